@@ -1,0 +1,59 @@
+/* cli.c — shared messages and number parsing for the subcommands (see cli.h). */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("gpt2-embed: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void cli_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("gpt2-embed: note: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, const char *what, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9') {
+        cli_error("%s must be a whole number from %llu to %llu, got '%s'", what,
+                  (unsigned long long)lo, (unsigned long long)hi, s ? s : "");
+        return -1;
+    }
+    errno = 0;
+    char *end = NULL;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end != '\0' || v < lo || v > hi) {
+        cli_error("%s must be a whole number from %llu to %llu, got '%s'", what,
+                  (unsigned long long)lo, (unsigned long long)hi, s);
+        return -1;
+    }
+    *out = (uint64_t)v;
+    return 0;
+}
+
+int cli_parse_double(const char *s, const char *what, double *out)
+{
+    errno = 0;
+    char *end = NULL;
+    double v = s ? strtod(s, &end) : 0.0;
+    if (!s || end == s || *end != '\0' || errno || !isfinite(v)) {
+        cli_error("%s must be a finite number, got '%s'", what, s ? s : "");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}

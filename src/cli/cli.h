@@ -1,0 +1,28 @@
+/* cli.h — what every subcommand of the program shares: messages and number parsing.
+ * Only the program wing (src/cli) prints or exits; the library wing never does. */
+#ifndef G2E_CLI_H
+#define G2E_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses of the program. */
+enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
+
+#define G2E_VERSION "0.1.0"
+
+/* Prints "gpt2-embed: <message>\n" on stderr (one line). */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "gpt2-embed: note: <message>\n" on stderr. */
+void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parses a whole decimal number in [lo, hi]; on failure prints a one-line error
+ * naming `what` and returns -1, else stores it in *out and returns 0. */
+int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, const char *what, uint64_t *out);
+int cli_parse_double(const char *s, const char *what, double *out);
+
+#define CMD(name, fn, summary) int fn(int argc, char **argv) __attribute__((weak));
+#include "commands.def"
+#undef CMD
+
+#endif

@@ -1,0 +1,37 @@
+/* err.h — the one error record every library call fills.
+ *
+ * Library functions return 0 on success or a module-specific non-zero status
+ * code (each module's header lists its codes), and write a one-line,
+ * human-readable message into a caller-owned g2e_err. The library never prints
+ * or exits: the program decides what to do with the message. A NULL g2e_err is
+ * accepted everywhere and simply receives nothing.
+ */
+#ifndef G2E_ERR_H
+#define G2E_ERR_H
+
+#include <stddef.h>
+
+#define G2E_ERR_MSG_MAX 512
+
+typedef struct g2e_err {
+    int code;                    /* the status the failing call returned */
+    char msg[G2E_ERR_MSG_MAX];   /* one line, no trailing newline */
+} g2e_err;
+
+/* Records code and a printf-style message in e (if non-NULL) and returns code,
+ * so that callers can write `return g2e_fail(e, CODE, "...", ...);`. */
+int g2e_fail(g2e_err *e, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Clears e to "no error". */
+void g2e_clear(g2e_err *e);
+
+/* Status codes shared by all modules (module codes start at 100 * module). */
+enum {
+    G2E_OK = 0,
+    G2E_ENOMEM = 1,   /* an allocation failed */
+    G2E_EIO = 2,      /* a system call failed; msg names the path and errno text */
+    G2E_EINVAL = 3,   /* an argument outside its documented range */
+};
+
+#endif

@@ -1,0 +1,36 @@
+/* support.h — helpers shared by the test files: run the built program, temp paths, files. */
+#ifndef G2E_TEST_SUPPORT_H
+#define G2E_TEST_SUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The result of running a program: exit status (or 128+signal), captured output. */
+typedef struct run_result {
+    int status;          /* exit status; 128 + signal number if killed by a signal */
+    int signaled;        /* non-zero if it died of a signal */
+    char *out;           /* stdout, NUL-terminated (owned: run_free) */
+    size_t out_len;
+    char *err;           /* stderr, NUL-terminated (owned: run_free) */
+    size_t err_len;
+} run_result;
+
+/* Runs argv (argv[0] a path; NULL-terminated) with stdin fed from in/in_len (NULL: /dev/null),
+ * env entries "NAME=value" set in the environment and "-NAME" removed from it,
+ * in directory cwd (NULL: current). Kills it after 60 s. Aborts the test on a system failure. */
+run_result run_argv(char *const argv[], const char *in, size_t in_len,
+                    char *const env[], const char *cwd);
+/* Runs the built gpt2-embed with the arguments that follow (NULL-terminated). */
+run_result run_g2e(const char *arg1, ...);
+void run_free(run_result *r);
+
+/* A fresh empty directory under the build's tmp/ for this test (caller frees the string). */
+char *test_tmpdir(const char *tag);
+/* Joins dir and name into a newly allocated path. */
+char *path_join(const char *dir, const char *name);
+/* Writes len bytes to path (replacing it); aborts the test on failure. */
+void write_file(const char *path, const void *data, size_t len);
+/* Reads a whole file (NULL if it cannot be opened); *len receives its size. */
+char *read_file(const char *path, size_t *len);
+
+#endif

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Installs the Debian packages gpt2-embed needs to build, test and fuzz, if any is missing.
+# Run by the Makefile before anything is compiled; quiet and quick when all are present.
+set -eu
+PKGS="gcc make pkg-config libcjson-dev libcurl4-openssl-dev libcriterion-dev libutf8proc-dev
+      libcairo2-dev clang python3 python3-numpy"
+missing=""
+for p in $PKGS; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+[ -z "$missing" ] && exit 0
+echo "install-deps: installing missing Debian packages:$missing" >&2
+if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing
