@@ -1,0 +1,45 @@
+/* model.h — the GPT-2 view of a safetensors file: the token and position embeddings.
+ *
+ * Finds wte.weight and wpe.weight (or transformer.wte.weight / transformer.wpe.weight),
+ * checks they are 2-D with the same width and a float dtype we convert (F32/F16/BF16),
+ * and derives n_vocab (wte rows), n_ctx (wpe rows) and n_embd. Names the size when the
+ * shapes match a known one. Rows are read as float32 through st_read_row_f32.
+ */
+#ifndef G2E_MODEL_H
+#define G2E_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "safetensors.h"
+
+enum {
+    MODEL_E_NO_WTE = 200,   /* no wte.weight / transformer.wte.weight */
+    MODEL_E_NO_WPE,         /* no wpe.weight / transformer.wpe.weight */
+    MODEL_E_SHAPE,          /* not 2-D, zero-sized, or widths differ */
+    MODEL_E_DTYPE,          /* not F32/F16/BF16 */
+    MODEL_E_RANGE,          /* token id >= n_vocab or position >= n_ctx */
+    MODEL_E_NOT_FOUND,      /* model_locate found no weights */
+};
+
+typedef struct g2e_model {
+    st_file *st;                 /* owned */
+    const st_tensor *wte, *wpe;  /* inside st */
+    size_t n_vocab, n_ctx, n_embd;
+    const char *size_name;       /* "gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl",
+                                    "distilgpt2" (ambiguous with gpt2 by shape: see model.c), or NULL */
+    int prefixed;                /* 1 if names carry "transformer." */
+} g2e_model;
+
+/* Opens and checks the weights at path. *out owned by the caller (model_close). */
+int model_open(g2e_model **out, const char *path, g2e_err *err);
+/* Wraps an already opened st_file (ownership passes to the model, also on error). */
+int model_from_st(g2e_model **out, st_file *st, g2e_err *err);
+void model_close(g2e_model *m);
+
+/* wte[id] / wpe[pos] into out[n_embd] as float32. MODEL_E_RANGE when out of range. */
+int model_wte_row(const g2e_model *m, uint64_t id, float *out, g2e_err *err);
+int model_wpe_row(const g2e_model *m, uint64_t pos, float *out, g2e_err *err);
+
+#endif

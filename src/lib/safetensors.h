@@ -1,0 +1,116 @@
+/* safetensors.h — a strict reader of the safetensors format (Hugging Face), as used by
+ * GPT-2's model.safetensors.
+ *
+ * Layout: 8-byte little-endian header length N, N bytes of JSON header, then the data
+ * section. The header maps tensor names to {"dtype", "shape", "data_offsets": [begin, end]}
+ * (offsets relative to the data section) plus an optional "__metadata__" object of
+ * string values. Every rule of the reference reader is enforced, each with its own status
+ * code, and a few stricter ones (duplicate names). The data section is usually NOT
+ * aligned (GPT-2's starts at byte 14,291): rows are copied/converted, never accessed
+ * through a cast pointer.
+ *
+ * Deliberately left out: writing (tests/fixture.c and download.c write files), dtypes
+ * beyond conversion of F32/F16/BF16 to float32 (others are listed, not converted).
+ */
+#ifndef G2E_SAFETENSORS_H
+#define G2E_SAFETENSORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define ST_MAX_HEADER 100000000ULL /* the reference reader's limit on the header length */
+#define ST_MAX_NDIM 8
+
+typedef enum st_dtype {
+    ST_BOOL, ST_U8, ST_I8, ST_F8_E5M2, ST_F8_E4M3, ST_I16, ST_U16, ST_F16, ST_BF16,
+    ST_I32, ST_U32, ST_F32, ST_F64, ST_I64, ST_U64, ST_DTYPE_COUNT
+} st_dtype;
+
+/* Status codes (g2e_err.code), one per rule. */
+enum {
+    ST_E_TOO_SHORT = 100,      /* file shorter than the 8-byte length prefix */
+    ST_E_HEADER_TOO_LARGE,     /* header length over ST_MAX_HEADER */
+    ST_E_HEADER_PAST_END,      /* header length points past the end of the file */
+    ST_E_HEADER_UTF8,          /* header bytes are not valid UTF-8 */
+    ST_E_HEADER_JSON,          /* header is not parseable JSON (incl. NUL padding) */
+    ST_E_HEADER_NOT_OBJECT,    /* header JSON is not an object */
+    ST_E_METADATA,             /* __metadata__ not an object of string values */
+    ST_E_TENSOR_NOT_OBJECT,    /* a tensor entry is not an object / misses keys / extra keys */
+    ST_E_DTYPE,                /* unknown or non-string dtype */
+    ST_E_SHAPE,                /* shape not an array of non-negative integers (<= ST_MAX_NDIM) */
+    ST_E_OFFSETS,              /* data_offsets not [begin, end] integers with begin <= end */
+    ST_E_OVERFLOW,             /* product of shape x element size overflows 64 bits */
+    ST_E_SIZE_MISMATCH,        /* end - begin != number of elements x element size */
+    ST_E_NOT_CONTIGUOUS,       /* sorted by offset, a tensor does not start where the previous ended (hole or overlap; first must start at 0) */
+    ST_E_DATA_LENGTH,          /* data section length != last end (truncated or trailing bytes) */
+    ST_E_DUPLICATE,            /* the same tensor name twice */
+    ST_E_OPEN,                 /* cannot open/stat/map the file */
+    ST_E_NOT_FOUND,            /* st_find: no such tensor (only via helpers that report it) */
+    ST_E_DTYPE_UNSUPPORTED,    /* conversion to float32 asked of a dtype other than F32/F16/BF16 */
+    ST_E_RANGE,                /* a row index outside the tensor */
+};
+
+typedef struct st_tensor {
+    char *name;                 /* owned by the st_file */
+    st_dtype dtype;
+    int ndim;
+    uint64_t shape[ST_MAX_NDIM];
+    uint64_t begin, end;        /* byte offsets relative to the start of the data section */
+} st_tensor;
+
+typedef struct st_meta {
+    char *key, *value;          /* owned by the st_file */
+} st_meta;
+
+typedef struct st_file {
+    /* header facts */
+    uint64_t header_len;        /* N, the JSON header's length */
+    uint64_t data_start;        /* 8 + N: byte offset of the data section in the file */
+    uint64_t data_len;          /* length of the data section */
+    st_tensor *tensors;         /* n_tensors, sorted by begin offset */
+    size_t n_tensors;
+    st_meta *meta;              /* n_meta __metadata__ entries, in header order */
+    size_t n_meta;
+    /* the mapping (NULL when parsed from a header alone) */
+    const uint8_t *data;        /* start of the data section inside the mapping, unaligned */
+    void *map;
+    size_t map_len;
+} st_file;
+
+/* Maps path read-only and validates its header; does not read the data section.
+ * On success *out owns the mapping (free with st_close). On error *out is NULL and err
+ * says what was wrong, naming the path, the tensor and the numbers involved. */
+int st_open(st_file **out, const char *path, g2e_err *err);
+
+/* Validates a whole in-memory file (the 8-byte prefix, header and data); *out does not own
+ * buf, which must outlive it. Used by the fuzz target and the tests. */
+int st_parse_buffer(st_file **out, const uint8_t *buf, size_t len, g2e_err *err);
+
+/* Validates a header alone: json/json_len are the N header bytes, data_len the length the
+ * data section has (or will have, e.g. file size - 8 - N from an HTTP Content-Length).
+ * The result has no data (->data NULL). Used by the downloader. */
+int st_parse_header(st_file **out, const uint8_t *json, size_t json_len, uint64_t data_len,
+                    g2e_err *err);
+
+/* Frees everything; accepts NULL. */
+void st_close(st_file *f);
+
+/* The tensor named name, or NULL. */
+const st_tensor *st_find(const st_file *f, const char *name);
+
+/* Metadata value for key, or NULL. */
+const char *st_meta_get(const st_file *f, const char *key);
+
+const char *st_dtype_name(st_dtype d);   /* "F32", ... */
+size_t st_dtype_size(st_dtype d);        /* bytes per element (1 for BOOL/U8/F8) */
+uint64_t st_tensor_nbytes(const st_tensor *t);
+uint64_t st_tensor_numel(const st_tensor *t);
+
+/* Copies row `row` of a 2-D tensor (shape [rows, cols]) into out[cols] as float32,
+ * converting F16/BF16 exactly. Errors: ST_E_RANGE, ST_E_DTYPE_UNSUPPORTED, ST_E_SHAPE
+ * (not 2-D), G2E_EINVAL (no data mapped). */
+int st_read_row_f32(const st_file *f, const st_tensor *t, uint64_t row, float *out, g2e_err *err);
+
+#endif
