@@ -95,7 +95,9 @@ $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 test: $(B)/gpt2-embed $(TEST_BIN)
 	@tests/run.sh $(B) $(TEST_BIN)
 
-$(B)/bench/bench_%: $(B)/bench/bench_%.o $(TSUP_OBJ) $(CLIA) $(LIBA)
+# Benchmarks link the fixture writer (tests/fixture.c, no Criterion) and the libraries.
+BSUP_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard tests/fixture.c))
+$(B)/bench/bench_%: $(B)/bench/bench_%.o $(BSUP_OBJ) $(CLIA) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bench: $(B)/gpt2-embed $(BENCH_BIN)
