@@ -1,0 +1,159 @@
+/* download.h — fetching GPT-2's weights from the Hugging Face Hub with libcurl.
+ *
+ * The Hub's protocol, as its own client speaks it:
+ *   URL      $HF_ENDPOINT (default https://huggingface.co, trailing '/' dropped)
+ *            + /{repo}/resolve/{revision}/{file}   (revision percent-encoded, '/' too)
+ *   metadata from the endpoint's own response (usually a 302 to a CDN):
+ *            X-Repo-Commit, X-Linked-Etag (the file's sha256) else ETag,
+ *            X-Linked-Size else Content-Length
+ *   auth     "Authorization: Bearer TOKEN" ($HF_TOKEN, else the file $HF_TOKEN_PATH, else
+ *            $HF_HOME/token, else ~/.cache/huggingface/token), sent ONLY to the endpoint's
+ *            own origin (scheme, host and port): redirects are followed here, hop by hop,
+ *            not by libcurl, so a CDN on another host never sees the token.
+ *   offline  HF_HUB_OFFLINE=1 (or true/yes/on): no network at all, DL_E_OFFLINE.
+ *
+ * Two modes:
+ *   embeddings only (default): Range requests for the 8-byte header length and the JSON
+ *            header, which st_parse_header validates against the file size, then exactly
+ *            the bytes of wte.weight and wpe.weight (with or without a "transformer."
+ *            prefix). The result is a valid safetensors file holding those two tensors
+ *            under their source names, in source order, with __metadata__:
+ *              format (copied from the source, if any), source_repo, source_revision,
+ *              source_commit, source_file, source_sha256, source_size,
+ *              sha256.<tensor name> (hex sha256 of that tensor's bytes) for each tensor,
+ *              created_by = "gpt2-embed download".
+ *            The source's sha256 cannot be checked without the whole file: what is checked
+ *            is the header, every Content-Range and byte count, and that the Hub's ETag
+ *            stays the same on every request (each request goes through the endpoint).
+ *   full (opts.full): the whole file, its sha256 compared with X-Linked-Etag.
+ *
+ * Never lose or corrupt anything: bytes go to <out>.part, with a sidecar <out>.part.info
+ * recording what the part is (mode, repo, file, ETag, size, header length); a later call
+ * with the same ETag resumes from the part's length, anything else starts over. The part
+ * is locked (flock) while written. Only a complete, verified part is renamed onto <out>,
+ * so an existing <out> is replaced only by a good file. A checksum mismatch deletes the
+ * part and leaves <out> as it was.
+ *
+ * Transient failures (connection refused/reset, timeouts, a short body, 408, 429, 5xx)
+ * are retried with exponential backoff (opts.backoff_ms doubling up to backoff_max_ms,
+ * Retry-After honoured up to that cap), at most opts.max_attempts times in a row without
+ * progress (an attempt that stored at least 1 MiB resets the count), and at most
+ * DL_MAX_RETRIES times in all. A 200 answer to a Range request is handled by skipping to
+ * the offset and stopping after the range.
+ *
+ * The library never prints: it reports through opts.progress. Deliberately left out:
+ * parallel connections, xet/hf_transfer, the Hugging Face cache layout (writing), proxies
+ * beyond what libcurl takes from the environment.
+ */
+#ifndef G2E_DOWNLOAD_H
+#define G2E_DOWNLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+/* Status codes (g2e_err.code). */
+enum {
+    DL_E_OFFLINE = 600,    /* HF_HUB_OFFLINE is set: nothing was sent */
+    DL_E_ARG,              /* an option out of range (no repo, no output path, bad token) */
+    DL_E_CURL,             /* libcurl could not be set up */
+    DL_E_NETWORK,          /* a transport failure that persisted through the retries */
+    DL_E_UNAUTHORIZED,     /* 401: private repo, or no such repo (the Hub hides which) */
+    DL_E_FORBIDDEN,        /* 403: gated repo not accepted, or the token lacks access */
+    DL_E_NOT_FOUND,        /* 404: no such repo, revision or file */
+    DL_E_HTTP,             /* any other HTTP status (incl. 429/5xx after the retries) */
+    DL_E_PROTOCOL,         /* not the Hub's protocol: metadata missing, bad Content-Range,
+                              a byte count off, a redirect loop */
+    DL_E_HEADER,           /* the remote safetensors header is invalid (the loader's message) */
+    DL_E_NO_EMBEDDINGS,    /* no wte.weight / wpe.weight in the remote file */
+    DL_E_CHANGED,          /* the file's ETag changed on the Hub during the download */
+    DL_E_CHECKSUM,         /* sha256 of the downloaded bytes differs from the Hub's */
+    DL_E_IO,               /* a local file operation failed (msg names path and errno) */
+    DL_E_BUSY,             /* another process is writing the same .part file */
+};
+
+#define DL_MAX_RETRIES 100
+
+typedef enum dl_stage {
+    DL_STAGE_RESOLVE,      /* asking the endpoint for the file's metadata */
+    DL_STAGE_HEADER,       /* the 8-byte length and the JSON header (embeddings only) */
+    DL_STAGE_TENSORS,      /* the bytes of wte and wpe (embeddings only) */
+    DL_STAGE_FILE,         /* the whole file (--full) */
+    DL_STAGE_VERIFY,       /* hashing and checking what was written */
+    DL_STAGE_RETRY,        /* a transient failure; waiting delay_ms before attempt */
+    DL_STAGE_DONE,         /* the file is in place */
+} dl_stage;
+
+typedef struct dl_progress {
+    dl_stage stage;
+    int starting;          /* 1 on the first report of a stage */
+    uint64_t done, total;  /* bytes of this stage, including resumed ones (total 0: unknown) */
+    uint64_t transferred;  /* body bytes received over the network so far in this call */
+    int attempt;           /* DL_STAGE_RETRY: the attempt about to be made (2, 3, ...) */
+    unsigned delay_ms;     /* DL_STAGE_RETRY: the wait before it */
+    const char *reason;    /* DL_STAGE_RETRY: what failed (valid during the callback) */
+} dl_progress;
+
+/* Called from inside dl_fetch, at most about every 256 KiB of body and at each stage
+ * change; must not call back into this module. */
+typedef void (*dl_progress_fn)(void *user, const dl_progress *p);
+
+typedef struct dl_opts {
+    const char *repo;           /* "openai-community/gpt2" (required) */
+    const char *revision;       /* NULL: "main"; a branch, tag or commit */
+    const char *filename;       /* NULL: "model.safetensors" */
+    const char *endpoint;       /* NULL: $HF_ENDPOINT, else "https://huggingface.co" */
+    const char *token;          /* NULL: from the environment (see top); "": send none */
+    const char *out_path;       /* the destination file (required); its folder must exist */
+    int full;                   /* 1: the whole file, checked against its sha256 */
+    int max_attempts;           /* attempts in a row without progress; 0: 6 */
+    unsigned backoff_ms;        /* first retry delay; 0: 1000 */
+    unsigned backoff_max_ms;    /* cap on a delay; 0: 30000 */
+    long stall_seconds;         /* give up an attempt receiving < 1 byte/s this long; 0: 60 */
+    long connect_seconds;       /* connect timeout; 0: 30 */
+    dl_progress_fn progress;    /* may be NULL */
+    void *progress_user;
+} dl_opts;
+
+typedef struct dl_result {
+    char commit[512];           /* X-Repo-Commit */
+    char sha256[512];           /* the source file's sha256 (X-Linked-Etag, unquoted) */
+    uint64_t source_size;       /* X-Linked-Size */
+    uint64_t out_size;          /* size of the file written */
+    uint64_t transferred;       /* body bytes received over the network in this call */
+    uint64_t resumed;           /* bytes already in a matching .part from an earlier call */
+    int retries;                /* transient failures retried */
+    char wte_name[128];         /* names of the tensors written (embeddings only) */
+    char wpe_name[128];
+} dl_result;
+
+/* Downloads per opts into opts->out_path (see the top of this file). On success the file
+ * is complete and verified and *res (may be NULL) describes it. On error err says what
+ * went wrong in one line, and what is left: <out> untouched, and a resumable <out>.part
+ * (+ .part.info) after a transport failure, or no part after a checksum mismatch, an
+ * ETag change, or an invalid header. */
+int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err);
+
+/* The default Hub repo of a model name ("gpt2" -> "openai-community/gpt2",
+ * "distilgpt2" -> "distilbert/distilgpt2", ...), or NULL for an unknown name. */
+const char *dl_default_repo(const char *model);
+
+/* 1 if HF_HUB_OFFLINE asks for no network ("1", "true", "yes", "on", any case). */
+int dl_offline(void);
+
+/* The endpoint in force: endpoint if non-NULL, else $HF_ENDPOINT, else the Hub; without a
+ * trailing '/'. Written into out[cap]; DL_E_ARG if it is empty or does not fit. */
+int dl_endpoint(const char *endpoint, char *out, size_t cap, g2e_err *err);
+
+/* The resolve URL {endpoint}/{repo}/resolve/{revision}/{file}, newly allocated (caller
+ * frees), revision and file percent-encoded. NULL revision/filename: "main" /
+ * "model.safetensors". G2E_ENOMEM or DL_E_ARG (empty repo). */
+int dl_resolve_url(char **out, const char *endpoint, const char *repo, const char *revision,
+                   const char *filename, g2e_err *err);
+
+/* 1 if URLs a and b have the same scheme, host and port (default ports filled in), else 0
+ * (also when either does not parse). */
+int dl_same_origin(const char *a, const char *b);
+
+#endif
