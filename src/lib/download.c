@@ -36,22 +36,6 @@
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
-static const struct { const char *model, *repo; } REPOS[] = {
-    {"gpt2", "openai-community/gpt2"},
-    {"gpt2-medium", "openai-community/gpt2-medium"},
-    {"gpt2-large", "openai-community/gpt2-large"},
-    {"gpt2-xl", "openai-community/gpt2-xl"},
-    {"distilgpt2", "distilbert/distilgpt2"},
-};
-
-const char *dl_default_repo(const char *model)
-{
-    for (size_t i = 0; model && i < sizeof REPOS / sizeof REPOS[0]; i++)
-        if (strcmp(model, REPOS[i].model) == 0)
-            return REPOS[i].repo;
-    return NULL;
-}
-
 int dl_offline(void)
 {
     const char *v = getenv("HF_HUB_OFFLINE");

@@ -135,10 +135,6 @@ typedef struct dl_result {
  * ETag change, or an invalid header. */
 int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err);
 
-/* The default Hub repo of a model name ("gpt2" -> "openai-community/gpt2",
- * "distilgpt2" -> "distilbert/distilgpt2", ...), or NULL for an unknown name. */
-const char *dl_default_repo(const char *model);
-
 /* 1 if HF_HUB_OFFLINE asks for no network ("1", "true", "yes", "on", any case). */
 int dl_offline(void);
 

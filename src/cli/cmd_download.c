@@ -1,0 +1,442 @@
+/* cmd_download.c — `gpt2-embed download`: GPT-2's weights from the Hugging Face Hub.
+ *
+ * The program side of src/lib/download.{c,h}: options, the checks that make a download
+ * unnecessary (a good file already in place, the model already in the Hugging Face
+ * cache), progress on stderr (a bar on a terminal, one plain line per stage otherwise),
+ * and a summary on stdout saying what came, how much, where it went and how to use it.
+ *
+ * Two environment variables exist for the test suite only and are not meant for users:
+ * GPT2_EMBED_TEST_BACKOFF_MS (the first retry delay and its cap, in ms, instead of 1 s and
+ * 30 s) and GPT2_EMBED_TEST_ATTEMPTS (attempts in a row without progress, instead of 6).
+ *
+ * Deliberately left out: downloading anything but model.safetensors, writing into the
+ * Hugging Face cache.
+ */
+#include "cli.h"
+#include "download.h"
+#include "locate.h"
+#include "safetensors.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void help(FILE *f)
+{
+    fprintf(f,
+        "usage: gpt2-embed download [--model NAME] [--repo REPO] [--revision REV] [--dir DIR]\n"
+        "                           [--full] [--force] [--quiet]\n"
+        "\n"
+        "Fetches GPT-2's token and position embeddings (wte.weight, wpe.weight) from the\n"
+        "Hugging Face Hub into DIR/NAME.safetensors: the 8-byte length and the header first,\n"
+        "then only those two tensors' bytes (157.5 MB of gpt2's 548 MB), with the source's\n"
+        "commit, sha256 and size and a sha256 of each tensor recorded in its metadata.\n"
+        "\n"
+        "  --model NAME     gpt2 (default), gpt2-medium, gpt2-large, gpt2-xl, distilgpt2\n"
+        "  --repo REPO      the Hub repository (default: openai-community/NAME,\n"
+        "                   distilbert/distilgpt2); the file is named after it unless --model\n"
+        "  --revision REV   branch, tag or commit (default main)\n"
+        "  --dir DIR        where to write (default weights; created if missing)\n"
+        "  --full           the whole model.safetensors, checked against its sha256\n"
+        "  --force          download even if the file or the Hugging Face cache has it\n"
+        "  --quiet          print nothing but errors\n"
+        "\n"
+        "An interrupted download resumes from DIR/NAME.safetensors.part when run again.\n"
+        "The file in place is replaced only by a complete, verified download.\n"
+        "\n"
+        "environment: HF_ENDPOINT (default https://huggingface.co), HF_TOKEN or the token file\n"
+        "($HF_TOKEN_PATH, $HF_HOME/token, ~/.cache/huggingface/token; sent to the endpoint's\n"
+        "host only), HF_HUB_OFFLINE=1 (no network: an error), HF_HUB_CACHE / HF_HOME (where\n"
+        "the Hugging Face cache is looked for).\n");
+}
+
+/* ---- progress ---------------------------------------------------------------------- */
+
+typedef struct prog {
+    int tty, quiet;
+    dl_stage stage;
+    int have_stage;
+    double t_stage, t_last_draw, t0;
+    uint64_t done_at_stage;   /* bytes done when the stage started (resumed ones) */
+    int bar_open;
+    const char *repo, *revision, *endpoint, *wte, *wpe;
+} prog;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void human(char *buf, size_t cap, double bytes)
+{
+    if (bytes >= 1e9)
+        snprintf(buf, cap, "%.2f GB", bytes / 1e9);
+    else if (bytes >= 1e6)
+        snprintf(buf, cap, "%.1f MB", bytes / 1e6);
+    else if (bytes >= 1e3)
+        snprintf(buf, cap, "%.1f kB", bytes / 1e3);
+    else
+        snprintf(buf, cap, "%.0f B", bytes);
+}
+
+static const char *stage_name(dl_stage s)
+{
+    switch (s) {
+    case DL_STAGE_RESOLVE: return "resolve";
+    case DL_STAGE_HEADER: return "header";
+    case DL_STAGE_TENSORS: return "tensors";
+    case DL_STAGE_FILE: return "file";
+    case DL_STAGE_VERIFY: return "verify";
+    case DL_STAGE_RETRY: return "retry";
+    case DL_STAGE_DONE: return "done";
+    }
+    return "?";
+}
+
+static void close_bar(prog *p)
+{
+    if (p->bar_open) {
+        fputc('\n', stderr);
+        p->bar_open = 0;
+    }
+}
+
+static void draw_bar(prog *p, const dl_progress *d, int final)
+{
+    double t = now();
+    if (!final && t - p->t_last_draw < 0.1)
+        return;
+    p->t_last_draw = t;
+    char a[32], b[32], r[32], eta[32] = "--:--";
+    double el = t - p->t_stage;
+    double moved = (double)(d->done - p->done_at_stage);
+    double rate = el > 0.05 ? moved / el : 0.0;
+    human(a, sizeof a, (double)d->done);
+    human(b, sizeof b, (double)d->total);
+    human(r, sizeof r, rate);
+    double frac = d->total ? (double)d->done / (double)d->total : 0.0;
+    if (frac > 1.0)
+        frac = 1.0;
+    if (rate > 0 && d->total > d->done) {
+        double left = (double)(d->total - d->done) / rate;
+        if (left < 360000)
+            snprintf(eta, sizeof eta, "%d:%02d", (int)left / 60, (int)left % 60);
+    } else if (d->total && d->done >= d->total) {
+        snprintf(eta, sizeof eta, "0:00");
+    }
+    char bar[31];
+    int fill = (int)(frac * 30.0);
+    for (int i = 0; i < 30; i++)
+        bar[i] = i < fill ? '#' : '-';
+    bar[30] = '\0';
+    fprintf(stderr, "\r%-8s [%s] %5.1f%%  %s / %s  %s/s  ETA %s\033[K", stage_name(d->stage), bar,
+            frac * 100.0, a, b, r, eta);
+    fflush(stderr);
+    p->bar_open = 1;
+}
+
+static void on_progress(void *user, const dl_progress *d)
+{
+    prog *p = user;
+    if (p->quiet)
+        return;
+    if (d->stage == DL_STAGE_RETRY) {
+        close_bar(p);
+        fprintf(stderr, "gpt2-embed: %s; retrying in %.1f s (attempt %d)\n", d->reason ? d->reason : "failure",
+                d->delay_ms / 1000.0, d->attempt);
+        p->t_stage = now();
+        p->done_at_stage = d->done;
+        return;
+    }
+    if (d->starting || !p->have_stage || d->stage != p->stage) {
+        close_bar(p);
+        p->stage = d->stage;
+        p->have_stage = 1;
+        p->t_stage = now();
+        p->done_at_stage = d->done;
+        char b[32], a[32];
+        human(b, sizeof b, (double)d->total);
+        human(a, sizeof a, (double)d->done);
+        switch (d->stage) {
+        case DL_STAGE_RESOLVE:
+            fprintf(stderr, "gpt2-embed: resolving %s at revision %s on %s\n", p->repo, p->revision,
+                    p->endpoint);
+            break;
+        case DL_STAGE_HEADER:
+            if (d->done == 0)
+                fprintf(stderr, "gpt2-embed: fetching the safetensors header\n");
+            break;
+        case DL_STAGE_TENSORS:
+            fprintf(stderr, "gpt2-embed: fetching the embeddings: %s%s%s\n", b,
+                    d->done ? ", resuming after " : "", d->done ? a : "");
+            break;
+        case DL_STAGE_FILE:
+            fprintf(stderr, "gpt2-embed: fetching the whole file: %s%s%s\n", b,
+                    d->done ? ", resuming after " : "", d->done ? a : "");
+            break;
+        case DL_STAGE_VERIFY:
+            fprintf(stderr, "gpt2-embed: verifying (sha256 of %s)\n", b);
+            break;
+        case DL_STAGE_DONE:
+        case DL_STAGE_RETRY:
+            break;
+        }
+        return;
+    }
+    if (p->tty && (d->stage == DL_STAGE_TENSORS || d->stage == DL_STAGE_FILE))
+        draw_bar(p, d, d->total && d->done >= d->total);
+}
+
+/* ---- what is already there --------------------------------------------------------- */
+
+static const st_tensor *find_emb(const st_file *st, const char *name)
+{
+    char pre[64];
+    const st_tensor *t = st_find(st, name);
+    if (t)
+        return t;
+    snprintf(pre, sizeof pre, "transformer.%s", name);
+    return st_find(st, pre);
+}
+
+static int mkdirs(const char *path)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return -1;
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+static void describe(char *buf, size_t cap, const st_tensor *t)
+{
+    size_t k = (size_t)snprintf(buf, cap, "%s (", t->name);
+    for (int d = 0; d < t->ndim && k < cap; d++)
+        k += (size_t)snprintf(buf + k, cap - k, "%s%" PRIu64, d ? " x " : "", t->shape[d]);
+    if (k < cap)
+        snprintf(buf + k, cap - k, ", %s)", st_dtype_name(t->dtype));
+}
+
+static int env_uint(const char *name, unsigned long hi, unsigned long *out)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long x = strtoul(v, &end, 10);
+    if (errno || *end || x > hi)
+        return 0;
+    *out = x;
+    return 1;
+}
+
+int cmd_download(int argc, char **argv)
+{
+    const char *model = NULL, *repo = NULL, *revision = "main", *dir = "weights";
+    int full = 0, force = 0, quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **slot = NULL;
+        const char *val = NULL;
+        size_t nl = 0;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            help(stdout);
+            return EXIT_OK;
+        } else if (strcmp(a, "--full") == 0) {
+            full = 1;
+            continue;
+        } else if (strcmp(a, "--force") == 0) {
+            force = 1;
+            continue;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            quiet = 1;
+            continue;
+        }
+        static const char *OPT[] = {"--model", "--repo", "--revision", "--dir"};
+        const char **SLOT[] = {&model, &repo, &revision, &dir};
+        for (int k = 0; k < 4; k++) {
+            nl = strlen(OPT[k]);
+            if (strncmp(a, OPT[k], nl) == 0 && (a[nl] == '\0' || a[nl] == '=')) {
+                slot = SLOT[k];
+                if (a[nl] == '=')
+                    val = a + nl + 1;
+                else if (i + 1 < argc)
+                    val = argv[++i];
+                else {
+                    cli_error("%s needs a value (see 'gpt2-embed download --help')", OPT[k]);
+                    return EXIT_USAGE;
+                }
+                break;
+            }
+        }
+        if (!slot) {
+            cli_error("download: unknown option '%s' (see 'gpt2-embed download --help')", a);
+            return EXIT_USAGE;
+        }
+        if (!*val) {
+            cli_error("download: %.*s must not be empty", (int)nl, a);
+            return EXIT_USAGE;
+        }
+        *slot = val;
+    }
+    if (model && !locate_default_repo(model)) {
+        cli_error("download: unknown model '%s' (choose gpt2, gpt2-medium, gpt2-large, gpt2-xl or "
+                  "distilgpt2, or give --repo)", model);
+        return EXIT_USAGE;
+    }
+    /* the file's name: the model's, or the repo's last part when only --repo is given */
+    char name[256];
+    if (!model && repo) {
+        const char *b = strrchr(repo, '/');
+        b = b ? b + 1 : repo;
+        if (!*b || strcmp(b, ".") == 0 || strcmp(b, "..") == 0) {
+            cli_error("download: --repo '%s' is not a repository name (owner/name)", repo);
+            return EXIT_USAGE;
+        }
+        snprintf(name, sizeof name, "%s", b);
+    } else {
+        snprintf(name, sizeof name, "%s", model ? model : "gpt2");
+    }
+    if (!repo)
+        repo = locate_default_repo(model ? model : "gpt2");
+    char out[4096];
+    if (snprintf(out, sizeof out, "%s/%s.safetensors", dir, name) >= (int)sizeof out) {
+        cli_error("download: --dir is too long");
+        return EXIT_USAGE;
+    }
+
+    /* a good file in place already? */
+    struct stat sb;
+    if (!force && stat(out, &sb) == 0) {
+        st_file *st = NULL;
+        g2e_err e;
+        if (st_open(&st, out, &e) == 0 && find_emb(st, "wte.weight") && find_emb(st, "wpe.weight")) {
+            int enough = !full || st->n_tensors > 2;
+            const char *commit = st_meta_get(st, "source_commit");
+            char c8[32] = "";
+            if (commit)
+                snprintf(c8, sizeof c8, " (commit %.8s)", commit);
+            st_close(st);
+            if (enough) {
+                if (!quiet)
+                    printf("%s is already there%s; nothing to do (--force downloads it again)\n", out, c8);
+                return EXIT_OK;
+            }
+        } else {
+            if (!quiet)
+                cli_note("%s is there but not usable (%s); downloading it again", out,
+                         st ? "no wte/wpe" : e.msg);
+            st_close(st);
+        }
+    }
+    /* already in the Hugging Face cache? */
+    char cached[8192];
+    if (!force && locate_hf_cache(repo, revision, cached, sizeof cached, NULL) == 0) {
+        if (!quiet) {
+            printf("%s@%s is already in the Hugging Face cache:\n  %s\n", repo, revision, cached);
+            printf("gpt2-embed finds it there by itself; or pass --weights %s\n", cached);
+            printf("(--force downloads %s anyway)\n", out);
+        }
+        return EXIT_OK;
+    }
+    if (dl_offline()) {   /* before anything is created */
+        cli_error("download: HF_HUB_OFFLINE is set: not downloading %s (unset it to download, "
+                  "or point --weights at a file you have)", repo);
+        return EXIT_ERR;
+    }
+    if (mkdirs(dir) != 0) {
+        cli_error("download: cannot create the folder %s: %s", dir, strerror(errno));
+        return EXIT_ERR;
+    }
+
+    char endpoint[2048];
+    g2e_err err;
+    if (dl_endpoint(NULL, endpoint, sizeof endpoint, &err) != 0) {
+        cli_error("download: %s", err.msg);
+        return EXIT_ERR;
+    }
+    prog p;
+    memset(&p, 0, sizeof p);
+    p.tty = isatty(2);
+    p.quiet = quiet;
+    p.repo = repo;
+    p.revision = revision;
+    p.endpoint = endpoint;
+    p.t0 = now();
+    dl_opts o;
+    memset(&o, 0, sizeof o);
+    o.repo = repo;
+    o.revision = revision;
+    o.out_path = out;
+    o.full = full;
+    o.progress = on_progress;
+    o.progress_user = &p;
+    unsigned long v;
+    if (env_uint("GPT2_EMBED_TEST_BACKOFF_MS", 600000, &v)) {
+        o.backoff_ms = v ? (unsigned)v : 1;
+        o.backoff_max_ms = v ? (unsigned)v : 1;
+    }
+    if (env_uint("GPT2_EMBED_TEST_ATTEMPTS", 1000, &v) && v > 0)
+        o.max_attempts = (int)v;
+    dl_result r;
+    int rc = dl_fetch(&o, &r, &err);
+    close_bar(&p);
+    if (rc != 0) {
+        cli_error("download: %s", err.msg);
+        return EXIT_ERR;
+    }
+    if (quiet)
+        return EXIT_OK;
+
+    double el = now() - p.t0;
+    char moved[32], size[32], rate[32], resumed[32];
+    human(moved, sizeof moved, (double)r.transferred);
+    human(size, sizeof size, (double)r.out_size);
+    human(rate, sizeof rate, el > 0 ? (double)r.transferred / el : 0.0);
+    human(resumed, sizeof resumed, (double)r.resumed);
+    st_file *st = NULL;
+    if (full) {
+        printf("downloaded %s/%s at commit %.12s: the whole file, sha256 verified\n", repo,
+               "model.safetensors", r.commit);
+    } else if (st_open(&st, out, &err) == 0) {
+        char a[256] = "wte", b[256] = "wpe";
+        const st_tensor *t1 = find_emb(st, "wte.weight"), *t2 = find_emb(st, "wpe.weight");
+        if (t1) describe(a, sizeof a, t1);
+        if (t2) describe(b, sizeof b, t2);
+        printf("downloaded %s and %s\n  from %s at commit %.12s (%s)\n", a, b, repo, r.commit, revision);
+        st_close(st);
+    } else {
+        printf("downloaded the embeddings of %s at commit %.12s\n", repo, r.commit);
+    }
+    printf("  %s transferred in %.1f s (%s/s)", moved, el, rate);
+    if (r.resumed)
+        printf(", resuming after %s", resumed);
+    if (r.retries)
+        printf(", %d retr%s", r.retries, r.retries == 1 ? "y" : "ies");
+    printf("\n  written to %s (%s); source sha256 %.16s...\n", out, size, r.sha256);
+    int default_place = strcmp(dir, "weights") == 0 && (!model || strcmp(name, model) == 0) &&
+                        locate_default_repo(name) != NULL;
+    if (default_place && strcmp(name, "gpt2") == 0)
+        printf("use it: gpt2-embed \"text\"   (or gpt2-embed --weights %s \"text\")\n", out);
+    else if (default_place)
+        printf("use it: gpt2-embed --model %s \"text\"   (or gpt2-embed --weights %s \"text\")\n", name, out);
+    else
+        printf("use it: gpt2-embed --weights %s \"text\"\n", out);
+    return EXIT_OK;
+}
