@@ -12,6 +12,7 @@ Faults (--fault, repeatable), "kind[:key=value...]":
   status:code=500[:where=cdn|hub][:times=1]   answer with that status (429/5xx: transient)
   drop:after=N[:times=1]          cdn: send N body bytes, then reset the connection
   short:after=N[:times=1]         cdn: send N body bytes, then close cleanly (short body)
+                                  (both apply only to bodies longer than N)
   ignore_range[:times=-1]         cdn: answer 200 with the whole file whatever Range says
   corrupt:offset=N                cdn: flip every bit of the file's byte N when served
   etag_change:after=N             hub: from the N+1-th request on, a different X-Linked-Etag
@@ -98,9 +99,14 @@ def main():
     hub_requests = [0]
     ports = {}
 
-    def fault(kind, where=None):
+    def fault(kind, where=None, body=None):
+        """The first unused fault of that kind; cut faults only for bodies longer than the cut."""
         for f in faults:
-            if f.kind == kind and (where is None or f.opts.get("where", "cdn") == where) and f.take():
+            if f.kind != kind or (where is not None and f.opts.get("where", "cdn") != where):
+                continue
+            if body is not None and body <= int(f.opts.get("after", "0")):
+                continue
+            if f.take():
                 return f
         return None
 
@@ -123,6 +129,8 @@ def main():
                                                              status, sent, hdrs))
 
         def simple(self, code, headers=(), body=b""):
+            # logged before the answer leaves, so a client that has it finds it logged
+            self.log_request_line(code, 0 if self.command == "HEAD" else len(body))
             self.send_response(code)
             for k, v in headers:
                 self.send_header(k, v)
@@ -130,7 +138,6 @@ def main():
             self.end_headers()
             if self.command != "HEAD" and body:
                 self.wfile.write(body)
-            self.log_request_line(code, 0 if self.command == "HEAD" else len(body))
 
         def do_HEAD(self):
             self.handle_any()
@@ -216,15 +223,21 @@ def main():
             self.send_header("ETag", '"cdn-%s"' % sha[:16])
             if code == 206:
                 self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, size))
-            self.end_headers()
             if self.command == "HEAD":
                 self.log_request_line(code, 0)
+                self.end_headers()
                 return
-            drop = fault("drop")
-            short = None if drop else fault("short")
+            drop = fault("drop", body=n)
+            short = None if drop else fault("short", body=n)
             cut = int((drop or short).opts.get("after", "0")) if (drop or short) else None
             corrupt = [x for x in faults if x.kind == "corrupt"]
             sent = 0
+            last = min(n, cut) if cut is not None else n
+            logged = False
+            if last == 0:
+                self.log_request_line(code, 0)
+                logged = True
+            self.end_headers()
             try:
                 with open(a.file, "rb") as fh:
                     fh.seek(start)
@@ -239,12 +252,16 @@ def main():
                             off = int(c.opts.get("offset", "0"))
                             if start + sent <= off < start + sent + len(b):
                                 b[off - start - sent] ^= 0xFF
+                        if sent + len(b) >= last and not logged:
+                            self.log_request_line(code, sent + len(b))
+                            logged = True
                         self.wfile.write(b)
                         sent += len(b)
                     self.wfile.flush()
             except OSError:
                 pass
-            self.log_request_line(code, sent)
+            if not logged:
+                self.log_request_line(code, sent)
             if cut is not None and sent < n:
                 self.close_connection = True
                 if drop:

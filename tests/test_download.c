@@ -185,3 +185,509 @@ Test(download, embeddings_only_full_shape_is_byte_identical_and_small)
     free(out);
     hub_layout_free(&l);
 }
+
+static char *part_of(const char *out, const char *suffix)
+{
+    char *p = malloc(strlen(out) + strlen(suffix) + 1);
+    sprintf(p, "%s%s", out, suffix);
+    return p;
+}
+
+static uint64_t file_size(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+}
+
+/* Serves fixture l with the given faults; downloads into dir/out.safetensors. */
+static int fetch_with(const hub_layout *l, const char *const *args, int full, dl_result *r,
+                      g2e_err *e, char **out_path)
+{
+    hub_start(&srv, l->path, dir, args);
+    *out_path = path_join(dir, "out.safetensors");
+    dl_opts o = opts_for(*out_path);
+    o.full = full;
+    return dl_fetch(&o, r, e);
+}
+
+static void expect_same_file(const char *a, const char *b)
+{
+    size_t na, nb;
+    uint8_t *x = slurp(a, &na), *y = slurp(b, &nb);
+    cr_expect_eq(na, nb, "%s is %zu bytes, %s %zu", a, na, b, nb);
+    cr_expect(na == nb && memcmp(x, y, na) == 0, "%s and %s differ", a, b);
+    free(x);
+    free(y);
+}
+
+Test(download, prefixed_names_are_kept)
+{
+    hub_layout l = hub_fixture(0, 1);
+    char *out;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(fetch_with(&l, NULL, 0, &r, &e, &out), 0, "%s", e.msg);
+    cr_expect_str_eq(r.wte_name, "transformer.wte.weight");
+    cr_expect_str_eq(r.wpe_name, "transformer.wpe.weight");
+    expect_embeddings_file(out, &l);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, full_file_verified_against_sha256)
+{
+    hub_layout l = hub_fixture(0, 0);
+    char *out;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(fetch_with(&l, NULL, 1, &r, &e, &out), 0, "%s", e.msg);
+    expect_same_file(out, l.path);
+    char sha[65];
+    server_sha(&l, sha);
+    cr_expect_str_eq(r.sha256, sha);
+    cr_expect_eq(r.out_size, l.size);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, full_shape_full_file)
+{
+    hub_layout l = hub_fixture(1, 0);
+    char *out;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(fetch_with(&l, NULL, 1, &r, &e, &out), 0, "%s", e.msg);
+    cr_expect_eq(file_size(out), l.size);
+    cr_expect(r.transferred >= l.size && r.transferred < l.size + 4096, "%" PRIu64, r.transferred);
+    expect_same_file(out, l.path);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, resume_after_a_dropped_connection)
+{
+    hub_layout l = hub_fixture(1, 0);
+    const char *args[] = {"--fault", "drop:after=30000000", NULL};
+    char *out;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(fetch_with(&l, args, 0, &r, &e, &out), 0, "%s", e.msg);
+    cr_expect_eq(r.retries, 1);
+    expect_embeddings_file(out, &l);
+    /* the retry asked for the rest only: no byte of the tensors came twice */
+    uint64_t want = 8 + l.header_len + l.wte_len + l.wpe_len;
+    cr_expect(r.transferred >= want && r.transferred < want + 8192,
+              "transferred %" PRIu64 " for %" PRIu64, r.transferred, want);
+    /* length, header, wpe, wte, and wte again from where the drop left it */
+    cr_expect_eq(hub_count(&srv, "cdn", "status=206"), 5);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, short_body_is_retried)
+{
+    hub_layout l = hub_fixture(0, 0);
+    const char *args[] = {"--fault", "short:after=1000", NULL};
+    char *out;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(fetch_with(&l, args, 0, &r, &e, &out), 0, "%s", e.msg);
+    cr_expect_eq(r.retries, 1);
+    expect_embeddings_file(out, &l);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, resume_across_calls_from_the_part_file)
+{
+    hub_layout l = hub_fixture(1, 0);
+    const char *args[] = {"--fault", "drop:after=40000000", NULL};
+    hub_start(&srv, l.path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    char *part = part_of(out, ".part"), *info = part_of(out, ".part.info");
+    dl_opts o = opts_for(out);
+    o.max_attempts = 1;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(dl_fetch(&o, &r, &e), DL_E_NETWORK, "rc %d: %s", e.code, e.msg);
+    cr_expect(strstr(e.msg, "giving up after 1 attempt") != NULL, "%s", e.msg);
+    cr_expect(!exists(out), "no file in place after a failure");
+    uint64_t have = file_size(part);
+    /* the part keeps what arrived (a reset may lose what was in flight) */
+    cr_expect(have > 8 + l.header_len + l.wpe_len + 10000000, "part: %" PRIu64, have);
+    cr_expect(exists(info));
+    hub_stop(&srv);
+    free(srv.log_path);
+
+    hub_start(&srv, l.path, dir, NULL);   /* a new server, the same file */
+    o = opts_for(out);
+    cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
+    cr_expect_eq(r.resumed, have);
+    /* only the rest, and the length and header again */
+    uint64_t total = 8 + l.header_len + l.wte_len + l.wpe_len;
+    cr_expect(r.transferred >= total - have && r.transferred < total - have + 8 + l.header_len + 4096,
+              "transferred %" PRIu64 " of %" PRIu64 " with %" PRIu64 " resumed", r.transferred, total, have);
+    expect_embeddings_file(out, &l);
+    cr_expect(!exists(part) && !exists(info));
+    free(part);
+    free(info);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, a_part_of_another_file_is_not_resumed)
+{
+    hub_layout l = hub_fixture(0, 0);
+    hub_start(&srv, l.path, dir, NULL);
+    char *out = path_join(dir, "gpt2.safetensors");
+    char *part = part_of(out, ".part"), *info = part_of(out, ".part.info");
+    write_file(part, "garbage garbage garbage", 23);
+    write_file(info, "gpt2-embed part v1\nmode embeddings\netag 00\n", 43);
+    dl_opts o = opts_for(out);
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
+    cr_expect_eq(r.resumed, 0);
+    expect_embeddings_file(out, &l);
+    free(part);
+    free(info);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, a_200_answer_to_a_range_request)
+{
+    hub_layout l = hub_fixture(0, 0);
+    const char *args[] = {"--fault", "ignore_range", NULL};
+    char *out;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(fetch_with(&l, args, 0, &r, &e, &out), 0, "%s", e.msg);
+    expect_embeddings_file(out, &l);
+    cr_expect(hub_count(&srv, "cdn", "status=200") >= 3);
+    cr_expect_eq(hub_count(&srv, "cdn", "status=206"), 0);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, a_200_answer_in_full_mode_after_a_drop)
+{
+    /* resuming, the server ignores Range: the bytes before the offset are skipped */
+    hub_layout l = hub_fixture(0, 0);
+    const char *args[] = {"--fault", "drop:after=500000", "--fault", "ignore_range", NULL};
+    char *out;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(fetch_with(&l, args, 1, &r, &e, &out), 0, "%s", e.msg);
+    cr_expect_eq(r.retries, 1);
+    expect_same_file(out, l.path);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, retry_after_500_once)
+{
+    hub_layout l = hub_fixture(0, 0);
+    const char *args[] = {"--fault", "status:code=500:where=cdn", "--fault",
+                          "status:code=503:where=hub:times=2", NULL};
+    char *out;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(fetch_with(&l, args, 0, &r, &e, &out), 0, "%s", e.msg);
+    cr_expect_eq(r.retries, 3);
+    cr_expect_eq(hub_count(&srv, "cdn", "status=500"), 1);
+    cr_expect_eq(hub_count(&srv, "hub", "status=503"), 2);
+    expect_embeddings_file(out, &l);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, persistent_429_gives_up_after_the_bound)
+{
+    hub_layout l = hub_fixture(0, 0);
+    const char *args[] = {"--fault", "status:code=429:where=hub:times=-1", NULL};
+    hub_start(&srv, l.path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    dl_opts o = opts_for(out);
+    o.max_attempts = 3;
+    dl_result r;
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, &r, &e), DL_E_HTTP);
+    cr_expect(strstr(e.msg, "giving up after 3 attempts") && strstr(e.msg, "429"), "%s", e.msg);
+    char *log = hub_log(&srv);
+    cr_expect_eq(hub_count(&srv, "hub", NULL), 3, "%s", log);
+    free(log);
+    cr_expect(!exists(out));
+    free(out);
+    hub_layout_free(&l);
+}
+
+static void expect_failure(const char *const *args, dl_opts *o, int code, const char *needle)
+{
+    hub_layout l = hub_fixture(0, 0);
+    hub_start(&srv, l.path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    o->endpoint = srv.endpoint;
+    o->out_path = out;
+    dl_result r;
+    g2e_err e;
+    cr_expect_eq(dl_fetch(o, &r, &e), code, "rc %d: %s", e.code, e.msg);
+    cr_expect(strstr(e.msg, needle) != NULL, "message: %s", e.msg);
+    cr_expect(strchr(e.msg, '\n') == NULL, "one line: %s", e.msg);
+    cr_expect(!exists(out));
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, not_found_repo)
+{
+    dl_opts o = opts_for("");
+    o.repo = "nobody/nothing";
+    expect_failure(NULL, &o, DL_E_NOT_FOUND, "no repository 'nobody/nothing'");
+}
+
+Test(download, not_found_revision)
+{
+    dl_opts o = opts_for("");
+    o.revision = "v9";
+    expect_failure(NULL, &o, DL_E_NOT_FOUND, "has no revision 'v9'");
+}
+
+Test(download, not_found_file)
+{
+    dl_opts o = opts_for("");
+    o.filename = "pytorch_model.bin";
+    expect_failure(NULL, &o, DL_E_NOT_FOUND, "has no file 'pytorch_model.bin'");
+}
+
+Test(download, unauthorized_without_token)
+{
+    const char *args[] = {"--token", "sekrit", NULL};
+    dl_opts o = opts_for("");
+    expect_failure(args, &o, DL_E_UNAUTHORIZED, "private");
+}
+
+Test(download, gated_repo)
+{
+    const char *args[] = {"--gated", NULL};
+    dl_opts o = opts_for("");
+    expect_failure(args, &o, DL_E_FORBIDDEN, "gated");
+}
+
+Test(download, offline_sends_nothing)
+{
+    setenv("HF_HUB_OFFLINE", "1", 1);
+    dl_opts o = opts_for("");
+    expect_failure(NULL, &o, DL_E_OFFLINE, "HF_HUB_OFFLINE");
+    cr_expect_eq(hub_count(&srv, "hub", NULL) + hub_count(&srv, "cdn", NULL), 0);
+}
+
+Test(download, token_reaches_the_endpoint_but_never_the_cdn)
+{
+    setenv("HF_TOKEN", "sekrit", 1);
+    hub_layout l = hub_fixture(0, 0);
+    const char *args[] = {"--token", "sekrit", NULL};
+    char *out;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(fetch_with(&l, args, 0, &r, &e, &out), 0, "%s", e.msg);
+    int hub_all = hub_count(&srv, "hub", NULL);
+    cr_expect(hub_all >= 4);
+    cr_expect_eq(hub_count(&srv, "hub", "Authorization: Bearer sekrit"), hub_all);
+    cr_expect(hub_count(&srv, "cdn", NULL) >= 4);
+    cr_expect_eq(hub_count(&srv, "cdn", "Authorization"), 0);
+    cr_expect_eq(hub_count(&srv, "cdn", "sekrit"), 0);
+    expect_embeddings_file(out, &l);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, token_from_the_hf_home_file)
+{
+    char *tok = path_join(getenv("HF_HOME"), "token");
+    mkdir(getenv("HF_HOME"), 0755);
+    write_file(tok, "  sekrit\n", 9);
+    hub_layout l = hub_fixture(0, 0);
+    const char *args[] = {"--token", "sekrit", NULL};
+    char *out;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(fetch_with(&l, args, 0, &r, &e, &out), 0, "%s", e.msg);
+    cr_expect_eq(hub_count(&srv, "cdn", "Authorization"), 0);
+    free(tok);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, checksum_mismatch_leaves_no_file)
+{
+    hub_layout l = hub_fixture(0, 0);
+    char arg[64];
+    snprintf(arg, sizeof arg, "corrupt:offset=%" PRIu64, l.wte_off + 12345);
+    const char *args[] = {"--fault", arg, NULL};
+    char *out;
+    dl_result r;
+    g2e_err e;
+    cr_expect_eq(fetch_with(&l, args, 1, &r, &e, &out), DL_E_CHECKSUM, "%s", e.msg);
+    cr_expect(strstr(e.msg, "sha256 mismatch") != NULL, "%s", e.msg);
+    char *part = part_of(out, ".part"), *info = part_of(out, ".part.info");
+    cr_expect(!exists(out) && !exists(part) && !exists(info));
+    free(part);
+    free(info);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, checksum_mismatch_keeps_the_good_file)
+{
+    hub_layout l = hub_fixture(0, 0);
+    char arg[64];
+    snprintf(arg, sizeof arg, "corrupt:offset=%" PRIu64, l.size - 1);
+    const char *args[] = {"--fault", arg, NULL};
+    hub_start(&srv, l.path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    write_file(out, "the good old file", 17);
+    dl_opts o = opts_for(out);
+    o.full = 1;
+    dl_result r;
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, &r, &e), DL_E_CHECKSUM, "%s", e.msg);
+    cr_expect(strstr(e.msg, "left as it was") != NULL, "%s", e.msg);
+    size_t n;
+    char *s = read_file(out, &n);
+    cr_expect(s && n == 17 && memcmp(s, "the good old file", 17) == 0, "the old file changed");
+    free(s);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, a_failed_download_keeps_the_good_file)
+{
+    hub_layout l = hub_fixture(0, 0);
+    const char *args[] = {"--fault", "status:code=500:where=cdn:times=-1", NULL};
+    hub_start(&srv, l.path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    write_file(out, "the good old file", 17);
+    dl_opts o = opts_for(out);
+    o.max_attempts = 2;
+    dl_result r;
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, &r, &e), DL_E_HTTP, "%s", e.msg);
+    size_t n;
+    char *s = read_file(out, &n);
+    cr_expect(s && n == 17 && memcmp(s, "the good old file", 17) == 0, "the old file changed");
+    free(s);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, etag_change_mid_download_discards_the_part)
+{
+    hub_layout l = hub_fixture(0, 0);
+    const char *args[] = {"--fault", "etag_change:after=3", NULL};
+    char *out;
+    dl_result r;
+    g2e_err e;
+    cr_expect_eq(fetch_with(&l, args, 0, &r, &e, &out), DL_E_CHANGED, "%s", e.msg);
+    cr_expect(strstr(e.msg, "changed on the Hub") != NULL, "%s", e.msg);
+    char *part = part_of(out, ".part");
+    cr_expect(!exists(out) && !exists(part));
+    free(part);
+    free(out);
+    hub_layout_free(&l);
+}
+
+/* A source whose header is not valid safetensors, and one without embeddings. */
+static void serve_bytes(const char *bytes, size_t n, int code, const char *needle)
+{
+    char *src = path_join(dir, "model.safetensors");
+    write_file(src, bytes, n);
+    hub_start(&srv, src, dir, NULL);
+    char *out = path_join(dir, "gpt2.safetensors");
+    dl_opts o = opts_for(out);
+    dl_result r;
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, &r, &e), code, "rc %d: %s", e.code, e.msg);
+    cr_expect(strstr(e.msg, needle) != NULL, "%s", e.msg);
+    char *part = part_of(out, ".part");
+    cr_expect(!exists(out) && !exists(part));
+    free(part);
+    free(out);
+    free(src);
+}
+
+Test(download, invalid_remote_header)
+{
+    const char bad[] = "\x0a\0\0\0\0\0\0\0{\"a\": nope";
+    serve_bytes(bad, sizeof bad - 1, DL_E_HEADER, "not valid safetensors");
+}
+
+Test(download, header_length_past_the_end)
+{
+    const char bad[] = "\xff\xff\0\0\0\0\0\0{}";
+    serve_bytes(bad, sizeof bad - 1, DL_E_HEADER, "past");
+}
+
+Test(download, no_embeddings_in_the_file)
+{
+    const char h[] = "{\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+    char buf[128];
+    size_t hl = sizeof h - 1;
+    memset(buf, 0, sizeof buf);
+    buf[0] = (char)hl;
+    memcpy(buf + 8, h, hl);
+    serve_bytes(buf, 8 + hl + 4, DL_E_NO_EMBEDDINGS, "wte.weight");
+}
+
+Test(download, urls_and_origins)
+{
+    char *u;
+    g2e_err e;
+    cr_assert_eq(dl_resolve_url(&u, "http://h:1/", "org/name", "refs/pr/1", NULL, &e), 0);
+    cr_expect_str_eq(u, "http://h:1/org/name/resolve/refs%2Fpr%2F1/model.safetensors");
+    free(u);
+    setenv("HF_ENDPOINT", "https://mirror.example//", 1);
+    cr_assert_eq(dl_resolve_url(&u, NULL, "gpt2", NULL, "a b.json", &e), 0);
+    cr_expect_str_eq(u, "https://mirror.example/gpt2/resolve/main/a%20b.json");
+    free(u);
+    unsetenv("HF_ENDPOINT");
+    cr_assert_eq(dl_resolve_url(&u, NULL, "gpt2", "main", NULL, &e), 0);
+    cr_expect_str_eq(u, "https://huggingface.co/gpt2/resolve/main/model.safetensors");
+    free(u);
+    cr_expect_eq(dl_resolve_url(&u, NULL, "", NULL, NULL, &e), DL_E_ARG);
+    cr_expect_eq(dl_same_origin("https://huggingface.co/a", "https://HuggingFace.co:443/b"), 1);
+    cr_expect_eq(dl_same_origin("http://127.0.0.1:8000/a", "http://127.0.0.1:8001/a"), 0);
+    cr_expect_eq(dl_same_origin("http://huggingface.co/a", "https://huggingface.co/a"), 0);
+    cr_expect_eq(dl_same_origin("https://cdn-lfs.huggingface.co/x", "https://huggingface.co"), 0);
+    cr_expect_eq(dl_same_origin("not a url", "https://huggingface.co"), 0);
+}
+
+Test(download, offline_values)
+{
+    static const char *yes[] = {"1", "true", "TRUE", "yes", "On"};
+    static const char *no[] = {"0", "", "false", "no"};
+    for (size_t i = 0; i < 5; i++) {
+        setenv("HF_HUB_OFFLINE", yes[i], 1);
+        cr_expect_eq(dl_offline(), 1, "%s", yes[i]);
+    }
+    for (size_t i = 0; i < 4; i++) {
+        setenv("HF_HUB_OFFLINE", no[i], 1);
+        cr_expect_eq(dl_offline(), 0, "%s", no[i]);
+    }
+    unsetenv("HF_HUB_OFFLINE");
+    cr_expect_eq(dl_offline(), 0);
+}
+
+Test(download, bad_arguments)
+{
+    dl_opts o;
+    memset(&o, 0, sizeof o);
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, NULL, &e), DL_E_ARG);
+    cr_expect_eq(dl_fetch(NULL, NULL, &e), DL_E_ARG);
+    o.repo = "a/b";
+    o.out_path = "x";
+    setenv("HF_TOKEN", "bad token", 1);
+    cr_expect_eq(dl_fetch(&o, NULL, &e), DL_E_ARG);
+    cr_expect(strstr(e.msg, "token") != NULL, "%s", e.msg);
+}
