@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,7 @@ static void server_sha(const hub_layout *l, char out[65])
 }
 
 /* Checks that path holds exactly src's wte and wpe (bytes, names, order) and metadata. */
-static void expect_embeddings_file(const char *path, const hub_layout *l)
+static void expect_embeddings_file_of(const char *path, const hub_layout *l, const char *repo)
 {
     size_t n, sn;
     uint8_t *b = slurp(path, &n);
@@ -133,7 +134,7 @@ static void expect_embeddings_file(const char *path, const hub_layout *l)
     snprintf(num, sizeof num, "%" PRIu64, l->size);
     cr_expect_str_eq(st_meta_get(st, "source_sha256"), sha);
     cr_expect_str_eq(st_meta_get(st, "source_size"), num);
-    cr_expect_str_eq(st_meta_get(st, "source_repo"), "openai-community/gpt2");
+    cr_expect_str_eq(st_meta_get(st, "source_repo"), repo);
     cr_expect_str_eq(st_meta_get(st, "source_commit"), "607a30d783dfa663caf39e06633721c8d4cfcd7e");
     cr_expect_str_eq(st_meta_get(st, "format"), "pt");
     uint8_t dg[32];
@@ -149,6 +150,11 @@ static void expect_embeddings_file(const char *path, const hub_layout *l)
     st_close(st);
     free(b);
     free(src);
+}
+
+static void expect_embeddings_file(const char *path, const hub_layout *l)
+{
+    expect_embeddings_file_of(path, l, "openai-community/gpt2");
 }
 
 static int exists(const char *p)
@@ -690,4 +696,209 @@ Test(download, bad_arguments)
     setenv("HF_TOKEN", "bad token", 1);
     cr_expect_eq(dl_fetch(&o, NULL, &e), DL_E_ARG);
     cr_expect(strstr(e.msg, "token") != NULL, "%s", e.msg);
+}
+
+/* ---- the command ---------------------------------------------------------------- */
+
+/* Runs gpt2-embed download ARGS... in dir against the running server. */
+static run_result cli(char *const extra_env[], const char *a1, ...)
+{
+    char *argv[32];
+    int n = 0;
+    argv[n++] = (char *)G2E_TEST_BIN;
+    argv[n++] = (char *)"download";
+    va_list ap;
+    va_start(ap, a1);
+    for (const char *a = a1; a && n < 30; a = va_arg(ap, const char *))
+        argv[n++] = (char *)a;
+    va_end(ap);
+    argv[n] = NULL;
+    char ep[128];
+    snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
+    char *env[16];
+    int k = 0;
+    env[k++] = ep;
+    env[k++] = (char *)"GPT2_EMBED_TEST_BACKOFF_MS=10";
+    for (int i = 0; extra_env && extra_env[i] && k < 15; i++)
+        env[k++] = extra_env[i];
+    env[k] = NULL;
+    return run_argv(argv, NULL, 0, env, dir);
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+Test(download, cli_help_and_usage_errors)
+{
+    run_result r = run_g2e("download", "--help", NULL);
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "usage: gpt2-embed download") != NULL, "%s", r.out);
+    run_free(&r);
+    r = run_g2e("download", "--bogus", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect_eq(lines(r.err), 1, "%s", r.err);
+    run_free(&r);
+    r = run_g2e("download", "--model", "gpt5", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "unknown model 'gpt5'") != NULL, "%s", r.err);
+    run_free(&r);
+    r = run_g2e("download", "--dir", NULL);
+    cr_expect_eq(r.status, 2);
+    run_free(&r);
+}
+
+Test(download, cli_downloads_then_finds_it_there)
+{
+    hub_layout l = hub_fixture(0, 0);
+    hub_start(&srv, l.path, dir, NULL);
+    run_result r = cli(NULL, NULL);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    char *out = path_join(dir, "weights/gpt2.safetensors");
+    expect_embeddings_file(out, &l);
+    /* not a terminal: plain lines per stage, no bar */
+    cr_expect(strstr(r.err, "fetching the embeddings") != NULL, "%s", r.err);
+    cr_expect(strchr(r.err, '\r') == NULL && strchr(r.err, '\033') == NULL, "%s", r.err);
+    /* the summary: what, how much, where, how to use it */
+    cr_expect(strstr(r.out, "wte.weight (1000 x 32, F32)") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "wpe.weight (64 x 32, F32)") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "transferred") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "written to weights/gpt2.safetensors") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "use it: gpt2-embed \"text\"") != NULL, "%s", r.out);
+    run_free(&r);
+    int before = hub_count(&srv, "hub", NULL);
+    r = cli(NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "already there") != NULL, "%s", r.out);
+    cr_expect_eq(hub_count(&srv, "hub", NULL), before, "no request for a file in place");
+    run_free(&r);
+    /* --full wants more than the embeddings file holds */
+    r = cli(NULL, "--full", "--quiet", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(r.out_len + r.err_len, 0, "quiet: %s%s", r.out, r.err);
+    expect_same_file(out, l.path);
+    run_free(&r);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, cli_model_repo_and_dir)
+{
+    hub_layout l = hub_fixture(0, 0);
+    const char *args[] = {"--repo", "someone/tiny-gpt2", NULL};
+    hub_start(&srv, l.path, dir, args);
+    run_result r = cli(NULL, "--repo", "someone/tiny-gpt2", "--dir", "a/b", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *out = path_join(dir, "a/b/tiny-gpt2.safetensors");
+    expect_embeddings_file_of(out, &l, "someone/tiny-gpt2");
+    cr_expect(strstr(r.out, "gpt2-embed --weights a/b/tiny-gpt2.safetensors") != NULL, "%s", r.out);
+    run_free(&r);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, cli_errors_are_one_line)
+{
+    hub_layout l = hub_fixture(0, 0);
+    hub_start(&srv, l.path, dir, NULL);
+    run_result r = cli(NULL, "--revision", "nope", NULL);
+    cr_expect_eq(r.status, 1);
+    const char *msg = strstr(r.err, "gpt2-embed: download: HTTP 404");
+    cr_expect(msg && lines(msg) == 1, "the error, one line, last: %s", r.err);
+    cr_expect(strstr(r.err, "no revision 'nope'") != NULL, "%s", r.err);
+    char *out = path_join(dir, "weights/gpt2.safetensors");
+    cr_expect(!exists(out));
+    run_free(&r);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, cli_offline_sends_nothing_creates_nothing)
+{
+    hub_layout l = hub_fixture(0, 0);
+    hub_start(&srv, l.path, dir, NULL);
+    char *env[] = {(char *)"HF_HUB_OFFLINE=1", NULL};
+    run_result r = cli(env, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect_eq(lines(r.err), 1, "%s", r.err);
+    cr_expect(strstr(r.err, "HF_HUB_OFFLINE") != NULL, "%s", r.err);
+    char *w = path_join(dir, "weights");
+    cr_expect(!exists(w));
+    cr_expect_eq(hub_count(&srv, "hub", NULL) + hub_count(&srv, "cdn", NULL), 0);
+    run_free(&r);
+    free(w);
+    hub_layout_free(&l);
+}
+
+Test(download, cli_uses_the_hugging_face_cache)
+{
+    hub_layout l = hub_fixture(0, 0);
+    hub_start(&srv, l.path, dir, NULL);
+    const char *commit = "607a30d783dfa663caf39e06633721c8d4cfcd7e";
+    char p[4096];
+    snprintf(p, sizeof p, "mkdir -p '%s/hub/models--openai-community--gpt2/refs' "
+             "'%s/hub/models--openai-community--gpt2/snapshots/%s' && printf %s > "
+             "'%s/hub/models--openai-community--gpt2/refs/main' && cp '%s' "
+             "'%s/hub/models--openai-community--gpt2/snapshots/%s/model.safetensors'",
+             dir, dir, commit, commit, dir, l.path, dir, commit);
+    cr_assert_eq(system(p), 0);
+    char cache[4200];
+    snprintf(cache, sizeof cache, "HF_HUB_CACHE=%s/hub", dir);
+    char *env[] = {cache, NULL};
+    run_result r = cli(env, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    snprintf(p, sizeof p, "%s/hub/models--openai-community--gpt2/snapshots/%s/model.safetensors",
+             dir, commit);
+    cr_expect(strstr(r.out, p) != NULL, "says where: %s", r.out);
+    cr_expect_eq(hub_count(&srv, "hub", NULL), 0, "no request");
+    char *out = path_join(dir, "weights/gpt2.safetensors");
+    cr_expect(!exists(out));
+    run_free(&r);
+    r = cli(env, "--force", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    expect_embeddings_file(out, &l);
+    run_free(&r);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, cli_resumes_across_runs)
+{
+    hub_layout l = hub_fixture(1, 0);
+    const char *args[] = {"--fault", "drop:after=50000000", NULL};
+    hub_start(&srv, l.path, dir, args);
+    char *env[] = {(char *)"GPT2_EMBED_TEST_ATTEMPTS=1", NULL};
+    run_result r = cli(env, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "giving up after 1 attempt") != NULL, "%s", r.err);
+    char *out = path_join(dir, "weights/gpt2.safetensors");
+    char *part = part_of(out, ".part");
+    cr_expect(!exists(out) && file_size(part) > 10000000);
+    run_free(&r);
+    r = cli(NULL, NULL);   /* the fault was used up: the same server serves the rest */
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "resuming after") != NULL, "%s", r.err);
+    cr_expect(strstr(r.out, "resuming after") != NULL, "%s", r.out);
+    expect_embeddings_file(out, &l);
+    run_free(&r);
+    free(part);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, cli_reports_retries)
+{
+    hub_layout l = hub_fixture(0, 0);
+    const char *args[] = {"--fault", "status:code=502:where=cdn", NULL};
+    hub_start(&srv, l.path, dir, args);
+    run_result r = cli(NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "HTTP 502") && strstr(r.err, "retrying in"), "%s", r.err);
+    cr_expect(strstr(r.out, "1 retry") != NULL, "%s", r.out);
+    run_free(&r);
+    hub_layout_free(&l);
 }
