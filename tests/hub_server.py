@@ -87,6 +87,7 @@ def main():
     ap.add_argument("--commit", default="607a30d783dfa663caf39e06633721c8d4cfcd7e")
     ap.add_argument("--token", default="", help="repo is private: require this bearer token")
     ap.add_argument("--gated", action="store_true", help="answer 403 GatedRepo")
+    ap.add_argument("--renamed", default="", help="an old repo name, redirected (307) to --repo")
     ap.add_argument("--log", default=os.devnull)
     ap.add_argument("--fault", action="append", default=[])
     ap.add_argument("--lifetime", type=float, default=300.0)
@@ -158,6 +159,11 @@ def main():
                 return
             path = urllib.parse.urlsplit(self.path).path
             prefix = "/" + a.repo + "/resolve/"
+            old = "/" + a.renamed + "/resolve/"
+            if a.renamed and path.startswith(old):
+                # a renamed repo: a relative redirect on the Hub's own host
+                self.simple(307, [("Location", prefix + path[len(old):])], b"moved\n")
+                return
             if not path.startswith(prefix):
                 self.simple(404, [("X-Error-Code", "RepoNotFound"),
                                   ("X-Error-Message", "Repository not found")], b"not found\n")

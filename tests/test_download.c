@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -508,6 +509,51 @@ Test(download, token_reaches_the_endpoint_but_never_the_cdn)
     hub_layout_free(&l);
 }
 
+Test(download, a_renamed_repo_is_followed_on_the_same_host_with_the_token)
+{
+    setenv("HF_TOKEN", "sekrit", 1);
+    hub_layout l = hub_fixture(0, 0);
+    const char *args[] = {"--renamed", "gpt2", "--token", "sekrit", NULL};
+    hub_start(&srv, l.path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    dl_opts o = opts_for(out);
+    o.repo = "gpt2";
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
+    int moved = hub_count(&srv, "hub", "status=307");
+    cr_expect(moved >= 4);
+    cr_expect_eq(hub_count(&srv, "hub", "status=302"), moved);
+    cr_expect_eq(hub_count(&srv, "hub", "Bearer sekrit"), 2 * moved);
+    cr_expect_eq(hub_count(&srv, "cdn", "sekrit"), 0);
+    char sha[65];
+    server_sha(&l, sha);
+    cr_expect_str_eq(r.sha256, sha);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, a_part_being_written_is_not_touched)
+{
+    hub_layout l = hub_fixture(0, 0);
+    hub_start(&srv, l.path, dir, NULL);
+    char *out = path_join(dir, "gpt2.safetensors");
+    char *part = part_of(out, ".part");
+    int fd = open(part, O_RDWR | O_CREAT, 0644);
+    cr_assert(fd >= 0);
+    cr_assert(write(fd, "busy", 4) == 4);
+    cr_assert_eq(flock(fd, LOCK_EX), 0);
+    dl_opts o = opts_for(out);
+    dl_result r;
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, &r, &e), DL_E_BUSY, "%s", e.msg);
+    cr_expect_eq(file_size(part), 4);
+    close(fd);
+    free(part);
+    free(out);
+    hub_layout_free(&l);
+}
+
 Test(download, token_from_the_hf_home_file)
 {
     char *tok = path_join(getenv("HF_HOME"), "token");
@@ -775,6 +821,19 @@ Test(download, cli_downloads_then_finds_it_there)
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.out, "already there") != NULL, "%s", r.out);
     cr_expect_eq(hub_count(&srv, "hub", NULL), before, "no request for a file in place");
+    run_free(&r);
+    /* a damaged file in place is noticed by its recorded sha256 and replaced */
+    FILE *f = fopen(out, "r+b");
+    cr_assert(f);
+    cr_assert(fseek(f, -5, SEEK_END) == 0);
+    int ch = fgetc(f);
+    cr_assert(fseek(f, -5, SEEK_END) == 0);
+    fputc(ch ^ 0x40, f);
+    fclose(f);
+    r = cli(NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "do not match its recorded sha256") != NULL, "%s", r.err);
+    expect_embeddings_file(out, &l);
     run_free(&r);
     /* --full wants more than the embeddings file holds */
     r = cli(NULL, "--full", "--quiet", NULL);

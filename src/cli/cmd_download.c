@@ -16,6 +16,7 @@
 #include "download.h"
 #include "locate.h"
 #include "safetensors.h"
+#include "sha256.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -205,6 +206,29 @@ static const st_tensor *find_emb(const st_file *st, const char *name)
     return st_find(st, pre);
 }
 
+/* 1 unless the file's metadata records a sha256.<name> that its bytes do not match
+ * (a file this command wrote, damaged since); e says which. */
+static int tensors_intact(const st_file *st, g2e_err *e)
+{
+    g2e_clear(e);
+    for (size_t i = 0; i < st->n_tensors; i++) {
+        const st_tensor *t = &st->tensors[i];
+        char key[600], hex[SHA256_HEX_LEN + 1];
+        snprintf(key, sizeof key, "sha256.%s", t->name);
+        const char *want = st_meta_get(st, key);
+        if (!want || !st->data)
+            continue;
+        uint8_t dg[SHA256_DIGEST_LEN];
+        sha256_digest(st->data + t->begin, (size_t)(t->end - t->begin), dg);
+        sha256_hex(dg, hex);
+        if (strcmp(hex, want) != 0) {
+            g2e_fail(e, DL_E_CHECKSUM, "the bytes of %s do not match its recorded sha256", t->name);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static int mkdirs(const char *path)
 {
     char buf[4096];
@@ -326,7 +350,9 @@ int cmd_download(int argc, char **argv)
     if (!force && stat(out, &sb) == 0) {
         st_file *st = NULL;
         g2e_err e;
-        if (st_open(&st, out, &e) == 0 && find_emb(st, "wte.weight") && find_emb(st, "wpe.weight")) {
+        g2e_clear(&e);
+        if (st_open(&st, out, &e) == 0 && find_emb(st, "wte.weight") && find_emb(st, "wpe.weight") &&
+            tensors_intact(st, &e)) {
             int enough = !full || st->n_tensors > 2;
             const char *commit = st_meta_get(st, "source_commit");
             char c8[32] = "";
@@ -341,7 +367,7 @@ int cmd_download(int argc, char **argv)
         } else {
             if (!quiet)
                 cli_note("%s is there but not usable (%s); downloading it again", out,
-                         st ? "no wte/wpe" : e.msg);
+                         st && e.code == 0 ? "no wte/wpe" : e.msg);
             st_close(st);
         }
     }

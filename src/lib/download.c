@@ -490,7 +490,7 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
 {
     char *url = strdup(c->url);
     resp r;
-    int rc = 0, got_meta = 0;
+    int rc = 0;
     if (!url)
         return g2e_fail(err, G2E_ENOMEM, "out of memory");
     memset(meta, 0, sizeof *meta);
@@ -536,10 +536,10 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
         CURLcode cc = curl_easy_perform(c->h);
         curl_easy_setopt(c->h, CURLOPT_HTTPHEADER, NULL);
         curl_slist_free_all(hdr);
-        if (own && !got_meta && (r.commit[0] || r.linked_etag[0] || r.etag[0])) {
+        /* the last answer of the endpoint itself speaks for the file, as in the Hub's
+         * client: a same-host redirect (a renamed repo) is followed, the CDN's is not */
+        if (own && (r.commit[0] || r.linked_etag[0] || r.etag[0]))
             *meta = r;
-            got_meta = 1;
-        }
         if (s && s->fail) {
             if (s->fail == DL_E_IO || s->fail == DL_E_PROTOCOL || s->fail == DL_E_CHANGED) {
                 rc = g2e_fail(err, s->fail, "%s (from %s)", s->why, url);
