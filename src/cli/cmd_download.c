@@ -64,6 +64,7 @@ typedef struct prog {
     double t_stage, t_last_draw, t0;
     uint64_t done_at_stage;   /* bytes done when the stage started (resumed ones) */
     int bar_open;
+    dl_progress last;         /* the last report drawn in the bar */
     const char *repo, *revision, *endpoint, *wte, *wpe;
 } prog;
 
@@ -140,6 +141,7 @@ static void draw_bar(prog *p, const dl_progress *d, int final)
             frac * 100.0, a, b, r, eta);
     fflush(stderr);
     p->bar_open = 1;
+    p->last = *d;
 }
 
 static void on_progress(void *user, const dl_progress *d)
@@ -156,6 +158,13 @@ static void on_progress(void *user, const dl_progress *d)
         return;
     }
     if (d->starting || !p->have_stage || d->stage != p->stage) {
+        if (p->bar_open) {
+            /* the stage ended: show it complete before the next line */
+            dl_progress fin = p->last;
+            if (fin.total)
+                fin.done = fin.total;
+            draw_bar(p, &fin, 1);
+        }
         close_bar(p);
         p->stage = d->stage;
         p->have_stage = 1;
@@ -190,7 +199,8 @@ static void on_progress(void *user, const dl_progress *d)
         }
         return;
     }
-    if (p->tty && (d->stage == DL_STAGE_TENSORS || d->stage == DL_STAGE_FILE))
+    if (p->tty && (d->stage == DL_STAGE_TENSORS || d->stage == DL_STAGE_FILE ||
+                   d->stage == DL_STAGE_VERIFY))
         draw_bar(p, d, d->total && d->done >= d->total);
 }
 
