@@ -1,0 +1,76 @@
+#!/bin/bash
+# bench_download.sh — throughput of `gpt2-embed download` over loopback (no target in the
+# issue: this measures the client, not a network). Serves a full-shape GPT-2-layout file
+# (548 MB, wte/wpe filled, the rest sparse) with tests/hub_server.py on 127.0.0.1 and times
+# the embeddings-only download (157.5 MB + header) and --full (548 MB + sha256), 5 runs
+# each, printing the medians. Usage: bench/bench_download.sh BUILD_DIR
+set -euo pipefail
+B=${1:-build}
+BIN="$PWD/$B/gpt2-embed"
+RUNS=${RUNS:-5}
+T=$(mktemp -d "${TMPDIR:-/tmp}/bench-download.XXXXXX")
+SRV=""
+cleanup() { [ -n "$SRV" ] && kill "$SRV" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+
+/usr/bin/python3 - "$T/model.safetensors" <<'PY'
+import json, os, struct, sys
+V, C, E, L = 50257, 1024, 768, 12
+shapes = {}
+for l in range(L):
+    p = "h.%d." % l
+    shapes.update({p + "attn.bias": [1, 1, C, C], p + "attn.c_attn.bias": [3 * E],
+                   p + "attn.c_attn.weight": [E, 3 * E], p + "attn.c_proj.bias": [E],
+                   p + "attn.c_proj.weight": [E, E], p + "ln_1.bias": [E], p + "ln_1.weight": [E],
+                   p + "ln_2.bias": [E], p + "ln_2.weight": [E], p + "mlp.c_fc.bias": [4 * E],
+                   p + "mlp.c_fc.weight": [E, 4 * E], p + "mlp.c_proj.bias": [E],
+                   p + "mlp.c_proj.weight": [4 * E, E]})
+shapes.update({"ln_f.bias": [E], "ln_f.weight": [E], "wpe.weight": [C, E], "wte.weight": [V, E]})
+hdr, at, fill = {"__metadata__": {"format": "pt"}}, 0, []
+for name in sorted(shapes):
+    n = 4
+    for d in shapes[name]:
+        n *= d
+    hdr[name] = {"dtype": "F32", "shape": shapes[name], "data_offsets": [at, at + n]}
+    if name in ("wte.weight", "wpe.weight"):
+        fill.append((at, n))
+    at += n
+h = json.dumps(hdr, separators=(",", ":")).encode()
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<Q", len(h)) + h)
+    base = 8 + len(h)
+    for off, n in fill:
+        f.seek(base + off)
+        f.write(os.urandom(n))
+    f.truncate(base + at)
+PY
+
+coproc HUB { exec /usr/bin/python3 tests/hub_server.py --file "$T/model.safetensors" --lifetime 600; }
+SRV=$HUB_PID
+read -r -u "${HUB[0]}" HUB_PORT CDN_PORT
+export HF_ENDPOINT="http://127.0.0.1:$HUB_PORT" NO_PROXY=127.0.0.1 HF_HUB_OFFLINE=
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy HF_TOKEN || true
+export HF_HOME="$T/hf"
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+run() {   # run LABEL BYTES ARGS...: prints the median wall time and throughput
+  local label=$1 bytes=$2; shift 2
+  local times=()
+  for _ in $(seq "$RUNS"); do
+    rm -rf "$T/w"
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$BIN" download --dir "$T/w" --quiet "$@"
+    t1=$(date +%s.%N)
+    times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}')")
+  done
+  local m
+  m=$(printf '%s\n' "${times[@]}" | median)
+  printf '%-34s median %6.2f s over %d runs  %7.1f MB/s\n' "$label" "$m" "$RUNS" \
+    "$(awk -v n="$bytes" -v t="$m" 'BEGIN {print n / t / 1e6}')"
+}
+EMB=$(( 8 + $(od -An -t u8 -N 8 "$T/model.safetensors" | tr -d ' ') + 50257*768*4 + 1024*768*4 ))
+FULL=$(stat -c %s "$T/model.safetensors")
+echo "bench_download: loopback, no target (the issue sets none); times include verification"
+run "embeddings only (157.5 MB)" "$EMB"
+run "--full (548 MB, sha256 checked)" "$FULL" --full
