@@ -12,7 +12,8 @@ Faults (--fault, repeatable), "kind[:key=value...]":
   status:code=500[:where=cdn|hub][:times=1]   answer with that status (429/5xx: transient)
   drop:after=N[:times=1]          cdn: send N body bytes, then reset the connection
   short:after=N[:times=1]         cdn: send N body bytes, then close cleanly (short body)
-                                  (both apply only to bodies longer than N)
+  stall:after=N:seconds=S         cdn: send N body bytes, go silent for S s, then close
+                                  (these three apply only to bodies longer than N)
   ignore_range[:times=-1]         cdn: answer 200 with the whole file whatever Range says
   corrupt:offset=N                cdn: flip every bit of the file's byte N when served
   etag_change:after=N             hub: from the N+1-th request on, a different X-Linked-Etag
@@ -27,6 +28,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 import urllib.parse
 
 LOCK = threading.Lock()
@@ -87,6 +89,7 @@ def main():
     ap.add_argument("--commit", default="607a30d783dfa663caf39e06633721c8d4cfcd7e")
     ap.add_argument("--token", default="", help="repo is private: require this bearer token")
     ap.add_argument("--gated", action="store_true", help="answer 403 GatedRepo")
+    ap.add_argument("--direct", action="store_true", help="the hub serves the bytes, no CDN")
     ap.add_argument("--renamed", default="", help="an old repo name, redirected (307) to --repo")
     ap.add_argument("--log", default=os.devnull)
     ap.add_argument("--fault", action="append", default=[])
@@ -140,6 +143,82 @@ def main():
             if self.command != "HEAD" and body:
                 self.wfile.write(body)
 
+        def serve_blob(self, extra):
+            start, end = 0, size - 1
+            code = 200
+            rng = self.headers.get("Range")
+            if rng and not fault("ignore_range"):
+                try:
+                    unit, _, spec = rng.partition("=")
+                    s, _, e = spec.partition("-")
+                    if unit.strip() != "bytes":
+                        raise ValueError
+                    start = int(s)
+                    end = min(int(e), size - 1) if e else size - 1
+                    if start > end or start >= size:
+                        raise ValueError
+                    code = 206
+                except ValueError:
+                    self.simple(416, [("Content-Range", "bytes */%d" % size)])
+                    return
+            n = end - start + 1
+            self.send_response(code)
+            self.send_header("Content-Length", str(n))
+            self.send_header("Accept-Ranges", "bytes")
+            for k, v in extra:
+                self.send_header(k, v)
+            if code == 206:
+                self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, size))
+            if self.command == "HEAD":
+                self.log_request_line(code, 0)
+                self.end_headers()
+                return
+            drop = fault("drop", body=n)
+            short = None if drop else fault("short", body=n)
+            stall = None if drop or short else fault("stall", body=n)
+            cutter = drop or short or stall
+            cut = int(cutter.opts.get("after", "0")) if cutter else None
+            corrupt = [x for x in faults if x.kind == "corrupt"]
+            sent = 0
+            last = min(n, cut) if cut is not None else n
+            logged = False
+            if last == 0:
+                self.log_request_line(code, 0)
+                logged = True
+            self.end_headers()
+            try:
+                with open(a.file, "rb") as fh:
+                    fh.seek(start)
+                    while sent < n:
+                        k = min(1 << 20, n - sent)
+                        if cut is not None:
+                            k = min(k, cut - sent)
+                        if k <= 0:
+                            break
+                        b = bytearray(fh.read(k))
+                        for c in corrupt:
+                            off = int(c.opts.get("offset", "0"))
+                            if start + sent <= off < start + sent + len(b):
+                                b[off - start - sent] ^= 0xFF
+                        if sent + len(b) >= last and not logged:
+                            self.log_request_line(code, sent + len(b))
+                            logged = True
+                        self.wfile.write(b)
+                        sent += len(b)
+                    self.wfile.flush()
+            except OSError:
+                pass
+            if not logged:
+                self.log_request_line(code, sent)
+            if stall:
+                time.sleep(float(stall.opts.get("seconds", "5")))
+            if cut is not None and sent < n:
+                self.close_connection = True
+                if drop:
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                               struct.pack("ii", 1, 0))
+                    self.connection.close()
+
         def do_HEAD(self):
             self.handle_any()
 
@@ -188,6 +267,10 @@ def main():
             ec = next((x for x in faults if x.kind == "etag_change"), None)
             if ec and nreq > int(ec.opts.get("after", "1")):
                 etag = hashlib.sha256(sha.encode()).hexdigest()
+            if a.direct:
+                # a file the Hub serves itself (not in LFS): ETag and Content-Length only
+                self.serve_blob([("X-Repo-Commit", a.commit), ("ETag", '"%s"' % etag)])
+                return
             loc = "http://127.0.0.1:%d/blob/%s?sig=abc" % (ports["cdn"], sha)
             self.simple(302, [("Location", loc), ("X-Repo-Commit", a.commit),
                               ("X-Linked-Etag", '"%s"' % etag), ("X-Linked-Size", str(size)),
@@ -205,75 +288,7 @@ def main():
             if path != "/blob/" + sha:
                 self.simple(404, [], b"no such blob\n")
                 return
-            start, end = 0, size - 1
-            code = 200
-            rng = self.headers.get("Range")
-            if rng and not fault("ignore_range"):
-                try:
-                    unit, _, spec = rng.partition("=")
-                    s, _, e = spec.partition("-")
-                    if unit.strip() != "bytes":
-                        raise ValueError
-                    start = int(s)
-                    end = min(int(e), size - 1) if e else size - 1
-                    if start > end or start >= size:
-                        raise ValueError
-                    code = 206
-                except ValueError:
-                    self.simple(416, [("Content-Range", "bytes */%d" % size)])
-                    return
-            n = end - start + 1
-            self.send_response(code)
-            self.send_header("Content-Length", str(n))
-            self.send_header("Accept-Ranges", "bytes")
-            self.send_header("ETag", '"cdn-%s"' % sha[:16])
-            if code == 206:
-                self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, size))
-            if self.command == "HEAD":
-                self.log_request_line(code, 0)
-                self.end_headers()
-                return
-            drop = fault("drop", body=n)
-            short = None if drop else fault("short", body=n)
-            cut = int((drop or short).opts.get("after", "0")) if (drop or short) else None
-            corrupt = [x for x in faults if x.kind == "corrupt"]
-            sent = 0
-            last = min(n, cut) if cut is not None else n
-            logged = False
-            if last == 0:
-                self.log_request_line(code, 0)
-                logged = True
-            self.end_headers()
-            try:
-                with open(a.file, "rb") as fh:
-                    fh.seek(start)
-                    while sent < n:
-                        k = min(1 << 20, n - sent)
-                        if cut is not None:
-                            k = min(k, cut - sent)
-                        if k <= 0:
-                            break
-                        b = bytearray(fh.read(k))
-                        for c in corrupt:
-                            off = int(c.opts.get("offset", "0"))
-                            if start + sent <= off < start + sent + len(b):
-                                b[off - start - sent] ^= 0xFF
-                        if sent + len(b) >= last and not logged:
-                            self.log_request_line(code, sent + len(b))
-                            logged = True
-                        self.wfile.write(b)
-                        sent += len(b)
-                    self.wfile.flush()
-            except OSError:
-                pass
-            if not logged:
-                self.log_request_line(code, sent)
-            if cut is not None and sent < n:
-                self.close_connection = True
-                if drop:
-                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
-                                               struct.pack("ii", 1, 0))
-                    self.connection.close()
+            self.serve_blob([("ETag", '"cdn-%s"' % sha[:16])])
 
     class Server(http.server.ThreadingHTTPServer):
         daemon_threads = True

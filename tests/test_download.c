@@ -691,6 +691,65 @@ Test(download, no_embeddings_in_the_file)
     serve_bytes(buf, 8 + hl + 4, DL_E_NO_EMBEDDINGS, "wte.weight");
 }
 
+Test(download, etag_and_content_length_when_the_hub_serves_the_file_itself)
+{
+    hub_layout l = hub_fixture(0, 1);
+    const char *args[] = {"--direct", NULL};
+    char *out;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(fetch_with(&l, args, 0, &r, &e, &out), 0, "%s", e.msg);
+    cr_expect_eq(r.source_size, l.size);
+    cr_expect_eq(hub_count(&srv, "cdn", NULL), 0);
+    expect_embeddings_file(out, &l);
+    unlink(out);
+    dl_opts o = opts_for(out);
+    o.full = 1;
+    cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
+    expect_same_file(out, l.path);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, a_stalled_transfer_times_out_and_resumes)
+{
+    hub_layout l = hub_fixture(0, 0);
+    const char *args[] = {"--fault", "stall:after=20000:seconds=4", NULL};
+    hub_start(&srv, l.path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    dl_opts o = opts_for(out);
+    o.stall_seconds = 1;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
+    cr_expect_eq(r.retries, 1);
+    expect_embeddings_file(out, &l);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, connection_refused_is_retried_then_reported)
+{
+    /* a port nobody listens on: start a server, note its port, stop it */
+    hub_layout l = hub_fixture(0, 0);
+    hub_start(&srv, l.path, dir, NULL);
+    char ep[64];
+    snprintf(ep, sizeof ep, "%s", srv.endpoint);
+    hub_stop(&srv);
+    char *out = path_join(dir, "gpt2.safetensors");
+    dl_opts o = opts_for(out);
+    o.endpoint = ep;
+    o.max_attempts = 2;
+    dl_result r;
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, &r, &e), DL_E_NETWORK, "%s", e.msg);
+    cr_expect(strstr(e.msg, "giving up after 2 attempts") != NULL, "%s", e.msg);
+    cr_expect_eq(r.retries, 1);
+    cr_expect(!exists(out));
+    free(out);
+    hub_layout_free(&l);
+}
+
 Test(download, urls_and_origins)
 {
     char *u;
@@ -739,6 +798,7 @@ Test(download, bad_arguments)
     cr_expect_eq(dl_fetch(NULL, NULL, &e), DL_E_ARG);
     o.repo = "a/b";
     o.out_path = "x";
+    o.endpoint = "http://127.0.0.1:1";   /* never reached: the token is refused first */
     setenv("HF_TOKEN", "bad token", 1);
     cr_expect_eq(dl_fetch(&o, NULL, &e), DL_E_ARG);
     cr_expect(strstr(e.msg, "token") != NULL, "%s", e.msg);
