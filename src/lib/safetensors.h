@@ -79,7 +79,9 @@ typedef struct st_file {
     size_t map_len;
 } st_file;
 
-/* Maps path read-only and validates its header; does not read the data section.
+/* Maps path read-only and validates its header; does not read the data section (only the
+ * 8 + N header bytes are touched). The file must not be truncated while it is open: like
+ * any mapping, reading a row past a shrunken end raises SIGBUS.
  * On success *out owns the mapping (free with st_close). On error *out is NULL and err
  * says what was wrong, naming the path, the tensor and the numbers involved. */
 int st_open(st_file **out, const char *path, g2e_err *err);
@@ -103,7 +105,9 @@ const st_tensor *st_find(const st_file *f, const char *name);
 /* Metadata value for key, or NULL. */
 const char *st_meta_get(const st_file *f, const char *key);
 
-const char *st_dtype_name(st_dtype d);   /* "F32", ... */
+const char *st_dtype_name(st_dtype d);   /* "F32", ...; "?" outside the enum */
+/* The dtype named s (exact, case-sensitive, as in the header), or -1. */
+int st_dtype_from_name(const char *s);
 size_t st_dtype_size(st_dtype d);        /* bytes per element (1 for BOOL/U8/F8) */
 uint64_t st_tensor_nbytes(const st_tensor *t);
 uint64_t st_tensor_numel(const st_tensor *t);
@@ -112,5 +116,11 @@ uint64_t st_tensor_numel(const st_tensor *t);
  * converting F16/BF16 exactly. Errors: ST_E_RANGE, ST_E_DTYPE_UNSUPPORTED, ST_E_SHAPE
  * (not 2-D), G2E_EINVAL (no data mapped). */
 int st_read_row_f32(const st_file *f, const st_tensor *t, uint64_t row, float *out, g2e_err *err);
+
+/* Exact widening of one IEEE half (F16) / bfloat16 (BF16) bit pattern to float32, in integer
+ * arithmetic: subnormals become normal floats, infinities stay infinities, NaNs keep sign and
+ * payload (shifted into the top of the float's mantissa). Return the float32 BIT PATTERN. */
+uint32_t st_f16_to_f32_bits(uint16_t h);
+uint32_t st_bf16_to_f32_bits(uint16_t h);
 
 #endif
