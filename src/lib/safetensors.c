@@ -432,6 +432,12 @@ int st_parse_header(st_file **out, const uint8_t *json, size_t json_len, uint64_
                             json[i], i);
     }
 
+    /* cJSON silently skips a UTF-8 byte order mark; JSON (RFC 8259) and the reference
+     * reader do not. */
+    if (json_len >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF)
+        return g2e_fail(err, ST_E_HEADER_JSON,
+                        "header is not valid JSON: it starts with a UTF-8 byte order mark");
+
     /* cJSON gets a NUL-terminated copy: no parser can then read past the header, whatever
      * the bytes, and the mapping is never written. */
     text = malloc(json_len + 1);
