@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* 8-byte little-endian `prefix`, then hdr_len header bytes, then data_len zero bytes. */
 static uint8_t *build(uint64_t prefix, const char *hdr, size_t hdr_len, size_t data_len,
@@ -375,6 +376,8 @@ static void gpt2_variant(st_dtype dt, const char *prefix)
     cr_expect_not_null(st_find(f, nm));
     check_rows(f, &o, st_dtype_name(dt));
     st_close(f);
+    unlink(path);
+    rmdir(dir);
     free(path);
     free(dir);
 }
