@@ -66,6 +66,8 @@ static const bad_case BAD[] = {
     {"not JSON", H("{"), 0, 0, 0, 0, 0, ST_E_HEADER_JSON, "not valid JSON", NULL},
     {"NUL padding", H("{}\0\0\0\0"), 0, 0, 0, 0, 0, ST_E_HEADER_JSON, "NUL", "offset 2"},
     {"control byte", H("{\x01}"), 0, 0, 0, 0, 0, ST_E_HEADER_JSON, "0x01", "offset 1"},
+    {"raw newline inside a name", H("{\"a\nb\":{" T1 "}}"), 4, 0, 0, 0, 0, ST_E_HEADER_JSON, "0x0a", "inside a string"},
+    {"escaped newline in a name, message stays one line", H("{\"a\\nb\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}"), 4, 0, 0, 0, 0, ST_E_SIZE_MISMATCH, "'a?b'", NULL},
     {"trailing garbage", H("{} x"), 0, 0, 0, 0, 0, ST_E_HEADER_JSON, "0x78", "offset 3"},
     {"empty header", H(""), 0, 0, 0, 0, 0, ST_E_HEADER_JSON, "not valid JSON", NULL},
     {"byte order mark", H("\xef\xbb\xbf{}"), 0, 0, 0, 0, 0, ST_E_HEADER_JSON, "byte order mark", NULL},

@@ -156,6 +156,8 @@ int model_open(g2e_model **out, const char *path, g2e_err *err)
         char msg[G2E_ERR_MSG_MAX];
         memcpy(msg, err->msg, sizeof msg);
         g2e_fail(err, rc, "%s: %s", path, msg);
+        for (char *p = err->msg; *p; p++) /* one line, whatever the path holds */
+            if ((unsigned char)*p < 0x20 || *p == 0x7F) *p = '?';
     }
     return rc;
 }

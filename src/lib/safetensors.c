@@ -69,6 +69,15 @@ uint64_t st_tensor_nbytes(const st_tensor *t)
     return st_tensor_numel(t) * st_dtype_size(t->dtype);
 }
 
+/* Tensor names may hold any character through JSON escapes ("a\\nb"), and messages must
+ * stay one line: control bytes in a message become '?'. */
+static void one_line(g2e_err *err)
+{
+    if (!err) return;
+    for (char *p = err->msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7F) *p = '?';
+}
+
 /* ---------------------------------------------------------------------------------------
  * Header checks that run before cJSON sees the bytes. */
 
@@ -421,15 +430,21 @@ int st_parse_header(st_file **out, const uint8_t *json, size_t json_len, uint64_
         return g2e_fail(err, ST_E_HEADER_UTF8,
                         "header is not valid UTF-8: byte 0x%02x at header offset %zu", json[bad],
                         bad);
+    /* Lexing strings exactly as JSON does (a quote opens, a backslash escapes the next
+     * byte, a quote closes), since outside strings valid JSON has quotes nowhere else. */
+    int in_str = 0;
     for (size_t i = 0; i < json_len; i++) {
-        if (json[i] == 0)
+        uint8_t c = json[i];
+        if (c == 0)
             return g2e_fail(err, ST_E_HEADER_JSON,
                             "header has a NUL byte at header offset %zu (of %zu): NUL padding is not allowed, pad with spaces",
                             i, json_len);
-        if (json[i] < 0x20 && !is_json_ws(json[i]))
+        if (c < 0x20 && (in_str || !is_json_ws(c)))
             return g2e_fail(err, ST_E_HEADER_JSON,
-                            "header has control byte 0x%02x at header offset %zu: not JSON",
-                            json[i], i);
+                            "header has control byte 0x%02x at header offset %zu%s: not JSON", c,
+                            i, in_str ? " inside a string" : "");
+        if (in_str && c == '\\') i++;
+        else if (c == '"') in_str = !in_str;
     }
 
     /* cJSON silently skips a UTF-8 byte order mark; JSON (RFC 8259) and the reference
@@ -495,6 +510,7 @@ int st_parse_header(st_file **out, const uint8_t *json, size_t json_len, uint64_
     *out = f;
     return 0;
 fail:
+    one_line(err);
     cJSON_Delete(root);
     free(text);
     free(nums);
@@ -528,7 +544,16 @@ int st_parse_buffer(st_file **out, const uint8_t *buf, size_t len, g2e_err *err)
     return 0;
 }
 
+static int open_file(st_file **out, const char *path, g2e_err *err);
+
 int st_open(st_file **out, const char *path, g2e_err *err)
+{
+    int rc = open_file(out, path, err);
+    if (rc) one_line(err);
+    return rc;
+}
+
+static int open_file(st_file **out, const char *path, g2e_err *err)
 {
     if (!out || !path) return g2e_fail(err, G2E_EINVAL, "st_open: NULL argument");
     *out = NULL;
@@ -639,7 +664,16 @@ uint32_t st_bf16_to_f32_bits(uint16_t h)
     return (uint32_t)h << 16;
 }
 
+static int read_row(const st_file *f, const st_tensor *t, uint64_t row, float *out, g2e_err *err);
+
 int st_read_row_f32(const st_file *f, const st_tensor *t, uint64_t row, float *out, g2e_err *err)
+{
+    int rc = read_row(f, t, row, out, err);
+    if (rc) one_line(err);
+    return rc;
+}
+
+static int read_row(const st_file *f, const st_tensor *t, uint64_t row, float *out, g2e_err *err)
 {
     if (!f || !t || !out) return g2e_fail(err, G2E_EINVAL, "st_read_row_f32: NULL argument");
     if (!f->data)
