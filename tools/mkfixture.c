@@ -7,7 +7,8 @@
  *                 [--meta KEY=VALUE]... [--aligned]
  *
  * --shape gpt2 is openai-community/gpt2's layout (sparse, full layout, 548,105,171 bytes in
- * F32 without prefix); --shape tiny (default) is 64 x 8 / 16 x 8 with every row written.
+ * F32 without prefix); --shape tiny (default) is 64 x 8 / 16 x 8 with every row written
+ * (with --sparse: only the first and last row of wte and wpe). Values: fixture.h.
  */
 #include "../tests/fixture.h"
 
@@ -95,7 +96,8 @@ int main(int argc, char **argv)
     if (ctx) o.n_ctx = ctx;
     if (embd) o.n_embd = embd;
     if (aligned) { o.aligned = 1; o.header_len = 0; }
-    if (vocab || ctx || embd || layers || full >= 0) o.header_len = 0;
+    /* The real file's header length only fits the real layout. */
+    if (vocab || ctx || embd || layers || full == 0) o.header_len = 0;
     if (nm) { o.meta = meta; o.header_len = 0; }
     if (o.sparse && !o.wte_rows) { /* tiny made sparse: first and last rows */
         static uint64_t wr[2], pr[2];

@@ -9,6 +9,15 @@
  * aligned (GPT-2's starts at byte 14,291): rows are copied/converted, never accessed
  * through a cast pointer.
  *
+ * Stricter than the reference reader, on purpose: a UTF-8 byte order mark, raw control bytes
+ * (inside strings too), keys other than dtype/shape/data_offsets in a tensor entry, repeated
+ * names or keys, more than ST_MAX_NDIM dimensions, and numbers that are not plain
+ * non-negative integers (1.0, 1e3, 01, -0) are all refused. Integers are read exactly from
+ * the header text up to 2^64-1 (cJSON's doubles would round above 2^53).
+ *
+ * Every error message is one line (control bytes in names or paths show as '?') and names
+ * the tensor and the numbers involved; st_open's also starts with the path.
+ *
  * Deliberately left out: writing (tests/fixture.c and download.c write files), dtypes
  * beyond conversion of F32/F16/BF16 to float32 (others are listed, not converted).
  */
@@ -90,7 +99,7 @@ int st_open(st_file **out, const char *path, g2e_err *err);
  * buf, which must outlive it. Used by the fuzz target and the tests. */
 int st_parse_buffer(st_file **out, const uint8_t *buf, size_t len, g2e_err *err);
 
-/* Validates a header alone: json/json_len are the N header bytes, data_len the length the
+/* Validates a header alone (the result copies what it needs: json may be freed after): json/json_len are the N header bytes, data_len the length the
  * data section has (or will have, e.g. file size - 8 - N from an HTTP Content-Length).
  * The result has no data (->data NULL). Used by the downloader. */
 int st_parse_header(st_file **out, const uint8_t *json, size_t json_len, uint64_t data_len,
@@ -112,7 +121,8 @@ size_t st_dtype_size(st_dtype d);        /* bytes per element (1 for BOOL/U8/F8)
 uint64_t st_tensor_nbytes(const st_tensor *t);
 uint64_t st_tensor_numel(const st_tensor *t);
 
-/* Copies row `row` of a 2-D tensor (shape [rows, cols]) into out[cols] as float32,
+/* Copies row `row` of a 2-D tensor t of f (t must come from f: st_find or f->tensors)
+ * (shape [rows, cols]) into out[cols] as float32, through memcpy, never a cast pointer,
  * converting F16/BF16 exactly. Errors: ST_E_RANGE, ST_E_DTYPE_UNSUPPORTED, ST_E_SHAPE
  * (not 2-D), G2E_EINVAL (no data mapped). */
 int st_read_row_f32(const st_file *f, const st_tensor *t, uint64_t row, float *out, g2e_err *err);
