@@ -68,6 +68,7 @@ static const bad_case BAD[] = {
     {"control byte", H("{\x01}"), 0, 0, 0, 0, 0, ST_E_HEADER_JSON, "0x01", "offset 1"},
     {"raw newline inside a name", H("{\"a\nb\":{" T1 "}}"), 4, 0, 0, 0, 0, ST_E_HEADER_JSON, "0x0a", "inside a string"},
     {"escaped newline in a name, message stays one line", H("{\"a\\nb\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}"), 4, 0, 0, 0, 0, ST_E_SIZE_MISMATCH, "'a?b'", NULL},
+    {"escaped NUL in a name", H("{\"a\\u0000b\":{" T1 "}}"), 4, 0, 0, 0, 0, ST_E_HEADER_JSON, "\\u0000", "offset 3"},
     {"trailing garbage", H("{} x"), 0, 0, 0, 0, 0, ST_E_HEADER_JSON, "0x78", "offset 3"},
     {"empty header", H(""), 0, 0, 0, 0, 0, ST_E_HEADER_JSON, "not valid JSON", NULL},
     {"byte order mark", H("\xef\xbb\xbf{}"), 0, 0, 0, 0, 0, ST_E_HEADER_JSON, "byte order mark", NULL},

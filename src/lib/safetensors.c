@@ -443,6 +443,10 @@ int st_parse_header(st_file **out, const uint8_t *json, size_t json_len, uint64_
             return g2e_fail(err, ST_E_HEADER_JSON,
                             "header has control byte 0x%02x at header offset %zu%s: not JSON", c,
                             i, in_str ? " inside a string" : "");
+        if (in_str && c == '\\' && json_len - i >= 6 && memcmp(json + i + 1, "u0000", 5) == 0)
+            return g2e_fail(err, ST_E_HEADER_JSON,
+                            "header has an escaped NUL (\\u0000) at header offset %zu: C strings cannot hold it",
+                            i);
         if (in_str && c == '\\') i++;
         else if (c == '"') in_str = !in_str;
     }
