@@ -1,6 +1,7 @@
 /* hubtest.c — see hubtest.h. */
 #include "hubtest.h"
 
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,163 +20,85 @@
 
 #include "support.h"
 
-typedef struct ftensor {
-    char name[96];
-    int ndim;
-    uint64_t shape[4];
-    uint64_t nbytes;
-} ftensor;
+static const char *const META[] = {"format", "pt", NULL};
 
-static int cmp_name(const void *a, const void *b)
+/* Absolute offset and length of tensor name in the file at path, by cJSON. */
+static void locate_tensor(const char *path, const char *name, uint64_t *off, uint64_t *len,
+                          uint64_t *header_len)
 {
-    return strcmp(((const ftensor *)a)->name, ((const ftensor *)b)->name);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "open %s", path);
+    uint8_t b8[8];
+    cr_assert(fread(b8, 1, 8, f) == 8);
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; i--)
+        n = n << 8 | b8[i];
+    cr_assert(n < 1000000);
+    char *h = malloc(n + 1);
+    cr_assert(h && fread(h, 1, n, f) == n);
+    fclose(f);
+    h[n] = '\0';
+    cJSON *j = cJSON_Parse(h);
+    cr_assert(j, "fixture header is not JSON");
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(j, name);
+    cr_assert(o, "fixture has no %s", name);
+    cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "data_offsets");
+    cr_assert(cJSON_GetArraySize(d) == 2);
+    uint64_t b = (uint64_t)cJSON_GetArrayItem(d, 0)->valuedouble;
+    uint64_t e = (uint64_t)cJSON_GetArrayItem(d, 1)->valuedouble;
+    *off = 8 + n + b;
+    *len = e - b;
+    *header_len = n;
+    cJSON_Delete(j);
+    free(h);
 }
 
-static void add(ftensor *t, size_t *n, const char *pre, const char *name, int ndim, uint64_t a,
-                uint64_t b, uint64_t c, uint64_t d)
+hub_layout hub_fixture(hub_kind kind)
 {
-    ftensor *x = &t[(*n)++];
-    snprintf(x->name, sizeof x->name, "%s%s", pre, name);
-    x->ndim = ndim;
-    uint64_t s[4] = {a, b, c, d};
-    x->nbytes = 4;
-    for (int i = 0; i < ndim; i++) {
-        x->shape[i] = s[i];
-        x->nbytes *= s[i];
-    }
-}
-
-/* The pattern value of element i of a tensor seeded by seed. */
-static float pattern(uint64_t seed, uint64_t i)
-{
-    uint64_t z = seed * 0x9E3779B97F4A7C15ull + i + 1;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (float)(z >> 40) / 8388608.0f - 1.0f;
-}
-
-static void write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n) {
-        ssize_t k = write(fd, c, n);
-        cr_assert(k > 0, "fixture write: %s", strerror(errno));
-        c += k;
-        n -= (size_t)k;
-    }
-}
-
-hub_layout hub_fixture(int full_shape, int prefix)
-{
-    uint64_t V = full_shape ? 50257 : 1000, C = full_shape ? 1024 : 64, E = full_shape ? 768 : 32;
-    int L = 12;
-    const char *pre = prefix ? "transformer." : "";
-    ftensor t[200];
-    size_t n = 0;
-    char nm[64];
-    for (int l = 0; l < L; l++) {
-#define T(suffix, nd, a, b, c, d) \
-    (snprintf(nm, sizeof nm, "h.%d.%s", l, suffix), add(t, &n, pre, nm, nd, a, b, c, d))
-        T("attn.bias", 4, 1, 1, C, C);
-        T("attn.c_attn.bias", 1, 3 * E, 0, 0, 0);
-        T("attn.c_attn.weight", 2, E, 3 * E, 0, 0);
-        T("attn.c_proj.bias", 1, E, 0, 0, 0);
-        T("attn.c_proj.weight", 2, E, E, 0, 0);
-        T("ln_1.bias", 1, E, 0, 0, 0);
-        T("ln_1.weight", 1, E, 0, 0, 0);
-        T("ln_2.bias", 1, E, 0, 0, 0);
-        T("ln_2.weight", 1, E, 0, 0, 0);
-        T("mlp.c_fc.bias", 1, 4 * E, 0, 0, 0);
-        T("mlp.c_fc.weight", 2, E, 4 * E, 0, 0);
-        T("mlp.c_proj.bias", 1, E, 0, 0, 0);
-        T("mlp.c_proj.weight", 2, 4 * E, E, 0, 0);
-#undef T
-    }
-    add(t, &n, pre, "ln_f.bias", 1, E, 0, 0, 0);
-    add(t, &n, pre, "ln_f.weight", 1, E, 0, 0, 0);
-    add(t, &n, pre, "wpe.weight", 2, C, E, 0, 0);
-    add(t, &n, pre, "wte.weight", 2, V, E, 0, 0);
-    qsort(t, n, sizeof t[0], cmp_name);
-
-    /* the header */
-    size_t cap = 65536, hl = 0;
-    char *h = malloc(cap);
-    cr_assert(h);
-    hl += (size_t)snprintf(h + hl, cap - hl, "{\"__metadata__\":{\"format\":\"pt\"}");
-    uint64_t at = 0;
     hub_layout out;
     memset(&out, 0, sizeof out);
-    uint64_t wte_rel = 0, wpe_rel = 0;
-    for (size_t i = 0; i < n; i++) {
-        hl += (size_t)snprintf(h + hl, cap - hl, ",\"%s\":{\"dtype\":\"F32\",\"shape\":[", t[i].name);
-        for (int d = 0; d < t[i].ndim; d++)
-            hl += (size_t)snprintf(h + hl, cap - hl, "%s%" PRIu64, d ? "," : "", t[i].shape[d]);
-        hl += (size_t)snprintf(h + hl, cap - hl, "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}",
-                               at, at + t[i].nbytes);
-        if (strstr(t[i].name, "wte.weight")) {
-            wte_rel = at;
-            out.wte_len = t[i].nbytes;
-            snprintf(out.wte_name, sizeof out.wte_name, "%.63s", t[i].name);
+    fixture_opts *o = &out.o;
+    if (kind == HUB_GPT2) {
+        fixture_gpt2(o, ST_F32, NULL);   /* the real file's header length and size */
+        o->sparse = 0;                   /* but every row written */
+        o->wte_rows = o->wpe_rows = NULL;
+        o->n_wte_rows = o->n_wpe_rows = 0;
+    } else {
+        fixture_tiny(o);
+        o->n_vocab = 1000;
+        o->n_ctx = 64;
+        o->n_embd = 32;
+        o->full_layout = 1;
+        o->n_layer = 2;
+        o->meta = META;
+        if (kind == HUB_TINY_BF16) {
+            o->dtype = ST_BF16;
+            o->prefix = "transformer.";
         }
-        if (strstr(t[i].name, "wpe.weight")) {
-            wpe_rel = at;
-            out.wpe_len = t[i].nbytes;
-            snprintf(out.wpe_name, sizeof out.wpe_name, "%.63s", t[i].name);
-        }
-        at += t[i].nbytes;
-        cr_assert(hl < cap - 256);
     }
-    hl += (size_t)snprintf(h + hl, cap - hl, "}");
-    out.header_len = hl;
-    out.size = 8 + hl + at;
-    out.wte_off = 8 + hl + wte_rel;
-    out.wpe_off = 8 + hl + wpe_rel;
-    out.n_vocab = V;
-    out.n_ctx = C;
-    out.n_embd = E;
+    static const char *const NAMES[] = {"gpt2", "tiny", "tiny-bf16"};
+    const char *pre = o->prefix ? o->prefix : "";
+    snprintf(out.wte_name, sizeof out.wte_name, "%swte.weight", pre);
+    snprintf(out.wpe_name, sizeof out.wpe_name, "%swpe.weight", pre);
+    out.n_vocab = o->n_vocab;
+    out.n_ctx = o->n_ctx;
+    out.n_embd = o->n_embd;
 
     mkdir(G2E_TEST_TMP, 0755);
     char name[128];
-    snprintf(name, sizeof name, "hubfix-%s-%s-v1.safetensors", full_shape ? "full" : "tiny",
-             prefix ? "prefixed" : "plain");
+    snprintf(name, sizeof name, "hub-%s-v2.safetensors", NAMES[kind]);
     out.path = path_join(G2E_TEST_TMP, name);
     struct stat sb;
-    if (stat(out.path, &sb) == 0 && (uint64_t)sb.st_size == out.size) {
-        free(h);
-        return out;
+    if (stat(out.path, &sb) != 0) {
+        char e[256];
+        cr_assert(fixture_write(out.path, o, e, sizeof e) == 0, "fixture: %s", e);
+        cr_assert(stat(out.path, &sb) == 0);
     }
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", out.path, (int)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    cr_assert(fd >= 0, "create %s: %s", tmp, strerror(errno));
-    uint8_t len8[8];
-    for (int i = 0; i < 8; i++)
-        len8[i] = (uint8_t)(hl >> (8 * i));
-    write_all(fd, len8, 8);
-    write_all(fd, h, hl);
-    free(h);
-    float *buf = malloc(1 << 20);
-    cr_assert(buf);
-    for (size_t i = 0; i < n; i++) {
-        int seed = strstr(t[i].name, "wte.weight") ? 1 : strstr(t[i].name, "wpe.weight") ? 2 : 0;
-        if (!seed) {
-            cr_assert(lseek(fd, (off_t)t[i].nbytes, SEEK_CUR) >= 0);
-            continue;
-        }
-        uint64_t ne = t[i].nbytes / 4, done = 0;
-        while (done < ne) {
-            size_t k = ne - done < (1 << 18) ? (size_t)(ne - done) : (1 << 18);
-            for (size_t j = 0; j < k; j++)
-                buf[j] = pattern((uint64_t)seed, done + j);
-            write_all(fd, buf, k * 4);
-            done += k;
-        }
-    }
-    free(buf);
-    cr_assert(ftruncate(fd, (off_t)out.size) == 0);
-    cr_assert(close(fd) == 0);
-    cr_assert(rename(tmp, out.path) == 0);
+    out.size = (uint64_t)sb.st_size;
+    uint64_t h1, h2;
+    locate_tensor(out.path, out.wte_name, &out.wte_off, &out.wte_len, &h1);
+    locate_tensor(out.path, out.wpe_name, &out.wpe_off, &out.wpe_len, &h2);
+    out.header_len = h1;
     return out;
 }
 

@@ -7,9 +7,21 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* What the writer put where: byte offsets in the file (not the data section). */
+#include "fixture.h"
+
+/* The source files the stand-in serves, written by tests/fixture.c (every tensor filled,
+ * nothing sparse, so that every byte of wte and wpe is checked):
+ *   HUB_GPT2         openai-community/gpt2's layout and sizes: 160 F32 tensors, header
+ *                    14,283 bytes, 548,105,171 bytes in all
+ *   HUB_TINY         the same layout, 2 blocks, vocab 1000, ctx 64, embd 32, F32
+ *   HUB_TINY_BF16    as HUB_TINY in BF16 with every name prefixed "transformer." */
+typedef enum hub_kind { HUB_GPT2, HUB_TINY, HUB_TINY_BF16 } hub_kind;
+
+/* What the writer put where, read back from the header with cJSON (not with the loader
+ * under test): byte offsets in the file, not in the data section. */
 typedef struct hub_layout {
     char *path;                       /* owned */
+    fixture_opts o;                   /* how it was written: fixture_expected() values */
     uint64_t size;                    /* file size */
     uint64_t header_len;              /* N */
     uint64_t wte_off, wte_len;        /* absolute offset and length of wte's bytes */
@@ -18,12 +30,8 @@ typedef struct hub_layout {
     uint64_t n_vocab, n_ctx, n_embd;
 } hub_layout;
 
-/* A GPT-2-layout file (every tensor of the real model, names sorted as the Hub's file is,
- * F32 only): wte and wpe filled with a seeded pattern, the other tensors left as holes.
- * full_shape: gpt2's real shapes (548 MB, sparse); else 12 layers of a tiny model
- * (vocab 1000, ctx 64, embd 32). prefix: "transformer." before every name. Cached under
- * the build's tmp/ (rebuilt when missing). Aborts the test on failure. */
-hub_layout hub_fixture(int full_shape, int prefix);
+/* Writes the file once per build (cached under the build's tmp/); aborts the test on error. */
+hub_layout hub_fixture(hub_kind kind);
 void hub_layout_free(hub_layout *l);
 
 typedef struct hub_server {

@@ -97,6 +97,32 @@ static void server_sha(const hub_layout *l, char out[65])
     free(p);
 }
 
+/* The stored rows hold the values the fixture writer meant: every row of a small file,
+ * every 61st and the last of the full-shape one. */
+static void expect_values(const hub_layout *l, int which, const uint8_t *base)
+{
+    size_t es = l->o.dtype == ST_F32 ? 4 : 2;
+    uint64_t rows = which == FIXTURE_WTE ? l->n_vocab : l->n_ctx;
+    uint64_t step = rows > 5000 ? 61 : 1;
+    int bad = 0;
+    for (uint64_t r = 0; r < rows; r = r + step < rows || r == rows - 1 ? r + step : rows - 1) {
+        for (uint64_t c = 0; c < l->n_embd; c++) {
+            const uint8_t *p = base + (r * l->n_embd + c) * es;
+            float got;
+            if (es == 4) {
+                memcpy(&got, p, 4);
+            } else {
+                uint16_t u = (uint16_t)(p[0] | p[1] << 8);
+                got = l->o.dtype == ST_BF16 ? fixture_bf16_to_f32(u) : fixture_f16_to_f32(u);
+            }
+            float want = fixture_expected(&l->o, which, r, c);
+            if (memcmp(&got, &want, 4) != 0 && bad++ < 3)
+                cr_expect_fail("%s[%" PRIu64 "][%" PRIu64 "] = %g, want %g",
+                               which == FIXTURE_WTE ? "wte" : "wpe", r, c, (double)got, (double)want);
+        }
+    }
+}
+
 /* Checks that path holds exactly src's wte and wpe (bytes, names, order) and metadata. */
 static void expect_embeddings_file_of(const char *path, const hub_layout *l, const char *repo)
 {
@@ -116,6 +142,10 @@ static void expect_embeddings_file_of(const char *path, const hub_layout *l, con
     const uint8_t *wpe = b + data + (wpe_first ? 0 : first);
     cr_expect(memcmp(wte, src + l->wte_off, l->wte_len) == 0, "wte bytes differ");
     cr_expect(memcmp(wpe, src + l->wpe_off, l->wpe_len) == 0, "wpe bytes differ");
+    /* and they hold the values the fixture writer meant (every row of a small file,
+     * every 61st and the last of the full-shape one) */
+    for (int which = 0; which < 2; which++)
+        expect_values(l, which, which == FIXTURE_WTE ? wte : wpe);
 
     /* the loader accepts it, and its metadata is what the Hub said */
     st_file *st = NULL;
@@ -138,6 +168,7 @@ static void expect_embeddings_file_of(const char *path, const hub_layout *l, con
     cr_expect_str_eq(st_meta_get(st, "source_repo"), repo);
     cr_expect_str_eq(st_meta_get(st, "source_commit"), "607a30d783dfa663caf39e06633721c8d4cfcd7e");
     cr_expect_str_eq(st_meta_get(st, "format"), "pt");
+    cr_expect_eq(t->dtype, l->o.dtype);
     uint8_t dg[32];
     char hex[65], key[128];
     sha256_digest(src + l->wte_off, l->wte_len, dg);
@@ -166,7 +197,7 @@ static int exists(const char *p)
 
 Test(download, embeddings_only_full_shape_is_byte_identical_and_small)
 {
-    hub_layout l = hub_fixture(1, 0);
+    hub_layout l = hub_fixture(HUB_GPT2);
     hub_start(&srv, l.path, dir, NULL);
     char *out = path_join(dir, "gpt2.safetensors");
     dl_opts o = opts_for(out);
@@ -174,8 +205,11 @@ Test(download, embeddings_only_full_shape_is_byte_identical_and_small)
     g2e_err e;
     cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
     expect_embeddings_file(out, &l);
-    /* only the length, the header and the two tensors crossed the wire */
+    /* only the length, the header and the two tensors crossed the wire: for gpt2's
+     * layout 8 + 14,283 + 50257 x 768 x 4 + 1024 x 768 x 4 = 157,549,523 of 548,105,171 */
     uint64_t want = 8 + l.header_len + l.wte_len + l.wpe_len;
+    cr_expect_eq(l.size, FIXTURE_GPT2_FILE_SIZE);
+    cr_expect_eq(want, 157549523ull);
     uint64_t sent = hub_sent(&srv);
     cr_expect(sent >= want && sent < want + 4096, "server sent %" PRIu64 ", want ~%" PRIu64, sent, want);
     cr_expect(r.transferred >= want && r.transferred < want + 4096, "transferred %" PRIu64, r.transferred);
@@ -229,7 +263,7 @@ static void expect_same_file(const char *a, const char *b)
 
 Test(download, prefixed_names_are_kept)
 {
-    hub_layout l = hub_fixture(0, 1);
+    hub_layout l = hub_fixture(HUB_TINY_BF16);
     char *out;
     dl_result r;
     g2e_err e;
@@ -243,7 +277,7 @@ Test(download, prefixed_names_are_kept)
 
 Test(download, full_file_verified_against_sha256)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     char *out;
     dl_result r;
     g2e_err e;
@@ -259,7 +293,7 @@ Test(download, full_file_verified_against_sha256)
 
 Test(download, full_shape_full_file)
 {
-    hub_layout l = hub_fixture(1, 0);
+    hub_layout l = hub_fixture(HUB_GPT2);
     char *out;
     dl_result r;
     g2e_err e;
@@ -273,7 +307,7 @@ Test(download, full_shape_full_file)
 
 Test(download, resume_after_a_dropped_connection)
 {
-    hub_layout l = hub_fixture(1, 0);
+    hub_layout l = hub_fixture(HUB_GPT2);
     const char *args[] = {"--fault", "drop:after=30000000", NULL};
     char *out;
     dl_result r;
@@ -293,7 +327,7 @@ Test(download, resume_after_a_dropped_connection)
 
 Test(download, short_body_is_retried)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--fault", "short:after=1000", NULL};
     char *out;
     dl_result r;
@@ -307,7 +341,7 @@ Test(download, short_body_is_retried)
 
 Test(download, resume_across_calls_from_the_part_file)
 {
-    hub_layout l = hub_fixture(1, 0);
+    hub_layout l = hub_fixture(HUB_GPT2);
     const char *args[] = {"--fault", "drop:after=40000000", NULL};
     hub_start(&srv, l.path, dir, args);
     char *out = path_join(dir, "gpt2.safetensors");
@@ -344,7 +378,7 @@ Test(download, resume_across_calls_from_the_part_file)
 
 Test(download, a_part_of_another_file_is_not_resumed)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     hub_start(&srv, l.path, dir, NULL);
     char *out = path_join(dir, "gpt2.safetensors");
     char *part = part_of(out, ".part"), *info = part_of(out, ".part.info");
@@ -364,7 +398,7 @@ Test(download, a_part_of_another_file_is_not_resumed)
 
 Test(download, a_200_answer_to_a_range_request)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--fault", "ignore_range", NULL};
     char *out;
     dl_result r;
@@ -380,8 +414,8 @@ Test(download, a_200_answer_to_a_range_request)
 Test(download, a_200_answer_in_full_mode_after_a_drop)
 {
     /* resuming, the server ignores Range: the bytes before the offset are skipped */
-    hub_layout l = hub_fixture(0, 0);
-    const char *args[] = {"--fault", "drop:after=500000", "--fault", "ignore_range", NULL};
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "drop:after=50000", "--fault", "ignore_range", NULL};
     char *out;
     dl_result r;
     g2e_err e;
@@ -394,7 +428,7 @@ Test(download, a_200_answer_in_full_mode_after_a_drop)
 
 Test(download, retry_after_500_once)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--fault", "status:code=500:where=cdn", "--fault",
                           "status:code=503:where=hub:times=2", NULL};
     char *out;
@@ -411,7 +445,7 @@ Test(download, retry_after_500_once)
 
 Test(download, persistent_429_gives_up_after_the_bound)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--fault", "status:code=429:where=hub:times=-1", NULL};
     hub_start(&srv, l.path, dir, args);
     char *out = path_join(dir, "gpt2.safetensors");
@@ -431,7 +465,7 @@ Test(download, persistent_429_gives_up_after_the_bound)
 
 static void expect_failure(const char *const *args, dl_opts *o, int code, const char *needle)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     hub_start(&srv, l.path, dir, args);
     char *out = path_join(dir, "gpt2.safetensors");
     o->endpoint = srv.endpoint;
@@ -492,7 +526,7 @@ Test(download, offline_sends_nothing)
 Test(download, token_reaches_the_endpoint_but_never_the_cdn)
 {
     setenv("HF_TOKEN", "sekrit", 1);
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--token", "sekrit", NULL};
     char *out;
     dl_result r;
@@ -512,7 +546,7 @@ Test(download, token_reaches_the_endpoint_but_never_the_cdn)
 Test(download, a_renamed_repo_is_followed_on_the_same_host_with_the_token)
 {
     setenv("HF_TOKEN", "sekrit", 1);
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--renamed", "gpt2", "--token", "sekrit", NULL};
     hub_start(&srv, l.path, dir, args);
     char *out = path_join(dir, "gpt2.safetensors");
@@ -535,7 +569,7 @@ Test(download, a_renamed_repo_is_followed_on_the_same_host_with_the_token)
 
 Test(download, a_part_being_written_is_not_touched)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     hub_start(&srv, l.path, dir, NULL);
     char *out = path_join(dir, "gpt2.safetensors");
     char *part = part_of(out, ".part");
@@ -559,7 +593,7 @@ Test(download, token_from_the_hf_home_file)
     char *tok = path_join(getenv("HF_HOME"), "token");
     mkdir(getenv("HF_HOME"), 0755);
     write_file(tok, "  sekrit\n", 9);
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--token", "sekrit", NULL};
     char *out;
     dl_result r;
@@ -573,7 +607,7 @@ Test(download, token_from_the_hf_home_file)
 
 Test(download, checksum_mismatch_leaves_no_file)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     char arg[64];
     snprintf(arg, sizeof arg, "corrupt:offset=%" PRIu64, l.wte_off + 12345);
     const char *args[] = {"--fault", arg, NULL};
@@ -592,7 +626,7 @@ Test(download, checksum_mismatch_leaves_no_file)
 
 Test(download, checksum_mismatch_keeps_the_good_file)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     char arg[64];
     snprintf(arg, sizeof arg, "corrupt:offset=%" PRIu64, l.size - 1);
     const char *args[] = {"--fault", arg, NULL};
@@ -615,7 +649,7 @@ Test(download, checksum_mismatch_keeps_the_good_file)
 
 Test(download, a_failed_download_keeps_the_good_file)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--fault", "status:code=500:where=cdn:times=-1", NULL};
     hub_start(&srv, l.path, dir, args);
     char *out = path_join(dir, "gpt2.safetensors");
@@ -635,7 +669,7 @@ Test(download, a_failed_download_keeps_the_good_file)
 
 Test(download, etag_change_mid_download_discards_the_part)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--fault", "etag_change:after=3", NULL};
     char *out;
     dl_result r;
@@ -693,7 +727,7 @@ Test(download, no_embeddings_in_the_file)
 
 Test(download, etag_and_content_length_when_the_hub_serves_the_file_itself)
 {
-    hub_layout l = hub_fixture(0, 1);
+    hub_layout l = hub_fixture(HUB_TINY_BF16);
     const char *args[] = {"--direct", NULL};
     char *out;
     dl_result r;
@@ -713,7 +747,7 @@ Test(download, etag_and_content_length_when_the_hub_serves_the_file_itself)
 
 Test(download, a_stalled_transfer_times_out_and_resumes)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--fault", "stall:after=20000:seconds=4", NULL};
     hub_start(&srv, l.path, dir, args);
     char *out = path_join(dir, "gpt2.safetensors");
@@ -731,7 +765,7 @@ Test(download, a_stalled_transfer_times_out_and_resumes)
 Test(download, connection_refused_is_retried_then_reported)
 {
     /* a port nobody listens on: start a server, note its port, stop it */
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     hub_start(&srv, l.path, dir, NULL);
     char ep[64];
     snprintf(ep, sizeof ep, "%s", srv.endpoint);
@@ -860,7 +894,7 @@ Test(download, cli_help_and_usage_errors)
 
 Test(download, cli_downloads_then_finds_it_there)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     hub_start(&srv, l.path, dir, NULL);
     run_result r = cli(NULL, NULL);
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
@@ -907,7 +941,7 @@ Test(download, cli_downloads_then_finds_it_there)
 
 Test(download, cli_model_repo_and_dir)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--repo", "someone/tiny-gpt2", NULL};
     hub_start(&srv, l.path, dir, args);
     run_result r = cli(NULL, "--repo", "someone/tiny-gpt2", "--dir", "a/b", NULL);
@@ -922,7 +956,7 @@ Test(download, cli_model_repo_and_dir)
 
 Test(download, cli_errors_are_one_line)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     hub_start(&srv, l.path, dir, NULL);
     run_result r = cli(NULL, "--revision", "nope", NULL);
     cr_expect_eq(r.status, 1);
@@ -938,7 +972,7 @@ Test(download, cli_errors_are_one_line)
 
 Test(download, cli_offline_sends_nothing_creates_nothing)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     hub_start(&srv, l.path, dir, NULL);
     char *env[] = {(char *)"HF_HUB_OFFLINE=1", NULL};
     run_result r = cli(env, NULL);
@@ -955,7 +989,7 @@ Test(download, cli_offline_sends_nothing_creates_nothing)
 
 Test(download, cli_uses_the_hugging_face_cache)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     hub_start(&srv, l.path, dir, NULL);
     const char *commit = "607a30d783dfa663caf39e06633721c8d4cfcd7e";
     char p[4096];
@@ -987,7 +1021,7 @@ Test(download, cli_uses_the_hugging_face_cache)
 
 Test(download, cli_resumes_across_runs)
 {
-    hub_layout l = hub_fixture(1, 0);
+    hub_layout l = hub_fixture(HUB_GPT2);
     const char *args[] = {"--fault", "drop:after=50000000", NULL};
     hub_start(&srv, l.path, dir, args);
     char *env[] = {(char *)"GPT2_EMBED_TEST_ATTEMPTS=1", NULL};
@@ -1011,7 +1045,7 @@ Test(download, cli_resumes_across_runs)
 
 Test(download, cli_reports_retries)
 {
-    hub_layout l = hub_fixture(0, 0);
+    hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--fault", "status:code=502:where=cdn", NULL};
     hub_start(&srv, l.path, dir, args);
     run_result r = cli(NULL, NULL);
