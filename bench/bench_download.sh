@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench_download.sh — throughput of `gpt2-embed download` over loopback (no target in the
 # issue: this measures the client, not a network). Serves a full-shape GPT-2-layout file
-# (548 MB, wte/wpe filled, the rest sparse) with tests/hub_server.py on 127.0.0.1 and times
+# (548 MB, every tensor written by tools/mkfixture) with tests/hub_server.py on 127.0.0.1 and times
 # the embeddings-only download (157.5 MB + header) and --full (548 MB + sha256), 5 runs
 # each, printing the medians. Usage: bench/bench_download.sh BUILD_DIR
 set -euo pipefail
@@ -13,37 +13,9 @@ SRV=""
 cleanup() { [ -n "$SRV" ] && kill "$SRV" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
 
-/usr/bin/python3 - "$T/model.safetensors" <<'PY'
-import json, os, struct, sys
-V, C, E, L = 50257, 1024, 768, 12
-shapes = {}
-for l in range(L):
-    p = "h.%d." % l
-    shapes.update({p + "attn.bias": [1, 1, C, C], p + "attn.c_attn.bias": [3 * E],
-                   p + "attn.c_attn.weight": [E, 3 * E], p + "attn.c_proj.bias": [E],
-                   p + "attn.c_proj.weight": [E, E], p + "ln_1.bias": [E], p + "ln_1.weight": [E],
-                   p + "ln_2.bias": [E], p + "ln_2.weight": [E], p + "mlp.c_fc.bias": [4 * E],
-                   p + "mlp.c_fc.weight": [E, 4 * E], p + "mlp.c_proj.bias": [E],
-                   p + "mlp.c_proj.weight": [4 * E, E]})
-shapes.update({"ln_f.bias": [E], "ln_f.weight": [E], "wpe.weight": [C, E], "wte.weight": [V, E]})
-hdr, at, fill = {"__metadata__": {"format": "pt"}}, 0, []
-for name in sorted(shapes):
-    n = 4
-    for d in shapes[name]:
-        n *= d
-    hdr[name] = {"dtype": "F32", "shape": shapes[name], "data_offsets": [at, at + n]}
-    if name in ("wte.weight", "wpe.weight"):
-        fill.append((at, n))
-    at += n
-h = json.dumps(hdr, separators=(",", ":")).encode()
-with open(sys.argv[1], "wb") as f:
-    f.write(struct.pack("<Q", len(h)) + h)
-    base = 8 + len(h)
-    for off, n in fill:
-        f.seek(base + off)
-        f.write(os.urandom(n))
-    f.truncate(base + at)
-PY
+# gpt2's layout and shapes with every tensor written (tools/mkfixture, tests/fixture.c)
+"$B/mkfixture" "$T/model.safetensors" --full-layout --layers 12 --vocab 50257 --ctx 1024 \
+    --embd 768 --meta format=pt
 
 coproc HUB { exec /usr/bin/python3 tests/hub_server.py --file "$T/model.safetensors" --lifetime 600; }
 SRV=$HUB_PID
