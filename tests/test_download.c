@@ -916,6 +916,16 @@ Test(download, cli_downloads_then_finds_it_there)
     cr_expect(strstr(r.out, "already there") != NULL, "%s", r.out);
     cr_expect_eq(hub_count(&srv, "hub", NULL), before, "no request for a file in place");
     run_free(&r);
+    /* the same file asked for by its commit is there too; another revision is not */
+    r = cli(NULL, "--revision", "607a30d783dfa663caf39e06633721c8d4cfcd7e", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "already there") != NULL, "%s", r.out);
+    run_free(&r);
+    r = cli(NULL, "--revision", "v2", NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "no revision 'v2'") != NULL, "%s", r.err);
+    run_free(&r);
+    expect_embeddings_file(out, &l);
     /* a damaged file in place is noticed by its recorded sha256 and replaced */
     FILE *f = fopen(out, "r+b");
     cr_assert(f);

@@ -364,7 +364,15 @@ int cmd_download(int argc, char **argv)
         if (st_open(&st, out, &e) == 0 && find_emb(st, "wte.weight") && find_emb(st, "wpe.weight") &&
             tensors_intact(st, &e)) {
             int enough = !full || st->n_tensors > 2;
+            /* a file this command wrote names its source: another repo or revision asked
+             * for is not "already there" (a file from elsewhere is taken as it is) */
+            const char *srepo = st_meta_get(st, "source_repo");
+            const char *srev = st_meta_get(st, "source_revision");
             const char *commit = st_meta_get(st, "source_commit");
+            if (srepo && (strcmp(srepo, repo) != 0 ||
+                          !((srev && strcmp(srev, revision) == 0) ||
+                            (commit && strcmp(commit, revision) == 0))))
+                enough = 0;
             char c8[32] = "";
             if (commit)
                 snprintf(c8, sizeof c8, " (commit %.8s)", commit);
