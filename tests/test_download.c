@@ -133,6 +133,7 @@ static void expect_embeddings_file_of(const char *path, const hub_layout *l, con
     cr_assert(n > 8);
     uint64_t hl = le64(b);
     cr_assert(hl < n - 8);
+    cr_expect_eq((8 + hl) % 8, 0, "data section at %" PRIu64 ", not 8-aligned", 8 + hl);
     uint64_t data = 8 + hl;
     /* source order: wpe before wte in a GPT-2 file sorted by name */
     int wpe_first = l->wpe_off < l->wte_off;

@@ -1092,12 +1092,16 @@ static int fetch_embeddings(dl_ctx *c, g2e_err *err)
     char hx[2][65];
     memset(hx, '0', sizeof hx);
     hx[0][64] = hx[1][64] = '\0';
-    size_t hl = build_header(NULL, c, format, t, (const char(*)[65])hx);
+    /* spaces after the JSON put the data at a multiple of 8, as the reference writer does;
+     * the hashes are placeholders of their final length until the bytes are in */
+    size_t json_len = build_header(NULL, c, format, t, (const char(*)[65])hx);
+    size_t hl = json_len + (8 - json_len % 8) % 8;
     hdr = malloc(8 + hl);
     if (!hdr) {
         rc = g2e_fail(err, G2E_ENOMEM, "out of memory");
         goto fail;
     }
+    memset(hdr + 8 + json_len, ' ', hl - json_len);
     put_le64((uint8_t *)hdr, hl);
     build_header(hdr + 8, c, format, t, (const char(*)[65])hx);
     uint64_t nb[2] = {t[0]->end - t[0]->begin, t[1]->end - t[1]->begin};

@@ -22,6 +22,7 @@
  *              source_commit, source_file, source_sha256, source_size,
  *              sha256.<tensor name> (hex sha256 of that tensor's bytes) for each tensor,
  *              created_by = "gpt2-embed download".
+ *            The header is padded with spaces so that the data starts at a multiple of 8.
  *            The source's sha256 cannot be checked without the whole file: what is checked
  *            is the header, every Content-Range and byte count, and that the Hub's ETag
  *            stays the same on every request (each request goes through the endpoint).
