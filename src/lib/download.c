@@ -572,6 +572,8 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
                 rc = g2e_fail(err, DL_E_PROTOCOL, "HTTP %ld without a Location from %s", st, url);
                 goto out;
             }
+            if (!s && !dl_same_origin(loc, c->endpoint))
+                goto out;   /* a HEAD stops at the CDN's door: the metadata is in hand */
             char *nu = strdup(loc);
             if (!nu) {
                 rc = g2e_fail(err, G2E_ENOMEM, "out of memory");
