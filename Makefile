@@ -77,7 +77,9 @@ $(CLIA): $(CLI_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/gpt2-embed: $(B)/src/cli/main.o $(CLIA) $(LIBA)
+# The command objects are linked whole: main.c refers to them only weakly, and a weak
+# reference never pulls a member out of an archive.
+$(B)/gpt2-embed: $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 gpt2-embed: $(B)/gpt2-embed

@@ -203,13 +203,41 @@ static int check_size(int *w, int *h, int dw, int dh, int minw, int minh)
     return 0;
 }
 
-static void draw_title(cairo_t *cr, const char *title, double cx, double y)
+/* s truncated with "…" to fit max_w pixels in the current font, into buf[cap]. */
+static void fit_text(cairo_t *cr, const char *s, double max_w, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s", s);
+    if (text_w(cr, buf) <= max_w)
+        return;
+    size_t n = strlen(buf);
+    while (n > 0) {
+        n--;
+        while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80)   /* whole characters */
+            n--;
+        if (n + 4 > cap)
+            continue;
+        memcpy(buf + n, "\xE2\x80\xA6", 4);   /* … and NUL */
+        if (text_w(cr, buf) <= max_w)
+            return;
+    }
+    snprintf(buf, cap, "\xE2\x80\xA6");
+}
+
+/* The title centred on cx, shrunk (down to 10 pt) and then cut with "…" to fit max_w. */
+static void draw_title(cairo_t *cr, const char *title, double cx, double y, double max_w)
 {
     if (!title || !*title)
         return;
-    font(cr, FS_TITLE, 1);
+    double size = FS_TITLE;
+    font(cr, size, 1);
+    while (text_w(cr, title) > max_w && size > 10.0) {
+        size -= 1.0;
+        font(cr, size, 1);
+    }
+    char buf[512];
+    fit_text(cr, title, max_w, buf, sizeof buf);
     cairo_set_source_rgb(cr, 0, 0, 0);
-    text_at(cr, title, cx, y, 0.5, 0.0);
+    text_at(cr, buf, cx, y, 0.5, 0.0);
 }
 
 /* A vertical colour bar at (x, y, w, h), vmax at the top row, vmin at the bottom row,
@@ -271,8 +299,15 @@ int plot_heatmap_layout(const plot_heatmap *h, plot_layout *l)
         cli_error("the colour range must have vmin < vmax, got [%g, %g]", h->vmin, h->vmax);
         return -1;
     }
+    /* by default, grow the image until every cell has at least one pixel (up to 2400
+     * per side), so that no two data rows are averaged into one */
+    int dw = 960, dh = 600;
+    if ((int)h->nx > dw - HM_LEFT - HM_RIGHT)
+        dw = (h->nx < 2400 ? (int)h->nx : 2400) + HM_LEFT + HM_RIGHT;
+    if ((int)h->ny > dh - HM_TOP - HM_BOTTOM)
+        dh = (h->ny < 2400 ? (int)h->ny : 2400) + HM_TOP + HM_BOTTOM;
     int w = h->width, ht = h->height;
-    if (check_size(&w, &ht, 960, 600, HM_LEFT + HM_RIGHT + 40, HM_TOP + HM_BOTTOM + 40))
+    if (check_size(&w, &ht, dw, dh, HM_LEFT + HM_RIGHT + 40, HM_TOP + HM_BOTTOM + 40))
         return -1;
     memset(l, 0, sizeof *l);
     l->width = w;
@@ -364,7 +399,7 @@ int plot_heatmap_png(const plot_heatmap *h, const char *path)
         text_at(cr, h->xlabel, L.area_x + L.area_w / 2.0, L.height - 8, 0.5, 1.0);
     if (h->ylabel)
         text_vertical(cr, h->ylabel, 18, L.area_y + L.area_h / 2.0);
-    draw_title(cr, h->title, L.area_x + L.area_w / 2.0, 14);
+    draw_title(cr, h->title, L.width / 2.0, 14, L.width - 16.0);
     if (draw_vbar(cr, L.bar_x, L.bar_y, L.bar_w, L.bar_h, h->vmin, h->vmax, h->cbar_label))
         goto done;
     rc = save_png(surf, path);
@@ -535,7 +570,7 @@ int plot_lines_png(const plot_lines *p, const char *path)
         text_at(cr, p->xlabel, ax + aw / 2.0, H - 8, 0.5, 1.0);
     if (p->ylabel)
         text_vertical(cr, p->ylabel, 18, ay + ah / 2.0);
-    draw_title(cr, p->title, ax + aw / 2.0, 14);
+    draw_title(cr, p->title, W / 2.0, 14, W - 16.0);
     int rc = save_png(surf, path);
     cairo_destroy(cr);
     cairo_surface_destroy(surf);
@@ -543,26 +578,6 @@ int plot_lines_png(const plot_lines *p, const char *path)
 }
 
 /* ---- strips ---- */
-
-/* s truncated with "…" to fit max_w pixels in the current font, into buf[cap]. */
-static void fit_text(cairo_t *cr, const char *s, double max_w, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "%s", s);
-    if (text_w(cr, buf) <= max_w)
-        return;
-    size_t n = strlen(buf);
-    while (n > 0) {
-        n--;
-        while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80)   /* whole characters */
-            n--;
-        if (n + 4 > cap)
-            continue;
-        memcpy(buf + n, "\xE2\x80\xA6", 4);   /* … and NUL */
-        if (text_w(cr, buf) <= max_w)
-            return;
-    }
-    snprintf(buf, cap, "\xE2\x80\xA6");
-}
 
 int plot_strips_png(const plot_strips *s, const char *path)
 {
@@ -654,7 +669,7 @@ int plot_strips_png(const plot_strips *s, const char *path)
             text_at(cr, buf, left - 10, top + ((double)r + 0.5) * row_h - gap / 2.0, 1.0, 0.5);
         }
     }
-    draw_title(cr, s->title, W / 2.0, 14);
+    draw_title(cr, s->title, W / 2.0, 14, W - 16.0);
 
     /* horizontal colour bar under the strips */
     {
