@@ -442,8 +442,8 @@ int plot_lines_png(const plot_lines *p, const char *path)
     if (ymin == ymax)
         ymin -= 0.5, ymax += 0.5;
     double ystep = nice_step(ymax - ymin, 6);
-    ymin = floor(ymin / ystep - 1e-9) * ystep;
-    ymax = ceil(ymax / ystep + 1e-9) * ystep;
+    ymin = floor(ymin / ystep + 1e-9) * ystep;   /* a value on a tick stays the end */
+    ymax = ceil(ymax / ystep - 1e-9) * ystep;
     double xstep = nice_step(xmax - xmin, 8);
 
     int W = p->width, H = p->height;
