@@ -217,3 +217,30 @@ Test(sinusoid, parameter_errors)
     /* a NULL error record is accepted */
     cr_expect_eq(sin_row_f64(0, 3, 10000.0, r, NULL), SIN_E_DIM);
 }
+
+Test(sinusoid, table_rows_are_bit_identical)
+{
+    enum { D = 768 };
+    sin_table t;
+    g2e_err e;
+    cr_assert_eq(sin_table_init(&t, D, 10000.0, &e), 0, "%s", e.msg);
+    float a[D], b[D];
+    double c[D], d[D];
+    static const uint64_t pos[] = {0, 1, 2, 511, 1023, 1024, 4096, 100000, 123456789, SIN_MAX_POS};
+    for (size_t k = 0; k < sizeof pos / sizeof pos[0]; k++) {
+        cr_assert_eq(sin_table_row_f32(&t, pos[k], a, &e), 0);
+        cr_assert_eq(sin_row_f32(pos[k], D, 10000.0, b, &e), 0);
+        cr_expect(memcmp(a, b, sizeof a) == 0, "f32 row at %llu", (unsigned long long)pos[k]);
+        cr_assert_eq(sin_table_row_f64(&t, pos[k], c, &e), 0);
+        cr_assert_eq(sin_row_f64(pos[k], D, 10000.0, d, &e), 0);
+        cr_expect(memcmp(c, d, sizeof c) == 0, "f64 row at %llu", (unsigned long long)pos[k]);
+    }
+    cr_expect_eq(sin_table_row_f32(&t, SIN_MAX_POS + 1, a, &e), SIN_E_LEN);
+    sin_table_free(&t);
+    sin_table_free(&t);
+    sin_table_free(NULL);
+    cr_expect_eq(sin_table_row_f32(&t, 0, a, &e), G2E_EINVAL, "a freed table");
+    cr_expect_eq(sin_table_init(&t, 5, 10000.0, &e), SIN_E_DIM);
+    cr_expect(t.div == NULL);
+    cr_expect_eq(sin_table_init(&t, 4, 0.5, &e), SIN_E_BASE);
+}

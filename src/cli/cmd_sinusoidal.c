@@ -122,8 +122,14 @@ static int write_matrix(out_file *o, enum fmt fmt, size_t len, size_t dim, doubl
     FILE *f = o->f;
     g2e_err err;
     g2e_clear(&err);
+    sin_table tab;
+    if (sin_table_init(&tab, dim, base, &err)) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
     float *row = malloc(dim * sizeof *row);
     if (!row) {
+        sin_table_free(&tab);
         cli_error("out of memory for a row of %zu", dim);
         return -1;
     }
@@ -147,7 +153,7 @@ static int write_matrix(out_file *o, enum fmt fmt, size_t len, size_t dim, doubl
         fputc('\n', f);
     }
     for (size_t p = 0; p < len; p++) {
-        if (sin_row_f32(p, dim, base, row, &err))
+        if (sin_table_row_f32(&tab, p, row, &err))
             goto fail;
         if (fmt == F_NPY) {
             if (npy_writer_put(&w, row, dim, &err))
@@ -171,9 +177,11 @@ static int write_matrix(out_file *o, enum fmt fmt, size_t len, size_t dim, doubl
     if (fmt == F_NPY && !ferror(f) && npy_writer_end(&w, &err))
         goto fail;
     free(row);
+    sin_table_free(&tab);
     return 0;
 fail:
     free(row);
+    sin_table_free(&tab);
     cli_error("%s", err.msg);
     return -1;
 }

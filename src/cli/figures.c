@@ -26,9 +26,11 @@ int fig_pe_heatmap(size_t len, size_t dim, double base, const char *path, int wi
         cli_error("out of memory for a %zu x %zu matrix", len, dim);
         return -1;
     }
-    int rc = 0;
+    sin_table tab;
+    int rc = sin_table_init(&tab, dim, base, &err);
     for (size_t p = 0; p < len && rc == 0; p++)
-        rc = sin_row_f32(p, dim, base, z + p * dim, &err);
+        rc = sin_table_row_f32(&tab, p, z + p * dim, &err);
+    sin_table_free(&tab);
     if (rc) {
         cli_error("%s", err.msg);
         free(z);

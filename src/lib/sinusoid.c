@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int sin_check_params(size_t dim, double base, g2e_err *err)
 {
@@ -28,14 +29,76 @@ double sin_omega(size_t i, size_t dim, double base)
     return 1.0 / pow(base, (double)(2 * i) / (double)dim);
 }
 
-static void row(uint64_t pos, size_t dim, double base, double *out)
+static double denom(size_t i, size_t dim, double base)
+{
+    return pow(base, (double)(2 * i) / (double)dim);
+}
+
+/* One row from precomputed denominators (div NULL: compute them on the way). */
+static void row_div(uint64_t pos, size_t dim, double base, const double *div, double *out)
 {
     double p = (double)pos;
     for (size_t i = 0; i < dim / 2; i++) {
-        double a = p / pow(base, (double)(2 * i) / (double)dim);
+        double a = p / (div ? div[i] : denom(i, dim, base));
         out[2 * i] = sin(a);
         out[2 * i + 1] = cos(a);
     }
+}
+
+static void row(uint64_t pos, size_t dim, double base, double *out)
+{
+    row_div(pos, dim, base, NULL, out);
+}
+
+int sin_table_init(sin_table *t, size_t dim, double base, g2e_err *err)
+{
+    memset(t, 0, sizeof *t);
+    int rc = sin_check_params(dim, base, err);
+    if (rc)
+        return rc;
+    t->div = malloc(dim / 2 * sizeof *t->div);
+    if (!t->div)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for %zu denominators", dim / 2);
+    for (size_t i = 0; i < dim / 2; i++)
+        t->div[i] = denom(i, dim, base);
+    t->dim = dim;
+    t->base = base;
+    return 0;
+}
+
+void sin_table_free(sin_table *t)
+{
+    if (!t)
+        return;
+    free(t->div);
+    memset(t, 0, sizeof *t);
+}
+
+int sin_table_row_f32(const sin_table *t, uint64_t pos, float *out, g2e_err *err)
+{
+    if (!t->div)
+        return g2e_fail(err, G2E_EINVAL, "sinusoid table not initialised");
+    if (pos > SIN_MAX_POS)
+        return g2e_fail(err, SIN_E_LEN, "position %llu is beyond 2^53, where positions stop "
+                        "being exact in double", (unsigned long long)pos);
+    double p = (double)pos;
+    for (size_t i = 0; i < t->dim / 2; i++) {
+        double a = p / t->div[i];
+        out[2 * i] = (float)sin(a);
+        out[2 * i + 1] = (float)cos(a);
+    }
+    return 0;
+}
+
+int sin_table_row_f64(const sin_table *t, uint64_t pos, double *out, g2e_err *err)
+{
+    if (!t->div)
+        return g2e_fail(err, G2E_EINVAL, "sinusoid table not initialised");
+    if (pos > SIN_MAX_POS)
+        return g2e_fail(err, SIN_E_LEN, "position %llu is beyond 2^53, where positions stop "
+                        "being exact in double", (unsigned long long)pos);
+    row_div(pos, t->dim, t->base, t->div, out);
+    return 0;
 }
 
 int sin_row_f64(uint64_t pos, size_t dim, double base, double *out, g2e_err *err)
@@ -60,7 +123,7 @@ int sin_row_f32(uint64_t pos, size_t dim, double base, float *out, g2e_err *err)
                         "being exact in double", (unsigned long long)pos);
     double p = (double)pos;
     for (size_t i = 0; i < dim / 2; i++) {
-        double a = p / pow(base, (double)(2 * i) / (double)dim);
+        double a = p / denom(i, dim, base);
         out[2 * i] = (float)sin(a);
         out[2 * i + 1] = (float)cos(a);
     }
@@ -78,8 +141,12 @@ int sin_matrix_f64(size_t len, size_t dim, double base, double *out, g2e_err *er
         return g2e_fail(err, SIN_E_SIZE, "a %zu x %zu matrix does not fit in memory", len, dim);
     if ((uint64_t)len - 1 > SIN_MAX_POS)
         return g2e_fail(err, SIN_E_LEN, "positions beyond 2^53 are not exact in double");
+    sin_table t;
+    if ((rc = sin_table_init(&t, dim, base, err)))
+        return rc;
     for (size_t p = 0; p < len; p++)
-        row(p, dim, base, out + p * dim);
+        row_div(p, dim, base, t.div, out + p * dim);
+    sin_table_free(&t);
     return 0;
 }
 
@@ -93,13 +160,18 @@ int sin_dot_curve(uint64_t from, uint64_t to, size_t dim, double base, double *o
                         (unsigned long long)from, (unsigned long long)to);
     if (to > SIN_MAX_POS)
         return g2e_fail(err, SIN_E_LEN, "position %llu is beyond 2^53", (unsigned long long)to);
+    sin_table t;
+    if ((rc = sin_table_init(&t, dim, base, err)))
+        return rc;
     double *p0 = malloc(2 * dim * sizeof *p0);
-    if (!p0)
+    if (!p0) {
+        sin_table_free(&t);
         return g2e_fail(err, G2E_ENOMEM, "out of memory for two rows of %zu", dim);
+    }
     double *pp = p0 + dim;
-    row(0, dim, base, p0);
+    row_div(0, dim, base, t.div, p0);
     for (uint64_t pos = from;; pos++) {
-        row(pos, dim, base, pp);
+        row_div(pos, dim, base, t.div, pp);
         double s = 0.0;
         for (size_t j = 0; j < dim; j++)
             s += p0[j] * pp[j];
@@ -108,6 +180,7 @@ int sin_dot_curve(uint64_t from, uint64_t to, size_t dim, double base, double *o
             break;
     }
     free(p0);
+    sin_table_free(&t);
     return 0;
 }
 
@@ -122,19 +195,24 @@ int sin_check_rotation(size_t dim, double base, uint64_t n_pos, uint64_t n_k, do
                         (unsigned long long)n_pos, (unsigned long long)n_k);
     if (n_pos > SIN_MAX_POS || n_k > SIN_MAX_POS - n_pos)
         return g2e_fail(err, SIN_E_LEN, "the grid reaches beyond position 2^53");
+    sin_table t;
+    if ((rc = sin_table_init(&t, dim, base, err)))
+        return rc;
     double *a = malloc(2 * dim * sizeof *a);
-    if (!a)
+    if (!a) {
+        sin_table_free(&t);
         return g2e_fail(err, G2E_ENOMEM, "out of memory for two rows of %zu", dim);
+    }
     double *b = a + dim;
     double worst = 0.0;
     uint64_t wp = 0, wk = 0;
     size_t wi = 0;
     for (uint64_t pos = 0; pos < n_pos; pos++) {
-        row(pos, dim, base, a);
+        row_div(pos, dim, base, t.div, a);
         for (uint64_t k = 0; k < n_k; k++) {
-            row(pos + k, dim, base, b);
+            row_div(pos + k, dim, base, t.div, b);
             for (size_t i = 0; i < dim / 2; i++) {
-                double th = sin_omega(i, dim, base) * (double)k;
+                double th = (double)k / t.div[i];   /* ω_i·k, ω_i = 1 / base^(2i/D) */
                 double c = cos(th), s = sin(th);
                 double rs = a[2 * i] * c + a[2 * i + 1] * s;
                 double rc2 = a[2 * i + 1] * c - a[2 * i] * s;
@@ -147,6 +225,7 @@ int sin_check_rotation(size_t dim, double base, uint64_t n_pos, uint64_t n_k, do
         }
     }
     free(a);
+    sin_table_free(&t);
     *max_err = worst;
     if (at_pos) *at_pos = wp;
     if (at_k) *at_k = wk;

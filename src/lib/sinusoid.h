@@ -47,6 +47,25 @@ int sin_row_f64(uint64_t pos, size_t dim, double base, double *out, g2e_err *err
 /* The same rounded once to float32 (round-to-nearest), for the embedding stage. */
 int sin_row_f32(uint64_t pos, size_t dim, double base, float *out, g2e_err *err);
 
+/* The wavelength denominators base^(2i/D), i < D/2, computed once, for code that makes
+ * many rows (the embedding stage's `--pe sinusoidal`): sin_table_row_f32 gives exactly
+ * the bits of sin_row_f32 (the same operations) without D/2 pow calls per row.
+ * The table lives in the caller's struct; div is owned (sin_table_free). */
+typedef struct sin_table {
+    size_t dim;
+    double base;
+    double *div;      /* dim/2 values */
+} sin_table;
+
+/* Errors: SIN_E_DIM, SIN_E_BASE, G2E_ENOMEM; *t is zeroed on error (free is harmless). */
+int sin_table_init(sin_table *t, size_t dim, double base, g2e_err *err);
+/* Frees t->div and zeroes *t. Accepts NULL and a zeroed table. */
+void sin_table_free(sin_table *t);
+/* PE(pos, ·) into out[t->dim] as float32. SIN_E_LEN if pos > SIN_MAX_POS. */
+int sin_table_row_f32(const sin_table *t, uint64_t pos, float *out, g2e_err *err);
+/* The same in double. */
+int sin_table_row_f64(const sin_table *t, uint64_t pos, double *out, g2e_err *err);
+
 /* The (len, dim) matrix, rows pos = 0 .. len-1, row-major in out[len*dim] (caller's).
  * SIN_E_LEN if len == 0; SIN_E_SIZE if len*dim overflows size_t. */
 int sin_matrix_f64(size_t len, size_t dim, double base, double *out, g2e_err *err);
