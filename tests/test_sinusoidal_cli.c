@@ -248,6 +248,8 @@ Test(sinusoidal_cli, usage_errors_are_one_line)
          "must be less than"},
         {{"sinusoidal", "--check-rotation", "--dim", "4", "--format", "csv"}, 2, "takes no"},
         {{"sinusoidal", "--len", "99999999999999999999", "--dim", "4"}, 2, "--len must be"},
+        {{"sinusoidal", "--len", "4", "--dim", "4", "--plot", "-", "--format", "csv"}, 2,
+         "cannot both go to standard output"},
         {{"plot"}, 2, "usage: gpt2-embed plot"},
         {{"plot", "wpe"}, 2, "unknown figure 'wpe'"},
         {{"plot", "pe", "--dim", "4"}, 2, "needs --len N and --dim D"},

@@ -101,7 +101,7 @@ static int write_curve(out_file *o, enum fmt fmt, const double *v, size_t n, uin
     if (fmt == F_CSV)
         fprintf(f, "%s,%s\n", label0, label1);
     else
-        fprintf(f, "%10s  %s\n", label0, label1);
+        fprintf(f, "%10s  %14s\n", label0, label1);
     for (size_t i = 0; i < n; i++) {
         if (fmt == F_CSV) {
             fprintf(f, "%llu,", (unsigned long long)(first + i));
@@ -317,6 +317,12 @@ int cmd_sinusoidal(int argc, char **argv)
                       (unsigned long long)max_d, (unsigned long long)len);
             return EXIT_USAGE;
         }
+    }
+
+    if (plot_path && strcmp(plot_path, "-") == 0 && (fmt_given || out_path) &&
+        (!out_path || strcmp(out_path, "-") == 0)) {
+        cli_error("--plot - and the numeric output cannot both go to standard output");
+        return EXIT_USAGE;
     }
 
     if (mode == M_ROT) {
