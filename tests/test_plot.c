@@ -2,6 +2,7 @@
  * is known from the data and the documented colour map (re-implemented here from the
  * stops listed in plot.h, not taken from plot.c). The PNGs stay in build/tmp/plot-* to
  * be looked at. */
+#include "figures.h"
 #include "plot.h"
 #include "support.h"
 
@@ -352,4 +353,23 @@ Test(plot, colour_map_function)
     double w[3];
     want_colour(0.25, -1, 1, w);
     cr_expect(abs(c[0] - (int)lround(w[0])) <= 1 && abs(c[2] - (int)lround(w[2])) <= 1);
+}
+
+Test(plot, by_distance_figure_with_a_second_curve)
+{
+    /* the shape the learned-vs-sinusoidal comparison will take: a made-up second curve */
+    enum { M = 100 };
+    double learned[M + 1];
+    for (int d = 0; d <= M; d++)
+        learned[d] = exp(-d / 30.0) * 0.9 + 0.1;
+    char *dir = test_tmpdir("plot-bydist");
+    char *path = path_join(dir, "by-distance.png");
+    cr_assert_eq(fig_by_distance(128, 64, 10000.0, M, learned, "made-up learned curve", path, 0, 0), 0);
+    png p = load(path);
+    cr_expect(p.w == 960 && p.h == 600);
+    double c1[3] = {0x1f, 0x77, 0xb4}, c2[3] = {0xff, 0x7f, 0x0e};
+    cr_expect(count_colour(&p, 0, 0, p.w, p.h, c1) > 300, "sinusoidal series");
+    cr_expect(count_colour(&p, 0, 0, p.w, p.h, c2) > 300, "second series");
+    cairo_surface_destroy(p.s);
+    free(path), free(dir);
 }

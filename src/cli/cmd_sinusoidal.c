@@ -355,8 +355,8 @@ int cmd_sinusoidal(int argc, char **argv)
         else if (mode == M_DOT)
             rc = fig_dot_curve(from, to, (size_t)dim, base, plot_path, (int)width, (int)height);
         else
-            rc = fig_by_distance((size_t)len, (size_t)dim, base, (size_t)max_d, plot_path,
-                                 (int)width, (int)height);
+            rc = fig_by_distance((size_t)len, (size_t)dim, base, (size_t)max_d, NULL, NULL,
+                                 plot_path, (int)width, (int)height);
         if (rc)
             return EXIT_ERR;
         if (!fmt_given && !out_path)

@@ -87,8 +87,8 @@ done:
     return rc;
 }
 
-int fig_by_distance(size_t len, size_t dim, double base, size_t max_d, const char *path,
-                    int width, int height)
+int fig_by_distance(size_t len, size_t dim, double base, size_t max_d, const double *learned,
+                    const char *learned_name, const char *path, int width, int height)
 {
     g2e_err err;
     g2e_clear(&err);
@@ -114,10 +114,12 @@ int fig_by_distance(size_t len, size_t dim, double base, size_t max_d, const cha
     snprintf(title, sizeof title, "Similarity by distance (mean cosine over positions 0..%zu)",
              len - 1);
     snprintf(name, sizeof name, "sinusoidal (D=%zu, base %g)", dim, base);
-    plot_series s = {.name = name, .x = x, .y = y, .n = n};
-    plot_lines L = {.series = &s, .n_series = 1, .title = title, .xlabel = "distance d",
-                    .ylabel = "mean cos(PE(p), PE(p+d))", .zero_line = 1, .width = width,
-                    .height = height};
+    plot_series s[2] = {{.name = name, .x = x, .y = y, .n = n},
+                        {.name = learned_name ? learned_name : "learned", .x = x, .y = learned,
+                         .n = n}};
+    plot_lines L = {.series = s, .n_series = learned ? 2 : 1, .title = title,
+                    .xlabel = "distance d", .ylabel = "mean cosine of positions d apart",
+                    .zero_line = 1, .width = width, .height = height};
     rc = plot_lines_png(&L, path);
 done:
     free(x);

@@ -25,9 +25,10 @@ int fig_dot_curve(uint64_t from, uint64_t to, size_t dim, double base, const cha
                   int width, int height);
 
 /* The sinusoidal similarity-by-distance curve (mean cosine of PE(p), PE(p+d) over
- * p < len-d, d = 0..max_d), as a line chart with one series. The learned curve joins
- * it as a second series when the weights are available. */
-int fig_by_distance(size_t len, size_t dim, double base, size_t max_d, const char *path,
-                    int width, int height);
+ * p < len-d, d = 0..max_d) as a line chart. learned (may be NULL) is a second curve on
+ * the same axes, learned[d] for d = 0..max_d (e.g. sim_by_distance of GPT-2's wpe cosine
+ * matrix, which is defined the same way), named learned_name. */
+int fig_by_distance(size_t len, size_t dim, double base, size_t max_d, const double *learned,
+                    const char *learned_name, const char *path, int width, int height);
 
 #endif
