@@ -297,7 +297,10 @@ Test(plot, strips_show_each_vector)
     for (int i = 0; i < T * C; i++)
         sum[i] = tok[i] + pos[i];
     s.vmin = s.vmax = 0;
-    s.labels = NULL;
+    const char *ja[T] = {"\xE7\x8A\xAC", "\xE3\x81\x8C", "\xE2\x90\xA3\xE7\x8C\xAB\xE3\x82\x92",
+                         "\\xE3\\x81"};   /* 犬, が, ␣猫を, an escaped partial character */
+    s.labels = ja;
+    s.title = "\xE7\x8A\xAC\xE3\x81\x8C\xE7\x8C\xAB\xE3\x82\x92 / The dog chased the cat";
     char *p2 = path_join(dir, "strips-auto.png");
     cr_expect_eq(plot_strips_png(&s, p2), 0);
     png q = load(p2);

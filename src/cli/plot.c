@@ -17,8 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <utf8proc.h>
 
 #define FONT "DejaVu Sans"
+#define FONT_CJK "IPAGothic"   /* Debian fonts-ipafont-gothic: Japanese and CJK ideographs */
 #define FS_TICK 12.0
 #define FS_LABEL 14.0
 #define FS_TITLE 17.0
@@ -71,6 +73,14 @@ static void release_caches(void)
     FcFini();
 }
 
+static int cur_bold;   /* the weight font() last chose, for the face switches below */
+
+static void face(cairo_t *cr, const char *family)
+{
+    cairo_select_font_face(cr, family, CAIRO_FONT_SLANT_NORMAL,
+                           cur_bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+}
+
 static void font(cairo_t *cr, double size, int bold)
 {
     static int registered;
@@ -78,16 +88,64 @@ static void font(cairo_t *cr, double size, int bold)
         registered = 1;
         atexit(release_caches);
     }
-    cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
-                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    cur_bold = bold;
+    face(cr, FONT);
     cairo_set_font_size(cr, size);
+}
+
+/* Characters DejaVu Sans lacks and FONT_CJK has: CJK, kana, Hangul, full-width forms. */
+static int is_cjk(int32_t c)
+{
+    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) ||
+           (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
+           (c >= 0xFF00 && c <= 0xFFEF) || (c >= 0x20000 && c <= 0x3FFFF);
+}
+
+/* Cairo's text API has no font fallback, so a string is cut into runs of CJK and other
+ * characters, each shown in a face that has its glyphs. Shows s at the current point if
+ * draw, and returns its advance either way. Invalid UTF-8 is passed on to cairo as is
+ * (cairo then draws nothing for it). */
+static double text_runs(cairo_t *cr, const char *s, int draw)
+{
+    double w = 0;
+    size_t n = strlen(s);
+    char buf[256];
+    for (size_t i = 0; i < n;) {
+        int32_t cp;
+        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
+                                              (utf8proc_ssize_t)(n - i), &cp);
+        if (k <= 0) {
+            cp = 0;
+            k = 1;
+        }
+        int cjk = is_cjk(cp);
+        size_t j = i + (size_t)k;
+        while (j < n && j - i < sizeof buf - 5) {
+            utf8proc_ssize_t k2 = utf8proc_iterate((const utf8proc_uint8_t *)s + j,
+                                                   (utf8proc_ssize_t)(n - j), &cp);
+            if (k2 <= 0)
+                k2 = 1, cp = 0;
+            if (is_cjk(cp) != cjk)
+                break;
+            j += (size_t)k2;
+        }
+        memcpy(buf, s + i, j - i);
+        buf[j - i] = '\0';
+        face(cr, cjk ? FONT_CJK : FONT);
+        cairo_text_extents_t e;
+        cairo_text_extents(cr, buf, &e);
+        w += e.x_advance;
+        if (draw)
+            cairo_show_text(cr, buf);
+        i = j;
+    }
+    face(cr, FONT);
+    return w;
 }
 
 static double text_w(cairo_t *cr, const char *s)
 {
-    cairo_text_extents_t e;
-    cairo_text_extents(cr, s, &e);
-    return e.x_advance;
+    return text_runs(cr, s, 0);
 }
 
 /* Draws s with its anchor at (x, y): ax 0 left, 0.5 centre, 1 right; ay likewise for the
@@ -105,7 +163,7 @@ static void text_at(cairo_t *cr, const char *s, double x, double y, double ax, d
     else
         base = y;
     cairo_move_to(cr, x - ax * w, base);
-    cairo_show_text(cr, s);
+    text_runs(cr, s, 1);
 }
 
 /* Text rotated 90° counter-clockwise, centred on (x, y). */
