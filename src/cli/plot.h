@@ -13,8 +13,9 @@
  *
  * PNG files are written with cairo_surface_write_to_png_stream into out.c's atomic
  * destination (temporary file + rename; stdout if path is NULL or "-"; a terminal is
- * refused). Text uses cairo's own text API with the "DejaVu Sans" face; characters the
- * font lacks (e.g. Japanese) render as boxes — there is no font fallback without pango.
+ * refused). Text uses cairo's own text API, which has no font fallback: CJK characters
+ * (kana, ideographs, Hangul, full-width forms) are drawn in "IPAGothic" (Debian's
+ * fonts-ipafont-gothic), everything else in "DejaVu Sans"; a glyph neither has is a box.
  *
  * Program wing: the functions print one line via cli_error on failure and return -1.
  * Deliberately left out: vector formats (SVG/PDF), interactive output, log scales.
