@@ -152,6 +152,9 @@ Test(sinusoid, rotation_error_is_tiny)
     cr_expect_eq(sin_check_rotation(4, 10000.0, SIN_MAX_POS, 2, &worst, NULL, NULL, NULL, &e),
                  SIN_E_LEN);
     cr_expect_eq(sin_check_rotation(3, 10000.0, 5, 5, &worst, NULL, NULL, NULL, &e), SIN_E_DIM);
+    cr_expect_eq(sin_check_rotation(512, 10000.0, 1 << 20, 1 << 10, &worst, NULL, NULL, NULL, &e),
+                 SIN_E_SIZE, "2^38 checks is refused, not run");
+    cr_expect(strstr(e.msg, "2^32") != NULL, "%s", e.msg);
 }
 
 Test(sinusoid, rotation_is_what_the_check_checks)

@@ -256,6 +256,9 @@ Test(sinusoidal_cli, usage_errors_are_one_line)
         {{"plot", "pe", "--len", "4", "--dim", "5"}, 2, "even and positive"},
         {{"plot", "dot-curve", "--dim", "4", "--len", "3"}, 2, "unknown option '--len'"},
         {{"plot", "pe", "--len", "40000", "--dim", "4", "-o", "/dev/null"}, 1, "up to 32767"},
+        {{"sinusoidal", "--check-rotation", "--dim", "512", "--len", "1048576", "--max-k", "8192"}, 1,
+         "the limit is 2^32"},
+        {{"sinusoidal", "--by-distance", "--dim", "4096", "--len", "100000"}, 1, "the limit is 2^36"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char *argv[16] = {G2E_TEST_BIN};

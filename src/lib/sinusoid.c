@@ -195,6 +195,12 @@ int sin_check_rotation(size_t dim, double base, uint64_t n_pos, uint64_t n_k, do
                         (unsigned long long)n_pos, (unsigned long long)n_k);
     if (n_pos > SIN_MAX_POS || n_k > SIN_MAX_POS - n_pos)
         return g2e_fail(err, SIN_E_LEN, "the grid reaches beyond position 2^53");
+    /* bounded so that a typo cannot run for hours (2^32 pair checks: about a minute) */
+    double steps = (double)n_pos * (double)n_k * (double)(dim / 2);
+    if (steps > 4294967296.0)
+        return g2e_fail(err, SIN_E_SIZE, "a grid of %llu positions x %llu offsets x %zu pairs "
+                        "is %.3g checks; the limit is 2^32", (unsigned long long)n_pos,
+                        (unsigned long long)n_k, dim / 2, steps);
     sin_table t;
     if ((rc = sin_table_init(&t, dim, base, err)))
         return rc;
@@ -245,11 +251,12 @@ int sin_by_distance(size_t len, size_t dim, double base, size_t max_d, double *o
                         max_d, len);
     if (len > SIZE_MAX / sizeof(double) / dim)
         return g2e_fail(err, SIN_E_SIZE, "a %zu x %zu matrix does not fit in memory", len, dim);
-    /* steps ≈ len * (max_d+1) * dim, bounded so that a typo cannot run for hours */
+    /* steps ≈ len * (max_d+1) * dim, bounded so that a typo cannot run for hours
+     * (2^36 multiply-adds: well under a minute) */
     double steps = (double)len * (double)(max_d + 1) * (double)dim;
-    if (steps > 1099511627776.0)
+    if (steps > 68719476736.0)
         return g2e_fail(err, SIN_E_SIZE, "N=%zu, max distance %zu and D=%zu need %.3g steps; "
-                        "the limit is 2^40", len, max_d, dim, steps);
+                        "the limit is 2^36", len, max_d, dim, steps);
     double *m = malloc(len * dim * sizeof *m);
     double *norm = malloc(len * sizeof *norm);
     if (!m || !norm) {

@@ -79,14 +79,15 @@ int sin_dot_curve(uint64_t from, uint64_t to, size_t dim, double base, double *o
  *     (s, c) -> (s·cos ω_i k + c·sin ω_i k,  c·cos ω_i k − s·sin ω_i k),
  * and compares with (PE(pos+k,2i), PE(pos+k,2i+1)). *max_err receives the largest
  * absolute difference of any component; *at_pos, *at_k, *at_i (each may be NULL) where
- * it occurred. SIN_E_LEN if n_pos or n_k is 0 or pos+k would pass SIN_MAX_POS. */
+ * it occurred. SIN_E_LEN if n_pos or n_k is 0 or pos+k would pass SIN_MAX_POS;
+ * SIN_E_SIZE if n_pos * n_k * D/2 exceeds 2^32 checks. */
 int sin_check_rotation(size_t dim, double base, uint64_t n_pos, uint64_t n_k, double *max_err,
                        uint64_t *at_pos, uint64_t *at_k, size_t *at_i, g2e_err *err);
 
 /* The similarity-by-distance curve over positions 0 .. len-1: for d = 0 .. max_d,
  * out[d] = mean over p in [0, len-d) of cos(PE(p), PE(p+d)), computed from the vectors.
  * out holds max_d+1 values (caller's). SIN_E_LEN if len == 0 or max_d >= len;
- * SIN_E_SIZE if len*dim overflows or the work (len*(max_d+1)*dim) exceeds 2^40 steps;
+ * SIN_E_SIZE if len*dim overflows or the work (len*(max_d+1)*dim) exceeds 2^36 steps;
  * G2E_ENOMEM if the (len, dim) matrix cannot be allocated. */
 int sin_by_distance(size_t len, size_t dim, double base, size_t max_d, double *out, g2e_err *err);
 
