@@ -132,6 +132,7 @@ Test(sinusoid, dot_curve_is_sum_of_cosines)
     cr_assert_eq(sin_dot_curve(7, 7, D, 10000.0, c2, &e), 0, "a single position");
     cr_expect_eq(sin_dot_curve(8, 7, D, 10000.0, c2, &e), SIN_E_LEN);
     cr_expect_eq(sin_dot_curve(0, SIN_MAX_POS + 1, D, 10000.0, c2, &e), SIN_E_LEN);
+    cr_expect_eq(sin_dot_curve(0, SIN_MAX_POS, D, 10000.0, c2, &e), SIN_E_SIZE, "not run");
 }
 
 Test(sinusoid, rotation_error_is_tiny)

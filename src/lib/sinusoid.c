@@ -160,6 +160,10 @@ int sin_dot_curve(uint64_t from, uint64_t to, size_t dim, double base, double *o
                         (unsigned long long)from, (unsigned long long)to);
     if (to > SIN_MAX_POS)
         return g2e_fail(err, SIN_E_LEN, "position %llu is beyond 2^53", (unsigned long long)to);
+    double steps = ((double)(to - from) + 1.0) * (double)dim;
+    if (steps > 4294967296.0)
+        return g2e_fail(err, SIN_E_SIZE, "%llu positions x D=%zu is %.3g values; the limit is 2^32",
+                        (unsigned long long)(to - from) + 1, dim, steps);
     sin_table t;
     if ((rc = sin_table_init(&t, dim, base, err)))
         return rc;

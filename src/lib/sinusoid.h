@@ -71,7 +71,8 @@ int sin_table_row_f64(const sin_table *t, uint64_t pos, double *out, g2e_err *er
 int sin_matrix_f64(size_t len, size_t dim, double base, double *out, g2e_err *err);
 
 /* The dot curve: out[j] = PE(0)·PE(from + j) for j = 0 .. to-from (to inclusive), so
- * out holds to-from+1 values (caller's). SIN_E_LEN if from > to or to > SIN_MAX_POS. */
+ * out holds to-from+1 values (caller's). SIN_E_LEN if from > to or to > SIN_MAX_POS;
+ * SIN_E_SIZE if (to-from+1) * D exceeds 2^32 values. */
 int sin_dot_curve(uint64_t from, uint64_t to, size_t dim, double base, double *out, g2e_err *err);
 
 /* The rotation check: for every pos in [0, n_pos), k in [0, n_k) and pair i, rotates
