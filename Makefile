@@ -77,8 +77,8 @@ $(CLIA): $(CLI_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# The command objects are linked whole: main.c refers to them only weakly, and a weak
-# reference never pulls a member out of an archive.
+# The command objects are linked directly, not through $(CLIA): main.c refers to them
+# only weakly, and a weak reference never pulls a member out of an archive.
 $(B)/gpt2-embed: $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -94,7 +94,7 @@ TEST_CPPFLAGS = -DG2E_TEST_BIN='"$(CURDIR)/$(B)/gpt2-embed"' -DG2E_SRCDIR='"$(CU
 $(B)/tests/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 
-test: $(B)/gpt2-embed $(TEST_BIN)
+test: $(B)/gpt2-embed $(B)/mkfixture $(TEST_BIN)
 	@tests/run.sh $(B) $(TEST_BIN)
 
 # Benchmarks link the fixture writer (tests/fixture.c, no Criterion) and the libraries.
@@ -102,8 +102,13 @@ BSUP_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard tests/fixture.c))
 $(B)/bench/bench_%: $(B)/bench/bench_%.o $(BSUP_OBJ) $(CLIA) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-bench: $(B)/gpt2-embed $(BENCH_BIN)
+bench: $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
 	@bench/run.sh $(B)
+
+# tools/mkfixture: writes safetensors fixtures (tests/fixture.c) for shell benchmarks and
+# the downloader's local HTTP test server.
+$(B)/mkfixture: $(B)/tools/mkfixture.o $(B)/tests/fixture.o $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Fuzzing: clang's libFuzzer with ASan+UBSan, over the library compiled alone.
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) | $(DEPS_OK)
