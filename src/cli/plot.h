@@ -17,7 +17,8 @@
  * (kana, ideographs, Hangul, full-width forms) are drawn in "IPAGothic" (Debian's
  * fonts-ipafont-gothic), everything else in "DejaVu Sans"; a glyph neither has is a box.
  *
- * Program wing: the functions print one line via cli_error on failure and return -1.
+ * Program wing: the functions print one line via cli_error on failure and return -1;
+ * a failed figure writes nothing (an existing file at path keeps its content).
  * Deliberately left out: vector formats (SVG/PDF), interactive output, log scales.
  */
 #ifndef G2E_PLOT_H
