@@ -73,27 +73,6 @@ static void help(FILE *f)
                 FIGURES[i].summary);
 }
 
-static int opt_arg(int argc, char **argv, int *i, const char *name, const char **val)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0)
-        return 0;
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
-    }
-    if (a[n] != '\0')
-        return 0;
-    if (*i + 1 >= argc) {
-        cli_error("option %s needs a value", name);
-        *val = NULL;
-        return 1;
-    }
-    *val = argv[++*i];
-    return 1;
-}
-
 int cmd_plot(int argc, char **argv)
 {
     if (argc < 2) {
@@ -126,31 +105,31 @@ int cmd_plot(int argc, char **argv)
                 return EXIT_USAGE;
             }
             o.out = argv[++i];
-        } else if (opt_arg(argc, argv, &i, "--output", &v)) {
+        } else if (cli_opt(argc, argv, &i, "--output", &v)) {
             if (!v)
                 return EXIT_USAGE;
             o.out = v;
-        } else if (opt_arg(argc, argv, &i, "--width", &v)) {
+        } else if (cli_opt(argc, argv, &i, "--width", &v)) {
             if (!v || cli_parse_u64(v, 200, 32767, "--width", &o.width))
                 return EXIT_USAGE;
-        } else if (opt_arg(argc, argv, &i, "--height", &v)) {
+        } else if (cli_opt(argc, argv, &i, "--height", &v)) {
             if (!v || cli_parse_u64(v, 150, 32767, "--height", &o.height))
                 return EXIT_USAGE;
-        } else if (strstr(fig->usage, "--len") && opt_arg(argc, argv, &i, "--len", &v)) {
+        } else if (strstr(fig->usage, "--len") && cli_opt(argc, argv, &i, "--len", &v)) {
             if (!v || cli_parse_u64(v, 1, SIN_MAX_POS, "--len", &o.len))
                 return EXIT_USAGE;
             o.have_len = 1;
-        } else if (strstr(fig->usage, "--dim") && opt_arg(argc, argv, &i, "--dim", &v)) {
+        } else if (strstr(fig->usage, "--dim") && cli_opt(argc, argv, &i, "--dim", &v)) {
             if (!v || cli_parse_u64(v, 1, SIN_MAX_DIM, "--dim", &o.dim))
                 return EXIT_USAGE;
             o.have_dim = 1;
-        } else if (strstr(fig->usage, "--base") && opt_arg(argc, argv, &i, "--base", &v)) {
+        } else if (strstr(fig->usage, "--base") && cli_opt(argc, argv, &i, "--base", &v)) {
             if (!v || cli_parse_double(v, "--base", &o.base))
                 return EXIT_USAGE;
-        } else if (strstr(fig->usage, "--from") && opt_arg(argc, argv, &i, "--from", &v)) {
+        } else if (strstr(fig->usage, "--from") && cli_opt(argc, argv, &i, "--from", &v)) {
             if (!v || cli_parse_u64(v, 0, SIN_MAX_POS, "--from", &o.from))
                 return EXIT_USAGE;
-        } else if (strstr(fig->usage, "--to") && opt_arg(argc, argv, &i, "--to", &v)) {
+        } else if (strstr(fig->usage, "--to") && cli_opt(argc, argv, &i, "--to", &v)) {
             if (!v || cli_parse_u64(v, 0, SIN_MAX_POS, "--to", &o.to))
                 return EXIT_USAGE;
         } else {

@@ -52,28 +52,6 @@ static void help(void)
            USAGE);
 }
 
-/* "--name VALUE" or "--name=VALUE" at argv[*i]; advances *i past what it used. */
-static int opt_arg(int argc, char **argv, int *i, const char *name, const char **val)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0)
-        return 0;
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
-    }
-    if (a[n] != '\0')
-        return 0;
-    if (*i + 1 >= argc) {
-        cli_error("option %s needs a value", name);
-        *val = NULL;
-        return 1;
-    }
-    *val = argv[++*i];
-    return 1;
-}
-
 enum mode { M_MATRIX, M_DOT, M_DIST, M_ROT };
 enum fmt { F_TABLE, F_CSV, F_NPY };
 
@@ -207,34 +185,34 @@ int cmd_sinusoidal(int argc, char **argv)
             mode = M_DIST, n_modes++;
         } else if (strcmp(a, "--check-rotation") == 0) {
             mode = M_ROT, n_modes++;
-        } else if (opt_arg(argc, argv, &i, "--len", &v)) {
+        } else if (cli_opt(argc, argv, &i, "--len", &v)) {
             if (!v || cli_parse_u64(v, 1, SIN_MAX_POS, "--len", &len))
                 return EXIT_USAGE;
             have_len = 1;
-        } else if (opt_arg(argc, argv, &i, "--dim", &v)) {
+        } else if (cli_opt(argc, argv, &i, "--dim", &v)) {
             if (!v || cli_parse_u64(v, 1, SIN_MAX_DIM, "--dim", &dim))
                 return EXIT_USAGE;
             have_dim = 1;
-        } else if (opt_arg(argc, argv, &i, "--base", &v)) {
+        } else if (cli_opt(argc, argv, &i, "--base", &v)) {
             if (!v || cli_parse_double(v, "--base", &base))
                 return EXIT_USAGE;
-        } else if (opt_arg(argc, argv, &i, "--from", &v)) {
+        } else if (cli_opt(argc, argv, &i, "--from", &v)) {
             if (!v || cli_parse_u64(v, 0, SIN_MAX_POS, "--from", &from))
                 return EXIT_USAGE;
             have_range = 1;
-        } else if (opt_arg(argc, argv, &i, "--to", &v)) {
+        } else if (cli_opt(argc, argv, &i, "--to", &v)) {
             if (!v || cli_parse_u64(v, 0, SIN_MAX_POS, "--to", &to))
                 return EXIT_USAGE;
             have_range = 1;
-        } else if (opt_arg(argc, argv, &i, "--max-distance", &v)) {
+        } else if (cli_opt(argc, argv, &i, "--max-distance", &v)) {
             if (!v || cli_parse_u64(v, 0, SIN_MAX_POS, "--max-distance", &max_d))
                 return EXIT_USAGE;
             have_max_d = 1;
-        } else if (opt_arg(argc, argv, &i, "--max-k", &v)) {
+        } else if (cli_opt(argc, argv, &i, "--max-k", &v)) {
             if (!v || cli_parse_u64(v, 1, SIN_MAX_POS, "--max-k", &max_k))
                 return EXIT_USAGE;
             have_k = 1;
-        } else if (opt_arg(argc, argv, &i, "--format", &v)) {
+        } else if (cli_opt(argc, argv, &i, "--format", &v)) {
             if (!v)
                 return EXIT_USAGE;
             if (strcmp(v, "table") == 0) fmt = F_TABLE;
@@ -245,7 +223,7 @@ int cmd_sinusoidal(int argc, char **argv)
                 return EXIT_USAGE;
             }
             fmt_given = 1;
-        } else if (strcmp(a, "-o") == 0 || opt_arg(argc, argv, &i, "--output", &v)) {
+        } else if (strcmp(a, "-o") == 0 || cli_opt(argc, argv, &i, "--output", &v)) {
             if (strcmp(a, "-o") == 0) {
                 if (i + 1 >= argc) {
                     cli_error("option -o needs a file name");
@@ -256,14 +234,14 @@ int cmd_sinusoidal(int argc, char **argv)
             if (!v)
                 return EXIT_USAGE;
             out_path = v;
-        } else if (opt_arg(argc, argv, &i, "--plot", &v)) {
+        } else if (cli_opt(argc, argv, &i, "--plot", &v)) {
             if (!v)
                 return EXIT_USAGE;
             plot_path = v;
-        } else if (opt_arg(argc, argv, &i, "--width", &v)) {
+        } else if (cli_opt(argc, argv, &i, "--width", &v)) {
             if (!v || cli_parse_u64(v, 200, 32767, "--width", &width))
                 return EXIT_USAGE;
-        } else if (opt_arg(argc, argv, &i, "--height", &v)) {
+        } else if (cli_opt(argc, argv, &i, "--height", &v)) {
             if (!v || cli_parse_u64(v, 150, 32767, "--height", &height))
                 return EXIT_USAGE;
         } else {

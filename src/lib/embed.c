@@ -1,12 +1,13 @@
 /* embed.c — lookup-and-add (see embed.h). */
 #include "embed.h"
 
-#include <math.h>
+#include "sinusoid.h"
+
 #include <stdlib.h>
 
 size_t embed_max_positions(const g2e_model *m, embed_pe pe)
 {
-    return pe == EMBED_PE_SINUSOIDAL ? SIZE_MAX : m->n_ctx;
+    return pe == EMBED_PE_SINUSOIDAL ? (size_t)SIN_MAX_POS : m->n_ctx;
 }
 
 int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
@@ -24,18 +25,6 @@ int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, 
     return 0;
 }
 
-/* The sinusoidal encoding of width D at position pos, in double then rounded to float32. */
-static void sinusoid_row(size_t pos, size_t D, float *out)
-{
-    for (size_t i = 0; i < D; i += 2) {
-        double w = pow(10000.0, -(double)i / (double)D);
-        double a = (double)pos * w;
-        out[i] = (float)sin(a);
-        if (i + 1 < D)
-            out[i + 1] = (float)cos(a);
-    }
-}
-
 int embed_rows(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
                float *sum, float *tok, float *pos, g2e_err *err)
 {
@@ -44,10 +33,15 @@ int embed_rows(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, s
         return rc;
     size_t C = m->n_embd;
     float *scratch = NULL;
+    sin_table tab = {0};
+    if (pe == EMBED_PE_SINUSOIDAL && (rc = sin_table_init(&tab, C, SIN_DEFAULT_BASE, err)))
+        return rc;
     if (!pos && T > 0) {
         scratch = malloc(C * sizeof *scratch);
-        if (!scratch)
+        if (!scratch) {
+            sin_table_free(&tab);
             return g2e_fail(err, G2E_ENOMEM, "out of memory for one row of %zu floats", C);
+        }
     }
     for (size_t t = 0; t < T; t++) {
         /* Both rows go into the caller's buffers; without tok, the sum row holds the token row. */
@@ -55,15 +49,17 @@ int embed_rows(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, s
         float *pr = pos ? pos + t * C : scratch;
         if ((rc = model_wte_row(m, ids[t], tr, err)))
             goto done;
-        if (pe == EMBED_PE_SINUSOIDAL)
-            sinusoid_row(start + t, C, pr);
-        else if ((rc = model_wpe_row(m, start + t, pr, err)))
+        if (pe == EMBED_PE_SINUSOIDAL) {
+            if ((rc = sin_table_row_f32(&tab, start + t, pr, err)))
+                goto done;
+        } else if ((rc = model_wpe_row(m, start + t, pr, err)))
             goto done;
         float *sr = sum + t * C;
         for (size_t c = 0; c < C; c++)
             sr[c] = tr[c] + pr[c];
     }
 done:
+    sin_table_free(&tab);
     free(scratch);
     return rc;
 }

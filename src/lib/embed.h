@@ -1,8 +1,8 @@
 /* embed.h — the lookup-and-add stage: x[t] = wte[id_t] + P(start + t).
  *
  * P is GPT-2's learned position embedding wpe (the default), or the original
- * Transformer's fixed sinusoidal encoding of width n_embd (EMBED_PE_SINUSOIDAL, which has
- * no context limit). Every array is float32, row-major, shape (T, n_embd). The sum is one
+ * Transformer's fixed sinusoidal encoding of width n_embd and base 10000
+ * (EMBED_PE_SINUSOIDAL, sinusoid.h, which has no 1024 limit). Every array is float32, row-major, shape (T, n_embd). The sum is one
  * IEEE single-precision addition per element, so results are bit-identical to numpy's
  * `wte[ids] + wpe[np.arange(start, start + T)]` (F16/BF16 weights are upcast first).
  *
@@ -28,7 +28,8 @@ typedef enum embed_pe {
     EMBED_PE_SINUSOIDAL,    /* PE(pos, 2i) = sin(pos / 10000^(2i/D)), PE(pos, 2i+1) = cos(...) */
 } embed_pe;
 
-/* The number of positions the scheme allows: n_ctx for learned, SIZE_MAX for sinusoidal. */
+/* The number of positions the scheme allows: n_ctx for learned, SIN_MAX_POS for sinusoidal
+ * (the encoding's exactness bound, 2^53). */
 size_t embed_max_positions(const g2e_model *m, embed_pe pe);
 
 /* Checks every ID against n_vocab and that positions [start, start + T) exist; on error the
