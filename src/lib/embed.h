@@ -16,6 +16,7 @@
 
 #include "err.h"
 #include "model.h"
+#include "sinusoid.h"
 
 enum {
     EMBED_E_CONTEXT = 900,  /* start + T > n_ctx with learned positions */
@@ -43,6 +44,24 @@ int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, 
  * position n_ctx or beyond. */
 int embed_rows(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
                float *sum, float *tok, float *pos, g2e_err *err);
+
+/* Row-at-a-time access for callers that stream (the program writes row by row so that a
+ * 1024-token output never has to be held three times over). embed_init prepares the
+ * position scheme once (the sinusoidal table); embed_row then makes one token's rows. */
+typedef struct embed_ctx {
+    const g2e_model *m;    /* borrowed */
+    embed_pe pe;
+    sin_table tab;         /* EMBED_PE_SINUSOIDAL only (owned) */
+} embed_ctx;
+
+/* Errors: SIN_E_DIM (sinusoidal with an odd n_embd), G2E_ENOMEM. On error *c needs no free. */
+int embed_init(embed_ctx *c, const g2e_model *m, embed_pe pe, g2e_err *err);
+/* Frees what embed_init made; accepts a zeroed ctx. */
+void embed_free(embed_ctx *c);
+/* tok = wte[id], pos = P(position), sum = tok + pos, each n_embd floats; tok and pos may be
+ * NULL. Checks id and position like embed_check. */
+int embed_row(const embed_ctx *c, uint32_t id, size_t position, float *sum, float *tok,
+              float *pos, g2e_err *err);
 
 /* Sliding windows over T tokens: windows of at most W tokens starting every S tokens
  * (overlap W - S), the last one ending at T. *n_windows receives their count (1 when
