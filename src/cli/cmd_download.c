@@ -285,49 +285,35 @@ int cmd_download(int argc, char **argv)
     const char *model = NULL, *repo = NULL, *revision = "main", *dir = "weights";
     int full = 0, force = 0, quiet = 0;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = NULL;
-        const char *val = NULL;
-        size_t nl = 0;
+        const char *a = argv[i], *v = NULL;
+        int k;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             help(stdout);
             return EXIT_OK;
         } else if (strcmp(a, "--full") == 0) {
             full = 1;
-            continue;
         } else if (strcmp(a, "--force") == 0) {
             force = 1;
-            continue;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             quiet = 1;
-            continue;
-        }
-        static const char *OPT[] = {"--model", "--repo", "--revision", "--dir"};
-        const char **SLOT[] = {&model, &repo, &revision, &dir};
-        for (int k = 0; k < 4; k++) {
-            nl = strlen(OPT[k]);
-            if (strncmp(a, OPT[k], nl) == 0 && (a[nl] == '\0' || a[nl] == '=')) {
-                slot = SLOT[k];
-                if (a[nl] == '=')
-                    val = a + nl + 1;
-                else if (i + 1 < argc)
-                    val = argv[++i];
-                else {
-                    cli_error("%s needs a value (see 'gpt2-embed download --help')", OPT[k]);
-                    return EXIT_USAGE;
-                }
-                break;
+        } else if ((k = cli_opt(argc, argv, &i, "--model", &v)) != 0 ||
+                   (k = cli_opt(argc, argv, &i, "--repo", &v)) != 0 ||
+                   (k = cli_opt(argc, argv, &i, "--revision", &v)) != 0 ||
+                   (k = cli_opt(argc, argv, &i, "--dir", &v)) != 0) {
+            if (k < 0)
+                return EXIT_USAGE;
+            if (!*v) {
+                cli_error("download: %s must not be empty", a);
+                return EXIT_USAGE;
             }
-        }
-        if (!slot) {
+            const char **slot = strncmp(a, "--model", 7) == 0 ? &model
+                                : strncmp(a, "--repo", 6) == 0 ? &repo
+                                : strncmp(a, "--revision", 10) == 0 ? &revision : &dir;
+            *slot = v;
+        } else {
             cli_error("download: unknown option '%s' (see 'gpt2-embed download --help')", a);
             return EXIT_USAGE;
         }
-        if (!*val) {
-            cli_error("download: %.*s must not be empty", (int)nl, a);
-            return EXIT_USAGE;
-        }
-        *slot = val;
     }
     if (model && !locate_default_repo(model)) {
         cli_error("download: unknown model '%s' (choose gpt2, gpt2-medium, gpt2-large, gpt2-xl or "
