@@ -16,6 +16,7 @@ Faults (--fault, repeatable), "kind[:key=value...]":
                                   (these three apply only to bodies longer than N)
   ignore_range[:times=-1]         cdn: answer 200 with the whole file whatever Range says
   corrupt:offset=N                cdn: flip every bit of the file's byte N when served
+  shift_range[:times=1]           cdn: answer a Range request with the bytes one further on
   etag_change:after=N             hub: from the N+1-th request on, a different X-Linked-Etag
 times=-1 means always. Every request is logged to --log, one line each:
   "<hub|cdn> <METHOD> <path> status=<code> sent=<body bytes> | Name: value | ..."
@@ -161,6 +162,9 @@ def main():
                 except ValueError:
                     self.simple(416, [("Content-Range", "bytes */%d" % size)])
                     return
+            if code == 206 and fault("shift_range"):
+                start += 1                # the wrong bytes, honestly labelled
+                end = max(end, start)
             n = end - start + 1
             self.send_response(code)
             self.send_header("Content-Length", str(n))

@@ -686,6 +686,22 @@ Test(download, etag_change_mid_download_discards_the_part)
     hub_layout_free(&l);
 }
 
+Test(download, a_wrong_content_range_is_refused_and_the_part_dropped)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "shift_range", NULL};
+    char *out;
+    dl_result r;
+    g2e_err e;
+    cr_expect_eq(fetch_with(&l, args, 0, &r, &e, &out), DL_E_PROTOCOL, "%s", e.msg);
+    cr_expect(strstr(e.msg, "asked for bytes 0-7, the server sent 1-") != NULL, "%s", e.msg);
+    char *part = part_of(out, ".part");
+    cr_expect(!exists(out) && !exists(part));
+    free(part);
+    free(out);
+    hub_layout_free(&l);
+}
+
 /* A source whose header is not valid safetensors, and one without embeddings. */
 static void serve_bytes(const char *bytes, size_t n, int code, const char *needle)
 {
@@ -1053,6 +1069,26 @@ Test(download, cli_resumes_across_runs)
     run_free(&r);
     free(part);
     free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, cli_draws_a_bar_on_a_terminal)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    /* util-linux script(1) gives the command a pseudo-terminal */
+    char *argv[] = {(char *)"/usr/bin/script", (char *)"-qec",
+                    (char *)G2E_TEST_BIN " download", (char *)"/dev/null", NULL};
+    char ep[128];
+    snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
+    char *env[] = {ep, NULL};
+    run_result r = run_argv(argv, NULL, 0, env, dir);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "\rtensors  [##############################] 100.0%") != NULL,
+              "%s", r.out);
+    cr_expect(strstr(r.out, "/s  ETA ") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "written to weights/gpt2.safetensors") != NULL, "%s", r.out);
+    run_free(&r);
     hub_layout_free(&l);
 }
 

@@ -158,14 +158,17 @@ static void on_progress(void *user, const dl_progress *d)
         return;
     }
     if (d->starting || !p->have_stage || d->stage != p->stage) {
-        if (p->bar_open) {
-            /* the stage ended: show it complete before the next line */
+        if (p->tty && p->have_stage && (p->last.stage == DL_STAGE_TENSORS ||
+                                        p->last.stage == DL_STAGE_FILE ||
+                                        p->last.stage == DL_STAGE_VERIFY)) {
+            /* the stage ended (however short): show it complete before the next line */
             dl_progress fin = p->last;
             if (fin.total)
                 fin.done = fin.total;
             draw_bar(p, &fin, 1);
         }
         close_bar(p);
+        p->last = *d;
         p->stage = d->stage;
         p->have_stage = 1;
         p->t_stage = now();
