@@ -3,7 +3,8 @@
  * The Hub's protocol, as its own client speaks it:
  *   URL      $HF_ENDPOINT (default https://huggingface.co, trailing '/' dropped)
  *            + /{repo}/resolve/{revision}/{file}   (revision percent-encoded, '/' too)
- *   metadata from the endpoint's own response (usually a 302 to a CDN):
+ *   metadata a HEAD of that URL, following redirects on the endpoint's own origin (a
+ *            renamed repo) but not the one to the CDN; from the endpoint's last answer:
  *            X-Repo-Commit, X-Linked-Etag (the file's sha256) else ETag,
  *            X-Linked-Size else Content-Length
  *   auth     "Authorization: Bearer TOKEN" ($HF_TOKEN, else the file $HF_TOKEN_PATH, else
