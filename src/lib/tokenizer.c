@@ -27,14 +27,27 @@
 
 #define MAX_VOCAB 1000000u
 #define MAX_TOKEN_LEN 4096u
-#define CACHE_SLOTS 8192u        /* power of two */
-#define CACHE_MAX_PIECE 256u     /* longer pieces rarely repeat: not cached */
+#define CACHE_SLOTS 16384u       /* power of two */
 #define NONE UINT32_MAX
 
+/* A vocabulary hash slot: the token's first 8 bytes inline, so that most lookups touch
+ * only this slot (tokens of at most 8 bytes are most of the hits). */
+typedef struct tok_slot {
+    uint64_t head;     /* head_word of the token */
+    uint32_t id1;      /* ID + 1; 0 = empty */
+    uint32_t len;
+} tok_slot;
+
+/* A piece cache entry, one 64-byte line: pieces of at most 24 bytes giving at most 6
+ * tokens are cached inline (no pointer to chase); longer ones are rare and recomputed. */
+#define CACHE_KEY 24
+#define CACHE_IDS 6
 typedef struct cache_entry {
     uint64_t hash;
-    uint8_t *key;      /* len bytes, then nids uint32 IDs (one allocation) */
-    uint32_t len, nids;
+    uint16_t len, nids;   /* len 0: empty */
+    uint32_t pad;
+    uint8_t key[CACHE_KEY];
+    uint32_t ids[CACHE_IDS];
 } cache_entry;
 
 struct tok_tokenizer {
@@ -42,9 +55,10 @@ struct tok_tokenizer {
     const uint8_t *blob;   /* points into owned_blob or the compiled data */
     uint8_t *owned_blob;
     uint32_t *off;         /* (n_vocab + 1,) */
-    uint32_t *slots;       /* (mask + 1,) ID + 1, 0 empty */
+    tok_slot *slots;       /* (mask + 1,) */
     uint64_t mask;
     uint32_t byte_id[256];
+    uint32_t *pair2;       /* (65536,) ID of each 2-byte token, NONE otherwise */
     int compiled;
     char *source;
     cache_entry *cache;    /* (CACHE_SLOTS,) */
@@ -64,9 +78,8 @@ static inline uint64_t mix(uint64_t h)
     return h;
 }
 
-uint64_t tok_hash_bytes(const void *pv, size_t n)
+static inline uint64_t hash_inline(const uint8_t *p, size_t n)
 {
-    const uint8_t *p = pv;
     uint64_t h = 0x9E3779B97F4A7C15ull ^ ((uint64_t)n * 0xff51afd7ed558ccdull);
     while (n >= 8) {
         uint64_t w;
@@ -76,27 +89,77 @@ uint64_t tok_hash_bytes(const void *pv, size_t n)
         p += 8;
         n -= 8;
     }
+    /* the 0..7 tail as one little-endian word, with overlapping fixed-size loads */
     uint64_t w = 0;
-    for (size_t i = 0; i < n; i++)
-        w |= (uint64_t)p[i] << (8 * i);
+    if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + n - 4, 4);
+        w = (uint64_t)a | (uint64_t)b << (8 * (n - 4));
+    } else if (n) {
+        w = (uint64_t)p[0] | (uint64_t)p[n / 2] << (8 * (n / 2)) | (uint64_t)p[n - 1] << (8 * (n - 1));
+    }
     h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
     return mix(h);
+}
+
+uint64_t tok_hash_bytes(const void *p, size_t n)
+{
+    return hash_inline(p, n);
+}
+
+/* The first min(n, 8) bytes of p as a little-endian word, zero-padded, without reading
+ * outside p[0..n) (overlapping fixed-size loads). */
+static inline uint64_t head_word(const uint8_t *p, size_t n)
+{
+    uint64_t w;
+    if (n >= 8) {
+        memcpy(&w, p, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + n - 4, 4);
+        w = (uint64_t)a | (uint64_t)b << (8 * (n - 4));
+    } else if (n) {
+        w = (uint64_t)p[0] | (uint64_t)p[n / 2] << (8 * (n / 2)) | (uint64_t)p[n - 1] << (8 * (n - 1));
+    } else {
+        w = 0;
+    }
+    return w;
+}
+
+/* Hash of a token-sized byte string whose head word is w (internal: may change freely). */
+static inline uint64_t key_hash(const uint8_t *p, size_t n, uint64_t w)
+{
+    uint64_t h = (w ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull;
+    for (size_t i = 8; i < n; i += 8) {
+        uint64_t x = head_word(p + i, n - i < 8 ? n - i : 8);
+        h = (h ^ x) * 0xc4ceb9fe1a85ec53ull;
+    }
+    return mix(h);
+}
+
+/* Lookup with the head word w and the hash h of p[0..n) already computed. */
+static inline uint32_t vocab_find_hw(const tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t w, uint64_t h)
+{
+    uint64_t i = h & t->mask;
+    for (;;) {
+        const tok_slot *e = &t->slots[i];
+        if (e->id1 == 0)
+            return NONE;
+        if (e->len == n && e->head == w &&
+            (n <= 8 || memcmp(t->blob + t->off[e->id1 - 1] + 8, p + 8, n - 8) == 0))
+            return e->id1 - 1;
+        i = (i + 1) & t->mask;
+    }
 }
 
 static inline uint32_t vocab_find(const tok_tokenizer *t, const uint8_t *p, size_t n)
 {
     if (n > t->max_len)
         return NONE;
-    uint64_t i = tok_hash_bytes(p, n) & t->mask;
-    for (;;) {
-        uint32_t v = t->slots[i];
-        if (v == 0)
-            return NONE;
-        uint32_t id = v - 1, o = t->off[id];
-        if (t->off[id + 1] - o == n && memcmp(t->blob + o, p, n) == 0)
-            return id;
-        i = (i + 1) & t->mask;
-    }
+    uint64_t w = head_word(p, n);
+    return vocab_find_hw(t, p, n, w, key_hash(p, n, w));
 }
 
 /* ---------------------------------------------------------------- building */
@@ -108,8 +171,9 @@ static int build_index(tok_tokenizer *t, g2e_err *err)
         cap <<= 1;
     t->mask = cap - 1;
     t->slots = calloc(cap, sizeof *t->slots);
-    t->cache = calloc(CACHE_SLOTS, sizeof *t->cache);
-    if (!t->slots || !t->cache)
+    t->cache = aligned_alloc(64, CACHE_SLOTS * sizeof *t->cache);
+    t->pair2 = malloc(65536 * sizeof *t->pair2);
+    if (!t->slots || !t->cache || !t->pair2)
         return g2e_fail(err, G2E_ENOMEM, "out of memory for the tokenizer's tables");
     for (int b = 0; b < 256; b++)
         t->byte_id[b] = NONE;
@@ -122,19 +186,25 @@ static int build_index(tok_tokenizer *t, g2e_err *err)
             t->max_len = n;
         if (n == 1 && t->byte_id[t->blob[o]] == NONE)
             t->byte_id[t->blob[o]] = id;
-        uint64_t i = tok_hash_bytes(t->blob + o, n) & t->mask;
-        while (t->slots[i]) {
-            uint32_t other = t->slots[i] - 1;
-            if (t->off[other + 1] - t->off[other] == n &&
-                memcmp(t->blob + t->off[other], t->blob + o, n) == 0)
-                return g2e_fail(err, TOK_E_VOCAB, "tokens %u and %u have the same bytes", other, id);
+        if (vocab_find(t, t->blob + o, n) != NONE)
+            return g2e_fail(err, TOK_E_VOCAB, "tokens %u and %u have the same bytes",
+                            vocab_find(t, t->blob + o, n), id);
+        uint64_t w = head_word(t->blob + o, n);
+        uint64_t i = key_hash(t->blob + o, n, w) & t->mask;
+        while (t->slots[i].id1)
             i = (i + 1) & t->mask;
-        }
-        t->slots[i] = id + 1;
+        t->slots[i] = (tok_slot){w, id + 1, n};
     }
     for (int b = 0; b < 256; b++)
         if (t->byte_id[b] == NONE)
             return g2e_fail(err, TOK_E_VOCAB, "the vocabulary has no token for byte 0x%02X", b);
+    memset(t->cache, 0, CACHE_SLOTS * sizeof *t->cache);
+    memset(t->pair2, 0xFF, 65536 * sizeof *t->pair2);
+    for (uint32_t id = 0; id < t->n_vocab; id++) {
+        uint32_t o = t->off[id];
+        if (id != t->special_id && t->off[id + 1] - o == 2 && t->pair2[t->blob[o] << 8 | t->blob[o + 1]] == NONE)
+            t->pair2[t->blob[o] << 8 | t->blob[o + 1]] = id;
+    }
     return 0;
 }
 
@@ -150,13 +220,11 @@ void tok_close(tok_tokenizer *t)
 {
     if (!t)
         return;
-    if (t->cache)
-        for (uint32_t i = 0; i < CACHE_SLOTS; i++)
-            free(t->cache[i].key);
     free(t->cache);
     free(t->owned_blob);
     free(t->off);
     free(t->slots);
+    free(t->pair2);
     free(t->source);
     free(t->s_next);
     free(t->s_prev);
@@ -855,6 +923,49 @@ static inline uint64_t heap_pop(uint64_t *h, size_t *n)
     return top;
 }
 
+#define SMALL_PIECE 64
+
+/* BPE of a short piece (2 <= n <= SMALL_PIECE) the way tiktoken does it: a compact array
+ * of parts, each step a linear scan for the leftmost lowest rank. For such n this beats
+ * the heap. Writes the token IDs to ids and their starts to starts; returns the count. */
+static size_t bpe_small(const tok_tokenizer *t, const uint8_t *p, size_t n, uint32_t *ids, uint8_t *starts)
+{
+    uint8_t st[SMALL_PIECE + 1];
+    uint32_t rk[SMALL_PIECE], pid[SMALL_PIECE];
+    size_t m = n;
+    for (size_t i = 0; i < n; i++) {
+        st[i] = (uint8_t)i;
+        pid[i] = t->byte_id[p[i]];
+    }
+    st[n] = (uint8_t)n;
+    for (size_t i = 0; i + 1 < n; i++)
+        rk[i] = t->pair2[p[i] << 8 | p[i + 1]];
+    rk[n - 1] = NONE;
+    for (;;) {
+        uint32_t best = NONE;
+        size_t bi = 0;
+        for (size_t i = 0; i + 1 < m; i++)
+            if (rk[i] < best) {
+                best = rk[i];
+                bi = i;
+            }
+        if (best == NONE)
+            break;
+        /* part bi absorbs part bi + 1 */
+        memmove(&st[bi + 1], &st[bi + 2], m - bi - 1);
+        memmove(&pid[bi + 1], &pid[bi + 2], (m - bi - 2) * sizeof *pid);
+        memmove(&rk[bi + 1], &rk[bi + 2], (m - bi - 2) * sizeof *rk);
+        m--;
+        pid[bi] = best;
+        rk[bi] = bi + 1 < m ? vocab_find(t, p + st[bi], st[bi + 2] - st[bi]) : NONE;
+        if (bi > 0)
+            rk[bi - 1] = vocab_find(t, p + st[bi - 1], st[bi + 1] - st[bi - 1]);
+    }
+    memcpy(ids, pid, m * sizeof *pid);
+    memcpy(starts, st, m);
+    return m;
+}
+
 /* BPE of piece p[0..n), n >= 2, appending IDs with offsets base + position. Parts are
  * identified by their first byte; next/prev link the live parts; rank[i] is the ID of
  * part i concatenated with its successor (NONE if not a token). The heap holds
@@ -864,6 +975,23 @@ static inline uint64_t heap_pop(uint64_t *h, size_t *n)
 static int bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base, uint32_t *tmp_ids,
                size_t *tmp_n)
 {
+    if (n <= SMALL_PIECE) {
+        uint32_t ids[SMALL_PIECE];
+        uint8_t starts[SMALL_PIECE];
+        size_t m = bpe_small(t, p, n, ids, starts);
+        int rc = ob_grow(o, m);
+        if (rc)
+            return rc;
+        for (size_t k = 0; k < m; k++) {
+            o->ids[o->n] = ids[k];
+            o->off[o->n++] = base + starts[k];
+        }
+        if (tmp_ids)
+            memcpy(tmp_ids, ids, m * sizeof *ids);
+        if (tmp_n)
+            *tmp_n = m;
+        return 0;
+    }
     int rc = scratch(t, n + 1);
     if (rc)
         return rc;
@@ -876,7 +1004,7 @@ static int bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t bas
         id[i] = t->byte_id[p[i]];
     }
     for (size_t i = 0; i + 1 < n; i++) {
-        rk[i] = vocab_find(t, p + i, 2);
+        rk[i] = t->pair2[p[i] << 8 | p[i + 1]];
         if (rk[i] != NONE)
             heap_push(h, &hn, (uint64_t)rk[i] << 32 | i);
     }
@@ -918,45 +1046,41 @@ static int bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t bas
     return 0;
 }
 
-static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base)
+/* Encodes one piece (n >= 2) whose head word w and hash h were computed (and its slot
+ * prefetched) by the batching pre-tokenizer; h is ignored when n > max_len. */
+static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t w, uint64_t h, obuf *o,
+                        size_t base)
 {
-    if (n == 1)
-        return ob_push(o, t->byte_id[p[0]], base);
-    uint32_t whole = vocab_find(t, p, n);
+    uint32_t whole = n <= t->max_len ? vocab_find_hw(t, p, n, w, h) : NONE;
     if (whole != NONE)
         return ob_push(o, whole, base);
-    if (n > CACHE_MAX_PIECE)
+    if (n > CACHE_KEY)
         return bpe(t, p, n, o, base, NULL, NULL);
-    uint64_t hv = tok_hash_bytes(p, n);
-    cache_entry *c = &t->cache[hv & (CACHE_SLOTS - 1)];
-    if (c->key && c->hash == hv && c->len == n && memcmp(c->key, p, n) == 0) {
-        uint32_t ids[CACHE_MAX_PIECE];
-        memcpy(ids, c->key + n, c->nids * sizeof(uint32_t));
+    cache_entry *c = &t->cache[(h >> 40) & (CACHE_SLOTS - 1)];
+    if (c->len == n && c->hash == h && memcmp(c->key, p, n) == 0) {
         int rc = ob_grow(o, c->nids);
         if (rc)
             return rc;
         size_t at = base;
         for (uint32_t k = 0; k < c->nids; k++) {
-            o->ids[o->n] = ids[k];
+            uint32_t id = c->ids[k];
+            o->ids[o->n] = id;
             o->off[o->n++] = at;
-            at += t->off[ids[k] + 1] - t->off[ids[k]];
+            at += t->off[id + 1] - t->off[id];
         }
         return 0;
     }
-    uint32_t ids[CACHE_MAX_PIECE];
+    uint32_t ids[CACHE_KEY];
     size_t cnt = 0;
     int rc = bpe(t, p, n, o, base, ids, &cnt);
     if (rc)
         return rc;
-    uint8_t *k = malloc(n + cnt * sizeof(uint32_t));
-    if (k) { /* a failed cache insert only costs speed */
-        memcpy(k, p, n);
-        memcpy(k + n, ids, cnt * sizeof(uint32_t));
-        free(c->key);
-        c->key = k;
-        c->hash = hv;
-        c->len = (uint32_t)n;
-        c->nids = (uint32_t)cnt;
+    if (cnt <= CACHE_IDS) {
+        c->hash = h;
+        c->len = (uint16_t)n;
+        c->nids = (uint16_t)cnt;
+        memcpy(c->key, p, n);
+        memcpy(c->ids, ids, cnt * sizeof *ids);
     }
     return 0;
 }
@@ -1003,10 +1127,55 @@ static inline int char_class(const uint8_t *s, size_t i, size_t *len)
     return uni_class(cp);
 }
 
-/* Splits valid UTF-8 s[0..n) into GPT-2's pieces and encodes each; offsets are
- * base + position. */
+#define BATCH 16
+
+/* Pieces are found BATCH at a time, their vocabulary slots prefetched, then encoded in
+ * order: the slot loads (mostly cache misses on a 2 MB table) overlap instead of
+ * stalling one after another. */
+typedef struct batch {
+    size_t start[BATCH];
+    uint32_t len[BATCH];
+    uint64_t w[BATCH], h[BATCH];
+    unsigned n;
+} batch;
+
+static int flush(tok_tokenizer *t, const uint8_t *s, batch *b, obuf *o, size_t base)
+{
+    for (unsigned k = 0; k < b->n; k++) {
+        size_t st = b->start[k], len = b->len[k];
+        int rc = len == 1 ? ob_push(o, t->byte_id[s[st]], base + st)
+                          : encode_piece(t, s + st, len, b->w[k], b->h[k], o, base + st);
+        if (rc)
+            return rc;
+    }
+    b->n = 0;
+    return 0;
+}
+
+static inline int add_piece(tok_tokenizer *t, const uint8_t *s, size_t start, size_t len, batch *b,
+                            obuf *o, size_t base)
+{
+    unsigned k = b->n;
+    b->start[k] = start;
+    b->len[k] = (uint32_t)len;
+    if (len > 1 && len <= t->max_len) {
+        uint64_t w = head_word(s + start, len), h = key_hash(s + start, len, w);
+        b->w[k] = w;
+        b->h[k] = h;
+        __builtin_prefetch(&t->slots[h & t->mask]);
+        __builtin_prefetch(&t->cache[(h >> 40) & (CACHE_SLOTS - 1)]);
+    }
+    if (++b->n == BATCH)
+        return flush(t, s, b, o, base);
+    return 0;
+}
+
 static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o, size_t base)
 {
+    if (n > UINT32_MAX)
+        return TOK_E_TOO_LARGE; /* a piece length must fit the batch's uint32 */
+    batch b;
+    b.n = 0;
     size_t i = 0;
     while (i < n) {
         size_t start = i, cl_len;
@@ -1020,7 +1189,7 @@ static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o
                                    (d == 'l' && s[i + 2] == 'l')))
                 plen = 3;
             if (plen) {
-                int rc = encode_piece(t, s + i, plen, o, base + i);
+                int rc = add_piece(t, s, i, plen, &b, o, base);
                 if (rc)
                     return rc;
                 i += plen;
@@ -1075,11 +1244,11 @@ static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o
             if (i < n && count >= 2)
                 i = last;
         }
-        int rc = encode_piece(t, s + start, i - start, o, base + start);
+        int rc = add_piece(t, s, start, i - start, &b, o, base);
         if (rc)
             return rc;
     }
-    return 0;
+    return flush(t, s, &b, o, base);
 }
 
 /* ---------------------------------------------------------------- encode / decode */
