@@ -29,6 +29,7 @@
 #define MAX_TOKEN_LEN 4096u
 #define CACHE_SLOTS 16384u       /* power of two */
 #define NONE UINT32_MAX
+#define MEMO_SLOTS 65536u        /* power of two; 512 KB */
 
 /* A vocabulary hash slot: the token's first 8 bytes inline, so that most lookups touch
  * only this slot (tokens of at most 8 bytes are most of the hits). */
@@ -50,6 +51,16 @@ typedef struct cache_entry {
     uint32_t ids[CACHE_IDS];
 } cache_entry;
 
+/* The cache for the rarer pieces that do not fit a cache_entry (long runs such as
+ * "====...", indentation giving many tokens): key bytes then IDs in one allocation. */
+#define LCACHE_SLOTS 4096u
+#define LCACHE_MAX_PIECE 256u
+typedef struct lcache_entry {
+    uint64_t hash;
+    uint32_t len, nids;
+    uint8_t *data;
+} lcache_entry;
+
 struct tok_tokenizer {
     uint32_t n_vocab, special_id, max_len;
     const uint8_t *blob;   /* points into owned_blob or the compiled data */
@@ -62,6 +73,8 @@ struct tok_tokenizer {
     int compiled;
     char *source;
     cache_entry *cache;    /* (CACHE_SLOTS,) */
+    lcache_entry *lcache;  /* (LCACHE_SLOTS,) */
+    uint64_t *memo;        /* (MEMO_SLOTS,) recent pair ranks: left << 40 | right << 20 | (rank + 1) */
     /* BPE scratch, grown on demand */
     size_t scratch_cap;
     uint32_t *s_next, *s_prev, *s_rank, *s_id;
@@ -173,7 +186,9 @@ static int build_index(tok_tokenizer *t, g2e_err *err)
     t->slots = calloc(cap, sizeof *t->slots);
     t->cache = aligned_alloc(64, CACHE_SLOTS * sizeof *t->cache);
     t->pair2 = malloc(65536 * sizeof *t->pair2);
-    if (!t->slots || !t->cache || !t->pair2)
+    t->memo = calloc(MEMO_SLOTS, sizeof *t->memo);
+    t->lcache = calloc(LCACHE_SLOTS, sizeof *t->lcache);
+    if (!t->slots || !t->cache || !t->pair2 || !t->memo || !t->lcache)
         return g2e_fail(err, G2E_ENOMEM, "out of memory for the tokenizer's tables");
     for (int b = 0; b < 256; b++)
         t->byte_id[b] = NONE;
@@ -221,10 +236,15 @@ void tok_close(tok_tokenizer *t)
     if (!t)
         return;
     free(t->cache);
+    if (t->lcache)
+        for (uint32_t i = 0; i < LCACHE_SLOTS; i++)
+            free(t->lcache[i].data);
+    free(t->lcache);
     free(t->owned_blob);
     free(t->off);
     free(t->slots);
     free(t->pair2);
+    free(t->memo);
     free(t->source);
     free(t->s_next);
     free(t->s_prev);
@@ -826,8 +846,9 @@ size_t tok_utf8_check(const char *str, size_t len)
 
 typedef struct obuf {
     uint32_t *ids;
-    size_t *off;
+    size_t *off;      /* NULL with TOK_NO_OFFSETS */
     size_t n, cap;
+    int keep_off;
 } obuf;
 
 static int ob_grow(obuf *o, size_t extra)
@@ -844,10 +865,12 @@ static int ob_grow(obuf *o, size_t extra)
     if (!a)
         return G2E_ENOMEM;
     o->ids = a;
-    size_t *b = realloc(o->off, (nc + 1) * sizeof *b);
-    if (!b)
-        return G2E_ENOMEM;
-    o->off = b;
+    if (o->keep_off) {
+        size_t *b = realloc(o->off, (nc + 1) * sizeof *b);
+        if (!b)
+            return G2E_ENOMEM;
+        o->off = b;
+    }
     o->cap = nc;
     return 0;
 }
@@ -859,8 +882,9 @@ static inline int ob_push(obuf *o, uint32_t id, size_t off)
         if (rc)
             return rc;
     }
-    o->ids[o->n] = id;
-    o->off[o->n++] = off;
+    if (o->keep_off)
+        o->off[o->n] = off;
+    o->ids[o->n++] = id;
     return 0;
 }
 
@@ -925,10 +949,26 @@ static inline uint64_t heap_pop(uint64_t *h, size_t *n)
 
 #define SMALL_PIECE 64
 
+/* Rank of the pair (token a, token b) whose bytes are p[0..n): a small direct-mapped memo
+ * of recent pairs (IDs < 2^20, hence the MAX_VOCAB limit) in front of the vocabulary hash,
+ * whose 2 MB would otherwise cost a cache miss per lookup. The memo only remembers what
+ * vocab_find answered, so results are unchanged. */
+static inline uint32_t pair_rank(tok_tokenizer *t, uint32_t a, uint32_t b, const uint8_t *p, size_t n)
+{
+    uint64_t key = (uint64_t)a << 40 | (uint64_t)b << 20;
+    uint64_t *m = &t->memo[((uint64_t)a * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 7 & (MEMO_SLOTS - 1)];
+    uint32_t v = (uint32_t)(*m & 0xFFFFF); /* 0: empty slot; 0xFFFFF: not a token */
+    if ((*m & ~(uint64_t)0xFFFFF) == key && v)
+        return v == 0xFFFFF ? NONE : v - 1;
+    uint32_t r = vocab_find(t, p, n);
+    *m = key | (r == NONE ? 0xFFFFF : (uint64_t)r + 1);
+    return r;
+}
+
 /* BPE of a short piece (2 <= n <= SMALL_PIECE) the way tiktoken does it: a compact array
  * of parts, each step a linear scan for the leftmost lowest rank. For such n this beats
  * the heap. Writes the token IDs to ids and their starts to starts; returns the count. */
-static size_t bpe_small(const tok_tokenizer *t, const uint8_t *p, size_t n, uint32_t *ids, uint8_t *starts)
+static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, uint32_t *ids, uint8_t *starts)
 {
     uint8_t st[SMALL_PIECE + 1];
     uint32_t rk[SMALL_PIECE], pid[SMALL_PIECE];
@@ -957,9 +997,9 @@ static size_t bpe_small(const tok_tokenizer *t, const uint8_t *p, size_t n, uint
         memmove(&rk[bi + 1], &rk[bi + 2], (m - bi - 2) * sizeof *rk);
         m--;
         pid[bi] = best;
-        rk[bi] = bi + 1 < m ? vocab_find(t, p + st[bi], st[bi + 2] - st[bi]) : NONE;
+        rk[bi] = bi + 1 < m ? pair_rank(t, best, pid[bi + 1], p + st[bi], st[bi + 2] - st[bi]) : NONE;
         if (bi > 0)
-            rk[bi - 1] = vocab_find(t, p + st[bi - 1], st[bi + 1] - st[bi - 1]);
+            rk[bi - 1] = pair_rank(t, pid[bi - 1], best, p + st[bi - 1], st[bi + 1] - st[bi - 1]);
     }
     memcpy(ids, pid, m * sizeof *pid);
     memcpy(starts, st, m);
@@ -983,8 +1023,9 @@ static int bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t bas
         if (rc)
             return rc;
         for (size_t k = 0; k < m; k++) {
-            o->ids[o->n] = ids[k];
-            o->off[o->n++] = base + starts[k];
+            if (o->keep_off)
+                o->off[o->n] = base + starts[k];
+            o->ids[o->n++] = ids[k];
         }
         if (tmp_ids)
             memcpy(tmp_ids, ids, m * sizeof *ids);
@@ -1046,6 +1087,56 @@ static int bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t bas
     return 0;
 }
 
+/* Appends IDs whose bytes follow each other from input offset base. */
+static int emit_ids(tok_tokenizer *t, const uint32_t *ids, size_t cnt, obuf *o, size_t base)
+{
+    int rc = ob_grow(o, cnt);
+    if (rc)
+        return rc;
+    size_t at = base;
+    for (size_t k = 0; k < cnt; k++) {
+        uint32_t id = ids[k];
+        if (o->keep_off)
+            o->off[o->n] = at;
+        o->ids[o->n++] = id;
+        at += t->off[id + 1] - t->off[id];
+    }
+    return 0;
+}
+
+static void lcache_put(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h, const uint32_t *ids,
+                       size_t cnt)
+{
+    lcache_entry *c = &t->lcache[(h >> 40) & (LCACHE_SLOTS - 1)];
+    uint8_t *d = malloc(n + cnt * sizeof *ids);
+    if (!d)
+        return; /* a failed cache insert only costs speed */
+    memcpy(d, p, n);
+    memcpy(d + n, ids, cnt * sizeof *ids);
+    free(c->data);
+    *c = (lcache_entry){h, (uint32_t)n, (uint32_t)cnt, d};
+}
+
+/* A piece too long for the inline cache: the long cache, else BPE. */
+static int encode_long(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base)
+{
+    if (n > LCACHE_MAX_PIECE)
+        return bpe(t, p, n, o, base, NULL, NULL);
+    uint64_t h = hash_inline(p, n);
+    lcache_entry *c = &t->lcache[(h >> 40) & (LCACHE_SLOTS - 1)];
+    if (c->data && c->len == n && c->hash == h && memcmp(c->data, p, n) == 0) {
+        uint32_t ids[LCACHE_MAX_PIECE];
+        memcpy(ids, c->data + n, c->nids * sizeof *ids);
+        return emit_ids(t, ids, c->nids, o, base);
+    }
+    uint32_t ids[LCACHE_MAX_PIECE];
+    size_t cnt = 0;
+    int rc = bpe(t, p, n, o, base, ids, &cnt);
+    if (!rc)
+        lcache_put(t, p, n, h, ids, cnt);
+    return rc;
+}
+
 /* Encodes one piece (n >= 2) whose head word w and hash h were computed (and its slot
  * prefetched) by the batching pre-tokenizer; h is ignored when n > max_len. */
 static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t w, uint64_t h, obuf *o,
@@ -1055,21 +1146,10 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t w
     if (whole != NONE)
         return ob_push(o, whole, base);
     if (n > CACHE_KEY)
-        return bpe(t, p, n, o, base, NULL, NULL);
+        return encode_long(t, p, n, o, base);
     cache_entry *c = &t->cache[(h >> 40) & (CACHE_SLOTS - 1)];
-    if (c->len == n && c->hash == h && memcmp(c->key, p, n) == 0) {
-        int rc = ob_grow(o, c->nids);
-        if (rc)
-            return rc;
-        size_t at = base;
-        for (uint32_t k = 0; k < c->nids; k++) {
-            uint32_t id = c->ids[k];
-            o->ids[o->n] = id;
-            o->off[o->n++] = at;
-            at += t->off[id + 1] - t->off[id];
-        }
-        return 0;
-    }
+    if (c->len == n && c->hash == h && memcmp(c->key, p, n) == 0)
+        return emit_ids(t, c->ids, c->nids, o, base);
     uint32_t ids[CACHE_KEY];
     size_t cnt = 0;
     int rc = bpe(t, p, n, o, base, ids, &cnt);
@@ -1081,6 +1161,8 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t w
         c->nids = (uint16_t)cnt;
         memcpy(c->key, p, n);
         memcpy(c->ids, ids, cnt * sizeof *ids);
+    } else {
+        lcache_put(t, p, n, h, ids, cnt);
     }
     return 0;
 }
@@ -1158,6 +1240,7 @@ static inline int add_piece(tok_tokenizer *t, const uint8_t *s, size_t start, si
     unsigned k = b->n;
     b->start[k] = start;
     b->len[k] = (uint32_t)len;
+    b->w[k] = b->h[k] = 0;
     if (len > 1 && len <= t->max_len) {
         uint64_t w = head_word(s + start, len), h = key_hash(s + start, len, w);
         b->w[k] = w;
@@ -1272,6 +1355,7 @@ int tok_encode(tok_tokenizer *t, const char *text, size_t len, tok_special speci
 {
     memset(out, 0, sizeof *out);
     obuf o = {0};
+    o.keep_off = !(flags & TOK_NO_OFFSETS);
     char *clean = NULL;
     size_t *map = NULL, n_rep = 0;
     const char *s = text;
@@ -1348,10 +1432,14 @@ int tok_encode(tok_tokenizer *t, const char *text, size_t len, tok_special speci
     }
     if ((rc = encode_ordinary(t, (const uint8_t *)s + pos, n - pos, &o, pos)))
         goto oom;
-    if (map)
-        for (size_t k = 0; k < o.n; k++)
-            o.off[k] = map[o.off[k]];
-    o.off[o.n] = len;
+    if (o.keep_off) {
+        if ((rc = ob_grow(&o, 1))) /* offsets has n + 1 entries: room for the end */
+            goto oom;
+        if (map)
+            for (size_t k = 0; k < o.n; k++)
+                o.off[k] = map[o.off[k]];
+        o.off[o.n] = len;
+    }
     out->ids = o.ids;
     out->offsets = o.off;
     out->n = o.n;
