@@ -13,7 +13,7 @@ FUZZ_SECONDS ?= 30
 B       := build$(if $(SANITIZE),-san)
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wno-sign-conversion \
-           -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat=2
+           -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat=2 -Wno-format-truncation
 ifeq ($(WERROR),1)
 WARN    += -Werror
 endif

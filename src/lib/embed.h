@@ -1,0 +1,51 @@
+/* embed.h — the lookup-and-add stage: x[t] = wte[id_t] + P(start + t).
+ *
+ * P is GPT-2's learned position embedding wpe (the default), or the original
+ * Transformer's fixed sinusoidal encoding of width n_embd (EMBED_PE_SINUSOIDAL, which has
+ * no context limit). Every array is float32, row-major, shape (T, n_embd). The sum is one
+ * IEEE single-precision addition per element, so results are bit-identical to numpy's
+ * `wte[ids] + wpe[np.arange(start, start + T)]` (F16/BF16 weights are upcast first).
+ *
+ * Deliberately left out: tokenizing (tokenizer.h), output formats (the program).
+ */
+#ifndef G2E_EMBED_H
+#define G2E_EMBED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "model.h"
+
+enum {
+    EMBED_E_CONTEXT = 900,  /* start + T > n_ctx with learned positions */
+    EMBED_E_ID,             /* a token ID >= n_vocab */
+    EMBED_E_WINDOW,         /* window/stride outside 1 <= S <= W <= n_ctx */
+};
+
+typedef enum embed_pe {
+    EMBED_PE_LEARNED,       /* wpe rows from the weights file */
+    EMBED_PE_SINUSOIDAL,    /* PE(pos, 2i) = sin(pos / 10000^(2i/D)), PE(pos, 2i+1) = cos(...) */
+} embed_pe;
+
+/* The number of positions the scheme allows: n_ctx for learned, SIZE_MAX for sinusoidal. */
+size_t embed_max_positions(const g2e_model *m, embed_pe pe);
+
+/* Checks every ID against n_vocab and that positions [start, start + T) exist; on error the
+ * message gives the offending index/ID or the numbers (T, start, n_ctx). */
+int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
+                g2e_err *err);
+
+/* For t in [0, T): tok[t] = wte[ids[t]], pos[t] = P(start + t), sum[t] = tok[t] + pos[t].
+ * sum must hold T * n_embd floats; tok and pos may be NULL (not wanted) or hold as many.
+ * Checks as embed_check first; on error nothing useful is left in the buffers. Never reads
+ * position n_ctx or beyond. */
+int embed_rows(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
+               float *sum, float *tok, float *pos, g2e_err *err);
+
+/* Sliding windows over T tokens: windows of at most W tokens starting every S tokens
+ * (overlap W - S), the last one ending at T. *n_windows receives their count (1 when
+ * T <= W; 0 when T == 0). Window k covers tokens [k*S, min(k*S + W, T)). */
+int embed_windows(size_t T, size_t W, size_t S, size_t *n_windows, g2e_err *err);
+
+#endif

@@ -1,0 +1,200 @@
+/* locate.c — finding the weights file (see locate.h for the order). */
+#include "locate.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifndef G2E_DATADIR
+#define G2E_DATADIR "/usr/local/share/gpt2-embed"
+#endif
+
+const char *const locate_models[] = {"gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "distilgpt2",
+                                     NULL};
+
+static const char *const REPOS[] = {"openai-community/gpt2", "openai-community/gpt2-medium",
+                                    "openai-community/gpt2-large", "openai-community/gpt2-xl",
+                                    "distilbert/distilgpt2"};
+
+const char *locate_default_repo(const char *model)
+{
+    for (size_t i = 0; locate_models[i]; i++)
+        if (strcmp(model, locate_models[i]) == 0)
+            return REPOS[i];
+    return NULL;
+}
+
+static int is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Why p is not usable as a weights file. */
+static const char *why_not_file(const char *p)
+{
+    struct stat st;
+    if (stat(p, &st) != 0)
+        return strerror(errno);
+    return S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
+}
+
+/* snprintf into out, failing with LOCATE_E_TOO_LONG when it does not fit. */
+static int fmt_path(char *out, size_t outlen, g2e_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fmt_path(char *out, size_t outlen, g2e_err *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out, outlen, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= outlen)
+        return g2e_fail(err, LOCATE_E_TOO_LONG, "path too long: %.120s...", out);
+    return 0;
+}
+
+int locate_hf_hub_dir(char *out, size_t outlen, g2e_err *err)
+{
+    const char *v = getenv("HF_HUB_CACHE");
+    if (v && *v)
+        return fmt_path(out, outlen, err, "%s", v);
+    v = getenv("HF_HOME");
+    if (v && *v)
+        return fmt_path(out, outlen, err, "%s/hub", v);
+    const char *home = getenv("HOME");
+    return fmt_path(out, outlen, err, "%s/.cache/huggingface/hub", home && *home ? home : ".");
+}
+
+/* Reads the commit id from refs/<revision>: one line of [0-9a-zA-Z] (no path characters). */
+static int read_ref(const char *path, char *commit, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(commit, 1, len - 1, f);
+    fclose(f);
+    commit[n] = '\0';
+    while (n > 0 && (commit[n - 1] == '\n' || commit[n - 1] == '\r' || commit[n - 1] == ' '))
+        commit[--n] = '\0';
+    if (n == 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        char c = commit[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+            return -1;
+    }
+    return 0;
+}
+
+/* One cache folder: models--<repo with / as -->/refs/<rev> -> snapshots/<commit>/model.safetensors.
+ * A revision that is itself a commit id names the snapshot directly. */
+static int try_cache_folder(const char *hub, const char *folder, const char *revision,
+                            char *out, size_t outlen, g2e_err *err)
+{
+    char ref[4096], commit[128];
+    if (fmt_path(ref, sizeof ref, err, "%s/%s/refs/%s", hub, folder, revision))
+        return -1;
+    const char *snap = revision;
+    if (read_ref(ref, commit, sizeof commit) == 0)
+        snap = commit;
+    else if (strchr(revision, '/') || strstr(revision, ".."))
+        return -1;
+    if (fmt_path(out, outlen, err, "%s/%s/snapshots/%s/model.safetensors", hub, folder, snap))
+        return -1;
+    return is_file(out) ? 0 : -1;
+}
+
+int locate_hf_cache(const char *repo, const char *revision, char *out, size_t outlen,
+                    g2e_err *err)
+{
+    char hub[4096], folder[512];
+    if (!revision)
+        revision = "main";
+    int rc = locate_hf_hub_dir(hub, sizeof hub, err);
+    if (rc)
+        return rc;
+    /* models--org--name, then the legacy models--name (repos moved under organisations). */
+    size_t j = 0;
+    j += (size_t)snprintf(folder, sizeof folder, "models--");
+    for (const char *p = repo; *p && j + 3 < sizeof folder; p++) {
+        if (*p == '/') {
+            folder[j++] = '-';
+            folder[j++] = '-';
+        } else {
+            folder[j++] = *p;
+        }
+    }
+    folder[j] = '\0';
+    if (try_cache_folder(hub, folder, revision, out, outlen, NULL) == 0)
+        return 0;
+    const char *slash = strrchr(repo, '/');
+    if (slash) {
+        char legacy[512];
+        snprintf(legacy, sizeof legacy, "models--%s", slash + 1);
+        if (try_cache_folder(hub, legacy, revision, out, outlen, NULL) == 0)
+            return 0;
+    }
+    return g2e_fail(err, LOCATE_E_NOT_FOUND, "%s/%s/snapshots/<refs/%s>/model.safetensors", hub,
+                    folder, revision);
+}
+
+int locate_weights(const char *model, const char *explicit_path, char *out, size_t outlen,
+                   const char **source, g2e_err *err)
+{
+    if (!model)
+        model = "gpt2";
+    const char *repo = locate_default_repo(model);
+    if (!repo)
+        return g2e_fail(err, LOCATE_E_UNKNOWN_MODEL,
+                        "unknown model '%s' (known: gpt2, gpt2-medium, gpt2-large, gpt2-xl, distilgpt2)",
+                        model);
+    const char *src = NULL;
+    int rc;
+    if (explicit_path) {
+        if (!is_file(explicit_path))
+            return g2e_fail(err, LOCATE_E_MISSING, "--weights %s: %s", explicit_path,
+                            why_not_file(explicit_path));
+        src = "--weights";
+        rc = fmt_path(out, outlen, err, "%s", explicit_path);
+        goto done;
+    }
+    const char *env = getenv("GPT2_EMBED_WEIGHTS");
+    if (env && *env) {
+        if (!is_file(env))
+            return g2e_fail(err, LOCATE_E_MISSING, "$GPT2_EMBED_WEIGHTS=%s: %s", env, why_not_file(env));
+        src = "$GPT2_EMBED_WEIGHTS";
+        rc = fmt_path(out, outlen, err, "%s", env);
+        goto done;
+    }
+    char local[4096], installed[4096], cache[4096];
+    snprintf(local, sizeof local, "weights/%s.safetensors", model);
+    if (is_file(local)) {
+        src = "weights/";
+        rc = fmt_path(out, outlen, err, "%s", local);
+        goto done;
+    }
+    snprintf(installed, sizeof installed, "%s/weights/%s.safetensors", G2E_DATADIR, model);
+    if (is_file(installed)) {
+        src = "installed data directory";
+        rc = fmt_path(out, outlen, err, "%s", installed);
+        goto done;
+    }
+    g2e_err cerr;
+    g2e_clear(&cerr);
+    if (locate_hf_cache(repo, "main", cache, sizeof cache, &cerr) == 0) {
+        src = "Hugging Face cache";
+        rc = fmt_path(out, outlen, err, "%s", cache);
+        goto done;
+    }
+    return g2e_fail(err, LOCATE_E_NOT_FOUND,
+                    "no weights for %s: looked at --weights (not given), $GPT2_EMBED_WEIGHTS (not set), "
+                    "%s, %s, %s; get them with: gpt2-embed download --model %s",
+                    model, local, installed, cerr.msg, model);
+done:
+    if (rc == 0 && source)
+        *source = src;
+    return rc;
+}

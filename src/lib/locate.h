@@ -1,0 +1,52 @@
+/* locate.h — where GPT-2's weights are on this machine.
+ *
+ * Lookup order (first hit wins):
+ *   1. an explicit path (the --weights option): must exist, no fallback;
+ *   2. $GPT2_EMBED_WEIGHTS: must exist, no fallback;
+ *   3. weights/<model>.safetensors in the working directory;
+ *   4. <G2E_DATADIR>/weights/<model>.safetensors (the installed data directory);
+ *   5. the Hugging Face hub cache: $HF_HUB_CACHE, else $HF_HOME/hub, else
+ *      ~/.cache/huggingface/hub; folder models--<org>--<name> of the model's repo (or
+ *      the legacy models--<name>); refs/<revision> names the snapshot commit, and
+ *      snapshots/<commit>/model.safetensors is the file.
+ * Nothing here opens the weights: existence as a regular file is all that is checked.
+ */
+#ifndef G2E_LOCATE_H
+#define G2E_LOCATE_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+enum {
+    LOCATE_E_UNKNOWN_MODEL = 700, /* not one of the known model names */
+    LOCATE_E_MISSING,             /* an explicit path or $GPT2_EMBED_WEIGHTS names no file */
+    LOCATE_E_NOT_FOUND,           /* nothing found anywhere; msg lists every place looked */
+    LOCATE_E_TOO_LONG,            /* a path would not fit the caller's buffer */
+};
+
+/* The known model names, NULL-terminated: gpt2, gpt2-medium, gpt2-large, gpt2-xl, distilgpt2. */
+extern const char *const locate_models[];
+
+/* The Hub repository of a known model ("openai-community/gpt2", "distilbert/distilgpt2"),
+ * or NULL for an unknown name. */
+const char *locate_default_repo(const char *model);
+
+/* Finds the weights of model (NULL means "gpt2") following the order above; explicit may be
+ * NULL. On success writes the path into out[outlen] and, if source is non-NULL, a static
+ * description of where it came from ("--weights", "$GPT2_EMBED_WEIGHTS", "weights/",
+ * "installed data directory", "Hugging Face cache"). On LOCATE_E_NOT_FOUND the message
+ * lists every place looked and the command that downloads the weights. */
+int locate_weights(const char *model, const char *explicit_path, char *out, size_t outlen,
+                   const char **source, g2e_err *err);
+
+/* Only step 5: the file of repo at revision (NULL: "main") in the Hugging Face cache.
+ * Returns 0 and fills out when it exists as a regular file, LOCATE_E_NOT_FOUND otherwise
+ * (message names the snapshot path tried). Used by the downloader too. */
+int locate_hf_cache(const char *repo, const char *revision, char *out, size_t outlen,
+                    g2e_err *err);
+
+/* The hub cache directory that applies now (see the order above) into out. */
+int locate_hf_hub_dir(char *out, size_t outlen, g2e_err *err);
+
+#endif

@@ -1,0 +1,71 @@
+/* similarity.h — cosine similarity of embedding rows, accumulated in double.
+ *
+ * Vectors are float32 (as the weights give them); every dot product and norm is
+ * accumulated in double, so results agree with a float64 numpy reference to ~1e-12
+ * (far inside the 1e-6 the project promises). A zero vector has no cosine: the functions
+ * return SIM_E_ZERO and say which vector, never a silent NaN.
+ *
+ * Deliberately left out: printing, file formats, tokenizing.
+ */
+#ifndef G2E_SIMILARITY_H
+#define G2E_SIMILARITY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "model.h"
+
+enum {
+    SIM_E_ZERO = 1000,  /* a vector with norm 0 */
+    SIM_E_RANGE,        /* a row index or k outside its range */
+    SIM_E_SHAPE,        /* a vector of the wrong length */
+};
+
+/* sum a[i] * b[i] and sqrt(sum a[i]^2), in double. */
+double sim_dot(const float *a, const float *b, size_t n);
+double sim_norm(const float *a, size_t n);
+
+/* cos(a, b) into *out. SIM_E_ZERO if either vector is all zeros. */
+int sim_cosine(const float *a, const float *b, size_t n, double *out, g2e_err *err);
+
+/* The cosine matrix of the R rows of X (R, C) float32: out (R, R) double, symmetric, with 1
+ * on the diagonal (up to rounding). Blocked for the cache; vectorised over output columns
+ * (each entry still sums over C in order). SIM_E_ZERO names the first zero row. */
+int sim_cosine_matrix(const float *X, size_t R, size_t C, double *out, g2e_err *err);
+
+/* From a cosine matrix M (R, R): for each distance d in [0, R), the mean and the standard
+ * deviation (population) of M[p][p + d] over p in [0, R - d). mean/sd hold R doubles each;
+ * sd may be NULL. */
+void sim_by_distance(const double *M, size_t R, double *mean, double *sd);
+
+/* All rows of wpe (n_ctx, n_embd) as float32 into a new buffer the caller frees. */
+int sim_load_wpe(const g2e_model *m, float **out, g2e_err *err);
+
+typedef struct sim_hit {
+    uint32_t id;        /* row of wte */
+    double cos;         /* cosine with the query */
+} sim_hit;
+
+/* The k rows of wte nearest to q (n_embd floats) by cosine, best first, into hits[k]; the row
+ * `exclude` is skipped (pass UINT32_MAX to skip none). Streams wte once. Rows with norm 0 are
+ * skipped. *n_hits receives min(k, rows considered). SIM_E_ZERO if q is all zeros. */
+int sim_nearest(const g2e_model *m, const float *q, size_t k, uint32_t exclude, sim_hit *hits,
+                size_t *n_hits, g2e_err *err);
+
+/* Scale of one embedding matrix (wte or wpe). */
+typedef struct sim_stats {
+    size_t rows, cols;
+    double norm_mean, norm_min, norm_max;   /* over row L2 norms */
+    size_t argmin, argmax;                   /* rows with the smallest / largest norm */
+    double mean_abs;                         /* mean |x| over all elements */
+    double mean, std;                        /* over all elements (population std) */
+    size_t top[10];                          /* rows with the largest norms, largest first */
+    double top_norm[10];
+    size_t n_top;                            /* min(10, rows) */
+} sim_stats;
+
+/* Stats of wte (which = 0) or wpe (which = 1), streaming the rows once. */
+int sim_stats_of(const g2e_model *m, int which, sim_stats *out, g2e_err *err);
+
+#endif

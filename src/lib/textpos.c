@@ -1,0 +1,91 @@
+/* textpos.c — byte offsets to characters, lines and a snippet (see textpos.h). */
+#include "textpos.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence at s[0, n), or 1 for an invalid byte. */
+static size_t seq_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t k;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c < 0x80) return 1;
+    else if (c >= 0xC2 && c <= 0xDF) k = 2;
+    else if (c >= 0xE0 && c <= 0xEF) { k = 3; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
+    else if (c >= 0xF0 && c <= 0xF4) { k = 4; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
+    else return 1;
+    if (n < k || s[1] < lo || s[1] > hi)
+        return 1;
+    for (size_t i = 2; i < k; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 1;
+    return k;
+}
+
+size_t textpos_chars(const char *text, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i += seq_len(s + i, len - i))
+        n++;
+    return n;
+}
+
+/* Appends the characters of s[a, b) to out (made visible), keeping room for the NUL. */
+static void put_visible(char *out, size_t *o, size_t cap, const unsigned char *s, size_t a, size_t b)
+{
+    size_t i = a;
+    while (i < b) {
+        size_t k = seq_len(s + i, b - i);
+        char tmp[8];
+        size_t tn;
+        if (k == 1 && s[i] == '\n') { memcpy(tmp, "\\n", 2); tn = 2; }
+        else if (k == 1 && (s[i] < 0x20 || s[i] == 0x7F || s[i] >= 0x80)) {
+            snprintf(tmp, sizeof tmp, "\\x%02X", s[i]);
+            tn = 4;
+        } else { memcpy(tmp, s + i, k); tn = k; }
+        if (*o + tn + 1 > cap)
+            return;
+        memcpy(out + *o, tmp, tn);
+        *o += tn;
+        i += k;
+    }
+}
+
+void textpos_at(const char *text, size_t len, size_t byte, textpos *out)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    if (byte > len)
+        byte = len;
+    memset(out, 0, sizeof *out);
+    out->byte = byte;
+    out->line = 1;
+    out->col = 1;
+    /* Remember where each of the last 24 characters started, to cut the snippet there. */
+    size_t ring[24], nring = 0;
+    size_t i = 0;
+    while (i < byte) {
+        size_t k = seq_len(s + i, len - i);
+        ring[nring % 24] = i;
+        nring++;
+        out->chr++;
+        if (s[i] == '\n') { out->line++; out->col = 1; }
+        else out->col++;
+        i += k;
+    }
+    /* A sequence straddling the offset: the offset was not on a character boundary. */
+    size_t from = nring == 0 ? 0 : (nring < 24 ? ring[0] : ring[nring % 24]);
+    size_t to = i, after = 0;
+    while (to < len && after < 12) {
+        to += seq_len(s + to, len - to);
+        after++;
+    }
+    size_t o = 0, cap = sizeof out->snippet;
+    if (from > 0) { memcpy(out->snippet, "\xE2\x80\xA6", 3); o = 3; }  /* … */
+    put_visible(out->snippet, &o, cap, s, from, i);
+    if (o + 2 < cap) out->snippet[o++] = '|';
+    put_visible(out->snippet, &o, cap, s, i, to);
+    if (to < len && o + 4 < cap) { memcpy(out->snippet + o, "\xE2\x80\xA6", 3); o += 3; }
+    out->snippet[o] = '\0';
+}

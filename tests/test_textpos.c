@@ -1,0 +1,62 @@
+/* test_textpos.c — byte offsets to characters, lines, columns and snippets. */
+#include "textpos.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+Test(textpos, ascii_lines_and_columns)
+{
+    const char *t = "ab\ncde\nf";
+    textpos p;
+    textpos_at(t, strlen(t), 5, &p);   /* the 'e' */
+    cr_expect_eq(p.chr, 5);
+    cr_expect_eq(p.line, 2);
+    cr_expect_eq(p.col, 3);
+    cr_expect_str_eq(p.snippet, "ab\\ncd|e\\nf");
+}
+
+Test(textpos, multibyte_characters_count_once)
+{
+    const char *t = "犬が猫を追いかけた";  /* 9 characters of 3 bytes */
+    textpos p;
+    textpos_at(t, strlen(t), 9, &p);
+    cr_expect_eq(p.chr, 3);
+    cr_expect_eq(p.col, 4);
+    cr_expect_str_eq(p.snippet, "犬が猫|を追いかけた");
+    cr_expect_eq(textpos_chars(t, strlen(t)), 9);
+}
+
+Test(textpos, long_text_gets_ellipses)
+{
+    char t[200];
+    for (int i = 0; i < 199; i++) t[i] = (char)('a' + i % 26);
+    t[199] = '\0';
+    textpos p;
+    textpos_at(t, 199, 100, &p);
+    cr_expect_eq(p.chr, 100);
+    /* 24 before, '|', 12 after, "…" on both sides */
+    cr_expect_eq(strlen(p.snippet), 3 + 24 + 1 + 12 + 3, "%s", p.snippet);
+    cr_expect(strncmp(p.snippet, "\xE2\x80\xA6", 3) == 0);
+}
+
+Test(textpos, edges_empty_end_and_past_end)
+{
+    textpos p;
+    textpos_at("", 0, 0, &p);
+    cr_expect_eq(p.chr, 0);
+    cr_expect_str_eq(p.snippet, "|");
+    textpos_at("xyz", 3, 99, &p);
+    cr_expect_eq(p.byte, 3);
+    cr_expect_eq(p.chr, 3);
+    cr_expect_str_eq(p.snippet, "xyz|");
+}
+
+Test(textpos, invalid_bytes_count_as_one_and_show_as_hex)
+{
+    const char t[] = "a\xFF\xC3" "b";
+    textpos p;
+    textpos_at(t, 4, 4, &p);
+    cr_expect_eq(p.chr, 4);
+    cr_expect_str_eq(p.snippet, "a\\xFF\\xC3b|");
+    cr_expect_eq(textpos_chars(t, 4), 4);
+}
