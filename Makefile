@@ -77,8 +77,10 @@ $(CLIA): $(CLI_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# --whole-archive: main.c refers to the commands through weak declarations, which alone
+# would not pull their objects out of the archive.
 $(B)/gpt2-embed: $(B)/src/cli/main.o $(CLIA) $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< -Wl,--whole-archive $(CLIA) -Wl,--no-whole-archive $(LIBA) $(LDLIBS)
 
 gpt2-embed: $(B)/gpt2-embed
 	cp $< $@
