@@ -4566,7 +4566,7 @@ const tok_builtin_data tok_builtin = {
     .blob = BLOB,
     .blob_len = 320827u,
     .vocab_size = 1042301u,
-    .vocab_hash = 0x2f3412e12a1c3c76u,
+    .vocab_hash = 0x9e800de84d838f92u,
     .merges_size = 456318u,
-    .merges_hash = 0xbfd40ce8d80ec3f0u,
+    .merges_hash = 0x4cdca971782feee7u,
 };
