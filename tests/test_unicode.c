@@ -1,9 +1,36 @@
 /* test_unicode.c — the committed class table against utf8proc (an independent reading of
- * the Unicode data), for every code point, plus the issue's named cases. */
+ * the Unicode data, 15.0) plus the committed 15.0 -> 16.0 delta, for every code point, and
+ * the issue's named cases. */
 #include "unicode.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
 #include <utf8proc.h>
+
+static unsigned char delta[UNI_MAX_CP + 1]; /* class + 1 where 16.0 differs from 15.0 */
+static int n_delta_ranges;
+
+static void load_delta(void)
+{
+    FILE *f = fopen(G2E_SRCDIR "/tools/unicode-16.0-delta.txt", "r");
+    cr_assert(f != NULL, "tools/unicode-16.0-delta.txt missing");
+    char line[256];
+    memset(delta, 0, sizeof delta);
+    n_delta_ranges = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned a, b;
+        char c;
+        if (line[0] == '#')
+            continue;
+        cr_assert_eq(sscanf(line, "%x %x %c", &a, &b, &c), 3, "bad delta line: %s", line);
+        cr_assert(a <= b && b <= UNI_MAX_CP && strchr("OLNW", c));
+        for (unsigned cp = a; cp <= b; cp++)
+            delta[cp] = (unsigned char)(strchr("OLNW", c) - "OLNW" + 1);
+        n_delta_ranges++;
+    }
+    fclose(f);
+}
 
 static int reference_class(int32_t cp)
 {
@@ -21,12 +48,17 @@ static int reference_class(int32_t cp)
     return UNI_O;
 }
 
-Test(unicode, table_matches_utf8proc_for_every_code_point)
+Test(unicode, table_matches_utf8proc_plus_delta_for_every_code_point)
 {
-    cr_assert_str_eq(utf8proc_unicode_version(), UNI_VERSION);
+    cr_assert_str_eq(utf8proc_unicode_version(), UNI_BASE_VERSION);
+    load_delta();
+    cr_expect_eq(n_delta_ranges, 29);
     long bad = 0;
     for (int32_t cp = 0; cp <= UNI_MAX_CP; cp++) {
-        int want = reference_class(cp), got = uni_class((uint32_t)cp);
+        int want = delta[cp] ? delta[cp] - 1 : reference_class(cp), got = uni_class((uint32_t)cp);
+        /* the delta only adds code points that 15.0 had not assigned */
+        if (delta[cp] && utf8proc_category(cp) != UTF8PROC_CATEGORY_CN && bad++ < 5)
+            cr_log_error("U+%04X is in the delta but assigned in utf8proc", (unsigned)cp);
         if (want != got && bad++ < 5)
             cr_log_error("U+%04X: table %s, utf8proc %s", (unsigned)cp, uni_class_name(got),
                          uni_class_name(want));
@@ -58,4 +90,10 @@ Test(unicode, named_cases)
     cr_expect_eq(uni_class(0x110000), UNI_O);
     cr_expect_eq(uni_class(0xFFFFFFFFu), UNI_O);
     cr_expect_eq(uni_class('\''), UNI_O);
+    /* the version question (see unicode.h): 15.1 and 16.0 additions, not 17.0's */
+    cr_expect_eq(uni_class(0x2EBF0), UNI_L);  /* CJK extension I (15.1) */
+    cr_expect_eq(uni_class(0x10D50), UNI_L);  /* Garay letter (16.0) */
+    cr_expect_eq(uni_class(0x10D40), UNI_N);  /* Garay digit (16.0) */
+    cr_expect_eq(uni_class(0x16EA0), UNI_O);  /* Beria Erfe (17.0): unassigned for tiktoken */
+    cr_expect_eq(uni_class(0x0CF3), UNI_O);   /* Kannada sign (15.0, Mc) */
 }
