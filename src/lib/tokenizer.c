@@ -607,8 +607,11 @@ static int parse_vocab(tok_tokenizer *t, const char *path, const char *s, size_t
     t->blob = t->owned_blob;
     free(by_id);
     rc = build_index(t, 1, err);
-    if (rc)
-        g2e_fail(err, rc, "%s: %s", path, err ? err->msg : "");
+    if (rc && err) {
+        char inner[G2E_ERR_MSG_MAX];
+        memcpy(inner, err->msg, sizeof inner); /* g2e_fail must not read what it writes */
+        g2e_fail(err, rc, "%s: %s", path, inner);
+    }
 fail:
     free(ent_id);
     free(ent_pos);
@@ -787,8 +790,11 @@ int tok_locate(const char *dir, tok_tokenizer **out, g2e_err *err)
     const char *env = getenv(TOK_ENV);
     if (env && *env) {
         int rc = tok_open(env, 0, out, err);
-        if (rc)
-            g2e_fail(err, rc, "$%s: %s", TOK_ENV, err ? err->msg : "");
+        if (rc && err) {
+            char inner[G2E_ERR_MSG_MAX];
+            memcpy(inner, err->msg, sizeof inner); /* g2e_fail must not read what it writes */
+            g2e_fail(err, rc, "$%s: %s", TOK_ENV, inner);
+        }
         return rc;
     }
     char exe[PATH_MAX + 16], looked[3 * PATH_MAX] = "";
