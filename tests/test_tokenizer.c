@@ -272,6 +272,14 @@ Test(tokenizer_conformance, extra_edge_version_and_random_cases)
                     G2E_SRCDIR "/tests/data/tokenizer_extra_expected.jsonl", 1049);
 }
 
+/* Long pieces without spaces (1,000 to 6,000 characters of one class), which take the
+ * bucketed long-piece BPE: letters, CJK, digits, punctuation, runs of one character. */
+Test(tokenizer_conformance, long_pieces)
+{
+    run_conformance(G2E_SRCDIR "/tests/data/tokenizer_long_cases.jsonl",
+                    G2E_SRCDIR "/tests/data/tokenizer_long_expected.jsonl", 16);
+}
+
 /* ------------------------------------------------------------ the issue's edge cases */
 
 Test(tokenizer_edges, pieces_from_the_issue)

@@ -44,6 +44,14 @@ typedef struct tok_slot {
  * tokens are cached inline (no pointer to chase); longer ones are rare and recomputed. */
 #define CACHE_KEY 24
 #define CACHE_IDS 6
+/* Pending pair positions of one rank, for long pieces: appended as merges create them,
+ * consumed from `cursor`; `unsorted` when an append broke the increasing order. */
+typedef struct rank_bucket {
+    uint32_t *v;
+    uint32_t n, cap, cursor;
+    uint8_t in_heap, unsorted;
+} rank_bucket;
+
 typedef struct cache_entry {
     uint64_t hash;
     uint16_t len, nids;   /* len 0: empty */
@@ -80,6 +88,9 @@ struct tok_tokenizer {
     size_t scratch_cap;
     uint32_t *s_next, *s_prev, *s_rank, *s_id;
     uint64_t *s_heap;
+    /* long-piece BPE: one bucket of pending positions per rank (allocated on first use) */
+    struct rank_bucket *buckets; /* (n_vocab,) */
+    uint32_t *rheap;             /* (n_vocab,) min-heap of the ranks whose bucket is pending */
 };
 
 /* ---------------------------------------------------------------- hashing */
@@ -288,6 +299,11 @@ void tok_close(tok_tokenizer *t)
     free(t->s_rank);
     free(t->s_id);
     free(t->s_heap);
+    if (t->buckets)
+        for (uint32_t r = 0; r < t->n_vocab; r++)
+            free(t->buckets[r].v);
+    free(t->buckets);
+    free(t->rheap);
     free(t);
 }
 
@@ -969,6 +985,23 @@ static inline void heap_push(uint64_t *h, size_t *n, uint64_t v)
     h[i] = v;
 }
 
+static inline void heap_sift_down(uint64_t *h, size_t m, size_t i)
+{
+    uint64_t v = h[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= m)
+            break;
+        if (c + 1 < m && h[c + 1] < h[c])
+            c++;
+        if (h[c] >= v)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+}
+
 static inline uint64_t heap_pop(uint64_t *h, size_t *n)
 {
     uint64_t top = h[0], v = h[--(*n)];
@@ -1047,6 +1080,147 @@ static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, uint32_t *
     return m;
 }
 
+#define LONG_PIECE 1024
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void rheap_push(uint32_t *h, size_t *n, uint32_t v)
+{
+    size_t i = (*n)++;
+    while (i) {
+        size_t p = (i - 1) / 2;
+        if (h[p] <= v)
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = v;
+}
+
+static void rheap_pop(uint32_t *h, size_t *n)
+{
+    uint32_t v = h[--(*n)];
+    size_t i = 0, m = *n;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= m)
+            break;
+        if (c + 1 < m && h[c + 1] < h[c])
+            c++;
+        if (h[c] >= v)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (m)
+        h[i] = v;
+}
+
+static int bucket_add(tok_tokenizer *t, size_t *hn, uint32_t r, uint32_t pos)
+{
+    rank_bucket *b = &t->buckets[r];
+    if (b->n == b->cap) {
+        uint32_t c = b->cap ? b->cap * 2 : 16;
+        uint32_t *v = realloc(b->v, (size_t)c * sizeof *v);
+        if (!v)
+            return G2E_ENOMEM;
+        b->v = v;
+        b->cap = c;
+    }
+    if (b->n > b->cursor && b->v[b->n - 1] > pos)
+        b->unsorted = 1;
+    b->v[b->n++] = pos;
+    if (!b->in_heap) {
+        b->in_heap = 1;
+        rheap_push(t->rheap, hn, r);
+    }
+    return 0;
+}
+
+/* BPE of a long piece (n >= LONG_PIECE), the same merges in the same order as the heap
+ * version below, without its O(log n) cache-missing heap: pending pairs wait in one bucket
+ * per rank (positions in increasing order, as merges happen left to right), and a small
+ * heap holds only the distinct ranks pending. The next merge is the first position of the
+ * lowest-ranked bucket: tiktoken's leftmost lowest pair. A merge never re-creates its own
+ * rank (the new pairs span more bytes, hence are other tokens), so a bucket in progress only
+ * ever gets lower-ranked buckets put before it, which the rank heap handles; a bucket whose
+ * appends came out of order is sorted when it next comes up. */
+static int bpe_long(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base)
+{
+    int rc = scratch(t, n + 1);
+    if (rc)
+        return rc;
+    if (!t->buckets) {
+        t->buckets = calloc(t->n_vocab, sizeof *t->buckets);
+        t->rheap = malloc(t->n_vocab * sizeof *t->rheap);
+        if (!t->buckets || !t->rheap)
+            return G2E_ENOMEM;
+    }
+    uint32_t *nx = t->s_next, *pv = t->s_prev, *rk = t->s_rank, *id = t->s_id;
+    size_t hn = 0;
+    for (size_t i = 0; i < n; i++) {
+        nx[i] = (uint32_t)(i + 1);
+        pv[i] = i ? (uint32_t)(i - 1) : NONE;
+        id[i] = t->byte_id[p[i]];
+    }
+    rk[n - 1] = NONE;
+    for (size_t i = 0; i + 1 < n; i++) {
+        rk[i] = t->pair2[p[i] << 8 | p[i + 1]];
+        if (rk[i] != NONE && (rc = bucket_add(t, &hn, rk[i], (uint32_t)i)))
+            goto done;
+    }
+    while (hn) {
+        uint32_t r = t->rheap[0];
+        rank_bucket *b = &t->buckets[r];
+        if (b->unsorted) {
+            qsort(b->v + b->cursor, b->n - b->cursor, sizeof *b->v, cmp_u32);
+            b->unsorted = 0;
+        }
+        uint32_t i = b->v[b->cursor++];
+        if (b->cursor == b->n) {
+            b->n = b->cursor = 0;
+            b->in_heap = 0;
+            rheap_pop(t->rheap, &hn);
+        }
+        if (rk[i] != r)
+            continue; /* stale: merged away or re-ranked */
+        uint32_t j = nx[i], k = nx[j];
+        id[i] = r;
+        nx[i] = k;
+        rk[j] = NONE;
+        if (k < n) {
+            pv[k] = i;
+            rk[i] = pair_rank(t, r, id[k], p + i, nx[k] - i);
+            if (rk[i] != NONE && (rc = bucket_add(t, &hn, rk[i], i)))
+                goto done;
+        } else {
+            rk[i] = NONE;
+        }
+        if (pv[i] != NONE) {
+            uint32_t q = pv[i];
+            rk[q] = pair_rank(t, id[q], r, p + q, k - q);
+            if (rk[q] != NONE && (rc = bucket_add(t, &hn, rk[q], q)))
+                goto done;
+        }
+    }
+    for (uint32_t i = 0; i < n; i = nx[i])
+        if ((rc = ob_push(o, id[i], base + i)))
+            break;
+done:
+    /* leave every bucket empty for the next piece (only after an error can any be pending) */
+    while (hn) {
+        rank_bucket *b = &t->buckets[t->rheap[0]];
+        b->n = b->cursor = 0;
+        b->in_heap = b->unsorted = 0;
+        rheap_pop(t->rheap, &hn);
+    }
+    return rc;
+}
+
 /* BPE of piece p[0..n), n >= 2, appending IDs with offsets base + position. Parts are
  * identified by their first byte; next/prev link the live parts; rank[i] is the ID of
  * part i concatenated with its successor (NONE if not a token). The heap holds
@@ -1074,6 +1248,8 @@ static int bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t bas
             *tmp_n = m;
         return 0;
     }
+    if (n >= LONG_PIECE && !tmp_ids && !tmp_n)
+        return bpe_long(t, p, n, o, base);
     int rc = scratch(t, n + 1);
     if (rc)
         return rc;
@@ -1088,9 +1264,11 @@ static int bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t bas
     for (size_t i = 0; i + 1 < n; i++) {
         rk[i] = t->pair2[p[i] << 8 | p[i + 1]];
         if (rk[i] != NONE)
-            heap_push(h, &hn, (uint64_t)rk[i] << 32 | i);
+            h[hn++] = (uint64_t)rk[i] << 32 | i;
     }
     rk[n - 1] = NONE;
+    for (size_t i = hn / 2; i-- > 0;) /* heapify: O(n) */
+        heap_sift_down(h, hn, i);
     while (hn) {
         uint64_t e = heap_pop(h, &hn);
         uint32_t r = (uint32_t)(e >> 32), i = (uint32_t)e;
@@ -1102,7 +1280,7 @@ static int bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t bas
         rk[j] = NONE;
         if (k < n) {
             pv[k] = i;
-            rk[i] = vocab_find(t, p + i, (k < n ? nx[k] : n) - i);
+            rk[i] = pair_rank(t, r, id[k], p + i, nx[k] - i);
             if (rk[i] != NONE)
                 heap_push(h, &hn, (uint64_t)rk[i] << 32 | i);
         } else {
@@ -1110,7 +1288,7 @@ static int bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t bas
         }
         if (pv[i] != NONE) {
             uint32_t q = pv[i];
-            rk[q] = vocab_find(t, p + q, k - q);
+            rk[q] = pair_rank(t, id[q], r, p + q, k - q);
             if (rk[q] != NONE)
                 heap_push(h, &hn, (uint64_t)rk[q] << 32 | q);
         }
