@@ -1039,44 +1039,45 @@ static inline uint32_t pair_rank(tok_tokenizer *t, uint32_t a, uint32_t b, const
     return r;
 }
 
-/* BPE of a short piece (2 <= n <= SMALL_PIECE) the way tiktoken does it: a compact array
- * of parts, each step a linear scan for the leftmost lowest rank. For such n this beats
- * the heap. Writes the token IDs to ids and their starts to starts; returns the count. */
+/* BPE of a short piece (2 <= n <= SMALL_PIECE) the way tiktoken does it: each step a
+ * linear scan of the parts for the leftmost lowest rank. Parts are linked by `nx` (no
+ * moving of arrays). For such n this beats the heap. Writes the token IDs to ids and their
+ * starts to starts; returns the count. */
 static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, uint32_t *ids, uint8_t *starts)
 {
-    uint8_t st[SMALL_PIECE + 1];
+    uint8_t nx[SMALL_PIECE + 1];
     uint32_t rk[SMALL_PIECE], pid[SMALL_PIECE];
-    size_t m = n;
     for (size_t i = 0; i < n; i++) {
-        st[i] = (uint8_t)i;
+        nx[i] = (uint8_t)(i + 1);
         pid[i] = t->byte_id[p[i]];
     }
-    st[n] = (uint8_t)n;
     for (size_t i = 0; i + 1 < n; i++)
         rk[i] = t->pair2[p[i] << 8 | p[i + 1]];
     rk[n - 1] = NONE;
     for (;;) {
         uint32_t best = NONE;
-        size_t bi = 0;
-        for (size_t i = 0; i + 1 < m; i++)
+        size_t bi = 0, before = SIZE_MAX, prev = SIZE_MAX;
+        for (size_t i = 0; i < n; prev = i, i = nx[i])
             if (rk[i] < best) {
                 best = rk[i];
                 bi = i;
+                before = prev;
             }
         if (best == NONE)
             break;
-        /* part bi absorbs part bi + 1 */
-        memmove(&st[bi + 1], &st[bi + 2], m - bi - 1);
-        memmove(&pid[bi + 1], &pid[bi + 2], (m - bi - 2) * sizeof *pid);
-        memmove(&rk[bi + 1], &rk[bi + 2], (m - bi - 2) * sizeof *rk);
-        m--;
+        /* part bi absorbs the part after it */
+        size_t k = nx[nx[bi]];
+        nx[bi] = (uint8_t)k;
         pid[bi] = best;
-        rk[bi] = bi + 1 < m ? pair_rank(t, best, pid[bi + 1], p + st[bi], st[bi + 2] - st[bi]) : NONE;
-        if (bi > 0)
-            rk[bi - 1] = pair_rank(t, pid[bi - 1], best, p + st[bi - 1], st[bi + 1] - st[bi - 1]);
+        rk[bi] = k < n ? pair_rank(t, best, pid[k], p + bi, nx[k] - bi) : NONE;
+        if (before != SIZE_MAX)
+            rk[before] = pair_rank(t, pid[before], best, p + before, k - before);
     }
-    memcpy(ids, pid, m * sizeof *pid);
-    memcpy(starts, st, m);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i = nx[i]) {
+        ids[m] = pid[i];
+        starts[m++] = (uint8_t)i;
+    }
     return m;
 }
 
