@@ -1045,33 +1045,42 @@ static inline uint32_t pair_rank(tok_tokenizer *t, uint32_t a, uint32_t b, const
  * starts to starts; returns the count. */
 static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, uint32_t *ids, uint8_t *starts)
 {
-    uint8_t nx[SMALL_PIECE + 1];
+    uint8_t nx[SMALL_PIECE + 1], pv[SMALL_PIECE];
     uint32_t rk[SMALL_PIECE], pid[SMALL_PIECE];
     for (size_t i = 0; i < n; i++) {
         nx[i] = (uint8_t)(i + 1);
+        pv[i] = (uint8_t)(i - 1); /* pv[0] is never read */
         pid[i] = t->byte_id[p[i]];
     }
     for (size_t i = 0; i + 1 < n; i++)
         rk[i] = t->pair2[p[i] << 8 | p[i + 1]];
     rk[n - 1] = NONE;
     for (;;) {
+        /* a plain scan of all n slots (absorbed parts hold NONE): no pointer chasing */
         uint32_t best = NONE;
-        size_t bi = 0, before = SIZE_MAX, prev = SIZE_MAX;
-        for (size_t i = 0; i < n; prev = i, i = nx[i])
+        size_t bi = 0;
+        for (size_t i = 0; i + 1 < n; i++)
             if (rk[i] < best) {
                 best = rk[i];
                 bi = i;
-                before = prev;
             }
         if (best == NONE)
             break;
-        /* part bi absorbs the part after it */
-        size_t k = nx[nx[bi]];
+        /* part bi absorbs the part j after it */
+        size_t j = nx[bi], k = nx[j];
+        rk[j] = NONE;
         nx[bi] = (uint8_t)k;
         pid[bi] = best;
-        rk[bi] = k < n ? pair_rank(t, best, pid[k], p + bi, nx[k] - bi) : NONE;
-        if (before != SIZE_MAX)
-            rk[before] = pair_rank(t, pid[before], best, p + before, k - before);
+        if (k < n) {
+            pv[k] = (uint8_t)bi;
+            rk[bi] = pair_rank(t, best, pid[k], p + bi, nx[k] - bi);
+        } else {
+            rk[bi] = NONE;
+        }
+        if (bi > 0) {
+            size_t q = pv[bi];
+            rk[q] = pair_rank(t, pid[q], best, p + q, k - q);
+        }
     }
     size_t m = 0;
     for (size_t i = 0; i < n; i = nx[i]) {
