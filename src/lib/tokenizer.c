@@ -1438,7 +1438,7 @@ static inline int char_class(const uint8_t *s, size_t i, size_t *len)
     return uni_class(cp);
 }
 
-#define BATCH 16
+#define BATCH 64
 
 /* Pieces are found BATCH at a time, their vocabulary slots prefetched, then encoded in
  * order: the slot loads (mostly cache misses on a 2 MB table) overlap instead of
