@@ -10,13 +10,21 @@ size_t embed_max_positions(const g2e_model *m, embed_pe pe)
     return pe == EMBED_PE_SINUSOIDAL ? (size_t)SIN_MAX_POS : m->n_ctx;
 }
 
-int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
-                g2e_err *err)
+int embed_check_ids(const g2e_model *m, const uint32_t *ids, size_t T, g2e_err *err)
 {
     for (size_t t = 0; t < T; t++)
         if (ids[t] >= m->n_vocab)
             return g2e_fail(err, EMBED_E_ID, "token ID %u at index %zu is outside the vocabulary (0..%zu)",
                             ids[t], t, m->n_vocab - 1);
+    return 0;
+}
+
+int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
+                g2e_err *err)
+{
+    int rc = embed_check_ids(m, ids, T, err);
+    if (rc)
+        return rc;
     size_t max = embed_max_positions(m, pe);
     if (start > max || T > max - start)
         return g2e_fail(err, EMBED_E_CONTEXT,

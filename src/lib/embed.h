@@ -33,6 +33,9 @@ typedef enum embed_pe {
  * (the encoding's exactness bound, 2^53). */
 size_t embed_max_positions(const g2e_model *m, embed_pe pe);
 
+/* Checks every ID against n_vocab (EMBED_E_ID names the first bad one and its index). */
+int embed_check_ids(const g2e_model *m, const uint32_t *ids, size_t T, g2e_err *err);
+
 /* Checks every ID against n_vocab and that positions [start, start + T) exist; on error the
  * message gives the offending index/ID or the numbers (T, start, n_ctx). */
 int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
