@@ -379,6 +379,44 @@ Test(download, resume_across_calls_from_the_part_file)
     hub_layout_free(&l);
 }
 
+Test(download, full_mode_resumes_across_calls_and_still_checks_the_whole_sha256)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "short:after=100000", NULL};
+    hub_start(&srv, l.path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    char *part = part_of(out, ".part");
+    dl_opts o = opts_for(out);
+    o.full = 1;
+    o.max_attempts = 1;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(dl_fetch(&o, &r, &e), DL_E_NETWORK, "%s", e.msg);
+    cr_expect_eq(file_size(part), 100000);
+    o.max_attempts = 0;
+    cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
+    cr_expect_eq(r.resumed, 100000);
+    expect_same_file(out, l.path);
+    /* a part whose kept bytes were damaged meanwhile fails the whole-file sha256 */
+    unlink(out);
+    o.max_attempts = 1;
+    hub_stop(&srv);
+    free(srv.log_path);
+    hub_start(&srv, l.path, dir, args);
+    cr_assert_eq(dl_fetch(&o, &r, &e), DL_E_NETWORK, "%s", e.msg);
+    FILE *f = fopen(part, "r+b");
+    cr_assert(f);
+    fseek(f, 5000, SEEK_SET);
+    fputc('!', f);
+    fclose(f);
+    o.max_attempts = 0;
+    cr_expect_eq(dl_fetch(&o, &r, &e), DL_E_CHECKSUM, "%s", e.msg);
+    cr_expect(!exists(out) && !exists(part));
+    free(part);
+    free(out);
+    hub_layout_free(&l);
+}
+
 Test(download, a_part_of_another_file_is_not_resumed)
 {
     hub_layout l = hub_fixture(HUB_TINY);

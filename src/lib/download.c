@@ -269,6 +269,7 @@ typedef struct sink {
     resp *r;
     uint8_t *mem;          /* memory target, or NULL */
     int fd;                /* file target when mem is NULL */
+    sha256_ctx *hash;      /* absorbs every stored byte, in order (may be NULL) */
     uint64_t off;          /* target offset of the first wanted byte */
     uint64_t want_start, want_len;
     int ranged;            /* a Range header was sent */
@@ -470,6 +471,8 @@ static size_t on_body(char *buf, size_t size, size_t nitems, void *user)
                 w += (size_t)z;
             }
         }
+        if (s->hash)
+            sha256_update(s->hash, p, take);   /* hashed as it arrives: no second read */
         s->got += take;
         s->c->pg.done += take;
     }
@@ -639,9 +642,10 @@ static void meta_etag(const resp *m, char *out, size_t cap)
 }
 
 /* Retries with backoff around exchange(). For a HEAD (mem NULL, fd < 0), meta is filled.
- * For data, bytes [start, +len) of the file go to mem or to fd at off. */
+ * For data, bytes [start, +len) of the file go to mem or to fd at off, and into hash if
+ * not NULL (each byte once, in order, whatever the retries). */
 static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, int fd,
-                        uint64_t off, resp *meta, g2e_err *err)
+                        uint64_t off, sha256_ctx *hash, resp *meta, g2e_err *err)
 {
     const dl_opts *o = c->o;
     int max_attempts = o->max_attempts > 0 ? o->max_attempts : 6;
@@ -657,6 +661,7 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
         int rc;
         s.c = c;
         s.fd = fd;
+        s.hash = hash;
         if (mem || fd >= 0) {
             s.mem = mem ? mem + done : NULL;
             s.off = off + done;
@@ -841,16 +846,15 @@ static int part_commit(part *p, const char *out, g2e_err *err)
     return 0;
 }
 
-/* sha256 of bytes [off, +len) of fd into hex; progress under DL_STAGE_VERIFY. */
-static int hash_range(dl_ctx *c, int fd, uint64_t off, uint64_t len, char hex[65], g2e_err *err,
-                      const char *path)
+/* Absorbs bytes [off, +len) of fd into h (what an earlier run left in the part);
+ * progress under the current stage. */
+static int hash_file_range(dl_ctx *c, int fd, uint64_t off, uint64_t len, sha256_ctx *h,
+                           g2e_err *err, const char *path)
 {
     enum { CHUNK = 1 << 20 };
     uint8_t *buf = malloc(CHUNK);
     if (!buf)
         return g2e_fail(err, G2E_ENOMEM, "out of memory");
-    sha256_ctx h;
-    sha256_init(&h);
     uint64_t done = 0;
     while (done < len) {
         size_t n = len - done < CHUNK ? (size_t)(len - done) : CHUNK;
@@ -859,17 +863,21 @@ static int hash_range(dl_ctx *c, int fd, uint64_t off, uint64_t len, char hex[65
             return g2e_fail(err, DL_E_IO, "cannot read back %s: %s", path,
                             errno ? strerror(errno) : "file too short");
         }
-        sha256_update(&h, buf, n);
+        sha256_update(h, buf, n);
         done += n;
         c->pg.done += n;
         if ((c->pg.done & ((1u << 24) - 1)) < n && c->o->progress)
             c->o->progress(c->o->progress_user, &c->pg);
     }
     free(buf);
-    uint8_t dg[32];
-    sha256_final(&h, dg);
-    sha256_hex(dg, hex);
     return 0;
+}
+
+static void hash_hex(sha256_ctx *h, char hex[65])
+{
+    uint8_t dg[SHA256_DIGEST_LEN];
+    sha256_final(h, dg);
+    sha256_hex(dg, hex);
 }
 
 /* ---- the two modes ----------------------------------------------------------------- */
@@ -890,17 +898,23 @@ static int fetch_full(dl_ctx *c, g2e_err *err)
     if ((rc = part_open(&p, o->out_path, info, c->size, err)) != 0)
         goto fail;
     c->res->resumed = p.size;
+    sha256_ctx h;
+    sha256_init(&h);
+    if (p.size > 0) {
+        stage(c, DL_STAGE_VERIFY, 0, p.size);
+        if ((rc = hash_file_range(c, p.fd, 0, p.size, &h, err, p.path)) != 0)
+            goto fail;
+    }
     stage(c, DL_STAGE_FILE, p.size, c->size);
     if (p.size < c->size &&
-        (rc = with_retries(c, p.size, c->size - p.size, NULL, p.fd, p.size, NULL, err)) != 0) {
+        (rc = with_retries(c, p.size, c->size - p.size, NULL, p.fd, p.size, &h, NULL, err)) != 0) {
         if (rc == DL_E_CHANGED || rc == DL_E_PROTOCOL)
             part_discard(&p);
         goto fail;
     }
-    stage(c, DL_STAGE_VERIFY, 0, c->size);
+    stage(c, DL_STAGE_VERIFY, c->size, c->size);
     char hex[65];
-    if ((rc = hash_range(c, p.fd, 0, c->size, hex, err, p.path)) != 0)
-        goto fail;
+    hash_hex(&h, hex);
     if (strcmp(hex, c->etag) != 0) {
         part_discard(&p);
         rc = g2e_fail(err, DL_E_CHECKSUM, "sha256 mismatch for %s: the Hub says %s, the download "
@@ -1050,7 +1064,7 @@ static int fetch_embeddings(dl_ctx *c, g2e_err *err)
         return g2e_fail(err, DL_E_HEADER, "%s is %" PRIu64 " bytes: too short for safetensors",
                         c->url, c->size);
     stage(c, DL_STAGE_HEADER, 0, 8);
-    if ((rc = with_retries(c, 0, 8, len8, -1, 0, NULL, err)) != 0)
+    if ((rc = with_retries(c, 0, 8, len8, -1, 0, NULL, NULL, err)) != 0)
         goto fail;
     uint64_t n = 0;
     for (int i = 7; i >= 0; i--)
@@ -1070,7 +1084,7 @@ static int fetch_embeddings(dl_ctx *c, g2e_err *err)
         goto fail;
     }
     stage(c, DL_STAGE_HEADER, 8, 8 + n);
-    if ((rc = with_retries(c, 8, n, json, -1, 0, NULL, err)) != 0)
+    if ((rc = with_retries(c, 8, n, json, -1, 0, NULL, NULL, err)) != 0)
         goto fail;
     if (st_parse_header(&st, json, (size_t)n, c->size - 8 - n, &e2) != 0) {
         rc = g2e_fail(err, DL_E_HEADER, "the header of %s is not valid safetensors: %s", c->url, e2.msg);
@@ -1125,14 +1139,28 @@ static int fetch_embeddings(dl_ctx *c, g2e_err *err)
         }
         p.size = 8 + hl;
     }
-    stage(c, DL_STAGE_TENSORS, p.size - 8 - hl, nb[0] + nb[1]);
+    /* the tensors' hashes: first over what an earlier run left, then as bytes arrive */
+    sha256_ctx h[2];
     uint64_t at = 8 + hl;
+    if (p.size > at)
+        stage(c, DL_STAGE_VERIFY, 0, p.size - at);
+    for (int i = 0; i < 2; i++) {
+        sha256_init(&h[i]);
+        uint64_t have = p.size > at ? p.size - at : 0;
+        if (have > nb[i])
+            have = nb[i];
+        if (have && (rc = hash_file_range(c, p.fd, at, have, &h[i], err, p.path)) != 0)
+            goto fail;
+        at += nb[i];
+    }
+    stage(c, DL_STAGE_TENSORS, p.size - 8 - hl, nb[0] + nb[1]);
+    at = 8 + hl;
     for (int i = 0; i < 2; i++) {
         uint64_t end = at + nb[i];
         if (p.size < end) {
             uint64_t skip = p.size - at;
             rc = with_retries(c, st->data_start + t[i]->begin + skip, nb[i] - skip, NULL, p.fd,
-                              p.size, NULL, err);
+                              p.size, &h[i], NULL, err);
             if (rc) {
                 if (rc == DL_E_CHANGED || rc == DL_E_PROTOCOL)
                     part_discard(&p);
@@ -1142,13 +1170,9 @@ static int fetch_embeddings(dl_ctx *c, g2e_err *err)
         }
         at = end;
     }
-    stage(c, DL_STAGE_VERIFY, 0, nb[0] + nb[1]);
-    at = 8 + hl;
-    for (int i = 0; i < 2; i++) {
-        if ((rc = hash_range(c, p.fd, at, nb[i], hx[i], err, p.path)) != 0)
-            goto fail;
-        at += nb[i];
-    }
+    stage(c, DL_STAGE_VERIFY, nb[0] + nb[1], nb[0] + nb[1]);
+    for (int i = 0; i < 2; i++)
+        hash_hex(&h[i], hx[i]);
     build_header(hdr + 8, c, format, t, (const char(*)[65])hx);
     if (write_all_at(p.fd, hdr, 8 + hl, 0) != 0) {
         rc = g2e_fail(err, DL_E_IO, "cannot write %s: %s", p.path, strerror(errno));
@@ -1232,7 +1256,7 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
     /* the metadata, as the Hub's client gets it: a HEAD, redirects not followed off-host */
     stage(&c, DL_STAGE_RESOLVE, 0, 0);
     resp m;
-    if ((rc = with_retries(&c, 0, 0, NULL, -1, 0, &m, err)) != 0)
+    if ((rc = with_retries(&c, 0, 0, NULL, -1, 0, NULL, &m, err)) != 0)
         goto fail;
     meta_etag(&m, c.etag, sizeof c.etag);
     snprintf(c.commit, sizeof c.commit, "%s", m.commit);
