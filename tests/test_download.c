@@ -354,7 +354,8 @@ Test(download, resume_across_calls_from_the_part_file)
     dl_result r;
     g2e_err e;
     cr_assert_eq(dl_fetch(&o, &r, &e), DL_E_NETWORK, "rc %d: %s", e.code, e.msg);
-    cr_expect(strstr(e.msg, "giving up after 1 attempt") != NULL, "%s", e.msg);
+    cr_expect(strstr(e.msg, "giving up after 1 attempt:") != NULL, "%s", e.msg);
+    cr_expect(strstr(e.msg, "run again to resume") != NULL, "%s", e.msg);
     cr_expect(!exists(out), "no file in place after a failure");
     uint64_t have = file_size(part);
     /* the part keeps what arrived (a reset may lose what was in flight) */

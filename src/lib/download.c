@@ -698,7 +698,7 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
         }
         if (attempt >= max_attempts || c->retries >= DL_MAX_RETRIES)
             return g2e_fail(err, why[0] == 'H' ? DL_E_HTTP : DL_E_NETWORK,
-                            "giving up after %d attempts: %s", attempt, why);
+                            "giving up after %d attempt%s: %s", attempt, attempt == 1 ? "" : "s", why);
         unsigned wait = delay;
         uint64_t ra;
         if (m.retry_after[0] && parse_u64(m.retry_after, &ra) == 0) {
@@ -807,6 +807,19 @@ static int part_open(part *p, const char *out, const char *info, uint64_t max_si
     return 0;
 }
 
+/* After a transport failure: says that the part is kept and how to go on. */
+static int part_kept(const part *p, int rc, g2e_err *err)
+{
+    struct stat sb;
+    if ((rc == DL_E_NETWORK || rc == DL_E_HTTP) && err && fstat(p->fd, &sb) == 0 && sb.st_size > 0) {
+        char was[G2E_ERR_MSG_MAX];
+        snprintf(was, sizeof was, "%s", err->msg);
+        g2e_fail(err, rc, "%s; %s keeps %lld bytes: run again to resume", was, p->path,
+                 (long long)sb.st_size);
+    }
+    return rc;
+}
+
 /* Removes the part and its sidecar (after a verdict that its bytes are wrong). */
 static void part_discard(part *p)
 {
@@ -910,6 +923,7 @@ static int fetch_full(dl_ctx *c, g2e_err *err)
         (rc = with_retries(c, p.size, c->size - p.size, NULL, p.fd, p.size, &h, NULL, err)) != 0) {
         if (rc == DL_E_CHANGED || rc == DL_E_PROTOCOL)
             part_discard(&p);
+        part_kept(&p, rc, err);
         goto fail;
     }
     stage(c, DL_STAGE_VERIFY, c->size, c->size);
@@ -1164,6 +1178,7 @@ static int fetch_embeddings(dl_ctx *c, g2e_err *err)
             if (rc) {
                 if (rc == DL_E_CHANGED || rc == DL_E_PROTOCOL)
                     part_discard(&p);
+                part_kept(&p, rc, err);
                 goto fail;
             }
             p.size = end;
