@@ -701,6 +701,8 @@ Test(download, a_failed_download_keeps_the_good_file)
     dl_result r;
     g2e_err e;
     cr_expect_eq(dl_fetch(&o, &r, &e), DL_E_HTTP, "%s", e.msg);
+    cr_expect(strstr(e.msg, "HTTP 500 from http://127.0.0.1:") != NULL, "%s", e.msg);
+    cr_expect(strstr(e.msg, "sig=") == NULL, "the CDN's signed query stays out: %s", e.msg);
     size_t n;
     char *s = read_file(out, &n);
     cr_expect(s && n == 17 && memcmp(s, "the good old file", 17) == 0, "the old file changed");

@@ -486,6 +486,17 @@ static size_t on_body(char *buf, size_t size, size_t nitems, void *user)
 
 enum { XCH_TRANSIENT = -1 };   /* exchange(): worth another attempt */
 
+/* url without its query (a CDN's signature is a short-lived credential: not for logs). */
+static const char *shown(const char *url, char *buf, size_t cap)
+{
+    size_t n = strcspn(url, "?#");
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(buf, url, n);
+    buf[n] = '\0';
+    return buf;
+}
+
 /* One request (following redirects) for bytes [s->want_start, +want_len), or a HEAD when
  * s is NULL. meta receives the endpoint's response headers. Returns 0, XCH_TRANSIENT with
  * *why filled, or a DL_E_* code with err filled. */
@@ -503,6 +514,8 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
             goto out;
         }
         int own = dl_same_origin(url, c->endpoint);
+        char show[1024];
+        shown(url, show, sizeof show);
         struct curl_slist *hdr = NULL, *t;
         char range[96];
         hdr = curl_slist_append(hdr, "Accept-Encoding: identity");
@@ -545,7 +558,7 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
             *meta = r;
         if (s && s->fail) {
             if (s->fail == DL_E_IO || s->fail == DL_E_PROTOCOL || s->fail == DL_E_CHANGED) {
-                rc = g2e_fail(err, s->fail, "%s (from %s)", s->why, url);
+                rc = g2e_fail(err, s->fail, "%s (from %s)", s->why, show);
                 goto out;
             }
         }
@@ -560,10 +573,10 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
                 goto out;
             case CURLE_COULDNT_RESOLVE_HOST:
                 rc = g2e_fail(err, DL_E_NETWORK, "cannot resolve the host of %s (no network, or "
-                              "a wrong HF_ENDPOINT?)", url);
+                              "a wrong HF_ENDPOINT?)", show);
                 goto out;
             default:
-                rc = g2e_fail(err, DL_E_NETWORK, "%s: %s", url, curl_easy_strerror(cc));
+                rc = g2e_fail(err, DL_E_NETWORK, "%s: %s", show, curl_easy_strerror(cc));
                 goto out;
             }
         }
@@ -572,7 +585,7 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
             char *loc = NULL;
             curl_easy_getinfo(c->h, CURLINFO_REDIRECT_URL, &loc);
             if (!loc || !*loc) {
-                rc = g2e_fail(err, DL_E_PROTOCOL, "HTTP %ld without a Location from %s", st, url);
+                rc = g2e_fail(err, DL_E_PROTOCOL, "HTTP %ld without a Location from %s", st, show);
                 goto out;
             }
             if (!s && !dl_same_origin(loc, c->endpoint))
@@ -600,11 +613,11 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
         if (st == 401) {
             rc = g2e_fail(err, DL_E_UNAUTHORIZED, "HTTP 401 for %s: the repository '%s' does not "
                           "exist, or is private and needs a valid token ($HF_TOKEN or `hf auth login`)%s",
-                          url, what, c->token ? " (a token was sent)" : "");
+                          show, what, c->token ? " (a token was sent)" : "");
         } else if (st == 403) {
             rc = g2e_fail(err, DL_E_FORBIDDEN, "HTTP 403 for %s: access to '%s' is refused%s; "
                           "accept its terms on the Hub or use a token that has access",
-                          url, what, strcasecmp(r.error_code, "GatedRepo") == 0 ? " (a gated repo)" : "");
+                          show, what, strcasecmp(r.error_code, "GatedRepo") == 0 ? " (a gated repo)" : "");
         } else if (st == 404) {
             if (strcasecmp(r.error_code, "RevisionNotFound") == 0)
                 rc = g2e_fail(err, DL_E_NOT_FOUND, "HTTP 404: '%s' has no revision '%s' (check --revision)",
@@ -616,14 +629,14 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
                 rc = g2e_fail(err, DL_E_NOT_FOUND, "HTTP 404: no repository '%s' (check --repo)", what);
             else
                 rc = g2e_fail(err, DL_E_NOT_FOUND, "HTTP 404 for %s: no such repository, revision "
-                              "or file (check --repo and --revision)", url);
+                              "or file (check --repo and --revision)", show);
         } else if (st == 408 || st == 429 || (st >= 500 && st <= 599)) {
-            snprintf(why, why_cap, "HTTP %ld from %s", st, url);
+            snprintf(why, why_cap, "HTTP %ld from %s", st, show);
             /* keep Retry-After for the caller's backoff */
             snprintf(meta->retry_after, sizeof meta->retry_after, "%s", r.retry_after);
             rc = XCH_TRANSIENT;
         } else {
-            rc = g2e_fail(err, DL_E_HTTP, "HTTP %ld for %s%s%s", st, url,
+            rc = g2e_fail(err, DL_E_HTTP, "HTTP %ld for %s%s%s", st, show,
                           r.error_message[0] ? ": " : "", r.error_message);
         }
         goto out;
