@@ -720,6 +720,8 @@ Test(download, etag_change_mid_download_discards_the_part)
     g2e_err e;
     cr_expect_eq(fetch_with(&l, args, 0, &r, &e, &out), DL_E_CHANGED, "%s", e.msg);
     cr_expect(strstr(e.msg, "changed on the Hub") != NULL, "%s", e.msg);
+    /* caught at the Hub's answer: no byte of the other version was even asked for */
+    cr_expect_eq(hub_count(&srv, "cdn", NULL), 2);
     char *part = part_of(out, ".part");
     cr_expect(!exists(out) && !exists(part));
     free(part);

@@ -486,6 +486,12 @@ static size_t on_body(char *buf, size_t size, size_t nitems, void *user)
 
 enum { XCH_TRANSIENT = -1 };   /* exchange(): worth another attempt */
 
+/* The ETag a response of the endpoint names for the file. */
+static void meta_etag(const resp *m, char *out, size_t cap)
+{
+    unquote_etag(m->linked_etag[0] ? m->linked_etag : m->etag, out, cap);
+}
+
 /* url without its query (a CDN's signature is a short-lived credential: not for logs). */
 static const char *shown(const char *url, char *buf, size_t cap)
 {
@@ -554,8 +560,17 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
         curl_slist_free_all(hdr);
         /* the last answer of the endpoint itself speaks for the file, as in the Hub's
          * client: a same-host redirect (a renamed repo) is followed, the CDN's is not */
-        if (own && (r.commit[0] || r.linked_etag[0] || r.etag[0]))
+        if (own && (r.commit[0] || r.linked_etag[0] || r.etag[0])) {
             *meta = r;
+            char et[HV];
+            meta_etag(&r, et, sizeof et);
+            if (s && c->etag[0] && et[0] && strcmp(et, c->etag) != 0) {
+                /* before a byte of another version is stored */
+                rc = g2e_fail(err, DL_E_CHANGED, "the file changed on the Hub during the download "
+                              "(ETag %s, now %s); run the command again", c->etag, et);
+                goto out;
+            }
+        }
         if (s && s->fail) {
             if (s->fail == DL_E_IO || s->fail == DL_E_PROTOCOL || s->fail == DL_E_CHANGED) {
                 rc = g2e_fail(err, s->fail, "%s (from %s)", s->why, show);
@@ -648,12 +663,6 @@ out:
     return rc;
 }
 
-/* The ETag a response of the endpoint names for the file. */
-static void meta_etag(const resp *m, char *out, size_t cap)
-{
-    unquote_etag(m->linked_etag[0] ? m->linked_etag : m->etag, out, cap);
-}
-
 /* Retries with backoff around exchange(). For a HEAD (mem NULL, fd < 0), meta is filled.
  * For data, bytes [start, +len) of the file go to mem or to fd at off, and into hash if
  * not NULL (each byte once, in order, whatever the retries). */
@@ -710,7 +719,8 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
             delay = base;
         }
         if (attempt >= max_attempts || c->retries >= DL_MAX_RETRIES)
-            return g2e_fail(err, why[0] == 'H' ? DL_E_HTTP : DL_E_NETWORK,
+            return g2e_fail(err, strncmp(why, "HTTP ", 5) == 0 && why[5] >= '1' && why[5] <= '5'
+                                     ? DL_E_HTTP : DL_E_NETWORK,
                             "giving up after %d attempt%s: %s", attempt, attempt == 1 ? "" : "s", why);
         unsigned wait = delay;
         uint64_t ra;
