@@ -16,6 +16,7 @@ Faults (--fault, repeatable), "kind[:key=value...]":
                                   (these three apply only to bodies longer than N)
   ignore_range[:times=-1]         cdn: answer 200 with the whole file whatever Range says
   corrupt:offset=N                cdn: flip every bit of the file's byte N when served
+  encoded[:times=1]               cdn: claim Content-Encoding: gzip (the bytes are not)
   shift_range[:times=1]           cdn: answer a Range request with the bytes one further on
   etag_change:after=N             hub: from the N+1-th request on, a different X-Linked-Etag
 times=-1 means always. Every request is logged to --log, one line each:
@@ -171,6 +172,8 @@ def main():
             self.send_header("Accept-Ranges", "bytes")
             for k, v in extra:
                 self.send_header(k, v)
+            if fault("encoded"):
+                self.send_header("Content-Encoding", "gzip")
             if code == 206:
                 self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, size))
             if self.command == "HEAD":

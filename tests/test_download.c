@@ -745,6 +745,20 @@ Test(download, a_wrong_content_range_is_refused_and_the_part_dropped)
     hub_layout_free(&l);
 }
 
+Test(download, an_encoded_body_is_refused)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "encoded", NULL};
+    char *out;
+    dl_result r;
+    g2e_err e;
+    cr_expect_eq(fetch_with(&l, args, 0, &r, &e, &out), DL_E_PROTOCOL, "%s", e.msg);
+    cr_expect(strstr(e.msg, "gzip-encoded") != NULL, "%s", e.msg);
+    cr_expect(!exists(out));
+    free(out);
+    hub_layout_free(&l);
+}
+
 /* A source whose header is not valid safetensors, and one without embeddings. */
 static void serve_bytes(const char *bytes, size_t n, int code, const char *needle)
 {

@@ -259,6 +259,7 @@ typedef struct resp {
     long status;
     char commit[HV], linked_etag[HV], etag[HV], linked_size[HV], content_length[HV];
     char content_range[HV], error_code[HV], error_message[HV], retry_after[HV];
+    char content_encoding[HV];
 } resp;
 
 typedef struct dl_ctx dl_ctx;
@@ -363,6 +364,7 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
         {"x-error-code", offsetof(resp, error_code)},
         {"x-error-message", offsetof(resp, error_message)},
         {"retry-after", offsetof(resp, retry_after)},
+        {"content-encoding", offsetof(resp, content_encoding)},
     };
     for (size_t i = 0; i < sizeof H / sizeof H[0]; i++)
         if (strlen(H[i].name) == kl && strncasecmp(buf, H[i].name, kl) == 0)
@@ -396,6 +398,11 @@ static int body_start(sink *s)
     resp *r = s->r;
     dl_ctx *c = s->c;
     s->started = 1;
+    if (r->content_encoding[0] && strcasecmp(r->content_encoding, "identity") != 0) {
+        /* asked for identity: encoded bytes would be stored as if they were the file's */
+        snprintf(s->why, sizeof s->why, "the body came %s-encoded", r->content_encoding);
+        return DL_E_PROTOCOL;
+    }
     if (r->status == 206) {
         uint64_t a, b, total = 0;
         int has_total = 0;
