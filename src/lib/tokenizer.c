@@ -1592,6 +1592,8 @@ int tok_encode(tok_tokenizer *t, const char *text, size_t len, tok_special speci
     int rc = 0;
     if (!text && len)
         return g2e_fail(err, G2E_EINVAL, "tok_encode: NULL text with length %zu", len);
+    if (!text)
+        text = s = ""; /* NULL with length 0 is the empty text */
     size_t bad = tok_utf8_check(text, len);
     if (bad < len) {
         if (!(flags & TOK_LOSSY)) {
