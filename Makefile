@@ -24,7 +24,7 @@ LDFLAGS += $(SANFLAGS)
 endif
 CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -Isrc/lib -Isrc/cli \
             -DG2E_DATADIR='"$(PREFIX)/share/gpt2-embed"'
-LDLIBS  := -lcjson -lcurl -lcairo -lutf8proc -lm
+LDLIBS  := -lcjson -lcurl -lcairo -lfontconfig -lutf8proc -lm
 
 LIB_SRC   := $(sort $(wildcard src/lib/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
@@ -77,10 +77,10 @@ $(CLIA): $(CLI_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# --whole-archive: main.c refers to the commands through weak declarations, which alone
-# would not pull their objects out of the archive.
-$(B)/gpt2-embed: $(B)/src/cli/main.o $(CLIA) $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $< -Wl,--whole-archive $(CLIA) -Wl,--no-whole-archive $(LIBA) $(LDLIBS)
+# The command objects are linked directly, not through $(CLIA): main.c refers to them
+# only weakly, and a weak reference never pulls a member out of an archive.
+$(B)/gpt2-embed: $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 gpt2-embed: $(B)/gpt2-embed
 	cp $< $@
@@ -94,7 +94,7 @@ TEST_CPPFLAGS = -DG2E_TEST_BIN='"$(CURDIR)/$(B)/gpt2-embed"' -DG2E_SRCDIR='"$(CU
 $(B)/tests/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 
-test: $(B)/gpt2-embed $(TEST_BIN)
+test: $(B)/gpt2-embed $(B)/mkfixture $(TEST_BIN)
 	@tests/run.sh $(B) $(TEST_BIN)
 
 # Benchmarks link the fixture writer (tests/fixture.c, no Criterion) and the libraries.
@@ -102,8 +102,13 @@ BSUP_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard tests/fixture.c))
 $(B)/bench/bench_%: $(B)/bench/bench_%.o $(BSUP_OBJ) $(CLIA) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-bench: $(B)/gpt2-embed $(BENCH_BIN)
+bench: $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
 	@bench/run.sh $(B)
+
+# tools/mkfixture: writes safetensors fixtures (tests/fixture.c) for shell benchmarks and
+# the downloader's local HTTP test server.
+$(B)/mkfixture: $(B)/tools/mkfixture.o $(B)/tests/fixture.o $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Fuzzing: clang's libFuzzer with ASan+UBSan, over the library compiled alone.
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) | $(DEPS_OK)

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 void cli_error(const char *fmt, ...)
 {
@@ -56,4 +57,25 @@ int cli_parse_double(const char *s, const char *what, double *out)
     }
     *out = v;
     return 0;
+}
+
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0)
+        return 0;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (a[n] != '\0')
+        return 0;
+    if (*i + 1 >= argc) {
+        cli_error("option %s needs a value (see --help)", name);
+        *val = NULL;
+        return -1;
+    }
+    *val = argv[++*i];
+    return 1;
 }

@@ -21,6 +21,11 @@ void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, const char *what, uint64_t *out);
 int cli_parse_double(const char *s, const char *what, double *out);
 
+/* Option with a value at argv[*i]: "--name VALUE" or "--name=VALUE". Returns 0 if argv[*i]
+ * is not this option; 1 with *val set (and *i advanced past the value) if it is; -1 after
+ * printing an error if the value is missing (then *val is NULL, so `if (!val)` also works). */
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
+
 #define CMD(name, fn, summary) int fn(int argc, char **argv) __attribute__((weak));
 #include "commands.def"
 #undef CMD

@@ -1,8 +1,8 @@
 /* embed.h — the lookup-and-add stage: x[t] = wte[id_t] + P(start + t).
  *
  * P is GPT-2's learned position embedding wpe (the default), or the original
- * Transformer's fixed sinusoidal encoding of width n_embd (EMBED_PE_SINUSOIDAL, which has
- * no context limit). Every array is float32, row-major, shape (T, n_embd). The sum is one
+ * Transformer's fixed sinusoidal encoding of width n_embd and base 10000
+ * (EMBED_PE_SINUSOIDAL, sinusoid.h, which has no 1024 limit). Every array is float32, row-major, shape (T, n_embd). The sum is one
  * IEEE single-precision addition per element, so results are bit-identical to numpy's
  * `wte[ids] + wpe[np.arange(start, start + T)]` (F16/BF16 weights are upcast first).
  *
@@ -16,6 +16,7 @@
 
 #include "err.h"
 #include "model.h"
+#include "sinusoid.h"
 
 enum {
     EMBED_E_CONTEXT = 900,  /* start + T > n_ctx with learned positions */
@@ -28,8 +29,12 @@ typedef enum embed_pe {
     EMBED_PE_SINUSOIDAL,    /* PE(pos, 2i) = sin(pos / 10000^(2i/D)), PE(pos, 2i+1) = cos(...) */
 } embed_pe;
 
-/* The number of positions the scheme allows: n_ctx for learned, SIZE_MAX for sinusoidal. */
+/* The number of positions the scheme allows: n_ctx for learned, SIN_MAX_POS for sinusoidal
+ * (the encoding's exactness bound, 2^53). */
 size_t embed_max_positions(const g2e_model *m, embed_pe pe);
+
+/* Checks every ID against n_vocab (EMBED_E_ID names the first bad one and its index). */
+int embed_check_ids(const g2e_model *m, const uint32_t *ids, size_t T, g2e_err *err);
 
 /* Checks every ID against n_vocab and that positions [start, start + T) exist; on error the
  * message gives the offending index/ID or the numbers (T, start, n_ctx). */
@@ -42,6 +47,24 @@ int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, 
  * position n_ctx or beyond. */
 int embed_rows(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
                float *sum, float *tok, float *pos, g2e_err *err);
+
+/* Row-at-a-time access for callers that stream (the program writes row by row so that a
+ * 1024-token output never has to be held three times over). embed_init prepares the
+ * position scheme once (the sinusoidal table); embed_row then makes one token's rows. */
+typedef struct embed_ctx {
+    const g2e_model *m;    /* borrowed */
+    embed_pe pe;
+    sin_table tab;         /* EMBED_PE_SINUSOIDAL only (owned) */
+} embed_ctx;
+
+/* Errors: SIN_E_DIM (sinusoidal with an odd n_embd), G2E_ENOMEM. On error *c needs no free. */
+int embed_init(embed_ctx *c, const g2e_model *m, embed_pe pe, g2e_err *err);
+/* Frees what embed_init made; accepts a zeroed ctx. */
+void embed_free(embed_ctx *c);
+/* tok = wte[id], pos = P(position), sum = tok + pos, each n_embd floats; tok and pos may be
+ * NULL. Checks id and position like embed_check. */
+int embed_row(const embed_ctx *c, uint32_t id, size_t position, float *sum, float *tok,
+              float *pos, g2e_err *err);
 
 /* Sliding windows over T tokens: windows of at most W tokens starting every S tokens
  * (overlap W - S), the last one ending at T. *n_windows receives their count (1 when

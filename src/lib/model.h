@@ -21,6 +21,8 @@ enum {
     MODEL_E_DTYPE,          /* not F32/F16/BF16 */
     MODEL_E_RANGE,          /* token id >= n_vocab or position >= n_ctx */
     MODEL_E_NOT_FOUND,      /* model_locate found no weights */
+    MODEL_E_AMBIGUOUS,      /* both wte.weight and transformer.wte.weight (or wpe), or wte and
+                               wpe with different prefixes */
 };
 
 typedef struct g2e_model {
@@ -30,15 +32,27 @@ typedef struct g2e_model {
     const char *size_name;       /* "gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl",
                                     "distilgpt2" (ambiguous with gpt2 by shape: see model.c), or NULL */
     int prefixed;                /* 1 if names carry "transformer." */
+    size_t n_layer;              /* transformer blocks present (h.N.*), 0 if none */
 } g2e_model;
 
-/* Opens and checks the weights at path. *out owned by the caller (model_close). */
+/* Size naming. gpt2 and distilgpt2 share wte [50257,768] and wpe [1024,768]: when block
+ * tensors (prefix + "h.N.") are present the number of blocks decides (12 -> gpt2,
+ * 6 -> distilgpt2, anything else -> NULL); otherwise a "repo" __metadata__ value containing
+ * "distilgpt2" (the downloader records it) names distilgpt2, else gpt2. gpt2-medium/-large/-xl
+ * are n_embd 1024/1280/1600 with 50257 rows and 1024 positions (NULL if blocks are present
+ * and their count is not 24/36/48). Every other shape: NULL. n_layer below is the count of
+ * blocks found (max N + 1), 0 when none.
+ *
+ * Opens and checks the weights at path. *out owned by the caller (model_close). On error
+ * *out is NULL and err names the path and what is missing or inconsistent. */
 int model_open(g2e_model **out, const char *path, g2e_err *err);
 /* Wraps an already opened st_file (ownership passes to the model, also on error). */
 int model_from_st(g2e_model **out, st_file *st, g2e_err *err);
 void model_close(g2e_model *m);
 
-/* wte[id] / wpe[pos] into out[n_embd] as float32. MODEL_E_RANGE when out of range. */
+/* wte[id] / wpe[pos] into out[n_embd] as float32 (exact for F16/BF16). MODEL_E_RANGE when
+ * out of range (out untouched); G2E_EINVAL when the model has no data mapped (built by
+ * model_from_st over st_parse_header). */
 int model_wte_row(const g2e_model *m, uint64_t id, float *out, g2e_err *err);
 int model_wpe_row(const g2e_model *m, uint64_t pos, float *out, g2e_err *err);
 

@@ -9,6 +9,15 @@
  * aligned (GPT-2's starts at byte 14,291): rows are copied/converted, never accessed
  * through a cast pointer.
  *
+ * Stricter than the reference reader, on purpose: a UTF-8 byte order mark, raw control bytes
+ * (inside strings too), keys other than dtype/shape/data_offsets in a tensor entry, repeated
+ * names or keys, more than ST_MAX_NDIM dimensions, and numbers that are not plain
+ * non-negative integers (1.0, 1e3, 01, -0) are all refused. Integers are read exactly from
+ * the header text up to 2^64-1 (cJSON's doubles would round above 2^53).
+ *
+ * Every error message is one line (control bytes in names or paths show as '?') and names
+ * the tensor and the numbers involved; st_open's also starts with the path.
+ *
  * Deliberately left out: writing (tests/fixture.c and download.c write files), dtypes
  * beyond conversion of F32/F16/BF16 to float32 (others are listed, not converted).
  */
@@ -79,7 +88,9 @@ typedef struct st_file {
     size_t map_len;
 } st_file;
 
-/* Maps path read-only and validates its header; does not read the data section.
+/* Maps path read-only and validates its header; does not read the data section (only the
+ * 8 + N header bytes are touched). The file must not be truncated while it is open: like
+ * any mapping, reading a row past a shrunken end raises SIGBUS.
  * On success *out owns the mapping (free with st_close). On error *out is NULL and err
  * says what was wrong, naming the path, the tensor and the numbers involved. */
 int st_open(st_file **out, const char *path, g2e_err *err);
@@ -88,7 +99,7 @@ int st_open(st_file **out, const char *path, g2e_err *err);
  * buf, which must outlive it. Used by the fuzz target and the tests. */
 int st_parse_buffer(st_file **out, const uint8_t *buf, size_t len, g2e_err *err);
 
-/* Validates a header alone: json/json_len are the N header bytes, data_len the length the
+/* Validates a header alone (the result copies what it needs: json may be freed after): json/json_len are the N header bytes, data_len the length the
  * data section has (or will have, e.g. file size - 8 - N from an HTTP Content-Length).
  * The result has no data (->data NULL). Used by the downloader. */
 int st_parse_header(st_file **out, const uint8_t *json, size_t json_len, uint64_t data_len,
@@ -103,14 +114,23 @@ const st_tensor *st_find(const st_file *f, const char *name);
 /* Metadata value for key, or NULL. */
 const char *st_meta_get(const st_file *f, const char *key);
 
-const char *st_dtype_name(st_dtype d);   /* "F32", ... */
+const char *st_dtype_name(st_dtype d);   /* "F32", ...; "?" outside the enum */
+/* The dtype named s (exact, case-sensitive, as in the header), or -1. */
+int st_dtype_from_name(const char *s);
 size_t st_dtype_size(st_dtype d);        /* bytes per element (1 for BOOL/U8/F8) */
 uint64_t st_tensor_nbytes(const st_tensor *t);
 uint64_t st_tensor_numel(const st_tensor *t);
 
-/* Copies row `row` of a 2-D tensor (shape [rows, cols]) into out[cols] as float32,
+/* Copies row `row` of a 2-D tensor t of f (t must come from f: st_find or f->tensors)
+ * (shape [rows, cols]) into out[cols] as float32, through memcpy, never a cast pointer,
  * converting F16/BF16 exactly. Errors: ST_E_RANGE, ST_E_DTYPE_UNSUPPORTED, ST_E_SHAPE
  * (not 2-D), G2E_EINVAL (no data mapped). */
 int st_read_row_f32(const st_file *f, const st_tensor *t, uint64_t row, float *out, g2e_err *err);
+
+/* Exact widening of one IEEE half (F16) / bfloat16 (BF16) bit pattern to float32, in integer
+ * arithmetic: subnormals become normal floats, infinities stay infinities, NaNs keep sign and
+ * payload (shifted into the top of the float's mantissa). Return the float32 BIT PATTERN. */
+uint32_t st_f16_to_f32_bits(uint16_t h);
+uint32_t st_bf16_to_f32_bits(uint16_t h);
 
 #endif

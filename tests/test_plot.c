@@ -1,0 +1,378 @@
+/* test_plot.c — figures decoded back from PNG with cairo: sizes, and pixels whose colour
+ * is known from the data and the documented colour map (re-implemented here from the
+ * stops listed in plot.h, not taken from plot.c). The PNGs stay in build/tmp/plot-* to
+ * be looked at. */
+#include "figures.h"
+#include "plot.h"
+#include "support.h"
+
+#include <cairo/cairo.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const int STOP[11][3] = {
+    {0x05, 0x30, 0x61}, {0x21, 0x66, 0xac}, {0x43, 0x93, 0xc3}, {0x92, 0xc5, 0xde},
+    {0xd1, 0xe5, 0xf0}, {0xff, 0xff, 0xff}, {0xfd, 0xdb, 0xc7}, {0xf4, 0xa5, 0x82},
+    {0xd6, 0x60, 0x4d}, {0xb2, 0x18, 0x2b}, {0x67, 0x00, 0x1f},
+};
+
+/* The documented map for value v on [lo, hi], as doubles. */
+static void want_colour(double v, double lo, double hi, double rgb[3])
+{
+    double t = (v - lo) / (hi - lo);
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    int k = (int)(t * 10);
+    if (k > 9) k = 9;
+    double f = t * 10 - k;
+    for (int c = 0; c < 3; c++)
+        rgb[c] = STOP[k][c] + (STOP[k + 1][c] - STOP[k][c]) * f;
+}
+
+typedef struct png {
+    cairo_surface_t *s;
+    int w, h;
+} png;
+
+static png load(const char *path)
+{
+    png p;
+    p.s = cairo_image_surface_create_from_png(path);
+    cr_assert_eq(cairo_surface_status(p.s), CAIRO_STATUS_SUCCESS, "%s does not decode: %s", path,
+                 cairo_status_to_string(cairo_surface_status(p.s)));
+    p.w = cairo_image_surface_get_width(p.s);
+    p.h = cairo_image_surface_get_height(p.s);
+    return p;
+}
+
+static void px(const png *p, int x, int y, int rgb[3])
+{
+    cr_assert(x >= 0 && y >= 0 && x < p->w && y < p->h, "pixel (%d, %d) outside %dx%d", x, y, p->w, p->h);
+    const unsigned char *d = cairo_image_surface_get_data(p->s);
+    uint32_t v;
+    memcpy(&v, d + (size_t)y * cairo_image_surface_get_stride(p->s) + (size_t)x * 4, 4);
+    rgb[0] = (int)(v >> 16 & 255), rgb[1] = (int)(v >> 8 & 255), rgb[2] = (int)(v & 255);
+}
+
+static void expect_px(const png *p, int x, int y, const double want[3], const char *what)
+{
+    int got[3];
+    px(p, x, y, got);
+    int ok = 1;
+    for (int c = 0; c < 3; c++)
+        ok &= fabs(got[c] - want[c]) <= 1.0;
+    cr_expect(ok, "%s at (%d, %d): got #%02x%02x%02x, want #%02x%02x%02x", what, x, y, got[0],
+              got[1], got[2], (int)lround(want[0]), (int)lround(want[1]), (int)lround(want[2]));
+}
+
+/* Pixels of exactly this colour (±1) in the rectangle. */
+static int count_colour(const png *p, int x0, int y0, int x1, int y1, const double want[3])
+{
+    int n = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            int g[3];
+            px(p, x, y, g);
+            if (fabs(g[0] - want[0]) <= 1 && fabs(g[1] - want[1]) <= 1 && fabs(g[2] - want[2]) <= 1)
+                n++;
+        }
+    return n;
+}
+
+static int count_dark(const png *p, int x0, int y0, int x1, int y1)
+{
+    int n = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            int g[3];
+            px(p, x, y, g);
+            n += g[0] + g[1] + g[2] < 200;
+        }
+    return n;
+}
+
+/* The sinusoidal PE, (len, dim) row-major, computed here from the formula. */
+static float *pe(size_t len, size_t dim)
+{
+    float *z = malloc(len * dim * sizeof *z);
+    for (size_t p = 0; p < len; p++)
+        for (size_t i = 0; i < dim / 2; i++) {
+            double a = (double)p / pow(10000.0, (double)(2 * i) / (double)dim);
+            z[p * dim + 2 * i] = (float)sin(a);
+            z[p * dim + 2 * i + 1] = (float)cos(a);
+        }
+    return z;
+}
+
+Test(plot, pe_heatmap_cells_colour_bar_and_orientation)
+{
+    enum { N = 50, D = 16 };
+    char *dir = test_tmpdir("plot-pe");
+    char *path = path_join(dir, "pe.png");
+    float *z = pe(N, D);
+    plot_heatmap h = {.z = z, .nx = N, .ny = D, .x_stride = D, .y_stride = 1, .vmin = -1,
+                      .vmax = 1, .title = "Sinusoidal PE", .xlabel = "token position",
+                      .ylabel = "dimension index", .cbar_label = "value"};
+    plot_layout L;
+    cr_assert_eq(plot_heatmap_layout(&h, &L), 0);
+    cr_assert_eq(plot_heatmap_png(&h, path), 0);
+    png p = load(path);
+    cr_expect_eq(p.w, 960);
+    cr_expect_eq(p.h, 600);
+    cr_expect_eq(p.w, L.width);
+    cr_expect_eq(p.h, L.height);
+    double cw = (double)L.area_w / N, ch = (double)L.area_h / D;
+    /* position 0 (the first column), from the bottom up: sin 0 = 0, cos 0 = 1, ... */
+    double white[3], top[3], bottom[3];
+    want_colour(0, -1, 1, white);
+    want_colour(1, -1, 1, top);
+    want_colour(-1, -1, 1, bottom);
+    cr_expect(white[0] == 255 && white[1] == 255 && white[2] == 255, "0 is white in the map");
+    for (int d = 0; d < D; d++) {
+        int x = L.area_x + (int)(0.5 * cw);
+        int y = L.area_y + L.area_h - 1 - (int)((d + 0.5) * ch);
+        expect_px(&p, x, y, d % 2 ? top : white, d % 2 ? "cos 0 = 1" : "sin 0 = 0");
+    }
+    /* every cell: the documented colour of its value (position x, dimension y from the bottom) */
+    for (int pos = 0; pos < N; pos += 7)
+        for (int d = 0; d < D; d++) {
+            double want[3];
+            want_colour(z[pos * D + d], -1, 1, want);
+            int x = L.area_x + (int)((pos + 0.5) * cw);
+            int y = L.area_y + L.area_h - 1 - (int)((d + 0.5) * ch);
+            expect_px(&p, x, y, want, "PE cell");
+        }
+    /* the colour bar: top row the map's top end, bottom row its bottom end */
+    int bx = L.bar_x + L.bar_w / 2;
+    expect_px(&p, bx, L.bar_y, top, "colour bar top");
+    expect_px(&p, bx, L.bar_y + L.bar_h - 1, bottom, "colour bar bottom");
+    double mid[3];
+    want_colour(0.5, 0, 1, mid);
+    int g[3];
+    px(&p, bx, L.bar_y + L.bar_h / 2, g);
+    cr_expect(g[0] > 240 && g[1] > 240 && g[2] > 240, "middle of the bar near white");
+    /* text was rendered: dark pixels in the title band and under the x axis */
+    cr_expect(count_dark(&p, 0, 0, p.w, L.area_y - 4) > 100, "a title");
+    cr_expect(count_dark(&p, L.area_x, L.area_y + L.area_h + 6, L.area_x + L.area_w, p.h) > 200,
+              "x tick labels and label");
+    cr_expect(count_dark(&p, 0, L.area_y, L.area_x - 6, L.area_y + L.area_h) > 200,
+              "y tick labels and label");
+    cairo_surface_destroy(p.s);
+    free(z), free(path), free(dir);
+}
+
+Test(plot, origin_top_and_strides)
+{
+    /* a 3 x 2 grid with distinct values; z is (2, 3) row-major with y the row */
+    float z[6] = {-1.0f, -0.5f, 0.0f, 0.25f, 0.75f, 1.0f};
+    char *dir = test_tmpdir("plot-strides");
+    char *a = path_join(dir, "top.png"), *b = path_join(dir, "bottom.png");
+    plot_heatmap h = {.z = z, .nx = 3, .ny = 2, .x_stride = 1, .y_stride = 3, .vmin = -1,
+                      .vmax = 1, .origin_top = 1, .width = 500, .height = 400, .title = "strides"};
+    plot_layout L;
+    cr_assert_eq(plot_heatmap_layout(&h, &L), 0);
+    cr_assert_eq(plot_heatmap_png(&h, a), 0);
+    h.origin_top = 0;
+    cr_assert_eq(plot_heatmap_png(&h, b), 0);
+    png pt = load(a), pb = load(b);
+    cr_expect(pt.w == 500 && pt.h == 400);
+    double cw = L.area_w / 3.0, ch = L.area_h / 2.0;
+    for (int y = 0; y < 2; y++)
+        for (int x = 0; x < 3; x++) {
+            double want[3];
+            want_colour(z[y * 3 + x], -1, 1, want);
+            int px_x = L.area_x + (int)((x + 0.5) * cw);
+            expect_px(&pt, px_x, L.area_y + (int)((y + 0.5) * ch), want, "origin top");
+            expect_px(&pb, px_x, L.area_y + L.area_h - 1 - (int)((y + 0.5) * ch), want, "origin bottom");
+        }
+    cairo_surface_destroy(pt.s);
+    cairo_surface_destroy(pb.s);
+    free(a), free(b), free(dir);
+}
+
+Test(plot, large_heatmap_gets_a_pixel_per_cell)
+{
+    enum { N = 1024, D = 768 };
+    char *dir = test_tmpdir("plot-big");
+    char *path = path_join(dir, "pe-1024x768.png");
+    float *z = pe(N, D);
+    plot_heatmap h = {.z = z, .nx = N, .ny = D, .x_stride = D, .y_stride = 1, .vmin = -1,
+                      .vmax = 1, .title = "PE 1024 x 768"};
+    plot_layout L;
+    cr_assert_eq(plot_heatmap_layout(&h, &L), 0);
+    cr_expect_eq(L.area_w, N);
+    cr_expect_eq(L.area_h, D);
+    cr_assert_eq(plot_heatmap_png(&h, path), 0);
+    png p = load(path);
+    cr_expect(p.w == L.width && p.h == L.height);
+    /* one pixel per cell: each cell is exactly its colour */
+    for (int pos = 0; pos < N; pos += 97)
+        for (int d = 0; d < D; d += 31) {
+            double want[3];
+            want_colour(z[pos * D + d], -1, 1, want);
+            expect_px(&p, L.area_x + pos, L.area_y + L.area_h - 1 - d, want, "cell");
+        }
+    cairo_surface_destroy(p.s);
+    free(z), free(path), free(dir);
+}
+
+Test(plot, line_chart_draws_each_series_and_a_legend)
+{
+    enum { N = 200 };
+    double x[N], y1[N], y2[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = i;
+        y1[i] = cos(i / 20.0);
+        y2[i] = exp(-i / 50.0);
+    }
+    plot_series s[2] = {{"cosine", x, y1, N}, {"decay", x, y2, N}};
+    plot_lines L = {.series = s, .n_series = 2, .title = "two series", .xlabel = "x",
+                    .ylabel = "y", .zero_line = 1};
+    char *dir = test_tmpdir("plot-lines");
+    char *path = path_join(dir, "lines.png");
+    cr_assert_eq(plot_lines_png(&L, path), 0);
+    png p = load(path);
+    cr_expect(p.w == 960 && p.h == 600);
+    double c1[3] = {0x1f, 0x77, 0xb4}, c2[3] = {0xff, 0x7f, 0x0e};
+    cr_expect(count_colour(&p, 0, 0, p.w, p.h, c1) > 300, "first series colour");
+    cr_expect(count_colour(&p, 0, 0, p.w, p.h, c2) > 300, "second series colour");
+    cr_expect(count_dark(&p, 0, 0, p.w, 40) > 50, "title");
+    cairo_surface_destroy(p.s);
+    /* a single point and a flat line are drawable */
+    double one = 3;
+    plot_series s1 = {"one point", &one, &one, 1};
+    plot_lines L1 = {.series = &s1, .n_series = 1, .width = 400, .height = 300};
+    char *p1 = path_join(dir, "one.png");
+    cr_expect_eq(plot_lines_png(&L1, p1), 0);
+    png q = load(p1);
+    cr_expect(q.w == 400 && q.h == 300);
+    cairo_surface_destroy(q.s);
+    free(p1), free(path), free(dir);
+}
+
+Test(plot, strips_show_each_vector)
+{
+    enum { T = 4, C = 64 };
+    float tok[T * C], pos[T * C], sum[T * C];
+    for (int i = 0; i < T * C; i++) {
+        tok[i] = 1.0f;     /* the top end */
+        pos[i] = -1.0f;    /* the bottom end */
+        sum[i] = 0.5f;
+    }
+    const float *data[3] = {tok, pos, sum};
+    const char *names[3] = {"token (wte)", "position (wpe)", "sum"};
+    const char *labels[T] = {"The", "\xE2\x90\xA3" "dog", "\xE2\x90\xA3" "chased", "\xE2\x86\xB5"};
+    plot_strips s = {.n_rows = T, .dim = C, .n_strips = 3, .data = data, .strip_names = names,
+                     .ops = "+=", .labels = labels, .title = "Embedding of 4 tokens",
+                     .vmin = -1, .vmax = 1};
+    char *dir = test_tmpdir("plot-strips");
+    char *path = path_join(dir, "strips.png");
+    cr_assert_eq(plot_strips_png(&s, path), 0);
+    png p = load(path);
+    cr_expect_eq(p.w, 1280);
+    double top[3], bottom[3], half[3];
+    want_colour(1, -1, 1, top);
+    want_colour(-1, -1, 1, bottom);
+    want_colour(0.5, -1, 1, half);
+    int a = count_colour(&p, 0, 0, p.w / 2, p.h, top);
+    int b = count_colour(&p, 0, 0, p.w, p.h, bottom);
+    int c = count_colour(&p, p.w / 2, 0, p.w, p.h, half);
+    cr_expect(a > 4 * 200, "token strips in the top colour (%d px)", a);
+    cr_expect(b > 4 * 200, "position strips in the bottom colour (%d px)", b);
+    cr_expect(c > 4 * 200, "sum strips at 0.5 (%d px)", c);
+    cairo_surface_destroy(p.s);
+    /* automatic symmetric range, data like the embedding stage's: a token vector, the
+     * sinusoidal position vector, their sum */
+    for (int t = 0; t < T; t++)
+        for (int j = 0; j < C; j++) {
+            uint32_t r = (uint32_t)(t * C + j) * 2654435761u;
+            tok[t * C + j] = (float)((r >> 8) / 16777216.0 - 0.5) * 0.6f;
+        }
+    float *pe4 = pe(T, C);
+    memcpy(pos, pe4, sizeof pos);
+    free(pe4);
+    for (int i = 0; i < T * C; i++)
+        sum[i] = tok[i] + pos[i];
+    s.vmin = s.vmax = 0;
+    const char *ja[T] = {"\xE7\x8A\xAC", "\xE3\x81\x8C", "\xE2\x90\xA3\xE7\x8C\xAB\xE3\x82\x92",
+                         "\\xE3\\x81"};   /* 犬, が, ␣猫を, an escaped partial character */
+    s.labels = ja;
+    s.title = "\xE7\x8A\xAC\xE3\x81\x8C\xE7\x8C\xAB\xE3\x82\x92 / The dog chased the cat";
+    char *p2 = path_join(dir, "strips-auto.png");
+    cr_expect_eq(plot_strips_png(&s, p2), 0);
+    png q = load(p2);
+    cr_expect_eq(q.w, 1280);
+    cairo_surface_destroy(q.s);
+    free(p2), free(path), free(dir);
+}
+
+Test(plot, invalid_figures_fail_and_write_nothing)
+{
+    char *dir = test_tmpdir("plot-bad");
+    char *path = path_join(dir, "x.png");
+    float z[4] = {0};
+    plot_heatmap h = {.z = z, .nx = 0, .ny = 2, .x_stride = 1, .y_stride = 1, .vmin = -1, .vmax = 1};
+    cr_expect_eq(plot_heatmap_png(&h, path), -1, "zero columns");
+    h.nx = 2;
+    h.vmin = 1;
+    cr_expect_eq(plot_heatmap_png(&h, path), -1, "vmin >= vmax");
+    h.vmin = -1;
+    h.width = 50;
+    cr_expect_eq(plot_heatmap_png(&h, path), -1, "too small");
+    h.width = 0;
+    h.nx = PLOT_MAX_SIDE + 1;
+    cr_expect_eq(plot_heatmap_png(&h, path), -1, "too wide");
+    plot_lines L = {.series = NULL, .n_series = 0};
+    cr_expect_eq(plot_lines_png(&L, path), -1);
+    double nan_v = NAN;
+    plot_series s = {"nan", &nan_v, &nan_v, 1};
+    L.series = &s, L.n_series = 1;
+    cr_expect_eq(plot_lines_png(&L, path), -1, "no finite point");
+    struct stat st;
+    cr_expect(stat(path, &st) != 0, "nothing written");
+    h.nx = 2;
+    char *missing = path_join(dir, "no/dir/x.png");
+    cr_expect_eq(plot_heatmap_png(&h, missing), -1, "missing directory");
+    free(missing), free(path), free(dir);
+}
+
+Test(plot, colour_map_function)
+{
+    unsigned char c[3];
+    plot_cmap(0.0, c);
+    cr_expect(c[0] == 0x05 && c[1] == 0x30 && c[2] == 0x61);
+    plot_cmap(1.0, c);
+    cr_expect(c[0] == 0x67 && c[1] == 0x00 && c[2] == 0x1f);
+    plot_cmap(0.5, c);
+    cr_expect(c[0] == 255 && c[1] == 255 && c[2] == 255);
+    plot_cmap(-3.0, c);
+    cr_expect(c[0] == 0x05, "clamped below");
+    plot_cmap(NAN, c);
+    cr_expect(c[0] == 0x80 && c[1] == 0x80 && c[2] == 0x80, "NaN is grey");
+    plot_cmap_value(0.25, -1, 1, c);
+    double w[3];
+    want_colour(0.25, -1, 1, w);
+    cr_expect(abs(c[0] - (int)lround(w[0])) <= 1 && abs(c[2] - (int)lround(w[2])) <= 1);
+}
+
+Test(plot, by_distance_figure_with_a_second_curve)
+{
+    /* the shape the learned-vs-sinusoidal comparison will take: a made-up second curve */
+    enum { M = 100 };
+    double learned[M + 1];
+    for (int d = 0; d <= M; d++)
+        learned[d] = exp(-d / 30.0) * 0.9 + 0.1;
+    char *dir = test_tmpdir("plot-bydist");
+    char *path = path_join(dir, "by-distance.png");
+    cr_assert_eq(fig_by_distance(128, 64, 10000.0, M, learned, "made-up learned curve", path, 0, 0), 0);
+    png p = load(path);
+    cr_expect(p.w == 960 && p.h == 600);
+    double c1[3] = {0x1f, 0x77, 0xb4}, c2[3] = {0xff, 0x7f, 0x0e};
+    cr_expect(count_colour(&p, 0, 0, p.w, p.h, c1) > 300, "sinusoidal series");
+    cr_expect(count_colour(&p, 0, 0, p.w, p.h, c2) > 300, "second series");
+    cairo_surface_destroy(p.s);
+    free(path), free(dir);
+}

@@ -1,0 +1,233 @@
+/* test_similarity.c — cosine, the cosine matrix and by-distance against naive double loops
+ * written here independently (one accumulator, textbook formula). Model-based functions
+ * (nearest, stats, wpe loading) are tested on the fixtures further down. */
+#include "similarity.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng = 88172645463325252ULL;
+static float frand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (float)((double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+}
+
+static double naive_cos(const float *a, const float *b, size_t n)
+{
+    double d = 0, na = 0, nb = 0;
+    for (size_t i = 0; i < n; i++) {
+        d += (double)a[i] * (double)b[i];
+        na += (double)a[i] * (double)a[i];
+        nb += (double)b[i] * (double)b[i];
+    }
+    return d / (sqrt(na) * sqrt(nb));
+}
+
+Test(similarity, cosine_matches_naive_for_many_lengths)
+{
+    for (size_t n = 1; n <= 70; n++) {
+        float a[70], b[70];
+        for (size_t i = 0; i < n; i++) { a[i] = frand(); b[i] = frand(); }
+        double c;
+        cr_assert_eq(sim_cosine(a, b, n, &c, NULL), 0);
+        cr_expect(fabs(c - naive_cos(a, b, n)) < 1e-12, "n=%zu: %.17g vs %.17g", n, c, naive_cos(a, b, n));
+    }
+}
+
+Test(similarity, known_values)
+{
+    float x[2] = {1, 0}, y[2] = {0, 1}, z[2] = {-3, 0}, w[2] = {1, 1};
+    double c;
+    cr_assert_eq(sim_cosine(x, y, 2, &c, NULL), 0);
+    cr_expect_float_eq(c, 0.0, 1e-15);
+    cr_assert_eq(sim_cosine(x, z, 2, &c, NULL), 0);
+    cr_expect_float_eq(c, -1.0, 1e-15);
+    cr_assert_eq(sim_cosine(x, w, 2, &c, NULL), 0);
+    cr_expect_float_eq(c, 1.0 / sqrt(2.0), 1e-15);
+}
+
+Test(similarity, zero_vector_has_no_cosine)
+{
+    float x[3] = {0, 0, 0}, y[3] = {1, 2, 3};
+    double c = 42;
+    g2e_err e;
+    cr_expect_eq(sim_cosine(x, y, 3, &c, &e), SIM_E_ZERO);
+    cr_expect(strstr(e.msg, "first") != NULL, "%s", e.msg);
+    cr_expect_eq(sim_cosine(y, x, 3, &c, &e), SIM_E_ZERO);
+    cr_expect(strstr(e.msg, "second") != NULL, "%s", e.msg);
+    cr_expect_eq(c, 42, "output untouched on error");
+}
+
+static void check_matrix(size_t R, size_t C)
+{
+    float *X = malloc(R * C * sizeof *X);
+    double *M = malloc(R * R * sizeof *M);
+    cr_assert(X && M);
+    for (size_t i = 0; i < R * C; i++)
+        X[i] = frand();
+    cr_assert_eq(sim_cosine_matrix(X, R, C, M, NULL), 0);
+    for (size_t i = 0; i < R; i++)
+        for (size_t j = 0; j < R; j++) {
+            double want = naive_cos(X + i * C, X + j * C, C);
+            cr_assert(fabs(M[i * R + j] - want) < 1e-12, "R=%zu C=%zu [%zu][%zu]: %.17g vs %.17g",
+                      R, C, i, j, M[i * R + j], want);
+        }
+    free(X);
+    free(M);
+}
+
+Test(similarity, matrix_matches_naive_on_odd_shapes)
+{
+    check_matrix(1, 1);
+    check_matrix(3, 5);
+    check_matrix(8, 4);
+    check_matrix(37, 13);
+    check_matrix(67, 64);
+}
+
+Test(similarity, matrix_zero_row_is_named)
+{
+    float X[3 * 2] = {1, 2, 0, 0, 3, 4};
+    double M[9];
+    g2e_err e;
+    cr_expect_eq(sim_cosine_matrix(X, 3, 2, M, &e), SIM_E_ZERO);
+    cr_expect(strstr(e.msg, "row 1") != NULL, "%s", e.msg);
+}
+
+Test(similarity, by_distance_matches_naive)
+{
+    size_t R = 29;
+    double *M = malloc(R * R * sizeof *M), mean[29], sd[29];
+    for (size_t i = 0; i < R * R; i++)
+        M[i] = frand();
+    sim_by_distance(M, R, mean, sd);
+    for (size_t d = 0; d < R; d++) {
+        double s = 0, s2 = 0;
+        size_t n = 0;
+        for (size_t p = 0; p + d < R; p++, n++)
+            s += M[p * R + p + d];
+        for (size_t p = 0; p + d < R; p++)
+            s2 += (M[p * R + p + d] - s / (double)n) * (M[p * R + p + d] - s / (double)n);
+        cr_expect(fabs(mean[d] - s / (double)n) < 1e-13, "d=%zu", d);
+        cr_expect(fabs(sd[d] - sqrt(s2 / (double)n)) < 1e-13, "d=%zu", d);
+    }
+    cr_expect_eq(sd[R - 1], 0.0);
+    free(M);
+}
+
+/* ---- on the fixtures: nearest, stats and wpe loading against naive loops over fixture_expected ---- */
+#include "fixture.h"
+#include "support.h"
+
+static g2e_model *open_fixture(fixture_opts *o, const char *tag)
+{
+    char *dir = test_tmpdir(tag);
+    char *path = path_join(dir, "m.safetensors");
+    char e[256];
+    cr_assert_eq(fixture_write(path, o, e, sizeof e), 0, "%s", e);
+    g2e_model *m = NULL;
+    g2e_err err;
+    cr_assert_eq(model_open(&m, path, &err), 0, "%s", err.msg);
+    free(path);
+    free(dir);
+    return m;
+}
+
+Test(similarity, nearest_matches_naive_ranking)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.dtype = ST_BF16;
+    g2e_model *m = open_fixture(&o, "nearest");
+    float q[8], row[8];
+    fixture_expected_row(&o, FIXTURE_WTE, 7, q);
+    sim_hit hits[64];
+    size_t n = 0;
+    g2e_err e;
+    cr_assert_eq(sim_nearest(m, q, 5, 7, hits, &n, &e), 0, "%s", e.msg);
+    cr_assert_eq(n, 5);
+    /* naive: every cosine, then check each hit is what a full sort would put at its rank */
+    double all[64];
+    for (uint64_t r = 0; r < 64; r++) {
+        fixture_expected_row(&o, FIXTURE_WTE, r, row);
+        all[r] = r == 7 ? -2.0 : naive_cos(q, row, 8);
+    }
+    for (size_t k = 0; k < n; k++) {
+        cr_expect(hits[k].id != 7, "excluded row returned");
+        cr_expect(fabs(hits[k].cos - all[hits[k].id]) < 1e-12);
+        size_t better = 0;
+        for (uint64_t r = 0; r < 64; r++)
+            if (all[r] > all[hits[k].id]) better++;
+        cr_expect_eq(better, k, "rank %zu holds id %u with %zu better rows", k, hits[k].id, better);
+    }
+    /* the row itself is nearest to itself when not excluded */
+    cr_assert_eq(sim_nearest(m, q, 1, UINT32_MAX, hits, &n, &e), 0);
+    cr_expect_eq(hits[0].id, 7);
+    cr_expect(fabs(hits[0].cos - 1.0) < 1e-12);
+    cr_expect_eq(sim_nearest(m, q, 0, UINT32_MAX, hits, &n, &e), SIM_E_RANGE);
+    cr_expect_eq(sim_nearest(m, q, 65, UINT32_MAX, hits, &n, &e), SIM_E_RANGE);
+    float zero[8] = {0};
+    cr_expect_eq(sim_nearest(m, zero, 3, UINT32_MAX, hits, &n, &e), SIM_E_ZERO);
+    model_close(m);
+}
+
+Test(similarity, stats_match_naive)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    g2e_model *m = open_fixture(&o, "stats");
+    for (int which = 0; which < 2; which++) {
+        sim_stats s;
+        g2e_err e;
+        cr_assert_eq(sim_stats_of(m, which, &s, &e), 0, "%s", e.msg);
+        uint64_t R = which ? o.n_ctx : o.n_vocab;
+        double sn = 0, sa = 0, mx = -1, mn = 1e300;
+        uint64_t amx = 0, amn = 0;
+        float row[8];
+        for (uint64_t r = 0; r < R; r++) {
+            fixture_expected_row(&o, which, r, row);
+            double n2 = 0;
+            for (int c = 0; c < 8; c++) { n2 += (double)row[c] * row[c]; sa += fabs((double)row[c]); }
+            double nrm = sqrt(n2);
+            sn += nrm;
+            if (nrm > mx) { mx = nrm; amx = r; }
+            if (nrm < mn) { mn = nrm; amn = r; }
+        }
+        cr_expect_eq(s.rows, R);
+        cr_expect(fabs(s.norm_mean - sn / (double)R) < 1e-12);
+        cr_expect(fabs(s.mean_abs - sa / (double)(R * 8)) < 1e-12);
+        cr_expect(fabs(s.norm_max - mx) < 1e-12);
+        cr_expect(fabs(s.norm_min - mn) < 1e-12);
+        cr_expect_eq(s.argmax, amx);
+        cr_expect_eq(s.argmin, amn);
+        cr_expect_eq(s.top[0], amx);
+        cr_expect_eq(s.n_top, 10);
+        for (size_t i = 1; i < s.n_top; i++)
+            cr_expect(s.top_norm[i] <= s.top_norm[i - 1]);
+    }
+    /* the fixture's wpe row 0 is the outlier, as in GPT-2 */
+    sim_stats s;
+    cr_assert_eq(sim_stats_of(m, 1, &s, NULL), 0);
+    cr_expect_eq(s.argmax, 0);
+    model_close(m);
+}
+
+Test(similarity, load_wpe_is_exact)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.dtype = ST_F16;
+    g2e_model *m = open_fixture(&o, "loadwpe");
+    float *w = NULL;
+    cr_assert_eq(sim_load_wpe(m, &w, NULL), 0);
+    for (uint64_t p = 0; p < o.n_ctx; p++)
+        for (uint64_t c = 0; c < o.n_embd; c++)
+            cr_assert_eq(w[p * o.n_embd + c], fixture_expected(&o, FIXTURE_WPE, p, c));
+    free(w);
+    model_close(m);
+}
