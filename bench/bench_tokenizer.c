@@ -144,8 +144,11 @@ int main(void)
            N / w / 1e6, L / c / 1e6);
     printf("  IDs only:          %6.1f MB/s wall (%5.2f M tokens/s), %6.1f MB/s CPU time\n", L / w2 / 1e6,
            N / w2 / 1e6, L / c2 / 1e6);
-    double best = L / (w2 < w ? w2 : w) / 1e6;
-    printf("  target >= 100 MB/s: %s (best median %.1f MB/s)\n", best >= 100 ? "met" : "NOT MET", best);
+    /* "on one core": the thread's CPU time; on a shared machine the wall time also counts
+     * the waits for a core, which is why both are printed */
+    double best = L / c2 / 1e6;
+    printf("  target >= 100 MB/s on one core (IDs only, CPU time): %s (%.1f MB/s)\n",
+           best >= 100 ? "met" : "NOT MET", best);
     tok_ids_free(&r);
 
     /* the no-space worst case: one 1 MB piece, BPE by heap */
@@ -159,8 +162,8 @@ int main(void)
     int aok = ra.n == 250000;
     for (size_t i = 0; aok && i < ra.n; i++)
         aok = ra.ids[i] == 24794;
-    printf("  1,000,000 x 'a' (no space): %.1f ms, %.1f MB/s wall, %.2fx the corpus time per byte; %s\n",
-           wa * 1e3, 1e6 / wa / 1e6, (wa / 1e6) / (w / L), aok ? "250,000 x 24794 as expected" : "WRONG IDS");
+    printf("  1,000,000 x 'a' (no space): %.1f ms CPU (%.1f ms wall), %.2fx the corpus CPU time per byte; %s\n",
+           ca * 1e3, wa * 1e3, (ca / 1e6) / (c / L), aok ? "250,000 x 24794 as expected" : "WRONG IDS");
     tok_ids_free(&ra);
     free(a);
     free(text);

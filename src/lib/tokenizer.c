@@ -173,6 +173,22 @@ static inline uint64_t head_word(const uint8_t *p, size_t n)
     return w;
 }
 
+/* a[0..n) == b[0..n) for short strings, 8 bytes at a time (no library call). */
+static inline int bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    while (n >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return 0;
+        a += 8;
+        b += 8;
+        n -= 8;
+    }
+    return head_word(a, n) == head_word(b, n);
+}
+
 /* Hash of a token-sized byte string whose head word is w (internal: may change freely). */
 static inline uint64_t key_hash(const uint8_t *p, size_t n, uint64_t w)
 {
@@ -193,7 +209,7 @@ static inline uint32_t vocab_find_hw(const tok_tokenizer *t, const uint8_t *p, s
         if (e->id1 == 0)
             return NONE;
         if (e->len == n && e->head == w &&
-            (n <= 8 || memcmp(t->blob + t->off[e->id1 - 1] + 8, p + 8, n - 8) == 0))
+            (n <= 8 || bytes_eq(t->blob + t->off[e->id1 - 1] + 8, p + 8, n - 8)))
             return e->id1 - 1;
         i = (i + 1) & t->mask;
     }
@@ -1377,7 +1393,7 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t w
     if (n > CACHE_KEY)
         return encode_long(t, p, n, o, base);
     cache_entry *c = &t->cache[(h >> 40) & (CACHE_SLOTS - 1)];
-    if (c->len == n && c->hash == h && memcmp(c->key, p, n) == 0)
+    if (c->len == n && c->hash == h && bytes_eq(c->key, p, n))
         return emit_ids(t, c->ids, c->nids, o, base);
     uint32_t ids[CACHE_KEY];
     size_t cnt = 0;
@@ -1592,6 +1608,8 @@ int tok_encode(tok_tokenizer *t, const char *text, size_t len, tok_special speci
     int rc = 0;
     if (!text && len)
         return g2e_fail(err, G2E_EINVAL, "tok_encode: NULL text with length %zu", len);
+    if (!text)
+        text = s = ""; /* NULL with length 0 is the empty text */
     size_t bad = tok_utf8_check(text, len);
     if (bad < len) {
         if (!(flags & TOK_LOSSY)) {

@@ -10,9 +10,11 @@
  *
  * BPE follows tiktoken exactly: the rank of two adjacent parts is the ID of their
  * concatenated bytes in the vocabulary (GPT-2's merge i makes token 256+i, checked at
- * load), and the leftmost pair of lowest rank is merged first. A binary heap keyed by
- * (rank, position) makes this O(n log n) in the piece length, so a 1 MB piece with no
- * space costs about as much per byte as prose (tiktoken itself is quadratic there).
+ * load), and the leftmost pair of lowest rank is merged first. Pieces of up to 64 bytes use
+ * tiktoken's own linear scan; longer ones a heap keyed by (rank, position), and from 1024
+ * bytes one bucket of positions per rank: a 1 MB piece with no space costs about twice as
+ * much per byte as prose (tiktoken itself is quadratic there). Pieces are found in batches
+ * whose hash slots are prefetched together.
  *
  * Data: a directory holding vocab.json + merges.txt (Hugging Face spelling) or
  * encoder.json + vocab.bpe (OpenAI spelling); the files are the source of truth. A
@@ -24,8 +26,9 @@
  * Not thread-safe: a tok_tokenizer holds its piece cache and scratch buffers, so use one
  * per thread. There is no global mutable state.
  *
- * Deliberately left out: special tokens other than <|endoftext|>, other encodings
- * (r50k etc. are the same as gpt2 apart from the pattern of cl100k/o200k, not supported).
+ * Deliberately left out: special tokens other than <|endoftext|>; other encodings
+ * (cl100k/o200k have another pattern and vocabulary); streaming input (the whole text is
+ * in memory); thread safety of one tokenizer (see above).
  *
  * Status codes of this module: 300..399 (below).
  */
@@ -95,8 +98,10 @@ int tok_open_builtin(tok_tokenizer **out, g2e_err *err);
  *   3. tokenizer/ beside the executable (/proc/self/exe), if that directory exists;
  *   4. G2E_DATADIR "/tokenizer" (the installed data), if that directory exists;
  *   5. the compiled-in data.
- * tok_source() then tells which was used. On TOK_E_NOT_FOUND the message lists every place
- * looked. */
+ * tok_source() then tells which was used. An explicit place (1, 2) that fails is an error
+ * naming it; 3 and 4 are tried only if the directory exists (then a failure names it too);
+ * 5 always works, so "not found" can only concern 1 or 2 (in a build without compiled-in
+ * data, TOK_E_NOT_FOUND lists every place looked). */
 int tok_locate(const char *dir, tok_tokenizer **out, g2e_err *err);
 
 /* Closes t (NULL accepted). */
