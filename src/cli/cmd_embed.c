@@ -38,7 +38,8 @@ static void help(void)
            "GPT-2's input vectors: x[t] = wte[id_t] + wpe[start + t] (float32, bit-identical to numpy's\n"
            "wte[ids] + wpe[arange(T)]), what GPT-2 feeds its first block.\n\n"
            "input:\n"
-           "  TEXT                 the text (one argument: quote it); '-' reads standard input\n"
+           "  TEXT                 the text; several words are joined by single spaces (quote the\n"
+           "                       text to keep other whitespace); '-' reads standard input\n"
            "  -f FILE              read the text from FILE\n"
            "  --ids \"ID ...\"       token IDs instead of text (spaces or commas between them)\n"
            "  --bos                prepend <|endoftext|> (ID 50256), as GPT-2 was trained\n"
@@ -82,6 +83,7 @@ typedef struct job {
     enum fmt fmt;
     uint64_t start, window, stride, show;
     /* data */
+    char *joined;          /* several TEXT arguments joined by spaces (owned) */
     char *text;            /* the input text (owned), NULL with --ids */
     size_t text_len;
     uint32_t *ids;         /* (T,) owned */
@@ -684,9 +686,21 @@ static int parse_args(job *j, int argc, char **argv)
             continue;
         }
         if (j->text_arg) {
-            cli_error("one TEXT at a time, got '%s' and '%s' (quote a text with spaces: gpt2-embed \"%s %s\")",
-                      j->text_arg, a, j->text_arg, a);
-            return -1;
+            /* Several words without quotes are one text joined by single spaces, as
+             * `tokenize` does (quote the text to keep other whitespace). */
+            size_t n1 = strlen(j->text_arg), n2 = strlen(a);
+            char *joined = malloc(n1 + n2 + 2);
+            if (!joined) {
+                cli_error("out of memory");
+                return -1;
+            }
+            memcpy(joined, j->text_arg, n1);
+            joined[n1] = ' ';
+            memcpy(joined + n1 + 1, a, n2 + 1);
+            free(j->joined);
+            j->joined = joined;
+            j->text_arg = joined;
+            continue;
         }
         j->text_arg = a;
     }
@@ -716,8 +730,10 @@ int cmd_embed(int argc, char **argv)
     memset(&j, 0, sizeof j);
     j.show = 4;
     int rc = parse_args(&j, argc, argv);
-    if (rc)
+    if (rc) {
+        free(j.joined);
         return rc > 0 ? EXIT_OK : EXIT_USAGE;
+    }
     rc = EXIT_ERR;
     out_file o = {0};
     int opened = 0;
@@ -771,6 +787,7 @@ done:
     if (opened)
         out_abort(&o);
     embed_free(&j.ec);
+    free(j.joined);
     free(j.text);
     free(j.ids);
     free(j.offs);
