@@ -1,7 +1,7 @@
 #!/bin/bash
-# Cold-start and memory targets of the main job (issue #4) and the tokenizer (issue #3):
+# Cold-start and memory targets of the main job (issue #4; the tokenizer's own cold start is
+# in bench_tokenizer.sh):
 #   gpt2-embed "Hello world" on the full-shape 548 MB file: <= 10 ms wall, median
-#   gpt2-embed tokenize --format ids "Hello world":           <= 10 ms wall, median
 #   a 1024-token input: peak resident memory <= 16 MB beyond the output (written to a file)
 # Whole processes, medians of 41 runs after 5 warm-up runs (hyperfine), shared machine.
 set -eu
@@ -22,7 +22,6 @@ run() {  # name, target ms, command...
   echo "$name: median $m ms over 41 runs (target <= $target ms) $verdict"
 }
 run "cold start, embed 'Hello world', 548 MB full-shape file" 10 "$bin --weights $full 'Hello world'"
-run "cold start, tokenize --format ids 'Hello world'" 10 "$bin tokenize --format ids 'Hello world'"
 run "peer in the same run: /bin/true" 10 "/bin/true"
 words=$tmp/words1024.txt
 /usr/bin/python3 -c "import sys; sys.stdout.write('word' + ' word' * 1023)" > "$words"
