@@ -176,10 +176,11 @@ int cmd_exercise(int argc, char **argv)
     } else {
         if (which != 2) {
             printf("Exercise 1: parameters of a position-embedding matrix (positions x width)\n");
-            printf("  GPT-2:        1024 x 768   = %s\n", thousands(g, b1));
-            printf("  this model:   %llu x %llu = %s\n", (unsigned long long)ctx, (unsigned long long)dim,
-                   thousands(w, b2));
-            printf("  ratio:        %.4f  (%.1fx as many parameters)\n", ratio, ratio);
+            char other[64];
+            snprintf(other, sizeof other, "%llu x %llu", (unsigned long long)ctx, (unsigned long long)dim);
+            printf("  %-14s %-12s = %s\n", "GPT-2:", "1024 x 768", thousands(g, b1));
+            printf("  %-14s %-12s = %s\n", "other model:", other, thousands(w, b2));
+            printf("  %-14s %.4f (%.1fx as many parameters)\n", "ratio:", ratio, ratio);
             if (m)
                 printf("  in %s: wpe %zu x %zu = %s, wte %zu x %zu = %s\n", path, m->n_ctx, m->n_embd,
                        thousands(m->n_ctx * m->n_embd, b1), m->n_vocab, m->n_embd,
@@ -189,11 +190,11 @@ int cmd_exercise(int argc, char **argv)
             if (which != 2)
                 printf("\n");
             printf("Exercise 2: learned positions in %s\n", path);
-            printf("  wpe shape:                               (%zu, %zu)\n", x.rows, x.cols);
-            printf("  cos(wpe[0], wpe[1]):                     %.4f\n", x.c01);
-            printf("  cos(wpe[0], wpe[500]):                   %.4f\n", x.c0500);
-            printf("  token ID of \" cat\":                      %u\n", x.cat);
-            printf("  cos(wte[cat] + wpe[0], wte[cat] + wpe[5]): %.4f\n", x.ccat);
+            printf("  %-44s (%zu, %zu)\n", "wpe shape:", x.rows, x.cols);
+            printf("  %-44s %.4f\n", "cos(wpe[0], wpe[1]):", x.c01);
+            printf("  %-44s %.4f\n", "cos(wpe[0], wpe[500]):", x.c0500);
+            printf("  %-44s %u\n", "token ID of \" cat\":", x.cat);
+            printf("  %-44s %.4f\n", "cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):", x.ccat);
         }
     }
     rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
