@@ -7,6 +7,7 @@
  * any lookup must pay).
  */
 #include "../tests/fixture.h"
+#include "bench_util.h"
 #include "embed.h"
 
 #include <stdio.h>
@@ -17,19 +18,6 @@
 
 #define RUNS 51
 #define T 1024
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 int main(void)
 {
@@ -65,28 +53,26 @@ int main(void)
     float *sum = malloc(T * C * sizeof *sum), *copy = malloc(2 * T * C * sizeof *copy);
     double t_add[RUNS], t_copy[RUNS];
     for (int r = -3; r < RUNS; r++) {   /* 3 warm-up runs page the rows in */
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         if (embed_rows(m, EMBED_PE_LEARNED, ids, T, 0, sum, NULL, NULL, &e) != 0) {
             fprintf(stderr, "bench_embed: %s\n", e.msg);
             return 1;
         }
-        double t1 = now_ms();
+        double t1 = bench_now_ms();
         for (int t = 0; t < T; t++) {
             memcpy(copy + (size_t)t * C, m->st->data + m->wte->begin + (size_t)ids[t] * C * 4, C * 4);
             memcpy(copy + (size_t)(T + t) * C, m->st->data + m->wpe->begin + (size_t)t * C * 4, C * 4);
         }
-        double t2 = now_ms();
+        double t2 = bench_now_ms();
         if (r >= 0) {
             t_add[r] = t1 - t0;
             t_copy[r] = t2 - t1;
         }
     }
-    qsort(t_add, RUNS, sizeof *t_add, cmp_d);
-    qsort(t_copy, RUNS, sizeof *t_copy, cmp_d);
-    double med = t_add[RUNS / 2];
+    double med = bench_median(t_add, RUNS), med_copy = bench_median(t_copy, RUNS);
     printf("lookup-and-add, %d tokens x %zu (gpt2 shapes, page cache warm): median %.3f ms over %d runs"
            " (target <= 2 ms) %s; peer: memcpy of the same rows %.3f ms\n",
-           T, C, med, RUNS, med <= 2.0 ? "MET" : "MISSED", t_copy[RUNS / 2]);
+           T, C, med, RUNS, med <= 2.0 ? "MET" : "MISSED", med_copy);
     free(sum);
     free(copy);
     model_close(m);

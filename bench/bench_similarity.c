@@ -8,6 +8,7 @@
  * and, as a peer in the same run, a naive one-accumulator double loop for the matrix.
  */
 #include "../tests/fixture.h"
+#include "bench_util.h"
 #include "similarity.h"
 
 #include <math.h>
@@ -18,25 +19,6 @@
 #include <time.h>
 
 #define RUNS 9
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_d);
-    return t[n / 2];
-}
 
 static void naive_matrix(const float *X, size_t R, size_t C, double *M)
 {
@@ -80,21 +62,21 @@ int main(void)
     double *M = malloc(R * R * sizeof *M), *N = malloc(R * R * sizeof *N);
     double t[RUNS];
     for (int i = 0; i < RUNS; i++) {
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         float *w = NULL;
         if (sim_load_wpe(m, &w, &e) || sim_cosine_matrix(w, R, C, M, &e)) {
             fprintf(stderr, "bench_similarity: %s\n", e.msg);
             return 1;
         }
-        t[i] = now_ms() - t0;
+        t[i] = bench_now_ms() - t0;
         free(w);
     }
-    double mat = median(t, RUNS);
+    double mat = bench_median(t, RUNS);
     float *w = NULL;
     sim_load_wpe(m, &w, &e);
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     naive_matrix(w, R, C, N);
-    double naive = now_ms() - t0;
+    double naive = bench_now_ms() - t0;
     double maxerr = 0;
     for (size_t i = 0; i < R * R; i++)
         maxerr = fmax(maxerr, fabs(M[i] - N[i]));
@@ -108,14 +90,14 @@ int main(void)
     size_t n;
     sim_nearest(m, q, 10, 3797, hits, &n, &e);  /* warm the page cache */
     for (int i = 0; i < RUNS; i++) {
-        t0 = now_ms();
+        t0 = bench_now_ms();
         if (sim_nearest(m, q, 10, 3797, hits, &n, &e) != 0) {
             fprintf(stderr, "bench_similarity: %s\n", e.msg);
             return 1;
         }
-        t[i] = now_ms() - t0;
+        t[i] = bench_now_ms() - t0;
     }
-    double near = median(t, RUNS);
+    double near = bench_median(t, RUNS);
     printf("nearest over 50,257 wte rows (154 MB, page cache warm): median %.1f ms over %d runs"
            " (target <= 40 ms) %s; %.2f GB/s\n",
            near, RUNS, near <= 40 ? "MET" : "MISSED", 50257.0 * 768 * 4 / near / 1e6);

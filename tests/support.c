@@ -1,6 +1,9 @@
 /* support.c — see support.h. */
 #include "support.h"
 
+#include "fixture.h"
+#include "model.h"
+
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -168,4 +171,18 @@ char *read_file(const char *path, size_t *len)
     if (!buf) { buf = calloc(1, 1); }
     if (len) *len = n;
     return buf;
+}
+
+g2e_model *open_fixture_model(const fixture_opts *o, const char *tag)
+{
+    char *dir = test_tmpdir(tag);
+    char *path = path_join(dir, "m.safetensors");
+    char e[256];
+    cr_assert_eq(fixture_write(path, o, e, sizeof e), 0, "%s", e);
+    g2e_model *m = NULL;
+    g2e_err err;
+    cr_assert_eq(model_open(&m, path, &err), 0, "%s", err.msg);
+    free(path);
+    free(dir);
+    return m;
 }

@@ -15,6 +15,12 @@ typedef struct run_result {
     size_t err_len;
 } run_result;
 
+struct fixture_opts;
+struct g2e_model;
+/* Writes a fixture (tests/fixture.h) into a fresh temp dir named after tag and opens it with
+ * model_open; aborts the test on failure. The caller closes the model. */
+struct g2e_model *open_fixture_model(const struct fixture_opts *o, const char *tag);
+
 /* Runs argv (argv[0] a path; NULL-terminated) with stdin fed from in/in_len (NULL: /dev/null),
  * env entries "NAME=value" set in the environment and "-NAME" removed from it,
  * in directory cwd (NULL: current). Kills it after 60 s. Aborts the test on a system failure. */

@@ -9,20 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static g2e_model *open_fixture(const fixture_opts *o, const char *tag)
-{
-    char *dir = test_tmpdir(tag);
-    char *path = path_join(dir, "m.safetensors");
-    char e[256];
-    cr_assert_eq(fixture_write(path, o, e, sizeof e), 0, "%s", e);
-    g2e_model *m = NULL;
-    g2e_err err;
-    cr_assert_eq(model_open(&m, path, &err), 0, "%s", err.msg);
-    free(path);
-    free(dir);
-    return m;
-}
-
 /* Every row of sum/tok/pos equals the fixture's values, bit for bit. */
 static void check_rows(const fixture_opts *o, const uint32_t *ids, size_t T, size_t start,
                        const float *sum, const float *tok, const float *pos)
@@ -46,7 +32,7 @@ static void exact_for(st_dtype dt, const char *prefix)
     fixture_tiny(&o);
     o.dtype = dt;
     o.prefix = prefix;
-    g2e_model *m = open_fixture(&o, "embed");
+    g2e_model *m = open_fixture_model(&o, "embed");
     uint32_t ids[5] = {5, 63, 0, 5, 17};
     float sum[5 * 8], tok[5 * 8], pos[5 * 8];
     g2e_err e;
@@ -65,7 +51,7 @@ Test(embed, context_edges)
 {
     fixture_opts o;
     fixture_tiny(&o);   /* n_ctx 16 */
-    g2e_model *m = open_fixture(&o, "ctx");
+    g2e_model *m = open_fixture_model(&o, "ctx");
     uint32_t ids[17] = {0};
     float sum[17 * 8];
     g2e_err e;
@@ -84,7 +70,7 @@ Test(embed, bad_ids_are_named)
 {
     fixture_opts o;
     fixture_tiny(&o);   /* n_vocab 64 */
-    g2e_model *m = open_fixture(&o, "ids");
+    g2e_model *m = open_fixture_model(&o, "ids");
     uint32_t ids[3] = {1, 64, 2};
     float sum[3 * 8];
     g2e_err e;
@@ -99,7 +85,7 @@ Test(embed, sinusoidal_positions_have_no_limit)
 {
     fixture_opts o;
     fixture_tiny(&o);
-    g2e_model *m = open_fixture(&o, "sin");
+    g2e_model *m = open_fixture_model(&o, "sin");
     uint32_t ids[40];
     for (int i = 0; i < 40; i++) ids[i] = (uint32_t)i;
     float sum[40 * 8], pos[40 * 8];
@@ -120,7 +106,7 @@ Test(embed, full_shape_file_at_the_1024_boundary)
 {
     fixture_opts o;
     fixture_gpt2(&o, ST_F32, NULL);   /* rows written: wte {0,1,2,50256}, wpe {0,1,1023} */
-    g2e_model *m = open_fixture(&o, "full");
+    g2e_model *m = open_fixture_model(&o, "full");
     cr_assert_eq(m->n_ctx, 1024);
     uint32_t *ids = calloc(1025, sizeof *ids);
     float *sum = malloc(1025 * 768 * sizeof *sum);

@@ -124,26 +124,12 @@ Test(similarity, by_distance_matches_naive)
 #include "fixture.h"
 #include "support.h"
 
-static g2e_model *open_fixture(fixture_opts *o, const char *tag)
-{
-    char *dir = test_tmpdir(tag);
-    char *path = path_join(dir, "m.safetensors");
-    char e[256];
-    cr_assert_eq(fixture_write(path, o, e, sizeof e), 0, "%s", e);
-    g2e_model *m = NULL;
-    g2e_err err;
-    cr_assert_eq(model_open(&m, path, &err), 0, "%s", err.msg);
-    free(path);
-    free(dir);
-    return m;
-}
-
 Test(similarity, nearest_matches_naive_ranking)
 {
     fixture_opts o;
     fixture_tiny(&o);
     o.dtype = ST_BF16;
-    g2e_model *m = open_fixture(&o, "nearest");
+    g2e_model *m = open_fixture_model(&o, "nearest");
     float q[8], row[8];
     fixture_expected_row(&o, FIXTURE_WTE, 7, q);
     sim_hit hits[64];
@@ -180,7 +166,7 @@ Test(similarity, stats_match_naive)
 {
     fixture_opts o;
     fixture_tiny(&o);
-    g2e_model *m = open_fixture(&o, "stats");
+    g2e_model *m = open_fixture_model(&o, "stats");
     for (int which = 0; which < 2; which++) {
         sim_stats s;
         g2e_err e;
@@ -222,7 +208,7 @@ Test(similarity, load_wpe_is_exact)
     fixture_opts o;
     fixture_tiny(&o);
     o.dtype = ST_F16;
-    g2e_model *m = open_fixture(&o, "loadwpe");
+    g2e_model *m = open_fixture_model(&o, "loadwpe");
     float *w = NULL;
     cr_assert_eq(sim_load_wpe(m, &w, NULL), 0);
     for (uint64_t p = 0; p < o.n_ctx; p++)

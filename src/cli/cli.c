@@ -79,3 +79,19 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
     *val = argv[++*i];
     return 1;
 }
+
+int cli_format(const char *given, const char *const *names)
+{
+    size_t n = 0;
+    while (names[n] && strcmp(given, names[n]) != 0)
+        n++;
+    if (names[n])
+        return (int)n;
+    char list[256];
+    size_t o = 0;
+    for (size_t k = 0; names[k]; k++)
+        o += (size_t)snprintf(list + o, sizeof list - (o < sizeof list ? o : sizeof list),
+                              "%s%s", k == 0 ? "" : names[k + 1] ? ", " : " or ", names[k]);
+    cli_error("--format must be %s, got '%s'", list, given);
+    return -1;
+}

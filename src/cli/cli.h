@@ -26,6 +26,10 @@ int cli_parse_double(const char *s, const char *what, double *out);
  * printing an error if the value is missing (then *val is NULL, so `if (!val)` also works). */
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
 
+/* The index of `given` in the NULL-terminated list of format names, or -1 after printing
+ * "--format must be a, b or c, got 'x'". */
+int cli_format(const char *given, const char *const *names);
+
 #define CMD(name, fn, summary) int fn(int argc, char **argv) __attribute__((weak));
 #include "commands.def"
 #undef CMD

@@ -72,11 +72,12 @@ static void help(void)
 }
 
 enum fmt { F_TABLE, F_JSON, F_NPY, F_CSV, F_RAW };
-static const char *const FMT_NAMES[] = {"table", "json", "npy", "csv", "raw"};
+static const char *const FMT_NAMES[] = {"table", "json", "npy", "csv", "raw", NULL};
 
 typedef struct job {
     /* options */
-    const char *text_arg, *file, *ids_arg, *weights, *model_name, *tokdir, *out, *plot;
+    const char *text_arg, *file, *ids_arg, *out, *plot;
+    load_opts lo;          /* --weights, --model, --tokenizer */
     int from_stdin, bos, truncate, parts, lossy;
     tok_special special;
     embed_pe pe;
@@ -627,9 +628,7 @@ static int parse_args(job *j, int argc, char **argv)
             if (strcmp(a, "--lossy") == 0) { j->lossy = 1; continue; }
             if ((r = cli_opt(argc, argv, &i, "-f", &j->file)) || (r = cli_opt(argc, argv, &i, "--file", &j->file)) ||
                 (r = cli_opt(argc, argv, &i, "--ids", &j->ids_arg)) ||
-                (r = cli_opt(argc, argv, &i, "--weights", &j->weights)) ||
-                (r = cli_opt(argc, argv, &i, "--model", &j->model_name)) ||
-                (r = cli_opt(argc, argv, &i, "--tokenizer", &j->tokdir)) ||
+                (r = load_opt(argc, argv, &i, &j->lo)) ||
                 (r = cli_opt(argc, argv, &i, "-o", &j->out)) || (r = cli_opt(argc, argv, &i, "--output", &j->out)) ||
                 (r = cli_opt(argc, argv, &i, "--plot", &j->plot))) {
                 if (r < 0) return -1;
@@ -652,13 +651,8 @@ static int parse_args(job *j, int argc, char **argv)
                 continue;
             }
             if ((r = cli_opt(argc, argv, &i, "--format", &v))) {
-                if (r < 0) return -1;
-                size_t k = 0;
-                while (k < 5 && strcmp(v, FMT_NAMES[k]) != 0) k++;
-                if (k == 5) {
-                    cli_error("--format must be table, json, npy, csv or raw, got '%s'", v);
-                    return -1;
-                }
+                int k = r < 0 ? -1 : cli_format(v, FMT_NAMES);
+                if (k < 0) return -1;
                 j->fmt = (enum fmt)k;
                 continue;
             }
@@ -738,7 +732,7 @@ int cmd_embed(int argc, char **argv)
     out_file o = {0};
     int opened = 0;
     /* Everything that can fail on the user's input runs before any output is opened. */
-    if (read_input(&j) || load_model(j.weights, j.model_name, &j.m, &j.wpath) || load_tokenizer(j.tokdir, &j.tok) ||
+    if (read_input(&j) || load_model(j.lo.weights, j.lo.model, &j.m, &j.wpath) || load_tokenizer(j.lo.tokenizer, &j.tok) ||
         tokenize(&j))
         goto done;
     {

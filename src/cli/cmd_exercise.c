@@ -95,7 +95,8 @@ done:
 
 int cmd_exercise(int argc, char **argv)
 {
-    const char *weights = NULL, *model_name = NULL, *tokdir = NULL, *fmt = "text", *v;
+    load_opts lo = {0};
+    const char *fmt = "text", *v;
     uint64_t ctx = 4096, dim = 4096;
     int which = 0, r;
     for (int i = 1; i < argc; i++) {
@@ -104,10 +105,7 @@ int cmd_exercise(int argc, char **argv)
             help();
             return EXIT_OK;
         }
-        if ((r = cli_opt(argc, argv, &i, "--weights", &weights)) ||
-            (r = cli_opt(argc, argv, &i, "--model", &model_name)) ||
-            (r = cli_opt(argc, argv, &i, "--tokenizer", &tokdir)) ||
-            (r = cli_opt(argc, argv, &i, "--format", &fmt))) {
+        if ((r = load_opt(argc, argv, &i, &lo)) || (r = cli_opt(argc, argv, &i, "--format", &fmt))) {
             if (r < 0) return EXIT_USAGE;
         } else if ((r = cli_opt(argc, argv, &i, "--ctx", &v))) {
             if (r < 0 || cli_parse_u64(v, 1, 1ULL << 31, "--ctx", &ctx)) return EXIT_USAGE;
@@ -120,11 +118,10 @@ int cmd_exercise(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    int json = strcmp(fmt, "json") == 0;
-    if (!json && strcmp(fmt, "text") != 0 && strcmp(fmt, "table") != 0) {
-        cli_error("--format must be text or json, got '%s'", fmt);
+    int f = cli_format(fmt, (const char *const[]){"text", "json", "table", NULL});
+    if (f < 0)
         return EXIT_USAGE;
-    }
+    int json = f == 1;
 
     /* Exercise 2 needs the weights; exercise 1 uses them if they are there. */
     g2e_model *m = NULL;
@@ -133,7 +130,7 @@ int cmd_exercise(int argc, char **argv)
     int rc = EXIT_ERR;
     ex2 x = {0};
     if (which != 1) {
-        if (load_model(weights, model_name, &m, &path) || load_tokenizer(tokdir, &tok) ||
+        if (load_model(lo.weights, lo.model, &m, &path) || load_tokenizer(lo.tokenizer, &tok) ||
             load_single_token(tok, " cat", &x.cat))
             goto done;
         if (x.cat >= m->n_vocab) {
@@ -145,8 +142,8 @@ int cmd_exercise(int argc, char **argv)
         if (cos_rows(m, -1, 0, 1, &x.c01) || cos_rows(m, -1, 0, 500, &x.c0500) ||
             cos_rows(m, x.cat, 0, 5, &x.ccat))
             goto done;
-    } else if (weights || getenv("GPT2_EMBED_WEIGHTS")) {
-        if (load_model(weights, model_name, &m, &path))
+    } else if (lo.weights || getenv("GPT2_EMBED_WEIGHTS")) {
+        if (load_model(lo.weights, lo.model, &m, &path))
             goto done;
     }
 

@@ -27,7 +27,8 @@ static void help(void)
 
 int cmd_nearest(int argc, char **argv)
 {
-    const char *weights = NULL, *model_name = NULL, *tokdir = NULL, *fmt = "table", *v;
+    load_opts lo = {0};
+    const char *fmt = "table", *v;
     const char *text = NULL, *vector = NULL;
     uint64_t k = 10, id = 0, pos = 0;
     int have_id = 0, have_pos = 0, r;
@@ -37,10 +38,7 @@ int cmd_nearest(int argc, char **argv)
             help();
             return EXIT_OK;
         }
-        if ((r = cli_opt(argc, argv, &i, "--weights", &weights)) ||
-            (r = cli_opt(argc, argv, &i, "--model", &model_name)) ||
-            (r = cli_opt(argc, argv, &i, "--tokenizer", &tokdir)) ||
-            (r = cli_opt(argc, argv, &i, "--format", &fmt)) ||
+        if ((r = load_opt(argc, argv, &i, &lo)) || (r = cli_opt(argc, argv, &i, "--format", &fmt)) ||
             (r = cli_opt(argc, argv, &i, "--vector", &vector))) {
             if (r < 0) return EXIT_USAGE;
         } else if ((r = cli_opt(argc, argv, &i, "-k", &v))) {
@@ -68,11 +66,10 @@ int cmd_nearest(int argc, char **argv)
         cli_error("--pos goes with a token query, not with --vector");
         return EXIT_USAGE;
     }
-    int json = strcmp(fmt, "json") == 0;
-    if (!json && strcmp(fmt, "table") != 0) {
-        cli_error("--format must be table or json, got '%s'", fmt);
+    int f = cli_format(fmt, (const char *const[]){"table", "json", NULL});
+    if (f < 0)
         return EXIT_USAGE;
-    }
+    int json = f == 1;
 
     g2e_model *m = NULL;
     tok_tokenizer *tok = NULL;
@@ -83,7 +80,7 @@ int cmd_nearest(int argc, char **argv)
     g2e_err e;
     int rc = EXIT_ERR;
     uint32_t qid = 0;
-    if (load_model(weights, model_name, &m, &path) || load_tokenizer(tokdir, &tok))
+    if (load_model(lo.weights, lo.model, &m, &path) || load_tokenizer(lo.tokenizer, &tok))
         goto done;
     size_t C = m->n_embd;
     q = calloc(C, sizeof *q);

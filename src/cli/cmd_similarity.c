@@ -150,11 +150,10 @@ static int by_distance(const g2e_model *m, uint64_t maxd, const char *fmt, const
     size_t R = m->n_ctx;
     if (maxd >= R)
         maxd = R - 1;
-    int json = strcmp(fmt, "json") == 0, csv = strcmp(fmt, "csv") == 0;
-    if (!json && !csv && strcmp(fmt, "table") != 0) {
-        cli_error("--format for --by-distance must be table, csv or json, got '%s'", fmt);
+    int f = cli_format(fmt, (const char *const[]){"table", "csv", "json", NULL});
+    if (f < 0)
         return -1;
-    }
+    int csv = f == 1, json = f == 2;
     if (wpe_matrix(m, &M))
         return -1;
     double *mean = malloc(R * sizeof *mean), *sd = malloc(R * sizeof *sd);
@@ -231,7 +230,8 @@ static int vec(const g2e_model *m, long long id, long long pos, float *out, floa
 
 int cmd_similarity(int argc, char **argv)
 {
-    const char *weights = NULL, *model_name = NULL, *tokdir = NULL, *fmt = NULL, *outpath = NULL, *v;
+    load_opts lo = {0};
+    const char *fmt = NULL, *outpath = NULL, *v;
     const char *args[3] = {NULL, NULL, NULL};
     uint64_t maxd = UINT64_MAX;
     enum mode mode = M_NONE;
@@ -243,10 +243,7 @@ int cmd_similarity(int argc, char **argv)
             help();
             return EXIT_OK;
         }
-        if ((r = cli_opt(argc, argv, &i, "--weights", &weights)) ||
-            (r = cli_opt(argc, argv, &i, "--model", &model_name)) ||
-            (r = cli_opt(argc, argv, &i, "--tokenizer", &tokdir)) ||
-            (r = cli_opt(argc, argv, &i, "--format", &fmt)) ||
+        if ((r = load_opt(argc, argv, &i, &lo)) || (r = cli_opt(argc, argv, &i, "--format", &fmt)) ||
             (r = cli_opt(argc, argv, &i, "-o", &outpath))) {
             if (r < 0) return EXIT_USAGE;
             continue;
@@ -303,7 +300,7 @@ int cmd_similarity(int argc, char **argv)
     float *a = NULL, *b = NULL, *tmp = NULL;
     double *M = NULL;
     int rc = EXIT_ERR;
-    if (load_model(weights, model_name, &m, &path))
+    if (load_model(lo.weights, lo.model, &m, &path))
         goto done;
     if (mode == M_MATRIX) {
         if (wpe_matrix(m, &M) || (outpath && write_matrix(M, m->n_ctx, outpath, fmt)))
@@ -316,13 +313,12 @@ int cmd_similarity(int argc, char **argv)
         rc = by_distance(m, maxd, fmt ? fmt : "table", outpath, path) ? EXIT_ERR : EXIT_OK;
         goto done;
     }
-    const char *f = fmt ? fmt : "text";
-    int json = strcmp(f, "json") == 0;
-    if (!json && strcmp(f, "text") != 0 && strcmp(f, "table") != 0) {
-        cli_error("--format must be text or json, got '%s'", f);
+    int f = cli_format(fmt ? fmt : "text", (const char *const[]){"text", "json", "table", NULL});
+    if (f < 0) {
         rc = EXIT_USAGE;
         goto done;
     }
+    int json = f == 1;
     size_t C = m->n_embd;
     a = calloc(C, sizeof *a);
     b = calloc(C, sizeof *b);
@@ -338,7 +334,7 @@ int cmd_similarity(int argc, char **argv)
             goto done;
         snprintf(what, sizeof what, "cos(wpe[%llu], wpe[%llu])", (unsigned long long)p1, (unsigned long long)p2);
     } else {
-        if (load_tokenizer(tokdir, &tok) || load_single_token(tok, args[0], &ta))
+        if (load_tokenizer(lo.tokenizer, &tok) || load_single_token(tok, args[0], &ta))
             goto done;
         if (mode == M_TOKENS) {
             if (load_single_token(tok, args[1], &tb) || vec(m, ta, -1, a, tmp) || vec(m, tb, -1, b, tmp))

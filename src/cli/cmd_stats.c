@@ -45,7 +45,8 @@ static void json_matrix(const char *name, const sim_stats *s, size_t top)
 
 int cmd_stats(int argc, char **argv)
 {
-    const char *weights = NULL, *model_name = NULL, *tokdir = NULL, *fmt = "table", *v;
+    load_opts lo = {0};
+    const char *fmt = "table", *v;
     uint64_t top = 5;
     int r;
     for (int i = 1; i < argc; i++) {
@@ -53,10 +54,7 @@ int cmd_stats(int argc, char **argv)
             help();
             return EXIT_OK;
         }
-        if ((r = cli_opt(argc, argv, &i, "--weights", &weights)) ||
-            (r = cli_opt(argc, argv, &i, "--model", &model_name)) ||
-            (r = cli_opt(argc, argv, &i, "--tokenizer", &tokdir)) ||
-            (r = cli_opt(argc, argv, &i, "--format", &fmt))) {
+        if ((r = load_opt(argc, argv, &i, &lo)) || (r = cli_opt(argc, argv, &i, "--format", &fmt))) {
             if (r < 0) return EXIT_USAGE;
         } else if ((r = cli_opt(argc, argv, &i, "--top", &v))) {
             if (r < 0 || cli_parse_u64(v, 0, 10, "--top", &top)) return EXIT_USAGE;
@@ -65,20 +63,19 @@ int cmd_stats(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    int json = strcmp(fmt, "json") == 0;
-    if (!json && strcmp(fmt, "table") != 0) {
-        cli_error("--format must be table or json, got '%s'", fmt);
+    int f = cli_format(fmt, (const char *const[]){"table", "json", NULL});
+    if (f < 0)
         return EXIT_USAGE;
-    }
+    int json = f == 1;
     g2e_model *m = NULL;
     tok_tokenizer *tok = NULL;
     char *path = NULL;
     int rc = EXIT_ERR;
     sim_stats s[2];
     g2e_err e;
-    if (load_model(weights, model_name, &m, &path))
+    if (load_model(lo.weights, lo.model, &m, &path))
         goto done;
-    if (!json && load_tokenizer(tokdir, &tok))
+    if (!json && load_tokenizer(lo.tokenizer, &tok))
         goto done;
     for (int w = 0; w < 2; w++)
         if (sim_stats_of(m, w, &s[w], &e)) {

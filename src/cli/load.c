@@ -8,6 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+int load_opt(int argc, char **argv, int *i, load_opts *o)
+{
+    int r;
+    if ((r = cli_opt(argc, argv, i, "--weights", &o->weights)) ||
+        (r = cli_opt(argc, argv, i, "--model", &o->model)) ||
+        (r = cli_opt(argc, argv, i, "--tokenizer", &o->tokenizer)))
+        return r;
+    return 0;
+}
+
 int load_model(const char *weights, const char *model_name, g2e_model **m, char **path)
 {
     char p[4096];
