@@ -64,7 +64,7 @@ static int draw_dot_curve(const fig_opts *o)
 static g2e_model *open_model(const fig_opts *o)
 {
     g2e_model *m = NULL;
-    return fig_open_model(o->model, o->weights, &m, NULL, 0) ? NULL : m;
+    return fig_open_model(o->model, o->weights, &m, NULL, 0, NULL) ? NULL : m;
 }
 
 static int draw_wpe(const fig_opts *o)

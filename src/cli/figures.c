@@ -148,24 +148,26 @@ int fig_by_distance_curves(size_t len, size_t dim, double base, size_t max_d,
 
 /* ---- from GPT-2's weights ---- */
 
-int fig_open_model(const char *model, const char *weights, g2e_model **out, char *where,
-                   size_t wherelen)
+int fig_open_model(const char *model, const char *weights, g2e_model **out, char *path,
+                   size_t pathlen, const char **source)
 {
     *out = NULL;
-    char path[4096];
-    const char *source = NULL;
+    char found[4096];
+    const char *src = NULL;
     g2e_err err;
     g2e_clear(&err);
-    if (locate_weights(model, weights, path, sizeof path, &source, &err)) {
+    if (locate_weights(model, weights, found, sizeof found, &src, &err)) {
         cli_error("%s", err.msg);
         return -1;
     }
-    if (model_open(out, path, &err)) {
+    if (model_open(out, found, &err)) {
         cli_error("%s", err.msg);
         return -1;
     }
-    if (where && wherelen)
-        snprintf(where, wherelen, "%s (%s)", path, source ? source : "?");
+    if (path && pathlen)
+        snprintf(path, pathlen, "%s", found);
+    if (source)
+        *source = src;
     return 0;
 }
 
