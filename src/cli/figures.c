@@ -335,15 +335,25 @@ int fig_wpe_cosine(const g2e_model *m, const char *path, int width, int height)
     free(M);
     char name[64], title[200];
     fig_model_name(m, name, sizeof name);
-    snprintf(title, sizeof title, "Cosine similarity of the position embeddings wpe of %s (%zu x %zu)",
-             name, R, R);
+    snprintf(title, sizeof title, "Cosine similarity of positions: wpe of %s (%zu x %zu)", name,
+             R, R);
     plot_heatmap h = {
         .z = z, .nx = R, .ny = R, .x_stride = 1, .y_stride = R,
         .vmin = -1.0, .vmax = 1.0, .origin_top = 1,
         .title = title, .xlabel = "position j", .ylabel = "position i",
         .cbar_label = "cos(wpe[i], wpe[j])", .width = width, .height = height,
     };
-    int rc = plot_heatmap_png(&h, path);
+    /* a square matrix gets square cells unless the caller chose the size: the default
+     * image is narrowed (or lowered) until its data area is square */
+    plot_layout L;
+    int rc = -1;
+    if (width == 0 && height == 0 && plot_heatmap_layout(&h, &L) == 0) {
+        if (L.area_w > L.area_h)
+            h.width = L.width - (L.area_w - L.area_h), h.height = L.height;
+        else
+            h.width = L.width, h.height = L.height - (L.area_h - L.area_w);
+    }
+    rc = plot_heatmap_png(&h, path);
     free(z);
     return rc;
 }
