@@ -10,13 +10,21 @@ size_t embed_max_positions(const g2e_model *m, embed_pe pe)
     return pe == EMBED_PE_SINUSOIDAL ? (size_t)SIN_MAX_POS : m->n_ctx;
 }
 
-int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
-                g2e_err *err)
+int embed_check_ids(const g2e_model *m, const uint32_t *ids, size_t T, g2e_err *err)
 {
     for (size_t t = 0; t < T; t++)
         if (ids[t] >= m->n_vocab)
             return g2e_fail(err, EMBED_E_ID, "token ID %u at index %zu is outside the vocabulary (0..%zu)",
                             ids[t], t, m->n_vocab - 1);
+    return 0;
+}
+
+int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
+                g2e_err *err)
+{
+    int rc = embed_check_ids(m, ids, T, err);
+    if (rc)
+        return rc;
     size_t max = embed_max_positions(m, pe);
     if (start > max || T > max - start)
         return g2e_fail(err, EMBED_E_CONTEXT,
@@ -25,42 +33,71 @@ int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, 
     return 0;
 }
 
+int embed_init(embed_ctx *c, const g2e_model *m, embed_pe pe, g2e_err *err)
+{
+    c->m = m;
+    c->pe = pe;
+    c->tab = (sin_table){0};
+    if (pe == EMBED_PE_SINUSOIDAL)
+        return sin_table_init(&c->tab, m->n_embd, SIN_DEFAULT_BASE, err);
+    return 0;
+}
+
+void embed_free(embed_ctx *c)
+{
+    if (c)
+        sin_table_free(&c->tab);
+}
+
+int embed_row(const embed_ctx *c, uint32_t id, size_t position, float *sum, float *tok,
+              float *pos, g2e_err *err)
+{
+    const g2e_model *m = c->m;
+    int rc = embed_check(m, c->pe, &id, 1, position, err);
+    if (rc)
+        return rc;
+    size_t C = m->n_embd;
+    /* Without tok, the sum row holds the token row; without pos, a stack row up to 2048
+     * wide (GPT-2's widest is 1600) or a heap one. */
+    float stack[2048], *heap = NULL;
+    float *tr = tok ? tok : sum;
+    float *pr = pos;
+    if (!pr) {
+        if (C <= 2048) {
+            pr = stack;
+        } else if (!(pr = heap = malloc(C * sizeof *heap))) {
+            return g2e_fail(err, G2E_ENOMEM, "out of memory for one row of %zu floats", C);
+        }
+    }
+    if ((rc = model_wte_row(m, id, tr, err)))
+        goto done;
+    if (c->pe == EMBED_PE_SINUSOIDAL)
+        rc = sin_table_row_f32(&c->tab, position, pr, err);
+    else
+        rc = model_wpe_row(m, position, pr, err);
+    if (rc)
+        goto done;
+    for (size_t k = 0; k < C; k++)
+        sum[k] = tr[k] + pr[k];
+done:
+    free(heap);
+    return rc;
+}
+
 int embed_rows(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
                float *sum, float *tok, float *pos, g2e_err *err)
 {
     int rc = embed_check(m, pe, ids, T, start, err);
     if (rc)
         return rc;
-    size_t C = m->n_embd;
-    float *scratch = NULL;
-    sin_table tab = {0};
-    if (pe == EMBED_PE_SINUSOIDAL && (rc = sin_table_init(&tab, C, SIN_DEFAULT_BASE, err)))
+    embed_ctx c;
+    if ((rc = embed_init(&c, m, pe, err)))
         return rc;
-    if (!pos && T > 0) {
-        scratch = malloc(C * sizeof *scratch);
-        if (!scratch) {
-            sin_table_free(&tab);
-            return g2e_fail(err, G2E_ENOMEM, "out of memory for one row of %zu floats", C);
-        }
-    }
-    for (size_t t = 0; t < T; t++) {
-        /* Both rows go into the caller's buffers; without tok, the sum row holds the token row. */
-        float *tr = tok ? tok + t * C : sum + t * C;
-        float *pr = pos ? pos + t * C : scratch;
-        if ((rc = model_wte_row(m, ids[t], tr, err)))
-            goto done;
-        if (pe == EMBED_PE_SINUSOIDAL) {
-            if ((rc = sin_table_row_f32(&tab, start + t, pr, err)))
-                goto done;
-        } else if ((rc = model_wpe_row(m, start + t, pr, err)))
-            goto done;
-        float *sr = sum + t * C;
-        for (size_t c = 0; c < C; c++)
-            sr[c] = tr[c] + pr[c];
-    }
-done:
-    sin_table_free(&tab);
-    free(scratch);
+    size_t C = m->n_embd;
+    for (size_t t = 0; t < T && rc == 0; t++)
+        rc = embed_row(&c, ids[t], start + t, sum + t * C, tok ? tok + t * C : NULL,
+                       pos ? pos + t * C : NULL, err);
+    embed_free(&c);
     return rc;
 }
 

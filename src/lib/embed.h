@@ -16,6 +16,7 @@
 
 #include "err.h"
 #include "model.h"
+#include "sinusoid.h"
 
 enum {
     EMBED_E_CONTEXT = 900,  /* start + T > n_ctx with learned positions */
@@ -32,6 +33,9 @@ typedef enum embed_pe {
  * (the encoding's exactness bound, 2^53). */
 size_t embed_max_positions(const g2e_model *m, embed_pe pe);
 
+/* Checks every ID against n_vocab (EMBED_E_ID names the first bad one and its index). */
+int embed_check_ids(const g2e_model *m, const uint32_t *ids, size_t T, g2e_err *err);
+
 /* Checks every ID against n_vocab and that positions [start, start + T) exist; on error the
  * message gives the offending index/ID or the numbers (T, start, n_ctx). */
 int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
@@ -43,6 +47,24 @@ int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, 
  * position n_ctx or beyond. */
 int embed_rows(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
                float *sum, float *tok, float *pos, g2e_err *err);
+
+/* Row-at-a-time access for callers that stream (the program writes row by row so that a
+ * 1024-token output never has to be held three times over). embed_init prepares the
+ * position scheme once (the sinusoidal table); embed_row then makes one token's rows. */
+typedef struct embed_ctx {
+    const g2e_model *m;    /* borrowed */
+    embed_pe pe;
+    sin_table tab;         /* EMBED_PE_SINUSOIDAL only (owned) */
+} embed_ctx;
+
+/* Errors: SIN_E_DIM (sinusoidal with an odd n_embd), G2E_ENOMEM. On error *c needs no free. */
+int embed_init(embed_ctx *c, const g2e_model *m, embed_pe pe, g2e_err *err);
+/* Frees what embed_init made; accepts a zeroed ctx. */
+void embed_free(embed_ctx *c);
+/* tok = wte[id], pos = P(position), sum = tok + pos, each n_embd floats; tok and pos may be
+ * NULL. Checks id and position like embed_check. */
+int embed_row(const embed_ctx *c, uint32_t id, size_t position, float *sum, float *tok,
+              float *pos, g2e_err *err);
 
 /* Sliding windows over T tokens: windows of at most W tokens starting every S tokens
  * (overlap W - S), the last one ending at T. *n_windows receives their count (1 when

@@ -1,0 +1,781 @@
+/* cmd_embed.c — the main job: `gpt2-embed [OPTIONS] TEXT`.
+ *
+ * Text -> token IDs (tokenizer.h, tiktoken-exact) -> x[t] = wte[id_t] + wpe[start + t]
+ * (embed.h, bit-identical to numpy) -> one of five formats. The context limit comes from
+ * the weights (n_ctx = wpe rows): a longer input is refused with where the n_ctx-th token
+ * ends, unless --truncate or --window says what to do. Position n_ctx is never read.
+ *
+ * Rows are produced one at a time in output order (part, window, row) and streamed, so a
+ * full 1024-token output is never held in memory more than once (npy/raw/csv/json), and
+ * every check that can fail runs before the first byte is written. -o FILE goes through
+ * out.h: a temporary file and a rename, never a partial file.
+ *
+ * Deliberately left out: batching several texts (use a shell loop or the library API).
+ */
+#include "cli.h"
+#include "embed.h"
+#include "figures.h"
+#include "load.h"
+#include "npy.h"
+#include "out.h"
+#include "plot.h"
+#include "textpos.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char USAGE[] =
+    "usage: gpt2-embed [embed] [OPTIONS] TEXT\n"
+    "       gpt2-embed [embed] [OPTIONS] -f FILE | -\n"
+    "       gpt2-embed [embed] [OPTIONS] --ids \"15496 995\"\n";
+
+static void help(void)
+{
+    printf("%s\n"
+           "GPT-2's input vectors: x[t] = wte[id_t] + wpe[start + t] (float32, bit-identical to numpy's\n"
+           "wte[ids] + wpe[arange(T)]), what GPT-2 feeds its first block.\n\n"
+           "input:\n"
+           "  TEXT                 the text (one argument: quote it); '-' reads standard input\n"
+           "  -f FILE              read the text from FILE\n"
+           "  --ids \"ID ...\"       token IDs instead of text (spaces or commas between them)\n"
+           "  --bos                prepend <|endoftext|> (ID 50256), as GPT-2 was trained\n"
+           "  --special MODE       <|endoftext|> in the text: token (default, ID 50256), text, error\n"
+           "  --lossy              replace invalid UTF-8 with U+FFFD instead of failing\n"
+           "positions:\n"
+           "  --start-pos P        first position P (as past_length does); P + T must fit n_ctx\n"
+           "  --truncate           keep the first n_ctx tokens of a longer input (noted on stderr)\n"
+           "  --window W           cut the tokens into windows of W <= n_ctx tokens, each from\n"
+           "  --stride S           position 0, starting every S tokens (default S = W: no overlap)\n"
+           "  --pe learned|sinusoidal   positions from wpe (default) or the fixed sinusoidal\n"
+           "                       encoding of width n_embd (no context limit)\n"
+           "output:\n"
+           "  --format F           table (default), json, npy, csv, raw (little-endian float32)\n"
+           "  -o FILE              write to FILE (atomically); npy and raw never go to a terminal\n"
+           "  --parts              also the token and position vectors: npy (3, T, n_embd) =\n"
+           "                       token, position, sum; json/csv add them per token\n"
+           "  --show N             table: how many components of each sum to show (default 4)\n"
+           "  --plot FILE.png      draw token, position and sum vectors as colour strips\n"
+           "weights and tokenizer:\n"
+           "  --weights FILE       safetensors file (else $GPT2_EMBED_WEIGHTS, weights/MODEL.safetensors,\n"
+           "                       the installed data, the Hugging Face cache)\n"
+           "  --model NAME         gpt2 (default), gpt2-medium, gpt2-large, gpt2-xl, distilgpt2\n"
+           "  --tokenizer DIR      vocab.json + merges.txt (else $GPT2_EMBED_TOKENIZER, tokenizer/\n"
+           "                       beside the program, the installed data, the built-in copy)\n\n"
+           "npy shapes: (T, n_embd); with --parts (3, T, n_embd); with --window (windows, W, n_embd)\n"
+           "and (3, windows, W, n_embd), the last window padded with zero rows (marked in json/table).\n"
+           "A text that is itself a command name: gpt2-embed embed -- inspect\n",
+           USAGE);
+}
+
+enum fmt { F_TABLE, F_JSON, F_NPY, F_CSV, F_RAW };
+static const char *const FMT_NAMES[] = {"table", "json", "npy", "csv", "raw"};
+
+typedef struct job {
+    /* options */
+    const char *text_arg, *file, *ids_arg, *weights, *model_name, *tokdir, *out, *plot;
+    int from_stdin, bos, truncate, parts, lossy;
+    tok_special special;
+    embed_pe pe;
+    enum fmt fmt;
+    uint64_t start, window, stride, show;
+    /* data */
+    char *text;            /* the input text (owned), NULL with --ids */
+    size_t text_len;
+    uint32_t *ids;         /* (T,) owned */
+    size_t *offs;          /* (T + 1,) byte offsets of each token in text, or NULL */
+    size_t T;
+    size_t n_windows, W;   /* windows mode: W rows each; else 1 window of T rows */
+    g2e_model *m;
+    char *wpath;
+    tok_tokenizer *tok;
+    embed_ctx ec;
+} job;
+
+static int parse_ids(job *j)
+{
+    size_t cap = 16;
+    j->ids = malloc(cap * sizeof *j->ids);
+    if (!j->ids) {
+        cli_error("out of memory");
+        return -1;
+    }
+    const char *p = j->ids_arg;
+    for (;;) {
+        while (*p == ' ' || *p == ',' || *p == '\t' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (end == p || errno || v > UINT32_MAX || (*end && !strchr(" ,\t\n", *end)) || *p == '-' || *p == '+') {
+            cli_error("--ids: '%.*s' is not a token ID (IDs are whole numbers separated by spaces or commas)",
+                      (int)strcspn(p, " ,\t\n"), p);
+            return -1;
+        }
+        if (j->T == cap) {
+            uint32_t *n = realloc(j->ids, 2 * cap * sizeof *n);
+            if (!n) {
+                cli_error("out of memory");
+                return -1;
+            }
+            j->ids = n;
+            cap *= 2;
+        }
+        j->ids[j->T++] = (uint32_t)v;
+        p = end;
+    }
+    return 0;
+}
+
+/* Reads all of a stream into j->text. */
+static int read_all(job *j, FILE *f, const char *name)
+{
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t k = fread(buf + n, 1, cap - n, f);
+        n += k;
+        if (n < cap)
+            break;
+        char *nb = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    if (!buf) {
+        cli_error("%s: out of memory", name);
+        return -1;
+    }
+    if (ferror(f)) {
+        cli_error("%s: %s", name, strerror(errno));
+        free(buf);
+        return -1;
+    }
+    j->text = buf;
+    j->text_len = n;
+    return 0;
+}
+
+static int read_input(job *j)
+{
+    if (j->ids_arg)
+        return parse_ids(j);
+    if (j->from_stdin)
+        return read_all(j, stdin, "standard input");
+    if (j->file) {
+        FILE *f = fopen(j->file, "rb");
+        if (!f) {
+            cli_error("%s: %s", j->file, strerror(errno));
+            return -1;
+        }
+        int rc = read_all(j, f, j->file);
+        fclose(f);
+        return rc;
+    }
+    j->text_len = strlen(j->text_arg);
+    j->text = malloc(j->text_len + 1);
+    if (!j->text) {
+        cli_error("out of memory");
+        return -1;
+    }
+    memcpy(j->text, j->text_arg, j->text_len + 1);
+    return 0;
+}
+
+static int tokenize(job *j)
+{
+    if (!j->text)
+        return 0;
+    tok_ids r;
+    g2e_err e;
+    if (tok_encode(j->tok, j->text, j->text_len, j->special, j->lossy ? TOK_LOSSY : 0, &r, NULL, &e)) {
+        cli_error("%s%s", e.msg, e.code == TOK_E_UTF8 ? " (--lossy replaces invalid bytes with U+FFFD)" : "");
+        return -1;
+    }
+    size_t extra = j->bos ? 1 : 0;
+    j->ids = malloc((r.n + extra + 1) * sizeof *j->ids);
+    j->offs = malloc((r.n + extra + 1) * sizeof *j->offs);
+    if (!j->ids || !j->offs) {
+        tok_ids_free(&r);
+        cli_error("out of memory");
+        return -1;
+    }
+    if (extra) {
+        j->ids[0] = TOK_ENDOFTEXT;
+        j->offs[0] = 0;
+    }
+    if (r.n)
+        memcpy(j->ids + extra, r.ids, r.n * sizeof *r.ids);
+    for (size_t i = 0; i <= r.n; i++)
+        j->offs[i + extra] = r.offsets ? r.offsets[i] : 0;
+    j->T = r.n + extra;
+    tok_ids_free(&r);
+    return 0;
+}
+
+/* The context limit: refuse (with where the n_ctx-th token ends), truncate, or plan windows. */
+static int fit_context(job *j)
+{
+    size_t ctx = embed_max_positions(j->m, j->pe);
+    if (j->window) {
+        if (j->pe == EMBED_PE_LEARNED && j->window > ctx) {
+            cli_error("--window %llu is larger than the context: wpe has %zu rows", (unsigned long long)j->window, ctx);
+            return -1;
+        }
+        g2e_err e;
+        if (embed_windows(j->T, (size_t)j->window, (size_t)j->stride, &j->n_windows, &e)) {
+            cli_error("%s", e.msg);
+            return -1;
+        }
+        j->W = (size_t)j->window;
+        return 0;
+    }
+    j->n_windows = 1;
+    if (j->start > ctx || j->T > ctx - j->start) {
+        size_t fit = j->start > ctx ? 0 : ctx - (size_t)j->start;
+        if (j->truncate && fit > 0) {
+            char where[TEXTPOS_SNIPPET_MAX + 128] = "";
+            if (j->offs) {
+                textpos tp;
+                textpos_at(j->text, j->text_len, j->offs[fit], &tp);
+                snprintf(where, sizeof where, " (up to character %zu, line %zu: %s)", tp.chr, tp.line, tp.snippet);
+            }
+            cli_note("the input has %zu tokens; --truncate keeps the first %zu%s", j->T, fit, where);
+            j->T = fit;
+            j->W = fit;
+            return 0;
+        }
+        char where[TEXTPOS_SNIPPET_MAX + 160];
+        if (fit == 0) {
+            cli_error("--start-pos %llu leaves no room: wpe has only %zu rows (positions 0..%zu)",
+                      (unsigned long long)j->start, ctx, ctx - 1);
+            return -1;
+        }
+        if (j->offs) {
+            textpos tp;
+            textpos_at(j->text, j->text_len, j->offs[fit], &tp);
+            snprintf(where, sizeof where, "token %zu ends at character %zu (line %zu, column %zu): %s", fit,
+                     tp.chr, tp.line, tp.col, tp.snippet);
+        } else {
+            snprintf(where, sizeof where, "ID %zu is %u", fit, j->ids[fit - 1]);
+        }
+        cli_error("the input has %zu tokens%s but wpe has only %zu rows (positions 0..%zu), so %zu fit%s; "
+                  "%s; use --truncate to keep the first %zu, --window %zu [--stride S] to embed it in windows, "
+                  "or --pe sinusoidal (no limit)",
+                  j->T, j->bos ? " (with --bos)" : "", ctx, ctx - 1, fit,
+                  j->start ? " after --start-pos" : "", where, fit, ctx);
+        return -1;
+    }
+    j->W = j->T;
+    return 0;
+}
+
+/* One row of the output: part 0 token, 1 position, 2 sum; window w, row r. buf holds 3 rows
+ * (token, position, sum); *out points at the part asked for. Returns 1 for a padding row
+ * (zeros), 0 for a real one, -1 on error (printed). */
+static int get_row(const job *j, int part, size_t w, size_t r, float *buf, const float **out)
+{
+    size_t C = j->m->n_embd;
+    size_t t = j->window ? w * (size_t)j->stride + r : r;
+    *out = buf + (size_t)part * C;
+    if (t >= j->T) {
+        memset(buf, 0, 3 * C * sizeof *buf);
+        return 1;
+    }
+    size_t position = j->window ? r : (size_t)j->start + t;
+    g2e_err e;
+    if (embed_row(&j->ec, j->ids[t], position, buf + 2 * C, buf, buf + C, &e)) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static size_t rows_per_window(const job *j)
+{
+    return j->window ? j->W : j->T;
+}
+
+/* The token index of window w, row r (or SIZE_MAX for padding). */
+static size_t token_at(const job *j, size_t w, size_t r)
+{
+    size_t t = j->window ? w * (size_t)j->stride + r : r;
+    return t < j->T ? t : SIZE_MAX;
+}
+
+static int write_binary(const job *j, FILE *f, int npy)
+{
+    size_t C = j->m->n_embd, R = rows_per_window(j);
+    size_t shape[4], nd = 0;
+    if (j->parts) shape[nd++] = 3;
+    if (j->window) shape[nd++] = j->n_windows;
+    shape[nd++] = R;
+    shape[nd++] = C;
+    npy_writer nw;
+    g2e_err e;
+    if (npy && npy_writer_begin(&nw, f, shape, (int)nd, &e)) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    float *row = malloc(3 * C * sizeof *row);
+    if (!row) {
+        cli_error("out of memory");
+        return -1;
+    }
+    int rc = 0;
+    for (int p = j->parts ? 0 : 2; p < 3 && rc == 0; p++)
+        for (size_t w = 0; w < j->n_windows && rc == 0; w++)
+            for (size_t r = 0; r < R && rc == 0; r++) {
+                const float *v;
+                if (get_row(j, p, w, r, row, &v) < 0)
+                    rc = -1;
+                else if (npy ? npy_writer_put(&nw, v, C, &e) != 0 : fwrite(v, sizeof *v, C, f) != C) {
+                    if (npy) cli_error("%s", e.msg);
+                    rc = -1;   /* a raw write error is reported by out_commit */
+                }
+            }
+    if (rc == 0 && npy && npy_writer_end(&nw, &e)) {
+        cli_error("%s", e.msg);
+        rc = -1;
+    }
+    free(row);
+    return rc;
+}
+
+static void piece(const job *j, size_t t, const uint8_t **b, size_t *n)
+{
+    if (tok_piece(j->tok, j->ids[t], b, n, NULL) != 0) {
+        *b = (const uint8_t *)"";
+        *n = 0;
+    }
+}
+
+static void json_vec(FILE *f, const float *v, size_t C)
+{
+    fputc('[', f);
+    for (size_t c = 0; c < C; c++) {
+        if (c) fputs(", ", f);
+        out_f32(f, v[c]);
+    }
+    fputc(']', f);
+}
+
+static int write_json(const job *j, FILE *f)
+{
+    size_t C = j->m->n_embd, R = rows_per_window(j);
+    float *buf = malloc(3 * C * sizeof *buf);
+    if (!buf) {
+        cli_error("out of memory");
+        return -1;
+    }
+    float *tok = buf, *pos = buf + C, *sum = buf + 2 * C;
+    fprintf(f, "{\"model\": {\"name\": \"%s\", \"weights\": ", j->m->size_name ? j->m->size_name : "unknown");
+    out_json_string(f, j->wpath, strlen(j->wpath));
+    fprintf(f, ", \"n_vocab\": %zu, \"n_ctx\": %zu, \"n_embd\": %zu, \"dtype\": \"%s\"}, \"pe\": \"%s\", "
+               "\"n_tokens\": %zu, \"start_pos\": %llu",
+            j->m->n_vocab, j->m->n_ctx, C, st_dtype_name(j->m->wte->dtype),
+            j->pe == EMBED_PE_LEARNED ? "learned" : "sinusoidal", j->T, (unsigned long long)j->start);
+    if (j->window)
+        fprintf(f, ", \"window\": %zu, \"stride\": %llu, \"windows\": [", j->W, (unsigned long long)j->stride);
+    else
+        fprintf(f, ", \"tokens\": [");
+    int rc = 0;
+    for (size_t w = 0; w < j->n_windows && rc == 0; w++) {
+        if (j->window)
+            fprintf(f, "%s{\"window\": %zu, \"tokens\": [", w ? ", " : "", w);
+        for (size_t r = 0; r < R && rc == 0; r++) {
+            size_t t = token_at(j, w, r);
+            size_t position = j->window ? r : (size_t)j->start + r;
+            fprintf(f, "%s{\"pos\": %zu, ", r ? ", " : "", position);
+            if (t == SIZE_MAX) {
+                fprintf(f, "\"padding\": true, \"vector\": ");
+                memset(sum, 0, C * sizeof *sum);
+                json_vec(f, sum, C);
+                fputc('}', f);
+                continue;
+            }
+            if (embed_row(&j->ec, j->ids[t], position, sum, tok, pos, NULL)) {
+                cli_error("internal error: row %zu could not be read", t);
+                rc = -1;
+                break;
+            }
+            const uint8_t *b;
+            size_t n;
+            piece(j, t, &b, &n);
+            fprintf(f, "\"index\": %zu, \"id\": %u, \"piece\": ", t, j->ids[t]);
+            out_json_string(f, (const char *)b, n);
+            fprintf(f, ", \"vector\": ");
+            json_vec(f, sum, C);
+            if (j->parts) {
+                fprintf(f, ", \"token_vector\": ");
+                json_vec(f, tok, C);
+                fprintf(f, ", \"position_vector\": ");
+                json_vec(f, pos, C);
+            }
+            fputc('}', f);
+        }
+        if (j->window)
+            fputs("]}", f);
+    }
+    fputs("]}\n", f);
+    free(buf);
+    return rc;
+}
+
+static int write_csv(const job *j, FILE *f)
+{
+    size_t C = j->m->n_embd, R = rows_per_window(j);
+    float *buf = malloc(3 * C * sizeof *buf);
+    if (!buf) {
+        cli_error("out of memory");
+        return -1;
+    }
+    float *vecs[3] = {buf, buf + C, buf + 2 * C};
+    static const char *const PART[3] = {"token", "position", "sum"};
+    if (j->window) fputs("window,", f);
+    fputs("pos,index,id,piece,", f);
+    if (j->parts) fputs("part,", f);
+    for (size_t c = 0; c < C; c++)
+        fprintf(f, "c%zu%s", c, c + 1 < C ? "," : "\n");
+    for (size_t w = 0; w < j->n_windows; w++)
+        for (size_t r = 0; r < R; r++) {
+            size_t t = token_at(j, w, r);
+            size_t position = j->window ? r : (size_t)j->start + r;
+            if (t == SIZE_MAX) {
+                memset(buf, 0, 3 * C * sizeof *buf);
+            } else if (embed_row(&j->ec, j->ids[t], position, vecs[2], vecs[0], vecs[1], NULL)) {
+                free(buf);
+                cli_error("internal error: row %zu could not be read", t);
+                return -1;
+            }
+            for (int p = j->parts ? 0 : 2; p < 3; p++) {
+                if (j->window) fprintf(f, "%zu,", w);
+                if (t == SIZE_MAX) {
+                    fprintf(f, "%zu,,,(padding),", position);
+                } else {
+                    const uint8_t *b;
+                    size_t n;
+                    piece(j, t, &b, &n);
+                    char *vis = out_piece_visible((const char *)b, n);
+                    fprintf(f, "%zu,%zu,%u,", position, t, j->ids[t]);
+                    out_csv_field(f, vis ? vis : "", vis ? strlen(vis) : 0);
+                    fputc(',', f);
+                    free(vis);
+                }
+                if (j->parts) fprintf(f, "%s,", PART[p]);
+                for (size_t c = 0; c < C; c++) {
+                    out_f32(f, vecs[p][c]);
+                    fputc(c + 1 < C ? ',' : '\n', f);
+                }
+            }
+        }
+    free(buf);
+    return 0;
+}
+
+static double norm(const float *v, size_t C)
+{
+    double s = 0;
+    for (size_t c = 0; c < C; c++)
+        s += (double)v[c] * v[c];
+    return sqrt(s);
+}
+
+static int write_table(const job *j, FILE *f)
+{
+    size_t C = j->m->n_embd, R = rows_per_window(j);
+    size_t show = j->show < C ? (size_t)j->show : C;
+    float *buf = malloc(3 * C * sizeof *buf);
+    if (!buf) {
+        cli_error("out of memory");
+        return -1;
+    }
+    float *tok = buf, *pos = buf + C, *sum = buf + 2 * C;
+    for (size_t w = 0; w < j->n_windows; w++) {
+        if (j->window) {
+            size_t first = w * (size_t)j->stride;
+            size_t last = first + j->W < j->T ? first + j->W : j->T;
+            fprintf(f, "%swindow %zu: tokens %zu..%zu at positions 0..%zu\n", w ? "\n" : "", w, first,
+                    last - 1, last - first - 1);
+        }
+        fprintf(f, "%5s %6s  %-18s %8s %8s %8s  sum[0..%zu]\n", "pos", "id", "piece", "|token|",
+                "|pos|", "|sum|", show ? show - 1 : 0);
+        for (size_t r = 0; r < R; r++) {
+            size_t t = token_at(j, w, r);
+            size_t position = j->window ? r : (size_t)j->start + r;
+            if (t == SIZE_MAX) {
+                fprintf(f, "%5zu %6s  %-18s (zero row in npy/raw output)\n", position, "-", "(padding)");
+                continue;
+            }
+            if (embed_row(&j->ec, j->ids[t], position, sum, tok, pos, NULL)) {
+                free(buf);
+                cli_error("internal error: row %zu could not be read", t);
+                return -1;
+            }
+            const uint8_t *b;
+            size_t n;
+            piece(j, t, &b, &n);
+            char *vis = out_piece_visible((const char *)b, n);
+            fprintf(f, "%5zu %6u  ", position, j->ids[t]);
+            out_pad(f, vis ? vis : "?", 18);
+            free(vis);
+            fprintf(f, " %8.4f %8.4f %8.4f ", norm(tok, C), norm(pos, C), norm(sum, C));
+            for (size_t c = 0; c < show; c++)
+                fprintf(f, " %9.5f", (double)sum[c]);
+            fputs(show < C ? " ...\n" : "\n", f);
+        }
+    }
+    size_t used = j->window ? (j->T < j->W ? j->T : j->W) : j->T;
+    fprintf(f, "model %s (%s): n_embd %zu, %s positions; %zu tokens",
+            j->m->size_name ? j->m->size_name : "unknown", j->wpath, C,
+            j->pe == EMBED_PE_LEARNED ? "learned" : "sinusoidal", j->T);
+    if (j->window)
+        fprintf(f, " in %zu windows of %zu (stride %llu)", j->n_windows, j->W, (unsigned long long)j->stride);
+    if (j->pe == EMBED_PE_LEARNED)
+        fprintf(f, ", %zu of %zu positions used\n", (size_t)j->start + used, j->m->n_ctx);
+    else
+        fprintf(f, ", positions %llu..%llu\n", (unsigned long long)j->start,
+                (unsigned long long)(j->start + used - (used ? 1 : 0)));
+    free(buf);
+    return 0;
+}
+
+/* The strips figure for the first window (at most 4096 tokens). */
+static int draw(const job *j)
+{
+    size_t C = j->m->n_embd, R = rows_per_window(j);
+    if (R > 4096) R = 4096;
+    if (R == 0) {
+        cli_error("--plot: no tokens to draw");
+        return -1;
+    }
+    float *data = malloc(3 * R * C * sizeof *data);
+    char **labels = calloc(R, sizeof *labels);
+    int rc = -1;
+    if (!data || !labels) {
+        cli_error("out of memory");
+        goto done;
+    }
+    size_t n = 0;
+    for (size_t r = 0; r < R; r++) {
+        size_t t = token_at(j, 0, r);
+        if (t == SIZE_MAX) break;
+        size_t position = j->window ? r : (size_t)j->start + r;
+        if (embed_row(&j->ec, j->ids[t], position, data + 2 * R * C + r * C, data + r * C, data + R * C + r * C, NULL)) {
+            cli_error("internal error: row %zu could not be read", t);
+            goto done;
+        }
+        const uint8_t *b;
+        size_t bl;
+        piece(j, t, &b, &bl);
+        char *vis = out_piece_visible((const char *)b, bl);
+        size_t ll = (vis ? strlen(vis) : 0) + 32;
+        labels[r] = malloc(ll);
+        if (!labels[r]) { free(vis); cli_error("out of memory"); goto done; }
+        snprintf(labels[r], ll, "%zu %s", position, vis ? vis : "?");
+        free(vis);
+        n++;
+    }
+    const float *parts[3] = {data, data + R * C, data + 2 * R * C};
+    static const char *const names[3] = {"token vector wte[id]", "position vector", "sum (model input)"};
+    char title[256];
+    snprintf(title, sizeof title, "GPT-2 embedding step: token + position = input (%s, n_embd %zu)",
+             j->m->size_name ? j->m->size_name : "model", C);
+    plot_strips s = {0};
+    s.n_rows = n;
+    s.dim = C;
+    s.n_strips = 3;
+    s.data = parts;
+    s.strip_names = names;
+    s.ops = "+=";
+    s.labels = (const char *const *)labels;
+    s.title = title;
+    s.vmin = s.vmax = 0;
+    /* Rows are (R, C) per strip but only n are filled: plot the first n of each. */
+    rc = plot_strips_png(&s, j->plot) ? -1 : 0;
+done:
+    if (labels)
+        for (size_t r = 0; r < R; r++)
+            free(labels[r]);
+    free(labels);
+    free(data);
+    return rc;
+}
+
+static int parse_args(job *j, int argc, char **argv)
+{
+    const char *v;
+    int r, rest = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!rest && a[0] == '-' && a[1] != '\0') {
+            if (strcmp(a, "--") == 0) { rest = 1; continue; }
+            if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { help(); return 1; }
+            if (strcmp(a, "--bos") == 0) { j->bos = 1; continue; }
+            if (strcmp(a, "--truncate") == 0) { j->truncate = 1; continue; }
+            if (strcmp(a, "--parts") == 0) { j->parts = 1; continue; }
+            if (strcmp(a, "--lossy") == 0) { j->lossy = 1; continue; }
+            if ((r = cli_opt(argc, argv, &i, "-f", &j->file)) || (r = cli_opt(argc, argv, &i, "--file", &j->file)) ||
+                (r = cli_opt(argc, argv, &i, "--ids", &j->ids_arg)) ||
+                (r = cli_opt(argc, argv, &i, "--weights", &j->weights)) ||
+                (r = cli_opt(argc, argv, &i, "--model", &j->model_name)) ||
+                (r = cli_opt(argc, argv, &i, "--tokenizer", &j->tokdir)) ||
+                (r = cli_opt(argc, argv, &i, "-o", &j->out)) || (r = cli_opt(argc, argv, &i, "--output", &j->out)) ||
+                (r = cli_opt(argc, argv, &i, "--plot", &j->plot))) {
+                if (r < 0) return -1;
+                continue;
+            }
+            if ((r = cli_opt(argc, argv, &i, "--start-pos", &v))) {
+                if (r < 0 || cli_parse_u64(v, 0, SIN_MAX_POS, "--start-pos", &j->start)) return -1;
+                continue;
+            }
+            if ((r = cli_opt(argc, argv, &i, "--window", &v))) {
+                if (r < 0 || cli_parse_u64(v, 1, SIN_MAX_POS, "--window", &j->window)) return -1;
+                continue;
+            }
+            if ((r = cli_opt(argc, argv, &i, "--stride", &v))) {
+                if (r < 0 || cli_parse_u64(v, 1, SIN_MAX_POS, "--stride", &j->stride)) return -1;
+                continue;
+            }
+            if ((r = cli_opt(argc, argv, &i, "--show", &v))) {
+                if (r < 0 || cli_parse_u64(v, 0, 100000, "--show", &j->show)) return -1;
+                continue;
+            }
+            if ((r = cli_opt(argc, argv, &i, "--format", &v))) {
+                if (r < 0) return -1;
+                size_t k = 0;
+                while (k < 5 && strcmp(v, FMT_NAMES[k]) != 0) k++;
+                if (k == 5) {
+                    cli_error("--format must be table, json, npy, csv or raw, got '%s'", v);
+                    return -1;
+                }
+                j->fmt = (enum fmt)k;
+                continue;
+            }
+            if ((r = cli_opt(argc, argv, &i, "--pe", &v))) {
+                if (r < 0) return -1;
+                if (strcmp(v, "learned") == 0) j->pe = EMBED_PE_LEARNED;
+                else if (strcmp(v, "sinusoidal") == 0) j->pe = EMBED_PE_SINUSOIDAL;
+                else { cli_error("--pe must be learned or sinusoidal, got '%s'", v); return -1; }
+                continue;
+            }
+            if ((r = cli_opt(argc, argv, &i, "--special", &v))) {
+                if (r < 0) return -1;
+                if (strcmp(v, "token") == 0) j->special = TOK_SPECIAL_TOKEN;
+                else if (strcmp(v, "text") == 0) j->special = TOK_SPECIAL_TEXT;
+                else if (strcmp(v, "error") == 0) j->special = TOK_SPECIAL_ERROR;
+                else { cli_error("--special must be token, text or error, got '%s'", v); return -1; }
+                continue;
+            }
+            cli_error("unknown option '%s' (see gpt2-embed --help)", a);
+            return -1;
+        }
+        if (strcmp(a, "-") == 0 && !rest) {
+            if (j->from_stdin) { cli_error("'-' given twice"); return -1; }
+            j->from_stdin = 1;
+            continue;
+        }
+        if (j->text_arg) {
+            cli_error("one TEXT at a time, got '%s' and '%s' (quote a text with spaces: gpt2-embed \"%s %s\")",
+                      j->text_arg, a, j->text_arg, a);
+            return -1;
+        }
+        j->text_arg = a;
+    }
+    int sources = (j->text_arg != NULL) + (j->file != NULL) + (j->ids_arg != NULL) + j->from_stdin;
+    if (sources != 1) {
+        cli_error(sources ? "give one input: TEXT, -f FILE, - (standard input) or --ids"
+                          : "nothing to embed: give TEXT, -f FILE, - or --ids (see gpt2-embed --help)");
+        return -1;
+    }
+    if (j->truncate && j->window) { cli_error("--truncate and --window do not go together"); return -1; }
+    if (j->window && j->start) { cli_error("--window positions every window from 0: drop --start-pos"); return -1; }
+    if (j->stride && !j->window) { cli_error("--stride goes with --window"); return -1; }
+    if (j->window && !j->stride) j->stride = j->window;
+    if (j->stride > j->window) { cli_error("--stride %llu is larger than --window %llu: tokens would be skipped",
+                                           (unsigned long long)j->stride, (unsigned long long)j->window); return -1; }
+    if (j->ids_arg && (j->bos || j->lossy || j->special != TOK_SPECIAL_TOKEN)) {
+        cli_error("--bos, --lossy and --special apply to text, not to --ids (add 50256 to the IDs for <|endoftext|>)");
+        return -1;
+    }
+    if (j->fmt == F_TABLE && j->parts) { cli_error("--parts goes with json, npy, csv or raw (the table shows the norms of all three)"); return -1; }
+    return 0;
+}
+
+int cmd_embed(int argc, char **argv)
+{
+    job j;
+    memset(&j, 0, sizeof j);
+    j.show = 4;
+    int rc = parse_args(&j, argc, argv);
+    if (rc)
+        return rc > 0 ? EXIT_OK : EXIT_USAGE;
+    rc = EXIT_ERR;
+    out_file o = {0};
+    int opened = 0;
+    /* Everything that can fail on the user's input runs before any output is opened. */
+    if (read_input(&j) || load_model(j.weights, j.model_name, &j.m, &j.wpath) || load_tokenizer(j.tokdir, &j.tok) ||
+        tokenize(&j))
+        goto done;
+    {
+        g2e_err e;
+        if (embed_check_ids(j.m, j.ids, j.T, &e)) {
+            cli_error("%s", e.msg);
+            goto done;
+        }
+        if (embed_init(&j.ec, j.m, j.pe, &e)) {
+            cli_error("--pe sinusoidal: %s", e.msg);
+            goto done;
+        }
+    }
+    if (fit_context(&j))
+        goto done;
+    if (j.T == 0 && j.fmt != F_TABLE && j.fmt != F_JSON) {
+        cli_error("the input has no tokens: an empty %s array is not written", FMT_NAMES[j.fmt]);
+        goto done;
+    }
+    if (j.plot && draw(&j))
+        goto done;
+    if (j.plot && !j.out && j.fmt == F_TABLE) {
+        rc = EXIT_OK;   /* --plot alone: the figure is the output */
+        goto done;
+    }
+    if (out_open(&o, j.out, j.fmt == F_NPY || j.fmt == F_RAW))
+        goto done;
+    opened = 1;
+    int w;
+    switch (j.fmt) {
+    case F_NPY: w = write_binary(&j, o.f, 1); break;
+    case F_RAW: w = write_binary(&j, o.f, 0); break;
+    case F_JSON: w = write_json(&j, o.f); break;
+    case F_CSV: w = write_csv(&j, o.f); break;
+    default: w = write_table(&j, o.f); break;
+    }
+    if (w) {
+        out_abort(&o);
+        goto done;
+    }
+    opened = 0;
+    if (out_commit(&o))
+        goto done;
+    rc = EXIT_OK;
+done:
+    if (opened)
+        out_abort(&o);
+    embed_free(&j.ec);
+    free(j.text);
+    free(j.ids);
+    free(j.offs);
+    free(j.wpath);
+    tok_close(j.tok);
+    model_close(j.m);
+    return rc;
+}

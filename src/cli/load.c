@@ -1,0 +1,75 @@
+/* load.c — weights and tokenizer for the commands (see load.h). */
+#include "load.h"
+
+#include "cli.h"
+#include "locate.h"
+#include "out.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int load_model(const char *weights, const char *model_name, g2e_model **m, char **path)
+{
+    char p[4096];
+    g2e_err e;
+    if (locate_weights(model_name, weights, p, sizeof p, NULL, &e) != 0) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    if (model_open(m, p, &e) != 0) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    if (path && !(*path = strdup(p))) {
+        model_close(*m);
+        *m = NULL;
+        cli_error("out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+int load_tokenizer(const char *dir, tok_tokenizer **t)
+{
+    g2e_err e;
+    if (tok_locate(dir, t, &e) != 0) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+int load_single_token(tok_tokenizer *t, const char *text, uint32_t *id)
+{
+    tok_ids r;
+    g2e_err e;
+    if (tok_encode(t, text, strlen(text), TOK_SPECIAL_TOKEN, 0, &r, NULL, &e) != 0) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    if (r.n == 1) {
+        *id = r.ids[0];
+        tok_ids_free(&r);
+        return 0;
+    }
+    /* Show how the text splits, so the user can pick one of its tokens. */
+    char shown[1024];
+    size_t o = 0;
+    for (size_t i = 0; i < r.n && o + 64 < sizeof shown; i++) {
+        const uint8_t *b;
+        size_t n;
+        char *v = NULL;
+        if (tok_piece(t, r.ids[i], &b, &n, NULL) == 0)
+            v = out_piece_visible((const char *)b, n);
+        o += (size_t)snprintf(shown + o, sizeof shown - o, "%s%u '%.40s'", i ? ", " : "", r.ids[i],
+                              v ? v : "?");
+        free(v);
+    }
+    shown[o] = '\0';
+    char *vis = out_piece_visible(text, strlen(text));
+    cli_error("'%s' is %zu tokens, not one: %s%s", vis ? vis : text, r.n, r.n ? shown : "(empty)",
+              r.n ? " (use one of them, or --id N)" : "");
+    free(vis);
+    tok_ids_free(&r);
+    return -1;
+}

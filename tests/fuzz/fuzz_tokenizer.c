@@ -1,0 +1,60 @@
+/* fuzz_tokenizer.c — libFuzzer target: tok_encode on arbitrary bytes, strict and lossy, in
+ * each special-token mode; on valid input, decode(encode(x)) must give x back and the
+ * offsets must tile the input; in lossy mode offsets must be in range and ordered.
+ * Uses the compiled-in tokenizer (no files needed). */
+#include "tokenizer.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static tok_tokenizer *T;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    g2e_err err;
+    if (!T && tok_open_builtin(&T, &err))
+        abort();
+    const char *s = (const char *)data;
+    size_t bad = tok_utf8_check(s, size);
+    tok_special sp = size ? (tok_special)(data[0] % 3) : TOK_SPECIAL_TOKEN;
+    tok_ids r;
+    size_t off = 0;
+    int rc = tok_encode(T, s, size, sp, 0, &r, &off, &err);
+    if (bad < size) {
+        if (rc != TOK_E_UTF8 || off != bad)
+            abort();
+    } else if (rc == TOK_E_SPECIAL) {
+        if (sp != TOK_SPECIAL_ERROR || off + 13 > size || memcmp(s + off, "<|endoftext|>", 13) != 0)
+            abort();
+    } else {
+        if (rc)
+            abort();
+        char *back;
+        size_t bl;
+        if (tok_decode(T, r.ids, r.n, &back, &bl, &err) || bl != size || memcmp(back, s, size) != 0)
+            abort();
+        for (size_t k = 0; k < r.n; k++) {
+            const uint8_t *p;
+            size_t pl;
+            if (tok_piece(T, r.ids[k], &p, &pl, &err) || r.offsets[k + 1] - r.offsets[k] != pl ||
+                memcmp(s + r.offsets[k], p, pl) != 0)
+                abort();
+        }
+        if (r.offsets[r.n] != size)
+            abort();
+        free(back);
+        tok_ids_free(&r);
+    }
+    if (tok_encode(T, s, size, TOK_SPECIAL_TEXT, TOK_LOSSY, &r, NULL, &err))
+        abort();
+    if (r.offsets[r.n] != size || (r.n_replaced == 0) != (bad == size))
+        abort();
+    for (size_t k = 0; k < r.n; k++)
+        if (r.offsets[k] > r.offsets[k + 1] || r.ids[k] >= tok_n_vocab(T))
+            abort();
+    tok_ids_free(&r);
+    return 0;
+}

@@ -1,0 +1,455 @@
+/* test_embed_cli.c — the main job through the built program: gpt2-embed [OPTIONS] TEXT.
+ *
+ * Exactness is proven against numpy reading the weights file on its own
+ * (tests/numpy_ref.py: wte[ids] + wpe[arange]) and against the fixture's values; every
+ * format is read back; the 1024 boundary, --truncate, --window, --start-pos at their edges;
+ * bad IDs, missing weights, output that must not be left half-written. Token IDs of the
+ * texts used here were checked with tiktoken (shared/tools/peer-tokenize.js):
+ *   "The dog chased the cat" -> 464 3290 26172 262 3797
+ *   "word" + " word" x 1023 -> 1024 tokens (4775, then 1573 ...); one more " word" -> 1025
+ */
+#include "fixture.h"
+#include "support.h"
+
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define C 8
+static fixture_opts big;     /* gpt2's vocabulary and context, width 8, every row written */
+static char *dir, *bigpath;
+
+static void setup(void)
+{
+    memset(&big, 0, sizeof big);
+    big.n_vocab = 50257;
+    big.n_ctx = 1024;
+    big.n_embd = C;
+    big.dtype = ST_F32;
+    dir = test_tmpdir("embedcli");
+    bigpath = path_join(dir, "big.safetensors");
+    char e[256];
+    cr_assert_eq(fixture_write(bigpath, &big, e, sizeof e), 0, "%s", e);
+}
+
+TestSuite(embedcli, .init = setup);
+
+/* gpt2-embed ARGS... --weights W */
+static run_result g2e_w(const char *w, char *const args[])
+{
+    char *argv[40];
+    int n = 0;
+    argv[n++] = (char *)G2E_TEST_BIN;
+    for (int i = 0; args[i]; i++) argv[n++] = args[i];
+    argv[n++] = "--weights";
+    argv[n++] = (char *)w;
+    argv[n] = NULL;
+    return run_argv(argv, NULL, 0, NULL, NULL);
+}
+
+static void numpy_check(const char *weights, const char *npy, const char *ids, const char *start, int parts)
+{
+    char *script = path_join(G2E_SRCDIR, "tests/numpy_ref.py");
+    run_result r = run_argv((char *[]){"/usr/bin/python3", script, (char *)weights, (char *)npy, (char *)ids,
+                                       (char *)start, parts ? "parts" : "sum", NULL}, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "numpy_ref.py: %s", r.err);
+    cr_expect(strstr(r.out, "EQUAL True") != NULL, "numpy disagrees: %s", r.out);
+    run_free(&r);
+    free(script);
+}
+
+Test(embedcli, text_npy_bit_identical_to_numpy)
+{
+    char *npy = path_join(dir, "x.npy");
+    run_result r = g2e_w(bigpath, (char *[]){"The dog chased the cat", "--format", "npy", "-o", npy, NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect_eq(r.out_len, 0);
+    run_free(&r);
+    numpy_check(bigpath, npy, "464 3290 26172 262 3797", "0", 0);
+    free(npy);
+}
+
+Test(embedcli, npy_header_is_the_spec_byte_for_byte)
+{
+    char *npy = path_join(dir, "h.npy");
+    run_result r = g2e_w(bigpath, (char *[]){"--ids", "1 2 3", "--format", "npy", "-o", npy, NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    run_free(&r);
+    size_t n;
+    char *b = read_file(npy, &n);
+    const char dict[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 8), }";
+    cr_assert(n >= 64);
+    cr_expect(memcmp(b, "\x93NUMPY\x01\x00", 8) == 0);
+    size_t hl = (unsigned char)b[8] | (size_t)(unsigned char)b[9] << 8;
+    cr_expect_eq((10 + hl) % 64, 0, "data must start on a 64-byte boundary");
+    cr_expect(memcmp(b + 10, dict, strlen(dict)) == 0, "dict: %.*s", (int)hl, b + 10);
+    for (size_t i = 10 + strlen(dict); i < 10 + hl - 1; i++)
+        cr_expect_eq(b[i], ' ', "padding at %zu", i);
+    cr_expect_eq(b[10 + hl - 1], '\n');
+    cr_expect_eq(n, 10 + hl + 3 * C * 4);
+    /* the data are the sums, little-endian float32 */
+    for (size_t t = 0; t < 3; t++)
+        for (size_t c = 0; c < C; c++) {
+            float want = fixture_expected(&big, FIXTURE_WTE, t + 1, c) + fixture_expected(&big, FIXTURE_WPE, t, c);
+            cr_expect(memcmp(b + 10 + hl + (t * C + c) * 4, &want, 4) == 0);
+        }
+    free(b);
+    free(npy);
+}
+
+static void dtype_case(st_dtype dt, const char *prefix)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.dtype = dt;
+    o.prefix = prefix;
+    char *w = path_join(dir, "t.safetensors"), *npy = path_join(dir, "t.npy");
+    char e[256];
+    cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
+    run_result r = g2e_w(w, (char *[]){"--ids", "5 63 0 5", "--start-pos", "12", "--format", "npy", "-o", npy, NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    run_free(&r);
+    numpy_check(w, npy, "5 63 0 5", "12", 0);
+    r = g2e_w(w, (char *[]){"--ids", "7,8,9", "--parts", "--format", "npy", "-o", npy, NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    run_free(&r);
+    numpy_check(w, npy, "7 8 9", "0", 1);
+    free(w);
+    free(npy);
+}
+
+Test(embedcli, f16_upcast_like_numpy) { dtype_case(ST_F16, NULL); }
+Test(embedcli, bf16_upcast_like_numpy_with_prefix) { dtype_case(ST_BF16, "transformer."); }
+Test(embedcli, f32_full_gpt2_layout_file)
+{
+    fixture_opts o;
+    fixture_gpt2(&o, ST_F32, NULL);   /* 548 MB sparse; rows written: wte {0,1,2,50256}, wpe {0,1,1023} */
+    char *w = path_join(dir, "full.safetensors"), *npy = path_join(dir, "f.npy");
+    char e[256];
+    cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
+    run_result r = g2e_w(w, (char *[]){"--ids", "50256 2 1", "--start-pos", "1021", "--format", "npy", "-o", npy, NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    run_free(&r);
+    numpy_check(w, npy, "50256 2 1", "1021", 0);
+    unlink(w);
+    free(w);
+    free(npy);
+}
+
+Test(embedcli, raw_csv_json_read_back)
+{
+    const uint32_t ids[5] = {464, 3290, 26172, 262, 3797};
+    /* raw: the same bytes as the expected sums */
+    run_result r = g2e_w(bigpath, (char *[]){"The dog chased the cat", "--format", "raw", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_assert_eq(r.out_len, 5 * C * 4);
+    for (size_t t = 0; t < 5; t++)
+        for (size_t c = 0; c < C; c++) {
+            float want = fixture_expected(&big, FIXTURE_WTE, ids[t], c) + fixture_expected(&big, FIXTURE_WPE, t, c);
+            cr_expect(memcmp(r.out + (t * C + c) * 4, &want, 4) == 0);
+        }
+    run_free(&r);
+    /* csv: header, then pos,index,id,piece,c0..c7 with values that read back exactly */
+    r = g2e_w(bigpath, (char *[]){"The dog chased the cat", "--format", "csv", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    char *line = strtok(r.out, "\n");
+    cr_expect_str_eq(line, "pos,index,id,piece,c0,c1,c2,c3,c4,c5,c6,c7");
+    for (size_t t = 0; t < 5; t++) {
+        line = strtok(NULL, "\n");
+        cr_assert(line);
+        unsigned pos, idx, id;
+        cr_assert_eq(sscanf(line, "%u,%u,%u,", &pos, &idx, &id), 3, "%s", line);
+        cr_expect_eq(pos, t);
+        cr_expect_eq(id, ids[t]);
+        char *p = line;
+        for (int k = 0; k < 4; k++) p = strchr(p, ',') + 1;
+        for (size_t c = 0; c < C; c++) {
+            float v = strtof(p, &p);
+            p++;
+            float want = fixture_expected(&big, FIXTURE_WTE, ids[t], c) + fixture_expected(&big, FIXTURE_WPE, t, c);
+            cr_expect(memcmp(&v, &want, 4) == 0, "csv [%zu][%zu]", t, c);
+        }
+    }
+    run_free(&r);
+    /* json: model facts, tokens with id, piece, vector (and parts) */
+    r = g2e_w(bigpath, (char *[]){"The dog chased the cat", "--format", "json", "--parts", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert(j, "json: %.200s", r.out);
+    cJSON *model = cJSON_GetObjectItemCaseSensitive(j, "model");
+    cr_expect_eq(cJSON_GetObjectItemCaseSensitive(model, "n_ctx")->valuedouble, 1024);
+    cr_expect_eq(cJSON_GetObjectItemCaseSensitive(model, "n_embd")->valuedouble, C);
+    cJSON *toks = cJSON_GetObjectItemCaseSensitive(j, "tokens");
+    cr_assert_eq(cJSON_GetArraySize(toks), 5);
+    for (int t = 0; t < 5; t++) {
+        cJSON *tk = cJSON_GetArrayItem(toks, t);
+        cr_expect_eq(cJSON_GetObjectItemCaseSensitive(tk, "id")->valuedouble, ids[t]);
+        cr_expect_eq(cJSON_GetObjectItemCaseSensitive(tk, "pos")->valuedouble, t);
+        const char *names[3] = {"token_vector", "position_vector", "vector"};
+        for (int p = 0; p < 3; p++) {
+            cJSON *v = cJSON_GetObjectItemCaseSensitive(tk, names[p]);
+            cr_assert_eq(cJSON_GetArraySize(v), C, "%s", names[p]);
+            for (int c = 0; c < C; c++) {
+                float a = fixture_expected(&big, FIXTURE_WTE, ids[t], (uint64_t)c);
+                float b = fixture_expected(&big, FIXTURE_WPE, (uint64_t)t, (uint64_t)c);
+                float want = p == 0 ? a : p == 1 ? b : a + b;
+                float got = (float)cJSON_GetArrayItem(v, c)->valuedouble;
+                cr_expect(memcmp(&got, &want, 4) == 0, "json %s[%d][%d]", names[p], t, c);
+            }
+        }
+    }
+    cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(toks, 1), "piece")->valuestring, " dog");
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+Test(embedcli, table_rows_and_summary)
+{
+    run_result r = g2e_w(bigpath, (char *[]){"The dog chased the cat", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect(strstr(r.out, "26172") && strstr(r.out, "\xE2\x90\xA3" "chased"), "%s", r.out);
+    cr_expect(strstr(r.out, "5 tokens, 5 of 1024 positions used") != NULL, "%s", r.out);
+    /* |sum| of row 0 printed with 4 decimals, computed here */
+    double s = 0;
+    for (size_t c = 0; c < C; c++) {
+        float v = fixture_expected(&big, FIXTURE_WTE, 464, c) + fixture_expected(&big, FIXTURE_WPE, 0, c);
+        s += (double)v * v;
+    }
+    char want[32];
+    snprintf(want, sizeof want, "%8.4f", sqrt(s));
+    cr_expect(strstr(r.out, want) != NULL, "want %s in %s", want, r.out);
+    run_free(&r);
+}
+
+static char *words(size_t n)
+{
+    char *t = malloc(5 * n + 1);
+    strcpy(t, "word");
+    for (size_t i = 1; i < n; i++) memcpy(t + 4 + 5 * (i - 1), " word", 6);
+    return t;
+}
+
+Test(embedcli, context_boundary_1024_fits_1025_does_not)
+{
+    char *t1024 = words(1024), *t1025 = words(1025);
+    cr_assert_eq(strlen(t1024), 4 + 5 * 1023);
+    run_result r = g2e_w(bigpath, (char *[]){t1024, "--format", "raw", NULL});
+    cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect_eq(r.out_len, 1024 * C * 4);
+    run_free(&r);
+    r = g2e_w(bigpath, (char *[]){t1025, "--format", "raw", NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect_eq(r.out_len, 0, "nothing on stdout");
+    cr_expect(strstr(r.err, "1025 tokens") && strstr(r.err, "only 1024 rows"), "%s", r.err);
+    /* the 1024th token ends after 4 + 5 * 1023 characters */
+    char where[64];
+    snprintf(where, sizeof where, "ends at character %d", 4 + 5 * 1023);
+    cr_expect(strstr(r.err, where) != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "--truncate") && strstr(r.err, "--window"), "%s", r.err);
+    cr_expect_eq(strchr(r.err, '\n'), r.err + r.err_len - 1, "one line: %s", r.err);
+    run_free(&r);
+    /* --bos makes 1024 words one too many */
+    r = g2e_w(bigpath, (char *[]){t1024, "--bos", "--format", "raw", NULL});
+    cr_expect_eq(r.status, 1);
+    run_free(&r);
+    /* --truncate keeps exactly the first 1024 and says so */
+    r = g2e_w(bigpath, (char *[]){t1025, "--truncate", "--format", "raw", NULL});
+    cr_expect_eq(r.status, 0);
+    cr_expect_eq(r.out_len, 1024 * C * 4);
+    cr_expect(strstr(r.err, "keeps the first 1024") != NULL, "%s", r.err);
+    float last;
+    memcpy(&last, r.out + (1023 * C) * 4, 4);
+    float want = fixture_expected(&big, FIXTURE_WTE, 1573, 0) + fixture_expected(&big, FIXTURE_WPE, 1023, 0);
+    cr_expect(memcmp(&last, &want, 4) == 0);
+    run_free(&r);
+    free(t1024);
+    free(t1025);
+}
+
+Test(embedcli, start_pos_edges)
+{
+    run_result r = g2e_w(bigpath, (char *[]){"--ids", "5", "--start-pos", "1023", "--format", "raw", NULL});
+    cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+    run_free(&r);
+    r = g2e_w(bigpath, (char *[]){"--ids", "5 6", "--start-pos", "1023", "--format", "raw", NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "so 1 fit") != NULL, "%s", r.err);
+    run_free(&r);
+    r = g2e_w(bigpath, (char *[]){"--ids", "5", "--start-pos", "1024", NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "leaves no room") != NULL, "%s", r.err);
+    run_free(&r);
+}
+
+Test(embedcli, windows_shape_padding_and_values)
+{
+    fixture_opts o;
+    fixture_tiny(&o);   /* n_ctx 16 */
+    char *w = path_join(dir, "tw.safetensors"), *npy = path_join(dir, "w.npy");
+    char e[256];
+    cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
+    /* 9 tokens, windows of 4 every 2: [0,4) [2,6) [4,8) [6,9)+1 padding row */
+    run_result r = g2e_w(w, (char *[]){"--ids", "10 11 12 13 14 15 16 17 18", "--window", "4", "--stride", "2",
+                                       "--format", "raw", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_assert_eq(r.out_len, 4 * 4 * 8 * 4);
+    const float *v = (const float *)(const void *)r.out;
+    for (size_t k = 0; k < 4; k++)
+        for (size_t row = 0; row < 4; row++)
+            for (size_t c = 0; c < 8; c++) {
+                size_t t = k * 2 + row;
+                float want = t < 9 ? fixture_expected(&o, FIXTURE_WTE, 10 + t, c) + fixture_expected(&o, FIXTURE_WPE, row, c) : 0.0f;
+                float got;
+                memcpy(&got, &v[(k * 4 + row) * 8 + c], 4);
+                cr_expect(memcmp(&got, &want, 4) == 0, "window %zu row %zu c %zu", k, row, c);
+            }
+    run_free(&r);
+    r = g2e_w(w, (char *[]){"--ids", "10 11 12 13 14 15 16 17 18", "--window", "4", "--stride", "2", "--format",
+                            "json", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert(j);
+    cJSON *ws = cJSON_GetObjectItemCaseSensitive(j, "windows");
+    cr_assert_eq(cJSON_GetArraySize(ws), 4);
+    cJSON *lastw = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(ws, 3), "tokens");
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(lastw, 3), "padding")));
+    cr_expect_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(lastw, 2), "padding"));
+    cJSON_Delete(j);
+    run_free(&r);
+    r = g2e_w(w, (char *[]){"--ids", "1 2", "--window", "17", NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "larger than the context") != NULL, "%s", r.err);
+    run_free(&r);
+    r = g2e_w(w, (char *[]){"--ids", "1 2", "--window", "4", "--stride", "5", NULL});
+    cr_expect_eq(r.status, 2);
+    run_free(&r);
+    free(w);
+    free(npy);
+}
+
+Test(embedcli, sinusoidal_positions_beyond_1024)
+{
+    char *t = words(1500);
+    run_result r = g2e_w(bigpath, (char *[]){t, "--pe", "sinusoidal", "--parts", "--format", "raw", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_assert_eq(r.out_len, 3 * 1500 * C * 4);
+    const char *pos = r.out + 1500 * C * 4, *sum = r.out + 2 * 1500 * C * 4, *tok = r.out;
+    for (size_t p = 0; p < 1500; p += 499)
+        for (size_t i = 0; i < C; i += 2) {
+            double a = (double)p / pow(10000.0, (double)i / C);
+            float s, co, tk, sm;
+            memcpy(&s, pos + (p * C + i) * 4, 4);
+            memcpy(&co, pos + (p * C + i + 1) * 4, 4);
+            cr_expect(fabs(s - sin(a)) < 1e-6 && fabs(co - cos(a)) < 1e-6, "p=%zu i=%zu", p, i);
+            memcpy(&tk, tok + (p * C + i) * 4, 4);
+            memcpy(&sm, sum + (p * C + i) * 4, 4);
+            float want = tk + s;
+            cr_expect(memcmp(&sm, &want, 4) == 0);
+        }
+    run_free(&r);
+    free(t);
+}
+
+Test(embedcli, bad_input_gets_one_line_and_status)
+{
+    run_result r = g2e_w(bigpath, (char *[]){"--ids", "15496 50257", NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "50257") && strstr(r.err, "index 1"), "%s", r.err);
+    run_free(&r);
+    r = g2e_w(bigpath, (char *[]){"--ids", "15496 -3", NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "'-3' is not a token ID") != NULL, "%s", r.err);
+    run_free(&r);
+    r = g2e_w(bigpath, (char *[]){"one", "two", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "quote") != NULL, "%s", r.err);
+    run_free(&r);
+    r = g2e_w(bigpath, (char *[]){"\xFF" "bad", NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "offset 0") != NULL || strstr(r.err, "byte 0") != NULL, "%s", r.err);
+    run_free(&r);
+    r = g2e_w(bigpath, (char *[]){"--format", "npz", "x", NULL});
+    cr_expect_eq(r.status, 2);
+    run_free(&r);
+    char *missing = path_join(dir, "nope.safetensors");
+    r = g2e_w(missing, (char *[]){"x", NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "nope.safetensors") != NULL, "%s", r.err);
+    run_free(&r);
+    free(missing);
+}
+
+Test(embedcli, no_weights_anywhere_says_how_to_get_them)
+{
+    char home[4096];
+    snprintf(home, sizeof home, "HOME=%s", dir);
+    char *env[] = {home, "-GPT2_EMBED_WEIGHTS", "-HF_HOME", "-HF_HUB_CACHE", NULL};
+    run_result r = run_argv((char *[]){G2E_TEST_BIN, "hello", NULL}, NULL, 0, env, dir);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "gpt2-embed download") && strstr(r.err, "weights/gpt2.safetensors"), "%s", r.err);
+    cr_expect_eq(r.out_len, 0);
+    run_free(&r);
+}
+
+Test(embedcli, failed_output_leaves_the_old_file_and_no_temporaries)
+{
+    char *out = path_join(dir, "keep.npy");
+    write_file(out, "precious", 8);
+    run_result r = g2e_w(bigpath, (char *[]){"--ids", "1 99999", "--format", "npy", "-o", out, NULL});
+    cr_expect_eq(r.status, 1);
+    run_free(&r);
+    size_t n;
+    char *b = read_file(out, &n);
+    cr_expect(n == 8 && memcmp(b, "precious", 8) == 0, "old file untouched");
+    free(b);
+    r = run_argv((char *[]){"/bin/sh", "-c", "ls -A \"$0\" | wc -l", dir, NULL}, NULL, 0, NULL, NULL);
+    int files = atoi(r.out);
+    cr_expect_eq(files, 2, "only big.safetensors and keep.npy: %d", files);
+    run_free(&r);
+    char *nodir = path_join(dir, "no/such/dir/x.npy");
+    r = g2e_w(bigpath, (char *[]){"x", "--format", "npy", "-o", nodir, NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "no/such/dir") != NULL, "%s", r.err);
+    run_free(&r);
+    free(nodir);
+    free(out);
+}
+
+Test(embedcli, stdin_and_file_inputs_match_the_argument)
+{
+    char *f = path_join(dir, "in.txt");
+    write_file(f, "The dog chased the cat", 22);
+    run_result a = g2e_w(bigpath, (char *[]){"The dog chased the cat", "--format", "raw", NULL});
+    run_result b = g2e_w(bigpath, (char *[]){"-f", f, "--format", "raw", NULL});
+    char *argv[] = {G2E_TEST_BIN, "-", "--format", "raw", "--weights", bigpath, NULL};
+    run_result c = run_argv(argv, "The dog chased the cat", 22, NULL, NULL);
+    cr_assert_eq(a.status, 0);
+    cr_assert_eq(b.status, 0, "%s", b.err);
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cr_expect(a.out_len == b.out_len && memcmp(a.out, b.out, a.out_len) == 0);
+    cr_expect(a.out_len == c.out_len && memcmp(a.out, c.out, a.out_len) == 0);
+    run_free(&a);
+    run_free(&b);
+    run_free(&c);
+    free(f);
+}
+
+Test(embedcli, plot_strips_png)
+{
+    char *png = path_join(dir, "strips.png");
+    run_result r = g2e_w(bigpath, (char *[]){"The dog chased the cat", "--plot", png, NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect_eq(r.out_len, 0, "--plot alone replaces the table");
+    run_free(&r);
+    size_t n;
+    char *b = read_file(png, &n);
+    cr_assert(b && n > 1000);
+    cr_expect(memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0);
+    free(b);
+    free(png);
+}

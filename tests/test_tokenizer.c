@@ -1,0 +1,563 @@
+/* test_tokenizer.c — the tokenizer library against independent references: tiktoken's IDs
+ * (tests/data/tokenizer_*.jsonl, made by tiktoken 1.0.22 through peer-tokenize.js), the
+ * published sha256 of GPT-2's files, Python's errors="replace" results, utf8proc's UTF-8
+ * validation; and properties (round trip, offsets, no crash) on random input. */
+#include "support.h"
+#include "tokenizer.h"
+
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+#define TOKDIR G2E_SRCDIR "/tokenizer"
+
+static tok_tokenizer *open_repo(void)
+{
+    g2e_err err;
+    tok_tokenizer *t = NULL;
+    int rc = tok_open(TOKDIR, 0, &t, &err);
+    cr_assert_eq(rc, 0, "%s", err.msg);
+    return t;
+}
+
+static void expect_ids(tok_tokenizer *t, const char *text, size_t len, tok_special sp, const uint32_t *want,
+                       size_t n_want)
+{
+    tok_ids r;
+    g2e_err err;
+    int rc = tok_encode(t, text, len, sp, 0, &r, NULL, &err);
+    cr_assert_eq(rc, 0, "%s", err.msg);
+    cr_expect_eq(r.n, n_want, "'%s': %zu tokens, expected %zu", text, r.n, n_want);
+    for (size_t i = 0; i < r.n && i < n_want; i++)
+        cr_expect_eq(r.ids[i], want[i], "'%s' token %zu: %u, expected %u", text, i, r.ids[i], want[i]);
+    tok_ids_free(&r);
+}
+#define EXPECT(t, s, sp, ...)                                                              \
+    do {                                                                                   \
+        const uint32_t w_[] = {__VA_ARGS__};                                              \
+        expect_ids(t, s, sizeof(s) - 1, sp, w_, sizeof w_ / sizeof w_[0]);                 \
+    } while (0)
+
+/* ------------------------------------------------------------ data files */
+
+static char *sha256_of(const char *path)
+{
+    char *argv[] = {"/usr/bin/sha256sum", (char *)path, NULL};
+    run_result r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "sha256sum %s: %s", path, r.err);
+    char *h = strndup(r.out, 64);
+    run_free(&r);
+    return h;
+}
+
+Test(tokenizer_data, files_are_gpt2s_own)
+{
+    char *a = sha256_of(TOKDIR "/vocab.json"), *b = sha256_of(TOKDIR "/merges.txt");
+    cr_expect_str_eq(a, "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783");
+    cr_expect_str_eq(b, "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5");
+    free(a);
+    free(b);
+}
+
+Test(tokenizer_data, compiled_form_equals_the_parsed_files)
+{
+    g2e_err err;
+    tok_tokenizer *p = NULL, *c = NULL;
+    cr_assert_eq(tok_open(TOKDIR, TOK_OPEN_PARSE, &p, &err), 0, "%s", err.msg);
+    cr_assert_eq(tok_open_builtin(&c, &err), 0, "%s", err.msg);
+    cr_expect(!tok_is_compiled(p));
+    cr_expect(tok_is_compiled(c));
+    cr_assert_eq(tok_n_vocab(p), 50257);
+    cr_assert_eq(tok_n_vocab(c), 50257);
+    for (uint32_t id = 0; id < 50257; id++) {
+        const uint8_t *a, *b;
+        size_t la, lb;
+        cr_assert_eq(tok_piece(p, id, &a, &la, NULL), 0);
+        cr_assert_eq(tok_piece(c, id, &b, &lb, NULL), 0);
+        cr_assert(la == lb && memcmp(a, b, la) == 0, "token %u differs", id);
+    }
+    const uint8_t *e;
+    size_t le;
+    cr_expect_eq(tok_piece(c, 50256, &e, &le, NULL), 0);
+    cr_expect(le == 13 && memcmp(e, "<|endoftext|>", 13) == 0);
+    cr_expect_eq(tok_piece(c, 50257, &e, &le, &err), TOK_E_ID);
+    /* the repository's files are recognised, so the fast path is taken */
+    tok_tokenizer *r = open_repo();
+    cr_expect(tok_is_compiled(r));
+    cr_expect_str_eq(tok_source(r), TOKDIR);
+    tok_close(r);
+    tok_close(p);
+    tok_close(c);
+    tok_close(NULL);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    size_t n;
+    char *d = read_file(from, &n);
+    cr_assert(d != NULL, "%s", from);
+    write_file(to, d, n);
+    free(d);
+}
+
+Test(tokenizer_data, openai_spelling_and_edited_files)
+{
+    char *dir = test_tmpdir("spelling");
+    char *v = path_join(dir, "encoder.json"), *m = path_join(dir, "vocab.bpe");
+    copy_file(TOKDIR "/vocab.json", v);
+    copy_file(TOKDIR "/merges.txt", m);
+    g2e_err err;
+    tok_tokenizer *t = NULL;
+    cr_assert_eq(tok_open(dir, 0, &t, &err), 0, "%s", err.msg);
+    cr_expect(tok_is_compiled(t));
+    EXPECT(t, "Hello world", TOK_SPECIAL_TEXT, 15496, 995);
+    tok_close(t);
+
+    /* the same data with different bytes (an added space): parsed, not the compiled form */
+    size_t n;
+    char *d = read_file(TOKDIR "/vocab.json", &n);
+    char *d2 = malloc(n + 1);
+    d2[0] = ' ';
+    memcpy(d2 + 1, d, n);
+    write_file(v, d2, n + 1);
+    cr_assert_eq(tok_open(dir, 0, &t, &err), 0, "%s", err.msg);
+    cr_expect(!tok_is_compiled(t));
+    EXPECT(t, "Hello world", TOK_SPECIAL_TEXT, 15496, 995);
+    tok_close(t);
+
+    /* truncated JSON: an error naming the file */
+    write_file(v, d, n / 2);
+    cr_expect_eq(tok_open(dir, 0, &t, &err), TOK_E_VOCAB);
+    cr_expect(t == NULL);
+    cr_expect(strstr(err.msg, "encoder.json") != NULL, "%s", err.msg);
+
+    /* merges out of order: tiktoken's rank == ID no longer holds */
+    write_file(v, d, n);
+    size_t mn;
+    char *md = read_file(TOKDIR "/merges.txt", &mn);
+    char *nl1 = strchr(md, '\n'), *nl2 = strchr(nl1 + 1, '\n'), *nl3 = strchr(nl2 + 1, '\n');
+    /* swap the first two merge lines ("Ġ t" and "Ġ a", same length) */
+    cr_assert_eq(nl2 - nl1, nl3 - nl2);
+    char tmp[16];
+    size_t l = (size_t)(nl2 - nl1);
+    memcpy(tmp, nl1, l);
+    memcpy(nl1, nl2, l);
+    memcpy(nl2, tmp, l);
+    write_file(m, md, mn);
+    cr_expect_eq(tok_open(dir, 0, &t, &err), TOK_E_MERGES);
+    cr_expect(strstr(err.msg, "vocab.bpe") != NULL, "%s", err.msg);
+
+    /* no files at all */
+    remove(v);
+    cr_expect_eq(tok_open(dir, 0, &t, &err), TOK_E_NOT_FOUND);
+    cr_expect(strstr(err.msg, dir) != NULL, "%s", err.msg);
+    cr_expect_eq(tok_open("/nonexistent/dir", 0, &t, &err), TOK_E_NOT_FOUND);
+    cr_expect(strstr(err.msg, "/nonexistent/dir") != NULL, "%s", err.msg);
+    free(md);
+    free(d);
+    free(d2);
+    free(v);
+    free(m);
+    free(dir);
+}
+
+Test(tokenizer_data, locate_order)
+{
+    g2e_err err;
+    tok_tokenizer *t = NULL;
+    /* an explicit directory wins and its failure is not silently skipped */
+    cr_expect_eq(tok_locate("/nonexistent/tok", &t, &err), TOK_E_NOT_FOUND);
+    cr_expect(strstr(err.msg, "/nonexistent/tok") != NULL, "%s", err.msg);
+    setenv(TOK_ENV, "/nonexistent/env", 1);
+    cr_expect_eq(tok_locate(NULL, &t, &err), TOK_E_NOT_FOUND);
+    cr_expect(strstr(err.msg, "GPT2_EMBED_TOKENIZER") && strstr(err.msg, "/nonexistent/env"), "%s", err.msg);
+    setenv(TOK_ENV, TOKDIR, 1);
+    cr_assert_eq(tok_locate(NULL, &t, &err), 0, "%s", err.msg);
+    cr_expect_str_eq(tok_source(t), TOKDIR);
+    tok_close(t);
+    unsetenv(TOK_ENV);
+    /* the test binary has no tokenizer/ beside it: installed dir or the compiled-in copy */
+    cr_assert_eq(tok_locate(NULL, &t, &err), 0, "%s", err.msg);
+    cr_expect(tok_is_compiled(t));
+    tok_close(t);
+}
+
+/* ------------------------------------------------------------ conformance with tiktoken */
+
+static char **read_lines(const char *path, size_t *n)
+{
+    size_t len;
+    char *d = read_file(path, &len);
+    cr_assert(d != NULL, "%s", path);
+    size_t cap = 2048, k = 0;
+    char **v = malloc(cap * sizeof *v);
+    for (char *p = d, *e; p < d + len; p = e + 1) {
+        e = memchr(p, '\n', (size_t)(d + len - p));
+        if (!e)
+            e = d + len;
+        if (e > p) {
+            if (k == cap)
+                v = realloc(v, (cap *= 2) * sizeof *v);
+            v[k++] = strndup(p, (size_t)(e - p));
+        }
+    }
+    free(d);
+    *n = k;
+    return v;
+}
+
+static void run_conformance(const char *cases, const char *expected, size_t n_expected)
+{
+    size_t nc, ne;
+    char **c = read_lines(cases, &nc), **e = read_lines(expected, &ne);
+    cr_assert_eq(nc, n_expected);
+    cr_assert_eq(ne, n_expected);
+    tok_tokenizer *t = open_repo();
+    size_t failed = 0;
+    for (size_t i = 0; i < nc; i++) {
+        cJSON *cj = cJSON_Parse(c[i]), *ej = cJSON_Parse(e[i]);
+        cr_assert(cj && ej, "line %zu", i + 1);
+        const char *text = cJSON_GetObjectItem(cj, "text")->valuestring;
+        cJSON *ids = cJSON_GetObjectItem(ej, "ids");
+        size_t len = strlen(text);
+        tok_ids r;
+        g2e_err err;
+        int rc = tok_encode(t, text, len, TOK_SPECIAL_TEXT, 0, &r, NULL, &err);
+        cr_assert_eq(rc, 0, "case %zu: %s", i + 1, err.msg);
+        int ok = (size_t)cJSON_GetArraySize(ids) == r.n;
+        for (size_t k = 0; ok && k < r.n; k++)
+            ok = (uint32_t)cJSON_GetArrayItem(ids, (int)k)->valuedouble == r.ids[k];
+        if (!ok && failed++ < 5)
+            cr_log_error("case %zu differs from tiktoken: %s", i + 1, c[i]);
+        /* offsets: each token's bytes are exactly the input bytes it covers */
+        cr_assert_eq(r.offsets[0], r.n ? 0 : len);
+        cr_assert_eq(r.offsets[r.n], len);
+        for (size_t k = 0; k < r.n; k++) {
+            const uint8_t *p;
+            size_t pl;
+            tok_piece(t, r.ids[k], &p, &pl, NULL);
+            cr_assert_eq(r.offsets[k + 1] - r.offsets[k], pl, "case %zu token %zu", i + 1, k);
+            cr_assert(memcmp(text + r.offsets[k], p, pl) == 0);
+        }
+        /* and decode is the exact inverse */
+        char *back;
+        size_t bl;
+        cr_assert_eq(tok_decode(t, r.ids, r.n, &back, &bl, &err), 0);
+        cr_assert(bl == len && memcmp(back, text, len) == 0, "case %zu round trip", i + 1);
+        free(back);
+        tok_ids_free(&r);
+        cJSON_Delete(cj);
+        cJSON_Delete(ej);
+        free(c[i]);
+        free(e[i]);
+    }
+    cr_expect_eq(failed, 0, "%zu of %zu cases differ from tiktoken", failed, nc);
+    free(c);
+    free(e);
+    tok_close(t);
+}
+
+Test(tokenizer_conformance, the_1019_shared_cases)
+{
+    run_conformance(G2E_SRCDIR "/tests/data/tokenizer_cases.jsonl",
+                    G2E_SRCDIR "/tests/data/tokenizer_expected.jsonl", 1019);
+}
+
+Test(tokenizer_conformance, extra_edge_version_and_random_cases)
+{
+    run_conformance(G2E_SRCDIR "/tests/data/tokenizer_extra_cases.jsonl",
+                    G2E_SRCDIR "/tests/data/tokenizer_extra_expected.jsonl", 1049);
+}
+
+/* Long pieces without spaces (1,000 to 6,000 characters of one class), which take the
+ * bucketed long-piece BPE: letters, CJK, digits, punctuation, runs of one character. */
+Test(tokenizer_conformance, long_pieces)
+{
+    run_conformance(G2E_SRCDIR "/tests/data/tokenizer_long_cases.jsonl",
+                    G2E_SRCDIR "/tests/data/tokenizer_long_expected.jsonl", 16);
+}
+
+/* ------------------------------------------------------------ the issue's edge cases */
+
+Test(tokenizer_edges, pieces_from_the_issue)
+{
+    tok_tokenizer *t = open_repo();
+    EXPECT(t, "DON'T", TOK_SPECIAL_TEXT, 41173, 6, 51);          /* DON ' T */
+    EXPECT(t, "a   b", TOK_SPECIAL_TEXT, 64, 220, 220, 275);      /* a, "  ", " b" */
+    EXPECT(t, "a \n\nb", TOK_SPECIAL_TEXT, 64, 220, 198, 198, 65); /* a, " \n", "\n", b */
+    EXPECT(t, "trailing   ", TOK_SPECIAL_TEXT, 9535, 4386, 220, 220, 220);
+    EXPECT(t, "x\xE1\xA0\x8Ey", TOK_SPECIAL_TEXT, 87, 157, 254, 236, 88); /* U+180E not space */
+    EXPECT(t, "\xC2\xBD \xC2\xB2 \xE2\x85\xAB 42", TOK_SPECIAL_TEXT, 23141, 1587, 110, 2343, 227, 104, 5433);
+    tok_ids r;
+    g2e_err err;
+    cr_assert_eq(tok_encode(t, "", 0, TOK_SPECIAL_TOKEN, 0, &r, NULL, &err), 0);
+    cr_expect_eq(r.n, 0);
+    cr_expect_eq(r.offsets[0], 0);
+    tok_ids_free(&r);
+    cr_assert_eq(tok_encode(t, NULL, 0, TOK_SPECIAL_TOKEN, TOK_NO_OFFSETS, &r, NULL, &err), 0);
+    cr_expect_eq(r.n, 0);
+    cr_expect(r.offsets == NULL);
+    tok_ids_free(&r);
+    tok_ids_free(NULL);
+    tok_close(t);
+}
+
+Test(tokenizer_edges, special_token_modes)
+{
+    tok_tokenizer *t = open_repo();
+    EXPECT(t, "<|endoftext|>", TOK_SPECIAL_TEXT, 27, 91, 437, 1659, 5239, 91, 29);
+    EXPECT(t, "<|endoftext|>", TOK_SPECIAL_TOKEN, 50256);
+    EXPECT(t, "Hello<|endoftext|>world", TOK_SPECIAL_TOKEN, 15496, 50256, 6894);
+    EXPECT(t, "a<|endoftext|><|endoftext|> b", TOK_SPECIAL_TOKEN, 64, 50256, 50256, 275);
+    tok_ids r;
+    g2e_err err;
+    size_t off = 0;
+    cr_expect_eq(tok_encode(t, "ab <|endoftext|>", 16, TOK_SPECIAL_ERROR, 0, &r, &off, &err), TOK_E_SPECIAL);
+    cr_expect_eq(off, 3);
+    cr_expect(strstr(err.msg, "byte offset 3") != NULL, "%s", err.msg);
+    cr_expect(r.ids == NULL && r.n == 0);
+    /* offsets around the special token */
+    cr_assert_eq(tok_encode(t, "Hi<|endoftext|>x", 16, TOK_SPECIAL_TOKEN, 0, &r, NULL, &err), 0);
+    cr_assert_eq(r.n, 3);
+    cr_expect_eq(r.offsets[1], 2);
+    cr_expect_eq(r.offsets[2], 15);
+    cr_expect_eq(r.offsets[3], 16);
+    tok_ids_free(&r);
+    tok_close(t);
+}
+
+Test(tokenizer_edges, one_megabyte_without_spaces)
+{
+    tok_tokenizer *t = open_repo();
+    size_t n = 1000000;
+    char *s = malloc(n);
+    memset(s, 'a', n);
+    tok_ids r;
+    g2e_err err;
+    cr_assert_eq(tok_encode(t, s, n, TOK_SPECIAL_TEXT, 0, &r, NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.n, 250000);
+    for (size_t i = 0; i < r.n; i++)
+        cr_assert_eq(r.ids[i], 24794, "token %zu", i); /* "aaaa" */
+    cr_expect_eq(r.offsets[249999], 999996);
+    tok_ids_free(&r);
+    /* a long run of one CJK character and of digits: one piece each, BPE by heap */
+    char *u = malloc(3 * 100000);
+    for (size_t i = 0; i < 100000; i++)
+        memcpy(u + 3 * i, "\xE6\x97\xA5", 3); /* 日 */
+    cr_assert_eq(tok_encode(t, u, 300000, TOK_SPECIAL_TEXT, 0, &r, NULL, &err), 0);
+    char *back;
+    size_t bl;
+    cr_assert_eq(tok_decode(t, r.ids, r.n, &back, &bl, &err), 0);
+    cr_expect(bl == 300000 && memcmp(back, u, bl) == 0);
+    free(back);
+    tok_ids_free(&r);
+    free(u);
+    free(s);
+    tok_close(t);
+}
+
+/* ------------------------------------------------------------ UTF-8: strict and lossy */
+
+Test(tokenizer_utf8, strict_reports_the_first_bad_byte)
+{
+    tok_tokenizer *t = open_repo();
+    static const struct {
+        const char *s;
+        size_t len, off;
+    } cases[] = {
+        {"\xFF", 1, 0},
+        {"ab\xC3", 3, 2},             /* truncated at the end */
+        {"ab\xC3" "c", 4, 2},         /* continuation missing */
+        {"\xED\xA0\x80", 3, 0},       /* a surrogate */
+        {"\xC0\xAF", 2, 0},           /* overlong */
+        {"\xE0\x80\xAF", 3, 0},       /* overlong */
+        {"ok \xF4\x90\x80\x80", 7, 3}, /* above U+10FFFF */
+        {"\xE6\x97\xA5\x80", 4, 3},   /* stray continuation */
+        {"12345678\xF5", 9, 8},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tok_ids r;
+        g2e_err err;
+        size_t off = 99;
+        cr_expect_eq(tok_encode(t, cases[i].s, cases[i].len, TOK_SPECIAL_TOKEN, 0, &r, &off, &err), TOK_E_UTF8,
+                     "case %zu", i);
+        cr_expect_eq(off, cases[i].off, "case %zu: offset %zu", i, off);
+        char want[64];
+        snprintf(want, sizeof want, "byte offset %zu", cases[i].off);
+        cr_expect(strstr(err.msg, want) != NULL, "%s", err.msg);
+        cr_expect_eq(tok_utf8_check(cases[i].s, cases[i].len), cases[i].off);
+    }
+    tok_close(t);
+}
+
+/* Expected outputs of Python 3's bytes.decode("utf-8", errors="replace"). */
+Test(tokenizer_utf8, lossy_is_pythons_replace)
+{
+    tok_tokenizer *t = open_repo();
+    static const struct {
+        const char *in;
+        size_t len;
+        const char *py; /* what Python gives, UTF-8 encoded */
+        size_t n_rep;
+    } cases[] = {
+        {"a\xFF" "b", 3, "a\xEF\xBF\xBD" "b", 1},
+        {"\xE2\x82", 2, "\xEF\xBF\xBD", 1},                      /* one maximal subpart */
+        {"\xF0\x9F\x98x", 4, "\xEF\xBF\xBDx", 1},
+        {"\xED\xA0\x80", 3, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD", 3}, /* ED A0: not a prefix */
+        {"\xC0\xAF", 2, "\xEF\xBF\xBD\xEF\xBF\xBD", 2},
+        {"\xF4\x90\x80\x80", 4, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD", 4},
+        {"\xE0\xA0", 2, "\xEF\xBF\xBD", 1},
+        {"x\x80\x80y", 4, "x\xEF\xBF\xBD\xEF\xBF\xBDy", 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tok_ids a, b;
+        g2e_err err;
+        cr_assert_eq(tok_encode(t, cases[i].in, cases[i].len, TOK_SPECIAL_TOKEN, TOK_LOSSY, &a, NULL, &err), 0,
+                     "%s", err.msg);
+        cr_assert_eq(tok_encode(t, cases[i].py, strlen(cases[i].py), TOK_SPECIAL_TOKEN, 0, &b, NULL, &err), 0);
+        cr_expect_eq(a.n_replaced, cases[i].n_rep, "case %zu", i);
+        cr_expect_eq(a.n, b.n, "case %zu", i);
+        for (size_t k = 0; k < a.n && k < b.n; k++)
+            cr_expect_eq(a.ids[k], b.ids[k], "case %zu token %zu", i, k);
+        /* offsets refer to the original input: non-decreasing, in range, ending at its length */
+        for (size_t k = 0; k < a.n; k++)
+            cr_expect(a.offsets[k] <= a.offsets[k + 1] && a.offsets[k] < cases[i].len, "case %zu", i);
+        cr_expect_eq(a.offsets[a.n], cases[i].len);
+        tok_ids_free(&a);
+        tok_ids_free(&b);
+    }
+    /* " x\xFFyz": the token after the bad byte starts at byte 3 of the input */
+    tok_ids r;
+    g2e_err err;
+    cr_assert_eq(tok_encode(t, "ab\xFF" " cd", 6, TOK_SPECIAL_TOKEN, TOK_LOSSY, &r, NULL, &err), 0);
+    cr_assert(r.n >= 3);
+    cr_expect_eq(r.offsets[0], 0);
+    cr_expect_eq(r.offsets[r.n - 1], 3); /* " cd" */
+    tok_ids_free(&r);
+    tok_close(t);
+}
+
+/* ------------------------------------------------------------ properties on random input */
+
+static uint64_t rng_state = 0x243F6A8885A308D3ull;
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 11);
+}
+
+static size_t put_cp(char *o, uint32_t cp)
+{
+    return (size_t)utf8proc_encode_char((utf8proc_int32_t)cp, (utf8proc_uint8_t *)o);
+}
+
+Test(tokenizer_props, round_trip_on_random_valid_utf8)
+{
+    tok_tokenizer *t = open_repo();
+    static const uint32_t interesting[] = {' ', ' ', ' ', '\n', '\t', '\'', 's', 'l', 'e', 'A', '1', '!',
+                                           0xA0, 0x3000, 0x2028, 0x180E, 0xFEFF, 0x85, 0x301, 0x65E5, 0xBD};
+    char *buf = malloc(4 * 600);
+    for (int iter = 0; iter < 3000; iter++) {
+        size_t n = 0, chars = rnd() % 300;
+        for (size_t k = 0; k < chars; k++) {
+            uint32_t r = rnd() % 100, cp;
+            if (r < 50)
+                cp = interesting[rnd() % (sizeof interesting / sizeof interesting[0])];
+            else if (r < 70)
+                cp = 0x20 + rnd() % 0x5F;
+            else if (r < 90)
+                cp = rnd() % 0x10000;
+            else
+                cp = rnd() % 0x110000;
+            if (cp >= 0xD800 && cp < 0xE000)
+                cp = 'x';
+            n += put_cp(buf + n, cp);
+        }
+        tok_ids r;
+        g2e_err err;
+        tok_special sp = (tok_special)(iter % 2); /* token / text */
+        cr_assert_eq(tok_encode(t, buf, n, sp, 0, &r, NULL, &err), 0, "%s", err.msg);
+        char *back;
+        size_t bl;
+        cr_assert_eq(tok_decode(t, r.ids, r.n, &back, &bl, &err), 0);
+        cr_assert(bl == n && memcmp(back, buf, n) == 0, "round trip failed at iteration %d", iter);
+        for (size_t k = 0; k < r.n; k++)
+            cr_assert(r.offsets[k] < r.offsets[k + 1]);
+        free(back);
+        tok_ids_free(&r);
+    }
+    free(buf);
+    tok_close(t);
+}
+
+/* utf8proc's decoder as the independent judge of where the first bad byte is. */
+static size_t utf8proc_first_bad(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t k = utf8proc_iterate(s + i, (utf8proc_ssize_t)(n - i), &cp);
+        if (k <= 0)
+            return i;
+        i += (size_t)k;
+    }
+    return n;
+}
+
+Test(tokenizer_props, random_bytes_strict_and_lossy)
+{
+    tok_tokenizer *t = open_repo();
+    uint8_t buf[200];
+    for (int iter = 0; iter < 20000; iter++) {
+        size_t n = rnd() % sizeof buf;
+        for (size_t k = 0; k < n; k++) {
+            uint32_t r = rnd();
+            buf[k] = (uint8_t)(r % 4 == 0 ? 0x80 + (r >> 8) % 0x40 : r % 4 == 1 ? ' ' + (r >> 8) % 0x60 : r >> 8);
+        }
+        size_t bad = utf8proc_first_bad(buf, n);
+        cr_assert_eq(tok_utf8_check((const char *)buf, n), bad, "iteration %d", iter);
+        tok_ids r;
+        g2e_err err;
+        size_t off = 0;
+        int rc = tok_encode(t, (const char *)buf, n, TOK_SPECIAL_TOKEN, 0, &r, &off, &err);
+        if (bad < n) {
+            cr_assert_eq(rc, TOK_E_UTF8);
+            cr_assert_eq(off, bad);
+        } else {
+            cr_assert_eq(rc, 0);
+            tok_ids_free(&r);
+        }
+        cr_assert_eq(tok_encode(t, (const char *)buf, n, TOK_SPECIAL_TEXT, TOK_LOSSY, &r, NULL, &err), 0);
+        cr_assert_eq(r.offsets[r.n], n);
+        for (size_t k = 0; k + 1 < r.n; k++)
+            cr_assert(r.offsets[k] <= r.offsets[k + 1]);
+        cr_assert_eq(r.n_replaced == 0, bad == n);
+        tok_ids_free(&r);
+    }
+    tok_close(t);
+}
+
+Test(tokenizer_props, decode_rejects_ids_outside_the_vocabulary)
+{
+    tok_tokenizer *t = open_repo();
+    uint32_t ids[] = {15496, 50257, 995};
+    char *out = (char *)1;
+    size_t len = 7;
+    g2e_err err;
+    cr_expect_eq(tok_decode(t, ids, 3, &out, &len, &err), TOK_E_ID);
+    cr_expect(out == NULL);
+    cr_expect(strstr(err.msg, "50257") && strstr(err.msg, "index 1"), "%s", err.msg);
+    uint32_t ok[] = {50256};
+    cr_assert_eq(tok_decode(t, ok, 1, &out, &len, &err), 0);
+    cr_expect_str_eq(out, "<|endoftext|>");
+    free(out);
+    cr_assert_eq(tok_decode(t, NULL, 0, &out, &len, &err), 0);
+    cr_expect_eq(len, 0);
+    free(out);
+    tok_close(t);
+}
