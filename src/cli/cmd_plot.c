@@ -11,6 +11,7 @@
  */
 #include "cli.h"
 #include "figures.h"
+#include "load.h"
 #include "model.h"
 #include "sinusoid.h"
 
@@ -64,7 +65,7 @@ static int draw_dot_curve(const fig_opts *o)
 static g2e_model *open_model(const fig_opts *o)
 {
     g2e_model *m = NULL;
-    return fig_open_model(o->model, o->weights, &m, NULL, 0, NULL) ? NULL : m;
+    return load_model(o->weights, o->model, &m, NULL) ? NULL : m;
 }
 
 static int draw_wpe(const fig_opts *o)

@@ -16,6 +16,7 @@
  */
 #include "cli.h"
 #include "figures.h"
+#include "load.h"
 #include "model.h"
 #include "npy.h"
 #include "out.h"
@@ -189,8 +190,8 @@ static void json_num(FILE *f, double v)
 
 /* The learned-vs-sinusoidal table: distance d = 0..n-1, both curves. */
 static void write_compare(FILE *f, enum fmt fmt, const double *sinus, const double *learned,
-                          size_t n, const g2e_model *m, const char *path,
-                          const char *source, size_t len, double base)
+                          size_t n, const g2e_model *m, const char *path, size_t len,
+                          double base)
 {
     char name[64];
     fig_model_name(m, name, sizeof name);
@@ -202,8 +203,6 @@ static void write_compare(FILE *f, enum fmt fmt, const double *sinus, const doub
             fputs("null", f);
         fputs(", \"weights\": ", f);
         out_json_string(f, path, strlen(path));
-        fputs(", \"found_by\": ", f);
-        out_json_string(f, source, strlen(source));
         fprintf(f, ", \"n_ctx\": %zu, \"n_embd\": %zu, \"len\": %zu, \"max_distance\": %zu, "
                    "\"base\": ", m->n_ctx, m->n_embd, len, n - 1);
         out_f64(f, base);
@@ -235,8 +234,8 @@ static void write_compare(FILE *f, enum fmt fmt, const double *sinus, const doub
         return;
     }
     fprintf(f, "# mean cosine of positions d apart, over positions 0..%zu\n", len - 1);
-    fprintf(f, "# learned:    wpe of %s (n_ctx %zu, n_embd %zu) from %s (%s)\n", name,
-            m->n_ctx, m->n_embd, path, source);
+    fprintf(f, "# learned:    wpe of %s (n_ctx %zu, n_embd %zu) from %s\n", name, m->n_ctx,
+            m->n_embd, path);
     fprintf(f, "# sinusoidal: D = %zu, base %g\n", m->n_embd, base);
     fprintf(f, "%10s  %14s  %14s\n", "distance", "sinusoidal", "learned");
     for (size_t d = 0; d < n; d++)
@@ -250,9 +249,8 @@ static int compare_learned(const char *model, const char *weights, int have_len,
                            int height)
 {
     g2e_model *m = NULL;
-    char path[4096];
-    const char *source = NULL;
-    if (fig_open_model(model, weights, &m, path, sizeof path, &source))
+    char *path = NULL;
+    if (load_model(weights, model, &m, &path))
         return EXIT_ERR;
     int rc = EXIT_USAGE;
     double *curves = NULL;
@@ -294,13 +292,14 @@ static int compare_learned(const char *model, const char *weights, int have_len,
         out_file o;
         if (out_open(&o, out_path, 0) != 0)
             goto done;
-        write_compare(o.f, fmt, sinus, learned, M + 1, m, path, source ? source : "?", N, base);
+        write_compare(o.f, fmt, sinus, learned, M + 1, m, path, N, base);
         if (out_commit(&o) != 0)
             goto done;
     }
     rc = EXIT_OK;
 done:
     free(curves);
+    free(path);
     model_close(m);
     return rc;
 }

@@ -2,7 +2,6 @@
 #include "figures.h"
 
 #include "cli.h"
-#include "locate.h"
 #include "plot.h"
 #include "similarity.h"
 #include "sinusoid.h"
@@ -147,29 +146,6 @@ int fig_by_distance_curves(size_t len, size_t dim, double base, size_t max_d,
 }
 
 /* ---- from GPT-2's weights ---- */
-
-int fig_open_model(const char *model, const char *weights, g2e_model **out, char *path,
-                   size_t pathlen, const char **source)
-{
-    *out = NULL;
-    char found[4096];
-    const char *src = NULL;
-    g2e_err err;
-    g2e_clear(&err);
-    if (locate_weights(model, weights, found, sizeof found, &src, &err)) {
-        cli_error("%s", err.msg);
-        return -1;
-    }
-    if (model_open(out, found, &err)) {
-        cli_error("%s", err.msg);
-        return -1;
-    }
-    if (path && pathlen)
-        snprintf(path, pathlen, "%s", found);
-    if (source)
-        *source = src;
-    return 0;
-}
 
 void fig_model_name(const g2e_model *m, char *buf, size_t len)
 {

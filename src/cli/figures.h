@@ -42,15 +42,7 @@ int fig_by_distance_curves(size_t len, size_t dim, double base, size_t max_d,
                            const double *sinusoidal, const double *learned,
                            const char *learned_name, const char *path, int width, int height);
 
-/* ---- from GPT-2's weights ---- */
-
-/* Finds the weights of model (NULL: "gpt2") with locate_weights, the explicit --weights
- * path first (may be NULL), and opens them. *out is owned by the caller (model_close).
- * path (may be NULL) receives the file's path (pathlen bytes), *source (may be NULL)
- * locate's static description of where it was found ("--weights", "weights/", ...).
- * On failure *out is NULL and the message says every place looked. */
-int fig_open_model(const char *model, const char *weights, g2e_model **out, char *path,
-                   size_t pathlen, const char **source);
+/* ---- from GPT-2's weights (opened by the caller, e.g. with load.h's load_model) ---- */
 
 /* A short name for the model in titles and legends: its size name, else "unnamed model". */
 void fig_model_name(const g2e_model *m, char *buf, size_t len);
