@@ -220,14 +220,31 @@ static const char *ordinal_suffix(size_t n)
 }
 
 /* An input's name for the table: the path, "-" for standard input, or the TEXT itself on
- * one line (controls as spaces, invalid bytes as '?', "" when empty), cut with "…" at maxw
- * columns. */
+ * one line (controls as spaces, invalid bytes as '?', "" when empty), shortened with "…"
+ * to maxw columns: a TEXT keeps its start, a path its end (the file's name). */
 static void table_name(const input *in, char *buf, size_t cap, size_t maxw)
 {
     const char *s = in->kind == IN_STDIN ? "-" : in->arg;
     if (in->kind == IN_TEXT && !*s)
         s = "\"\"";   /* an empty TEXT argument */
-    size_t n = strlen(s), o = 0, w = 0;
+    size_t n = strlen(s), o = 0, total = 0;
+    /* first pass: the display width of the whole name */
+    for (size_t i = 0; i < n;) {
+        utf8proc_int32_t c;
+        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
+                                              (utf8proc_ssize_t)(n - i), &c);
+        if (k <= 0)
+            c = '?', k = 1;
+        int cw = utf8proc_charwidth(c);
+        total += cw < 0 ? 1 : (size_t)cw;
+        i += (size_t)k;
+    }
+    int cut_left = in->kind == IN_FILE && total > maxw;
+    size_t skip = cut_left ? total - (maxw - 1) : 0, w = 0, seen = 0;
+    if (cut_left) {
+        memcpy(buf, "\xE2\x80\xA6", 3);
+        o = 3;
+    }
     for (size_t i = 0; i < n;) {
         utf8proc_int32_t c;
         utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
@@ -236,10 +253,14 @@ static void table_name(const input *in, char *buf, size_t cap, size_t maxw)
             c = '?', k = 1;
         if (c < 0x20 || c == 0x7F || (c >= 0x80 && c < 0xA0))
             c = ' ';
-        int cw = utf8proc_charwidth(c);
-        if (cw < 0)
-            cw = 1;
-        if (w + (size_t)cw > maxw - 1 && i + (size_t)k < n) {
+        int cwi = utf8proc_charwidth(c);
+        size_t cw = cwi < 0 ? 1 : (size_t)cwi;
+        i += (size_t)k;
+        if (seen < skip) {   /* dropped from the left */
+            seen += cw;
+            continue;
+        }
+        if (!cut_left && w + cw > maxw - 1 && total > maxw) {
             if (o + 4 <= cap) {
                 memcpy(buf + o, "\xE2\x80\xA6", 3);
                 o += 3;
@@ -252,8 +273,7 @@ static void table_name(const input *in, char *buf, size_t cap, size_t maxw)
             break;
         memcpy(buf + o, enc, (size_t)el);
         o += (size_t)el;
-        w += (size_t)cw;
-        i += (size_t)k;
+        w += cw;
     }
     buf[o] = '\0';
 }
