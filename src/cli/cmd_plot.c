@@ -161,8 +161,8 @@ int cmd_plot(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: gpt2-embed plot %s %s [-o FILE.png] [--width W] [--height H]\n  %s\n",
-                   fig->name, fig->usage, fig->summary);
+            printf("usage: gpt2-embed plot %s %s [-o FILE.png] [--width W] [--height H]\n%16s%s\n",
+                   fig->name, fig->usage, "", fig->summary);
             return EXIT_OK;
         } else if (strcmp(a, "-o") == 0) {
             if (i + 1 >= argc) {
