@@ -522,6 +522,10 @@ Test(figures_learned, plot_commands)
     double c1[3] = {0x1f, 0x77, 0xb4}, c2[3] = {0xff, 0x7f, 0x0e};
     cr_expect(count_colour(&p, c1) > 200 && count_colour(&p, c2) > 200, "two series");
     cairo_surface_destroy(p.s);
+    /* one position: a single point at cos = 1 (a range that used to hang the chart) */
+    r = run_g2e("plot", "by-distance", "--weights", w, "--len", "1", "-o", bd, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
 
     /* errors: one line, nothing written, an existing file kept */
     char *keep = path_join(dir, "keep.png");
