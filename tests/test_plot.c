@@ -376,3 +376,30 @@ Test(plot, by_distance_figure_with_a_second_curve)
     cairo_surface_destroy(p.s);
     free(path), free(dir);
 }
+
+Test(plot, nearly_flat_ranges_finish, .timeout = 20)
+{
+    /* 1 and the next double: a tick step below the values' last bit used to loop forever */
+    char *dir = test_tmpdir("plot-flat");
+    char *path = path_join(dir, "flat.png");
+    double x[2] = {0, 1}, y[2] = {1.0, nextafter(1.0, 2.0)};
+    plot_series s = {"flat", x, y, 2};
+    plot_lines L = {.series = &s, .n_series = 1, .title = "flat"};
+    cr_expect_eq(plot_lines_png(&L, path), 0);
+    double one = 1.0;
+    plot_series s1 = {"one point", &one, &one, 1};
+    L.series = &s1;
+    cr_expect_eq(plot_lines_png(&L, path), 0);
+    double big[2] = {1e300, nextafter(1e300, 2e300)};
+    plot_series s2 = {"x too", big, y, 2};
+    L.series = &s2;
+    cr_expect_eq(plot_lines_png(&L, path), 0);
+    float z[2] = {1.0f, 1.0f};
+    plot_heatmap h = {.z = z, .nx = 2, .ny = 1, .x_stride = 1, .y_stride = 1, .vmin = 1.0,
+                      .vmax = nextafter(1.0, 2.0)};
+    cr_expect_eq(plot_heatmap_png(&h, path), 0);
+    png p = load(path);
+    cr_expect(p.w == 960 && p.h == 600);
+    cairo_surface_destroy(p.s);
+    free(path), free(dir);
+}

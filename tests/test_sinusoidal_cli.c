@@ -251,7 +251,7 @@ Test(sinusoidal_cli, usage_errors_are_one_line)
         {{"sinusoidal", "--len", "4", "--dim", "4", "--plot", "-", "--format", "csv"}, 2,
          "cannot both go to standard output"},
         {{"plot"}, 2, "usage: gpt2-embed plot"},
-        {{"plot", "wpe"}, 2, "unknown figure 'wpe'"},
+        {{"plot", "bogus"}, 2, "unknown figure 'bogus'"},
         {{"plot", "pe", "--dim", "4"}, 2, "needs --len N and --dim D"},
         {{"plot", "pe", "--len", "4", "--dim", "5"}, 2, "even and positive"},
         {{"plot", "dot-curve", "--dim", "4", "--len", "3"}, 2, "unknown option '--len'"},

@@ -1,14 +1,18 @@
 /* cmd_plot.c — `gpt2-embed plot FIGURE ...`: draw one figure as PNG.
  *
  * A table of figures, each with its own option set, like the program's own table of
- * commands: adding the weights-based figures (wpe, cosine, by-distance) is one line
- * here plus a function in figures.c. The options all figures share (-o, --width,
- * --height) are parsed in one place.
+ * commands: a figure is one line here plus a function in figures.c. The options all
+ * figures share (-o, --width, --height) are parsed in one place; an option is accepted
+ * only by the figures whose usage line names it. The figures from GPT-2's weights
+ * (wpe, cosine, by-distance) find them as every command does (--weights, --model,
+ * $GPT2_EMBED_WEIGHTS, weights/, the installed data, the Hugging Face cache).
  *
- * Deliberately left out for now: the figures that need GPT-2's weights.
+ * Deliberately left out: several figures in one call, figures of other tensors.
  */
 #include "cli.h"
 #include "figures.h"
+#include "load.h"
+#include "model.h"
 #include "sinusoid.h"
 
 #include <stdlib.h>
@@ -18,9 +22,11 @@
 typedef struct fig_opts {
     const char *out;            /* -o FILE, NULL: stdout */
     uint64_t width, height;     /* 0: the figure's default */
-    uint64_t len, dim, from, to;
-    int have_len, have_dim;
+    uint64_t len, dim, from, to, max_d;
+    int have_len, have_dim, have_max_d;
     double base;
+    double percentile;          /* plot wpe: the colour range is ±this percentile of |x| */
+    const char *weights, *model;   /* --weights FILE, --model NAME (NULL: not given) */
 } fig_opts;
 
 typedef struct figure {
@@ -55,11 +61,70 @@ static int draw_dot_curve(const fig_opts *o)
                          (int)o->height) ? EXIT_ERR : EXIT_OK;
 }
 
+/* Opens the weights named by the options; prints why not and returns NULL on failure. */
+static g2e_model *open_model(const fig_opts *o)
+{
+    g2e_model *m = NULL;
+    return load_model(o->weights, o->model, &m, NULL) ? NULL : m;
+}
+
+static int draw_wpe(const fig_opts *o)
+{
+    g2e_model *m = open_model(o);
+    if (!m)
+        return EXIT_ERR;
+    int rc = fig_wpe_heatmap(m, o->percentile, o->out, (int)o->width, (int)o->height, NULL);
+    model_close(m);
+    return rc ? EXIT_ERR : EXIT_OK;
+}
+
+static int draw_cosine(const fig_opts *o)
+{
+    g2e_model *m = open_model(o);
+    if (!m)
+        return EXIT_ERR;
+    int rc = fig_wpe_cosine(m, o->out, (int)o->width, (int)o->height);
+    model_close(m);
+    return rc ? EXIT_ERR : EXIT_OK;
+}
+
+static int draw_by_distance(const fig_opts *o)
+{
+    g2e_model *m = open_model(o);
+    if (!m)
+        return EXIT_ERR;
+    int rc = EXIT_USAGE;
+    size_t len = o->have_len ? (size_t)o->len : m->n_ctx;
+    if (len > m->n_ctx) {
+        cli_error("--len %zu is more than the model's %zu positions", len, m->n_ctx);
+        goto done;
+    }
+    size_t max_d = o->have_max_d ? (size_t)o->max_d : len - 1;
+    if (max_d >= len) {
+        cli_error("--max-distance (%zu) must be less than the length (%zu)", max_d, len);
+        goto done;
+    }
+    rc = fig_wpe_by_distance(m, len, max_d, o->base, o->out, (int)o->width, (int)o->height)
+             ? EXIT_ERR : EXIT_OK;
+done:
+    model_close(m);
+    return rc;
+}
+
 static const figure FIGURES[] = {
     {"pe", draw_pe, "--len N --dim D [--base B]",
      "the sinusoidal PE heatmap: x position, y dimension (0 at the bottom), colours [-1, 1]"},
     {"dot-curve", draw_dot_curve, "--dim D [--from P] [--to Q] [--base B]",
      "PE(0)\xC2\xB7PE(pos) for pos = P..Q (default 0..50)"},
+    {"wpe", draw_wpe, "[--weights FILE] [--model NAME] [--percentile P]",
+     "GPT-2's wpe: x position, y dimension (0 at the bottom), colours \xC2\xB1 the P-th\n"
+     "               percentile of |wpe| (default 99), stated on the colour bar"},
+    {"cosine", draw_cosine, "[--weights FILE] [--model NAME]",
+     "cosine similarity of every pair of wpe rows (n_ctx x n_ctx), colours [-1, 1]"},
+    {"by-distance", draw_by_distance,
+     "[--weights FILE] [--model NAME] [--len N] [--max-distance M] [--base B]",
+     "mean cosine of positions d apart, d = 0..M, learned wpe and sinusoidal PE of\n"
+     "               the same width on one chart (N default n_ctx, M default N-1)"},
 };
 #define N_FIGURES (sizeof FIGURES / sizeof FIGURES[0])
 
@@ -69,7 +134,7 @@ static void help(FILE *f)
                "Draws one figure as PNG (to FILE.png, atomically; without -o to standard output,\n"
                "but never to a terminal).\n\nfigures:\n");
     for (size_t i = 0; i < N_FIGURES; i++)
-        fprintf(f, "  %-10s %s\n  %-10s   %s\n", FIGURES[i].name, FIGURES[i].usage, "",
+        fprintf(f, "  %-11s %s\n  %-11s   %s\n", FIGURES[i].name, FIGURES[i].usage, "",
                 FIGURES[i].summary);
 }
 
@@ -91,13 +156,13 @@ int cmd_plot(int argc, char **argv)
         cli_error("unknown figure '%s' (see 'gpt2-embed plot --help')", argv[1]);
         return EXIT_USAGE;
     }
-    fig_opts o = {.base = SIN_DEFAULT_BASE, .to = 50};
+    fig_opts o = {.base = SIN_DEFAULT_BASE, .to = 50, .percentile = 99.0};
     const char *v = NULL;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: gpt2-embed plot %s %s [-o FILE.png] [--width W] [--height H]\n  %s\n",
-                   fig->name, fig->usage, fig->summary);
+            printf("usage: gpt2-embed plot %s %s [-o FILE.png] [--width W] [--height H]\n%16s%s\n",
+                   fig->name, fig->usage, "", fig->summary);
             return EXIT_OK;
         } else if (strcmp(a, "-o") == 0) {
             if (i + 1 >= argc) {
@@ -132,16 +197,37 @@ int cmd_plot(int argc, char **argv)
         } else if (strstr(fig->usage, "--to") && cli_opt(argc, argv, &i, "--to", &v)) {
             if (!v || cli_parse_u64(v, 0, SIN_MAX_POS, "--to", &o.to))
                 return EXIT_USAGE;
+        } else if (strstr(fig->usage, "--max-distance") &&
+                   cli_opt(argc, argv, &i, "--max-distance", &v)) {
+            if (!v || cli_parse_u64(v, 0, SIN_MAX_POS, "--max-distance", &o.max_d))
+                return EXIT_USAGE;
+            o.have_max_d = 1;
+        } else if (strstr(fig->usage, "--percentile") &&
+                   cli_opt(argc, argv, &i, "--percentile", &v)) {
+            if (!v || cli_parse_double(v, "--percentile", &o.percentile))
+                return EXIT_USAGE;
+            if (!(o.percentile > 0 && o.percentile <= 100)) {
+                cli_error("--percentile must be in (0, 100], got %s", v);
+                return EXIT_USAGE;
+            }
+        } else if (strstr(fig->usage, "--weights") && cli_opt(argc, argv, &i, "--weights", &v)) {
+            if (!v)
+                return EXIT_USAGE;
+            o.weights = v;
+        } else if (strstr(fig->usage, "--model") && cli_opt(argc, argv, &i, "--model", &v)) {
+            if (!v)
+                return EXIT_USAGE;
+            o.model = v;
         } else {
             cli_error("unknown option '%s' for 'plot %s' (usage: gpt2-embed plot %s %s)", a,
                       fig->name, fig->name, fig->usage);
             return EXIT_USAGE;
         }
     }
-    if (o.have_dim) {
+    if (o.have_dim || strstr(fig->usage, "--base")) {
         g2e_err err;
         g2e_clear(&err);
-        if (sin_check_params((size_t)o.dim, o.base, &err)) {
+        if (sin_check_params(o.have_dim ? (size_t)o.dim : 2, o.base, &err)) {
             cli_error("%s", err.msg);
             return EXIT_USAGE;
         }

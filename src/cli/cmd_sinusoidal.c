@@ -1,22 +1,28 @@
 /* cmd_sinusoidal.c — `gpt2-embed sinusoidal`: the original Transformer's fixed positional
  * encoding, its values and its properties, without any weights.
  *
- * Modes: the (N, D) matrix (default), --dot-curve, --by-distance, --check-rotation.
- * Matrix values are computed in double and rounded once to float32 (what the embedding
- * stage adds), and every format shows those float32 values: table with 6 decimals, csv
- * with 9 significant digits (reads back to the same float32), npy as float32. The curves
- * are measurements in double: csv prints 17 significant digits, npy holds them rounded
- * to float32 (a 1-D array indexed from --from, resp. distance 0).
+ * Modes: the (N, D) matrix (default), --dot-curve, --by-distance, --check-rotation,
+ * --compare-learned. Matrix values are computed in double and rounded once to float32
+ * (what the embedding stage adds), and every format shows those float32 values: table
+ * with 6 decimals, csv with 9 significant digits (reads back to the same float32), npy as
+ * float32. The curves are measurements in double: csv prints 17 significant digits, npy
+ * holds them rounded to float32 (a 1-D array indexed from --from, resp. distance 0).
  *
- * Left for later: --compare-learned (needs the model view): it will compute GPT-2's
- * learned curve with similarity.c and pass both series to the by-distance figure.
+ * --compare-learned is the one mode that reads weights: GPT-2's wpe gives the learned
+ * by-distance curve (figures.c's fig_learned_by_distance, the same numbers the figure
+ * draws), and the sinusoidal curve is computed with D = n_embd over the same positions,
+ * so the two columns share their axes. It writes table, csv or json (json: parallel
+ * arrays plus where the weights came from); npy is not offered there.
  */
 #include "cli.h"
 #include "figures.h"
+#include "load.h"
+#include "model.h"
 #include "npy.h"
 #include "out.h"
 #include "sinusoid.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +31,8 @@ static const char USAGE[] =
     "       gpt2-embed sinusoidal --dot-curve --dim D [--from P] [--to Q] [--base B] [...]\n"
     "       gpt2-embed sinusoidal --by-distance --len N --dim D [--max-distance M] [...]\n"
     "       gpt2-embed sinusoidal --check-rotation --dim D [--len N] [--max-k K] [--base B]\n"
+    "       gpt2-embed sinusoidal --compare-learned [--len N] [--max-distance M] [--base B]\n"
+    "                  [--weights FILE] [--model NAME] [--format table|csv|json] [-o FILE]\n"
     "       any mode but --check-rotation also takes --plot FILE.png [--width W] [--height H]\n";
 
 static void help(void)
@@ -39,12 +47,19 @@ static void help(void)
            "                     for d = 0..M (default M = N-1)\n"
            "  --check-rotation   checks that PE(pos+k) is PE(pos) rotated by \xCF\x89_i\xC2\xB7k in every\n"
            "                     pair (2i, 2i+1), for pos < N (default 256), k < K (default 64);\n"
-           "                     prints the largest error; exit status 1 if it is 1e-9 or more\n\n"
+           "                     prints the largest error; exit status 1 if it is 1e-9 or more\n"
+           "  --compare-learned  the --by-distance curve of GPT-2's learned wpe (from the weights)\n"
+           "                     next to the sinusoidal one of the same width D = n_embd, over\n"
+           "                     positions 0..N-1 (default N = n_ctx), d = 0..M (default N-1)\n\n"
            "options:\n"
            "  --len N            number of positions (matrix, by-distance, rotation grid)\n"
            "  --dim D            model width, even and positive\n"
            "  --base B           the base of the wavelengths (default 10000), greater than 1\n"
-           "  --format F         table (default), csv, npy (float32; never to a terminal)\n"
+           "  --format F         table (default), csv, npy (float32; never to a terminal);\n"
+           "                     with --compare-learned: table, csv or json\n"
+           "  --weights FILE     GPT-2's weights (--compare-learned); else $GPT2_EMBED_WEIGHTS,\n"
+           "                     weights/NAME.safetensors, the installed data, the HF cache\n"
+           "  --model NAME       gpt2 (default), gpt2-medium, gpt2-large, gpt2-xl, distilgpt2\n"
            "  -o FILE            write to FILE (atomically: a temporary file, then a rename)\n"
            "  --plot FILE.png    draw the figure (matrix: heatmap, x position, y dimension;\n"
            "                     curves: line chart); alone, it replaces the numeric output\n"
@@ -52,8 +67,8 @@ static void help(void)
            USAGE);
 }
 
-enum mode { M_MATRIX, M_DOT, M_DIST, M_ROT };
-enum fmt { F_TABLE, F_CSV, F_NPY };
+enum mode { M_MATRIX, M_DOT, M_DIST, M_ROT, M_CMP };
+enum fmt { F_TABLE, F_CSV, F_NPY, F_JSON };
 
 /* The values one curve mode produced, written in the chosen format. label0 names the
  * index column ("pos", "distance"), label1 the value column. */
@@ -164,12 +179,137 @@ fail:
     return -1;
 }
 
+/* JSON has no NaN or infinity: a non-finite value (a NaN in the weights) becomes null. */
+static void json_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        out_f64(f, v);
+    else
+        fputs("null", f);
+}
+
+/* The learned-vs-sinusoidal table: distance d = 0..n-1, both curves. */
+static void write_compare(FILE *f, enum fmt fmt, const double *sinus, const double *learned,
+                          size_t n, const g2e_model *m, const char *path, size_t len,
+                          double base)
+{
+    char name[64];
+    fig_model_name(m, name, sizeof name);
+    if (fmt == F_JSON) {
+        fputs("{\"model\": ", f);
+        if (m->size_name)
+            out_json_string(f, m->size_name, strlen(m->size_name));
+        else
+            fputs("null", f);
+        fputs(", \"weights\": ", f);
+        out_json_string(f, path, strlen(path));
+        fprintf(f, ", \"n_ctx\": %zu, \"n_embd\": %zu, \"len\": %zu, \"max_distance\": %zu, "
+                   "\"base\": ", m->n_ctx, m->n_embd, len, n - 1);
+        out_f64(f, base);
+        fputs(",\n \"distance\": [", f);
+        for (size_t d = 0; d < n; d++)
+            fprintf(f, "%s%zu", d ? ", " : "", d);
+        fputs("],\n \"sinusoidal\": [", f);
+        for (size_t d = 0; d < n; d++) {
+            fputs(d ? ", " : "", f);
+            json_num(f, sinus[d]);
+        }
+        fputs("],\n \"learned\": [", f);
+        for (size_t d = 0; d < n; d++) {
+            fputs(d ? ", " : "", f);
+            json_num(f, learned[d]);
+        }
+        fputs("]}\n", f);
+        return;
+    }
+    if (fmt == F_CSV) {
+        fputs("distance,sinusoidal,learned\n", f);
+        for (size_t d = 0; d < n; d++) {
+            fprintf(f, "%zu,", d);
+            out_f64(f, sinus[d]);
+            fputc(',', f);
+            out_f64(f, learned[d]);
+            fputc('\n', f);
+        }
+        return;
+    }
+    fprintf(f, "# mean cosine of positions d apart, over positions 0..%zu\n", len - 1);
+    fprintf(f, "# learned:    wpe of %s (n_ctx %zu, n_embd %zu) from %s\n", name, m->n_ctx,
+            m->n_embd, path);
+    fprintf(f, "# sinusoidal: D = %zu, base %g\n", m->n_embd, base);
+    fprintf(f, "%10s  %14s  %14s\n", "distance", "sinusoidal", "learned");
+    for (size_t d = 0; d < n; d++)
+        fprintf(f, "%10zu  %14.9f  %14.9f\n", d, sinus[d], learned[d]);
+}
+
+/* --compare-learned, after the options are checked. */
+static int compare_learned(const char *model, const char *weights, int have_len, uint64_t len,
+                           int have_max_d, uint64_t max_d, double base, enum fmt fmt,
+                           int numeric, const char *out_path, const char *plot_path, int width,
+                           int height)
+{
+    g2e_model *m = NULL;
+    char *path = NULL;
+    if (load_model(weights, model, &m, &path))
+        return EXIT_ERR;
+    int rc = EXIT_USAGE;
+    double *curves = NULL;
+    size_t N = have_len ? (size_t)len : m->n_ctx;
+    if (N > m->n_ctx) {
+        cli_error("--len %zu is more than the model's %zu positions (wpe has n_ctx rows)", N,
+                  m->n_ctx);
+        goto done;
+    }
+    size_t M = have_max_d ? (size_t)max_d : N - 1;
+    if (M >= N) {
+        cli_error("--max-distance (%zu) must be less than the length (%zu)", M, N);
+        goto done;
+    }
+    rc = EXIT_ERR;
+    curves = malloc(2 * (M + 1) * sizeof *curves);
+    if (!curves) {
+        cli_error("out of memory for %zu values", M + 1);
+        goto done;
+    }
+    double *sinus = curves, *learned = curves + M + 1;
+    g2e_err err;
+    g2e_clear(&err);
+    if (sin_by_distance(N, m->n_embd, base, M, sinus, &err)) {
+        cli_error("%s", err.msg);
+        goto done;
+    }
+    if (fig_learned_by_distance(m, N, M, learned))
+        goto done;
+    if (plot_path) {
+        char name[64], legend[96];
+        fig_model_name(m, name, sizeof name);
+        snprintf(legend, sizeof legend, "learned wpe (%s)", name);
+        if (fig_by_distance_curves(N, m->n_embd, base, M, sinus, learned, legend, plot_path,
+                                   width, height))
+            goto done;
+    }
+    if (numeric) {
+        out_file o;
+        if (out_open(&o, out_path, 0) != 0)
+            goto done;
+        write_compare(o.f, fmt, sinus, learned, M + 1, m, path, N, base);
+        if (out_commit(&o) != 0)
+            goto done;
+    }
+    rc = EXIT_OK;
+done:
+    free(curves);
+    free(path);
+    model_close(m);
+    return rc;
+}
+
 int cmd_sinusoidal(int argc, char **argv)
 {
     enum mode mode = M_MATRIX;
     enum fmt fmt = F_TABLE;
     int fmt_given = 0, n_modes = 0;
-    const char *out_path = NULL, *plot_path = NULL, *v = NULL;
+    const char *out_path = NULL, *plot_path = NULL, *v = NULL, *weights = NULL, *model = NULL;
     uint64_t len = 0, dim = 0, from = 0, to = 50, max_d = 0, max_k = 64, width = 0, height = 0;
     int have_len = 0, have_dim = 0, have_max_d = 0, have_range = 0, have_k = 0;
     double base = SIN_DEFAULT_BASE;
@@ -185,6 +325,16 @@ int cmd_sinusoidal(int argc, char **argv)
             mode = M_DIST, n_modes++;
         } else if (strcmp(a, "--check-rotation") == 0) {
             mode = M_ROT, n_modes++;
+        } else if (strcmp(a, "--compare-learned") == 0) {
+            mode = M_CMP, n_modes++;
+        } else if (cli_opt(argc, argv, &i, "--weights", &v)) {
+            if (!v)
+                return EXIT_USAGE;
+            weights = v;
+        } else if (cli_opt(argc, argv, &i, "--model", &v)) {
+            if (!v)
+                return EXIT_USAGE;
+            model = v;
         } else if (cli_opt(argc, argv, &i, "--len", &v)) {
             if (!v || cli_parse_u64(v, 1, SIN_MAX_POS, "--len", &len))
                 return EXIT_USAGE;
@@ -218,8 +368,9 @@ int cmd_sinusoidal(int argc, char **argv)
             if (strcmp(v, "table") == 0) fmt = F_TABLE;
             else if (strcmp(v, "csv") == 0) fmt = F_CSV;
             else if (strcmp(v, "npy") == 0) fmt = F_NPY;
+            else if (strcmp(v, "json") == 0) fmt = F_JSON;
             else {
-                cli_error("--format must be table, csv or npy, got '%s'", v);
+                cli_error("--format must be table, csv, npy or json, got '%s'", v);
                 return EXIT_USAGE;
             }
             fmt_given = 1;
@@ -250,8 +401,44 @@ int cmd_sinusoidal(int argc, char **argv)
         }
     }
     if (n_modes > 1) {
-        cli_error("choose one of --dot-curve, --by-distance, --check-rotation");
+        cli_error("choose one of --dot-curve, --by-distance, --check-rotation, --compare-learned");
         return EXIT_USAGE;
+    }
+    if ((weights || model) && mode != M_CMP) {
+        cli_error("--weights and --model belong to --compare-learned (the other modes need no weights)");
+        return EXIT_USAGE;
+    }
+    if (fmt == F_JSON && mode != M_CMP) {
+        cli_error("--format json belongs to --compare-learned (use table, csv or npy)");
+        return EXIT_USAGE;
+    }
+    if (mode == M_CMP) {
+        if (have_dim) {
+            cli_error("--compare-learned takes its width from the weights (D = n_embd): drop --dim");
+            return EXIT_USAGE;
+        }
+        if (have_range || have_k) {
+            cli_error("--from, --to and --max-k do not apply to --compare-learned");
+            return EXIT_USAGE;
+        }
+        if (fmt == F_NPY) {
+            cli_error("--compare-learned writes table, csv or json, not npy");
+            return EXIT_USAGE;
+        }
+        g2e_err berr;
+        g2e_clear(&berr);
+        if (sin_check_params(2, base, &berr)) {
+            cli_error("%s", berr.msg);
+            return EXIT_USAGE;
+        }
+        if (plot_path && strcmp(plot_path, "-") == 0 && (fmt_given || out_path) &&
+            (!out_path || strcmp(out_path, "-") == 0)) {
+            cli_error("--plot - and the numeric output cannot both go to standard output");
+            return EXIT_USAGE;
+        }
+        return compare_learned(model, weights, have_len, len, have_max_d, max_d, base, fmt,
+                               !plot_path || fmt_given || out_path, out_path, plot_path,
+                               (int)width, (int)height);
     }
     if (!have_dim) {
         cli_error("--dim D is required (see 'gpt2-embed sinusoidal --help')");
@@ -272,7 +459,7 @@ int cmd_sinusoidal(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (have_max_d && mode != M_DIST) {
-        cli_error("--max-distance belongs to --by-distance");
+        cli_error("--max-distance belongs to --by-distance and --compare-learned");
         return EXIT_USAGE;
     }
     if (have_k && mode != M_ROT) {

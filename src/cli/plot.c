@@ -338,7 +338,9 @@ static int draw_vbar(cairo_t *cr, int x, int y, int w, int h, double vmin, doubl
     font(cr, FS_TICK, 0);
     double step = nice_step(vmax - vmin, 4);
     double maxw = 0;
-    for (double v = ceil(vmin / step - 1e-9) * step; v <= vmax + step * 1e-9; v += step) {
+    /* no ticks on a range too narrow for its magnitude: the step would vanish in `v += step` */
+    int ticks = vmax - vmin > 1e-9 * fmax(fabs(vmin), fabs(vmax));
+    for (double v = ceil(vmin / step - 1e-9) * step; ticks && v <= vmax + step * 1e-9; v += step) {
         double py = y + (h - 1) * (vmax - v) / (vmax - vmin) + 0.5;
         cairo_move_to(cr, x + w, py);
         cairo_line_to(cr, x + w + 5, py);
@@ -509,10 +511,18 @@ int plot_lines_png(const plot_lines *p, const char *path)
         cli_error("the line chart has no finite point");
         return -1;
     }
-    if (xmin == xmax)
-        xmin -= 0.5, xmax += 0.5;
-    if (ymin == ymax)
-        ymin -= 0.5, ymax += 0.5;
+    /* A range that is empty, or so narrow against its magnitude that a tick step would
+     * vanish below the last bit of the values (1 and 1 + 2^-52: `v += step` would never
+     * move and the tick loops would not end), is widened around its middle: by 0.5 each
+     * way, or by a millionth of the magnitude when that is larger. */
+    if (!(xmax - xmin > 1e-9 * fmax(fabs(xmin), fabs(xmax)))) {
+        double c = xmin / 2 + xmax / 2, half = fmax(0.5, fabs(c) * 1e-6);
+        xmin = c - half, xmax = c + half;
+    }
+    if (!(ymax - ymin > 1e-9 * fmax(fabs(ymin), fabs(ymax)))) {
+        double c = ymin / 2 + ymax / 2, half = fmax(0.5, fabs(c) * 1e-6);
+        ymin = c - half, ymax = c + half;
+    }
     double ystep = nice_step(ymax - ymin, 6);
     ymin = floor(ymin / ystep + 1e-9) * ystep;   /* a value on a tick stays the end */
     ymax = ceil(ymax / ystep - 1e-9) * ystep;

@@ -1,0 +1,360 @@
+/* test_count_cli.c — `gpt2-embed count` through the built program.
+ *
+ * Expected values are independent of the code under test:
+ *   - tests/data/count_expected.json, made once by tools/count_expected.mjs from tiktoken's
+ *     gpt2 encoding: bytes, characters, tokens and, for contexts 1024, 256, 100 and 7,
+ *     where the N-th token ends (byte, characters before, inside a character or not, line,
+ *     column), for the chapter's pair, two texts of a few paragraphs (tests/data/count_en.txt,
+ *     count_ja.txt) and prefixes of the Japanese one with exactly 1024 and 1025 tokens;
+ *   - tests/data/tokenizer_cases.jsonl / tokenizer_expected.jsonl (tiktoken's IDs for the
+ *     tokenizer's conformance cases): their lengths are the token counts.
+ */
+#include "support.h"
+
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DATA G2E_SRCDIR "/tests/data/"
+
+static cJSON *expected(void)
+{
+    size_t len = 0;
+    char *s = read_file(DATA "count_expected.json", &len);
+    cr_assert(s != NULL, "tests/data/count_expected.json");
+    cJSON *j = cJSON_Parse(s);
+    free(s);
+    cr_assert(j != NULL);
+    return j;
+}
+
+static cJSON *find_input(cJSON *exp, const char *name)
+{
+    cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(exp, "inputs"))
+        if (strcmp(cJSON_GetObjectItem(e, "name")->valuestring, name) == 0)
+            return e;
+    cr_assert_fail("no expected values for %s", name);
+    return NULL;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    cr_assert(v != NULL && cJSON_IsNumber(v), "number '%s'", key);
+    return v->valuedouble;
+}
+
+/* Checks one entry of count's JSON (got) against the expected entry for context ctx. */
+static void check_entry(const cJSON *got, const cJSON *want, int ctx, const char *what)
+{
+    double bytes = num(want, "bytes"), chars = num(want, "chars"), tokens = num(want, "tokens");
+    cr_expect_eq(num(got, "bytes"), bytes, "%s: bytes", what);
+    cr_expect_eq(num(got, "chars"), chars, "%s: chars", what);
+    cr_expect_eq(num(got, "tokens"), tokens, "%s: tokens %g vs %g", what, num(got, "tokens"), tokens);
+    if (tokens > 0)
+        cr_expect(fabs(num(got, "chars_per_token") - chars / tokens) < 1e-5, "%s: chars/token", what);
+    else
+        cr_expect(cJSON_IsNull(cJSON_GetObjectItem(got, "chars_per_token")), "%s", what);
+    int fits = tokens <= ctx;
+    cr_expect_eq(cJSON_IsTrue(cJSON_GetObjectItem(got, "fits")), fits, "%s: fits %d", what, ctx);
+    cr_expect_eq(num(got, "windows"), ceil(tokens / ctx), "%s: windows of %d", what, ctx);
+    const cJSON *cut = cJSON_GetObjectItem(got, "cut");
+    if (fits) {
+        cr_expect(cJSON_IsNull(cut), "%s: no cut when it fits", what);
+        return;
+    }
+    char key[16];
+    snprintf(key, sizeof key, "%d", ctx);
+    const cJSON *wc = cJSON_GetObjectItem(cJSON_GetObjectItem(want, "cuts"), key);
+    cr_assert(wc != NULL && cJSON_IsObject(cut), "%s: a cut at %d", what, ctx);
+    cr_expect_eq(num(cut, "byte"), num(wc, "byte"), "%s/%d: byte", what, ctx);
+    cr_expect_eq(num(cut, "chars_before"), num(wc, "chars_before"), "%s/%d: chars before", what, ctx);
+    cr_expect_eq(cJSON_IsTrue(cJSON_GetObjectItem(cut, "inside_char")),
+                 cJSON_IsTrue(cJSON_GetObjectItem(wc, "inside_char")), "%s/%d: inside", what, ctx);
+    cr_expect_eq(num(cut, "line"), num(wc, "line"), "%s/%d: line", what, ctx);
+    cr_expect_eq(num(cut, "column"), num(wc, "column"), "%s/%d: column %g vs %g", what, ctx,
+                 num(cut, "column"), num(wc, "column"));
+    cr_expect(strchr(cJSON_GetObjectItem(cut, "snippet")->valuestring, '|') != NULL);
+}
+
+/* Runs count with the arguments (NULL-terminated, at most 20) plus --format json. */
+static cJSON *run_json(run_result *r, const char *const *args)
+{
+    char *argv[32] = {G2E_TEST_BIN, "count", "--format", "json"};
+    int n = 4;
+    for (int i = 0; args[i]; i++)
+        argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    *r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_assert_eq(r->status, 0, "%s", r->err);
+    cJSON *j = cJSON_Parse(r->out);
+    cr_assert(j != NULL, "valid JSON: %s", r->out);
+    return j;
+}
+
+Test(count_cli, pair_and_texts_against_tiktoken_for_several_contexts)
+{
+    cJSON *exp = expected();
+    static const char *ctxs[] = {"1024", "256", "100", "7"};
+    for (size_t c = 0; c < 4; c++) {
+        const char *args[] = {"--ctx", ctxs[c], "犬が猫を追いかけた", "The dog chased the cat",
+                              "-f", DATA "count_en.txt", DATA "count_ja.txt", NULL};
+        run_result r;
+        cJSON *j = run_json(&r, args);
+        cr_expect_eq(num(j, "ctx"), atoi(ctxs[c]));
+        cJSON *ins = cJSON_GetObjectItem(j, "inputs");
+        cr_assert_eq(cJSON_GetArraySize(ins), 4, "four inputs in order");
+        static const char *names[] = {"pair_ja", "pair_en", "count_en.txt", "count_ja.txt"};
+        static const char *kinds[] = {"text", "text", "file", "file"};
+        for (int i = 0; i < 4; i++) {
+            cJSON *g = cJSON_GetArrayItem(ins, i);
+            cr_expect_str_eq(cJSON_GetObjectItem(g, "kind")->valuestring, kinds[i]);
+            check_entry(g, find_input(exp, names[i]), atoi(ctxs[c]), names[i]);
+        }
+        cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(ins, 0), "input")->valuestring,
+                         "犬が猫を追いかけた");
+        cJSON_Delete(j);
+        run_free(&r);
+    }
+    cJSON_Delete(exp);
+}
+
+Test(count_cli, the_1024_boundary)
+{
+    cJSON *exp = expected();
+    char *dir = test_tmpdir("count-boundary");
+    const char *names[2] = {"ja_prefix_1024", "ja_prefix_1025"};
+    char *paths[2];
+    for (int k = 0; k < 2; k++) {
+        cJSON *e = find_input(exp, names[k]);
+        const char *text = cJSON_GetObjectItem(e, "text")->valuestring;
+        cr_assert_eq(num(e, "tokens"), 1024 + k);
+        paths[k] = path_join(dir, names[k]);
+        write_file(paths[k], text, strlen(text));
+    }
+    /* JSON: exactly 1024 fits in one window; 1025 needs two and names the cut */
+    const char *args[] = {"-f", paths[0], paths[1], NULL};
+    run_result r;
+    cJSON *j = run_json(&r, args);
+    cJSON *ins = cJSON_GetObjectItem(j, "inputs");
+    for (int k = 0; k < 2; k++)
+        check_entry(cJSON_GetArrayItem(ins, k), find_input(exp, names[k]), 1024, names[k]);
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(ins, 0), "fits")));
+    cr_expect_eq(num(cJSON_GetArrayItem(ins, 0), "windows"), 1);
+    cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetArrayItem(ins, 1), "fits")));
+    cr_expect_eq(num(cJSON_GetArrayItem(ins, 1), "windows"), 2);
+    cJSON_Delete(j);
+    run_free(&r);
+
+    /* the table says the same to a person */
+    r = run_g2e("count", "-f", paths[0], paths[1], NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const cJSON *wc = cJSON_GetObjectItem(cJSON_GetObjectItem(find_input(exp, names[1]), "cuts"), "1024");
+    char line[160];
+    snprintf(line, sizeof line, "line %d, column %d", (int)num(wc, "line"), (int)num(wc, "column"));
+    cr_expect(strstr(r.out, line) != NULL, "'%s' in:\n%s", line, r.out);
+    char *row0 = strstr(r.out, "ja_prefix_1024"), *row1 = strstr(r.out, "ja_prefix_1025");
+    cr_assert(row0 && row1, "%s", r.out);
+    cr_expect(strstr(row0, " 1024 ") != NULL && strstr(row0, " yes ") < strchr(row0, '\n'),
+              "1024 tokens: yes\n%s", r.out);
+    cr_expect(strstr(row1, " 1025 ") != NULL && strstr(row1, " no ") < strchr(row1, '\n'),
+              "1025 tokens: no\n%s", r.out);
+    snprintf(line, sizeof line, "the 1024th token ends at byte %d", (int)num(wc, "byte"));
+    cr_expect(strstr(r.out, line) != NULL, "'%s' in:\n%s", line, r.out);
+    run_free(&r);
+
+    /* --ctx moves the boundary: 1025 tokens fit a context of 1025 */
+    r = run_g2e("count", "--ctx", "1025", "--format", "json", "-f", paths[1], NULL);
+    cr_assert_eq(r.status, 0);
+    cr_expect(strstr(r.out, "\"fits\": true") && strstr(r.out, "\"windows\": 1"), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("count", "--ctx", "1", "--format", "json", "-f", paths[1], NULL);
+    cr_expect(strstr(r.out, "\"windows\": 1025"), "%s", r.out);
+    run_free(&r);
+    free(paths[0]), free(paths[1]), free(dir);
+    cJSON_Delete(exp);
+}
+
+Test(count_cli, conformance_cases_count_like_tiktoken)
+{
+    size_t lc = 0, le = 0;
+    char *cases = read_file(DATA "tokenizer_cases.jsonl", &lc);
+    char *exp = read_file(DATA "tokenizer_expected.jsonl", &le);
+    cr_assert(cases && exp);
+    char *dir = test_tmpdir("count-conf");
+    char *argv[200] = {G2E_TEST_BIN, "count", "--format", "json", "-f"};
+    int n = 5, want[200];
+    char *paths[200];
+    int np = 0;
+    char *cs = cases, *es = exp;
+    while (np < 150 && cs && *cs && es && *es) {
+        char *cn = strchr(cs, '\n'), *en = strchr(es, '\n');
+        if (cn) *cn = '\0';
+        if (en) *en = '\0';
+        cJSON *c = cJSON_Parse(cs), *e = cJSON_Parse(es);
+        cr_assert(c && e);
+        const cJSON *t = cJSON_GetObjectItem(c, "text");
+        /* the expected IDs treat <|endoftext|> as text; count treats it as the special token */
+        if (cJSON_IsString(t) && !strstr(t->valuestring, "<|endoftext|>")) {
+            char name[32];
+            snprintf(name, sizeof name, "case%d", np);
+            paths[np] = path_join(dir, name);
+            write_file(paths[np], t->valuestring, strlen(t->valuestring));
+            want[np] = cJSON_GetArraySize(cJSON_GetObjectItem(e, "ids"));
+            argv[n++] = paths[np++];
+        }
+        cJSON_Delete(c);
+        cJSON_Delete(e);
+        cs = cn ? cn + 1 : NULL;
+        es = en ? en + 1 : NULL;
+    }
+    argv[n] = NULL;
+    cr_assert(np >= 100);
+    run_result r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert(j);
+    cJSON *ins = cJSON_GetObjectItem(j, "inputs");
+    cr_assert_eq(cJSON_GetArraySize(ins), np);
+    int bad = 0;
+    for (int i = 0; i < np && bad < 5; i++) {
+        int got = (int)num(cJSON_GetArrayItem(ins, i), "tokens");
+        if (got != want[i]) {
+            bad++;
+            cr_expect_eq(got, want[i], "case %d: %d tokens, tiktoken %d", i, got, want[i]);
+        }
+    }
+    cr_expect_eq(bad, 0);
+    cJSON_Delete(j);
+    run_free(&r);
+    for (int i = 0; i < np; i++)
+        free(paths[i]);
+    free(dir), free(cases), free(exp);
+}
+
+Test(count_cli, stdin_empty_special_and_lossy)
+{
+    cJSON *exp = expected();
+    size_t len = 0;
+    char *en = read_file(DATA "count_en.txt", &len);
+    cr_assert(en);
+    char *argv[] = {G2E_TEST_BIN, "count", "--format", "json", "-", NULL};
+    run_result r = run_argv(argv, en, len, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cJSON *g = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "inputs"), 0);
+    cr_expect_str_eq(cJSON_GetObjectItem(g, "kind")->valuestring, "stdin");
+    check_entry(g, find_input(exp, "count_en.txt"), 1024, "stdin");
+    cJSON_Delete(j);
+    run_free(&r);
+    free(en);
+
+    /* <|endoftext|> is the one special token */
+    const char *a1[] = {"a<|endoftext|>b", NULL};
+    j = run_json(&r, a1);
+    check_entry(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "inputs"), 0),
+                find_input(exp, "endoftext"), 1024, "endoftext");
+    cJSON_Delete(j);
+    run_free(&r);
+
+    /* empty: nothing to fit, no window */
+    const char *a2[] = {"", "--", "-not-an-option", NULL};
+    j = run_json(&r, a2);
+    cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "inputs"), 0);
+    cr_expect(num(e0, "bytes") == 0 && num(e0, "tokens") == 0 && num(e0, "windows") == 0);
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(e0, "fits")));
+    cr_expect(cJSON_IsNull(cJSON_GetObjectItem(e0, "chars_per_token")));
+    cJSON *e1 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "inputs"), 1);
+    cr_expect_str_eq(cJSON_GetObjectItem(e1, "input")->valuestring, "-not-an-option");
+    cr_expect_eq(num(e1, "bytes"), 14);
+    cJSON_Delete(j);
+    run_free(&r);
+
+    /* invalid UTF-8: an error naming the byte offset, nothing on stdout; --lossy counts it */
+    char *dir = test_tmpdir("count-utf8");
+    char *bad = path_join(dir, "bad.txt");
+    write_file(bad, "ok \xE3\x81 then", 10);
+    r = run_g2e("count", "The dog chased the cat", "-f", bad, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect_eq(r.out_len, 0, "nothing printed: %s", r.out);
+    cr_expect(strstr(r.err, "bad.txt") && strstr(r.err, "byte offset 3") && strstr(r.err, "--lossy"),
+              "%s", r.err);
+    run_free(&r);
+    r = run_g2e("count", "--lossy", "--format", "json", "-f", bad, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\"replaced\": 1") && strstr(r.out, "\"bytes\": 10"), "%s", r.out);
+    run_free(&r);
+    free(bad), free(dir);
+    cJSON_Delete(exp);
+}
+
+Test(count_cli, table_for_several_inputs)
+{
+    run_result r = run_g2e("count", "犬が猫を追いかけた", "The dog chased the cat", "-f",
+                           DATA "count_ja.txt", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *heads[] = {"input", "bytes", "chars", "tokens", "chars/token", "fits 1024",
+                           "windows", "1024th token ends"};
+    for (size_t i = 0; i < 8; i++)
+        cr_expect(strstr(r.out, heads[i]) != NULL, "column '%s':\n%s", heads[i], r.out);
+    /* one row per input, then a note for the one that does not fit */
+    char *p1 = strstr(r.out, "犬が猫を追いかけた"), *p2 = strstr(r.out, "The dog chased the cat"),
+         *p3 = strstr(r.out, "count_ja.txt");
+    cr_assert(p1 && p2 && p3 && p1 < p2 && p2 < p3, "%s", r.out);
+    cr_expect(strstr(p1, "0.60") < strchr(p1, '\n'), "9 chars / 15 tokens:\n%s", r.out);
+    cr_expect(strstr(p2, "4.40") < strchr(p2, '\n'), "22 chars / 5 tokens:\n%s", r.out);
+    cr_expect(strstr(r.out, "inside character 737 (line 9, column 141)") != NULL, "%s", r.out);
+    /* a second ordinal */
+    run_free(&r);
+    r = run_g2e("count", "--ctx", "2", "dog cat mouse", NULL);
+    cr_expect(strstr(r.out, "2nd token ends") && strstr(r.out, "fits 2"), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("count", "--ctx", "13", "dog cat mouse", NULL);
+    cr_expect(strstr(r.out, "13th token ends"), "%s", r.out);
+    run_free(&r);
+}
+
+Test(count_cli, usage_and_errors)
+{
+    struct {
+        const char *args[6];
+        int status;
+        const char *msg;
+    } cases[] = {
+        {{NULL}, 2, "nothing to count"},
+        {{"--ctx", "0", "x"}, 2, "--ctx must be"},
+        {{"--ctx", "x", "x"}, 2, "--ctx must be"},
+        {{"--format", "csv", "x"}, 2, "table or json"},
+        {{"--bogus", "x"}, 2, "unknown option '--bogus'"},
+        {{"-", "-"}, 2, "only once"},
+        {{"-f"}, 2, "needs a file name"},
+        {{"-f", "/nonexistent/file.txt"}, 1, "/nonexistent/file.txt"},
+        {{"-f", "/"}, 1, "cannot read /"},
+        {{"--tokenizer", "/nonexistent/tok", "x"}, 1, "/nonexistent/tok"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *argv[12] = {G2E_TEST_BIN, "count"};
+        int n = 2;
+        for (int i = 0; cases[k].args[i]; i++)
+            argv[n++] = (char *)cases[k].args[i];
+        argv[n] = NULL;
+        run_result r = run_argv(argv, NULL, 0, NULL, NULL);
+        cr_expect_eq(r.status, cases[k].status, "case %zu: %d %s", k, r.status, r.err);
+        cr_expect(strstr(r.err, cases[k].msg) != NULL, "case %zu: %s", k, r.err);
+        cr_expect_eq(r.out_len, 0, "case %zu: nothing on stdout", k);
+        const char *nl = strchr(r.err, '\n');
+        cr_expect(nl && nl[1] == '\0', "case %zu: one line: %s", k, r.err);
+        run_free(&r);
+    }
+    run_result r = run_g2e("count", "--help", NULL);
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "usage: gpt2-embed count") && strstr(r.out, "--ctx"), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("--help", NULL);
+    cr_expect(strstr(r.out, "count") != NULL, "listed: %s", r.out);
+    run_free(&r);
+}
