@@ -587,11 +587,22 @@ static int draw(const job *j)
         free(vis);
         n++;
     }
-    const float *parts[3] = {data, data + R * C, data + 2 * R * C};
+    /* Pack the n filled rows of each part together (the strips read (n, C) per part). */
+    memmove(data + n * C, data + R * C, n * C * sizeof *data);
+    memmove(data + 2 * n * C, data + 2 * R * C, n * C * sizeof *data);
+    const float *parts[3] = {data, data + n * C, data + 2 * n * C};
     static const char *const names[3] = {"token vector wte[id]", "position vector", "sum (model input)"};
+    /* One colour range for all three, clipped at 4 x the median |x| (about the 99th
+     * percentile of a normal spread): robust to an outlier row such as GPT-2's position 0,
+     * which may be a large share of the values of a short text, so that it does not wash
+     * the other rows out. */
+    double q = fig_abs_percentile(data, 3 * n * C, 50.0);
+    if (q < 0)
+        goto done;
+    q *= 4.0;
     char title[256];
-    snprintf(title, sizeof title, "GPT-2 embedding step: token + position = input (%s, n_embd %zu)",
-             j->m->size_name ? j->m->size_name : "model", C);
+    snprintf(title, sizeof title, "GPT-2 embedding step: token + position = input (%s, n_embd %zu; colours clipped at \xC2\xB1%.3g = 4 x median |x|)",
+             j->m->size_name ? j->m->size_name : "model", C, q);
     plot_strips s = {0};
     s.n_rows = n;
     s.dim = C;
@@ -601,8 +612,8 @@ static int draw(const job *j)
     s.ops = "+=";
     s.labels = (const char *const *)labels;
     s.title = title;
-    s.vmin = s.vmax = 0;
-    /* Rows are (R, C) per strip but only n are filled: plot the first n of each. */
+    s.vmin = -q;
+    s.vmax = q;
     rc = plot_strips_png(&s, j->plot) ? -1 : 0;
 done:
     if (labels)

@@ -228,6 +228,38 @@ static int cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double fig_abs_percentile(const float *x, size_t n, double percentile)
+{
+    float *a = malloc((n ? n : 1) * sizeof *a);
+    if (!a) {
+        cli_error("out of memory for %zu values", n);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        a[i] = fabsf(x[i]);
+    qsort(a, n, sizeof *a, cmp_float);
+    /* nearest rank: the smallest value with at least percentile % of |x| at or below it */
+    double r = ceil(percentile / 100.0 * (double)n);
+    size_t k = r < 1 ? 0 : (size_t)r - 1;
+    if (k >= n)
+        k = n ? n - 1 : 0;
+    double q = n ? a[k] : 0;
+    free(a);
+    if (!(q > 0) || !isfinite(q)) {
+        /* all zeros below the percentile (or a non-finite value): fall back to the largest
+         * finite |x|, else 1, so that the map still has a range */
+        cli_note("the %g-th percentile of |x| is %g; using the largest finite |x| instead",
+                 percentile, q);
+        q = 0;
+        for (size_t i = 0; i < n; i++)
+            if (isfinite(x[i]) && fabsf(x[i]) > q)
+                q = fabsf(x[i]);
+        if (q == 0)
+            q = 1;
+    }
+    return q;
+}
+
 int fig_wpe_heatmap(const g2e_model *m, double percentile, const char *path, int width,
                     int height, double *q_out)
 {
@@ -244,33 +276,10 @@ int fig_wpe_heatmap(const g2e_model *m, double percentile, const char *path, int
     if (!wpe)
         return -1;
     size_t n = m->n_ctx * m->n_embd;
-    float *a = malloc(n * sizeof *a);
-    if (!a) {
-        cli_error("out of memory for %zu values", n);
+    double q = fig_abs_percentile(wpe, n, percentile);
+    if (q < 0) {
         free(wpe);
         return -1;
-    }
-    for (size_t i = 0; i < n; i++)
-        a[i] = fabsf(wpe[i]);
-    qsort(a, n, sizeof *a, cmp_float);
-    /* nearest rank: the smallest value with at least percentile % of |x| at or below it */
-    double r = ceil(percentile / 100.0 * (double)n);
-    size_t k = r < 1 ? 0 : (size_t)r - 1;
-    if (k >= n)
-        k = n - 1;
-    double q = a[k];
-    free(a);
-    if (!(q > 0) || !isfinite(q)) {
-        /* all zeros below the percentile (or a non-finite weight): fall back to the largest
-         * finite |x|, else 1, so that the map still has a range */
-        cli_note("the %g-th percentile of |wpe| is %g; using the largest finite |x| instead",
-                 percentile, q);
-        q = 0;
-        for (size_t i = 0; i < n; i++)
-            if (isfinite(wpe[i]) && fabsf(wpe[i]) > q)
-                q = fabsf(wpe[i]);
-        if (q == 0)
-            q = 1;
     }
     char name[64], title[200], bar[120];
     fig_model_name(m, name, sizeof name);

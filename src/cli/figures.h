@@ -57,6 +57,11 @@ int fig_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double
  * the bottom (as the PE figure), diverging colours symmetric around 0 and clipped at
  * ±q, q = the `percentile`-th percentile of |wpe| (0 < percentile <= 100); q is stated
  * on the colour bar and in the title. *q_out (may be NULL) receives q. */
+/* The `percentile`-th percentile (nearest rank, 0 < percentile <= 100) of |x[i]| over n
+ * values: a colour range that one outlier (GPT-2's wpe[0]) cannot wash out. Falls back to
+ * the largest finite |x| (or 1) when that is 0, saying so; -1 on out of memory (printed). */
+double fig_abs_percentile(const float *x, size_t n, double percentile);
+
 int fig_wpe_heatmap(const g2e_model *m, double percentile, const char *path, int width,
                     int height, double *q_out);
 
