@@ -24,7 +24,7 @@ LDFLAGS += $(SANFLAGS)
 endif
 CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -Isrc/lib -Isrc/cli \
             -DG2E_DATADIR='"$(PREFIX)/share/gpt2-embed"'
-LDLIBS  := -lcjson -lcurl -lcairo -lfontconfig -lutf8proc -lm
+LDLIBS  := -lcjson -lcairo -lfontconfig -lutf8proc -lm
 
 LIB_SRC   := $(sort $(wildcard src/lib/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))

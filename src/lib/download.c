@@ -15,7 +15,7 @@
 #include "safetensors.h"
 #include "sha256.h"
 
-#include <curl/curl.h>
+#include "curl_dl.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -117,25 +117,30 @@ int dl_resolve_url(char **out, const char *endpoint, const char *repo, const cha
 }
 
 /* scheme://host:port of url, lower-cased host, default port filled in. */
+/* libcurl, loaded on first use (curl_dl.h): the rest of the program never maps it. */
+static const curl_api *cu;
+
 static int origin_of(const char *url, char *out, size_t cap)
 {
-    CURLU *h = curl_url();
+    if (!cu && !(cu = curl_dl(DL_E_CURL, NULL)))
+        return 0;   /* cannot tell: not the same origin, so no token is sent */
+    CURLU *h = cu->url();
     char *scheme = NULL, *host = NULL, *port = NULL;
     int ok = 0;
-    if (h && curl_url_set(h, CURLUPART_URL, url, 0) == CURLUE_OK &&
-        curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
-        curl_url_get(h, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-        curl_url_get(h, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+    if (h && cu->url_set(h, CURLUPART_URL, url, 0) == CURLUE_OK &&
+        cu->url_get(h, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+        cu->url_get(h, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+        cu->url_get(h, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
         for (char *p = host; *p; p++)
             if (*p >= 'A' && *p <= 'Z')
                 *p = (char)(*p - 'A' + 'a');
         int n = snprintf(out, cap, "%s://%s:%s", scheme, host, port);
         ok = n > 0 && (size_t)n < cap;
     }
-    curl_free(scheme);
-    curl_free(host);
-    curl_free(port);
-    curl_url_cleanup(h);
+    cu->free(scheme);
+    cu->free(host);
+    cu->free(port);
+    cu->url_cleanup(h);
     return ok;
 }
 
@@ -531,13 +536,13 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
         shown(url, show, sizeof show);
         struct curl_slist *hdr = NULL, *t;
         char range[96];
-        hdr = curl_slist_append(hdr, "Accept-Encoding: identity");
-        if (own && c->token && (t = curl_slist_append(hdr, c->auth_header)) != NULL)
+        hdr = cu->slist_append(hdr, "Accept-Encoding: identity");
+        if (own && c->token && (t = cu->slist_append(hdr, c->auth_header)) != NULL)
             hdr = t;
         if (s) {
             snprintf(range, sizeof range, "Range: bytes=%" PRIu64 "-%" PRIu64, s->want_start,
                      s->want_start + s->want_len - 1);
-            if ((t = curl_slist_append(hdr, range)) != NULL)
+            if ((t = cu->slist_append(hdr, range)) != NULL)
                 hdr = t;
             s->ranged = 1;
             s->started = 0;
@@ -550,21 +555,21 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
         memset(&r, 0, sizeof r);
         if (s)
             s->r = &r;
-        curl_easy_setopt(c->h, CURLOPT_URL, url);
-        curl_easy_setopt(c->h, CURLOPT_HTTPHEADER, hdr);
+        cu->easy_setopt(c->h, CURLOPT_URL, url);
+        cu->easy_setopt(c->h, CURLOPT_HTTPHEADER, hdr);
         if (s)
-            curl_easy_setopt(c->h, CURLOPT_HTTPGET, 1L);   /* also undoes NOBODY */
+            cu->easy_setopt(c->h, CURLOPT_HTTPGET, 1L);   /* also undoes NOBODY */
         else
-            curl_easy_setopt(c->h, CURLOPT_NOBODY, 1L);
-        curl_easy_setopt(c->h, CURLOPT_HEADERDATA, &r);
+            cu->easy_setopt(c->h, CURLOPT_NOBODY, 1L);
+        cu->easy_setopt(c->h, CURLOPT_HEADERDATA, &r);
         sink discard = {0};
         discard.c = c;
         discard.r = &r;
         discard.want_len = 0;
-        curl_easy_setopt(c->h, CURLOPT_WRITEDATA, s ? s : &discard);
-        CURLcode cc = curl_easy_perform(c->h);
-        curl_easy_setopt(c->h, CURLOPT_HTTPHEADER, NULL);
-        curl_slist_free_all(hdr);
+        cu->easy_setopt(c->h, CURLOPT_WRITEDATA, s ? s : &discard);
+        CURLcode cc = cu->easy_perform(c->h);
+        cu->easy_setopt(c->h, CURLOPT_HTTPHEADER, NULL);
+        cu->slist_free_all(hdr);
         /* the last answer of the endpoint itself speaks for the file, as in the Hub's
          * client: a same-host redirect (a renamed repo) is followed, the CDN's is not */
         if (own && (r.commit[0] || r.linked_etag[0] || r.etag[0])) {
@@ -590,7 +595,7 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
             case CURLE_SEND_ERROR: case CURLE_PARTIAL_FILE: case CURLE_GOT_NOTHING:
             case CURLE_SSL_CONNECT_ERROR: case CURLE_HTTP2: case CURLE_HTTP2_STREAM:
             case CURLE_COULDNT_RESOLVE_PROXY:
-                snprintf(why, why_cap, "%s", curl_easy_strerror(cc));
+                snprintf(why, why_cap, "%s", cu->easy_strerror(cc));
                 rc = XCH_TRANSIENT;
                 goto out;
             case CURLE_COULDNT_RESOLVE_HOST:
@@ -598,14 +603,14 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
                               "a wrong HF_ENDPOINT?)", show);
                 goto out;
             default:
-                rc = g2e_fail(err, DL_E_NETWORK, "%s: %s", show, curl_easy_strerror(cc));
+                rc = g2e_fail(err, DL_E_NETWORK, "%s: %s", show, cu->easy_strerror(cc));
                 goto out;
             }
         }
         long st = r.status;
         if (st >= 300 && st < 400 && st != 304) {
             char *loc = NULL;
-            curl_easy_getinfo(c->h, CURLINFO_REDIRECT_URL, &loc);
+            cu->easy_getinfo(c->h, CURLINFO_REDIRECT_URL, &loc);
             if (!loc || !*loc) {
                 rc = g2e_fail(err, DL_E_PROTOCOL, "HTTP %ld without a Location from %s", st, show);
                 goto out;
@@ -1278,25 +1283,29 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
         }
         snprintf(c.auth_header, sizeof c.auth_header, "Authorization: Bearer %s", c.token);
     }
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    if (!cu && !(cu = curl_dl(DL_E_CURL, err))) {
+        rc = DL_E_CURL;
+        goto fail;
+    }
+    if (cu->global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         rc = g2e_fail(err, DL_E_CURL, "libcurl could not be initialised");
         goto fail;
     }
-    c.h = curl_easy_init();
+    c.h = cu->easy_init();
     if (!c.h) {
-        curl_global_cleanup();
+        cu->global_cleanup();
         rc = g2e_fail(err, DL_E_CURL, "libcurl could not be initialised");
         goto fail;
     }
-    curl_easy_setopt(c.h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c.h, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(c.h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c.h, CURLOPT_USERAGENT, "gpt2-embed/0.1.0 (libcurl)");
-    curl_easy_setopt(c.h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c.h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c.h, CURLOPT_CONNECTTIMEOUT, opts->connect_seconds > 0 ? opts->connect_seconds : 30L);
-    curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_TIME, opts->stall_seconds > 0 ? opts->stall_seconds : 60L);
+    cu->easy_setopt(c.h, CURLOPT_NOSIGNAL, 1L);
+    cu->easy_setopt(c.h, CURLOPT_FOLLOWLOCATION, 0L);
+    cu->easy_setopt(c.h, CURLOPT_PROTOCOLS_STR, "http,https");
+    cu->easy_setopt(c.h, CURLOPT_USERAGENT, "gpt2-embed/0.1.0 (libcurl)");
+    cu->easy_setopt(c.h, CURLOPT_HEADERFUNCTION, on_header);
+    cu->easy_setopt(c.h, CURLOPT_WRITEFUNCTION, on_body);
+    cu->easy_setopt(c.h, CURLOPT_CONNECTTIMEOUT, opts->connect_seconds > 0 ? opts->connect_seconds : 30L);
+    cu->easy_setopt(c.h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    cu->easy_setopt(c.h, CURLOPT_LOW_SPEED_TIME, opts->stall_seconds > 0 ? opts->stall_seconds : 60L);
 
     /* the metadata, as the Hub's client gets it: a HEAD, redirects not followed off-host */
     stage(&c, DL_STAGE_RESOLVE, 0, 0);
@@ -1321,8 +1330,8 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
         stage(&c, DL_STAGE_DONE, res->out_size, res->out_size);
 fail:
     if (c.h) {
-        curl_easy_cleanup(c.h);
-        curl_global_cleanup();
+        cu->easy_cleanup(c.h);
+        cu->global_cleanup();
     }
     if (c.token) {
         memset(c.token, 0, strlen(c.token));
