@@ -10,6 +10,7 @@
 #include "fixture.h"
 #include "model.h"
 #include "plot.h"
+#include "pngcheck.h"
 #include "support.h"
 
 #include <cairo/cairo.h>
@@ -22,49 +23,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const int STOP[11][3] = {
-    {0x05, 0x30, 0x61}, {0x21, 0x66, 0xac}, {0x43, 0x93, 0xc3}, {0x92, 0xc5, 0xde},
-    {0xd1, 0xe5, 0xf0}, {0xff, 0xff, 0xff}, {0xfd, 0xdb, 0xc7}, {0xf4, 0xa5, 0x82},
-    {0xd6, 0x60, 0x4d}, {0xb2, 0x18, 0x2b}, {0x67, 0x00, 0x1f},
-};
-
-static void want_colour(double v, double lo, double hi, double rgb[3])
-{
-    double t = (v - lo) / (hi - lo);
-    t = t < 0 ? 0 : t > 1 ? 1 : t;
-    int k = (int)(t * 10);
-    if (k > 9) k = 9;
-    double f = t * 10 - k;
-    for (int c = 0; c < 3; c++)
-        rgb[c] = STOP[k][c] + (STOP[k + 1][c] - STOP[k][c]) * f;
-}
-
-typedef struct png {
-    cairo_surface_t *s;
-    int w, h;
-} png;
-
-static png load(const char *path)
-{
-    png p;
-    p.s = cairo_image_surface_create_from_png(path);
-    cr_assert_eq(cairo_surface_status(p.s), CAIRO_STATUS_SUCCESS, "%s does not decode: %s", path,
-                 cairo_status_to_string(cairo_surface_status(p.s)));
-    p.w = cairo_image_surface_get_width(p.s);
-    p.h = cairo_image_surface_get_height(p.s);
-    return p;
-}
-
-static void px(const png *p, int x, int y, int rgb[3])
-{
-    cr_assert(x >= 0 && y >= 0 && x < p->w && y < p->h, "pixel (%d, %d) outside %dx%d", x, y,
-              p->w, p->h);
-    const unsigned char *d = cairo_image_surface_get_data(p->s);
-    uint32_t v;
-    memcpy(&v, d + (size_t)y * cairo_image_surface_get_stride(p->s) + (size_t)x * 4, 4);
-    rgb[0] = (int)(v >> 16 & 255), rgb[1] = (int)(v >> 8 & 255), rgb[2] = (int)(v & 255);
-}
-
 static int same(const int got[3], const double want[3])
 {
     for (int c = 0; c < 3; c++)
@@ -76,7 +34,7 @@ static int same(const int got[3], const double want[3])
 static int expect_px(const png *p, int x, int y, const double want[3], const char *what)
 {
     int got[3];
-    px(p, x, y, got);
+    pngcheck_px(p, x, y, got);
     int ok = same(got, want);
     cr_expect(ok, "%s at (%d, %d): got #%02x%02x%02x, want #%02x%02x%02x", what, x, y, got[0],
               got[1], got[2], (int)lround(want[0]), (int)lround(want[1]), (int)lround(want[2]));
@@ -89,7 +47,7 @@ static int count_colour(const png *p, const double want[3])
     for (int y = 0; y < p->h; y++)
         for (int x = 0; x < p->w; x++) {
             int g[3];
-            px(p, x, y, g);
+            pngcheck_px(p, x, y, g);
             n += same(g, want);
         }
     return n;
@@ -178,7 +136,7 @@ Test(figures_learned, cosine_matrix_cells_diagonal_and_bar)
     g2e_model *m = open_path(w);
     char *path = path_join(dir, "cosine.png");
     cr_assert_eq(fig_wpe_cosine(m, path, 0, 0), 0);
-    png p = load(path);
+    png p = pngcheck_load(path);
     float dummy = 0;
     plot_heatmap h = {.z = &dummy, .nx = C, .ny = C, .vmin = -1, .vmax = 1, .width = p.w,
                       .height = p.h};
@@ -188,8 +146,8 @@ Test(figures_learned, cosine_matrix_cells_diagonal_and_bar)
     cr_expect_eq(L.area_w, L.area_h, "square cells for a square matrix");
     double cw = (double)L.area_w / C, ch = (double)L.area_h / C;
     double plus1[3], minus1[3];
-    want_colour(1, -1, 1, plus1);
-    want_colour(-1, -1, 1, minus1);
+    pngcheck_colour(1, -1, 1, plus1);
+    pngcheck_colour(-1, -1, 1, minus1);
     /* the diagonal, from the top left down: the colour of +1 */
     int bad = 0;
     for (int i = 0; i < C; i++)
@@ -201,7 +159,7 @@ Test(figures_learned, cosine_matrix_cells_diagonal_and_bar)
     for (int i = 0; i < C && bad < 5; i += 3)
         for (int j = 0; j < C && bad < 5; j += 5) {
             double want[3];
-            want_colour(naive_wpe_cos(&o, (uint64_t)i, (uint64_t)j), -1, 1, want);
+            pngcheck_colour(naive_wpe_cos(&o, (uint64_t)i, (uint64_t)j), -1, 1, want);
             bad += !expect_px(&p, L.area_x + (int)((j + 0.5) * cw),
                               L.area_y + (int)((i + 0.5) * ch), want, "cosine cell");
         }
@@ -239,7 +197,7 @@ Test(figures_learned, wpe_heatmap_range_is_the_percentile_and_cells_match)
         double q = 0;
         cr_assert_eq(fig_wpe_heatmap(m, pct[k], path, 0, 0, &q), 0);
         cr_expect_eq(q, q_want, "p%g: %.9g vs %.9g", pct[k], q, q_want);
-        png p = load(path);
+        png p = pngcheck_load(path);
         float dummy = 0;
         plot_heatmap h = {.z = &dummy, .nx = C, .ny = E, .vmin = -1, .vmax = 1};
         plot_layout L;
@@ -250,7 +208,7 @@ Test(figures_learned, wpe_heatmap_range_is_the_percentile_and_cells_match)
         for (int pos = 0; pos < C && bad < 5; pos++)
             for (int d = 0; d < E && bad < 5; d++) {
                 double v = fixture_expected(&o, FIXTURE_WPE, (uint64_t)pos, (uint64_t)d), want[3];
-                want_colour(v, -q_want, q_want, want);
+                pngcheck_colour(v, -q_want, q_want, want);
                 saturated += fabs(v) >= q_want;
                 /* x position, y dimension with 0 at the bottom */
                 bad += !expect_px(&p, L.area_x + (int)((pos + 0.5) * cw),
@@ -260,8 +218,8 @@ Test(figures_learned, wpe_heatmap_range_is_the_percentile_and_cells_match)
         cr_expect(saturated >= 1, "the largest |x| is at an end of the map");
         /* the bar runs from +q (top) to -q (bottom): the map's ends */
         double top[3], bottom[3];
-        want_colour(1, -1, 1, top);
-        want_colour(-1, -1, 1, bottom);
+        pngcheck_colour(1, -1, 1, top);
+        pngcheck_colour(-1, -1, 1, bottom);
         expect_px(&p, L.bar_x + L.bar_w / 2, L.bar_y, top, "bar top");
         expect_px(&p, L.bar_x + L.bar_w / 2, L.bar_y + L.bar_h - 1, bottom, "bar bottom");
         cairo_surface_destroy(p.s);
@@ -414,7 +372,7 @@ Test(figures_learned, compare_learned_plot_and_errors)
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect_eq(r.out_len, 0, "--plot alone replaces the numeric output");
     run_free(&r);
-    png p = load(png_path);
+    png p = pngcheck_load(png_path);
     cr_expect(p.w == 960 && p.h == 600);
     double c1[3] = {0x1f, 0x77, 0xb4}, c2[3] = {0xff, 0x7f, 0x0e};
     cr_expect(count_colour(&p, c1) > 300, "the sinusoidal series");
@@ -507,7 +465,7 @@ Test(figures_learned, plot_commands)
         cr_expect_eq(r.status, 0, "%s: %s", figs[k], r.err);
         cr_expect_eq(r.out_len, 0);
         run_free(&r);
-        png p = load(path);
+        png p = pngcheck_load(path);
         cr_expect(p.w == 800 && p.h == 500, "%s: %dx%d", figs[k], p.w, p.h);
         cairo_surface_destroy(p.s);
         free(path);
@@ -518,7 +476,7 @@ Test(figures_learned, plot_commands)
                            "--max-distance", "12", "-o", bd, NULL);
     cr_expect_eq(r.status, 0, "%s", r.err);
     run_free(&r);
-    png p = load(bd);
+    png p = pngcheck_load(bd);
     double c1[3] = {0x1f, 0x77, 0xb4}, c2[3] = {0xff, 0x7f, 0x0e};
     cr_expect(count_colour(&p, c1) > 200 && count_colour(&p, c2) > 200, "two series");
     cairo_surface_destroy(p.s);
@@ -577,7 +535,7 @@ Test(figures_learned, full_gpt2_shapes, .timeout = 120)
     g2e_model *m = open_path(w);
     char *cos_png = path_join(dir, "cosine-1024.png");
     cr_assert_eq(fig_wpe_cosine(m, cos_png, 0, 0), 0);
-    png p = load(cos_png);
+    png p = pngcheck_load(cos_png);
     float dummy = 0;
     plot_heatmap h = {.z = &dummy, .nx = 1024, .ny = 1024, .vmin = -1, .vmax = 1,
                       .width = p.w, .height = p.h};
@@ -586,7 +544,7 @@ Test(figures_learned, full_gpt2_shapes, .timeout = 120)
     cr_expect_eq(L.area_w, 1024, "a pixel per position");
     cr_expect_eq(L.area_h, 1024);
     double plus1[3];
-    want_colour(1, -1, 1, plus1);
+    pngcheck_colour(1, -1, 1, plus1);
     int bad = 0;
     for (int i = 0; i < 1024; i += 7)
         bad += !expect_px(&p, L.area_x + i, L.area_y + i, plus1, "diagonal");
@@ -594,7 +552,7 @@ Test(figures_learned, full_gpt2_shapes, .timeout = 120)
     for (int i = 0; i < 1024 && bad < 3; i += 97)
         for (int j = 0; j < 1024 && bad < 3; j += 89) {
             double want[3];
-            want_colour(naive_wpe_cos(&o, (uint64_t)i, (uint64_t)j), -1, 1, want);
+            pngcheck_colour(naive_wpe_cos(&o, (uint64_t)i, (uint64_t)j), -1, 1, want);
             bad += !expect_px(&p, L.area_x + j, L.area_y + i, want, "cosine cell");
         }
     cairo_surface_destroy(p.s);
@@ -602,14 +560,14 @@ Test(figures_learned, full_gpt2_shapes, .timeout = 120)
     char *wpe_png = path_join(dir, "wpe-1024x768.png");
     double q = 0;
     cr_assert_eq(fig_wpe_heatmap(m, 99.0, wpe_png, 0, 0, &q), 0);
-    p = load(wpe_png);
+    p = pngcheck_load(wpe_png);
     h.nx = 1024, h.ny = 768, h.width = 0, h.height = 0;
     cr_assert_eq(plot_heatmap_layout(&h, &L), 0);
     cr_expect(p.w == L.width && p.h == L.height && L.area_w == 1024 && L.area_h == 768);
     for (int pos = 0; pos < 1024 && bad < 3; pos += 101)
         for (int d = 0; d < 768 && bad < 3; d += 53) {
             double want[3];
-            want_colour(fixture_expected(&o, FIXTURE_WPE, (uint64_t)pos, (uint64_t)d), -q, q, want);
+            pngcheck_colour(fixture_expected(&o, FIXTURE_WPE, (uint64_t)pos, (uint64_t)d), -q, q, want);
             bad += !expect_px(&p, L.area_x + pos, L.area_y + L.area_h - 1 - d, want, "wpe cell");
         }
     cr_expect_eq(bad, 0);
@@ -617,7 +575,7 @@ Test(figures_learned, full_gpt2_shapes, .timeout = 120)
 
     char *bd_png = path_join(dir, "by-distance-1024.png");
     cr_assert_eq(fig_wpe_by_distance(m, 1024, 1023, 10000.0, bd_png, 0, 0), 0);
-    p = load(bd_png);
+    p = pngcheck_load(bd_png);
     cr_expect(p.w == 960 && p.h == 600);
     cairo_surface_destroy(p.s);
     model_close(m);

@@ -4,6 +4,7 @@
  * be looked at. */
 #include "figures.h"
 #include "plot.h"
+#include "pngcheck.h"
 #include "support.h"
 
 #include <cairo/cairo.h>
@@ -14,53 +15,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const int STOP[11][3] = {
-    {0x05, 0x30, 0x61}, {0x21, 0x66, 0xac}, {0x43, 0x93, 0xc3}, {0x92, 0xc5, 0xde},
-    {0xd1, 0xe5, 0xf0}, {0xff, 0xff, 0xff}, {0xfd, 0xdb, 0xc7}, {0xf4, 0xa5, 0x82},
-    {0xd6, 0x60, 0x4d}, {0xb2, 0x18, 0x2b}, {0x67, 0x00, 0x1f},
-};
-
-/* The documented map for value v on [lo, hi], as doubles. */
-static void want_colour(double v, double lo, double hi, double rgb[3])
-{
-    double t = (v - lo) / (hi - lo);
-    t = t < 0 ? 0 : t > 1 ? 1 : t;
-    int k = (int)(t * 10);
-    if (k > 9) k = 9;
-    double f = t * 10 - k;
-    for (int c = 0; c < 3; c++)
-        rgb[c] = STOP[k][c] + (STOP[k + 1][c] - STOP[k][c]) * f;
-}
-
-typedef struct png {
-    cairo_surface_t *s;
-    int w, h;
-} png;
-
-static png load(const char *path)
-{
-    png p;
-    p.s = cairo_image_surface_create_from_png(path);
-    cr_assert_eq(cairo_surface_status(p.s), CAIRO_STATUS_SUCCESS, "%s does not decode: %s", path,
-                 cairo_status_to_string(cairo_surface_status(p.s)));
-    p.w = cairo_image_surface_get_width(p.s);
-    p.h = cairo_image_surface_get_height(p.s);
-    return p;
-}
-
-static void px(const png *p, int x, int y, int rgb[3])
-{
-    cr_assert(x >= 0 && y >= 0 && x < p->w && y < p->h, "pixel (%d, %d) outside %dx%d", x, y, p->w, p->h);
-    const unsigned char *d = cairo_image_surface_get_data(p->s);
-    uint32_t v;
-    memcpy(&v, d + (size_t)y * cairo_image_surface_get_stride(p->s) + (size_t)x * 4, 4);
-    rgb[0] = (int)(v >> 16 & 255), rgb[1] = (int)(v >> 8 & 255), rgb[2] = (int)(v & 255);
-}
-
 static void expect_px(const png *p, int x, int y, const double want[3], const char *what)
 {
     int got[3];
-    px(p, x, y, got);
+    pngcheck_px(p, x, y, got);
     int ok = 1;
     for (int c = 0; c < 3; c++)
         ok &= fabs(got[c] - want[c]) <= 1.0;
@@ -75,7 +33,7 @@ static int count_colour(const png *p, int x0, int y0, int x1, int y1, const doub
     for (int y = y0; y < y1; y++)
         for (int x = x0; x < x1; x++) {
             int g[3];
-            px(p, x, y, g);
+            pngcheck_px(p, x, y, g);
             if (fabs(g[0] - want[0]) <= 1 && fabs(g[1] - want[1]) <= 1 && fabs(g[2] - want[2]) <= 1)
                 n++;
         }
@@ -88,7 +46,7 @@ static int count_dark(const png *p, int x0, int y0, int x1, int y1)
     for (int y = y0; y < y1; y++)
         for (int x = x0; x < x1; x++) {
             int g[3];
-            px(p, x, y, g);
+            pngcheck_px(p, x, y, g);
             n += g[0] + g[1] + g[2] < 200;
         }
     return n;
@@ -119,7 +77,7 @@ Test(plot, pe_heatmap_cells_colour_bar_and_orientation)
     plot_layout L;
     cr_assert_eq(plot_heatmap_layout(&h, &L), 0);
     cr_assert_eq(plot_heatmap_png(&h, path), 0);
-    png p = load(path);
+    png p = pngcheck_load(path);
     cr_expect_eq(p.w, 960);
     cr_expect_eq(p.h, 600);
     cr_expect_eq(p.w, L.width);
@@ -127,9 +85,9 @@ Test(plot, pe_heatmap_cells_colour_bar_and_orientation)
     double cw = (double)L.area_w / N, ch = (double)L.area_h / D;
     /* position 0 (the first column), from the bottom up: sin 0 = 0, cos 0 = 1, ... */
     double white[3], top[3], bottom[3];
-    want_colour(0, -1, 1, white);
-    want_colour(1, -1, 1, top);
-    want_colour(-1, -1, 1, bottom);
+    pngcheck_colour(0, -1, 1, white);
+    pngcheck_colour(1, -1, 1, top);
+    pngcheck_colour(-1, -1, 1, bottom);
     cr_expect(white[0] == 255 && white[1] == 255 && white[2] == 255, "0 is white in the map");
     for (int d = 0; d < D; d++) {
         int x = L.area_x + (int)(0.5 * cw);
@@ -140,7 +98,7 @@ Test(plot, pe_heatmap_cells_colour_bar_and_orientation)
     for (int pos = 0; pos < N; pos += 7)
         for (int d = 0; d < D; d++) {
             double want[3];
-            want_colour(z[pos * D + d], -1, 1, want);
+            pngcheck_colour(z[pos * D + d], -1, 1, want);
             int x = L.area_x + (int)((pos + 0.5) * cw);
             int y = L.area_y + L.area_h - 1 - (int)((d + 0.5) * ch);
             expect_px(&p, x, y, want, "PE cell");
@@ -150,9 +108,9 @@ Test(plot, pe_heatmap_cells_colour_bar_and_orientation)
     expect_px(&p, bx, L.bar_y, top, "colour bar top");
     expect_px(&p, bx, L.bar_y + L.bar_h - 1, bottom, "colour bar bottom");
     double mid[3];
-    want_colour(0.5, 0, 1, mid);
+    pngcheck_colour(0.5, 0, 1, mid);
     int g[3];
-    px(&p, bx, L.bar_y + L.bar_h / 2, g);
+    pngcheck_px(&p, bx, L.bar_y + L.bar_h / 2, g);
     cr_expect(g[0] > 240 && g[1] > 240 && g[2] > 240, "middle of the bar near white");
     /* text was rendered: dark pixels in the title band and under the x axis */
     cr_expect(count_dark(&p, 0, 0, p.w, L.area_y - 4) > 100, "a title");
@@ -177,13 +135,13 @@ Test(plot, origin_top_and_strides)
     cr_assert_eq(plot_heatmap_png(&h, a), 0);
     h.origin_top = 0;
     cr_assert_eq(plot_heatmap_png(&h, b), 0);
-    png pt = load(a), pb = load(b);
+    png pt = pngcheck_load(a), pb = pngcheck_load(b);
     cr_expect(pt.w == 500 && pt.h == 400);
     double cw = L.area_w / 3.0, ch = L.area_h / 2.0;
     for (int y = 0; y < 2; y++)
         for (int x = 0; x < 3; x++) {
             double want[3];
-            want_colour(z[y * 3 + x], -1, 1, want);
+            pngcheck_colour(z[y * 3 + x], -1, 1, want);
             int px_x = L.area_x + (int)((x + 0.5) * cw);
             expect_px(&pt, px_x, L.area_y + (int)((y + 0.5) * ch), want, "origin top");
             expect_px(&pb, px_x, L.area_y + L.area_h - 1 - (int)((y + 0.5) * ch), want, "origin bottom");
@@ -206,13 +164,13 @@ Test(plot, large_heatmap_gets_a_pixel_per_cell)
     cr_expect_eq(L.area_w, N);
     cr_expect_eq(L.area_h, D);
     cr_assert_eq(plot_heatmap_png(&h, path), 0);
-    png p = load(path);
+    png p = pngcheck_load(path);
     cr_expect(p.w == L.width && p.h == L.height);
     /* one pixel per cell: each cell is exactly its colour */
     for (int pos = 0; pos < N; pos += 97)
         for (int d = 0; d < D; d += 31) {
             double want[3];
-            want_colour(z[pos * D + d], -1, 1, want);
+            pngcheck_colour(z[pos * D + d], -1, 1, want);
             expect_px(&p, L.area_x + pos, L.area_y + L.area_h - 1 - d, want, "cell");
         }
     cairo_surface_destroy(p.s);
@@ -234,7 +192,7 @@ Test(plot, line_chart_draws_each_series_and_a_legend)
     char *dir = test_tmpdir("plot-lines");
     char *path = path_join(dir, "lines.png");
     cr_assert_eq(plot_lines_png(&L, path), 0);
-    png p = load(path);
+    png p = pngcheck_load(path);
     cr_expect(p.w == 960 && p.h == 600);
     double c1[3] = {0x1f, 0x77, 0xb4}, c2[3] = {0xff, 0x7f, 0x0e};
     cr_expect(count_colour(&p, 0, 0, p.w, p.h, c1) > 300, "first series colour");
@@ -247,7 +205,7 @@ Test(plot, line_chart_draws_each_series_and_a_legend)
     plot_lines L1 = {.series = &s1, .n_series = 1, .width = 400, .height = 300};
     char *p1 = path_join(dir, "one.png");
     cr_expect_eq(plot_lines_png(&L1, p1), 0);
-    png q = load(p1);
+    png q = pngcheck_load(p1);
     cr_expect(q.w == 400 && q.h == 300);
     cairo_surface_destroy(q.s);
     free(p1), free(path), free(dir);
@@ -271,12 +229,12 @@ Test(plot, strips_show_each_vector)
     char *dir = test_tmpdir("plot-strips");
     char *path = path_join(dir, "strips.png");
     cr_assert_eq(plot_strips_png(&s, path), 0);
-    png p = load(path);
+    png p = pngcheck_load(path);
     cr_expect_eq(p.w, 1280);
     double top[3], bottom[3], half[3];
-    want_colour(1, -1, 1, top);
-    want_colour(-1, -1, 1, bottom);
-    want_colour(0.5, -1, 1, half);
+    pngcheck_colour(1, -1, 1, top);
+    pngcheck_colour(-1, -1, 1, bottom);
+    pngcheck_colour(0.5, -1, 1, half);
     int a = count_colour(&p, 0, 0, p.w / 2, p.h, top);
     int b = count_colour(&p, 0, 0, p.w, p.h, bottom);
     int c = count_colour(&p, p.w / 2, 0, p.w, p.h, half);
@@ -303,7 +261,7 @@ Test(plot, strips_show_each_vector)
     s.title = "\xE7\x8A\xAC\xE3\x81\x8C\xE7\x8C\xAB\xE3\x82\x92 / The dog chased the cat";
     char *p2 = path_join(dir, "strips-auto.png");
     cr_expect_eq(plot_strips_png(&s, p2), 0);
-    png q = load(p2);
+    png q = pngcheck_load(p2);
     cr_expect_eq(q.w, 1280);
     cairo_surface_destroy(q.s);
     free(p2), free(path), free(dir);
@@ -354,7 +312,7 @@ Test(plot, colour_map_function)
     cr_expect(c[0] == 0x80 && c[1] == 0x80 && c[2] == 0x80, "NaN is grey");
     plot_cmap_value(0.25, -1, 1, c);
     double w[3];
-    want_colour(0.25, -1, 1, w);
+    pngcheck_colour(0.25, -1, 1, w);
     cr_expect(abs(c[0] - (int)lround(w[0])) <= 1 && abs(c[2] - (int)lround(w[2])) <= 1);
 }
 
@@ -368,7 +326,7 @@ Test(plot, by_distance_figure_with_a_second_curve)
     char *dir = test_tmpdir("plot-bydist");
     char *path = path_join(dir, "by-distance.png");
     cr_assert_eq(fig_by_distance(128, 64, 10000.0, M, learned, "made-up learned curve", path, 0, 0), 0);
-    png p = load(path);
+    png p = pngcheck_load(path);
     cr_expect(p.w == 960 && p.h == 600);
     double c1[3] = {0x1f, 0x77, 0xb4}, c2[3] = {0xff, 0x7f, 0x0e};
     cr_expect(count_colour(&p, 0, 0, p.w, p.h, c1) > 300, "sinusoidal series");
@@ -398,7 +356,7 @@ Test(plot, nearly_flat_ranges_finish, .timeout = 20)
     plot_heatmap h = {.z = z, .nx = 2, .ny = 1, .x_stride = 1, .y_stride = 1, .vmin = 1.0,
                       .vmax = nextafter(1.0, 2.0)};
     cr_expect_eq(plot_heatmap_png(&h, path), 0);
-    png p = load(path);
+    png p = pngcheck_load(path);
     cr_expect(p.w == 960 && p.h == 600);
     cairo_surface_destroy(p.s);
     free(path), free(dir);

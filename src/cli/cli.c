@@ -95,3 +95,42 @@ int cli_format(const char *given, const char *const *names)
     cli_error("--format must be %s, got '%s'", list, given);
     return -1;
 }
+
+char *cli_read_stream(FILE *f, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    for (;;) {
+        if (cap - n < 2) {
+            if (cap > SIZE_MAX / 2) {
+                free(buf);
+                errno = ENOMEM;
+                return NULL;
+            }
+            char *b = realloc(buf, cap * 2);
+            if (!b) {
+                free(buf);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = b;
+            cap *= 2;
+        }
+        size_t k = fread(buf + n, 1, cap - n - 1, f);
+        n += k;
+        if (k == 0) {
+            if (ferror(f)) {
+                int e = errno ? errno : EIO;
+                free(buf);
+                errno = e;
+                return NULL;
+            }
+            break;
+        }
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}

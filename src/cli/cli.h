@@ -30,6 +30,10 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
  * "--format must be a, b or c, got 'x'". */
 int cli_format(const char *given, const char *const *names);
 
+/* All of stream f in a new buffer (caller frees), NUL-terminated for convenience (*len does
+ * not count the NUL); NULL with errno set on a read error or when out of memory. */
+char *cli_read_stream(FILE *f, size_t *len);
+
 #define CMD(name, fn, summary) int fn(int argc, char **argv) __attribute__((weak));
 #include "commands.def"
 #undef CMD

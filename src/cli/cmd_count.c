@@ -79,46 +79,6 @@ typedef struct result {
     char snippet[TEXTPOS_SNIPPET_MAX];
 } result;
 
-/* The whole stream into a new buffer (NUL-terminated); NULL with errno on failure. */
-static char *read_stream(FILE *f, size_t *len)
-{
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return NULL;
-    for (;;) {
-        if (cap - n < 2) {
-            if (cap > SIZE_MAX / 2) {
-                free(buf);
-                errno = ENOMEM;
-                return NULL;
-            }
-            char *b = realloc(buf, cap * 2);
-            if (!b) {
-                free(buf);
-                errno = ENOMEM;
-                return NULL;
-            }
-            buf = b;
-            cap *= 2;
-        }
-        size_t k = fread(buf + n, 1, cap - n - 1, f);
-        n += k;
-        if (k == 0) {
-            if (ferror(f)) {
-                int e = errno ? errno : EIO;
-                free(buf);
-                errno = e;
-                return NULL;
-            }
-            break;
-        }
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
 /* Reads one input into *text (owned). Prints an error and returns -1 on failure. */
 static int read_input(const input *in, char **text, size_t *len)
 {
@@ -138,7 +98,7 @@ static int read_input(const input *in, char **text, size_t *len)
         return -1;
     }
     errno = 0;
-    *text = read_stream(f, len);
+    *text = cli_read_stream(f, len);
     int e = errno;
     if (f != stdin)
         fclose(f);

@@ -137,33 +137,11 @@ static int parse_ids(job *j)
 /* Reads all of a stream into j->text. */
 static int read_all(job *j, FILE *f, const char *name)
 {
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t k = fread(buf + n, 1, cap - n, f);
-        n += k;
-        if (n < cap)
-            break;
-        char *nb = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    if (!buf) {
-        cli_error("%s: out of memory", name);
-        return -1;
-    }
-    if (ferror(f)) {
+    j->text = cli_read_stream(f, &j->text_len);
+    if (!j->text) {
         cli_error("%s: %s", name, strerror(errno));
-        free(buf);
         return -1;
     }
-    j->text = buf;
-    j->text_len = n;
     return 0;
 }
 

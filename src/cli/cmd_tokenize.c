@@ -172,44 +172,6 @@ static void sb_json_str(sbuf *b, const uint8_t *p, size_t n)
 
 /* ------------------------------------------------------------ input */
 
-static char *read_stream(FILE *f, size_t *len)
-{
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return NULL;
-    for (;;) {
-        if (n == cap) {
-            if (cap > SIZE_MAX / 2) {
-                free(buf);
-                errno = ENOMEM;
-                return NULL;
-            }
-            char *q = realloc(buf, cap * 2);
-            if (!q) {
-                free(buf);
-                errno = ENOMEM;
-                return NULL;
-            }
-            buf = q;
-            cap *= 2;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) {
-            if (ferror(f)) {
-                int e = errno;
-                free(buf);
-                errno = e ? e : EIO;
-                return NULL;
-            }
-            break;
-        }
-    }
-    *len = n;
-    return buf;
-}
-
 /* ------------------------------------------------------------ --jsonl input lines */
 
 static size_t skip_ws(const char *s, size_t n, size_t i)
@@ -602,7 +564,7 @@ int cmd_tokenize(int argc, char **argv)
     unsigned flags = (lossy ? TOK_LOSSY : 0) | (fmt == FMT_IDS || jsonl ? TOK_NO_OFFSETS : 0);
 
     if (jsonl) {
-        input = read_stream(stdin, &in_len);
+        input = cli_read_stream(stdin, &in_len);
         if (!input) {
             cli_error("cannot read standard input: %s", strerror(errno));
             goto done;
@@ -675,7 +637,7 @@ int cmd_tokenize(int argc, char **argv)
             } else {
                 what = "standard input";
             }
-            input = read_stream(f, &in_len);
+            input = cli_read_stream(f, &in_len);
             int e = errno;
             if (file)
                 fclose(f);
