@@ -77,8 +77,8 @@ $(CLIA): $(CLI_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# The command objects are linked directly, not through $(CLIA): main.c refers to them
-# only weakly, and a weak reference never pulls a member out of an archive.
+# The command objects are linked directly (every one of them is a subcommand main.c
+# lists), not picked out of $(CLIA).
 $(B)/gpt2-embed: $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -34,7 +34,7 @@ int cli_format(const char *given, const char *const *names);
  * not count the NUL); NULL with errno set on a read error or when out of memory. */
 char *cli_read_stream(FILE *f, size_t *len);
 
-#define CMD(name, fn, summary) int fn(int argc, char **argv) __attribute__((weak));
+#define CMD(name, fn, summary) int fn(int argc, char **argv);
 #include "commands.def"
 #undef CMD
 
