@@ -455,3 +455,31 @@ Test(embedcli, plot_strips_png)
     free(b);
     free(png);
 }
+
+Test(embedcli, empty_input_gives_empty_arrays)
+{
+    char *npy = path_join(dir, "empty.npy");
+    run_result r = g2e_w(bigpath, (char *[]){"", "--format", "npy", "-o", npy, NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    run_free(&r);
+    numpy_check(bigpath, npy, "", "0", 0);   /* shape (0, 8), float32 */
+    r = g2e_w(bigpath, (char *[]){"", "--format", "raw", NULL});
+    cr_expect_eq(r.status, 0);
+    cr_expect_eq(r.out_len, 0);
+    run_free(&r);
+    r = g2e_w(bigpath, (char *[]){"", "--format", "json", NULL});
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "\"n_tokens\": 0") && strstr(r.out, "\"tokens\": []"), "%s", r.out);
+    run_free(&r);
+    r = g2e_w(bigpath, (char *[]){"", NULL});
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "0 tokens, 0 of 1024 positions used") != NULL, "%s", r.out);
+    run_free(&r);
+    char *png = path_join(dir, "empty.png");
+    r = g2e_w(bigpath, (char *[]){"", "--plot", png, NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "no tokens to draw") != NULL, "%s", r.err);
+    run_free(&r);
+    free(png);
+    free(npy);
+}

@@ -737,10 +737,6 @@ int cmd_embed(int argc, char **argv)
     }
     if (fit_context(&j))
         goto done;
-    if (j.T == 0 && j.fmt != F_TABLE && j.fmt != F_JSON) {
-        cli_error("the input has no tokens: an empty %s array is not written", FMT_NAMES[j.fmt]);
-        goto done;
-    }
     if (j.plot && draw(&j))
         goto done;
     if (j.plot && !j.out && j.fmt == F_TABLE) {
