@@ -1020,20 +1020,9 @@ static inline void heap_sift_down(uint64_t *h, size_t m, size_t i)
 
 static inline uint64_t heap_pop(uint64_t *h, size_t *n)
 {
-    uint64_t top = h[0], v = h[--(*n)];
-    size_t i = 0, m = *n;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= m)
-            break;
-        if (c + 1 < m && h[c + 1] < h[c])
-            c++;
-        if (h[c] >= v)
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = v;
+    uint64_t top = h[0];
+    h[0] = h[--(*n)];
+    heap_sift_down(h, *n, 0);
     return top;
 }
 
