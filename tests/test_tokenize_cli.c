@@ -46,7 +46,7 @@ Test(tokenize_cli, table_format_shows_pieces_and_offsets)
     cr_expect(strstr(r.out, "pos") && strstr(r.out, "id") && strstr(r.out, "piece"), "%s", r.out);
     cr_expect(strstr(r.out, "15496  Hello") != NULL, "%s", r.out);
     cr_expect(strstr(r.out, "\xE2\x90\xA3world") != NULL, "%s", r.out);  /* ␣world */
-    cr_expect(strstr(r.out, "\\n") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "\xE2\x86\xB5") != NULL, "%s", r.out);  /* ↵: the newline, shown as every command shows it */
     cr_expect(strstr(r.out, "5..11") != NULL, "%s", r.out);
     cr_expect(strstr(r.out, "11..12") != NULL, "%s", r.out);
     run_free(&r);

@@ -5,6 +5,7 @@
  * Deliberately left out: streaming of inputs larger than memory.
  */
 #include "cli.h"
+#include "out.h"
 #include "tokenizer.h"
 
 #include <errno.h>
@@ -98,41 +99,16 @@ static size_t utf8_len(const uint8_t *p, size_t n)
     return k >= need ? need : 0;
 }
 
-/* A piece for the table: space as ␣, controls escaped, bytes that are not (complete)
- * UTF-8 as \xHH, backslash doubled, everything else as is. */
+/* A piece for the table, made visible the way every command shows pieces
+ * (out_piece_visible: space ␣, newline ↵, tab →, other controls and partial UTF-8 \xNN). */
 static void sb_visible(sbuf *b, const uint8_t *p, size_t n)
 {
-    for (size_t i = 0; i < n;) {
-        uint8_t c = p[i];
-        size_t k = utf8_len(p + i, n - i);
-        if (!k) {
-            sb_hex(b, "\\x", c, 2);
-            i++;
-        } else if (c == ' ') {
-            sb_str(b, "\xE2\x90\xA3");
-            i++;
-        } else if (c == '\n') {
-            sb_str(b, "\\n");
-            i++;
-        } else if (c == '\t') {
-            sb_str(b, "\\t");
-            i++;
-        } else if (c == '\r') {
-            sb_str(b, "\\r");
-            i++;
-        } else if (c == '\\') {
-            sb_str(b, "\\\\");
-            i++;
-        } else if (c < 0x20 || c == 0x7F) {
-            sb_hex(b, "\\x", c, 2);
-            i++;
-        } else if (k == 2 && c == 0xC2 && p[i + 1] < 0xA0) { /* C1 controls */
-            sb_hex(b, "\\u", p[i + 1], 4);
-            i += 2;
-        } else {
-            sb_put(b, p + i, k);
-            i += k;
-        }
+    char *v = out_piece_visible((const char *)p, n);
+    if (v) {
+        sb_str(b, v);
+        free(v);
+    } else {
+        b->oom = 1;
     }
 }
 
