@@ -1,8 +1,8 @@
 /* bench_embed.c — issue #4's lookup-and-add target: 1024 tokens -> (1024, 768) float32 sums
  * on gpt2's shapes in at most 2 ms, file in the page cache.
  *
- * Uses the embeddings-only file that bench_similarity writes (gpt2's wte and wpe, every row
- * filled; written here if missing). IDs are a fixed pseudo-random draw over the vocabulary.
+ * Uses the embeddings-only file of gpt2's shapes shared with bench_similarity (bench_util.h:
+ * bench_open_embeddings). IDs are a fixed pseudo-random draw over the vocabulary.
  * Median of 51 runs; a plain memcpy of the same rows is the peer in the same run (the floor
  * any lookup must pay).
  */
@@ -21,28 +21,10 @@
 
 int main(void)
 {
-    const char *path = G2E_TEST_TMP "/bench-embeddings-gpt2.safetensors";
-    struct stat st;
-    mkdir(G2E_TEST_TMP, 0755);
-    if (stat(path, &st) != 0) {
-        fixture_opts o;
-        memset(&o, 0, sizeof o);
-        o.n_vocab = 50257;
-        o.n_ctx = 1024;
-        o.n_embd = 768;
-        o.dtype = ST_F32;
-        char e[256];
-        if (fixture_write(path, &o, e, sizeof e) != 0) {
-            fprintf(stderr, "bench_embed: %s\n", e);
-            return 1;
-        }
-    }
-    g2e_model *m = NULL;
-    g2e_err e;
-    if (model_open(&m, path, &e) != 0) {
-        fprintf(stderr, "bench_embed: %s\n", e.msg);
+    g2e_model *m = bench_open_embeddings("bench_embed");
+    if (!m)
         return 1;
-    }
+    g2e_err e;
     uint32_t ids[T];
     uint64_t x = 0x9E3779B97F4A7C15ULL;
     for (int t = 0; t < T; t++) {

@@ -36,28 +36,10 @@ static void naive_matrix(const float *X, size_t R, size_t C, double *M)
 
 int main(void)
 {
-    const char *path = G2E_TEST_TMP "/bench-embeddings-gpt2.safetensors";
-    struct stat st;
-    mkdir(G2E_TEST_TMP, 0755);
-    fixture_opts o;
-    memset(&o, 0, sizeof o);
-    o.n_vocab = 50257;
-    o.n_ctx = 1024;
-    o.n_embd = 768;
-    o.dtype = ST_F32;
-    if (stat(path, &st) != 0) {
-        char e[256];
-        if (fixture_write(path, &o, e, sizeof e) != 0) {
-            fprintf(stderr, "bench_similarity: %s\n", e);
-            return 1;
-        }
-    }
-    g2e_model *m = NULL;
-    g2e_err e;
-    if (model_open(&m, path, &e) != 0) {
-        fprintf(stderr, "bench_similarity: %s\n", e.msg);
+    g2e_model *m = bench_open_embeddings("bench_similarity");
+    if (!m)
         return 1;
-    }
+    g2e_err e;
     size_t R = m->n_ctx, C = m->n_embd;
     double *M = malloc(R * R * sizeof *M), *N = malloc(R * R * sizeof *N);
     double t[RUNS];
