@@ -74,13 +74,19 @@ void sin_table_free(sin_table *t)
     memset(t, 0, sizeof *t);
 }
 
+/* The one error for a position beyond SIN_MAX_POS. */
+static int pos_too_far(uint64_t pos, g2e_err *err)
+{
+    return g2e_fail(err, SIN_E_LEN, "position %llu is beyond 2^53, where positions stop "
+                    "being exact in double", (unsigned long long)pos);
+}
+
 int sin_table_row_f32(const sin_table *t, uint64_t pos, float *out, g2e_err *err)
 {
     if (!t->div)
         return g2e_fail(err, G2E_EINVAL, "sinusoid table not initialised");
     if (pos > SIN_MAX_POS)
-        return g2e_fail(err, SIN_E_LEN, "position %llu is beyond 2^53, where positions stop "
-                        "being exact in double", (unsigned long long)pos);
+        return pos_too_far(pos, err);
     double p = (double)pos;
     for (size_t i = 0; i < t->dim / 2; i++) {
         double a = p / t->div[i];
@@ -95,8 +101,7 @@ int sin_table_row_f64(const sin_table *t, uint64_t pos, double *out, g2e_err *er
     if (!t->div)
         return g2e_fail(err, G2E_EINVAL, "sinusoid table not initialised");
     if (pos > SIN_MAX_POS)
-        return g2e_fail(err, SIN_E_LEN, "position %llu is beyond 2^53, where positions stop "
-                        "being exact in double", (unsigned long long)pos);
+        return pos_too_far(pos, err);
     row_div(pos, t->dim, t->base, t->div, out);
     return 0;
 }
@@ -107,8 +112,7 @@ int sin_row_f64(uint64_t pos, size_t dim, double base, double *out, g2e_err *err
     if (rc)
         return rc;
     if (pos > SIN_MAX_POS)
-        return g2e_fail(err, SIN_E_LEN, "position %llu is beyond 2^53, where positions stop "
-                        "being exact in double", (unsigned long long)pos);
+        return pos_too_far(pos, err);
     row(pos, dim, base, out);
     return 0;
 }
@@ -119,8 +123,7 @@ int sin_row_f32(uint64_t pos, size_t dim, double base, float *out, g2e_err *err)
     if (rc)
         return rc;
     if (pos > SIN_MAX_POS)
-        return g2e_fail(err, SIN_E_LEN, "position %llu is beyond 2^53, where positions stop "
-                        "being exact in double", (unsigned long long)pos);
+        return pos_too_far(pos, err);
     double p = (double)pos;
     for (size_t i = 0; i < dim / 2; i++) {
         double a = p / denom(i, dim, base);
