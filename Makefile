@@ -25,6 +25,10 @@ endif
 CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -Isrc/lib -Isrc/cli \
             -DG2E_DATADIR='"$(PREFIX)/share/gpt2-embed"'
 LDLIBS  := -lcjson -lcairo -lfontconfig -lutf8proc -lm
+# LAPACKE and BLAS for the principal components (src/lib/pca.c); Debian ships lapacke.pc and
+# blas.pc (the fallback is for the first parse on a machine without pkg-config yet).
+LDLIBS  += $(shell pkg-config --libs lapacke blas 2>/dev/null || echo -llapacke -lblas)
+CPPFLAGS += $(shell pkg-config --cflags lapacke 2>/dev/null)
 
 LIB_SRC   := $(sort $(wildcard src/lib/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
