@@ -110,10 +110,15 @@ typedef struct opt_parsed {
 
 /* Parses argv[1..argc) (argv[0] is the command's name) into the struct at dst as the table
  * says. Returns 0 on success; 1 when --help was given (help already printed on stdout: the
- * command returns EXIT_OK, or EXIT_ERR when printing it failed, see opt_help); -1 after
- * printing one error line (the command returns EXIT_USAGE). On every return *p must be
- * released with opt_free. */
+ * command returns EXIT_OK); 2 when --help was given but writing it failed (an error line
+ * printed: EXIT_ERR); -1 after printing one error line (the command returns EXIT_USAGE).
+ * opt_exit turns any non-zero result into that exit status. On every return *p must be
+ * released with opt_free. A value that is "--", --help or a declared long option counts as
+ * missing ("-o --format json": -o needs a file name). */
 int opt_parse(const opt_cmd *cmd, int argc, char **argv, void *dst, opt_parsed *p);
+
+/* The exit status for a non-zero opt_parse result: 1 -> 0, 2 -> 1, -1 -> 2. */
+int opt_exit(int r);
 
 /* Releases what opt_parse allocated; accepts a zeroed opt_parsed. */
 void opt_free(opt_parsed *p);
