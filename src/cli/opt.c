@@ -153,8 +153,7 @@ size_t opt_edit_distance(const char *a, const char *b)
     return d[n][m];
 }
 
-/* The nearest of names[0..n) to s within a distance that still looks like a typo. */
-static const char *nearest(const char *s, const char *const *names, size_t n)
+const char *opt_nearest(const char *s, const char *const *names, size_t n)
 {
     const char *best = NULL;
     size_t bd = SIZE_MAX, len = strlen(s);
@@ -179,7 +178,7 @@ static int unknown_option(const opt_cmd *cmd, const char *arg, size_t len)
     names[n++] = "--help";
     char given[128];
     snprintf(given, sizeof given, "%.*s", (int)(len < 100 ? len : 100), arg);
-    const char *near = given[1] == '-' ? nearest(given, names, n) : NULL;
+    const char *near = given[1] == '-' ? opt_nearest(given, names, n) : NULL;
     if (near)
         return report(cmd, "unknown option '%s'; did you mean '%s'? (see 'gpt2-embed %s --help')",
                       given, near, cmd->name);
@@ -250,7 +249,7 @@ static int set_choice(const opt_cmd *cmd, const opt_def *d, const char *v, int *
     }
     char what[600];
     needs(d, what, sizeof what);
-    const char *near = nearest(v, d->choices, n);
+    const char *near = opt_nearest(v, d->choices, n);
     if (near)
         return report(cmd, "%s needs %s, got '%s'; did you mean '%s'?", d->name, what, v, near);
     return report(cmd, "%s needs %s, got '%s'", d->name, what, v);

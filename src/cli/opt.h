@@ -156,4 +156,9 @@ int opt_parse_ids(const char *s, size_t len, uint32_t n_vocab, uint32_t **ids, s
  * "did you mean" suggestions of commands and options. */
 size_t opt_edit_distance(const char *a, const char *b);
 
+/* The nearest of names[0..n) to s, if it is close enough to be a typo (distance 1 for
+ * names up to 4 characters, 2 up to 8, 3 beyond), else NULL. The one rule behind every
+ * "did you mean" (options, choices, commands). */
+const char *opt_nearest(const char *s, const char *const *names, size_t n);
+
 #endif
