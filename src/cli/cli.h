@@ -30,6 +30,12 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
  * "--format must be a, b or c, got 'x'". */
 int cli_format(const char *given, const char *const *names);
 
+/* All of the file at path in a new buffer (caller frees), NUL-terminated for convenience
+ * (*len does not count the NUL). The file is registered as an input (out.h: no output may
+ * replace it), what naming its role in that message ("text file"). On failure prints one
+ * line naming path and returns NULL. */
+char *cli_read_file(const char *path, const char *what, size_t *len);
+
 /* All of stream f in a new buffer (caller frees), NUL-terminated for convenience (*len does
  * not count the NUL); NULL with errno set on a read error or when out of memory. */
 char *cli_read_stream(FILE *f, size_t *len);

@@ -62,6 +62,68 @@ static void unguard_tmp(void)
     pending_tmp = NULL;
 }
 
+/* ---- inputs an output must never replace ---- */
+
+typedef struct input {
+    dev_t dev;
+    ino_t ino;
+    char *what, *path;
+} input;
+static input *inputs;
+static size_t n_inputs;
+
+int out_add_input(const char *what, const char *path, int fd)
+{
+    struct stat st;
+    if ((fd >= 0 ? fstat(fd, &st) : path ? stat(path, &st) : -1) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    for (size_t i = 0; i < n_inputs; i++)
+        if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino)
+            return 0;
+    input *n = realloc(inputs, (n_inputs + 1) * sizeof *n);
+    if (!n)
+        return -1;
+    inputs = n;
+    input *e = &inputs[n_inputs];
+    e->dev = st.st_dev;
+    e->ino = st.st_ino;
+    e->what = strdup(what ? what : "input");
+    e->path = strdup(path ? path : "?");
+    if (!e->what || !e->path) {
+        free(e->what);
+        free(e->path);
+        return -1;
+    }
+    n_inputs++;
+    return 0;
+}
+
+void out_clear_inputs(void)
+{
+    for (size_t i = 0; i < n_inputs; i++) {
+        free(inputs[i].what);
+        free(inputs[i].path);
+    }
+    free(inputs);
+    inputs = NULL;
+    n_inputs = 0;
+}
+
+/* Refuses (one line, -1) when st is a registered input; name is how the output was given. */
+static int check_not_input(const struct stat *st, const char *name, int quote)
+{
+    for (size_t i = 0; i < n_inputs; i++) {
+        if (inputs[i].dev != st->st_dev || inputs[i].ino != st->st_ino)
+            continue;
+        char *vis = out_piece_visible(inputs[i].path, strlen(inputs[i].path));
+        cli_error("%s%s%s is the same file as the %s being read (%s): choose another output name",
+                  quote ? "'" : "", name, quote ? "'" : "", inputs[i].what, vis ? vis : "?");
+        free(vis);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- destinations ---- */
 
 static const char *refuse_tty = "refusing to write binary output to a terminal: "
@@ -85,6 +147,10 @@ int out_open(out_file *o, const char *path, int binary)
             cli_error("%s", refuse_tty);
             return -1;
         }
+        struct stat so;
+        if (fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode) &&
+            check_not_input(&so, "standard output", 0))
+            return -1;
         o->f = stdout;
         o->direct = 1;
         o->name = "standard output";
@@ -105,6 +171,8 @@ int out_open(out_file *o, const char *path, int binary)
         cli_error("cannot write '%s': it is a directory", path);
         return -1;
     }
+    if (exists && check_not_input(&st, path, 1))
+        return -1;
     if (exists && !S_ISREG(st.st_mode)) {
         /* a device, FIFO or socket: write in place, never replace it */
         int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);

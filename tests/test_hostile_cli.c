@@ -1,0 +1,168 @@
+/* test_hostile_cli.c — the built program in a hostile world (issue 15): outputs over
+ * inputs, files that change while mapped, fatal signals mid-write, full disks and file size
+ * limits, FIFOs and devices where files are expected, closed standard streams, non-finite
+ * numbers in weights. Every case drives G2E_TEST_BIN and checks what a careful user would
+ * look at afterwards: the exit status, one line on stderr, and that no file they had was
+ * lost or replaced and no temporary was left behind.
+ */
+#include "fixture.h"
+#include "support.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define C 8
+static char *dir, *wpath;
+
+static void setup(void)
+{
+    fixture_opts o;
+    memset(&o, 0, sizeof o);
+    o.n_vocab = 50257;
+    o.n_ctx = 1024;
+    o.n_embd = C;
+    o.dtype = ST_F32;
+    dir = test_tmpdir("hostile");
+    wpath = path_join(dir, "w.safetensors");
+    char e[256];
+    cr_assert_eq(fixture_write(wpath, &o, e, sizeof e), 0, "%s", e);
+}
+
+static void teardown(void)
+{
+    free(wpath);
+    free(dir);
+}
+
+TestSuite(hostile, .init = setup, .fini = teardown);
+
+/* ---- helpers ---- */
+
+/* Number of entries of d besides . and .. whose name starts with '.' (temporaries). */
+static int hidden_entries(const char *d)
+{
+    DIR *dd = opendir(d);
+    cr_assert(dd != NULL);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dd)))
+        if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(dd);
+    return n;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    size_t n;
+    char *s = read_file(from, &n);
+    cr_assert(s != NULL, "cannot read %s", from);
+    write_file(to, s, n);
+    free(s);
+}
+
+static int same_content(const char *a, const char *b)
+{
+    size_t na, nb;
+    char *sa = read_file(a, &na), *sb = read_file(b, &nb);
+    int same = sa && sb && na == nb && memcmp(sa, sb, na) == 0;
+    free(sa);
+    free(sb);
+    return same;
+}
+
+/* stderr is exactly one line starting "gpt2-embed: " and containing want (if non-NULL). */
+static void expect_one_line(const run_result *r, const char *want)
+{
+    cr_expect(strncmp(r->err, "gpt2-embed: ", 12) == 0, "stderr: '%s'", r->err);
+    cr_expect(r->err_len > 0 && r->err[r->err_len - 1] == '\n' && strchr(r->err, '\n') == r->err + r->err_len - 1,
+              "not one line: '%s'", r->err);
+    if (want)
+        cr_expect(strstr(r->err, want) != NULL, "stderr lacks '%s': '%s'", want, r->err);
+}
+
+static run_result g2e(char *const args[])
+{
+    char *argv[64];
+    int n = 0;
+    argv[n++] = (char *)G2E_TEST_BIN;
+    for (int i = 0; args[i] && n < 63; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    return run_argv(argv, NULL, 0, NULL, NULL);
+}
+
+/* ---- item 3: an output over an input ---- */
+
+static void expect_refused_and_kept(char *const args[], const char *victim, const char *backup)
+{
+    run_result r = g2e(args);
+    cr_expect_eq(r.status, 1, "status %d, stderr: %s", r.status, r.err);
+    expect_one_line(&r, "same file");
+    cr_expect(same_content(victim, backup), "%s was changed", victim);
+    cr_expect_eq(hidden_entries(dir), 0, "a temporary was left");
+    run_free(&r);
+}
+
+Test(hostile, output_over_the_weights_is_refused)
+{
+    char *keep = path_join(dir, "keep.st");
+    copy_file(wpath, keep);
+    expect_refused_and_kept((char *[]){"hi", "--weights", wpath, "--format", "npy", "-o", wpath, NULL}, wpath, keep);
+    /* through a hard link and a symbolic link too */
+    char *hard = path_join(dir, "hard.st"), *soft = path_join(dir, "soft.st");
+    cr_assert(link(wpath, hard) == 0 && symlink(wpath, soft) == 0);
+    expect_refused_and_kept((char *[]){"hi", "--weights", wpath, "--format", "npy", "-o", hard, NULL}, wpath, keep);
+    expect_refused_and_kept((char *[]){"hi", "--weights", soft, "--format", "npy", "-o", wpath, NULL}, wpath, keep);
+    expect_refused_and_kept((char *[]){"sinusoidal", "--compare-learned", "--weights", wpath, "-o", soft, NULL}, wpath, keep);
+    free(keep);
+    free(hard);
+    free(soft);
+}
+
+Test(hostile, output_over_the_text_file_is_refused)
+{
+    char *txt = path_join(dir, "in.txt"), *keep = path_join(dir, "keep.txt");
+    write_file(txt, "The dog chased the cat", 22);
+    copy_file(txt, keep);
+    expect_refused_and_kept((char *[]){"-f", txt, "--weights", wpath, "--format", "json", "-o", txt, NULL}, txt, keep);
+    free(txt);
+    free(keep);
+}
+
+Test(hostile, output_over_a_tokenizer_file_is_refused)
+{
+    char *tdir = path_join(dir, "tok");
+    cr_assert(mkdir(tdir, 0755) == 0);
+    char *sv = path_join(G2E_SRCDIR, "tokenizer/vocab.json"), *sm = path_join(G2E_SRCDIR, "tokenizer/merges.txt");
+    char *v = path_join(tdir, "vocab.json"), *mg = path_join(tdir, "merges.txt");
+    copy_file(sv, v);
+    copy_file(sm, mg);
+    expect_refused_and_kept((char *[]){"hi", "--weights", wpath, "--tokenizer", tdir, "--format", "csv", "-o", mg, NULL},
+                            mg, sm);
+    free(tdir);
+    free(sv);
+    free(sm);
+    free(v);
+    free(mg);
+}
+
+Test(hostile, other_outputs_still_work)
+{
+    char *o = path_join(dir, "x.npy");
+    run_result r = g2e((char *[]){"hi", "--weights", wpath, "--format", "npy", "-o", o, NULL});
+    cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+    struct stat st;
+    cr_expect(stat(o, &st) == 0 && st.st_size > 128);
+    run_free(&r);
+    free(o);
+}
