@@ -166,3 +166,109 @@ Test(hostile, other_outputs_still_work)
     run_free(&r);
     free(o);
 }
+
+/* ---- spawning the program without waiting for it ---- */
+
+typedef struct child {
+    pid_t pid;
+    int err_fd;      /* read end of its stderr */
+} child;
+
+/* Starts G2E_TEST_BIN args with stdin /dev/null, stdout /dev/null, stderr a pipe. */
+static child spawn(char *const args[])
+{
+    char *argv[64];
+    int n = 0;
+    argv[n++] = (char *)G2E_TEST_BIN;
+    for (int i = 0; args[i] && n < 63; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    int p[2];
+    cr_assert(pipe(p) == 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int dn = open("/dev/null", O_RDWR);
+        dup2(dn, 0);
+        dup2(dn, 1);
+        dup2(p[1], 2);
+        close(p[0]);
+        close(p[1]);
+        close(dn);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(p[1]);
+    return (child){pid, p[0]};
+}
+
+/* Waits for c; returns its exit status or 128 + signal; *err receives its stderr. */
+static int reap(child c, char **err)
+{
+    size_t n = 0, cap = 4096;
+    char *buf = malloc(cap);
+    cr_assert(buf != NULL);
+    ssize_t k;
+    while ((k = read(c.err_fd, buf + n, cap - n - 1)) > 0) {
+        n += (size_t)k;
+        if (cap - n < 2) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            cr_assert(buf != NULL);
+        }
+    }
+    buf[n] = '\0';
+    close(c.err_fd);
+    int st;
+    cr_assert(waitpid(c.pid, &st, 0) == c.pid);
+    *err = buf;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Waits (up to 20 s) until d holds a hidden entry: the -o temporary exists. */
+static int wait_for_temporary(const char *d)
+{
+    for (int i = 0; i < 100000; i++) {
+        if (hidden_entries(d) > 0)
+            return 1;
+        usleep(200);
+    }
+    return 0;
+}
+
+/* A text of n tokens " a" (1M tokens keep the row loop busy for a good part of a second). */
+static char *long_text(const char *name, size_t n)
+{
+    char *p = path_join(dir, name);
+    char *s = malloc(2 * n);
+    cr_assert(s != NULL);
+    for (size_t i = 0; i < n; i++)
+        s[2 * i] = ' ', s[2 * i + 1] = 'a';
+    write_file(p, s, 2 * n);
+    free(s);
+    return p;
+}
+
+/* ---- item 4: the weights file shrinks while mapped ---- */
+
+Test(hostile, weights_truncated_while_in_use_is_one_line_and_no_temporary)
+{
+    char *txt = long_text("long.txt", 1000000);
+    char *odir = path_join(dir, "out"), *o = path_join(odir, "x.npy");
+    cr_assert(mkdir(odir, 0755) == 0);
+    child c = spawn((char *[]){"-f", txt, "--weights", wpath, "--pe", "sinusoidal", "--format", "npy", "-o", o, NULL});
+    cr_assert(wait_for_temporary(odir), "the temporary never appeared");
+    kill(c.pid, SIGSTOP);   /* hold it mid-write while the file shrinks */
+    cr_assert(truncate(wpath, 4096) == 0);
+    kill(c.pid, SIGCONT);
+    char *err;
+    int st = reap(c, &err);
+    cr_expect_eq(st, 1, "status %d, stderr: %s", st, err);
+    cr_expect(strstr(err, "weights file changed size while in use") != NULL, "stderr: %s", err);
+    cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "one line: %s", err);
+    cr_expect_eq(hidden_entries(odir), 0, "the temporary was left behind");
+    struct stat sb;
+    cr_expect(stat(o, &sb) != 0, "no output file");
+    free(err), free(txt), free(o), free(odir);
+}

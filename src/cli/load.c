@@ -31,6 +31,10 @@ int load_model(const char *weights, const char *model_name, g2e_model **m, char 
         return -1;
     }
     out_add_input("weights", p, -1);
+    /* rows are read from the mapping: a file truncated meanwhile is reported, not a crash */
+    const st_tensor *ts[2] = {(*m)->wte, (*m)->wpe};
+    for (int k = 0; k < 2; k++)
+        out_guard_mapping((*m)->st->data + ts[k]->begin, (size_t)st_tensor_nbytes(ts[k]), p);
     if (path && !(*path = strdup(p))) {
         model_close(*m);
         *m = NULL;

@@ -124,6 +124,60 @@ static int check_not_input(const struct stat *st, const char *name, int quote)
     return 0;
 }
 
+/* ---- SIGBUS in a mapped input: the file shrank ---- */
+
+#define N_MAPS 8
+static struct {
+    const char *lo, *hi;
+    char msg[320];
+    size_t msg_len;
+} maps[N_MAPS];
+static volatile sig_atomic_t n_maps;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    const char *a = si ? (const char *)si->si_addr : NULL;
+    for (sig_atomic_t i = 0; i < n_maps; i++) {
+        if (a >= maps[i].lo && a < maps[i].hi) {
+            char *t = pending_tmp;
+            if (t)
+                unlink(t);
+            ssize_t w = write(STDERR_FILENO, maps[i].msg, maps[i].msg_len);
+            (void)w;
+            _exit(EXIT_ERR);
+        }
+    }
+    /* not ours: the default action, when the faulting access runs again */
+    signal(sig, SIG_DFL);
+}
+
+int out_guard_mapping(const void *addr, size_t len, const char *path)
+{
+    if (n_maps == N_MAPS)
+        return -1;
+    int i = n_maps;
+    maps[i].lo = addr;
+    maps[i].hi = (const char *)addr + len;
+    char *vis = out_piece_visible(path, strlen(path));
+    int k = snprintf(maps[i].msg, sizeof maps[i].msg,
+                     "gpt2-embed: %.200s: weights file changed size while in use "
+                     "(another program truncated or rewrote it)\n", vis ? vis : "?");
+    free(vis);
+    maps[i].msg_len = k > 0 && (size_t)k < sizeof maps[i].msg ? (size_t)k : strlen(maps[i].msg);
+    if (n_maps == 0) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_sigbus;
+        sa.sa_flags = SA_SIGINFO;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGBUS, &sa, NULL) != 0)
+            return -1;
+    }
+    n_maps = i + 1;
+    return 0;
+}
+
 /* ---- destinations ---- */
 
 static const char *refuse_tty = "refusing to write binary output to a terminal: "

@@ -52,6 +52,17 @@ int out_add_input(const char *what, const char *path, int fd);
 /* Forgets every registered input (for tests and long-lived callers). */
 void out_clear_inputs(void);
 
+/* ---- a mapped input that shrinks ----
+ * Reading a page of a mapping past the end of a file that another process truncated raises
+ * SIGBUS. The weights are mapped (safetensors.h); out_guard_mapping turns such a SIGBUS,
+ * when its address lies inside [addr, addr + len), into the line
+ * "gpt2-embed: PATH: weights file changed size while in use (...)" on stderr, removes the
+ * -o temporary if one is open, and ends the process with status 1 (from the handler, with
+ * async-signal-safe calls only: the state the fault interrupted is not resumed). A SIGBUS
+ * elsewhere keeps its default action. Costs nothing per row read. Up to 8 ranges; returns
+ * -1 (nothing printed) when full. */
+int out_guard_mapping(const void *addr, size_t len, const char *path);
+
 /* Opens the destination. path NULL or "-" means standard output. binary = 1 refuses a
  * terminal. An output that is a registered input is refused (above). On success *o is
  * ready and must be finished by out_commit or out_abort; on failure an error is printed, nothing was created, *o needs no cleanup, -1 returned. */
