@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -174,8 +175,9 @@ typedef struct child {
     int err_fd;      /* read end of its stderr */
 } child;
 
-/* Starts G2E_TEST_BIN args with stdin /dev/null, stdout /dev/null, stderr a pipe. */
-static child spawn(char *const args[])
+/* Starts G2E_TEST_BIN args with stdin /dev/null, stdout /dev/null, stderr a pipe; with a
+ * file size limit of fsize bytes if fsize > 0 (as `ulimit -f`). */
+static child spawn_limited(char *const args[], rlim_t fsize)
 {
     char *argv[64];
     int n = 0;
@@ -196,11 +198,19 @@ static child spawn(char *const args[])
         close(p[0]);
         close(p[1]);
         close(dn);
+        struct rlimit rl = {fsize, fsize};
+        if (fsize > 0 && setrlimit(RLIMIT_FSIZE, &rl) != 0)
+            _exit(126);
         execv(argv[0], argv);
         _exit(127);
     }
     close(p[1]);
     return (child){pid, p[0]};
+}
+
+static child spawn(char *const args[])
+{
+    return spawn_limited(args, 0);
 }
 
 /* Waits for c; returns its exit status or 128 + signal; *err receives its stderr. */
@@ -271,4 +281,64 @@ Test(hostile, weights_truncated_while_in_use_is_one_line_and_no_temporary)
     struct stat sb;
     cr_expect(stat(o, &sb) != 0, "no output file");
     free(err), free(txt), free(o), free(odir);
+}
+
+/* ---- item 5: fatal signals and the file size limit ---- */
+
+Test(hostile, every_fatal_signal_removes_the_temporary)
+{
+    static const int SIGS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE,
+                               SIGXCPU, SIGVTALRM, SIGPROF};
+    char *txt = long_text("long.txt", 1000000);
+    char *odir = path_join(dir, "out"), *o = path_join(odir, "x.npy");
+    cr_assert(mkdir(odir, 0755) == 0);
+    for (size_t k = 0; k < sizeof SIGS / sizeof SIGS[0]; k++) {
+        child c = spawn((char *[]){"-f", txt, "--weights", wpath, "--pe", "sinusoidal", "--format", "npy", "-o", o, NULL});
+        cr_assert(wait_for_temporary(odir), "the temporary never appeared");
+        kill(c.pid, SIGS[k]);
+        char *err;
+        int st = reap(c, &err);
+        /* it may have finished first (then the output is complete); else it died of the signal */
+        struct stat sb;
+        if (st == 0) {
+            cr_expect(stat(o, &sb) == 0, "signal %d: status 0 but no output", SIGS[k]);
+            unlink(o);
+        } else {
+            cr_expect_eq(st, 128 + SIGS[k], "signal %d: status %d, stderr %s", SIGS[k], st, err);
+            cr_expect(stat(o, &sb) != 0, "signal %d: an output file", SIGS[k]);
+        }
+        cr_expect_eq(hidden_entries(odir), 0, "signal %d (%s) left the temporary", SIGS[k], strsignal(SIGS[k]));
+        free(err);
+        /* a temporary left by the failure would fail every later round */
+        DIR *d = opendir(odir);
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                char *q = path_join(odir, e->d_name);
+                unlink(q);
+                free(q);
+            }
+        if (d) closedir(d);
+    }
+    free(txt), free(o), free(odir);
+}
+
+Test(hostile, file_size_limit_is_an_error_not_a_signal)
+{
+    char *odir = path_join(dir, "out"), *o = path_join(odir, "keep.npy");
+    cr_assert(mkdir(odir, 0755) == 0);
+    write_file(o, "precious", 8);
+    /* 1024 x 8 floats of npy: 32 KB, over a 16 KB limit */
+    child c = spawn_limited((char *[]){"--window", "1024", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath,
+                                       "--format", "npy", "-o", o, NULL}, 16384);
+    char *err;
+    int st = reap(c, &err);
+    cr_expect_eq(st, 1, "status %d (153 = SIGXFSZ), stderr: %s", st, err);
+    cr_expect(strstr(err, "File too large") != NULL, "stderr: %s", err);
+    cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "one line: %s", err);
+    cr_expect_eq(hidden_entries(odir), 0, "the temporary was left behind");
+    size_t n;
+    char *kept = read_file(o, &n);
+    cr_expect(kept && n == 8 && memcmp(kept, "precious", 8) == 0, "the old file was changed");
+    free(kept), free(err), free(o), free(odir);
 }

@@ -6,11 +6,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+void cli_start(void)
+{
+    signal(SIGXFSZ, SIG_IGN);
+}
 
 void cli_error(const char *fmt, ...)
 {

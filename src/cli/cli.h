@@ -11,6 +11,11 @@ enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
 
 #define G2E_VERSION "0.1.0"
 
+/* The first thing main does: ignores SIGXFSZ, so that a write over the file size limit
+ * (ulimit -f) fails with EFBIG and is reported like any other write error instead of
+ * killing the process with a half-written temporary. */
+void cli_start(void);
+
 /* Prints "gpt2-embed: <message>\n" on stderr (one line). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "gpt2-embed: note: <message>\n" on stderr. */

@@ -41,6 +41,7 @@ static const struct command *find(const char *name)
 
 int main(int argc, char **argv)
 {
+    cli_start();
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

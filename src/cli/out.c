@@ -1,8 +1,8 @@
 /* out.c — output destinations (atomic -o, stdout, devices) and shared formatting; see out.h.
  *
  * The temporary file is hidden (".NAME.XXXXXX") and lives next to the target so that
- * rename(2) is atomic (same filesystem). While one is open, SIGINT/SIGTERM/SIGHUP
- * remove it before the process dies, so an interrupted run leaves nothing behind either.
+ * rename(2) is atomic (same filesystem). While one is open, every signal that would end
+ * the process removes it first, so an interrupted run leaves nothing behind either.
  */
 #include "out.h"
 
@@ -22,19 +22,30 @@
 /* ---- cleaning up the temporary on a fatal signal ---- */
 
 static char *volatile pending_tmp;   /* the temporary to remove if a signal kills us */
-#define N_SIGS 3
-static struct sigaction old_act[N_SIGS];
-static int installed[N_SIGS];
-static const int SIGS[N_SIGS] = {SIGINT, SIGTERM, SIGHUP};
 
+/* Every signal whose default action ends the process, but SIGKILL and SIGSTOP (which cannot
+ * be caught), SIGBUS (its own handler below) and SIGXFSZ (ignored from the start, cli_start,
+ * so that an over-large write fails with EFBIG and is reported). The crash signals are left
+ * to the sanitizers in a sanitizer build, which report them. */
+static const int SIGS[] = {
+    SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGXCPU, SIGVTALRM,
+    SIGPROF, SIGPOLL, SIGPWR, SIGSYS, SIGTRAP,
+#if !defined(__SANITIZE_ADDRESS__)
+    SIGABRT, SIGSEGV, SIGFPE, SIGILL,
+#endif
+};
+#define N_SIGS (sizeof SIGS / sizeof SIGS[0])
+static int installed[N_SIGS];
+static struct sigaction old_act[N_SIGS];
+
+/* Async-signal-safe: unlink the temporary, then die of the same signal by its default
+ * action (re-raised; it stays blocked until the handler returns, then ends the process). */
 static void on_signal(int sig)
 {
     char *t = pending_tmp;
     if (t)
         unlink(t);
-    for (int i = 0; i < N_SIGS; i++)
-        if (SIGS[i] == sig)
-            sigaction(sig, &old_act[i], NULL);
+    signal(sig, SIG_DFL);
     raise(sig);
 }
 
@@ -45,7 +56,9 @@ static void guard_tmp(char *tmp)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < N_SIGS; i++) {
+    for (size_t i = 0; i < N_SIGS; i++)
+        sigaddset(&sa.sa_mask, SIGS[i]);   /* one clean-up at a time */
+    for (size_t i = 0; i < N_SIGS; i++) {
         /* a signal the parent told us to ignore stays ignored */
         installed[i] = sigaction(SIGS[i], NULL, &old_act[i]) == 0 &&
                        old_act[i].sa_handler != SIG_IGN && sigaction(SIGS[i], &sa, NULL) == 0;
@@ -56,7 +69,7 @@ static void unguard_tmp(void)
 {
     if (!pending_tmp)
         return;
-    for (int i = 0; i < N_SIGS; i++)
+    for (size_t i = 0; i < N_SIGS; i++)
         if (installed[i])
             sigaction(SIGS[i], &old_act[i], NULL);
     pending_tmp = NULL;
@@ -149,6 +162,9 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
         }
     }
     /* not ours: the default action, when the faulting access runs again */
+    char *t = pending_tmp;
+    if (t)
+        unlink(t);
     signal(sig, SIG_DFL);
 }
 
