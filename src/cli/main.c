@@ -114,6 +114,7 @@ static int strip_lang(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cli_start();
     /* i18n hook: the "lang" helper's i18n_init(argc, argv) is called here, before anything
      * is printed, so even usage errors are in the chosen language. */
     argc = strip_lang(argc, argv);
