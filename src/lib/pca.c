@@ -39,6 +39,59 @@ void pca_row_norms(const float *X, size_t n, size_t d, double *norms)
     }
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* mean and coefficient of variation of v[a..b) */
+static void mean_cv(const double *v, size_t a, size_t b, double *mean, double *cv)
+{
+    *mean = *cv = 0;
+    if (b <= a)
+        return;
+    double s = 0, q = 0;
+    for (size_t i = a; i < b; i++)
+        s += v[i];
+    s /= (double)(b - a);
+    for (size_t i = a; i < b; i++)
+        q += (v[i] - s) * (v[i] - s);
+    *mean = s;
+    *cv = s != 0 ? sqrt(q / (double)(b - a)) / s : 0;
+}
+
+int pca_norm_summarise(const double *norms, size_t n, size_t split, pca_norm_summary *out,
+                       g2e_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (n < 2)
+        return g2e_fail(err, PCA_E_SHAPE, "a summary of row norms needs at least 2 rows, got %zu", n);
+    double *s = malloc((n - 1) * sizeof *s);
+    if (!s)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for %zu norms", n);
+    memcpy(s, norms + 1, (n - 1) * sizeof *s);
+    qsort(s, n - 1, sizeof *s, cmp_double);
+    size_t m = n - 1;
+    out->median = m % 2 ? s[m / 2] : 0.5 * (s[m / 2 - 1] + s[m / 2]);
+    free(s);
+    out->n = n;
+    out->split = split < 1 ? 1 : split > n ? n : split;
+    out->first = norms[0];
+    out->first_vs_median = out->median > 0 ? norms[0] / out->median : 0;
+    out->argmax = out->argmin = 1;
+    for (size_t i = 2; i < n; i++) {
+        if (norms[i] > norms[out->argmax])
+            out->argmax = i;
+        if (norms[i] < norms[out->argmin])
+            out->argmin = i;
+    }
+    out->max = norms[out->argmax], out->min = norms[out->argmin];
+    mean_cv(norms, 1, out->split, &out->mean_early, &out->cv_early);
+    mean_cv(norms, out->split, n, &out->mean_late, &out->cv_late);
+    return 0;
+}
+
 static int check_shape(size_t n, size_t d, size_t k, g2e_err *err)
 {
     if (n < 2)

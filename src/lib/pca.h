@@ -77,4 +77,22 @@ double pca_ratio(const pca_result *r, size_t i);
  * (the caller's): for wpe, the norm of each position vector against its position. */
 void pca_row_norms(const float *X, size_t n, size_t d, double *norms);
 
+/* What a reader looks for in those norms: row 0 against the median of rows 1..n-1, and the
+ * spread (coefficient of variation, population) of rows [1, split) against rows [split, n). */
+typedef struct pca_norm_summary {
+    size_t n, split;
+    double first;                 /* norms[0]                                            */
+    double median;                /* median of norms[1..n-1] (mean of the middle two)     */
+    double first_vs_median;       /* first / median (0 if the median is 0)                */
+    size_t argmax, argmin;        /* over rows 1..n-1                                     */
+    double max, min;
+    double mean_early, cv_early;  /* rows 1..split-1 (0 if there are none)                */
+    double mean_late, cv_late;    /* rows split..n-1 (0 if there are none)                */
+} pca_norm_summary;
+
+/* Fills *out for norms[n] with the given split (clamped to [1, n]). PCA_E_SHAPE if n < 2,
+ * G2E_ENOMEM. */
+int pca_norm_summarise(const double *norms, size_t n, size_t split, pca_norm_summary *out,
+                       g2e_err *err);
+
 #endif
