@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "out.h"
 #include "similarity.h"
+#include "sinusoid.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,64 @@ int study_norms_text(const study_norms *sn, const char *path, char **pre_json, c
     if (study_buf_close(&j, pre_json) || study_buf_close(&t, pre_table)) {
         free(*pre_json);
         *pre_json = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* The rows as float32 (wpe, wte) or double (sinusoidal) into a new buffer. */
+static int pca_rows(const study_pca_src *s, float **xf, double **xd, size_t *n, size_t *d,
+                    g2e_err *e)
+{
+    *xf = NULL, *xd = NULL;
+    if (s->of == STUDY_OF_SINUSOIDAL) {
+        *n = s->len, *d = s->dim;
+        if (s->len == 0 || s->dim > SIN_MAX_DIM || s->len > PCA_MAX_CELLS / (s->dim ? s->dim : 1))
+            return g2e_fail(e, PCA_E_SHAPE, "a %zu x %zu sinusoidal matrix is too large", s->len,
+                            s->dim);
+        if (!(*xd = malloc(s->len * s->dim * sizeof **xd)))
+            return g2e_fail(e, G2E_ENOMEM, "out of memory");
+        return sin_matrix_f64(s->len, s->dim, s->base, *xd, e);
+    }
+    if (s->of == STUDY_OF_WPE) {
+        *n = s->m->n_ctx, *d = s->m->n_embd;
+        return sim_load_wpe(s->m, xf, e);
+    }
+    *n = s->n_ids ? s->n_ids : s->m->n_vocab, *d = s->m->n_embd;
+    if (!(*xf = malloc(*n * *d * sizeof **xf)))
+        return g2e_fail(e, G2E_ENOMEM, "out of memory for %zu rows of wte", *n);
+    for (size_t i = 0; i < *n; i++) {
+        int rc = model_wte_row(s->m, s->n_ids ? s->ids[i] : i, *xf + i * *d, e);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int study_pca(const study_pca_src *s, size_t k, pca_result *r, double **row_id)
+{
+    float *xf;
+    double *xd;
+    size_t n = 0, d = 0;
+    g2e_err e;
+    memset(r, 0, sizeof *r);
+    if (row_id)
+        *row_id = NULL;
+    int rc = pca_rows(s, &xf, &xd, &n, &d, &e);
+    if (rc == 0 && k > d)
+        rc = g2e_fail(&e, PCA_E_SHAPE, "--keep (-k) %zu is more components than the %zu columns", k, d);
+    if (rc == 0)
+        rc = xd ? pca_compute(xd, n, d, k, r, &e) : pca_compute_f32(xf, n, d, k, r, &e);
+    free(xf), free(xd);
+    if (rc == 0 && row_id) {
+        if (!(*row_id = malloc(n * sizeof **row_id)))
+            rc = g2e_fail(&e, G2E_ENOMEM, "out of memory");
+        for (size_t i = 0; rc == 0 && i < n; i++)
+            (*row_id)[i] = s->of == STUDY_OF_WTE && s->n_ids ? (double)s->ids[i] : (double)i;
+    }
+    if (rc) {
+        pca_free(r);
+        cli_error("%s", e.msg);
         return -1;
     }
     return 0;

@@ -42,3 +42,22 @@ int study_buf_open(study_buf *b);
 int study_buf_close(study_buf *b, char **out);
 
 #endif
+
+/* ---- principal components of a matrix the tool can produce ---- */
+
+enum { STUDY_OF_WPE = 0, STUDY_OF_WTE, STUDY_OF_SINUSOIDAL };
+#define STUDY_OF_NAMES {"wpe", "wte", "sinusoidal", NULL}
+
+typedef struct study_pca_src {
+    int of;                    /* STUDY_OF_* */
+    const g2e_model *m;        /* wpe, wte (NULL for sinusoidal) */
+    const uint32_t *ids;       /* wte: these rows (n_ids > 0), else every row */
+    size_t n_ids;
+    size_t len, dim;           /* sinusoidal: the (len, dim) matrix */
+    double base;
+} study_pca_src;
+
+/* The PCA of the source's rows keeping k components (k <= the width; checked here with a
+ * clear message). row_id (may be NULL) receives a new array of each row's label: position,
+ * or token ID. */
+int study_pca(const study_pca_src *s, size_t k, pca_result *r, double **row_id);
