@@ -137,7 +137,7 @@ static const err_case ERRORS[] = {
     {A("-of"), "gpt2-embed similarity: unknown option '-of' (see 'gpt2-embed similarity --help')\n"},
     {A("--secre"), /* hidden rows are never suggested */
      "gpt2-embed similarity: unknown option '--secre' (see 'gpt2-embed similarity --help')\n"},
-    {A("-f", ""), "gpt2-embed similarity: --file needs a file name, got an empty one ('')\n"},
+    {A("-f", ""), "gpt2-embed similarity: --file needs a file name (or - for standard input), got an empty one ('')\n"},
     {A("-o", "-"),
      "gpt2-embed similarity: --output needs a file name, got '-' (standard input/output is not possible here)\n"},
     {A("-o"), "gpt2-embed similarity: --output needs a file name\n"},

@@ -97,8 +97,11 @@ static void needs(const opt_def *d, char *buf, size_t len)
         snprintf(buf, len, "one of %s", list);
         break;
     case OPT_FILE:
-        snprintf(buf, len, "%s", (d->flags & OPTF_STDIN) ? "a file name (or - for standard input)"
-                                                           : "a file name");
+        if (d->metavar && strcmp(d->metavar, "DIR") == 0)
+            snprintf(buf, len, "a directory");
+        else
+            snprintf(buf, len, "%s", (d->flags & OPTF_STDIN) ? "a file name (or - for standard input)"
+                                                               : "a file name");
         break;
     case OPT_TEXT:
         snprintf(buf, len, "%s", n > 1 ? "values" : "a value");
@@ -301,8 +304,11 @@ static int store(const opt_cmd *cmd, const opt_def *d, int k, const char *v, cha
     case OPT_CHOICE:
         return set_choice(cmd, d, v, (int *)at);
     case OPT_FILE:
-        if (!*v)
-            return report(cmd, "%s needs a file name, got an empty one ('')", d->name);
+        if (!*v) {
+            char what[600];
+            needs(d, what, sizeof what);
+            return report(cmd, "%s needs %s, got an empty one ('')", d->name, what);
+        }
         if (strcmp(v, "-") == 0 && !(d->flags & OPTF_STDIN))
             return report(cmd, "%s needs a file name, got '-' (standard input/output is not "
                           "possible here)", d->name);
