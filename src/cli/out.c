@@ -7,6 +7,7 @@
 #include "out.h"
 
 #include "cli.h"
+#include "opt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utf8proc.h>
@@ -422,4 +424,69 @@ void out_csv_field(FILE *f, const char *s, size_t n)
         fputc(s[i], f);
     }
     fputc('"', f);
+}
+
+/* ---- the format from -o's file name ---- */
+
+static int format_index(const char *const *names, const char *name)
+{
+    for (int k = 0; names[k]; k++)
+        if (strcmp(names[k], name) == 0)
+            return k;
+    return -1;
+}
+
+/* The format an extension names, among names: its index, -1 if names lacks it (then *want
+ * says which format the name asked for), -2 for an extension that names no format. */
+static int format_of_extension(const char *path, const char *const *names, const char **want)
+{
+    static const char *const EXT[] = {"npy", "json", "jsonl", "csv", "raw", "png"};
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    if (!dot || dot == (slash ? slash + 1 : path))
+        return -2; /* no extension, or a dot file such as ".npy" */
+    for (size_t k = 0; k < sizeof EXT / sizeof EXT[0]; k++)
+        if (strcasecmp(dot + 1, EXT[k]) == 0) {
+            *want = EXT[k];
+            return format_index(names, EXT[k]);
+        }
+    if (strcasecmp(dot + 1, "txt") != 0)
+        return -2;
+    *want = "text";
+    static const char *const TEXTS[] = {"table", "text", "ids"};
+    for (size_t k = 0; k < sizeof TEXTS / sizeof TEXTS[0]; k++)
+        if (format_index(names, TEXTS[k]) >= 0)
+            return format_index(names, TEXTS[k]);
+    return -1;
+}
+
+static void list_formats(const char *const *names, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; names[k] && o < len; k++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%s", k == 0 ? "" : names[k + 1] ? ", " : " or ",
+                              names[k]);
+}
+
+int out_pick_format(const struct opt_cmd *cmd, const char *path, const char *const *names,
+                    int given, int *fmt)
+{
+    if (!path || strcmp(path, "-") == 0)
+        return 0;
+    const char *want = NULL;
+    int k = format_of_extension(path, names, &want);
+    if (k == -2)
+        return 0;
+    char list[256];
+    list_formats(names, list, sizeof list);
+    if (k == -1)
+        return opt_usage_error(cmd, "-o %s means --format %s, which %s does not write here "
+                               "(it writes %s; choose a file name to match)", path, want, cmd->name,
+                               list);
+    if (given && k != *fmt)
+        return opt_usage_error(cmd, "-o %s means --format %s, but --format %s was given (drop "
+                               "--format, or change the file name)", path, names[k], names[*fmt]);
+    *fmt = k;
+    return 0;
 }

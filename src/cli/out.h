@@ -83,4 +83,22 @@ void out_json_string(FILE *f, const char *s, size_t n);
  * or starts or ends with a space; written as is otherwise. */
 void out_csv_field(FILE *f, const char *s, size_t n);
 
+/* ---- the format from -o's file name ---- */
+
+struct opt_cmd;
+
+/* Picks the output format from the extension of -o's path, so that `-o a.npy` writes npy
+ * rather than a text table into a file numpy cannot read.
+ *   names: the formats the command (in its current mode) writes, NULL-terminated;
+ *   *fmt:  on entry the index in names of --format's value (given = 1) or of the default
+ *          (given = 0); on return the format to write.
+ * Extensions, case-insensitive: .npy .json .jsonl .csv .raw .png name the format of the
+ * same name; .txt the first of table, text or ids that names holds. path NULL or "-", no
+ * extension, or any other extension: *fmt is kept (today's default).
+ * Returns 0; or -1 after one usage line in the parser's wording ("gpt2-embed CMD: ...",
+ * the command exits 2) when --format contradicts the extension, or when the extension names
+ * a format this command does not write. */
+int out_pick_format(const struct opt_cmd *cmd, const char *path, const char *const *names,
+                    int given, int *fmt);
+
 #endif
