@@ -49,7 +49,7 @@ TEST_BIN  := $(TEST_SRC:%.c=$(B)/%)
 # Tests that draw (link the rendering objects directly) or read PNGs back (tests/pngcheck,
 # through cairo); every other test links no cairo.
 FIG_TEST_BIN := $(patsubst %.c,$(B)/%,$(sort tests/test_plot.c tests/test_figures_learned.c \
-                $(wildcard tests/test_render*.c) $(shell grep -l 'pngcheck.h' tests/test_*.c)))
+                $(wildcard tests/test_render*.c) $(shell grep -l 'pngcheck.h\|cairo/cairo.h' tests/test_*.c)))
 BENCH_BIN := $(BENCH_SRC:%.c=$(B)/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 LIBA      := $(B)/libgpt2embed.a
