@@ -13,11 +13,14 @@
 #include "out.h"
 #include "sinusoid.h"
 #include "study.h"
+#include "study_fig.h"
 #include "study_out.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct pca_opts {
     load_opts lo;
@@ -55,6 +58,9 @@ static const opt_def OPTS[] = {
      .def = "table", .help = N_("output format (npy: float32)")},
     {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(pca_opts, out),
      .help = N_("write to FILE (atomically) instead of standard output")},
+    {.name = "--plot", .kind = OPT_FILE, .off = offsetof(pca_opts, plot), .metavar = "DIR",
+     .help = N_("draw pca-components.png, pca-pc1-pc2.png, pca-pc2-pc3.png, pca-variance.png "
+                "into DIR (made if missing)")},
     LOAD_OPT_ROWS(pca_opts, lo),
     OPT_END,
 };
@@ -130,7 +136,7 @@ static int emit_variance(const pca_opts *o, const pca_result *r, const char *wha
 /* --proj (rows x k, with each row's position or ID first) or --components (d x k). */
 static int emit_matrix(const pca_opts *o, const pca_result *r, const double *row_id)
 {
-    size_t k = r->k, n = o->proj ? r->n : r->d, nc = k + 1;
+    size_t k = (size_t)o->k, n = o->proj ? r->n : r->d, nc = k + 1;
     double *v = malloc(n * nc * sizeof *v);
     char **names = calloc(nc, sizeof *names);
     int rc = -1;
@@ -150,7 +156,7 @@ static int emit_matrix(const pca_opts *o, const pca_result *r, const double *row
     for (size_t i = 0; i < n; i++) {
         v[i * nc] = o->proj ? row_id[i] : (double)i;
         for (size_t j = 0; j < k; j++)
-            v[i * nc + 1 + j] = o->proj ? r->proj[i * k + j] : r->components[j * r->d + i];
+            v[i * nc + 1 + j] = o->proj ? r->proj[i * r->k + j] : r->components[j * r->d + i];
     }
     unsigned char *ints = calloc(nc, 1);
     if (!ints) {
@@ -200,6 +206,30 @@ static int token_rows(const pca_opts *o, study_pca_src *src, uint32_t **owned)
     return 0;
 }
 
+/* The four figures into dir (created if missing). */
+static int plot_all(const char *dir, const pca_result *r, const char *what)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        cli_error("cannot create the directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    static const char *const FILES[] = {"pca-components.png", "pca-pc1-pc2.png",
+                                        "pca-pc2-pc3.png", "pca-variance.png"};
+    char path[4][4096];
+    for (int i = 0; i < 4; i++)
+        if ((size_t)snprintf(path[i], sizeof path[i], "%s/%s", dir, FILES[i]) >= sizeof path[i]) {
+            cli_error("the directory name %s is too long", dir);
+            return -1;
+        }
+    if (study_fig_pca_lines(r, what, path[0]) || study_fig_pca_variance(r, what, path[3]))
+        return -1;
+    if (r->k >= 2 && study_fig_pca_scatter(r, 0, 1, what, path[1]))
+        return -1;
+    if (r->k >= 3 && study_fig_pca_scatter(r, 1, 2, what, path[2]))
+        return -1;
+    return 0;
+}
+
 static int check(const pca_opts *o, const opt_parsed *p)
 {
     if (o->proj && o->comps)
@@ -241,15 +271,22 @@ int cmd_pca(int argc, char **argv)
     if (o.of == STUDY_OF_WTE && token_rows(&o, &src, &owned_ids))
         goto done;
     if (!given_k) {   /* the default keeps at most the width */
-        size_t width = m ? m->n_embd : (size_t)o.dim;
-        o.k = (int64_t)width < o.k ? (int64_t)width : o.k;
+        size_t w = m ? m->n_embd : (size_t)o.dim;
+        o.k = (int64_t)w < o.k ? (int64_t)w : o.k;
     }
-    if (study_pca(&src, (size_t)o.k, &res, &row_id))
+    /* the figures need four components even when fewer are printed */
+    size_t width = m ? m->n_embd : (size_t)o.dim, kk = (size_t)o.k;
+    if (o.plot && kk < 4)
+        kk = width < 4 ? width : 4;
+    if (study_pca(&src, kk, &res, &row_id))
         goto done;
+    source_name(&o, what, sizeof what);
     if (o.proj || o.comps)
         rc = emit_matrix(&o, &res, row_id) ? EXIT_ERR : EXIT_OK;
     else
-        rc = emit_variance(&o, &res, source_name(&o, what, sizeof what), path) ? EXIT_ERR : EXIT_OK;
+        rc = emit_variance(&o, &res, what, path) ? EXIT_ERR : EXIT_OK;
+    if (rc == EXIT_OK && o.plot && plot_all(o.plot, &res, what))
+        rc = EXIT_ERR;
 done:
     opt_free(&p);
     pca_free(&res);

@@ -13,6 +13,7 @@
 #include "out.h"
 #include "rope.h"
 #include "study.h"
+#include "study_fig.h"
 #include "study_out.h"
 
 #include <stdio.h>
@@ -24,7 +25,7 @@ typedef struct rope_opts {
     int check, curve, rotation, fmt;
     int64_t dim, max_pos, pairs, seed, from, to, samples, pair, len;
     double base;
-    const char *out;
+    const char *out, *plot;
 } rope_opts;
 
 static const char *const FORMATS[] = {"table", "json", "csv", "npy", NULL};
@@ -61,6 +62,8 @@ static const opt_def OPTS[] = {
      .def = "table", .help = N_("output format (npy: float32)")},
     {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(rope_opts, out),
      .help = N_("write to FILE (atomically) instead of standard output")},
+    {.name = "--plot", .kind = OPT_FILE, .off = offsetof(rope_opts, plot), .metavar = "FILE.png",
+     .help = N_("with --dot-curve or --rotation: draw it")},
     OPT_END,
 };
 
@@ -73,7 +76,8 @@ static const opt_cmd CMD = {
     .examples = N_("  gpt2-embed rope\n"
                    "  gpt2-embed rope --check-relative -d 768 --max-pos 4096\n"
                    "  gpt2-embed rope --dot-curve --to 1024 -o rope-dot.csv\n"
-                   "  gpt2-embed rope --rotation --pair 3 --len 100\n"),
+                   "  gpt2-embed rope --dot-curve --plot rope-dot.png\n"
+                   "  gpt2-embed rope --rotation --pair 3 --len 100 --plot rope-rot.png\n"),
     .opts = OPTS,
     .min_pos = 0,
     .max_pos = 0,
@@ -203,6 +207,8 @@ static int emit_curve(const rope_opts *o)
              "(d = %lld, base %g); expected = (2/d) sum_i cos(k theta_i) = (2/d) PE(0).PE(k)\n\n",
              (long long)o->samples, (long long)o->dim, o->base);
     rc = study_emit(o->out, o->fmt, &c, pj, pt);
+    if (rc == 0 && o->plot)
+        rc = study_fig_rope_dot(mean, exp_, (size_t)o->from, n, (size_t)o->dim, o->base, o->plot);
 done:
     free(mean), free(exp_), free(v);
     return rc;
@@ -237,6 +243,8 @@ static int emit_rotation(const rope_opts *o)
              (long long)o->pair, 2 * (long long)o->pair, 2 * (long long)o->pair + 1,
              2 * (long long)o->pair, theta);
     rc = study_emit(o->out, o->fmt, &c, pj, pt);
+    if (rc == 0 && o->plot)
+        rc = study_fig_rope_rotation(xy, n, (size_t)o->pair, theta, (size_t)o->dim, o->plot);
 done:
     free(xy), free(v);
     return rc;
@@ -252,6 +260,8 @@ static int check(const rope_opts *o, const opt_parsed *p)
     static const char *const MODE_OPTS[][4] = {
         {"--max-pos", "--pairs", NULL}, {"--from", "--to", "--samples", NULL}, {"--pair", "--len", NULL}};
     const int modes[3] = {o->check, o->curve, o->rotation};
+    if (o->plot && !o->curve && !o->rotation)
+        return opt_usage_error(&CMD, "--plot draws --dot-curve or --rotation");
     static const char *const MODE_NAMES[] = {"--check-relative", "--dot-curve", "--rotation"};
     for (int m = 0; m < 3; m++)
         for (int i = 0; MODE_OPTS[m][i]; i++)

@@ -15,6 +15,8 @@
 #include "pca.h"
 #include "similarity.h"
 #include "study.h"
+#include "study_fig.h"
+#include "figures.h"
 #include "study_out.h"
 
 #include <stdlib.h>
@@ -25,7 +27,7 @@ typedef struct stats_opts {
     int fmt;
     int64_t top;
     int by_pos;
-    const char *out;
+    const char *out, *plot;
 } stats_opts;
 
 static const char *const FORMATS[] = {"table", "json", "csv", "npy", NULL};
@@ -39,6 +41,8 @@ static const opt_def OPTS[] = {
      .help = N_("the norm of every wpe row against its position")},
     {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(stats_opts, out),
      .help = N_("write to FILE (atomically) instead of standard output")},
+    {.name = "--plot", .kind = OPT_FILE, .off = offsetof(stats_opts, plot), .metavar = "FILE.png",
+     .help = N_("with --by-position: draw the norms against position, position 0 marked")},
     LOAD_OPT_ROWS(stats_opts, lo),
     OPT_END,
 };
@@ -52,6 +56,7 @@ static const opt_cmd CMD = {
                   "With --by-position: the norm of every wpe row against its position, position 0\n"
                   "against the median, and the spread of the norms before and after position 100."),
     .examples = N_("  gpt2-embed stats\n"
+                   "  gpt2-embed stats --by-position --plot norms.png\n"
                    "  gpt2-embed stats --by-position -o norms.npy\n"),
     .opts = OPTS,
     .min_pos = 0,
@@ -185,6 +190,10 @@ static int run_by_position(const stats_opts *o, int fmt)
     study_cols c = {NAMES, INTS, 3, sn.n, v, 1, 1};
     rc = study_emit(o->out, fmt, &c, pre_json, pre_table) ? EXIT_ERR : EXIT_OK;
     free(v);
+    char name[64];
+    fig_model_name(m, name, sizeof name);
+    if (rc == EXIT_OK && o->plot && study_fig_norms(&sn, name, o->plot))
+        rc = EXIT_ERR;
 done:
     study_norms_free(&sn);
     free(pre_json), free(pre_table), free(path);
@@ -203,6 +212,8 @@ int cmd_stats(int argc, char **argv)
         return opt_exit(r);
     if (out_pick_format(&CMD, o.out, FORMATS, given_fmt, &o.fmt))
         return EXIT_USAGE;
+    if (!o.by_pos && o.plot)
+        return opt_usage_error(&CMD, "--plot needs --by-position"), EXIT_USAGE;
     if (!o.by_pos && o.fmt >= 2)
         return opt_usage_error(&CMD, "--format %s needs --by-position", FORMATS[o.fmt]), EXIT_USAGE;
     return o.by_pos ? run_by_position(&o, o.fmt) : run_scale(&o, o.fmt == 1);

@@ -41,7 +41,6 @@ int study_buf_open(study_buf *b);
 /* Closes the stream; *out receives the string (caller frees). -1 (printed) on failure. */
 int study_buf_close(study_buf *b, char **out);
 
-#endif
 
 /* ---- principal components of a matrix the tool can produce ---- */
 
@@ -61,3 +60,5 @@ typedef struct study_pca_src {
  * clear message). row_id (may be NULL) receives a new array of each row's label: position,
  * or token ID. */
 int study_pca(const study_pca_src *s, size_t k, pca_result *r, double **row_id);
+
+#endif
