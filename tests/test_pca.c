@@ -2,6 +2,7 @@
  * safetensors file on its own and runs numpy.linalg.eigh on numpy.cov of it), against
  * planted structure (a helix plus noise), and the errors. */
 #include "fixture.h"
+#include "pngcheck.h"
 #include "model.h"
 #include "pca.h"
 #include "similarity.h"
@@ -288,4 +289,146 @@ Test(pca, errors)
     cr_expect_float_eq(r.variance[0], 8.0, 1e-13);   /* columns (1,3,5), (2,4,6): var 4 each, equal */
     cr_expect(fabs(r.variance[1]) <= r.floor);
     pca_free(&r);
+}
+
+/* ---- the command ---- */
+
+Test(pca_cli, variance_json_matches_numpy)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.n_ctx = 300, o.n_embd = 24;
+    char *path;
+    g2e_model *m = fixture_model(&o, "pca-cli-json", &path);
+    model_close(m);
+    run_result r = run_g2e("pca", "--format", "json", "--weights", path, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out), *ref = numpy_pca(path, "wpe.weight", 3, NULL);
+    cr_assert(j, "%s", r.out);
+    const cJSON *var = cJSON_GetObjectItem(j, "variance"), *want = cJSON_GetObjectItem(ref, "variance");
+    const cJSON *cum = cJSON_GetObjectItem(j, "cumulative");
+    cr_assert_eq(cJSON_GetArraySize(var), 24);
+    double total = cJSON_GetObjectItem(ref, "total")->valuedouble, run = 0;
+    for (int i = 0; i < 24; i++) {
+        double a = at(var, (size_t)i), b = at(want, (size_t)i);
+        cr_expect(fabs(a - b) <= 1e-9 * fabs(b), "variance %d: %.17g vs numpy %.17g", i, a, b);
+        run += b / total;
+        cr_expect(fabs(at(cum, (size_t)i) - run) < 1e-12, "cumulative %d", i);
+    }
+    cr_expect_eq(cJSON_GetObjectItem(j, "rows")->valueint, 300);
+    cJSON_Delete(j), cJSON_Delete(ref);
+    run_free(&r);
+    /* the table shows the first K (default 10) */
+    r = run_g2e("pca", "--weights", path, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "PC1 and PC2 explain") && strstr(r.out, "\n        10 ") &&
+              !strstr(r.out, "\n        11 "), "%s", r.out);
+    run_free(&r);
+    free(path);
+}
+
+/* numpy reads the npy the command wrote and compares it with its own projections */
+Test(pca_cli, projections_npy_match_numpy)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.n_ctx = 128, o.n_embd = 16;
+    char *path;
+    g2e_model *m = fixture_model(&o, "pca-cli-proj", &path);
+    model_close(m);
+    char *dir = test_tmpdir("pca-cli-proj-out"), *npy = path_join(dir, "p.npy");
+    run_result r = run_g2e("pca", "--proj", "-k", "3", "-o", npy, "--weights", path, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char code[1024];
+    snprintf(code, sizeof code,
+             "import json, subprocess, numpy as np\n"
+             "ref = json.loads(subprocess.check_output(['/usr/bin/python3', '%s/tests/pca_ref.py', "
+             "'%s', 'wpe.weight', '3']))\n"
+             "p = np.array(ref['proj']); a = np.load('%s')\n"
+             "s = np.sign((a * p).sum(axis=0))\n"
+             "print(a.dtype, a.shape, float(np.abs(a - (p * s).astype(np.float32)).max()))\n",
+             G2E_SRCDIR, path, npy);
+    char *argv[] = {"/usr/bin/python3", "-c", code, NULL};
+    r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    double diff = 1;
+    cr_assert(sscanf(r.out, "float32 (128, 3) %lf", &diff) == 1, "%s", r.out);
+    cr_expect(diff < 1e-5, "projections differ from numpy's by %g", diff);
+    run_free(&r);
+    free(npy), free(dir), free(path);
+}
+
+Test(pca_cli, wte_rows_and_sinusoidal_match_numpy)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.n_embd = 12;
+    char *path;
+    g2e_model *m = fixture_model(&o, "pca-cli-wte", &path);
+    model_close(m);
+    run_result r = run_g2e("pca", "--of", "wte", "--ids", "5 9 33 2 60 61", "--format", "json",
+                           "--weights", path, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out), *ref = numpy_pca(path, "wte.weight", 1, "5 9 33 2 60 61");
+    for (int i = 0; i < 5; i++) {   /* rank 5: the rest are at the floor */
+        double a = at(cJSON_GetObjectItem(j, "variance"), (size_t)i);
+        double b = at(cJSON_GetObjectItem(ref, "variance"), (size_t)i);
+        cr_expect(fabs(a - b) <= 1e-9 * b, "wte variance %d: %.17g vs %.17g", i, a, b);
+    }
+    cJSON_Delete(j), cJSON_Delete(ref);
+    run_free(&r);
+    r = run_g2e("pca", "--of", "sinusoidal", "--len", "64", "--dim", "16", "--format", "json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    j = cJSON_Parse(r.out);
+    ref = numpy_pca("-", "sinusoidal:64:16:10000", 1, NULL);
+    for (int i = 0; i < 16; i++) {
+        double a = at(cJSON_GetObjectItem(j, "variance"), (size_t)i);
+        double b = at(cJSON_GetObjectItem(ref, "variance"), (size_t)i);
+        cr_expect(fabs(a - b) <= 1e-9 * fabs(b) + 1e-12, "PE variance %d: %.17g vs %.17g", i, a, b);
+    }
+    cJSON_Delete(j), cJSON_Delete(ref);
+    run_free(&r);
+    free(path);
+}
+
+Test(pca_cli, figures_and_errors)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    char *path;
+    g2e_model *m = fixture_model(&o, "pca-cli-err", &path);
+    model_close(m);
+    char *dir = test_tmpdir("pca-cli-figs"), *figs = path_join(dir, "figs");
+    run_result r = run_g2e("pca", "-k", "2", "--plot", figs, "--weights", path, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    const char *names[] = {"pca-components.png", "pca-pc1-pc2.png", "pca-pc2-pc3.png",
+                           "pca-variance.png"};
+    for (int i = 0; i < 4; i++) {
+        char *f = path_join(figs, names[i]);
+        png p = pngcheck_load(f);
+        cr_expect(p.w >= 400 && pngcheck_dark(&p, 0, 0, p.w, p.h) > 500, "%s", names[i]);
+        pngcheck_free(&p);
+        free(f);
+    }
+    struct { const char *a[8]; int status; const char *msg; } bad[] = {
+        {{"pca", "--ids", "1 2", "--weights", path}, 2, "add --of wte"},
+        {{"pca", "--proj", "--components", "--weights", path}, 2, "pick one"},
+        {{"pca", "--len", "5", "--weights", path}, 2, "describe --of sinusoidal"},
+        {{"pca", "--of", "sinusoidal", "--dim", "7"}, 2, "even"},
+        {{"pca", "-k", "9", "--weights", path}, 1, "more components than the 8 columns"},
+        {{"pca", "--of", "wte", "--ids", "64 1", "--weights", path}, 1, "out of range"},
+        {{"pca", "--of", "wte", "--ids", "7", "--weights", path}, 1, "at least 2 rows"},
+        {{"pca", "--format", "json", "-o", "x.csv", "--weights", path}, 2, "csv"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = run_g2e(bad[i].a[0], bad[i].a[1], bad[i].a[2], bad[i].a[3], bad[i].a[4], bad[i].a[5],
+                    bad[i].a[6], NULL);
+        cr_expect_eq(r.status, bad[i].status, "case %zu: status %d: %s", i, r.status, r.err);
+        cr_expect(strstr(r.err, bad[i].msg), "case %zu: %s", i, r.err);
+        cr_expect_eq(r.out_len, 0, "case %zu wrote to stdout", i);
+        run_free(&r);
+    }
+    free(figs), free(dir), free(path);
 }

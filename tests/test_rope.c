@@ -183,3 +183,100 @@ Test(rope, errors)
     cr_expect(strstr(e.msg, "pairs 0..3"), "%s", e.msg);
     cr_expect_eq(rope_pair_path(8, NAN, 0, 1, 0, 2, out, &e), ROPE_E_BASE);
 }
+
+/* ---- the command ---- */
+
+#include <cjson/cJSON.h>
+
+Test(rope_cli, check_relative_json_is_the_library_value)
+{
+    run_result r = run_g2e("rope", "--check-relative", "-d", "768", "--max-pos", "4096", "--pairs",
+                           "2000", "--seed", "9", "--format", "json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert(j, "%s", r.out);
+    rope_relative want;
+    g2e_err e;
+    cr_assert_eq(rope_check_relative(768, 10000.0, 4096, 2000, 9, &want, &e), 0);
+    cr_expect_eq(cJSON_GetObjectItem(j, "max_deviation")->valuedouble, want.max_dev);
+    cr_expect(want.max_dev < 1e-12);
+    cr_expect_eq((uint64_t)cJSON_GetObjectItem(j, "at_m")->valuedouble, want.at_m);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = run_g2e("rope", "--check-relative", "--pairs", "100", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "largest |<R(m)q, R(n)k> - <R(m-n)q, k>| = "), "%s", r.out);
+    run_free(&r);
+}
+
+Test(rope_cli, dot_curve_csv_and_rotation_npy)
+{
+    run_result r = run_g2e("rope", "--dot-curve", "-d", "64", "--from", "3", "--to", "12",
+                           "--samples", "50", "--seed", "4", "--format", "csv", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    double mean[10], expect[10];
+    g2e_err e;
+    cr_assert_eq(rope_dot_curve(64, 10000.0, 3, 12, 50, 4, mean, expect, &e), 0);
+    cr_assert(strncmp(r.out, "k,mean_dot,expected\n", 20) == 0, "%s", r.out);
+    char *p = r.out + 20;
+    for (int j = 0; j < 10; j++) {
+        long k;
+        double a, b;
+        int used = 0;
+        cr_assert(sscanf(p, "%ld,%lf,%lf\n%n", &k, &a, &b, &used) == 3, "line %d: %s", j, p);
+        cr_expect(k == 3 + j && a == mean[j] && b == expect[j], "line %d", j);
+        p += used;
+    }
+    run_free(&r);
+    char *dir = test_tmpdir("rope-cli"), *npy = path_join(dir, "r.npy"), *fig = path_join(dir, "r.png");
+    r = run_g2e("rope", "--rotation", "--pair", "2", "--len", "40", "-o", npy, "--plot", fig, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char code[512];
+    snprintf(code, sizeof code, "import numpy as np; a = np.load('%s'); th = 10000 ** (-4 / 768)\n"
+             "ref = np.stack([np.cos(np.arange(40) * th), np.sin(np.arange(40) * th)], 1)\n"
+             "print(a.shape, float(np.abs(a - ref).max()))", npy);
+    char *argv[] = {"/usr/bin/python3", "-c", code, NULL};
+    r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    double d = 1;
+    cr_assert(sscanf(r.out, "(40, 2) %lf", &d) == 1, "%s", r.out);
+    cr_expect(d < 1e-7, "float32 path differs from numpy by %g", d);
+    run_free(&r);
+    FILE *f = fopen(fig, "rb");
+    unsigned char sig[8] = {0};
+    cr_assert(f && fread(sig, 1, 8, f) == 8);
+    fclose(f);
+    cr_expect(memcmp(sig, "\x89PNG\r\n\x1a\n", 8) == 0);
+    free(npy), free(fig), free(dir);
+}
+
+Test(rope_cli, schemes_table_and_errors)
+{
+    run_result r = run_g2e("rope", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "learned absolute (GPT-2)") && strstr(r.out, "sinusoidal absolute") &&
+              strstr(r.out, "rotary relative (RoPE)") && strstr(r.out, "only m - n"), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("rope", "--format", "json", NULL);
+    cr_assert_eq(r.status, 0);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_expect(j && cJSON_GetArraySize(cJSON_GetObjectItem(j, "schemes")) == 3, "%s", r.out);
+    cJSON_Delete(j);
+    run_free(&r);
+    const char *bad[][4] = {
+        {"--check-relative", "--dot-curve", NULL}, {"-d", "7", NULL}, {"--pairs", "5", NULL},
+        {"--plot", "x.png", NULL}, {"--dot-curve", "--from", "9", "--to"},
+        {"--base", "1", NULL}, {"--format", "csv", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = run_g2e("rope", bad[i][0], bad[i][1], bad[i][2], bad[i][3], i == 4 ? "3" : NULL, NULL);
+        cr_expect_eq(r.status, 2, "case %zu: %d %s", i, r.status, r.err);
+        cr_expect_eq(r.out_len, 0);
+        run_free(&r);
+    }
+    r = run_g2e("rope", "--rotation", "--pair", "384", NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "pairs 0..383"), "%s", r.err);
+    run_free(&r);
+}

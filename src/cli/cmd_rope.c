@@ -100,9 +100,6 @@ static const char *const SCHEMES[][4] = {
 static int emit_schemes(const rope_opts *o)
 {
     out_file of;
-    if (o->fmt >= STUDY_CSV)
-        return opt_usage_error(&CMD, "the comparison is a table or JSON; csv and npy are for "
-                                     "--dot-curve and --rotation");
     if (out_open(&of, o->out, 0))
         return -1;
     FILE *f = of.f;
@@ -143,8 +140,6 @@ static int emit_check(const rope_opts *o)
 {
     rope_relative r;
     g2e_err e;
-    if (o->fmt >= STUDY_CSV)
-        return opt_usage_error(&CMD, "--check-relative prints a table or JSON");
     if (rope_check_relative((size_t)o->dim, o->base, (uint64_t)o->max_pos, (size_t)o->pairs,
                             (uint64_t)o->seed, &r, &e)) {
         cli_error("%s", e.msg);
@@ -178,9 +173,6 @@ static int emit_check(const rope_opts *o)
 
 static int emit_curve(const rope_opts *o)
 {
-    if (o->from > o->to)
-        return opt_usage_error(&CMD, "--from %lld is after --to %lld", (long long)o->from,
-                               (long long)o->to);
     size_t n = (size_t)(o->to - o->from) + 1;
     double *mean = malloc(n * sizeof *mean), *exp_ = malloc(n * sizeof *exp_);
     double *v = malloc(n * 3 * sizeof *v);
@@ -260,6 +252,12 @@ static int check(const rope_opts *o, const opt_parsed *p)
     static const char *const MODE_OPTS[][4] = {
         {"--max-pos", "--pairs", NULL}, {"--from", "--to", "--samples", NULL}, {"--pair", "--len", NULL}};
     const int modes[3] = {o->check, o->curve, o->rotation};
+    if (o->curve && o->from > o->to)
+        return opt_usage_error(&CMD, "--from %lld is after --to %lld", (long long)o->from,
+                               (long long)o->to);
+    if (!o->curve && !o->rotation && o->fmt >= STUDY_CSV)
+        return opt_usage_error(&CMD, "csv and npy are for --dot-curve and --rotation; the %s is "
+                               "a table or JSON", o->check ? "check" : "comparison");
     if (o->plot && !o->curve && !o->rotation)
         return opt_usage_error(&CMD, "--plot draws --dot-curve or --rotation");
     static const char *const MODE_NAMES[] = {"--check-relative", "--dot-curve", "--rotation"};
@@ -277,7 +275,7 @@ int cmd_rope(int argc, char **argv)
     opt_parsed p;
     int r = opt_parse(&CMD, argc, argv, &o, &p);
     int given_fmt = r ? 0 : opt_given(&CMD, &p, "--format");
-    if (r || check(&o, &p) || out_pick_format(&CMD, o.out, FORMATS, given_fmt, &o.fmt)) {
+    if (r || out_pick_format(&CMD, o.out, FORMATS, given_fmt, &o.fmt) || check(&o, &p)) {
         opt_free(&p);
         return r ? opt_exit(r) : EXIT_USAGE;
     }
