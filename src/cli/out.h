@@ -65,11 +65,12 @@ void out_f64(FILE *f, double v);
  *   '\\' -> "\\\\"          other C0 controls, DEL, C1 controls (U+0080..U+009F) and
  *   bytes that are not part of valid UTF-8 -> "\xNN" per byte (uppercase hex).
  * Every other valid UTF-8 character is kept as it is. Because the backslash is doubled,
- * "\xNN" in the result always means an escaped byte. */
+ * "\xNN" in the result always means an escaped byte. (text_escape with TEXT_ESC_VISIBLE.) */
 char *out_piece_visible(const char *s, size_t n);
 
 /* Display width in terminal columns of a UTF-8 string (wide East Asian characters
- * count 2, combining marks 0); invalid bytes count 1. */
+ * count 2, combining marks 0); each maximal subpart of invalid UTF-8 counts 1
+ * (text_width). */
 size_t out_display_width(const char *s);
 /* Writes s then spaces up to `width` columns (nothing extra if it is wider). */
 void out_pad(FILE *f, const char *s, size_t width);
