@@ -6,10 +6,12 @@ decoder (CPython's, which substitutes maximal subparts as Unicode recommends).
                              gets one line: the steps "cp:len" (cp -1 for an ill-formed
                              maximal subpart), space-separated.
   text_ref.py chars TEXTFILE OFFSETS   OFFSETS holds "start end" per line (byte offsets of
-                             tokens in the UTF-8 file TEXTFILE); prints per token the
-                             characters it overlaps and "k/n" shares (see tokchars.h).
+                             tokens in the UTF-8 file TEXTFILE); prints per token one
+                             JSON line: offset, chars, char_index, char_part, display
+                             (the shapes tokchars.h documents), from Python's str.
 """
 import codecs
+import json
 import struct
 import sys
 
@@ -36,6 +38,16 @@ def steps(b):
     assert i == len(b)
     return out
 
+def visible(ch):
+    if ch == " ": return "\u2423"
+    if ch == "\n": return "\u21b5"
+    if ch == "\t": return "\u2192"
+    if ch == "\\": return "\\\\"
+    o = ord(ch)
+    if o < 0x20 or o == 0x7F or 0x80 <= o <= 0x9F:
+        return "".join("\\x%02X" % x for x in ch.encode("utf-8"))
+    return ch
+
 def main():
     if sys.argv[1] == "steps":
         data = open(sys.argv[2], "rb").read()
@@ -52,19 +64,26 @@ def main():
             starts.append((pos, pos + len(ch.encode("utf-8")), ch)); pos += len(ch.encode("utf-8"))
         for line in open(sys.argv[3]):
             a, b = map(int, line.split())
-            parts = []
-            for (s, e, ch) in starts:
-                if s < b and a < e:
-                    lo, hi = max(a, s), min(b, e)
-                    n = e - s
-                    if lo == s and hi == e:
-                        parts.append(ch)
-                    else:
-                        # bytes lo..hi of the character's n bytes: share "k/n" with k the
-                        # 1-based index of the last byte when one byte, else "i-j/n"
-                        i, j = lo - s + 1, hi - s
-                        parts.append("%s (%s/%d)" % (ch, str(i) if i == j else "%d-%d" % (i, j), n))
-            print(" ".join(parts) if parts else "")
+            pieces, run, parts, idx, cs, ce = [], "", [], None, None, None
+            for ci, (s, e, ch) in enumerate(starts):
+                if not (s < b and a < e):
+                    continue
+                if idx is None:
+                    idx, cs = ci, s
+                ce = e
+                lo, hi, n = max(a, s) - s + 1, min(b, e) - s, e - s
+                if (lo, hi) == (1, n):
+                    run += visible(ch)
+                    continue
+                if run:
+                    pieces.append(run); run = ""
+                parts.append([lo, hi, n])
+                pieces.append("%s (%s/%d)" % (visible(ch), str(lo) if lo == hi else "%d-%d" % (lo, hi), n))
+            if run:
+                pieces.append(run)
+            chars = text[idx:idx + 0] if idx is None else "".join(c for (s, e, c) in starts if s < b and a < e)
+            print(json.dumps({"offset": [a, b], "chars": chars, "char_index": idx if idx is not None else 0,
+                              "char_part": parts, "display": " + ".join(pieces)}, ensure_ascii=False))
     else:
         sys.exit("usage: text_ref.py steps IN OUT | chars TEXT OFFSETS")
 

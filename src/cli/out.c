@@ -7,6 +7,7 @@
 #include "out.h"
 
 #include "cli.h"
+#include "json.h"
 #include "text.h"
 
 #include <errno.h>
@@ -309,37 +310,7 @@ void out_pad(FILE *f, const char *s, size_t width)
 
 void out_json_string(FILE *f, const char *s, size_t n)
 {
-    fputc('"', f);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x80) {
-            switch (c) {
-            case '"': fputs("\\\"", f); break;
-            case '\\': fputs("\\\\", f); break;
-            case '\n': fputs("\\n", f); break;
-            case '\t': fputs("\\t", f); break;
-            case '\r': fputs("\\r", f); break;
-            case '\b': fputs("\\b", f); break;
-            case '\f': fputs("\\f", f); break;
-            default:
-                if (c < 0x20 || c == 0x7f)
-                    fprintf(f, "\\u%04x", c);
-                else
-                    fputc(c, f);
-            }
-            i++;
-            continue;
-        }
-        size_t k;
-        if (text_step(s + i, n - i, &k) < 0) {
-            fputs("\xEF\xBF\xBD", f);   /* U+FFFD */
-            i++;
-        } else {
-            fwrite(s + i, 1, k, f);
-            i += k;
-        }
-    }
-    fputc('"', f);
+    json_write_string(f, s, n);
 }
 
 void out_csv_field(FILE *f, const char *s, size_t n)

@@ -75,9 +75,10 @@ size_t out_display_width(const char *s);
 /* Writes s then spaces up to `width` columns (nothing extra if it is wider). */
 void out_pad(FILE *f, const char *s, size_t width);
 
-/* A JSON string literal (with the quotes) for bytes s[n]: escapes '"', '\\' and
- * controls as \uXXXX (\n, \t, \r, \b, \f short forms); invalid UTF-8 bytes become
- * U+FFFD, since JSON text must be valid UTF-8. */
+/* A JSON string literal (with the quotes) for bytes s[n], escaped as every JSON string
+ * of the program is (json.h: json_write_string): '"', '\\', the short forms \n \t \r
+ * \b \f, other C0 controls, DEL, C1 controls and U+2028/9 as \u00XX, each maximal
+ * subpart of invalid UTF-8 as \ufffd (Python's errors="replace"), the rest as is. */
 void out_json_string(FILE *f, const char *s, size_t n);
 
 /* A CSV field (RFC 4180): quoted, with quotes doubled, if it holds ',', '"', CR or LF
