@@ -3,6 +3,7 @@
 #include "text.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void json_write_string(FILE *f, const char *s, size_t n)
@@ -44,6 +45,26 @@ void json_write_string(FILE *f, const char *s, size_t n)
     }
     fwrite(s + i - run, 1, run, f);
     fputc('"', f);
+}
+
+char *json_string_alloc(const char *s, size_t n)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    json_write_string(f, s, n);
+    if (ferror(f)) {
+        fclose(f);
+        free(buf);
+        return NULL;
+    }
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }
 
 void json_write_f32(FILE *f, float v)
@@ -144,7 +165,7 @@ void json_key(json_w *w, const char *key)
     w->want_value = 1;
 }
 
-void json_string(json_w *w, const char *s, size_t n)
+void json_str(json_w *w, const char *s, size_t n)
 {
     if (before_value(w))
         json_write_string(w->f, s ? s : "", s ? n : 0);

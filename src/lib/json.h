@@ -57,7 +57,7 @@ void json_end_array(json_w *w);
 void json_key(json_w *w, const char *key);
 
 /* Values. */
-void json_string(json_w *w, const char *s, size_t n);
+void json_str(json_w *w, const char *s, size_t n);
 void json_cstr(json_w *w, const char *s);   /* NULL writes null */
 void json_f32(json_w *w, float v);
 void json_f64(json_w *w, double v);
@@ -73,6 +73,9 @@ int json_done(const json_w *w);
 
 /* Stateless: a JSON string literal (with its quotes) for s[0..n), escaped as above. */
 void json_write_string(FILE *f, const char *s, size_t n);
+/* The same literal in a new NUL-terminated string (for callers that build output in
+ * memory); the caller frees it; NULL if out of memory. */
+char *json_string_alloc(const char *s, size_t n);
 /* Stateless: a float32 / double as above ("null" when not finite). */
 void json_write_f32(FILE *f, float v);
 void json_write_f64(FILE *f, double v);

@@ -165,7 +165,7 @@ void tokchars_json(json_w *w, const char *text, const tokchars_span *sp)
     json_uint(w, sp->end);
     json_end_array(w);
     json_key(w, "chars");
-    json_string(w, text + sp->cstart, sp->cend - sp->cstart);
+    json_str(w, text + sp->cstart, sp->cend - sp->cstart);
     json_key(w, "char_index");
     json_uint(w, sp->char_index);
     json_key(w, "char_part");
