@@ -565,23 +565,11 @@ int cmd_tokenize(int argc, char **argv)
                 in_len = w;
             }
         } else {
-            FILE *f = stdin;
-            if (file) {
-                f = fopen(file, "rb");
-                if (!f) {
-                    cli_error("cannot open %s: %s", file, strerror(errno));
-                    goto done;
-                }
-                what = file;
-            } else {
-                what = "standard input";
-            }
-            input = cli_read_stream(f, &in_len);
-            int e = errno;
-            if (file)
-                fclose(f);
+            what = file ? file : "standard input";
+            input = file ? cli_read_file(file, "text file", &in_len) : cli_read_stream(stdin, &in_len);
             if (!input) {
-                cli_error("cannot read %s: %s", file ? file : "standard input", strerror(e));
+                if (!file)
+                    cli_error("cannot read standard input: %s", strerror(errno));
                 goto done;
             }
             text = input;
