@@ -137,7 +137,7 @@ static const err_case ERRORS[] = {
     {A("-of"), "gpt2-embed similarity: unknown option '-of' (see 'gpt2-embed similarity --help')\n"},
     {A("--secre"), /* hidden rows are never suggested */
      "gpt2-embed similarity: unknown option '--secre' (see 'gpt2-embed similarity --help')\n"},
-    {A("-f", ""), "gpt2-embed similarity: --file needs a file name, got an empty one ('')\n"},
+    {A("-f", ""), "gpt2-embed similarity: --file needs a file name (or - for standard input), got an empty one ('')\n"},
     {A("-o", "-"),
      "gpt2-embed similarity: --output needs a file name, got '-' (standard input/output is not possible here)\n"},
     {A("-o"), "gpt2-embed similarity: --output needs a file name\n"},
@@ -270,19 +270,19 @@ Test(opt, help_is_generated_from_the_table, .init = cr_redirect_stdout)
         "usage: gpt2-embed similarity [OPTIONS] TEXT...\n"
         "Test command.\n"
         "\noptions:\n"
-        "      --flag              a flag\n"
-        "  -n, --n N               a count (1..100) [default: 5]\n"
-        "      --pos A B           two positions (0..1023)\n"
-        "      --shift N           a signed integer (-10..10)\n"
-        "      --scale X           a fraction (0..1)\n"
-        "      --any X             any real\n"
-        "      --format NAME       output format (table, json or npy) [default: table]\n"
-        "  -f, --file FILE         read the text from FILE\n"
-        "  -o, --output FILE       write to FILE\n"
-        "      --text VALUE        a text\n"
-        "  -I, --include FILE      collects\n"
-        "      --ids IDS           token IDs\n"
-        "  -h, --help              this help\n"
+        "      --flag                   a flag\n"
+        "  -n, --n N                    a count (1..100) [default: 5]\n"
+        "      --pos A B                two positions (0..1023)\n"
+        "      --shift N                a signed integer (-10..10)\n"
+        "      --scale X                a fraction (0..1)\n"
+        "      --any X                  any real\n"
+        "      --format table|json|npy  output format [default: table]\n"
+        "  -f, --file FILE              read the text from FILE\n"
+        "  -o, --output FILE            write to FILE\n"
+        "      --text VALUE             a text\n"
+        "  -I, --include FILE           collects\n"
+        "      --ids IDS                token IDs\n"
+        "  -h, --help                   this help\n"
         "\nexamples:\n"
         "  gpt2-embed similarity --pos 0 1\n");
 }

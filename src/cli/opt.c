@@ -94,11 +94,15 @@ static void needs(const opt_def *d, char *buf, size_t len)
         break;
     case OPT_CHOICE:
         join_choices(d->choices, list, sizeof list);
-        snprintf(buf, len, "one of %s", list);
+        snprintf(buf, len, "%s%s", d->choices[0] && d->choices[1] && !d->choices[2] ? "" : "one of ",
+                 list);
         break;
     case OPT_FILE:
-        snprintf(buf, len, "%s", (d->flags & OPTF_STDIN) ? "a file name (or - for standard input)"
-                                                           : "a file name");
+        if (d->metavar && strcmp(d->metavar, "DIR") == 0)
+            snprintf(buf, len, "a directory");
+        else
+            snprintf(buf, len, "%s", (d->flags & OPTF_STDIN) ? "a file name (or - for standard input)"
+                                                               : "a file name");
         break;
     case OPT_TEXT:
         snprintf(buf, len, "%s", n > 1 ? "values" : "a value");
@@ -301,8 +305,11 @@ static int store(const opt_cmd *cmd, const opt_def *d, int k, const char *v, cha
     case OPT_CHOICE:
         return set_choice(cmd, d, v, (int *)at);
     case OPT_FILE:
-        if (!*v)
-            return report(cmd, "%s needs a file name, got an empty one ('')", d->name);
+        if (!*v) {
+            char what[600];
+            needs(d, what, sizeof what);
+            return report(cmd, "%s needs %s, got an empty one ('')", d->name, what);
+        }
         if (strcmp(v, "-") == 0 && !(d->flags & OPTF_STDIN))
             return report(cmd, "%s needs a file name, got '-' (standard input/output is not "
                           "possible here)", d->name);
@@ -601,9 +608,17 @@ static const char *metavar_of(const opt_def *d)
     }
 }
 
-/* The left column: "-o, --output FILE" or "    --pos A B". */
+/* The left column: "-o, --output FILE", "    --pos A B", "    --format table|json". */
 static void left_column(const opt_def *d, const char *mv, char *buf, size_t len)
 {
+    char choices[256];
+    if (d->kind == OPT_CHOICE && !d->metavar) {
+        size_t o = 0;
+        choices[0] = '\0';
+        for (size_t k = 0; d->choices[k] && o < sizeof choices; k++)
+            o += (size_t)snprintf(choices + o, sizeof choices - o, "%s%s", k ? "|" : "", d->choices[k]);
+        mv = choices;
+    }
     if (d->short_name)
         snprintf(buf, len, "-%c, %s%s%s", d->short_name, d->name, *mv ? " " : "", mv);
     else
@@ -614,7 +629,7 @@ static void left_column(const opt_def *d, const char *mv, char *buf, size_t len)
 static void tail(const opt_def *d, char *buf, size_t len)
 {
     char list[512] = "";
-    if (d->kind == OPT_CHOICE)
+    if (d->kind == OPT_CHOICE && d->metavar)
         join_choices(d->choices, list, sizeof list);
     else if (d->kind == OPT_INT && d->hi != INT64_MAX)
         snprintf(list, sizeof list, "%" PRId64 "..%" PRId64, d->lo, d->hi);
@@ -634,15 +649,24 @@ int opt_help(const opt_cmd *cmd, FILE *f)
     if (cmd->purpose)
         fprintf(f, "%s\n", TR(cmd->purpose));
     fputs("\noptions:\n", f);
-    char left[160], t[600];
+    char left[300], t[600];
+    int width = 10; /* "-h, --help" */
+    for (const opt_def *d = cmd->opts; d && d->name; d++) {
+        left_column(d, metavar_of(d), left, sizeof left);
+        if (!(d->flags & OPTF_HIDDEN) && (int)strlen(left) > width)
+            width = (int)strlen(left) > 28 ? 28 : (int)strlen(left);
+    }
     for (const opt_def *d = cmd->opts; d && d->name; d++) {
         if (d->flags & OPTF_HIDDEN)
             continue;
         left_column(d, metavar_of(d), left, sizeof left);
         tail(d, t, sizeof t);
-        fprintf(f, "  %-24s%s%s%s\n", left, strlen(left) >= 24 ? "  " : "", TR(d->help), t);
+        if ((int)strlen(left) > width) /* a long one gets a line of its own */
+            fprintf(f, "  %s\n  %-*s  %s%s\n", left, width, "", TR(d->help), t);
+        else
+            fprintf(f, "  %-*s  %s%s\n", width, left, TR(d->help), t);
     }
-    fprintf(f, "  %-24s%s\n", "-h, --help", gettext("this help"));
+    fprintf(f, "  %-*s  %s\n", width, "-h, --help", gettext("this help"));
     if (cmd->examples)
         fprintf(f, "\nexamples:\n%s", TR(cmd->examples));
     fflush(f);
