@@ -6,9 +6,11 @@
  */
 #include "cli.h"
 #include "load.h"
+#include "json.h"
 #include "opt.h"
 #include "order.h"
 #include "out.h"
+#include "tokchars.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,41 +52,31 @@ static const opt_cmd CMD = {
 typedef struct side {
     const char *text;
     tok_ids t;
+    tokchars_span *sp;      /* (t.n): the characters behind each token */
 } side;
 
-/* The piece of token id, visible on one line (caller frees; "?" copy when unavailable). */
-static char *piece(tok_tokenizer *tok, uint32_t id)
-{
-    const uint8_t *b;
-    size_t n;
-    char *v = NULL;
-    if (tok_piece(tok, id, &b, &n, NULL) == 0)
-        v = out_piece_visible((const char *)b, n);
-    return v ? v : strdup("?");
-}
-
-static void table_row(FILE *f, tok_tokenizer *tok, const side *s, size_t t)
+static void table_row(FILE *f, const side *s, size_t t)
 {
     if (t >= s->t.n) {
-        fprintf(f, "  %6s %-12s", "", "");
+        fprintf(f, "  %6s %-14s", "", "");
         return;
     }
-    char *p = piece(tok, s->t.ids[t]);
+    char *p = tokchars_display_alloc(s->text, &s->sp[t]);
     fprintf(f, "  %6u ", s->t.ids[t]);
-    out_pad(f, p ? p : "?", 12);
+    out_pad(f, p ? p : "?", 14);
     free(p);
 }
 
-static void print_table(FILE *f, tok_tokenizer *tok, const side s[2], const order_cmp *c)
+static void print_table(FILE *f, const side s[2], const order_cmp *c)
 {
     fprintf(f, "A: %s  (%zu tokens)\nB: %s  (%zu tokens)\n\n", s[0].text, c->n_a, s[1].text, c->n_b);
-    fprintf(f, "%4s  %6s %-12s  %6s %-12s  %4s  %9s  %13s\n", "pos", "A id", "A piece", "B id",
-            "B piece", "same", "cos(wte)", "cos(wte+wpe)");
+    fprintf(f, "%4s  %6s %-14s  %6s %-14s  %4s  %9s  %13s\n", "pos", "A id", "A token", "B id",
+            "B token", "same", "cos(wte)", "cos(wte+wpe)");
     size_t rows = c->n_a > c->n_b ? c->n_a : c->n_b;
     for (size_t t = 0; t < rows; t++) {
         fprintf(f, "%4zu", t);
-        table_row(f, tok, &s[0], t);
-        table_row(f, tok, &s[1], t);
+        table_row(f, &s[0], t);
+        table_row(f, &s[1], t);
         if (t < c->n_pos)
             fprintf(f, "  %4s  %9.4f  %13.4f", c->same_id[t] ? "yes" : "no", c->tok_cos[t],
                     c->input_cos[t]);
@@ -106,63 +98,69 @@ static void print_table(FILE *f, tok_tokenizer *tok, const side s[2], const orde
                    "bags of token vectors differ; the order puzzle needs the same tokens reordered.\n");
 }
 
-static void json_ids(FILE *f, tok_tokenizer *tok, const side *s)
+/* One text: {"text", "tokens": [{"id", "offset", "chars", "char_index", "char_part"}...]}. */
+static void json_side(json_w *w, const side *s)
 {
-    fputs("{\"text\": ", f);
-    out_json_string(f, s->text, strlen(s->text));
-    fputs(", \"ids\": [", f);
+    json_begin_object(w);
+    json_key(w, "text");
+    json_cstr(w, s->text);
+    json_key(w, "ids");
+    json_begin_array(w);
     for (size_t t = 0; t < s->t.n; t++)
-        fprintf(f, "%s%u", t ? ", " : "", s->t.ids[t]);
-    fputs("], \"pieces\": [", f);
+        json_uint(w, s->t.ids[t]);
+    json_end_array(w);
+    json_key(w, "tokens");
+    json_begin_array(w);
     for (size_t t = 0; t < s->t.n; t++) {
-        const uint8_t *b;
-        size_t n = 0;
-        if (tok_piece(tok, s->t.ids[t], &b, &n, NULL) != 0)
-            b = (const uint8_t *)"", n = 0;
-        fputs(t ? ", " : "", f);
-        out_json_string(f, (const char *)b, n);
+        json_begin_object(w);
+        json_key(w, "id");
+        json_uint(w, s->t.ids[t]);
+        tokchars_json(w, s->text, &s->sp[t]);
+        json_end_object(w);
     }
-    fputs("]}", f);
+    json_end_array(w);
+    json_end_object(w);
 }
 
-static void json_doubles(FILE *f, const char *key, const double *v, size_t n)
+static void json_f64s(json_w *w, const char *key, const double *v, size_t n)
 {
-    fprintf(f, ", \"%s\": [", key);
-    for (size_t t = 0; t < n; t++) {
-        fputs(t ? ", " : "", f);
-        out_f64(f, v[t]);
-    }
-    fputc(']', f);
+    json_key(w, key);
+    json_begin_array(w);
+    for (size_t t = 0; t < n; t++)
+        json_f64(w, v[t]);
+    json_end_array(w);
 }
 
-static void json_floats(FILE *f, const char *key, const float *v, size_t n)
+static void print_json(FILE *f, const side s[2], const order_cmp *c)
 {
-    fprintf(f, ", \"%s\": [", key);
-    for (size_t t = 0; t < n; t++) {
-        fputs(t ? ", " : "", f);
-        out_f32(f, v[t]);
-    }
-    fputc(']', f);
-}
-
-static void print_json(FILE *f, tok_tokenizer *tok, const side s[2], const order_cmp *c)
-{
-    fputs("{\"a\": ", f);
-    json_ids(f, tok, &s[0]);
-    fputs(", \"b\": ", f);
-    json_ids(f, tok, &s[1]);
-    fprintf(f, ", \"same_multiset\": %s, \"bags_identical\": %s, \"bag_cos\": ",
-            c->same_multiset ? "true" : "false", c->bags_identical ? "true" : "false");
-    out_f64(f, c->bag_cos);
-    json_floats(f, "bag_a", c->bag_a, c->n_embd);
-    json_floats(f, "bag_b", c->bag_b, c->n_embd);
-    fputs(", \"same_id\": [", f);
+    json_w w;
+    json_init(&w, f);
+    json_begin_object(&w);
+    json_key(&w, "a");
+    json_side(&w, &s[0]);
+    json_key(&w, "b");
+    json_side(&w, &s[1]);
+    json_key(&w, "same_multiset");
+    json_bool(&w, c->same_multiset);
+    json_key(&w, "bags_identical");
+    json_bool(&w, c->bags_identical);
+    json_key(&w, "bag_cos");
+    json_f64(&w, c->bag_cos);
+    json_key(&w, "bag_a");
+    json_f32_array(&w, c->bag_a, c->n_embd);
+    json_key(&w, "bag_b");
+    json_f32_array(&w, c->bag_b, c->n_embd);
+    json_key(&w, "same_id");
+    json_begin_array(&w);
     for (size_t t = 0; t < c->n_pos; t++)
-        fprintf(f, "%s%s", t ? ", " : "", c->same_id[t] ? "true" : "false");
-    fputc(']', f);
-    json_doubles(f, "token_cos", c->tok_cos, c->n_pos);
-    json_doubles(f, "input_cos", c->input_cos, c->n_pos);
-    fprintf(f, ", \"positions_differ\": %zu}\n", c->n_differ);
+        json_bool(&w, c->same_id[t]);
+    json_end_array(&w);
+    json_f64s(&w, "token_cos", c->tok_cos, c->n_pos);
+    json_f64s(&w, "input_cos", c->input_cos, c->n_pos);
+    json_key(&w, "positions_differ");
+    json_uint(&w, c->n_differ);
+    json_end_object(&w);
+    fputc('\n', f);
 }
 
 /* Tokenizes both texts; prints the error and returns -1 on failure. */
@@ -170,7 +168,16 @@ static int tokenize_both(tok_tokenizer *tok, side s[2])
 {
     for (int k = 0; k < 2; k++) {
         g2e_err e;
-        if (tok_encode(tok, s[k].text, strlen(s[k].text), TOK_SPECIAL_TEXT, 0, &s[k].t, NULL, &e)) {
+        size_t len = strlen(s[k].text);
+        if (tok_encode(tok, s[k].text, len, TOK_SPECIAL_TEXT, 0, &s[k].t, NULL, &e)) {
+            cli_error("text %c: %s", 'A' + k, e.msg);
+            return -1;
+        }
+        if (!(s[k].sp = malloc((s[k].t.n + 1) * sizeof *s[k].sp))) {
+            cli_error("out of memory");
+            return -1;
+        }
+        if (tokchars_spans(s[k].text, len, s[k].t.offsets, s[k].t.n, s[k].sp, &e)) {
             cli_error("text %c: %s", 'A' + k, e.msg);
             return -1;
         }
@@ -196,15 +203,17 @@ static int run(const compare_opts *o, side s[2])
     if (out_open(&of, o->out, 0))
         goto done;
     if (o->fmt == 1)
-        print_json(of.f, tok, s, &c);
+        print_json(of.f, s, &c);
     else
-        print_table(of.f, tok, s, &c);
+        print_table(of.f, s, &c);
     rc = out_commit(&of) ? EXIT_ERR : EXIT_OK;
 done:
     out_abort(&of);
     order_free(&c);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         tok_ids_free(&s[k].t);
+        free(s[k].sp);
+    }
     model_close(m);
     tok_close(tok);
     return rc;
