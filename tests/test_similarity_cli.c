@@ -320,3 +320,22 @@ Test(simcli, stats_json)
     cJSON_Delete(j);
     run_free(&r);
 }
+
+Test(simcli, nearest_options_in_every_form_and_its_usage_errors)
+{
+    run_result a = g2e((char *[]){"nearest", "--id", "3797", "-k", "3", "--format", "json", NULL});
+    run_result b = g2e((char *[]){"nearest", "--id=3797", "--top=3", "--format=json", NULL});
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    cr_expect_eq(b.status, 0, "%s", b.err);
+    cr_expect_str_eq(a.out, b.out);
+    run_free(&a);
+    run_free(&b);
+    a = g2e((char *[]){"nearest", " cat", "--id", "5", NULL});
+    cr_expect_eq(a.status, 2);
+    cr_expect_str_eq(a.err, "gpt2-embed nearest: needs exactly one query: TOKEN, --id N or --vector FILE.npy\n");
+    run_free(&a);
+    a = g2e((char *[]){"nearest", "--id", "5", "-k", "0", NULL});
+    cr_expect_eq(a.status, 2);
+    cr_expect_str_eq(a.err, "gpt2-embed nearest: --top needs an integer in 1..100000, got '0'\n");
+    run_free(&a);
+}
