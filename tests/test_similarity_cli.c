@@ -138,10 +138,48 @@ Test(simcli, exercise1_other_model_and_without_weights)
     cr_expect_eq(r.status, 0, "stderr: %s", r.err);
     cr_expect(strstr(r.out, "16,777,216") != NULL);
     run_free(&r);
+    /* plain `exercise` without weights: exercise 1, and a note of what exercise 2 needs
+     * (issue 10); asking for 2 by name is an error after exercise 1 */
     r = run_argv((char *[]){G2E_TEST_BIN, "exercise", NULL}, NULL, 0, env, dir);
-    cr_expect_eq(r.status, 1);
-    cr_expect_eq(r.out_len, 0, "nothing on stdout: %s", r.out);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "Exercise 1:") && strstr(r.out, "16,777,216") && !strstr(r.out, "Exercise 2"),
+              "%s", r.out);
+    cr_expect(strncmp(r.err, "gpt2-embed: note: exercise 2 needs GPT-2's weights: ", 52) == 0, "%s", r.err);
     cr_expect(strstr(r.err, "gpt2-embed download") != NULL, "%s", r.err);
+    run_free(&r);
+    r = run_argv((char *[]){G2E_TEST_BIN, "exercise", "1", "2", NULL}, NULL, 0, env, dir);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.out, "Exercise 1:") != NULL, "%s", r.out);
+    cr_expect(strncmp(r.err, "gpt2-embed: exercise 2 needs GPT-2's weights: ", 46) == 0, "%s", r.err);
+    run_free(&r);
+    r = run_argv((char *[]){G2E_TEST_BIN, "exercise", "2", "--format", "json", NULL}, NULL, 0, env, dir);
+    cr_expect_eq(r.status, 1);
+    cr_expect_eq(r.out_len, 0, "%s", r.out);
+    run_free(&r);
+}
+
+/* issue 10: `exercise 2 --format json` printed exercise 1 too, `exercise 1 2` only 2 */
+Test(simcli, exercise_numbers_select_exactly)
+{
+    run_result r = g2e((char *[]){"exercise", "2", "--format", "json", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert(j, "%s", r.out);
+    cr_expect_null(cJSON_GetObjectItemCaseSensitive(j, "exercise1"));
+    cr_expect(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "exercise2")));
+    cr_expect_eq(jnum(cJSON_GetObjectItemCaseSensitive(j, "exercise2"), "cat_token_id"), 3797);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = g2e((char *[]){"exercise", "1", "2", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect(strstr(r.out, "Exercise 1:") && strstr(r.out, "Exercise 2:"), "%s", r.out);
+    run_free(&r);
+    r = g2e((char *[]){"exercise", "2", NULL});
+    cr_expect(!strstr(r.out, "Exercise 1:") && strstr(r.out, "Exercise 2:"), "%s", r.out);
+    run_free(&r);
+    r = g2e((char *[]){"exercise", "3", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "gpt2-embed exercise: there are exercises 1 and 2, got '3'\n");
     run_free(&r);
 }
 
@@ -319,4 +357,23 @@ Test(simcli, stats_json)
     cr_expect_eq(jnum(cJSON_GetObjectItemCaseSensitive(j, "wte"), "rows"), 50257);
     cJSON_Delete(j);
     run_free(&r);
+}
+
+Test(simcli, nearest_options_in_every_form_and_its_usage_errors)
+{
+    run_result a = g2e((char *[]){"nearest", "--id", "3797", "-k", "3", "--format", "json", NULL});
+    run_result b = g2e((char *[]){"nearest", "--id=3797", "--top=3", "--format=json", NULL});
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    cr_expect_eq(b.status, 0, "%s", b.err);
+    cr_expect_str_eq(a.out, b.out);
+    run_free(&a);
+    run_free(&b);
+    a = g2e((char *[]){"nearest", " cat", "--id", "5", NULL});
+    cr_expect_eq(a.status, 2);
+    cr_expect_str_eq(a.err, "gpt2-embed nearest: needs exactly one query: TOKEN, --id N or --vector FILE.npy\n");
+    run_free(&a);
+    a = g2e((char *[]){"nearest", "--id", "5", "-k", "0", NULL});
+    cr_expect_eq(a.status, 2);
+    cr_expect_str_eq(a.err, "gpt2-embed nearest: --top needs an integer in 1..100000, got '0'\n");
+    run_free(&a);
 }

@@ -631,7 +631,7 @@ static void tail(const opt_def *d, char *buf, size_t len)
     char list[512] = "";
     if (d->kind == OPT_CHOICE && d->metavar)
         join_choices(d->choices, list, sizeof list);
-    else if (d->kind == OPT_INT && d->hi != INT64_MAX)
+    else if (d->kind == OPT_INT && d->hi < (int64_t)UINT32_MAX) /* huge ranges say nothing */
         snprintf(list, sizeof list, "%" PRId64 "..%" PRId64, d->lo, d->hi);
     else if (d->kind == OPT_REAL && !(d->rlo == 0 && d->rhi == 0))
         snprintf(list, sizeof list, "%g..%g", d->rlo, d->rhi);
@@ -641,6 +641,28 @@ static void tail(const opt_def *d, char *buf, size_t len)
         o += (size_t)snprintf(buf, len, " (%s)", list);
     if (d->def && o < len)
         snprintf(buf + o, len - o, " [default: %s]", d->def);
+}
+
+/* Writes text from column `indent`, wrapped at spaces before column 96, and a newline. */
+static void wrapped(FILE *f, const char *text, size_t indent)
+{
+    size_t col = indent, limit = 96;
+    while (*text) {
+        size_t w = strcspn(text, " ");
+        if (col > indent && col + 1 + w > limit) {
+            fprintf(f, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(text, 1, w, f);
+        col += w;
+        text += w;
+        while (*text == ' ')
+            text++;
+    }
+    fputc('\n', f);
 }
 
 int opt_help(const opt_cmd *cmd, FILE *f)
@@ -661,10 +683,13 @@ int opt_help(const opt_cmd *cmd, FILE *f)
             continue;
         left_column(d, metavar_of(d), left, sizeof left);
         tail(d, t, sizeof t);
+        char text[1200];
+        snprintf(text, sizeof text, "%s%s", TR(d->help) ? TR(d->help) : "", t);
         if ((int)strlen(left) > width) /* a long one gets a line of its own */
-            fprintf(f, "  %s\n  %-*s  %s%s\n", left, width, "", TR(d->help), t);
+            fprintf(f, "  %s\n  %-*s  ", left, width, "");
         else
-            fprintf(f, "  %-*s  %s%s\n", width, left, TR(d->help), t);
+            fprintf(f, "  %-*s  ", width, left);
+        wrapped(f, text, (size_t)width + 4);
     }
     fprintf(f, "  %-*s  %s\n", width, "-h, --help", gettext("this help"));
     if (cmd->examples)
