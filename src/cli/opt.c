@@ -191,7 +191,7 @@ static int unknown_option(const opt_cmd *cmd, const char *arg, size_t len)
 
 /* ---- values ---- */
 
-static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+int opt_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
     if (!*s || (*s == '-' && lo >= 0) || !(*s == '-' || (*s >= '0' && *s <= '9')))
         return -1;
@@ -299,7 +299,7 @@ static int store(const opt_cmd *cmd, const opt_def *d, int k, const char *v, cha
     char *at = dst + d->off;
     switch (d->kind) {
     case OPT_INT:
-        return parse_int(v, d->lo, d->hi, (int64_t *)at + k) ? bad_value(cmd, d, v) : 0;
+        return opt_parse_int(v, d->lo, d->hi, (int64_t *)at + k) ? bad_value(cmd, d, v) : 0;
     case OPT_REAL:
         return parse_real(v, d->rlo, d->rhi, (double *)at + k) ? bad_value(cmd, d, v) : 0;
     case OPT_CHOICE:
