@@ -69,11 +69,15 @@ static void int_needs(int nargs, int64_t lo, int64_t hi, char *buf, size_t len)
     char n[16] = "";
     if (nargs >= 5)
         snprintf(n, sizeof n, "%d", nargs);
+    char top[32];
+    if (hi > (int64_t)UINT32_MAX && (hi & (hi - 1)) == 0) /* 2^53 reads better than its digits */
+        snprintf(top, sizeof top, "2^%d", __builtin_ctzll((unsigned long long)hi));
+    else
+        snprintf(top, sizeof top, "%" PRId64, hi);
     if (hi == INT64_MAX)
         snprintf(buf, len, "%s%s%s%s >= %" PRId64, count, n, nargs > 1 ? " " : "", what, lo);
     else
-        snprintf(buf, len, "%s%s%s%s in %" PRId64 "..%" PRId64, count, n, nargs > 1 ? " " : "", what,
-                 lo, hi);
+        snprintf(buf, len, "%s%s%s%s in %" PRId64 "..%s", count, n, nargs > 1 ? " " : "", what, lo, top);
 }
 
 /* What a row's value must be, as a phrase after "--name needs ": "two integers in 0..1023",
