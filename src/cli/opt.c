@@ -69,11 +69,15 @@ static void int_needs(int nargs, int64_t lo, int64_t hi, char *buf, size_t len)
     char n[16] = "";
     if (nargs >= 5)
         snprintf(n, sizeof n, "%d", nargs);
+    char top[32];
+    if (hi > (int64_t)UINT32_MAX && (hi & (hi - 1)) == 0) /* 2^53 reads better than its digits */
+        snprintf(top, sizeof top, "2^%d", __builtin_ctzll((unsigned long long)hi));
+    else
+        snprintf(top, sizeof top, "%" PRId64, hi);
     if (hi == INT64_MAX)
         snprintf(buf, len, "%s%s%s%s >= %" PRId64, count, n, nargs > 1 ? " " : "", what, lo);
     else
-        snprintf(buf, len, "%s%s%s%s in %" PRId64 "..%" PRId64, count, n, nargs > 1 ? " " : "", what,
-                 lo, hi);
+        snprintf(buf, len, "%s%s%s%s in %" PRId64 "..%s", count, n, nargs > 1 ? " " : "", what, lo, top);
 }
 
 /* What a row's value must be, as a phrase after "--name needs ": "two integers in 0..1023",
@@ -191,7 +195,7 @@ static int unknown_option(const opt_cmd *cmd, const char *arg, size_t len)
 
 /* ---- values ---- */
 
-static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+int opt_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
     if (!*s || (*s == '-' && lo >= 0) || !(*s == '-' || (*s >= '0' && *s <= '9')))
         return -1;
@@ -299,7 +303,7 @@ static int store(const opt_cmd *cmd, const opt_def *d, int k, const char *v, cha
     char *at = dst + d->off;
     switch (d->kind) {
     case OPT_INT:
-        return parse_int(v, d->lo, d->hi, (int64_t *)at + k) ? bad_value(cmd, d, v) : 0;
+        return opt_parse_int(v, d->lo, d->hi, (int64_t *)at + k) ? bad_value(cmd, d, v) : 0;
     case OPT_REAL:
         return parse_real(v, d->rlo, d->rhi, (double *)at + k) ? bad_value(cmd, d, v) : 0;
     case OPT_CHOICE:
