@@ -81,3 +81,21 @@ Test(exercise_cli, code_is_python_that_compiles)
     free(py);
     free(dir);
 }
+
+Test(exercise_cli, similarity_pairs_are_interpreted_text_only)
+{
+    char *w = weights("simint", 1);   /* wpe[500] == wpe[0]: their cosine is 1 */
+    run_result r = run_g2e("similarity", "--pos", "0", "500", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "cos 1.0000: the same direction (1.0)"), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("similarity", "--tokens", " cat", " dog", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "random pairs of tokens"), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("similarity", "--at", " cat", "0", "5", "--weights", w, "--format", "json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strstr(r.out, "random"), "JSON stays one object: %s", r.out);
+    run_free(&r);
+    free(w);
+}

@@ -13,12 +13,19 @@
 #include "load.h"
 #include "opt.h"
 #include "npy.h"
+#include "interpret.h"
 #include "out.h"
+#include "reference.h"
 #include "similarity.h"
 
+#include <libintl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef _
+#define _(s) gettext(s)
+#endif
 
 typedef struct sim_opts {
     load_opts lo;
@@ -349,6 +356,32 @@ static int pair_token(tok_tokenizer *tok, const char *text, uint32_t *id)
 }
 
 /* --pos, --tokens, --at: the two vectors, their cosine, one line or one JSON object. */
+/* The line after a pair's cosine that says what it shows (interpret.h): beside the median of
+ * random pairs of the same matrix's rows, and for --at between that and 1.0. Without a
+ * reference (a sparse file with almost no non-zero rows) nothing is added. */
+static void interpret(enum mode mode, const g2e_model *m, tok_tokenizer *tok, uint32_t id,
+                      long long p1, long long p2, double c)
+{
+    enum { PAIRS = 1000 };
+    double med;
+    size_t n;
+    if (ref_median_cosine(m, mode == M_POS, PAIRS, 0x677074322d656d62ULL, &med, &n, NULL) != 0)
+        return;
+    if (mode == M_POS) {
+        interp_pair(stdout, _("positions"), c, med, n);
+        return;
+    }
+    if (mode == M_TOKENS) {
+        interp_pair(stdout, _("tokens"), c, med, n);
+        return;
+    }
+    const uint8_t *b;
+    size_t len;
+    char *piece = tok_piece(tok, id, &b, &len, NULL) == 0 ? out_piece_visible((const char *)b, len) : NULL;
+    interp_same_token(stdout, piece ? piece : "?", (size_t)p1, (size_t)p2, c, med, n);
+    free(piece);
+}
+
 static int run_pair(const sim_opts *o, enum mode mode, int json, const g2e_model *m,
                     tok_tokenizer **tok)
 {
@@ -407,6 +440,7 @@ static int run_pair(const sim_opts *o, enum mode mode, int json, const g2e_model
         printf("}\n");
     } else {
         printf("%s = %.6f\n", what, c);
+        interpret(mode, m, tok ? *tok : NULL, ta, p1, p2, c);
     }
     rc = fflush(stdout) == 0 ? 0 : -1;
 done:
