@@ -7,7 +7,9 @@
 #include "out.h"
 
 #include "cli.h"
+#include "json.h"
 #include "opt.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +21,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <utf8proc.h>
 
 /* ---- cleaning up the temporary on a fatal signal ---- */
 
@@ -430,76 +431,14 @@ void out_f64(FILE *f, double v)
     fprintf(f, "%.17g", v);
 }
 
-/* Length of the valid UTF-8 character at s (n bytes left) and its code point, or 0. */
-static size_t utf8_char(const char *s, size_t n, int32_t *cp)
-{
-    utf8proc_int32_t c;
-    utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s,
-                                          (utf8proc_ssize_t)(n > 4 ? 4 : n), &c);
-    if (k <= 0 || c < 0)
-        return 0;
-    *cp = c;
-    return (size_t)k;
-}
-
 char *out_piece_visible(const char *s, size_t n)
 {
-    /* worst case: every byte becomes "\xNN" (4 bytes) */
-    if (n > (SIZE_MAX - 1) / 4)
-        return NULL;
-    char *r = malloc(4 * n + 1);
-    if (!r)
-        return NULL;
-    size_t o = 0;
-    static const char HEX[] = "0123456789ABCDEF";
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        int32_t cp = 0;
-        size_t k = c < 0x80 ? 1 : utf8_char(s + i, n - i, &cp);
-        if (c < 0x80)
-            cp = c;
-        if (c == ' ') {
-            memcpy(r + o, "\xE2\x90\xA3", 3), o += 3;          /* ␣ */
-        } else if (c == '\n') {
-            memcpy(r + o, "\xE2\x86\xB5", 3), o += 3;          /* ↵ */
-        } else if (c == '\t') {
-            memcpy(r + o, "\xE2\x86\x92", 3), o += 3;          /* → */
-        } else if (c == '\\') {
-            r[o++] = '\\', r[o++] = '\\';
-        } else if (k == 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f)) {
-            /* an invalid byte, or a control character: escape each of its bytes */
-            size_t m = k ? k : 1;
-            for (size_t j = 0; j < m; j++) {
-                unsigned char b = (unsigned char)s[i + j];
-                r[o++] = '\\', r[o++] = 'x', r[o++] = HEX[b >> 4], r[o++] = HEX[b & 15];
-            }
-            i += m;
-            continue;
-        } else {
-            memcpy(r + o, s + i, k), o += k;
-        }
-        i += k;
-    }
-    r[o] = '\0';
-    return r;
+    return text_escape(s, n, TEXT_ESC_VISIBLE);
 }
 
 size_t out_display_width(const char *s)
 {
-    size_t w = 0, n = strlen(s);
-    for (size_t i = 0; i < n;) {
-        int32_t cp;
-        size_t k = utf8_char(s + i, n - i, &cp);
-        if (k == 0) {
-            w++;
-            i++;
-            continue;
-        }
-        int cw = utf8proc_charwidth(cp);
-        w += cw > 0 ? (size_t)cw : 0;
-        i += k;
-    }
-    return w;
+    return text_width(s, strlen(s));
 }
 
 void out_pad(FILE *f, const char *s, size_t width)
@@ -511,38 +450,7 @@ void out_pad(FILE *f, const char *s, size_t width)
 
 void out_json_string(FILE *f, const char *s, size_t n)
 {
-    fputc('"', f);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x80) {
-            switch (c) {
-            case '"': fputs("\\\"", f); break;
-            case '\\': fputs("\\\\", f); break;
-            case '\n': fputs("\\n", f); break;
-            case '\t': fputs("\\t", f); break;
-            case '\r': fputs("\\r", f); break;
-            case '\b': fputs("\\b", f); break;
-            case '\f': fputs("\\f", f); break;
-            default:
-                if (c < 0x20 || c == 0x7f)
-                    fprintf(f, "\\u%04x", c);
-                else
-                    fputc(c, f);
-            }
-            i++;
-            continue;
-        }
-        int32_t cp;
-        size_t k = utf8_char(s + i, n - i, &cp);
-        if (k == 0) {
-            fputs("\xEF\xBF\xBD", f);   /* U+FFFD */
-            i++;
-        } else {
-            fwrite(s + i, 1, k, f);
-            i += k;
-        }
-    }
-    fputc('"', f);
+    json_write_string(f, s, n);
 }
 
 void out_csv_field(FILE *f, const char *s, size_t n)

@@ -93,18 +93,20 @@ void out_f64(FILE *f, double v);
  *   '\\' -> "\\\\"          other C0 controls, DEL, C1 controls (U+0080..U+009F) and
  *   bytes that are not part of valid UTF-8 -> "\xNN" per byte (uppercase hex).
  * Every other valid UTF-8 character is kept as it is. Because the backslash is doubled,
- * "\xNN" in the result always means an escaped byte. */
+ * "\xNN" in the result always means an escaped byte. (text_escape with TEXT_ESC_VISIBLE.) */
 char *out_piece_visible(const char *s, size_t n);
 
 /* Display width in terminal columns of a UTF-8 string (wide East Asian characters
- * count 2, combining marks 0); invalid bytes count 1. */
+ * count 2, combining marks 0); each maximal subpart of invalid UTF-8 counts 1
+ * (text_width). */
 size_t out_display_width(const char *s);
 /* Writes s then spaces up to `width` columns (nothing extra if it is wider). */
 void out_pad(FILE *f, const char *s, size_t width);
 
-/* A JSON string literal (with the quotes) for bytes s[n]: escapes '"', '\\' and
- * controls as \uXXXX (\n, \t, \r, \b, \f short forms); invalid UTF-8 bytes become
- * U+FFFD, since JSON text must be valid UTF-8. */
+/* A JSON string literal (with the quotes) for bytes s[n], escaped as every JSON string
+ * of the program is (json.h: json_write_string): '"', '\\', the short forms \n \t \r
+ * \b \f, other C0 controls, DEL, C1 controls and U+2028/9 as \u00XX, each maximal
+ * subpart of invalid UTF-8 as \ufffd (Python's errors="replace"), the rest as is. */
 void out_json_string(FILE *f, const char *s, size_t n);
 
 /* A CSV field (RFC 4180): quoted, with quotes doubled, if it holds ',', '"', CR or LF
