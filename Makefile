@@ -28,9 +28,9 @@ LDLIBS  := -lcjson -lutf8proc -lm
 # The rendering wing alone links cairo and Pango (evaluated late: after install-deps).
 RENDER_CFLAGS = $(shell pkg-config --cflags pangocairo)
 RENDER_LIBS   = $(shell pkg-config --libs pangocairo) -lfontconfig -lm
-# LAPACKE and BLAS for the principal components (src/lib/pca.c); Debian ships lapacke.pc and
-# blas.pc (the fallback is for the first parse on a machine without pkg-config yet).
-LDLIBS  += $(shell pkg-config --libs lapacke blas 2>/dev/null || echo -llapacke -lblas)
+# LAPACKE and BLAS for the principal components (src/lib/pca.c), nettle's base64 for the
+# self-contained report; Debian ships lapacke.pc, blas.pc and nettle.pc (the fallback is for the first parse on a machine without pkg-config yet).
+LDLIBS  += $(shell pkg-config --libs lapacke blas nettle 2>/dev/null || echo -llapacke -lblas -lnettle)
 CPPFLAGS += $(shell pkg-config --cflags lapacke 2>/dev/null)
 
 LIB_SRC   := $(sort $(wildcard src/lib/*.c))

@@ -4,7 +4,7 @@
 set -eu
 PKGS="gcc make pkg-config libcjson-dev libcurl4-openssl-dev libcriterion-dev libutf8proc-dev
       libcairo2-dev libpango1.0-dev fonts-ipafont-gothic clang python3 python3-numpy hyperfine
-      liblapacke-dev libblas-dev libopenblas0-serial chromium"
+      liblapacke-dev libblas-dev libopenblas0-serial nettle-dev chromium"
 missing=""
 for p in $PKGS; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -83,19 +83,8 @@ static const opt_cmd CMD = {
     .max_pos = 0,
 };
 
-/* The three schemes, as the chapter names them (rows: property; columns: scheme). */
-static const char *const SCHEMES[][4] = {
-    {"", "learned absolute (GPT-2)", "sinusoidal absolute", "rotary relative (RoPE)"},
-    {"how it enters", "added to the token vector", "added to the token vector",
-     "multiplies (rotates) q and k in every attention layer"},
-    {"parameters", "n_ctx x d (GPT-2: 1024 x 768 = 786,432)", "none (a formula)", "none (a formula)"},
-    {"hard length limit", "yes: n_ctx rows (1024)", "no (positions never trained on are untested)",
-     "no (quality past the trained length is not promised)"},
-    {"score q.k depends on", "both absolute positions (whatever was learned)",
-     "both: PE(m).PE(n) alone depends on m - n, the token cross terms do not",
-     "only m - n: <R(m)q, R(n)k> = <R(m-n)q, k>"},
-};
-#define N_SCHEMES (sizeof SCHEMES / sizeof SCHEMES[0])
+#define SCHEMES study_schemes
+#define N_SCHEMES STUDY_N_SCHEME_ROWS
 
 static int emit_schemes(const rope_opts *o)
 {

@@ -173,3 +173,16 @@ int study_pca(const study_pca_src *s, size_t k, pca_result *r, double **row_id)
     }
     return 0;
 }
+
+/* The three schemes, as the chapter names them (rows: property; columns: scheme). */
+const char *const study_schemes[STUDY_N_SCHEME_ROWS][4] = {
+    {"", "learned absolute (GPT-2)", "sinusoidal absolute", "rotary relative (RoPE)"},
+    {"how it enters", "added to the token vector", "added to the token vector",
+     "multiplies (rotates) q and k in every attention layer"},
+    {"parameters", "n_ctx x d (GPT-2: 1024 x 768 = 786,432)", "none (a formula)", "none (a formula)"},
+    {"hard length limit", "yes: n_ctx rows (1024)", "no (positions never trained on are untested)",
+     "no (quality past the trained length is not promised)"},
+    {"score q.k depends on", "both absolute positions (whatever was learned)",
+     "both: PE(m).PE(n) alone depends on m - n, the token cross terms do not",
+     "only m - n: <R(m)q, R(n)k> = <R(m-n)q, k>"},
+};

@@ -61,4 +61,10 @@ typedef struct study_pca_src {
  * or token ID. */
 int study_pca(const study_pca_src *s, size_t k, pca_result *r, double **row_id);
 
+/* The three position schemes the chapter names, for `rope` and the report: row 0 the names
+ * (column 0 empty), then how each enters, its parameters, its length limit, and what the
+ * attention score depends on (column 0 the property). */
+#define STUDY_N_SCHEME_ROWS 5
+extern const char *const study_schemes[STUDY_N_SCHEME_ROWS][4];
+
 #endif
