@@ -408,10 +408,10 @@ static void sec_limit(report *r)
         fprintf(r->f, "</td><td>%.0f</td></tr>\n", cpt * (double)n_ctx);
     }
     fputs("</table>\n", r->f);
-    if (nch[0] && nch[1] && ntok[0]) {
-        double ratio = ((double)ntok[1] / (double)nch[1]) / ((double)ntok[0] / (double)nch[0]);
+    if (ntok[0]) {
+        double ratio = (double)ntok[1] / (double)ntok[0];
         fputs("<p class=\"says\">", r->f);
-        put(r, T_LIMIT_SAYS, ratio);
+        put(r, T_LIMIT_SAYS, ratio, ntok[1], ntok[0]);
         fputs("</p>\n", r->f);
     }
     fputs("</section>\n", r->f);

@@ -85,9 +85,9 @@
 #define T_LIMIT_CPT N_("characters per token")
 #define T_LIMIT_FITS N_("fits")
 #define T_LIMIT_CAP N_("characters in n_ctx tokens at this rate")
-/* ratio of token counts */
-#define T_LIMIT_SAYS N_("The Japanese text takes %.2f times as many tokens per character of " \
-    "English, so the same context holds far less Japanese text.")
+/* ratio of token counts, Japanese tokens, English tokens */
+#define T_LIMIT_SAYS N_("The Japanese text takes %.2f times as many tokens as the English one " \
+    "(%zu against %zu): a context of the same length holds far less Japanese.")
 #define T_SIN_H N_("The sinusoidal encoding (the original Transformer)")
 #define T_SIN_INTRO N_("PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), drawn as " \
     "the article draws it: 100 positions, d = 128, coolwarm on [-1, 1], " \
