@@ -129,9 +129,14 @@ fuzz: $(FUZZ_BIN)
 weights: gpt2-embed
 	./gpt2-embed download
 
+# RUN_BIN and RUN_WEIGHTS exist for tests/test_cli.c (which runs the recipe offline).
+RUN_BIN     ?= ./gpt2-embed
+RUN_WEIGHTS ?= weights/gpt2.safetensors
 run: gpt2-embed
-	@if [ -z "$$GPT2_EMBED_WEIGHTS" ] && [ ! -f weights/gpt2.safetensors ]; then ./gpt2-embed download; fi
-	./gpt2-embed "$(TEXT)"
+	@if [ -z "$$GPT2_EMBED_WEIGHTS" ] && [ ! -f $(RUN_WEIGHTS) ]; then $(RUN_BIN) download || \
+	  { echo "make run: no weights, and the download failed; with a weights file you have:" \
+	         "GPT2_EMBED_WEIGHTS=FILE make run" >&2; exit 1; }; fi
+	$(RUN_BIN) "$(TEXT)"
 
 install: gpt2-embed $(LIBA)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
