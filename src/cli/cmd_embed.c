@@ -124,6 +124,7 @@ static const opt_cmd CMD = {
     .max_pos = -1,
     .pos_name = "TEXT",
 };
+const opt_cmd *const cmd_embed_spec = &CMD;
 
 /* --ids: the parsed list, or the same grammar read from standard input. */
 static int take_ids(job *j)
