@@ -6,6 +6,7 @@
 # WERROR=1 (as CI does) turns warnings into errors.
 
 SHELL   := /bin/bash
+VERSION := 0.1.0
 PREFIX  ?= /usr/local
 TEXT    ?= Hello world
 FUZZ_SECONDS ?= 30
@@ -23,7 +24,7 @@ CFLAGS  += $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
 endif
 CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -Isrc/lib -Isrc/cli \
-            -DG2E_DATADIR='"$(PREFIX)/share/gpt2-embed"'
+            -DG2E_DATADIR='"$(PREFIX)/share/gpt2-embed"' -DG2E_VERSION='"$(VERSION)"'
 LDLIBS  := -lcjson -lcairo -lfontconfig -lutf8proc -lm
 
 LIB_SRC   := $(sort $(wildcard src/lib/*.c))
@@ -44,7 +45,7 @@ CLIA      := $(B)/libgpt2embed-cli.a
 DEPS_OK   := $(B)/.deps-ok
 
 .SECONDARY:
-.PHONY: all deps test bench fuzz install uninstall weights run clean help
+.PHONY: all deps test bench fuzz install uninstall weights run clean help man
 .DEFAULT_GOAL := all
 
 all: gpt2-embed
@@ -58,6 +59,7 @@ help:
 	@echo "make fuzz         each libFuzzer target for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
 	@echo "make weights      gpt2-embed download (GPT-2's wte+wpe into weights/)"
 	@echo "make install PREFIX=$(PREFIX)   program, library, header, pkg-config, data, man page"
+	@echo "make man         regenerate doc/gpt2-embed.1's version and OPTIONS from the option tables"
 	@echo "make clean"
 
 deps: $(DEPS_OK)
@@ -126,12 +128,23 @@ fuzz: $(FUZZ_BIN)
 	  test $${PIPESTATUS[0]} -eq 0 || { echo "fuzz: $$n FAILED"; exit 1; }; \
 	done
 
+# The manual's generated parts (the .TH version, the OPTIONS sections from the option tables);
+# tests/test_manual.c fails when doc/gpt2-embed.1 differs from what this writes.
+man: $(B)/gpt2-embed
+	tools/genman.sh $(B)/gpt2-embed $(VERSION) doc/gpt2-embed.1 doc/gpt2-embed.1.new
+	mv doc/gpt2-embed.1.new doc/gpt2-embed.1
+
 weights: gpt2-embed
 	./gpt2-embed download
 
+# RUN_BIN and RUN_WEIGHTS exist for tests/test_cli.c (which runs the recipe offline).
+RUN_BIN     ?= ./gpt2-embed
+RUN_WEIGHTS ?= weights/gpt2.safetensors
 run: gpt2-embed
-	@if [ -z "$$GPT2_EMBED_WEIGHTS" ] && [ ! -f weights/gpt2.safetensors ]; then ./gpt2-embed download; fi
-	./gpt2-embed "$(TEXT)"
+	@if [ -z "$$GPT2_EMBED_WEIGHTS" ] && [ ! -f $(RUN_WEIGHTS) ]; then $(RUN_BIN) download || \
+	  { echo "make run: no weights, and the download failed; with a weights file you have:" \
+	         "GPT2_EMBED_WEIGHTS=FILE make run" >&2; exit 1; }; fi
+	$(RUN_BIN) "$(TEXT)"
 
 install: gpt2-embed $(LIBA)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
@@ -141,7 +154,7 @@ install: gpt2-embed $(LIBA)
 	install -m 644 src/gpt2embed.h $(DESTDIR)$(PREFIX)/include/gpt2embed.h
 	install -m 644 tokenizer/* $(DESTDIR)$(PREFIX)/share/gpt2-embed/tokenizer/
 	install -m 644 doc/gpt2-embed.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpt2-embed.1
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|0.1.0|g' doc/gpt2embed.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' doc/gpt2embed.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gpt2embed.pc
 
 uninstall:

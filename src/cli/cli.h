@@ -9,7 +9,10 @@
 /* Exit statuses of the program. */
 enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
 
-#define G2E_VERSION "0.1.0"
+/* G2E_VERSION comes from the Makefile's VERSION (-DG2E_VERSION), the one place it is written. */
+#ifndef G2E_VERSION
+#error "G2E_VERSION is not defined: build with the Makefile (VERSION), or pass -DG2E_VERSION=..."
+#endif
 
 /* The first thing main does: ignores SIGXFSZ, so that a write over the file size limit
  * (ulimit -f) fails with EFBIG and is reported like any other write error instead of
@@ -45,7 +48,9 @@ char *cli_read_file(const char *path, const char *what, size_t *len);
  * not count the NUL); NULL with errno set on a read error or when out of memory. */
 char *cli_read_stream(FILE *f, size_t *len);
 
+struct opt_cmd;
 #define CMD(name, fn, summary) int fn(int argc, char **argv);
+#define OPTS(name, spec) extern const struct opt_cmd *const spec;
 #include "commands.def"
 #undef CMD
 

@@ -81,6 +81,7 @@ static const opt_cmd CMD = {
     .max_pos = 0,
     .pos_name = "arguments (values go after their option)",
 };
+const opt_cmd *const cmd_similarity_spec = &CMD;
 
 enum mode { M_NONE, M_POS, M_TOKENS, M_AT, M_MATRIX, M_DIST };
 

@@ -719,19 +719,33 @@ static void troff(FILE *f, const char *s)
 
 int opt_man(const opt_cmd *cmd, FILE *f)
 {
-    char t[600];
+    char t[600], choices[256];
     for (const opt_def *d = cmd->opts; d && d->name; d++) {
         if (d->flags & OPTF_HIDDEN)
             continue;
-        const char *mv = d->metavar ? d->metavar : metavar_of(d);
-        fputs(".TP\n.B ", f);
+        const char *mv = d->metavar ? d->metavar : d->kind == OPT_FLAG ? "" : metavar_of(d);
+        if (d->kind == OPT_CHOICE && !d->metavar) { /* "\-\-pe learned|sinusoidal", all bold */
+            size_t o = 0;
+            choices[0] = '\0';
+            for (size_t k = 0; d->choices[k] && o < sizeof choices; k++)
+                o += (size_t)snprintf(choices + o, sizeof choices - o, "%s%s", k ? "|" : "", d->choices[k]);
+        }
+        fputs(".TP\n", f);
+        fputs(*mv && !(d->kind == OPT_CHOICE && !d->metavar) ? ".BI \"" : ".B \"", f);
         if (d->short_name)
-            fprintf(f, "\\-%c \", \" ", d->short_name);
+            fprintf(f, "\\-%c, ", d->short_name);
         troff(f, d->name);
-        if (*mv) {
-            fputs(" \" \" \\fI", f);
-            troff(f, mv);
-            fputs("\\fR", f);
+        if (d->kind == OPT_CHOICE && !d->metavar) {
+            fputc(' ', f);
+            troff(f, choices);
+            fputs("\"", f);
+        } else if (*mv) {
+            fputs(" \" \"", f);
+            for (const char *c = mv; *c; c++)
+                fputs(*c == '"' ? "\\(dq" : (char[]){*c, 0}, f);
+            fputc('"', f);
+        } else {
+            fputc('"', f);
         }
         fputc('\n', f);
         tail(d, t, sizeof t);
