@@ -41,6 +41,11 @@ int load_opt(int argc, char **argv, int *i, load_opts *o);
  * prints one line (where it looked, how to download) and returns -1. */
 int load_model(const char *weights, const char *model_name, g2e_model **m, char **path);
 
+/* load_model without the message: on failure it is in *e (for a command that can go on
+ * without the weights and says so its own way). */
+int load_model_err(const char *weights, const char *model_name, g2e_model **m, char **path,
+                   g2e_err *e);
+
 /* Finds and opens the tokenizer (tokenizer.h's order, dir = --tokenizer or NULL). Prints one
  * line and returns -1 on failure. */
 int load_tokenizer(const char *dir, tok_tokenizer **t);

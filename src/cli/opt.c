@@ -69,11 +69,15 @@ static void int_needs(int nargs, int64_t lo, int64_t hi, char *buf, size_t len)
     char n[16] = "";
     if (nargs >= 5)
         snprintf(n, sizeof n, "%d", nargs);
+    char top[32];
+    if (hi > (int64_t)UINT32_MAX && (hi & (hi - 1)) == 0) /* 2^53 reads better than its digits */
+        snprintf(top, sizeof top, "2^%d", __builtin_ctzll((unsigned long long)hi));
+    else
+        snprintf(top, sizeof top, "%" PRId64, hi);
     if (hi == INT64_MAX)
         snprintf(buf, len, "%s%s%s%s >= %" PRId64, count, n, nargs > 1 ? " " : "", what, lo);
     else
-        snprintf(buf, len, "%s%s%s%s in %" PRId64 "..%" PRId64, count, n, nargs > 1 ? " " : "", what,
-                 lo, hi);
+        snprintf(buf, len, "%s%s%s%s in %" PRId64 "..%s", count, n, nargs > 1 ? " " : "", what, lo, top);
 }
 
 /* What a row's value must be, as a phrase after "--name needs ": "two integers in 0..1023",
@@ -191,7 +195,7 @@ static int unknown_option(const opt_cmd *cmd, const char *arg, size_t len)
 
 /* ---- values ---- */
 
-static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+int opt_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
     if (!*s || (*s == '-' && lo >= 0) || !(*s == '-' || (*s >= '0' && *s <= '9')))
         return -1;
@@ -299,7 +303,7 @@ static int store(const opt_cmd *cmd, const opt_def *d, int k, const char *v, cha
     char *at = dst + d->off;
     switch (d->kind) {
     case OPT_INT:
-        return parse_int(v, d->lo, d->hi, (int64_t *)at + k) ? bad_value(cmd, d, v) : 0;
+        return opt_parse_int(v, d->lo, d->hi, (int64_t *)at + k) ? bad_value(cmd, d, v) : 0;
     case OPT_REAL:
         return parse_real(v, d->rlo, d->rhi, (double *)at + k) ? bad_value(cmd, d, v) : 0;
     case OPT_CHOICE:
@@ -631,7 +635,7 @@ static void tail(const opt_def *d, char *buf, size_t len)
     char list[512] = "";
     if (d->kind == OPT_CHOICE && d->metavar)
         join_choices(d->choices, list, sizeof list);
-    else if (d->kind == OPT_INT && d->hi != INT64_MAX)
+    else if (d->kind == OPT_INT && d->hi < (int64_t)UINT32_MAX) /* huge ranges say nothing */
         snprintf(list, sizeof list, "%" PRId64 "..%" PRId64, d->lo, d->hi);
     else if (d->kind == OPT_REAL && !(d->rlo == 0 && d->rhi == 0))
         snprintf(list, sizeof list, "%g..%g", d->rlo, d->rhi);
@@ -641,6 +645,28 @@ static void tail(const opt_def *d, char *buf, size_t len)
         o += (size_t)snprintf(buf, len, " (%s)", list);
     if (d->def && o < len)
         snprintf(buf + o, len - o, " [default: %s]", d->def);
+}
+
+/* Writes text from column `indent`, wrapped at spaces before column 96, and a newline. */
+static void wrapped(FILE *f, const char *text, size_t indent)
+{
+    size_t col = indent, limit = 96;
+    while (*text) {
+        size_t w = strcspn(text, " ");
+        if (col > indent && col + 1 + w > limit) {
+            fprintf(f, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(text, 1, w, f);
+        col += w;
+        text += w;
+        while (*text == ' ')
+            text++;
+    }
+    fputc('\n', f);
 }
 
 int opt_help(const opt_cmd *cmd, FILE *f)
@@ -661,10 +687,13 @@ int opt_help(const opt_cmd *cmd, FILE *f)
             continue;
         left_column(d, metavar_of(d), left, sizeof left);
         tail(d, t, sizeof t);
+        char text[1200];
+        snprintf(text, sizeof text, "%s%s", TR(d->help) ? TR(d->help) : "", t);
         if ((int)strlen(left) > width) /* a long one gets a line of its own */
-            fprintf(f, "  %s\n  %-*s  %s%s\n", left, width, "", TR(d->help), t);
+            fprintf(f, "  %s\n  %-*s  ", left, width, "");
         else
-            fprintf(f, "  %-*s  %s%s\n", width, left, TR(d->help), t);
+            fprintf(f, "  %-*s  ", width, left);
+        wrapped(f, text, (size_t)width + 4);
     }
     fprintf(f, "  %-*s  %s\n", width, "-h, --help", gettext("this help"));
     if (cmd->examples)
