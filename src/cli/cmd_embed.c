@@ -18,7 +18,7 @@
 #include "load.h"
 #include "npy.h"
 #include "out.h"
-#include "plot.h"
+#include "render.h"
 #include "textpos.h"
 
 #include <errno.h>
@@ -608,7 +608,7 @@ static int draw(const job *j)
     char title[256];
     snprintf(title, sizeof title, "GPT-2 embedding step: token + position = input (%s, n_embd %zu; colours clipped at \xC2\xB1%.3g = 4 x median |x|)",
              j->m->size_name ? j->m->size_name : "model", C, q);
-    plot_strips s = {0};
+    render_strips s = {0};
     s.n_rows = n;
     s.dim = C;
     s.n_strips = 3;
@@ -619,7 +619,10 @@ static int draw(const job *j)
     s.title = title;
     s.vmin = -q;
     s.vmax = q;
-    rc = plot_strips_png(&s, j->plot) ? -1 : 0;
+    render_png png;
+    g2e_err err;
+    g2e_clear(&err);
+    rc = fig_write(render_strips_png(&s, &png, &err), &png, &err, j->plot);
 done:
     if (labels)
         for (size_t r = 0; r < R; r++)
