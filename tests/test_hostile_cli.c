@@ -342,3 +342,24 @@ Test(hostile, file_size_limit_is_an_error_not_a_signal)
     cr_expect(kept && n == 8 && memcmp(kept, "precious", 8) == 0, "the old file was changed");
     free(kept), free(err), free(o), free(odir);
 }
+
+/* ---- item 6: a temporary name that fits whenever the final name does ---- */
+
+Test(hostile, longest_legal_output_names_work)
+{
+    for (size_t len = 240; len <= 255; len += 5) {
+        char name[256];
+        memset(name, 'n', len);
+        memcpy(name + len - 4, ".npy", 4);
+        name[len] = '\0';
+        char *o = path_join(dir, name);
+        run_result r = g2e((char *[]){"--ids", "1 2", "--weights", wpath, "--format", "npy", "-o", o, NULL});
+        cr_expect_eq(r.status, 0, "name of %zu bytes: %s", len, r.err);
+        struct stat sb;
+        cr_expect(stat(o, &sb) == 0 && sb.st_size == 128 + 2 * C * 4, "name of %zu bytes: no output", len);
+        cr_expect_eq(hidden_entries(dir), 0);
+        run_free(&r);
+        unlink(o);
+        free(o);
+    }
+}

@@ -209,6 +209,25 @@ static char *dir_of(const char *path)
     return strndup(path, (size_t)(slash - path));
 }
 
+/* ".BASE.XXXXXX" beside the target; when that is longer than a name or path may be, BASE
+ * is cut so the temporary is no longer than the target's own name: whatever final name
+ * fits, its temporary fits too (a 255-byte name gets a 255-byte temporary). */
+static char *tmp_name(const char *dir, const char *target)
+{
+    const char *base = strrchr(target, '/');
+    base = base ? base + 1 : target;
+    long name_max = pathconf(dir, _PC_NAME_MAX);
+    size_t nmax = name_max > 0 ? (size_t)name_max : NAME_MAX;
+    size_t len = strlen(base), dl = strlen(dir), keep = len;
+    if (1 + len + 7 > nmax || dl + 1 + 1 + len + 7 >= PATH_MAX)
+        keep = len > 8 ? len - 8 : 0;   /* "." + keep + ".XXXXXX" is then len bytes */
+    size_t n = dl + keep + 16;
+    char *tmp = malloc(n);
+    if (tmp)
+        snprintf(tmp, n, "%s/.%.*s.XXXXXX", dir, (int)keep, base);
+    return tmp;
+}
+
 int out_open(out_file *o, const char *path, int binary)
 {
     memset(o, 0, sizeof *o);
@@ -284,13 +303,8 @@ int out_open(out_file *o, const char *path, int binary)
     dir = dir_of(target);
     if (!dir)
         goto nomem;
-    const char *base = strrchr(target, '/');
-    base = base ? base + 1 : target;
-    size_t n = strlen(dir) + strlen(base) + 16;
-    tmp = malloc(n);
-    if (!tmp)
+    if (!(tmp = tmp_name(dir, target)))
         goto nomem;
-    snprintf(tmp, n, "%s/.%s.XXXXXX", dir, base);
     mode_t mode;
     if (exists) {
         mode = st.st_mode & 07777;
