@@ -363,3 +363,87 @@ Test(hostile, longest_legal_output_names_work)
         free(o);
     }
 }
+
+/* ---- item 8: FIFOs and devices where a file is expected ---- */
+
+/* Runs args with a deadline of 10 s (a hang fails the test instead of stalling it). */
+static int run_deadline(char *const args[], char **err)
+{
+    child c = spawn(args);
+    for (int i = 0; i < 1000; i++) {
+        int st;
+        pid_t w = waitpid(c.pid, &st, WNOHANG);
+        if (w == c.pid) {
+            /* already reaped: read what it wrote */
+            size_t n = 0, cap = 65536;
+            char *buf = malloc(cap);
+            ssize_t k;
+            while ((k = read(c.err_fd, buf + n, cap - n - 1)) > 0)
+                n += (size_t)k;
+            buf[n] = '\0';
+            close(c.err_fd);
+            *err = buf;
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        }
+        usleep(10000);
+    }
+    kill(c.pid, SIGKILL);
+    int st = reap(c, err);
+    (void)st;
+    return -1;   /* hung */
+}
+
+static void expect_refused_quickly(char *const args[], const char *want, const char *what)
+{
+    char *err;
+    int st = run_deadline(args, &err);
+    cr_expect_neq(st, -1, "%s: hung (killed after 10 s)", what);
+    cr_expect(st == 1 || st == 2, "%s: status %d, stderr %s", what, st, err);
+    cr_expect(strstr(err, want) != NULL, "%s: stderr lacks '%s': %s", what, want, err);
+    cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "%s: not one line: %s", what, err);
+    free(err);
+}
+
+Test(hostile, fifos_and_devices_are_refused_not_waited_on)
+{
+    char *fifo = path_join(dir, "f");
+    cr_assert(mkfifo(fifo, 0644) == 0);
+    expect_refused_quickly((char *[]){"inspect", fifo, NULL}, "not a regular file", "inspect FIFO");
+    expect_refused_quickly((char *[]){"hi", "--weights", fifo, NULL}, "not a regular file", "--weights FIFO");
+    expect_refused_quickly((char *[]){"nearest", "--vector", fifo, "--weights", wpath, NULL}, "not a regular file",
+                           "nearest --vector FIFO");
+    expect_refused_quickly((char *[]){"nearest", "--vector", "/dev/zero", "--weights", wpath, NULL}, "not a regular file",
+                           "nearest --vector /dev/zero");
+    expect_refused_quickly((char *[]){"-f", fifo, "--weights", wpath, NULL}, "not a regular file", "embed -f FIFO");
+    expect_refused_quickly((char *[]){"-f", "/dev/zero", "--weights", wpath, NULL}, "not a regular file", "embed -f /dev/zero");
+    expect_refused_quickly((char *[]){"count", "-f", fifo, NULL}, "not a regular file", "count -f FIFO");
+    expect_refused_quickly((char *[]){"tokenize", "-f", fifo, NULL}, "not a regular file", "tokenize -f FIFO");
+    /* a tokenizer directory whose vocab.json is a FIFO */
+    char *tdir = path_join(dir, "tok"), *v = path_join(tdir, "vocab.json"), *mg = path_join(tdir, "merges.txt");
+    char *sm = path_join(G2E_SRCDIR, "tokenizer/merges.txt");
+    cr_assert(mkdir(tdir, 0755) == 0 && mkfifo(v, 0644) == 0);
+    copy_file(sm, mg);
+    expect_refused_quickly((char *[]){"hi", "--weights", wpath, "--tokenizer", tdir, NULL}, "not a regular file",
+                           "--tokenizer with a FIFO vocab.json");
+    expect_refused_quickly((char *[]){"tokenize", "--tokenizer", tdir, "hi", NULL}, "not a regular file",
+                           "tokenize --tokenizer with a FIFO vocab.json");
+    free(fifo), free(tdir), free(v), free(mg), free(sm);
+}
+
+Test(hostile, a_pipe_on_standard_input_is_still_read)
+{
+    char *argv1[] = {G2E_TEST_BIN, "tokenize", "-f", "-", "--format", "ids", NULL};
+    run_result r = run_argv(argv1, "Hello world", 11, NULL, NULL);
+    cr_expect_eq(r.status, 0, "-f -: %s", r.err);
+    cr_expect(strstr(r.out, "15496 995") != NULL, "-f -: %s", r.out);
+    run_free(&r);
+    char *argv2[] = {G2E_TEST_BIN, "tokenize", "-f", "/dev/stdin", "--format", "ids", NULL};
+    r = run_argv(argv2, "Hello world", 11, NULL, NULL);
+    cr_expect_eq(r.status, 0, "-f /dev/stdin: %s", r.err);
+    cr_expect(strstr(r.out, "15496 995") != NULL, "-f /dev/stdin: %s", r.out);
+    run_free(&r);
+    char *argv3[] = {G2E_TEST_BIN, "-f", "-", "--weights", wpath, "--format", "csv", NULL};
+    r = run_argv(argv3, "Hello world", 11, NULL, NULL);
+    cr_expect_eq(r.status, 0, "embed -f -: %s", r.err);
+    run_free(&r);
+}

@@ -148,11 +148,50 @@ char *cli_read_stream(FILE *f, size_t *len)
     return buf;
 }
 
+/* What kind of file st is, for the refusal. */
+static const char *kind_of(const struct stat *st)
+{
+    if (S_ISFIFO(st->st_mode)) return "a FIFO";
+    if (S_ISCHR(st->st_mode)) return "a character device";
+    if (S_ISBLK(st->st_mode)) return "a block device";
+    if (S_ISSOCK(st->st_mode)) return "a socket";
+    if (S_ISDIR(st->st_mode)) return "a directory";
+    return "not a regular file";
+}
+
 char *cli_read_file(const char *path, const char *what, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (strcmp(path, "-") == 0) {
+        char *buf = cli_read_stream(stdin, len);
+        if (!buf)
+            cli_error("cannot read standard input: %s", strerror(errno));
+        return buf;
+    }
+    /* O_NONBLOCK: opening a FIFO nobody writes to must not wait; fstat decides first */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         cli_error("cannot open '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st, in;
+    if (fstat(fd, &st) != 0) {
+        cli_error("cannot read '%s': %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    /* a pipe or terminal is read only when it is our own standard input (-f /dev/stdin) */
+    int is_stdin = fstat(STDIN_FILENO, &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino;
+    if (!S_ISREG(st.st_mode) && !is_stdin) {
+        int pipe_like = S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode);
+        cli_error("cannot read '%s': not a regular file (%s)%s", path, kind_of(&st),
+                  pipe_like ? "; to read a pipe or device, give it as standard input ('-f -' < it)" : "");
+        close(fd);
+        return NULL;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        cli_error("cannot read '%s': %s", path, strerror(errno));
+        close(fd);
         return NULL;
     }
     out_add_input(what, path, fd);

@@ -36,7 +36,10 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
 int cli_format(const char *given, const char *const *names);
 
 /* All of the file at path in a new buffer (caller frees), NUL-terminated for convenience
- * (*len does not count the NUL). The file is registered as an input (out.h: no output may
+ * (*len does not count the NUL). "-" is standard input. Only a regular file is read, or
+ * our own standard input under another name (/dev/stdin): a FIFO, device or directory is
+ * refused at once (opened O_NONBLOCK and fstat'ed first, so a FIFO without a writer never
+ * blocks, /dev/zero is never read without end). The file is registered as an input (out.h: no output may
  * replace it), what naming its role in that message ("text file"). On failure prints one
  * line naming path and returns NULL. */
 char *cli_read_file(const char *path, const char *what, size_t *len);
