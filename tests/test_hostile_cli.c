@@ -8,9 +8,12 @@
 #include "fixture.h"
 #include "support.h"
 
+#include <cjson/cJSON.h>
+
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -446,4 +449,79 @@ Test(hostile, a_pipe_on_standard_input_is_still_read)
     r = run_argv(argv3, "Hello world", 11, NULL, NULL);
     cr_expect_eq(r.status, 0, "embed -f -: %s", r.err);
     run_free(&r);
+}
+
+/* ---- item 13: NaN and infinities in the weights ---- */
+
+/* Sets element col of row of tensor name in the safetensors file at path to v. */
+static void poke(const char *path, const char *name, uint64_t row, uint64_t col, float v)
+{
+    st_file *f = NULL;
+    g2e_err e;
+    cr_assert_eq(st_open(&f, path, &e), 0, "%s", e.msg);
+    const st_tensor *t = st_find(f, name);
+    cr_assert(t != NULL);
+    off_t at = (off_t)(f->data_start + t->begin + (row * t->shape[1] + col) * 4);
+    st_close(f);
+    int fd = open(path, O_WRONLY);
+    cr_assert(fd >= 0);
+    cr_assert(pwrite(fd, &v, 4, at) == 4);
+    close(fd);
+}
+
+/* stdout is one valid JSON document (cJSON refuses bare nan / inf). */
+static cJSON *expect_json(const run_result *r, const char *what)
+{
+    cJSON *j = cJSON_Parse(r->out);
+    cr_expect(j != NULL, "%s: not valid JSON: %.300s", what, r->out);
+    return j;
+}
+
+Test(hostile, non_finite_weights_give_errors_or_null_never_nan)
+{
+    char *nw = path_join(dir, "nan.safetensors");
+    copy_file(wpath, nw);
+    poke(nw, "wte.weight", 15496, 0, NAN);        /* "Hello" */
+    poke(nw, "wte.weight", 995, 1, INFINITY);     /* " world" */
+    poke(nw, "wpe.weight", 1, 0, NAN);
+    /* a cosine with a non-finite input is an error, in text and in JSON */
+    char *const *errs[] = {
+        (char *[]){"similarity", "--tokens", "Hello", " world", "--weights", nw, NULL},
+        (char *[]){"similarity", "--tokens", "Hello", " cat", "--format", "json", "--weights", nw, NULL},
+        (char *[]){"similarity", "--pos", "0", "1", "--weights", nw, NULL},
+        (char *[]){"similarity", "--by-distance", "--format", "json", "--weights", nw, NULL},
+        (char *[]){"nearest", "--id", "15496", "--format", "json", "--weights", nw, NULL},
+        (char *[]){"exercise", "2", "--format", "json", "--weights", nw, NULL},
+    };
+    for (size_t k = 0; k < sizeof errs / sizeof errs[0]; k++) {
+        run_result r = g2e(errs[k]);
+        cr_expect_eq(r.status, 1, "case %zu: status %d, out %s err %s", k, r.status, r.out, r.err);
+        expect_one_line(&r, "NaN or an infinity");
+        cr_expect(strstr(r.out, "nan") == NULL && strstr(r.out, "inf") == NULL, "case %zu: %s", k, r.out);
+        run_free(&r);
+    }
+    /* JSON that holds the values writes null for them */
+    run_result r = g2e((char *[]){"--ids", "15496 995", "--format", "json", "--weights", nw, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cJSON *j = expect_json(&r, "embed json");
+    if (j) {
+        cJSON *t0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "tokens"), 0);
+        cJSON *v = cJSON_GetObjectItem(t0, "vector");
+        cr_expect(cJSON_IsNull(cJSON_GetArrayItem(v, 0)), "NaN as null: %.200s", r.out);
+        cr_expect(cJSON_IsNumber(cJSON_GetArrayItem(v, 1)));
+    }
+    cJSON_Delete(j);
+    run_free(&r);
+    r = g2e((char *[]){"stats", "--format", "json", "--weights", nw, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cJSON_Delete(expect_json(&r, "stats json"));
+    run_free(&r);
+    /* the NaN and infinite rows have no cosine: nearest skips them */
+    r = g2e((char *[]){"nearest", "--id", "1", "-k", "50257", "--format", "json", "--weights", nw, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    j = expect_json(&r, "nearest json");
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "nearest")), 50257 - 3, "the query and the 2 bad rows left out");
+    cJSON_Delete(j);
+    run_free(&r);
+    free(nw);
 }

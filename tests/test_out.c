@@ -399,6 +399,23 @@ Test(out, f32_text_round_trips)
     free(s);
 }
 
+Test(out, json_numbers_are_never_nan_or_inf)
+{
+    char *dir = test_tmpdir("out-jsonnum");
+    char *p = path_join(dir, "n.json");
+    FILE *f = fopen(p, "w");
+    cr_assert(f != NULL);
+    out_json_f32(f, NAN), fputc(' ', f);
+    out_json_f32(f, -INFINITY), fputc(' ', f);
+    out_json_f64(f, INFINITY), fputc(' ', f);
+    out_json_f64(f, -NAN), fputc(' ', f);
+    out_json_f32(f, 0.1f), fputc(' ', f);
+    out_json_f64(f, -2.5);
+    fclose(f);
+    expect_content(p, "null null null null 0.100000001 -2.5");
+    free(p), free(dir);
+}
+
 Test(out, piece_visible)
 {
     static const struct { const char *in; size_t n; const char *want; } cases[] = {

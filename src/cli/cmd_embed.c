@@ -336,7 +336,7 @@ static void json_vec(FILE *f, const float *v, size_t C)
     fputc('[', f);
     for (size_t c = 0; c < C; c++) {
         if (c) fputs(", ", f);
-        out_f32(f, v[c]);
+        out_json_f32(f, v[c]);
     }
     fputc(']', f);
 }

@@ -152,7 +152,7 @@ int cmd_exercise(int argc, char **argv)
     char b1[32], b2[32], b3[32];
     if (json) {
         printf("{\"exercise1\": {\"gpt2_wpe_params\": %llu, \"wpe_params\": %llu, \"ratio\": ", g, w);
-        out_f64(stdout, ratio);
+        out_json_f64(stdout, ratio);
         printf(", \"ctx\": %llu, \"dim\": %llu", (unsigned long long)ctx, (unsigned long long)dim);
         if (m)
             printf(", \"file_wpe_params\": %zu, \"file_wte_params\": %zu", m->n_ctx * m->n_embd,
@@ -160,11 +160,11 @@ int cmd_exercise(int argc, char **argv)
         printf("}");
         if (which != 1) {
             printf(", \"exercise2\": {\"wpe_shape\": [%zu, %zu], \"cos_pos0_pos1\": ", x.rows, x.cols);
-            out_f64(stdout, x.c01);
+            out_json_f64(stdout, x.c01);
             printf(", \"cos_pos0_pos500\": ");
-            out_f64(stdout, x.c0500);
+            out_json_f64(stdout, x.c0500);
             printf(", \"cat_token_id\": %u, \"cos_cat_pos0_pos5\": ", x.cat);
-            out_f64(stdout, x.ccat);
+            out_json_f64(stdout, x.ccat);
             printf(", \"weights\": ");
             out_json_string(stdout, path, strlen(path));
             printf("}");

@@ -177,7 +177,7 @@ int cmd_nearest(int argc, char **argv)
                 printf("null");
             }
             printf(", \"cos\": ");
-            out_f64(stdout, hits[i].cos);
+            out_json_f64(stdout, hits[i].cos);
             printf("}");
         } else {
             printf("%5zu %7u  ", i + 1, hits[i].id);

@@ -179,9 +179,9 @@ static int by_distance(const g2e_model *m, uint64_t maxd, const char *fmt, const
     for (size_t d = 0; d <= maxd; d++) {
         if (json) {
             fprintf(o.f, "%s{\"distance\": %zu, \"mean\": ", d ? ", " : "", d);
-            out_f64(o.f, mean[d]);
+            out_json_f64(o.f, mean[d]);
             fprintf(o.f, ", \"std\": ");
-            out_f64(o.f, sd[d]);
+            out_json_f64(o.f, sd[d]);
             fprintf(o.f, ", \"pairs\": %zu}", R - d);
         } else if (csv) {
             fprintf(o.f, "%zu,%.17g,%.17g,%zu\n", d, mean[d], sd[d], R - d);
@@ -357,7 +357,7 @@ int cmd_similarity(int argc, char **argv)
         printf("{\"what\": ");
         out_json_string(stdout, what, strlen(what));
         printf(", \"cos\": ");
-        out_f64(stdout, c);
+        out_json_f64(stdout, c);
         printf("}\n");
     } else {
         printf("%s = %.6f\n", what, c);

@@ -23,21 +23,21 @@ static void help(void)
 static void json_matrix(const char *name, const sim_stats *s, size_t top)
 {
     printf("\"%s\": {\"rows\": %zu, \"cols\": %zu, \"norm_mean\": ", name, s->rows, s->cols);
-    out_f64(stdout, s->norm_mean);
+    out_json_f64(stdout, s->norm_mean);
     printf(", \"norm_min\": ");
-    out_f64(stdout, s->norm_min);
+    out_json_f64(stdout, s->norm_min);
     printf(", \"norm_min_row\": %zu, \"norm_max\": ", s->argmin);
-    out_f64(stdout, s->norm_max);
+    out_json_f64(stdout, s->norm_max);
     printf(", \"norm_max_row\": %zu, \"mean_abs\": ", s->argmax);
-    out_f64(stdout, s->mean_abs);
+    out_json_f64(stdout, s->mean_abs);
     printf(", \"mean\": ");
-    out_f64(stdout, s->mean);
+    out_json_f64(stdout, s->mean);
     printf(", \"std\": ");
-    out_f64(stdout, s->std);
+    out_json_f64(stdout, s->std);
     printf(", \"largest_norms\": [");
     for (size_t i = 0; i < top && i < s->n_top; i++) {
         printf("%s{\"row\": %zu, \"norm\": ", i ? ", " : "", s->top[i]);
-        out_f64(stdout, s->top_norm[i]);
+        out_json_f64(stdout, s->top_norm[i]);
         printf("}");
     }
     printf("]}");
@@ -90,7 +90,7 @@ int cmd_stats(int argc, char **argv)
         printf(", ");
         json_matrix("wpe", &s[1], top);
         printf(", \"norm_ratio_wte_to_wpe\": ");
-        out_f64(stdout, s[0].norm_mean / s[1].norm_mean);
+        out_json_f64(stdout, s[0].norm_mean / s[1].norm_mean);
         printf("}\n");
     } else {
         printf("Scale of the embeddings in %s (n_embd %zu)\n\n", path, m->n_embd);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -440,6 +441,22 @@ void out_f32(FILE *f, float v)
 void out_f64(FILE *f, double v)
 {
     fprintf(f, "%.17g", v);
+}
+
+void out_json_f32(FILE *f, float v)
+{
+    if (isfinite(v))
+        out_f32(f, v);
+    else
+        fputs("null", f);
+}
+
+void out_json_f64(FILE *f, double v)
+{
+    if (isfinite(v))
+        out_f64(f, v);
+    else
+        fputs("null", f);
 }
 
 /* Length of the valid UTF-8 character at s (n bytes left) and its code point, or 0. */

@@ -85,6 +85,11 @@ void out_abort(out_file *o);
 void out_f32(FILE *f, float v);
 /* A double as "%.17g" (round-trips any double). */
 void out_f64(FILE *f, double v);
+/* The same for JSON, which has no NaN or infinity: a non-finite value is written as null
+ * (bare nan / inf would make the whole document invalid). Every number a JSON output
+ * writes goes through these (until the library's JSON writer replaces them). */
+void out_json_f32(FILE *f, float v);
+void out_json_f64(FILE *f, double v);
 
 /* Makes a token piece (bytes, not necessarily valid UTF-8: a BPE piece may be part of a
  * multi-byte character) visible on one line, into a new NUL-terminated string the
