@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -178,9 +179,12 @@ typedef struct child {
     int err_fd;      /* read end of its stderr */
 } child;
 
-/* Starts G2E_TEST_BIN args with stdin /dev/null, stdout /dev/null, stderr a pipe; with a
- * file size limit of fsize bytes if fsize > 0 (as `ulimit -f`). */
-static child spawn_limited(char *const args[], rlim_t fsize)
+/* How the child's stdout is set up. */
+enum { OUT_NULL, OUT_FULL, OUT_CLOSED };
+
+/* Starts G2E_TEST_BIN args with stdin /dev/null, stdout /dev/null (or /dev/full, or closed),
+ * stderr a pipe; with a file size limit of fsize bytes if fsize > 0 (as `ulimit -f`). */
+static child spawn_ex(char *const args[], rlim_t fsize, int out)
 {
     char *argv[64];
     int n = 0;
@@ -201,6 +205,13 @@ static child spawn_limited(char *const args[], rlim_t fsize)
         close(p[0]);
         close(p[1]);
         close(dn);
+        if (out == OUT_FULL) {
+            int fd = open("/dev/full", O_WRONLY);
+            dup2(fd, 1);
+            close(fd);
+        } else if (out == OUT_CLOSED) {
+            close(1);
+        }
         struct rlimit rl = {fsize, fsize};
         if (fsize > 0 && setrlimit(RLIMIT_FSIZE, &rl) != 0)
             _exit(126);
@@ -209,6 +220,11 @@ static child spawn_limited(char *const args[], rlim_t fsize)
     }
     close(p[1]);
     return (child){pid, p[0]};
+}
+
+static child spawn_limited(char *const args[], rlim_t fsize)
+{
+    return spawn_ex(args, fsize, OUT_NULL);
 }
 
 static child spawn(char *const args[])
@@ -524,4 +540,88 @@ Test(hostile, non_finite_weights_give_errors_or_null_never_nan)
     cJSON_Delete(j);
     run_free(&r);
     free(nw);
+}
+
+/* ---- item 14: every failed write is one line on stderr and a non-zero status ---- */
+
+static void expect_write_failure(char *const args[], int out, rlim_t fsize, const char *want, const char *what)
+{
+    char *err;
+    int st = reap(spawn_ex(args, fsize, out), &err);
+    cr_expect_eq(st, 1, "%s: status %d, stderr '%s'", what, st, err);
+    cr_expect(strstr(err, want) != NULL, "%s: stderr lacks '%s': '%s'", what, want, err);
+    cr_expect(strncmp(err, "gpt2-embed: ", 12) == 0 && strchr(err, '\n') == err + strlen(err) - 1,
+              "%s: not one line: '%s'", what, err);
+    free(err);
+}
+
+Test(hostile, full_or_closed_stdout_is_reported)
+{
+    char *const *cmds[] = {
+        (char *[]){"exercise", "1", NULL},
+        (char *[]){"exercise", "2", "--weights", wpath, NULL},
+        (char *[]){"similarity", "--pos", "0", "1", "--weights", wpath, NULL},
+        (char *[]){"nearest", "--id", "1", "--weights", wpath, NULL},
+        (char *[]){"stats", "--weights", wpath, NULL},
+        (char *[]){"--help", NULL},
+        (char *[]){"help", NULL},
+        (char *[]){"help", "embed", NULL},
+        (char *[]){"embed", "--help", NULL},
+        (char *[]){"--version", NULL},
+        (char *[]){"--ids", "1 2", "--weights", wpath, NULL},
+        (char *[]){"tokenize", "Hello world", NULL},
+    };
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+        char what[64];
+        snprintf(what, sizeof what, "case %zu (%s) > /dev/full", k, cmds[k][0]);
+        expect_write_failure(cmds[k], OUT_FULL, 0, "No space left on device", what);
+        snprintf(what, sizeof what, "case %zu (%s) >&-", k, cmds[k][0]);
+        expect_write_failure(cmds[k], OUT_CLOSED, 0, "Bad file descriptor", what);
+    }
+}
+
+Test(hostile, raw_output_that_cannot_be_written_is_reported)
+{
+    char *odir = path_join(dir, "out"), *o = path_join(odir, "x.raw");
+    cr_assert(mkdir(odir, 0755) == 0);
+    /* 4096 x 8 floats: 128 KB, beyond stdio's buffer, so fwrite itself fails */
+    char *big[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format", "raw",
+                   "-o", o, NULL};
+    expect_write_failure(big, OUT_NULL, 16384, "File too large", "raw over ulimit -f");
+    cr_expect_eq(hidden_entries(odir), 0, "temporary left");
+    char *dev[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format", "raw",
+                   "-o", "/dev/full", NULL};
+    expect_write_failure(dev, OUT_NULL, 0, "No space left on device", "raw -o /dev/full");
+    char *std[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format", "raw", NULL};
+    expect_write_failure(std, OUT_FULL, 0, "No space left on device", "raw > /dev/full");
+    /* a real full file system, where this test may mount one (root) */
+    char *mnt = path_join(dir, "tmpfs");
+    cr_assert(mkdir(mnt, 0755) == 0);
+    if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k") == 0) {
+        char *fo = path_join(mnt, "x.raw");
+        char *full[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format",
+                        "raw", "-o", fo, NULL};
+        expect_write_failure(full, OUT_NULL, 0, "No space left on device", "raw -o on a full tmpfs");
+        cr_expect_eq(hidden_entries(mnt), 0, "temporary left on the tmpfs");
+        umount(mnt);
+        free(fo);
+    } else {
+        cr_log_info("tmpfs not mountable here (%s): ENOSPC on a file system covered by /dev/full and EFBIG only",
+                    strerror(errno));
+    }
+    free(mnt), free(o), free(odir);
+}
+
+Test(hostile, closed_standard_streams_are_reserved_at_start)
+{
+    /* with fd 1 closed, the -o temporary must not become fd 1 (and stdout's final close
+     * must not close it): the run succeeds and writes a whole file */
+    char *o = path_join(dir, "x.npy");
+    char *err;
+    int st = reap(spawn_ex((char *[]){"--ids", "1 2", "--weights", wpath, "--format", "npy", "-o", o, NULL}, 0,
+                           OUT_CLOSED), &err);
+    cr_expect_eq(st, 0, "status %d, stderr %s", st, err);
+    struct stat sb;
+    cr_expect(stat(o, &sb) == 0 && sb.st_size == 128 + 2 * C * 4, "the npy is incomplete");
+    free(err), free(o);
 }

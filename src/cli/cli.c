@@ -13,13 +13,58 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static int said;           /* an error line has been printed */
+static int stdout_said;    /* the stdout write error has been reported */
+
+/* Standard output at exit: flushed, closed, any failure reported (see cli.h). */
+static void close_stdout(void)
+{
+    if (cli_flush_stdout() != 0) {
+        _exit(EXIT_ERR);
+    }
+    if (fclose(stdout) != 0) {
+        if (!said)
+            cli_error("writing standard output failed: %s",
+                      strerror(out_stdout_errno() ? out_stdout_errno() : errno));
+        _exit(EXIT_ERR);
+    }
+    /* a message that could not be written is a failure too (nothing left to tell it) */
+    if (ferror(stderr) || fflush(stderr) != 0)
+        _exit(EXIT_ERR);
+}
+
 void cli_start(void)
 {
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        /* open returns the lowest free descriptor: fd itself (0..fd-1 are open by now) */
+        int n = open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY) | O_NOCTTY);
+        if (n >= 0 && n != fd)
+            close(n);
+    }
     signal(SIGXFSZ, SIG_IGN);
+    out_stdout_init();
+    atexit(close_stdout);
+}
+
+int cli_flush_stdout(void)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0;
+    int e = out_stdout_errno() ? out_stdout_errno() : errno;
+    if (!bad && !ferror(stdout))
+        return 0;
+    if (!stdout_said && !said)
+        cli_error("writing standard output failed: %s",
+                  e ? strerror(e) : "an earlier write failed");
+    stdout_said = 1;
+    return -1;
 }
 
 void cli_error(const char *fmt, ...)
 {
+    said = 1;
     va_list ap;
     va_start(ap, fmt);
     fputs("gpt2-embed: ", stderr);

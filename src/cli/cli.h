@@ -11,12 +11,25 @@ enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
 
 #define G2E_VERSION "0.1.0"
 
-/* The first thing main does: ignores SIGXFSZ, so that a write over the file size limit
- * (ulimit -f) fails with EFBIG and is reported like any other write error instead of
- * killing the process with a half-written temporary. */
+/* The first thing main does:
+ *   - a closed descriptor 0, 1 or 2 is reserved by opening /dev/null on it the wrong way
+ *     round (stdin write-only, stdout/stderr read-only): files the program opens later
+ *     (a -o temporary, a socket) can then never become a standard stream, while reads and
+ *     writes on the closed stream still fail (EBADF) as they would have;
+ *   - SIGXFSZ is ignored, so that a write over the file size limit (ulimit -f) fails with
+ *     EFBIG and is reported like any other write error, instead of killing the process
+ *     with a half-written temporary;
+ *   - at exit (atexit), standard output is flushed and closed, and a failure that no
+ *     message has reported yet (--help > /dev/full, a closed stdout) becomes one line on
+ *     stderr and exit status 1: every failed write is reported (gnulib's close_stdout idea). */
 void cli_start(void);
 
-/* Prints "gpt2-embed: <message>\n" on stderr (one line). */
+/* Flushes standard output; on a write error (now or earlier) prints one line "writing
+ * standard output failed: REASON" (once per run) and returns -1, else 0. */
+int cli_flush_stdout(void);
+
+/* Prints "gpt2-embed: <message>\n" on stderr (one line). After the first, the exit check
+ * of cli_start no longer adds its own line (the run already failed visibly). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "gpt2-embed: note: <message>\n" on stderr. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -312,7 +312,7 @@ static int write_binary(const job *j, FILE *f, int npy)
                     rc = -1;
                 else if (npy ? npy_writer_put(&nw, v, C, &e) != 0 : fwrite(v, sizeof *v, C, f) != C) {
                     if (npy) cli_error("%s", e.msg);
-                    rc = -1;   /* a raw write error is reported by out_commit */
+                    rc = npy ? -1 : 1;   /* raw: the stream's error is reported by out_commit */
                 }
             }
     if (rc == 0 && npy && npy_writer_end(&nw, &e)) {
@@ -320,7 +320,7 @@ static int write_binary(const job *j, FILE *f, int npy)
         rc = -1;
     }
     free(row);
-    return rc;
+    return rc < 0 ? -1 : 0;
 }
 
 static void piece(const job *j, size_t t, const uint8_t **b, size_t *n)

@@ -194,7 +194,7 @@ int cmd_exercise(int argc, char **argv)
             printf("  %-44s %.4f\n", "cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):", x.ccat);
         }
     }
-    rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
+    rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
 done:
     free(path);
     tok_close(tok);

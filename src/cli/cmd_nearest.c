@@ -188,7 +188,7 @@ int cmd_nearest(int argc, char **argv)
     }
     if (json)
         printf("]}\n");
-    rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
+    rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
 done:
     npy_array_free(&arr);
     free(hits);

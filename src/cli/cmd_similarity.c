@@ -306,7 +306,7 @@ int cmd_similarity(int argc, char **argv)
         if (wpe_matrix(m, &M) || (outpath && write_matrix(M, m->n_ctx, outpath, fmt)))
             goto done;
         matrix_summary(M, m->n_ctx, path, outpath);
-        rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
+        rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
         goto done;
     }
     if (mode == M_DIST) {
@@ -362,7 +362,7 @@ int cmd_similarity(int argc, char **argv)
     } else {
         printf("%s = %.6f\n", what, c);
     }
-    rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
+    rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
 done:
     free(a);
     free(b);

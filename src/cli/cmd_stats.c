@@ -122,7 +122,7 @@ int cmd_stats(int argc, char **argv)
             printf("\n");
         }
     }
-    rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
+    rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
 done:
     free(path);
     tok_close(tok);
