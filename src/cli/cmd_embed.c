@@ -13,6 +13,7 @@
  * Deliberately left out: batching several texts (use a shell loop or the library API).
  */
 #include "cli.h"
+#include "json.h"
 #include "embed.h"
 #include "figures.h"
 #include "load.h"
@@ -336,7 +337,7 @@ static void json_vec(FILE *f, const float *v, size_t C)
     fputc('[', f);
     for (size_t c = 0; c < C; c++) {
         if (c) fputs(", ", f);
-        out_json_f32(f, v[c]);
+        json_write_f32(f, v[c]);
     }
     fputc(']', f);
 }

@@ -8,6 +8,9 @@
 #include "out.h"
 
 #include "cli.h"
+#include "json.h"
+#include "opt.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,9 +20,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <utf8proc.h>
 
 /* ---- cleaning up the temporary on a fatal signal ---- */
 
@@ -530,92 +533,14 @@ void out_f64(FILE *f, double v)
     fprintf(f, "%.17g", v);
 }
 
-void out_json_f32(FILE *f, float v)
-{
-    if (isfinite(v))
-        out_f32(f, v);
-    else
-        fputs("null", f);
-}
-
-void out_json_f64(FILE *f, double v)
-{
-    if (isfinite(v))
-        out_f64(f, v);
-    else
-        fputs("null", f);
-}
-
-/* Length of the valid UTF-8 character at s (n bytes left) and its code point, or 0. */
-static size_t utf8_char(const char *s, size_t n, int32_t *cp)
-{
-    utf8proc_int32_t c;
-    utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s,
-                                          (utf8proc_ssize_t)(n > 4 ? 4 : n), &c);
-    if (k <= 0 || c < 0)
-        return 0;
-    *cp = c;
-    return (size_t)k;
-}
-
 char *out_piece_visible(const char *s, size_t n)
 {
-    /* worst case: every byte becomes "\xNN" (4 bytes) */
-    if (n > (SIZE_MAX - 1) / 4)
-        return NULL;
-    char *r = malloc(4 * n + 1);
-    if (!r)
-        return NULL;
-    size_t o = 0;
-    static const char HEX[] = "0123456789ABCDEF";
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        int32_t cp = 0;
-        size_t k = c < 0x80 ? 1 : utf8_char(s + i, n - i, &cp);
-        if (c < 0x80)
-            cp = c;
-        if (c == ' ') {
-            memcpy(r + o, "\xE2\x90\xA3", 3), o += 3;          /* ␣ */
-        } else if (c == '\n') {
-            memcpy(r + o, "\xE2\x86\xB5", 3), o += 3;          /* ↵ */
-        } else if (c == '\t') {
-            memcpy(r + o, "\xE2\x86\x92", 3), o += 3;          /* → */
-        } else if (c == '\\') {
-            r[o++] = '\\', r[o++] = '\\';
-        } else if (k == 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f)) {
-            /* an invalid byte, or a control character: escape each of its bytes */
-            size_t m = k ? k : 1;
-            for (size_t j = 0; j < m; j++) {
-                unsigned char b = (unsigned char)s[i + j];
-                r[o++] = '\\', r[o++] = 'x', r[o++] = HEX[b >> 4], r[o++] = HEX[b & 15];
-            }
-            i += m;
-            continue;
-        } else {
-            memcpy(r + o, s + i, k), o += k;
-        }
-        i += k;
-    }
-    r[o] = '\0';
-    return r;
+    return text_escape(s, n, TEXT_ESC_VISIBLE);
 }
 
 size_t out_display_width(const char *s)
 {
-    size_t w = 0, n = strlen(s);
-    for (size_t i = 0; i < n;) {
-        int32_t cp;
-        size_t k = utf8_char(s + i, n - i, &cp);
-        if (k == 0) {
-            w++;
-            i++;
-            continue;
-        }
-        int cw = utf8proc_charwidth(cp);
-        w += cw > 0 ? (size_t)cw : 0;
-        i += k;
-    }
-    return w;
+    return text_width(s, strlen(s));
 }
 
 void out_pad(FILE *f, const char *s, size_t width)
@@ -627,38 +552,7 @@ void out_pad(FILE *f, const char *s, size_t width)
 
 void out_json_string(FILE *f, const char *s, size_t n)
 {
-    fputc('"', f);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x80) {
-            switch (c) {
-            case '"': fputs("\\\"", f); break;
-            case '\\': fputs("\\\\", f); break;
-            case '\n': fputs("\\n", f); break;
-            case '\t': fputs("\\t", f); break;
-            case '\r': fputs("\\r", f); break;
-            case '\b': fputs("\\b", f); break;
-            case '\f': fputs("\\f", f); break;
-            default:
-                if (c < 0x20 || c == 0x7f)
-                    fprintf(f, "\\u%04x", c);
-                else
-                    fputc(c, f);
-            }
-            i++;
-            continue;
-        }
-        int32_t cp;
-        size_t k = utf8_char(s + i, n - i, &cp);
-        if (k == 0) {
-            fputs("\xEF\xBF\xBD", f);   /* U+FFFD */
-            i++;
-        } else {
-            fwrite(s + i, 1, k, f);
-            i += k;
-        }
-    }
-    fputc('"', f);
+    json_write_string(f, s, n);
 }
 
 void out_csv_field(FILE *f, const char *s, size_t n)
@@ -678,4 +572,69 @@ void out_csv_field(FILE *f, const char *s, size_t n)
         fputc(s[i], f);
     }
     fputc('"', f);
+}
+
+/* ---- the format from -o's file name ---- */
+
+static int format_index(const char *const *names, const char *name)
+{
+    for (int k = 0; names[k]; k++)
+        if (strcmp(names[k], name) == 0)
+            return k;
+    return -1;
+}
+
+/* The format an extension names, among names: its index, -1 if names lacks it (then *want
+ * says which format the name asked for), -2 for an extension that names no format. */
+static int format_of_extension(const char *path, const char *const *names, const char **want)
+{
+    static const char *const EXT[] = {"npy", "json", "jsonl", "csv", "raw", "png"};
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    if (!dot || dot == (slash ? slash + 1 : path))
+        return -2; /* no extension, or a dot file such as ".npy" */
+    for (size_t k = 0; k < sizeof EXT / sizeof EXT[0]; k++)
+        if (strcasecmp(dot + 1, EXT[k]) == 0) {
+            *want = EXT[k];
+            return format_index(names, EXT[k]);
+        }
+    if (strcasecmp(dot + 1, "txt") != 0)
+        return -2;
+    *want = "text";
+    static const char *const TEXTS[] = {"table", "text", "ids"};
+    for (size_t k = 0; k < sizeof TEXTS / sizeof TEXTS[0]; k++)
+        if (format_index(names, TEXTS[k]) >= 0)
+            return format_index(names, TEXTS[k]);
+    return -1;
+}
+
+static void list_formats(const char *const *names, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; names[k] && o < len; k++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%s", k == 0 ? "" : names[k + 1] ? ", " : " or ",
+                              names[k]);
+}
+
+int out_pick_format(const struct opt_cmd *cmd, const char *path, const char *const *names,
+                    int given, int *fmt)
+{
+    if (!path || strcmp(path, "-") == 0)
+        return 0;
+    const char *want = NULL;
+    int k = format_of_extension(path, names, &want);
+    if (k == -2)
+        return 0;
+    char list[256];
+    list_formats(names, list, sizeof list);
+    if (k == -1)
+        return opt_usage_error(cmd, "-o %s means --format %s, which %s does not write here "
+                               "(it writes %s; choose a file name to match)", path, want, cmd->name,
+                               list);
+    if (given && k != *fmt)
+        return opt_usage_error(cmd, "-o %s means --format %s, but --format %s was given (drop "
+                               "--format, or change the file name)", path, names[k], names[*fmt]);
+    *fmt = k;
+    return 0;
 }

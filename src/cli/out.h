@@ -95,11 +95,6 @@ void out_abort(out_file *o);
 void out_f32(FILE *f, float v);
 /* A double as "%.17g" (round-trips any double). */
 void out_f64(FILE *f, double v);
-/* The same for JSON, which has no NaN or infinity: a non-finite value is written as null
- * (bare nan / inf would make the whole document invalid). Every number a JSON output
- * writes goes through these (until the library's JSON writer replaces them). */
-void out_json_f32(FILE *f, float v);
-void out_json_f64(FILE *f, double v);
 
 /* Makes a token piece (bytes, not necessarily valid UTF-8: a BPE piece may be part of a
  * multi-byte character) visible on one line, into a new NUL-terminated string the
@@ -108,22 +103,42 @@ void out_json_f64(FILE *f, double v);
  *   '\\' -> "\\\\"          other C0 controls, DEL, C1 controls (U+0080..U+009F) and
  *   bytes that are not part of valid UTF-8 -> "\xNN" per byte (uppercase hex).
  * Every other valid UTF-8 character is kept as it is. Because the backslash is doubled,
- * "\xNN" in the result always means an escaped byte. */
+ * "\xNN" in the result always means an escaped byte. (text_escape with TEXT_ESC_VISIBLE.) */
 char *out_piece_visible(const char *s, size_t n);
 
 /* Display width in terminal columns of a UTF-8 string (wide East Asian characters
- * count 2, combining marks 0); invalid bytes count 1. */
+ * count 2, combining marks 0); each maximal subpart of invalid UTF-8 counts 1
+ * (text_width). */
 size_t out_display_width(const char *s);
 /* Writes s then spaces up to `width` columns (nothing extra if it is wider). */
 void out_pad(FILE *f, const char *s, size_t width);
 
-/* A JSON string literal (with the quotes) for bytes s[n]: escapes '"', '\\' and
- * controls as \uXXXX (\n, \t, \r, \b, \f short forms); invalid UTF-8 bytes become
- * U+FFFD, since JSON text must be valid UTF-8. */
+/* A JSON string literal (with the quotes) for bytes s[n], escaped as every JSON string
+ * of the program is (json.h: json_write_string): '"', '\\', the short forms \n \t \r
+ * \b \f, other C0 controls, DEL, C1 controls and U+2028/9 as \u00XX, each maximal
+ * subpart of invalid UTF-8 as \ufffd (Python's errors="replace"), the rest as is. */
 void out_json_string(FILE *f, const char *s, size_t n);
 
 /* A CSV field (RFC 4180): quoted, with quotes doubled, if it holds ',', '"', CR or LF
  * or starts or ends with a space; written as is otherwise. */
 void out_csv_field(FILE *f, const char *s, size_t n);
+
+/* ---- the format from -o's file name ---- */
+
+struct opt_cmd;
+
+/* Picks the output format from the extension of -o's path, so that `-o a.npy` writes npy
+ * rather than a text table into a file numpy cannot read.
+ *   names: the formats the command (in its current mode) writes, NULL-terminated;
+ *   *fmt:  on entry the index in names of --format's value (given = 1) or of the default
+ *          (given = 0); on return the format to write.
+ * Extensions, case-insensitive: .npy .json .jsonl .csv .raw .png name the format of the
+ * same name; .txt the first of table, text or ids that names holds. path NULL or "-", no
+ * extension, or any other extension: *fmt is kept (today's default).
+ * Returns 0; or -1 after one usage line in the parser's wording ("gpt2-embed CMD: ...",
+ * the command exits 2) when --format contradicts the extension, or when the extension names
+ * a format this command does not write. */
+int out_pick_format(const struct opt_cmd *cmd, const char *path, const char *const *names,
+                    int given, int *fmt);
 
 #endif
