@@ -4,6 +4,7 @@
 #include "similarity.h"
 
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,31 @@ Test(similarity, zero_vector_has_no_cosine)
     cr_expect_eq(sim_cosine(y, x, 3, &c, &e), SIM_E_ZERO);
     cr_expect(strstr(e.msg, "second") != NULL, "%s", e.msg);
     cr_expect_eq(c, 42, "output untouched on error");
+}
+
+Test(similarity, non_finite_vector_has_no_cosine)
+{
+    float y[3] = {1, 2, 3};
+    const float bad[3][3] = {{1, NAN, 3}, {INFINITY, 0, 0}, {-INFINITY, 1, 1}};
+    for (int k = 0; k < 3; k++) {
+        double c = 42;
+        g2e_err e;
+        cr_expect_eq(sim_cosine(bad[k], y, 3, &c, &e), SIM_E_NONFINITE, "case %d", k);
+        cr_expect(strstr(e.msg, "first vector holds a NaN or an infinity") != NULL, "%s", e.msg);
+        cr_expect_eq(sim_cosine(y, bad[k], 3, &c, &e), SIM_E_NONFINITE, "case %d", k);
+        cr_expect(strstr(e.msg, "second") != NULL, "%s", e.msg);
+        cr_expect_eq(c, 42, "output untouched on error");
+    }
+    /* the largest floats are finite and keep a finite cosine (no overflow in double) */
+    float big[3] = {FLT_MAX, FLT_MAX, -FLT_MAX};
+    double c;
+    cr_assert_eq(sim_cosine(big, big, 3, &c, NULL), 0);
+    cr_expect_float_eq(c, 1.0, 1e-15);
+    float X[3 * 2] = {1, 2, 3, NAN, 3, 4};
+    double M[9];
+    g2e_err e;
+    cr_expect_eq(sim_cosine_matrix(X, 3, 2, M, &e), SIM_E_NONFINITE);
+    cr_expect(strstr(e.msg, "row 1 holds a NaN") != NULL, "%s", e.msg);
 }
 
 static void check_matrix(size_t R, size_t C)

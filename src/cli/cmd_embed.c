@@ -13,6 +13,7 @@
  * Deliberately left out: batching several texts (use a shell loop or the library API).
  */
 #include "cli.h"
+#include "json.h"
 #include "embed.h"
 #include "figures.h"
 #include "load.h"
@@ -342,7 +343,7 @@ static int write_binary(const job *j, FILE *f, int npy)
                     rc = -1;
                 else if (npy ? npy_writer_put(&nw, v, C, &e) != 0 : fwrite(v, sizeof *v, C, f) != C) {
                     if (npy) cli_error("%s", e.msg);
-                    rc = -1;   /* a raw write error is reported by out_commit */
+                    rc = npy ? -1 : 1;   /* raw: the stream's error is reported by out_commit */
                 }
             }
     if (rc == 0 && npy && npy_writer_end(&nw, &e)) {
@@ -350,7 +351,7 @@ static int write_binary(const job *j, FILE *f, int npy)
         rc = -1;
     }
     free(row);
-    return rc;
+    return rc < 0 ? -1 : 0;
 }
 
 static void piece(const job *j, size_t t, const uint8_t **b, size_t *n)
@@ -366,7 +367,7 @@ static void json_vec(FILE *f, const float *v, size_t C)
     fputc('[', f);
     for (size_t c = 0; c < C; c++) {
         if (c) fputs(", ", f);
-        out_f32(f, v[c]);
+        json_write_f32(f, v[c]);
     }
     fputc(']', f);
 }

@@ -4,6 +4,7 @@
  * largest norms (GPT-2's position 0 is an outlier). Streams each matrix once.
  */
 #include "cli.h"
+#include "json.h"
 #include "load.h"
 #include "out.h"
 #include "similarity.h"
@@ -23,21 +24,21 @@ static void help(void)
 static void json_matrix(const char *name, const sim_stats *s, size_t top)
 {
     printf("\"%s\": {\"rows\": %zu, \"cols\": %zu, \"norm_mean\": ", name, s->rows, s->cols);
-    out_f64(stdout, s->norm_mean);
+    json_write_f64(stdout, s->norm_mean);
     printf(", \"norm_min\": ");
-    out_f64(stdout, s->norm_min);
+    json_write_f64(stdout, s->norm_min);
     printf(", \"norm_min_row\": %zu, \"norm_max\": ", s->argmin);
-    out_f64(stdout, s->norm_max);
+    json_write_f64(stdout, s->norm_max);
     printf(", \"norm_max_row\": %zu, \"mean_abs\": ", s->argmax);
-    out_f64(stdout, s->mean_abs);
+    json_write_f64(stdout, s->mean_abs);
     printf(", \"mean\": ");
-    out_f64(stdout, s->mean);
+    json_write_f64(stdout, s->mean);
     printf(", \"std\": ");
-    out_f64(stdout, s->std);
+    json_write_f64(stdout, s->std);
     printf(", \"largest_norms\": [");
     for (size_t i = 0; i < top && i < s->n_top; i++) {
         printf("%s{\"row\": %zu, \"norm\": ", i ? ", " : "", s->top[i]);
-        out_f64(stdout, s->top_norm[i]);
+        json_write_f64(stdout, s->top_norm[i]);
         printf("}");
     }
     printf("]}");
@@ -90,7 +91,7 @@ int cmd_stats(int argc, char **argv)
         printf(", ");
         json_matrix("wpe", &s[1], top);
         printf(", \"norm_ratio_wte_to_wpe\": ");
-        out_f64(stdout, s[0].norm_mean / s[1].norm_mean);
+        json_write_f64(stdout, s[0].norm_mean / s[1].norm_mean);
         printf("}\n");
     } else {
         printf("Scale of the embeddings in %s (n_embd %zu)\n\n", path, m->n_embd);
@@ -122,7 +123,7 @@ int cmd_stats(int argc, char **argv)
             printf("\n");
         }
     }
-    rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
+    rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
 done:
     free(path);
     tok_close(tok);
