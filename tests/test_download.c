@@ -1220,3 +1220,77 @@ Test(download, a_part_renamed_into_place_meanwhile_is_never_truncated)
     free(out);
     hub_layout_free(&l);
 }
+
+/* A planted link or special file where the part or its sidecar goes: refused with a
+ * message naming it, the file it points to untouched, nothing renamed into place. */
+static void expect_planted_refused(const char *suffix, const char *kind, const char *needle)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    char *out = path_join(dir, "gpt2.safetensors");
+    char *victim = path_join(dir, "precious.txt");
+    char *planted = part_of(out, suffix);
+    write_file(victim, "precious", 8);
+    if (strcmp(suffix, ".part.info") == 0) {
+        char *part = part_of(out, ".part");
+        write_file(part, "", 0);
+        free(part);
+    }
+    if (strcmp(kind, "symlink") == 0)
+        cr_assert_eq(symlink(victim, planted), 0);
+    else if (strcmp(kind, "hardlink") == 0)
+        cr_assert_eq(link(victim, planted), 0);
+    else if (strcmp(kind, "dangling") == 0)
+        cr_assert_eq(symlink("nowhere/precious", planted), 0);
+    else
+        cr_assert_eq(mkfifo(planted, 0644), 0);
+    for (int full = 0; full < 2; full++) {
+        dl_opts o = opts_for(out);
+        o.full = full;
+        dl_result r;
+        g2e_err e;
+        cr_expect_eq(dl_fetch(&o, &r, &e), DL_E_IO, "%s %s: rc %d %s", suffix, kind, e.code, e.msg);
+        cr_expect(strstr(e.msg, needle) != NULL && strstr(e.msg, planted) != NULL,
+                  "%s %s: %s", suffix, kind, e.msg);
+        size_t n;
+        char *s = read_file(victim, &n);
+        cr_expect(s && n == 8 && memcmp(s, "precious", 8) == 0, "%s %s: the victim changed", suffix, kind);
+        free(s);
+        struct stat sb;
+        cr_expect(lstat(out, &sb) != 0, "%s %s: something was put in place", suffix, kind);
+    }
+    free(planted);
+    free(victim);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, a_planted_part_symlink_is_refused)
+{
+    expect_planted_refused(".part", "symlink", "symbolic link");
+}
+
+Test(download, a_planted_dangling_part_symlink_is_refused)
+{
+    expect_planted_refused(".part", "dangling", "symbolic link");
+}
+
+Test(download, a_planted_part_hard_link_is_refused)
+{
+    expect_planted_refused(".part", "hardlink", "other hard link");
+}
+
+Test(download, a_part_fifo_is_refused_without_blocking)
+{
+    expect_planted_refused(".part", "fifo", "not a regular file");
+}
+
+Test(download, a_planted_sidecar_symlink_is_refused)
+{
+    expect_planted_refused(".part.info", "symlink", "symbolic link");
+}
+
+Test(download, a_sidecar_fifo_is_refused_without_blocking)
+{
+    expect_planted_refused(".part.info", "fifo", "not a regular file");
+}

@@ -798,6 +798,107 @@ static int read_all_at(int fd, void *buf, size_t n, uint64_t off)
     return 0;
 }
 
+/* Why fd (open on path) is no file to write through, as an error; 0 if it is one:
+ * a regular file with no other hard link. */
+static int refuse_special(int fd, const char *path, g2e_err *err)
+{
+    struct stat sb;
+    if (fstat(fd, &sb) != 0)
+        return g2e_fail(err, DL_E_IO, "cannot stat %s: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return g2e_fail(err, DL_E_IO, "%s is not a regular file (a FIFO, device or folder?): "
+                        "refusing to use it; remove it and run again", path);
+    if (sb.st_nlink > 1)
+        return g2e_fail(err, DL_E_IO, "%s has other hard links: refusing to write through it "
+                        "into another file; remove it and run again", path);
+    return 0;
+}
+
+/* The error for an open(2) of path that failed with errno. */
+static int open_error(const char *path, const char *verb, g2e_err *err)
+{
+    if (errno == ELOOP)
+        return g2e_fail(err, DL_E_IO, "%s is a symbolic link: refusing to follow it; remove it "
+                        "and run again", path);
+    if (errno == EISDIR || errno == ENXIO)
+        return g2e_fail(err, DL_E_IO, "%s is not a regular file (a FIFO, device or folder?): "
+                        "refusing to use it; remove it and run again", path);
+    return g2e_fail(err, DL_E_IO, "cannot %s %s: %s", verb, path, strerror(errno));
+}
+
+/* Opens path (flags O_RDWR or O_WRONLY) if it exists, else creates it exclusively; never
+ * through a symbolic link, never anything but a regular file with one link (O_NONBLOCK:
+ * a FIFO cannot block the open). 0 and *fd; 1 when another process created it between the
+ * two opens (try again); else an error. */
+static int open_regular(const char *path, int flags, int *fd, g2e_err *err)
+{
+    int base = flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+    *fd = open(path, base);
+    if (*fd < 0 && errno == ENOENT) {
+        *fd = open(path, base | O_CREAT | O_EXCL, 0644);
+        if (*fd < 0 && errno == EEXIST)
+            return 1;
+    }
+    if (*fd < 0)
+        return open_error(path, "create", err);
+    int rc = refuse_special(*fd, path, err);
+    if (rc) {
+        close(*fd);
+        *fd = -1;
+        return rc;
+    }
+    fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK);
+    return 0;
+}
+
+/* *same = 1 if the sidecar at path holds exactly info. No sidecar: 0. A link or special
+ * file there: an error (never read through or replaced). */
+static int info_same(const char *path, const char *info, int *same, g2e_err *err)
+{
+    *same = 0;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : open_error(path, "read", err);
+    int rc = refuse_special(fd, path, err);
+    if (rc) {
+        close(fd);
+        return rc;
+    }
+    size_t il = strlen(info), k = 0;
+    char *old = malloc(il + 2);
+    if (!old) {
+        close(fd);
+        return g2e_fail(err, G2E_ENOMEM, "out of memory");
+    }
+    while (k < il + 1) {
+        ssize_t z = read(fd, old + k, il + 1 - k);
+        if (z < 0 && errno == EINTR)
+            continue;
+        if (z <= 0)
+            break;
+        k += (size_t)z;
+    }
+    close(fd);
+    *same = k == il && memcmp(old, info, il) == 0;
+    free(old);
+    return 0;
+}
+
+/* A new sidecar at path holding info: the old one (a regular file: info_same checked)
+ * removed, the new one created exclusively. */
+static int info_write(const char *path, const char *info, g2e_err *err)
+{
+    if (unlink(path) != 0 && errno != ENOENT)
+        return g2e_fail(err, DL_E_IO, "cannot remove %s: %s", path, strerror(errno));
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return open_error(path, "create", err);
+    int bad = write_all_at(fd, info, strlen(info), 0) != 0;
+    if (close(fd) != 0 || bad)
+        return g2e_fail(err, DL_E_IO, "cannot write %s: %s", path, strerror(errno));
+    return 0;
+}
+
 /* 1 if p->fd is still the file at p->path (dev + inode; *sb gets its fstat), 0 if that
  * path is gone or another file now, -1 on a failed fstat. */
 static int part_is_path(const part *p, struct stat *sb)
@@ -841,9 +942,12 @@ static int part_open(part *p, const char *out, const char *info, uint64_t max_si
     snprintf(p->info_path, n + 11, "%s.part.info", out);
     struct stat sb;
     for (int tries = 0;; tries++) {
-        p->fd = open(p->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (p->fd < 0)
-            return g2e_fail(err, DL_E_IO, "cannot create %s: %s", p->path, strerror(errno));
+        /* an existing part, else a new one: never through a link, created exclusively */
+        int rc = open_regular(p->path, O_RDWR, &p->fd, err);
+        if (rc == 1)
+            continue;   /* created by someone else meanwhile: open that one */
+        if (rc)
+            return rc;
         test_gate();
         if (flock(p->fd, LOCK_EX | LOCK_NB) != 0)
             return g2e_fail(err, DL_E_BUSY, "another download is writing %s; wait for it or stop it",
@@ -863,25 +967,15 @@ static int part_open(part *p, const char *out, const char *info, uint64_t max_si
                             "being opened; stop the other download", p->path);
     }
     p->size = (uint64_t)sb.st_size;
-    size_t il = strlen(info);
-    char *old = malloc(il + 2);
-    int same = 0;
-    FILE *f = old ? fopen(p->info_path, "r") : NULL;
-    if (f) {
-        size_t k = fread(old, 1, il + 1, f);
-        fclose(f);
-        same = k == il && memcmp(old, info, il) == 0;
-    }
-    free(old);
+    int same = 0, rc = info_same(p->info_path, info, &same, err);
+    if (rc)
+        return rc;
     if (!same || p->size > max_size) {
         if (ftruncate(p->fd, 0) != 0)
             return g2e_fail(err, DL_E_IO, "cannot truncate %s: %s", p->path, strerror(errno));
         p->size = 0;
-        f = fopen(p->info_path, "w");
-        if (!f || fputs(info, f) < 0 || fclose(f) != 0) {
-            if (f) fclose(f);
-            return g2e_fail(err, DL_E_IO, "cannot write %s: %s", p->info_path, strerror(errno));
-        }
+        if ((rc = info_write(p->info_path, info, err)) != 0)
+            return rc;
     }
     return 0;
 }

@@ -31,12 +31,15 @@
  *
  * Never lose or corrupt anything: bytes go to <out>.part, with a sidecar <out>.part.info
  * recording what the part is (mode, repo, file, ETag, size, header length); a later call
- * with the same ETag resumes from the part's length, anything else starts over. The part
- * is locked (flock) while written, and only after the lock is taken is it checked to still
- * be the file at <out>.part (dev + inode): a part another download renamed into place in
- * between is never truncated or written (the path is opened again). Only a complete, verified part is renamed onto <out>,
- * so an existing <out> is replaced only by a good file. A checksum mismatch deletes the
- * part and leaves <out> as it was.
+ * with the same ETag resumes from the part's length, anything else starts over. Both are
+ * opened with O_NOFOLLOW and created with O_EXCL; a symbolic link, a hard link to another
+ * file, a FIFO, device or folder in their place is refused (DL_E_IO naming it), never
+ * followed, truncated or written. The part is locked (flock) while written, and only once
+ * the lock is held is it checked to still be the file at <out>.part (dev + inode): a part
+ * another download renamed into place in between is never truncated or written (the path
+ * is opened again). Only a complete, verified part is renamed onto <out>, so an existing
+ * <out> is replaced only by a good file. A checksum mismatch deletes the part and leaves
+ * <out> as it was.
  *
  * Transient failures (connection refused/reset, timeouts, a short body, 408, 429, 5xx)
  * are retried with exponential backoff (opts.backoff_ms doubling up to backoff_max_ms,
