@@ -21,6 +21,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static hub_server srv;
@@ -1293,4 +1294,131 @@ Test(download, a_planted_sidecar_symlink_is_refused)
 Test(download, a_sidecar_fifo_is_refused_without_blocking)
 {
     expect_planted_refused(".part.info", "fifo", "not a regular file");
+}
+
+/* ---- slow and lying servers (issue 15, item 7): each ends in a clear error within a
+ * few seconds of the small limits the test sets; the time it took is logged ---------- */
+
+static double t_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Serves l with the faults in args, downloads with o (endpoint and output filled in);
+ * expects code and needle in the one-line message, and no file in place. */
+static void expect_slow_failure(const hub_layout *l, const char *const *args, dl_opts *o,
+                                int code, const char *needle, const char *label)
+{
+    hub_start(&srv, l->path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    o->endpoint = srv.endpoint;
+    o->out_path = out;
+    dl_result r;
+    g2e_err e;
+    double t0 = t_now();
+    int rc = dl_fetch(o, &r, &e);
+    double el = t_now() - t0;
+    cr_log_info("%s: %.2f s until: %s", label, el, e.msg);
+    cr_expect_eq(rc, code, "%s: rc %d: %s", label, e.code, e.msg);
+    cr_expect(strstr(e.msg, needle) != NULL, "%s: %s", label, e.msg);
+    cr_expect(strchr(e.msg, '\n') == NULL, "one line: %s", e.msg);
+    cr_expect(!exists(out), "%s: a file in place", label);
+    free(out);
+}
+
+Test(download, a_trickling_server_is_given_up_by_the_speed_floor)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "trickle:rate=2:times=-1", NULL};
+    dl_opts o = opts_for("");
+    o.min_speed = 1000;
+    o.stall_seconds = 1;
+    o.max_attempts = 2;
+    expect_slow_failure(&l, args, &o, DL_E_NETWORK, "slower than 1000 bytes/s for 1 s", "trickle");
+    hub_layout_free(&l);
+}
+
+Test(download, a_server_silent_after_its_headers_is_given_up)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "stall:after=0:seconds=30:times=-1", NULL};
+    dl_opts o = opts_for("");
+    o.stall_seconds = 1;
+    o.max_attempts = 3;
+    expect_slow_failure(&l, args, &o, DL_E_NETWORK, "giving up after 3 attempts: slower than",
+                        "stall after headers");
+    hub_layout_free(&l);
+}
+
+Test(download, half_of_each_range_then_silence_is_capped_by_time_lost)
+{
+    /* every attempt stores half of what is left (MBs: progress, which resets the count of
+     * attempts) and then stalls: only the time lost to failures bounds it */
+    hub_layout l = hub_fixture(HUB_GPT2);
+    const char *args[] = {"--fault", "half_stall:seconds=5", NULL};
+    dl_opts o = opts_for("");
+    o.stall_seconds = 1;
+    o.retry_seconds = 3;
+    expect_slow_failure(&l, args, &o, DL_E_NETWORK, "lost to failures (the limit is 3 s)",
+                        "half then stall");
+    hub_layout_free(&l);
+}
+
+Test(download, a_content_length_beyond_the_range_is_refused_before_the_body)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "long_length", NULL};
+    dl_opts o = opts_for("");
+    expect_slow_failure(&l, args, &o, DL_E_PROTOCOL, "with Content-Length", "long Content-Length");
+    hub_layout_free(&l);
+}
+
+Test(download, the_whole_download_has_a_deadline)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "trickle:rate=20000:times=-1", NULL};
+    dl_opts o = opts_for("");
+    o.min_speed = 100;
+    o.deadline_seconds = 2;
+    expect_slow_failure(&l, args, &o, DL_E_NETWORK, "deadline of 2 s", "deadline");
+    hub_layout_free(&l);
+}
+
+Test(download, an_attempt_over_its_deadline_is_resumed)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "trickle:rate=20000:after=100000", NULL};
+    hub_start(&srv, l.path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    dl_opts o = opts_for(out);
+    o.min_speed = 100;
+    o.attempt_seconds = 1;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
+    cr_expect_eq(r.retries, 1);
+    expect_embeddings_file(out, &l);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, cli_limits_reach_the_library)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "stall:after=0:seconds=30:times=-1", NULL};
+    hub_start(&srv, l.path, dir, args);
+    char *env[] = {(char *)"GPT2_EMBED_TEST_ATTEMPTS=100", NULL};
+    run_result r = cli(env, "--stall-time", "1", "--retry-time", "2", NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    const char *msg = strstr(r.err, "gpt2-embed: download: giving up");
+    cr_expect(msg && lines(msg) == 1, "%s", r.err);
+    cr_expect(strstr(r.err, "lost to failures (the limit is 2 s)") != NULL, "%s", r.err);
+    run_free(&r);
+    r = cli(NULL, "--timeout", "0", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "--timeout needs a whole number") != NULL, "%s", r.err);
+    run_free(&r);
+    hub_layout_free(&l);
 }

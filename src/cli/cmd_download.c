@@ -45,6 +45,12 @@ static void help(FILE *f)
         "  --full           the whole model.safetensors, checked against its sha256\n"
         "  --force          download even if the file or the Hugging Face cache has it\n"
         "  --quiet          print nothing but errors\n"
+        "  --min-speed N    give up an attempt slower than N bytes/s over --stall-time (10000)\n"
+        "  --stall-time S   the window of --min-speed, in seconds (20)\n"
+        "  --attempt-timeout S  deadline of one request, in seconds (600); a longer transfer\n"
+        "                   goes on from where it stopped\n"
+        "  --timeout S      deadline of the whole download, in seconds (21600 = 6 h)\n"
+        "  --retry-time S   give up once failures have cost this many seconds in all (300)\n"
         "\n"
         "An interrupted download resumes from DIR/NAME.safetensors.part when run again.\n"
         "The file in place is replaced only by a complete, verified download.\n"
@@ -283,10 +289,37 @@ static int env_uint(const char *name, unsigned long hi, unsigned long *out)
     return 1;
 }
 
+/* One of the numeric limits (names[0..4]) at argv[*i]: 1 if it is one (*k -1 after an
+ * error printed), 0 if not. Values: whole numbers 1..10^9. */
+static int limit_opt(int argc, char **argv, int *i, const char *const names[5], long vals[5], int *k)
+{
+    for (int j = 0; j < 5; j++) {
+        const char *v = NULL;
+        if ((*k = cli_opt(argc, argv, i, names[j], &v)) == 0)
+            continue;
+        if (*k < 0)
+            return 1;
+        char *end;
+        errno = 0;
+        long x = strtol(v, &end, 10);
+        if (errno || end == v || *end || x < 1 || x > 1000000000L) {
+            cli_error("download: %s needs a whole number in 1..1000000000, got '%s'", names[j], v);
+            *k = -1;
+            return 1;
+        }
+        vals[j] = x;
+        return 1;
+    }
+    return 0;
+}
+
 int cmd_download(int argc, char **argv)
 {
     const char *model = NULL, *repo = NULL, *revision = "main", *dir = "weights";
     int full = 0, force = 0, quiet = 0;
+    long limits[5] = {0};   /* --min-speed --stall-time --attempt-timeout --timeout --retry-time */
+    static const char *const LIMITS[] = {"--min-speed", "--stall-time", "--attempt-timeout",
+                                         "--timeout", "--retry-time"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int k;
@@ -313,6 +346,9 @@ int cmd_download(int argc, char **argv)
                                 : strncmp(a, "--repo", 6) == 0 ? &repo
                                 : strncmp(a, "--revision", 10) == 0 ? &revision : &dir;
             *slot = v;
+        } else if (limit_opt(argc, argv, &i, LIMITS, limits, &k)) {
+            if (k < 0)
+                return EXIT_USAGE;
         } else {
             cli_error("download: unknown option '%s' (see 'gpt2-embed download --help')", a);
             return EXIT_USAGE;
@@ -418,6 +454,11 @@ int cmd_download(int argc, char **argv)
     o.revision = revision;
     o.out_path = out;
     o.full = full;
+    o.min_speed = limits[0];
+    o.stall_seconds = limits[1];
+    o.attempt_seconds = limits[2];
+    o.deadline_seconds = limits[3];
+    o.retry_seconds = limits[4];
     o.progress = on_progress;
     o.progress_user = &p;
     unsigned long v;

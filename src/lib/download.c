@@ -260,7 +260,10 @@ static void sleep_ms(unsigned ms)
 
 /* ---- one HTTP exchange ------------------------------------------------------------- */
 
+typedef struct sink sink;
+
 typedef struct resp {
+    sink *s;               /* the data request this answers, or NULL (a HEAD) */
     long status;
     char commit[HV], linked_etag[HV], etag[HV], linked_size[HV], content_length[HV];
     char content_range[HV], error_code[HV], error_message[HV], retry_after[HV];
@@ -270,7 +273,7 @@ typedef struct resp {
 typedef struct dl_ctx dl_ctx;
 
 /* Where a body goes: memory or a file at an offset, bytes [want_start, +want_len). */
-typedef struct sink {
+struct sink {
     dl_ctx *c;
     resp *r;
     uint8_t *mem;          /* memory target, or NULL */
@@ -284,8 +287,9 @@ typedef struct sink {
     uint64_t got;          /* wanted bytes stored */
     int enough;            /* stored want_len and stopped the transfer on purpose */
     int fail;              /* 0, or a DL_E_* the write callback hit */
+    double last_byte;      /* when the last wanted byte was stored (monotonic s), or 0 */
     char why[768];
-} sink;
+};
 
 struct dl_ctx {
     const dl_opts *o;
@@ -301,7 +305,17 @@ struct dl_ctx {
     dl_progress pg;        /* the running report */
     uint64_t last_report;
     int retries;
+    double t0;             /* when dl_fetch began (monotonic s) */
+    double lost;           /* time lost to failures so far (see dl_opts.retry_seconds) */
+    long deadline, attempt_limit, retry_limit;   /* in s, defaults filled in */
 };
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void report(dl_ctx *c, int force)
 {
@@ -337,13 +351,17 @@ static void copy_value(char *dst, const char *v, size_t n)
     dst[n] = '\0';
 }
 
+static int body_start(sink *s);
+
 static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
 {
     resp *r = user;
     size_t n = size * nitems;
     if (n >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
         /* a new response (after a 1xx, or on a new hop): forget the previous one */
+        sink *keep = r->s;
         memset(r, 0, sizeof *r);
+        r->s = keep;
         const char *sp = memchr(buf, ' ', n);
         if (sp) {
             long st = 0;
@@ -351,6 +369,13 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
                 st = st * 10 + (*p - '0');
             r->status = st;
         }
+        return n;
+    }
+    if ((n == 2 && buf[0] == '\r') || (n == 1 && buf[0] == '\n')) {
+        /* the headers of a data answer are complete: check them before any body byte */
+        if (r->s && r->status >= 200 && r->status <= 299 && !r->s->started &&
+            (r->s->fail = body_start(r->s)) != 0)
+            return 0;
         return n;
     }
     const char *colon = memchr(buf, ':', n);
@@ -425,6 +450,14 @@ static int body_start(sink *s)
                      s->want_start, s->want_start + s->want_len - 1, a, b);
             return DL_E_PROTOCOL;
         }
+        uint64_t len;
+        if (r->content_length[0] &&
+            (parse_u64(r->content_length, &len) != 0 || len != b - a + 1)) {
+            snprintf(s->why, sizeof s->why, "a 206 answer for bytes %" PRIu64 "-%" PRIu64
+                     " (%" PRIu64 " bytes) with Content-Length '%s'", a, b, b - a + 1,
+                     r->content_length);
+            return DL_E_PROTOCOL;
+        }
         if (has_total && c->size && total != c->size) {
             snprintf(s->why, sizeof s->why, "the file is %" PRIu64 " bytes by Content-Range, "
                      "%" PRIu64 " by the Hub's metadata", total, c->size);
@@ -487,6 +520,7 @@ static size_t on_body(char *buf, size_t size, size_t nitems, void *user)
             sha256_update(s->hash, p, take);   /* hashed as it arrives: no second read */
         s->got += take;
         s->c->pg.done += take;
+        s->last_byte = mono_now();
     }
     report(s->c, 0);
     if (s->got == s->want_len && (take < k || s->r->status == 200)) {
@@ -497,6 +531,11 @@ static size_t on_body(char *buf, size_t size, size_t nitems, void *user)
 }
 
 enum { XCH_TRANSIENT = -1 };   /* exchange(): worth another attempt */
+
+static int deadline_passed(const dl_ctx *c, g2e_err *err)
+{
+    return g2e_fail(err, DL_E_NETWORK, "the download's deadline of %ld s passed", c->deadline);
+}
 
 /* The ETag a response of the endpoint names for the file. */
 static void meta_etag(const resp *m, char *out, size_t cap)
@@ -553,8 +592,17 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
             goto out;
         }
         memset(&r, 0, sizeof r);
+        r.s = s;
         if (s)
             s->r = &r;
+        /* this request may last until the attempt's or the whole call's deadline */
+        double left = (double)c->deadline - (mono_now() - c->t0);
+        double lim = left < (double)c->attempt_limit ? left : (double)c->attempt_limit;
+        if (lim < 0.001) {
+            rc = deadline_passed(c, err);
+            goto out;
+        }
+        cu->easy_setopt(c->h, CURLOPT_TIMEOUT_MS, (long)(lim * 1000.0));
         cu->easy_setopt(c->h, CURLOPT_URL, url);
         cu->easy_setopt(c->h, CURLOPT_HTTPHEADER, hdr);
         if (s)
@@ -567,6 +615,7 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
         discard.r = &r;
         discard.want_len = 0;
         cu->easy_setopt(c->h, CURLOPT_WRITEDATA, s ? s : &discard);
+        double t_req = mono_now();
         CURLcode cc = cu->easy_perform(c->h);
         cu->easy_setopt(c->h, CURLOPT_HTTPHEADER, NULL);
         cu->slist_free_all(hdr);
@@ -591,7 +640,20 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
         }
         if (cc != CURLE_OK && !(s && s->enough)) {
             switch (cc) {
-            case CURLE_COULDNT_CONNECT: case CURLE_OPERATION_TIMEDOUT: case CURLE_RECV_ERROR:
+            case CURLE_OPERATION_TIMEDOUT:
+                if (mono_now() - c->t0 >= (double)c->deadline - 0.01) {
+                    rc = deadline_passed(c, err);
+                    goto out;
+                }
+                if (mono_now() - t_req >= lim - 0.05)
+                    snprintf(why, why_cap, "the request took longer than %.0f s (from %s)", lim, show);
+                else
+                    snprintf(why, why_cap, "slower than %ld bytes/s for %ld s (from %s)",
+                             c->o->min_speed > 0 ? c->o->min_speed : 10000L,
+                             c->o->stall_seconds > 0 ? c->o->stall_seconds : 20L, show);
+                rc = XCH_TRANSIENT;
+                goto out;
+            case CURLE_COULDNT_CONNECT: case CURLE_RECV_ERROR:
             case CURLE_SEND_ERROR: case CURLE_PARTIAL_FILE: case CURLE_GOT_NOTHING:
             case CURLE_SSL_CONNECT_ERROR: case CURLE_HTTP2: case CURLE_HTTP2_STREAM:
             case CURLE_COULDNT_RESOLVE_PROXY:
@@ -693,6 +755,7 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
         char why[512] = "";
         sink s = {0};
         int rc;
+        double t_start = mono_now();
         s.c = c;
         s.fd = fd;
         s.hash = hash;
@@ -726,14 +789,19 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
         if (rc == 0)
             return 0;
         /* transient: try again, resuming after what arrived */
+        double t_end = mono_now();
         if (s.got >= PROGRESS_RESET) {
             attempt = 1;
             delay = base;
+            c->lost += t_end - s.last_byte;   /* only the dead time after the progress */
+        } else {
+            c->lost += t_end - t_start;
         }
+        int code = strncmp(why, "HTTP ", 5) == 0 && why[5] >= '1' && why[5] <= '5' ? DL_E_HTTP
+                                                                                  : DL_E_NETWORK;
         if (attempt >= max_attempts || c->retries >= DL_MAX_RETRIES)
-            return g2e_fail(err, strncmp(why, "HTTP ", 5) == 0 && why[5] >= '1' && why[5] <= '5'
-                                     ? DL_E_HTTP : DL_E_NETWORK,
-                            "giving up after %d attempt%s: %s", attempt, attempt == 1 ? "" : "s", why);
+            return g2e_fail(err, code, "giving up after %d attempt%s: %s", attempt,
+                            attempt == 1 ? "" : "s", why);
         unsigned wait = delay;
         uint64_t ra;
         if (m.retry_after[0] && parse_u64(m.retry_after, &ra) == 0) {
@@ -742,6 +810,14 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
             if (want > wait)
                 wait = want;
         }
+        if (c->lost + wait / 1000.0 > (double)c->retry_limit)
+            return g2e_fail(err, code, "giving up after %d attempt%s and %.0f s lost to failures "
+                            "(the limit is %ld s): %s", attempt, attempt == 1 ? "" : "s",
+                            c->lost, c->retry_limit, why);
+        if (t_end + wait / 1000.0 - c->t0 >= (double)c->deadline)
+            return g2e_fail(err, code, "giving up after %d attempt%s: the download's deadline of "
+                            "%ld s would pass before the next one: %s", attempt,
+                            attempt == 1 ? "" : "s", c->deadline, why);
         attempt++;
         c->retries++;
         c->res->retries = c->retries;
@@ -754,6 +830,7 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
         c->pg = saved;
         c->pg.reason = NULL;
         sleep_ms(wait);
+        c->lost += wait / 1000.0;
         delay = delay > cap / 2 ? cap : delay * 2;
     }
 }
@@ -1409,6 +1486,10 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
         return g2e_fail(err, DL_E_ARG, "a repository and an output path are required");
     c.o = opts;
     c.res = res;
+    c.t0 = mono_now();
+    c.deadline = opts->deadline_seconds > 0 ? opts->deadline_seconds : 21600;
+    c.attempt_limit = opts->attempt_seconds > 0 ? opts->attempt_seconds : 600;
+    c.retry_limit = opts->retry_seconds > 0 ? opts->retry_seconds : 300;
     if (dl_offline())
         return g2e_fail(err, DL_E_OFFLINE, "HF_HUB_OFFLINE is set: not downloading %s (unset it "
                         "to download, or point --weights at a file you have)", opts->repo);
@@ -1446,8 +1527,8 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
     cu->easy_setopt(c.h, CURLOPT_HEADERFUNCTION, on_header);
     cu->easy_setopt(c.h, CURLOPT_WRITEFUNCTION, on_body);
     cu->easy_setopt(c.h, CURLOPT_CONNECTTIMEOUT, opts->connect_seconds > 0 ? opts->connect_seconds : 30L);
-    cu->easy_setopt(c.h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    cu->easy_setopt(c.h, CURLOPT_LOW_SPEED_TIME, opts->stall_seconds > 0 ? opts->stall_seconds : 60L);
+    cu->easy_setopt(c.h, CURLOPT_LOW_SPEED_LIMIT, opts->min_speed > 0 ? opts->min_speed : 10000L);
+    cu->easy_setopt(c.h, CURLOPT_LOW_SPEED_TIME, opts->stall_seconds > 0 ? opts->stall_seconds : 20L);
 
     /* the metadata, as the Hub's client gets it: a HEAD, redirects not followed off-host */
     stage(&c, DL_STAGE_RESOLVE, 0, 0);

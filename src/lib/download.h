@@ -41,12 +41,18 @@
  * <out> is replaced only by a good file. A checksum mismatch deletes the part and leaves
  * <out> as it was.
  *
+ * Slow servers: an attempt slower than opts.min_speed bytes/s over opts.stall_seconds, or
+ * longer than opts.attempt_seconds, is given up (and retried); the whole call ends at
+ * opts.deadline_seconds. A 2xx whose Content-Length does not match its Content-Range (or
+ * the file's size, for a 200) is refused when its headers end, before any body is read.
+ *
  * Transient failures (connection refused/reset, timeouts, a short body, 408, 429, 5xx)
  * are retried with exponential backoff (opts.backoff_ms doubling up to backoff_max_ms,
  * Retry-After honoured up to that cap), at most opts.max_attempts times in a row without
- * progress (an attempt that stored at least 1 MiB resets the count), and at most
- * DL_MAX_RETRIES times in all. A 200 answer to a Range request is handled by skipping to
- * the offset and stopping after the range.
+ * progress (an attempt that stored at least 1 MiB resets the count), at most
+ * DL_MAX_RETRIES times in all, and only while the time lost to failures stays within
+ * opts.retry_seconds (see there) and the deadline is not reached. A 200 answer to a Range
+ * request is handled by skipping to the offset and stopping after the range.
  *
  * For the test suite only, not for users: $GPT2_EMBED_TEST_PART_GATE=DIR holds a download
  * right after it opened its part file (before the lock) until DIR/go exists, having created
@@ -121,8 +127,15 @@ typedef struct dl_opts {
     int max_attempts;           /* attempts in a row without progress; 0: 6 */
     unsigned backoff_ms;        /* first retry delay; 0: 1000 */
     unsigned backoff_max_ms;    /* cap on a delay; 0: 30000 */
-    long stall_seconds;         /* give up an attempt receiving < 1 byte/s this long; 0: 60 */
+    long min_speed;             /* bytes/s an attempt must keep up over stall_seconds; 0: 10000 */
+    long stall_seconds;         /* the window of min_speed, in s; 0: 20 */
     long connect_seconds;       /* connect timeout; 0: 30 */
+    long attempt_seconds;       /* deadline of one request, in s; 0: 600 (a longer transfer
+                                   goes on from where it stopped: this costs one reconnect) */
+    long deadline_seconds;      /* deadline of the whole call, in s; 0: 21600 (6 h) */
+    long retry_seconds;         /* time that may be lost to failures in all: the whole of a
+                                   failed attempt that stored < 1 MiB, the rest of one after its
+                                   last byte, and the waits between attempts; 0: 300 */
     dl_progress_fn progress;    /* may be NULL */
     void *progress_user;
 } dl_opts;
