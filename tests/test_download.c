@@ -304,7 +304,9 @@ Test(download, full_shape_full_file)
     g2e_err e;
     cr_assert_eq(fetch_with(&l, NULL, 1, &r, &e, &out), 0, "%s", e.msg);
     cr_expect_eq(file_size(out), l.size);
-    cr_expect(r.transferred >= l.size && r.transferred < l.size + 4096, "%" PRIu64, r.transferred);
+    /* the header is fetched (and checked) first, then the whole file */
+    cr_expect(r.transferred >= l.size + 8 + l.header_len &&
+              r.transferred < l.size + 8 + l.header_len + 4096, "%" PRIu64, r.transferred);
     expect_same_file(out, l.path);
     free(out);
     hub_layout_free(&l);
@@ -459,7 +461,8 @@ Test(download, a_200_answer_in_full_mode_after_a_drop)
 {
     /* resuming, the server ignores Range: the bytes before the offset are skipped */
     hub_layout l = hub_fixture(HUB_TINY);
-    const char *args[] = {"--fault", "drop:after=50000", "--fault", "ignore_range", NULL};
+    /* the first two are the length and the header, taken whole and cut short by us */
+    const char *args[] = {"--fault", "drop:after=50000:times=3", "--fault", "ignore_range", NULL};
     char *out;
     dl_result r;
     g2e_err e;
@@ -937,6 +940,7 @@ static run_result cli(char *const extra_env[], const char *a1, ...)
     int k = 0;
     env[k++] = ep;
     env[k++] = (char *)"GPT2_EMBED_TEST_BACKOFF_MS=10";
+    env[k++] = (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1";   /* small fixtures stand in for gpt2 */
     for (int i = 0; extra_env && extra_env[i] && k < 15; i++)
         env[k++] = extra_env[i];
     env[k] = NULL;
@@ -1140,7 +1144,7 @@ Test(download, cli_draws_a_bar_on_a_terminal)
                     (char *)G2E_TEST_BIN " download", (char *)"/dev/null", NULL};
     char ep[128];
     snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
-    char *env[] = {ep, NULL};
+    char *env[] = {ep, (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1", NULL};
     run_result r = run_argv(argv, NULL, 0, env, dir);
     cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
     cr_expect(strstr(r.out, "\rtensors  [##############################] 100.0%") != NULL,
@@ -1183,7 +1187,7 @@ Test(download, a_part_renamed_into_place_meanwhile_is_never_truncated)
     hub_server bad;
     char *bdir = path_join(dir, "b");
     mkdir(bdir, 0755);
-    const char *fail[] = {"--fault", "status:code=500:where=cdn:times=-1", NULL};
+    const char *fail[] = {"--fault", "drop:after=100000:times=-1", NULL};
     hub_start(&bad, l.path, bdir, fail);
     char *out = path_join(dir, "gpt2.safetensors");
     char *gate = path_join(dir, "gate");
@@ -1199,7 +1203,7 @@ Test(download, a_part_renamed_into_place_meanwhile_is_never_truncated)
         o.max_attempts = 1;
         g2e_err e;
         int rc = dl_fetch(&o, NULL, &e);
-        _exit(rc == 0 ? 0 : rc == DL_E_HTTP ? 10 : 11);
+        _exit(rc == 0 ? 0 : rc == DL_E_NETWORK ? 10 : 11);
     }
     wait_for(opened);
     dl_opts o = opts_for(out);
@@ -1421,4 +1425,110 @@ Test(download, cli_limits_reach_the_library)
     cr_expect(strstr(r.err, "--timeout needs a whole number") != NULL, "%s", r.err);
     run_free(&r);
     hub_layout_free(&l);
+}
+
+/* ---- shapes and sizes against the model asked for; free space (issue 15, item 9) -- */
+
+/* A sparse safetensors file: the JSON header given, data_bytes of zeros (not on disk). */
+static char *sparse_source(const char *name, const char *json, uint64_t data_bytes)
+{
+    char *p = path_join(dir, name);
+    size_t n = strlen(json);
+    uint8_t len8[8];
+    for (int i = 0; i < 8; i++)
+        len8[i] = (uint8_t)((uint64_t)n >> (8 * i));
+    FILE *f = fopen(p, "wb");
+    cr_assert(f);
+    cr_assert(fwrite(len8, 1, 8, f) == 8 && fwrite(json, 1, n, f) == n);
+    cr_assert(fclose(f) == 0);
+    cr_assert(truncate(p, (off_t)(8 + n + data_bytes)) == 0);
+    return p;
+}
+
+static const char FAKE_SHA[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+static void set_gpt2(dl_opts *o)
+{
+    o->n_vocab = 50257;
+    o->n_ctx = 1024;
+    o->n_embd = 768;
+    o->n_layer = 12;
+}
+
+Test(download, a_wte_larger_than_the_model_asked_for_is_not_fetched)
+{
+    /* 2,000,000 x 64 F32 = 512 MB claimed for gpt2 */
+    char *src = sparse_source("huge.safetensors",
+        "{\"wpe.weight\":{\"dtype\":\"F32\",\"shape\":[1024,64],\"data_offsets\":[0,262144]},"
+        "\"wte.weight\":{\"dtype\":\"F32\",\"shape\":[2000000,64],\"data_offsets\":[262144,512262144]}}",
+        512262144);
+    const char *args[] = {"--etag", FAKE_SHA, NULL};
+    hub_start(&srv, src, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    for (int full = 0; full < 2; full++) {
+        dl_opts o = opts_for(out);
+        set_gpt2(&o);
+        o.full = full;
+        g2e_err e;
+        cr_expect_eq(dl_fetch(&o, NULL, &e), DL_E_SHAPE, "rc %d: %s", e.code, e.msg);
+        cr_expect(strstr(e.msg, "wte.weight is 2000000 x 64") && strstr(e.msg, "50257 x 768"),
+                  "%s", e.msg);
+    }
+    cr_expect(hub_sent(&srv) < 10000, "sent %" PRIu64, hub_sent(&srv));
+    cr_expect(!exists(out));
+    /* the command asks for gpt2's shapes by itself */
+    char *env[] = {(char *)"-GPT2_EMBED_TEST_ANY_SHAPE", NULL};
+    run_result r = cli(env, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "but the model asked for has 50257 x 768") != NULL, "%s", r.err);
+    run_free(&r);
+    free(out);
+    free(src);
+}
+
+Test(download, a_full_file_larger_than_the_model_can_be_is_not_fetched)
+{
+    /* gpt2's wte and wpe, and a 10 GB tensor besides */
+    char *src = sparse_source("padded.safetensors",
+        "{\"wpe.weight\":{\"dtype\":\"F32\",\"shape\":[1024,768],\"data_offsets\":[0,3145728]},"
+        "\"wte.weight\":{\"dtype\":\"F32\",\"shape\":[50257,768],\"data_offsets\":[3145728,157535232]},"
+        "\"h.0.x\":{\"dtype\":\"U8\",\"shape\":[10000000000],\"data_offsets\":[157535232,10157535232]}}",
+        10157535232ull);
+    const char *args[] = {"--etag", FAKE_SHA, NULL};
+    hub_start(&srv, src, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    dl_opts o = opts_for(out);
+    set_gpt2(&o);
+    o.full = 1;
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, NULL, &e), DL_E_SHAPE, "rc %d: %s", e.code, e.msg);
+    cr_expect(strstr(e.msg, "more than a model of this shape can be") != NULL, "%s", e.msg);
+    cr_expect(hub_sent(&srv) < 10000);
+    cr_expect(!exists(out));
+    free(out);
+    free(src);
+}
+
+Test(download, not_enough_free_space_is_said_before_fetching)
+{
+    /* 8 TiB of wte: more than this disk has free, whatever the model */
+    char *src = sparse_source("vast.safetensors",
+        "{\"wpe.weight\":{\"dtype\":\"F32\",\"shape\":[1024,1024],\"data_offsets\":[0,4194304]},"
+        "\"wte.weight\":{\"dtype\":\"F32\",\"shape\":[2147483648,1024],"
+        "\"data_offsets\":[4194304,8796097216512]}}", 8796097216512ull);
+    const char *args[] = {"--etag", FAKE_SHA, NULL};
+    hub_start(&srv, src, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    dl_opts o = opts_for(out);
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, NULL, &e), DL_E_SPACE, "rc %d: %s", e.code, e.msg);
+    cr_expect(strstr(e.msg, "not enough free space in") && strstr(e.msg, "more bytes"), "%s", e.msg);
+    cr_expect(hub_sent(&srv) < 10000);
+    cr_expect(!exists(out));
+    char *part = part_of(out, ".part"), *info = part_of(out, ".part.info");
+    cr_expect(!exists(part) && !exists(info), "no empty part left");
+    free(part);
+    free(info);
+    free(out);
+    free(src);
 }

@@ -157,3 +157,27 @@ Test(locate, too_small_buffer)
     cr_expect_eq(locate_weights(NULL, "a-rather-long-name.safetensors", out, sizeof out, NULL, &e),
                  LOCATE_E_TOO_LONG);
 }
+
+Test(locate, the_model_catalogue)
+{
+    /* the shapes of each model's config.json on the Hub */
+    static const struct { const char *name, *repo; unsigned e, l; } want[] = {
+        {"gpt2", "openai-community/gpt2", 768, 12},
+        {"gpt2-medium", "openai-community/gpt2-medium", 1024, 24},
+        {"gpt2-large", "openai-community/gpt2-large", 1280, 36},
+        {"gpt2-xl", "openai-community/gpt2-xl", 1600, 48},
+        {"distilgpt2", "distilbert/distilgpt2", 768, 6},
+    };
+    for (size_t i = 0; i < 5; i++) {
+        const locate_model_info *m = locate_model(want[i].name);
+        cr_assert(m, "%s", want[i].name);
+        cr_expect_str_eq(m->repo, want[i].repo);
+        cr_expect_str_eq(locate_default_repo(want[i].name), want[i].repo);
+        cr_expect_eq(m->n_vocab, 50257);
+        cr_expect_eq(m->n_ctx, 1024);
+        cr_expect_eq(m->n_embd, want[i].e);
+        cr_expect_eq(m->n_layer, want[i].l);
+    }
+    cr_expect_null(locate_model("gpt3"));
+    cr_expect_null(locate_model(NULL));
+}

@@ -7,7 +7,9 @@
  *
  * Two environment variables exist for the test suite only and are not meant for users:
  * GPT2_EMBED_TEST_BACKOFF_MS (the first retry delay and its cap, in ms, instead of 1 s and
- * 30 s) and GPT2_EMBED_TEST_ATTEMPTS (attempts in a row without progress, instead of 6).
+ * 30 s), GPT2_EMBED_TEST_ATTEMPTS (attempts in a row without progress, instead of 6) and
+ * GPT2_EMBED_TEST_ANY_SHAPE=1 (the model's shapes are not checked, so that small fixtures
+ * can stand in for gpt2).
  *
  * Deliberately left out: downloading anything but model.safetensors, writing into the
  * Hugging Face cache.
@@ -372,6 +374,7 @@ int cmd_download(int argc, char **argv)
     } else {
         snprintf(name, sizeof name, "%s", model ? model : "gpt2");
     }
+    int repo_given = repo != NULL;
     if (!repo)
         repo = locate_default_repo(model ? model : "gpt2");
     char out[4096];
@@ -454,6 +457,15 @@ int cmd_download(int argc, char **argv)
     o.revision = revision;
     o.out_path = out;
     o.full = full;
+    const locate_model_info *mi = locate_model(model ? model : repo_given ? NULL : "gpt2");
+    unsigned long any;
+    if (mi && !(env_uint("GPT2_EMBED_TEST_ANY_SHAPE", 1, &any) && any)) {
+        /* the shapes are checked before a tensor byte is fetched */
+        o.n_vocab = mi->n_vocab;
+        o.n_ctx = mi->n_ctx;
+        o.n_embd = mi->n_embd;
+        o.n_layer = mi->n_layer;
+    }
     o.min_speed = limits[0];
     o.stall_seconds = limits[1];
     o.attempt_seconds = limits[2];

@@ -25,6 +25,7 @@
 #include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -295,6 +296,7 @@ struct dl_ctx {
     const dl_opts *o;
     CURL *h;
     char *url;             /* the resolve URL */
+    char shown_url[2048];  /* it as messages show it (see dl_url_shown) */
     char *token;
     char endpoint[2048];
     char auth_header[1200];
@@ -567,7 +569,7 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
     memset(meta, 0, sizeof *meta);
     for (int hop = 0;; hop++) {
         if (hop > MAX_HOPS) {
-            rc = g2e_fail(err, DL_E_PROTOCOL, "more than %d redirects from %s", MAX_HOPS, c->url);
+            rc = g2e_fail(err, DL_E_PROTOCOL, "more than %d redirects from %s", MAX_HOPS, c->shown_url);
             goto out;
         }
         int own = dl_same_origin(url, c->endpoint);
@@ -1149,65 +1151,6 @@ static void hash_hex(sha256_ctx *h, char hex[65])
 
 /* ---- the two modes ----------------------------------------------------------------- */
 
-static int fetch_full(dl_ctx *c, g2e_err *err)
-{
-    const dl_opts *o = c->o;
-    char info[4096];
-    part p = {0};
-    p.fd = -1;
-    int rc;
-    if (!is_sha256_hex(c->etag)) {
-        return g2e_fail(err, DL_E_PROTOCOL, "the Hub gives no sha256 for %s (ETag '%s'), so a "
-                        "full download cannot be verified", c->url, c->etag);
-    }
-    snprintf(info, sizeof info, "gpt2-embed part v1\nmode full\nrepo %s\nfile %s\netag %s\nsize %" PRIu64 "\n",
-             o->repo, o->filename ? o->filename : "model.safetensors", c->etag, c->size);
-    if ((rc = part_open(&p, o->out_path, info, c->size, err)) != 0)
-        goto fail;
-    c->res->resumed = p.size;
-    sha256_ctx h;
-    sha256_init(&h);
-    if (p.size > 0) {
-        stage(c, DL_STAGE_VERIFY, 0, p.size);
-        if ((rc = hash_file_range(c, p.fd, 0, p.size, &h, err, p.path)) != 0)
-            goto fail;
-    }
-    stage(c, DL_STAGE_FILE, p.size, c->size);
-    if (p.size < c->size &&
-        (rc = with_retries(c, p.size, c->size - p.size, NULL, p.fd, p.size, &h, NULL, err)) != 0) {
-        if (rc == DL_E_CHANGED || rc == DL_E_PROTOCOL)
-            part_discard(&p);
-        part_kept(&p, rc, err);
-        goto fail;
-    }
-    stage(c, DL_STAGE_VERIFY, c->size, c->size);
-    char hex[65];
-    hash_hex(&h, hex);
-    if (strcmp(hex, c->etag) != 0) {
-        part_discard(&p);
-        rc = g2e_fail(err, DL_E_CHECKSUM, "sha256 mismatch for %s: the Hub says %s, the download "
-                      "gives %s; the download was discarded and %s left as it was",
-                      c->url, c->etag, hex, o->out_path);
-        goto fail;
-    }
-    st_file *st = NULL;
-    g2e_err e2;
-    if (st_open(&st, p.path, &e2) != 0) {
-        part_discard(&p);
-        rc = g2e_fail(err, DL_E_HEADER, "the downloaded file is not valid safetensors: %s", e2.msg);
-        goto fail;
-    }
-    st_close(st);
-    if ((rc = part_commit(&p, o->out_path, err)) != 0)
-        goto fail;
-    c->res->out_size = c->size;
-    part_close(&p);
-    return 0;
-fail:
-    part_close(&p);
-    return rc;
-}
-
 /* JSON string body of s (escaped) appended at *k in buf (NULL: just count). */
 static size_t json_str(char *buf, size_t k, const char *s)
 {
@@ -1316,55 +1259,205 @@ static const st_tensor *find_either(const st_file *st, const char *name)
     return st_find(st, pre);
 }
 
+/* "A x B" of a tensor's shape into buf. */
+static const char *shape_str(const st_tensor *t, char *buf, size_t cap)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < t->ndim && k < cap; d++)
+        k += (size_t)snprintf(buf + k, cap - k, "%s%" PRIu64, d ? " x " : "", t->shape[d]);
+    if (t->ndim == 0)
+        snprintf(buf, cap, "a scalar");
+    return buf;
+}
+
+/* wte and wpe are what opts asks for (see dl_opts.n_vocab), and the file is no larger
+ * than such a model can be. */
+static int check_shapes(const dl_ctx *c, const st_file *st, const st_tensor *wte,
+                        const st_tensor *wpe, g2e_err *err)
+{
+    const dl_opts *o = c->o;
+    char a[96], b[96];
+    if (wte->ndim != 2 || wpe->ndim != 2 || wte->shape[1] != wpe->shape[1])
+        return g2e_fail(err, DL_E_SHAPE, "%s: %s is %s and %s is %s: not the embeddings of a "
+                        "GPT-2 model (two matrices of the same width)", c->shown_url, wte->name,
+                        shape_str(wte, a, sizeof a), wpe->name, shape_str(wpe, b, sizeof b));
+    if (o->n_vocab && o->n_ctx && o->n_embd &&
+        (wte->shape[0] != o->n_vocab || wpe->shape[0] != o->n_ctx || wte->shape[1] != o->n_embd))
+        return g2e_fail(err, DL_E_SHAPE, "%s: %s is %s and %s is %s, but the model asked for has "
+                        "%" PRIu64 " x %" PRIu64 " and %" PRIu64 " x %" PRIu64 "; not downloading "
+                        "it (check --model and --repo)", c->shown_url, wte->name,
+                        shape_str(wte, a, sizeof a), wpe->name, shape_str(wpe, b, sizeof b),
+                        o->n_vocab, o->n_embd, o->n_ctx, o->n_embd);
+    if (o->full && o->n_layer && o->n_vocab && o->n_ctx && o->n_embd) {
+        /* every tensor of GPT2Model in F32: wte, wpe, per block ln_1, attn.c_attn, attn.c_proj,
+         * ln_2, mlp.c_fc, mlp.c_proj (12 E^2 + 13 E) and the attn.bias mask (C^2), ln_f */
+        uint64_t E = o->n_embd, C = o->n_ctx;
+        uint64_t params = o->n_vocab * E + C * E + o->n_layer * (12 * E * E + 13 * E + C * C) + 2 * E;
+        uint64_t most = 8 + (c->size - st->data_start > 0 ? st->data_start - 8 : 0) + 4 * params;
+        if (c->size > most)
+            return g2e_fail(err, DL_E_SHAPE, "%s is %" PRIu64 " bytes, more than a model of this "
+                            "shape can be in F32 (%" PRIu64 "); not downloading it",
+                            c->shown_url, c->size, most);
+    }
+    return 0;
+}
+
+/* The remote file's length and header by two Range requests, validated by the loader;
+ * *st (caller closes) and its wte/wpe, checked against the model asked for. */
+static int fetch_header(dl_ctx *c, st_file **st, const st_tensor **wte_out,
+                        const st_tensor **wpe_out, g2e_err *err)
+{
+    uint8_t len8[8], *json = NULL;
+    g2e_err e2;
+    int rc;
+    *st = NULL;
+    if (c->size < 8)
+        return g2e_fail(err, DL_E_HEADER, "%s is %" PRIu64 " bytes: too short for safetensors",
+                        c->shown_url, c->size);
+    stage(c, DL_STAGE_HEADER, 0, 8);
+    if ((rc = with_retries(c, 0, 8, len8, -1, 0, NULL, NULL, err)) != 0)
+        return rc;
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; i--)
+        n = n << 8 | len8[i];
+    if (n > ST_MAX_HEADER || n > c->size - 8)
+        return g2e_fail(err, DL_E_HEADER, "%s: header length %" PRIu64 " is over the limit or "
+                        "past the end of the %" PRIu64 "-byte file", c->shown_url, n, c->size);
+    if (n == 0)
+        return g2e_fail(err, DL_E_HEADER, "%s: the header is empty", c->shown_url);
+    if (!(json = malloc((size_t)n)))
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for a %" PRIu64 "-byte header", n);
+    stage(c, DL_STAGE_HEADER, 8, 8 + n);
+    if ((rc = with_retries(c, 8, n, json, -1, 0, NULL, NULL, err)) != 0)
+        goto fail;
+    if (st_parse_header(st, json, (size_t)n, c->size - 8 - n, &e2) != 0) {
+        rc = g2e_fail(err, DL_E_HEADER, "the header of %s is not valid safetensors: %s",
+                      c->shown_url, e2.msg);
+        goto fail;
+    }
+    const st_tensor *wte = find_either(*st, "wte.weight"), *wpe = find_either(*st, "wpe.weight");
+    if (!wte || !wpe) {
+        rc = g2e_fail(err, DL_E_NO_EMBEDDINGS, "%s has no %s: not a GPT-2 model?", c->shown_url,
+                      !wte ? "wte.weight (nor transformer.wte.weight)"
+                           : "wpe.weight (nor transformer.wpe.weight)");
+        goto fail;
+    }
+    if ((rc = check_shapes(c, *st, wte, wpe, err)) != 0)
+        goto fail;
+    *wte_out = wte;
+    *wpe_out = wpe;
+    free(json);
+    return 0;
+fail:
+    st_close(*st);
+    *st = NULL;
+    free(json);
+    return rc;
+}
+
+/* The folder of path has room for `need` more bytes (statvfs; unknown: assumed yes). */
+static int check_space(const char *path, uint64_t need, g2e_err *err)
+{
+    char *d = strdup(path);
+    if (!d)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory");
+    char *sl = strrchr(d, '/');
+    const char *folder = sl ? (sl == d ? "/" : (*sl = '\0', d)) : ".";
+    struct statvfs v;
+    int rc = 0;
+    if (statvfs(folder, &v) == 0) {
+        uint64_t avail = (uint64_t)v.f_bavail * (uint64_t)v.f_frsize;
+        if (avail < need)
+            rc = g2e_fail(err, DL_E_SPACE, "not enough free space in %s: the download needs "
+                          "%" PRIu64 " more bytes, %" PRIu64 " are free", folder, need, avail);
+    }
+    free(d);
+    return rc;
+}
+
+static int fetch_full(dl_ctx *c, g2e_err *err)
+{
+    const dl_opts *o = c->o;
+    char info[4096];
+    part p = {0};
+    p.fd = -1;
+    int rc;
+    if (!is_sha256_hex(c->etag)) {
+        return g2e_fail(err, DL_E_PROTOCOL, "the Hub gives no sha256 for %s (ETag '%s'), so a "
+                        "full download cannot be verified", c->shown_url, c->etag);
+    }
+    st_file *hs = NULL;
+    const st_tensor *wte, *wpe;
+    if ((rc = fetch_header(c, &hs, &wte, &wpe, err)) != 0)
+        return rc;
+    st_close(hs);
+    snprintf(info, sizeof info, "gpt2-embed part v1\nmode full\nrepo %s\nfile %s\netag %s\nsize %" PRIu64 "\n",
+             o->repo, o->filename ? o->filename : "model.safetensors", c->etag, c->size);
+    if ((rc = part_open(&p, o->out_path, info, c->size, err)) != 0)
+        goto fail;
+    c->res->resumed = p.size;
+    if ((rc = check_space(p.path, c->size - p.size, err)) != 0) {
+        if (p.size == 0)
+            part_discard(&p);
+        goto fail;
+    }
+    sha256_ctx h;
+    sha256_init(&h);
+    if (p.size > 0) {
+        stage(c, DL_STAGE_VERIFY, 0, p.size);
+        if ((rc = hash_file_range(c, p.fd, 0, p.size, &h, err, p.path)) != 0)
+            goto fail;
+    }
+    stage(c, DL_STAGE_FILE, p.size, c->size);
+    if (p.size < c->size &&
+        (rc = with_retries(c, p.size, c->size - p.size, NULL, p.fd, p.size, &h, NULL, err)) != 0) {
+        if (rc == DL_E_CHANGED || rc == DL_E_PROTOCOL)
+            part_discard(&p);
+        part_kept(&p, rc, err);
+        goto fail;
+    }
+    stage(c, DL_STAGE_VERIFY, c->size, c->size);
+    char hex[65];
+    hash_hex(&h, hex);
+    if (strcmp(hex, c->etag) != 0) {
+        part_discard(&p);
+        rc = g2e_fail(err, DL_E_CHECKSUM, "sha256 mismatch for %s: the Hub says %s, the download "
+                      "gives %s; the download was discarded and %s left as it was",
+                      c->shown_url, c->etag, hex, o->out_path);
+        goto fail;
+    }
+    st_file *st = NULL;
+    g2e_err e2;
+    if (st_open(&st, p.path, &e2) != 0) {
+        part_discard(&p);
+        rc = g2e_fail(err, DL_E_HEADER, "the downloaded file is not valid safetensors: %s", e2.msg);
+        goto fail;
+    }
+    st_close(st);
+    if ((rc = part_commit(&p, o->out_path, err)) != 0)
+        goto fail;
+    c->res->out_size = c->size;
+    part_close(&p);
+    return 0;
+fail:
+    part_close(&p);
+    return rc;
+}
+
 static int fetch_embeddings(dl_ctx *c, g2e_err *err)
 {
     const dl_opts *o = c->o;
-    uint8_t *json = NULL;
     char *hdr = NULL;
     st_file *st = NULL, *chk = NULL;
     part p = {0};
     p.fd = -1;
     int rc;
-    uint8_t len8[8];
     g2e_err e2;
+    const st_tensor *wte, *wpe;
 
-    if (c->size < 8)
-        return g2e_fail(err, DL_E_HEADER, "%s is %" PRIu64 " bytes: too short for safetensors",
-                        c->url, c->size);
-    stage(c, DL_STAGE_HEADER, 0, 8);
-    if ((rc = with_retries(c, 0, 8, len8, -1, 0, NULL, NULL, err)) != 0)
-        goto fail;
-    uint64_t n = 0;
-    for (int i = 7; i >= 0; i--)
-        n = n << 8 | len8[i];
-    if (n > ST_MAX_HEADER || n > c->size - 8) {
-        rc = g2e_fail(err, DL_E_HEADER, "%s: header length %" PRIu64 " is over the limit or past "
-                      "the end of the %" PRIu64 "-byte file", c->url, n, c->size);
-        goto fail;
-    }
-    if (n == 0) {
-        rc = g2e_fail(err, DL_E_HEADER, "%s: the header is empty", c->url);
-        goto fail;
-    }
-    json = malloc((size_t)n);
-    if (!json) {
-        rc = g2e_fail(err, G2E_ENOMEM, "out of memory for a %" PRIu64 "-byte header", n);
-        goto fail;
-    }
-    stage(c, DL_STAGE_HEADER, 8, 8 + n);
-    if ((rc = with_retries(c, 8, n, json, -1, 0, NULL, NULL, err)) != 0)
-        goto fail;
-    if (st_parse_header(&st, json, (size_t)n, c->size - 8 - n, &e2) != 0) {
-        rc = g2e_fail(err, DL_E_HEADER, "the header of %s is not valid safetensors: %s", c->url, e2.msg);
-        goto fail;
-    }
-    const st_tensor *wte = find_either(st, "wte.weight"), *wpe = find_either(st, "wpe.weight");
-    if (!wte || !wpe) {
-        rc = g2e_fail(err, DL_E_NO_EMBEDDINGS, "%s has no %s: not a GPT-2 model?", c->url,
-                      !wte ? "wte.weight (nor transformer.wte.weight)"
-                           : "wpe.weight (nor transformer.wpe.weight)");
-        goto fail;
-    }
+    if ((rc = fetch_header(c, &st, &wte, &wpe, err)) != 0)
+        return rc;
     const st_tensor *t[2] = {wte, wpe};
     if (wpe->begin < wte->begin) {
         t[0] = wpe;
@@ -1400,6 +1493,11 @@ static int fetch_embeddings(dl_ctx *c, g2e_err *err)
     if ((rc = part_open(&p, o->out_path, info, total, err)) != 0)
         goto fail;
     c->res->resumed = p.size;
+    if ((rc = check_space(p.path, total - p.size, err)) != 0) {
+        if (p.size == 0)
+            part_discard(&p);
+        goto fail;
+    }
     if (p.size < 8 + hl) {
         if (write_all_at(p.fd, hdr, 8 + hl, 0) != 0) {
             rc = g2e_fail(err, DL_E_IO, "cannot write %s: %s", p.path, strerror(errno));
@@ -1464,7 +1562,6 @@ static int fetch_embeddings(dl_ctx *c, g2e_err *err)
 fail:
     st_close(chk);
     st_close(st);
-    free(json);
     free(hdr);
     part_close(&p);
     return rc;
@@ -1497,6 +1594,7 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
         return rc;
     if ((rc = dl_resolve_url(&c.url, opts->endpoint, opts->repo, opts->revision, opts->filename, err)) != 0)
         return rc;
+    shown(c.url, c.shown_url, sizeof c.shown_url);
     if ((rc = read_token(opts->token, &c.token, err)) != 0)
         goto fail;
     if (c.token) {
@@ -1541,7 +1639,7 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
     if (!c.commit[0] || !c.etag[0] || !sz[0] || parse_u64(sz, &c.size) != 0) {
         rc = g2e_fail(err, DL_E_PROTOCOL, "%s did not give the file's metadata (X-Repo-Commit, "
                       "X-Linked-Etag/ETag, X-Linked-Size/Content-Length): is %s a Hugging Face Hub?",
-                      c.url, c.endpoint);
+                      c.shown_url, c.endpoint);
         goto fail;
     }
     snprintf(res->commit, sizeof res->commit, "%s", c.commit);

@@ -27,7 +27,8 @@
  *            The source's sha256 cannot be checked without the whole file: what is checked
  *            is the header, every Content-Range and byte count, and that the Hub's ETag
  *            stays the same on every request (each request goes through the endpoint).
- *   full (opts.full): the whole file, its sha256 compared with X-Linked-Etag.
+ *   full (opts.full): the header first (checked as above), then the whole file, its
+ *            sha256 compared with X-Linked-Etag.
  *
  * Never lose or corrupt anything: bytes go to <out>.part, with a sidecar <out>.part.info
  * recording what the part is (mode, repo, file, ETag, size, header length); a later call
@@ -88,6 +89,8 @@ enum {
     DL_E_CHECKSUM,         /* sha256 of the downloaded bytes differs from the Hub's */
     DL_E_IO,               /* a local file operation failed (msg names path and errno) */
     DL_E_BUSY,             /* another process is writing the same .part file */
+    DL_E_SHAPE,            /* the remote tensors are not the shapes or size asked for */
+    DL_E_SPACE,            /* not enough free disk space for what is to be written */
 };
 
 #define DL_MAX_RETRIES 100
@@ -136,6 +139,12 @@ typedef struct dl_opts {
     long retry_seconds;         /* time that may be lost to failures in all: the whole of a
                                    failed attempt that stored < 1 MiB, the rest of one after its
                                    last byte, and the waits between attempts; 0: 300 */
+    /* The model asked for (0: not checked): before any tensor byte is fetched, wte must be
+     * [n_vocab, n_embd] and wpe [n_ctx, n_embd] (DL_E_SHAPE otherwise), and with full the
+     * file no larger than n_layer GPT-2 blocks of that shape in F32 make it. Whatever they
+     * are, wte and wpe must be 2-D with the same width, and the free space of the output's
+     * folder must hold what is still to be written (DL_E_SPACE). */
+    uint64_t n_vocab, n_ctx, n_embd, n_layer;
     dl_progress_fn progress;    /* may be NULL */
     void *progress_user;
 } dl_opts;

@@ -15,16 +15,28 @@
 const char *const locate_models[] = {"gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "distilgpt2",
                                      NULL};
 
-static const char *const REPOS[] = {"openai-community/gpt2", "openai-community/gpt2-medium",
-                                    "openai-community/gpt2-large", "openai-community/gpt2-xl",
-                                    "distilbert/distilgpt2"};
+/* The shapes are those of the models' config.json on the Hub (vocab_size, n_positions,
+ * n_embd, n_layer). */
+static const locate_model_info MODELS[] = {
+    {"gpt2", "openai-community/gpt2", 50257, 1024, 768, 12},
+    {"gpt2-medium", "openai-community/gpt2-medium", 50257, 1024, 1024, 24},
+    {"gpt2-large", "openai-community/gpt2-large", 50257, 1024, 1280, 36},
+    {"gpt2-xl", "openai-community/gpt2-xl", 50257, 1024, 1600, 48},
+    {"distilgpt2", "distilbert/distilgpt2", 50257, 1024, 768, 6},
+};
+
+const locate_model_info *locate_model(const char *model)
+{
+    for (size_t i = 0; model && i < sizeof MODELS / sizeof MODELS[0]; i++)
+        if (strcmp(model, MODELS[i].name) == 0)
+            return &MODELS[i];
+    return NULL;
+}
 
 const char *locate_default_repo(const char *model)
 {
-    for (size_t i = 0; locate_models[i]; i++)
-        if (strcmp(model, locate_models[i]) == 0)
-            return REPOS[i];
-    return NULL;
+    const locate_model_info *m = locate_model(model);
+    return m ? m->repo : NULL;
 }
 
 static int is_file(const char *p)
