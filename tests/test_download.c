@@ -1532,3 +1532,48 @@ Test(download, not_enough_free_space_is_said_before_fetching)
     free(out);
     free(src);
 }
+
+/* ---- content changed under the same ETag (issue 15, item 10) ------------------------ */
+
+/* A first run stops inside wte (a clean short body); the second server serves bytes that
+ * differ just before that point and after it, under the same ETag. */
+static void changed_under_the_same_etag(int full)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *first[] = {"--fault", "short:after=50000", NULL};
+    hub_start(&srv, l.path, dir, first);
+    char *out = path_join(dir, "gpt2.safetensors");
+    char *part = part_of(out, ".part");
+    dl_opts o = opts_for(out);
+    o.full = full;
+    o.max_attempts = 1;
+    g2e_err e;
+    cr_assert_eq(dl_fetch(&o, NULL, &e), DL_E_NETWORK, "%s", e.msg);
+    cr_assert(exists(part));
+    hub_stop(&srv);
+    free(srv.log_path);
+    uint64_t base = full ? 0 : l.wte_off;
+    char c1[64], c2[64];
+    snprintf(c1, sizeof c1, "corrupt:offset=%" PRIu64, base + 50000 - 10);
+    snprintf(c2, sizeof c2, "corrupt:offset=%" PRIu64, base + 60000);
+    const char *second[] = {"--fault", c1, "--fault", c2, NULL};
+    hub_start(&srv, l.path, dir, second);
+    o = opts_for(out);
+    o.full = full;
+    cr_expect_eq(dl_fetch(&o, NULL, &e), DL_E_CHANGED, "rc %d: %s", e.code, e.msg);
+    cr_expect(strstr(e.msg, "changed under the same ETag") != NULL, "%s", e.msg);
+    cr_expect(!exists(out) && !exists(part), "part dropped, nothing in place");
+    free(part);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, a_resume_checks_an_overlap_before_the_resume_point)
+{
+    changed_under_the_same_etag(0);
+}
+
+Test(download, a_full_resume_checks_the_overlap_too)
+{
+    changed_under_the_same_etag(1);
+}

@@ -34,6 +34,7 @@
 #define PROGRESS_STEP (256u << 10)
 #define PROGRESS_RESET (1u << 20)   /* an attempt storing this much resets the retry count */
 #define HV 512                      /* room for one header value */
+#define DL_OVERLAP (64u << 10)      /* bytes fetched again before a resume point */
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
@@ -1376,6 +1377,33 @@ static int check_space(const char *path, uint64_t need, g2e_err *err)
     return rc;
 }
 
+/* On resume: the last `ov` bytes the part holds of a source range (at part_at in the part,
+ * src_at in the source) are fetched again and compared, so that a server whose bytes
+ * changed under the same ETag is caught before new bytes are joined to old ones. A
+ * mismatch discards the part (DL_E_CHANGED). */
+static int check_overlap(dl_ctx *c, part *p, uint64_t part_at, uint64_t src_at, uint64_t ov,
+                         g2e_err *err)
+{
+    uint8_t *a = malloc(ov ? ov : 1), *b = malloc(ov ? ov : 1);
+    int rc = 0;
+    if (!a || !b) {
+        rc = g2e_fail(err, G2E_ENOMEM, "out of memory");
+    } else if (read_all_at(p->fd, a, (size_t)ov, part_at) != 0) {
+        rc = g2e_fail(err, DL_E_IO, "cannot read back %s: %s", p->path,
+                      errno ? strerror(errno) : "file too short");
+    } else if ((rc = with_retries(c, src_at, ov, b, -1, 0, NULL, NULL, err)) == 0 &&
+               memcmp(a, b, (size_t)ov) != 0) {
+        part_discard(p);
+        rc = g2e_fail(err, DL_E_CHANGED, "the %" PRIu64 " bytes before the resume point differ "
+                      "from what %s serves now: its content changed under the same ETag %s; the "
+                      "part was discarded, run again to download from the start", ov,
+                      c->shown_url, c->etag);
+    }
+    free(a);
+    free(b);
+    return rc;
+}
+
 static int fetch_full(dl_ctx *c, g2e_err *err)
 {
     const dl_opts *o = c->o;
@@ -1401,6 +1429,11 @@ static int fetch_full(dl_ctx *c, g2e_err *err)
         if (p.size == 0)
             part_discard(&p);
         goto fail;
+    }
+    if (p.size > 0) {
+        uint64_t ov = p.size < DL_OVERLAP ? p.size : DL_OVERLAP;
+        if ((rc = check_overlap(c, &p, p.size - ov, p.size - ov, ov, err)) != 0)
+            goto fail;
     }
     sha256_ctx h;
     sha256_init(&h);
@@ -1504,6 +1537,17 @@ static int fetch_embeddings(dl_ctx *c, g2e_err *err)
             goto fail;
         }
         p.size = 8 + hl;
+    }
+    /* resuming inside (or at the end of) a tensor: its last stored bytes again, compared */
+    for (int i = 0, at0 = 0; i < 2 && p.size > 8 + hl && !at0; i++) {
+        uint64_t start = 8 + hl + (i ? nb[0] : 0);
+        if (p.size > start && p.size <= start + nb[i]) {
+            uint64_t have = p.size - start, ov = have < DL_OVERLAP ? have : DL_OVERLAP;
+            if ((rc = check_overlap(c, &p, p.size - ov, st->data_start + t[i]->begin + have - ov,
+                                    ov, err)) != 0)
+                goto fail;
+            at0 = 1;
+        }
     }
     /* the tensors' hashes: first over what an earlier run left, then as bytes arrive */
     sha256_ctx h[2];

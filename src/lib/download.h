@@ -27,6 +27,9 @@
  *            The source's sha256 cannot be checked without the whole file: what is checked
  *            is the header, every Content-Range and byte count, and that the Hub's ETag
  *            stays the same on every request (each request goes through the endpoint).
+ *            On a resume the last 64 KiB the part holds (of the tensor being resumed) are
+ *            fetched again and compared: content changed under the same ETag discards the
+ *            part (DL_E_CHANGED). Wrong bytes outside that overlap are not detected.
  *   full (opts.full): the header first (checked as above), then the whole file, its
  *            sha256 compared with X-Linked-Etag.
  *
