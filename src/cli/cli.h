@@ -16,9 +16,11 @@ enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
  * killing the process with a half-written temporary. */
 void cli_start(void);
 
-/* Prints "gpt2-embed: <message>\n" on stderr (one line). */
+/* Prints "gpt2-embed: <message>\n" on stderr (one line). fmt is translated (gettext)
+ * before use, so every call site's literal is a message of po/gpt2-embed.pot (xgettext
+ * --keyword=cli_error); arguments are not translated. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints "gpt2-embed: note: <message>\n" on stderr. */
+/* Prints "gpt2-embed: note: <message>\n" on stderr; fmt translated as cli_error's. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parses a whole decimal number in [lo, hi]; on failure prints a one-line error
