@@ -168,6 +168,7 @@ install: gpt2-embed $(LIBA)
 	install -m 644 src/gpt2embed.h $(DESTDIR)$(PREFIX)/include/gpt2embed.h
 	install -m 644 tokenizer/* $(DESTDIR)$(PREFIX)/share/gpt2-embed/tokenizer/
 	install -m 644 doc/gpt2-embed.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpt2-embed.1
+	install -D -m 644 doc/ja/gpt2-embed.1 $(DESTDIR)$(PREFIX)/share/man/ja/man1/gpt2-embed.1
 	for mo in $(MO); do l=$${mo#$(B)/locale/}; l=$${l%%/*}; \
 	  install -D -m 644 $$mo $(DESTDIR)$(PREFIX)/share/locale/$$l/LC_MESSAGES/gpt2-embed.mo; done
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|0.1.0|g' doc/gpt2embed.pc.in \
@@ -176,7 +177,7 @@ install: gpt2-embed $(LIBA)
 uninstall:
 	rm -f $(PREFIX)/bin/gpt2-embed $(PREFIX)/lib/libgpt2embed.a $(PREFIX)/include/gpt2embed.h \
 	    $(PREFIX)/lib/pkgconfig/gpt2embed.pc $(PREFIX)/share/man/man1/gpt2-embed.1 \
-	    $(PREFIX)/share/locale/*/LC_MESSAGES/gpt2-embed.mo
+	    $(PREFIX)/share/locale/*/LC_MESSAGES/gpt2-embed.mo $(PREFIX)/share/man/ja/man1/gpt2-embed.1
 	rm -rf $(PREFIX)/share/gpt2-embed
 
 clean:
