@@ -103,7 +103,8 @@ gpt2-embed: $(B)/gpt2-embed $(MO) $(POT)
 # fuzzy one; `make po-update` (tools/po-update.sh) merges the template into po/ja.po.
 $(POT): $(POT_SRC) | $(DEPS_OK)
 	@mkdir -p $(@D)
-	xgettext $(XGETTEXT_FLAGS) -o $@ $(POT_SRC)
+	@echo "xgettext -> $@"
+	@xgettext $(XGETTEXT_FLAGS) -o $@ $(POT_SRC)
 
 $(B)/locale/%/LC_MESSAGES/gpt2-embed.mo: po/%.po | $(DEPS_OK)
 	@mkdir -p $(@D)
