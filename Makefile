@@ -25,6 +25,7 @@ LDFLAGS += $(SANFLAGS)
 endif
 CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -Isrc/lib -Isrc/cli -Isrc/render \
             -DG2E_DATADIR='"$(PREFIX)/share/gpt2-embed"' -DG2E_RENDER_DIR='"$(PREFIX)/lib/gpt2-embed"' \
+            -DG2E_LOCALEDIR='"$(PREFIX)/share/locale"' \
             -DG2E_VERSION='"$(VERSION)"'
 LDLIBS  := -lcjson -lutf8proc -lm
 # The rendering wing alone links cairo and Pango (evaluated late: after install-deps).
@@ -32,6 +33,15 @@ RENDER_CFLAGS = $(shell pkg-config --cflags pangocairo)
 RENDER_LIBS   = $(shell pkg-config --libs pangocairo) -lfontconfig -lm
 
 LIB_SRC   := $(sort $(wildcard src/lib/*.c))
+POT_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*.h src/lib/*.c src/render/*.c))
+POT       := $(B)/po/gpt2-embed.pot
+MO        := $(patsubst po/%.po,$(B)/locale/%/LC_MESSAGES/gpt2-embed.mo,$(wildcard po/*.po))
+XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --add-comments=TRANSLATORS: --sort-by-file \
+    --package-name=gpt2-embed --package-version=$(or $(VERSION),0.1.0) --no-wrap \
+    --keyword=_ --keyword=N_ --keyword=cli_error --keyword=cli_note --keyword=g2e_fail:3 \
+    --keyword=opt_usage_error:2 --keyword=report:2 \
+    --flag=cli_error:1:c-format --flag=cli_note:1:c-format --flag=g2e_fail:3:c-format \
+    --flag=opt_usage_error:2:c-format --flag=report:2:c-format
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TSUP_SRC  := $(sort $(filter-out tests/test_%.c,$(wildcard tests/*.c)))
@@ -59,7 +69,7 @@ CLIA      := $(B)/libgpt2embed-cli.a
 DEPS_OK   := $(B)/.deps-ok
 
 .SECONDARY:
-.PHONY: all deps test bench fuzz install uninstall weights run clean help man
+.PHONY: all deps test bench fuzz install uninstall weights run clean help man po-update
 .DEFAULT_GOAL := all
 
 all: gpt2-embed
@@ -74,6 +84,7 @@ help:
 	@echo "make weights      gpt2-embed download (GPT-2's wte+wpe into weights/)"
 	@echo "make install PREFIX=$(PREFIX)   program, library, header, pkg-config, data, man page"
 	@echo "make man         regenerate doc/gpt2-embed.1's version and OPTIONS from the option tables"
+	@echo "make po-update    regenerate po/gpt2-embed.pot and merge it into po/ja.po (msgmerge)"
 	@echo "make clean"
 
 deps: $(DEPS_OK)
@@ -111,9 +122,27 @@ $(B)/gpt2-embed: $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA) | $(RENDER_SO)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The program finds gpt2-embed-render.so beside itself: both are copied.
-gpt2-embed: $(B)/gpt2-embed $(RENDER_SO)
+gpt2-embed: $(B)/gpt2-embed $(RENDER_SO) $(MO) $(POT)
 	cp $(RENDER_SO) gpt2-embed-render.so
 	cp $< $@
+
+# Translations (gettext). The template is extracted from the sources at every build: every
+# cli_error/cli_note/g2e_fail/opt_usage_error format and every _()/N_() string; ja.po is
+# compiled (msgfmt -c checks that each translation keeps its format directives) into the
+# build tree's locale/, where i18n.c finds it when the program runs from the tree.
+# tests/test_i18n.c fails when ja.po lacks a translation of the fresh template or has a
+# fuzzy one; `make po-update` (tools/po-update.sh) merges the template into po/ja.po.
+$(POT): $(POT_SRC) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@echo "xgettext -> $@"
+	@xgettext $(XGETTEXT_FLAGS) -o $@ $(POT_SRC)
+
+$(B)/locale/%/LC_MESSAGES/gpt2-embed.mo: po/%.po | $(DEPS_OK)
+	@mkdir -p $(@D)
+	msgfmt -c -o $@ $<
+
+po-update: $(POT)
+	tools/po-update.sh $(POT)
 
 # Tests: one Criterion binary per tests/test_<module>.c, linked with every module but main.c.
 $(B)/tests/test_%: $(B)/tests/test_%.o $(TSUP_OBJ) $(CLIA) $(LIBA)
@@ -126,7 +155,7 @@ TEST_CPPFLAGS = -DG2E_TEST_BIN='"$(CURDIR)/$(B)/gpt2-embed"' -DG2E_SRCDIR='"$(CU
 $(B)/tests/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 
-test: $(B)/gpt2-embed $(B)/mkfixture $(TEST_BIN)
+test: $(B)/gpt2-embed $(MO) $(POT) $(B)/mkfixture $(TEST_BIN)
 	@tests/run.sh $(B) $(TEST_BIN)
 
 # Benchmarks link the fixture writer (tests/fixture.c, no Criterion) and the libraries.
@@ -186,12 +215,16 @@ install: gpt2-embed $(LIBA)
 	install -m 644 src/gpt2embed.h $(DESTDIR)$(PREFIX)/include/gpt2embed.h
 	install -m 644 tokenizer/* $(DESTDIR)$(PREFIX)/share/gpt2-embed/tokenizer/
 	install -m 644 doc/gpt2-embed.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpt2-embed.1
+	install -D -m 644 doc/ja/gpt2-embed.1 $(DESTDIR)$(PREFIX)/share/man/ja/man1/gpt2-embed.1
+	for mo in $(MO); do l=$${mo#$(B)/locale/}; l=$${l%%/*}; \
+	  install -D -m 644 $$mo $(DESTDIR)$(PREFIX)/share/locale/$$l/LC_MESSAGES/gpt2-embed.mo; done
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' doc/gpt2embed.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gpt2embed.pc
 
 uninstall:
 	rm -f $(PREFIX)/bin/gpt2-embed $(PREFIX)/lib/libgpt2embed.a $(PREFIX)/include/gpt2embed.h \
-	    $(PREFIX)/lib/pkgconfig/gpt2embed.pc $(PREFIX)/share/man/man1/gpt2-embed.1
+	    $(PREFIX)/lib/pkgconfig/gpt2embed.pc $(PREFIX)/share/man/man1/gpt2-embed.1 \
+	    $(PREFIX)/share/locale/*/LC_MESSAGES/gpt2-embed.mo $(PREFIX)/share/man/ja/man1/gpt2-embed.1
 	rm -rf $(PREFIX)/share/gpt2-embed $(PREFIX)/lib/gpt2-embed
 
 clean:

@@ -1,5 +1,6 @@
 /* cli.c — shared messages and number parsing for the subcommands (see cli.h). */
 #include "cli.h"
+#include "i18n.h"
 
 #include "out.h"
 
@@ -68,7 +69,7 @@ void cli_error(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fputs("gpt2-embed: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    vfprintf(stderr, *fmt ? gettext(fmt) : fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
 }
@@ -77,8 +78,10 @@ void cli_note(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("gpt2-embed: note: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    fputs("gpt2-embed: ", stderr);
+    /* TRANSLATORS: the start of a note on stderr: "gpt2-embed: note: ..." */
+    fputs(_("note: "), stderr);
+    vfprintf(stderr, *fmt ? gettext(fmt) : fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
 }

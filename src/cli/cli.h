@@ -32,9 +32,11 @@ void cli_start(void);
 int cli_flush_stdout(void);
 
 /* Prints "gpt2-embed: <message>\n" on stderr (one line). After the first, the exit check
- * of cli_start no longer adds its own line (the run already failed visibly). */
+ * of cli_start no longer adds its own line (the run already failed visibly). fmt is
+ * translated (gettext) before use, so every call site's literal is a message of
+ * po/gpt2-embed.pot (xgettext --keyword=cli_error); arguments are not translated. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints "gpt2-embed: note: <message>\n" on stderr. */
+/* Prints "gpt2-embed: note: <message>\n" on stderr; fmt translated as cli_error's. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parses a whole decimal number in [lo, hi]; on failure prints a one-line error
