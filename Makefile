@@ -31,6 +31,10 @@ LDLIBS  := -lcjson -lutf8proc -lm
 # The rendering wing alone links cairo and Pango (evaluated late: after install-deps).
 RENDER_CFLAGS = $(shell pkg-config --cflags pangocairo)
 RENDER_LIBS   = $(shell pkg-config --libs pangocairo) -lfontconfig -lm
+# LAPACKE and BLAS for the principal components (src/lib/pca.c); Debian ships lapacke.pc and
+# blas.pc (the fallback is for the first parse on a machine without pkg-config yet).
+LDLIBS  += $(shell pkg-config --libs lapacke blas 2>/dev/null || echo -llapacke -lblas)
+CPPFLAGS += $(shell pkg-config --cflags lapacke 2>/dev/null)
 
 LIB_SRC   := $(sort $(wildcard src/lib/*.c))
 POT_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*.h src/lib/*.c src/render/*.c))
