@@ -278,8 +278,9 @@ uninstall:
 	  if [ -d "$$d" ]; then rmdir --ignore-fail-on-non-empty "$$d"; fi; done
 	@if [ -n "$(DESTDIR)" ]; then \
 	  for f in $(INST_FILES); do d=$$(dirname "$$f"); \
-	    while [ "$$d" != / ] && [ "$$d" != . ] && [ -d "$(DESTDIR)$$d" ] && rmdir "$(DESTDIR)$$d" 2>/dev/null; do \
-	      d=$$(dirname "$$d"); done; done; fi
+	    while [ "$$d" != / ] && [ "$$d" != . ]; do echo "$$d"; d=$$(dirname "$$d"); done; done | \
+	  sort -u | awk '{ print length($$0) "\t" $$0 }' | sort -rn | cut -f2- | \
+	  while read -r d; do if [ -d "$(DESTDIR)$$d" ]; then rmdir "$(DESTDIR)$$d" 2>/dev/null || true; fi; done; fi
 
 clean:
 	rm -rf build build-san build-fuzz gpt2-embed
