@@ -79,7 +79,7 @@ static inline uint64_t heap_pop(uint64_t *h, size_t *n)
  * of recent pairs (IDs < 2^20, hence the MAX_VOCAB limit) in front of the vocabulary hash,
  * whose 2 MB would otherwise cost a cache miss per lookup. The memo only remembers what
  * vocab_find answered, so results are unchanged. */
-static inline uint32_t pair_rank(tok_tokenizer *t, uint32_t a, uint32_t b, const uint8_t *p, size_t n)
+static inline __attribute__((always_inline)) uint32_t pair_rank(tok_tokenizer *t, uint32_t a, uint32_t b, const uint8_t *p, size_t n)
 {
     uint64_t key = (uint64_t)a << 40 | (uint64_t)b << 20;
     uint64_t *m = &t->memo[((uint64_t)a * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 7 & (MEMO_SLOTS - 1)];

@@ -22,7 +22,7 @@
 
 #define MAX_VOCAB 1000000u
 #define MAX_TOKEN_LEN 4096u
-#define CACHE_SLOTS 16384u       /* power of two */
+#define CACHE_SLOTS 65536u       /* power of two */
 #define NONE UINT32_MAX
 #define MEMO_SLOTS 65536u        /* power of two; 512 KB */
 

@@ -13,6 +13,8 @@
 #include "tok_pretok.h"
 #include "unicode.h"
 
+#include <string.h>
+
 /* Classes of bytes: ASCII as the pattern sees them; DECODE for lead and continuation bytes
  * of multi-byte characters (the character is decoded to find its class). */
 #define DECODE 4
@@ -67,9 +69,32 @@ static inline int char_class(const uint8_t *s, size_t i, size_t *len)
     return wide_class(s, i, len);
 }
 
+/* Bit 7 of each byte of w set where that byte is an ASCII letter (A-Z, a-z): eight bytes
+ * tested at once without carries between them (every sum below stays under 0x100). */
+static inline uint64_t ascii_letters(uint64_t w)
+{
+    const uint64_t hi = 0x8080808080808080ull;
+    uint64_t y = (w | 0x2020202020202020ull) & 0x7F7F7F7F7F7F7F7Full; /* A-Z -> a-z */
+    uint64_t ge_a = y + 0x1F1F1F1F1F1F1F1Full;  /* bit 7: y >= 0x61 */
+    uint64_t gt_z = y + 0x0505050505050505ull;  /* bit 7: y >= 0x7B */
+    return ge_a & ~gt_z & ~w & hi;              /* ~w: the byte itself is ASCII */
+}
+
 /* End of the run of class cl (not whitespace) that continues at s[i]. */
 static inline size_t run_end(const uint8_t *s, size_t n, size_t i, int cl)
 {
+    if (cl == UNI_L) /* ASCII letters eight at a time */
+        while (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            uint64_t other = ~ascii_letters(w) & 0x8080808080808080ull;
+            if (!other) {
+                i += 8;
+                continue;
+            }
+            i += (size_t)__builtin_ctzll(other) >> 3; /* little-endian: the first such byte */
+            break;
+        }
     while (i < n) {
         int b = BYTE_CLASS[s[i]];
         if (b == cl) {
@@ -104,6 +129,12 @@ size_t tok_pretok(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t ma
     while (k < max && i < n) {
         size_t start = i, cl_len;
         uint8_t c = s[i];
+        /* the commonest pieces first: "word" and " word" in ASCII letters */
+        if (BYTE_CLASS[c] == UNI_L || (c == ' ' && i + 1 < n && BYTE_CLASS[s[i + 1]] == UNI_L)) {
+            i = run_end(s, n, i + 1 + (c == ' '), UNI_L);
+            len[k++] = (uint32_t)(i - start);
+            continue;
+        }
         if (c == '\'') {
             size_t pl = contraction(s, n, i);
             if (pl) {

@@ -107,14 +107,11 @@ static int encode_long(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, si
     return rc;
 }
 
-/* Encodes one piece (n >= 2) whose head word w and hash h were computed (and its slot
- * prefetched) by the batching pre-tokenizer; h is ignored when n > max_len. */
-static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t w, uint64_t h, obuf *o,
-                        size_t base)
+/* Encodes one piece (n >= 2) that is not a whole token, whose hash h was computed (and
+ * its cache slot prefetched) by the batching pre-tokenizer; h is unset when n > max_len,
+ * and then unused (such pieces are longer than CACHE_KEY). */
+static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h, obuf *o, size_t base)
 {
-    uint32_t whole = n <= t->max_len ? vocab_find_hw(t, p, n, w, h) : NONE;
-    if (whole != NONE)
-        return ob_push(o, whole, base);
     if (t->bpe_path != TOK_BPE_AUTO)
         return tok_bpe(t, p, n, o, base, NULL, NULL); /* a forced path: no cache */
     if (n > CACHE_KEY)
@@ -158,21 +155,39 @@ static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o
         for (size_t k = 0; k < m; k++) {
             size_t l = len[k];
             if (l > 1 && l <= t->max_len) {
-                w[k] = head_word(s + at, l);
-                h[k] = key_hash(s + at, l, w[k]);
+                uint64_t hw;
+                if (at + 8 <= n) { /* one load, masked to the piece: head_word's value */
+                    memcpy(&hw, s + at, 8);
+                    if (l < 8)
+                        hw &= ~0ull >> (64 - 8 * l);
+                } else {
+                    hw = head_word(s + at, l);
+                }
+                w[k] = hw;
+                h[k] = key_hash(s + at, l, hw);
                 __builtin_prefetch(&t->slots[h[k] & t->mask]);
                 __builtin_prefetch(&t->cache[(h[k] >> 40) & (CACHE_SLOTS - 1)]);
             } else {
-                w[k] = h[k] = 0;
+                h[k] = 0;
             }
             at += l;
         }
+        /* a piece gives at most one token per byte: room for the batch's whole tokens and
+         * single bytes without a check each */
+        int rc = tok_ob_grow(o, at - pos);
+        if (rc)
+            return rc;
         for (size_t k = 0; k < m; k++) {
             size_t l = len[k];
-            int rc = l == 1 ? ob_push(o, t->byte_id[s[pos]], base + pos)
-                            : encode_piece(t, s + pos, l, w[k], h[k], o, base + pos);
-            if (rc)
+            uint32_t id = l == 1 ? t->byte_id[s[pos]]
+                        : l <= t->max_len ? vocab_find_hw(t, s + pos, l, w[k], h[k]) : NONE;
+            if (id != NONE) {
+                if (o->keep_off)
+                    o->off[o->n] = base + pos;
+                o->ids[o->n++] = id;
+            } else if ((rc = encode_piece(t, s + pos, l, h[k], o, base + pos))) {
                 return rc;
+            }
             pos += l;
         }
     }
