@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static hub_server srv;
@@ -1159,5 +1160,63 @@ Test(download, cli_reports_retries)
     cr_expect(strstr(r.err, "HTTP 502") && strstr(r.err, "retrying in"), "%s", r.err);
     cr_expect(strstr(r.out, "1 retry") != NULL, "%s", r.out);
     run_free(&r);
+    hub_layout_free(&l);
+}
+
+/* ---- races, links and special files (issue 15, items 1 and 2) -------------------- */
+
+static void wait_for(const char *path)
+{
+    for (int i = 0; i < 3000 && !exists(path); i++)
+        usleep(10000);
+    cr_assert(exists(path), "%s never appeared", path);
+}
+
+Test(download, a_part_renamed_into_place_meanwhile_is_never_truncated)
+{
+    /* B opens gpt2.safetensors.part and is held (the test-only gate) before its lock; A
+     * downloads the same file, renames the part into place and exits; then B goes on.
+     * B's descriptor now is the finished file: B must notice and leave it alone. */
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    hub_server bad;
+    char *bdir = path_join(dir, "b");
+    mkdir(bdir, 0755);
+    const char *fail[] = {"--fault", "status:code=500:where=cdn:times=-1", NULL};
+    hub_start(&bad, l.path, bdir, fail);
+    char *out = path_join(dir, "gpt2.safetensors");
+    char *gate = path_join(dir, "gate");
+    mkdir(gate, 0755);
+    char *opened = path_join(gate, "opened"), *go = path_join(gate, "go");
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        setenv("GPT2_EMBED_TEST_PART_GATE", gate, 1);
+        dl_opts o = opts_for(out);
+        o.endpoint = bad.endpoint;
+        o.full = 1;
+        o.max_attempts = 1;
+        g2e_err e;
+        int rc = dl_fetch(&o, NULL, &e);
+        _exit(rc == 0 ? 0 : rc == DL_E_HTTP ? 10 : 11);
+    }
+    wait_for(opened);
+    dl_opts o = opts_for(out);
+    o.full = 1;
+    dl_result r;
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, &r, &e), 0, "A: %s", e.msg);
+    write_file(go, "", 0);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 10, "B: status %d", st);
+    expect_same_file(out, l.path);
+    hub_stop(&bad);
+    free(bad.log_path);
+    free(opened);
+    free(go);
+    free(gate);
+    free(bdir);
+    free(out);
     hub_layout_free(&l);
 }

@@ -1,11 +1,22 @@
 /* cli.c — shared messages and number parsing for the subcommands (see cli.h). */
 #include "cli.h"
 
+#include "out.h"
+
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void cli_start(void)
+{
+    signal(SIGXFSZ, SIG_IGN);
+}
 
 void cli_error(const char *fmt, ...)
 {
@@ -98,6 +109,8 @@ int cli_format(const char *given, const char *const *names)
 
 char *cli_read_stream(FILE *f, size_t *len)
 {
+    if (f == stdin)
+        out_add_input("standard input", "standard input", STDIN_FILENO);
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     if (!buf)
@@ -132,5 +145,27 @@ char *cli_read_stream(FILE *f, size_t *len)
     }
     buf[n] = '\0';
     *len = n;
+    return buf;
+}
+
+char *cli_read_file(const char *path, const char *what, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        cli_error("cannot open '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    out_add_input(what, path, fd);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        cli_error("cannot read '%s': %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    char *buf = cli_read_stream(f, len);
+    int e = errno;
+    fclose(f);
+    if (!buf)
+        cli_error("cannot read '%s': %s", path, strerror(e));
     return buf;
 }

@@ -11,6 +11,11 @@ enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
 
 #define G2E_VERSION "0.1.0"
 
+/* The first thing main does: ignores SIGXFSZ, so that a write over the file size limit
+ * (ulimit -f) fails with EFBIG and is reported like any other write error instead of
+ * killing the process with a half-written temporary. */
+void cli_start(void);
+
 /* Prints "gpt2-embed: <message>\n" on stderr (one line). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "gpt2-embed: note: <message>\n" on stderr. */
@@ -29,6 +34,12 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
 /* The index of `given` in the NULL-terminated list of format names, or -1 after printing
  * "--format must be a, b or c, got 'x'". */
 int cli_format(const char *given, const char *const *names);
+
+/* All of the file at path in a new buffer (caller frees), NUL-terminated for convenience
+ * (*len does not count the NUL). The file is registered as an input (out.h: no output may
+ * replace it), what naming its role in that message ("text file"). On failure prints one
+ * line naming path and returns NULL. */
+char *cli_read_file(const char *path, const char *what, size_t *len);
 
 /* All of stream f in a new buffer (caller frees), NUL-terminated for convenience (*len does
  * not count the NUL); NULL with errno set on a read error or when out of memory. */

@@ -92,19 +92,11 @@ static int read_input(const input *in, char **text, size_t *len)
         memcpy(*text, in->arg, *len + 1);
         return 0;
     }
-    FILE *f = in->kind == IN_STDIN ? stdin : fopen(in->arg, "rb");
-    if (!f) {
-        cli_error("cannot open '%s': %s", in->arg, strerror(errno));
-        return -1;
-    }
-    errno = 0;
-    *text = cli_read_stream(f, len);
-    int e = errno;
-    if (f != stdin)
-        fclose(f);
+    if (in->kind != IN_STDIN)
+        return (*text = cli_read_file(in->arg, "text file", len)) ? 0 : -1;
+    *text = cli_read_stream(stdin, len);
     if (!*text) {
-        cli_error("cannot read %s: %s", in->kind == IN_STDIN ? "standard input" : in->arg,
-                  strerror(e));
+        cli_error("cannot read standard input: %s", strerror(errno));
         return -1;
     }
     return 0;

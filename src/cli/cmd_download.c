@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "download.h"
 #include "locate.h"
+#include "models.h"
 #include "safetensors.h"
 #include "sha256.h"
 
@@ -319,8 +320,8 @@ int cmd_download(int argc, char **argv)
         }
     }
     if (model && !locate_default_repo(model)) {
-        cli_error("download: unknown model '%s' (choose gpt2, gpt2-medium, gpt2-large, gpt2-xl or "
-                  "distilgpt2, or give --repo)", model);
+        cli_error("download: unknown model '%s' (choose one of %s, or give --repo)", model,
+                  models_names());
         return EXIT_USAGE;
     }
     /* the file's name: the model's, or the repo's last part when only --repo is given */

@@ -151,16 +151,8 @@ static int read_input(job *j)
         return parse_ids(j);
     if (j->from_stdin)
         return read_all(j, stdin, "standard input");
-    if (j->file) {
-        FILE *f = fopen(j->file, "rb");
-        if (!f) {
-            cli_error("%s: %s", j->file, strerror(errno));
-            return -1;
-        }
-        int rc = read_all(j, f, j->file);
-        fclose(f);
-        return rc;
-    }
+    if (j->file)
+        return (j->text = cli_read_file(j->file, "text file", &j->text_len)) ? 0 : -1;
     j->text_len = strlen(j->text_arg);
     j->text = malloc(j->text_len + 1);
     if (!j->text) {

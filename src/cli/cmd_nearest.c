@@ -99,6 +99,7 @@ int cmd_nearest(int argc, char **argv)
             cli_error("%s", e.msg);
             goto done;
         }
+        out_add_input("vector file", vector, -1);
         if (arr.count != C || (arr.ndim == 2 && arr.shape[0] != 1) || arr.ndim > 2) {
             cli_error("%s holds an array of %zu values (%d dimensions); a query needs %zu values, "
                       "shape (%zu,) or (1, %zu)", vector, arr.count, arr.ndim, C, C, C);

@@ -5,6 +5,7 @@
  * Deliberately left out: streaming of inputs larger than memory.
  */
 #include "cli.h"
+#include "json.h"
 #include "out.h"
 #include "tokenizer.h"
 
@@ -82,23 +83,6 @@ static void sb_u64(sbuf *b, uint64_t v)
     sb_put(b, tmp + k, (size_t)(24 - k));
 }
 
-static void sb_hex(sbuf *b, const char *pre, unsigned v, int digits)
-{
-    char tmp[16];
-    snprintf(tmp, sizeof tmp, "%s%0*X", pre, digits, v);
-    sb_str(b, tmp);
-}
-
-/* Length of the valid UTF-8 character at p[0..n), 0 if none. */
-static size_t utf8_len(const uint8_t *p, size_t n)
-{
-    size_t k = tok_utf8_check((const char *)p, n < 4 ? n : 4);
-    if (!k)
-        return 0;
-    size_t need = p[0] < 0x80 ? 1 : p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : 2;
-    return k >= need ? need : 0;
-}
-
 /* A piece for the table, made visible the way every command shows pieces
  * (out_piece_visible: space ␣, newline ↵, tab →, other controls and partial UTF-8 \xNN). */
 static void sb_visible(sbuf *b, const uint8_t *p, size_t n)
@@ -112,38 +96,17 @@ static void sb_visible(sbuf *b, const uint8_t *p, size_t n)
     }
 }
 
-/* A JSON string of the piece's bytes; bytes that are not UTF-8 become U+FFFD. */
+/* A JSON string of the piece's bytes, escaped as every JSON string of the program is
+ * (json.h: a cut character becomes \ufffd, as Python's errors="replace"). */
 static void sb_json_str(sbuf *b, const uint8_t *p, size_t n)
 {
-    sb_str(b, "\"");
-    for (size_t i = 0; i < n;) {
-        uint8_t c = p[i];
-        size_t k = utf8_len(p + i, n - i);
-        if (!k) {
-            sb_str(b, "\\ufffd");
-            i++;
-        } else if (c == '"' || c == '\\') {
-            sb_put(b, "\\", 1);
-            sb_put(b, &c, 1);
-            i++;
-        } else if (c == '\n') {
-            sb_str(b, "\\n");
-            i++;
-        } else if (c == '\t') {
-            sb_str(b, "\\t");
-            i++;
-        } else if (c == '\r') {
-            sb_str(b, "\\r");
-            i++;
-        } else if (c < 0x20 || c == 0x7F) {
-            sb_hex(b, "\\u", c, 4);
-            i++;
-        } else {
-            sb_put(b, p + i, k);
-            i += k;
-        }
+    char *lit = json_string_alloc((const char *)p, n);
+    if (lit) {
+        sb_str(b, lit);
+        free(lit);
+    } else {
+        b->oom = 1;
     }
-    sb_str(b, "\"");
 }
 
 /* ------------------------------------------------------------ input */
@@ -602,23 +565,11 @@ int cmd_tokenize(int argc, char **argv)
                 in_len = w;
             }
         } else {
-            FILE *f = stdin;
-            if (file) {
-                f = fopen(file, "rb");
-                if (!f) {
-                    cli_error("cannot open %s: %s", file, strerror(errno));
-                    goto done;
-                }
-                what = file;
-            } else {
-                what = "standard input";
-            }
-            input = cli_read_stream(f, &in_len);
-            int e = errno;
-            if (file)
-                fclose(f);
+            what = file ? file : "standard input";
+            input = file ? cli_read_file(file, "text file", &in_len) : cli_read_stream(stdin, &in_len);
             if (!input) {
-                cli_error("cannot read %s: %s", file ? file : "standard input", strerror(e));
+                if (!file)
+                    cli_error("cannot read standard input: %s", strerror(errno));
                 goto done;
             }
             text = input;

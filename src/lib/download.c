@@ -798,6 +798,36 @@ static int read_all_at(int fd, void *buf, size_t n, uint64_t off)
     return 0;
 }
 
+/* 1 if p->fd is still the file at p->path (dev + inode; *sb gets its fstat), 0 if that
+ * path is gone or another file now, -1 on a failed fstat. */
+static int part_is_path(const part *p, struct stat *sb)
+{
+    struct stat at;
+    if (fstat(p->fd, sb) != 0)
+        return -1;
+    if (lstat(p->path, &at) != 0)
+        return 0;
+    return at.st_dev == sb->st_dev && at.st_ino == sb->st_ino;
+}
+
+/* For the test suite only (documented in download.h): with $GPT2_EMBED_TEST_PART_GATE set
+ * to a folder, a download that has just opened its part file creates <folder>/opened and
+ * waits (at most 60 s) until <folder>/go exists, so that a test can run another download
+ * in that window. */
+static void test_gate(void)
+{
+    const char *g = getenv("GPT2_EMBED_TEST_PART_GATE");
+    char a[4096], b[4096];
+    if (!g || !*g || snprintf(a, sizeof a, "%s/opened", g) >= (int)sizeof a ||
+        snprintf(b, sizeof b, "%s/go", g) >= (int)sizeof b)
+        return;
+    int fd = open(a, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0)
+        close(fd);
+    for (int i = 0; i < 6000 && access(b, F_OK) != 0; i++)
+        sleep_ms(10);
+}
+
 /* Opens <out>.part (locked) and keeps what is in it when <out>.part.info equals info. */
 static int part_open(part *p, const char *out, const char *info, uint64_t max_size, g2e_err *err)
 {
@@ -809,15 +839,29 @@ static int part_open(part *p, const char *out, const char *info, uint64_t max_si
         return g2e_fail(err, G2E_ENOMEM, "out of memory");
     snprintf(p->path, n + 6, "%s.part", out);
     snprintf(p->info_path, n + 11, "%s.part.info", out);
-    p->fd = open(p->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (p->fd < 0)
-        return g2e_fail(err, DL_E_IO, "cannot create %s: %s", p->path, strerror(errno));
-    if (flock(p->fd, LOCK_EX | LOCK_NB) != 0)
-        return g2e_fail(err, DL_E_BUSY, "another download is writing %s; wait for it or stop it",
-                        p->path);
     struct stat sb;
-    if (fstat(p->fd, &sb) != 0)
-        return g2e_fail(err, DL_E_IO, "cannot stat %s: %s", p->path, strerror(errno));
+    for (int tries = 0;; tries++) {
+        p->fd = open(p->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (p->fd < 0)
+            return g2e_fail(err, DL_E_IO, "cannot create %s: %s", p->path, strerror(errno));
+        test_gate();
+        if (flock(p->fd, LOCK_EX | LOCK_NB) != 0)
+            return g2e_fail(err, DL_E_BUSY, "another download is writing %s; wait for it or stop it",
+                            p->path);
+        /* the lock is on an inode: another download may have renamed this very file into
+         * place between our open and our lock. Only a descriptor that still is the part's
+         * path may be truncated or written; otherwise open the path again. */
+        int same = part_is_path(p, &sb);
+        if (same < 0)
+            return g2e_fail(err, DL_E_IO, "cannot stat %s: %s", p->path, strerror(errno));
+        if (same)
+            break;
+        close(p->fd);
+        p->fd = -1;
+        if (tries >= 20)
+            return g2e_fail(err, DL_E_BUSY, "%s keeps being replaced by another process while "
+                            "being opened; stop the other download", p->path);
+    }
     p->size = (uint64_t)sb.st_size;
     size_t il = strlen(info);
     char *old = malloc(il + 2);
@@ -875,8 +919,12 @@ static void part_close(part *p)
 /* fsync, rename onto out, fsync the folder, drop the sidecar. */
 static int part_commit(part *p, const char *out, g2e_err *err)
 {
+    struct stat sb;
     if (fsync(p->fd) != 0)
         return g2e_fail(err, DL_E_IO, "cannot sync %s: %s", p->path, strerror(errno));
+    if (part_is_path(p, &sb) != 1)   /* never rename what is not the part we wrote */
+        return g2e_fail(err, DL_E_IO, "%s was replaced or removed by another process during "
+                        "the download; nothing was renamed onto %s", p->path, out);
     if (rename(p->path, out) != 0)
         return g2e_fail(err, DL_E_IO, "cannot rename %s to %s: %s", p->path, out, strerror(errno));
     unlink(p->info_path);

@@ -32,7 +32,9 @@
  * Never lose or corrupt anything: bytes go to <out>.part, with a sidecar <out>.part.info
  * recording what the part is (mode, repo, file, ETag, size, header length); a later call
  * with the same ETag resumes from the part's length, anything else starts over. The part
- * is locked (flock) while written. Only a complete, verified part is renamed onto <out>,
+ * is locked (flock) while written, and only after the lock is taken is it checked to still
+ * be the file at <out>.part (dev + inode): a part another download renamed into place in
+ * between is never truncated or written (the path is opened again). Only a complete, verified part is renamed onto <out>,
  * so an existing <out> is replaced only by a good file. A checksum mismatch deletes the
  * part and leaves <out> as it was.
  *
@@ -42,6 +44,10 @@
  * progress (an attempt that stored at least 1 MiB resets the count), and at most
  * DL_MAX_RETRIES times in all. A 200 answer to a Range request is handled by skipping to
  * the offset and stopping after the range.
+ *
+ * For the test suite only, not for users: $GPT2_EMBED_TEST_PART_GATE=DIR holds a download
+ * right after it opened its part file (before the lock) until DIR/go exists, having created
+ * DIR/opened, so that a test can force the interleaving of two downloads.
  *
  * The library never prints: it reports through opts.progress. Deliberately left out:
  * parallel connections, xet/hf_transfer, the Hugging Face cache layout (writing), proxies

@@ -261,3 +261,109 @@ int sim_stats_of(const g2e_model *m, int which, sim_stats *out, g2e_err *err)
     }
     return 0;
 }
+
+/* ---- the learned curves (see similarity.h) ---- */
+
+/* wpe rows 0..len-1 as float32 (len, n_embd) into a new buffer. */
+static int load_wpe_rows(const g2e_model *m, size_t len, float **out, g2e_err *err)
+{
+    float *buf = malloc(len * m->n_embd * sizeof *buf);
+    if (!buf)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for wpe rows 0..%zu", len - 1);
+    for (size_t p = 0; p < len; p++) {
+        int rc = model_wpe_row(m, p, buf + p * m->n_embd, err);
+        if (rc) {
+            free(buf);
+            return rc;
+        }
+    }
+    *out = buf;
+    return 0;
+}
+
+int sim_wpe_cosine_matrix(const g2e_model *m, size_t len, double **out, g2e_err *err)
+{
+    *out = NULL;
+    if (len == 0 || len > m->n_ctx)
+        return g2e_fail(err, SIM_E_RANGE, "the positions must be 0..N-1 with 1 <= N <= n_ctx (%zu), got N=%zu",
+                        m->n_ctx, len);
+    if (len > SIM_MAX_MATRIX_CELLS / len || m->n_embd > SIM_MAX_MATRIX_CELLS / len)
+        return g2e_fail(err, SIM_E_RANGE, "a %zu x %zu cosine matrix of %zu-wide rows is more than this computes at once",
+                        len, len, m->n_embd);
+    float *w = NULL;
+    int rc = load_wpe_rows(m, len, &w, err);
+    if (rc)
+        return rc;
+    double *M = malloc(len * len * sizeof *M);
+    if (!M) {
+        free(w);
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for a %zu x %zu cosine matrix", len, len);
+    }
+    rc = sim_cosine_matrix(w, len, m->n_embd, M, err);
+    free(w);
+    if (rc) {
+        free(M);
+        return rc;
+    }
+    *out = M;
+    return 0;
+}
+
+int sim_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double *mean,
+                            double *sd, g2e_err *err)
+{
+    if (max_d >= len)
+        return g2e_fail(err, SIM_E_RANGE, "the largest distance (%zu) must be less than N (%zu)", max_d, len);
+    double *M = NULL;
+    int rc = sim_wpe_cosine_matrix(m, len, &M, err);
+    if (rc)
+        return rc;
+    double *all = malloc(2 * len * sizeof *all);
+    if (!all) {
+        free(M);
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for %zu values", 2 * len);
+    }
+    sim_by_distance(M, len, all, all + len);
+    memcpy(mean, all, (max_d + 1) * sizeof *mean);
+    if (sd)
+        memcpy(sd, all + len, (max_d + 1) * sizeof *sd);
+    free(all);
+    free(M);
+    return 0;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+int sim_abs_percentile(const float *x, size_t n, double percentile, double *q, int *fell_back,
+                       g2e_err *err)
+{
+    if (!(percentile > 0.0 && percentile <= 100.0))
+        return g2e_fail(err, SIM_E_RANGE, "the percentile must be in (0, 100], got %g", percentile);
+    float *a = malloc((n ? n : 1) * sizeof *a);
+    if (!a)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for %zu values", n);
+    size_t k = 0;
+    float largest = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i])) {
+            a[k++] = fabsf(x[i]);
+            largest = fmaxf(largest, fabsf(x[i]));
+        }
+    qsort(a, k, sizeof *a, cmp_float);
+    /* nearest rank: the smallest value with at least percentile % of the values at or below it */
+    double r = ceil(percentile / 100.0 * (double)k);
+    size_t at = r < 1 ? 0 : (size_t)r - 1;
+    double v = k ? a[at < k ? at : k - 1] : 0;
+    free(a);
+    int fb = !(v > 0);
+    if (fb)
+        v = largest > 0 ? largest : 1;
+    *q = v;
+    if (fell_back)
+        *fell_back = fb;
+    return 0;
+}

@@ -68,4 +68,29 @@ typedef struct sim_stats {
 /* Stats of wte (which = 0) or wpe (which = 1), streaming the rows once. */
 int sim_stats_of(const g2e_model *m, int which, sim_stats *out, g2e_err *err);
 
+/* ---- the learned curves the figures and tables draw (one definition, used everywhere) ---- */
+
+/* Largest len * len a wpe cosine matrix is computed for at once (doubles: 512 MB). */
+#define SIM_MAX_MATRIX_CELLS ((size_t)64 << 20)
+
+/* The cosine matrix of wpe rows 0..len-1 (1 <= len <= n_ctx): *out is a new (len, len)
+ * row-major double buffer the caller frees (NULL on failure). SIM_E_RANGE for len outside
+ * 1..n_ctx or len * len > SIM_MAX_MATRIX_CELLS; SIM_E_ZERO names the first zero row. */
+int sim_wpe_cosine_matrix(const g2e_model *m, size_t len, double **out, g2e_err *err);
+
+/* The learned similarity-by-distance curve: for d = 0..max_d, mean[d] (and sd[d], population,
+ * if sd is not NULL) of cos(wpe[p], wpe[p + d]) over p in [0, len - d): the same definition
+ * as sin_by_distance, so the two curves can share one chart. mean/sd hold max_d + 1 values.
+ * Needs 1 <= len <= n_ctx and max_d < len (SIM_E_RANGE); a zero wpe row is SIM_E_ZERO. */
+int sim_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double *mean,
+                            double *sd, g2e_err *err);
+
+/* The `percentile`-th percentile (nearest rank, 0 < percentile <= 100) of |x[i]| over the
+ * finite values among x[0..n): a colour range that one outlier row (GPT-2's wpe[0]) cannot
+ * wash out. When that is 0 (or no value is finite) *q is the largest finite |x| instead, or
+ * 1 if that is 0 too, and *fell_back (may be NULL) is set to 1 (else 0) so that the caller
+ * can say so. SIM_E_RANGE for a percentile outside (0, 100]; G2E_ENOMEM. */
+int sim_abs_percentile(const float *x, size_t n, double percentile, double *q, int *fell_back,
+                       g2e_err *err);
+
 #endif
