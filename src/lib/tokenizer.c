@@ -362,12 +362,13 @@ static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials,
     return rc;
 }
 
-int tok_encode(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
-               tok_ids *out, size_t *bad_offset, g2e_err *err)
+/* tok_encode's work, appending to o (offsets relative to this text); on failure o->n is
+ * back where it was. *n_rep: replaced subparts (lossy). split: the text may be cut over
+ * t's workers (never while they run a batch). */
+static int encode_into(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
+                       int split, obuf *o, size_t *n_rep_out, size_t *bad_offset, g2e_err *err)
 {
-    memset(out, 0, sizeof *out);
-    obuf o = {0};
-    o.keep_off = !(flags & TOK_NO_OFFSETS);
+    size_t start = o->n;
     char *clean = NULL;
     size_t *map = NULL, n_rep = 0;
     const char *s = text;
@@ -417,8 +418,6 @@ int tok_encode(tok_tokenizer *t, const char *text, size_t len, tok_special speci
         s = clean;
         n = w;
     }
-    if ((rc = tok_ob_grow(&o, n / 4 + 16)))
-        goto oom;
     if (special != TOK_SPECIAL_TEXT) {
         /* refused special tokens: the first one, before any work (threads or not) */
         const char *hit = find_special(s, n);
@@ -436,20 +435,15 @@ int tok_encode(tok_tokenizer *t, const char *text, size_t len, tok_special speci
             goto fail;
         }
     }
-    if ((rc = encode_split(t, s, n, special == TOK_SPECIAL_TOKEN, &o)))
+    if (start == 0 && (rc = tok_ob_grow(o, n / 4 + 16)))
         goto oom;
-    if (o.keep_off) {
-        if ((rc = tok_ob_grow(&o, 1))) /* offsets has n + 1 entries: room for the end */
-            goto oom;
-        if (map)
-            for (size_t k = 0; k < o.n; k++)
-                o.off[k] = map[o.off[k]];
-        o.off[o.n] = len;
-    }
-    out->ids = o.ids;
-    out->offsets = o.off;
-    out->n = o.n;
-    out->n_replaced = n_rep;
+    if ((rc = split ? encode_split(t, s, n, special == TOK_SPECIAL_TOKEN, o)
+                    : encode_range(t, s, n, 0, special == TOK_SPECIAL_TOKEN, o)))
+        goto oom;
+    if (o->keep_off && map)
+        for (size_t k = start; k < o->n; k++)
+            o->off[k] = map[o->off[k]];
+    *n_rep_out = n_rep;
     free(clean);
     free(map);
     return 0;
@@ -457,11 +451,109 @@ oom:
     rc = rc == TOK_E_TOO_LARGE ? g2e_fail(err, rc, "input too large to tokenize")
                                : g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
 fail:
-    free(o.ids);
-    free(o.off);
+    o->n = start;
     free(clean);
     free(map);
     return rc;
+}
+
+int tok_encode(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
+               tok_ids *out, size_t *bad_offset, g2e_err *err)
+{
+    memset(out, 0, sizeof *out);
+    obuf o = {0};
+    o.keep_off = !(flags & TOK_NO_OFFSETS);
+    size_t n_rep = 0;
+    int rc = encode_into(t, text, len, special, flags, 1, &o, &n_rep, bad_offset, err);
+    if (!rc && o.keep_off && (rc = tok_ob_grow(&o, 1))) /* offsets has n + 1 entries */
+        rc = g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
+    if (rc) {
+        free(o.ids);
+        free(o.off);
+        return rc;
+    }
+    if (o.keep_off)
+        o.off[o.n] = len;
+    out->ids = o.ids;
+    out->offsets = o.off;
+    out->n = o.n;
+    out->n_replaced = n_rep;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- many texts at once */
+
+typedef struct batch_part {
+    tok_tokenizer *t;
+    size_t lo, hi;
+    const char *const *texts;
+    const size_t *lens;
+    tok_special special;
+    unsigned flags;
+    size_t *counts;
+    int *rc;
+    obuf o;
+} batch_part;
+
+static void *batch_run(void *arg)
+{
+    batch_part *b = arg;
+    for (size_t i = b->lo; i < b->hi; i++) {
+        size_t before = b->o.n, n_rep;
+        b->rc[i] = encode_into(b->t, b->texts[i], b->lens[i], b->special, b->flags, 0, &b->o, &n_rep, NULL, NULL);
+        b->counts[i] = b->o.n - before;
+    }
+    return NULL;
+}
+
+int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const size_t *lens,
+                     tok_special special, unsigned flags, uint32_t **ids, size_t *counts, int *rc)
+{
+    *ids = NULL;
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += lens[i];
+    unsigned parts = t->threads;
+    if (parts > n)
+        parts = (unsigned)n;
+    if (total < 4096 || parts < 2) /* not worth a thread */
+        parts = 1;
+    unsigned nw = parts > 1 ? workers_ready(t, parts - 1) : 0;
+    parts = nw + 1;
+    batch_part bp[MAX_THREADS];
+    pthread_t th[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    size_t i = 0, acc = 0; /* contiguous ranges of about total / parts bytes each */
+    for (unsigned k = 0; k < parts; k++) {
+        size_t lo = i, goal = total / parts * (k + 1);
+        while (i < n && (k + 1 == parts || acc < goal))
+            acc += lens[i++];
+        bp[k] = (batch_part){k ? t->workers[k - 1] : t, lo, i, texts, lens, special, flags | TOK_NO_OFFSETS,
+                             counts, rc, {0}};
+    }
+    for (unsigned k = 1; k < parts; k++)
+        started[k] = pthread_create(&th[k], NULL, batch_run, &bp[k]) == 0;
+    batch_run(&bp[0]);
+    for (unsigned k = 1; k < parts; k++) {
+        if (started[k])
+            pthread_join(th[k], NULL);
+        else
+            batch_run(&bp[k]);
+    }
+    int err = 0; /* every part's IDs after part 0's */
+    for (unsigned k = 1; k < parts; k++) {
+        if (!err && !(err = tok_ob_grow(&bp[0].o, bp[k].o.n))) {
+            memcpy(bp[0].o.ids + bp[0].o.n, bp[k].o.ids, bp[k].o.n * sizeof *bp[0].o.ids);
+            bp[0].o.n += bp[k].o.n;
+        }
+        free(bp[k].o.ids);
+    }
+    if (err) {
+        free(bp[0].o.ids);
+        return G2E_ENOMEM;
+    }
+    *ids = bp[0].o.ids;
+    return 0;
 }
 
 int tok_piece(const tok_tokenizer *t, uint32_t id, const uint8_t **bytes, size_t *len, g2e_err *err)

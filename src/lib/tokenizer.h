@@ -141,6 +141,15 @@ void tok_set_threads(tok_tokenizer *t, unsigned n);
 /* The number set by tok_set_threads (0 resolved to the CPU count). */
 unsigned tok_threads(const tok_tokenizer *t);
 
+/* Encodes the n texts texts[i][0..lens[i]) as tok_encode does each (same special and
+ * flags; IDs only), spread over the tokenizer's threads by contiguous ranges: for many
+ * short texts such as JSON lines. On return *ids (one array, caller frees; may be NULL when
+ * there are no IDs) holds every text's IDs one after another, counts[i] how many are text
+ * i's, and rc[i] its status (0, or the code tok_encode would return; then counts[i] is 0;
+ * tok_encode that text alone for its message). Returns 0, or G2E_ENOMEM with *ids NULL. */
+int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const size_t *lens,
+                     tok_special special, unsigned flags, uint32_t **ids, size_t *counts, int *rc);
+
 /* ---- test hooks (the results never change; only the path taken does) ---- */
 
 /* Splits inputs of at least min_bytes (instead of TOK_SPLIT_MIN) into parts over threads,
