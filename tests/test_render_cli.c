@@ -33,7 +33,7 @@ static int same(const int got[3], const unsigned char want[3])
 static void expect_position0(const png *p, size_t N, size_t D, render_cmap m)
 {
     float z = 0;
-    render_heatmap h = {.z = &z, .nx = N, .ny = D, .vmin = -1, .vmax = 1};
+    render_heatmap h = {.z = &z, .nx = N, .ny = D, .vmin = -1, .vmax = 1, .width = p->w, .height = p->h};
     render_layout L;
     cr_assert_eq(render_heatmap_layout(&h, &L, NULL), 0);
     cr_expect(p->w == L.width && p->h == L.height, "%dx%d", p->w, p->h);
@@ -58,6 +58,7 @@ Test(render_cli, plot_pe_defaults_to_the_articles_figure)
     cr_assert_eq(r.status, 0, "%s", r.err);
     run_free(&r);
     png p = pngcheck_load(a);
+    cr_expect(p.w == 1200 && p.h == 600, "the article's figsize (12, 6): %dx%d", p.w, p.h);
     expect_position0(&p, 100, 128, RENDER_CMAP_COOLWARM);
     /* the labelled colour bar: text right of the bar */
     cr_expect(pngcheck_dark(&p, p.w - 60, 60, p.w, p.h - 70) > 50, "bar label");

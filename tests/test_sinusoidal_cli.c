@@ -447,7 +447,7 @@ Test(sinusoidal_cli, figures)
     free(b1), free(b2);
     int w, h;
     cairo_surface_t *s = decode(pe, &w, &h);
-    cr_expect(w == 960 && h == 600, "%dx%d", w, h);
+    cr_expect(w == 1200 && h == 600, "the article's figsize (12, 6): %dx%d", w, h);
     cairo_surface_destroy(s);
     r = run_g2e("sinusoidal", "--dot-curve", "--dim", "512", "--plot", dot, "--format", "csv", NULL);
     cr_expect_eq(r.status, 0, "%s", r.err);

@@ -13,6 +13,7 @@
  * on stderr what exercise 2 needs and exits 0 (asking for 2 by name exits 1 instead).
  */
 #include "cli.h"
+#include "json.h"
 #include "load.h"
 #include "opt.h"
 #include "interpret.h"
@@ -67,6 +68,7 @@ static const opt_cmd CMD = {
     .max_pos = 2,
     .pos_name = "exercise numbers",
 };
+const opt_cmd *const cmd_exercise_spec = &CMD;
 
 /* 16777216 -> "16,777,216" */
 static const char *thousands(unsigned long long v, char buf[32])
@@ -170,7 +172,7 @@ static void print_json(const ex_run *r)
     printf("{");
     if (r->one) {
         printf("\"exercise1\": {\"gpt2_wpe_params\": %llu, \"wpe_params\": %llu, \"ratio\": ", g, w);
-        out_f64(stdout, (double)w / (double)g);
+        json_write_f64(stdout, (double)w / (double)g);
         printf(", \"ctx\": %lld, \"dim\": %lld", (long long)r->o->ctx, (long long)r->o->dim);
         if (r->m)
             printf(", \"file_wpe_params\": %zu, \"file_wte_params\": %zu", r->m->n_ctx * r->m->n_embd,
@@ -181,11 +183,11 @@ static void print_json(const ex_run *r)
     if (r->two) {
         printf("%s\"exercise2\": {\"wpe_shape\": [%zu, %zu], \"cos_pos0_pos1\": ", sep, r->x.rows,
                r->x.cols);
-        out_f64(stdout, r->x.c01);
+        json_write_f64(stdout, r->x.c01);
         printf(", \"cos_pos0_pos500\": ");
-        out_f64(stdout, r->x.c0500);
+        json_write_f64(stdout, r->x.c0500);
         printf(", \"cat_token_id\": %u, \"cos_cat_pos0_pos5\": ", r->x.cat);
-        out_f64(stdout, r->x.ccat);
+        json_write_f64(stdout, r->x.ccat);
         printf(", \"weights\": ");
         out_json_string(stdout, r->path, strlen(r->path));
         printf("}");
@@ -287,7 +289,7 @@ int cmd_exercise(int argc, char **argv)
         return opt_exit(r);
     if (o.code) {
         print_code(&o);
-        return fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
+        return cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
     }
 
     g2e_model *m = NULL;
@@ -310,7 +312,7 @@ int cmd_exercise(int argc, char **argv)
         print_json(&run);
     else if (run.one || run.two)
         print_text(&run);
-    rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
+    rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
     if (missing && by_name) {
         cli_error("exercise 2 needs GPT-2's weights: %s", e.msg);
         rc = EXIT_ERR;

@@ -5,6 +5,7 @@
  * Streams all of wte once.
  */
 #include "cli.h"
+#include "json.h"
 #include "opt.h"
 #include "load.h"
 #include "npy.h"
@@ -52,6 +53,7 @@ static const opt_cmd CMD = {
     .max_pos = 1,
     .pos_name = "TOKEN",
 };
+const opt_cmd *const cmd_nearest_spec = &CMD;
 
 typedef struct nq_query {
     float *q, *p;      /* (C,) the query vector; scratch for the wpe row */
@@ -125,7 +127,7 @@ static void print_hit(tok_tokenizer *tok, const sim_hit *h, size_t i, int json)
             printf("null");
         }
         printf(", \"cos\": ");
-        out_f64(stdout, h->cos);
+        json_write_f64(stdout, h->cos);
         printf("}");
     } else {
         printf("%5zu %7u  ", i + 1, h->id);
@@ -166,7 +168,7 @@ static int print_hits(const nearest_opts *o, int have_pos, tok_tokenizer *tok, u
         print_hit(tok, &hits[i], i, json);
     if (json)
         printf("]}\n");
-    return fflush(stdout) == 0 ? 0 : -1;
+    return cli_flush_stdout() == 0 ? 0 : -1;
 }
 
 static int run(const nearest_opts *o, const char *text, int have_pos)

@@ -10,6 +10,7 @@
  * Everything is accumulated in double (similarity.h).
  */
 #include "cli.h"
+#include "json.h"
 #include "load.h"
 #include "opt.h"
 #include "npy.h"
@@ -81,28 +82,18 @@ static const opt_cmd CMD = {
     .max_pos = 0,
     .pos_name = "arguments (values go after their option)",
 };
+const opt_cmd *const cmd_similarity_spec = &CMD;
 
 enum mode { M_NONE, M_POS, M_TOKENS, M_AT, M_MATRIX, M_DIST };
 
-/* The cosine matrix of wpe; prints errors. *out (R x R) is the caller's to free. */
+/* The cosine matrix of wpe (similarity.h); prints errors. *out (R x R) is the caller's to free. */
 static int wpe_matrix(const g2e_model *m, double **out)
 {
-    float *w = NULL;
     g2e_err e;
-    size_t R = m->n_ctx;
-    double *M = malloc(R * R * sizeof *M);
-    if (!M) {
-        cli_error("out of memory for a %zu x %zu matrix", R, R);
-        return -1;
-    }
-    if (sim_load_wpe(m, &w, &e) || sim_cosine_matrix(w, R, m->n_embd, M, &e)) {
+    if (sim_wpe_cosine_matrix(m, m->n_ctx, out, &e)) {
         cli_error("wpe: %s", e.msg);
-        free(w);
-        free(M);
         return -1;
     }
-    free(w);
-    *out = M;
     return 0;
 }
 
@@ -217,9 +208,9 @@ static int by_distance(const g2e_model *m, uint64_t maxd, int fmt, const char *o
     for (size_t d = 0; d <= maxd; d++) {
         if (json) {
             fprintf(o.f, "%s{\"distance\": %zu, \"mean\": ", d ? ", " : "", d);
-            out_f64(o.f, mean[d]);
+            json_write_f64(o.f, mean[d]);
             fprintf(o.f, ", \"std\": ");
-            out_f64(o.f, sd[d]);
+            json_write_f64(o.f, sd[d]);
             fprintf(o.f, ", \"pairs\": %zu}", R - d);
         } else if (csv) {
             fprintf(o.f, "%zu,%.17g,%.17g,%zu\n", d, mean[d], sd[d], R - d);
@@ -436,13 +427,13 @@ static int run_pair(const sim_opts *o, enum mode mode, int json, const g2e_model
         printf("{\"what\": ");
         out_json_string(stdout, what, strlen(what));
         printf(", \"cos\": ");
-        out_f64(stdout, c);
+        json_write_f64(stdout, c);
         printf("}\n");
     } else {
         printf("%s = %.6f\n", what, c);
         interpret(mode, m, tok ? *tok : NULL, ta, p1, p2, c);
     }
-    rc = fflush(stdout) == 0 ? 0 : -1;
+    rc = cli_flush_stdout() == 0 ? 0 : -1;
 done:
     free(a);
     free(b);
@@ -474,7 +465,7 @@ int cmd_similarity(int argc, char **argv)
         if (wpe_matrix(m, &M) || (o.out && write_matrix(M, m->n_ctx, o.out, fmt == 1)))
             goto done;
         matrix_summary(M, m->n_ctx, path, o.out);
-        rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
+        rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
     } else if (mode == M_DIST) {
         rc = by_distance(m, (uint64_t)o.maxd, fmt, o.out, path) ? EXIT_ERR : EXIT_OK;
     } else {

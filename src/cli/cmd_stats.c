@@ -9,6 +9,7 @@
  * there) compared with positions 1..99. Every format of study_out.h; --plot draws it.
  */
 #include "cli.h"
+#include "json.h"
 #include "load.h"
 #include "opt.h"
 #include "out.h"
@@ -66,21 +67,21 @@ static const opt_cmd CMD = {
 static void json_matrix(FILE *f, const char *name, const sim_stats *s, size_t top)
 {
     fprintf(f, "\"%s\": {\"rows\": %zu, \"cols\": %zu, \"norm_mean\": ", name, s->rows, s->cols);
-    out_f64(f, s->norm_mean);
+    json_write_f64(f, s->norm_mean);
     fprintf(f, ", \"norm_min\": ");
-    out_f64(f, s->norm_min);
+    json_write_f64(f, s->norm_min);
     fprintf(f, ", \"norm_min_row\": %zu, \"norm_max\": ", s->argmin);
-    out_f64(f, s->norm_max);
+    json_write_f64(f, s->norm_max);
     fprintf(f, ", \"norm_max_row\": %zu, \"mean_abs\": ", s->argmax);
-    out_f64(f, s->mean_abs);
+    json_write_f64(f, s->mean_abs);
     fprintf(f, ", \"mean\": ");
-    out_f64(f, s->mean);
+    json_write_f64(f, s->mean);
     fprintf(f, ", \"std\": ");
-    out_f64(f, s->std);
+    json_write_f64(f, s->std);
     fprintf(f, ", \"largest_norms\": [");
     for (size_t i = 0; i < top && i < s->n_top; i++) {
         fprintf(f, "%s{\"row\": %zu, \"norm\": ", i ? ", " : "", s->top[i]);
-        out_f64(f, s->top_norm[i]);
+        json_write_f64(f, s->top_norm[i]);
         fprintf(f, "}");
     }
     fprintf(f, "]}");
@@ -151,7 +152,7 @@ static int run_scale(const stats_opts *o, int json)
         fprintf(of.f, ", ");
         json_matrix(of.f, "wpe", &s[1], (size_t)o->top);
         fprintf(of.f, ", \"norm_ratio_wte_to_wpe\": ");
-        out_f64(of.f, s[0].norm_mean / s[1].norm_mean);
+        json_write_f64(of.f, s[0].norm_mean / s[1].norm_mean);
         fprintf(of.f, "}\n");
     } else {
         table(of.f, path, m, s, (size_t)o->top, tok);

@@ -74,11 +74,14 @@ int fig_pe_heatmap_cmap(size_t len, size_t dim, double base, render_cmap cmap, c
     char title[160];
     snprintf(title, sizeof title, "Sinusoidal positional encoding (N=%zu, D=%zu, base %g)", len,
              dim, base);
+    /* the article's figsize=(12, 6): 1200 x 600 unless a size is given (or the cells need more) */
+    if (width == 0 && height == 0 && len <= 1000)
+        width = 1200;
     render_heatmap h = {
         .z = z, .nx = len, .ny = dim, .x_stride = dim, .y_stride = 1,
         .vmin = -1.0, .vmax = 1.0, .cmap = cmap, .origin_top = 0,
-        .title = title, .xlabel = "token position", .ylabel = "dimension index",
-        .cbar_label = "PE(pos, i)", .width = width, .height = height,
+        .title = title, .xlabel = "token position", .ylabel = "embedding dimension index",
+        .cbar_label = "PE value (-1 to 1)", .width = width, .height = height,
     };
     render_png png;
     rc = render_heatmap_png(&h, &png, &err);
