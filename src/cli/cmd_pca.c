@@ -8,6 +8,7 @@
  * cumulative explained variance) into DIR.
  */
 #include "cli.h"
+#include "json.h"
 #include "load.h"
 #include "opt.h"
 #include "out.h"
@@ -110,11 +111,11 @@ static int emit_variance(const pca_opts *o, const pca_result *r, const char *wha
     }
     FILE *jf = j.f, *tf = t.f;
     fprintf(jf, "\"of\": \"%s\", \"source\": ", OFS[o->of]);
-    out_json_string(jf, path ? path : "", path ? strlen(path) : 0);
+    json_write_string(jf, path ? path : "", path ? strlen(path) : 0);
     fprintf(jf, ", \"rows\": %zu, \"cols\": %zu, \"total_variance\": ", r->n, d);
-    out_f64(jf, r->total);
+    json_write_f64(jf, r->total);
     fputs(", \"floor\": ", jf);
-    out_f64(jf, r->floor);
+    json_write_f64(jf, r->floor);
     fputs(", ", jf);
     fprintf(tf, "Principal components of %s (%zu rows x %zu columns, centred)%s%s\n", what, r->n, d,
             path ? " in " : "", path ? path : "");

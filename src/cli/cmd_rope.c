@@ -9,6 +9,7 @@
  * Curves in every format of study_out.h.
  */
 #include "cli.h"
+#include "json.h"
 #include "opt.h"
 #include "out.h"
 #include "rope.h"
@@ -98,18 +99,18 @@ static int emit_schemes(const rope_opts *o)
         fputs("{\"schemes\": [", f);
         for (size_t c = 1; c < 4; c++) {
             fprintf(f, "%s{\"name\": ", c > 1 ? ", " : "");
-            out_json_string(f, SCHEMES[0][c], strlen(SCHEMES[0][c]));
+            json_write_string(f, SCHEMES[0][c], strlen(SCHEMES[0][c]));
             for (size_t r = 1; r < N_SCHEMES; r++) {
                 fprintf(f, ", \"%s\": ", r == 1 ? "enters" : r == 2 ? "parameters"
                                          : r == 3 ? "length_limit" : "score_depends_on");
-                out_json_string(f, SCHEMES[r][c], strlen(SCHEMES[r][c]));
+                json_write_string(f, SCHEMES[r][c], strlen(SCHEMES[r][c]));
             }
             fputc('}', f);
         }
         fprintf(f, "], \"dim\": %zu, \"base\": ", d);
-        out_f64(f, o->base);
+        json_write_f64(f, o->base);
         fputs(", \"longest_wavelength\": ", f);
-        out_f64(f, lam_max);
+        json_write_f64(f, lam_max);
         fputs("}\n", f);
     } else {
         fputs("The three position schemes the chapter names\n", f);
@@ -139,13 +140,13 @@ static int emit_check(const rope_opts *o)
         return -1;
     if (o->fmt == STUDY_JSON) {
         fprintf(of.f, "{\"dim\": %lld, \"base\": ", (long long)o->dim);
-        out_f64(of.f, o->base);
+        json_write_f64(of.f, o->base);
         fprintf(of.f, ", \"max_pos\": %lld, \"pairs\": %zu, \"seed\": %lld, \"max_deviation\": ",
                 (long long)o->max_pos, r.pairs, (long long)o->seed);
-        out_f64(of.f, r.max_dev);
+        json_write_f64(of.f, r.max_dev);
         fprintf(of.f, ", \"at_m\": %llu, \"at_n\": %llu, \"mean_deviation\": ",
                 (unsigned long long)r.at_m, (unsigned long long)r.at_n);
-        out_f64(of.f, r.mean_dev);
+        json_write_f64(of.f, r.mean_dev);
         fputs("}\n", of.f);
     } else {
         fprintf(of.f, "RoPE relative check: d = %lld, base %g, %zu random unit q, k with positions "

@@ -2,6 +2,7 @@
 #include "study.h"
 
 #include "cli.h"
+#include "json.h"
 #include "out.h"
 #include "similarity.h"
 #include "sinusoid.h"
@@ -83,21 +84,21 @@ int study_norms_text(const study_norms *sn, const char *path, char **pre_json, c
     }
     FILE *jf = j.f, *tf = t.f;
     fputs("\"weights\": ", jf);
-    out_json_string(jf, path, strlen(path));
+    json_write_string(jf, path, strlen(path));
     fprintf(jf, ", \"positions\": %zu, \"norm_0\": ", sn->n);
-    out_f64(jf, s->first);
+    json_write_f64(jf, s->first);
     fputs(", \"median_norm_1_on\": ", jf);
-    out_f64(jf, s->median);
+    json_write_f64(jf, s->median);
     fputs(", \"norm_0_vs_median\": ", jf);
-    out_f64(jf, s->first_vs_median);
+    json_write_f64(jf, s->first_vs_median);
     fprintf(jf, ", \"split\": %zu, \"mean_before_split\": ", s->split);
-    out_f64(jf, s->mean_early);
+    json_write_f64(jf, s->mean_early);
     fputs(", \"cv_before_split\": ", jf);
-    out_f64(jf, s->cv_early);
+    json_write_f64(jf, s->cv_early);
     fputs(", \"mean_from_split\": ", jf);
-    out_f64(jf, s->mean_late);
+    json_write_f64(jf, s->mean_late);
     fputs(", \"cv_from_split\": ", jf);
-    out_f64(jf, s->cv_late);
+    json_write_f64(jf, s->cv_late);
     fputs(", ", jf);
     fprintf(tf, "Norm of every wpe row against its position (%s, %zu positions)\n", path, sn->n);
     fprintf(tf, "position 0: norm %.4f = %.2f x the median of positions 1..%zu (%.4f)\n",
