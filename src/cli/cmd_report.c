@@ -13,8 +13,9 @@
  * whose numbers cannot be computed on these weights (e.g. a row of zeros has no cosine) says
  * so in the page and on stderr; the rest of the report is still written.
  *
- * The page's text is English and lives in one table (report_text.c): each string is marked
- * N_() so that gettext can translate it when the program's i18n lands.
+ * The page's text lives in one place (report_text.h), each string N_()-marked and shown
+ * through _(): English, or the language chosen with --lang / the locale once po/ has the
+ * translations (until then gettext falls back to the English msgids).
  */
 #include "cli.h"
 #include "figures.h"
@@ -61,6 +62,7 @@ static const opt_cmd CMD = {
     .min_pos = 0,
     .max_pos = 0,
 };
+const opt_cmd *const cmd_report_spec = &CMD;
 
 static int ends_with_html(const char *p)
 {

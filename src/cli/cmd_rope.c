@@ -83,6 +83,7 @@ static const opt_cmd CMD = {
     .min_pos = 0,
     .max_pos = 0,
 };
+const opt_cmd *const cmd_rope_spec = &CMD;
 
 #define SCHEMES study_schemes
 #define N_SCHEMES STUDY_N_SCHEME_ROWS

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "figures.h"
+#include "i18n.h"
 #include "interpret.h"
 #include "load.h"
 #include "order.h"
@@ -21,6 +22,7 @@
 #include "study.h"
 #include "study_fig.h"
 #include "textpos.h"
+#include "tokchars.h"
 
 #include <nettle/base64.h>
 #include <math.h>
@@ -89,9 +91,9 @@ static void failed(report *r, const char *what)
 {
     r->n_failed++;
     fputs("<p class=\"failed\">", r->f);
-    put(r, T_FAILED, what);
+    put(r, _(T_FAILED), what);
     fputs(" ", r->f);
-    esc(r, T_FAILED_NOTE);
+    esc(r, _(T_FAILED_NOTE));
     fputs("</p>\n", r->f);
 }
 
@@ -158,15 +160,15 @@ static void figure(report *r, const char *name, const char *alt, draw_fn draw, c
 static void sec_exercise1(report *r)
 {
     const g2e_model *m = r->m;
-    section(r, "exercise1", T_EX1_H);
+    section(r, "exercise1", _(T_EX1_H));
     fputs("<table>\n", r->f);
-    row(r, T_EX1_GPT2, "%d", 1024 * 768);
-    row(r, T_EX1_BIG, "%d", 4096 * 4096);
-    row(r, T_EX1_RATIO, "%.4f", 4096.0 * 4096.0 / (1024.0 * 768.0));
-    row(r, T_EX1_WPE, "%zu x %zu = %zu", m->n_ctx, m->n_embd, m->n_ctx * m->n_embd);
-    row(r, T_EX1_WTE, "%zu x %zu = %zu", m->n_vocab, m->n_embd, m->n_vocab * m->n_embd);
+    row(r, _(T_EX1_GPT2), "%d", 1024 * 768);
+    row(r, _(T_EX1_BIG), "%d", 4096 * 4096);
+    row(r, _(T_EX1_RATIO), "%.4f", 4096.0 * 4096.0 / (1024.0 * 768.0));
+    row(r, _(T_EX1_WPE), "%zu x %zu = %zu", m->n_ctx, m->n_embd, m->n_ctx * m->n_embd);
+    row(r, _(T_EX1_WTE), "%zu x %zu = %zu", m->n_vocab, m->n_embd, m->n_vocab * m->n_embd);
     fputs("</table>\n<p class=\"says\">", r->f);
-    put(r, T_EX1_SAYS, 4096.0 * 4096.0 / (1024.0 * 768.0));
+    put(r, _(T_EX1_SAYS), 4096.0 * 4096.0 / (1024.0 * 768.0));
     fputs("</p>\n</section>\n", r->f);
 }
 
@@ -192,7 +194,7 @@ static void sec_exercise2(report *r)
 {
     const g2e_model *m = r->m;
     size_t D = m->n_embd, far = m->n_ctx > 500 ? 500 : m->n_ctx - 1;
-    section(r, "exercise2", T_EX2_H);
+    section(r, "exercise2", _(T_EX2_H));
     float *a = malloc(4 * D * sizeof *a);
     uint32_t cat;
     double c01, c0f, ccat, median = 0;
@@ -223,17 +225,17 @@ static void sec_exercise2(report *r)
     }
     char key[64];
     fputs("<table>\n", r->f);
-    row(r, T_EX2_SHAPE, "(%zu, %zu)", m->n_ctx, D);
-    row(r, T_EX2_COS01, "%.4f", c01);
-    snprintf(key, sizeof key, T_EX2_COS0F, far);
+    row(r, _(T_EX2_SHAPE), "(%zu, %zu)", m->n_ctx, D);
+    row(r, _(T_EX2_COS01), "%.4f", c01);
+    snprintf(key, sizeof key, _(T_EX2_COS0F), far);
     row(r, key, "%.4f", c0f);
-    row(r, T_EX2_CATID, "%u", cat);
-    row(r, T_EX2_CAT, "%.4f", ccat);
-    row(r, T_EX2_MEDIAN, "%.4f (%zu pairs)", median, pairs);
+    row(r, _(T_EX2_CATID), "%u", cat);
+    row(r, _(T_EX2_CAT), "%.4f", ccat);
+    row(r, _(T_EX2_MEDIAN), "%.4f (%zu pairs)", median, pairs);
     fputs("</table>\n", r->f);
     if (far != 500) {
         fputs("<p>", r->f);
-        put(r, T_EX2_FARNOTE, m->n_ctx, far);
+        put(r, _(T_EX2_FARNOTE), m->n_ctx, far);
         fputs("</p>\n", r->f);
     }
     ex2_interpretation(r, far, c01, c0f, ccat, median, pairs);
@@ -257,7 +259,7 @@ static void sec_scale(report *r)
 {
     sim_stats s[2];
     g2e_err e;
-    section(r, "scale", T_SCALE_H);
+    section(r, "scale", _(T_SCALE_H));
     if (sim_stats_of(r->m, 0, &s[0], &e) || sim_stats_of(r->m, 1, &s[1], &e)) {
         cli_error("report: scale: %s", e.msg);
         failed(r, e.msg);
@@ -265,9 +267,9 @@ static void sec_scale(report *r)
         return;
     }
     fputs("<div class=\"row\"><div class=\"nums\"><table>\n<tr><th></th><th>", r->f);
-    esc(r, T_SCALE_COL_WTE);
+    esc(r, _(T_SCALE_COL_WTE));
     fputs("</th><th>", r->f);
-    esc(r, T_SCALE_COL_WPE);
+    esc(r, _(T_SCALE_COL_WPE));
     fputs("</th></tr>\n", r->f);
     static const char *const KEYS[] = {T_SCALE_ROWS, T_SCALE_NORM, T_SCALE_MIN, T_SCALE_MAX, T_SCALE_ABS,
                                T_SCALE_STD};
@@ -277,26 +279,26 @@ static void sec_scale(report *r)
             v[w] = k == 0 ? (double)s[w].rows : k == 1 ? s[w].norm_mean : k == 2 ? s[w].norm_min
                  : k == 3 ? s[w].norm_max : k == 4 ? s[w].mean_abs : s[w].std;
         fputs("<tr><th>", r->f);
-        esc(r, KEYS[k]);
+        esc(r, _(KEYS[k]));
         fprintf(r->f, k ? "</th><td>%.4f</td><td>%.4f</td></tr>\n" : "</th><td>%.0f</td><td>%.0f</td></tr>\n",
                 v[0], v[1]);
     }
     double ratio = s[0].norm_mean / s[1].norm_mean;
-    row(r, T_SCALE_RATIO, "%.3f", ratio);
+    row(r, _(T_SCALE_RATIO), "%.3f", ratio);
     fputs("</table>\n<p class=\"says\">", r->f);
     if (ratio > 0.2 && ratio < 5)
-        put(r, T_SCALE_SAYS_EVEN, ratio);
+        put(r, _(T_SCALE_SAYS_EVEN), ratio);
     else
-        put(r, T_SCALE_SAYS_UNEVEN, ratio);
+        put(r, _(T_SCALE_SAYS_UNEVEN), ratio);
     fputs("</p>\n", r->f);
     study_norms sn;
     if (study_wpe_norms(r->m, &sn) == 0) {
         const pca_norm_summary *q = &sn.sum;
         fputs("<p class=\"says\">", r->f);
-        put(r, T_NORMS_SAYS, q->first, q->first_vs_median, q->median);
+        put(r, _(T_NORMS_SAYS), q->first, q->first_vs_median, q->median);
         if (q->split > 1 && q->split < sn.n) {
             fputs(" ", r->f);
-            put(r, T_NORMS_SPREAD, 100 * q->cv_early, q->split - 1, 100 * q->cv_late, q->split,
+            put(r, _(T_NORMS_SPREAD), 100 * q->cv_early, q->split - 1, 100 * q->cv_late, q->split,
                 sn.n - 1);
         }
         fputs("</p>\n", r->f);
@@ -307,19 +309,38 @@ static void sec_scale(report *r)
     fputs("</div>\n</section>\n", r->f);
 }
 
-/* One sentence's tokens as visible pieces, joined by spaces. */
-static void pieces(report *r, const uint32_t *ids, size_t n)
+/* Each token of text as the characters behind it ("犬 (1/3)", tokchars.h) into a new array
+ * of strings (caller frees each and the array); NULL when out of memory or on bad offsets. */
+static char **token_labels(const char *text, size_t len, const tok_ids *t)
 {
-    for (size_t i = 0; i < n; i++) {
-        const uint8_t *b;
-        size_t len;
-        char *vis = NULL;
-        if (tok_piece(r->tok, ids[i], &b, &len, NULL) == 0)
-            vis = out_piece_visible((const char *)b, len);
+    tokchars_span *sp = malloc((t->n ? t->n : 1) * sizeof *sp);
+    char **lab = calloc(t->n ? t->n : 1, sizeof *lab);
+    int ok = sp && lab && tokchars_spans(text, len, t->offsets, t->n, sp, NULL) == 0;
+    for (size_t i = 0; ok && i < t->n; i++)
+        ok = (lab[i] = tokchars_display_alloc(text, &sp[i])) != NULL;
+    free(sp);
+    if (!ok && lab) {
+        for (size_t i = 0; i < t->n; i++)
+            free(lab[i]);
+        free(lab);
+        lab = NULL;
+    }
+    return lab;
+}
+
+static void free_labels(char **lab, size_t n)
+{
+    for (size_t i = 0; lab && i < n; i++)
+        free(lab[i]);
+    free(lab);
+}
+
+static void pieces(report *r, char *const *lab, const tok_ids *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
         fprintf(r->f, "%s<code>", i ? " " : "");
-        put(r, "%s (%u)", vis ? vis : "?", ids[i]);
+        put(r, "%s (%u)", lab ? lab[i] : "?", t->ids[i]);
         fputs("</code>", r->f);
-        free(vis);
     }
 }
 
@@ -329,38 +350,45 @@ static void sec_order(report *r)
     tok_ids ta = {0}, tb = {0};
     order_cmp c = {0};
     g2e_err e;
-    section(r, "order", T_ORDER_H);
-    para(r, NULL, T_ORDER_INTRO);
-    if (tok_encode(r->tok, A, strlen(A), TOK_SPECIAL_TEXT, TOK_NO_OFFSETS, &ta, NULL, &e) ||
-        tok_encode(r->tok, B, strlen(B), TOK_SPECIAL_TEXT, TOK_NO_OFFSETS, &tb, NULL, &e) ||
+    section(r, "order", _(T_ORDER_H));
+    para(r, NULL, _(T_ORDER_INTRO));
+    char **la = NULL, **lb = NULL;
+    if (tok_encode(r->tok, A, strlen(A), TOK_SPECIAL_TEXT, 0, &ta, NULL, &e) ||
+        tok_encode(r->tok, B, strlen(B), TOK_SPECIAL_TEXT, 0, &tb, NULL, &e) ||
         order_compare(r->m, ta.ids, ta.n, tb.ids, tb.n, &c, &e)) {
         cli_error("report: order: %s", e.msg);
         failed(r, e.msg);
         goto done;
     }
+    la = token_labels(A, strlen(A), &ta), lb = token_labels(B, strlen(B), &tb);
     fputs("<table>\n<tr><th>", r->f);
     esc(r, A);
     fputs("</th><td>", r->f);
-    pieces(r, ta.ids, ta.n);
+    pieces(r, la, &ta);
     fputs("</td></tr>\n<tr><th>", r->f);
     esc(r, B);
     fputs("</th><td>", r->f);
-    pieces(r, tb.ids, tb.n);
+    pieces(r, lb, &tb);
     fputs("</td></tr>\n", r->f);
-    row(r, T_ORDER_MULTISET, "%s", c.same_multiset ? T_YES : T_NO);
-    row(r, T_ORDER_BAGS, "%s", c.bags_identical ? T_YES : T_NO);
-    row(r, T_ORDER_BAGCOS, "%.6f", c.bag_cos);
-    row(r, T_ORDER_DIFFER, "%zu / %zu", c.n_differ, c.n_pos);
+    row(r, _(T_ORDER_MULTISET), "%s", c.same_multiset ? _(T_YES) : _(T_NO));
+    row(r, _(T_ORDER_BAGS), "%s", c.bags_identical ? _(T_YES) : _(T_NO));
+    row(r, _(T_ORDER_BAGCOS), "%.6f", c.bag_cos);
+    row(r, _(T_ORDER_DIFFER), "%zu / %zu", c.n_differ, c.n_pos);
     fputs("</table>\n<table class=\"small\"><tr><th>", r->f);
-    esc(r, T_ORDER_POS);
-    fputs("</th><th>ID</th><th>ID</th><th>cos(wte)</th><th>cos(wte + wpe)</th></tr>\n", r->f);
-    for (size_t t = 0; t < c.n_pos; t++)
-        fprintf(r->f, "<tr><td>%zu</td><td>%u</td><td>%u</td><td>%.4f</td><td>%.4f</td></tr>\n", t,
-                ta.ids[t], tb.ids[t], c.tok_cos[t], c.input_cos[t]);
+    esc(r, _(T_ORDER_POS));
+    fputs("</th><th>A</th><th>B</th><th>cos(wte)</th><th>cos(wte + wpe)</th></tr>\n", r->f);
+    for (size_t t = 0; t < c.n_pos; t++) {
+        fprintf(r->f, "<tr><td>%zu</td><td>", t);
+        put(r, "%s (%u)", la ? la[t] : "?", ta.ids[t]);
+        fputs("</td><td>", r->f);
+        put(r, "%s (%u)", lb ? lb[t] : "?", tb.ids[t]);
+        fprintf(r->f, "</td><td>%.4f</td><td>%.4f</td></tr>\n", c.tok_cos[t], c.input_cos[t]);
+    }
     fputs("</table>\n<p class=\"says\">", r->f);
-    put(r, T_ORDER_SAYS, c.n_differ, c.n_pos);
+    put(r, _(T_ORDER_SAYS), c.n_differ, c.n_pos);
     fputs("</p>\n", r->f);
 done:
+    free_labels(la, ta.n), free_labels(lb, tb.n);
     order_free(&c);
     tok_ids_free(&ta), tok_ids_free(&tb);
     fputs("</section>\n", r->f);
@@ -371,9 +399,9 @@ static void sec_limit(report *r)
     const char *text[2] = {r->text_en, r->text_ja}, *name[2] = {r->name_en, r->name_ja};
     size_t len[2] = {r->len_en, r->len_ja}, ntok[2] = {0}, nch[2];
     size_t n_ctx = r->m->n_ctx;
-    section(r, "limit", T_LIMIT_H);
+    section(r, "limit", _(T_LIMIT_H));
     fputs("<p>", r->f);
-    put(r, T_LIMIT_INTRO, n_ctx);
+    put(r, _(T_LIMIT_INTRO), n_ctx);
     fputs("</p>\n", r->f);
     for (int i = 0; i < 2; i++) {
         tok_ids t;
@@ -394,7 +422,7 @@ static void sec_limit(report *r)
                                T_LIMIT_CPT, T_LIMIT_FITS, T_LIMIT_CAP};
     for (int c = 0; c < 7; c++) {
         fputs("<th>", r->f);
-        esc(r, COLS[c]);
+        esc(r, _(COLS[c]));
         fputs("</th>", r->f);
     }
     fputs("</tr>\n", r->f);
@@ -404,14 +432,14 @@ static void sec_limit(report *r)
         esc(r, name[i]);
         fprintf(r->f, "</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%.2f</td><td>", len[i], nch[i],
                 ntok[i], cpt);
-        esc(r, ntok[i] <= n_ctx ? T_YES : T_NO);
+        esc(r, ntok[i] <= n_ctx ? _(T_YES) : _(T_NO));
         fprintf(r->f, "</td><td>%.0f</td></tr>\n", cpt * (double)n_ctx);
     }
     fputs("</table>\n", r->f);
     if (ntok[0]) {
         double ratio = (double)ntok[1] / (double)ntok[0];
         fputs("<p class=\"says\">", r->f);
-        put(r, T_LIMIT_SAYS, ratio, ntok[1], ntok[0]);
+        put(r, _(T_LIMIT_SAYS), ratio, ntok[1], ntok[0]);
         fputs("</p>\n", r->f);
     }
     fputs("</section>\n", r->f);
@@ -433,19 +461,19 @@ static void sec_sinusoidal(report *r)
 {
     double dot[50];
     g2e_err e;
-    section(r, "sinusoidal", T_SIN_H);
-    para(r, NULL, T_SIN_INTRO);
+    section(r, "sinusoidal", _(T_SIN_H));
+    para(r, NULL, _(T_SIN_INTRO));
     figure(r, "pe-heatmap.png", "PE(pos, i), 100 positions x 128 dimensions", draw_pe, NULL);
     fputs("<div class=\"row\"><div class=\"nums\">", r->f);
     if (sin_dot_curve(0, 49, 128, SIN_DEFAULT_BASE, dot, &e) == 0) {
         fputs("<table>\n<tr><th>k</th><th>", r->f);
-        esc(r, T_SIN_DOT);
+        esc(r, _(T_SIN_DOT));
         fputs("</th></tr>\n", r->f);
         static const int KS[] = {0, 1, 2, 5, 10, 20, 30, 49};
         for (int i = 0; i < 8; i++)
             fprintf(r->f, "<tr><td>%d</td><td>%.4f</td></tr>\n", KS[i], dot[KS[i]]);
         fputs("</table>\n", r->f);
-        para(r, "says", T_SIN_SAYS);
+        para(r, "says", _(T_SIN_SAYS));
     } else {
         failed(r, e.msg);
     }
@@ -484,11 +512,11 @@ static void wpe_distance_table(report *r, const double *l, const double *s)
 {
     size_t n = r->m->n_ctx;
     fputs("<table>\n<tr><th>", r->f);
-    esc(r, T_WPE_DIST);
+    esc(r, _(T_WPE_DIST));
     fputs("</th><th>", r->f);
-    esc(r, T_WPE_LEARNED);
+    esc(r, _(T_WPE_LEARNED));
     fputs("</th><th>", r->f);
-    esc(r, T_WPE_SIN);
+    esc(r, _(T_WPE_SIN));
     fputs("</th></tr>\n", r->f);
     static const size_t DS[] = {1, 2, 5, 10, 50, 100, 500, 1000};
     for (int i = 0; i < 8; i++)
@@ -496,15 +524,15 @@ static void wpe_distance_table(report *r, const double *l, const double *s)
             fprintf(r->f, "<tr><td>%zu</td><td>%.4f</td><td>%.4f</td></tr>\n", DS[i], l[DS[i]],
                     s[DS[i]]);
     fputs("</table>\n", r->f);
-    para(r, "says", T_WPE_SAYS);
+    para(r, "says", _(T_WPE_SAYS));
 }
 
 static void sec_wpe(report *r)
 {
     const g2e_model *m = r->m;
     size_t n = m->n_ctx;
-    section(r, "wpe", T_WPE_H);
-    para(r, NULL, T_WPE_INTRO);
+    section(r, "wpe", _(T_WPE_H));
+    para(r, NULL, _(T_WPE_INTRO));
     figure(r, "wpe-heatmap.png", "wpe: position x dimension", draw_wpe, m);
     fputs("<div class=\"row\">", r->f);
     figure(r, "wpe-cosine.png", "cos(wpe[p], wpe[q])", draw_cos, m);
@@ -549,9 +577,9 @@ static void sec_pca(report *r)
     pca_result res;
     study_pca_src src = {.of = STUDY_OF_WPE, .m = r->m};
     size_t k = r->m->n_embd < 4 ? r->m->n_embd : 4;
-    section(r, "helix", T_PCA_H);
+    section(r, "helix", _(T_PCA_H));
     fputs("<p>", r->f);
-    put(r, T_PCA_INTRO, r->m->n_ctx, r->m->n_embd);
+    put(r, _(T_PCA_INTRO), r->m->n_ctx, r->m->n_embd);
     fputs("</p>\n", r->f);
     if (study_pca(&src, k, &res, NULL)) {
         failed(r, "principal components of wpe");
@@ -562,7 +590,7 @@ static void sec_pca(report *r)
     static const char *const COLS[] = {T_PCA_COMP, T_PCA_VAR, T_PCA_RATIO, T_PCA_CUM};
     for (int c = 0; c < 4; c++) {
         fputs("<th>", r->f);
-        esc(r, COLS[c]);
+        esc(r, _(COLS[c]));
         fputs("</th>", r->f);
     }
     fputs("</tr>\n", r->f);
@@ -574,7 +602,7 @@ static void sec_pca(report *r)
                 res.variance[i], pca_ratio(&res, i), cum);
     }
     fputs("</table>\n<p class=\"says\">", r->f);
-    put(r, T_PCA_SAYS, 100 * at2, 100 * at4);
+    put(r, _(T_PCA_SAYS), 100 * at2, 100 * at4);
     fputs("</p></div>\n", r->f);
     pca_fig f[4] = {{&res, 3}, {&res, 0}, {&res, 1}, {&res, 2}};
     figure(r, "pca-variance.png", "explained variance of wpe's components", draw_pca, &f[0]);
@@ -629,8 +657,8 @@ static void sec_rope(report *r)
     double *mean = malloc(n * sizeof *mean), *exp_ = malloc(n * sizeof *exp_), xy[2 * PATH];
     rope_relative rel;
     g2e_err e;
-    section(r, "rope", T_ROPE_H);
-    para(r, NULL, T_ROPE_INTRO);
+    section(r, "rope", _(T_ROPE_H));
+    para(r, NULL, _(T_ROPE_INTRO));
     rope_schemes_table(r);
     if (!mean || !exp_ || rope_check_relative(d, SIN_DEFAULT_BASE, 4096, 2000, 1, &rel, &e) ||
         rope_dot_curve(d, SIN_DEFAULT_BASE, 0, n - 1, 32, 1, mean, exp_, &e) ||
@@ -639,14 +667,14 @@ static void sec_rope(report *r)
         goto done;
     }
     fputs("<p>", r->f);
-    put(r, T_ROPE_CHECK, d, rel.pairs, 4096ULL, rel.max_dev);
+    put(r, _(T_ROPE_CHECK), d, rel.pairs, 4096ULL, rel.max_dev);
     fputs("</p>\n", r->f);
-    para(r, "says", T_ROPE_SAYS);
+    para(r, "says", _(T_ROPE_SAYS));
     rope_fig dot = {.d = d, .n = n, .a = mean, .b = exp_};
     rope_fig rot = {.d = d, .n = PATH, .pair = pair, .a = xy,
                     .theta = pow(SIN_DEFAULT_BASE, -2.0 * (double)pair / (double)d)};
     fputs("<div class=\"row\">", r->f);
-    figure(r, "rope-dot.png", T_ROPE_DOT, draw_rope_dot, &dot);
+    figure(r, "rope-dot.png", _(T_ROPE_DOT), draw_rope_dot, &dot);
     figure(r, "rope-rotation.png", "one RoPE pair as the position grows", draw_rope_rot, &rot);
     fputs("</div>\n", r->f);
 done:
@@ -673,14 +701,15 @@ static void head(report *r)
 {
     char name[64];
     fig_model_name(r->m, name, sizeof name);
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", r->f);
-    esc(r, T_TITLE);
+    /* TRANSLATORS: the page's language code for <html lang>: "ja" in Japanese */
+    fprintf(r->f, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n<title>", _("en"));
+    esc(r, _(T_TITLE));
     fprintf(r->f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", CSS);
-    esc(r, T_TITLE);
+    esc(r, _(T_TITLE));
     fputs("</h1>\n<p>", r->f);
-    put(r, T_INTRO, G2E_VERSION, r->weights, name, r->m->n_vocab, r->m->n_ctx, r->m->n_embd);
+    put(r, _(T_INTRO), G2E_VERSION, r->weights, name, r->m->n_vocab, r->m->n_ctx, r->m->n_embd);
     fputs("</p>\n<nav><b>", r->f);
-    esc(r, T_CONTENTS);
+    esc(r, _(T_CONTENTS));
     fputs("</b>: ", r->f);
     static const struct { const char *id, *t; } TOC[] = {
         {"exercise1", T_EX1_H}, {"exercise2", T_EX2_H}, {"scale", T_SCALE_H}, {"order", T_ORDER_H},
@@ -688,7 +717,7 @@ static void head(report *r)
         {"rope", T_ROPE_H}};
     for (size_t i = 0; i < sizeof TOC / sizeof TOC[0]; i++) {
         fprintf(r->f, "%s<a href=\"#%s\">", i ? " · " : "", TOC[i].id);
-        esc(r, TOC[i].t);
+        esc(r, _(TOC[i].t));
         fputs("</a>", r->f);
     }
     fputs("</nav>\n", r->f);
@@ -719,7 +748,7 @@ int report_write(report *r, const char *html_path)
     sec_pca(r);
     sec_rope(r);
     fputs("<footer><p>", r->f);
-    put(r, T_FOOTER, G2E_VERSION);
+    put(r, _(T_FOOTER), G2E_VERSION);
     fputs("</p></footer>\n</body>\n</html>\n", r->f);
     r->f = NULL;
     if (out_commit(&o))
