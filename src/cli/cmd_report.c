@@ -71,7 +71,8 @@ static int ends_with_html(const char *p)
            (n > 4 && strcasecmp(p + n - 4, ".htm") == 0);
 }
 
-/* The text of --text-en / --text-ja (caller frees), or a copy of the built-in one. */
+/* The text of --text-en / --text-ja (caller frees; cli_read_file: regular files only, "-"
+ * is stdin), or a copy of the built-in one. */
 static char *load_text(const char *path, const char *builtin, size_t *len)
 {
     if (!path) {
@@ -81,17 +82,7 @@ static char *load_text(const char *path, const char *builtin, size_t *len)
             cli_error("out of memory");
         return s;
     }
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f) {
-        cli_error("cannot open %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *s = cli_read_stream(f, len);
-    if (!s)
-        cli_error("cannot read %s: %s", path, strerror(errno));
-    if (f != stdin)
-        fclose(f);
-    return s;
+    return cli_read_file(path, "text file", len);
 }
 
 /* Where the figures go: DIR itself, or a fresh temporary directory beside FILE.html. */
