@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define FIGURES 12
 
@@ -236,5 +237,18 @@ Test(report, errors)
     size_t len;
     char *kept = read_file(file, &len);
     cr_expect(len == 1 && kept[0] == 'x', "the file the user had is untouched");
+    /* a FIFO as the text is refused at once, never waited on; the weights are never replaced */
+    char *fifo = path_join(dir, "fifo"), *html = path_join(dir, "r.html");
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    r = run_g2e("report", "-o", html, "--text-ja", fifo, "--weights", w, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "not a regular file"), "%s", r.err);
+    run_free(&r);
+    r = run_g2e("report", "-o", w, "--weights", w, NULL);
+    cr_expect_neq(r.status, 0, "-o over the weights must fail");
+    run_free(&r);
+    char *wk = read_file(w, &len);
+    cr_expect(wk && len > 1000 && memcmp(wk + 8, "{", 1) == 0, "the weights are intact");
+    free(wk), free(fifo), free(html);
     free(kept), free(file), free(dir), free(w);
 }
