@@ -661,7 +661,7 @@ static void sec_rope(report *r)
     para(r, NULL, _(T_ROPE_INTRO));
     rope_schemes_table(r);
     if (!mean || !exp_ || rope_check_relative(d, SIN_DEFAULT_BASE, 4096, 2000, 1, &rel, &e) ||
-        rope_dot_curve(d, SIN_DEFAULT_BASE, 0, n - 1, 32, 1, mean, exp_, &e) ||
+        rope_dot_curve(d, SIN_DEFAULT_BASE, 0, n - 1, 16, 1, mean, exp_, &e) ||
         rope_pair_path(d, SIN_DEFAULT_BASE, pair, 1, 0, PATH, xy, &e)) {
         failed(r, mean && exp_ ? e.msg : "out of memory");
         goto done;
