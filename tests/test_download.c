@@ -1577,3 +1577,54 @@ Test(download, a_full_resume_checks_the_overlap_too)
 {
     changed_under_the_same_etag(1);
 }
+
+/* ---- what is printed (issue 15, items 11 and 12) ------------------------------------ */
+
+/* 1 if s holds no control character, DEL or byte >= 0x80 (the messages are ASCII). */
+static int printable(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p < 0x20 && *p != '\n') || *p >= 0x7f)
+            return 0;
+    return 1;
+}
+
+Test(download, terminal_escapes_in_a_server_error_are_not_printed_raw)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "hostile_error", NULL};
+    dl_opts o = opts_for("");
+    expect_failure(args, &o, DL_E_HTTP, "HTTP 400");
+    hub_stop(&srv);
+    free(srv.log_path);
+    hub_start(&srv, l.path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    o = opts_for(out);
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, NULL, &e), DL_E_HTTP, "%s", e.msg);
+    cr_expect(printable(e.msg), "raw control bytes: %s", e.msg);
+    cr_expect(strstr(e.msg, "\\x1b]0;pwned\\x07\\x1b[2Jbad \\x9b1m request") != NULL, "%s", e.msg);
+    hub_stop(&srv);
+    free(srv.log_path);
+    hub_start(&srv, l.path, dir, args);
+    run_result r = cli(NULL, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(printable(r.err) && printable(r.out), "raw control bytes: %s", r.err);
+    run_free(&r);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, a_commit_that_is_not_40_hex_digits_is_refused)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "hostile_commit", NULL};
+    dl_opts o = opts_for("");
+    expect_failure(args, &o, DL_E_PROTOCOL, "not a commit id (40 hex digits)");
+    run_result r = cli(NULL, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "not a commit id") != NULL, "%s", r.err);
+    cr_expect(printable(r.err) && printable(r.out), "raw control bytes: %s%s", r.out, r.err);
+    run_free(&r);
+    hub_layout_free(&l);
+}

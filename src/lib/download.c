@@ -225,13 +225,19 @@ static void unquote_etag(const char *in, char *out, size_t cap)
     out[n] = '\0';
 }
 
-static int is_sha256_hex(const char *s)
+/* 1 if s is exactly len lower-case hex digits. */
+static int is_hex(const char *s, size_t len)
 {
     size_t n = 0;
     for (; s[n]; n++)
         if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
             return 0;
-    return n == 64;
+    return n == len;
+}
+
+static int is_sha256_hex(const char *s)
+{
+    return is_hex(s, 64);
 }
 
 /* A whole decimal number; 0 on success. */
@@ -348,10 +354,25 @@ static void copy_value(char *dst, const char *v, size_t n)
     }
     while (n > 0 && (v[n - 1] == '\r' || v[n - 1] == '\n' || v[n - 1] == ' ' || v[n - 1] == '\t'))
         n--;
-    if (n >= HV)
-        n = HV - 1;
-    memcpy(dst, v, n);
-    dst[n] = '\0';
+    /* a server's words reach the terminal in messages: every byte that is not printable
+     * ASCII (ESC, C1 controls, anything non-ASCII) is kept as \xNN, never raw */
+    static const char X[] = "0123456789abcdef";
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)v[i];
+        int plain = ch >= 0x20 && ch < 0x7f && ch != '\\';
+        if (k + (plain ? 1 : 4) >= HV)
+            break;
+        if (plain) {
+            dst[k++] = (char)ch;
+        } else {
+            dst[k++] = '\\';
+            dst[k++] = 'x';
+            dst[k++] = X[ch >> 4];
+            dst[k++] = X[ch & 15];
+        }
+    }
+    dst[k] = '\0';
 }
 
 static int body_start(sink *s);
@@ -1684,6 +1705,11 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
         rc = g2e_fail(err, DL_E_PROTOCOL, "%s did not give the file's metadata (X-Repo-Commit, "
                       "X-Linked-Etag/ETag, X-Linked-Size/Content-Length): is %s a Hugging Face Hub?",
                       c.shown_url, c.endpoint);
+        goto fail;
+    }
+    if (!is_hex(c.commit, 40)) {
+        rc = g2e_fail(err, DL_E_PROTOCOL, "%s gave X-Repo-Commit '%.80s', not a commit id (40 hex "
+                      "digits): is %s a Hugging Face Hub?", c.shown_url, c.commit, c.endpoint);
         goto fail;
     }
     snprintf(res->commit, sizeof res->commit, "%s", c.commit);

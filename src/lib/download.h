@@ -7,6 +7,9 @@
  *            renamed repo) but not the one to the CDN; from the endpoint's last answer:
  *            X-Repo-Commit, X-Linked-Etag (the file's sha256) else ETag,
  *            X-Linked-Size else Content-Length
+ *            X-Repo-Commit must be 40 hex digits (DL_E_PROTOCOL otherwise). Every header
+ *            value is kept with its bytes outside printable ASCII written as \xNN, so no
+ *            message quotes a server's control characters raw.
  *   auth     "Authorization: Bearer TOKEN" ($HF_TOKEN, else the file $HF_TOKEN_PATH, else
  *            $HF_HOME/token, else ~/.cache/huggingface/token), sent ONLY to the endpoint's
  *            own origin (scheme, host and port): redirects are followed here, hop by hop,
