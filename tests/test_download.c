@@ -1628,3 +1628,36 @@ Test(download, a_commit_that_is_not_40_hex_digits_is_refused)
     run_free(&r);
     hub_layout_free(&l);
 }
+
+Test(download, urls_are_shown_without_credentials_or_query)
+{
+    char b[256];
+    cr_expect_str_eq(dl_url_shown("http://user:secret@h:1/a/b?x=1#f", b, sizeof b), "http://h:1/a/b");
+    cr_expect_str_eq(dl_url_shown("https://a@b@host/x", b, sizeof b), "https://host/x");
+    cr_expect_str_eq(dl_url_shown("https://host/p@q?sig=abc", b, sizeof b), "https://host/p@q");
+    cr_expect_str_eq(dl_url_shown("https://host?u=a@b", b, sizeof b), "https://host");
+    cr_expect_str_eq(dl_url_shown("http://h/\x1b[2J", b, sizeof b), "http://h/\\x1b[2J");
+    cr_expect_str_eq(dl_url_shown("no url at all", b, sizeof b), "no\\x20url\\x20at\\x20all");
+    cr_expect_str_eq(dl_url_shown("http://h/abcdef", b, 10), "http://h/");
+}
+
+Test(download, cli_never_prints_the_endpoint_password)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    char ep[256];
+    snprintf(ep, sizeof ep, "HF_ENDPOINT=http://user:secret@127.0.0.1:%d", srv.hub_port);
+    char *env[] = {ep, NULL};
+    /* an error that quotes the URL, then a download that succeeds */
+    run_result r = cli(env, "--repo", "nobody/nothing", NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "127.0.0.1") != NULL, "%s", r.err);
+    cr_expect(!strstr(r.err, "secret") && !strstr(r.out, "secret"), "%s%s", r.out, r.err);
+    run_free(&r);
+    r = cli(env, "--full", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "on http://127.0.0.1:") != NULL, "%s", r.err);
+    cr_expect(!strstr(r.err, "secret") && !strstr(r.out, "secret"), "%s%s", r.out, r.err);
+    run_free(&r);
+    hub_layout_free(&l);
+}

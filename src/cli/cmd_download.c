@@ -449,7 +449,8 @@ int cmd_download(int argc, char **argv)
     p.quiet = quiet;
     p.repo = repo;
     p.revision = revision;
-    p.endpoint = endpoint;
+    char endpoint_shown[2048];
+    p.endpoint = dl_url_shown(endpoint, endpoint_shown, sizeof endpoint_shown);
     p.t0 = now();
     dl_opts o;
     memset(&o, 0, sizeof o);

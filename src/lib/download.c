@@ -57,8 +57,11 @@ int dl_endpoint(const char *endpoint, char *out, size_t cap, g2e_err *err)
     size_t n = strlen(e);
     while (n > 0 && e[n - 1] == '/')
         n--;
-    if (n == 0 || n >= cap)
-        return g2e_fail(err, DL_E_ARG, "the Hub endpoint '%s' is empty or too long", e);
+    if (n == 0 || n >= cap) {
+        char sh[256];
+        return g2e_fail(err, DL_E_ARG, "the Hub endpoint '%s' is empty or too long",
+                        dl_url_shown(e, sh, sizeof sh));
+    }
     memcpy(out, e, n);
     out[n] = '\0';
     return 0;
@@ -306,6 +309,7 @@ struct dl_ctx {
     char shown_url[2048];  /* it as messages show it (see dl_url_shown) */
     char *token;
     char endpoint[2048];
+    char shown_endpoint[2048]; /* it as messages show it */
     char auth_header[1200];
     char etag[HV];         /* the file's ETag, unquoted (X-Linked-Etag else ETag) */
     uint64_t size;         /* the file's size */
@@ -567,15 +571,45 @@ static void meta_etag(const resp *m, char *out, size_t cap)
     unquote_etag(m->linked_etag[0] ? m->linked_etag : m->etag, out, cap);
 }
 
-/* url without its query (a CDN's signature is a short-lived credential: not for logs). */
+const char *dl_url_shown(const char *url, char *buf, size_t cap)
+{
+    static const char X[] = "0123456789abcdef";
+    const char *sch = strstr(url, "://");
+    const char *auth = sch && (size_t)(sch - url) < strcspn(url, "/?#") ? sch + 3 : url;
+    size_t alen = strcspn(auth, "/?#");
+    const char *at = NULL;
+    for (const char *q = auth; q < auth + alen; q++)
+        if (*q == '@')
+            at = q;   /* the last '@' ends the user information */
+    size_t end = strcspn(url, "?#");
+    if (at && (size_t)(at - url) >= end)
+        at = NULL;
+    size_t k = 0;
+    if (cap == 0)
+        return buf;
+    for (size_t i = 0; i < end; i++) {
+        if (at && url + i >= auth && url + i <= at)
+            continue;
+        unsigned char ch = (unsigned char)url[i];
+        int plain = ch > 0x20 && ch < 0x7f;
+        if (k + (plain ? 1 : 4) >= cap)
+            break;
+        if (plain) {
+            buf[k++] = (char)ch;
+        } else {
+            buf[k++] = '\\';
+            buf[k++] = 'x';
+            buf[k++] = X[ch >> 4];
+            buf[k++] = X[ch & 15];
+        }
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
 static const char *shown(const char *url, char *buf, size_t cap)
 {
-    size_t n = strcspn(url, "?#");
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(buf, url, n);
-    buf[n] = '\0';
-    return buf;
+    return dl_url_shown(url, buf, cap);
 }
 
 /* One request (following redirects) for bytes [s->want_start, +want_len), or a HEAD when
@@ -1660,6 +1694,7 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
     if ((rc = dl_resolve_url(&c.url, opts->endpoint, opts->repo, opts->revision, opts->filename, err)) != 0)
         return rc;
     shown(c.url, c.shown_url, sizeof c.shown_url);
+    shown(c.endpoint, c.shown_endpoint, sizeof c.shown_endpoint);
     if ((rc = read_token(opts->token, &c.token, err)) != 0)
         goto fail;
     if (c.token) {
@@ -1704,12 +1739,12 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
     if (!c.commit[0] || !c.etag[0] || !sz[0] || parse_u64(sz, &c.size) != 0) {
         rc = g2e_fail(err, DL_E_PROTOCOL, "%s did not give the file's metadata (X-Repo-Commit, "
                       "X-Linked-Etag/ETag, X-Linked-Size/Content-Length): is %s a Hugging Face Hub?",
-                      c.shown_url, c.endpoint);
+                      c.shown_url, c.shown_endpoint);
         goto fail;
     }
     if (!is_hex(c.commit, 40)) {
         rc = g2e_fail(err, DL_E_PROTOCOL, "%s gave X-Repo-Commit '%.80s', not a commit id (40 hex "
-                      "digits): is %s a Hugging Face Hub?", c.shown_url, c.commit, c.endpoint);
+                      "digits): is %s a Hugging Face Hub?", c.shown_url, c.commit, c.shown_endpoint);
         goto fail;
     }
     snprintf(res->commit, sizeof res->commit, "%s", c.commit);

@@ -187,6 +187,11 @@ int dl_endpoint(const char *endpoint, char *out, size_t cap, g2e_err *err);
 int dl_resolve_url(char **out, const char *endpoint, const char *repo, const char *revision,
                    const char *filename, g2e_err *err);
 
+/* url as messages may show it: without user information ("user:secret@"), query and
+ * fragment (a CDN's signature is a short-lived credential), every byte outside printable
+ * ASCII as \xNN. Written into buf[cap] (cut if longer); returns buf. */
+const char *dl_url_shown(const char *url, char *buf, size_t cap);
+
 /* 1 if URLs a and b have the same scheme, host and port (default ports filled in), else 0
  * (also when either does not parse). */
 int dl_same_origin(const char *a, const char *b);
