@@ -1661,3 +1661,57 @@ Test(download, cli_never_prints_the_endpoint_password)
     run_free(&r);
     hub_layout_free(&l);
 }
+
+/* ---- failed writes and progress bars (issue 15 item 14, issue 13 item 6) ------------ */
+
+/* gpt2-embed download ARGS with its output redirected by the shell (redir: "2>/dev/full"). */
+static run_result cli_redirected(const char *redir, const char *args, char *const extra[])
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "exec '%s' download %s %s", G2E_TEST_BIN, args, redir);
+    char *argv[] = {(char *)"/bin/sh", (char *)"-c", cmd, NULL};
+    char ep[128];
+    snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
+    char *env[8] = {ep, (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1", NULL};
+    for (int i = 0; extra && extra[i] && i < 5; i++)
+        env[2 + i] = extra[i], env[3 + i] = NULL;
+    return run_argv(argv, NULL, 0, env, dir);
+}
+
+Test(download, cli_failed_writes_are_errors)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    /* progress to a full disk: the download happens, the status says the writes failed */
+    run_result r = cli_redirected("2>/dev/full", "", NULL);
+    cr_expect_eq(r.status, 1, "%s", r.out);
+    run_free(&r);
+    /* the summary to a full disk: one line on stderr */
+    r = cli_redirected(">/dev/full", "", NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "writing standard output failed") && lines(r.err) == 1, "%s", r.err);
+    run_free(&r);
+    r = cli_redirected(">/dev/full", "--help", NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "writing standard output failed") != NULL, "%s", r.err);
+    run_free(&r);
+    hub_layout_free(&l);
+}
+
+Test(download, cli_no_bar_when_progress_bars_are_disabled)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    char *argv[] = {(char *)"/usr/bin/script", (char *)"-qec",
+                    (char *)G2E_TEST_BIN " download", (char *)"/dev/null", NULL};
+    char ep[128];
+    snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
+    char *env[] = {ep, (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1",
+                   (char *)"HF_HUB_DISABLE_PROGRESS_BARS=1", NULL};
+    run_result r = run_argv(argv, NULL, 0, env, dir);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "fetching the embeddings") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "\rtensors") == NULL && strstr(r.out, "ETA") == NULL, "%s", r.out);
+    run_free(&r);
+    hub_layout_free(&l);
+}

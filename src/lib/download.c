@@ -38,13 +38,18 @@
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
-int dl_offline(void)
+int dl_env_true(const char *name)
 {
-    const char *v = getenv("HF_HUB_OFFLINE");
+    const char *v = getenv(name);
     if (!v)
         return 0;
     return strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0 ||
            strcasecmp(v, "on") == 0;
+}
+
+int dl_offline(void)
+{
+    return dl_env_true("HF_HUB_OFFLINE");
 }
 
 int dl_endpoint(const char *endpoint, char *out, size_t cap, g2e_err *err)

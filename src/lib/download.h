@@ -177,6 +177,10 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err);
 /* 1 if HF_HUB_OFFLINE asks for no network ("1", "true", "yes", "on", any case). */
 int dl_offline(void);
 
+/* 1 if the environment variable name holds a true value as huggingface_hub reads them
+ * ("1", "true", "yes", "on", any case); e.g. HF_HUB_DISABLE_PROGRESS_BARS. */
+int dl_env_true(const char *name);
+
 /* The endpoint in force: endpoint if non-NULL, else $HF_ENDPOINT, else the Hub; without a
  * trailing '/'. Written into out[cap]; DL_E_ARG if it is empty or does not fit. */
 int dl_endpoint(const char *endpoint, char *out, size_t cap, g2e_err *err);
