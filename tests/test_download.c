@@ -372,9 +372,10 @@ Test(download, resume_across_calls_from_the_part_file)
     o = opts_for(out);
     cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
     cr_expect_eq(r.resumed, have);
-    /* only the rest, and the length and header again */
+    /* only the rest, the length and header again, and the 64 KiB overlap checked */
     uint64_t total = 8 + l.header_len + l.wte_len + l.wpe_len;
-    cr_expect(r.transferred >= total - have && r.transferred < total - have + 8 + l.header_len + 4096,
+    cr_expect(r.transferred >= total - have + 65536 &&
+              r.transferred < total - have + 65536 + 8 + l.header_len + 4096,
               "transferred %" PRIu64 " of %" PRIu64 " with %" PRIu64 " resumed", r.transferred, total, have);
     expect_embeddings_file(out, &l);
     cr_expect(!exists(part) && !exists(info));
@@ -1714,4 +1715,31 @@ Test(download, cli_no_bar_when_progress_bars_are_disabled)
     cr_expect(strstr(r.out, "\rtensors") == NULL && strstr(r.out, "ETA") == NULL, "%s", r.out);
     run_free(&r);
     hub_layout_free(&l);
+}
+
+/* ---- small ones (issue 15, item 15) -------------------------------------------------- */
+
+Test(download, a_200_kb_location_header_is_a_clear_error)
+{
+    const char *args[] = {"--fault", "huge_location:bytes=200000", NULL};
+    dl_opts o = opts_for("");
+    o.max_attempts = 2;
+    expect_failure(args, &o, DL_E_PROTOCOL, "header");
+}
+
+Test(download, a_token_path_that_is_a_fifo_does_not_block)
+{
+    char *fifo = path_join(dir, "token-fifo");
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    setenv("HF_TOKEN_PATH", fifo, 1);
+    dl_opts o = opts_for("");
+    expect_failure(NULL, &o, DL_E_ARG, "not a regular file");
+    free(fifo);
+}
+
+Test(download, a_50_kb_location_header_is_a_clear_error)
+{
+    const char *args[] = {"--fault", "huge_location:bytes=50000", NULL};
+    dl_opts o = opts_for("");
+    expect_failure(args, &o, DL_E_PROTOCOL, "has a header line of 50");
 }

@@ -35,6 +35,7 @@
 #define PROGRESS_RESET (1u << 20)   /* an attempt storing this much resets the retry count */
 #define HV 512                      /* room for one header value */
 #define DL_OVERLAP (64u << 10)      /* bytes fetched again before a resume point */
+#define DL_MAX_HEADER_LINE 16384    /* longer header lines are refused */
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
@@ -183,12 +184,28 @@ static int read_token(const char *given, char **tok, g2e_err *err)
             snprintf(path, sizeof path, "%s/.cache/huggingface/token", home);
         else
             return 0;
-        FILE *f = fopen(path, "r");
-        if (!f)
+        /* O_NONBLOCK and fstat first: a FIFO or a device there must not block or flood us */
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
             return 0;   /* no token file: anonymous, as the Hub's client does */
+        struct stat sb;
+        if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            close(fd);
+            return g2e_fail(err, DL_E_ARG, "the token file %s is not a regular file (a FIFO, "
+                            "device or folder?); point HF_TOKEN_PATH at a file, or set HF_TOKEN",
+                            path);
+        }
         char buf[1024];
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
+        size_t n = 0;
+        while (n < sizeof buf - 1) {
+            ssize_t z = read(fd, buf + n, sizeof buf - 1 - n);
+            if (z < 0 && errno == EINTR)
+                continue;
+            if (z <= 0)
+                break;
+            n += (size_t)z;
+        }
+        close(fd);
         buf[n] = '\0';
         t = strdup(buf);
     }
@@ -280,6 +297,7 @@ typedef struct sink sink;
 
 typedef struct resp {
     sink *s;               /* the data request this answers, or NULL (a HEAD) */
+    size_t too_long;       /* a header line over DL_MAX_HEADER_LINE bytes came (its length) */
     long status;
     char commit[HV], linked_etag[HV], etag[HV], linked_size[HV], content_length[HV];
     char content_range[HV], error_code[HV], error_message[HV], retry_after[HV];
@@ -390,6 +408,10 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
 {
     resp *r = user;
     size_t n = size * nitems;
+    if (n > DL_MAX_HEADER_LINE) {
+        r->too_long = n;   /* no Hub header is this long: not a Hub answer */
+        return 0;
+    }
     if (n >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
         /* a new response (after a 1xx, or on a new hop): forget the previous one */
         sink *keep = r->s;
@@ -695,6 +717,12 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
                 goto out;
             }
         }
+        if (r.too_long) {
+            rc = g2e_fail(err, DL_E_PROTOCOL, "the answer from %s has a header line of %zu bytes "
+                          "(the limit is %d): not a Hugging Face Hub's answer", show, r.too_long,
+                          DL_MAX_HEADER_LINE);
+            goto out;
+        }
         if (s && s->fail) {
             if (s->fail == DL_E_IO || s->fail == DL_E_PROTOCOL || s->fail == DL_E_CHANGED) {
                 rc = g2e_fail(err, s->fail, "%s (from %s)", s->why, show);
@@ -722,6 +750,15 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
             case CURLE_COULDNT_RESOLVE_PROXY:
                 snprintf(why, why_cap, "%s", cu->easy_strerror(cc));
                 rc = XCH_TRANSIENT;
+                goto out;
+            case CURLE_OUT_OF_MEMORY:
+#if LIBCURL_VERSION_NUM >= 0x080600
+            case CURLE_TOO_LARGE:
+#endif
+                /* what libcurl says of a header over its 100 KB limit: no Hub sends one */
+                rc = g2e_fail(err, DL_E_PROTOCOL, "the answer from %s was refused by libcurl "
+                              "(\"%s\"): most likely a header larger than its 100 KB limit, "
+                              "which no Hugging Face Hub sends", show, cu->easy_strerror(cc));
                 goto out;
             case CURLE_COULDNT_RESOLVE_HOST:
                 rc = g2e_fail(err, DL_E_NETWORK, "cannot resolve the host of %s (no network, or "
