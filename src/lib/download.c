@@ -11,6 +11,7 @@
  * Deliberately left out: the multi interface, HTTP/2 tuning, parallel ranges.
  */
 #include "download.h"
+#include "dl_internal.h"
 
 #include "safetensors.h"
 #include "sha256.h"
@@ -33,9 +34,7 @@
 #define MAX_HOPS 10
 #define PROGRESS_STEP (256u << 10)
 #define PROGRESS_RESET (1u << 20)   /* an attempt storing this much resets the retry count */
-#define HV 512                      /* room for one header value */
 #define DL_OVERLAP (64u << 10)      /* bytes fetched again before a resume point */
-#define DL_MAX_HEADER_LINE 16384    /* longer header lines are refused */
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
@@ -234,7 +233,7 @@ static int read_token(const char *given, char **tok, g2e_err *err)
     return 0;
 }
 
-static void unquote_etag(const char *in, char *out, size_t cap)
+void dl_unquote_etag(const char *in, char *out, size_t cap)
 {
     const char *s = in;
     if (strncmp(s, "W/", 2) == 0)
@@ -250,8 +249,7 @@ static void unquote_etag(const char *in, char *out, size_t cap)
     out[n] = '\0';
 }
 
-/* 1 if s is exactly len lower-case hex digits. */
-static int is_hex(const char *s, size_t len)
+int dl_is_hex(const char *s, size_t len)
 {
     size_t n = 0;
     for (; s[n]; n++)
@@ -262,11 +260,10 @@ static int is_hex(const char *s, size_t len)
 
 static int is_sha256_hex(const char *s)
 {
-    return is_hex(s, 64);
+    return dl_is_hex(s, 64);
 }
 
-/* A whole decimal number; 0 on success. */
-static int parse_u64(const char *s, uint64_t *out)
+int dl_parse_u64(const char *s, uint64_t *out)
 {
     if (!s || *s < '0' || *s > '9')
         return -1;
@@ -295,21 +292,13 @@ static void sleep_ms(unsigned ms)
 
 typedef struct sink sink;
 
-typedef struct resp {
-    sink *s;               /* the data request this answers, or NULL (a HEAD) */
-    size_t too_long;       /* a header line over DL_MAX_HEADER_LINE bytes came (its length) */
-    long status;
-    char commit[HV], linked_etag[HV], etag[HV], linked_size[HV], content_length[HV];
-    char content_range[HV], error_code[HV], error_message[HV], retry_after[HV];
-    char content_encoding[HV];
-} resp;
 
 typedef struct dl_ctx dl_ctx;
 
 /* Where a body goes: memory or a file at an offset, bytes [want_start, +want_len). */
 struct sink {
     dl_ctx *c;
-    resp *r;
+    dl_resp *r;
     uint8_t *mem;          /* memory target, or NULL */
     int fd;                /* file target when mem is NULL */
     sha256_ctx *hash;      /* absorbs every stored byte, in order (may be NULL) */
@@ -334,9 +323,9 @@ struct dl_ctx {
     char endpoint[2048];
     char shown_endpoint[2048]; /* it as messages show it */
     char auth_header[1200];
-    char etag[HV];         /* the file's ETag, unquoted (X-Linked-Etag else ETag) */
+    char etag[DL_HV];         /* the file's ETag, unquoted (X-Linked-Etag else ETag) */
     uint64_t size;         /* the file's size */
-    char commit[HV];
+    char commit[DL_HV];
     dl_result *res;
     dl_progress pg;        /* the running report */
     uint64_t last_report;
@@ -388,7 +377,7 @@ static void copy_value(char *dst, const char *v, size_t n)
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)v[i];
         int plain = ch >= 0x20 && ch < 0x7f && ch != '\\';
-        if (k + (plain ? 1 : 4) >= HV)
+        if (k + (plain ? 1 : 4) >= DL_HV)
             break;
         if (plain) {
             dst[k++] = (char)ch;
@@ -402,135 +391,150 @@ static void copy_value(char *dst, const char *v, size_t n)
     dst[k] = '\0';
 }
 
-static int body_start(sink *s);
-
-static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
+int dl_resp_line(dl_resp *r, const char *buf, size_t n)
 {
-    resp *r = user;
-    size_t n = size * nitems;
     if (n > DL_MAX_HEADER_LINE) {
         r->too_long = n;   /* no Hub header is this long: not a Hub answer */
-        return 0;
+        return DL_LINE_TOO_LONG;
     }
     if (n >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
         /* a new response (after a 1xx, or on a new hop): forget the previous one */
-        sink *keep = r->s;
+        void *keep = r->user;
         memset(r, 0, sizeof *r);
-        r->s = keep;
+        r->user = keep;
         const char *sp = memchr(buf, ' ', n);
         if (sp) {
             long st = 0;
-            for (const char *p = sp + 1; p < buf + n && *p >= '0' && *p <= '9'; p++)
-                st = st * 10 + (*p - '0');
+            int digits = 0;
+            for (const char *p = sp + 1; p < buf + n && *p >= '0' && *p <= '9' && digits < 3; p++)
+                st = st * 10 + (*p - '0'), digits++;
             r->status = st;
         }
-        return n;
+        return DL_LINE_OK;
     }
-    if ((n == 2 && buf[0] == '\r') || (n == 1 && buf[0] == '\n')) {
-        /* the headers of a data answer are complete: check them before any body byte */
-        if (r->s && r->status >= 200 && r->status <= 299 && !r->s->started &&
-            (r->s->fail = body_start(r->s)) != 0)
-            return 0;
-        return n;
-    }
+    if ((n == 2 && buf[0] == '\r' && buf[1] == '\n') || (n == 1 && buf[0] == '\n'))
+        return DL_LINE_END;
     const char *colon = memchr(buf, ':', n);
     if (!colon)
-        return n;
+        return DL_LINE_OK;
     size_t kl = (size_t)(colon - buf);
     const char *v = colon + 1;
     size_t vl = n - kl - 1;
     static const struct { const char *name; size_t off; } H[] = {
-        {"x-repo-commit", offsetof(resp, commit)},
-        {"x-linked-etag", offsetof(resp, linked_etag)},
-        {"etag", offsetof(resp, etag)},
-        {"x-linked-size", offsetof(resp, linked_size)},
-        {"content-length", offsetof(resp, content_length)},
-        {"content-range", offsetof(resp, content_range)},
-        {"x-error-code", offsetof(resp, error_code)},
-        {"x-error-message", offsetof(resp, error_message)},
-        {"retry-after", offsetof(resp, retry_after)},
-        {"content-encoding", offsetof(resp, content_encoding)},
+        {"x-repo-commit", offsetof(dl_resp, commit)},
+        {"x-linked-etag", offsetof(dl_resp, linked_etag)},
+        {"etag", offsetof(dl_resp, etag)},
+        {"x-linked-size", offsetof(dl_resp, linked_size)},
+        {"content-length", offsetof(dl_resp, content_length)},
+        {"content-range", offsetof(dl_resp, content_range)},
+        {"x-error-code", offsetof(dl_resp, error_code)},
+        {"x-error-message", offsetof(dl_resp, error_message)},
+        {"retry-after", offsetof(dl_resp, retry_after)},
+        {"content-encoding", offsetof(dl_resp, content_encoding)},
     };
     for (size_t i = 0; i < sizeof H / sizeof H[0]; i++)
         if (strlen(H[i].name) == kl && strncasecmp(buf, H[i].name, kl) == 0)
             copy_value((char *)r + H[i].off, v, vl);
+    return DL_LINE_OK;
+}
+
+static int body_start(sink *s);
+
+static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
+{
+    dl_resp *r = user;
+    size_t n = size * nitems;
+    int k = dl_resp_line(r, buf, n);
+    if (k == DL_LINE_TOO_LONG)
+        return 0;
+    sink *s = r->user;
+    if (k == DL_LINE_END && s && r->status >= 200 && r->status <= 299 && !s->started &&
+        (s->fail = body_start(s)) != 0)
+        return 0;   /* the headers of a data answer are checked before any body byte */
     return n;
 }
 
 /* "bytes a-b/total" (total may be '*'); 0 on success. */
-static int parse_content_range(const char *s, uint64_t *a, uint64_t *b, uint64_t *total, int *has_total)
+int dl_parse_content_range(const char *s, uint64_t *a, uint64_t *b, uint64_t *total, int *has_total)
 {
     if (strncasecmp(s, "bytes ", 6) != 0)
         return -1;
-    char tmp[HV];
+    char tmp[DL_HV];
     snprintf(tmp, sizeof tmp, "%s", s + 6);
     char *dash = strchr(tmp, '-'), *slash = strchr(tmp, '/');
     if (!dash || !slash || slash < dash)
         return -1;
     *dash = '\0';
     *slash = '\0';
-    if (parse_u64(tmp, a) || parse_u64(dash + 1, b) || *b < *a)
+    if (dl_parse_u64(tmp, a) || dl_parse_u64(dash + 1, b) || *b < *a || *b == UINT64_MAX)
         return -1;
     *has_total = strcmp(slash + 1, "*") != 0;
-    if (*has_total && parse_u64(slash + 1, total))
+    if (*has_total && (dl_parse_u64(slash + 1, total) || *b >= *total))
         return -1;
     return 0;
 }
 
-/* First body bytes of a 2xx: check they are the bytes asked for. */
-static int body_start(sink *s)
+int dl_answer_check(const dl_resp *r, int ranged, uint64_t want_start, uint64_t want_len,
+                    uint64_t file_size, uint64_t *skip, char *why, size_t why_cap)
 {
-    resp *r = s->r;
-    dl_ctx *c = s->c;
-    s->started = 1;
+    *skip = 0;
     if (r->content_encoding[0] && strcasecmp(r->content_encoding, "identity") != 0) {
         /* asked for identity: encoded bytes would be stored as if they were the file's */
-        snprintf(s->why, sizeof s->why, "the body came %s-encoded", r->content_encoding);
+        snprintf(why, why_cap, "the body came %s-encoded", r->content_encoding);
+        return DL_E_PROTOCOL;
+    }
+    uint64_t len;
+    int has_len = r->content_length[0] != '\0';
+    if (has_len && dl_parse_u64(r->content_length, &len) != 0) {
+        snprintf(why, why_cap, "a %ld answer with Content-Length '%s'", r->status, r->content_length);
         return DL_E_PROTOCOL;
     }
     if (r->status == 206) {
         uint64_t a, b, total = 0;
         int has_total = 0;
-        if (!s->ranged) {
-            snprintf(s->why, sizeof s->why, "a 206 answer to a request without Range");
+        if (!ranged) {
+            snprintf(why, why_cap, "a 206 answer to a request without Range");
             return DL_E_PROTOCOL;
         }
-        if (parse_content_range(r->content_range, &a, &b, &total, &has_total)) {
-            snprintf(s->why, sizeof s->why, "a 206 answer with Content-Range '%s'", r->content_range);
+        if (dl_parse_content_range(r->content_range, &a, &b, &total, &has_total)) {
+            snprintf(why, why_cap, "a 206 answer with Content-Range '%s'", r->content_range);
             return DL_E_PROTOCOL;
         }
-        if (a != s->want_start || b - a + 1 > s->want_len) {
-            snprintf(s->why, sizeof s->why,
+        if (want_len == 0 || a != want_start || b - a >= want_len) {
+            snprintf(why, why_cap,
                      "asked for bytes %" PRIu64 "-%" PRIu64 ", the server sent %" PRIu64 "-%" PRIu64,
-                     s->want_start, s->want_start + s->want_len - 1, a, b);
+                     want_start, want_start + want_len - 1, a, b);
             return DL_E_PROTOCOL;
         }
-        uint64_t len;
-        if (r->content_length[0] &&
-            (parse_u64(r->content_length, &len) != 0 || len != b - a + 1)) {
-            snprintf(s->why, sizeof s->why, "a 206 answer for bytes %" PRIu64 "-%" PRIu64
+        if (has_len && len != b - a + 1) {
+            snprintf(why, why_cap, "a 206 answer for bytes %" PRIu64 "-%" PRIu64
                      " (%" PRIu64 " bytes) with Content-Length '%s'", a, b, b - a + 1,
                      r->content_length);
             return DL_E_PROTOCOL;
         }
-        if (has_total && c->size && total != c->size) {
-            snprintf(s->why, sizeof s->why, "the file is %" PRIu64 " bytes by Content-Range, "
-                     "%" PRIu64 " by the Hub's metadata", total, c->size);
+        if (has_total && file_size && total != file_size) {
+            snprintf(why, why_cap, "the file is %" PRIu64 " bytes by Content-Range, "
+                     "%" PRIu64 " by the Hub's metadata", total, file_size);
             return DL_E_CHANGED;
         }
-        s->skip = 0;
-    } else {
-        /* 200: the whole file from its first byte, whatever Range said */
-        uint64_t len;
-        if (c->size && r->content_length[0] && parse_u64(r->content_length, &len) == 0 &&
-            len != c->size) {
-            snprintf(s->why, sizeof s->why, "the file is %" PRIu64 " bytes by Content-Length, "
-                     "%" PRIu64 " by the Hub's metadata", len, c->size);
-            return DL_E_CHANGED;
-        }
-        s->skip = s->want_start;
+        return 0;
     }
+    /* 200: the whole file from its first byte, whatever Range said */
+    if (file_size && has_len && len != file_size) {
+        snprintf(why, why_cap, "the file is %" PRIu64 " bytes by Content-Length, "
+                 "%" PRIu64 " by the Hub's metadata", len, file_size);
+        return DL_E_CHANGED;
+    }
+    *skip = want_start;
     return 0;
+}
+
+/* First body bytes (or the end of the headers) of a 2xx: the bytes asked for? */
+static int body_start(sink *s)
+{
+    s->started = 1;
+    return dl_answer_check(s->r, s->ranged, s->want_start, s->want_len, s->c->size, &s->skip,
+                           s->why, sizeof s->why);
 }
 
 static size_t on_body(char *buf, size_t size, size_t nitems, void *user)
@@ -593,9 +597,9 @@ static int deadline_passed(const dl_ctx *c, g2e_err *err)
 }
 
 /* The ETag a response of the endpoint names for the file. */
-static void meta_etag(const resp *m, char *out, size_t cap)
+static void meta_etag(const dl_resp *m, char *out, size_t cap)
 {
-    unquote_etag(m->linked_etag[0] ? m->linked_etag : m->etag, out, cap);
+    dl_unquote_etag(m->linked_etag[0] ? m->linked_etag : m->etag, out, cap);
 }
 
 const char *dl_url_shown(const char *url, char *buf, size_t cap)
@@ -642,10 +646,10 @@ static const char *shown(const char *url, char *buf, size_t cap)
 /* One request (following redirects) for bytes [s->want_start, +want_len), or a HEAD when
  * s is NULL. meta receives the endpoint's response headers. Returns 0, XCH_TRANSIENT with
  * *why filled, or a DL_E_* code with err filled. */
-static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g2e_err *err)
+static int exchange(dl_ctx *c, sink *s, dl_resp *meta, char *why, size_t why_cap, g2e_err *err)
 {
     char *url = strdup(c->url);
-    resp r;
+    dl_resp r;
     int rc = 0;
     if (!url)
         return g2e_fail(err, G2E_ENOMEM, "out of memory");
@@ -677,7 +681,7 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
             goto out;
         }
         memset(&r, 0, sizeof r);
-        r.s = s;
+        r.user = s;
         if (s)
             s->r = &r;
         /* this request may last until the attempt's or the whole call's deadline */
@@ -708,7 +712,7 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
          * client: a same-host redirect (a renamed repo) is followed, the CDN's is not */
         if (own && (r.commit[0] || r.linked_etag[0] || r.etag[0])) {
             *meta = r;
-            char et[HV];
+            char et[DL_HV];
             meta_etag(&r, et, sizeof et);
             if (s && c->etag[0] && et[0] && strcmp(et, c->etag) != 0) {
                 /* before a byte of another version is stored */
@@ -841,7 +845,7 @@ out:
  * For data, bytes [start, +len) of the file go to mem or to fd at off, and into hash if
  * not NULL (each byte once, in order, whatever the retries). */
 static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, int fd,
-                        uint64_t off, sha256_ctx *hash, resp *meta, g2e_err *err)
+                        uint64_t off, sha256_ctx *hash, dl_resp *meta, g2e_err *err)
 {
     const dl_opts *o = c->o;
     int max_attempts = o->max_attempts > 0 ? o->max_attempts : 6;
@@ -850,7 +854,7 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
     unsigned delay = base;
     uint64_t done = 0;
     int attempt = 1;
-    resp m;
+    dl_resp m;
     for (;;) {
         char why[512] = "";
         sink s = {0};
@@ -875,7 +879,7 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
             *meta = m;
         if (rc == 0 && (mem || fd >= 0)) {
             /* the same file on every request, or the bytes may not belong together */
-            char et[HV];
+            char et[DL_HV];
             meta_etag(&m, et, sizeof et);
             if (c->etag[0] && et[0] && strcmp(et, c->etag) != 0)
                 return g2e_fail(err, DL_E_CHANGED, "the file changed on the Hub during the "
@@ -904,7 +908,7 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
                             attempt == 1 ? "" : "s", why);
         unsigned wait = delay;
         uint64_t ra;
-        if (m.retry_after[0] && parse_u64(m.retry_after, &ra) == 0) {
+        if (m.retry_after[0] && dl_parse_u64(m.retry_after, &ra) == 0) {
             /* the server's wish, within our cap */
             unsigned want = ra > cap / 1000 ? cap : (unsigned)ra * 1000;
             if (want > wait)
@@ -1369,34 +1373,33 @@ static const char *shape_str(const st_tensor *t, char *buf, size_t cap)
     return buf;
 }
 
-/* wte and wpe are what opts asks for (see dl_opts.n_vocab), and the file is no larger
- * than such a model can be. */
-static int check_shapes(const dl_ctx *c, const st_file *st, const st_tensor *wte,
-                        const st_tensor *wpe, g2e_err *err)
+int dl_check_shapes(const dl_opts *o, uint64_t file_size, const st_file *st,
+                    const st_tensor *wte, const st_tensor *wpe, const char *what, g2e_err *err)
 {
-    const dl_opts *o = c->o;
     char a[96], b[96];
     if (wte->ndim != 2 || wpe->ndim != 2 || wte->shape[1] != wpe->shape[1])
         return g2e_fail(err, DL_E_SHAPE, "%s: %s is %s and %s is %s: not the embeddings of a "
-                        "GPT-2 model (two matrices of the same width)", c->shown_url, wte->name,
+                        "GPT-2 model (two matrices of the same width)", what, wte->name,
                         shape_str(wte, a, sizeof a), wpe->name, shape_str(wpe, b, sizeof b));
     if (o->n_vocab && o->n_ctx && o->n_embd &&
         (wte->shape[0] != o->n_vocab || wpe->shape[0] != o->n_ctx || wte->shape[1] != o->n_embd))
         return g2e_fail(err, DL_E_SHAPE, "%s: %s is %s and %s is %s, but the model asked for has "
                         "%" PRIu64 " x %" PRIu64 " and %" PRIu64 " x %" PRIu64 "; not downloading "
-                        "it (check --model and --repo)", c->shown_url, wte->name,
+                        "it (check --model and --repo)", what, wte->name,
                         shape_str(wte, a, sizeof a), wpe->name, shape_str(wpe, b, sizeof b),
                         o->n_vocab, o->n_embd, o->n_ctx, o->n_embd);
     if (o->full && o->n_layer && o->n_vocab && o->n_ctx && o->n_embd) {
         /* every tensor of GPT2Model in F32: wte, wpe, per block ln_1, attn.c_attn, attn.c_proj,
          * ln_2, mlp.c_fc, mlp.c_proj (12 E^2 + 13 E) and the attn.bias mask (C^2), ln_f */
-        uint64_t E = o->n_embd, C = o->n_ctx;
-        uint64_t params = o->n_vocab * E + C * E + o->n_layer * (12 * E * E + 13 * E + C * C) + 2 * E;
-        uint64_t most = 8 + (c->size - st->data_start > 0 ? st->data_start - 8 : 0) + 4 * params;
-        if (c->size > most)
+        uint64_t E = o->n_embd, C = o->n_ctx, V = o->n_vocab, L = o->n_layer;
+        if (E > (1u << 20) || C > (1u << 24) || V > (1u << 24) || L > 4096)
+            return g2e_fail(err, DL_E_ARG, "the model asked for has implausible shapes");
+        uint64_t params = V * E + C * E + L * (12 * E * E + 13 * E + C * C) + 2 * E;
+        uint64_t most = st->data_start + 4 * params;
+        if (file_size > most)
             return g2e_fail(err, DL_E_SHAPE, "%s is %" PRIu64 " bytes, more than a model of this "
                             "shape can be in F32 (%" PRIu64 "); not downloading it",
-                            c->shown_url, c->size, most);
+                            what, file_size, most);
     }
     return 0;
 }
@@ -1441,7 +1444,7 @@ static int fetch_header(dl_ctx *c, st_file **st, const st_tensor **wte_out,
                            : "wpe.weight (nor transformer.wpe.weight)");
         goto fail;
     }
-    if ((rc = check_shapes(c, *st, wte, wpe, err)) != 0)
+    if ((rc = dl_check_shapes(c->o, c->size, *st, wte, wpe, c->shown_url, err)) != 0)
         goto fail;
     *wte_out = wte;
     *wpe_out = wpe;
@@ -1772,19 +1775,19 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
 
     /* the metadata, as the Hub's client gets it: a HEAD, redirects not followed off-host */
     stage(&c, DL_STAGE_RESOLVE, 0, 0);
-    resp m;
+    dl_resp m;
     if ((rc = with_retries(&c, 0, 0, NULL, -1, 0, NULL, &m, err)) != 0)
         goto fail;
     meta_etag(&m, c.etag, sizeof c.etag);
     snprintf(c.commit, sizeof c.commit, "%s", m.commit);
     const char *sz = m.linked_size[0] ? m.linked_size : m.content_length;
-    if (!c.commit[0] || !c.etag[0] || !sz[0] || parse_u64(sz, &c.size) != 0) {
+    if (!c.commit[0] || !c.etag[0] || !sz[0] || dl_parse_u64(sz, &c.size) != 0) {
         rc = g2e_fail(err, DL_E_PROTOCOL, "%s did not give the file's metadata (X-Repo-Commit, "
                       "X-Linked-Etag/ETag, X-Linked-Size/Content-Length): is %s a Hugging Face Hub?",
                       c.shown_url, c.shown_endpoint);
         goto fail;
     }
-    if (!is_hex(c.commit, 40)) {
+    if (!dl_is_hex(c.commit, 40)) {
         rc = g2e_fail(err, DL_E_PROTOCOL, "%s gave X-Repo-Commit '%.80s', not a commit id (40 hex "
                       "digits): is %s a Hugging Face Hub?", c.shown_url, c.commit, c.shown_endpoint);
         goto fail;
