@@ -1,6 +1,7 @@
 /* test_locate.c — the weights lookup order, the Hugging Face cache layout, and its errors.
  * Each test builds a fake cache tree in its own temp dir and points the environment at it. */
 #include "locate.h"
+#include "models.h"
 #include "support.h"
 
 #include <criterion/criterion.h>
@@ -169,7 +170,7 @@ Test(locate, the_model_catalogue)
         {"distilgpt2", "distilbert/distilgpt2", 768, 6},
     };
     for (size_t i = 0; i < 5; i++) {
-        const locate_model_info *m = locate_model(want[i].name);
+        const models_info *m = models_find(want[i].name);
         cr_assert(m, "%s", want[i].name);
         cr_expect_str_eq(m->repo, want[i].repo);
         cr_expect_str_eq(locate_default_repo(want[i].name), want[i].repo);
@@ -178,6 +179,6 @@ Test(locate, the_model_catalogue)
         cr_expect_eq(m->n_embd, want[i].e);
         cr_expect_eq(m->n_layer, want[i].l);
     }
-    cr_expect_null(locate_model("gpt3"));
-    cr_expect_null(locate_model(NULL));
+    cr_expect_null(models_find("gpt3"));
+    cr_expect_null(models_find(NULL));
 }

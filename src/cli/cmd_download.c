@@ -17,6 +17,8 @@
 #include "cli.h"
 #include "download.h"
 #include "locate.h"
+#include "models.h"
+#include "models.h"
 #include "safetensors.h"
 #include "sha256.h"
 
@@ -373,8 +375,8 @@ static int download_main(int argc, char **argv)
         }
     }
     if (model && !locate_default_repo(model)) {
-        cli_error("download: unknown model '%s' (choose gpt2, gpt2-medium, gpt2-large, gpt2-xl or "
-                  "distilgpt2, or give --repo)", model);
+        cli_error("download: unknown model '%s' (choose one of %s, or give --repo)", model,
+                  models_names());
         return EXIT_USAGE;
     }
     /* the file's name: the model's, or the repo's last part when only --repo is given */
@@ -474,7 +476,7 @@ static int download_main(int argc, char **argv)
     o.revision = revision;
     o.out_path = out;
     o.full = full;
-    const locate_model_info *mi = locate_model(model ? model : repo_given ? NULL : "gpt2");
+    const models_info *mi = models_find(model ? model : repo_given ? NULL : "gpt2");
     unsigned long any;
     if (mi && !(env_uint("GPT2_EMBED_TEST_ANY_SHAPE", 1, &any) && any)) {
         /* the shapes are checked before a tensor byte is fetched */

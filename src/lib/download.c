@@ -1766,7 +1766,7 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
     cu->easy_setopt(c.h, CURLOPT_NOSIGNAL, 1L);
     cu->easy_setopt(c.h, CURLOPT_FOLLOWLOCATION, 0L);
     cu->easy_setopt(c.h, CURLOPT_PROTOCOLS_STR, "http,https");
-    cu->easy_setopt(c.h, CURLOPT_USERAGENT, "gpt2-embed/0.1.0 (libcurl)");
+    cu->easy_setopt(c.h, CURLOPT_USERAGENT, "gpt2-embed/" G2E_VERSION " (libcurl)");
     cu->easy_setopt(c.h, CURLOPT_HEADERFUNCTION, on_header);
     cu->easy_setopt(c.h, CURLOPT_WRITEFUNCTION, on_body);
     cu->easy_setopt(c.h, CURLOPT_CONNECTTIMEOUT, opts->connect_seconds > 0 ? opts->connect_seconds : 30L);

@@ -1,5 +1,6 @@
 /* locate.c — finding the weights file (see locate.h for the order). */
 #include "locate.h"
+#include "models.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -12,30 +13,9 @@
 #define G2E_DATADIR "/usr/local/share/gpt2-embed"
 #endif
 
-const char *const locate_models[] = {"gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "distilgpt2",
-                                     NULL};
-
-/* The shapes are those of the models' config.json on the Hub (vocab_size, n_positions,
- * n_embd, n_layer). */
-static const locate_model_info MODELS[] = {
-    {"gpt2", "openai-community/gpt2", 50257, 1024, 768, 12},
-    {"gpt2-medium", "openai-community/gpt2-medium", 50257, 1024, 1024, 24},
-    {"gpt2-large", "openai-community/gpt2-large", 50257, 1024, 1280, 36},
-    {"gpt2-xl", "openai-community/gpt2-xl", 50257, 1024, 1600, 48},
-    {"distilgpt2", "distilbert/distilgpt2", 50257, 1024, 768, 6},
-};
-
-const locate_model_info *locate_model(const char *model)
-{
-    for (size_t i = 0; model && i < sizeof MODELS / sizeof MODELS[0]; i++)
-        if (strcmp(model, MODELS[i].name) == 0)
-            return &MODELS[i];
-    return NULL;
-}
-
 const char *locate_default_repo(const char *model)
 {
-    const locate_model_info *m = locate_model(model);
+    const models_info *m = models_find(model);
     return m ? m->repo : NULL;
 }
 
@@ -161,8 +141,7 @@ int locate_weights(const char *model, const char *explicit_path, char *out, size
     const char *repo = locate_default_repo(model);
     if (!repo)
         return g2e_fail(err, LOCATE_E_UNKNOWN_MODEL,
-                        "unknown model '%s' (known: gpt2, gpt2-medium, gpt2-large, gpt2-xl, distilgpt2)",
-                        model);
+                        "unknown model '%s' (known: %s)", model, models_names());
     const char *src = NULL;
     int rc;
     if (explicit_path) {
