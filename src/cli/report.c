@@ -565,21 +565,22 @@ static int draw_pca(const char *path, const void *ctx)
 {
     const pca_fig *p = ctx;
     switch (p->which) {
-    case 0: return study_fig_pca_lines(p->res, "wpe", path);
-    case 1: return study_fig_pca_scatter(p->res, 0, 1, "wpe", path);
-    case 2: return study_fig_pca_scatter(p->res, 1, 2, "wpe", path);
-    default: return study_fig_pca_variance(p->res, "wpe", path);
+    case 0: return study_fig_pca_lines(p->res, 1, "wpe[1:]", path);
+    case 1: return study_fig_pca_scatter(p->res, 1, 0, 1, "wpe[1:]", path);
+    case 2: return study_fig_pca_scatter(p->res, 1, 1, 2, "wpe[1:]", path);
+    default: return study_fig_pca_variance(p->res, "wpe[1:]", path);
     }
 }
 
 static void sec_pca(report *r)
 {
     pca_result res;
-    study_pca_src src = {.of = STUDY_OF_WPE, .m = r->m};
+    /* position 0 left out: GPT-2's outlier row would be a component of its own */
+    study_pca_src src = {.of = STUDY_OF_WPE, .m = r->m, .skip = 1};
     size_t k = r->m->n_embd < 4 ? r->m->n_embd : 4;
     section(r, "helix", _(T_PCA_H));
     fputs("<p>", r->f);
-    put(r, _(T_PCA_INTRO), r->m->n_ctx, r->m->n_embd);
+    put(r, _(T_PCA_INTRO), r->m->n_ctx - 1, r->m->n_embd, r->m->n_ctx - 1);
     fputs("</p>\n", r->f);
     if (study_pca(&src, k, &res, NULL)) {
         failed(r, "principal components of wpe");

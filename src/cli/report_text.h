@@ -106,11 +106,13 @@
 #define T_WPE_SAYS N_("Both curves start at 1 (a position is itself) and fall with the distance; " \
     "the learned one is whatever training made of it.")
 #define T_PCA_H N_("The shape of wpe: principal components")
-/* rows, columns */
-#define T_PCA_INTRO N_("Principal components of the centred %zu x %zu wpe, in double with LAPACK. " \
-    "Published analyses of GPT-2 small find its positions close to a helix: " \
-    "the first components are smooth waves of the position, and PC1 against " \
-    "PC2 traces a curve ordered by position.")
+/* rows, columns, last position */
+#define T_PCA_INTRO N_("Principal components of the centred %zu x %zu matrix of positions " \
+    "1..%zu of wpe, in double with LAPACK (position 0, an outlier as the norms above show, is " \
+    "left out: it would take a component of its own; `gpt2-embed pca` keeps it unless --skip 1). " \
+    "Published analyses of GPT-2 small find its positions close to a helix: the first " \
+    "components are smooth waves of the position, and PC1 against PC2 traces a curve ordered " \
+    "by position.")
 #define T_PCA_COMP N_("component")
 #define T_PCA_VAR N_("variance")
 #define T_PCA_RATIO N_("share")

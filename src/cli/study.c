@@ -156,16 +156,20 @@ int study_pca(const study_pca_src *s, size_t k, pca_result *r, double **row_id)
     if (row_id)
         *row_id = NULL;
     int rc = pca_rows(s, &xf, &xd, &n, &d, &e);
+    size_t skip = s->of == STUDY_OF_WTE ? 0 : s->skip;
     if (rc == 0 && k > d)
         rc = g2e_fail(&e, PCA_E_SHAPE, "--keep (-k) %zu is more components than the %zu columns", k, d);
+    if (rc == 0 && skip >= n)
+        rc = g2e_fail(&e, PCA_E_SHAPE, "--skip %zu leaves no rows of %zu", skip, n);
     if (rc == 0)
-        rc = xd ? pca_compute(xd, n, d, k, r, &e) : pca_compute_f32(xf, n, d, k, r, &e);
+        rc = xd ? pca_compute(xd + skip * d, n - skip, d, k, r, &e)
+                : pca_compute_f32(xf + skip * d, n - skip, d, k, r, &e);
     free(xf), free(xd);
     if (rc == 0 && row_id) {
-        if (!(*row_id = malloc(n * sizeof **row_id)))
+        if (!(*row_id = malloc((n - skip) * sizeof **row_id)))
             rc = g2e_fail(&e, G2E_ENOMEM, "out of memory");
-        for (size_t i = 0; rc == 0 && i < n; i++)
-            (*row_id)[i] = s->of == STUDY_OF_WTE && s->n_ids ? (double)s->ids[i] : (double)i;
+        for (size_t i = 0; rc == 0 && i < n - skip; i++)
+            (*row_id)[i] = s->of == STUDY_OF_WTE && s->n_ids ? (double)s->ids[i] : (double)(i + skip);
     }
     if (rc) {
         pca_free(r);

@@ -54,6 +54,8 @@ typedef struct study_pca_src {
     size_t n_ids;
     size_t len, dim;           /* sinusoidal: the (len, dim) matrix */
     double base;
+    size_t skip;               /* wpe, sinusoidal: leave out positions 0..skip-1 (e.g. 1 for
+                                  GPT-2's outlier position 0) */
 } study_pca_src;
 
 /* The PCA of the source's rows keeping k components (k <= the width; checked here with a
