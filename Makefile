@@ -184,8 +184,9 @@ gpt2-embed: $(B)/gpt2-embed
 $(B)/tests/test_%: $(B)/tests/test_%.o $(TSUP_OBJ) $(CLIA) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CRIT_LIBS)
 
-TEST_CPPFLAGS = -DG2E_TEST_BIN='"$(CURDIR)/$(B)/gpt2-embed"' -DG2E_SRCDIR='"$(CURDIR)"' \
-                -DG2E_TEST_TMP='"$(CURDIR)/$(B)/tmp"'
+TEST_CPPFLAGS = -DG2E_TEST_BIN='"$(abspath $(B))/gpt2-embed"' -DG2E_SRCDIR='"$(CURDIR)"' \
+                -DG2E_TEST_TMP='"$(abspath $(B))/tmp"' \
+                -DG2E_TEST_SANFLAGS='"$(if $(filter 1,$(SANITIZE)),$(SANFLAGS))"'
 $(B)/tests/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 
