@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* test_completion.c — completion/gpt2-embed.bash, driven in bash as readline would drive it
  * (COMP_WORDS, COMP_CWORD, then _gpt2_embed), against the sources of truth: the command
- * table src/cli/commands.def and the library's model catalogue (locate_models). */
-#include "locate.h"
+ * table src/cli/commands.def and the library's model catalogue (models_all). */
+#include "models.h"
 #include "support.h"
 
 #include <criterion/criterion.h>
@@ -64,8 +64,10 @@ Test(completion, model_values_are_the_librarys_catalogue)
 {
     const char *names[16];
     size_t n = 0;
-    for (; locate_models[n]; n++)
-        names[n] = locate_models[n];
+    const models_info *all = models_all(&n);
+    cr_assert(n > 0 && n <= 16);
+    for (size_t i = 0; i < n; i++)
+        names[i] = all[i].name;
     qsort(names, n, sizeof *names, cmp_str);
     char want[1024] = "";
     for (size_t i = 0; i < n; i++) {

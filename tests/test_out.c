@@ -6,6 +6,7 @@
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -201,6 +202,33 @@ Test(out, errors_name_the_problem_and_create_nothing)
     cr_expect_eq(lines, 4, "%s", msg);
     cr_expect_eq(count_entries(dir), 0);
     free(msg), free(missing), free(dir);
+}
+
+Test(out, registered_input_is_never_replaced)
+{
+    char *dir = test_tmpdir("out-input");
+    char *in = path_join(dir, "w.st"), *hard = path_join(dir, "hard.st"), *other = path_join(dir, "o.st");
+    write_file(in, "weights", 7);
+    cr_assert(link(in, hard) == 0);
+    cr_assert_eq(out_add_input("weights", in, -1), 0);
+    int saved;
+    char *cap = capture_stderr_begin(dir, &saved);
+    out_file o;
+    int r1 = out_open(&o, in, 1);
+    int r2 = out_open(&o, hard, 0);
+    char *msg = capture_stderr_end(cap, saved);
+    cr_expect_eq(r1, -1);
+    cr_expect_eq(r2, -1);
+    cr_expect(strstr(msg, "is the same file as the weights being read") != NULL, "%s", msg);
+    expect_content(in, "weights");
+    cr_expect_eq(count_entries(dir), 2, "nothing created");
+    /* another file is fine, and forgetting the inputs lifts the refusal */
+    cr_assert_eq(out_open(&o, other, 0), 0);
+    out_abort(&o);
+    out_clear_inputs();
+    cr_assert_eq(out_open(&o, in, 0), 0);
+    out_abort(&o);
+    free(msg), free(in), free(hard), free(other), free(dir);
 }
 
 /* Runs fn in a child; returns its exit status (or 128+signal). */
@@ -435,7 +463,8 @@ Test(out, json_string)
     cr_expect_str_eq(s, "\"a\\\"b\\\\c\\n\\t\\r\\b\\f\\u0001\\u007f\"");
     free(s);
     s = json_of("\xE7\x8A\xAC\xE3\x81", 5);
-    cr_expect_str_eq(s, "\"\xE7\x8A\xAC\xEF\xBF\xBD\xEF\xBF\xBD\"", "invalid bytes become U+FFFD");
+    cr_expect_str_eq(s, "\"\xE7\x8A\xAC\\ufffd\"",
+                     "a cut character (one maximal subpart) becomes one U+FFFD, as Python's errors=replace");
     free(s);
     s = json_of("\0", 1);
     cr_expect_str_eq(s, "\"\\u0000\"");
@@ -472,4 +501,51 @@ Test(out, csv_field)
         cr_expect_str_eq(buf, cases[k].want, "case %zu", k);
         free(buf);
     }
+}
+
+/* ---- out_pick_format: the format from -o's file name ---- */
+
+#include "opt.h"
+
+static const opt_cmd FMT_CMD = {.name = "embed"};
+static const char *const EMBED_FMTS[] = {"table", "json", "npy", "csv", "raw", NULL};
+
+typedef struct pick_case {
+    const char *path;
+    int given, fmt_in;
+    int rc, fmt_out;
+} pick_case;
+
+static const pick_case PICKS[] = {
+    {NULL, 0, 0, 0, 0},           {"-", 0, 0, 0, 0},
+    {"a.npy", 0, 0, 0, 2},        {"A.NPY", 0, 0, 0, 2},       {"dir.v1/a.Json", 0, 0, 0, 1},
+    {"a.csv", 0, 0, 0, 3},        {"a.raw", 0, 0, 0, 4},       {"a.txt", 0, 2, 0, 0},
+    {"a.bin", 0, 0, 0, 0},        {"a", 0, 3, 0, 3},           {"dir.npy/a", 0, 0, 0, 0},
+    {".npy", 0, 0, 0, 0},         {"a.npy", 1, 2, 0, 2},       {"a.bin", 1, 1, 0, 1},
+    {"a.npy", 1, 1, -1, 1},       {"a.txt", 1, 1, -1, 1},      {"a.png", 0, 0, -1, 0},
+    {"a.jsonl", 0, 0, -1, 0},
+};
+
+Test(out, pick_format_from_the_extension, .init = cr_redirect_stderr)
+{
+    for (size_t k = 0; k < sizeof PICKS / sizeof PICKS[0]; k++) {
+        int fmt = PICKS[k].fmt_in;
+        int rc = out_pick_format(&FMT_CMD, PICKS[k].path, EMBED_FMTS, PICKS[k].given, &fmt);
+        cr_expect_eq(rc, PICKS[k].rc, "case %zu (%s)", k, PICKS[k].path);
+        cr_expect_eq(fmt, PICKS[k].fmt_out, "case %zu (%s)", k, PICKS[k].path);
+    }
+    fflush(stderr);
+    cr_expect_stderr_eq_str(
+        "gpt2-embed embed: -o a.npy means --format npy, but --format json was given (drop --format, or change the file name)\n"
+        "gpt2-embed embed: -o a.txt means --format table, but --format json was given (drop --format, or change the file name)\n"
+        "gpt2-embed embed: -o a.png means --format png, which embed does not write here (it writes table, json, npy, csv or raw; choose a file name to match)\n"
+        "gpt2-embed embed: -o a.jsonl means --format jsonl, which embed does not write here (it writes table, json, npy, csv or raw; choose a file name to match)\n");
+}
+
+Test(out, pick_format_txt_means_the_text_format_a_command_has)
+{
+    static const char *const TOK[] = {"ids", "json", NULL};
+    int fmt = 1;
+    cr_expect_eq(out_pick_format(&FMT_CMD, "x.TXT", TOK, 0, &fmt), 0);
+    cr_expect_eq(fmt, 0);
 }

@@ -141,11 +141,18 @@ Test(tokenize_cli, jsonl_batch)
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect_str_eq(r.out, "{\"ids\":[15496,995]}\n{\"ids\":[]}\n{\"ids\":[64,2634,47249,222]}\n");
     run_free(&r);
-    const char bad[] = "{\"text\": \"ok\"}\n{\"txt\": 1}\n";
+    /* a bad line stops the run, naming its line; the lines before it are kept */
+    const char bad[] = "{\"text\": \"ok\"}\n{\"txt\": 1}\n{\"text\": \"never\"}\n";
     r = RUN_IN(bad, sizeof bad - 1, "tokenize", "--jsonl");
     cr_expect_eq(r.status, 1);
-    cr_expect_eq(r.out_len, 0, "no partial output: %s", r.out);
-    cr_expect(strstr(r.err, "line 2") != NULL, "%s", r.err);
+    cr_expect_str_eq(r.out, "{\"ids\":[482]}\n");
+    cr_expect(strstr(r.err, "line 2") && strstr(r.err, "no \"text\" member"), "%s", r.err);
+    run_free(&r);
+    /* --keep-going: an error object in its place, the run goes on, exit status 1 */
+    r = RUN_IN(bad, sizeof bad - 1, "tokenize", "--jsonl", "--keep-going");
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.out, "{\"ids\":[482]}\n{\"error\":\"no \\\"text\\\" member\",\"line\":2}\n"
+                            "{\"ids\":[12081]}\n");
     run_free(&r);
     const char sur[] = "{\"text\": \"a\\ud800b\"}\n";
     r = RUN_IN(sur, sizeof sur - 1, "tokenize", "--jsonl");
@@ -260,5 +267,35 @@ Test(tokenize_cli, help)
     run_free(&r);
     r = run_g2e("tokenize", "--bogus", NULL);
     cr_expect_eq(r.status, 2);
+    run_free(&r);
+}
+
+/* decode reads its IDs in the one grammar (opt_parse_ids), from arguments or stdin */
+Test(decode_cli, one_id_grammar_and_its_messages)
+{
+    run_result r = run_g2e("decode", "[15496,", "995]", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.out, "Hello world");
+    run_free(&r);
+    r = run_g2e("decode", "15496,995", NULL);
+    cr_expect_str_eq(r.out, "Hello world");
+    run_free(&r);
+    r = run_g2e("decode", "15496", "x", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "gpt2-embed decode: expected a token ID (a whole number) at character 7, got 'x'\n");
+    cr_expect_eq(r.out_len, 0);
+    run_free(&r);
+    r = RUN_IN("15496\n995 oops\n", 15, "decode", "-");
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.err, "gpt2-embed: standard input: expected a token ID (a whole number) at character 11, got 'oops'\n");
+    cr_expect_eq(r.out_len, 0);
+    run_free(&r);
+    r = run_g2e("decode", "15496", "-", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "gpt2-embed decode: give IDs as arguments or on standard input ('-'), not both\n");
+    run_free(&r);
+    r = run_g2e("decode", "--tokenizer=", "1", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "gpt2-embed decode: --tokenizer needs a directory, got an empty one ('')\n");
     run_free(&r);
 }

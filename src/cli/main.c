@@ -2,9 +2,16 @@
  *
  * `gpt2-embed TEXT` (no subcommand) runs the main job, `embed`. A first argument
  * that names a subcommand selects it; to embed a text that is itself a command
- * name, write `gpt2-embed embed -- inspect`.
+ * name, write `gpt2-embed embed -- inspect`. A first argument that is one word close to a
+ * command (a typo, or another spelling such as `tokenise` or `version`) is refused with a
+ * suggestion rather than embedded: a mistyped command must not print numbers with status 0.
+ * (distance 1, or 2 for words of 8 letters or more). A text of several words in one argument,
+ * or a word farther from every command, is the main job's.
+ * `--lang ja|en` before the command is taken out here (the commands' parser skips it after).
  */
 #include "cli.h"
+#include "i18n.h"
+#include "opt.h"
 
 #include <string.h>
 
@@ -20,6 +27,47 @@ static const struct command COMMANDS[] = {
 #undef CMD
 };
 #define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
+
+/* The commands with declared option tables, for the manual. */
+static const struct spec {
+    const char *name;
+    const opt_cmd *const *spec;
+} SPECS[] = {
+#define OPTS(name, spec) {name, &spec},
+#include "commands.def"
+};
+#define N_SPECS (sizeof SPECS / sizeof SPECS[0])
+
+/* Hidden, for the build and the manual check (not in --help):
+ *   gpt2-embed __man            the OPTIONS sections of the manual, in troff (tools/genman.sh)
+ *   gpt2-embed __options CMD    CMD's visible option names, one per line */
+static int hidden(int argc, char **argv)
+{
+    if (strcmp(argv[1], "__man") == 0 && argc == 2) {
+        for (size_t i = 0; i < N_SPECS; i++) {
+            printf(".SS %s\n", SPECS[i].name);
+            if (opt_man(*SPECS[i].spec, stdout))
+                return EXIT_ERR;
+        }
+        return fflush(stdout) ? EXIT_ERR : EXIT_OK;
+    }
+    for (size_t i = 0; argc == 3 && i < N_SPECS; i++)
+        if (strcmp(SPECS[i].name, argv[2]) == 0) {
+            for (const opt_def *d = (*SPECS[i].spec)->opts; d->name; d++)
+                if (!(d->flags & OPTF_HIDDEN))
+                    printf("%s\n", d->name);
+            return fflush(stdout) ? EXIT_ERR : EXIT_OK;
+        }
+    cli_error("%s: no such hidden command or command without a table", argv[1]);
+    return EXIT_USAGE;
+}
+
+/* Other spellings of a command (or of --version) that are too far for the edit distance. */
+static const char *const ALIASES[][2] = {
+    {"version", "--version"},   {"tokenise", "tokenize"},   {"tokens", "tokenize"},
+    {"similar", "similarity"},  {"cosine", "similarity"},   {"sinusoid", "sinusoidal"},
+    {"detokenize", "decode"},   {"fetch", "download"},      {"exercises", "exercise"},
+};
 
 static void usage(FILE *f)
 {
@@ -39,26 +87,84 @@ static const struct command *find(const char *name)
     return NULL;
 }
 
+/* The command (or "--version") a single word a most likely meant, or NULL. */
+static const char *meant(const char *a)
+{
+    if (!*a || a[0] == '-' || strpbrk(a, " \t\n\r\v\f"))
+        return NULL;
+    for (size_t k = 0; k < sizeof ALIASES / sizeof ALIASES[0]; k++)
+        if (strcmp(a, ALIASES[k][0]) == 0)
+            return ALIASES[k][1];
+    /* stricter than opt_nearest: a text is more often a real word ("hello" is 2 from "help") */
+    size_t limit = strlen(a) >= 8 ? 2 : 1;
+    for (size_t i = 0; i <= N_COMMANDS; i++) {
+        const char *name = i < N_COMMANDS ? COMMANDS[i].name : "help";
+        if (opt_edit_distance(a, name) <= limit)
+            return name;
+    }
+    return NULL;
+}
+
+static int unknown_command(const char *a, int embed_hint)
+{
+    const char *m = meant(a);
+    if (m && embed_hint)
+        cli_error("unknown command '%s'; did you mean '%s'? (to embed this text, use: gpt2-embed "
+                  "embed -- %s)", a, m, a);
+    else if (m)
+        cli_error("unknown command '%s'; did you mean '%s'? (see 'gpt2-embed --help')", a, m);
+    else
+        cli_error("unknown command '%s' (see 'gpt2-embed --help')", a);
+    return EXIT_USAGE;
+}
+
+static int help_command(int argc, char **argv)
+{
+    if (argc > 2) {
+        const struct command *c = find(argv[2]);
+        if (!c)
+            return unknown_command(argv[2], 0);
+        char *hargv[] = {(char *)c->name, "--help", NULL};
+        return c->run(2, hargv);
+    }
+    usage(stdout);
+    return EXIT_OK;
+}
+
+/* Takes "--lang X" / "--lang=X" out of argv[1..] before the command name; returns the new
+ * argc. A missing value is left in place for the parser to report. */
+static int strip_lang(int argc, char **argv)
+{
+    while (argc > 1 && strncmp(argv[1], "--lang", 6) == 0 && (argv[1][6] == '=' || argv[1][6] == '\0')) {
+        int k = argv[1][6] == '=' ? 1 : 2;
+        if (argc <= k) {
+            cli_error("--lang needs one of ja or en");
+            return -1;
+        }
+        memmove(argv + 1, argv + 1 + k, (size_t)(argc - k) * sizeof *argv); /* keeps the NULL */
+        argc -= k;
+    }
+    return argc;
+}
+
 int main(int argc, char **argv)
 {
+    cli_start();
+    /* before anything is printed, so even usage errors are in the chosen language */
+    if (i18n_init(argc, argv) != 0)
+        return EXIT_USAGE;
+    argc = strip_lang(argc, argv);
+    if (argc < 0)
+        return EXIT_USAGE;
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
     }
     const char *a = argv[1];
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "help") == 0) {
-        if (argc > 2 && strcmp(a, "help") == 0) {
-            const struct command *c = find(argv[2]);
-            if (!c) {
-                cli_error("unknown command '%s' (see 'gpt2-embed --help')", argv[2]);
-                return EXIT_USAGE;
-            }
-            char *hargv[] = {(char *)c->name, "--help", NULL};
-            return c->run(2, hargv);
-        }
-        usage(stdout);
-        return EXIT_OK;
-    }
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "help") == 0)
+        return help_command(argc, argv);
+    if (strncmp(a, "__", 2) == 0)
+        return hidden(argc, argv);
     if (strcmp(a, "--version") == 0) {
         printf("gpt2-embed %s\n", G2E_VERSION);
         return EXIT_OK;
@@ -66,6 +172,8 @@ int main(int argc, char **argv)
     const struct command *c = find(a);
     if (c)
         return c->run(argc - 1, argv + 1);
+    if (meant(a))
+        return unknown_command(a, 1);
     /* No subcommand: the whole command line belongs to the main job. */
     c = find("embed");
     argv[0] = (char *)"embed";

@@ -110,10 +110,15 @@ typedef struct opt_parsed {
 
 /* Parses argv[1..argc) (argv[0] is the command's name) into the struct at dst as the table
  * says. Returns 0 on success; 1 when --help was given (help already printed on stdout: the
- * command returns EXIT_OK, or EXIT_ERR when printing it failed, see opt_help); -1 after
- * printing one error line (the command returns EXIT_USAGE). On every return *p must be
- * released with opt_free. */
+ * command returns EXIT_OK); 2 when --help was given but writing it failed (an error line
+ * printed: EXIT_ERR); -1 after printing one error line (the command returns EXIT_USAGE).
+ * opt_exit turns any non-zero result into that exit status. On every return *p must be
+ * released with opt_free. A value that is "--", --help or a declared long option counts as
+ * missing ("-o --format json": -o needs a file name). */
 int opt_parse(const opt_cmd *cmd, int argc, char **argv, void *dst, opt_parsed *p);
+
+/* The exit status for a non-zero opt_parse result: 1 -> 0, 2 -> 1, -1 -> 2. */
+int opt_exit(int r);
 
 /* Releases what opt_parse allocated; accepts a zeroed opt_parsed. */
 void opt_free(opt_parsed *p);
@@ -139,6 +144,11 @@ int opt_range_error(const opt_cmd *cmd, const char *name, int64_t lo, int64_t hi
                     const char *given, int nargs);
 int opt_usage_error(const opt_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A whole decimal number in [lo, hi] as OPT_INT rows take it (no sign when lo >= 0, no
+ * spaces, no '+'), for values a row cannot declare alone (e.g. the positions of --at TEXT P1
+ * P2). Returns 0 with *out set, or -1 (nothing printed). */
+int opt_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
+
 /* The one ID-list grammar (--ids, decode, stdin): integers separated by spaces, commas or
  * both, optionally inside one pair of brackets "[464, 3797]"; newlines count as spaces; an
  * empty list is allowed. Each ID must be < n_vocab (pass UINT32_MAX to skip that check).
@@ -150,5 +160,10 @@ int opt_parse_ids(const char *s, size_t len, uint32_t n_vocab, uint32_t **ids, s
 /* Edit distance (Damerau–Levenshtein, optimal string alignment) of two ASCII strings, for
  * "did you mean" suggestions of commands and options. */
 size_t opt_edit_distance(const char *a, const char *b);
+
+/* The nearest of names[0..n) to s, if it is close enough to be a typo (distance 1 for
+ * names up to 4 characters, 2 up to 8, 3 beyond), else NULL. The one rule behind every
+ * "did you mean" (options, choices, commands). */
+const char *opt_nearest(const char *s, const char *const *names, size_t n);
 
 #endif

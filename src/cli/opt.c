@@ -1,0 +1,774 @@
+/* opt.c — the declared-option parser, its one set of messages, and the generated help and
+ * manual sections (see opt.h for the contract).
+ *
+ * Every parse error goes through report(): "gpt2-embed CMD: " + one sentence, built from
+ * what the row says it needs (needs()), so a missing value, a bad value and a range check
+ * after parsing all read the same way. Hand-written because getopt_long cannot say what a
+ * value must be, check ranges or choices, or suggest names; the table is the point.
+ */
+#include "opt.h"
+
+#include "cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libintl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TR(s) ((s) && *(s) ? gettext(s) : (s))
+#ifndef _
+#define _(s) gettext(s)
+#endif
+
+
+/* ---- messages ---- */
+
+static void vreport(const opt_cmd *cmd, const char *fmt, va_list ap)
+{
+    cli_verror(cmd->name, gettext(fmt), ap);   /* report/opt_usage_error literals are in the .pot */
+}
+
+static int report(const opt_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int report(const opt_cmd *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(cmd, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int opt_usage_error(const opt_cmd *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(cmd, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* "a, b or c" into buf. */
+static void join_choices(const char *const *c, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; c[k] && o < len; k++)
+        /* TRANSLATORS: between the last two of a list of choices: "table, json or npy" */
+        o += (size_t)snprintf(buf + o, len - o, "%s%s", k == 0 ? "" : c[k + 1] ? ", " : _(" or "), c[k]);
+}
+
+static int nargs_of(const opt_def *d)
+{
+    return d->kind == OPT_FLAG ? 0 : d->nargs > 0 ? d->nargs : 1;
+}
+
+/* Whole phrases (not words glued together), so that each can be translated. */
+static void int_needs(int nargs, int64_t lo, int64_t hi, char *buf, size_t len)
+{
+    if (hi == INT64_MAX) {
+        switch (nargs) {
+        case 1: snprintf(buf, len, _("an integer >= %" PRId64), lo); break;
+        case 2: snprintf(buf, len, _("two integers >= %" PRId64), lo); break;
+        case 3: snprintf(buf, len, _("three integers >= %" PRId64), lo); break;
+        case 4: snprintf(buf, len, _("four integers >= %" PRId64), lo); break;
+        default: snprintf(buf, len, _("%d integers >= %" PRId64), nargs, lo);
+        }
+        return;
+    }
+    char top[32];
+    if (hi > (int64_t)UINT32_MAX && (hi & (hi - 1)) == 0) /* 2^53 reads better than its digits */
+        snprintf(top, sizeof top, "2^%d", __builtin_ctzll((unsigned long long)hi));
+    else
+        snprintf(top, sizeof top, "%" PRId64, hi);
+    switch (nargs) {
+    case 1: snprintf(buf, len, _("an integer in %" PRId64 "..%s"), lo, top); break;
+    case 2: snprintf(buf, len, _("two integers in %" PRId64 "..%s"), lo, top); break;
+    case 3: snprintf(buf, len, _("three integers in %" PRId64 "..%s"), lo, top); break;
+    case 4: snprintf(buf, len, _("four integers in %" PRId64 "..%s"), lo, top); break;
+    default: snprintf(buf, len, _("%d integers in %" PRId64 "..%s"), nargs, lo, top);
+    }
+}
+
+/* What a row's value must be, as a phrase after "--name needs ": "two integers in 0..1023",
+ * "one of table, json or npy", "a file name". */
+static void needs(const opt_def *d, char *buf, size_t len)
+{
+    int n = nargs_of(d);
+    char list[512];
+    switch (d->kind) {
+    case OPT_INT:
+        int_needs(n, d->lo, d->hi, buf, len);
+        break;
+    case OPT_REAL:
+        if (d->rlo == 0 && d->rhi == 0)
+            snprintf(buf, len, "%s", n > 1 ? _("finite numbers") : _("a finite number"));
+        else if (n > 1)
+            snprintf(buf, len, _("numbers in %g..%g"), d->rlo, d->rhi);
+        else
+            snprintf(buf, len, _("a number in %g..%g"), d->rlo, d->rhi);
+        break;
+    case OPT_CHOICE:
+        join_choices(d->choices, list, sizeof list);
+        if (d->choices[0] && d->choices[1] && !d->choices[2])
+            snprintf(buf, len, "%s", list); /* "table or json" */
+        else
+            snprintf(buf, len, _("one of %s"), list);
+        break;
+    case OPT_FILE:
+        if (d->metavar && strcmp(d->metavar, "DIR") == 0)
+            snprintf(buf, len, "%s", _("a directory"));
+        else
+            snprintf(buf, len, "%s", (d->flags & OPTF_STDIN) ? _("a file name (or - for standard input)")
+                                                               : _("a file name"));
+        break;
+    case OPT_TEXT:
+        snprintf(buf, len, "%s", n > 1 ? _("values") : _("a value"));
+        break;
+    case OPT_IDS:
+        snprintf(buf, len, "%s", _("token IDs (\"464 3797\", \"[464, 3797]\" or - for standard input)"));
+        break;
+    default:
+        snprintf(buf, len, "%s", _("no value"));
+    }
+}
+
+int opt_range_error(const opt_cmd *cmd, const char *name, int64_t lo, int64_t hi,
+                    const char *given, int nargs)
+{
+    char what[128];
+    int_needs(nargs > 0 ? nargs : 1, lo, hi, what, sizeof what);
+    return report(cmd, "%s needs %s, got '%s'", name, what, given ? given : "");
+}
+
+static int bad_value(const opt_cmd *cmd, const opt_def *d, const char *given)
+{
+    char what[600];
+    needs(d, what, sizeof what);
+    return report(cmd, "%s needs %s, got '%s'", d->name, what, given);
+}
+
+/* ---- suggestions ---- */
+
+size_t opt_edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 64 || m > 64) /* names are short; long words are far from every name */
+        return n > m ? n : m;
+    size_t d[65][65];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            size_t cost = a[i - 1] != b[j - 1];
+            size_t v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v)
+                v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[n][m];
+}
+
+const char *opt_nearest(const char *s, const char *const *names, size_t n)
+{
+    const char *best = NULL;
+    size_t bd = SIZE_MAX, len = strlen(s);
+    size_t limit = len <= 4 ? 1 : len <= 8 ? 2 : 3;
+    for (size_t k = 0; k < n; k++) {
+        size_t dd = opt_edit_distance(s, names[k]);
+        if (dd < bd) {
+            bd = dd;
+            best = names[k];
+        }
+    }
+    return bd <= limit ? best : NULL;
+}
+
+static int unknown_option(const opt_cmd *cmd, const char *arg, size_t len)
+{
+    const char *names[66];
+    size_t n = 0;
+    for (const opt_def *d = cmd->opts; d && d->name && n < 64; d++)
+        if (!(d->flags & OPTF_HIDDEN))
+            names[n++] = d->name;
+    names[n++] = "--help";
+    char given[128];
+    snprintf(given, sizeof given, "%.*s", (int)(len < 100 ? len : 100), arg);
+    const char *near = given[1] == '-' ? opt_nearest(given, names, n) : NULL;
+    if (near)
+        return report(cmd, "unknown option '%s'; did you mean '%s'? (see 'gpt2-embed %s --help')",
+                      given, near, cmd->name);
+    return report(cmd, "unknown option '%s' (see 'gpt2-embed %s --help')", given, cmd->name);
+}
+
+/* ---- values ---- */
+
+int opt_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!*s || (*s == '-' && lo >= 0) || !(*s == '-' || (*s >= '0' && *s <= '9')))
+        return -1;
+    errno = 0;
+    char *end = NULL;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || end == s || v < lo || v > hi)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+static int parse_real(const char *s, double lo, double hi, double *out)
+{
+    if (!*s || !(*s == '-' || *s == '.' || (*s >= '0' && *s <= '9')))
+        return -1; /* no leading space, '+', "inf" or "nan" */
+    errno = 0;
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (errno || *end || end == s || !isfinite(v))
+        return -1;
+    if (!(lo == 0 && hi == 0) && (v < lo || v > hi))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int own(opt_parsed *p, void *ptr, void *old)
+{
+    for (int k = 0; k < p->n_owned; k++)
+        if (old && p->owned[k] == old) {
+            p->owned[k] = ptr;
+            return 0;
+        }
+    if (p->n_owned == (int)(sizeof p->owned / sizeof p->owned[0]))
+        return -1;
+    p->owned[p->n_owned++] = ptr;
+    return 0;
+}
+
+static void disown(opt_parsed *p, void *ptr)
+{
+    for (int k = 0; k < p->n_owned; k++)
+        if (p->owned[k] == ptr) {
+            free(ptr);
+            p->owned[k] = p->owned[--p->n_owned];
+            return;
+        }
+}
+
+static int set_choice(const opt_cmd *cmd, const opt_def *d, const char *v, int *dst)
+{
+    size_t n = 0;
+    while (d->choices[n] && strcmp(d->choices[n], v) != 0)
+        n++;
+    if (d->choices[n]) {
+        *dst = (int)n;
+        return 0;
+    }
+    char what[600];
+    needs(d, what, sizeof what);
+    const char *near = opt_nearest(v, d->choices, n);
+    if (near)
+        return report(cmd, "%s needs %s, got '%s'; did you mean '%s'?", d->name, what, v, near);
+    return report(cmd, "%s needs %s, got '%s'", d->name, what, v);
+}
+
+static int set_ids(const opt_cmd *cmd, const opt_def *d, const char *v, opt_ids *dst, opt_parsed *p)
+{
+    disown(p, dst->v);
+    memset(dst, 0, sizeof *dst);
+    if (strcmp(v, "-") == 0) {
+        dst->from_stdin = 1;
+        return 0;
+    }
+    char err[160];
+    if (opt_parse_ids(v, strlen(v), UINT32_MAX, &dst->v, &dst->n, err, sizeof err))
+        return report(cmd, "%s: %s", d->name, err);
+    if (dst->v && own(p, dst->v, NULL)) {
+        free(dst->v);
+        dst->v = NULL;
+        return report(cmd, "too many options");
+    }
+    return 0;
+}
+
+static int append(const opt_cmd *cmd, const char *v, opt_strs *dst, opt_parsed *p)
+{
+    const char **nv = realloc(dst->v, (dst->n + 1) * sizeof *nv);
+    if (!nv)
+        return report(cmd, "out of memory");
+    if (own(p, nv, dst->v)) {
+        free(nv);
+        dst->v = NULL;
+        return report(cmd, "too many options");
+    }
+    dst->v = nv;
+    dst->v[dst->n++] = v;
+    return 0;
+}
+
+/* Stores value number k (0-based) of row d. */
+static int store(const opt_cmd *cmd, const opt_def *d, int k, const char *v, char *dst, opt_parsed *p)
+{
+    char *at = dst + d->off;
+    switch (d->kind) {
+    case OPT_INT:
+        return opt_parse_int(v, d->lo, d->hi, (int64_t *)at + k) ? bad_value(cmd, d, v) : 0;
+    case OPT_REAL:
+        return parse_real(v, d->rlo, d->rhi, (double *)at + k) ? bad_value(cmd, d, v) : 0;
+    case OPT_CHOICE:
+        return set_choice(cmd, d, v, (int *)at);
+    case OPT_FILE:
+        if (!*v) {
+            char what[600];
+            needs(d, what, sizeof what);
+            return report(cmd, "%s needs %s, got an empty one ('')", d->name, what);
+        }
+        if (strcmp(v, "-") == 0 && !(d->flags & OPTF_STDIN))
+            return report(cmd, "%s needs a file name, got '-' (standard input/output is not "
+                          "possible here)", d->name);
+        /* fall through */
+    case OPT_TEXT:
+        if (d->flags & OPTF_APPEND)
+            return append(cmd, v, (opt_strs *)at, p);
+        ((const char **)at)[k] = v;
+        return 0;
+    case OPT_IDS:
+        return set_ids(cmd, d, v, (opt_ids *)at, p);
+    default:
+        return -1;
+    }
+}
+
+/* ---- the parser ---- */
+
+static const opt_def *find_long(const opt_cmd *cmd, const char *a, size_t len)
+{
+    for (const opt_def *d = cmd->opts; d && d->name; d++)
+        if (strlen(d->name) == len && strncmp(d->name, a, len) == 0)
+            return d;
+    return NULL;
+}
+
+static const opt_def *find_short(const opt_cmd *cmd, char c)
+{
+    for (const opt_def *d = cmd->opts; d && d->name; d++)
+        if (d->short_name && d->short_name == c)
+            return d;
+    return NULL;
+}
+
+/* A value that is really the next option ("-o --format json"): "--", --help or a declared
+ * long name, with or without "=VALUE". */
+static int looks_like_option(const opt_cmd *cmd, const char *a)
+{
+    if (strncmp(a, "--", 2) != 0)
+        return 0;
+    const char *eq = strchr(a, '=');
+    size_t len = eq ? (size_t)(eq - a) : strlen(a);
+    return len == 2 || strcmp(a, "--help") == 0 || find_long(cmd, a, len) != NULL;
+}
+
+/* One option at argv[*i] (already known to start with '-'): finds its row, takes its values
+ * (from "=VALUE" and/or the following arguments), stores them. */
+static int one_option(const opt_cmd *cmd, int argc, char **argv, int *i, char *dst, opt_parsed *p)
+{
+    const char *a = argv[*i];
+    const char *eq = a[1] == '-' ? strchr(a, '=') : NULL;
+    size_t len = eq ? (size_t)(eq - a) : strlen(a);
+    const opt_def *d = a[1] == '-' ? find_long(cmd, a, len) : a[2] ? NULL : find_short(cmd, a[1]);
+    if (!d)
+        return unknown_option(cmd, a, len);
+    p->given |= UINT64_C(1) << (d - cmd->opts);
+    if (d->kind == OPT_FLAG) {
+        if (eq)
+            return report(cmd, "%s takes no value, got '%s'", d->name, a);
+        *(int *)(dst + d->off) = 1;
+        return 0;
+    }
+    int n = nargs_of(d), k = 0;
+    if (eq && store(cmd, d, k++, eq + 1, dst, p))
+        return -1;
+    for (; k < n; k++) {
+        if (*i + 1 >= argc || looks_like_option(cmd, argv[*i + 1])) {
+            char what[600];
+            needs(d, what, sizeof what);
+            return report(cmd, "%s needs %s", d->name, what);
+        }
+        if (store(cmd, d, k, argv[++*i], dst, p))
+            return -1;
+    }
+    return 0;
+}
+
+/* --lang VALUE / --lang=VALUE: applied by main.c (i18n), skipped here. */
+static int skip_lang(const opt_cmd *cmd, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (strncmp(a, "--lang", 6) != 0 || (a[6] != '\0' && a[6] != '='))
+        return 0;
+    if (a[6] == '=')
+        return 1;
+    if (*i + 1 >= argc)
+        return report(cmd, "--lang needs one of ja or en");
+    ++*i;
+    return 1;
+}
+
+static int is_option(const char *a)
+{
+    /* "-" alone is standard input and "-5" a number: both are positionals */
+    return a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9') && a[1] != '.';
+}
+
+static int check_positionals(const opt_cmd *cmd, const opt_parsed *p)
+{
+    const char *what = cmd->pos_name ? cmd->pos_name : "argument";
+    if (p->npos < cmd->min_pos)
+        return report(cmd, "missing %s (see 'gpt2-embed %s --help')", what, cmd->name);
+    if (cmd->max_pos >= 0 && p->npos > cmd->max_pos) {
+        if (cmd->max_pos == 0)
+            return report(cmd, "unexpected argument '%s' (this command takes no %s)",
+                          p->pos[0], what);
+        return report(cmd, "unexpected argument '%s' (at most %d %s)", p->pos[cmd->max_pos],
+                      cmd->max_pos, what);
+    }
+    return 0;
+}
+
+int opt_parse(const opt_cmd *cmd, int argc, char **argv, void *dst, opt_parsed *p)
+{
+    memset(p, 0, sizeof *p);
+    p->pos = calloc((size_t)(argc > 0 ? argc : 1), sizeof *p->pos);
+    if (!p->pos)
+        return report(cmd, "out of memory");
+    int dashdash = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (dashdash || !is_option(a)) {
+            p->pos[p->npos++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            dashdash = 1;
+            continue;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            if (opt_help(cmd, stdout) == 0)
+                return 1;
+            cli_error("cannot write the help: %s", strerror(errno ? errno : EIO));
+            return 2;
+        }
+        int r = skip_lang(cmd, argc, argv, &i);
+        if (r < 0)
+            return -1;
+        if (r == 0 && one_option(cmd, argc, argv, &i, dst, p))
+            return -1;
+    }
+    return check_positionals(cmd, p);
+}
+
+void opt_free(opt_parsed *p)
+{
+    if (!p)
+        return;
+    free(p->pos);
+    for (int k = 0; k < p->n_owned; k++)
+        free(p->owned[k]);
+    memset(p, 0, sizeof *p);
+}
+
+int opt_exit(int r)
+{
+    return r == 1 ? 0 : r == 2 ? 1 : r < 0 ? 2 : 0;
+}
+
+int opt_given(const opt_cmd *cmd, const opt_parsed *p, const char *name)
+{
+    for (const opt_def *d = cmd->opts; d && d->name; d++)
+        if (strcmp(d->name, name) == 0)
+            return (p->given >> (d - cmd->opts)) & 1;
+#ifndef NDEBUG
+    fprintf(stderr, "opt_given: %s declares no option %s\n", cmd->name, name);
+    abort();
+#endif
+    return 0;
+}
+
+/* ---- the ID grammar ---- */
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static int ids_error(char *err, size_t errlen, const char *s, size_t len, size_t at, const char *what)
+{
+    size_t e = at;
+    while (e < len && e - at < 20 && !is_space(s[e]) && s[e] != ',')
+        e++;
+    if (at >= len)
+        snprintf(err, errlen, _("%s at the end"), gettext(what));
+    else
+        snprintf(err, errlen, _("%s at character %zu, got '%.*s'"), gettext(what), at + 1,
+                 (int)(e > at ? e - at : 1), s + at);
+    return -1;
+}
+
+static int ids_push(uint32_t **v, size_t *n, size_t *cap, uint32_t id)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 64;
+        uint32_t *q = realloc(*v, c * sizeof *q);
+        if (!q)
+            return -1;
+        *v = q;
+        *cap = c;
+    }
+    (*v)[(*n)++] = id;
+    return 0;
+}
+
+/* One ID at s[*at..): digits, checked against 2^32 and n_vocab. */
+static int ids_number(const char *s, size_t len, size_t *at, uint32_t n_vocab, uint32_t *id,
+                      char *err, size_t errlen)
+{
+    size_t p = *at;
+    uint64_t v = 0;
+    if (p >= len || s[p] < '0' || s[p] > '9')
+        return ids_error(err, errlen, s, len, p, N_("expected a token ID (a whole number)"));
+    for (; p < len && s[p] >= '0' && s[p] <= '9'; p++)
+        if ((v = v * 10 + (uint64_t)(s[p] - '0')) > UINT32_MAX)
+            return ids_error(err, errlen, s, len, *at, N_("token ID too large"));
+    if (p < len && !is_space(s[p]) && s[p] != ',' && s[p] != ']')
+        return ids_error(err, errlen, s, len, *at, N_("expected a token ID (a whole number)"));
+    if (n_vocab != UINT32_MAX && v >= n_vocab) {
+        snprintf(err, errlen, _("token ID %" PRIu64 " at character %zu is not below the vocabulary "
+                 "size %" PRIu32), v, *at + 1, n_vocab);
+        return -1;
+    }
+    *id = (uint32_t)v;
+    *at = p;
+    return 0;
+}
+
+int opt_parse_ids(const char *s, size_t len, uint32_t n_vocab, uint32_t **ids, size_t *n,
+                  char *err, size_t errlen)
+{
+    uint32_t *v = NULL;
+    size_t cnt = 0, cap = 0, p = 0;
+    while (p < len && is_space(s[p]))
+        p++;
+    int bracket = p < len && s[p] == '[';
+    p += (size_t)bracket;
+    int need_id = 0; /* after a comma, an ID must follow */
+    for (;;) {
+        while (p < len && is_space(s[p]))
+            p++;
+        if (p >= len || s[p] == ']')
+            break;
+        uint32_t id = 0;
+        if (ids_number(s, len, &p, n_vocab, &id, err, errlen))
+            goto fail;
+        if (ids_push(&v, &cnt, &cap, id)) {
+            snprintf(err, errlen, "%s", _("out of memory"));
+            goto fail;
+        }
+        need_id = 0;
+        while (p < len && is_space(s[p]))
+            p++;
+        if (p < len && s[p] == ',') {
+            p++;
+            need_id = 1;
+        }
+    }
+    if (need_id) {
+        ids_error(err, errlen, s, len, p, N_("expected a token ID after ','"));
+        goto fail;
+    }
+    if (bracket != (p < len && s[p] == ']')) {
+        ids_error(err, errlen, s, len, p, bracket ? N_("expected ']'") : N_("unexpected ']'"));
+        goto fail;
+    }
+    p += (size_t)bracket;
+    while (p < len && is_space(s[p]))
+        p++;
+    if (p < len) {
+        ids_error(err, errlen, s, len, p, N_("unexpected text after the IDs"));
+        goto fail;
+    }
+    *ids = v;
+    *n = cnt;
+    return 0;
+fail:
+    free(v);
+    return -1;
+}
+
+/* ---- help and manual ---- */
+
+static const char *metavar_of(const opt_def *d)
+{
+    if (d->metavar)
+        return TR(d->metavar);
+    switch (d->kind) {
+    case OPT_FLAG: return "";
+    case OPT_INT: return d->nargs > 1 ? "N..." : "N";
+    case OPT_REAL: return "X";
+    case OPT_CHOICE: return "NAME";
+    case OPT_FILE: return "FILE";
+    case OPT_IDS: return "IDS";
+    default: return "VALUE";
+    }
+}
+
+/* The left column: "-o, --output FILE", "    --pos A B", "    --format table|json". */
+static void left_column(const opt_def *d, const char *mv, char *buf, size_t len)
+{
+    char choices[256];
+    if (d->kind == OPT_CHOICE && !d->metavar) {
+        size_t o = 0;
+        choices[0] = '\0';
+        for (size_t k = 0; d->choices[k] && o < sizeof choices; k++)
+            o += (size_t)snprintf(choices + o, sizeof choices - o, "%s%s", k ? "|" : "", d->choices[k]);
+        mv = choices;
+    }
+    if (d->short_name)
+        snprintf(buf, len, "-%c, %s%s%s", d->short_name, d->name, *mv ? " " : "", mv);
+    else
+        snprintf(buf, len, "    %s%s%s", d->name, *mv ? " " : "", mv);
+}
+
+/* The tail of a help line: " (0..1023)", " (table, json or npy)", " [default: x]". */
+static void tail(const opt_def *d, char *buf, size_t len)
+{
+    char list[512] = "";
+    if (d->kind == OPT_CHOICE && d->metavar)
+        join_choices(d->choices, list, sizeof list);
+    else if (d->kind == OPT_INT && d->hi < (int64_t)UINT32_MAX) /* huge ranges say nothing */
+        snprintf(list, sizeof list, "%" PRId64 "..%" PRId64, d->lo, d->hi);
+    else if (d->kind == OPT_REAL && !(d->rlo == 0 && d->rhi == 0))
+        snprintf(list, sizeof list, "%g..%g", d->rlo, d->rhi);
+    size_t o = 0;
+    buf[0] = '\0';
+    if (*list)
+        o += (size_t)snprintf(buf, len, " (%s)", list);
+    if (d->def && o < len)
+        snprintf(buf + o, len - o, _(" [default: %s]"), d->def);
+}
+
+/* Writes text from column `indent`, wrapped at spaces before column 96, and a newline. */
+static void wrapped(FILE *f, const char *text, size_t indent)
+{
+    size_t col = indent, limit = 96;
+    while (*text) {
+        size_t w = strcspn(text, " ");
+        if (col > indent && col + 1 + w > limit) {
+            fprintf(f, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(text, 1, w, f);
+        col += w;
+        text += w;
+        while (*text == ' ')
+            text++;
+    }
+    fputc('\n', f);
+}
+
+int opt_help(const opt_cmd *cmd, FILE *f)
+{
+    fprintf(f, _("usage: gpt2-embed %s %s\n"), cmd->name, TR(cmd->synopsis) ? TR(cmd->synopsis) : "");
+    if (cmd->purpose)
+        fprintf(f, "%s\n", TR(cmd->purpose));
+    fputs(_("\noptions:\n"), f);
+    char left[300], t[600];
+    int width = 10; /* "-h, --help" */
+    for (const opt_def *d = cmd->opts; d && d->name; d++) {
+        left_column(d, metavar_of(d), left, sizeof left);
+        if (!(d->flags & OPTF_HIDDEN) && (int)strlen(left) > width)
+            width = (int)strlen(left) > 28 ? 28 : (int)strlen(left);
+    }
+    for (const opt_def *d = cmd->opts; d && d->name; d++) {
+        if (d->flags & OPTF_HIDDEN)
+            continue;
+        left_column(d, metavar_of(d), left, sizeof left);
+        tail(d, t, sizeof t);
+        char text[1200];
+        snprintf(text, sizeof text, "%s%s", TR(d->help) ? TR(d->help) : "", t);
+        if ((int)strlen(left) > width) /* a long one gets a line of its own */
+            fprintf(f, "  %s\n  %-*s  ", left, width, "");
+        else
+            fprintf(f, "  %-*s  ", width, left);
+        wrapped(f, text, (size_t)width + 4);
+    }
+    fprintf(f, "  %-*s  %s\n", width, "-h, --help", gettext("this help"));
+    if (cmd->examples)
+        fprintf(f, _("\nexamples:\n%s"), TR(cmd->examples));
+    fflush(f);
+    return ferror(f) ? -1 : 0;
+}
+
+/* Text for troff: backslashes doubled, '-' as \-, a leading '.' or '\'' protected. */
+static void troff(FILE *f, const char *s)
+{
+    if (*s == '.' || *s == '\'')
+        fputs("\\&", f);
+    for (; *s; s++) {
+        if (*s == '\\')
+            fputs("\\e", f);
+        else if (*s == '-')
+            fputs("\\-", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+int opt_man(const opt_cmd *cmd, FILE *f)
+{
+    char t[600], choices[256];
+    for (const opt_def *d = cmd->opts; d && d->name; d++) {
+        if (d->flags & OPTF_HIDDEN)
+            continue;
+        const char *mv = d->metavar ? d->metavar : d->kind == OPT_FLAG ? "" : metavar_of(d);
+        if (d->kind == OPT_CHOICE && !d->metavar) { /* "\-\-pe learned|sinusoidal", all bold */
+            size_t o = 0;
+            choices[0] = '\0';
+            for (size_t k = 0; d->choices[k] && o < sizeof choices; k++)
+                o += (size_t)snprintf(choices + o, sizeof choices - o, "%s%s", k ? "|" : "", d->choices[k]);
+        }
+        fputs(".TP\n", f);
+        fputs(*mv && !(d->kind == OPT_CHOICE && !d->metavar) ? ".BI \"" : ".B \"", f);
+        if (d->short_name)
+            fprintf(f, "\\-%c, ", d->short_name);
+        troff(f, d->name);
+        if (d->kind == OPT_CHOICE && !d->metavar) {
+            fputc(' ', f);
+            troff(f, choices);
+            fputs("\"", f);
+        } else if (*mv) {
+            fputs(" \" \"", f);
+            for (const char *c = mv; *c; c++)
+                fputs(*c == '"' ? "\\(dq" : (char[]){*c, 0}, f);
+            fputc('"', f);
+        } else {
+            fputc('"', f);
+        }
+        fputc('\n', f);
+        tail(d, t, sizeof t);
+        troff(f, d->help ? d->help : "");
+        troff(f, t);
+        fputc('\n', f);
+    }
+    fflush(f);
+    return ferror(f) ? -1 : 0;
+}
