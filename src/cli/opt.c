@@ -22,34 +22,19 @@ static const char *const NUMBER_WORDS[] = {"", "", "two", "three", "four"};
 
 /* ---- messages ---- */
 
-static void vreport(const opt_cmd *cmd, const char *fmt, va_list ap)
-{
-    fprintf(stderr, "gpt2-embed %s: ", cmd->name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-}
-
-static int report(const opt_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int report(const opt_cmd *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport(cmd, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 int opt_usage_error(const opt_cmd *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport(cmd, fmt, ap);
+    fprintf(stderr, "gpt2-embed %s: ", cmd->name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
     va_end(ap);
     return -1;
 }
+#define report opt_usage_error /* the one place every message of this file goes through */
 
-/* "a, b or c" into buf. */
-static void join_choices(const char *const *c, char *buf, size_t len)
+void opt_join(const char *const *c, char *buf, size_t len)
 {
     size_t o = 0;
     buf[0] = '\0';
@@ -97,7 +82,7 @@ static void needs(const opt_def *d, char *buf, size_t len)
             snprintf(buf, len, "%s in %g..%g", n > 1 ? "numbers" : "a number", d->rlo, d->rhi);
         break;
     case OPT_CHOICE:
-        join_choices(d->choices, list, sizeof list);
+        opt_join(d->choices, list, sizeof list);
         snprintf(buf, len, "%s%s", d->choices[0] && d->choices[1] && !d->choices[2] ? "" : "one of ",
                  list);
         break;
@@ -369,7 +354,8 @@ static int one_option(const opt_cmd *cmd, int argc, char **argv, int *i, char *d
     const opt_def *d = a[1] == '-' ? find_long(cmd, a, len) : a[2] ? NULL : find_short(cmd, a[1]);
     if (!d)
         return unknown_option(cmd, a, len);
-    p->given |= UINT64_C(1) << (d - cmd->opts);
+    if (d - cmd->opts < 64)
+        p->given |= UINT64_C(1) << (d - cmd->opts);
     if (d->kind == OPT_FLAG) {
         if (eq)
             return report(cmd, "%s takes no value, got '%s'", d->name, a);
@@ -634,7 +620,7 @@ static void tail(const opt_def *d, char *buf, size_t len)
 {
     char list[512] = "";
     if (d->kind == OPT_CHOICE && d->metavar)
-        join_choices(d->choices, list, sizeof list);
+        opt_join(d->choices, list, sizeof list);
     else if (d->kind == OPT_INT && d->hi < (int64_t)UINT32_MAX) /* huge ranges say nothing */
         snprintf(list, sizeof list, "%" PRId64 "..%" PRId64, d->lo, d->hi);
     else if (d->kind == OPT_REAL && !(d->rlo == 0 && d->rhi == 0))

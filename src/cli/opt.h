@@ -123,7 +123,7 @@ int opt_exit(int r);
 /* Releases what opt_parse allocated; accepts a zeroed opt_parsed. */
 void opt_free(opt_parsed *p);
 
-/* 1 if the option named `name` ("--pos") was given. Asking for a name the table does not
+/* 1 if the option named `name` ("--pos") was given (rows 0..63 of a table). Asking for a name the table does not
  * declare is a programming error (aborts in debug builds, returns 0 otherwise). */
 int opt_given(const opt_cmd *cmd, const opt_parsed *p, const char *name);
 
@@ -156,6 +156,9 @@ int opt_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
  * err (what was found, at which character). */
 int opt_parse_ids(const char *s, size_t len, uint32_t n_vocab, uint32_t **ids, size_t *n,
                   char *err, size_t errlen);
+
+/* The NULL-terminated names as "a, b or c" (a sentence's list) into buf[len]. */
+void opt_join(const char *const *names, char *buf, size_t len);
 
 /* Edit distance (Damerau–Levenshtein, optimal string alignment) of two ASCII strings, for
  * "did you mean" suggestions of commands and options. */
