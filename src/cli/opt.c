@@ -93,8 +93,13 @@ static void needs(const opt_def *d, char *buf, size_t len)
             snprintf(buf, len, "%s", (d->flags & OPTF_STDIN) ? "a file name (or - for standard input)"
                                                                : "a file name");
         break;
-    case OPT_TEXT:
-        snprintf(buf, len, "%s", n > 1 ? "values" : "a value");
+    case OPT_TEXT: /* "--at needs TEXT P1 P2" says more than "three values" */
+        if (d->metavar)
+            snprintf(buf, len, "%s", d->metavar);
+        else if (n > 1)
+            snprintf(buf, len, "%d values", n);
+        else
+            snprintf(buf, len, "a value");
         break;
     case OPT_IDS:
         snprintf(buf, len, "token IDs (\"464 3797\", \"[464, 3797]\" or - for standard input)");
