@@ -333,7 +333,7 @@ Test(count_cli, usage_and_errors)
         {{"-", "-"}, 2, "only once"},
         {{"-f"}, 2, "needs a file name"},
         {{"-f", "/nonexistent/file.txt"}, 1, "/nonexistent/file.txt"},
-        {{"-f", "/"}, 1, "cannot read /"},
+        {{"-f", "/"}, 1, "cannot read '/'"},
         {{"--tokenizer", "/nonexistent/tok", "x"}, 1, "/nonexistent/tok"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

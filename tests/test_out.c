@@ -204,6 +204,33 @@ Test(out, errors_name_the_problem_and_create_nothing)
     free(msg), free(missing), free(dir);
 }
 
+Test(out, registered_input_is_never_replaced)
+{
+    char *dir = test_tmpdir("out-input");
+    char *in = path_join(dir, "w.st"), *hard = path_join(dir, "hard.st"), *other = path_join(dir, "o.st");
+    write_file(in, "weights", 7);
+    cr_assert(link(in, hard) == 0);
+    cr_assert_eq(out_add_input("weights", in, -1), 0);
+    int saved;
+    char *cap = capture_stderr_begin(dir, &saved);
+    out_file o;
+    int r1 = out_open(&o, in, 1);
+    int r2 = out_open(&o, hard, 0);
+    char *msg = capture_stderr_end(cap, saved);
+    cr_expect_eq(r1, -1);
+    cr_expect_eq(r2, -1);
+    cr_expect(strstr(msg, "is the same file as the weights being read") != NULL, "%s", msg);
+    expect_content(in, "weights");
+    cr_expect_eq(count_entries(dir), 2, "nothing created");
+    /* another file is fine, and forgetting the inputs lifts the refusal */
+    cr_assert_eq(out_open(&o, other, 0), 0);
+    out_abort(&o);
+    out_clear_inputs();
+    cr_assert_eq(out_open(&o, in, 0), 0);
+    out_abort(&o);
+    free(msg), free(in), free(hard), free(other), free(dir);
+}
+
 /* Runs fn in a child; returns its exit status (or 128+signal). */
 static int in_child(int (*fn)(const char *), const char *arg)
 {
@@ -436,7 +463,8 @@ Test(out, json_string)
     cr_expect_str_eq(s, "\"a\\\"b\\\\c\\n\\t\\r\\b\\f\\u0001\\u007f\"");
     free(s);
     s = json_of("\xE7\x8A\xAC\xE3\x81", 5);
-    cr_expect_str_eq(s, "\"\xE7\x8A\xAC\xEF\xBF\xBD\xEF\xBF\xBD\"", "invalid bytes become U+FFFD");
+    cr_expect_str_eq(s, "\"\xE7\x8A\xAC\\ufffd\"",
+                     "a cut character (one maximal subpart) becomes one U+FFFD, as Python's errors=replace");
     free(s);
     s = json_of("\0", 1);
     cr_expect_str_eq(s, "\"\\u0000\"");

@@ -13,12 +13,13 @@
  * Deliberately left out: batching several texts (use a shell loop or the library API).
  */
 #include "cli.h"
+#include "json.h"
 #include "embed.h"
 #include "figures.h"
 #include "load.h"
 #include "npy.h"
 #include "out.h"
-#include "plot.h"
+#include "render.h"
 #include "textpos.h"
 
 #include <errno.h>
@@ -171,16 +172,8 @@ static int read_input(job *j)
         return take_ids(j);
     if (j->from_stdin || (j->file && strcmp(j->file, "-") == 0))
         return read_all(j, stdin, "standard input");
-    if (j->file) {
-        FILE *f = fopen(j->file, "rb");
-        if (!f) {
-            cli_error("%s: %s", j->file, strerror(errno));
-            return -1;
-        }
-        int rc = read_all(j, f, j->file);
-        fclose(f);
-        return rc;
-    }
+    if (j->file)
+        return (j->text = cli_read_file(j->file, "text file", &j->text_len)) ? 0 : -1;
     j->text_len = strlen(j->text_arg);
     j->text = malloc(j->text_len + 1);
     if (!j->text) {
@@ -350,7 +343,7 @@ static int write_binary(const job *j, FILE *f, int npy)
                     rc = -1;
                 else if (npy ? npy_writer_put(&nw, v, C, &e) != 0 : fwrite(v, sizeof *v, C, f) != C) {
                     if (npy) cli_error("%s", e.msg);
-                    rc = -1;   /* a raw write error is reported by out_commit */
+                    rc = npy ? -1 : 1;   /* raw: the stream's error is reported by out_commit */
                 }
             }
     if (rc == 0 && npy && npy_writer_end(&nw, &e)) {
@@ -358,7 +351,7 @@ static int write_binary(const job *j, FILE *f, int npy)
         rc = -1;
     }
     free(row);
-    return rc;
+    return rc < 0 ? -1 : 0;
 }
 
 static void piece(const job *j, size_t t, const uint8_t **b, size_t *n)
@@ -374,7 +367,7 @@ static void json_vec(FILE *f, const float *v, size_t C)
     fputc('[', f);
     for (size_t c = 0; c < C; c++) {
         if (c) fputs(", ", f);
-        out_f32(f, v[c]);
+        json_write_f32(f, v[c]);
     }
     fputc(']', f);
 }
@@ -616,7 +609,7 @@ static int draw(const job *j)
     char title[256];
     snprintf(title, sizeof title, "GPT-2 embedding step: token + position = input (%s, n_embd %zu; colours clipped at \xC2\xB1%.3g = 4 x median |x|)",
              j->m->size_name ? j->m->size_name : "model", C, q);
-    plot_strips s = {0};
+    render_strips s = {0};
     s.n_rows = n;
     s.dim = C;
     s.n_strips = 3;
@@ -627,7 +620,10 @@ static int draw(const job *j)
     s.title = title;
     s.vmin = -q;
     s.vmax = q;
-    rc = plot_strips_png(&s, j->plot) ? -1 : 0;
+    render_png png;
+    g2e_err err;
+    g2e_clear(&err);
+    rc = fig_write(render_strips_png(&s, &png, &err), &png, &err, j->plot);
 done:
     if (labels)
         for (size_t r = 0; r < R; r++)

@@ -13,9 +13,13 @@
  * on stderr what exercise 2 needs and exits 0 (asking for 2 by name exits 1 instead).
  */
 #include "cli.h"
+#include "json.h"
 #include "load.h"
 #include "opt.h"
+#include "interpret.h"
+#include "models.h"
 #include "out.h"
+#include "reference.h"
 #include "similarity.h"
 
 #include <stdlib.h>
@@ -24,6 +28,7 @@
 typedef struct exercise_opts {
     load_opts lo;
     int fmt; /* FORMATS: 0 text, 1 json, 2 table (= text) */
+    int code;
     int64_t ctx, dim;
 } exercise_opts;
 
@@ -36,6 +41,9 @@ static const opt_def OPTS[] = {
      .def = "4096", .help = N_("exercise 1: positions of the other model")},
     {.name = "--dim", .kind = OPT_INT, .off = offsetof(exercise_opts, dim), .lo = 1, .hi = 1LL << 31,
      .metavar = "D", .def = "4096", .help = N_("exercise 1: width of the other model")},
+    {.name = "--code", .kind = OPT_FLAG, .off = offsetof(exercise_opts, code),
+     .help = N_("print the same computations as Hugging Face transformers / PyTorch code, to "
+                "cross-check on a machine that has them")},
     LOAD_OPT_ROWS(exercise_opts, lo),
     OPT_END,
 };
@@ -81,7 +89,13 @@ typedef struct ex2 {
     size_t rows, cols;
     double c01, c0500, ccat;
     uint32_t cat;
+    double median;          /* median cosine of random token pairs (reference.h) */
+    size_t n_pairs;         /* pairs behind it; 0: none could be drawn (no interpretation) */
 } ex2;
+
+/* The random token pairs behind the " cat" interpretation: a fixed draw, the same every run. */
+#define EX_PAIRS 1000
+#define EX_SEED 0x677074322d656d62ULL
 
 /* cos of two wpe rows, or of wte[id] + wpe[p] and wte[id] + wpe[q]; prints errors. */
 static int cos_rows(const g2e_model *m, long id, size_t p, size_t q, double *out)
@@ -138,6 +152,8 @@ static int compute_ex2(const g2e_model *m, tok_tokenizer *tok, ex2 *x)
     if (cos_rows(m, -1, 0, 1, &x->c01) || cos_rows(m, -1, 0, 500, &x->c0500) ||
         cos_rows(m, x->cat, 0, 5, &x->ccat))
         return -1;
+    if (ref_median_cosine(m, 0, EX_PAIRS, EX_SEED, &x->median, &x->n_pairs, NULL) != 0)
+        x->n_pairs = 0; /* e.g. a sparse file with almost no token rows: numbers only */
     return 0;
 }
 
@@ -156,7 +172,7 @@ static void print_json(const ex_run *r)
     printf("{");
     if (r->one) {
         printf("\"exercise1\": {\"gpt2_wpe_params\": %llu, \"wpe_params\": %llu, \"ratio\": ", g, w);
-        out_f64(stdout, (double)w / (double)g);
+        json_write_f64(stdout, (double)w / (double)g);
         printf(", \"ctx\": %lld, \"dim\": %lld", (long long)r->o->ctx, (long long)r->o->dim);
         if (r->m)
             printf(", \"file_wpe_params\": %zu, \"file_wte_params\": %zu", r->m->n_ctx * r->m->n_embd,
@@ -167,11 +183,11 @@ static void print_json(const ex_run *r)
     if (r->two) {
         printf("%s\"exercise2\": {\"wpe_shape\": [%zu, %zu], \"cos_pos0_pos1\": ", sep, r->x.rows,
                r->x.cols);
-        out_f64(stdout, r->x.c01);
+        json_write_f64(stdout, r->x.c01);
         printf(", \"cos_pos0_pos500\": ");
-        out_f64(stdout, r->x.c0500);
+        json_write_f64(stdout, r->x.c0500);
         printf(", \"cat_token_id\": %u, \"cos_cat_pos0_pos5\": ", r->x.cat);
-        out_f64(stdout, r->x.ccat);
+        json_write_f64(stdout, r->x.ccat);
         printf(", \"weights\": ");
         out_json_string(stdout, r->path, strlen(r->path));
         printf("}");
@@ -206,7 +222,42 @@ static void print_text(const ex_run *r)
         printf("  %-44s %.4f\n", "cos(wpe[0], wpe[500]):", r->x.c0500);
         printf("  %-44s %u\n", "token ID of \" cat\":", r->x.cat);
         printf("  %-44s %.4f\n", "cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):", r->x.ccat);
+        printf("\n");
+        interp_near_far(stdout, 0, 1, r->x.c01, 500, r->x.c0500);
+        if (r->x.n_pairs)
+            interp_same_token(stdout, "\u2423cat", 0, 5, r->x.ccat, r->x.median, r->x.n_pairs);
     }
+}
+
+/* The same computations for Hugging Face transformers (PyTorch): float32 sums as here, cosines
+ * in float64, so the printed digits agree. */
+static void print_code(const exercise_opts *o)
+{
+    const models_info *mi = models_find(o->lo.model ? o->lo.model : "gpt2");
+    const char *repo = mi ? mi->repo : "openai-community/gpt2";
+    printf("# gpt2-embed exercise, as Hugging Face transformers code (PyTorch)\n"
+           "import torch\n"
+           "from transformers import GPT2Model, GPT2TokenizerFast\n\n"
+           "model = GPT2Model.from_pretrained(\"%s\").eval()\n"
+           "tokenizer = GPT2TokenizerFast.from_pretrained(\"%s\")\n"
+           "wte, wpe = model.wte.weight.detach(), model.wpe.weight.detach()   # float32\n\n", repo, repo);
+    printf("def cos(a, b):  # accumulated in float64, as gpt2-embed does\n"
+           "    return torch.nn.functional.cosine_similarity(a.double(), b.double(), dim=0).item()\n\n"
+           "# exercise 1: parameters of the position embedding\n"
+           "print(\"wpe parameters:\", wpe.numel(), \" other model:\", %lld * %lld)\n\n",
+           (long long)o->ctx, (long long)o->dim);
+    printf("# exercise 2: learned positions\n"
+           "print(\"wpe shape:\", tuple(wpe.shape))\n"
+           "print(f\"cos(wpe[0], wpe[1]):   {cos(wpe[0], wpe[1]):.4f}\")\n"
+           "print(f\"cos(wpe[0], wpe[500]): {cos(wpe[0], wpe[500]):.4f}\")\n"
+           "cat = tokenizer.encode(\" cat\")[0]\n"
+           "print(\"token ID of ' cat':\", cat)\n"
+           "print(f\"cos(wte[cat] + wpe[0], wte[cat] + wpe[5]): {cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):.4f}\")\n\n"
+           "# the model's own input layer gives the same rows (eval mode: dropout off)\n"
+           "ids = torch.tensor([[cat] * 6])\n"
+           "with torch.no_grad():\n"
+           "    h0 = model(ids, output_hidden_states=True).hidden_states[0][0]\n"
+           "print(\"hidden_states[0] == wte + wpe:\", torch.equal(h0[5], wte[cat] + wpe[5]))\n");
 }
 
 /* Which exercises the positionals name (sets one, two); -1 after a usage error. */
@@ -236,6 +287,10 @@ int cmd_exercise(int argc, char **argv)
     opt_free(&p);
     if (r)
         return opt_exit(r);
+    if (o.code) {
+        print_code(&o);
+        return cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
+    }
 
     g2e_model *m = NULL;
     tok_tokenizer *tok = NULL;
@@ -257,7 +312,7 @@ int cmd_exercise(int argc, char **argv)
         print_json(&run);
     else if (run.one || run.two)
         print_text(&run);
-    rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
+    rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
     if (missing && by_name) {
         cli_error("exercise 2 needs GPT-2's weights: %s", e.msg);
         rc = EXIT_ERR;

@@ -5,6 +5,7 @@
  * Streams all of wte once.
  */
 #include "cli.h"
+#include "json.h"
 #include "opt.h"
 #include "load.h"
 #include "npy.h"
@@ -71,6 +72,7 @@ static int make_query(const nearest_opts *o, const char *text, int have_pos, g2e
             cli_error("%s", e.msg);
             return -1;
         }
+        out_add_input("vector file", o->vector, -1);
         npy_array *arr = &qu->arr;
         if (arr->count != C || (arr->ndim == 2 && arr->shape[0] != 1) || arr->ndim > 2) {
             cli_error("%s holds an array of %zu values (%d dimensions); a query needs %zu values, "
@@ -125,7 +127,7 @@ static void print_hit(tok_tokenizer *tok, const sim_hit *h, size_t i, int json)
             printf("null");
         }
         printf(", \"cos\": ");
-        out_f64(stdout, h->cos);
+        json_write_f64(stdout, h->cos);
         printf("}");
     } else {
         printf("%5zu %7u  ", i + 1, h->id);
@@ -166,7 +168,7 @@ static int print_hits(const nearest_opts *o, int have_pos, tok_tokenizer *tok, u
         print_hit(tok, &hits[i], i, json);
     if (json)
         printf("]}\n");
-    return fflush(stdout) == 0 ? 0 : -1;
+    return cli_flush_stdout() == 0 ? 0 : -1;
 }
 
 static int run(const nearest_opts *o, const char *text, int have_pos)

@@ -10,15 +10,23 @@
  * Everything is accumulated in double (similarity.h).
  */
 #include "cli.h"
+#include "json.h"
 #include "load.h"
 #include "opt.h"
 #include "npy.h"
+#include "interpret.h"
 #include "out.h"
+#include "reference.h"
 #include "similarity.h"
 
+#include <libintl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef _
+#define _(s) gettext(s)
+#endif
 
 typedef struct sim_opts {
     load_opts lo;
@@ -78,25 +86,14 @@ const opt_cmd *const cmd_similarity_spec = &CMD;
 
 enum mode { M_NONE, M_POS, M_TOKENS, M_AT, M_MATRIX, M_DIST };
 
-/* The cosine matrix of wpe; prints errors. *out (R x R) is the caller's to free. */
+/* The cosine matrix of wpe (similarity.h); prints errors. *out (R x R) is the caller's to free. */
 static int wpe_matrix(const g2e_model *m, double **out)
 {
-    float *w = NULL;
     g2e_err e;
-    size_t R = m->n_ctx;
-    double *M = malloc(R * R * sizeof *M);
-    if (!M) {
-        cli_error("out of memory for a %zu x %zu matrix", R, R);
-        return -1;
-    }
-    if (sim_load_wpe(m, &w, &e) || sim_cosine_matrix(w, R, m->n_embd, M, &e)) {
+    if (sim_wpe_cosine_matrix(m, m->n_ctx, out, &e)) {
         cli_error("wpe: %s", e.msg);
-        free(w);
-        free(M);
         return -1;
     }
-    free(w);
-    *out = M;
     return 0;
 }
 
@@ -211,9 +208,9 @@ static int by_distance(const g2e_model *m, uint64_t maxd, int fmt, const char *o
     for (size_t d = 0; d <= maxd; d++) {
         if (json) {
             fprintf(o.f, "%s{\"distance\": %zu, \"mean\": ", d ? ", " : "", d);
-            out_f64(o.f, mean[d]);
+            json_write_f64(o.f, mean[d]);
             fprintf(o.f, ", \"std\": ");
-            out_f64(o.f, sd[d]);
+            json_write_f64(o.f, sd[d]);
             fprintf(o.f, ", \"pairs\": %zu}", R - d);
         } else if (csv) {
             fprintf(o.f, "%zu,%.17g,%.17g,%zu\n", d, mean[d], sd[d], R - d);
@@ -351,6 +348,32 @@ static int pair_token(tok_tokenizer *tok, const char *text, uint32_t *id)
 }
 
 /* --pos, --tokens, --at: the two vectors, their cosine, one line or one JSON object. */
+/* The line after a pair's cosine that says what it shows (interpret.h): beside the median of
+ * random pairs of the same matrix's rows, and for --at between that and 1.0. Without a
+ * reference (a sparse file with almost no non-zero rows) nothing is added. */
+static void interpret(enum mode mode, const g2e_model *m, tok_tokenizer *tok, uint32_t id,
+                      long long p1, long long p2, double c)
+{
+    enum { PAIRS = 1000 };
+    double med;
+    size_t n;
+    if (ref_median_cosine(m, mode == M_POS, PAIRS, 0x677074322d656d62ULL, &med, &n, NULL) != 0)
+        return;
+    if (mode == M_POS) {
+        interp_pair(stdout, _("positions"), c, med, n);
+        return;
+    }
+    if (mode == M_TOKENS) {
+        interp_pair(stdout, _("tokens"), c, med, n);
+        return;
+    }
+    const uint8_t *b;
+    size_t len;
+    char *piece = tok_piece(tok, id, &b, &len, NULL) == 0 ? out_piece_visible((const char *)b, len) : NULL;
+    interp_same_token(stdout, piece ? piece : "?", (size_t)p1, (size_t)p2, c, med, n);
+    free(piece);
+}
+
 static int run_pair(const sim_opts *o, enum mode mode, int json, const g2e_model *m,
                     tok_tokenizer **tok)
 {
@@ -405,12 +428,13 @@ static int run_pair(const sim_opts *o, enum mode mode, int json, const g2e_model
         printf("{\"what\": ");
         out_json_string(stdout, what, strlen(what));
         printf(", \"cos\": ");
-        out_f64(stdout, c);
+        json_write_f64(stdout, c);
         printf("}\n");
     } else {
         printf("%s = %.6f\n", what, c);
+        interpret(mode, m, tok ? *tok : NULL, ta, p1, p2, c);
     }
-    rc = fflush(stdout) == 0 ? 0 : -1;
+    rc = cli_flush_stdout() == 0 ? 0 : -1;
 done:
     free(a);
     free(b);
@@ -442,7 +466,7 @@ int cmd_similarity(int argc, char **argv)
         if (wpe_matrix(m, &M) || (o.out && write_matrix(M, m->n_ctx, o.out, fmt == 1)))
             goto done;
         matrix_summary(M, m->n_ctx, path, o.out);
-        rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
+        rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
     } else if (mode == M_DIST) {
         rc = by_distance(m, (uint64_t)o.maxd, fmt, o.out, path) ? EXIT_ERR : EXIT_OK;
     } else {

@@ -24,6 +24,11 @@ int load_model_err(const char *weights, const char *model_name, g2e_model **m, c
     char p[4096];
     if (locate_weights(model_name, weights, p, sizeof p, NULL, e) != 0 || model_open(m, p, e) != 0)
         return -1;
+    out_add_input("weights", p, -1);
+    /* rows are read from the mapping: a file truncated meanwhile is reported, not a crash */
+    const st_tensor *ts[2] = {(*m)->wte, (*m)->wpe};
+    for (int k = 0; k < 2; k++)
+        out_guard_mapping((*m)->st->data + ts[k]->begin, (size_t)st_tensor_nbytes(ts[k]), p);
     if (path && !(*path = strdup(p))) {
         model_close(*m);
         *m = NULL;
@@ -49,6 +54,14 @@ int load_tokenizer(const char *dir, tok_tokenizer **t)
     if (tok_locate(dir, t, &e) != 0) {
         cli_error("%s", e.msg);
         return -1;
+    }
+    /* whichever spelling the directory has (tokenizer.h); built-in data has no files */
+    static const char *const FILES[] = {"vocab.json", "merges.txt", "encoder.json", "vocab.bpe"};
+    const char *src = tok_source(*t);
+    for (size_t i = 0; strcmp(src, "built-in") != 0 && i < sizeof FILES / sizeof FILES[0]; i++) {
+        char p[4096];
+        if ((size_t)snprintf(p, sizeof p, "%s/%s", src, FILES[i]) < sizeof p)
+            out_add_input("tokenizer file", p, -1);
     }
     return 0;
 }

@@ -10,6 +10,7 @@
  * `--lang ja|en` anywhere before `--` is taken out here, for every command (opt.c skips it too).
  */
 #include "cli.h"
+#include "i18n.h"
 #include "opt.h"
 
 #include <string.h>
@@ -153,8 +154,10 @@ static int strip_lang(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    /* i18n hook: the "lang" helper's i18n_init(argc, argv) is called here, before anything
-     * is printed, so even usage errors are in the chosen language. */
+    cli_start();
+    /* before anything is printed, so even usage errors are in the chosen language */
+    if (i18n_init(argc, argv) != 0)
+        return EXIT_USAGE;
     argc = strip_lang(argc, argv);
     if (argc < 0)
         return EXIT_USAGE;

@@ -1,17 +1,21 @@
 /* out.c — output destinations (atomic -o, stdout, devices) and shared formatting; see out.h.
  *
  * The temporary file is hidden (".NAME.XXXXXX") and lives next to the target so that
- * rename(2) is atomic (same filesystem). While one is open, SIGINT/SIGTERM/SIGHUP
- * remove it before the process dies, so an interrupted run leaves nothing behind either.
+ * rename(2) is atomic (same filesystem). While one is open, every signal that would end
+ * the process removes it first, so an interrupted run leaves nothing behind either.
  */
+#define _GNU_SOURCE   /* fopencookie */
 #include "out.h"
 
 #include "cli.h"
+#include "json.h"
 #include "opt.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,24 +23,34 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <utf8proc.h>
 
 /* ---- cleaning up the temporary on a fatal signal ---- */
 
 static char *volatile pending_tmp;   /* the temporary to remove if a signal kills us */
-#define N_SIGS 3
-static struct sigaction old_act[N_SIGS];
-static int installed[N_SIGS];
-static const int SIGS[N_SIGS] = {SIGINT, SIGTERM, SIGHUP};
 
+/* Every signal whose default action ends the process, but SIGKILL and SIGSTOP (which cannot
+ * be caught), SIGBUS (its own handler below) and SIGXFSZ (ignored from the start, cli_start,
+ * so that an over-large write fails with EFBIG and is reported). The crash signals are left
+ * to the sanitizers in a sanitizer build, which report them. */
+static const int SIGS[] = {
+    SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGXCPU, SIGVTALRM,
+    SIGPROF, SIGPOLL, SIGPWR, SIGSYS, SIGTRAP,
+#if !defined(__SANITIZE_ADDRESS__)
+    SIGABRT, SIGSEGV, SIGFPE, SIGILL,
+#endif
+};
+#define N_SIGS (sizeof SIGS / sizeof SIGS[0])
+static int installed[N_SIGS];
+static struct sigaction old_act[N_SIGS];
+
+/* Async-signal-safe: unlink the temporary, then die of the same signal by its default
+ * action (re-raised; it stays blocked until the handler returns, then ends the process). */
 static void on_signal(int sig)
 {
     char *t = pending_tmp;
     if (t)
         unlink(t);
-    for (int i = 0; i < N_SIGS; i++)
-        if (SIGS[i] == sig)
-            sigaction(sig, &old_act[i], NULL);
+    signal(sig, SIG_DFL);
     raise(sig);
 }
 
@@ -47,7 +61,9 @@ static void guard_tmp(char *tmp)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < N_SIGS; i++) {
+    for (size_t i = 0; i < N_SIGS; i++)
+        sigaddset(&sa.sa_mask, SIGS[i]);   /* one clean-up at a time */
+    for (size_t i = 0; i < N_SIGS; i++) {
         /* a signal the parent told us to ignore stays ignored */
         installed[i] = sigaction(SIGS[i], NULL, &old_act[i]) == 0 &&
                        old_act[i].sa_handler != SIG_IGN && sigaction(SIGS[i], &sa, NULL) == 0;
@@ -58,10 +74,213 @@ static void unguard_tmp(void)
 {
     if (!pending_tmp)
         return;
-    for (int i = 0; i < N_SIGS; i++)
+    for (size_t i = 0; i < N_SIGS; i++)
         if (installed[i])
             sigaction(SIGS[i], &old_act[i], NULL);
     pending_tmp = NULL;
+}
+
+/* ---- inputs an output must never replace ---- */
+
+typedef struct input {
+    dev_t dev;
+    ino_t ino;
+    char *what, *path;
+} input;
+static input *inputs;
+static size_t n_inputs;
+
+int out_add_input(const char *what, const char *path, int fd)
+{
+    struct stat st;
+    if ((fd >= 0 ? fstat(fd, &st) : path ? stat(path, &st) : -1) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    for (size_t i = 0; i < n_inputs; i++)
+        if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino)
+            return 0;
+    input *n = realloc(inputs, (n_inputs + 1) * sizeof *n);
+    if (!n)
+        return -1;
+    inputs = n;
+    input *e = &inputs[n_inputs];
+    e->dev = st.st_dev;
+    e->ino = st.st_ino;
+    e->what = strdup(what ? what : "input");
+    e->path = strdup(path ? path : "?");
+    if (!e->what || !e->path) {
+        free(e->what);
+        free(e->path);
+        return -1;
+    }
+    n_inputs++;
+    return 0;
+}
+
+void out_clear_inputs(void)
+{
+    for (size_t i = 0; i < n_inputs; i++) {
+        free(inputs[i].what);
+        free(inputs[i].path);
+    }
+    free(inputs);
+    inputs = NULL;
+    n_inputs = 0;
+}
+
+/* Refuses (one line, -1) when st is a registered input; name is how the output was given. */
+static int check_not_input(const struct stat *st, const char *name, int quote)
+{
+    for (size_t i = 0; i < n_inputs; i++) {
+        if (inputs[i].dev != st->st_dev || inputs[i].ino != st->st_ino)
+            continue;
+        char *vis = out_piece_visible(inputs[i].path, strlen(inputs[i].path));
+        cli_error("%s%s%s is the same file as the %s being read (%s): choose another output name",
+                  quote ? "'" : "", name, quote ? "'" : "", inputs[i].what, vis ? vis : "?");
+        free(vis);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- SIGBUS in a mapped input: the file shrank ---- */
+
+#define N_MAPS 8
+static struct {
+    const char *lo, *hi;
+    char msg[320];
+    size_t msg_len;
+} maps[N_MAPS];
+static volatile sig_atomic_t n_maps;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    const char *a = si ? (const char *)si->si_addr : NULL;
+    for (sig_atomic_t i = 0; i < n_maps; i++) {
+        if (a >= maps[i].lo && a < maps[i].hi) {
+            char *t = pending_tmp;
+            if (t)
+                unlink(t);
+            ssize_t w = write(STDERR_FILENO, maps[i].msg, maps[i].msg_len);
+            (void)w;
+            _exit(EXIT_ERR);
+        }
+    }
+    /* not ours: the default action, when the faulting access runs again */
+    char *t = pending_tmp;
+    if (t)
+        unlink(t);
+    signal(sig, SIG_DFL);
+}
+
+int out_guard_mapping(const void *addr, size_t len, const char *path)
+{
+    if (n_maps == N_MAPS)
+        return -1;
+    int i = n_maps;
+    maps[i].lo = addr;
+    maps[i].hi = (const char *)addr + len;
+    char *vis = out_piece_visible(path, strlen(path));
+    int k = snprintf(maps[i].msg, sizeof maps[i].msg,
+                     "gpt2-embed: %.200s: weights file changed size while in use "
+                     "(another program truncated or rewrote it)\n", vis ? vis : "?");
+    free(vis);
+    maps[i].msg_len = k > 0 && (size_t)k < sizeof maps[i].msg ? (size_t)k : strlen(maps[i].msg);
+    if (n_maps == 0) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_sigbus;
+        sa.sa_flags = SA_SIGINFO;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGBUS, &sa, NULL) != 0)
+            return -1;
+    }
+    n_maps = i + 1;
+    return 0;
+}
+
+/* ---- file streams that remember why a write failed ----
+ * stdio keeps only an error flag: once a write fails (a full disk, EFBIG), the reason is
+ * gone by the time out_commit looks, and later flushes may even succeed on an emptied
+ * buffer. A cookie stream over the descriptor records the first errno itself. */
+
+struct out_sink {
+    int fd;
+    int err;   /* errno of the first failed write or close, 0 if none */
+};
+
+static ssize_t sink_write(void *c, const char *buf, size_t n)
+{
+    struct out_sink *s = c;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t k = write(s->fd, buf + done, n - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (!s->err)
+                s->err = k < 0 ? errno : EIO;
+            return -1;
+        }
+        done += (size_t)k;
+    }
+    return (ssize_t)n;
+}
+
+static int sink_close(void *c)
+{
+    struct out_sink *s = c;
+    int r = s->fd >= 0 ? close(s->fd) : 0;
+    if (r != 0 && !s->err)
+        s->err = errno;
+    s->fd = -1;
+    return r;
+}
+
+/* A buffered stream writing to fd, owned by o (o->f, o->sink); closes fd on failure. */
+static int open_sink(out_file *o, int fd)
+{
+    o->sink = calloc(1, sizeof *o->sink);
+    if (o->sink) {
+        o->sink->fd = fd;
+        cookie_io_functions_t io = {NULL, sink_write, NULL, sink_close};
+        o->f = fopencookie(o->sink, "wb", io);
+    }
+    if (!o->f) {
+        free(o->sink);
+        o->sink = NULL;
+        close(fd);
+        return -1;
+    }
+    return 0;
+}
+
+/* Why writing o failed: the first failed write's errno, else errno's, else a generic text. */
+static const char *write_reason(const out_file *o, int e)
+{
+    if (o->sink && o->sink->err)
+        return strerror(o->sink->err);
+    return e ? strerror(e) : "I/O error";
+}
+
+static struct out_sink stdout_sink = {STDOUT_FILENO, 0};
+
+int out_stdout_init(void)
+{
+    cookie_io_functions_t io = {NULL, sink_write, NULL, sink_close};
+    FILE *f = fopencookie(&stdout_sink, "wb", io);
+    if (!f)
+        return -1;
+    if (isatty(STDOUT_FILENO))
+        setvbuf(f, NULL, _IOLBF, BUFSIZ);
+    fflush(stdout);
+    stdout = f;   /* glibc: the standard streams are assignable variables */
+    return 0;
+}
+
+int out_stdout_errno(void)
+{
+    return stdout_sink.err;
 }
 
 /* ---- destinations ---- */
@@ -79,6 +298,25 @@ static char *dir_of(const char *path)
     return strndup(path, (size_t)(slash - path));
 }
 
+/* ".BASE.XXXXXX" beside the target; when that is longer than a name or path may be, BASE
+ * is cut so the temporary is no longer than the target's own name: whatever final name
+ * fits, its temporary fits too (a 255-byte name gets a 255-byte temporary). */
+static char *tmp_name(const char *dir, const char *target)
+{
+    const char *base = strrchr(target, '/');
+    base = base ? base + 1 : target;
+    long name_max = pathconf(dir, _PC_NAME_MAX);
+    size_t nmax = name_max > 0 ? (size_t)name_max : NAME_MAX;
+    size_t len = strlen(base), dl = strlen(dir), keep = len;
+    if (1 + len + 7 > nmax || dl + 1 + 1 + len + 7 >= PATH_MAX)
+        keep = len > 8 ? len - 8 : 0;   /* "." + keep + ".XXXXXX" is then len bytes */
+    size_t n = dl + keep + 16;
+    char *tmp = malloc(n);
+    if (tmp)
+        snprintf(tmp, n, "%s/.%.*s.XXXXXX", dir, (int)keep, base);
+    return tmp;
+}
+
 int out_open(out_file *o, const char *path, int binary)
 {
     memset(o, 0, sizeof *o);
@@ -87,6 +325,10 @@ int out_open(out_file *o, const char *path, int binary)
             cli_error("%s", refuse_tty);
             return -1;
         }
+        struct stat so;
+        if (fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode) &&
+            check_not_input(&so, "standard output", 0))
+            return -1;
         o->f = stdout;
         o->direct = 1;
         o->name = "standard output";
@@ -107,6 +349,8 @@ int out_open(out_file *o, const char *path, int binary)
         cli_error("cannot write '%s': it is a directory", path);
         return -1;
     }
+    if (exists && check_not_input(&st, path, 1))
+        return -1;
     if (exists && !S_ISREG(st.st_mode)) {
         /* a device, FIFO or socket: write in place, never replace it */
         int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
@@ -119,10 +363,8 @@ int out_open(out_file *o, const char *path, int binary)
             cli_error("'%s' is a terminal; %s", path, refuse_tty);
             return -1;
         }
-        o->f = fdopen(fd, "wb");
-        if (!o->f) {
+        if (open_sink(o, fd) != 0) {
             cli_error("cannot write '%s': %s", path, strerror(errno));
-            close(fd);
             return -1;
         }
         o->direct = 1;
@@ -148,13 +390,8 @@ int out_open(out_file *o, const char *path, int binary)
     dir = dir_of(target);
     if (!dir)
         goto nomem;
-    const char *base = strrchr(target, '/');
-    base = base ? base + 1 : target;
-    size_t n = strlen(dir) + strlen(base) + 16;
-    tmp = malloc(n);
-    if (!tmp)
+    if (!(tmp = tmp_name(dir, target)))
         goto nomem;
-    snprintf(tmp, n, "%s/.%s.XXXXXX", dir, base);
     mode_t mode;
     if (exists) {
         mode = st.st_mode & 07777;
@@ -180,9 +417,11 @@ int out_open(out_file *o, const char *path, int binary)
         cli_error("cannot write '%s': setting the mode failed: %s", path, strerror(errno));
         goto fail;
     }
-    o->f = fdopen(fd, "wb");
-    if (!o->f) {
+    if (open_sink(o, fd) != 0) {
+        fd = -1;   /* closed by open_sink */
         cli_error("cannot write '%s': %s", path, strerror(errno));
+        unlink(tmp);
+        unguard_tmp();
         goto fail;
     }
     free(dir);
@@ -208,6 +447,7 @@ fail:
 
 static void finish(out_file *o)
 {
+    free(o->sink);
     free(o->target);
     free(o->tmp);
     memset(o, 0, sizeof *o);
@@ -221,19 +461,20 @@ int out_commit(out_file *o)
     }
     int rc = 0;
     errno = 0;
-    if (fflush(o->f) != 0 || ferror(o->f)) {
+    if (o->f == stdout) {
+        rc = cli_flush_stdout();   /* one wording, reported once per run */
+    } else if (fflush(o->f) != 0 || ferror(o->f)) {
         cli_error("writing %s%s%s failed: %s", o->direct ? "" : "'", o->name,
-                  o->direct ? "" : "'", errno ? strerror(errno) : "I/O error");
+                  o->direct ? "" : "'", write_reason(o, errno));
         rc = -1;
     }
     if (o->tmp) {
-        int fd = fileno(o->f);
-        if (rc == 0 && fsync(fd) != 0) {
+        if (rc == 0 && fsync(o->sink->fd) != 0) {
             cli_error("writing '%s' failed (fsync): %s", o->name, strerror(errno));
             rc = -1;
         }
         if (fclose(o->f) != 0 && rc == 0) {
-            cli_error("writing '%s' failed (close): %s", o->name, strerror(errno));
+            cli_error("writing '%s' failed (close): %s", o->name, write_reason(o, errno));
             rc = -1;
         }
         o->f = NULL;
@@ -256,7 +497,7 @@ int out_commit(out_file *o)
         unguard_tmp();
     } else if (o->own_f) {
         if (fclose(o->f) != 0 && rc == 0) {
-            cli_error("writing '%s' failed: %s", o->name, strerror(errno));
+            cli_error("writing '%s' failed: %s", o->name, write_reason(o, errno));
             rc = -1;
         }
         o->f = NULL;
@@ -292,76 +533,14 @@ void out_f64(FILE *f, double v)
     fprintf(f, "%.17g", v);
 }
 
-/* Length of the valid UTF-8 character at s (n bytes left) and its code point, or 0. */
-static size_t utf8_char(const char *s, size_t n, int32_t *cp)
-{
-    utf8proc_int32_t c;
-    utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s,
-                                          (utf8proc_ssize_t)(n > 4 ? 4 : n), &c);
-    if (k <= 0 || c < 0)
-        return 0;
-    *cp = c;
-    return (size_t)k;
-}
-
 char *out_piece_visible(const char *s, size_t n)
 {
-    /* worst case: every byte becomes "\xNN" (4 bytes) */
-    if (n > (SIZE_MAX - 1) / 4)
-        return NULL;
-    char *r = malloc(4 * n + 1);
-    if (!r)
-        return NULL;
-    size_t o = 0;
-    static const char HEX[] = "0123456789ABCDEF";
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        int32_t cp = 0;
-        size_t k = c < 0x80 ? 1 : utf8_char(s + i, n - i, &cp);
-        if (c < 0x80)
-            cp = c;
-        if (c == ' ') {
-            memcpy(r + o, "\xE2\x90\xA3", 3), o += 3;          /* ␣ */
-        } else if (c == '\n') {
-            memcpy(r + o, "\xE2\x86\xB5", 3), o += 3;          /* ↵ */
-        } else if (c == '\t') {
-            memcpy(r + o, "\xE2\x86\x92", 3), o += 3;          /* → */
-        } else if (c == '\\') {
-            r[o++] = '\\', r[o++] = '\\';
-        } else if (k == 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f)) {
-            /* an invalid byte, or a control character: escape each of its bytes */
-            size_t m = k ? k : 1;
-            for (size_t j = 0; j < m; j++) {
-                unsigned char b = (unsigned char)s[i + j];
-                r[o++] = '\\', r[o++] = 'x', r[o++] = HEX[b >> 4], r[o++] = HEX[b & 15];
-            }
-            i += m;
-            continue;
-        } else {
-            memcpy(r + o, s + i, k), o += k;
-        }
-        i += k;
-    }
-    r[o] = '\0';
-    return r;
+    return text_escape(s, n, TEXT_ESC_VISIBLE);
 }
 
 size_t out_display_width(const char *s)
 {
-    size_t w = 0, n = strlen(s);
-    for (size_t i = 0; i < n;) {
-        int32_t cp;
-        size_t k = utf8_char(s + i, n - i, &cp);
-        if (k == 0) {
-            w++;
-            i++;
-            continue;
-        }
-        int cw = utf8proc_charwidth(cp);
-        w += cw > 0 ? (size_t)cw : 0;
-        i += k;
-    }
-    return w;
+    return text_width(s, strlen(s));
 }
 
 void out_pad(FILE *f, const char *s, size_t width)
@@ -373,38 +552,7 @@ void out_pad(FILE *f, const char *s, size_t width)
 
 void out_json_string(FILE *f, const char *s, size_t n)
 {
-    fputc('"', f);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x80) {
-            switch (c) {
-            case '"': fputs("\\\"", f); break;
-            case '\\': fputs("\\\\", f); break;
-            case '\n': fputs("\\n", f); break;
-            case '\t': fputs("\\t", f); break;
-            case '\r': fputs("\\r", f); break;
-            case '\b': fputs("\\b", f); break;
-            case '\f': fputs("\\f", f); break;
-            default:
-                if (c < 0x20 || c == 0x7f)
-                    fprintf(f, "\\u%04x", c);
-                else
-                    fputc(c, f);
-            }
-            i++;
-            continue;
-        }
-        int32_t cp;
-        size_t k = utf8_char(s + i, n - i, &cp);
-        if (k == 0) {
-            fputs("\xEF\xBF\xBD", f);   /* U+FFFD */
-            i++;
-        } else {
-            fwrite(s + i, 1, k, f);
-            i += k;
-        }
-    }
-    fputc('"', f);
+    json_write_string(f, s, n);
 }
 
 void out_csv_field(FILE *f, const char *s, size_t n)

@@ -33,14 +33,52 @@ typedef struct out_file {
     const char *name;   /* for messages: the -o argument or "standard output" */
     int direct;     /* 1: f is stdout or a non-regular file opened in place */
     int own_f;      /* 1: f must be fclose'd (not stdout) */
+    struct out_sink *sink;   /* own_f: f's descriptor and its first write error (owned) */
 } out_file;
 
+/* ---- inputs an output must never replace ----
+ * A command registers every file it reads (the weights, a text file, a --vector file, the
+ * tokenizer's files: load.c and cli_read_file do it for them); out_open then refuses an
+ * output that is the same file (same device and inode: also through a hard or symbolic
+ * link, or a regular file as standard output) as any of them, before anything is created:
+ * "-o FILE is the same file as the weights being read (PATH): choose another output name".
+ *
+ * Registers the file open on fd (fd >= 0) or else at path; what names its role ("weights",
+ * "text file", ...) and path names it in the message (both are copied). Files that cannot be
+ * stat'ed and non-regular ones (pipes, terminals) are ignored: nothing could replace them.
+ * Returns 0, or -1 only when out of memory (nothing printed: the registry is a safeguard,
+ * the read itself goes on). */
+int out_add_input(const char *what, const char *path, int fd);
+
+/* Forgets every registered input (for tests and long-lived callers). */
+void out_clear_inputs(void);
+
+/* ---- a mapped input that shrinks ----
+ * Reading a page of a mapping past the end of a file that another process truncated raises
+ * SIGBUS. The weights are mapped (safetensors.h); out_guard_mapping turns such a SIGBUS,
+ * when its address lies inside [addr, addr + len), into the line
+ * "gpt2-embed: PATH: weights file changed size while in use (...)" on stderr, removes the
+ * -o temporary if one is open, and ends the process with status 1 (from the handler, with
+ * async-signal-safe calls only: the state the fault interrupted is not resumed). A SIGBUS
+ * elsewhere keeps its default action. Costs nothing per row read. Up to 8 ranges; returns
+ * -1 (nothing printed) when full. */
+int out_guard_mapping(const void *addr, size_t len, const char *path);
+
+/* Standard output as one of out.c's streams that remember why a write failed (stdio keeps
+ * only a flag; the reason is gone by the time anyone looks): cli_start calls this once,
+ * first thing. Line-buffered on a terminal, fully buffered otherwise, as stdio's own.
+ * Returns -1 and leaves stdout as it was if the stream cannot be made. */
+int out_stdout_init(void);
+/* errno of standard output's first failed write since out_stdout_init, or 0. */
+int out_stdout_errno(void);
+
 /* Opens the destination. path NULL or "-" means standard output. binary = 1 refuses a
- * terminal. On success *o is ready and must be finished by out_commit or out_abort; on
- * failure an error is printed, nothing was created, *o needs no cleanup, -1 returned. */
+ * terminal. An output that is a registered input is refused (above). On success *o is
+ * ready and must be finished by out_commit or out_abort; on failure an error is printed, nothing was created, *o needs no cleanup, -1 returned. */
 int out_open(out_file *o, const char *path, int binary);
 
-/* Finishes: flushes and checks for write errors; for an atomic target also fsyncs,
+/* Finishes: flushes and checks for write errors (reported with the reason of the first
+ * failed write, e.g. "No space left on device", whenever it happened); for an atomic target also fsyncs,
  * sets the mode, renames over the target and fsyncs the directory. Returns 0, or -1
  * after printing an error and removing the temporary (the target is then untouched).
  * *o is finished either way (calling out_abort afterwards is harmless). */
@@ -65,18 +103,20 @@ void out_f64(FILE *f, double v);
  *   '\\' -> "\\\\"          other C0 controls, DEL, C1 controls (U+0080..U+009F) and
  *   bytes that are not part of valid UTF-8 -> "\xNN" per byte (uppercase hex).
  * Every other valid UTF-8 character is kept as it is. Because the backslash is doubled,
- * "\xNN" in the result always means an escaped byte. */
+ * "\xNN" in the result always means an escaped byte. (text_escape with TEXT_ESC_VISIBLE.) */
 char *out_piece_visible(const char *s, size_t n);
 
 /* Display width in terminal columns of a UTF-8 string (wide East Asian characters
- * count 2, combining marks 0); invalid bytes count 1. */
+ * count 2, combining marks 0); each maximal subpart of invalid UTF-8 counts 1
+ * (text_width). */
 size_t out_display_width(const char *s);
 /* Writes s then spaces up to `width` columns (nothing extra if it is wider). */
 void out_pad(FILE *f, const char *s, size_t width);
 
-/* A JSON string literal (with the quotes) for bytes s[n]: escapes '"', '\\' and
- * controls as \uXXXX (\n, \t, \r, \b, \f short forms); invalid UTF-8 bytes become
- * U+FFFD, since JSON text must be valid UTF-8. */
+/* A JSON string literal (with the quotes) for bytes s[n], escaped as every JSON string
+ * of the program is (json.h: json_write_string): '"', '\\', the short forms \n \t \r
+ * \b \f, other C0 controls, DEL, C1 controls and U+2028/9 as \u00XX, each maximal
+ * subpart of invalid UTF-8 as \ufffd (Python's errors="replace"), the rest as is. */
 void out_json_string(FILE *f, const char *s, size_t n);
 
 /* A CSV field (RFC 4180): quoted, with quotes doubled, if it holds ',', '"', CR or LF

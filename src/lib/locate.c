@@ -1,5 +1,6 @@
 /* locate.c — finding the weights file (see locate.h for the order). */
 #include "locate.h"
+#include "models.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -12,19 +13,10 @@
 #define G2E_DATADIR "/usr/local/share/gpt2-embed"
 #endif
 
-const char *const locate_models[] = {"gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "distilgpt2",
-                                     NULL};
-
-static const char *const REPOS[] = {"openai-community/gpt2", "openai-community/gpt2-medium",
-                                    "openai-community/gpt2-large", "openai-community/gpt2-xl",
-                                    "distilbert/distilgpt2"};
-
 const char *locate_default_repo(const char *model)
 {
-    for (size_t i = 0; locate_models[i]; i++)
-        if (strcmp(model, locate_models[i]) == 0)
-            return REPOS[i];
-    return NULL;
+    const models_info *m = models_find(model);
+    return m ? m->repo : NULL;
 }
 
 static int is_file(const char *p)
@@ -149,8 +141,7 @@ int locate_weights(const char *model, const char *explicit_path, char *out, size
     const char *repo = locate_default_repo(model);
     if (!repo)
         return g2e_fail(err, LOCATE_E_UNKNOWN_MODEL,
-                        "unknown model '%s' (known: gpt2, gpt2-medium, gpt2-large, gpt2-xl, distilgpt2)",
-                        model);
+                        "unknown model '%s' (known: %s)", model, models_names());
     const char *src = NULL;
     int rc;
     if (explicit_path) {

@@ -25,11 +25,8 @@ enum {
     LOCATE_E_TOO_LONG,            /* a path would not fit the caller's buffer */
 };
 
-/* The known model names, NULL-terminated: gpt2, gpt2-medium, gpt2-large, gpt2-xl, distilgpt2. */
-extern const char *const locate_models[];
-
 /* The Hub repository of a known model ("openai-community/gpt2", "distilbert/distilgpt2"),
- * or NULL for an unknown name. */
+ * or NULL for an unknown name (the catalogue: models.h). */
 const char *locate_default_repo(const char *model);
 
 /* Finds the weights of model (NULL means "gpt2") following the order above; explicit may be

@@ -6,6 +6,7 @@
  * anything but shapes, block count and the "repo" metadata value.
  */
 #include "model.h"
+#include "models.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,22 +51,8 @@ static size_t count_blocks(const st_file *st, int prefixed)
 
 static const char *size_name(const g2e_model *m)
 {
-    if (m->n_vocab != 50257 || m->n_ctx != 1024) return NULL;
-    static const struct {
-        size_t n_embd, n_layer;
-        const char *name;
-    } K[] = {{1024, 24, "gpt2-medium"}, {1280, 36, "gpt2-large"}, {1600, 48, "gpt2-xl"}};
-    if (m->n_embd == 768) {
-        if (m->n_layer == 12) return "gpt2";
-        if (m->n_layer == 6) return "distilgpt2";
-        if (m->n_layer) return NULL;
-        const char *repo = st_meta_get(m->st, "repo");
-        return repo && strstr(repo, "distilgpt2") ? "distilgpt2" : "gpt2";
-    }
-    for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
-        if (m->n_embd == K[i].n_embd)
-            return m->n_layer == 0 || m->n_layer == K[i].n_layer ? K[i].name : NULL;
-    return NULL;
+    const char *repo = m->n_layer ? NULL : st_meta_get(m->st, "repo");
+    return models_match(m->n_vocab, m->n_ctx, m->n_embd, m->n_layer, repo);
 }
 
 static int check_tensor(const st_tensor *t, g2e_err *err)

@@ -15,6 +15,7 @@
  * cache of converted rows (callers own their buffers).
  */
 #include "safetensors.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -85,30 +86,7 @@ static void one_line(g2e_err *err)
  * surrogates, nothing above U+10FFFF), or len if all is well. */
 static size_t utf8_bad_offset(const uint8_t *s, size_t len)
 {
-    size_t i = 0;
-    while (i < len) {
-        uint8_t c = s[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t n;
-        uint8_t lo = 0x80, hi = 0xBF;   /* allowed range of the second byte */
-        if (c >= 0xC2 && c <= 0xDF) n = 1;
-        else if (c == 0xE0) { n = 2; lo = 0xA0; }
-        else if (c == 0xED) { n = 2; hi = 0x9F; }
-        else if (c >= 0xE1 && c <= 0xEF) n = 2;
-        else if (c == 0xF0) { n = 3; lo = 0x90; }
-        else if (c == 0xF4) { n = 3; hi = 0x8F; }
-        else if (c >= 0xF1 && c <= 0xF3) n = 3;
-        else return i;
-        if (len - i - 1 < n) return i;
-        if (s[i + 1] < lo || s[i + 1] > hi) return i;
-        for (size_t k = 2; k <= n; k++)
-            if ((s[i + k] & 0xC0) != 0x80) return i;
-        i += n + 1;
-    }
-    return len;
+    return text_validate((const char *)s, len);
 }
 
 static int is_json_ws(uint8_t c)
@@ -561,7 +539,8 @@ static int open_file(st_file **out, const char *path, g2e_err *err)
 {
     if (!out || !path) return g2e_fail(err, G2E_EINVAL, "st_open: NULL argument");
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO must be refused below, not waited on at open */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) return g2e_fail(err, ST_E_OPEN, "%s: cannot open: %s", path, strerror(errno));
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
@@ -571,7 +550,9 @@ static int open_file(st_file **out, const char *path, g2e_err *err)
     }
     if (!S_ISREG(sb.st_mode)) {
         close(fd);
-        return g2e_fail(err, ST_E_OPEN, "%s: not a regular file", path);
+        return g2e_fail(err, ST_E_OPEN, "%s: not a regular file (%s)", path,
+                        S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISDIR(sb.st_mode) ? "a directory"
+                        : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device" : "a socket");
     }
     if (sb.st_size < 8) {
         close(fd);

@@ -41,13 +41,31 @@ double sim_norm(const float *a, size_t n)
     return sqrt(sim_dot(a, a, n));
 }
 
+/* Why a vector of norm nrm has no cosine (NULL if it has one), and the status. The norm of
+ * float32 values, accumulated in double, cannot overflow (3.4e38^2 * n < 1.8e308), so a
+ * non-finite norm means a NaN or an infinity among the values. */
+static const char *no_cosine(double nrm, int *code)
+{
+    if (!isfinite(nrm)) {
+        *code = SIM_E_NONFINITE;
+        return "holds a NaN or an infinity";
+    }
+    if (nrm == 0.0) {
+        *code = SIM_E_ZERO;
+        return "is all zeros";
+    }
+    return NULL;
+}
+
 int sim_cosine(const float *a, const float *b, size_t n, double *out, g2e_err *err)
 {
     double na = sim_norm(a, n), nb = sim_norm(b, n);
-    if (na == 0.0)
-        return g2e_fail(err, SIM_E_ZERO, "the first vector is all zeros: it has no cosine");
-    if (nb == 0.0)
-        return g2e_fail(err, SIM_E_ZERO, "the second vector is all zeros: it has no cosine");
+    int code = 0;
+    const char *why;
+    if ((why = no_cosine(na, &code)))
+        return g2e_fail(err, code, "the first vector %s: it has no cosine", why);
+    if ((why = no_cosine(nb, &code)))
+        return g2e_fail(err, code, "the second vector %s: it has no cosine", why);
     *out = sim_dot(a, b, n) / (na * nb);
     return 0;
 }
@@ -97,10 +115,12 @@ int sim_cosine_matrix(const float *X, size_t R, size_t C, double *out, g2e_err *
     }
     for (size_t i = 0; i < R; i++) {
         double nrm = sim_norm(X + i * C, C);
-        if (nrm == 0.0) {
+        int code = 0;
+        const char *why = no_cosine(nrm, &code);
+        if (why) {
             free(AP);
             free(BP);
-            return g2e_fail(err, SIM_E_ZERO, "row %zu is all zeros: it has no cosine", i);
+            return g2e_fail(err, code, "row %zu %s: it has no cosine", i, why);
         }
         double *a = AP + (i / MR) * C * MR + i % MR;
         double *b = BP + (i / NR) * C * NR + i % NR;
@@ -186,8 +206,10 @@ int sim_nearest(const g2e_model *m, const float *q, size_t k, uint32_t exclude, 
     if (k == 0 || k > m->n_vocab)
         return g2e_fail(err, SIM_E_RANGE, "k must be from 1 to %zu, got %zu", m->n_vocab, k);
     double nq = sim_norm(q, C);
-    if (nq == 0.0)
-        return g2e_fail(err, SIM_E_ZERO, "the query vector is all zeros: it has no cosine");
+    int code = 0;
+    const char *why = no_cosine(nq, &code);
+    if (why)
+        return g2e_fail(err, code, "the query vector %s: it has no cosine", why);
     float *row = malloc(C * sizeof *row);
     if (!row)
         return g2e_fail(err, G2E_ENOMEM, "out of memory");
@@ -199,8 +221,8 @@ int sim_nearest(const g2e_model *m, const float *q, size_t k, uint32_t exclude, 
         if ((rc = model_wte_row(m, id, row, err)))
             break;
         double nr = sim_norm(row, C);
-        if (nr == 0.0)
-            continue;
+        if (nr == 0.0 || !isfinite(nr))
+            continue;   /* no cosine (similarity.h) */
         sim_hit h = {(uint32_t)id, sim_dot(q, row, C) / (nq * nr)};
         top_insert(hits, &n, k, h);
     }
@@ -259,5 +281,111 @@ int sim_stats_of(const g2e_model *m, int which, sim_stats *out, g2e_err *err)
         out->top[i] = top[i].id;
         out->top_norm[i] = top[i].cos;
     }
+    return 0;
+}
+
+/* ---- the learned curves (see similarity.h) ---- */
+
+/* wpe rows 0..len-1 as float32 (len, n_embd) into a new buffer. */
+static int load_wpe_rows(const g2e_model *m, size_t len, float **out, g2e_err *err)
+{
+    float *buf = malloc(len * m->n_embd * sizeof *buf);
+    if (!buf)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for wpe rows 0..%zu", len - 1);
+    for (size_t p = 0; p < len; p++) {
+        int rc = model_wpe_row(m, p, buf + p * m->n_embd, err);
+        if (rc) {
+            free(buf);
+            return rc;
+        }
+    }
+    *out = buf;
+    return 0;
+}
+
+int sim_wpe_cosine_matrix(const g2e_model *m, size_t len, double **out, g2e_err *err)
+{
+    *out = NULL;
+    if (len == 0 || len > m->n_ctx)
+        return g2e_fail(err, SIM_E_RANGE, "the positions must be 0..N-1 with 1 <= N <= n_ctx (%zu), got N=%zu",
+                        m->n_ctx, len);
+    if (len > SIM_MAX_MATRIX_CELLS / len || m->n_embd > SIM_MAX_MATRIX_CELLS / len)
+        return g2e_fail(err, SIM_E_RANGE, "a %zu x %zu cosine matrix of %zu-wide rows is more than this computes at once",
+                        len, len, m->n_embd);
+    float *w = NULL;
+    int rc = load_wpe_rows(m, len, &w, err);
+    if (rc)
+        return rc;
+    double *M = malloc(len * len * sizeof *M);
+    if (!M) {
+        free(w);
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for a %zu x %zu cosine matrix", len, len);
+    }
+    rc = sim_cosine_matrix(w, len, m->n_embd, M, err);
+    free(w);
+    if (rc) {
+        free(M);
+        return rc;
+    }
+    *out = M;
+    return 0;
+}
+
+int sim_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double *mean,
+                            double *sd, g2e_err *err)
+{
+    if (max_d >= len)
+        return g2e_fail(err, SIM_E_RANGE, "the largest distance (%zu) must be less than N (%zu)", max_d, len);
+    double *M = NULL;
+    int rc = sim_wpe_cosine_matrix(m, len, &M, err);
+    if (rc)
+        return rc;
+    double *all = malloc(2 * len * sizeof *all);
+    if (!all) {
+        free(M);
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for %zu values", 2 * len);
+    }
+    sim_by_distance(M, len, all, all + len);
+    memcpy(mean, all, (max_d + 1) * sizeof *mean);
+    if (sd)
+        memcpy(sd, all + len, (max_d + 1) * sizeof *sd);
+    free(all);
+    free(M);
+    return 0;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+int sim_abs_percentile(const float *x, size_t n, double percentile, double *q, int *fell_back,
+                       g2e_err *err)
+{
+    if (!(percentile > 0.0 && percentile <= 100.0))
+        return g2e_fail(err, SIM_E_RANGE, "the percentile must be in (0, 100], got %g", percentile);
+    float *a = malloc((n ? n : 1) * sizeof *a);
+    if (!a)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for %zu values", n);
+    size_t k = 0;
+    float largest = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i])) {
+            a[k++] = fabsf(x[i]);
+            largest = fmaxf(largest, fabsf(x[i]));
+        }
+    qsort(a, k, sizeof *a, cmp_float);
+    /* nearest rank: the smallest value with at least percentile % of the values at or below it */
+    double r = ceil(percentile / 100.0 * (double)k);
+    size_t at = r < 1 ? 0 : (size_t)r - 1;
+    double v = k ? a[at < k ? at : k - 1] : 0;
+    free(a);
+    int fb = !(v > 0);
+    if (fb)
+        v = largest > 0 ? largest : 1;
+    *q = v;
+    if (fell_back)
+        *fell_back = fb;
     return 0;
 }

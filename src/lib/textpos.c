@@ -1,5 +1,6 @@
 /* textpos.c — byte offsets to characters, lines and a snippet (see textpos.h). */
 #include "textpos.h"
+#include "text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -7,20 +8,8 @@
 /* Length of the valid UTF-8 sequence at s[0, n), or 1 for an invalid byte. */
 static size_t seq_len(const unsigned char *s, size_t n)
 {
-    unsigned char c = s[0];
     size_t k;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c < 0x80) return 1;
-    else if (c >= 0xC2 && c <= 0xDF) k = 2;
-    else if (c >= 0xE0 && c <= 0xEF) { k = 3; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
-    else if (c >= 0xF0 && c <= 0xF4) { k = 4; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
-    else return 1;
-    if (n < k || s[1] < lo || s[1] > hi)
-        return 1;
-    for (size_t i = 2; i < k; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 1;
-    return k;
+    return text_step((const char *)s, n, &k) < 0 ? 1 : k;
 }
 
 size_t textpos_chars(const char *text, size_t len)

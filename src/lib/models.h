@@ -1,0 +1,46 @@
+/* models.h — the one catalogue of the models gpt2-embed knows: their names, their
+ * Hugging Face repositories and their shapes. The locator (which file belongs to a
+ * --model name), the model view (which name a file's shapes mean) and the downloader
+ * (which repository to fetch) all read it, so a new model is one row in models.c.
+ *
+ * Shapes are those of the published checkpoints' config.json (n_vocab = vocab_size,
+ * n_ctx = n_positions, n_embd, n_layer, n_head); they are facts about the models, checked
+ * against every file that is opened, never trusted over the file.
+ *
+ * Deliberately left out: anything about the transformer blocks beyond their count
+ * (gpt2-embed reads only wte and wpe).
+ */
+#ifndef G2E_MODELS_H
+#define G2E_MODELS_H
+
+#include <stddef.h>
+
+typedef struct models_info {
+    const char *name;     /* "gpt2", the --model name */
+    const char *repo;     /* "openai-community/gpt2", the Hub repository */
+    size_t n_vocab;       /* rows of wte (50257) */
+    size_t n_ctx;         /* rows of wpe: the context length (1024) */
+    size_t n_embd;        /* the width of every vector */
+    size_t n_layer;       /* transformer blocks */
+    size_t n_head;        /* attention heads per block */
+} models_info;
+
+/* The catalogue, in the order messages list it; *n receives its length. Static data. */
+const models_info *models_all(size_t *n);
+
+/* The entry called name (exact, case-sensitive), or NULL. */
+const models_info *models_find(const char *name);
+
+/* The names joined for a message, with no word of any language in it:
+ * "gpt2, gpt2-medium, gpt2-large, gpt2-xl, distilgpt2" (static string). */
+const char *models_names(void);
+
+/* The name a file's shapes stand for, or NULL when they match no entry. n_layer is the
+ * number of blocks the file holds (0: an embeddings-only file). gpt2 and distilgpt2 share
+ * every embedding shape: with blocks their count decides; without, repo_hint (a "repo"
+ * metadata value the downloader writes, may be NULL) naming distilgpt2 decides, else
+ * "gpt2". With blocks present, a count that matches no entry of that width gives NULL. */
+const char *models_match(size_t n_vocab, size_t n_ctx, size_t n_embd, size_t n_layer,
+                         const char *repo_hint);
+
+#endif

@@ -1,0 +1,33 @@
+/* reference.h — reference points for reading a cosine: what "typical" looks like.
+ *
+ * A cosine of 0.3 between two token vectors means little on its own; beside the median
+ * cosine of random pairs of rows of the same matrix it says whether the pair is unusually
+ * alike. This module draws pairs of distinct rows with a fixed generator (splitmix64 from a
+ * given seed, so the figure is the same on every run and machine), skips rows whose norm is
+ * 0 (sparse fixtures, never real weights), and returns the median of their cosines
+ * (accumulated in double, similarity.h).
+ *
+ * Deliberately left out: printing, and any claim about the full distribution (only the
+ * median and the count of pairs used are returned).
+ */
+#ifndef G2E_REFERENCE_H
+#define G2E_REFERENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "model.h"
+
+enum {
+    REF_E_FEW_ROWS = 1950,  /* fewer than two rows with a non-zero norm were found */
+};
+
+/* The median cosine of up to n_pairs random pairs of distinct rows of wte (which = 0) or wpe
+ * (which = 1), drawn from seed. *used receives the number of pairs that counted (pairs with a
+ * zero row are skipped; the draw stops after 4 * n_pairs attempts). Errors: REF_E_FEW_ROWS
+ * when no pair counted, G2E_EINVAL for n_pairs 0, G2E_ENOMEM, the model's row errors. */
+int ref_median_cosine(const g2e_model *m, int which, size_t n_pairs, uint64_t seed,
+                      double *median, size_t *used, g2e_err *err);
+
+#endif

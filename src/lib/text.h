@@ -1,0 +1,122 @@
+/* text.h — the one UTF-8 toolkit: decode a step, validate, display width, and escaping
+ * of outside data (file names, user text, token pieces) before it reaches a terminal.
+ *
+ * UTF-8 here is RFC 3629's: no overlong forms, no surrogates (U+D800..U+DFFF), nothing
+ * above U+10FFFF. An ill-formed sequence is cut into "maximal subparts" (Unicode 15,
+ * section 3.9, "U+FFFD substitution of maximal subparts" — what Python's
+ * bytes.decode("utf-8", errors="replace") and the WHATWG decoder do): each one is one
+ * replacement character. text_step reports the subpart's length so that every caller
+ * replaces (or counts, or escapes) ill-formed input the same way.
+ *
+ * The display width is utf8proc's (East Asian Wide/Fullwidth 2 columns, combining marks
+ * and other zero-width characters 0); it is the width terminals that follow Unicode
+ * use, not a promise about every terminal.
+ *
+ * The library never prints: escaping writes into the caller's buffer or a new string.
+ *
+ * Deliberately left out: normalisation, grapheme clusters (a flag emoji counts as its
+ * code points' widths), encodings other than UTF-8, line breaking.
+ */
+#ifndef G2E_TEXT_H
+#define G2E_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TEXT_BAD (-1)   /* text_step's result for an ill-formed sequence */
+
+/* Decodes one step of s[0..n) (n >= 1). For a well-formed character returns its code
+ * point (0..0x10FFFF) and sets *len to its length (1..4). For an ill-formed sequence
+ * returns TEXT_BAD and sets *len to the length of its maximal subpart (1..3): the bytes
+ * one U+FFFD stands for. Every step advances by *len >= 1; reads only s[0..n). */
+static inline int32_t text_step(const char *str, size_t n, size_t *len)
+{
+    const uint8_t *s = (const uint8_t *)str;
+    uint8_t c = s[0];
+    if (c < 0x80) {
+        *len = 1;
+        return c;
+    }
+    size_t need;                     /* continuation bytes */
+    uint8_t lo = 0x80, hi = 0xBF;    /* allowed range of the second byte */
+    int32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+        need = 1;
+        cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        need = 2;
+        cp = c & 0x0F;
+        if (c == 0xE0) lo = 0xA0;   /* no overlong */
+        if (c == 0xED) hi = 0x9F;   /* no surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 3;
+        cp = c & 0x07;
+        if (c == 0xF0) lo = 0x90;   /* no overlong */
+        if (c == 0xF4) hi = 0x8F;   /* nothing above U+10FFFF */
+    } else {
+        *len = 1;
+        return TEXT_BAD;
+    }
+    if (n < 2 || s[1] < lo || s[1] > hi) {
+        *len = 1;
+        return TEXT_BAD;
+    }
+    cp = cp << 6 | (s[1] & 0x3F);
+    for (size_t k = 2; k <= need; k++) {
+        if (k >= n || (s[k] & 0xC0) != 0x80) {
+            *len = k;
+            return TEXT_BAD;
+        }
+        cp = cp << 6 | (s[k] & 0x3F);
+    }
+    *len = need + 1;
+    return cp;
+}
+
+/* The offset of the first byte of s[0..n) that is not part of well-formed UTF-8, or n
+ * when all of it is (an empty or NULL-with-0 text is valid). ASCII runs are skipped 8
+ * bytes at a time. */
+size_t text_validate(const char *s, size_t n);
+
+/* Number of characters in s[0..n): well-formed characters plus one per maximal subpart
+ * of ill-formed input (the length of s decoded with errors="replace"). */
+size_t text_count(const char *s, size_t n);
+
+/* Display width in terminal columns of code point cp: 0, 1 or 2 (controls 0). */
+int text_cp_width(int32_t cp);
+
+/* Display width of s[0..n): the sum of text_cp_width over its characters; each maximal
+ * subpart of ill-formed input counts 1 (as the U+FFFD a terminal shows). */
+size_t text_width(const char *s, size_t n);
+
+/* Writes code point cp (0..0x10FFFF, not a surrogate) as UTF-8 into out[4]; returns the
+ * length 1..4, or 0 (nothing written) for a value that is not a Unicode scalar value. */
+size_t text_encode(int32_t cp, char out[4]);
+
+/* ---- escaping outside data ----
+ *
+ * Made safe for a terminal: every C0 control (U+0000..U+001F, including ESC), DEL, every
+ * C1 control (U+0080..U+009F, which some terminals obey as CSI/OSC...), and each byte of
+ * ill-formed UTF-8 becomes "\xNN" per byte (uppercase hex). With TEXT_ESC_BIDI the
+ * Unicode bidirectional controls (U+061C, U+200E, U+200F, U+202A..U+202E,
+ * U+2066..U+2069), which reorder what a terminal shows, and the line/paragraph
+ * separators U+2028/U+2029 become "\u{XXXX}". Everything else is copied as it is.
+ * Flags:
+ *   TEXT_ESC_VISIBLE  ' ' -> '␣' (U+2423), '\n' -> '↵' (U+21B5), '\t' -> '→' (U+2192),
+ *                     and '\\' -> "\\\\", so that "\x" in the result always means an
+ *                     escaped byte — the way every command shows a token's piece;
+ *   TEXT_ESC_BIDI     as above (messages quoting user text or file names use it).
+ * Without TEXT_ESC_VISIBLE spaces and backslashes are kept and '\n', '\t' are "\x0A",
+ * "\x09": the result is always one line. */
+enum { TEXT_ESC_VISIBLE = 1u, TEXT_ESC_BIDI = 2u };
+
+/* Escapes s[0..n) into dst[0..cap) as described above. Returns the length of the whole
+ * escaped text (not counting the NUL), like snprintf; when that is >= cap, dst holds the
+ * longest prefix that ends at the end of one character's (or escape's) output. dst is
+ * NUL-terminated whenever cap > 0; dst may be NULL when cap is 0. */
+size_t text_escape_buf(char *dst, size_t cap, const char *s, size_t n, unsigned flags);
+
+/* The same into a new NUL-terminated string the caller frees; NULL if out of memory. */
+char *text_escape(const char *s, size_t n, unsigned flags);
+
+#endif

@@ -1,0 +1,627 @@
+/* test_hostile_cli.c — the built program in a hostile world (issue 15): outputs over
+ * inputs, files that change while mapped, fatal signals mid-write, full disks and file size
+ * limits, FIFOs and devices where files are expected, closed standard streams, non-finite
+ * numbers in weights. Every case drives G2E_TEST_BIN and checks what a careful user would
+ * look at afterwards: the exit status, one line on stderr, and that no file they had was
+ * lost or replaced and no temporary was left behind.
+ */
+#include "fixture.h"
+#include "support.h"
+
+#include <cjson/cJSON.h>
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define C 8
+static char *dir, *wpath;
+
+static void setup(void)
+{
+    fixture_opts o;
+    memset(&o, 0, sizeof o);
+    o.n_vocab = 50257;
+    o.n_ctx = 1024;
+    o.n_embd = C;
+    o.dtype = ST_F32;
+    dir = test_tmpdir("hostile");
+    wpath = path_join(dir, "w.safetensors");
+    char e[256];
+    cr_assert_eq(fixture_write(wpath, &o, e, sizeof e), 0, "%s", e);
+}
+
+static void teardown(void)
+{
+    free(wpath);
+    free(dir);
+}
+
+TestSuite(hostile, .init = setup, .fini = teardown);
+
+/* ---- helpers ---- */
+
+/* Number of entries of d besides . and .. whose name starts with '.' (temporaries). */
+static int hidden_entries(const char *d)
+{
+    DIR *dd = opendir(d);
+    cr_assert(dd != NULL);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dd)))
+        if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(dd);
+    return n;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    size_t n;
+    char *s = read_file(from, &n);
+    cr_assert(s != NULL, "cannot read %s", from);
+    write_file(to, s, n);
+    free(s);
+}
+
+static int same_content(const char *a, const char *b)
+{
+    size_t na, nb;
+    char *sa = read_file(a, &na), *sb = read_file(b, &nb);
+    int same = sa && sb && na == nb && memcmp(sa, sb, na) == 0;
+    free(sa);
+    free(sb);
+    return same;
+}
+
+/* stderr is exactly one line starting "gpt2-embed: " and containing want (if non-NULL). */
+static void expect_one_line(const run_result *r, const char *want)
+{
+    cr_expect(strncmp(r->err, "gpt2-embed: ", 12) == 0, "stderr: '%s'", r->err);
+    cr_expect(r->err_len > 0 && r->err[r->err_len - 1] == '\n' && strchr(r->err, '\n') == r->err + r->err_len - 1,
+              "not one line: '%s'", r->err);
+    if (want)
+        cr_expect(strstr(r->err, want) != NULL, "stderr lacks '%s': '%s'", want, r->err);
+}
+
+static run_result g2e(char *const args[])
+{
+    char *argv[64];
+    int n = 0;
+    argv[n++] = (char *)G2E_TEST_BIN;
+    for (int i = 0; args[i] && n < 63; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    return run_argv(argv, NULL, 0, NULL, NULL);
+}
+
+/* ---- item 3: an output over an input ---- */
+
+static void expect_refused_and_kept(char *const args[], const char *victim, const char *backup)
+{
+    run_result r = g2e(args);
+    cr_expect_eq(r.status, 1, "status %d, stderr: %s", r.status, r.err);
+    expect_one_line(&r, "same file");
+    cr_expect(same_content(victim, backup), "%s was changed", victim);
+    cr_expect_eq(hidden_entries(dir), 0, "a temporary was left");
+    run_free(&r);
+}
+
+Test(hostile, output_over_the_weights_is_refused)
+{
+    char *keep = path_join(dir, "keep.st");
+    copy_file(wpath, keep);
+    expect_refused_and_kept((char *[]){"hi", "--weights", wpath, "--format", "npy", "-o", wpath, NULL}, wpath, keep);
+    /* through a hard link and a symbolic link too */
+    char *hard = path_join(dir, "hard.st"), *soft = path_join(dir, "soft.st");
+    cr_assert(link(wpath, hard) == 0 && symlink(wpath, soft) == 0);
+    expect_refused_and_kept((char *[]){"hi", "--weights", wpath, "--format", "npy", "-o", hard, NULL}, wpath, keep);
+    expect_refused_and_kept((char *[]){"hi", "--weights", soft, "--format", "npy", "-o", wpath, NULL}, wpath, keep);
+    expect_refused_and_kept((char *[]){"sinusoidal", "--compare-learned", "--weights", wpath, "-o", soft, NULL}, wpath, keep);
+    free(keep);
+    free(hard);
+    free(soft);
+}
+
+Test(hostile, output_over_the_text_file_is_refused)
+{
+    char *txt = path_join(dir, "in.txt"), *keep = path_join(dir, "keep.txt");
+    write_file(txt, "The dog chased the cat", 22);
+    copy_file(txt, keep);
+    expect_refused_and_kept((char *[]){"-f", txt, "--weights", wpath, "--format", "json", "-o", txt, NULL}, txt, keep);
+    free(txt);
+    free(keep);
+}
+
+Test(hostile, output_over_a_tokenizer_file_is_refused)
+{
+    char *tdir = path_join(dir, "tok");
+    cr_assert(mkdir(tdir, 0755) == 0);
+    char *sv = path_join(G2E_SRCDIR, "tokenizer/vocab.json"), *sm = path_join(G2E_SRCDIR, "tokenizer/merges.txt");
+    char *v = path_join(tdir, "vocab.json"), *mg = path_join(tdir, "merges.txt");
+    copy_file(sv, v);
+    copy_file(sm, mg);
+    expect_refused_and_kept((char *[]){"hi", "--weights", wpath, "--tokenizer", tdir, "--format", "csv", "-o", mg, NULL},
+                            mg, sm);
+    free(tdir);
+    free(sv);
+    free(sm);
+    free(v);
+    free(mg);
+}
+
+Test(hostile, other_outputs_still_work)
+{
+    char *o = path_join(dir, "x.npy");
+    run_result r = g2e((char *[]){"hi", "--weights", wpath, "--format", "npy", "-o", o, NULL});
+    cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+    struct stat st;
+    cr_expect(stat(o, &st) == 0 && st.st_size > 128);
+    run_free(&r);
+    free(o);
+}
+
+/* ---- spawning the program without waiting for it ---- */
+
+typedef struct child {
+    pid_t pid;
+    int err_fd;      /* read end of its stderr */
+} child;
+
+/* How the child's stdout is set up. */
+enum { OUT_NULL, OUT_FULL, OUT_CLOSED };
+
+/* Starts G2E_TEST_BIN args with stdin /dev/null, stdout /dev/null (or /dev/full, or closed),
+ * stderr a pipe; with a file size limit of fsize bytes if fsize > 0 (as `ulimit -f`). */
+static child spawn_ex(char *const args[], rlim_t fsize, int out)
+{
+    char *argv[64];
+    int n = 0;
+    argv[n++] = (char *)G2E_TEST_BIN;
+    for (int i = 0; args[i] && n < 63; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    int p[2];
+    cr_assert(pipe(p) == 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int dn = open("/dev/null", O_RDWR);
+        dup2(dn, 0);
+        dup2(dn, 1);
+        dup2(p[1], 2);
+        close(p[0]);
+        close(p[1]);
+        close(dn);
+        if (out == OUT_FULL) {
+            int fd = open("/dev/full", O_WRONLY);
+            dup2(fd, 1);
+            close(fd);
+        } else if (out == OUT_CLOSED) {
+            close(1);
+        }
+        struct rlimit rl = {fsize, fsize};
+        if (fsize > 0 && setrlimit(RLIMIT_FSIZE, &rl) != 0)
+            _exit(126);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(p[1]);
+    return (child){pid, p[0]};
+}
+
+static child spawn_limited(char *const args[], rlim_t fsize)
+{
+    return spawn_ex(args, fsize, OUT_NULL);
+}
+
+static child spawn(char *const args[])
+{
+    return spawn_limited(args, 0);
+}
+
+/* Waits for c; returns its exit status or 128 + signal; *err receives its stderr. */
+static int reap(child c, char **err)
+{
+    size_t n = 0, cap = 4096;
+    char *buf = malloc(cap);
+    cr_assert(buf != NULL);
+    ssize_t k;
+    while ((k = read(c.err_fd, buf + n, cap - n - 1)) > 0) {
+        n += (size_t)k;
+        if (cap - n < 2) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            cr_assert(buf != NULL);
+        }
+    }
+    buf[n] = '\0';
+    close(c.err_fd);
+    int st;
+    cr_assert(waitpid(c.pid, &st, 0) == c.pid);
+    *err = buf;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Waits (up to 20 s) until d holds a hidden entry: the -o temporary exists. */
+static int wait_for_temporary(const char *d)
+{
+    for (int i = 0; i < 100000; i++) {
+        if (hidden_entries(d) > 0)
+            return 1;
+        usleep(200);
+    }
+    return 0;
+}
+
+/* A text of n tokens " a" (1M tokens keep the row loop busy for a good part of a second). */
+static char *long_text(const char *name, size_t n)
+{
+    char *p = path_join(dir, name);
+    char *s = malloc(2 * n);
+    cr_assert(s != NULL);
+    for (size_t i = 0; i < n; i++)
+        s[2 * i] = ' ', s[2 * i + 1] = 'a';
+    write_file(p, s, 2 * n);
+    free(s);
+    return p;
+}
+
+/* ---- item 4: the weights file shrinks while mapped ---- */
+
+Test(hostile, weights_truncated_while_in_use_is_one_line_and_no_temporary)
+{
+    char *txt = long_text("long.txt", 1000000);
+    char *odir = path_join(dir, "out"), *o = path_join(odir, "x.npy");
+    cr_assert(mkdir(odir, 0755) == 0);
+    child c = spawn((char *[]){"-f", txt, "--weights", wpath, "--pe", "sinusoidal", "--format", "npy", "-o", o, NULL});
+    cr_assert(wait_for_temporary(odir), "the temporary never appeared");
+    kill(c.pid, SIGSTOP);   /* hold it mid-write while the file shrinks */
+    cr_assert(truncate(wpath, 4096) == 0);
+    kill(c.pid, SIGCONT);
+    char *err;
+    int st = reap(c, &err);
+    cr_expect_eq(st, 1, "status %d, stderr: %s", st, err);
+    cr_expect(strstr(err, "weights file changed size while in use") != NULL, "stderr: %s", err);
+    cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "one line: %s", err);
+    cr_expect_eq(hidden_entries(odir), 0, "the temporary was left behind");
+    struct stat sb;
+    cr_expect(stat(o, &sb) != 0, "no output file");
+    free(err), free(txt), free(o), free(odir);
+}
+
+/* ---- item 5: fatal signals and the file size limit ---- */
+
+Test(hostile, every_fatal_signal_removes_the_temporary)
+{
+    static const int SIGS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE,
+                               SIGXCPU, SIGVTALRM, SIGPROF};
+    char *txt = long_text("long.txt", 1000000);
+    char *odir = path_join(dir, "out"), *o = path_join(odir, "x.npy");
+    cr_assert(mkdir(odir, 0755) == 0);
+    for (size_t k = 0; k < sizeof SIGS / sizeof SIGS[0]; k++) {
+        child c = spawn((char *[]){"-f", txt, "--weights", wpath, "--pe", "sinusoidal", "--format", "npy", "-o", o, NULL});
+        cr_assert(wait_for_temporary(odir), "the temporary never appeared");
+        kill(c.pid, SIGS[k]);
+        char *err;
+        int st = reap(c, &err);
+        /* it may have finished first (then the output is complete); else it died of the signal */
+        struct stat sb;
+        if (st == 0) {
+            cr_expect(stat(o, &sb) == 0, "signal %d: status 0 but no output", SIGS[k]);
+            unlink(o);
+        } else {
+            cr_expect_eq(st, 128 + SIGS[k], "signal %d: status %d, stderr %s", SIGS[k], st, err);
+            cr_expect(stat(o, &sb) != 0, "signal %d: an output file", SIGS[k]);
+        }
+        cr_expect_eq(hidden_entries(odir), 0, "signal %d (%s) left the temporary", SIGS[k], strsignal(SIGS[k]));
+        free(err);
+        /* a temporary left by the failure would fail every later round */
+        DIR *d = opendir(odir);
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                char *q = path_join(odir, e->d_name);
+                unlink(q);
+                free(q);
+            }
+        if (d) closedir(d);
+    }
+    free(txt), free(o), free(odir);
+}
+
+Test(hostile, file_size_limit_is_an_error_not_a_signal)
+{
+    char *odir = path_join(dir, "out"), *o = path_join(odir, "keep.npy");
+    cr_assert(mkdir(odir, 0755) == 0);
+    write_file(o, "precious", 8);
+    /* 1024 x 8 floats of npy: 32 KB, over a 16 KB limit */
+    child c = spawn_limited((char *[]){"--window", "1024", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath,
+                                       "--format", "npy", "-o", o, NULL}, 16384);
+    char *err;
+    int st = reap(c, &err);
+    cr_expect_eq(st, 1, "status %d (153 = SIGXFSZ), stderr: %s", st, err);
+    cr_expect(strstr(err, "File too large") != NULL, "stderr: %s", err);
+    cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "one line: %s", err);
+    cr_expect_eq(hidden_entries(odir), 0, "the temporary was left behind");
+    size_t n;
+    char *kept = read_file(o, &n);
+    cr_expect(kept && n == 8 && memcmp(kept, "precious", 8) == 0, "the old file was changed");
+    free(kept), free(err), free(o), free(odir);
+}
+
+/* ---- item 6: a temporary name that fits whenever the final name does ---- */
+
+Test(hostile, longest_legal_output_names_work)
+{
+    for (size_t len = 240; len <= 255; len += 5) {
+        char name[256];
+        memset(name, 'n', len);
+        memcpy(name + len - 4, ".npy", 4);
+        name[len] = '\0';
+        char *o = path_join(dir, name);
+        run_result r = g2e((char *[]){"--ids", "1 2", "--weights", wpath, "--format", "npy", "-o", o, NULL});
+        cr_expect_eq(r.status, 0, "name of %zu bytes: %s", len, r.err);
+        struct stat sb;
+        cr_expect(stat(o, &sb) == 0 && sb.st_size == 128 + 2 * C * 4, "name of %zu bytes: no output", len);
+        cr_expect_eq(hidden_entries(dir), 0);
+        run_free(&r);
+        unlink(o);
+        free(o);
+    }
+}
+
+/* ---- item 8: FIFOs and devices where a file is expected ---- */
+
+/* Runs args with a deadline of 10 s (a hang fails the test instead of stalling it). */
+static int run_deadline(char *const args[], char **err)
+{
+    child c = spawn(args);
+    for (int i = 0; i < 1000; i++) {
+        int st;
+        pid_t w = waitpid(c.pid, &st, WNOHANG);
+        if (w == c.pid) {
+            /* already reaped: read what it wrote */
+            size_t n = 0, cap = 65536;
+            char *buf = malloc(cap);
+            ssize_t k;
+            while ((k = read(c.err_fd, buf + n, cap - n - 1)) > 0)
+                n += (size_t)k;
+            buf[n] = '\0';
+            close(c.err_fd);
+            *err = buf;
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        }
+        usleep(10000);
+    }
+    kill(c.pid, SIGKILL);
+    int st = reap(c, err);
+    (void)st;
+    return -1;   /* hung */
+}
+
+static void expect_refused_quickly(char *const args[], const char *want, const char *what)
+{
+    char *err;
+    int st = run_deadline(args, &err);
+    cr_expect_neq(st, -1, "%s: hung (killed after 10 s)", what);
+    cr_expect(st == 1 || st == 2, "%s: status %d, stderr %s", what, st, err);
+    cr_expect(strstr(err, want) != NULL, "%s: stderr lacks '%s': %s", what, want, err);
+    cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "%s: not one line: %s", what, err);
+    free(err);
+}
+
+Test(hostile, fifos_and_devices_are_refused_not_waited_on)
+{
+    char *fifo = path_join(dir, "f");
+    cr_assert(mkfifo(fifo, 0644) == 0);
+    expect_refused_quickly((char *[]){"inspect", fifo, NULL}, "not a regular file", "inspect FIFO");
+    expect_refused_quickly((char *[]){"hi", "--weights", fifo, NULL}, "not a regular file", "--weights FIFO");
+    expect_refused_quickly((char *[]){"nearest", "--vector", fifo, "--weights", wpath, NULL}, "not a regular file",
+                           "nearest --vector FIFO");
+    expect_refused_quickly((char *[]){"nearest", "--vector", "/dev/zero", "--weights", wpath, NULL}, "not a regular file",
+                           "nearest --vector /dev/zero");
+    expect_refused_quickly((char *[]){"-f", fifo, "--weights", wpath, NULL}, "not a regular file", "embed -f FIFO");
+    expect_refused_quickly((char *[]){"-f", "/dev/zero", "--weights", wpath, NULL}, "not a regular file", "embed -f /dev/zero");
+    expect_refused_quickly((char *[]){"count", "-f", fifo, NULL}, "not a regular file", "count -f FIFO");
+    expect_refused_quickly((char *[]){"tokenize", "-f", fifo, NULL}, "not a regular file", "tokenize -f FIFO");
+    /* a tokenizer directory whose vocab.json is a FIFO */
+    char *tdir = path_join(dir, "tok"), *v = path_join(tdir, "vocab.json"), *mg = path_join(tdir, "merges.txt");
+    char *sm = path_join(G2E_SRCDIR, "tokenizer/merges.txt");
+    cr_assert(mkdir(tdir, 0755) == 0 && mkfifo(v, 0644) == 0);
+    copy_file(sm, mg);
+    expect_refused_quickly((char *[]){"hi", "--weights", wpath, "--tokenizer", tdir, NULL}, "not a regular file",
+                           "--tokenizer with a FIFO vocab.json");
+    expect_refused_quickly((char *[]){"tokenize", "--tokenizer", tdir, "hi", NULL}, "not a regular file",
+                           "tokenize --tokenizer with a FIFO vocab.json");
+    free(fifo), free(tdir), free(v), free(mg), free(sm);
+}
+
+Test(hostile, a_pipe_on_standard_input_is_still_read)
+{
+    char *argv1[] = {G2E_TEST_BIN, "tokenize", "-f", "-", "--format", "ids", NULL};
+    run_result r = run_argv(argv1, "Hello world", 11, NULL, NULL);
+    cr_expect_eq(r.status, 0, "-f -: %s", r.err);
+    cr_expect(strstr(r.out, "15496 995") != NULL, "-f -: %s", r.out);
+    run_free(&r);
+    char *argv2[] = {G2E_TEST_BIN, "tokenize", "-f", "/dev/stdin", "--format", "ids", NULL};
+    r = run_argv(argv2, "Hello world", 11, NULL, NULL);
+    cr_expect_eq(r.status, 0, "-f /dev/stdin: %s", r.err);
+    cr_expect(strstr(r.out, "15496 995") != NULL, "-f /dev/stdin: %s", r.out);
+    run_free(&r);
+    char *argv3[] = {G2E_TEST_BIN, "-f", "-", "--weights", wpath, "--format", "csv", NULL};
+    r = run_argv(argv3, "Hello world", 11, NULL, NULL);
+    cr_expect_eq(r.status, 0, "embed -f -: %s", r.err);
+    run_free(&r);
+}
+
+/* ---- item 13: NaN and infinities in the weights ---- */
+
+/* Sets element col of row of tensor name in the safetensors file at path to v. */
+static void poke(const char *path, const char *name, uint64_t row, uint64_t col, float v)
+{
+    st_file *f = NULL;
+    g2e_err e;
+    cr_assert_eq(st_open(&f, path, &e), 0, "%s", e.msg);
+    const st_tensor *t = st_find(f, name);
+    cr_assert(t != NULL);
+    off_t at = (off_t)(f->data_start + t->begin + (row * t->shape[1] + col) * 4);
+    st_close(f);
+    int fd = open(path, O_WRONLY);
+    cr_assert(fd >= 0);
+    cr_assert(pwrite(fd, &v, 4, at) == 4);
+    close(fd);
+}
+
+/* stdout is one valid JSON document (cJSON refuses bare nan / inf). */
+static cJSON *expect_json(const run_result *r, const char *what)
+{
+    cJSON *j = cJSON_Parse(r->out);
+    cr_expect(j != NULL, "%s: not valid JSON: %.300s", what, r->out);
+    return j;
+}
+
+Test(hostile, non_finite_weights_give_errors_or_null_never_nan)
+{
+    char *nw = path_join(dir, "nan.safetensors");
+    copy_file(wpath, nw);
+    poke(nw, "wte.weight", 15496, 0, NAN);        /* "Hello" */
+    poke(nw, "wte.weight", 995, 1, INFINITY);     /* " world" */
+    poke(nw, "wpe.weight", 1, 0, NAN);
+    /* a cosine with a non-finite input is an error, in text and in JSON */
+    char *const *errs[] = {
+        (char *[]){"similarity", "--tokens", " world", " cat", "--weights", nw, NULL},
+        (char *[]){"similarity", "--tokens", " cat", " world", "--format", "json", "--weights", nw, NULL},
+        (char *[]){"similarity", "--pos", "0", "1", "--weights", nw, NULL},
+        (char *[]){"similarity", "--by-distance", "--format", "json", "--weights", nw, NULL},
+        (char *[]){"nearest", "--id", "15496", "--format", "json", "--weights", nw, NULL},
+        (char *[]){"exercise", "2", "--format", "json", "--weights", nw, NULL},
+    };
+    for (size_t k = 0; k < sizeof errs / sizeof errs[0]; k++) {
+        run_result r = g2e(errs[k]);
+        cr_expect_eq(r.status, 1, "case %zu: status %d, out %s err %s", k, r.status, r.out, r.err);
+        expect_one_line(&r, "NaN or an infinity");
+        cr_expect(strstr(r.out, "nan") == NULL && strstr(r.out, "inf") == NULL, "case %zu: %s", k, r.out);
+        run_free(&r);
+    }
+    /* JSON that holds the values writes null for them */
+    run_result r = g2e((char *[]){"--ids", "15496 995", "--format", "json", "--weights", nw, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cJSON *j = expect_json(&r, "embed json");
+    if (j) {
+        cJSON *t0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "tokens"), 0);
+        cJSON *v = cJSON_GetObjectItem(t0, "vector");
+        cr_expect(cJSON_IsNull(cJSON_GetArrayItem(v, 0)), "NaN as null: %.200s", r.out);
+        cr_expect(cJSON_IsNumber(cJSON_GetArrayItem(v, 1)));
+    }
+    cJSON_Delete(j);
+    run_free(&r);
+    r = g2e((char *[]){"stats", "--format", "json", "--weights", nw, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cJSON_Delete(expect_json(&r, "stats json"));
+    run_free(&r);
+    /* the NaN and infinite rows have no cosine: nearest skips them */
+    r = g2e((char *[]){"nearest", "--id", "1", "-k", "50257", "--format", "json", "--weights", nw, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    j = expect_json(&r, "nearest json");
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "nearest")), 50257 - 3, "the query and the 2 bad rows left out");
+    cJSON_Delete(j);
+    run_free(&r);
+    free(nw);
+}
+
+/* ---- item 14: every failed write is one line on stderr and a non-zero status ---- */
+
+static void expect_write_failure(char *const args[], int out, rlim_t fsize, const char *want, const char *what)
+{
+    char *err;
+    int st = reap(spawn_ex(args, fsize, out), &err);
+    cr_expect_eq(st, 1, "%s: status %d, stderr '%s'", what, st, err);
+    cr_expect(strstr(err, want) != NULL, "%s: stderr lacks '%s': '%s'", what, want, err);
+    cr_expect(strncmp(err, "gpt2-embed: ", 12) == 0 && strchr(err, '\n') == err + strlen(err) - 1,
+              "%s: not one line: '%s'", what, err);
+    free(err);
+}
+
+Test(hostile, full_or_closed_stdout_is_reported)
+{
+    char *const *cmds[] = {
+        (char *[]){"exercise", "1", NULL},
+        (char *[]){"exercise", "2", "--weights", wpath, NULL},
+        (char *[]){"similarity", "--pos", "0", "1", "--weights", wpath, NULL},
+        (char *[]){"nearest", "--id", "1", "--weights", wpath, NULL},
+        (char *[]){"stats", "--weights", wpath, NULL},
+        (char *[]){"--help", NULL},
+        (char *[]){"help", NULL},
+        (char *[]){"help", "embed", NULL},
+        (char *[]){"embed", "--help", NULL},
+        (char *[]){"--version", NULL},
+        (char *[]){"--ids", "1 2", "--weights", wpath, NULL},
+        (char *[]){"tokenize", "Hello world", NULL},
+    };
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+        char what[64];
+        snprintf(what, sizeof what, "case %zu (%s) > /dev/full", k, cmds[k][0]);
+        expect_write_failure(cmds[k], OUT_FULL, 0, "No space left on device", what);
+        snprintf(what, sizeof what, "case %zu (%s) >&-", k, cmds[k][0]);
+        expect_write_failure(cmds[k], OUT_CLOSED, 0, "Bad file descriptor", what);
+    }
+}
+
+Test(hostile, raw_output_that_cannot_be_written_is_reported)
+{
+    char *odir = path_join(dir, "out"), *o = path_join(odir, "x.raw");
+    cr_assert(mkdir(odir, 0755) == 0);
+    /* 4096 x 8 floats: 128 KB, beyond stdio's buffer, so fwrite itself fails */
+    char *big[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format", "raw",
+                   "-o", o, NULL};
+    expect_write_failure(big, OUT_NULL, 16384, "File too large", "raw over ulimit -f");
+    cr_expect_eq(hidden_entries(odir), 0, "temporary left");
+    char *dev[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format", "raw",
+                   "-o", "/dev/full", NULL};
+    expect_write_failure(dev, OUT_NULL, 0, "No space left on device", "raw -o /dev/full");
+    char *std[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format", "raw", NULL};
+    expect_write_failure(std, OUT_FULL, 0, "No space left on device", "raw > /dev/full");
+    /* a real full file system, where this test may mount one (root) */
+    char *mnt = path_join(dir, "tmpfs");
+    cr_assert(mkdir(mnt, 0755) == 0);
+    if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k") == 0) {
+        char *fo = path_join(mnt, "x.raw");
+        char *full[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format",
+                        "raw", "-o", fo, NULL};
+        expect_write_failure(full, OUT_NULL, 0, "No space left on device", "raw -o on a full tmpfs");
+        cr_expect_eq(hidden_entries(mnt), 0, "temporary left on the tmpfs");
+        umount(mnt);
+        free(fo);
+    } else {
+        cr_log_info("tmpfs not mountable here (%s): ENOSPC on a file system covered by /dev/full and EFBIG only",
+                    strerror(errno));
+    }
+    free(mnt), free(o), free(odir);
+}
+
+Test(hostile, closed_standard_streams_are_reserved_at_start)
+{
+    /* with fd 1 closed, the -o temporary must not become fd 1 (and stdout's final close
+     * must not close it): the run succeeds and writes a whole file */
+    char *o = path_join(dir, "x.npy");
+    char *err;
+    int st = reap(spawn_ex((char *[]){"--ids", "1 2", "--weights", wpath, "--format", "npy", "-o", o, NULL}, 0,
+                           OUT_CLOSED), &err);
+    cr_expect_eq(st, 0, "status %d, stderr %s", st, err);
+    struct stat sb;
+    cr_expect(stat(o, &sb) == 0 && sb.st_size == 128 + 2 * C * 4, "the npy is incomplete");
+    free(err), free(o);
+}

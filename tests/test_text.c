@@ -1,0 +1,182 @@
+/* test_text.c — the UTF-8 toolkit against independent references: CPython's UTF-8
+ * decoder (tests/text_ref.py, which reports every maximal subpart through an error
+ * handler) on every short byte pattern that matters, utf8proc's encoder on every code
+ * point, and hand-built escaping and width cases. */
+#include "text.h"
+#include "support.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+/* Interesting byte values for each position of a 4-byte window. */
+static const unsigned char PICK[] = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0,
+                                     0xBF, 0xC0, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0xFF};
+#define NP (sizeof PICK)
+
+/* Our steps of s[0..n) as the oracle prints them: "cp:len cp:len ...". */
+static void our_steps(const unsigned char *s, size_t n, char *buf, size_t cap)
+{
+    size_t o = 0, k;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i += k) {
+        int32_t cp = text_step((const char *)s + i, n - i, &k);
+        o += (size_t)snprintf(buf + o, cap - o, "%s%d:%zu", i ? " " : "", (int)cp, k);
+    }
+}
+
+Test(text, steps_match_cpython_maximal_subparts)
+{
+    /* every lead byte 0x80..0xFF followed by 0..3 bytes from PICK, plus all lengths */
+    char *dir = test_tmpdir("text-steps");
+    char *in = path_join(dir, "in.bin"), *outp = path_join(dir, "out.txt");
+    size_t cap = 16u << 20, o = 0, ncase = 0;
+    unsigned char *blob = malloc(cap);
+    unsigned char(*cases)[5] = malloc(sizeof *cases * 128 * (1 + NP + NP * NP + NP * NP * NP));
+    cr_assert(blob && cases);
+    for (unsigned lead = 0x80; lead <= 0xFF; lead++)
+        for (size_t len = 1; len <= 4; len++) {
+            size_t combos = len == 1 ? 1 : len == 2 ? NP : len == 3 ? NP * NP : NP * NP * NP;
+            for (size_t c = 0; c < combos; c++) {
+                unsigned char *e = cases[ncase++];
+                e[0] = (unsigned char)len;
+                e[1] = (unsigned char)lead;
+                size_t x = c;
+                for (size_t j = 2; j <= len; j++, x /= NP)
+                    e[j] = PICK[x % NP];
+                blob[o++] = (unsigned char)len, blob[o++] = 0;
+                memcpy(blob + o, e + 1, len);
+                o += len;
+            }
+        }
+    write_file(in, blob, o);
+    char *script = path_join(G2E_SRCDIR, "tests/text_ref.py");
+    run_result r = run_argv((char *[]){"/usr/bin/python3", script, "steps", in, outp, NULL}, NULL, 0,
+                            NULL, NULL);
+    cr_assert_eq(r.status, 0, "text_ref.py: %s", r.err);
+    size_t olen;
+    char *want = read_file(outp, &olen);
+    cr_assert(want);
+    char *line = want, mine[256];
+    size_t bad = 0;
+    for (size_t i = 0; i < ncase; i++) {
+        char *nl = strchr(line, '\n');
+        cr_assert(nl, "oracle output ends early at case %zu", i);
+        *nl = '\0';
+        our_steps(cases[i] + 1, cases[i][0], mine, sizeof mine);
+        if (strcmp(mine, line) != 0 && bad++ < 5)
+            cr_expect_fail("case %zu (%zu bytes, lead %02X %02X %02X %02X): ours '%s', CPython '%s'", i,
+                           (size_t)cases[i][0], cases[i][1], cases[i][2], cases[i][3], cases[i][4],
+                           mine, line);
+        /* validate and count agree with the steps */
+        size_t n = cases[i][0], k, first_bad = n, count = 0;
+        for (size_t j = 0; j < n; j += k, count++)
+            if (text_step((const char *)cases[i] + 1 + j, n - j, &k) < 0 && first_bad == n)
+                first_bad = j;
+        cr_expect_eq(text_validate((const char *)cases[i] + 1, n), first_bad);
+        cr_expect_eq(text_count((const char *)cases[i] + 1, n), count);
+        line = nl + 1;
+    }
+    cr_expect_eq(bad, 0, "%zu of %zu cases differ from CPython", bad, ncase);
+    cr_expect(ncase > 500000);
+    run_free(&r);
+    free(want), free(blob), free(cases), free(script), free(in), free(outp), free(dir);
+}
+
+Test(text, every_code_point_round_trips_and_matches_utf8proc)
+{
+    for (int32_t cp = 0; cp <= 0x10FFFF; cp++) {
+        char mine[4];
+        utf8proc_uint8_t ref[4];
+        size_t n = text_encode(cp, mine);
+        if (cp >= 0xD800 && cp <= 0xDFFF) {
+            cr_assert_eq(n, 0, "surrogate U+%04X encoded", (unsigned)cp);
+            size_t k;
+            /* the 3-byte pattern a surrogate would have is ill-formed at its second byte */
+            char sur[3] = {(char)0xED, (char)(0x80 | (cp >> 6 & 0x3F)), (char)(0x80 | (cp & 0x3F))};
+            cr_assert_eq(text_step(sur, 3, &k), TEXT_BAD);
+            cr_assert_eq(k, 1);
+            continue;
+        }
+        utf8proc_ssize_t rn = utf8proc_encode_char(cp, ref);
+        cr_assert_eq(n, (size_t)rn, "length of U+%04X", (unsigned)cp);
+        cr_assert(memcmp(mine, ref, n) == 0, "bytes of U+%04X", (unsigned)cp);
+        size_t k;
+        cr_assert_eq(text_step(mine, n, &k), cp, "decode of U+%04X", (unsigned)cp);
+        cr_assert_eq(k, n);
+        cr_assert_eq(text_validate(mine, n), n);
+    }
+    char out[4];
+    cr_expect_eq(text_encode(0x110000, out), 0);
+    cr_expect_eq(text_encode(-1, out), 0);
+}
+
+Test(text, validate_finds_the_first_bad_byte_past_ascii_runs)
+{
+    const char *s = "0123456789abcdefghij\xE7\x8A\xAC" "0123456789" "\xE7\x8A" "xyz";
+    size_t n = strlen(s);
+    cr_expect_eq(text_validate(s, n), 33);
+    cr_expect_eq(text_validate(s, 33), 33);
+    cr_expect_eq(text_validate(s, 22), 20, "a character cut by the end of the text is ill-formed");
+    cr_expect_eq(text_validate(NULL, 0), 0);
+    cr_expect_eq(text_count(s, n), 20 + 1 + 10 + 1 + 3);
+}
+
+Test(text, display_width)
+{
+    cr_expect_eq(text_width("abc", 3), 3);
+    cr_expect_eq(text_width("犬が猫", strlen("犬が猫")), 6);
+    cr_expect_eq(text_width("e\xCC\x81", 3), 1, "a combining acute accent takes no column");
+    cr_expect_eq(text_width("ｱ", strlen("ｱ")), 1, "halfwidth katakana");
+    cr_expect_eq(text_width("\xE7\x8A", 2), 1, "one maximal subpart counts one column");
+    cr_expect_eq(text_width("\x80\x80", 2), 2);
+    cr_expect_eq(text_width("\t\x1B", 2), 0, "controls take none");
+    cr_expect_eq(text_cp_width(0x3000), 2);
+    cr_expect_eq(text_cp_width(-5), 0);
+}
+
+static void expect_escape(const char *in, size_t n, unsigned flags, const char *want)
+{
+    char *got = text_escape(in, n, flags);
+    cr_assert(got);
+    cr_expect_str_eq(got, want);
+    cr_expect_eq(text_escape_buf(NULL, 0, in, n, flags), strlen(want));
+    free(got);
+}
+
+Test(text, escaping_for_terminals)
+{
+    /* ESC, BEL, DEL, a C1 CSI, a cut character and a stray continuation byte */
+    const char *s = "a\x1B[31mb\x07\x7F\xC2\x9B" "c\xE7\x8A" "d\x80";
+    expect_escape(s, strlen(s), 0, "a\\x1B[31mb\\x07\\x7F\\xC2\\x9Bc\\xE7\\x8Ad\\x80");
+    expect_escape("x y\n\tz\\", 7, 0, "x y\\x0A\\x09z\\");
+    expect_escape("x y\n\tz\\", 7, TEXT_ESC_VISIBLE, "x\xE2\x90\xA3y\xE2\x86\xB5\xE2\x86\x92z\\\\");
+    expect_escape("a\0b", 3, 0, "a\\x00b");
+    expect_escape("犬", strlen("犬"), TEXT_ESC_VISIBLE, "犬");
+    /* bidi controls and separators only with TEXT_ESC_BIDI */
+    const char *bidi = "ab\xE2\x80\xAE" "cd\xE2\x80\xA8";
+    expect_escape(bidi, strlen(bidi), 0, bidi);
+    expect_escape(bidi, strlen(bidi), TEXT_ESC_BIDI, "ab\\u{202E}cd\\u{2028}");
+    expect_escape("", 0, 0, "");
+}
+
+Test(text, escape_buf_truncates_at_whole_escapes)
+{
+    const char *s = "ab\x1B" "cd";
+    char buf[6];
+    size_t need = text_escape_buf(buf, sizeof buf, s, 5, 0);
+    cr_expect_eq(need, 8);
+    cr_expect_str_eq(buf, "ab", "\\x1B does not fit after 'ab' in 5 bytes + NUL: stop before it");
+    char big[9];
+    cr_expect_eq(text_escape_buf(big, sizeof big, s, 5, 0), 8);
+    cr_expect_str_eq(big, "ab\\x1Bcd");
+    char one[1] = {'z'};
+    text_escape_buf(one, 1, s, 5, 0);
+    cr_expect_eq(one[0], '\0');
+    /* a multi-byte character is never cut */
+    char four[4];
+    text_escape_buf(four, sizeof four, "a犬", strlen("a犬"), 0);
+    cr_expect_str_eq(four, "a");
+}
