@@ -81,6 +81,7 @@ static const opt_cmd CMD = {
     .min_pos = 0,
     .max_pos = 0,
 };
+const opt_cmd *const cmd_pca_spec = &CMD; /* for the manual (commands.def OPTS) */
 
 static const char *source_name(const pca_opts *o, char *buf, size_t len)
 {

@@ -82,6 +82,7 @@ static const opt_cmd CMD = {
     .min_pos = 0,
     .max_pos = 0,
 };
+const opt_cmd *const cmd_rope_spec = &CMD; /* for the manual (commands.def OPTS) */
 
 /* The three schemes, as the chapter names them (rows: property; columns: scheme). */
 static const char *const SCHEMES[][4] = {

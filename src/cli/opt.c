@@ -449,10 +449,8 @@ int opt_parse(const opt_cmd *cmd, int argc, char **argv, void *dst, opt_parsed *
             continue;
         }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            if (opt_help(cmd, stdout) == 0)
-                return 1;
-            report(cmd, "cannot write the help: %s", strerror(errno ? errno : EIO));
-            return 2;
+            /* a failed write is said once, by the program's check of stdout at exit */
+            return opt_help(cmd, stdout) == 0 ? 1 : 2;
         }
         int r = skip_lang(cmd, argc, argv, &i);
         if (r < 0)

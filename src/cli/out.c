@@ -617,6 +617,11 @@ int out_pick_format(const struct opt_cmd *cmd, const char *path, const char *con
     int k = format_of_extension(path, names, &want);
     if (k == -2)
         return 0;
+    /* .txt says "text", not which text: an explicit json or csv there is no contradiction */
+    int binary = given && (strcmp(names[*fmt], "npy") == 0 || strcmp(names[*fmt], "raw") == 0 ||
+                           strcmp(names[*fmt], "png") == 0);
+    if (strcmp(want, "text") == 0 && given && !binary)
+        return 0;
     char list[256];
     opt_join(names, list, sizeof list);
     if (k == -1)
