@@ -8,6 +8,8 @@
  */
 #include "opt.h"
 
+#include "cli.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <libintl.h>
@@ -28,9 +30,7 @@ int opt_usage_error(const opt_cmd *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "gpt2-embed %s: ", cmd->name);
-    vfprintf(stderr, gettext(fmt), ap); /* report/opt_usage_error literals are in the .pot */
-    fputc('\n', stderr);
+    cli_verror(cmd->name, gettext(fmt), ap); /* report/opt_usage_error literals are in the .pot */
     va_end(ap);
     return -1;
 }
@@ -449,8 +449,10 @@ int opt_parse(const opt_cmd *cmd, int argc, char **argv, void *dst, opt_parsed *
             continue;
         }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            /* a failed write is said once, by the program's check of stdout at exit */
-            return opt_help(cmd, stdout) == 0 ? 1 : 2;
+            if (opt_help(cmd, stdout) == 0)
+                return 1;
+            cli_error("cannot write the help: %s", strerror(errno ? errno : EIO));
+            return 2;
         }
         int r = skip_lang(cmd, argc, argv, &i);
         if (r < 0)

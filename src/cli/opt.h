@@ -113,8 +113,8 @@ typedef struct opt_parsed {
 
 /* Parses argv[1..argc) (argv[0] is the command's name) into the struct at dst as the table
  * says. Returns 0 on success; 1 when --help was given (help already printed on stdout: the
- * command returns EXIT_OK); 2 when --help was given but writing it failed (nothing printed
- * here: the program's check of stdout at exit, cli_start, says it once; EXIT_ERR); -1 after printing one error line (the command returns EXIT_USAGE).
+ * command returns EXIT_OK); 2 when --help was given but writing it failed (an error line
+ * printed: EXIT_ERR); -1 after printing one error line (the command returns EXIT_USAGE).
  * opt_exit turns any non-zero result into that exit status. On every return *p must be
  * released with opt_free. A value that is "--", --help or a declared long option counts as
  * missing ("-o --format json": -o needs a file name). */

@@ -63,15 +63,12 @@ int textin_open(textin *in, const char *path, const char *what)
         cli_error("an empty file name was given for the %s", what);
         return -1;
     }
-    int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-    if (fd < 0) {
-        cli_error("cannot open '%s': %s", path, strerror(errno));
+    /* a FIFO or device is refused, not waited on (cli_open_file); stdin may be a pipe */
+    int fd = path ? cli_open_file(path, what) : STDIN_FILENO;
+    if (fd < 0)
         return -1;
-    }
     struct stat st;
     int rc = 0;
-    if (path)
-        out_add_input(what, path, fd);
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
         if ((uint64_t)st.st_size > TEXTIN_MAX) {
             cli_error("%s is larger than 1 GiB, the most this command reads", shown(path));
