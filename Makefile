@@ -252,7 +252,7 @@ $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 
 # The Python tests (tests/python, pytest) run after the Criterion binaries and count in
 # the same closing "tests: N passed, N failed" line.
-test: $(B)/gpt2-embed $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) $(PUB_SO)
+test: $(B)/gpt2-embed $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) $(PUB_SO) $(PUB_A) $(PC)
 	@G2E_PYTEST=tests/python tests/run.sh $(B) $(TEST_BIN)
 
 # Benchmarks link the fixture writer (tests/fixture.c, no Criterion) and the libraries.
