@@ -522,7 +522,8 @@ static const pick_case PICKS[] = {
     {"a.csv", 0, 0, 0, 3},        {"a.raw", 0, 0, 0, 4},       {"a.txt", 0, 2, 0, 0},
     {"a.bin", 0, 0, 0, 0},        {"a", 0, 3, 0, 3},           {"dir.npy/a", 0, 0, 0, 0},
     {".npy", 0, 0, 0, 0},         {"a.npy", 1, 2, 0, 2},       {"a.bin", 1, 1, 0, 1},
-    {"a.npy", 1, 1, -1, 1},       {"a.txt", 1, 1, -1, 1},      {"a.png", 0, 0, -1, 0},
+    {"a.npy", 1, 1, -1, 1},       {"a.txt", 1, 1, 0, 1},       {"a.txt", 1, 2, -1, 2},
+    {"a.png", 0, 0, -1, 0},
     {"a.jsonl", 0, 0, -1, 0},
 };
 
@@ -537,7 +538,7 @@ Test(out, pick_format_from_the_extension, .init = cr_redirect_stderr)
     fflush(stderr);
     cr_expect_stderr_eq_str(
         "gpt2-embed embed: -o a.npy means --format npy, but --format json was given (drop --format, or change the file name)\n"
-        "gpt2-embed embed: -o a.txt means --format table, but --format json was given (drop --format, or change the file name)\n"
+        "gpt2-embed embed: -o a.txt means --format table, but --format npy was given (drop --format, or change the file name)\n"
         "gpt2-embed embed: -o a.png means --format png, which embed does not write here (it writes table, json, npy, csv or raw; choose a file name to match)\n"
         "gpt2-embed embed: -o a.jsonl means --format jsonl, which embed does not write here (it writes table, json, npy, csv or raw; choose a file name to match)\n");
 }

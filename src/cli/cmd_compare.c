@@ -48,6 +48,7 @@ static const opt_cmd CMD = {
     .max_pos = 2,
     .pos_name = "TEXT",
 };
+const opt_cmd *const cmd_compare_spec = &CMD; /* for the manual (commands.def OPTS) */
 
 typedef struct side {
     const char *text;

@@ -608,15 +608,6 @@ static int format_of_extension(const char *path, const char *const *names, const
     return -1;
 }
 
-static void list_formats(const char *const *names, char *buf, size_t len)
-{
-    size_t o = 0;
-    buf[0] = '\0';
-    for (size_t k = 0; names[k] && o < len; k++)
-        o += (size_t)snprintf(buf + o, len - o, "%s%s", k == 0 ? "" : names[k + 1] ? ", " : " or ",
-                              names[k]);
-}
-
 int out_pick_format(const struct opt_cmd *cmd, const char *path, const char *const *names,
                     int given, int *fmt)
 {
@@ -626,8 +617,13 @@ int out_pick_format(const struct opt_cmd *cmd, const char *path, const char *con
     int k = format_of_extension(path, names, &want);
     if (k == -2)
         return 0;
+    /* .txt says "text", not which text: an explicit json or csv there is no contradiction */
+    int binary = given && (strcmp(names[*fmt], "npy") == 0 || strcmp(names[*fmt], "raw") == 0 ||
+                           strcmp(names[*fmt], "png") == 0);
+    if (strcmp(want, "text") == 0 && given && !binary)
+        return 0;
     char list[256];
-    list_formats(names, list, sizeof list);
+    opt_join(names, list, sizeof list);
     if (k == -1)
         return opt_usage_error(cmd, "-o %s means --format %s, which %s does not write here "
                                "(it writes %s; choose a file name to match)", path, want, cmd->name,

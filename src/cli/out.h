@@ -133,7 +133,8 @@ struct opt_cmd;
  *   *fmt:  on entry the index in names of --format's value (given = 1) or of the default
  *          (given = 0); on return the format to write.
  * Extensions, case-insensitive: .npy .json .jsonl .csv .raw .png name the format of the
- * same name; .txt the first of table, text or ids that names holds. path NULL or "-", no
+ * same name; .txt the first of table, text or ids that names holds (and an explicit
+ * --format of any text format, json or csv too, is accepted there; npy/raw/png are not). path NULL or "-", no
  * extension, or any other extension: *fmt is kept (today's default).
  * Returns 0; or -1 after one usage line in the parser's wording ("gpt2-embed CMD: ...",
  * the command exits 2) when --format contradicts the extension, or when the extension names
