@@ -183,8 +183,8 @@ typedef struct child {
 enum { OUT_NULL, OUT_FULL, OUT_CLOSED };
 
 /* Starts G2E_TEST_BIN args with stdin /dev/null, stdout /dev/null (or /dev/full, or closed),
- * stderr a pipe; with a file size limit of fsize bytes if fsize > 0 (as `ulimit -f`). */
-static child spawn_ex(char *const args[], rlim_t fsize, int out)
+ * stderr a pipe (stdin from the file in, if non-NULL); with a file size limit of fsize bytes if fsize > 0 (as `ulimit -f`). */
+static child spawn_in(char *const args[], rlim_t fsize, int out, const char *in)
 {
     char *argv[64];
     int n = 0;
@@ -205,6 +205,11 @@ static child spawn_ex(char *const args[], rlim_t fsize, int out)
         close(p[0]);
         close(p[1]);
         close(dn);
+        if (in) {
+            int fd = open(in, O_RDONLY);
+            dup2(fd, 0);
+            close(fd);
+        }
         if (out == OUT_FULL) {
             int fd = open("/dev/full", O_WRONLY);
             dup2(fd, 1);
@@ -220,6 +225,11 @@ static child spawn_ex(char *const args[], rlim_t fsize, int out)
     }
     close(p[1]);
     return (child){pid, p[0]};
+}
+
+static child spawn_ex(char *const args[], rlim_t fsize, int out)
+{
+    return spawn_in(args, fsize, out, NULL);
 }
 
 static child spawn_limited(char *const args[], rlim_t fsize)
@@ -624,4 +634,25 @@ Test(hostile, closed_standard_streams_are_reserved_at_start)
     struct stat sb;
     cr_expect(stat(o, &sb) == 0 && sb.st_size == 128 + 2 * C * 4, "the npy is incomplete");
     free(err), free(o);
+}
+
+/* ---- item 15: the small ones ---- */
+
+Test(hostile, inputs_have_a_documented_size_limit)
+{
+    /* standard input: /dev/zero is read up to the 1 GiB limit, then refused */
+    char *err;
+    int st = reap(spawn_in((char *[]){"tokenize", "-", NULL}, 0, OUT_NULL, "/dev/zero"), &err);
+    cr_expect_eq(st, 1, "status %d, stderr %s", st, err);
+    cr_expect(strstr(err, "File too large") != NULL, "%s", err);
+    free(err);
+    /* a file over the limit is refused by its size, before reading */
+    char *big = path_join(dir, "big.txt");
+    int fd = open(big, O_WRONLY | O_CREAT, 0644);
+    cr_assert(fd >= 0 && ftruncate(fd, (1LL << 30) + 1) == 0);
+    close(fd);
+    expect_refused_quickly((char *[]){"count", "-f", big, NULL}, "over the input limit of 1073741824", "1 GiB + 1 file");
+    expect_refused_quickly((char *[]){"-f", "", "--weights", wpath, NULL}, "name is empty", "-f ''");
+    unlink(big);
+    free(big);
 }

@@ -156,28 +156,31 @@ char *cli_read_stream(FILE *f, size_t *len)
 {
     if (f == stdin)
         out_add_input("standard input", "standard input", STDIN_FILENO);
+    /* room for one byte over the limit, to tell "exactly the limit" from "more" */
+    const size_t most = (size_t)CLI_MAX_INPUT + 2;
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     if (!buf)
         return NULL;
     for (;;) {
         if (cap - n < 2) {
-            if (cap > SIZE_MAX / 2) {
-                free(buf);
-                errno = ENOMEM;
-                return NULL;
-            }
-            char *b = realloc(buf, cap * 2);
+            size_t nc = cap < most / 2 ? cap * 2 : most;
+            char *b = nc > cap ? realloc(buf, nc) : NULL;
             if (!b) {
                 free(buf);
-                errno = ENOMEM;
+                errno = nc > cap ? ENOMEM : EFBIG;
                 return NULL;
             }
             buf = b;
-            cap *= 2;
+            cap = nc;
         }
         size_t k = fread(buf + n, 1, cap - n - 1, f);
         n += k;
+        if (n > CLI_MAX_INPUT) {
+            free(buf);
+            errno = EFBIG;
+            return NULL;
+        }
         if (k == 0) {
             if (ferror(f)) {
                 int e = errno ? errno : EIO;
@@ -206,6 +209,10 @@ static const char *kind_of(const struct stat *st)
 
 char *cli_read_file(const char *path, const char *what, size_t *len)
 {
+    if (*path == '\0') {
+        cli_error("the %s name is empty", what);
+        return NULL;
+    }
     if (strcmp(path, "-") == 0) {
         char *buf = cli_read_stream(stdin, len);
         if (!buf)
@@ -233,6 +240,12 @@ char *cli_read_file(const char *path, const char *what, size_t *len)
         close(fd);
         return NULL;
     }
+    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > CLI_MAX_INPUT) {
+        cli_error("cannot read '%s': it is %llu bytes, over the input limit of %llu (1 GiB)", path,
+                  (unsigned long long)st.st_size, (unsigned long long)CLI_MAX_INPUT);
+        close(fd);
+        return NULL;
+    }
     int fl = fcntl(fd, F_GETFL);
     if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
         cli_error("cannot read '%s': %s", path, strerror(errno));
@@ -249,7 +262,10 @@ char *cli_read_file(const char *path, const char *what, size_t *len)
     char *buf = cli_read_stream(f, len);
     int e = errno;
     fclose(f);
-    if (!buf)
+    if (!buf && e == EFBIG)
+        cli_error("cannot read '%s': it grew over the input limit of %llu bytes (1 GiB)", path,
+                  (unsigned long long)CLI_MAX_INPUT);
+    else if (!buf)
         cli_error("cannot read '%s': %s", path, strerror(e));
     return buf;
 }

@@ -57,8 +57,13 @@ int cli_format(const char *given, const char *const *names);
  * line naming path and returns NULL. */
 char *cli_read_file(const char *path, const char *what, size_t *len);
 
+/* The most a text input may hold: 1 GiB (a file, standard input). Beyond it the readers
+ * below fail with EFBIG ("File too large") instead of reading until memory runs out. */
+#define CLI_MAX_INPUT (1ULL << 30)
+
 /* All of stream f in a new buffer (caller frees), NUL-terminated for convenience (*len does
- * not count the NUL); NULL with errno set on a read error or when out of memory. */
+ * not count the NUL); NULL with errno set on a read error, when out of memory, or (EFBIG)
+ * when f holds more than CLI_MAX_INPUT bytes. */
 char *cli_read_stream(FILE *f, size_t *len);
 
 #define CMD(name, fn, summary) int fn(int argc, char **argv);
