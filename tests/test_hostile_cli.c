@@ -183,8 +183,9 @@ typedef struct child {
 enum { OUT_NULL, OUT_FULL, OUT_CLOSED };
 
 /* Starts G2E_TEST_BIN args with stdin /dev/null, stdout /dev/null (or /dev/full, or closed),
- * stderr a pipe (stdin from the file in, if non-NULL); with a file size limit of fsize bytes if fsize > 0 (as `ulimit -f`). */
-static child spawn_in(char *const args[], rlim_t fsize, int out, const char *in)
+ * stderr a pipe (stdin from the file in, if non-NULL); with a file size limit of fsize bytes if fsize > 0 (as `ulimit -f`)
+ * and an address-space limit of as bytes if as > 0 (as `ulimit -v`). */
+static child spawn_in(char *const args[], rlim_t fsize, int out, const char *in, rlim_t as)
 {
     char *argv[64];
     int n = 0;
@@ -220,6 +221,9 @@ static child spawn_in(char *const args[], rlim_t fsize, int out, const char *in)
         struct rlimit rl = {fsize, fsize};
         if (fsize > 0 && setrlimit(RLIMIT_FSIZE, &rl) != 0)
             _exit(126);
+        struct rlimit ra = {as, as};
+        if (as > 0 && setrlimit(RLIMIT_AS, &ra) != 0)
+            _exit(126);
         execv(argv[0], argv);
         _exit(127);
     }
@@ -229,7 +233,7 @@ static child spawn_in(char *const args[], rlim_t fsize, int out, const char *in)
 
 static child spawn_ex(char *const args[], rlim_t fsize, int out)
 {
-    return spawn_in(args, fsize, out, NULL);
+    return spawn_in(args, fsize, out, NULL, 0);
 }
 
 static child spawn_limited(char *const args[], rlim_t fsize)
@@ -642,7 +646,7 @@ Test(hostile, inputs_have_a_documented_size_limit)
 {
     /* standard input: /dev/zero is read up to the 1 GiB limit, then refused */
     char *err;
-    int st = reap(spawn_in((char *[]){"tokenize", "-", NULL}, 0, OUT_NULL, "/dev/zero"), &err);
+    int st = reap(spawn_in((char *[]){"tokenize", "-", NULL}, 0, OUT_NULL, "/dev/zero", 0), &err);
     cr_expect_eq(st, 1, "status %d, stderr %s", st, err);
     cr_expect(strstr(err, "File too large") != NULL, "%s", err);
     free(err);
@@ -655,4 +659,29 @@ Test(hostile, inputs_have_a_documented_size_limit)
     expect_refused_quickly((char *[]){"-f", "", "--weights", wpath, NULL}, "name is empty", "-f ''");
     unlink(big);
     free(big);
+}
+
+Test(hostile, a_full_checkpoint_opens_in_little_address_space)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("AddressSanitizer reserves terabytes of address space: no ulimit -v run is possible");
+#endif
+    /* openai-community/gpt2's layout and size (548 MB, sparse on disk): only its 157 MB of
+     * wte + wpe need mapping, so `ulimit -v 200000` (KB) is enough */
+    fixture_opts o;
+    fixture_gpt2(&o, ST_F32, NULL);
+    char *g = path_join(dir, "gpt2.safetensors");
+    char e[256];
+    cr_assert_eq(fixture_write(g, &o, e, sizeof e), 0, "%s", e);
+    char *err;
+    int st = reap(spawn_in((char *[]){"--ids", "0 1 50256", "--weights", g, "--format", "csv", NULL}, 0, OUT_NULL, NULL,
+                           200000 * 1024ULL), &err);
+    cr_expect_eq(st, 0, "status %d: %s", st, err);
+    free(err);
+    st = reap(spawn_in((char *[]){"nearest", "--id", "1", "--weights", g, NULL}, 0, OUT_NULL, NULL, 200000 * 1024ULL),
+              &err);
+    cr_expect_eq(st, 0, "nearest: status %d: %s", st, err);
+    free(err);
+    unlink(g);
+    free(g);
 }
