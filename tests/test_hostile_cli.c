@@ -685,3 +685,42 @@ Test(hostile, a_full_checkpoint_opens_in_little_address_space)
     unlink(g);
     free(g);
 }
+
+Test(hostile, a_huge_sinusoidal_window_is_refused_not_padded)
+{
+    char *o = path_join(dir, "w.npy");
+    expect_refused_quickly((char *[]){"--window", "9007199254740991", "--pe", "sinusoidal", "--ids", "1 2", "--weights",
+                                      wpath, "--format", "npy", "-o", o, NULL},
+                           "rows of zero padding", "--window 2^53-1");
+    struct stat sb;
+    cr_expect(stat(o, &sb) != 0, "an output was written");
+    cr_expect_eq(hidden_entries(dir), 0);
+    free(o);
+}
+
+Test(hostile, small_messages_say_what_is_true)
+{
+    /* the sinusoidal limit is not wpe's */
+    run_result r = g2e((char *[]){"--pe", "sinusoidal", "--start-pos", "9007199254740992", "--weights", wpath, "hi", NULL});
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    expect_one_line(&r, "sinusoidal encoding is exact only for positions 0..9007199254740991");
+    cr_expect(strstr(r.err, "wpe") == NULL, "%s", r.err);
+    run_free(&r);
+    /* similarity has no --id option: it must not suggest one */
+    r = g2e((char *[]){"similarity", "--tokens", "cat dog", " cat", "--weights", wpath, NULL});
+    cr_expect_neq(r.status, 0);
+    expect_one_line(&r, "is 2 tokens, not one");
+    cr_expect(strstr(r.err, "--id") == NULL, "%s", r.err);
+    run_free(&r);
+    /* decode names the NUL (or ESC) it stopped at, escaped, not the ID before it */
+    char *argv[] = {G2E_TEST_BIN, "decode", NULL};
+    r = run_argv(argv, "15496\0 995", 10, NULL, NULL);
+    cr_expect_neq(r.status, 0, "%s", r.err);
+    expect_one_line(&r, "\\x00");
+    run_free(&r);
+    r = run_argv(argv, "15496\033[2J", 9, NULL, NULL);
+    cr_expect_neq(r.status, 0);
+    expect_one_line(&r, "\\x1B[2J");
+    cr_expect(strchr(r.err, '\033') == NULL, "a raw ESC reached the terminal");
+    run_free(&r);
+}
