@@ -724,3 +724,32 @@ Test(hostile, small_messages_say_what_is_true)
     cr_expect(strchr(r.err, '\033') == NULL, "a raw ESC reached the terminal");
     run_free(&r);
 }
+
+/* ---- item 11 (outside the downloader): quoted outside data never drives the terminal ---- */
+
+Test(hostile, messages_escape_control_bytes_in_names)
+{
+    const char *evil = "x\033]0;pwned\007\033[2J\342\200\256y";   /* OSC title, clear screen, RLO */
+    char *p = path_join(dir, evil), *o = path_join("/nonexistent-dir", evil);
+    char *const *cmds[] = {
+        (char *[]){"-f", p, "--weights", wpath, NULL},
+        (char *[]){"hi", "--weights", p, NULL},
+        (char *[]){"hi", "--weights", wpath, "--format", "npy", "-o", o, NULL},
+        (char *[]){"inspect", p, NULL},
+        (char *[]){"nearest", "--vector", p, "--weights", wpath, NULL},
+        (char *[]){"hi", "--weights", wpath, "--tokenizer", p, NULL},
+    };
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+        run_result r = g2e(cmds[k]);
+        cr_expect_neq(r.status, 0, "case %zu", k);
+        cr_expect(strchr(r.err, '\033') == NULL && strchr(r.err, '\007') == NULL, "case %zu: raw control in '%s'", k,
+                  r.err);
+        cr_expect(strstr(r.err, "\342\200\256") == NULL, "case %zu: raw bidi override", k);
+        /* shown escaped (the program's messages) or with '?' (the loader's, safetensors.h) */
+        cr_expect(strstr(r.err, "\\x1B]0;pwned\\x07") != NULL || strstr(r.err, "x?]0;pwned?") != NULL,
+                  "case %zu: the name is not shown: %s", k, r.err);
+        expect_one_line(&r, NULL);
+        run_free(&r);
+    }
+    free(p), free(o);
+}

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "out.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -62,14 +63,37 @@ int cli_flush_stdout(void)
     return -1;
 }
 
+/* Writes prefix + the formatted message + newline to stderr, with every control byte, bidi
+ * control and ill-formed UTF-8 byte of the message escaped (text.h): messages quote file
+ * names, arguments and file contents, and none of that may drive the terminal or break
+ * the message over several lines. Already-escaped text ("\\x1B", "␣") passes unchanged. */
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+    char stack[1024], *msg = stack;
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(stack, sizeof stack, fmt, ap);
+    if (n >= (int)sizeof stack && (msg = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(msg, (size_t)n + 1, fmt, aq);
+    va_end(aq);
+    if (!msg)
+        msg = stack;   /* out of memory: the truncated message */
+    size_t len = n < 0 ? 0 : strnlen(msg, (size_t)n);
+    char *esc = text_escape(msg, len, TEXT_ESC_BIDI);
+    fputs(prefix, stderr);
+    fputs(esc ? esc : "(message lost: out of memory)", stderr);
+    fputc('\n', stderr);
+    free(esc);
+    if (msg != stack)
+        free(msg);
+}
+
 void cli_error(const char *fmt, ...)
 {
     said = 1;
     va_list ap;
     va_start(ap, fmt);
-    fputs("gpt2-embed: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("gpt2-embed: ", fmt, ap);
     va_end(ap);
 }
 
@@ -77,9 +101,7 @@ void cli_note(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("gpt2-embed: note: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("gpt2-embed: note: ", fmt, ap);
     va_end(ap);
 }
 

@@ -28,10 +28,12 @@ void cli_start(void);
  * standard output failed: REASON" (once per run) and returns -1, else 0. */
 int cli_flush_stdout(void);
 
-/* Prints "gpt2-embed: <message>\n" on stderr (one line). After the first, the exit check
+/* Prints "gpt2-embed: <message>\n" on stderr: one line, whatever the arguments hold (control
+ * bytes, bidi controls and ill-formed UTF-8 are escaped as text.h's text_escape does, so a
+ * file name or file content quoted in a message cannot drive the terminal). After the first, the exit check
  * of cli_start no longer adds its own line (the run already failed visibly). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints "gpt2-embed: note: <message>\n" on stderr. */
+/* Prints "gpt2-embed: note: <message>\n" on stderr, escaped as cli_error. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parses a whole decimal number in [lo, hi]; on failure prints a one-line error
