@@ -26,7 +26,20 @@
 
 /* ---- cleaning up the temporary on a fatal signal ---- */
 
-static char *volatile pending_tmp;   /* the temporary to remove if a signal kills us */
+/* The temporaries to remove if a signal kills us (a few outputs may be open at once). */
+#define N_PENDING 4
+static char *volatile pending[N_PENDING];
+static int n_guarded;
+
+/* Async-signal-safe. */
+static void unlink_pending(void)
+{
+    for (int i = 0; i < N_PENDING; i++) {
+        char *t = pending[i];
+        if (t)
+            unlink(t);
+    }
+}
 
 /* Every signal whose default action ends the process, but SIGKILL and SIGSTOP (which cannot
  * be caught), SIGBUS (its own handler below) and SIGXFSZ (ignored from the start, cli_start,
@@ -47,16 +60,21 @@ static struct sigaction old_act[N_SIGS];
  * action (re-raised; it stays blocked until the handler returns, then ends the process). */
 static void on_signal(int sig)
 {
-    char *t = pending_tmp;
-    if (t)
-        unlink(t);
+    unlink_pending();
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
 static void guard_tmp(char *tmp)
 {
-    pending_tmp = tmp;
+    int slot = 0;
+    while (slot < N_PENDING && pending[slot])
+        slot++;
+    if (slot == N_PENDING)
+        return;   /* more outputs than slots: this one is only removed by out_abort */
+    pending[slot] = tmp;
+    if (n_guarded++ > 0)
+        return;   /* the handlers are in place */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -70,14 +88,19 @@ static void guard_tmp(char *tmp)
     }
 }
 
-static void unguard_tmp(void)
+static void unguard_tmp(const char *tmp)
 {
-    if (!pending_tmp)
+    int slot = 0;
+    while (slot < N_PENDING && pending[slot] != tmp)
+        slot++;
+    if (!tmp || slot == N_PENDING)
+        return;
+    pending[slot] = NULL;
+    if (--n_guarded > 0)
         return;
     for (size_t i = 0; i < N_SIGS; i++)
         if (installed[i])
             sigaction(SIGS[i], &old_act[i], NULL);
-    pending_tmp = NULL;
 }
 
 /* ---- inputs an output must never replace ---- */
@@ -158,18 +181,14 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
     const char *a = si ? (const char *)si->si_addr : NULL;
     for (sig_atomic_t i = 0; i < n_maps; i++) {
         if (a >= maps[i].lo && a < maps[i].hi) {
-            char *t = pending_tmp;
-            if (t)
-                unlink(t);
+            unlink_pending();
             ssize_t w = write(STDERR_FILENO, maps[i].msg, maps[i].msg_len);
             (void)w;
             _exit(EXIT_ERR);
         }
     }
     /* not ours: the default action, when the faulting access runs again */
-    char *t = pending_tmp;
-    if (t)
-        unlink(t);
+    unlink_pending();
     signal(sig, SIG_DFL);
 }
 
@@ -404,7 +423,7 @@ int out_open(out_file *o, const char *path, int binary)
     fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
-        unguard_tmp();
+        unguard_tmp(tmp);
         struct stat dst;
         if (stat(dir, &dst) != 0)
             cli_error("cannot write '%s': directory '%s' does not exist", path, dir);
@@ -421,7 +440,7 @@ int out_open(out_file *o, const char *path, int binary)
         fd = -1;   /* closed by open_sink */
         cli_error("cannot write '%s': %s", path, strerror(errno));
         unlink(tmp);
-        unguard_tmp();
+        unguard_tmp(tmp);
         goto fail;
     }
     free(dir);
@@ -436,7 +455,7 @@ fail:
     if (fd >= 0) {
         close(fd);
         unlink(tmp);
-        unguard_tmp();
+        unguard_tmp(tmp);
     }
     free(target);
     free(dir);
@@ -494,7 +513,7 @@ int out_commit(out_file *o)
             }
             free(dir);
         }
-        unguard_tmp();
+        unguard_tmp(o->tmp);
     } else if (o->own_f) {
         if (fclose(o->f) != 0 && rc == 0) {
             cli_error("writing '%s' failed: %s", o->name, write_reason(o, errno));
@@ -516,7 +535,7 @@ void out_abort(out_file *o)
         fflush(o->f);
     if (o->tmp) {
         unlink(o->tmp);
-        unguard_tmp();
+        unguard_tmp(o->tmp);
     }
     finish(o);
 }
