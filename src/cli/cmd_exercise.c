@@ -68,6 +68,7 @@ static const opt_cmd CMD = {
     .max_pos = 2,
     .pos_name = "exercise numbers",
 };
+const opt_cmd *const cmd_exercise_spec = &CMD;
 
 /* 16777216 -> "16,777,216" */
 static const char *thousands(unsigned long long v, char buf[32])

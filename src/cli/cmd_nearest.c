@@ -53,6 +53,7 @@ static const opt_cmd CMD = {
     .max_pos = 1,
     .pos_name = "TOKEN",
 };
+const opt_cmd *const cmd_nearest_spec = &CMD;
 
 typedef struct nq_query {
     float *q, *p;      /* (C,) the query vector; scratch for the wpe row */

@@ -82,28 +82,18 @@ static const opt_cmd CMD = {
     .max_pos = 0,
     .pos_name = "arguments (values go after their option)",
 };
+const opt_cmd *const cmd_similarity_spec = &CMD;
 
 enum mode { M_NONE, M_POS, M_TOKENS, M_AT, M_MATRIX, M_DIST };
 
-/* The cosine matrix of wpe; prints errors. *out (R x R) is the caller's to free. */
+/* The cosine matrix of wpe (similarity.h); prints errors. *out (R x R) is the caller's to free. */
 static int wpe_matrix(const g2e_model *m, double **out)
 {
-    float *w = NULL;
     g2e_err e;
-    size_t R = m->n_ctx;
-    double *M = malloc(R * R * sizeof *M);
-    if (!M) {
-        cli_error("out of memory for a %zu x %zu matrix", R, R);
-        return -1;
-    }
-    if (sim_load_wpe(m, &w, &e) || sim_cosine_matrix(w, R, m->n_embd, M, &e)) {
+    if (sim_wpe_cosine_matrix(m, m->n_ctx, out, &e)) {
         cli_error("wpe: %s", e.msg);
-        free(w);
-        free(M);
         return -1;
     }
-    free(w);
-    *out = M;
     return 0;
 }
 

@@ -108,6 +108,7 @@ static const opt_cmd CMD = {
     .max_pos = 0,
     .pos_name = "arguments (values go after their option)",
 };
+const opt_cmd *const cmd_sinusoidal_spec = &CMD;
 
 /* The values one curve mode produced, written in the chosen format. label0 names the
  * index column ("pos", "distance"), label1 the value column. */
