@@ -91,12 +91,12 @@ static void say(const char *prefix, const char *prefix2, const char *fmt, va_lis
         free(msg);
 }
 
-void cli_verror(const char *who, const char *fmt, va_list ap)
+void cli_verror(const char *cmd, const char *msg, va_list ap)
 {
     said = 1;
     char prefix[96];
-    snprintf(prefix, sizeof prefix, "gpt2-embed %.64s: ", who);
-    say(prefix, "", fmt, ap);
+    snprintf(prefix, sizeof prefix, "gpt2-embed %.64s: ", cmd);
+    say(prefix, "", msg, ap);
 }
 
 void cli_error(const char *fmt, ...)
@@ -241,7 +241,7 @@ static const char *kind_of(const struct stat *st)
     return "not a regular file";
 }
 
-int cli_open_input(const char *path, const char *what)
+int cli_open_file(const char *path, const char *what)
 {
     /* O_NONBLOCK: opening a FIFO nobody writes to must not wait; fstat decides first */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -292,7 +292,7 @@ char *cli_read_file(const char *path, const char *what, size_t *len)
             cli_error("cannot read standard input: %s", strerror(errno));
         return buf;
     }
-    int fd = cli_open_input(path, what);
+    int fd = cli_open_file(path, what);
     if (fd < 0)
         return NULL;
     FILE *f = fdopen(fd, "rb");

@@ -39,9 +39,9 @@ int cli_flush_stdout(void);
  * visibly). fmt is translated (gettext) before use, so every call site's literal is a
  * message of po/gpt2-embed.pot (xgettext --keyword=cli_error); arguments are not translated. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "gpt2-embed WHO: <message>\n", escaped and counted as cli_error's, fmt as given (not
- * translated here): the option parser's reports (opt.c), which name the command. */
-void cli_verror(const char *who, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* "gpt2-embed CMD: <message>\n" on stderr (msg already translated: the option layer's one
+ * wording goes through here), escaped and counted as cli_error's line for the exit check. */
+void cli_verror(const char *cmd, const char *msg, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Prints "gpt2-embed: note: <message>\n" on stderr; fmt translated and the whole escaped as
  * cli_error's. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -60,12 +60,12 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
  * "--format must be a, b or c, got 'x'". */
 int cli_format(const char *given, const char *const *names);
 
-/* Opens the file at path for reading as cli_read_file does (a regular file of at most
- * CLI_MAX_INPUT bytes, or our own standard input under another name; a FIFO, device or
- * directory refused at once, never waited on) and registers it as an input (out.h).
- * Returns the descriptor (blocking, close-on-exec; the caller closes it), or -1 after
- * printing one line naming path. */
-int cli_open_input(const char *path, const char *what);
+/* Opens path for reading as an input of the command (registered with out_add_input, so no
+ * -o may replace it): a regular file of at most CLI_MAX_INPUT bytes, or a pipe/device only
+ * when it is our own standard input (-f /dev/stdin); a FIFO is refused at once, never
+ * waited on. Returns the descriptor (blocking, the caller closes it), or -1 after one
+ * error line. */
+int cli_open_file(const char *path, const char *what);
 
 /* All of the file at path in a new buffer (caller frees), NUL-terminated for convenience
  * (*len does not count the NUL). "-" is standard input. Only a regular file is read, or

@@ -31,8 +31,7 @@
 __attribute__((format(printf, 2, 0)))
 static void vreport(const opt_cmd *cmd, const char *fmt, va_list ap)
 {
-    /* report/opt_usage_error literals are in the .pot; cli_verror escapes what they quote */
-    cli_verror(cmd->name, gettext(fmt), ap);
+    cli_verror(cmd->name, gettext(fmt), ap);   /* report/opt_usage_error literals are in the .pot */
 }
 
 static int report(const opt_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -466,7 +465,7 @@ int opt_parse(const opt_cmd *cmd, int argc, char **argv, void *dst, opt_parsed *
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             if (opt_help(cmd, stdout) == 0)
                 return 1;
-            report(cmd, "cannot write the help: %s", strerror(errno ? errno : EIO));
+            cli_error("cannot write the help: %s", strerror(errno ? errno : EIO));
             return 2;
         }
         int r = skip_lang(cmd, argc, argv, &i);

@@ -63,8 +63,8 @@ int textin_open(textin *in, const char *path, const char *what)
         cli_error("an empty file name was given for the %s", what);
         return -1;
     }
-    /* a FIFO or device is refused, not waited on; the file is registered as an input */
-    int fd = path ? cli_open_input(path, what) : STDIN_FILENO;
+    /* a FIFO or device is refused, not waited on (cli_open_file); stdin may be a pipe */
+    int fd = path ? cli_open_file(path, what) : STDIN_FILENO;
     if (fd < 0)
         return -1;
     struct stat st;
