@@ -28,7 +28,7 @@ int load_model_err(const char *weights, const char *model_name, g2e_model **m, c
     /* rows are read from the mapping: a file truncated meanwhile is reported, not a crash */
     const st_tensor *ts[2] = {(*m)->wte, (*m)->wpe};
     for (int k = 0; k < 2; k++)
-        out_guard_mapping(ts[k]->bytes, (size_t)st_tensor_nbytes(ts[k]), p);
+        out_guard_mapping(ts[k]->bytes, (size_t)st_tensor_nbytes(ts[k]), p, "weights file");
     if (path && !(*path = strdup(p))) {
         model_close(*m);
         *m = NULL;

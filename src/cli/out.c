@@ -169,18 +169,18 @@ static int check_not_input(const struct stat *st, const char *name, int quote)
 
 #define N_MAPS 8
 static struct {
-    const char *lo, *hi;
+    const char *volatile lo, *volatile hi;   /* lo NULL: a free slot */
     char msg[320];
     size_t msg_len;
 } maps[N_MAPS];
-static volatile sig_atomic_t n_maps;
+static int sigbus_installed;
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
     const char *a = si ? (const char *)si->si_addr : NULL;
-    for (sig_atomic_t i = 0; i < n_maps; i++) {
-        if (a >= maps[i].lo && a < maps[i].hi) {
+    for (int i = 0; a && i < N_MAPS; i++) {
+        if (maps[i].lo && a >= maps[i].lo && a < maps[i].hi) {
             unlink_pending();
             ssize_t w = write(STDERR_FILENO, maps[i].msg, maps[i].msg_len);
             (void)w;
@@ -192,20 +192,22 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
     signal(sig, SIG_DFL);
 }
 
-int out_guard_mapping(const void *addr, size_t len, const char *path)
+int out_guard_mapping(const void *addr, size_t len, const char *path, const char *what)
 {
-    if (n_maps == N_MAPS)
+    int i = 0;
+    while (i < N_MAPS && maps[i].lo)
+        i++;
+    if (i == N_MAPS || !addr)
         return -1;
-    int i = n_maps;
-    maps[i].lo = addr;
-    maps[i].hi = (const char *)addr + len;
     char *vis = out_piece_visible(path, strlen(path));
     int k = snprintf(maps[i].msg, sizeof maps[i].msg,
-                     "gpt2-embed: %.200s: weights file changed size while in use "
-                     "(another program truncated or rewrote it)\n", vis ? vis : "?");
+                     "gpt2-embed: %.200s: %.40s changed size while in use "
+                     "(another program truncated or rewrote it)\n", vis ? vis : "?", what);
     free(vis);
     maps[i].msg_len = k > 0 && (size_t)k < sizeof maps[i].msg ? (size_t)k : strlen(maps[i].msg);
-    if (n_maps == 0) {
+    maps[i].hi = (const char *)addr + len;
+    maps[i].lo = addr;   /* last: the handler only looks at complete entries */
+    if (!sigbus_installed) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_sigbus;
@@ -213,9 +215,16 @@ int out_guard_mapping(const void *addr, size_t len, const char *path)
         sigemptyset(&sa.sa_mask);
         if (sigaction(SIGBUS, &sa, NULL) != 0)
             return -1;
+        sigbus_installed = 1;
     }
-    n_maps = i + 1;
     return 0;
+}
+
+void out_unguard_mapping(const void *addr)
+{
+    for (int i = 0; addr && i < N_MAPS; i++)
+        if (maps[i].lo == addr)
+            maps[i].lo = NULL;
 }
 
 /* ---- file streams that remember why a write failed ----

@@ -84,6 +84,8 @@ int textin_open(textin *in, const char *path, const char *what)
                 in->map = m;
                 in->data = m;
                 in->len = (size_t)st.st_size;
+                /* truncated by another program while read: one line, not "Bus error" */
+                out_guard_mapping(m, in->len, path ? path : "standard input", "text file");
             }
         }
     } else {
@@ -98,8 +100,10 @@ int textin_open(textin *in, const char *path, const char *what)
 
 void textin_close(textin *in)
 {
-    if (in->map)
+    if (in->map) {
+        out_unguard_mapping(in->map);
         munmap(in->map, in->len);
+    }
     free(in->buf);
     memset(in, 0, sizeof *in);
 }
