@@ -255,6 +255,27 @@ static int write_read_only_dir(const char *dir)
     return rc == -1 ? 0 : 11;
 }
 
+static int two_outputs_then_a_signal(const char *dir)
+{
+    char *a = path_join(dir, "a.npy"), *b = path_join(dir, "b.npy");
+    out_file oa, ob;
+    if (out_open(&oa, a, 1) != 0 || out_open(&ob, b, 1) != 0)
+        return 10;
+    fputs("partial", oa.f);
+    fputs("partial", ob.f);
+    raise(SIGUSR1);
+    return 11;   /* not reached: SIGUSR1 ends the process */
+}
+
+Test(out, a_fatal_signal_removes_every_open_temporary)
+{
+    char *dir = test_tmpdir("out-sig2");
+    int st = in_child(two_outputs_then_a_signal, dir);
+    cr_expect_eq(st, 128 + SIGUSR1, "status %d", st);
+    cr_expect_eq(count_entries(dir), 0, "a temporary was left");
+    free(dir);
+}
+
 Test(out, read_only_directory_gives_one_line_and_writes_nothing)
 {
     char *dir = test_tmpdir("out-ro");
