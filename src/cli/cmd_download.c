@@ -11,13 +11,11 @@
  * GPT2_EMBED_TEST_ANY_SHAPE=1 (the model's shapes are not checked, so that small fixtures
  * can stand in for gpt2).
  *
- * Deliberately left out: downloading anything but model.safetensors, writing into the
- * Hugging Face cache.
+ * Deliberately left out: downloading anything but model.safetensors.
  */
 #include "cli.h"
 #include "download.h"
 #include "locate.h"
-#include "models.h"
 #include "models.h"
 #include "safetensors.h"
 #include "sha256.h"
@@ -34,7 +32,7 @@ static void help(FILE *f)
 {
     fprintf(f,
         "usage: gpt2-embed download [--model NAME] [--repo REPO] [--revision REV] [--dir DIR]\n"
-        "                           [--full] [--force] [--quiet]\n"
+        "                           [--full [--hf-cache]] [--force] [--quiet]\n"
         "\n"
         "Fetches GPT-2's token and position embeddings (wte.weight, wpe.weight) from the\n"
         "Hugging Face Hub into DIR/NAME.safetensors: the 8-byte length and the header first,\n"
@@ -47,6 +45,8 @@ static void help(FILE *f)
         "  --revision REV   branch, tag or commit (default main)\n"
         "  --dir DIR        where to write (default weights; created if missing)\n"
         "  --full           the whole model.safetensors, checked against its sha256\n"
+        "  --hf-cache       with --full: store it in the Hugging Face cache as huggingface_hub\n"
+        "                   does (blobs/, snapshots/, refs/), where transformers reuses it\n"
         "  --force          download even if the file or the Hugging Face cache has it\n"
         "  --quiet          print nothing but errors\n"
         "  --min-speed N    give up an attempt slower than N bytes/s over --stall-time (10000)\n"
@@ -336,7 +336,7 @@ int cmd_download(int argc, char **argv)
 static int download_main(int argc, char **argv)
 {
     const char *model = NULL, *repo = NULL, *revision = "main", *dir = "weights";
-    int full = 0, force = 0, quiet = 0;
+    int full = 0, force = 0, quiet = 0, hf_cache = 0;
     long limits[5] = {0};   /* --min-speed --stall-time --attempt-timeout --timeout --retry-time */
     static const char *const LIMITS[] = {"--min-speed", "--stall-time", "--attempt-timeout",
                                          "--timeout", "--retry-time"};
@@ -348,6 +348,8 @@ static int download_main(int argc, char **argv)
             return EXIT_OK;
         } else if (strcmp(a, "--full") == 0) {
             full = 1;
+        } else if (strcmp(a, "--hf-cache") == 0) {
+            hf_cache = 1;
         } else if (strcmp(a, "--force") == 0) {
             force = 1;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
@@ -373,6 +375,11 @@ static int download_main(int argc, char **argv)
             cli_error("download: unknown option '%s' (see 'gpt2-embed download --help')", a);
             return EXIT_USAGE;
         }
+    }
+    if (hf_cache && !full) {
+        cli_error("download: --hf-cache stores only the full checkpoint (add --full): an "
+                  "embeddings-only file in the cache would be taken for the model");
+        return EXIT_USAGE;
     }
     if (model && !locate_default_repo(model)) {
         cli_error("download: unknown model '%s' (choose one of %s, or give --repo)", model,
@@ -403,7 +410,7 @@ static int download_main(int argc, char **argv)
 
     /* a good file in place already? */
     struct stat sb;
-    if (!force && stat(out, &sb) == 0) {
+    if (!force && !hf_cache && stat(out, &sb) == 0) {
         st_file *st = NULL;
         g2e_err e;
         g2e_clear(&e);
@@ -441,7 +448,7 @@ static int download_main(int argc, char **argv)
         if (!quiet) {
             printf("%s@%s is already in the Hugging Face cache:\n  %s\n", repo, revision, cached);
             printf("gpt2-embed finds it there by itself; or pass --weights %s\n", cached);
-            printf("(--force downloads %s anyway)\n", out);
+            printf("(--force downloads %s anyway)\n", hf_cache ? "it" : out);
         }
         return EXIT_OK;
     }
@@ -450,7 +457,7 @@ static int download_main(int argc, char **argv)
                   "or point --weights at a file you have)", repo);
         return EXIT_ERR;
     }
-    if (mkdirs(dir) != 0) {
+    if (!hf_cache && mkdirs(dir) != 0) {
         cli_error("download: cannot create the folder %s: %s", dir, strerror(errno));
         return EXIT_ERR;
     }
@@ -476,6 +483,7 @@ static int download_main(int argc, char **argv)
     o.revision = revision;
     o.out_path = out;
     o.full = full;
+    o.hf_cache = hf_cache;
     const models_info *mi = models_find(model ? model : repo_given ? NULL : "gpt2");
     unsigned long any;
     if (mi && !(env_uint("GPT2_EMBED_TEST_ANY_SHAPE", 1, &any) && any)) {
@@ -534,6 +542,12 @@ static int download_main(int argc, char **argv)
         printf(", resuming after %s", resumed);
     if (r.retries)
         printf(", %d retr%s", r.retries, r.retries == 1 ? "y" : "ies");
+    if (hf_cache) {
+        printf("\n  %s the Hugging Face cache (%s): %s\n", r.reused ? "already in" : "stored in",
+               size, r.path);
+        printf("use it: gpt2-embed \"text\" and transformers both find it there\n");
+        return EXIT_OK;
+    }
     printf("\n  written to %s (%s); source sha256 %.16s...\n", out, size, r.sha256);
     int default_place = strcmp(dir, "weights") == 0 && (!model || strcmp(name, model) == 0) &&
                         locate_default_repo(name) != NULL;

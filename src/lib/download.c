@@ -12,6 +12,7 @@
  */
 #include "download.h"
 #include "dl_internal.h"
+#include "locate.h"
 
 #include "safetensors.h"
 #include "sha256.h"
@@ -49,7 +50,9 @@ int dl_env_true(const char *name)
 
 int dl_offline(void)
 {
-    return dl_env_true("HF_HUB_OFFLINE");
+    /* as huggingface_hub: HF_HUB_OFFLINE if set and non-empty, else TRANSFORMERS_OFFLINE */
+    const char *v = getenv("HF_HUB_OFFLINE");
+    return dl_env_true(v && *v ? "HF_HUB_OFFLINE" : "TRANSFORMERS_OFFLINE");
 }
 
 int dl_endpoint(const char *endpoint, char *out, size_t cap, g2e_err *err)
@@ -174,14 +177,7 @@ static int read_token(const char *given, char **tok, g2e_err *err)
         t = strdup(getenv("HF_TOKEN"));
     } else {
         char path[4096];
-        const char *tp = getenv("HF_TOKEN_PATH"), *hh = getenv("HF_HOME"), *home = getenv("HOME");
-        if (tp && *tp)
-            snprintf(path, sizeof path, "%s", tp);
-        else if (hh && *hh)
-            snprintf(path, sizeof path, "%s/token", hh);
-        else if (home && *home)
-            snprintf(path, sizeof path, "%s/.cache/huggingface/token", home);
-        else
+        if (locate_hf_token_path(path, sizeof path, NULL) != 0)
             return 0;
         /* O_NONBLOCK and fstat first: a FIFO or a device there must not block or flood us */
         int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -319,6 +315,8 @@ struct dl_ctx {
     CURL *h;
     char *url;             /* the resolve URL */
     char shown_url[2048];  /* it as messages show it (see dl_url_shown) */
+    char out_path[4096];   /* where the file goes: opts.out_path, or the cache's blob */
+    char repo_dir[4096];   /* with opts.hf_cache: <hub cache>/models--org--name */
     char *token;
     char endpoint[2048];
     char shown_endpoint[2048]; /* it as messages show it */
@@ -1522,7 +1520,7 @@ static int fetch_full(dl_ctx *c, g2e_err *err)
     st_close(hs);
     snprintf(info, sizeof info, "gpt2-embed part v1\nmode full\nrepo %s\nfile %s\netag %s\nsize %" PRIu64 "\n",
              o->repo, o->filename ? o->filename : "model.safetensors", c->etag, c->size);
-    if ((rc = part_open(&p, o->out_path, info, c->size, err)) != 0)
+    if ((rc = part_open(&p, c->out_path, info, c->size, err)) != 0)
         goto fail;
     c->res->resumed = p.size;
     if ((rc = check_space(p.path, c->size - p.size, err)) != 0) {
@@ -1557,7 +1555,7 @@ static int fetch_full(dl_ctx *c, g2e_err *err)
         part_discard(&p);
         rc = g2e_fail(err, DL_E_CHECKSUM, "sha256 mismatch for %s: the Hub says %s, the download "
                       "gives %s; the download was discarded and %s left as it was",
-                      c->shown_url, c->etag, hex, o->out_path);
+                      c->shown_url, c->etag, hex, c->out_path);
         goto fail;
     }
     st_file *st = NULL;
@@ -1568,7 +1566,7 @@ static int fetch_full(dl_ctx *c, g2e_err *err)
         goto fail;
     }
     st_close(st);
-    if ((rc = part_commit(&p, o->out_path, err)) != 0)
+    if ((rc = part_commit(&p, c->out_path, err)) != 0)
         goto fail;
     c->res->out_size = c->size;
     part_close(&p);
@@ -1623,7 +1621,7 @@ static int fetch_embeddings(dl_ctx *c, g2e_err *err)
              "\nheader %zu\n%s %" PRIu64 "-%" PRIu64 "\n%s %" PRIu64 "-%" PRIu64 "\n",
              o->repo, o->filename ? o->filename : "model.safetensors", c->etag, c->size, hl,
              t[0]->name, t[0]->begin, t[0]->end, t[1]->name, t[1]->begin, t[1]->end);
-    if ((rc = part_open(&p, o->out_path, info, total, err)) != 0)
+    if ((rc = part_open(&p, c->out_path, info, total, err)) != 0)
         goto fail;
     c->res->resumed = p.size;
     if ((rc = check_space(p.path, total - p.size, err)) != 0) {
@@ -1699,7 +1697,7 @@ static int fetch_embeddings(dl_ctx *c, g2e_err *err)
                       "discarded", chk ? "a tensor is missing" : e2.msg);
         goto fail;
     }
-    if ((rc = part_commit(&p, o->out_path, err)) != 0)
+    if ((rc = part_commit(&p, c->out_path, err)) != 0)
         goto fail;
     c->res->out_size = total;
     rc = 0;
@@ -1709,6 +1707,149 @@ fail:
     free(hdr);
     part_close(&p);
     return rc;
+}
+
+/* ---- the Hugging Face cache (opts.hf_cache) -------------------------------------- */
+
+/* mkdir -p path (0755); every component must end up a folder. */
+static int mkdirs(const char *path, g2e_err *err)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return g2e_fail(err, DL_E_IO, "path too long: %.120s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char keep = *p;
+        *p = '\0';
+        struct stat sb;
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return g2e_fail(err, DL_E_IO, "cannot create the folder %s: %s", buf, strerror(errno));
+        if (stat(buf, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            return g2e_fail(err, DL_E_IO, "%s is not a folder", buf);
+        *p = keep;
+        if (!keep)
+            return 0;
+    }
+}
+
+/* 1 if s is a relative path of plain names: no "..", ".", empty part or leading '/'. */
+static int plain_relative(const char *s)
+{
+    if (!*s || *s == '/')
+        return 0;
+    for (const char *p = s; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+            return 0;
+        p += n;
+        if (*p == '/')
+            p++;
+        if (*p == '\0' && p[-1] == '/')
+            return 0;
+    }
+    return 1;
+}
+
+/* The blob's place, <repo dir>/blobs/<sha256> (huggingface_hub names a file kept in LFS by
+ * its sha256); *reuse = 1 when a blob with those bytes is already there. */
+static int cache_prepare(dl_ctx *c, int *reuse, g2e_err *err)
+{
+    const dl_opts *o = c->o;
+    const char *rev = o->revision ? o->revision : "main";
+    const char *file = o->filename ? o->filename : "model.safetensors";
+    char blobs[4200];
+    int rc;
+    *reuse = 0;
+    if (!plain_relative(rev) || !plain_relative(file))
+        return g2e_fail(err, DL_E_ARG, "the revision '%s' or file '%s' cannot name a place in "
+                        "the Hugging Face cache", rev, file);
+    if (!is_sha256_hex(c->etag))
+        return g2e_fail(err, DL_E_PROTOCOL, "the Hub gives no sha256 for %s (ETag '%s'), so it "
+                        "can be neither verified nor named in the cache", c->shown_url, c->etag);
+    if ((rc = locate_hf_repo_dir(o->repo, c->repo_dir, sizeof c->repo_dir, err)) != 0)
+        return rc == LOCATE_E_TOO_LONG ? DL_E_ARG : rc;
+    snprintf(blobs, sizeof blobs, "%s/blobs", c->repo_dir);
+    if ((rc = mkdirs(blobs, err)) != 0)
+        return rc;
+    if (snprintf(c->out_path, sizeof c->out_path, "%s/%s", blobs, c->etag) >= (int)sizeof c->out_path)
+        return g2e_fail(err, DL_E_ARG, "the cache path is too long");
+    /* a blob already there (another revision, an earlier run) is used once its bytes check */
+    int fd = open(c->out_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0)
+        return 0;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size == c->size) {
+        sha256_ctx h;
+        char hex[65];
+        sha256_init(&h);
+        stage(c, DL_STAGE_VERIFY, 0, c->size);
+        if (hash_file_range(c, fd, 0, c->size, &h, err, c->out_path) == 0) {
+            hash_hex(&h, hex);
+            *reuse = strcmp(hex, c->etag) == 0;
+        }
+    }
+    close(fd);
+    return 0;
+}
+
+/* Writes path (a new file) with bytes s, atomically: a temporary beside it, renamed. */
+static int write_atomic(const char *path, const char *s, g2e_err *err)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.g2e-tmp", path);
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return open_error(tmp, "create", err);
+    int bad = write_all_at(fd, s, strlen(s), 0) != 0;
+    if (close(fd) != 0 || bad || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return g2e_fail(err, DL_E_IO, "cannot write %s: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+/* The verified blob made visible as huggingface_hub does: snapshots/<commit>/<file> a
+ * relative symbolic link to ../../blobs/<sha256>, and refs/<revision> holding the commit
+ * (no newline) unless the revision is the commit itself. */
+static int cache_link(dl_ctx *c, g2e_err *err)
+{
+    const dl_opts *o = c->o;
+    const char *rev = o->revision ? o->revision : "main";
+    const char *file = o->filename ? o->filename : "model.safetensors";
+    char dst[4400], target[4400], tmp[4500], dir[4400];
+    int rc;
+    if (snprintf(dst, sizeof dst, "%s/snapshots/%s/%s", c->repo_dir, c->commit, file) >=
+        (int)sizeof dst)
+        return g2e_fail(err, DL_E_ARG, "the cache path is too long");
+    snprintf(dir, sizeof dir, "%s", dst);
+    *strrchr(dir, '/') = '\0';
+    if ((rc = mkdirs(dir, err)) != 0)
+        return rc;
+    size_t k = 0;
+    for (const char *p = file; *p; p++)
+        if (*p == '/')
+            k += (size_t)snprintf(target + k, sizeof target - k, "../");
+    snprintf(target + k, sizeof target - k, "../../blobs/%s", c->etag);
+    snprintf(tmp, sizeof tmp, "%s.g2e-tmp", dst);
+    unlink(tmp);
+    if (symlink(target, tmp) != 0 || rename(tmp, dst) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return g2e_fail(err, DL_E_IO, "cannot link %s to the blob: %s", dst, strerror(e));
+    }
+    snprintf(c->res->path, sizeof c->res->path, "%s", dst);
+    if (strcmp(rev, c->commit) == 0)
+        return 0;
+    char ref[4400];
+    snprintf(ref, sizeof ref, "%s/refs/%s", c->repo_dir, rev);
+    snprintf(dir, sizeof dir, "%s", ref);
+    *strrchr(dir, '/') = '\0';
+    if ((rc = mkdirs(dir, err)) != 0)
+        return rc;
+    return write_atomic(ref, c->commit, err);
 }
 
 /* ---- the entry point --------------------------------------------------------------- */
@@ -1723,8 +1864,15 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
         res = &dummy;
     memset(res, 0, sizeof *res);
     g2e_clear(err);
-    if (!opts || !opts->repo || !*opts->repo || !opts->out_path || !*opts->out_path)
+    if (!opts || !opts->repo || !*opts->repo ||
+        (!opts->hf_cache && (!opts->out_path || !*opts->out_path)))
         return g2e_fail(err, DL_E_ARG, "a repository and an output path are required");
+    if (opts->hf_cache && !opts->full)
+        return g2e_fail(err, DL_E_ARG, "only the full, verified checkpoint goes into the Hugging "
+                        "Face cache: an embeddings-only file there would be taken for the model");
+    if (!opts->hf_cache && snprintf(c.out_path, sizeof c.out_path, "%s", opts->out_path) >=
+                               (int)sizeof c.out_path)
+        return g2e_fail(err, DL_E_ARG, "the output path is too long");
     c.o = opts;
     c.res = res;
     c.t0 = mono_now();
@@ -1796,9 +1944,21 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
     snprintf(res->sha256, sizeof res->sha256, "%s", c.etag);
     res->source_size = c.size;
 
-    rc = opts->full ? fetch_full(&c, err) : fetch_embeddings(&c, err);
-    if (rc == 0)
+    int reuse = 0;
+    if (opts->hf_cache && (rc = cache_prepare(&c, &reuse, err)) != 0)
+        goto fail;
+    if (reuse)
+        res->out_size = c.size;
+    else
+        rc = opts->full ? fetch_full(&c, err) : fetch_embeddings(&c, err);
+    if (rc == 0 && opts->hf_cache)
+        rc = cache_link(&c, err);
+    if (rc == 0) {
+        if (!opts->hf_cache)
+            snprintf(res->path, sizeof res->path, "%s", c.out_path);
+        res->reused = reuse;
         stage(&c, DL_STAGE_DONE, res->out_size, res->out_size);
+    }
 fail:
     if (c.h) {
         cu->easy_cleanup(c.h);
