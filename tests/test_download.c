@@ -1424,7 +1424,7 @@ Test(download, cli_limits_reach_the_library)
     run_free(&r);
     r = cli(NULL, "--timeout", "0", NULL);
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "--timeout needs a whole number") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "--timeout needs an integer in 1..1000000000") != NULL, "%s", r.err);
     run_free(&r);
     hub_layout_free(&l);
 }
