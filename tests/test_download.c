@@ -363,6 +363,12 @@ Test(download, resume_across_calls_from_the_part_file)
     cr_expect(strstr(e.msg, "run again to resume") != NULL, "%s", e.msg);
     cr_expect(!exists(out), "no file in place after a failure");
     uint64_t have = file_size(part);
+    /* the sidecar's format is what earlier versions wrote, so their parts resume too */
+    size_t il;
+    char *is = read_file(info, &il);
+    cr_expect(is && strncmp(is, "gpt2-embed part v1\nmode embeddings\nrepo openai-community/gpt2\n",
+                            62) == 0, "sidecar: %s", is ? is : "(none)");
+    free(is);
     /* the part keeps what arrived (a reset may lose what was in flight) */
     cr_expect(have > 8 + l.header_len + l.wpe_len + 10000000, "part: %" PRIu64, have);
     cr_expect(exists(info));
