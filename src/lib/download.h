@@ -6,15 +6,15 @@
  *   metadata a HEAD of that URL, following redirects on the endpoint's own origin (a
  *            renamed repo) but not the one to the CDN; from the endpoint's last answer:
  *            X-Repo-Commit, X-Linked-Etag (the file's sha256) else ETag,
- *            X-Linked-Size else Content-Length
+ *            X-Linked-Size else Content-Length.
  *            X-Repo-Commit must be 40 hex digits (DL_E_PROTOCOL otherwise). Every header
  *            value is kept with its bytes outside printable ASCII written as \xNN, so no
  *            message quotes a server's control characters raw.
  *   auth     "Authorization: Bearer TOKEN" ($HF_TOKEN, else the file $HF_TOKEN_PATH, else
  *            <HF home>/token: $HF_HOME, $XDG_CACHE_HOME/huggingface or ~/.cache/huggingface,
- *            see locate.h; a regular file only, opened without blocking), sent ONLY to the endpoint's
- *            own origin (scheme, host and port): redirects are followed here, hop by hop,
- *            not by libcurl, so a CDN on another host never sees the token.
+ *            see locate.h; a regular file only, opened without blocking), sent ONLY to the
+ *            endpoint's own origin (scheme, host and port): redirects are followed here, hop
+ *            by hop, not by libcurl, so a CDN on another host never sees the token.
  *   offline  HF_HUB_OFFLINE=1 (or true/yes/on; when it is unset or empty,
  *            TRANSFORMERS_OFFLINE): no network at all, DL_E_OFFLINE.
  *
