@@ -1347,7 +1347,7 @@ Test(download, a_trickling_server_is_given_up_by_the_speed_floor)
     dl_opts o = opts_for("");
     o.min_speed = 1000;
     o.stall_seconds = 1;
-    o.max_attempts = 2;
+    o.max_attempts = 1;
     expect_slow_failure(&l, args, &o, DL_E_NETWORK, "slower than 1000 bytes/s for 1 s", "trickle");
     hub_layout_free(&l);
 }
@@ -1358,8 +1358,8 @@ Test(download, a_server_silent_after_its_headers_is_given_up)
     const char *args[] = {"--fault", "stall:after=0:seconds=30:times=-1", NULL};
     dl_opts o = opts_for("");
     o.stall_seconds = 1;
-    o.max_attempts = 3;
-    expect_slow_failure(&l, args, &o, DL_E_NETWORK, "giving up after 3 attempts: slower than",
+    o.max_attempts = 2;
+    expect_slow_failure(&l, args, &o, DL_E_NETWORK, "giving up after 2 attempts: slower than",
                         "stall after headers");
     hub_layout_free(&l);
 }
@@ -1369,9 +1369,10 @@ Test(download, half_of_each_range_then_silence_is_capped_by_time_lost)
     /* every attempt stores half of what is left (MBs: progress, which resets the count of
      * attempts) and then stalls: only the time lost to failures bounds it */
     hub_layout l = hub_fixture(HUB_GPT2);
-    const char *args[] = {"--fault", "half_stall:seconds=5", NULL};
+    const char *args[] = {"--fault", "half_stall:seconds=5:after=1000000", NULL};
     dl_opts o = opts_for("");
     o.stall_seconds = 1;
+    o.max_attempts = 100;   /* the count alone would allow minutes of this */
     o.retry_seconds = 3;
     expect_slow_failure(&l, args, &o, DL_E_NETWORK, "lost to failures (the limit is 3 s)",
                         "half then stall");

@@ -510,7 +510,7 @@ int dl_with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, int f
     unsigned cap = o->backoff_max_ms ? o->backoff_max_ms : 30000;
     unsigned delay = base;
     uint64_t done = 0;
-    int attempt = 1;
+    int attempt = 1, tries = 1;   /* in a row without progress; in all for this range */
     dl_resp m;
     for (;;) {
         char why[512] = "";
@@ -573,13 +573,14 @@ int dl_with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, int f
         }
         if (c->lost + wait / 1000.0 > (double)c->retry_limit)
             return g2e_fail(err, code, "giving up after %d attempt%s and %.0f s lost to failures "
-                            "(the limit is %ld s): %s", attempt, attempt == 1 ? "" : "s",
+                            "(the limit is %ld s): %s", tries, tries == 1 ? "" : "s",
                             c->lost, c->retry_limit, why);
         if (t_end + wait / 1000.0 - c->t0 >= (double)c->deadline)
             return g2e_fail(err, code, "giving up after %d attempt%s: the download's deadline of "
                             "%ld s would pass before the next one: %s", attempt,
                             attempt == 1 ? "" : "s", c->deadline, why);
         attempt++;
+        tries++;
         c->retries++;
         c->res->retries = c->retries;
         dl_progress saved = c->pg;
