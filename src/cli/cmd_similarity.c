@@ -460,7 +460,7 @@ int cmd_similarity(int argc, char **argv)
     char *path = NULL;
     double *M = NULL;
     int rc = EXIT_ERR;
-    if (load_model(o.lo.weights, o.lo.model, &m, &path))
+    if (load_model_lo(&o.lo, &m, &path))
         goto done;
     if (mode == M_MATRIX) {
         if (wpe_matrix(m, &M) || (o.out && write_matrix(M, m->n_ctx, o.out, fmt == 1)))
