@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -746,7 +747,11 @@ static int check(tokenize_opts *o, opt_parsed *p)
             return opt_usage_error(&CMD, "--jsonl writes JSON lines: leave out --format");
         return out_pick_format(&CMD, o->out, JSONL_FORMATS, 0, &f);
     }
-    return out_pick_format(&CMD, o->out, FORMATS, opt_given(&CMD, p, "--format"), &o->fmt);
+    int given = opt_given(&CMD, p, "--format");
+    size_t ol = o->out ? strlen(o->out) : 0;
+    if (given && o->fmt != FMT_JSON && ol > 4 && strcasecmp(o->out + ol - 4, ".txt") == 0)
+        return 0; /* .txt holds either text format: --format ids -o ids.txt is no contradiction */
+    return out_pick_format(&CMD, o->out, FORMATS, given, &o->fmt);
 }
 
 /* 1 if f is a pipe, a socket or a terminal (then --jsonl flushes every block). */
