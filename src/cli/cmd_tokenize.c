@@ -184,11 +184,12 @@ static void wb_u64(wbuf *b, uint64_t v)
  * length in byte 7 (IDs are below 10^6, tokenizer.h's limit). One copy per ID instead of
  * divisions: formatting millions of IDs costs about what tokenizing them does otherwise. */
 static char (*id_text)[8];
-static uint32_t id_text_n;
+static uint32_t id_text_n, id_text_vocab; /* the table's size; the vocabulary's, to build it */
+static size_t id_text_written;            /* IDs written so far: the table pays from 2^16 on */
 
 static void id_text_build(uint32_t n_vocab)
 {
-    if (id_text || !(id_text = malloc((size_t)n_vocab * sizeof *id_text)))
+    if (id_text || !n_vocab || !(id_text = malloc((size_t)n_vocab * sizeof *id_text)))
         return;
     for (uint32_t v = 0; v < n_vocab; v++) {
         char tmp[24];
@@ -203,6 +204,8 @@ static void id_text_build(uint32_t n_vocab)
 /* ids[0..n) as decimals separated by sep, in chunks so the buffer stays small. */
 static void wb_ids(wbuf *b, const uint32_t *ids, size_t n, char sep)
 {
+    if ((id_text_written += n) >= 65536 && !id_text)
+        id_text_build(id_text_vocab);
     for (size_t i = 0; i < n;) {
         size_t m = n - i < 16384 ? n - i : 16384;
         if (wb_room(b, m * 12 + 8))
@@ -816,8 +819,7 @@ int cmd_tokenize(int argc, char **argv)
         cli_error("%s", err.msg);
     } else if (out_open(&of, o.out, 0) == 0) {
         tok_set_threads(t, (unsigned)o.threads);
-        if (o.jsonl || o.fmt != FMT_TABLE)
-            id_text_build(tok_n_vocab(t));
+        id_text_vocab = tok_n_vocab(t);
         rc = o.jsonl ? jsonl_to(t, &o, of.f) : whole_to(t, &o, &p, of.f);
         /* a stopped --jsonl keeps the lines before the bad one, in a file too */
         if (rc >= 0 && out_commit(&of))
@@ -829,6 +831,7 @@ int cmd_tokenize(int argc, char **argv)
     opt_free(&p);
     free(id_text);
     id_text = NULL;
-    id_text_n = 0;
+    id_text_n = id_text_vocab = 0;
+    id_text_written = 0;
     return rc == 0 ? EXIT_OK : EXIT_ERR;
 }

@@ -72,9 +72,11 @@ static int build_index(tok_tokenizer *t, int check_dups, g2e_err *err)
     while (cap < (uint64_t)t->n_vocab * 2 + 2)
         cap <<= 1;
     t->mask = cap - 1;
-    t->slots = table_alloc(cap * sizeof *t->slots);
-    t->pair2 = malloc(65536 * sizeof *t->pair2);
-    if (!t->slots || !t->pair2 || tok_alloc_caches(t))
+    tok_slot *slots = table_alloc(cap * sizeof *slots);
+    uint32_t *pair2p1 = calloc(65536, sizeof *pair2p1);
+    t->slots = slots;
+    t->pair2p1 = pair2p1;
+    if (!slots || !pair2p1 || tok_alloc_caches(t))
         return g2e_fail(err, G2E_ENOMEM, "out of memory for the tokenizer's tables");
     for (int b = 0; b < 256; b++)
         t->byte_id[b] = NONE;
@@ -92,19 +94,43 @@ static int build_index(tok_tokenizer *t, int check_dups, g2e_err *err)
                             vocab_find(t, t->blob + o, n), id);
         uint64_t w = head_word(t->blob + o, n);
         uint64_t i = key_hash(t->blob + o, n, w) & t->mask;
-        while (t->slots[i].id1)
+        while (slots[i].id1)
             i = (i + 1) & t->mask;
-        t->slots[i] = (tok_slot){w, id + 1, n};
+        slots[i] = (tok_slot){w, id + 1, n};
+        if (n == 2 && !pair2p1[t->blob[o] << 8 | t->blob[o + 1]])
+            pair2p1[t->blob[o] << 8 | t->blob[o + 1]] = id + 1;
     }
     for (int b = 0; b < 256; b++)
         if (t->byte_id[b] == NONE)
             return g2e_fail(err, TOK_E_VOCAB, "the vocabulary has no token for byte 0x%02X", b);
-    memset(t->pair2, 0xFF, 65536 * sizeof *t->pair2);
-    for (uint32_t id = 0; id < t->n_vocab; id++) {
-        uint32_t o = t->off[id];
-        if (id != t->special_id && t->off[id + 1] - o == 2 && t->pair2[t->blob[o] << 8 | t->blob[o + 1]] == NONE)
-            t->pair2[t->blob[o] << 8 | t->blob[o + 1]] = id;
-    }
+    return 0;
+}
+
+/* The compiled-in index, if it was made by this library's hash on a host of this byte
+ * order: every single-byte token and the last token found through it (a cheap check that
+ * catches a stale table), else 0 and the caller builds it. */
+static int use_static_index(tok_tokenizer *t, const tok_builtin_data *d)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (d->index_version != TOK_INDEX_VERSION || !d->slots || !d->pair2p1 || !d->byte_id)
+        return 0;
+    t->slots = d->slots;
+    t->mask = d->index_mask;
+    t->pair2p1 = d->pair2p1;
+    t->max_len = d->max_len;
+    memcpy(t->byte_id, d->byte_id, sizeof t->byte_id);
+    int ok = 1;
+    for (int b = 0; b < 256 && ok; b++)
+        ok = vocab_find(t, (const uint8_t *)&(uint8_t){(uint8_t)b}, 1) == t->byte_id[b];
+    uint32_t last = d->n_vocab - 1 == d->special_id ? d->n_vocab - 2 : d->n_vocab - 1;
+    ok = ok && vocab_find(t, t->blob + t->off[last], t->off[last + 1] - t->off[last]) == last;
+    if (ok)
+        return t->static_index = 1;
+    t->slots = NULL;
+    t->pair2p1 = NULL;
+#else
+    (void)t, (void)d;
+#endif
     return 0;
 }
 
@@ -143,8 +169,10 @@ void tok_close(tok_tokenizer *t)
     if (!t->is_worker) {
         free(t->owned_blob);
         free(t->off);
-        table_free(t->slots, (t->mask + 1) * sizeof *t->slots);
-        free(t->pair2);
+        if (!t->static_index) {
+            table_free((void *)t->slots, (t->mask + 1) * sizeof *t->slots);
+            free((void *)t->pair2p1);
+        }
     }
     free(t->source);
     free(t->s_next);
@@ -177,6 +205,8 @@ static int load_builtin(tok_tokenizer *t, g2e_err *err)
     }
     t->off[d->n_vocab] = o;
     t->compiled = 1;
+    if (use_static_index(t, d))
+        return tok_alloc_caches(t) ? g2e_fail(err, G2E_ENOMEM, "out of memory for the tokenizer") : 0;
     return build_index(t, 0, err);
 }
 #endif
