@@ -44,7 +44,7 @@ CLIA      := $(B)/libgpt2embed-cli.a
 DEPS_OK   := $(B)/.deps-ok
 
 .SECONDARY:
-.PHONY: all deps test bench fuzz install uninstall weights run clean help
+.PHONY: all deps test bench bench-peers fuzz install uninstall weights run clean help
 .DEFAULT_GOAL := all
 
 all: gpt2-embed
@@ -55,6 +55,7 @@ help:
 	@echo "make test         build and run the Criterion test suite"
 	@echo "make SANITIZE=1 test   the same under AddressSanitizer + UBSan (in build-san/)"
 	@echo "make bench        the benchmarks under bench/ (figures in the README)"
+	@echo "make bench-peers  install the npm tokenizers make bench compares with (build/npm)"
 	@echo "make fuzz         each libFuzzer target for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
 	@echo "make weights      gpt2-embed download (GPT-2's wte+wpe into weights/)"
 	@echo "make install PREFIX=$(PREFIX)   program, library, header, pkg-config, data, man page"
@@ -102,8 +103,13 @@ BSUP_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard tests/fixture.c))
 $(B)/bench/bench_%: $(B)/bench/bench_%.o $(BSUP_OBJ) $(CLIA) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-bench: $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
+bench: gpt2-embed $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
 	@bench/run.sh $(B)
+
+# The tokenizer peers bench_tokenizer.sh compares with (npm registry; into build/npm, ignored by git).
+bench-peers:
+	@mkdir -p build/npm && cd build/npm && { [ -f package.json ] || echo '{"name":"g2e-bench-peers","private":true}' > package.json; } && \
+	  npm install --no-audit --no-fund tiktoken@1.0.22 tiktoken-node@0.0.7 tokenizers@0.23.2
 
 # tools/mkfixture: writes safetensors fixtures (tests/fixture.c) for shell benchmarks and
 # the downloader's local HTTP test server.
