@@ -170,6 +170,16 @@ Test(tokenizer_data, openai_spelling_and_edited_files)
     cr_expect_eq(tok_open(dir, 0, &t, &err), TOK_E_MERGES);
     cr_expect(strstr(err.msg, "vocab.bpe") != NULL, "%s", err.msg);
 
+    /* a key cut short at \u0000 (cJSON's strings end there) is refused, not misread */
+    size_t zl = n + 32;
+    char *z = malloc(zl);
+    int k = snprintf(z, zl, "{\"\\u0000x\": 0, ");
+    memcpy(z + k, d + 1, n - 1); /* the rest of the object after its '{' */
+    write_file(v, z, (size_t)k + n - 1);
+    cr_expect_eq(tok_open(dir, 0, &t, &err), TOK_E_VOCAB);
+    cr_expect(strstr(err.msg, "NUL") != NULL, "%s", err.msg);
+    free(z);
+
     /* no files at all */
     remove(v);
     cr_expect_eq(tok_open(dir, 0, &t, &err), TOK_E_NOT_FOUND);

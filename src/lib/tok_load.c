@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* memmem */
 /* tok_load.c — loading a tokenizer: GPT-2's files (vocab.json + merges.txt, or
  * encoder.json + vocab.bpe) parsed and checked, or the compiled form (tokenizer_data.c)
  * when the files are byte for byte the ones it was made from; the vocabulary index; the
@@ -7,6 +8,8 @@
  * needs rank == ID; such files are rejected with TOK_E_MERGES).
  */
 #include "tok_internal.h"
+
+#include <cjson/cJSON.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -307,163 +310,72 @@ static long utf8_cp(const char *s, size_t n, size_t *i)
     return cp;
 }
 
-static int hexval(char c)
+/* A key of vocab.json (UTF-8, as cJSON decoded it) into GPT-2 bytes: each character is one
+ * byte (bytes_to_unicode). Returns the byte count, or -1 when a character is not a GPT-2
+ * byte or the key is longer than MAX_TOKEN_LEN. */
+static long vocab_key(const char *k, const int dec[324], uint8_t *out)
 {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-/* Parses a JSON string starting at s[*i] == '"' into GPT-2 bytes appended to out (room
- * for MAX_TOKEN_LEN). Returns the byte count or -1 (malformed) / -2 (not a GPT-2 byte). */
-static long json_key(const char *s, size_t n, size_t *i, const int dec[324], uint8_t *out)
-{
-    if (*i >= n || s[*i] != '"')
-        return -1;
-    (*i)++;
+    size_t n = strlen(k), i = 0;
     long len = 0;
-    for (;;) {
-        if (*i >= n)
-            return -1;
-        long cp;
-        char c = s[*i];
-        if (c == '"') {
-            (*i)++;
-            return len;
-        }
-        if ((unsigned char)c < 0x20)
-            return -1;
-        if (c == '\\') {
-            if (*i + 1 >= n)
-                return -1;
-            char e = s[*i + 1];
-            *i += 2;
-            switch (e) {
-            case '"': cp = '"'; break;
-            case '\\': cp = '\\'; break;
-            case '/': cp = '/'; break;
-            case 'b': cp = 8; break;
-            case 'f': cp = 12; break;
-            case 'n': cp = 10; break;
-            case 'r': cp = 13; break;
-            case 't': cp = 9; break;
-            case 'u':
-                if (*i + 4 > n)
-                    return -1;
-                cp = 0;
-                for (int k = 0; k < 4; k++) {
-                    int h = hexval(s[*i + k]);
-                    if (h < 0)
-                        return -1;
-                    cp = cp << 4 | h;
-                }
-                *i += 4;
-                break;
-            default:
-                return -1;
-            }
-        } else {
-            cp = utf8_cp(s, n, i);
-            if (cp < 0)
-                return -1;
-        }
-        if (cp >= 324 || dec[cp] < 0)
-            return -2;
-        if (len >= (long)MAX_TOKEN_LEN)
+    while (i < n) {
+        long cp = utf8_cp(k, n, &i);
+        if (cp < 0 || cp >= 324 || dec[cp] < 0 || len >= (long)MAX_TOKEN_LEN)
             return -1;
         out[len++] = (uint8_t)dec[cp];
     }
+    return len;
 }
 
-static size_t skip_ws(const char *s, size_t n, size_t i)
-{
-    while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t'))
-        i++;
-    return i;
-}
-
+/* Parses vocab.json with cJSON. Two things cJSON cannot tell are refused first: a NUL
+ * (escaped or raw), since its strings end there and a key would be silently cut short —
+ * no GPT-2 byte is spelled U+0000, so such a file is malformed anyway. */
 static int parse_vocab(tok_tokenizer *t, const char *path, const char *s, size_t n, g2e_err *err)
 {
     int dec[324];
     byte_decoder(dec);
-    uint8_t key[MAX_TOKEN_LEN];
-    size_t cap_ent = 65536, n_ent = 0, blob_len = 0;
-    uint32_t *ent_id = malloc(cap_ent * sizeof *ent_id);
-    uint64_t *ent_pos = malloc(cap_ent * sizeof *ent_pos); /* blob offset << 16 | length */
-    uint8_t *blob = malloc(n + 1);                          /* keys never grow when decoded */
+    const char *nul = memchr(s, 0, n), *esc = memmem(s, n, "\\u0000", 6);
+    if (nul || esc)
+        return g2e_fail(err, TOK_E_VOCAB, "%s: a NUL character at byte %zu (no GPT-2 byte is spelled so)", path,
+                        (size_t)((nul && (!esc || nul < esc) ? nul : esc) - s));
+    cJSON *j = cJSON_ParseWithLength(s, n);
+    if (!j) {
+        const char *e = cJSON_GetErrorPtr();
+        return g2e_fail(err, TOK_E_VOCAB, "%s: malformed JSON near byte %zu", path,
+                        e && e >= s && e <= s + n ? (size_t)(e - s) : n);
+    }
+    size_t n_ent = 0, blob_len = 0;
     int rc = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, j) n_ent++;
+    uint32_t *ent_id = malloc((n_ent + 1) * sizeof *ent_id);
+    uint64_t *ent_pos = malloc((n_ent + 1) * sizeof *ent_pos); /* blob offset << 16 | length */
+    uint8_t *blob = malloc(n + 1);                              /* keys never grow when decoded */
+    if (!cJSON_IsObject(j)) {
+        rc = g2e_fail(err, TOK_E_VOCAB, "%s: expected a JSON object of token -> ID", path);
+        goto fail;
+    }
     if (!ent_id || !ent_pos || !blob) {
         rc = g2e_fail(err, G2E_ENOMEM, "out of memory parsing %s", path);
         goto fail;
     }
-    size_t i = skip_ws(s, n, 0);
-    if (i >= n || s[i] != '{') {
-        rc = g2e_fail(err, TOK_E_VOCAB, "%s: expected a JSON object at byte %zu", path, i);
-        goto fail;
-    }
-    i = skip_ws(s, n, i + 1);
-    if (i < n && s[i] == '}')
-        i++;
-    else
-        for (;;) {
-            size_t at = i;
-            long kl = json_key(s, n, &i, dec, key);
-            if (kl < 0) {
-                rc = g2e_fail(err, TOK_E_VOCAB, "%s: %s at byte %zu", path,
-                              kl == -2 ? "a key holds a character that is not a GPT-2 byte"
-                                       : "malformed key string", at);
-                goto fail;
-            }
-            i = skip_ws(s, n, i);
-            if (i >= n || s[i] != ':') {
-                rc = g2e_fail(err, TOK_E_VOCAB, "%s: expected ':' at byte %zu", path, i);
-                goto fail;
-            }
-            i = skip_ws(s, n, i + 1);
-            uint64_t v = 0;
-            size_t d0 = i;
-            while (i < n && s[i] >= '0' && s[i] <= '9' && v <= MAX_VOCAB)
-                v = v * 10 + (uint64_t)(s[i++] - '0');
-            if (i == d0 || v >= MAX_VOCAB) {
-                rc = g2e_fail(err, TOK_E_VOCAB, "%s: expected a token ID below %u at byte %zu", path,
-                              MAX_VOCAB, d0);
-                goto fail;
-            }
-            if (n_ent == cap_ent) {
-                cap_ent *= 2;
-                uint32_t *a = realloc(ent_id, cap_ent * sizeof *ent_id);
-                if (a)
-                    ent_id = a;
-                uint64_t *b = realloc(ent_pos, cap_ent * sizeof *ent_pos);
-                if (b)
-                    ent_pos = b;
-                if (!a || !b) {
-                    rc = g2e_fail(err, G2E_ENOMEM, "out of memory parsing %s", path);
-                    goto fail;
-                }
-            }
-            if (kl == 13 && memcmp(key, TOK_ENDOFTEXT_TEXT, 13) == 0)
-                t->special_id = (uint32_t)v;
-            memcpy(blob + blob_len, key, (size_t)kl);
-            ent_id[n_ent] = (uint32_t)v;
-            ent_pos[n_ent++] = (uint64_t)blob_len << 16 | (uint64_t)kl;
-            blob_len += (size_t)kl;
-            i = skip_ws(s, n, i);
-            if (i < n && s[i] == ',') {
-                i = skip_ws(s, n, i + 1);
-                continue;
-            }
-            if (i < n && s[i] == '}') {
-                i++;
-                break;
-            }
-            rc = g2e_fail(err, TOK_E_VOCAB, "%s: expected ',' or '}' at byte %zu", path, i);
+    size_t at = 0;
+    cJSON_ArrayForEach(e, j) {
+        long kl = vocab_key(e->string, dec, blob + blob_len);
+        double v = cJSON_IsNumber(e) ? e->valuedouble : -1;
+        if (kl < 0) {
+            rc = g2e_fail(err, TOK_E_VOCAB, "%s: the key of entry %zu holds a character that is not a GPT-2 byte",
+                          path, at + 1);
             goto fail;
         }
-    if (skip_ws(s, n, i) != n) {
-        rc = g2e_fail(err, TOK_E_VOCAB, "%s: trailing data at byte %zu", path, skip_ws(s, n, i));
-        goto fail;
+        if (!(v >= 0 && v < MAX_VOCAB && v == (double)(uint32_t)v)) {
+            rc = g2e_fail(err, TOK_E_VOCAB, "%s: entry %zu: expected a token ID below %u", path, at + 1, MAX_VOCAB);
+            goto fail;
+        }
+        if (kl == 13 && memcmp(blob + blob_len, TOK_ENDOFTEXT_TEXT, 13) == 0)
+            t->special_id = (uint32_t)v;
+        ent_id[at] = (uint32_t)v;
+        ent_pos[at++] = (uint64_t)blob_len << 16 | (uint64_t)kl;
+        blob_len += (size_t)kl;
     }
     if (n_ent < 256) {
         rc = g2e_fail(err, TOK_E_VOCAB, "%s: %zu tokens, expected at least 256", path, n_ent);
@@ -512,6 +424,7 @@ static int parse_vocab(tok_tokenizer *t, const char *path, const char *s, size_t
         g2e_fail(err, rc, "%s: %s", path, inner);
     }
 fail:
+    cJSON_Delete(j);
     free(ent_id);
     free(ent_pos);
     free(blob);
