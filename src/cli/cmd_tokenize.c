@@ -24,6 +24,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -296,10 +297,81 @@ static void format_table(wbuf *b, const tok_tokenizer *t, const tok_ids *r)
         wb_str(b, "(no tokens)\n");
 }
 
+/* A slice of a long ID list formatted by one thread into its own buffer. */
+typedef struct ids_part {
+    wbuf b;
+    const uint32_t *ids;
+    size_t n;
+} ids_part;
+
+static void *ids_part_run(void *arg)
+{
+    ids_part *p = arg;
+    for (size_t i = 0; i < p->n; i += 16384) { /* unflushed: the caller writes it in order */
+        size_t m = p->n - i < 16384 ? p->n - i : 16384;
+        if (wb_room(&p->b, m * 12 + 8))
+            break;
+        char *d = p->b.p + p->b.n;
+        for (size_t k = i; k < i + m; k++) {
+            *d++ = ' ';
+            memcpy(d, id_text[p->ids[k]], 8);
+            d += id_text[p->ids[k]][7];
+        }
+        p->b.n = (size_t)(d - p->b.p);
+    }
+    return NULL;
+}
+
+/* ids[0..n) separated by spaces, the formatting spread over `threads` threads when the list
+ * is long (it would otherwise be a serial tail after the threaded tokenizing). */
+static void wb_ids_spaced(wbuf *b, const uint32_t *ids, size_t n, unsigned threads)
+{
+    enum { MAXP = 16 };
+    if (threads > MAXP)
+        threads = MAXP;
+    id_text_written += n;
+    if (n >= ((size_t)1 << 20) && !id_text)
+        id_text_build(id_text_vocab);
+    for (size_t i = 0; id_text && i < n; i++)
+        if (ids[i] >= id_text_n) { /* not from this vocabulary: the plain path */
+            threads = 1;
+            break;
+        }
+    if (threads < 2 || n < ((size_t)1 << 20) || !id_text) {
+        wb_ids(b, ids, n, ' ');
+        return;
+    }
+    ids_part pt[MAXP];
+    pthread_t th[MAXP];
+    int started[MAXP] = {0};
+    wb_ids(b, ids, 1, ' '); /* the first ID has no space before it */
+    size_t per = (n - 1) / threads + 1, at = 1;
+    for (unsigned k = 0; k < threads; k++) {
+        size_t m = at < n ? (n - at < per ? n - at : per) : 0;
+        pt[k] = (ids_part){.b = {0}, .ids = ids + at, .n = m};
+        at += m;
+    }
+    for (unsigned k = 1; k < threads; k++)
+        started[k] = pthread_create(&th[k], NULL, ids_part_run, &pt[k]) == 0;
+    ids_part_run(&pt[0]);
+    for (unsigned k = 0; k < threads; k++) {
+        if (k && started[k])
+            pthread_join(th[k], NULL);
+        else if (k)
+            ids_part_run(&pt[k]);
+        wb_flush(b);
+        if (pt[k].b.oom)
+            b->oom = 1;
+        else if (pt[k].b.n && !b->werr && fwrite(pt[k].b.p, 1, pt[k].b.n, b->f) != pt[k].b.n)
+            b->werr = errno ? errno : EIO;
+        free(pt[k].b.p);
+    }
+}
+
 static void format(wbuf *b, const tok_tokenizer *t, const tok_ids *r, int fmt)
 {
     if (fmt == FMT_IDS) {
-        wb_ids(b, r->ids, r->n, ' ');
+        wb_ids_spaced(b, r->ids, r->n, tok_threads(t));
         wb_str(b, "\n");
     } else if (fmt == FMT_JSON) {
         format_json(b, t, r);
