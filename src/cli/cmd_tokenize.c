@@ -683,7 +683,7 @@ static int jb_run(jrun *j, jblock *b)
             rc = jb_bad(j, b, k, err.msg);
         } else {
             wb_str(&j->out, "{\"ids\":[");
-            wb_ids(&j->out, ids + at, b->counts[k], ',');
+            wb_ids(&j->out, ids ? ids + at : ids, b->counts[k], ',');
             wb_str(&j->out, "]}\n");
             at += b->counts[k];
         }
