@@ -293,6 +293,15 @@ static unsigned workers_ready(tok_tokenizer *t, unsigned want)
     return t->n_workers < want ? t->n_workers : want;
 }
 
+tok_tokenizer *tok_worker(tok_tokenizer *t, unsigned k)
+{
+    if (k == 0)
+        return t;
+    if (k >= MAX_THREADS || workers_ready(t, k) < k)
+        return NULL;
+    return t->workers[k - 1];
+}
+
 typedef struct part {
     tok_tokenizer *t;
     const char *s;

@@ -150,6 +150,13 @@ unsigned tok_threads(const tok_tokenizer *t);
 int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const size_t *lens,
                      tok_special special, unsigned flags, uint32_t **ids, size_t *counts, int *rc);
 
+/* The k-th tokenizer of t's thread pool, for callers that run their own threads: 0 is t
+ * itself, k >= 1 a worker that shares t's tables and has its own caches (made on first use;
+ * NULL when out of memory or k >= 64). Each may be used by one thread at a time, with its
+ * thread count left at 1, and none while t runs a threaded tok_encode or
+ * tok_encode_batch. Owned by t: freed by tok_close(t). */
+tok_tokenizer *tok_worker(tok_tokenizer *t, unsigned k);
+
 /* ---- test hooks (the results never change; only the path taken does) ---- */
 
 /* Splits inputs of at least min_bytes (instead of TOK_SPLIT_MIN) into parts over threads,
