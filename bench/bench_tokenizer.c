@@ -188,7 +188,8 @@ int main(int argc, char **argv)
            L / wt2 / 1e6, w2 / wt2, L / wt / 1e6,
            same ? "IDs and offsets identical to one thread" : "DIFFERENT FROM ONE THREAD");
     /* for bench_tokenizer.sh: the library's figures the whole process is compared with */
-    printf("RESULT\tlib1\t%.2f\nRESULT\tlibN\t%.2f\n", L / w2 / 1e6, L / wt2 / 1e6);
+    printf("RESULT\tlib1\t%.2f\nRESULT\tlibN\t%.2f\nRESULT\tlib1cpu\t%.2f\n", L / w2 / 1e6, L / wt2 / 1e6,
+           L / c2 / 1e6);
     tok_ids_free(&rt);
     tok_ids_free(&r);
 

@@ -61,7 +61,7 @@ static const opt_def OPTS[] = {
 
 static const opt_cmd CMD = {
     .name = "count",
-    .synopsis = N_("[OPTIONS] [TEXT... | -f FILE... | -]"),
+    .synopsis = N_("[OPTIONS] [TEXT | -f FILE | -]..."),
     .purpose = N_("How much of each input fits GPT-2's context: bytes, characters, tokens, characters\n"
                   "per token, whether it fits N positions, how many non-overlapping N-token windows it\n"
                   "needs, and where the N-th token ends (line, column, snippet) when it does not fit.\n"
