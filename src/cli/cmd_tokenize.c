@@ -332,11 +332,7 @@ static void wb_ids_spaced(wbuf *b, const uint32_t *ids, size_t n, unsigned threa
         threads = MAXP;
     if (n >= 65536)
         id_text_build(id_text_vocab);
-    for (size_t i = 0; id_text && i < n; i++)
-        if (ids[i] >= id_text_n) { /* not from this vocabulary: the plain path */
-            threads = 1;
-            break;
-        }
+    /* (the IDs come from the tokenizer whose n_vocab sized the table: all are in it) */
     if (threads < 2 || n < ((size_t)1 << 20) || !id_text) {
         wb_ids(b, ids, n, ' ');
         return;
