@@ -32,15 +32,18 @@ void cli_start(void);
  * standard output failed: REASON" (once per run) and returns -1, else 0. */
 int cli_flush_stdout(void);
 
-/* Prints "gpt2-embed: <message>\n" on stderr (one line). After the first, the exit check
- * of cli_start no longer adds its own line (the run already failed visibly). fmt is
- * translated (gettext) before use, so every call site's literal is a message of
- * po/gpt2-embed.pot (xgettext --keyword=cli_error); arguments are not translated. */
+/* Prints "gpt2-embed: <message>\n" on stderr: one line, whatever the arguments hold (control
+ * bytes, bidi controls and ill-formed UTF-8 are escaped as text.h's text_escape does, so a
+ * file name or file content quoted in a message cannot drive the terminal). After the
+ * first, the exit check of cli_start no longer adds its own line (the run already failed
+ * visibly). fmt is translated (gettext) before use, so every call site's literal is a
+ * message of po/gpt2-embed.pot (xgettext --keyword=cli_error); arguments are not translated. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints "gpt2-embed CMD: <message>\n" on stderr (msg already translated: the option layer's
- * one wording goes through here), and counts as cli_error's line for the exit check. */
+/* "gpt2-embed CMD: <message>\n" on stderr (msg already translated: the option layer's one
+ * wording goes through here), escaped and counted as cli_error's line for the exit check. */
 void cli_verror(const char *cmd, const char *msg, va_list ap) __attribute__((format(printf, 2, 0)));
-/* Prints "gpt2-embed: note: <message>\n" on stderr; fmt translated as cli_error's. */
+/* Prints "gpt2-embed: note: <message>\n" on stderr; fmt translated and the whole escaped as
+ * cli_error's. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parses a whole decimal number in [lo, hi]; on failure prints a one-line error
@@ -58,9 +61,10 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
 int cli_format(const char *given, const char *const *names);
 
 /* Opens path for reading as an input of the command (registered with out_add_input, so no
- * -o may replace it): a regular file, or a pipe/device only when it is our own standard
- * input (-f /dev/stdin); a FIFO is refused at once, never waited on. Returns the descriptor
- * (blocking, the caller closes it), or -1 after one error line. */
+ * -o may replace it): a regular file of at most CLI_MAX_INPUT bytes, or a pipe/device only
+ * when it is our own standard input (-f /dev/stdin); a FIFO is refused at once, never
+ * waited on. Returns the descriptor (blocking, the caller closes it), or -1 after one
+ * error line. */
 int cli_open_file(const char *path, const char *what);
 
 /* All of the file at path in a new buffer (caller frees), NUL-terminated for convenience
@@ -72,8 +76,13 @@ int cli_open_file(const char *path, const char *what);
  * line naming path and returns NULL. */
 char *cli_read_file(const char *path, const char *what, size_t *len);
 
+/* The most a text input may hold: 1 GiB (a file, standard input). Beyond it the readers
+ * below fail with EFBIG ("File too large") instead of reading until memory runs out. */
+#define CLI_MAX_INPUT (1ULL << 30)
+
 /* All of stream f in a new buffer (caller frees), NUL-terminated for convenience (*len does
- * not count the NUL); NULL with errno set on a read error or when out of memory. */
+ * not count the NUL); NULL with errno set on a read error, when out of memory, or (EFBIG)
+ * when f holds more than CLI_MAX_INPUT bytes. */
 char *cli_read_stream(FILE *f, size_t *len);
 
 struct opt_cmd;

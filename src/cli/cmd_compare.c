@@ -54,6 +54,7 @@ static const opt_cmd CMD = {
     .max_pos = 2,
     .pos_name = "TEXT",
 };
+const opt_cmd *const cmd_compare_spec = &CMD; /* for the manual (commands.def OPTS) */
 
 typedef struct side {
     const char *text;
@@ -265,7 +266,7 @@ static int run(const compare_opts *o, side s[2])
     g2e_err e;
     int rc = EXIT_ERR;
     if (load_tokenizer(o->lo.tokenizer, &tok) || tokenize_both(tok, s) ||
-        load_model(o->lo.weights, o->lo.model, &m, NULL))
+        load_model_lo(&o->lo, &m, NULL))
         goto done;
     if (order_compare(m, s[0].t.ids, s[0].t.n, s[1].t.ids, s[1].t.n, &c, &e)) {
         cli_error("%s", e.msg);

@@ -287,7 +287,7 @@ int cmd_pca(int argc, char **argv)
     int rc = EXIT_ERR;
     study_pca_src src = {.of = o.of, .len = (size_t)o.len, .dim = (size_t)o.dim, .base = o.base,
                          .skip = (size_t)o.skip};
-    if (o.of != STUDY_OF_SINUSOIDAL && load_model(o.lo.weights, o.lo.model, &m, &path))
+    if (o.of != STUDY_OF_SINUSOIDAL && load_model_lo(&o.lo, &m, &path))
         goto done;
     src.m = m;
     if (o.of == STUDY_OF_WTE && token_rows(&o, &src, &owned_ids))
