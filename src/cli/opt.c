@@ -28,7 +28,6 @@
 
 /* ---- messages ---- */
 
-__attribute__((format(printf, 2, 0)))
 static void vreport(const opt_cmd *cmd, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 static void vreport(const opt_cmd *cmd, const char *fmt, va_list ap)
