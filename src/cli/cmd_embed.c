@@ -20,6 +20,7 @@
 #include "npy.h"
 #include "out.h"
 #include "render.h"
+#include "similarity.h"
 #include "textpos.h"
 #include "tokchars.h"
 
@@ -40,6 +41,7 @@ typedef struct job {
     int bos, truncate, parts, lossy;
     int special;           /* tok_special: token, text, error */
     int pe;                /* embed_pe: learned, sinusoidal */
+    const char *pe_scale_arg; /* --pe-scale: a number or "wpe" */
     int fmt;               /* enum fmt */
     uint64_t start, window, stride, show; /* OPT_INT writes int64_t: same object size and, for
                                            * these non-negative ranges, the same value */
@@ -59,6 +61,8 @@ typedef struct job {
     char *wpath;
     tok_tokenizer *tok;
     embed_ctx ec;
+    double wte_norm;       /* --pe sinusoidal: mean L2 norm of wte's rows (for the ratio) */
+    double wpe_norm;       /* --pe-scale wpe: mean L2 norm of wpe's rows, else 0 */
 } job;
 
 static const char *const SPECIAL[] = {"token", "text", "error", NULL}; /* tok_special's order */
@@ -90,6 +94,10 @@ static const opt_def OPTS[] = {
     {.name = "--pe", .kind = OPT_CHOICE, .off = offsetof(job, pe), .choices = PE, .def = "learned",
      .help = N_("positions from wpe, or the fixed sinusoidal encoding of width n_embd (no context "
                 "limit)")},
+    {.name = "--pe-scale", .kind = OPT_TEXT, .off = offsetof(job, pe_scale_arg), .metavar = "S|wpe",
+     .help = N_("--pe sinusoidal: multiply the fixed encoding by S, or with 'wpe' bring its norm "
+                "sqrt(n_embd/2) to the mean norm of wpe's rows (each value times S in double, rounded "
+                "once to float32)")},
     {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(job, fmt), .choices = FMT_NAMES,
      .def = "table", .help = N_("raw is little-endian float32; -o FILE's extension picks the format "
                                 "when it is not given")},
@@ -230,6 +238,89 @@ static const char *ordinal(size_t n)
     return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
 }
 
+/* The mean L2 norm of wte's (which 0) or wpe's (1) rows into *out; -1 after an error line. */
+static int mean_norm(const g2e_model *m, int which, double *out)
+{
+    sim_stats st;
+    g2e_err e;
+    if (sim_stats_of(m, which, &st, &e)) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    *out = st.norm_mean;
+    return 0;
+}
+
+/* How large the fixed encoding is against the token vectors, for the over-limit message:
+ * its rows have norm exactly sqrt(n_embd / 2) (sin^2 + cos^2 = 1 in each of n_embd/2 pairs). */
+static void sinusoid_caveat(const job *j, char *buf, size_t cap)
+{
+    size_t C = j->m->n_embd;
+    double pe = sqrt((double)C / 2.0), tok = 0;
+    if (mean_norm(j->m, 0, &tok) == 0 && tok > 0)
+        snprintf(buf, cap, "its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
+                 "token vectors (mean norm %.2f), so they drown the meaning; --pe-scale wpe scales them "
+                 "to wpe's size", C, pe, pe / tok, tok);
+    else
+        snprintf(buf, cap, "its vectors have norm sqrt(%zu/2) = %.1f (this file's token vectors are all "
+                 "zero); --pe-scale wpe scales them to wpe's size", C, pe);
+}
+
+/* --pe-scale: the factor (a number, or wpe's mean norm over sqrt(n_embd/2)) into the embed
+ * context, and wte's mean norm for the statement of the ratio. -1 after an error line. */
+static int setup_pe(job *j)
+{
+    if (j->pe != EMBED_PE_SINUSOIDAL)
+        return 0;
+    size_t C = j->m->n_embd;
+    double s = 1.0;
+    if (mean_norm(j->m, 0, &j->wte_norm))
+        return -1;
+    if (j->pe_scale_arg && strcmp(j->pe_scale_arg, "wpe") == 0) {
+        if (mean_norm(j->m, 1, &j->wpe_norm))
+            return -1;
+        s = j->wpe_norm / sqrt((double)C / 2.0);
+        if (!(s > 0)) {
+            cli_error("--pe-scale wpe: this file's wpe rows are all zero, so there is no scale to match");
+            return -1;
+        }
+    } else if (j->pe_scale_arg) {
+        s = strtod(j->pe_scale_arg, NULL);   /* checked in check() */
+    }
+    g2e_err e;
+    if (embed_set_pe_scale(&j->ec, s, &e)) {
+        cli_error("--pe-scale %s: %s", j->pe_scale_arg, e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* The statement of the fixed encoding's scale (no newline), for the table's summary, the JSON
+ * reader (as members) and a note beside npy/raw/csv output. */
+static void pe_statement(const job *j, char *buf, size_t cap)
+{
+    size_t C = j->m->n_embd;
+    double s = j->ec.pe_scale, pe = s * sqrt((double)C / 2.0);
+    int o = 0;
+    if (s != 1.0 && j->wpe_norm > 0)
+        o = snprintf(buf, cap, "sinusoidal positions scaled by %.6g (--pe-scale wpe: mean |wpe| %.4f / "
+                     "sqrt(%zu/2)), each value in double, rounded once to float32: |PE| = %.4f", s,
+                     j->wpe_norm, C, pe);
+    else if (s != 1.0)
+        o = snprintf(buf, cap, "sinusoidal positions scaled by %.6g (--pe-scale), each value in double, "
+                     "rounded once to float32: |PE| = %.6g x sqrt(%zu/2) = %.4f", s, s, C, pe);
+    else
+        o = snprintf(buf, cap, "sinusoidal positions, not what GPT-2 was trained with: |PE| = sqrt(%zu/2) "
+                     "= %.4f", C, pe);
+    if (o < 0 || (size_t)o >= cap)
+        return;
+    if (j->wte_norm > 0)
+        snprintf(buf + o, cap - (size_t)o, ", %.2f times the mean |wte| row (%.4f)%s", pe / j->wte_norm,
+                 j->wte_norm, s == 1.0 ? "; --pe-scale wpe brings it to wpe's size" : "");
+    else
+        snprintf(buf + o, cap - (size_t)o, " (this file's wte rows are all zero)");
+}
+
 /* The context limit: refuse (with where the n_ctx-th token ends), truncate, or plan windows. */
 static int fit_context(job *j)
 {
@@ -278,11 +369,13 @@ static int fit_context(job *j)
             snprintf(where, sizeof where, "the %zu%s ID (position %zu) is %u", fit, ordinal(fit), last,
                      j->ids[fit - 1]);
         }
+        char sin_caveat[256];
+        sinusoid_caveat(j, sin_caveat, sizeof sin_caveat);
         cli_error("the input has %zu tokens%s but wpe has only %zu rows (positions 0..%zu), so %zu fit%s; "
-                  "%s; use --truncate to keep the first %zu, --window %zu [--stride S] to embed it in windows, "
-                  "or --pe sinusoidal (no limit)",
+                  "%s; use --truncate to keep the first %zu, or --window %zu [--stride S] to embed it in "
+                  "windows; --pe sinusoidal has no limit, but GPT-2 was not trained with it, and %s",
                   j->T, j->bos ? " (with --bos)" : "", ctx, ctx - 1, fit,
-                  j->start ? " after --start-pos" : "", where, fit, ctx);
+                  j->start ? " after --start-pos" : "", where, fit, ctx, sin_caveat);
         return -1;
     }
     j->W = j->T;
@@ -408,6 +501,18 @@ static int write_json(const job *j, FILE *f)
                "\"n_tokens\": %zu, \"start_pos\": %llu",
             j->m->n_vocab, j->m->n_ctx, C, st_dtype_name(j->m->wte->dtype),
             j->pe == EMBED_PE_LEARNED ? "learned" : "sinusoidal", j->T, (unsigned long long)j->start);
+    if (j->pe == EMBED_PE_SINUSOIDAL) {   /* the scale, as the table's summary states it */
+        fputs(", \"pe_scale\": ", f);
+        json_write_f64(f, j->ec.pe_scale);
+        fputs(", \"pe_norm\": ", f);
+        json_write_f64(f, j->ec.pe_scale * sqrt((double)C / 2.0));
+        fputs(", \"wte_norm_mean\": ", f);
+        json_write_f64(f, j->wte_norm);
+        if (j->wpe_norm > 0) {
+            fputs(", \"wpe_norm_mean\": ", f);
+            json_write_f64(f, j->wpe_norm);
+        }
+    }
     if (j->window)
         fprintf(f, ", \"window\": %zu, \"stride\": %llu, \"windows\": [", j->W, (unsigned long long)j->stride);
     else
@@ -576,6 +681,11 @@ static int write_table(const job *j, FILE *f)
     else
         fprintf(f, ", positions %llu..%llu\n", (unsigned long long)j->start,
                 (unsigned long long)(j->start + used - (used ? 1 : 0)));
+    if (j->pe == EMBED_PE_SINUSOIDAL) {
+        char st[512];
+        pe_statement(j, st, sizeof st);
+        fprintf(f, "%s\n", st);
+    }
     free(buf);
     return 0;
 }
@@ -710,6 +820,16 @@ static int check(job *j, const opt_parsed *p)
                                      "to the IDs for <|endoftext|>)");
     if (out_pick_format(&CMD, j->out, FMT_NAMES, opt_given(&CMD, p, "--format"), &j->fmt))
         return -1;
+    if (j->pe_scale_arg && j->pe != EMBED_PE_SINUSOIDAL)
+        return opt_usage_error(&CMD, "--pe-scale scales the fixed encoding: add --pe sinusoidal (wpe's "
+                                     "rows are used as trained)");
+    if (j->pe_scale_arg && strcmp(j->pe_scale_arg, "wpe") != 0) {
+        char *end;
+        double s = strtod(j->pe_scale_arg, &end);
+        if (end == j->pe_scale_arg || *end || !isfinite(s) || !(s > 0) || s > EMBED_MAX_PE_SCALE)
+            return opt_usage_error(&CMD, "--pe-scale needs a number greater than 0 and at most %g, or "
+                                         "'wpe', got '%s'", EMBED_MAX_PE_SCALE, j->pe_scale_arg);
+    }
     if (j->fmt == F_TABLE && j->parts)
         return opt_usage_error(&CMD, "--parts goes with json, npy, csv or raw (the table shows the norms "
                                      "of all three)");
@@ -757,6 +877,8 @@ int cmd_embed(int argc, char **argv)
             goto done;
         }
     }
+    if (setup_pe(&j))
+        goto done;
     if (fit_context(&j))
         goto done;
     if (j.plot && draw(&j))
@@ -764,6 +886,11 @@ int cmd_embed(int argc, char **argv)
     if (j.plot && !j.out && j.fmt == F_TABLE) {
         rc = EXIT_OK;   /* --plot alone: the figure is the output */
         goto done;
+    }
+    if (j.pe == EMBED_PE_SINUSOIDAL && j.fmt != F_TABLE && j.fmt != F_JSON) {
+        char st[512];   /* npy, raw and csv hold numbers only: the scale is stated beside them */
+        pe_statement(&j, st, sizeof st);
+        cli_note("%s", st);
     }
     if (out_open(&o, j.out, j.fmt == F_NPY || j.fmt == F_RAW))
         goto done;
