@@ -154,11 +154,11 @@ Test(embedcli, raw_csv_json_read_back)
             cr_expect(memcmp(r.out + (t * C + c) * 4, &want, 4) == 0);
         }
     run_free(&r);
-    /* csv: header, then pos,index,id,piece,c0..c7 with values that read back exactly */
+    /* csv: header, then pos,index,id,piece,display,c0..c7 with values that read back exactly */
     r = g2e_w(bigpath, (char *[]){"The dog chased the cat", "--format", "csv", NULL});
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     char *line = strtok(r.out, "\n");
-    cr_expect_str_eq(line, "pos,index,id,piece,c0,c1,c2,c3,c4,c5,c6,c7");
+    cr_expect_str_eq(line, "pos,index,id,piece,display,c0,c1,c2,c3,c4,c5,c6,c7");
     for (size_t t = 0; t < 5; t++) {
         line = strtok(NULL, "\n");
         cr_assert(line);
@@ -167,7 +167,7 @@ Test(embedcli, raw_csv_json_read_back)
         cr_expect_eq(pos, t);
         cr_expect_eq(id, ids[t]);
         char *p = line;
-        for (int k = 0; k < 4; k++) p = strchr(p, ',') + 1;
+        for (int k = 0; k < 5; k++) p = strchr(p, ',') + 1;
         for (size_t c = 0; c < C; c++) {
             float v = strtof(p, &p);
             p++;
@@ -548,7 +548,7 @@ Test(embedcli, output_name_picks_the_format)
     cr_assert_eq(r.status, 0, "%s", r.err);
     run_free(&r);
     t = read_file(csv, &n);
-    cr_expect(t && strncmp(t, "pos,index,id,piece,c0,", 22) == 0, "%.80s", t);
+    cr_expect(t && strncmp(t, "pos,index,id,piece,display,c0,", 30) == 0, "%.80s", t);
     free(t);
     /* a contradiction is refused, and the file keeps what it had */
     write_file(csv, "old\n", 4);

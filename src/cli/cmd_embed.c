@@ -55,6 +55,8 @@ typedef struct job {
     uint32_t *ids;         /* (T,) owned */
     size_t *offs;          /* (T + 1,) byte offsets of each token in text, or NULL */
     tokchars_span *spans;  /* (T,) the characters behind each token (tokchars.h), or NULL */
+    char *ids_text;        /* --ids: the IDs' pieces one after another (owned), which spans
+                            * then describe, for display only (JSON offsets are the input's) */
     size_t T;
     size_t n_windows, W;   /* windows mode: W rows each; else 1 window of T rows */
     g2e_model *m;
@@ -194,10 +196,40 @@ static int read_input(job *j)
     return 0;
 }
 
+/* --ids: the characters behind the tokens are those of the IDs' bytes one after another (what
+ * `decode` gives), so that "163 232 105" shows 犬 (1/3), 犬 (2/3), 犬 (3/3) too. */
+static int ids_spans(job *j)
+{
+    size_t len = 0, *offs = malloc((j->T + 1) * sizeof *offs);
+    const uint8_t *b;
+    size_t n;
+    for (size_t t = 0; offs && t < j->T; t++) {
+        offs[t] = len;
+        len += tok_piece(j->tok, j->ids[t], &b, &n, NULL) == 0 ? n : 0;
+    }
+    j->ids_text = offs ? malloc(len + 1) : NULL;
+    j->spans = malloc((j->T ? j->T : 1) * sizeof *j->spans);
+    int rc = -1;
+    if (j->ids_text && j->spans) {
+        offs[j->T] = len;
+        for (size_t t = 0; t < j->T; t++)
+            if (tok_piece(j->tok, j->ids[t], &b, &n, NULL) == 0)
+                memcpy(j->ids_text + offs[t], b, n);
+        j->ids_text[len] = '\0';
+        rc = tokchars_spans(j->ids_text, len, offs, j->T, j->spans, NULL);
+    }
+    free(offs);
+    if (rc) {   /* display only: without it the pieces are shown as they are */
+        free(j->spans);
+        j->spans = NULL;
+    }
+    return 0;
+}
+
 static int tokenize(job *j)
 {
     if (!j->text)
-        return 0;
+        return ids_spans(j);
     tok_ids r;
     g2e_err e;
     if (tok_encode(j->tok, j->text, j->text_len, j->special, j->lossy ? TOK_LOSSY : 0, &r, NULL, &e)) {
@@ -461,7 +493,7 @@ static void piece(const job *j, size_t t, const uint8_t **b, size_t *n);
 static char *shown(const job *j, size_t t)
 {
     if (j->spans && (j->spans[t].head.n || j->spans[t].tail.n))
-        return tokchars_display_alloc(j->text, &j->spans[t]);
+        return tokchars_display_alloc(j->text ? j->text : j->ids_text, &j->spans[t]);
     const uint8_t *b;
     size_t n;
     piece(j, t, &b, &n);
@@ -542,7 +574,7 @@ static int write_json(const job *j, FILE *f)
             piece(j, t, &b, &n);
             fprintf(f, "\"index\": %zu, \"id\": %u, \"piece\": ", t, j->ids[t]);
             out_json_string(f, (const char *)b, n);
-            if (j->spans) {   /* offset, chars, char_index, char_part: tokchars.h */
+            if (j->spans && j->text) {   /* offset, chars, char_index, char_part: tokchars.h */
                 json_w jw;
                 json_resume_object(&jw, f, 1);
                 tokchars_json(&jw, j->text, &j->spans[t]);
@@ -576,7 +608,7 @@ static int write_csv(const job *j, FILE *f)
     float *vecs[3] = {buf, buf + C, buf + 2 * C};
     static const char *const PART[3] = {"token", "position", "sum"};
     if (j->window) fputs("window,", f);
-    fputs("pos,index,id,piece,", f);
+    fputs("pos,index,id,piece,display,", f);
     if (j->parts) fputs("part,", f);
     for (size_t c = 0; c < C; c++)
         fprintf(f, "c%zu%s", c, c + 1 < C ? "," : "\n");
@@ -594,16 +626,19 @@ static int write_csv(const job *j, FILE *f)
             for (int p = j->parts ? 0 : 2; p < 3; p++) {
                 if (j->window) fprintf(f, "%zu,", w);
                 if (t == SIZE_MAX) {
-                    fprintf(f, "%zu,,,(padding),", position);
+                    fprintf(f, "%zu,,,(padding),,", position);
                 } else {
                     const uint8_t *b;
                     size_t n;
                     piece(j, t, &b, &n);
-                    char *vis = out_piece_visible((const char *)b, n);
+                    char *vis = out_piece_visible((const char *)b, n), *disp = shown(j, t);
                     fprintf(f, "%zu,%zu,%u,", position, t, j->ids[t]);
                     out_csv_field(f, vis ? vis : "", vis ? strlen(vis) : 0);
                     fputc(',', f);
+                    out_csv_field(f, disp ? disp : "", disp ? strlen(disp) : 0);
+                    fputc(',', f);
                     free(vis);
+                    free(disp);
                 }
                 if (j->parts) fprintf(f, "%s,", PART[p]);
                 for (size_t c = 0; c < C; c++) {
@@ -921,6 +956,7 @@ done:
     free(j.ids);
     free(j.offs);
     free(j.spans);
+    free(j.ids_text);
     free(j.wpath);
     tok_close(j.tok);
     model_close(j.m);
