@@ -135,3 +135,54 @@ Test(tokchars_cli, nearest_shows_a_lone_piece_as_bytes_and_says_why)
     cJSON_Delete(j);
     run_free(&r);
 }
+
+static void per_char_case(const char *text)
+{
+    char *tp = path_join(dir, "pc.txt"), *cj = path_join(dir, "count.json"), *tj = path_join(dir, "tok.json");
+    write_file(tp, text, strlen(text));
+    to_file("count.json", (char *[]){"count", "--per-char", "--format", "json", "-f", tp, NULL});
+    to_file("tok.json", (char *[]){"tokenize", "--format", "json", "-f", tp, NULL});
+    char *script = path_join(G2E_SRCDIR, "tests/tokchars_cli_ref.py");
+    run_result r = run_argv((char *[]){"/usr/bin/python3", script, "percost", tp, cj, tj, NULL}, NULL, 0, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s: %s%s", text, r.out, r.err);
+    cr_expect(strncmp(r.out, "ok ", 3) == 0, "%s", r.out);
+    run_free(&r);
+    free(script), free(tp), free(cj), free(tj);
+}
+
+Test(tokchars_cli, count_per_char_json_against_exact_fractions)
+{
+    per_char_case("犬が猫を追いかけた");
+    per_char_case("The dog 犬 chased 猫! 😀 naïve café、東京 🐈‍⬛ end. 犬犬 the the");
+}
+
+Test(tokchars_cli, count_per_char_table)
+{
+    run_result r = run_g2e("count", "--per-char", "犬が猫を追いかけた", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    /* 犬 and 猫 are three byte tokens each (3 of the 15 tokens: 20%), 追 and け two */
+    const char *rows[] = {"犬      U+72AC        3        1     3.0000       3.0000   20.0%",
+                          "猫      U+732B        3        1     3.0000       3.0000   20.0%",
+                          "追      U+8FFD        3        1     2.0000       2.0000   13.3%",
+                          "け      U+3051        3        1     2.0000       2.0000   13.3%",
+                          "が      U+304C        3        1     1.0000       1.0000    6.7%"};
+    const char *p = r.out;
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
+        p = strstr(p, rows[k]);
+        cr_expect(p != NULL, "'%s' missing (in order) in:\n%s", rows[k], r.out);
+        if (!p)
+            break;
+    }
+    run_free(&r);
+    r = run_g2e("count", "--per-char", "--top", "2", "犬が猫を追いかけた", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "猫      U+732B") && !strstr(r.out, "追      U+8FFD"), "%s", r.out);
+    cr_expect(strstr(r.out, "... and 7 more characters") != NULL, "%s", r.out);
+    run_free(&r);
+    r = run_g2e("count", "犬が", NULL);
+    cr_expect(strstr(r.out, "U+72AC") == NULL, "only with --per-char: %s", r.out);
+    run_free(&r);
+    r = run_g2e("count", "--per-char", "--top", "x", "犬が", NULL);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    run_free(&r);
+}

@@ -14,8 +14,9 @@ token IDs, tokenizer/vocab.json and Python's str.
       column and in both tables, and that the tables' columns after it line up in display
       columns (East Asian Wide and Fullwidth count 2, from unicodedata). Prints "ok N tokens"
       or exits 1 with the first difference.
-  tokchars_cli_ref.py percost TEXTFILE JSON
-      count --per-char's JSON for one input against costs computed here (see cost()).
+  tokchars_cli_ref.py percost TEXT COUNT.json TOKENIZE.json
+      count --per-char's JSON for the one input TEXT against costs computed here with exact
+      fractions from tokenize's offsets (see cost()); the order within 1e-12.
 """
 import csv
 import io
@@ -144,45 +145,52 @@ def check(d, vocab_path):
     print("ok %d tokens" % len(want))
 
 
-def cost(text_b, ids_offsets):
-    """Per distinct character: occurrences, and the tokens it costs: a token of b bytes gives
-    1/b of a token to each of its bytes; a character costs what its bytes got."""
-    chars = chars_of(text_b.decode("utf-8"))
+def cost(text_b, offsets):
+    """Per distinct character: [occurrences, tokens it costs (a Fraction), first byte]; a token
+    of b bytes gives 1/b of a token to each of its bytes, a character costs what its bytes got."""
     got = [Fraction(0)] * len(text_b)
-    for a, b in ids_offsets:
+    for a, b in offsets:
         for x in range(a, b):
             got[x] += Fraction(1, b - a)
     per = {}
-    for s, e, ch in chars:
+    for s, e, ch in chars_of(text_b.decode("utf-8")):
         c = per.setdefault(ch, [0, Fraction(0), s])
         c[0] += 1
         c[1] += sum(got[s:e], Fraction(0))
     return per
 
 
-def percost(text_path, json_path):
+def percost(text_path, count_path, tok_path):
     text_b = open(text_path, "rb").read()
-    doc = json.load(open(json_path, encoding="utf-8"))
-    inp = doc["inputs"][0]
-    pc = inp["per_char"]
-    offs = [tuple(o) for o in inp["per_char_offsets"]] if "per_char_offsets" in inp else None
-    if offs is None:
-        fail("no per_char_offsets")
+    pc = json.load(open(count_path, encoding="utf-8"))["inputs"][0]["per_char"]
+    offs = [tuple(o) for o in json.load(open(tok_path, encoding="utf-8"))["offsets"]]
     per = cost(text_b, offs)
     if len(pc) != len(per):
         fail("%d characters listed, %d distinct in the text" % (len(pc), len(per)))
-    total = sum(v[1] for v in per.values())
-    if total != len(offs):
-        fail("costs add up to %s, not the %d tokens" % (total, len(offs)))
-    order = sorted(per.items(), key=lambda kv: (-kv[1][1], -(kv[1][1] / kv[1][0]), kv[1][2]))
-    for k, (row, (ch, (n, c, first))) in enumerate(zip(pc, order)):
-        exp = {"char": ch, "count": n, "bytes": len(ch.encode("utf-8")), "first_byte": first}
+    if sum(v[1] for v in per.values()) != len(offs):
+        fail("the exact costs do not add up to the %d tokens" % len(offs))
+    tol = 1e-12
+    for k, row in enumerate(pc):
+        ch = row["char"]
+        if ch not in per:
+            fail("row %d: %r is not a character of the text" % (k, ch))
+        n, c, first = per[ch]
+        exp = {"count": n, "bytes": len(ch.encode("utf-8")), "first_byte": first, "codepoint": ord(ch)}
         for key, v in exp.items():
             if row.get(key) != v:
                 fail("row %d (%r): %s is %r, expected %r" % (k, ch, key, row.get(key), v))
         for key, v in (("tokens", c), ("tokens_per_char", c / n)):
-            if abs(row[key] - float(v)) > 1e-12 * max(1.0, float(v)):
-                fail("row %d (%r): %s is %r, expected %r" % (k, ch, key, row[key], float(v)))
+            if abs(row[key] - float(v)) > tol * max(1.0, float(v)):
+                fail("row %d (%r): %s is %r, expected %s = %r" % (k, ch, key, row[key], v, float(v)))
+        if k:   # the order: total, then per occurrence (largest first), then first occurrence
+            p = pc[k - 1]
+            if p["tokens"] < row["tokens"] - tol:
+                fail("rows %d, %d: totals out of order" % (k - 1, k))
+            if p["tokens"] == row["tokens"]:
+                if p["tokens_per_char"] < row["tokens_per_char"] - tol:
+                    fail("rows %d, %d: equal totals, per occurrence out of order" % (k - 1, k))
+                if p["tokens_per_char"] == row["tokens_per_char"] and p["first_byte"] > row["first_byte"]:
+                    fail("rows %d, %d: equal costs, first occurrence out of order" % (k - 1, k))
     print("ok %d characters" % len(pc))
 
 
@@ -190,6 +198,6 @@ if __name__ == "__main__":
     if sys.argv[1] == "check":
         check(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "percost":
-        percost(sys.argv[2], sys.argv[3])
+        percost(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
-        sys.exit("usage: tokchars_cli_ref.py check DIR VOCAB | percost TEXTFILE JSON")
+        sys.exit("usage: tokchars_cli_ref.py check DIR VOCAB | percost TEXT COUNT.json TOKENIZE.json")

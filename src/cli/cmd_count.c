@@ -14,7 +14,9 @@
  * No weights are needed. Deliberately left out: overlapping windows (see `embed --window
  * --stride`), other tokenizers, counting without holding an input in memory.
  */
+#include "charcost.h"
 #include "cli.h"
+#include "json.h"
 #include "embed.h"
 #include "load.h"
 #include "out.h"
@@ -49,6 +51,11 @@ static void help(FILE *f)
             "options:\n"
             "  --ctx N                  context size (default 1024, GPT-2's n_ctx)\n"
             "  --format table|json      table (default) or one JSON object for programs\n"
+            "  --per-char               also which characters cost the most tokens: a token of b\n"
+            "                           bytes gives 1/b token to each of its bytes, a character\n"
+            "                           costs what its bytes got (犬 as three byte tokens: 3)\n"
+            "  --top N                  --per-char table: the N costliest characters (default\n"
+            "                           20, 0: all; JSON lists every character)\n"
             "  --lossy                  replace invalid UTF-8 with U+FFFD instead of failing\n"
             "                           (offsets still refer to the input's bytes; each invalid\n"
             "                           byte counts as one character)\n"
@@ -77,6 +84,8 @@ typedef struct result {
     size_t line, col;             /* of the first character not wholly inside */
     int inside;                   /* the cut falls inside a character */
     char snippet[TEXTPOS_SNIPPET_MAX];
+    charcost_row *cc;             /* --per-char: (n_cc) rows, costliest first (owned) */
+    size_t n_cc;
 } result;
 
 /* Reads one input into *text (owned). Prints an error and returns -1 on failure. */
@@ -108,7 +117,8 @@ static int mid_char(const char *text, size_t len, size_t byte)
     return byte < len && ((unsigned char)text[byte] & 0xC0) == 0x80;
 }
 
-static int count_one(tok_tokenizer *t, const input *in, size_t ctx, unsigned flags, result *r)
+static int count_one(tok_tokenizer *t, const input *in, size_t ctx, unsigned flags, int per_char,
+                     result *r)
 {
     char *text = NULL;
     size_t len = 0;
@@ -134,6 +144,12 @@ static int count_one(tok_tokenizer *t, const input *in, size_t ctx, unsigned fla
     r->tokens = ids.n;
     r->replaced = ids.n_replaced;
     r->fits = ids.n <= ctx;
+    if (per_char && charcost_compute(text, len, ids.offsets, ids.n, &r->cc, &r->n_cc, &err)) {
+        cli_error("%s: %s", name, err.msg);
+        tok_ids_free(&ids);
+        free(text);
+        return -1;
+    }
     if (embed_windows(ids.n, ctx, ctx, &r->windows, &err)) {
         cli_error("%s", err.msg);
         tok_ids_free(&ids);
@@ -219,8 +235,72 @@ static void table_name(const input *in, char *buf, size_t cap, size_t maxw)
     buf[o] = '\0';
 }
 
+/* ---- --per-char ---- */
+
+/* A character as the tables show it (text.h TEXT_ESC_VISIBLE: ␣, ↵, \xNN) into buf. */
+static void cc_visible(const charcost_row *c, char *buf, size_t cap)
+{
+    text_escape_buf(buf, cap, c->bytes, c->len, TEXT_ESC_VISIBLE);
+}
+
+/* One input's characters by cost: the `top` costliest (0: all). */
+static void print_per_char(FILE *f, const char *name, const result *r, size_t top)
+{
+    size_t n = top && top < r->n_cc ? top : r->n_cc;
+    fprintf(f, "\n%s: the characters that cost the most tokens (a token of b bytes gives 1/b to each "
+               "of its bytes)\n", name);
+    out_pad(f, "char", 6);
+    fprintf(f, "  %-8s  %5s  %7s  %9s  %11s  %6s\n", "code", "bytes", "count", "tokens", "tokens/char",
+            "share");
+    for (size_t i = 0; i < n; i++) {
+        const charcost_row *c = &r->cc[i];
+        char vis[32], code[16];
+        cc_visible(c, vis, sizeof vis);
+        if (c->cp >= 0)
+            snprintf(code, sizeof code, "U+%04X", (unsigned)c->cp);
+        else
+            snprintf(code, sizeof code, "invalid");
+        out_pad(f, vis, 6);
+        fprintf(f, "  %-8s  %5u  %7zu  %9.4f  %11.4f  %5.1f%%\n", code, c->len, c->count, c->tokens,
+                c->tokens / (double)c->count, r->tokens ? 100.0 * c->tokens / (double)r->tokens : 0.0);
+    }
+    if (n < r->n_cc)
+        fprintf(f, "... and %zu more characters (--top 0 or --format json lists all)\n", r->n_cc - n);
+}
+
+/* "per_char": every character, costliest first, through the one JSON writer. */
+static void json_per_char(FILE *f, const result *r)
+{
+    json_w w;
+    json_init(&w, f);
+    json_begin_array(&w);
+    for (size_t i = 0; i < r->n_cc; i++) {
+        const charcost_row *c = &r->cc[i];
+        json_begin_object(&w);
+        json_key(&w, "char");
+        json_str(&w, c->bytes, c->len);
+        json_key(&w, "codepoint");
+        if (c->cp >= 0)
+            json_uint(&w, (unsigned)c->cp);
+        else
+            json_null(&w);
+        json_key(&w, "bytes");
+        json_uint(&w, c->len);
+        json_key(&w, "first_byte");
+        json_uint(&w, c->first);
+        json_key(&w, "count");
+        json_uint(&w, c->count);
+        json_key(&w, "tokens");
+        json_f64(&w, c->tokens);
+        json_key(&w, "tokens_per_char");
+        json_f64(&w, c->tokens / (double)c->count);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+}
+
 static void print_table(FILE *f, const input *in, const result *r, size_t n, size_t ctx,
-                        int lossy)
+                        int lossy, size_t top)
 {
     char name[NAME_MAX_W * 4 + 8];
     size_t nw = 5;   /* "input" */
@@ -275,6 +355,11 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
                 fprintf(f, "\n%s: %zu invalid UTF-8 sequence%s replaced with U+FFFD\n", name,
                         r[i].replaced, r[i].replaced == 1 ? "" : "s");
             }
+    for (size_t i = 0; i < n; i++)
+        if (r[i].cc) {
+            table_name(&in[i], name, sizeof name, NAME_MAX_W);
+            print_per_char(f, name, &r[i], top);
+        }
 }
 
 static void print_json(FILE *f, const input *in, const result *r, size_t n, size_t ctx,
@@ -297,6 +382,10 @@ static void print_json(FILE *f, const input *in, const result *r, size_t n, size
                 r[i].windows);
         if (lossy)
             fprintf(f, ", \"replaced\": %zu", r[i].replaced);
+        if (r[i].cc) {
+            fputs(", \"per_char\": ", f);
+            json_per_char(f, &r[i]);
+        }
         if (r[i].fits) {
             fputs(", \"cut\": null}", f);
             continue;
@@ -312,8 +401,8 @@ static void print_json(FILE *f, const input *in, const result *r, size_t n, size
 
 int cmd_count(int argc, char **argv)
 {
-    int json = 0, lossy = 0, have_stdin = 0, rc = EXIT_ERR;
-    uint64_t ctx = COUNT_DEFAULT_CTX;
+    int json = 0, lossy = 0, have_stdin = 0, per_char = 0, rc = EXIT_ERR;
+    uint64_t ctx = COUNT_DEFAULT_CTX, top = 20;
     const char *tokdir = NULL, *v = NULL;
     input *in = calloc(argc > 1 ? (size_t)argc : 1, sizeof *in);
     result *res = NULL;
@@ -354,6 +443,14 @@ int cmd_count(int argc, char **argv)
             in[n++] = (input){files ? IN_FILE : IN_TEXT, a};
         } else if (strcmp(a, "--lossy") == 0) {
             lossy = 1, files = 0;
+        } else if (strcmp(a, "--per-char") == 0) {
+            per_char = 1, files = 0;
+        } else if (cli_opt(argc, argv, &i, "--top", &v)) {
+            files = 0;
+            if (!v || cli_parse_u64(v, 0, 1000000, "--top", &top)) {
+                rc = EXIT_USAGE;
+                goto done;
+            }
         } else if (cli_opt(argc, argv, &i, "--ctx", &v)) {
             files = 0;
             if (!v || cli_parse_u64(v, 1, COUNT_MAX_CTX, "--ctx", &ctx)) {
@@ -397,12 +494,12 @@ int cmd_count(int argc, char **argv)
     if (load_tokenizer(tokdir, &t))
         goto done;
     for (size_t k = 0; k < n; k++)
-        if (count_one(t, &in[k], (size_t)ctx, lossy ? TOK_LOSSY : 0u, &res[k]))
+        if (count_one(t, &in[k], (size_t)ctx, lossy ? TOK_LOSSY : 0u, per_char, &res[k]))
             goto done;
     if (json)
         print_json(stdout, in, res, n, (size_t)ctx, lossy);
     else
-        print_table(stdout, in, res, n, (size_t)ctx, lossy);
+        print_table(stdout, in, res, n, (size_t)ctx, lossy, (size_t)top);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         cli_error("writing standard output failed: %s", strerror(errno));
         goto done;
@@ -410,6 +507,8 @@ int cmd_count(int argc, char **argv)
     rc = EXIT_OK;
 done:
     tok_close(t);
+    for (size_t k = 0; res && k < n; k++)
+        free(res[k].cc);
     free(res);
     free(in);
     return rc;
