@@ -918,14 +918,15 @@ int cmd_embed(int argc, char **argv)
         goto done;
     if (j.plot && draw(&j))
         goto done;
-    if (j.plot && !j.out && j.fmt == F_TABLE) {
-        rc = EXIT_OK;   /* --plot alone: the figure is the output */
-        goto done;
-    }
-    if (j.pe == EMBED_PE_SINUSOIDAL && j.fmt != F_TABLE && j.fmt != F_JSON) {
-        char st[512];   /* npy, raw and csv hold numbers only: the scale is stated beside them */
+    int plot_only = j.plot && !j.out && j.fmt == F_TABLE;
+    if (j.pe == EMBED_PE_SINUSOIDAL && (plot_only || (j.fmt != F_TABLE && j.fmt != F_JSON))) {
+        char st[512];   /* npy, raw, csv and a figure hold no summary: the scale is stated beside */
         pe_statement(&j, st, sizeof st);
         cli_note("%s", st);
+    }
+    if (plot_only) {
+        rc = EXIT_OK;   /* --plot alone: the figure is the output */
+        goto done;
     }
     if (out_open(&o, j.out, j.fmt == F_NPY || j.fmt == F_RAW))
         goto done;
