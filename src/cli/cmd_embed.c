@@ -919,8 +919,11 @@ int cmd_embed(int argc, char **argv)
     if (j.plot && draw(&j))
         goto done;
     int plot_only = j.plot && !j.out && j.fmt == F_TABLE;
-    if (j.pe == EMBED_PE_SINUSOIDAL && (plot_only || (j.fmt != F_TABLE && j.fmt != F_JSON))) {
-        char st[512];   /* npy, raw, csv and a figure hold no summary: the scale is stated beside */
+    /* npy, raw and csv hold numbers only: a scale asked for is stated beside them (without
+     * --pe-scale a data file gets no note, as before); a figure alone gets it always */
+    if (j.pe == EMBED_PE_SINUSOIDAL &&
+        (plot_only || (j.pe_scale_arg && j.fmt != F_TABLE && j.fmt != F_JSON))) {
+        char st[512];
         pe_statement(&j, st, sizeof st);
         cli_note("%s", st);
     }
