@@ -16,6 +16,7 @@
  */
 #include "charcost.h"
 #include "cli.h"
+#include "i18n.h"
 #include "json.h"
 #include "embed.h"
 #include "load.h"
@@ -247,8 +248,8 @@ static void cc_visible(const charcost_row *c, char *buf, size_t cap)
 static void print_per_char(FILE *f, const char *name, const result *r, size_t top)
 {
     size_t n = top && top < r->n_cc ? top : r->n_cc;
-    fprintf(f, "\n%s: the characters that cost the most tokens (a token of b bytes gives 1/b to each "
-               "of its bytes)\n", name);
+    fprintf(f, _("\n%s: the characters that cost the most tokens (a token of b bytes gives 1/b to each "
+                 "of its bytes)\n"), name);
     out_pad(f, "char", 6);
     fprintf(f, "  %-8s  %5s  %7s  %9s  %11s  %6s\n", "code", "bytes", "count", "tokens", "tokens/char",
             "share");
@@ -265,7 +266,7 @@ static void print_per_char(FILE *f, const char *name, const result *r, size_t to
                 c->tokens / (double)c->count, r->tokens ? 100.0 * c->tokens / (double)r->tokens : 0.0);
     }
     if (n < r->n_cc)
-        fprintf(f, "... and %zu more characters (--top 0 or --format json lists all)\n", r->n_cc - n);
+        fprintf(f, _("... and %zu more characters (--top 0 or --format json lists all)\n"), r->n_cc - n);
 }
 
 /* "per_char": every character, costliest first, through the one JSON writer. */

@@ -13,6 +13,7 @@
  * Deliberately left out: batching several texts (use a shell loop or the library API).
  */
 #include "cli.h"
+#include "i18n.h"
 #include "json.h"
 #include "embed.h"
 #include "figures.h"
@@ -290,12 +291,12 @@ static void sinusoid_caveat(const job *j, char *buf, size_t cap)
     size_t C = j->m->n_embd;
     double pe = sqrt((double)C / 2.0), tok = 0;
     if (mean_norm(j->m, 0, &tok) == 0 && tok > 0)
-        snprintf(buf, cap, "its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
+        snprintf(buf, cap, _("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
                  "token vectors (mean norm %.2f), so they drown the meaning; --pe-scale wpe scales them "
-                 "to wpe's size", C, pe, pe / tok, tok);
+                 "to wpe's size"), C, pe, pe / tok, tok);
     else
-        snprintf(buf, cap, "its vectors have norm sqrt(%zu/2) = %.1f (this file's token vectors are all "
-                 "zero); --pe-scale wpe scales them to wpe's size", C, pe);
+        snprintf(buf, cap, _("its vectors have norm sqrt(%zu/2) = %.1f (this file's token vectors are all "
+                 "zero); --pe-scale wpe scales them to wpe's size"), C, pe);
 }
 
 /* --pe-scale: the factor (a number, or wpe's mean norm over sqrt(n_embd/2)) into the embed
@@ -338,22 +339,22 @@ static void pe_statement(const job *j, char *buf, size_t cap)
     double s = j->ec.pe_scale, pe = s * sqrt((double)C / 2.0);
     int o = 0;
     if (s != 1.0 && j->wpe_norm > 0)
-        o = snprintf(buf, cap, "sinusoidal positions scaled by %.6g (--pe-scale wpe: mean |wpe| %.4f / "
-                     "sqrt(%zu/2)), each value in double, rounded once to float32: |PE| = %.4f", s,
+        o = snprintf(buf, cap, _("sinusoidal positions scaled by %.6g (--pe-scale wpe: mean |wpe| %.4f / "
+                     "sqrt(%zu/2)), each value in double, rounded once to float32: |PE| = %.4f"), s,
                      j->wpe_norm, C, pe);
     else if (s != 1.0)
-        o = snprintf(buf, cap, "sinusoidal positions scaled by %.6g (--pe-scale), each value in double, "
-                     "rounded once to float32: |PE| = %.6g x sqrt(%zu/2) = %.4f", s, s, C, pe);
+        o = snprintf(buf, cap, _("sinusoidal positions scaled by %.6g (--pe-scale), each value in double, "
+                     "rounded once to float32: |PE| = %.6g x sqrt(%zu/2) = %.4f"), s, s, C, pe);
     else
-        o = snprintf(buf, cap, "sinusoidal positions, not what GPT-2 was trained with: |PE| = sqrt(%zu/2) "
-                     "= %.4f", C, pe);
+        o = snprintf(buf, cap, _("sinusoidal positions, not what GPT-2 was trained with: |PE| = sqrt(%zu/2) "
+                     "= %.4f"), C, pe);
     if (o < 0 || (size_t)o >= cap)
         return;
     if (j->wte_norm > 0)
-        snprintf(buf + o, cap - (size_t)o, ", %.2f times the mean |wte| row (%.4f)%s", pe / j->wte_norm,
-                 j->wte_norm, s == 1.0 ? "; --pe-scale wpe brings it to wpe's size" : "");
+        snprintf(buf + o, cap - (size_t)o, _(", %.2f times the mean |wte| row (%.4f)%s"), pe / j->wte_norm,
+                 j->wte_norm, s == 1.0 ? _("; --pe-scale wpe brings it to wpe's size") : "");
     else
-        snprintf(buf + o, cap - (size_t)o, " (this file's wte rows are all zero)");
+        snprintf(buf + o, cap - (size_t)o, _(" (this file's wte rows are all zero)"));
 }
 
 /* The context limit: refuse (with where the n_ctx-th token ends), truncate, or plan windows. */

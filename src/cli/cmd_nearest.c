@@ -11,6 +11,7 @@
  * have the text (embed, tokenize, count) show 犬 (1/3) instead.
  */
 #include "cli.h"
+#include "i18n.h"
 #include "json.h"
 #include "opt.h"
 #include "load.h"
@@ -191,8 +192,9 @@ static int print_hits(const nearest_opts *o, int have_pos, tok_tokenizer *tok, u
     if (json)
         printf("]}\n");
     else if (partial)
-        printf("\\xNN: a byte of a UTF-8 character that the token holds only part of; a piece shown alone "
-               "has no text around it to say which character (gpt2-embed TEXT shows it, e.g. 犬 (1/3))\n");
+        fputs(_("\\xNN: a byte of a UTF-8 character that the token holds only part of; a piece shown alone "
+                "has no text around it to say which character (gpt2-embed TEXT shows it, e.g. 犬 (1/3))\n"),
+              stdout);
     return cli_flush_stdout() == 0 ? 0 : -1;
 }
 
