@@ -182,6 +182,26 @@ Test(tokchars_cli, count_per_char_table)
     r = run_g2e("count", "犬が", NULL);
     cr_expect(strstr(r.out, "U+72AC") == NULL, "only with --per-char: %s", r.out);
     run_free(&r);
+    /* lossy input: ill-formed bytes are characters of their own, escaped, and the column after
+     * them still lines up (these rows are ASCII: a byte is a column) */
+    char *bad = path_join(dir, "bad.txt");
+    write_file(bad, "a\xFF" "b\xE7\x8A\xE7", 6);
+    r = run_g2e("count", "--lossy", "--per-char", "-f", bad, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *lines[] = {"\na ", "\n\\xFF ", "\n\\xE7\\x8A ", "\n\\xE7 "};
+    long col = -1;
+    for (size_t k = 0; k < 4; k++) {
+        const char *l = strstr(r.out, lines[k]);
+        cr_assert(l, "row '%s' missing:\n%s", lines[k] + 1, r.out);
+        const char *inv = strstr(l + 1, "invalid"), *u = strstr(l + 1, "U+");   /* the code column */
+        const char *code = inv && (!u || inv < u) ? inv : u;
+        long c = (long)(code - (l + 1));
+        cr_expect(col < 0 || c == col, "row '%s': code column at %ld, not %ld:\n%s", lines[k] + 1, c, col, r.out);
+        col = c;
+    }
+    cr_expect(strstr(r.out, "0.6667") != NULL, "E7 8A get 2/3 of the token E7 8A E7:\n%s", r.out);
+    run_free(&r);
+    free(bad);
     r = run_g2e("count", "--per-char", "--top", "x", "犬が", NULL);
     cr_expect_eq(r.status, 2, "%s", r.err);
     run_free(&r);

@@ -247,21 +247,26 @@ static void cc_visible(const charcost_row *c, char *buf, size_t cap)
 /* One input's characters by cost: the `top` costliest (0: all). */
 static void print_per_char(FILE *f, const char *name, const result *r, size_t top)
 {
-    size_t n = top && top < r->n_cc ? top : r->n_cc;
+    size_t n = top && top < r->n_cc ? top : r->n_cc, cw = 6;
+    char vis[32], code[16];
+    for (size_t i = 0; i < n; i++) {   /* escaped bytes (\xE7\x8A) are wider than a kanji */
+        cc_visible(&r->cc[i], vis, sizeof vis);
+        size_t w = out_display_width(vis) + 2;
+        cw = w > cw ? w : cw;
+    }
     fprintf(f, _("\n%s: the characters that cost the most tokens (a token of b bytes gives 1/b to each "
                  "of its bytes)\n"), name);
-    out_pad(f, "char", 6);
+    out_pad(f, "char", cw);
     fprintf(f, "  %-8s  %5s  %7s  %9s  %11s  %6s\n", "code", "bytes", "count", "tokens", "tokens/char",
             "share");
     for (size_t i = 0; i < n; i++) {
         const charcost_row *c = &r->cc[i];
-        char vis[32], code[16];
         cc_visible(c, vis, sizeof vis);
         if (c->cp >= 0)
             snprintf(code, sizeof code, "U+%04X", (unsigned)c->cp);
         else
             snprintf(code, sizeof code, "invalid");
-        out_pad(f, vis, 6);
+        out_pad(f, vis, cw);
         fprintf(f, "  %-8s  %5u  %7zu  %9.4f  %11.4f  %5.1f%%\n", code, c->len, c->count, c->tokens,
                 c->tokens / (double)c->count, r->tokens ? 100.0 * c->tokens / (double)r->tokens : 0.0);
     }
