@@ -289,8 +289,11 @@ static int mean_norm(const g2e_model *m, int which, double *out)
 static void sinusoid_caveat(const job *j, char *buf, size_t cap)
 {
     size_t C = j->m->n_embd;
-    double pe = sqrt((double)C / 2.0), tok = 0;
-    if (mean_norm(j->m, 0, &tok) == 0 && tok > 0)
+    double pe = sqrt((double)C / 2.0), tok = j->wte_norm;
+    sim_stats st;
+    if (tok <= 0 && sim_stats_of(j->m, 0, &st, NULL) == 0)   /* silent: the error is one line */
+        tok = st.norm_mean;
+    if (tok > 0)
         snprintf(buf, cap, _("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
                  "token vectors (mean norm %.2f), so they drown the meaning; --pe-scale wpe scales them "
                  "to wpe's size"), C, pe, pe / tok, tok);
