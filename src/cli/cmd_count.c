@@ -17,8 +17,11 @@
  * overlapping windows (see `embed --window --stride`), other tokenizers, counting without
  * holding an input in memory.
  */
+#include "charcost.h"
 #include "cli.h"
 #include "embed.h"
+#include "i18n.h"
+#include "json.h"
 #include "opt.h"
 #include "out.h"
 #include "text.h"
@@ -34,7 +37,8 @@
 
 typedef struct count_opts {
     int64_t ctx, threads;
-    int fmt, lossy;
+    int64_t top;
+    int fmt, lossy, per_char;
     const char *dir, *out;
     opt_strs files;
 } count_opts;
@@ -48,6 +52,11 @@ static const opt_def OPTS[] = {
      .def = "table", .help = N_("an aligned table, or one JSON object for programs")},
     {.name = "--lossy", .kind = OPT_FLAG, .off = offsetof(count_opts, lossy),
      .help = N_("replace invalid UTF-8 with U+FFFD instead of failing (each invalid byte is one character)")},
+    {.name = "--per-char", .kind = OPT_FLAG, .off = offsetof(count_opts, per_char),
+     .help = N_("also which characters cost the most tokens: a token of b bytes gives 1/b token to "
+                "each of its bytes, a character costs what its bytes got (犬 as three byte tokens: 3)")},
+    {.name = "--top", .kind = OPT_INT, .off = offsetof(count_opts, top), .lo = 0, .hi = 1000000,
+     .metavar = "N", .def = "20", .help = N_("--per-char table: the N costliest characters (0: all; JSON lists every character)")},
     {.name = "--file", .short_name = 'f', .kind = OPT_FILE, .flags = OPTF_APPEND | OPTF_STDIN,
      .off = offsetof(count_opts, files), .help = N_("count FILE ('-': standard input); repeat for more files")},
     {.name = "--threads", .kind = OPT_INT, .off = offsetof(count_opts, threads), .lo = 0, .hi = 64,
@@ -94,6 +103,8 @@ typedef struct result {
     size_t line, col;             /* of the first character not wholly inside */
     int inside;                   /* the cut falls inside a character */
     char snippet[TEXTPOS_SNIPPET_MAX];
+    charcost_row *cc;             /* --per-char: (n_cc) rows, costliest first (owned) */
+    size_t n_cc;
 } result;
 
 /* Reads one input (a TEXT is used in place, a file or stdin mapped or read). */
@@ -144,7 +155,8 @@ static void fill_cut(result *r, const char *text, size_t len, size_t b)
     memcpy(r->snippet, p.snippet, sizeof r->snippet);
 }
 
-static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, result *r)
+static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, int per_char,
+                     result *r)
 {
     textin ti;
     if (read_input(in, &ti))
@@ -154,7 +166,7 @@ static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, r
     g2e_err err;
     g2e_clear(&err);
     /* offsets only when lossy (they then refer to the input, not the repaired copy) */
-    unsigned flags = lossy ? TOK_LOSSY : TOK_NO_OFFSETS;
+    unsigned flags = lossy ? TOK_LOSSY : per_char ? 0u : TOK_NO_OFFSETS;
     int rc = tok_encode(t, ti.data, ti.len, TOK_SPECIAL_TOKEN, flags, &ids, NULL, &err);
     if (rc) {
         cli_error("%s: %s%s", name, err.msg, err.code == TOK_E_UTF8 ? " (--lossy replaces invalid bytes with U+FFFD)" : "");
@@ -168,7 +180,9 @@ static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, r
     r->tokens = ids.n;
     r->replaced = ids.n_replaced;
     r->fits = ids.n <= ctx;
-    if ((rc = embed_windows(ids.n, ctx, ctx, &r->windows, &err)))
+    if (per_char && (rc = charcost_compute(ti.data, ti.len, ids.offsets, ids.n, &r->cc, &r->n_cc, &err)))
+        cli_error("%s: %s", name, err.msg);
+    else if ((rc = embed_windows(ids.n, ctx, ctx, &r->windows, &err)))
         cli_error("%s", err.msg);
     else if (!r->fits)
         fill_cut(r, ti.data, ti.len, cut_at(t, &ids, ctx));
@@ -238,8 +252,77 @@ static void table_name(const input *in, char *buf, size_t cap, size_t maxw)
     buf[o] = '\0';
 }
 
+/* ---- --per-char ---- */
+
+/* A character as the tables show it (text.h TEXT_ESC_VISIBLE: ␣, ↵, \xNN) into buf. */
+static void cc_visible(const charcost_row *c, char *buf, size_t cap)
+{
+    text_escape_buf(buf, cap, c->bytes, c->len, TEXT_ESC_VISIBLE);
+}
+
+/* One input's characters by cost: the `top` costliest (0: all). */
+static void print_per_char(FILE *f, const char *name, const result *r, size_t top)
+{
+    size_t n = top && top < r->n_cc ? top : r->n_cc, cw = 6;
+    char vis[32], code[16];
+    for (size_t i = 0; i < n; i++) {   /* escaped bytes (\xE7\x8A) are wider than a kanji */
+        cc_visible(&r->cc[i], vis, sizeof vis);
+        size_t w = out_display_width(vis) + 2;
+        cw = w > cw ? w : cw;
+    }
+    fprintf(f, _("\n%s: the characters that cost the most tokens (a token of b bytes gives 1/b to each "
+                 "of its bytes)\n"), name);
+    out_pad(f, "char", cw);
+    fprintf(f, "  %-8s  %5s  %7s  %9s  %11s  %6s\n", "code", "bytes", "count", "tokens", "tokens/char",
+            "share");
+    for (size_t i = 0; i < n; i++) {
+        const charcost_row *c = &r->cc[i];
+        cc_visible(c, vis, sizeof vis);
+        if (c->cp >= 0)
+            snprintf(code, sizeof code, "U+%04X", (unsigned)c->cp);
+        else
+            snprintf(code, sizeof code, "invalid");
+        out_pad(f, vis, cw);
+        fprintf(f, "  %-8s  %5u  %7zu  %9.4f  %11.4f  %5.1f%%\n", code, c->len, c->count, c->tokens,
+                c->tokens / (double)c->count, r->tokens ? 100.0 * c->tokens / (double)r->tokens : 0.0);
+    }
+    if (n < r->n_cc)
+        fprintf(f, _("... and %zu more characters (--top 0 or --format json lists all)\n"), r->n_cc - n);
+}
+
+/* "per_char": every character, costliest first, through the one JSON writer. */
+static void json_per_char(FILE *f, const result *r)
+{
+    json_w w;
+    json_init(&w, f);
+    json_begin_array(&w);
+    for (size_t i = 0; i < r->n_cc; i++) {
+        const charcost_row *c = &r->cc[i];
+        json_begin_object(&w);
+        json_key(&w, "char");
+        json_str(&w, c->bytes, c->len);
+        json_key(&w, "codepoint");
+        if (c->cp >= 0)
+            json_uint(&w, (unsigned)c->cp);
+        else
+            json_null(&w);
+        json_key(&w, "bytes");
+        json_uint(&w, c->len);
+        json_key(&w, "first_byte");
+        json_uint(&w, c->first);
+        json_key(&w, "count");
+        json_uint(&w, c->count);
+        json_key(&w, "tokens");
+        json_f64(&w, c->tokens);
+        json_key(&w, "tokens_per_char");
+        json_f64(&w, c->tokens / (double)c->count);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+}
+
 static void print_table(FILE *f, const input *in, const result *r, size_t n, size_t ctx,
-                        int lossy)
+                        int lossy, size_t top)
 {
     char name[NAME_MAX_W * 4 + 8];
     size_t nw = 5;   /* "input" */
@@ -294,6 +377,11 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
                 fprintf(f, "\n%s: %zu invalid UTF-8 sequence%s replaced with U+FFFD\n", name,
                         r[i].replaced, r[i].replaced == 1 ? "" : "s");
             }
+    for (size_t i = 0; i < n; i++)
+        if (r[i].cc) {
+            table_name(&in[i], name, sizeof name, NAME_MAX_W);
+            print_per_char(f, name, &r[i], top);
+        }
 }
 
 static void print_json(FILE *f, const input *in, const result *r, size_t n, size_t ctx,
@@ -316,6 +404,10 @@ static void print_json(FILE *f, const input *in, const result *r, size_t n, size
                 r[i].windows);
         if (lossy)
             fprintf(f, ", \"replaced\": %zu", r[i].replaced);
+        if (r[i].cc) {
+            fputs(", \"per_char\": ", f);
+            json_per_char(f, &r[i]);
+        }
         if (r[i].fits) {
             fputs(", \"cut\": null}", f);
             continue;
@@ -388,7 +480,7 @@ static long inputs(int argc, char **argv, const count_opts *o, const opt_parsed 
 
 int cmd_count(int argc, char **argv)
 {
-    count_opts o = {.ctx = 1024};
+    count_opts o = {.ctx = 1024, .top = 20};
     opt_parsed p;
     input *in = NULL;
     int r = opt_parse(&CMD, argc, argv, &o, &p);
@@ -410,17 +502,19 @@ int cmd_count(int argc, char **argv)
     } else {
         tok_set_threads(t, (unsigned)o.threads);
         long k = 0;
-        while (k < n && !count_one(t, &in[k], (size_t)o.ctx, o.lossy, &res[k]))
+        while (k < n && !count_one(t, &in[k], (size_t)o.ctx, o.lossy, o.per_char, &res[k]))
             k++;
         if (k == n && !out_open(&of, o.out, 0)) {
             if (o.fmt == 1)
                 print_json(of.f, in, res, (size_t)n, (size_t)o.ctx, o.lossy);
             else
-                print_table(of.f, in, res, (size_t)n, (size_t)o.ctx, o.lossy);
+                print_table(of.f, in, res, (size_t)n, (size_t)o.ctx, o.lossy, (size_t)o.top);
             rc = out_commit(&of) ? EXIT_ERR : EXIT_OK;
         }
     }
     tok_close(t);
+    for (long k = 0; res && k < n; k++)
+        free(res[k].cc);
     free(res);
     free(in);
     opt_free(&p);

@@ -20,6 +20,7 @@
 #include "opt.h"
 #include "out.h"
 #include "textin.h"
+#include "tokchars.h"
 #include "tokenizer.h"
 
 #include <cjson/cJSON.h>
@@ -232,7 +233,42 @@ static void wb_ids(wbuf *b, const uint32_t *ids, size_t n, char sep)
 
 /* ------------------------------------------------------------ formats */
 
-static void format_json(wbuf *b, const tok_tokenizer *t, const tok_ids *r)
+/* The characters behind each token (tokchars.h), or NULL when out of memory (reported by the
+ * caller through b->oom). The caller frees. */
+static tokchars_span *spans_of(wbuf *b, const char *text, size_t len, const tok_ids *r)
+{
+    tokchars_span *sp = malloc((r->n ? r->n : 1) * sizeof *sp);
+    if (!sp || tokchars_spans(text, len, r->offsets, r->n, sp, NULL)) {
+        free(sp);
+        b->oom = 1;
+        return NULL;
+    }
+    return sp;
+}
+
+/* "tokens": one object per token with its ID and tokchars_json's members (offset, chars,
+ * char_index, char_part), written by the one JSON writer straight onto the FILE. */
+static void json_tokens(wbuf *b, const char *text, size_t len, const tok_ids *r)
+{
+    tokchars_span *sp = spans_of(b, text, len, r);
+    if (!sp)
+        return;
+    wb_flush(b);
+    json_w w;
+    json_init(&w, b->f);
+    json_begin_array(&w);
+    for (size_t i = 0; i < r->n; i++) {
+        json_begin_object(&w);
+        json_key(&w, "id");
+        json_uint(&w, r->ids[i]);
+        tokchars_json(&w, text, &sp[i]);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+    free(sp);
+}
+
+static void format_json(wbuf *b, const tok_tokenizer *t, const char *text, size_t len, const tok_ids *r)
 {
     wb_str(b, "{\"n_tokens\":");
     wb_u64(b, r->n);
@@ -249,9 +285,9 @@ static void format_json(wbuf *b, const tok_tokenizer *t, const tok_ids *r)
     wb_str(b, "],\"pieces\":[");
     for (size_t i = 0; i < r->n; i++) {
         const uint8_t *p;
-        size_t len;
-        tok_piece(t, r->ids[i], &p, &len, NULL);
-        char *lit = json_string_alloc((const char *)p, len);
+        size_t pl;
+        tok_piece(t, r->ids[i], &p, &pl, NULL);
+        char *lit = json_string_alloc((const char *)p, pl);
         if (!lit) {
             b->oom = 1;
             return;
@@ -263,24 +299,32 @@ static void format_json(wbuf *b, const tok_tokenizer *t, const tok_ids *r)
         if (b->n >= WB_SIZE)
             wb_flush(b);
     }
-    wb_str(b, "]}\n");
+    wb_str(b, "],\"tokens\":");
+    json_tokens(b, text, len, r);
+    wb_str(b, "}\n");
 }
 
-/* pos, id, the piece made visible (out_piece_visible), padded to 22 columns, byte range. */
-static void format_table(wbuf *b, const tok_tokenizer *t, const tok_ids *r)
+/* pos, id, the piece made visible (out_piece_visible) or, for a token holding part of a
+ * character, that character and its share (犬 (1/3), tokchars.h), padded to 22 display
+ * columns, byte range. */
+static void format_table(wbuf *b, const tok_tokenizer *t, const char *text, size_t len, const tok_ids *r)
 {
+    tokchars_span *sp = spans_of(b, text, len, r);
+    if (!sp)
+        return;
     wb_str(b, "  pos      id  piece                   bytes\n");
     for (size_t i = 0; i < r->n && !b->oom; i++) {
         char head[64];
         snprintf(head, sizeof head, "%5zu  %6u  ", i, r->ids[i]);
         wb_str(b, head);
         const uint8_t *p;
-        size_t len;
-        tok_piece(t, r->ids[i], &p, &len, NULL);
-        char *v = out_piece_visible((const char *)p, len);
+        size_t pl;
+        tok_piece(t, r->ids[i], &p, &pl, NULL);
+        char *v = sp[i].head.n || sp[i].tail.n ? tokchars_display_alloc(text, &sp[i])
+                                                : out_piece_visible((const char *)p, pl);
         if (!v) {
             b->oom = 1;
-            return;
+            break;
         }
         wb_str(b, v);
         size_t cols = out_display_width(v);
@@ -297,6 +341,7 @@ static void format_table(wbuf *b, const tok_tokenizer *t, const tok_ids *r)
     }
     if (!r->n)
         wb_str(b, "(no tokens)\n");
+    free(sp);
 }
 
 /* A slice of a long ID list formatted by one thread into its own buffer. */
@@ -365,15 +410,15 @@ static void wb_ids_spaced(wbuf *b, const uint32_t *ids, size_t n, unsigned threa
     }
 }
 
-static void format(wbuf *b, const tok_tokenizer *t, const tok_ids *r, int fmt)
+static void format(wbuf *b, const tok_tokenizer *t, const char *text, size_t len, const tok_ids *r, int fmt)
 {
     if (fmt == FMT_IDS) {
         wb_ids_spaced(b, r->ids, r->n, tok_threads(t));
         wb_str(b, "\n");
     } else if (fmt == FMT_JSON) {
-        format_json(b, t, r);
+        format_json(b, t, text, len, r);
     } else {
-        format_table(b, t, r);
+        format_table(b, t, text, len, r);
     }
 }
 
@@ -888,7 +933,7 @@ static int run_whole(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed 
     if (rc) {
         cli_error("%s: %s", what, err.msg);
     } else {
-        format(b, t, &r, o->fmt);
+        format(b, t, text, len, &r, o->fmt);
         if (r.n_replaced)
             cli_note("%zu invalid UTF-8 sequence%s replaced by U+FFFD", r.n_replaced,
                      r.n_replaced == 1 ? "" : "s");
