@@ -897,6 +897,64 @@ static int parse_args(job *j, int argc, char **argv, opt_parsed *p)
     return 0;
 }
 
+/* Everything that can fail on the user's input, before any output is opened: the input,
+ * the model and tokenizer, the IDs, the positional encoding and the context fit.
+ * -1 after one error line. */
+static int prepare(job *j)
+{
+    if (read_input(j) || load_model_lo(&j->lo, &j->m, &j->wpath) ||
+        load_tokenizer(j->lo.tokenizer, &j->tok) || tokenize(j))
+        return -1;
+    g2e_err e;
+    if (embed_check_ids(j->m, j->ids, j->T, &e)) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    if (embed_init(&j->ec, j->m, j->pe, &e)) {
+        cli_error("--pe sinusoidal: %s", e.msg);
+        return -1;
+    }
+    if (setup_pe(j))
+        return -1;
+    return fit_context(j);
+}
+
+/* Writes the data in j->fmt to -o (or standard output), atomically; -1 after one error line. */
+static int write_output(const job *j)
+{
+    out_file o = {0};
+    if (out_open(&o, j->out, j->fmt == F_NPY || j->fmt == F_RAW))
+        return -1;
+    int w;
+    switch (j->fmt) {
+    case F_NPY: w = write_binary(j, o.f, 1); break;
+    case F_RAW: w = write_binary(j, o.f, 0); break;
+    case F_JSON: w = write_json(j, o.f); break;
+    case F_CSV: w = write_csv(j, o.f); break;
+    default: w = write_table(j, o.f); break;
+    }
+    if (w) {
+        out_abort(&o);
+        return -1;
+    }
+    return out_commit(&o) ? -1 : 0;
+}
+
+static void job_free(job *j, opt_parsed *p)
+{
+    opt_free(p);
+    embed_free(&j->ec);
+    free(j->joined);
+    free(j->text);
+    free(j->ids);
+    free(j->offs);
+    free(j->spans);
+    free(j->ids_text);
+    free(j->wpath);
+    tok_close(j->tok);
+    model_close(j->m);
+}
+
 int cmd_embed(int argc, char **argv)
 {
     job j;
@@ -910,26 +968,7 @@ int cmd_embed(int argc, char **argv)
         return rc;
     }
     rc = EXIT_ERR;
-    out_file o = {0};
-    int opened = 0;
-    /* Everything that can fail on the user's input runs before any output is opened. */
-    if (read_input(&j) || load_model_lo(&j.lo, &j.m, &j.wpath) ||
-        load_tokenizer(j.lo.tokenizer, &j.tok) || tokenize(&j))
-        goto done;
-    {
-        g2e_err e;
-        if (embed_check_ids(j.m, j.ids, j.T, &e)) {
-            cli_error("%s", e.msg);
-            goto done;
-        }
-        if (embed_init(&j.ec, j.m, j.pe, &e)) {
-            cli_error("--pe sinusoidal: %s", e.msg);
-            goto done;
-        }
-    }
-    if (setup_pe(&j))
-        goto done;
-    if (fit_context(&j))
+    if (prepare(&j))
         goto done;
     if (j.plot && draw(&j))
         goto done;
@@ -942,42 +981,11 @@ int cmd_embed(int argc, char **argv)
         pe_statement(&j, st, sizeof st);
         cli_note("%s", st);
     }
-    if (plot_only) {
+    if (plot_only)
         rc = EXIT_OK;   /* --plot alone: the figure is the output */
-        goto done;
-    }
-    if (out_open(&o, j.out, j.fmt == F_NPY || j.fmt == F_RAW))
-        goto done;
-    opened = 1;
-    int w;
-    switch (j.fmt) {
-    case F_NPY: w = write_binary(&j, o.f, 1); break;
-    case F_RAW: w = write_binary(&j, o.f, 0); break;
-    case F_JSON: w = write_json(&j, o.f); break;
-    case F_CSV: w = write_csv(&j, o.f); break;
-    default: w = write_table(&j, o.f); break;
-    }
-    if (w) {
-        out_abort(&o);
-        goto done;
-    }
-    opened = 0;
-    if (out_commit(&o))
-        goto done;
-    rc = EXIT_OK;
+    else if (write_output(&j) == 0)
+        rc = EXIT_OK;
 done:
-    if (opened)
-        out_abort(&o);
-    opt_free(&p);
-    embed_free(&j.ec);
-    free(j.joined);
-    free(j.text);
-    free(j.ids);
-    free(j.offs);
-    free(j.spans);
-    free(j.ids_text);
-    free(j.wpath);
-    tok_close(j.tok);
-    model_close(j.m);
+    job_free(&j, &p);
     return rc;
 }

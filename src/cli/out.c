@@ -345,74 +345,73 @@ static char *tmp_name(const char *dir, const char *target)
     return tmp;
 }
 
-int out_open(out_file *o, const char *path, int binary)
+/* out_open's first kind: "-" or no path is standard output, never a terminal for binary data
+ * and never one of the inputs. */
+static int open_stdout(out_file *o, int binary)
 {
-    memset(o, 0, sizeof *o);
-    if (!path || strcmp(path, "-") == 0) {
-        if (binary && isatty(STDOUT_FILENO)) {
-            cli_error("%s", refuse_tty);
-            return -1;
-        }
-        struct stat so;
-        if (fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode) &&
-            check_not_input(&so, "standard output", 0))
-            return -1;
-        o->f = stdout;
-        o->direct = 1;
-        o->name = "standard output";
-        return 0;
-    }
-    o->name = path;
-    if (*path == '\0') {
-        cli_error("the output file name is empty");
+    if (binary && isatty(STDOUT_FILENO)) {
+        cli_error("%s", refuse_tty);
         return -1;
     }
-    struct stat st, lst;
-    int exists = stat(path, &st) == 0;
-    if (!exists && errno != ENOENT) {
+    struct stat so;
+    if (fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode) &&
+        check_not_input(&so, "standard output", 0))
+        return -1;
+    o->f = stdout;
+    o->direct = 1;
+    o->name = "standard output";
+    return 0;
+}
+
+/* out_open's second kind: a device, FIFO or socket is written in place, never replaced. */
+static int open_in_place(out_file *o, const char *path, int binary)
+{
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
         cli_error("cannot write '%s': %s", path, strerror(errno));
         return -1;
     }
-    if (exists && S_ISDIR(st.st_mode)) {
-        cli_error("cannot write '%s': it is a directory", path);
+    if (binary && isatty(fd)) {
+        close(fd);
+        cli_error("'%s' is a terminal; %s", path, refuse_tty);
         return -1;
     }
-    if (exists && check_not_input(&st, path, 1))
+    if (open_sink(o, fd) != 0) {
+        cli_error("cannot write '%s': %s", path, strerror(errno));
         return -1;
-    if (exists && !S_ISREG(st.st_mode)) {
-        /* a device, FIFO or socket: write in place, never replace it */
-        int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-        if (fd < 0) {
-            cli_error("cannot write '%s': %s", path, strerror(errno));
-            return -1;
-        }
-        if (binary && isatty(fd)) {
-            close(fd);
-            cli_error("'%s' is a terminal; %s", path, refuse_tty);
-            return -1;
-        }
-        if (open_sink(o, fd) != 0) {
-            cli_error("cannot write '%s': %s", path, strerror(errno));
-            return -1;
-        }
-        o->direct = 1;
-        o->own_f = 1;
-        return 0;
     }
+    o->direct = 1;
+    o->own_f = 1;
+    return 0;
+}
 
-    /* a regular file, or nothing yet: build it beside the target and rename */
-    char *target = NULL, *dir = NULL, *tmp = NULL;
-    int fd = -1;
+/* The file out_commit will rename onto: path itself, or what its symbolic link resolves to
+ * (so the link survives). -1 after an error message; 0 with *target NULL when out of memory. */
+static int replace_target(const char *path, char **target)
+{
+    struct stat lst;
     if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
-        target = realpath(path, NULL);
-        if (!target) {
+        *target = realpath(path, NULL);
+        if (!*target) {
             cli_error("cannot write '%s': it is a symbolic link that cannot be resolved (%s)",
                       path, strerror(errno));
             return -1;
         }
     } else {
-        target = strdup(path);
+        *target = strdup(path);
     }
+    return 0;
+}
+
+/* out_open's third kind: a regular file, or nothing yet, is built in a temporary beside the
+ * target (with the existing file's mode, else 0666 less the umask) and renamed on commit.
+ * exists/st: whether path exists and its stat. */
+static int open_replace(out_file *o, const char *path, int exists, const struct stat *st)
+{
+    char *target = NULL, *dir = NULL, *tmp = NULL;
+    int fd = -1;
+    if (replace_target(path, &target) != 0)
+        return -1;
     if (!target)
         goto nomem;
     dir = dir_of(target);
@@ -422,7 +421,7 @@ int out_open(out_file *o, const char *path, int binary)
         goto nomem;
     mode_t mode;
     if (exists) {
-        mode = st.st_mode & 07777;
+        mode = st->st_mode & 07777;
     } else {
         mode_t mask = umask(0);
         umask(mask);
@@ -471,6 +470,33 @@ fail:
     free(tmp);
     memset(o, 0, sizeof *o);
     return -1;
+}
+
+int out_open(out_file *o, const char *path, int binary)
+{
+    memset(o, 0, sizeof *o);
+    if (!path || strcmp(path, "-") == 0)
+        return open_stdout(o, binary);
+    o->name = path;
+    if (*path == '\0') {
+        cli_error("the output file name is empty");
+        return -1;
+    }
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (!exists && errno != ENOENT) {
+        cli_error("cannot write '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    if (exists && S_ISDIR(st.st_mode)) {
+        cli_error("cannot write '%s': it is a directory", path);
+        return -1;
+    }
+    if (exists && check_not_input(&st, path, 1))
+        return -1;
+    if (exists && !S_ISREG(st.st_mode))
+        return open_in_place(o, path, binary);
+    return open_replace(o, path, exists, &st);
 }
 
 static void finish(out_file *o)
