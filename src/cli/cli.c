@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -115,75 +114,6 @@ void cli_note(const char *fmt, ...)
     /* TRANSLATORS: the start of a note on stderr: "gpt2-embed: note: ..." */
     say("gpt2-embed: ", _("note: "), *fmt ? gettext(fmt) : fmt, ap);
     va_end(ap);
-}
-
-int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, const char *what, uint64_t *out)
-{
-    if (!s || *s < '0' || *s > '9') {
-        cli_error("%s must be a whole number from %llu to %llu, got '%s'", what,
-                  (unsigned long long)lo, (unsigned long long)hi, s ? s : "");
-        return -1;
-    }
-    errno = 0;
-    char *end = NULL;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end != '\0' || v < lo || v > hi) {
-        cli_error("%s must be a whole number from %llu to %llu, got '%s'", what,
-                  (unsigned long long)lo, (unsigned long long)hi, s);
-        return -1;
-    }
-    *out = (uint64_t)v;
-    return 0;
-}
-
-int cli_parse_double(const char *s, const char *what, double *out)
-{
-    errno = 0;
-    char *end = NULL;
-    double v = s ? strtod(s, &end) : 0.0;
-    if (!s || end == s || *end != '\0' || errno || !isfinite(v)) {
-        cli_error("%s must be a finite number, got '%s'", what, s ? s : "");
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0)
-        return 0;
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
-    }
-    if (a[n] != '\0')
-        return 0;
-    if (*i + 1 >= argc) {
-        cli_error("option %s needs a value (see --help)", name);
-        *val = NULL;
-        return -1;
-    }
-    *val = argv[++*i];
-    return 1;
-}
-
-int cli_format(const char *given, const char *const *names)
-{
-    size_t n = 0;
-    while (names[n] && strcmp(given, names[n]) != 0)
-        n++;
-    if (names[n])
-        return (int)n;
-    char list[256];
-    size_t o = 0;
-    for (size_t k = 0; names[k]; k++)
-        o += (size_t)snprintf(list + o, sizeof list - (o < sizeof list ? o : sizeof list),
-                              "%s%s", k == 0 ? "" : names[k + 1] ? ", " : " or ", names[k]);
-    cli_error("--format must be %s, got '%s'", list, given);
-    return -1;
 }
 
 char *cli_read_stream(FILE *f, size_t *len)

@@ -46,20 +46,6 @@ void cli_verror(const char *cmd, const char *msg, va_list ap) __attribute__((for
  * cli_error's. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Parses a whole decimal number in [lo, hi]; on failure prints a one-line error
- * naming `what` and returns -1, else stores it in *out and returns 0. */
-int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, const char *what, uint64_t *out);
-int cli_parse_double(const char *s, const char *what, double *out);
-
-/* Option with a value at argv[*i]: "--name VALUE" or "--name=VALUE". Returns 0 if argv[*i]
- * is not this option; 1 with *val set (and *i advanced past the value) if it is; -1 after
- * printing an error if the value is missing (then *val is NULL, so `if (!val)` also works). */
-int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
-
-/* The index of `given` in the NULL-terminated list of format names, or -1 after printing
- * "--format must be a, b or c, got 'x'". */
-int cli_format(const char *given, const char *const *names);
-
 /* Opens path for reading as an input of the command (registered with out_add_input, so no
  * -o may replace it): a regular file of at most CLI_MAX_INPUT bytes, or a pipe/device only
  * when it is our own standard input (-f /dev/stdin); a FIFO is refused at once, never

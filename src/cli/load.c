@@ -8,17 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int load_opt(int argc, char **argv, int *i, load_opts *o)
-{
-    int r;
-    if ((r = cli_opt(argc, argv, i, "--weights", &o->weights)) ||
-        (r = cli_opt(argc, argv, i, "--model", &o->model)) ||
-        (r = cli_opt(argc, argv, i, "--tokenizer", &o->tokenizer)) ||
-        (r = cli_opt(argc, argv, i, "--revision", &o->revision)))
-        return r;
-    return 0;
-}
-
 int load_model_err(const char *weights, const char *model_name, g2e_model **m, char **path,
                    g2e_err *e)
 {

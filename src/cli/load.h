@@ -34,10 +34,6 @@ typedef struct load_opts {
      .help = N_("vocab.json + merges.txt in DIR (else $GPT2_EMBED_TOKENIZER, tokenizer/ beside the " \
                 "program, the installed data, the built-in copy)")}
 
-/* Takes one of those options at argv[*i] (as cli_opt): 1 if taken, 0 if argv[*i] is none of
- * them, -1 after printing an error (missing value). */
-int load_opt(int argc, char **argv, int *i, load_opts *o);
-
 /* Finds (locate.h: --weights, $GPT2_EMBED_WEIGHTS, weights/, installed, HF cache) and opens
  * the weights of model_name (NULL: gpt2). On success *m is owned by the caller and, if
  * path is non-NULL, *path receives a new string (caller frees) naming the file. On failure
