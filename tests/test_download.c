@@ -518,21 +518,57 @@ Test(download, persistent_429_gives_up_after_the_bound)
     hub_layout_free(&l);
 }
 
-static void expect_failure(const char *const *args, dl_opts *o, int code, const char *needle)
+static double t_now(void)
 {
-    hub_layout l = hub_fixture(HUB_TINY);
-    hub_start(&srv, l.path, dir, args);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Serves l with the faults in args, downloads with o (endpoint and output filled in);
+ * expects code and needle in the one-line message, and no file in place. */
+static void expect_slow_failure(const hub_layout *l, const char *const *args, dl_opts *o,
+                                int code, const char *needle, const char *label)
+{
+    hub_start(&srv, l->path, dir, args);
     char *out = path_join(dir, "gpt2.safetensors");
     o->endpoint = srv.endpoint;
     o->out_path = out;
     dl_result r;
     g2e_err e;
-    cr_expect_eq(dl_fetch(o, &r, &e), code, "rc %d: %s", e.code, e.msg);
-    cr_expect(strstr(e.msg, needle) != NULL, "message: %s", e.msg);
+    double t0 = t_now();
+    int rc = dl_fetch(o, &r, &e);
+    double el = t_now() - t0;
+    cr_log_info("%s: %.2f s until: %s", label, el, e.msg);
+    cr_expect_eq(rc, code, "%s: rc %d: %s", label, e.code, e.msg);
+    cr_expect(strstr(e.msg, needle) != NULL, "%s: %s", label, e.msg);
     cr_expect(strchr(e.msg, '\n') == NULL, "one line: %s", e.msg);
-    cr_expect(!exists(out));
+    cr_expect(!exists(out), "%s: a file in place", label);
     free(out);
+}
+
+/* expect_slow_failure on the tiny fixture, labelled by the needle. */
+static void expect_failure(const char *const *args, dl_opts *o, int code, const char *needle)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    expect_slow_failure(&l, args, o, code, needle, needle);
     hub_layout_free(&l);
+}
+
+/* Serves l with the faults in args, downloads with o (endpoint and output filled in) into
+ * dir/gpt2.safetensors: one retry, then the embeddings file. */
+static void expect_resumed_once(const hub_layout *l, const char *const *args, dl_opts *o)
+{
+    hub_start(&srv, l->path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    o->endpoint = srv.endpoint;
+    o->out_path = out;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(dl_fetch(o, &r, &e), 0, "%s", e.msg);
+    cr_expect_eq(r.retries, 1);
+    expect_embeddings_file(out, l);
+    free(out);
 }
 
 Test(download, not_found_repo)
@@ -838,16 +874,9 @@ Test(download, a_stalled_transfer_times_out_and_resumes)
 {
     hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--fault", "stall:after=20000:seconds=4", NULL};
-    hub_start(&srv, l.path, dir, args);
-    char *out = path_join(dir, "gpt2.safetensors");
-    dl_opts o = opts_for(out);
+    dl_opts o = opts_for("");
     o.stall_seconds = 1;
-    dl_result r;
-    g2e_err e;
-    cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
-    cr_expect_eq(r.retries, 1);
-    expect_embeddings_file(out, &l);
-    free(out);
+    expect_resumed_once(&l, args, &o);
     hub_layout_free(&l);
 }
 
@@ -1311,35 +1340,6 @@ Test(download, a_sidecar_fifo_is_refused_without_blocking)
 /* ---- slow and lying servers (issue 15, item 7): each ends in a clear error within a
  * few seconds of the small limits the test sets; the time it took is logged ---------- */
 
-static double t_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Serves l with the faults in args, downloads with o (endpoint and output filled in);
- * expects code and needle in the one-line message, and no file in place. */
-static void expect_slow_failure(const hub_layout *l, const char *const *args, dl_opts *o,
-                                int code, const char *needle, const char *label)
-{
-    hub_start(&srv, l->path, dir, args);
-    char *out = path_join(dir, "gpt2.safetensors");
-    o->endpoint = srv.endpoint;
-    o->out_path = out;
-    dl_result r;
-    g2e_err e;
-    double t0 = t_now();
-    int rc = dl_fetch(o, &r, &e);
-    double el = t_now() - t0;
-    cr_log_info("%s: %.2f s until: %s", label, el, e.msg);
-    cr_expect_eq(rc, code, "%s: rc %d: %s", label, e.code, e.msg);
-    cr_expect(strstr(e.msg, needle) != NULL, "%s: %s", label, e.msg);
-    cr_expect(strchr(e.msg, '\n') == NULL, "one line: %s", e.msg);
-    cr_expect(!exists(out), "%s: a file in place", label);
-    free(out);
-}
-
 Test(download, a_trickling_server_is_given_up_by_the_speed_floor)
 {
     hub_layout l = hub_fixture(HUB_TINY);
@@ -1403,17 +1403,10 @@ Test(download, an_attempt_over_its_deadline_is_resumed)
 {
     hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--fault", "trickle:rate=20000:after=100000", NULL};
-    hub_start(&srv, l.path, dir, args);
-    char *out = path_join(dir, "gpt2.safetensors");
-    dl_opts o = opts_for(out);
+    dl_opts o = opts_for("");
     o.min_speed = 100;
     o.attempt_seconds = 1;
-    dl_result r;
-    g2e_err e;
-    cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
-    cr_expect_eq(r.retries, 1);
-    expect_embeddings_file(out, &l);
-    free(out);
+    expect_resumed_once(&l, args, &o);
     hub_layout_free(&l);
 }
 

@@ -95,14 +95,20 @@ static void expect_one_line(const run_result *r, const char *want)
         cr_expect(strstr(r->err, want) != NULL, "stderr lacks '%s': '%s'", want, r->err);
 }
 
-static run_result g2e(char *const args[])
+/* argv = G2E_TEST_BIN, then args (at most 62 of them), then NULL. */
+static void bin_argv(char *argv[64], char *const args[])
 {
-    char *argv[64];
     int n = 0;
     argv[n++] = (char *)G2E_TEST_BIN;
     for (int i = 0; args[i] && n < 63; i++)
         argv[n++] = args[i];
     argv[n] = NULL;
+}
+
+static run_result g2e(char *const args[])
+{
+    char *argv[64];
+    bin_argv(argv, args);
     return run_argv(argv, NULL, 0, NULL, NULL);
 }
 
@@ -188,11 +194,7 @@ enum { OUT_NULL, OUT_FULL, OUT_CLOSED };
 static child spawn_in(char *const args[], rlim_t fsize, int out, const char *in, rlim_t as)
 {
     char *argv[64];
-    int n = 0;
-    argv[n++] = (char *)G2E_TEST_BIN;
-    for (int i = 0; args[i] && n < 63; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
+    bin_argv(argv, args);
     int p[2];
     cr_assert(pipe(p) == 0);
     fflush(NULL);

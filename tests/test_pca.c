@@ -293,14 +293,24 @@ Test(pca, errors)
 
 /* ---- the command ---- */
 
-Test(pca_cli, variance_json_matches_numpy)
+/* The tiny fixture (n_ctx and n_embd replaced where not 0) written under tag and checked
+ * by opening it; its path (caller frees). */
+static char *tiny_file(const char *tag, uint64_t n_ctx, uint64_t n_embd)
 {
     fixture_opts o;
     fixture_tiny(&o);
-    o.n_ctx = 300, o.n_embd = 24;
+    if (n_ctx)
+        o.n_ctx = n_ctx;
+    if (n_embd)
+        o.n_embd = n_embd;
     char *path;
-    g2e_model *m = fixture_model(&o, "pca-cli-json", &path);
-    model_close(m);
+    model_close(fixture_model(&o, tag, &path));
+    return path;
+}
+
+Test(pca_cli, variance_json_matches_numpy)
+{
+    char *path = tiny_file("pca-cli-json", 300, 24);
     run_result r = run_g2e("pca", "--format", "json", "--weights", path, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cJSON *j = cJSON_Parse(r.out), *ref = numpy_pca(path, "wpe.weight", 3, NULL);
@@ -330,12 +340,7 @@ Test(pca_cli, variance_json_matches_numpy)
 /* numpy reads the npy the command wrote and compares it with its own projections */
 Test(pca_cli, projections_npy_match_numpy)
 {
-    fixture_opts o;
-    fixture_tiny(&o);
-    o.n_ctx = 128, o.n_embd = 16;
-    char *path;
-    g2e_model *m = fixture_model(&o, "pca-cli-proj", &path);
-    model_close(m);
+    char *path = tiny_file("pca-cli-proj", 128, 16);
     char *dir = test_tmpdir("pca-cli-proj-out"), *npy = path_join(dir, "p.npy");
     run_result r = run_g2e("pca", "--proj", "-k", "3", "-o", npy, "--weights", path, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -361,12 +366,7 @@ Test(pca_cli, projections_npy_match_numpy)
 
 Test(pca_cli, wte_rows_and_sinusoidal_match_numpy)
 {
-    fixture_opts o;
-    fixture_tiny(&o);
-    o.n_embd = 12;
-    char *path;
-    g2e_model *m = fixture_model(&o, "pca-cli-wte", &path);
-    model_close(m);
+    char *path = tiny_file("pca-cli-wte", 0, 12);
     run_result r = run_g2e("pca", "--of", "wte", "--ids", "5 9 33 2 60 61", "--format", "json",
                            "--weights", path, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -395,11 +395,7 @@ Test(pca_cli, wte_rows_and_sinusoidal_match_numpy)
 /* --skip 1 is the PCA of rows 1.. (numpy on those rows); projections keep their positions */
 Test(pca_cli, skip_leaves_out_the_first_positions)
 {
-    fixture_opts o;
-    fixture_tiny(&o);
-    char *path;
-    g2e_model *m = fixture_model(&o, "pca-cli-skip", &path);
-    model_close(m);
+    char *path = tiny_file("pca-cli-skip", 0, 0);
     run_result r = run_g2e("pca", "--skip", "1", "--format", "json", "--weights", path, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cJSON *j = cJSON_Parse(r.out);
@@ -424,11 +420,7 @@ Test(pca_cli, skip_leaves_out_the_first_positions)
 
 Test(pca_cli, figures_and_errors)
 {
-    fixture_opts o;
-    fixture_tiny(&o);
-    char *path;
-    g2e_model *m = fixture_model(&o, "pca-cli-err", &path);
-    model_close(m);
+    char *path = tiny_file("pca-cli-err", 0, 0);
     char *dir = test_tmpdir("pca-cli-figs"), *figs = path_join(dir, "figs");
     run_result r = run_g2e("pca", "-k", "2", "--plot", figs, "--weights", path, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -468,12 +460,7 @@ Test(pca_cli, figures_and_errors)
  * showed 5 rows of noise as if they were components (seen in the acceptance check). */
 Test(pca_cli, table_leaves_out_noise_components)
 {
-    fixture_opts o;
-    fixture_tiny(&o);
-    o.n_embd = 12;
-    char *path;
-    g2e_model *m = fixture_model(&o, "pca-cli-noise", &path);
-    model_close(m);
+    char *path = tiny_file("pca-cli-noise", 0, 12);
     run_result r = run_g2e("pca", "--of", "wte", "--ids", "5 9 33 2 60 61", "--weights", path, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.out, "the first 5 explain 100.00%"), "%s", r.out);

@@ -78,6 +78,17 @@ static int same(const int got[3], const unsigned char want[3])
     return abs(got[0] - want[0]) <= 1 && abs(got[1] - want[1]) <= 1 && abs(got[2] - want[2]) <= 1;
 }
 
+/* The image a render_*_png call (its status rc) drew into img, saved as tag/name and
+ * decoded; an error fails the test with its message. */
+static png drawn(int rc, render_png *img, const g2e_err *e, const char *tag, const char *name)
+{
+    cr_assert_eq(rc, 0, "%s", e->msg);
+    char *dir = test_tmpdir(tag), *path = path_join(dir, name);
+    png p = pngcheck_save(img, path);
+    free(path), free(dir);
+    return p;
+}
+
 Test(render, heatmap_in_coolwarm_has_the_maps_colours)
 {
     float z[4] = {-1.0f, -0.25f, 0.5f, 1.0f};   /* 4 x 1, one row */
@@ -87,10 +98,7 @@ Test(render, heatmap_in_coolwarm_has_the_maps_colours)
     cr_assert_eq(render_heatmap_layout(&h, &L, NULL), 0);
     render_png img;
     g2e_err e;
-    cr_assert_eq(render_heatmap_png(&h, &img, &e), 0, "%s", e.msg);
-    char *dir = test_tmpdir("render-heat");
-    char *path = path_join(dir, "coolwarm.png");
-    png p = pngcheck_save(&img, path);
+    png p = drawn(render_heatmap_png(&h, &img, &e), &img, &e, "render-heat", "coolwarm.png");
     for (int x = 0; x < 4; x++) {
         unsigned char want[3];
         int got[3];
@@ -102,7 +110,6 @@ Test(render, heatmap_in_coolwarm_has_the_maps_colours)
     pngcheck_px(&p, L.bar_x + L.bar_w / 2, L.bar_y, got);
     cr_expect(got[0] == 0xb4 && got[1] == 0x04 && got[2] == 0x26, "bar top is vmax's red");
     pngcheck_free(&p);
-    free(path), free(dir);
 }
 
 Test(render, japanese_text_is_drawn_with_real_glyphs)
@@ -157,10 +164,7 @@ Test(render, scatter_points_take_the_colour_of_their_value)
                         .cbar_label = "\xE4\xBD\x8D\xE7\xBD\xAE" /* 位置 */, .width = 600, .height = 500};
     render_png img;
     g2e_err e;
-    cr_assert_eq(render_scatter_png(&s, &img, &e), 0, "%s", e.msg);
-    char *dir = test_tmpdir("render-scatter");
-    char *path = path_join(dir, "scatter.png");
-    png p = pngcheck_save(&img, path);
+    png p = drawn(render_scatter_png(&s, &img, &e), &img, &e, "render-scatter", "scatter.png");
     cr_expect(p.w == 600 && p.h == 500);
     /* the points' colours exist as solid dots: 0 -> the blue end, 3 -> the red end */
     unsigned char lo[3], hi[3];
@@ -182,7 +186,6 @@ Test(render, scatter_points_take_the_colour_of_their_value)
     cr_expect(strstr(e.msg, "UTF-8") != NULL, "%s", e.msg);
     cr_expect(img.data == NULL);
     pngcheck_free(&p);
-    free(path), free(dir);
 }
 
 Test(render, bars_with_a_cumulative_line)
@@ -196,10 +199,7 @@ Test(render, bars_with_a_cumulative_line)
                      .ylabel = "fraction of variance", .ymax = 1};
     render_png img;
     g2e_err e;
-    cr_assert_eq(render_bars_png(&b, &img, &e), 0, "%s", e.msg);
-    char *dir = test_tmpdir("render-bars");
-    char *path = path_join(dir, "bars.png");
-    png p = pngcheck_save(&img, path);
+    png p = drawn(render_bars_png(&b, &img, &e), &img, &e, "render-bars", "bars.png");
     unsigned char blue[3] = {0x1f, 0x77, 0xb4}, orange[3] = {0xff, 0x7f, 0x0e};
     int nb = 0, no = 0;
     for (int yy = 0; yy < p.h; yy++)
@@ -213,7 +213,6 @@ Test(render, bars_with_a_cumulative_line)
     v[2] = NAN;
     cr_expect_eq(render_bars_png(&b, &img, &e), RENDER_E_ARG);
     pngcheck_free(&p);
-    free(path), free(dir);
 }
 
 Test(render, strips_give_every_dimension_its_own_column)
@@ -228,10 +227,7 @@ Test(render, strips_give_every_dimension_its_own_column)
                        .cmap = RENDER_CMAP_COOLWARM, .vmin = -1, .vmax = 1};
     render_png img;
     g2e_err e;
-    cr_assert_eq(render_strips_png(&s, &img, &e), 0, "%s", e.msg);
-    char *dir = test_tmpdir("render-strips");
-    char *path = path_join(dir, "alternating.png");
-    png p = pngcheck_save(&img, path);
+    png p = drawn(render_strips_png(&s, &img, &e), &img, &e, "render-strips", "alternating.png");
     cr_expect(p.w >= 2 * C, "at least one pixel column per dimension: %d px wide", p.w);
     unsigned char lo[3], hi[3];
     cmap(RENDER_CMAP_COOLWARM, 0, lo);
@@ -254,7 +250,6 @@ Test(render, strips_give_every_dimension_its_own_column)
     cr_expect_eq(render_strips_png(&s, &img, &e), RENDER_E_ARG);
     cr_expect(strstr(e.msg, "too narrow") != NULL, "%s", e.msg);
     pngcheck_free(&p);
-    free(path), free(dir);
 }
 
 Test(render, bad_specs_are_errors_not_images)

@@ -71,6 +71,13 @@ fail:
     return -1;
 }
 
+/* lead (a JSON separator and key) and then v as json_write_f64 writes it. */
+static void put_f64(FILE *f, const char *lead, double v)
+{
+    fputs(lead, f);
+    json_write_f64(f, v);
+}
+
 int study_norms_text(const study_norms *sn, const char *path, char **pre_json, char **pre_table)
 {
     const pca_norm_summary *s = &sn->sum;
@@ -87,18 +94,13 @@ int study_norms_text(const study_norms *sn, const char *path, char **pre_json, c
     json_write_string(jf, path, strlen(path));
     fprintf(jf, ", \"positions\": %zu, \"norm_0\": ", sn->n);
     json_write_f64(jf, s->first);
-    fputs(", \"median_norm_1_on\": ", jf);
-    json_write_f64(jf, s->median);
-    fputs(", \"norm_0_vs_median\": ", jf);
-    json_write_f64(jf, s->first_vs_median);
+    put_f64(jf, ", \"median_norm_1_on\": ", s->median);
+    put_f64(jf, ", \"norm_0_vs_median\": ", s->first_vs_median);
     fprintf(jf, ", \"split\": %zu, \"mean_before_split\": ", s->split);
     json_write_f64(jf, s->mean_early);
-    fputs(", \"cv_before_split\": ", jf);
-    json_write_f64(jf, s->cv_early);
-    fputs(", \"mean_from_split\": ", jf);
-    json_write_f64(jf, s->mean_late);
-    fputs(", \"cv_from_split\": ", jf);
-    json_write_f64(jf, s->cv_late);
+    put_f64(jf, ", \"cv_before_split\": ", s->cv_early);
+    put_f64(jf, ", \"mean_from_split\": ", s->mean_late);
+    put_f64(jf, ", \"cv_from_split\": ", s->cv_late);
     fputs(", ", jf);
     fprintf(tf, "Norm of every wpe row against its position (%s, %zu positions)\n", path, sn->n);
     fprintf(tf, "position 0: norm %.4f = %.2f x the median of positions 1..%zu (%.4f)\n",

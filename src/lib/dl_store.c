@@ -18,11 +18,12 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-int dl_write_all_at(int fd, const void *buf, size_t n, uint64_t off)
+/* The loop of dl_write_all_at and dl_read_all_at: pwrite (write) or pread until n bytes
+ * are done, again after EINTR; -1 on an error or a short end. */
+static int all_at(int fd, uint8_t *p, size_t n, uint64_t off, int writing)
 {
-    const uint8_t *p = buf;
     while (n) {
-        ssize_t z = pwrite(fd, p, n, (off_t)off);
+        ssize_t z = writing ? pwrite(fd, p, n, (off_t)off) : pread(fd, p, n, (off_t)off);
         if (z < 0 && errno == EINTR)
             continue;
         if (z <= 0)
@@ -34,20 +35,14 @@ int dl_write_all_at(int fd, const void *buf, size_t n, uint64_t off)
     return 0;
 }
 
+int dl_write_all_at(int fd, const void *buf, size_t n, uint64_t off)
+{
+    return all_at(fd, (uint8_t *)(uintptr_t)buf, n, off, 1);   /* pwrite only reads it */
+}
+
 int dl_read_all_at(int fd, void *buf, size_t n, uint64_t off)
 {
-    uint8_t *p = buf;
-    while (n) {
-        ssize_t z = pread(fd, p, n, (off_t)off);
-        if (z < 0 && errno == EINTR)
-            continue;
-        if (z <= 0)
-            return -1;
-        p += z;
-        n -= (size_t)z;
-        off += (uint64_t)z;
-    }
-    return 0;
+    return all_at(fd, buf, n, off, 0);
 }
 
 /* Why fd (open on path) is no file to write through, as an error; 0 if it is one:

@@ -57,6 +57,13 @@ int cv_ytick_margin(canvas *c, double ymin, double ymax, double ystep)
     return (int)(lw + 52);
 }
 
+void cv_chart_axes(canvas *c, axes *a, const char *xlabel, const char *ylabel, const char *title)
+{
+    a->x = cv_ytick_margin(c, a->ymin, a->ymax, a->ystep), a->y = 52;
+    a->w = c->w - a->x - 28, a->h = c->h - a->y - 64;
+    cv_axes(c, a, xlabel, ylabel, title);
+}
+
 /* One grid line with its tick and label: vertical (x axis) or horizontal (y axis). */
 static void grid_tick(canvas *c, const axes *a, double v, double step, int vertical)
 {

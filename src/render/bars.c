@@ -92,9 +92,7 @@ int rw_bars_png(const render_bars *b, render_png *out, g2e_err *err)
     canvas c;
     if ((rc = cv_open(&c, W, H, err)))
         return rc;
-    a.x = cv_ytick_margin(&c, a.ymin, a.ymax, a.ystep), a.y = 52;
-    a.w = W - a.x - 28, a.h = H - a.y - 64;
-    cv_axes(&c, &a, b->xlabel, b->ylabel, b->title);
+    cv_chart_axes(&c, &a, b->xlabel, b->ylabel, b->title);
     cairo_save(c.cr);
     cairo_rectangle(c.cr, a.x, a.y, a.w, a.h);
     cairo_clip(c.cr);

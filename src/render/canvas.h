@@ -63,6 +63,9 @@ double ax_py(const axes *a, double v);
 void cv_axes(canvas *c, const axes *a, const char *xlabel, const char *ylabel, const char *title);
 /* The left margin that fits the widest y tick label of [ymin, ymax] in steps of ystep. */
 int cv_ytick_margin(canvas *c, double ymin, double ymax, double ystep);
+/* The data area of a line or bar chart filling the canvas: the y ticks' margin on the left,
+ * 52 px above, 28 on the right, 64 below; then cv_axes. a's ranges and steps must be set. */
+void cv_chart_axes(canvas *c, axes *a, const char *xlabel, const char *ylabel, const char *title);
 
 /* ---- colours and images ---- */
 void cmap_rgb(render_cmap cmap, double t, unsigned char rgb[3]);

@@ -132,9 +132,7 @@ int rw_lines_png(const render_lines *p, render_png *out, g2e_err *err)
     canvas c;
     if ((rc = cv_open(&c, W, H, err)))
         return rc;
-    a.x = cv_ytick_margin(&c, a.ymin, a.ymax, a.ystep), a.y = 52;
-    a.w = W - a.x - 28, a.h = H - a.y - 64;
-    cv_axes(&c, &a, p->xlabel, p->ylabel, p->title);
+    cv_chart_axes(&c, &a, p->xlabel, p->ylabel, p->title);
     if (p->zero_line && a.ymin < 0 && a.ymax > 0) {
         cairo_set_source_rgb(c.cr, 0.3, 0.3, 0.3);
         cairo_set_line_width(c.cr, 1);
