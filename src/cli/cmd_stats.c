@@ -20,6 +20,7 @@
 #include "figures.h"
 #include "study_out.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +109,12 @@ static void table_top(FILE *f, const sim_stats *s, size_t top, tok_tokenizer *to
     fprintf(f, "\n");
 }
 
+/* 1 when the matrix holds a NaN or an infinity (its sums are then not finite). */
+static int undefined(const sim_stats *s)
+{
+    return !isfinite(s->norm_mean) || !isfinite(s->mean) || !isfinite(s->mean_abs);
+}
+
 static void table(FILE *f, const char *path, const g2e_model *m, const sim_stats *s, size_t top,
                   tok_tokenizer *tok)
 {
@@ -121,6 +128,10 @@ static void table(FILE *f, const char *path, const g2e_model *m, const sim_stats
     fprintf(f, "%-22s %14.6f %14.6f\n", "mean x", s[0].mean, s[1].mean);
     fprintf(f, "%-22s %14.6f %14.6f\n", "std of x", s[0].std, s[1].std);
     fprintf(f, "\nmean token norm / mean position norm = %.2f\n", s[0].norm_mean / s[1].norm_mean);
+    for (int w = 0; w < 2; w++)
+        if (isnan(s[w].std))
+            fprintf(f, "%s holds a NaN or an infinity: its norms, mean and std are undefined (nan "
+                       "here, null in JSON)\n", w ? "wpe" : "wte");
     if (top > 0)
         table_top(f, s, top, tok);
 }
@@ -142,6 +153,11 @@ static int run_scale(const stats_opts *o, int json)
         if (sim_stats_of(m, w, &s[w], &e)) {
             cli_error("%s", e.msg);
             goto done;
+        } else if (undefined(&s[w])) {
+            /* A NaN or an infinity makes the sums non-finite; the library then still gives
+             * std 0 and the min/max over the other rows, which must not read as results. */
+            s[w].norm_mean = s[w].norm_min = s[w].norm_max = NAN;
+            s[w].mean = s[w].mean_abs = s[w].std = NAN;
         }
     if (out_open(&of, o->out, 0))
         goto done;
