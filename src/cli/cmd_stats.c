@@ -109,12 +109,6 @@ static void table_top(FILE *f, const sim_stats *s, size_t top, tok_tokenizer *to
     fprintf(f, "\n");
 }
 
-/* 1 when the matrix holds a NaN or an infinity (its sums are then not finite). */
-static int undefined(const sim_stats *s)
-{
-    return !isfinite(s->norm_mean) || !isfinite(s->mean) || !isfinite(s->mean_abs);
-}
-
 static void table(FILE *f, const char *path, const g2e_model *m, const sim_stats *s, size_t top,
                   tok_tokenizer *tok)
 {
@@ -128,12 +122,23 @@ static void table(FILE *f, const char *path, const g2e_model *m, const sim_stats
     fprintf(f, "%-22s %14.6f %14.6f\n", "mean x", s[0].mean, s[1].mean);
     fprintf(f, "%-22s %14.6f %14.6f\n", "std of x", s[0].std, s[1].std);
     fprintf(f, "\nmean token norm / mean position norm = %.2f\n", s[0].norm_mean / s[1].norm_mean);
+    if (top > 0)
+        table_top(f, s, top, tok);
+}
+
+/* 1 when the matrix holds a NaN or an infinity (its sums are then not finite);
+ * the table says so after its figures, which are then nan. */
+static int undefined(const sim_stats *s)
+{
+    return !isfinite(s->norm_mean) || !isfinite(s->mean) || !isfinite(s->mean_abs);
+}
+
+static void undefined_note(FILE *f, const sim_stats *s)
+{
     for (int w = 0; w < 2; w++)
         if (isnan(s[w].std))
             fprintf(f, "%s holds a NaN or an infinity: its norms, mean and std are undefined (nan "
                        "here, null in JSON)\n", w ? "wpe" : "wte");
-    if (top > 0)
-        table_top(f, s, top, tok);
 }
 
 /* The whole-matrix statistics (the command without --by-position). */
@@ -173,6 +178,7 @@ static int run_scale(const stats_opts *o, int json)
         fprintf(of.f, "}\n");
     } else {
         table(of.f, path, m, s, (size_t)o->top, tok);
+        undefined_note(of.f, s);
     }
     rc = out_commit(&of) ? EXIT_ERR : EXIT_OK;
 done:
