@@ -6,6 +6,7 @@
  * one Python's hashlib gives the server, byte counts with the server's own log. */
 #include "download.h"
 #include "hubtest.h"
+#include "locate.h"
 #include "safetensors.h"
 #include "sha256.h"
 #include "support.h"
@@ -21,6 +22,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static hub_server srv;
@@ -303,7 +305,9 @@ Test(download, full_shape_full_file)
     g2e_err e;
     cr_assert_eq(fetch_with(&l, NULL, 1, &r, &e, &out), 0, "%s", e.msg);
     cr_expect_eq(file_size(out), l.size);
-    cr_expect(r.transferred >= l.size && r.transferred < l.size + 4096, "%" PRIu64, r.transferred);
+    /* the header is fetched (and checked) first, then the whole file */
+    cr_expect(r.transferred >= l.size + 8 + l.header_len &&
+              r.transferred < l.size + 8 + l.header_len + 4096, "%" PRIu64, r.transferred);
     expect_same_file(out, l.path);
     free(out);
     hub_layout_free(&l);
@@ -359,6 +363,12 @@ Test(download, resume_across_calls_from_the_part_file)
     cr_expect(strstr(e.msg, "run again to resume") != NULL, "%s", e.msg);
     cr_expect(!exists(out), "no file in place after a failure");
     uint64_t have = file_size(part);
+    /* the sidecar's format is what earlier versions wrote, so their parts resume too */
+    size_t il;
+    char *is = read_file(info, &il);
+    cr_expect(is && strncmp(is, "gpt2-embed part v1\nmode embeddings\nrepo openai-community/gpt2\n",
+                            62) == 0, "sidecar: %s", is ? is : "(none)");
+    free(is);
     /* the part keeps what arrived (a reset may lose what was in flight) */
     cr_expect(have > 8 + l.header_len + l.wpe_len + 10000000, "part: %" PRIu64, have);
     cr_expect(exists(info));
@@ -369,9 +379,10 @@ Test(download, resume_across_calls_from_the_part_file)
     o = opts_for(out);
     cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
     cr_expect_eq(r.resumed, have);
-    /* only the rest, and the length and header again */
+    /* only the rest, the length and header again, and the 64 KiB overlap checked */
     uint64_t total = 8 + l.header_len + l.wte_len + l.wpe_len;
-    cr_expect(r.transferred >= total - have && r.transferred < total - have + 8 + l.header_len + 4096,
+    cr_expect(r.transferred >= total - have + 65536 &&
+              r.transferred < total - have + 65536 + 8 + l.header_len + 4096,
               "transferred %" PRIu64 " of %" PRIu64 " with %" PRIu64 " resumed", r.transferred, total, have);
     expect_embeddings_file(out, &l);
     cr_expect(!exists(part) && !exists(info));
@@ -458,7 +469,8 @@ Test(download, a_200_answer_in_full_mode_after_a_drop)
 {
     /* resuming, the server ignores Range: the bytes before the offset are skipped */
     hub_layout l = hub_fixture(HUB_TINY);
-    const char *args[] = {"--fault", "drop:after=50000", "--fault", "ignore_range", NULL};
+    /* the first two are the length and the header, taken whole and cut short by us */
+    const char *args[] = {"--fault", "drop:after=50000:times=3", "--fault", "ignore_range", NULL};
     char *out;
     dl_result r;
     g2e_err e;
@@ -936,6 +948,7 @@ static run_result cli(char *const extra_env[], const char *a1, ...)
     int k = 0;
     env[k++] = ep;
     env[k++] = (char *)"GPT2_EMBED_TEST_BACKOFF_MS=10";
+    env[k++] = (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1";   /* small fixtures stand in for gpt2 */
     for (int i = 0; extra_env && extra_env[i] && k < 15; i++)
         env[k++] = extra_env[i];
     env[k] = NULL;
@@ -1139,7 +1152,7 @@ Test(download, cli_draws_a_bar_on_a_terminal)
                     (char *)G2E_TEST_BIN " download", (char *)"/dev/null", NULL};
     char ep[128];
     snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
-    char *env[] = {ep, NULL};
+    char *env[] = {ep, (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1", NULL};
     run_result r = run_argv(argv, NULL, 0, env, dir);
     cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
     cr_expect(strstr(r.out, "\rtensors  [##############################] 100.0%") != NULL,
@@ -1182,7 +1195,7 @@ Test(download, a_part_renamed_into_place_meanwhile_is_never_truncated)
     hub_server bad;
     char *bdir = path_join(dir, "b");
     mkdir(bdir, 0755);
-    const char *fail[] = {"--fault", "status:code=500:where=cdn:times=-1", NULL};
+    const char *fail[] = {"--fault", "drop:after=100000:times=-1", NULL};
     hub_start(&bad, l.path, bdir, fail);
     char *out = path_join(dir, "gpt2.safetensors");
     char *gate = path_join(dir, "gate");
@@ -1198,7 +1211,7 @@ Test(download, a_part_renamed_into_place_meanwhile_is_never_truncated)
         o.max_attempts = 1;
         g2e_err e;
         int rc = dl_fetch(&o, NULL, &e);
-        _exit(rc == 0 ? 0 : rc == DL_E_HTTP ? 10 : 11);
+        _exit(rc == 0 ? 0 : rc == DL_E_NETWORK ? 10 : 11);
     }
     wait_for(opened);
     dl_opts o = opts_for(out);
@@ -1218,5 +1231,669 @@ Test(download, a_part_renamed_into_place_meanwhile_is_never_truncated)
     free(gate);
     free(bdir);
     free(out);
+    hub_layout_free(&l);
+}
+
+/* A planted link or special file where the part or its sidecar goes: refused with a
+ * message naming it, the file it points to untouched, nothing renamed into place. */
+static void expect_planted_refused(const char *suffix, const char *kind, const char *needle)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    char *out = path_join(dir, "gpt2.safetensors");
+    char *victim = path_join(dir, "precious.txt");
+    char *planted = part_of(out, suffix);
+    write_file(victim, "precious", 8);
+    if (strcmp(suffix, ".part.info") == 0) {
+        char *part = part_of(out, ".part");
+        write_file(part, "", 0);
+        free(part);
+    }
+    if (strcmp(kind, "symlink") == 0)
+        cr_assert_eq(symlink(victim, planted), 0);
+    else if (strcmp(kind, "hardlink") == 0)
+        cr_assert_eq(link(victim, planted), 0);
+    else if (strcmp(kind, "dangling") == 0)
+        cr_assert_eq(symlink("nowhere/precious", planted), 0);
+    else
+        cr_assert_eq(mkfifo(planted, 0644), 0);
+    for (int full = 0; full < 2; full++) {
+        dl_opts o = opts_for(out);
+        o.full = full;
+        dl_result r;
+        g2e_err e;
+        cr_expect_eq(dl_fetch(&o, &r, &e), DL_E_IO, "%s %s: rc %d %s", suffix, kind, e.code, e.msg);
+        cr_expect(strstr(e.msg, needle) != NULL && strstr(e.msg, planted) != NULL,
+                  "%s %s: %s", suffix, kind, e.msg);
+        size_t n;
+        char *s = read_file(victim, &n);
+        cr_expect(s && n == 8 && memcmp(s, "precious", 8) == 0, "%s %s: the victim changed", suffix, kind);
+        free(s);
+        struct stat sb;
+        cr_expect(lstat(out, &sb) != 0, "%s %s: something was put in place", suffix, kind);
+    }
+    free(planted);
+    free(victim);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, a_planted_part_symlink_is_refused)
+{
+    expect_planted_refused(".part", "symlink", "symbolic link");
+}
+
+Test(download, a_planted_dangling_part_symlink_is_refused)
+{
+    expect_planted_refused(".part", "dangling", "symbolic link");
+}
+
+Test(download, a_planted_part_hard_link_is_refused)
+{
+    expect_planted_refused(".part", "hardlink", "other hard link");
+}
+
+Test(download, a_part_fifo_is_refused_without_blocking)
+{
+    expect_planted_refused(".part", "fifo", "not a regular file");
+}
+
+Test(download, a_planted_sidecar_symlink_is_refused)
+{
+    expect_planted_refused(".part.info", "symlink", "symbolic link");
+}
+
+Test(download, a_sidecar_fifo_is_refused_without_blocking)
+{
+    expect_planted_refused(".part.info", "fifo", "not a regular file");
+}
+
+/* ---- slow and lying servers (issue 15, item 7): each ends in a clear error within a
+ * few seconds of the small limits the test sets; the time it took is logged ---------- */
+
+static double t_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Serves l with the faults in args, downloads with o (endpoint and output filled in);
+ * expects code and needle in the one-line message, and no file in place. */
+static void expect_slow_failure(const hub_layout *l, const char *const *args, dl_opts *o,
+                                int code, const char *needle, const char *label)
+{
+    hub_start(&srv, l->path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    o->endpoint = srv.endpoint;
+    o->out_path = out;
+    dl_result r;
+    g2e_err e;
+    double t0 = t_now();
+    int rc = dl_fetch(o, &r, &e);
+    double el = t_now() - t0;
+    cr_log_info("%s: %.2f s until: %s", label, el, e.msg);
+    cr_expect_eq(rc, code, "%s: rc %d: %s", label, e.code, e.msg);
+    cr_expect(strstr(e.msg, needle) != NULL, "%s: %s", label, e.msg);
+    cr_expect(strchr(e.msg, '\n') == NULL, "one line: %s", e.msg);
+    cr_expect(!exists(out), "%s: a file in place", label);
+    free(out);
+}
+
+Test(download, a_trickling_server_is_given_up_by_the_speed_floor)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "trickle:rate=2:times=-1", NULL};
+    dl_opts o = opts_for("");
+    o.min_speed = 1000;
+    o.stall_seconds = 1;
+    o.max_attempts = 1;
+    expect_slow_failure(&l, args, &o, DL_E_NETWORK, "slower than 1000 bytes/s for 1 s", "trickle");
+    hub_layout_free(&l);
+}
+
+Test(download, a_server_silent_after_its_headers_is_given_up)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "stall:after=0:seconds=30:times=-1", NULL};
+    dl_opts o = opts_for("");
+    o.stall_seconds = 1;
+    o.max_attempts = 2;
+    expect_slow_failure(&l, args, &o, DL_E_NETWORK, "giving up after 2 attempts: slower than",
+                        "stall after headers");
+    hub_layout_free(&l);
+}
+
+Test(download, half_of_each_range_then_silence_is_capped_by_time_lost)
+{
+    /* every attempt stores half of what is left (MBs: progress, which resets the count of
+     * attempts) and then stalls: only the time lost to failures bounds it */
+    hub_layout l = hub_fixture(HUB_GPT2);
+    const char *args[] = {"--fault", "half_stall:seconds=5:after=1000000", NULL};
+    dl_opts o = opts_for("");
+    o.stall_seconds = 1;
+    o.max_attempts = 100;   /* the count alone would allow minutes of this */
+    o.retry_seconds = 3;
+    expect_slow_failure(&l, args, &o, DL_E_NETWORK, "lost to failures (the limit is 3 s)",
+                        "half then stall");
+    hub_layout_free(&l);
+}
+
+Test(download, a_content_length_beyond_the_range_is_refused_before_the_body)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "long_length", NULL};
+    dl_opts o = opts_for("");
+    expect_slow_failure(&l, args, &o, DL_E_PROTOCOL, "with Content-Length", "long Content-Length");
+    hub_layout_free(&l);
+}
+
+Test(download, the_whole_download_has_a_deadline)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "trickle:rate=20000:times=-1", NULL};
+    dl_opts o = opts_for("");
+    o.min_speed = 100;
+    o.deadline_seconds = 2;
+    expect_slow_failure(&l, args, &o, DL_E_NETWORK, "deadline of 2 s", "deadline");
+    hub_layout_free(&l);
+}
+
+Test(download, an_attempt_over_its_deadline_is_resumed)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "trickle:rate=20000:after=100000", NULL};
+    hub_start(&srv, l.path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    dl_opts o = opts_for(out);
+    o.min_speed = 100;
+    o.attempt_seconds = 1;
+    dl_result r;
+    g2e_err e;
+    cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
+    cr_expect_eq(r.retries, 1);
+    expect_embeddings_file(out, &l);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, cli_limits_reach_the_library)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "stall:after=0:seconds=30:times=-1", NULL};
+    hub_start(&srv, l.path, dir, args);
+    char *env[] = {(char *)"GPT2_EMBED_TEST_ATTEMPTS=100", NULL};
+    run_result r = cli(env, "--stall-time", "1", "--retry-time", "2", NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    const char *msg = strstr(r.err, "gpt2-embed: download: giving up");
+    cr_expect(msg && lines(msg) == 1, "%s", r.err);
+    cr_expect(strstr(r.err, "lost to failures (the limit is 2 s)") != NULL, "%s", r.err);
+    run_free(&r);
+    r = cli(NULL, "--timeout", "0", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "--timeout needs an integer in 1..1000000000") != NULL, "%s", r.err);
+    run_free(&r);
+    hub_layout_free(&l);
+}
+
+/* ---- shapes and sizes against the model asked for; free space (issue 15, item 9) -- */
+
+/* A sparse safetensors file: the JSON header given, data_bytes of zeros (not on disk). */
+static char *sparse_source(const char *name, const char *json, uint64_t data_bytes)
+{
+    char *p = path_join(dir, name);
+    size_t n = strlen(json);
+    uint8_t len8[8];
+    for (int i = 0; i < 8; i++)
+        len8[i] = (uint8_t)((uint64_t)n >> (8 * i));
+    FILE *f = fopen(p, "wb");
+    cr_assert(f);
+    cr_assert(fwrite(len8, 1, 8, f) == 8 && fwrite(json, 1, n, f) == n);
+    cr_assert(fclose(f) == 0);
+    cr_assert(truncate(p, (off_t)(8 + n + data_bytes)) == 0);
+    return p;
+}
+
+static const char FAKE_SHA[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+static void set_gpt2(dl_opts *o)
+{
+    o->n_vocab = 50257;
+    o->n_ctx = 1024;
+    o->n_embd = 768;
+    o->n_layer = 12;
+}
+
+Test(download, a_wte_larger_than_the_model_asked_for_is_not_fetched)
+{
+    /* 2,000,000 x 64 F32 = 512 MB claimed for gpt2 */
+    char *src = sparse_source("huge.safetensors",
+        "{\"wpe.weight\":{\"dtype\":\"F32\",\"shape\":[1024,64],\"data_offsets\":[0,262144]},"
+        "\"wte.weight\":{\"dtype\":\"F32\",\"shape\":[2000000,64],\"data_offsets\":[262144,512262144]}}",
+        512262144);
+    const char *args[] = {"--etag", FAKE_SHA, NULL};
+    hub_start(&srv, src, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    for (int full = 0; full < 2; full++) {
+        dl_opts o = opts_for(out);
+        set_gpt2(&o);
+        o.full = full;
+        g2e_err e;
+        cr_expect_eq(dl_fetch(&o, NULL, &e), DL_E_SHAPE, "rc %d: %s", e.code, e.msg);
+        cr_expect(strstr(e.msg, "wte.weight is 2000000 x 64") && strstr(e.msg, "50257 x 768"),
+                  "%s", e.msg);
+    }
+    cr_expect(hub_sent(&srv) < 10000, "sent %" PRIu64, hub_sent(&srv));
+    cr_expect(!exists(out));
+    /* the command asks for gpt2's shapes by itself */
+    char *env[] = {(char *)"-GPT2_EMBED_TEST_ANY_SHAPE", NULL};
+    run_result r = cli(env, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "but the model asked for has 50257 x 768") != NULL, "%s", r.err);
+    run_free(&r);
+    free(out);
+    free(src);
+}
+
+Test(download, a_full_file_larger_than_the_model_can_be_is_not_fetched)
+{
+    /* gpt2's wte and wpe, and a 10 GB tensor besides */
+    char *src = sparse_source("padded.safetensors",
+        "{\"wpe.weight\":{\"dtype\":\"F32\",\"shape\":[1024,768],\"data_offsets\":[0,3145728]},"
+        "\"wte.weight\":{\"dtype\":\"F32\",\"shape\":[50257,768],\"data_offsets\":[3145728,157535232]},"
+        "\"h.0.x\":{\"dtype\":\"U8\",\"shape\":[10000000000],\"data_offsets\":[157535232,10157535232]}}",
+        10157535232ull);
+    const char *args[] = {"--etag", FAKE_SHA, NULL};
+    hub_start(&srv, src, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    dl_opts o = opts_for(out);
+    set_gpt2(&o);
+    o.full = 1;
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, NULL, &e), DL_E_SHAPE, "rc %d: %s", e.code, e.msg);
+    cr_expect(strstr(e.msg, "more than a model of this shape can be") != NULL, "%s", e.msg);
+    cr_expect(hub_sent(&srv) < 10000);
+    cr_expect(!exists(out));
+    free(out);
+    free(src);
+}
+
+Test(download, not_enough_free_space_is_said_before_fetching)
+{
+    /* 8 TiB of wte: more than this disk has free, whatever the model */
+    char *src = sparse_source("vast.safetensors",
+        "{\"wpe.weight\":{\"dtype\":\"F32\",\"shape\":[1024,1024],\"data_offsets\":[0,4194304]},"
+        "\"wte.weight\":{\"dtype\":\"F32\",\"shape\":[2147483648,1024],"
+        "\"data_offsets\":[4194304,8796097216512]}}", 8796097216512ull);
+    const char *args[] = {"--etag", FAKE_SHA, NULL};
+    hub_start(&srv, src, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    dl_opts o = opts_for(out);
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, NULL, &e), DL_E_SPACE, "rc %d: %s", e.code, e.msg);
+    cr_expect(strstr(e.msg, "not enough free space in") && strstr(e.msg, "more bytes"), "%s", e.msg);
+    cr_expect(hub_sent(&srv) < 10000);
+    cr_expect(!exists(out));
+    char *part = part_of(out, ".part"), *info = part_of(out, ".part.info");
+    cr_expect(!exists(part) && !exists(info), "no empty part left");
+    free(part);
+    free(info);
+    free(out);
+    free(src);
+}
+
+/* ---- content changed under the same ETag (issue 15, item 10) ------------------------ */
+
+/* A first run stops inside wte (a clean short body); the second server serves bytes that
+ * differ just before that point and after it, under the same ETag. */
+static void changed_under_the_same_etag(int full)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *first[] = {"--fault", "short:after=50000", NULL};
+    hub_start(&srv, l.path, dir, first);
+    char *out = path_join(dir, "gpt2.safetensors");
+    char *part = part_of(out, ".part");
+    dl_opts o = opts_for(out);
+    o.full = full;
+    o.max_attempts = 1;
+    g2e_err e;
+    cr_assert_eq(dl_fetch(&o, NULL, &e), DL_E_NETWORK, "%s", e.msg);
+    cr_assert(exists(part));
+    hub_stop(&srv);
+    free(srv.log_path);
+    uint64_t base = full ? 0 : l.wte_off;
+    char c1[64], c2[64];
+    snprintf(c1, sizeof c1, "corrupt:offset=%" PRIu64, base + 50000 - 10);
+    snprintf(c2, sizeof c2, "corrupt:offset=%" PRIu64, base + 60000);
+    const char *second[] = {"--fault", c1, "--fault", c2, NULL};
+    hub_start(&srv, l.path, dir, second);
+    o = opts_for(out);
+    o.full = full;
+    cr_expect_eq(dl_fetch(&o, NULL, &e), DL_E_CHANGED, "rc %d: %s", e.code, e.msg);
+    cr_expect(strstr(e.msg, "changed under the same ETag") != NULL, "%s", e.msg);
+    cr_expect(!exists(out) && !exists(part), "part dropped, nothing in place");
+    free(part);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, a_resume_checks_an_overlap_before_the_resume_point)
+{
+    changed_under_the_same_etag(0);
+}
+
+Test(download, a_full_resume_checks_the_overlap_too)
+{
+    changed_under_the_same_etag(1);
+}
+
+/* ---- what is printed (issue 15, items 11 and 12) ------------------------------------ */
+
+/* 1 if s holds no control character, DEL or byte >= 0x80 (the messages are ASCII). */
+static int printable(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p < 0x20 && *p != '\n') || *p >= 0x7f)
+            return 0;
+    return 1;
+}
+
+Test(download, terminal_escapes_in_a_server_error_are_not_printed_raw)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "hostile_error", NULL};
+    dl_opts o = opts_for("");
+    expect_failure(args, &o, DL_E_HTTP, "HTTP 400");
+    hub_stop(&srv);
+    free(srv.log_path);
+    hub_start(&srv, l.path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    o = opts_for(out);
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, NULL, &e), DL_E_HTTP, "%s", e.msg);
+    cr_expect(printable(e.msg), "raw control bytes: %s", e.msg);
+    cr_expect(strstr(e.msg, "\\x1b]0;pwned\\x07\\x1b[2Jbad \\x9b1m request") != NULL, "%s", e.msg);
+    hub_stop(&srv);
+    free(srv.log_path);
+    hub_start(&srv, l.path, dir, args);
+    run_result r = cli(NULL, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(printable(r.err) && printable(r.out), "raw control bytes: %s", r.err);
+    run_free(&r);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, a_commit_that_is_not_40_hex_digits_is_refused)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "hostile_commit", NULL};
+    dl_opts o = opts_for("");
+    expect_failure(args, &o, DL_E_PROTOCOL, "not a commit id (40 hex digits)");
+    run_result r = cli(NULL, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "not a commit id") != NULL, "%s", r.err);
+    cr_expect(printable(r.err) && printable(r.out), "raw control bytes: %s%s", r.out, r.err);
+    run_free(&r);
+    hub_layout_free(&l);
+}
+
+Test(download, urls_are_shown_without_credentials_or_query)
+{
+    char b[256];
+    cr_expect_str_eq(dl_url_shown("http://user:secret@h:1/a/b?x=1#f", b, sizeof b), "http://h:1/a/b");
+    cr_expect_str_eq(dl_url_shown("https://a@b@host/x", b, sizeof b), "https://host/x");
+    cr_expect_str_eq(dl_url_shown("https://host/p@q?sig=abc", b, sizeof b), "https://host/p@q");
+    cr_expect_str_eq(dl_url_shown("https://host?u=a@b", b, sizeof b), "https://host");
+    cr_expect_str_eq(dl_url_shown("http://h/\x1b[2J", b, sizeof b), "http://h/\\x1b[2J");
+    cr_expect_str_eq(dl_url_shown("no url at all", b, sizeof b), "no\\x20url\\x20at\\x20all");
+    cr_expect_str_eq(dl_url_shown("http://h/abcdef", b, 10), "http://h/");
+}
+
+Test(download, cli_never_prints_the_endpoint_password)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    char ep[256];
+    snprintf(ep, sizeof ep, "HF_ENDPOINT=http://user:secret@127.0.0.1:%d", srv.hub_port);
+    char *env[] = {ep, NULL};
+    /* an error that quotes the URL, then a download that succeeds */
+    run_result r = cli(env, "--repo", "nobody/nothing", NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "127.0.0.1") != NULL, "%s", r.err);
+    cr_expect(!strstr(r.err, "secret") && !strstr(r.out, "secret"), "%s%s", r.out, r.err);
+    run_free(&r);
+    r = cli(env, "--full", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "on http://127.0.0.1:") != NULL, "%s", r.err);
+    cr_expect(!strstr(r.err, "secret") && !strstr(r.out, "secret"), "%s%s", r.out, r.err);
+    run_free(&r);
+    hub_layout_free(&l);
+}
+
+/* ---- failed writes and progress bars (issue 15 item 14, issue 13 item 6) ------------ */
+
+/* gpt2-embed download ARGS with its output redirected by the shell (redir: "2>/dev/full"). */
+static run_result cli_redirected(const char *redir, const char *args, char *const extra[])
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "exec '%s' download %s %s", G2E_TEST_BIN, args, redir);
+    char *argv[] = {(char *)"/bin/sh", (char *)"-c", cmd, NULL};
+    char ep[128];
+    snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
+    char *env[8] = {ep, (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1", NULL};
+    for (int i = 0; extra && extra[i] && i < 5; i++)
+        env[2 + i] = extra[i], env[3 + i] = NULL;
+    return run_argv(argv, NULL, 0, env, dir);
+}
+
+Test(download, cli_failed_writes_are_errors)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    /* progress to a full disk: the download happens, the status says the writes failed */
+    run_result r = cli_redirected("2>/dev/full", "", NULL);
+    cr_expect_eq(r.status, 1, "%s", r.out);
+    run_free(&r);
+    /* the summary to a full disk: one line on stderr */
+    r = cli_redirected(">/dev/full", "", NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "writing standard output failed") && lines(r.err) == 1, "%s", r.err);
+    run_free(&r);
+    r = cli_redirected(">/dev/full", "--help", NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "writing standard output failed") != NULL, "%s", r.err);
+    run_free(&r);
+    hub_layout_free(&l);
+}
+
+Test(download, cli_no_bar_when_progress_bars_are_disabled)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    char *argv[] = {(char *)"/usr/bin/script", (char *)"-qec",
+                    (char *)G2E_TEST_BIN " download", (char *)"/dev/null", NULL};
+    char ep[128];
+    snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
+    char *env[] = {ep, (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1",
+                   (char *)"HF_HUB_DISABLE_PROGRESS_BARS=1", NULL};
+    run_result r = run_argv(argv, NULL, 0, env, dir);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "fetching the embeddings") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "\rtensors") == NULL && strstr(r.out, "ETA") == NULL, "%s", r.out);
+    run_free(&r);
+    hub_layout_free(&l);
+}
+
+/* ---- small ones (issue 15, item 15) -------------------------------------------------- */
+
+Test(download, a_200_kb_location_header_is_a_clear_error)
+{
+    const char *args[] = {"--fault", "huge_location:bytes=200000", NULL};
+    dl_opts o = opts_for("");
+    o.max_attempts = 2;
+    expect_failure(args, &o, DL_E_PROTOCOL, "header");
+}
+
+Test(download, a_token_path_that_is_a_fifo_does_not_block)
+{
+    char *fifo = path_join(dir, "token-fifo");
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    setenv("HF_TOKEN_PATH", fifo, 1);
+    dl_opts o = opts_for("");
+    expect_failure(NULL, &o, DL_E_ARG, "not a regular file");
+    free(fifo);
+}
+
+Test(download, a_50_kb_location_header_is_a_clear_error)
+{
+    const char *args[] = {"--fault", "huge_location:bytes=50000", NULL};
+    dl_opts o = opts_for("");
+    expect_failure(args, &o, DL_E_PROTOCOL, "has a header line of 50");
+}
+
+/* ---- the Hugging Face cache, written (issue 13, item 6) ------------------------------ */
+
+#include <dirent.h>
+#include <limits.h>
+
+/* Reads repo_dir the way huggingface_hub's cache scan does: every file under refs/ names
+ * (its whole content) a commit that must be a folder under snapshots/; every file under a
+ * snapshot resolves (through its link) to an existing blob. Returns the number of snapshot
+ * files, and checks each link is relative and points into blobs/ at a blob named after the
+ * sha256 of its bytes. */
+static int scan_like_huggingface_hub(const char *repo_dir, const char *want_ref,
+                                     const char *want_commit)
+{
+    char p[PATH_MAX], q[PATH_MAX];
+    snprintf(p, sizeof p, "%s/refs/%s", repo_dir, want_ref);
+    size_t n;
+    char *ref = read_file(p, &n);
+    cr_assert(ref, "no %s", p);
+    cr_expect_eq(n, 40, "refs/%s holds %zu bytes (40 hex digits, no newline)", want_ref, n);
+    cr_expect(n == 40 && memcmp(ref, want_commit, 40) == 0, "refs/%s: %s", want_ref, ref);
+    snprintf(p, sizeof p, "%s/snapshots/%.40s", repo_dir, ref);
+    free(ref);
+    struct stat sb;
+    cr_assert(stat(p, &sb) == 0 && S_ISDIR(sb.st_mode), "no snapshot folder %s", p);
+    DIR *d = opendir(p);
+    cr_assert(d);
+    int files = 0;
+    char blobs[PATH_MAX], real_blobs[PATH_MAX];
+    snprintf(blobs, sizeof blobs, "%s/blobs", repo_dir);
+    cr_assert(realpath(blobs, real_blobs));
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(q, sizeof q, "%s/%s", p, e->d_name);
+        char target[PATH_MAX], real[PATH_MAX];
+        ssize_t k = readlink(q, target, sizeof target - 1);
+        cr_assert(k > 0, "%s is not a symbolic link", q);
+        target[k] = '\0';
+        cr_expect(target[0] != '/', "the link %s -> %s is not relative", q, target);
+        cr_assert(realpath(q, real), "broken link %s -> %s", q, target);
+        cr_expect(strncmp(real, real_blobs, strlen(real_blobs)) == 0, "%s is not in blobs/", real);
+        size_t bn;
+        uint8_t *b = (uint8_t *)read_file(real, &bn);
+        uint8_t dg[32];
+        char hex[65];
+        sha256_digest(b, bn, dg);
+        sha256_hex(dg, hex);
+        cr_expect_str_eq(strrchr(real, '/') + 1, hex, "a blob is named after its sha256");
+        free(b);
+        files++;
+    }
+    closedir(d);
+    return files;
+}
+
+Test(download, cli_full_into_the_hugging_face_cache_as_huggingface_hub_lays_it_out)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    const char *commit = "607a30d783dfa663caf39e06633721c8d4cfcd7e";
+    char xdg[4200];
+    snprintf(xdg, sizeof xdg, "XDG_CACHE_HOME=%s/xdg", dir);
+    char *env[] = {xdg, (char *)"-HF_HOME", (char *)"-HF_HUB_CACHE", NULL};
+    /* the embeddings-only file never goes there */
+    run_result r = cli(env, "--hf-cache", NULL);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(strstr(r.err, "only the full checkpoint") != NULL, "%s", r.err);
+    run_free(&r);
+    char *x = path_join(dir, "xdg");
+    cr_expect(!exists(x), "nothing created for a refused --hf-cache");
+    free(x);
+    r = cli(env, "--full", "--hf-cache", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char repo_dir[4200], snap[4400];
+    snprintf(repo_dir, sizeof repo_dir, "%s/xdg/huggingface/hub/models--openai-community--gpt2", dir);
+    snprintf(snap, sizeof snap, "%s/snapshots/%s/model.safetensors", repo_dir, commit);
+    cr_expect(strstr(r.out, snap) != NULL, "says where: %s", r.out);
+    run_free(&r);
+    cr_expect_eq(scan_like_huggingface_hub(repo_dir, "main", commit), 1);
+    expect_same_file(snap, l.path);
+    char link[PATH_MAX], sha[65], want[100];
+    ssize_t k = readlink(snap, link, sizeof link - 1);
+    cr_assert(k > 0);
+    link[k] = '\0';
+    server_sha(&l, sha);
+    snprintf(want, sizeof want, "../../blobs/%s", sha);
+    cr_expect_str_eq(link, want);
+    char *w = path_join(dir, "weights");
+    cr_expect(!exists(w), "no second copy in weights/");
+    free(w);
+    /* the lookup finds it there (and so would transformers); a second run has nothing to do */
+    setenv("XDG_CACHE_HOME", strchr(xdg, '=') + 1, 1);
+    unsetenv("HF_HOME");
+    char found[4400];
+    g2e_err e;
+    cr_expect_eq(locate_hf_cache("openai-community/gpt2", "main", found, sizeof found, &e), 0, "%s", e.msg);
+    cr_expect_str_eq(found, snap);
+    int before = hub_count(&srv, "hub", NULL);
+    r = cli(env, "--full", "--hf-cache", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "already in the Hugging Face cache") != NULL, "%s", r.out);
+    cr_expect_eq(hub_count(&srv, "hub", NULL), before);
+    run_free(&r);
+    /* by commit: the blob is reused, the snapshot linked, no ref written for a commit */
+    r = cli(env, "--full", "--hf-cache", "--force", "--revision", commit, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "already in the Hugging Face cache") != NULL, "%s", r.out);
+    run_free(&r);
+    char refc[4400];
+    snprintf(refc, sizeof refc, "%s/refs/%s", repo_dir, commit);
+    cr_expect(!exists(refc));
+    hub_layout_free(&l);
+}
+
+Test(download, a_bad_checksum_puts_nothing_into_the_cache)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    char arg[64];
+    snprintf(arg, sizeof arg, "corrupt:offset=%" PRIu64, l.size - 1);
+    const char *args[] = {"--fault", arg, NULL};
+    hub_start(&srv, l.path, dir, args);
+    char *hub = path_join(dir, "hub");
+    setenv("HF_HUB_CACHE", hub, 1);
+    dl_opts o = opts_for(NULL);
+    o.full = 1;
+    o.hf_cache = 1;
+    dl_result r;
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, &r, &e), DL_E_CHECKSUM, "%s", e.msg);
+    char p[4400];
+    snprintf(p, sizeof p, "%s/models--openai-community--gpt2/snapshots", hub);
+    cr_expect(!exists(p), "no snapshot");
+    snprintf(p, sizeof p, "%s/models--openai-community--gpt2/refs", hub);
+    cr_expect(!exists(p), "no ref");
+    char sha[65];
+    server_sha(&l, sha);
+    snprintf(p, sizeof p, "%s/models--openai-community--gpt2/blobs/%s", hub, sha);
+    cr_expect(!exists(p), "no blob");
+    /* and the library refuses an embeddings-only file for the cache */
+    o.full = 0;
+    cr_expect_eq(dl_fetch(&o, &r, &e), DL_E_ARG, "%s", e.msg);
+    unsetenv("HF_HUB_CACHE");
+    free(hub);
     hub_layout_free(&l);
 }

@@ -8,14 +8,18 @@
 #include "fixture.h"
 #include "support.h"
 
+#include <cjson/cJSON.h>
+
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -135,7 +139,7 @@ Test(hostile, output_over_the_text_file_is_refused)
     char *txt = path_join(dir, "in.txt"), *keep = path_join(dir, "keep.txt");
     write_file(txt, "The dog chased the cat", 22);
     copy_file(txt, keep);
-    expect_refused_and_kept((char *[]){"-f", txt, "--weights", wpath, "--format", "json", "-o", txt, NULL}, txt, keep);
+    expect_refused_and_kept((char *[]){"-f", txt, "--weights", wpath, "-o", txt, NULL}, txt, keep);
     free(txt);
     free(keep);
 }
@@ -148,7 +152,7 @@ Test(hostile, output_over_a_tokenizer_file_is_refused)
     char *v = path_join(tdir, "vocab.json"), *mg = path_join(tdir, "merges.txt");
     copy_file(sv, v);
     copy_file(sm, mg);
-    expect_refused_and_kept((char *[]){"hi", "--weights", wpath, "--tokenizer", tdir, "--format", "csv", "-o", mg, NULL},
+    expect_refused_and_kept((char *[]){"hi", "--weights", wpath, "--tokenizer", tdir, "-o", mg, NULL},
                             mg, sm);
     free(tdir);
     free(sv);
@@ -175,9 +179,13 @@ typedef struct child {
     int err_fd;      /* read end of its stderr */
 } child;
 
-/* Starts G2E_TEST_BIN args with stdin /dev/null, stdout /dev/null, stderr a pipe; with a
- * file size limit of fsize bytes if fsize > 0 (as `ulimit -f`). */
-static child spawn_limited(char *const args[], rlim_t fsize)
+/* How the child's stdout is set up. */
+enum { OUT_NULL, OUT_FULL, OUT_CLOSED };
+
+/* Starts G2E_TEST_BIN args with stdin /dev/null, stdout /dev/null (or /dev/full, or closed),
+ * stderr a pipe (stdin from the file in, if non-NULL); with a file size limit of fsize bytes if fsize > 0 (as `ulimit -f`)
+ * and an address-space limit of as bytes if as > 0 (as `ulimit -v`). */
+static child spawn_in(char *const args[], rlim_t fsize, int out, const char *in, rlim_t as)
 {
     char *argv[64];
     int n = 0;
@@ -198,14 +206,39 @@ static child spawn_limited(char *const args[], rlim_t fsize)
         close(p[0]);
         close(p[1]);
         close(dn);
+        if (in) {
+            int fd = open(in, O_RDONLY);
+            dup2(fd, 0);
+            close(fd);
+        }
+        if (out == OUT_FULL) {
+            int fd = open("/dev/full", O_WRONLY);
+            dup2(fd, 1);
+            close(fd);
+        } else if (out == OUT_CLOSED) {
+            close(1);
+        }
         struct rlimit rl = {fsize, fsize};
         if (fsize > 0 && setrlimit(RLIMIT_FSIZE, &rl) != 0)
+            _exit(126);
+        struct rlimit ra = {as, as};
+        if (as > 0 && setrlimit(RLIMIT_AS, &ra) != 0)
             _exit(126);
         execv(argv[0], argv);
         _exit(127);
     }
     close(p[1]);
     return (child){pid, p[0]};
+}
+
+static child spawn_ex(char *const args[], rlim_t fsize, int out)
+{
+    return spawn_in(args, fsize, out, NULL, 0);
+}
+
+static child spawn_limited(char *const args[], rlim_t fsize)
+{
+    return spawn_ex(args, fsize, OUT_NULL);
 }
 
 static child spawn(char *const args[])
@@ -341,4 +374,426 @@ Test(hostile, file_size_limit_is_an_error_not_a_signal)
     char *kept = read_file(o, &n);
     cr_expect(kept && n == 8 && memcmp(kept, "precious", 8) == 0, "the old file was changed");
     free(kept), free(err), free(o), free(odir);
+}
+
+/* ---- item 6: a temporary name that fits whenever the final name does ---- */
+
+Test(hostile, longest_legal_output_names_work)
+{
+    for (size_t len = 240; len <= 255; len += 5) {
+        char name[256];
+        memset(name, 'n', len);
+        memcpy(name + len - 4, ".npy", 4);
+        name[len] = '\0';
+        char *o = path_join(dir, name);
+        run_result r = g2e((char *[]){"--ids", "1 2", "--weights", wpath, "--format", "npy", "-o", o, NULL});
+        cr_expect_eq(r.status, 0, "name of %zu bytes: %s", len, r.err);
+        struct stat sb;
+        cr_expect(stat(o, &sb) == 0 && sb.st_size == 128 + 2 * C * 4, "name of %zu bytes: no output", len);
+        cr_expect_eq(hidden_entries(dir), 0);
+        run_free(&r);
+        unlink(o);
+        free(o);
+    }
+}
+
+/* ---- item 8: FIFOs and devices where a file is expected ---- */
+
+/* Runs args with a deadline of 10 s (a hang fails the test instead of stalling it). */
+static int run_deadline(char *const args[], char **err)
+{
+    child c = spawn(args);
+    for (int i = 0; i < 1000; i++) {
+        int st;
+        pid_t w = waitpid(c.pid, &st, WNOHANG);
+        if (w == c.pid) {
+            /* already reaped: read what it wrote */
+            size_t n = 0, cap = 65536;
+            char *buf = malloc(cap);
+            ssize_t k;
+            while ((k = read(c.err_fd, buf + n, cap - n - 1)) > 0)
+                n += (size_t)k;
+            buf[n] = '\0';
+            close(c.err_fd);
+            *err = buf;
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        }
+        usleep(10000);
+    }
+    kill(c.pid, SIGKILL);
+    int st = reap(c, err);
+    (void)st;
+    return -1;   /* hung */
+}
+
+static void expect_refused_quickly(char *const args[], const char *want, const char *what)
+{
+    char *err;
+    int st = run_deadline(args, &err);
+    cr_expect_neq(st, -1, "%s: hung (killed after 10 s)", what);
+    cr_expect(st == 1 || st == 2, "%s: status %d, stderr %s", what, st, err);
+    cr_expect(strstr(err, want) != NULL, "%s: stderr lacks '%s': %s", what, want, err);
+    cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "%s: not one line: %s", what, err);
+    free(err);
+}
+
+Test(hostile, fifos_and_devices_are_refused_not_waited_on)
+{
+    char *fifo = path_join(dir, "f");
+    cr_assert(mkfifo(fifo, 0644) == 0);
+    expect_refused_quickly((char *[]){"inspect", fifo, NULL}, "not a regular file", "inspect FIFO");
+    expect_refused_quickly((char *[]){"hi", "--weights", fifo, NULL}, "not a regular file", "--weights FIFO");
+    expect_refused_quickly((char *[]){"nearest", "--vector", fifo, "--weights", wpath, NULL}, "not a regular file",
+                           "nearest --vector FIFO");
+    expect_refused_quickly((char *[]){"nearest", "--vector", "/dev/zero", "--weights", wpath, NULL}, "not a regular file",
+                           "nearest --vector /dev/zero");
+    expect_refused_quickly((char *[]){"-f", fifo, "--weights", wpath, NULL}, "not a regular file", "embed -f FIFO");
+    expect_refused_quickly((char *[]){"-f", "/dev/zero", "--weights", wpath, NULL}, "not a regular file", "embed -f /dev/zero");
+    expect_refused_quickly((char *[]){"count", "-f", fifo, NULL}, "not a regular file", "count -f FIFO");
+    expect_refused_quickly((char *[]){"tokenize", "-f", fifo, NULL}, "not a regular file", "tokenize -f FIFO");
+    /* a tokenizer directory whose vocab.json is a FIFO */
+    char *tdir = path_join(dir, "tok"), *v = path_join(tdir, "vocab.json"), *mg = path_join(tdir, "merges.txt");
+    char *sm = path_join(G2E_SRCDIR, "tokenizer/merges.txt");
+    cr_assert(mkdir(tdir, 0755) == 0 && mkfifo(v, 0644) == 0);
+    copy_file(sm, mg);
+    expect_refused_quickly((char *[]){"hi", "--weights", wpath, "--tokenizer", tdir, NULL}, "not a regular file",
+                           "--tokenizer with a FIFO vocab.json");
+    expect_refused_quickly((char *[]){"tokenize", "--tokenizer", tdir, "hi", NULL}, "not a regular file",
+                           "tokenize --tokenizer with a FIFO vocab.json");
+    free(fifo), free(tdir), free(v), free(mg), free(sm);
+}
+
+Test(hostile, a_pipe_on_standard_input_is_still_read)
+{
+    char *argv1[] = {G2E_TEST_BIN, "tokenize", "-f", "-", "--format", "ids", NULL};
+    run_result r = run_argv(argv1, "Hello world", 11, NULL, NULL);
+    cr_expect_eq(r.status, 0, "-f -: %s", r.err);
+    cr_expect(strstr(r.out, "15496 995") != NULL, "-f -: %s", r.out);
+    run_free(&r);
+    char *argv2[] = {G2E_TEST_BIN, "tokenize", "-f", "/dev/stdin", "--format", "ids", NULL};
+    r = run_argv(argv2, "Hello world", 11, NULL, NULL);
+    cr_expect_eq(r.status, 0, "-f /dev/stdin: %s", r.err);
+    cr_expect(strstr(r.out, "15496 995") != NULL, "-f /dev/stdin: %s", r.out);
+    run_free(&r);
+    char *argv3[] = {G2E_TEST_BIN, "-f", "-", "--weights", wpath, "--format", "csv", NULL};
+    r = run_argv(argv3, "Hello world", 11, NULL, NULL);
+    cr_expect_eq(r.status, 0, "embed -f -: %s", r.err);
+    run_free(&r);
+}
+
+/* ---- item 13: NaN and infinities in the weights ---- */
+
+/* Sets element col of row of tensor name in the safetensors file at path to v. */
+static void poke(const char *path, const char *name, uint64_t row, uint64_t col, float v)
+{
+    st_file *f = NULL;
+    g2e_err e;
+    cr_assert_eq(st_open(&f, path, &e), 0, "%s", e.msg);
+    const st_tensor *t = st_find(f, name);
+    cr_assert(t != NULL);
+    off_t at = (off_t)(f->data_start + t->begin + (row * t->shape[1] + col) * 4);
+    st_close(f);
+    int fd = open(path, O_WRONLY);
+    cr_assert(fd >= 0);
+    cr_assert(pwrite(fd, &v, 4, at) == 4);
+    close(fd);
+}
+
+/* stdout is one valid JSON document (cJSON refuses bare nan / inf). */
+static cJSON *expect_json(const run_result *r, const char *what)
+{
+    cJSON *j = cJSON_Parse(r->out);
+    cr_expect(j != NULL, "%s: not valid JSON: %.300s", what, r->out);
+    return j;
+}
+
+Test(hostile, non_finite_weights_give_errors_or_null_never_nan)
+{
+    char *nw = path_join(dir, "nan.safetensors");
+    copy_file(wpath, nw);
+    poke(nw, "wte.weight", 15496, 0, NAN);        /* "Hello" */
+    poke(nw, "wte.weight", 995, 1, INFINITY);     /* " world" */
+    poke(nw, "wpe.weight", 1, 0, NAN);
+    /* a cosine with a non-finite input is an error, in text and in JSON */
+    char *const *errs[] = {
+        (char *[]){"similarity", "--tokens", " world", " cat", "--weights", nw, NULL},
+        (char *[]){"similarity", "--tokens", " cat", " world", "--format", "json", "--weights", nw, NULL},
+        (char *[]){"similarity", "--pos", "0", "1", "--weights", nw, NULL},
+        (char *[]){"similarity", "--by-distance", "--format", "json", "--weights", nw, NULL},
+        (char *[]){"nearest", "--id", "15496", "--format", "json", "--weights", nw, NULL},
+        (char *[]){"exercise", "2", "--format", "json", "--weights", nw, NULL},
+    };
+    for (size_t k = 0; k < sizeof errs / sizeof errs[0]; k++) {
+        run_result r = g2e(errs[k]);
+        cr_expect_eq(r.status, 1, "case %zu: status %d, out %s err %s", k, r.status, r.out, r.err);
+        expect_one_line(&r, "NaN or an infinity");
+        cr_expect(strstr(r.out, "nan") == NULL && strstr(r.out, "inf") == NULL, "case %zu: %s", k, r.out);
+        run_free(&r);
+    }
+    /* JSON that holds the values writes null for them */
+    run_result r = g2e((char *[]){"--ids", "15496 995", "--format", "json", "--weights", nw, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cJSON *j = expect_json(&r, "embed json");
+    if (j) {
+        cJSON *t0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "tokens"), 0);
+        cJSON *v = cJSON_GetObjectItem(t0, "vector");
+        cr_expect(cJSON_IsNull(cJSON_GetArrayItem(v, 0)), "NaN as null: %.200s", r.out);
+        cr_expect(cJSON_IsNumber(cJSON_GetArrayItem(v, 1)));
+    }
+    cJSON_Delete(j);
+    run_free(&r);
+    r = g2e((char *[]){"stats", "--format", "json", "--weights", nw, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cJSON_Delete(expect_json(&r, "stats json"));
+    run_free(&r);
+    /* the NaN and infinite rows have no cosine: nearest skips them */
+    r = g2e((char *[]){"nearest", "--id", "1", "-k", "50257", "--format", "json", "--weights", nw, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    j = expect_json(&r, "nearest json");
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "nearest")), 50257 - 3, "the query and the 2 bad rows left out");
+    cJSON_Delete(j);
+    run_free(&r);
+    free(nw);
+}
+
+/* ---- item 14: every failed write is one line on stderr and a non-zero status ---- */
+
+static void expect_write_failure(char *const args[], int out, rlim_t fsize, const char *want, const char *what)
+{
+    char *err;
+    int st = reap(spawn_ex(args, fsize, out), &err);
+    cr_expect_eq(st, 1, "%s: status %d, stderr '%s'", what, st, err);
+    cr_expect(strstr(err, want) != NULL, "%s: stderr lacks '%s': '%s'", what, want, err);
+    cr_expect(strncmp(err, "gpt2-embed", 10) == 0 && strchr(err, '\n') == err + strlen(err) - 1,
+              "%s: not one line: '%s'", what, err);
+    free(err);
+}
+
+Test(hostile, full_or_closed_stdout_is_reported)
+{
+    char *const *cmds[] = {
+        (char *[]){"exercise", "1", NULL},
+        (char *[]){"exercise", "2", "--weights", wpath, NULL},
+        (char *[]){"similarity", "--pos", "0", "1", "--weights", wpath, NULL},
+        (char *[]){"nearest", "--id", "1", "--weights", wpath, NULL},
+        (char *[]){"stats", "--weights", wpath, NULL},
+        (char *[]){"--help", NULL},
+        (char *[]){"help", NULL},
+        (char *[]){"help", "embed", NULL},
+        (char *[]){"embed", "--help", NULL},
+        (char *[]){"--version", NULL},
+        (char *[]){"--ids", "1 2", "--weights", wpath, NULL},
+        (char *[]){"tokenize", "Hello world", NULL},
+    };
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+        char what[64];
+        snprintf(what, sizeof what, "case %zu (%s) > /dev/full", k, cmds[k][0]);
+        expect_write_failure(cmds[k], OUT_FULL, 0, "No space left on device", what);
+        snprintf(what, sizeof what, "case %zu (%s) >&-", k, cmds[k][0]);
+        expect_write_failure(cmds[k], OUT_CLOSED, 0, "Bad file descriptor", what);
+    }
+}
+
+Test(hostile, raw_output_that_cannot_be_written_is_reported)
+{
+    char *odir = path_join(dir, "out"), *o = path_join(odir, "x.raw");
+    cr_assert(mkdir(odir, 0755) == 0);
+    /* 4096 x 8 floats: 128 KB, beyond stdio's buffer, so fwrite itself fails */
+    char *big[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format", "raw",
+                   "-o", o, NULL};
+    expect_write_failure(big, OUT_NULL, 16384, "File too large", "raw over ulimit -f");
+    cr_expect_eq(hidden_entries(odir), 0, "temporary left");
+    char *dev[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format", "raw",
+                   "-o", "/dev/full", NULL};
+    expect_write_failure(dev, OUT_NULL, 0, "No space left on device", "raw -o /dev/full");
+    char *std[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format", "raw", NULL};
+    expect_write_failure(std, OUT_FULL, 0, "No space left on device", "raw > /dev/full");
+    /* a real full file system, where this test may mount one (root) */
+    char *mnt = path_join(dir, "tmpfs");
+    cr_assert(mkdir(mnt, 0755) == 0);
+    if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k") == 0) {
+        char *fo = path_join(mnt, "x.raw");
+        char *full[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format",
+                        "raw", "-o", fo, NULL};
+        expect_write_failure(full, OUT_NULL, 0, "No space left on device", "raw -o on a full tmpfs");
+        cr_expect_eq(hidden_entries(mnt), 0, "temporary left on the tmpfs");
+        umount(mnt);
+        free(fo);
+    } else {
+        cr_log_info("tmpfs not mountable here (%s): ENOSPC on a file system covered by /dev/full and EFBIG only",
+                    strerror(errno));
+    }
+    free(mnt), free(o), free(odir);
+}
+
+Test(hostile, closed_standard_streams_are_reserved_at_start)
+{
+    /* with fd 1 closed, the -o temporary must not become fd 1 (and stdout's final close
+     * must not close it): the run succeeds and writes a whole file */
+    char *o = path_join(dir, "x.npy");
+    char *err;
+    int st = reap(spawn_ex((char *[]){"--ids", "1 2", "--weights", wpath, "--format", "npy", "-o", o, NULL}, 0,
+                           OUT_CLOSED), &err);
+    cr_expect_eq(st, 0, "status %d, stderr %s", st, err);
+    struct stat sb;
+    cr_expect(stat(o, &sb) == 0 && sb.st_size == 128 + 2 * C * 4, "the npy is incomplete");
+    free(err), free(o);
+}
+
+/* ---- item 15: the small ones ---- */
+
+Test(hostile, inputs_have_a_documented_size_limit)
+{
+    /* standard input: /dev/zero is read up to the 1 GiB limit, then refused */
+    char *err;
+    int st = reap(spawn_in((char *[]){"tokenize", "-", NULL}, 0, OUT_NULL, "/dev/zero", 0), &err);
+    cr_expect_eq(st, 1, "status %d, stderr %s", st, err);
+    cr_expect(strstr(err, "1 GiB") != NULL || strstr(err, "File too large") != NULL, "%s", err);
+    free(err);
+    /* a file over the limit is refused by its size, before reading */
+    char *big = path_join(dir, "big.txt");
+    int fd = open(big, O_WRONLY | O_CREAT, 0644);
+    cr_assert(fd >= 0 && ftruncate(fd, (1LL << 30) + 1) == 0);
+    close(fd);
+    expect_refused_quickly((char *[]){"count", "-f", big, NULL}, "over the input limit of 1073741824", "1 GiB + 1 file");
+    expect_refused_quickly((char *[]){"-f", "", "--weights", wpath, NULL}, "empty", "-f ''");
+    unlink(big);
+    free(big);
+}
+
+Test(hostile, a_full_checkpoint_opens_in_little_address_space)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("AddressSanitizer reserves terabytes of address space: no ulimit -v run is possible");
+#endif
+    /* openai-community/gpt2's layout and size (548 MB, sparse on disk): only its 157 MB of
+     * wte + wpe need mapping. The limit, 400 MB of address space, is below the whole file
+     * (which the loader used to map) and leaves room for the program itself (~60 MB, of
+     * which OpenBLAS + LAPACK take ~41 MB since pca links them: `ulimit -v 200000` would be
+     * just too tight now). */
+    fixture_opts o;
+    fixture_gpt2(&o, ST_F32, NULL);
+    char *g = path_join(dir, "gpt2.safetensors");
+    char e[256];
+    cr_assert_eq(fixture_write(g, &o, e, sizeof e), 0, "%s", e);
+    char *err;
+    int st = reap(spawn_in((char *[]){"--ids", "0 1 50256", "--weights", g, "--format", "csv", NULL}, 0, OUT_NULL, NULL,
+                           400000 * 1024ULL), &err);
+    cr_expect_eq(st, 0, "status %d: %s", st, err);
+    free(err);
+    st = reap(spawn_in((char *[]){"nearest", "--id", "1", "--weights", g, NULL}, 0, OUT_NULL, NULL, 400000 * 1024ULL),
+              &err);
+    cr_expect_eq(st, 0, "nearest: status %d: %s", st, err);
+    free(err);
+    unlink(g);
+    free(g);
+}
+
+Test(hostile, a_huge_sinusoidal_window_is_refused_not_padded)
+{
+    char *o = path_join(dir, "w.npy");
+    expect_refused_quickly((char *[]){"--window", "9007199254740991", "--pe", "sinusoidal", "--ids", "1 2", "--weights",
+                                      wpath, "--format", "npy", "-o", o, NULL},
+                           "rows of zero padding", "--window 2^53-1");
+    struct stat sb;
+    cr_expect(stat(o, &sb) != 0, "an output was written");
+    cr_expect_eq(hidden_entries(dir), 0);
+    free(o);
+}
+
+Test(hostile, small_messages_say_what_is_true)
+{
+    /* the sinusoidal limit is not wpe's */
+    run_result r = g2e((char *[]){"--pe", "sinusoidal", "--start-pos", "9007199254740992", "--weights", wpath, "hi", NULL});
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    expect_one_line(&r, "sinusoidal encoding is exact only for positions 0..9007199254740991");
+    cr_expect(strstr(r.err, "wpe") == NULL, "%s", r.err);
+    run_free(&r);
+    /* similarity has no --id option: it must not suggest one */
+    r = g2e((char *[]){"similarity", "--tokens", "cat dog", " cat", "--weights", wpath, NULL});
+    cr_expect_neq(r.status, 0);
+    expect_one_line(&r, "is 2 tokens, not one");
+    cr_expect(strstr(r.err, "--id") == NULL, "%s", r.err);
+    run_free(&r);
+    /* decode names the NUL (or ESC) it stopped at, escaped, not the ID before it */
+    char *argv[] = {G2E_TEST_BIN, "decode", NULL};
+    r = run_argv(argv, "15496\0 995", 10, NULL, NULL);
+    cr_expect_neq(r.status, 0, "%s", r.err);
+    expect_one_line(&r, "\\x00");
+    run_free(&r);
+    r = run_argv(argv, "15496\033[2J", 9, NULL, NULL);
+    cr_expect_neq(r.status, 0);
+    expect_one_line(&r, "\\x1B[2J");
+    cr_expect(strchr(r.err, '\033') == NULL, "a raw ESC reached the terminal");
+    run_free(&r);
+}
+
+/* ---- item 11 (outside the downloader): quoted outside data never drives the terminal ---- */
+
+Test(hostile, messages_escape_control_bytes_in_names)
+{
+    const char *evil = "x\033]0;pwned\007\033[2J\342\200\256y";   /* OSC title, clear screen, RLO */
+    char *p = path_join(dir, evil), *o = path_join("/nonexistent-dir", evil);
+    char *const *cmds[] = {
+        (char *[]){"-f", p, "--weights", wpath, NULL},
+        (char *[]){"hi", "--weights", p, NULL},
+        (char *[]){"hi", "--weights", wpath, "--format", "npy", "-o", o, NULL},
+        (char *[]){"inspect", p, NULL},
+        (char *[]){"nearest", "--vector", p, "--weights", wpath, NULL},
+        (char *[]){"hi", "--weights", wpath, "--tokenizer", p, NULL},
+    };
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+        run_result r = g2e(cmds[k]);
+        cr_expect_neq(r.status, 0, "case %zu", k);
+        cr_expect(strchr(r.err, '\033') == NULL && strchr(r.err, '\007') == NULL, "case %zu: raw control in '%s'", k,
+                  r.err);
+        cr_expect(strstr(r.err, "\342\200\256") == NULL, "case %zu: raw bidi override", k);
+        /* shown escaped (the program's messages) or with '?' (the loader's, safetensors.h) */
+        cr_expect(strstr(r.err, "\\x1B]0;pwned\\x07") != NULL || strstr(r.err, "x?]0;pwned?") != NULL,
+                  "case %zu: the name is not shown: %s", k, r.err);
+        expect_one_line(&r, NULL);
+        run_free(&r);
+    }
+    free(p), free(o);
+}
+
+/* 1 when /proc/PID/maps lists a mapping of a file whose path ends in name. */
+static int maps_file(pid_t pid, const char *name)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%d/maps", (int)pid);
+    size_t n;
+    char *s = read_file(p, &n);
+    int found = s && strstr(s, name) != NULL;
+    free(s);
+    return found;
+}
+
+Test(hostile, text_file_truncated_while_tokenized_is_one_line)
+{
+    /* 64 MB of " a" keeps the tokenizer busy for a good part of a second */
+    char *txt = long_text("mapped.txt", 32u << 20);
+    child c = spawn((char *[]){"tokenize", "--format", "ids", "-f", txt, NULL});
+    int seen = 0;
+    for (int i = 0; i < 20000 && !seen; i++) {
+        seen = maps_file(c.pid, "mapped.txt");
+        if (!seen)
+            usleep(100);
+    }
+    cr_assert(seen, "the text was never mapped");
+    kill(c.pid, SIGSTOP);
+    cr_assert(truncate(txt, 0) == 0);
+    kill(c.pid, SIGCONT);
+    char *err;
+    int st = reap(c, &err);
+    /* it may have finished before the stop (then it succeeded); else one line, status 1 */
+    if (st != 0) {
+        cr_expect_eq(st, 1, "status %d (135 = SIGBUS), stderr: %s", st, err);
+        cr_expect(strstr(err, "text file changed size while in use") != NULL, "stderr: %s", err);
+        cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "one line: %s", err);
+    } else {
+        cr_log_warn("tokenize finished before the text was truncated: nothing to check this time");
+    }
+    unlink(txt);
+    free(err), free(txt);
 }

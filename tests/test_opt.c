@@ -295,6 +295,8 @@ Test(opt, help_write_failure_is_an_error)
     fclose(f);
 }
 
+static const char *const AB[] = {"a", "b", NULL};
+
 Test(opt, man_lines_from_the_table, .init = cr_redirect_stdout)
 {
     static const opt_def rows[] = {
@@ -302,13 +304,17 @@ Test(opt, man_lines_from_the_table, .init = cr_redirect_stdout)
          .help = "two positions"},
         {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .help = "write to FILE"},
         {.name = "--x", .kind = OPT_FLAG, .flags = OPTF_HIDDEN},
+        {.name = "--fmt", .kind = OPT_CHOICE, .choices = AB, .help = "pick"},
+        {.name = "--flag", .kind = OPT_FLAG, .help = ".starts with a dot"},
         OPT_END,
     };
     opt_cmd c = {.name = "t", .opts = rows};
     cr_assert_eq(opt_man(&c, stdout), 0);
     fflush(stdout);
-    cr_expect_stdout_eq_str(".TP\n.B \\-\\-pos \" \" \\fIA B\\fR\ntwo positions (0..1023)\n"
-                            ".TP\n.B \\-o \", \" \\-\\-output \" \" \\fIFILE\\fR\nwrite to FILE\n");
+    cr_expect_stdout_eq_str(".TP\n.BI \"\\-\\-pos \" \"A B\"\ntwo positions (0..1023)\n"
+                            ".TP\n.BI \"\\-o, \\-\\-output \" \"FILE\"\nwrite to FILE\n"
+                            ".TP\n.B \"\\-\\-fmt a|b\"\npick\n"
+                            ".TP\n.B \"\\-\\-flag\"\n\\&.starts with a dot\n");
 }
 
 Test(opt, positional_counts)

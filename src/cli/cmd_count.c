@@ -21,6 +21,7 @@
 #include "embed.h"
 #include "opt.h"
 #include "out.h"
+#include "text.h"
 #include "textin.h"
 #include "textpos.h"
 #include "tokenizer.h"
@@ -28,7 +29,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <utf8proc.h>
 
 #define NAME_MAX_W 28   /* display columns of an input's name in the table */
 
@@ -198,17 +198,13 @@ static void table_name(const input *in, char *buf, size_t cap, size_t maxw)
     const char *s = in->kind == IN_STDIN ? "-" : in->arg;
     if (in->kind == IN_TEXT && !*s)
         s = "\"\"";   /* an empty TEXT argument */
-    size_t n = strlen(s), o = 0, total = 0;
-    /* first pass: the display width of the whole name */
-    for (size_t i = 0; i < n;) {
-        utf8proc_int32_t c;
-        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
-                                              (utf8proc_ssize_t)(n - i), &c);
-        if (k <= 0)
-            c = '?', k = 1;
-        int cw = utf8proc_charwidth(c);
-        total += cw < 0 ? 1 : (size_t)cw;
-        i += (size_t)k;
+    size_t n = strlen(s), o = 0, k;
+    /* one line: controls as spaces, each ill-formed subpart as '?' (text.h's steps) */
+#define NAME_CP(cp) ((cp) < 0 ? '?' : (cp) < 0x20 || (cp) == 0x7F || ((cp) >= 0x80 && (cp) < 0xA0) ? ' ' : (cp))
+    size_t total = 0;
+    for (size_t i = 0; i < n; i += k) {
+        int32_t c = NAME_CP(text_step(s + i, n - i, &k));
+        total += (size_t)text_cp_width(c);
     }
     int cut_left = in->kind == IN_FILE && total > maxw;
     size_t skip = cut_left ? total - (maxw - 1) : 0, w = 0, seen = 0;
@@ -216,17 +212,9 @@ static void table_name(const input *in, char *buf, size_t cap, size_t maxw)
         memcpy(buf, "\xE2\x80\xA6", 3);
         o = 3;
     }
-    for (size_t i = 0; i < n;) {
-        utf8proc_int32_t c;
-        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
-                                              (utf8proc_ssize_t)(n - i), &c);
-        if (k <= 0)
-            c = '?', k = 1;
-        if (c < 0x20 || c == 0x7F || (c >= 0x80 && c < 0xA0))
-            c = ' ';
-        int cwi = utf8proc_charwidth(c);
-        size_t cw = cwi < 0 ? 1 : (size_t)cwi;
-        i += (size_t)k;
+    for (size_t i = 0; i < n; i += k) {
+        int32_t c = NAME_CP(text_step(s + i, n - i, &k));
+        size_t cw = (size_t)text_cp_width(c);
         if (seen < skip) {   /* dropped from the left */
             seen += cw;
             continue;
@@ -238,14 +226,15 @@ static void table_name(const input *in, char *buf, size_t cap, size_t maxw)
             }
             break;
         }
-        utf8proc_uint8_t enc[4];
-        utf8proc_ssize_t el = utf8proc_encode_char(c, enc);
-        if (o + (size_t)el + 4 > cap)
+        char enc[4];
+        size_t el = text_encode(c, enc);
+        if (o + el + 4 > cap)
             break;
-        memcpy(buf + o, enc, (size_t)el);
-        o += (size_t)el;
+        memcpy(buf + o, enc, el);
+        o += el;
         w += cw;
     }
+#undef NAME_CP
     buf[o] = '\0';
 }
 

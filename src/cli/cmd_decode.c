@@ -41,6 +41,7 @@ static const opt_cmd CMD = {
     .max_pos = -1,
     .pos_name = "ID",
 };
+const opt_cmd *const cmd_decode_spec = &CMD;
 
 /* The positional arguments joined by spaces (caller frees), or NULL if one is "-" (then
  * *from_stdin is set; "-" beside IDs is a usage error, reported, NULL returned). */

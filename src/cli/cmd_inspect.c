@@ -42,6 +42,7 @@ static const opt_cmd CMD = {
     .max_pos = 1,
     .pos_name = "FILE",
 };
+const opt_cmd *const cmd_inspect_spec = &CMD;
 
 static char *u64s(char *buf, uint64_t v)
 {

@@ -78,6 +78,7 @@ static const opt_cmd CMD = {
     .max_pos = -1,
     .pos_name = "TEXT",
 };
+const opt_cmd *const cmd_tokenize_spec = &CMD; /* for the manual (commands.def OPTS) */
 
 /* ------------------------------------------------------------ the output buffer */
 

@@ -7,9 +7,10 @@
  * suggestion rather than embedded: a mistyped command must not print numbers with status 0.
  * (distance 1, or 2 for words of 8 letters or more). A text of several words in one argument,
  * or a word farther from every command, is the main job's.
- * `--lang ja|en` before the command is taken out here (the commands' parser skips it after).
+ * `--lang ja|en` anywhere before `--` is taken out here, for every command (opt.c skips it too).
  */
 #include "cli.h"
+#include "i18n.h"
 #include "opt.h"
 
 #include <string.h>
@@ -26,6 +27,40 @@ static const struct command COMMANDS[] = {
 #undef CMD
 };
 #define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
+
+/* The commands with declared option tables, for the manual. */
+static const struct spec {
+    const char *name;
+    const opt_cmd *const *spec;
+} SPECS[] = {
+#define OPTS(name, spec) {name, &spec},
+#include "commands.def"
+};
+#define N_SPECS (sizeof SPECS / sizeof SPECS[0])
+
+/* Hidden, for the build and the manual check (not in --help):
+ *   gpt2-embed __man            the OPTIONS sections of the manual, in troff (tools/genman.sh)
+ *   gpt2-embed __options CMD    CMD's visible option names, one per line */
+static int hidden(int argc, char **argv)
+{
+    if (strcmp(argv[1], "__man") == 0 && argc == 2) {
+        for (size_t i = 0; i < N_SPECS; i++) {
+            printf(".SS %s\n", SPECS[i].name);
+            if (opt_man(*SPECS[i].spec, stdout))
+                return EXIT_ERR;
+        }
+        return fflush(stdout) ? EXIT_ERR : EXIT_OK;
+    }
+    for (size_t i = 0; argc == 3 && i < N_SPECS; i++)
+        if (strcmp(SPECS[i].name, argv[2]) == 0) {
+            for (const opt_def *d = (*SPECS[i].spec)->opts; d->name; d++)
+                if (!(d->flags & OPTF_HIDDEN))
+                    printf("%s\n", d->name);
+            return fflush(stdout) ? EXIT_ERR : EXIT_OK;
+        }
+    cli_error("%s: no such hidden command or command without a table", argv[1]);
+    return EXIT_USAGE;
+}
 
 /* Other spellings of a command (or of --version) that are too far for the edit distance. */
 static const char *const ALIASES[][2] = {
@@ -96,17 +131,22 @@ static int help_command(int argc, char **argv)
     return EXIT_OK;
 }
 
-/* Takes "--lang X" / "--lang=X" out of argv[1..] before the command name; returns the new
- * argc. A missing value is left in place for the parser to report. */
+/* Takes every "--lang X" / "--lang=X" before "--" out of argv (i18n_init has read them), so
+ * that every command accepts it, converted to opt.h or not. Returns the new argc, or -1
+ * after an error (--lang without a value). */
 static int strip_lang(int argc, char **argv)
 {
-    while (argc > 1 && strncmp(argv[1], "--lang", 6) == 0 && (argv[1][6] == '=' || argv[1][6] == '\0')) {
-        int k = argv[1][6] == '=' ? 1 : 2;
-        if (argc <= k) {
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0;) {
+        if (strncmp(argv[i], "--lang", 6) != 0 || (argv[i][6] != '=' && argv[i][6] != '\0')) {
+            i++;
+            continue;
+        }
+        int k = argv[i][6] == '=' ? 1 : 2;
+        if (i + k > argc) {
             cli_error("--lang needs one of ja or en");
             return -1;
         }
-        memmove(argv + 1, argv + 1 + k, (size_t)(argc - k) * sizeof *argv); /* keeps the NULL */
+        memmove(argv + i, argv + i + k, (size_t)(argc - i - k + 1) * sizeof *argv); /* keeps the NULL */
         argc -= k;
     }
     return argc;
@@ -115,8 +155,9 @@ static int strip_lang(int argc, char **argv)
 int main(int argc, char **argv)
 {
     cli_start();
-    /* i18n hook: the "lang" helper's i18n_init(argc, argv) is called here, before anything
-     * is printed, so even usage errors are in the chosen language. */
+    /* before anything is printed, so even usage errors are in the chosen language */
+    if (i18n_init(argc, argv) != 0)
+        return EXIT_USAGE;
     argc = strip_lang(argc, argv);
     if (argc < 0)
         return EXIT_USAGE;
@@ -127,6 +168,8 @@ int main(int argc, char **argv)
     const char *a = argv[1];
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "help") == 0)
         return help_command(argc, argv);
+    if (strncmp(a, "__", 2) == 0)
+        return hidden(argc, argv);
     if (strcmp(a, "--version") == 0) {
         printf("gpt2-embed %s\n", G2E_VERSION);
         return EXIT_OK;

@@ -8,6 +8,10 @@
  */
 #include "opt.h"
 
+#include "cli.h"
+
+#include "text.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <libintl.h>
@@ -17,44 +21,30 @@
 #include <string.h>
 
 #define TR(s) ((s) && *(s) ? gettext(s) : (s))
+#ifndef _
+#define _(s) gettext(s)
+#endif
 
-static const char *const NUMBER_WORDS[] = {"", "", "two", "three", "four"};
 
 /* ---- messages ---- */
-
-static void vreport(const opt_cmd *cmd, const char *fmt, va_list ap)
-{
-    fprintf(stderr, "gpt2-embed %s: ", cmd->name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-}
-
-static int report(const opt_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int report(const opt_cmd *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport(cmd, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 int opt_usage_error(const opt_cmd *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport(cmd, fmt, ap);
+    cli_verror(cmd->name, gettext(fmt), ap); /* report/opt_usage_error literals are in the .pot */
     va_end(ap);
     return -1;
 }
+#define report opt_usage_error /* the one place every message of this file goes through */
 
-/* "a, b or c" into buf. */
-static void join_choices(const char *const *c, char *buf, size_t len)
+void opt_join(const char *const *c, char *buf, size_t len)
 {
     size_t o = 0;
     buf[0] = '\0';
     for (size_t k = 0; c[k] && o < len; k++)
-        o += (size_t)snprintf(buf + o, len - o, "%s%s", k == 0 ? "" : c[k + 1] ? ", " : " or ", c[k]);
+        /* TRANSLATORS: between the last two of a list of choices: "table, json or npy" */
+        o += (size_t)snprintf(buf + o, len - o, "%s%s", k == 0 ? "" : c[k + 1] ? ", " : _(" or "), c[k]);
 }
 
 static int nargs_of(const opt_def *d)
@@ -62,18 +52,31 @@ static int nargs_of(const opt_def *d)
     return d->kind == OPT_FLAG ? 0 : d->nargs > 0 ? d->nargs : 1;
 }
 
+/* Whole phrases (not words glued together), so that each can be translated. */
 static void int_needs(int nargs, int64_t lo, int64_t hi, char *buf, size_t len)
 {
-    const char *what = nargs > 1 ? "integers" : "an integer";
-    const char *count = nargs > 1 && nargs < 5 ? NUMBER_WORDS[nargs] : "";
-    char n[16] = "";
-    if (nargs >= 5)
-        snprintf(n, sizeof n, "%d", nargs);
-    if (hi == INT64_MAX)
-        snprintf(buf, len, "%s%s%s%s >= %" PRId64, count, n, nargs > 1 ? " " : "", what, lo);
+    if (hi == INT64_MAX) {
+        switch (nargs) {
+        case 1: snprintf(buf, len, _("an integer >= %" PRId64), lo); break;
+        case 2: snprintf(buf, len, _("two integers >= %" PRId64), lo); break;
+        case 3: snprintf(buf, len, _("three integers >= %" PRId64), lo); break;
+        case 4: snprintf(buf, len, _("four integers >= %" PRId64), lo); break;
+        default: snprintf(buf, len, _("%d integers >= %" PRId64), nargs, lo);
+        }
+        return;
+    }
+    char top[32];
+    if (hi > (int64_t)UINT32_MAX && (hi & (hi - 1)) == 0) /* 2^53 reads better than its digits */
+        snprintf(top, sizeof top, "2^%d", __builtin_ctzll((unsigned long long)hi));
     else
-        snprintf(buf, len, "%s%s%s%s in %" PRId64 "..%" PRId64, count, n, nargs > 1 ? " " : "", what,
-                 lo, hi);
+        snprintf(top, sizeof top, "%" PRId64, hi);
+    switch (nargs) {
+    case 1: snprintf(buf, len, _("an integer in %" PRId64 "..%s"), lo, top); break;
+    case 2: snprintf(buf, len, _("two integers in %" PRId64 "..%s"), lo, top); break;
+    case 3: snprintf(buf, len, _("three integers in %" PRId64 "..%s"), lo, top); break;
+    case 4: snprintf(buf, len, _("four integers in %" PRId64 "..%s"), lo, top); break;
+    default: snprintf(buf, len, _("%d integers in %" PRId64 "..%s"), nargs, lo, top);
+    }
 }
 
 /* What a row's value must be, as a phrase after "--name needs ": "two integers in 0..1023",
@@ -88,30 +91,37 @@ static void needs(const opt_def *d, char *buf, size_t len)
         break;
     case OPT_REAL:
         if (d->rlo == 0 && d->rhi == 0)
-            snprintf(buf, len, "%s", n > 1 ? "finite numbers" : "a finite number");
+            snprintf(buf, len, "%s", n > 1 ? _("finite numbers") : _("a finite number"));
+        else if (n > 1)
+            snprintf(buf, len, _("numbers in %g..%g"), d->rlo, d->rhi);
         else
-            snprintf(buf, len, "%s in %g..%g", n > 1 ? "numbers" : "a number", d->rlo, d->rhi);
+            snprintf(buf, len, _("a number in %g..%g"), d->rlo, d->rhi);
         break;
     case OPT_CHOICE:
-        join_choices(d->choices, list, sizeof list);
-        snprintf(buf, len, "%s%s", d->choices[0] && d->choices[1] && !d->choices[2] ? "" : "one of ",
-                 list);
+        opt_join(d->choices, list, sizeof list);
+        if (d->choices[0] && d->choices[1] && !d->choices[2])
+            snprintf(buf, len, "%s", list); /* "table or json" */
+        else
+            snprintf(buf, len, _("one of %s"), list);
         break;
     case OPT_FILE:
         if (d->metavar && strcmp(d->metavar, "DIR") == 0)
-            snprintf(buf, len, "a directory");
+            snprintf(buf, len, "%s", _("a directory"));
         else
-            snprintf(buf, len, "%s", (d->flags & OPTF_STDIN) ? "a file name (or - for standard input)"
-                                                               : "a file name");
+            snprintf(buf, len, "%s", (d->flags & OPTF_STDIN) ? _("a file name (or - for standard input)")
+                                                               : _("a file name"));
         break;
-    case OPT_TEXT:
-        snprintf(buf, len, "%s", n > 1 ? "values" : "a value");
+    case OPT_TEXT: /* "--at needs TEXT P1 P2" says more than "values" */
+        if (d->metavar)
+            snprintf(buf, len, "%s", d->metavar);
+        else
+            snprintf(buf, len, "%s", n > 1 ? _("values") : _("a value"));
         break;
     case OPT_IDS:
-        snprintf(buf, len, "token IDs (\"464 3797\", \"[464, 3797]\" or - for standard input)");
+        snprintf(buf, len, "%s", _("token IDs (\"464 3797\", \"[464, 3797]\" or - for standard input)"));
         break;
     default:
-        snprintf(buf, len, "no value");
+        snprintf(buf, len, "%s", _("no value"));
     }
 }
 
@@ -191,7 +201,7 @@ static int unknown_option(const opt_cmd *cmd, const char *arg, size_t len)
 
 /* ---- values ---- */
 
-static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+int opt_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
     if (!*s || (*s == '-' && lo >= 0) || !(*s == '-' || (*s >= '0' && *s <= '9')))
         return -1;
@@ -299,7 +309,7 @@ static int store(const opt_cmd *cmd, const opt_def *d, int k, const char *v, cha
     char *at = dst + d->off;
     switch (d->kind) {
     case OPT_INT:
-        return parse_int(v, d->lo, d->hi, (int64_t *)at + k) ? bad_value(cmd, d, v) : 0;
+        return opt_parse_int(v, d->lo, d->hi, (int64_t *)at + k) ? bad_value(cmd, d, v) : 0;
     case OPT_REAL:
         return parse_real(v, d->rlo, d->rhi, (double *)at + k) ? bad_value(cmd, d, v) : 0;
     case OPT_CHOICE:
@@ -365,7 +375,8 @@ static int one_option(const opt_cmd *cmd, int argc, char **argv, int *i, char *d
     const opt_def *d = a[1] == '-' ? find_long(cmd, a, len) : a[2] ? NULL : find_short(cmd, a[1]);
     if (!d)
         return unknown_option(cmd, a, len);
-    p->given |= UINT64_C(1) << (d - cmd->opts);
+    if (d - cmd->opts < 64)
+        p->given |= UINT64_C(1) << (d - cmd->opts);
     if (d->kind == OPT_FLAG) {
         if (eq)
             return report(cmd, "%s takes no value, got '%s'", d->name, a);
@@ -442,7 +453,7 @@ int opt_parse(const opt_cmd *cmd, int argc, char **argv, void *dst, opt_parsed *
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             if (opt_help(cmd, stdout) == 0)
                 return 1;
-            report(cmd, "cannot write the help: %s", strerror(errno ? errno : EIO));
+            cli_error("cannot write the help: %s", strerror(errno ? errno : EIO));
             return 2;
         }
         int r = skip_lang(cmd, argc, argv, &i);
@@ -493,11 +504,15 @@ static int ids_error(char *err, size_t errlen, const char *s, size_t len, size_t
     size_t e = at;
     while (e < len && e - at < 20 && !is_space(s[e]) && s[e] != ',')
         e++;
-    if (at >= len)
-        snprintf(err, errlen, "%s at the end", what);
-    else
-        snprintf(err, errlen, "%s at character %zu, got '%.*s'", what, at + 1, (int)(e > at ? e - at : 1),
-                 s + at);
+    if (at >= len) {
+        snprintf(err, errlen, _("%s at the end"), gettext(what));
+    } else {
+        /* outside data, shown escaped: a NUL or ESC byte visible as \x00, \x1B */
+        char shown[128];
+        text_escape_buf(shown, sizeof shown, s + at, e > at ? e - at : 1, TEXT_ESC_VISIBLE);
+        snprintf(err, errlen, _("%s at character %zu, got '%.*s'"), gettext(what), at + 1,
+                 (int)strlen(shown), shown);
+    }
     return -1;
 }
 
@@ -522,15 +537,15 @@ static int ids_number(const char *s, size_t len, size_t *at, uint32_t n_vocab, u
     size_t p = *at;
     uint64_t v = 0;
     if (p >= len || s[p] < '0' || s[p] > '9')
-        return ids_error(err, errlen, s, len, p, "expected a token ID (a whole number)");
+        return ids_error(err, errlen, s, len, p, N_("expected a token ID (a whole number)"));
     for (; p < len && s[p] >= '0' && s[p] <= '9'; p++)
         if ((v = v * 10 + (uint64_t)(s[p] - '0')) > UINT32_MAX)
-            return ids_error(err, errlen, s, len, *at, "token ID too large");
+            return ids_error(err, errlen, s, len, *at, N_("token ID too large"));
     if (p < len && !is_space(s[p]) && s[p] != ',' && s[p] != ']')
-        return ids_error(err, errlen, s, len, *at, "expected a token ID (a whole number)");
+        return ids_error(err, errlen, s, len, *at, N_("expected a token ID (a whole number)"));
     if (n_vocab != UINT32_MAX && v >= n_vocab) {
-        snprintf(err, errlen, "token ID %" PRIu64 " at character %zu is not below the vocabulary "
-                 "size %" PRIu32, v, *at + 1, n_vocab);
+        snprintf(err, errlen, _("token ID %" PRIu64 " at character %zu is not below the vocabulary "
+                 "size %" PRIu32), v, *at + 1, n_vocab);
         return -1;
     }
     *id = (uint32_t)v;
@@ -557,7 +572,7 @@ int opt_parse_ids(const char *s, size_t len, uint32_t n_vocab, uint32_t **ids, s
         if (ids_number(s, len, &p, n_vocab, &id, err, errlen))
             goto fail;
         if (ids_push(&v, &cnt, &cap, id)) {
-            snprintf(err, errlen, "out of memory");
+            snprintf(err, errlen, "%s", _("out of memory"));
             goto fail;
         }
         need_id = 0;
@@ -569,18 +584,18 @@ int opt_parse_ids(const char *s, size_t len, uint32_t n_vocab, uint32_t **ids, s
         }
     }
     if (need_id) {
-        ids_error(err, errlen, s, len, p, "expected a token ID after ','");
+        ids_error(err, errlen, s, len, p, N_("expected a token ID after ','"));
         goto fail;
     }
     if (bracket != (p < len && s[p] == ']')) {
-        ids_error(err, errlen, s, len, p, bracket ? "expected ']'" : "unexpected ']'");
+        ids_error(err, errlen, s, len, p, bracket ? N_("expected ']'") : N_("unexpected ']'"));
         goto fail;
     }
     p += (size_t)bracket;
     while (p < len && is_space(s[p]))
         p++;
     if (p < len) {
-        ids_error(err, errlen, s, len, p, "unexpected text after the IDs");
+        ids_error(err, errlen, s, len, p, N_("unexpected text after the IDs"));
         goto fail;
     }
     *ids = v;
@@ -630,8 +645,8 @@ static void tail(const opt_def *d, char *buf, size_t len)
 {
     char list[512] = "";
     if (d->kind == OPT_CHOICE && d->metavar)
-        join_choices(d->choices, list, sizeof list);
-    else if (d->kind == OPT_INT && d->hi != INT64_MAX)
+        opt_join(d->choices, list, sizeof list);
+    else if (d->kind == OPT_INT && d->hi < (int64_t)UINT32_MAX) /* huge ranges say nothing */
         snprintf(list, sizeof list, "%" PRId64 "..%" PRId64, d->lo, d->hi);
     else if (d->kind == OPT_REAL && !(d->rlo == 0 && d->rhi == 0))
         snprintf(list, sizeof list, "%g..%g", d->rlo, d->rhi);
@@ -640,15 +655,37 @@ static void tail(const opt_def *d, char *buf, size_t len)
     if (*list)
         o += (size_t)snprintf(buf, len, " (%s)", list);
     if (d->def && o < len)
-        snprintf(buf + o, len - o, " [default: %s]", d->def);
+        snprintf(buf + o, len - o, _(" [default: %s]"), d->def);
+}
+
+/* Writes text from column `indent`, wrapped at spaces before column 96, and a newline. */
+static void wrapped(FILE *f, const char *text, size_t indent)
+{
+    size_t col = indent, limit = 96;
+    while (*text) {
+        size_t w = strcspn(text, " ");
+        if (col > indent && col + 1 + w > limit) {
+            fprintf(f, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(text, 1, w, f);
+        col += w;
+        text += w;
+        while (*text == ' ')
+            text++;
+    }
+    fputc('\n', f);
 }
 
 int opt_help(const opt_cmd *cmd, FILE *f)
 {
-    fprintf(f, "usage: gpt2-embed %s %s\n", cmd->name, TR(cmd->synopsis) ? TR(cmd->synopsis) : "");
+    fprintf(f, _("usage: gpt2-embed %s %s\n"), cmd->name, TR(cmd->synopsis) ? TR(cmd->synopsis) : "");
     if (cmd->purpose)
         fprintf(f, "%s\n", TR(cmd->purpose));
-    fputs("\noptions:\n", f);
+    fputs(_("\noptions:\n"), f);
     char left[300], t[600];
     int width = 10; /* "-h, --help" */
     for (const opt_def *d = cmd->opts; d && d->name; d++) {
@@ -661,14 +698,17 @@ int opt_help(const opt_cmd *cmd, FILE *f)
             continue;
         left_column(d, metavar_of(d), left, sizeof left);
         tail(d, t, sizeof t);
+        char text[1200];
+        snprintf(text, sizeof text, "%s%s", TR(d->help) ? TR(d->help) : "", t);
         if ((int)strlen(left) > width) /* a long one gets a line of its own */
-            fprintf(f, "  %s\n  %-*s  %s%s\n", left, width, "", TR(d->help), t);
+            fprintf(f, "  %s\n  %-*s  ", left, width, "");
         else
-            fprintf(f, "  %-*s  %s%s\n", width, left, TR(d->help), t);
+            fprintf(f, "  %-*s  ", width, left);
+        wrapped(f, text, (size_t)width + 4);
     }
     fprintf(f, "  %-*s  %s\n", width, "-h, --help", gettext("this help"));
     if (cmd->examples)
-        fprintf(f, "\nexamples:\n%s", TR(cmd->examples));
+        fprintf(f, _("\nexamples:\n%s"), TR(cmd->examples));
     fflush(f);
     return ferror(f) ? -1 : 0;
 }
@@ -690,19 +730,33 @@ static void troff(FILE *f, const char *s)
 
 int opt_man(const opt_cmd *cmd, FILE *f)
 {
-    char t[600];
+    char t[600], choices[256];
     for (const opt_def *d = cmd->opts; d && d->name; d++) {
         if (d->flags & OPTF_HIDDEN)
             continue;
-        const char *mv = d->metavar ? d->metavar : metavar_of(d);
-        fputs(".TP\n.B ", f);
+        const char *mv = d->metavar ? d->metavar : d->kind == OPT_FLAG ? "" : metavar_of(d);
+        if (d->kind == OPT_CHOICE && !d->metavar) { /* "\-\-pe learned|sinusoidal", all bold */
+            size_t o = 0;
+            choices[0] = '\0';
+            for (size_t k = 0; d->choices[k] && o < sizeof choices; k++)
+                o += (size_t)snprintf(choices + o, sizeof choices - o, "%s%s", k ? "|" : "", d->choices[k]);
+        }
+        fputs(".TP\n", f);
+        fputs(*mv && !(d->kind == OPT_CHOICE && !d->metavar) ? ".BI \"" : ".B \"", f);
         if (d->short_name)
-            fprintf(f, "\\-%c \", \" ", d->short_name);
+            fprintf(f, "\\-%c, ", d->short_name);
         troff(f, d->name);
-        if (*mv) {
-            fputs(" \" \" \\fI", f);
-            troff(f, mv);
-            fputs("\\fR", f);
+        if (d->kind == OPT_CHOICE && !d->metavar) {
+            fputc(' ', f);
+            troff(f, choices);
+            fputs("\"", f);
+        } else if (*mv) {
+            fputs(" \" \"", f);
+            for (const char *c = mv; *c; c++)
+                fputs(*c == '"' ? "\\(dq" : (char[]){*c, 0}, f);
+            fputc('"', f);
+        } else {
+            fputc('"', f);
         }
         fputc('\n', f);
         tail(d, t, sizeof t);

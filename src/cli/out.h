@@ -33,6 +33,7 @@ typedef struct out_file {
     const char *name;   /* for messages: the -o argument or "standard output" */
     int direct;     /* 1: f is stdout or a non-regular file opened in place */
     int own_f;      /* 1: f must be fclose'd (not stdout) */
+    struct out_sink *sink;   /* own_f: f's descriptor and its first write error (owned) */
 } out_file;
 
 /* ---- inputs an output must never replace ----
@@ -54,21 +55,32 @@ void out_clear_inputs(void);
 
 /* ---- a mapped input that shrinks ----
  * Reading a page of a mapping past the end of a file that another process truncated raises
- * SIGBUS. The weights are mapped (safetensors.h); out_guard_mapping turns such a SIGBUS,
- * when its address lies inside [addr, addr + len), into the line
- * "gpt2-embed: PATH: weights file changed size while in use (...)" on stderr, removes the
- * -o temporary if one is open, and ends the process with status 1 (from the handler, with
- * async-signal-safe calls only: the state the fault interrupted is not resumed). A SIGBUS
- * elsewhere keeps its default action. Costs nothing per row read. Up to 8 ranges; returns
- * -1 (nothing printed) when full. */
-int out_guard_mapping(const void *addr, size_t len, const char *path);
+ * SIGBUS. The weights are mapped (safetensors.h), and so is a text file (textin.h);
+ * out_guard_mapping turns such a SIGBUS, when its address lies inside [addr, addr + len),
+ * into the line "gpt2-embed: PATH: WHAT changed size while in use (...)" on stderr (WHAT:
+ * "weights file", "text file"), removes the -o temporaries, and ends the process with
+ * status 1 (from the handler, with async-signal-safe calls only: the state the fault
+ * interrupted is not resumed). A SIGBUS elsewhere keeps its default action. Costs nothing
+ * per row read. Up to 8 ranges; returns -1 (nothing printed) when full. */
+int out_guard_mapping(const void *addr, size_t len, const char *path, const char *what);
+/* Forgets the range starting at addr (before it is unmapped). */
+void out_unguard_mapping(const void *addr);
+
+/* Standard output as one of out.c's streams that remember why a write failed (stdio keeps
+ * only a flag; the reason is gone by the time anyone looks): cli_start calls this once,
+ * first thing. Line-buffered on a terminal, fully buffered otherwise, as stdio's own.
+ * Returns -1 and leaves stdout as it was if the stream cannot be made. */
+int out_stdout_init(void);
+/* errno of standard output's first failed write since out_stdout_init, or 0. */
+int out_stdout_errno(void);
 
 /* Opens the destination. path NULL or "-" means standard output. binary = 1 refuses a
  * terminal. An output that is a registered input is refused (above). On success *o is
  * ready and must be finished by out_commit or out_abort; on failure an error is printed, nothing was created, *o needs no cleanup, -1 returned. */
 int out_open(out_file *o, const char *path, int binary);
 
-/* Finishes: flushes and checks for write errors; for an atomic target also fsyncs,
+/* Finishes: flushes and checks for write errors (reported with the reason of the first
+ * failed write, e.g. "No space left on device", whenever it happened); for an atomic target also fsyncs,
  * sets the mode, renames over the target and fsyncs the directory. Returns 0, or -1
  * after printing an error and removing the temporary (the target is then untouched).
  * *o is finished either way (calling out_abort afterwards is harmless). */
@@ -123,7 +135,8 @@ struct opt_cmd;
  *   *fmt:  on entry the index in names of --format's value (given = 1) or of the default
  *          (given = 0); on return the format to write.
  * Extensions, case-insensitive: .npy .json .jsonl .csv .raw .png name the format of the
- * same name; .txt the first of table, text or ids that names holds. path NULL or "-", no
+ * same name; .txt the first of table, text or ids that names holds (and an explicit
+ * --format of any text format, json or csv too, is accepted there; npy/raw/png are not). path NULL or "-", no
  * extension, or any other extension: *fmt is kept (today's default).
  * Returns 0; or -1 after one usage line in the parser's wording ("gpt2-embed CMD: ...",
  * the command exits 2) when --format contradicts the extension, or when the extension names

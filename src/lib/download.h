@@ -6,12 +6,17 @@
  *   metadata a HEAD of that URL, following redirects on the endpoint's own origin (a
  *            renamed repo) but not the one to the CDN; from the endpoint's last answer:
  *            X-Repo-Commit, X-Linked-Etag (the file's sha256) else ETag,
- *            X-Linked-Size else Content-Length
+ *            X-Linked-Size else Content-Length.
+ *            X-Repo-Commit must be 40 hex digits (DL_E_PROTOCOL otherwise). Every header
+ *            value is kept with its bytes outside printable ASCII written as \xNN, so no
+ *            message quotes a server's control characters raw.
  *   auth     "Authorization: Bearer TOKEN" ($HF_TOKEN, else the file $HF_TOKEN_PATH, else
- *            $HF_HOME/token, else ~/.cache/huggingface/token), sent ONLY to the endpoint's
- *            own origin (scheme, host and port): redirects are followed here, hop by hop,
- *            not by libcurl, so a CDN on another host never sees the token.
- *   offline  HF_HUB_OFFLINE=1 (or true/yes/on): no network at all, DL_E_OFFLINE.
+ *            <HF home>/token: $HF_HOME, $XDG_CACHE_HOME/huggingface or ~/.cache/huggingface,
+ *            see locate.h; a regular file only, opened without blocking), sent ONLY to the
+ *            endpoint's own origin (scheme, host and port): redirects are followed here, hop
+ *            by hop, not by libcurl, so a CDN on another host never sees the token.
+ *   offline  HF_HUB_OFFLINE=1 (or true/yes/on; when it is unset or empty,
+ *            TRANSFORMERS_OFFLINE): no network at all, DL_E_OFFLINE.
  *
  * Two modes:
  *   embeddings only (default): Range requests for the 8-byte header length and the JSON
@@ -27,30 +32,52 @@
  *            The source's sha256 cannot be checked without the whole file: what is checked
  *            is the header, every Content-Range and byte count, and that the Hub's ETag
  *            stays the same on every request (each request goes through the endpoint).
- *   full (opts.full): the whole file, its sha256 compared with X-Linked-Etag.
+ *            On a resume the last 64 KiB the part holds (of the tensor being resumed) are
+ *            fetched again and compared: content changed under the same ETag discards the
+ *            part (DL_E_CHANGED). Wrong bytes outside that overlap are not detected.
+ *   full (opts.full): the header first (checked as above), then the whole file, its
+ *            sha256 compared with X-Linked-Etag.
+ *
+ * The Hugging Face cache (opts.hf_cache, full only: an embeddings-only file is never put
+ * there, where transformers would take it for the model): the cache folder is
+ * locate_hf_repo_dir(repo) (locate.h: $HF_HUB_CACHE, $HF_HOME, $XDG_CACHE_HOME...); the
+ * file is downloaded into blobs/<sha256> (its part beside it) and verified, and only then
+ * made visible as huggingface_hub does: snapshots/<commit>/<file> a relative symbolic link
+ * to ../../blobs/<sha256>, and refs/<revision> holding the commit (40 hex digits, no
+ * newline; not written when the revision is the commit). A blob already there whose bytes
+ * hash to the sha256 is linked, not downloaded again.
  *
  * Never lose or corrupt anything: bytes go to <out>.part, with a sidecar <out>.part.info
  * recording what the part is (mode, repo, file, ETag, size, header length); a later call
- * with the same ETag resumes from the part's length, anything else starts over. The part
- * is locked (flock) while written, and only after the lock is taken is it checked to still
- * be the file at <out>.part (dev + inode): a part another download renamed into place in
- * between is never truncated or written (the path is opened again). Only a complete, verified part is renamed onto <out>,
- * so an existing <out> is replaced only by a good file. A checksum mismatch deletes the
- * part and leaves <out> as it was.
+ * with the same ETag resumes from the part's length, anything else starts over. Both are
+ * opened with O_NOFOLLOW and created with O_EXCL; a symbolic link, a hard link to another
+ * file, a FIFO, device or folder in their place is refused (DL_E_IO naming it), never
+ * followed, truncated or written. The part is locked (flock) while written, and only once
+ * the lock is held is it checked to still be the file at <out>.part (dev + inode): a part
+ * another download renamed into place in between is never truncated or written (the path
+ * is opened again). Only a complete, verified part is renamed onto <out>, so an existing
+ * <out> is replaced only by a good file. A checksum mismatch deletes the part and leaves
+ * <out> as it was.
+ *
+ * Slow servers: an attempt slower than opts.min_speed bytes/s over opts.stall_seconds, or
+ * longer than opts.attempt_seconds, is given up (and retried); the whole call ends at
+ * opts.deadline_seconds. A 2xx whose Content-Length does not match its Content-Range (or
+ * the file's size, for a 200) is refused when its headers end, before any body is read.
  *
  * Transient failures (connection refused/reset, timeouts, a short body, 408, 429, 5xx)
  * are retried with exponential backoff (opts.backoff_ms doubling up to backoff_max_ms,
  * Retry-After honoured up to that cap), at most opts.max_attempts times in a row without
- * progress (an attempt that stored at least 1 MiB resets the count), and at most
- * DL_MAX_RETRIES times in all. A 200 answer to a Range request is handled by skipping to
- * the offset and stopping after the range.
+ * progress (an attempt that stored at least 1 MiB resets the count), at most
+ * DL_MAX_RETRIES times in all, and only while the time lost to failures stays within
+ * opts.retry_seconds (see there) and the deadline is not reached. A 200 answer to a Range
+ * request is handled by skipping to the offset and stopping after the range.
  *
  * For the test suite only, not for users: $GPT2_EMBED_TEST_PART_GATE=DIR holds a download
  * right after it opened its part file (before the lock) until DIR/go exists, having created
  * DIR/opened, so that a test can force the interleaving of two downloads.
  *
  * The library never prints: it reports through opts.progress. Deliberately left out:
- * parallel connections, xet/hf_transfer, the Hugging Face cache layout (writing), proxies
+ * parallel connections, xet/hf_transfer, huggingface_hub's .locks (the part's flock stands in), proxies
  * beyond what libcurl takes from the environment.
  */
 #ifndef G2E_DOWNLOAD_H
@@ -79,6 +106,8 @@ enum {
     DL_E_CHECKSUM,         /* sha256 of the downloaded bytes differs from the Hub's */
     DL_E_IO,               /* a local file operation failed (msg names path and errno) */
     DL_E_BUSY,             /* another process is writing the same .part file */
+    DL_E_SHAPE,            /* the remote tensors are not the shapes or size asked for */
+    DL_E_SPACE,            /* not enough free disk space for what is to be written */
 };
 
 #define DL_MAX_RETRIES 100
@@ -115,11 +144,26 @@ typedef struct dl_opts {
     const char *token;          /* NULL: from the environment (see top); "": send none */
     const char *out_path;       /* the destination file (required); its folder must exist */
     int full;                   /* 1: the whole file, checked against its sha256 */
+    int hf_cache;               /* 1 (with full only): store it in the Hugging Face cache as
+                                   huggingface_hub does instead of at out_path (see below) */
     int max_attempts;           /* attempts in a row without progress; 0: 6 */
     unsigned backoff_ms;        /* first retry delay; 0: 1000 */
     unsigned backoff_max_ms;    /* cap on a delay; 0: 30000 */
-    long stall_seconds;         /* give up an attempt receiving < 1 byte/s this long; 0: 60 */
+    long min_speed;             /* bytes/s an attempt must keep up over stall_seconds; 0: 10000 */
+    long stall_seconds;         /* the window of min_speed, in s; 0: 20 */
     long connect_seconds;       /* connect timeout; 0: 30 */
+    long attempt_seconds;       /* deadline of one request, in s; 0: 600 (a longer transfer
+                                   goes on from where it stopped: this costs one reconnect) */
+    long deadline_seconds;      /* deadline of the whole call, in s; 0: 21600 (6 h) */
+    long retry_seconds;         /* time that may be lost to failures in all: the whole of a
+                                   failed attempt that stored < 1 MiB, the rest of one after its
+                                   last byte, and the waits between attempts; 0: 300 */
+    /* The model asked for (0: not checked): before any tensor byte is fetched, wte must be
+     * [n_vocab, n_embd] and wpe [n_ctx, n_embd] (DL_E_SHAPE otherwise), and with full the
+     * file no larger than n_layer GPT-2 blocks of that shape in F32 make it. Whatever they
+     * are, wte and wpe must be 2-D with the same width, and the free space of the output's
+     * folder must hold what is still to be written (DL_E_SPACE). */
+    uint64_t n_vocab, n_ctx, n_embd, n_layer;
     dl_progress_fn progress;    /* may be NULL */
     void *progress_user;
 } dl_opts;
@@ -132,6 +176,8 @@ typedef struct dl_result {
     uint64_t transferred;       /* body bytes received over the network in this call */
     uint64_t resumed;           /* bytes already in a matching .part from an earlier call */
     int retries;                /* transient failures retried */
+    char path[4096];            /* the file in place: out_path, or the cache's snapshot link */
+    int reused;                 /* 1: the cache already held a blob with those bytes */
     char wte_name[128];         /* names of the tensors written (embeddings only) */
     char wpe_name[128];
 } dl_result;
@@ -146,6 +192,10 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err);
 /* 1 if HF_HUB_OFFLINE asks for no network ("1", "true", "yes", "on", any case). */
 int dl_offline(void);
 
+/* 1 if the environment variable name holds a true value as huggingface_hub reads them
+ * ("1", "true", "yes", "on", any case); e.g. HF_HUB_DISABLE_PROGRESS_BARS. */
+int dl_env_true(const char *name);
+
 /* The endpoint in force: endpoint if non-NULL, else $HF_ENDPOINT, else the Hub; without a
  * trailing '/'. Written into out[cap]; DL_E_ARG if it is empty or does not fit. */
 int dl_endpoint(const char *endpoint, char *out, size_t cap, g2e_err *err);
@@ -155,6 +205,11 @@ int dl_endpoint(const char *endpoint, char *out, size_t cap, g2e_err *err);
  * "model.safetensors". G2E_ENOMEM or DL_E_ARG (empty repo). */
 int dl_resolve_url(char **out, const char *endpoint, const char *repo, const char *revision,
                    const char *filename, g2e_err *err);
+
+/* url as messages may show it: without user information ("user:secret@"), query and
+ * fragment (a CDN's signature is a short-lived credential), every byte outside printable
+ * ASCII as \xNN. Written into buf[cap] (cut if longer); returns buf. */
+const char *dl_url_shown(const char *url, char *buf, size_t cap);
 
 /* 1 if URLs a and b have the same scheme, host and port (default ports filled in), else 0
  * (also when either does not parse). */

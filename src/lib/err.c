@@ -1,6 +1,7 @@
 /* err.c — filling the error record (see err.h). */
 #include "err.h"
 
+#include <libintl.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -9,7 +10,9 @@ int g2e_fail(g2e_err *e, int code, const char *fmt, ...)
     if (e) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+        /* translated in the program's domain when a program bound it (i18n.c); a library
+         * user who did not gets the English msgid back */
+        vsnprintf(e->msg, sizeof e->msg, *fmt ? dgettext("gpt2-embed", fmt) : fmt, ap);
         va_end(ap);
         e->code = code;
     }

@@ -19,7 +19,10 @@ typedef struct g2e_err {
 } g2e_err;
 
 /* Records code and a printf-style message in e (if non-NULL) and returns code,
- * so that callers can write `return g2e_fail(e, CODE, "...", ...);`. */
+ * so that callers can write `return g2e_fail(e, CODE, "...", ...);`. The format is looked
+ * up in the "gpt2-embed" gettext domain first (dgettext: the English text itself unless a
+ * program bound the domain and chose a language), so the program's messages from the
+ * library are translated like its own. */
 int g2e_fail(g2e_err *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -66,8 +66,8 @@ static void draw_points(canvas *c, const axes *a, const render_scatter *s, const
     cairo_t *g = c->cr;
     double rad = s->radius > 0 ? s->radius : 3;
     if (s->connect) {
-        cairo_set_source_rgb(g, 0.7, 0.7, 0.7);
-        cairo_set_line_width(g, 1);
+        cairo_set_source_rgb(g, 0.82, 0.82, 0.82);
+        cairo_set_line_width(g, 0.8);
         int pen = 0;
         for (size_t i = 0; i < s->n; i++) {
             int ok = isfinite(s->x[i]) && isfinite(s->y[i]);
@@ -94,7 +94,7 @@ static void draw_points(canvas *c, const axes *a, const render_scatter *s, const
 int rw_scatter_png(const render_scatter *s, render_png *out, g2e_err *err)
 {
     out->data = NULL, out->len = 0;
-    double r[4], crange[2];
+    double r[4] = {0, 0, 0, 0}, crange[2] = {0, 1};
     int rc = check_scatter(s, r, crange, err);
     int W = s->width, H = s->height;
     if (rc || (rc = check_size(&W, &H, 800, 700, 300, 250, err)))

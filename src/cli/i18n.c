@@ -1,0 +1,137 @@
+/* i18n.c — locale, message catalogue and --lang (see i18n.h). */
+#include "i18n.h"
+
+#include "cli.h"
+
+#include <limits.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef G2E_LOCALEDIR
+#define G2E_LOCALEDIR "/usr/local/share/locale"
+#endif
+
+static char localedir[PATH_MAX] = G2E_LOCALEDIR;
+
+/* The value of the last "--lang X" / "--lang=X" before "--", or NULL. */
+static const char *scan_lang(int argc, char **argv)
+{
+    const char *v = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0)
+            break;
+        if (strncmp(a, "--lang", 6) != 0)
+            continue;
+        if (a[6] == '=')
+            v = a + 7;
+        else if (a[6] == '\0' && i + 1 < argc)
+            v = argv[++i];
+    }
+    return v;
+}
+
+/* 1 if a locale or LANGUAGE entry names Japanese: "ja", "ja_JP", "ja_JP.UTF-8", "ja@x". */
+static int is_ja(const char *v, size_t n)
+{
+    return n >= 2 && v[0] == 'j' && v[1] == 'a' &&
+           (n == 2 || v[2] == '_' || v[2] == '.' || v[2] == '@');
+}
+
+/* 1 if the environment asks for Japanese messages: an entry of LANGUAGE, else the first
+ * set of LC_ALL, LC_MESSAGES, LANG (the order gettext and POSIX use). */
+static int env_wants_ja(void)
+{
+    const char *l = getenv("LANGUAGE");
+    for (; l && *l;) {
+        size_t n = strcspn(l, ":");
+        if (is_ja(l, n))
+            return 1;
+        l += n + (l[n] == ':');
+    }
+    static const char *const VARS[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *v = getenv(VARS[i]);
+        if (v && *v)
+            return is_ja(v, strlen(v));
+    }
+    return 0;
+}
+
+/* The build tree's catalogue directory when the program runs from it, else "". */
+static void find_localedir(void)
+{
+    const char *env = getenv("GPT2_EMBED_LOCALEDIR");
+    if (env && *env) {
+        snprintf(localedir, sizeof localedir, "%s", env);
+        return;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    static const char *const REL[] = {"locale", "build/locale", "../locale"};
+    for (size_t i = 0; i < sizeof REL / sizeof REL[0]; i++) {
+        char cand[PATH_MAX], mo[PATH_MAX + 64];
+        if ((size_t)snprintf(cand, sizeof cand, "%s/%s", exe, REL[i]) >= sizeof cand)
+            continue;
+        snprintf(mo, sizeof mo, "%s/ja/LC_MESSAGES/" G2E_TEXTDOMAIN ".mo", cand);
+        if (access(mo, R_OK) == 0) {
+            char *real = realpath(cand, NULL);
+            snprintf(localedir, sizeof localedir, "%s", real ? real : cand);
+            free(real);
+            return;
+        }
+    }
+}
+
+int i18n_init(int argc, char **argv)
+{
+    const char *lang = scan_lang(argc, argv);
+    int lang_ok = !lang || strcmp(lang, "ja") == 0 || strcmp(lang, "en") == 0;
+    if (lang && lang_ok)
+        setenv("LANGUAGE", lang, 1);
+    setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C");
+    int want_ja = lang && lang_ok ? strcmp(lang, "ja") == 0 : env_wants_ja();
+    const char *msg = setlocale(LC_MESSAGES, NULL);
+    if (want_ja && (!msg || strcmp(msg, "C") == 0 || strcmp(msg, "POSIX") == 0)) {
+        /* gettext ignores LANGUAGE in the C locale: any UTF-8 locale will do */
+        if (!setlocale(LC_MESSAGES, "C.UTF-8") && !setlocale(LC_MESSAGES, "C.utf8"))
+            setlocale(LC_MESSAGES, "en_US.UTF-8");
+        const char *l = getenv("LANGUAGE");
+        if (!l || !*l)
+            setenv("LANGUAGE", "ja", 1);
+    }
+    find_localedir();
+    bindtextdomain(G2E_TEXTDOMAIN, localedir);
+    bind_textdomain_codeset(G2E_TEXTDOMAIN, "UTF-8");
+    textdomain(G2E_TEXTDOMAIN);
+    if (!lang_ok) {
+        cli_error("--lang needs one of ja or en, got '%s'", lang);
+        return -1;
+    }
+    return 0;
+}
+
+const char *i18n_lang(void)
+{
+    /* what gettext really uses: the header of the catalogue it found, if any */
+    const char *header = "";   /* not a literal in the call: xgettext must not extract it */
+    const char *h = gettext(header);
+    const char *l = h && *h ? strstr(h, "Language: ") : NULL;
+    return l && is_ja(l + 10, strcspn(l + 10, "\n")) ? "ja" : "en";
+}
+
+const char *i18n_localedir(void)
+{
+    return localedir;
+}

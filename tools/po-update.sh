@@ -1,0 +1,16 @@
+#!/bin/sh
+# po-update.sh POT — after the sources' messages changed: copies the freshly extracted
+# template (make builds it in build/po/) to po/gpt2-embed.pot and merges it into every
+# po/*.po with msgmerge (new messages arrive untranslated, changed ones fuzzy with their old
+# translation as a hint), then prints each catalogue's statistics. Run by `make po-update`;
+# the translator then fills in what is untranslated or fuzzy until
+#   msgfmt -c --statistics po/ja.po   says "N translated messages." and nothing else.
+set -eu
+pot=${1:?usage: po-update.sh build/po/gpt2-embed.pot}
+cd "$(dirname "$0")/.."
+cp "$pot" po/gpt2-embed.pot
+for po in po/*.po; do
+  msgmerge --quiet --update --backup=none --no-wrap "$po" po/gpt2-embed.pot
+  printf '%s: ' "$po"
+  msgfmt -c --statistics -o /dev/null "$po"
+done
