@@ -6,6 +6,7 @@
 # WERROR=1 (as CI does) turns warnings into errors.
 
 SHELL   := /bin/bash
+VERSION := 0.1.0
 PREFIX  ?= /usr/local
 TEXT    ?= Hello world
 FUZZ_SECONDS ?= 30
@@ -22,9 +23,18 @@ ifeq ($(SANITIZE),1)
 CFLAGS  += $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
 endif
-CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -Isrc/lib -Isrc/cli \
-            -DG2E_DATADIR='"$(PREFIX)/share/gpt2-embed"' -DG2E_LOCALEDIR='"$(PREFIX)/share/locale"'
-LDLIBS  := -lcjson -lcairo -lfontconfig -lutf8proc -lm
+CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -Isrc/lib -Isrc/cli -Isrc/render \
+            -DG2E_DATADIR='"$(PREFIX)/share/gpt2-embed"' -DG2E_RENDER_DIR='"$(PREFIX)/lib/gpt2-embed"' \
+            -DG2E_LOCALEDIR='"$(PREFIX)/share/locale"' \
+            -DG2E_VERSION='"$(VERSION)"'
+LDLIBS  := -lcjson -lutf8proc -lm
+# The rendering wing alone links cairo and Pango (evaluated late: after install-deps).
+RENDER_CFLAGS = $(shell pkg-config --cflags pangocairo)
+RENDER_LIBS   = $(shell pkg-config --libs pangocairo) -lfontconfig -lm
+# LAPACKE and BLAS for the principal components (src/lib/pca.c); Debian ships lapacke.pc and
+# blas.pc (the fallback is for the first parse on a machine without pkg-config yet).
+LDLIBS  += $(shell pkg-config --libs lapacke blas 2>/dev/null || echo -llapacke -lblas)
+CPPFLAGS += $(shell pkg-config --cflags lapacke 2>/dev/null)
 
 LIB_SRC   := $(sort $(wildcard src/lib/*.c))
 POT_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*.h src/lib/*.c src/render/*.c))
@@ -42,10 +52,20 @@ TSUP_SRC  := $(sort $(filter-out tests/test_%.c,$(wildcard tests/*.c)))
 BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
 FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
+# src/render/render_load.c is the program's side (dlopen, no cairo); the rest of src/render
+# is gpt2-embed-render.so.
+RENDER_SRC := $(filter-out src/render/render_load.c,$(sort $(wildcard src/render/*.c)))
+
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
-CLI_OBJ   := $(filter-out $(B)/src/cli/main.o,$(CLI_SRC:%.c=$(B)/%.o))
-TSUP_OBJ  := $(TSUP_SRC:%.c=$(B)/%.o)
+CLI_OBJ   := $(filter-out $(B)/src/cli/main.o,$(CLI_SRC:%.c=$(B)/%.o)) $(B)/src/render/render_load.o
+RENDER_OBJ := $(RENDER_SRC:%.c=$(B)/%.o)
+RENDER_SO := $(B)/gpt2-embed-render.so
+TSUP_OBJ  := $(filter-out $(B)/tests/pngcheck.o,$(TSUP_SRC:%.c=$(B)/%.o))
 TEST_BIN  := $(TEST_SRC:%.c=$(B)/%)
+# Tests that draw (link the rendering objects directly) or read PNGs back (tests/pngcheck,
+# through cairo); every other test links no cairo.
+FIG_TEST_BIN := $(patsubst %.c,$(B)/%,$(sort tests/test_plot.c tests/test_figures_learned.c \
+                $(wildcard tests/test_render*.c) $(shell grep -l 'pngcheck.h\|cairo/cairo.h' tests/test_*.c)))
 BENCH_BIN := $(BENCH_SRC:%.c=$(B)/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 LIBA      := $(B)/libgpt2embed.a
@@ -53,7 +73,7 @@ CLIA      := $(B)/libgpt2embed-cli.a
 DEPS_OK   := $(B)/.deps-ok
 
 .SECONDARY:
-.PHONY: all deps test bench fuzz install uninstall weights run clean help po-update
+.PHONY: all deps test bench fuzz install uninstall weights run clean help man po-update
 .DEFAULT_GOAL := all
 
 all: gpt2-embed
@@ -67,6 +87,7 @@ help:
 	@echo "make fuzz         each libFuzzer target for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
 	@echo "make weights      gpt2-embed download (GPT-2's wte+wpe into weights/)"
 	@echo "make install PREFIX=$(PREFIX)   program, library, header, pkg-config, data, man page"
+	@echo "make man         regenerate doc/gpt2-embed.1's version and OPTIONS from the option tables"
 	@echo "make po-update    regenerate po/gpt2-embed.pot and merge it into po/ja.po (msgmerge)"
 	@echo "make clean"
 
@@ -79,6 +100,18 @@ $(B)/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 
+# The rendering wing: position-independent, only g2e_render_api visible; it carries its own
+# copy of err.c (g2e_fail) so that it needs nothing from the program.
+$(B)/src/render/%.o: CPPFLAGS += $(RENDER_CFLAGS)
+$(B)/src/render/%.o: CFLAGS += -fPIC -fvisibility=hidden
+$(B)/tests/pngcheck.o: CPPFLAGS += $(RENDER_CFLAGS)
+$(B)/pic/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
+
+$(RENDER_SO): $(RENDER_OBJ) $(B)/pic/src/lib/err.o
+	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ $(RENDER_LIBS)
+
 $(LIBA): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -89,10 +122,12 @@ $(CLIA): $(CLI_OBJ)
 
 # The command objects are linked directly (every one of them is a subcommand main.c
 # lists), not picked out of $(CLIA).
-$(B)/gpt2-embed: $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA)
+$(B)/gpt2-embed: $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA) | $(RENDER_SO)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-gpt2-embed: $(B)/gpt2-embed $(MO) $(POT)
+# The program finds gpt2-embed-render.so beside itself: both are copied.
+gpt2-embed: $(B)/gpt2-embed $(RENDER_SO) $(MO) $(POT)
+	cp $(RENDER_SO) gpt2-embed-render.so
 	cp $< $@
 
 # Translations (gettext). The template is extracted from the sources at every build: every
@@ -116,6 +151,8 @@ po-update: $(POT)
 # Tests: one Criterion binary per tests/test_<module>.c, linked with every module but main.c.
 $(B)/tests/test_%: $(B)/tests/test_%.o $(TSUP_OBJ) $(CLIA) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
+$(FIG_TEST_BIN): $(B)/tests/%: $(B)/tests/%.o $(TSUP_OBJ) $(B)/tests/pngcheck.o $(RENDER_OBJ) $(CLIA) $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(RENDER_LIBS) -lcriterion
 
 TEST_CPPFLAGS = -DG2E_TEST_BIN='"$(CURDIR)/$(B)/gpt2-embed"' -DG2E_SRCDIR='"$(CURDIR)"' \
                 -DG2E_TEST_TMP='"$(CURDIR)/$(B)/tmp"'
@@ -154,14 +191,27 @@ fuzz: $(FUZZ_BIN)
 	  test $${PIPESTATUS[0]} -eq 0 || { echo "fuzz: $$n FAILED"; exit 1; }; \
 	done
 
+# The manual's generated parts (the .TH version, the OPTIONS sections from the option tables);
+# tests/test_manual.c fails when doc/gpt2-embed.1 differs from what this writes.
+man: $(B)/gpt2-embed
+	tools/genman.sh $(B)/gpt2-embed $(VERSION) doc/gpt2-embed.1 doc/gpt2-embed.1.new
+	mv doc/gpt2-embed.1.new doc/gpt2-embed.1
+
 weights: gpt2-embed
 	./gpt2-embed download
 
+# RUN_BIN and RUN_WEIGHTS exist for tests/test_cli.c (which runs the recipe offline).
+RUN_BIN     ?= ./gpt2-embed
+RUN_WEIGHTS ?= weights/gpt2.safetensors
 run: gpt2-embed
-	@if [ -z "$$GPT2_EMBED_WEIGHTS" ] && [ ! -f weights/gpt2.safetensors ]; then ./gpt2-embed download; fi
-	./gpt2-embed "$(TEXT)"
+	@if [ -z "$$GPT2_EMBED_WEIGHTS" ] && [ ! -f $(RUN_WEIGHTS) ]; then $(RUN_BIN) download || \
+	  { echo "make run: no weights, and the download failed; with a weights file you have:" \
+	         "GPT2_EMBED_WEIGHTS=FILE make run" >&2; exit 1; }; fi
+	$(RUN_BIN) "$(TEXT)"
 
 install: gpt2-embed $(LIBA)
+	install -d $(DESTDIR)$(PREFIX)/lib/gpt2-embed
+	install -m 644 gpt2-embed-render.so $(DESTDIR)$(PREFIX)/lib/gpt2-embed/gpt2-embed-render.so
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
 	    $(DESTDIR)$(PREFIX)/share/gpt2-embed/tokenizer $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 gpt2-embed $(DESTDIR)$(PREFIX)/bin/gpt2-embed
@@ -172,16 +222,16 @@ install: gpt2-embed $(LIBA)
 	install -D -m 644 doc/ja/gpt2-embed.1 $(DESTDIR)$(PREFIX)/share/man/ja/man1/gpt2-embed.1
 	for mo in $(MO); do l=$${mo#$(B)/locale/}; l=$${l%%/*}; \
 	  install -D -m 644 $$mo $(DESTDIR)$(PREFIX)/share/locale/$$l/LC_MESSAGES/gpt2-embed.mo; done
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|0.1.0|g' doc/gpt2embed.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' doc/gpt2embed.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gpt2embed.pc
 
 uninstall:
 	rm -f $(PREFIX)/bin/gpt2-embed $(PREFIX)/lib/libgpt2embed.a $(PREFIX)/include/gpt2embed.h \
 	    $(PREFIX)/lib/pkgconfig/gpt2embed.pc $(PREFIX)/share/man/man1/gpt2-embed.1 \
 	    $(PREFIX)/share/locale/*/LC_MESSAGES/gpt2-embed.mo $(PREFIX)/share/man/ja/man1/gpt2-embed.1
-	rm -rf $(PREFIX)/share/gpt2-embed
+	rm -rf $(PREFIX)/share/gpt2-embed $(PREFIX)/lib/gpt2-embed
 
 clean:
-	rm -rf build build-san build-fuzz gpt2-embed
+	rm -rf build build-san build-fuzz gpt2-embed gpt2-embed-render.so
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -19,6 +19,13 @@ Faults (--fault, repeatable), "kind[:key=value...]":
   encoded[:times=1]               cdn: claim Content-Encoding: gzip (the bytes are not)
   shift_range[:times=1]           cdn: answer a Range request with the bytes one further on
   etag_change:after=N             hub: from the N+1-th request on, a different X-Linked-Etag
+  trickle:rate=R[:after=N][:times=1]  cdn: send a body longer than N at R bytes per second
+  half_stall:seconds=S[:times=-1] cdn: send half of each body, go silent for S s, close
+  long_length[:times=-1]          cdn: a 206 whose Content-Length is 1000 more than the range
+                                  (the range's bytes sent, then silence until the client hangs up)
+  hostile_error[:times=1]         hub: HTTP 400 whose X-Error-Message holds terminal escapes
+  hostile_commit[:times=-1]       hub: an X-Repo-Commit with terminal escapes, not 40 hex digits
+  huge_location:bytes=N[:times=1] hub: a 302 whose Location header is N bytes long
 times=-1 means always. Every request is logged to --log, one line each:
   "<hub|cdn> <METHOD> <path> status=<code> sent=<body bytes> | Name: value | ..."
 """
@@ -44,7 +51,9 @@ class Fault:
         for p in parts[1:]:
             k, _, v = p.partition("=")
             self.opts[k] = v
-        default_times = "-1" if self.kind in ("corrupt", "ignore_range", "etag_change") else "1"
+        always = ("corrupt", "ignore_range", "etag_change", "half_stall", "long_length",
+                  "hostile_commit")
+        default_times = "-1" if self.kind in always else "1"
         self.times = int(self.opts.get("times", default_times))
 
     def take(self):
@@ -93,13 +102,15 @@ def main():
     ap.add_argument("--gated", action="store_true", help="answer 403 GatedRepo")
     ap.add_argument("--direct", action="store_true", help="the hub serves the bytes, no CDN")
     ap.add_argument("--renamed", default="", help="an old repo name, redirected (307) to --repo")
+    ap.add_argument("--etag", default="", help="claim this sha256 instead of hashing --file "
+                    "(for huge sparse files)")
     ap.add_argument("--log", default=os.devnull)
     ap.add_argument("--fault", action="append", default=[])
     ap.add_argument("--lifetime", type=float, default=300.0)
     a = ap.parse_args()
 
     size = os.path.getsize(a.file)
-    sha = sha256_of(a.file)
+    sha = a.etag or sha256_of(a.file)
     faults = [Fault(s) for s in a.fault]
     logf = open(a.log, "a", buffering=1)
     hub_requests = [0]
@@ -168,7 +179,8 @@ def main():
                 end = max(end, start)
             n = end - start + 1
             self.send_response(code)
-            self.send_header("Content-Length", str(n))
+            longer = code == 206 and self.command != "HEAD" and fault("long_length")
+            self.send_header("Content-Length", str(n + 1000 if longer else n))
             self.send_header("Accept-Ranges", "bytes")
             for k, v in extra:
                 self.send_header(k, v)
@@ -185,6 +197,11 @@ def main():
             stall = None if drop or short else fault("stall", body=n)
             cutter = drop or short or stall
             cut = int(cutter.opts.get("after", "0")) if cutter else None
+            half = None if cutter else fault("half_stall", body=n)
+            if half:
+                cut, stall = n // 2, half
+            trickle = fault("trickle", body=n)
+            rate = float(trickle.opts.get("rate", "2")) if trickle else None
             corrupt = [x for x in faults if x.kind == "corrupt"]
             sent = 0
             last = min(n, cut) if cut is not None else n
@@ -198,6 +215,9 @@ def main():
                     fh.seek(start)
                     while sent < n:
                         k = min(1 << 20, n - sent)
+                        if rate:
+                            k = 1
+                            time.sleep(1.0 / rate)
                         if cut is not None:
                             k = min(k, cut - sent)
                         if k <= 0:
@@ -211,6 +231,8 @@ def main():
                             self.log_request_line(code, sent + len(b))
                             logged = True
                         self.wfile.write(b)
+                        if rate:
+                            self.wfile.flush()
                         sent += len(b)
                     self.wfile.flush()
             except OSError:
@@ -219,6 +241,14 @@ def main():
                 self.log_request_line(code, sent)
             if stall:
                 time.sleep(float(stall.opts.get("seconds", "5")))
+            if longer:
+                # the client waits for bytes that never come: hold until it hangs up
+                self.connection.settimeout(30)
+                try:
+                    self.connection.recv(1)
+                except OSError:
+                    pass
+                self.close_connection = True
             if cut is not None and sent < n:
                 self.close_connection = True
                 if drop:
@@ -242,6 +272,18 @@ def main():
             f = fault("status", "hub")
             if f:
                 self.simple(int(f.opts.get("code", "500")), [("Retry-After", "0")], b"fault\n")
+                return
+            if fault("hostile_error"):
+                self.simple(400, [("X-Error-Code", "BadRequest"),
+                                  ("X-Error-Message", "\x1b]0;pwned\x07\x1b[2Jbad \x9b1m request")],
+                            b"bad\n")
+                return
+            f = fault("huge_location")
+            if f:
+                loc = "http://127.0.0.1:%d/blob/%s?" % (ports["cdn"], sha)
+                loc += "x" * int(f.opts.get("bytes", "200000"))
+                self.simple(302, [("Location", loc), ("X-Repo-Commit", a.commit),
+                                  ("X-Linked-Etag", '"%s"' % sha), ("X-Linked-Size", str(size))])
                 return
             path = urllib.parse.urlsplit(self.path).path
             prefix = "/" + a.repo + "/resolve/"
@@ -279,7 +321,10 @@ def main():
                 self.serve_blob([("X-Repo-Commit", a.commit), ("ETag", '"%s"' % etag)])
                 return
             loc = "http://127.0.0.1:%d/blob/%s?sig=abc" % (ports["cdn"], sha)
-            self.simple(302, [("Location", loc), ("X-Repo-Commit", a.commit),
+            commit = a.commit
+            if fault("hostile_commit"):
+                commit = "\x1b[2J\x1b]0;pwned\x07" + a.commit[:20]
+            self.simple(302, [("Location", loc), ("X-Repo-Commit", commit),
                               ("X-Linked-Etag", '"%s"' % etag), ("X-Linked-Size", str(size)),
                               ("ETag", 'W/"1234-pointer"')], b"Found. Redirecting\n")
 

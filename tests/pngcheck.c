@@ -2,6 +2,7 @@
 #include "pngcheck.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -48,4 +49,27 @@ void pngcheck_free(png *p)
     if (p->s)
         cairo_surface_destroy(p->s);
     p->s = NULL;
+}
+
+png pngcheck_save(render_png *img, const char *path)
+{
+    cr_assert(img->data && img->len > 8, "no PNG to save");
+    FILE *f = fopen(path, "wb");
+    cr_assert(f, "cannot write %s", path);
+    cr_assert_eq(fwrite(img->data, 1, img->len, f), img->len);
+    cr_assert_eq(fclose(f), 0);
+    render_png_free(img);
+    return pngcheck_load(path);
+}
+
+int pngcheck_dark(const png *p, int x0, int y0, int x1, int y1)
+{
+    int n = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            int g[3];
+            pngcheck_px(p, x, y, g);
+            n += g[0] + g[1] + g[2] < 200;
+        }
+    return n;
 }

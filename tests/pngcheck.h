@@ -4,6 +4,8 @@
 #ifndef G2E_TEST_PNGCHECK_H
 #define G2E_TEST_PNGCHECK_H
 
+#include "render.h"
+
 #include <cairo/cairo.h>
 
 typedef struct png {
@@ -18,5 +20,9 @@ png pngcheck_load(const char *path);
 void pngcheck_free(png *p);
 /* The RGB of pixel (x, y) (aborts the test if outside the image). */
 void pngcheck_px(const png *p, int x, int y, int rgb[3]);
+/* Writes img to path (kept in build/tmp to be looked at), frees img, decodes the file. */
+png pngcheck_save(render_png *img, const char *path);
+/* Pixels with r + g + b < 200 in [x0, x1) x [y0, y1) (text and lines: "ink"). */
+int pngcheck_dark(const png *p, int x0, int y0, int x1, int y1);
 
 #endif

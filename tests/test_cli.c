@@ -3,6 +3,8 @@
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 Test(cli, no_arguments_is_a_usage_error)
@@ -122,4 +124,43 @@ Test(cli, lang_before_the_command_is_accepted)
     cr_expect_eq(r.status, 2);
     cr_expect_str_eq(r.err, "gpt2-embed: --lang needs one of ja or en\n");
     run_free(&r);
+}
+
+/* issue 10: the offline failure of `make run` also says that GPT2_EMBED_WEIGHTS=FILE works;
+ * and it does. The recipe runs the built program (RUN_BIN) without rebuilding (-o). */
+Test(cli, make_run_offline_names_the_way_with_a_file)
+{
+    char *dir = test_tmpdir("makerun");
+    char *w = path_join(dir, "w.safetensors"), home[4096], bin[4096], *none = path_join(dir, "none");
+    fixture_opts o;
+    memset(&o, 0, sizeof o);
+    o.n_vocab = 50257;
+    o.n_ctx = 1024;
+    o.n_embd = 4;
+    o.dtype = ST_F32;
+    char e[256];
+    cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
+    snprintf(home, sizeof home, "HOME=%s", dir);
+    snprintf(bin, sizeof bin, "RUN_BIN=%s", G2E_TEST_BIN);
+    char weights[4200], rw[4200];
+    snprintf(rw, sizeof rw, "RUN_WEIGHTS=%s", none);
+    char *argv[] = {"/usr/bin/make", "-s", "--no-print-directory", "-o", "gpt2-embed", "run", bin, rw,
+                    "TEXT=hello there", NULL};
+    char *env[] = {home, "HF_HUB_OFFLINE=1", "-GPT2_EMBED_WEIGHTS", "-HF_HOME", "-HF_HUB_CACHE", "-MAKEFLAGS",
+                   "-MFLAGS", NULL};
+    run_result r = run_argv(argv, NULL, 0, env, G2E_SRCDIR);
+    cr_expect_neq(r.status, 0);
+    cr_expect(strstr(r.err, "make run: no weights, and the download failed; with a weights file you have: "
+                            "GPT2_EMBED_WEIGHTS=FILE make run\n") != NULL, "%s", r.err);
+    cr_expect_eq(r.out_len, 0, "%s", r.out);
+    run_free(&r);
+    snprintf(weights, sizeof weights, "GPT2_EMBED_WEIGHTS=%s", w);
+    char *env2[] = {home, "HF_HUB_OFFLINE=1", weights, "-MAKEFLAGS", "-MFLAGS", NULL};
+    r = run_argv(argv, NULL, 0, env2, G2E_SRCDIR);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "there") != NULL && strstr(r.out, "2 tokens") != NULL, "%s", r.out);
+    run_free(&r);
+    free(w);
+    free(none);
+    free(dir);
 }

@@ -248,7 +248,7 @@ Test(embedcli, context_boundary_1024_fits_1025_does_not)
     cr_expect(strstr(r.err, "1025 tokens") && strstr(r.err, "only 1024 rows"), "%s", r.err);
     /* the 1024th token ends after 4 + 5 * 1023 characters */
     char where[64];
-    snprintf(where, sizeof where, "ends at character %d", 4 + 5 * 1023);
+    snprintf(where, sizeof where, "the 1024th token (position 1023) ends at character %d", 4 + 5 * 1023);
     cr_expect(strstr(r.err, where) != NULL, "%s", r.err);
     cr_expect(strstr(r.err, "--truncate") && strstr(r.err, "--window"), "%s", r.err);
     cr_expect_eq(strchr(r.err, '\n'), r.err + r.err_len - 1, "one line: %s", r.err);
@@ -362,8 +362,8 @@ Test(embedcli, bad_input_gets_one_line_and_status)
     cr_expect(strstr(r.err, "50257") && strstr(r.err, "index 1"), "%s", r.err);
     run_free(&r);
     r = g2e_w(bigpath, (char *[]){"--ids", "15496 -3", NULL});
-    cr_expect_eq(r.status, 1);
-    cr_expect(strstr(r.err, "'-3' is not a token ID") != NULL, "%s", r.err);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "gpt2-embed embed: --ids: expected a token ID (a whole number) at character 7, got '-3'\n");
     run_free(&r);
     r = g2e_w(bigpath, (char *[]){"The", "dog", "chased", "the", "cat", "--format", "raw", NULL});
     run_result q = g2e_w(bigpath, (char *[]){"The dog chased the cat", "--format", "raw", NULL});
@@ -482,4 +482,84 @@ Test(embedcli, empty_input_gives_empty_arrays)
     run_free(&r);
     free(png);
     free(npy);
+}
+
+/* issue 10: the table showed every padding row of the last window */
+Test(embedcli, window_padding_is_one_line_in_the_table)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    char *w = path_join(dir, "pad.safetensors");
+    char e[256];
+    cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
+    run_result r = g2e_w(w, (char *[]){"--ids", "10 11 12 13 14 15 16 17 18", "--window", "6", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\n              ... 3 zero rows of padding (positions 3..5 in npy/raw output)\nmodel ")
+              != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "(padding)") == NULL, "%s", r.out);
+    run_free(&r);
+    r = g2e_w(w, (char *[]){"--ids", "10 11 12", "--window", "2", NULL});
+    cr_expect(strstr(r.out, "... 1 zero row of padding (position 1 in npy/raw output)\n") != NULL, "%s", r.out);
+    run_free(&r);
+    free(w);
+}
+
+/* the one ID grammar (decode's): brackets, commas, newlines, and - for standard input */
+Test(embedcli, ids_in_the_one_grammar)
+{
+    run_result a = g2e_w(bigpath, (char *[]){"--ids", "464 3797", "--format", "raw", NULL});
+    run_result b = g2e_w(bigpath, (char *[]){"--ids=[464, 3797]", "--format", "raw", NULL});
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    cr_expect_eq(b.status, 0, "%s", b.err);
+    cr_expect(a.out_len == 2 * C * 4 && b.out_len == a.out_len && memcmp(a.out, b.out, a.out_len) == 0);
+    char *argv[] = {G2E_TEST_BIN, "--ids", "-", "--format", "raw", "--weights", bigpath, NULL};
+    run_result c = run_argv(argv, "[464,\n 3797]\n", 13, NULL, NULL);
+    cr_expect_eq(c.status, 0, "%s", c.err);
+    cr_expect(c.out_len == a.out_len && memcmp(a.out, c.out, a.out_len) == 0);
+    run_free(&c);
+    c = run_argv(argv, "464 x", 5, NULL, NULL);
+    cr_expect_eq(c.status, 1);
+    cr_expect_str_eq(c.err, "gpt2-embed: --ids -: standard input: expected a token ID (a whole number) at character 5, got 'x'\n");
+    cr_expect_eq(c.out_len, 0);
+    run_free(&a);
+    run_free(&b);
+    run_free(&c);
+}
+
+/* issue 10: `gpt2-embed "The cat" -o a.npy` wrote the text table into a.npy */
+Test(embedcli, output_name_picks_the_format)
+{
+    char *npy = path_join(dir, "pick.NPY"), *js = path_join(dir, "pick.json"), *csv = path_join(dir, "pick.csv");
+    run_result r = g2e_w(bigpath, (char *[]){"The dog chased the cat", "-o", npy, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    numpy_check(bigpath, npy, "464 3290 26172 262 3797", "0", 0);
+    r = g2e_w(bigpath, (char *[]){"The cat", "-o", js, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    size_t n;
+    char *t = read_file(js, &n);
+    cJSON *j = t ? cJSON_Parse(t) : NULL;
+    cr_expect(j != NULL, "not JSON: %.80s", t);
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "tokens")), 2);
+    cJSON_Delete(j);
+    free(t);
+    r = g2e_w(bigpath, (char *[]){"The cat", "-o", csv, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    t = read_file(csv, &n);
+    cr_expect(t && strncmp(t, "pos,index,id,piece,c0,", 22) == 0, "%.80s", t);
+    free(t);
+    /* a contradiction is refused, and the file keeps what it had */
+    write_file(csv, "old\n", 4);
+    r = g2e_w(bigpath, (char *[]){"The cat", "-o", csv, "--format", "json", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "means --format csv, but --format json was given") != NULL, "%s", r.err);
+    run_free(&r);
+    t = read_file(csv, &n);
+    cr_expect_str_eq(t, "old\n");
+    free(t);
+    free(npy);
+    free(js);
+    free(csv);
 }

@@ -3,14 +3,14 @@
  *
  * The weights are fixtures (tests/fixture.h); every expected number is computed here from
  * fixture_expected with naive double loops (one accumulator, textbook cosine), and every
- * expected colour from the stops plot.h documents (re-implemented here). PNGs are decoded
+ * expected colour from the rdbu stops render.h documents (re-implemented here). PNGs are decoded
  * back with cairo and stay in build/tmp/figl-* to be looked at.
  */
 #include "figures.h"
 #include "fixture.h"
 #include "model.h"
-#include "plot.h"
 #include "pngcheck.h"
+#include "render.h"
 #include "support.h"
 
 #include <cairo/cairo.h>
@@ -135,13 +135,13 @@ Test(figures_learned, cosine_matrix_cells_diagonal_and_bar)
     char *w = write_fixture(&o, dir, "m.safetensors");
     g2e_model *m = open_path(w);
     char *path = path_join(dir, "cosine.png");
-    cr_assert_eq(fig_wpe_cosine(m, path, 0, 0), 0);
+    cr_assert_eq(fig_wpe_cosine(m, RENDER_CMAP_RDBU, path, 0, 0), 0);
     png p = pngcheck_load(path);
     float dummy = 0;
-    plot_heatmap h = {.z = &dummy, .nx = C, .ny = C, .vmin = -1, .vmax = 1, .width = p.w,
+    render_heatmap h = {.z = &dummy, .nx = C, .ny = C, .vmin = -1, .vmax = 1, .width = p.w,
                       .height = p.h};
-    plot_layout L;
-    cr_assert_eq(plot_heatmap_layout(&h, &L), 0);
+    render_layout L;
+    cr_assert_eq(render_heatmap_layout(&h, &L, NULL), 0);
     cr_expect_eq(p.h, 600, "the default height");
     cr_expect_eq(L.area_w, L.area_h, "square cells for a square matrix");
     double cw = (double)L.area_w / C, ch = (double)L.area_h / C;
@@ -195,13 +195,13 @@ Test(figures_learned, wpe_heatmap_range_is_the_percentile_and_cells_match)
         snprintf(name, sizeof name, "wpe-p%g.png", pct[k]);
         char *path = path_join(dir, name);
         double q = 0;
-        cr_assert_eq(fig_wpe_heatmap(m, pct[k], path, 0, 0, &q), 0);
+        cr_assert_eq(fig_wpe_heatmap(m, pct[k], RENDER_CMAP_RDBU, path, 0, 0, &q), 0);
         cr_expect_eq(q, q_want, "p%g: %.9g vs %.9g", pct[k], q, q_want);
         png p = pngcheck_load(path);
         float dummy = 0;
-        plot_heatmap h = {.z = &dummy, .nx = C, .ny = E, .vmin = -1, .vmax = 1};
-        plot_layout L;
-        cr_assert_eq(plot_heatmap_layout(&h, &L), 0);
+        render_heatmap h = {.z = &dummy, .nx = C, .ny = E, .vmin = -1, .vmax = 1};
+        render_layout L;
+        cr_assert_eq(render_heatmap_layout(&h, &L, NULL), 0);
         cr_expect(p.w == L.width && p.h == L.height);
         double cw = (double)L.area_w / C, ch = (double)L.area_h / E;
         int bad = 0, saturated = 0;
@@ -226,8 +226,8 @@ Test(figures_learned, wpe_heatmap_range_is_the_percentile_and_cells_match)
         free(path);
     }
     /* the percentile must be in (0, 100] */
-    cr_expect_eq(fig_wpe_heatmap(m, 0.0, "/nonexistent.png", 0, 0, NULL), -1, "percentile 0");
-    cr_expect_eq(fig_wpe_heatmap(m, 100.5, "/nonexistent.png", 0, 0, NULL), -1, "above 100");
+    cr_expect_eq(fig_wpe_heatmap(m, 0.0, RENDER_CMAP_RDBU, "/nonexistent.png", 0, 0, NULL), -1, "percentile 0");
+    cr_expect_eq(fig_wpe_heatmap(m, 100.5, RENDER_CMAP_RDBU, "/nonexistent.png", 0, 0, NULL), -1, "above 100");
     free(a);
     model_close(m);
     free(w), free(dir);
@@ -534,13 +534,13 @@ Test(figures_learned, full_gpt2_shapes, .timeout = 120)
     char *w = write_fixture(&o, dir, "m.safetensors");
     g2e_model *m = open_path(w);
     char *cos_png = path_join(dir, "cosine-1024.png");
-    cr_assert_eq(fig_wpe_cosine(m, cos_png, 0, 0), 0);
+    cr_assert_eq(fig_wpe_cosine(m, RENDER_CMAP_RDBU, cos_png, 0, 0), 0);
     png p = pngcheck_load(cos_png);
     float dummy = 0;
-    plot_heatmap h = {.z = &dummy, .nx = 1024, .ny = 1024, .vmin = -1, .vmax = 1,
+    render_heatmap h = {.z = &dummy, .nx = 1024, .ny = 1024, .vmin = -1, .vmax = 1,
                       .width = p.w, .height = p.h};
-    plot_layout L;
-    cr_assert_eq(plot_heatmap_layout(&h, &L), 0);
+    render_layout L;
+    cr_assert_eq(render_heatmap_layout(&h, &L, NULL), 0);
     cr_expect_eq(L.area_w, 1024, "a pixel per position");
     cr_expect_eq(L.area_h, 1024);
     double plus1[3];
@@ -559,10 +559,10 @@ Test(figures_learned, full_gpt2_shapes, .timeout = 120)
 
     char *wpe_png = path_join(dir, "wpe-1024x768.png");
     double q = 0;
-    cr_assert_eq(fig_wpe_heatmap(m, 99.0, wpe_png, 0, 0, &q), 0);
+    cr_assert_eq(fig_wpe_heatmap(m, 99.0, RENDER_CMAP_RDBU, wpe_png, 0, 0, &q), 0);
     p = pngcheck_load(wpe_png);
     h.nx = 1024, h.ny = 768, h.width = 0, h.height = 0;
-    cr_assert_eq(plot_heatmap_layout(&h, &L), 0);
+    cr_assert_eq(render_heatmap_layout(&h, &L, NULL), 0);
     cr_expect(p.w == L.width && p.h == L.height && L.area_w == 1024 && L.area_h == 768);
     for (int pos = 0; pos < 1024 && bad < 3; pos += 101)
         for (int d = 0; d < 768 && bad < 3; d += 53) {

@@ -8,14 +8,18 @@
 #include "fixture.h"
 #include "support.h"
 
+#include <cjson/cJSON.h>
+
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -175,9 +179,12 @@ typedef struct child {
     int err_fd;      /* read end of its stderr */
 } child;
 
-/* Starts G2E_TEST_BIN args with stdin /dev/null, stdout /dev/null, stderr a pipe; with a
- * file size limit of fsize bytes if fsize > 0 (as `ulimit -f`). */
-static child spawn_limited(char *const args[], rlim_t fsize)
+/* How the child's stdout is set up. */
+enum { OUT_NULL, OUT_FULL, OUT_CLOSED };
+
+/* Starts G2E_TEST_BIN args with stdin /dev/null, stdout /dev/null (or /dev/full, or closed),
+ * stderr a pipe; with a file size limit of fsize bytes if fsize > 0 (as `ulimit -f`). */
+static child spawn_ex(char *const args[], rlim_t fsize, int out)
 {
     char *argv[64];
     int n = 0;
@@ -198,6 +205,13 @@ static child spawn_limited(char *const args[], rlim_t fsize)
         close(p[0]);
         close(p[1]);
         close(dn);
+        if (out == OUT_FULL) {
+            int fd = open("/dev/full", O_WRONLY);
+            dup2(fd, 1);
+            close(fd);
+        } else if (out == OUT_CLOSED) {
+            close(1);
+        }
         struct rlimit rl = {fsize, fsize};
         if (fsize > 0 && setrlimit(RLIMIT_FSIZE, &rl) != 0)
             _exit(126);
@@ -206,6 +220,11 @@ static child spawn_limited(char *const args[], rlim_t fsize)
     }
     close(p[1]);
     return (child){pid, p[0]};
+}
+
+static child spawn_limited(char *const args[], rlim_t fsize)
+{
+    return spawn_ex(args, fsize, OUT_NULL);
 }
 
 static child spawn(char *const args[])
@@ -341,4 +360,268 @@ Test(hostile, file_size_limit_is_an_error_not_a_signal)
     char *kept = read_file(o, &n);
     cr_expect(kept && n == 8 && memcmp(kept, "precious", 8) == 0, "the old file was changed");
     free(kept), free(err), free(o), free(odir);
+}
+
+/* ---- item 6: a temporary name that fits whenever the final name does ---- */
+
+Test(hostile, longest_legal_output_names_work)
+{
+    for (size_t len = 240; len <= 255; len += 5) {
+        char name[256];
+        memset(name, 'n', len);
+        memcpy(name + len - 4, ".npy", 4);
+        name[len] = '\0';
+        char *o = path_join(dir, name);
+        run_result r = g2e((char *[]){"--ids", "1 2", "--weights", wpath, "--format", "npy", "-o", o, NULL});
+        cr_expect_eq(r.status, 0, "name of %zu bytes: %s", len, r.err);
+        struct stat sb;
+        cr_expect(stat(o, &sb) == 0 && sb.st_size == 128 + 2 * C * 4, "name of %zu bytes: no output", len);
+        cr_expect_eq(hidden_entries(dir), 0);
+        run_free(&r);
+        unlink(o);
+        free(o);
+    }
+}
+
+/* ---- item 8: FIFOs and devices where a file is expected ---- */
+
+/* Runs args with a deadline of 10 s (a hang fails the test instead of stalling it). */
+static int run_deadline(char *const args[], char **err)
+{
+    child c = spawn(args);
+    for (int i = 0; i < 1000; i++) {
+        int st;
+        pid_t w = waitpid(c.pid, &st, WNOHANG);
+        if (w == c.pid) {
+            /* already reaped: read what it wrote */
+            size_t n = 0, cap = 65536;
+            char *buf = malloc(cap);
+            ssize_t k;
+            while ((k = read(c.err_fd, buf + n, cap - n - 1)) > 0)
+                n += (size_t)k;
+            buf[n] = '\0';
+            close(c.err_fd);
+            *err = buf;
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        }
+        usleep(10000);
+    }
+    kill(c.pid, SIGKILL);
+    int st = reap(c, err);
+    (void)st;
+    return -1;   /* hung */
+}
+
+static void expect_refused_quickly(char *const args[], const char *want, const char *what)
+{
+    char *err;
+    int st = run_deadline(args, &err);
+    cr_expect_neq(st, -1, "%s: hung (killed after 10 s)", what);
+    cr_expect(st == 1 || st == 2, "%s: status %d, stderr %s", what, st, err);
+    cr_expect(strstr(err, want) != NULL, "%s: stderr lacks '%s': %s", what, want, err);
+    cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "%s: not one line: %s", what, err);
+    free(err);
+}
+
+Test(hostile, fifos_and_devices_are_refused_not_waited_on)
+{
+    char *fifo = path_join(dir, "f");
+    cr_assert(mkfifo(fifo, 0644) == 0);
+    expect_refused_quickly((char *[]){"inspect", fifo, NULL}, "not a regular file", "inspect FIFO");
+    expect_refused_quickly((char *[]){"hi", "--weights", fifo, NULL}, "not a regular file", "--weights FIFO");
+    expect_refused_quickly((char *[]){"nearest", "--vector", fifo, "--weights", wpath, NULL}, "not a regular file",
+                           "nearest --vector FIFO");
+    expect_refused_quickly((char *[]){"nearest", "--vector", "/dev/zero", "--weights", wpath, NULL}, "not a regular file",
+                           "nearest --vector /dev/zero");
+    expect_refused_quickly((char *[]){"-f", fifo, "--weights", wpath, NULL}, "not a regular file", "embed -f FIFO");
+    expect_refused_quickly((char *[]){"-f", "/dev/zero", "--weights", wpath, NULL}, "not a regular file", "embed -f /dev/zero");
+    expect_refused_quickly((char *[]){"count", "-f", fifo, NULL}, "not a regular file", "count -f FIFO");
+    expect_refused_quickly((char *[]){"tokenize", "-f", fifo, NULL}, "not a regular file", "tokenize -f FIFO");
+    /* a tokenizer directory whose vocab.json is a FIFO */
+    char *tdir = path_join(dir, "tok"), *v = path_join(tdir, "vocab.json"), *mg = path_join(tdir, "merges.txt");
+    char *sm = path_join(G2E_SRCDIR, "tokenizer/merges.txt");
+    cr_assert(mkdir(tdir, 0755) == 0 && mkfifo(v, 0644) == 0);
+    copy_file(sm, mg);
+    expect_refused_quickly((char *[]){"hi", "--weights", wpath, "--tokenizer", tdir, NULL}, "not a regular file",
+                           "--tokenizer with a FIFO vocab.json");
+    expect_refused_quickly((char *[]){"tokenize", "--tokenizer", tdir, "hi", NULL}, "not a regular file",
+                           "tokenize --tokenizer with a FIFO vocab.json");
+    free(fifo), free(tdir), free(v), free(mg), free(sm);
+}
+
+Test(hostile, a_pipe_on_standard_input_is_still_read)
+{
+    char *argv1[] = {G2E_TEST_BIN, "tokenize", "-f", "-", "--format", "ids", NULL};
+    run_result r = run_argv(argv1, "Hello world", 11, NULL, NULL);
+    cr_expect_eq(r.status, 0, "-f -: %s", r.err);
+    cr_expect(strstr(r.out, "15496 995") != NULL, "-f -: %s", r.out);
+    run_free(&r);
+    char *argv2[] = {G2E_TEST_BIN, "tokenize", "-f", "/dev/stdin", "--format", "ids", NULL};
+    r = run_argv(argv2, "Hello world", 11, NULL, NULL);
+    cr_expect_eq(r.status, 0, "-f /dev/stdin: %s", r.err);
+    cr_expect(strstr(r.out, "15496 995") != NULL, "-f /dev/stdin: %s", r.out);
+    run_free(&r);
+    char *argv3[] = {G2E_TEST_BIN, "-f", "-", "--weights", wpath, "--format", "csv", NULL};
+    r = run_argv(argv3, "Hello world", 11, NULL, NULL);
+    cr_expect_eq(r.status, 0, "embed -f -: %s", r.err);
+    run_free(&r);
+}
+
+/* ---- item 13: NaN and infinities in the weights ---- */
+
+/* Sets element col of row of tensor name in the safetensors file at path to v. */
+static void poke(const char *path, const char *name, uint64_t row, uint64_t col, float v)
+{
+    st_file *f = NULL;
+    g2e_err e;
+    cr_assert_eq(st_open(&f, path, &e), 0, "%s", e.msg);
+    const st_tensor *t = st_find(f, name);
+    cr_assert(t != NULL);
+    off_t at = (off_t)(f->data_start + t->begin + (row * t->shape[1] + col) * 4);
+    st_close(f);
+    int fd = open(path, O_WRONLY);
+    cr_assert(fd >= 0);
+    cr_assert(pwrite(fd, &v, 4, at) == 4);
+    close(fd);
+}
+
+/* stdout is one valid JSON document (cJSON refuses bare nan / inf). */
+static cJSON *expect_json(const run_result *r, const char *what)
+{
+    cJSON *j = cJSON_Parse(r->out);
+    cr_expect(j != NULL, "%s: not valid JSON: %.300s", what, r->out);
+    return j;
+}
+
+Test(hostile, non_finite_weights_give_errors_or_null_never_nan)
+{
+    char *nw = path_join(dir, "nan.safetensors");
+    copy_file(wpath, nw);
+    poke(nw, "wte.weight", 15496, 0, NAN);        /* "Hello" */
+    poke(nw, "wte.weight", 995, 1, INFINITY);     /* " world" */
+    poke(nw, "wpe.weight", 1, 0, NAN);
+    /* a cosine with a non-finite input is an error, in text and in JSON */
+    char *const *errs[] = {
+        (char *[]){"similarity", "--tokens", " world", " cat", "--weights", nw, NULL},
+        (char *[]){"similarity", "--tokens", " cat", " world", "--format", "json", "--weights", nw, NULL},
+        (char *[]){"similarity", "--pos", "0", "1", "--weights", nw, NULL},
+        (char *[]){"similarity", "--by-distance", "--format", "json", "--weights", nw, NULL},
+        (char *[]){"nearest", "--id", "15496", "--format", "json", "--weights", nw, NULL},
+        (char *[]){"exercise", "2", "--format", "json", "--weights", nw, NULL},
+    };
+    for (size_t k = 0; k < sizeof errs / sizeof errs[0]; k++) {
+        run_result r = g2e(errs[k]);
+        cr_expect_eq(r.status, 1, "case %zu: status %d, out %s err %s", k, r.status, r.out, r.err);
+        expect_one_line(&r, "NaN or an infinity");
+        cr_expect(strstr(r.out, "nan") == NULL && strstr(r.out, "inf") == NULL, "case %zu: %s", k, r.out);
+        run_free(&r);
+    }
+    /* JSON that holds the values writes null for them */
+    run_result r = g2e((char *[]){"--ids", "15496 995", "--format", "json", "--weights", nw, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cJSON *j = expect_json(&r, "embed json");
+    if (j) {
+        cJSON *t0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "tokens"), 0);
+        cJSON *v = cJSON_GetObjectItem(t0, "vector");
+        cr_expect(cJSON_IsNull(cJSON_GetArrayItem(v, 0)), "NaN as null: %.200s", r.out);
+        cr_expect(cJSON_IsNumber(cJSON_GetArrayItem(v, 1)));
+    }
+    cJSON_Delete(j);
+    run_free(&r);
+    r = g2e((char *[]){"stats", "--format", "json", "--weights", nw, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cJSON_Delete(expect_json(&r, "stats json"));
+    run_free(&r);
+    /* the NaN and infinite rows have no cosine: nearest skips them */
+    r = g2e((char *[]){"nearest", "--id", "1", "-k", "50257", "--format", "json", "--weights", nw, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    j = expect_json(&r, "nearest json");
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "nearest")), 50257 - 3, "the query and the 2 bad rows left out");
+    cJSON_Delete(j);
+    run_free(&r);
+    free(nw);
+}
+
+/* ---- item 14: every failed write is one line on stderr and a non-zero status ---- */
+
+static void expect_write_failure(char *const args[], int out, rlim_t fsize, const char *want, const char *what)
+{
+    char *err;
+    int st = reap(spawn_ex(args, fsize, out), &err);
+    cr_expect_eq(st, 1, "%s: status %d, stderr '%s'", what, st, err);
+    cr_expect(strstr(err, want) != NULL, "%s: stderr lacks '%s': '%s'", what, want, err);
+    cr_expect(strncmp(err, "gpt2-embed: ", 12) == 0 && strchr(err, '\n') == err + strlen(err) - 1,
+              "%s: not one line: '%s'", what, err);
+    free(err);
+}
+
+Test(hostile, full_or_closed_stdout_is_reported)
+{
+    char *const *cmds[] = {
+        (char *[]){"exercise", "1", NULL},
+        (char *[]){"exercise", "2", "--weights", wpath, NULL},
+        (char *[]){"similarity", "--pos", "0", "1", "--weights", wpath, NULL},
+        (char *[]){"nearest", "--id", "1", "--weights", wpath, NULL},
+        (char *[]){"stats", "--weights", wpath, NULL},
+        (char *[]){"--help", NULL},
+        (char *[]){"help", NULL},
+        (char *[]){"help", "embed", NULL},
+        (char *[]){"embed", "--help", NULL},
+        (char *[]){"--version", NULL},
+        (char *[]){"--ids", "1 2", "--weights", wpath, NULL},
+        (char *[]){"tokenize", "Hello world", NULL},
+    };
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+        char what[64];
+        snprintf(what, sizeof what, "case %zu (%s) > /dev/full", k, cmds[k][0]);
+        expect_write_failure(cmds[k], OUT_FULL, 0, "No space left on device", what);
+        snprintf(what, sizeof what, "case %zu (%s) >&-", k, cmds[k][0]);
+        expect_write_failure(cmds[k], OUT_CLOSED, 0, "Bad file descriptor", what);
+    }
+}
+
+Test(hostile, raw_output_that_cannot_be_written_is_reported)
+{
+    char *odir = path_join(dir, "out"), *o = path_join(odir, "x.raw");
+    cr_assert(mkdir(odir, 0755) == 0);
+    /* 4096 x 8 floats: 128 KB, beyond stdio's buffer, so fwrite itself fails */
+    char *big[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format", "raw",
+                   "-o", o, NULL};
+    expect_write_failure(big, OUT_NULL, 16384, "File too large", "raw over ulimit -f");
+    cr_expect_eq(hidden_entries(odir), 0, "temporary left");
+    char *dev[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format", "raw",
+                   "-o", "/dev/full", NULL};
+    expect_write_failure(dev, OUT_NULL, 0, "No space left on device", "raw -o /dev/full");
+    char *std[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format", "raw", NULL};
+    expect_write_failure(std, OUT_FULL, 0, "No space left on device", "raw > /dev/full");
+    /* a real full file system, where this test may mount one (root) */
+    char *mnt = path_join(dir, "tmpfs");
+    cr_assert(mkdir(mnt, 0755) == 0);
+    if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k") == 0) {
+        char *fo = path_join(mnt, "x.raw");
+        char *full[] = {"--window", "4096", "--pe", "sinusoidal", "--ids", "1 2 3", "--weights", wpath, "--format",
+                        "raw", "-o", fo, NULL};
+        expect_write_failure(full, OUT_NULL, 0, "No space left on device", "raw -o on a full tmpfs");
+        cr_expect_eq(hidden_entries(mnt), 0, "temporary left on the tmpfs");
+        umount(mnt);
+        free(fo);
+    } else {
+        cr_log_info("tmpfs not mountable here (%s): ENOSPC on a file system covered by /dev/full and EFBIG only",
+                    strerror(errno));
+    }
+    free(mnt), free(o), free(odir);
+}
+
+Test(hostile, closed_standard_streams_are_reserved_at_start)
+{
+    /* with fd 1 closed, the -o temporary must not become fd 1 (and stdout's final close
+     * must not close it): the run succeeds and writes a whole file */
+    char *o = path_join(dir, "x.npy");
+    char *err;
+    int st = reap(spawn_ex((char *[]){"--ids", "1 2", "--weights", wpath, "--format", "npy", "-o", o, NULL}, 0,
+                           OUT_CLOSED), &err);
+    cr_expect_eq(st, 0, "status %d, stderr %s", st, err);
+    struct stat sb;
+    cr_expect(stat(o, &sb) == 0 && sb.st_size == 128 + 2 * C * 4, "the npy is incomplete");
+    free(err), free(o);
 }

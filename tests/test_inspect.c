@@ -244,7 +244,9 @@ static void expect_clean_failure(run_result *r, int status, const char *needle, 
     cr_expect(!r->signaled, "%s: killed by a signal (%d)", what, r->status);
     cr_expect_eq(r->status, status, "%s: status %d, stderr %s", what, r->status, r->err);
     cr_expect_eq(r->out_len, 0, "%s: stdout not empty: %.200s", what, r->out);
-    cr_expect(strncmp(r->err, "gpt2-embed: ", 12) == 0, "%s: stderr '%s'", what, r->err);
+    /* "gpt2-embed: " for errors found in the file, "gpt2-embed inspect: " for usage errors */
+    cr_expect(strncmp(r->err, "gpt2-embed: ", 12) == 0 || strncmp(r->err, "gpt2-embed inspect: ", 20) == 0,
+              "%s: stderr '%s'", what, r->err);
     cr_expect(r->err_len > 0 && r->err[r->err_len - 1] == '\n' && strchr(r->err, '\n') == r->err + r->err_len - 1,
               "%s: stderr is not one line: '%s'", what, r->err);
     if (needle) cr_expect(strstr(r->err, needle) != NULL, "%s: '%s' not in '%s'", what, needle, r->err);
@@ -316,7 +318,7 @@ Test(inspect, usage)
     expect_clean_failure(&r, 2, "missing FILE", "no file");
     run_free(&r);
     r = run_g2e("inspect", "a", "b", NULL);
-    expect_clean_failure(&r, 2, "one FILE", "two files");
+    expect_clean_failure(&r, 2, "unexpected argument 'b' (at most 1 FILE)", "two files");
     run_free(&r);
     r = run_g2e("inspect", "a", "--format", "csv", NULL);
     expect_clean_failure(&r, 2, "table or json", "bad format");

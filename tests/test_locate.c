@@ -1,6 +1,7 @@
 /* test_locate.c — the weights lookup order, the Hugging Face cache layout, and its errors.
  * Each test builds a fake cache tree in its own temp dir and points the environment at it. */
 #include "locate.h"
+#include "models.h"
 #include "support.h"
 
 #include <criterion/criterion.h>
@@ -156,4 +157,28 @@ Test(locate, too_small_buffer)
     write_file("a-rather-long-name.safetensors", "x", 1);
     cr_expect_eq(locate_weights(NULL, "a-rather-long-name.safetensors", out, sizeof out, NULL, &e),
                  LOCATE_E_TOO_LONG);
+}
+
+Test(locate, the_model_catalogue)
+{
+    /* the shapes of each model's config.json on the Hub */
+    static const struct { const char *name, *repo; unsigned e, l; } want[] = {
+        {"gpt2", "openai-community/gpt2", 768, 12},
+        {"gpt2-medium", "openai-community/gpt2-medium", 1024, 24},
+        {"gpt2-large", "openai-community/gpt2-large", 1280, 36},
+        {"gpt2-xl", "openai-community/gpt2-xl", 1600, 48},
+        {"distilgpt2", "distilbert/distilgpt2", 768, 6},
+    };
+    for (size_t i = 0; i < 5; i++) {
+        const models_info *m = models_find(want[i].name);
+        cr_assert(m, "%s", want[i].name);
+        cr_expect_str_eq(m->repo, want[i].repo);
+        cr_expect_str_eq(locate_default_repo(want[i].name), want[i].repo);
+        cr_expect_eq(m->n_vocab, 50257);
+        cr_expect_eq(m->n_ctx, 1024);
+        cr_expect_eq(m->n_embd, want[i].e);
+        cr_expect_eq(m->n_layer, want[i].l);
+    }
+    cr_expect_null(models_find("gpt3"));
+    cr_expect_null(models_find(NULL));
 }

@@ -137,7 +137,7 @@ static const err_case ERRORS[] = {
     {A("-of"), "gpt2-embed similarity: unknown option '-of' (see 'gpt2-embed similarity --help')\n"},
     {A("--secre"), /* hidden rows are never suggested */
      "gpt2-embed similarity: unknown option '--secre' (see 'gpt2-embed similarity --help')\n"},
-    {A("-f", ""), "gpt2-embed similarity: --file needs a file name, got an empty one ('')\n"},
+    {A("-f", ""), "gpt2-embed similarity: --file needs a file name (or - for standard input), got an empty one ('')\n"},
     {A("-o", "-"),
      "gpt2-embed similarity: --output needs a file name, got '-' (standard input/output is not possible here)\n"},
     {A("-o"), "gpt2-embed similarity: --output needs a file name\n"},
@@ -270,19 +270,19 @@ Test(opt, help_is_generated_from_the_table, .init = cr_redirect_stdout)
         "usage: gpt2-embed similarity [OPTIONS] TEXT...\n"
         "Test command.\n"
         "\noptions:\n"
-        "      --flag              a flag\n"
-        "  -n, --n N               a count (1..100) [default: 5]\n"
-        "      --pos A B           two positions (0..1023)\n"
-        "      --shift N           a signed integer (-10..10)\n"
-        "      --scale X           a fraction (0..1)\n"
-        "      --any X             any real\n"
-        "      --format NAME       output format (table, json or npy) [default: table]\n"
-        "  -f, --file FILE         read the text from FILE\n"
-        "  -o, --output FILE       write to FILE\n"
-        "      --text VALUE        a text\n"
-        "  -I, --include FILE      collects\n"
-        "      --ids IDS           token IDs\n"
-        "  -h, --help              this help\n"
+        "      --flag                   a flag\n"
+        "  -n, --n N                    a count (1..100) [default: 5]\n"
+        "      --pos A B                two positions (0..1023)\n"
+        "      --shift N                a signed integer (-10..10)\n"
+        "      --scale X                a fraction (0..1)\n"
+        "      --any X                  any real\n"
+        "      --format table|json|npy  output format [default: table]\n"
+        "  -f, --file FILE              read the text from FILE\n"
+        "  -o, --output FILE            write to FILE\n"
+        "      --text VALUE             a text\n"
+        "  -I, --include FILE           collects\n"
+        "      --ids IDS                token IDs\n"
+        "  -h, --help                   this help\n"
         "\nexamples:\n"
         "  gpt2-embed similarity --pos 0 1\n");
 }
@@ -295,6 +295,8 @@ Test(opt, help_write_failure_is_an_error)
     fclose(f);
 }
 
+static const char *const AB[] = {"a", "b", NULL};
+
 Test(opt, man_lines_from_the_table, .init = cr_redirect_stdout)
 {
     static const opt_def rows[] = {
@@ -302,13 +304,17 @@ Test(opt, man_lines_from_the_table, .init = cr_redirect_stdout)
          .help = "two positions"},
         {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .help = "write to FILE"},
         {.name = "--x", .kind = OPT_FLAG, .flags = OPTF_HIDDEN},
+        {.name = "--fmt", .kind = OPT_CHOICE, .choices = AB, .help = "pick"},
+        {.name = "--flag", .kind = OPT_FLAG, .help = ".starts with a dot"},
         OPT_END,
     };
     opt_cmd c = {.name = "t", .opts = rows};
     cr_assert_eq(opt_man(&c, stdout), 0);
     fflush(stdout);
-    cr_expect_stdout_eq_str(".TP\n.B \\-\\-pos \" \" \\fIA B\\fR\ntwo positions (0..1023)\n"
-                            ".TP\n.B \\-o \", \" \\-\\-output \" \" \\fIFILE\\fR\nwrite to FILE\n");
+    cr_expect_stdout_eq_str(".TP\n.BI \"\\-\\-pos \" \"A B\"\ntwo positions (0..1023)\n"
+                            ".TP\n.BI \"\\-o, \\-\\-output \" \"FILE\"\nwrite to FILE\n"
+                            ".TP\n.B \"\\-\\-fmt a|b\"\npick\n"
+                            ".TP\n.B \"\\-\\-flag\"\n\\&.starts with a dot\n");
 }
 
 Test(opt, positional_counts)

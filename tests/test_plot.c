@@ -1,19 +1,51 @@
 /* test_plot.c — figures decoded back from PNG with cairo: sizes, and pixels whose colour
- * is known from the data and the documented colour map (re-implemented here from the
- * stops listed in plot.h, not taken from plot.c). The PNGs stay in build/tmp/plot-* to
- * be looked at. */
+ * is known from the data and the documented colour map (rdbu, re-implemented in pngcheck.c
+ * from the stops listed in render.h, not taken from src/render). The PNGs stay in
+ * build/tmp/plot-* to be looked at. */
 #include "figures.h"
-#include "plot.h"
 #include "pngcheck.h"
+#include "render.h"
 #include "support.h"
 
 #include <cairo/cairo.h>
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+/* Writes a drawn figure to path: 0, or the render status (nothing written). */
+static int save(int rc, render_png *img, const char *path)
+{
+    if (rc)
+        return rc;
+    FILE *f = fopen(path, "wb");
+    cr_assert(f, "cannot write %s", path);
+    cr_assert_eq(fwrite(img->data, 1, img->len, f), img->len);
+    cr_assert_eq(fclose(f), 0);
+    render_png_free(img);
+    return 0;
+}
+
+static int heatmap_file(const render_heatmap *h, const char *path)
+{
+    render_png img;
+    return save(render_heatmap_png(h, &img, NULL), &img, path);
+}
+
+static int lines_file(const render_lines *l, const char *path)
+{
+    render_png img;
+    return save(render_lines_png(l, &img, NULL), &img, path);
+}
+
+static int strips_file(const render_strips *st, const char *path)
+{
+    render_png img;
+    return save(render_strips_png(st, &img, NULL), &img, path);
+}
 
 static void expect_px(const png *p, int x, int y, const double want[3], const char *what)
 {
@@ -71,12 +103,12 @@ Test(plot, pe_heatmap_cells_colour_bar_and_orientation)
     char *dir = test_tmpdir("plot-pe");
     char *path = path_join(dir, "pe.png");
     float *z = pe(N, D);
-    plot_heatmap h = {.z = z, .nx = N, .ny = D, .x_stride = D, .y_stride = 1, .vmin = -1,
+    render_heatmap h = {.cmap = RENDER_CMAP_RDBU, .z = z, .nx = N, .ny = D, .x_stride = D, .y_stride = 1, .vmin = -1,
                       .vmax = 1, .title = "Sinusoidal PE", .xlabel = "token position",
                       .ylabel = "dimension index", .cbar_label = "value"};
-    plot_layout L;
-    cr_assert_eq(plot_heatmap_layout(&h, &L), 0);
-    cr_assert_eq(plot_heatmap_png(&h, path), 0);
+    render_layout L;
+    cr_assert_eq(render_heatmap_layout(&h, &L, NULL), 0);
+    cr_assert_eq(heatmap_file(&h, path), 0);
     png p = pngcheck_load(path);
     cr_expect_eq(p.w, 960);
     cr_expect_eq(p.h, 600);
@@ -128,13 +160,13 @@ Test(plot, origin_top_and_strides)
     float z[6] = {-1.0f, -0.5f, 0.0f, 0.25f, 0.75f, 1.0f};
     char *dir = test_tmpdir("plot-strides");
     char *a = path_join(dir, "top.png"), *b = path_join(dir, "bottom.png");
-    plot_heatmap h = {.z = z, .nx = 3, .ny = 2, .x_stride = 1, .y_stride = 3, .vmin = -1,
+    render_heatmap h = {.cmap = RENDER_CMAP_RDBU, .z = z, .nx = 3, .ny = 2, .x_stride = 1, .y_stride = 3, .vmin = -1,
                       .vmax = 1, .origin_top = 1, .width = 500, .height = 400, .title = "strides"};
-    plot_layout L;
-    cr_assert_eq(plot_heatmap_layout(&h, &L), 0);
-    cr_assert_eq(plot_heatmap_png(&h, a), 0);
+    render_layout L;
+    cr_assert_eq(render_heatmap_layout(&h, &L, NULL), 0);
+    cr_assert_eq(heatmap_file(&h, a), 0);
     h.origin_top = 0;
-    cr_assert_eq(plot_heatmap_png(&h, b), 0);
+    cr_assert_eq(heatmap_file(&h, b), 0);
     png pt = pngcheck_load(a), pb = pngcheck_load(b);
     cr_expect(pt.w == 500 && pt.h == 400);
     double cw = L.area_w / 3.0, ch = L.area_h / 2.0;
@@ -157,13 +189,13 @@ Test(plot, large_heatmap_gets_a_pixel_per_cell)
     char *dir = test_tmpdir("plot-big");
     char *path = path_join(dir, "pe-1024x768.png");
     float *z = pe(N, D);
-    plot_heatmap h = {.z = z, .nx = N, .ny = D, .x_stride = D, .y_stride = 1, .vmin = -1,
+    render_heatmap h = {.cmap = RENDER_CMAP_RDBU, .z = z, .nx = N, .ny = D, .x_stride = D, .y_stride = 1, .vmin = -1,
                       .vmax = 1, .title = "PE 1024 x 768"};
-    plot_layout L;
-    cr_assert_eq(plot_heatmap_layout(&h, &L), 0);
+    render_layout L;
+    cr_assert_eq(render_heatmap_layout(&h, &L, NULL), 0);
     cr_expect_eq(L.area_w, N);
     cr_expect_eq(L.area_h, D);
-    cr_assert_eq(plot_heatmap_png(&h, path), 0);
+    cr_assert_eq(heatmap_file(&h, path), 0);
     png p = pngcheck_load(path);
     cr_expect(p.w == L.width && p.h == L.height);
     /* one pixel per cell: each cell is exactly its colour */
@@ -186,12 +218,12 @@ Test(plot, line_chart_draws_each_series_and_a_legend)
         y1[i] = cos(i / 20.0);
         y2[i] = exp(-i / 50.0);
     }
-    plot_series s[2] = {{"cosine", x, y1, N}, {"decay", x, y2, N}};
-    plot_lines L = {.series = s, .n_series = 2, .title = "two series", .xlabel = "x",
+    render_series s[2] = {{"cosine", x, y1, N}, {"decay", x, y2, N}};
+    render_lines L = {.series = s, .n_series = 2, .title = "two series", .xlabel = "x",
                     .ylabel = "y", .zero_line = 1};
     char *dir = test_tmpdir("plot-lines");
     char *path = path_join(dir, "lines.png");
-    cr_assert_eq(plot_lines_png(&L, path), 0);
+    cr_assert_eq(lines_file(&L, path), 0);
     png p = pngcheck_load(path);
     cr_expect(p.w == 960 && p.h == 600);
     double c1[3] = {0x1f, 0x77, 0xb4}, c2[3] = {0xff, 0x7f, 0x0e};
@@ -201,10 +233,10 @@ Test(plot, line_chart_draws_each_series_and_a_legend)
     cairo_surface_destroy(p.s);
     /* a single point and a flat line are drawable */
     double one = 3;
-    plot_series s1 = {"one point", &one, &one, 1};
-    plot_lines L1 = {.series = &s1, .n_series = 1, .width = 400, .height = 300};
+    render_series s1 = {"one point", &one, &one, 1};
+    render_lines L1 = {.series = &s1, .n_series = 1, .width = 400, .height = 300};
     char *p1 = path_join(dir, "one.png");
-    cr_expect_eq(plot_lines_png(&L1, p1), 0);
+    cr_expect_eq(lines_file(&L1, p1), 0);
     png q = pngcheck_load(p1);
     cr_expect(q.w == 400 && q.h == 300);
     cairo_surface_destroy(q.s);
@@ -223,12 +255,12 @@ Test(plot, strips_show_each_vector)
     const float *data[3] = {tok, pos, sum};
     const char *names[3] = {"token (wte)", "position (wpe)", "sum"};
     const char *labels[T] = {"The", "\xE2\x90\xA3" "dog", "\xE2\x90\xA3" "chased", "\xE2\x86\xB5"};
-    plot_strips s = {.n_rows = T, .dim = C, .n_strips = 3, .data = data, .strip_names = names,
+    render_strips s = {.cmap = RENDER_CMAP_RDBU, .n_rows = T, .dim = C, .n_strips = 3, .data = data, .strip_names = names,
                      .ops = "+=", .labels = labels, .title = "Embedding of 4 tokens",
                      .vmin = -1, .vmax = 1};
     char *dir = test_tmpdir("plot-strips");
     char *path = path_join(dir, "strips.png");
-    cr_assert_eq(plot_strips_png(&s, path), 0);
+    cr_assert_eq(strips_file(&s, path), 0);
     png p = pngcheck_load(path);
     cr_expect_eq(p.w, 1280);
     double top[3], bottom[3], half[3];
@@ -260,7 +292,7 @@ Test(plot, strips_show_each_vector)
     s.labels = ja;
     s.title = "\xE7\x8A\xAC\xE3\x81\x8C\xE7\x8C\xAB\xE3\x82\x92 / The dog chased the cat";
     char *p2 = path_join(dir, "strips-auto.png");
-    cr_expect_eq(plot_strips_png(&s, p2), 0);
+    cr_expect_eq(strips_file(&s, p2), 0);
     png q = pngcheck_load(p2);
     cr_expect_eq(q.w, 1280);
     cairo_surface_destroy(q.s);
@@ -272,45 +304,49 @@ Test(plot, invalid_figures_fail_and_write_nothing)
     char *dir = test_tmpdir("plot-bad");
     char *path = path_join(dir, "x.png");
     float z[4] = {0};
-    plot_heatmap h = {.z = z, .nx = 0, .ny = 2, .x_stride = 1, .y_stride = 1, .vmin = -1, .vmax = 1};
-    cr_expect_eq(plot_heatmap_png(&h, path), -1, "zero columns");
+    render_heatmap h = {.cmap = RENDER_CMAP_RDBU, .z = z, .nx = 0, .ny = 2, .x_stride = 1, .y_stride = 1, .vmin = -1, .vmax = 1};
+    cr_expect_eq(heatmap_file(&h, path), RENDER_E_ARG, "zero columns");
     h.nx = 2;
     h.vmin = 1;
-    cr_expect_eq(plot_heatmap_png(&h, path), -1, "vmin >= vmax");
+    cr_expect_eq(heatmap_file(&h, path), RENDER_E_ARG, "vmin >= vmax");
     h.vmin = -1;
     h.width = 50;
-    cr_expect_eq(plot_heatmap_png(&h, path), -1, "too small");
+    cr_expect_eq(heatmap_file(&h, path), RENDER_E_ARG, "too small");
     h.width = 0;
-    h.nx = PLOT_MAX_SIDE + 1;
-    cr_expect_eq(plot_heatmap_png(&h, path), -1, "too wide");
-    plot_lines L = {.series = NULL, .n_series = 0};
-    cr_expect_eq(plot_lines_png(&L, path), -1);
+    h.nx = RENDER_MAX_SIDE + 1;
+    cr_expect_eq(heatmap_file(&h, path), RENDER_E_ARG, "too wide");
+    render_lines L = {.series = NULL, .n_series = 0};
+    cr_expect_eq(lines_file(&L, path), RENDER_E_ARG);
     double nan_v = NAN;
-    plot_series s = {"nan", &nan_v, &nan_v, 1};
+    render_series s = {"nan", &nan_v, &nan_v, 1};
     L.series = &s, L.n_series = 1;
-    cr_expect_eq(plot_lines_png(&L, path), -1, "no finite point");
+    cr_expect_eq(lines_file(&L, path), RENDER_E_ARG, "no finite point");
     struct stat st;
     cr_expect(stat(path, &st) != 0, "nothing written");
-    h.nx = 2;
-    char *missing = path_join(dir, "no/dir/x.png");
-    cr_expect_eq(plot_heatmap_png(&h, missing), -1, "missing directory");
-    free(missing), free(path), free(dir);
+    /* the message names what is wrong; *out is zeroed */
+    g2e_err e;
+    render_png img = {(unsigned char *)path, 1};
+    h.nx = 2, h.vmin = 1;
+    cr_expect_eq(render_heatmap_png(&h, &img, &e), RENDER_E_ARG);
+    cr_expect(strstr(e.msg, "vmin < vmax") != NULL, "%s", e.msg);
+    cr_expect(img.data == NULL && img.len == 0);
+    free(path), free(dir);
 }
 
 Test(plot, colour_map_function)
 {
     unsigned char c[3];
-    plot_cmap(0.0, c);
+    render_cmap_rgb(RENDER_CMAP_RDBU, 0.0, c, NULL);
     cr_expect(c[0] == 0x05 && c[1] == 0x30 && c[2] == 0x61);
-    plot_cmap(1.0, c);
+    render_cmap_rgb(RENDER_CMAP_RDBU, 1.0, c, NULL);
     cr_expect(c[0] == 0x67 && c[1] == 0x00 && c[2] == 0x1f);
-    plot_cmap(0.5, c);
+    render_cmap_rgb(RENDER_CMAP_RDBU, 0.5, c, NULL);
     cr_expect(c[0] == 255 && c[1] == 255 && c[2] == 255);
-    plot_cmap(-3.0, c);
+    render_cmap_rgb(RENDER_CMAP_RDBU, -3.0, c, NULL);
     cr_expect(c[0] == 0x05, "clamped below");
-    plot_cmap(NAN, c);
+    render_cmap_rgb(RENDER_CMAP_RDBU, NAN, c, NULL);
     cr_expect(c[0] == 0x80 && c[1] == 0x80 && c[2] == 0x80, "NaN is grey");
-    plot_cmap_value(0.25, -1, 1, c);
+    render_cmap_rgb(RENDER_CMAP_RDBU, (0.25 + 1) / 2, c, NULL);
     double w[3];
     pngcheck_colour(0.25, -1, 1, w);
     cr_expect(abs(c[0] - (int)lround(w[0])) <= 1 && abs(c[2] - (int)lround(w[2])) <= 1);
@@ -341,21 +377,21 @@ Test(plot, nearly_flat_ranges_finish, .timeout = 20)
     char *dir = test_tmpdir("plot-flat");
     char *path = path_join(dir, "flat.png");
     double x[2] = {0, 1}, y[2] = {1.0, nextafter(1.0, 2.0)};
-    plot_series s = {"flat", x, y, 2};
-    plot_lines L = {.series = &s, .n_series = 1, .title = "flat"};
-    cr_expect_eq(plot_lines_png(&L, path), 0);
+    render_series s = {"flat", x, y, 2};
+    render_lines L = {.series = &s, .n_series = 1, .title = "flat"};
+    cr_expect_eq(lines_file(&L, path), 0);
     double one = 1.0;
-    plot_series s1 = {"one point", &one, &one, 1};
+    render_series s1 = {"one point", &one, &one, 1};
     L.series = &s1;
-    cr_expect_eq(plot_lines_png(&L, path), 0);
+    cr_expect_eq(lines_file(&L, path), 0);
     double big[2] = {1e300, nextafter(1e300, 2e300)};
-    plot_series s2 = {"x too", big, y, 2};
+    render_series s2 = {"x too", big, y, 2};
     L.series = &s2;
-    cr_expect_eq(plot_lines_png(&L, path), 0);
+    cr_expect_eq(lines_file(&L, path), 0);
     float z[2] = {1.0f, 1.0f};
-    plot_heatmap h = {.z = z, .nx = 2, .ny = 1, .x_stride = 1, .y_stride = 1, .vmin = 1.0,
+    render_heatmap h = {.cmap = RENDER_CMAP_RDBU, .z = z, .nx = 2, .ny = 1, .x_stride = 1, .y_stride = 1, .vmin = 1.0,
                       .vmax = nextafter(1.0, 2.0)};
-    cr_expect_eq(plot_heatmap_png(&h, path), 0);
+    cr_expect_eq(heatmap_file(&h, path), 0);
     png p = pngcheck_load(path);
     cr_expect(p.w == 960 && p.h == 600);
     cairo_surface_destroy(p.s);

@@ -4,6 +4,7 @@
 #include "similarity.h"
 
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,31 @@ Test(similarity, zero_vector_has_no_cosine)
     cr_expect_eq(sim_cosine(y, x, 3, &c, &e), SIM_E_ZERO);
     cr_expect(strstr(e.msg, "second") != NULL, "%s", e.msg);
     cr_expect_eq(c, 42, "output untouched on error");
+}
+
+Test(similarity, non_finite_vector_has_no_cosine)
+{
+    float y[3] = {1, 2, 3};
+    const float bad[3][3] = {{1, NAN, 3}, {INFINITY, 0, 0}, {-INFINITY, 1, 1}};
+    for (int k = 0; k < 3; k++) {
+        double c = 42;
+        g2e_err e;
+        cr_expect_eq(sim_cosine(bad[k], y, 3, &c, &e), SIM_E_NONFINITE, "case %d", k);
+        cr_expect(strstr(e.msg, "first vector holds a NaN or an infinity") != NULL, "%s", e.msg);
+        cr_expect_eq(sim_cosine(y, bad[k], 3, &c, &e), SIM_E_NONFINITE, "case %d", k);
+        cr_expect(strstr(e.msg, "second") != NULL, "%s", e.msg);
+        cr_expect_eq(c, 42, "output untouched on error");
+    }
+    /* the largest floats are finite and keep a finite cosine (no overflow in double) */
+    float big[3] = {FLT_MAX, FLT_MAX, -FLT_MAX};
+    double c;
+    cr_assert_eq(sim_cosine(big, big, 3, &c, NULL), 0);
+    cr_expect_float_eq(c, 1.0, 1e-15);
+    float X[3 * 2] = {1, 2, 3, NAN, 3, 4};
+    double M[9];
+    g2e_err e;
+    cr_expect_eq(sim_cosine_matrix(X, 3, 2, M, &e), SIM_E_NONFINITE);
+    cr_expect(strstr(e.msg, "row 1 holds a NaN") != NULL, "%s", e.msg);
 }
 
 static void check_matrix(size_t R, size_t C)
@@ -216,4 +242,78 @@ Test(similarity, load_wpe_is_exact)
             cr_assert_eq(w[p * o.n_embd + c], fixture_expected(&o, FIXTURE_WPE, p, c));
     free(w);
     model_close(m);
+}
+
+/* ---- the learned curves (sim_wpe_cosine_matrix, sim_learned_by_distance) and percentiles ---- */
+
+Test(similarity, learned_by_distance_matches_naive_loops)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    g2e_model *m = open_fixture_model(&o, "learned-bd");
+    size_t len = o.n_ctx < 12 ? o.n_ctx : 12, max_d = len - 1, E = o.n_embd;
+    double mean[64], sd[64];
+    cr_assert(len <= 64);
+    cr_assert_eq(sim_learned_by_distance(m, len, max_d, mean, sd, NULL), 0);
+    for (size_t d = 0; d <= max_d; d++) {
+        /* one accumulator, textbook cosine, over the fixture's own formula */
+        double s = 0, s2 = 0;
+        size_t n = len - d;
+        for (size_t p = 0; p < n; p++) {
+            double dot = 0, na = 0, nb = 0;
+            for (size_t c = 0; c < E; c++) {
+                double a = fixture_expected(&o, FIXTURE_WPE, p, c), b = fixture_expected(&o, FIXTURE_WPE, p + d, c);
+                dot += a * b, na += a * a, nb += b * b;
+            }
+            double cs = dot / (sqrt(na) * sqrt(nb));
+            s += cs, s2 += cs * cs;
+        }
+        double mu = s / (double)n, var = s2 / (double)n - mu * mu;
+        cr_expect(fabs(mean[d] - mu) < 1e-12, "d=%zu: %.17g vs %.17g", d, mean[d], mu);
+        cr_expect(fabs(sd[d] - sqrt(var > 0 ? var : 0)) < 1e-6, "sd at d=%zu", d);
+    }
+    cr_expect(fabs(mean[0] - 1.0) < 1e-12, "distance 0 is the diagonal");
+    double *M = NULL;
+    g2e_err e;
+    cr_assert_eq(sim_wpe_cosine_matrix(m, len, &M, &e), 0, "%s", e.msg);
+    cr_expect(fabs(M[1] - M[len]) < 1e-15, "symmetric");
+    free(M);
+    cr_expect_eq(sim_wpe_cosine_matrix(m, o.n_ctx + 1, &M, &e), SIM_E_RANGE);
+    cr_expect(M == NULL);
+    cr_expect_eq(sim_wpe_cosine_matrix(m, 0, &M, &e), SIM_E_RANGE);
+    cr_expect_eq(sim_learned_by_distance(m, len, len, mean, NULL, &e), SIM_E_RANGE);
+    cr_expect(strstr(e.msg, "less than N") != NULL, "%s", e.msg);
+    model_close(m);
+}
+
+Test(similarity, abs_percentile_nearest_rank)
+{
+    float x[10] = {-10, 1, -2, 3, -4, 5, -6, 7, -8, 9};   /* |x| = 1..10 */
+    double q;
+    int fb = -1;
+    cr_assert_eq(sim_abs_percentile(x, 10, 50, &q, &fb, NULL), 0);
+    cr_expect(q == 5 && fb == 0, "p50 of 1..10 by nearest rank is 5, got %g", q);
+    cr_assert_eq(sim_abs_percentile(x, 10, 99, &q, NULL, NULL), 0);
+    cr_expect(q == 10);
+    cr_assert_eq(sim_abs_percentile(x, 10, 10, &q, NULL, NULL), 0);
+    cr_expect(q == 1);
+    cr_assert_eq(sim_abs_percentile(x, 10, 100, &q, NULL, NULL), 0);
+    cr_expect(q == 10);
+    /* non-finite values are left out, not sorted (NaN has no order) */
+    float y[6] = {NAN, INFINITY, 2, -4, -INFINITY, 1};
+    cr_assert_eq(sim_abs_percentile(y, 6, 100, &q, &fb, NULL), 0);
+    cr_expect(q == 4 && fb == 0, "over the finite 1, 2, 4: %g", q);
+    /* mostly zeros: the fallback is the largest finite |x|, and it says so */
+    float z[5] = {0, 0, 0, 0, -3};
+    cr_assert_eq(sim_abs_percentile(z, 5, 50, &q, &fb, NULL), 0);
+    cr_expect(q == 3 && fb == 1);
+    float zero[2] = {0, 0};
+    cr_assert_eq(sim_abs_percentile(zero, 2, 50, &q, &fb, NULL), 0);
+    cr_expect(q == 1 && fb == 1, "all zeros: 1");
+    cr_assert_eq(sim_abs_percentile(NULL, 0, 50, &q, &fb, NULL), 0);
+    cr_expect(q == 1 && fb == 1, "no values: 1");
+    g2e_err e;
+    cr_expect_eq(sim_abs_percentile(x, 10, 0, &q, NULL, &e), SIM_E_RANGE);
+    cr_expect_eq(sim_abs_percentile(x, 10, 100.5, &q, NULL, &e), SIM_E_RANGE);
+    cr_expect_eq(sim_abs_percentile(x, 10, NAN, &q, NULL, &e), SIM_E_RANGE);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define C 16
 static fixture_opts fo;
@@ -138,10 +139,48 @@ Test(simcli, exercise1_other_model_and_without_weights)
     cr_expect_eq(r.status, 0, "stderr: %s", r.err);
     cr_expect(strstr(r.out, "16,777,216") != NULL);
     run_free(&r);
+    /* plain `exercise` without weights: exercise 1, and a note of what exercise 2 needs
+     * (issue 10); asking for 2 by name is an error after exercise 1 */
     r = run_argv((char *[]){G2E_TEST_BIN, "exercise", NULL}, NULL, 0, env, dir);
-    cr_expect_eq(r.status, 1);
-    cr_expect_eq(r.out_len, 0, "nothing on stdout: %s", r.out);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "Exercise 1:") && strstr(r.out, "16,777,216") && !strstr(r.out, "Exercise 2"),
+              "%s", r.out);
+    cr_expect(strncmp(r.err, "gpt2-embed: note: exercise 2 needs GPT-2's weights: ", 52) == 0, "%s", r.err);
     cr_expect(strstr(r.err, "gpt2-embed download") != NULL, "%s", r.err);
+    run_free(&r);
+    r = run_argv((char *[]){G2E_TEST_BIN, "exercise", "1", "2", NULL}, NULL, 0, env, dir);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.out, "Exercise 1:") != NULL, "%s", r.out);
+    cr_expect(strncmp(r.err, "gpt2-embed: exercise 2 needs GPT-2's weights: ", 46) == 0, "%s", r.err);
+    run_free(&r);
+    r = run_argv((char *[]){G2E_TEST_BIN, "exercise", "2", "--format", "json", NULL}, NULL, 0, env, dir);
+    cr_expect_eq(r.status, 1);
+    cr_expect_eq(r.out_len, 0, "%s", r.out);
+    run_free(&r);
+}
+
+/* issue 10: `exercise 2 --format json` printed exercise 1 too, `exercise 1 2` only 2 */
+Test(simcli, exercise_numbers_select_exactly)
+{
+    run_result r = g2e((char *[]){"exercise", "2", "--format", "json", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert(j, "%s", r.out);
+    cr_expect_null(cJSON_GetObjectItemCaseSensitive(j, "exercise1"));
+    cr_expect(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "exercise2")));
+    cr_expect_eq(jnum(cJSON_GetObjectItemCaseSensitive(j, "exercise2"), "cat_token_id"), 3797);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = g2e((char *[]){"exercise", "1", "2", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect(strstr(r.out, "Exercise 1:") && strstr(r.out, "Exercise 2:"), "%s", r.out);
+    run_free(&r);
+    r = g2e((char *[]){"exercise", "2", NULL});
+    cr_expect(!strstr(r.out, "Exercise 1:") && strstr(r.out, "Exercise 2:"), "%s", r.out);
+    run_free(&r);
+    r = g2e((char *[]){"exercise", "3", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "gpt2-embed exercise: there are exercises 1 and 2, got '3'\n");
     run_free(&r);
 }
 
@@ -176,9 +215,13 @@ Test(simcli, pairs)
 Test(simcli, pair_errors)
 {
     run_result r = g2e((char *[]){"similarity", "--pos", "0", "1024", NULL});
-    cr_expect_eq(r.status, 1);
-    cr_expect(strstr(r.err, "1024") && strstr(r.err, "outside wpe"), "%s", r.err);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "gpt2-embed similarity: --pos needs two integers in 0..1023, got '1024'\n");
     cr_expect_eq(r.out_len, 0);
+    run_free(&r);
+    r = g2e((char *[]){"similarity", "--pos", "-1", "5", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "gpt2-embed similarity: --pos needs two integers in 0..1023, got '-1'\n");
     run_free(&r);
     r = g2e((char *[]){"similarity", "--tokens", "cats are", " dog", NULL});
     cr_expect_eq(r.status, 1);
@@ -319,4 +362,87 @@ Test(simcli, stats_json)
     cr_expect_eq(jnum(cJSON_GetObjectItemCaseSensitive(j, "wte"), "rows"), 50257);
     cJSON_Delete(j);
     run_free(&r);
+}
+
+Test(simcli, nearest_options_in_every_form_and_its_usage_errors)
+{
+    run_result a = g2e((char *[]){"nearest", "--id", "3797", "-k", "3", "--format", "json", NULL});
+    run_result b = g2e((char *[]){"nearest", "--id=3797", "--top=3", "--format=json", NULL});
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    cr_expect_eq(b.status, 0, "%s", b.err);
+    cr_expect_str_eq(a.out, b.out);
+    run_free(&a);
+    run_free(&b);
+    a = g2e((char *[]){"nearest", " cat", "--id", "5", NULL});
+    cr_expect_eq(a.status, 2);
+    cr_expect_str_eq(a.err, "gpt2-embed nearest: needs exactly one query: TOKEN, --id N or --vector FILE.npy\n");
+    run_free(&a);
+    a = g2e((char *[]){"nearest", "--id", "5", "-k", "0", NULL});
+    cr_expect_eq(a.status, 2);
+    cr_expect_str_eq(a.err, "gpt2-embed nearest: --top needs an integer in 1..100000, got '0'\n");
+    run_free(&a);
+}
+
+/* issue 10: `--at cat 0 5` silently used 'cat' (9246), not ' cat' (3797) */
+Test(simcli, at_shows_pieces_and_notes_a_word_without_its_space)
+{
+    run_result r = g2e((char *[]){"similarity", "--at", "cat", "0", "5", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char want[128];
+    snprintf(want, sizeof want, "cos(wte[9246 'cat'] + wpe[0], wte[9246 'cat'] + wpe[5]) = %.6f\n",
+             ref_cos(9246, 0, 5));
+    cr_expect_str_eq(r.out, want);
+    cr_expect_str_eq(r.err, "gpt2-embed: note: 'cat' has no leading space: it is token 9246 'cat', the "
+                            "form at the start of a text; inside a sentence the word is ' cat', token "
+                            "3797 '\xE2\x90\xA3" "cat'\n");
+    run_free(&r);
+    r = g2e((char *[]){"similarity", "--at", " cat", "0", "5", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    snprintf(want, sizeof want, "cos(wte[3797 '\xE2\x90\xA3" "cat'] + wpe[0], wte[3797 '\xE2\x90\xA3" "cat'] + wpe[5]) = %.6f\n",
+             ref_cos(3797, 0, 5));
+    cr_expect_str_eq(r.out, want);
+    cr_expect_eq(r.err_len, 0, "%s", r.err);
+    run_free(&r);
+    r = g2e((char *[]){"similarity", "--at", " cat", "0", "1024", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "gpt2-embed similarity: --at needs TEXT and two positions in 0..1023, got '1024'\n");
+    run_free(&r);
+}
+
+/* issue 10: `--by-distance -o bd.npy` wrote a text table; -o's extension now decides */
+Test(simcli, formats_from_output_names)
+{
+    char *js = path_join(dir, "bd.JSON"), *np = path_join(dir, "bd.npy"), *csv = path_join(dir, "m.csv");
+    run_result r = g2e((char *[]){"similarity", "--by-distance", "--max-distance", "3", "-o", js, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    size_t n;
+    char *txt = read_file(js, &n);
+    cJSON *j = txt ? cJSON_Parse(txt) : NULL;
+    cr_expect(j != NULL, "not JSON: %s", txt);
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "by_distance")), 4);
+    cJSON_Delete(j);
+    free(txt);
+    r = g2e((char *[]){"similarity", "--by-distance", "-o", np, NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "means --format npy, which similarity does not write here") != NULL, "%s", r.err);
+    cr_expect_eq(access(np, F_OK), -1, "nothing written");
+    run_free(&r);
+    r = g2e((char *[]){"similarity", "--by-distance", "-o", js, "--format", "csv", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "means --format json, but --format csv was given") != NULL, "%s", r.err);
+    run_free(&r);
+    r = g2e((char *[]){"similarity", "--matrix", "-o", csv, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    txt = read_file(csv, &n);
+    cr_assert(txt);
+    size_t lines = 0;
+    for (char *q = txt; *q; q++) lines += *q == '\n';
+    cr_expect_eq(lines, 1024);
+    cr_expect_eq(strtod(txt, NULL), 1.0, "cos(wpe[0], wpe[0]) first: %.20s", txt);
+    free(txt);
+    free(js);
+    free(np);
+    free(csv);
 }

@@ -231,31 +231,33 @@ Test(sinusoidal_cli, usage_errors_are_one_line)
 {
     static const struct usage_case cases[] = {
         {{"sinusoidal", "--len", "4", "--dim", "7"}, 2, "even and positive"},
-        {{"sinusoidal", "--len", "4", "--dim", "0"}, 2, "--dim must be a whole number"},
+        {{"sinusoidal", "--len", "4", "--dim", "0"}, 2, "sinusoidal: --dim needs an integer in 1..1048576, got '0'"},
         {{"sinusoidal", "--len", "4"}, 2, "--dim D is required"},
         {{"sinusoidal", "--dim", "4"}, 2, "--len N is required"},
-        {{"sinusoidal", "--len", "0", "--dim", "4"}, 2, "--len must be a whole number"},
-        {{"sinusoidal", "--len", "-3", "--dim", "4"}, 2, "--len must be a whole number"},
+        {{"sinusoidal", "--len", "0", "--dim", "4"}, 2, "--len needs an integer in 1..2^53, got '0'"},
+        {{"sinusoidal", "--len", "-3", "--dim", "4"}, 2, "--len needs an integer in 1..2^53, got '-3'"},
         {{"sinusoidal", "--len", "4", "--dim", "4", "--base", "1"}, 2, "greater than 1"},
-        {{"sinusoidal", "--len", "4", "--dim", "4", "--base", "nan"}, 2, "--base must be"},
-        {{"sinusoidal", "--len", "4", "--dim", "4", "--format", "xml"}, 2, "--format must be"},
+        {{"sinusoidal", "--len", "4", "--dim", "4", "--base", "nan"}, 2, "--base needs a finite number, got 'nan'"},
+        {{"sinusoidal", "--len", "4", "--dim", "4", "--format", "xml"}, 2, "--format needs one of table, csv, npy or json, got 'xml'"},
         {{"sinusoidal", "--len", "4", "--dim", "4", "--bogus"}, 2, "unknown option '--bogus'"},
-        {{"sinusoidal", "--len"}, 2, "needs a value"},
+        {{"sinusoidal", "--len"}, 2, "--len needs an integer in 1..2^53\n"},
         {{"sinusoidal", "--dot-curve", "--dim", "4", "--from", "9", "--to", "3"}, 2, "after"},
         {{"sinusoidal", "--dot-curve", "--by-distance", "--dim", "4", "--len", "3"}, 2, "choose one"},
         {{"sinusoidal", "--len", "4", "--dim", "4", "--to", "3"}, 2, "belong to --dot-curve"},
         {{"sinusoidal", "--by-distance", "--len", "4", "--dim", "4", "--max-distance", "4"}, 2,
          "must be less than"},
         {{"sinusoidal", "--check-rotation", "--dim", "4", "--format", "csv"}, 2, "takes no"},
-        {{"sinusoidal", "--len", "99999999999999999999", "--dim", "4"}, 2, "--len must be"},
+        {{"sinusoidal", "--len", "99999999999999999999", "--dim", "4"}, 2, "--len needs an integer"},
+        {{"sinusoidal", "--len", "4", "--dim", "4", "-o", "pe.json"}, 2, "-o pe.json means --format json, which sinusoidal does not write"},
+        {{"sinusoidal", "--len", "4", "--dim", "4", "-o", "pe.npy", "--format", "csv"}, 2, "-o pe.npy means --format npy, but --format csv was given"},
         {{"sinusoidal", "--len", "4", "--dim", "4", "--plot", "-", "--format", "csv"}, 2,
          "cannot both go to standard output"},
         {{"plot"}, 2, "usage: gpt2-embed plot"},
         {{"plot", "bogus"}, 2, "unknown figure 'bogus'"},
-        {{"plot", "pe", "--dim", "4"}, 2, "needs --len N and --dim D"},
+        {{"plot", "pe", "--dim", "4", "--len", "0"}, 2, "--len needs an integer in 1..32767, got '0'"},
         {{"plot", "pe", "--len", "4", "--dim", "5"}, 2, "even and positive"},
         {{"plot", "dot-curve", "--dim", "4", "--len", "3"}, 2, "unknown option '--len'"},
-        {{"plot", "pe", "--len", "40000", "--dim", "4", "-o", "/dev/null"}, 1, "up to 32767"},
+        {{"plot", "pe", "--len", "40000", "--dim", "4", "-o", "/dev/null"}, 2, "in 1..32767, got '40000'"},
         {{"sinusoidal", "--check-rotation", "--dim", "512", "--len", "1048576", "--max-k", "8192"}, 1,
          "the limit is 2^32"},
         {{"sinusoidal", "--by-distance", "--dim", "4096", "--len", "100000"}, 1, "the limit is 2^36"},
@@ -445,7 +447,7 @@ Test(sinusoidal_cli, figures)
     free(b1), free(b2);
     int w, h;
     cairo_surface_t *s = decode(pe, &w, &h);
-    cr_expect(w == 960 && h == 600, "%dx%d", w, h);
+    cr_expect(w == 1200 && h == 600, "the article's figsize (12, 6): %dx%d", w, h);
     cairo_surface_destroy(s);
     r = run_g2e("sinusoidal", "--dot-curve", "--dim", "512", "--plot", dot, "--format", "csv", NULL);
     cr_expect_eq(r.status, 0, "%s", r.err);

@@ -262,3 +262,33 @@ Test(tokenize_cli, help)
     cr_expect_eq(r.status, 2);
     run_free(&r);
 }
+
+/* decode reads its IDs in the one grammar (opt_parse_ids), from arguments or stdin */
+Test(decode_cli, one_id_grammar_and_its_messages)
+{
+    run_result r = run_g2e("decode", "[15496,", "995]", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.out, "Hello world");
+    run_free(&r);
+    r = run_g2e("decode", "15496,995", NULL);
+    cr_expect_str_eq(r.out, "Hello world");
+    run_free(&r);
+    r = run_g2e("decode", "15496", "x", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "gpt2-embed decode: expected a token ID (a whole number) at character 7, got 'x'\n");
+    cr_expect_eq(r.out_len, 0);
+    run_free(&r);
+    r = RUN_IN("15496\n995 oops\n", 15, "decode", "-");
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.err, "gpt2-embed: standard input: expected a token ID (a whole number) at character 11, got 'oops'\n");
+    cr_expect_eq(r.out_len, 0);
+    run_free(&r);
+    r = run_g2e("decode", "15496", "-", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "gpt2-embed decode: give IDs as arguments or on standard input ('-'), not both\n");
+    run_free(&r);
+    r = run_g2e("decode", "--tokenizer=", "1", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "gpt2-embed decode: --tokenizer needs a directory, got an empty one ('')\n");
+    run_free(&r);
+}

@@ -3,7 +3,8 @@
 # Run by the Makefile before anything is compiled; quiet and quick when all are present.
 set -eu
 PKGS="gcc make pkg-config libcjson-dev libcurl4-openssl-dev libcriterion-dev libutf8proc-dev
-      libcairo2-dev fonts-ipafont-gothic clang python3 python3-numpy hyperfine gettext"
+      libcairo2-dev libpango1.0-dev fonts-ipafont-gothic clang python3 python3-numpy hyperfine gettext
+      liblapacke-dev libblas-dev libopenblas0-serial chromium"
 missing=""
 for p in $PKGS; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

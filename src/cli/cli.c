@@ -14,13 +14,58 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static int said;           /* an error line has been printed */
+static int stdout_said;    /* the stdout write error has been reported */
+
+/* Standard output at exit: flushed, closed, any failure reported (see cli.h). */
+static void close_stdout(void)
+{
+    if (cli_flush_stdout() != 0) {
+        _exit(EXIT_ERR);
+    }
+    if (fclose(stdout) != 0) {
+        if (!said)
+            cli_error("writing standard output failed: %s",
+                      strerror(out_stdout_errno() ? out_stdout_errno() : errno));
+        _exit(EXIT_ERR);
+    }
+    /* a message that could not be written is a failure too (nothing left to tell it) */
+    if (ferror(stderr) || fflush(stderr) != 0)
+        _exit(EXIT_ERR);
+}
+
 void cli_start(void)
 {
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        /* open returns the lowest free descriptor: fd itself (0..fd-1 are open by now) */
+        int n = open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY) | O_NOCTTY);
+        if (n >= 0 && n != fd)
+            close(n);
+    }
     signal(SIGXFSZ, SIG_IGN);
+    out_stdout_init();
+    atexit(close_stdout);
+}
+
+int cli_flush_stdout(void)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0;
+    int e = out_stdout_errno() ? out_stdout_errno() : errno;
+    if (!bad && !ferror(stdout))
+        return 0;
+    if (!stdout_said && !said)
+        cli_error("writing standard output failed: %s",
+                  e ? strerror(e) : "an earlier write failed");
+    stdout_said = 1;
+    return -1;
 }
 
 void cli_error(const char *fmt, ...)
 {
+    said = 1;
     va_list ap;
     va_start(ap, fmt);
     fputs("gpt2-embed: ", stderr);
@@ -151,11 +196,50 @@ char *cli_read_stream(FILE *f, size_t *len)
     return buf;
 }
 
+/* What kind of file st is, for the refusal. */
+static const char *kind_of(const struct stat *st)
+{
+    if (S_ISFIFO(st->st_mode)) return "a FIFO";
+    if (S_ISCHR(st->st_mode)) return "a character device";
+    if (S_ISBLK(st->st_mode)) return "a block device";
+    if (S_ISSOCK(st->st_mode)) return "a socket";
+    if (S_ISDIR(st->st_mode)) return "a directory";
+    return "not a regular file";
+}
+
 char *cli_read_file(const char *path, const char *what, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (strcmp(path, "-") == 0) {
+        char *buf = cli_read_stream(stdin, len);
+        if (!buf)
+            cli_error("cannot read standard input: %s", strerror(errno));
+        return buf;
+    }
+    /* O_NONBLOCK: opening a FIFO nobody writes to must not wait; fstat decides first */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         cli_error("cannot open '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st, in;
+    if (fstat(fd, &st) != 0) {
+        cli_error("cannot read '%s': %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    /* a pipe or terminal is read only when it is our own standard input (-f /dev/stdin) */
+    int is_stdin = fstat(STDIN_FILENO, &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino;
+    if (!S_ISREG(st.st_mode) && !is_stdin) {
+        int pipe_like = S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode);
+        cli_error("cannot read '%s': not a regular file (%s)%s", path, kind_of(&st),
+                  pipe_like ? "; to read a pipe or device, give it as standard input ('-f -' < it)" : "");
+        close(fd);
+        return NULL;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        cli_error("cannot read '%s': %s", path, strerror(errno));
+        close(fd);
         return NULL;
     }
     out_add_input(what, path, fd);

@@ -9,16 +9,32 @@
 /* Exit statuses of the program. */
 enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
 
-#define G2E_VERSION "0.1.0"
+/* G2E_VERSION comes from the Makefile's VERSION (-DG2E_VERSION), the one place it is written. */
+#ifndef G2E_VERSION
+#error "G2E_VERSION is not defined: build with the Makefile (VERSION), or pass -DG2E_VERSION=..."
+#endif
 
-/* The first thing main does: ignores SIGXFSZ, so that a write over the file size limit
- * (ulimit -f) fails with EFBIG and is reported like any other write error instead of
- * killing the process with a half-written temporary. */
+/* The first thing main does:
+ *   - a closed descriptor 0, 1 or 2 is reserved by opening /dev/null on it the wrong way
+ *     round (stdin write-only, stdout/stderr read-only): files the program opens later
+ *     (a -o temporary, a socket) can then never become a standard stream, while reads and
+ *     writes on the closed stream still fail (EBADF) as they would have;
+ *   - SIGXFSZ is ignored, so that a write over the file size limit (ulimit -f) fails with
+ *     EFBIG and is reported like any other write error, instead of killing the process
+ *     with a half-written temporary;
+ *   - at exit (atexit), standard output is flushed and closed, and a failure that no
+ *     message has reported yet (--help > /dev/full, a closed stdout) becomes one line on
+ *     stderr and exit status 1: every failed write is reported (gnulib's close_stdout idea). */
 void cli_start(void);
 
-/* Prints "gpt2-embed: <message>\n" on stderr (one line). fmt is translated (gettext)
- * before use, so every call site's literal is a message of po/gpt2-embed.pot (xgettext
- * --keyword=cli_error); arguments are not translated. */
+/* Flushes standard output; on a write error (now or earlier) prints one line "writing
+ * standard output failed: REASON" (once per run) and returns -1, else 0. */
+int cli_flush_stdout(void);
+
+/* Prints "gpt2-embed: <message>\n" on stderr (one line). After the first, the exit check
+ * of cli_start no longer adds its own line (the run already failed visibly). fmt is
+ * translated (gettext) before use, so every call site's literal is a message of
+ * po/gpt2-embed.pot (xgettext --keyword=cli_error); arguments are not translated. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "gpt2-embed: note: <message>\n" on stderr; fmt translated as cli_error's. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -38,7 +54,10 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
 int cli_format(const char *given, const char *const *names);
 
 /* All of the file at path in a new buffer (caller frees), NUL-terminated for convenience
- * (*len does not count the NUL). The file is registered as an input (out.h: no output may
+ * (*len does not count the NUL). "-" is standard input. Only a regular file is read, or
+ * our own standard input under another name (/dev/stdin): a FIFO, device or directory is
+ * refused at once (opened O_NONBLOCK and fstat'ed first, so a FIFO without a writer never
+ * blocks, /dev/zero is never read without end). The file is registered as an input (out.h: no output may
  * replace it), what naming its role in that message ("text file"). On failure prints one
  * line naming path and returns NULL. */
 char *cli_read_file(const char *path, const char *what, size_t *len);
@@ -47,7 +66,9 @@ char *cli_read_file(const char *path, const char *what, size_t *len);
  * not count the NUL); NULL with errno set on a read error or when out of memory. */
 char *cli_read_stream(FILE *f, size_t *len);
 
+struct opt_cmd;
 #define CMD(name, fn, summary) int fn(int argc, char **argv);
+#define OPTS(name, spec) extern const struct opt_cmd *const spec;
 #include "commands.def"
 #undef CMD
 

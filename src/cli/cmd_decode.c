@@ -1,187 +1,125 @@
 /* cmd_decode.c — `gpt2-embed decode`: GPT-2 token IDs -> the exact bytes they stand for.
  *
- * IDs come from the arguments or, if there are none (or '-'), from standard input,
- * separated by spaces, newlines, commas or brackets (so `tokenize --format ids` output and
- * JSON arrays both work). The bytes are written as they are, with no newline added, so
- * that `decode` exactly inverts `tokenize`. Nothing is written if any ID is bad.
+ * IDs come from the arguments or, if there are none (or '-'), from standard input, in the
+ * one ID grammar (opt_parse_ids: spaces, commas, newlines, one pair of brackets), so
+ * `tokenize --format ids` output and JSON arrays both work. The bytes are written as they
+ * are, with no newline added, so that `decode` exactly inverts `tokenize`. Nothing is
+ * written if any ID is bad.
  * Deliberately left out: --lossy output conversion (a token may be part of a UTF-8
  * character; the bytes are the truth).
  */
 #include "cli.h"
+#include "load.h"
+#include "opt.h"
 #include "tokenizer.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void help(FILE *f)
-{
-    fprintf(f,
-            "usage: gpt2-embed decode [OPTIONS] [ID... | -]\n"
-            "The text of GPT-2 token IDs: their bytes, exactly, with no newline added.\n"
-            "Without ID arguments (or with '-'), IDs are read from standard input, separated by\n"
-            "white space, commas or brackets.\n\n"
-            "  --tokenizer DIR   vocab.json + merges.txt (or encoder.json + vocab.bpe) in DIR\n"
-            "  -h, --help        this help\n");
-}
+typedef struct decode_opts {
+    load_opts lo;
+} decode_opts;
 
-typedef struct idvec {
-    uint32_t *v;
-    size_t n, cap;
-} idvec;
+static const opt_def OPTS[] = {
+    {.name = "--tokenizer", .kind = OPT_FILE, .off = offsetof(decode_opts, lo.tokenizer),
+     .metavar = "DIR", .help = N_("vocab.json + merges.txt (or encoder.json + vocab.bpe) in DIR")},
+    OPT_END,
+};
 
-static int push(idvec *a, uint32_t id)
+static const opt_cmd CMD = {
+    .name = "decode",
+    .synopsis = N_("[OPTIONS] [ID... | -]"),
+    .purpose = N_("The text of GPT-2 token IDs: their bytes, exactly, with no newline added.\n"
+                  "Without ID arguments (or with '-'), IDs are read from standard input; IDs are\n"
+                  "separated by white space or commas, optionally inside one pair of brackets."),
+    .examples = N_("  gpt2-embed decode 15496 995\n"
+                   "  gpt2-embed decode \"[464, 3797]\"\n"
+                   "  gpt2-embed tokenize --format ids \"Hello\" | gpt2-embed decode\n"),
+    .opts = OPTS,
+    .min_pos = 0,
+    .max_pos = -1,
+    .pos_name = "ID",
+};
+const opt_cmd *const cmd_decode_spec = &CMD;
+
+/* The positional arguments joined by spaces (caller frees), or NULL if one is "-" (then
+ * *from_stdin is set; "-" beside IDs is a usage error, reported, NULL returned). */
+static char *joined_args(const opt_parsed *p, int *from_stdin, int *bad)
 {
-    if (a->n == a->cap) {
-        size_t c = a->cap ? a->cap * 2 : 1024;
-        uint32_t *q = realloc(a->v, c * sizeof *q);
-        if (!q)
-            return -1;
-        a->v = q;
-        a->cap = c;
+    size_t len = 1;
+    for (int k = 0; k < p->npos; k++) {
+        if (strcmp(p->pos[k], "-") == 0)
+            *from_stdin = 1;
+        len += strlen(p->pos[k]) + 1;
     }
-    a->v[a->n++] = id;
-    return 0;
-}
-
-/* Parses one ID token s[0..n): decimal digits only, below 2^32 (the vocabulary check
- * comes later, with the tokenizer's size). */
-static int parse_id(const char *s, size_t n, uint32_t *out)
-{
-    if (n == 0 || n > 10)
-        return -1;
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (uint64_t)(s[i] - '0');
+    if (*from_stdin || p->npos == 0) {
+        *from_stdin = 1;
+        if (p->npos > 1) {
+            opt_usage_error(&CMD, "give IDs as arguments or on standard input ('-'), not both");
+            *bad = 1;
+        }
+        return NULL;
     }
-    if (v > UINT32_MAX)
-        return -1;
-    *out = (uint32_t)v;
-    return 0;
+    char *s = malloc(len), *o = s;
+    if (!s)
+        return NULL;
+    for (int k = 0; k < p->npos; k++)
+        o += sprintf(o, "%s%s", k ? " " : "", p->pos[k]);
+    return s;
 }
 
-static int is_sep(char c)
+/* The IDs, from the arguments or standard input. Returns 0, or the exit status. */
+static int read_ids(const opt_parsed *p, uint32_t **ids, size_t *n)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == '[' || c == ']';
+    int from_stdin = 0, bad = 0;
+    char *s = joined_args(p, &from_stdin, &bad), err[200];
+    if (bad)
+        return EXIT_USAGE;
+    size_t len = s ? strlen(s) : 0;
+    if (from_stdin && !(s = cli_read_stream(stdin, &len))) {
+        cli_error("cannot read standard input: %s", strerror(errno));
+        return EXIT_ERR;
+    }
+    if (!s) {
+        cli_error("out of memory");
+        return EXIT_ERR;
+    }
+    int r = opt_parse_ids(s, len, UINT32_MAX, ids, n, err, sizeof err);
+    free(s);
+    if (r == 0)
+        return 0;
+    if (from_stdin) {
+        cli_error("standard input: %s", err);
+        return EXIT_ERR;
+    }
+    opt_usage_error(&CMD, "%s", err);
+    return EXIT_USAGE;
 }
 
 int cmd_decode(int argc, char **argv)
 {
-    const char *dir = NULL;
-    int from_stdin = 0, rc = EXIT_ERR;
-    idvec ids = {0};
-    char *in = NULL, *text = NULL;
+    decode_opts o = {0};
+    opt_parsed p;
+    int r = opt_parse(&CMD, argc, argv, &o, &p);
+    uint32_t *ids = NULL;
+    size_t n = 0, len;
+    char *text = NULL;
     tok_tokenizer *t = NULL;
     g2e_err err;
     g2e_clear(&err);
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            help(stdout);
-            free(ids.v);
-            return EXIT_OK;
-        } else if (strcmp(a, "--tokenizer") == 0) {
-            if (i + 1 >= argc) {
-                cli_error("--tokenizer needs a directory");
-                free(ids.v);
-                return EXIT_USAGE;
-            }
-            dir = argv[++i];
-        } else if (strcmp(a, "-") == 0) {
-            from_stdin = 1;
-        } else if (a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9')) {
-            cli_error("unknown option '%s' (see 'gpt2-embed decode --help')", a);
-            free(ids.v);
-            return EXIT_USAGE;
-        } else {
-            /* an argument may itself hold several IDs ("15496 995" or "15496,995") */
-            size_t n = strlen(a), p = 0;
-            while (p < n) {
-                while (p < n && is_sep(a[p]))
-                    p++;
-                size_t e = p;
-                while (e < n && !is_sep(a[e]))
-                    e++;
-                if (e > p) {
-                    uint32_t id;
-                    if (parse_id(a + p, e - p, &id)) {
-                        cli_error("'%.*s' is not a token ID (a decimal number)", (int)(e - p), a + p);
-                        free(ids.v);
-                        return EXIT_USAGE;
-                    }
-                    if (push(&ids, id)) {
-                        cli_error("out of memory");
-                        goto done;
-                    }
-                }
-                p = e;
-            }
-        }
+    if (r) {
+        opt_free(&p);
+        return opt_exit(r);
     }
-    if (from_stdin && ids.n) {
-        cli_error("give IDs as arguments or on standard input ('-'), not both");
-        free(ids.v);
-        return EXIT_USAGE;
-    }
-    if (!ids.n) {
-        size_t cap = 1 << 16, n = 0;
-        in = malloc(cap);
-        for (;;) {
-            if (!in) {
-                cli_error("out of memory reading standard input");
-                goto done;
-            }
-            if (n == cap) {
-                char *q = realloc(in, cap * 2);
-                if (!q) {
-                    free(in);
-                    in = NULL;
-                    continue;
-                }
-                in = q;
-                cap *= 2;
-            }
-            size_t r = fread(in + n, 1, cap - n, stdin);
-            n += r;
-            if (r == 0)
-                break;
-        }
-        if (ferror(stdin)) {
-            cli_error("cannot read standard input: %s", strerror(errno));
-            goto done;
-        }
-        for (size_t p = 0, line = 1; p < n;) {
-            if (in[p] == '\n')
-                line++;
-            if (is_sep(in[p])) {
-                p++;
-                continue;
-            }
-            size_t e = p;
-            while (e < n && !is_sep(in[e]))
-                e++;
-            uint32_t id;
-            if (parse_id(in + p, e - p, &id)) {
-                cli_error("standard input line %zu: '%.*s' is not a token ID (a decimal number)", line,
-                          (int)(e - p > 40 ? 40 : e - p), in + p);
-                goto done;
-            }
-            if (push(&ids, id)) {
-                cli_error("out of memory");
-                goto done;
-            }
-            p = e;
-        }
-    }
-    if (tok_locate(dir, &t, &err)) {
-        cli_error("%s", err.msg);
+    r = read_ids(&p, &ids, &n);
+    opt_free(&p);
+    if (r)
+        return r;
+    r = EXIT_ERR;
+    if (load_tokenizer(o.lo.tokenizer, &t))
         goto done;
-    }
-    size_t len;
-    if (tok_decode(t, ids.v, ids.n, &text, &len, &err)) {
+    if (tok_decode(t, ids, n, &text, &len, &err)) {
         cli_error("%s", err.msg);
         goto done;
     }
@@ -189,11 +127,10 @@ int cmd_decode(int argc, char **argv)
         cli_error("cannot write the output: %s", strerror(errno));
         goto done;
     }
-    rc = EXIT_OK;
+    r = EXIT_OK;
 done:
-    free(ids.v);
-    free(in);
+    free(ids);
     free(text);
     tok_close(t);
-    return rc;
+    return r;
 }

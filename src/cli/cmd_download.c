@@ -7,7 +7,9 @@
  *
  * Two environment variables exist for the test suite only and are not meant for users:
  * GPT2_EMBED_TEST_BACKOFF_MS (the first retry delay and its cap, in ms, instead of 1 s and
- * 30 s) and GPT2_EMBED_TEST_ATTEMPTS (attempts in a row without progress, instead of 6).
+ * 30 s), GPT2_EMBED_TEST_ATTEMPTS (attempts in a row without progress, instead of 6) and
+ * GPT2_EMBED_TEST_ANY_SHAPE=1 (the model's shapes are not checked, so that small fixtures
+ * can stand in for gpt2).
  *
  * Deliberately left out: downloading anything but model.safetensors, writing into the
  * Hugging Face cache.
@@ -15,6 +17,7 @@
 #include "cli.h"
 #include "download.h"
 #include "locate.h"
+#include "models.h"
 #include "models.h"
 #include "safetensors.h"
 #include "sha256.h"
@@ -46,6 +49,12 @@ static void help(FILE *f)
         "  --full           the whole model.safetensors, checked against its sha256\n"
         "  --force          download even if the file or the Hugging Face cache has it\n"
         "  --quiet          print nothing but errors\n"
+        "  --min-speed N    give up an attempt slower than N bytes/s over --stall-time (10000)\n"
+        "  --stall-time S   the window of --min-speed, in seconds (20)\n"
+        "  --attempt-timeout S  deadline of one request, in seconds (600); a longer transfer\n"
+        "                   goes on from where it stopped\n"
+        "  --timeout S      deadline of the whole download, in seconds (21600 = 6 h)\n"
+        "  --retry-time S   give up once failures have cost this many seconds in all (300)\n"
         "\n"
         "An interrupted download resumes from DIR/NAME.safetensors.part when run again.\n"
         "The file in place is replaced only by a complete, verified download.\n"
@@ -284,10 +293,37 @@ static int env_uint(const char *name, unsigned long hi, unsigned long *out)
     return 1;
 }
 
+/* One of the numeric limits (names[0..4]) at argv[*i]: 1 if it is one (*k -1 after an
+ * error printed), 0 if not. Values: whole numbers 1..10^9. */
+static int limit_opt(int argc, char **argv, int *i, const char *const names[5], long vals[5], int *k)
+{
+    for (int j = 0; j < 5; j++) {
+        const char *v = NULL;
+        if ((*k = cli_opt(argc, argv, i, names[j], &v)) == 0)
+            continue;
+        if (*k < 0)
+            return 1;
+        char *end;
+        errno = 0;
+        long x = strtol(v, &end, 10);
+        if (errno || end == v || *end || x < 1 || x > 1000000000L) {
+            cli_error("download: %s needs a whole number in 1..1000000000, got '%s'", names[j], v);
+            *k = -1;
+            return 1;
+        }
+        vals[j] = x;
+        return 1;
+    }
+    return 0;
+}
+
 int cmd_download(int argc, char **argv)
 {
     const char *model = NULL, *repo = NULL, *revision = "main", *dir = "weights";
     int full = 0, force = 0, quiet = 0;
+    long limits[5] = {0};   /* --min-speed --stall-time --attempt-timeout --timeout --retry-time */
+    static const char *const LIMITS[] = {"--min-speed", "--stall-time", "--attempt-timeout",
+                                         "--timeout", "--retry-time"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int k;
@@ -314,6 +350,9 @@ int cmd_download(int argc, char **argv)
                                 : strncmp(a, "--repo", 6) == 0 ? &repo
                                 : strncmp(a, "--revision", 10) == 0 ? &revision : &dir;
             *slot = v;
+        } else if (limit_opt(argc, argv, &i, LIMITS, limits, &k)) {
+            if (k < 0)
+                return EXIT_USAGE;
         } else {
             cli_error("download: unknown option '%s' (see 'gpt2-embed download --help')", a);
             return EXIT_USAGE;
@@ -337,6 +376,7 @@ int cmd_download(int argc, char **argv)
     } else {
         snprintf(name, sizeof name, "%s", model ? model : "gpt2");
     }
+    int repo_given = repo != NULL;
     if (!repo)
         repo = locate_default_repo(model ? model : "gpt2");
     char out[4096];
@@ -419,6 +459,20 @@ int cmd_download(int argc, char **argv)
     o.revision = revision;
     o.out_path = out;
     o.full = full;
+    const models_info *mi = models_find(model ? model : repo_given ? NULL : "gpt2");
+    unsigned long any;
+    if (mi && !(env_uint("GPT2_EMBED_TEST_ANY_SHAPE", 1, &any) && any)) {
+        /* the shapes are checked before a tensor byte is fetched */
+        o.n_vocab = mi->n_vocab;
+        o.n_ctx = mi->n_ctx;
+        o.n_embd = mi->n_embd;
+        o.n_layer = mi->n_layer;
+    }
+    o.min_speed = limits[0];
+    o.stall_seconds = limits[1];
+    o.attempt_seconds = limits[2];
+    o.deadline_seconds = limits[3];
+    o.retry_seconds = limits[4];
     o.progress = on_progress;
     o.progress_user = &p;
     unsigned long v;

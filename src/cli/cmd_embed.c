@@ -13,12 +13,13 @@
  * Deliberately left out: batching several texts (use a shell loop or the library API).
  */
 #include "cli.h"
+#include "json.h"
 #include "embed.h"
 #include "figures.h"
 #include "load.h"
 #include "npy.h"
 #include "out.h"
-#include "plot.h"
+#include "render.h"
 #include "textpos.h"
 
 #include <errno.h>
@@ -27,62 +28,23 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char USAGE[] =
-    "usage: gpt2-embed [embed] [OPTIONS] TEXT\n"
-    "       gpt2-embed [embed] [OPTIONS] -f FILE | -\n"
-    "       gpt2-embed [embed] [OPTIONS] --ids \"15496 995\"\n";
-
-static void help(void)
-{
-    printf("%s\n"
-           "GPT-2's input vectors: x[t] = wte[id_t] + wpe[start + t] (float32, bit-identical to numpy's\n"
-           "wte[ids] + wpe[arange(T)]), what GPT-2 feeds its first block.\n\n"
-           "input:\n"
-           "  TEXT                 the text; several words are joined by single spaces (quote the\n"
-           "                       text to keep other whitespace); '-' reads standard input\n"
-           "  -f FILE              read the text from FILE\n"
-           "  --ids \"ID ...\"       token IDs instead of text (spaces or commas between them)\n"
-           "  --bos                prepend <|endoftext|> (ID 50256), as GPT-2 was trained\n"
-           "  --special MODE       <|endoftext|> in the text: token (default, ID 50256), text, error\n"
-           "  --lossy              replace invalid UTF-8 with U+FFFD instead of failing\n"
-           "positions:\n"
-           "  --start-pos P        first position P (as past_length does); P + T must fit n_ctx\n"
-           "  --truncate           keep the first n_ctx tokens of a longer input (noted on stderr)\n"
-           "  --window W           cut the tokens into windows of W <= n_ctx tokens, each from\n"
-           "  --stride S           position 0, starting every S tokens (default S = W: no overlap)\n"
-           "  --pe learned|sinusoidal   positions from wpe (default) or the fixed sinusoidal\n"
-           "                       encoding of width n_embd (no context limit)\n"
-           "output:\n"
-           "  --format F           table (default), json, npy, csv, raw (little-endian float32)\n"
-           "  -o FILE              write to FILE (atomically); npy and raw never go to a terminal\n"
-           "  --parts              also the token and position vectors: npy (3, T, n_embd) =\n"
-           "                       token, position, sum; json/csv add them per token\n"
-           "  --show N             table: how many components of each sum to show (default 4)\n"
-           "  --plot FILE.png      draw token, position and sum vectors as colour strips\n"
-           "weights and tokenizer:\n"
-           "  --weights FILE       safetensors file (else $GPT2_EMBED_WEIGHTS, weights/MODEL.safetensors,\n"
-           "                       the installed data, the Hugging Face cache)\n"
-           "  --model NAME         gpt2 (default), gpt2-medium, gpt2-large, gpt2-xl, distilgpt2\n"
-           "  --tokenizer DIR      vocab.json + merges.txt (else $GPT2_EMBED_TOKENIZER, tokenizer/\n"
-           "                       beside the program, the installed data, the built-in copy)\n\n"
-           "npy shapes: (T, n_embd); with --parts (3, T, n_embd); with --window (windows, W, n_embd)\n"
-           "and (3, windows, W, n_embd), the last window padded with zero rows (marked in json/table).\n"
-           "A text that is itself a command name: gpt2-embed embed -- inspect\n",
-           USAGE);
-}
-
 enum fmt { F_TABLE, F_JSON, F_NPY, F_CSV, F_RAW };
 static const char *const FMT_NAMES[] = {"table", "json", "npy", "csv", "raw", NULL};
 
 typedef struct job {
-    /* options */
-    const char *text_arg, *file, *ids_arg, *out, *plot;
+    /* options (the table below writes them) */
+    const char *file, *out, *plot;
+    opt_ids ids_opt;       /* --ids (IDs owned by the opt_parsed), or from_stdin */
     load_opts lo;          /* --weights, --model, --tokenizer */
-    int from_stdin, bos, truncate, parts, lossy;
-    tok_special special;
-    embed_pe pe;
-    enum fmt fmt;
-    uint64_t start, window, stride, show;
+    int bos, truncate, parts, lossy;
+    int special;           /* tok_special: token, text, error */
+    int pe;                /* embed_pe: learned, sinusoidal */
+    int fmt;               /* enum fmt */
+    uint64_t start, window, stride, show; /* OPT_INT writes int64_t: same object size and, for
+                                           * these non-negative ranges, the same value */
+    /* from the positionals */
+    const char *text_arg;  /* TEXT (several words joined by spaces: `joined`) */
+    int from_stdin, have_ids;
     /* data */
     char *joined;          /* several TEXT arguments joined by spaces (owned) */
     char *text;            /* the input text (owned), NULL with --ids */
@@ -97,41 +59,100 @@ typedef struct job {
     embed_ctx ec;
 } job;
 
-static int parse_ids(job *j)
+static const char *const SPECIAL[] = {"token", "text", "error", NULL}; /* tok_special's order */
+static const char *const PE[] = {"learned", "sinusoidal", NULL};      /* embed_pe's order */
+
+static const opt_def OPTS[] = {
+    {.name = "--file", .short_name = 'f', .kind = OPT_FILE, .flags = OPTF_STDIN,
+     .off = offsetof(job, file), .help = N_("read the text from FILE")},
+    {.name = "--ids", .kind = OPT_IDS, .off = offsetof(job, ids_opt), .metavar = "\"ID ...\"",
+     .help = N_("token IDs instead of text: \"464 3797\", \"464,3797\", \"[464, 3797]\", or - to read "
+                "them from standard input")},
+    {.name = "--bos", .kind = OPT_FLAG, .off = offsetof(job, bos),
+     .help = N_("prepend <|endoftext|> (ID 50256), as GPT-2 was trained")},
+    {.name = "--special", .kind = OPT_CHOICE, .off = offsetof(job, special), .choices = SPECIAL,
+     .def = "token", .help = N_("<|endoftext|> in the text: the token (ID 50256), plain text, or an error")},
+    {.name = "--lossy", .kind = OPT_FLAG, .off = offsetof(job, lossy),
+     .help = N_("replace invalid UTF-8 with U+FFFD instead of failing")},
+    {.name = "--start-pos", .kind = OPT_INT, .off = offsetof(job, start), .lo = 0,
+     .hi = (int64_t)SIN_MAX_POS, .metavar = "P",
+     .help = N_("first position P (as past_length does); P + T must fit n_ctx")},
+    {.name = "--truncate", .kind = OPT_FLAG, .off = offsetof(job, truncate),
+     .help = N_("keep the first n_ctx tokens of a longer input (noted on stderr)")},
+    {.name = "--window", .kind = OPT_INT, .off = offsetof(job, window), .lo = 1,
+     .hi = (int64_t)SIN_MAX_POS, .metavar = "W",
+     .help = N_("cut the tokens into windows of W <= n_ctx tokens, each from position 0")},
+    {.name = "--stride", .kind = OPT_INT, .off = offsetof(job, stride), .lo = 1,
+     .hi = (int64_t)SIN_MAX_POS, .metavar = "S",
+     .help = N_("--window: a window starts every S tokens (default S = W: no overlap)")},
+    {.name = "--pe", .kind = OPT_CHOICE, .off = offsetof(job, pe), .choices = PE, .def = "learned",
+     .help = N_("positions from wpe, or the fixed sinusoidal encoding of width n_embd (no context "
+                "limit)")},
+    {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(job, fmt), .choices = FMT_NAMES,
+     .def = "table", .help = N_("raw is little-endian float32; -o FILE's extension picks the format "
+                                "when it is not given")},
+    {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(job, out),
+     .help = N_("write to FILE (atomically); npy and raw never go to a terminal")},
+    {.name = "--parts", .kind = OPT_FLAG, .off = offsetof(job, parts),
+     .help = N_("also the token and position vectors: npy (3, T, n_embd) = token, position, sum; "
+                "json/csv add them per token")},
+    {.name = "--show", .kind = OPT_INT, .off = offsetof(job, show), .lo = 0, .hi = 100000,
+     .def = "4", .help = N_("table: how many components of each sum to show")},
+    {.name = "--plot", .kind = OPT_FILE, .flags = OPTF_STDIN, .off = offsetof(job, plot),
+     .metavar = "FILE.png", .help = N_("draw token, position and sum vectors as colour strips")},
+    LOAD_OPT_ROWS(job, lo),
+    OPT_END,
+};
+
+static const opt_cmd CMD = {
+    .name = "embed",
+    .synopsis = N_("[OPTIONS] TEXT...\n"
+                   "       gpt2-embed [embed] [OPTIONS] -f FILE | -\n"
+                   "       gpt2-embed [embed] [OPTIONS] --ids \"15496 995\""),
+    .purpose = N_("\nGPT-2's input vectors: x[t] = wte[id_t] + wpe[start + t] (float32, bit-identical to numpy's\n"
+                  "wte[ids] + wpe[arange(T)]), what GPT-2 feeds its first block. Several words are joined\n"
+                  "by single spaces (quote the text to keep other whitespace); '-' reads standard input.\n\n"
+                  "npy shapes: (T, n_embd); with --parts (3, T, n_embd); with --window (windows, W, n_embd)\n"
+                  "and (3, windows, W, n_embd), the last window padded with zero rows (marked in json/table).\n"
+                  "-o FILE.npy (.json .csv .raw .txt, any case) writes that format. A text that is itself a\n"
+                  "command name: gpt2-embed embed -- inspect"),
+    .examples = N_("  gpt2-embed \"The cat sat\"\n"
+                   "  gpt2-embed \"The cat sat\" -o cat.npy\n"
+                   "  gpt2-embed --ids \"[464, 3797]\" --format json\n"
+                   "  gpt2-embed -f book.txt --window 1024 -o book.npy\n"),
+    .opts = OPTS,
+    .min_pos = 0,
+    .max_pos = -1,
+    .pos_name = "TEXT",
+};
+const opt_cmd *const cmd_embed_spec = &CMD;
+
+/* --ids: the parsed list, or the same grammar read from standard input. */
+static int take_ids(job *j)
 {
-    size_t cap = 16;
-    j->ids = malloc(cap * sizeof *j->ids);
-    if (!j->ids) {
-        cli_error("out of memory");
-        return -1;
-    }
-    const char *p = j->ids_arg;
-    for (;;) {
-        while (*p == ' ' || *p == ',' || *p == '\t' || *p == '\n')
-            p++;
-        if (!*p)
-            break;
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(p, &end, 10);
-        if (end == p || errno || v > UINT32_MAX || (*end && !strchr(" ,\t\n", *end)) || *p == '-' || *p == '+') {
-            cli_error("--ids: '%.*s' is not a token ID (IDs are whole numbers separated by spaces or commas)",
-                      (int)strcspn(p, " ,\t\n"), p);
+    if (!j->ids_opt.from_stdin) {
+        size_t n = j->ids_opt.n;
+        j->ids = malloc((n ? n : 1) * sizeof *j->ids);
+        if (!j->ids) {
+            cli_error("out of memory");
             return -1;
         }
-        if (j->T == cap) {
-            uint32_t *n = realloc(j->ids, 2 * cap * sizeof *n);
-            if (!n) {
-                cli_error("out of memory");
-                return -1;
-            }
-            j->ids = n;
-            cap *= 2;
-        }
-        j->ids[j->T++] = (uint32_t)v;
-        p = end;
+        if (n)
+            memcpy(j->ids, j->ids_opt.v, n * sizeof *j->ids);
+        j->T = n;
+        return 0;
     }
-    return 0;
+    size_t len;
+    char err[200], *s = cli_read_stream(stdin, &len);
+    if (!s) {
+        cli_error("standard input: %s", strerror(errno));
+        return -1;
+    }
+    int rc = opt_parse_ids(s, len, UINT32_MAX, &j->ids, &j->T, err, sizeof err);
+    free(s);
+    if (rc)
+        cli_error("--ids -: standard input: %s", err);
+    return rc;
 }
 
 /* Reads all of a stream into j->text. */
@@ -147,9 +168,9 @@ static int read_all(job *j, FILE *f, const char *name)
 
 static int read_input(job *j)
 {
-    if (j->ids_arg)
-        return parse_ids(j);
-    if (j->from_stdin)
+    if (j->have_ids)
+        return take_ids(j);
+    if (j->from_stdin || (j->file && strcmp(j->file, "-") == 0))
         return read_all(j, stdin, "standard input");
     if (j->file)
         return (j->text = cli_read_file(j->file, "text file", &j->text_len)) ? 0 : -1;
@@ -194,6 +215,14 @@ static int tokenize(job *j)
     return 0;
 }
 
+/* "st", "nd", "rd" or "th" after n. */
+static const char *ordinal(size_t n)
+{
+    if (n % 100 >= 11 && n % 100 <= 13)
+        return "th";
+    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
 /* The context limit: refuse (with where the n_ctx-th token ends), truncate, or plan windows. */
 static int fit_context(job *j)
 {
@@ -232,13 +261,15 @@ static int fit_context(job *j)
                       (unsigned long long)j->start, ctx, ctx - 1);
             return -1;
         }
+        size_t last = (size_t)j->start + fit - 1; /* the position of the last token that fits */
         if (j->offs) {
             textpos tp;
             textpos_at(j->text, j->text_len, j->offs[fit], &tp);
-            snprintf(where, sizeof where, "token %zu ends at character %zu (line %zu, column %zu): %s", fit,
-                     tp.chr, tp.line, tp.col, tp.snippet);
+            snprintf(where, sizeof where, "the %zu%s token (position %zu) ends at character %zu (line %zu, "
+                     "column %zu): %s", fit, ordinal(fit), last, tp.chr, tp.line, tp.col, tp.snippet);
         } else {
-            snprintf(where, sizeof where, "ID %zu is %u", fit, j->ids[fit - 1]);
+            snprintf(where, sizeof where, "the %zu%s ID (position %zu) is %u", fit, ordinal(fit), last,
+                     j->ids[fit - 1]);
         }
         cli_error("the input has %zu tokens%s but wpe has only %zu rows (positions 0..%zu), so %zu fit%s; "
                   "%s; use --truncate to keep the first %zu, --window %zu [--stride S] to embed it in windows, "
@@ -312,7 +343,7 @@ static int write_binary(const job *j, FILE *f, int npy)
                     rc = -1;
                 else if (npy ? npy_writer_put(&nw, v, C, &e) != 0 : fwrite(v, sizeof *v, C, f) != C) {
                     if (npy) cli_error("%s", e.msg);
-                    rc = -1;   /* a raw write error is reported by out_commit */
+                    rc = npy ? -1 : 1;   /* raw: the stream's error is reported by out_commit */
                 }
             }
     if (rc == 0 && npy && npy_writer_end(&nw, &e)) {
@@ -320,7 +351,7 @@ static int write_binary(const job *j, FILE *f, int npy)
         rc = -1;
     }
     free(row);
-    return rc;
+    return rc < 0 ? -1 : 0;
 }
 
 static void piece(const job *j, size_t t, const uint8_t **b, size_t *n)
@@ -336,7 +367,7 @@ static void json_vec(FILE *f, const float *v, size_t C)
     fputc('[', f);
     for (size_t c = 0; c < C; c++) {
         if (c) fputs(", ", f);
-        out_f32(f, v[c]);
+        json_write_f32(f, v[c]);
     }
     fputc(']', f);
 }
@@ -484,9 +515,14 @@ static int write_table(const job *j, FILE *f)
         for (size_t r = 0; r < R; r++) {
             size_t t = token_at(j, w, r);
             size_t position = j->window ? r : (size_t)j->start + r;
-            if (t == SIZE_MAX) {
-                fprintf(f, "%5zu %6s  %-18s (zero row in npy/raw output)\n", position, "-", "(padding)");
-                continue;
+            if (t == SIZE_MAX) { /* the rest of the last window: one line for all of it */
+                if (R - r == 1)
+                    fprintf(f, "%5s %6s  ... 1 zero row of padding (position %zu in npy/raw output)\n", "",
+                            "", position);
+                else
+                    fprintf(f, "%5s %6s  ... %zu zero rows of padding (positions %zu..%zu in npy/raw "
+                            "output)\n", "", "", R - r, position, R - 1);
+                break;
             }
             if (embed_row(&j->ec, j->ids[t], position, sum, tok, pos, NULL)) {
                 free(buf);
@@ -573,7 +609,7 @@ static int draw(const job *j)
     char title[256];
     snprintf(title, sizeof title, "GPT-2 embedding step: token + position = input (%s, n_embd %zu; colours clipped at \xC2\xB1%.3g = 4 x median |x|)",
              j->m->size_name ? j->m->size_name : "model", C, q);
-    plot_strips s = {0};
+    render_strips s = {0};
     s.n_rows = n;
     s.dim = C;
     s.n_strips = 3;
@@ -584,7 +620,10 @@ static int draw(const job *j)
     s.title = title;
     s.vmin = -q;
     s.vmax = q;
-    rc = plot_strips_png(&s, j->plot) ? -1 : 0;
+    render_png png;
+    g2e_err err;
+    g2e_clear(&err);
+    rc = fig_write(render_strips_png(&s, &png, &err), &png, &err, j->plot);
 done:
     if (labels)
         for (size_t r = 0; r < R; r++)
@@ -594,108 +633,77 @@ done:
     return rc;
 }
 
-static int parse_args(job *j, int argc, char **argv)
+/* The positionals: TEXT words (joined by single spaces, as `tokenize` does; quote the text
+ * to keep other whitespace) or '-' for standard input. */
+static int take_positionals(job *j, const opt_parsed *p)
 {
-    const char *v;
-    int r, rest = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!rest && a[0] == '-' && a[1] != '\0') {
-            if (strcmp(a, "--") == 0) { rest = 1; continue; }
-            if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { help(); return 1; }
-            if (strcmp(a, "--bos") == 0) { j->bos = 1; continue; }
-            if (strcmp(a, "--truncate") == 0) { j->truncate = 1; continue; }
-            if (strcmp(a, "--parts") == 0) { j->parts = 1; continue; }
-            if (strcmp(a, "--lossy") == 0) { j->lossy = 1; continue; }
-            if ((r = cli_opt(argc, argv, &i, "-f", &j->file)) || (r = cli_opt(argc, argv, &i, "--file", &j->file)) ||
-                (r = cli_opt(argc, argv, &i, "--ids", &j->ids_arg)) ||
-                (r = load_opt(argc, argv, &i, &j->lo)) ||
-                (r = cli_opt(argc, argv, &i, "-o", &j->out)) || (r = cli_opt(argc, argv, &i, "--output", &j->out)) ||
-                (r = cli_opt(argc, argv, &i, "--plot", &j->plot))) {
-                if (r < 0) return -1;
-                continue;
-            }
-            if ((r = cli_opt(argc, argv, &i, "--start-pos", &v))) {
-                if (r < 0 || cli_parse_u64(v, 0, SIN_MAX_POS, "--start-pos", &j->start)) return -1;
-                continue;
-            }
-            if ((r = cli_opt(argc, argv, &i, "--window", &v))) {
-                if (r < 0 || cli_parse_u64(v, 1, SIN_MAX_POS, "--window", &j->window)) return -1;
-                continue;
-            }
-            if ((r = cli_opt(argc, argv, &i, "--stride", &v))) {
-                if (r < 0 || cli_parse_u64(v, 1, SIN_MAX_POS, "--stride", &j->stride)) return -1;
-                continue;
-            }
-            if ((r = cli_opt(argc, argv, &i, "--show", &v))) {
-                if (r < 0 || cli_parse_u64(v, 0, 100000, "--show", &j->show)) return -1;
-                continue;
-            }
-            if ((r = cli_opt(argc, argv, &i, "--format", &v))) {
-                int k = r < 0 ? -1 : cli_format(v, FMT_NAMES);
-                if (k < 0) return -1;
-                j->fmt = (enum fmt)k;
-                continue;
-            }
-            if ((r = cli_opt(argc, argv, &i, "--pe", &v))) {
-                if (r < 0) return -1;
-                if (strcmp(v, "learned") == 0) j->pe = EMBED_PE_LEARNED;
-                else if (strcmp(v, "sinusoidal") == 0) j->pe = EMBED_PE_SINUSOIDAL;
-                else { cli_error("--pe must be learned or sinusoidal, got '%s'", v); return -1; }
-                continue;
-            }
-            if ((r = cli_opt(argc, argv, &i, "--special", &v))) {
-                if (r < 0) return -1;
-                if (strcmp(v, "token") == 0) j->special = TOK_SPECIAL_TOKEN;
-                else if (strcmp(v, "text") == 0) j->special = TOK_SPECIAL_TEXT;
-                else if (strcmp(v, "error") == 0) j->special = TOK_SPECIAL_ERROR;
-                else { cli_error("--special must be token, text or error, got '%s'", v); return -1; }
-                continue;
-            }
-            cli_error("unknown option '%s' (see gpt2-embed --help)", a);
-            return -1;
-        }
-        if (strcmp(a, "-") == 0 && !rest) {
-            if (j->from_stdin) { cli_error("'-' given twice"); return -1; }
+    size_t len = 0;
+    int words = 0;
+    for (int k = 0; k < p->npos; k++) {
+        if (strcmp(p->pos[k], "-") == 0) {
+            if (j->from_stdin)
+                return opt_usage_error(&CMD, "'-' given twice");
             j->from_stdin = 1;
             continue;
         }
-        if (j->text_arg) {
-            /* Several words without quotes are one text joined by single spaces, as
-             * `tokenize` does (quote the text to keep other whitespace). */
-            size_t n1 = strlen(j->text_arg), n2 = strlen(a);
-            char *joined = malloc(n1 + n2 + 2);
-            if (!joined) {
-                cli_error("out of memory");
-                return -1;
-            }
-            memcpy(joined, j->text_arg, n1);
-            joined[n1] = ' ';
-            memcpy(joined + n1 + 1, a, n2 + 1);
-            free(j->joined);
-            j->joined = joined;
-            j->text_arg = joined;
-            continue;
+        len += strlen(p->pos[k]) + 1;
+        words++;
+        j->text_arg = p->pos[k];
+    }
+    if (words < 2)
+        return 0;
+    char *o = j->joined = malloc(len);
+    if (!o) {
+        cli_error("out of memory");
+        return -1;
+    }
+    for (int k = 0, first = 1; k < p->npos; k++)
+        if (strcmp(p->pos[k], "-") != 0) {
+            o += sprintf(o, "%s%s", first ? "" : " ", p->pos[k]);
+            first = 0;
         }
-        j->text_arg = a;
-    }
-    int sources = (j->text_arg != NULL) + (j->file != NULL) + (j->ids_arg != NULL) + j->from_stdin;
-    if (sources != 1) {
-        cli_error(sources ? "give one input: TEXT, -f FILE, - (standard input) or --ids"
-                          : "nothing to embed: give TEXT, -f FILE, - or --ids (see gpt2-embed --help)");
+    j->text_arg = j->joined;
+    return 0;
+}
+
+/* The checks of combinations, after parsing. -1 after one usage line. */
+static int check(job *j, const opt_parsed *p)
+{
+    j->have_ids = opt_given(&CMD, p, "--ids");
+    int sources = (j->text_arg != NULL) + (j->file != NULL) + j->have_ids + j->from_stdin;
+    if (sources != 1)
+        return opt_usage_error(&CMD, sources ? "give one input: TEXT, -f FILE, - (standard input) or --ids"
+                                             : "nothing to embed: give TEXT, -f FILE, - or --ids (see gpt2-embed --help)");
+    if (j->truncate && j->window)
+        return opt_usage_error(&CMD, "--truncate and --window do not go together");
+    if (j->window && j->start)
+        return opt_usage_error(&CMD, "--window positions every window from 0: drop --start-pos");
+    if (j->stride && !j->window)
+        return opt_usage_error(&CMD, "--stride goes with --window");
+    if (j->window && !j->stride)
+        j->stride = j->window;
+    if (j->stride > j->window)
+        return opt_usage_error(&CMD, "--stride %llu is larger than --window %llu: tokens would be skipped",
+                               (unsigned long long)j->stride, (unsigned long long)j->window);
+    if (j->have_ids && (j->bos || j->lossy || j->special != TOK_SPECIAL_TOKEN))
+        return opt_usage_error(&CMD, "--bos, --lossy and --special apply to text, not to --ids (add 50256 "
+                                     "to the IDs for <|endoftext|>)");
+    if (out_pick_format(&CMD, j->out, FMT_NAMES, opt_given(&CMD, p, "--format"), &j->fmt))
         return -1;
-    }
-    if (j->truncate && j->window) { cli_error("--truncate and --window do not go together"); return -1; }
-    if (j->window && j->start) { cli_error("--window positions every window from 0: drop --start-pos"); return -1; }
-    if (j->stride && !j->window) { cli_error("--stride goes with --window"); return -1; }
-    if (j->window && !j->stride) j->stride = j->window;
-    if (j->stride > j->window) { cli_error("--stride %llu is larger than --window %llu: tokens would be skipped",
-                                           (unsigned long long)j->stride, (unsigned long long)j->window); return -1; }
-    if (j->ids_arg && (j->bos || j->lossy || j->special != TOK_SPECIAL_TOKEN)) {
-        cli_error("--bos, --lossy and --special apply to text, not to --ids (add 50256 to the IDs for <|endoftext|>)");
-        return -1;
-    }
-    if (j->fmt == F_TABLE && j->parts) { cli_error("--parts goes with json, npy, csv or raw (the table shows the norms of all three)"); return -1; }
+    if (j->fmt == F_TABLE && j->parts)
+        return opt_usage_error(&CMD, "--parts goes with json, npy, csv or raw (the table shows the norms "
+                                     "of all three)");
+    return 0;
+}
+
+/* Parses and checks into j; 0, or the exit status. */
+static int parse_args(job *j, int argc, char **argv, opt_parsed *p)
+{
+    int r = opt_parse(&CMD, argc, argv, j, p);
+    if (r)
+        return opt_exit(r);
+    if (take_positionals(j, p) || check(j, p))
+        return EXIT_USAGE;
     return 0;
 }
 
@@ -704,17 +712,19 @@ int cmd_embed(int argc, char **argv)
     job j;
     memset(&j, 0, sizeof j);
     j.show = 4;
-    int rc = parse_args(&j, argc, argv);
+    opt_parsed p;
+    int rc = parse_args(&j, argc, argv, &p);
     if (rc) {
+        opt_free(&p);
         free(j.joined);
-        return rc > 0 ? EXIT_OK : EXIT_USAGE;
+        return rc;
     }
     rc = EXIT_ERR;
     out_file o = {0};
     int opened = 0;
     /* Everything that can fail on the user's input runs before any output is opened. */
-    if (read_input(&j) || load_model(j.lo.weights, j.lo.model, &j.m, &j.wpath) || load_tokenizer(j.lo.tokenizer, &j.tok) ||
-        tokenize(&j))
+    if (read_input(&j) || load_model(j.lo.weights, j.lo.model, &j.m, &j.wpath) ||
+        load_tokenizer(j.lo.tokenizer, &j.tok) || tokenize(&j))
         goto done;
     {
         g2e_err e;
@@ -757,6 +767,7 @@ int cmd_embed(int argc, char **argv)
 done:
     if (opened)
         out_abort(&o);
+    opt_free(&p);
     embed_free(&j.ec);
     free(j.joined);
     free(j.text);

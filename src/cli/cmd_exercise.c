@@ -7,29 +7,68 @@
  * counts of the file's wpe and wte. Exercise 2 needs the weights and the tokenizer:
  * wpe's shape, cos(wpe[0], wpe[1]), cos(wpe[0], wpe[500]), the ID of " cat" and
  * cos(wte[cat] + wpe[0], wte[cat] + wpe[5]).
+ *
+ * `exercise 1`, `exercise 2`, `exercise 1 2` run what they name, in any format. Plain
+ * `exercise` runs both when the weights are found; without them it prints exercise 1, notes
+ * on stderr what exercise 2 needs and exits 0 (asking for 2 by name exits 1 instead).
  */
 #include "cli.h"
+#include "json.h"
 #include "load.h"
+#include "opt.h"
+#include "interpret.h"
+#include "models.h"
 #include "out.h"
+#include "reference.h"
 #include "similarity.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static void help(void)
-{
-    printf("usage: gpt2-embed exercise [1|2] [--format text|json] [--ctx N --dim D]\n"
-           "                           [--weights FILE] [--model NAME] [--tokenizer DIR]\n\n"
-           "The chapter's exercises, from the weights:\n"
-           "  1  parameters of a position-embedding matrix: GPT-2's 1024 x 768 = 786,432 against\n"
-           "     N x D (default 4096 x 4096 = 16,777,216) and their ratio; with weights, the actual\n"
-           "     sizes of the file's wpe and wte. Needs no weights.\n"
-           "  2  the shape of wpe, cos(wpe[0], wpe[1]), cos(wpe[0], wpe[500]), the ID of \" cat\",\n"
-           "     cos(wte[cat] + wpe[0], wte[cat] + wpe[5]).\n"
-           "Without 1 or 2, both. Text shows 4 decimals; json gives full precision with the keys\n"
-           "exercise1.{gpt2_wpe_params, wpe_params, ratio} and exercise2.{wpe_shape,\n"
-           "cos_pos0_pos1, cos_pos0_pos500, cat_token_id, cos_cat_pos0_pos5}.\n");
-}
+typedef struct exercise_opts {
+    load_opts lo;
+    int fmt; /* FORMATS: 0 text, 1 json, 2 table (= text) */
+    int code;
+    int64_t ctx, dim;
+} exercise_opts;
+
+static const char *const FORMATS[] = {"text", "json", "table", NULL};
+
+static const opt_def OPTS[] = {
+    {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(exercise_opts, fmt), .choices = FORMATS,
+     .def = "text", .help = N_("4 decimals as the chapter prints them, or JSON at full precision")},
+    {.name = "--ctx", .kind = OPT_INT, .off = offsetof(exercise_opts, ctx), .lo = 1, .hi = 1LL << 31,
+     .def = "4096", .help = N_("exercise 1: positions of the other model")},
+    {.name = "--dim", .kind = OPT_INT, .off = offsetof(exercise_opts, dim), .lo = 1, .hi = 1LL << 31,
+     .metavar = "D", .def = "4096", .help = N_("exercise 1: width of the other model")},
+    {.name = "--code", .kind = OPT_FLAG, .off = offsetof(exercise_opts, code),
+     .help = N_("print the same computations as Hugging Face transformers / PyTorch code, to "
+                "cross-check on a machine that has them")},
+    LOAD_OPT_ROWS(exercise_opts, lo),
+    OPT_END,
+};
+
+static const opt_cmd CMD = {
+    .name = "exercise",
+    .synopsis = N_("[1] [2] [OPTIONS]"),
+    .purpose = N_("\nThe chapter's exercises, from the weights:\n"
+                  "  1  parameters of a position-embedding matrix: GPT-2's 1024 x 768 = 786,432 against\n"
+                  "     N x D (default 4096 x 4096 = 16,777,216) and their ratio; with weights, the actual\n"
+                  "     sizes of the file's wpe and wte. Needs no weights.\n"
+                  "  2  the shape of wpe, cos(wpe[0], wpe[1]), cos(wpe[0], wpe[500]), the ID of \" cat\",\n"
+                  "     cos(wte[cat] + wpe[0], wte[cat] + wpe[5]). Needs the weights and the tokenizer.\n"
+                  "Without 1 or 2, both (only 1, with a note, when no weights are found). JSON keys:\n"
+                  "exercise1.{gpt2_wpe_params, wpe_params, ratio} and exercise2.{wpe_shape,\n"
+                  "cos_pos0_pos1, cos_pos0_pos500, cat_token_id, cos_cat_pos0_pos5}."),
+    .examples = N_("  gpt2-embed exercise\n"
+                   "  gpt2-embed exercise 1 --ctx 2048 --dim 1024\n"
+                   "  gpt2-embed exercise 2 --format json\n"),
+    .opts = OPTS,
+    .min_pos = 0,
+    .max_pos = 2,
+    .pos_name = "exercise numbers",
+};
+const opt_cmd *const cmd_exercise_spec = &CMD;
 
 /* 16777216 -> "16,777,216" */
 static const char *thousands(unsigned long long v, char buf[32])
@@ -50,7 +89,13 @@ typedef struct ex2 {
     size_t rows, cols;
     double c01, c0500, ccat;
     uint32_t cat;
+    double median;          /* median cosine of random token pairs (reference.h) */
+    size_t n_pairs;         /* pairs behind it; 0: none could be drawn (no interpretation) */
 } ex2;
+
+/* The random token pairs behind the " cat" interpretation: a fixed draw, the same every run. */
+#define EX_PAIRS 1000
+#define EX_SEED 0x677074322d656d62ULL
 
 /* cos of two wpe rows, or of wte[id] + wpe[p] and wte[id] + wpe[q]; prints errors. */
 static int cos_rows(const g2e_model *m, long id, size_t p, size_t q, double *out)
@@ -93,108 +138,187 @@ done:
     return rc;
 }
 
+/* Exercise 2's numbers from the open model and tokenizer; prints errors. */
+static int compute_ex2(const g2e_model *m, tok_tokenizer *tok, ex2 *x)
+{
+    if (load_single_token(tok, " cat", &x->cat))
+        return -1;
+    if (x->cat >= m->n_vocab) {
+        cli_error("token ID %u of \" cat\" is outside this file's wte (%zu rows)", x->cat, m->n_vocab);
+        return -1;
+    }
+    x->rows = m->n_ctx;
+    x->cols = m->n_embd;
+    if (cos_rows(m, -1, 0, 1, &x->c01) || cos_rows(m, -1, 0, 500, &x->c0500) ||
+        cos_rows(m, x->cat, 0, 5, &x->ccat))
+        return -1;
+    if (ref_median_cosine(m, 0, EX_PAIRS, EX_SEED, &x->median, &x->n_pairs, NULL) != 0)
+        x->n_pairs = 0; /* e.g. a sparse file with almost no token rows: numbers only */
+    return 0;
+}
+
+typedef struct ex_run {
+    const exercise_opts *o;
+    int one, two;           /* which exercises to print */
+    const g2e_model *m;     /* NULL: no weights (exercise 1 alone) */
+    const char *path;       /* the weights file, with m */
+    ex2 x;
+} ex_run;
+
+static void print_json(const ex_run *r)
+{
+    unsigned long long g = 1024ULL * 768ULL, w = (unsigned long long)(r->o->ctx * r->o->dim);
+    const char *sep = "";
+    printf("{");
+    if (r->one) {
+        printf("\"exercise1\": {\"gpt2_wpe_params\": %llu, \"wpe_params\": %llu, \"ratio\": ", g, w);
+        json_write_f64(stdout, (double)w / (double)g);
+        printf(", \"ctx\": %lld, \"dim\": %lld", (long long)r->o->ctx, (long long)r->o->dim);
+        if (r->m)
+            printf(", \"file_wpe_params\": %zu, \"file_wte_params\": %zu", r->m->n_ctx * r->m->n_embd,
+                   r->m->n_vocab * r->m->n_embd);
+        printf("}");
+        sep = ", ";
+    }
+    if (r->two) {
+        printf("%s\"exercise2\": {\"wpe_shape\": [%zu, %zu], \"cos_pos0_pos1\": ", sep, r->x.rows,
+               r->x.cols);
+        json_write_f64(stdout, r->x.c01);
+        printf(", \"cos_pos0_pos500\": ");
+        json_write_f64(stdout, r->x.c0500);
+        printf(", \"cat_token_id\": %u, \"cos_cat_pos0_pos5\": ", r->x.cat);
+        json_write_f64(stdout, r->x.ccat);
+        printf(", \"weights\": ");
+        out_json_string(stdout, r->path, strlen(r->path));
+        printf("}");
+    }
+    printf("}\n");
+}
+
+static void print_text(const ex_run *r)
+{
+    unsigned long long g = 1024ULL * 768ULL, w = (unsigned long long)(r->o->ctx * r->o->dim);
+    double ratio = (double)w / (double)g;
+    char b1[32], b2[32], b3[32];
+    const g2e_model *m = r->m;
+    if (r->one) {
+        printf("Exercise 1: parameters of a position-embedding matrix (positions x width)\n");
+        char other[64];
+        snprintf(other, sizeof other, "%lld x %lld", (long long)r->o->ctx, (long long)r->o->dim);
+        printf("  %-14s %-12s = %s\n", "GPT-2:", "1024 x 768", thousands(g, b1));
+        printf("  %-14s %-12s = %s\n", "other model:", other, thousands(w, b2));
+        printf("  %-14s %.4f (%.1fx as many parameters)\n", "ratio:", ratio, ratio);
+        if (m)
+            printf("  in %s: wpe %zu x %zu = %s, wte %zu x %zu = %s\n", r->path, m->n_ctx, m->n_embd,
+                   thousands(m->n_ctx * m->n_embd, b1), m->n_vocab, m->n_embd,
+                   thousands(m->n_vocab * m->n_embd, b3));
+    }
+    if (r->two) {
+        if (r->one)
+            printf("\n");
+        printf("Exercise 2: learned positions in %s\n", r->path);
+        printf("  %-44s (%zu, %zu)\n", "wpe shape:", r->x.rows, r->x.cols);
+        printf("  %-44s %.4f\n", "cos(wpe[0], wpe[1]):", r->x.c01);
+        printf("  %-44s %.4f\n", "cos(wpe[0], wpe[500]):", r->x.c0500);
+        printf("  %-44s %u\n", "token ID of \" cat\":", r->x.cat);
+        printf("  %-44s %.4f\n", "cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):", r->x.ccat);
+        printf("\n");
+        interp_near_far(stdout, 0, 1, r->x.c01, 500, r->x.c0500);
+        if (r->x.n_pairs)
+            interp_same_token(stdout, "\u2423cat", 0, 5, r->x.ccat, r->x.median, r->x.n_pairs);
+    }
+}
+
+/* The same computations for Hugging Face transformers (PyTorch): float32 sums as here, cosines
+ * in float64, so the printed digits agree. */
+static void print_code(const exercise_opts *o)
+{
+    const models_info *mi = models_find(o->lo.model ? o->lo.model : "gpt2");
+    const char *repo = mi ? mi->repo : "openai-community/gpt2";
+    printf("# gpt2-embed exercise, as Hugging Face transformers code (PyTorch)\n"
+           "import torch\n"
+           "from transformers import GPT2Model, GPT2TokenizerFast\n\n"
+           "model = GPT2Model.from_pretrained(\"%s\").eval()\n"
+           "tokenizer = GPT2TokenizerFast.from_pretrained(\"%s\")\n"
+           "wte, wpe = model.wte.weight.detach(), model.wpe.weight.detach()   # float32\n\n", repo, repo);
+    printf("def cos(a, b):  # accumulated in float64, as gpt2-embed does\n"
+           "    return torch.nn.functional.cosine_similarity(a.double(), b.double(), dim=0).item()\n\n"
+           "# exercise 1: parameters of the position embedding\n"
+           "print(\"wpe parameters:\", wpe.numel(), \" other model:\", %lld * %lld)\n\n",
+           (long long)o->ctx, (long long)o->dim);
+    printf("# exercise 2: learned positions\n"
+           "print(\"wpe shape:\", tuple(wpe.shape))\n"
+           "print(f\"cos(wpe[0], wpe[1]):   {cos(wpe[0], wpe[1]):.4f}\")\n"
+           "print(f\"cos(wpe[0], wpe[500]): {cos(wpe[0], wpe[500]):.4f}\")\n"
+           "cat = tokenizer.encode(\" cat\")[0]\n"
+           "print(\"token ID of ' cat':\", cat)\n"
+           "print(f\"cos(wte[cat] + wpe[0], wte[cat] + wpe[5]): {cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):.4f}\")\n\n"
+           "# the model's own input layer gives the same rows (eval mode: dropout off)\n"
+           "ids = torch.tensor([[cat] * 6])\n"
+           "with torch.no_grad():\n"
+           "    h0 = model(ids, output_hidden_states=True).hidden_states[0][0]\n"
+           "print(\"hidden_states[0] == wte + wpe:\", torch.equal(h0[5], wte[cat] + wpe[5]))\n");
+}
+
+/* Which exercises the positionals name (sets one, two); -1 after a usage error. */
+static int which_exercises(const opt_parsed *p, int *one, int *two)
+{
+    *one = *two = p->npos == 0;
+    for (int k = 0; k < p->npos; k++) {
+        if (strcmp(p->pos[k], "1") == 0)
+            *one = 1;
+        else if (strcmp(p->pos[k], "2") == 0)
+            *two = 1;
+        else
+            return opt_usage_error(&CMD, "there are exercises 1 and 2, got '%s'", p->pos[k]);
+    }
+    return 0;
+}
+
 int cmd_exercise(int argc, char **argv)
 {
-    load_opts lo = {0};
-    const char *fmt = "text", *v;
-    uint64_t ctx = 4096, dim = 4096;
-    int which = 0, r;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            help();
-            return EXIT_OK;
-        }
-        if ((r = load_opt(argc, argv, &i, &lo)) || (r = cli_opt(argc, argv, &i, "--format", &fmt))) {
-            if (r < 0) return EXIT_USAGE;
-        } else if ((r = cli_opt(argc, argv, &i, "--ctx", &v))) {
-            if (r < 0 || cli_parse_u64(v, 1, 1ULL << 31, "--ctx", &ctx)) return EXIT_USAGE;
-        } else if ((r = cli_opt(argc, argv, &i, "--dim", &v))) {
-            if (r < 0 || cli_parse_u64(v, 1, 1ULL << 31, "--dim", &dim)) return EXIT_USAGE;
-        } else if (strcmp(a, "1") == 0 || strcmp(a, "2") == 0) {
-            which = a[0] - '0';
-        } else {
-            cli_error("exercise: unexpected argument '%s' (see gpt2-embed exercise --help)", a);
-            return EXIT_USAGE;
-        }
+    exercise_opts o = {.ctx = 4096, .dim = 4096};
+    opt_parsed p;
+    ex_run run = {.o = &o};
+    int r = opt_parse(&CMD, argc, argv, &o, &p);
+    if (r == 0)
+        r = which_exercises(&p, &run.one, &run.two);
+    int by_name = p.npos > 0;
+    opt_free(&p);
+    if (r)
+        return opt_exit(r);
+    if (o.code) {
+        print_code(&o);
+        return cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
     }
-    int f = cli_format(fmt, (const char *const[]){"text", "json", "table", NULL});
-    if (f < 0)
-        return EXIT_USAGE;
-    int json = f == 1;
 
-    /* Exercise 2 needs the weights; exercise 1 uses them if they are there. */
     g2e_model *m = NULL;
     tok_tokenizer *tok = NULL;
     char *path = NULL;
-    int rc = EXIT_ERR;
-    ex2 x = {0};
-    if (which != 1) {
-        if (load_model(lo.weights, lo.model, &m, &path) || load_tokenizer(lo.tokenizer, &tok) ||
-            load_single_token(tok, " cat", &x.cat))
-            goto done;
-        if (x.cat >= m->n_vocab) {
-            cli_error("token ID %u of \" cat\" is outside this file's wte (%zu rows)", x.cat, m->n_vocab);
-            goto done;
-        }
-        x.rows = m->n_ctx;
-        x.cols = m->n_embd;
-        if (cos_rows(m, -1, 0, 1, &x.c01) || cos_rows(m, -1, 0, 500, &x.c0500) ||
-            cos_rows(m, x.cat, 0, 5, &x.ccat))
-            goto done;
-    } else if (lo.weights || getenv("GPT2_EMBED_WEIGHTS")) {
-        if (load_model(lo.weights, lo.model, &m, &path))
-            goto done;
+    int rc = EXIT_ERR, missing = 0;
+    g2e_err e;
+    if (run.two && load_model_err(o.lo.weights, o.lo.model, &m, &path, &e) != 0) {
+        missing = 1; /* exercise 1 is still printed; what 2 needs is said after it */
+        run.two = 0;
+    } else if (run.two && (load_tokenizer(o.lo.tokenizer, &tok) || compute_ex2(m, tok, &run.x))) {
+        goto done;
+    } else if (!run.two && (o.lo.weights || getenv("GPT2_EMBED_WEIGHTS")) &&
+               load_model(o.lo.weights, o.lo.model, &m, &path)) {
+        goto done;
     }
-
-    unsigned long long g = 1024ULL * 768ULL, w = ctx * dim;
-    double ratio = (double)w / (double)g;
-    char b1[32], b2[32], b3[32];
-    if (json) {
-        printf("{\"exercise1\": {\"gpt2_wpe_params\": %llu, \"wpe_params\": %llu, \"ratio\": ", g, w);
-        out_f64(stdout, ratio);
-        printf(", \"ctx\": %llu, \"dim\": %llu", (unsigned long long)ctx, (unsigned long long)dim);
-        if (m)
-            printf(", \"file_wpe_params\": %zu, \"file_wte_params\": %zu", m->n_ctx * m->n_embd,
-                   m->n_vocab * m->n_embd);
-        printf("}");
-        if (which != 1) {
-            printf(", \"exercise2\": {\"wpe_shape\": [%zu, %zu], \"cos_pos0_pos1\": ", x.rows, x.cols);
-            out_f64(stdout, x.c01);
-            printf(", \"cos_pos0_pos500\": ");
-            out_f64(stdout, x.c0500);
-            printf(", \"cat_token_id\": %u, \"cos_cat_pos0_pos5\": ", x.cat);
-            out_f64(stdout, x.ccat);
-            printf(", \"weights\": ");
-            out_json_string(stdout, path, strlen(path));
-            printf("}");
-        }
-        printf("}\n");
-    } else {
-        if (which != 2) {
-            printf("Exercise 1: parameters of a position-embedding matrix (positions x width)\n");
-            char other[64];
-            snprintf(other, sizeof other, "%llu x %llu", (unsigned long long)ctx, (unsigned long long)dim);
-            printf("  %-14s %-12s = %s\n", "GPT-2:", "1024 x 768", thousands(g, b1));
-            printf("  %-14s %-12s = %s\n", "other model:", other, thousands(w, b2));
-            printf("  %-14s %.4f (%.1fx as many parameters)\n", "ratio:", ratio, ratio);
-            if (m)
-                printf("  in %s: wpe %zu x %zu = %s, wte %zu x %zu = %s\n", path, m->n_ctx, m->n_embd,
-                       thousands(m->n_ctx * m->n_embd, b1), m->n_vocab, m->n_embd,
-                       thousands(m->n_vocab * m->n_embd, b3));
-        }
-        if (which != 1) {
-            if (which != 2)
-                printf("\n");
-            printf("Exercise 2: learned positions in %s\n", path);
-            printf("  %-44s (%zu, %zu)\n", "wpe shape:", x.rows, x.cols);
-            printf("  %-44s %.4f\n", "cos(wpe[0], wpe[1]):", x.c01);
-            printf("  %-44s %.4f\n", "cos(wpe[0], wpe[500]):", x.c0500);
-            printf("  %-44s %u\n", "token ID of \" cat\":", x.cat);
-            printf("  %-44s %.4f\n", "cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):", x.ccat);
-        }
+    run.m = m;
+    run.path = path;
+    if ((run.one || run.two) && o.fmt == 1)
+        print_json(&run);
+    else if (run.one || run.two)
+        print_text(&run);
+    rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
+    if (missing && by_name) {
+        cli_error("exercise 2 needs GPT-2's weights: %s", e.msg);
+        rc = EXIT_ERR;
+    } else if (missing) {
+        cli_note("exercise 2 needs GPT-2's weights: %s", e.msg);
     }
-    rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
 done:
     free(path);
     tok_close(tok);

@@ -9,26 +9,40 @@
  */
 #include "cli.h"
 #include "model.h"
+#include "opt.h"
 #include "safetensors.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void help(FILE *f)
-{
-    fprintf(f,
-            "usage: gpt2-embed inspect FILE [--format table|json]\n"
-            "\n"
-            "Describes a safetensors file: its metadata, every tensor (name, dtype, shape, bytes,\n"
-            "offset in the data section, in storage order) and the GPT-2 model it holds\n"
-            "(n_vocab, n_ctx, n_embd, size name, name prefix). The file is checked strictly; a\n"
-            "broken one is reported on stderr with exit status 1 and nothing on stdout.\n"
-            "\n"
-            "  --format table   aligned text (default)\n"
-            "  --format json    the same as one JSON object\n"
-            "  -h, --help       this help\n");
-}
+typedef struct inspect_opts {
+    int fmt; /* index in FORMATS */
+} inspect_opts;
+
+static const char *const FORMATS[] = {"table", "json", NULL};
+
+static const opt_def OPTS[] = {
+    {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(inspect_opts, fmt), .choices = FORMATS,
+     .def = "table", .help = N_("aligned text, or the same as one JSON object")},
+    OPT_END,
+};
+
+static const opt_cmd CMD = {
+    .name = "inspect",
+    .synopsis = N_("FILE [--format table|json]"),
+    .purpose = N_("\nDescribes a safetensors file: its metadata, every tensor (name, dtype, shape, bytes,\n"
+                  "offset in the data section, in storage order) and the GPT-2 model it holds\n"
+                  "(n_vocab, n_ctx, n_embd, size name, name prefix). The file is checked strictly; a\n"
+                  "broken one is reported on stderr with exit status 1 and nothing on stdout."),
+    .examples = N_("  gpt2-embed inspect weights/gpt2.safetensors\n"
+                   "  gpt2-embed inspect model.safetensors --format json\n"),
+    .opts = OPTS,
+    .min_pos = 1,
+    .max_pos = 1,
+    .pos_name = "FILE",
+};
+const opt_cmd *const cmd_inspect_spec = &CMD;
 
 static char *u64s(char *buf, uint64_t v)
 {
@@ -175,51 +189,58 @@ static cJSON *json(const char *path, const st_file *st, const g2e_model *m, cons
     return o;
 }
 
+/* The description, built in memory (so a failure prints nothing) then written out. */
+static int print_description(const char *path, st_file *st, g2e_model *m, const char *merr,
+                             int as_json)
+{
+    char *out = NULL;
+    size_t out_len = 0;
+    if (as_json) {
+        cJSON *j = json(path, st, m, merr);
+        out = j ? cJSON_Print(j) : NULL;
+        cJSON_Delete(j);
+        if (!out) {
+            cli_error("inspect: out of memory");
+            return -1;
+        }
+        fwrite(out, 1, strlen(out), stdout);
+        fputc('\n', stdout);
+        cJSON_free(out);
+    } else {
+        FILE *mem = open_memstream(&out, &out_len);
+        if (!mem) {
+            cli_error("inspect: out of memory");
+            return -1;
+        }
+        table(mem, path, st, m, merr);
+        if (fclose(mem) != 0) {
+            free(out);
+            cli_error("inspect: out of memory");
+            return -1;
+        }
+        fwrite(out, 1, out_len, stdout);
+        free(out);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error("inspect: cannot write the output");
+        return -1;
+    }
+    return 0;
+}
+
 int cmd_inspect(int argc, char **argv)
 {
-    const char *path = NULL, *format = "table";
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            help(stdout);
-            return EXIT_OK;
-        } else if (strcmp(a, "--format") == 0) {
-            if (i + 1 >= argc) {
-                cli_error("inspect: --format needs a value: table or json");
-                return EXIT_USAGE;
-            }
-            format = argv[++i];
-        } else if (strncmp(a, "--format=", 9) == 0) {
-            format = a + 9;
-        } else if (strcmp(a, "--") == 0 && i + 1 < argc && !path && i + 2 == argc) {
-            path = argv[++i];
-        } else if (a[0] == '-' && a[1] != '\0') {
-            cli_error("inspect: unknown option '%s' (see 'gpt2-embed inspect --help')", a);
-            return EXIT_USAGE;
-        } else if (!path) {
-            path = a;
-        } else {
-            cli_error("inspect: one FILE only, got '%s' and '%s'", path, a);
-            return EXIT_USAGE;
-        }
-    }
-    int as_json = strcmp(format, "json") == 0;
-    if (!as_json && strcmp(format, "table") != 0) {
-        cli_error("inspect: --format must be table or json, got '%s'", format);
-        return EXIT_USAGE;
-    }
-    if (!path) {
-        cli_error("inspect: missing FILE (usage: gpt2-embed inspect FILE [--format table|json])");
-        return EXIT_USAGE;
-    }
+    inspect_opts o = {0};
+    opt_parsed p;
+    int r = opt_parse(&CMD, argc, argv, &o, &p);
+    const char *path = r ? NULL : p.pos[0];
+    opt_free(&p); /* the path points into argv, not into p */
+    if (r)
+        return opt_exit(r);
 
     int status = EXIT_ERR;
     st_file *st = NULL;
     g2e_model *m = NULL;
-    char *out = NULL;
-    size_t out_len = 0;
-    FILE *mem = NULL;
-    cJSON *j = NULL;
     g2e_err err, merr;
     g2e_clear(&err);
     g2e_clear(&merr);
@@ -233,42 +254,9 @@ int cmd_inspect(int argc, char **argv)
     st_file *view = NULL;
     if (st_parse_buffer(&view, st->map, st->map_len, &merr) == 0)
         model_from_st(&m, view, &merr);
-
-    if (as_json) {
-        j = json(path, st, m, merr.msg);
-        out = j ? cJSON_Print(j) : NULL;
-        if (!out) {
-            cli_error("inspect: out of memory");
-            goto done;
-        }
-        out_len = strlen(out);
-        fwrite(out, 1, out_len, stdout);
-        fputc('\n', stdout);
-    } else {
-        mem = open_memstream(&out, &out_len);
-        if (!mem) {
-            cli_error("inspect: out of memory");
-            goto done;
-        }
-        table(mem, path, st, m, merr.msg);
-        if (fclose(mem) != 0) {
-            mem = NULL;
-            cli_error("inspect: out of memory");
-            goto done;
-        }
-        mem = NULL;
-        fwrite(out, 1, out_len, stdout);
-    }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        cli_error("inspect: cannot write the output");
-        goto done;
-    }
-    status = EXIT_OK;
+    if (print_description(path, st, m, merr.msg, o.fmt == 1) == 0)
+        status = EXIT_OK;
 done:
-    if (mem) fclose(mem);
-    if (as_json) cJSON_free(out);
-    else free(out);
-    cJSON_Delete(j);
     model_close(m);
     st_close(st);
     return status;

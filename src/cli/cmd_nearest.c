@@ -5,6 +5,8 @@
  * Streams all of wte once.
  */
 #include "cli.h"
+#include "json.h"
+#include "opt.h"
 #include "load.h"
 #include "npy.h"
 #include "out.h"
@@ -13,189 +15,222 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void help(void)
-{
-    printf("usage: gpt2-embed nearest TOKEN [--pos P] [-k K] [--format table|json]\n"
-           "       gpt2-embed nearest --id N [--pos P] [-k K] [...]\n"
-           "       gpt2-embed nearest --vector FILE.npy [-k K] [...]\n"
-           "       common: [--weights FILE] [--model NAME] [--tokenizer DIR]\n\n"
-           "The K (default 10) tokens whose wte rows are nearest by cosine to the query: TOKEN (a\n"
-           "text that is exactly one token, e.g. \" cat\") or --id N, itself left out; with --pos P\n"
-           "the query is wte[id] + wpe[P]; or a vector of n_embd values from an .npy file.\n"
-           "Prints rank, ID, the piece (spaces as \xE2\x90\xA3, newlines as \xE2\x86\xB5) and the cosine.\n");
-}
+typedef struct nearest_opts {
+    load_opts lo;
+    int fmt;           /* 0 table, 1 json */
+    const char *vector;
+    int64_t k, id, pos;
+} nearest_opts;
 
-int cmd_nearest(int argc, char **argv)
-{
-    load_opts lo = {0};
-    const char *fmt = "table", *v;
-    const char *text = NULL, *vector = NULL;
-    uint64_t k = 10, id = 0, pos = 0;
-    int have_id = 0, have_pos = 0, r;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            help();
-            return EXIT_OK;
-        }
-        if ((r = load_opt(argc, argv, &i, &lo)) || (r = cli_opt(argc, argv, &i, "--format", &fmt)) ||
-            (r = cli_opt(argc, argv, &i, "--vector", &vector))) {
-            if (r < 0) return EXIT_USAGE;
-        } else if ((r = cli_opt(argc, argv, &i, "-k", &v))) {
-            if (r < 0 || cli_parse_u64(v, 1, 100000, "-k", &k)) return EXIT_USAGE;
-        } else if ((r = cli_opt(argc, argv, &i, "--id", &v))) {
-            if (r < 0 || cli_parse_u64(v, 0, UINT32_MAX, "--id", &id)) return EXIT_USAGE;
-            have_id = 1;
-        } else if ((r = cli_opt(argc, argv, &i, "--pos", &v))) {
-            if (r < 0 || cli_parse_u64(v, 0, UINT32_MAX, "--pos", &pos)) return EXIT_USAGE;
-            have_pos = 1;
-        } else if (strcmp(a, "--") == 0 && i + 1 < argc && !text) {
-            text = argv[++i];
-        } else if ((a[0] != '-' || a[1] == '\0') && !text) {
-            text = a;
-        } else {
-            cli_error("nearest: unexpected argument '%s' (see gpt2-embed nearest --help)", a);
-            return EXIT_USAGE;
-        }
-    }
-    if ((text != NULL) + have_id + (vector != NULL) != 1) {
-        cli_error("nearest needs exactly one query: TOKEN, --id N or --vector FILE.npy");
-        return EXIT_USAGE;
-    }
-    if (vector && have_pos) {
-        cli_error("--pos goes with a token query, not with --vector");
-        return EXIT_USAGE;
-    }
-    int f = cli_format(fmt, (const char *const[]){"table", "json", NULL});
-    if (f < 0)
-        return EXIT_USAGE;
-    int json = f == 1;
+static const char *const FORMATS[] = {"table", "json", NULL};
 
-    g2e_model *m = NULL;
-    tok_tokenizer *tok = NULL;
-    char *path = NULL;
-    float *q = NULL, *p = NULL;
-    sim_hit *hits = NULL;
-    npy_array arr = {0};
-    g2e_err e;
-    int rc = EXIT_ERR;
-    uint32_t qid = 0;
-    if (load_model(lo.weights, lo.model, &m, &path) || load_tokenizer(lo.tokenizer, &tok))
-        goto done;
+static const opt_def OPTS[] = {
+    {.name = "--id", .kind = OPT_INT, .off = offsetof(nearest_opts, id), .lo = 0, .hi = UINT32_MAX,
+     .help = N_("the query token by its ID instead of TOKEN")},
+    {.name = "--pos", .kind = OPT_INT, .off = offsetof(nearest_opts, pos), .lo = 0, .hi = UINT32_MAX,
+     .metavar = "P", .help = N_("the query is wte[id] + wpe[P] (the token itself is not left out)")},
+    {.name = "--vector", .kind = OPT_FILE, .off = offsetof(nearest_opts, vector), .metavar = "FILE.npy",
+     .help = N_("the query is n_embd values from an .npy file (float32 or float64)")},
+    {.name = "--top", .short_name = 'k', .kind = OPT_INT, .off = offsetof(nearest_opts, k), .lo = 1,
+     .hi = 100000, .metavar = "K", .def = "10", .help = N_("how many tokens to list")},
+    {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(nearest_opts, fmt), .choices = FORMATS,
+     .def = "table", .help = N_("aligned text, or one JSON object")},
+    LOAD_OPT_ROWS(nearest_opts, lo),
+    OPT_END,
+};
+
+static const opt_cmd CMD = {
+    .name = "nearest",
+    .synopsis = N_("TOKEN | --id N | --vector FILE.npy [OPTIONS]"),
+    .purpose = N_("\nThe K tokens whose wte rows are nearest by cosine to the query: TOKEN (a text that\n"
+                  "is exactly one token, e.g. \" cat\") or --id N, itself left out; with --pos P the\n"
+                  "query is wte[id] + wpe[P]; or a vector of n_embd values from an .npy file.\n"
+                  "Prints rank, ID, the piece (spaces as \xE2\x90\xA3, newlines as \xE2\x86\xB5) and the cosine."),
+    .examples = N_("  gpt2-embed nearest \" cat\" -k 5\n"
+                   "  gpt2-embed nearest --id 3797 --pos 10 --format json\n"),
+    .opts = OPTS,
+    .min_pos = 0,
+    .max_pos = 1,
+    .pos_name = "TOKEN",
+};
+const opt_cmd *const cmd_nearest_spec = &CMD;
+
+typedef struct nq_query {
+    float *q, *p;      /* (C,) the query vector; scratch for the wpe row */
+    uint32_t id;       /* the token, when the query is one */
+    npy_array arr;
+} nq_query;
+
+/* The query vector from --vector, TOKEN or --id (+ --pos). Prints and returns -1 on error. */
+static int make_query(const nearest_opts *o, const char *text, int have_pos, g2e_model *m,
+                      tok_tokenizer *tok, nq_query *qu)
+{
     size_t C = m->n_embd;
-    q = calloc(C, sizeof *q);
-    p = calloc(C, sizeof *p);
-    hits = calloc(k, sizeof *hits);
-    if (!q || !p || !hits) {
-        cli_error("out of memory");
-        goto done;
-    }
-    if (k > m->n_vocab) {
-        cli_error("-k %llu is more than the %zu rows of wte", (unsigned long long)k, m->n_vocab);
-        goto done;
-    }
-    if (vector) {
-        if (npy_read_file(vector, &arr, &e)) {
+    g2e_err e;
+    if (o->vector) {
+        if (npy_read_file(o->vector, &qu->arr, &e)) {
             cli_error("%s", e.msg);
-            goto done;
+            return -1;
         }
-        out_add_input("vector file", vector, -1);
-        if (arr.count != C || (arr.ndim == 2 && arr.shape[0] != 1) || arr.ndim > 2) {
+        out_add_input("vector file", o->vector, -1);
+        npy_array *arr = &qu->arr;
+        if (arr->count != C || (arr->ndim == 2 && arr->shape[0] != 1) || arr->ndim > 2) {
             cli_error("%s holds an array of %zu values (%d dimensions); a query needs %zu values, "
-                      "shape (%zu,) or (1, %zu)", vector, arr.count, arr.ndim, C, C, C);
-            goto done;
+                      "shape (%zu,) or (1, %zu)", o->vector, arr->count, arr->ndim, C, C, C);
+            return -1;
         }
         for (size_t c = 0; c < C; c++)
-            q[c] = (float)arr.data[c];
-    } else {
-        if (text) {
-            if (load_single_token(tok, text, &qid))
-                goto done;
-        } else {
-            qid = (uint32_t)id;
-        }
-        if (qid >= m->n_vocab) {
-            cli_error("token ID %u is outside the vocabulary (0..%zu)", qid, m->n_vocab - 1);
-            goto done;
-        }
-        if (model_wte_row(m, qid, q, &e)) {
-            cli_error("%s", e.msg);
-            goto done;
-        }
-        if (have_pos) {
-            if (pos >= m->n_ctx) {
-                cli_error("position %llu is outside wpe, which has %zu rows (0..%zu)",
-                          (unsigned long long)pos, m->n_ctx, m->n_ctx - 1);
-                goto done;
-            }
-            if (model_wpe_row(m, pos, p, &e)) {
-                cli_error("%s", e.msg);
-                goto done;
-            }
-            for (size_t c = 0; c < C; c++)
-                q[c] = q[c] + p[c];
-        }
+            qu->q[c] = (float)arr->data[c];
+        return 0;
     }
-    size_t n = 0;
-    uint32_t exclude = (vector || have_pos) ? UINT32_MAX : qid;
-    if (sim_nearest(m, q, k, exclude, hits, &n, &e)) {
+    if (text ? load_single_token(tok, text, &qu->id) : (qu->id = (uint32_t)o->id, 0))
+        return -1;
+    if (qu->id >= m->n_vocab) {
+        cli_error("token ID %u is outside the vocabulary (0..%zu)", qu->id, m->n_vocab - 1);
+        return -1;
+    }
+    if (model_wte_row(m, qu->id, qu->q, &e)) {
         cli_error("%s", e.msg);
-        goto done;
+        return -1;
     }
-    /* Describe the query once, then one line (or object) per hit. */
+    if (!have_pos)
+        return 0;
+    if ((uint64_t)o->pos >= m->n_ctx) {
+        cli_error("position %llu is outside wpe, which has %zu rows (0..%zu)",
+                  (unsigned long long)o->pos, m->n_ctx, m->n_ctx - 1);
+        return -1;
+    }
+    if (model_wpe_row(m, (size_t)o->pos, qu->p, &e)) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    for (size_t c = 0; c < C; c++)
+        qu->q[c] = qu->q[c] + qu->p[c];
+    return 0;
+}
+
+/* One hit: a table line or a JSON object. */
+static void print_hit(tok_tokenizer *tok, const sim_hit *h, size_t i, int json)
+{
+    const uint8_t *b;
+    size_t bl;
+    char *vis = NULL;
+    if (tok_piece(tok, h->id, &b, &bl, NULL) == 0)
+        vis = out_piece_visible((const char *)b, bl);
+    if (json) {
+        printf("%s{\"rank\": %zu, \"id\": %u, \"piece\": ", i ? ", " : "", i + 1, h->id);
+        if (vis) {
+            const uint8_t *raw;
+            tok_piece(tok, h->id, &raw, &bl, NULL);
+            out_json_string(stdout, (const char *)raw, bl);
+        } else {
+            printf("null");
+        }
+        printf(", \"cos\": ");
+        json_write_f64(stdout, h->cos);
+        printf("}");
+    } else {
+        printf("%5zu %7u  ", i + 1, h->id);
+        out_pad(stdout, vis ? vis : "?", 24);
+        printf(" %.4f\n", h->cos);
+    }
+    free(vis);
+}
+
+/* Describes the query once, then one line (or object) per hit. */
+static int print_hits(const nearest_opts *o, int have_pos, tok_tokenizer *tok, uint32_t qid,
+                      const sim_hit *hits, size_t n)
+{
     char query[512];
     const uint8_t *b;
     size_t bl;
     char *qv = NULL;
-    if (!vector && tok_piece(tok, qid, &b, &bl, NULL) == 0)
+    if (!o->vector && tok_piece(tok, qid, &b, &bl, NULL) == 0)
         qv = out_piece_visible((const char *)b, bl);
-    if (vector)
-        snprintf(query, sizeof query, "the vector in %s", vector);
+    if (o->vector)
+        snprintf(query, sizeof query, "the vector in %s", o->vector);
     else if (have_pos)
-        snprintf(query, sizeof query, "wte[%u '%s'] + wpe[%llu]", qid, qv ? qv : "?", (unsigned long long)pos);
+        snprintf(query, sizeof query, "wte[%u '%s'] + wpe[%llu]", qid, qv ? qv : "?",
+                 (unsigned long long)o->pos);
     else
         snprintf(query, sizeof query, "wte[%u '%s']", qid, qv ? qv : "?");
     free(qv);
+    int json = o->fmt == 1;
     if (json) {
         printf("{\"query\": ");
         out_json_string(stdout, query, strlen(query));
         printf(", \"k\": %zu, \"nearest\": [", n);
     } else {
-        printf("nearest wte rows to %s by cosine:\n%5s %7s  %-24s %s\n", query, "rank", "id", "piece", "cosine");
+        printf("nearest wte rows to %s by cosine:\n%5s %7s  %-24s %s\n", query, "rank", "id", "piece",
+               "cosine");
     }
-    for (size_t i = 0; i < n; i++) {
-        char *vis = NULL;
-        if (tok_piece(tok, hits[i].id, &b, &bl, NULL) == 0)
-            vis = out_piece_visible((const char *)b, bl);
-        if (json) {
-            printf("%s{\"rank\": %zu, \"id\": %u, \"piece\": ", i ? ", " : "", i + 1, hits[i].id);
-            if (vis) {
-                const uint8_t *raw;
-                tok_piece(tok, hits[i].id, &raw, &bl, NULL);
-                out_json_string(stdout, (const char *)raw, bl);
-            } else {
-                printf("null");
-            }
-            printf(", \"cos\": ");
-            out_f64(stdout, hits[i].cos);
-            printf("}");
-        } else {
-            printf("%5zu %7u  ", i + 1, hits[i].id);
-            out_pad(stdout, vis ? vis : "?", 24);
-            printf(" %.4f\n", hits[i].cos);
-        }
-        free(vis);
-    }
+    for (size_t i = 0; i < n; i++)
+        print_hit(tok, &hits[i], i, json);
     if (json)
         printf("]}\n");
-    rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
+    return cli_flush_stdout() == 0 ? 0 : -1;
+}
+
+static int run(const nearest_opts *o, const char *text, int have_pos)
+{
+    g2e_model *m = NULL;
+    tok_tokenizer *tok = NULL;
+    nq_query qu = {0};
+    sim_hit *hits = NULL;
+    g2e_err e;
+    int rc = EXIT_ERR;
+    if (load_model(o->lo.weights, o->lo.model, &m, NULL) || load_tokenizer(o->lo.tokenizer, &tok))
+        goto done;
+    size_t C = m->n_embd, k = (size_t)o->k;
+    qu.q = calloc(C, sizeof *qu.q);
+    qu.p = calloc(C, sizeof *qu.p);
+    hits = calloc(k, sizeof *hits);
+    if (!qu.q || !qu.p || !hits) {
+        cli_error("out of memory");
+        goto done;
+    }
+    if (k > m->n_vocab) {
+        cli_error("-k %zu is more than the %zu rows of wte", k, m->n_vocab);
+        goto done;
+    }
+    if (make_query(o, text, have_pos, m, tok, &qu))
+        goto done;
+    size_t n = 0;
+    uint32_t exclude = (o->vector || have_pos) ? UINT32_MAX : qu.id;
+    if (sim_nearest(m, qu.q, k, exclude, hits, &n, &e)) {
+        cli_error("%s", e.msg);
+        goto done;
+    }
+    rc = print_hits(o, have_pos, tok, qu.id, hits, n) ? EXIT_ERR : EXIT_OK;
 done:
-    npy_array_free(&arr);
+    npy_array_free(&qu.arr);
     free(hits);
-    free(q);
-    free(p);
-    free(path);
+    free(qu.q);
+    free(qu.p);
     tok_close(tok);
     model_close(m);
     return rc;
+}
+
+int cmd_nearest(int argc, char **argv)
+{
+    nearest_opts o = {.k = 10};
+    opt_parsed p;
+    int r = opt_parse(&CMD, argc, argv, &o, &p);
+    if (r) {
+        opt_free(&p);
+        return opt_exit(r);
+    }
+    const char *text = p.npos ? p.pos[0] : NULL;
+    int have_id = opt_given(&CMD, &p, "--id"), have_pos = opt_given(&CMD, &p, "--pos");
+    opt_free(&p);
+    if ((text != NULL) + have_id + (o.vector != NULL) != 1) {
+        opt_usage_error(&CMD, "needs exactly one query: TOKEN, --id N or --vector FILE.npy");
+        return EXIT_USAGE;
+    }
+    if (o.vector && have_pos) {
+        opt_usage_error(&CMD, "--pos goes with a token query, not with --vector");
+        return EXIT_USAGE;
+    }
+    return run(&o, text, have_pos);
 }

@@ -1,11 +1,11 @@
 /* cmd_plot.c — `gpt2-embed plot FIGURE ...`: draw one figure as PNG.
  *
- * A table of figures, each with its own option set, like the program's own table of
- * commands: a figure is one line here plus a function in figures.c. The options all
- * figures share (-o, --width, --height) are parsed in one place; an option is accepted
- * only by the figures whose usage line names it. The figures from GPT-2's weights
- * (wpe, cosine, by-distance) find them as every command does (--weights, --model,
- * $GPT2_EMBED_WEIGHTS, weights/, the installed data, the Hugging Face cache).
+ * A table of figures, like the program's table of commands: each figure has its own
+ * declared option table (opt.h), so that it takes exactly its options and its --help is
+ * generated; the options all figures share (-o, --width, --height: the limits are
+ * render.h's, in one place) are one macro of rows. A figure is one row here, one table and
+ * a function in figures.c. The figures from GPT-2's weights (wpe, cosine, by-distance)
+ * find them as every command does (load.h).
  *
  * Deliberately left out: several figures in one call, figures of other tensors.
  */
@@ -13,129 +13,238 @@
 #include "figures.h"
 #include "load.h"
 #include "model.h"
+#include "opt.h"
+#include "render.h"
 #include "sinusoid.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* What the figures' options hold after parsing. */
+/* What the figures' options hold after parsing (each figure reads its own fields). */
 typedef struct fig_opts {
-    const char *out;            /* -o FILE, NULL: stdout */
-    uint64_t width, height;     /* 0: the figure's default */
-    uint64_t len, dim, from, to, max_d;
-    int have_len, have_dim, have_max_d;
-    double base;
-    double percentile;          /* plot wpe: the colour range is ±this percentile of |x| */
-    const char *weights, *model;   /* --weights FILE, --model NAME (NULL: not given) */
+    const char *out;               /* -o FILE, NULL: stdout */
+    int64_t width, height;         /* 0: the figure's default */
+    int64_t len, dim, from, to, max_d, pair;
+    double base, percentile;
+    int cmap;                      /* render_cmap, in RENDER_CMAP_NAMES order */
+    load_opts lo;
 } fig_opts;
 
+static const char *const CMAPS[] = RENDER_CMAP_NAMES;
+
+#define ROW_OUT                                                                                   \
+    {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .flags = OPTF_STDIN,                \
+     .off = offsetof(fig_opts, out), .metavar = "FILE.png",                                       \
+     .help = N_("where the PNG goes (atomically; - or none: standard output, never a terminal)")}, \
+    {.name = "--width", .kind = OPT_INT, .off = offsetof(fig_opts, width), .lo = RENDER_MIN_SIDE,  \
+     .hi = RENDER_MAX_SIDE, .metavar = "W", .help = N_("image width in pixels (default: the figure's)")}, \
+    {.name = "--height", .kind = OPT_INT, .off = offsetof(fig_opts, height), .lo = RENDER_MIN_SIDE,\
+     .hi = RENDER_MAX_SIDE, .metavar = "H", .help = N_("image height in pixels (default: the figure's)")}
+#define ROW_CMAP                                                                                  \
+    {.name = "--cmap", .kind = OPT_CHOICE, .off = offsetof(fig_opts, cmap), .choices = CMAPS,      \
+     .def = "coolwarm", .help = N_("colour map: matplotlib's coolwarm, or blue-white-red rdbu")}
+#define ROW_BASE                                                                                  \
+    {.name = "--base", .kind = OPT_REAL, .off = offsetof(fig_opts, base), .metavar = "B",          \
+     .def = "10000", .help = N_("the wavelength base of the sinusoidal PE (> 1)")}
+#define ROW_LEN(shown, text)                                                                      \
+    {.name = "--len", .kind = OPT_INT, .off = offsetof(fig_opts, len), .lo = 1,                   \
+     .hi = RENDER_MAX_SIDE, .metavar = "N", .def = shown, .help = text}
+#define ROW_DIM                                                                                   \
+    {.name = "--dim", .kind = OPT_INT, .off = offsetof(fig_opts, dim), .lo = 2, .hi = 32766,       \
+     .metavar = "D", .def = "128", .help = N_("the PE's width (even)")}
+
+static const opt_def PE_OPTS[] = {
+    ROW_LEN("100", N_("positions 0..N-1 (x axis)")), ROW_DIM, ROW_BASE, ROW_CMAP, ROW_OUT, OPT_END,
+};
+static const opt_def DOT_OPTS[] = {
+    ROW_DIM,
+    {.name = "--from", .kind = OPT_INT, .off = offsetof(fig_opts, from), .lo = 0,
+     .hi = (int64_t)SIN_MAX_POS, .metavar = "P", .def = "0", .help = N_("first position")},
+    {.name = "--to", .kind = OPT_INT, .off = offsetof(fig_opts, to), .lo = 0,
+     .hi = (int64_t)SIN_MAX_POS, .metavar = "Q", .def = "50", .help = N_("last position")},
+    ROW_BASE, ROW_OUT, OPT_END,
+};
+static const opt_def ROT_OPTS[] = {
+    ROW_LEN("100", N_("positions 0..N-1 (one point each)")), ROW_DIM,
+    {.name = "--pair", .kind = OPT_INT, .off = offsetof(fig_opts, pair), .lo = 0, .hi = 16382,
+     .metavar = "I", .def = "0", .help = N_("the pair (2I, 2I+1) of dimensions, I < D/2")},
+    ROW_BASE, ROW_CMAP, ROW_OUT, OPT_END,
+};
+static const opt_def WPE_OPTS[] = {
+    LOAD_WEIGHTS_ROWS(fig_opts, lo),
+    {.name = "--percentile", .kind = OPT_REAL, .off = offsetof(fig_opts, percentile), .rlo = 0,
+     .rhi = 100, .metavar = "P", .def = "99",
+     .help = N_("colours clipped at \xC2\xB1 the P-th percentile of |wpe| (0 < P <= 100)")},
+    ROW_CMAP, ROW_OUT, OPT_END,
+};
+static const opt_def COS_OPTS[] = {LOAD_WEIGHTS_ROWS(fig_opts, lo), ROW_CMAP, ROW_OUT, OPT_END};
+static const opt_def BYD_OPTS[] = {
+    LOAD_WEIGHTS_ROWS(fig_opts, lo),
+    ROW_LEN("n_ctx", N_("positions 0..N-1 averaged over")),
+    {.name = "--max-distance", .kind = OPT_INT, .off = offsetof(fig_opts, max_d), .lo = 0,
+     .hi = RENDER_MAX_SIDE, .metavar = "M", .def = "N-1", .help = N_("largest distance d drawn")},
+    ROW_BASE, ROW_OUT, OPT_END,
+};
+
+static int draw_pe(const opt_cmd *c, const fig_opts *o, const opt_parsed *p);
+static int draw_dot_curve(const opt_cmd *c, const fig_opts *o, const opt_parsed *p);
+static int draw_rotation(const opt_cmd *c, const fig_opts *o, const opt_parsed *p);
+static int draw_wpe(const opt_cmd *c, const fig_opts *o, const opt_parsed *p);
+static int draw_cosine(const opt_cmd *c, const fig_opts *o, const opt_parsed *p);
+static int draw_by_distance(const opt_cmd *c, const fig_opts *o, const opt_parsed *p);
+
 typedef struct figure {
-    const char *name;
-    int (*draw)(const fig_opts *o);
-    const char *usage;          /* the figure's own options */
-    const char *summary;
+    opt_cmd cmd;
+    int (*draw)(const opt_cmd *c, const fig_opts *o, const opt_parsed *p);
 } figure;
 
-static int draw_pe(const fig_opts *o)
+#define FIG(fig_name, table, text, example) \
+    {.name = "plot " fig_name, .synopsis = N_("[OPTIONS] [-o FILE.png]"), .purpose = text, \
+     .examples = example, .opts = table, .min_pos = 0, .max_pos = 0}
+
+static const figure FIGURES[] = {
+    {FIG("pe", PE_OPTS, N_("\nThe sinusoidal PE heatmap as the article draws it: x = position, y = dimension\n"
+                           "(0 at the bottom), colours fixed to [-1, 1], a labelled colour bar."),
+         N_("  gpt2-embed plot pe -o pe.png\n  gpt2-embed plot pe --len 50 --dim 64 --cmap rdbu -o pe.png\n")),
+     draw_pe},
+    {FIG("dot-curve", DOT_OPTS, N_("\nPE(0)\xC2\xB7PE(pos) for pos = P..Q as a line chart."),
+         N_("  gpt2-embed plot dot-curve --dim 128 --to 200 -o dot.png\n")),
+     draw_dot_curve},
+    {FIG("rotation", ROT_OPTS, N_("\nOne pair (2I, 2I+1) of the sinusoidal PE as position grows: points on the unit\n"
+                                  "circle coloured by position, each step turned by the same angle."),
+         N_("  gpt2-embed plot rotation --pair 3 --len 60 -o rot.png\n")),
+     draw_rotation},
+    {FIG("wpe", WPE_OPTS, N_("\nGPT-2's learned wpe: x = position, y = dimension (0 at the bottom), colours\n"
+                             "\xC2\xB1 the P-th percentile of |wpe|, stated on the colour bar."),
+         N_("  gpt2-embed plot wpe -o wpe.png\n")),
+     draw_wpe},
+    {FIG("cosine", COS_OPTS, N_("\nThe cosine similarity of every pair of wpe rows (n_ctx x n_ctx), colours [-1, 1]."),
+         N_("  gpt2-embed plot cosine -o cos.png\n")),
+     draw_cosine},
+    {FIG("by-distance", BYD_OPTS, N_("\nThe mean cosine of positions d apart, d = 0..M, for the learned wpe and the\n"
+                                     "sinusoidal PE of the same width, on one chart."),
+         N_("  gpt2-embed plot by-distance --len 512 -o bd.png\n")),
+     draw_by_distance},
+};
+#define N_FIGURES (sizeof FIGURES / sizeof FIGURES[0])
+
+static int check_base(const opt_cmd *c, size_t dim, double base)
 {
-    if (!o->have_len || !o->have_dim) {
-        cli_error("plot pe needs --len N and --dim D");
-        return EXIT_USAGE;
-    }
-    return fig_pe_heatmap((size_t)o->len, (size_t)o->dim, o->base, o->out, (int)o->width,
-                          (int)o->height) ? EXIT_ERR : EXIT_OK;
+    g2e_err err;
+    g2e_clear(&err);
+    if (sin_check_params(dim, base, &err))
+        return opt_usage_error(c, "%s", err.msg);
+    return 0;
 }
 
-static int draw_dot_curve(const fig_opts *o)
+static int status(int rc)
 {
-    if (!o->have_dim) {
-        cli_error("plot dot-curve needs --dim D");
+    return rc ? EXIT_ERR : EXIT_OK;
+}
+
+static int draw_pe(const opt_cmd *c, const fig_opts *o, const opt_parsed *p)
+{
+    (void)p;
+    if (check_base(c, (size_t)o->dim, o->base))
         return EXIT_USAGE;
-    }
+    return status(fig_pe_heatmap_cmap((size_t)o->len, (size_t)o->dim, o->base,
+                                      (render_cmap)o->cmap, o->out, (int)o->width, (int)o->height));
+}
+
+static int draw_dot_curve(const opt_cmd *c, const fig_opts *o, const opt_parsed *p)
+{
+    (void)p;
+    if (check_base(c, (size_t)o->dim, o->base))
+        return EXIT_USAGE;
     if (o->from > o->to) {
-        cli_error("--from %llu is after --to %llu", (unsigned long long)o->from,
-                  (unsigned long long)o->to);
+        opt_usage_error(c, "--from %lld is after --to %lld", (long long)o->from, (long long)o->to);
         return EXIT_USAGE;
     }
-    return fig_dot_curve(o->from, o->to, (size_t)o->dim, o->base, o->out, (int)o->width,
-                         (int)o->height) ? EXIT_ERR : EXIT_OK;
+    return status(fig_dot_curve((uint64_t)o->from, (uint64_t)o->to, (size_t)o->dim, o->base,
+                                o->out, (int)o->width, (int)o->height));
 }
 
-/* Opens the weights named by the options; prints why not and returns NULL on failure. */
+static int draw_rotation(const opt_cmd *c, const fig_opts *o, const opt_parsed *p)
+{
+    (void)p;
+    if (check_base(c, (size_t)o->dim, o->base))
+        return EXIT_USAGE;
+    if (o->pair >= o->dim / 2) {
+        char given[24];
+        snprintf(given, sizeof given, "%lld", (long long)o->pair);
+        opt_range_error(c, "--pair", 0, o->dim / 2 - 1, given, 1);
+        return EXIT_USAGE;
+    }
+    return status(fig_rotation((size_t)o->len, (size_t)o->dim, (size_t)o->pair, o->base,
+                               (render_cmap)o->cmap, o->out, (int)o->width, (int)o->height));
+}
+
 static g2e_model *open_model(const fig_opts *o)
 {
     g2e_model *m = NULL;
-    return load_model(o->weights, o->model, &m, NULL) ? NULL : m;
+    return load_model(o->lo.weights, o->lo.model, &m, NULL) ? NULL : m;
 }
 
-static int draw_wpe(const fig_opts *o)
+static int draw_wpe(const opt_cmd *c, const fig_opts *o, const opt_parsed *p)
 {
+    (void)p;
+    if (!(o->percentile > 0)) {
+        opt_usage_error(c, "--percentile must be in (0, 100], got %g", o->percentile);
+        return EXIT_USAGE;
+    }
     g2e_model *m = open_model(o);
     if (!m)
         return EXIT_ERR;
-    int rc = fig_wpe_heatmap(m, o->percentile, o->out, (int)o->width, (int)o->height, NULL);
+    int rc = fig_wpe_heatmap(m, o->percentile, (render_cmap)o->cmap, o->out, (int)o->width,
+                             (int)o->height, NULL);
     model_close(m);
-    return rc ? EXIT_ERR : EXIT_OK;
+    return status(rc);
 }
 
-static int draw_cosine(const fig_opts *o)
+static int draw_cosine(const opt_cmd *c, const fig_opts *o, const opt_parsed *p)
 {
+    (void)c, (void)p;
     g2e_model *m = open_model(o);
     if (!m)
         return EXIT_ERR;
-    int rc = fig_wpe_cosine(m, o->out, (int)o->width, (int)o->height);
+    int rc = fig_wpe_cosine(m, (render_cmap)o->cmap, o->out, (int)o->width, (int)o->height);
     model_close(m);
-    return rc ? EXIT_ERR : EXIT_OK;
+    return status(rc);
 }
 
-static int draw_by_distance(const fig_opts *o)
+static int draw_by_distance(const opt_cmd *c, const fig_opts *o, const opt_parsed *p)
 {
+    if (check_base(c, 2, o->base))
+        return EXIT_USAGE;
     g2e_model *m = open_model(o);
     if (!m)
         return EXIT_ERR;
     int rc = EXIT_USAGE;
-    size_t len = o->have_len ? (size_t)o->len : m->n_ctx;
-    if (len > m->n_ctx) {
-        cli_error("--len %zu is more than the model's %zu positions", len, m->n_ctx);
-        goto done;
-    }
-    size_t max_d = o->have_max_d ? (size_t)o->max_d : len - 1;
-    if (max_d >= len) {
-        cli_error("--max-distance (%zu) must be less than the length (%zu)", max_d, len);
-        goto done;
-    }
-    rc = fig_wpe_by_distance(m, len, max_d, o->base, o->out, (int)o->width, (int)o->height)
-             ? EXIT_ERR : EXIT_OK;
-done:
+    size_t len = opt_given(c, p, "--len") ? (size_t)o->len : m->n_ctx;
+    size_t max_d = opt_given(c, p, "--max-distance") ? (size_t)o->max_d : len - 1;
+    if (len > m->n_ctx)
+        opt_usage_error(c, "--len %zu is more than the model's %zu positions", len, m->n_ctx);
+    else if (max_d >= len)
+        opt_usage_error(c, "--max-distance (%zu) must be less than the length (%zu)", max_d, len);
+    else
+        rc = status(fig_wpe_by_distance(m, len, max_d, o->base, o->out, (int)o->width,
+                                        (int)o->height));
     model_close(m);
     return rc;
 }
 
-static const figure FIGURES[] = {
-    {"pe", draw_pe, "--len N --dim D [--base B]",
-     "the sinusoidal PE heatmap: x position, y dimension (0 at the bottom), colours [-1, 1]"},
-    {"dot-curve", draw_dot_curve, "--dim D [--from P] [--to Q] [--base B]",
-     "PE(0)\xC2\xB7PE(pos) for pos = P..Q (default 0..50)"},
-    {"wpe", draw_wpe, "[--weights FILE] [--model NAME] [--percentile P]",
-     "GPT-2's wpe: x position, y dimension (0 at the bottom), colours \xC2\xB1 the P-th\n"
-     "               percentile of |wpe| (default 99), stated on the colour bar"},
-    {"cosine", draw_cosine, "[--weights FILE] [--model NAME]",
-     "cosine similarity of every pair of wpe rows (n_ctx x n_ctx), colours [-1, 1]"},
-    {"by-distance", draw_by_distance,
-     "[--weights FILE] [--model NAME] [--len N] [--max-distance M] [--base B]",
-     "mean cosine of positions d apart, d = 0..M, learned wpe and sinusoidal PE of\n"
-     "               the same width on one chart (N default n_ctx, M default N-1)"},
-};
-#define N_FIGURES (sizeof FIGURES / sizeof FIGURES[0])
-
-static void help(FILE *f)
+static int help(FILE *f)
 {
-    fprintf(f, "usage: gpt2-embed plot FIGURE [OPTIONS] [-o FILE.png] [--width W] [--height H]\n\n"
+    fprintf(f, "usage: gpt2-embed plot FIGURE [OPTIONS] [-o FILE.png]\n\n"
                "Draws one figure as PNG (to FILE.png, atomically; without -o to standard output,\n"
-               "but never to a terminal).\n\nfigures:\n");
-    for (size_t i = 0; i < N_FIGURES; i++)
-        fprintf(f, "  %-11s %s\n  %-11s   %s\n", FIGURES[i].name, FIGURES[i].usage, "",
-                FIGURES[i].summary);
+               "but never to a terminal). 'gpt2-embed plot FIGURE --help' lists its options.\n\n"
+               "figures:\n");
+    for (size_t i = 0; i < N_FIGURES; i++) {
+        const char *purpose = FIGURES[i].cmd.purpose + 1, *nl = strchr(purpose, '\n');
+        fprintf(f, "  %-12s %.*s\n", FIGURES[i].cmd.name + 5,
+                (int)(nl ? (size_t)(nl - purpose) : strlen(purpose)), purpose);
+    }
+    return ferror(f) ? -1 : 0;
 }
 
 int cmd_plot(int argc, char **argv)
@@ -144,93 +253,20 @@ int cmd_plot(int argc, char **argv)
         help(stderr);
         return EXIT_USAGE;
     }
-    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        help(stdout);
-        return EXIT_OK;
-    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)
+        return help(stdout) ? EXIT_ERR : EXIT_OK;
     const figure *fig = NULL;
     for (size_t i = 0; i < N_FIGURES; i++)
-        if (strcmp(argv[1], FIGURES[i].name) == 0)
+        if (strcmp(argv[1], FIGURES[i].cmd.name + 5) == 0)
             fig = &FIGURES[i];
     if (!fig) {
         cli_error("unknown figure '%s' (see 'gpt2-embed plot --help')", argv[1]);
         return EXIT_USAGE;
     }
-    fig_opts o = {.base = SIN_DEFAULT_BASE, .to = 50, .percentile = 99.0};
-    const char *v = NULL;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: gpt2-embed plot %s %s [-o FILE.png] [--width W] [--height H]\n%16s%s\n",
-                   fig->name, fig->usage, "", fig->summary);
-            return EXIT_OK;
-        } else if (strcmp(a, "-o") == 0) {
-            if (i + 1 >= argc) {
-                cli_error("option -o needs a file name");
-                return EXIT_USAGE;
-            }
-            o.out = argv[++i];
-        } else if (cli_opt(argc, argv, &i, "--output", &v)) {
-            if (!v)
-                return EXIT_USAGE;
-            o.out = v;
-        } else if (cli_opt(argc, argv, &i, "--width", &v)) {
-            if (!v || cli_parse_u64(v, 200, 32767, "--width", &o.width))
-                return EXIT_USAGE;
-        } else if (cli_opt(argc, argv, &i, "--height", &v)) {
-            if (!v || cli_parse_u64(v, 150, 32767, "--height", &o.height))
-                return EXIT_USAGE;
-        } else if (strstr(fig->usage, "--len") && cli_opt(argc, argv, &i, "--len", &v)) {
-            if (!v || cli_parse_u64(v, 1, SIN_MAX_POS, "--len", &o.len))
-                return EXIT_USAGE;
-            o.have_len = 1;
-        } else if (strstr(fig->usage, "--dim") && cli_opt(argc, argv, &i, "--dim", &v)) {
-            if (!v || cli_parse_u64(v, 1, SIN_MAX_DIM, "--dim", &o.dim))
-                return EXIT_USAGE;
-            o.have_dim = 1;
-        } else if (strstr(fig->usage, "--base") && cli_opt(argc, argv, &i, "--base", &v)) {
-            if (!v || cli_parse_double(v, "--base", &o.base))
-                return EXIT_USAGE;
-        } else if (strstr(fig->usage, "--from") && cli_opt(argc, argv, &i, "--from", &v)) {
-            if (!v || cli_parse_u64(v, 0, SIN_MAX_POS, "--from", &o.from))
-                return EXIT_USAGE;
-        } else if (strstr(fig->usage, "--to") && cli_opt(argc, argv, &i, "--to", &v)) {
-            if (!v || cli_parse_u64(v, 0, SIN_MAX_POS, "--to", &o.to))
-                return EXIT_USAGE;
-        } else if (strstr(fig->usage, "--max-distance") &&
-                   cli_opt(argc, argv, &i, "--max-distance", &v)) {
-            if (!v || cli_parse_u64(v, 0, SIN_MAX_POS, "--max-distance", &o.max_d))
-                return EXIT_USAGE;
-            o.have_max_d = 1;
-        } else if (strstr(fig->usage, "--percentile") &&
-                   cli_opt(argc, argv, &i, "--percentile", &v)) {
-            if (!v || cli_parse_double(v, "--percentile", &o.percentile))
-                return EXIT_USAGE;
-            if (!(o.percentile > 0 && o.percentile <= 100)) {
-                cli_error("--percentile must be in (0, 100], got %s", v);
-                return EXIT_USAGE;
-            }
-        } else if (strstr(fig->usage, "--weights") && cli_opt(argc, argv, &i, "--weights", &v)) {
-            if (!v)
-                return EXIT_USAGE;
-            o.weights = v;
-        } else if (strstr(fig->usage, "--model") && cli_opt(argc, argv, &i, "--model", &v)) {
-            if (!v)
-                return EXIT_USAGE;
-            o.model = v;
-        } else {
-            cli_error("unknown option '%s' for 'plot %s' (usage: gpt2-embed plot %s %s)", a,
-                      fig->name, fig->name, fig->usage);
-            return EXIT_USAGE;
-        }
-    }
-    if (o.have_dim || strstr(fig->usage, "--base")) {
-        g2e_err err;
-        g2e_clear(&err);
-        if (sin_check_params(o.have_dim ? (size_t)o.dim : 2, o.base, &err)) {
-            cli_error("%s", err.msg);
-            return EXIT_USAGE;
-        }
-    }
-    return fig->draw(&o);
+    fig_opts o = {.len = 100, .dim = 128, .to = 50, .base = SIN_DEFAULT_BASE, .percentile = 99.0};
+    opt_parsed p = {0};
+    int r = opt_parse(&fig->cmd, argc - 1, argv + 1, &o, &p);
+    int rc = r < 0 ? EXIT_USAGE : r > 0 ? EXIT_OK : fig->draw(&fig->cmd, &o, &p);
+    opt_free(&p);
+    return rc;
 }

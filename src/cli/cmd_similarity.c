@@ -10,64 +10,95 @@
  * Everything is accumulated in double (similarity.h).
  */
 #include "cli.h"
+#include "json.h"
 #include "load.h"
+#include "opt.h"
 #include "npy.h"
+#include "interpret.h"
 #include "out.h"
+#include "reference.h"
 #include "similarity.h"
 
+#include <libintl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void help(void)
-{
-    printf("usage: gpt2-embed similarity --pos A B | --tokens TEXT_A TEXT_B | --at TEXT P1 P2\n"
-           "       gpt2-embed similarity --matrix [-o FILE.npy|FILE.csv] [--format npy|csv]\n"
-           "       gpt2-embed similarity --by-distance [--max-distance D] [--format table|csv|json] [-o FILE]\n"
-           "       common: [--format text|json for pairs] [--weights FILE] [--model NAME] [--tokenizer DIR]\n\n"
-           "Cosine similarity (accumulated in double) of GPT-2's learned vectors:\n"
-           "  --pos A B        two position vectors wpe[A], wpe[B]\n"
-           "  --tokens A B     two token vectors wte[a], wte[b]; each text must be one token\n"
-           "  --at TEXT P1 P2  the same token at two positions: wte[t] + wpe[P1] vs wte[t] + wpe[P2]\n"
-           "  --matrix         all n_ctx x n_ctx cosines of wpe; -o FILE saves the matrix (npy float32,\n"
-           "                   or csv with 9 significant digits); stdout gets a summary: mean and\n"
-           "                   spread at each distance, nearest and farthest position of a few positions\n"
-           "  --by-distance    for each distance d, the mean and standard deviation over p of\n"
-           "                   cos(wpe[p], wpe[p + d]): the learned counterpart of the sinusoidal\n"
-           "                   curve (see gpt2-embed sinusoidal --by-distance)\n");
-}
+#ifndef _
+#define _(s) gettext(s)
+#endif
+
+typedef struct sim_opts {
+    load_opts lo;
+    int fmt;                 /* index in FORMATS */
+    const char *out;
+    int64_t pos[2], maxd;
+    const char *tokens[2], *at[3];
+    int matrix, by_distance;
+} sim_opts;
+
+/* Every format some mode writes; each mode takes its own subset (MODE_FORMATS). */
+static const char *const FORMATS[] = {"text", "json", "table", "npy", "csv", NULL};
+
+static const opt_def OPTS[] = {
+    {.name = "--pos", .kind = OPT_INT, .nargs = 2, .off = offsetof(sim_opts, pos), .lo = 0,
+     .hi = 1023, .metavar = "A B", .help = N_("two position vectors wpe[A], wpe[B]")},
+    {.name = "--tokens", .kind = OPT_TEXT, .nargs = 2, .off = offsetof(sim_opts, tokens),
+     .metavar = "A B", .help = N_("two token vectors wte[a], wte[b]; each text must be one token")},
+    {.name = "--at", .kind = OPT_TEXT, .nargs = 3, .off = offsetof(sim_opts, at),
+     .metavar = "TEXT P1 P2",
+     .help = N_("the same token at two positions: wte[t] + wpe[P1] vs wte[t] + wpe[P2]")},
+    {.name = "--matrix", .kind = OPT_FLAG, .off = offsetof(sim_opts, matrix),
+     .help = N_("all n_ctx x n_ctx cosines of wpe; -o FILE saves the matrix (npy float32, or csv "
+                "with 9 significant digits); stdout gets a summary: mean and spread at each "
+                "distance, nearest and farthest position of a few positions")},
+    {.name = "--by-distance", .kind = OPT_FLAG, .off = offsetof(sim_opts, by_distance),
+     .help = N_("for each distance d, the mean and standard deviation over p of cos(wpe[p], "
+                "wpe[p + d]): the learned counterpart of the sinusoidal curve")},
+    {.name = "--max-distance", .kind = OPT_INT, .off = offsetof(sim_opts, maxd), .lo = 0,
+     .hi = UINT32_MAX, .metavar = "D", .help = N_("--by-distance: up to distance D")},
+    {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(sim_opts, fmt), .choices = FORMATS,
+     .help = N_("pairs: text (default) or json; --matrix: npy (default) or csv; --by-distance: "
+                "table (default), csv or json; -o FILE's extension picks it when not given")},
+    {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(sim_opts, out),
+     .help = N_("write the matrix or the curve to FILE (atomically)")},
+    LOAD_OPT_ROWS(sim_opts, lo),
+    OPT_END,
+};
+
+static const opt_cmd CMD = {
+    .name = "similarity",
+    .synopsis = N_("--pos A B | --tokens TEXT_A TEXT_B | --at TEXT P1 P2 | --matrix | --by-distance "
+                   "[OPTIONS]"),
+    .purpose = N_("\nCosine similarity (accumulated in double) of GPT-2's learned vectors. Tokens are\n"
+                  "shown with their pieces (a space as \xE2\x90\xA3): ' cat' (3797) inside a sentence is\n"
+                  "another token than 'cat' (9246) at the start of a text."),
+    .examples = N_("  gpt2-embed similarity --pos 0 1\n"
+                   "  gpt2-embed similarity --at \" cat\" 0 5\n"
+                   "  gpt2-embed similarity --matrix -o wpe_cos.npy\n"
+                   "  gpt2-embed similarity --by-distance --max-distance 64 -o curve.csv\n"),
+    .opts = OPTS,
+    .min_pos = 0,
+    .max_pos = 0,
+    .pos_name = "arguments (values go after their option)",
+};
+const opt_cmd *const cmd_similarity_spec = &CMD;
 
 enum mode { M_NONE, M_POS, M_TOKENS, M_AT, M_MATRIX, M_DIST };
 
-/* The cosine matrix of wpe; prints errors. *out (R x R) is the caller's to free. */
+/* The cosine matrix of wpe (similarity.h); prints errors. *out (R x R) is the caller's to free. */
 static int wpe_matrix(const g2e_model *m, double **out)
 {
-    float *w = NULL;
     g2e_err e;
-    size_t R = m->n_ctx;
-    double *M = malloc(R * R * sizeof *M);
-    if (!M) {
-        cli_error("out of memory for a %zu x %zu matrix", R, R);
-        return -1;
-    }
-    if (sim_load_wpe(m, &w, &e) || sim_cosine_matrix(w, R, m->n_embd, M, &e)) {
+    if (sim_wpe_cosine_matrix(m, m->n_ctx, out, &e)) {
         cli_error("wpe: %s", e.msg);
-        free(w);
-        free(M);
         return -1;
     }
-    free(w);
-    *out = M;
     return 0;
 }
 
-static int write_matrix(const double *M, size_t R, const char *path, const char *fmt)
+static int write_matrix(const double *M, size_t R, const char *path, int csv)
 {
-    int csv = fmt ? strcmp(fmt, "csv") == 0 : (strlen(path) > 4 && strcmp(path + strlen(path) - 4, ".csv") == 0);
-    if (fmt && !csv && strcmp(fmt, "npy") != 0) {
-        cli_error("--format for --matrix must be npy or csv, got '%s'", fmt);
-        return -1;
-    }
     out_file o;
     if (out_open(&o, path, !csv))
         return -1;
@@ -143,17 +174,15 @@ static void matrix_summary(const double *M, size_t R, const char *path, const ch
     free(sd);
 }
 
-static int by_distance(const g2e_model *m, uint64_t maxd, const char *fmt, const char *outpath,
+/* fmt: 0 table, 1 csv, 2 json */
+static int by_distance(const g2e_model *m, uint64_t maxd, int fmt, const char *outpath,
                        const char *path)
 {
     double *M = NULL;
     size_t R = m->n_ctx;
     if (maxd >= R)
         maxd = R - 1;
-    int f = cli_format(fmt, (const char *const[]){"table", "csv", "json", NULL});
-    if (f < 0)
-        return -1;
-    int csv = f == 1, json = f == 2;
+    int csv = fmt == 1, json = fmt == 2;
     if (wpe_matrix(m, &M))
         return -1;
     double *mean = malloc(R * sizeof *mean), *sd = malloc(R * sizeof *sd);
@@ -179,9 +208,9 @@ static int by_distance(const g2e_model *m, uint64_t maxd, const char *fmt, const
     for (size_t d = 0; d <= maxd; d++) {
         if (json) {
             fprintf(o.f, "%s{\"distance\": %zu, \"mean\": ", d ? ", " : "", d);
-            out_f64(o.f, mean[d]);
+            json_write_f64(o.f, mean[d]);
             fprintf(o.f, ", \"std\": ");
-            out_f64(o.f, sd[d]);
+            json_write_f64(o.f, sd[d]);
             fprintf(o.f, ", \"pairs\": %zu}", R - d);
         } else if (csv) {
             fprintf(o.f, "%zu,%.17g,%.17g,%zu\n", d, mean[d], sd[d], R - d);
@@ -228,123 +257,164 @@ static int vec(const g2e_model *m, long long id, long long pos, float *out, floa
     return 0;
 }
 
-int cmd_similarity(int argc, char **argv)
+/* The formats of each mode, in FORMATS' spelling; the first is the default. */
+static const char *const *mode_formats(enum mode mode)
 {
-    load_opts lo = {0};
-    const char *fmt = NULL, *outpath = NULL, *v;
-    const char *args[3] = {NULL, NULL, NULL};
-    uint64_t maxd = UINT64_MAX;
-    enum mode mode = M_NONE;
-    int nargs = 0, need = 0, r;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        enum mode nm = M_NONE;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            help();
-            return EXIT_OK;
-        }
-        if ((r = load_opt(argc, argv, &i, &lo)) || (r = cli_opt(argc, argv, &i, "--format", &fmt)) ||
-            (r = cli_opt(argc, argv, &i, "-o", &outpath))) {
-            if (r < 0) return EXIT_USAGE;
-            continue;
-        } else if ((r = cli_opt(argc, argv, &i, "--max-distance", &v))) {
-            if (r < 0 || cli_parse_u64(v, 0, UINT32_MAX, "--max-distance", &maxd)) return EXIT_USAGE;
-            continue;
-        }
-        if (strcmp(a, "--pos") == 0) { nm = M_POS; need = 2; }
-        else if (strcmp(a, "--tokens") == 0) { nm = M_TOKENS; need = 2; }
-        else if (strcmp(a, "--at") == 0) { nm = M_AT; need = 3; }
-        else if (strcmp(a, "--matrix") == 0) { nm = M_MATRIX; need = 0; }
-        else if (strcmp(a, "--by-distance") == 0) { nm = M_DIST; need = 0; }
-        if (nm != M_NONE) {
-            if (mode != M_NONE) {
-                cli_error("choose one of --pos, --tokens, --at, --matrix, --by-distance");
-                return EXIT_USAGE;
-            }
-            mode = nm;
-            for (nargs = 0; nargs < need; nargs++) {
-                if (i + 1 >= argc) {
-                    cli_error("%s needs %d values (see gpt2-embed similarity --help)", a, need);
-                    return EXIT_USAGE;
-                }
-                args[nargs] = argv[++i];
-            }
-            continue;
-        }
-        cli_error("similarity: unexpected argument '%s' (see gpt2-embed similarity --help)", a);
-        return EXIT_USAGE;
-    }
-    if (mode == M_NONE) {
-        cli_error("similarity needs one of --pos A B, --tokens A B, --at TEXT P1 P2, --matrix, --by-distance");
-        return EXIT_USAGE;
-    }
-    uint64_t p1 = 0, p2 = 0;
-    if (mode == M_POS && (cli_parse_u64(args[0], 0, UINT32_MAX, "position", &p1) ||
-                          cli_parse_u64(args[1], 0, UINT32_MAX, "position", &p2)))
-        return EXIT_USAGE;
-    if (mode == M_AT && (cli_parse_u64(args[1], 0, UINT32_MAX, "position", &p1) ||
-                         cli_parse_u64(args[2], 0, UINT32_MAX, "position", &p2)))
-        return EXIT_USAGE;
-    if ((mode == M_POS || mode == M_TOKENS || mode == M_AT) && outpath) {
-        cli_error("-o goes with --matrix or --by-distance");
-        return EXIT_USAGE;
-    }
-    if (mode == M_MATRIX && !outpath && fmt) {
-        cli_error("--matrix writes the matrix only to a file: add -o FILE");
-        return EXIT_USAGE;
-    }
+    static const char *const PAIRS[] = {"text", "json", "table", NULL};
+    static const char *const MATRIX[] = {"npy", "csv", NULL};
+    static const char *const DIST[] = {"table", "csv", "json", NULL};
+    return mode == M_MATRIX ? MATRIX : mode == M_DIST ? DIST : PAIRS;
+}
 
-    g2e_model *m = NULL;
-    tok_tokenizer *tok = NULL;
-    char *path = NULL;
-    float *a = NULL, *b = NULL, *tmp = NULL;
-    double *M = NULL;
-    int rc = EXIT_ERR;
-    if (load_model(lo.weights, lo.model, &m, &path))
-        goto done;
-    if (mode == M_MATRIX) {
-        if (wpe_matrix(m, &M) || (outpath && write_matrix(M, m->n_ctx, outpath, fmt)))
-            goto done;
-        matrix_summary(M, m->n_ctx, path, outpath);
-        rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
-        goto done;
+/* Checks of the combinations: one mode, a format that mode writes (from --format or -o's
+ * name), -o only where there is a file to write. Sets *mode and *fmt (index in
+ * mode_formats); -1 after one usage line. */
+static int check(sim_opts *o, const opt_parsed *p, enum mode *mode, int *fmt)
+{
+    static const char *const MODES[] = {"--pos", "--tokens", "--at", "--matrix", "--by-distance"};
+    int n = 0;
+    for (int k = 0; k < 5; k++)
+        if (opt_given(&CMD, p, MODES[k])) {
+            *mode = (enum mode)(M_POS + k);
+            n++;
+        }
+    if (n != 1)
+        return opt_usage_error(&CMD, n ? "choose one of --pos, --tokens, --at, --matrix, --by-distance"
+                                       : "needs one of --pos A B, --tokens A B, --at TEXT P1 P2, "
+                                         "--matrix, --by-distance");
+    const char *const *names = mode_formats(*mode);
+    int given = opt_given(&CMD, p, "--format");
+    *fmt = 0;
+    if (given) {
+        while (names[*fmt] && strcmp(names[*fmt], FORMATS[o->fmt]) != 0)
+            ++*fmt;
+        if (!names[*fmt])
+            return opt_usage_error(&CMD, "--format %s does not go with %s (it writes %s%s%s%s%s)",
+                                   FORMATS[o->fmt], MODES[*mode - M_POS], names[0], names[2] ? ", " : " or ",
+                                   names[1], names[2] ? " or " : "", names[2] ? names[2] : "");
     }
-    if (mode == M_DIST) {
-        rc = by_distance(m, maxd, fmt ? fmt : "table", outpath, path) ? EXIT_ERR : EXIT_OK;
-        goto done;
+    if (*mode != M_MATRIX && *mode != M_DIST && o->out)
+        return opt_usage_error(&CMD, "-o goes with --matrix or --by-distance");
+    if (*mode == M_MATRIX && !o->out && given)
+        return opt_usage_error(&CMD, "--matrix writes the matrix only to a file: add -o FILE");
+    return out_pick_format(&CMD, o->out, names, given, fmt);
+}
+
+/* One of the --at positions against the model's context; -1 after a usage line. */
+static int at_position(const char *s, const g2e_model *m, long long *out)
+{
+    int64_t v;
+    if (opt_parse_int(s, 0, (int64_t)m->n_ctx - 1, &v))
+        return opt_usage_error(&CMD, "--at needs TEXT and two positions in 0..%zu, got '%s'",
+                               m->n_ctx - 1, s);
+    *out = v;
+    return 0;
+}
+
+/* "3797 '␣cat'": a token as every command shows it. */
+static void token_label(tok_tokenizer *tok, uint32_t id, char *buf, size_t len)
+{
+    const uint8_t *b;
+    size_t n;
+    char *v = tok_piece(tok, id, &b, &n, NULL) == 0 ? out_piece_visible((const char *)b, n) : NULL;
+    snprintf(buf, len, "%u '%s'", id, v ? v : "?");
+    free(v);
+}
+
+/* The one token of text, with a note when a word without its leading space was given and
+ * the spaced form is another single token (the form it has inside a sentence). */
+static int pair_token(tok_tokenizer *tok, const char *text, uint32_t *id)
+{
+    if (load_single_token(tok, text, id))
+        return -1;
+    if (text[0] == ' ' || !text[0] || strlen(text) > 200)
+        return 0;
+    char spaced[256];
+    snprintf(spaced, sizeof spaced, " %s", text);
+    tok_ids r;
+    g2e_err e;
+    if (tok_encode(tok, spaced, strlen(spaced), TOK_SPECIAL_TOKEN, 0, &r, NULL, &e) == 0) {
+        if (r.n == 1 && r.ids[0] != *id) {
+            char a[128], b[128];
+            token_label(tok, *id, a, sizeof a);
+            token_label(tok, r.ids[0], b, sizeof b);
+            cli_note("'%s' has no leading space: it is token %s, the form at the start of a text; "
+                     "inside a sentence the word is ' %s', token %s", text, a, text, b);
+        }
+        tok_ids_free(&r);
     }
-    int f = cli_format(fmt ? fmt : "text", (const char *const[]){"text", "json", "table", NULL});
-    if (f < 0) {
-        rc = EXIT_USAGE;
-        goto done;
+    return 0;
+}
+
+/* --pos, --tokens, --at: the two vectors, their cosine, one line or one JSON object. */
+/* The line after a pair's cosine that says what it shows (interpret.h): beside the median of
+ * random pairs of the same matrix's rows, and for --at between that and 1.0. Without a
+ * reference (a sparse file with almost no non-zero rows) nothing is added. */
+static void interpret(enum mode mode, const g2e_model *m, tok_tokenizer *tok, uint32_t id,
+                      long long p1, long long p2, double c)
+{
+    enum { PAIRS = 1000 };
+    double med;
+    size_t n;
+    if (ref_median_cosine(m, mode == M_POS, PAIRS, 0x677074322d656d62ULL, &med, &n, NULL) != 0)
+        return;
+    if (mode == M_POS) {
+        interp_pair(stdout, _("positions"), c, med, n);
+        return;
     }
-    int json = f == 1;
+    if (mode == M_TOKENS) {
+        interp_pair(stdout, _("tokens"), c, med, n);
+        return;
+    }
+    const uint8_t *b;
+    size_t len;
+    char *piece = tok_piece(tok, id, &b, &len, NULL) == 0 ? out_piece_visible((const char *)b, len) : NULL;
+    interp_same_token(stdout, piece ? piece : "?", (size_t)p1, (size_t)p2, c, med, n);
+    free(piece);
+}
+
+static int run_pair(const sim_opts *o, enum mode mode, int json, const g2e_model *m,
+                    tok_tokenizer **tok)
+{
     size_t C = m->n_embd;
-    a = calloc(C, sizeof *a);
-    b = calloc(C, sizeof *b);
-    tmp = calloc(C, sizeof *tmp);
+    float *a = calloc(C, sizeof *a), *b = calloc(C, sizeof *b), *tmp = calloc(C, sizeof *tmp);
+    int rc = -1;
+    uint32_t ta = 0, tb = 0;
+    long long p1 = o->pos[0], p2 = o->pos[1];
+    char what[600], la[128], lb[128];
     if (!a || !b || !tmp) {
         cli_error("out of memory");
         goto done;
     }
-    uint32_t ta = 0, tb = 0;
-    char what[512];
     if (mode == M_POS) {
-        if (vec(m, -1, (long long)p1, a, tmp) || vec(m, -1, (long long)p2, b, tmp))
+        for (int k = 0; k < 2; k++)
+            if ((uint64_t)o->pos[k] >= m->n_ctx) {
+                char given[24];
+                snprintf(given, sizeof given, "%lld", (long long)o->pos[k]);
+                opt_range_error(&CMD, "--pos", 0, (int64_t)m->n_ctx - 1, given, 2);
+                rc = -2;
+                goto done;
+            }
+        if (vec(m, -1, p1, a, tmp) || vec(m, -1, p2, b, tmp))
             goto done;
-        snprintf(what, sizeof what, "cos(wpe[%llu], wpe[%llu])", (unsigned long long)p1, (unsigned long long)p2);
+        snprintf(what, sizeof what, "cos(wpe[%lld], wpe[%lld])", p1, p2);
+    } else if (mode == M_AT && (at_position(o->at[1], m, &p1) || at_position(o->at[2], m, &p2))) {
+        rc = -2;
+        goto done;
     } else {
-        if (load_tokenizer(lo.tokenizer, &tok) || load_single_token(tok, args[0], &ta))
+        if (load_tokenizer(o->lo.tokenizer, tok) ||
+            pair_token(*tok, mode == M_AT ? o->at[0] : o->tokens[0], &ta))
             goto done;
+        token_label(*tok, ta, la, sizeof la);
         if (mode == M_TOKENS) {
-            if (load_single_token(tok, args[1], &tb) || vec(m, ta, -1, a, tmp) || vec(m, tb, -1, b, tmp))
+            if (pair_token(*tok, o->tokens[1], &tb) || vec(m, ta, -1, a, tmp) || vec(m, tb, -1, b, tmp))
                 goto done;
-            snprintf(what, sizeof what, "cos(wte[%u], wte[%u])", ta, tb);
+            token_label(*tok, tb, lb, sizeof lb);
+            snprintf(what, sizeof what, "cos(wte[%s], wte[%s])", la, lb);
         } else {
-            if (vec(m, ta, (long long)p1, a, tmp) || vec(m, ta, (long long)p2, b, tmp))
+            if (vec(m, ta, p1, a, tmp) || vec(m, ta, p2, b, tmp))
                 goto done;
-            snprintf(what, sizeof what, "cos(wte[%u] + wpe[%llu], wte[%u] + wpe[%llu])", ta,
-                     (unsigned long long)p1, ta, (unsigned long long)p2);
+            snprintf(what, sizeof what, "cos(wte[%s] + wpe[%lld], wte[%s] + wpe[%lld])", la, p1, la, p2);
         }
     }
     double c;
@@ -357,16 +427,52 @@ int cmd_similarity(int argc, char **argv)
         printf("{\"what\": ");
         out_json_string(stdout, what, strlen(what));
         printf(", \"cos\": ");
-        out_f64(stdout, c);
+        json_write_f64(stdout, c);
         printf("}\n");
     } else {
         printf("%s = %.6f\n", what, c);
+        interpret(mode, m, tok ? *tok : NULL, ta, p1, p2, c);
     }
-    rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
+    rc = cli_flush_stdout() == 0 ? 0 : -1;
 done:
     free(a);
     free(b);
     free(tmp);
+    return rc;
+}
+
+int cmd_similarity(int argc, char **argv)
+{
+    sim_opts o = {.maxd = UINT32_MAX};
+    opt_parsed p;
+    enum mode mode = M_NONE;
+    int fmt = 0;
+    int r = opt_parse(&CMD, argc, argv, &o, &p);
+    if (r == 0 && check(&o, &p, &mode, &fmt))
+        r = -1;
+    opt_free(&p);
+    if (r)
+        return opt_exit(r);
+
+    g2e_model *m = NULL;
+    tok_tokenizer *tok = NULL;
+    char *path = NULL;
+    double *M = NULL;
+    int rc = EXIT_ERR;
+    if (load_model(o.lo.weights, o.lo.model, &m, &path))
+        goto done;
+    if (mode == M_MATRIX) {
+        if (wpe_matrix(m, &M) || (o.out && write_matrix(M, m->n_ctx, o.out, fmt == 1)))
+            goto done;
+        matrix_summary(M, m->n_ctx, path, o.out);
+        rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
+    } else if (mode == M_DIST) {
+        rc = by_distance(m, (uint64_t)o.maxd, fmt, o.out, path) ? EXIT_ERR : EXIT_OK;
+    } else {
+        r = run_pair(&o, mode, fmt == 1, m, &tok);
+        rc = r == 0 ? EXIT_OK : r == -2 ? EXIT_USAGE : EXIT_ERR;
+    }
+done:
     free(M);
     free(path);
     tok_close(tok);

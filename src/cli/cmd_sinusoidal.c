@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "figures.h"
 #include "load.h"
+#include "opt.h"
 #include "model.h"
 #include "npy.h"
 #include "out.h"
@@ -26,49 +27,88 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char USAGE[] =
-    "usage: gpt2-embed sinusoidal --len N --dim D [--base B] [--format table|csv|npy] [-o FILE]\n"
-    "       gpt2-embed sinusoidal --dot-curve --dim D [--from P] [--to Q] [--base B] [...]\n"
-    "       gpt2-embed sinusoidal --by-distance --len N --dim D [--max-distance M] [...]\n"
-    "       gpt2-embed sinusoidal --check-rotation --dim D [--len N] [--max-k K] [--base B]\n"
-    "       gpt2-embed sinusoidal --compare-learned [--len N] [--max-distance M] [--base B]\n"
-    "                  [--weights FILE] [--model NAME] [--format table|csv|json] [-o FILE]\n"
-    "       any mode but --check-rotation also takes --plot FILE.png [--width W] [--height H]\n";
-
-static void help(void)
-{
-    printf("%s\n"
-           "The fixed positional encoding of 'Attention Is All You Need' (no weights needed):\n"
-           "  PE(pos, 2i) = sin(pos / base^(2i/D)),  PE(pos, 2i+1) = cos(pos / base^(2i/D))\n\n"
-           "modes:\n"
-           "  (default)          the N x D matrix, positions 0..N-1 (float32 values)\n"
-           "  --dot-curve        PE(0)\xC2\xB7PE(pos) for pos = P..Q (default 0..50)\n"
-           "  --by-distance      mean cosine similarity of PE(p) and PE(p+d) over p < N-d,\n"
-           "                     for d = 0..M (default M = N-1)\n"
-           "  --check-rotation   checks that PE(pos+k) is PE(pos) rotated by \xCF\x89_i\xC2\xB7k in every\n"
-           "                     pair (2i, 2i+1), for pos < N (default 256), k < K (default 64);\n"
-           "                     prints the largest error; exit status 1 if it is 1e-9 or more\n"
-           "  --compare-learned  the --by-distance curve of GPT-2's learned wpe (from the weights)\n"
-           "                     next to the sinusoidal one of the same width D = n_embd, over\n"
-           "                     positions 0..N-1 (default N = n_ctx), d = 0..M (default N-1)\n\n"
-           "options:\n"
-           "  --len N            number of positions (matrix, by-distance, rotation grid)\n"
-           "  --dim D            model width, even and positive\n"
-           "  --base B           the base of the wavelengths (default 10000), greater than 1\n"
-           "  --format F         table (default), csv, npy (float32; never to a terminal);\n"
-           "                     with --compare-learned: table, csv or json\n"
-           "  --weights FILE     GPT-2's weights (--compare-learned); else $GPT2_EMBED_WEIGHTS,\n"
-           "                     weights/NAME.safetensors, the installed data, the HF cache\n"
-           "  --model NAME       gpt2 (default), gpt2-medium, gpt2-large, gpt2-xl, distilgpt2\n"
-           "  -o FILE            write to FILE (atomically: a temporary file, then a rename)\n"
-           "  --plot FILE.png    draw the figure (matrix: heatmap, x position, y dimension;\n"
-           "                     curves: line chart); alone, it replaces the numeric output\n"
-           "  --width W, --height H   figure size in pixels\n",
-           USAGE);
-}
-
 enum mode { M_MATRIX, M_DOT, M_DIST, M_ROT, M_CMP };
 enum fmt { F_TABLE, F_CSV, F_NPY, F_JSON };
+static const char *const FORMATS[] = {"table", "csv", "npy", "json", NULL}; /* enum fmt's order */
+
+typedef struct sin_opts {
+    load_opts lo;
+    int dot, dist, rot, cmp;   /* the mode flags (none: the matrix) */
+    int64_t len, dim, from, to, maxd, maxk, width, height;
+    double base;
+    int fmt;                   /* enum fmt */
+    const char *out, *plot;
+    /* set by check() */
+    enum mode mode;
+    int have_len, have_maxd, numeric; /* numeric: write numbers (not only a figure) */
+} sin_opts;
+
+static const opt_def OPTS[] = {
+    {.name = "--dot-curve", .kind = OPT_FLAG, .off = offsetof(sin_opts, dot),
+     .help = N_("mode: PE(0)\xC2\xB7PE(pos) for pos = P..Q (default 0..50)")},
+    {.name = "--by-distance", .kind = OPT_FLAG, .off = offsetof(sin_opts, dist),
+     .help = N_("mode: mean cosine similarity of PE(p) and PE(p+d) over p < N-d, for d = 0..M "
+                "(default M = N-1)")},
+    {.name = "--check-rotation", .kind = OPT_FLAG, .off = offsetof(sin_opts, rot),
+     .help = N_("mode: checks that PE(pos+k) is PE(pos) rotated by \xCF\x89_i\xC2\xB7k in every pair "
+                "(2i, 2i+1), for pos < N (default 256), k < K (default 64); prints the largest "
+                "error; exit status 1 if it is 1e-9 or more")},
+    {.name = "--compare-learned", .kind = OPT_FLAG, .off = offsetof(sin_opts, cmp),
+     .help = N_("mode: the --by-distance curve of GPT-2's learned wpe (from the weights) next to "
+                "the sinusoidal one of the same width D = n_embd, over positions 0..N-1 (default "
+                "N = n_ctx), d = 0..M (default N-1)")},
+    {.name = "--len", .kind = OPT_INT, .off = offsetof(sin_opts, len), .lo = 1, .hi = (int64_t)SIN_MAX_POS,
+     .help = N_("number of positions (matrix, by-distance, rotation grid)")},
+    {.name = "--dim", .kind = OPT_INT, .off = offsetof(sin_opts, dim), .lo = 1, .hi = SIN_MAX_DIM,
+     .metavar = "D", .help = N_("model width, even and positive")},
+    {.name = "--base", .kind = OPT_REAL, .off = offsetof(sin_opts, base), .metavar = "B",
+     .def = "10000", .help = N_("the base of the wavelengths, greater than 1")},
+    {.name = "--from", .kind = OPT_INT, .off = offsetof(sin_opts, from), .lo = 0,
+     .hi = (int64_t)SIN_MAX_POS, .metavar = "P", .help = N_("--dot-curve: first position")},
+    {.name = "--to", .kind = OPT_INT, .off = offsetof(sin_opts, to), .lo = 0,
+     .hi = (int64_t)SIN_MAX_POS, .metavar = "Q", .help = N_("--dot-curve: last position")},
+    {.name = "--max-distance", .kind = OPT_INT, .off = offsetof(sin_opts, maxd), .lo = 0,
+     .hi = (int64_t)SIN_MAX_POS, .metavar = "M", .help = N_("--by-distance, --compare-learned: "
+                                                            "the largest distance")},
+    {.name = "--max-k", .kind = OPT_INT, .off = offsetof(sin_opts, maxk), .lo = 1,
+     .hi = (int64_t)SIN_MAX_POS, .metavar = "K", .help = N_("--check-rotation: shifts k < K")},
+    {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(sin_opts, fmt), .choices = FORMATS,
+     .help = N_("table (default), csv, npy (float32; never to a terminal); with --compare-learned: "
+                "table, csv or json; -o FILE's extension picks it when not given")},
+    {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(sin_opts, out),
+     .help = N_("write to FILE (atomically: a temporary file, then a rename)")},
+    {.name = "--plot", .kind = OPT_FILE, .flags = OPTF_STDIN, .off = offsetof(sin_opts, plot),
+     .metavar = "FILE.png", .help = N_("draw the figure (matrix: heatmap, x position, y dimension; "
+                                       "curves: line chart); alone, it replaces the numeric output")},
+    {.name = "--width", .kind = OPT_INT, .off = offsetof(sin_opts, width), .lo = 200, .hi = 32767,
+     .metavar = "W", .help = N_("figure width in pixels")},
+    {.name = "--height", .kind = OPT_INT, .off = offsetof(sin_opts, height), .lo = 150, .hi = 32767,
+     .metavar = "H", .help = N_("figure height in pixels")},
+    LOAD_WEIGHTS_ROWS(sin_opts, lo),
+    OPT_END,
+};
+
+static const opt_cmd CMD = {
+    .name = "sinusoidal",
+    .synopsis = N_("--len N --dim D [--base B] [--format table|csv|npy] [-o FILE]\n"
+                   "       gpt2-embed sinusoidal --dot-curve --dim D [--from P] [--to Q] [--base B] [...]\n"
+                   "       gpt2-embed sinusoidal --by-distance --len N --dim D [--max-distance M] [...]\n"
+                   "       gpt2-embed sinusoidal --check-rotation --dim D [--len N] [--max-k K] [--base B]\n"
+                   "       gpt2-embed sinusoidal --compare-learned [--len N] [--max-distance M] [--base B]\n"
+                   "                  [--weights FILE] [--model NAME] [--format table|csv|json] [-o FILE]\n"
+                   "       any mode but --check-rotation also takes --plot FILE.png [--width W] [--height H]"),
+    .purpose = N_("\nThe fixed positional encoding of 'Attention Is All You Need' (no weights needed):\n"
+                  "  PE(pos, 2i) = sin(pos / base^(2i/D)),  PE(pos, 2i+1) = cos(pos / base^(2i/D))\n"
+                  "Without a mode: the N x D matrix, positions 0..N-1 (float32 values)."),
+    .examples = N_("  gpt2-embed sinusoidal --len 100 --dim 128 -o pe.npy\n"
+                   "  gpt2-embed sinusoidal --dot-curve --dim 512 --to 100 --plot dot.png\n"
+                   "  gpt2-embed sinusoidal --compare-learned --max-distance 64 -o cmp.csv\n"),
+    .opts = OPTS,
+    .min_pos = 0,
+    .max_pos = 0,
+    .pos_name = "arguments (values go after their option)",
+};
+const opt_cmd *const cmd_sinusoidal_spec = &CMD;
 
 /* The values one curve mode produced, written in the chosen format. label0 names the
  * index column ("pos", "distance"), label1 the value column. */
@@ -243,14 +283,17 @@ static void write_compare(FILE *f, enum fmt fmt, const double *sinus, const doub
 }
 
 /* --compare-learned, after the options are checked. */
-static int compare_learned(const char *model, const char *weights, int have_len, uint64_t len,
-                           int have_max_d, uint64_t max_d, double base, enum fmt fmt,
-                           int numeric, const char *out_path, const char *plot_path, int width,
-                           int height)
+static int compare_learned(const sin_opts *o)
 {
+    int have_len = o->have_len, have_max_d = o->have_maxd, width = (int)o->width,
+        height = (int)o->height;
+    uint64_t len = (uint64_t)o->len, max_d = (uint64_t)o->maxd;
+    double base = o->base;
+    enum fmt fmt = (enum fmt)o->fmt;
+    const char *out_path = o->out, *plot_path = o->plot;
     g2e_model *m = NULL;
     char *path = NULL;
-    if (load_model(weights, model, &m, &path))
+    if (load_model(o->lo.weights, o->lo.model, &m, &path))
         return EXIT_ERR;
     int rc = EXIT_USAGE;
     double *curves = NULL;
@@ -288,12 +331,12 @@ static int compare_learned(const char *model, const char *weights, int have_len,
                                    width, height))
             goto done;
     }
-    if (numeric) {
-        out_file o;
-        if (out_open(&o, out_path, 0) != 0)
+    if (o->numeric) {
+        out_file of;
+        if (out_open(&of, out_path, 0) != 0)
             goto done;
-        write_compare(o.f, fmt, sinus, learned, M + 1, m, path, N, base);
-        if (out_commit(&o) != 0)
+        write_compare(of.f, fmt, sinus, learned, M + 1, m, path, N, base);
+        if (out_commit(&of) != 0)
             goto done;
     }
     rc = EXIT_OK;
@@ -304,235 +347,126 @@ done:
     return rc;
 }
 
-int cmd_sinusoidal(int argc, char **argv)
+/* Which mode, and which options belong to it. -1 after one usage line. */
+static int check_mode(sin_opts *o, const opt_parsed *p)
 {
-    enum mode mode = M_MATRIX;
-    enum fmt fmt = F_TABLE;
-    int fmt_given = 0, n_modes = 0;
-    const char *out_path = NULL, *plot_path = NULL, *v = NULL, *weights = NULL, *model = NULL;
-    uint64_t len = 0, dim = 0, from = 0, to = 50, max_d = 0, max_k = 64, width = 0, height = 0;
-    int have_len = 0, have_dim = 0, have_max_d = 0, have_range = 0, have_k = 0;
-    double base = SIN_DEFAULT_BASE;
+    int n_modes = o->dot + o->dist + o->rot + o->cmp;
+    o->mode = o->dot ? M_DOT : o->dist ? M_DIST : o->rot ? M_ROT : o->cmp ? M_CMP : M_MATRIX;
+    int have_dim = opt_given(&CMD, p, "--dim"), have_k = opt_given(&CMD, p, "--max-k");
+    int have_range = opt_given(&CMD, p, "--from") || opt_given(&CMD, p, "--to");
+    o->have_len = opt_given(&CMD, p, "--len");
+    o->have_maxd = opt_given(&CMD, p, "--max-distance");
+    if (n_modes > 1)
+        return opt_usage_error(&CMD, "choose one of --dot-curve, --by-distance, --check-rotation, "
+                                     "--compare-learned");
+    if ((o->lo.weights || o->lo.model) && o->mode != M_CMP)
+        return opt_usage_error(&CMD, "--weights and --model belong to --compare-learned (the other "
+                                     "modes need no weights)");
+    if (o->mode == M_CMP) {
+        if (have_dim)
+            return opt_usage_error(&CMD, "--compare-learned takes its width from the weights "
+                                         "(D = n_embd): drop --dim");
+        if (have_range || have_k)
+            return opt_usage_error(&CMD, "--from, --to and --max-k do not apply to --compare-learned");
+        return 0;
+    }
+    if (!have_dim)
+        return opt_usage_error(&CMD, "--dim D is required (see 'gpt2-embed sinusoidal --help')");
+    if ((o->mode == M_MATRIX || o->mode == M_DIST) && !o->have_len)
+        return opt_usage_error(&CMD, "--len N is required (see 'gpt2-embed sinusoidal --help')");
+    if (have_range && o->mode != M_DOT)
+        return opt_usage_error(&CMD, "--from and --to belong to --dot-curve");
+    if (o->have_maxd && o->mode != M_DIST)
+        return opt_usage_error(&CMD, "--max-distance belongs to --by-distance and --compare-learned");
+    if (have_k && o->mode != M_ROT)
+        return opt_usage_error(&CMD, "--max-k belongs to --check-rotation");
+    return 0;
+}
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            help();
-            return EXIT_OK;
-        } else if (strcmp(a, "--dot-curve") == 0) {
-            mode = M_DOT, n_modes++;
-        } else if (strcmp(a, "--by-distance") == 0) {
-            mode = M_DIST, n_modes++;
-        } else if (strcmp(a, "--check-rotation") == 0) {
-            mode = M_ROT, n_modes++;
-        } else if (strcmp(a, "--compare-learned") == 0) {
-            mode = M_CMP, n_modes++;
-        } else if (cli_opt(argc, argv, &i, "--weights", &v)) {
-            if (!v)
-                return EXIT_USAGE;
-            weights = v;
-        } else if (cli_opt(argc, argv, &i, "--model", &v)) {
-            if (!v)
-                return EXIT_USAGE;
-            model = v;
-        } else if (cli_opt(argc, argv, &i, "--len", &v)) {
-            if (!v || cli_parse_u64(v, 1, SIN_MAX_POS, "--len", &len))
-                return EXIT_USAGE;
-            have_len = 1;
-        } else if (cli_opt(argc, argv, &i, "--dim", &v)) {
-            if (!v || cli_parse_u64(v, 1, SIN_MAX_DIM, "--dim", &dim))
-                return EXIT_USAGE;
-            have_dim = 1;
-        } else if (cli_opt(argc, argv, &i, "--base", &v)) {
-            if (!v || cli_parse_double(v, "--base", &base))
-                return EXIT_USAGE;
-        } else if (cli_opt(argc, argv, &i, "--from", &v)) {
-            if (!v || cli_parse_u64(v, 0, SIN_MAX_POS, "--from", &from))
-                return EXIT_USAGE;
-            have_range = 1;
-        } else if (cli_opt(argc, argv, &i, "--to", &v)) {
-            if (!v || cli_parse_u64(v, 0, SIN_MAX_POS, "--to", &to))
-                return EXIT_USAGE;
-            have_range = 1;
-        } else if (cli_opt(argc, argv, &i, "--max-distance", &v)) {
-            if (!v || cli_parse_u64(v, 0, SIN_MAX_POS, "--max-distance", &max_d))
-                return EXIT_USAGE;
-            have_max_d = 1;
-        } else if (cli_opt(argc, argv, &i, "--max-k", &v)) {
-            if (!v || cli_parse_u64(v, 1, SIN_MAX_POS, "--max-k", &max_k))
-                return EXIT_USAGE;
-            have_k = 1;
-        } else if (cli_opt(argc, argv, &i, "--format", &v)) {
-            if (!v)
-                return EXIT_USAGE;
-            if (strcmp(v, "table") == 0) fmt = F_TABLE;
-            else if (strcmp(v, "csv") == 0) fmt = F_CSV;
-            else if (strcmp(v, "npy") == 0) fmt = F_NPY;
-            else if (strcmp(v, "json") == 0) fmt = F_JSON;
-            else {
-                cli_error("--format must be table, csv, npy or json, got '%s'", v);
-                return EXIT_USAGE;
-            }
-            fmt_given = 1;
-        } else if (strcmp(a, "-o") == 0 || cli_opt(argc, argv, &i, "--output", &v)) {
-            if (strcmp(a, "-o") == 0) {
-                if (i + 1 >= argc) {
-                    cli_error("option -o needs a file name");
-                    return EXIT_USAGE;
-                }
-                v = argv[++i];
-            }
-            if (!v)
-                return EXIT_USAGE;
-            out_path = v;
-        } else if (cli_opt(argc, argv, &i, "--plot", &v)) {
-            if (!v)
-                return EXIT_USAGE;
-            plot_path = v;
-        } else if (cli_opt(argc, argv, &i, "--width", &v)) {
-            if (!v || cli_parse_u64(v, 200, 32767, "--width", &width))
-                return EXIT_USAGE;
-        } else if (cli_opt(argc, argv, &i, "--height", &v)) {
-            if (!v || cli_parse_u64(v, 150, 32767, "--height", &height))
-                return EXIT_USAGE;
-        } else {
-            cli_error("unknown option '%s' (see 'gpt2-embed sinusoidal --help')", a);
-            return EXIT_USAGE;
-        }
-    }
-    if (n_modes > 1) {
-        cli_error("choose one of --dot-curve, --by-distance, --check-rotation, --compare-learned");
-        return EXIT_USAGE;
-    }
-    if ((weights || model) && mode != M_CMP) {
-        cli_error("--weights and --model belong to --compare-learned (the other modes need no weights)");
-        return EXIT_USAGE;
-    }
-    if (fmt == F_JSON && mode != M_CMP) {
-        cli_error("--format json belongs to --compare-learned (use table, csv or npy)");
-        return EXIT_USAGE;
-    }
-    if (mode == M_CMP) {
-        if (have_dim) {
-            cli_error("--compare-learned takes its width from the weights (D = n_embd): drop --dim");
-            return EXIT_USAGE;
-        }
-        if (have_range || have_k) {
-            cli_error("--from, --to and --max-k do not apply to --compare-learned");
-            return EXIT_USAGE;
-        }
-        if (fmt == F_NPY) {
-            cli_error("--compare-learned writes table, csv or json, not npy");
-            return EXIT_USAGE;
-        }
-        g2e_err berr;
-        g2e_clear(&berr);
-        if (sin_check_params(2, base, &berr)) {
-            cli_error("%s", berr.msg);
-            return EXIT_USAGE;
-        }
-        if (plot_path && strcmp(plot_path, "-") == 0 && (fmt_given || out_path) &&
-            (!out_path || strcmp(out_path, "-") == 0)) {
-            cli_error("--plot - and the numeric output cannot both go to standard output");
-            return EXIT_USAGE;
-        }
-        return compare_learned(model, weights, have_len, len, have_max_d, max_d, base, fmt,
-                               !plot_path || fmt_given || out_path, out_path, plot_path,
-                               (int)width, (int)height);
-    }
-    if (!have_dim) {
-        cli_error("--dim D is required (see 'gpt2-embed sinusoidal --help')");
-        return EXIT_USAGE;
-    }
+/* The checks of values and outputs, once the mode is known. -1 after one usage line. */
+static int check(sin_opts *o, const opt_parsed *p)
+{
+    if (check_mode(o, p))
+        return -1;
+    int fmt_given = opt_given(&CMD, p, "--format");
     g2e_err err;
     g2e_clear(&err);
-    if (sin_check_params((size_t)dim, base, &err)) {
+    if (sin_check_params(o->mode == M_CMP ? 2 : (size_t)o->dim, o->base, &err))
+        return opt_usage_error(&CMD, "%s", err.msg);
+    if (o->mode == M_ROT && (o->plot || fmt_given || o->out))
+        return opt_usage_error(&CMD, "--check-rotation prints one line; it takes no --plot, --format or -o");
+    if (o->mode == M_DOT && o->from > o->to)
+        return opt_usage_error(&CMD, "--from %lld is after --to %lld", (long long)o->from, (long long)o->to);
+    if (o->mode == M_DIST) {
+        if (!o->have_maxd)
+            o->maxd = o->len - 1;
+        if (o->maxd >= o->len)
+            return opt_usage_error(&CMD, "--max-distance (%lld) must be less than --len (%lld)",
+                                   (long long)o->maxd, (long long)o->len);
+    }
+    static const char *const MAT[] = {"table", "csv", "npy", NULL}, *const CMP[] = {"table", "csv", "json", NULL};
+    const char *const *names = o->mode == M_CMP ? CMP : MAT;
+    int k = 0;
+    while (names[k] && strcmp(names[k], FORMATS[o->fmt]) != 0)
+        k++;
+    if (!names[k])
+        return opt_usage_error(&CMD, o->mode == M_CMP ? "--compare-learned writes table, csv or json, not npy"
+                                                      : "--format json belongs to --compare-learned (use table, csv or npy)");
+    if (out_pick_format(&CMD, o->out, names, fmt_given, &k))
+        return -1;
+    o->fmt = (int)(strcmp(names[k], "json") == 0 ? F_JSON : strcmp(names[k], "npy") == 0 ? F_NPY
+                   : strcmp(names[k], "csv") == 0 ? F_CSV : F_TABLE);
+    if (o->plot && strcmp(o->plot, "-") == 0 && (fmt_given || o->out) && (!o->out || strcmp(o->out, "-") == 0))
+        return opt_usage_error(&CMD, "--plot - and the numeric output cannot both go to standard output");
+    o->numeric = !o->plot || fmt_given || o->out;
+    return 0;
+}
+
+static int run_rotation(const sin_opts *o)
+{
+    uint64_t n_pos = o->have_len ? (uint64_t)o->len : 256, dim = (uint64_t)o->dim, max_k = (uint64_t)o->maxk;
+    double worst;
+    uint64_t wp, wk;
+    size_t wi;
+    g2e_err err;
+    if (sin_check_rotation((size_t)dim, o->base, n_pos, max_k, &worst, &wp, &wk, &wi, &err)) {
         cli_error("%s", err.msg);
-        return EXIT_USAGE;
+        return EXIT_ERR;
     }
-    if ((mode == M_MATRIX || mode == M_DIST) && !have_len) {
-        cli_error("--len N is required (see 'gpt2-embed sinusoidal --help')");
-        return EXIT_USAGE;
+    int ok = worst < 1e-9;
+    printf("rotation check (D=%llu, base %g, pos 0..%llu, k 0..%llu, %llu pairs): "
+           "largest error %.3g at pos %llu, k %llu, pair %zu: %s\n",
+           (unsigned long long)dim, o->base, (unsigned long long)(n_pos - 1),
+           (unsigned long long)(max_k - 1), (unsigned long long)(dim / 2), worst,
+           (unsigned long long)wp, (unsigned long long)wk, wi,
+           ok ? "ok (below 1e-9)" : "FAILED (1e-9 or more)");
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error("writing standard output failed");
+        return EXIT_ERR;
     }
-    if (have_range && mode != M_DOT) {
-        cli_error("--from and --to belong to --dot-curve");
-        return EXIT_USAGE;
-    }
-    if (have_max_d && mode != M_DIST) {
-        cli_error("--max-distance belongs to --by-distance and --compare-learned");
-        return EXIT_USAGE;
-    }
-    if (have_k && mode != M_ROT) {
-        cli_error("--max-k belongs to --check-rotation");
-        return EXIT_USAGE;
-    }
-    if (mode == M_ROT && (plot_path || fmt_given || out_path)) {
-        cli_error("--check-rotation prints one line; it takes no --plot, --format or -o");
-        return EXIT_USAGE;
-    }
-    if (mode == M_DOT && from > to) {
-        cli_error("--from %llu is after --to %llu", (unsigned long long)from, (unsigned long long)to);
-        return EXIT_USAGE;
-    }
-    if (mode == M_DIST) {
-        if (!have_max_d)
-            max_d = len - 1;
-        if (max_d >= len) {
-            cli_error("--max-distance (%llu) must be less than --len (%llu)",
-                      (unsigned long long)max_d, (unsigned long long)len);
-            return EXIT_USAGE;
-        }
-    }
+    return ok ? EXIT_OK : EXIT_ERR;
+}
 
-    if (plot_path && strcmp(plot_path, "-") == 0 && (fmt_given || out_path) &&
-        (!out_path || strcmp(out_path, "-") == 0)) {
-        cli_error("--plot - and the numeric output cannot both go to standard output");
-        return EXIT_USAGE;
-    }
+static int run_plot(const sin_opts *o)
+{
+    size_t len = (size_t)o->len, dim = (size_t)o->dim;
+    int w = (int)o->width, h = (int)o->height;
+    if (o->mode == M_MATRIX)
+        return fig_pe_heatmap(len, dim, o->base, o->plot, w, h);
+    if (o->mode == M_DOT)
+        return fig_dot_curve((uint64_t)o->from, (uint64_t)o->to, dim, o->base, o->plot, w, h);
+    return fig_by_distance(len, dim, o->base, (size_t)o->maxd, NULL, NULL, o->plot, w, h);
+}
 
-    if (mode == M_ROT) {
-        uint64_t n_pos = have_len ? len : 256;
-        double worst;
-        uint64_t wp, wk;
-        size_t wi;
-        if (sin_check_rotation((size_t)dim, base, n_pos, max_k, &worst, &wp, &wk, &wi, &err)) {
-            cli_error("%s", err.msg);
-            return EXIT_ERR;
-        }
-        int ok = worst < 1e-9;
-        printf("rotation check (D=%llu, base %g, pos 0..%llu, k 0..%llu, %llu pairs): "
-               "largest error %.3g at pos %llu, k %llu, pair %zu: %s\n",
-               (unsigned long long)dim, base, (unsigned long long)(n_pos - 1),
-               (unsigned long long)(max_k - 1), (unsigned long long)(dim / 2), worst,
-               (unsigned long long)wp, (unsigned long long)wk, wi,
-               ok ? "ok (below 1e-9)" : "FAILED (1e-9 or more)");
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            cli_error("writing standard output failed");
-            return EXIT_ERR;
-        }
-        return ok ? EXIT_OK : EXIT_ERR;
-    }
-
-    if (plot_path) {
-        int rc;
-        if (mode == M_MATRIX)
-            rc = fig_pe_heatmap((size_t)len, (size_t)dim, base, plot_path, (int)width, (int)height);
-        else if (mode == M_DOT)
-            rc = fig_dot_curve(from, to, (size_t)dim, base, plot_path, (int)width, (int)height);
-        else
-            rc = fig_by_distance((size_t)len, (size_t)dim, base, (size_t)max_d, NULL, NULL,
-                                 plot_path, (int)width, (int)height);
-        if (rc)
-            return EXIT_ERR;
-        if (!fmt_given && !out_path)
-            return EXIT_OK;
-    }
-
-    /* the curves are computed before the output opens, so a failure leaves nothing */
+/* The matrix or a curve, computed before the output opens so a failure leaves nothing. */
+static int run_numeric(const sin_opts *o)
+{
     double *curve = NULL;
     size_t n = 0;
-    if (mode == M_DOT || mode == M_DIST) {
-        n = mode == M_DOT ? (size_t)(to - from) + 1 : (size_t)max_d + 1;
+    g2e_err err;
+    enum fmt fmt = (enum fmt)o->fmt;
+    if (o->mode == M_DOT || o->mode == M_DIST) {
+        n = o->mode == M_DOT ? (size_t)(o->to - o->from) + 1 : (size_t)o->maxd + 1;
         if (n > ((size_t)1 << 28)) {
             cli_error("%zu points is more than this command computes at once (2^28)", n);
             return EXIT_ERR;
@@ -542,31 +476,50 @@ int cmd_sinusoidal(int argc, char **argv)
             cli_error("out of memory for %zu values", n);
             return EXIT_ERR;
         }
-        int rc = mode == M_DOT
-                     ? sin_dot_curve(from, to, (size_t)dim, base, curve, &err)
-                     : sin_by_distance((size_t)len, (size_t)dim, base, (size_t)max_d, curve, &err);
+        int rc = o->mode == M_DOT
+                     ? sin_dot_curve((uint64_t)o->from, (uint64_t)o->to, (size_t)o->dim, o->base, curve, &err)
+                     : sin_by_distance((size_t)o->len, (size_t)o->dim, o->base, (size_t)o->maxd, curve, &err);
         if (rc) {
             cli_error("%s", err.msg);
             free(curve);
             return EXIT_ERR;
         }
     }
-    out_file o;
-    if (out_open(&o, out_path, fmt == F_NPY) != 0) {
+    out_file of;
+    if (out_open(&of, o->out, fmt == F_NPY) != 0) {
         free(curve);
         return EXIT_ERR;
     }
     int rc;
-    if (mode == M_MATRIX)
-        rc = write_matrix(&o, fmt, (size_t)len, (size_t)dim, base);
-    else if (mode == M_DOT)
-        rc = write_curve(&o, fmt, curve, n, from, "pos", "dot");
+    if (o->mode == M_MATRIX)
+        rc = write_matrix(&of, fmt, (size_t)o->len, (size_t)o->dim, o->base);
+    else if (o->mode == M_DOT)
+        rc = write_curve(&of, fmt, curve, n, (uint64_t)o->from, "pos", "dot");
     else
-        rc = write_curve(&o, fmt, curve, n, 0, "distance", "mean_cosine");
+        rc = write_curve(&of, fmt, curve, n, 0, "distance", "mean_cosine");
     free(curve);
     if (rc) {
-        out_abort(&o);
+        out_abort(&of);
         return EXIT_ERR;
     }
-    return out_commit(&o) == 0 ? EXIT_OK : EXIT_ERR;
+    return out_commit(&of) == 0 ? EXIT_OK : EXIT_ERR;
+}
+
+int cmd_sinusoidal(int argc, char **argv)
+{
+    sin_opts o = {.base = SIN_DEFAULT_BASE, .to = 50, .maxk = 64};
+    opt_parsed p;
+    int r = opt_parse(&CMD, argc, argv, &o, &p);
+    if (r == 0 && check(&o, &p))
+        r = -1;
+    opt_free(&p);
+    if (r)
+        return opt_exit(r);
+    if (o.mode == M_CMP)
+        return compare_learned(&o);
+    if (o.mode == M_ROT)
+        return run_rotation(&o);
+    if (o.plot && run_plot(&o))
+        return EXIT_ERR;
+    return o.numeric ? run_numeric(&o) : EXIT_OK;
 }

@@ -2,130 +2,220 @@
  * discusses (position vectors neither swamp nor vanish beside token vectors): row norms
  * (mean, min, max), mean |x|, mean and spread of the elements, and the rows with the
  * largest norms (GPT-2's position 0 is an outlier). Streams each matrix once.
+ *
+ * --by-position: the norm of every wpe row against its position (pca.h's row norms), with
+ * the summary a reader looks for: position 0 against the median, and how flat the norms
+ * are from position 100 on (published analyses of GPT-2 small report them nearly constant
+ * there) compared with positions 1..99. Every format of study_out.h; --plot draws it.
  */
 #include "cli.h"
+#include "json.h"
 #include "load.h"
+#include "opt.h"
 #include "out.h"
+#include "pca.h"
 #include "similarity.h"
+#include "study.h"
+#include "study_fig.h"
+#include "figures.h"
+#include "study_out.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static void help(void)
-{
-    printf("usage: gpt2-embed stats [--format table|json] [--top K] [--weights FILE] [--model NAME]\n"
-           "                        [--tokenizer DIR]\n\n"
-           "For wte (token vectors) and wpe (position vectors): the mean, smallest and largest row\n"
-           "norm, the mean absolute value, the mean and standard deviation of all elements, and the\n"
-           "K (default 5, at most 10) rows with the largest norms, token rows shown with their piece.\n");
-}
+typedef struct stats_opts {
+    load_opts lo;
+    int fmt;
+    int64_t top;
+    int by_pos;
+    const char *out, *plot;
+} stats_opts;
 
-static void json_matrix(const char *name, const sim_stats *s, size_t top)
+static const char *const FORMATS[] = {"table", "json", "csv", "npy", NULL};
+
+static const opt_def OPTS[] = {
+    {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(stats_opts, fmt), .choices = FORMATS,
+     .def = "table", .help = N_("output format (csv and npy with --by-position)")},
+    {.name = "--top", .kind = OPT_INT, .off = offsetof(stats_opts, top), .lo = 0, .hi = 10,
+     .metavar = "K", .def = "5", .help = N_("how many of the largest rows to list")},
+    {.name = "--by-position", .kind = OPT_FLAG, .off = offsetof(stats_opts, by_pos),
+     .help = N_("the norm of every wpe row against its position")},
+    {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(stats_opts, out),
+     .help = N_("write to FILE (atomically) instead of standard output")},
+    {.name = "--plot", .kind = OPT_FILE, .off = offsetof(stats_opts, plot), .metavar = "FILE.png",
+     .help = N_("with --by-position: draw the norms against position, position 0 marked")},
+    LOAD_OPT_ROWS(stats_opts, lo),
+    OPT_END,
+};
+
+static const opt_cmd CMD = {
+    .name = "stats",
+    .synopsis = N_("[--by-position] [--format table|json|csv|npy] [--top K] [-o FILE]"),
+    .purpose = N_("\nFor wte (token vectors) and wpe (position vectors): the mean, smallest and largest row\n"
+                  "norm, the mean absolute value, the mean and standard deviation of all elements, and the\n"
+                  "K rows with the largest norms, token rows shown with their piece.\n"
+                  "With --by-position: the norm of every wpe row against its position, position 0\n"
+                  "against the median, and the spread of the norms before and after position 100."),
+    .examples = N_("  gpt2-embed stats\n"
+                   "  gpt2-embed stats --by-position --plot norms.png\n"
+                   "  gpt2-embed stats --by-position -o norms.npy\n"),
+    .opts = OPTS,
+    .min_pos = 0,
+    .max_pos = 0,
+};
+
+static void json_matrix(FILE *f, const char *name, const sim_stats *s, size_t top)
 {
-    printf("\"%s\": {\"rows\": %zu, \"cols\": %zu, \"norm_mean\": ", name, s->rows, s->cols);
-    out_f64(stdout, s->norm_mean);
-    printf(", \"norm_min\": ");
-    out_f64(stdout, s->norm_min);
-    printf(", \"norm_min_row\": %zu, \"norm_max\": ", s->argmin);
-    out_f64(stdout, s->norm_max);
-    printf(", \"norm_max_row\": %zu, \"mean_abs\": ", s->argmax);
-    out_f64(stdout, s->mean_abs);
-    printf(", \"mean\": ");
-    out_f64(stdout, s->mean);
-    printf(", \"std\": ");
-    out_f64(stdout, s->std);
-    printf(", \"largest_norms\": [");
+    fprintf(f, "\"%s\": {\"rows\": %zu, \"cols\": %zu, \"norm_mean\": ", name, s->rows, s->cols);
+    json_write_f64(f, s->norm_mean);
+    fprintf(f, ", \"norm_min\": ");
+    json_write_f64(f, s->norm_min);
+    fprintf(f, ", \"norm_min_row\": %zu, \"norm_max\": ", s->argmin);
+    json_write_f64(f, s->norm_max);
+    fprintf(f, ", \"norm_max_row\": %zu, \"mean_abs\": ", s->argmax);
+    json_write_f64(f, s->mean_abs);
+    fprintf(f, ", \"mean\": ");
+    json_write_f64(f, s->mean);
+    fprintf(f, ", \"std\": ");
+    json_write_f64(f, s->std);
+    fprintf(f, ", \"largest_norms\": [");
     for (size_t i = 0; i < top && i < s->n_top; i++) {
-        printf("%s{\"row\": %zu, \"norm\": ", i ? ", " : "", s->top[i]);
-        out_f64(stdout, s->top_norm[i]);
-        printf("}");
+        fprintf(f, "%s{\"row\": %zu, \"norm\": ", i ? ", " : "", s->top[i]);
+        json_write_f64(f, s->top_norm[i]);
+        fprintf(f, "}");
     }
-    printf("]}");
+    fprintf(f, "]}");
 }
 
-int cmd_stats(int argc, char **argv)
+static void table_top(FILE *f, const sim_stats *s, size_t top, tok_tokenizer *tok)
 {
-    load_opts lo = {0};
-    const char *fmt = "table", *v;
-    uint64_t top = 5;
-    int r;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            help();
-            return EXIT_OK;
-        }
-        if ((r = load_opt(argc, argv, &i, &lo)) || (r = cli_opt(argc, argv, &i, "--format", &fmt))) {
-            if (r < 0) return EXIT_USAGE;
-        } else if ((r = cli_opt(argc, argv, &i, "--top", &v))) {
-            if (r < 0 || cli_parse_u64(v, 0, 10, "--top", &top)) return EXIT_USAGE;
-        } else {
-            cli_error("stats: unexpected argument '%s' (see gpt2-embed stats --help)", argv[i]);
-            return EXIT_USAGE;
-        }
+    fprintf(f, "\nlargest wte rows:");
+    for (size_t i = 0; i < top && i < s[0].n_top; i++) {
+        const uint8_t *b;
+        size_t n;
+        char *vis = NULL;
+        if (tok_piece(tok, (uint32_t)s[0].top[i], &b, &n, NULL) == 0)
+            vis = out_piece_visible((const char *)b, n);
+        fprintf(f, " %zu '%s' (%.3f)%s", s[0].top[i], vis ? vis : "?", s[0].top_norm[i],
+                i + 1 < top && i + 1 < s[0].n_top ? "," : "");
+        free(vis);
     }
-    int f = cli_format(fmt, (const char *const[]){"table", "json", NULL});
-    if (f < 0)
-        return EXIT_USAGE;
-    int json = f == 1;
+    fprintf(f, "\nlargest wpe rows:");
+    for (size_t i = 0; i < top && i < s[1].n_top; i++)
+        fprintf(f, " position %zu (%.3f)%s", s[1].top[i], s[1].top_norm[i],
+                i + 1 < top && i + 1 < s[1].n_top ? "," : "");
+    fprintf(f, "\n");
+}
+
+static void table(FILE *f, const char *path, const g2e_model *m, const sim_stats *s, size_t top,
+                  tok_tokenizer *tok)
+{
+    fprintf(f, "Scale of the embeddings in %s (n_embd %zu)\n\n", path, m->n_embd);
+    fprintf(f, "%-22s %14s %14s\n", "", "wte (tokens)", "wpe (positions)");
+    fprintf(f, "%-22s %14zu %14zu\n", "rows", s[0].rows, s[1].rows);
+    fprintf(f, "%-22s %14.4f %14.4f\n", "mean row norm", s[0].norm_mean, s[1].norm_mean);
+    fprintf(f, "%-22s %14.4f %14.4f\n", "smallest row norm", s[0].norm_min, s[1].norm_min);
+    fprintf(f, "%-22s %14.4f %14.4f\n", "largest row norm", s[0].norm_max, s[1].norm_max);
+    fprintf(f, "%-22s %14.6f %14.6f\n", "mean |x|", s[0].mean_abs, s[1].mean_abs);
+    fprintf(f, "%-22s %14.6f %14.6f\n", "mean x", s[0].mean, s[1].mean);
+    fprintf(f, "%-22s %14.6f %14.6f\n", "std of x", s[0].std, s[1].std);
+    fprintf(f, "\nmean token norm / mean position norm = %.2f\n", s[0].norm_mean / s[1].norm_mean);
+    if (top > 0)
+        table_top(f, s, top, tok);
+}
+
+/* The whole-matrix statistics (the command without --by-position). */
+static int run_scale(const stats_opts *o, int json)
+{
     g2e_model *m = NULL;
     tok_tokenizer *tok = NULL;
     char *path = NULL;
     int rc = EXIT_ERR;
     sim_stats s[2];
     g2e_err e;
-    if (load_model(lo.weights, lo.model, &m, &path))
-        goto done;
-    if (!json && load_tokenizer(lo.tokenizer, &tok))
+    out_file of = {0};
+    if (load_model(o->lo.weights, o->lo.model, &m, &path) ||
+        (!json && o->top > 0 && load_tokenizer(o->lo.tokenizer, &tok)))
         goto done;
     for (int w = 0; w < 2; w++)
         if (sim_stats_of(m, w, &s[w], &e)) {
             cli_error("%s", e.msg);
             goto done;
         }
+    if (out_open(&of, o->out, 0))
+        goto done;
     if (json) {
-        printf("{\"weights\": ");
-        out_json_string(stdout, path, strlen(path));
-        printf(", ");
-        json_matrix("wte", &s[0], top);
-        printf(", ");
-        json_matrix("wpe", &s[1], top);
-        printf(", \"norm_ratio_wte_to_wpe\": ");
-        out_f64(stdout, s[0].norm_mean / s[1].norm_mean);
-        printf("}\n");
+        fprintf(of.f, "{\"weights\": ");
+        out_json_string(of.f, path, strlen(path));
+        fprintf(of.f, ", ");
+        json_matrix(of.f, "wte", &s[0], (size_t)o->top);
+        fprintf(of.f, ", ");
+        json_matrix(of.f, "wpe", &s[1], (size_t)o->top);
+        fprintf(of.f, ", \"norm_ratio_wte_to_wpe\": ");
+        json_write_f64(of.f, s[0].norm_mean / s[1].norm_mean);
+        fprintf(of.f, "}\n");
     } else {
-        printf("Scale of the embeddings in %s (n_embd %zu)\n\n", path, m->n_embd);
-        printf("%-22s %14s %14s\n", "", "wte (tokens)", "wpe (positions)");
-        printf("%-22s %14zu %14zu\n", "rows", s[0].rows, s[1].rows);
-        printf("%-22s %14.4f %14.4f\n", "mean row norm", s[0].norm_mean, s[1].norm_mean);
-        printf("%-22s %14.4f %14.4f\n", "smallest row norm", s[0].norm_min, s[1].norm_min);
-        printf("%-22s %14.4f %14.4f\n", "largest row norm", s[0].norm_max, s[1].norm_max);
-        printf("%-22s %14.6f %14.6f\n", "mean |x|", s[0].mean_abs, s[1].mean_abs);
-        printf("%-22s %14.6f %14.6f\n", "mean x", s[0].mean, s[1].mean);
-        printf("%-22s %14.6f %14.6f\n", "std of x", s[0].std, s[1].std);
-        printf("\nmean token norm / mean position norm = %.2f\n", s[0].norm_mean / s[1].norm_mean);
-        if (top > 0) {
-            printf("\nlargest wte rows:");
-            for (size_t i = 0; i < top && i < s[0].n_top; i++) {
-                const uint8_t *b;
-                size_t n;
-                char *vis = NULL;
-                if (tok_piece(tok, (uint32_t)s[0].top[i], &b, &n, NULL) == 0)
-                    vis = out_piece_visible((const char *)b, n);
-                printf(" %zu '%s' (%.3f)%s", s[0].top[i], vis ? vis : "?", s[0].top_norm[i],
-                       i + 1 < top && i + 1 < s[0].n_top ? "," : "");
-                free(vis);
-            }
-            printf("\nlargest wpe rows:");
-            for (size_t i = 0; i < top && i < s[1].n_top; i++)
-                printf(" position %zu (%.3f)%s", s[1].top[i], s[1].top_norm[i],
-                       i + 1 < top && i + 1 < s[1].n_top ? "," : "");
-            printf("\n");
-        }
+        table(of.f, path, m, s, (size_t)o->top, tok);
     }
-    rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERR;
+    rc = out_commit(&of) ? EXIT_ERR : EXIT_OK;
 done:
     free(path);
     tok_close(tok);
     model_close(m);
     return rc;
+}
+
+/* --by-position: norms, summary, output, figure. */
+static int run_by_position(const stats_opts *o, int fmt)
+{
+    g2e_model *m = NULL;
+    char *path = NULL, *pre_json = NULL, *pre_table = NULL;
+    study_norms sn = {0};
+    int rc = EXIT_ERR;
+    if (load_model(o->lo.weights, o->lo.model, &m, &path) || study_wpe_norms(m, &sn))
+        goto done;
+    if (study_norms_text(&sn, path, &pre_json, &pre_table))
+        goto done;
+    double *v = malloc(sn.n * 3 * sizeof *v);
+    if (!v) {
+        cli_error("out of memory");
+        goto done;
+    }
+    for (size_t p = 0; p < sn.n; p++) {
+        v[3 * p] = (double)p;
+        v[3 * p + 1] = sn.norm[p];
+        v[3 * p + 2] = sn.sum.median > 0 ? sn.norm[p] / sn.sum.median : 0;
+    }
+    static const char *const NAMES[] = {"position", "norm", "vs_median"};
+    static const unsigned char INTS[] = {1, 0, 0};
+    study_cols c = {NAMES, INTS, 3, sn.n, v, 1, 1};
+    rc = study_emit(o->out, fmt, &c, pre_json, pre_table) ? EXIT_ERR : EXIT_OK;
+    free(v);
+    char name[64];
+    fig_model_name(m, name, sizeof name);
+    if (rc == EXIT_OK && o->plot && study_fig_norms(&sn, name, o->plot))
+        rc = EXIT_ERR;
+done:
+    study_norms_free(&sn);
+    free(pre_json), free(pre_table), free(path);
+    model_close(m);
+    return rc;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+    stats_opts o = {.top = 5};
+    opt_parsed p;
+    int r = opt_parse(&CMD, argc, argv, &o, &p);
+    int given_fmt = r ? 0 : opt_given(&CMD, &p, "--format");
+    opt_free(&p);
+    if (r)
+        return opt_exit(r);
+    if (out_pick_format(&CMD, o.out, FORMATS, given_fmt, &o.fmt))
+        return EXIT_USAGE;
+    if (!o.by_pos && o.plot)
+        return opt_usage_error(&CMD, "--plot needs --by-position"), EXIT_USAGE;
+    if (!o.by_pos && o.fmt >= 2)
+        return opt_usage_error(&CMD, "--format %s needs --by-position", FORMATS[o.fmt]), EXIT_USAGE;
+    return o.by_pos ? run_by_position(&o, o.fmt) : run_scale(&o, o.fmt == 1);
 }

@@ -2,7 +2,7 @@
 #include "figures.h"
 
 #include "cli.h"
-#include "plot.h"
+#include "out.h"
 #include "similarity.h"
 #include "sinusoid.h"
 
@@ -11,17 +11,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+int fig_write(int rc, render_png *png, const g2e_err *err, const char *path)
+{
+    if (rc) {
+        cli_error("%s", err->msg);
+        render_png_free(png);
+        return -1;
+    }
+    out_file o;
+    if (out_open(&o, path, 1) != 0) {
+        render_png_free(png);
+        return -1;
+    }
+    if (fwrite(png->data, 1, png->len, o.f) != png->len) {
+        cli_error("writing the PNG to %s failed", o.name);
+        out_abort(&o);
+        render_png_free(png);
+        return -1;
+    }
+    render_png_free(png);
+    return out_commit(&o);
+}
+
+/* Prints a library error and returns -1. */
+static int lib_fail(const g2e_err *err)
+{
+    cli_error("%s", err->msg);
+    return -1;
+}
+
 int fig_pe_heatmap(size_t len, size_t dim, double base, const char *path, int width, int height)
+{
+    return fig_pe_heatmap_cmap(len, dim, base, RENDER_CMAP_COOLWARM, path, width, height);
+}
+
+int fig_pe_heatmap_cmap(size_t len, size_t dim, double base, render_cmap cmap, const char *path,
+                        int width, int height)
 {
     g2e_err err;
     g2e_clear(&err);
-    if (sin_check_params(dim, base, &err)) {
-        cli_error("%s", err.msg);
-        return -1;
-    }
-    if (len == 0 || len > PLOT_MAX_SIDE || dim > PLOT_MAX_SIDE || len > FIG_MAX_CELLS / dim) {
+    if (sin_check_params(dim, base, &err))
+        return lib_fail(&err);
+    if (len == 0 || len > RENDER_MAX_SIDE || dim > RENDER_MAX_SIDE || len > FIG_MAX_CELLS / dim) {
         cli_error("the heatmap draws up to %d positions and %d dimensions (%zu cells in all), "
-                  "got N=%zu, D=%zu", PLOT_MAX_SIDE, PLOT_MAX_SIDE, FIG_MAX_CELLS, len, dim);
+                  "got N=%zu, D=%zu", RENDER_MAX_SIDE, RENDER_MAX_SIDE, FIG_MAX_CELLS, len, dim);
         return -1;
     }
     float *z = malloc(len * dim * sizeof *z);
@@ -35,22 +68,25 @@ int fig_pe_heatmap(size_t len, size_t dim, double base, const char *path, int wi
         rc = sin_table_row_f32(&tab, p, z + p * dim, &err);
     sin_table_free(&tab);
     if (rc) {
-        cli_error("%s", err.msg);
         free(z);
-        return -1;
+        return lib_fail(&err);
     }
     char title[160];
     snprintf(title, sizeof title, "Sinusoidal positional encoding (N=%zu, D=%zu, base %g)", len,
              dim, base);
-    plot_heatmap h = {
+    /* the article's figsize=(12, 6): 1200 x 600 unless a size is given (or the cells need more) */
+    if (width == 0 && height == 0 && len <= 1000)
+        width = 1200;
+    render_heatmap h = {
         .z = z, .nx = len, .ny = dim, .x_stride = dim, .y_stride = 1,
-        .vmin = -1.0, .vmax = 1.0, .origin_top = 0,
-        .title = title, .xlabel = "token position", .ylabel = "dimension index",
-        .cbar_label = "PE(pos, i)", .width = width, .height = height,
+        .vmin = -1.0, .vmax = 1.0, .cmap = cmap, .origin_top = 0,
+        .title = title, .xlabel = "token position", .ylabel = "embedding dimension index",
+        .cbar_label = "PE value (-1 to 1)", .width = width, .height = height,
     };
-    rc = plot_heatmap_png(&h, path);
+    render_png png;
+    rc = render_heatmap_png(&h, &png, &err);
     free(z);
-    return rc;
+    return fig_write(rc, &png, &err, path);
 }
 
 int fig_dot_curve(uint64_t from, uint64_t to, size_t dim, double base, const char *path,
@@ -70,24 +106,23 @@ int fig_dot_curve(uint64_t from, uint64_t to, size_t dim, double base, const cha
         return -1;
     }
     double *y = x + n;
-    int rc = -1;
     if (sin_dot_curve(from, to, dim, base, y, &err)) {
-        cli_error("%s", err.msg);
-        goto done;
+        free(x);
+        return lib_fail(&err);
     }
     for (size_t i = 0; i < n; i++)
         x[i] = (double)(from + i);
     char title[160], name[96];
     snprintf(title, sizeof title, "Dot product PE(0)\xC2\xB7PE(pos) (D=%zu, base %g)", dim, base);
     snprintf(name, sizeof name, "sinusoidal, D=%zu", dim);
-    plot_series s = {.name = name, .x = x, .y = y, .n = n};
-    plot_lines L = {.series = &s, .n_series = 1, .title = title, .xlabel = "position pos",
-                    .ylabel = "PE(0)\xC2\xB7PE(pos)", .zero_line = 1, .width = width,
-                    .height = height};
-    rc = plot_lines_png(&L, path);
-done:
+    render_series s = {.name = name, .x = x, .y = y, .n = n};
+    render_lines L = {.series = &s, .n_series = 1, .title = title, .xlabel = "position pos",
+                      .ylabel = "PE(0)\xC2\xB7PE(pos)", .zero_line = 1, .width = width,
+                      .height = height};
+    render_png png;
+    int rc = render_lines_png(&L, &png, &err);
     free(x);
-    return rc;
+    return fig_write(rc, &png, &err, path);
 }
 
 int fig_by_distance(size_t len, size_t dim, double base, size_t max_d, const double *learned,
@@ -106,7 +141,7 @@ int fig_by_distance(size_t len, size_t dim, double base, size_t max_d, const dou
     }
     int rc = -1;
     if (sin_by_distance(len, dim, base, max_d, y, &err))
-        cli_error("%s", err.msg);
+        lib_fail(&err);
     else
         rc = fig_by_distance_curves(len, dim, base, max_d, y, learned, learned_name, path,
                                     width, height);
@@ -134,15 +169,76 @@ int fig_by_distance_curves(size_t len, size_t dim, double base, size_t max_d,
     snprintf(title, sizeof title, "Similarity by distance (mean cosine over positions 0..%zu)",
              len - 1);
     snprintf(name, sizeof name, "sinusoidal (D=%zu, base %g)", dim, base);
-    plot_series s[2] = {{.name = name, .x = x, .y = sinusoidal, .n = n},
-                        {.name = learned_name ? learned_name : "learned", .x = x, .y = learned,
-                         .n = n}};
-    plot_lines L = {.series = s, .n_series = learned ? 2 : 1, .title = title,
-                    .xlabel = "distance d", .ylabel = "mean cosine of positions d apart",
-                    .zero_line = 1, .width = width, .height = height};
-    int rc = plot_lines_png(&L, path);
+    render_series s[2] = {{.name = name, .x = x, .y = sinusoidal, .n = n},
+                          {.name = learned_name ? learned_name : "learned", .x = x,
+                           .y = learned, .n = n}};
+    render_lines L = {.series = s, .n_series = learned ? 2 : 1, .title = title,
+                      .xlabel = "distance d", .ylabel = "mean cosine of positions d apart",
+                      .zero_line = 1, .width = width, .height = height};
+    g2e_err err;
+    g2e_clear(&err);
+    render_png png;
+    int rc = render_lines_png(&L, &png, &err);
     free(x);
+    return fig_write(rc, &png, &err, path);
+}
+
+/* The points of pair `pair` for positions 0..len-1 into xyc[3 * len] (x, then y, then pos). */
+static int rotation_points(size_t len, size_t dim, size_t pair, double base, double *xyc,
+                           g2e_err *err)
+{
+    sin_table tab;
+    double *row = malloc(dim * sizeof *row);
+    if (!row)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for a row of %zu values", dim);
+    int rc = sin_table_init(&tab, dim, base, err);
+    for (size_t p = 0; p < len && rc == 0; p++) {
+        rc = sin_table_row_f64(&tab, p, row, err);
+        xyc[p] = row[2 * pair + 1];            /* cos(pos ω_i) */
+        xyc[len + p] = row[2 * pair];          /* sin(pos ω_i) */
+        xyc[2 * len + p] = (double)p;
+    }
+    sin_table_free(&tab);
+    free(row);
     return rc;
+}
+
+int fig_rotation(size_t len, size_t dim, size_t pair, double base, render_cmap cmap,
+                 const char *path, int width, int height)
+{
+    g2e_err err;
+    g2e_clear(&err);
+    if (sin_check_params(dim, base, &err))
+        return lib_fail(&err);
+    if (len == 0 || len > 1000000 || pair >= dim / 2) {
+        cli_error("plot rotation draws 1 to 1000000 positions of a pair 0..%zu (D=%zu), got N=%zu, pair %zu",
+                  dim / 2 - 1, dim, len, pair);
+        return -1;
+    }
+    double *xyc = malloc(3 * len * sizeof *xyc);
+    if (!xyc) {
+        cli_error("out of memory for %zu points", len);
+        return -1;
+    }
+    if (rotation_points(len, dim, pair, base, xyc, &err)) {
+        free(xyc);
+        return lib_fail(&err);
+    }
+    char title[200], xl[64], yl[64];
+    snprintf(title, sizeof title, "Pair %zu of the sinusoidal PE turns by %.4g rad per position (D=%zu, base %g)",
+             pair, sin_omega(pair, dim, base), dim, base);
+    snprintf(xl, sizeof xl, "PE(pos, %zu) = cos(pos\xC2\xB7\xCF\x89)", 2 * pair + 1);
+    snprintf(yl, sizeof yl, "PE(pos, %zu) = sin(pos\xC2\xB7\xCF\x89)", 2 * pair);
+    render_scatter s = {
+        .x = xyc, .y = xyc + len, .c = xyc + 2 * len, .n = len, .cmap = cmap,
+        .connect = 1, .unit_circle = 1, .radius = len > 500 ? 2 : 4,
+        .title = title, .xlabel = xl, .ylabel = yl, .cbar_label = "position pos",
+        .width = width, .height = height,
+    };
+    render_png png;
+    int rc = render_scatter_png(&s, &png, &err);
+    free(xyc);
+    return fig_write(rc, &png, &err, path);
 }
 
 /* ---- from GPT-2's weights ---- */
@@ -150,6 +246,33 @@ int fig_by_distance_curves(size_t len, size_t dim, double base, size_t max_d,
 void fig_model_name(const g2e_model *m, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", m->size_name ? m->size_name : "unnamed model");
+}
+
+int fig_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double *out)
+{
+    g2e_err err;
+    g2e_clear(&err);
+    if (sim_learned_by_distance(m, len, max_d, out, NULL, &err)) {
+        cli_error("wpe: %s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+double fig_abs_percentile(const float *x, size_t n, double percentile)
+{
+    g2e_err err;
+    g2e_clear(&err);
+    double q;
+    int fell_back = 0;
+    if (sim_abs_percentile(x, n, percentile, &q, &fell_back, &err)) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    if (fell_back)
+        cli_note("the %g-th percentile of |x| is 0; using the largest finite |x| (%g) instead",
+                 percentile, q);
+    return q;
 }
 
 /* wpe as float32 (n_ctx, n_embd), after checking it fits the figures' budget. */
@@ -170,113 +293,18 @@ static float *load_wpe(const g2e_model *m)
     return wpe;
 }
 
-/* The cosine matrix of wpe rows 0..len-1 into a new (len, len) buffer. */
-static double *wpe_cosines(const g2e_model *m, size_t len)
+int fig_wpe_heatmap(const g2e_model *m, double percentile, render_cmap cmap, const char *path,
+                    int width, int height, double *q_out)
 {
-    if (len == 0 || len > m->n_ctx) {
-        cli_error("the learned curve covers positions 0..N-1 with 1 <= N <= n_ctx (%zu), got N=%zu",
-                  m->n_ctx, len);
-        return NULL;
-    }
-    if (len > FIG_MAX_CELLS / len) {
-        cli_error("a %zu x %zu cosine matrix is more than this computes at once (%zu values)",
-                  len, len, FIG_MAX_CELLS);
-        return NULL;
-    }
-    float *wpe = load_wpe(m);
-    if (!wpe)
-        return NULL;
-    double *M = malloc(len * len * sizeof *M);
-    g2e_err err;
-    g2e_clear(&err);
-    if (!M)
-        cli_error("out of memory for a %zu x %zu cosine matrix", len, len);
-    else if (sim_cosine_matrix(wpe, len, m->n_embd, M, &err)) {
-        cli_error("wpe: %s", err.msg);
-        free(M);
-        M = NULL;
-    }
-    free(wpe);
-    return M;
-}
-
-int fig_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double *out)
-{
-    if (max_d >= len) {
-        cli_error("the largest distance (%zu) must be less than N (%zu)", max_d, len);
-        return -1;
-    }
-    double *M = wpe_cosines(m, len);
-    if (!M)
-        return -1;
-    double *mean = malloc(len * sizeof *mean);
-    if (!mean) {
-        cli_error("out of memory for %zu values", len);
-        free(M);
-        return -1;
-    }
-    sim_by_distance(M, len, mean, NULL);
-    memcpy(out, mean, (max_d + 1) * sizeof *out);
-    free(mean);
-    free(M);
-    return 0;
-}
-
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-double fig_abs_percentile(const float *x, size_t n, double percentile)
-{
-    float *a = malloc((n ? n : 1) * sizeof *a);
-    if (!a) {
-        cli_error("out of memory for %zu values", n);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++)
-        a[i] = fabsf(x[i]);
-    qsort(a, n, sizeof *a, cmp_float);
-    /* nearest rank: the smallest value with at least percentile % of |x| at or below it */
-    double r = ceil(percentile / 100.0 * (double)n);
-    size_t k = r < 1 ? 0 : (size_t)r - 1;
-    if (k >= n)
-        k = n ? n - 1 : 0;
-    double q = n ? a[k] : 0;
-    free(a);
-    if (!(q > 0) || !isfinite(q)) {
-        /* all zeros below the percentile (or a non-finite value): fall back to the largest
-         * finite |x|, else 1, so that the map still has a range */
-        cli_note("the %g-th percentile of |x| is %g; using the largest finite |x| instead",
-                 percentile, q);
-        q = 0;
-        for (size_t i = 0; i < n; i++)
-            if (isfinite(x[i]) && fabsf(x[i]) > q)
-                q = fabsf(x[i]);
-        if (q == 0)
-            q = 1;
-    }
-    return q;
-}
-
-int fig_wpe_heatmap(const g2e_model *m, double percentile, const char *path, int width,
-                    int height, double *q_out)
-{
-    if (!(percentile > 0.0 && percentile <= 100.0)) {
-        cli_error("the percentile must be in (0, 100], got %g", percentile);
-        return -1;
-    }
-    if (m->n_ctx > PLOT_MAX_SIDE || m->n_embd > PLOT_MAX_SIDE) {
+    if (m->n_ctx > RENDER_MAX_SIDE || m->n_embd > RENDER_MAX_SIDE) {
         cli_error("a heatmap draws up to %d positions and dimensions, wpe is %zu x %zu",
-                  PLOT_MAX_SIDE, m->n_ctx, m->n_embd);
+                  RENDER_MAX_SIDE, m->n_ctx, m->n_embd);
         return -1;
     }
     float *wpe = load_wpe(m);
     if (!wpe)
         return -1;
-    size_t n = m->n_ctx * m->n_embd;
-    double q = fig_abs_percentile(wpe, n, percentile);
+    double q = fig_abs_percentile(wpe, m->n_ctx * m->n_embd, percentile);
     if (q < 0) {
         free(wpe);
         return -1;
@@ -286,29 +314,37 @@ int fig_wpe_heatmap(const g2e_model *m, double percentile, const char *path, int
     snprintf(title, sizeof title, "Learned position embeddings wpe of %s (%zu positions x %zu dims)",
              name, m->n_ctx, m->n_embd);
     snprintf(bar, sizeof bar, "wpe value (clipped at \xC2\xB1%.3g = p%g of |x|)", q, percentile);
-    plot_heatmap h = {
+    render_heatmap h = {
         .z = wpe, .nx = m->n_ctx, .ny = m->n_embd, .x_stride = m->n_embd, .y_stride = 1,
-        .vmin = -q, .vmax = q, .origin_top = 0,
+        .vmin = -q, .vmax = q, .cmap = cmap, .origin_top = 0,
         .title = title, .xlabel = "token position", .ylabel = "dimension index",
         .cbar_label = bar, .width = width, .height = height,
     };
-    int rc = plot_heatmap_png(&h, path);
+    g2e_err err;
+    g2e_clear(&err);
+    render_png png;
+    int rc = render_heatmap_png(&h, &png, &err);
     free(wpe);
+    rc = fig_write(rc, &png, &err, path);
     if (rc == 0 && q_out)
         *q_out = q;
     return rc;
 }
 
-int fig_wpe_cosine(const g2e_model *m, const char *path, int width, int height)
+int fig_wpe_cosine(const g2e_model *m, render_cmap cmap, const char *path, int width, int height)
 {
-    if (m->n_ctx > PLOT_MAX_SIDE) {
-        cli_error("a heatmap draws up to %d positions, wpe has %zu", PLOT_MAX_SIDE, m->n_ctx);
+    if (m->n_ctx > RENDER_MAX_SIDE) {
+        cli_error("a heatmap draws up to %d positions, wpe has %zu", RENDER_MAX_SIDE, m->n_ctx);
         return -1;
     }
     size_t R = m->n_ctx;
-    double *M = wpe_cosines(m, R);
-    if (!M)
+    double *M = NULL;
+    g2e_err err;
+    g2e_clear(&err);
+    if (sim_wpe_cosine_matrix(m, R, &M, &err)) {
+        cli_error("wpe: %s", err.msg);
         return -1;
+    }
     float *z = malloc(R * R * sizeof *z);
     if (!z) {
         cli_error("out of memory for a %zu x %zu matrix", R, R);
@@ -322,25 +358,16 @@ int fig_wpe_cosine(const g2e_model *m, const char *path, int width, int height)
     fig_model_name(m, name, sizeof name);
     snprintf(title, sizeof title, "Cosine similarity of positions: wpe of %s (%zu x %zu)", name,
              R, R);
-    plot_heatmap h = {
+    render_heatmap h = {
         .z = z, .nx = R, .ny = R, .x_stride = 1, .y_stride = R,
-        .vmin = -1.0, .vmax = 1.0, .origin_top = 1,
+        .vmin = -1.0, .vmax = 1.0, .cmap = cmap, .origin_top = 1, .square = 1,
         .title = title, .xlabel = "position j", .ylabel = "position i",
         .cbar_label = "cos(wpe[i], wpe[j])", .width = width, .height = height,
     };
-    /* a square matrix gets square cells unless the caller chose the size: the default
-     * image is narrowed (or lowered) until its data area is square */
-    plot_layout L;
-    int rc = -1;
-    if (width == 0 && height == 0 && plot_heatmap_layout(&h, &L) == 0) {
-        if (L.area_w > L.area_h)
-            h.width = L.width - (L.area_w - L.area_h), h.height = L.height;
-        else
-            h.width = L.width, h.height = L.height - (L.area_h - L.area_w);
-    }
-    rc = plot_heatmap_png(&h, path);
+    render_png png;
+    int rc = render_heatmap_png(&h, &png, &err);
     free(z);
-    return rc;
+    return fig_write(rc, &png, &err, path);
 }
 
 int fig_wpe_by_distance(const g2e_model *m, size_t len, size_t max_d, double base,
@@ -362,7 +389,7 @@ int fig_wpe_by_distance(const g2e_model *m, size_t len, size_t max_d, double bas
     if (fig_learned_by_distance(m, len, max_d, learned))
         goto done;
     if (sin_by_distance(len, m->n_embd, base, max_d, sinus, &err)) {
-        cli_error("%s", err.msg);
+        lib_fail(&err);
         goto done;
     }
     char name[64], legend[120];

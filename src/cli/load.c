@@ -18,18 +18,12 @@ int load_opt(int argc, char **argv, int *i, load_opts *o)
     return 0;
 }
 
-int load_model(const char *weights, const char *model_name, g2e_model **m, char **path)
+int load_model_err(const char *weights, const char *model_name, g2e_model **m, char **path,
+                   g2e_err *e)
 {
     char p[4096];
-    g2e_err e;
-    if (locate_weights(model_name, weights, p, sizeof p, NULL, &e) != 0) {
-        cli_error("%s", e.msg);
+    if (locate_weights(model_name, weights, p, sizeof p, NULL, e) != 0 || model_open(m, p, e) != 0)
         return -1;
-    }
-    if (model_open(m, p, &e) != 0) {
-        cli_error("%s", e.msg);
-        return -1;
-    }
     out_add_input("weights", p, -1);
     /* rows are read from the mapping: a file truncated meanwhile is reported, not a crash */
     const st_tensor *ts[2] = {(*m)->wte, (*m)->wpe};
@@ -38,7 +32,17 @@ int load_model(const char *weights, const char *model_name, g2e_model **m, char 
     if (path && !(*path = strdup(p))) {
         model_close(*m);
         *m = NULL;
-        cli_error("out of memory");
+        g2e_fail(e, G2E_ENOMEM, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+int load_model(const char *weights, const char *model_name, g2e_model **m, char **path)
+{
+    g2e_err e;
+    if (load_model_err(weights, model_name, m, path, &e) != 0) {
+        cli_error("%s", e.msg);
         return -1;
     }
     return 0;

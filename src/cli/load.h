@@ -4,13 +4,32 @@
 #define G2E_LOAD_H
 
 #include "model.h"
+#include "opt.h"
 #include "tokenizer.h"
+
+#include <stddef.h>
 
 /* The options every weights-reading command takes: --weights FILE, --model NAME,
  * --tokenizer DIR. */
 typedef struct load_opts {
     const char *weights, *model, *tokenizer;
 } load_opts;
+
+/* Those options as rows of a command's opt_def table (opt.h), for a load_opts member `m`
+ * of the command's option struct `type`:
+ *     static const opt_def OPTS[] = { ..., LOAD_OPT_ROWS(struct my_opts, lo), OPT_END };
+ * LOAD_WEIGHTS_ROWS leaves out --tokenizer (for commands that never tokenize). */
+#define LOAD_WEIGHTS_ROWS(type, m)                                                                  \
+    {.name = "--weights", .kind = OPT_FILE, .off = offsetof(type, m.weights),                      \
+     .help = N_("the safetensors file (else $GPT2_EMBED_WEIGHTS, weights/MODEL.safetensors, the "   \
+                "installed data, the Hugging Face cache)")},                                        \
+    {.name = "--model", .kind = OPT_TEXT, .off = offsetof(type, m.model), .metavar = "NAME",        \
+     .def = "gpt2", .help = N_("gpt2, gpt2-medium, gpt2-large, gpt2-xl or distilgpt2")}
+#define LOAD_OPT_ROWS(type, m)                                                                      \
+    LOAD_WEIGHTS_ROWS(type, m),                                                                     \
+    {.name = "--tokenizer", .kind = OPT_FILE, .off = offsetof(type, m.tokenizer), .metavar = "DIR", \
+     .help = N_("vocab.json + merges.txt in DIR (else $GPT2_EMBED_TOKENIZER, tokenizer/ beside the " \
+                "program, the installed data, the built-in copy)")}
 
 /* Takes one of those options at argv[*i] (as cli_opt): 1 if taken, 0 if argv[*i] is none of
  * them, -1 after printing an error (missing value). */
@@ -21,6 +40,11 @@ int load_opt(int argc, char **argv, int *i, load_opts *o);
  * path is non-NULL, *path receives a new string (caller frees) naming the file. On failure
  * prints one line (where it looked, how to download) and returns -1. */
 int load_model(const char *weights, const char *model_name, g2e_model **m, char **path);
+
+/* load_model without the message: on failure it is in *e (for a command that can go on
+ * without the weights and says so its own way). */
+int load_model_err(const char *weights, const char *model_name, g2e_model **m, char **path,
+                   g2e_err *e);
 
 /* Finds and opens the tokenizer (tokenizer.h's order, dir = --tokenizer or NULL). Prints one
  * line and returns -1 on failure. */

@@ -28,6 +28,40 @@ static const struct command COMMANDS[] = {
 };
 #define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
 
+/* The commands with declared option tables, for the manual. */
+static const struct spec {
+    const char *name;
+    const opt_cmd *const *spec;
+} SPECS[] = {
+#define OPTS(name, spec) {name, &spec},
+#include "commands.def"
+};
+#define N_SPECS (sizeof SPECS / sizeof SPECS[0])
+
+/* Hidden, for the build and the manual check (not in --help):
+ *   gpt2-embed __man            the OPTIONS sections of the manual, in troff (tools/genman.sh)
+ *   gpt2-embed __options CMD    CMD's visible option names, one per line */
+static int hidden(int argc, char **argv)
+{
+    if (strcmp(argv[1], "__man") == 0 && argc == 2) {
+        for (size_t i = 0; i < N_SPECS; i++) {
+            printf(".SS %s\n", SPECS[i].name);
+            if (opt_man(*SPECS[i].spec, stdout))
+                return EXIT_ERR;
+        }
+        return fflush(stdout) ? EXIT_ERR : EXIT_OK;
+    }
+    for (size_t i = 0; argc == 3 && i < N_SPECS; i++)
+        if (strcmp(SPECS[i].name, argv[2]) == 0) {
+            for (const opt_def *d = (*SPECS[i].spec)->opts; d->name; d++)
+                if (!(d->flags & OPTF_HIDDEN))
+                    printf("%s\n", d->name);
+            return fflush(stdout) ? EXIT_ERR : EXIT_OK;
+        }
+    cli_error("%s: no such hidden command or command without a table", argv[1]);
+    return EXIT_USAGE;
+}
+
 /* Other spellings of a command (or of --version) that are too far for the edit distance. */
 static const char *const ALIASES[][2] = {
     {"version", "--version"},   {"tokenise", "tokenize"},   {"tokens", "tokenize"},
@@ -129,6 +163,8 @@ int main(int argc, char **argv)
     const char *a = argv[1];
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "help") == 0)
         return help_command(argc, argv);
+    if (strncmp(a, "__", 2) == 0)
+        return hidden(argc, argv);
     if (strcmp(a, "--version") == 0) {
         printf("gpt2-embed %s\n", G2E_VERSION);
         return EXIT_OK;

@@ -78,12 +78,17 @@ static void int_needs(int nargs, int64_t lo, int64_t hi, char *buf, size_t len)
         }
         return;
     }
+    char top[32];
+    if (hi > (int64_t)UINT32_MAX && (hi & (hi - 1)) == 0) /* 2^53 reads better than its digits */
+        snprintf(top, sizeof top, "2^%d", __builtin_ctzll((unsigned long long)hi));
+    else
+        snprintf(top, sizeof top, "%" PRId64, hi);
     switch (nargs) {
-    case 1: snprintf(buf, len, _("an integer in %" PRId64 "..%" PRId64), lo, hi); break;
-    case 2: snprintf(buf, len, _("two integers in %" PRId64 "..%" PRId64), lo, hi); break;
-    case 3: snprintf(buf, len, _("three integers in %" PRId64 "..%" PRId64), lo, hi); break;
-    case 4: snprintf(buf, len, _("four integers in %" PRId64 "..%" PRId64), lo, hi); break;
-    default: snprintf(buf, len, _("%d integers in %" PRId64 "..%" PRId64), nargs, lo, hi);
+    case 1: snprintf(buf, len, _("an integer in %" PRId64 "..%s"), lo, top); break;
+    case 2: snprintf(buf, len, _("two integers in %" PRId64 "..%s"), lo, top); break;
+    case 3: snprintf(buf, len, _("three integers in %" PRId64 "..%s"), lo, top); break;
+    case 4: snprintf(buf, len, _("four integers in %" PRId64 "..%s"), lo, top); break;
+    default: snprintf(buf, len, _("%d integers in %" PRId64 "..%s"), nargs, lo, top);
     }
 }
 
@@ -107,11 +112,17 @@ static void needs(const opt_def *d, char *buf, size_t len)
         break;
     case OPT_CHOICE:
         join_choices(d->choices, list, sizeof list);
-        snprintf(buf, len, _("one of %s"), list);
+        if (d->choices[0] && d->choices[1] && !d->choices[2])
+            snprintf(buf, len, "%s", list); /* "table or json" */
+        else
+            snprintf(buf, len, _("one of %s"), list);
         break;
     case OPT_FILE:
-        snprintf(buf, len, "%s", (d->flags & OPTF_STDIN) ? _("a file name (or - for standard input)")
-                                                           : _("a file name"));
+        if (d->metavar && strcmp(d->metavar, "DIR") == 0)
+            snprintf(buf, len, "%s", _("a directory"));
+        else
+            snprintf(buf, len, "%s", (d->flags & OPTF_STDIN) ? _("a file name (or - for standard input)")
+                                                               : _("a file name"));
         break;
     case OPT_TEXT:
         snprintf(buf, len, "%s", n > 1 ? _("values") : _("a value"));
@@ -200,7 +211,7 @@ static int unknown_option(const opt_cmd *cmd, const char *arg, size_t len)
 
 /* ---- values ---- */
 
-static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+int opt_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
     if (!*s || (*s == '-' && lo >= 0) || !(*s == '-' || (*s >= '0' && *s <= '9')))
         return -1;
@@ -308,14 +319,17 @@ static int store(const opt_cmd *cmd, const opt_def *d, int k, const char *v, cha
     char *at = dst + d->off;
     switch (d->kind) {
     case OPT_INT:
-        return parse_int(v, d->lo, d->hi, (int64_t *)at + k) ? bad_value(cmd, d, v) : 0;
+        return opt_parse_int(v, d->lo, d->hi, (int64_t *)at + k) ? bad_value(cmd, d, v) : 0;
     case OPT_REAL:
         return parse_real(v, d->rlo, d->rhi, (double *)at + k) ? bad_value(cmd, d, v) : 0;
     case OPT_CHOICE:
         return set_choice(cmd, d, v, (int *)at);
     case OPT_FILE:
-        if (!*v)
-            return report(cmd, "%s needs a file name, got an empty one ('')", d->name);
+        if (!*v) {
+            char what[600];
+            needs(d, what, sizeof what);
+            return report(cmd, "%s needs %s, got an empty one ('')", d->name, what);
+        }
         if (strcmp(v, "-") == 0 && !(d->flags & OPTF_STDIN))
             return report(cmd, "%s needs a file name, got '-' (standard input/output is not "
                           "possible here)", d->name);
@@ -614,9 +628,17 @@ static const char *metavar_of(const opt_def *d)
     }
 }
 
-/* The left column: "-o, --output FILE" or "    --pos A B". */
+/* The left column: "-o, --output FILE", "    --pos A B", "    --format table|json". */
 static void left_column(const opt_def *d, const char *mv, char *buf, size_t len)
 {
+    char choices[256];
+    if (d->kind == OPT_CHOICE && !d->metavar) {
+        size_t o = 0;
+        choices[0] = '\0';
+        for (size_t k = 0; d->choices[k] && o < sizeof choices; k++)
+            o += (size_t)snprintf(choices + o, sizeof choices - o, "%s%s", k ? "|" : "", d->choices[k]);
+        mv = choices;
+    }
     if (d->short_name)
         snprintf(buf, len, "-%c, %s%s%s", d->short_name, d->name, *mv ? " " : "", mv);
     else
@@ -627,9 +649,9 @@ static void left_column(const opt_def *d, const char *mv, char *buf, size_t len)
 static void tail(const opt_def *d, char *buf, size_t len)
 {
     char list[512] = "";
-    if (d->kind == OPT_CHOICE)
+    if (d->kind == OPT_CHOICE && d->metavar)
         join_choices(d->choices, list, sizeof list);
-    else if (d->kind == OPT_INT && d->hi != INT64_MAX)
+    else if (d->kind == OPT_INT && d->hi < (int64_t)UINT32_MAX) /* huge ranges say nothing */
         snprintf(list, sizeof list, "%" PRId64 "..%" PRId64, d->lo, d->hi);
     else if (d->kind == OPT_REAL && !(d->rlo == 0 && d->rhi == 0))
         snprintf(list, sizeof list, "%g..%g", d->rlo, d->rhi);
@@ -641,21 +663,55 @@ static void tail(const opt_def *d, char *buf, size_t len)
         snprintf(buf + o, len - o, _(" [default: %s]"), d->def);
 }
 
+/* Writes text from column `indent`, wrapped at spaces before column 96, and a newline. */
+static void wrapped(FILE *f, const char *text, size_t indent)
+{
+    size_t col = indent, limit = 96;
+    while (*text) {
+        size_t w = strcspn(text, " ");
+        if (col > indent && col + 1 + w > limit) {
+            fprintf(f, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(text, 1, w, f);
+        col += w;
+        text += w;
+        while (*text == ' ')
+            text++;
+    }
+    fputc('\n', f);
+}
+
 int opt_help(const opt_cmd *cmd, FILE *f)
 {
     fprintf(f, _("usage: gpt2-embed %s %s\n"), cmd->name, TR(cmd->synopsis) ? TR(cmd->synopsis) : "");
     if (cmd->purpose)
         fprintf(f, "%s\n", TR(cmd->purpose));
     fputs(_("\noptions:\n"), f);
-    char left[160], t[600];
+    char left[300], t[600];
+    int width = 10; /* "-h, --help" */
+    for (const opt_def *d = cmd->opts; d && d->name; d++) {
+        left_column(d, metavar_of(d), left, sizeof left);
+        if (!(d->flags & OPTF_HIDDEN) && (int)strlen(left) > width)
+            width = (int)strlen(left) > 28 ? 28 : (int)strlen(left);
+    }
     for (const opt_def *d = cmd->opts; d && d->name; d++) {
         if (d->flags & OPTF_HIDDEN)
             continue;
         left_column(d, metavar_of(d), left, sizeof left);
         tail(d, t, sizeof t);
-        fprintf(f, "  %-24s%s%s%s\n", left, strlen(left) >= 24 ? "  " : "", TR(d->help), t);
+        char text[1200];
+        snprintf(text, sizeof text, "%s%s", TR(d->help) ? TR(d->help) : "", t);
+        if ((int)strlen(left) > width) /* a long one gets a line of its own */
+            fprintf(f, "  %s\n  %-*s  ", left, width, "");
+        else
+            fprintf(f, "  %-*s  ", width, left);
+        wrapped(f, text, (size_t)width + 4);
     }
-    fprintf(f, "  %-24s%s\n", "-h, --help", gettext("this help"));
+    fprintf(f, "  %-*s  %s\n", width, "-h, --help", gettext("this help"));
     if (cmd->examples)
         fprintf(f, _("\nexamples:\n%s"), TR(cmd->examples));
     fflush(f);
@@ -679,19 +735,33 @@ static void troff(FILE *f, const char *s)
 
 int opt_man(const opt_cmd *cmd, FILE *f)
 {
-    char t[600];
+    char t[600], choices[256];
     for (const opt_def *d = cmd->opts; d && d->name; d++) {
         if (d->flags & OPTF_HIDDEN)
             continue;
-        const char *mv = d->metavar ? d->metavar : metavar_of(d);
-        fputs(".TP\n.B ", f);
+        const char *mv = d->metavar ? d->metavar : d->kind == OPT_FLAG ? "" : metavar_of(d);
+        if (d->kind == OPT_CHOICE && !d->metavar) { /* "\-\-pe learned|sinusoidal", all bold */
+            size_t o = 0;
+            choices[0] = '\0';
+            for (size_t k = 0; d->choices[k] && o < sizeof choices; k++)
+                o += (size_t)snprintf(choices + o, sizeof choices - o, "%s%s", k ? "|" : "", d->choices[k]);
+        }
+        fputs(".TP\n", f);
+        fputs(*mv && !(d->kind == OPT_CHOICE && !d->metavar) ? ".BI \"" : ".B \"", f);
         if (d->short_name)
-            fprintf(f, "\\-%c \", \" ", d->short_name);
+            fprintf(f, "\\-%c, ", d->short_name);
         troff(f, d->name);
-        if (*mv) {
-            fputs(" \" \" \\fI", f);
-            troff(f, mv);
-            fputs("\\fR", f);
+        if (d->kind == OPT_CHOICE && !d->metavar) {
+            fputc(' ', f);
+            troff(f, choices);
+            fputs("\"", f);
+        } else if (*mv) {
+            fputs(" \" \"", f);
+            for (const char *c = mv; *c; c++)
+                fputs(*c == '"' ? "\\(dq" : (char[]){*c, 0}, f);
+            fputc('"', f);
+        } else {
+            fputc('"', f);
         }
         fputc('\n', f);
         tail(d, t, sizeof t);

@@ -144,6 +144,11 @@ int opt_range_error(const opt_cmd *cmd, const char *name, int64_t lo, int64_t hi
                     const char *given, int nargs);
 int opt_usage_error(const opt_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A whole decimal number in [lo, hi] as OPT_INT rows take it (no sign when lo >= 0, no
+ * spaces, no '+'), for values a row cannot declare alone (e.g. the positions of --at TEXT P1
+ * P2). Returns 0 with *out set, or -1 (nothing printed). */
+int opt_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
+
 /* The one ID-list grammar (--ids, decode, stdin): integers separated by spaces, commas or
  * both, optionally inside one pair of brackets "[464, 3797]"; newlines count as spaces; an
  * empty list is allowed. Each ID must be < n_vocab (pass UINT32_MAX to skip that check).

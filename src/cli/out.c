@@ -4,6 +4,7 @@
  * rename(2) is atomic (same filesystem). While one is open, every signal that would end
  * the process removes it first, so an interrupted run leaves nothing behind either.
  */
+#define _GNU_SOURCE   /* fopencookie */
 #include "out.h"
 
 #include "cli.h"
@@ -14,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -197,6 +199,90 @@ int out_guard_mapping(const void *addr, size_t len, const char *path)
     return 0;
 }
 
+/* ---- file streams that remember why a write failed ----
+ * stdio keeps only an error flag: once a write fails (a full disk, EFBIG), the reason is
+ * gone by the time out_commit looks, and later flushes may even succeed on an emptied
+ * buffer. A cookie stream over the descriptor records the first errno itself. */
+
+struct out_sink {
+    int fd;
+    int err;   /* errno of the first failed write or close, 0 if none */
+};
+
+static ssize_t sink_write(void *c, const char *buf, size_t n)
+{
+    struct out_sink *s = c;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t k = write(s->fd, buf + done, n - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (!s->err)
+                s->err = k < 0 ? errno : EIO;
+            return -1;
+        }
+        done += (size_t)k;
+    }
+    return (ssize_t)n;
+}
+
+static int sink_close(void *c)
+{
+    struct out_sink *s = c;
+    int r = s->fd >= 0 ? close(s->fd) : 0;
+    if (r != 0 && !s->err)
+        s->err = errno;
+    s->fd = -1;
+    return r;
+}
+
+/* A buffered stream writing to fd, owned by o (o->f, o->sink); closes fd on failure. */
+static int open_sink(out_file *o, int fd)
+{
+    o->sink = calloc(1, sizeof *o->sink);
+    if (o->sink) {
+        o->sink->fd = fd;
+        cookie_io_functions_t io = {NULL, sink_write, NULL, sink_close};
+        o->f = fopencookie(o->sink, "wb", io);
+    }
+    if (!o->f) {
+        free(o->sink);
+        o->sink = NULL;
+        close(fd);
+        return -1;
+    }
+    return 0;
+}
+
+/* Why writing o failed: the first failed write's errno, else errno's, else a generic text. */
+static const char *write_reason(const out_file *o, int e)
+{
+    if (o->sink && o->sink->err)
+        return strerror(o->sink->err);
+    return e ? strerror(e) : "I/O error";
+}
+
+static struct out_sink stdout_sink = {STDOUT_FILENO, 0};
+
+int out_stdout_init(void)
+{
+    cookie_io_functions_t io = {NULL, sink_write, NULL, sink_close};
+    FILE *f = fopencookie(&stdout_sink, "wb", io);
+    if (!f)
+        return -1;
+    if (isatty(STDOUT_FILENO))
+        setvbuf(f, NULL, _IOLBF, BUFSIZ);
+    fflush(stdout);
+    stdout = f;   /* glibc: the standard streams are assignable variables */
+    return 0;
+}
+
+int out_stdout_errno(void)
+{
+    return stdout_sink.err;
+}
+
 /* ---- destinations ---- */
 
 static const char *refuse_tty = "refusing to write binary output to a terminal: "
@@ -210,6 +296,25 @@ static char *dir_of(const char *path)
     if (slash == path)
         return strdup("/");
     return strndup(path, (size_t)(slash - path));
+}
+
+/* ".BASE.XXXXXX" beside the target; when that is longer than a name or path may be, BASE
+ * is cut so the temporary is no longer than the target's own name: whatever final name
+ * fits, its temporary fits too (a 255-byte name gets a 255-byte temporary). */
+static char *tmp_name(const char *dir, const char *target)
+{
+    const char *base = strrchr(target, '/');
+    base = base ? base + 1 : target;
+    long name_max = pathconf(dir, _PC_NAME_MAX);
+    size_t nmax = name_max > 0 ? (size_t)name_max : NAME_MAX;
+    size_t len = strlen(base), dl = strlen(dir), keep = len;
+    if (1 + len + 7 > nmax || dl + 1 + 1 + len + 7 >= PATH_MAX)
+        keep = len > 8 ? len - 8 : 0;   /* "." + keep + ".XXXXXX" is then len bytes */
+    size_t n = dl + keep + 16;
+    char *tmp = malloc(n);
+    if (tmp)
+        snprintf(tmp, n, "%s/.%.*s.XXXXXX", dir, (int)keep, base);
+    return tmp;
 }
 
 int out_open(out_file *o, const char *path, int binary)
@@ -258,10 +363,8 @@ int out_open(out_file *o, const char *path, int binary)
             cli_error("'%s' is a terminal; %s", path, refuse_tty);
             return -1;
         }
-        o->f = fdopen(fd, "wb");
-        if (!o->f) {
+        if (open_sink(o, fd) != 0) {
             cli_error("cannot write '%s': %s", path, strerror(errno));
-            close(fd);
             return -1;
         }
         o->direct = 1;
@@ -287,13 +390,8 @@ int out_open(out_file *o, const char *path, int binary)
     dir = dir_of(target);
     if (!dir)
         goto nomem;
-    const char *base = strrchr(target, '/');
-    base = base ? base + 1 : target;
-    size_t n = strlen(dir) + strlen(base) + 16;
-    tmp = malloc(n);
-    if (!tmp)
+    if (!(tmp = tmp_name(dir, target)))
         goto nomem;
-    snprintf(tmp, n, "%s/.%s.XXXXXX", dir, base);
     mode_t mode;
     if (exists) {
         mode = st.st_mode & 07777;
@@ -319,9 +417,11 @@ int out_open(out_file *o, const char *path, int binary)
         cli_error("cannot write '%s': setting the mode failed: %s", path, strerror(errno));
         goto fail;
     }
-    o->f = fdopen(fd, "wb");
-    if (!o->f) {
+    if (open_sink(o, fd) != 0) {
+        fd = -1;   /* closed by open_sink */
         cli_error("cannot write '%s': %s", path, strerror(errno));
+        unlink(tmp);
+        unguard_tmp();
         goto fail;
     }
     free(dir);
@@ -347,6 +447,7 @@ fail:
 
 static void finish(out_file *o)
 {
+    free(o->sink);
     free(o->target);
     free(o->tmp);
     memset(o, 0, sizeof *o);
@@ -360,19 +461,20 @@ int out_commit(out_file *o)
     }
     int rc = 0;
     errno = 0;
-    if (fflush(o->f) != 0 || ferror(o->f)) {
+    if (o->f == stdout) {
+        rc = cli_flush_stdout();   /* one wording, reported once per run */
+    } else if (fflush(o->f) != 0 || ferror(o->f)) {
         cli_error("writing %s%s%s failed: %s", o->direct ? "" : "'", o->name,
-                  o->direct ? "" : "'", errno ? strerror(errno) : "I/O error");
+                  o->direct ? "" : "'", write_reason(o, errno));
         rc = -1;
     }
     if (o->tmp) {
-        int fd = fileno(o->f);
-        if (rc == 0 && fsync(fd) != 0) {
+        if (rc == 0 && fsync(o->sink->fd) != 0) {
             cli_error("writing '%s' failed (fsync): %s", o->name, strerror(errno));
             rc = -1;
         }
         if (fclose(o->f) != 0 && rc == 0) {
-            cli_error("writing '%s' failed (close): %s", o->name, strerror(errno));
+            cli_error("writing '%s' failed (close): %s", o->name, write_reason(o, errno));
             rc = -1;
         }
         o->f = NULL;
@@ -395,7 +497,7 @@ int out_commit(out_file *o)
         unguard_tmp();
     } else if (o->own_f) {
         if (fclose(o->f) != 0 && rc == 0) {
-            cli_error("writing '%s' failed: %s", o->name, strerror(errno));
+            cli_error("writing '%s' failed: %s", o->name, write_reason(o, errno));
             rc = -1;
         }
         o->f = NULL;

@@ -33,6 +33,7 @@ typedef struct out_file {
     const char *name;   /* for messages: the -o argument or "standard output" */
     int direct;     /* 1: f is stdout or a non-regular file opened in place */
     int own_f;      /* 1: f must be fclose'd (not stdout) */
+    struct out_sink *sink;   /* own_f: f's descriptor and its first write error (owned) */
 } out_file;
 
 /* ---- inputs an output must never replace ----
@@ -63,12 +64,21 @@ void out_clear_inputs(void);
  * -1 (nothing printed) when full. */
 int out_guard_mapping(const void *addr, size_t len, const char *path);
 
+/* Standard output as one of out.c's streams that remember why a write failed (stdio keeps
+ * only a flag; the reason is gone by the time anyone looks): cli_start calls this once,
+ * first thing. Line-buffered on a terminal, fully buffered otherwise, as stdio's own.
+ * Returns -1 and leaves stdout as it was if the stream cannot be made. */
+int out_stdout_init(void);
+/* errno of standard output's first failed write since out_stdout_init, or 0. */
+int out_stdout_errno(void);
+
 /* Opens the destination. path NULL or "-" means standard output. binary = 1 refuses a
  * terminal. An output that is a registered input is refused (above). On success *o is
  * ready and must be finished by out_commit or out_abort; on failure an error is printed, nothing was created, *o needs no cleanup, -1 returned. */
 int out_open(out_file *o, const char *path, int binary);
 
-/* Finishes: flushes and checks for write errors; for an atomic target also fsyncs,
+/* Finishes: flushes and checks for write errors (reported with the reason of the first
+ * failed write, e.g. "No space left on device", whenever it happened); for an atomic target also fsyncs,
  * sets the mode, renames over the target and fsyncs the directory. Returns 0, or -1
  * after printing an error and removing the temporary (the target is then untouched).
  * *o is finished either way (calling out_abort afterwards is harmless). */

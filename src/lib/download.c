@@ -25,6 +25,7 @@
 #include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +34,7 @@
 #define PROGRESS_STEP (256u << 10)
 #define PROGRESS_RESET (1u << 20)   /* an attempt storing this much resets the retry count */
 #define HV 512                      /* room for one header value */
+#define DL_OVERLAP (64u << 10)      /* bytes fetched again before a resume point */
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
@@ -260,7 +262,10 @@ static void sleep_ms(unsigned ms)
 
 /* ---- one HTTP exchange ------------------------------------------------------------- */
 
+typedef struct sink sink;
+
 typedef struct resp {
+    sink *s;               /* the data request this answers, or NULL (a HEAD) */
     long status;
     char commit[HV], linked_etag[HV], etag[HV], linked_size[HV], content_length[HV];
     char content_range[HV], error_code[HV], error_message[HV], retry_after[HV];
@@ -270,7 +275,7 @@ typedef struct resp {
 typedef struct dl_ctx dl_ctx;
 
 /* Where a body goes: memory or a file at an offset, bytes [want_start, +want_len). */
-typedef struct sink {
+struct sink {
     dl_ctx *c;
     resp *r;
     uint8_t *mem;          /* memory target, or NULL */
@@ -284,13 +289,15 @@ typedef struct sink {
     uint64_t got;          /* wanted bytes stored */
     int enough;            /* stored want_len and stopped the transfer on purpose */
     int fail;              /* 0, or a DL_E_* the write callback hit */
+    double last_byte;      /* when the last wanted byte was stored (monotonic s), or 0 */
     char why[768];
-} sink;
+};
 
 struct dl_ctx {
     const dl_opts *o;
     CURL *h;
     char *url;             /* the resolve URL */
+    char shown_url[2048];  /* it as messages show it (see dl_url_shown) */
     char *token;
     char endpoint[2048];
     char auth_header[1200];
@@ -301,7 +308,17 @@ struct dl_ctx {
     dl_progress pg;        /* the running report */
     uint64_t last_report;
     int retries;
+    double t0;             /* when dl_fetch began (monotonic s) */
+    double lost;           /* time lost to failures so far (see dl_opts.retry_seconds) */
+    long deadline, attempt_limit, retry_limit;   /* in s, defaults filled in */
 };
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void report(dl_ctx *c, int force)
 {
@@ -337,13 +354,17 @@ static void copy_value(char *dst, const char *v, size_t n)
     dst[n] = '\0';
 }
 
+static int body_start(sink *s);
+
 static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
 {
     resp *r = user;
     size_t n = size * nitems;
     if (n >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
         /* a new response (after a 1xx, or on a new hop): forget the previous one */
+        sink *keep = r->s;
         memset(r, 0, sizeof *r);
+        r->s = keep;
         const char *sp = memchr(buf, ' ', n);
         if (sp) {
             long st = 0;
@@ -351,6 +372,13 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
                 st = st * 10 + (*p - '0');
             r->status = st;
         }
+        return n;
+    }
+    if ((n == 2 && buf[0] == '\r') || (n == 1 && buf[0] == '\n')) {
+        /* the headers of a data answer are complete: check them before any body byte */
+        if (r->s && r->status >= 200 && r->status <= 299 && !r->s->started &&
+            (r->s->fail = body_start(r->s)) != 0)
+            return 0;
         return n;
     }
     const char *colon = memchr(buf, ':', n);
@@ -425,6 +453,14 @@ static int body_start(sink *s)
                      s->want_start, s->want_start + s->want_len - 1, a, b);
             return DL_E_PROTOCOL;
         }
+        uint64_t len;
+        if (r->content_length[0] &&
+            (parse_u64(r->content_length, &len) != 0 || len != b - a + 1)) {
+            snprintf(s->why, sizeof s->why, "a 206 answer for bytes %" PRIu64 "-%" PRIu64
+                     " (%" PRIu64 " bytes) with Content-Length '%s'", a, b, b - a + 1,
+                     r->content_length);
+            return DL_E_PROTOCOL;
+        }
         if (has_total && c->size && total != c->size) {
             snprintf(s->why, sizeof s->why, "the file is %" PRIu64 " bytes by Content-Range, "
                      "%" PRIu64 " by the Hub's metadata", total, c->size);
@@ -487,6 +523,7 @@ static size_t on_body(char *buf, size_t size, size_t nitems, void *user)
             sha256_update(s->hash, p, take);   /* hashed as it arrives: no second read */
         s->got += take;
         s->c->pg.done += take;
+        s->last_byte = mono_now();
     }
     report(s->c, 0);
     if (s->got == s->want_len && (take < k || s->r->status == 200)) {
@@ -497,6 +534,11 @@ static size_t on_body(char *buf, size_t size, size_t nitems, void *user)
 }
 
 enum { XCH_TRANSIENT = -1 };   /* exchange(): worth another attempt */
+
+static int deadline_passed(const dl_ctx *c, g2e_err *err)
+{
+    return g2e_fail(err, DL_E_NETWORK, "the download's deadline of %ld s passed", c->deadline);
+}
 
 /* The ETag a response of the endpoint names for the file. */
 static void meta_etag(const resp *m, char *out, size_t cap)
@@ -528,7 +570,7 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
     memset(meta, 0, sizeof *meta);
     for (int hop = 0;; hop++) {
         if (hop > MAX_HOPS) {
-            rc = g2e_fail(err, DL_E_PROTOCOL, "more than %d redirects from %s", MAX_HOPS, c->url);
+            rc = g2e_fail(err, DL_E_PROTOCOL, "more than %d redirects from %s", MAX_HOPS, c->shown_url);
             goto out;
         }
         int own = dl_same_origin(url, c->endpoint);
@@ -553,8 +595,17 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
             goto out;
         }
         memset(&r, 0, sizeof r);
+        r.s = s;
         if (s)
             s->r = &r;
+        /* this request may last until the attempt's or the whole call's deadline */
+        double left = (double)c->deadline - (mono_now() - c->t0);
+        double lim = left < (double)c->attempt_limit ? left : (double)c->attempt_limit;
+        if (lim < 0.001) {
+            rc = deadline_passed(c, err);
+            goto out;
+        }
+        cu->easy_setopt(c->h, CURLOPT_TIMEOUT_MS, (long)(lim * 1000.0));
         cu->easy_setopt(c->h, CURLOPT_URL, url);
         cu->easy_setopt(c->h, CURLOPT_HTTPHEADER, hdr);
         if (s)
@@ -567,6 +618,7 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
         discard.r = &r;
         discard.want_len = 0;
         cu->easy_setopt(c->h, CURLOPT_WRITEDATA, s ? s : &discard);
+        double t_req = mono_now();
         CURLcode cc = cu->easy_perform(c->h);
         cu->easy_setopt(c->h, CURLOPT_HTTPHEADER, NULL);
         cu->slist_free_all(hdr);
@@ -591,7 +643,20 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
         }
         if (cc != CURLE_OK && !(s && s->enough)) {
             switch (cc) {
-            case CURLE_COULDNT_CONNECT: case CURLE_OPERATION_TIMEDOUT: case CURLE_RECV_ERROR:
+            case CURLE_OPERATION_TIMEDOUT:
+                if (mono_now() - c->t0 >= (double)c->deadline - 0.01) {
+                    rc = deadline_passed(c, err);
+                    goto out;
+                }
+                if (mono_now() - t_req >= lim - 0.05)
+                    snprintf(why, why_cap, "the request took longer than %.0f s (from %s)", lim, show);
+                else
+                    snprintf(why, why_cap, "slower than %ld bytes/s for %ld s (from %s)",
+                             c->o->min_speed > 0 ? c->o->min_speed : 10000L,
+                             c->o->stall_seconds > 0 ? c->o->stall_seconds : 20L, show);
+                rc = XCH_TRANSIENT;
+                goto out;
+            case CURLE_COULDNT_CONNECT: case CURLE_RECV_ERROR:
             case CURLE_SEND_ERROR: case CURLE_PARTIAL_FILE: case CURLE_GOT_NOTHING:
             case CURLE_SSL_CONNECT_ERROR: case CURLE_HTTP2: case CURLE_HTTP2_STREAM:
             case CURLE_COULDNT_RESOLVE_PROXY:
@@ -693,6 +758,7 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
         char why[512] = "";
         sink s = {0};
         int rc;
+        double t_start = mono_now();
         s.c = c;
         s.fd = fd;
         s.hash = hash;
@@ -726,14 +792,19 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
         if (rc == 0)
             return 0;
         /* transient: try again, resuming after what arrived */
+        double t_end = mono_now();
         if (s.got >= PROGRESS_RESET) {
             attempt = 1;
             delay = base;
+            c->lost += t_end - s.last_byte;   /* only the dead time after the progress */
+        } else {
+            c->lost += t_end - t_start;
         }
+        int code = strncmp(why, "HTTP ", 5) == 0 && why[5] >= '1' && why[5] <= '5' ? DL_E_HTTP
+                                                                                  : DL_E_NETWORK;
         if (attempt >= max_attempts || c->retries >= DL_MAX_RETRIES)
-            return g2e_fail(err, strncmp(why, "HTTP ", 5) == 0 && why[5] >= '1' && why[5] <= '5'
-                                     ? DL_E_HTTP : DL_E_NETWORK,
-                            "giving up after %d attempt%s: %s", attempt, attempt == 1 ? "" : "s", why);
+            return g2e_fail(err, code, "giving up after %d attempt%s: %s", attempt,
+                            attempt == 1 ? "" : "s", why);
         unsigned wait = delay;
         uint64_t ra;
         if (m.retry_after[0] && parse_u64(m.retry_after, &ra) == 0) {
@@ -742,6 +813,14 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
             if (want > wait)
                 wait = want;
         }
+        if (c->lost + wait / 1000.0 > (double)c->retry_limit)
+            return g2e_fail(err, code, "giving up after %d attempt%s and %.0f s lost to failures "
+                            "(the limit is %ld s): %s", attempt, attempt == 1 ? "" : "s",
+                            c->lost, c->retry_limit, why);
+        if (t_end + wait / 1000.0 - c->t0 >= (double)c->deadline)
+            return g2e_fail(err, code, "giving up after %d attempt%s: the download's deadline of "
+                            "%ld s would pass before the next one: %s", attempt,
+                            attempt == 1 ? "" : "s", c->deadline, why);
         attempt++;
         c->retries++;
         c->res->retries = c->retries;
@@ -754,6 +833,7 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
         c->pg = saved;
         c->pg.reason = NULL;
         sleep_ms(wait);
+        c->lost += wait / 1000.0;
         delay = delay > cap / 2 ? cap : delay * 2;
     }
 }
@@ -795,6 +875,107 @@ static int read_all_at(int fd, void *buf, size_t n, uint64_t off)
         n -= (size_t)z;
         off += (uint64_t)z;
     }
+    return 0;
+}
+
+/* Why fd (open on path) is no file to write through, as an error; 0 if it is one:
+ * a regular file with no other hard link. */
+static int refuse_special(int fd, const char *path, g2e_err *err)
+{
+    struct stat sb;
+    if (fstat(fd, &sb) != 0)
+        return g2e_fail(err, DL_E_IO, "cannot stat %s: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return g2e_fail(err, DL_E_IO, "%s is not a regular file (a FIFO, device or folder?): "
+                        "refusing to use it; remove it and run again", path);
+    if (sb.st_nlink > 1)
+        return g2e_fail(err, DL_E_IO, "%s has other hard links: refusing to write through it "
+                        "into another file; remove it and run again", path);
+    return 0;
+}
+
+/* The error for an open(2) of path that failed with errno. */
+static int open_error(const char *path, const char *verb, g2e_err *err)
+{
+    if (errno == ELOOP)
+        return g2e_fail(err, DL_E_IO, "%s is a symbolic link: refusing to follow it; remove it "
+                        "and run again", path);
+    if (errno == EISDIR || errno == ENXIO)
+        return g2e_fail(err, DL_E_IO, "%s is not a regular file (a FIFO, device or folder?): "
+                        "refusing to use it; remove it and run again", path);
+    return g2e_fail(err, DL_E_IO, "cannot %s %s: %s", verb, path, strerror(errno));
+}
+
+/* Opens path (flags O_RDWR or O_WRONLY) if it exists, else creates it exclusively; never
+ * through a symbolic link, never anything but a regular file with one link (O_NONBLOCK:
+ * a FIFO cannot block the open). 0 and *fd; 1 when another process created it between the
+ * two opens (try again); else an error. */
+static int open_regular(const char *path, int flags, int *fd, g2e_err *err)
+{
+    int base = flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+    *fd = open(path, base);
+    if (*fd < 0 && errno == ENOENT) {
+        *fd = open(path, base | O_CREAT | O_EXCL, 0644);
+        if (*fd < 0 && errno == EEXIST)
+            return 1;
+    }
+    if (*fd < 0)
+        return open_error(path, "create", err);
+    int rc = refuse_special(*fd, path, err);
+    if (rc) {
+        close(*fd);
+        *fd = -1;
+        return rc;
+    }
+    fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK);
+    return 0;
+}
+
+/* *same = 1 if the sidecar at path holds exactly info. No sidecar: 0. A link or special
+ * file there: an error (never read through or replaced). */
+static int info_same(const char *path, const char *info, int *same, g2e_err *err)
+{
+    *same = 0;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : open_error(path, "read", err);
+    int rc = refuse_special(fd, path, err);
+    if (rc) {
+        close(fd);
+        return rc;
+    }
+    size_t il = strlen(info), k = 0;
+    char *old = malloc(il + 2);
+    if (!old) {
+        close(fd);
+        return g2e_fail(err, G2E_ENOMEM, "out of memory");
+    }
+    while (k < il + 1) {
+        ssize_t z = read(fd, old + k, il + 1 - k);
+        if (z < 0 && errno == EINTR)
+            continue;
+        if (z <= 0)
+            break;
+        k += (size_t)z;
+    }
+    close(fd);
+    *same = k == il && memcmp(old, info, il) == 0;
+    free(old);
+    return 0;
+}
+
+/* A new sidecar at path holding info: the old one (a regular file: info_same checked)
+ * removed, the new one created exclusively. */
+static int info_write(const char *path, const char *info, g2e_err *err)
+{
+    if (unlink(path) != 0 && errno != ENOENT)
+        return g2e_fail(err, DL_E_IO, "cannot remove %s: %s", path, strerror(errno));
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return open_error(path, "create", err);
+    int bad = write_all_at(fd, info, strlen(info), 0) != 0;
+    if (close(fd) != 0 || bad)
+        return g2e_fail(err, DL_E_IO, "cannot write %s: %s", path, strerror(errno));
     return 0;
 }
 
@@ -841,9 +1022,12 @@ static int part_open(part *p, const char *out, const char *info, uint64_t max_si
     snprintf(p->info_path, n + 11, "%s.part.info", out);
     struct stat sb;
     for (int tries = 0;; tries++) {
-        p->fd = open(p->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (p->fd < 0)
-            return g2e_fail(err, DL_E_IO, "cannot create %s: %s", p->path, strerror(errno));
+        /* an existing part, else a new one: never through a link, created exclusively */
+        int rc = open_regular(p->path, O_RDWR, &p->fd, err);
+        if (rc == 1)
+            continue;   /* created by someone else meanwhile: open that one */
+        if (rc)
+            return rc;
         test_gate();
         if (flock(p->fd, LOCK_EX | LOCK_NB) != 0)
             return g2e_fail(err, DL_E_BUSY, "another download is writing %s; wait for it or stop it",
@@ -863,25 +1047,15 @@ static int part_open(part *p, const char *out, const char *info, uint64_t max_si
                             "being opened; stop the other download", p->path);
     }
     p->size = (uint64_t)sb.st_size;
-    size_t il = strlen(info);
-    char *old = malloc(il + 2);
-    int same = 0;
-    FILE *f = old ? fopen(p->info_path, "r") : NULL;
-    if (f) {
-        size_t k = fread(old, 1, il + 1, f);
-        fclose(f);
-        same = k == il && memcmp(old, info, il) == 0;
-    }
-    free(old);
+    int same = 0, rc = info_same(p->info_path, info, &same, err);
+    if (rc)
+        return rc;
     if (!same || p->size > max_size) {
         if (ftruncate(p->fd, 0) != 0)
             return g2e_fail(err, DL_E_IO, "cannot truncate %s: %s", p->path, strerror(errno));
         p->size = 0;
-        f = fopen(p->info_path, "w");
-        if (!f || fputs(info, f) < 0 || fclose(f) != 0) {
-            if (f) fclose(f);
-            return g2e_fail(err, DL_E_IO, "cannot write %s: %s", p->info_path, strerror(errno));
-        }
+        if ((rc = info_write(p->info_path, info, err)) != 0)
+            return rc;
     }
     return 0;
 }
@@ -977,65 +1151,6 @@ static void hash_hex(sha256_ctx *h, char hex[65])
 }
 
 /* ---- the two modes ----------------------------------------------------------------- */
-
-static int fetch_full(dl_ctx *c, g2e_err *err)
-{
-    const dl_opts *o = c->o;
-    char info[4096];
-    part p = {0};
-    p.fd = -1;
-    int rc;
-    if (!is_sha256_hex(c->etag)) {
-        return g2e_fail(err, DL_E_PROTOCOL, "the Hub gives no sha256 for %s (ETag '%s'), so a "
-                        "full download cannot be verified", c->url, c->etag);
-    }
-    snprintf(info, sizeof info, "gpt2-embed part v1\nmode full\nrepo %s\nfile %s\netag %s\nsize %" PRIu64 "\n",
-             o->repo, o->filename ? o->filename : "model.safetensors", c->etag, c->size);
-    if ((rc = part_open(&p, o->out_path, info, c->size, err)) != 0)
-        goto fail;
-    c->res->resumed = p.size;
-    sha256_ctx h;
-    sha256_init(&h);
-    if (p.size > 0) {
-        stage(c, DL_STAGE_VERIFY, 0, p.size);
-        if ((rc = hash_file_range(c, p.fd, 0, p.size, &h, err, p.path)) != 0)
-            goto fail;
-    }
-    stage(c, DL_STAGE_FILE, p.size, c->size);
-    if (p.size < c->size &&
-        (rc = with_retries(c, p.size, c->size - p.size, NULL, p.fd, p.size, &h, NULL, err)) != 0) {
-        if (rc == DL_E_CHANGED || rc == DL_E_PROTOCOL)
-            part_discard(&p);
-        part_kept(&p, rc, err);
-        goto fail;
-    }
-    stage(c, DL_STAGE_VERIFY, c->size, c->size);
-    char hex[65];
-    hash_hex(&h, hex);
-    if (strcmp(hex, c->etag) != 0) {
-        part_discard(&p);
-        rc = g2e_fail(err, DL_E_CHECKSUM, "sha256 mismatch for %s: the Hub says %s, the download "
-                      "gives %s; the download was discarded and %s left as it was",
-                      c->url, c->etag, hex, o->out_path);
-        goto fail;
-    }
-    st_file *st = NULL;
-    g2e_err e2;
-    if (st_open(&st, p.path, &e2) != 0) {
-        part_discard(&p);
-        rc = g2e_fail(err, DL_E_HEADER, "the downloaded file is not valid safetensors: %s", e2.msg);
-        goto fail;
-    }
-    st_close(st);
-    if ((rc = part_commit(&p, o->out_path, err)) != 0)
-        goto fail;
-    c->res->out_size = c->size;
-    part_close(&p);
-    return 0;
-fail:
-    part_close(&p);
-    return rc;
-}
 
 /* JSON string body of s (escaped) appended at *k in buf (NULL: just count). */
 static size_t json_str(char *buf, size_t k, const char *s)
@@ -1145,55 +1260,237 @@ static const st_tensor *find_either(const st_file *st, const char *name)
     return st_find(st, pre);
 }
 
+/* "A x B" of a tensor's shape into buf. */
+static const char *shape_str(const st_tensor *t, char *buf, size_t cap)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < t->ndim && k < cap; d++)
+        k += (size_t)snprintf(buf + k, cap - k, "%s%" PRIu64, d ? " x " : "", t->shape[d]);
+    if (t->ndim == 0)
+        snprintf(buf, cap, "a scalar");
+    return buf;
+}
+
+/* wte and wpe are what opts asks for (see dl_opts.n_vocab), and the file is no larger
+ * than such a model can be. */
+static int check_shapes(const dl_ctx *c, const st_file *st, const st_tensor *wte,
+                        const st_tensor *wpe, g2e_err *err)
+{
+    const dl_opts *o = c->o;
+    char a[96], b[96];
+    if (wte->ndim != 2 || wpe->ndim != 2 || wte->shape[1] != wpe->shape[1])
+        return g2e_fail(err, DL_E_SHAPE, "%s: %s is %s and %s is %s: not the embeddings of a "
+                        "GPT-2 model (two matrices of the same width)", c->shown_url, wte->name,
+                        shape_str(wte, a, sizeof a), wpe->name, shape_str(wpe, b, sizeof b));
+    if (o->n_vocab && o->n_ctx && o->n_embd &&
+        (wte->shape[0] != o->n_vocab || wpe->shape[0] != o->n_ctx || wte->shape[1] != o->n_embd))
+        return g2e_fail(err, DL_E_SHAPE, "%s: %s is %s and %s is %s, but the model asked for has "
+                        "%" PRIu64 " x %" PRIu64 " and %" PRIu64 " x %" PRIu64 "; not downloading "
+                        "it (check --model and --repo)", c->shown_url, wte->name,
+                        shape_str(wte, a, sizeof a), wpe->name, shape_str(wpe, b, sizeof b),
+                        o->n_vocab, o->n_embd, o->n_ctx, o->n_embd);
+    if (o->full && o->n_layer && o->n_vocab && o->n_ctx && o->n_embd) {
+        /* every tensor of GPT2Model in F32: wte, wpe, per block ln_1, attn.c_attn, attn.c_proj,
+         * ln_2, mlp.c_fc, mlp.c_proj (12 E^2 + 13 E) and the attn.bias mask (C^2), ln_f */
+        uint64_t E = o->n_embd, C = o->n_ctx;
+        uint64_t params = o->n_vocab * E + C * E + o->n_layer * (12 * E * E + 13 * E + C * C) + 2 * E;
+        uint64_t most = 8 + (c->size - st->data_start > 0 ? st->data_start - 8 : 0) + 4 * params;
+        if (c->size > most)
+            return g2e_fail(err, DL_E_SHAPE, "%s is %" PRIu64 " bytes, more than a model of this "
+                            "shape can be in F32 (%" PRIu64 "); not downloading it",
+                            c->shown_url, c->size, most);
+    }
+    return 0;
+}
+
+/* The remote file's length and header by two Range requests, validated by the loader;
+ * *st (caller closes) and its wte/wpe, checked against the model asked for. */
+static int fetch_header(dl_ctx *c, st_file **st, const st_tensor **wte_out,
+                        const st_tensor **wpe_out, g2e_err *err)
+{
+    uint8_t len8[8], *json = NULL;
+    g2e_err e2;
+    int rc;
+    *st = NULL;
+    if (c->size < 8)
+        return g2e_fail(err, DL_E_HEADER, "%s is %" PRIu64 " bytes: too short for safetensors",
+                        c->shown_url, c->size);
+    stage(c, DL_STAGE_HEADER, 0, 8);
+    if ((rc = with_retries(c, 0, 8, len8, -1, 0, NULL, NULL, err)) != 0)
+        return rc;
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; i--)
+        n = n << 8 | len8[i];
+    if (n > ST_MAX_HEADER || n > c->size - 8)
+        return g2e_fail(err, DL_E_HEADER, "%s: header length %" PRIu64 " is over the limit or "
+                        "past the end of the %" PRIu64 "-byte file", c->shown_url, n, c->size);
+    if (n == 0)
+        return g2e_fail(err, DL_E_HEADER, "%s: the header is empty", c->shown_url);
+    if (!(json = malloc((size_t)n)))
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for a %" PRIu64 "-byte header", n);
+    stage(c, DL_STAGE_HEADER, 8, 8 + n);
+    if ((rc = with_retries(c, 8, n, json, -1, 0, NULL, NULL, err)) != 0)
+        goto fail;
+    if (st_parse_header(st, json, (size_t)n, c->size - 8 - n, &e2) != 0) {
+        rc = g2e_fail(err, DL_E_HEADER, "the header of %s is not valid safetensors: %s",
+                      c->shown_url, e2.msg);
+        goto fail;
+    }
+    const st_tensor *wte = find_either(*st, "wte.weight"), *wpe = find_either(*st, "wpe.weight");
+    if (!wte || !wpe) {
+        rc = g2e_fail(err, DL_E_NO_EMBEDDINGS, "%s has no %s: not a GPT-2 model?", c->shown_url,
+                      !wte ? "wte.weight (nor transformer.wte.weight)"
+                           : "wpe.weight (nor transformer.wpe.weight)");
+        goto fail;
+    }
+    if ((rc = check_shapes(c, *st, wte, wpe, err)) != 0)
+        goto fail;
+    *wte_out = wte;
+    *wpe_out = wpe;
+    free(json);
+    return 0;
+fail:
+    st_close(*st);
+    *st = NULL;
+    free(json);
+    return rc;
+}
+
+/* The folder of path has room for `need` more bytes (statvfs; unknown: assumed yes). */
+static int check_space(const char *path, uint64_t need, g2e_err *err)
+{
+    char *d = strdup(path);
+    if (!d)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory");
+    char *sl = strrchr(d, '/');
+    const char *folder = sl ? (sl == d ? "/" : (*sl = '\0', d)) : ".";
+    struct statvfs v;
+    int rc = 0;
+    if (statvfs(folder, &v) == 0) {
+        uint64_t avail = (uint64_t)v.f_bavail * (uint64_t)v.f_frsize;
+        if (avail < need)
+            rc = g2e_fail(err, DL_E_SPACE, "not enough free space in %s: the download needs "
+                          "%" PRIu64 " more bytes, %" PRIu64 " are free", folder, need, avail);
+    }
+    free(d);
+    return rc;
+}
+
+/* On resume: the last `ov` bytes the part holds of a source range (at part_at in the part,
+ * src_at in the source) are fetched again and compared, so that a server whose bytes
+ * changed under the same ETag is caught before new bytes are joined to old ones. A
+ * mismatch discards the part (DL_E_CHANGED). */
+static int check_overlap(dl_ctx *c, part *p, uint64_t part_at, uint64_t src_at, uint64_t ov,
+                         g2e_err *err)
+{
+    uint8_t *a = malloc(ov ? ov : 1), *b = malloc(ov ? ov : 1);
+    int rc = 0;
+    if (!a || !b) {
+        rc = g2e_fail(err, G2E_ENOMEM, "out of memory");
+    } else if (read_all_at(p->fd, a, (size_t)ov, part_at) != 0) {
+        rc = g2e_fail(err, DL_E_IO, "cannot read back %s: %s", p->path,
+                      errno ? strerror(errno) : "file too short");
+    } else if ((rc = with_retries(c, src_at, ov, b, -1, 0, NULL, NULL, err)) == 0 &&
+               memcmp(a, b, (size_t)ov) != 0) {
+        part_discard(p);
+        rc = g2e_fail(err, DL_E_CHANGED, "the %" PRIu64 " bytes before the resume point differ "
+                      "from what %s serves now: its content changed under the same ETag %s; the "
+                      "part was discarded, run again to download from the start", ov,
+                      c->shown_url, c->etag);
+    }
+    free(a);
+    free(b);
+    return rc;
+}
+
+static int fetch_full(dl_ctx *c, g2e_err *err)
+{
+    const dl_opts *o = c->o;
+    char info[4096];
+    part p = {0};
+    p.fd = -1;
+    int rc;
+    if (!is_sha256_hex(c->etag)) {
+        return g2e_fail(err, DL_E_PROTOCOL, "the Hub gives no sha256 for %s (ETag '%s'), so a "
+                        "full download cannot be verified", c->shown_url, c->etag);
+    }
+    st_file *hs = NULL;
+    const st_tensor *wte, *wpe;
+    if ((rc = fetch_header(c, &hs, &wte, &wpe, err)) != 0)
+        return rc;
+    st_close(hs);
+    snprintf(info, sizeof info, "gpt2-embed part v1\nmode full\nrepo %s\nfile %s\netag %s\nsize %" PRIu64 "\n",
+             o->repo, o->filename ? o->filename : "model.safetensors", c->etag, c->size);
+    if ((rc = part_open(&p, o->out_path, info, c->size, err)) != 0)
+        goto fail;
+    c->res->resumed = p.size;
+    if ((rc = check_space(p.path, c->size - p.size, err)) != 0) {
+        if (p.size == 0)
+            part_discard(&p);
+        goto fail;
+    }
+    if (p.size > 0) {
+        uint64_t ov = p.size < DL_OVERLAP ? p.size : DL_OVERLAP;
+        if ((rc = check_overlap(c, &p, p.size - ov, p.size - ov, ov, err)) != 0)
+            goto fail;
+    }
+    sha256_ctx h;
+    sha256_init(&h);
+    if (p.size > 0) {
+        stage(c, DL_STAGE_VERIFY, 0, p.size);
+        if ((rc = hash_file_range(c, p.fd, 0, p.size, &h, err, p.path)) != 0)
+            goto fail;
+    }
+    stage(c, DL_STAGE_FILE, p.size, c->size);
+    if (p.size < c->size &&
+        (rc = with_retries(c, p.size, c->size - p.size, NULL, p.fd, p.size, &h, NULL, err)) != 0) {
+        if (rc == DL_E_CHANGED || rc == DL_E_PROTOCOL)
+            part_discard(&p);
+        part_kept(&p, rc, err);
+        goto fail;
+    }
+    stage(c, DL_STAGE_VERIFY, c->size, c->size);
+    char hex[65];
+    hash_hex(&h, hex);
+    if (strcmp(hex, c->etag) != 0) {
+        part_discard(&p);
+        rc = g2e_fail(err, DL_E_CHECKSUM, "sha256 mismatch for %s: the Hub says %s, the download "
+                      "gives %s; the download was discarded and %s left as it was",
+                      c->shown_url, c->etag, hex, o->out_path);
+        goto fail;
+    }
+    st_file *st = NULL;
+    g2e_err e2;
+    if (st_open(&st, p.path, &e2) != 0) {
+        part_discard(&p);
+        rc = g2e_fail(err, DL_E_HEADER, "the downloaded file is not valid safetensors: %s", e2.msg);
+        goto fail;
+    }
+    st_close(st);
+    if ((rc = part_commit(&p, o->out_path, err)) != 0)
+        goto fail;
+    c->res->out_size = c->size;
+    part_close(&p);
+    return 0;
+fail:
+    part_close(&p);
+    return rc;
+}
+
 static int fetch_embeddings(dl_ctx *c, g2e_err *err)
 {
     const dl_opts *o = c->o;
-    uint8_t *json = NULL;
     char *hdr = NULL;
     st_file *st = NULL, *chk = NULL;
     part p = {0};
     p.fd = -1;
     int rc;
-    uint8_t len8[8];
     g2e_err e2;
+    const st_tensor *wte, *wpe;
 
-    if (c->size < 8)
-        return g2e_fail(err, DL_E_HEADER, "%s is %" PRIu64 " bytes: too short for safetensors",
-                        c->url, c->size);
-    stage(c, DL_STAGE_HEADER, 0, 8);
-    if ((rc = with_retries(c, 0, 8, len8, -1, 0, NULL, NULL, err)) != 0)
-        goto fail;
-    uint64_t n = 0;
-    for (int i = 7; i >= 0; i--)
-        n = n << 8 | len8[i];
-    if (n > ST_MAX_HEADER || n > c->size - 8) {
-        rc = g2e_fail(err, DL_E_HEADER, "%s: header length %" PRIu64 " is over the limit or past "
-                      "the end of the %" PRIu64 "-byte file", c->url, n, c->size);
-        goto fail;
-    }
-    if (n == 0) {
-        rc = g2e_fail(err, DL_E_HEADER, "%s: the header is empty", c->url);
-        goto fail;
-    }
-    json = malloc((size_t)n);
-    if (!json) {
-        rc = g2e_fail(err, G2E_ENOMEM, "out of memory for a %" PRIu64 "-byte header", n);
-        goto fail;
-    }
-    stage(c, DL_STAGE_HEADER, 8, 8 + n);
-    if ((rc = with_retries(c, 8, n, json, -1, 0, NULL, NULL, err)) != 0)
-        goto fail;
-    if (st_parse_header(&st, json, (size_t)n, c->size - 8 - n, &e2) != 0) {
-        rc = g2e_fail(err, DL_E_HEADER, "the header of %s is not valid safetensors: %s", c->url, e2.msg);
-        goto fail;
-    }
-    const st_tensor *wte = find_either(st, "wte.weight"), *wpe = find_either(st, "wpe.weight");
-    if (!wte || !wpe) {
-        rc = g2e_fail(err, DL_E_NO_EMBEDDINGS, "%s has no %s: not a GPT-2 model?", c->url,
-                      !wte ? "wte.weight (nor transformer.wte.weight)"
-                           : "wpe.weight (nor transformer.wpe.weight)");
-        goto fail;
-    }
+    if ((rc = fetch_header(c, &st, &wte, &wpe, err)) != 0)
+        return rc;
     const st_tensor *t[2] = {wte, wpe};
     if (wpe->begin < wte->begin) {
         t[0] = wpe;
@@ -1229,12 +1526,28 @@ static int fetch_embeddings(dl_ctx *c, g2e_err *err)
     if ((rc = part_open(&p, o->out_path, info, total, err)) != 0)
         goto fail;
     c->res->resumed = p.size;
+    if ((rc = check_space(p.path, total - p.size, err)) != 0) {
+        if (p.size == 0)
+            part_discard(&p);
+        goto fail;
+    }
     if (p.size < 8 + hl) {
         if (write_all_at(p.fd, hdr, 8 + hl, 0) != 0) {
             rc = g2e_fail(err, DL_E_IO, "cannot write %s: %s", p.path, strerror(errno));
             goto fail;
         }
         p.size = 8 + hl;
+    }
+    /* resuming inside (or at the end of) a tensor: its last stored bytes again, compared */
+    for (int i = 0, at0 = 0; i < 2 && p.size > 8 + hl && !at0; i++) {
+        uint64_t start = 8 + hl + (i ? nb[0] : 0);
+        if (p.size > start && p.size <= start + nb[i]) {
+            uint64_t have = p.size - start, ov = have < DL_OVERLAP ? have : DL_OVERLAP;
+            if ((rc = check_overlap(c, &p, p.size - ov, st->data_start + t[i]->begin + have - ov,
+                                    ov, err)) != 0)
+                goto fail;
+            at0 = 1;
+        }
     }
     /* the tensors' hashes: first over what an earlier run left, then as bytes arrive */
     sha256_ctx h[2];
@@ -1293,7 +1606,6 @@ static int fetch_embeddings(dl_ctx *c, g2e_err *err)
 fail:
     st_close(chk);
     st_close(st);
-    free(json);
     free(hdr);
     part_close(&p);
     return rc;
@@ -1315,6 +1627,10 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
         return g2e_fail(err, DL_E_ARG, "a repository and an output path are required");
     c.o = opts;
     c.res = res;
+    c.t0 = mono_now();
+    c.deadline = opts->deadline_seconds > 0 ? opts->deadline_seconds : 21600;
+    c.attempt_limit = opts->attempt_seconds > 0 ? opts->attempt_seconds : 600;
+    c.retry_limit = opts->retry_seconds > 0 ? opts->retry_seconds : 300;
     if (dl_offline())
         return g2e_fail(err, DL_E_OFFLINE, "HF_HUB_OFFLINE is set: not downloading %s (unset it "
                         "to download, or point --weights at a file you have)", opts->repo);
@@ -1322,6 +1638,7 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
         return rc;
     if ((rc = dl_resolve_url(&c.url, opts->endpoint, opts->repo, opts->revision, opts->filename, err)) != 0)
         return rc;
+    shown(c.url, c.shown_url, sizeof c.shown_url);
     if ((rc = read_token(opts->token, &c.token, err)) != 0)
         goto fail;
     if (c.token) {
@@ -1348,12 +1665,12 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
     cu->easy_setopt(c.h, CURLOPT_NOSIGNAL, 1L);
     cu->easy_setopt(c.h, CURLOPT_FOLLOWLOCATION, 0L);
     cu->easy_setopt(c.h, CURLOPT_PROTOCOLS_STR, "http,https");
-    cu->easy_setopt(c.h, CURLOPT_USERAGENT, "gpt2-embed/0.1.0 (libcurl)");
+    cu->easy_setopt(c.h, CURLOPT_USERAGENT, "gpt2-embed/" G2E_VERSION " (libcurl)");
     cu->easy_setopt(c.h, CURLOPT_HEADERFUNCTION, on_header);
     cu->easy_setopt(c.h, CURLOPT_WRITEFUNCTION, on_body);
     cu->easy_setopt(c.h, CURLOPT_CONNECTTIMEOUT, opts->connect_seconds > 0 ? opts->connect_seconds : 30L);
-    cu->easy_setopt(c.h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    cu->easy_setopt(c.h, CURLOPT_LOW_SPEED_TIME, opts->stall_seconds > 0 ? opts->stall_seconds : 60L);
+    cu->easy_setopt(c.h, CURLOPT_LOW_SPEED_LIMIT, opts->min_speed > 0 ? opts->min_speed : 10000L);
+    cu->easy_setopt(c.h, CURLOPT_LOW_SPEED_TIME, opts->stall_seconds > 0 ? opts->stall_seconds : 20L);
 
     /* the metadata, as the Hub's client gets it: a HEAD, redirects not followed off-host */
     stage(&c, DL_STAGE_RESOLVE, 0, 0);
@@ -1366,7 +1683,7 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
     if (!c.commit[0] || !c.etag[0] || !sz[0] || parse_u64(sz, &c.size) != 0) {
         rc = g2e_fail(err, DL_E_PROTOCOL, "%s did not give the file's metadata (X-Repo-Commit, "
                       "X-Linked-Etag/ETag, X-Linked-Size/Content-Length): is %s a Hugging Face Hub?",
-                      c.url, c.endpoint);
+                      c.shown_url, c.endpoint);
         goto fail;
     }
     snprintf(res->commit, sizeof res->commit, "%s", c.commit);

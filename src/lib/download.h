@@ -27,23 +27,36 @@
  *            The source's sha256 cannot be checked without the whole file: what is checked
  *            is the header, every Content-Range and byte count, and that the Hub's ETag
  *            stays the same on every request (each request goes through the endpoint).
- *   full (opts.full): the whole file, its sha256 compared with X-Linked-Etag.
+ *            On a resume the last 64 KiB the part holds (of the tensor being resumed) are
+ *            fetched again and compared: content changed under the same ETag discards the
+ *            part (DL_E_CHANGED). Wrong bytes outside that overlap are not detected.
+ *   full (opts.full): the header first (checked as above), then the whole file, its
+ *            sha256 compared with X-Linked-Etag.
  *
  * Never lose or corrupt anything: bytes go to <out>.part, with a sidecar <out>.part.info
  * recording what the part is (mode, repo, file, ETag, size, header length); a later call
- * with the same ETag resumes from the part's length, anything else starts over. The part
- * is locked (flock) while written, and only after the lock is taken is it checked to still
- * be the file at <out>.part (dev + inode): a part another download renamed into place in
- * between is never truncated or written (the path is opened again). Only a complete, verified part is renamed onto <out>,
- * so an existing <out> is replaced only by a good file. A checksum mismatch deletes the
- * part and leaves <out> as it was.
+ * with the same ETag resumes from the part's length, anything else starts over. Both are
+ * opened with O_NOFOLLOW and created with O_EXCL; a symbolic link, a hard link to another
+ * file, a FIFO, device or folder in their place is refused (DL_E_IO naming it), never
+ * followed, truncated or written. The part is locked (flock) while written, and only once
+ * the lock is held is it checked to still be the file at <out>.part (dev + inode): a part
+ * another download renamed into place in between is never truncated or written (the path
+ * is opened again). Only a complete, verified part is renamed onto <out>, so an existing
+ * <out> is replaced only by a good file. A checksum mismatch deletes the part and leaves
+ * <out> as it was.
+ *
+ * Slow servers: an attempt slower than opts.min_speed bytes/s over opts.stall_seconds, or
+ * longer than opts.attempt_seconds, is given up (and retried); the whole call ends at
+ * opts.deadline_seconds. A 2xx whose Content-Length does not match its Content-Range (or
+ * the file's size, for a 200) is refused when its headers end, before any body is read.
  *
  * Transient failures (connection refused/reset, timeouts, a short body, 408, 429, 5xx)
  * are retried with exponential backoff (opts.backoff_ms doubling up to backoff_max_ms,
  * Retry-After honoured up to that cap), at most opts.max_attempts times in a row without
- * progress (an attempt that stored at least 1 MiB resets the count), and at most
- * DL_MAX_RETRIES times in all. A 200 answer to a Range request is handled by skipping to
- * the offset and stopping after the range.
+ * progress (an attempt that stored at least 1 MiB resets the count), at most
+ * DL_MAX_RETRIES times in all, and only while the time lost to failures stays within
+ * opts.retry_seconds (see there) and the deadline is not reached. A 200 answer to a Range
+ * request is handled by skipping to the offset and stopping after the range.
  *
  * For the test suite only, not for users: $GPT2_EMBED_TEST_PART_GATE=DIR holds a download
  * right after it opened its part file (before the lock) until DIR/go exists, having created
@@ -79,6 +92,8 @@ enum {
     DL_E_CHECKSUM,         /* sha256 of the downloaded bytes differs from the Hub's */
     DL_E_IO,               /* a local file operation failed (msg names path and errno) */
     DL_E_BUSY,             /* another process is writing the same .part file */
+    DL_E_SHAPE,            /* the remote tensors are not the shapes or size asked for */
+    DL_E_SPACE,            /* not enough free disk space for what is to be written */
 };
 
 #define DL_MAX_RETRIES 100
@@ -118,8 +133,21 @@ typedef struct dl_opts {
     int max_attempts;           /* attempts in a row without progress; 0: 6 */
     unsigned backoff_ms;        /* first retry delay; 0: 1000 */
     unsigned backoff_max_ms;    /* cap on a delay; 0: 30000 */
-    long stall_seconds;         /* give up an attempt receiving < 1 byte/s this long; 0: 60 */
+    long min_speed;             /* bytes/s an attempt must keep up over stall_seconds; 0: 10000 */
+    long stall_seconds;         /* the window of min_speed, in s; 0: 20 */
     long connect_seconds;       /* connect timeout; 0: 30 */
+    long attempt_seconds;       /* deadline of one request, in s; 0: 600 (a longer transfer
+                                   goes on from where it stopped: this costs one reconnect) */
+    long deadline_seconds;      /* deadline of the whole call, in s; 0: 21600 (6 h) */
+    long retry_seconds;         /* time that may be lost to failures in all: the whole of a
+                                   failed attempt that stored < 1 MiB, the rest of one after its
+                                   last byte, and the waits between attempts; 0: 300 */
+    /* The model asked for (0: not checked): before any tensor byte is fetched, wte must be
+     * [n_vocab, n_embd] and wpe [n_ctx, n_embd] (DL_E_SHAPE otherwise), and with full the
+     * file no larger than n_layer GPT-2 blocks of that shape in F32 make it. Whatever they
+     * are, wte and wpe must be 2-D with the same width, and the free space of the output's
+     * folder must hold what is still to be written (DL_E_SPACE). */
+    uint64_t n_vocab, n_ctx, n_embd, n_layer;
     dl_progress_fn progress;    /* may be NULL */
     void *progress_user;
 } dl_opts;

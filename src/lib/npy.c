@@ -10,8 +10,11 @@
 #include "npy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAGIC_LEN 6
 #define ALIGN 64
@@ -409,49 +412,69 @@ int npy_parse(const void *buf, size_t len, npy_array *out, g2e_err *err)
     return 0;
 }
 
+/* Reads exactly n bytes at buf from fd (a regular file): 0, or -1 with errno (EIO at an
+ * early end: the file shrank). */
+static int read_full(int fd, unsigned char *buf, size_t n)
+{
+    for (size_t got = 0; got < n;) {
+        ssize_t k = read(fd, buf + got, n - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (k == 0)
+                errno = EIO;
+            return -1;
+        }
+        got += (size_t)k;
+    }
+    return 0;
+}
+
+static int read_file(const char *path, int fd, npy_array *out, g2e_err *err)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return g2e_fail(err, NPY_E_IO, "npy: cannot read '%s': %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return g2e_fail(err, NPY_E_IO, "npy: cannot read '%s': not a regular file (%s)", path,
+                        S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory"
+                        : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a socket");
+    if ((uint64_t)st.st_size > SIZE_MAX / 2)
+        return g2e_fail(err, G2E_ENOMEM, "npy: '%s' is too large", path);
+    size_t len = (size_t)st.st_size;
+    unsigned char *buf = malloc(len ? len : 1);
+    if (!buf)
+        return g2e_fail(err, G2E_ENOMEM, "npy: out of memory reading '%s'", path);
+    /* the magic first: a file that is not .npy is refused before the rest is read */
+    size_t head = len < MAGIC_LEN ? len : MAGIC_LEN;
+    int rc;
+    if (read_full(fd, buf, head) != 0)
+        rc = g2e_fail(err, NPY_E_IO, "npy: reading '%s' failed: %s", path, strerror(errno));
+    else if (head < MAGIC_LEN || memcmp(buf, MAGIC, MAGIC_LEN) != 0)
+        rc = npy_parse(buf, head, out, err);
+    else if (read_full(fd, buf + head, len - head) != 0)
+        rc = g2e_fail(err, NPY_E_IO, "npy: reading '%s' failed: %s", path, strerror(errno));
+    else
+        rc = npy_parse(buf, len, out, err);
+    free(buf);
+    return rc;
+}
+
 int npy_read_file(const char *path, npy_array *out, g2e_err *err)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* O_NONBLOCK: a FIFO is refused by read_file, not waited on here */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
         return g2e_fail(err, NPY_E_IO, "npy: cannot open '%s': %s", path, strerror(errno));
-    unsigned char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int rc = 0;
-    for (;;) {
-        if (len == cap) {
-            size_t nc = cap ? cap * 2 : 65536;
-            if (nc < cap) {
-                rc = g2e_fail(err, G2E_ENOMEM, "npy: '%s' is too large", path);
-                goto fail;
-            }
-            unsigned char *nb = realloc(buf, nc);
-            if (!nb) {
-                rc = g2e_fail(err, G2E_ENOMEM, "npy: out of memory reading '%s'", path);
-                goto fail;
-            }
-            buf = nb;
-            cap = nc;
-        }
-        size_t k = fread(buf + len, 1, cap - len, f);
-        len += k;
-        if (k == 0)
-            break;
-    }
-    if (ferror(f)) {
-        rc = g2e_fail(err, NPY_E_IO, "npy: reading '%s' failed: %s", path, strerror(errno));
-        goto fail;
-    }
-    rc = npy_parse(buf, len, out, err);
-    if (rc && err) {
+    int rc = read_file(path, fd, out, err);
+    close(fd);
+    if (rc && err && rc != NPY_E_IO && rc != G2E_ENOMEM) {
         /* name the file in the message */
         char m[G2E_ERR_MSG_MAX];
         snprintf(m, sizeof m, "%s", err->msg);
         g2e_fail(err, rc, "%s: %s", path, m);
     }
-fail:
-    free(buf);
-    fclose(f);
     return rc;
 }
 

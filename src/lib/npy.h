@@ -88,7 +88,10 @@ typedef struct npy_array {
 /* Parses a complete .npy file held in memory (buf[len], not retained).
  * On success *out is filled and owns data; on error *out is zeroed (nothing to free). */
 int npy_parse(const void *buf, size_t len, npy_array *out, g2e_err *err);
-/* Reads and parses the file at path (NPY_E_IO if it cannot be read). Same ownership. */
+/* Reads and parses the regular file at path. NPY_E_IO if it cannot be read or is not a
+ * regular file (a FIFO, device or directory is refused at once, never waited on or read
+ * without end); a file that does not start with the magic is refused (NPY_E_MAGIC) before
+ * the rest of it is read. Same ownership as npy_parse. */
 int npy_read_file(const char *path, npy_array *out, g2e_err *err);
 /* Frees a->data and zeroes *a. Accepts NULL and zeroed arrays. */
 void npy_array_free(npy_array *a);

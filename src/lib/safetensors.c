@@ -539,7 +539,8 @@ static int open_file(st_file **out, const char *path, g2e_err *err)
 {
     if (!out || !path) return g2e_fail(err, G2E_EINVAL, "st_open: NULL argument");
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO must be refused below, not waited on at open */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) return g2e_fail(err, ST_E_OPEN, "%s: cannot open: %s", path, strerror(errno));
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
@@ -549,7 +550,9 @@ static int open_file(st_file **out, const char *path, g2e_err *err)
     }
     if (!S_ISREG(sb.st_mode)) {
         close(fd);
-        return g2e_fail(err, ST_E_OPEN, "%s: not a regular file", path);
+        return g2e_fail(err, ST_E_OPEN, "%s: not a regular file (%s)", path,
+                        S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISDIR(sb.st_mode) ? "a directory"
+                        : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device" : "a socket");
     }
     if (sb.st_size < 8) {
         close(fd);

@@ -41,13 +41,31 @@ double sim_norm(const float *a, size_t n)
     return sqrt(sim_dot(a, a, n));
 }
 
+/* Why a vector of norm nrm has no cosine (NULL if it has one), and the status. The norm of
+ * float32 values, accumulated in double, cannot overflow (3.4e38^2 * n < 1.8e308), so a
+ * non-finite norm means a NaN or an infinity among the values. */
+static const char *no_cosine(double nrm, int *code)
+{
+    if (!isfinite(nrm)) {
+        *code = SIM_E_NONFINITE;
+        return "holds a NaN or an infinity";
+    }
+    if (nrm == 0.0) {
+        *code = SIM_E_ZERO;
+        return "is all zeros";
+    }
+    return NULL;
+}
+
 int sim_cosine(const float *a, const float *b, size_t n, double *out, g2e_err *err)
 {
     double na = sim_norm(a, n), nb = sim_norm(b, n);
-    if (na == 0.0)
-        return g2e_fail(err, SIM_E_ZERO, "the first vector is all zeros: it has no cosine");
-    if (nb == 0.0)
-        return g2e_fail(err, SIM_E_ZERO, "the second vector is all zeros: it has no cosine");
+    int code = 0;
+    const char *why;
+    if ((why = no_cosine(na, &code)))
+        return g2e_fail(err, code, "the first vector %s: it has no cosine", why);
+    if ((why = no_cosine(nb, &code)))
+        return g2e_fail(err, code, "the second vector %s: it has no cosine", why);
     *out = sim_dot(a, b, n) / (na * nb);
     return 0;
 }
@@ -97,10 +115,12 @@ int sim_cosine_matrix(const float *X, size_t R, size_t C, double *out, g2e_err *
     }
     for (size_t i = 0; i < R; i++) {
         double nrm = sim_norm(X + i * C, C);
-        if (nrm == 0.0) {
+        int code = 0;
+        const char *why = no_cosine(nrm, &code);
+        if (why) {
             free(AP);
             free(BP);
-            return g2e_fail(err, SIM_E_ZERO, "row %zu is all zeros: it has no cosine", i);
+            return g2e_fail(err, code, "row %zu %s: it has no cosine", i, why);
         }
         double *a = AP + (i / MR) * C * MR + i % MR;
         double *b = BP + (i / NR) * C * NR + i % NR;
@@ -186,8 +206,10 @@ int sim_nearest(const g2e_model *m, const float *q, size_t k, uint32_t exclude, 
     if (k == 0 || k > m->n_vocab)
         return g2e_fail(err, SIM_E_RANGE, "k must be from 1 to %zu, got %zu", m->n_vocab, k);
     double nq = sim_norm(q, C);
-    if (nq == 0.0)
-        return g2e_fail(err, SIM_E_ZERO, "the query vector is all zeros: it has no cosine");
+    int code = 0;
+    const char *why = no_cosine(nq, &code);
+    if (why)
+        return g2e_fail(err, code, "the query vector %s: it has no cosine", why);
     float *row = malloc(C * sizeof *row);
     if (!row)
         return g2e_fail(err, G2E_ENOMEM, "out of memory");
@@ -199,8 +221,8 @@ int sim_nearest(const g2e_model *m, const float *q, size_t k, uint32_t exclude, 
         if ((rc = model_wte_row(m, id, row, err)))
             break;
         double nr = sim_norm(row, C);
-        if (nr == 0.0)
-            continue;
+        if (nr == 0.0 || !isfinite(nr))
+            continue;   /* no cosine (similarity.h) */
         sim_hit h = {(uint32_t)id, sim_dot(q, row, C) / (nq * nr)};
         top_insert(hits, &n, k, h);
     }

@@ -3,7 +3,9 @@
  * Vectors are float32 (as the weights give them); every dot product and norm is
  * accumulated in double, so results agree with a float64 numpy reference to ~1e-12
  * (far inside the 1e-6 the project promises). A zero vector has no cosine: the functions
- * return SIM_E_ZERO and say which vector, never a silent NaN.
+ * return SIM_E_ZERO and say which vector, never a silent NaN. Nor has a vector holding a NaN
+ * or an infinity (weights or a query file can): SIM_E_NONFINITE, said the same way. Every
+ * cosine these functions return is therefore a finite number in [-1, 1] up to rounding.
  *
  * Deliberately left out: printing, file formats, tokenizing.
  */
@@ -20,18 +22,21 @@ enum {
     SIM_E_ZERO = 1000,  /* a vector with norm 0 */
     SIM_E_RANGE,        /* a row index or k outside its range */
     SIM_E_SHAPE,        /* a vector of the wrong length */
+    SIM_E_NONFINITE,    /* a vector holding a NaN or an infinity */
 };
 
 /* sum a[i] * b[i] and sqrt(sum a[i]^2), in double. */
 double sim_dot(const float *a, const float *b, size_t n);
 double sim_norm(const float *a, size_t n);
 
-/* cos(a, b) into *out. SIM_E_ZERO if either vector is all zeros. */
+/* cos(a, b) into *out. SIM_E_ZERO if either vector is all zeros, SIM_E_NONFINITE if either
+ * holds a NaN or an infinity (*out untouched then). */
 int sim_cosine(const float *a, const float *b, size_t n, double *out, g2e_err *err);
 
 /* The cosine matrix of the R rows of X (R, C) float32: out (R, R) double, symmetric, with 1
  * on the diagonal (up to rounding). Blocked for the cache; vectorised over output columns
- * (each entry still sums over C in order). SIM_E_ZERO names the first zero row. */
+ * (each entry still sums over C in order). SIM_E_ZERO names the first zero row,
+ * SIM_E_NONFINITE the first row holding a NaN or an infinity. */
 int sim_cosine_matrix(const float *X, size_t R, size_t C, double *out, g2e_err *err);
 
 /* From a cosine matrix M (R, R): for each distance d in [0, R), the mean and the standard
@@ -48,8 +53,10 @@ typedef struct sim_hit {
 } sim_hit;
 
 /* The k rows of wte nearest to q (n_embd floats) by cosine, best first, into hits[k]; the row
- * `exclude` is skipped (pass UINT32_MAX to skip none). Streams wte once. Rows with norm 0 are
- * skipped. *n_hits receives min(k, rows considered). SIM_E_ZERO if q is all zeros. */
+ * `exclude` is skipped (pass UINT32_MAX to skip none). Streams wte once. Rows with norm 0 and
+ * rows holding a NaN or an infinity have no cosine and are skipped. *n_hits receives
+ * min(k, rows considered). SIM_E_ZERO if q is all zeros, SIM_E_NONFINITE if q holds a NaN or
+ * an infinity. */
 int sim_nearest(const g2e_model *m, const float *q, size_t k, uint32_t exclude, sim_hit *hits,
                 size_t *n_hits, g2e_err *err);
 

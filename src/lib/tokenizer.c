@@ -389,7 +389,7 @@ static int map_file(const char *path, char **buf, size_t *len, g2e_err *err)
 {
     *buf = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);   /* a FIFO: refused, not waited on */
     if (fd < 0)
         return g2e_fail(err, errno == ENOENT ? TOK_E_NOT_FOUND : TOK_E_OPEN, "cannot open %s: %s",
                         path, strerror(errno));

@@ -11,7 +11,7 @@ int rw_cmap_rgb(render_cmap cmap, double t, unsigned char rgb[3], g2e_err *err)
     return 0;
 }
 
-int rw_text_size(const char *s, double size_px, int *w, int *h, g2e_err *err)
+int rw_text_size(const char *s, double size_px, int *w, int *h, int *unknown, g2e_err *err)
 {
     if (!s || check_text(s, "text", err))
         return s ? RENDER_E_ARG : g2e_fail(err, RENDER_E_ARG, "no text to measure");
@@ -26,6 +26,8 @@ int rw_text_size(const char *s, double size_px, int *w, int *h, g2e_err *err)
     PangoRectangle logical;
     pango_layout_get_pixel_extents(c.text, NULL, &logical);
     *w = logical.width, *h = logical.height;
+    if (unknown)
+        *unknown = pango_layout_get_unknown_glyphs_count(c.text);
     cv_close(&c);
     return 0;
 }

@@ -77,7 +77,7 @@ static void bar_legend(canvas *c, const axes *a, const render_bars *b)
 int rw_bars_png(const render_bars *b, render_png *out, g2e_err *err)
 {
     out->data = NULL, out->len = 0;
-    double lo, hi;
+    double lo = 0, hi = 0;
     int rc = check_bars(b, &lo, &hi, err);
     int W = b->width, H = b->height;
     if (rc || (rc = check_size(&W, &H, 960, 600, 300, 200, err)))

@@ -82,7 +82,7 @@ int cv_vbar(canvas *c, int x, int y, int w, int h, double vmin, double vmax, ren
             const char *label);
 
 /* ---- checks ---- */
-/* *w/*h 0: the default; then each side in [minw|minh, RENDER_MAX_SIDE]. */
+/* A side of 0 takes its default; then each side must lie in [min, RENDER_MAX_SIDE]. */
 int check_size(int *w, int *h, int dw, int dh, int minw, int minh, g2e_err *err);
 /* NULL or valid UTF-8; else RENDER_E_ARG naming `what`. */
 int check_text(const char *s, const char *what, g2e_err *err);

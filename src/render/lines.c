@@ -97,7 +97,7 @@ static void legend(canvas *c, const axes *a, const render_series *series, size_t
 int rw_lines_png(const render_lines *p, render_png *out, g2e_err *err)
 {
     out->data = NULL, out->len = 0;
-    double r[4];
+    double r[4] = {0, 0, 0, 0};
     int rc = check_lines(p, r, err);
     int W = p->width, H = p->height;
     if (rc || (rc = check_size(&W, &H, 960, 600, 300, 200, err)))

@@ -187,8 +187,9 @@ int render_strips_png(const render_strips *s, render_png *out, g2e_err *err);
 
 /* ---- text (for tests and callers that need to know where text lands) ---- */
 
-/* The pixel size of s as the figures draw labels (size_px: font size in pixels): 0, or
- * RENDER_E_ARG for invalid UTF-8. */
-int render_text_size(const char *s, double size_px, int *w, int *h, g2e_err *err);
+/* The pixel size of s as the figures draw labels (size_px: font size in pixels), and in
+ * *unknown (may be NULL) how many of its characters no installed font has (drawn as boxes):
+ * 0 for Japanese when fonts-ipafont-gothic is installed. 0, or RENDER_E_ARG for invalid UTF-8. */
+int render_text_size(const char *s, double size_px, int *w, int *h, int *unknown, g2e_err *err);
 
 #endif

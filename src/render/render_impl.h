@@ -19,7 +19,7 @@ typedef struct render_api {
     int (*scatter_png)(const render_scatter *s, render_png *out, g2e_err *err);
     int (*bars_png)(const render_bars *b, render_png *out, g2e_err *err);
     int (*strips_png)(const render_strips *s, render_png *out, g2e_err *err);
-    int (*text_size)(const char *s, double size_px, int *w, int *h, g2e_err *err);
+    int (*text_size)(const char *s, double size_px, int *w, int *h, int *unknown, g2e_err *err);
 } render_api;
 
 extern const render_api g2e_render_api;
@@ -31,6 +31,6 @@ int rw_lines_png(const render_lines *p, render_png *out, g2e_err *err);
 int rw_scatter_png(const render_scatter *s, render_png *out, g2e_err *err);
 int rw_bars_png(const render_bars *b, render_png *out, g2e_err *err);
 int rw_strips_png(const render_strips *s, render_png *out, g2e_err *err);
-int rw_text_size(const char *s, double size_px, int *w, int *h, g2e_err *err);
+int rw_text_size(const char *s, double size_px, int *w, int *h, int *unknown, g2e_err *err);
 
 #endif

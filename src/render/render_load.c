@@ -131,7 +131,7 @@ int render_strips_png(const render_strips *s, render_png *out, g2e_err *err)
     FORWARD(strips_png, s, out, err);
 }
 
-int render_text_size(const char *s, double size_px, int *w, int *h, g2e_err *err)
+int render_text_size(const char *s, double size_px, int *w, int *h, int *unknown, g2e_err *err)
 {
-    FORWARD(text_size, s, size_px, w, h, err);
+    FORWARD(text_size, s, size_px, w, h, unknown, err);
 }

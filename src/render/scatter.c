@@ -94,7 +94,7 @@ static void draw_points(canvas *c, const axes *a, const render_scatter *s, const
 int rw_scatter_png(const render_scatter *s, render_png *out, g2e_err *err)
 {
     out->data = NULL, out->len = 0;
-    double r[4], crange[2];
+    double r[4] = {0, 0, 0, 0}, crange[2] = {0, 1};
     int rc = check_scatter(s, r, crange, err);
     int W = s->width, H = s->height;
     if (rc || (rc = check_size(&W, &H, 800, 700, 300, 250, err)))

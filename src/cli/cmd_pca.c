@@ -1,0 +1,296 @@
+/* cmd_pca.c — `gpt2-embed pca`: principal components of GPT-2's wpe (by default), of chosen
+ * wte rows, or of the sinusoidal PE (pca.h: centred, covariance, LAPACK, double).
+ *
+ * Outputs: the explained variance of every component (default; the table shows the first
+ * K), the projections of every row on the first K components (--proj), or the components
+ * themselves (--components), each in table/json/csv/npy (study_out.h). --plot DIR draws the
+ * figures (PC1..PC4 against position, PC1 vs PC2 and PC2 vs PC3 coloured by position, the
+ * cumulative explained variance) into DIR.
+ */
+#include "cli.h"
+#include "load.h"
+#include "opt.h"
+#include "out.h"
+#include "sinusoid.h"
+#include "study.h"
+#include "study_fig.h"
+#include "study_out.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct pca_opts {
+    load_opts lo;
+    int of, fmt, proj, comps;
+    int64_t k, len, dim;
+    double base;
+    opt_ids ids;
+    const char *tokens, *out, *plot;
+} pca_opts;
+
+static const char *const OFS[] = STUDY_OF_NAMES;
+static const char *const FORMATS[] = {"table", "json", "csv", "npy", NULL};
+
+static const opt_def OPTS[] = {
+    {.name = "--of", .kind = OPT_CHOICE, .off = offsetof(pca_opts, of), .choices = OFS,
+     .def = "wpe", .help = N_("whose rows: GPT-2's positions, token vectors, or the sinusoidal PE")},
+    {.name = "--ids", .kind = OPT_IDS, .off = offsetof(pca_opts, ids),
+     .help = N_("with --of wte: these token rows (default: all of wte)")},
+    {.name = "--tokens", .kind = OPT_TEXT, .off = offsetof(pca_opts, tokens), .metavar = "TEXT",
+     .help = N_("with --of wte: the rows of TEXT's tokens, in order")},
+    {.name = "--len", .kind = OPT_INT, .off = offsetof(pca_opts, len), .lo = 2, .hi = 1 << 20,
+     .metavar = "N", .def = "1024", .help = N_("with --of sinusoidal: positions 0..N-1")},
+    {.name = "--dim", .kind = OPT_INT, .off = offsetof(pca_opts, dim), .lo = 2, .hi = 16384,
+     .metavar = "D", .def = "768", .help = N_("with --of sinusoidal: the width (even)")},
+    {.name = "--base", .kind = OPT_REAL, .off = offsetof(pca_opts, base), .rlo = 1.000001,
+     .rhi = 1e300, .metavar = "B", .def = "10000", .help = N_("with --of sinusoidal: the base")},
+    {.name = "--keep", .short_name = 'k', .kind = OPT_INT, .off = offsetof(pca_opts, k), .lo = 1,
+     .hi = 16384, .metavar = "K", .def = "10",
+     .help = N_("components kept: rows of the table, columns of --proj (at most the width)")},
+    {.name = "--proj", .kind = OPT_FLAG, .off = offsetof(pca_opts, proj),
+     .help = N_("output the projections of every row on the first K components")},
+    {.name = "--components", .kind = OPT_FLAG, .off = offsetof(pca_opts, comps),
+     .help = N_("output the first K components (one row per dimension)")},
+    {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(pca_opts, fmt), .choices = FORMATS,
+     .def = "table", .help = N_("output format (npy: float32)")},
+    {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(pca_opts, out),
+     .help = N_("write to FILE (atomically) instead of standard output")},
+    {.name = "--plot", .kind = OPT_FILE, .off = offsetof(pca_opts, plot), .metavar = "DIR",
+     .help = N_("draw pca-components.png, pca-pc1-pc2.png, pca-pc2-pc3.png, pca-variance.png "
+                "into DIR (made if missing)")},
+    LOAD_OPT_ROWS(pca_opts, lo),
+    OPT_END,
+};
+
+static const opt_cmd CMD = {
+    .name = "pca",
+    .synopsis = N_("[--of wpe|wte|sinusoidal] [-k K] [--proj|--components] [--format F] [-o FILE]"),
+    .purpose = N_("\nPrincipal components of the centred rows, in double with LAPACK: GPT-2's wpe by default\n"
+                  "(published analyses of GPT-2 small find its positions close to a helix: the first\n"
+                  "components are smooth waves of the position), chosen wte rows, or the sinusoidal PE.\n"
+                  "Prints the variance along each component, its share of the total and the running\n"
+                  "sum; --proj the coordinates of every row on the first K components."),
+    .examples = N_("  gpt2-embed pca\n"
+                   "  gpt2-embed pca --proj -k 3 -o helix.npy\n"
+                   "  gpt2-embed pca --of wte --tokens \" cat dog horse car bus train\"\n"
+                   "  gpt2-embed pca --of sinusoidal --len 1024 --dim 768\n"),
+    .opts = OPTS,
+    .min_pos = 0,
+    .max_pos = 0,
+};
+
+static const char *source_name(const pca_opts *o, char *buf, size_t len)
+{
+    if (o->of == STUDY_OF_SINUSOIDAL)
+        snprintf(buf, len, "the sinusoidal PE (base %g)", o->base);
+    else
+        snprintf(buf, len, "%s", o->of == STUDY_OF_WPE ? "wpe" : "wte");
+    return buf;
+}
+
+/* The explained-variance output: all d components (the table shows the first k). */
+static int emit_variance(const pca_opts *o, const pca_result *r, const char *what, const char *path)
+{
+    size_t d = r->d, nrow = o->fmt == STUDY_TABLE && (size_t)o->k < d ? (size_t)o->k : d;
+    double *v = malloc(d * 4 * sizeof *v), cum = 0;
+    study_buf j, t;
+    char *pj = NULL, *pt = NULL;
+    if (!v || study_buf_open(&j) || study_buf_open(&t)) {
+        free(v);
+        cli_error("out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < d; i++) {
+        cum += pca_ratio(r, i);
+        v[4 * i] = (double)(i + 1), v[4 * i + 1] = r->variance[i];
+        v[4 * i + 2] = pca_ratio(r, i), v[4 * i + 3] = cum;
+    }
+    FILE *jf = j.f, *tf = t.f;
+    fprintf(jf, "\"of\": \"%s\", \"source\": ", OFS[o->of]);
+    out_json_string(jf, path ? path : "", path ? strlen(path) : 0);
+    fprintf(jf, ", \"rows\": %zu, \"cols\": %zu, \"total_variance\": ", r->n, d);
+    out_f64(jf, r->total);
+    fputs(", \"floor\": ", jf);
+    out_f64(jf, r->floor);
+    fputs(", ", jf);
+    fprintf(tf, "Principal components of %s (%zu rows x %zu columns, centred)%s%s\n", what, r->n, d,
+            path ? " in " : "", path ? path : "");
+    fprintf(tf, "total variance %.6g; variances below %.3g are rounding noise\n", r->total, r->floor);
+    if (d >= 2)
+        fprintf(tf, "PC1 and PC2 explain %.2f%%; the first %zu explain %.2f%%\n",
+                100 * (v[2] + v[6]), nrow, 100 * v[4 * (nrow - 1) + 3]);
+    fputc('\n', tf);
+    static const char *const NAMES[] = {"component", "variance", "ratio", "cumulative"};
+    static const unsigned char INTS[] = {1, 0, 0, 0};
+    study_cols c = {NAMES, INTS, 4, nrow, v, 1, 3};
+    int rc = study_buf_close(&j, &pj) | study_buf_close(&t, &pt);
+    if (rc == 0)
+        rc = study_emit(o->out, o->fmt, &c, pj, pt);
+    free(pj), free(pt), free(v);
+    return rc;
+}
+
+/* --proj (rows x k, with each row's position or ID first) or --components (d x k). */
+static int emit_matrix(const pca_opts *o, const pca_result *r, const double *row_id)
+{
+    size_t k = (size_t)o->k, n = o->proj ? r->n : r->d, nc = k + 1;
+    double *v = malloc(n * nc * sizeof *v);
+    char **names = calloc(nc, sizeof *names);
+    int rc = -1;
+    if (!v || !names) {
+        cli_error("out of memory");
+        goto done;
+    }
+    names[0] = strdup(o->proj ? (o->of == STUDY_OF_WTE ? "id" : "position") : "dimension");
+    for (size_t j = 0; j < k; j++)
+        if ((names[j + 1] = malloc(24)))
+            snprintf(names[j + 1], 24, "pc%zu", j + 1);
+    for (size_t j = 0; j < nc; j++)
+        if (!names[j]) {
+            cli_error("out of memory");
+            goto done;
+        }
+    for (size_t i = 0; i < n; i++) {
+        v[i * nc] = o->proj ? row_id[i] : (double)i;
+        for (size_t j = 0; j < k; j++)
+            v[i * nc + 1 + j] = o->proj ? r->proj[i * r->k + j] : r->components[j * r->d + i];
+    }
+    unsigned char *ints = calloc(nc, 1);
+    if (!ints) {
+        cli_error("out of memory");
+        goto done;
+    }
+    ints[0] = 1;
+    study_cols c = {(const char *const *)names, ints, nc, n, v, 1, k};
+    rc = study_emit(o->out, o->fmt, &c, NULL, NULL);
+    free(ints);
+done:
+    for (size_t j = 0; names && j < nc; j++)
+        free(names[j]);
+    free(names), free(v);
+    return rc;
+}
+
+/* The token rows of --tokens (tokenized) or --ids, into src. */
+static int token_rows(const pca_opts *o, study_pca_src *src, uint32_t **owned)
+{
+    *owned = NULL;
+    if (o->ids.n) {
+        src->ids = o->ids.v, src->n_ids = o->ids.n;
+        return 0;
+    }
+    if (!o->tokens)
+        return 0;
+    tok_tokenizer *t = NULL;
+    tok_ids ti;
+    g2e_err e;
+    if (load_tokenizer(o->lo.tokenizer, &t))
+        return -1;
+    int rc = tok_encode(t, o->tokens, strlen(o->tokens), TOK_SPECIAL_TOKEN, TOK_NO_OFFSETS, &ti,
+                        NULL, &e);
+    tok_close(t);
+    if (rc) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    *owned = ti.ids;
+    src->ids = ti.ids, src->n_ids = ti.n;
+    if (ti.n < 2) {
+        cli_error("--tokens gives %zu token%s; principal components need at least 2 rows", ti.n,
+                  ti.n == 1 ? "" : "s");
+        return -1;
+    }
+    return 0;
+}
+
+/* The four figures into dir (created if missing). */
+static int plot_all(const char *dir, const pca_result *r, const char *what)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        cli_error("cannot create the directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    static const char *const FILES[] = {"pca-components.png", "pca-pc1-pc2.png",
+                                        "pca-pc2-pc3.png", "pca-variance.png"};
+    char path[4][4096];
+    for (int i = 0; i < 4; i++)
+        if ((size_t)snprintf(path[i], sizeof path[i], "%s/%s", dir, FILES[i]) >= sizeof path[i]) {
+            cli_error("the directory name %s is too long", dir);
+            return -1;
+        }
+    if (study_fig_pca_lines(r, what, path[0]) || study_fig_pca_variance(r, what, path[3]))
+        return -1;
+    if (r->k >= 2 && study_fig_pca_scatter(r, 0, 1, what, path[1]))
+        return -1;
+    if (r->k >= 3 && study_fig_pca_scatter(r, 1, 2, what, path[2]))
+        return -1;
+    return 0;
+}
+
+static int check(const pca_opts *o, const opt_parsed *p)
+{
+    if (o->proj && o->comps)
+        return opt_usage_error(&CMD, "--proj and --components are two different outputs; pick one");
+    if ((o->ids.n || o->ids.from_stdin || o->tokens) && o->of != STUDY_OF_WTE)
+        return opt_usage_error(&CMD, "--ids and --tokens choose wte rows: add --of wte");
+    if (o->ids.from_stdin || (o->ids.n && o->tokens))
+        return opt_usage_error(&CMD, "give the rows with --ids ID... or with --tokens TEXT");
+    int sin_opt = opt_given(&CMD, p, "--len") || opt_given(&CMD, p, "--dim") ||
+                  opt_given(&CMD, p, "--base");
+    if (sin_opt && o->of != STUDY_OF_SINUSOIDAL)
+        return opt_usage_error(&CMD, "--len, --dim and --base describe --of sinusoidal");
+    if (o->of == STUDY_OF_SINUSOIDAL && o->dim % 2)
+        return opt_usage_error(&CMD, "--dim must be even (sin/cos pairs), got %lld", (long long)o->dim);
+    return 0;
+}
+
+int cmd_pca(int argc, char **argv)
+{
+    pca_opts o = {.k = 10, .len = 1024, .dim = 768, .base = SIN_DEFAULT_BASE};
+    opt_parsed p;
+    int r = opt_parse(&CMD, argc, argv, &o, &p);
+    int given_fmt = r ? 0 : opt_given(&CMD, &p, "--format");
+    int given_k = r ? 0 : opt_given(&CMD, &p, "--keep");
+    if (r || check(&o, &p) || out_pick_format(&CMD, o.out, FORMATS, given_fmt, &o.fmt)) {
+        opt_free(&p);
+        return r ? opt_exit(r) : EXIT_USAGE;
+    }
+    g2e_model *m = NULL;
+    char *path = NULL, what[96];
+    uint32_t *owned_ids = NULL;
+    double *row_id = NULL;
+    pca_result res = {0};
+    int rc = EXIT_ERR;
+    study_pca_src src = {.of = o.of, .len = (size_t)o.len, .dim = (size_t)o.dim, .base = o.base};
+    if (o.of != STUDY_OF_SINUSOIDAL && load_model(o.lo.weights, o.lo.model, &m, &path))
+        goto done;
+    src.m = m;
+    if (o.of == STUDY_OF_WTE && token_rows(&o, &src, &owned_ids))
+        goto done;
+    if (!given_k) {   /* the default keeps at most the width */
+        size_t w = m ? m->n_embd : (size_t)o.dim;
+        o.k = (int64_t)w < o.k ? (int64_t)w : o.k;
+    }
+    /* the figures need four components even when fewer are printed */
+    size_t width = m ? m->n_embd : (size_t)o.dim, kk = (size_t)o.k;
+    if (o.plot && kk < 4)
+        kk = width < 4 ? width : 4;
+    if (study_pca(&src, kk, &res, &row_id))
+        goto done;
+    source_name(&o, what, sizeof what);
+    if (o.proj || o.comps)
+        rc = emit_matrix(&o, &res, row_id) ? EXIT_ERR : EXIT_OK;
+    else
+        rc = emit_variance(&o, &res, what, path) ? EXIT_ERR : EXIT_OK;
+    if (rc == EXIT_OK && o.plot && plot_all(o.plot, &res, what))
+        rc = EXIT_ERR;
+done:
+    opt_free(&p);
+    pca_free(&res);
+    free(row_id), free(owned_ids), free(path);
+    model_close(m);
+    return rc;
+}

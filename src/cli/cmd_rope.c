@@ -1,0 +1,286 @@
+/* cmd_rope.c — `gpt2-embed rope`: the rotary position encoding of RoFormer (rope.h) beside
+ * the two additive encodings the chapter names.
+ *
+ * Without a mode: the table that contrasts learned absolute (GPT-2's wpe), sinusoidal
+ * absolute and rotary relative positions, and the frequencies for -d and --base.
+ * --check-relative: ⟨R(m)q, R(n)k⟩ against ⟨R(m−n)q, k⟩ on random unit q, k (the largest
+ * deviation; like `sinusoidal --check-rotation`). --dot-curve: the mean ⟨R(0)q, R(k)q⟩
+ * against k, with its expectation. --rotation: one pair's path as the position grows.
+ * Curves in every format of study_out.h.
+ */
+#include "cli.h"
+#include "opt.h"
+#include "out.h"
+#include "rope.h"
+#include "study.h"
+#include "study_fig.h"
+#include "study_out.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct rope_opts {
+    int check, curve, rotation, fmt;
+    int64_t dim, max_pos, pairs, seed, from, to, samples, pair, len;
+    double base;
+    const char *out, *plot;
+} rope_opts;
+
+static const char *const FORMATS[] = {"table", "json", "csv", "npy", NULL};
+
+static const opt_def OPTS[] = {
+    {.name = "--check-relative", .kind = OPT_FLAG, .off = offsetof(rope_opts, check),
+     .help = N_("verify that <R(m)q, R(n)k> depends only on m - n (random unit q, k)")},
+    {.name = "--dot-curve", .kind = OPT_FLAG, .off = offsetof(rope_opts, curve),
+     .help = N_("the mean <R(0)q, R(k)q> against k, and its expectation")},
+    {.name = "--rotation", .kind = OPT_FLAG, .off = offsetof(rope_opts, rotation),
+     .help = N_("one pair (2i, 2i+1) of a unit vector as the position grows")},
+    {.name = "--dim", .short_name = 'd', .kind = OPT_INT, .off = offsetof(rope_opts, dim), .lo = 2,
+     .hi = 1 << 20, .metavar = "D", .def = "768", .help = N_("the width of q and k (even)")},
+    {.name = "--base", .kind = OPT_REAL, .off = offsetof(rope_opts, base), .rlo = 1.000001,
+     .rhi = 1e300, .metavar = "B", .def = "10000", .help = N_("theta_i = B^(-2i/D)")},
+    {.name = "--max-pos", .kind = OPT_INT, .off = offsetof(rope_opts, max_pos), .lo = 0,
+     .hi = (int64_t)1 << 53, .metavar = "P", .def = "4096",
+     .help = N_("--check-relative: positions m, n drawn from 0..P")},
+    {.name = "--pairs", .kind = OPT_INT, .off = offsetof(rope_opts, pairs), .lo = 1,
+     .hi = 100000000, .metavar = "N", .def = "10000", .help = N_("--check-relative: how many (q, k, m, n)")},
+    {.name = "--seed", .kind = OPT_INT, .off = offsetof(rope_opts, seed), .lo = 0,
+     .hi = INT64_MAX, .metavar = "S", .def = "1", .help = N_("the random generator's seed")},
+    {.name = "--from", .kind = OPT_INT, .off = offsetof(rope_opts, from), .lo = 0,
+     .hi = (int64_t)1 << 53, .metavar = "K", .def = "0", .help = N_("--dot-curve: first offset")},
+    {.name = "--to", .kind = OPT_INT, .off = offsetof(rope_opts, to), .lo = 0,
+     .hi = (int64_t)1 << 53, .metavar = "K", .def = "512", .help = N_("--dot-curve: last offset")},
+    {.name = "--samples", .kind = OPT_INT, .off = offsetof(rope_opts, samples), .lo = 1,
+     .hi = 1000000, .metavar = "N", .def = "100", .help = N_("--dot-curve: random vectors averaged")},
+    {.name = "--pair", .kind = OPT_INT, .off = offsetof(rope_opts, pair), .lo = 0, .hi = 1 << 19,
+     .metavar = "I", .def = "0", .help = N_("--rotation: the pair i (dimensions 2i, 2i+1)")},
+    {.name = "--len", .kind = OPT_INT, .off = offsetof(rope_opts, len), .lo = 1, .hi = 1 << 24,
+     .metavar = "N", .def = "64", .help = N_("--rotation: positions 0..N-1")},
+    {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(rope_opts, fmt), .choices = FORMATS,
+     .def = "table", .help = N_("output format (npy: float32)")},
+    {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(rope_opts, out),
+     .help = N_("write to FILE (atomically) instead of standard output")},
+    {.name = "--plot", .kind = OPT_FILE, .off = offsetof(rope_opts, plot), .metavar = "FILE.png",
+     .help = N_("with --dot-curve or --rotation: draw it")},
+    OPT_END,
+};
+
+static const opt_cmd CMD = {
+    .name = "rope",
+    .synopsis = N_("[--check-relative | --dot-curve | --rotation] [-d D] [--base B] [OPTIONS]"),
+    .purpose = N_("\nThe rotary position encoding (RoPE, RoFormer): instead of adding a position vector,\n"
+                  "each pair (2i, 2i+1) of a query or key is rotated by pos * theta_i, theta_i = B^(-2i/D).\n"
+                  "Without a mode: how it differs from GPT-2's learned positions and the sinusoidal PE."),
+    .examples = N_("  gpt2-embed rope\n"
+                   "  gpt2-embed rope --check-relative -d 768 --max-pos 4096\n"
+                   "  gpt2-embed rope --dot-curve --to 1024 -o rope-dot.csv\n"
+                   "  gpt2-embed rope --dot-curve --plot rope-dot.png\n"
+                   "  gpt2-embed rope --rotation --pair 3 --len 100 --plot rope-rot.png\n"),
+    .opts = OPTS,
+    .min_pos = 0,
+    .max_pos = 0,
+};
+
+/* The three schemes, as the chapter names them (rows: property; columns: scheme). */
+static const char *const SCHEMES[][4] = {
+    {"", "learned absolute (GPT-2)", "sinusoidal absolute", "rotary relative (RoPE)"},
+    {"how it enters", "added to the token vector", "added to the token vector",
+     "multiplies (rotates) q and k in every attention layer"},
+    {"parameters", "n_ctx x d (GPT-2: 1024 x 768 = 786,432)", "none (a formula)", "none (a formula)"},
+    {"hard length limit", "yes: n_ctx rows (1024)", "no (positions never trained on are untested)",
+     "no (quality past the trained length is not promised)"},
+    {"score q.k depends on", "both absolute positions (whatever was learned)",
+     "both: PE(m).PE(n) alone depends on m - n, the token cross terms do not",
+     "only m - n: <R(m)q, R(n)k> = <R(m-n)q, k>"},
+};
+#define N_SCHEMES (sizeof SCHEMES / sizeof SCHEMES[0])
+
+static int emit_schemes(const rope_opts *o)
+{
+    out_file of;
+    if (out_open(&of, o->out, 0))
+        return -1;
+    FILE *f = of.f;
+    size_t d = (size_t)o->dim;
+    double lam_max = 2 * 3.141592653589793 * pow(o->base, (double)(d - 2) / (double)d);
+    if (o->fmt == STUDY_JSON) {
+        fputs("{\"schemes\": [", f);
+        for (size_t c = 1; c < 4; c++) {
+            fprintf(f, "%s{\"name\": ", c > 1 ? ", " : "");
+            out_json_string(f, SCHEMES[0][c], strlen(SCHEMES[0][c]));
+            for (size_t r = 1; r < N_SCHEMES; r++) {
+                fprintf(f, ", \"%s\": ", r == 1 ? "enters" : r == 2 ? "parameters"
+                                         : r == 3 ? "length_limit" : "score_depends_on");
+                out_json_string(f, SCHEMES[r][c], strlen(SCHEMES[r][c]));
+            }
+            fputc('}', f);
+        }
+        fprintf(f, "], \"dim\": %zu, \"base\": ", d);
+        out_f64(f, o->base);
+        fputs(", \"longest_wavelength\": ", f);
+        out_f64(f, lam_max);
+        fputs("}\n", f);
+    } else {
+        fputs("The three position schemes the chapter names\n", f);
+        for (size_t r = 1; r < N_SCHEMES; r++) {
+            fprintf(f, "\n%s\n", SCHEMES[r][0]);
+            for (size_t c = 1; c < 4; c++)
+                fprintf(f, "  %-26s %s\n", SCHEMES[0][c], SCHEMES[r][c]);
+        }
+        fprintf(f, "\nRoPE with d = %zu, base %g: %zu pairs; pair 0 turns 1 radian per position "
+                   "(wavelength 2*pi = 6.28), pair %zu the slowest (wavelength %.4g positions).\n",
+                d, o->base, d / 2, d / 2 - 1, lam_max);
+    }
+    return out_commit(&of);
+}
+
+static int emit_check(const rope_opts *o)
+{
+    rope_relative r;
+    g2e_err e;
+    if (rope_check_relative((size_t)o->dim, o->base, (uint64_t)o->max_pos, (size_t)o->pairs,
+                            (uint64_t)o->seed, &r, &e)) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    out_file of;
+    if (out_open(&of, o->out, 0))
+        return -1;
+    if (o->fmt == STUDY_JSON) {
+        fprintf(of.f, "{\"dim\": %lld, \"base\": ", (long long)o->dim);
+        out_f64(of.f, o->base);
+        fprintf(of.f, ", \"max_pos\": %lld, \"pairs\": %zu, \"seed\": %lld, \"max_deviation\": ",
+                (long long)o->max_pos, r.pairs, (long long)o->seed);
+        out_f64(of.f, r.max_dev);
+        fprintf(of.f, ", \"at_m\": %llu, \"at_n\": %llu, \"mean_deviation\": ",
+                (unsigned long long)r.at_m, (unsigned long long)r.at_n);
+        out_f64(of.f, r.mean_dev);
+        fputs("}\n", of.f);
+    } else {
+        fprintf(of.f, "RoPE relative check: d = %lld, base %g, %zu random unit q, k with positions "
+                      "m, n in 0..%lld (seed %lld)\n", (long long)o->dim, o->base, r.pairs,
+                (long long)o->max_pos, (long long)o->seed);
+        fprintf(of.f, "largest |<R(m)q, R(n)k> - <R(m-n)q, k>| = %.3g (at m = %llu, n = %llu); "
+                      "mean %.3g\n", r.max_dev, (unsigned long long)r.at_m,
+                (unsigned long long)r.at_n, r.mean_dev);
+        fprintf(of.f, "the score depends on m - n alone, up to rounding of the angles "
+                      "(about 1e-16 x the position)\n");
+    }
+    return out_commit(&of);
+}
+
+static int emit_curve(const rope_opts *o)
+{
+    size_t n = (size_t)(o->to - o->from) + 1;
+    double *mean = malloc(n * sizeof *mean), *exp_ = malloc(n * sizeof *exp_);
+    double *v = malloc(n * 3 * sizeof *v);
+    g2e_err e;
+    int rc = -1;
+    if (!mean || !exp_ || !v) {
+        cli_error("out of memory for %zu offsets", n);
+        goto done;
+    }
+    if (rope_dot_curve((size_t)o->dim, o->base, (uint64_t)o->from, (uint64_t)o->to,
+                       (size_t)o->samples, (uint64_t)o->seed, mean, exp_, &e)) {
+        cli_error("%s", e.msg);
+        goto done;
+    }
+    for (size_t j = 0; j < n; j++)
+        v[3 * j] = (double)((uint64_t)o->from + j), v[3 * j + 1] = mean[j], v[3 * j + 2] = exp_[j];
+    static const char *const NAMES[] = {"k", "mean_dot", "expected"};
+    static const unsigned char INTS[] = {1, 0, 0};
+    study_cols c = {NAMES, INTS, 3, n, v, 1, 2};
+    char pj[256], pt[512];
+    snprintf(pj, sizeof pj, "\"dim\": %lld, \"base\": %.17g, \"samples\": %lld, \"seed\": %lld, ",
+             (long long)o->dim, o->base, (long long)o->samples, (long long)o->seed);
+    snprintf(pt, sizeof pt, "RoPE dot curve: mean <R(0)q, R(k)q> over %lld random unit q "
+             "(d = %lld, base %g); expected = (2/d) sum_i cos(k theta_i) = (2/d) PE(0).PE(k)\n\n",
+             (long long)o->samples, (long long)o->dim, o->base);
+    rc = study_emit(o->out, o->fmt, &c, pj, pt);
+    if (rc == 0 && o->plot)
+        rc = study_fig_rope_dot(mean, exp_, (size_t)o->from, n, (size_t)o->dim, o->base, o->plot);
+done:
+    free(mean), free(exp_), free(v);
+    return rc;
+}
+
+static int emit_rotation(const rope_opts *o)
+{
+    size_t n = (size_t)o->len;
+    double *xy = malloc(2 * n * sizeof *xy), *v = malloc(3 * n * sizeof *v);
+    g2e_err e;
+    int rc = -1;
+    if (!xy || !v) {
+        cli_error("out of memory for %zu positions", n);
+        goto done;
+    }
+    /* the unit vector (1, 0) in the pair: its path is (cos pos·θ_i, sin pos·θ_i) */
+    if (rope_pair_path((size_t)o->dim, o->base, (size_t)o->pair, 1.0, 0.0, n, xy, &e)) {
+        cli_error("%s", e.msg);
+        goto done;
+    }
+    for (size_t p = 0; p < n; p++)
+        v[3 * p] = (double)p, v[3 * p + 1] = xy[2 * p], v[3 * p + 2] = xy[2 * p + 1];
+    static const char *const NAMES[] = {"position", "x_2i", "x_2i+1"};
+    static const unsigned char INTS[] = {1, 0, 0};
+    study_cols c = {NAMES, INTS, 3, n, v, 1, 2};
+    char pj[256], pt[512];
+    double theta = pow(o->base, -2.0 * (double)o->pair / (double)o->dim);
+    snprintf(pj, sizeof pj, "\"dim\": %lld, \"base\": %.17g, \"pair\": %lld, \"theta\": %.17g, ",
+             (long long)o->dim, o->base, (long long)o->pair, theta);
+    snprintf(pt, sizeof pt, "RoPE pair %lld (dimensions %lld, %lld) of the unit vector e_%lld as the "
+             "position grows: turned by pos x theta, theta = %.6g rad per position\n\n",
+             (long long)o->pair, 2 * (long long)o->pair, 2 * (long long)o->pair + 1,
+             2 * (long long)o->pair, theta);
+    rc = study_emit(o->out, o->fmt, &c, pj, pt);
+    if (rc == 0 && o->plot)
+        rc = study_fig_rope_rotation(xy, n, (size_t)o->pair, theta, (size_t)o->dim, o->plot);
+done:
+    free(xy), free(v);
+    return rc;
+}
+
+static int check(const rope_opts *o, const opt_parsed *p)
+{
+    if (o->check + o->curve + o->rotation > 1)
+        return opt_usage_error(&CMD, "--check-relative, --dot-curve and --rotation are separate "
+                                     "modes; pick one");
+    if (o->dim % 2)
+        return opt_usage_error(&CMD, "--dim must be even (rotated pairs), got %lld", (long long)o->dim);
+    static const char *const MODE_OPTS[][4] = {
+        {"--max-pos", "--pairs", NULL}, {"--from", "--to", "--samples", NULL}, {"--pair", "--len", NULL}};
+    const int modes[3] = {o->check, o->curve, o->rotation};
+    if (o->curve && o->from > o->to)
+        return opt_usage_error(&CMD, "--from %lld is after --to %lld", (long long)o->from,
+                               (long long)o->to);
+    if (!o->curve && !o->rotation && o->fmt >= STUDY_CSV)
+        return opt_usage_error(&CMD, "csv and npy are for --dot-curve and --rotation; the %s is "
+                               "a table or JSON", o->check ? "check" : "comparison");
+    if (o->plot && !o->curve && !o->rotation)
+        return opt_usage_error(&CMD, "--plot draws --dot-curve or --rotation");
+    static const char *const MODE_NAMES[] = {"--check-relative", "--dot-curve", "--rotation"};
+    for (int m = 0; m < 3; m++)
+        for (int i = 0; MODE_OPTS[m][i]; i++)
+            if (!modes[m] && opt_given(&CMD, p, MODE_OPTS[m][i]))
+                return opt_usage_error(&CMD, "%s belongs to %s", MODE_OPTS[m][i], MODE_NAMES[m]);
+    return 0;
+}
+
+int cmd_rope(int argc, char **argv)
+{
+    rope_opts o = {.dim = 768, .base = 10000.0, .max_pos = 4096, .pairs = 10000, .seed = 1,
+                   .to = 512, .samples = 100, .len = 64};
+    opt_parsed p;
+    int r = opt_parse(&CMD, argc, argv, &o, &p);
+    int given_fmt = r ? 0 : opt_given(&CMD, &p, "--format");
+    if (r || out_pick_format(&CMD, o.out, FORMATS, given_fmt, &o.fmt) || check(&o, &p)) {
+        opt_free(&p);
+        return r ? opt_exit(r) : EXIT_USAGE;
+    }
+    opt_free(&p);
+    int rc = o.check ? emit_check(&o) : o.curve ? emit_curve(&o) : o.rotation ? emit_rotation(&o)
+                                                                               : emit_schemes(&o);
+    return rc ? EXIT_ERR : EXIT_OK;
+}

@@ -1,0 +1,98 @@
+/* pca.h — principal components of an n × d matrix (rows = samples, e.g. wpe's positions),
+ * in double, with LAPACK.
+ *
+ * The rows are centred (the column means subtracted) and the d × d covariance
+ *     C = Xcᵀ Xc / (n − 1)                    (numpy.cov's default, ddof = 1)
+ * is formed with BLAS dsyrk; C is reduced once to tridiagonal form (LAPACK dsytrd), all d
+ * eigenvalues come from that form (dsterf), the k largest eigenvectors from dstemr (MRRR)
+ * and dormtr takes them back to the original basis. That is what dsyevr does inside, split
+ * so that one tridiagonalisation gives all eigenvalues and only k vectors.
+ *
+ * Why the covariance and not dgesdd on the centred matrix: for 1024 × 768 the covariance
+ * route costs one dsyrk (~0.3 GFLOP) and one d × d tridiagonalisation; dgesdd bidiagonalises
+ * the whole 1024 × 768 matrix and forms singular vectors, measured ~6× slower here (OpenBLAS:
+ * 255 ms against ~45 ms; reference BLAS 1.9 s against ~0.3 s). The price is accuracy of the
+ * smallest components: an eigenvalue of C is good to about ε·d·λ_max in absolute terms
+ * (forming C squares the condition number), so a component whose variance is below
+ * `floor` (= ε·d·λ_max, reported) is rounding noise, whereas the SVD would resolve
+ * singular values down to ε·σ_max. For GPT-2's wpe (n > d, full rank) the spectrum stays
+ * far above the floor; for fewer rows than columns (a handful of wte rows) the last
+ * d − n + 1 variances are exactly zero in theory and come out at the floor.
+ *
+ * Components are unit vectors, largest variance first; the sign of each is fixed so that its
+ * entry of largest magnitude (the first such, on ties) is positive (a convention: the
+ * eigenvector's sign is arbitrary).
+ *
+ * Deliberately left out: reading weights, printing, scaling the columns (correlation PCA),
+ * incremental or randomised PCA, float32 arithmetic.
+ */
+#ifndef G2E_PCA_H
+#define G2E_PCA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+enum {
+    PCA_E_SHAPE = 1200, /* n < 2, d == 0, k > d, or n·d / d·d overflows */
+    PCA_E_VALUE,        /* a NaN or infinity in the input (msg: row and column) */
+    PCA_E_LAPACK,       /* a LAPACK routine reported failure (msg: which, info) */
+};
+
+/* Largest n·d accepted (2^28 doubles = 2 GB for the centred copy). */
+#define PCA_MAX_CELLS ((size_t)1 << 28)
+/* Largest d accepted (the covariance is d × d doubles). */
+#define PCA_MAX_DIM ((size_t)1 << 14)
+
+typedef struct pca_result {
+    size_t n, d, k;
+    double *mean;        /* (d,)   column means that were subtracted                     */
+    double *variance;    /* (d,)   eigenvalues of C, descending: the variance along each
+                                   component (may be slightly negative at the floor)      */
+    double total;        /* the total variance, trace(C) = Σ variance (computed from C)    */
+    double floor;        /* ε·d·λ_max: variances below it are rounding noise                */
+    double *components;  /* (k, d) row-major, unit rows, sign convention above             */
+    double *proj;        /* (n, k) row-major: (x_r − mean)·component_j                      */
+} pca_result;
+
+/* Principal components of X (n, d) row-major double, keeping k (0..d) components and the
+ * projections on them. On success *out owns its arrays (pca_free); on error *out is zeroed
+ * (pca_free harmless) and the status is PCA_E_SHAPE, PCA_E_VALUE, PCA_E_LAPACK or
+ * G2E_ENOMEM. X is not modified. */
+int pca_compute(const double *X, size_t n, size_t d, size_t k, pca_result *out, g2e_err *err);
+
+/* The same from float32 rows (e.g. wpe as the weights hold it), widened exactly to double. */
+int pca_compute_f32(const float *X, size_t n, size_t d, size_t k, pca_result *out,
+                    g2e_err *err);
+
+/* Frees the arrays and zeroes *r. Accepts NULL and a zeroed result. */
+void pca_free(pca_result *r);
+
+/* The fraction of the total variance along component i (< d): variance[i] / total
+ * (0 when total is 0). */
+double pca_ratio(const pca_result *r, size_t i);
+
+/* The L2 norm of every row of X (n, d) float32, accumulated in double, into norms[n]
+ * (the caller's): for wpe, the norm of each position vector against its position. */
+void pca_row_norms(const float *X, size_t n, size_t d, double *norms);
+
+/* What a reader looks for in those norms: row 0 against the median of rows 1..n-1, and the
+ * spread (coefficient of variation, population) of rows [1, split) against rows [split, n). */
+typedef struct pca_norm_summary {
+    size_t n, split;
+    double first;                 /* norms[0]                                            */
+    double median;                /* median of norms[1..n-1] (mean of the middle two)     */
+    double first_vs_median;       /* first / median (0 if the median is 0)                */
+    size_t argmax, argmin;        /* over rows 1..n-1                                     */
+    double max, min;
+    double mean_early, cv_early;  /* rows 1..split-1 (0 if there are none)                */
+    double mean_late, cv_late;    /* rows split..n-1 (0 if there are none)                */
+} pca_norm_summary;
+
+/* Fills *out for norms[n] with the given split (clamped to [1, n]). PCA_E_SHAPE if n < 2,
+ * G2E_ENOMEM. */
+int pca_norm_summarise(const double *norms, size_t n, size_t split, pca_norm_summary *out,
+                       g2e_err *err);
+
+#endif

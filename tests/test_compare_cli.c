@@ -1,0 +1,101 @@
+/* test_compare_cli.c — `gpt2-embed compare` through the built program: the chapter's pair
+ * checked against numpy (tests/compare_ref.py recomputes bags and cosines from the file),
+ * the text conclusions, and the usage errors. */
+#include "fixture.h"
+#include "support.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A fixture with GPT-2's vocabulary and context (n_embd 8) in a fresh directory; *dir (if
+ * non-NULL) receives that directory (caller frees). */
+static char *weights(const char *tag, char **dir_out)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.n_vocab = 50257, o.n_ctx = 1024, o.n_embd = 8;
+    char *dir = test_tmpdir(tag), *p = path_join(dir, "w.safetensors"), e[256];
+    cr_assert_eq(fixture_write(p, &o, e, sizeof e), 0, "%s", e);
+    if (dir_out)
+        *dir_out = dir;
+    else
+        free(dir);
+    return p;
+}
+
+static void against_numpy(const char *a, const char *b, const char *want)
+{
+    char *dir, *w = weights("cmpnp", &dir), *json = path_join(dir, "out.json");
+    free(dir);
+    run_result r = run_g2e("compare", a, b, "--weights", w, "-o", json, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *script = path_join(G2E_SRCDIR, "tests/compare_ref.py");
+    r = run_argv((char *[]){"/usr/bin/python3", script, w, json, NULL}, NULL, 0, NULL, NULL);
+    cr_expect_eq(r.status, 0, "compare_ref.py: %s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "OK"), "%s", r.out);
+    run_free(&r);
+    size_t n;
+    char *got = read_file(json, &n);
+    cr_assert(got);
+    cr_expect(strstr(got, want), "want %s in %s", want, got);
+    free(got);
+    free(script);
+    free(json);
+    free(w);
+}
+
+Test(compare_cli, chapter_pair_against_numpy)
+{
+    against_numpy("犬が猫を追いかけた", "猫が犬を追いかけた",
+                  "\"same_multiset\": true, \"bags_identical\": true");
+}
+
+Test(compare_cli, english_pair_against_numpy)
+{
+    against_numpy("the dog bites the man", "the man bites the dog",
+                  "\"same_multiset\": true, \"bags_identical\": true");
+}
+
+Test(compare_cli, different_tokens_against_numpy)
+{
+    /* "dog" at the start has no leading space: not the same tokens as " dog" */
+    against_numpy("dog bites man", "man bites dog", "\"same_multiset\": false, \"bags_identical\": false");
+}
+
+Test(compare_cli, table_conclusions)
+{
+    char *w = weights("cmptab", NULL);
+    run_result r = run_g2e("compare", "犬が猫を追いかけた", "猫が犬を追いかけた", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "same multiset of tokens: yes"), "%s", r.out);
+    cr_expect(strstr(r.out, "identical bit for bit"), "%s", r.out);
+    cr_expect(strstr(r.out, "4 of 15 positions differ"), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("compare", "same text", "same text", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "the same token sequence; nothing tells them apart"), "%s", r.out);
+    run_free(&r);
+    free(w);
+}
+
+Test(compare_cli, usage_and_errors)
+{
+    char *dir, *w = weights("cmperr", &dir);
+    run_result r = run_g2e("compare", "only one", "--weights", w, NULL);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(r.out_len == 0);
+    run_free(&r);
+    r = run_g2e("compare", "", "x", "--weights", w, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "text A has no tokens"), "%s", r.err);
+    run_free(&r);
+    char *npy = path_join(dir, "x.npy");
+    free(dir);
+    r = run_g2e("compare", "a", "b", "--weights", w, "-o", npy, NULL);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    run_free(&r);
+    free(npy);
+    free(w);
+}

@@ -1,0 +1,101 @@
+/* test_exercise_cli.c — exercise's interpretation lines follow the weights (a fixture whose
+ * wpe[500] is a copy of wpe[0] gets the opposite sentence), and --code prints Python that
+ * compiles. */
+#include "fixture.h"
+#include "model.h"
+#include "support.h"
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A fixture with GPT-2's vocabulary and context (n_embd 8); with flip, wpe row 500 is
+ * overwritten with row 0, so cos(wpe[0], wpe[500]) = 1 > cos(wpe[0], wpe[1]). */
+static char *weights(const char *tag, int flip)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.n_vocab = 50257, o.n_ctx = 1024, o.n_embd = 8;
+    char *dir = test_tmpdir(tag), *p = path_join(dir, "w.safetensors"), e[256];
+    free(dir);
+    cr_assert_eq(fixture_write(p, &o, e, sizeof e), 0, "%s", e);
+    if (flip) {
+        g2e_model *m;
+        g2e_err err;
+        cr_assert_eq(model_open(&m, p, &err), 0, "%s", err.msg);
+        off_t at = (off_t)(m->st->data_start + m->wpe->begin);
+        model_close(m);
+        float row[8];
+        int fd = open(p, O_RDWR);
+        cr_assert(fd >= 0);
+        cr_assert_eq(pread(fd, row, sizeof row, at), (ssize_t)sizeof row);
+        cr_assert_eq(pwrite(fd, row, sizeof row, at + 500 * (off_t)sizeof row), (ssize_t)sizeof row);
+        close(fd);
+    }
+    return p;
+}
+
+Test(exercise_cli, interpretation_follows_the_weights)
+{
+    char *w = weights("exint", 0);
+    run_result r = run_g2e("exercise", "2", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    /* fixture values are hash noise: whichever way they fall, the sentence must match them */
+    double c01 = 0, c0500 = 0;
+    const char *a = strstr(r.out, "cos(wpe[0], wpe[1]):"), *b = strstr(r.out, "cos(wpe[0], wpe[500]):");
+    cr_assert(a && b, "%s", r.out);
+    sscanf(a + strlen("cos(wpe[0], wpe[1]):"), "%lf", &c01);
+    sscanf(b + strlen("cos(wpe[0], wpe[500]):"), "%lf", &c0500);
+    cr_expect(strstr(r.out, c01 > c0500 ? "as the chapter expects" : "the opposite of what the chapter"),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "'␣cat' at positions 0 and 5"), "%s", r.out);
+    cr_expect(strstr(r.out, "median over 1000 random token pairs"), "%s", r.out);
+    run_free(&r);
+    free(w);
+
+    w = weights("exflip", 1);
+    r = run_g2e("exercise", "2", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "cos(wpe[0], wpe[500]):                       1.0000"), "%s", r.out);
+    cr_expect(strstr(r.out, "the opposite of what the chapter expects"), "%s", r.out);
+    cr_expect(!strstr(r.out, "as the chapter expects"), "%s", r.out);
+    run_free(&r);
+    free(w);
+}
+
+Test(exercise_cli, code_is_python_that_compiles)
+{
+    run_result r = run_g2e("exercise", "--code", "--model", "distilgpt2", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "GPT2Model.from_pretrained(\"distilbert/distilgpt2\")"), "%s", r.out);
+    cr_expect(strstr(r.out, "hidden_states[0]"), "%s", r.out);
+    char *dir = test_tmpdir("excode"), *py = path_join(dir, "ex.py");
+    write_file(py, r.out, r.out_len);
+    run_free(&r);
+    r = run_argv((char *[]){"/usr/bin/python3", "-m", "py_compile", py, NULL}, NULL, 0, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    free(py);
+    free(dir);
+}
+
+Test(exercise_cli, similarity_pairs_are_interpreted_text_only)
+{
+    char *w = weights("simint", 1);   /* wpe[500] == wpe[0]: their cosine is 1 */
+    run_result r = run_g2e("similarity", "--pos", "0", "500", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "cos 1.0000: the same direction (1.0)"), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("similarity", "--tokens", " cat", " dog", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "random pairs of tokens"), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("similarity", "--at", " cat", "0", "5", "--weights", w, "--format", "json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strstr(r.out, "random"), "JSON stays one object: %s", r.out);
+    run_free(&r);
+    free(w);
+}

@@ -1,0 +1,222 @@
+/* test_manual.c — the manual, the README and the option tables say the same thing (as curl's
+ * tests/test1139.pl checks its manual against its code):
+ *   - doc/gpt2-embed.1 is exactly what tools/genman.sh makes of it: the OPTIONS sections
+ *     generated from the tables (gpt2-embed __man) and the Makefile's VERSION on .TH;
+ *   - README.md's option table of the main job names every option embed declares, and no
+ *     other; every --option in a README example of a command with a table is declared by it;
+ *   - one version everywhere: --version, the manual, the pkg-config template's placeholder.
+ * Each check is also run on a tampered copy, to show it can fail. */
+#include "support.h"
+
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAN G2E_SRCDIR "/doc/gpt2-embed.1"
+#define README G2E_SRCDIR "/README.md"
+
+/* tools/genman.sh on `in`; returns what it wrote (caller frees). */
+static char *genman(const char *in)
+{
+    char *dir = test_tmpdir("genman");
+    char *out = path_join(dir, "out.1");
+    run_result r = run_argv((char *[]){"/bin/sh", G2E_SRCDIR "/tools/genman.sh", G2E_TEST_BIN, G2E_VERSION,
+                                       (char *)in, out, NULL}, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "genman.sh: %s", r.err);
+    run_free(&r);
+    size_t n;
+    char *s = read_file(out, &n);
+    cr_assert(s);
+    free(out);
+    free(dir);
+    return s;
+}
+
+Test(manual, man_page_is_what_the_tables_generate)
+{
+    size_t n;
+    char *man = read_file(MAN, &n);
+    cr_assert(man);
+    char *gen = genman(MAN);
+    cr_expect_str_eq(man, gen, "doc/gpt2-embed.1 differs from the option tables: run `make man`");
+    /* every command with a table has its section, with each of its options */
+    cr_expect(strstr(man, ".SS similarity\n.TP\n.BI \"\\-\\-pos \" \"A B\"\n") != NULL);
+    free(gen);
+    /* tampered: an option line taken out of the generated part is put back */
+    char *dir = test_tmpdir("mantamper");
+    char *bad = path_join(dir, "bad.1");
+    char *cut = strstr(man, ".TP\n.B \"\\-\\-bos\"\n");
+    cr_assert(cut, "the manual lists --bos");
+    size_t keep = (size_t)(cut - man), skip = strlen(".TP\n.B \"\\-\\-bos\"\n");
+    char *t = malloc(n);
+    memcpy(t, man, keep);
+    memcpy(t + keep, cut + skip, n - keep - skip);
+    write_file(bad, t, n - skip);
+    gen = genman(bad);
+    cr_expect(strlen(gen) == n && memcmp(gen, man, n) == 0, "genman restores the tampered manual");
+    free(gen);
+    free(t);
+    free(bad);
+    free(dir);
+    free(man);
+}
+
+Test(manual, one_version)
+{
+    run_result r = run_g2e("--version", NULL);
+    cr_expect_str_eq(r.out, "gpt2-embed " G2E_VERSION "\n");
+    run_free(&r);
+    size_t n;
+    char *man = read_file(MAN, &n), *pc = read_file(G2E_SRCDIR "/doc/gpt2embed.pc.in", &n);
+    cr_assert(man && pc);
+    cr_expect(strstr(man, "\"gpt2-embed " G2E_VERSION "\"") != NULL, "the .TH line names the version");
+    cr_expect(strstr(pc, "Version: @VERSION@\n") != NULL, "the pkg-config template takes VERSION");
+    free(man);
+    free(pc);
+}
+
+/* The options a command declares (gpt2-embed __options CMD), as "\n--a\n--b\n" for strstr. */
+static char *declared(const char *cmd)
+{
+    run_result r = run_g2e("__options", cmd, NULL);
+    cr_assert_eq(r.status, 0, "__options %s: %s", cmd, r.err);
+    char *s = malloc(r.out_len + 2);
+    s[0] = '\n';
+    memcpy(s + 1, r.out, r.out_len + 1);
+    run_free(&r);
+    return s;
+}
+
+static int is_declared(const char *list, const char *opt, size_t len)
+{
+    char want[64];
+    if (len + 3 > sizeof want)
+        return 0;
+    snprintf(want, sizeof want, "\n%.*s\n", (int)len, opt);
+    return strstr(list, want) != NULL || (len == 6 && strncmp(opt, "--help", 6) == 0) ||
+           (len == 6 && strncmp(opt, "--lang", 6) == 0);
+}
+
+static int opt_char(char c)
+{
+    return islower((unsigned char)c) || c == '-';
+}
+
+/* 1 if text has the option name as a whole word ("--window" but not "--windows"). */
+static int mentions(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = text; (p = strstr(p, name)); p++)
+        if ((p == text || !opt_char(p[-1])) && !opt_char(p[n]))
+            return 1;
+    return 0;
+}
+
+/* The README's option table of the main job against embed's table. Returns NULL if they
+ * agree, else what differs (static buffer). */
+static const char *check_main_table(const char *readme, const char *embed)
+{
+    static char why[256];
+    const char *sec = strstr(readme, "\n## The main job");
+    const char *end = sec ? strstr(sec + 1, "\n## ") : NULL;
+    if (!sec)
+        return "no '## The main job' section";
+    size_t len = end ? (size_t)(end - sec) : strlen(sec);
+    char *table = calloc(len + 1, 1);
+    size_t o = 0;
+    for (const char *l = sec; l && l < sec + len; l = strchr(l + 1, '\n'))
+        if (strncmp(l, "\n| `", 4) == 0) {
+            size_t ll = strcspn(l + 1, "\n") + 1;
+            memcpy(table + o, l, ll);
+            o += ll;
+        }
+    why[0] = '\0';
+    /* every option of the table is in the README's table (long name, or its -x form) */
+    for (const char *p = embed + 1; *p && !why[0]; p += strcspn(p, "\n") + 1) {
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(p, "\n"), p);
+        if (!mentions(table, name) && !(strcmp(name, "--output") == 0 && mentions(table, "-o")) &&
+            !(strcmp(name, "--file") == 0 && mentions(table, "-f")))
+            snprintf(why, sizeof why, "README's table of the main job lacks %s", name);
+    }
+    /* and every --option in it is declared */
+    for (const char *p = table; (p = strstr(p, "--")) && !why[0]; p += 2) {
+        size_t n = 2;
+        while (islower((unsigned char)p[n]) || p[n] == '-')
+            n++;
+        if (n > 2 && !is_declared(embed, p, n))
+            snprintf(why, sizeof why, "README's table of the main job names %.*s, which embed does not declare",
+                     (int)n, p);
+    }
+    free(table);
+    return why[0] ? why : NULL;
+}
+
+Test(manual, readme_main_table_is_embeds_table)
+{
+    size_t n;
+    char *readme = read_file(README, &n), *embed = declared("embed");
+    cr_assert(readme);
+    const char *why = check_main_table(readme, embed);
+    cr_expect(why == NULL, "%s", why);
+    /* tampered: a row taken out, or an option that does not exist */
+    char *row = strstr(readme, "\n| `--bos` |");
+    cr_assert(row);
+    memcpy(row + 4, "--bas", 5);
+    why = check_main_table(readme, embed);
+    cr_expect(why && strstr(why, "lacks --bos"), "%s", why ? why : "(no difference found)");
+    free(readme);
+    free(embed);
+}
+
+/* Every --option after `gpt2-embed CMD` in the README's examples is one CMD declares (for
+ * the commands that have tables). Transcripts (```text blocks) are left out: they may show
+ * a mistake and its message. Returns NULL or what is wrong (static buffer). */
+static const char *check_examples(const char *text)
+{
+    char *readme = strdup(text);
+    for (char *b = readme; (b = strstr(b, "```text\n"));) {
+        char *e = strstr(b + 8, "\n```");
+        size_t n = e ? (size_t)(e - b) : strlen(b);
+        memset(b, ' ', n);
+        b += n;
+    }
+    static const char *const CMDS[] = {"decode", "inspect", "exercise", "similarity", "nearest", "sinusoidal"};
+    static char why[256];
+    why[0] = '\0';
+    for (size_t k = 0; k < sizeof CMDS / sizeof CMDS[0] && !why[0]; k++) {
+        char *list = declared(CMDS[k]), pat[64];
+        snprintf(pat, sizeof pat, "gpt2-embed %s ", CMDS[k]);
+        for (const char *l = readme; (l = strstr(l, pat)) && !why[0]; l++) {
+            size_t ll = strcspn(l, "\n#`|");
+            for (const char *p = l; (p = strstr(p, "--")) && p < l + ll && !why[0]; p += 2) {
+                size_t n = 2;
+                while (islower((unsigned char)p[n]) || p[n] == '-')
+                    n++;
+                if (n > 2 && !is_declared(list, p, n))
+                    snprintf(why, sizeof why, "README: '%.*s' uses %.*s, which %s does not declare",
+                             (int)ll, l, (int)n, p, CMDS[k]);
+            }
+        }
+        free(list);
+    }
+    free(readme);
+    return why[0] ? why : NULL;
+}
+
+Test(manual, readme_examples_use_declared_options)
+{
+    size_t n;
+    char *readme = read_file(README, &n);
+    cr_assert(readme);
+    const char *why = check_examples(readme);
+    cr_expect(why == NULL, "%s", why);
+    char *l = strstr(readme, "gpt2-embed similarity --pos 0 1  ");
+    cr_assert(l);
+    memcpy(l + strlen("gpt2-embed similarity --"), "pso", 3);
+    why = check_examples(readme);
+    cr_expect(why && strstr(why, "uses --pso"), "%s", why ? why : "(no difference found)");
+    free(readme);
+}

@@ -1,0 +1,132 @@
+/* test_stats_cli.c — `gpt2-embed stats`, above all --by-position: the norms against the
+ * fixture generator's own values (fixture_expected, summed here in double), the summary
+ * (position 0 against the median) recomputed here, every format (npy read back by numpy),
+ * the figure decoded, and the usage errors. */
+#include "fixture.h"
+#include "pngcheck.h"
+#include "support.h"
+
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *fixture_path(const char *tag, fixture_opts *o)
+{
+    fixture_tiny(o);
+    o->n_ctx = 200;   /* past the split at 100 */
+    char *dir = test_tmpdir(tag), *path = path_join(dir, "m.safetensors"), e[256];
+    free(dir);
+    cr_assert_eq(fixture_write(path, o, e, sizeof e), 0, "%s", e);
+    return path;
+}
+
+static double expected_norm(const fixture_opts *o, uint64_t p)
+{
+    double s = 0;
+    for (uint64_t j = 0; j < o->n_embd; j++) {
+        double v = fixture_expected(o, FIXTURE_WPE, p, j);
+        s += v * v;
+    }
+    return sqrt(s);
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+Test(stats_cli, by_position_json_matches_the_fixture)
+{
+    fixture_opts o;
+    char *w = fixture_path("stats-json", &o);
+    run_result r = run_g2e("stats", "--by-position", "--format", "json", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert(j, "not JSON: %s", r.out);
+    const cJSON *norm = cJSON_GetObjectItem(j, "norm"), *pos = cJSON_GetObjectItem(j, "position");
+    cr_assert_eq(cJSON_GetArraySize(norm), 200);
+    double sorted[199];
+    for (int p = 0; p < 200; p++) {
+        double want = expected_norm(&o, (uint64_t)p);
+        cr_expect(fabs(cJSON_GetArrayItem(norm, p)->valuedouble - want) <= 1e-14 * want,
+                  "norm of position %d", p);
+        cr_expect_eq(cJSON_GetArrayItem(pos, p)->valueint, p);
+        if (p)
+            sorted[p - 1] = want;
+    }
+    qsort(sorted, 199, sizeof *sorted, cmp);
+    double median = sorted[99];
+    cr_expect(fabs(cJSON_GetObjectItem(j, "median_norm_1_on")->valuedouble - median) < 1e-14);
+    double ratio = expected_norm(&o, 0) / median;
+    cr_expect(fabs(cJSON_GetObjectItem(j, "norm_0_vs_median")->valuedouble - ratio) < 1e-12);
+    cr_expect(ratio > 4, "the fixture's row 0 is 8x larger: ratio %g", ratio);
+    cr_expect_eq(cJSON_GetObjectItem(j, "split")->valueint, 100);
+    cJSON_Delete(j);
+    run_free(&r);
+    free(w);
+}
+
+Test(stats_cli, by_position_table_csv_npy_and_plot)
+{
+    fixture_opts o;
+    char *w = fixture_path("stats-formats", &o);
+    run_result r = run_g2e("stats", "--by-position", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "position 0: norm") && strstr(r.out, "x the median"), "%s", r.out);
+    cr_expect(strstr(r.out, "spread (std / mean)"), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("stats", "--by-position", "--format", "csv", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strncmp(r.out, "position,norm,vs_median\n0,", 26) == 0, "%s", r.out);
+    run_free(&r);
+    char *dir = test_tmpdir("stats-npy"), *npy = path_join(dir, "n.npy"), *fig = path_join(dir, "n.png");
+    r = run_g2e("stats", "--by-position", "-o", npy, "--plot", fig, "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char code[512];
+    snprintf(code, sizeof code, "import numpy as np; a = np.load('%s'); print(a.dtype, a.shape, "
+             "'%%.9g' %% a[0], '%%.9g' %% a[199])", npy);
+    char *argv[] = {"/usr/bin/python3", "-c", code, NULL};
+    r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char want[128];
+    snprintf(want, sizeof want, "float32 (200,) %.9g %.9g\n", (float)expected_norm(&o, 0),
+             (float)expected_norm(&o, 199));
+    cr_expect_str_eq(r.out, want);
+    run_free(&r);
+    png p = pngcheck_load(fig);
+    cr_expect(p.w >= 400 && p.h >= 300, "%d x %d", p.w, p.h);
+    cr_expect(pngcheck_dark(&p, 0, 0, p.w, p.h) > 1000, "the figure has ink");
+    pngcheck_free(&p);
+    free(npy), free(fig), free(dir), free(w);
+}
+
+Test(stats_cli, scale_table_and_usage_errors)
+{
+    fixture_opts o;
+    char *w = fixture_path("stats-scale", &o);
+    run_result r = run_g2e("stats", "--top", "2", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "mean token norm / mean position norm"), "%s", r.out);
+    cr_expect(strstr(r.out, "largest wpe rows: position 0"), "%s", r.out);
+    run_free(&r);
+    const char *bad[][6] = {
+        {"stats", "--format", "csv", NULL},
+        {"stats", "--plot", "x.png", NULL},
+        {"stats", "--by-position", "--format", "json", "-o", "x.npy"},
+        {"stats", "--top", "11", NULL},
+        {"stats", "--by-postion", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = run_g2e(bad[i][0], bad[i][1], bad[i][2], bad[i][3], bad[i][4], bad[i][5], NULL);
+        cr_expect_eq(r.status, 2, "%s %s: status %d, %s", bad[i][1], bad[i][2], r.status, r.err);
+        cr_expect(r.out_len == 0 && strchr(r.err, '\n') == r.err + r.err_len - 1,
+                  "one line on stderr, nothing on stdout: %s", r.err);
+        run_free(&r);
+    }
+    free(w);
+}
