@@ -43,7 +43,7 @@ MO        := $(patsubst po/%.po,$(B)/locale/%/LC_MESSAGES/gpt2-embed.mo,$(wildca
 XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --add-comments=TRANSLATORS: --sort-by-file \
     --package-name=gpt2-embed --package-version=$(or $(VERSION),0.1.0) --no-wrap \
     --keyword=_ --keyword=N_ --keyword=cli_error --keyword=cli_note --keyword=g2e_fail:3 \
-    --keyword=opt_usage_error:2 --keyword=report:2 --keyword=CMD:3 \
+    --keyword=opt_usage_error:2 --keyword=report:2 --keyword=CMD:3 --keyword=g2e_tr \
     --flag=cli_error:1:c-format --flag=cli_note:1:c-format --flag=g2e_fail:3:c-format \
     --flag=opt_usage_error:2:c-format --flag=report:2:c-format
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))

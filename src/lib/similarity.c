@@ -48,11 +48,11 @@ static const char *no_cosine(double nrm, int *code)
 {
     if (!isfinite(nrm)) {
         *code = SIM_E_NONFINITE;
-        return "holds a NaN or an infinity";
+        return g2e_tr("holds a NaN or an infinity");
     }
     if (nrm == 0.0) {
         *code = SIM_E_ZERO;
-        return "is all zeros";
+        return g2e_tr("is all zeros");
     }
     return NULL;
 }
