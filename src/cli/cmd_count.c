@@ -15,6 +15,7 @@
  * --stride`), other tokenizers, counting without holding an input in memory.
  */
 #include "cli.h"
+#include "i18n.h"
 #include "embed.h"
 #include "load.h"
 #include "out.h"
@@ -230,12 +231,22 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
         if (w > nw)
             nw = w;
     }
-    char fits_h[40], cut_h[48];
-    snprintf(fits_h, sizeof fits_h, "fits %zu", ctx);
-    snprintf(cut_h, sizeof cut_h, "%zu%s token ends", ctx, ordinal_suffix(ctx));
-    out_pad(f, "input", nw);
-    fprintf(f, "  %10s  %10s  %10s  %11s  %*s  %7s  %s\n", "bytes", "chars", "tokens",
-            "chars/token", (int)strlen(fits_h), fits_h, "windows", cut_h);
+    char fits_h[64], cut_h[96];
+    snprintf(fits_h, sizeof fits_h, _("fits %zu"), ctx);
+    /* TRANSLATORS: a column heading, "1024th token ends"; %s is the English ordinal suffix */
+    snprintf(cut_h, sizeof cut_h, _("%zu%s token ends"), ctx, ordinal_suffix(ctx));
+    size_t fw = out_display_width(fits_h);
+    if (nw < out_display_width(_("input")))
+        nw = out_display_width(_("input"));
+    /* headings right-aligned over the numbers, by display width (translations are wider) */
+    out_pad(f, _("input"), nw);
+    const char *heads[] = {_("bytes"), _("chars"), _("tokens"), _("chars/token"), fits_h, _("windows")};
+    const size_t widths[] = {10, 10, 10, 11, fw, 7};
+    for (size_t k = 0; k < 6; k++) {
+        fputs("  ", f);
+        out_rpad(f, heads[k], widths[k]);
+    }
+    fprintf(f, "  %s\n", cut_h);
     for (size_t i = 0; i < n; i++) {
         table_name(&in[i], name, sizeof name, NAME_MAX_W);
         out_pad(f, name, nw);
@@ -247,24 +258,24 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
         if (r[i].fits)
             snprintf(cut, sizeof cut, "-");
         else
-            snprintf(cut, sizeof cut, "line %zu, column %zu%s", r[i].line, r[i].col,
-                     r[i].inside ? " (inside a character)" : "");
-        fprintf(f, "  %10zu  %10zu  %10zu  %11s  %*s  %7zu  %s\n", r[i].bytes, r[i].chars,
-                r[i].tokens, cpt, (int)strlen(fits_h), r[i].fits ? "yes" : "no", r[i].windows,
-                cut);
+            snprintf(cut, sizeof cut, _("line %zu, column %zu%s"), r[i].line, r[i].col,
+                     r[i].inside ? _(" (inside a character)") : "");
+        fprintf(f, "  %10zu  %10zu  %10zu  %11s  ", r[i].bytes, r[i].chars, r[i].tokens, cpt);
+        out_rpad(f, r[i].fits ? _("yes") : _("no"), fw);
+        fprintf(f, "  %7zu  %s\n", r[i].windows, cut);
     }
     /* where each context ends, with the text around the cut */
     for (size_t i = 0; i < n; i++) {
         if (r[i].fits)
             continue;
         table_name(&in[i], name, sizeof name, NAME_MAX_W);
-        fprintf(f, "\n%s: the %zu%s token ends at byte %zu, ", name, ctx, ordinal_suffix(ctx),
+        fprintf(f, _("\n%s: the %zu%s token ends at byte %zu, "), name, ctx, ordinal_suffix(ctx),
                 r[i].cut_byte);
         if (r[i].inside)
-            fprintf(f, "inside character %zu (line %zu, column %zu), which is split between "
-                       "windows\n", r[i].cut_chars + 1, r[i].line, r[i].col);
+            fprintf(f, _("inside character %zu (line %zu, column %zu), which is split between "
+                         "windows\n"), r[i].cut_chars + 1, r[i].line, r[i].col);
         else
-            fprintf(f, "after character %zu; the next one is at line %zu, column %zu\n",
+            fprintf(f, _("after character %zu; the next one is at line %zu, column %zu\n"),
                     r[i].cut_chars, r[i].line, r[i].col);
         fprintf(f, "  %s\n", r[i].snippet);
     }
@@ -272,7 +283,7 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
         for (size_t i = 0; i < n; i++)
             if (r[i].replaced) {
                 table_name(&in[i], name, sizeof name, NAME_MAX_W);
-                fprintf(f, "\n%s: %zu invalid UTF-8 sequence%s replaced with U+FFFD\n", name,
+                fprintf(f, _("\n%s: %zu invalid UTF-8 sequence%s replaced with U+FFFD\n"), name,
                         r[i].replaced, r[i].replaced == 1 ? "" : "s");
             }
 }
