@@ -42,8 +42,8 @@ int main(void)
         }
         double t1 = bench_now_ms();
         for (int t = 0; t < T; t++) {
-            memcpy(copy + (size_t)t * C, m->st->data + m->wte->begin + (size_t)ids[t] * C * 4, C * 4);
-            memcpy(copy + (size_t)(T + t) * C, m->st->data + m->wpe->begin + (size_t)t * C * 4, C * 4);
+            memcpy(copy + (size_t)t * C, m->wte->bytes + (size_t)ids[t] * C * 4, C * 4);
+            memcpy(copy + (size_t)(T + t) * C, m->wpe->bytes + (size_t)t * C * 4, C * 4);
         }
         double t2 = bench_now_ms();
         if (r >= 0) {

@@ -137,4 +137,14 @@ Test(embed, window_counts)
     cr_expect_eq(embed_windows(2049, 1024, 1024, &n, &e), 0); cr_expect_eq(n, 3);
     cr_expect_eq(embed_windows(9, 4, 5, &n, &e), EMBED_E_WINDOW);
     cr_expect_eq(embed_windows(9, 0, 0, &n, &e), EMBED_E_WINDOW);
+    size_t pad;
+    cr_expect_eq(embed_window_padding(9, 4, 2, &pad, &e), 0); cr_expect_eq(pad, 1);   /* 6-9 */
+    cr_expect_eq(embed_window_padding(8, 4, 4, &pad, &e), 0); cr_expect_eq(pad, 0);
+    cr_expect_eq(embed_window_padding(3, 1024, 1024, &pad, &e), 0); cr_expect_eq(pad, 1021);
+    cr_expect_eq(embed_window_padding(0, 1024, 1024, &pad, &e), 0); cr_expect_eq(pad, 0);
+    cr_expect_eq(embed_window_padding(1, EMBED_MAX_PADDING + 1, 1, &pad, &e), 0);
+    cr_expect_eq(pad, EMBED_MAX_PADDING);
+    cr_expect_eq(embed_window_padding(1, EMBED_MAX_PADDING + 2, 1, &pad, &e), EMBED_E_WINDOW);
+    cr_expect(strstr(e.msg, "1048577 rows of zero padding") != NULL, "%s", e.msg);
+    cr_expect_eq(embed_window_padding(2, ((size_t)1 << 53) - 1, 1, &pad, &e), EMBED_E_WINDOW);
 }

@@ -183,8 +183,9 @@ typedef struct child {
 enum { OUT_NULL, OUT_FULL, OUT_CLOSED };
 
 /* Starts G2E_TEST_BIN args with stdin /dev/null, stdout /dev/null (or /dev/full, or closed),
- * stderr a pipe; with a file size limit of fsize bytes if fsize > 0 (as `ulimit -f`). */
-static child spawn_ex(char *const args[], rlim_t fsize, int out)
+ * stderr a pipe (stdin from the file in, if non-NULL); with a file size limit of fsize bytes if fsize > 0 (as `ulimit -f`)
+ * and an address-space limit of as bytes if as > 0 (as `ulimit -v`). */
+static child spawn_in(char *const args[], rlim_t fsize, int out, const char *in, rlim_t as)
 {
     char *argv[64];
     int n = 0;
@@ -205,6 +206,11 @@ static child spawn_ex(char *const args[], rlim_t fsize, int out)
         close(p[0]);
         close(p[1]);
         close(dn);
+        if (in) {
+            int fd = open(in, O_RDONLY);
+            dup2(fd, 0);
+            close(fd);
+        }
         if (out == OUT_FULL) {
             int fd = open("/dev/full", O_WRONLY);
             dup2(fd, 1);
@@ -215,11 +221,19 @@ static child spawn_ex(char *const args[], rlim_t fsize, int out)
         struct rlimit rl = {fsize, fsize};
         if (fsize > 0 && setrlimit(RLIMIT_FSIZE, &rl) != 0)
             _exit(126);
+        struct rlimit ra = {as, as};
+        if (as > 0 && setrlimit(RLIMIT_AS, &ra) != 0)
+            _exit(126);
         execv(argv[0], argv);
         _exit(127);
     }
     close(p[1]);
     return (child){pid, p[0]};
+}
+
+static child spawn_ex(char *const args[], rlim_t fsize, int out)
+{
+    return spawn_in(args, fsize, out, NULL, 0);
 }
 
 static child spawn_limited(char *const args[], rlim_t fsize)
@@ -624,4 +638,118 @@ Test(hostile, closed_standard_streams_are_reserved_at_start)
     struct stat sb;
     cr_expect(stat(o, &sb) == 0 && sb.st_size == 128 + 2 * C * 4, "the npy is incomplete");
     free(err), free(o);
+}
+
+/* ---- item 15: the small ones ---- */
+
+Test(hostile, inputs_have_a_documented_size_limit)
+{
+    /* standard input: /dev/zero is read up to the 1 GiB limit, then refused */
+    char *err;
+    int st = reap(spawn_in((char *[]){"tokenize", "-", NULL}, 0, OUT_NULL, "/dev/zero", 0), &err);
+    cr_expect_eq(st, 1, "status %d, stderr %s", st, err);
+    cr_expect(strstr(err, "File too large") != NULL, "%s", err);
+    free(err);
+    /* a file over the limit is refused by its size, before reading */
+    char *big = path_join(dir, "big.txt");
+    int fd = open(big, O_WRONLY | O_CREAT, 0644);
+    cr_assert(fd >= 0 && ftruncate(fd, (1LL << 30) + 1) == 0);
+    close(fd);
+    expect_refused_quickly((char *[]){"count", "-f", big, NULL}, "over the input limit of 1073741824", "1 GiB + 1 file");
+    expect_refused_quickly((char *[]){"-f", "", "--weights", wpath, NULL}, "name is empty", "-f ''");
+    unlink(big);
+    free(big);
+}
+
+Test(hostile, a_full_checkpoint_opens_in_little_address_space)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("AddressSanitizer reserves terabytes of address space: no ulimit -v run is possible");
+#endif
+    /* openai-community/gpt2's layout and size (548 MB, sparse on disk): only its 157 MB of
+     * wte + wpe need mapping, so `ulimit -v 200000` (KB) is enough */
+    fixture_opts o;
+    fixture_gpt2(&o, ST_F32, NULL);
+    char *g = path_join(dir, "gpt2.safetensors");
+    char e[256];
+    cr_assert_eq(fixture_write(g, &o, e, sizeof e), 0, "%s", e);
+    char *err;
+    int st = reap(spawn_in((char *[]){"--ids", "0 1 50256", "--weights", g, "--format", "csv", NULL}, 0, OUT_NULL, NULL,
+                           200000 * 1024ULL), &err);
+    cr_expect_eq(st, 0, "status %d: %s", st, err);
+    free(err);
+    st = reap(spawn_in((char *[]){"nearest", "--id", "1", "--weights", g, NULL}, 0, OUT_NULL, NULL, 200000 * 1024ULL),
+              &err);
+    cr_expect_eq(st, 0, "nearest: status %d: %s", st, err);
+    free(err);
+    unlink(g);
+    free(g);
+}
+
+Test(hostile, a_huge_sinusoidal_window_is_refused_not_padded)
+{
+    char *o = path_join(dir, "w.npy");
+    expect_refused_quickly((char *[]){"--window", "9007199254740991", "--pe", "sinusoidal", "--ids", "1 2", "--weights",
+                                      wpath, "--format", "npy", "-o", o, NULL},
+                           "rows of zero padding", "--window 2^53-1");
+    struct stat sb;
+    cr_expect(stat(o, &sb) != 0, "an output was written");
+    cr_expect_eq(hidden_entries(dir), 0);
+    free(o);
+}
+
+Test(hostile, small_messages_say_what_is_true)
+{
+    /* the sinusoidal limit is not wpe's */
+    run_result r = g2e((char *[]){"--pe", "sinusoidal", "--start-pos", "9007199254740992", "--weights", wpath, "hi", NULL});
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    expect_one_line(&r, "sinusoidal encoding is exact only for positions 0..9007199254740991");
+    cr_expect(strstr(r.err, "wpe") == NULL, "%s", r.err);
+    run_free(&r);
+    /* similarity has no --id option: it must not suggest one */
+    r = g2e((char *[]){"similarity", "--tokens", "cat dog", " cat", "--weights", wpath, NULL});
+    cr_expect_neq(r.status, 0);
+    expect_one_line(&r, "is 2 tokens, not one");
+    cr_expect(strstr(r.err, "--id") == NULL, "%s", r.err);
+    run_free(&r);
+    /* decode names the NUL (or ESC) it stopped at, escaped, not the ID before it */
+    char *argv[] = {G2E_TEST_BIN, "decode", NULL};
+    r = run_argv(argv, "15496\0 995", 10, NULL, NULL);
+    cr_expect_neq(r.status, 0, "%s", r.err);
+    expect_one_line(&r, "\\x00");
+    run_free(&r);
+    r = run_argv(argv, "15496\033[2J", 9, NULL, NULL);
+    cr_expect_neq(r.status, 0);
+    expect_one_line(&r, "\\x1B[2J");
+    cr_expect(strchr(r.err, '\033') == NULL, "a raw ESC reached the terminal");
+    run_free(&r);
+}
+
+/* ---- item 11 (outside the downloader): quoted outside data never drives the terminal ---- */
+
+Test(hostile, messages_escape_control_bytes_in_names)
+{
+    const char *evil = "x\033]0;pwned\007\033[2J\342\200\256y";   /* OSC title, clear screen, RLO */
+    char *p = path_join(dir, evil), *o = path_join("/nonexistent-dir", evil);
+    char *const *cmds[] = {
+        (char *[]){"-f", p, "--weights", wpath, NULL},
+        (char *[]){"hi", "--weights", p, NULL},
+        (char *[]){"hi", "--weights", wpath, "--format", "npy", "-o", o, NULL},
+        (char *[]){"inspect", p, NULL},
+        (char *[]){"nearest", "--vector", p, "--weights", wpath, NULL},
+        (char *[]){"hi", "--weights", wpath, "--tokenizer", p, NULL},
+    };
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+        run_result r = g2e(cmds[k]);
+        cr_expect_neq(r.status, 0, "case %zu", k);
+        cr_expect(strchr(r.err, '\033') == NULL && strchr(r.err, '\007') == NULL, "case %zu: raw control in '%s'", k,
+                  r.err);
+        cr_expect(strstr(r.err, "\342\200\256") == NULL, "case %zu: raw bidi override", k);
+        /* shown escaped (the program's messages) or with '?' (the loader's, safetensors.h) */
+        cr_expect(strstr(r.err, "\\x1B]0;pwned\\x07") != NULL || strstr(r.err, "x?]0;pwned?") != NULL,
+                  "case %zu: the name is not shown: %s", k, r.err);
+        expect_one_line(&r, NULL);
+        run_free(&r);
+    }
+    free(p), free(o);
 }

@@ -143,6 +143,19 @@ static void check_bad(const bad_case *c)
         cr_expect(strstr(e.msg, c->needle1) != NULL, "%s: '%s' not in '%s'", c->what, c->needle1, e.msg);
     if (c->needle2)
         cr_expect(strstr(e.msg, c->needle2) != NULL, "%s: '%s' not in '%s'", c->what, c->needle2, e.msg);
+    /* the same bytes as a file: st_open_header (pread, nothing mapped) refuses them alike */
+    char *dir = test_tmpdir("st-bad"), *path = path_join(dir, "bad.safetensors");
+    write_file(path, b, len);
+    f = (st_file *)1;
+    int rc2 = st_open_header(&f, path, &e);
+    cr_expect_eq(rc2, c->code, "%s (st_open_header): status %d, expected %d (%s)", c->what, rc2, c->code, e.msg);
+    cr_expect_null(f, "%s: *out not NULL on error", c->what);
+    if (c->needle1)
+        cr_expect(strstr(e.msg, c->needle1) != NULL, "%s (st_open_header): '%s' not in '%s'", c->what, c->needle1, e.msg);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+    free(dir);
     free(b);
 }
 
@@ -332,6 +345,21 @@ Test(safetensors, every_tiny_fixture_variant_reads_back_exactly)
                         struct stat sb;
                         cr_assert_eq(stat(path, &sb), 0);
                         cr_expect_eq((uint64_t)sb.st_size, f->data_start + f->data_len);
+                        check_rows(f, &o, what);
+                        st_close(f);
+                        /* header only, then just the two embeddings mapped */
+                        cr_assert_eq(st_open_header(&f, path, &e), 0, "%s: %s", what, e.msg);
+                        cr_expect_null(f->map, "%s: st_open_header mapped the file", what);
+                        float row[8];
+                        const st_tensor *wte = &f->tensors[0];
+                        cr_expect_null(wte->bytes);
+                        cr_expect_eq(st_read_row_f32(f, wte, 0, row, &e), G2E_EINVAL, "%s: unmapped row read", what);
+                        for (size_t i = 0; i < f->n_tensors; i++)
+                            if (strstr(f->tensors[i].name, "wte.") || strstr(f->tensors[i].name, "wpe.")) {
+                                cr_assert_eq(st_map(f, &f->tensors[i], &e), 0, "%s: %s", what, e.msg);
+                                cr_assert_eq(st_map(f, &f->tensors[i], &e), 0, "%s: twice", what);
+                            }
+                        cr_expect_leq(f->n_ranges, 2, "%s: mapped %zu ranges", what, f->n_ranges);
                         check_rows(f, &o, what);
                         st_close(f);
                         free(path);

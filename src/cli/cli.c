@@ -3,6 +3,7 @@
 #include "i18n.h"
 
 #include "out.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,14 +64,37 @@ int cli_flush_stdout(void)
     return -1;
 }
 
+/* Writes prefix + the formatted message + newline to stderr, with every control byte, bidi
+ * control and ill-formed UTF-8 byte of the message escaped (text.h): messages quote file
+ * names, arguments and file contents, and none of that may drive the terminal or break
+ * the message over several lines. Already-escaped text ("\\x1B", "␣") passes unchanged. */
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+    char stack[1024], *msg = stack;
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(stack, sizeof stack, fmt, ap);
+    if (n >= (int)sizeof stack && (msg = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(msg, (size_t)n + 1, fmt, aq);
+    va_end(aq);
+    if (!msg)
+        msg = stack;   /* out of memory: the truncated message */
+    size_t len = n < 0 ? 0 : strnlen(msg, (size_t)n);
+    char *esc = text_escape(msg, len, TEXT_ESC_BIDI);
+    fputs(prefix, stderr);
+    fputs(esc ? esc : "(message lost: out of memory)", stderr);
+    fputc('\n', stderr);
+    free(esc);
+    if (msg != stack)
+        free(msg);
+}
+
 void cli_error(const char *fmt, ...)
 {
     said = 1;
     va_list ap;
     va_start(ap, fmt);
-    fputs("gpt2-embed: ", stderr);
-    vfprintf(stderr, *fmt ? gettext(fmt) : fmt, ap);
-    fputc('\n', stderr);
+    say("gpt2-embed: ", *fmt ? gettext(fmt) : fmt, ap);
     va_end(ap);
 }
 
@@ -78,11 +102,10 @@ void cli_note(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("gpt2-embed: ", stderr);
     /* TRANSLATORS: the start of a note on stderr: "gpt2-embed: note: ..." */
-    fputs(_("note: "), stderr);
-    vfprintf(stderr, *fmt ? gettext(fmt) : fmt, ap);
-    fputc('\n', stderr);
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "gpt2-embed: %s", _("note: "));
+    say(prefix, *fmt ? gettext(fmt) : fmt, ap);
     va_end(ap);
 }
 
@@ -159,28 +182,31 @@ char *cli_read_stream(FILE *f, size_t *len)
 {
     if (f == stdin)
         out_add_input("standard input", "standard input", STDIN_FILENO);
+    /* room for one byte over the limit, to tell "exactly the limit" from "more" */
+    const size_t most = (size_t)CLI_MAX_INPUT + 2;
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     if (!buf)
         return NULL;
     for (;;) {
         if (cap - n < 2) {
-            if (cap > SIZE_MAX / 2) {
-                free(buf);
-                errno = ENOMEM;
-                return NULL;
-            }
-            char *b = realloc(buf, cap * 2);
+            size_t nc = cap < most / 2 ? cap * 2 : most;
+            char *b = nc > cap ? realloc(buf, nc) : NULL;
             if (!b) {
                 free(buf);
-                errno = ENOMEM;
+                errno = nc > cap ? ENOMEM : EFBIG;
                 return NULL;
             }
             buf = b;
-            cap *= 2;
+            cap = nc;
         }
         size_t k = fread(buf + n, 1, cap - n - 1, f);
         n += k;
+        if (n > CLI_MAX_INPUT) {
+            free(buf);
+            errno = EFBIG;
+            return NULL;
+        }
         if (k == 0) {
             if (ferror(f)) {
                 int e = errno ? errno : EIO;
@@ -209,6 +235,10 @@ static const char *kind_of(const struct stat *st)
 
 char *cli_read_file(const char *path, const char *what, size_t *len)
 {
+    if (*path == '\0') {
+        cli_error("the %s name is empty", what);
+        return NULL;
+    }
     if (strcmp(path, "-") == 0) {
         char *buf = cli_read_stream(stdin, len);
         if (!buf)
@@ -236,6 +266,12 @@ char *cli_read_file(const char *path, const char *what, size_t *len)
         close(fd);
         return NULL;
     }
+    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > CLI_MAX_INPUT) {
+        cli_error("cannot read '%s': it is %llu bytes, over the input limit of %llu (1 GiB)", path,
+                  (unsigned long long)st.st_size, (unsigned long long)CLI_MAX_INPUT);
+        close(fd);
+        return NULL;
+    }
     int fl = fcntl(fd, F_GETFL);
     if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
         cli_error("cannot read '%s': %s", path, strerror(errno));
@@ -252,7 +288,10 @@ char *cli_read_file(const char *path, const char *what, size_t *len)
     char *buf = cli_read_stream(f, len);
     int e = errno;
     fclose(f);
-    if (!buf)
+    if (!buf && e == EFBIG)
+        cli_error("cannot read '%s': it grew over the input limit of %llu bytes (1 GiB)", path,
+                  (unsigned long long)CLI_MAX_INPUT);
+    else if (!buf)
         cli_error("cannot read '%s': %s", path, strerror(e));
     return buf;
 }

@@ -31,12 +31,14 @@ void cli_start(void);
  * standard output failed: REASON" (once per run) and returns -1, else 0. */
 int cli_flush_stdout(void);
 
-/* Prints "gpt2-embed: <message>\n" on stderr (one line). After the first, the exit check
+/* Prints "gpt2-embed: <message>\n" on stderr: one line, whatever the arguments hold (control
+ * bytes, bidi controls and ill-formed UTF-8 are escaped as text.h's text_escape does, so a
+ * file name or file content quoted in a message cannot drive the terminal). After the first, the exit check
  * of cli_start no longer adds its own line (the run already failed visibly). fmt is
  * translated (gettext) before use, so every call site's literal is a message of
  * po/gpt2-embed.pot (xgettext --keyword=cli_error); arguments are not translated. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints "gpt2-embed: note: <message>\n" on stderr; fmt translated as cli_error's. */
+/* Prints "gpt2-embed: note: <message>\n" on stderr, escaped and translated as cli_error. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parses a whole decimal number in [lo, hi]; on failure prints a one-line error
@@ -62,8 +64,13 @@ int cli_format(const char *given, const char *const *names);
  * line naming path and returns NULL. */
 char *cli_read_file(const char *path, const char *what, size_t *len);
 
+/* The most a text input may hold: 1 GiB (a file, standard input). Beyond it the readers
+ * below fail with EFBIG ("File too large") instead of reading until memory runs out. */
+#define CLI_MAX_INPUT (1ULL << 30)
+
 /* All of stream f in a new buffer (caller frees), NUL-terminated for convenience (*len does
- * not count the NUL); NULL with errno set on a read error or when out of memory. */
+ * not count the NUL); NULL with errno set on a read error, when out of memory, or (EFBIG)
+ * when f holds more than CLI_MAX_INPUT bytes. */
 char *cli_read_stream(FILE *f, size_t *len);
 
 struct opt_cmd;

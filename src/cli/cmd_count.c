@@ -241,7 +241,10 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
     /* headings right-aligned over the numbers, by display width (translations are wider) */
     out_pad(f, _("input"), nw);
     const char *heads[] = {_("bytes"), _("chars"), _("tokens"), _("chars/token"), fits_h, _("windows")};
-    const size_t widths[] = {10, 10, 10, 11, fw, 7};
+    size_t widths[] = {10, 10, 10, 11, fw, 7};
+    for (size_t k = 0; k < 6; k++)
+        if (out_display_width(heads[k]) > widths[k])
+            widths[k] = out_display_width(heads[k]);
     for (size_t k = 0; k < 6; k++) {
         fputs("  ", f);
         out_rpad(f, heads[k], widths[k]);
@@ -260,9 +263,10 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
         else
             snprintf(cut, sizeof cut, _("line %zu, column %zu%s"), r[i].line, r[i].col,
                      r[i].inside ? _(" (inside a character)") : "");
-        fprintf(f, "  %10zu  %10zu  %10zu  %11s  ", r[i].bytes, r[i].chars, r[i].tokens, cpt);
-        out_rpad(f, r[i].fits ? _("yes") : _("no"), fw);
-        fprintf(f, "  %7zu  %s\n", r[i].windows, cut);
+        fprintf(f, "  %*zu  %*zu  %*zu  %*s  ", (int)widths[0], r[i].bytes, (int)widths[1], r[i].chars,
+                (int)widths[2], r[i].tokens, (int)widths[3], cpt);
+        out_rpad(f, r[i].fits ? _("yes") : _("no"), widths[4]);
+        fprintf(f, "  %*zu  %s\n", (int)widths[5], r[i].windows, cut);
     }
     /* where each context ends, with the text around the cut */
     for (size_t i = 0; i < n; i++) {

@@ -233,7 +233,9 @@ static int fit_context(job *j)
             return -1;
         }
         g2e_err e;
-        if (embed_windows(j->T, (size_t)j->window, (size_t)j->stride, &j->n_windows, &e)) {
+        size_t pad;
+        if (embed_windows(j->T, (size_t)j->window, (size_t)j->stride, &j->n_windows, &e) ||
+            embed_window_padding(j->T, (size_t)j->window, (size_t)j->stride, &pad, &e)) {
             cli_error("%s", e.msg);
             return -1;
         }
@@ -254,6 +256,12 @@ static int fit_context(job *j)
             j->T = fit;
             j->W = fit;
             return 0;
+        }
+        if (j->pe == EMBED_PE_SINUSOIDAL) {   /* its limit is exactness, not a table's rows */
+            cli_error("%zu tokens from --start-pos %llu reach position %llu, but the sinusoidal encoding is "
+                      "exact only for positions 0..%zu (2^53 - 1)", j->T, (unsigned long long)j->start,
+                      (unsigned long long)j->start + j->T - 1, ctx - 1);
+            return -1;
         }
         char where[TEXTPOS_SNIPPET_MAX + 160];
         if (fit == 0) {

@@ -28,7 +28,7 @@ int load_model_err(const char *weights, const char *model_name, g2e_model **m, c
     /* rows are read from the mapping: a file truncated meanwhile is reported, not a crash */
     const st_tensor *ts[2] = {(*m)->wte, (*m)->wpe};
     for (int k = 0; k < 2; k++)
-        out_guard_mapping((*m)->st->data + ts[k]->begin, (size_t)st_tensor_nbytes(ts[k]), p);
+        out_guard_mapping(ts[k]->bytes, (size_t)st_tensor_nbytes(ts[k]), p);
     if (path && !(*path = strdup(p))) {
         model_close(*m);
         *m = NULL;
@@ -95,7 +95,7 @@ int load_single_token(tok_tokenizer *t, const char *text, uint32_t *id)
     shown[o] = '\0';
     char *vis = out_piece_visible(text, strlen(text));
     cli_error("'%s' is %zu tokens, not one: %s%s", vis ? vis : text, r.n, r.n ? shown : "(empty)",
-              r.n ? " (use one of them, or --id N)" : "");
+              r.n ? " (use one of them)" : "");
     free(vis);
     tok_ids_free(&r);
     return -1;

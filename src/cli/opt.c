@@ -8,6 +8,8 @@
  */
 #include "opt.h"
 
+#include "text.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <libintl.h>
@@ -513,11 +515,14 @@ static int ids_error(char *err, size_t errlen, const char *s, size_t len, size_t
     size_t e = at;
     while (e < len && e - at < 20 && !is_space(s[e]) && s[e] != ',')
         e++;
-    if (at >= len)
+    if (at >= len) {
         snprintf(err, errlen, _("%s at the end"), gettext(what));
-    else
-        snprintf(err, errlen, _("%s at character %zu, got '%.*s'"), gettext(what), at + 1,
-                 (int)(e > at ? e - at : 1), s + at);
+    } else {
+        /* outside data, shown escaped: a NUL or ESC byte visible as \x00, \x1B */
+        char shown[128];
+        text_escape_buf(shown, sizeof shown, s + at, e > at ? e - at : 1, TEXT_ESC_VISIBLE);
+        snprintf(err, errlen, _("%s at character %zu, got '%s'"), gettext(what), at + 1, shown);
+    }
     return -1;
 }
 

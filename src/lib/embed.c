@@ -26,10 +26,16 @@ int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, 
     if (rc)
         return rc;
     size_t max = embed_max_positions(m, pe);
-    if (start > max || T > max - start)
+    if (start > max || T > max - start) {
+        if (pe == EMBED_PE_SINUSOIDAL)
+            return g2e_fail(err, EMBED_E_CONTEXT,
+                            "%zu tokens from position %zu need positions up to %zu, but the sinusoidal "
+                            "encoding is exact only for positions 0..%zu (2^53 - 1)",
+                            T, start, start + T - 1, max - 1);
         return g2e_fail(err, EMBED_E_CONTEXT,
                         "%zu tokens from position %zu need positions up to %zu, but wpe has only %zu rows",
                         T, start, start + T - 1, m->n_ctx);
+    }
     return 0;
 }
 
@@ -111,5 +117,23 @@ int embed_windows(size_t T, size_t W, size_t S, size_t *n_windows, g2e_err *err)
         *n_windows = 1;
     else
         *n_windows = 1 + (T - W + S - 1) / S;
+    return 0;
+}
+
+int embed_window_padding(size_t T, size_t W, size_t S, size_t *padding, g2e_err *err)
+{
+    size_t n = 0;
+    int rc = embed_windows(T, W, S, &n, err);
+    if (rc)
+        return rc;
+    /* the last window starts at (n - 1) * S and holds min(W, T - start) tokens */
+    size_t last = n ? T - (n - 1) * S : 0;
+    size_t pad = n && last < W ? W - last : 0;
+    if (pad > EMBED_MAX_PADDING)
+        return g2e_fail(err, EMBED_E_WINDOW,
+                        "a window of %zu rows over %zu tokens would add %zu rows of zero padding "
+                        "(at most %zu): use a window no longer than the input",
+                        W, T, pad, EMBED_MAX_PADDING);
+    *padding = pad;
     return 0;
 }

@@ -66,6 +66,16 @@ void embed_free(embed_ctx *c);
 int embed_row(const embed_ctx *c, uint32_t id, size_t position, float *sum, float *tok,
               float *pos, g2e_err *err);
 
+/* The most zero rows a windowed output may be padded with: 2^20. GPT-2's own windows
+ * (W <= 1024) never come near; a sinusoidal --window of 2^53 - 1 over a few tokens would
+ * otherwise write 2^53 rows of zeros. */
+#define EMBED_MAX_PADDING ((size_t)1 << 20)
+
+/* The zero rows that pad the last of the windows of embed_windows(T, W, S) to W rows, into
+ * *padding; EMBED_E_WINDOW when they would be more than EMBED_MAX_PADDING (the message
+ * gives the count and how to avoid it), or when W/S are invalid as for embed_windows. */
+int embed_window_padding(size_t T, size_t W, size_t S, size_t *padding, g2e_err *err);
+
 /* Sliding windows over T tokens: windows of at most W tokens starting every S tokens
  * (overlap W - S), the last one ending at T. *n_windows receives their count (1 when
  * T <= W; 0 when T == 0). Window k covers tokens [k*S, min(k*S + W, T)). */

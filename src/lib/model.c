@@ -136,9 +136,15 @@ int model_open(g2e_model **out, const char *path, g2e_err *err)
     if (!out || !path) return g2e_fail(err, G2E_EINVAL, "model_open: NULL argument");
     *out = NULL;
     st_file *st = NULL;
-    int rc = st_open(&st, path, err);
-    if (rc) return rc; /* st_open's message already names the path */
+    /* only the header is read here, and only wte and wpe are mapped: a full GPT-2
+     * checkpoint is 548 MB, its embeddings 157 MB */
+    int rc = st_open_header(&st, path, err);
+    if (rc) return rc; /* st_open_header's message already names the path */
     rc = model_from_st(out, st, err);
+    if (rc == 0 && ((rc = st_map(st, (*out)->wte, err)) || (rc = st_map(st, (*out)->wpe, err)))) {
+        model_close(*out);
+        *out = NULL;
+    }
     if (rc && err) {
         char msg[G2E_ERR_MSG_MAX];
         memcpy(msg, err->msg, sizeof msg);

@@ -43,8 +43,10 @@ typedef struct g2e_model {
  * and their count is not 24/36/48). Every other shape: NULL. n_layer below is the count of
  * blocks found (max N + 1), 0 when none.
  *
- * Opens and checks the weights at path. *out owned by the caller (model_close). On error
- * *out is NULL and err names the path and what is missing or inconsistent. */
+ * Opens and checks the weights at path. Only the header is read and only wte and wpe are
+ * mapped (st_open_header + st_map): the rest of a full checkpoint costs no address space.
+ * *out owned by the caller (model_close). On error *out is NULL and err names the path and
+ * what is missing or inconsistent. */
 int model_open(g2e_model **out, const char *path, g2e_err *err);
 /* Wraps an already opened st_file (ownership passes to the model, also on error). */
 int model_from_st(g2e_model **out, st_file *st, g2e_err *err);

@@ -480,6 +480,7 @@ int st_parse_header(st_file **out, const uint8_t *json, size_t json_len, uint64_
         rc = g2e_fail(err, G2E_ENOMEM, "out of memory");
         goto fail;
     }
+    f->fd = -1;
     f->header_len = json_len;
     f->data_start = 8 + (uint64_t)json_len;
     f->data_len = data_len;
@@ -522,6 +523,8 @@ int st_parse_buffer(st_file **out, const uint8_t *buf, size_t len, g2e_err *err)
     int rc = st_parse_header(&f, buf + 8, (size_t)n, (uint64_t)(len - 8 - (size_t)n), err);
     if (rc) return rc;
     f->data = buf + 8 + n;
+    for (size_t i = 0; i < f->n_tensors; i++)
+        f->tensors[i].bytes = f->data + f->tensors[i].begin;
     *out = f;
     return 0;
 }
@@ -535,55 +538,176 @@ int st_open(st_file **out, const char *path, g2e_err *err)
     return rc;
 }
 
+/* Opens path read-only as a regular file of at least 8 bytes; *fd and *size, or an error. */
+static int open_regular(const char *path, int *fd, uint64_t *size, g2e_err *err)
+{
+    /* O_NONBLOCK: a FIFO must be refused below, not waited on at open */
+    *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (*fd < 0) return g2e_fail(err, ST_E_OPEN, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    int rc = 0;
+    if (fstat(*fd, &sb) != 0)
+        rc = g2e_fail(err, ST_E_OPEN, "%s: cannot stat: %s", path, strerror(errno));
+    else if (!S_ISREG(sb.st_mode))
+        rc = g2e_fail(err, ST_E_OPEN, "%s: not a regular file (%s)", path,
+                      S_ISFIFO(sb.st_mode) ? g2e_tr("a FIFO") : S_ISDIR(sb.st_mode) ? g2e_tr("a directory")
+                      : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? g2e_tr("a device") : g2e_tr("a socket"));
+    else if (sb.st_size < 8)
+        rc = g2e_fail(err, ST_E_TOO_SHORT,
+                      "%s: file is %lld bytes, shorter than the 8-byte header length", path,
+                      (long long)sb.st_size);
+    else if ((uint64_t)sb.st_size > SIZE_MAX)
+        rc = g2e_fail(err, ST_E_OPEN, "%s: file too large to map", path);
+    if (rc) {
+        close(*fd);
+        *fd = -1;
+        return rc;
+    }
+    *size = (uint64_t)sb.st_size;
+    return 0;
+}
+
+/* Prefixes err's message with "path: " (st_parse_* messages do not name the file). */
+static void name_path(g2e_err *err, int rc, const char *path)
+{
+    if (!err) return;
+    char msg[G2E_ERR_MSG_MAX];
+    memcpy(msg, err->msg, sizeof msg);
+    g2e_fail(err, rc, "%s: %s", path, msg);
+}
+
 static int open_file(st_file **out, const char *path, g2e_err *err)
 {
     if (!out || !path) return g2e_fail(err, G2E_EINVAL, "st_open: NULL argument");
     *out = NULL;
-    /* O_NONBLOCK: a FIFO must be refused below, not waited on at open */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return g2e_fail(err, ST_E_OPEN, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        int e = errno;
-        close(fd);
-        return g2e_fail(err, ST_E_OPEN, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        close(fd);
-        return g2e_fail(err, ST_E_OPEN, "%s: not a regular file (%s)", path,
-                        S_ISFIFO(sb.st_mode) ? g2e_tr("a FIFO") : S_ISDIR(sb.st_mode) ? g2e_tr("a directory")
-                        : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? g2e_tr("a device") : g2e_tr("a socket"));
-    }
-    if (sb.st_size < 8) {
-        close(fd);
-        return g2e_fail(err, ST_E_TOO_SHORT,
-                        "%s: file is %lld bytes, shorter than the 8-byte header length", path,
-                        (long long)sb.st_size);
-    }
-    if ((uint64_t)sb.st_size > SIZE_MAX) {
-        close(fd);
-        return g2e_fail(err, ST_E_OPEN, "%s: file too large to map", path);
-    }
-    size_t len = (size_t)sb.st_size;
+    int fd;
+    uint64_t size;
+    int rc = open_regular(path, &fd, &size, err);
+    if (rc) return rc;
+    size_t len = (size_t)size;
     void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
     close(fd);
     if (map == MAP_FAILED)
         return g2e_fail(err, ST_E_OPEN, "%s: cannot map: %s", path, strerror(e));
     st_file *f = NULL;
-    int rc = st_parse_buffer(&f, map, len, err);
+    rc = st_parse_buffer(&f, map, len, err);
     if (rc) {
         munmap(map, len);
-        if (err) {
-            char msg[G2E_ERR_MSG_MAX];
-            memcpy(msg, err->msg, sizeof msg);
-            g2e_fail(err, rc, "%s: %s", path, msg);
-        }
+        name_path(err, rc, path);
         return rc;
     }
     f->map = map;
     f->map_len = len;
     *out = f;
+    return 0;
+}
+
+/* pread of exactly n bytes at off; 0, or -1 with errno (EIO at an early end). */
+static int pread_full(int fd, void *buf, size_t n, uint64_t off)
+{
+    for (size_t got = 0; got < n;) {
+        ssize_t k = pread(fd, (uint8_t *)buf + got, n - got, (off_t)(off + got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            if (k == 0) errno = EIO;
+            return -1;
+        }
+        got += (size_t)k;
+    }
+    return 0;
+}
+
+static int open_header(st_file **out, const char *path, g2e_err *err)
+{
+    if (!out || !path) return g2e_fail(err, G2E_EINVAL, "st_open_header: NULL argument");
+    *out = NULL;
+    int fd;
+    uint64_t size;
+    int rc = open_regular(path, &fd, &size, err);
+    if (rc) return rc;
+    uint8_t pre[8];
+    uint8_t *json = NULL;
+    if (pread_full(fd, pre, 8, 0) != 0) {
+        rc = g2e_fail(err, ST_E_OPEN, "%s: cannot read: %s", path, strerror(errno));
+        goto fail;
+    }
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; i--)
+        n = n << 8 | pre[i];
+    /* the same checks, in the same order and words, as st_parse_buffer */
+    if (n > ST_MAX_HEADER) {
+        rc = g2e_fail(err, ST_E_HEADER_TOO_LARGE, "%s: header length %llu is over the limit of %llu",
+                      path, (unsigned long long)n, (unsigned long long)ST_MAX_HEADER);
+        goto fail;
+    }
+    if (n > size - 8) {
+        rc = g2e_fail(err, ST_E_HEADER_PAST_END,
+                      "%s: header length %llu runs past the end of the file (%llu bytes, room for %llu)",
+                      path, (unsigned long long)n, (unsigned long long)size,
+                      (unsigned long long)(size - 8));
+        goto fail;
+    }
+    json = malloc(n ? (size_t)n : 1);
+    if (!json) {
+        rc = g2e_fail(err, G2E_ENOMEM, "out of memory (header of %llu bytes)", (unsigned long long)n);
+        goto fail;
+    }
+    if (pread_full(fd, json, (size_t)n, 8) != 0) {
+        rc = g2e_fail(err, ST_E_OPEN, "%s: cannot read the header: %s", path, strerror(errno));
+        goto fail;
+    }
+    st_file *f = NULL;
+    rc = st_parse_header(&f, json, (size_t)n, size - 8 - n, err);
+    if (rc) {
+        name_path(err, rc, path);
+        goto fail;
+    }
+    free(json);
+    f->fd = fd;
+    *out = f;
+    return 0;
+fail:
+    free(json);
+    close(fd);
+    return rc;
+}
+
+int st_open_header(st_file **out, const char *path, g2e_err *err)
+{
+    int rc = open_header(out, path, err);
+    if (rc) one_line(err);
+    return rc;
+}
+
+int st_map(st_file *f, const st_tensor *t, g2e_err *err)
+{
+    if (!f || !t || t < f->tensors || t >= f->tensors + f->n_tensors)
+        return g2e_fail(err, G2E_EINVAL, "st_map: not a tensor of this file");
+    if (t->bytes) return 0;
+    if (f->fd < 0)
+        return g2e_fail(err, G2E_EINVAL, "tensor '%s': the file is not open (st_open_header)", t->name);
+    long pg = sysconf(_SC_PAGESIZE);
+    uint64_t page = pg > 0 ? (uint64_t)pg : 4096;
+    /* validated at open: data_start + end <= file size, no overflow */
+    uint64_t lo = f->data_start + t->begin, hi = f->data_start + t->end;
+    uint64_t off = lo / page * page;
+    size_t len = (size_t)(hi - off);
+    struct st_range *r = realloc(f->ranges, (f->n_ranges + 1) * sizeof *r);
+    if (!r) return g2e_fail(err, G2E_ENOMEM, "out of memory");
+    f->ranges = r;
+    void *m = mmap(NULL, len ? len : 1, PROT_READ, MAP_PRIVATE, f->fd, (off_t)off);
+    if (m == MAP_FAILED) {
+        int e = errno;
+        g2e_fail(err, ST_E_OPEN, "tensor '%s': cannot map its %llu bytes: %s", t->name,
+                 (unsigned long long)(hi - lo), strerror(e));
+        one_line(err);
+        return ST_E_OPEN;
+    }
+    f->ranges[f->n_ranges].addr = m;
+    f->ranges[f->n_ranges].len = len ? len : 1;
+    f->n_ranges++;
+    f->tensors[t - f->tensors].bytes = (const uint8_t *)m + (lo - off);
     return 0;
 }
 
@@ -599,6 +723,10 @@ void st_close(st_file *f)
     }
     free(f->meta);
     if (f->map) munmap(f->map, f->map_len);
+    for (size_t i = 0; i < f->n_ranges; i++)
+        munmap(f->ranges[i].addr, f->ranges[i].len);
+    free(f->ranges);
+    if (f->fd >= 0) close(f->fd);
     free(f);
 }
 
@@ -661,7 +789,7 @@ int st_read_row_f32(const st_file *f, const st_tensor *t, uint64_t row, float *o
 static int read_row(const st_file *f, const st_tensor *t, uint64_t row, float *out, g2e_err *err)
 {
     if (!f || !t || !out) return g2e_fail(err, G2E_EINVAL, "st_read_row_f32: NULL argument");
-    if (!f->data)
+    if (!t->bytes)
         return g2e_fail(err, G2E_EINVAL, "tensor '%s': no data mapped (header only)", t->name);
     if (t->ndim != 2)
         return g2e_fail(err, ST_E_SHAPE, "tensor '%s' has %d dimensions, rows need 2", t->name,
@@ -676,7 +804,7 @@ static int read_row(const st_file *f, const st_tensor *t, uint64_t row, float *o
     /* Validated at open: begin + rows*cols*size == end <= data_len, no overflow. */
     size_t cols = (size_t)t->shape[1];
     size_t es = DTYPES[t->dtype].size;
-    const uint8_t *p = f->data + t->begin + row * cols * es;
+    const uint8_t *p = t->bytes + row * cols * es;
     if (t->dtype == ST_F32) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         memcpy(out, p, cols * 4);

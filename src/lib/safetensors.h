@@ -67,6 +67,8 @@ typedef struct st_tensor {
     int ndim;
     uint64_t shape[ST_MAX_NDIM];
     uint64_t begin, end;        /* byte offsets relative to the start of the data section */
+    const uint8_t *bytes;       /* its end - begin bytes in memory (unaligned), or NULL while
+                                   not mapped (st_open_header before st_map, st_parse_header) */
 } st_tensor;
 
 typedef struct st_meta {
@@ -82,10 +84,14 @@ typedef struct st_file {
     size_t n_tensors;
     st_meta *meta;              /* n_meta __metadata__ entries, in header order */
     size_t n_meta;
-    /* the mapping (NULL when parsed from a header alone) */
+    /* the mapping (NULL when parsed from a header alone, or opened by st_open_header) */
     const uint8_t *data;        /* start of the data section inside the mapping, unaligned */
     void *map;
     size_t map_len;
+    /* st_open_header: the open file and the ranges st_map mapped (owned) */
+    int fd;                     /* -1 when there is none */
+    struct st_range { void *addr; size_t len; } *ranges;
+    size_t n_ranges;
 } st_file;
 
 /* Maps path read-only and validates its header; does not read the data section (only the
@@ -94,6 +100,19 @@ typedef struct st_file {
  * On success *out owns the mapping (free with st_close). On error *out is NULL and err
  * says what was wrong, naming the path, the tensor and the numbers involved. */
 int st_open(st_file **out, const char *path, g2e_err *err);
+
+/* Like st_open, but maps nothing: reads and validates the 8 + N header bytes with pread and
+ * keeps the file open, so that st_map can then map only the tensors a caller reads (GPT-2's
+ * wte + wpe are 157 MB of a 548 MB checkpoint: `ulimit -v 200000` can then open it). Until
+ * st_map, tensors have bytes == NULL and st_read_row_f32 refuses them (G2E_EINVAL). The
+ * file is checked to be a regular file first (a FIFO is refused, not waited on). */
+int st_open_header(st_file **out, const char *path, g2e_err *err);
+
+/* Maps the bytes of tensor t of f (t from f: st_find or f->tensors), page-aligned around
+ * [begin, end), read-only, and sets t->bytes. f must come from st_open_header (else
+ * G2E_EINVAL); mapping a tensor twice is harmless. Errors: ST_E_OPEN (mmap failed, e.g.
+ * over the address-space limit), G2E_ENOMEM. The mapping lives until st_close. */
+int st_map(st_file *f, const st_tensor *t, g2e_err *err);
 
 /* Validates a whole in-memory file (the 8-byte prefix, header and data); *out does not own
  * buf, which must outlive it. Used by the fuzz target and the tests. */
@@ -124,7 +143,7 @@ uint64_t st_tensor_numel(const st_tensor *t);
 /* Copies row `row` of a 2-D tensor t of f (t must come from f: st_find or f->tensors)
  * (shape [rows, cols]) into out[cols] as float32, through memcpy, never a cast pointer,
  * converting F16/BF16 exactly. Errors: ST_E_RANGE, ST_E_DTYPE_UNSUPPORTED, ST_E_SHAPE
- * (not 2-D), G2E_EINVAL (no data mapped). */
+ * (not 2-D), G2E_EINVAL (t's bytes not mapped). */
 int st_read_row_f32(const st_file *f, const st_tensor *t, uint64_t row, float *out, g2e_err *err);
 
 /* Exact widening of one IEEE half (F16) / bfloat16 (BF16) bit pattern to float32, in integer
