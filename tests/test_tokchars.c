@@ -4,6 +4,7 @@
  * the display string; every field is compared with tokchars_spans / tokchars_display /
  * tokchars_json. Token ranges come from the real tokenizer, from "every byte a token",
  * and from seeded random cuts. Plus hand-written cases that state the expected strings. */
+#include "fixture.h"
 #include "json.h"
 #include "tokchars.h"
 #include "tokenizer.h"
@@ -187,4 +188,45 @@ Test(tokchars, truncated_display_and_bad_offsets)
     size_t past[2] = {0, 10};
     cr_expect_eq(tokchars_spans(dog, 9, past, 1, &sp, &err), G2E_EINVAL);
     cr_expect_eq(tokchars_spans(dog, 9, NULL, 0, NULL, &err), 0, "no tokens: nothing to do");
+}
+
+/* The main job's JSON: every token's offset, chars, char_index and char_part, checked by
+ * tests/text_ref.py from the IDs alone (their bytes from tokenizer/vocab.json through GPT-2's
+ * byte-to-unicode map, offsets by adding up their lengths, characters from Python's str). */
+Test(tokchars, embed_json_matches_offsets_computed_from_the_ids)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.n_vocab = 50257;
+    o.n_ctx = 1024;
+    o.n_embd = 4;
+    char *dir = test_tmpdir("tokchars-embed");
+    char *w = path_join(dir, "w.safetensors"), *js = path_join(dir, "out.json"), *tp = path_join(dir, "t.txt");
+    char e[256];
+    cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
+    for (size_t i = 0; i < sizeof TEXTS / sizeof *TEXTS; i++) {
+        write_file(tp, TEXTS[i], strlen(TEXTS[i]));
+        run_result r = run_g2e("embed", "--weights", w, "--format", "json", "-o", js, "-f", tp, NULL);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        run_free(&r);
+        char *script = path_join(G2E_SRCDIR, "tests/text_ref.py");
+        r = run_argv((char *[]){"/usr/bin/python3", script, "embedjson", tp, js,
+                                G2E_SRCDIR "/tokenizer/vocab.json", NULL}, NULL, 0, NULL, NULL);
+        cr_expect_eq(r.status, 0, "text %zu: %s%s", i, r.out, r.err);
+        run_free(&r);
+        free(script);
+    }
+    /* the table shows the characters: 犬 (1/3) ... */
+    run_result r = run_g2e("embed", "--weights", w, "犬が", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *rows[] = {"犬 (1/3)", "犬 (2/3)", "犬 (3/3)", "が"};
+    const char *p = r.out;
+    for (size_t k = 0; k < 4; k++) {
+        p = strstr(p, rows[k]);
+        cr_expect(p != NULL, "row %zu '%s' missing in:\n%s", k, rows[k], r.out);
+        if (!p)
+            break;
+    }
+    run_free(&r);
+    free(w), free(js), free(tp), free(dir);
 }

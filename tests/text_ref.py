@@ -84,7 +84,43 @@ def main():
             chars = text[idx:idx + 0] if idx is None else "".join(c for (s, e, c) in starts if s < b and a < e)
             print(json.dumps({"offset": [a, b], "chars": chars, "char_index": idx if idx is not None else 0,
                               "char_part": parts, "display": " + ".join(pieces)}, ensure_ascii=False))
+    elif sys.argv[1] == "embedjson":
+        # every token of `gpt2-embed embed --format json`: its bytes from vocab.json (GPT-2's
+        # byte-to-unicode map, written here), offsets by summing their lengths, then the
+        # characters from Python's str; exit 1 with the first difference
+        text = open(sys.argv[2], "rb").read()
+        doc = json.load(open(sys.argv[3], encoding="utf-8"))
+        vocab = json.load(open(sys.argv[4], encoding="utf-8"))
+        bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("\u00a1"), ord("\u00ac") + 1)) + \
+            list(range(ord("\u00ae"), ord("\u00ff") + 1))
+        cs, n = bs[:], 0
+        for b in range(256):
+            if b not in bs:
+                bs.append(b); cs.append(256 + n); n += 1
+        byte_of = {chr(c): b for b, c in zip(bs, cs)}
+        piece = {i: bytes(byte_of[ch] for ch in tok) for tok, i in vocab.items()}
+        s_text = text.decode("utf-8")
+        starts, pos = [], 0
+        for ch in s_text:
+            k = len(ch.encode("utf-8")); starts.append((pos, pos + k, ch)); pos += k
+        at = 0
+        for t in doc["tokens"]:
+            b = piece[t["id"]]
+            want = {"offset": [at, at + len(b)]}
+            assert text[at:at + len(b)] == b, ("token bytes differ from the text", t)
+            over = [(s0, e0, ch) for (s0, e0, ch) in starts if s0 < at + len(b) and at < e0]
+            want["chars"] = "".join(ch for (_, _, ch) in over)
+            want["char_index"] = starts.index(over[0])
+            want["char_part"] = [[max(at, s0) - s0 + 1, min(at + len(b), e0) - s0, e0 - s0]
+                                 for (s0, e0, ch) in over
+                                 if (max(at, s0) - s0 + 1, min(at + len(b), e0) - s0) != (1, e0 - s0)]
+            for k, v in want.items():
+                if t.get(k) != v:
+                    sys.exit("token %r: %s is %r, expected %r" % (t["index"], k, t.get(k), v))
+            at += len(b)
+        assert at == len(text), "the tokens do not cover the text"
+        print("ok %d tokens" % len(doc["tokens"]))
     else:
-        sys.exit("usage: text_ref.py steps IN OUT | chars TEXT OFFSETS")
+        sys.exit("usage: text_ref.py steps IN OUT | chars TEXT OFFSETS | embedjson TEXT JSON VOCAB")
 
 main()

@@ -21,6 +21,7 @@
 #include "out.h"
 #include "render.h"
 #include "textpos.h"
+#include "tokchars.h"
 
 #include <errno.h>
 #include <math.h>
@@ -51,6 +52,7 @@ typedef struct job {
     size_t text_len;
     uint32_t *ids;         /* (T,) owned */
     size_t *offs;          /* (T + 1,) byte offsets of each token in text, or NULL */
+    tokchars_span *spans;  /* (T,) the characters behind each token (tokchars.h), or NULL */
     size_t T;
     size_t n_windows, W;   /* windows mode: W rows each; else 1 window of T rows */
     g2e_model *m;
@@ -212,6 +214,11 @@ static int tokenize(job *j)
         j->offs[i + extra] = r.offsets ? r.offsets[i] : 0;
     j->T = r.n + extra;
     tok_ids_free(&r);
+    j->spans = malloc((j->T ? j->T : 1) * sizeof *j->spans);
+    if (!j->spans || tokchars_spans(j->text, j->text_len, j->offs, j->T, j->spans, &e)) {
+        cli_error("%s", j->spans ? e.msg : "out of memory");
+        return -1;
+    }
     return 0;
 }
 
@@ -362,6 +369,20 @@ static int write_binary(const job *j, FILE *f, int npy)
     return rc < 0 ? -1 : 0;
 }
 
+/* How token t is shown in the table and the strips (caller frees; NULL if out of memory):
+ * its piece made visible, or, when it holds part of a character, that character and its
+ * share ("犬 (1/3)", tokchars.h). */
+static void piece(const job *j, size_t t, const uint8_t **b, size_t *n);
+static char *shown(const job *j, size_t t)
+{
+    if (j->spans && (j->spans[t].head.n || j->spans[t].tail.n))
+        return tokchars_display_alloc(j->text, &j->spans[t]);
+    const uint8_t *b;
+    size_t n;
+    piece(j, t, &b, &n);
+    return out_piece_visible((const char *)b, n);
+}
+
 static void piece(const job *j, size_t t, const uint8_t **b, size_t *n)
 {
     if (tok_piece(j->tok, j->ids[t], b, n, NULL) != 0) {
@@ -424,6 +445,11 @@ static int write_json(const job *j, FILE *f)
             piece(j, t, &b, &n);
             fprintf(f, "\"index\": %zu, \"id\": %u, \"piece\": ", t, j->ids[t]);
             out_json_string(f, (const char *)b, n);
+            if (j->spans) {   /* offset, chars, char_index, char_part: tokchars.h */
+                json_w jw;
+                json_resume_object(&jw, f, 1);
+                tokchars_json(&jw, j->text, &j->spans[t]);
+            }
             fprintf(f, ", \"vector\": ");
             json_vec(f, sum, C);
             if (j->parts) {
@@ -537,10 +563,7 @@ static int write_table(const job *j, FILE *f)
                 cli_error("internal error: row %zu could not be read", t);
                 return -1;
             }
-            const uint8_t *b;
-            size_t n;
-            piece(j, t, &b, &n);
-            char *vis = out_piece_visible((const char *)b, n);
+            char *vis = shown(j, t);
             fprintf(f, "%5zu %6u  ", position, j->ids[t]);
             out_pad(f, vis ? vis : "?", 18);
             free(vis);
@@ -590,10 +613,7 @@ static int draw(const job *j)
             cli_error("internal error: row %zu could not be read", t);
             goto done;
         }
-        const uint8_t *b;
-        size_t bl;
-        piece(j, t, &b, &bl);
-        char *vis = out_piece_visible((const char *)b, bl);
+        char *vis = shown(j, t);
         size_t ll = (vis ? strlen(vis) : 0) + 32;
         labels[r] = malloc(ll);
         if (!labels[r]) { free(vis); cli_error("out of memory"); goto done; }
@@ -781,6 +801,7 @@ done:
     free(j.text);
     free(j.ids);
     free(j.offs);
+    free(j.spans);
     free(j.wpath);
     tok_close(j.tok);
     model_close(j.m);

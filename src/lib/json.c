@@ -229,6 +229,15 @@ void json_f32_array(json_w *w, const float *v, size_t n)
     json_end_array(w);
 }
 
+void json_resume_object(json_w *w, FILE *f, int members)
+{
+    json_init(w, f);
+    w->n[0] = 1;
+    w->depth = 1;
+    w->kind[1] = '{';
+    w->n[1] = members > 0;
+}
+
 int json_done(const json_w *w)
 {
     return !w->err && w->depth == 0 && w->n[0];

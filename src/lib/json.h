@@ -68,6 +68,11 @@ void json_null(json_w *w);
 /* An array of float32 values, [v0, v1, ...] with json_f32's rules. */
 void json_f32_array(json_w *w, const float *v, size_t n);
 
+/* Continues an object whose opening brace (and `members` members, 0 or more) the caller
+ * wrote by hand on f: the next json_key writes its ", " as needed; the caller closes the
+ * object itself. For code that writes part of a document with fprintf (transitional). */
+void json_resume_object(json_w *w, FILE *f, int members);
+
 /* 1 when the document is complete (every container closed, at least one value). */
 int json_done(const json_w *w);
 
