@@ -3,18 +3,40 @@
 # Every target first runs tools/install-deps.sh, which apt-get installs any missing
 # Debian package (as root, else through sudo): a fresh Debian 12 machine needs
 # nothing by hand.  SANITIZE=1 builds everything into build-san/ with ASan+UBSan.
-# WERROR=1 (as CI does) turns warnings into errors.
+# WERROR=1 (as CI does) turns warnings into errors.  BUILDDIR=DIR builds elsewhere.
 
 SHELL   := /bin/bash
-VERSION := 0.1.0
-PREFIX  ?= /usr/local
+VERSION := 0.2.0
+SOVERSION := $(firstword $(subst ., ,$(VERSION)))
 TEXT    ?= Hello world
 FUZZ_SECONDS ?= 30
 
-B       := build$(if $(SANITIZE),-san)
+# Installation directories (GNU names). DATADIR is the shared-data root: the program's own
+# data is $(DATADIR)/gpt2-embed, compiled into the library (changing it rebuilds: see
+# $(B)/config.stamp). DESTDIR stages an install (and uninstall) under another root.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+DOCDIR     ?= $(DATADIR)/doc/gpt2-embed
+PKGDATADIR := $(DATADIR)/gpt2-embed
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+PYTHON     ?= /usr/bin/python3
+# Debian's Python: /usr/lib/python3/dist-packages for PREFIX=/usr, else the versioned
+# /usr/local-style dist-packages directory it puts on sys.path for other prefixes.
+PYTHONDIR  ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages)
+
+BUILDDIR ?= build$(if $(SANITIZE),-san)
+B       := $(BUILDDIR)
 CFLAGS  ?= -O2 -g
+CC_IS_CLANG := $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1))
 WARN    := -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wno-sign-conversion \
-           -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat=2 -Wno-format-truncation
+           -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat=2
+ifeq ($(CC_IS_CLANG),)
+WARN    += -Wno-format-truncation
+endif
 ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
@@ -23,25 +45,34 @@ ifeq ($(SANITIZE),1)
 CFLAGS  += $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
 endif
+
+# Libraries through pkg-config, asked once and only when a recipe needs them (after
+# tools/install-deps.sh has run). The library needs cJSON, nettle (SHA-256), utf8proc
+# (text.c, unicode.c) and LAPACKE/BLAS (pca.c); the program nothing more (libcurl and the
+# rendering wing are loaded with dlopen when needed); the rendering wing alone links cairo,
+# Pango and fontconfig (gpt2-embed-render.so, and the figure tests that link its objects).
+LIB_PKGS := libcjson nettle libutf8proc lapacke blas
+RENDER_PKGS := pangocairo fontconfig
+pkg = $(shell pkg-config $(1) $(2) || echo "pkg-config-failed-for-$(2)")
+LIB_LIBS = $(eval LIB_LIBS := $(call pkg,--libs,$(LIB_PKGS)) -lm)$(LIB_LIBS)
+RENDER_LIBS = $(eval RENDER_LIBS := $(call pkg,--libs,$(RENDER_PKGS)) -lm)$(RENDER_LIBS)
+RENDER_CFLAGS = $(eval RENDER_CFLAGS := $(call pkg,--cflags,$(RENDER_PKGS)))$(RENDER_CFLAGS)
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg,--cflags,$(LIB_PKGS)))$(PKG_CFLAGS)
+CRIT_LIBS = $(eval CRIT_LIBS := $(call pkg,--libs,criterion))$(CRIT_LIBS)
+
+RENDERDIR := $(LIBDIR)/gpt2-embed
+LOCALEDIR := $(DATADIR)/locale
 CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -Isrc/lib -Isrc/cli -Isrc/render \
-            -DG2E_DATADIR='"$(PREFIX)/share/gpt2-embed"' -DG2E_RENDER_DIR='"$(PREFIX)/lib/gpt2-embed"' \
-            -DG2E_LOCALEDIR='"$(PREFIX)/share/locale"' \
-            -DG2E_VERSION='"$(VERSION)"'
-LDLIBS  := -lcjson -lutf8proc -lm
-# The rendering wing alone links cairo and Pango (evaluated late: after install-deps).
-RENDER_CFLAGS = $(shell pkg-config --cflags pangocairo)
-RENDER_LIBS   = $(shell pkg-config --libs pangocairo) -lfontconfig -lm
-# LAPACKE and BLAS for the principal components (src/lib/pca.c); Debian ships lapacke.pc and
-# blas.pc (the fallback is for the first parse on a machine without pkg-config yet).
-LDLIBS  += $(shell pkg-config --libs lapacke blas 2>/dev/null || echo -llapacke -lblas)
-CPPFLAGS += $(shell pkg-config --cflags lapacke 2>/dev/null)
+            -I$(B)/include -DG2E_DATADIR='"$(PKGDATADIR)"' -DG2E_RENDER_DIR='"$(RENDERDIR)"' \
+            -DG2E_LOCALEDIR='"$(LOCALEDIR)"' -DG2E_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
+LDLIBS   = $(LIB_LIBS)
 
 LIB_SRC   := $(sort $(wildcard src/lib/*.c))
 POT_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*.h src/cli/*.def src/lib/*.c src/render/*.c))
 POT       := $(B)/po/gpt2-embed.pot
 MO        := $(patsubst po/%.po,$(B)/locale/%/LC_MESSAGES/gpt2-embed.mo,$(wildcard po/*.po))
 XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --add-comments=TRANSLATORS: --sort-by-file \
-    --package-name=gpt2-embed --package-version=$(or $(VERSION),0.1.0) --no-wrap \
+    --package-name=gpt2-embed --package-version=$(VERSION) --no-wrap \
     --keyword=_ --keyword=N_ --keyword=cli_error --keyword=cli_note --keyword=g2e_fail:3 \
     --keyword=opt_usage_error:2 --keyword=report:2 --keyword=CMD:3 --keyword=g2e_tr \
     --flag=cli_error:1:c-format --flag=cli_note:1:c-format --flag=g2e_fail:3:c-format \
@@ -68,26 +99,43 @@ FIG_TEST_BIN := $(patsubst %.c,$(B)/%,$(sort tests/test_plot.c tests/test_figure
                 $(wildcard tests/test_render*.c) $(shell grep -l 'pngcheck.h\|cairo/cairo.h' tests/test_*.c)))
 BENCH_BIN := $(BENCH_SRC:%.c=$(B)/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
-LIBA      := $(B)/libgpt2embed.a
+# Three builds of the one set of library objects (-fPIC, -fvisibility=hidden: only what
+# src/gpt2embed.h marks GPT2EMBED_API is exported):
+#   LIBA      the plain archive of those objects, which the program, tests, benchmarks and
+#             tools link (they call internal functions);
+#   PUB_SO    libgpt2embed.so.$(VERSION) (soname libgpt2embed.so.$(SOVERSION)): gpt2embed_* only;
+#   PUB_A     libgpt2embed.a: all objects joined by `ld -r` into one, whose hidden symbols
+#             `objcopy --localize-hidden` then makes local, so no global name but
+#             gpt2embed_* (and g2e_*) is left to clash with a user's own functions.
+LIBA      := $(B)/libgpt2embed-internal.a
+PUB_SO    := $(B)/libgpt2embed.so.$(VERSION)
+PUB_A     := $(B)/libgpt2embed.a
 CLIA      := $(B)/libgpt2embed-cli.a
 DEPS_OK   := $(B)/.deps-ok
+CONFIG    := $(B)/config.stamp
+VERSION_H := $(B)/include/gpt2embed_version.h
+PC        := $(B)/gpt2embed.pc
 
 .SECONDARY:
-.PHONY: all deps test bench fuzz install uninstall weights run clean help man po-update
+.PHONY: all deps test test-c test-python bench fuzz install uninstall weights run clean help man po-update FORCE
 .DEFAULT_GOAL := all
 
-all: gpt2-embed
+# ./gpt2-embed is a copy of the default build's program (not of a BUILDDIR=... one).
+all: $(if $(filter build build-san,$(B)),gpt2-embed,$(B)/gpt2-embed) $(PUB_SO) $(PUB_A) $(PC)
 
 help:
-	@echo "make              build ./gpt2-embed (installs missing Debian packages first)"
+	@echo "make              build ./gpt2-embed and the libraries (installs missing Debian packages first)"
 	@echo "make run          the main job: build, fetch weights if missing, embed TEXT='$(TEXT)'"
-	@echo "make test         build and run the Criterion test suite"
+	@echo "make test         build and run the Criterion test suite and the Python tests (pytest)"
 	@echo "make SANITIZE=1 test   the same under AddressSanitizer + UBSan (in build-san/)"
 	@echo "make bench        the benchmarks under bench/ (figures in the README)"
 	@echo "make fuzz         each libFuzzer target for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
 	@echo "make weights      gpt2-embed download (GPT-2's wte+wpe into weights/)"
-	@echo "make install PREFIX=$(PREFIX)   program, library, header, pkg-config, data, man page"
-	@echo "make man         regenerate doc/gpt2-embed.1's version and OPTIONS from the option tables"
+	@echo "make install      program, libraries, header, pkg-config, Python module, data, man page,"
+	@echo "                  bash completion, licences; PREFIX=$(PREFIX) BINDIR LIBDIR INCLUDEDIR"
+	@echo "                  DATADIR MANDIR DOCDIR PYTHONDIR BASHCOMPDIR DESTDIR"
+	@echo "make uninstall    removes exactly what install put there (same variables)"
+	@echo "make man          regenerate doc/gpt2-embed.1's version and OPTIONS from the option tables"
 	@echo "make po-update    regenerate po/gpt2-embed.pot and merge it into po/ja.po (msgmerge)"
 	@echo "make clean"
 
@@ -96,16 +144,36 @@ $(DEPS_OK): tools/install-deps.sh
 	@tools/install-deps.sh
 	@mkdir -p $(@D) && touch $@
 
-$(B)/%.o: %.c | $(DEPS_OK)
+# The values compiled into the objects: rewritten (and so rebuilding everything) only when
+# one of them changes, e.g. `make install PREFIX=/usr` after a plain `make`.
+CONFIG_TEXT := version=$(VERSION) datadir=$(PKGDATADIR) renderdir=$(RENDERDIR) localedir=$(LOCALEDIR) sanitize=$(SANITIZE)
+$(CONFIG): FORCE
+	@mkdir -p $(@D)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(CONFIG_TEXT)' ]; then echo '$(CONFIG_TEXT)' > $@; fi
+
+$(VERSION_H): $(CONFIG)
+	@mkdir -p $(@D)
+	@v='$(VERSION)'; IFS=. read -r ma mi pa <<<"$$v"; { \
+	  echo "/* gpt2embed_version.h — generated by make from VERSION in the Makefile. */"; \
+	  echo "#ifndef GPT2EMBED_VERSION_H"; echo "#define GPT2EMBED_VERSION_H"; \
+	  echo "#define GPT2EMBED_VERSION_MAJOR $$ma"; echo "#define GPT2EMBED_VERSION_MINOR $$mi"; \
+	  echo "#define GPT2EMBED_VERSION_PATCH $$pa"; echo "#define GPT2EMBED_VERSION_STRING \"$$v\""; \
+	  echo "/* one number for #if comparisons: 0.2.0 -> 200 */"; \
+	  echo "#define GPT2EMBED_VERSION_NUMBER ($$ma * 10000 + $$mi * 100 + $$pa)"; \
+	  echo "#endif"; } > $@
+
+$(B)/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+
+$(LIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden
 
 # The rendering wing: position-independent, only g2e_render_api visible; it carries its own
 # copy of err.c (g2e_fail) so that it needs nothing from the program.
 $(B)/src/render/%.o: CPPFLAGS += $(RENDER_CFLAGS)
 $(B)/src/render/%.o: CFLAGS += -fPIC -fvisibility=hidden
 $(B)/tests/pngcheck.o: CPPFLAGS += $(RENDER_CFLAGS)
-$(B)/pic/%.o: %.c | $(DEPS_OK)
+$(B)/pic/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
 
@@ -116,17 +184,40 @@ $(LIBA): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# The version script and objcopy -G also catch what -fvisibility=hidden misses (GCC leaves
+# the resolver of a target_clones function, similarity.c's sim_dot, global).
+$(B)/gpt2embed.map:
+	@mkdir -p $(@D)
+	@printf '{\n  global: gpt2embed_*;\n  local: *;\n};\n' > $@
+
+$(PUB_SO): $(LIB_OBJ) $(B)/gpt2embed.map
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libgpt2embed.so.$(SOVERSION) -Wl,--no-undefined \
+	    -Wl,--version-script,$(B)/gpt2embed.map -o $@ $(LIB_OBJ) $(LIB_LIBS)
+	ln -sf $(@F) $(B)/libgpt2embed.so.$(SOVERSION)
+	ln -sf libgpt2embed.so.$(SOVERSION) $(B)/libgpt2embed.so
+
+$(PUB_A): $(LIB_OBJ)
+	@rm -f $@ $(B)/gpt2embed-all.o
+	$(CC) -r -nostdlib -o $(B)/gpt2embed-all.o $^
+	objcopy --localize-hidden -w -G 'gpt2embed_*' -G 'g2e_*' $(B)/gpt2embed-all.o
+	ar rcs $@ $(B)/gpt2embed-all.o
+
+$(PC): doc/gpt2embed.pc.in $(CONFIG)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	    -e 's|@PKGDATADIR@|$(PKGDATADIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@REQUIRES_PRIVATE@|$(LIB_PKGS)|g' $< > $@
+
 $(CLIA): $(CLI_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
 # The command objects are linked directly (every one of them is a subcommand main.c
 # lists), not picked out of $(CLIA).
-$(B)/gpt2-embed: $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA) | $(RENDER_SO)
+$(B)/gpt2-embed: $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA) | $(RENDER_SO) $(MO) $(POT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The program finds gpt2-embed-render.so beside itself: both are copied.
-gpt2-embed: $(B)/gpt2-embed $(RENDER_SO) $(MO) $(POT)
+gpt2-embed: $(B)/gpt2-embed $(RENDER_SO)
 	cp $(RENDER_SO) gpt2-embed-render.so
 	cp $< $@
 
@@ -150,17 +241,19 @@ po-update: $(POT)
 
 # Tests: one Criterion binary per tests/test_<module>.c, linked with every module but main.c.
 $(B)/tests/test_%: $(B)/tests/test_%.o $(TSUP_OBJ) $(CLIA) $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CRIT_LIBS)
 $(FIG_TEST_BIN): $(B)/tests/%: $(B)/tests/%.o $(TSUP_OBJ) $(B)/tests/pngcheck.o $(RENDER_OBJ) $(CLIA) $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(RENDER_LIBS) -lcriterion
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(RENDER_LIBS) $(CRIT_LIBS)
 
 TEST_CPPFLAGS = -DG2E_TEST_BIN='"$(CURDIR)/$(B)/gpt2-embed"' -DG2E_SRCDIR='"$(CURDIR)"' \
                 -DG2E_TEST_TMP='"$(CURDIR)/$(B)/tmp"'
 $(B)/tests/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 
-test: $(B)/gpt2-embed $(MO) $(POT) $(B)/mkfixture $(TEST_BIN)
-	@tests/run.sh $(B) $(TEST_BIN)
+# The Python tests (tests/python, pytest) run after the Criterion binaries and count in
+# the same closing "tests: N passed, N failed" line.
+test: $(B)/gpt2-embed $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) $(PUB_SO)
+	@G2E_PYTEST=tests/python tests/run.sh $(B) $(TEST_BIN)
 
 # Benchmarks link the fixture writer (tests/fixture.c, no Criterion) and the libraries.
 BSUP_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard tests/fixture.c))
@@ -176,7 +269,7 @@ $(B)/mkfixture: $(B)/tools/mkfixture.o $(B)/tests/fixture.o $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Fuzzing: clang's libFuzzer with ASan+UBSan, over the library compiled alone.
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) | $(DEPS_OK)
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
 	clang $(CPPFLAGS) -DG2E_SRCDIR='"$(CURDIR)"' -O1 -g -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=all -o $@ $< $(LIB_SRC) $(LDLIBS)
@@ -211,27 +304,63 @@ run: gpt2-embed
 	         "GPT2_EMBED_WEIGHTS=FILE make run" >&2; exit 1; }; fi
 	$(RUN_BIN) "$(TEXT)"
 
-install: gpt2-embed $(LIBA)
-	install -d $(DESTDIR)$(PREFIX)/lib/gpt2-embed
-	install -m 644 gpt2-embed-render.so $(DESTDIR)$(PREFIX)/lib/gpt2-embed/gpt2-embed-render.so
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
-	    $(DESTDIR)$(PREFIX)/share/gpt2-embed/tokenizer $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 gpt2-embed $(DESTDIR)$(PREFIX)/bin/gpt2-embed
-	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libgpt2embed.a
-	install -m 644 src/gpt2embed.h $(DESTDIR)$(PREFIX)/include/gpt2embed.h
-	install -m 644 tokenizer/* $(DESTDIR)$(PREFIX)/share/gpt2-embed/tokenizer/
-	install -m 644 doc/gpt2-embed.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpt2-embed.1
-	install -D -m 644 doc/ja/gpt2-embed.1 $(DESTDIR)$(PREFIX)/share/man/ja/man1/gpt2-embed.1
-	for mo in $(MO); do l=$${mo#$(B)/locale/}; l=$${l%%/*}; \
-	  install -D -m 644 $$mo $(DESTDIR)$(PREFIX)/share/locale/$$l/LC_MESSAGES/gpt2-embed.mo; done
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' doc/gpt2embed.pc.in \
-	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gpt2embed.pc
+# What `make install` puts where (uninstall removes exactly these, never a directory a user
+# may have filled, such as $(PKGDATADIR)/weights).
+PY_SRC    := $(sort $(wildcard python/gpt2embed/*.py))
+DOC_FILES := LICENSE THIRD_PARTY.md README.md doc/examples/embed.c
+INST_FILES = $(BINDIR)/gpt2-embed \
+    $(LIBDIR)/libgpt2embed.so.$(VERSION) $(LIBDIR)/libgpt2embed.so.$(SOVERSION) \
+    $(LIBDIR)/libgpt2embed.so $(LIBDIR)/libgpt2embed.a $(LIBDIR)/pkgconfig/gpt2embed.pc \
+    $(INCLUDEDIR)/gpt2embed.h $(INCLUDEDIR)/gpt2embed_version.h \
+    $(PKGDATADIR)/tokenizer/vocab.json $(PKGDATADIR)/tokenizer/merges.txt \
+    $(MANDIR)/man1/gpt2-embed.1 $(MANDIR)/ja/man1/gpt2-embed.1 $(BASHCOMPDIR)/gpt2-embed \
+    $(RENDERDIR)/gpt2-embed-render.so \
+    $(patsubst po/%.po,$(LOCALEDIR)/%/LC_MESSAGES/gpt2-embed.mo,$(wildcard po/*.po)) \
+    $(addprefix $(DOCDIR)/,$(notdir $(DOC_FILES))) \
+    $(addprefix $(PYTHONDIR)/gpt2embed/,$(notdir $(PY_SRC)) _config.py)
+# Directories that are the package's own: removed by uninstall when empty.
+INST_OWN_DIRS = $(PYTHONDIR)/gpt2embed/__pycache__ $(PYTHONDIR)/gpt2embed $(DOCDIR) \
+    $(PKGDATADIR)/tokenizer $(PKGDATADIR) $(RENDERDIR)
 
+# The Python module's record of where the shared library is installed.
+$(B)/python/_config.py: $(CONFIG) FORCE
+	@mkdir -p $(@D)
+	@t='# SPDX-License-Identifier: MIT\n# Generated by make install: where libgpt2embed was installed.\nLIBRARY = "$(LIBDIR)/libgpt2embed.so.$(SOVERSION)"\nVERSION = "$(VERSION)"\n'; \
+	if [ "$$(cat $@ 2>/dev/null)" != "$$(printf '%b' "$$t")" ]; then printf '%b' "$$t" > $@; fi
+
+install: $(B)/gpt2-embed $(RENDER_SO) $(MO) $(PUB_SO) $(PUB_A) $(PC) $(VERSION_H) $(B)/python/_config.py
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
+	    $(DESTDIR)$(PKGDATADIR)/tokenizer $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
+	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(PYTHONDIR)/gpt2embed
+	install -m 755 $(B)/gpt2-embed $(DESTDIR)$(BINDIR)/gpt2-embed
+	install -m 755 $(PUB_SO) $(DESTDIR)$(LIBDIR)/libgpt2embed.so.$(VERSION)
+	ln -sf libgpt2embed.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libgpt2embed.so.$(SOVERSION)
+	ln -sf libgpt2embed.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libgpt2embed.so
+	install -m 644 $(PUB_A) $(DESTDIR)$(LIBDIR)/libgpt2embed.a
+	install -m 644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/gpt2embed.pc
+	install -m 644 src/gpt2embed.h $(VERSION_H) $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 tokenizer/vocab.json tokenizer/merges.txt $(DESTDIR)$(PKGDATADIR)/tokenizer/
+	install -m 644 doc/gpt2-embed.1 $(DESTDIR)$(MANDIR)/man1/gpt2-embed.1
+	install -D -m 644 doc/ja/gpt2-embed.1 $(DESTDIR)$(MANDIR)/ja/man1/gpt2-embed.1
+	install -D -m 644 $(RENDER_SO) $(DESTDIR)$(RENDERDIR)/gpt2-embed-render.so
+	for mo in $(MO); do l=$${mo#$(B)/locale/}; l=$${l%%/*}; \
+	  install -D -m 644 $$mo $(DESTDIR)$(LOCALEDIR)/$$l/LC_MESSAGES/gpt2-embed.mo; done
+	install -m 644 completion/gpt2-embed.bash $(DESTDIR)$(BASHCOMPDIR)/gpt2-embed
+	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(PY_SRC) $(B)/python/_config.py $(DESTDIR)$(PYTHONDIR)/gpt2embed/
+
+# With DESTDIR, also the directories install created under the stage, once empty (so a
+# staged install + uninstall leaves the stage as it was); without, only the package's own.
 uninstall:
-	rm -f $(PREFIX)/bin/gpt2-embed $(PREFIX)/lib/libgpt2embed.a $(PREFIX)/include/gpt2embed.h \
-	    $(PREFIX)/lib/pkgconfig/gpt2embed.pc $(PREFIX)/share/man/man1/gpt2-embed.1 \
-	    $(PREFIX)/share/locale/*/LC_MESSAGES/gpt2-embed.mo $(PREFIX)/share/man/ja/man1/gpt2-embed.1
-	rm -rf $(PREFIX)/share/gpt2-embed $(PREFIX)/lib/gpt2-embed
+	rm -f $(addprefix $(DESTDIR),$(INST_FILES))
+	rm -rf $(DESTDIR)$(PYTHONDIR)/gpt2embed/__pycache__
+	@for d in $(addprefix $(DESTDIR),$(INST_OWN_DIRS)); do \
+	  if [ -d "$$d" ]; then rmdir --ignore-fail-on-non-empty "$$d"; fi; done
+	@if [ -n "$(DESTDIR)" ]; then \
+	  for f in $(INST_FILES); do d=$$(dirname "$$f"); \
+	    while [ "$$d" != / ] && [ "$$d" != . ]; do echo "$$d"; d=$$(dirname "$$d"); done; done | \
+	  sort -u | awk '{ print length($$0) "\t" $$0 }' | sort -rn | cut -f2- | \
+	  while read -r d; do if [ -d "$(DESTDIR)$$d" ]; then rmdir "$(DESTDIR)$$d" 2>/dev/null || true; fi; done; fi
 
 clean:
 	rm -rf build build-san build-fuzz gpt2-embed gpt2-embed-render.so

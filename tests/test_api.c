@@ -1,17 +1,22 @@
-/* test_api.c — the public header src/gpt2embed.h as a library user meets it, and
- * `make install` with pkg-config: an example program built against the installed files. */
+/* test_api.c — the public header src/gpt2embed.h as a library user meets it: results against
+ * the fixture's own values, every published status, the exported symbols (nm) of the shared
+ * and static libraries, a user program whose own names clash with our internal ones, and
+ * `make install` / `make uninstall` with pkg-config, the example built shared and static,
+ * the Python module from the installed tree, DESTDIR staging (tests/install_check.sh). */
 #include "../src/gpt2embed.h"
 #include "fixture.h"
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define C 8
-static fixture_opts big;
-static char *dir, *wpath;
+static fixture_opts big, f32;
+static char *dir, *wpath, *fpath;
 
 static void setup(void)
 {
@@ -20,24 +25,48 @@ static void setup(void)
     big.n_ctx = 1024;
     big.n_embd = C;
     big.dtype = ST_BF16;
+    f32 = big;
+    f32.dtype = ST_F32;
     dir = test_tmpdir("api");
     wpath = path_join(dir, "w.safetensors");
+    fpath = path_join(dir, "f32.safetensors");
     char e[256];
     cr_assert_eq(fixture_write(wpath, &big, e, sizeof e), 0, "%s", e);
+    cr_assert_eq(fixture_write(fpath, &f32, e, sizeof e), 0, "%s", e);
 }
 
 TestSuite(api, .init = setup);
+TestSuite(symbols, .init = setup);
+TestSuite(install, .init = setup);
+
+static gpt2embed_model *open_model(const char *path)
+{
+    char err[512];
+    gpt2embed_model *m = NULL;
+    cr_assert_eq(gpt2embed_model_open(&m, path, NULL, err, sizeof err), GPT2EMBED_OK, "%s", err);
+    return m;
+}
+
+static gpt2embed_tokenizer *open_tok(void)
+{
+    char err[512];
+    gpt2embed_tokenizer *t = NULL;
+    cr_assert_eq(gpt2embed_tokenizer_open(&t, NULL, err, sizeof err), GPT2EMBED_OK, "%s", err);
+    return t;
+}
 
 Test(api, tokenize_and_embed_exactly)
 {
     char err[512];
-    gpt2embed_model *m = NULL;
-    gpt2embed_tokenizer *tk = NULL;
-    cr_assert_eq(gpt2embed_model_open(&m, wpath, NULL, err, sizeof err), 0, "%s", err);
+    gpt2embed_model *m = open_model(wpath);
     cr_expect_eq(gpt2embed_n_vocab(m), 50257);
     cr_expect_eq(gpt2embed_n_ctx(m), 1024);
     cr_expect_eq(gpt2embed_n_embd(m), C);
-    cr_assert_eq(gpt2embed_tokenizer_open(&tk, NULL, err, sizeof err), 0, "%s", err);
+    cr_expect_str_eq(gpt2embed_model_path(m), wpath);
+    cr_expect_eq(gpt2embed_table_dtype(m, GPT2EMBED_WTE), GPT2EMBED_BF16);
+    cr_expect_str_eq(gpt2embed_dtype_name(gpt2embed_table_dtype(m, GPT2EMBED_WPE)), "BF16");
+    gpt2embed_tokenizer *tk = open_tok();
+    cr_expect_eq(gpt2embed_tokenizer_n_vocab(tk), 50257);
     uint32_t *ids = NULL;
     size_t T = 0;
     const char *text = "The dog chased the cat<|endoftext|>";
@@ -52,11 +81,13 @@ Test(api, tokenize_and_embed_exactly)
             float s = fixture_expected(&big, FIXTURE_WTE, want[t], c) + fixture_expected(&big, FIXTURE_WPE, 1018 + t, c);
             cr_expect(memcmp(&x[t * C + c], &s, 4) == 0, "[%zu][%zu]", t, c);
         }
-    cr_expect_neq(gpt2embed_embed(m, ids, T, 1019, x, err, sizeof err), 0);
+    cr_expect_eq(gpt2embed_embed(m, ids, T, 1019, x, err, sizeof err), GPT2EMBED_E_CONTEXT);
     cr_expect(strstr(err, "1024 rows") != NULL, "%s", err);
     gpt2embed_free(ids);
-    cr_expect_neq(gpt2embed_tokenize(tk, "\xC3(", 2, &ids, &T, err, sizeof err), 0);
+    cr_expect_eq(gpt2embed_tokenize(tk, "\xC3(", 2, &ids, &T, err, sizeof err), GPT2EMBED_E_UTF8);
     cr_expect(strstr(err, "offset 0") != NULL, "%s", err);
+    cr_expect_null(ids);
+    cr_expect_eq(T, 0);
     gpt2embed_tokenizer_close(tk);
     gpt2embed_model_close(m);
     gpt2embed_model_close(NULL);
@@ -68,41 +99,373 @@ Test(api, errors_fill_the_buffer_and_the_out_pointer_is_null)
     char err[512] = "";
     gpt2embed_model *m = (gpt2embed_model *)1;
     char *missing = path_join(dir, "missing.safetensors");
-    cr_expect_neq(gpt2embed_model_open(&m, missing, NULL, err, sizeof err), 0);
+    cr_expect_eq(gpt2embed_model_open(&m, missing, NULL, err, sizeof err), GPT2EMBED_E_NOT_FOUND);
     cr_expect_null(m);
     cr_expect(strstr(err, "missing.safetensors") != NULL, "%s", err);
-    cr_expect_neq(gpt2embed_model_open(&m, NULL, "gpt-5", NULL, 0), 0, "NULL err is allowed");
+    cr_expect_eq(gpt2embed_model_open(&m, NULL, "gpt-5", NULL, 0), GPT2EMBED_E_UNKNOWN_MODEL,
+                 "NULL err is allowed");
+    /* a file that is not safetensors, and one that is but holds no wte */
+    char *bad = path_join(dir, "bad.safetensors");
+    write_file(bad, "\x05\0\0\0\0\0\0\0{nope", 13);
+    cr_expect_eq(gpt2embed_model_open(&m, bad, NULL, err, sizeof err), GPT2EMBED_E_FORMAT, "%s", err);
+    const char hdr[] = "{\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+    char buf[128] = {0};
+    buf[0] = (char)(sizeof hdr - 1);
+    memcpy(buf + 8, hdr, sizeof hdr - 1);
+    write_file(bad, buf, 8 + sizeof hdr - 1 + 4);
+    cr_expect_eq(gpt2embed_model_open(&m, bad, NULL, err, sizeof err), GPT2EMBED_E_NOT_GPT2, "%s", err);
+    cr_expect(strstr(err, "wte") != NULL, "%s", err);
+    /* a message cut to the buffer, NUL-terminated */
+    char small[8];
+    cr_expect_eq(gpt2embed_model_open(&m, missing, NULL, small, sizeof small), GPT2EMBED_E_NOT_FOUND);
+    cr_expect_eq(strlen(small), 7);
+    free(bad);
     free(missing);
 }
 
-/* The nested make must not inherit the outer one's variables (MAKEFLAGS, SANITIZE): under
- * `make SANITIZE=1 test` it would install an ASan-built library that the plain example
- * cannot link against. */
-Test(api, make_install_and_pkg_config, .timeout = 300)
+Test(api, every_status_has_its_own_text)
 {
+    for (int s = GPT2EMBED_OK; s <= GPT2EMBED_E_INTERNAL; s++) {
+        const char *t = gpt2embed_strerror((gpt2embed_status)s);
+        cr_assert(t && *t && strcmp(t, "unknown status") != 0, "status %d", s);
+        for (int u = 0; u < s; u++)
+            cr_expect_str_neq(t, gpt2embed_strerror((gpt2embed_status)u), "%d and %d", s, u);
+    }
+    cr_expect_str_eq(gpt2embed_strerror((gpt2embed_status)99), "unknown status");
+    cr_expect_str_eq(gpt2embed_version(), GPT2EMBED_VERSION_STRING);
+    char v[32];
+    snprintf(v, sizeof v, "%d.%d.%d", GPT2EMBED_VERSION_MAJOR, GPT2EMBED_VERSION_MINOR,
+             GPT2EMBED_VERSION_PATCH);
+    cr_expect_str_eq(v, GPT2EMBED_VERSION_STRING);
+}
+
+Test(api, null_arguments_are_errors_not_crashes)
+{
+    char err[512];
+    uint32_t *ids = NULL;
+    size_t n = 0, *off = NULL;
+    float x[C];
+    double d;
+    cr_expect_eq(gpt2embed_model_open(NULL, wpath, NULL, err, sizeof err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_tokenizer_open(NULL, NULL, err, sizeof err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_tokenize(NULL, "a", 1, &ids, &n, err, sizeof err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_tokenize_ex(NULL, "a", 1, 0, &ids, &off, &n, err, sizeof err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_embed(NULL, ids, 1, 0, x, err, sizeof err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_rows(NULL, GPT2EMBED_WTE, 0, 1, x, err, sizeof err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_cosine(NULL, x, 1, &d, err, sizeof err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_decode(NULL, NULL, 0, NULL, NULL, err, sizeof err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_n_vocab(NULL), 0);
+    cr_expect_null(gpt2embed_model_name(NULL));
+    cr_expect_eq(gpt2embed_table_dtype(NULL, GPT2EMBED_WTE), -1);
+    cr_expect_null(gpt2embed_dtype_name(7));
+    gpt2embed_model *m = open_model(fpath);
+    cr_expect_eq(gpt2embed_embed_pe(m, ids, 0, 0, (gpt2embed_pe)5, x, err, sizeof err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_table_dtype(m, (gpt2embed_table)2), -1);
+    gpt2embed_model_close(m);
+}
+
+Test(api, tokenize_ex_offsets_flags_and_decode)
+{
+    char err[512];
+    gpt2embed_tokenizer *tk = open_tok();
+    const char *text = "héllo <|endoftext|>";
+    uint32_t *ids;
+    size_t *off, n;
+    cr_assert_eq(gpt2embed_tokenize_ex(tk, text, strlen(text), GPT2EMBED_SPECIAL_TEXT, &ids, &off,
+                                       &n, err, sizeof err), 0, "%s", err);
+    cr_assert_gt(n, 3);
+    cr_expect_eq(off[0], 0);
+    cr_expect_eq(off[n], strlen(text));
+    char *back;
+    size_t blen;
+    for (size_t i = 0; i < n; i++) {   /* each token's bytes are its slice of the input */
+        cr_assert_eq(gpt2embed_decode(tk, &ids[i], 1, &back, &blen, err, sizeof err), 0, "%s", err);
+        cr_expect_eq(blen, off[i + 1] - off[i]);
+        cr_expect(memcmp(back, text + off[i], blen) == 0, "token %zu", i);
+        gpt2embed_free(back);
+    }
+    cr_assert_eq(gpt2embed_decode(tk, ids, n, &back, &blen, err, sizeof err), 0, "%s", err);
+    cr_expect_str_eq(back, text);
+    gpt2embed_free(back);
+    gpt2embed_free(ids);
+    gpt2embed_free(off);
+    cr_expect_eq(gpt2embed_tokenize_ex(tk, text, strlen(text), GPT2EMBED_SPECIAL_ERROR, &ids, NULL,
+                                       &n, err, sizeof err), GPT2EMBED_E_SPECIAL);
+    cr_expect_eq(gpt2embed_tokenize_ex(tk, text, strlen(text), 3, &ids, NULL, &n, err, sizeof err),
+                 GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_tokenize_ex(tk, text, strlen(text), 64, &ids, NULL, &n, err, sizeof err),
+                 GPT2EMBED_E_ARG);
+    /* lossy: the bad byte becomes U+FFFD ("\xEF\xBF\xBD"), as Python's errors="replace" */
+    cr_assert_eq(gpt2embed_tokenize_ex(tk, "a\xFFz", 3, GPT2EMBED_LOSSY, &ids, NULL, &n, err,
+                                       sizeof err), 0, "%s", err);
+    cr_assert_eq(gpt2embed_decode(tk, ids, n, &back, &blen, err, sizeof err), 0, "%s", err);
+    cr_expect_str_eq(back, "a\xEF\xBF\xBDz");
+    gpt2embed_free(back);
+    gpt2embed_free(ids);
+    const uint32_t bad[2] = {15496, 50257};
+    cr_expect_eq(gpt2embed_decode(tk, bad, 2, &back, &blen, err, sizeof err), GPT2EMBED_E_TOKEN_ID);
+    cr_expect(strstr(err, "50257") && strstr(err, "index 1"), "%s", err);
+    cr_expect_null(back);
+    /* empty input: no IDs, offsets {0} */
+    cr_assert_eq(gpt2embed_tokenize_ex(tk, NULL, 0, 0, &ids, &off, &n, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(n, 0);
+    cr_expect(off && off[0] == 0);
+    gpt2embed_free(ids);
+    gpt2embed_free(off);
+    gpt2embed_tokenizer_close(tk);
+}
+
+Test(api, rows_and_the_zero_copy_tables)
+{
+    char err[512];
+    const fixture_opts *os[2] = {&big, &f32};
+    const char *ps[2] = {wpath, fpath};
+    for (int k = 0; k < 2; k++) {
+        gpt2embed_model *m = open_model(ps[k]);
+        float rows[3 * C], want[C];
+        cr_assert_eq(gpt2embed_rows(m, GPT2EMBED_WTE, 50254, 3, rows, err, sizeof err), 0, "%s", err);
+        for (int r = 0; r < 3; r++) {
+            fixture_expected_row(os[k], FIXTURE_WTE, 50254 + (uint64_t)r, want);
+            cr_expect(memcmp(rows + r * C, want, sizeof want) == 0, "wte row %d", 50254 + r);
+        }
+        cr_assert_eq(gpt2embed_rows(m, GPT2EMBED_WPE, 0, 1, rows, err, sizeof err), 0, "%s", err);
+        fixture_expected_row(os[k], FIXTURE_WPE, 0, want);
+        cr_expect(memcmp(rows, want, sizeof want) == 0);
+        cr_expect_eq(gpt2embed_rows(m, GPT2EMBED_WTE, 50255, 3, rows, err, sizeof err), GPT2EMBED_E_TOKEN_ID);
+        cr_expect(strstr(err, "50257 rows") != NULL, "%s", err);
+        cr_expect_eq(gpt2embed_rows(m, GPT2EMBED_WPE, 1024, 1, rows, err, sizeof err), GPT2EMBED_E_CONTEXT);
+        const void *data;
+        size_t R, Cc;
+        gpt2embed_dtype dt;
+        cr_assert_eq(gpt2embed_table_data(m, GPT2EMBED_WPE, &data, &R, &Cc, &dt, err, sizeof err), 0);
+        cr_expect_eq(R, 1024);
+        cr_expect_eq(Cc, C);
+        cr_expect_eq(dt, k ? GPT2EMBED_F32 : GPT2EMBED_BF16);
+        if (dt == GPT2EMBED_F32) {   /* the stored bytes themselves: row 1023 */
+            float v[C];
+            memcpy(v, (const char *)data + 1023 * C * 4, sizeof v);
+            fixture_expected_row(os[k], FIXTURE_WPE, 1023, want);
+            cr_expect(memcmp(v, want, sizeof v) == 0);
+        }
+        gpt2embed_model_close(m);
+    }
+}
+
+Test(api, sinusoidal_positions_and_cosines)
+{
+    char err[512];
+    gpt2embed_model *m = open_model(fpath);
+    const uint32_t ids[3] = {5, 50256, 0};
+    float x[3 * C], pe[3 * C];
+    cr_assert_eq(gpt2embed_embed_pe(m, ids, 3, 4000, GPT2EMBED_PE_SINUSOIDAL, x, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpt2embed_sinusoidal(4000, 3, C, 10000.0, pe, err, sizeof err), 0, "%s", err);
+    for (size_t t = 0; t < 3; t++)
+        for (size_t c = 0; c < C; c++) {
+            /* the formula in double, rounded once: within half an ulp of float32 */
+            double ang = (double)(4000 + t) / pow(10000.0, (double)(c & ~(size_t)1) / C);
+            double ref = c % 2 ? cos(ang) : sin(ang);
+            cr_expect_leq(fabs((double)pe[t * C + c] - ref),
+                          (double)nextafterf(fabsf((float)ref), INFINITY) - fabsf((float)ref),
+                          "PE(%zu, %zu)", 4000 + t, c);
+            float s = fixture_expected(&f32, FIXTURE_WTE, ids[t], c) + pe[t * C + c];
+            cr_expect(memcmp(&x[t * C + c], &s, 4) == 0, "[%zu][%zu]", t, c);
+        }
+    cr_expect_eq(gpt2embed_sinusoidal(0, 1, 7, 10000.0, pe, err, sizeof err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_sinusoidal(0, 1, 8, 1.0, pe, err, sizeof err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_sinusoidal((size_t)1 << 53, 2, 8, 10000.0, pe, err, sizeof err),
+                 GPT2EMBED_E_CONTEXT);
+    /* cosines in double against a sum written here */
+    double cs, M[9];
+    cr_assert_eq(gpt2embed_cosine(x, x + C, C, &cs, err, sizeof err), 0, "%s", err);
+    double ab = 0, aa = 0, bb = 0;
+    for (size_t c = 0; c < C; c++) {
+        ab += (double)x[c] * x[C + c];
+        aa += (double)x[c] * x[c];
+        bb += (double)x[C + c] * x[C + c];
+    }
+    cr_expect_leq(fabs(cs - ab / sqrt(aa * bb)), 1e-15);
+    cr_assert_eq(gpt2embed_cosine_matrix(x, 3, C, M, err, sizeof err), 0, "%s", err);
+    cr_expect_leq(fabs(M[1] - cs), 1e-15);
+    cr_expect_leq(fabs(M[4] - 1.0), 1e-15);
+    float zero[C] = {0};
+    cr_expect_eq(gpt2embed_cosine(zero, x, C, &cs, err, sizeof err), GPT2EMBED_E_ZERO_VECTOR);
+    gpt2embed_model_close(m);
+}
+
+/* ---- the built libraries ---- */
+
+static char *build_dir(void)
+{
+    char *b = strdup(G2E_TEST_BIN);
+    char *d = strdup(dirname(b));
+    free(b);
+    return d;
+}
+
+static run_result sh(const char *cmd)
+{
+    return run_argv((char *[]){"/bin/bash", "-c", (char *)cmd, NULL}, NULL, 0, NULL, NULL);
+}
+
+/* The shared library exports exactly the functions the header marks GPT2EMBED_API; the
+ * static archive has no global symbol but gpt2embed_* and g2e_*. */
+Test(symbols, only_the_public_prefix_is_global)
+{
+    char *b = build_dir();
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "set -e; diff <(nm -D --defined-only '%s/libgpt2embed.so.0' | awk '{print $3}' | sort) "
+             "<(grep -oE 'GPT2EMBED_API [^(]*\\bgpt2embed_[a-z0-9_]+\\(' '%s/src/gpt2embed.h' | "
+             "grep -oE 'gpt2embed_[a-z0-9_]+\\(' | tr -d '(' | sort)",
+             b, G2E_SRCDIR);
+    run_result r = sh(cmd);
+    cr_expect_eq(r.status, 0, "exports of libgpt2embed.so.0 differ from the header:\n%s%s", r.out, r.err);
+    run_free(&r);
+    snprintf(cmd, sizeof cmd,
+             "set -e; n=$(nm -g --defined-only '%s/libgpt2embed.a' | awk 'NF == 3 {print $3}' | "
+             "grep -c '^gpt2embed_'); test \"$n\" -ge 20; "
+             "nm -g --defined-only '%s/libgpt2embed.a' | awk 'NF == 3 {print $3}' | grep -v '^gpt2embed_\\|^g2e_' || true",
+             b, b);
+    r = sh(cmd);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.out, "", "global symbols in libgpt2embed.a outside gpt2embed_/g2e_:\n%s", r.out);
+    run_free(&r);
+    snprintf(cmd, sizeof cmd, "readelf -d '%s/libgpt2embed.so.0' | grep -o 'soname: \\[.*\\]'", b);
+    r = sh(cmd);
+    cr_expect_str_eq(r.out, "soname: [libgpt2embed.so.0]\n");
+    run_free(&r);
+    free(b);
+}
+
+/* A program with its own model_open, embed_init, sha256_init, sim_dot, st_open and
+ * tok_encode (names the library uses inside) links against either library and runs. */
+Test(symbols, a_user_program_may_use_our_internal_names)
+{
+    char *b = build_dir();
+    char *src = path_join(dir, "clash.c");
+    const char *code =
+        "#include <gpt2embed.h>\n#include <stdio.h>\n#include <string.h>\n"
+        "int model_open(void) { return 1; }\nint embed_init(void) { return 2; }\n"
+        "int sha256_init(void) { return 3; }\ndouble sim_dot(void) { return 4; }\n"
+        "int st_open(void) { return 5; }\nint tok_encode(void) { return 6; }\n"
+        "int main(int argc, char **argv) {\n"
+        "  gpt2embed_model *m; gpt2embed_tokenizer *t; char e[512]; uint32_t *ids; size_t n;\n"
+        "  float x[16]; (void)argc;\n"
+        "  if (gpt2embed_model_open(&m, argv[1], 0, e, sizeof e) || gpt2embed_tokenizer_open(&t, 0, e, sizeof e)\n"
+        "      || gpt2embed_tokenize(t, \"Hello world\", 11, &ids, &n, e, sizeof e)\n"
+        "      || gpt2embed_embed(m, ids, n, 0, x, e, sizeof e)) { puts(e); return 1; }\n"
+        "  printf(\"%zu %u %u %d\\n\", n, ids[0], ids[1], model_open() + embed_init() + sha256_init()\n"
+        "         + (int)sim_dot() + st_open() + tok_encode());\n"
+        "  gpt2embed_free(ids); gpt2embed_tokenizer_close(t); gpt2embed_model_close(m); return 0; }\n";
+    write_file(src, code, strlen(code));
     char cmd[8192];
     snprintf(cmd, sizeof cmd,
-             "set -e; P='%s/prefix'; env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE make -s -C '%s' install SANITIZE= PREFIX=\"$P\" >/dev/null; "
-             "test -x \"$P/bin/gpt2-embed\"; test -f \"$P/share/man/man1/gpt2-embed.1\"; "
-             "test -f \"$P/share/gpt2-embed/tokenizer/vocab.json\"; test -f \"$P/include/gpt2embed.h\"; "
-             "export PKG_CONFIG_PATH=\"$P/lib/pkgconfig\"; "
-             "cc -std=c11 '%s/doc/examples/embed.c' $(pkg-config --cflags --libs --static gpt2embed) -o '%s/ex'; "
-             "'%s/ex' '%s' 'The dog chased the cat'",
-             dir, G2E_SRCDIR, G2E_SRCDIR, dir, dir, wpath);
-    run_result r = run_argv((char *[]){"/bin/sh", "-c", cmd, NULL}, NULL, 0, NULL, NULL);
-    cr_assert_eq(r.status, 0, "install/build/run failed: %s", r.err);
+             "set -e; cd '%s'; I='-I%s/src -I%s/include'; "
+             "cc -std=c11 $I clash.c '%s/libgpt2embed.a' "
+             "$(pkg-config --libs $(sed -n 's/^Requires.private: //p' '%s/gpt2embed.pc')) -lm -o clash-static; "
+             "cc -std=c11 $I clash.c -L'%s' -lgpt2embed -o clash-shared; "
+             "./clash-static '%s'; LD_LIBRARY_PATH='%s' ./clash-shared '%s'",
+             dir, G2E_SRCDIR, b, b, b, b, wpath, b, wpath);
+    run_result r = sh(cmd);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect_str_eq(r.out, "2 15496 995 21\n2 15496 995 21\n", "%s", r.err);
+    run_free(&r);
+    free(src);
+    free(b);
+}
+
+/* ---- installation (tests/install_check.sh) ---- */
+
+static run_result step(const char *a0, const char *a1, const char *a2, const char *a3,
+                       const char *a4, const char *a5)
+{
+    char *script = path_join(G2E_SRCDIR, "tests/install_check.sh");
+    char *argv[] = {"/bin/bash", script, (char *)a0, (char *)a1, (char *)a2, (char *)a3,
+                    (char *)a4, (char *)a5, NULL};
+    run_result r = run_argv(argv, NULL, 0, NULL, NULL);
+    free(script);
+    return r;
+}
+
+#define STEP(...)                                                                  \
+    do {                                                                           \
+        run_result r_ = step(__VA_ARGS__);                                         \
+        cr_assert_eq(r_.status, 0, "install_check.sh %s: %s", #__VA_ARGS__, r_.err); \
+        run_free(&r_);                                                             \
+    } while (0)
+
+/* `make install PREFIX=...` (a build of its own, not the one under test): every file, the
+ * example built with pkg-config shared and --static giving the fixture's sums, the Python
+ * module importing from the installed tree; then a DESTDIR install + uninstall over the same
+ * PREFIX leaves the stage empty and the installed tree as it was; then `make uninstall`
+ * removes every file of ours and keeps a user's weights. */
+Test(install, prefix_pkg_config_example_python_stage_uninstall, .timeout = 600)
+{
+    char *b = path_join(dir, "build"), *p = path_join(dir, "host"), *stage = path_join(dir, "stage");
+    STEP("build", G2E_SRCDIR, b, p, NULL, NULL);
+    STEP("install", G2E_SRCDIR, b, p, NULL, NULL);
+
+    run_result r = step("example", G2E_SRCDIR, p, dir, wpath, NULL);
+    cr_assert_eq(r.status, 0, "example: %s", r.err);
     /* "t id x[t][0] x[t][C-1]" per token, compared with the fixture sums */
     const uint32_t ids[5] = {464, 3290, 26172, 262, 3797};
-    char *line = strtok(r.out, "\n");
-    for (size_t t = 0; t < 5; t++, line = strtok(NULL, "\n")) {
+    char *save = NULL, *line = strtok_r(r.out, "\n", &save);
+    for (size_t t = 0; t < 5; t++, line = strtok_r(NULL, "\n", &save)) {
         cr_assert(line);
         unsigned tt, id;
-        float a, b;
-        cr_assert_eq(sscanf(line, "%u %u %f %f", &tt, &id, &a, &b), 4, "%s", line);
+        float a, c;
+        cr_assert_eq(sscanf(line, "%u %u %f %f", &tt, &id, &a, &c), 4, "%s", line);
         cr_expect_eq(id, ids[t]);
         float wa = fixture_expected(&big, FIXTURE_WTE, ids[t], 0) + fixture_expected(&big, FIXTURE_WPE, t, 0);
         float wb = fixture_expected(&big, FIXTURE_WTE, ids[t], C - 1) + fixture_expected(&big, FIXTURE_WPE, t, C - 1);
-        cr_expect(memcmp(&a, &wa, 4) == 0 && memcmp(&b, &wb, 4) == 0, "row %zu", t);
+        cr_expect(memcmp(&a, &wa, 4) == 0 && memcmp(&c, &wb, 4) == 0, "row %zu", t);
     }
     run_free(&r);
+
+    r = step("python", p, wpath, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "python: %s", r.err);
+    char want_lib[4096];
+    snprintf(want_lib, sizeof want_lib, "%s/lib/libgpt2embed.so.0\n", p);
+    cr_expect(strncmp(r.out, want_lib, strlen(want_lib)) == 0, "loaded %s", r.out);
+    char hex[2 * 5 * C * 4 + 1], *h = hex;
+    for (size_t t = 0; t < 5; t++)
+        for (size_t c = 0; c < C; c++) {
+            float s = fixture_expected(&big, FIXTURE_WTE, ids[t], c) + fixture_expected(&big, FIXTURE_WPE, t, c);
+            unsigned char by[4];
+            memcpy(by, &s, 4);
+            for (int k = 0; k < 4; k++, h += 2)
+                snprintf(h, 3, "%02x", by[k]);
+        }
+    cr_expect(strstr(r.out, hex) != NULL, "python's embedding differs: %s", r.out);
+    run_free(&r);
+
+    STEP("stage", G2E_SRCDIR, b, p, stage, NULL);
+    STEP("uninstall", G2E_SRCDIR, b, p, NULL, NULL);
+    free(b);
+    free(p);
+    free(stage);
+}
+
+/* The issue's own command: `make install DESTDIR=/tmp/... PREFIX=/usr`, then uninstall: the
+ * stage ends empty and the host's /usr is untouched. Then the same build directory made for
+ * another PREFIX carries the new data directory (the config stamp rebuilt the objects). */
+Test(install, destdir_stage_for_usr_and_a_prefix_change_rebuilds, .timeout = 600)
+{
+    char *b = path_join(dir, "build-usr"), *stage = path_join(dir, "stage-usr");
+    char *other = path_join(dir, "elsewhere");
+    STEP("build", G2E_SRCDIR, b, "/usr", NULL, NULL);
+    STEP("stage", G2E_SRCDIR, b, "/usr", stage, NULL);
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "set -e; strings '%s/libgpt2embed.so.0' | grep -qxF /usr/share/gpt2-embed/tokenizer; "
+             "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C '%s' SANITIZE= BUILDDIR='%s' PREFIX='%s' all >/dev/null; "
+             "strings '%s/libgpt2embed.so.0' | grep -qxF '%s/share/gpt2-embed/tokenizer'; "
+             "! strings '%s/libgpt2embed.so.0' | grep -qxF /usr/share/gpt2-embed/tokenizer",
+             b, G2E_SRCDIR, b, other, b, other, b);
+    run_result r = sh(cmd);
+    cr_expect_eq(r.status, 0, "a PREFIX change did not rebuild the data directory in: %s", r.err);
+    run_free(&r);
+    free(b);
+    free(stage);
+    free(other);
 }

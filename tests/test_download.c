@@ -372,9 +372,10 @@ Test(download, resume_across_calls_from_the_part_file)
     o = opts_for(out);
     cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
     cr_expect_eq(r.resumed, have);
-    /* only the rest, and the length and header again */
+    /* only the rest, the length and header again, and the 64 KiB overlap checked */
     uint64_t total = 8 + l.header_len + l.wte_len + l.wpe_len;
-    cr_expect(r.transferred >= total - have && r.transferred < total - have + 8 + l.header_len + 4096,
+    cr_expect(r.transferred >= total - have + 65536 &&
+              r.transferred < total - have + 65536 + 8 + l.header_len + 4096,
               "transferred %" PRIu64 " of %" PRIu64 " with %" PRIu64 " resumed", r.transferred, total, have);
     expect_embeddings_file(out, &l);
     cr_expect(!exists(part) && !exists(info));
@@ -1576,4 +1577,169 @@ Test(download, a_resume_checks_an_overlap_before_the_resume_point)
 Test(download, a_full_resume_checks_the_overlap_too)
 {
     changed_under_the_same_etag(1);
+}
+
+/* ---- what is printed (issue 15, items 11 and 12) ------------------------------------ */
+
+/* 1 if s holds no control character, DEL or byte >= 0x80 (the messages are ASCII). */
+static int printable(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p < 0x20 && *p != '\n') || *p >= 0x7f)
+            return 0;
+    return 1;
+}
+
+Test(download, terminal_escapes_in_a_server_error_are_not_printed_raw)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "hostile_error", NULL};
+    dl_opts o = opts_for("");
+    expect_failure(args, &o, DL_E_HTTP, "HTTP 400");
+    hub_stop(&srv);
+    free(srv.log_path);
+    hub_start(&srv, l.path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors");
+    o = opts_for(out);
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, NULL, &e), DL_E_HTTP, "%s", e.msg);
+    cr_expect(printable(e.msg), "raw control bytes: %s", e.msg);
+    cr_expect(strstr(e.msg, "\\x1b]0;pwned\\x07\\x1b[2Jbad \\x9b1m request") != NULL, "%s", e.msg);
+    hub_stop(&srv);
+    free(srv.log_path);
+    hub_start(&srv, l.path, dir, args);
+    run_result r = cli(NULL, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(printable(r.err) && printable(r.out), "raw control bytes: %s", r.err);
+    run_free(&r);
+    free(out);
+    hub_layout_free(&l);
+}
+
+Test(download, a_commit_that_is_not_40_hex_digits_is_refused)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    const char *args[] = {"--fault", "hostile_commit", NULL};
+    dl_opts o = opts_for("");
+    expect_failure(args, &o, DL_E_PROTOCOL, "not a commit id (40 hex digits)");
+    run_result r = cli(NULL, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "not a commit id") != NULL, "%s", r.err);
+    cr_expect(printable(r.err) && printable(r.out), "raw control bytes: %s%s", r.out, r.err);
+    run_free(&r);
+    hub_layout_free(&l);
+}
+
+Test(download, urls_are_shown_without_credentials_or_query)
+{
+    char b[256];
+    cr_expect_str_eq(dl_url_shown("http://user:secret@h:1/a/b?x=1#f", b, sizeof b), "http://h:1/a/b");
+    cr_expect_str_eq(dl_url_shown("https://a@b@host/x", b, sizeof b), "https://host/x");
+    cr_expect_str_eq(dl_url_shown("https://host/p@q?sig=abc", b, sizeof b), "https://host/p@q");
+    cr_expect_str_eq(dl_url_shown("https://host?u=a@b", b, sizeof b), "https://host");
+    cr_expect_str_eq(dl_url_shown("http://h/\x1b[2J", b, sizeof b), "http://h/\\x1b[2J");
+    cr_expect_str_eq(dl_url_shown("no url at all", b, sizeof b), "no\\x20url\\x20at\\x20all");
+    cr_expect_str_eq(dl_url_shown("http://h/abcdef", b, 10), "http://h/");
+}
+
+Test(download, cli_never_prints_the_endpoint_password)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    char ep[256];
+    snprintf(ep, sizeof ep, "HF_ENDPOINT=http://user:secret@127.0.0.1:%d", srv.hub_port);
+    char *env[] = {ep, NULL};
+    /* an error that quotes the URL, then a download that succeeds */
+    run_result r = cli(env, "--repo", "nobody/nothing", NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "127.0.0.1") != NULL, "%s", r.err);
+    cr_expect(!strstr(r.err, "secret") && !strstr(r.out, "secret"), "%s%s", r.out, r.err);
+    run_free(&r);
+    r = cli(env, "--full", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "on http://127.0.0.1:") != NULL, "%s", r.err);
+    cr_expect(!strstr(r.err, "secret") && !strstr(r.out, "secret"), "%s%s", r.out, r.err);
+    run_free(&r);
+    hub_layout_free(&l);
+}
+
+/* ---- failed writes and progress bars (issue 15 item 14, issue 13 item 6) ------------ */
+
+/* gpt2-embed download ARGS with its output redirected by the shell (redir: "2>/dev/full"). */
+static run_result cli_redirected(const char *redir, const char *args, char *const extra[])
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "exec '%s' download %s %s", G2E_TEST_BIN, args, redir);
+    char *argv[] = {(char *)"/bin/sh", (char *)"-c", cmd, NULL};
+    char ep[128];
+    snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
+    char *env[8] = {ep, (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1", NULL};
+    for (int i = 0; extra && extra[i] && i < 5; i++)
+        env[2 + i] = extra[i], env[3 + i] = NULL;
+    return run_argv(argv, NULL, 0, env, dir);
+}
+
+Test(download, cli_failed_writes_are_errors)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    /* progress to a full disk: the download happens, the status says the writes failed */
+    run_result r = cli_redirected("2>/dev/full", "", NULL);
+    cr_expect_eq(r.status, 1, "%s", r.out);
+    run_free(&r);
+    /* the summary to a full disk: one line on stderr */
+    r = cli_redirected(">/dev/full", "", NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "writing standard output failed") && lines(r.err) == 1, "%s", r.err);
+    run_free(&r);
+    r = cli_redirected(">/dev/full", "--help", NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "writing standard output failed") != NULL, "%s", r.err);
+    run_free(&r);
+    hub_layout_free(&l);
+}
+
+Test(download, cli_no_bar_when_progress_bars_are_disabled)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    char *argv[] = {(char *)"/usr/bin/script", (char *)"-qec",
+                    (char *)G2E_TEST_BIN " download", (char *)"/dev/null", NULL};
+    char ep[128];
+    snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
+    char *env[] = {ep, (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1",
+                   (char *)"HF_HUB_DISABLE_PROGRESS_BARS=1", NULL};
+    run_result r = run_argv(argv, NULL, 0, env, dir);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "fetching the embeddings") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "\rtensors") == NULL && strstr(r.out, "ETA") == NULL, "%s", r.out);
+    run_free(&r);
+    hub_layout_free(&l);
+}
+
+/* ---- small ones (issue 15, item 15) -------------------------------------------------- */
+
+Test(download, a_200_kb_location_header_is_a_clear_error)
+{
+    const char *args[] = {"--fault", "huge_location:bytes=200000", NULL};
+    dl_opts o = opts_for("");
+    o.max_attempts = 2;
+    expect_failure(args, &o, DL_E_PROTOCOL, "header");
+}
+
+Test(download, a_token_path_that_is_a_fifo_does_not_block)
+{
+    char *fifo = path_join(dir, "token-fifo");
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    setenv("HF_TOKEN_PATH", fifo, 1);
+    dl_opts o = opts_for("");
+    expect_failure(NULL, &o, DL_E_ARG, "not a regular file");
+    free(fifo);
+}
+
+Test(download, a_50_kb_location_header_is_a_clear_error)
+{
+    const char *args[] = {"--fault", "huge_location:bytes=50000", NULL};
+    dl_opts o = opts_for("");
+    expect_failure(args, &o, DL_E_PROTOCOL, "has a header line of 50");
 }

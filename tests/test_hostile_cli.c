@@ -139,7 +139,7 @@ Test(hostile, output_over_the_text_file_is_refused)
     char *txt = path_join(dir, "in.txt"), *keep = path_join(dir, "keep.txt");
     write_file(txt, "The dog chased the cat", 22);
     copy_file(txt, keep);
-    expect_refused_and_kept((char *[]){"-f", txt, "--weights", wpath, "--format", "json", "-o", txt, NULL}, txt, keep);
+    expect_refused_and_kept((char *[]){"-f", txt, "--weights", wpath, "-o", txt, NULL}, txt, keep);
     free(txt);
     free(keep);
 }
@@ -152,7 +152,7 @@ Test(hostile, output_over_a_tokenizer_file_is_refused)
     char *v = path_join(tdir, "vocab.json"), *mg = path_join(tdir, "merges.txt");
     copy_file(sv, v);
     copy_file(sm, mg);
-    expect_refused_and_kept((char *[]){"hi", "--weights", wpath, "--tokenizer", tdir, "--format", "csv", "-o", mg, NULL},
+    expect_refused_and_kept((char *[]){"hi", "--weights", wpath, "--tokenizer", tdir, "-o", mg, NULL},
                             mg, sm);
     free(tdir);
     free(sv);

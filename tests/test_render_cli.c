@@ -110,6 +110,10 @@ Test(render_cli, plot_rotation_and_every_heatmap_takes_cmap)
     cr_expect_eq(r.status, 2);
     cr_expect(strstr(r.err, "--pair needs an integer in 0..7, got '8'") != NULL, "%s", r.err);
     run_free(&r);
+    r = run_g2e("plot", "rotaton", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "unknown figure 'rotaton'; did you mean 'rotation'?") != NULL, "%s", r.err);
+    run_free(&r);
     const char *heatmaps[3] = {"pe", "wpe", "cosine"};
     for (int k = 0; k < 3; k++) {
         r = run_g2e("plot", heatmaps[k], "--help", NULL);

@@ -141,11 +141,18 @@ Test(tokenize_cli, jsonl_batch)
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect_str_eq(r.out, "{\"ids\":[15496,995]}\n{\"ids\":[]}\n{\"ids\":[64,2634,47249,222]}\n");
     run_free(&r);
-    const char bad[] = "{\"text\": \"ok\"}\n{\"txt\": 1}\n";
+    /* a bad line stops the run, naming its line; the lines before it are kept */
+    const char bad[] = "{\"text\": \"ok\"}\n{\"txt\": 1}\n{\"text\": \"never\"}\n";
     r = RUN_IN(bad, sizeof bad - 1, "tokenize", "--jsonl");
     cr_expect_eq(r.status, 1);
-    cr_expect_eq(r.out_len, 0, "no partial output: %s", r.out);
-    cr_expect(strstr(r.err, "line 2") != NULL, "%s", r.err);
+    cr_expect_str_eq(r.out, "{\"ids\":[482]}\n");
+    cr_expect(strstr(r.err, "line 2") && strstr(r.err, "no \"text\" member"), "%s", r.err);
+    run_free(&r);
+    /* --keep-going: an error object in its place, the run goes on, exit status 1 */
+    r = RUN_IN(bad, sizeof bad - 1, "tokenize", "--jsonl", "--keep-going");
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.out, "{\"ids\":[482]}\n{\"error\":\"no \\\"text\\\" member\",\"line\":2}\n"
+                            "{\"ids\":[12081]}\n");
     run_free(&r);
     const char sur[] = "{\"text\": \"a\\ud800b\"}\n";
     r = RUN_IN(sur, sizeof sur - 1, "tokenize", "--jsonl");

@@ -561,3 +561,198 @@ Test(tokenizer_props, decode_rejects_ids_outside_the_vocabulary)
     free(out);
     tok_close(t);
 }
+
+/* ------------------------------------------------------------ threads and BPE paths */
+
+/* Every conformance text (1,019 + 1,049 + 16 cases), concatenated in order. */
+static char *all_conformance_texts(size_t *len)
+{
+    static const char *const files[] = {"/tests/data/tokenizer_cases.jsonl", "/tests/data/tokenizer_extra_cases.jsonl",
+                                        "/tests/data/tokenizer_long_cases.jsonl"};
+    size_t cap = 1 << 20, n = 0, count = 0;
+    char *all = malloc(cap);
+    for (size_t f = 0; f < 3; f++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s%s", G2E_SRCDIR, files[f]);
+        size_t nl;
+        char **lines = read_lines(path, &nl);
+        for (size_t i = 0; i < nl; i++) {
+            cJSON *j = cJSON_Parse(lines[i]);
+            cr_assert(j != NULL);
+            const char *text = cJSON_GetObjectItem(j, "text")->valuestring;
+            size_t l = strlen(text);
+            while (n + l + 1 > cap)
+                all = realloc(all, cap *= 2);
+            memcpy(all + n, text, l);
+            n += l;
+            count++;
+            cJSON_Delete(j);
+            free(lines[i]);
+        }
+        free(lines);
+    }
+    cr_assert_eq(count, 1019 + 1049 + 16);
+    *len = n;
+    return all;
+}
+
+/* The corpus of the benchmark (13,271,529 bytes), unpacked by gzip. */
+static char *corpus(size_t *len)
+{
+    char *argv[] = {"/bin/gzip", "-dc", G2E_SRCDIR "/bench/data/corpus.txt.gz", NULL};
+    run_result r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "gzip: %s", r.err);
+    cr_assert_eq(r.out_len, 13271529);
+    free(r.err);
+    *len = r.out_len;
+    return r.out;
+}
+
+/* IDs and offsets of t on text equal the reference ones. */
+static void expect_same(tok_tokenizer *t, const char *text, size_t n, tok_special sp, unsigned flags,
+                        const tok_ids *want, const char *what)
+{
+    tok_ids r;
+    g2e_err err;
+    cr_assert_eq(tok_encode(t, text, n, sp, flags, &r, NULL, &err), 0, "%s: %s", what, err.msg);
+    cr_assert_eq(r.n, want->n, "%s: %zu tokens, one thread %zu", what, r.n, want->n);
+    for (size_t k = 0; k < r.n; k++)
+        cr_assert_eq(r.ids[k], want->ids[k], "%s: token %zu is %u, one thread %u", what, k, r.ids[k],
+                     want->ids[k]);
+    if (!(flags & TOK_NO_OFFSETS))
+        cr_assert(memcmp(r.offsets, want->offsets, (r.n + 1) * sizeof *r.offsets) == 0, "%s: offsets differ", what);
+    cr_assert_eq(r.n_replaced, want->n_replaced);
+    tok_ids_free(&r);
+}
+
+/* Threads on text (split from min_bytes on) give the one-thread IDs and offsets. */
+static void threads_agree(const char *text, size_t n, tok_special sp, unsigned flags, size_t min_bytes,
+                          const char *what)
+{
+    tok_tokenizer *one = open_repo();
+    tok_ids want;
+    g2e_err err;
+    cr_assert_eq(tok_encode(one, text, n, sp, flags, &want, NULL, &err), 0, "%s: %s", what, err.msg);
+    static const unsigned counts[] = {2, 3, 8, 64};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        tok_tokenizer *t = open_repo();
+        tok_set_threads(t, counts[c]);
+        tok_set_split_min(t, min_bytes);
+        cr_assert_eq(tok_threads(t), counts[c]);
+        char label[128];
+        snprintf(label, sizeof label, "%s, %u threads", what, counts[c]);
+        expect_same(t, text, n, sp, flags, &want, label);
+        expect_same(t, text, n, sp, flags, &want, label); /* again, with warm worker caches */
+        tok_close(t);
+    }
+    tok_ids_free(&want);
+    tok_close(one);
+}
+
+Test(tokenizer_threads, corpus_split_over_threads_is_exact, .timeout = 120)
+{
+    size_t n;
+    char *text = corpus(&n);
+    threads_agree(text, n, TOK_SPECIAL_TEXT, 0, TOK_SPLIT_MIN, "corpus");
+    threads_agree(text, n, TOK_SPECIAL_TOKEN, TOK_NO_OFFSETS, TOK_SPLIT_MIN, "corpus, IDs only");
+    free(text);
+}
+
+Test(tokenizer_threads, conformance_texts_concatenated, .timeout = 60)
+{
+    size_t n;
+    char *text = all_conformance_texts(&n);
+    threads_agree(text, n, TOK_SPECIAL_TEXT, 0, 1, "conformance texts");
+    threads_agree(text, n, TOK_SPECIAL_TOKEN, 0, 1, "conformance texts, special tokens");
+    free(text);
+}
+
+/* Random mixtures and adversarial texts: whitespace runs of every kind, contractions, the
+ * special token, invalid bytes (lossy) and long unsplittable pieces, cut at every place
+ * the split may choose (64 parts of a few hundred bytes). */
+Test(tokenizer_threads, random_and_adversarial_texts, .timeout = 60)
+{
+    static const char *const frag[] = {
+        " ", "  ", "   ", "\n", "\n\n", "\t", "\r\n", " \n", "\xC2\xA0", "\xE3\x80\x80", "'s", "'re",
+        "'ll", "'", "''", "a", "word", " the", "\xC3\xA9t\xC3\xA9", "\xE6\x97\xA5\xE6\x9C\xAC",
+        "1", "2024", ".", ",", "!?", "<|endoftext|>", "\xF0\x9F\x98\x80", "\xFF", "\xE6\x97"};
+    size_t cap = 1 << 16;
+    char *buf = malloc(cap);
+    for (int round = 0; round < 12; round++) {
+        size_t n = 0;
+        while (n + 2100 < cap) {
+            uint32_t r = rnd() % 100;
+            if (r < 2) { /* long pieces: letters, digits, CJK, punctuation, spaces */
+                static const char *const run[] = {"a", "9", "\xE6\x97\xA5", "=", " "};
+                const char *u = run[rnd() % 5];
+                size_t reps = 200 + rnd() % 500;
+                for (size_t k = 0; k < reps; k++, n += strlen(u))
+                    memcpy(buf + n, u, strlen(u));
+            } else {
+                const char *f = frag[rnd() % (sizeof frag / sizeof frag[0])];
+                memcpy(buf + n, f, strlen(f));
+                n += strlen(f);
+            }
+        }
+        char what[64];
+        snprintf(what, sizeof what, "mixture %d", round);
+        threads_agree(buf, n, round % 2 ? TOK_SPECIAL_TOKEN : TOK_SPECIAL_TEXT, TOK_LOSSY, 1, what);
+    }
+    free(buf);
+}
+
+/* The refused special token is reported at its first occurrence whatever the threads. */
+Test(tokenizer_threads, first_refused_special_token_wins)
+{
+    size_t n = 3 << 20;
+    char *text = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        text[i] = i % 7 == 6 ? ' ' : 'a';
+    memcpy(text + 2000000, "<|endoftext|>", 13);
+    memcpy(text + 2500000, "<|endoftext|>", 13);
+    tok_tokenizer *t = open_repo();
+    tok_set_threads(t, 4);
+    tok_ids r;
+    g2e_err err;
+    size_t bad = 0;
+    cr_expect_eq(tok_encode(t, text, n, TOK_SPECIAL_ERROR, 0, &r, &bad, &err), TOK_E_SPECIAL);
+    cr_expect_eq(bad, 2000000);
+    cr_expect(r.ids == NULL && r.n == 0);
+    tok_close(t);
+    free(text);
+}
+
+/* Each BPE path forced on the same inputs gives the same IDs: the linear scan (pieces of
+ * up to 64 bytes), the heap and the rank buckets (every piece). */
+Test(tokenizer_bpe, the_three_paths_agree, .timeout = 60)
+{
+    size_t n;
+    char *text = all_conformance_texts(&n);
+    tok_tokenizer *t = open_repo();
+    tok_ids want;
+    g2e_err err;
+    cr_assert_eq(tok_encode(t, text, n, TOK_SPECIAL_TEXT, 0, &want, NULL, &err), 0);
+    static const int paths[] = {TOK_BPE_SCAN, TOK_BPE_HEAP, TOK_BPE_BUCKETS};
+    static const char *const names[] = {"scan", "heap", "buckets"};
+    for (size_t p = 0; p < 3; p++) {
+        tok_set_bpe_path(t, paths[p]);
+        expect_same(t, text, n, TOK_SPECIAL_TEXT, 0, &want, names[p]);
+    }
+    tok_set_bpe_path(t, TOK_BPE_AUTO);
+    expect_same(t, text, n, TOK_SPECIAL_TEXT, 0, &want, "auto again");
+    /* and the no-space worst case: 5,000 'a' is 1,250 x 'aaaa' (24794) on every path */
+    char a[5000];
+    memset(a, 'a', sizeof a);
+    for (size_t p = 0; p < 3; p++) {
+        tok_set_bpe_path(t, paths[p]);
+        tok_ids r;
+        cr_assert_eq(tok_encode(t, a, sizeof a, TOK_SPECIAL_TEXT, 0, &r, NULL, &err), 0);
+        cr_assert_eq(r.n, 1250, "%s", names[p]);
+        for (size_t k = 0; k < r.n; k++)
+            cr_assert_eq(r.ids[k], 24794, "%s", names[p]);
+        tok_ids_free(&r);
+    }
+    tok_ids_free(&want);
+    tok_close(t);
+    free(text);
+}

@@ -5,7 +5,7 @@
  *
  *   make tools/gen_tokdata   (or see the command in tests/test_tokenizer.c's data test)
  *   cc -O2 -DTOK_NO_BUILTIN -Isrc/lib -o /tmp/gen_tokdata tools/gen_tokdata.c \
- *      src/lib/tokenizer.c src/lib/unicode.c src/lib/unicode_table.c src/lib/err.c
+ *      src/lib/tokenizer.c src/lib/tok_*.c src/lib/unicode.c src/lib/unicode_table.c src/lib/err.c
  *   /tmp/gen_tokdata tokenizer > src/lib/tokenizer_data.c
  *
  * Left out: any other vocabulary layout than tokenizer.h accepts.

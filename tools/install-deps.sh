@@ -2,8 +2,8 @@
 # Installs the Debian packages gpt2-embed needs to build, test and fuzz, if any is missing.
 # Run by the Makefile before anything is compiled; quiet and quick when all are present.
 set -eu
-PKGS="gcc make pkg-config libcjson-dev libcurl4-openssl-dev libcriterion-dev libutf8proc-dev
-      libcairo2-dev libpango1.0-dev fonts-ipafont-gothic clang python3 python3-numpy hyperfine gettext
+PKGS="gcc make pkg-config binutils libcjson-dev nettle-dev libcurl4-openssl-dev libcriterion-dev libutf8proc-dev
+      libcairo2-dev libpango1.0-dev fonts-ipafont-gothic clang python3 python3-numpy python3-pytest hyperfine gettext
       liblapacke-dev libblas-dev libopenblas0-serial chromium"
 missing=""
 for p in $PKGS; do

@@ -1,6 +1,6 @@
-/* embed.c — the smallest program on libgpt2embed: prints the first components of GPT-2's
- * input vectors for a text.
- *   cc embed.c $(pkg-config --cflags --libs --static gpt2embed) -o embed
+/* embed.c — the smallest program on libgpt2embed: prints the first and last component of
+ * GPT-2's input vector for each token of a text.
+ *   cc embed.c $(pkg-config --cflags --libs gpt2embed) -o embed          (shared library)
  *   ./embed WEIGHTS.safetensors "The dog chased the cat"
  */
 #include <gpt2embed.h>
@@ -22,16 +22,21 @@ int main(int argc, char **argv)
     float *x = NULL;
     size_t T = 0;
     int rc = 1;
-    if (gpt2embed_model_open(&m, argv[1], NULL, err, sizeof err) ||
-        gpt2embed_tokenizer_open(&tk, NULL, err, sizeof err) ||
-        gpt2embed_tokenize(tk, argv[2], strlen(argv[2]), &ids, &T, err, sizeof err)) {
-        fprintf(stderr, "embed: %s\n", err);
+    gpt2embed_status s;
+    if ((s = gpt2embed_model_open(&m, argv[1], NULL, err, sizeof err)) ||
+        (s = gpt2embed_tokenizer_open(&tk, NULL, err, sizeof err)) ||
+        (s = gpt2embed_tokenize(tk, argv[2], strlen(argv[2]), &ids, &T, err, sizeof err))) {
+        fprintf(stderr, "embed: %s (%s)\n", err, gpt2embed_strerror(s));
         goto done;
     }
     size_t C = gpt2embed_n_embd(m);
     x = malloc((T ? T : 1) * C * sizeof *x);
-    if (!x || gpt2embed_embed(m, ids, T, 0, x, err, sizeof err)) {
-        fprintf(stderr, "embed: %s\n", x ? err : "out of memory");
+    if (!x) {
+        fprintf(stderr, "embed: out of memory\n");
+        goto done;
+    }
+    if ((s = gpt2embed_embed(m, ids, T, 0, x, err, sizeof err))) {
+        fprintf(stderr, "embed: %s (%s)\n", err, gpt2embed_strerror(s));
         goto done;
     }
     for (size_t t = 0; t < T; t++)

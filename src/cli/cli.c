@@ -98,6 +98,14 @@ void cli_error(const char *fmt, ...)
     va_end(ap);
 }
 
+void cli_verror(const char *cmd, const char *msg, va_list ap)
+{
+    said = 1;
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "gpt2-embed %s: ", cmd);
+    say(prefix, msg, ap);
+}
+
 void cli_note(const char *fmt, ...)
 {
     va_list ap;
@@ -233,29 +241,23 @@ static const char *kind_of(const struct stat *st)
     return _("not a regular file");
 }
 
-char *cli_read_file(const char *path, const char *what, size_t *len)
+int cli_open_file(const char *path, const char *what)
 {
-    if (*path == '\0') {
+    if (*path == '\0') {   /* (branch safe) */
         cli_error("the %s name is empty", what);
-        return NULL;
-    }
-    if (strcmp(path, "-") == 0) {
-        char *buf = cli_read_stream(stdin, len);
-        if (!buf)
-            cli_error("cannot read standard input: %s", strerror(errno));
-        return buf;
+        return -1;
     }
     /* O_NONBLOCK: opening a FIFO nobody writes to must not wait; fstat decides first */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         cli_error("cannot open '%s': %s", path, strerror(errno));
-        return NULL;
+        return -1;
     }
     struct stat st, in;
     if (fstat(fd, &st) != 0) {
         cli_error("cannot read '%s': %s", path, strerror(errno));
         close(fd);
-        return NULL;
+        return -1;
     }
     /* a pipe or terminal is read only when it is our own standard input (-f /dev/stdin) */
     int is_stdin = fstat(STDIN_FILENO, &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino;
@@ -264,21 +266,35 @@ char *cli_read_file(const char *path, const char *what, size_t *len)
         cli_error("cannot read '%s': not a regular file (%s)%s", path, kind_of(&st),
                   pipe_like ? "; to read a pipe or device, give it as standard input ('-f -' < it)" : "");
         close(fd);
-        return NULL;
+        return -1;
     }
     if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > CLI_MAX_INPUT) {
         cli_error("cannot read '%s': it is %llu bytes, over the input limit of %llu (1 GiB)", path,
                   (unsigned long long)st.st_size, (unsigned long long)CLI_MAX_INPUT);
         close(fd);
-        return NULL;
+        return -1;
     }
     int fl = fcntl(fd, F_GETFL);
     if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
         cli_error("cannot read '%s': %s", path, strerror(errno));
         close(fd);
-        return NULL;
+        return -1;
     }
     out_add_input(what, path, fd);
+    return fd;
+}
+
+char *cli_read_file(const char *path, const char *what, size_t *len)
+{
+    if (strcmp(path, "-") == 0) {
+        char *buf = cli_read_stream(stdin, len);
+        if (!buf)
+            cli_error("cannot read standard input: %s", strerror(errno));
+        return buf;
+    }
+    int fd = cli_open_file(path, what);
+    if (fd < 0)
+        return NULL;
     FILE *f = fdopen(fd, "rb");
     if (!f) {
         cli_error("cannot read '%s': %s", path, strerror(errno));

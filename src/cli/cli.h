@@ -3,6 +3,7 @@
 #ifndef G2E_CLI_H
 #define G2E_CLI_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -38,6 +39,10 @@ int cli_flush_stdout(void);
  * translated (gettext) before use, so every call site's literal is a message of
  * po/gpt2-embed.pot (xgettext --keyword=cli_error); arguments are not translated. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "gpt2-embed CMD: <message>\n" on stderr (msg already translated: the option layer's
+ * one wording goes through here), escaped as cli_error, and counts as cli_error's line for
+ * the exit check. */
+void cli_verror(const char *cmd, const char *msg, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Prints "gpt2-embed: note: <message>\n" on stderr, escaped and translated as cli_error. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -54,6 +59,12 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
 /* The index of `given` in the NULL-terminated list of format names, or -1 after printing
  * "--format must be a, b or c, got 'x'". */
 int cli_format(const char *given, const char *const *names);
+
+/* Opens path for reading as an input of the command (registered with out_add_input, so no
+ * -o may replace it): a regular file, or a pipe/device only when it is our own standard
+ * input (-f /dev/stdin); a FIFO is refused at once, never waited on. Returns the descriptor
+ * (blocking, the caller closes it), or -1 after one error line. */
+int cli_open_file(const char *path, const char *what);
 
 /* All of the file at path in a new buffer (caller frees), NUL-terminated for convenience
  * (*len does not count the NUL). "-" is standard input. Only a regular file is read, or

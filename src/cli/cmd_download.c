@@ -62,7 +62,8 @@ static void help(FILE *f)
         "environment: HF_ENDPOINT (default https://huggingface.co), HF_TOKEN or the token file\n"
         "($HF_TOKEN_PATH, $HF_HOME/token, ~/.cache/huggingface/token; sent to the endpoint's\n"
         "host only), HF_HUB_OFFLINE=1 (no network: an error), HF_HUB_CACHE / HF_HOME (where\n"
-        "the Hugging Face cache is looked for).\n");
+        "the Hugging Face cache is looked for), HF_HUB_DISABLE_PROGRESS_BARS=1 (no bar on a\n"
+        "terminal; the one-line stage messages stay).\n");
 }
 
 /* ---- progress ---------------------------------------------------------------------- */
@@ -317,7 +318,22 @@ static int limit_opt(int argc, char **argv, int *i, const char *const names[5], 
     return 0;
 }
 
+static int download_main(int argc, char **argv);
+
+/* Every failed write is an error: the summary on stdout (a message says so) and progress
+ * on stderr (nothing can say so; the status does). */
 int cmd_download(int argc, char **argv)
+{
+    int rc = download_main(argc, argv);
+    int out_bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (out_bad)
+        cli_error("download: writing standard output failed: %s", strerror(e));
+    int err_bad = fflush(stderr) != 0 || ferror(stderr);
+    return rc == EXIT_OK && (out_bad || err_bad) ? EXIT_ERR : rc;
+}
+
+static int download_main(int argc, char **argv)
 {
     const char *model = NULL, *repo = NULL, *revision = "main", *dir = "weights";
     int full = 0, force = 0, quiet = 0;
@@ -447,11 +463,12 @@ int cmd_download(int argc, char **argv)
     }
     prog p;
     memset(&p, 0, sizeof p);
-    p.tty = isatty(2);
+    p.tty = isatty(2) && !dl_env_true("HF_HUB_DISABLE_PROGRESS_BARS");
     p.quiet = quiet;
     p.repo = repo;
     p.revision = revision;
-    p.endpoint = endpoint;
+    char endpoint_shown[2048];
+    p.endpoint = dl_url_shown(endpoint, endpoint_shown, sizeof endpoint_shown);
     p.t0 = now();
     dl_opts o;
     memset(&o, 0, sizeof o);

@@ -261,7 +261,14 @@ int cmd_plot(int argc, char **argv)
         if (strcmp(argv[1], FIGURES[i].cmd.name + 5) == 0)
             fig = &FIGURES[i];
     if (!fig) {
-        cli_error("unknown figure '%s' (see 'gpt2-embed plot --help')", argv[1]);
+        const char *names[N_FIGURES];
+        for (size_t i = 0; i < N_FIGURES; i++)
+            names[i] = FIGURES[i].cmd.name + 5;
+        const char *near = opt_nearest(argv[1], names, N_FIGURES);
+        if (near)
+            cli_error("unknown figure '%s'; did you mean '%s'? (see 'gpt2-embed plot --help')", argv[1], near);
+        else
+            cli_error("unknown figure '%s' (see 'gpt2-embed plot --help')", argv[1]);
         return EXIT_USAGE;
     }
     fig_opts o = {.len = 100, .dim = 128, .to = 50, .base = SIN_DEFAULT_BASE, .percentile = 99.0};

@@ -1,115 +1,308 @@
 /* cmd_tokenize.c — `gpt2-embed tokenize`: text -> GPT-2 token IDs (tiktoken-exact).
  *
- * The whole output is built in memory and written at the end, so that an error (bad
- * UTF-8, a refused special token, a malformed --jsonl line) never leaves a partial output.
- * Deliberately left out: streaming of inputs larger than memory.
+ * A text (TEXT arguments, -f FILE mapped without a copy, or standard input) is checked
+ * and tokenized whole before anything is written, so bad UTF-8 or a refused special token
+ * leaves the output empty; then the IDs are written through one buffer at the speed of
+ * the tokenizer. Large texts are tokenized over --threads (the library cuts them where
+ * GPT-2's pre-tokenizer must cut: the IDs are the one-thread ones).
+ *
+ * --jsonl streams: standard input is read as it comes, each block of complete lines is
+ * tokenized (over the threads, in order) and written, and flushed at once when the output
+ * is a pipe or a terminal; memory stays bounded by the longest line. A bad line stops the
+ * run with an error naming its line number after every earlier line has been written; with
+ * --keep-going it becomes {"error": "...", "line": N} in the output instead and the run
+ * goes on (exit status 1 at the end if any line was bad).
+ * Deliberately left out: other JSONL members in the output (only "ids").
  */
+#define _GNU_SOURCE /* memrchr */
 #include "cli.h"
 #include "json.h"
+#include "opt.h"
 #include "out.h"
+#include "textin.h"
 #include "tokenizer.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-static void help(FILE *f)
-{
-    fprintf(f,
-            "usage: gpt2-embed tokenize [OPTIONS] [TEXT... | -f FILE | -]\n"
-            "GPT-2 token IDs of TEXT (several TEXT arguments are joined with single spaces),\n"
-            "of FILE, or of standard input ('-'), exactly as tiktoken's gpt2 encoding.\n\n"
-            "  --format table|ids|json  table (default): position, ID, piece (space shown as ␣,\n"
-            "                           controls and bytes that are not UTF-8 as \\n, \\xHH...),\n"
-            "                           byte range in the input; ids: decimal IDs separated by\n"
-            "                           single spaces, one line; json: one object\n"
-            "  --jsonl                  batch: one {\"text\": \"...\"} per stdin line, one\n"
-            "                           {\"ids\": [...]} per output line, in order\n"
-            "  --special token|text|error   <|endoftext|> in the input: ID 50256 (default), ordinary\n"
-            "                           text (tiktoken's encode_ordinary), or an error\n"
-            "  --lossy                  replace invalid UTF-8 with U+FFFD (as Python's errors=\"replace\")\n"
-            "                           instead of failing; byte offsets still refer to the input\n"
-            "  --tokenizer DIR          vocab.json + merges.txt (or encoder.json + vocab.bpe) in DIR;\n"
-            "                           else $GPT2_EMBED_TOKENIZER, tokenizer/ beside the program,\n"
-            "                           the installed data, or the copy compiled in\n"
-            "  -f FILE                  read the text from FILE\n"
-            "  -h, --help               this help\n"
-            "Put -- before a TEXT that starts with a dash.\n");
-}
+typedef struct tokenize_opts {
+    int fmt, special, jsonl, lossy, keep_going;
+    const char *file, *dir, *out;
+    int64_t threads;
+} tokenize_opts;
 
-/* ------------------------------------------------------------ a growable output buffer */
+static const char *const FORMATS[] = {"table", "ids", "json", NULL};
+static const char *const JSONL_FORMATS[] = {"jsonl", NULL};
+enum { FMT_TABLE, FMT_IDS, FMT_JSON };
+static const char *const SPECIALS[] = {"token", "text", "error", NULL};
 
-typedef struct sbuf {
+static const opt_def OPTS[] = {
+    {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(tokenize_opts, fmt), .choices = FORMATS,
+     .def = "table", .help = N_("table: position, ID, piece, byte range; ids: one line of IDs; json: one object")},
+    {.name = "--jsonl", .kind = OPT_FLAG, .off = offsetof(tokenize_opts, jsonl),
+     .help = N_("batch: one {\"text\": \"...\"} per stdin line -> one {\"ids\": [...]} per output line")},
+    {.name = "--keep-going", .kind = OPT_FLAG, .off = offsetof(tokenize_opts, keep_going),
+     .help = N_("--jsonl: a bad line gives {\"error\": ..., \"line\": N} and the run goes on")},
+    {.name = "--special", .kind = OPT_CHOICE, .off = offsetof(tokenize_opts, special), .choices = SPECIALS,
+     .def = "token", .help = N_("<|endoftext|> in the input: ID 50256, ordinary text, or an error")},
+    {.name = "--lossy", .kind = OPT_FLAG, .off = offsetof(tokenize_opts, lossy),
+     .help = N_("replace invalid UTF-8 with U+FFFD (offsets still refer to the input)")},
+    {.name = "--threads", .kind = OPT_INT, .off = offsetof(tokenize_opts, threads), .lo = 0, .hi = 64,
+     .metavar = "N", .def = "0", .help = N_("threads for large inputs and --jsonl (0: one per online CPU)")},
+    {.name = "--tokenizer", .kind = OPT_FILE, .off = offsetof(tokenize_opts, dir), .metavar = "DIR",
+     .help = N_("vocab.json + merges.txt (or encoder.json + vocab.bpe) in DIR")},
+    {.name = "--file", .short_name = 'f', .kind = OPT_FILE, .flags = OPTF_STDIN,
+     .off = offsetof(tokenize_opts, file), .help = N_("read the text from FILE ('-': standard input)")},
+    {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(tokenize_opts, out),
+     .help = N_("write to FILE (atomically; .json/.jsonl/.txt pick the format)")},
+    OPT_END,
+};
+
+static const opt_cmd CMD = {
+    .name = "tokenize",
+    .synopsis = N_("[OPTIONS] [TEXT... | -f FILE | -]"),
+    .purpose = N_("GPT-2 token IDs of TEXT (several TEXT arguments are joined with single spaces),\n"
+                  "of FILE, or of standard input ('-'), exactly as tiktoken's gpt2 encoding.\n"
+                  "Put -- before a TEXT that starts with a dash."),
+    .examples = N_("  gpt2-embed tokenize \"Hello world\"\n"
+                   "  gpt2-embed tokenize --format ids -f book.txt -o book.ids.txt\n"
+                   "  gpt2-embed tokenize --jsonl < texts.jsonl > ids.jsonl\n"),
+    .opts = OPTS,
+    .min_pos = 0,
+    .max_pos = -1,
+    .pos_name = "TEXT",
+};
+
+/* ------------------------------------------------------------ the output buffer */
+
+#define WB_SIZE (1u << 18)
+
+/* Output assembled in memory and handed to the FILE in large writes. */
+typedef struct wbuf {
     char *p;
     size_t n, cap;
-    int oom;
-} sbuf;
+    FILE *f;
+    int oom, werr;
+} wbuf;
 
-static void sb_put(sbuf *b, const void *s, size_t n)
+static int wb_room(wbuf *b, size_t extra)
 {
     if (b->oom)
+        return -1;
+    if (b->n + extra <= b->cap)
+        return 0;
+    size_t c = b->cap ? b->cap : 256;
+    while (c < b->n + extra)
+        c *= 2;
+    char *q = realloc(b->p, c);
+    if (!q) {
+        b->oom = 1;
+        return -1;
+    }
+    b->p = q;
+    b->cap = c;
+    return 0;
+}
+
+/* Writes what is buffered (keeps the buffer). */
+static void wb_flush(wbuf *b)
+{
+    if (b->n && !b->werr && fwrite(b->p, 1, b->n, b->f) != b->n)
+        b->werr = errno ? errno : EIO;
+    b->n = 0;
+}
+
+static void wb_put(wbuf *b, const void *s, size_t n)
+{
+    if (!wb_room(b, n)) {
+        memcpy(b->p + b->n, s, n);
+        b->n += n;
+    }
+}
+
+static void wb_str(wbuf *b, const char *s) { wb_put(b, s, strlen(s)); }
+
+/* Decimal digits of v at d (room for 20), returning the end: the length first, then two
+ * digits per step from the end, straight into place. */
+static char *put_u64(char *d, uint64_t v)
+{
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536"
+                                   "37383940414243444546474849505152535455565758596061626364656667686970717273"
+                                   "7475767778798081828384858687888990919293949596979899";
+    int n = 1;
+    for (uint64_t x = v; x >= 10; x /= 10)
+        n++;
+    char *e = d + n, *q = e;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        q -= 2;
+        memcpy(q, pairs + 2 * r, 2);
+    }
+    if (v >= 10)
+        memcpy(q - 2, pairs + 2 * v, 2);
+    else
+        q[-1] = (char)('0' + v);
+    return e;
+}
+
+/* The same for a token ID (below 10^6 in any vocabulary tokenizer.h loads). */
+static inline char *put_id(char *d, uint32_t v)
+{
+    if (v >= 1000000)
+        return put_u64(d, v);
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536"
+                                   "37383940414243444546474849505152535455565758596061626364656667686970717273"
+                                   "7475767778798081828384858687888990919293949596979899";
+    int n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : 6;
+    char *e = d + n, *q = e;
+    while (v >= 100) {
+        unsigned r = v % 100;
+        v /= 100;
+        q -= 2;
+        memcpy(q, pairs + 2 * r, 2);
+    }
+    if (v >= 10)
+        memcpy(q - 2, pairs + 2 * v, 2);
+    else
+        q[-1] = (char)('0' + v);
+    return e;
+}
+
+static void wb_u64(wbuf *b, uint64_t v)
+{
+    if (!wb_room(b, 20))
+        b->n = (size_t)(put_u64(b->p + b->n, v) - b->p);
+}
+
+/* The decimal text of every ID of the vocabulary, 8 bytes each: up to 6 digits, then the
+ * length in byte 7 (IDs are below 10^6, tokenizer.h's limit). One copy per ID instead of
+ * divisions: formatting millions of IDs costs about what tokenizing them does otherwise. */
+static char (*id_text)[8];
+static uint32_t id_text_n;
+
+static void id_text_build(uint32_t n_vocab)
+{
+    if (id_text || !(id_text = malloc((size_t)n_vocab * sizeof *id_text)))
         return;
-    if (b->n + n + 1 > b->cap) {
-        size_t c = b->cap ? b->cap : 4096;
-        while (c < b->n + n + 1) {
-            if (c > SIZE_MAX / 2) {
-                b->oom = 1;
-                return;
+    for (uint32_t v = 0; v < n_vocab; v++) {
+        char tmp[24];
+        size_t l = (size_t)(put_u64(tmp, v) - tmp);
+        memset(id_text[v], 0, 8);
+        memcpy(id_text[v], tmp, l);
+        id_text[v][7] = (char)l;
+    }
+    id_text_n = n_vocab;
+}
+
+/* ids[0..n) as decimals separated by sep, in chunks so the buffer stays small. */
+static void wb_ids(wbuf *b, const uint32_t *ids, size_t n, char sep)
+{
+    for (size_t i = 0; i < n;) {
+        size_t m = n - i < 16384 ? n - i : 16384;
+        if (wb_room(b, m * 12 + 8))
+            return;
+        char *d = b->p + b->n;
+        for (size_t k = 0; k < m; k++, i++) {
+            if (i)
+                *d++ = sep;
+            if (ids[i] < id_text_n) {
+                memcpy(d, id_text[ids[i]], 8);
+                d += id_text[ids[i]][7];
+            } else {
+                d = put_id(d, ids[i]);
             }
-            c *= 2;
         }
-        char *q = realloc(b->p, c);
-        if (!q) {
+        b->n = (size_t)(d - b->p);
+        if (b->n >= WB_SIZE)
+            wb_flush(b);
+    }
+}
+
+/* ------------------------------------------------------------ formats */
+
+static void format_json(wbuf *b, const tok_tokenizer *t, const tok_ids *r)
+{
+    wb_str(b, "{\"n_tokens\":");
+    wb_u64(b, r->n);
+    wb_str(b, ",\"ids\":[");
+    wb_ids(b, r->ids, r->n, ',');
+    wb_str(b, "],\"offsets\":[");
+    for (size_t i = 0; i < r->n; i++) {
+        wb_str(b, i ? ",[" : "[");
+        wb_u64(b, r->offsets[i]);
+        wb_str(b, ",");
+        wb_u64(b, r->offsets[i + 1]);
+        wb_str(b, "]");
+    }
+    wb_str(b, "],\"pieces\":[");
+    for (size_t i = 0; i < r->n; i++) {
+        const uint8_t *p;
+        size_t len;
+        tok_piece(t, r->ids[i], &p, &len, NULL);
+        char *lit = json_string_alloc((const char *)p, len);
+        if (!lit) {
             b->oom = 1;
             return;
         }
-        b->p = q;
-        b->cap = c;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-}
-
-static void sb_str(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
-
-static void sb_u64(sbuf *b, uint64_t v)
-{
-    char tmp[24];
-    int k = 24;
-    do {
-        tmp[--k] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    sb_put(b, tmp + k, (size_t)(24 - k));
-}
-
-/* A piece for the table, made visible the way every command shows pieces
- * (out_piece_visible: space ␣, newline ↵, tab →, other controls and partial UTF-8 \xNN). */
-static void sb_visible(sbuf *b, const uint8_t *p, size_t n)
-{
-    char *v = out_piece_visible((const char *)p, n);
-    if (v) {
-        sb_str(b, v);
-        free(v);
-    } else {
-        b->oom = 1;
-    }
-}
-
-/* A JSON string of the piece's bytes, escaped as every JSON string of the program is
- * (json.h: a cut character becomes \ufffd, as Python's errors="replace"). */
-static void sb_json_str(sbuf *b, const uint8_t *p, size_t n)
-{
-    char *lit = json_string_alloc((const char *)p, n);
-    if (lit) {
-        sb_str(b, lit);
+        if (i)
+            wb_str(b, ",");
+        wb_str(b, lit);
         free(lit);
-    } else {
-        b->oom = 1;
+        if (b->n >= WB_SIZE)
+            wb_flush(b);
     }
+    wb_str(b, "]}\n");
 }
 
-/* ------------------------------------------------------------ input */
+/* pos, id, the piece made visible (out_piece_visible), padded to 22 columns, byte range. */
+static void format_table(wbuf *b, const tok_tokenizer *t, const tok_ids *r)
+{
+    wb_str(b, "  pos      id  piece                   bytes\n");
+    for (size_t i = 0; i < r->n && !b->oom; i++) {
+        char head[64];
+        snprintf(head, sizeof head, "%5zu  %6u  ", i, r->ids[i]);
+        wb_str(b, head);
+        const uint8_t *p;
+        size_t len;
+        tok_piece(t, r->ids[i], &p, &len, NULL);
+        char *v = out_piece_visible((const char *)p, len);
+        if (!v) {
+            b->oom = 1;
+            return;
+        }
+        wb_str(b, v);
+        size_t cols = out_display_width(v);
+        free(v);
+        for (; cols < 22; cols++)
+            wb_str(b, " ");
+        wb_str(b, "  ");
+        wb_u64(b, r->offsets[i]);
+        wb_str(b, "..");
+        wb_u64(b, r->offsets[i + 1]);
+        wb_str(b, "\n");
+        if (b->n >= WB_SIZE)
+            wb_flush(b);
+    }
+    if (!r->n)
+        wb_str(b, "(no tokens)\n");
+}
+
+static void format(wbuf *b, const tok_tokenizer *t, const tok_ids *r, int fmt)
+{
+    if (fmt == FMT_IDS) {
+        wb_ids(b, r->ids, r->n, ' ');
+        wb_str(b, "\n");
+    } else if (fmt == FMT_JSON) {
+        format_json(b, t, r);
+    } else {
+        format_table(b, t, r);
+    }
+}
 
 /* ------------------------------------------------------------ --jsonl input lines */
 
@@ -136,35 +329,49 @@ static int hex4(const char *s, size_t n, size_t i, unsigned *v)
     return 0;
 }
 
-static void put_utf8(sbuf *b, unsigned cp)
+static void put_utf8(wbuf *b, unsigned cp)
 {
     uint8_t u[4];
     size_t k;
     if (cp < 0x80) {
-        u[0] = (uint8_t)cp;
-        k = 1;
+        u[0] = (uint8_t)cp, k = 1;
     } else if (cp < 0x800) {
-        u[0] = (uint8_t)(0xC0 | cp >> 6);
-        u[1] = (uint8_t)(0x80 | (cp & 0x3F));
-        k = 2;
+        u[0] = (uint8_t)(0xC0 | cp >> 6), u[1] = (uint8_t)(0x80 | (cp & 0x3F)), k = 2;
     } else if (cp < 0x10000) {
-        u[0] = (uint8_t)(0xE0 | cp >> 12);
-        u[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
-        u[2] = (uint8_t)(0x80 | (cp & 0x3F));
-        k = 3;
+        u[0] = (uint8_t)(0xE0 | cp >> 12), u[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
+        u[2] = (uint8_t)(0x80 | (cp & 0x3F)), k = 3;
     } else {
-        u[0] = (uint8_t)(0xF0 | cp >> 18);
-        u[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3F));
-        u[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
-        u[3] = (uint8_t)(0x80 | (cp & 0x3F));
-        k = 4;
+        u[0] = (uint8_t)(0xF0 | cp >> 18), u[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3F));
+        u[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3F)), u[3] = (uint8_t)(0x80 | (cp & 0x3F)), k = 4;
     }
-    sb_put(b, u, k);
+    wb_put(b, u, k);
 }
 
-/* Parses a JSON string at s[*i] into out (raw bytes, \u escapes as UTF-8; a lone
- * surrogate becomes U+FFFD only if lossy). Returns NULL or an error text. */
-static const char *json_string(const char *s, size_t n, size_t *i, sbuf *out, int lossy)
+/* One \u escape at s[*j] (after the "\u"), a surrogate pair joined; a lone surrogate is
+ * U+FFFD when lossy, else an error. */
+static const char *json_u_escape(const char *s, size_t n, size_t *j, wbuf *out, int lossy)
+{
+    unsigned cp, lo;
+    if (hex4(s, n, *j, &cp))
+        return "bad \\u escape";
+    *j += 4;
+    if (cp >= 0xD800 && cp < 0xDC00 && *j + 6 <= n && s[*j] == '\\' && s[*j + 1] == 'u' &&
+        !hex4(s, n, *j + 2, &lo) && lo >= 0xDC00 && lo < 0xE000) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        *j += 6;
+    } else if (cp >= 0xD800 && cp < 0xE000) {
+        if (!lossy)
+            return "lone surrogate \\u escape (use --lossy to replace it)";
+        cp = 0xFFFD;
+    }
+    put_utf8(out, cp);
+    return NULL;
+}
+
+/* Decodes the JSON string at s[*i] into out: its exact bytes, \u0000 and all (which is why
+ * this is not cJSON: its strings end at a NUL, and it refuses lone surrogates that --lossy
+ * must replace). Returns NULL or an error text. */
+static const char *json_string(const char *s, size_t n, size_t *i, wbuf *out, int lossy)
 {
     if (*i >= n || s[*i] != '"')
         return "expected a string";
@@ -179,9 +386,20 @@ static const char *json_string(const char *s, size_t n, size_t *i, sbuf *out, in
             return "control character in a string";
         if (c != '\\') {
             size_t r = j;
+            while (r + 8 <= n) { /* eight bytes at a time: none is '"', '\\' or below 0x20 */
+                uint64_t w, lo = 0x0101010101010101ull, hi = 0x8080808080808080ull;
+                memcpy(&w, s + r, 8);
+                uint64_t q = w ^ (lo * '"'), bs = w ^ (lo * '\\');
+                uint64_t hit = (((q - lo) & ~q) | ((bs - lo) & ~bs) | ((w - lo * 0x20) & ~w)) & hi;
+                if (hit) { /* the lowest flagged byte is exact (little-endian) */
+                    r += (size_t)__builtin_ctzll(hit) >> 3;
+                    break;
+                }
+                r += 8;
+            }
             while (r < n && s[r] != '"' && s[r] != '\\' && (unsigned char)s[r] >= 0x20)
                 r++;
-            sb_put(out, s + j, r - j);
+            wb_put(out, s + j, r - j);
             j = r;
             continue;
         }
@@ -189,100 +407,37 @@ static const char *json_string(const char *s, size_t n, size_t *i, sbuf *out, in
             return "bad escape";
         char e = s[j + 1];
         j += 2;
-        const char *simple = strchr("\"\\/bfnrt", e);
-        if (e && simple) {
-            static const char rep[] = "\"\\/\b\f\n\r\t";
-            sb_put(out, &rep[simple - "\"\\/bfnrt"], 1);
+        char simple = e == '"' || e == '\\' || e == '/' ? e : e == 'n' ? '\n' : e == 't' ? '\t'
+                    : e == 'r' ? '\r' : e == 'b' ? '\b' : e == 'f' ? '\f' : 0;
+        if (simple) {
+            wb_put(out, &simple, 1);
             continue;
         }
         if (e != 'u')
             return "bad escape";
-        unsigned cp;
-        if (hex4(s, n, j, &cp))
-            return "bad \\u escape";
-        j += 4;
-        if (cp >= 0xD800 && cp < 0xDC00) {
-            unsigned lo;
-            if (j + 6 <= n && s[j] == '\\' && s[j + 1] == 'u' && !hex4(s, n, j + 2, &lo) && lo >= 0xDC00 &&
-                lo < 0xE000) {
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                j += 6;
-            } else if (lossy) {
-                cp = 0xFFFD;
-            } else {
-                return "lone surrogate \\u escape (use --lossy to replace it)";
-            }
-        } else if (cp >= 0xDC00 && cp < 0xE000) {
-            if (!lossy)
-                return "lone surrogate \\u escape (use --lossy to replace it)";
-            cp = 0xFFFD;
-        }
-        put_utf8(out, cp);
+        const char *err = json_u_escape(s, n, &j, out, lossy);
+        if (err)
+            return err;
     }
     *i = j + 1;
     return NULL;
 }
 
-/* Skips any JSON value (for keys other than "text"). */
-static const char *json_skip(const char *s, size_t n, size_t *i, int depth)
+/* Skips the JSON value at s[*i] after checking it with cJSON (strict literals, numbers,
+ * nesting), so that {"text": "x", "n": tru} is refused. */
+static const char *json_skip(const char *s, size_t n, size_t *i)
 {
-    if (depth > 64)
-        return "nesting too deep";
-    *i = skip_ws(s, n, *i);
-    if (*i >= n)
-        return "expected a value";
-    char c = s[*i];
-    if (c == '"') {
-        sbuf tmp = {0};
-        const char *e = json_string(s, n, i, &tmp, 1);
-        free(tmp.p);
-        return e;
-    }
-    if (c == '{' || c == '[') {
-        char close = c == '{' ? '}' : ']';
-        *i = skip_ws(s, n, *i + 1);
-        if (*i < n && s[*i] == close) {
-            (*i)++;
-            return NULL;
-        }
-        for (;;) {
-            if (c == '{') {
-                sbuf tmp = {0};
-                const char *e = json_string(s, n, i, &tmp, 1);
-                free(tmp.p);
-                if (e)
-                    return e;
-                *i = skip_ws(s, n, *i);
-                if (*i >= n || s[*i] != ':')
-                    return "expected ':'";
-                (*i)++;
-            }
-            const char *e = json_skip(s, n, i, depth + 1);
-            if (e)
-                return e;
-            *i = skip_ws(s, n, *i);
-            if (*i < n && s[*i] == ',') {
-                *i = skip_ws(s, n, *i + 1);
-                continue;
-            }
-            if (*i < n && s[*i] == close) {
-                (*i)++;
-                return NULL;
-            }
-            return "expected ',' or a closing bracket";
-        }
-    }
-    size_t j = *i;
-    while (j < n && (strchr("+-.eE", s[j]) || (s[j] >= '0' && s[j] <= '9') || (s[j] >= 'a' && s[j] <= 'z')))
-        j++;
-    if (j == *i)
-        return "expected a value";
-    *i = j;
+    const char *end = NULL;
+    cJSON *v = cJSON_ParseWithLengthOpts(s + *i, n - *i, &end, 0);
+    if (!v)
+        return "invalid JSON value";
+    cJSON_Delete(v);
+    *i = (size_t)(end - s);
     return NULL;
 }
 
-/* The "text" member of a one-line JSON object into text. */
-static const char *jsonl_text(const char *s, size_t n, sbuf *text, int lossy)
+/* The "text" member of a one-line JSON object, decoded into text. */
+static const char *jsonl_text(const char *s, size_t n, wbuf *text, wbuf *key, int lossy)
 {
     size_t i = skip_ws(s, n, 0);
     int found = 0;
@@ -290,314 +445,385 @@ static const char *jsonl_text(const char *s, size_t n, sbuf *text, int lossy)
         return "expected a JSON object {\"text\": \"...\"}";
     i = skip_ws(s, n, i + 1);
     if (i < n && s[i] == '}')
-        i++;
-    else
-        for (;;) {
-            sbuf key = {0};
-            const char *e = json_string(s, n, &i, &key, 1);
-            int is_text = !e && key.n == 4 && memcmp(key.p, "text", 4) == 0;
-            free(key.p);
-            if (e)
-                return e;
-            i = skip_ws(s, n, i);
-            if (i >= n || s[i] != ':')
-                return "expected ':'";
-            i = skip_ws(s, n, i + 1);
-            if (is_text) {
-                if (found)
-                    return "\"text\" given twice";
-                found = 1;
-                if ((e = json_string(s, n, &i, text, lossy)))
-                    return e;
-            } else if ((e = json_skip(s, n, &i, 0))) {
-                return e;
-            }
-            i = skip_ws(s, n, i);
-            if (i < n && s[i] == ',') {
-                i = skip_ws(s, n, i + 1);
-                continue;
-            }
-            if (i < n && s[i] == '}') {
-                i++;
-                break;
-            }
-            return "expected ',' or '}'";
-        }
-    if (skip_ws(s, n, i) != n)
-        return "trailing characters after the object";
-    if (!found)
         return "no \"text\" member";
-    return NULL;
+    for (;;) {
+        const char *e = NULL;
+        int is_text = n - i >= 6 && memcmp(s + i, "\"text\"", 6) == 0; /* the usual spelling */
+        if (is_text) {
+            i += 6;
+        } else {
+            key->n = 0;
+            e = json_string(s, n, &i, key, 1);
+            is_text = !e && key->n == 4 && memcmp(key->p, "text", 4) == 0;
+        }
+        if (e)
+            return e;
+        i = skip_ws(s, n, i);
+        if (i >= n || s[i] != ':')
+            return "expected ':'";
+        i = skip_ws(s, n, i + 1);
+        if (is_text && found)
+            return "\"text\" given twice";
+        if (is_text && (e = json_string(s, n, &i, text, lossy)))
+            return e;
+        if (!is_text && (e = json_skip(s, n, &i)))
+            return e;
+        found |= is_text;
+        i = skip_ws(s, n, i);
+        if (i < n && s[i] == ',') {
+            i = skip_ws(s, n, i + 1);
+            continue;
+        }
+        if (i < n && s[i] == '}')
+            break;
+        return "expected ',' or '}'";
+    }
+    if (skip_ws(s, n, i + 1) != n)
+        return "trailing characters after the object";
+    return found ? NULL : "no \"text\" member";
 }
 
-/* ------------------------------------------------------------ output formats */
+/* ------------------------------------------------------------ --jsonl */
 
-enum { FMT_TABLE, FMT_IDS, FMT_JSON };
+#define JSONL_STOPPED 1 /* a bad line ended the run; every earlier line was written */
 
-static void out_ids_array(sbuf *b, const tok_ids *r)
+/* One block of complete lines: their decoded texts side by side in `arena`. */
+typedef struct jblock {
+    size_t n, cap;
+    size_t *at, *len, *line; /* per kept (non-blank) line: offset in arena, length, number */
+    const char **err;        /* parse error, or NULL */
+    const char **texts;
+    size_t *counts;
+    int *rc;
+    wbuf arena;
+} jblock;
+
+static int jb_grow(jblock *b)
 {
-    sb_str(b, "[");
-    for (size_t i = 0; i < r->n; i++) {
-        if (i)
-            sb_str(b, ",");
-        sb_u64(b, r->ids[i]);
-    }
-    sb_str(b, "]");
+    if (b->n < b->cap)
+        return 0;
+    size_t c = b->cap ? b->cap * 2 : 1024;
+    void *p[7] = {realloc(b->at, c * sizeof *b->at), NULL};
+    if (p[0]) b->at = p[0];
+    if ((p[1] = realloc(b->len, c * sizeof *b->len))) b->len = p[1];
+    if ((p[2] = realloc(b->line, c * sizeof *b->line))) b->line = p[2];
+    if ((p[3] = realloc(b->err, c * sizeof *b->err))) b->err = p[3];
+    if ((p[4] = realloc(b->texts, c * sizeof *b->texts))) b->texts = p[4];
+    if ((p[5] = realloc(b->counts, c * sizeof *b->counts))) b->counts = p[5];
+    if ((p[6] = realloc(b->rc, c * sizeof *b->rc))) b->rc = p[6];
+    for (int k = 0; k < 7; k++)
+        if (!p[k])
+            return -1;
+    b->cap = c;
+    return 0;
 }
 
-static void format(sbuf *b, const tok_tokenizer *t, const tok_ids *r, int fmt)
+static void jb_free(jblock *b)
 {
-    if (fmt == FMT_IDS) {
-        for (size_t i = 0; i < r->n; i++) {
-            if (i)
-                sb_str(b, " ");
-            sb_u64(b, r->ids[i]);
-        }
-        sb_str(b, "\n");
-        return;
-    }
-    if (fmt == FMT_JSON) {
-        sb_str(b, "{\"n_tokens\":");
-        sb_u64(b, r->n);
-        sb_str(b, ",\"ids\":");
-        out_ids_array(b, r);
-        sb_str(b, ",\"offsets\":[");
-        for (size_t i = 0; i < r->n; i++) {
-            sb_str(b, i ? ",[" : "[");
-            sb_u64(b, r->offsets[i]);
-            sb_str(b, ",");
-            sb_u64(b, r->offsets[i + 1]);
-            sb_str(b, "]");
-        }
-        sb_str(b, "],\"pieces\":[");
-        for (size_t i = 0; i < r->n; i++) {
-            const uint8_t *p;
-            size_t len;
-            tok_piece(t, r->ids[i], &p, &len, NULL);
-            if (i)
-                sb_str(b, ",");
-            sb_json_str(b, p, len);
-        }
-        sb_str(b, "]}\n");
-        return;
-    }
-    sb_str(b, "  pos      id  piece                   bytes\n");
-    for (size_t i = 0; i < r->n; i++) {
-        char head[64];
-        snprintf(head, sizeof head, "%5zu  %6u  ", i, r->ids[i]);
-        sb_str(b, head);
-        const uint8_t *p;
-        size_t len;
-        tok_piece(t, r->ids[i], &p, &len, NULL);
-        size_t before = b->n;
-        sb_visible(b, p, len);
-        /* pad to 22 display columns, counting UTF-8 lead bytes as one column each */
-        size_t cols = 0;
-        for (size_t k = before; k < b->n && !b->oom; k++)
-            cols += ((uint8_t)b->p[k] & 0xC0) != 0x80;
-        for (; cols < 22; cols++)
-            sb_str(b, " ");
-        sb_str(b, "  ");
-        sb_u64(b, r->offsets[i]);
-        sb_str(b, "..");
-        sb_u64(b, r->offsets[i + 1]);
-        sb_str(b, "\n");
-    }
-    if (!r->n)
-        sb_str(b, "(no tokens)\n");
+    free(b->at), free(b->len), free(b->line), free(b->err), free(b->texts), free(b->counts), free(b->rc);
+    free(b->arena.p);
 }
 
-static int write_all(const sbuf *b)
+typedef struct jrun {
+    tok_tokenizer *t;
+    const tokenize_opts *o;
+    wbuf out, key;
+    int line_flush;   /* flush after every block: the output is a pipe or a terminal */
+    size_t line;      /* lines read so far */
+    size_t bad;       /* bad lines (--keep-going) */
+} jrun;
+
+/* Parses the complete lines of s[0..n) into b (blank lines are skipped). */
+static int jb_parse(jrun *j, jblock *b, const char *s, size_t n)
 {
-    if (b->n && fwrite(b->p, 1, b->n, stdout) != b->n)
+    b->n = 0;
+    b->arena.n = 0;
+    for (size_t pos = 0; pos < n;) {
+        const char *nl = memchr(s + pos, '\n', n - pos);
+        size_t e = nl ? (size_t)(nl - s) : n;
+        j->line++;
+        if (skip_ws(s, e, pos) < e) {
+            if (jb_grow(b))
+                return -1;
+            size_t k = b->n++;
+            b->at[k] = b->arena.n;
+            b->line[k] = j->line;
+            b->err[k] = jsonl_text(s + pos, e - pos, &b->arena, &j->key, j->o->lossy);
+            b->len[k] = b->arena.n - b->at[k];
+            if (b->arena.oom)
+                return -1;
+        }
+        pos = e + 1;
+    }
+    return 0;
+}
+
+/* Reports line k's problem: an error object (--keep-going) or a message and -1. */
+static int jb_bad(jrun *j, jblock *b, size_t k, const char *msg)
+{
+    if (!j->o->keep_going) {
+        wb_flush(&j->out);
+        fflush(j->out.f);
+        cli_error("standard input line %zu: %s", b->line[k], msg);
+        return JSONL_STOPPED;
+    }
+    j->bad++;
+    char *lit = json_string_alloc(msg, strlen(msg));
+    wb_str(&j->out, "{\"error\":");
+    wb_str(&j->out, lit ? lit : "\"out of memory\"");
+    wb_str(&j->out, ",\"line\":");
+    wb_u64(&j->out, b->line[k]);
+    wb_str(&j->out, "}\n");
+    free(lit);
+    return 0;
+}
+
+/* Tokenizes the parsed lines of b over the threads and writes them in order. Returns 0,
+ * JSONL_STOPPED or -1 (out of memory, reported). */
+static int jb_run(jrun *j, jblock *b)
+{
+    tok_special sp = (tok_special)j->o->special;
+    unsigned flags = TOK_NO_OFFSETS | (j->o->lossy ? TOK_LOSSY : 0);
+    for (size_t k = 0; k < b->n; k++) {
+        b->texts[k] = !b->err[k] && b->arena.p ? b->arena.p + b->at[k] : "";
+        if (b->err[k])
+            b->len[k] = 0;
+    }
+    uint32_t *ids;
+    if (tok_encode_batch(j->t, b->n, b->texts, b->len, sp, flags, &ids, b->counts, b->rc)) {
+        cli_error("out of memory tokenizing standard input");
         return -1;
-    return fflush(stdout);
+    }
+    int rc = 0;
+    size_t at = 0;
+    for (size_t k = 0; k < b->n && !rc; k++) {
+        if (b->err[k]) {
+            rc = jb_bad(j, b, k, b->err[k]);
+        } else if (b->rc[k]) {
+            g2e_err err;
+            tok_ids again;
+            tok_encode(j->t, b->texts[k], b->len[k], sp, flags, &again, NULL, &err);
+            tok_ids_free(&again);
+            rc = jb_bad(j, b, k, err.msg);
+        } else {
+            wb_str(&j->out, "{\"ids\":[");
+            wb_ids(&j->out, ids + at, b->counts[k], ',');
+            wb_str(&j->out, "]}\n");
+            at += b->counts[k];
+        }
+    }
+    free(ids);
+    return rc;
+}
+
+/* Reads standard input block by block; each block's complete lines are processed at once.
+ * Returns 0, JSONL_STOPPED, or -1 after printing an error. */
+static int run_jsonl(jrun *j)
+{
+    size_t cap = 1 << 20, have = 0;
+    char *buf = malloc(cap);
+    jblock b = {0};
+    int rc = 0, eof = 0;
+    while (!rc && !eof) {
+        if (!buf || (have == cap && !(buf = realloc(buf, cap *= 2)))) {
+            cli_error("out of memory reading standard input (a line of %zu bytes)", have);
+            rc = -1;
+            break;
+        }
+        ssize_t k = read(STDIN_FILENO, buf + have, cap - have);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            cli_error("cannot read standard input: %s", strerror(errno));
+            rc = -1;
+            break;
+        }
+        eof = k == 0;
+        have += (size_t)k;
+        char *last = eof ? buf + have : memrchr(buf, '\n', have);
+        size_t done = last ? (size_t)(last - buf) + (eof ? 0 : 1) : 0;
+        if (!done)
+            continue;
+        if (jb_parse(j, &b, buf, done) || j->out.oom) {
+            cli_error("out of memory reading standard input");
+            rc = -1;
+        } else if ((rc = jb_run(j, &b)) == 0 && (j->line_flush || j->out.n >= WB_SIZE)) {
+            wb_flush(&j->out);
+            if (j->line_flush)
+                fflush(j->out.f);
+        }
+        memmove(buf, buf + done, have - done);
+        have -= done;
+    }
+    free(buf);
+    jb_free(&b);
+    return rc;
 }
 
 /* ------------------------------------------------------------ the command */
 
-int cmd_tokenize(int argc, char **argv)
+/* The TEXT arguments joined by single spaces (a new string), or the one argument. */
+static char *joined(const opt_parsed *p)
 {
-    int fmt = FMT_TABLE, jsonl = 0, lossy = 0, rc = EXIT_ERR;
-    tok_special special = TOK_SPECIAL_TOKEN;
-    const char *file = NULL, *dir = NULL;
-    int first_text = 0, n_text = 0, dashdash = 0, stdin_dash = 0;
-    char *input = NULL, *joined = NULL;
-    size_t in_len = 0;
-    tok_tokenizer *t = NULL;
-    sbuf out = {0};
-    g2e_err err;
-    g2e_clear(&err);
+    size_t total = 1;
+    for (int k = 0; k < p->npos; k++)
+        total += strlen(p->pos[k]) + 1;
+    char *s = malloc(total), *w = s;
+    if (!s)
+        return NULL;
+    for (int k = 0; k < p->npos; k++) {
+        size_t l = strlen(p->pos[k]);
+        if (k)
+            *w++ = ' ';
+        memcpy(w, p->pos[k], l);
+        w += l;
+    }
+    *w = '\0';
+    return s;
+}
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!dashdash && a[0] == '-' && a[1]) {
-            if (strcmp(a, "--") == 0) {
-                dashdash = 1;
-            } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-                help(stdout);
-                return EXIT_OK;
-            } else if (strcmp(a, "--jsonl") == 0) {
-                jsonl = 1;
-            } else if (strcmp(a, "--lossy") == 0) {
-                lossy = 1;
-            } else if (strcmp(a, "--format") == 0 || strcmp(a, "--special") == 0 ||
-                       strcmp(a, "--tokenizer") == 0 || strcmp(a, "-f") == 0) {
-                if (i + 1 >= argc) {
-                    cli_error("%s needs a value (see 'gpt2-embed tokenize --help')", a);
-                    return EXIT_USAGE;
-                }
-                const char *v = argv[++i];
-                if (strcmp(a, "--format") == 0) {
-                    if (strcmp(v, "table") == 0) fmt = FMT_TABLE;
-                    else if (strcmp(v, "ids") == 0) fmt = FMT_IDS;
-                    else if (strcmp(v, "json") == 0) fmt = FMT_JSON;
-                    else {
-                        cli_error("--format must be table, ids or json, not '%s'", v);
-                        return EXIT_USAGE;
-                    }
-                } else if (strcmp(a, "--special") == 0) {
-                    if (strcmp(v, "token") == 0) special = TOK_SPECIAL_TOKEN;
-                    else if (strcmp(v, "text") == 0) special = TOK_SPECIAL_TEXT;
-                    else if (strcmp(v, "error") == 0) special = TOK_SPECIAL_ERROR;
-                    else {
-                        cli_error("--special must be token, text or error, not '%s'", v);
-                        return EXIT_USAGE;
-                    }
-                } else if (strcmp(a, "--tokenizer") == 0) {
-                    dir = v;
-                } else {
-                    file = v;
-                }
-            } else {
-                cli_error("unknown option '%s' (see 'gpt2-embed tokenize --help')", a);
-                return EXIT_USAGE;
-            }
-        } else if (strcmp(a, "-") == 0 && !dashdash) {
-            stdin_dash = 1;
-        } else {
-            if (!n_text)
-                first_text = i;
-            else if (first_text + n_text != i) {
-                cli_error("the TEXT arguments must follow each other");
-                return EXIT_USAGE;
-            }
-            n_text++;
+/* Tokenizes one whole text (TEXT, FILE or stdin) into b. */
+static int run_whole(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *p, wbuf *b)
+{
+    textin in = {0};
+    char *args = NULL;
+    const char *what = "the text", *text;
+    size_t len;
+    if (p->npos) {
+        if (!(args = joined(p))) {
+            cli_error("out of memory");
+            return -1;
         }
-    }
-    int sources = (n_text > 0) + (file != NULL) + stdin_dash;
-    if (jsonl && sources) {
-        cli_error("--jsonl reads standard input: give no TEXT, -f or '-'");
-        return EXIT_USAGE;
-    }
-    if (!jsonl && sources != 1) {
-        cli_error(sources ? "give only one of TEXT, -f FILE or '-'"
-                          : "no input: give TEXT, -f FILE or '-' (see 'gpt2-embed tokenize --help')");
-        return EXIT_USAGE;
-    }
-
-    if (tok_locate(dir, &t, &err)) {
-        cli_error("%s", err.msg);
-        goto done;
-    }
-    unsigned flags = (lossy ? TOK_LOSSY : 0) | (fmt == FMT_IDS || jsonl ? TOK_NO_OFFSETS : 0);
-
-    if (jsonl) {
-        input = cli_read_stream(stdin, &in_len);
-        if (!input) {
-            cli_error("cannot read standard input: %s", strerror(errno));
-            goto done;
-        }
-        size_t pos = 0, line = 0;
-        while (pos < in_len) {
-            size_t e = pos;
-            while (e < in_len && input[e] != '\n')
-                e++;
-            line++;
-            size_t a = skip_ws(input, e, pos);
-            if (a < e) {
-                sbuf text = {0};
-                const char *je = jsonl_text(input + pos, e - pos, &text, lossy);
-                if (je || text.oom) {
-                    cli_error("standard input line %zu: %s", line, je ? je : "out of memory");
-                    free(text.p);
-                    goto done;
-                }
-                tok_ids r;
-                int erc = tok_encode(t, text.p ? text.p : "", text.n, special, flags, &r, NULL, &err);
-                free(text.p);
-                if (erc) {
-                    cli_error("standard input line %zu: %s", line, err.msg);
-                    goto done;
-                }
-                sb_str(&out, "{\"ids\":");
-                out_ids_array(&out, &r);
-                sb_str(&out, "}\n");
-                tok_ids_free(&r);
-            }
-            pos = e + 1;
-        }
+        text = args, len = strlen(args);
     } else {
-        const char *what = "the text";
-        const char *text;
-        if (n_text) {
-            if (n_text == 1) {
-                text = argv[first_text];
-                in_len = strlen(text);
-            } else {
-                size_t total = 0;
-                for (int k = 0; k < n_text; k++)
-                    total += strlen(argv[first_text + k]) + 1;
-                joined = malloc(total);
-                if (!joined) {
-                    cli_error("out of memory");
-                    goto done;
-                }
-                size_t w = 0;
-                for (int k = 0; k < n_text; k++) {
-                    size_t l = strlen(argv[first_text + k]);
-                    if (k)
-                        joined[w++] = ' ';
-                    memcpy(joined + w, argv[first_text + k], l);
-                    w += l;
-                }
-                text = joined;
-                in_len = w;
-            }
-        } else {
-            what = file ? file : "standard input";
-            input = file ? cli_read_file(file, "text file", &in_len) : cli_read_stream(stdin, &in_len);
-            if (!input) {
-                if (!file)
-                    cli_error("cannot read standard input: %s", strerror(errno));
-                goto done;
-            }
-            text = input;
-        }
-        tok_ids r;
-        if (tok_encode(t, text, in_len, special, flags, &r, NULL, &err)) {
-            cli_error("%s: %s", what, err.msg);
-            goto done;
-        }
-        format(&out, t, &r, fmt);
+        const char *path = o->file && strcmp(o->file, "-") != 0 ? o->file : NULL;
+        if (textin_open(&in, path, "text file"))
+            return -1;
+        what = path ? path : "standard input";
+        text = in.data, len = in.len;
+    }
+    unsigned flags = (o->lossy ? TOK_LOSSY : 0) | (o->fmt == FMT_IDS ? TOK_NO_OFFSETS : 0);
+    tok_ids r;
+    g2e_err err;
+    int rc = tok_encode(t, text, len, (tok_special)o->special, flags, &r, NULL, &err);
+    if (rc) {
+        cli_error("%s: %s", what, err.msg);
+    } else {
+        format(b, t, &r, o->fmt);
         if (r.n_replaced)
             cli_note("%zu invalid UTF-8 sequence%s replaced by U+FFFD", r.n_replaced,
                      r.n_replaced == 1 ? "" : "s");
         tok_ids_free(&r);
     }
-    if (out.oom) {
-        cli_error("out of memory formatting the output");
-        goto done;
+    textin_close(&in);
+    free(args);
+    return rc ? -1 : 0;
+}
+
+/* Combinations of options and inputs; the format from -o's extension. Returns 0 or -1. */
+static int check(tokenize_opts *o, opt_parsed *p)
+{
+    int dash = 0;
+    for (int k = 0; k < p->npos; k++)
+        dash |= strcmp(p->pos[k], "-") == 0;
+    if (dash && p->npos == 1) { /* '-' alone: standard input */
+        p->npos = 0;
+        if (o->file)
+            return opt_usage_error(&CMD, "give only one of TEXT, -f FILE or '-'");
+        o->file = "-";
     }
-    if (write_all(&out)) {
-        cli_error("cannot write the output: %s", strerror(errno));
-        goto done;
+    int sources = (p->npos > 0) + (o->file != NULL) + (dash && p->npos > 1);
+    if (o->jsonl && sources)
+        return opt_usage_error(&CMD, "--jsonl reads standard input: give no TEXT, -f or '-'");
+    if (!o->jsonl && sources != 1)
+        return opt_usage_error(&CMD, sources ? "give only one of TEXT, -f FILE or '-'"
+                                             : "no input: give TEXT, -f FILE or '-'");
+    if (o->keep_going && !o->jsonl)
+        return opt_usage_error(&CMD, "--keep-going applies to --jsonl only");
+    if (o->jsonl) {
+        int f = 0;
+        if (opt_given(&CMD, p, "--format"))
+            return opt_usage_error(&CMD, "--jsonl writes JSON lines: leave out --format");
+        return out_pick_format(&CMD, o->out, JSONL_FORMATS, 0, &f);
     }
-    rc = EXIT_OK;
-done:
-    free(out.p);
-    free(input);
-    free(joined);
-    tok_close(t);
+    return out_pick_format(&CMD, o->out, FORMATS, opt_given(&CMD, p, "--format"), &o->fmt);
+}
+
+/* 1 if f is a pipe, a socket or a terminal (then --jsonl flushes every block). */
+static int is_stream(FILE *f)
+{
+    struct stat st;
+    return fstat(fileno(f), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode));
+}
+
+/* --jsonl onto f. Returns 0, JSONL_STOPPED or -1 (a message printed). */
+static int jsonl_to(tok_tokenizer *t, const tokenize_opts *o, FILE *f)
+{
+    jrun j = {.t = t, .o = o, .out = {.f = f}, .line_flush = is_stream(f)};
+    int rc = run_jsonl(&j);
+    wb_flush(&j.out);
+    free(j.out.p);
+    free(j.key.p);
+    if (rc >= 0 && j.out.werr) {
+        cli_error("cannot write the output: %s", strerror(j.out.werr));
+        return -1;
+    }
+    if (!rc && j.bad) {
+        cli_note("%zu bad line%s written as error objects", j.bad, j.bad == 1 ? "" : "s");
+        rc = JSONL_STOPPED; /* exit status 1, output complete */
+    }
     return rc;
+}
+
+/* One whole text onto f. Returns 0 or -1 (a message printed). */
+static int whole_to(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *p, FILE *f)
+{
+    wbuf b = {.f = f};
+    int rc = run_whole(t, o, p, &b);
+    if (!rc && b.oom) {
+        cli_error("out of memory formatting the output");
+        rc = -1;
+    }
+    if (!rc)
+        wb_flush(&b);
+    free(b.p);
+    if (!rc && b.werr) {
+        cli_error("cannot write the output: %s", strerror(b.werr));
+        rc = -1;
+    }
+    return rc;
+}
+
+int cmd_tokenize(int argc, char **argv)
+{
+    tokenize_opts o = {0};
+    opt_parsed p;
+    int r = opt_parse(&CMD, argc, argv, &o, &p);
+    if (r || check(&o, &p)) {
+        opt_free(&p);
+        return r ? opt_exit(r) : EXIT_USAGE;
+    }
+    tok_tokenizer *t = NULL;
+    out_file of = {0};
+    g2e_err err;
+    int rc = -1;
+    if (tok_locate(o.dir, &t, &err)) {
+        cli_error("%s", err.msg);
+    } else if (out_open(&of, o.out, 0) == 0) {
+        tok_set_threads(t, (unsigned)o.threads);
+        if (o.jsonl || o.fmt != FMT_TABLE)
+            id_text_build(tok_n_vocab(t));
+        rc = o.jsonl ? jsonl_to(t, &o, of.f) : whole_to(t, &o, &p, of.f);
+        /* a stopped --jsonl keeps the lines before the bad one, in a file too */
+        if (rc >= 0 && out_commit(&of))
+            rc = -1;
+        else if (rc < 0)
+            out_abort(&of);
+    }
+    tok_close(t);
+    opt_free(&p);
+    free(id_text);
+    id_text = NULL;
+    id_text_n = 0;
+    return rc == 0 ? EXIT_OK : EXIT_ERR;
 }

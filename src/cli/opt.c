@@ -8,6 +8,7 @@
  */
 #include "opt.h"
 
+#include "cli.h"
 #include "text.h"
 
 #include <errno.h>
@@ -28,9 +29,7 @@
 
 static void vreport(const opt_cmd *cmd, const char *fmt, va_list ap)
 {
-    fprintf(stderr, "gpt2-embed %s: ", cmd->name);
-    vfprintf(stderr, gettext(fmt), ap);   /* report/opt_usage_error literals are in the .pot */
-    fputc('\n', stderr);
+    cli_verror(cmd->name, gettext(fmt), ap);   /* report/opt_usage_error literals are in the .pot */
 }
 
 static int report(const opt_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -464,7 +463,7 @@ int opt_parse(const opt_cmd *cmd, int argc, char **argv, void *dst, opt_parsed *
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             if (opt_help(cmd, stdout) == 0)
                 return 1;
-            report(cmd, "cannot write the help: %s", strerror(errno ? errno : EIO));
+            cli_error("cannot write the help: %s", strerror(errno ? errno : EIO));
             return 2;
         }
         int r = skip_lang(cmd, argc, argv, &i);

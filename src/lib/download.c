@@ -11,6 +11,7 @@
  * Deliberately left out: the multi interface, HTTP/2 tuning, parallel ranges.
  */
 #include "download.h"
+#include "dl_internal.h"
 
 #include "safetensors.h"
 #include "sha256.h"
@@ -33,18 +34,22 @@
 #define MAX_HOPS 10
 #define PROGRESS_STEP (256u << 10)
 #define PROGRESS_RESET (1u << 20)   /* an attempt storing this much resets the retry count */
-#define HV 512                      /* room for one header value */
 #define DL_OVERLAP (64u << 10)      /* bytes fetched again before a resume point */
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
-int dl_offline(void)
+int dl_env_true(const char *name)
 {
-    const char *v = getenv("HF_HUB_OFFLINE");
+    const char *v = getenv(name);
     if (!v)
         return 0;
     return strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0 ||
            strcasecmp(v, "on") == 0;
+}
+
+int dl_offline(void)
+{
+    return dl_env_true("HF_HUB_OFFLINE");
 }
 
 int dl_endpoint(const char *endpoint, char *out, size_t cap, g2e_err *err)
@@ -57,8 +62,11 @@ int dl_endpoint(const char *endpoint, char *out, size_t cap, g2e_err *err)
     size_t n = strlen(e);
     while (n > 0 && e[n - 1] == '/')
         n--;
-    if (n == 0 || n >= cap)
-        return g2e_fail(err, DL_E_ARG, "the Hub endpoint '%s' is empty or too long", e);
+    if (n == 0 || n >= cap) {
+        char sh[256];
+        return g2e_fail(err, DL_E_ARG, "the Hub endpoint '%s' is empty or too long",
+                        dl_url_shown(e, sh, sizeof sh));
+    }
     memcpy(out, e, n);
     out[n] = '\0';
     return 0;
@@ -175,12 +183,28 @@ static int read_token(const char *given, char **tok, g2e_err *err)
             snprintf(path, sizeof path, "%s/.cache/huggingface/token", home);
         else
             return 0;
-        FILE *f = fopen(path, "r");
-        if (!f)
+        /* O_NONBLOCK and fstat first: a FIFO or a device there must not block or flood us */
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
             return 0;   /* no token file: anonymous, as the Hub's client does */
+        struct stat sb;
+        if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            close(fd);
+            return g2e_fail(err, DL_E_ARG, "the token file %s is not a regular file (a FIFO, "
+                            "device or folder?); point HF_TOKEN_PATH at a file, or set HF_TOKEN",
+                            path);
+        }
         char buf[1024];
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
+        size_t n = 0;
+        while (n < sizeof buf - 1) {
+            ssize_t z = read(fd, buf + n, sizeof buf - 1 - n);
+            if (z < 0 && errno == EINTR)
+                continue;
+            if (z <= 0)
+                break;
+            n += (size_t)z;
+        }
+        close(fd);
         buf[n] = '\0';
         t = strdup(buf);
     }
@@ -209,7 +233,7 @@ static int read_token(const char *given, char **tok, g2e_err *err)
     return 0;
 }
 
-static void unquote_etag(const char *in, char *out, size_t cap)
+void dl_unquote_etag(const char *in, char *out, size_t cap)
 {
     const char *s = in;
     if (strncmp(s, "W/", 2) == 0)
@@ -225,17 +249,21 @@ static void unquote_etag(const char *in, char *out, size_t cap)
     out[n] = '\0';
 }
 
-static int is_sha256_hex(const char *s)
+int dl_is_hex(const char *s, size_t len)
 {
     size_t n = 0;
     for (; s[n]; n++)
         if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
             return 0;
-    return n == 64;
+    return n == len;
 }
 
-/* A whole decimal number; 0 on success. */
-static int parse_u64(const char *s, uint64_t *out)
+static int is_sha256_hex(const char *s)
+{
+    return dl_is_hex(s, 64);
+}
+
+int dl_parse_u64(const char *s, uint64_t *out)
 {
     if (!s || *s < '0' || *s > '9')
         return -1;
@@ -264,20 +292,13 @@ static void sleep_ms(unsigned ms)
 
 typedef struct sink sink;
 
-typedef struct resp {
-    sink *s;               /* the data request this answers, or NULL (a HEAD) */
-    long status;
-    char commit[HV], linked_etag[HV], etag[HV], linked_size[HV], content_length[HV];
-    char content_range[HV], error_code[HV], error_message[HV], retry_after[HV];
-    char content_encoding[HV];
-} resp;
 
 typedef struct dl_ctx dl_ctx;
 
 /* Where a body goes: memory or a file at an offset, bytes [want_start, +want_len). */
 struct sink {
     dl_ctx *c;
-    resp *r;
+    dl_resp *r;
     uint8_t *mem;          /* memory target, or NULL */
     int fd;                /* file target when mem is NULL */
     sha256_ctx *hash;      /* absorbs every stored byte, in order (may be NULL) */
@@ -300,10 +321,11 @@ struct dl_ctx {
     char shown_url[2048];  /* it as messages show it (see dl_url_shown) */
     char *token;
     char endpoint[2048];
+    char shown_endpoint[2048]; /* it as messages show it */
     char auth_header[1200];
-    char etag[HV];         /* the file's ETag, unquoted (X-Linked-Etag else ETag) */
+    char etag[DL_HV];         /* the file's ETag, unquoted (X-Linked-Etag else ETag) */
     uint64_t size;         /* the file's size */
-    char commit[HV];
+    char commit[DL_HV];
     dl_result *res;
     dl_progress pg;        /* the running report */
     uint64_t last_report;
@@ -348,137 +370,171 @@ static void copy_value(char *dst, const char *v, size_t n)
     }
     while (n > 0 && (v[n - 1] == '\r' || v[n - 1] == '\n' || v[n - 1] == ' ' || v[n - 1] == '\t'))
         n--;
-    if (n >= HV)
-        n = HV - 1;
-    memcpy(dst, v, n);
-    dst[n] = '\0';
+    /* a server's words reach the terminal in messages: every byte that is not printable
+     * ASCII (ESC, C1 controls, anything non-ASCII) is kept as \xNN, never raw */
+    static const char X[] = "0123456789abcdef";
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)v[i];
+        int plain = ch >= 0x20 && ch < 0x7f && ch != '\\';
+        if (k + (plain ? 1 : 4) >= DL_HV)
+            break;
+        if (plain) {
+            dst[k++] = (char)ch;
+        } else {
+            dst[k++] = '\\';
+            dst[k++] = 'x';
+            dst[k++] = X[ch >> 4];
+            dst[k++] = X[ch & 15];
+        }
+    }
+    dst[k] = '\0';
+}
+
+int dl_resp_line(dl_resp *r, const char *buf, size_t n)
+{
+    if (n > DL_MAX_HEADER_LINE) {
+        r->too_long = n;   /* no Hub header is this long: not a Hub answer */
+        return DL_LINE_TOO_LONG;
+    }
+    if (n >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
+        /* a new response (after a 1xx, or on a new hop): forget the previous one */
+        void *keep = r->user;
+        memset(r, 0, sizeof *r);
+        r->user = keep;
+        const char *sp = memchr(buf, ' ', n);
+        if (sp) {
+            long st = 0;
+            int digits = 0;
+            for (const char *p = sp + 1; p < buf + n && *p >= '0' && *p <= '9' && digits < 3; p++)
+                st = st * 10 + (*p - '0'), digits++;
+            r->status = st;
+        }
+        return DL_LINE_OK;
+    }
+    if ((n == 2 && buf[0] == '\r' && buf[1] == '\n') || (n == 1 && buf[0] == '\n'))
+        return DL_LINE_END;
+    const char *colon = memchr(buf, ':', n);
+    if (!colon)
+        return DL_LINE_OK;
+    size_t kl = (size_t)(colon - buf);
+    const char *v = colon + 1;
+    size_t vl = n - kl - 1;
+    static const struct { const char *name; size_t off; } H[] = {
+        {"x-repo-commit", offsetof(dl_resp, commit)},
+        {"x-linked-etag", offsetof(dl_resp, linked_etag)},
+        {"etag", offsetof(dl_resp, etag)},
+        {"x-linked-size", offsetof(dl_resp, linked_size)},
+        {"content-length", offsetof(dl_resp, content_length)},
+        {"content-range", offsetof(dl_resp, content_range)},
+        {"x-error-code", offsetof(dl_resp, error_code)},
+        {"x-error-message", offsetof(dl_resp, error_message)},
+        {"retry-after", offsetof(dl_resp, retry_after)},
+        {"content-encoding", offsetof(dl_resp, content_encoding)},
+    };
+    for (size_t i = 0; i < sizeof H / sizeof H[0]; i++)
+        if (strlen(H[i].name) == kl && strncasecmp(buf, H[i].name, kl) == 0)
+            copy_value((char *)r + H[i].off, v, vl);
+    return DL_LINE_OK;
 }
 
 static int body_start(sink *s);
 
 static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
 {
-    resp *r = user;
+    dl_resp *r = user;
     size_t n = size * nitems;
-    if (n >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
-        /* a new response (after a 1xx, or on a new hop): forget the previous one */
-        sink *keep = r->s;
-        memset(r, 0, sizeof *r);
-        r->s = keep;
-        const char *sp = memchr(buf, ' ', n);
-        if (sp) {
-            long st = 0;
-            for (const char *p = sp + 1; p < buf + n && *p >= '0' && *p <= '9'; p++)
-                st = st * 10 + (*p - '0');
-            r->status = st;
-        }
-        return n;
-    }
-    if ((n == 2 && buf[0] == '\r') || (n == 1 && buf[0] == '\n')) {
-        /* the headers of a data answer are complete: check them before any body byte */
-        if (r->s && r->status >= 200 && r->status <= 299 && !r->s->started &&
-            (r->s->fail = body_start(r->s)) != 0)
-            return 0;
-        return n;
-    }
-    const char *colon = memchr(buf, ':', n);
-    if (!colon)
-        return n;
-    size_t kl = (size_t)(colon - buf);
-    const char *v = colon + 1;
-    size_t vl = n - kl - 1;
-    static const struct { const char *name; size_t off; } H[] = {
-        {"x-repo-commit", offsetof(resp, commit)},
-        {"x-linked-etag", offsetof(resp, linked_etag)},
-        {"etag", offsetof(resp, etag)},
-        {"x-linked-size", offsetof(resp, linked_size)},
-        {"content-length", offsetof(resp, content_length)},
-        {"content-range", offsetof(resp, content_range)},
-        {"x-error-code", offsetof(resp, error_code)},
-        {"x-error-message", offsetof(resp, error_message)},
-        {"retry-after", offsetof(resp, retry_after)},
-        {"content-encoding", offsetof(resp, content_encoding)},
-    };
-    for (size_t i = 0; i < sizeof H / sizeof H[0]; i++)
-        if (strlen(H[i].name) == kl && strncasecmp(buf, H[i].name, kl) == 0)
-            copy_value((char *)r + H[i].off, v, vl);
+    int k = dl_resp_line(r, buf, n);
+    if (k == DL_LINE_TOO_LONG)
+        return 0;
+    sink *s = r->user;
+    if (k == DL_LINE_END && s && r->status >= 200 && r->status <= 299 && !s->started &&
+        (s->fail = body_start(s)) != 0)
+        return 0;   /* the headers of a data answer are checked before any body byte */
     return n;
 }
 
 /* "bytes a-b/total" (total may be '*'); 0 on success. */
-static int parse_content_range(const char *s, uint64_t *a, uint64_t *b, uint64_t *total, int *has_total)
+int dl_parse_content_range(const char *s, uint64_t *a, uint64_t *b, uint64_t *total, int *has_total)
 {
     if (strncasecmp(s, "bytes ", 6) != 0)
         return -1;
-    char tmp[HV];
+    char tmp[DL_HV];
     snprintf(tmp, sizeof tmp, "%s", s + 6);
     char *dash = strchr(tmp, '-'), *slash = strchr(tmp, '/');
     if (!dash || !slash || slash < dash)
         return -1;
     *dash = '\0';
     *slash = '\0';
-    if (parse_u64(tmp, a) || parse_u64(dash + 1, b) || *b < *a)
+    if (dl_parse_u64(tmp, a) || dl_parse_u64(dash + 1, b) || *b < *a || *b == UINT64_MAX)
         return -1;
     *has_total = strcmp(slash + 1, "*") != 0;
-    if (*has_total && parse_u64(slash + 1, total))
+    if (*has_total && (dl_parse_u64(slash + 1, total) || *b >= *total))
         return -1;
     return 0;
 }
 
-/* First body bytes of a 2xx: check they are the bytes asked for. */
-static int body_start(sink *s)
+int dl_answer_check(const dl_resp *r, int ranged, uint64_t want_start, uint64_t want_len,
+                    uint64_t file_size, uint64_t *skip, char *why, size_t why_cap)
 {
-    resp *r = s->r;
-    dl_ctx *c = s->c;
-    s->started = 1;
+    *skip = 0;
     if (r->content_encoding[0] && strcasecmp(r->content_encoding, "identity") != 0) {
         /* asked for identity: encoded bytes would be stored as if they were the file's */
-        snprintf(s->why, sizeof s->why, "the body came %s-encoded", r->content_encoding);
+        snprintf(why, why_cap, "the body came %s-encoded", r->content_encoding);
+        return DL_E_PROTOCOL;
+    }
+    uint64_t len;
+    int has_len = r->content_length[0] != '\0';
+    if (has_len && dl_parse_u64(r->content_length, &len) != 0) {
+        snprintf(why, why_cap, "a %ld answer with Content-Length '%s'", r->status, r->content_length);
         return DL_E_PROTOCOL;
     }
     if (r->status == 206) {
         uint64_t a, b, total = 0;
         int has_total = 0;
-        if (!s->ranged) {
-            snprintf(s->why, sizeof s->why, "a 206 answer to a request without Range");
+        if (!ranged) {
+            snprintf(why, why_cap, "a 206 answer to a request without Range");
             return DL_E_PROTOCOL;
         }
-        if (parse_content_range(r->content_range, &a, &b, &total, &has_total)) {
-            snprintf(s->why, sizeof s->why, "a 206 answer with Content-Range '%s'", r->content_range);
+        if (dl_parse_content_range(r->content_range, &a, &b, &total, &has_total)) {
+            snprintf(why, why_cap, "a 206 answer with Content-Range '%s'", r->content_range);
             return DL_E_PROTOCOL;
         }
-        if (a != s->want_start || b - a + 1 > s->want_len) {
-            snprintf(s->why, sizeof s->why,
+        if (want_len == 0 || a != want_start || b - a >= want_len) {
+            snprintf(why, why_cap,
                      "asked for bytes %" PRIu64 "-%" PRIu64 ", the server sent %" PRIu64 "-%" PRIu64,
-                     s->want_start, s->want_start + s->want_len - 1, a, b);
+                     want_start, want_start + want_len - 1, a, b);
             return DL_E_PROTOCOL;
         }
-        uint64_t len;
-        if (r->content_length[0] &&
-            (parse_u64(r->content_length, &len) != 0 || len != b - a + 1)) {
-            snprintf(s->why, sizeof s->why, "a 206 answer for bytes %" PRIu64 "-%" PRIu64
+        if (has_len && len != b - a + 1) {
+            snprintf(why, why_cap, "a 206 answer for bytes %" PRIu64 "-%" PRIu64
                      " (%" PRIu64 " bytes) with Content-Length '%s'", a, b, b - a + 1,
                      r->content_length);
             return DL_E_PROTOCOL;
         }
-        if (has_total && c->size && total != c->size) {
-            snprintf(s->why, sizeof s->why, "the file is %" PRIu64 " bytes by Content-Range, "
-                     "%" PRIu64 " by the Hub's metadata", total, c->size);
+        if (has_total && file_size && total != file_size) {
+            snprintf(why, why_cap, "the file is %" PRIu64 " bytes by Content-Range, "
+                     "%" PRIu64 " by the Hub's metadata", total, file_size);
             return DL_E_CHANGED;
         }
-        s->skip = 0;
-    } else {
-        /* 200: the whole file from its first byte, whatever Range said */
-        uint64_t len;
-        if (c->size && r->content_length[0] && parse_u64(r->content_length, &len) == 0 &&
-            len != c->size) {
-            snprintf(s->why, sizeof s->why, "the file is %" PRIu64 " bytes by Content-Length, "
-                     "%" PRIu64 " by the Hub's metadata", len, c->size);
-            return DL_E_CHANGED;
-        }
-        s->skip = s->want_start;
+        return 0;
     }
+    /* 200: the whole file from its first byte, whatever Range said */
+    if (file_size && has_len && len != file_size) {
+        snprintf(why, why_cap, "the file is %" PRIu64 " bytes by Content-Length, "
+                 "%" PRIu64 " by the Hub's metadata", len, file_size);
+        return DL_E_CHANGED;
+    }
+    *skip = want_start;
     return 0;
+}
+
+/* First body bytes (or the end of the headers) of a 2xx: the bytes asked for? */
+static int body_start(sink *s)
+{
+    s->started = 1;
+    return dl_answer_check(s->r, s->ranged, s->want_start, s->want_len, s->c->size, &s->skip,
+                           s->why, sizeof s->why);
 }
 
 static size_t on_body(char *buf, size_t size, size_t nitems, void *user)
@@ -541,29 +597,59 @@ static int deadline_passed(const dl_ctx *c, g2e_err *err)
 }
 
 /* The ETag a response of the endpoint names for the file. */
-static void meta_etag(const resp *m, char *out, size_t cap)
+static void meta_etag(const dl_resp *m, char *out, size_t cap)
 {
-    unquote_etag(m->linked_etag[0] ? m->linked_etag : m->etag, out, cap);
+    dl_unquote_etag(m->linked_etag[0] ? m->linked_etag : m->etag, out, cap);
 }
 
-/* url without its query (a CDN's signature is a short-lived credential: not for logs). */
+const char *dl_url_shown(const char *url, char *buf, size_t cap)
+{
+    static const char X[] = "0123456789abcdef";
+    const char *sch = strstr(url, "://");
+    const char *auth = sch && (size_t)(sch - url) < strcspn(url, "/?#") ? sch + 3 : url;
+    size_t alen = strcspn(auth, "/?#");
+    const char *at = NULL;
+    for (const char *q = auth; q < auth + alen; q++)
+        if (*q == '@')
+            at = q;   /* the last '@' ends the user information */
+    size_t end = strcspn(url, "?#");
+    if (at && (size_t)(at - url) >= end)
+        at = NULL;
+    size_t k = 0;
+    if (cap == 0)
+        return buf;
+    for (size_t i = 0; i < end; i++) {
+        if (at && url + i >= auth && url + i <= at)
+            continue;
+        unsigned char ch = (unsigned char)url[i];
+        int plain = ch > 0x20 && ch < 0x7f;
+        if (k + (plain ? 1 : 4) >= cap)
+            break;
+        if (plain) {
+            buf[k++] = (char)ch;
+        } else {
+            buf[k++] = '\\';
+            buf[k++] = 'x';
+            buf[k++] = X[ch >> 4];
+            buf[k++] = X[ch & 15];
+        }
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
 static const char *shown(const char *url, char *buf, size_t cap)
 {
-    size_t n = strcspn(url, "?#");
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(buf, url, n);
-    buf[n] = '\0';
-    return buf;
+    return dl_url_shown(url, buf, cap);
 }
 
 /* One request (following redirects) for bytes [s->want_start, +want_len), or a HEAD when
  * s is NULL. meta receives the endpoint's response headers. Returns 0, XCH_TRANSIENT with
  * *why filled, or a DL_E_* code with err filled. */
-static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g2e_err *err)
+static int exchange(dl_ctx *c, sink *s, dl_resp *meta, char *why, size_t why_cap, g2e_err *err)
 {
     char *url = strdup(c->url);
-    resp r;
+    dl_resp r;
     int rc = 0;
     if (!url)
         return g2e_fail(err, G2E_ENOMEM, "out of memory");
@@ -595,7 +681,7 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
             goto out;
         }
         memset(&r, 0, sizeof r);
-        r.s = s;
+        r.user = s;
         if (s)
             s->r = &r;
         /* this request may last until the attempt's or the whole call's deadline */
@@ -626,7 +712,7 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
          * client: a same-host redirect (a renamed repo) is followed, the CDN's is not */
         if (own && (r.commit[0] || r.linked_etag[0] || r.etag[0])) {
             *meta = r;
-            char et[HV];
+            char et[DL_HV];
             meta_etag(&r, et, sizeof et);
             if (s && c->etag[0] && et[0] && strcmp(et, c->etag) != 0) {
                 /* before a byte of another version is stored */
@@ -634,6 +720,12 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
                               "(ETag %s, now %s); run the command again", c->etag, et);
                 goto out;
             }
+        }
+        if (r.too_long) {
+            rc = g2e_fail(err, DL_E_PROTOCOL, "the answer from %s has a header line of %zu bytes "
+                          "(the limit is %d): not a Hugging Face Hub's answer", show, r.too_long,
+                          DL_MAX_HEADER_LINE);
+            goto out;
         }
         if (s && s->fail) {
             if (s->fail == DL_E_IO || s->fail == DL_E_PROTOCOL || s->fail == DL_E_CHANGED) {
@@ -662,6 +754,15 @@ static int exchange(dl_ctx *c, sink *s, resp *meta, char *why, size_t why_cap, g
             case CURLE_COULDNT_RESOLVE_PROXY:
                 snprintf(why, why_cap, "%s", cu->easy_strerror(cc));
                 rc = XCH_TRANSIENT;
+                goto out;
+            case CURLE_OUT_OF_MEMORY:
+#if LIBCURL_VERSION_NUM >= 0x080600
+            case CURLE_TOO_LARGE:
+#endif
+                /* what libcurl says of a header over its 100 KB limit: no Hub sends one */
+                rc = g2e_fail(err, DL_E_PROTOCOL, "the answer from %s was refused by libcurl "
+                              "(\"%s\"): most likely a header larger than its 100 KB limit, "
+                              "which no Hugging Face Hub sends", show, cu->easy_strerror(cc));
                 goto out;
             case CURLE_COULDNT_RESOLVE_HOST:
                 rc = g2e_fail(err, DL_E_NETWORK, "cannot resolve the host of %s (no network, or "
@@ -744,7 +845,7 @@ out:
  * For data, bytes [start, +len) of the file go to mem or to fd at off, and into hash if
  * not NULL (each byte once, in order, whatever the retries). */
 static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, int fd,
-                        uint64_t off, sha256_ctx *hash, resp *meta, g2e_err *err)
+                        uint64_t off, sha256_ctx *hash, dl_resp *meta, g2e_err *err)
 {
     const dl_opts *o = c->o;
     int max_attempts = o->max_attempts > 0 ? o->max_attempts : 6;
@@ -753,7 +854,7 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
     unsigned delay = base;
     uint64_t done = 0;
     int attempt = 1;
-    resp m;
+    dl_resp m;
     for (;;) {
         char why[512] = "";
         sink s = {0};
@@ -778,7 +879,7 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
             *meta = m;
         if (rc == 0 && (mem || fd >= 0)) {
             /* the same file on every request, or the bytes may not belong together */
-            char et[HV];
+            char et[DL_HV];
             meta_etag(&m, et, sizeof et);
             if (c->etag[0] && et[0] && strcmp(et, c->etag) != 0)
                 return g2e_fail(err, DL_E_CHANGED, "the file changed on the Hub during the "
@@ -807,7 +908,7 @@ static int with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, i
                             attempt == 1 ? "" : "s", why);
         unsigned wait = delay;
         uint64_t ra;
-        if (m.retry_after[0] && parse_u64(m.retry_after, &ra) == 0) {
+        if (m.retry_after[0] && dl_parse_u64(m.retry_after, &ra) == 0) {
             /* the server's wish, within our cap */
             unsigned want = ra > cap / 1000 ? cap : (unsigned)ra * 1000;
             if (want > wait)
@@ -1272,34 +1373,33 @@ static const char *shape_str(const st_tensor *t, char *buf, size_t cap)
     return buf;
 }
 
-/* wte and wpe are what opts asks for (see dl_opts.n_vocab), and the file is no larger
- * than such a model can be. */
-static int check_shapes(const dl_ctx *c, const st_file *st, const st_tensor *wte,
-                        const st_tensor *wpe, g2e_err *err)
+int dl_check_shapes(const dl_opts *o, uint64_t file_size, const st_file *st,
+                    const st_tensor *wte, const st_tensor *wpe, const char *what, g2e_err *err)
 {
-    const dl_opts *o = c->o;
     char a[96], b[96];
     if (wte->ndim != 2 || wpe->ndim != 2 || wte->shape[1] != wpe->shape[1])
         return g2e_fail(err, DL_E_SHAPE, "%s: %s is %s and %s is %s: not the embeddings of a "
-                        "GPT-2 model (two matrices of the same width)", c->shown_url, wte->name,
+                        "GPT-2 model (two matrices of the same width)", what, wte->name,
                         shape_str(wte, a, sizeof a), wpe->name, shape_str(wpe, b, sizeof b));
     if (o->n_vocab && o->n_ctx && o->n_embd &&
         (wte->shape[0] != o->n_vocab || wpe->shape[0] != o->n_ctx || wte->shape[1] != o->n_embd))
         return g2e_fail(err, DL_E_SHAPE, "%s: %s is %s and %s is %s, but the model asked for has "
                         "%" PRIu64 " x %" PRIu64 " and %" PRIu64 " x %" PRIu64 "; not downloading "
-                        "it (check --model and --repo)", c->shown_url, wte->name,
+                        "it (check --model and --repo)", what, wte->name,
                         shape_str(wte, a, sizeof a), wpe->name, shape_str(wpe, b, sizeof b),
                         o->n_vocab, o->n_embd, o->n_ctx, o->n_embd);
     if (o->full && o->n_layer && o->n_vocab && o->n_ctx && o->n_embd) {
         /* every tensor of GPT2Model in F32: wte, wpe, per block ln_1, attn.c_attn, attn.c_proj,
          * ln_2, mlp.c_fc, mlp.c_proj (12 E^2 + 13 E) and the attn.bias mask (C^2), ln_f */
-        uint64_t E = o->n_embd, C = o->n_ctx;
-        uint64_t params = o->n_vocab * E + C * E + o->n_layer * (12 * E * E + 13 * E + C * C) + 2 * E;
-        uint64_t most = 8 + (c->size - st->data_start > 0 ? st->data_start - 8 : 0) + 4 * params;
-        if (c->size > most)
+        uint64_t E = o->n_embd, C = o->n_ctx, V = o->n_vocab, L = o->n_layer;
+        if (E > (1u << 20) || C > (1u << 24) || V > (1u << 24) || L > 4096)
+            return g2e_fail(err, DL_E_ARG, "the model asked for has implausible shapes");
+        uint64_t params = V * E + C * E + L * (12 * E * E + 13 * E + C * C) + 2 * E;
+        uint64_t most = st->data_start + 4 * params;
+        if (file_size > most)
             return g2e_fail(err, DL_E_SHAPE, "%s is %" PRIu64 " bytes, more than a model of this "
                             "shape can be in F32 (%" PRIu64 "); not downloading it",
-                            c->shown_url, c->size, most);
+                            what, file_size, most);
     }
     return 0;
 }
@@ -1344,7 +1444,7 @@ static int fetch_header(dl_ctx *c, st_file **st, const st_tensor **wte_out,
                            : "wpe.weight (nor transformer.wpe.weight)");
         goto fail;
     }
-    if ((rc = check_shapes(c, *st, wte, wpe, err)) != 0)
+    if ((rc = dl_check_shapes(c->o, c->size, *st, wte, wpe, c->shown_url, err)) != 0)
         goto fail;
     *wte_out = wte;
     *wpe_out = wpe;
@@ -1639,6 +1739,7 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
     if ((rc = dl_resolve_url(&c.url, opts->endpoint, opts->repo, opts->revision, opts->filename, err)) != 0)
         return rc;
     shown(c.url, c.shown_url, sizeof c.shown_url);
+    shown(c.endpoint, c.shown_endpoint, sizeof c.shown_endpoint);
     if ((rc = read_token(opts->token, &c.token, err)) != 0)
         goto fail;
     if (c.token) {
@@ -1674,16 +1775,21 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
 
     /* the metadata, as the Hub's client gets it: a HEAD, redirects not followed off-host */
     stage(&c, DL_STAGE_RESOLVE, 0, 0);
-    resp m;
+    dl_resp m;
     if ((rc = with_retries(&c, 0, 0, NULL, -1, 0, NULL, &m, err)) != 0)
         goto fail;
     meta_etag(&m, c.etag, sizeof c.etag);
     snprintf(c.commit, sizeof c.commit, "%s", m.commit);
     const char *sz = m.linked_size[0] ? m.linked_size : m.content_length;
-    if (!c.commit[0] || !c.etag[0] || !sz[0] || parse_u64(sz, &c.size) != 0) {
+    if (!c.commit[0] || !c.etag[0] || !sz[0] || dl_parse_u64(sz, &c.size) != 0) {
         rc = g2e_fail(err, DL_E_PROTOCOL, "%s did not give the file's metadata (X-Repo-Commit, "
                       "X-Linked-Etag/ETag, X-Linked-Size/Content-Length): is %s a Hugging Face Hub?",
-                      c.shown_url, c.endpoint);
+                      c.shown_url, c.shown_endpoint);
+        goto fail;
+    }
+    if (!dl_is_hex(c.commit, 40)) {
+        rc = g2e_fail(err, DL_E_PROTOCOL, "%s gave X-Repo-Commit '%.80s', not a commit id (40 hex "
+                      "digits): is %s a Hugging Face Hub?", c.shown_url, c.commit, c.shown_endpoint);
         goto fail;
     }
     snprintf(res->commit, sizeof res->commit, "%s", c.commit);

@@ -7,6 +7,9 @@
  *            renamed repo) but not the one to the CDN; from the endpoint's last answer:
  *            X-Repo-Commit, X-Linked-Etag (the file's sha256) else ETag,
  *            X-Linked-Size else Content-Length
+ *            X-Repo-Commit must be 40 hex digits (DL_E_PROTOCOL otherwise). Every header
+ *            value is kept with its bytes outside printable ASCII written as \xNN, so no
+ *            message quotes a server's control characters raw.
  *   auth     "Authorization: Bearer TOKEN" ($HF_TOKEN, else the file $HF_TOKEN_PATH, else
  *            $HF_HOME/token, else ~/.cache/huggingface/token), sent ONLY to the endpoint's
  *            own origin (scheme, host and port): redirects are followed here, hop by hop,
@@ -174,6 +177,10 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err);
 /* 1 if HF_HUB_OFFLINE asks for no network ("1", "true", "yes", "on", any case). */
 int dl_offline(void);
 
+/* 1 if the environment variable name holds a true value as huggingface_hub reads them
+ * ("1", "true", "yes", "on", any case); e.g. HF_HUB_DISABLE_PROGRESS_BARS. */
+int dl_env_true(const char *name);
+
 /* The endpoint in force: endpoint if non-NULL, else $HF_ENDPOINT, else the Hub; without a
  * trailing '/'. Written into out[cap]; DL_E_ARG if it is empty or does not fit. */
 int dl_endpoint(const char *endpoint, char *out, size_t cap, g2e_err *err);
@@ -183,6 +190,11 @@ int dl_endpoint(const char *endpoint, char *out, size_t cap, g2e_err *err);
  * "model.safetensors". G2E_ENOMEM or DL_E_ARG (empty repo). */
 int dl_resolve_url(char **out, const char *endpoint, const char *repo, const char *revision,
                    const char *filename, g2e_err *err);
+
+/* url as messages may show it: without user information ("user:secret@"), query and
+ * fragment (a CDN's signature is a short-lived credential), every byte outside printable
+ * ASCII as \xNN. Written into buf[cap] (cut if longer); returns buf. */
+const char *dl_url_shown(const char *url, char *buf, size_t cap);
 
 /* 1 if URLs a and b have the same scheme, host and port (default ports filled in), else 0
  * (also when either does not parse). */

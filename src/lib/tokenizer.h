@@ -23,12 +23,21 @@
  * and 64-bit content hash recorded at generation, the compiled form is used instead of
  * parsing 1.5 MB of text (cold start < 10 ms); any other content is parsed and checked.
  *
- * Not thread-safe: a tok_tokenizer holds its piece cache and scratch buffers, so use one
- * per thread. There is no global mutable state.
+ * Threads: tok_set_threads(t, n) lets tok_encode split an input of at least
+ * TOK_SPLIT_MIN bytes into n parts at places where GPT-2's pre-tokenizer is guaranteed to
+ * cut (a whitespace character after a non-whitespace one: the proof is in tok_pretok.c)
+ * and tokenize the parts at once; the IDs and offsets are exactly the one-thread ones.
+ * The default is one thread (a library should not start threads unasked).
+ *
+ * Not thread-safe: a tok_tokenizer holds its piece cache and scratch buffers (and its own
+ * workers' ones), so use one per calling thread. There is no global mutable state.
  *
  * Deliberately left out: special tokens other than <|endoftext|>; other encodings
  * (cl100k/o200k have another pattern and vocabulary); streaming input (the whole text is
  * in memory); thread safety of one tokenizer (see above).
+ *
+ * Layout of the code: tokenizer.c (this API, caches, threads), tok_load.c (files and the
+ * compiled form), tok_pretok.c (the pre-tokenizer, tok_pretok.h), tok_bpe.c (BPE).
  *
  * Status codes of this module: 300..399 (below).
  */
@@ -120,6 +129,38 @@ uint32_t tok_n_vocab(const tok_tokenizer *t);
  * *bad_offset if non-NULL. t is modified (its cache), hence not const. */
 int tok_encode(tok_tokenizer *t, const char *text, size_t len, tok_special special,
                unsigned flags, tok_ids *out, size_t *bad_offset, g2e_err *err);
+
+/* Inputs of at least this many bytes are split over threads (tok_set_threads). */
+#define TOK_SPLIT_MIN ((size_t)1 << 20)
+
+/* How many threads tok_encode may use on a large input: n >= 1, or 0 for the number of
+ * online CPUs. Worker state (caches, about 2 MB each) is made on first use; if that or
+ * starting a thread fails, the part is tokenized in the calling thread instead (the
+ * result is the same). */
+void tok_set_threads(tok_tokenizer *t, unsigned n);
+/* The number set by tok_set_threads (0 resolved to the CPU count). */
+unsigned tok_threads(const tok_tokenizer *t);
+
+/* Encodes the n texts texts[i][0..lens[i]) as tok_encode does each (same special and
+ * flags; IDs only), spread over the tokenizer's threads by contiguous ranges: for many
+ * short texts such as JSON lines. On return *ids (one array, caller frees; may be NULL when
+ * there are no IDs) holds every text's IDs one after another, counts[i] how many are text
+ * i's, and rc[i] its status (0, or the code tok_encode would return; then counts[i] is 0;
+ * tok_encode that text alone for its message). Returns 0, or G2E_ENOMEM with *ids NULL. */
+int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const size_t *lens,
+                     tok_special special, unsigned flags, uint32_t **ids, size_t *counts, int *rc);
+
+/* ---- test hooks (the results never change; only the path taken does) ---- */
+
+/* Splits inputs of at least min_bytes (instead of TOK_SPLIT_MIN) into parts over threads,
+ * so that tests can cut small texts everywhere. */
+void tok_set_split_min(tok_tokenizer *t, size_t min_bytes);
+
+/* Which BPE algorithm runs on pieces that are not whole tokens: by length (the default),
+ * or always one of them; forcing one also bypasses the piece caches, so that every piece
+ * really goes through it. The three give the same IDs (tests check it). */
+enum { TOK_BPE_AUTO = 0, TOK_BPE_SCAN, TOK_BPE_HEAP, TOK_BPE_BUCKETS };
+void tok_set_bpe_path(tok_tokenizer *t, int path);
 
 /* Frees the arrays of r (NULL accepted) and zeroes it. */
 void tok_ids_free(tok_ids *r);

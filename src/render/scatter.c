@@ -66,8 +66,8 @@ static void draw_points(canvas *c, const axes *a, const render_scatter *s, const
     cairo_t *g = c->cr;
     double rad = s->radius > 0 ? s->radius : 3;
     if (s->connect) {
-        cairo_set_source_rgb(g, 0.7, 0.7, 0.7);
-        cairo_set_line_width(g, 1);
+        cairo_set_source_rgb(g, 0.82, 0.82, 0.82);
+        cairo_set_line_width(g, 0.8);
         int pen = 0;
         for (size_t i = 0; i < s->n; i++) {
             int ok = isfinite(s->x[i]) && isfinite(s->y[i]);

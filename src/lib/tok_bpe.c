@@ -1,0 +1,389 @@
+/* tok_bpe.c — BPE of one piece, exactly as tiktoken: the rank of two adjacent parts is the
+ * ID of their concatenation (checked at load), and the leftmost pair of lowest rank is
+ * merged first. Three paths give the same merges in the same order: a linear scan for short
+ * pieces (tiktoken's own algorithm), a heap keyed by (rank, position), and from LONG_PIECE
+ * bytes one bucket of positions per rank. tok_set_bpe_path forces one (tests).
+ */
+#include "tok_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+
+static int scratch(tok_tokenizer *t, size_t n)
+{
+    if (n <= t->scratch_cap)
+        return 0;
+    size_t c = t->scratch_cap ? t->scratch_cap : 64;
+    while (c < n)
+        c *= 2;
+    if (c > UINT32_MAX / 2)
+        return TOK_E_TOO_LARGE;
+    uint32_t *a = realloc(t->s_next, c * sizeof *a);
+    if (a) t->s_next = a;
+    uint32_t *b = realloc(t->s_prev, c * sizeof *b);
+    if (b) t->s_prev = b;
+    uint32_t *r = realloc(t->s_rank, c * sizeof *r);
+    if (r) t->s_rank = r;
+    uint32_t *d = realloc(t->s_id, c * sizeof *d);
+    if (d) t->s_id = d;
+    uint64_t *h = realloc(t->s_heap, 2 * c * sizeof *h);
+    if (h) t->s_heap = h;
+    if (!a || !b || !r || !d || !h)
+        return G2E_ENOMEM;
+    t->scratch_cap = c;
+    return 0;
+}
+
+static inline void heap_push(uint64_t *h, size_t *n, uint64_t v)
+{
+    size_t i = (*n)++;
+    while (i) {
+        size_t p = (i - 1) / 2;
+        if (h[p] <= v)
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = v;
+}
+
+static inline void heap_sift_down(uint64_t *h, size_t m, size_t i)
+{
+    uint64_t v = h[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= m)
+            break;
+        if (c + 1 < m && h[c + 1] < h[c])
+            c++;
+        if (h[c] >= v)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+}
+
+static inline uint64_t heap_pop(uint64_t *h, size_t *n)
+{
+    uint64_t top = h[0];
+    h[0] = h[--(*n)];
+    heap_sift_down(h, *n, 0);
+    return top;
+}
+
+#define SMALL_PIECE 64
+
+/* Rank of the pair (token a, token b) whose bytes are p[0..n): a small direct-mapped memo
+ * of recent pairs (IDs < 2^20, hence the MAX_VOCAB limit) in front of the vocabulary hash,
+ * whose 2 MB would otherwise cost a cache miss per lookup. The memo only remembers what
+ * vocab_find answered, so results are unchanged. */
+static inline __attribute__((always_inline)) uint32_t pair_rank(tok_tokenizer *t, uint32_t a, uint32_t b, const uint8_t *p, size_t n)
+{
+    uint64_t key = (uint64_t)a << 40 | (uint64_t)b << 20;
+    uint64_t *m = &t->memo[((uint64_t)a * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 7 & (MEMO_SLOTS - 1)];
+    uint32_t v = (uint32_t)(*m & 0xFFFFF); /* 0: empty slot; 0xFFFFF: not a token */
+    if ((*m & ~(uint64_t)0xFFFFF) == key && v)
+        return v == 0xFFFFF ? NONE : v - 1;
+    uint32_t r = vocab_find(t, p, n);
+    *m = key | (r == NONE ? 0xFFFFF : (uint64_t)r + 1);
+    return r;
+}
+
+/* BPE of a short piece (2 <= n <= SMALL_PIECE) the way tiktoken does it: each step a
+ * linear scan of the parts for the leftmost lowest rank. Parts are linked by `nx` (no
+ * moving of arrays). For such n this beats the heap. Writes the token IDs to ids and their
+ * starts to starts; returns the count. */
+static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, uint32_t *ids, uint8_t *starts)
+{
+    uint8_t nx[SMALL_PIECE + 1], pv[SMALL_PIECE];
+    uint32_t rk[SMALL_PIECE], pid[SMALL_PIECE];
+    for (size_t i = 0; i < n; i++) {
+        nx[i] = (uint8_t)(i + 1);
+        pv[i] = (uint8_t)(i - 1); /* pv[0] is never read */
+        pid[i] = t->byte_id[p[i]];
+    }
+    for (size_t i = 0; i + 1 < n; i++)
+        rk[i] = t->pair2[p[i] << 8 | p[i + 1]];
+    rk[n - 1] = NONE;
+    for (;;) {
+        /* a plain scan of all n slots (absorbed parts hold NONE): no pointer chasing */
+        uint32_t best = NONE;
+        size_t bi = 0;
+        for (size_t i = 0; i + 1 < n; i++)
+            if (rk[i] < best) {
+                best = rk[i];
+                bi = i;
+            }
+        if (best == NONE)
+            break;
+        /* part bi absorbs the part j after it */
+        size_t j = nx[bi], k = nx[j];
+        rk[j] = NONE;
+        nx[bi] = (uint8_t)k;
+        pid[bi] = best;
+        if (k < n) {
+            pv[k] = (uint8_t)bi;
+            rk[bi] = pair_rank(t, best, pid[k], p + bi, nx[k] - bi);
+        } else {
+            rk[bi] = NONE;
+        }
+        if (bi > 0) {
+            size_t q = pv[bi];
+            rk[q] = pair_rank(t, pid[q], best, p + q, k - q);
+        }
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i = nx[i]) {
+        ids[m] = pid[i];
+        starts[m++] = (uint8_t)i;
+    }
+    return m;
+}
+
+#define LONG_PIECE 1024
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void rheap_push(uint32_t *h, size_t *n, uint32_t v)
+{
+    size_t i = (*n)++;
+    while (i) {
+        size_t p = (i - 1) / 2;
+        if (h[p] <= v)
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = v;
+}
+
+static void rheap_pop(uint32_t *h, size_t *n)
+{
+    uint32_t v = h[--(*n)];
+    size_t i = 0, m = *n;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= m)
+            break;
+        if (c + 1 < m && h[c + 1] < h[c])
+            c++;
+        if (h[c] >= v)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (m)
+        h[i] = v;
+}
+
+static int bucket_add(tok_tokenizer *t, size_t *hn, uint32_t r, uint32_t pos)
+{
+    rank_bucket *b = &t->buckets[r];
+    if (b->n == b->cap) {
+        uint32_t c = b->cap ? b->cap * 2 : 16;
+        uint32_t *v = realloc(b->v, (size_t)c * sizeof *v);
+        if (!v)
+            return G2E_ENOMEM;
+        b->v = v;
+        b->cap = c;
+    }
+    if (b->n > b->cursor && b->v[b->n - 1] > pos)
+        b->unsorted = 1;
+    b->v[b->n++] = pos;
+    if (!b->in_heap) {
+        b->in_heap = 1;
+        rheap_push(t->rheap, hn, r);
+    }
+    return 0;
+}
+
+/* BPE of a long piece (n >= LONG_PIECE), the same merges in the same order as the heap
+ * version below, without its O(log n) cache-missing heap: pending pairs wait in one bucket
+ * per rank (positions in increasing order, as merges happen left to right), and a small
+ * heap holds only the distinct ranks pending. The next merge is the first position of the
+ * lowest-ranked bucket: tiktoken's leftmost lowest pair. A merge never re-creates its own
+ * rank (the new pairs span more bytes, hence are other tokens), so a bucket in progress only
+ * ever gets lower-ranked buckets put before it, which the rank heap handles; a bucket whose
+ * appends came out of order is sorted when it next comes up. */
+static int bpe_long(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base)
+{
+    int rc = scratch(t, n + 1);
+    if (rc)
+        return rc;
+    if (!t->buckets) {
+        t->buckets = calloc(t->n_vocab, sizeof *t->buckets);
+        t->rheap = malloc(t->n_vocab * sizeof *t->rheap);
+        if (!t->buckets || !t->rheap)
+            return G2E_ENOMEM;
+    }
+    uint32_t *nx = t->s_next, *pv = t->s_prev, *rk = t->s_rank, *id = t->s_id;
+    size_t hn = 0;
+    for (size_t i = 0; i < n; i++) {
+        nx[i] = (uint32_t)(i + 1);
+        pv[i] = i ? (uint32_t)(i - 1) : NONE;
+        id[i] = t->byte_id[p[i]];
+    }
+    rk[n - 1] = NONE;
+    for (size_t i = 0; i + 1 < n; i++) {
+        rk[i] = t->pair2[p[i] << 8 | p[i + 1]];
+        if (rk[i] != NONE && (rc = bucket_add(t, &hn, rk[i], (uint32_t)i)))
+            goto done;
+    }
+    while (hn) {
+        uint32_t r = t->rheap[0];
+        rank_bucket *b = &t->buckets[r];
+        if (b->unsorted) {
+            qsort(b->v + b->cursor, b->n - b->cursor, sizeof *b->v, cmp_u32);
+            b->unsorted = 0;
+        }
+        uint32_t i = b->v[b->cursor++];
+        if (b->cursor == b->n) {
+            b->n = b->cursor = 0;
+            b->in_heap = 0;
+            rheap_pop(t->rheap, &hn);
+        }
+        if (rk[i] != r)
+            continue; /* stale: merged away or re-ranked */
+        uint32_t j = nx[i], k = nx[j];
+        id[i] = r;
+        nx[i] = k;
+        rk[j] = NONE;
+        if (k < n) {
+            pv[k] = i;
+            rk[i] = pair_rank(t, r, id[k], p + i, nx[k] - i);
+            if (rk[i] != NONE && (rc = bucket_add(t, &hn, rk[i], i)))
+                goto done;
+        } else {
+            rk[i] = NONE;
+        }
+        if (pv[i] != NONE) {
+            uint32_t q = pv[i];
+            rk[q] = pair_rank(t, id[q], r, p + q, k - q);
+            if (rk[q] != NONE && (rc = bucket_add(t, &hn, rk[q], q)))
+                goto done;
+        }
+    }
+    for (uint32_t i = 0; i < n; i = nx[i])
+        if ((rc = ob_push(o, id[i], base + i)))
+            break;
+done:
+    /* leave every bucket empty for the next piece (only after an error can any be pending) */
+    while (hn) {
+        rank_bucket *b = &t->buckets[t->rheap[0]];
+        b->n = b->cursor = 0;
+        b->in_heap = b->unsorted = 0;
+        rheap_pop(t->rheap, &hn);
+    }
+    return rc;
+}
+
+/* bpe_small, appending to o (and copying the IDs to tmp_ids when asked). */
+static int bpe_scan(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base, uint32_t *tmp_ids,
+                    size_t *tmp_n)
+{
+    uint32_t ids[SMALL_PIECE];
+    uint8_t starts[SMALL_PIECE];
+    size_t m = bpe_small(t, p, n, ids, starts);
+    int rc = tok_ob_grow(o, m);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < m; k++) {
+        if (o->keep_off)
+            o->off[o->n] = base + starts[k];
+        o->ids[o->n++] = ids[k];
+    }
+    if (tmp_ids)
+        memcpy(tmp_ids, ids, m * sizeof *ids);
+    if (tmp_n)
+        *tmp_n = m;
+    return 0;
+}
+
+/* BPE of piece p[0..n), n >= 2, appending IDs with offsets base + position. Parts are
+ * identified by their first byte; next/prev link the live parts; rank[i] is the ID of
+ * part i concatenated with its successor (NONE if not a token). The heap holds
+ * rank << 32 | position: its minimum is tiktoken's leftmost lowest-ranked pair. Stale
+ * entries (rank changed or part merged away) are skipped when popped. Pairs pushed and
+ * popped: at most 3n, so O(n log n). */
+static int bpe_heap(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base, uint32_t *tmp_ids,
+                    size_t *tmp_n)
+{
+    int rc = scratch(t, n + 1);
+    if (rc)
+        return rc;
+    uint32_t *nx = t->s_next, *pv = t->s_prev, *rk = t->s_rank, *id = t->s_id;
+    uint64_t *h = t->s_heap;
+    size_t hn = 0;
+    for (size_t i = 0; i < n; i++) {
+        nx[i] = (uint32_t)(i + 1);
+        pv[i] = i ? (uint32_t)(i - 1) : NONE;
+        id[i] = t->byte_id[p[i]];
+    }
+    for (size_t i = 0; i + 1 < n; i++) {
+        rk[i] = t->pair2[p[i] << 8 | p[i + 1]];
+        if (rk[i] != NONE)
+            h[hn++] = (uint64_t)rk[i] << 32 | i;
+    }
+    rk[n - 1] = NONE;
+    for (size_t i = hn / 2; i-- > 0;) /* heapify: O(n) */
+        heap_sift_down(h, hn, i);
+    while (hn) {
+        uint64_t e = heap_pop(h, &hn);
+        uint32_t r = (uint32_t)(e >> 32), i = (uint32_t)e;
+        if (rk[i] != r)
+            continue; /* stale: merged away (rank reset to NONE) or re-ranked */
+        uint32_t j = nx[i], k = nx[j];
+        id[i] = r;
+        nx[i] = k;
+        rk[j] = NONE;
+        if (k < n) {
+            pv[k] = i;
+            rk[i] = pair_rank(t, r, id[k], p + i, nx[k] - i);
+            if (rk[i] != NONE)
+                heap_push(h, &hn, (uint64_t)rk[i] << 32 | i);
+        } else {
+            rk[i] = NONE;
+        }
+        if (pv[i] != NONE) {
+            uint32_t q = pv[i];
+            rk[q] = pair_rank(t, id[q], r, p + q, k - q);
+            if (rk[q] != NONE)
+                heap_push(h, &hn, (uint64_t)rk[q] << 32 | q);
+        }
+    }
+    size_t cnt = 0;
+    for (uint32_t i = 0; i < n; i = nx[i]) {
+        if ((rc = ob_push(o, id[i], base + i)))
+            return rc;
+        if (tmp_ids)
+            tmp_ids[cnt] = id[i];
+        cnt++;
+    }
+    if (tmp_n)
+        *tmp_n = cnt;
+    return 0;
+}
+
+
+/* The path by length: the scan up to SMALL_PIECE bytes, the heap, the buckets from
+ * LONG_PIECE bytes (when no copy of the IDs is asked for: the caches want one only for
+ * pieces far shorter). A forced path applies where it can: the scan only to pieces of at
+ * most SMALL_PIECE bytes (its arrays are sized for them; longer ones take the heap). */
+int tok_bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base, uint32_t *tmp_ids,
+            size_t *tmp_n)
+{
+    int path = t->bpe_path;
+    if (path == TOK_BPE_AUTO)
+        path = n <= SMALL_PIECE ? TOK_BPE_SCAN : n >= LONG_PIECE ? TOK_BPE_BUCKETS : TOK_BPE_HEAP;
+    if (path == TOK_BPE_SCAN && n <= SMALL_PIECE)
+        return bpe_scan(t, p, n, o, base, tmp_ids, tmp_n);
+    if (path == TOK_BPE_BUCKETS && !tmp_ids && !tmp_n)
+        return bpe_long(t, p, n, o, base);
+    return bpe_heap(t, p, n, o, base, tmp_ids, tmp_n);
+}

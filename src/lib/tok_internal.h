@@ -1,0 +1,276 @@
+/* tok_internal.h — what the tokenizer's own files share (not installed, not an API):
+ * the layout of a tok_tokenizer, the vocabulary hash and its lookups, the output buffer of
+ * tok_encode, and the entry points between the files:
+ *   tok_load.c    reading vocab.json + merges.txt (or the compiled form), building the index
+ *   tok_pretok.c  GPT-2's pre-tokenizer (pieces; safe cut points for threads), see tok_pretok.h
+ *   tok_bpe.c     BPE of one piece by rank: three paths (linear scan, heap, rank buckets)
+ *   tokenizer.c   the API of tokenizer.h: UTF-8 check, special tokens, piece caches, threads
+ *
+ * Layout of a tok_tokenizer: token i's bytes are blob[off[i] .. off[i+1]); `slots` is an
+ * open-addressing hash (linear probing) of those byte strings to ID+1 (0 = empty) over the
+ * ordinary tokens (the special token is matched separately, never by BPE); a direct-mapped
+ * cache remembers the BPE result of recent pieces that are not whole tokens.
+ */
+#ifndef G2E_TOK_INTERNAL_H
+#define G2E_TOK_INTERNAL_H
+
+#include "tokenizer.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAX_VOCAB 1000000u
+#define MAX_TOKEN_LEN 4096u
+#define CACHE_SLOTS 65536u       /* power of two */
+#define NONE UINT32_MAX
+#define MEMO_SLOTS 65536u        /* power of two; 512 KB */
+
+/* A vocabulary hash slot: the token's first 8 bytes inline, so that most lookups touch
+ * only this slot (tokens of at most 8 bytes are most of the hits). */
+typedef struct tok_slot {
+    uint64_t head;     /* head_word of the token */
+    uint32_t id1;      /* ID + 1; 0 = empty */
+    uint32_t len;
+} tok_slot;
+
+/* A piece cache entry, one 64-byte line: pieces of at most 24 bytes giving at most 6
+ * tokens are cached inline (no pointer to chase); longer ones are rare and recomputed. */
+#define CACHE_KEY 24
+#define CACHE_IDS 6
+/* Pending pair positions of one rank, for long pieces: appended as merges create them,
+ * consumed from `cursor`; `unsorted` when an append broke the increasing order. */
+typedef struct rank_bucket {
+    uint32_t *v;
+    uint32_t n, cap, cursor;
+    uint8_t in_heap, unsorted;
+} rank_bucket;
+
+typedef struct cache_entry {
+    uint64_t hash;
+    uint16_t len, nids;   /* len 0: empty */
+    uint32_t pad;
+    uint8_t key[CACHE_KEY];
+    uint32_t ids[CACHE_IDS];
+} cache_entry;
+
+/* The cache for the rarer pieces that do not fit a cache_entry (long runs such as
+ * "====...", indentation giving many tokens): key bytes then IDs in one allocation. */
+#define LCACHE_SLOTS 4096u
+#define LCACHE_MAX_PIECE 256u
+typedef struct lcache_entry {
+    uint64_t hash;
+    uint32_t len, nids;
+    uint8_t *data;
+} lcache_entry;
+
+struct tok_tokenizer {
+    uint32_t n_vocab, special_id, max_len;
+    const uint8_t *blob;   /* points into owned_blob or the compiled data */
+    uint8_t *owned_blob;
+    uint32_t *off;         /* (n_vocab + 1,) */
+    tok_slot *slots;       /* (mask + 1,) */
+    uint64_t mask;
+    uint32_t byte_id[256];
+    uint32_t *pair2;       /* (65536,) ID of each 2-byte token, NONE otherwise */
+    int compiled;
+    char *source;
+    cache_entry *cache;    /* (CACHE_SLOTS,) */
+    lcache_entry *lcache;  /* (LCACHE_SLOTS,) */
+    uint64_t *memo;        /* (MEMO_SLOTS,) recent pair ranks: left << 40 | right << 20 | (rank + 1) */
+    /* BPE scratch, grown on demand */
+    size_t scratch_cap;
+    uint32_t *s_next, *s_prev, *s_rank, *s_id;
+    uint64_t *s_heap;
+    /* long-piece BPE: one bucket of pending positions per rank (allocated on first use) */
+    struct rank_bucket *buckets; /* (n_vocab,) */
+    uint32_t *rheap;             /* (n_vocab,) min-heap of the ranks whose bucket is pending */
+    /* threads (tokenizer.c): workers share the tables above (blob .. pair2) and own their
+     * caches and scratch; a worker has is_worker = 1 and frees only what it owns */
+    int is_worker;
+    unsigned threads;            /* parts a large input is split into (1: no threads) */
+    size_t split_min;            /* inputs shorter than this are not split */
+    tok_tokenizer **workers;     /* (threads - 1,) made on first use */
+    unsigned n_workers;
+    int bpe_path;                /* TOK_BPE_AUTO or the path forced by tok_set_bpe_path */
+};
+
+/* Creates the caches of a fresh tokenizer (or worker): 0 or G2E_ENOMEM (no message). */
+int tok_alloc_caches(tok_tokenizer *t);
+
+/* ---------------------------------------------------------------- hashing */
+
+static inline uint64_t mix(uint64_t h)
+{
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ull;
+    h ^= h >> 32;
+    return h;
+}
+
+static inline uint64_t hash_inline(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ ((uint64_t)n * 0xff51afd7ed558ccdull);
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
+    }
+    /* the 0..7 tail as one little-endian word, with overlapping fixed-size loads */
+    uint64_t w = 0;
+    if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + n - 4, 4);
+        w = (uint64_t)a | (uint64_t)b << (8 * (n - 4));
+    } else if (n) {
+        w = (uint64_t)p[0] | (uint64_t)p[n / 2] << (8 * (n / 2)) | (uint64_t)p[n - 1] << (8 * (n - 1));
+    }
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return mix(h);
+}
+
+
+/* The first min(n, 8) bytes of p as a little-endian word, zero-padded, without reading
+ * outside p[0..n) (overlapping fixed-size loads). */
+static inline uint64_t head_word(const uint8_t *p, size_t n)
+{
+    uint64_t w;
+    if (n >= 8) {
+        memcpy(&w, p, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + n - 4, 4);
+        w = (uint64_t)a | (uint64_t)b << (8 * (n - 4));
+    } else if (n) {
+        w = (uint64_t)p[0] | (uint64_t)p[n / 2] << (8 * (n / 2)) | (uint64_t)p[n - 1] << (8 * (n - 1));
+    } else {
+        w = 0;
+    }
+    return w;
+}
+
+/* a[0..n) == b[0..n) for short strings, 8 bytes at a time (no library call). */
+static inline int bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    while (n >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return 0;
+        a += 8;
+        b += 8;
+        n -= 8;
+    }
+    return head_word(a, n) == head_word(b, n);
+}
+
+/* Hash of a token-sized byte string whose head word is w (internal: may change freely). */
+static inline uint64_t key_hash(const uint8_t *p, size_t n, uint64_t w)
+{
+    uint64_t h = (w ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull;
+    for (size_t i = 8; i < n; i += 8) {
+        uint64_t x = head_word(p + i, n - i < 8 ? n - i : 8);
+        h = (h ^ x) * 0xc4ceb9fe1a85ec53ull;
+    }
+    return mix(h);
+}
+
+/* Lookup with the head word w and the hash h of p[0..n) already computed. */
+static inline uint32_t vocab_find_hw(const tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t w, uint64_t h)
+{
+    uint64_t i = h & t->mask;
+    for (;;) {
+        const tok_slot *e = &t->slots[i];
+        if (e->id1 == 0)
+            return NONE;
+        if (e->len == n && e->head == w &&
+            (n <= 8 || bytes_eq(t->blob + t->off[e->id1 - 1] + 8, p + 8, n - 8)))
+            return e->id1 - 1;
+        i = (i + 1) & t->mask;
+    }
+}
+
+static inline uint32_t vocab_find(const tok_tokenizer *t, const uint8_t *p, size_t n)
+{
+    if (n > t->max_len)
+        return NONE;
+    uint64_t w = head_word(p, n);
+    return vocab_find_hw(t, p, n, w, key_hash(p, n, w));
+}
+
+/* ---------------------------------------------------------------- UTF-8 */
+
+/* Length of the well-formed sequence at s[0..n) (n >= 1), or 0 if ill-formed; then *sub
+ * is the length of its maximal subpart (>= 1), which lossy mode replaces by one U+FFFD. */
+static inline size_t utf8_seq(const uint8_t *s, size_t n, size_t *sub)
+{
+    uint8_t c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t need;
+    uint8_t lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF)
+        need = 1;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        need = 2;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 3;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else {
+        *sub = 1;
+        return 0;
+    }
+    if (n < 2 || s[1] < lo || s[1] > hi) {
+        *sub = 1;
+        return 0;
+    }
+    for (size_t k = 2; k <= need; k++)
+        if (k >= n || (s[k] & 0xC0) != 0x80) {
+            *sub = k;
+            return 0;
+        }
+    return need + 1;
+}
+
+/* ---------------------------------------------------------------- output buffer */
+
+typedef struct obuf {
+    uint32_t *ids;
+    size_t *off;      /* NULL with TOK_NO_OFFSETS */
+    size_t n, cap;
+    int keep_off;
+} obuf;
+/* Grows o for `extra` more IDs: 0, G2E_ENOMEM or TOK_E_TOO_LARGE (no message). */
+int tok_ob_grow(obuf *o, size_t extra);
+
+static inline int ob_push(obuf *o, uint32_t id, size_t off)
+{
+    if (o->n == o->cap) {
+        int rc = tok_ob_grow(o, 1);
+        if (rc)
+            return rc;
+    }
+    if (o->keep_off)
+        o->off[o->n] = off;
+    o->ids[o->n++] = id;
+    return 0;
+}
+
+
+/* BPE of piece p[0..n) (n >= 2) with the path t->bpe_path selects (auto: by length),
+ * appending IDs with offsets base + position to o; when tmp_ids is non-NULL the IDs are
+ * also copied there (room for n) and their count stored in *tmp_n. 0, G2E_ENOMEM or
+ * TOK_E_TOO_LARGE (no message). */
+int tok_bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base, uint32_t *tmp_ids,
+            size_t *tmp_n);
+
+#endif

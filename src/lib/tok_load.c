@@ -1,0 +1,696 @@
+/* tok_load.c — loading a tokenizer: GPT-2's files (vocab.json + merges.txt, or
+ * encoder.json + vocab.bpe) parsed and checked, or the compiled form (tokenizer_data.c)
+ * when the files are byte for byte the ones it was made from; the vocabulary index; the
+ * search order of tok_locate. See tokenizer.h for the contract.
+ *
+ * Left out: loading vocabularies whose merge order differs from their ID order (tiktoken
+ * needs rank == ID; such files are rejected with TOK_E_MERGES).
+ */
+#include "tok_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef G2E_DATADIR
+#define G2E_DATADIR "/usr/local/share/gpt2-embed"
+#endif
+
+uint64_t tok_hash_bytes(const void *pv, size_t n)
+{
+    /* four independent lanes over 32-byte blocks (fast on 1.5 MB), then the tail */
+    const uint8_t *p = pv;
+    uint64_t a = 0x9E3779B97F4A7C15ull ^ n, b = 0xC2B2AE3D27D4EB4Full, c = 0x165667B19E3779F9ull,
+             d = 0x27D4EB2F165667C5ull;
+    const uint64_t K = 0xc4ceb9fe1a85ec53ull;
+    while (n >= 32) {
+        uint64_t w[4];
+        memcpy(w, p, 32);
+        a = (a ^ w[0]) * K;
+        b = (b ^ w[1]) * K;
+        c = (c ^ w[2]) * K;
+        d = (d ^ w[3]) * K;
+        a ^= a >> 29;
+        b ^= b >> 29;
+        c ^= c >> 29;
+        d ^= d >> 29;
+        p += 32;
+        n -= 32;
+    }
+    uint64_t h = mix(a) ^ mix(b + 1) * 3 ^ mix(c + 2) * 5 ^ mix(d + 3) * 7;
+    return hash_inline(p, n) ^ mix(h);
+}
+
+/* ---------------------------------------------------------------- building */
+
+/* Zeroed memory for the vocabulary hash, populated in one system call: the table is
+ * written all over at load, and one fault per page would cost more than the building
+ * itself (cold start). Released with table_free(p, bytes). */
+static void *table_alloc(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void table_free(void *p, size_t bytes)
+{
+    if (p)
+        munmap(p, bytes);
+}
+
+/* Builds the lookup tables over blob/off. check_dups: reject two tokens with the same
+ * bytes (parsed files; the compiled form was checked when it was generated). */
+static int build_index(tok_tokenizer *t, int check_dups, g2e_err *err)
+{
+    uint64_t cap = 1;
+    while (cap < (uint64_t)t->n_vocab * 2 + 2)
+        cap <<= 1;
+    t->mask = cap - 1;
+    t->slots = table_alloc(cap * sizeof *t->slots);
+    t->pair2 = malloc(65536 * sizeof *t->pair2);
+    if (!t->slots || !t->pair2 || tok_alloc_caches(t))
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for the tokenizer's tables");
+    for (int b = 0; b < 256; b++)
+        t->byte_id[b] = NONE;
+    t->max_len = 0;
+    for (uint32_t id = 0; id < t->n_vocab; id++) {
+        uint32_t o = t->off[id], n = t->off[id + 1] - o;
+        if (id == t->special_id)
+            continue;
+        if (n > t->max_len)
+            t->max_len = n;
+        if (n == 1 && t->byte_id[t->blob[o]] == NONE)
+            t->byte_id[t->blob[o]] = id;
+        if (check_dups && vocab_find(t, t->blob + o, n) != NONE)
+            return g2e_fail(err, TOK_E_VOCAB, "tokens %u and %u have the same bytes",
+                            vocab_find(t, t->blob + o, n), id);
+        uint64_t w = head_word(t->blob + o, n);
+        uint64_t i = key_hash(t->blob + o, n, w) & t->mask;
+        while (t->slots[i].id1)
+            i = (i + 1) & t->mask;
+        t->slots[i] = (tok_slot){w, id + 1, n};
+    }
+    for (int b = 0; b < 256; b++)
+        if (t->byte_id[b] == NONE)
+            return g2e_fail(err, TOK_E_VOCAB, "the vocabulary has no token for byte 0x%02X", b);
+    memset(t->pair2, 0xFF, 65536 * sizeof *t->pair2);
+    for (uint32_t id = 0; id < t->n_vocab; id++) {
+        uint32_t o = t->off[id];
+        if (id != t->special_id && t->off[id + 1] - o == 2 && t->pair2[t->blob[o] << 8 | t->blob[o + 1]] == NONE)
+            t->pair2[t->blob[o] << 8 | t->blob[o + 1]] = id;
+    }
+    return 0;
+}
+
+int tok_alloc_caches(tok_tokenizer *t)
+{
+    t->cache = calloc(CACHE_SLOTS, sizeof *t->cache); /* lazily zeroed pages */
+    t->memo = calloc(MEMO_SLOTS, sizeof *t->memo);
+    t->lcache = calloc(LCACHE_SLOTS, sizeof *t->lcache);
+    return t->cache && t->memo && t->lcache ? 0 : G2E_ENOMEM;
+}
+
+static tok_tokenizer *tok_new(void)
+{
+    tok_tokenizer *t = calloc(1, sizeof *t);
+    if (t) {
+        t->special_id = NONE;
+        t->threads = 1;
+        t->split_min = TOK_SPLIT_MIN;
+    }
+    return t;
+}
+
+void tok_close(tok_tokenizer *t)
+{
+    if (!t)
+        return;
+    for (unsigned k = 0; k < t->n_workers; k++)
+        tok_close(t->workers[k]);
+    free(t->workers);
+    free(t->cache);
+    if (t->lcache)
+        for (uint32_t i = 0; i < LCACHE_SLOTS; i++)
+            free(t->lcache[i].data);
+    free(t->lcache);
+    free(t->memo);
+    if (!t->is_worker) {
+        free(t->owned_blob);
+        free(t->off);
+        table_free(t->slots, (t->mask + 1) * sizeof *t->slots);
+        free(t->pair2);
+    }
+    free(t->source);
+    free(t->s_next);
+    free(t->s_prev);
+    free(t->s_rank);
+    free(t->s_id);
+    free(t->s_heap);
+    if (t->buckets)
+        for (uint32_t r = 0; r < t->n_vocab; r++)
+            free(t->buckets[r].v);
+    free(t->buckets);
+    free(t->rheap);
+    free(t);
+}
+
+#ifndef TOK_NO_BUILTIN
+static int load_builtin(tok_tokenizer *t, g2e_err *err)
+{
+    const tok_builtin_data *d = &tok_builtin;
+    t->n_vocab = d->n_vocab;
+    t->special_id = d->special_id;
+    t->blob = (const uint8_t *)d->blob;
+    t->off = malloc(((size_t)d->n_vocab + 1) * sizeof *t->off);
+    if (!t->off)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for the tokenizer");
+    uint32_t o = 0;
+    for (uint32_t i = 0; i < d->n_vocab; i++) {
+        t->off[i] = o;
+        o += d->lens[i];
+    }
+    t->off[d->n_vocab] = o;
+    t->compiled = 1;
+    return build_index(t, 0, err);
+}
+#endif
+
+int tok_open_builtin(tok_tokenizer **out, g2e_err *err)
+{
+    *out = NULL;
+#ifdef TOK_NO_BUILTIN
+    return g2e_fail(err, TOK_E_NOT_FOUND, "this build has no compiled-in tokenizer");
+#else
+    tok_tokenizer *t = tok_new();
+    if (!t)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for the tokenizer");
+    int rc = load_builtin(t, err);
+    if (!rc && !(t->source = strdup("built-in")))
+        rc = g2e_fail(err, G2E_ENOMEM, "out of memory");
+    if (rc) {
+        tok_close(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+#endif
+}
+
+/* ---------------------------------------------------------------- parsing the files */
+
+/* GPT-2 spells byte b in its files as the code point bytes_to_unicode(b): printable Latin-1
+ * bytes as themselves, the other 68 as 256, 257, ... in byte order. -1: not a byte. */
+static void byte_decoder(int dec[324])
+{
+    for (int i = 0; i < 324; i++)
+        dec[i] = -1;
+    int k = 0;
+    for (int b = 0; b < 256; b++) {
+        int printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174);
+        if (printable)
+            dec[b] = b;
+        else
+            dec[256 + k++] = b;
+    }
+}
+
+/* Maps a whole file read-only (page-cache pages, no copy: cheaper than read() at every
+ * start). *buf is NULL for an empty file. Release with unmap_file(*buf, *len). */
+static int map_file(const char *path, char **buf, size_t *len, g2e_err *err)
+{
+    *buf = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);   /* a FIFO: refused, not waited on */
+    if (fd < 0)
+        return g2e_fail(err, errno == ENOENT ? TOK_E_NOT_FOUND : TOK_E_OPEN, "cannot open %s: %s",
+                        path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)1 << 30) {
+        close(fd);
+        return g2e_fail(err, TOK_E_OPEN, "%s: not a regular file of at most 1 GiB", path);
+    }
+    size_t n = (size_t)st.st_size;
+    if (n) {
+        void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (m == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            return g2e_fail(err, TOK_E_OPEN, "cannot map %s: %s", path, strerror(e));
+        }
+        *buf = m;
+    }
+    close(fd);
+    *len = n;
+    return 0;
+}
+
+static void unmap_file(char *buf, size_t len)
+{
+    if (buf)
+        munmap(buf, len);
+}
+
+/* Decodes one UTF-8 code point of a JSON string at s[*i] (the file is trusted to be
+ * UTF-8 only after this check). Returns the code point or -1. */
+static long utf8_cp(const char *s, size_t n, size_t *i)
+{
+    const uint8_t *u = (const uint8_t *)s;
+    size_t k = tok_utf8_check(s + *i, n - *i < 4 ? n - *i : 4);
+    uint8_t c = u[*i];
+    if (c < 0x80) {
+        (*i)++;
+        return c;
+    }
+    size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    if (k < need)
+        return -1;
+    long cp = c & (0x3F >> (need - 1));
+    for (size_t j = 1; j < need; j++)
+        cp = cp << 6 | (u[*i + j] & 0x3F);
+    *i += need;
+    return cp;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Parses a JSON string starting at s[*i] == '"' into GPT-2 bytes appended to out (room
+ * for MAX_TOKEN_LEN). Returns the byte count or -1 (malformed) / -2 (not a GPT-2 byte). */
+static long json_key(const char *s, size_t n, size_t *i, const int dec[324], uint8_t *out)
+{
+    if (*i >= n || s[*i] != '"')
+        return -1;
+    (*i)++;
+    long len = 0;
+    for (;;) {
+        if (*i >= n)
+            return -1;
+        long cp;
+        char c = s[*i];
+        if (c == '"') {
+            (*i)++;
+            return len;
+        }
+        if ((unsigned char)c < 0x20)
+            return -1;
+        if (c == '\\') {
+            if (*i + 1 >= n)
+                return -1;
+            char e = s[*i + 1];
+            *i += 2;
+            switch (e) {
+            case '"': cp = '"'; break;
+            case '\\': cp = '\\'; break;
+            case '/': cp = '/'; break;
+            case 'b': cp = 8; break;
+            case 'f': cp = 12; break;
+            case 'n': cp = 10; break;
+            case 'r': cp = 13; break;
+            case 't': cp = 9; break;
+            case 'u':
+                if (*i + 4 > n)
+                    return -1;
+                cp = 0;
+                for (int k = 0; k < 4; k++) {
+                    int h = hexval(s[*i + k]);
+                    if (h < 0)
+                        return -1;
+                    cp = cp << 4 | h;
+                }
+                *i += 4;
+                break;
+            default:
+                return -1;
+            }
+        } else {
+            cp = utf8_cp(s, n, i);
+            if (cp < 0)
+                return -1;
+        }
+        if (cp >= 324 || dec[cp] < 0)
+            return -2;
+        if (len >= (long)MAX_TOKEN_LEN)
+            return -1;
+        out[len++] = (uint8_t)dec[cp];
+    }
+}
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t'))
+        i++;
+    return i;
+}
+
+static int parse_vocab(tok_tokenizer *t, const char *path, const char *s, size_t n, g2e_err *err)
+{
+    int dec[324];
+    byte_decoder(dec);
+    uint8_t key[MAX_TOKEN_LEN];
+    size_t cap_ent = 65536, n_ent = 0, blob_len = 0;
+    uint32_t *ent_id = malloc(cap_ent * sizeof *ent_id);
+    uint64_t *ent_pos = malloc(cap_ent * sizeof *ent_pos); /* blob offset << 16 | length */
+    uint8_t *blob = malloc(n + 1);                          /* keys never grow when decoded */
+    int rc = 0;
+    if (!ent_id || !ent_pos || !blob) {
+        rc = g2e_fail(err, G2E_ENOMEM, "out of memory parsing %s", path);
+        goto fail;
+    }
+    size_t i = skip_ws(s, n, 0);
+    if (i >= n || s[i] != '{') {
+        rc = g2e_fail(err, TOK_E_VOCAB, "%s: expected a JSON object at byte %zu", path, i);
+        goto fail;
+    }
+    i = skip_ws(s, n, i + 1);
+    if (i < n && s[i] == '}')
+        i++;
+    else
+        for (;;) {
+            size_t at = i;
+            long kl = json_key(s, n, &i, dec, key);
+            if (kl < 0) {
+                rc = g2e_fail(err, TOK_E_VOCAB, "%s: %s at byte %zu", path,
+                              kl == -2 ? "a key holds a character that is not a GPT-2 byte"
+                                       : "malformed key string", at);
+                goto fail;
+            }
+            i = skip_ws(s, n, i);
+            if (i >= n || s[i] != ':') {
+                rc = g2e_fail(err, TOK_E_VOCAB, "%s: expected ':' at byte %zu", path, i);
+                goto fail;
+            }
+            i = skip_ws(s, n, i + 1);
+            uint64_t v = 0;
+            size_t d0 = i;
+            while (i < n && s[i] >= '0' && s[i] <= '9' && v <= MAX_VOCAB)
+                v = v * 10 + (uint64_t)(s[i++] - '0');
+            if (i == d0 || v >= MAX_VOCAB) {
+                rc = g2e_fail(err, TOK_E_VOCAB, "%s: expected a token ID below %u at byte %zu", path,
+                              MAX_VOCAB, d0);
+                goto fail;
+            }
+            if (n_ent == cap_ent) {
+                cap_ent *= 2;
+                uint32_t *a = realloc(ent_id, cap_ent * sizeof *ent_id);
+                if (a)
+                    ent_id = a;
+                uint64_t *b = realloc(ent_pos, cap_ent * sizeof *ent_pos);
+                if (b)
+                    ent_pos = b;
+                if (!a || !b) {
+                    rc = g2e_fail(err, G2E_ENOMEM, "out of memory parsing %s", path);
+                    goto fail;
+                }
+            }
+            if (kl == 13 && memcmp(key, TOK_ENDOFTEXT_TEXT, 13) == 0)
+                t->special_id = (uint32_t)v;
+            memcpy(blob + blob_len, key, (size_t)kl);
+            ent_id[n_ent] = (uint32_t)v;
+            ent_pos[n_ent++] = (uint64_t)blob_len << 16 | (uint64_t)kl;
+            blob_len += (size_t)kl;
+            i = skip_ws(s, n, i);
+            if (i < n && s[i] == ',') {
+                i = skip_ws(s, n, i + 1);
+                continue;
+            }
+            if (i < n && s[i] == '}') {
+                i++;
+                break;
+            }
+            rc = g2e_fail(err, TOK_E_VOCAB, "%s: expected ',' or '}' at byte %zu", path, i);
+            goto fail;
+        }
+    if (skip_ws(s, n, i) != n) {
+        rc = g2e_fail(err, TOK_E_VOCAB, "%s: trailing data at byte %zu", path, skip_ws(s, n, i));
+        goto fail;
+    }
+    if (n_ent < 256) {
+        rc = g2e_fail(err, TOK_E_VOCAB, "%s: %zu tokens, expected at least 256", path, n_ent);
+        goto fail;
+    }
+    /* IDs must be exactly 0..n-1, each once. */
+    t->n_vocab = (uint32_t)n_ent;
+    t->off = malloc((n_ent + 1) * sizeof *t->off);
+    uint64_t *by_id = malloc(n_ent * sizeof *by_id);
+    if (!t->off || !by_id) {
+        free(by_id);
+        rc = g2e_fail(err, G2E_ENOMEM, "out of memory parsing %s", path);
+        goto fail;
+    }
+    for (size_t k = 0; k < n_ent; k++)
+        by_id[k] = UINT64_MAX;
+    for (size_t k = 0; k < n_ent; k++) {
+        if (ent_id[k] >= n_ent || by_id[ent_id[k]] != UINT64_MAX) {
+            rc = g2e_fail(err, TOK_E_VOCAB, "%s: token ID %u is %s (IDs must be 0..%zu, each once)",
+                          path, ent_id[k], ent_id[k] >= n_ent ? "out of range" : "repeated", n_ent - 1);
+            free(by_id);
+            goto fail;
+        }
+        by_id[ent_id[k]] = ent_pos[k];
+    }
+    t->owned_blob = malloc(blob_len + 1);
+    if (!t->owned_blob) {
+        free(by_id);
+        rc = g2e_fail(err, G2E_ENOMEM, "out of memory parsing %s", path);
+        goto fail;
+    }
+    uint32_t o = 0;
+    for (size_t k = 0; k < n_ent; k++) {
+        uint32_t len = (uint32_t)(by_id[k] & 0xFFFF);
+        memcpy(t->owned_blob + o, blob + (by_id[k] >> 16), len);
+        t->off[k] = o;
+        o += len;
+    }
+    t->off[n_ent] = o;
+    t->blob = t->owned_blob;
+    free(by_id);
+    rc = build_index(t, 1, err);
+    if (rc && err) {
+        char inner[G2E_ERR_MSG_MAX];
+        memcpy(inner, err->msg, sizeof inner); /* g2e_fail must not read what it writes */
+        g2e_fail(err, rc, "%s: %s", path, inner);
+    }
+fail:
+    free(ent_id);
+    free(ent_pos);
+    free(blob);
+    return rc;
+}
+
+/* Checks merges.txt against the vocabulary: tiktoken ranks pairs by the ID of their
+ * concatenation, which equals GPT-2's merge rank only if merge i makes token 256 + i, the
+ * first 256 IDs are single bytes, and both halves of each merge are tokens. */
+static int check_merges(const tok_tokenizer *t, const char *path, const char *s, size_t n, g2e_err *err)
+{
+    int dec[324];
+    byte_decoder(dec);
+    for (uint32_t id = 0; id < 256; id++)
+        if (t->off[id + 1] - t->off[id] != 1)
+            return g2e_fail(err, TOK_E_MERGES, "%s: token %u is not a single byte (IDs 0..255 must be the bytes)",
+                            path, id);
+    size_t i = 0, line = 1;
+    if (n >= 8 && memcmp(s, "#version", 8) == 0) {
+        while (i < n && s[i] != '\n')
+            i++;
+        i++;
+        line++;
+    }
+    uint32_t rank = 0;
+    uint8_t buf[2 * MAX_TOKEN_LEN];
+    while (i < n) {
+        size_t e = i;
+        while (e < n && s[e] != '\n')
+            e++;
+        size_t le = e;
+        if (le > i && s[le - 1] == '\r')
+            le--;
+        if (le > i) {
+            size_t sp = i;
+            while (sp < le && s[sp] != ' ')
+                sp++;
+            if (sp == i || sp >= le - 1)
+                return g2e_fail(err, TOK_E_MERGES, "%s:%zu: expected two tokens separated by one space", path, line);
+            size_t half[2] = {0, 0};
+            size_t bl = 0;
+            for (int h = 0; h < 2; h++) {
+                size_t a = h ? sp + 1 : i, z = h ? le : sp;
+                while (a < z) {
+                    long cp = utf8_cp(s, z, &a);
+                    if (cp < 0 || cp >= 324 || dec[cp] < 0 || bl >= sizeof buf)
+                        return g2e_fail(err, TOK_E_MERGES, "%s:%zu: not a sequence of GPT-2 byte characters", path, line);
+                    buf[bl++] = (uint8_t)dec[cp];
+                }
+                half[h] = bl;
+            }
+            uint32_t want = 256 + rank;
+            if (vocab_find(t, buf, half[0]) == NONE || vocab_find(t, buf + half[0], bl - half[0]) == NONE)
+                return g2e_fail(err, TOK_E_MERGES, "%s:%zu: a half of the merge is not in the vocabulary", path, line);
+            uint32_t got = vocab_find(t, buf, bl);
+            if (got != want)
+                return g2e_fail(err, TOK_E_MERGES, "%s:%zu: merge %u should make token %u, the vocabulary says %s%u",
+                                path, line, rank, want, got == NONE ? "none " : "", got == NONE ? 0 : got);
+            rank++;
+        }
+        i = e + 1;
+        line++;
+    }
+    uint32_t ordinary = t->n_vocab - (t->special_id != NONE);
+    if (256 + rank != ordinary)
+        return g2e_fail(err, TOK_E_MERGES, "%s: %u merges for %u ordinary tokens (expected %u)", path, rank,
+                        ordinary, ordinary - 256);
+    return 0;
+}
+
+static char *join2(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    char *p = malloc(la + lb + 2);
+    if (!p)
+        return NULL;
+    memcpy(p, a, la);
+    p[la] = '/';
+    memcpy(p + la + 1, b, lb + 1);
+    return p;
+}
+
+static int pick_file(const char *dir, const char *a, const char *b, char **out, g2e_err *err)
+{
+    *out = NULL;
+    char *pa = join2(dir, a), *pb = join2(dir, b);
+    if (!pa || !pb) {
+        free(pa);
+        free(pb);
+        return g2e_fail(err, G2E_ENOMEM, "out of memory");
+    }
+    if (access(pa, F_OK) == 0) {
+        *out = pa;
+        free(pb);
+        return 0;
+    }
+    if (access(pb, F_OK) == 0) {
+        *out = pb;
+        free(pa);
+        return 0;
+    }
+    free(pa);
+    free(pb);
+    return g2e_fail(err, TOK_E_NOT_FOUND, "tokenizer directory %s has neither %s nor %s", dir, a, b);
+}
+
+int tok_open(const char *dir, unsigned flags, tok_tokenizer **out, g2e_err *err)
+{
+    *out = NULL;
+    char *vpath = NULL, *mpath = NULL, *vbuf = NULL, *mbuf = NULL;
+    size_t vlen = 0, mlen = 0;
+    tok_tokenizer *t = tok_new();
+    int rc;
+    if (!t)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for the tokenizer");
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        rc = g2e_fail(err, TOK_E_NOT_FOUND, "tokenizer directory %s: %s", dir, strerror(errno));
+        goto fail;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        rc = g2e_fail(err, TOK_E_NOT_FOUND, "tokenizer directory %s: not a directory", dir);
+        goto fail;
+    }
+    if ((rc = pick_file(dir, "vocab.json", "encoder.json", &vpath, err)) ||
+        (rc = pick_file(dir, "merges.txt", "vocab.bpe", &mpath, err)) ||
+        (rc = map_file(vpath, &vbuf, &vlen, err)) ||
+        (rc = map_file(mpath, &mbuf, &mlen, err)))
+        goto fail;
+#ifndef TOK_NO_BUILTIN
+    if (!(flags & TOK_OPEN_PARSE) && vlen == tok_builtin.vocab_size && mlen == tok_builtin.merges_size &&
+        tok_hash_bytes(vbuf, vlen) == tok_builtin.vocab_hash &&
+        tok_hash_bytes(mbuf, mlen) == tok_builtin.merges_hash) {
+        rc = load_builtin(t, err);
+    } else
+#endif
+    {
+        (void)flags;
+        rc = parse_vocab(t, vpath, vbuf, vlen, err);
+        if (!rc)
+            rc = check_merges(t, mpath, mbuf, mlen, err);
+    }
+    if (rc)
+        goto fail;
+    if (!(t->source = strdup(dir))) {
+        rc = g2e_fail(err, G2E_ENOMEM, "out of memory");
+        goto fail;
+    }
+    free(vpath);
+    free(mpath);
+    unmap_file(vbuf, vlen);
+    unmap_file(mbuf, mlen);
+    *out = t;
+    return 0;
+fail:
+    free(vpath);
+    free(mpath);
+    unmap_file(vbuf, vlen);
+    unmap_file(mbuf, mlen);
+    tok_close(t);
+    return rc;
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int tok_locate(const char *dir, tok_tokenizer **out, g2e_err *err)
+{
+    *out = NULL;
+    if (dir)
+        return tok_open(dir, 0, out, err);
+    const char *env = getenv(TOK_ENV);
+    if (env && *env) {
+        int rc = tok_open(env, 0, out, err);
+        if (rc && err) {
+            char inner[G2E_ERR_MSG_MAX];
+            memcpy(inner, err->msg, sizeof inner); /* g2e_fail must not read what it writes */
+            g2e_fail(err, rc, "$%s: %s", TOK_ENV, inner);
+        }
+        return rc;
+    }
+    char exe[PATH_MAX + 16], looked[3 * PATH_MAX] = "";
+    ssize_t n = readlink("/proc/self/exe", exe, PATH_MAX);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            strcpy(slash + 1, "tokenizer");
+            if (is_dir(exe))
+                return tok_open(exe, 0, out, err);
+            snprintf(looked, sizeof looked, "%s, ", exe);
+        }
+    }
+    if (is_dir(G2E_DATADIR "/tokenizer"))
+        return tok_open(G2E_DATADIR "/tokenizer", 0, out, err);
+#ifndef TOK_NO_BUILTIN
+    return tok_open_builtin(out, err);
+#else
+    return g2e_fail(err, TOK_E_NOT_FOUND,
+                    "no tokenizer found: looked at --tokenizer (not given), $%s (not set), %s%s "
+                    "(no compiled-in data in this build)",
+                    TOK_ENV, looked, G2E_DATADIR "/tokenizer");
+#endif
+}
+
+const char *tok_source(const tok_tokenizer *t) { return t->source; }
+int tok_is_compiled(const tok_tokenizer *t) { return t->compiled; }
+uint32_t tok_n_vocab(const tok_tokenizer *t) { return t->n_vocab; }
+

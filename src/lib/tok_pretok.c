@@ -1,0 +1,213 @@
+/* tok_pretok.c — GPT-2's pre-tokenizer as a state machine (see tok_pretok.h).
+ *
+ * At each piece start, in the pattern's order of alternatives:
+ *   1. an apostrophe followed by s, t, m, d, re, ve or ll: that contraction;
+ *   2. an optional single ' ' then a run of one class (L, N or "other": not \s, L, N);
+ *      the ' ' is taken only when the character after it is not whitespace;
+ *   3. otherwise a whitespace run: \s+(?!\S) leaves the run's last character to what
+ *      follows when the run is followed by a non-space (and is longer than one), else
+ *      \s+ takes it all.
+ * Most of the text is ASCII: bytes below 0x80 are classified by a table, and only the
+ * others are decoded (the input is valid UTF-8, checked by the caller).
+ */
+#include "tok_pretok.h"
+#include "unicode.h"
+
+#include <string.h>
+
+/* Classes of bytes: ASCII as the pattern sees them; DECODE for lead and continuation bytes
+ * of multi-byte characters (the character is decoded to find its class). */
+#define DECODE 4
+static const uint8_t BYTE_CLASS[256] = {
+    ['\t'] = UNI_W, ['\n'] = UNI_W, [0x0B] = UNI_W, [0x0C] = UNI_W, ['\r'] = UNI_W, [' '] = UNI_W,
+    ['0'] = UNI_N, ['1'] = UNI_N, ['2'] = UNI_N, ['3'] = UNI_N, ['4'] = UNI_N,
+    ['5'] = UNI_N, ['6'] = UNI_N, ['7'] = UNI_N, ['8'] = UNI_N, ['9'] = UNI_N,
+    ['A'] = UNI_L, ['B'] = UNI_L, ['C'] = UNI_L, ['D'] = UNI_L, ['E'] = UNI_L, ['F'] = UNI_L,
+    ['G'] = UNI_L, ['H'] = UNI_L, ['I'] = UNI_L, ['J'] = UNI_L, ['K'] = UNI_L, ['L'] = UNI_L,
+    ['M'] = UNI_L, ['N'] = UNI_L, ['O'] = UNI_L, ['P'] = UNI_L, ['Q'] = UNI_L, ['R'] = UNI_L,
+    ['S'] = UNI_L, ['T'] = UNI_L, ['U'] = UNI_L, ['V'] = UNI_L, ['W'] = UNI_L, ['X'] = UNI_L,
+    ['Y'] = UNI_L, ['Z'] = UNI_L,
+    ['a'] = UNI_L, ['b'] = UNI_L, ['c'] = UNI_L, ['d'] = UNI_L, ['e'] = UNI_L, ['f'] = UNI_L,
+    ['g'] = UNI_L, ['h'] = UNI_L, ['i'] = UNI_L, ['j'] = UNI_L, ['k'] = UNI_L, ['l'] = UNI_L,
+    ['m'] = UNI_L, ['n'] = UNI_L, ['o'] = UNI_L, ['p'] = UNI_L, ['q'] = UNI_L, ['r'] = UNI_L,
+    ['s'] = UNI_L, ['t'] = UNI_L, ['u'] = UNI_L, ['v'] = UNI_L, ['w'] = UNI_L, ['x'] = UNI_L,
+    ['y'] = UNI_L, ['z'] = UNI_L,
+#define D4(b) [b] = DECODE, [b + 1] = DECODE, [b + 2] = DECODE, [b + 3] = DECODE
+#define D16(b) D4(b), D4(b + 4), D4(b + 8), D4(b + 12)
+    D16(0x80), D16(0x90), D16(0xA0), D16(0xB0), D16(0xC0), D16(0xD0), D16(0xE0), D16(0xF0),
+#undef D16
+#undef D4
+};
+
+/* Class of the multi-byte character starting at s[i] (valid UTF-8), its length in *len. */
+static inline int wide_class(const uint8_t *s, size_t i, size_t *len)
+{
+    uint8_t c = s[i];
+    uint32_t cp;
+    if (c < 0xE0) {
+        cp = (uint32_t)(c & 0x1F) << 6 | (s[i + 1] & 0x3F);
+        *len = 2;
+    } else if (c < 0xF0) {
+        cp = (uint32_t)(c & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F);
+        *len = 3;
+    } else {
+        cp = (uint32_t)(c & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3F) << 12 |
+             (uint32_t)(s[i + 2] & 0x3F) << 6 | (s[i + 3] & 0x3F);
+        *len = 4;
+    }
+    return uni_class(cp);
+}
+
+/* Class of the character at s[i], its length in *len. */
+static inline int char_class(const uint8_t *s, size_t i, size_t *len)
+{
+    int cl = BYTE_CLASS[s[i]];
+    if (cl != DECODE) {
+        *len = 1;
+        return cl;
+    }
+    return wide_class(s, i, len);
+}
+
+/* Bit 7 of each byte of w set where that byte is an ASCII letter (A-Z, a-z): eight bytes
+ * tested at once without carries between them (every sum below stays under 0x100). */
+static inline uint64_t ascii_letters(uint64_t w)
+{
+    const uint64_t hi = 0x8080808080808080ull;
+    uint64_t y = (w | 0x2020202020202020ull) & 0x7F7F7F7F7F7F7F7Full; /* A-Z -> a-z */
+    uint64_t ge_a = y + 0x1F1F1F1F1F1F1F1Full;  /* bit 7: y >= 0x61 */
+    uint64_t gt_z = y + 0x0505050505050505ull;  /* bit 7: y >= 0x7B */
+    return ge_a & ~gt_z & ~w & hi;              /* ~w: the byte itself is ASCII */
+}
+
+/* End of the run of class cl (not whitespace) that continues at s[i]. */
+static inline size_t run_end(const uint8_t *s, size_t n, size_t i, int cl)
+{
+    if (cl == UNI_L) /* ASCII letters eight at a time */
+        while (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            uint64_t other = ~ascii_letters(w) & 0x8080808080808080ull;
+            if (!other) {
+                i += 8;
+                continue;
+            }
+            i += (size_t)__builtin_ctzll(other) >> 3; /* little-endian: the first such byte */
+            break;
+        }
+    while (i < n) {
+        int b = BYTE_CLASS[s[i]];
+        if (b == cl) {
+            i++;
+            continue;
+        }
+        size_t l;
+        if (b != DECODE || wide_class(s, i, &l) != cl)
+            break;
+        i += l;
+    }
+    return i;
+}
+
+/* Length of a contraction at s[i] == '\'' ('s 't 'm 'd 're 've 'll), or 0. */
+static inline size_t contraction(const uint8_t *s, size_t n, size_t i)
+{
+    if (i + 1 >= n)
+        return 0;
+    uint8_t d = s[i + 1];
+    if (d == 's' || d == 't' || d == 'm' || d == 'd')
+        return 2;
+    if (i + 2 < n && ((d == 'r' && s[i + 2] == 'e') || (d == 'v' && s[i + 2] == 'e') ||
+                      (d == 'l' && s[i + 2] == 'l')))
+        return 3;
+    return 0;
+}
+
+size_t tok_pretok(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t max)
+{
+    size_t k = 0;
+    while (k < max && i < n) {
+        size_t start = i, cl_len;
+        uint8_t c = s[i];
+        /* the commonest pieces first: "word" and " word" in ASCII letters */
+        if (BYTE_CLASS[c] == UNI_L || (c == ' ' && i + 1 < n && BYTE_CLASS[s[i + 1]] == UNI_L)) {
+            i = run_end(s, n, i + 1 + (c == ' '), UNI_L);
+            len[k++] = (uint32_t)(i - start);
+            continue;
+        }
+        if (c == '\'') {
+            size_t pl = contraction(s, n, i);
+            if (pl) {
+                len[k++] = (uint32_t)pl;
+                i += pl;
+                continue;
+            }
+        }
+        int cl = char_class(s, i, &cl_len);
+        if (c == ' ' && i + 1 < n) {
+            size_t l2;
+            int c2 = char_class(s, i + 1, &l2);
+            if (c2 != UNI_W) {
+                cl = c2;
+                i += 1;
+                cl_len = l2;
+            }
+        }
+        if (cl != UNI_W) {
+            i = run_end(s, n, i + cl_len, cl);
+        } else {
+            /* a whitespace run: \s+(?!\S) leaves its last character to what follows */
+            size_t last = i, count = 0;
+            while (i < n) {
+                size_t l;
+                if (char_class(s, i, &l) != UNI_W)
+                    break;
+                last = i;
+                count++;
+                i += l;
+            }
+            if (i < n && count >= 2)
+                i = last;
+        }
+        len[k++] = (uint32_t)(i - start);
+    }
+    return k;
+}
+
+/* Why a cut at p is safe when s[p] is whitespace and the character before it, c, is not
+ * (with S = s[0..n), A = s[0..p), B = s[p..n)):
+ *
+ * (1) S has a piece boundary at p. Take the piece of S that holds c. No alternative of the
+ *     pattern that can match a non-space character can go on over a space: the
+ *     contractions are letters and an apostrophe; " ?\p{L}+", " ?\p{N}+" and
+ *     " ?[^\s\p{L}\p{N}]+" allow a space only as their first character, and c, which is
+ *     before s[p], is in the piece; the \s alternatives cannot hold c at all. So that
+ *     piece ends exactly at p.
+ * (2) A alone gives the pieces of S before p. Pieces are matched one after the other,
+ *     each from where the last ended. At a start q < p, every alternative without
+ *     look-ahead that fails on S fails on its prefix A too (a match in A would be one in
+ *     S), and an alternative that matched in S within [q, p) matches the same in A: the
+ *     greedy runs stop at the same character (one before p, or at p, where S has a space
+ *     that ends every run of (1) and A ends). The one look-ahead, \s+(?!\S), could match
+ *     differently only if its run reached the end of A, which needs s[p-1] = c to be
+ *     whitespace: it is not.
+ * (3) B alone gives the pieces of S after p: the pattern has no look-behind, so matching
+ *     from p reads only s[p..n), and by (1) S starts a piece at p.
+ * Special tokens: "<|endoftext|>" holds no whitespace, so no occurrence contains a cut
+ * (nor starts at one); it cannot overlap itself, so each part finds the same occurrences.
+ *
+ * Only ASCII whitespace is looked for at p (enough for cut points every few bytes in
+ * most text); c may be any character, decoded backwards. */
+size_t tok_pretok_cut(const uint8_t *s, size_t n, size_t from)
+{
+    for (size_t p = from; p < n; p++) {
+        if (BYTE_CLASS[s[p]] != UNI_W || p == 0)
+            continue;
+        size_t q = p - 1, l;
+        while (q > 0 && (s[q] & 0xC0) == 0x80 && p - q < 4)
+            q--;
+        if (char_class(s, q, &l) != UNI_W && q + l == p)
+            return p;
+    }
+    return n;
+}
