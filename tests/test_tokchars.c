@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,4 +230,64 @@ Test(tokchars, embed_json_matches_offsets_computed_from_the_ids)
     }
     run_free(&r);
     free(w), free(js), free(tp), free(dir);
+}
+
+/* Which characters cost the most tokens, against Python's exact fractions (text_ref.py
+ * costs): the same characters, counts, costs and order, and the costs add up to the tokens. */
+Test(tokchars, costs_per_character_match_python)
+{
+    tok_tokenizer *t;
+    g2e_err err;
+    cr_assert_eq(tok_open_builtin(&t, &err), 0, "%s", err.msg);
+    char *dir = test_tmpdir("tokchars-costs");
+    char *tp = path_join(dir, "t.txt"), *op = path_join(dir, "o.txt");
+    char *script = path_join(G2E_SRCDIR, "tests/text_ref.py");
+    char *ja = read_file(G2E_SRCDIR "/tests/data/count_ja.txt", &(size_t){0});
+    cr_assert(ja);
+    const char *texts[] = {TEXTS[0], TEXTS[2], TEXTS[3], TEXTS[4], ja};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        size_t len = strlen(texts[i]);
+        tok_ids ids;
+        cr_assert_eq(tok_encode(t, texts[i], len, TOK_SPECIAL_TEXT, 0, &ids, NULL, &err), 0, "%s", err.msg);
+        write_file(tp, texts[i], len);
+        FILE *f = fopen(op, "w");
+        for (size_t k = 0; k < ids.n; k++)
+            fprintf(f, "%zu %zu\n", ids.offsets[k], ids.offsets[k + 1]);
+        fclose(f);
+        tokchars_cost *c;
+        size_t n;
+        cr_assert_eq(tokchars_costs(texts[i], len, ids.offsets, ids.n, &c, &n, &err), 0, "%s", err.msg);
+        run_result r = run_argv((char *[]){"/usr/bin/python3", script, "costs", tp, op, NULL}, NULL, 0, NULL, NULL);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        double sum = 0;
+        const char *line = r.out;
+        for (size_t k = 0; k < n; k++) {
+            size_t st, ln, cnt;
+            double tok;
+            cr_assert_eq(sscanf(line, "%zu %zu %zu %lf", &st, &ln, &cnt, &tok), 4, "text %zu: Python has %zu "
+                         "characters, we have %zu", i, k, n);
+            cr_expect(c[k].start == st && c[k].len == ln && c[k].count == cnt && fabs(c[k].tokens - tok) < 1e-9,
+                      "text %zu, rank %zu: ours (%zu, %zu, %zu, %.12f), Python (%zu, %zu, %zu, %.12f)", i, k,
+                      c[k].start, c[k].len, c[k].count, c[k].tokens, st, ln, cnt, tok);
+            sum += c[k].tokens;
+            line = strchr(line, '\n') + 1;
+        }
+        cr_expect_eq(*line, '\0', "text %zu: Python has more characters", i);
+        cr_expect(fabs(sum - (double)ids.n) < 1e-6, "costs add up to %.9f, not %zu tokens", sum, ids.n);
+        run_free(&r);
+        free(c);
+        tok_ids_free(&ids);
+    }
+    /* 犬 alone: three one-byte tokens, cost 3 */
+    size_t off[4] = {0, 1, 2, 3};
+    tokchars_cost *c;
+    size_t n;
+    cr_assert_eq(tokchars_costs("犬", 3, off, 3, &c, &n, &err), 0);
+    cr_expect(n == 1 && c[0].count == 1 && c[0].tokens == 3.0);
+    free(c);
+    size_t bad[2] = {0, 9};
+    cr_expect_eq(tokchars_costs("犬", 3, bad, 1, &c, &n, &err), G2E_EINVAL);
+    cr_expect(c == NULL && n == 0);
+    free(ja), free(script), free(tp), free(op), free(dir);
+    tok_close(t);
 }
