@@ -304,3 +304,23 @@ Test(i18n, japanese_manual_is_what_the_tables_and_ja_po_generate)
               "the generated options are in Japanese");
     free(want), free(got), free(out), free(dir);
 }
+
+/* Figures are drawn with Japanese labels (Pango finds the IPA font): a valid PNG that differs
+ * from the English one only because its text does. */
+Test(i18n, figures_draw_japanese_labels)
+{
+    char *dir = test_tmpdir("i18n-png");
+    char *en = path_join(dir, "en.png"), *ja = path_join(dir, "ja.png");
+    run_result r = run_env(NULL, (char *[]){"plot", "pe", "--len", "20", "--dim", "16", "-o", en, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_env(NULL, (char *[]){"--lang", "ja", "plot", "pe", "--len", "20", "--dim", "16", "-o", ja, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    size_t ne, nj;
+    char *a = read_file(en, &ne), *b = read_file(ja, &nj);
+    cr_assert(a && b);
+    cr_expect(nj > 8 && memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0, "not a PNG");
+    cr_expect(ne != nj || memcmp(a, b, ne) != 0, "the Japanese figure has the English labels");
+    free(a), free(b), free(en), free(ja), free(dir);
+}

@@ -632,7 +632,8 @@ static int draw(const job *j)
     memmove(data + n * C, data + R * C, n * C * sizeof *data);
     memmove(data + 2 * n * C, data + 2 * R * C, n * C * sizeof *data);
     const float *parts[3] = {data, data + n * C, data + 2 * n * C};
-    static const char *const names[3] = {"token vector wte[id]", "position vector", "sum (model input)"};
+    static const char *const names[3] = {N_("token vector wte[id]"), N_("position vector"),
+                                         N_("sum (model input)")};
     /* One colour range for all three, clipped at 4 x the median |x| (about the 99th
      * percentile of a normal spread): robust to an outlier row such as GPT-2's position 0,
      * which may be a large share of the values of a short text, so that it does not wash
@@ -642,14 +643,15 @@ static int draw(const job *j)
         goto done;
     q *= 4.0;
     char title[256];
-    snprintf(title, sizeof title, "GPT-2 embedding step: token + position = input (%s, n_embd %zu; colours clipped at \xC2\xB1%.3g = 4 x median |x|)",
-             j->m->size_name ? j->m->size_name : "model", C, q);
+    snprintf(title, sizeof title, _("GPT-2 embedding step: token + position = input (%s, n_embd %zu; colours clipped at \xC2\xB1%.3g = 4 x median |x|)"),
+             j->m->size_name ? j->m->size_name : _("model"), C, q);
     render_strips s = {0};
     s.n_rows = n;
     s.dim = C;
     s.n_strips = 3;
     s.data = parts;
-    s.strip_names = names;
+    const char *shown_names[3] = {gettext(names[0]), gettext(names[1]), gettext(names[2])};
+    s.strip_names = shown_names;
     s.ops = "+=";
     s.labels = (const char *const *)labels;
     s.title = title;
