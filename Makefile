@@ -117,7 +117,7 @@ VERSION_H := $(B)/include/gpt2embed_version.h
 PC        := $(B)/gpt2embed.pc
 
 .SECONDARY:
-.PHONY: all deps test test-c test-python bench fuzz install uninstall weights run clean help man po-update FORCE
+.PHONY: all deps test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
 .DEFAULT_GOAL := all
 
 # ./gpt2-embed is a copy of the default build's program (not of a BUILDDIR=... one).
@@ -129,6 +129,7 @@ help:
 	@echo "make test         build and run the Criterion test suite and the Python tests (pytest)"
 	@echo "make SANITIZE=1 test   the same under AddressSanitizer + UBSan (in build-san/)"
 	@echo "make bench        the benchmarks under bench/ (figures in the README)"
+	@echo "make bench-peers  install the npm tokenizers make bench compares with (build/npm)"
 	@echo "make fuzz         each libFuzzer target for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
 	@echo "make weights      gpt2-embed download (GPT-2's wte+wpe into weights/)"
 	@echo "make install      program, libraries, header, pkg-config, Python module, data, man page,"
@@ -260,8 +261,13 @@ BSUP_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard tests/fixture.c))
 $(B)/bench/bench_%: $(B)/bench/bench_%.o $(BSUP_OBJ) $(CLIA) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-bench: $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
+bench: gpt2-embed $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
 	@bench/run.sh $(B)
+
+# The tokenizer peers bench_tokenizer.sh compares with (npm registry; into build/npm, ignored by git).
+bench-peers:
+	@mkdir -p build/npm && cd build/npm && { [ -f package.json ] || echo '{"name":"g2e-bench-peers","private":true}' > package.json; } && \
+	  npm install --no-audit --no-fund tiktoken@1.0.22 tiktoken-node@0.0.7 tokenizers@0.23.2
 
 # tools/mkfixture: writes safetensors fixtures (tests/fixture.c) for shell benchmarks and
 # the downloader's local HTTP test server.

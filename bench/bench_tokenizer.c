@@ -187,6 +187,9 @@ int main(int argc, char **argv)
     printf("  %ld threads, IDs only: %6.1f MB/s wall (%.2fx one thread); with offsets %6.1f MB/s; %s\n", cpus,
            L / wt2 / 1e6, w2 / wt2, L / wt / 1e6,
            same ? "IDs and offsets identical to one thread" : "DIFFERENT FROM ONE THREAD");
+    /* for bench_tokenizer.sh: the library's figures the whole process is compared with */
+    printf("RESULT\tlib1\t%.2f\nRESULT\tlibN\t%.2f\nRESULT\tlib1cpu\t%.2f\n", L / w2 / 1e6, L / wt2 / 1e6,
+           L / c2 / 1e6);
     tok_ids_free(&rt);
     tok_ids_free(&r);
 

@@ -7,6 +7,7 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 rc=0
 for x in "$b"/bench/bench_*; do
   [ -x "$x" ] || continue
+  [ "$(basename "$x")" = bench_tokenizer ] && continue  # run by bench_tokenizer.sh, beside the whole process
   echo "== $(basename "$x")"
   "$x" || rc=1
 done

@@ -102,7 +102,7 @@ Test(count_cli, pair_and_texts_against_tiktoken_for_several_contexts)
     static const char *ctxs[] = {"1024", "256", "100", "7"};
     for (size_t c = 0; c < 4; c++) {
         const char *args[] = {"--ctx", ctxs[c], "犬が猫を追いかけた", "The dog chased the cat",
-                              "-f", DATA "count_en.txt", DATA "count_ja.txt", NULL};
+                              "-f", DATA "count_en.txt", "-f", DATA "count_ja.txt", NULL};
         run_result r;
         cJSON *j = run_json(&r, args);
         cr_expect_eq(num(j, "ctx"), atoi(ctxs[c]));
@@ -137,7 +137,7 @@ Test(count_cli, the_1024_boundary)
         write_file(paths[k], text, strlen(text));
     }
     /* JSON: exactly 1024 fits in one window; 1025 needs two and names the cut */
-    const char *args[] = {"-f", paths[0], paths[1], NULL};
+    const char *args[] = {"-f", paths[0], "-f", paths[1], NULL};
     run_result r;
     cJSON *j = run_json(&r, args);
     cJSON *ins = cJSON_GetObjectItem(j, "inputs");
@@ -151,7 +151,7 @@ Test(count_cli, the_1024_boundary)
     run_free(&r);
 
     /* the table says the same to a person */
-    r = run_g2e("count", "-f", paths[0], paths[1], NULL);
+    r = run_g2e("count", "-f", paths[0], "-f", paths[1], NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     const cJSON *wc = cJSON_GetObjectItem(cJSON_GetObjectItem(find_input(exp, names[1]), "cuts"), "1024");
     char line[160];
@@ -186,8 +186,8 @@ Test(count_cli, conformance_cases_count_like_tiktoken)
     char *exp = read_file(DATA "tokenizer_expected.jsonl", &le);
     cr_assert(cases && exp);
     char *dir = test_tmpdir("count-conf");
-    char *argv[200] = {G2E_TEST_BIN, "count", "--format", "json", "-f"};
-    int n = 5, want[200];
+    char *argv[400] = {G2E_TEST_BIN, "count", "--format", "json"};
+    int n = 4, want[200];
     char *paths[200];
     int np = 0;
     char *cs = cases, *es = exp;
@@ -205,6 +205,7 @@ Test(count_cli, conformance_cases_count_like_tiktoken)
             paths[np] = path_join(dir, name);
             write_file(paths[np], t->valuestring, strlen(t->valuestring));
             want[np] = cJSON_GetArraySize(cJSON_GetObjectItem(e, "ids"));
+            argv[n++] = "-f"; /* -f names one file */
             argv[n++] = paths[np++];
         }
         cJSON_Delete(c);
@@ -326,8 +327,8 @@ Test(count_cli, usage_and_errors)
         const char *msg;
     } cases[] = {
         {{NULL}, 2, "nothing to count"},
-        {{"--ctx", "0", "x"}, 2, "--ctx must be"},
-        {{"--ctx", "x", "x"}, 2, "--ctx must be"},
+        {{"--ctx", "0", "x"}, 2, "--ctx needs an integer in 1.."},
+        {{"--ctx", "x", "x"}, 2, "--ctx needs an integer in 1.."},
         {{"--format", "csv", "x"}, 2, "table or json"},
         {{"--bogus", "x"}, 2, "unknown option '--bogus'"},
         {{"-", "-"}, 2, "only once"},
@@ -357,4 +358,51 @@ Test(count_cli, usage_and_errors)
     r = run_g2e("--help", NULL);
     cr_expect(strstr(r.out, "count") != NULL, "listed: %s", r.out);
     run_free(&r);
+}
+
+/* -f names one file: a TEXT after it is a text (issue 10), and inputs keep their order. */
+Test(count_cli, a_text_after_a_file_is_a_text)
+{
+    run_result r = run_g2e("count", "--format", "json", "-f", DATA "count_en.txt", "The dog chased the cat",
+                           "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out), *ins = cJSON_GetObjectItem(j, "inputs");
+    cr_assert(j && cJSON_GetArraySize(ins) == 3, "%s", r.out);
+    const char *kinds[] = {"file", "text", "stdin"};
+    for (int k = 0; k < 3; k++)
+        cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(ins, k), "kind")->valuestring, kinds[k]);
+    cr_expect_eq(num(cJSON_GetArrayItem(ins, 1), "tokens"), 5); /* tiktoken: The dog chased the cat */
+    cr_expect_eq(num(cJSON_GetArrayItem(ins, 2), "bytes"), 0);  /* standard input was empty */
+    cJSON_Delete(j);
+    run_free(&r);
+    /* "--" makes "-" a text too */
+    r = run_g2e("count", "--format", "json", "--", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\"kind\": \"text\"") != NULL, "%s", r.out);
+    run_free(&r);
+}
+
+/* A large file over threads counts exactly what one thread counts. */
+Test(count_cli, threads_count_the_same, .timeout = 60)
+{
+    char *dir = test_tmpdir("count-threads");
+    char *path = path_join(dir, "big.txt");
+    size_t n;
+    char *en = read_file(DATA "count_en.txt", &n);
+    size_t reps = (2u << 20) / n + 1;
+    char *big = malloc(n * reps);
+    for (size_t k = 0; k < reps; k++)
+        memcpy(big + k * n, en, n);
+    write_file(path, big, n * reps);
+    run_result a = run_g2e("count", "--format", "json", "--threads", "1", "-f", path, NULL);
+    run_result b = run_g2e("count", "--format", "json", "--threads", "4", "-f", path, NULL);
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    cr_assert_eq(b.status, 0, "%s", b.err);
+    cr_expect_str_eq(a.out, b.out);
+    run_free(&a);
+    run_free(&b);
+    free(big);
+    free(en);
+    free(path);
+    free(dir);
 }

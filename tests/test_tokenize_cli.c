@@ -1,12 +1,14 @@
 /* test_tokenize_cli.c — `gpt2-embed tokenize` and `decode` through the built program:
  * formats, batch mode, special modes, UTF-8 errors, exit statuses, no partial output,
  * tokenizer lookup. Expected IDs are tiktoken's (see test_tokenizer.c). */
+#include "json.h"
 #include "support.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define BIN G2E_TEST_BIN
@@ -298,4 +300,165 @@ Test(decode_cli, one_id_grammar_and_its_messages)
     cr_expect_eq(r.status, 2);
     cr_expect_str_eq(r.err, "gpt2-embed decode: --tokenizer needs a directory, got an empty one ('')\n");
     run_free(&r);
+}
+
+/* ------------------------------------------------------------ streaming, threads, -o */
+
+Test(tokenize_cli, jsonl_checks_every_member_and_keeps_every_byte)
+{
+    /* issue 15: invalid JSON in another member is refused */
+    const char tru[] = "{\"text\":\"x\",\"n\": tru}\n";
+    run_result r = RUN_IN(tru, sizeof tru - 1, "tokenize", "--jsonl");
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "line 1") && strstr(r.err, "invalid JSON"), "%s", r.err);
+    run_free(&r);
+    const char ok[] = "{\"n\": [1, {\"a\": null}, -2.5e3, true], \"text\": \"a\\u0000b\", \"x\": \"\\ud83d\\ude00\"}\n";
+    r = RUN_IN(ok, sizeof ok - 1, "tokenize", "--jsonl");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.out, "{\"ids\":[64,188,65]}\n"); /* tiktoken: "a\0b" */
+    run_free(&r);
+}
+
+/* Each output line is written as soon as its input line is done when the output is a
+ * pipe: the next line is only sent after the previous answer has been read. */
+Test(tokenize_cli, jsonl_answers_each_line_before_the_next_arrives, .timeout = 30)
+{
+    int in[2], out[2];
+    cr_assert(pipe(in) == 0 && pipe(out) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[1]);
+        close(out[0]);
+        execl(BIN, BIN, "tokenize", "--jsonl", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    const char *lines[] = {"{\"text\": \"Hello world\"}\n", "{\"text\": \"a\"}\n"};
+    const char *want[] = {"{\"ids\":[15496,995]}\n", "{\"ids\":[64]}\n"};
+    for (int k = 0; k < 2; k++) {
+        cr_assert(write(in[1], lines[k], strlen(lines[k])) == (ssize_t)strlen(lines[k]));
+        char got[64] = {0};
+        size_t n = 0;
+        while (n < strlen(want[k])) { /* blocks (and the test times out) if nothing is flushed */
+            ssize_t m = read(out[0], got + n, sizeof got - 1 - n);
+            cr_assert(m > 0, "no answer to line %d", k + 1);
+            n += (size_t)m;
+        }
+        cr_expect_str_eq(got, want[k]);
+    }
+    close(in[1]);
+    char rest[8];
+    cr_expect_eq(read(out[0], rest, sizeof rest), 0);
+    close(out[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* The whole corpus through the program, over threads and on one: tiktoken's IDs (the
+ * sha256 of the space-separated IDs and a newline is published with the corpus). */
+Test(tokenize_cli, corpus_ids_are_tiktokens_on_any_thread_count, .timeout = 120)
+{
+    char *gz[] = {"/bin/gzip", "-dc", G2E_SRCDIR "/bench/data/corpus.txt.gz", NULL};
+    run_result c = run_argv(gz, NULL, 0, NULL, NULL);
+    cr_assert_eq(c.status, 0);
+    char *dir = test_tmpdir("tokcli-corpus");
+    char *path = path_join(dir, "corpus.txt"), *ids = path_join(dir, "ids.txt");
+    write_file(path, c.out, c.out_len);
+    const char *threads[] = {"1", "2", "5"};
+    for (int k = 0; k < 3; k++) {
+        run_result r = run_g2e("tokenize", "--special", "text", "--format", "ids", "--threads", threads[k],
+                               "-f", path, "-o", ids, NULL);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        run_free(&r);
+        char *sum[] = {"/usr/bin/sha256sum", ids, NULL};
+        r = run_argv(sum, NULL, 0, NULL, NULL);
+        cr_expect(strncmp(r.out, "a32e6decd62653603120d455d94ad9ca3021ac9f021a2977d913d98aa0c55603", 64) == 0,
+                  "%s threads: %s", threads[k], r.out);
+        run_free(&r);
+    }
+    /* --jsonl, one object per corpus line, over threads: the one-thread output, in order */
+    size_t cap = c.out_len * 2 + 1024, jn = 0;
+    char *jl = malloc(cap);
+    for (char *p = c.out, *e; p < c.out + c.out_len; p = e + 1) {
+        e = memchr(p, '\n', (size_t)(c.out + c.out_len - p));
+        if (!e)
+            e = c.out + c.out_len;
+        char *lit = json_string_alloc(p, (size_t)(e - p));
+        size_t ll = strlen(lit);
+        while (jn + ll + 16 > cap)
+            jl = realloc(jl, cap *= 2);
+        jn += (size_t)sprintf(jl + jn, "{\"text\": %s}\n", lit);
+        free(lit);
+    }
+    /* through a pipe (blocks as they come) and from a file (1 MB blocks, split over threads) */
+    char *jpath = path_join(dir, "corpus.jsonl");
+    write_file(jpath, jl, jn);
+    size_t lines = 0;
+    for (size_t i = 0; i < jn; i++)
+        lines += jl[i] == '\n';
+    run_result one = RUN_IN(jl, jn, "tokenize", "--jsonl", "--special", "text", "--threads", "1");
+    cr_assert_eq(one.status, 0, "%s", one.err);
+    size_t out_lines = 0;
+    for (size_t i = 0; i < one.out_len; i++)
+        out_lines += one.out[i] == '\n';
+    cr_expect_eq(out_lines, lines, "one output line per input line");
+    cr_expect(one.out_len > 0 && strncmp(one.out, "{\"ids\":[", 8) == 0);
+    static const char *const th[] = {"1", "2", "7"};
+    for (int k = 0; k < 3; k++) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "exec '%s' tokenize --jsonl --special text --threads %s < '%s'", BIN, th[k], jpath);
+        char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+        run_result r = run_argv(sh, NULL, 0, NULL, NULL);
+        cr_assert_eq(r.status, 0, "%s threads: %s", th[k], r.err);
+        cr_expect(r.out_len == one.out_len && memcmp(r.out, one.out, one.out_len) == 0,
+                  "--jsonl from a file over %s threads differs from the pipe on one", th[k]);
+        run_free(&r);
+    }
+    run_free(&one);
+    free(jpath);
+    free(jl);
+    run_free(&c);
+    free(path);
+    free(ids);
+    free(dir);
+}
+
+Test(tokenize_cli, output_file_and_its_extension)
+{
+    char *dir = test_tmpdir("tokcli-out");
+    char *js = path_join(dir, "a.json"), *txt = path_join(dir, "a.txt");
+    run_result r = run_g2e("tokenize", "Hi", "-o", js, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    size_t n;
+    char *d = read_file(js, &n);
+    cr_expect(d && strncmp(d, "{\"n_tokens\":1,\"ids\":[17250]", 27) == 0, "%s", d);
+    free(d);
+    run_free(&r);
+    r = run_g2e("tokenize", "--format", "ids", "Hi", "-o", js, NULL);
+    cr_expect_eq(r.status, 2, "a contradicting extension is a usage error");
+    run_free(&r);
+    r = run_g2e("tokenize", "Hi", "-o", txt, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    d = read_file(txt, &n);
+    cr_expect(d && strstr(d, "pos") && strstr(d, "17250"), "a table: %s", d);
+    free(d);
+    run_free(&r);
+    /* a stopped --jsonl keeps the earlier lines in the file too */
+    char *jl = path_join(dir, "b.jsonl");
+    const char bad[] = "{\"text\": \"ok\"}\n{\"text\": 3}\n";
+    char *args[] = {BIN, "tokenize", "--jsonl", "-o", jl, NULL};
+    r = run_argv(args, bad, sizeof bad - 1, NULL, NULL);
+    cr_expect_eq(r.status, 1);
+    d = read_file(jl, &n);
+    cr_expect(d && strcmp(d, "{\"ids\":[482]}\n") == 0, "%s", d ? d : "(no file)");
+    free(d);
+    run_free(&r);
+    free(jl);
+    free(js);
+    free(txt);
+    free(dir);
 }

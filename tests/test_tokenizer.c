@@ -3,6 +3,7 @@
  * published sha256 of GPT-2's files, Python's errors="replace" results, utf8proc's UTF-8
  * validation; and properties (round trip, offsets, no crash) on random input. */
 #include "support.h"
+#include "tok_internal.h"
 #include "tokenizer.h"
 
 #include <cjson/cJSON.h>
@@ -94,6 +95,25 @@ Test(tokenizer_data, compiled_form_equals_the_parsed_files)
     tok_close(NULL);
 }
 
+/* The index compiled into tokenizer_data.c (used as is, nothing built at load) is the one
+ * the library builds from the files, slot for slot. */
+Test(tokenizer_data, compiled_index_equals_the_built_one)
+{
+    g2e_err err;
+    tok_tokenizer *p = NULL, *c = NULL;
+    cr_assert_eq(tok_open(TOKDIR, TOK_OPEN_PARSE, &p, &err), 0, "%s", err.msg);
+    cr_assert_eq(tok_open_builtin(&c, &err), 0, "%s", err.msg);
+    cr_expect(c->static_index, "the compiled-in index is stale: regenerate tokenizer_data.c");
+    cr_expect(!p->static_index);
+    cr_assert_eq(c->mask, p->mask);
+    cr_expect(memcmp(c->slots, p->slots, (p->mask + 1) * sizeof *p->slots) == 0, "slots differ");
+    cr_expect(memcmp(c->pair2p1, p->pair2p1, 65536 * sizeof *p->pair2p1) == 0, "pairs differ");
+    cr_expect(memcmp(c->byte_id, p->byte_id, sizeof p->byte_id) == 0);
+    cr_expect_eq(c->max_len, p->max_len);
+    tok_close(p);
+    tok_close(c);
+}
+
 static void copy_file(const char *from, const char *to)
 {
     size_t n;
@@ -149,6 +169,16 @@ Test(tokenizer_data, openai_spelling_and_edited_files)
     write_file(m, md, mn);
     cr_expect_eq(tok_open(dir, 0, &t, &err), TOK_E_MERGES);
     cr_expect(strstr(err.msg, "vocab.bpe") != NULL, "%s", err.msg);
+
+    /* a key cut short at \u0000 (cJSON's strings end there) is refused, not misread */
+    size_t zl = n + 32;
+    char *z = malloc(zl);
+    int k = snprintf(z, zl, "{\"\\u0000x\": 0, ");
+    memcpy(z + k, d + 1, n - 1); /* the rest of the object after its '{' */
+    write_file(v, z, (size_t)k + n - 1);
+    cr_expect_eq(tok_open(dir, 0, &t, &err), TOK_E_VOCAB);
+    cr_expect(strstr(err.msg, "NUL") != NULL, "%s", err.msg);
+    free(z);
 
     /* no files at all */
     remove(v);

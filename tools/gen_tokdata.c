@@ -1,16 +1,18 @@
 /* gen_tokdata.c — writes src/lib/tokenizer_data.c, the compact compiled-in form of a
  * tokenizer directory (GPT-2's vocab.json + merges.txt), by loading it with the library's
  * own strict parser and dumping every token's bytes, plus the size and tok_hash_bytes of
- * both files so that tok_open can recognise them without parsing.
+ * both files so that tok_open can recognise them without parsing, and the vocabulary index
+ * (hash slots, 2-byte pairs, byte tokens) as the library builds it, so that loading the
+ * compiled form builds nothing (cold start).
  *
  *   make tools/gen_tokdata   (or see the command in tests/test_tokenizer.c's data test)
  *   cc -O2 -DTOK_NO_BUILTIN -Isrc/lib -o /tmp/gen_tokdata tools/gen_tokdata.c \
- *      src/lib/tokenizer.c src/lib/tok_*.c src/lib/unicode.c src/lib/unicode_table.c src/lib/err.c
+ *      src/lib/tokenizer.c src/lib/tok_*.c src/lib/unicode.c src/lib/unicode_table.c src/lib/err.c -lcjson
  *   /tmp/gen_tokdata tokenizer > src/lib/tokenizer_data.c
  *
  * Left out: any other vocabulary layout than tokenizer.h accepts.
  */
-#include "tokenizer.h"
+#include "tok_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,13 +101,30 @@ int main(int argc, char **argv)
     }
     if (col < 100)
         printf("\"");
-    printf(";\n\nconst tok_builtin_data tok_builtin = {\n"
+    printf(";\n\n/* the index: only the used slots (the rest are zero, empty) */\n"
+           "static const tok_slot SLOTS[%llu] = {\n", (unsigned long long)t->mask + 1);
+    for (uint64_t i = 0; i <= t->mask; i++)
+        if (t->slots[i].id1)
+            printf("[%llu]={0x%llxu,%u,%u},\n", (unsigned long long)i, (unsigned long long)t->slots[i].head,
+                   t->slots[i].id1, t->slots[i].len);
+    printf("};\n\nstatic const uint32_t PAIR2P1[65536] = {\n");
+    for (uint32_t i = 0; i < 65536; i++)
+        if (t->pair2p1[i])
+            printf("[%u]=%u,\n", i, t->pair2p1[i]);
+    printf("};\n\nstatic const uint32_t BYTE_ID[256] = {");
+    for (int b = 0; b < 256; b++)
+        printf("%s%u,", b % 16 ? "" : "\n", t->byte_id[b]);
+    printf("\n};\n");
+    printf("\nconst tok_builtin_data tok_builtin = {\n"
            "    .n_vocab = %u,\n    .special_id = %uu,\n    .lens = LENS,\n    .blob = BLOB,\n"
            "    .blob_len = %lluu,\n"
            "    .vocab_size = %lluu,\n    .vocab_hash = 0x%016llxu,\n"
-           "    .merges_size = %lluu,\n    .merges_hash = 0x%016llxu,\n};\n",
+           "    .merges_size = %lluu,\n    .merges_hash = 0x%016llxu,\n"
+           "    .index_version = %uu,\n    .max_len = %uu,\n    .index_mask = %lluu,\n"
+           "    .slots = SLOTS,\n    .pair2p1 = PAIR2P1,\n    .byte_id = BYTE_ID,\n};\n",
            n, special, (unsigned long long)total, (unsigned long long)vs, (unsigned long long)vh,
-           (unsigned long long)ms, (unsigned long long)mh);
+           (unsigned long long)ms, (unsigned long long)mh, TOK_INDEX_VERSION, t->max_len,
+           (unsigned long long)t->mask);
     tok_close(t);
     return 0;
 }

@@ -11,15 +11,19 @@
  *
  * Every input is read and tokenized before anything is printed, so an error (unreadable
  * file, invalid UTF-8 without --lossy) leaves stdout empty: one line on stderr, status 1.
- * No weights are needed. Deliberately left out: overlapping windows (see `embed --window
- * --stride`), other tokenizers, counting without holding an input in memory.
+ * Inputs are reported in the order of the arguments; -f names one file (repeat it for
+ * more), so `count -f a.txt TEXT` counts TEXT as a text. Files are mapped, not copied, and
+ * large ones tokenized over --threads. No weights are needed. Deliberately left out:
+ * overlapping windows (see `embed --window --stride`), other tokenizers, counting without
+ * holding an input in memory.
  */
 #include "cli.h"
 #include "i18n.h"
 #include "embed.h"
-#include "load.h"
+#include "opt.h"
 #include "out.h"
 #include "text.h"
+#include "textin.h"
 #include "textpos.h"
 #include "tokenizer.h"
 
@@ -27,41 +31,54 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define COUNT_DEFAULT_CTX 1024
-#define COUNT_MAX_CTX ((uint64_t)1 << 40)
 #define NAME_MAX_W 28   /* display columns of an input's name in the table */
 
-static void help(FILE *f)
-{
-    fprintf(f,
-            "usage: gpt2-embed count [OPTIONS] [TEXT... | -f FILE... | -]\n"
-            "\n"
-            "How much of each input fits GPT-2's context: bytes, characters, tokens, characters\n"
-            "per token, whether it fits N positions, how many non-overlapping N-token windows it\n"
-            "needs, and where the N-th token ends (line, column, snippet) when it does not fit.\n"
-            "No weights are needed.\n"
-            "\n"
-            "inputs (any mix, counted separately, reported in order):\n"
-            "  TEXT                     each TEXT argument is one input\n"
-            "  -f FILE...               files: -f takes the next argument and the arguments\n"
-            "                           right after it that do not start with '-'\n"
-            "  -                        standard input (once)\n"
-            "  --                       every later argument is a TEXT\n"
-            "options:\n"
-            "  --ctx N                  context size (default 1024, GPT-2's n_ctx)\n"
-            "  --format table|json      table (default) or one JSON object for programs\n"
-            "  --lossy                  replace invalid UTF-8 with U+FFFD instead of failing\n"
-            "                           (offsets still refer to the input's bytes; each invalid\n"
-            "                           byte counts as one character)\n"
-            "  --tokenizer DIR          vocab.json + merges.txt (or encoder.json + vocab.bpe) in\n"
-            "                           DIR; else $GPT2_EMBED_TOKENIZER, tokenizer/ beside the\n"
-            "                           program, the installed data, or the copy compiled in\n"
-            "  -h, --help               this help\n"
-            "\n"
-            "The cut is reported as the first character not wholly inside the first N tokens:\n"
-            "its line and column, and the characters wholly before it. A token can end inside a\n"
-            "character (a kanji split into byte pieces); then that character is the one named.\n");
-}
+typedef struct count_opts {
+    int64_t ctx, threads;
+    int fmt, lossy;
+    const char *dir, *out;
+    opt_strs files;
+} count_opts;
+
+static const char *const FORMATS[] = {"table", "json", NULL};
+
+static const opt_def OPTS[] = {
+    {.name = "--ctx", .kind = OPT_INT, .off = offsetof(count_opts, ctx), .lo = 1, .hi = (int64_t)1 << 40,
+     .metavar = "N", .def = "1024", .help = N_("context size (GPT-2's n_ctx is 1024)")},
+    {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(count_opts, fmt), .choices = FORMATS,
+     .def = "table", .help = N_("an aligned table, or one JSON object for programs")},
+    {.name = "--lossy", .kind = OPT_FLAG, .off = offsetof(count_opts, lossy),
+     .help = N_("replace invalid UTF-8 with U+FFFD instead of failing (each invalid byte is one character)")},
+    {.name = "--file", .short_name = 'f', .kind = OPT_FILE, .flags = OPTF_APPEND | OPTF_STDIN,
+     .off = offsetof(count_opts, files), .help = N_("count FILE ('-': standard input); repeat for more files")},
+    {.name = "--threads", .kind = OPT_INT, .off = offsetof(count_opts, threads), .lo = 0, .hi = 64,
+     .metavar = "N", .def = "0", .help = N_("threads for large inputs (0: one per online CPU)")},
+    {.name = "--tokenizer", .kind = OPT_FILE, .off = offsetof(count_opts, dir), .metavar = "DIR",
+     .help = N_("vocab.json + merges.txt (or encoder.json + vocab.bpe) in DIR")},
+    {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(count_opts, out),
+     .help = N_("write to FILE (atomically; .json picks the format)")},
+    OPT_END,
+};
+
+static const opt_cmd CMD = {
+    .name = "count",
+    .synopsis = N_("[OPTIONS] [TEXT | -f FILE | -]..."),
+    .purpose = N_("How much of each input fits GPT-2's context: bytes, characters, tokens, characters\n"
+                  "per token, whether it fits N positions, how many non-overlapping N-token windows it\n"
+                  "needs, and where the N-th token ends (line, column, snippet) when it does not fit.\n"
+                  "Each TEXT argument, each -f FILE and '-' (standard input, once) is one input,\n"
+                  "reported in the order given; put -- before a TEXT that starts with a dash. The cut\n"
+                  "is the first character not wholly inside the first N tokens: a token can end\n"
+                  "inside a character (a kanji split into byte pieces); then that character is named.\n"
+                  "No weights are needed."),
+    .examples = N_("  gpt2-embed count \"The dog chased the cat\"\n"
+                   "  gpt2-embed count -f chapter.txt -f notes.txt --ctx 512\n"
+                   "  gpt2-embed count --format json - < text.txt\n"),
+    .opts = OPTS,
+    .min_pos = 0,
+    .max_pos = -1,
+    .pos_name = "TEXT",
+};
 
 typedef enum { IN_TEXT, IN_FILE, IN_STDIN } in_kind;
 
@@ -80,27 +97,16 @@ typedef struct result {
     char snippet[TEXTPOS_SNIPPET_MAX];
 } result;
 
-/* Reads one input into *text (owned). Prints an error and returns -1 on failure. */
-static int read_input(const input *in, char **text, size_t *len)
+/* Reads one input (a TEXT is used in place, a file or stdin mapped or read). */
+static int read_input(const input *in, textin *ti)
 {
     if (in->kind == IN_TEXT) {
-        *len = strlen(in->arg);
-        *text = malloc(*len + 1);
-        if (!*text) {
-            cli_error("out of memory");
-            return -1;
-        }
-        memcpy(*text, in->arg, *len + 1);
+        memset(ti, 0, sizeof *ti);
+        ti->data = in->arg;
+        ti->len = strlen(in->arg);
         return 0;
     }
-    if (in->kind != IN_STDIN)
-        return (*text = cli_read_file(in->arg, "text file", len)) ? 0 : -1;
-    *text = cli_read_stream(stdin, len);
-    if (!*text) {
-        cli_error("cannot read standard input: %s", strerror(errno));
-        return -1;
-    }
-    return 0;
+    return textin_open(ti, in->kind == IN_STDIN ? NULL : in->arg, "text file");
 }
 
 /* A continuation byte of UTF-8: the offset is not where a character starts. */
@@ -109,54 +115,66 @@ static int mid_char(const char *text, size_t len, size_t byte)
     return byte < len && ((unsigned char)text[byte] & 0xC0) == 0x80;
 }
 
-static int count_one(tok_tokenizer *t, const input *in, size_t ctx, unsigned flags, result *r)
+/* Where the first ctx tokens end: from the offsets, or (IDs only, strict mode, where the
+ * tokens' bytes are the input's bytes one after another) from their lengths. */
+static size_t cut_at(const tok_tokenizer *t, const tok_ids *ids, size_t ctx)
 {
-    char *text = NULL;
-    size_t len = 0;
-    if (read_input(in, &text, &len))
+    if (ids->offsets)
+        return ids->offsets[ctx];
+    size_t b = 0;
+    for (size_t i = 0; i < ctx; i++) {
+        const uint8_t *p;
+        size_t l;
+        tok_piece(t, ids->ids[i], &p, &l, NULL);
+        b += l;
+    }
+    return b;
+}
+
+static void fill_cut(result *r, const char *text, size_t len, size_t b)
+{
+    textpos p;
+    textpos_at(text, len, b, &p);
+    r->cut_byte = b;
+    r->inside = mid_char(text, len, b);
+    /* textpos counts a character the offset splits as one before it, and gives the
+     * column after it: step back to name that character itself */
+    r->cut_chars = r->inside ? p.chr - 1 : p.chr;
+    r->line = p.line;
+    r->col = r->inside ? p.col - 1 : p.col;
+    memcpy(r->snippet, p.snippet, sizeof r->snippet);
+}
+
+static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, result *r)
+{
+    textin ti;
+    if (read_input(in, &ti))
         return -1;
-    const char *name = in->kind == IN_STDIN ? "standard input" : in->kind == IN_FILE ? in->arg
-                                                                                      : "TEXT";
+    const char *name = in->kind == IN_STDIN ? "standard input" : in->kind == IN_FILE ? in->arg : "TEXT";
     tok_ids ids;
-    size_t bad = 0;
     g2e_err err;
     g2e_clear(&err);
-    if (tok_encode(t, text, len, TOK_SPECIAL_TOKEN, flags, &ids, &bad, &err)) {
-        if (err.code == TOK_E_UTF8)
-            cli_error("%s: %s (--lossy replaces invalid bytes with U+FFFD)", name, err.msg);
-        else
-            cli_error("%s: %s", name, err.msg);
-        free(text);
+    /* offsets only when lossy (they then refer to the input, not the repaired copy) */
+    unsigned flags = lossy ? TOK_LOSSY : TOK_NO_OFFSETS;
+    int rc = tok_encode(t, ti.data, ti.len, TOK_SPECIAL_TOKEN, flags, &ids, NULL, &err);
+    if (rc) {
+        cli_error("%s: %s%s", name, err.msg, err.code == TOK_E_UTF8 ? " (--lossy replaces invalid bytes with U+FFFD)" : "");
+        textin_close(&ti);
         return -1;
     }
     memset(r, 0, sizeof *r);
-    r->bytes = len;
-    r->chars = textpos_chars(text, len);
+    r->bytes = ti.len;
+    r->chars = textpos_chars(ti.data, ti.len);
     r->tokens = ids.n;
     r->replaced = ids.n_replaced;
     r->fits = ids.n <= ctx;
-    if (embed_windows(ids.n, ctx, ctx, &r->windows, &err)) {
+    if ((rc = embed_windows(ids.n, ctx, ctx, &r->windows, &err)))
         cli_error("%s", err.msg);
-        tok_ids_free(&ids);
-        free(text);
-        return -1;
-    }
-    if (!r->fits) {
-        size_t b = ids.offsets[ctx];
-        textpos p;
-        textpos_at(text, len, b, &p);
-        r->cut_byte = b;
-        r->inside = mid_char(text, len, b);
-        /* textpos counts a character the offset splits as one before it, and gives the
-         * column after it: step back to name that character itself */
-        r->cut_chars = r->inside ? p.chr - 1 : p.chr;
-        r->line = p.line;
-        r->col = r->inside ? p.col - 1 : p.col;
-        memcpy(r->snippet, p.snippet, sizeof r->snippet);
-    }
+    else if (!r->fits)
+        fill_cut(r, ti.data, ti.len, cut_at(t, &ids, ctx));
     tok_ids_free(&ids);
-    free(text);
-    return 0;
+    textin_close(&ti);
+    return rc ? -1 : 0;
 }
 
 /* "1st", "2nd", "3rd", "4th", "11th", "1024th" */
@@ -325,107 +343,100 @@ static void print_json(FILE *f, const input *in, const result *r, size_t n, size
     fputs("\n]}\n", f);
 }
 
+/* Where argument s (a pointer into argv) stands in argv, for the order of the inputs. */
+static int arg_index(int argc, char **argv, const char *s)
+{
+    for (int i = 1; i < argc; i++)
+        if (argv[i] == s)
+            return i;
+    return argc;
+}
+
+/* 1 if s comes after a "--" in argv (then a "-" is a TEXT, not standard input). */
+static int after_dashdash(int argc, char **argv, const char *s)
+{
+    int at = arg_index(argc, argv, s);
+    for (int i = 1; i < at; i++)
+        if (strcmp(argv[i], "--") == 0)
+            return 1;
+    return 0;
+}
+
+/* The inputs in argument order: TEXTs, '-' and -f files. Returns their count, or -1 after a
+ * usage error. *in is the caller's to free. */
+static long inputs(int argc, char **argv, const count_opts *o, const opt_parsed *p, input **in)
+{
+    size_t n = (size_t)p->npos + o->files.n, k = 0;
+    int *at = calloc(n + 1, sizeof *at), stdin_seen = 0;
+    *in = calloc(n + 1, sizeof **in);
+    if (!at || !*in) {
+        free(at);
+        cli_error("out of memory");
+        return -1;
+    }
+    for (int i = 0; i < p->npos; i++, k++) {
+        int dash = strcmp(p->pos[i], "-") == 0 && !after_dashdash(argc, argv, p->pos[i]);
+        (*in)[k] = (input){dash ? IN_STDIN : IN_TEXT, p->pos[i]};
+        at[k] = arg_index(argc, argv, p->pos[i]);
+    }
+    for (size_t i = 0; i < o->files.n; i++, k++) {
+        int dash = strcmp(o->files.v[i], "-") == 0;
+        (*in)[k] = (input){dash ? IN_STDIN : IN_FILE, o->files.v[i]};
+        at[k] = arg_index(argc, argv, o->files.v[i]);
+    }
+    for (size_t i = 1; i < n; i++) /* insertion sort by argument position (few inputs) */
+        for (size_t j = i; j > 0 && at[j - 1] > at[j]; j--) {
+            input ti = (*in)[j];
+            int ta = at[j];
+            (*in)[j] = (*in)[j - 1], at[j] = at[j - 1];
+            (*in)[j - 1] = ti, at[j - 1] = ta;
+        }
+    free(at);
+    for (size_t i = 0; i < n; i++)
+        if ((*in)[i].kind == IN_STDIN && stdin_seen++)
+            return opt_usage_error(&CMD, "standard input ('-') can be read only once");
+    if (!n)
+        return opt_usage_error(&CMD, "nothing to count: give TEXT, -f FILE or - (standard input)");
+    return (long)n;
+}
+
 int cmd_count(int argc, char **argv)
 {
-    int json = 0, lossy = 0, have_stdin = 0, rc = EXIT_ERR;
-    uint64_t ctx = COUNT_DEFAULT_CTX;
-    const char *tokdir = NULL, *v = NULL;
-    input *in = calloc(argc > 1 ? (size_t)argc : 1, sizeof *in);
-    result *res = NULL;
+    count_opts o = {.ctx = 1024};
+    opt_parsed p;
+    input *in = NULL;
+    int r = opt_parse(&CMD, argc, argv, &o, &p);
+    long n = r ? -1 : inputs(argc, argv, &o, &p, &in);
+    if (r || n < 0 || out_pick_format(&CMD, o.out, FORMATS, opt_given(&CMD, &p, "--format"), &o.fmt)) {
+        free(in);
+        opt_free(&p);
+        return r ? opt_exit(r) : EXIT_USAGE;
+    }
+    int rc = EXIT_ERR;
+    result *res = calloc((size_t)n, sizeof *res);
     tok_tokenizer *t = NULL;
-    if (!in) {
-        cli_error("out of memory");
-        return EXIT_ERR;
-    }
-    size_t n = 0;
-    int files = 0, texts_only = 0;   /* after -f: arguments are files; after --: texts */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (texts_only) {
-            in[n++] = (input){IN_TEXT, a};
-        } else if (strcmp(a, "--") == 0) {
-            texts_only = 1;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            help(stdout);
-            rc = EXIT_OK;
-            goto done;
-        } else if (strcmp(a, "-f") == 0) {
-            if (i + 1 >= argc) {
-                cli_error("option -f needs a file name");
-                rc = EXIT_USAGE;
-                goto done;
-            }
-            in[n++] = (input){IN_FILE, argv[++i]};
-            files = 1;
-        } else if (strcmp(a, "-") == 0) {
-            if (have_stdin++) {
-                cli_error("standard input ('-') can be read only once");
-                rc = EXIT_USAGE;
-                goto done;
-            }
-            in[n++] = (input){IN_STDIN, "-"};
-            files = 0;
-        } else if (a[0] != '-') {
-            in[n++] = (input){files ? IN_FILE : IN_TEXT, a};
-        } else if (strcmp(a, "--lossy") == 0) {
-            lossy = 1, files = 0;
-        } else if (cli_opt(argc, argv, &i, "--ctx", &v)) {
-            files = 0;
-            if (!v || cli_parse_u64(v, 1, COUNT_MAX_CTX, "--ctx", &ctx)) {
-                rc = EXIT_USAGE;
-                goto done;
-            }
-        } else if (cli_opt(argc, argv, &i, "--format", &v)) {
-            files = 0;
-            if (!v || (strcmp(v, "table") != 0 && strcmp(v, "json") != 0)) {
-                if (v)
-                    cli_error("--format must be table or json, got '%s'", v);
-                rc = EXIT_USAGE;
-                goto done;
-            }
-            json = strcmp(v, "json") == 0;
-        } else if (cli_opt(argc, argv, &i, "--tokenizer", &v)) {
-            files = 0;
-            if (!v) {
-                rc = EXIT_USAGE;
-                goto done;
-            }
-            tokdir = v;
-        } else {
-            cli_error("unknown option '%s' (see 'gpt2-embed count --help'; put -- before a TEXT "
-                      "that starts with a dash)", a);
-            rc = EXIT_USAGE;
-            goto done;
-        }
-    }
-    if (n == 0) {
-        cli_error("nothing to count: give TEXT, -f FILE... or - (standard input); see "
-                  "'gpt2-embed count --help'");
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    res = calloc(n, sizeof *res);
+    out_file of = {0};
+    g2e_err err;
     if (!res) {
         cli_error("out of memory");
-        goto done;
+    } else if (tok_locate(o.dir, &t, &err)) {
+        cli_error("%s", err.msg);
+    } else {
+        tok_set_threads(t, (unsigned)o.threads);
+        long k = 0;
+        while (k < n && !count_one(t, &in[k], (size_t)o.ctx, o.lossy, &res[k]))
+            k++;
+        if (k == n && !out_open(&of, o.out, 0)) {
+            if (o.fmt == 1)
+                print_json(of.f, in, res, (size_t)n, (size_t)o.ctx, o.lossy);
+            else
+                print_table(of.f, in, res, (size_t)n, (size_t)o.ctx, o.lossy);
+            rc = out_commit(&of) ? EXIT_ERR : EXIT_OK;
+        }
     }
-    if (load_tokenizer(tokdir, &t))
-        goto done;
-    for (size_t k = 0; k < n; k++)
-        if (count_one(t, &in[k], (size_t)ctx, lossy ? TOK_LOSSY : 0u, &res[k]))
-            goto done;
-    if (json)
-        print_json(stdout, in, res, n, (size_t)ctx, lossy);
-    else
-        print_table(stdout, in, res, n, (size_t)ctx, lossy);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        cli_error("writing standard output failed: %s", strerror(errno));
-        goto done;
-    }
-    rc = EXIT_OK;
-done:
     tok_close(t);
     free(res);
     free(in);
+    opt_free(&p);
     return rc;
 }

@@ -24,8 +24,10 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -111,6 +113,8 @@ static int wb_room(wbuf *b, size_t extra)
 /* Writes what is buffered (keeps the buffer). */
 static void wb_flush(wbuf *b)
 {
+    if (!b->f)
+        return; /* an in-memory buffer (a --jsonl thread's share): its owner writes it */
     if (b->n && !b->werr && fwrite(b->p, 1, b->n, b->f) != b->n)
         b->werr = errno ? errno : EIO;
     b->n = 0;
@@ -183,11 +187,13 @@ static void wb_u64(wbuf *b, uint64_t v)
  * length in byte 7 (IDs are below 10^6, tokenizer.h's limit). One copy per ID instead of
  * divisions: formatting millions of IDs costs about what tokenizing them does otherwise. */
 static char (*id_text)[8];
-static uint32_t id_text_n;
+static uint32_t id_text_n, id_text_vocab; /* the table's size; the vocabulary's, to build it */
 
+/* Builds the table (before any thread starts) when the output will be long enough to pay
+ * for it: from 2^16 IDs, or a --jsonl block of 64 KB. */
 static void id_text_build(uint32_t n_vocab)
 {
-    if (id_text || !(id_text = malloc((size_t)n_vocab * sizeof *id_text)))
+    if (id_text || !n_vocab || !(id_text = malloc((size_t)n_vocab * sizeof *id_text)))
         return;
     for (uint32_t v = 0; v < n_vocab; v++) {
         char tmp[24];
@@ -292,10 +298,80 @@ static void format_table(wbuf *b, const tok_tokenizer *t, const tok_ids *r)
         wb_str(b, "(no tokens)\n");
 }
 
+/* A slice of a long ID list formatted by one thread into its own buffer. */
+typedef struct ids_part {
+    wbuf b;
+    const uint32_t *ids;
+    size_t n;
+} ids_part;
+
+static void *ids_part_run(void *arg)
+{
+    ids_part *p = arg;
+    for (size_t i = 0; i < p->n; i += 16384) { /* unflushed: the caller writes it in order */
+        size_t m = p->n - i < 16384 ? p->n - i : 16384;
+        if (wb_room(&p->b, m * 12 + 8))
+            break;
+        char *d = p->b.p + p->b.n;
+        for (size_t k = i; k < i + m; k++) {
+            *d++ = ' ';
+            memcpy(d, id_text[p->ids[k]], 8);
+            d += id_text[p->ids[k]][7];
+        }
+        p->b.n = (size_t)(d - p->b.p);
+    }
+    return NULL;
+}
+
+/* ids[0..n) separated by spaces, the formatting spread over `threads` threads when the list
+ * is long (it would otherwise be a serial tail after the threaded tokenizing). */
+static void wb_ids_spaced(wbuf *b, const uint32_t *ids, size_t n, unsigned threads)
+{
+    enum { MAXP = 16 };
+    if (threads > MAXP)
+        threads = MAXP;
+    if (n >= 65536)
+        id_text_build(id_text_vocab);
+    for (size_t i = 0; id_text && i < n; i++)
+        if (ids[i] >= id_text_n) { /* not from this vocabulary: the plain path */
+            threads = 1;
+            break;
+        }
+    if (threads < 2 || n < ((size_t)1 << 20) || !id_text) {
+        wb_ids(b, ids, n, ' ');
+        return;
+    }
+    ids_part pt[MAXP];
+    pthread_t th[MAXP];
+    int started[MAXP] = {0};
+    wb_ids(b, ids, 1, ' '); /* the first ID has no space before it */
+    size_t per = (n - 1) / threads + 1, at = 1;
+    for (unsigned k = 0; k < threads; k++) {
+        size_t m = at < n ? (n - at < per ? n - at : per) : 0;
+        pt[k] = (ids_part){.b = {0}, .ids = ids + at, .n = m};
+        at += m;
+    }
+    for (unsigned k = 1; k < threads; k++)
+        started[k] = pthread_create(&th[k], NULL, ids_part_run, &pt[k]) == 0;
+    ids_part_run(&pt[0]);
+    for (unsigned k = 0; k < threads; k++) {
+        if (k && started[k])
+            pthread_join(th[k], NULL);
+        else if (k)
+            ids_part_run(&pt[k]);
+        wb_flush(b);
+        if (pt[k].b.oom)
+            b->oom = 1;
+        else if (pt[k].b.n && !b->werr && fwrite(pt[k].b.p, 1, pt[k].b.n, b->f) != pt[k].b.n)
+            b->werr = errno ? errno : EIO;
+        free(pt[k].b.p);
+    }
+}
+
 static void format(wbuf *b, const tok_tokenizer *t, const tok_ids *r, int fmt)
 {
     if (fmt == FMT_IDS) {
-        wb_ids(b, r->ids, r->n, ' ');
+        wb_ids_spaced(b, r->ids, r->n, tok_threads(t));
         wb_str(b, "\n");
     } else if (fmt == FMT_JSON) {
         format_json(b, t, r);
@@ -524,31 +600,53 @@ static void jb_free(jblock *b)
     free(b->arena.p);
 }
 
+#define JSONL_PARTS 16  /* most threads one block of lines is spread over */
+#define JSONL_PART_MIN (64u << 10) /* bytes of lines per thread, at least */
+
+/* One thread's share of a block: its lines parsed, tokenized by its own tokenizer and
+ * written into its own buffer; the first bad line (unless --keep-going) ends its share. */
+typedef struct jpart {
+    const tokenize_opts *o;
+    tok_tokenizer *t;
+    const char *s;
+    size_t n, line0;  /* its lines s[0..n); the line number before them */
+    jblock b;
+    wbuf out, key;
+    size_t bad;       /* bad lines written as error objects */
+    int stopped, oom; /* stopped: at line stop_line, for stop_msg */
+    size_t stop_line;
+    char stop_msg[G2E_ERR_MSG_MAX];
+} jpart;
+
 typedef struct jrun {
     tok_tokenizer *t;
     const tokenize_opts *o;
-    wbuf out, key;
+    FILE *f;
+    unsigned threads; /* shares per block at most (the tokenizers themselves run one thread) */
     int line_flush;   /* flush after every block: the output is a pipe or a terminal */
     size_t line;      /* lines read so far */
     size_t bad;       /* bad lines (--keep-going) */
+    jpart part[JSONL_PARTS];
 } jrun;
 
-/* Parses the complete lines of s[0..n) into b (blank lines are skipped). */
-static int jb_parse(jrun *j, jblock *b, const char *s, size_t n)
+/* Parses the lines of p->s into p->b (blank lines are skipped). */
+static int jb_parse(jpart *p)
 {
+    jblock *b = &p->b;
+    size_t line = p->line0;
     b->n = 0;
     b->arena.n = 0;
-    for (size_t pos = 0; pos < n;) {
-        const char *nl = memchr(s + pos, '\n', n - pos);
-        size_t e = nl ? (size_t)(nl - s) : n;
-        j->line++;
-        if (skip_ws(s, e, pos) < e) {
+    for (size_t pos = 0; pos < p->n;) {
+        const char *nl = memchr(p->s + pos, '\n', p->n - pos);
+        size_t e = nl ? (size_t)(nl - p->s) : p->n;
+        line++;
+        if (skip_ws(p->s, e, pos) < e) {
             if (jb_grow(b))
                 return -1;
             size_t k = b->n++;
             b->at[k] = b->arena.n;
-            b->line[k] = j->line;
-            b->err[k] = jsonl_text(s + pos, e - pos, &b->arena, &j->key, j->o->lossy);
+            b->line[k] = line;
+            b->err[k] = jsonl_text(p->s + pos, e - pos, &b->arena, &p->key, p->o->lossy);
             b->len[k] = b->arena.n - b->at[k];
             if (b->arena.oom)
                 return -1;
@@ -558,62 +656,150 @@ static int jb_parse(jrun *j, jblock *b, const char *s, size_t n)
     return 0;
 }
 
-/* Reports line k's problem: an error object (--keep-going) or a message and -1. */
-static int jb_bad(jrun *j, jblock *b, size_t k, const char *msg)
+/* Line k's problem: an error object (--keep-going), or the share stops there. */
+static void jb_bad(jpart *p, size_t k, const char *msg)
 {
-    if (!j->o->keep_going) {
-        wb_flush(&j->out);
-        fflush(j->out.f);
-        cli_error("standard input line %zu: %s", b->line[k], msg);
-        return JSONL_STOPPED;
+    if (!p->o->keep_going) {
+        p->stopped = 1;
+        p->stop_line = p->b.line[k];
+        snprintf(p->stop_msg, sizeof p->stop_msg, "%s", msg);
+        return;
     }
-    j->bad++;
+    p->bad++;
     char *lit = json_string_alloc(msg, strlen(msg));
-    wb_str(&j->out, "{\"error\":");
-    wb_str(&j->out, lit ? lit : "\"out of memory\"");
-    wb_str(&j->out, ",\"line\":");
-    wb_u64(&j->out, b->line[k]);
-    wb_str(&j->out, "}\n");
+    wb_str(&p->out, "{\"error\":");
+    wb_str(&p->out, lit ? lit : "\"out of memory\"");
+    wb_str(&p->out, ",\"line\":");
+    wb_u64(&p->out, p->b.line[k]);
+    wb_str(&p->out, "}\n");
     free(lit);
-    return 0;
 }
 
-/* Tokenizes the parsed lines of b over the threads and writes them in order. Returns 0,
- * JSONL_STOPPED or -1 (out of memory, reported). */
-static int jb_run(jrun *j, jblock *b)
+/* A share: parse, tokenize (one call for all its lines), format. */
+static void *jb_run(void *arg)
 {
-    tok_special sp = (tok_special)j->o->special;
-    unsigned flags = TOK_NO_OFFSETS | (j->o->lossy ? TOK_LOSSY : 0);
+    jpart *p = arg;
+    jblock *b = &p->b;
+    tok_special sp = (tok_special)p->o->special;
+    unsigned flags = TOK_NO_OFFSETS | (p->o->lossy ? TOK_LOSSY : 0);
+    uint32_t *ids = NULL;
+    p->out.n = 0;
+    if (jb_parse(p)) {
+        p->oom = 1;
+        return NULL;
+    }
     for (size_t k = 0; k < b->n; k++) {
         b->texts[k] = !b->err[k] && b->arena.p ? b->arena.p + b->at[k] : "";
         if (b->err[k])
             b->len[k] = 0;
     }
-    uint32_t *ids;
-    if (tok_encode_batch(j->t, b->n, b->texts, b->len, sp, flags, &ids, b->counts, b->rc)) {
-        cli_error("out of memory tokenizing standard input");
-        return -1;
+    if (tok_encode_batch(p->t, b->n, b->texts, b->len, sp, flags, &ids, b->counts, b->rc)) {
+        p->oom = 1;
+        return NULL;
     }
-    int rc = 0;
     size_t at = 0;
-    for (size_t k = 0; k < b->n && !rc; k++) {
+    for (size_t k = 0; k < b->n && !p->stopped; k++) {
         if (b->err[k]) {
-            rc = jb_bad(j, b, k, b->err[k]);
+            jb_bad(p, k, b->err[k]);
         } else if (b->rc[k]) {
             g2e_err err;
             tok_ids again;
-            tok_encode(j->t, b->texts[k], b->len[k], sp, flags, &again, NULL, &err);
+            tok_encode(p->t, b->texts[k], b->len[k], sp, flags, &again, NULL, &err);
             tok_ids_free(&again);
-            rc = jb_bad(j, b, k, err.msg);
+            jb_bad(p, k, err.msg);
         } else {
-            wb_str(&j->out, "{\"ids\":[");
-            wb_ids(&j->out, ids + at, b->counts[k], ',');
-            wb_str(&j->out, "]}\n");
+            wb_str(&p->out, "{\"ids\":[");
+            wb_ids(&p->out, ids ? ids + at : ids, b->counts[k], ',');
+            wb_str(&p->out, "]}\n");
             at += b->counts[k];
         }
     }
     free(ids);
+    p->oom |= p->out.oom;
+    return NULL;
+}
+
+/* Splits the complete lines s[0..n) into shares (at line ends, about equal in bytes) over
+ * the tokenizer's threads, runs them, and writes them in order. Returns 0, JSONL_STOPPED
+ * or -1 (reported). */
+static int jsonl_block(jrun *j, const char *s, size_t n)
+{
+    unsigned parts = j->threads;
+    if (parts > JSONL_PARTS)
+        parts = JSONL_PARTS;
+    if (parts > n / JSONL_PART_MIN)
+        parts = (unsigned)(n / JSONL_PART_MIN);
+    if (parts < 1)
+        parts = 1;
+    size_t at = 0, line = j->line;
+    unsigned m = 0;
+    for (unsigned k = 0; k < parts && at < n; k++) {
+        jpart *p = &j->part[m];
+        tok_tokenizer *w = tok_worker(j->t, m);
+        size_t want = (n - at) / (parts - k); /* this share's bytes, ending at a line end */
+        want = want ? want : 1;
+        const char *nl = k + 1 < parts ? memchr(s + at + want - 1, '\n', n - at - want + 1) : NULL;
+        size_t end = nl ? (size_t)(nl - s) + 1 : n;
+        if (!w)
+            break;
+        p->o = j->o, p->t = w, p->s = s + at, p->n = end - at, p->line0 = line;
+        p->bad = 0, p->stopped = p->oom = 0;
+        for (const char *q = p->s; (q = memchr(q, '\n', (size_t)(p->s + p->n - q))); q++)
+            line++;
+        at = end;
+        m++;
+    }
+    if (at < n) { /* no worker: the rest in the last share */
+        j->part[m - 1].n = (size_t)(s + n - j->part[m - 1].s);
+        for (const char *q = s + at; (q = memchr(q, '\n', (size_t)(s + n - q))); q++)
+            line++;
+    }
+    pthread_t th[JSONL_PARTS];
+    int started[JSONL_PARTS] = {0};
+    if (n >= JSONL_PART_MIN)
+        id_text_build(id_text_vocab); /* read-only from here on */
+    for (unsigned k = 1; k < m; k++)
+        started[k] = pthread_create(&th[k], NULL, jb_run, &j->part[k]) == 0;
+    jb_run(&j->part[0]);
+    int rc = 0;
+    for (unsigned k = 0; k < m; k++) {
+        jpart *p = &j->part[k];
+        if (k && started[k])
+            pthread_join(th[k], NULL);
+        else if (k)
+            jb_run(p);
+        if (rc)
+            continue;
+        if (p->oom) {
+            cli_error("out of memory with standard input line %zu", p->line0 + 1);
+            rc = -1;
+            continue;
+        }
+        j->bad += p->bad;
+        if (p->out.n && fwrite(p->out.p, 1, p->out.n, j->f) != p->out.n) {
+            cli_error("cannot write the output: %s", strerror(errno));
+            rc = -1;
+        } else if (p->stopped) {
+            fflush(j->f);
+            cli_error("standard input line %zu: %s", p->stop_line, p->stop_msg);
+            rc = JSONL_STOPPED;
+        }
+    }
+    j->line = line + (n && s[n - 1] != '\n'); /* a last line without its newline (end of input) */
+    if (!rc && j->line_flush && fflush(j->f)) {
+        cli_error("cannot write the output: %s", strerror(errno));
+        rc = -1;
+    }
     return rc;
+}
+
+static void jrun_free(jrun *j)
+{
+    for (unsigned k = 0; k < JSONL_PARTS; k++) {
+        jb_free(&j->part[k].b);
+        free(j->part[k].out.p);
+        free(j->part[k].key.p);
+    }
 }
 
 /* Reads standard input block by block; each block's complete lines are processed at once.
@@ -622,20 +808,22 @@ static int run_jsonl(jrun *j)
 {
     size_t cap = 1 << 20, have = 0;
     char *buf = malloc(cap);
-    jblock b = {0};
-    int rc = 0, eof = 0;
+    int rc = buf ? 0 : -1, eof = 0;
     while (!rc && !eof) {
-        if (!buf || (have == cap && !(buf = realloc(buf, cap *= 2)))) {
-            cli_error("out of memory reading standard input (a line of %zu bytes)", have);
-            rc = -1;
-            break;
+        if (have == cap) { /* a line longer than the buffer */
+            char *nb = cap < TEXTIN_MAX ? realloc(buf, cap * 2) : NULL;
+            if (!nb) {
+                rc = -1;
+                break;
+            }
+            buf = nb, cap *= 2;
         }
         ssize_t k = read(STDIN_FILENO, buf + have, cap - have);
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0) {
             cli_error("cannot read standard input: %s", strerror(errno));
-            rc = -1;
+            rc = -2;
             break;
         }
         eof = k == 0;
@@ -644,20 +832,14 @@ static int run_jsonl(jrun *j)
         size_t done = last ? (size_t)(last - buf) + (eof ? 0 : 1) : 0;
         if (!done)
             continue;
-        if (jb_parse(j, &b, buf, done) || j->out.oom) {
-            cli_error("out of memory reading standard input");
-            rc = -1;
-        } else if ((rc = jb_run(j, &b)) == 0 && (j->line_flush || j->out.n >= WB_SIZE)) {
-            wb_flush(&j->out);
-            if (j->line_flush)
-                fflush(j->out.f);
-        }
+        rc = jsonl_block(j, buf, done);
         memmove(buf, buf + done, have - done);
         have -= done;
     }
+    if (rc == -1 && (!buf || have == cap))
+        cli_error("out of memory reading standard input (a line of %zu bytes)", have);
     free(buf);
-    jb_free(&b);
-    return rc;
+    return rc == -2 ? -1 : rc;
 }
 
 /* ------------------------------------------------------------ the command */
@@ -746,7 +928,11 @@ static int check(tokenize_opts *o, opt_parsed *p)
             return opt_usage_error(&CMD, "--jsonl writes JSON lines: leave out --format");
         return out_pick_format(&CMD, o->out, JSONL_FORMATS, 0, &f);
     }
-    return out_pick_format(&CMD, o->out, FORMATS, opt_given(&CMD, p, "--format"), &o->fmt);
+    int given = opt_given(&CMD, p, "--format");
+    size_t ol = o->out ? strlen(o->out) : 0;
+    if (given && o->fmt != FMT_JSON && ol > 4 && strcasecmp(o->out + ol - 4, ".txt") == 0)
+        return 0; /* .txt holds either text format: --format ids -o ids.txt is no contradiction */
+    return out_pick_format(&CMD, o->out, FORMATS, given, &o->fmt);
 }
 
 /* 1 if f is a pipe, a socket or a terminal (then --jsonl flushes every block). */
@@ -759,17 +945,25 @@ static int is_stream(FILE *f)
 /* --jsonl onto f. Returns 0, JSONL_STOPPED or -1 (a message printed). */
 static int jsonl_to(tok_tokenizer *t, const tokenize_opts *o, FILE *f)
 {
-    jrun j = {.t = t, .o = o, .out = {.f = f}, .line_flush = is_stream(f)};
-    int rc = run_jsonl(&j);
-    wb_flush(&j.out);
-    free(j.out.p);
-    free(j.key.p);
-    if (rc >= 0 && j.out.werr) {
-        cli_error("cannot write the output: %s", strerror(j.out.werr));
+    jrun *j = calloc(1, sizeof *j);
+    if (!j) {
+        cli_error("out of memory");
         return -1;
     }
-    if (!rc && j.bad) {
-        cli_note("%zu bad line%s written as error objects", j.bad, j.bad == 1 ? "" : "s");
+    /* each share's tokenizer runs alone (tok_worker's contract): t's own thread count goes
+     * to 1 and the threads are the shares' */
+    *j = (jrun){.t = t, .o = o, .f = f, .threads = tok_threads(t), .line_flush = is_stream(f)};
+    tok_set_threads(t, 1);
+    int rc = run_jsonl(j);
+    size_t bad = j->bad;
+    jrun_free(j);
+    free(j);
+    if (rc >= 0 && fflush(f)) {
+        cli_error("cannot write the output: %s", strerror(errno));
+        return -1;
+    }
+    if (!rc && bad) {
+        cli_note("%zu bad line%s written as error objects", bad, bad == 1 ? "" : "s");
         rc = JSONL_STOPPED; /* exit status 1, output complete */
     }
     return rc;
@@ -811,8 +1005,7 @@ int cmd_tokenize(int argc, char **argv)
         cli_error("%s", err.msg);
     } else if (out_open(&of, o.out, 0) == 0) {
         tok_set_threads(t, (unsigned)o.threads);
-        if (o.jsonl || o.fmt != FMT_TABLE)
-            id_text_build(tok_n_vocab(t));
+        id_text_vocab = tok_n_vocab(t);
         rc = o.jsonl ? jsonl_to(t, &o, of.f) : whole_to(t, &o, &p, of.f);
         /* a stopped --jsonl keeps the lines before the bad one, in a file too */
         if (rc >= 0 && out_commit(&of))
@@ -824,6 +1017,6 @@ int cmd_tokenize(int argc, char **argv)
     opt_free(&p);
     free(id_text);
     id_text = NULL;
-    id_text_n = 0;
+    id_text_n = id_text_vocab = 0;
     return rc == 0 ? EXIT_OK : EXIT_ERR;
 }

@@ -4,6 +4,7 @@
 #include "out.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *shown(const char *path) { return path ? path : "standard input"; }
+/* "'path'" or "standard input", for messages (one at a time). */
+static const char *shown(const char *path)
+{
+    static char buf[4200];
+    if (!path)
+        return "standard input";
+    snprintf(buf, sizeof buf, "'%s'", path);
+    return buf;
+}
 
 /* Reads fd to its end into in->buf (at most TEXTIN_MAX bytes). */
 static int read_all(int fd, textin *in, const char *path)

@@ -2,6 +2,7 @@
 #include "textpos.h"
 #include "text.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,9 +13,27 @@ static size_t seq_len(const unsigned char *s, size_t n)
     return text_step((const char *)s, n, &k) < 0 ? 1 : k;
 }
 
+/* Characters of well-formed UTF-8: the bytes that are not continuation bytes (10xxxxxx),
+ * counted eight at a time. */
+static size_t valid_chars(const unsigned char *s, size_t len)
+{
+    size_t n = 0, i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        uint64_t cont = w & ~(w << 1) & 0x8080808080808080ull; /* bit 7 set, bit 6 clear */
+        n += 8 - (size_t)__builtin_popcountll(cont);
+    }
+    for (; i < len; i++)
+        n += (s[i] & 0xC0) != 0x80;
+    return n;
+}
+
 size_t textpos_chars(const char *text, size_t len)
 {
     const unsigned char *s = (const unsigned char *)text;
+    if (text_validate(text, len) == len)
+        return valid_chars(s, len);
     size_t n = 0;
     for (size_t i = 0; i < len; i += seq_len(s + i, len - i))
         n++;

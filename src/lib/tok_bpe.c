@@ -105,7 +105,7 @@ static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, uint32_t *
         pid[i] = t->byte_id[p[i]];
     }
     for (size_t i = 0; i + 1 < n; i++)
-        rk[i] = t->pair2[p[i] << 8 | p[i + 1]];
+        rk[i] = t->pair2p1[p[i] << 8 | p[i + 1]] - 1u;
     rk[n - 1] = NONE;
     for (;;) {
         /* a plain scan of all n slots (absorbed parts hold NONE): no pointer chasing */
@@ -231,7 +231,7 @@ static int bpe_long(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_
     }
     rk[n - 1] = NONE;
     for (size_t i = 0; i + 1 < n; i++) {
-        rk[i] = t->pair2[p[i] << 8 | p[i + 1]];
+        rk[i] = t->pair2p1[p[i] << 8 | p[i + 1]] - 1u;
         if (rk[i] != NONE && (rc = bucket_add(t, &hn, rk[i], (uint32_t)i)))
             goto done;
     }
@@ -326,7 +326,7 @@ static int bpe_heap(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_
         id[i] = t->byte_id[p[i]];
     }
     for (size_t i = 0; i + 1 < n; i++) {
-        rk[i] = t->pair2[p[i] << 8 | p[i + 1]];
+        rk[i] = t->pair2p1[p[i] << 8 | p[i + 1]] - 1u;
         if (rk[i] != NONE)
             h[hn++] = (uint64_t)rk[i] << 32 | i;
     }

@@ -26,13 +26,12 @@
 #define NONE UINT32_MAX
 #define MEMO_SLOTS 65536u        /* power of two; 512 KB */
 
-/* A vocabulary hash slot: the token's first 8 bytes inline, so that most lookups touch
- * only this slot (tokens of at most 8 bytes are most of the hits). */
-typedef struct tok_slot {
-    uint64_t head;     /* head_word of the token */
-    uint32_t id1;      /* ID + 1; 0 = empty */
-    uint32_t len;
-} tok_slot;
+/* tok_slot (tokenizer.h): the token's first 8 bytes inline, so that most lookups touch
+ * only the slot (tokens of at most 8 bytes are most of the hits). */
+
+/* Bump when key_hash, head_word or the slot layout change: the compiled-in index of
+ * tokenizer_data.c is then ignored (rebuilt at load) until it is regenerated. */
+#define TOK_INDEX_VERSION 1u
 
 /* A piece cache entry, one 64-byte line: pieces of at most 24 bytes giving at most 6
  * tokens are cached inline (no pointer to chase); longer ones are rare and recomputed. */
@@ -69,10 +68,11 @@ struct tok_tokenizer {
     const uint8_t *blob;   /* points into owned_blob or the compiled data */
     uint8_t *owned_blob;
     uint32_t *off;         /* (n_vocab + 1,) */
-    tok_slot *slots;       /* (mask + 1,) */
+    const tok_slot *slots; /* (mask + 1,) */
     uint64_t mask;
     uint32_t byte_id[256];
-    uint32_t *pair2;       /* (65536,) ID of each 2-byte token, NONE otherwise */
+    const uint32_t *pair2p1; /* (65536,) ID + 1 of each 2-byte token, 0 otherwise (- 1u: NONE) */
+    int static_index;      /* slots, pair2p1 point into the compiled-in data (not freed) */
     int compiled;
     char *source;
     cache_entry *cache;    /* (CACHE_SLOTS,) */
@@ -85,7 +85,7 @@ struct tok_tokenizer {
     /* long-piece BPE: one bucket of pending positions per rank (allocated on first use) */
     struct rank_bucket *buckets; /* (n_vocab,) */
     uint32_t *rheap;             /* (n_vocab,) min-heap of the ranks whose bucket is pending */
-    /* threads (tokenizer.c): workers share the tables above (blob .. pair2) and own their
+    /* threads (tokenizer.c): workers share the tables above (blob .. pair2p1) and own their
      * caches and scratch; a worker has is_worker = 1 and frees only what it owns */
     int is_worker;
     unsigned threads;            /* parts a large input is split into (1: no threads) */

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* memmem */
 /* tok_load.c — loading a tokenizer: GPT-2's files (vocab.json + merges.txt, or
  * encoder.json + vocab.bpe) parsed and checked, or the compiled form (tokenizer_data.c)
  * when the files are byte for byte the ones it was made from; the vocabulary index; the
@@ -7,6 +8,8 @@
  * needs rank == ID; such files are rejected with TOK_E_MERGES).
  */
 #include "tok_internal.h"
+
+#include <cjson/cJSON.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,9 +75,11 @@ static int build_index(tok_tokenizer *t, int check_dups, g2e_err *err)
     while (cap < (uint64_t)t->n_vocab * 2 + 2)
         cap <<= 1;
     t->mask = cap - 1;
-    t->slots = table_alloc(cap * sizeof *t->slots);
-    t->pair2 = malloc(65536 * sizeof *t->pair2);
-    if (!t->slots || !t->pair2 || tok_alloc_caches(t))
+    tok_slot *slots = table_alloc(cap * sizeof *slots);
+    uint32_t *pair2p1 = calloc(65536, sizeof *pair2p1);
+    t->slots = slots;
+    t->pair2p1 = pair2p1;
+    if (!slots || !pair2p1 || tok_alloc_caches(t))
         return g2e_fail(err, G2E_ENOMEM, "out of memory for the tokenizer's tables");
     for (int b = 0; b < 256; b++)
         t->byte_id[b] = NONE;
@@ -92,19 +97,43 @@ static int build_index(tok_tokenizer *t, int check_dups, g2e_err *err)
                             vocab_find(t, t->blob + o, n), id);
         uint64_t w = head_word(t->blob + o, n);
         uint64_t i = key_hash(t->blob + o, n, w) & t->mask;
-        while (t->slots[i].id1)
+        while (slots[i].id1)
             i = (i + 1) & t->mask;
-        t->slots[i] = (tok_slot){w, id + 1, n};
+        slots[i] = (tok_slot){w, id + 1, n};
+        if (n == 2 && !pair2p1[t->blob[o] << 8 | t->blob[o + 1]])
+            pair2p1[t->blob[o] << 8 | t->blob[o + 1]] = id + 1;
     }
     for (int b = 0; b < 256; b++)
         if (t->byte_id[b] == NONE)
             return g2e_fail(err, TOK_E_VOCAB, "the vocabulary has no token for byte 0x%02X", b);
-    memset(t->pair2, 0xFF, 65536 * sizeof *t->pair2);
-    for (uint32_t id = 0; id < t->n_vocab; id++) {
-        uint32_t o = t->off[id];
-        if (id != t->special_id && t->off[id + 1] - o == 2 && t->pair2[t->blob[o] << 8 | t->blob[o + 1]] == NONE)
-            t->pair2[t->blob[o] << 8 | t->blob[o + 1]] = id;
-    }
+    return 0;
+}
+
+/* The compiled-in index, if it was made by this library's hash on a host of this byte
+ * order: every single-byte token and the last token found through it (a cheap check that
+ * catches a stale table), else 0 and the caller builds it. */
+static int use_static_index(tok_tokenizer *t, const tok_builtin_data *d)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (d->index_version != TOK_INDEX_VERSION || !d->slots || !d->pair2p1 || !d->byte_id)
+        return 0;
+    t->slots = d->slots;
+    t->mask = d->index_mask;
+    t->pair2p1 = d->pair2p1;
+    t->max_len = d->max_len;
+    memcpy(t->byte_id, d->byte_id, sizeof t->byte_id);
+    int ok = 1;
+    for (int b = 0; b < 256 && ok; b++)
+        ok = vocab_find(t, (const uint8_t *)&(uint8_t){(uint8_t)b}, 1) == t->byte_id[b];
+    uint32_t last = d->n_vocab - 1 == d->special_id ? d->n_vocab - 2 : d->n_vocab - 1;
+    ok = ok && vocab_find(t, t->blob + t->off[last], t->off[last + 1] - t->off[last]) == last;
+    if (ok)
+        return t->static_index = 1;
+    t->slots = NULL;
+    t->pair2p1 = NULL;
+#else
+    (void)t, (void)d;
+#endif
     return 0;
 }
 
@@ -143,8 +172,10 @@ void tok_close(tok_tokenizer *t)
     if (!t->is_worker) {
         free(t->owned_blob);
         free(t->off);
-        table_free(t->slots, (t->mask + 1) * sizeof *t->slots);
-        free(t->pair2);
+        if (!t->static_index) {
+            table_free((void *)t->slots, (t->mask + 1) * sizeof *t->slots);
+            free((void *)t->pair2p1);
+        }
     }
     free(t->source);
     free(t->s_next);
@@ -177,6 +208,8 @@ static int load_builtin(tok_tokenizer *t, g2e_err *err)
     }
     t->off[d->n_vocab] = o;
     t->compiled = 1;
+    if (use_static_index(t, d))
+        return tok_alloc_caches(t) ? g2e_fail(err, G2E_ENOMEM, "out of memory for the tokenizer") : 0;
     return build_index(t, 0, err);
 }
 #endif
@@ -277,163 +310,72 @@ static long utf8_cp(const char *s, size_t n, size_t *i)
     return cp;
 }
 
-static int hexval(char c)
+/* A key of vocab.json (UTF-8, as cJSON decoded it) into GPT-2 bytes: each character is one
+ * byte (bytes_to_unicode). Returns the byte count, or -1 when a character is not a GPT-2
+ * byte or the key is longer than MAX_TOKEN_LEN. */
+static long vocab_key(const char *k, const int dec[324], uint8_t *out)
 {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-/* Parses a JSON string starting at s[*i] == '"' into GPT-2 bytes appended to out (room
- * for MAX_TOKEN_LEN). Returns the byte count or -1 (malformed) / -2 (not a GPT-2 byte). */
-static long json_key(const char *s, size_t n, size_t *i, const int dec[324], uint8_t *out)
-{
-    if (*i >= n || s[*i] != '"')
-        return -1;
-    (*i)++;
+    size_t n = strlen(k), i = 0;
     long len = 0;
-    for (;;) {
-        if (*i >= n)
-            return -1;
-        long cp;
-        char c = s[*i];
-        if (c == '"') {
-            (*i)++;
-            return len;
-        }
-        if ((unsigned char)c < 0x20)
-            return -1;
-        if (c == '\\') {
-            if (*i + 1 >= n)
-                return -1;
-            char e = s[*i + 1];
-            *i += 2;
-            switch (e) {
-            case '"': cp = '"'; break;
-            case '\\': cp = '\\'; break;
-            case '/': cp = '/'; break;
-            case 'b': cp = 8; break;
-            case 'f': cp = 12; break;
-            case 'n': cp = 10; break;
-            case 'r': cp = 13; break;
-            case 't': cp = 9; break;
-            case 'u':
-                if (*i + 4 > n)
-                    return -1;
-                cp = 0;
-                for (int k = 0; k < 4; k++) {
-                    int h = hexval(s[*i + k]);
-                    if (h < 0)
-                        return -1;
-                    cp = cp << 4 | h;
-                }
-                *i += 4;
-                break;
-            default:
-                return -1;
-            }
-        } else {
-            cp = utf8_cp(s, n, i);
-            if (cp < 0)
-                return -1;
-        }
-        if (cp >= 324 || dec[cp] < 0)
-            return -2;
-        if (len >= (long)MAX_TOKEN_LEN)
+    while (i < n) {
+        long cp = utf8_cp(k, n, &i);
+        if (cp < 0 || cp >= 324 || dec[cp] < 0 || len >= (long)MAX_TOKEN_LEN)
             return -1;
         out[len++] = (uint8_t)dec[cp];
     }
+    return len;
 }
 
-static size_t skip_ws(const char *s, size_t n, size_t i)
-{
-    while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t'))
-        i++;
-    return i;
-}
-
+/* Parses vocab.json with cJSON. Two things cJSON cannot tell are refused first: a NUL
+ * (escaped or raw), since its strings end there and a key would be silently cut short —
+ * no GPT-2 byte is spelled U+0000, so such a file is malformed anyway. */
 static int parse_vocab(tok_tokenizer *t, const char *path, const char *s, size_t n, g2e_err *err)
 {
     int dec[324];
     byte_decoder(dec);
-    uint8_t key[MAX_TOKEN_LEN];
-    size_t cap_ent = 65536, n_ent = 0, blob_len = 0;
-    uint32_t *ent_id = malloc(cap_ent * sizeof *ent_id);
-    uint64_t *ent_pos = malloc(cap_ent * sizeof *ent_pos); /* blob offset << 16 | length */
-    uint8_t *blob = malloc(n + 1);                          /* keys never grow when decoded */
+    const char *nul = memchr(s, 0, n), *esc = memmem(s, n, "\\u0000", 6);
+    if (nul || esc)
+        return g2e_fail(err, TOK_E_VOCAB, "%s: a NUL character at byte %zu (no GPT-2 byte is spelled so)", path,
+                        (size_t)((nul && (!esc || nul < esc) ? nul : esc) - s));
+    cJSON *j = cJSON_ParseWithLength(s, n);
+    if (!j) {
+        const char *e = cJSON_GetErrorPtr();
+        return g2e_fail(err, TOK_E_VOCAB, "%s: malformed JSON near byte %zu", path,
+                        e && e >= s && e <= s + n ? (size_t)(e - s) : n);
+    }
+    size_t n_ent = 0, blob_len = 0;
     int rc = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, j) n_ent++;
+    uint32_t *ent_id = malloc((n_ent + 1) * sizeof *ent_id);
+    uint64_t *ent_pos = malloc((n_ent + 1) * sizeof *ent_pos); /* blob offset << 16 | length */
+    uint8_t *blob = malloc(n + 1);                              /* keys never grow when decoded */
+    if (!cJSON_IsObject(j)) {
+        rc = g2e_fail(err, TOK_E_VOCAB, "%s: expected a JSON object of token -> ID", path);
+        goto fail;
+    }
     if (!ent_id || !ent_pos || !blob) {
         rc = g2e_fail(err, G2E_ENOMEM, "out of memory parsing %s", path);
         goto fail;
     }
-    size_t i = skip_ws(s, n, 0);
-    if (i >= n || s[i] != '{') {
-        rc = g2e_fail(err, TOK_E_VOCAB, "%s: expected a JSON object at byte %zu", path, i);
-        goto fail;
-    }
-    i = skip_ws(s, n, i + 1);
-    if (i < n && s[i] == '}')
-        i++;
-    else
-        for (;;) {
-            size_t at = i;
-            long kl = json_key(s, n, &i, dec, key);
-            if (kl < 0) {
-                rc = g2e_fail(err, TOK_E_VOCAB, "%s: %s at byte %zu", path,
-                              kl == -2 ? "a key holds a character that is not a GPT-2 byte"
-                                       : "malformed key string", at);
-                goto fail;
-            }
-            i = skip_ws(s, n, i);
-            if (i >= n || s[i] != ':') {
-                rc = g2e_fail(err, TOK_E_VOCAB, "%s: expected ':' at byte %zu", path, i);
-                goto fail;
-            }
-            i = skip_ws(s, n, i + 1);
-            uint64_t v = 0;
-            size_t d0 = i;
-            while (i < n && s[i] >= '0' && s[i] <= '9' && v <= MAX_VOCAB)
-                v = v * 10 + (uint64_t)(s[i++] - '0');
-            if (i == d0 || v >= MAX_VOCAB) {
-                rc = g2e_fail(err, TOK_E_VOCAB, "%s: expected a token ID below %u at byte %zu", path,
-                              MAX_VOCAB, d0);
-                goto fail;
-            }
-            if (n_ent == cap_ent) {
-                cap_ent *= 2;
-                uint32_t *a = realloc(ent_id, cap_ent * sizeof *ent_id);
-                if (a)
-                    ent_id = a;
-                uint64_t *b = realloc(ent_pos, cap_ent * sizeof *ent_pos);
-                if (b)
-                    ent_pos = b;
-                if (!a || !b) {
-                    rc = g2e_fail(err, G2E_ENOMEM, "out of memory parsing %s", path);
-                    goto fail;
-                }
-            }
-            if (kl == 13 && memcmp(key, TOK_ENDOFTEXT_TEXT, 13) == 0)
-                t->special_id = (uint32_t)v;
-            memcpy(blob + blob_len, key, (size_t)kl);
-            ent_id[n_ent] = (uint32_t)v;
-            ent_pos[n_ent++] = (uint64_t)blob_len << 16 | (uint64_t)kl;
-            blob_len += (size_t)kl;
-            i = skip_ws(s, n, i);
-            if (i < n && s[i] == ',') {
-                i = skip_ws(s, n, i + 1);
-                continue;
-            }
-            if (i < n && s[i] == '}') {
-                i++;
-                break;
-            }
-            rc = g2e_fail(err, TOK_E_VOCAB, "%s: expected ',' or '}' at byte %zu", path, i);
+    size_t at = 0;
+    cJSON_ArrayForEach(e, j) {
+        long kl = vocab_key(e->string, dec, blob + blob_len);
+        double v = cJSON_IsNumber(e) ? e->valuedouble : -1;
+        if (kl < 0) {
+            rc = g2e_fail(err, TOK_E_VOCAB, "%s: the key of entry %zu holds a character that is not a GPT-2 byte",
+                          path, at + 1);
             goto fail;
         }
-    if (skip_ws(s, n, i) != n) {
-        rc = g2e_fail(err, TOK_E_VOCAB, "%s: trailing data at byte %zu", path, skip_ws(s, n, i));
-        goto fail;
+        if (!(v >= 0 && v < MAX_VOCAB && v == (double)(uint32_t)v)) {
+            rc = g2e_fail(err, TOK_E_VOCAB, "%s: entry %zu: expected a token ID below %u", path, at + 1, MAX_VOCAB);
+            goto fail;
+        }
+        if (kl == 13 && memcmp(blob + blob_len, TOK_ENDOFTEXT_TEXT, 13) == 0)
+            t->special_id = (uint32_t)v;
+        ent_id[at] = (uint32_t)v;
+        ent_pos[at++] = (uint64_t)blob_len << 16 | (uint64_t)kl;
+        blob_len += (size_t)kl;
     }
     if (n_ent < 256) {
         rc = g2e_fail(err, TOK_E_VOCAB, "%s: %zu tokens, expected at least 256", path, n_ent);
@@ -482,6 +424,7 @@ static int parse_vocab(tok_tokenizer *t, const char *path, const char *s, size_t
         g2e_fail(err, rc, "%s: %s", path, inner);
     }
 fail:
+    cJSON_Delete(j);
     free(ent_id);
     free(ent_pos);
     free(blob);

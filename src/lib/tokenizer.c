@@ -293,6 +293,15 @@ static unsigned workers_ready(tok_tokenizer *t, unsigned want)
     return t->n_workers < want ? t->n_workers : want;
 }
 
+tok_tokenizer *tok_worker(tok_tokenizer *t, unsigned k)
+{
+    if (k == 0)
+        return t;
+    if (k >= MAX_THREADS || workers_ready(t, k) < k)
+        return NULL;
+    return t->workers[k - 1];
+}
+
 typedef struct part {
     tok_tokenizer *t;
     const char *s;
@@ -350,7 +359,7 @@ static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials,
             part_run(&pt[k]); /* no worker or no thread: here, after the others */
     }
     for (unsigned k = 1; k < m; k++) {
-        if (!rc && !(rc = pt[k].rc) && !(rc = tok_ob_grow(o, pt[k].o.n))) {
+        if (!rc && !(rc = pt[k].rc) && pt[k].o.n && !(rc = tok_ob_grow(o, pt[k].o.n))) {
             memcpy(o->ids + o->n, pt[k].o.ids, pt[k].o.n * sizeof *o->ids);
             if (o->keep_off)
                 memcpy(o->off + o->n, pt[k].o.off, pt[k].o.n * sizeof *o->off);
@@ -542,7 +551,7 @@ int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const
     }
     int err = 0; /* every part's IDs after part 0's */
     for (unsigned k = 1; k < parts; k++) {
-        if (!err && !(err = tok_ob_grow(&bp[0].o, bp[k].o.n))) {
+        if (!err && bp[k].o.n && !(err = tok_ob_grow(&bp[0].o, bp[k].o.n))) {
             memcpy(bp[0].o.ids + bp[0].o.n, bp[k].o.ids, bp[k].o.n * sizeof *bp[0].o.ids);
             bp[0].o.n += bp[k].o.n;
         }

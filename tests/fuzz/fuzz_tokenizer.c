@@ -1,6 +1,8 @@
 /* fuzz_tokenizer.c — libFuzzer target: tok_encode on arbitrary bytes, strict and lossy, in
  * each special-token mode; on valid input, decode(encode(x)) must give x back and the
- * offsets must tile the input; in lossy mode offsets must be in range and ordered.
+ * offsets must tile the input; in lossy mode offsets must be in range and ordered; split
+ * over 2..5 threads at every size (tok_set_split_min) the IDs and offsets must be the
+ * one-thread ones.
  * Uses the compiled-in tokenizer (no files needed). */
 #include "tokenizer.h"
 
@@ -8,15 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tok_tokenizer *T;
+static tok_tokenizer *T, *P;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     g2e_err err;
-    if (!T && tok_open_builtin(&T, &err))
+    if (!T && (tok_open_builtin(&T, &err) || tok_open_builtin(&P, &err)))
         abort();
+    tok_set_split_min(P, 1);
     const char *s = (const char *)data;
     size_t bad = tok_utf8_check(s, size);
     tok_special sp = size ? (tok_special)(data[0] % 3) : TOK_SPECIAL_TOKEN;
@@ -55,6 +58,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t k = 0; k < r.n; k++)
         if (r.offsets[k] > r.offsets[k + 1] || r.ids[k] >= tok_n_vocab(T))
             abort();
+    tok_ids pr;
+    tok_set_threads(P, 2 + (size ? data[size - 1] % 4 : 0));
+    if (tok_encode(P, s, size, TOK_SPECIAL_TEXT, TOK_LOSSY, &pr, NULL, &err) || pr.n != r.n ||
+        memcmp(pr.ids, r.ids, r.n * sizeof *r.ids) != 0 ||
+        memcmp(pr.offsets, r.offsets, (r.n + 1) * sizeof *r.offsets) != 0)
+        abort();
+    tok_ids_free(&pr);
     tok_ids_free(&r);
     return 0;
 }
