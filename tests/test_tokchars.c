@@ -291,3 +291,50 @@ Test(tokchars, costs_per_character_match_python)
     free(ja), free(script), free(tp), free(op), free(dir);
     tok_close(t);
 }
+
+/* count --per-char: the JSON list is Python's (text_ref.py costs) for the tokenizer's offsets. */
+Test(tokchars, count_per_char_matches_python)
+{
+    char *dir = test_tmpdir("tokchars-count");
+    char *op = path_join(dir, "o.txt"), *script = path_join(G2E_SRCDIR, "tests/text_ref.py");
+    const char *tp = G2E_SRCDIR "/tests/data/count_ja.txt";
+    run_result tk = run_g2e("tokenize", "--format", "json", "-f", tp, NULL);
+    cr_assert_eq(tk.status, 0, "%s", tk.err);
+    cJSON *doc = cJSON_Parse(tk.out);
+    cr_assert(doc);
+    FILE *f = fopen(op, "w");
+    cJSON *o;
+    cJSON_ArrayForEach(o, cJSON_GetObjectItem(doc, "offsets"))
+        fprintf(f, "%d %d\n", cJSON_GetArrayItem(o, 0)->valueint, cJSON_GetArrayItem(o, 1)->valueint);
+    fclose(f);
+    cJSON_Delete(doc);
+    run_free(&tk);
+    run_result py = run_argv((char *[]){"/usr/bin/python3", script, "costs", (char *)tp, op, NULL}, NULL, 0, NULL, NULL);
+    cr_assert_eq(py.status, 0, "%s", py.err);
+    run_result r = run_g2e("count", "--per-char", "100000", "--format", "json", "-f", tp, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    doc = cJSON_Parse(r.out);
+    cr_assert(doc, "%s", r.out);
+    cJSON *pc = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "inputs"), 0), "per_char");
+    size_t ja_len;
+    char *ja = read_file(tp, &ja_len);
+    const char *line = py.out;
+    size_t k = 0;
+    cJSON *e;
+    cJSON_ArrayForEach(e, pc) {
+        size_t st, ln, cnt;
+        double tok;
+        cr_assert_eq(sscanf(line, "%zu %zu %zu %lf", &st, &ln, &cnt, &tok), 4, "rank %zu: Python has fewer", k);
+        const char *ch = cJSON_GetObjectItem(e, "char")->valuestring;
+        cr_expect(strlen(ch) == ln && memcmp(ch, ja + st, ln) == 0, "rank %zu: char %s", k, ch);
+        cr_expect_eq((size_t)cJSON_GetObjectItem(e, "count")->valuedouble, cnt, "rank %zu", k);
+        cr_expect(fabs(cJSON_GetObjectItem(e, "tokens")->valuedouble - tok) < 1e-9, "rank %zu", k);
+        line = strchr(line, '\n') + 1;
+        k++;
+    }
+    cr_expect_eq(*line, '\0', "Python lists more characters than count (%zu)", k);
+    cr_expect(k > 100);
+    cJSON_Delete(doc);
+    run_free(&r), run_free(&py);
+    free(ja), free(op), free(script), free(dir);
+}

@@ -20,11 +20,13 @@
 #include "cli.h"
 #include "i18n.h"
 #include "embed.h"
+#include "json.h"
 #include "opt.h"
 #include "out.h"
 #include "text.h"
 #include "textin.h"
 #include "textpos.h"
+#include "tokchars.h"
 #include "tokenizer.h"
 
 #include <errno.h>
@@ -34,7 +36,7 @@
 #define NAME_MAX_W 28   /* display columns of an input's name in the table */
 
 typedef struct count_opts {
-    int64_t ctx, threads;
+    int64_t ctx, threads, per_char;
     int fmt, lossy;
     const char *dir, *out;
     opt_strs files;
@@ -55,6 +57,8 @@ static const opt_def OPTS[] = {
      .metavar = "N", .def = "0", .help = N_("threads for large inputs (0: one per online CPU)")},
     {.name = "--tokenizer", .kind = OPT_FILE, .off = offsetof(count_opts, dir), .metavar = "DIR",
      .help = N_("vocab.json + merges.txt (or encoder.json + vocab.bpe) in DIR")},
+    {.name = "--per-char", .kind = OPT_INT, .off = offsetof(count_opts, per_char), .lo = 0, .hi = 100000,
+     .metavar = "K", .def = "0", .help = N_("also list the K characters of each input that cost the most tokens")},
     {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(count_opts, out),
      .help = N_("write to FILE (atomically; .json picks the format)")},
     OPT_END,
@@ -95,7 +99,41 @@ typedef struct result {
     size_t line, col;             /* of the first character not wholly inside */
     int inside;                   /* the cut falls inside a character */
     char snippet[TEXTPOS_SNIPPET_MAX];
+    /* --per-char: the costliest characters (tokchars_costs), their bytes copied */
+    struct pc {
+        char ch[8];       /* the character's bytes, NUL-terminated */
+        size_t count;
+        double tokens;
+    } *pc;
+    size_t n_pc;
 } result;
+
+/* The first k entries of the costs of text[len] for its tokens, copied into r (the text is
+ * not kept). */
+static int keep_costs(result *r, const char *text, size_t len, const tok_ids *ids, size_t k)
+{
+    tokchars_cost *c;
+    size_t n;
+    g2e_err err;
+    if (tokchars_costs(text, len, ids->offsets, ids->n, &c, &n, &err)) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    r->n_pc = n < k ? n : k;
+    r->pc = calloc(r->n_pc ? r->n_pc : 1, sizeof *r->pc);
+    if (!r->pc) {
+        free(c);
+        cli_error("out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < r->n_pc; i++) {
+        memcpy(r->pc[i].ch, text + c[i].start, c[i].len);
+        r->pc[i].count = c[i].count;
+        r->pc[i].tokens = c[i].tokens;
+    }
+    free(c);
+    return 0;
+}
 
 /* Reads one input (a TEXT is used in place, a file or stdin mapped or read). */
 static int read_input(const input *in, textin *ti)
@@ -145,7 +183,8 @@ static void fill_cut(result *r, const char *text, size_t len, size_t b)
     memcpy(r->snippet, p.snippet, sizeof r->snippet);
 }
 
-static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, result *r)
+static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, size_t per_char,
+                     result *r)
 {
     textin ti;
     if (read_input(in, &ti))
@@ -155,7 +194,7 @@ static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, r
     g2e_err err;
     g2e_clear(&err);
     /* offsets only when lossy (they then refer to the input, not the repaired copy) */
-    unsigned flags = lossy ? TOK_LOSSY : TOK_NO_OFFSETS;
+    unsigned flags = lossy ? TOK_LOSSY : per_char ? 0 : TOK_NO_OFFSETS;
     int rc = tok_encode(t, ti.data, ti.len, TOK_SPECIAL_TOKEN, flags, &ids, NULL, &err);
     if (rc) {
         cli_error("%s: %s%s", name, err.msg, err.code == TOK_E_UTF8 ? " (--lossy replaces invalid bytes with U+FFFD)" : "");
@@ -172,6 +211,8 @@ static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, r
         cli_error("%s", err.msg);
     else if (!r->fits)
         fill_cut(r, ti.data, ti.len, cut_at(t, &ids, ctx));
+    if (!rc && per_char && keep_costs(r, ti.data, ti.len, &ids, per_char))
+        rc = -1;
     tok_ids_free(&ids);
     textin_close(&ti);
     return rc ? -1 : 0;
@@ -236,6 +277,38 @@ static void table_name(const input *in, char *buf, size_t cap, size_t maxw)
     }
 #undef NAME_CP
     buf[o] = '\0';
+}
+
+/* --per-char: each input's costliest characters, a small table each (spaces shown as ␣). */
+static void print_costs(FILE *f, const input *in, const result *r, size_t n)
+{
+    char name[NAME_MAX_W * 4 + 8];
+    for (size_t i = 0; i < n; i++) {
+        if (!r[i].pc)
+            continue;
+        table_name(&in[i], name, sizeof name, NAME_MAX_W);
+        fprintf(f, _("\n%s: the %zu characters that cost the most tokens\n"), name, r[i].n_pc);
+        const char *h[] = {_("char"), _("tokens each"), _("count"), _("tokens")};
+        size_t w[] = {6, 12, 8, 10};
+        for (size_t k = 1; k < 4; k++)
+            if (out_display_width(h[k]) > w[k])
+                w[k] = out_display_width(h[k]);
+        fputs("  ", f);
+        out_pad(f, h[0], w[0]);
+        for (size_t k = 1; k < 4; k++) {
+            fputs("  ", f);
+            out_rpad(f, h[k], w[k]);
+        }
+        fputc('\n', f);
+        for (size_t k = 0; k < r[i].n_pc; k++) {
+            char *vis = text_escape(r[i].pc[k].ch, strlen(r[i].pc[k].ch), TEXT_ESC_VISIBLE);
+            fputs("  ", f);
+            out_pad(f, vis ? vis : "?", w[0]);
+            free(vis);
+            fprintf(f, "  %*.2f  %*zu  %*.2f\n", (int)w[1], r[i].pc[k].tokens / (double)r[i].pc[k].count,
+                    (int)w[2], r[i].pc[k].count, (int)w[3], r[i].pc[k].tokens);
+        }
+    }
 }
 
 static void print_table(FILE *f, const input *in, const result *r, size_t n, size_t ctx,
@@ -308,6 +381,7 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
                 fprintf(f, _("\n%s: %zu invalid UTF-8 sequence%s replaced with U+FFFD\n"), name,
                         r[i].replaced, r[i].replaced == 1 ? "" : "s");
             }
+    print_costs(f, in, r, n);
 }
 
 static void print_json(FILE *f, const input *in, const result *r, size_t n, size_t ctx,
@@ -330,6 +404,17 @@ static void print_json(FILE *f, const input *in, const result *r, size_t n, size
                 r[i].windows);
         if (lossy)
             fprintf(f, ", \"replaced\": %zu", r[i].replaced);
+        if (r[i].pc) {   /* --per-char */
+            fputs(", \"per_char\": [", f);
+            for (size_t k = 0; k < r[i].n_pc; k++) {
+                fprintf(f, "%s{\"char\": ", k ? ", " : "");
+                out_json_string(f, r[i].pc[k].ch, strlen(r[i].pc[k].ch));
+                fprintf(f, ", \"count\": %zu, \"tokens\": ", r[i].pc[k].count);
+                json_write_f64(f, r[i].pc[k].tokens);
+                fputc('}', f);
+            }
+            fputc(']', f);
+        }
         if (r[i].fits) {
             fputs(", \"cut\": null}", f);
             continue;
@@ -424,7 +509,7 @@ int cmd_count(int argc, char **argv)
     } else {
         tok_set_threads(t, (unsigned)o.threads);
         long k = 0;
-        while (k < n && !count_one(t, &in[k], (size_t)o.ctx, o.lossy, &res[k]))
+        while (k < n && !count_one(t, &in[k], (size_t)o.ctx, o.lossy, (size_t)o.per_char, &res[k]))
             k++;
         if (k == n && !out_open(&of, o.out, 0)) {
             if (o.fmt == 1)
@@ -435,6 +520,8 @@ int cmd_count(int argc, char **argv)
         }
     }
     tok_close(t);
+    for (long i = 0; res && i < n; i++)
+        free(res[i].pc);
     free(res);
     free(in);
     opt_free(&p);
