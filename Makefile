@@ -246,14 +246,15 @@ $(B)/tests/test_%: $(B)/tests/test_%.o $(TSUP_OBJ) $(CLIA) $(LIBA)
 $(FIG_TEST_BIN): $(B)/tests/%: $(B)/tests/%.o $(TSUP_OBJ) $(B)/tests/pngcheck.o $(RENDER_OBJ) $(CLIA) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(RENDER_LIBS) $(CRIT_LIBS)
 
-TEST_CPPFLAGS = -DG2E_TEST_BIN='"$(CURDIR)/$(B)/gpt2-embed"' -DG2E_SRCDIR='"$(CURDIR)"' \
-                -DG2E_TEST_TMP='"$(CURDIR)/$(B)/tmp"'
+TEST_CPPFLAGS = -DG2E_TEST_BIN='"$(abspath $(B))/gpt2-embed"' -DG2E_SRCDIR='"$(CURDIR)"' \
+                -DG2E_TEST_TMP='"$(abspath $(B))/tmp"' \
+                -DG2E_TEST_SANFLAGS='"$(if $(filter 1,$(SANITIZE)),$(SANFLAGS))"'
 $(B)/tests/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 
 # The Python tests (tests/python, pytest) run after the Criterion binaries and count in
 # the same closing "tests: N passed, N failed" line.
-test: $(B)/gpt2-embed $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) $(PUB_SO)
+test: $(B)/gpt2-embed $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) $(PUB_SO) $(PUB_A) $(PC)
 	@G2E_PYTEST=tests/python tests/run.sh $(B) $(TEST_BIN)
 
 # Benchmarks link the fixture writer (tests/fixture.c, no Criterion) and the libraries.

@@ -43,7 +43,7 @@ _gpt2_embed_values()
            sed -E "s/^$3[ =]//" | tr '|' ' ')
     if [[ -z $vals ]]; then
         line=$(grep -E -- "^ +(-[a-zA-Z], )?$3( [A-Z][A-Z_.]*)? " <<<"$help" | head -n 1 |
-               sed -E "s/^ +(-[a-zA-Z], )?$3( [A-Z][A-Z_.]*)? +//; s/\([^)]*\)//g; s/ or /, /g")
+               sed -E "s/^ +(-[a-zA-Z], )?$3( [A-Z][A-Z_.]*)? +//; s/\([^)]*\)//g; s/\[.*$//; s/ or /, /g")
         # only when every comma-separated piece of the line is one word
         local piece ok=1
         IFS=',' read -ra pieces <<<"$line"

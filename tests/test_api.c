@@ -360,7 +360,7 @@ Test(symbols, a_user_program_may_use_our_internal_names)
     write_file(src, code, strlen(code));
     char cmd[8192];
     snprintf(cmd, sizeof cmd,
-             "set -e; cd '%s'; I='-I%s/src -I%s/include'; "
+             "set -e; cd '%s'; I='-I%s/src -I%s/include " G2E_TEST_SANFLAGS "'; "
              "cc -std=c11 $I clash.c '%s/libgpt2embed.a' "
              "$(pkg-config --libs $(sed -n 's/^Requires.private: //p' '%s/gpt2embed.pc')) -lm -o clash-static; "
              "cc -std=c11 $I clash.c -L'%s' -lgpt2embed -o clash-shared; "

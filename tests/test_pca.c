@@ -392,6 +392,36 @@ Test(pca_cli, wte_rows_and_sinusoidal_match_numpy)
     free(path);
 }
 
+/* --skip 1 is the PCA of rows 1.. (numpy on those rows); projections keep their positions */
+Test(pca_cli, skip_leaves_out_the_first_positions)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    char *path;
+    g2e_model *m = fixture_model(&o, "pca-cli-skip", &path);
+    model_close(m);
+    run_result r = run_g2e("pca", "--skip", "1", "--format", "json", "--weights", path, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cJSON *ref = numpy_pca(path, "wpe.weight", 1, "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15");
+    cr_expect_eq(cJSON_GetObjectItem(j, "rows")->valueint, 15);
+    for (size_t i = 0; i < 8; i++) {
+        double a = at(cJSON_GetObjectItem(j, "variance"), i), b = at(cJSON_GetObjectItem(ref, "variance"), i);
+        cr_expect(fabs(a - b) <= 1e-9 * b, "variance %zu: %.17g vs numpy %.17g", i, a, b);
+    }
+    cJSON_Delete(j), cJSON_Delete(ref);
+    run_free(&r);
+    r = run_g2e("pca", "--skip", "1", "--proj", "-k", "1", "--format", "csv", "--weights", path, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strncmp(r.out, "position,pc1\n1,", 15) == 0, "%s", r.out);
+    run_free(&r);
+    r = run_g2e("pca", "--skip", "16", "--weights", path, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "leaves no rows"), "%s", r.err);
+    run_free(&r);
+    free(path);
+}
+
 Test(pca_cli, figures_and_errors)
 {
     fixture_opts o;
@@ -421,6 +451,7 @@ Test(pca_cli, figures_and_errors)
         {{"pca", "--of", "wte", "--ids", "64 1", "--weights", path}, 1, "out of range"},
         {{"pca", "--of", "wte", "--ids", "7", "--weights", path}, 1, "at least 2 rows"},
         {{"pca", "--format", "json", "-o", "x.csv", "--weights", path}, 2, "csv"},
+        {{"pca", "--of", "wte", "--skip", "1", "--weights", path}, 2, "--skip leaves out positions"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         r = run_g2e(bad[i].a[0], bad[i].a[1], bad[i].a[2], bad[i].a[3], bad[i].a[4], bad[i].a[5],

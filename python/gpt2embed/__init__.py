@@ -84,7 +84,7 @@ def _candidates():
     except ImportError:
         pass
     here = os.path.dirname(os.path.abspath(__file__))
-    out.append(os.path.join(here, "..", "..", "build", "libgpt2embed.so.0"))
+    out.append(os.path.normpath(os.path.join(here, "..", "..", "build", "libgpt2embed.so.0")))
     out.append("libgpt2embed.so.0")
     return out
 
@@ -199,7 +199,7 @@ def _ids_of(ids):
         bad = int(a[(a < 0) | (a > 0xFFFFFFFF)][0])
         raise InvalidInputError(_STATUS.index("E_TOKEN_ID"),
                                 "token ID %d is outside the vocabulary" % bad)
-    return np.ascontiguousarray(a, dtype=np.uint32)
+    return np.require(a, dtype=np.uint32, requirements=["C", "A"])
 
 
 class _Handle:
@@ -444,8 +444,15 @@ def sinusoidal(n, dim, start=0, base=10000.0):
     return out
 
 
+def _f32(v):
+    """v as a C-contiguous, ALIGNED float32 array: a view of the mapped file is unaligned
+    (GPT-2's data starts at an odd offset), and C may not read floats through such a
+    pointer, so those are copied."""
+    return np.require(v, dtype=np.float32, requirements=["C", "A"])
+
+
 def _f32_vector(v, what):
-    a = np.ascontiguousarray(v, dtype=np.float32)
+    a = _f32(v)
     if a.ndim != 1:
         raise ValueError("%s must be a vector, got shape %s" % (what, a.shape))
     return a
@@ -464,7 +471,7 @@ def similarity(a, b):
 
 def cosine_matrix(X):
     """The (R, R) float64 matrix of cosines of the rows of X (R, C)."""
-    a = np.ascontiguousarray(X, dtype=np.float32)
+    a = _f32(X)
     if a.ndim != 2:
         raise ValueError("X must be 2-D (rows, width), got shape %s" % (a.shape,))
     R, C = a.shape

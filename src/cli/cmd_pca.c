@@ -8,6 +8,7 @@
  * cumulative explained variance) into DIR.
  */
 #include "cli.h"
+#include "json.h"
 #include "load.h"
 #include "opt.h"
 #include "out.h"
@@ -25,7 +26,7 @@
 typedef struct pca_opts {
     load_opts lo;
     int of, fmt, proj, comps;
-    int64_t k, len, dim;
+    int64_t k, len, dim, skip;
     double base;
     opt_ids ids;
     const char *tokens, *out, *plot;
@@ -47,6 +48,9 @@ static const opt_def OPTS[] = {
      .metavar = "D", .def = "768", .help = N_("with --of sinusoidal: the width (even)")},
     {.name = "--base", .kind = OPT_REAL, .off = offsetof(pca_opts, base), .rlo = 1.000001,
      .rhi = 1e300, .metavar = "B", .def = "10000", .help = N_("with --of sinusoidal: the base")},
+    {.name = "--skip", .kind = OPT_INT, .off = offsetof(pca_opts, skip), .lo = 0, .hi = 1 << 20,
+     .metavar = "N", .def = "0",
+     .help = N_("leave out positions 0..N-1 (--skip 1: without GPT-2's outlier position 0)")},
     {.name = "--keep", .short_name = 'k', .kind = OPT_INT, .off = offsetof(pca_opts, k), .lo = 1,
      .hi = 16384, .metavar = "K", .def = "10",
      .help = N_("components kept: rows of the table, columns of --proj (at most the width)")},
@@ -75,12 +79,14 @@ static const opt_cmd CMD = {
                   "sum; --proj the coordinates of every row on the first K components."),
     .examples = N_("  gpt2-embed pca\n"
                    "  gpt2-embed pca --proj -k 3 -o helix.npy\n"
+                   "  gpt2-embed pca --skip 1 --plot figs/\n"
                    "  gpt2-embed pca --of wte --tokens \" cat dog horse car bus train\"\n"
                    "  gpt2-embed pca --of sinusoidal --len 1024 --dim 768\n"),
     .opts = OPTS,
     .min_pos = 0,
     .max_pos = 0,
 };
+const opt_cmd *const cmd_pca_spec = &CMD;
 
 static const char *source_name(const pca_opts *o, char *buf, size_t len)
 {
@@ -110,11 +116,11 @@ static int emit_variance(const pca_opts *o, const pca_result *r, const char *wha
     }
     FILE *jf = j.f, *tf = t.f;
     fprintf(jf, "\"of\": \"%s\", \"source\": ", OFS[o->of]);
-    out_json_string(jf, path ? path : "", path ? strlen(path) : 0);
+    json_write_string(jf, path ? path : "", path ? strlen(path) : 0);
     fprintf(jf, ", \"rows\": %zu, \"cols\": %zu, \"total_variance\": ", r->n, d);
-    out_f64(jf, r->total);
+    json_write_f64(jf, r->total);
     fputs(", \"floor\": ", jf);
-    out_f64(jf, r->floor);
+    json_write_f64(jf, r->floor);
     fputs(", ", jf);
     fprintf(tf, "Principal components of %s (%zu rows x %zu columns, centred)%s%s\n", what, r->n, d,
             path ? " in " : "", path ? path : "");
@@ -207,7 +213,7 @@ static int token_rows(const pca_opts *o, study_pca_src *src, uint32_t **owned)
 }
 
 /* The four figures into dir (created if missing). */
-static int plot_all(const char *dir, const pca_result *r, const char *what)
+static int plot_all(const char *dir, const pca_result *r, size_t first, const char *what)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         cli_error("cannot create the directory %s: %s", dir, strerror(errno));
@@ -221,11 +227,11 @@ static int plot_all(const char *dir, const pca_result *r, const char *what)
             cli_error("the directory name %s is too long", dir);
             return -1;
         }
-    if (study_fig_pca_lines(r, what, path[0]) || study_fig_pca_variance(r, what, path[3]))
+    if (study_fig_pca_lines(r, first, what, path[0]) || study_fig_pca_variance(r, what, path[3]))
         return -1;
-    if (r->k >= 2 && study_fig_pca_scatter(r, 0, 1, what, path[1]))
+    if (r->k >= 2 && study_fig_pca_scatter(r, first, 0, 1, what, path[1]))
         return -1;
-    if (r->k >= 3 && study_fig_pca_scatter(r, 1, 2, what, path[2]))
+    if (r->k >= 3 && study_fig_pca_scatter(r, first, 1, 2, what, path[2]))
         return -1;
     return 0;
 }
@@ -242,6 +248,9 @@ static int check(const pca_opts *o, const opt_parsed *p)
                   opt_given(&CMD, p, "--base");
     if (sin_opt && o->of != STUDY_OF_SINUSOIDAL)
         return opt_usage_error(&CMD, "--len, --dim and --base describe --of sinusoidal");
+    if (o->skip && o->of == STUDY_OF_WTE)
+        return opt_usage_error(&CMD, "--skip leaves out positions (wpe, sinusoidal); choose wte rows "
+                                     "with --ids");
     if (o->of == STUDY_OF_SINUSOIDAL && o->dim % 2)
         return opt_usage_error(&CMD, "--dim must be even (sin/cos pairs), got %lld", (long long)o->dim);
     return 0;
@@ -264,7 +273,8 @@ int cmd_pca(int argc, char **argv)
     double *row_id = NULL;
     pca_result res = {0};
     int rc = EXIT_ERR;
-    study_pca_src src = {.of = o.of, .len = (size_t)o.len, .dim = (size_t)o.dim, .base = o.base};
+    study_pca_src src = {.of = o.of, .len = (size_t)o.len, .dim = (size_t)o.dim, .base = o.base,
+                         .skip = (size_t)o.skip};
     if (o.of != STUDY_OF_SINUSOIDAL && load_model(o.lo.weights, o.lo.model, &m, &path))
         goto done;
     src.m = m;
@@ -285,7 +295,7 @@ int cmd_pca(int argc, char **argv)
         rc = emit_matrix(&o, &res, row_id) ? EXIT_ERR : EXIT_OK;
     else
         rc = emit_variance(&o, &res, what, path) ? EXIT_ERR : EXIT_OK;
-    if (rc == EXIT_OK && o.plot && plot_all(o.plot, &res, what))
+    if (rc == EXIT_OK && o.plot && plot_all(o.plot, &res, (size_t)o.skip, what))
         rc = EXIT_ERR;
 done:
     opt_free(&p);

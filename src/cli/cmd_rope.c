@@ -9,6 +9,7 @@
  * Curves in every format of study_out.h.
  */
 #include "cli.h"
+#include "json.h"
 #include "opt.h"
 #include "out.h"
 #include "rope.h"
@@ -82,20 +83,10 @@ static const opt_cmd CMD = {
     .min_pos = 0,
     .max_pos = 0,
 };
+const opt_cmd *const cmd_rope_spec = &CMD;
 
-/* The three schemes, as the chapter names them (rows: property; columns: scheme). */
-static const char *const SCHEMES[][4] = {
-    {"", "learned absolute (GPT-2)", "sinusoidal absolute", "rotary relative (RoPE)"},
-    {"how it enters", "added to the token vector", "added to the token vector",
-     "multiplies (rotates) q and k in every attention layer"},
-    {"parameters", "n_ctx x d (GPT-2: 1024 x 768 = 786,432)", "none (a formula)", "none (a formula)"},
-    {"hard length limit", "yes: n_ctx rows (1024)", "no (positions never trained on are untested)",
-     "no (quality past the trained length is not promised)"},
-    {"score q.k depends on", "both absolute positions (whatever was learned)",
-     "both: PE(m).PE(n) alone depends on m - n, the token cross terms do not",
-     "only m - n: <R(m)q, R(n)k> = <R(m-n)q, k>"},
-};
-#define N_SCHEMES (sizeof SCHEMES / sizeof SCHEMES[0])
+#define SCHEMES study_schemes
+#define N_SCHEMES STUDY_N_SCHEME_ROWS
 
 static int emit_schemes(const rope_opts *o)
 {
@@ -109,18 +100,18 @@ static int emit_schemes(const rope_opts *o)
         fputs("{\"schemes\": [", f);
         for (size_t c = 1; c < 4; c++) {
             fprintf(f, "%s{\"name\": ", c > 1 ? ", " : "");
-            out_json_string(f, SCHEMES[0][c], strlen(SCHEMES[0][c]));
+            json_write_string(f, SCHEMES[0][c], strlen(SCHEMES[0][c]));
             for (size_t r = 1; r < N_SCHEMES; r++) {
                 fprintf(f, ", \"%s\": ", r == 1 ? "enters" : r == 2 ? "parameters"
                                          : r == 3 ? "length_limit" : "score_depends_on");
-                out_json_string(f, SCHEMES[r][c], strlen(SCHEMES[r][c]));
+                json_write_string(f, SCHEMES[r][c], strlen(SCHEMES[r][c]));
             }
             fputc('}', f);
         }
         fprintf(f, "], \"dim\": %zu, \"base\": ", d);
-        out_f64(f, o->base);
+        json_write_f64(f, o->base);
         fputs(", \"longest_wavelength\": ", f);
-        out_f64(f, lam_max);
+        json_write_f64(f, lam_max);
         fputs("}\n", f);
     } else {
         fputs("The three position schemes the chapter names\n", f);
@@ -150,13 +141,13 @@ static int emit_check(const rope_opts *o)
         return -1;
     if (o->fmt == STUDY_JSON) {
         fprintf(of.f, "{\"dim\": %lld, \"base\": ", (long long)o->dim);
-        out_f64(of.f, o->base);
+        json_write_f64(of.f, o->base);
         fprintf(of.f, ", \"max_pos\": %lld, \"pairs\": %zu, \"seed\": %lld, \"max_deviation\": ",
                 (long long)o->max_pos, r.pairs, (long long)o->seed);
-        out_f64(of.f, r.max_dev);
+        json_write_f64(of.f, r.max_dev);
         fprintf(of.f, ", \"at_m\": %llu, \"at_n\": %llu, \"mean_deviation\": ",
                 (unsigned long long)r.at_m, (unsigned long long)r.at_n);
-        out_f64(of.f, r.mean_dev);
+        json_write_f64(of.f, r.mean_dev);
         fputs("}\n", of.f);
     } else {
         fprintf(of.f, "RoPE relative check: d = %lld, base %g, %zu random unit q, k with positions "

@@ -63,6 +63,7 @@ static const opt_cmd CMD = {
     .min_pos = 0,
     .max_pos = 0,
 };
+const opt_cmd *const cmd_stats_spec = &CMD;
 
 static void json_matrix(FILE *f, const char *name, const sim_stats *s, size_t top)
 {

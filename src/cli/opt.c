@@ -28,6 +28,8 @@
 /* ---- messages ---- */
 
 static void vreport(const opt_cmd *cmd, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+static void vreport(const opt_cmd *cmd, const char *fmt, va_list ap)
 {
     cli_verror(cmd->name, gettext(fmt), ap);   /* report/opt_usage_error literals are in the .pot */
 }

@@ -2,6 +2,7 @@
 #include "study.h"
 
 #include "cli.h"
+#include "json.h"
 #include "out.h"
 #include "similarity.h"
 #include "sinusoid.h"
@@ -83,21 +84,21 @@ int study_norms_text(const study_norms *sn, const char *path, char **pre_json, c
     }
     FILE *jf = j.f, *tf = t.f;
     fputs("\"weights\": ", jf);
-    out_json_string(jf, path, strlen(path));
+    json_write_string(jf, path, strlen(path));
     fprintf(jf, ", \"positions\": %zu, \"norm_0\": ", sn->n);
-    out_f64(jf, s->first);
+    json_write_f64(jf, s->first);
     fputs(", \"median_norm_1_on\": ", jf);
-    out_f64(jf, s->median);
+    json_write_f64(jf, s->median);
     fputs(", \"norm_0_vs_median\": ", jf);
-    out_f64(jf, s->first_vs_median);
+    json_write_f64(jf, s->first_vs_median);
     fprintf(jf, ", \"split\": %zu, \"mean_before_split\": ", s->split);
-    out_f64(jf, s->mean_early);
+    json_write_f64(jf, s->mean_early);
     fputs(", \"cv_before_split\": ", jf);
-    out_f64(jf, s->cv_early);
+    json_write_f64(jf, s->cv_early);
     fputs(", \"mean_from_split\": ", jf);
-    out_f64(jf, s->mean_late);
+    json_write_f64(jf, s->mean_late);
     fputs(", \"cv_from_split\": ", jf);
-    out_f64(jf, s->cv_late);
+    json_write_f64(jf, s->cv_late);
     fputs(", ", jf);
     fprintf(tf, "Norm of every wpe row against its position (%s, %zu positions)\n", path, sn->n);
     fprintf(tf, "position 0: norm %.4f = %.2f x the median of positions 1..%zu (%.4f)\n",
@@ -155,16 +156,20 @@ int study_pca(const study_pca_src *s, size_t k, pca_result *r, double **row_id)
     if (row_id)
         *row_id = NULL;
     int rc = pca_rows(s, &xf, &xd, &n, &d, &e);
+    size_t skip = s->of == STUDY_OF_WTE ? 0 : s->skip;
     if (rc == 0 && k > d)
         rc = g2e_fail(&e, PCA_E_SHAPE, "--keep (-k) %zu is more components than the %zu columns", k, d);
+    if (rc == 0 && skip >= n)
+        rc = g2e_fail(&e, PCA_E_SHAPE, "--skip %zu leaves no rows of %zu", skip, n);
     if (rc == 0)
-        rc = xd ? pca_compute(xd, n, d, k, r, &e) : pca_compute_f32(xf, n, d, k, r, &e);
+        rc = xd ? pca_compute(xd + skip * d, n - skip, d, k, r, &e)
+                : pca_compute_f32(xf + skip * d, n - skip, d, k, r, &e);
     free(xf), free(xd);
     if (rc == 0 && row_id) {
-        if (!(*row_id = malloc(n * sizeof **row_id)))
+        if (!(*row_id = malloc((n - skip) * sizeof **row_id)))
             rc = g2e_fail(&e, G2E_ENOMEM, "out of memory");
-        for (size_t i = 0; rc == 0 && i < n; i++)
-            (*row_id)[i] = s->of == STUDY_OF_WTE && s->n_ids ? (double)s->ids[i] : (double)i;
+        for (size_t i = 0; rc == 0 && i < n - skip; i++)
+            (*row_id)[i] = s->of == STUDY_OF_WTE && s->n_ids ? (double)s->ids[i] : (double)(i + skip);
     }
     if (rc) {
         pca_free(r);
@@ -173,3 +178,16 @@ int study_pca(const study_pca_src *s, size_t k, pca_result *r, double **row_id)
     }
     return 0;
 }
+
+/* The three schemes, as the chapter names them (rows: property; columns: scheme). */
+const char *const study_schemes[STUDY_N_SCHEME_ROWS][4] = {
+    {"", "learned absolute (GPT-2)", "sinusoidal absolute", "rotary relative (RoPE)"},
+    {"how it enters", "added to the token vector", "added to the token vector",
+     "multiplies (rotates) q and k in every attention layer"},
+    {"parameters", "n_ctx x d (GPT-2: 1024 x 768 = 786,432)", "none (a formula)", "none (a formula)"},
+    {"hard length limit", "yes: n_ctx rows (1024)", "no (positions never trained on are untested)",
+     "no (quality past the trained length is not promised)"},
+    {"score q.k depends on", "both absolute positions (whatever was learned)",
+     "both: PE(m).PE(n) alone depends on m - n, the token cross terms do not",
+     "only m - n: <R(m)q, R(n)k> = <R(m-n)q, k>"},
+};

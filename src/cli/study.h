@@ -54,11 +54,19 @@ typedef struct study_pca_src {
     size_t n_ids;
     size_t len, dim;           /* sinusoidal: the (len, dim) matrix */
     double base;
+    size_t skip;               /* wpe, sinusoidal: leave out positions 0..skip-1 (e.g. 1 for
+                                  GPT-2's outlier position 0) */
 } study_pca_src;
 
 /* The PCA of the source's rows keeping k components (k <= the width; checked here with a
  * clear message). row_id (may be NULL) receives a new array of each row's label: position,
  * or token ID. */
 int study_pca(const study_pca_src *s, size_t k, pca_result *r, double **row_id);
+
+/* The three position schemes the chapter names, for `rope` and the report: row 0 the names
+ * (column 0 empty), then how each enters, its parameters, its length limit, and what the
+ * attention score depends on (column 0 the property). */
+#define STUDY_N_SCHEME_ROWS 5
+extern const char *const study_schemes[STUDY_N_SCHEME_ROWS][4];
 
 #endif

@@ -57,10 +57,10 @@ static double *column(const pca_result *r, size_t j)
     return c;
 }
 
-int study_fig_pca_lines(const pca_result *r, const char *what, const char *path)
+int study_fig_pca_lines(const pca_result *r, size_t first, const char *what, const char *path)
 {
     size_t m = r->k < 4 ? r->k : 4;
-    double *x = ramp(r->n, 0), *c[4] = {0};
+    double *x = ramp(r->n, first), *c[4] = {0};
     char names[4][64], title[160];
     render_series s[4];
     int rc = -1;
@@ -85,10 +85,10 @@ done:
     return rc;
 }
 
-int study_fig_pca_scatter(const pca_result *r, size_t a, size_t b, const char *what,
-                          const char *path)
+int study_fig_pca_scatter(const pca_result *r, size_t first, size_t a, size_t b,
+                          const char *what, const char *path)
 {
-    double *x = column(r, a), *y = x ? column(r, b) : NULL, *pos = y ? ramp(r->n, 0) : NULL;
+    double *x = column(r, a), *y = x ? column(r, b) : NULL, *pos = y ? ramp(r->n, first) : NULL;
     int rc = -1;
     if (pos) {
         char title[160], xl[48], yl[48];

@@ -17,12 +17,14 @@
 /* The norm of every wpe row against position, position 0 marked as its own point. */
 int study_fig_norms(const study_norms *sn, const char *model, const char *path);
 
-/* PC1..PC4 (at most k) of the projections against the row index (position). */
-int study_fig_pca_lines(const pca_result *r, const char *what, const char *path);
+/* PC1..PC4 (at most k) of the projections against the position (row i is position
+ * first + i). */
+int study_fig_pca_lines(const pca_result *r, size_t first, const char *what, const char *path);
 
-/* PC a+1 against PC b+1 (a, b < k), each point coloured by its row (position): the helix. */
-int study_fig_pca_scatter(const pca_result *r, size_t a, size_t b, const char *what,
-                          const char *path);
+/* PC a+1 against PC b+1 (a, b < k), each point coloured by its position (first + i): the
+ * helix. */
+int study_fig_pca_scatter(const pca_result *r, size_t first, size_t a, size_t b,
+                          const char *what, const char *path);
 
 /* The share of the variance of the first min(d, 64) components (bars) and the running sum
  * (line), on [0, 1]. */

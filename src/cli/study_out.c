@@ -2,6 +2,7 @@
 #include "study_out.h"
 
 #include "cli.h"
+#include "json.h"
 #include "npy.h"
 #include "out.h"
 
@@ -57,7 +58,7 @@ static void json(FILE *f, const study_cols *c)
 {
     for (size_t j = 0; j < c->ncol; j++) {
         fprintf(f, "%s", j ? ", " : "");
-        out_json_string(f, c->names[j], strlen(c->names[j]));
+        json_write_string(f, c->names[j], strlen(c->names[j]));
         fputs(": [", f);
         for (size_t r = 0; r < c->nrow; r++) {
             double v = c->v[r * c->ncol + j];
@@ -68,7 +69,7 @@ static void json(FILE *f, const study_cols *c)
             else if (is_int(c, j))
                 fprintf(f, "%.0f", v);
             else
-                out_f64(f, v);
+                json_write_f64(f, v);
         }
         fputc(']', f);
     }

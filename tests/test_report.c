@@ -1,0 +1,254 @@
+/* test_report.c — `gpt2-embed report` in a real browser: headless Chromium (Debian's
+ * chromium) loads the page from a file:// URL, and a script the test adds to a copy of the page
+ * (not the report's own code) writes every image's natural size into the DOM, which
+ * --dump-dom returns; every figure must have loaded. Also: the page's numbers are the
+ * commands' numbers (exercise, pca), nothing is fetched from elsewhere, the self-contained
+ * file embeds every figure and leaves no temporary files, and a screenshot is written to
+ * build/tmp for a person to look at. */
+#include "fixture.h"
+#include "pngcheck.h"
+#include "support.h"
+
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define FIGURES 12
+
+/* A dense fixture big enough for every section: GPT-2's vocabulary (" cat", the Japanese
+ * sentences' tokens), 600 positions (cos(wpe[0], wpe[500])), width 32. */
+static char *report_fixture(const char *tag)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.n_vocab = 50257, o.n_ctx = 600, o.n_embd = 32;
+    char *dir = test_tmpdir(tag), *path = path_join(dir, "m.safetensors"), e[256];
+    free(dir);
+    cr_assert_eq(fixture_write(path, &o, e, sizeof e), 0, "%s", e);
+    return path;
+}
+
+static size_t count(const char *s, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* Runs headless Chromium on url with extra arguments (NULL-terminated, at most 4). */
+static run_result chromium(const char *profile_tag, const char *url, const char *a1, const char *a2)
+{
+    char *profile = test_tmpdir(profile_tag), ud[4200];
+    snprintf(ud, sizeof ud, "--user-data-dir=%s", profile);
+    char *argv[] = {"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                    "--disable-quic", "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", ud,
+                    "--virtual-time-budget=20000", (char *)a1, (char *)a2, (char *)url, NULL};
+    if (!a2)
+        argv[12] = (char *)url, argv[13] = NULL;
+    run_result r = run_argv(argv, NULL, 0, NULL, NULL);
+    free(profile);
+    return r;
+}
+
+/* Copies page (in its directory, so relative figures resolve) with a script that records
+ * each image's natural size; returns what Chromium's DOM says: "WxH WxH ..." (caller frees). */
+static char *loaded_images(const char *page, const char *tag)
+{
+    size_t len;
+    char *html = read_file(page, &len);
+    cr_assert(html, "no page at %s", page);
+    static const char probe[] =
+        "<script>window.addEventListener('load', function () {"
+        " var r = []; for (var i = 0; i < document.images.length; i++) {"
+        " var im = document.images[i]; r.push(im.naturalWidth + 'x' + im.naturalHeight); }"
+        " var p = document.createElement('pre'); p.id = 'probe'; p.textContent = 'IMGS ' +"
+        " r.join(' ') + ' END'; document.body.appendChild(p); });</script>\n";
+    char *copy = malloc(strlen(page) + 16);
+    sprintf(copy, "%s.probe.html", page);
+    char *both = malloc(len + sizeof probe);
+    memcpy(both, html, len);
+    memcpy(both + len, probe, sizeof probe);
+    write_file(copy, both, len + sizeof probe - 1);
+    char url[4200];
+    snprintf(url, sizeof url, "file://%s", copy);
+    run_result r = chromium(tag, url, "--dump-dom", NULL);
+    cr_assert_eq(r.status, 0, "chromium: %s", r.err);
+    /* the element the probe made (the script's own text holds the same words) */
+    static const char mark[] = "<pre id=\"probe\">IMGS ";
+    char *a = strstr(r.out, mark), *b = a ? strstr(a, " END</pre>") : NULL;
+    cr_assert(a && b, "the probe did not run; DOM: %.300s", r.out);
+    a += sizeof mark - 1;
+    char *sizes = strndup(a, (size_t)(b - a));
+    run_free(&r);
+    free(html), free(both), free(copy);
+    return sizes;
+}
+
+static void expect_all_loaded(const char *sizes, size_t want)
+{
+    size_t n = 0;
+    char *dup = strdup(sizes);
+    for (char *t = strtok(dup, " "); t; t = strtok(NULL, " ")) {
+        int w = 0, h = 0;
+        cr_expect(sscanf(t, "%dx%d", &w, &h) == 2 && w >= 300 && h >= 200,
+                  "image %zu did not load: %s", n, t);
+        n++;
+    }
+    cr_expect_eq(n, want, "the page has %zu images, expected %zu: %s", n, want, sizes);
+    free(dup);
+}
+
+/* Nothing in the page points outside it. */
+static void expect_offline(const char *html)
+{
+    cr_expect(!strstr(html, "http://") && !strstr(html, "https://") && !strstr(html, "src=\"//") &&
+              !strstr(html, "href=\"//") && !strstr(html, "@import"),
+              "the page refers to the network");
+}
+
+Test(report, directory_page_loads_every_figure_in_chromium, .timeout = 240)
+{
+    char *w = report_fixture("report-dir-w"), *dir = test_tmpdir("report-dir");
+    char *out = path_join(dir, "rep"), *index = path_join(out, "index.html");
+    run_result r = run_g2e("report", "-o", out, "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strstr(r.err, "could not be computed"), "a section failed: %s", r.err);
+    run_free(&r);
+    size_t len;
+    char *html = read_file(index, &len);
+    cr_assert(html);
+    expect_offline(html);
+    cr_expect_eq(count(html, "<img "), FIGURES);
+    cr_expect(!strstr(html, "Not available"), "a section failed");
+    /* each src names a PNG beside the page */
+    for (const char *p = html; (p = strstr(p, "src=\"")); p += 5) {
+        char name[128];
+        cr_assert(sscanf(p + 5, "%127[^\"]", name) == 1);
+        char *f = path_join(out, name);
+        png img = pngcheck_load(f);
+        cr_expect(img.w >= 300, "%s", name);
+        pngcheck_free(&img);
+        free(f);
+    }
+    char *sizes = loaded_images(index, "report-dir-chromium");
+    expect_all_loaded(sizes, FIGURES);
+    free(sizes);
+    /* a screenshot for a person to look at (build/tmp/report-shot.png) */
+    char *shot = path_join(dir, "report-shot.png"), sarg[4200], url[4200];
+    snprintf(sarg, sizeof sarg, "--screenshot=%s", shot);
+    snprintf(url, sizeof url, "file://%s", index);
+    r = chromium("report-dir-shot", url, sarg, "--window-size=1400,3000");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    png s = pngcheck_load(shot);
+    cr_expect(s.w == 1400 && pngcheck_dark(&s, 0, 0, s.w, s.h) > 5000, "screenshot %dx%d", s.w, s.h);
+    pngcheck_free(&s);
+    free(shot), free(html), free(index), free(out), free(dir), free(w);
+}
+
+Test(report, single_file_embeds_every_figure, .timeout = 240)
+{
+    char *w = report_fixture("report-one-w"), *dir = test_tmpdir("report-one");
+    char *out = path_join(dir, "r.html");
+    run_result r = run_g2e("report", "-o", out, "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    size_t len;
+    char *html = read_file(out, &len);
+    cr_assert(html);
+    expect_offline(html);
+    cr_expect_eq(count(html, "src=\"data:image/png;base64,iVBORw0KGgo"), FIGURES);
+    /* nothing left beside it but the page (the temporary figures are gone) */
+    DIR *d = opendir(dir);
+    size_t entries = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            entries++;
+            cr_expect_str_eq(e->d_name, "r.html");
+        }
+    closedir(d);
+    cr_expect_eq(entries, 1);
+    char *sizes = loaded_images(out, "report-one-chromium");
+    expect_all_loaded(sizes, FIGURES);
+    free(sizes), free(html), free(out), free(dir), free(w);
+}
+
+/* The page shows the commands' numbers. */
+Test(report, numbers_are_the_commands_numbers, .timeout = 120)
+{
+    char *w = report_fixture("report-num-w"), *dir = test_tmpdir("report-num");
+    char *out = path_join(dir, "r.html");
+    run_result r = run_g2e("report", "-o", out, "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    size_t len;
+    char *html = read_file(out, &len);
+    r = run_g2e("exercise", "2", "--format", "json", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out), *ex = cJSON_GetObjectItem(j, "exercise2");
+    cr_assert(ex, "%s", r.out);
+    char want[160];
+    snprintf(want, sizeof want, "<th>cos(wpe[0], wpe[1])</th><td>%.4f</td>",
+             cJSON_GetObjectItem(ex, "cos_pos0_pos1")->valuedouble);
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "<th>cos(wpe[0], wpe[500])</th><td>%.4f</td>",
+             cJSON_GetObjectItem(ex, "cos_pos0_pos500")->valuedouble);
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = run_g2e("pca", "--skip", "1", "--format", "json", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    j = cJSON_Parse(r.out);
+    snprintf(want, sizeof want, "<tr><td>PC1</td><td>%.5g</td><td>%.4f</td>",
+             cJSON_GetArrayItem(cJSON_GetObjectItem(j, "variance"), 0)->valuedouble,
+             cJSON_GetArrayItem(cJSON_GetObjectItem(j, "ratio"), 0)->valuedouble);
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    cJSON_Delete(j);
+    run_free(&r);
+    /* the order puzzle: same multiset, identical bags */
+    cr_expect(strstr(html, "<th>the same multiset of tokens</th><td>yes</td>"));
+    cr_expect(strstr(html, "<th>mean token vectors (the bag) identical bit for bit</th><td>yes</td>"));
+    free(html), free(out), free(dir), free(w);
+}
+
+Test(report, errors)
+{
+    run_result r = run_g2e("report", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "-o DIR or -o FILE.html is required"), "%s", r.err);
+    run_free(&r);
+    char *dir = test_tmpdir("report-err"), *file = path_join(dir, "plain");
+    write_file(file, "x", 1);
+    char *w = report_fixture("report-err-w");
+    r = run_g2e("report", "-o", file, "--weights", w, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "is not a directory"), "%s", r.err);
+    run_free(&r);
+    r = run_g2e("report", "-o", file, "--weights", "/nonexistent.safetensors", NULL);
+    cr_expect_eq(r.status, 1);
+    run_free(&r);
+    size_t len;
+    char *kept = read_file(file, &len);
+    cr_expect(len == 1 && kept[0] == 'x', "the file the user had is untouched");
+    /* a FIFO as the text is refused at once, never waited on; the weights are never replaced */
+    char *fifo = path_join(dir, "fifo"), *html = path_join(dir, "r.html");
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    r = run_g2e("report", "-o", html, "--text-ja", fifo, "--weights", w, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "not a regular file"), "%s", r.err);
+    run_free(&r);
+    r = run_g2e("report", "-o", w, "--weights", w, NULL);
+    cr_expect_neq(r.status, 0, "-o over the weights must fail");
+    run_free(&r);
+    char *wk = read_file(w, &len);
+    cr_expect(wk && len > 1000 && memcmp(wk + 8, "{", 1) == 0, "the weights are intact");
+    free(wk), free(fifo), free(html);
+    free(kept), free(file), free(dir), free(w);
+}
