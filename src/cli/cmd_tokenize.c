@@ -16,6 +16,8 @@
  */
 #define _GNU_SOURCE /* memrchr */
 #include "cli.h"
+#include "tokchars.h"
+#include "i18n.h"
 #include "json.h"
 #include "opt.h"
 #include "out.h"
@@ -265,20 +267,49 @@ static void format_json(wbuf *b, const tok_tokenizer *t, const tok_ids *r)
     wb_str(b, "]}\n");
 }
 
-/* pos, id, the piece made visible (out_piece_visible), padded to 22 columns, byte range. */
-static void format_table(wbuf *b, const tok_tokenizer *t, const tok_ids *r)
+/* Pads to `width` display columns (translated headings are wider per byte). */
+static void wb_pad(wbuf *b, const char *s, size_t width, int right)
 {
-    wb_str(b, "  pos      id  piece                   bytes\n");
+    size_t w = out_display_width(s);
+    if (!right)
+        wb_str(b, s);
+    for (; w < width; w++)
+        wb_str(b, " ");
+    if (right)
+        wb_str(b, s);
+}
+
+/* pos, id, the piece made visible (out_piece_visible) — or, for a token that holds part of a
+ * character, that character and its share ("犬 (1/3)", tokchars.h) — padded to 22 columns,
+ * byte range. */
+static void format_table(wbuf *b, const tok_tokenizer *t, const tok_ids *r, const char *text,
+                         size_t len)
+{
+    wb_pad(b, _("pos"), 5, 1);
+    wb_str(b, "  ");
+    wb_pad(b, _("id"), 6, 1);
+    wb_str(b, "  ");
+    wb_pad(b, _("piece"), 22, 0);
+    wb_str(b, "  ");
+    wb_str(b, _("bytes"));
+    wb_str(b, "\n");
+    tokchars_span *sp = r->n ? malloc(r->n * sizeof *sp) : NULL;
+    if (sp && tokchars_spans(text, len, r->offsets, r->n, sp, NULL)) {
+        free(sp);   /* offsets that do not fit the text (cannot happen): plain pieces */
+        sp = NULL;
+    }
     for (size_t i = 0; i < r->n && !b->oom; i++) {
         char head[64];
         snprintf(head, sizeof head, "%5zu  %6u  ", i, r->ids[i]);
         wb_str(b, head);
         const uint8_t *p;
-        size_t len;
-        tok_piece(t, r->ids[i], &p, &len, NULL);
-        char *v = out_piece_visible((const char *)p, len);
+        size_t plen;
+        tok_piece(t, r->ids[i], &p, &plen, NULL);
+        char *v = sp && (sp[i].head.n || sp[i].tail.n) ? tokchars_display_alloc(text, &sp[i])
+                                                       : out_piece_visible((const char *)p, plen);
         if (!v) {
             b->oom = 1;
+            free(sp);
             return;
         }
         wb_str(b, v);
@@ -294,8 +325,9 @@ static void format_table(wbuf *b, const tok_tokenizer *t, const tok_ids *r)
         if (b->n >= WB_SIZE)
             wb_flush(b);
     }
+    free(sp);
     if (!r->n)
-        wb_str(b, "(no tokens)\n");
+        wb_str(b, _("(no tokens)\n"));
 }
 
 /* A slice of a long ID list formatted by one thread into its own buffer. */
@@ -368,7 +400,8 @@ static void wb_ids_spaced(wbuf *b, const uint32_t *ids, size_t n, unsigned threa
     }
 }
 
-static void format(wbuf *b, const tok_tokenizer *t, const tok_ids *r, int fmt)
+static void format(wbuf *b, const tok_tokenizer *t, const tok_ids *r, int fmt, const char *text,
+                   size_t len)
 {
     if (fmt == FMT_IDS) {
         wb_ids_spaced(b, r->ids, r->n, tok_threads(t));
@@ -376,7 +409,7 @@ static void format(wbuf *b, const tok_tokenizer *t, const tok_ids *r, int fmt)
     } else if (fmt == FMT_JSON) {
         format_json(b, t, r);
     } else {
-        format_table(b, t, r);
+        format_table(b, t, r, text, len);
     }
 }
 
@@ -891,7 +924,7 @@ static int run_whole(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed 
     if (rc) {
         cli_error("%s: %s", what, err.msg);
     } else {
-        format(b, t, &r, o->fmt);
+        format(b, t, &r, o->fmt, text, len);
         if (r.n_replaced)
             cli_note("%zu invalid UTF-8 sequence%s replaced by U+FFFD", r.n_replaced,
                      r.n_replaced == 1 ? "" : "s");
