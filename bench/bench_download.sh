@@ -6,7 +6,7 @@
 # each, printing the medians. Usage: bench/bench_download.sh BUILD_DIR
 set -euo pipefail
 B=${1:-build}
-BIN="$PWD/$B/gpt2-embed"
+BIN=${BIN:-"$PWD/$B/gpt2-embed"}   # BIN=... compares another build in the same run
 RUNS=${RUNS:-5}
 T=$(mktemp -d "${TMPDIR:-/tmp}/bench-download.XXXXXX")
 SRV=""

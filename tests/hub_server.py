@@ -20,7 +20,8 @@ Faults (--fault, repeatable), "kind[:key=value...]":
   shift_range[:times=1]           cdn: answer a Range request with the bytes one further on
   etag_change:after=N             hub: from the N+1-th request on, a different X-Linked-Etag
   trickle:rate=R[:after=N][:times=1]  cdn: send a body longer than N at R bytes per second
-  half_stall:seconds=S[:times=-1] cdn: send half of each body, go silent for S s, close
+  half_stall:seconds=S[:after=N][:times=-1]  cdn: send half of each body longer than N,
+                                  go silent for S s, close
   long_length[:times=-1]          cdn: a 206 whose Content-Length is 1000 more than the range
                                   (the range's bytes sent, then silence until the client hangs up)
   hostile_error[:times=1]         hub: HTTP 400 whose X-Error-Message holds terminal escapes

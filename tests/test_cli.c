@@ -164,3 +164,20 @@ Test(cli, make_run_offline_names_the_way_with_a_file)
     free(none);
     free(dir);
 }
+
+/* --lang is accepted by every command, anywhere before -- */
+Test(cli, lang_anywhere_before_double_dash)
+{
+    run_result r = run_g2e("tokenize", "--format", "ids", "--lang", "en", "Hello", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.out, "15496\n");
+    run_free(&r);
+    r = run_g2e("decode", "--lang=ja", "15496", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.out, "Hello");
+    run_free(&r);
+    r = run_g2e("decode", "15496", "--lang", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "gpt2-embed: --lang needs one of ja or en\n");
+    run_free(&r);
+}

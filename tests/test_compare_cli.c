@@ -99,3 +99,50 @@ Test(compare_cli, usage_and_errors)
     free(npy);
     free(w);
 }
+
+/* The PNG's IHDR size; 0 when b is not a PNG. */
+static int png_size(const char *b, size_t n, unsigned *w, unsigned *h)
+{
+    if (n < 24 || memcmp(b, "\x89PNG\r\n\x1a\n", 8) || memcmp(b + 12, "IHDR", 4))
+        return 0;
+    const unsigned char *u = (const unsigned char *)b;
+    *w = (unsigned)u[16] << 24 | (unsigned)u[17] << 16 | (unsigned)u[18] << 8 | u[19];
+    *h = (unsigned)u[20] << 24 | (unsigned)u[21] << 16 | (unsigned)u[22] << 8 | u[23];
+    return 1;
+}
+
+/* issue 11.4: "a figure (--plot) that shows the two inputs' rows side by side" */
+Test(compare_cli, plot_draws_both_inputs)
+{
+    char *dir, *w = weights("cmpplot", &dir);
+    char *png = path_join(dir, "order.png"), *same = path_join(dir, "same.png");
+    char *shortp = path_join(dir, "short.png");
+    run_result r = run_g2e("compare", "犬が猫を追いかけた", "猫が犬を追いかけた", "--weights", w,
+                           "--plot", png, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "4 of 15 positions differ"), "the table is still printed: %s", r.out);
+    run_free(&r);
+    r = run_g2e("compare", "犬が猫を追いかけた", "犬が猫を追いかけた", "--weights", w, "--plot", same, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_g2e("compare", "dog cat", "cat dog", "--weights", w, "--plot", shortp, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    size_t n1, n2, n3;
+    char *b1 = read_file(png, &n1), *b2 = read_file(same, &n2), *b3 = read_file(shortp, &n3);
+    cr_assert(b1 && b2 && b3);
+    unsigned w1, h1, w2, h2, w3, h3;
+    cr_assert(png_size(b1, n1, &w1, &h1) && png_size(b2, n2, &w2, &h2) && png_size(b3, n3, &w3, &h3));
+    cr_expect(w1 >= 3 * 8 && w1 == w2, "%u %u", w1, w2);
+    cr_expect(h1 == h2 && h1 > h3, "one row per position: 15 rows %u, 15 rows %u, 2 rows %u", h1, h2, h3);
+    cr_expect(n1 != n2 || memcmp(b1, b2, n1), "A - B must differ between a reordered and an equal pair");
+    free(b1), free(b2), free(b3);
+    /* a figure that cannot be written: exit 1, one line, nothing on stdout */
+    char *bad = path_join(dir, "no/such/dir/x.png");
+    r = run_g2e("compare", "a b", "b a", "--weights", w, "--plot", bad, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect_eq(r.out_len, 0, "%s", r.out);
+    cr_expect(r.err_len > 0 && strchr(r.err, '\n') == r.err + r.err_len - 1, "%s", r.err);
+    run_free(&r);
+    free(bad), free(png), free(same), free(shortp), free(dir), free(w);
+}

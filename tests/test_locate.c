@@ -2,6 +2,7 @@
  * Each test builds a fake cache tree in its own temp dir and points the environment at it. */
 #include "locate.h"
 #include "models.h"
+#include "fixture.h"
 #include "support.h"
 
 #include <criterion/criterion.h>
@@ -19,7 +20,10 @@ static void setup(void)
     cr_assert(chdir(dir) == 0);
     unsetenv("GPT2_EMBED_WEIGHTS");
     unsetenv("HF_HUB_CACHE");
+    unsetenv("HUGGINGFACE_HUB_CACHE");
     unsetenv("HF_HOME");
+    unsetenv("XDG_CACHE_HOME");
+    unsetenv("HF_TOKEN_PATH");
     setenv("HOME", dir, 1);
 }
 
@@ -181,4 +185,101 @@ Test(locate, the_model_catalogue)
     }
     cr_expect_null(models_find("gpt3"));
     cr_expect_null(models_find(NULL));
+}
+
+/* The order huggingface_hub's constants.py gives: HF_HUB_CACHE, else HUGGINGFACE_HUB_CACHE,
+ * else HF_HOME/hub, else XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub; a
+ * leading ~/ is the home folder; the token file beside the hub folder, in the HF home. */
+Test(locate, hf_home_and_hub_cache_as_huggingface_hub_finds_them)
+{
+    char out[4096], want[4096];
+    g2e_err e;
+    cr_assert_eq(locate_hf_hub_dir(out, sizeof out, &e), 0);
+    snprintf(want, sizeof want, "%s/.cache/huggingface/hub", dir);
+    cr_expect_str_eq(out, want);
+    cr_assert_eq(locate_hf_token_path(out, sizeof out, &e), 0);
+    snprintf(want, sizeof want, "%s/.cache/huggingface/token", dir);
+    cr_expect_str_eq(out, want);
+    setenv("XDG_CACHE_HOME", "/x/cache", 1);
+    cr_assert_eq(locate_hf_hub_dir(out, sizeof out, &e), 0);
+    cr_expect_str_eq(out, "/x/cache/huggingface/hub");
+    cr_assert_eq(locate_hf_token_path(out, sizeof out, &e), 0);
+    cr_expect_str_eq(out, "/x/cache/huggingface/token");
+    setenv("XDG_CACHE_HOME", "", 1);   /* empty: unset, as the XDG specification says */
+    cr_assert_eq(locate_hf_hub_dir(out, sizeof out, &e), 0);
+    snprintf(want, sizeof want, "%s/.cache/huggingface/hub", dir);
+    cr_expect_str_eq(out, want);
+    setenv("XDG_CACHE_HOME", "/x/cache", 1);
+    setenv("HF_HOME", "~/hf", 1);
+    cr_assert_eq(locate_hf_hub_dir(out, sizeof out, &e), 0);
+    snprintf(want, sizeof want, "%s/hf/hub", dir);
+    cr_expect_str_eq(out, want);
+    cr_assert_eq(locate_hf_token_path(out, sizeof out, &e), 0);
+    snprintf(want, sizeof want, "%s/hf/token", dir);
+    cr_expect_str_eq(out, want);
+    setenv("HUGGINGFACE_HUB_CACHE", "/old/hub", 1);
+    cr_assert_eq(locate_hf_hub_dir(out, sizeof out, &e), 0);
+    cr_expect_str_eq(out, "/old/hub");
+    setenv("HF_HUB_CACHE", "/new/hub", 1);
+    cr_assert_eq(locate_hf_hub_dir(out, sizeof out, &e), 0);
+    cr_expect_str_eq(out, "/new/hub");
+    setenv("HF_TOKEN_PATH", "/t/token", 1);
+    cr_assert_eq(locate_hf_token_path(out, sizeof out, &e), 0);
+    cr_expect_str_eq(out, "/t/token");
+    cr_assert_eq(locate_hf_repo_dir("openai-community/gpt2", out, sizeof out, &e), 0);
+    cr_expect_str_eq(out, "/new/hub/models--openai-community--gpt2");
+}
+
+Test(locate, the_weights_lookup_follows_the_revision_asked_for)
+{
+    char out[4096], hub[4096], p[4096];
+    g2e_err e;
+    setenv("XDG_CACHE_HOME", dir, 1);
+    snprintf(hub, sizeof hub, "%s/huggingface/hub", dir);
+    make_cache(hub, "models--openai-community--gpt2", "c0ffee");
+    snprintf(p, sizeof p, "%s/models--openai-community--gpt2/refs/v2", hub);
+    write_file(p, "beef", 4);
+    snprintf(p, sizeof p, "%s/models--openai-community--gpt2/snapshots/beef", hub);
+    mkdirs(p);
+    strcat(p, "/model.safetensors");
+    write_file(p, "y", 1);
+    cr_assert_eq(locate_weights_at("gpt2", NULL, NULL, out, sizeof out, NULL, &e), 0, "%s", e.msg);
+    cr_expect(strstr(out, "/snapshots/c0ffee/") != NULL, "%s", out);
+    cr_assert_eq(locate_weights_at("gpt2", "v2", NULL, out, sizeof out, NULL, &e), 0, "%s", e.msg);
+    cr_expect_str_eq(out, p);
+    cr_assert_eq(locate_weights_at("gpt2", "beef", NULL, out, sizeof out, NULL, &e), 0, "%s", e.msg);
+    cr_expect_str_eq(out, p);
+    cr_expect_eq(locate_weights_at("gpt2", "v3", NULL, out, sizeof out, NULL, &e), LOCATE_E_NOT_FOUND);
+    cr_expect(strstr(e.msg, "refs/v3") != NULL, "%s", e.msg);
+}
+
+Test(locate, the_commands_take_revision_for_the_cache)
+{
+    char hub[4096], p[4096], xdg[4200], home[4200];
+    snprintf(hub, sizeof hub, "%s/xdg/huggingface/hub/models--openai-community--gpt2", dir);
+    snprintf(p, sizeof p, "%s/snapshots/0123abcd", hub);
+    mkdirs(p);
+    fixture_opts o;
+    fixture_tiny(&o);
+    char e[256];
+    strcat(p, "/model.safetensors");
+    cr_assert_eq(fixture_write(p, &o, e, sizeof e), 0, "%s", e);
+    snprintf(p, sizeof p, "%s/refs", hub);
+    mkdirs(p);
+    strcat(p, "/v2");
+    write_file(p, "0123abcd", 8);
+    snprintf(xdg, sizeof xdg, "XDG_CACHE_HOME=%s/xdg", dir);
+    snprintf(home, sizeof home, "HOME=%s", dir);
+    char *env[] = {xdg, home, (char *)"-HF_HOME", (char *)"-HF_HUB_CACHE",
+                   (char *)"-GPT2_EMBED_WEIGHTS", NULL};
+    char *argv[] = {(char *)G2E_TEST_BIN, (char *)"similarity", (char *)"--pos", (char *)"0",
+                    (char *)"1", (char *)"--revision", (char *)"v2", NULL};
+    run_result r = run_argv(argv, NULL, 0, env, dir);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    argv[5] = NULL;   /* main: not in this cache */
+    r = run_argv(argv, NULL, 0, env, dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "refs/main") != NULL, "%s", r.err);
+    run_free(&r);
 }

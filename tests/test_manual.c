@@ -183,7 +183,8 @@ static const char *check_examples(const char *text)
         memset(b, ' ', n);
         b += n;
     }
-    static const char *const CMDS[] = {"decode", "inspect", "exercise", "similarity", "nearest", "sinusoidal"};
+    static const char *const CMDS[] = {"tokenize", "decode", "inspect", "compare", "exercise", "similarity",
+                                       "nearest", "stats", "pca", "rope", "sinusoidal"};
     static char why[256];
     why[0] = '\0';
     for (size_t k = 0; k < sizeof CMDS / sizeof CMDS[0] && !why[0]; k++) {

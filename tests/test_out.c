@@ -255,6 +255,27 @@ static int write_read_only_dir(const char *dir)
     return rc == -1 ? 0 : 11;
 }
 
+static int two_outputs_then_a_signal(const char *dir)
+{
+    char *a = path_join(dir, "a.npy"), *b = path_join(dir, "b.npy");
+    out_file oa, ob;
+    if (out_open(&oa, a, 1) != 0 || out_open(&ob, b, 1) != 0)
+        return 10;
+    fputs("partial", oa.f);
+    fputs("partial", ob.f);
+    raise(SIGUSR1);
+    return 11;   /* not reached: SIGUSR1 ends the process */
+}
+
+Test(out, a_fatal_signal_removes_every_open_temporary)
+{
+    char *dir = test_tmpdir("out-sig2");
+    int st = in_child(two_outputs_then_a_signal, dir);
+    cr_expect_eq(st, 128 + SIGUSR1, "status %d", st);
+    cr_expect_eq(count_entries(dir), 0, "a temporary was left");
+    free(dir);
+}
+
 Test(out, read_only_directory_gives_one_line_and_writes_nothing)
 {
     char *dir = test_tmpdir("out-ro");
@@ -522,7 +543,8 @@ static const pick_case PICKS[] = {
     {"a.csv", 0, 0, 0, 3},        {"a.raw", 0, 0, 0, 4},       {"a.txt", 0, 2, 0, 0},
     {"a.bin", 0, 0, 0, 0},        {"a", 0, 3, 0, 3},           {"dir.npy/a", 0, 0, 0, 0},
     {".npy", 0, 0, 0, 0},         {"a.npy", 1, 2, 0, 2},       {"a.bin", 1, 1, 0, 1},
-    {"a.npy", 1, 1, -1, 1},       {"a.txt", 1, 1, -1, 1},      {"a.png", 0, 0, -1, 0},
+    {"a.npy", 1, 1, -1, 1},       {"a.txt", 1, 1, 0, 1},       {"a.txt", 1, 2, -1, 2},
+    {"a.png", 0, 0, -1, 0},
     {"a.jsonl", 0, 0, -1, 0},
 };
 
@@ -537,7 +559,7 @@ Test(out, pick_format_from_the_extension, .init = cr_redirect_stderr)
     fflush(stderr);
     cr_expect_stderr_eq_str(
         "gpt2-embed embed: -o a.npy means --format npy, but --format json was given (drop --format, or change the file name)\n"
-        "gpt2-embed embed: -o a.txt means --format table, but --format json was given (drop --format, or change the file name)\n"
+        "gpt2-embed embed: -o a.txt means --format table, but --format npy was given (drop --format, or change the file name)\n"
         "gpt2-embed embed: -o a.png means --format png, which embed does not write here (it writes table, json, npy, csv or raw; choose a file name to match)\n"
         "gpt2-embed embed: -o a.jsonl means --format jsonl, which embed does not write here (it writes table, json, npy, csv or raw; choose a file name to match)\n");
 }

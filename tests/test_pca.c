@@ -463,3 +463,38 @@ Test(pca_cli, figures_and_errors)
     }
     free(figs), free(dir), free(path);
 }
+
+/* The table stops at the noise floor: 6 wte rows have 5 components, so the default -k 10
+ * showed 5 rows of noise as if they were components (seen in the acceptance check). */
+Test(pca_cli, table_leaves_out_noise_components)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.n_embd = 12;
+    char *path;
+    g2e_model *m = fixture_model(&o, "pca-cli-noise", &path);
+    model_close(m);
+    run_result r = run_g2e("pca", "--of", "wte", "--ids", "5 9 33 2 60 61", "--weights", path, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "the first 5 explain 100.00%"), "%s", r.out);
+    cr_expect(strstr(r.out, "components 6..10 are at the rounding-noise floor (6 rows, centred, have "
+                            "at most 5 components)"), "%s", r.out);
+    cr_expect(strstr(r.out, "\n         5 ") && !strstr(r.out, "\n         6 "), "%s", r.out);
+    run_free(&r);
+    /* JSON keeps every component, the floor beside them */
+    r = run_g2e("pca", "--of", "wte", "--ids", "5 9 33 2 60 61", "--format", "json", "--weights",
+                path, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert(j, "%s", r.out);
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "variance")), 12);
+    cJSON_Delete(j);
+    run_free(&r);
+    /* enough rows: no note, the table has k rows */
+    r = run_g2e("pca", "--of", "wte", "--ids", "5 9 33 2 60 61", "-k", "4", "--weights", path, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strstr(r.out, "noise floor") && strstr(r.out, "\n         4 ") &&
+              !strstr(r.out, "\n         5 "), "%s", r.out);
+    run_free(&r);
+    free(path);
+}

@@ -278,3 +278,53 @@ Test(render, bad_specs_are_errors_not_images)
     render_png_free(NULL);
     render_png_free(&img);
 }
+
+/* Orange-ish pixels (series 1's colour, 0xff7f0e, antialiased edges included) in a box. */
+static int n_orange(const png *p, int x0, int y0, int x1, int y1)
+{
+    int n = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            int g[3];
+            pngcheck_px(p, x, y, g);
+            n += g[0] > 200 && g[1] > 90 && g[1] < 200 && g[2] < 120;
+        }
+    return n;
+}
+
+/* A lone point at the end of the x range (stats --by-position's position 0) was cut in half
+ * by the plot area's clip, and its legend key was a line it does not have. */
+Test(render, a_point_at_the_range_end_is_drawn_whole)
+{
+    double x[101], y[101], px[1] = {0}, py[1] = {50}, mx[1] = {50};
+    for (int i = 0; i < 101; i++)
+        x[i] = i, y[i] = 10;
+    render_series s[2] = {{.name = "line", .x = x + 1, .y = y + 1, .n = 100},
+                          {.name = NULL, .x = px, .y = py, .n = 1}};
+    render_lines l = {.series = s, .n_series = 2, .title = "t", .xlabel = "x", .ylabel = "y",
+                      .markers = 0, .width = 600, .height = 400};
+    render_png a, b;
+    g2e_err e;
+    cr_assert_eq(render_lines_png(&l, &a, &e), 0, "%s", e.msg);
+    s[1].x = mx;   /* the same point in the middle of the range */
+    cr_assert_eq(render_lines_png(&l, &b, &e), 0, "%s", e.msg);
+    char *dir = test_tmpdir("render-edge");
+    char *pa = path_join(dir, "edge.png"), *pb = path_join(dir, "middle.png");
+    png ea = pngcheck_save(&a, pa), eb = pngcheck_save(&b, pb);
+    int at_edge = n_orange(&ea, 0, 0, ea.w, ea.h), in_middle = n_orange(&eb, 0, 0, eb.w, eb.h);
+    cr_expect(in_middle >= 12, "the dot is drawn (%d px)", in_middle);
+    cr_log_info("dot: %d px at the edge, %d in the middle", at_edge, in_middle);
+    cr_expect(at_edge == in_middle, "a dot at x = xmin is whole: %d px vs %d in the middle", at_edge,
+              in_middle);
+    pngcheck_free(&ea), pngcheck_free(&eb);
+    /* the legend key of a named lone point is a dot, not a 22-px line */
+    s[1].x = px, s[1].name = "point";
+    s[0].name = NULL;
+    cr_assert_eq(render_lines_png(&l, &a, &e), 0, "%s", e.msg);
+    ea = pngcheck_save(&a, pa);
+    int total = n_orange(&ea, 0, 0, ea.w, ea.h);
+    cr_expect(total - at_edge < 2 * 22, "legend key %d px (a line would be 2 x 22)", total - at_edge);
+    cr_expect(total - at_edge >= 12, "legend key drawn (%d px)", total - at_edge);
+    pngcheck_free(&ea);
+    free(pa), free(pb), free(dir);
+}

@@ -60,3 +60,28 @@ Test(textpos, invalid_bytes_count_as_one_and_show_as_hex)
     cr_expect_str_eq(p.snippet, "a\\xFF\\xC3b|");
     cr_expect_eq(textpos_chars(t, 4), 4);
 }
+
+/* The eight-at-a-time count against utf8proc's decoder, at every length and alignment. */
+#include <utf8proc.h>
+Test(textpos, fast_count_equals_decoding)
+{
+    const char *s = "a\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E x\xF0\x9F\x98\x80yz 0123456789 \xC2\xBD!";
+    size_t n = strlen(s);
+    for (size_t from = 0; from < n; from++)
+        for (size_t to = from; to <= n; to++) {
+            if (to < n && ((unsigned char)s[to] & 0xC0) == 0x80)
+                continue; /* not a character boundary */
+            if (((unsigned char)s[from] & 0xC0) == 0x80)
+                break;
+            size_t want = 0;
+            for (size_t i = from; i < to;) {
+                utf8proc_int32_t c;
+                utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(to - i), &c);
+                cr_assert(k > 0);
+                i += (size_t)k;
+                want++;
+            }
+            cr_expect_eq(textpos_chars_valid(s + from, to - from), want, "[%zu, %zu)", from, to);
+            cr_expect_eq(textpos_chars(s + from, to - from), want, "[%zu, %zu)", from, to);
+        }
+}

@@ -68,7 +68,8 @@ int cli_flush_stdout(void)
  * control and ill-formed UTF-8 byte of the message escaped (text.h): messages quote file
  * names, arguments and file contents, and none of that may drive the terminal or break
  * the message over several lines. Already-escaped text ("\\x1B", "␣") passes unchanged. */
-static void say(const char *prefix, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0)))
+static void say(const char *prefix, const char *prefix2, const char *fmt, va_list ap)
 {
     char stack[1024], *msg = stack;
     va_list aq;
@@ -82,6 +83,7 @@ static void say(const char *prefix, const char *fmt, va_list ap)
     size_t len = n < 0 ? 0 : strnlen(msg, (size_t)n);
     char *esc = text_escape(msg, len, TEXT_ESC_BIDI);
     fputs(prefix, stderr);
+    fputs(prefix2, stderr);
     fputs(esc ? esc : "(message lost: out of memory)", stderr);
     fputc('\n', stderr);
     free(esc);
@@ -89,21 +91,21 @@ static void say(const char *prefix, const char *fmt, va_list ap)
         free(msg);
 }
 
+void cli_verror(const char *cmd, const char *msg, va_list ap)
+{
+    said = 1;
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "gpt2-embed %.64s: ", cmd);
+    say(prefix, "", msg, ap);
+}
+
 void cli_error(const char *fmt, ...)
 {
     said = 1;
     va_list ap;
     va_start(ap, fmt);
-    say("gpt2-embed: ", *fmt ? gettext(fmt) : fmt, ap);
+    say("gpt2-embed: ", "", *fmt ? gettext(fmt) : fmt, ap);
     va_end(ap);
-}
-
-void cli_verror(const char *cmd, const char *msg, va_list ap)
-{
-    said = 1;
-    char prefix[96];
-    snprintf(prefix, sizeof prefix, "gpt2-embed %s: ", cmd);
-    say(prefix, msg, ap);
 }
 
 void cli_note(const char *fmt, ...)
@@ -111,9 +113,7 @@ void cli_note(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     /* TRANSLATORS: the start of a note on stderr: "gpt2-embed: note: ..." */
-    char prefix[64];
-    snprintf(prefix, sizeof prefix, "gpt2-embed: %s", _("note: "));
-    say(prefix, *fmt ? gettext(fmt) : fmt, ap);
+    say("gpt2-embed: ", _("note: "), *fmt ? gettext(fmt) : fmt, ap);
     va_end(ap);
 }
 
@@ -243,10 +243,6 @@ static const char *kind_of(const struct stat *st)
 
 int cli_open_file(const char *path, const char *what)
 {
-    if (*path == '\0') {   /* (branch safe) */
-        cli_error("the %s name is empty", what);
-        return -1;
-    }
     /* O_NONBLOCK: opening a FIFO nobody writes to must not wait; fstat decides first */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
@@ -286,6 +282,10 @@ int cli_open_file(const char *path, const char *what)
 
 char *cli_read_file(const char *path, const char *what, size_t *len)
 {
+    if (*path == '\0') {
+        cli_error("the %s name is empty", what);
+        return NULL;
+    }
     if (strcmp(path, "-") == 0) {
         char *buf = cli_read_stream(stdin, len);
         if (!buf)

@@ -34,16 +34,16 @@ int cli_flush_stdout(void);
 
 /* Prints "gpt2-embed: <message>\n" on stderr: one line, whatever the arguments hold (control
  * bytes, bidi controls and ill-formed UTF-8 are escaped as text.h's text_escape does, so a
- * file name or file content quoted in a message cannot drive the terminal). After the first, the exit check
- * of cli_start no longer adds its own line (the run already failed visibly). fmt is
- * translated (gettext) before use, so every call site's literal is a message of
- * po/gpt2-embed.pot (xgettext --keyword=cli_error); arguments are not translated. */
+ * file name or file content quoted in a message cannot drive the terminal). After the
+ * first, the exit check of cli_start no longer adds its own line (the run already failed
+ * visibly). fmt is translated (gettext) before use, so every call site's literal is a
+ * message of po/gpt2-embed.pot (xgettext --keyword=cli_error); arguments are not translated. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints "gpt2-embed CMD: <message>\n" on stderr (msg already translated: the option layer's
- * one wording goes through here), escaped as cli_error, and counts as cli_error's line for
- * the exit check. */
+/* "gpt2-embed CMD: <message>\n" on stderr (msg already translated: the option layer's one
+ * wording goes through here), escaped and counted as cli_error's line for the exit check. */
 void cli_verror(const char *cmd, const char *msg, va_list ap) __attribute__((format(printf, 2, 0)));
-/* Prints "gpt2-embed: note: <message>\n" on stderr, escaped and translated as cli_error. */
+/* Prints "gpt2-embed: note: <message>\n" on stderr; fmt translated and the whole escaped as
+ * cli_error's. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parses a whole decimal number in [lo, hi]; on failure prints a one-line error
@@ -61,9 +61,10 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
 int cli_format(const char *given, const char *const *names);
 
 /* Opens path for reading as an input of the command (registered with out_add_input, so no
- * -o may replace it): a regular file, or a pipe/device only when it is our own standard
- * input (-f /dev/stdin); a FIFO is refused at once, never waited on. Returns the descriptor
- * (blocking, the caller closes it), or -1 after one error line. */
+ * -o may replace it): a regular file of at most CLI_MAX_INPUT bytes, or a pipe/device only
+ * when it is our own standard input (-f /dev/stdin); a FIFO is refused at once, never
+ * waited on. Returns the descriptor (blocking, the caller closes it), or -1 after one
+ * error line. */
 int cli_open_file(const char *path, const char *what);
 
 /* All of the file at path in a new buffer (caller frees), NUL-terminated for convenience

@@ -5,6 +5,8 @@
  * The numbers come from order.h; this file parses, prints and nothing else.
  */
 #include "cli.h"
+#include "embed.h"
+#include "figures.h"
 #include "i18n.h"
 #include "load.h"
 #include "json.h"
@@ -19,7 +21,7 @@
 typedef struct compare_opts {
     load_opts lo;
     int fmt;
-    const char *out;
+    const char *out, *plot;
 } compare_opts;
 
 static const char *const FORMATS[] = {"table", "json", NULL};
@@ -29,6 +31,9 @@ static const opt_def OPTS[] = {
      .def = "table", .help = N_("aligned text, or one JSON object")},
     {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(compare_opts, out),
      .help = N_("write to FILE (atomically; .json picks the format)")},
+    {.name = "--plot", .kind = OPT_FILE, .off = offsetof(compare_opts, plot),
+     .help = N_("also draw FILE.png: per position, A's input row wte + wpe, B's, and A - B as "
+                "colour strips (a row of A - B has the colour of 0 where the two inputs are equal)")},
     LOAD_OPT_ROWS(compare_opts, lo),
     OPT_END,
 };
@@ -49,6 +54,7 @@ static const opt_cmd CMD = {
     .max_pos = 2,
     .pos_name = "TEXT",
 };
+const opt_cmd *const cmd_compare_spec = &CMD; /* for the manual (commands.def OPTS) */
 
 typedef struct side {
     const char *text;
@@ -192,6 +198,71 @@ static void print_json(FILE *f, const side s[2], const order_cmp *c)
     fputc('\n', f);
 }
 
+/* The row labels of the figure: "t  A's token | B's token" (the characters behind each). */
+static char *row_label(const side s[2], size_t t)
+{
+    char *a = tokchars_display_alloc(s[0].text, &s[0].sp[t]);
+    char *b = tokchars_display_alloc(s[1].text, &s[1].sp[t]);
+    size_t n = (a ? strlen(a) : 1) + (b ? strlen(b) : 1) + 32;
+    char *l = malloc(n);
+    if (l)
+        snprintf(l, n, "%zu  %s | %s", t, a ? a : "?", b ? b : "?");
+    free(a);
+    free(b);
+    return l;
+}
+
+/* The figure: per position t < min(T_a, T_b), A's input row wte[a_t] + wpe[t], B's, and
+ * their difference, as colour strips with one shared range (4 x the median |x| of the two
+ * inputs, as the main job's strips). 0, or -1 after printing the error. */
+static int draw(const compare_opts *o, const g2e_model *m, const side s[2], const order_cmp *c)
+{
+    size_t n = c->n_pos, C = m->n_embd;
+    float *x = malloc(3 * n * C * sizeof *x);
+    char **labels = calloc(n, sizeof *labels);
+    int rc = -1;
+    g2e_err e;
+    g2e_clear(&e);
+    if (!x || !labels) {
+        cli_error("out of memory");
+        goto done;
+    }
+    float *xa = x, *xb = x + n * C, *d = x + 2 * n * C;
+    if (embed_rows(m, EMBED_PE_LEARNED, s[0].t.ids, n, 0, xa, NULL, NULL, &e) ||
+        embed_rows(m, EMBED_PE_LEARNED, s[1].t.ids, n, 0, xb, NULL, NULL, &e)) {
+        cli_error("%s", e.msg);
+        goto done;
+    }
+    for (size_t i = 0; i < n * C; i++)
+        d[i] = xa[i] - xb[i];
+    for (size_t t = 0; t < n; t++)
+        if (!(labels[t] = row_label(s, t))) {
+            cli_error("out of memory");
+            goto done;
+        }
+    double q = 4.0 * fig_abs_percentile(x, 2 * n * C, 50.0);
+    if (!(q > 0))
+        q = 1.0;   /* all-zero inputs: any range shows them */
+    char title[256];
+    snprintf(title, sizeof title, _("Two texts as the model's input: A, B and A - B per position "
+                                    "(%zu positions, %zu differ; colours clipped at \xC2\xB1%.3g)"),
+             n, c->n_differ, q);
+    const float *parts[3] = {xa, xb, d};
+    const char *names[3] = {_("A: wte + wpe"), _("B: wte + wpe"), _("A - B")};
+    render_strips st = {.n_rows = n, .dim = C, .n_strips = 3, .data = parts, .strip_names = names,
+                        .ops = " =", .labels = (const char *const *)labels, .title = title,
+                        .vmin = -q, .vmax = q};
+    render_png png;
+    rc = fig_write(render_strips_png(&st, &png, &e), &png, &e, o->plot);
+done:
+    if (labels)
+        for (size_t t = 0; t < n; t++)
+            free(labels[t]);
+    free(labels);
+    free(x);
+    return rc;
+}
+
 /* Tokenizes both texts; prints the error and returns -1 on failure. */
 static int tokenize_both(tok_tokenizer *tok, side s[2])
 {
@@ -223,12 +294,14 @@ static int run(const compare_opts *o, side s[2])
     g2e_err e;
     int rc = EXIT_ERR;
     if (load_tokenizer(o->lo.tokenizer, &tok) || tokenize_both(tok, s) ||
-        load_model(o->lo.weights, o->lo.model, &m, NULL))
+        load_model_lo(&o->lo, &m, NULL))
         goto done;
     if (order_compare(m, s[0].t.ids, s[0].t.n, s[1].t.ids, s[1].t.n, &c, &e)) {
         cli_error("%s", e.msg);
         goto done;
     }
+    if (o->plot && draw(o, m, s, &c))
+        goto done;
     if (out_open(&of, o->out, 0))
         goto done;
     if (o->fmt == 1)

@@ -203,7 +203,8 @@ static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, s
     }
     memset(r, 0, sizeof *r);
     r->bytes = ti.len;
-    r->chars = textpos_chars(ti.data, ti.len);
+    /* strict mode: tok_encode has just checked the UTF-8 */
+    r->chars = lossy ? textpos_chars(ti.data, ti.len) : textpos_chars_valid(ti.data, ti.len);
     r->tokens = ids.n;
     r->replaced = ids.n_replaced;
     r->fits = ids.n <= ctx;

@@ -1,70 +1,100 @@
 /* cmd_download.c — `gpt2-embed download`: GPT-2's weights from the Hugging Face Hub.
  *
- * The program side of src/lib/download.{c,h}: options, the checks that make a download
- * unnecessary (a good file already in place, the model already in the Hugging Face
- * cache), progress on stderr (a bar on a terminal, one plain line per stage otherwise),
- * and a summary on stdout saying what came, how much, where it went and how to use it.
+ * The program side of src/lib/download.{c,h}: the option table, the checks that make a
+ * download unnecessary (a good file already in place, the model already in the Hugging Face
+ * cache), progress on stderr (a bar on a terminal, one plain line per stage otherwise), and
+ * a summary on stdout saying what came, how much, where it went and how to use it.
  *
- * Two environment variables exist for the test suite only and are not meant for users:
+ * Three environment variables exist for the test suite only and are not meant for users:
  * GPT2_EMBED_TEST_BACKOFF_MS (the first retry delay and its cap, in ms, instead of 1 s and
  * 30 s), GPT2_EMBED_TEST_ATTEMPTS (attempts in a row without progress, instead of 6) and
  * GPT2_EMBED_TEST_ANY_SHAPE=1 (the model's shapes are not checked, so that small fixtures
  * can stand in for gpt2).
  *
- * Deliberately left out: downloading anything but model.safetensors, writing into the
- * Hugging Face cache.
+ * Deliberately left out: downloading anything but model.safetensors.
  */
 #include "cli.h"
 #include "download.h"
 #include "locate.h"
 #include "models.h"
-#include "models.h"
+#include "opt.h"
 #include "safetensors.h"
 #include "sha256.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-static void help(FILE *f)
-{
-    fprintf(f,
-        "usage: gpt2-embed download [--model NAME] [--repo REPO] [--revision REV] [--dir DIR]\n"
-        "                           [--full] [--force] [--quiet]\n"
-        "\n"
-        "Fetches GPT-2's token and position embeddings (wte.weight, wpe.weight) from the\n"
-        "Hugging Face Hub into DIR/NAME.safetensors: the 8-byte length and the header first,\n"
-        "then only those two tensors' bytes (157.5 MB of gpt2's 548 MB), with the source's\n"
-        "commit, sha256 and size and a sha256 of each tensor recorded in its metadata.\n"
-        "\n"
-        "  --model NAME     gpt2 (default), gpt2-medium, gpt2-large, gpt2-xl, distilgpt2\n"
-        "  --repo REPO      the Hub repository (default: openai-community/NAME,\n"
-        "                   distilbert/distilgpt2); the file is named after it unless --model\n"
-        "  --revision REV   branch, tag or commit (default main)\n"
-        "  --dir DIR        where to write (default weights; created if missing)\n"
-        "  --full           the whole model.safetensors, checked against its sha256\n"
-        "  --force          download even if the file or the Hugging Face cache has it\n"
-        "  --quiet          print nothing but errors\n"
-        "  --min-speed N    give up an attempt slower than N bytes/s over --stall-time (10000)\n"
-        "  --stall-time S   the window of --min-speed, in seconds (20)\n"
-        "  --attempt-timeout S  deadline of one request, in seconds (600); a longer transfer\n"
-        "                   goes on from where it stopped\n"
-        "  --timeout S      deadline of the whole download, in seconds (21600 = 6 h)\n"
-        "  --retry-time S   give up once failures have cost this many seconds in all (300)\n"
-        "\n"
-        "An interrupted download resumes from DIR/NAME.safetensors.part when run again.\n"
-        "The file in place is replaced only by a complete, verified download.\n"
-        "\n"
-        "environment: HF_ENDPOINT (default https://huggingface.co), HF_TOKEN or the token file\n"
-        "($HF_TOKEN_PATH, $HF_HOME/token, ~/.cache/huggingface/token; sent to the endpoint's\n"
-        "host only), HF_HUB_OFFLINE=1 (no network: an error), HF_HUB_CACHE / HF_HOME (where\n"
-        "the Hugging Face cache is looked for), HF_HUB_DISABLE_PROGRESS_BARS=1 (no bar on a\n"
-        "terminal; the one-line stage messages stay).\n");
-}
+typedef struct download_opts {
+    const char *model, *repo, *revision, *dir;
+    int full, hf_cache, force, quiet;
+    int64_t min_speed, stall_time, attempt_timeout, timeout, retry_time;
+} download_opts;
+
+#define SECONDS(field, opt, dflt, text)                                                          \
+    {.name = opt, .kind = OPT_INT, .off = offsetof(download_opts, field), .lo = 1,                \
+     .hi = 1000000000, .metavar = "S", .def = dflt, .help = text}
+
+static const opt_def OPTS[] = {
+    {.name = "--model", .kind = OPT_TEXT, .off = offsetof(download_opts, model), .metavar = "NAME",
+     .def = "gpt2", .help = N_("gpt2, gpt2-medium, gpt2-large, gpt2-xl or distilgpt2")},
+    {.name = "--repo", .kind = OPT_TEXT, .off = offsetof(download_opts, repo), .metavar = "REPO",
+     .help = N_("the Hub repository (default: the model's); the file is named after it unless "
+                "--model is given")},
+    {.name = "--revision", .kind = OPT_TEXT, .off = offsetof(download_opts, revision),
+     .metavar = "REV", .def = "main", .help = N_("branch, tag or commit")},
+    {.name = "--dir", .kind = OPT_FILE, .off = offsetof(download_opts, dir), .metavar = "DIR",
+     .def = "weights", .help = N_("where to write (created if missing)")},
+    {.name = "--full", .kind = OPT_FLAG, .off = offsetof(download_opts, full),
+     .help = N_("the whole model.safetensors, checked against its sha256")},
+    {.name = "--hf-cache", .kind = OPT_FLAG, .off = offsetof(download_opts, hf_cache),
+     .help = N_("with --full: store it in the Hugging Face cache as huggingface_hub does "
+                "(blobs/, snapshots/, refs/), where transformers reuses it")},
+    {.name = "--force", .kind = OPT_FLAG, .off = offsetof(download_opts, force),
+     .help = N_("download even if the file or the Hugging Face cache has it")},
+    {.name = "--quiet", .short_name = 'q', .kind = OPT_FLAG, .off = offsetof(download_opts, quiet),
+     .help = N_("print nothing but errors")},
+    {.name = "--min-speed", .kind = OPT_INT, .off = offsetof(download_opts, min_speed), .lo = 1,
+     .hi = 1000000000, .metavar = "N", .def = "10000",
+     .help = N_("give up an attempt slower than N bytes/s over --stall-time")},
+    SECONDS(stall_time, "--stall-time", "20", N_("the window of --min-speed, in seconds")),
+    SECONDS(attempt_timeout, "--attempt-timeout", "600",
+            N_("deadline of one request, in seconds (a longer transfer goes on where it stopped)")),
+    SECONDS(timeout, "--timeout", "21600", N_("deadline of the whole download, in seconds")),
+    SECONDS(retry_time, "--retry-time", "300",
+            N_("give up once failures have cost this many seconds in all")),
+    OPT_END,
+};
+
+static const opt_cmd CMD = {
+    .name = "download",
+    .synopsis = N_("[--model NAME] [--repo REPO] [--revision REV] [--dir DIR] [--full [--hf-cache]] "
+                   "[--force] [--quiet]"),
+    .purpose = N_("\nFetches GPT-2's token and position embeddings (wte.weight, wpe.weight) from the\n"
+                  "Hugging Face Hub into DIR/NAME.safetensors: the 8-byte length and the header first,\n"
+                  "then only those two tensors' bytes (157.5 MB of gpt2's 548 MB), with the source's\n"
+                  "commit, sha256 and size and a sha256 of each tensor recorded in its metadata.\n"
+                  "An interrupted download resumes from DIR/NAME.safetensors.part when run again;\n"
+                  "the file in place is replaced only by a complete, verified download.\n"
+                  "\n"
+                  "environment: HF_ENDPOINT (default https://huggingface.co), HF_TOKEN or the token\n"
+                  "file ($HF_TOKEN_PATH, else token in $HF_HOME, $XDG_CACHE_HOME/huggingface or\n"
+                  "~/.cache/huggingface; sent to the endpoint's host only), HF_HUB_OFFLINE=1 (no\n"
+                  "network: an error), HF_HUB_CACHE / HF_HOME / XDG_CACHE_HOME (where the Hugging\n"
+                  "Face cache is), HF_HUB_DISABLE_PROGRESS_BARS=1 (no bar on a terminal; the one-line\n"
+                  "stage messages stay)."),
+    .examples = N_("  gpt2-embed download\n"
+                   "  gpt2-embed download --model gpt2-xl\n"
+                   "  gpt2-embed download --full --hf-cache\n"),
+    .opts = OPTS,
+    .min_pos = 0,
+    .max_pos = 0,
+};
 
 /* ---- progress ---------------------------------------------------------------------- */
 
@@ -218,18 +248,6 @@ static void on_progress(void *user, const dl_progress *d)
         draw_bar(p, d, d->total && d->done >= d->total);
 }
 
-/* ---- what is already there --------------------------------------------------------- */
-
-static const st_tensor *find_emb(const st_file *st, const char *name)
-{
-    char pre[64];
-    const st_tensor *t = st_find(st, name);
-    if (t)
-        return t;
-    snprintf(pre, sizeof pre, "transformer.%s", name);
-    return st_find(st, pre);
-}
-
 /* 1 unless the file's metadata records a sha256.<name> that its bytes do not match
  * (a file this command wrote, damaged since); e says which. */
 static int tensors_intact(const st_file *st, g2e_err *e)
@@ -251,6 +269,18 @@ static int tensors_intact(const st_file *st, g2e_err *e)
         }
     }
     return 1;
+}
+
+/* ---- what is already there --------------------------------------------------------- */
+
+static const st_tensor *find_emb(const st_file *st, const char *name)
+{
+    char pre[64];
+    const st_tensor *t = st_find(st, name);
+    if (t)
+        return t;
+    snprintf(pre, sizeof pre, "transformer.%s", name);
+    return st_find(st, pre);
 }
 
 static int mkdirs(const char *path)
@@ -294,168 +324,195 @@ static int env_uint(const char *name, unsigned long hi, unsigned long *out)
     return 1;
 }
 
-/* One of the numeric limits (names[0..4]) at argv[*i]: 1 if it is one (*k -1 after an
- * error printed), 0 if not. Values: whole numbers 1..10^9. */
-static int limit_opt(int argc, char **argv, int *i, const char *const names[5], long vals[5], int *k)
-{
-    for (int j = 0; j < 5; j++) {
-        const char *v = NULL;
-        if ((*k = cli_opt(argc, argv, i, names[j], &v)) == 0)
-            continue;
-        if (*k < 0)
-            return 1;
-        char *end;
-        errno = 0;
-        long x = strtol(v, &end, 10);
-        if (errno || end == v || *end || x < 1 || x > 1000000000L) {
-            cli_error("download: %s needs a whole number in 1..1000000000, got '%s'", names[j], v);
-            *k = -1;
-            return 1;
-        }
-        vals[j] = x;
-        return 1;
-    }
-    return 0;
-}
+/* What one run is about, from the options: the repo, the file's name and path. */
+typedef struct job {
+    const download_opts *o;
+    const char *repo;
+    char name[256], out[4096];
+} job;
 
-static int download_main(int argc, char **argv);
-
-/* Every failed write is an error: the summary on stdout (a message says so) and progress
- * on stderr (nothing can say so; the status does). */
-int cmd_download(int argc, char **argv)
+/* The checks of combinations and names; fills j. EXIT_OK, or EXIT_USAGE after a message. */
+static int check(const download_opts *o, job *j)
 {
-    int rc = download_main(argc, argv);
-    int out_bad = fflush(stdout) != 0 || ferror(stdout);
-    int e = errno;
-    if (out_bad)
-        cli_error("download: writing standard output failed: %s", strerror(e));
-    int err_bad = fflush(stderr) != 0 || ferror(stderr);
-    return rc == EXIT_OK && (out_bad || err_bad) ? EXIT_ERR : rc;
-}
-
-static int download_main(int argc, char **argv)
-{
-    const char *model = NULL, *repo = NULL, *revision = "main", *dir = "weights";
-    int full = 0, force = 0, quiet = 0;
-    long limits[5] = {0};   /* --min-speed --stall-time --attempt-timeout --timeout --retry-time */
-    static const char *const LIMITS[] = {"--min-speed", "--stall-time", "--attempt-timeout",
-                                         "--timeout", "--retry-time"};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        int k;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            help(stdout);
-            return EXIT_OK;
-        } else if (strcmp(a, "--full") == 0) {
-            full = 1;
-        } else if (strcmp(a, "--force") == 0) {
-            force = 1;
-        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-            quiet = 1;
-        } else if ((k = cli_opt(argc, argv, &i, "--model", &v)) != 0 ||
-                   (k = cli_opt(argc, argv, &i, "--repo", &v)) != 0 ||
-                   (k = cli_opt(argc, argv, &i, "--revision", &v)) != 0 ||
-                   (k = cli_opt(argc, argv, &i, "--dir", &v)) != 0) {
-            if (k < 0)
-                return EXIT_USAGE;
-            if (!*v) {
-                cli_error("download: %s must not be empty", a);
-                return EXIT_USAGE;
-            }
-            const char **slot = strncmp(a, "--model", 7) == 0 ? &model
-                                : strncmp(a, "--repo", 6) == 0 ? &repo
-                                : strncmp(a, "--revision", 10) == 0 ? &revision : &dir;
-            *slot = v;
-        } else if (limit_opt(argc, argv, &i, LIMITS, limits, &k)) {
-            if (k < 0)
-                return EXIT_USAGE;
-        } else {
-            cli_error("download: unknown option '%s' (see 'gpt2-embed download --help')", a);
-            return EXIT_USAGE;
-        }
-    }
-    if (model && !locate_default_repo(model)) {
-        cli_error("download: unknown model '%s' (choose one of %s, or give --repo)", model,
-                  models_names());
-        return EXIT_USAGE;
-    }
+    j->o = o;
+    if (o->hf_cache && !o->full)
+        return opt_usage_error(&CMD, "--hf-cache stores only the full checkpoint (add --full): an "
+                               "embeddings-only file in the cache would be taken for the model"),
+               EXIT_USAGE;
+    const char *empty = o->model && !*o->model ? "--model" : o->repo && !*o->repo ? "--repo"
+                        : !*o->revision ? "--revision" : NULL;
+    if (empty)
+        return opt_usage_error(&CMD, "%s must not be empty", empty), EXIT_USAGE;
+    if (o->model && !locate_default_repo(o->model))
+        return opt_usage_error(&CMD, "unknown model '%s' (choose one of %s, or give --repo)",
+                               o->model, models_names()), EXIT_USAGE;
     /* the file's name: the model's, or the repo's last part when only --repo is given */
-    char name[256];
-    if (!model && repo) {
-        const char *b = strrchr(repo, '/');
-        b = b ? b + 1 : repo;
-        if (!*b || strcmp(b, ".") == 0 || strcmp(b, "..") == 0) {
-            cli_error("download: --repo '%s' is not a repository name (owner/name)", repo);
-            return EXIT_USAGE;
-        }
-        snprintf(name, sizeof name, "%s", b);
+    if (!o->model && o->repo) {
+        const char *b = strrchr(o->repo, '/');
+        b = b ? b + 1 : o->repo;
+        if (!*b || strcmp(b, ".") == 0 || strcmp(b, "..") == 0)
+            return opt_usage_error(&CMD, "--repo '%s' is not a repository name (owner/name)",
+                                   o->repo), EXIT_USAGE;
+        snprintf(j->name, sizeof j->name, "%s", b);
     } else {
-        snprintf(name, sizeof name, "%s", model ? model : "gpt2");
+        snprintf(j->name, sizeof j->name, "%s", o->model ? o->model : "gpt2");
     }
-    int repo_given = repo != NULL;
-    if (!repo)
-        repo = locate_default_repo(model ? model : "gpt2");
-    char out[4096];
-    if (snprintf(out, sizeof out, "%s/%s.safetensors", dir, name) >= (int)sizeof out) {
-        cli_error("download: --dir is too long");
-        return EXIT_USAGE;
-    }
+    j->repo = o->repo ? o->repo : locate_default_repo(o->model ? o->model : "gpt2");
+    if (snprintf(j->out, sizeof j->out, "%s/%s.safetensors", o->dir, j->name) >= (int)sizeof j->out)
+        return opt_usage_error(&CMD, "--dir is too long"), EXIT_USAGE;
+    return EXIT_OK;
+}
 
-    /* a good file in place already? */
+/* 1 if a good file from the same source is in place already (said so); 0 to download. */
+static int in_place(const job *j)
+{
+    const download_opts *o = j->o;
     struct stat sb;
-    if (!force && stat(out, &sb) == 0) {
-        st_file *st = NULL;
-        g2e_err e;
-        g2e_clear(&e);
-        if (st_open(&st, out, &e) == 0 && find_emb(st, "wte.weight") && find_emb(st, "wpe.weight") &&
-            tensors_intact(st, &e)) {
-            int enough = !full || st->n_tensors > 2;
-            /* a file this command wrote names its source: another repo or revision asked
-             * for is not "already there" (a file from elsewhere is taken as it is) */
-            const char *srepo = st_meta_get(st, "source_repo");
-            const char *srev = st_meta_get(st, "source_revision");
-            const char *commit = st_meta_get(st, "source_commit");
-            if (srepo && (strcmp(srepo, repo) != 0 ||
-                          !((srev && strcmp(srev, revision) == 0) ||
-                            (commit && strcmp(commit, revision) == 0))))
-                enough = 0;
-            char c8[32] = "";
-            if (commit)
-                snprintf(c8, sizeof c8, " (commit %.8s)", commit);
-            st_close(st);
-            if (enough) {
-                if (!quiet)
-                    printf("%s is already there%s; nothing to do (--force downloads it again)\n", out, c8);
-                return EXIT_OK;
-            }
-        } else {
-            if (!quiet)
-                cli_note("%s is there but not usable (%s); downloading it again", out,
-                         st && e.code == 0 ? "no wte/wpe" : e.msg);
-            st_close(st);
-        }
+    if (o->force || o->hf_cache || stat(j->out, &sb) != 0)
+        return 0;
+    st_file *st = NULL;
+    g2e_err e;
+    g2e_clear(&e);
+    if (st_open(&st, j->out, &e) != 0 || !find_emb(st, "wte.weight") ||
+        !find_emb(st, "wpe.weight") || !tensors_intact(st, &e)) {
+        if (!o->quiet)
+            cli_note("%s is there but not usable (%s); downloading it again", j->out,
+                     st && e.code == 0 ? "no wte/wpe" : e.msg);
+        st_close(st);
+        return 0;
     }
-    /* already in the Hugging Face cache? */
+    int enough = !o->full || st->n_tensors > 2;
+    /* a file this command wrote names its source: another repo or revision asked for is
+     * not "already there" (a file from elsewhere is taken as it is) */
+    const char *srepo = st_meta_get(st, "source_repo");
+    const char *srev = st_meta_get(st, "source_revision");
+    const char *commit = st_meta_get(st, "source_commit");
+    if (srepo && (strcmp(srepo, j->repo) != 0 ||
+                  !((srev && strcmp(srev, o->revision) == 0) ||
+                    (commit && strcmp(commit, o->revision) == 0))))
+        enough = 0;
+    char c8[32] = "";
+    if (commit)
+        snprintf(c8, sizeof c8, " (commit %.8s)", commit);
+    st_close(st);
+    if (enough && !o->quiet)
+        printf("%s is already there%s; nothing to do (--force downloads it again)\n", j->out, c8);
+    return enough;
+}
+
+/* 1 if the Hugging Face cache has the model at that revision (said so). */
+static int in_cache(const job *j)
+{
+    const download_opts *o = j->o;
     char cached[8192];
-    if (!force && locate_hf_cache(repo, revision, cached, sizeof cached, NULL) == 0) {
-        if (!quiet) {
-            printf("%s@%s is already in the Hugging Face cache:\n  %s\n", repo, revision, cached);
-            printf("gpt2-embed finds it there by itself; or pass --weights %s\n", cached);
-            printf("(--force downloads %s anyway)\n", out);
-        }
-        return EXIT_OK;
+    if (o->force || locate_hf_cache(j->repo, o->revision, cached, sizeof cached, NULL) != 0)
+        return 0;
+    if (!o->quiet) {
+        printf("%s@%s is already in the Hugging Face cache:\n  %s\n", j->repo, o->revision, cached);
+        printf("gpt2-embed finds it there by itself; or pass --weights %s\n", cached);
+        printf("(--force downloads %s anyway)\n", o->hf_cache ? "it" : j->out);
     }
+    return 1;
+}
+
+/* The library's options for j (pointers into j and o stay valid while they are used). */
+static dl_opts lib_opts(const job *j, prog *p)
+{
+    const download_opts *o = j->o;
+    dl_opts d;
+    memset(&d, 0, sizeof d);
+    d.repo = j->repo;
+    d.revision = o->revision;
+    d.out_path = j->out;
+    d.full = o->full;
+    d.hf_cache = o->hf_cache;
+    const models_info *mi = models_find(o->model ? o->model : o->repo ? NULL : "gpt2");
+    unsigned long v;
+    if (mi && !(env_uint("GPT2_EMBED_TEST_ANY_SHAPE", 1, &v) && v)) {
+        /* the shapes are checked before a tensor byte is fetched */
+        d.n_vocab = mi->n_vocab;
+        d.n_ctx = mi->n_ctx;
+        d.n_embd = mi->n_embd;
+        d.n_layer = mi->n_layer;
+    }
+    d.min_speed = (long)o->min_speed;
+    d.stall_seconds = (long)o->stall_time;
+    d.attempt_seconds = (long)o->attempt_timeout;
+    d.deadline_seconds = (long)o->timeout;
+    d.retry_seconds = (long)o->retry_time;
+    d.progress = on_progress;
+    d.progress_user = p;
+    if (env_uint("GPT2_EMBED_TEST_BACKOFF_MS", 600000, &v)) {
+        d.backoff_ms = v ? (unsigned)v : 1;
+        d.backoff_max_ms = v ? (unsigned)v : 1;
+    }
+    if (env_uint("GPT2_EMBED_TEST_ATTEMPTS", 1000, &v) && v > 0)
+        d.max_attempts = (int)v;
+    return d;
+}
+
+/* What came, how much, where it went, how to use it. */
+static void summary(const job *j, const dl_result *r, double el)
+{
+    const download_opts *o = j->o;
+    char moved[32], size[32], rate[32], resumed[32];
+    human(moved, sizeof moved, (double)r->transferred);
+    human(size, sizeof size, (double)r->out_size);
+    human(rate, sizeof rate, el > 0 ? (double)r->transferred / el : 0.0);
+    human(resumed, sizeof resumed, (double)r->resumed);
+    st_file *st = NULL;
+    g2e_err e;
+    if (o->full) {
+        printf("downloaded %s/%s at commit %.12s: the whole file, sha256 verified\n", j->repo,
+               "model.safetensors", r->commit);
+    } else if (st_open(&st, j->out, &e) == 0) {
+        char a[256] = "wte", b[256] = "wpe";
+        const st_tensor *t1 = find_emb(st, "wte.weight"), *t2 = find_emb(st, "wpe.weight");
+        if (t1) describe(a, sizeof a, t1);
+        if (t2) describe(b, sizeof b, t2);
+        printf("downloaded %s and %s\n  from %s at commit %.12s (%s)\n", a, b, j->repo, r->commit,
+               o->revision);
+        st_close(st);
+    } else {
+        printf("downloaded the embeddings of %s at commit %.12s\n", j->repo, r->commit);
+    }
+    printf("  %s transferred in %.1f s (%s/s)", moved, el, rate);
+    if (r->resumed)
+        printf(", resuming after %s", resumed);
+    if (r->retries)
+        printf(", %d retr%s", r->retries, r->retries == 1 ? "y" : "ies");
+    if (o->hf_cache) {
+        printf("\n  %s the Hugging Face cache (%s): %s\n", r->reused ? "already in" : "stored in",
+               size, r->path);
+        printf("use it: gpt2-embed \"text\" and transformers both find it there\n");
+        return;
+    }
+    printf("\n  written to %s (%s); source sha256 %.16s...\n", j->out, size, r->sha256);
+    int default_place = strcmp(o->dir, "weights") == 0 && (!o->model || strcmp(j->name, o->model) == 0) &&
+                        locate_default_repo(j->name) != NULL;
+    if (default_place && strcmp(j->name, "gpt2") == 0)
+        printf("use it: gpt2-embed \"text\"   (or gpt2-embed --weights %s \"text\")\n", j->out);
+    else if (default_place)
+        printf("use it: gpt2-embed --model %s \"text\"   (or gpt2-embed --weights %s \"text\")\n",
+               j->name, j->out);
+    else
+        printf("use it: gpt2-embed --weights %s \"text\"\n", j->out);
+}
+
+/* The download itself, with progress, then the summary. */
+static int run(const job *j)
+{
+    const download_opts *o = j->o;
     if (dl_offline()) {   /* before anything is created */
         cli_error("download: HF_HUB_OFFLINE is set: not downloading %s (unset it to download, "
-                  "or point --weights at a file you have)", repo);
+                  "or point --weights at a file you have)", j->repo);
         return EXIT_ERR;
     }
-    if (mkdirs(dir) != 0) {
-        cli_error("download: cannot create the folder %s: %s", dir, strerror(errno));
+    if (!o->hf_cache && mkdirs(o->dir) != 0) {
+        cli_error("download: cannot create the folder %s: %s", o->dir, strerror(errno));
         return EXIT_ERR;
     }
-
-    char endpoint[2048];
+    char endpoint[2048], shown[2048];
     g2e_err err;
     if (dl_endpoint(NULL, endpoint, sizeof endpoint, &err) != 0) {
         cli_error("download: %s", err.msg);
@@ -464,84 +521,39 @@ static int download_main(int argc, char **argv)
     prog p;
     memset(&p, 0, sizeof p);
     p.tty = isatty(2) && !dl_env_true("HF_HUB_DISABLE_PROGRESS_BARS");
-    p.quiet = quiet;
-    p.repo = repo;
-    p.revision = revision;
-    char endpoint_shown[2048];
-    p.endpoint = dl_url_shown(endpoint, endpoint_shown, sizeof endpoint_shown);
+    p.quiet = o->quiet;
+    p.repo = j->repo;
+    p.revision = o->revision;
+    p.endpoint = dl_url_shown(endpoint, shown, sizeof shown);
     p.t0 = now();
-    dl_opts o;
-    memset(&o, 0, sizeof o);
-    o.repo = repo;
-    o.revision = revision;
-    o.out_path = out;
-    o.full = full;
-    const models_info *mi = models_find(model ? model : repo_given ? NULL : "gpt2");
-    unsigned long any;
-    if (mi && !(env_uint("GPT2_EMBED_TEST_ANY_SHAPE", 1, &any) && any)) {
-        /* the shapes are checked before a tensor byte is fetched */
-        o.n_vocab = mi->n_vocab;
-        o.n_ctx = mi->n_ctx;
-        o.n_embd = mi->n_embd;
-        o.n_layer = mi->n_layer;
-    }
-    o.min_speed = limits[0];
-    o.stall_seconds = limits[1];
-    o.attempt_seconds = limits[2];
-    o.deadline_seconds = limits[3];
-    o.retry_seconds = limits[4];
-    o.progress = on_progress;
-    o.progress_user = &p;
-    unsigned long v;
-    if (env_uint("GPT2_EMBED_TEST_BACKOFF_MS", 600000, &v)) {
-        o.backoff_ms = v ? (unsigned)v : 1;
-        o.backoff_max_ms = v ? (unsigned)v : 1;
-    }
-    if (env_uint("GPT2_EMBED_TEST_ATTEMPTS", 1000, &v) && v > 0)
-        o.max_attempts = (int)v;
+    dl_opts d = lib_opts(j, &p);
     dl_result r;
-    int rc = dl_fetch(&o, &r, &err);
+    int rc = dl_fetch(&d, &r, &err);
     close_bar(&p);
     if (rc != 0) {
         cli_error("download: %s", err.msg);
         return EXIT_ERR;
     }
-    if (quiet)
-        return EXIT_OK;
-
-    double el = now() - p.t0;
-    char moved[32], size[32], rate[32], resumed[32];
-    human(moved, sizeof moved, (double)r.transferred);
-    human(size, sizeof size, (double)r.out_size);
-    human(rate, sizeof rate, el > 0 ? (double)r.transferred / el : 0.0);
-    human(resumed, sizeof resumed, (double)r.resumed);
-    st_file *st = NULL;
-    if (full) {
-        printf("downloaded %s/%s at commit %.12s: the whole file, sha256 verified\n", repo,
-               "model.safetensors", r.commit);
-    } else if (st_open(&st, out, &err) == 0) {
-        char a[256] = "wte", b[256] = "wpe";
-        const st_tensor *t1 = find_emb(st, "wte.weight"), *t2 = find_emb(st, "wpe.weight");
-        if (t1) describe(a, sizeof a, t1);
-        if (t2) describe(b, sizeof b, t2);
-        printf("downloaded %s and %s\n  from %s at commit %.12s (%s)\n", a, b, repo, r.commit, revision);
-        st_close(st);
-    } else {
-        printf("downloaded the embeddings of %s at commit %.12s\n", repo, r.commit);
-    }
-    printf("  %s transferred in %.1f s (%s/s)", moved, el, rate);
-    if (r.resumed)
-        printf(", resuming after %s", resumed);
-    if (r.retries)
-        printf(", %d retr%s", r.retries, r.retries == 1 ? "y" : "ies");
-    printf("\n  written to %s (%s); source sha256 %.16s...\n", out, size, r.sha256);
-    int default_place = strcmp(dir, "weights") == 0 && (!model || strcmp(name, model) == 0) &&
-                        locate_default_repo(name) != NULL;
-    if (default_place && strcmp(name, "gpt2") == 0)
-        printf("use it: gpt2-embed \"text\"   (or gpt2-embed --weights %s \"text\")\n", out);
-    else if (default_place)
-        printf("use it: gpt2-embed --model %s \"text\"   (or gpt2-embed --weights %s \"text\")\n", name, out);
-    else
-        printf("use it: gpt2-embed --weights %s \"text\"\n", out);
+    if (!o->quiet)
+        summary(j, &r, now() - p.t0);
     return EXIT_OK;
+}
+
+/* Every failed write is an error: of the summary on stdout (said once, by cli.c's check)
+ * and of the progress on stderr (nothing can say so; the status does, at exit). */
+int cmd_download(int argc, char **argv)
+{
+    download_opts o = {.revision = "main", .dir = "weights"};
+    opt_parsed p;
+    int r = opt_parse(&CMD, argc, argv, &o, &p);
+    opt_free(&p);
+    if (r)
+        return opt_exit(r);
+    job j;
+    int rc = check(&o, &j);
+    if (rc == EXIT_OK && !in_place(&j) && !in_cache(&j))
+        rc = run(&j);
+    if (rc == EXIT_OK && cli_flush_stdout() != 0)
+        rc = EXIT_ERR;
+    return rc;
 }

@@ -760,7 +760,7 @@ int cmd_embed(int argc, char **argv)
     out_file o = {0};
     int opened = 0;
     /* Everything that can fail on the user's input runs before any output is opened. */
-    if (read_input(&j) || load_model(j.lo.weights, j.lo.model, &j.m, &j.wpath) ||
+    if (read_input(&j) || load_model_lo(&j.lo, &j.m, &j.wpath) ||
         load_tokenizer(j.lo.tokenizer, &j.tok) || tokenize(&j))
         goto done;
     {

@@ -314,13 +314,13 @@ int cmd_exercise(int argc, char **argv)
     char *path = NULL;
     int rc = EXIT_ERR, missing = 0;
     g2e_err e;
-    if (run.two && load_model_err(o.lo.weights, o.lo.model, &m, &path, &e) != 0) {
+    if (run.two && load_model_lo_err(&o.lo, &m, &path, &e) != 0) {
         missing = 1; /* exercise 1 is still printed; what 2 needs is said after it */
         run.two = 0;
     } else if (run.two && (load_tokenizer(o.lo.tokenizer, &tok) || compute_ex2(m, tok, &run.x))) {
         goto done;
     } else if (!run.two && (o.lo.weights || getenv("GPT2_EMBED_WEIGHTS")) &&
-               load_model(o.lo.weights, o.lo.model, &m, &path)) {
+               load_model_lo(&o.lo, &m, &path)) {
         goto done;
     }
     run.m = m;

@@ -186,7 +186,7 @@ static int run(const nearest_opts *o, const char *text, int have_pos)
     sim_hit *hits = NULL;
     g2e_err e;
     int rc = EXIT_ERR;
-    if (load_model(o->lo.weights, o->lo.model, &m, NULL) || load_tokenizer(o->lo.tokenizer, &tok))
+    if (load_model_lo(&o->lo, &m, NULL) || load_tokenizer(o->lo.tokenizer, &tok))
         goto done;
     size_t C = m->n_embd, k = (size_t)o->k;
     qu.q = calloc(C, sizeof *qu.q);

@@ -102,6 +102,14 @@ static const char *source_name(const pca_opts *o, char *buf, size_t len)
 static int emit_variance(const pca_opts *o, const pca_result *r, const char *what, const char *path)
 {
     size_t d = r->d, nrow = o->fmt == STUDY_TABLE && (size_t)o->k < d ? (size_t)o->k : d;
+    /* The table stops at the first variance at the rounding-noise floor (n rows give at most
+     * n - 1 components): rows of noise would read as components that explain nothing. */
+    size_t real = 0;
+    while (real < d && r->variance[real] > r->floor)
+        real++;
+    int capped = o->fmt == STUDY_TABLE && real >= 1 && real < nrow;
+    if (capped)
+        nrow = real;
     double *v = malloc(d * 4 * sizeof *v), cum = 0;
     study_buf j, t;
     char *pj = NULL, *pt = NULL;
@@ -129,6 +137,10 @@ static int emit_variance(const pca_opts *o, const pca_result *r, const char *wha
     if (d >= 2)
         fprintf(tf, _("PC1 and PC2 explain %.2f%%; the first %zu explain %.2f%%\n"),
                 100 * (v[2] + v[6]), nrow, 100 * v[4 * (nrow - 1) + 3]);
+    if (capped)
+        fprintf(tf, "components %zu..%zu are at the rounding-noise floor (%zu rows, centred, have at "
+                    "most %zu components) and are left out of the table\n",
+                real + 1, (size_t)o->k < d ? (size_t)o->k : d, r->n, r->n ? r->n - 1 : 0);
     fputc('\n', tf);
     static const char *const NAMES[] = {"component", "variance", "ratio", "cumulative"};
     static const unsigned char INTS[] = {1, 0, 0, 0};
@@ -276,7 +288,7 @@ int cmd_pca(int argc, char **argv)
     int rc = EXIT_ERR;
     study_pca_src src = {.of = o.of, .len = (size_t)o.len, .dim = (size_t)o.dim, .base = o.base,
                          .skip = (size_t)o.skip};
-    if (o.of != STUDY_OF_SINUSOIDAL && load_model(o.lo.weights, o.lo.model, &m, &path))
+    if (o.of != STUDY_OF_SINUSOIDAL && load_model_lo(&o.lo, &m, &path))
         goto done;
     src.m = m;
     if (o.of == STUDY_OF_WTE && token_rows(&o, &src, &owned_ids))

@@ -183,7 +183,7 @@ static int draw_rotation(const opt_cmd *c, const fig_opts *o, const opt_parsed *
 static g2e_model *open_model(const fig_opts *o)
 {
     g2e_model *m = NULL;
-    return load_model(o->lo.weights, o->lo.model, &m, NULL) ? NULL : m;
+    return load_model_lo(&o->lo, &m, NULL) ? NULL : m;
 }
 
 static int draw_wpe(const opt_cmd *c, const fig_opts *o, const opt_parsed *p)

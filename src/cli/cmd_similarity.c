@@ -310,10 +310,11 @@ static int check(sim_opts *o, const opt_parsed *p, enum mode *mode, int *fmt)
     if (given) {
         while (names[*fmt] && strcmp(names[*fmt], FORMATS[o->fmt]) != 0)
             ++*fmt;
+        char list[64];
+        opt_join(names, list, sizeof list);
         if (!names[*fmt])
-            return opt_usage_error(&CMD, "--format %s does not go with %s (it writes %s%s%s%s%s)",
-                                   FORMATS[o->fmt], MODES[*mode - M_POS], names[0], names[2] ? ", " : " or ",
-                                   names[1], names[2] ? " or " : "", names[2] ? names[2] : "");
+            return opt_usage_error(&CMD, "--format %s does not go with %s (it writes %s)", FORMATS[o->fmt],
+                                   MODES[*mode - M_POS], list);
     }
     if (*mode != M_MATRIX && *mode != M_DIST && o->out)
         return opt_usage_error(&CMD, "-o goes with --matrix or --by-distance");
@@ -481,7 +482,7 @@ int cmd_similarity(int argc, char **argv)
     char *path = NULL;
     double *M = NULL;
     int rc = EXIT_ERR;
-    if (load_model(o.lo.weights, o.lo.model, &m, &path))
+    if (load_model_lo(&o.lo, &m, &path))
         goto done;
     if (mode == M_MATRIX) {
         if (wpe_matrix(m, &M) || (o.out && write_matrix(M, m->n_ctx, o.out, fmt == 1)))

@@ -299,7 +299,7 @@ static int compare_learned(const sin_opts *o)
     const char *out_path = o->out, *plot_path = o->plot;
     g2e_model *m = NULL;
     char *path = NULL;
-    if (load_model(o->lo.weights, o->lo.model, &m, &path))
+    if (load_model_lo(&o->lo, &m, &path))
         return EXIT_ERR;
     int rc = EXIT_USAGE;
     double *curves = NULL;

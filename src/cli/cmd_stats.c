@@ -154,7 +154,7 @@ static int run_scale(const stats_opts *o, int json)
     sim_stats s[2];
     g2e_err e;
     out_file of = {0};
-    if (load_model(o->lo.weights, o->lo.model, &m, &path) ||
+    if (load_model_lo(&o->lo, &m, &path) ||
         (!json && o->top > 0 && load_tokenizer(o->lo.tokenizer, &tok)))
         goto done;
     for (int w = 0; w < 2; w++)
@@ -192,7 +192,7 @@ static int run_by_position(const stats_opts *o, int fmt)
     char *path = NULL, *pre_json = NULL, *pre_table = NULL;
     study_norms sn = {0};
     int rc = EXIT_ERR;
-    if (load_model(o->lo.weights, o->lo.model, &m, &path) || study_wpe_norms(m, &sn))
+    if (load_model_lo(&o->lo, &m, &path) || study_wpe_norms(m, &sn))
         goto done;
     if (study_norms_text(&sn, path, &pre_json, &pre_table))
         goto done;

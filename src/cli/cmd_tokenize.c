@@ -80,6 +80,7 @@ static const opt_cmd CMD = {
     .max_pos = -1,
     .pos_name = "TEXT",
 };
+const opt_cmd *const cmd_tokenize_spec = &CMD; /* for the manual (commands.def OPTS) */
 
 /* ------------------------------------------------------------ the output buffer */
 
@@ -364,11 +365,7 @@ static void wb_ids_spaced(wbuf *b, const uint32_t *ids, size_t n, unsigned threa
         threads = MAXP;
     if (n >= 65536)
         id_text_build(id_text_vocab);
-    for (size_t i = 0; id_text && i < n; i++)
-        if (ids[i] >= id_text_n) { /* not from this vocabulary: the plain path */
-            threads = 1;
-            break;
-        }
+    /* (the IDs come from the tokenizer whose n_vocab sized the table: all are in it) */
     if (threads < 2 || n < ((size_t)1 << 20) || !id_text) {
         wb_ids(b, ids, n, ' ');
         return;

@@ -13,7 +13,8 @@ int load_opt(int argc, char **argv, int *i, load_opts *o)
     int r;
     if ((r = cli_opt(argc, argv, i, "--weights", &o->weights)) ||
         (r = cli_opt(argc, argv, i, "--model", &o->model)) ||
-        (r = cli_opt(argc, argv, i, "--tokenizer", &o->tokenizer)))
+        (r = cli_opt(argc, argv, i, "--tokenizer", &o->tokenizer)) ||
+        (r = cli_opt(argc, argv, i, "--revision", &o->revision)))
         return r;
     return 0;
 }
@@ -21,14 +22,31 @@ int load_opt(int argc, char **argv, int *i, load_opts *o)
 int load_model_err(const char *weights, const char *model_name, g2e_model **m, char **path,
                    g2e_err *e)
 {
+    load_opts lo = {.weights = weights, .model = model_name};
+    return load_model_lo_err(&lo, m, path, e);
+}
+
+int load_model_lo(const load_opts *lo, g2e_model **m, char **path)
+{
+    g2e_err e;
+    if (load_model_lo_err(lo, m, path, &e) != 0) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+int load_model_lo_err(const load_opts *lo, g2e_model **m, char **path, g2e_err *e)
+{
     char p[4096];
-    if (locate_weights(model_name, weights, p, sizeof p, NULL, e) != 0 || model_open(m, p, e) != 0)
+    if (locate_weights_at(lo->model, lo->revision, lo->weights, p, sizeof p, NULL, e) != 0 ||
+        model_open(m, p, e) != 0)
         return -1;
     out_add_input("weights", p, -1);
     /* rows are read from the mapping: a file truncated meanwhile is reported, not a crash */
     const st_tensor *ts[2] = {(*m)->wte, (*m)->wpe};
     for (int k = 0; k < 2; k++)
-        out_guard_mapping(ts[k]->bytes, (size_t)st_tensor_nbytes(ts[k]), p);
+        out_guard_mapping(ts[k]->bytes, (size_t)st_tensor_nbytes(ts[k]), p, "weights file");
     if (path && !(*path = strdup(p))) {
         model_close(*m);
         *m = NULL;

@@ -13,6 +13,7 @@
  * --tokenizer DIR. */
 typedef struct load_opts {
     const char *weights, *model, *tokenizer;
+    const char *revision;   /* --revision: the Hugging Face cache's ref or commit (NULL: main) */
 } load_opts;
 
 /* Those options as rows of a command's opt_def table (opt.h), for a load_opts member `m`
@@ -24,7 +25,9 @@ typedef struct load_opts {
      .help = N_("the safetensors file (else $GPT2_EMBED_WEIGHTS, weights/MODEL.safetensors, the "   \
                 "installed data, the Hugging Face cache)")},                                        \
     {.name = "--model", .kind = OPT_TEXT, .off = offsetof(type, m.model), .metavar = "NAME",        \
-     .def = "gpt2", .help = N_("gpt2, gpt2-medium, gpt2-large, gpt2-xl or distilgpt2")}
+     .def = "gpt2", .help = N_("gpt2, gpt2-medium, gpt2-large, gpt2-xl or distilgpt2")},        \
+    {.name = "--revision", .kind = OPT_TEXT, .off = offsetof(type, m.revision), .metavar = "REV", \
+     .def = "main", .help = N_("the branch, tag or commit looked for in the Hugging Face cache")}
 #define LOAD_OPT_ROWS(type, m)                                                                      \
     LOAD_WEIGHTS_ROWS(type, m),                                                                     \
     {.name = "--tokenizer", .kind = OPT_FILE, .off = offsetof(type, m.tokenizer), .metavar = "DIR", \
@@ -40,6 +43,10 @@ int load_opt(int argc, char **argv, int *i, load_opts *o);
  * path is non-NULL, *path receives a new string (caller frees) naming the file. On failure
  * prints one line (where it looked, how to download) and returns -1. */
 int load_model(const char *weights, const char *model_name, g2e_model **m, char **path);
+
+/* load_model with every option of lo (its --revision too). */
+int load_model_lo(const load_opts *lo, g2e_model **m, char **path);
+int load_model_lo_err(const load_opts *lo, g2e_model **m, char **path, g2e_err *e);
 
 /* load_model without the message: on failure it is in *e (for a command that can go on
  * without the weights and says so its own way). */

@@ -7,7 +7,7 @@
  * suggestion rather than embedded: a mistyped command must not print numbers with status 0.
  * (distance 1, or 2 for words of 8 letters or more). A text of several words in one argument,
  * or a word farther from every command, is the main job's.
- * `--lang ja|en` before the command is taken out here (the commands' parser skips it after).
+ * `--lang ja|en` anywhere before `--` is taken out here, for every command (opt.c skips it too).
  */
 #include "cli.h"
 #include "i18n.h"
@@ -130,17 +130,22 @@ static int help_command(int argc, char **argv)
     return EXIT_OK;
 }
 
-/* Takes "--lang X" / "--lang=X" out of argv[1..] before the command name; returns the new
- * argc. A missing value is left in place for the parser to report. */
+/* Takes every "--lang X" / "--lang=X" before "--" out of argv (i18n_init has read them), so
+ * that every command accepts it, converted to opt.h or not. Returns the new argc, or -1
+ * after an error (--lang without a value). */
 static int strip_lang(int argc, char **argv)
 {
-    while (argc > 1 && strncmp(argv[1], "--lang", 6) == 0 && (argv[1][6] == '=' || argv[1][6] == '\0')) {
-        int k = argv[1][6] == '=' ? 1 : 2;
-        if (argc <= k) {
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0;) {
+        if (strncmp(argv[i], "--lang", 6) != 0 || (argv[i][6] != '=' && argv[i][6] != '\0')) {
+            i++;
+            continue;
+        }
+        int k = argv[i][6] == '=' ? 1 : 2;
+        if (i + k > argc) {
             cli_error("--lang needs one of ja or en");
             return -1;
         }
-        memmove(argv + 1, argv + 1 + k, (size_t)(argc - k) * sizeof *argv); /* keeps the NULL */
+        memmove(argv + i, argv + i + k, (size_t)(argc - i - k + 1) * sizeof *argv); /* keeps the NULL */
         argc -= k;
     }
     return argc;

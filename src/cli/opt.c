@@ -9,6 +9,7 @@
 #include "opt.h"
 
 #include "cli.h"
+
 #include "text.h"
 
 #include <errno.h>
@@ -27,34 +28,17 @@
 
 /* ---- messages ---- */
 
-static void vreport(const opt_cmd *cmd, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
-static void vreport(const opt_cmd *cmd, const char *fmt, va_list ap)
-{
-    cli_verror(cmd->name, gettext(fmt), ap);   /* report/opt_usage_error literals are in the .pot */
-}
-
-static int report(const opt_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int report(const opt_cmd *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport(cmd, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 int opt_usage_error(const opt_cmd *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport(cmd, fmt, ap);
+    cli_verror(cmd->name, gettext(fmt), ap); /* report/opt_usage_error literals are in the .pot */
     va_end(ap);
     return -1;
 }
+#define report opt_usage_error /* the one place every message of this file goes through */
 
-/* "a, b or c" into buf. */
-static void join_choices(const char *const *c, char *buf, size_t len)
+void opt_join(const char *const *c, char *buf, size_t len)
 {
     size_t o = 0;
     buf[0] = '\0';
@@ -114,7 +98,7 @@ static void needs(const opt_def *d, char *buf, size_t len)
             snprintf(buf, len, _("a number in %g..%g"), d->rlo, d->rhi);
         break;
     case OPT_CHOICE:
-        join_choices(d->choices, list, sizeof list);
+        opt_join(d->choices, list, sizeof list);
         if (d->choices[0] && d->choices[1] && !d->choices[2])
             snprintf(buf, len, "%s", list); /* "table or json" */
         else
@@ -127,8 +111,11 @@ static void needs(const opt_def *d, char *buf, size_t len)
             snprintf(buf, len, "%s", (d->flags & OPTF_STDIN) ? _("a file name (or - for standard input)")
                                                                : _("a file name"));
         break;
-    case OPT_TEXT:
-        snprintf(buf, len, "%s", n > 1 ? _("values") : _("a value"));
+    case OPT_TEXT: /* "--at needs TEXT P1 P2" says more than "values" */
+        if (d->metavar)
+            snprintf(buf, len, "%s", d->metavar);
+        else
+            snprintf(buf, len, "%s", n > 1 ? _("values") : _("a value"));
         break;
     case OPT_IDS:
         snprintf(buf, len, "%s", _("token IDs (\"464 3797\", \"[464, 3797]\" or - for standard input)"));
@@ -388,7 +375,8 @@ static int one_option(const opt_cmd *cmd, int argc, char **argv, int *i, char *d
     const opt_def *d = a[1] == '-' ? find_long(cmd, a, len) : a[2] ? NULL : find_short(cmd, a[1]);
     if (!d)
         return unknown_option(cmd, a, len);
-    p->given |= UINT64_C(1) << (d - cmd->opts);
+    if (d - cmd->opts < 64)
+        p->given |= UINT64_C(1) << (d - cmd->opts);
     if (d->kind == OPT_FLAG) {
         if (eq)
             return report(cmd, "%s takes no value, got '%s'", d->name, a);
@@ -522,7 +510,8 @@ static int ids_error(char *err, size_t errlen, const char *s, size_t len, size_t
         /* outside data, shown escaped: a NUL or ESC byte visible as \x00, \x1B */
         char shown[128];
         text_escape_buf(shown, sizeof shown, s + at, e > at ? e - at : 1, TEXT_ESC_VISIBLE);
-        snprintf(err, errlen, _("%s at character %zu, got '%s'"), gettext(what), at + 1, shown);
+        snprintf(err, errlen, _("%s at character %zu, got '%.*s'"), gettext(what), at + 1,
+                 (int)strlen(shown), shown);
     }
     return -1;
 }
@@ -656,7 +645,7 @@ static void tail(const opt_def *d, char *buf, size_t len)
 {
     char list[512] = "";
     if (d->kind == OPT_CHOICE && d->metavar)
-        join_choices(d->choices, list, sizeof list);
+        opt_join(d->choices, list, sizeof list);
     else if (d->kind == OPT_INT && d->hi < (int64_t)UINT32_MAX) /* huge ranges say nothing */
         snprintf(list, sizeof list, "%" PRId64 "..%" PRId64, d->lo, d->hi);
     else if (d->kind == OPT_REAL && !(d->rlo == 0 && d->rhi == 0))

@@ -12,14 +12,17 @@
  * Accepted forms: "--name VALUE", "--name=VALUE", "-x VALUE" (short form, when declared),
  * "--" (everything after it is positional), an option given twice (the last one wins, except
  * OPTF_APPEND rows, which collect every value), "-" as a value (stdin, for OPT_FILE rows with
- * OPTF_STDIN; a plain "-" alone is a positional). No abbreviations of long names: an unknown
- * name is an error that suggests the nearest declared name ("--pso: did you mean --pos?").
+ * OPTF_STDIN; a plain "-" alone is a positional, and so is "-5": a word is an option when it
+ * starts with '-' and a letter). A row with nargs > 1 takes its first value from "=VALUE" or
+ * the next argument, the rest from the arguments after it ("--pos=0 5"). No abbreviations
+ * of long names: an unknown name is an error that suggests the nearest declared name
+ * ("unknown option '--pso'; did you mean '--pos'?"); a bad choice suggests the nearest choice.
  * Every command also takes -h/--help (prints the generated help on stdout, exit 0) and
  * --lang ja|en (applied by main.c before parsing, so even parse errors are in that language;
- * the parser accepts and skips it).
+ * main.c takes it out of argv before "--", and the parser also accepts and skips it).
  *
  * Messages: every parse error is one line on stderr, "gpt2-embed CMD: <what>", produced by
- * opt.c alone (opt_report); exit status 2 (EXIT_USAGE). Checks a command makes after parsing
+ * opt.c alone (opt_usage_error); exit status 2 (EXIT_USAGE). Checks a command makes after parsing
  * that concern one option's value (e.g. a position beyond the model's n_ctx, known only once
  * the weights are open) use opt_range_error / opt_usage_error so the wording stays the same:
  *   "gpt2-embed similarity: --pos needs two integers in 0..1023, got '-1'"
@@ -123,7 +126,7 @@ int opt_exit(int r);
 /* Releases what opt_parse allocated; accepts a zeroed opt_parsed. */
 void opt_free(opt_parsed *p);
 
-/* 1 if the option named `name` ("--pos") was given. Asking for a name the table does not
+/* 1 if the option named `name` ("--pos") was given (rows 0..63 of a table). Asking for a name the table does not
  * declare is a programming error (aborts in debug builds, returns 0 otherwise). */
 int opt_given(const opt_cmd *cmd, const opt_parsed *p, const char *name);
 
@@ -156,6 +159,9 @@ int opt_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
  * err (what was found, at which character). */
 int opt_parse_ids(const char *s, size_t len, uint32_t n_vocab, uint32_t **ids, size_t *n,
                   char *err, size_t errlen);
+
+/* The NULL-terminated names as "a, b or c" (a sentence's list) into buf[len]. */
+void opt_join(const char *const *names, char *buf, size_t len);
 
 /* Edit distance (Damerau–Levenshtein, optimal string alignment) of two ASCII strings, for
  * "did you mean" suggestions of commands and options. */

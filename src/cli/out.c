@@ -26,7 +26,20 @@
 
 /* ---- cleaning up the temporary on a fatal signal ---- */
 
-static char *volatile pending_tmp;   /* the temporary to remove if a signal kills us */
+/* The temporaries to remove if a signal kills us (a few outputs may be open at once). */
+#define N_PENDING 4
+static char *volatile pending[N_PENDING];
+static int n_guarded;
+
+/* Async-signal-safe. */
+static void unlink_pending(void)
+{
+    for (int i = 0; i < N_PENDING; i++) {
+        char *t = pending[i];
+        if (t)
+            unlink(t);
+    }
+}
 
 /* Every signal whose default action ends the process, but SIGKILL and SIGSTOP (which cannot
  * be caught), SIGBUS (its own handler below) and SIGXFSZ (ignored from the start, cli_start,
@@ -47,16 +60,21 @@ static struct sigaction old_act[N_SIGS];
  * action (re-raised; it stays blocked until the handler returns, then ends the process). */
 static void on_signal(int sig)
 {
-    char *t = pending_tmp;
-    if (t)
-        unlink(t);
+    unlink_pending();
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
 static void guard_tmp(char *tmp)
 {
-    pending_tmp = tmp;
+    int slot = 0;
+    while (slot < N_PENDING && pending[slot])
+        slot++;
+    if (slot == N_PENDING)
+        return;   /* more outputs than slots: this one is only removed by out_abort */
+    pending[slot] = tmp;
+    if (n_guarded++ > 0)
+        return;   /* the handlers are in place */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -70,14 +88,19 @@ static void guard_tmp(char *tmp)
     }
 }
 
-static void unguard_tmp(void)
+static void unguard_tmp(const char *tmp)
 {
-    if (!pending_tmp)
+    int slot = 0;
+    while (slot < N_PENDING && pending[slot] != tmp)
+        slot++;
+    if (!tmp || slot == N_PENDING)
+        return;
+    pending[slot] = NULL;
+    if (--n_guarded > 0)
         return;
     for (size_t i = 0; i < N_SIGS; i++)
         if (installed[i])
             sigaction(SIGS[i], &old_act[i], NULL);
-    pending_tmp = NULL;
 }
 
 /* ---- inputs an output must never replace ---- */
@@ -146,47 +169,45 @@ static int check_not_input(const struct stat *st, const char *name, int quote)
 
 #define N_MAPS 8
 static struct {
-    const char *lo, *hi;
+    const char *volatile lo, *volatile hi;   /* lo NULL: a free slot */
     char msg[320];
     size_t msg_len;
 } maps[N_MAPS];
-static volatile sig_atomic_t n_maps;
+static int sigbus_installed;
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
     const char *a = si ? (const char *)si->si_addr : NULL;
-    for (sig_atomic_t i = 0; i < n_maps; i++) {
-        if (a >= maps[i].lo && a < maps[i].hi) {
-            char *t = pending_tmp;
-            if (t)
-                unlink(t);
+    for (int i = 0; a && i < N_MAPS; i++) {
+        if (maps[i].lo && a >= maps[i].lo && a < maps[i].hi) {
+            unlink_pending();
             ssize_t w = write(STDERR_FILENO, maps[i].msg, maps[i].msg_len);
             (void)w;
             _exit(EXIT_ERR);
         }
     }
     /* not ours: the default action, when the faulting access runs again */
-    char *t = pending_tmp;
-    if (t)
-        unlink(t);
+    unlink_pending();
     signal(sig, SIG_DFL);
 }
 
-int out_guard_mapping(const void *addr, size_t len, const char *path)
+int out_guard_mapping(const void *addr, size_t len, const char *path, const char *what)
 {
-    if (n_maps == N_MAPS)
+    int i = 0;
+    while (i < N_MAPS && maps[i].lo)
+        i++;
+    if (i == N_MAPS || !addr)
         return -1;
-    int i = n_maps;
-    maps[i].lo = addr;
-    maps[i].hi = (const char *)addr + len;
     char *vis = out_piece_visible(path, strlen(path));
     int k = snprintf(maps[i].msg, sizeof maps[i].msg,
-                     "gpt2-embed: %.200s: weights file changed size while in use "
-                     "(another program truncated or rewrote it)\n", vis ? vis : "?");
+                     "gpt2-embed: %.200s: %.40s changed size while in use "
+                     "(another program truncated or rewrote it)\n", vis ? vis : "?", what);
     free(vis);
     maps[i].msg_len = k > 0 && (size_t)k < sizeof maps[i].msg ? (size_t)k : strlen(maps[i].msg);
-    if (n_maps == 0) {
+    maps[i].hi = (const char *)addr + len;
+    maps[i].lo = addr;   /* last: the handler only looks at complete entries */
+    if (!sigbus_installed) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_sigbus;
@@ -194,9 +215,16 @@ int out_guard_mapping(const void *addr, size_t len, const char *path)
         sigemptyset(&sa.sa_mask);
         if (sigaction(SIGBUS, &sa, NULL) != 0)
             return -1;
+        sigbus_installed = 1;
     }
-    n_maps = i + 1;
     return 0;
+}
+
+void out_unguard_mapping(const void *addr)
+{
+    for (int i = 0; addr && i < N_MAPS; i++)
+        if (maps[i].lo == addr)
+            maps[i].lo = NULL;
 }
 
 /* ---- file streams that remember why a write failed ----
@@ -404,7 +432,7 @@ int out_open(out_file *o, const char *path, int binary)
     fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
-        unguard_tmp();
+        unguard_tmp(tmp);
         struct stat dst;
         if (stat(dir, &dst) != 0)
             cli_error("cannot write '%s': directory '%s' does not exist", path, dir);
@@ -421,7 +449,7 @@ int out_open(out_file *o, const char *path, int binary)
         fd = -1;   /* closed by open_sink */
         cli_error("cannot write '%s': %s", path, strerror(errno));
         unlink(tmp);
-        unguard_tmp();
+        unguard_tmp(tmp);
         goto fail;
     }
     free(dir);
@@ -436,7 +464,7 @@ fail:
     if (fd >= 0) {
         close(fd);
         unlink(tmp);
-        unguard_tmp();
+        unguard_tmp(tmp);
     }
     free(target);
     free(dir);
@@ -494,7 +522,7 @@ int out_commit(out_file *o)
             }
             free(dir);
         }
-        unguard_tmp();
+        unguard_tmp(o->tmp);
     } else if (o->own_f) {
         if (fclose(o->f) != 0 && rc == 0) {
             cli_error("writing '%s' failed: %s", o->name, write_reason(o, errno));
@@ -516,7 +544,7 @@ void out_abort(out_file *o)
         fflush(o->f);
     if (o->tmp) {
         unlink(o->tmp);
-        unguard_tmp();
+        unguard_tmp(o->tmp);
     }
     finish(o);
 }
@@ -615,15 +643,6 @@ static int format_of_extension(const char *path, const char *const *names, const
     return -1;
 }
 
-static void list_formats(const char *const *names, char *buf, size_t len)
-{
-    size_t o = 0;
-    buf[0] = '\0';
-    for (size_t k = 0; names[k] && o < len; k++)
-        o += (size_t)snprintf(buf + o, len - o, "%s%s", k == 0 ? "" : names[k + 1] ? ", " : " or ",
-                              names[k]);
-}
-
 int out_pick_format(const struct opt_cmd *cmd, const char *path, const char *const *names,
                     int given, int *fmt)
 {
@@ -633,8 +652,13 @@ int out_pick_format(const struct opt_cmd *cmd, const char *path, const char *con
     int k = format_of_extension(path, names, &want);
     if (k == -2)
         return 0;
+    /* .txt says "text", not which text: an explicit json or csv there is no contradiction */
+    int binary = given && (strcmp(names[*fmt], "npy") == 0 || strcmp(names[*fmt], "raw") == 0 ||
+                           strcmp(names[*fmt], "png") == 0);
+    if (strcmp(want, "text") == 0 && given && !binary)
+        return 0;
     char list[256];
-    list_formats(names, list, sizeof list);
+    opt_join(names, list, sizeof list);
     if (k == -1)
         return opt_usage_error(cmd, "-o %s means --format %s, which %s does not write here "
                                "(it writes %s; choose a file name to match)", path, want, cmd->name,

@@ -55,14 +55,16 @@ void out_clear_inputs(void);
 
 /* ---- a mapped input that shrinks ----
  * Reading a page of a mapping past the end of a file that another process truncated raises
- * SIGBUS. The weights are mapped (safetensors.h); out_guard_mapping turns such a SIGBUS,
- * when its address lies inside [addr, addr + len), into the line
- * "gpt2-embed: PATH: weights file changed size while in use (...)" on stderr, removes the
- * -o temporary if one is open, and ends the process with status 1 (from the handler, with
- * async-signal-safe calls only: the state the fault interrupted is not resumed). A SIGBUS
- * elsewhere keeps its default action. Costs nothing per row read. Up to 8 ranges; returns
- * -1 (nothing printed) when full. */
-int out_guard_mapping(const void *addr, size_t len, const char *path);
+ * SIGBUS. The weights are mapped (safetensors.h), and so is a text file (textin.h);
+ * out_guard_mapping turns such a SIGBUS, when its address lies inside [addr, addr + len),
+ * into the line "gpt2-embed: PATH: WHAT changed size while in use (...)" on stderr (WHAT:
+ * "weights file", "text file"), removes the -o temporaries, and ends the process with
+ * status 1 (from the handler, with async-signal-safe calls only: the state the fault
+ * interrupted is not resumed). A SIGBUS elsewhere keeps its default action. Costs nothing
+ * per row read. Up to 8 ranges; returns -1 (nothing printed) when full. */
+int out_guard_mapping(const void *addr, size_t len, const char *path, const char *what);
+/* Forgets the range starting at addr (before it is unmapped). */
+void out_unguard_mapping(const void *addr);
 
 /* Standard output as one of out.c's streams that remember why a write failed (stdio keeps
  * only a flag; the reason is gone by the time anyone looks): cli_start calls this once,
@@ -136,7 +138,8 @@ struct opt_cmd;
  *   *fmt:  on entry the index in names of --format's value (given = 1) or of the default
  *          (given = 0); on return the format to write.
  * Extensions, case-insensitive: .npy .json .jsonl .csv .raw .png name the format of the
- * same name; .txt the first of table, text or ids that names holds. path NULL or "-", no
+ * same name; .txt the first of table, text or ids that names holds (and an explicit
+ * --format of any text format, json or csv too, is accepted there; npy/raw/png are not). path NULL or "-", no
  * extension, or any other extension: *fmt is kept (today's default).
  * Returns 0; or -1 after one usage line in the parser's wording ("gpt2-embed CMD: ...",
  * the command exits 2) when --format contradicts the extension, or when the extension names

@@ -78,6 +78,8 @@ int textin_open(textin *in, const char *path, const char *what)
         return -1;
     struct stat st;
     int rc = 0;
+    if (!path)
+        out_add_input("standard input", "standard input", fd);
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
         if ((uint64_t)st.st_size > TEXTIN_MAX) {
             cli_error("%s is larger than 1 GiB, the most this command reads", shown(path));
@@ -91,6 +93,8 @@ int textin_open(textin *in, const char *path, const char *what)
                 in->map = m;
                 in->data = m;
                 in->len = (size_t)st.st_size;
+                /* truncated by another program while read: one line, not "Bus error" */
+                out_guard_mapping(m, in->len, path ? path : "standard input", "text file");
             }
         }
     } else {
@@ -105,8 +109,10 @@ int textin_open(textin *in, const char *path, const char *what)
 
 void textin_close(textin *in)
 {
-    if (in->map)
+    if (in->map) {
+        out_unguard_mapping(in->map);
         munmap(in->map, in->len);
+    }
     free(in->buf);
     memset(in, 0, sizeof *in);
 }

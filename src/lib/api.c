@@ -200,7 +200,7 @@ gpt2embed_status gpt2embed_table_data(const gpt2embed_model *m, gpt2embed_table 
     const st_tensor *t = table_of(m, which);
     if (!t || !data)
         return NULL_ARG("gpt2embed_table_data");
-    *data = m->m->st->data + t->begin;
+    *data = t->bytes;   /* mapped by model_open (only wte and wpe are) */
     if (rows)
         *rows = (size_t)t->shape[0];
     if (cols)

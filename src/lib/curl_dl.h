@@ -16,7 +16,8 @@
 
 #include "err.h"
 
-/* The libcurl functions download.c uses, same signatures as in <curl/curl.h>. */
+/* The libcurl functions the downloader (dl_http.c, dl_url.c, download.c) uses, with the
+ * signatures of <curl/curl.h>. */
 typedef struct curl_api {
     CURLcode (*global_init)(long flags);
     void (*global_cleanup)(void);

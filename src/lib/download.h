@@ -6,15 +6,17 @@
  *   metadata a HEAD of that URL, following redirects on the endpoint's own origin (a
  *            renamed repo) but not the one to the CDN; from the endpoint's last answer:
  *            X-Repo-Commit, X-Linked-Etag (the file's sha256) else ETag,
- *            X-Linked-Size else Content-Length
+ *            X-Linked-Size else Content-Length.
  *            X-Repo-Commit must be 40 hex digits (DL_E_PROTOCOL otherwise). Every header
  *            value is kept with its bytes outside printable ASCII written as \xNN, so no
  *            message quotes a server's control characters raw.
  *   auth     "Authorization: Bearer TOKEN" ($HF_TOKEN, else the file $HF_TOKEN_PATH, else
- *            $HF_HOME/token, else ~/.cache/huggingface/token), sent ONLY to the endpoint's
- *            own origin (scheme, host and port): redirects are followed here, hop by hop,
- *            not by libcurl, so a CDN on another host never sees the token.
- *   offline  HF_HUB_OFFLINE=1 (or true/yes/on): no network at all, DL_E_OFFLINE.
+ *            <HF home>/token: $HF_HOME, $XDG_CACHE_HOME/huggingface or ~/.cache/huggingface,
+ *            see locate.h; a regular file only, opened without blocking), sent ONLY to the
+ *            endpoint's own origin (scheme, host and port): redirects are followed here, hop
+ *            by hop, not by libcurl, so a CDN on another host never sees the token.
+ *   offline  HF_HUB_OFFLINE=1 (or true/yes/on; when it is unset or empty,
+ *            TRANSFORMERS_OFFLINE): no network at all, DL_E_OFFLINE.
  *
  * Two modes:
  *   embeddings only (default): Range requests for the 8-byte header length and the JSON
@@ -35,6 +37,15 @@
  *            part (DL_E_CHANGED). Wrong bytes outside that overlap are not detected.
  *   full (opts.full): the header first (checked as above), then the whole file, its
  *            sha256 compared with X-Linked-Etag.
+ *
+ * The Hugging Face cache (opts.hf_cache, full only: an embeddings-only file is never put
+ * there, where transformers would take it for the model): the cache folder is
+ * locate_hf_repo_dir(repo) (locate.h: $HF_HUB_CACHE, $HF_HOME, $XDG_CACHE_HOME...); the
+ * file is downloaded into blobs/<sha256> (its part beside it) and verified, and only then
+ * made visible as huggingface_hub does: snapshots/<commit>/<file> a relative symbolic link
+ * to ../../blobs/<sha256>, and refs/<revision> holding the commit (40 hex digits, no
+ * newline; not written when the revision is the commit). A blob already there whose bytes
+ * hash to the sha256 is linked, not downloaded again.
  *
  * Never lose or corrupt anything: bytes go to <out>.part, with a sidecar <out>.part.info
  * recording what the part is (mode, repo, file, ETag, size, header length); a later call
@@ -66,7 +77,7 @@
  * DIR/opened, so that a test can force the interleaving of two downloads.
  *
  * The library never prints: it reports through opts.progress. Deliberately left out:
- * parallel connections, xet/hf_transfer, the Hugging Face cache layout (writing), proxies
+ * parallel connections, xet/hf_transfer, huggingface_hub's .locks (the part's flock stands in), proxies
  * beyond what libcurl takes from the environment.
  */
 #ifndef G2E_DOWNLOAD_H
@@ -133,6 +144,8 @@ typedef struct dl_opts {
     const char *token;          /* NULL: from the environment (see top); "": send none */
     const char *out_path;       /* the destination file (required); its folder must exist */
     int full;                   /* 1: the whole file, checked against its sha256 */
+    int hf_cache;               /* 1 (with full only): store it in the Hugging Face cache as
+                                   huggingface_hub does instead of at out_path (see below) */
     int max_attempts;           /* attempts in a row without progress; 0: 6 */
     unsigned backoff_ms;        /* first retry delay; 0: 1000 */
     unsigned backoff_max_ms;    /* cap on a delay; 0: 30000 */
@@ -163,6 +176,8 @@ typedef struct dl_result {
     uint64_t transferred;       /* body bytes received over the network in this call */
     uint64_t resumed;           /* bytes already in a matching .part from an earlier call */
     int retries;                /* transient failures retried */
+    char path[4096];            /* the file in place: out_path, or the cache's snapshot link */
+    int reused;                 /* 1: the cache already held a blob with those bytes */
     char wte_name[128];         /* names of the tensors written (embeddings only) */
     char wpe_name[128];
 } dl_result;

@@ -48,16 +48,83 @@ static int fmt_path(char *out, size_t outlen, g2e_err *err, const char *fmt, ...
     return 0;
 }
 
+/* "models--" + repo with every '/' as "--" (huggingface_hub's folder of a model repo). */
+static int repo_folder(const char *repo, char *folder, size_t cap)
+{
+    size_t j = (size_t)snprintf(folder, cap, "models--");
+    for (const char *p = repo; *p; p++) {
+        if (j + 3 >= cap)
+            return -1;
+        if (*p == '/') {
+            folder[j++] = '-';
+            folder[j++] = '-';
+        } else {
+            folder[j++] = *p;
+        }
+    }
+    folder[j] = '\0';
+    return 0;
+}
+
+/* An environment variable's value with a leading "~/" (or a lone "~") expanded to $HOME,
+ * as huggingface_hub's expanduser does; NULL when unset or empty. */
+static const char *env_path(const char *name, char *buf, size_t cap)
+{
+    const char *v = getenv(name), *home = getenv("HOME");
+    if (!v || !*v)
+        return NULL;
+    if (v[0] == '~' && (v[1] == '/' || v[1] == '\0') && home && *home) {
+        int n = snprintf(buf, cap, "%s%s", home, v + 1);
+        return n > 0 && (size_t)n < cap ? buf : NULL;
+    }
+    return v;
+}
+
+int locate_hf_home(char *out, size_t outlen, g2e_err *err)
+{
+    char b[4096];
+    const char *v = env_path("HF_HOME", b, sizeof b);
+    if (v)
+        return fmt_path(out, outlen, err, "%s", v);
+    if ((v = env_path("XDG_CACHE_HOME", b, sizeof b)) != NULL)
+        return fmt_path(out, outlen, err, "%s/huggingface", v);
+    const char *home = getenv("HOME");
+    return fmt_path(out, outlen, err, "%s/.cache/huggingface", home && *home ? home : ".");
+}
+
 int locate_hf_hub_dir(char *out, size_t outlen, g2e_err *err)
 {
-    const char *v = getenv("HF_HUB_CACHE");
-    if (v && *v)
+    char b[4096];
+    const char *v = env_path("HF_HUB_CACHE", b, sizeof b);
+    if (!v)
+        v = env_path("HUGGINGFACE_HUB_CACHE", b, sizeof b);   /* the older name */
+    if (v)
         return fmt_path(out, outlen, err, "%s", v);
-    v = getenv("HF_HOME");
-    if (v && *v)
-        return fmt_path(out, outlen, err, "%s/hub", v);
-    const char *home = getenv("HOME");
-    return fmt_path(out, outlen, err, "%s/.cache/huggingface/hub", home && *home ? home : ".");
+    char home[4096];
+    int rc = locate_hf_home(home, sizeof home, err);
+    return rc ? rc : fmt_path(out, outlen, err, "%s/hub", home);
+}
+
+int locate_hf_token_path(char *out, size_t outlen, g2e_err *err)
+{
+    char b[4096];
+    const char *v = env_path("HF_TOKEN_PATH", b, sizeof b);
+    if (v)
+        return fmt_path(out, outlen, err, "%s", v);
+    char home[4096];
+    int rc = locate_hf_home(home, sizeof home, err);
+    return rc ? rc : fmt_path(out, outlen, err, "%s/token", home);
+}
+
+int locate_hf_repo_dir(const char *repo, char *out, size_t outlen, g2e_err *err)
+{
+    char hub[4096], folder[512];
+    int rc = locate_hf_hub_dir(hub, sizeof hub, err);
+    if (rc)
+        return rc;
+    if (repo_folder(repo, folder, sizeof folder) != 0)
+        return g2e_fail(err, LOCATE_E_TOO_LONG, "repository name too long: %.120s", repo);
+    return fmt_path(out, outlen, err, "%s/%s", hub, folder);
 }
 
 /* Reads the commit id from refs/<revision>: one line of [0-9a-zA-Z] (no path characters). */
@@ -109,17 +176,8 @@ int locate_hf_cache(const char *repo, const char *revision, char *out, size_t ou
     if (rc)
         return rc;
     /* models--org--name, then the legacy models--name (repos moved under organisations). */
-    size_t j = 0;
-    j += (size_t)snprintf(folder, sizeof folder, "models--");
-    for (const char *p = repo; *p && j + 3 < sizeof folder; p++) {
-        if (*p == '/') {
-            folder[j++] = '-';
-            folder[j++] = '-';
-        } else {
-            folder[j++] = *p;
-        }
-    }
-    folder[j] = '\0';
+    if (repo_folder(repo, folder, sizeof folder) != 0)
+        return g2e_fail(err, LOCATE_E_TOO_LONG, "repository name too long: %.120s", repo);
     if (try_cache_folder(hub, folder, revision, out, outlen, NULL) == 0)
         return 0;
     const char *slash = strrchr(repo, '/');
@@ -136,6 +194,14 @@ int locate_hf_cache(const char *repo, const char *revision, char *out, size_t ou
 int locate_weights(const char *model, const char *explicit_path, char *out, size_t outlen,
                    const char **source, g2e_err *err)
 {
+    return locate_weights_at(model, NULL, explicit_path, out, outlen, source, err);
+}
+
+int locate_weights_at(const char *model, const char *revision, const char *explicit_path,
+                      char *out, size_t outlen, const char **source, g2e_err *err)
+{
+    if (!revision || !*revision)
+        revision = "main";
     if (!model)
         model = "gpt2";
     const char *repo = locate_default_repo(model);
@@ -175,7 +241,7 @@ int locate_weights(const char *model, const char *explicit_path, char *out, size
     }
     g2e_err cerr;
     g2e_clear(&cerr);
-    if (locate_hf_cache(repo, "main", cache, sizeof cache, &cerr) == 0) {
+    if (locate_hf_cache(repo, revision, cache, sizeof cache, &cerr) == 0) {
         src = "Hugging Face cache";
         rc = fmt_path(out, outlen, err, "%s", cache);
         goto done;

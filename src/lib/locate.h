@@ -5,10 +5,12 @@
  *   2. $GPT2_EMBED_WEIGHTS: must exist, no fallback;
  *   3. weights/<model>.safetensors in the working directory;
  *   4. <G2E_DATADIR>/weights/<model>.safetensors (the installed data directory);
- *   5. the Hugging Face hub cache: $HF_HUB_CACHE, else $HF_HOME/hub, else
- *      ~/.cache/huggingface/hub; folder models--<org>--<name> of the model's repo (or
- *      the legacy models--<name>); refs/<revision> names the snapshot commit, and
- *      snapshots/<commit>/model.safetensors is the file.
+ *   5. the Hugging Face hub cache, found as huggingface_hub finds it: $HF_HUB_CACHE, else
+ *      $HUGGINGFACE_HUB_CACHE, else <HF home>/hub, where the HF home is $HF_HOME, else
+ *      $XDG_CACHE_HOME/huggingface, else ~/.cache/huggingface (a leading "~/" in any of
+ *      them is $HOME; empty means unset); folder models--<org>--<name> of the model's repo
+ *      (or the legacy models--<name>); refs/<revision> (default main) names the snapshot
+ *      commit, and snapshots/<commit>/model.safetensors is the file.
  * Nothing here opens the weights: existence as a regular file is all that is checked.
  */
 #ifndef G2E_LOCATE_H
@@ -37,6 +39,10 @@ const char *locate_default_repo(const char *model);
 int locate_weights(const char *model, const char *explicit_path, char *out, size_t outlen,
                    const char **source, g2e_err *err);
 
+/* locate_weights with the revision (NULL: "main") looked for in the Hugging Face cache. */
+int locate_weights_at(const char *model, const char *revision, const char *explicit_path,
+                      char *out, size_t outlen, const char **source, g2e_err *err);
+
 /* Only step 5: the file of repo at revision (NULL: "main") in the Hugging Face cache.
  * Returns 0 and fills out when it exists as a regular file, LOCATE_E_NOT_FOUND otherwise
  * (message names the snapshot path tried). Used by the downloader too. */
@@ -45,5 +51,14 @@ int locate_hf_cache(const char *repo, const char *revision, char *out, size_t ou
 
 /* The hub cache directory that applies now (see the order above) into out. */
 int locate_hf_hub_dir(char *out, size_t outlen, g2e_err *err);
+
+/* The HF home ($HF_HOME, else $XDG_CACHE_HOME/huggingface, else ~/.cache/huggingface). */
+int locate_hf_home(char *out, size_t outlen, g2e_err *err);
+
+/* The token file: $HF_TOKEN_PATH, else <HF home>/token. */
+int locate_hf_token_path(char *out, size_t outlen, g2e_err *err);
+
+/* The cache folder of a model repo: <hub cache>/models--<org>--<name>. */
+int locate_hf_repo_dir(const char *repo, char *out, size_t outlen, g2e_err *err);
 
 #endif

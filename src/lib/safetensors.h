@@ -96,7 +96,9 @@ typedef struct st_file {
 
 /* Maps path read-only and validates its header; does not read the data section (only the
  * 8 + N header bytes are touched). The file must not be truncated while it is open: like
- * any mapping, reading a row past a shrunken end raises SIGBUS.
+ * any mapping, reading a row past a shrunken end raises SIGBUS (the library installs no
+ * handler: a program that must survive it catches SIGBUS over the tensors' `bytes` ranges,
+ * as gpt2-embed's out_guard_mapping does).
  * On success *out owns the mapping (free with st_close). On error *out is NULL and err
  * says what was wrong, naming the path, the tensor and the numbers involved. */
 int st_open(st_file **out, const char *path, g2e_err *err);

@@ -41,31 +41,26 @@ double sim_norm(const float *a, size_t n)
     return sqrt(sim_dot(a, a, n));
 }
 
-/* Why a vector of norm nrm has no cosine (NULL if it has one), and the status. The norm of
- * float32 values, accumulated in double, cannot overflow (3.4e38^2 * n < 1.8e308), so a
- * non-finite norm means a NaN or an infinity among the values. */
-static const char *no_cosine(double nrm, int *code)
+/* The status of a vector of norm nrm: 0 if it has a cosine, else SIM_E_NONFINITE or
+ * SIM_E_ZERO. The norm of float32 values, accumulated in double, cannot overflow
+ * (3.4e38^2 * n < 1.8e308), so a non-finite norm means a NaN or an infinity among them. */
+static int no_cosine(double nrm)
 {
-    if (!isfinite(nrm)) {
-        *code = SIM_E_NONFINITE;
-        return g2e_tr("holds a NaN or an infinity");
-    }
-    if (nrm == 0.0) {
-        *code = SIM_E_ZERO;
-        return g2e_tr("is all zeros");
-    }
-    return NULL;
+    return !isfinite(nrm) ? SIM_E_NONFINITE : nrm == 0.0 ? SIM_E_ZERO : 0;
 }
 
 int sim_cosine(const float *a, const float *b, size_t n, double *out, g2e_err *err)
 {
     double na = sim_norm(a, n), nb = sim_norm(b, n);
-    int code = 0;
-    const char *why;
-    if ((why = no_cosine(na, &code)))
-        return g2e_fail(err, code, "the first vector %s: it has no cosine", why);
-    if ((why = no_cosine(nb, &code)))
-        return g2e_fail(err, code, "the second vector %s: it has no cosine", why);
+    int ca = no_cosine(na), cb = no_cosine(nb);
+    if (ca == SIM_E_ZERO)
+        return g2e_fail(err, ca, "the first vector is all zeros: it has no cosine");
+    if (ca)
+        return g2e_fail(err, ca, "the first vector holds a NaN or an infinity: it has no cosine");
+    if (cb == SIM_E_ZERO)
+        return g2e_fail(err, cb, "the second vector is all zeros: it has no cosine");
+    if (cb)
+        return g2e_fail(err, cb, "the second vector holds a NaN or an infinity: it has no cosine");
     *out = sim_dot(a, b, n) / (na * nb);
     return 0;
 }
@@ -115,12 +110,13 @@ int sim_cosine_matrix(const float *X, size_t R, size_t C, double *out, g2e_err *
     }
     for (size_t i = 0; i < R; i++) {
         double nrm = sim_norm(X + i * C, C);
-        int code = 0;
-        const char *why = no_cosine(nrm, &code);
-        if (why) {
+        int code = no_cosine(nrm);
+        if (code) {
             free(AP);
             free(BP);
-            return g2e_fail(err, code, "row %zu %s: it has no cosine", i, why);
+            if (code == SIM_E_ZERO)
+                return g2e_fail(err, code, "row %zu is all zeros: it has no cosine", i);
+            return g2e_fail(err, code, "row %zu holds a NaN or an infinity: it has no cosine", i);
         }
         double *a = AP + (i / MR) * C * MR + i % MR;
         double *b = BP + (i / NR) * C * NR + i % NR;
@@ -206,10 +202,11 @@ int sim_nearest(const g2e_model *m, const float *q, size_t k, uint32_t exclude, 
     if (k == 0 || k > m->n_vocab)
         return g2e_fail(err, SIM_E_RANGE, "k must be from 1 to %zu, got %zu", m->n_vocab, k);
     double nq = sim_norm(q, C);
-    int code = 0;
-    const char *why = no_cosine(nq, &code);
-    if (why)
-        return g2e_fail(err, code, "the query vector %s: it has no cosine", why);
+    int code = no_cosine(nq);
+    if (code == SIM_E_ZERO)
+        return g2e_fail(err, code, "the query vector is all zeros: it has no cosine");
+    if (code)
+        return g2e_fail(err, code, "the query vector holds a NaN or an infinity: it has no cosine");
     float *row = malloc(C * sizeof *row);
     if (!row)
         return g2e_fail(err, G2E_ENOMEM, "out of memory");

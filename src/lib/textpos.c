@@ -21,12 +21,17 @@ static size_t valid_chars(const unsigned char *s, size_t len)
     for (; i + 8 <= len; i += 8) {
         uint64_t w;
         memcpy(&w, s + i, 8);
-        uint64_t cont = w & ~(w << 1) & 0x8080808080808080ull; /* bit 7 set, bit 6 clear */
-        n += 8 - (size_t)__builtin_popcountll(cont);
+        uint64_t cont = (w & ~(w << 1) & 0x8080808080808080ull) >> 7; /* 10xxxxxx: 1 per byte */
+        n += 8 - (size_t)((cont * 0x0101010101010101ull) >> 56);          /* their sum, <= 8 */
     }
     for (; i < len; i++)
         n += (s[i] & 0xC0) != 0x80;
     return n;
+}
+
+size_t textpos_chars_valid(const char *text, size_t len)
+{
+    return valid_chars((const unsigned char *)text, len);
 }
 
 size_t textpos_chars(const char *text, size_t len)

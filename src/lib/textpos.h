@@ -27,5 +27,7 @@ void textpos_at(const char *text, size_t len, size_t byte, textpos *out);
 
 /* The number of characters in text[len] (counted as above). */
 size_t textpos_chars(const char *text, size_t len);
+/* The same for a text already known to be well-formed UTF-8 (no second validation). */
+size_t textpos_chars_valid(const char *text, size_t len);
 
 #endif

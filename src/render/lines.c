@@ -31,7 +31,7 @@ static int check_lines(const render_lines *p, double r[4], g2e_err *err)
     return 0;
 }
 
-static void draw_series(canvas *c, const axes *a, const render_series *se, size_t k, int markers)
+static void draw_series(canvas *c, const axes *a, const render_series *se, size_t k)
 {
     cairo_t *cr = c->cr;
     double rgb[3];
@@ -50,12 +50,27 @@ static void draw_series(canvas *c, const axes *a, const render_series *se, size_
         pen = 1;
     }
     cairo_stroke(cr);
-    if (markers > 0 || (markers == 0 && se->n <= 128))
-        for (size_t i = 0; i < se->n; i++)
-            if (isfinite(se->x[i]) && isfinite(se->y[i])) {
-                cairo_arc(cr, ax_px(a, se->x[i]), ax_py(a, se->y[i]), 2.5, 0, 2 * M_PI);
-                cairo_fill(cr);
-            }
+}
+
+static int has_markers(const render_series *se, int markers)
+{
+    return markers > 0 || (markers == 0 && se->n <= 128);
+}
+
+/* The dots, drawn outside the area's clip: every point lies inside the data range, so a dot
+ * at the range's end (GPT-2's position 0 at x = 0) would otherwise be cut in half. */
+static void draw_markers(canvas *c, const axes *a, const render_series *se, size_t k, int markers)
+{
+    if (!has_markers(se, markers))
+        return;
+    double rgb[3];
+    series_rgb(k, rgb);
+    cairo_set_source_rgb(c->cr, rgb[0], rgb[1], rgb[2]);
+    for (size_t i = 0; i < se->n; i++)
+        if (isfinite(se->x[i]) && isfinite(se->y[i])) {
+            cairo_arc(c->cr, ax_px(a, se->x[i]), ax_py(a, se->y[i]), 2.5, 0, 2 * M_PI);
+            cairo_fill(c->cr);
+        }
 }
 
 /* The legend at the top right inside the area: one entry per named series. */
@@ -85,9 +100,14 @@ static void legend(canvas *c, const axes *a, const render_series *series, size_t
         series_rgb(s, rgb);
         cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
         cairo_set_line_width(cr, 2);
-        cairo_move_to(cr, lx + 8, yy);
-        cairo_line_to(cr, lx + 30, yy);
-        cairo_stroke(cr);
+        if (series[s].n == 1) {   /* a lone point has no line: its key is a dot */
+            cairo_arc(cr, lx + 19, yy, 3, 0, 2 * M_PI);
+            cairo_fill(cr);
+        } else {
+            cairo_move_to(cr, lx + 8, yy);
+            cairo_line_to(cr, lx + 30, yy);
+            cairo_stroke(cr);
+        }
         cairo_set_source_rgb(cr, 0, 0, 0);
         cv_text(c, series[s].name, lx + 36, yy, 0, 0.5);
         yy += 20;
@@ -128,8 +148,10 @@ int rw_lines_png(const render_lines *p, render_png *out, g2e_err *err)
     cairo_set_line_width(c.cr, 2);
     cairo_set_line_join(c.cr, CAIRO_LINE_JOIN_ROUND);
     for (size_t s = 0; s < p->n_series; s++)
-        draw_series(&c, &a, &p->series[s], s, p->markers);
+        draw_series(&c, &a, &p->series[s], s);
     cairo_restore(c.cr);
+    for (size_t s = 0; s < p->n_series; s++)
+        draw_markers(&c, &a, &p->series[s], s, p->markers);
     legend(&c, &a, p->series, p->n_series);
     return cv_finish(&c, out);
 }
