@@ -207,6 +207,10 @@ Test(i18n, help_and_parse_errors_in_japanese_with_the_same_numbers)
                 "a broken ID list");
     expect_lang((char *[]){"LANGUAGE=ja", NULL}, (char *[]){"inspect", "/nonexistent/w.safetensors", NULL},
                 1, "a missing file");
+    expect_lang((char *[]){"LANGUAGE=ja", NULL}, (char *[]){"sinusoidal", "--len", "0", "--dim", "8", NULL},
+                1, "an option's range");
+    expect_lang((char *[]){"LANGUAGE=ja", NULL}, (char *[]){"exercise", "1", "--ctx", "-3", NULL}, 1,
+                "a negative value");
 }
 
 /* A fixture with GPT-2's vocabulary and context, narrow rows. */
