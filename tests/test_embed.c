@@ -6,6 +6,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,4 +148,126 @@ Test(embed, window_counts)
     cr_expect_eq(embed_window_padding(1, EMBED_MAX_PADDING + 2, 1, &pad, &e), EMBED_E_WINDOW);
     cr_expect(strstr(e.msg, "1048577 rows of zero padding") != NULL, "%s", e.msg);
     cr_expect_eq(embed_window_padding(2, ((size_t)1 << 53) - 1, 1, &pad, &e), EMBED_E_WINDOW);
+}
+
+/* ---- a scaled sinusoidal encoding against numpy ----
+ * The reference builds the double table PE(pos, ·) with Python's math module (the C
+ * library's pow, sin and cos: numpy's own np.sin is a SIMD routine that differs from them in
+ * the last bit for about half of the values, measured on this machine, so an np.sin table
+ * would test which sine is used, not the scaling), then takes np.float32(pe64 * s): the one
+ * multiplication in double and the one rounding that embed.h promises. Printed as the bits of
+ * each float32 (%08x), one per line, for every scale, position and component in that order. */
+static uint32_t *numpy_scaled_pe(size_t dim, size_t start, size_t T, const double *s, size_t ns)
+{
+    char a[4][64], sc[512] = "";
+    snprintf(a[0], sizeof a[0], "%zu", dim);
+    snprintf(a[1], sizeof a[1], "%zu", start);
+    snprintf(a[2], sizeof a[2], "%zu", T);
+    for (size_t k = 0; k < ns; k++)
+        snprintf(sc + strlen(sc), sizeof sc - strlen(sc), "%s%.17g", k ? "," : "", s[k]);
+    const char *script =
+        "import math, sys, numpy as np\n"
+        "d, start, n = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])\n"
+        "pe = np.empty((n, d), dtype=np.float64)\n"
+        "for t in range(n):\n"
+        "    for i in range(d // 2):\n"
+        "        a = float(start + t) / math.pow(10000.0, float(2 * i) / float(d))\n"
+        "        pe[t, 2 * i], pe[t, 2 * i + 1] = math.sin(a), math.cos(a)\n"
+        "for s in sys.argv[4].split(','):\n"
+        "    out = np.float32(pe * np.float64(float(s)))\n"
+        "    print('\\n'.join('%08x' % v for v in out.view(np.uint32).ravel()))\n";
+    char *argv[] = {"/usr/bin/python3", "-c", (char *)script, a[0], a[1], a[2], sc, NULL};
+    run_result r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "python: %s", r.err);
+    size_t n = ns * T * dim;
+    uint32_t *v = malloc(n * sizeof *v);
+    char *p = r.out;
+    for (size_t k = 0; k < n; k++) {
+        char *end;
+        v[k] = (uint32_t)strtoul(p, &end, 16);
+        cr_assert(end != p, "numpy output ended after %zu values", k);
+        p = end;
+    }
+    run_free(&r);
+    return v;
+}
+
+static void scaled_against_numpy(fixture_opts *o, size_t start, size_t T)
+{
+    g2e_model *m = open_fixture_model(o, "scale");
+    size_t C = o->n_embd;
+    /* exact and inexact factors (1/3, 0.1 are not binary fractions; 3.3899 like a mean norm
+     * ratio), one that only moves the exponent (0.25), and 1 (must be the unscaled rows) */
+    const double s[] = {0.25, 1.0 / 3.0, 0.1, 3.3899003573, 5.0, 1.0};
+    size_t ns = sizeof s / sizeof *s;
+    uint32_t *ref = numpy_scaled_pe(C, start, T, s, ns);
+    float *sum = malloc(C * sizeof *sum), *tok = malloc(C * sizeof *tok), *pos = malloc(C * sizeof *pos);
+    embed_ctx c;
+    g2e_err e;
+    cr_assert_eq(embed_init(&c, m, EMBED_PE_SINUSOIDAL, &e), 0, "%s", e.msg);
+    cr_expect_eq(c.pe_scale, 1.0, "embed_init leaves the encoding unscaled");
+    size_t bad = 0;
+    for (size_t k = 0; k < ns; k++) {
+        cr_assert_eq(embed_set_pe_scale(&c, s[k], &e), 0, "%s", e.msg);
+        for (size_t t = 0; t < T; t++) {
+            uint32_t id = (uint32_t)((t * 7) % o->n_vocab);
+            cr_assert_eq(embed_row(&c, id, start + t, sum, tok, pos, &e), 0, "%s", e.msg);
+            for (size_t j = 0; j < C; j++) {
+                uint32_t got, want = ref[(k * T + t) * C + j];
+                memcpy(&got, &pos[j], 4);
+                float w;
+                memcpy(&w, &want, 4);
+                float wsum = fixture_expected(o, FIXTURE_WTE, id, j) + w;
+                if (got != want || memcmp(&sum[j], &wsum, 4) != 0) {
+                    if (bad++ < 5)
+                        cr_expect(0, "scale %.17g pos %zu [%zu]: %08x, numpy %08x", s[k], start + t,
+                                  j, got, want);
+                }
+            }
+        }
+    }
+    cr_expect_eq(bad, 0, "%zu values differ from numpy", bad);
+    /* s = 1 is the unscaled path: the same bits as sin_row_f32 */
+    float *plain = malloc(C * sizeof *plain);
+    cr_assert_eq(sin_row_f32(start, C, SIN_DEFAULT_BASE, plain, &e), 0);
+    cr_assert_eq(embed_set_pe_scale(&c, 1.0, &e), 0);
+    cr_assert_eq(embed_row(&c, 0, start, sum, NULL, pos, &e), 0);
+    cr_expect(memcmp(plain, pos, C * sizeof *pos) == 0);
+    embed_free(&c);
+    free(plain), free(sum), free(tok), free(pos), free(ref);
+    model_close(m);
+}
+
+Test(embed, scaled_sinusoid_matches_numpy_bit_for_bit)
+{
+    fixture_opts o;
+    fixture_tiny(&o);                 /* n_embd 8 */
+    scaled_against_numpy(&o, 0, 16);
+    o.n_vocab = 40;
+    o.n_ctx = 4;
+    o.n_embd = 768;                   /* GPT-2's width: 384 different wavelengths */
+    scaled_against_numpy(&o, 1000, 12);
+}
+
+Test(embed, pe_scale_is_checked)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    g2e_model *m = open_fixture_model(&o, "scalechk");
+    embed_ctx c;
+    g2e_err e;
+    cr_assert_eq(embed_init(&c, m, EMBED_PE_LEARNED, &e), 0);
+    cr_expect_eq(embed_set_pe_scale(&c, 0.5, &e), EMBED_E_SCALE, "learned positions are not scaled");
+    cr_expect(strstr(e.msg, "sinusoidal"), "%s", e.msg);
+    cr_expect_eq(c.pe_scale, 1.0);
+    embed_free(&c);
+    cr_assert_eq(embed_init(&c, m, EMBED_PE_SINUSOIDAL, &e), 0);
+    const double bad[] = {0.0, -1.0, NAN, INFINITY, EMBED_MAX_PE_SCALE * 2};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        cr_expect_eq(embed_set_pe_scale(&c, bad[k], &e), EMBED_E_SCALE, "scale %g", bad[k]);
+        cr_expect_eq(c.pe_scale, 1.0, "left unchanged after %g", bad[k]);
+    }
+    cr_expect_eq(embed_set_pe_scale(&c, EMBED_MAX_PE_SCALE, &e), 0);
+    embed_free(&c);
+    model_close(m);
 }

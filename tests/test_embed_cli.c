@@ -154,11 +154,11 @@ Test(embedcli, raw_csv_json_read_back)
             cr_expect(memcmp(r.out + (t * C + c) * 4, &want, 4) == 0);
         }
     run_free(&r);
-    /* csv: header, then pos,index,id,piece,c0..c7 with values that read back exactly */
+    /* csv: header, then pos,index,id,piece,display,c0..c7 with values that read back exactly */
     r = g2e_w(bigpath, (char *[]){"The dog chased the cat", "--format", "csv", NULL});
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     char *line = strtok(r.out, "\n");
-    cr_expect_str_eq(line, "pos,index,id,piece,c0,c1,c2,c3,c4,c5,c6,c7");
+    cr_expect_str_eq(line, "pos,index,id,piece,display,c0,c1,c2,c3,c4,c5,c6,c7");
     for (size_t t = 0; t < 5; t++) {
         line = strtok(NULL, "\n");
         cr_assert(line);
@@ -167,7 +167,7 @@ Test(embedcli, raw_csv_json_read_back)
         cr_expect_eq(pos, t);
         cr_expect_eq(id, ids[t]);
         char *p = line;
-        for (int k = 0; k < 4; k++) p = strchr(p, ',') + 1;
+        for (int k = 0; k < 5; k++) p = strchr(p, ',') + 1;
         for (size_t c = 0; c < C; c++) {
             float v = strtof(p, &p);
             p++;
@@ -548,7 +548,7 @@ Test(embedcli, output_name_picks_the_format)
     cr_assert_eq(r.status, 0, "%s", r.err);
     run_free(&r);
     t = read_file(csv, &n);
-    cr_expect(t && strncmp(t, "pos,index,id,piece,c0,", 22) == 0, "%.80s", t);
+    cr_expect(t && strncmp(t, "pos,index,id,piece,display,c0,", 30) == 0, "%.80s", t);
     free(t);
     /* a contradiction is refused, and the file keeps what it had */
     write_file(csv, "old\n", 4);
@@ -562,4 +562,147 @@ Test(embedcli, output_name_picks_the_format)
     free(npy);
     free(js);
     free(csv);
+}
+
+/* ---- honest remedies: the fixed encoding's size, --pe-scale (issue 11, item 5) ---- */
+
+/* The mean L2 norm of the fixture's wte (which 0) or wpe (1) rows, from fixture_expected in
+ * the library's order (each row's sum of squares in double, then the rows' mean). */
+static double fixture_mean_norm(const fixture_opts *o, int which)
+{
+    uint64_t R = which ? o->n_ctx : o->n_vocab;
+    double total = 0;
+    for (uint64_t r = 0; r < R; r++) {
+        double s2 = 0;
+        for (uint64_t c = 0; c < o->n_embd; c++) {
+            double v = fixture_expected(o, which, r, c);
+            s2 += v * v;
+        }
+        total += sqrt(s2);
+    }
+    return total / (double)R;
+}
+
+Test(embedcli, over_limit_lists_truncate_and_window_first_and_says_what_sinusoidal_costs)
+{
+    char *t1025 = words(1025);
+    run_result r = g2e_w(bigpath, (char *[]){t1025, NULL});
+    cr_expect_eq(r.status, 1);
+    const char *tr = strstr(r.err, "--truncate"), *wi = strstr(r.err, "--window"),
+               *pe = strstr(r.err, "--pe sinusoidal");
+    cr_assert(tr && wi && pe, "%s", r.err);
+    cr_expect(tr < wi && wi < pe, "--truncate, then --window, then --pe sinusoidal: %s", r.err);
+    cr_expect(strstr(pe, "not trained with it") != NULL, "%s", r.err);
+    double tok = fixture_mean_norm(&big, 0), sinn = sqrt(C / 2.0);
+    char want[160];
+    snprintf(want, sizeof want, "(norm sqrt(%d/2) = %.1f) are %.1f times as long as this model's token "
+             "vectors (mean norm %.2f)", C, sinn, sinn / tok, tok);
+    cr_expect(strstr(r.err, want) != NULL, "want '%s' in %s", want, r.err);
+    cr_expect(strstr(r.err, "--pe-scale wpe") != NULL, "%s", r.err);
+    cr_expect_eq(strchr(r.err, '\n'), r.err + r.err_len - 1, "one line: %s", r.err);
+    run_free(&r);
+    free(t1025);
+}
+
+/* The positions of a --parts npy (part 1) against numpy: np.float32(pe64 * s), the double
+ * table from Python's math (libm, as in test_embed.c); and sum (part 2) = token + position in
+ * float32. s is given as %.17g. */
+static void check_scaled_npy(const char *npy, double s, size_t start)
+{
+    char sa[40], st[24];
+    snprintf(sa, sizeof sa, "%.17g", s);
+    snprintf(st, sizeof st, "%zu", start);
+    const char *script =
+        "import math, sys, numpy as np\n"
+        "a = np.load(sys.argv[1]); s = float(sys.argv[2]); start = int(sys.argv[3])\n"
+        "_, n, d = a.shape\n"
+        "pe = np.empty((n, d), dtype=np.float64)\n"
+        "for t in range(n):\n"
+        "    for i in range(d // 2):\n"
+        "        x = float(start + t) / math.pow(10000.0, float(2 * i) / float(d))\n"
+        "        pe[t, 2 * i], pe[t, 2 * i + 1] = math.sin(x), math.cos(x)\n"
+        "want = np.float32(pe * np.float64(s))\n"
+        "ok = a.dtype == np.float32 and np.array_equal(a[1].view(np.uint32), want.view(np.uint32))\n"
+        "ok = ok and np.array_equal((a[0] + a[1]).view(np.uint32), a[2].view(np.uint32))\n"
+        "print('EQUAL', ok, int((a[1] != want).sum()))\n";
+    run_result r = run_argv((char *[]){"/usr/bin/python3", "-c", (char *)script, (char *)npy, sa, st, NULL},
+                            NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "python: %s", r.err);
+    cr_expect(strstr(r.out, "EQUAL True") != NULL, "numpy disagrees (scale %s): %s", sa, r.out);
+    run_free(&r);
+}
+
+Test(embedcli, pe_scale_number_and_wpe_bit_identical_to_numpy)
+{
+    char *npy = path_join(dir, "scaled.npy");
+    /* a number: 1/3 is not a binary fraction, so the one rounding shows */
+    run_result r = g2e_w(bigpath, (char *[]){"The dog chased the cat", "--pe", "sinusoidal", "--pe-scale",
+                                             "0.333333333333333333", "--start-pos", "2000", "--parts", "-o",
+                                             npy, NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect(strstr(r.err, "scaled by 0.333333 (--pe-scale)") && strstr(r.err, "rounded once to float32"),
+              "the scale is stated beside the npy: %s", r.err);
+    run_free(&r);
+    check_scaled_npy(npy, 1.0 / 3.0, 2000);
+    /* wpe: s = mean |wpe| / sqrt(n_embd / 2), computed here from the fixture's values */
+    double wpe = fixture_mean_norm(&big, 1), s = wpe / sqrt(C / 2.0);
+    r = g2e_w(bigpath, (char *[]){"The dog chased the cat", "--pe", "sinusoidal", "--pe-scale", "wpe",
+                                  "--parts", "-o", npy, NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    run_free(&r);
+    check_scaled_npy(npy, s, 0);
+    /* JSON states the factor and the norms exactly */
+    r = g2e_w(bigpath, (char *[]){"cat", "--pe", "sinusoidal", "--pe-scale", "wpe", "--format", "json", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert(j, "%s", r.out);
+    cr_expect_eq(cJSON_GetObjectItemCaseSensitive(j, "pe_scale")->valuedouble, s);
+    cr_expect_eq(cJSON_GetObjectItemCaseSensitive(j, "wpe_norm_mean")->valuedouble, wpe);
+    cr_expect_eq(cJSON_GetObjectItemCaseSensitive(j, "wte_norm_mean")->valuedouble, fixture_mean_norm(&big, 0));
+    cr_expect_eq(cJSON_GetObjectItemCaseSensitive(j, "pe_norm")->valuedouble, s * sqrt(C / 2.0));
+    cJSON_Delete(j);
+    run_free(&r);
+    free(npy);
+}
+
+Test(embedcli, sinusoidal_table_states_its_size_against_the_token_vectors)
+{
+    run_result r = g2e_w(bigpath, (char *[]){"The dog", "--pe", "sinusoidal", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    double tok = fixture_mean_norm(&big, 0), sinn = sqrt(C / 2.0);
+    char want[200];
+    snprintf(want, sizeof want, "sinusoidal positions, not what GPT-2 was trained with: |PE| = sqrt(%d/2) = "
+             "%.4f, %.2f times the mean |wte| row (%.4f)", C, sinn, sinn / tok, tok);
+    cr_expect(strstr(r.out, want) != NULL, "want '%s' in:\n%s", want, r.out);
+    cr_expect_eq(r.err_len, 0, "%s", r.err);
+    run_free(&r);
+    r = g2e_w(bigpath, (char *[]){"The dog", "--pe", "sinusoidal", "--pe-scale", "wpe", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    double wpe = fixture_mean_norm(&big, 1);
+    snprintf(want, sizeof want, "sinusoidal positions scaled by %.6g (--pe-scale wpe: mean |wpe| %.4f / sqrt(%d/2))",
+             wpe / sinn, wpe, C);
+    cr_expect(strstr(r.out, want) != NULL, "want '%s' in:\n%s", want, r.out);
+    snprintf(want, sizeof want, "|PE| = %.4f, %.2f times", wpe, wpe / tok);
+    cr_expect(strstr(r.out, want) != NULL, "want '%s' in:\n%s", want, r.out);
+    run_free(&r);
+    /* learned positions print no such line */
+    r = g2e_w(bigpath, (char *[]){"The dog", NULL});
+    cr_expect(strstr(r.out, "|PE|") == NULL, "%s", r.out);
+    run_free(&r);
+}
+
+Test(embedcli, pe_scale_misuse_is_a_usage_error)
+{
+    const char *bad[] = {"0", "-1", "nan", "inf", "1e7", "x", "", "2wpe", "WPE"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        run_result r = g2e_w(bigpath, (char *[]){"cat", "--pe", "sinusoidal", "--pe-scale", (char *)bad[k], NULL});
+        cr_expect_eq(r.status, 2, "--pe-scale '%s': %d %s", bad[k], r.status, r.err);
+        cr_expect(strstr(r.err, "--pe-scale") != NULL, "%s", r.err);
+        cr_expect_eq(r.out_len, 0);
+        run_free(&r);
+    }
+    run_result r = g2e_w(bigpath, (char *[]){"cat", "--pe-scale", "0.5", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "add --pe sinusoidal") != NULL, "%s", r.err);
+    run_free(&r);
 }

@@ -12,7 +12,6 @@
 
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,111 +229,4 @@ Test(tokchars, embed_json_matches_offsets_computed_from_the_ids)
     }
     run_free(&r);
     free(w), free(js), free(tp), free(dir);
-}
-
-/* Which characters cost the most tokens, against Python's exact fractions (text_ref.py
- * costs): the same characters, counts, costs and order, and the costs add up to the tokens. */
-Test(tokchars, costs_per_character_match_python)
-{
-    tok_tokenizer *t;
-    g2e_err err;
-    cr_assert_eq(tok_open_builtin(&t, &err), 0, "%s", err.msg);
-    char *dir = test_tmpdir("tokchars-costs");
-    char *tp = path_join(dir, "t.txt"), *op = path_join(dir, "o.txt");
-    char *script = path_join(G2E_SRCDIR, "tests/text_ref.py");
-    char *ja = read_file(G2E_SRCDIR "/tests/data/count_ja.txt", &(size_t){0});
-    cr_assert(ja);
-    const char *texts[] = {TEXTS[0], TEXTS[2], TEXTS[3], TEXTS[4], ja};
-    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
-        size_t len = strlen(texts[i]);
-        tok_ids ids;
-        cr_assert_eq(tok_encode(t, texts[i], len, TOK_SPECIAL_TEXT, 0, &ids, NULL, &err), 0, "%s", err.msg);
-        write_file(tp, texts[i], len);
-        FILE *f = fopen(op, "w");
-        for (size_t k = 0; k < ids.n; k++)
-            fprintf(f, "%zu %zu\n", ids.offsets[k], ids.offsets[k + 1]);
-        fclose(f);
-        tokchars_cost *c;
-        size_t n;
-        cr_assert_eq(tokchars_costs(texts[i], len, ids.offsets, ids.n, &c, &n, &err), 0, "%s", err.msg);
-        run_result r = run_argv((char *[]){"/usr/bin/python3", script, "costs", tp, op, NULL}, NULL, 0, NULL, NULL);
-        cr_assert_eq(r.status, 0, "%s", r.err);
-        double sum = 0;
-        const char *line = r.out;
-        for (size_t k = 0; k < n; k++) {
-            size_t st, ln, cnt;
-            double tok;
-            cr_assert_eq(sscanf(line, "%zu %zu %zu %lf", &st, &ln, &cnt, &tok), 4, "text %zu: Python has %zu "
-                         "characters, we have %zu", i, k, n);
-            cr_expect(c[k].start == st && c[k].len == ln && c[k].count == cnt && fabs(c[k].tokens - tok) < 1e-9,
-                      "text %zu, rank %zu: ours (%zu, %zu, %zu, %.12f), Python (%zu, %zu, %zu, %.12f)", i, k,
-                      c[k].start, c[k].len, c[k].count, c[k].tokens, st, ln, cnt, tok);
-            sum += c[k].tokens;
-            line = strchr(line, '\n') + 1;
-        }
-        cr_expect_eq(*line, '\0', "text %zu: Python has more characters", i);
-        cr_expect(fabs(sum - (double)ids.n) < 1e-6, "costs add up to %.9f, not %zu tokens", sum, ids.n);
-        run_free(&r);
-        free(c);
-        tok_ids_free(&ids);
-    }
-    /* 犬 alone: three one-byte tokens, cost 3 */
-    size_t off[4] = {0, 1, 2, 3};
-    tokchars_cost *c;
-    size_t n;
-    cr_assert_eq(tokchars_costs("犬", 3, off, 3, &c, &n, &err), 0);
-    cr_expect(n == 1 && c[0].count == 1 && c[0].tokens == 3.0);
-    free(c);
-    size_t bad[2] = {0, 9};
-    cr_expect_eq(tokchars_costs("犬", 3, bad, 1, &c, &n, &err), G2E_EINVAL);
-    cr_expect(c == NULL && n == 0);
-    free(ja), free(script), free(tp), free(op), free(dir);
-    tok_close(t);
-}
-
-/* count --per-char: the JSON list is Python's (text_ref.py costs) for the tokenizer's offsets. */
-Test(tokchars, count_per_char_matches_python)
-{
-    char *dir = test_tmpdir("tokchars-count");
-    char *op = path_join(dir, "o.txt"), *script = path_join(G2E_SRCDIR, "tests/text_ref.py");
-    const char *tp = G2E_SRCDIR "/tests/data/count_ja.txt";
-    run_result tk = run_g2e("tokenize", "--format", "json", "-f", tp, NULL);
-    cr_assert_eq(tk.status, 0, "%s", tk.err);
-    cJSON *doc = cJSON_Parse(tk.out);
-    cr_assert(doc);
-    FILE *f = fopen(op, "w");
-    cJSON *o;
-    cJSON_ArrayForEach(o, cJSON_GetObjectItem(doc, "offsets"))
-        fprintf(f, "%d %d\n", cJSON_GetArrayItem(o, 0)->valueint, cJSON_GetArrayItem(o, 1)->valueint);
-    fclose(f);
-    cJSON_Delete(doc);
-    run_free(&tk);
-    run_result py = run_argv((char *[]){"/usr/bin/python3", script, "costs", (char *)tp, op, NULL}, NULL, 0, NULL, NULL);
-    cr_assert_eq(py.status, 0, "%s", py.err);
-    run_result r = run_g2e("count", "--per-char", "100000", "--format", "json", "-f", tp, NULL);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    doc = cJSON_Parse(r.out);
-    cr_assert(doc, "%s", r.out);
-    cJSON *pc = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "inputs"), 0), "per_char");
-    size_t ja_len;
-    char *ja = read_file(tp, &ja_len);
-    const char *line = py.out;
-    size_t k = 0;
-    cJSON *e;
-    cJSON_ArrayForEach(e, pc) {
-        size_t st, ln, cnt;
-        double tok;
-        cr_assert_eq(sscanf(line, "%zu %zu %zu %lf", &st, &ln, &cnt, &tok), 4, "rank %zu: Python has fewer", k);
-        const char *ch = cJSON_GetObjectItem(e, "char")->valuestring;
-        cr_expect(strlen(ch) == ln && memcmp(ch, ja + st, ln) == 0, "rank %zu: char %s", k, ch);
-        cr_expect_eq((size_t)cJSON_GetObjectItem(e, "count")->valuedouble, cnt, "rank %zu", k);
-        cr_expect(fabs(cJSON_GetObjectItem(e, "tokens")->valuedouble - tok) < 1e-9, "rank %zu", k);
-        line = strchr(line, '\n') + 1;
-        k++;
-    }
-    cr_expect_eq(*line, '\0', "Python lists more characters than count (%zu)", k);
-    cr_expect(k > 100);
-    cJSON_Delete(doc);
-    run_free(&r), run_free(&py);
-    free(ja), free(op), free(script), free(dir);
 }

@@ -52,8 +52,8 @@ Test(tokenize_cli, table_format_shows_pieces_and_offsets)
     cr_expect(strstr(r.out, "5..11") != NULL, "%s", r.out);
     cr_expect(strstr(r.out, "11..12") != NULL, "%s", r.out);
     run_free(&r);
-    /* a token that is part of a UTF-8 character is shown with the character and its share
-     * (issue 11: 日 is E6 97 A5, two tokens: bytes 1-2 and byte 3) */
+    /* a token that is part of a UTF-8 character is shown as that character and its share
+     * (issue 11: 日 is E6 97 A5, tokens [E6 97] and [A5]) */
     r = run_g2e("tokenize", "--special", "text", "\xE6\x97\xA5", NULL);
     cr_expect_eq(r.status, 0);
     cr_expect(strstr(r.out, "\xE6\x97\xA5 (1-2/3)") && strstr(r.out, "\xE6\x97\xA5 (3/3)"), "%s", r.out);

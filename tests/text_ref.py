@@ -84,27 +84,6 @@ def main():
             chars = text[idx:idx + 0] if idx is None else "".join(c for (s, e, c) in starts if s < b and a < e)
             print(json.dumps({"offset": [a, b], "chars": chars, "char_index": idx if idx is not None else 0,
                               "char_part": parts, "display": " + ".join(pieces)}, ensure_ascii=False))
-    elif sys.argv[1] == "costs":
-        # per distinct character: occurrences and tokens (each token's 1 split over its
-        # characters by bytes), exact fractions, in tokchars_costs' order; one line each:
-        # "<first byte offset> <len> <count> <tokens %.12f>"
-        from fractions import Fraction
-        text = open(sys.argv[2], "rb").read().decode("utf-8")
-        starts, pos = [], 0
-        for ch in text:
-            k = len(ch.encode("utf-8")); starts.append((pos, pos + k, ch)); pos += k
-        cost, count, first = {}, {}, {}
-        for (s0, e0, ch) in starts:
-            count[ch] = count.get(ch, 0) + 1; first.setdefault(ch, s0); cost.setdefault(ch, Fraction(0))
-        for line in open(sys.argv[3]):
-            a, b = map(int, line.split())
-            for (s0, e0, ch) in starts:
-                if s0 < b and a < e0:
-                    cost[ch] += Fraction(min(b, e0) - max(a, s0), b - a)
-        g = lambda f: round(f * 10**9)
-        order = sorted(cost, key=lambda ch: (-g(cost[ch] / count[ch]), -g(cost[ch]), first[ch]))
-        for ch in order:
-            print(first[ch], len(ch.encode("utf-8")), count[ch], "%.12f" % float(cost[ch]))
     elif sys.argv[1] == "embedjson":
         # every token of `gpt2-embed embed --format json`: its bytes from vocab.json (GPT-2's
         # byte-to-unicode map, written here), offsets by summing their lengths, then the

@@ -17,16 +17,16 @@
  * overlapping windows (see `embed --window --stride`), other tokenizers, counting without
  * holding an input in memory.
  */
+#include "charcost.h"
 #include "cli.h"
-#include "i18n.h"
 #include "embed.h"
+#include "i18n.h"
 #include "json.h"
 #include "opt.h"
 #include "out.h"
 #include "text.h"
 #include "textin.h"
 #include "textpos.h"
-#include "tokchars.h"
 #include "tokenizer.h"
 
 #include <errno.h>
@@ -36,8 +36,9 @@
 #define NAME_MAX_W 28   /* display columns of an input's name in the table */
 
 typedef struct count_opts {
-    int64_t ctx, threads, per_char;
-    int fmt, lossy;
+    int64_t ctx, threads;
+    int64_t top;
+    int fmt, lossy, per_char;
     const char *dir, *out;
     opt_strs files;
 } count_opts;
@@ -51,14 +52,17 @@ static const opt_def OPTS[] = {
      .def = "table", .help = N_("an aligned table, or one JSON object for programs")},
     {.name = "--lossy", .kind = OPT_FLAG, .off = offsetof(count_opts, lossy),
      .help = N_("replace invalid UTF-8 with U+FFFD instead of failing (each invalid byte is one character)")},
+    {.name = "--per-char", .kind = OPT_FLAG, .off = offsetof(count_opts, per_char),
+     .help = N_("also which characters cost the most tokens: a token of b bytes gives 1/b token to "
+                "each of its bytes, a character costs what its bytes got (犬 as three byte tokens: 3)")},
+    {.name = "--top", .kind = OPT_INT, .off = offsetof(count_opts, top), .lo = 0, .hi = 1000000,
+     .metavar = "N", .def = "20", .help = N_("--per-char table: the N costliest characters (0: all; JSON lists every character)")},
     {.name = "--file", .short_name = 'f', .kind = OPT_FILE, .flags = OPTF_APPEND | OPTF_STDIN,
      .off = offsetof(count_opts, files), .help = N_("count FILE ('-': standard input); repeat for more files")},
     {.name = "--threads", .kind = OPT_INT, .off = offsetof(count_opts, threads), .lo = 0, .hi = 64,
      .metavar = "N", .def = "0", .help = N_("threads for large inputs (0: one per online CPU)")},
     {.name = "--tokenizer", .kind = OPT_FILE, .off = offsetof(count_opts, dir), .metavar = "DIR",
      .help = N_("vocab.json + merges.txt (or encoder.json + vocab.bpe) in DIR")},
-    {.name = "--per-char", .kind = OPT_INT, .off = offsetof(count_opts, per_char), .lo = 0, .hi = 100000,
-     .metavar = "K", .def = "0", .help = N_("also list the K characters of each input that cost the most tokens")},
     {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(count_opts, out),
      .help = N_("write to FILE (atomically; .json picks the format)")},
     OPT_END,
@@ -99,41 +103,9 @@ typedef struct result {
     size_t line, col;             /* of the first character not wholly inside */
     int inside;                   /* the cut falls inside a character */
     char snippet[TEXTPOS_SNIPPET_MAX];
-    /* --per-char: the costliest characters (tokchars_costs), their bytes copied */
-    struct pc {
-        char ch[8];       /* the character's bytes, NUL-terminated */
-        size_t count;
-        double tokens;
-    } *pc;
-    size_t n_pc;
+    charcost_row *cc;             /* --per-char: (n_cc) rows, costliest first (owned) */
+    size_t n_cc;
 } result;
-
-/* The first k entries of the costs of text[len] for its tokens, copied into r (the text is
- * not kept). */
-static int keep_costs(result *r, const char *text, size_t len, const tok_ids *ids, size_t k)
-{
-    tokchars_cost *c;
-    size_t n;
-    g2e_err err;
-    if (tokchars_costs(text, len, ids->offsets, ids->n, &c, &n, &err)) {
-        cli_error("%s", err.msg);
-        return -1;
-    }
-    r->n_pc = n < k ? n : k;
-    r->pc = calloc(r->n_pc ? r->n_pc : 1, sizeof *r->pc);
-    if (!r->pc) {
-        free(c);
-        cli_error("out of memory");
-        return -1;
-    }
-    for (size_t i = 0; i < r->n_pc; i++) {
-        memcpy(r->pc[i].ch, text + c[i].start, c[i].len);
-        r->pc[i].count = c[i].count;
-        r->pc[i].tokens = c[i].tokens;
-    }
-    free(c);
-    return 0;
-}
 
 /* Reads one input (a TEXT is used in place, a file or stdin mapped or read). */
 static int read_input(const input *in, textin *ti)
@@ -183,7 +155,7 @@ static void fill_cut(result *r, const char *text, size_t len, size_t b)
     memcpy(r->snippet, p.snippet, sizeof r->snippet);
 }
 
-static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, size_t per_char,
+static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, int per_char,
                      result *r)
 {
     textin ti;
@@ -194,7 +166,7 @@ static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, s
     g2e_err err;
     g2e_clear(&err);
     /* offsets only when lossy (they then refer to the input, not the repaired copy) */
-    unsigned flags = lossy ? TOK_LOSSY : per_char ? 0 : TOK_NO_OFFSETS;
+    unsigned flags = lossy ? TOK_LOSSY : per_char ? 0u : TOK_NO_OFFSETS;
     int rc = tok_encode(t, ti.data, ti.len, TOK_SPECIAL_TOKEN, flags, &ids, NULL, &err);
     if (rc) {
         cli_error("%s: %s%s", name, err.msg, err.code == TOK_E_UTF8 ? " (--lossy replaces invalid bytes with U+FFFD)" : "");
@@ -208,12 +180,12 @@ static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, s
     r->tokens = ids.n;
     r->replaced = ids.n_replaced;
     r->fits = ids.n <= ctx;
-    if ((rc = embed_windows(ids.n, ctx, ctx, &r->windows, &err)))
+    if (per_char && (rc = charcost_compute(ti.data, ti.len, ids.offsets, ids.n, &r->cc, &r->n_cc, &err)))
+        cli_error("%s: %s", name, err.msg);
+    else if ((rc = embed_windows(ids.n, ctx, ctx, &r->windows, &err)))
         cli_error("%s", err.msg);
     else if (!r->fits)
         fill_cut(r, ti.data, ti.len, cut_at(t, &ids, ctx));
-    if (!rc && per_char && keep_costs(r, ti.data, ti.len, &ids, per_char))
-        rc = -1;
     tok_ids_free(&ids);
     textin_close(&ti);
     return rc ? -1 : 0;
@@ -280,40 +252,77 @@ static void table_name(const input *in, char *buf, size_t cap, size_t maxw)
     buf[o] = '\0';
 }
 
-/* --per-char: each input's costliest characters, a small table each (spaces shown as ␣). */
-static void print_costs(FILE *f, const input *in, const result *r, size_t n)
+/* ---- --per-char ---- */
+
+/* A character as the tables show it (text.h TEXT_ESC_VISIBLE: ␣, ↵, \xNN) into buf. */
+static void cc_visible(const charcost_row *c, char *buf, size_t cap)
 {
-    char name[NAME_MAX_W * 4 + 8];
-    for (size_t i = 0; i < n; i++) {
-        if (!r[i].pc)
-            continue;
-        table_name(&in[i], name, sizeof name, NAME_MAX_W);
-        fprintf(f, _("\n%s: the %zu characters that cost the most tokens\n"), name, r[i].n_pc);
-        const char *h[] = {_("char"), _("tokens each"), _("count"), _("tokens")};
-        size_t w[] = {6, 12, 8, 10};
-        for (size_t k = 1; k < 4; k++)
-            if (out_display_width(h[k]) > w[k])
-                w[k] = out_display_width(h[k]);
-        fputs("  ", f);
-        out_pad(f, h[0], w[0]);
-        for (size_t k = 1; k < 4; k++) {
-            fputs("  ", f);
-            out_rpad(f, h[k], w[k]);
-        }
-        fputc('\n', f);
-        for (size_t k = 0; k < r[i].n_pc; k++) {
-            char *vis = text_escape(r[i].pc[k].ch, strlen(r[i].pc[k].ch), TEXT_ESC_VISIBLE);
-            fputs("  ", f);
-            out_pad(f, vis ? vis : "?", w[0]);
-            free(vis);
-            fprintf(f, "  %*.2f  %*zu  %*.2f\n", (int)w[1], r[i].pc[k].tokens / (double)r[i].pc[k].count,
-                    (int)w[2], r[i].pc[k].count, (int)w[3], r[i].pc[k].tokens);
-        }
+    text_escape_buf(buf, cap, c->bytes, c->len, TEXT_ESC_VISIBLE);
+}
+
+/* One input's characters by cost: the `top` costliest (0: all). */
+static void print_per_char(FILE *f, const char *name, const result *r, size_t top)
+{
+    size_t n = top && top < r->n_cc ? top : r->n_cc, cw = 6;
+    char vis[32], code[16];
+    for (size_t i = 0; i < n; i++) {   /* escaped bytes (\xE7\x8A) are wider than a kanji */
+        cc_visible(&r->cc[i], vis, sizeof vis);
+        size_t w = out_display_width(vis) + 2;
+        cw = w > cw ? w : cw;
     }
+    fprintf(f, _("\n%s: the characters that cost the most tokens (a token of b bytes gives 1/b to each "
+                 "of its bytes)\n"), name);
+    out_pad(f, "char", cw);
+    fprintf(f, "  %-8s  %5s  %7s  %9s  %11s  %6s\n", "code", "bytes", "count", "tokens", "tokens/char",
+            "share");
+    for (size_t i = 0; i < n; i++) {
+        const charcost_row *c = &r->cc[i];
+        cc_visible(c, vis, sizeof vis);
+        if (c->cp >= 0)
+            snprintf(code, sizeof code, "U+%04X", (unsigned)c->cp);
+        else
+            snprintf(code, sizeof code, "invalid");
+        out_pad(f, vis, cw);
+        fprintf(f, "  %-8s  %5u  %7zu  %9.4f  %11.4f  %5.1f%%\n", code, c->len, c->count, c->tokens,
+                c->tokens / (double)c->count, r->tokens ? 100.0 * c->tokens / (double)r->tokens : 0.0);
+    }
+    if (n < r->n_cc)
+        fprintf(f, _("... and %zu more characters (--top 0 or --format json lists all)\n"), r->n_cc - n);
+}
+
+/* "per_char": every character, costliest first, through the one JSON writer. */
+static void json_per_char(FILE *f, const result *r)
+{
+    json_w w;
+    json_init(&w, f);
+    json_begin_array(&w);
+    for (size_t i = 0; i < r->n_cc; i++) {
+        const charcost_row *c = &r->cc[i];
+        json_begin_object(&w);
+        json_key(&w, "char");
+        json_str(&w, c->bytes, c->len);
+        json_key(&w, "codepoint");
+        if (c->cp >= 0)
+            json_uint(&w, (unsigned)c->cp);
+        else
+            json_null(&w);
+        json_key(&w, "bytes");
+        json_uint(&w, c->len);
+        json_key(&w, "first_byte");
+        json_uint(&w, c->first);
+        json_key(&w, "count");
+        json_uint(&w, c->count);
+        json_key(&w, "tokens");
+        json_f64(&w, c->tokens);
+        json_key(&w, "tokens_per_char");
+        json_f64(&w, c->tokens / (double)c->count);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
 }
 
 static void print_table(FILE *f, const input *in, const result *r, size_t n, size_t ctx,
-                        int lossy)
+                        int lossy, size_t top)
 {
     char name[NAME_MAX_W * 4 + 8];
     size_t nw = 5;   /* "input" */
@@ -323,25 +332,12 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
         if (w > nw)
             nw = w;
     }
-    char fits_h[64], cut_h[96];
-    snprintf(fits_h, sizeof fits_h, _("fits %zu"), ctx);
-    /* TRANSLATORS: a column heading, "1024th token ends"; %s is the English ordinal suffix */
-    snprintf(cut_h, sizeof cut_h, _("%zu%s token ends"), ctx, ordinal_suffix(ctx));
-    size_t fw = out_display_width(fits_h);
-    if (nw < out_display_width(_("input")))
-        nw = out_display_width(_("input"));
-    /* headings right-aligned over the numbers, by display width (translations are wider) */
-    out_pad(f, _("input"), nw);
-    const char *heads[] = {_("bytes"), _("chars"), _("tokens"), _("chars/token"), fits_h, _("windows")};
-    size_t widths[] = {10, 10, 10, 11, fw, 7};
-    for (size_t k = 0; k < 6; k++)
-        if (out_display_width(heads[k]) > widths[k])
-            widths[k] = out_display_width(heads[k]);
-    for (size_t k = 0; k < 6; k++) {
-        fputs("  ", f);
-        out_rpad(f, heads[k], widths[k]);
-    }
-    fprintf(f, "  %s\n", cut_h);
+    char fits_h[40], cut_h[48];
+    snprintf(fits_h, sizeof fits_h, "fits %zu", ctx);
+    snprintf(cut_h, sizeof cut_h, "%zu%s token ends", ctx, ordinal_suffix(ctx));
+    out_pad(f, "input", nw);
+    fprintf(f, "  %10s  %10s  %10s  %11s  %*s  %7s  %s\n", "bytes", "chars", "tokens",
+            "chars/token", (int)strlen(fits_h), fits_h, "windows", cut_h);
     for (size_t i = 0; i < n; i++) {
         table_name(&in[i], name, sizeof name, NAME_MAX_W);
         out_pad(f, name, nw);
@@ -353,25 +349,24 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
         if (r[i].fits)
             snprintf(cut, sizeof cut, "-");
         else
-            snprintf(cut, sizeof cut, _("line %zu, column %zu%s"), r[i].line, r[i].col,
-                     r[i].inside ? _(" (inside a character)") : "");
-        fprintf(f, "  %*zu  %*zu  %*zu  %*s  ", (int)widths[0], r[i].bytes, (int)widths[1], r[i].chars,
-                (int)widths[2], r[i].tokens, (int)widths[3], cpt);
-        out_rpad(f, r[i].fits ? _("yes") : _("no"), widths[4]);
-        fprintf(f, "  %*zu  %s\n", (int)widths[5], r[i].windows, cut);
+            snprintf(cut, sizeof cut, "line %zu, column %zu%s", r[i].line, r[i].col,
+                     r[i].inside ? " (inside a character)" : "");
+        fprintf(f, "  %10zu  %10zu  %10zu  %11s  %*s  %7zu  %s\n", r[i].bytes, r[i].chars,
+                r[i].tokens, cpt, (int)strlen(fits_h), r[i].fits ? "yes" : "no", r[i].windows,
+                cut);
     }
     /* where each context ends, with the text around the cut */
     for (size_t i = 0; i < n; i++) {
         if (r[i].fits)
             continue;
         table_name(&in[i], name, sizeof name, NAME_MAX_W);
-        fprintf(f, _("\n%s: the %zu%s token ends at byte %zu, "), name, ctx, ordinal_suffix(ctx),
+        fprintf(f, "\n%s: the %zu%s token ends at byte %zu, ", name, ctx, ordinal_suffix(ctx),
                 r[i].cut_byte);
         if (r[i].inside)
-            fprintf(f, _("inside character %zu (line %zu, column %zu), which is split between "
-                         "windows\n"), r[i].cut_chars + 1, r[i].line, r[i].col);
+            fprintf(f, "inside character %zu (line %zu, column %zu), which is split between "
+                       "windows\n", r[i].cut_chars + 1, r[i].line, r[i].col);
         else
-            fprintf(f, _("after character %zu; the next one is at line %zu, column %zu\n"),
+            fprintf(f, "after character %zu; the next one is at line %zu, column %zu\n",
                     r[i].cut_chars, r[i].line, r[i].col);
         fprintf(f, "  %s\n", r[i].snippet);
     }
@@ -379,10 +374,14 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
         for (size_t i = 0; i < n; i++)
             if (r[i].replaced) {
                 table_name(&in[i], name, sizeof name, NAME_MAX_W);
-                fprintf(f, _("\n%s: %zu invalid UTF-8 sequence%s replaced with U+FFFD\n"), name,
+                fprintf(f, "\n%s: %zu invalid UTF-8 sequence%s replaced with U+FFFD\n", name,
                         r[i].replaced, r[i].replaced == 1 ? "" : "s");
             }
-    print_costs(f, in, r, n);
+    for (size_t i = 0; i < n; i++)
+        if (r[i].cc) {
+            table_name(&in[i], name, sizeof name, NAME_MAX_W);
+            print_per_char(f, name, &r[i], top);
+        }
 }
 
 static void print_json(FILE *f, const input *in, const result *r, size_t n, size_t ctx,
@@ -405,16 +404,9 @@ static void print_json(FILE *f, const input *in, const result *r, size_t n, size
                 r[i].windows);
         if (lossy)
             fprintf(f, ", \"replaced\": %zu", r[i].replaced);
-        if (r[i].pc) {   /* --per-char */
-            fputs(", \"per_char\": [", f);
-            for (size_t k = 0; k < r[i].n_pc; k++) {
-                fprintf(f, "%s{\"char\": ", k ? ", " : "");
-                out_json_string(f, r[i].pc[k].ch, strlen(r[i].pc[k].ch));
-                fprintf(f, ", \"count\": %zu, \"tokens\": ", r[i].pc[k].count);
-                json_write_f64(f, r[i].pc[k].tokens);
-                fputc('}', f);
-            }
-            fputc(']', f);
+        if (r[i].cc) {
+            fputs(", \"per_char\": ", f);
+            json_per_char(f, &r[i]);
         }
         if (r[i].fits) {
             fputs(", \"cut\": null}", f);
@@ -488,7 +480,7 @@ static long inputs(int argc, char **argv, const count_opts *o, const opt_parsed 
 
 int cmd_count(int argc, char **argv)
 {
-    count_opts o = {.ctx = 1024};
+    count_opts o = {.ctx = 1024, .top = 20};
     opt_parsed p;
     input *in = NULL;
     int r = opt_parse(&CMD, argc, argv, &o, &p);
@@ -510,19 +502,19 @@ int cmd_count(int argc, char **argv)
     } else {
         tok_set_threads(t, (unsigned)o.threads);
         long k = 0;
-        while (k < n && !count_one(t, &in[k], (size_t)o.ctx, o.lossy, (size_t)o.per_char, &res[k]))
+        while (k < n && !count_one(t, &in[k], (size_t)o.ctx, o.lossy, o.per_char, &res[k]))
             k++;
         if (k == n && !out_open(&of, o.out, 0)) {
             if (o.fmt == 1)
                 print_json(of.f, in, res, (size_t)n, (size_t)o.ctx, o.lossy);
             else
-                print_table(of.f, in, res, (size_t)n, (size_t)o.ctx, o.lossy);
+                print_table(of.f, in, res, (size_t)n, (size_t)o.ctx, o.lossy, (size_t)o.top);
             rc = out_commit(&of) ? EXIT_ERR : EXIT_OK;
         }
     }
     tok_close(t);
-    for (long i = 0; res && i < n; i++)
-        free(res[i].pc);
+    for (long k = 0; res && k < n; k++)
+        free(res[k].cc);
     free(res);
     free(in);
     opt_free(&p);

@@ -21,6 +21,7 @@
 #include "npy.h"
 #include "out.h"
 #include "render.h"
+#include "similarity.h"
 #include "textpos.h"
 #include "tokchars.h"
 
@@ -41,6 +42,7 @@ typedef struct job {
     int bos, truncate, parts, lossy;
     int special;           /* tok_special: token, text, error */
     int pe;                /* embed_pe: learned, sinusoidal */
+    const char *pe_scale_arg; /* --pe-scale: a number or "wpe" */
     int fmt;               /* enum fmt */
     uint64_t start, window, stride, show; /* OPT_INT writes int64_t: same object size and, for
                                            * these non-negative ranges, the same value */
@@ -54,12 +56,16 @@ typedef struct job {
     uint32_t *ids;         /* (T,) owned */
     size_t *offs;          /* (T + 1,) byte offsets of each token in text, or NULL */
     tokchars_span *spans;  /* (T,) the characters behind each token (tokchars.h), or NULL */
+    char *ids_text;        /* --ids: the IDs' pieces one after another (owned), which spans
+                            * then describe, for display only (JSON offsets are the input's) */
     size_t T;
     size_t n_windows, W;   /* windows mode: W rows each; else 1 window of T rows */
     g2e_model *m;
     char *wpath;
     tok_tokenizer *tok;
     embed_ctx ec;
+    double wte_norm;       /* --pe sinusoidal: mean L2 norm of wte's rows (for the ratio) */
+    double wpe_norm;       /* --pe-scale wpe: mean L2 norm of wpe's rows, else 0 */
 } job;
 
 static const char *const SPECIAL[] = {"token", "text", "error", NULL}; /* tok_special's order */
@@ -91,6 +97,10 @@ static const opt_def OPTS[] = {
     {.name = "--pe", .kind = OPT_CHOICE, .off = offsetof(job, pe), .choices = PE, .def = "learned",
      .help = N_("positions from wpe, or the fixed sinusoidal encoding of width n_embd (no context "
                 "limit)")},
+    {.name = "--pe-scale", .kind = OPT_TEXT, .off = offsetof(job, pe_scale_arg), .metavar = "S|wpe",
+     .help = N_("--pe sinusoidal: multiply the fixed encoding by S, or with 'wpe' bring its norm "
+                "sqrt(n_embd/2) to the mean norm of wpe's rows (each value times S in double, rounded "
+                "once to float32)")},
     {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(job, fmt), .choices = FMT_NAMES,
      .def = "table", .help = N_("raw is little-endian float32; -o FILE's extension picks the format "
                                 "when it is not given")},
@@ -187,10 +197,40 @@ static int read_input(job *j)
     return 0;
 }
 
+/* --ids: the characters behind the tokens are those of the IDs' bytes one after another (what
+ * `decode` gives), so that "163 232 105" shows 犬 (1/3), 犬 (2/3), 犬 (3/3) too. */
+static int ids_spans(job *j)
+{
+    size_t len = 0, *offs = malloc((j->T + 1) * sizeof *offs);
+    const uint8_t *b;
+    size_t n;
+    for (size_t t = 0; offs && t < j->T; t++) {
+        offs[t] = len;
+        len += tok_piece(j->tok, j->ids[t], &b, &n, NULL) == 0 ? n : 0;
+    }
+    j->ids_text = offs ? malloc(len + 1) : NULL;
+    j->spans = malloc((j->T ? j->T : 1) * sizeof *j->spans);
+    int rc = -1;
+    if (j->ids_text && j->spans) {
+        offs[j->T] = len;
+        for (size_t t = 0; t < j->T; t++)
+            if (tok_piece(j->tok, j->ids[t], &b, &n, NULL) == 0)
+                memcpy(j->ids_text + offs[t], b, n);
+        j->ids_text[len] = '\0';
+        rc = tokchars_spans(j->ids_text, len, offs, j->T, j->spans, NULL);
+    }
+    free(offs);
+    if (rc) {   /* display only: without it the pieces are shown as they are */
+        free(j->spans);
+        j->spans = NULL;
+    }
+    return 0;
+}
+
 static int tokenize(job *j)
 {
     if (!j->text)
-        return 0;
+        return ids_spans(j);
     tok_ids r;
     g2e_err e;
     if (tok_encode(j->tok, j->text, j->text_len, j->special, j->lossy ? TOK_LOSSY : 0, &r, NULL, &e)) {
@@ -231,6 +271,95 @@ static const char *ordinal(size_t n)
     return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
 }
 
+/* The mean L2 norm of wte's (which 0) or wpe's (1) rows into *out; -1 after an error line. */
+static int mean_norm(const g2e_model *m, int which, double *out)
+{
+    sim_stats st;
+    g2e_err e;
+    if (sim_stats_of(m, which, &st, &e)) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    *out = st.norm_mean;
+    return 0;
+}
+
+/* How large the fixed encoding is against the token vectors, for the over-limit message:
+ * its rows have norm exactly sqrt(n_embd / 2) (sin^2 + cos^2 = 1 in each of n_embd/2 pairs). */
+static void sinusoid_caveat(const job *j, char *buf, size_t cap)
+{
+    size_t C = j->m->n_embd;
+    double pe = sqrt((double)C / 2.0), tok = j->wte_norm;
+    sim_stats st;
+    if (tok <= 0 && sim_stats_of(j->m, 0, &st, NULL) == 0)   /* silent: the error is one line */
+        tok = st.norm_mean;
+    if (tok > 0)
+        snprintf(buf, cap, _("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
+                 "token vectors (mean norm %.2f), so they drown the meaning; --pe-scale wpe scales them "
+                 "to wpe's size"), C, pe, pe / tok, tok);
+    else
+        snprintf(buf, cap, _("its vectors have norm sqrt(%zu/2) = %.1f (this file's token vectors are all "
+                 "zero); --pe-scale wpe scales them to wpe's size"), C, pe);
+}
+
+/* --pe-scale: the factor (a number, or wpe's mean norm over sqrt(n_embd/2)) into the embed
+ * context, and wte's mean norm for the statement of the ratio. -1 after an error line. */
+static int setup_pe(job *j)
+{
+    if (j->pe != EMBED_PE_SINUSOIDAL)
+        return 0;
+    size_t C = j->m->n_embd;
+    double s = 1.0;
+    /* wte's mean norm is one pass over all of wte (about 0.1 s for gpt2): only when the
+     * statement is printed (table, JSON, a figure, or a scale asked for) */
+    int stated = j->fmt == F_TABLE || j->fmt == F_JSON || j->pe_scale_arg;
+    if (stated && mean_norm(j->m, 0, &j->wte_norm))
+        return -1;
+    if (j->pe_scale_arg && strcmp(j->pe_scale_arg, "wpe") == 0) {
+        if (mean_norm(j->m, 1, &j->wpe_norm))
+            return -1;
+        s = j->wpe_norm / sqrt((double)C / 2.0);
+        if (!(s > 0)) {
+            cli_error("--pe-scale wpe: this file's wpe rows are all zero, so there is no scale to match");
+            return -1;
+        }
+    } else if (j->pe_scale_arg) {
+        s = strtod(j->pe_scale_arg, NULL);   /* checked in check() */
+    }
+    g2e_err e;
+    if (embed_set_pe_scale(&j->ec, s, &e)) {
+        cli_error("--pe-scale %s: %s", j->pe_scale_arg, e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* The statement of the fixed encoding's scale (no newline), for the table's summary, the JSON
+ * reader (as members) and a note beside npy/raw/csv output. */
+static void pe_statement(const job *j, char *buf, size_t cap)
+{
+    size_t C = j->m->n_embd;
+    double s = j->ec.pe_scale, pe = s * sqrt((double)C / 2.0);
+    int o = 0;
+    if (s != 1.0 && j->wpe_norm > 0)
+        o = snprintf(buf, cap, _("sinusoidal positions scaled by %.6g (--pe-scale wpe: mean |wpe| %.4f / "
+                     "sqrt(%zu/2)), each value in double, rounded once to float32: |PE| = %.4f"), s,
+                     j->wpe_norm, C, pe);
+    else if (s != 1.0)
+        o = snprintf(buf, cap, _("sinusoidal positions scaled by %.6g (--pe-scale), each value in double, "
+                     "rounded once to float32: |PE| = %.6g x sqrt(%zu/2) = %.4f"), s, s, C, pe);
+    else
+        o = snprintf(buf, cap, _("sinusoidal positions, not what GPT-2 was trained with: |PE| = sqrt(%zu/2) "
+                     "= %.4f"), C, pe);
+    if (o < 0 || (size_t)o >= cap)
+        return;
+    if (j->wte_norm > 0)
+        snprintf(buf + o, cap - (size_t)o, _(", %.2f times the mean |wte| row (%.4f)%s"), pe / j->wte_norm,
+                 j->wte_norm, s == 1.0 ? _("; --pe-scale wpe brings it to wpe's size") : "");
+    else
+        snprintf(buf + o, cap - (size_t)o, _(" (this file's wte rows are all zero)"));
+}
+
 /* The context limit: refuse (with where the n_ctx-th token ends), truncate, or plan windows. */
 static int fit_context(job *j)
 {
@@ -258,7 +387,7 @@ static int fit_context(job *j)
             if (j->offs) {
                 textpos tp;
                 textpos_at(j->text, j->text_len, j->offs[fit], &tp);
-                snprintf(where, sizeof where, _(" (up to character %zu, line %zu: %s)"), tp.chr, tp.line, tp.snippet);
+                snprintf(where, sizeof where, " (up to character %zu, line %zu: %s)", tp.chr, tp.line, tp.snippet);
             }
             cli_note("the input has %zu tokens; --truncate keeps the first %zu%s", j->T, fit, where);
             j->T = fit;
@@ -281,17 +410,19 @@ static int fit_context(job *j)
         if (j->offs) {
             textpos tp;
             textpos_at(j->text, j->text_len, j->offs[fit], &tp);
-            snprintf(where, sizeof where, _("the %zu%s token (position %zu) ends at character %zu (line %zu, "
-                     "column %zu): %s"), fit, ordinal(fit), last, tp.chr, tp.line, tp.col, tp.snippet);
+            snprintf(where, sizeof where, "the %zu%s token (position %zu) ends at character %zu (line %zu, "
+                     "column %zu): %s", fit, ordinal(fit), last, tp.chr, tp.line, tp.col, tp.snippet);
         } else {
-            snprintf(where, sizeof where, _("the %zu%s ID (position %zu) is %u"), fit, ordinal(fit), last,
+            snprintf(where, sizeof where, "the %zu%s ID (position %zu) is %u", fit, ordinal(fit), last,
                      j->ids[fit - 1]);
         }
+        char sin_caveat[256];
+        sinusoid_caveat(j, sin_caveat, sizeof sin_caveat);
         cli_error("the input has %zu tokens%s but wpe has only %zu rows (positions 0..%zu), so %zu fit%s; "
-                  "%s; use --truncate to keep the first %zu, --window %zu [--stride S] to embed it in windows, "
-                  "or --pe sinusoidal (no limit)",
-                  j->T, j->bos ? _(" (with --bos)") : "", ctx, ctx - 1, fit,
-                  j->start ? _(" after --start-pos") : "", where, fit, ctx);
+                  "%s; use --truncate to keep the first %zu, or --window %zu [--stride S] to embed it in "
+                  "windows; --pe sinusoidal has no limit, but GPT-2 was not trained with it, and %s",
+                  j->T, j->bos ? " (with --bos)" : "", ctx, ctx - 1, fit,
+                  j->start ? " after --start-pos" : "", where, fit, ctx, sin_caveat);
         return -1;
     }
     j->W = j->T;
@@ -377,7 +508,7 @@ static void piece(const job *j, size_t t, const uint8_t **b, size_t *n);
 static char *shown(const job *j, size_t t)
 {
     if (j->spans && (j->spans[t].head.n || j->spans[t].tail.n))
-        return tokchars_display_alloc(j->text, &j->spans[t]);
+        return tokchars_display_alloc(j->text ? j->text : j->ids_text, &j->spans[t]);
     const uint8_t *b;
     size_t n;
     piece(j, t, &b, &n);
@@ -417,6 +548,18 @@ static int write_json(const job *j, FILE *f)
                "\"n_tokens\": %zu, \"start_pos\": %llu",
             j->m->n_vocab, j->m->n_ctx, C, st_dtype_name(j->m->wte->dtype),
             j->pe == EMBED_PE_LEARNED ? "learned" : "sinusoidal", j->T, (unsigned long long)j->start);
+    if (j->pe == EMBED_PE_SINUSOIDAL) {   /* the scale, as the table's summary states it */
+        fputs(", \"pe_scale\": ", f);
+        json_write_f64(f, j->ec.pe_scale);
+        fputs(", \"pe_norm\": ", f);
+        json_write_f64(f, j->ec.pe_scale * sqrt((double)C / 2.0));
+        fputs(", \"wte_norm_mean\": ", f);
+        json_write_f64(f, j->wte_norm);
+        if (j->wpe_norm > 0) {
+            fputs(", \"wpe_norm_mean\": ", f);
+            json_write_f64(f, j->wpe_norm);
+        }
+    }
     if (j->window)
         fprintf(f, ", \"window\": %zu, \"stride\": %llu, \"windows\": [", j->W, (unsigned long long)j->stride);
     else
@@ -446,7 +589,7 @@ static int write_json(const job *j, FILE *f)
             piece(j, t, &b, &n);
             fprintf(f, "\"index\": %zu, \"id\": %u, \"piece\": ", t, j->ids[t]);
             out_json_string(f, (const char *)b, n);
-            if (j->spans) {   /* offset, chars, char_index, char_part: tokchars.h */
+            if (j->spans && j->text) {   /* offset, chars, char_index, char_part: tokchars.h */
                 json_w jw;
                 json_resume_object(&jw, f, 1);
                 tokchars_json(&jw, j->text, &j->spans[t]);
@@ -480,7 +623,7 @@ static int write_csv(const job *j, FILE *f)
     float *vecs[3] = {buf, buf + C, buf + 2 * C};
     static const char *const PART[3] = {"token", "position", "sum"};
     if (j->window) fputs("window,", f);
-    fputs("pos,index,id,piece,", f);
+    fputs("pos,index,id,piece,display,", f);
     if (j->parts) fputs("part,", f);
     for (size_t c = 0; c < C; c++)
         fprintf(f, "c%zu%s", c, c + 1 < C ? "," : "\n");
@@ -498,16 +641,19 @@ static int write_csv(const job *j, FILE *f)
             for (int p = j->parts ? 0 : 2; p < 3; p++) {
                 if (j->window) fprintf(f, "%zu,", w);
                 if (t == SIZE_MAX) {
-                    fprintf(f, "%zu,,,(padding),", position);
+                    fprintf(f, "%zu,,,(padding),,", position);
                 } else {
                     const uint8_t *b;
                     size_t n;
                     piece(j, t, &b, &n);
-                    char *vis = out_piece_visible((const char *)b, n);
+                    char *vis = out_piece_visible((const char *)b, n), *disp = shown(j, t);
                     fprintf(f, "%zu,%zu,%u,", position, t, j->ids[t]);
                     out_csv_field(f, vis ? vis : "", vis ? strlen(vis) : 0);
                     fputc(',', f);
+                    out_csv_field(f, disp ? disp : "", disp ? strlen(disp) : 0);
+                    fputc(',', f);
                     free(vis);
+                    free(disp);
                 }
                 if (j->parts) fprintf(f, "%s,", PART[p]);
                 for (size_t c = 0; c < C; c++) {
@@ -542,27 +688,21 @@ static int write_table(const job *j, FILE *f)
         if (j->window) {
             size_t first = w * (size_t)j->stride;
             size_t last = first + j->W < j->T ? first + j->W : j->T;
-            fprintf(f, _("%swindow %zu: tokens %zu..%zu at positions 0..%zu\n"), w ? "\n" : "", w, first,
+            fprintf(f, "%swindow %zu: tokens %zu..%zu at positions 0..%zu\n", w ? "\n" : "", w, first,
                     last - 1, last - first - 1);
         }
-        /* headings by display width: translated ones are wider per byte */
-        out_rpad(f, _("pos"), 5);
-        fputc(' ', f);
-        out_rpad(f, _("id"), 6);
-        fputs("  ", f);
-        out_pad(f, _("piece"), 18);
-        fprintf(f, " %8s %8s %8s  ", "|token|", "|pos|", "|sum|");
-        fprintf(f, _("sum[0..%zu]\n"), show ? show - 1 : 0);
+        fprintf(f, "%5s %6s  %-18s %8s %8s %8s  sum[0..%zu]\n", "pos", "id", "piece", "|token|",
+                "|pos|", "|sum|", show ? show - 1 : 0);
         for (size_t r = 0; r < R; r++) {
             size_t t = token_at(j, w, r);
             size_t position = j->window ? r : (size_t)j->start + r;
             if (t == SIZE_MAX) { /* the rest of the last window: one line for all of it */
                 if (R - r == 1)
-                    fprintf(f, _("%5s %6s  ... 1 zero row of padding (position %zu in npy/raw output)\n"), "",
+                    fprintf(f, "%5s %6s  ... 1 zero row of padding (position %zu in npy/raw output)\n", "",
                             "", position);
                 else
-                    fprintf(f, _("%5s %6s  ... %zu zero rows of padding (positions %zu..%zu in npy/raw "
-                            "output)\n"), "", "", R - r, position, R - 1);
+                    fprintf(f, "%5s %6s  ... %zu zero rows of padding (positions %zu..%zu in npy/raw "
+                            "output)\n", "", "", R - r, position, R - 1);
                 break;
             }
             if (embed_row(&j->ec, j->ids[t], position, sum, tok, pos, NULL)) {
@@ -581,16 +721,21 @@ static int write_table(const job *j, FILE *f)
         }
     }
     size_t used = j->window ? (j->T < j->W ? j->T : j->W) : j->T;
-    fprintf(f, _("model %s (%s): n_embd %zu, %s positions; %zu tokens"),
-            j->m->size_name ? j->m->size_name : _("unknown"), j->wpath, C,
-            j->pe == EMBED_PE_LEARNED ? _("learned") : _("sinusoidal"), j->T);
+    fprintf(f, "model %s (%s): n_embd %zu, %s positions; %zu tokens",
+            j->m->size_name ? j->m->size_name : "unknown", j->wpath, C,
+            j->pe == EMBED_PE_LEARNED ? "learned" : "sinusoidal", j->T);
     if (j->window)
-        fprintf(f, _(" in %zu windows of %zu (stride %llu)"), j->n_windows, j->W, (unsigned long long)j->stride);
+        fprintf(f, " in %zu windows of %zu (stride %llu)", j->n_windows, j->W, (unsigned long long)j->stride);
     if (j->pe == EMBED_PE_LEARNED)
-        fprintf(f, _(", %zu of %zu positions used\n"), (size_t)j->start + used, j->m->n_ctx);
+        fprintf(f, ", %zu of %zu positions used\n", (size_t)j->start + used, j->m->n_ctx);
     else
-        fprintf(f, _(", positions %llu..%llu\n"), (unsigned long long)j->start,
+        fprintf(f, ", positions %llu..%llu\n", (unsigned long long)j->start,
                 (unsigned long long)(j->start + used - (used ? 1 : 0)));
+    if (j->pe == EMBED_PE_SINUSOIDAL) {
+        char st[512];
+        pe_statement(j, st, sizeof st);
+        fprintf(f, "%s\n", st);
+    }
     free(buf);
     return 0;
 }
@@ -632,8 +777,7 @@ static int draw(const job *j)
     memmove(data + n * C, data + R * C, n * C * sizeof *data);
     memmove(data + 2 * n * C, data + 2 * R * C, n * C * sizeof *data);
     const float *parts[3] = {data, data + n * C, data + 2 * n * C};
-    static const char *const names[3] = {N_("token vector wte[id]"), N_("position vector"),
-                                         N_("sum (model input)")};
+    static const char *const names[3] = {"token vector wte[id]", "position vector", "sum (model input)"};
     /* One colour range for all three, clipped at 4 x the median |x| (about the 99th
      * percentile of a normal spread): robust to an outlier row such as GPT-2's position 0,
      * which may be a large share of the values of a short text, so that it does not wash
@@ -643,15 +787,14 @@ static int draw(const job *j)
         goto done;
     q *= 4.0;
     char title[256];
-    snprintf(title, sizeof title, _("GPT-2 embedding step: token + position = input (%s, n_embd %zu; colours clipped at \xC2\xB1%.3g = 4 x median |x|)"),
-             j->m->size_name ? j->m->size_name : _("model"), C, q);
+    snprintf(title, sizeof title, "GPT-2 embedding step: token + position = input (%s, n_embd %zu; colours clipped at \xC2\xB1%.3g = 4 x median |x|)",
+             j->m->size_name ? j->m->size_name : "model", C, q);
     render_strips s = {0};
     s.n_rows = n;
     s.dim = C;
     s.n_strips = 3;
     s.data = parts;
-    const char *shown_names[3] = {gettext(names[0]), gettext(names[1]), gettext(names[2])};
-    s.strip_names = shown_names;
+    s.strip_names = names;
     s.ops = "+=";
     s.labels = (const char *const *)labels;
     s.title = title;
@@ -727,6 +870,16 @@ static int check(job *j, const opt_parsed *p)
                                      "to the IDs for <|endoftext|>)");
     if (out_pick_format(&CMD, j->out, FMT_NAMES, opt_given(&CMD, p, "--format"), &j->fmt))
         return -1;
+    if (j->pe_scale_arg && j->pe != EMBED_PE_SINUSOIDAL)
+        return opt_usage_error(&CMD, "--pe-scale scales the fixed encoding: add --pe sinusoidal (wpe's "
+                                     "rows are used as trained)");
+    if (j->pe_scale_arg && strcmp(j->pe_scale_arg, "wpe") != 0) {
+        char *end;
+        double s = strtod(j->pe_scale_arg, &end);
+        if (end == j->pe_scale_arg || *end || !isfinite(s) || !(s > 0) || s > EMBED_MAX_PE_SCALE)
+            return opt_usage_error(&CMD, "--pe-scale needs a number greater than 0 and at most %g, or "
+                                         "'wpe', got '%s'", EMBED_MAX_PE_SCALE, j->pe_scale_arg);
+    }
     if (j->fmt == F_TABLE && j->parts)
         return opt_usage_error(&CMD, "--parts goes with json, npy, csv or raw (the table shows the norms "
                                      "of all three)");
@@ -737,8 +890,8 @@ static int check(job *j, const opt_parsed *p)
 static int parse_args(job *j, int argc, char **argv, opt_parsed *p)
 {
     int r = opt_parse(&CMD, argc, argv, j, p);
-    if (r)   /* --help printed: -1 so that the caller stops (opt_exit(1) is EXIT_OK, 0) */
-        return opt_exit(r) ? opt_exit(r) : -1;
+    if (r)
+        return opt_exit(r);
     if (take_positionals(j, p) || check(j, p))
         return EXIT_USAGE;
     return 0;
@@ -754,7 +907,7 @@ int cmd_embed(int argc, char **argv)
     if (rc) {
         opt_free(&p);
         free(j.joined);
-        return rc < 0 ? EXIT_OK : rc;
+        return rc;
     }
     rc = EXIT_ERR;
     out_file o = {0};
@@ -774,11 +927,22 @@ int cmd_embed(int argc, char **argv)
             goto done;
         }
     }
+    if (setup_pe(&j))
+        goto done;
     if (fit_context(&j))
         goto done;
     if (j.plot && draw(&j))
         goto done;
-    if (j.plot && !j.out && j.fmt == F_TABLE) {
+    int plot_only = j.plot && !j.out && j.fmt == F_TABLE;
+    /* npy, raw and csv hold numbers only: a scale asked for is stated beside them (without
+     * --pe-scale a data file gets no note, as before); a figure alone gets it always */
+    if (j.pe == EMBED_PE_SINUSOIDAL &&
+        (plot_only || (j.pe_scale_arg && j.fmt != F_TABLE && j.fmt != F_JSON))) {
+        char st[512];
+        pe_statement(&j, st, sizeof st);
+        cli_note("%s", st);
+    }
+    if (plot_only) {
         rc = EXIT_OK;   /* --plot alone: the figure is the output */
         goto done;
     }
@@ -811,6 +975,7 @@ done:
     free(j.ids);
     free(j.offs);
     free(j.spans);
+    free(j.ids_text);
     free(j.wpath);
     tok_close(j.tok);
     model_close(j.m);

@@ -3,6 +3,12 @@
  * (the summed vector wte[id] + wpe[P]; the token itself is not left out), or a vector read
  * from an .npy file (n_embd values, float32 or float64; float64 is rounded to float32).
  * Streams all of wte once.
+ *
+ * A piece is shown alone, with no text around it, so a token that holds only part of a UTF-8
+ * character cannot say which character (E7 begins 犬 and hundreds of others): such bytes are
+ * shown as \xNN, as everywhere, and the table says once what that means; the JSON gives every
+ * piece's exact "bytes" and whether it is valid UTF-8 on its own ("utf8"). The commands that
+ * have the text (embed, tokenize, count) show 犬 (1/3) instead.
  */
 #include "cli.h"
 #include "i18n.h"
@@ -12,6 +18,7 @@
 #include "npy.h"
 #include "out.h"
 #include "similarity.h"
+#include "text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +117,14 @@ static int make_query(const nearest_opts *o, const char *text, int have_pos, g2e
     return 0;
 }
 
+/* 1 when token id's piece is not valid UTF-8 on its own (part of a character). */
+static int piece_partial(tok_tokenizer *tok, uint32_t id)
+{
+    const uint8_t *b;
+    size_t n;
+    return tok_piece(tok, id, &b, &n, NULL) == 0 && text_validate((const char *)b, n) != n;
+}
+
 /* One hit: a table line or a JSON object. */
 static void print_hit(tok_tokenizer *tok, const sim_hit *h, size_t i, int json)
 {
@@ -124,6 +139,10 @@ static void print_hit(tok_tokenizer *tok, const sim_hit *h, size_t i, int json)
             const uint8_t *raw;
             tok_piece(tok, h->id, &raw, &bl, NULL);
             out_json_string(stdout, (const char *)raw, bl);
+            printf(", \"bytes\": [");   /* the exact bytes: "piece" has \ufffd for partial ones */
+            for (size_t k = 0; k < bl; k++)
+                printf("%s%u", k ? ", " : "", raw[k]);
+            printf("], \"utf8\": %s", text_validate((const char *)raw, bl) == bl ? "true" : "false");
         } else {
             printf("null");
         }
@@ -171,10 +190,17 @@ static int print_hits(const nearest_opts *o, int have_pos, tok_tokenizer *tok, u
         out_pad(stdout, _("piece"), 24);
         printf(" %s\n", _("cosine"));
     }
-    for (size_t i = 0; i < n; i++)
+    int partial = !o->vector && piece_partial(tok, qid);
+    for (size_t i = 0; i < n; i++) {
         print_hit(tok, &hits[i], i, json);
+        partial |= piece_partial(tok, hits[i].id);
+    }
     if (json)
         printf("]}\n");
+    else if (partial)
+        fputs(_("\\xNN: a byte of a UTF-8 character that the token holds only part of; a piece shown alone "
+                "has no text around it to say which character (gpt2-embed TEXT shows it, e.g. 犬 (1/3))\n"),
+              stdout);
     return cli_flush_stdout() == 0 ? 0 : -1;
 }
 

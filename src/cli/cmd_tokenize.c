@@ -16,12 +16,11 @@
  */
 #define _GNU_SOURCE /* memrchr */
 #include "cli.h"
-#include "tokchars.h"
-#include "i18n.h"
 #include "json.h"
 #include "opt.h"
 #include "out.h"
 #include "textin.h"
+#include "tokchars.h"
 #include "tokenizer.h"
 
 #include <cjson/cJSON.h>
@@ -234,7 +233,42 @@ static void wb_ids(wbuf *b, const uint32_t *ids, size_t n, char sep)
 
 /* ------------------------------------------------------------ formats */
 
-static void format_json(wbuf *b, const tok_tokenizer *t, const tok_ids *r)
+/* The characters behind each token (tokchars.h), or NULL when out of memory (reported by the
+ * caller through b->oom). The caller frees. */
+static tokchars_span *spans_of(wbuf *b, const char *text, size_t len, const tok_ids *r)
+{
+    tokchars_span *sp = malloc((r->n ? r->n : 1) * sizeof *sp);
+    if (!sp || tokchars_spans(text, len, r->offsets, r->n, sp, NULL)) {
+        free(sp);
+        b->oom = 1;
+        return NULL;
+    }
+    return sp;
+}
+
+/* "tokens": one object per token with its ID and tokchars_json's members (offset, chars,
+ * char_index, char_part), written by the one JSON writer straight onto the FILE. */
+static void json_tokens(wbuf *b, const char *text, size_t len, const tok_ids *r)
+{
+    tokchars_span *sp = spans_of(b, text, len, r);
+    if (!sp)
+        return;
+    wb_flush(b);
+    json_w w;
+    json_init(&w, b->f);
+    json_begin_array(&w);
+    for (size_t i = 0; i < r->n; i++) {
+        json_begin_object(&w);
+        json_key(&w, "id");
+        json_uint(&w, r->ids[i]);
+        tokchars_json(&w, text, &sp[i]);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+    free(sp);
+}
+
+static void format_json(wbuf *b, const tok_tokenizer *t, const char *text, size_t len, const tok_ids *r)
 {
     wb_str(b, "{\"n_tokens\":");
     wb_u64(b, r->n);
@@ -251,9 +285,9 @@ static void format_json(wbuf *b, const tok_tokenizer *t, const tok_ids *r)
     wb_str(b, "],\"pieces\":[");
     for (size_t i = 0; i < r->n; i++) {
         const uint8_t *p;
-        size_t len;
-        tok_piece(t, r->ids[i], &p, &len, NULL);
-        char *lit = json_string_alloc((const char *)p, len);
+        size_t pl;
+        tok_piece(t, r->ids[i], &p, &pl, NULL);
+        char *lit = json_string_alloc((const char *)p, pl);
         if (!lit) {
             b->oom = 1;
             return;
@@ -265,53 +299,32 @@ static void format_json(wbuf *b, const tok_tokenizer *t, const tok_ids *r)
         if (b->n >= WB_SIZE)
             wb_flush(b);
     }
-    wb_str(b, "]}\n");
+    wb_str(b, "],\"tokens\":");
+    json_tokens(b, text, len, r);
+    wb_str(b, "}\n");
 }
 
-/* Pads to `width` display columns (translated headings are wider per byte). */
-static void wb_pad(wbuf *b, const char *s, size_t width, int right)
+/* pos, id, the piece made visible (out_piece_visible) or, for a token holding part of a
+ * character, that character and its share (犬 (1/3), tokchars.h), padded to 22 display
+ * columns, byte range. */
+static void format_table(wbuf *b, const tok_tokenizer *t, const char *text, size_t len, const tok_ids *r)
 {
-    size_t w = out_display_width(s);
-    if (!right)
-        wb_str(b, s);
-    for (; w < width; w++)
-        wb_str(b, " ");
-    if (right)
-        wb_str(b, s);
-}
-
-/* pos, id, the piece made visible (out_piece_visible) — or, for a token that holds part of a
- * character, that character and its share ("犬 (1/3)", tokchars.h) — padded to 22 columns,
- * byte range. */
-static void format_table(wbuf *b, const tok_tokenizer *t, const tok_ids *r, const char *text,
-                         size_t len)
-{
-    wb_pad(b, _("pos"), 5, 1);
-    wb_str(b, "  ");
-    wb_pad(b, _("id"), 6, 1);
-    wb_str(b, "  ");
-    wb_pad(b, _("piece"), 22, 0);
-    wb_str(b, "  ");
-    wb_str(b, _("bytes"));
-    wb_str(b, "\n");
-    tokchars_span *sp = r->n ? malloc(r->n * sizeof *sp) : NULL;
-    if (sp && tokchars_spans(text, len, r->offsets, r->n, sp, NULL)) {
-        free(sp);   /* offsets that do not fit the text (cannot happen): plain pieces */
-        sp = NULL;
-    }
+    tokchars_span *sp = spans_of(b, text, len, r);
+    if (!sp)
+        return;
+    wb_str(b, "  pos      id  piece                   bytes\n");
     for (size_t i = 0; i < r->n && !b->oom; i++) {
         char head[64];
         snprintf(head, sizeof head, "%5zu  %6u  ", i, r->ids[i]);
         wb_str(b, head);
         const uint8_t *p;
-        size_t plen;
-        tok_piece(t, r->ids[i], &p, &plen, NULL);
-        char *v = sp && (sp[i].head.n || sp[i].tail.n) ? tokchars_display_alloc(text, &sp[i])
-                                                       : out_piece_visible((const char *)p, plen);
+        size_t pl;
+        tok_piece(t, r->ids[i], &p, &pl, NULL);
+        char *v = sp[i].head.n || sp[i].tail.n ? tokchars_display_alloc(text, &sp[i])
+                                                : out_piece_visible((const char *)p, pl);
         if (!v) {
             b->oom = 1;
-            free(sp);
-            return;
+            break;
         }
         wb_str(b, v);
         size_t cols = out_display_width(v);
@@ -326,9 +339,9 @@ static void format_table(wbuf *b, const tok_tokenizer *t, const tok_ids *r, cons
         if (b->n >= WB_SIZE)
             wb_flush(b);
     }
-    free(sp);
     if (!r->n)
-        wb_str(b, _("(no tokens)\n"));
+        wb_str(b, "(no tokens)\n");
+    free(sp);
 }
 
 /* A slice of a long ID list formatted by one thread into its own buffer. */
@@ -397,16 +410,15 @@ static void wb_ids_spaced(wbuf *b, const uint32_t *ids, size_t n, unsigned threa
     }
 }
 
-static void format(wbuf *b, const tok_tokenizer *t, const tok_ids *r, int fmt, const char *text,
-                   size_t len)
+static void format(wbuf *b, const tok_tokenizer *t, const char *text, size_t len, const tok_ids *r, int fmt)
 {
     if (fmt == FMT_IDS) {
         wb_ids_spaced(b, r->ids, r->n, tok_threads(t));
         wb_str(b, "\n");
     } else if (fmt == FMT_JSON) {
-        format_json(b, t, r);
+        format_json(b, t, text, len, r);
     } else {
-        format_table(b, t, r, text, len);
+        format_table(b, t, text, len, r);
     }
 }
 
@@ -921,7 +933,7 @@ static int run_whole(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed 
     if (rc) {
         cli_error("%s: %s", what, err.msg);
     } else {
-        format(b, t, &r, o->fmt, text, len);
+        format(b, t, text, len, &r, o->fmt);
         if (r.n_replaced)
             cli_note("%zu invalid UTF-8 sequence%s replaced by U+FFFD", r.n_replaced,
                      r.n_replaced == 1 ? "" : "s");
@@ -969,9 +981,7 @@ static int check(tokenize_opts *o, opt_parsed *p)
 static int is_stream(FILE *f)
 {
     struct stat st;
-    /* stdout is a cookie stream over fd 1 (out_stdout_init): fileno() has no fd for it */
-    int fd = f == stdout ? STDOUT_FILENO : fileno(f);
-    return fd >= 0 && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode));
+    return fstat(fileno(f), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode));
 }
 
 /* --jsonl onto f. Returns 0, JSONL_STOPPED or -1 (a message printed). */

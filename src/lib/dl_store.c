@@ -196,8 +196,11 @@ int dl_part_open(dl_part *p, const char *out, const char *info, uint64_t max_siz
     for (int tries = 0;; tries++) {
         /* an existing part, else a new one: never through a link, created exclusively */
         int rc = open_regular(p->path, O_RDWR, &p->fd, err);
-        if (rc == 1)
+        if (rc == 1 && tries < 20)
             continue;   /* created by someone else meanwhile: open that one */
+        if (rc == 1)
+            return g2e_fail(err, DL_E_BUSY, "%s keeps being replaced by another process while "
+                            "being opened; stop the other download", p->path);
         if (rc)
             return rc;
         test_gate();

@@ -3,6 +3,7 @@
 
 #include "sinusoid.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 size_t embed_max_positions(const g2e_model *m, embed_pe pe)
@@ -44,9 +45,37 @@ int embed_init(embed_ctx *c, const g2e_model *m, embed_pe pe, g2e_err *err)
     c->m = m;
     c->pe = pe;
     c->tab = (sin_table){0};
+    c->pe_scale = 1.0;
     if (pe == EMBED_PE_SINUSOIDAL)
         return sin_table_init(&c->tab, m->n_embd, SIN_DEFAULT_BASE, err);
     return 0;
+}
+
+int embed_set_pe_scale(embed_ctx *c, double s, g2e_err *err)
+{
+    if (c->pe != EMBED_PE_SINUSOIDAL)
+        return g2e_fail(err, EMBED_E_SCALE, "a position scale applies to the sinusoidal encoding "
+                        "only; learned positions are wpe's rows as trained");
+    if (!isfinite(s) || !(s > 0) || s > EMBED_MAX_PE_SCALE)
+        return g2e_fail(err, EMBED_E_SCALE, "the position scale must be a number greater than 0 "
+                        "and at most %g, got %g", EMBED_MAX_PE_SCALE, s);
+    c->pe_scale = s;
+    return 0;
+}
+
+/* s * PE(position) into pr[C]: each sine or cosine (double) times s, rounded once. */
+static int scaled_sin_row(const embed_ctx *c, size_t position, float *pr, g2e_err *err)
+{
+    size_t C = c->m->n_embd;
+    double stack[2048], *d = C <= 2048 ? stack : malloc(C * sizeof *d);
+    if (!d)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for one row of %zu doubles", C);
+    int rc = sin_table_row_f64(&c->tab, position, d, err);
+    for (size_t k = 0; rc == 0 && k < C; k++)
+        pr[k] = (float)(d[k] * c->pe_scale);
+    if (d != stack)
+        free(d);
+    return rc;
 }
 
 void embed_free(embed_ctx *c)
@@ -77,7 +106,9 @@ int embed_row(const embed_ctx *c, uint32_t id, size_t position, float *sum, floa
     }
     if ((rc = model_wte_row(m, id, tr, err)))
         goto done;
-    if (c->pe == EMBED_PE_SINUSOIDAL)
+    if (c->pe == EMBED_PE_SINUSOIDAL && c->pe_scale != 1.0)
+        rc = scaled_sin_row(c, position, pr, err);
+    else if (c->pe == EMBED_PE_SINUSOIDAL)
         rc = sin_table_row_f32(&c->tab, position, pr, err);
     else
         rc = model_wpe_row(m, position, pr, err);

@@ -22,7 +22,13 @@ enum {
     EMBED_E_CONTEXT = 900,  /* start + T > n_ctx with learned positions */
     EMBED_E_ID,             /* a token ID >= n_vocab */
     EMBED_E_WINDOW,         /* window/stride outside 1 <= S <= W <= n_ctx */
+    EMBED_E_SCALE,          /* a position scale that is not finite, not > 0, or beyond
+                             * EMBED_MAX_PE_SCALE, or one given for learned positions */
 };
+
+/* The largest factor embed_set_pe_scale accepts (far beyond any useful one; keeps every
+ * scaled value a finite float32). */
+#define EMBED_MAX_PE_SCALE 1e6
 
 typedef enum embed_pe {
     EMBED_PE_LEARNED,       /* wpe rows from the weights file */
@@ -50,15 +56,27 @@ int embed_rows(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, s
 
 /* Row-at-a-time access for callers that stream (the program writes row by row so that a
  * 1024-token output never has to be held three times over). embed_init prepares the
- * position scheme once (the sinusoidal table); embed_row then makes one token's rows. */
+ * position scheme once (the sinusoidal table); embed_row then makes one token's rows.
+ *
+ * A scaled sinusoidal encoding (embed_set_pe_scale): P(pos) = s * PE(pos), each value
+ * computed in double (the sine or cosine times s) and rounded once to float32, so that
+ * the result is bit-identical to numpy's np.float32(pe64 * s) for the same double table
+ * pe64. With s == 1 (the default) the rows are exactly the unscaled ones. The fixed
+ * encoding's rows all have norm sqrt(n_embd / 2) (19.6 for n_embd 768), about five times
+ * GPT-2's token vectors: a scale lets a learner bring it to the size of wpe's rows. */
 typedef struct embed_ctx {
     const g2e_model *m;    /* borrowed */
     embed_pe pe;
     sin_table tab;         /* EMBED_PE_SINUSOIDAL only (owned) */
+    double pe_scale;       /* EMBED_PE_SINUSOIDAL: the factor s (1.0 after embed_init) */
 } embed_ctx;
 
 /* Errors: SIN_E_DIM (sinusoidal with an odd n_embd), G2E_ENOMEM. On error *c needs no free. */
 int embed_init(embed_ctx *c, const g2e_model *m, embed_pe pe, g2e_err *err);
+/* Sets the factor s of the sinusoidal encoding (see embed_ctx). EMBED_E_SCALE when s is not
+ * finite, s <= 0 or s > EMBED_MAX_PE_SCALE, or when c's positions are learned (wpe's rows are
+ * the weights' own: nothing here rescales them); c is unchanged on error. */
+int embed_set_pe_scale(embed_ctx *c, double s, g2e_err *err);
 /* Frees what embed_init made; accepts a zeroed ctx. */
 void embed_free(embed_ctx *c);
 /* tok = wte[id], pos = P(position), sum = tok + pos, each n_embd floats; tok and pos may be

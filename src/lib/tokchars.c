@@ -7,7 +7,6 @@
 #include "json.h"
 #include "text.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,93 +181,4 @@ void tokchars_json(json_w *w, const char *text, const tokchars_span *sp)
         json_end_array(w);
     }
     json_end_array(w);
-}
-
-/* ---- costs per distinct character ---- */
-
-/* The key of a character: its (at most 4) bytes and its length. */
-static uint64_t char_key(const char *s, size_t k)
-{
-    uint64_t v = k;
-    for (size_t i = 0; i < k; i++)
-        v = v << 8 | (unsigned char)s[i];
-    return v;
-}
-
-/* Sums of fractions such as 1/3 + 1/3 + 1/3 are not exactly 1 in double: the order compares
- * them on a grid of 1e-9 tokens, so that equal costs tie and fall to the next key. */
-static long long grid(double v)
-{
-    return llround(v * 1e9);
-}
-
-static int cost_cmp(const void *pa, const void *pb)
-{
-    const tokchars_cost *a = pa, *b = pb;
-    long long ra = grid(a->tokens / (double)a->count), rb = grid(b->tokens / (double)b->count);
-    if (ra != rb)
-        return ra > rb ? -1 : 1;
-    long long ta = grid(a->tokens), tb = grid(b->tokens);
-    if (ta != tb)
-        return ta > tb ? -1 : 1;
-    return a->start < b->start ? -1 : a->start > b->start;
-}
-
-int tokchars_costs(const char *text, size_t len, const size_t *offsets, size_t n,
-                   tokchars_cost **out, size_t *n_out, g2e_err *err)
-{
-    *out = NULL;
-    *n_out = 0;
-    tokchars_span *sp = malloc((n ? n : 1) * sizeof *sp);
-    size_t nchars = text_count(text, len), cap = 16;
-    while (cap < 2 * nchars)
-        cap *= 2;
-    size_t *which = malloc((nchars ? nchars : 1) * sizeof *which);   /* char -> entry */
-    size_t *slot = malloc(cap * sizeof *slot);                       /* hash -> entry + 1 */
-    uint64_t *keys = malloc((nchars ? nchars : 1) * sizeof *keys);
-    tokchars_cost *c = calloc(nchars ? nchars : 1, sizeof *c);
-    int rc = G2E_ENOMEM;
-    if (!sp || !which || !slot || !keys || !c) {
-        g2e_fail(err, G2E_ENOMEM, "out of memory for the characters of %zu bytes", len);
-        goto fail;
-    }
-    if ((rc = tokchars_spans(text, len, offsets, n, sp, err)) != 0)
-        goto fail;
-    memset(slot, 0, cap * sizeof *slot);
-    size_t nd = 0, k, ci = 0;
-    for (size_t i = 0; i < len; i += k, ci++) {
-        text_step(text + i, len - i, &k);
-        uint64_t key = char_key(text + i, k);
-        size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
-        while (slot[h] && keys[slot[h] - 1] != key)
-            h = (h + 1) & (cap - 1);
-        if (!slot[h]) {
-            keys[nd] = key;
-            c[nd].start = i;
-            c[nd].len = k;
-            slot[h] = ++nd;
-        }
-        which[ci] = slot[h] - 1;
-        c[which[ci]].count++;
-    }
-    for (size_t t = 0; t < n; t++) {
-        size_t a = sp[t].start, b = sp[t].end, pos = sp[t].cstart;
-        for (size_t j = 0; j < sp[t].n_chars; j++, pos += k) {
-            text_step(text + pos, len - pos, &k);
-            size_t lo = a > pos ? a : pos, hi = b < pos + k ? b : pos + k;
-            c[which[sp[t].char_index + j]].tokens += (double)(hi - lo) / (double)(b - a);
-        }
-    }
-    qsort(c, nd, sizeof *c, cost_cmp);
-    *out = c;
-    *n_out = nd;
-    c = NULL;
-    rc = 0;
-fail:
-    free(sp);
-    free(which);
-    free(slot);
-    free(keys);
-    free(c);
-    return rc;
 }

@@ -75,25 +75,4 @@ struct json_w;
  * the JSON object w is writing (json.h; the caller opened it and closes it). */
 void tokchars_json(struct json_w *w, const char *text, const tokchars_span *sp);
 
-/* ---- which characters cost the most tokens ---- */
-
-/* One distinct character of a text and the tokens it costs. Each token counts 1, split over
- * the characters it overlaps in proportion to its bytes in each: 犬 cut into three one-byte
- * tokens costs 3 tokens; " the" (one token, four characters) costs each of its characters
- * 1/4. The costs of all characters add up to the number of (non-empty) tokens. */
-typedef struct tokchars_cost {
-    size_t start, len;   /* the character's bytes: text[start, start + len), first occurrence */
-    size_t count;        /* how many times it occurs */
-    double tokens;       /* tokens attributed to all its occurrences */
-} tokchars_cost;
-
-/* Fills *out (a new array, the caller frees it) with one entry per distinct character of
- * text[0..len) — characters as tokchars_spans counts them; ill-formed subparts are
- * characters of their own bytes — for the tokens offsets[0..n] (as tokchars_spans takes
- * them), sorted by tokens per occurrence, largest first, then by tokens, then by first
- * occurrence; *n_out receives the count. Errors: G2E_EINVAL for bad offsets (as
- * tokchars_spans), G2E_ENOMEM; then *out is NULL and *n_out 0. */
-int tokchars_costs(const char *text, size_t len, const size_t *offsets, size_t n,
-                   tokchars_cost **out, size_t *n_out, g2e_err *err);
-
 #endif
