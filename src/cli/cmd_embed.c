@@ -890,8 +890,8 @@ static int check(job *j, const opt_parsed *p)
 static int parse_args(job *j, int argc, char **argv, opt_parsed *p)
 {
     int r = opt_parse(&CMD, argc, argv, j, p);
-    if (r)
-        return opt_exit(r);
+    if (r)   /* --help printed: -1 so that the caller stops (opt_exit(1) is EXIT_OK, 0) */
+        return opt_exit(r) ? opt_exit(r) : -1;
     if (take_positionals(j, p) || check(j, p))
         return EXIT_USAGE;
     return 0;
@@ -907,7 +907,7 @@ int cmd_embed(int argc, char **argv)
     if (rc) {
         opt_free(&p);
         free(j.joined);
-        return rc;
+        return rc < 0 ? EXIT_OK : rc;
     }
     rc = EXIT_ERR;
     out_file o = {0};

@@ -981,7 +981,9 @@ static int check(tokenize_opts *o, opt_parsed *p)
 static int is_stream(FILE *f)
 {
     struct stat st;
-    return fstat(fileno(f), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode));
+    /* stdout is a cookie stream over fd 1 (out_stdout_init): fileno() has no fd for it */
+    int fd = f == stdout ? STDOUT_FILENO : fileno(f);
+    return fd >= 0 && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode));
 }
 
 /* --jsonl onto f. Returns 0, JSONL_STOPPED or -1 (a message printed). */
