@@ -68,13 +68,13 @@ CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -Isrc/lib -Isrc/cli -
 LDLIBS   = $(LIB_LIBS)
 
 LIB_SRC   := $(sort $(wildcard src/lib/*.c))
-POT_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*.h src/lib/*.c src/render/*.c))
+POT_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*.h src/cli/*.def src/lib/*.c src/render/*.c))
 POT       := $(B)/po/gpt2-embed.pot
 MO        := $(patsubst po/%.po,$(B)/locale/%/LC_MESSAGES/gpt2-embed.mo,$(wildcard po/*.po))
 XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --add-comments=TRANSLATORS: --sort-by-file \
     --package-name=gpt2-embed --package-version=$(VERSION) --no-wrap \
     --keyword=_ --keyword=N_ --keyword=cli_error --keyword=cli_note --keyword=g2e_fail:3 \
-    --keyword=opt_usage_error:2 --keyword=report:2 \
+    --keyword=opt_usage_error:2 --keyword=report:2 --keyword=CMD:3 --keyword=g2e_tr \
     --flag=cli_error:1:c-format --flag=cli_note:1:c-format --flag=g2e_fail:3:c-format \
     --flag=opt_usage_error:2:c-format --flag=report:2:c-format
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
@@ -296,9 +296,11 @@ fuzz: $(FUZZ_BIN)
 
 # The manual's generated parts (the .TH version, the OPTIONS sections from the option tables);
 # tests/test_manual.c fails when doc/gpt2-embed.1 differs from what this writes.
-man: $(B)/gpt2-embed
+man: $(B)/gpt2-embed $(MO)
 	tools/genman.sh $(B)/gpt2-embed $(VERSION) doc/gpt2-embed.1 doc/gpt2-embed.1.new
 	mv doc/gpt2-embed.1.new doc/gpt2-embed.1
+	tools/genman.sh $(B)/gpt2-embed $(VERSION) doc/ja/gpt2-embed.1 doc/ja/gpt2-embed.1.new ja
+	mv doc/ja/gpt2-embed.1.new doc/ja/gpt2-embed.1
 
 weights: gpt2-embed
 	./gpt2-embed download

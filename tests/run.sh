@@ -4,6 +4,10 @@
 # "tests: N passed, N failed". Exit status 1 if any test failed or crashed, or if pytest
 # ran no test at all (its exit status 5) or could not run.
 set -u
+# The program speaks the user's language (i18n.c): the tests expect English messages unless
+# they choose Japanese themselves (tests/test_i18n.c), whatever the developer's locale.
+unset LANGUAGE LC_MESSAGES
+export LC_ALL=C.UTF-8
 b=$1; shift
 mkdir -p "$b/tmp"
 pass=0; fail=0; bad=""

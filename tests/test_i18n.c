@@ -56,7 +56,13 @@ static int has_japanese(const char *s)
     return 0;
 }
 
-/* The numbers in s, in order, each as written ("0.5", "-1", "1e-05"), joined by '|'. */
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The numbers in s, each as written ("0.5", "-1", "1e-05"), sorted and joined by '|': a
+ * translation may put them in another order, but must write the same numbers the same way. */
 static char *numbers_of(const char *s)
 {
     regex_t re;
@@ -75,7 +81,19 @@ static char *numbers_of(const char *s)
         p += m.rm_eo;
     }
     regfree(&re);
-    return out;
+    /* sort the '|'-separated items */
+    char *items[4096];
+    size_t n = 0;
+    for (char *t = strtok(out, "|"); t && n < 4096; t = strtok(NULL, "|"))
+        items[n++] = t;
+    qsort(items, n, sizeof *items, cmp_str);
+    char *sorted = malloc(cap);
+    size_t q = 0;
+    sorted[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        q += (size_t)snprintf(sorted + q, cap - q, "%s|", items[i]);
+    free(out);
+    return sorted;
 }
 
 Test(i18n, catalogue_is_complete_for_the_sources)
@@ -122,6 +140,7 @@ static void expect_lang(char *const *env, char *const *args, int ja, const char 
     plain[n] = NULL;
     run_result en = run_env(NULL, plain);
     run_result r = run_env(env, args);
+    cr_expect(!en.signaled && !r.signaled, "%s: killed by a signal (status %d / %d)", what, en.status, r.status);
     cr_expect_eq(r.status, en.status, "%s: status %d, English %d", what, r.status, en.status);
     const char *got = *r.err ? r.err : r.out;
     const char *eng = *en.err ? en.err : en.out;
@@ -188,6 +207,10 @@ Test(i18n, help_and_parse_errors_in_japanese_with_the_same_numbers)
                 "a broken ID list");
     expect_lang((char *[]){"LANGUAGE=ja", NULL}, (char *[]){"inspect", "/nonexistent/w.safetensors", NULL},
                 1, "a missing file");
+    expect_lang((char *[]){"LANGUAGE=ja", NULL}, (char *[]){"sinusoidal", "--len", "0", "--dim", "8", NULL},
+                1, "an option's range");
+    expect_lang((char *[]){"LANGUAGE=ja", NULL}, (char *[]){"exercise", "1", "--ctx", "-3", NULL}, 1,
+                "a negative value");
 }
 
 /* A fixture with GPT-2's vocabulary and context, narrow rows. */
@@ -265,4 +288,43 @@ Test(i18n, localedir_of_the_build_tree)
     char *argv_en[] = {"test_i18n", "--lang", "en", NULL};
     cr_assert_eq(i18n_init(3, argv_en), 0);
     cr_expect_str_eq(i18n_lang(), "en");
+}
+
+Test(i18n, japanese_manual_is_what_the_tables_and_ja_po_generate)
+{
+    const char *man = G2E_SRCDIR "/doc/ja/gpt2-embed.1";
+    char *dir = test_tmpdir("i18n-man");
+    char *out = path_join(dir, "out.1");
+    run_result r = run_argv((char *[]){"/bin/sh", G2E_SRCDIR "/tools/genman.sh", G2E_TEST_BIN, G2E_VERSION,
+                                       (char *)man, out, "ja", NULL}, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "genman.sh: %s", r.err);
+    run_free(&r);
+    size_t n, m;
+    char *want = read_file(man, &n), *got = read_file(out, &m);
+    cr_assert(want && got);
+    cr_expect(n == m && memcmp(want, got, n) == 0,
+              "doc/ja/gpt2-embed.1 differs from the option tables and po/ja.po: run `make man`");
+    cr_expect(strstr(want, ".SS embed\n") && has_japanese(strstr(want, ".SS embed\n")),
+              "the generated options are in Japanese");
+    free(want), free(got), free(out), free(dir);
+}
+
+/* Figures are drawn with Japanese labels (Pango finds the IPA font): a valid PNG that differs
+ * from the English one only because its text does. */
+Test(i18n, figures_draw_japanese_labels)
+{
+    char *dir = test_tmpdir("i18n-png");
+    char *en = path_join(dir, "en.png"), *ja = path_join(dir, "ja.png");
+    run_result r = run_env(NULL, (char *[]){"plot", "pe", "--len", "20", "--dim", "16", "-o", en, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_env(NULL, (char *[]){"--lang", "ja", "plot", "pe", "--len", "20", "--dim", "16", "-o", ja, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    size_t ne, nj;
+    char *a = read_file(en, &ne), *b = read_file(ja, &nj);
+    cr_assert(a && b);
+    cr_expect(nj > 8 && memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0, "not a PNG");
+    cr_expect(ne != nj || memcmp(a, b, ne) != 0, "the Japanese figure has the English labels");
+    free(a), free(b), free(en), free(ja), free(dir);
 }

@@ -2,6 +2,7 @@
  * module (an independent reader) and compared with what was meant; strings of arbitrary
  * bytes decode to exactly bytes.decode("utf-8", errors="replace"); non-finite numbers are
  * null; float32 values read back bit for bit; misuse is refused. */
+#include "fixture.h"
 #include "json.h"
 #include "support.h"
 
@@ -164,4 +165,50 @@ Test(json, misuse_is_refused)
     json_begin_object(&w);
     cr_expect(!json_done(&w), "an open object is not a document");
     free(mem_close(&m));
+}
+
+/* The piece strings of `tokenize --format json` and of the main job's JSON come from the one
+ * escaper: byte for byte the same literals for the same tokens (a cut character, controls,
+ * quotes, a backslash). */
+Test(json, tokenize_and_embed_write_pieces_alike)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.n_vocab = 50257;
+    o.n_ctx = 1024;
+    o.n_embd = 4;
+    char *dir = test_tmpdir("json-pieces");
+    char *w = path_join(dir, "w.safetensors");
+    char e[256];
+    cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
+    const char *text = "犬 a\x01\x7f\"\\\xE2\x80\xA8";
+    run_result t = run_g2e("tokenize", "--format", "json", "--", text, NULL);
+    run_result m = run_g2e("embed", "--weights", w, "--format", "json", "--", text, NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    cr_assert_eq(m.status, 0, "%s", m.err);
+    /* tokenize: "pieces":[a,b,...]; embed: "piece": a ... for each token, in order */
+    const char *tp = strstr(t.out, "\"pieces\":");
+    cr_assert(tp, "%s", t.out);
+    tp = strchr(tp, '[') + 1;
+    const char *mp = m.out;
+    size_t n = 0;
+    while (*tp == '"') {
+        const char *end = tp + 1;
+        while (*end != '"')
+            end += *end == '\\' ? 2 : 1;
+        size_t len = (size_t)(end + 1 - tp);
+        mp = strstr(mp, "\"piece\": ");
+        cr_assert(mp, "embed has fewer pieces than tokenize (%zu)", n);
+        mp += strlen("\"piece\": ");
+        cr_expect(strncmp(mp, tp, len) == 0, "piece %zu: tokenize %.*s, embed %.*s", n, (int)len, tp,
+                  (int)len, mp);
+        n++;
+        tp = end + 1;
+        if (*tp == ',')
+            tp++;
+    }
+    cr_expect_eq(n, 10, "10 tokens (U+2028 is two: cut characters)");
+    cr_expect(strstr(t.out, "\\ufffd") && strstr(t.out, "\\u0001") && strstr(t.out, "\\u007f"), "%s", t.out);
+    run_free(&t), run_free(&m);
+    free(w), free(dir);
 }

@@ -10,6 +10,9 @@ pot=${1:?usage: po-update.sh build/po/gpt2-embed.pot}
 cd "$(dirname "$0")/.."
 cp "$pot" po/gpt2-embed.pot
 for po in po/*.po; do
+  # a textual git merge of two branches' additions can leave a message defined twice:
+  # keep the first definition (msguniq), then merge the template
+  msguniq --use-first --no-wrap -o "$po.tmp" "$po" && mv "$po.tmp" "$po"
   msgmerge --quiet --update --backup=none --no-wrap "$po" po/gpt2-embed.pot
   printf '%s: ' "$po"
   msgfmt -c --statistics -o /dev/null "$po"

@@ -163,12 +163,12 @@ char *cli_read_stream(FILE *f, size_t *len)
 /* What kind of file st is, for the refusal. */
 static const char *kind_of(const struct stat *st)
 {
-    if (S_ISFIFO(st->st_mode)) return "a FIFO";
-    if (S_ISCHR(st->st_mode)) return "a character device";
-    if (S_ISBLK(st->st_mode)) return "a block device";
-    if (S_ISSOCK(st->st_mode)) return "a socket";
-    if (S_ISDIR(st->st_mode)) return "a directory";
-    return "not a regular file";
+    if (S_ISFIFO(st->st_mode)) return _("a FIFO");
+    if (S_ISCHR(st->st_mode)) return _("a character device");
+    if (S_ISBLK(st->st_mode)) return _("a block device");
+    if (S_ISSOCK(st->st_mode)) return _("a socket");
+    if (S_ISDIR(st->st_mode)) return _("a directory");
+    return _("not a regular file");
 }
 
 int cli_open_file(const char *path, const char *what)

@@ -62,47 +62,75 @@ typedef struct side {
     tokchars_span *sp;      /* (t.n): the characters behind each token */
 } side;
 
-static void table_row(FILE *f, const side *s, size_t t)
+/* Column widths of the table: at least the English ones, wider for wider headings. */
+typedef struct widths {
+    size_t pos, id, tok, same;
+} widths;
+
+static size_t wmax(size_t w, const char *s)
 {
+    size_t d = out_display_width(s);
+    return d > w ? d : w;
+}
+
+static void table_row(FILE *f, const side *s, size_t t, const widths *w)
+{
+    fputs("  ", f);
     if (t >= s->t.n) {
-        fprintf(f, "  %6s %-14s", "", "");
+        fprintf(f, "%*s ", (int)w->id, "");
+        out_pad(f, "", w->tok);
         return;
     }
     char *p = tokchars_display_alloc(s->text, &s->sp[t]);
-    fprintf(f, "  %6u ", s->t.ids[t]);
-    out_pad(f, p ? p : "?", 14);
+    fprintf(f, "%*u ", (int)w->id, s->t.ids[t]);
+    out_pad(f, p ? p : "?", w->tok);
     free(p);
 }
 
 static void print_table(FILE *f, const side s[2], const order_cmp *c)
 {
-    fprintf(f, "A: %s  (%zu tokens)\nB: %s  (%zu tokens)\n\n", s[0].text, c->n_a, s[1].text, c->n_b);
-    fprintf(f, "%4s  %6s %-14s  %6s %-14s  %4s  %9s  %13s\n", "pos", "A id", "A token", "B id",
-            "B token", "same", "cos(wte)", "cos(wte+wpe)");
+    fprintf(f, _("A: %s  (%zu tokens)\nB: %s  (%zu tokens)\n\n"), s[0].text, c->n_a, s[1].text, c->n_b);
+    /* headings by display width (translations are wider per byte than their columns) */
+    widths w = {wmax(4, _("pos")), wmax(wmax(6, _("A id")), _("B id")),
+                wmax(wmax(14, _("A token")), _("B token")), wmax(wmax(wmax(4, _("same")), _("yes")), _("no"))};
+    out_rpad(f, _("pos"), w.pos);
+    fputs("  ", f);
+    out_rpad(f, _("A id"), w.id);
+    fputc(' ', f);
+    out_pad(f, _("A token"), w.tok);
+    fputs("  ", f);
+    out_rpad(f, _("B id"), w.id);
+    fputc(' ', f);
+    out_pad(f, _("B token"), w.tok);
+    fputs("  ", f);
+    out_rpad(f, _("same"), w.same);
+    fprintf(f, "  %9s  %13s\n", "cos(wte)", "cos(wte+wpe)");
     size_t rows = c->n_a > c->n_b ? c->n_a : c->n_b;
     for (size_t t = 0; t < rows; t++) {
-        fprintf(f, "%4zu", t);
-        table_row(f, &s[0], t);
-        table_row(f, &s[1], t);
-        if (t < c->n_pos)
-            fprintf(f, "  %4s  %9.4f  %13.4f", c->same_id[t] ? "yes" : "no", c->tok_cos[t],
-                    c->input_cos[t]);
+        fprintf(f, "%*zu", (int)w.pos, t);
+        table_row(f, &s[0], t, &w);
+        table_row(f, &s[1], t, &w);
+        if (t < c->n_pos) {
+            fputs("  ", f);
+            out_rpad(f, c->same_id[t] ? _("yes") : _("no"), w.same);
+            fprintf(f, "  %9.4f  %13.4f", c->tok_cos[t], c->input_cos[t]);
+        }
         fputc('\n', f);
     }
-    fprintf(f, "\nsame multiset of tokens: %s\n", c->same_multiset ? "yes" : "no");
-    fprintf(f, "bag of token vectors (mean of wte rows): %s, cos %.4f\n",
-            c->bags_identical ? "identical bit for bit" : "different", c->bag_cos);
-    fprintf(f, "summed inputs wte + wpe: %zu of %zu positions differ\n", c->n_differ, c->n_pos);
+    fprintf(f, _("\nsame multiset of tokens: %s\n"), c->same_multiset ? _("yes") : _("no"));
+    fprintf(f, _("bag of token vectors (mean of wte rows): %s, cos %.4f\n"),
+            c->bags_identical ? _("identical bit for bit") : _("different"), c->bag_cos);
+    fprintf(f, _("summed inputs wte + wpe: %zu of %zu positions differ\n"), c->n_differ, c->n_pos);
     if (c->same_multiset && c->n_differ > 0)
-        fprintf(f, "conclusion: the same tokens in another order. Without positions the two texts\n"
-                   "are one and the same bag of vectors; the position vectors make %zu of the %zu\n"
-                   "input rows differ, and that is how GPT-2 tells the orders apart.\n",
+        fprintf(f, _("conclusion: the same tokens in another order. Without positions the two texts\n"
+                     "are one and the same bag of vectors; the position vectors make %zu of the %zu\n"
+                     "input rows differ, and that is how GPT-2 tells the orders apart.\n"),
                 c->n_differ, c->n_pos);
     else if (c->same_multiset)
-        fprintf(f, "conclusion: the two texts are the same token sequence; nothing tells them apart.\n");
+        fputs(_("conclusion: the two texts are the same token sequence; nothing tells them apart.\n"), f);
     else
-        fprintf(f, "conclusion: the texts hold different tokens, so even without positions their\n"
-                   "bags of token vectors differ; the order puzzle needs the same tokens reordered.\n");
+        fputs(_("conclusion: the texts hold different tokens, so even without positions their\n"
+                "bags of token vectors differ; the order puzzle needs the same tokens reordered.\n"), f);
 }
 
 /* One text: {"text", "tokens": [{"id", "offset", "chars", "char_index", "char_part"}...]}. */

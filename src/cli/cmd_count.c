@@ -272,19 +272,34 @@ static void print_per_char(FILE *f, const char *name, const result *r, size_t to
     }
     fprintf(f, _("\n%s: the characters that cost the most tokens (a token of b bytes gives 1/b to each "
                  "of its bytes)\n"), name);
-    out_pad(f, "char", cw);
-    fprintf(f, "  %-8s  %5s  %7s  %9s  %11s  %6s\n", "code", "bytes", "count", "tokens", "tokens/char",
-            "share");
+    /* headings by display width (translated ones are wider per byte); the data columns
+     * keep their widths when a heading fits, else widen with it */
+    if (cw < out_display_width(_("char")) + 2)
+        cw = out_display_width(_("char")) + 2;
+    out_pad(f, _("char"), cw);
+    const char *hd[] = {_("code"), _("bytes"), _("count"), _("tokens"), _("tokens/char"), _("share")};
+    size_t hw[] = {8, 5, 7, 9, 11, 6};
+    for (size_t k = 0; k < 6; k++) {
+        if (out_display_width(hd[k]) > hw[k])
+            hw[k] = out_display_width(hd[k]);
+        fputs("  ", f);
+        if (k == 0)
+            out_pad(f, hd[k], hw[k]);
+        else
+            out_rpad(f, hd[k], hw[k]);
+    }
+    fputc('\n', f);
     for (size_t i = 0; i < n; i++) {
         const charcost_row *c = &r->cc[i];
         cc_visible(c, vis, sizeof vis);
         if (c->cp >= 0)
             snprintf(code, sizeof code, "U+%04X", (unsigned)c->cp);
         else
-            snprintf(code, sizeof code, "invalid");
+            snprintf(code, sizeof code, "%s", _("invalid"));
         out_pad(f, vis, cw);
-        fprintf(f, "  %-8s  %5u  %7zu  %9.4f  %11.4f  %5.1f%%\n", code, c->len, c->count, c->tokens,
-                c->tokens / (double)c->count, r->tokens ? 100.0 * c->tokens / (double)r->tokens : 0.0);
+        fprintf(f, "  %-*s  %*u  %*zu  %*.4f  %*.4f  %*.1f%%\n", (int)hw[0], code, (int)hw[1], c->len,
+                (int)hw[2], c->count, (int)hw[3], c->tokens, (int)hw[4], c->tokens / (double)c->count,
+                (int)hw[5] - 1, r->tokens ? 100.0 * c->tokens / (double)r->tokens : 0.0);
     }
     if (n < r->n_cc)
         fprintf(f, _("... and %zu more characters (--top 0 or --format json lists all)\n"), r->n_cc - n);
@@ -332,12 +347,24 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
         if (w > nw)
             nw = w;
     }
-    char fits_h[40], cut_h[48];
-    snprintf(fits_h, sizeof fits_h, "fits %zu", ctx);
-    snprintf(cut_h, sizeof cut_h, "%zu%s token ends", ctx, ordinal_suffix(ctx));
-    out_pad(f, "input", nw);
-    fprintf(f, "  %10s  %10s  %10s  %11s  %*s  %7s  %s\n", "bytes", "chars", "tokens",
-            "chars/token", (int)strlen(fits_h), fits_h, "windows", cut_h);
+    char fits_h[64], cut_h[96];
+    snprintf(fits_h, sizeof fits_h, _("fits %zu"), ctx);
+    /* TRANSLATORS: a column heading, "1024th token ends"; %s is the English ordinal suffix */
+    snprintf(cut_h, sizeof cut_h, _("%zu%s token ends"), ctx, ordinal_suffix(ctx));
+    if (nw < out_display_width(_("input")))
+        nw = out_display_width(_("input"));
+    /* headings right-aligned over the numbers, by display width (translations are wider) */
+    out_pad(f, _("input"), nw);
+    const char *heads[] = {_("bytes"), _("chars"), _("tokens"), _("chars/token"), fits_h, _("windows")};
+    size_t widths[] = {10, 10, 10, 11, out_display_width(fits_h), 7};
+    for (size_t k = 0; k < 6; k++)
+        if (out_display_width(heads[k]) > widths[k])
+            widths[k] = out_display_width(heads[k]);
+    for (size_t k = 0; k < 6; k++) {
+        fputs("  ", f);
+        out_rpad(f, heads[k], widths[k]);
+    }
+    fprintf(f, "  %s\n", cut_h);
     for (size_t i = 0; i < n; i++) {
         table_name(&in[i], name, sizeof name, NAME_MAX_W);
         out_pad(f, name, nw);
@@ -349,24 +376,25 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
         if (r[i].fits)
             snprintf(cut, sizeof cut, "-");
         else
-            snprintf(cut, sizeof cut, "line %zu, column %zu%s", r[i].line, r[i].col,
-                     r[i].inside ? " (inside a character)" : "");
-        fprintf(f, "  %10zu  %10zu  %10zu  %11s  %*s  %7zu  %s\n", r[i].bytes, r[i].chars,
-                r[i].tokens, cpt, (int)strlen(fits_h), r[i].fits ? "yes" : "no", r[i].windows,
-                cut);
+            snprintf(cut, sizeof cut, _("line %zu, column %zu%s"), r[i].line, r[i].col,
+                     r[i].inside ? _(" (inside a character)") : "");
+        fprintf(f, "  %*zu  %*zu  %*zu  %*s  ", (int)widths[0], r[i].bytes, (int)widths[1], r[i].chars,
+                (int)widths[2], r[i].tokens, (int)widths[3], cpt);
+        out_rpad(f, r[i].fits ? _("yes") : _("no"), widths[4]);
+        fprintf(f, "  %*zu  %s\n", (int)widths[5], r[i].windows, cut);
     }
     /* where each context ends, with the text around the cut */
     for (size_t i = 0; i < n; i++) {
         if (r[i].fits)
             continue;
         table_name(&in[i], name, sizeof name, NAME_MAX_W);
-        fprintf(f, "\n%s: the %zu%s token ends at byte %zu, ", name, ctx, ordinal_suffix(ctx),
+        fprintf(f, _("\n%s: the %zu%s token ends at byte %zu, "), name, ctx, ordinal_suffix(ctx),
                 r[i].cut_byte);
         if (r[i].inside)
-            fprintf(f, "inside character %zu (line %zu, column %zu), which is split between "
-                       "windows\n", r[i].cut_chars + 1, r[i].line, r[i].col);
+            fprintf(f, _("inside character %zu (line %zu, column %zu), which is split between "
+                         "windows\n"), r[i].cut_chars + 1, r[i].line, r[i].col);
         else
-            fprintf(f, "after character %zu; the next one is at line %zu, column %zu\n",
+            fprintf(f, _("after character %zu; the next one is at line %zu, column %zu\n"),
                     r[i].cut_chars, r[i].line, r[i].col);
         fprintf(f, "  %s\n", r[i].snippet);
     }
@@ -374,7 +402,7 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
         for (size_t i = 0; i < n; i++)
             if (r[i].replaced) {
                 table_name(&in[i], name, sizeof name, NAME_MAX_W);
-                fprintf(f, "\n%s: %zu invalid UTF-8 sequence%s replaced with U+FFFD\n", name,
+                fprintf(f, _("\n%s: %zu invalid UTF-8 sequence%s replaced with U+FFFD\n"), name,
                         r[i].replaced, r[i].replaced == 1 ? "" : "s");
             }
     for (size_t i = 0; i < n; i++)

@@ -391,7 +391,7 @@ static int fit_context(job *j)
             if (j->offs) {
                 textpos tp;
                 textpos_at(j->text, j->text_len, j->offs[fit], &tp);
-                snprintf(where, sizeof where, " (up to character %zu, line %zu: %s)", tp.chr, tp.line, tp.snippet);
+                snprintf(where, sizeof where, _(" (up to character %zu, line %zu: %s)"), tp.chr, tp.line, tp.snippet);
             }
             cli_note("the input has %zu tokens; --truncate keeps the first %zu%s", j->T, fit, where);
             j->T = fit;
@@ -417,15 +417,15 @@ static int fit_context(job *j)
             /* tp is where the next character starts: the last one inside is just before it (at
              * the end of the line before when the next one starts a line) */
             if (tp.col > 1)
-                snprintf(where, sizeof where, "the %zu%s token (position %zu) ends at character %zu "
-                         "(line %zu, column %zu): %s", fit, ordinal(fit), last, tp.chr, tp.line,
+                snprintf(where, sizeof where, _("the %zu%s token (position %zu) ends at character %zu "
+                         "(line %zu, column %zu): %s"), fit, ordinal(fit), last, tp.chr, tp.line,
                          tp.col - 1, tp.snippet);
             else
-                snprintf(where, sizeof where, "the %zu%s token (position %zu) ends at character %zu "
-                         "(the end of line %zu): %s", fit, ordinal(fit), last, tp.chr,
+                snprintf(where, sizeof where, _("the %zu%s token (position %zu) ends at character %zu "
+                         "(the end of line %zu): %s"), fit, ordinal(fit), last, tp.chr,
                          tp.line > 1 ? tp.line - 1 : 1, tp.snippet);
         } else {
-            snprintf(where, sizeof where, "the %zu%s ID (position %zu) is %u", fit, ordinal(fit), last,
+            snprintf(where, sizeof where, _("the %zu%s ID (position %zu) is %u"), fit, ordinal(fit), last,
                      j->ids[fit - 1]);
         }
         char sin_caveat[256];
@@ -433,8 +433,8 @@ static int fit_context(job *j)
         cli_error("the input has %zu tokens%s but wpe has only %zu rows (positions 0..%zu), so %zu fit%s; "
                   "%s; use --truncate to keep the first %zu, or --window %zu [--stride S] to embed it in "
                   "windows; --pe sinusoidal has no limit, but GPT-2 was not trained with it, and %s",
-                  j->T, j->bos ? " (with --bos)" : "", ctx, ctx - 1, fit,
-                  j->start ? " after --start-pos" : "", where, fit, ctx, sin_caveat);
+                  j->T, j->bos ? _(" (with --bos)") : "", ctx, ctx - 1, fit,
+                  j->start ? _(" after --start-pos") : "", where, fit, ctx, sin_caveat);
         return -1;
     }
     j->W = j->T;
@@ -700,21 +700,27 @@ static int write_table(const job *j, FILE *f)
         if (j->window) {
             size_t first = w * (size_t)j->stride;
             size_t last = first + j->W < j->T ? first + j->W : j->T;
-            fprintf(f, "%swindow %zu: tokens %zu..%zu at positions 0..%zu\n", w ? "\n" : "", w, first,
+            fprintf(f, _("%swindow %zu: tokens %zu..%zu at positions 0..%zu\n"), w ? "\n" : "", w, first,
                     last - 1, last - first - 1);
         }
-        fprintf(f, "%5s %6s  %-18s %8s %8s %8s  sum[0..%zu]\n", "pos", "id", "piece", "|token|",
-                "|pos|", "|sum|", show ? show - 1 : 0);
+        /* headings by display width: translated ones are wider per byte */
+        out_rpad(f, _("pos"), 5);
+        fputc(' ', f);
+        out_rpad(f, _("id"), 6);
+        fputs("  ", f);
+        out_pad(f, _("piece"), 18);
+        fprintf(f, " %8s %8s %8s  ", "|token|", "|pos|", "|sum|");
+        fprintf(f, _("sum[0..%zu]\n"), show ? show - 1 : 0);
         for (size_t r = 0; r < R; r++) {
             size_t t = token_at(j, w, r);
             size_t position = j->window ? r : (size_t)j->start + r;
             if (t == SIZE_MAX) { /* the rest of the last window: one line for all of it */
                 if (R - r == 1)
-                    fprintf(f, "%5s %6s  ... 1 zero row of padding (position %zu in npy/raw output)\n", "",
+                    fprintf(f, _("%5s %6s  ... 1 zero row of padding (position %zu in npy/raw output)\n"), "",
                             "", position);
                 else
-                    fprintf(f, "%5s %6s  ... %zu zero rows of padding (positions %zu..%zu in npy/raw "
-                            "output)\n", "", "", R - r, position, R - 1);
+                    fprintf(f, _("%5s %6s  ... %zu zero rows of padding (positions %zu..%zu in npy/raw "
+                            "output)\n"), "", "", R - r, position, R - 1);
                 break;
             }
             if (embed_row(&j->ec, j->ids[t], position, sum, tok, pos, NULL)) {
@@ -733,15 +739,15 @@ static int write_table(const job *j, FILE *f)
         }
     }
     size_t used = j->window ? (j->T < j->W ? j->T : j->W) : j->T;
-    fprintf(f, "model %s (%s): n_embd %zu, %s positions; %zu tokens",
-            j->m->size_name ? j->m->size_name : "unknown", j->wpath, C,
-            j->pe == EMBED_PE_LEARNED ? "learned" : "sinusoidal", j->T);
+    fprintf(f, _("model %s (%s): n_embd %zu, %s positions; %zu tokens"),
+            j->m->size_name ? j->m->size_name : _("unknown"), j->wpath, C,
+            j->pe == EMBED_PE_LEARNED ? _("learned") : _("sinusoidal"), j->T);
     if (j->window)
-        fprintf(f, " in %zu windows of %zu (stride %llu)", j->n_windows, j->W, (unsigned long long)j->stride);
+        fprintf(f, _(" in %zu windows of %zu (stride %llu)"), j->n_windows, j->W, (unsigned long long)j->stride);
     if (j->pe == EMBED_PE_LEARNED)
-        fprintf(f, ", %zu of %zu positions used\n", (size_t)j->start + used, j->m->n_ctx);
+        fprintf(f, _(", %zu of %zu positions used\n"), (size_t)j->start + used, j->m->n_ctx);
     else
-        fprintf(f, ", positions %llu..%llu\n", (unsigned long long)j->start,
+        fprintf(f, _(", positions %llu..%llu\n"), (unsigned long long)j->start,
                 (unsigned long long)(j->start + used - (used ? 1 : 0)));
     if (j->pe == EMBED_PE_SINUSOIDAL) {
         char st[512];
@@ -789,7 +795,8 @@ static int draw(const job *j)
     memmove(data + n * C, data + R * C, n * C * sizeof *data);
     memmove(data + 2 * n * C, data + 2 * R * C, n * C * sizeof *data);
     const float *parts[3] = {data, data + n * C, data + 2 * n * C};
-    static const char *const names[3] = {"token vector wte[id]", "position vector", "sum (model input)"};
+    static const char *const names[3] = {N_("token vector wte[id]"), N_("position vector"),
+                                         N_("sum (model input)")};
     /* One colour range for all three, clipped at 4 x the median |x| (about the 99th
      * percentile of a normal spread): robust to an outlier row such as GPT-2's position 0,
      * which may be a large share of the values of a short text, so that it does not wash
@@ -799,14 +806,15 @@ static int draw(const job *j)
         goto done;
     q *= 4.0;
     char title[256];
-    snprintf(title, sizeof title, "GPT-2 embedding step: token + position = input (%s, n_embd %zu; colours clipped at \xC2\xB1%.3g = 4 x median |x|)",
-             j->m->size_name ? j->m->size_name : "model", C, q);
+    snprintf(title, sizeof title, _("GPT-2 embedding step: token + position = input (%s, n_embd %zu; colours clipped at \xC2\xB1%.3g = 4 x median |x|)"),
+             j->m->size_name ? j->m->size_name : _("model"), C, q);
     render_strips s = {0};
     s.n_rows = n;
     s.dim = C;
     s.n_strips = 3;
     s.data = parts;
-    s.strip_names = names;
+    const char *shown_names[3] = {gettext(names[0]), gettext(names[1]), gettext(names[2])};
+    s.strip_names = shown_names;
     s.ops = "+=";
     s.labels = (const char *const *)labels;
     s.title = title;
@@ -902,8 +910,8 @@ static int check(job *j, const opt_parsed *p)
 static int parse_args(job *j, int argc, char **argv, opt_parsed *p)
 {
     int r = opt_parse(&CMD, argc, argv, j, p);
-    if (r)
-        return opt_exit(r);
+    if (r)   /* --help printed: -1 so that the caller stops (opt_exit(1) is EXIT_OK, 0) */
+        return opt_exit(r) ? opt_exit(r) : -1;
     if (take_positionals(j, p) || check(j, p))
         return EXIT_USAGE;
     return 0;
@@ -977,7 +985,7 @@ int cmd_embed(int argc, char **argv)
     if (rc) {
         opt_free(&p);
         free(j.joined);
-        return rc;
+        return rc < 0 ? EXIT_OK : rc;
     }
     rc = EXIT_ERR;
     if (prepare(&j))

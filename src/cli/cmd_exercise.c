@@ -13,6 +13,7 @@
  * on stderr what exercise 2 needs and exits 0 (asking for 2 by name exits 1 instead).
  */
 #include "cli.h"
+#include "i18n.h"
 #include "json.h"
 #include "load.h"
 #include "opt.h"
@@ -195,6 +196,14 @@ static void print_json(const ex_run *r)
     printf("}\n");
 }
 
+/* A label padded to `width` display columns (translated labels may be wider per byte). */
+static void label(const char *s, size_t width)
+{
+    fputs("  ", stdout);
+    out_pad(stdout, s, width);
+    fputc(' ', stdout);
+}
+
 static void print_text(const ex_run *r)
 {
     unsigned long long g = 1024ULL * 768ULL, w = (unsigned long long)(r->o->ctx * r->o->dim);
@@ -202,26 +211,34 @@ static void print_text(const ex_run *r)
     char b1[32], b2[32], b3[32];
     const g2e_model *m = r->m;
     if (r->one) {
-        printf("Exercise 1: parameters of a position-embedding matrix (positions x width)\n");
+        fputs(_("Exercise 1: parameters of a position-embedding matrix (positions x width)\n"), stdout);
         char other[64];
         snprintf(other, sizeof other, "%lld x %lld", (long long)r->o->ctx, (long long)r->o->dim);
-        printf("  %-14s %-12s = %s\n", "GPT-2:", "1024 x 768", thousands(g, b1));
-        printf("  %-14s %-12s = %s\n", "other model:", other, thousands(w, b2));
-        printf("  %-14s %.4f (%.1fx as many parameters)\n", "ratio:", ratio, ratio);
+        label("GPT-2:", 14);
+        printf("%-12s = %s\n", "1024 x 768", thousands(g, b1));
+        label(_("other model:"), 14);
+        printf("%-12s = %s\n", other, thousands(w, b2));
+        label(_("ratio:"), 14);
+        printf(_("%.4f (%.1fx as many parameters)\n"), ratio, ratio);
         if (m)
-            printf("  in %s: wpe %zu x %zu = %s, wte %zu x %zu = %s\n", r->path, m->n_ctx, m->n_embd,
+            printf(_("  in %s: wpe %zu x %zu = %s, wte %zu x %zu = %s\n"), r->path, m->n_ctx, m->n_embd,
                    thousands(m->n_ctx * m->n_embd, b1), m->n_vocab, m->n_embd,
                    thousands(m->n_vocab * m->n_embd, b3));
     }
     if (r->two) {
         if (r->one)
             printf("\n");
-        printf("Exercise 2: learned positions in %s\n", r->path);
-        printf("  %-44s (%zu, %zu)\n", "wpe shape:", r->x.rows, r->x.cols);
-        printf("  %-44s %.4f\n", "cos(wpe[0], wpe[1]):", r->x.c01);
-        printf("  %-44s %.4f\n", "cos(wpe[0], wpe[500]):", r->x.c0500);
-        printf("  %-44s %u\n", "token ID of \" cat\":", r->x.cat);
-        printf("  %-44s %.4f\n", "cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):", r->x.ccat);
+        printf(_("Exercise 2: learned positions in %s\n"), r->path);
+        label(_("wpe shape:"), 44);
+        printf("(%zu, %zu)\n", r->x.rows, r->x.cols);
+        label("cos(wpe[0], wpe[1]):", 44);
+        printf("%.4f\n", r->x.c01);
+        label("cos(wpe[0], wpe[500]):", 44);
+        printf("%.4f\n", r->x.c0500);
+        label(_("token ID of \" cat\":"), 44);
+        printf("%u\n", r->x.cat);
+        label("cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):", 44);
+        printf("%.4f\n", r->x.ccat);
         printf("\n");
         interp_near_far(stdout, 0, 1, r->x.c01, 500, r->x.c0500);
         if (r->x.n_pairs)

@@ -181,8 +181,14 @@ static int print_hits(const nearest_opts *o, int have_pos, tok_tokenizer *tok, u
         out_json_string(stdout, query, strlen(query));
         printf(", \"k\": %zu, \"nearest\": [", n);
     } else {
-        printf("nearest wte rows to %s by cosine:\n%5s %7s  %-24s %s\n", query, "rank", "id", "piece",
-               "cosine");
+        /* (the query's description stays English: JSON carries it too) */
+        printf(_("nearest wte rows to %s by cosine:\n"), query);
+        out_rpad(stdout, _("rank"), 5);
+        fputc(' ', stdout);
+        out_rpad(stdout, _("id"), 7);
+        fputs("  ", stdout);
+        out_pad(stdout, _("piece"), 24);
+        printf(" %s\n", _("cosine"));
     }
     int partial = !o->vector && piece_partial(tok, qid);
     for (size_t i = 0; i < n; i++) {

@@ -8,6 +8,7 @@
  * cumulative explained variance) into DIR.
  */
 #include "cli.h"
+#include "i18n.h"
 #include "json.h"
 #include "load.h"
 #include "opt.h"
@@ -130,11 +131,11 @@ static int emit_variance(const pca_opts *o, const pca_result *r, const char *wha
     fputs(", \"floor\": ", jf);
     json_write_f64(jf, r->floor);
     fputs(", ", jf);
-    fprintf(tf, "Principal components of %s (%zu rows x %zu columns, centred)%s%s\n", what, r->n, d,
-            path ? " in " : "", path ? path : "");
-    fprintf(tf, "total variance %.6g; variances below %.3g are rounding noise\n", r->total, r->floor);
+    fprintf(tf, _("Principal components of %s (%zu rows x %zu columns, centred)%s%s\n"), what, r->n, d,
+            path ? _(" in ") : "", path ? path : "");
+    fprintf(tf, _("total variance %.6g; variances below %.3g are rounding noise\n"), r->total, r->floor);
     if (d >= 2)
-        fprintf(tf, "PC1 and PC2 explain %.2f%%; the first %zu explain %.2f%%\n",
+        fprintf(tf, _("PC1 and PC2 explain %.2f%%; the first %zu explain %.2f%%\n"),
                 100 * (v[2] + v[6]), nrow, 100 * v[4 * (nrow - 1) + 3]);
     if (capped)
         fprintf(tf, "components %zu..%zu are at the rounding-noise floor (%zu rows, centred, have at "

@@ -10,6 +10,7 @@
  * Deliberately left out: several figures in one call, figures of other tensors.
  */
 #include "cli.h"
+#include "i18n.h"
 #include "figures.h"
 #include "load.h"
 #include "model.h"
@@ -235,12 +236,12 @@ static int draw_by_distance(const opt_cmd *c, const fig_opts *o, const opt_parse
 
 static int help(FILE *f)
 {
-    fprintf(f, "usage: gpt2-embed plot FIGURE [OPTIONS] [-o FILE.png]\n\n"
-               "Draws one figure as PNG (to FILE.png, atomically; without -o to standard output,\n"
-               "but never to a terminal). 'gpt2-embed plot FIGURE --help' lists its options.\n\n"
-               "figures:\n");
-    for (size_t i = 0; i < N_FIGURES; i++) {
-        const char *purpose = FIGURES[i].cmd.purpose + 1, *nl = strchr(purpose, '\n');
+    fputs(_("usage: gpt2-embed plot FIGURE [OPTIONS] [-o FILE.png]\n\n"
+            "Draws one figure as PNG (to FILE.png, atomically; without -o to standard output,\n"
+            "but never to a terminal). 'gpt2-embed plot FIGURE --help' lists its options.\n\n"
+            "figures:\n"), f);
+    for (size_t i = 0; i < N_FIGURES; i++) {   /* each purpose starts with a newline */
+        const char *purpose = gettext(FIGURES[i].cmd.purpose) + 1, *nl = strchr(purpose, '\n');
         fprintf(f, "  %-12s %.*s\n", FIGURES[i].cmd.name + 5,
                 (int)(nl ? (size_t)(nl - purpose) : strlen(purpose)), purpose);
     }

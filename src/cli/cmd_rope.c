@@ -9,6 +9,7 @@
  * Curves in every format of study_out.h.
  */
 #include "cli.h"
+#include "i18n.h"
 #include "json.h"
 #include "opt.h"
 #include "out.h"
@@ -114,14 +115,17 @@ static int emit_schemes(const rope_opts *o)
         json_write_f64(f, lam_max);
         fputs("}\n", f);
     } else {
-        fputs("The three position schemes the chapter names\n", f);
-        for (size_t r = 1; r < N_SCHEMES; r++) {
-            fprintf(f, "\n%s\n", SCHEMES[r][0]);
-            for (size_t c = 1; c < 4; c++)
-                fprintf(f, "  %-26s %s\n", SCHEMES[0][c], SCHEMES[r][c]);
+        fputs(_("The three position schemes the chapter names\n"), f);
+        for (size_t r = 1; r < N_SCHEMES; r++) {   /* the text in the chosen language (N_ in study.c) */
+            fprintf(f, "\n%s\n", gettext(SCHEMES[r][0]));
+            for (size_t c = 1; c < 4; c++) {
+                fputs("  ", f);
+                out_pad(f, gettext(SCHEMES[0][c]), 26);
+                fprintf(f, " %s\n", gettext(SCHEMES[r][c]));
+            }
         }
-        fprintf(f, "\nRoPE with d = %zu, base %g: %zu pairs; pair 0 turns 1 radian per position "
-                   "(wavelength 2*pi = 6.28), pair %zu the slowest (wavelength %.4g positions).\n",
+        fprintf(f, _("\nRoPE with d = %zu, base %g: %zu pairs; pair 0 turns 1 radian per position "
+                     "(wavelength 2*pi = 6.28), pair %zu the slowest (wavelength %.4g positions).\n"),
                 d, o->base, d / 2, d / 2 - 1, lam_max);
     }
     return out_commit(&of);

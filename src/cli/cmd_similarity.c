@@ -10,6 +10,7 @@
  * Everything is accumulated in double (similarity.h).
  */
 #include "cli.h"
+#include "i18n.h"
 #include "json.h"
 #include "load.h"
 #include "opt.h"
@@ -145,15 +146,29 @@ static void matrix_summary(const double *M, size_t R, const char *path, const ch
         return;
     }
     sim_by_distance(M, R, mean, sd);
-    printf("cosine similarity of the %zu learned positions of %s%s%s\n\n", R, path,
-           saved ? "; matrix written to " : "", saved ? saved : "");
-    printf("%9s %10s %10s %8s\n", "distance", "mean", "std", "pairs");
+    printf(_("cosine similarity of the %zu learned positions of %s%s%s\n\n"), R, path,
+           saved ? _("; matrix written to ") : "", saved ? saved : "");
+    /* headings by display width (translated ones are wider per byte) */
+    out_rpad(stdout, _("distance"), 9);
+    fputc(' ', stdout);
+    out_rpad(stdout, _("mean"), 10);
+    fputc(' ', stdout);
+    out_rpad(stdout, _("std"), 10);
+    fputc(' ', stdout);
+    out_rpad(stdout, _("pairs"), 8);
+    fputc('\n', stdout);
     for (size_t d = 1; d < R; d = d * 2) {
         printf("%9zu %10.4f %10.4f %8zu\n", d, mean[d], sd[d], R - d);
         if (d * 2 >= R && d != R - 1)
             printf("%9zu %10.4f %10.4f %8zu\n", R - 1, mean[R - 1], sd[R - 1], (size_t)1);
     }
-    printf("\n%9s %18s %18s\n", "position", "nearest (cos)", "farthest (cos)");
+    fputc('\n', stdout);
+    out_rpad(stdout, _("position"), 9);
+    fputc(' ', stdout);
+    out_rpad(stdout, _("nearest (cos)"), 18);
+    fputc(' ', stdout);
+    out_rpad(stdout, _("farthest (cos)"), 18);
+    fputc('\n', stdout);
     size_t picks[] = {0, 1, 2, 10, 100, 500, R - 1};
     for (size_t k = 0; k < sizeof picks / sizeof picks[0]; k++) {
         size_t p = picks[k];
@@ -202,8 +217,15 @@ static int by_distance(const g2e_model *m, uint64_t maxd, int fmt, const char *o
     } else if (csv) {
         fprintf(o.f, "distance,mean_cos,std_cos,pairs\n");
     } else {
-        fprintf(o.f, "mean cosine similarity of wpe[p] and wpe[p + d] over p (%s)\n%9s %12s %12s %6s\n",
-                path, "distance", "mean", "std", "pairs");
+        fprintf(o.f, _("mean cosine similarity of wpe[p] and wpe[p + d] over p (%s)\n"), path);
+        out_rpad(o.f, _("distance"), 9);
+        fputc(' ', o.f);
+        out_rpad(o.f, _("mean"), 12);
+        fputc(' ', o.f);
+        out_rpad(o.f, _("std"), 12);
+        fputc(' ', o.f);
+        out_rpad(o.f, _("pairs"), 6);
+        fputc('\n', o.f);
     }
     for (size_t d = 0; d <= maxd; d++) {
         if (json) {

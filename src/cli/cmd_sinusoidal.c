@@ -15,6 +15,7 @@
  * arrays plus where the weights came from); npy is not offered there.
  */
 #include "cli.h"
+#include "i18n.h"
 #include "figures.h"
 #include "load.h"
 #include "opt.h"
@@ -273,11 +274,16 @@ static void write_compare(FILE *f, enum fmt fmt, const double *sinus, const doub
         }
         return;
     }
-    fprintf(f, "# mean cosine of positions d apart, over positions 0..%zu\n", len - 1);
-    fprintf(f, "# learned:    wpe of %s (n_ctx %zu, n_embd %zu) from %s\n", name, m->n_ctx,
+    fprintf(f, _("# mean cosine of positions d apart, over positions 0..%zu\n"), len - 1);
+    fprintf(f, _("# learned:    wpe of %s (n_ctx %zu, n_embd %zu) from %s\n"), name, m->n_ctx,
             m->n_embd, path);
-    fprintf(f, "# sinusoidal: D = %zu, base %g\n", m->n_embd, base);
-    fprintf(f, "%10s  %14s  %14s\n", "distance", "sinusoidal", "learned");
+    fprintf(f, _("# sinusoidal: D = %zu, base %g\n"), m->n_embd, base);
+    out_rpad(f, _("distance"), 10);
+    fputs("  ", f);
+    out_rpad(f, _("sinusoidal"), 14);
+    fputs("  ", f);
+    out_rpad(f, _("learned"), 14);
+    fputc('\n', f);
     for (size_t d = 0; d < n; d++)
         fprintf(f, "%10zu  %14.9f  %14.9f\n", d, sinus[d], learned[d]);
 }
@@ -434,12 +440,12 @@ static int run_rotation(const sin_opts *o)
         return EXIT_ERR;
     }
     int ok = worst < 1e-9;
-    printf("rotation check (D=%llu, base %g, pos 0..%llu, k 0..%llu, %llu pairs): "
-           "largest error %.3g at pos %llu, k %llu, pair %zu: %s\n",
+    printf(_("rotation check (D=%llu, base %g, pos 0..%llu, k 0..%llu, %llu pairs): "
+             "largest error %.3g at pos %llu, k %llu, pair %zu: %s\n"),
            (unsigned long long)dim, o->base, (unsigned long long)(n_pos - 1),
            (unsigned long long)(max_k - 1), (unsigned long long)(dim / 2), worst,
            (unsigned long long)wp, (unsigned long long)wk, wi,
-           ok ? "ok (below 1e-9)" : "FAILED (1e-9 or more)");
+           ok ? _("ok (below 1e-9)") : _("FAILED (1e-9 or more)"));
     if (fflush(stdout) != 0 || ferror(stdout)) {
         cli_error("writing standard output failed");
         return EXIT_ERR;

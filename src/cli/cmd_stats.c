@@ -9,6 +9,7 @@
  * there) compared with positions 1..99. Every format of study_out.h; --plot draws it.
  */
 #include "cli.h"
+#include "i18n.h"
 #include "json.h"
 #include "load.h"
 #include "opt.h"
@@ -91,7 +92,7 @@ static void json_matrix(FILE *f, const char *name, const sim_stats *s, size_t to
 
 static void table_top(FILE *f, const sim_stats *s, size_t top, tok_tokenizer *tok)
 {
-    fprintf(f, "\nlargest wte rows:");
+    fputs(_("\nlargest wte rows:"), f);
     for (size_t i = 0; i < top && i < s[0].n_top; i++) {
         const uint8_t *b;
         size_t n;
@@ -102,26 +103,44 @@ static void table_top(FILE *f, const sim_stats *s, size_t top, tok_tokenizer *to
                 i + 1 < top && i + 1 < s[0].n_top ? "," : "");
         free(vis);
     }
-    fprintf(f, "\nlargest wpe rows:");
+    fputs(_("\nlargest wpe rows:"), f);
     for (size_t i = 0; i < top && i < s[1].n_top; i++)
-        fprintf(f, " position %zu (%.3f)%s", s[1].top[i], s[1].top_norm[i],
+        fprintf(f, _(" position %zu (%.3f)%s"), s[1].top[i], s[1].top_norm[i],
                 i + 1 < top && i + 1 < s[1].n_top ? "," : "");
     fprintf(f, "\n");
+}
+
+/* A row label padded by display width (translated labels are wider per byte). */
+static void label(FILE *f, const char *s)
+{
+    out_pad(f, s, 22);
+    fputc(' ', f);
 }
 
 static void table(FILE *f, const char *path, const g2e_model *m, const sim_stats *s, size_t top,
                   tok_tokenizer *tok)
 {
-    fprintf(f, "Scale of the embeddings in %s (n_embd %zu)\n\n", path, m->n_embd);
-    fprintf(f, "%-22s %14s %14s\n", "", "wte (tokens)", "wpe (positions)");
-    fprintf(f, "%-22s %14zu %14zu\n", "rows", s[0].rows, s[1].rows);
-    fprintf(f, "%-22s %14.4f %14.4f\n", "mean row norm", s[0].norm_mean, s[1].norm_mean);
-    fprintf(f, "%-22s %14.4f %14.4f\n", "smallest row norm", s[0].norm_min, s[1].norm_min);
-    fprintf(f, "%-22s %14.4f %14.4f\n", "largest row norm", s[0].norm_max, s[1].norm_max);
-    fprintf(f, "%-22s %14.6f %14.6f\n", "mean |x|", s[0].mean_abs, s[1].mean_abs);
-    fprintf(f, "%-22s %14.6f %14.6f\n", "mean x", s[0].mean, s[1].mean);
-    fprintf(f, "%-22s %14.6f %14.6f\n", "std of x", s[0].std, s[1].std);
-    fprintf(f, "\nmean token norm / mean position norm = %.2f\n", s[0].norm_mean / s[1].norm_mean);
+    fprintf(f, _("Scale of the embeddings in %s (n_embd %zu)\n\n"), path, m->n_embd);
+    label(f, "");
+    out_rpad(f, _("wte (tokens)"), 14);
+    fputc(' ', f);
+    out_rpad(f, _("wpe (positions)"), 14);
+    fputc('\n', f);
+    label(f, _("rows"));
+    fprintf(f, "%14zu %14zu\n", s[0].rows, s[1].rows);
+    label(f, _("mean row norm"));
+    fprintf(f, "%14.4f %14.4f\n", s[0].norm_mean, s[1].norm_mean);
+    label(f, _("smallest row norm"));
+    fprintf(f, "%14.4f %14.4f\n", s[0].norm_min, s[1].norm_min);
+    label(f, _("largest row norm"));
+    fprintf(f, "%14.4f %14.4f\n", s[0].norm_max, s[1].norm_max);
+    label(f, _("mean |x|"));
+    fprintf(f, "%14.6f %14.6f\n", s[0].mean_abs, s[1].mean_abs);
+    label(f, _("mean x"));
+    fprintf(f, "%14.6f %14.6f\n", s[0].mean, s[1].mean);
+    label(f, _("std of x"));
+    fprintf(f, "%14.6f %14.6f\n", s[0].std, s[1].std);
+    fprintf(f, _("\nmean token norm / mean position norm = %.2f\n"), s[0].norm_mean / s[1].norm_mean);
     if (top > 0)
         table_top(f, s, top, tok);
 }

@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE /* memrchr */
 #include "cli.h"
+#include "i18n.h"
 #include "json.h"
 #include "opt.h"
 #include "out.h"
@@ -304,6 +305,18 @@ static void format_json(wbuf *b, const tok_tokenizer *t, const char *text, size_
     wb_str(b, "}\n");
 }
 
+/* Pads to `width` display columns (translated headings are wider per byte). */
+static void wb_pad(wbuf *b, const char *s, size_t width, int right)
+{
+    size_t w = out_display_width(s);
+    if (!right)
+        wb_str(b, s);
+    for (; w < width; w++)
+        wb_str(b, " ");
+    if (right)
+        wb_str(b, s);
+}
+
 /* pos, id, the piece made visible (out_piece_visible) or, for a token holding part of a
  * character, that character and its share (犬 (1/3), tokchars.h), padded to 22 display
  * columns, byte range. */
@@ -312,7 +325,14 @@ static void format_table(wbuf *b, const tok_tokenizer *t, const char *text, size
     tokchars_span *sp = spans_of(b, text, len, r);
     if (!sp)
         return;
-    wb_str(b, "  pos      id  piece                   bytes\n");
+    wb_pad(b, _("pos"), 5, 1);   /* headings by display width (translations are wider) */
+    wb_str(b, "  ");
+    wb_pad(b, _("id"), 6, 1);
+    wb_str(b, "  ");
+    wb_pad(b, _("piece"), 22, 0);
+    wb_str(b, "  ");
+    wb_str(b, _("bytes"));
+    wb_str(b, "\n");
     for (size_t i = 0; i < r->n && !b->oom; i++) {
         char head[64];
         snprintf(head, sizeof head, "%5zu  %6u  ", i, r->ids[i]);
@@ -340,7 +360,7 @@ static void format_table(wbuf *b, const tok_tokenizer *t, const char *text, size
             wb_flush(b);
     }
     if (!r->n)
-        wb_str(b, "(no tokens)\n");
+        wb_str(b, _("(no tokens)\n"));
     free(sp);
 }
 

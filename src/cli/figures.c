@@ -1,5 +1,6 @@
 /* figures.c — the program's figures from their data; see figures.h. */
 #include "figures.h"
+#include "i18n.h"
 
 #include "cli.h"
 #include "out.h"
@@ -72,7 +73,7 @@ int fig_pe_heatmap_cmap(size_t len, size_t dim, double base, render_cmap cmap, c
         return lib_fail(&err);
     }
     char title[160];
-    snprintf(title, sizeof title, "Sinusoidal positional encoding (N=%zu, D=%zu, base %g)", len,
+    snprintf(title, sizeof title, _("Sinusoidal positional encoding (N=%zu, D=%zu, base %g)"), len,
              dim, base);
     /* the article's figsize=(12, 6): 1200 x 600 unless a size is given (or the cells need more) */
     if (width == 0 && height == 0 && len <= 1000)
@@ -80,8 +81,8 @@ int fig_pe_heatmap_cmap(size_t len, size_t dim, double base, render_cmap cmap, c
     render_heatmap h = {
         .z = z, .nx = len, .ny = dim, .x_stride = dim, .y_stride = 1,
         .vmin = -1.0, .vmax = 1.0, .cmap = cmap, .origin_top = 0,
-        .title = title, .xlabel = "token position", .ylabel = "embedding dimension index",
-        .cbar_label = "PE value (-1 to 1)", .width = width, .height = height,
+        .title = title, .xlabel = _("token position"), .ylabel = _("embedding dimension index"),
+        .cbar_label = _("PE value (-1 to 1)"), .width = width, .height = height,
     };
     render_png png;
     rc = render_heatmap_png(&h, &png, &err);
@@ -113,11 +114,11 @@ int fig_dot_curve(uint64_t from, uint64_t to, size_t dim, double base, const cha
     for (size_t i = 0; i < n; i++)
         x[i] = (double)(from + i);
     char title[160], name[96];
-    snprintf(title, sizeof title, "Dot product PE(0)\xC2\xB7PE(pos) (D=%zu, base %g)", dim, base);
-    snprintf(name, sizeof name, "sinusoidal, D=%zu", dim);
+    snprintf(title, sizeof title, _("Dot product PE(0)\xC2\xB7PE(pos) (D=%zu, base %g)"), dim, base);
+    snprintf(name, sizeof name, _("sinusoidal, D=%zu"), dim);
     render_series s = {.name = name, .x = x, .y = y, .n = n};
-    render_lines L = {.series = &s, .n_series = 1, .title = title, .xlabel = "position pos",
-                      .ylabel = "PE(0)\xC2\xB7PE(pos)", .zero_line = 1, .width = width,
+    render_lines L = {.series = &s, .n_series = 1, .title = title, .xlabel = _("position pos"),
+                      .ylabel = _("PE(0)\xC2\xB7PE(pos)"), .zero_line = 1, .width = width,
                       .height = height};
     render_png png;
     int rc = render_lines_png(&L, &png, &err);
@@ -166,14 +167,14 @@ int fig_by_distance_curves(size_t len, size_t dim, double base, size_t max_d,
     for (size_t i = 0; i < n; i++)
         x[i] = (double)i;
     char title[160], name[96];
-    snprintf(title, sizeof title, "Similarity by distance (mean cosine over positions 0..%zu)",
+    snprintf(title, sizeof title, _("Similarity by distance (mean cosine over positions 0..%zu)"),
              len - 1);
-    snprintf(name, sizeof name, "sinusoidal (D=%zu, base %g)", dim, base);
+    snprintf(name, sizeof name, _("sinusoidal (D=%zu, base %g)"), dim, base);
     render_series s[2] = {{.name = name, .x = x, .y = sinusoidal, .n = n},
-                          {.name = learned_name ? learned_name : "learned", .x = x,
+                          {.name = learned_name ? learned_name : _("learned"), .x = x,
                            .y = learned, .n = n}};
     render_lines L = {.series = s, .n_series = learned ? 2 : 1, .title = title,
-                      .xlabel = "distance d", .ylabel = "mean cosine of positions d apart",
+                      .xlabel = _("distance d"), .ylabel = _("mean cosine of positions d apart"),
                       .zero_line = 1, .width = width, .height = height};
     g2e_err err;
     g2e_clear(&err);
@@ -225,14 +226,14 @@ int fig_rotation(size_t len, size_t dim, size_t pair, double base, render_cmap c
         return lib_fail(&err);
     }
     char title[200], xl[64], yl[64];
-    snprintf(title, sizeof title, "Pair %zu of the sinusoidal PE turns by %.4g rad per position (D=%zu, base %g)",
+    snprintf(title, sizeof title, _("Pair %zu of the sinusoidal PE turns by %.4g rad per position (D=%zu, base %g)"),
              pair, sin_omega(pair, dim, base), dim, base);
-    snprintf(xl, sizeof xl, "PE(pos, %zu) = cos(pos\xC2\xB7\xCF\x89)", 2 * pair + 1);
-    snprintf(yl, sizeof yl, "PE(pos, %zu) = sin(pos\xC2\xB7\xCF\x89)", 2 * pair);
+    snprintf(xl, sizeof xl, _("PE(pos, %zu) = cos(pos\xC2\xB7\xCF\x89)"), 2 * pair + 1);
+    snprintf(yl, sizeof yl, _("PE(pos, %zu) = sin(pos\xC2\xB7\xCF\x89)"), 2 * pair);
     render_scatter s = {
         .x = xyc, .y = xyc + len, .c = xyc + 2 * len, .n = len, .cmap = cmap,
         .connect = 1, .unit_circle = 1, .radius = len > 500 ? 2 : 4,
-        .title = title, .xlabel = xl, .ylabel = yl, .cbar_label = "position pos",
+        .title = title, .xlabel = xl, .ylabel = yl, .cbar_label = _("position pos"),
         .width = width, .height = height,
     };
     render_png png;
@@ -245,7 +246,7 @@ int fig_rotation(size_t len, size_t dim, size_t pair, double base, render_cmap c
 
 void fig_model_name(const g2e_model *m, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s", m->size_name ? m->size_name : "unnamed model");
+    snprintf(buf, len, "%s", m->size_name ? m->size_name : _("unnamed model"));
 }
 
 int fig_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double *out)
@@ -311,13 +312,13 @@ int fig_wpe_heatmap(const g2e_model *m, double percentile, render_cmap cmap, con
     }
     char name[64], title[200], bar[120];
     fig_model_name(m, name, sizeof name);
-    snprintf(title, sizeof title, "Learned position embeddings wpe of %s (%zu positions x %zu dims)",
+    snprintf(title, sizeof title, _("Learned position embeddings wpe of %s (%zu positions x %zu dims)"),
              name, m->n_ctx, m->n_embd);
-    snprintf(bar, sizeof bar, "wpe value (clipped at \xC2\xB1%.3g = p%g of |x|)", q, percentile);
+    snprintf(bar, sizeof bar, _("wpe value (clipped at \xC2\xB1%.3g = p%g of |x|)"), q, percentile);
     render_heatmap h = {
         .z = wpe, .nx = m->n_ctx, .ny = m->n_embd, .x_stride = m->n_embd, .y_stride = 1,
         .vmin = -q, .vmax = q, .cmap = cmap, .origin_top = 0,
-        .title = title, .xlabel = "token position", .ylabel = "dimension index",
+        .title = title, .xlabel = _("token position"), .ylabel = _("dimension index"),
         .cbar_label = bar, .width = width, .height = height,
     };
     g2e_err err;
@@ -356,13 +357,13 @@ int fig_wpe_cosine(const g2e_model *m, render_cmap cmap, const char *path, int w
     free(M);
     char name[64], title[200];
     fig_model_name(m, name, sizeof name);
-    snprintf(title, sizeof title, "Cosine similarity of positions: wpe of %s (%zu x %zu)", name,
+    snprintf(title, sizeof title, _("Cosine similarity of positions: wpe of %s (%zu x %zu)"), name,
              R, R);
     render_heatmap h = {
         .z = z, .nx = R, .ny = R, .x_stride = 1, .y_stride = R,
         .vmin = -1.0, .vmax = 1.0, .cmap = cmap, .origin_top = 1, .square = 1,
-        .title = title, .xlabel = "position j", .ylabel = "position i",
-        .cbar_label = "cos(wpe[i], wpe[j])", .width = width, .height = height,
+        .title = title, .xlabel = _("position j"), .ylabel = _("position i"),
+        .cbar_label = _("cos(wpe[i], wpe[j])"), .width = width, .height = height,
     };
     render_png png;
     int rc = render_heatmap_png(&h, &png, &err);
@@ -394,7 +395,7 @@ int fig_wpe_by_distance(const g2e_model *m, size_t len, size_t max_d, double bas
     }
     char name[64], legend[120];
     fig_model_name(m, name, sizeof name);
-    snprintf(legend, sizeof legend, "learned wpe (%s)", name);
+    snprintf(legend, sizeof legend, _("learned wpe (%s)"), name);
     rc = fig_by_distance_curves(len, m->n_embd, base, max_d, sinus, learned, legend, path, width,
                                 height);
 done:

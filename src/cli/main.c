@@ -71,12 +71,11 @@ static const char *const ALIASES[][2] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: gpt2-embed [OPTIONS] TEXT        GPT-2 input vectors of TEXT (see 'gpt2-embed embed --help')\n"
-            "       gpt2-embed COMMAND [OPTIONS]     (each COMMAND has --help)\n\ncommands:\n");
-    for (size_t i = 0; i < N_COMMANDS; i++)
-        fprintf(f, "  %-11s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
-    fprintf(f, "\ngpt2-embed %s — exact, fast GPT-2 embedding stage\n", G2E_VERSION);
+    fputs(_("usage: gpt2-embed [OPTIONS] TEXT        GPT-2 input vectors of TEXT (see 'gpt2-embed embed --help')\n"
+            "       gpt2-embed COMMAND [OPTIONS]     (each COMMAND has --help)\n\ncommands:\n"), f);
+    for (size_t i = 0; i < N_COMMANDS; i++)   /* summaries: xgettext --keyword=CMD:3 */
+        fprintf(f, "  %-11s %s\n", COMMANDS[i].name, gettext(COMMANDS[i].summary));
+    fprintf(f, _("\ngpt2-embed %s — exact, fast GPT-2 embedding stage\n"), G2E_VERSION);
 }
 
 static const struct command *find(const char *name)

@@ -783,7 +783,7 @@ int opt_man(const opt_cmd *cmd, FILE *f)
         }
         fputc('\n', f);
         tail(d, t, sizeof t);
-        troff(f, d->help ? d->help : "");
+        troff(f, d->help ? TR(d->help) : "");   /* the Japanese manual: --lang ja __man */
         troff(f, t);
         fputc('\n', f);
     }

@@ -604,6 +604,13 @@ void out_pad(FILE *f, const char *s, size_t width)
         fputc(' ', f);
 }
 
+void out_rpad(FILE *f, const char *s, size_t width)
+{
+    for (size_t w = out_display_width(s); w < width; w++)
+        fputc(' ', f);
+    fputs(s, f);
+}
+
 void out_json_string(FILE *f, const char *s, size_t n)
 {
     json_write_string(f, s, n);

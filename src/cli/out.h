@@ -114,6 +114,9 @@ char *out_piece_visible(const char *s, size_t n);
 size_t out_display_width(const char *s);
 /* Writes s then spaces up to `width` columns (nothing extra if it is wider). */
 void out_pad(FILE *f, const char *s, size_t width);
+/* Writes spaces then s so that it ends at `width` columns (right-aligned, as "%*s" does for
+ * ASCII, but counting display columns: translated headings hold wide characters). */
+void out_rpad(FILE *f, const char *s, size_t width);
 
 /* A JSON string literal (with the quotes) for bytes s[n], escaped as every JSON string
  * of the program is (json.h: json_write_string): '"', '\\', the short forms \n \t \r

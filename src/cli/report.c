@@ -643,7 +643,7 @@ static void rope_schemes_table(report *r)
         fputs("<tr>", r->f);
         for (size_t c = 0; c < 4; c++) {
             fputs(i == 0 || c == 0 ? "<th>" : "<td>", r->f);
-            esc(r, study_schemes[i][c]);
+            esc(r, *study_schemes[i][c] ? gettext(study_schemes[i][c]) : "");
             fputs(i == 0 || c == 0 ? "</th>" : "</td>", r->f);
         }
         fputs("</tr>\n", r->f);

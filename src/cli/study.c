@@ -1,5 +1,6 @@
 /* study.c — the numbers the study commands share (see study.h). */
 #include "study.h"
+#include "i18n.h"
 
 #include "cli.h"
 #include "json.h"
@@ -102,13 +103,13 @@ int study_norms_text(const study_norms *sn, const char *path, char **pre_json, c
     put_f64(jf, ", \"mean_from_split\": ", s->mean_late);
     put_f64(jf, ", \"cv_from_split\": ", s->cv_late);
     fputs(", ", jf);
-    fprintf(tf, "Norm of every wpe row against its position (%s, %zu positions)\n", path, sn->n);
-    fprintf(tf, "position 0: norm %.4f = %.2f x the median of positions 1..%zu (%.4f)\n",
+    fprintf(tf, _("Norm of every wpe row against its position (%s, %zu positions)\n"), path, sn->n);
+    fprintf(tf, _("position 0: norm %.4f = %.2f x the median of positions 1..%zu (%.4f)\n"),
             s->first, s->first_vs_median, sn->n - 1, s->median);
-    fprintf(tf, "positions 1..%zu: smallest %.4f (position %zu), largest %.4f (position %zu)\n",
+    fprintf(tf, _("positions 1..%zu: smallest %.4f (position %zu), largest %.4f (position %zu)\n"),
             sn->n - 1, s->min, s->argmin, s->max, s->argmax);
     if (s->split > 1 && s->split < sn->n)
-        fprintf(tf, "spread (std / mean): %.2f%% over positions 1..%zu, %.2f%% over %zu..%zu\n",
+        fprintf(tf, _("spread (std / mean): %.2f%% over positions 1..%zu, %.2f%% over %zu..%zu\n"),
                 100 * s->cv_early, s->split - 1, 100 * s->cv_late, s->split, sn->n - 1);
     fputc('\n', tf);
     if (study_buf_close(&j, pre_json) || study_buf_close(&t, pre_table)) {
@@ -183,13 +184,13 @@ int study_pca(const study_pca_src *s, size_t k, pca_result *r, double **row_id)
 
 /* The three schemes, as the chapter names them (rows: property; columns: scheme). */
 const char *const study_schemes[STUDY_N_SCHEME_ROWS][4] = {
-    {"", "learned absolute (GPT-2)", "sinusoidal absolute", "rotary relative (RoPE)"},
-    {"how it enters", "added to the token vector", "added to the token vector",
-     "multiplies (rotates) q and k in every attention layer"},
-    {"parameters", "n_ctx x d (GPT-2: 1024 x 768 = 786,432)", "none (a formula)", "none (a formula)"},
-    {"hard length limit", "yes: n_ctx rows (1024)", "no (positions never trained on are untested)",
-     "no (quality past the trained length is not promised)"},
-    {"score q.k depends on", "both absolute positions (whatever was learned)",
-     "both: PE(m).PE(n) alone depends on m - n, the token cross terms do not",
-     "only m - n: <R(m)q, R(n)k> = <R(m-n)q, k>"},
+    {"", N_("learned absolute (GPT-2)"), N_("sinusoidal absolute"), N_("rotary relative (RoPE)")},
+    {N_("how it enters"), N_("added to the token vector"), N_("added to the token vector"),
+     N_("multiplies (rotates) q and k in every attention layer")},
+    {N_("parameters"), N_("n_ctx x d (GPT-2: 1024 x 768 = 786,432)"), N_("none (a formula)"), N_("none (a formula)")},
+    {N_("hard length limit"), N_("yes: n_ctx rows (1024)"), N_("no (positions never trained on are untested)"),
+     N_("no (quality past the trained length is not promised)")},
+    {N_("score q.k depends on"), N_("both absolute positions (whatever was learned)"),
+     N_("both: PE(m).PE(n) alone depends on m - n, the token cross terms do not"),
+     N_("only m - n: <R(m)q, R(n)k> = <R(m-n)q, k>")},
 };

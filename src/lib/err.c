@@ -19,6 +19,11 @@ int g2e_fail(g2e_err *e, int code, const char *fmt, ...)
     return code;
 }
 
+const char *g2e_tr(const char *s)
+{
+    return s && *s ? dgettext("gpt2-embed", s) : s;
+}
+
 void g2e_clear(g2e_err *e)
 {
     if (e) {

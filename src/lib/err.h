@@ -26,6 +26,11 @@ typedef struct g2e_err {
 int g2e_fail(g2e_err *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* A word or phrase that goes into a message as an argument ("a directory", "is all
+ * zeros"), translated in the same domain as g2e_fail's formats (xgettext --keyword=g2e_tr);
+ * the English text itself when no program chose a language. */
+const char *g2e_tr(const char *s) __attribute__((format_arg(1)));
+
 /* Clears e to "no error". */
 void g2e_clear(g2e_err *e);
 

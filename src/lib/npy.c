@@ -437,8 +437,8 @@ static int read_file(const char *path, int fd, npy_array *out, g2e_err *err)
         return g2e_fail(err, NPY_E_IO, "npy: cannot read '%s': %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode))
         return g2e_fail(err, NPY_E_IO, "npy: cannot read '%s': not a regular file (%s)", path,
-                        S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory"
-                        : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a socket");
+                        S_ISFIFO(st.st_mode) ? g2e_tr("a FIFO") : S_ISDIR(st.st_mode) ? g2e_tr("a directory")
+                        : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? g2e_tr("a device") : g2e_tr("a socket"));
     if ((uint64_t)st.st_size > SIZE_MAX / 2)
         return g2e_fail(err, G2E_ENOMEM, "npy: '%s' is too large", path);
     size_t len = (size_t)st.st_size;

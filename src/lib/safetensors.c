@@ -370,7 +370,7 @@ static int parse_tree(st_file *f, const cJSON *root, const parse_ctx *c)
         return g2e_fail(err, ST_E_NOT_CONTIGUOUS,
                         "tensor '%s' begins at %llu but the previous tensor '%s' ends at %llu (%s of %llu bytes)",
                         t->name, (unsigned long long)t->begin, p->name, (unsigned long long)at,
-                        t->begin > at ? "a hole" : "an overlap",
+                        t->begin > at ? g2e_tr("a hole") : g2e_tr("an overlap"),
                         (unsigned long long)(t->begin > at ? t->begin - at : at - t->begin));
     }
     if (f->data_len != at) {
@@ -550,8 +550,8 @@ static int open_regular(const char *path, int *fd, uint64_t *size, g2e_err *err)
         rc = g2e_fail(err, ST_E_OPEN, "%s: cannot stat: %s", path, strerror(errno));
     else if (!S_ISREG(sb.st_mode))
         rc = g2e_fail(err, ST_E_OPEN, "%s: not a regular file (%s)", path,
-                      S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISDIR(sb.st_mode) ? "a directory"
-                      : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device" : "a socket");
+                      S_ISFIFO(sb.st_mode) ? g2e_tr("a FIFO") : S_ISDIR(sb.st_mode) ? g2e_tr("a directory")
+                      : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? g2e_tr("a device") : g2e_tr("a socket"));
     else if (sb.st_size < 8)
         rc = g2e_fail(err, ST_E_TOO_SHORT,
                       "%s: file is %lld bytes, shorter than the 8-byte header length", path,

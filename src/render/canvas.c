@@ -6,6 +6,7 @@
  * list, shapes with HarfBuzz, and lays out Japanese as well as Latin.
  */
 #include "canvas.h"
+#include "text.h"
 
 #include <fontconfig/fontconfig.h>
 #include <math.h>
@@ -212,8 +213,11 @@ int check_size(int *w, int *h, int dw, int dh, int minw, int minh, g2e_err *err)
 
 int check_text(const char *s, const char *what, g2e_err *err)
 {
-    if (s && !g_utf8_validate(s, -1, NULL))
-        return g2e_fail(err, RENDER_E_ARG, "the %s is not valid UTF-8", what);
+    /* the one UTF-8 decoder (text.h's inline step: no link to the library's objects) */
+    size_t n = s ? strlen(s) : 0, k;
+    for (size_t i = 0; i < n; i += k)
+        if (text_step(s + i, n - i, &k) < 0)
+            return g2e_fail(err, RENDER_E_ARG, "the %s is not valid UTF-8", what);
     return 0;
 }
 
