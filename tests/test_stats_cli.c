@@ -4,14 +4,17 @@
  * the figure decoded, and the usage errors. */
 #include "fixture.h"
 #include "pngcheck.h"
+#include "safetensors.h"
 #include "support.h"
 
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *fixture_path(const char *tag, fixture_opts *o)
 {
@@ -128,5 +131,51 @@ Test(stats_cli, scale_table_and_usage_errors)
                   "one line on stderr, nothing on stdout: %s", r.err);
         run_free(&r);
     }
+    free(w);
+}
+
+/* A NaN in wte made `stats` print "std of x 0.000000" and the smallest/largest norm of the
+ * other rows, as if they were results (and "std": 0 in JSON). Now every figure of that matrix
+ * is nan in the table, with a line saying why, and null in JSON; wpe's stay numbers. */
+Test(stats_cli, non_finite_values_make_the_matrix_figures_undefined)
+{
+    fixture_opts o;
+    char *w = fixture_path("stats-nan", &o);
+    st_file *f = NULL;
+    g2e_err e;
+    cr_assert_eq(st_open(&f, w, &e), 0, "%s", e.msg);
+    const st_tensor *t = st_find(f, "wte.weight");
+    cr_assert(t != NULL);
+    off_t at = (off_t)(f->data_start + t->begin + (3 * t->shape[1] + 1) * 4);
+    st_close(f);
+    float nan = NAN;
+    int fd = open(w, O_WRONLY);
+    cr_assert(fd >= 0 && pwrite(fd, &nan, 4, at) == 4);
+    close(fd);
+    run_result r = run_g2e("stats", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "wte holds a NaN or an infinity: its norms, mean and std are undefined"),
+              "%s", r.out);
+    cr_expect(!strstr(r.out, "wpe holds"), "%s", r.out);
+    const char *nan_rows[] = {"mean row norm", "smallest row norm", "largest row norm", "std of x"};
+    for (size_t i = 0; i < 4; i++) {
+        const char *l = strstr(r.out, nan_rows[i]);
+        cr_assert(l, "%s", r.out);
+        char word[32];
+        cr_expect(sscanf(l + strlen(nan_rows[i]), " %31s", word) == 1 && !strcmp(word, "nan"),
+                  "%s: wte's value must be nan: %.80s", nan_rows[i], l);
+    }
+    run_free(&r);
+    r = run_g2e("stats", "--format", "json", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out), *wte = cJSON_GetObjectItem(j, "wte"), *wpe = cJSON_GetObjectItem(j, "wpe");
+    cr_assert(j && wte && wpe, "%s", r.out);
+    const char *keys[] = {"norm_mean", "norm_min", "norm_max", "mean_abs", "mean", "std"};
+    for (size_t i = 0; i < 6; i++) {
+        cr_expect(cJSON_IsNull(cJSON_GetObjectItem(wte, keys[i])), "wte.%s: %s", keys[i], r.out);
+        cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(wpe, keys[i])), "wpe.%s", keys[i]);
+    }
+    cJSON_Delete(j);
+    run_free(&r);
     free(w);
 }

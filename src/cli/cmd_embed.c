@@ -293,10 +293,14 @@ static void sinusoid_caveat(const job *j, char *buf, size_t cap)
     sim_stats st;
     if (tok <= 0 && sim_stats_of(j->m, 0, &st, NULL) == 0)   /* silent: the error is one line */
         tok = st.norm_mean;
-    if (tok > 0)
+    if (tok > 0 && pe / tok >= 2.0)   /* the chapter's warning: position swamps meaning */
         snprintf(buf, cap, _("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
                  "token vectors (mean norm %.2f), so they drown the meaning; --pe-scale wpe scales them "
                  "to wpe's size"), C, pe, pe / tok, tok);
+    else if (tok > 0)
+        snprintf(buf, cap, _("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
+                 "token vectors (mean norm %.2f); --pe-scale wpe scales them to wpe's size"),
+                 C, pe, pe / tok, tok);
     else
         snprintf(buf, cap, _("its vectors have norm sqrt(%zu/2) = %.1f (this file's token vectors are all "
                  "zero); --pe-scale wpe scales them to wpe's size"), C, pe);
@@ -410,8 +414,16 @@ static int fit_context(job *j)
         if (j->offs) {
             textpos tp;
             textpos_at(j->text, j->text_len, j->offs[fit], &tp);
-            snprintf(where, sizeof where, "the %zu%s token (position %zu) ends at character %zu (line %zu, "
-                     "column %zu): %s", fit, ordinal(fit), last, tp.chr, tp.line, tp.col, tp.snippet);
+            /* tp is where the next character starts: the last one inside is just before it (at
+             * the end of the line before when the next one starts a line) */
+            if (tp.col > 1)
+                snprintf(where, sizeof where, "the %zu%s token (position %zu) ends at character %zu "
+                         "(line %zu, column %zu): %s", fit, ordinal(fit), last, tp.chr, tp.line,
+                         tp.col - 1, tp.snippet);
+            else
+                snprintf(where, sizeof where, "the %zu%s token (position %zu) ends at character %zu "
+                         "(the end of line %zu): %s", fit, ordinal(fit), last, tp.chr,
+                         tp.line > 1 ? tp.line - 1 : 1, tp.snippet);
         } else {
             snprintf(where, sizeof where, "the %zu%s ID (position %zu) is %u", fit, ordinal(fit), last,
                      j->ids[fit - 1]);

@@ -20,6 +20,7 @@
 #include "figures.h"
 #include "study_out.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +126,21 @@ static void table(FILE *f, const char *path, const g2e_model *m, const sim_stats
         table_top(f, s, top, tok);
 }
 
+/* 1 when the matrix holds a NaN or an infinity (its sums are then not finite);
+ * the table says so after its figures, which are then nan. */
+static int undefined(const sim_stats *s)
+{
+    return !isfinite(s->norm_mean) || !isfinite(s->mean) || !isfinite(s->mean_abs);
+}
+
+static void undefined_note(FILE *f, const sim_stats *s)
+{
+    for (int w = 0; w < 2; w++)
+        if (isnan(s[w].std))
+            fprintf(f, "%s holds a NaN or an infinity: its norms, mean and std are undefined (nan "
+                       "here, null in JSON)\n", w ? "wpe" : "wte");
+}
+
 /* The whole-matrix statistics (the command without --by-position). */
 static int run_scale(const stats_opts *o, int json)
 {
@@ -142,6 +158,11 @@ static int run_scale(const stats_opts *o, int json)
         if (sim_stats_of(m, w, &s[w], &e)) {
             cli_error("%s", e.msg);
             goto done;
+        } else if (undefined(&s[w])) {
+            /* A NaN or an infinity makes the sums non-finite; the library then still gives
+             * std 0 and the min/max over the other rows, which must not read as results. */
+            s[w].norm_mean = s[w].norm_min = s[w].norm_max = NAN;
+            s[w].mean = s[w].mean_abs = s[w].std = NAN;
         }
     if (out_open(&of, o->out, 0))
         goto done;
@@ -157,6 +178,7 @@ static int run_scale(const stats_opts *o, int json)
         fprintf(of.f, "}\n");
     } else {
         table(of.f, path, m, s, (size_t)o->top, tok);
+        undefined_note(of.f, s);
     }
     rc = out_commit(&of) ? EXIT_ERR : EXIT_OK;
 done:

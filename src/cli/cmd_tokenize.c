@@ -370,10 +370,11 @@ static void *ids_part_run(void *arg)
 }
 
 /* ids[0..n) separated by spaces, the formatting spread over `threads` threads when the list
- * is long (it would otherwise be a serial tail after the threaded tokenizing). */
+ * is long (it would otherwise be a serial tail after the threaded tokenizing): in rounds of
+ * ROUND IDs per thread, so that the buffers stay small and are reused. */
 static void wb_ids_spaced(wbuf *b, const uint32_t *ids, size_t n, unsigned threads)
 {
-    enum { MAXP = 16 };
+    enum { MAXP = 16, ROUND = 1 << 18 };
     if (threads > MAXP)
         threads = MAXP;
     if (n >= 65536)
@@ -383,31 +384,36 @@ static void wb_ids_spaced(wbuf *b, const uint32_t *ids, size_t n, unsigned threa
         wb_ids(b, ids, n, ' ');
         return;
     }
-    ids_part pt[MAXP];
-    pthread_t th[MAXP];
-    int started[MAXP] = {0};
+    ids_part pt[MAXP] = {0};
     wb_ids(b, ids, 1, ' '); /* the first ID has no space before it */
-    size_t per = (n - 1) / threads + 1, at = 1;
-    for (unsigned k = 0; k < threads; k++) {
-        size_t m = at < n ? (n - at < per ? n - at : per) : 0;
-        pt[k] = (ids_part){.b = {0}, .ids = ids + at, .n = m};
-        at += m;
-    }
-    for (unsigned k = 1; k < threads; k++)
-        started[k] = pthread_create(&th[k], NULL, ids_part_run, &pt[k]) == 0;
-    ids_part_run(&pt[0]);
-    for (unsigned k = 0; k < threads; k++) {
-        if (k && started[k])
-            pthread_join(th[k], NULL);
-        else if (k)
-            ids_part_run(&pt[k]);
+    for (size_t at = 1; at < n && !b->oom && !b->werr;) {
+        pthread_t th[MAXP];
+        int started[MAXP] = {0};
+        unsigned m = 0;
+        for (; m < threads && at < n; m++) {
+            size_t c = n - at < ROUND ? n - at : ROUND;
+            pt[m].b.n = 0;
+            pt[m].ids = ids + at;
+            pt[m].n = c;
+            at += c;
+        }
+        for (unsigned k = 1; k < m; k++)
+            started[k] = pthread_create(&th[k], NULL, ids_part_run, &pt[k]) == 0;
+        ids_part_run(&pt[0]);
         wb_flush(b);
-        if (pt[k].b.oom)
-            b->oom = 1;
-        else if (pt[k].b.n && !b->werr && fwrite(pt[k].b.p, 1, pt[k].b.n, b->f) != pt[k].b.n)
-            b->werr = errno ? errno : EIO;
-        free(pt[k].b.p);
+        for (unsigned k = 0; k < m; k++) {
+            if (k && started[k])
+                pthread_join(th[k], NULL);
+            else if (k)
+                ids_part_run(&pt[k]);
+            if (pt[k].b.oom)
+                b->oom = 1;
+            else if (pt[k].b.n && !b->werr && fwrite(pt[k].b.p, 1, pt[k].b.n, b->f) != pt[k].b.n)
+                b->werr = errno ? errno : EIO;
+        }
     }
+    for (unsigned k = 0; k < MAXP; k++)
+        free(pt[k].b.p);
 }
 
 static void format(wbuf *b, const tok_tokenizer *t, const char *text, size_t len, const tok_ids *r, int fmt)
@@ -981,7 +987,8 @@ static int check(tokenize_opts *o, opt_parsed *p)
 static int is_stream(FILE *f)
 {
     struct stat st;
-    return fstat(fileno(f), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode));
+    int fd = f == stdout ? STDOUT_FILENO : fileno(f); /* stdout may be a cookie stream (out.c) */
+    return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode));
 }
 
 /* --jsonl onto f. Returns 0, JSONL_STOPPED or -1 (a message printed). */

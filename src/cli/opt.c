@@ -659,21 +659,44 @@ static void tail(const opt_def *d, char *buf, size_t len)
 }
 
 /* Writes text from column `indent`, wrapped at spaces before column 96, and a newline. */
+/* The next unit of help text that must not be broken: a run up to a space, or one wide
+ * (East Asian) character, after which a line may break as Japanese text does. *w receives its
+ * display width; returns its length in bytes. */
+static size_t help_unit(const char *text, size_t *w)
+{
+    size_t n = strlen(text), at = 0, k;
+    *w = 0;
+    while (at < n && text[at] != ' ') {
+        int cw = text_cp_width(text_step(text + at, n - at, &k));
+        if (cw == 2 && at > 0)
+            break;                 /* a wide character starts a unit of its own */
+        at += k;
+        *w += (size_t)cw;
+        if (cw == 2)
+            break;
+    }
+    return at;
+}
+
+/* Writes text from column `indent`, wrapped before display column 96 at spaces and between
+ * wide characters, and a newline. */
 static void wrapped(FILE *f, const char *text, size_t indent)
 {
     size_t col = indent, limit = 96;
+    int space = 0;   /* a space came before this unit */
     while (*text) {
-        size_t w = strcspn(text, " ");
-        if (col > indent && col + 1 + w > limit) {
+        size_t w, len = help_unit(text, &w);
+        if (col > indent && col + (size_t)space + w > limit) {
             fprintf(f, "\n%*s", (int)indent, "");
             col = indent;
-        } else if (col > indent) {
+        } else if (col > indent && space) {
             fputc(' ', f);
             col++;
         }
-        fwrite(text, 1, w, f);
+        fwrite(text, 1, len, f);
         col += w;
-        text += w;
+        text += len;
+        space = *text == ' ';
         while (*text == ' ')
             text++;
     }

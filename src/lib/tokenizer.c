@@ -8,6 +8,7 @@
 #include "tok_pretok.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -302,36 +303,60 @@ tok_tokenizer *tok_worker(tok_tokenizer *t, unsigned k)
     return t->workers[k - 1];
 }
 
+/* One part of a split input: [base, base + n) of s, its IDs into o. */
 typedef struct part {
-    tok_tokenizer *t;
     const char *s;
     size_t n, base;
     int specials, rc;
     obuf o;
 } part;
 
-static void *part_run(void *arg)
+/* The parts, taken in order from `next` by every thread until none is left: with more
+ * parts than threads, a thread that got easy text (ASCII) takes more of them, one with
+ * hard text (CJK, long pieces) fewer, so none waits long for the last. */
+typedef struct part_queue {
+    part *pt;
+    unsigned m;
+    atomic_uint next;
+} part_queue;
+
+typedef struct part_thread {
+    part_queue *q;
+    tok_tokenizer *t; /* this thread's tokenizer */
+} part_thread;
+
+static void *part_loop(void *arg)
 {
-    part *p = arg;
-    p->rc = tok_ob_grow(&p->o, p->n / 4 + 16);
-    if (!p->rc)
-        p->rc = encode_range(p->t, p->s + p->base, p->n, p->base, p->specials, &p->o);
+    part_thread *w = arg;
+    for (unsigned k; (k = atomic_fetch_add(&w->q->next, 1)) < w->q->m;) {
+        part *p = &w->q->pt[k];
+        p->rc = tok_ob_grow(&p->o, p->n / 4 + 16);
+        if (!p->rc)
+            p->rc = encode_range(w->t, p->s + p->base, p->n, p->base, p->specials, &p->o);
+    }
     return NULL;
 }
 
-/* encode_range over s[0..n), split at safe cuts (tok_pretok_cut) into up to t->threads
- * parts when n >= t->split_min; part 0 runs in the calling thread straight into o, the
- * others in workers, and their IDs are appended in order. */
+#define PARTS_PER_THREAD 4
+#define PART_MIN ((size_t)1 << 18) /* a part of a large input is at least 256 KB */
+
+/* encode_range over s[0..n), split at safe cuts (tok_pretok_cut) when n >= t->split_min
+ * into up to PARTS_PER_THREAD parts per thread, run by the calling thread and t's workers;
+ * their IDs are appended to o in order. */
 static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials, obuf *o)
 {
-    unsigned parts = t->threads;
-    if (parts < 2 || n < t->split_min || n < 2)
+    unsigned threads = t->threads, want = threads * PARTS_PER_THREAD;
+    if (threads < 2 || n < t->split_min || n < 2)
         return encode_range(t, s, n, 0, specials, o);
-    size_t cut[MAX_THREADS + 1];
+    if (want > n / PART_MIN)
+        want = (unsigned)(n / PART_MIN);
+    if (want < threads)
+        want = threads; /* small inputs (tests' split_min): one part per thread */
+    size_t cut[MAX_THREADS * PARTS_PER_THREAD + 1];
     unsigned m = 0;
     cut[0] = 0;
-    for (unsigned k = 1; k < parts; k++) {
-        size_t from = n / parts * k;
+    for (unsigned k = 1; k < want; k++) {
+        size_t from = n / want * k;
         if (from <= cut[m])
             from = cut[m] + 1;
         size_t c = from < n ? tok_pretok_cut((const uint8_t *)s, n, from) : n;
@@ -340,24 +365,28 @@ static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials,
         cut[++m] = c;
     }
     cut[++m] = n; /* m parts: [cut[k], cut[k+1]) */
-    unsigned nw = workers_ready(t, m - 1);
-    part pt[MAX_THREADS];
-    pthread_t th[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
+    part *pt = calloc(m, sizeof *pt);
+    if (!pt)
+        return encode_range(t, s, n, 0, specials, o); /* the same IDs, one thread */
     for (unsigned k = 0; k < m; k++) {
-        pt[k] = (part){.t = k && k <= nw ? t->workers[k - 1] : t, .s = s, .n = cut[k + 1] - cut[k],
-                       .base = cut[k], .specials = specials};
+        pt[k] = (part){.s = s, .n = cut[k + 1] - cut[k], .base = cut[k], .specials = specials};
         pt[k].o.keep_off = o->keep_off;
     }
+    part_queue q = {.pt = pt, .m = m};
+    atomic_init(&q.next, 1); /* part 0 is the calling thread's, straight into o */
+    unsigned nw = workers_ready(t, (threads < m ? threads : m) - 1);
+    part_thread pw[MAX_THREADS];
+    pthread_t th[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (unsigned k = 0; k <= nw; k++)
+        pw[k] = (part_thread){&q, k ? t->workers[k - 1] : t};
     for (unsigned k = 1; k <= nw; k++)
-        started[k] = pthread_create(&th[k], NULL, part_run, &pt[k]) == 0;
+        started[k] = pthread_create(&th[k], NULL, part_loop, &pw[k]) == 0;
     int rc = encode_range(t, s, cut[1], 0, specials, o);
-    for (unsigned k = 1; k < m; k++) {
+    part_loop(&pw[0]); /* then the calling thread takes parts too, until none is left */
+    for (unsigned k = 1; k <= nw; k++)
         if (started[k])
             pthread_join(th[k], NULL);
-        else
-            part_run(&pt[k]); /* no worker or no thread: here, after the others */
-    }
     for (unsigned k = 1; k < m; k++) {
         if (!rc && !(rc = pt[k].rc) && pt[k].o.n && !(rc = tok_ob_grow(o, pt[k].o.n))) {
             memcpy(o->ids + o->n, pt[k].o.ids, pt[k].o.n * sizeof *o->ids);
@@ -368,6 +397,7 @@ static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials,
         free(pt[k].o.ids);
         free(pt[k].o.off);
     }
+    free(pt);
     return rc;
 }
 
