@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # gpt2-embed — build, test, benchmark, fuzz, install.   `make help` lists the targets.
 #
 # Every target first runs tools/install-deps.sh, which apt-get installs any missing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_hostile_cli.c — the built program in a hostile world (issue 15): outputs over
  * inputs, files that change while mapped, fatal signals mid-write, full disks and file size
  * limits, FIFOs and devices where files are expected, closed standard streams, non-finite

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_lapack_dl.c — LAPACKE and CBLAS loaded on first use: the routines reached work (on
  * small problems solved by hand), the table is loaded once, and a missing library or
  * routine is a clear one-line error naming the library and the Debian package (also through

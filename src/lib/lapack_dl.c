@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lapack_dl.c — LAPACKE and CBLAS through dlopen (see lapack_dl.h). */
 #include "lapack_dl.h"
 

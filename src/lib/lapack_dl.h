@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lapack_dl.h — LAPACKE and CBLAS, loaded with dlopen the first time pca needs them.
  *
  * Why: liblapacke.so.3 brings liblapack, libblas (OpenBLAS), libopenblas, libtmglib,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pca.c — principal components through the covariance: dsyrk, then dsytrd + dsterf (all
  * eigenvalues) + dstemr (the k largest vectors) + dormtr (back to the original basis).
  * See pca.h for the choice of route and its accuracy. Everything is stored column-major

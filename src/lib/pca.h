@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pca.h — principal components of an n × d matrix (rows = samples, e.g. wpe's positions),
  * in double, with LAPACK.
  *
