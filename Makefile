@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # gpt2-embed — build, test, benchmark, fuzz, install.   `make help` lists the targets.
 #
 # Every target first runs tools/install-deps.sh, which apt-get installs any missing
@@ -47,17 +48,19 @@ LDFLAGS += $(SANFLAGS)
 endif
 
 # Libraries through pkg-config, asked once and only when a recipe needs them (after
-# tools/install-deps.sh has run). The library needs cJSON, nettle (SHA-256), utf8proc
-# (text.c, unicode.c) and LAPACKE/BLAS (pca.c); the program nothing more (libcurl and the
-# rendering wing are loaded with dlopen when needed); the rendering wing alone links cairo,
+# tools/install-deps.sh has run). The library needs cJSON, nettle (SHA-256) and utf8proc
+# (text.c, unicode.c); the program nothing more (libcurl, LAPACKE/BLAS for pca and the
+# rendering wing are loaded with dlopen when needed: curl_dl.h, lapack_dl.h, render_load.c;
+# HDR_PKGS only give header paths, nothing is linked); the rendering wing alone links cairo,
 # Pango and fontconfig (gpt2-embed-render.so, and the figure tests that link its objects).
-LIB_PKGS := libcjson nettle libutf8proc lapacke blas
+LIB_PKGS := libcjson nettle libutf8proc
+HDR_PKGS := lapacke blas
 RENDER_PKGS := pangocairo fontconfig
 pkg = $(shell pkg-config $(1) $(2) || echo "pkg-config-failed-for-$(2)")
 LIB_LIBS = $(eval LIB_LIBS := $(call pkg,--libs,$(LIB_PKGS)) -lm)$(LIB_LIBS)
 RENDER_LIBS = $(eval RENDER_LIBS := $(call pkg,--libs,$(RENDER_PKGS)) -lm)$(RENDER_LIBS)
 RENDER_CFLAGS = $(eval RENDER_CFLAGS := $(call pkg,--cflags,$(RENDER_PKGS)))$(RENDER_CFLAGS)
-PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg,--cflags,$(LIB_PKGS)))$(PKG_CFLAGS)
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg,--cflags,$(LIB_PKGS) $(HDR_PKGS)))$(PKG_CFLAGS)
 CRIT_LIBS = $(eval CRIT_LIBS := $(call pkg,--libs,criterion))$(CRIT_LIBS)
 
 RENDERDIR := $(LIBDIR)/gpt2-embed

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Cold-start and memory targets of the main job (issue #4; the tokenizer's own cold start is
 # in bench_tokenizer.sh):
 #   gpt2-embed "Hello world" on the full-shape 548 MB file: <= 10 ms wall, median

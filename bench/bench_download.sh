@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench_download.sh — throughput of `gpt2-embed download` over loopback (no target in the
 # issue: this measures the client, not a network). Serves a full-shape GPT-2-layout file
 # (548 MB, every tensor written by tools/mkfixture) with tests/hub_server.py on 127.0.0.1 and times

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_embed.c — issue #4's lookup-and-add target: 1024 tokens -> (1024, 768) float32 sums
  * on gpt2's shapes in at most 2 ms, file in the page cache.
  *

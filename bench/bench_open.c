@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_open.c — opening GPT-2's weights must cost the same whatever the file's size.
  *
  * Writes three fixtures into the build dir (tests/fixture.c): the full-shape gpt2 file

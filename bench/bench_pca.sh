@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Principal components (issue 12): `gpt2-embed pca` of gpt2's 1024 x 768 wpe <= 150 ms, median,
 # whole process (open the file, read wpe, centre, covariance, eigenvalues, print the table).
 # Peers in the same run: `stats --by-position` (the same file and wpe read, no PCA) and the same

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The report (issue 12): `gpt2-embed report` for gpt2 <= 5 s, median, whole process, on gpt2's
 # embeddings-only file with every row filled (on the sparse full-shape fixture most wpe rows
 # are zero and the cosine sections have nothing to show). Both forms: DIR/index.html with 12

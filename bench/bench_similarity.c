@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_similarity.c — the two similarity targets of issue #5, on gpt2's real shapes.
  *
  * Writes (once, into the build dir) a file with gpt2's wte [50257, 768] and wpe [1024, 768],

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_sinusoid.c — how long the sinusoidal encoding takes for GPT-2-sized inputs.
  *
  * No target in the issue for this part; the figures say what `--pe sinusoidal` costs next

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_tokenizer.c — tokenizer throughput on bench/data/corpus.txt.gz (13,271,529 bytes of
  * English, code, Japanese, German, Russian and Chinese text), checked against tiktoken's
  * IDs (5,094,173 tokens; sha256 of the space-separated IDs + newline), target >= 100 MB/s

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench_tokenizer.sh BUILD_DIR — the tokenizer as a user meets it, in one run:
 #   1. in-process: bench_tokenizer (library, 1 and N threads, IDs checked against tiktoken);
 #   2. whole process on the same corpus: `tokenize --format ids -f`, `count -f`, `tokenize

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_util.h — timing and medians shared by the C benchmarks. */
 #ifndef G2E_BENCH_UTIL_H
 #define G2E_BENCH_UTIL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // peers.js — the tokenizers gpt2-embed is compared with, on the same corpus and in the same
 // `make bench` run: npm tiktoken (its Rust core as WASM), tiktoken-node (tiktoken-rs, a
 // native binding: one call on the whole text, and its multi-threaded encodeBatch over the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Runs every benchmark binary under $1/bench (each prints its own figures: medians of
 # several runs, and the machine), then bench/*.sh scripts. Figures go in the README.
 set -u

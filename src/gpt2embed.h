@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpt2embed.h — the public C API of libgpt2embed: GPT-2's embedding stage as a library.
  *
  *     gpt2embed_model *m;  gpt2embed_tokenizer *tk;  char err[512];

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # compare_ref.py — the independent reference for `gpt2-embed compare --format json`: reads the
 # safetensors file with numpy alone and recomputes what the command reports from the IDs it
 # printed: the multiset test, the bag means (np.mean over the rows in ascending ID order, in

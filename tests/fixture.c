@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fixture.c — the GPT-2-layout safetensors writer for tests and benchmarks (see fixture.h).
  *
  * Written independently of src/lib/safetensors.c on purpose: it builds the JSON by hand,

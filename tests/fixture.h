@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fixture.h — writes GPT-2-layout safetensors files for tests, benchmarks and tools.
  *
  * Shared by every test that needs weights (the loader, the embedding stage, similarity,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """hub_server.py -- a stand-in for the Hugging Face Hub and its CDN, on 127.0.0.1 only.
 
 Used by tests/test_download.c (started and stopped by the tests themselves; standard

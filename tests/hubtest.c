@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hubtest.c — see hubtest.h. */
 #include "hubtest.h"
 

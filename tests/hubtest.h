@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hubtest.h — for the downloader's tests: a GPT-2-layout safetensors source file, and the
  * loopback Hub stand-in tests/hub_server.py, started and stopped by the test itself. */
 #ifndef G2E_TEST_HUBTEST_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # numpy_ref.py — the independent reference for the embedding tests: reads a safetensors file
 # with numpy alone (its own header parsing, F16 via numpy, BF16 by shifting the bits), computes
 # wte[ids] + wpe[arange(start, start + T)] as numpy does, and compares it bit for bit with an

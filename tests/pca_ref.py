@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # pca_ref.py — the independent reference for the principal-component tests: reads a tensor of
 # a safetensors file with numpy alone (its own header parsing; F32, F16, BF16), optionally
 # keeps chosen rows, and prints as JSON what numpy says about it:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pngcheck.c — see pngcheck.h. */
 #include "pngcheck.h"
 

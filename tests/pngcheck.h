@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pngcheck.h — reading figures back for the tests: decode a PNG with cairo, read pixels,
  * and the colour the documented diverging map (plot.h's stops, re-implemented here from the
  * documentation, not taken from plot.c) gives a value. */

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Runs every Criterion test binary given, each in turn, then (when $G2E_PYTEST names a
 # directory) the Python tests there with Debian's pytest, and closes with one total line
 # "tests: N passed, N failed". Exit status 1 if any test failed or crashed, or if pytest

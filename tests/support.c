@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* support.c — see support.h. */
 #include "support.h"
 

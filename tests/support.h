@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* support.h — helpers shared by the test files: run the built program, temp paths, files. */
 #ifndef G2E_TEST_SUPPORT_H
 #define G2E_TEST_SUPPORT_H

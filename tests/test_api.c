@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_api.c — the public header src/gpt2embed.h as a library user meets it: results against
  * the fixture's own values, every published status, the exported symbols (nm) of the shared
  * and static libraries, a user program whose own names clash with our internal ones, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_charcost.c — the tokens each character costs: hand-worked cases whose costs are
  * written out as fractions here, the order of the rows, lossy bytes, bad offsets, and, on the
  * real tokenizer's output, the two totals that must hold (the costs add up to the number of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_cli.c — the program's command line as a user meets it: dispatch, help, bad usage. */
 #include "fixture.h"
 #include "support.h"

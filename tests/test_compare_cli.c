@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_compare_cli.c — `gpt2-embed compare` through the built program: the chapter's pair
  * checked against numpy (tests/compare_ref.py recomputes bags and cosines from the file),
  * the text conclusions, and the usage errors. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_count_cli.c — `gpt2-embed count` through the built program.
  *
  * Expected values are independent of the code under test:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_download.c — the downloader against a real HTTP server on 127.0.0.1
  * (tests/hub_server.py: a Hub stand-in redirecting to a second "CDN" port), with faults.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_embed.c — lookup-and-add against sums computed here from the fixture's own values
  * (fixture_expected, which never goes through the library), compared bit for bit. */
 #include "embed.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_embed_cli.c — the main job through the built program: gpt2-embed [OPTIONS] TEXT.
  *
  * Exactness is proven against numpy reading the weights file on its own

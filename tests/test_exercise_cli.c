@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_exercise_cli.c — exercise's interpretation lines follow the weights (a fixture whose
  * wpe[500] is a copy of wpe[0] gets the opposite sentence), and --code prints Python that
  * compiles. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_figures_learned.c — the figures and numbers made from GPT-2's weights: `plot wpe`,
  * `plot cosine`, `plot by-distance` and `sinusoidal --compare-learned`.
  *

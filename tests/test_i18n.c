@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_i18n.c — the Japanese interface: the catalogue is complete for the messages the
  * sources hold today (msgmerge of po/ja.po with the freshly extracted template, then
  * msgfmt --statistics: no untranslated, no fuzzy message), every way of choosing the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_inspect.c — `gpt2-embed inspect` through the built program: the table and the JSON
  * (parsed back with cJSON) describe each fixture as the fixture's own options say it is;
  * broken files give exit status 1, one line on stderr and nothing at all on stdout. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_interpret.c — each sentence follows the numbers: both orders of the exercise-2
  * comparison, and every band of the same-token cosine between random pairs and 1.0. */
 #include "interpret.h"

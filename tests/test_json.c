@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_json.c — the JSON writer: every document it writes is read back by Python's json
  * module (an independent reader) and compared with what was meant; strings of arbitrary
  * bytes decode to exactly bytes.decode("utf-8", errors="replace"); non-finite numbers are

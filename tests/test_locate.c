@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_locate.c — the weights lookup order, the Hugging Face cache layout, and its errors.
  * Each test builds a fake cache tree in its own temp dir and points the environment at it. */
 #include "locate.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_manual.c — the manual, the README and the option tables say the same thing (as curl's
  * tests/test1139.pl checks its manual against its code):
  *   - doc/gpt2-embed.1 is exactly what tools/genman.sh makes of it: the OPTIONS sections

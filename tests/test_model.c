@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_model.c — the GPT-2 view: size naming for every known size (and near misses),
  * with and without the "transformer." prefix, rows read back exactly, and clear errors for
  * missing, inconsistent or out-of-range weights. */

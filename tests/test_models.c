@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_models.c — the model catalogue: its rows against the published config.json facts
  * (written here once more, independently of models.c), name lookup, the message list, the
  * shape -> name rule, and that the locator and the model view answer from it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_npy.c — the .npy writer and reader against NumPy itself (Debian's python3-numpy,
  * run as /usr/bin/python3) and against the format's spec, byte by byte. */
 #include "npy.h"

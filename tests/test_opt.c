@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_opt.c — the declared-option parser: every accepted form, every error's exact wording
  * (table-driven, stderr captured per case), the ID grammar, the edit distance, the
  * generated help and manual lines. */

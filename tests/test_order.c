@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_order.c — the order puzzle's numbers against sums made here from the fixture's own
  * values (fixture_expected never goes through the library). */
 #include "embed.h"

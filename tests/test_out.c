@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_out.c — output destinations (atomic -o, devices, FIFOs, terminals, failures) and
  * the formatting helpers shared by the formats. Failures that need another user or a
  * resource limit run in a forked child so the test process itself is unaffected. */

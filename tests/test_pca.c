@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_pca.c — principal components against numpy (tests/pca_ref.py reads the same
  * safetensors file on its own and runs numpy.linalg.eigh on numpy.cov of it), against
  * planted structure (a helix plus noise), and the errors. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_plot.c — figures decoded back from PNG with cairo: sizes, and pixels whose colour
  * is known from the data and the documented colour map (rdbu, re-implemented in pngcheck.c
  * from the stops listed in render.h, not taken from src/render). The PNGs stay in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_reference.c — the median cosine of random pairs against a recomputation here: the same
  * documented generator (splitmix64), cosines from the fixture's own values, its own sort. */
 #include "fixture.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_render.c — the rendering wing through render.h: the coolwarm map against the values
  * matplotlib publishes for it, Japanese text, the scatter, bar and strips figures, and the
  * errors (status + message, nothing drawn). PNGs are decoded back with cairo and stay in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_render_cli.c — figures through the built program: `plot pe` as the article draws it
  * by default (100 x 128, coolwarm, [-1, 1], origin at the bottom), --cmap, `plot rotation`,
  * the main job's strips with a pixel column per dimension, and the lazy loading of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_report.c — `gpt2-embed report` in a real browser: headless Chromium (Debian's
  * chromium) loads the page from a file:// URL, and a script the test adds to a copy of the page
  * (not the report's own code) writes every image's natural size into the DOM, which

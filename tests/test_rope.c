@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_rope.c — the rotary encoding against numpy (RoFormer's formula written there with
  * complex numbers, a different route), its algebra (rotations compose, norms are kept), the
  * relative check at the issue's size, the dot curve against its closed form, and errors. */

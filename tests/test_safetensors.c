@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_safetensors.c — the strict safetensors reader: every fixture variant reads back
  * exactly, every malformed file is refused with its own status code and a message naming
  * the tensor and numbers, and F16/BF16 widen exactly (checked against bit patterns whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sha256.c — SHA-256 against the FIPS 180 examples and against coreutils' sha256sum
  * on padding-boundary lengths, fed whole and in uneven pieces. */
 #include "sha256.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_similarity.c — cosine, the cosine matrix and by-distance against naive double loops
  * written here independently (one accumulator, textbook formula). Model-based functions
  * (nearest, stats, wpe loading) are tested on the fixtures further down. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_similarity_cli.c — exercise, similarity, nearest and stats through the built program,
  * on a fixture with gpt2's vocabulary and context (50257 x 16, 1024 x 16, every row written),
  * checked against naive double loops over the fixture's own values and the JSON schema. */

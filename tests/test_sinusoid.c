@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sinusoid.c — the fixed sinusoidal encoding against numpy (/usr/bin/python3), closed
  * forms (PE(0) = [0, 1, 0, 1, ...]; PE(p)·PE(p+d) = Σ_i cos(ω_i d)), and its errors. */
 #include "sinusoid.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sinusoidal_cli.c — `gpt2-embed sinusoidal` and `gpt2-embed plot` through the built
  * program: every format read back (npy by numpy), values against the formula computed
  * here, figures decoded, and the errors a user can make. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_stats_cli.c — `gpt2-embed stats`, above all --by-position: the norms against the
  * fixture generator's own values (fixture_expected, summed here in double), the summary
  * (position 0 against the median) recomputed here, every format (npy read back by numpy),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_text.c — the UTF-8 toolkit against independent references: CPython's UTF-8
  * decoder (tests/text_ref.py, which reports every maximal subpart through an error
  * handler) on every short byte pattern that matters, utf8proc's encoder on every code

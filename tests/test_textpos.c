@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_textpos.c — byte offsets to characters, lines, columns and snippets. */
 #include "textpos.h"
 

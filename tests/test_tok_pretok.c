@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_tok_pretok.c — GPT-2's pre-tokenizer on its own (tok_pretok.h): the pieces of the
  * pattern 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ worked
  * out by hand from the regex's rules (leftmost alternative first, greedy runs, the one

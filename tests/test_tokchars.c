@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_tokchars.c — the characters behind byte-level tokens, against offsets computed
  * independently: tests/text_ref.py walks the text with Python's str (its own UTF-8
  * decoding) and reports, per token, the characters it overlaps, the partial shares and

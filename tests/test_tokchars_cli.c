@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_tokchars_cli.c — the characters behind byte-level tokens, as the commands show them
  * (issue 11, item 2): embed's table, JSON and CSV, tokenize's table and JSON, nearest's
  * pieces shown alone, count --per-char.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_tokenize_cli.c — `gpt2-embed tokenize` and `decode` through the built program:
  * formats, batch mode, special modes, UTF-8 errors, exit statuses, no partial output,
  * tokenizer lookup. Expected IDs are tiktoken's (see test_tokenizer.c). */

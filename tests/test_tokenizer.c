@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_tokenizer.c — the tokenizer library against independent references: tiktoken's IDs
  * (tests/data/tokenizer_*.jsonl, made by tiktoken 1.0.22 through peer-tokenize.js), the
  * published sha256 of GPT-2's files, Python's errors="replace" results, utf8proc's UTF-8

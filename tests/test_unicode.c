@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_unicode.c — the committed class table against utf8proc (an independent reading of
  * the Unicode data, 15.0) plus the committed 15.0 -> 16.0 delta, for every code point, and
  * the issue's named cases. */

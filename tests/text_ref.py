@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """text_ref.py — an independent oracle for src/lib/text.c and tokchars: Python's own UTF-8
 decoder (CPython's, which substitutes maximal subparts as Unicode recommends).
 

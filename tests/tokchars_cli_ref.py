@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tokchars_cli_ref.py — the oracle for tests/test_tokchars_cli.c: what every command that
 shows tokens must say about the characters behind them, computed here from nothing but the
 token IDs, tokenizer/vocab.json and Python's str.

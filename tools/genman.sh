@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tools/genman.sh BIN VERSION IN OUT [LANG] — writes the manual IN to OUT with its generated parts
 # filled in: the version on the .TH line, and between the lines
 #   .\" BEGIN GENERATED OPTIONS   and   .\" END GENERATED OPTIONS

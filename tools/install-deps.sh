@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the Debian packages gpt2-embed needs to build, test and fuzz, if any is missing.
 # Run by the Makefile before anything is compiled; quiet and quick when all are present.
 set -eu

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mkfixture.c — writes a GPT-2-layout safetensors fixture from the command line, for shell
  * benchmarks, seed corpora and the downloader's local HTTP test server. A thin front end
  * to tests/fixture.c: see fixture.h for what the files contain and the values in them.

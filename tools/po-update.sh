@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # po-update.sh POT — after the sources' messages changed: copies the freshly extracted
 # template (make builds it in build/po/) to po/gpt2-embed.pot and merges it into every
 # po/*.po with msgmerge (new messages arrive untranslated, changed ones fuzzy with their old

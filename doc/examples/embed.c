@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* embed.c — the smallest program on libgpt2embed: prints the first and last component of
  * GPT-2's input vector for each token of a text.
  *   cc embed.c $(pkg-config --cflags --libs gpt2embed) -o embed          (shared library)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli.c — shared messages and number parsing for the subcommands (see cli.h). */
 #include "cli.h"
 #include "i18n.h"

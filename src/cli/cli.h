@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli.h — what every subcommand of the program shares: messages and number parsing.
  * Only the program wing (src/cli) prints or exits; the library wing never does. */
 #ifndef G2E_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_compare.c — `gpt2-embed compare TEXT_A TEXT_B`: the chapter's opening puzzle as a
  * command. Two texts with the same tokens in another order (犬が猫を追いかけた /
  * 猫が犬を追いかけた) are the same bag of token vectors — a model without positions cannot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_count.c — `gpt2-embed count`: how much of a text fits GPT-2's context.
  *
  * For each input (TEXT arguments, files, standard input): bytes, characters (Unicode code

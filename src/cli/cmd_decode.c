@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_decode.c — `gpt2-embed decode`: GPT-2 token IDs -> the exact bytes they stand for.
  *
  * IDs come from the arguments or, if there are none (or '-'), from standard input, in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_download.c — `gpt2-embed download`: GPT-2's weights from the Hugging Face Hub.
  *
  * The program side of src/lib/download.{c,h}: the option table, the checks that make a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_embed.c — the main job: `gpt2-embed [OPTIONS] TEXT`.
  *
  * Text -> token IDs (tokenizer.h, tiktoken-exact) -> x[t] = wte[id_t] + wpe[start + t]

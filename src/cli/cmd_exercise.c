@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_exercise.c — `gpt2-embed exercise`: the chapter's two exercises, computed from the
  * weights file and printed the way the chapter prints them (4 decimals), or as JSON at full
  * precision for programs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_inspect.c — `gpt2-embed inspect FILE [--format table|json]`: describe a safetensors
  * file (metadata, tensors in storage order) and the GPT-2 model in it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_nearest.c — `gpt2-embed nearest`: the k vocabulary tokens whose token embedding (wte
  * row) is nearest by cosine to a query: a token (itself left out), a token at a position
  * (the summed vector wte[id] + wpe[P]; the token itself is not left out), or a vector read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_pca.c — `gpt2-embed pca`: principal components of GPT-2's wpe (by default), of chosen
  * wte rows, or of the sinusoidal PE (pca.h: centred, covariance, LAPACK, double).
  *

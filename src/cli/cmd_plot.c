@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_plot.c — `gpt2-embed plot FIGURE ...`: draw one figure as PNG.
  *
  * A table of figures, like the program's table of commands: each figure has its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_report.c — `gpt2-embed report -o DIR | -o FILE.html`: every result of the chapter and
  * of the study commands on the user's weights, as one HTML page with the figures beside the
  * numbers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_rope.c — `gpt2-embed rope`: the rotary position encoding of RoFormer (rope.h) beside
  * the two additive encodings the chapter names.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_similarity.c — `gpt2-embed similarity`: how GPT-2's learned vectors relate.
  *
  *   --pos A B          cos(wpe[A], wpe[B])

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_sinusoidal.c — `gpt2-embed sinusoidal`: the original Transformer's fixed positional
  * encoding, its values and its properties, without any weights.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_stats.c — `gpt2-embed stats`: the scale of wte and wpe side by side, as the chapter
  * discusses (position vectors neither swamp nor vanish beside token vectors): row norms
  * (mean, min, max), mean |x|, mean and spread of the elements, and the rows with the

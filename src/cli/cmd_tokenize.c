@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_tokenize.c — `gpt2-embed tokenize`: text -> GPT-2 token IDs (tiktoken-exact).
  *
  * A text (TEXT arguments, -f FILE mapped without a copy, or standard input) is checked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* figures.c — the program's figures from their data; see figures.h. */
 #include "figures.h"
 #include "i18n.h"

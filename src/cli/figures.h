@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* figures.h — the program's figures: numbers from the library, drawing by the rendering
  * wing (render.h), the PNG written atomically by out.h.
  *

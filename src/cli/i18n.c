@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* i18n.c — locale, message catalogue and --lang (see i18n.h). */
 #include "i18n.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* i18n.h — the program's language: gettext set up the C way, and --lang.
  *
  * i18n_init (the first thing main does) makes the program speak the language the user

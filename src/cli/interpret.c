@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interpret.c — sentences chosen from the numbers (see interpret.h). */
 #include "interpret.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interpret.h — what a number shows, in the chapter's terms: one line per result, printed
  * after the numbers by `exercise` and `similarity`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load.c — weights and tokenizer for the commands (see load.h). */
 #include "load.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load.h — opening the weights and the tokenizer for a command, with the messages a user
  * needs when they are missing (program wing: prints one line on failure). */
 #ifndef G2E_LOAD_H

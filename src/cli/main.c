@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c — gpt2-embed's entry point: a table of subcommands and nothing else.
  *
  * `gpt2-embed TEXT` (no subcommand) runs the main job, `embed`. A first argument

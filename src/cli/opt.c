@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* opt.c — the declared-option parser, its one set of messages, and the generated help and
  * manual sections (see opt.h for the contract).
  *

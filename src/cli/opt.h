@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* opt.h — declared options: one table per command, one parser, one wording for every parse
  * error, and --help generated from the same table (the way curl's tool keeps its options in
  * one table and turns every ParameterError into text in one place).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* out.c — output destinations (atomic -o, stdout, devices) and shared formatting; see out.h.
  *
  * The temporary file is hidden (".NAME.XXXXXX") and lives next to the target so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* out.h — where every command's output goes, and the small formatting helpers the
  * formats (table, json, csv) share.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.c — the sections of `gpt2-embed report` and the HTML around them (see report.h).
  *
  * Each section computes its numbers with the library (or the study helpers the commands

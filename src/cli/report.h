@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.h — the pieces of `gpt2-embed report` (cmd_report.c parses and opens; report.c
  * computes each section and writes the HTML; report_text.c holds every string of the page).
  * Program wing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report_text.c — the built-in texts of the report's context-limit section (the
  * page's strings are in report_text.h). */
 #include "report.h"

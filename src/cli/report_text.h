@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report_text.h — every string of the report page, in one place (N_()-marked for gettext;
  * macros rather than an array so that the compiler checks each format's conversions where it
  * is used). Strings with printf conversions say in a comment what they receive, in order; the

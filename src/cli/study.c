@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* study.c — the numbers the study commands share (see study.h). */
 #include "study.h"
 #include "i18n.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* study.h — what the study commands (stats --by-position, pca, rope) and the report share:
  * the numbers each one computes from the library, gathered once, and the text around them.
  * The report calls exactly these functions, so a number on the page is the number the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* study_fig.c — the study figures (see study_fig.h): arrays in, render.h draws, fig_write
  * writes. Nothing here computes a number the commands do not print. */
 #include "study_fig.h"

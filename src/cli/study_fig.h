@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* study_fig.h — the figures of the study commands (stats --by-position, pca, rope) and the
  * report: numbers from pca.h / rope.h, drawing by the rendering wing (render.h), the PNG
  * written atomically through figures.h's fig_write. One function per figure, so the report

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* study_out.c — one numeric table in four formats (see study_out.h). */
 #include "study_out.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* study_out.h — the output shared by the study commands (pca, rope, stats --by-position, and
  * the report): one numeric table written as an aligned text table, JSON columns, CSV or npy,
  * so that every curve these commands print is available in every format the same way.

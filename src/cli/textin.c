@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* textin.c — mapped or read input text (see textin.h). */
 #include "textin.h"
 #include "cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* textin.h — the whole text a command reads from a file or standard input, without a
  * copy where possible: a regular file (standard input redirected from one included) is
  * mapped read-only; anything else (a pipe, a terminal, a device) is read to its end.

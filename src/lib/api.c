@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* api.c — the public API (src/gpt2embed.h) over the internal modules.
  *
  * Each entry point checks its pointers (a NULL is GPT2EMBED_E_ARG, never a crash: the

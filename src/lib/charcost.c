@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* charcost.c — the tokens each character costs (see charcost.h).
  *
  * One walk over the characters with a cursor on the tokens (both in text order); distinct

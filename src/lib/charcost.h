@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* charcost.h — which characters of a text cost the most tokens (`count --per-char`).
  *
  * A token of b bytes is one token spread evenly over its bytes, 1/b each; a character costs

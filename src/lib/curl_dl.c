@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* curl_dl.c — libcurl through dlopen (see curl_dl.h). */
 #include "curl_dl.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* curl_dl.h — libcurl, loaded with dlopen the first time a download needs it.
  *
  * Why: libcurl brings some 27 shared libraries (TLS, HTTP/2, Kerberos, LDAP, IDN...), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dl_auth.c — who we are to the Hub: the token ($HF_TOKEN, else the token file, read
  * without blocking and only when it is a regular file) and the offline switch, read as
  * huggingface_hub reads them (see download.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dl_http.c — one HTTP exchange with the Hub and its CDN over libcurl's easy interface, and
  * the retries around it (see download.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dl_internal.h — what the downloader's files share (dl_url.c, dl_auth.c, dl_http.c,
  * dl_store.c, download.c), and the pure parsing and checking of what a server sends that its
  * fuzz target (tests/fuzz/fuzz_download.c) drives. Not part of the library's API. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dl_store.c — where the bytes go: the part file and its sidecar (opened without following
  * links, created exclusively, locked, checked to still be the path), the free space, and the
  * Hugging Face cache's blobs/, snapshots/ and refs/ (see download.h).

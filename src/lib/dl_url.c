@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dl_url.c — the downloader's URLs: the endpoint, the resolve URL, origins (for where the
  * token may go) and URLs as messages may show them (see download.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* download.c — the two modes (embeddings only, full) and the entry point dl_fetch (see
  * download.h): the remote header fetched and checked, the output header written, the
  * tensors or the whole file fetched into the part, verified, put in place.

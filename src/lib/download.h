@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* download.h — fetching GPT-2's weights from the Hugging Face Hub with libcurl.
  *
  * The Hub's protocol, as its own client speaks it:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* embed.c — lookup-and-add (see embed.h). */
 #include "embed.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* embed.h — the lookup-and-add stage: x[t] = wte[id_t] + P(start + t).
  *
  * P is GPT-2's learned position embedding wpe (the default), or the original

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* err.c — filling the error record (see err.h). */
 #include "err.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* err.h — the one error record every library call fills.
  *
  * Library functions return 0 on success or a module-specific non-zero status

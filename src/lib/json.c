@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json.c — the streaming JSON writer (see json.h). */
 #include "json.h"
 #include "text.h"

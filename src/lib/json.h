@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json.h — the one JSON writer: a small streaming writer onto a FILE, used by every
  * command that writes JSON, so that every document is valid JSON (RFC 8259) and every
  * string is escaped the same way.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* locate.c — finding the weights file (see locate.h for the order). */
 #include "locate.h"
 #include "models.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* locate.h — where GPT-2's weights are on this machine.
  *
  * Lookup order (first hit wins):

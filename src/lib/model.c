@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* model.c — the GPT-2 view of a safetensors file (see model.h).
  *
  * Only wte and wpe matter to the embedding stage; the other tensors are looked at just

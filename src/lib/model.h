@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* model.h — the GPT-2 view of a safetensors file: the token and position embeddings.
  *
  * Finds wte.weight and wpe.weight (or transformer.wte.weight / transformer.wpe.weight),

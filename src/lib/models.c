@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* models.c — the catalogue of known models (see models.h). */
 #include "models.h"
 

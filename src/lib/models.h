@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* models.h — the one catalogue of the models gpt2-embed knows: their names, their
  * Hugging Face repositories and their shapes. The locator (which file belongs to a
  * --model name), the model view (which name a file's shapes mean) and the downloader

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* npy.c — NumPy .npy writing (float32) and reading (float32/float64); see npy.h.
  *
  * The writer reproduces numpy.save's bytes: besides the padding to 64 bytes that the

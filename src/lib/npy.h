@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* npy.h — NumPy's .npy format: writing float32 arrays, reading float32/float64 ones.
  *
  * Writing produces format version 1.0 exactly as numpy.save does: the magic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* order.c — two token sequences compared with and without positions (see order.h). */
 #include "order.h"
 

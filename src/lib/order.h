@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* order.h — the chapter's opening puzzle in numbers: two token sequences that hold the same
  * tokens in a different order (「犬が猫を追いかけた」 / 「猫が犬を追いかけた」).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pca.c — principal components through the covariance: dsyrk, then dsytrd + dsterf (all
  * eigenvalues) + dstemr (the k largest vectors) + dormtr (back to the original basis).
  * See pca.h for the choice of route and its accuracy. Everything is stored column-major
@@ -6,9 +7,9 @@
  */
 #include "pca.h"
 
-#include <cblas.h>
+#include "lapack_dl.h"
+
 #include <float.h>
-#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,7 +128,7 @@ static void fix_signs(double *Z, size_t d, size_t k)
 
 /* Eigen-decomposition of the covariance C (d × d, lower triangle valid; destroyed):
  * all eigenvalues descending into r->variance, the k largest vectors into r->components. */
-static int eigen(double *C, pca_result *r, g2e_err *err)
+static int eigen(const lapack_api *la, double *C, pca_result *r, g2e_err *err)
 {
     size_t d = r->d, k = r->k;
     lapack_int n = (lapack_int)d, m = 0, info;
@@ -141,13 +142,13 @@ static int eigen(double *C, pca_result *r, g2e_err *err)
         goto done;
     }
     rc = PCA_E_LAPACK;
-    if ((info = LAPACKE_dsytrd(LAPACK_COL_MAJOR, 'L', n, C, n, diag, off, tau)) != 0) {
+    if ((info = la->dsytrd(LAPACK_COL_MAJOR, 'L', n, C, n, diag, off, tau)) != 0) {
         g2e_fail(err, rc, "LAPACK dsytrd failed (info %d)", (int)info);
         goto done;
     }
     memcpy(dd, diag, d * sizeof *dd);
     memcpy(ee, off, d * sizeof *ee);
-    if ((info = LAPACKE_dsterf(n, dd, ee)) != 0) {
+    if ((info = la->dsterf(n, dd, ee)) != 0) {
         g2e_fail(err, rc, "LAPACK dsterf did not converge (info %d)", (int)info);
         goto done;
     }
@@ -157,14 +158,14 @@ static int eigen(double *C, pca_result *r, g2e_err *err)
         lapack_logical tryrac = 1;
         memcpy(dd, diag, d * sizeof *dd);
         memcpy(ee, off, d * sizeof *ee);
-        info = LAPACKE_dstemr(LAPACK_COL_MAJOR, 'V', 'I', n, dd, ee, 0, 0, n - (lapack_int)k + 1,
+        info = la->dstemr(LAPACK_COL_MAJOR, 'V', 'I', n, dd, ee, 0, 0, n - (lapack_int)k + 1,
                               n, &m, w, r->components, n, (lapack_int)k, supp, &tryrac);
         if (info != 0 || m != (lapack_int)k) {
             g2e_fail(err, rc, "LAPACK dstemr failed (info %d, %d of %zu vectors)", (int)info,
                      (int)m, k);
             goto done;
         }
-        info = LAPACKE_dormtr(LAPACK_COL_MAJOR, 'L', 'L', 'N', n, (lapack_int)k, C, n, tau,
+        info = la->dormtr(LAPACK_COL_MAJOR, 'L', 'L', 'N', n, (lapack_int)k, C, n, tau,
                               r->components, n);
         if (info != 0) {
             g2e_fail(err, rc, "LAPACK dormtr failed (info %d)", (int)info);
@@ -186,7 +187,7 @@ done:
 }
 
 /* Centres Xc (n, d) in place (the means into r->mean), forms C, decomposes, projects. */
-static int compute_centred(double *Xc, pca_result *r, g2e_err *err)
+static int compute_centred(const lapack_api *la, double *Xc, pca_result *r, g2e_err *err)
 {
     size_t n = r->n, d = r->d, k = r->k;
     for (size_t r0 = 0; r0 < n; r0++)
@@ -201,18 +202,18 @@ static int compute_centred(double *Xc, pca_result *r, g2e_err *err)
     if (!C)
         return g2e_fail(err, G2E_ENOMEM, "out of memory for a %zu x %zu covariance", d, d);
     /* column-major: Xc is d × n (lda d); C = Xc Xcᵀ / (n − 1), lower triangle */
-    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)d, (int)n, 1.0 / (double)(n - 1),
+    la->dsyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)d, (int)n, 1.0 / (double)(n - 1),
                 Xc, (int)d, 0.0, C, (int)d);
     r->total = 0;
     for (size_t j = 0; j < d; j++)
         r->total += C[j * d + j];
-    int rc = eigen(C, r, err);
+    int rc = eigen(la, C, r, err);
     free(C);
     if (rc)
         return rc;
     r->floor = DBL_EPSILON * (double)d * fmax(fabs(r->variance[0]), fabs(r->variance[d - 1]));
     if (k > 0)   /* proj (n, k) = Xc (n, d) · componentsᵀ */
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)k, (int)d, 1.0, Xc,
+        la->dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)k, (int)d, 1.0, Xc,
                     (int)d, r->components, (int)d, 0.0, r->proj, (int)k);
     return 0;
 }
@@ -241,7 +242,13 @@ static int run(double *Xc, size_t n, size_t d, size_t k, pca_result *out, g2e_er
                           i / d, i % d, isnan(Xc[i]) ? "NaN" : "infinite");
             goto done;
         }
-    if ((rc = alloc_result(n, d, k, out, err)) == 0 && (rc = compute_centred(Xc, out, err)) != 0)
+    /* LAPACKE and BLAS are loaded here, on the first computation (lapack_dl.h) */
+    const lapack_api *la = lapack_dl(PCA_E_LIBRARY, err);
+    if (!la) {
+        rc = PCA_E_LIBRARY;
+        goto done;
+    }
+    if ((rc = alloc_result(n, d, k, out, err)) == 0 && (rc = compute_centred(la, Xc, out, err)) != 0)
         pca_free(out);
 done:
     free(Xc);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pca.h — principal components of an n × d matrix (rows = samples, e.g. wpe's positions),
  * in double, with LAPACK.
  *
@@ -9,8 +10,9 @@
  * so that one tridiagonalisation gives all eigenvalues and only k vectors.
  *
  * BLAS and LAPACK are whatever Debian's liblapack.so.3 / libblas.so.3 resolve to (the
- * alternatives system); tools/install-deps.sh installs the single-threaded OpenBLAS, which
- * makes this about 6x faster than the reference implementation (bench/bench_pca.sh) and has
+ * alternatives system), loaded with dlopen on the first computation (lapack_dl.h), so
+ * that no other command maps them; tools/install-deps.sh installs the single-threaded
+ * OpenBLAS, which makes this about 6x faster than the reference implementation (bench/bench_pca.sh) and has
  * no threads whose scheduling could change a summation order.
  *
  * Why the covariance and not dgesdd on the centred matrix: for 1024 × 768 the covariance
@@ -43,6 +45,7 @@ enum {
     PCA_E_SHAPE = 1200, /* n < 2, d == 0, k > d, or n·d / d·d overflows */
     PCA_E_VALUE,        /* a NaN or infinity in the input (msg: row and column) */
     PCA_E_LAPACK,       /* a LAPACK routine reported failure (msg: which, info) */
+    PCA_E_LIBRARY,      /* LAPACKE or BLAS cannot be loaded (msg: which .so, which package) */
 };
 
 /* Largest n·d accepted (2^28 doubles = 2 GB for the centred copy). */
@@ -63,8 +66,8 @@ typedef struct pca_result {
 
 /* Principal components of X (n, d) row-major double, keeping k (0..d) components and the
  * projections on them. On success *out owns its arrays (pca_free); on error *out is zeroed
- * (pca_free harmless) and the status is PCA_E_SHAPE, PCA_E_VALUE, PCA_E_LAPACK or
- * G2E_ENOMEM. X is not modified. */
+ * (pca_free harmless) and the status is PCA_E_SHAPE, PCA_E_VALUE, PCA_E_LAPACK,
+ * PCA_E_LIBRARY or G2E_ENOMEM. X is not modified. */
 int pca_compute(const double *X, size_t n, size_t d, size_t k, pca_result *out, g2e_err *err);
 
 /* The same from float32 rows (e.g. wpe as the weights hold it), widened exactly to double. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reference.c — the median cosine of random row pairs (see reference.h). */
 #include "reference.h"
 

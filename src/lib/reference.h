@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reference.h — reference points for reading a cosine: what "typical" looks like.
  *
  * A cosine of 0.3 between two token vectors means little on its own; beside the median

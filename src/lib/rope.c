@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rope.c — RoFormer's rotary encoding and the two measurements of rope.h. The frequencies
  * are sinusoid.c's table (one place computes base^(2i/d)); everything is double. */
 #include "rope.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rope.h — the rotary position encoding of RoFormer (Su et al., 2021), in double.
  *
  * A query or key vector x of even width d is not added to a position vector: each pair of

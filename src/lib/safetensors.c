@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* safetensors.c — the strict safetensors reader (see safetensors.h).
  *
  * Validation happens once, at open: every number in the header is checked with

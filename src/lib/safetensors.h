@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* safetensors.h — a strict reader of the safetensors format (Hugging Face), as used by
  * GPT-2's model.safetensors.
  *

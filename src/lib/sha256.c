@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sha256.c — SHA-256 through nettle (see sha256.h). */
 #include <nettle/sha2.h>
 /* nettle's header renames these to nettle_sha256_*; ours keep their own names and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sha256.h — SHA-256 (FIPS 180-4), streaming, for verifying downloaded weights.
  *
  * The downloader checks a whole model.safetensors against the Hub's X-Linked-Etag

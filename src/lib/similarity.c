@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* similarity.c — cosine similarity in double (see similarity.h).
  *
  * Speed notes. Dot products use four independent double accumulators so that the

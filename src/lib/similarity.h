@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* similarity.h — cosine similarity of embedding rows, accumulated in double.
  *
  * Vectors are float32 (as the weights give them); every dot product and norm is

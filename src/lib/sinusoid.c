@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinusoid.c — the fixed sinusoidal positional encoding; see sinusoid.h.
  *
  * The angle is pos / base^(2i/D), written as the formula reads (pow then divide) rather

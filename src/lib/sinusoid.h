@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinusoid.h — the original Transformer's fixed positional encoding and its properties.
  *
  *   PE(pos, 2i)   = sin(pos / base^(2i/D))

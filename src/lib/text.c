@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* text.c — UTF-8 validation, width and terminal escaping (see text.h). The decoder
  * itself is text_step, inline in the header so the tokenizer's hot loops can use it. */
 #include "text.h"

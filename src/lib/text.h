@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* text.h — the one UTF-8 toolkit: decode a step, validate, display width, and escaping
  * of outside data (file names, user text, token pieces) before it reaches a terminal.
  *

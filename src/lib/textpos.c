@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* textpos.c — byte offsets to characters, lines and a snippet (see textpos.h). */
 #include "textpos.h"
 #include "text.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* textpos.h — where a byte offset falls in a text, for messages a person can act on:
  * "the 1024th token ends at character 4,321 (line 12, column 7): …the cat sat|on the…".
  *

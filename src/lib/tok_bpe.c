@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tok_bpe.c — BPE of one piece, exactly as tiktoken: the rank of two adjacent parts is the
  * ID of their concatenation (checked at load), and the leftmost pair of lowest rank is
  * merged first. Three paths give the same merges in the same order: a linear scan for short

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tok_internal.h — what the tokenizer's own files share (not installed, not an API):
  * the layout of a tok_tokenizer, the vocabulary hash and its lookups, the output buffer of
  * tok_encode, and the entry points between the files:

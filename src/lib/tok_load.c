@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE /* memmem */
 /* tok_load.c — loading a tokenizer: GPT-2's files (vocab.json + merges.txt, or
  * encoder.json + vocab.bpe) parsed and checked, or the compiled form (tokenizer_data.c)

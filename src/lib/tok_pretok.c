@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tok_pretok.c — GPT-2's pre-tokenizer as a state machine (see tok_pretok.h).
  *
  * At each piece start, in the pattern's order of alternatives:

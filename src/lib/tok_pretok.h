@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tok_pretok.h — GPT-2's pre-tokenizer: the pieces its pattern
  *   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
  * cuts a text into (leftmost-first alternation, greedy runs, as tiktoken's regex does), by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tokchars.c — which characters each byte-level token overlaps (see tokchars.h).
  *
  * One walk over the text's characters for all tokens: tokens come in order, so a cursor

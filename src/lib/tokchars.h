@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tokchars.h — the characters behind byte-level tokens.
  *
  * GPT-2's tokens are byte sequences: 犬 (E7 8A AC) is often three tokens, one byte each,

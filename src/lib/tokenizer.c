@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tokenizer.c — the API of tokenizer.h: the UTF-8 check and lossy copy, special tokens,
  * the piece caches in front of BPE, and the split of large inputs over threads. Loading
  * is in tok_load.c, the pre-tokenizer in tok_pretok.c, BPE in tok_bpe.c (tok_internal.h

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tokenizer.h — GPT-2's byte-level BPE tokenizer, giving exactly tiktoken's `gpt2` IDs.
  *
  * Pipeline of tok_encode: UTF-8 check (strict: error with the byte offset of the first bad

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* unicode.c — class names; the tables themselves live in the generated unicode_table.c. */
 #include "unicode.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* unicode.h — the code-point classes GPT-2's pre-tokenizer pattern distinguishes.
  *
  * Every code point 0..0x10FFFF falls in exactly one class:

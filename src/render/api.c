@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* api.c — the table gpt2-embed-render.so exports (render_impl.h), and the two calls that
  * are not a figure. Only g2e_render_api is visible outside the object. */
 #include "canvas.h"

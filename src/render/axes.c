@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* axes.c — ticks, numeric axes, images and the colour bar; see canvas.h. */
 #include "canvas.h"
 

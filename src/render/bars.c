@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bars.c — a bar per value with an optional line over the bars (explained variance per
  * component and its cumulative sum). */
 #include "canvas.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* canvas.c — image, text, axes, colour bars and PNG encoding for the figures; see canvas.h.
  *
  * Text goes through Pango rather than cairo's toy text API: the toy API has no font

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* canvas.h — what every figure of the rendering wing draws with (internal to
  * gpt2-embed-render.so): an RGB image with a cairo context, Pango text, ticks, colour bars,
  * the PNG encoder, and the argument checks every figure repeats.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmap.c — the colour maps and series colours; see render.h.
  *
  * coolwarm: Kenneth Moreland's diverging map ("Diverging Color Maps for Scientific

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heatmap.c — a grid of values as coloured cells with index ticks and a colour bar.
  *
  * Cells are painted into an image of exactly one pixel per value and then scaled onto the

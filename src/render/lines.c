@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lines.c — line charts: several named series on numeric axes with a legend. */
 #include "canvas.h"
 #include "render_impl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render.h — the rendering wing: figures as PNG images in memory, from plain arrays.
  *
  * Design. Every figure is described by a struct of plain numbers and labels (the numbers

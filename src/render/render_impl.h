@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render_impl.h — the one symbol gpt2-embed-render.so exports: a table of the drawing
  * functions, checked by its ABI number when render_load.c loads it. The rw_* functions
  * are the implementations behind render.h's render_* calls (same contracts). */

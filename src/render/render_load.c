@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render_load.c — render.h's calls in the program: loads gpt2-embed-render.so with dlopen on
  * the first call and forwards to its table (render_impl.h), as curl_dl.c does for libcurl.
  * This file links no cairo; a program that never draws never loads it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scatter.c — points coloured by a value, with a colour bar (the PCA helix, a rotating
  * pair on the unit circle). */
 #include "canvas.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* strips.c — the main job's colour strips: per token, its token vector, position vector and
  * their sum as rows of colour cells, one colour range, a horizontal colour bar.
  *

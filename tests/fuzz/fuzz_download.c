@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_download.c — libFuzzer target for what the downloader reads from a server: header
  * lines (dl_resp_line), the check of an answer against the range asked for
  * (dl_answer_check), Content-Range and number parsing, URL display (dl_url_shown), and

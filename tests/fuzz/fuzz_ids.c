@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_ids.c — libFuzzer target for the one ID-list grammar (opt_parse_ids, which reads
  * `decode`'s and `embed --ids -`'s standard input): any bytes must give either IDs that are
  * all below n_vocab and that read back the same after being written as "a, b, c" in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_npy.c — libFuzzer target for the .npy reader (npy_parse): any bytes must give
  * either a parsed array whose size matches its shape, or an error with a message;
  * never a crash, a leak or an out-of-bounds read. */

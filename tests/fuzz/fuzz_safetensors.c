@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_safetensors.c — libFuzzer target for the safetensors reader and the GPT-2 view.
  *
  * Any byte string goes through st_parse_buffer; whatever is accepted is then used the way

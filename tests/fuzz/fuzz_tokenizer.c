@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_tokenizer.c — libFuzzer target: tok_encode on arbitrary bytes, strict and lossy, in
  * each special-token mode; on valid input, decode(encode(x)) must give x back and the
  * offsets must tile the input; in lossy mode offsets must be in range and ordered; split
