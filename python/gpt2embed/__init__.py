@@ -211,9 +211,29 @@ class _Handle:
         self._fin = weakref.finalize(self, closer, ptr)
 
 
-class Tokenizer:
+class _Owner:
+    """What Tokenizer and Model share: a `with` block closes them, and _p() is the C handle,
+    or ValueError("the <_what> is closed") once close() was called."""
+
+    _what = "object"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _p(self):
+        if self._h is None:
+            raise ValueError("the %s is closed" % self._what)
+        return self._h.ptr
+
+
+class Tokenizer(_Owner):
     """GPT-2's tokenizer. dir: a directory with vocab.json + merges.txt (or encoder.json +
     vocab.bpe); None looks where the program does and falls back to the built-in copy."""
+
+    _what = "tokenizer"
 
     def __init__(self, dir=None):
         p = _P()
@@ -226,16 +246,6 @@ class Tokenizer:
             self._h._fin()
             self._h = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def _p(self):
-        if self._h is None:
-            raise ValueError("the tokenizer is closed")
-        return self._h.ptr
 
     @property
     def n_vocab(self):
@@ -292,12 +302,14 @@ class Tokenizer:
         return self.decode_bytes(ids).decode("utf-8", errors)
 
 
-class Model:
+class Model(_Owner):
     """GPT-2's embeddings (wte, wpe) and its tokenizer.
 
     path: a safetensors file; None finds model's weights as gpt2-embed does
     ($GPT2_EMBED_WEIGHTS, weights/<model>.safetensors, the installed data directory, the
     Hugging Face cache). tokenizer: a tokenizer directory, None as the program looks."""
+
+    _what = "model"
 
     def __init__(self, path=None, model="gpt2", tokenizer=None):
         p = _P()
@@ -317,16 +329,6 @@ class Model:
             self._tok.close()
             self._tok = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def _p(self):
-        if self._h is None:
-            raise ValueError("the model is closed")
-        return self._h.ptr
 
     # -- facts --
     @property

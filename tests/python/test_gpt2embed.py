@@ -143,6 +143,17 @@ def test_a_view_outlives_the_model_that_made_it(fixtures):
     assert wpe.tobytes() == ref.tobytes()   # the mapping is still there: no crash
 
 
+def test_closed_objects_raise_and_with_blocks_close(fixtures):
+    with g.Model(fixtures["F32"]) as m:
+        assert m.n_vocab > 0
+    with pytest.raises(ValueError, match="^the model is closed$"):
+        m.n_vocab
+    with g.Tokenizer() as t:
+        assert list(t.tokenize("Hello world")) == [15496, 995]
+    with pytest.raises(ValueError, match="^the tokenizer is closed$"):
+        t.tokenize("Hello world")
+
+
 
 
 # ---- the embedding stage ----
