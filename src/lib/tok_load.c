@@ -172,7 +172,7 @@ void tok_close(tok_tokenizer *t)
     free(t->memo);
     if (!t->is_worker) {
         free(t->owned_blob);
-        free(t->off);
+        free(t->owned_off);
         if (!t->static_index) {
             table_free((void *)t->slots, (t->mask + 1) * sizeof *t->slots);
             free((void *)t->pair2p1);
@@ -199,15 +199,7 @@ static int load_builtin(tok_tokenizer *t, g2e_err *err)
     t->n_vocab = d->n_vocab;
     t->special_id = d->special_id;
     t->blob = (const uint8_t *)d->blob;
-    t->off = malloc(((size_t)d->n_vocab + 1) * sizeof *t->off);
-    if (!t->off)
-        return g2e_fail(err, G2E_ENOMEM, "out of memory for the tokenizer");
-    uint32_t o = 0;
-    for (uint32_t i = 0; i < d->n_vocab; i++) {
-        t->off[i] = o;
-        o += d->lens[i];
-    }
-    t->off[d->n_vocab] = o;
+    t->off = d->offs;   /* stored by gen_tokdata: nothing to sum or allocate at start */
     t->compiled = 1;
     if (use_static_index(t, d))
         return tok_alloc_caches(t) ? g2e_fail(err, G2E_ENOMEM, "out of memory for the tokenizer") : 0;
@@ -384,9 +376,10 @@ static int parse_vocab(tok_tokenizer *t, const char *path, const char *s, size_t
     }
     /* IDs must be exactly 0..n-1, each once. */
     t->n_vocab = (uint32_t)n_ent;
-    t->off = malloc((n_ent + 1) * sizeof *t->off);
+    uint32_t *off = t->owned_off = malloc((n_ent + 1) * sizeof *off);
+    t->off = off;
     uint64_t *by_id = malloc(n_ent * sizeof *by_id);
-    if (!t->off || !by_id) {
+    if (!off || !by_id) {
         free(by_id);
         rc = g2e_fail(err, G2E_ENOMEM, "out of memory parsing %s", path);
         goto fail;
@@ -412,10 +405,10 @@ static int parse_vocab(tok_tokenizer *t, const char *path, const char *s, size_t
     for (size_t k = 0; k < n_ent; k++) {
         uint32_t len = (uint32_t)(by_id[k] & 0xFFFF);
         memcpy(t->owned_blob + o, blob + (by_id[k] >> 16), len);
-        t->off[k] = o;
+        off[k] = o;
         o += len;
     }
-    t->off[n_ent] = o;
+    off[n_ent] = o;
     t->blob = t->owned_blob;
     free(by_id);
     rc = build_index(t, 1, err);

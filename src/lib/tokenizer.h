@@ -204,7 +204,7 @@ typedef struct tok_slot {
 typedef struct tok_builtin_data {
     uint32_t n_vocab;            /* including the special token */
     uint32_t special_id;
-    const uint8_t *lens;         /* (n_vocab,) byte length of each token */
+    const uint32_t *offs;        /* (n_vocab + 1,) token i is blob[offs[i] .. offs[i+1]) */
     const char *blob;            /* concatenated token bytes */
     uint64_t blob_len;
     uint64_t vocab_size, vocab_hash;   /* of the vocab.json the data was made from */
