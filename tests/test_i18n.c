@@ -329,3 +329,21 @@ Test(i18n, figures_draw_japanese_labels)
     cr_expect(ne != nj || memcmp(a, b, ne) != 0, "the Japanese figure has the English labels");
     free(a), free(b), free(en), free(ja), free(dir);
 }
+
+/* LANG names a Japanese locale this machine may not have (ja_JP.UTF-8 is not installed on a
+ * fresh Debian): the system's own part of a message (strerror) must still be readable
+ * UTF-8, never glibc's '?' for every character it cannot convert to ASCII. In English, the
+ * same message is the C library's English. */
+Test(i18n, system_messages_in_a_missing_japanese_locale)
+{
+    char *const args[] = {"--weights", "/nonexistent/gpt2.safetensors", "Hello", NULL};
+    run_result r = run_env((char *[]){"LANG=ja_JP.UTF-8", NULL}, args);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "??") == NULL, "unconverted characters: %s", r.err);
+    cr_expect(has_japanese(r.err), "%s", r.err);
+    run_free(&r);
+    r = run_env((char *[]){"LANG=C.UTF-8", NULL}, args);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "No such file or directory") != NULL, "%s", r.err);
+    run_free(&r);
+}

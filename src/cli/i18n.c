@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include <limits.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,10 +101,21 @@ int i18n_init(int argc, char **argv)
     int lang_ok = !lang || strcmp(lang, "ja") == 0 || strcmp(lang, "en") == 0;
     if (lang && lang_ok)
         setenv("LANGUAGE", lang, 1);
-    setlocale(LC_ALL, "");
-    setlocale(LC_NUMERIC, "C");
     int want_ja = lang && lang_ok ? strcmp(lang, "ja") == 0 : env_wants_ja();
-    const char *msg = setlocale(LC_MESSAGES, NULL);
+    /* Only the messages' language depends on the locale (numbers stay "C", output is UTF-8
+     * by bind_textdomain_codeset, widths come from text.c): when nothing asks for Japanese,
+     * the English msgids are printed whatever the locale, so loading it (setlocale with
+     * LANG=C.UTF-8: ~0.17M instructions, a tenth of the cold start) is skipped. */
+    const char *msg = NULL;
+    if (want_ja) {
+        setlocale(LC_ALL, "");
+        setlocale(LC_NUMERIC, "C");
+        /* glibc converts its own translations (strerror) to LC_CTYPE's charset: in a
+         * non-UTF-8 or missing locale Japanese would come out as '?' */
+        if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0 && !setlocale(LC_CTYPE, "C.UTF-8"))
+            setlocale(LC_CTYPE, "C.utf8");
+        msg = setlocale(LC_MESSAGES, NULL);
+    }
     if (want_ja && (!msg || strcmp(msg, "C") == 0 || strcmp(msg, "POSIX") == 0)) {
         /* gettext ignores LANGUAGE in the C locale: any UTF-8 locale will do */
         if (!setlocale(LC_MESSAGES, "C.UTF-8") && !setlocale(LC_MESSAGES, "C.utf8"))
