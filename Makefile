@@ -69,6 +69,11 @@ CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -Isrc/lib -Isrc/cli -
             -I$(B)/include -DG2E_DATADIR='"$(PKGDATADIR)"' -DG2E_RENDER_DIR='"$(RENDERDIR)"' \
             -DG2E_LOCALEDIR='"$(LOCALEDIR)"' -DG2E_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
 LDLIBS   = $(LIB_LIBS)
+# The program links nettle and utf8proc statically (the libraries and tests keep them shared):
+# two fewer objects for the dynamic loader to find, map and relocate at every start, 0.39M of
+# the 3.7M instructions of `gpt2-embed "Hello world"` (issue #14; only the pieces used are
+# copied in). cJSON stays shared: Debian ships no libcjson.a.
+PROG_LIBS = $(eval PROG_LIBS := $(call pkg,--libs,libcjson) -Wl,-Bstatic $(call pkg,--libs,nettle libutf8proc) -Wl,-Bdynamic -lm)$(PROG_LIBS)
 
 LIB_SRC   := $(sort $(wildcard src/lib/*.c))
 POT_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*.h src/cli/*.def src/lib/*.c src/render/*.c))
@@ -218,7 +223,7 @@ $(CLIA): $(CLI_OBJ)
 # The command objects are linked directly (every one of them is a subcommand main.c
 # lists), not picked out of $(CLIA).
 $(B)/gpt2-embed: $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA) | $(RENDER_SO) $(MO) $(POT)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PROG_LIBS)
 
 # The program finds gpt2-embed-render.so beside itself: both are copied.
 gpt2-embed: $(B)/gpt2-embed $(RENDER_SO)
