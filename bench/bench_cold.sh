@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Cold-start and memory targets of the main job (issue #4; the tokenizer's own cold start is
 # in bench_tokenizer.sh):
-#   gpt2-embed "Hello world" on the full-shape 548 MB file: <= 10 ms wall, median
+#   gpt2-embed "Hello world" on the full-shape 548 MB file: <= 10 ms wall, median, and
+#   <= 3x /bin/true in the same run (issue #14)
 #   a 1024-token input: peak resident memory <= 16 MB beyond the output (written to a file)
-# Whole processes, medians of 41 runs after 5 warm-up runs (hyperfine), shared machine.
+# Whole processes, medians of 300 runs after 20 warm-up runs (hyperfine), shared machine.
 set -eu
 b=$1
 bin=$b/gpt2-embed
@@ -12,18 +13,19 @@ tmp=$b/tmp
 mkdir -p "$tmp"
 full=$tmp/bench-full-gpt2.safetensors
 [ -f "$full" ] || "$b/mkfixture" "$full" --shape gpt2 --sparse --full-layout >/dev/null
-median() {  # hyperfine JSON -> median in ms
-  /usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.2f" % (r["median"]*1000))' "$1"
-}
-run() {  # name, target ms, command...
-  local name=$1 target=$2; shift 2
-  hyperfine -N --warmup 5 --runs 41 --export-json "$tmp/hf.json" "$*" >/dev/null 2>&1
-  local m; m=$(median "$tmp/hf.json")
-  local verdict; verdict=$(awk -v m="$m" -v t="$target" 'BEGIN { print (m <= t) ? "MET" : "MISSED" }')
-  echo "$name: median $m ms over 41 runs (target <= $target ms) $verdict"
-}
-run "cold start, embed 'Hello world', 548 MB full-shape file" 10 "$bin --weights $full 'Hello world'"
-run "peer in the same run: /bin/true" 10 "/bin/true"
+# The main job next to /bin/true in one hyperfine run (-N: no shell), so both see the same
+# machine: issue #14's target is <= 3x /bin/true (issue #4's was <= 10 ms).
+hyperfine -N --warmup 20 --runs 300 --export-json "$tmp/hf.json" "/bin/true" \
+  "$bin --weights $full 'Hello world'" >/dev/null 2>&1
+/usr/bin/python3 - "$tmp/hf.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+t, m = r[0]["median"], r[1]["median"]
+print(f"cold start, embed 'Hello world', 548 MB full-shape file: median {m * 1e3:.2f} ms over "
+      f"{len(r[1]['times'])} runs (target <= 10 ms) {'MET' if m <= 0.010 else 'MISSED'}")
+print(f"  /bin/true in the same run: {t * 1e3:.2f} ms; ratio {m / t:.2f}x "
+      f"(target <= 3x) {'MET' if m <= 3 * t else 'NOT MET'}")
+PY
 words=$tmp/words1024.txt
 /usr/bin/python3 -c "import sys; sys.stdout.write('word' + ' word' * 1023)" > "$words"
 base=$(/usr/bin/time -f %M "$bin" --weights "$full" "x" --format npy -o "$tmp/one.npy" 2>&1 >/dev/null | tail -1)
