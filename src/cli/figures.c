@@ -30,7 +30,7 @@ int fig_write(int rc, render_png *png, const g2e_err *err, const char *path)
     return rc;
 }
 
-static void fallback_note(double percentile, double q)
+void fig_fallback_note(double percentile, double q)
 {
     cli_note("the %g-th percentile of |x| is 0; using the largest finite |x| (%g) instead",
              percentile, q);
@@ -46,7 +46,7 @@ double fig_abs_percentile(const float *x, size_t n, double percentile)
         return -1;
     }
     if (fell_back)
-        fallback_note(percentile, q);
+        fig_fallback_note(percentile, q);
     return q;
 }
 
@@ -58,20 +58,4 @@ int fig_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double
         return -1;
     }
     return 0;
-}
-
-int fig_wpe_heatmap(const g2e_model *m, double percentile, render_cmap cmap, const char *path,
-                    int width, int height, double *q_out)
-{
-    render_png png;
-    g2e_err err;
-    double q;
-    int fell_back = 0;
-    int rc = fig_wpe_heatmap_png(m, percentile, cmap, width, height, &q, &fell_back, &png, &err);
-    if (rc == 0 && fell_back)
-        fallback_note(percentile, q);
-    rc = fig_write(rc, &png, &err, path);
-    if (rc == 0 && q_out)
-        *q_out = q;
-    return rc;
 }

@@ -28,10 +28,8 @@ double fig_abs_percentile(const float *x, size_t n, double percentile);
  * max_d + 1 values. */
 int fig_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double *out);
 
-/* fig.h's fig_wpe_heatmap_png, written to path; prints the note when the percentile fell
- * back to the largest |x|. */
-int fig_wpe_heatmap(const g2e_model *m, double percentile, render_cmap cmap, const char *path,
-                    int width, int height, double *q_out);
+/* The note when sim_abs_percentile fell back to the largest |x| (percentile, q). */
+void fig_fallback_note(double percentile, double q);
 
 /* The figures of fig.h drawn and written to path (same arguments, same contracts). */
 #define FIG_WRITE(path, call)                                 \
@@ -39,15 +37,10 @@ int fig_wpe_heatmap(const g2e_model *m, double percentile, render_cmap cmap, con
     g2e_err err_;                                             \
     return fig_write(call, &png_, &err_, path)
 
-static inline int fig_pe_heatmap_cmap(size_t len, size_t dim, double base, render_cmap cmap,
-                                      const char *path, int width, int height)
-{
-    FIG_WRITE(path, fig_pe_png(len, dim, base, cmap, width, height, &png_, &err_));
-}
 static inline int fig_pe_heatmap(size_t len, size_t dim, double base, const char *path,
                                  int width, int height)
 {
-    return fig_pe_heatmap_cmap(len, dim, base, RENDER_CMAP_COOLWARM, path, width, height);
+    FIG_WRITE(path, fig_pe_png(len, dim, base, RENDER_CMAP_COOLWARM, width, height, &png_, &err_));
 }
 static inline int fig_dot_curve(uint64_t from, uint64_t to, size_t dim, double base,
                                 const char *path, int width, int height)
@@ -70,20 +63,4 @@ static inline int fig_by_distance(size_t len, size_t dim, double base, size_t ma
     return fig_by_distance_curves(len, dim, base, max_d, NULL, learned, learned_name, path,
                                   width, height);
 }
-static inline int fig_rotation(size_t len, size_t dim, size_t pair, double base,
-                               render_cmap cmap, const char *path, int width, int height)
-{
-    FIG_WRITE(path, fig_rotation_png(len, dim, pair, base, cmap, width, height, &png_, &err_));
-}
-static inline int fig_wpe_cosine(const g2e_model *m, render_cmap cmap, const char *path,
-                                 int width, int height)
-{
-    FIG_WRITE(path, fig_wpe_cosine_png(m, cmap, width, height, &png_, &err_));
-}
-static inline int fig_wpe_by_distance(const g2e_model *m, size_t len, size_t max_d, double base,
-                                      const char *path, int width, int height)
-{
-    FIG_WRITE(path, fig_wpe_by_distance_png(m, len, max_d, base, width, height, &png_, &err_));
-}
-
 #endif
