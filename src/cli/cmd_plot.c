@@ -90,51 +90,10 @@ static const opt_def BYD_OPTS[] = {
 
 /* A figure's drawing: its checks (-1: a usage error, printed), then its recipe (fig.h) with
  * the PNG in *png, or the recipe's status and message in *e. m: the weights, if it needs them. */
-#define DRAW(name) static int name(const opt_cmd *c, const fig_opts *o, const opt_parsed *p, \
-                                   const g2e_model *m, render_png *png, g2e_err *e)
-DRAW(draw_pe);
-DRAW(draw_dot_curve);
-DRAW(draw_rotation);
-DRAW(draw_wpe);
-DRAW(draw_cosine);
-DRAW(draw_by_distance);
-
-typedef struct figure {
-    opt_cmd cmd;
-    int (*draw)(const opt_cmd *c, const fig_opts *o, const opt_parsed *p, const g2e_model *m,
-                render_png *png, g2e_err *e);
-    int weights;                   /* 1: drawn from GPT-2's weights (found as load.h does) */
-} figure;
-
-#define FIG(fig_name, table, text, example) \
-    {.name = "plot " fig_name, .synopsis = N_("[OPTIONS] [-o FILE.png]"), .purpose = text, \
-     .examples = example, .opts = table, .min_pos = 0, .max_pos = 0}
-
-static const figure FIGURES[] = {
-    {FIG("pe", PE_OPTS, N_("\nThe sinusoidal PE heatmap as the article draws it: x = position, y = dimension\n"
-                           "(0 at the bottom), colours fixed to [-1, 1], a labelled colour bar."),
-         N_("  gpt2-embed plot pe -o pe.png\n  gpt2-embed plot pe --len 50 --dim 64 --cmap rdbu -o pe.png\n")),
-     draw_pe, 0},
-    {FIG("dot-curve", DOT_OPTS, N_("\nPE(0)\xC2\xB7PE(pos) for pos = P..Q as a line chart."),
-         N_("  gpt2-embed plot dot-curve --dim 128 --to 200 -o dot.png\n")),
-     draw_dot_curve, 0},
-    {FIG("rotation", ROT_OPTS, N_("\nOne pair (2I, 2I+1) of the sinusoidal PE as position grows: points on the unit\n"
-                                  "circle coloured by position, each step turned by the same angle."),
-         N_("  gpt2-embed plot rotation --pair 3 --len 60 -o rot.png\n")),
-     draw_rotation, 0},
-    {FIG("wpe", WPE_OPTS, N_("\nGPT-2's learned wpe: x = position, y = dimension (0 at the bottom), colours\n"
-                             "\xC2\xB1 the P-th percentile of |wpe|, stated on the colour bar."),
-         N_("  gpt2-embed plot wpe -o wpe.png\n")),
-     draw_wpe, 1},
-    {FIG("cosine", COS_OPTS, N_("\nThe cosine similarity of every pair of wpe rows (n_ctx x n_ctx), colours [-1, 1]."),
-         N_("  gpt2-embed plot cosine -o cos.png\n")),
-     draw_cosine, 1},
-    {FIG("by-distance", BYD_OPTS, N_("\nThe mean cosine of positions d apart, d = 0..M, for the learned wpe and the\n"
-                                     "sinusoidal PE of the same width, on one chart."),
-         N_("  gpt2-embed plot by-distance --len 512 -o bd.png\n")),
-     draw_by_distance, 1},
-};
-#define N_FIGURES (sizeof FIGURES / sizeof FIGURES[0])
+#define UNUSED __attribute__((unused))
+#define DRAW(name) static int name(UNUSED const opt_cmd *c, const fig_opts *o,                   \
+                                   UNUSED const opt_parsed *p, UNUSED const g2e_model *m,        \
+                                   render_png *png, g2e_err *e)
 
 /* -1 (printed) when D or the base is not a sinusoidal PE's */
 static int check_base(const opt_cmd *c, size_t dim, double base)
@@ -149,16 +108,11 @@ static int check_base(const opt_cmd *c, size_t dim, double base)
 
 DRAW(draw_pe)
 {
-    (void)p, (void)m;
-    return check_base(c, (size_t)o->dim, o->base) ? -1
-         : fig_pe_png((size_t)o->len, (size_t)o->dim, o->base, (render_cmap)o->cmap, W_H, png, e);
+    return fig_pe_png((size_t)o->len, (size_t)o->dim, o->base, (render_cmap)o->cmap, W_H, png, e);
 }
 
 DRAW(draw_dot_curve)
 {
-    (void)p, (void)m;
-    if (check_base(c, (size_t)o->dim, o->base))
-        return -1;
     if (o->from > o->to)
         return opt_usage_error(c, "--from %lld is after --to %lld", (long long)o->from,
                                (long long)o->to), -1;
@@ -168,9 +122,6 @@ DRAW(draw_dot_curve)
 
 DRAW(draw_rotation)
 {
-    (void)p, (void)m;
-    if (check_base(c, (size_t)o->dim, o->base))
-        return -1;
     if (o->pair >= o->dim / 2) {
         char given[24];
         snprintf(given, sizeof given, "%lld", (long long)o->pair);
@@ -183,7 +134,6 @@ DRAW(draw_rotation)
 
 DRAW(draw_wpe)
 {
-    (void)p;
     if (!(o->percentile > 0))
         return opt_usage_error(c, "--percentile must be in (0, 100], got %g", o->percentile), -1;
     double q;
@@ -196,14 +146,11 @@ DRAW(draw_wpe)
 
 DRAW(draw_cosine)
 {
-    (void)c, (void)p;
     return fig_wpe_cosine_png(m, (render_cmap)o->cmap, W_H, png, e);
 }
 
 DRAW(draw_by_distance)
 {
-    if (check_base(c, 2, o->base))
-        return -1;
     size_t len = opt_given(c, p, "--len") ? (size_t)o->len : m->n_ctx;
     size_t max_d = opt_given(c, p, "--max-distance") ? (size_t)o->max_d : len - 1;
     if (len > m->n_ctx)
@@ -215,6 +162,44 @@ DRAW(draw_by_distance)
     return fig_wpe_by_distance_png(m, len, max_d, o->base, W_H, png, e);
 }
 
+typedef struct figure {
+    opt_cmd cmd;
+    int (*draw)(const opt_cmd *c, const fig_opts *o, const opt_parsed *p, const g2e_model *m,
+                render_png *png, g2e_err *e);
+    int weights;                   /* 1: drawn from GPT-2's weights (found as load.h does) */
+    int sinusoid;                  /* 1: --base (and --dim, without weights) checked first */
+} figure;
+
+#define FIG(fig_name, table, text, example) \
+    {.name = "plot " fig_name, .synopsis = N_("[OPTIONS] [-o FILE.png]"), .purpose = text, \
+     .examples = example, .opts = table, .min_pos = 0, .max_pos = 0}
+
+static const figure FIGURES[] = {
+    {FIG("pe", PE_OPTS, N_("\nThe sinusoidal PE heatmap as the article draws it: x = position, y = dimension\n"
+                           "(0 at the bottom), colours fixed to [-1, 1], a labelled colour bar."),
+         N_("  gpt2-embed plot pe -o pe.png\n  gpt2-embed plot pe --len 50 --dim 64 --cmap rdbu -o pe.png\n")),
+     draw_pe, 0, 1},
+    {FIG("dot-curve", DOT_OPTS, N_("\nPE(0)\xC2\xB7PE(pos) for pos = P..Q as a line chart."),
+         N_("  gpt2-embed plot dot-curve --dim 128 --to 200 -o dot.png\n")),
+     draw_dot_curve, 0, 1},
+    {FIG("rotation", ROT_OPTS, N_("\nOne pair (2I, 2I+1) of the sinusoidal PE as position grows: points on the unit\n"
+                                  "circle coloured by position, each step turned by the same angle."),
+         N_("  gpt2-embed plot rotation --pair 3 --len 60 -o rot.png\n")),
+     draw_rotation, 0, 1},
+    {FIG("wpe", WPE_OPTS, N_("\nGPT-2's learned wpe: x = position, y = dimension (0 at the bottom), colours\n"
+                             "\xC2\xB1 the P-th percentile of |wpe|, stated on the colour bar."),
+         N_("  gpt2-embed plot wpe -o wpe.png\n")),
+     draw_wpe, 1, 0},
+    {FIG("cosine", COS_OPTS, N_("\nThe cosine similarity of every pair of wpe rows (n_ctx x n_ctx), colours [-1, 1]."),
+         N_("  gpt2-embed plot cosine -o cos.png\n")),
+     draw_cosine, 1, 0},
+    {FIG("by-distance", BYD_OPTS, N_("\nThe mean cosine of positions d apart, d = 0..M, for the learned wpe and the\n"
+                                     "sinusoidal PE of the same width, on one chart."),
+         N_("  gpt2-embed plot by-distance --len 512 -o bd.png\n")),
+     draw_by_distance, 1, 1},
+};
+#define N_FIGURES (sizeof FIGURES / sizeof FIGURES[0])
+
 /* Parses the figure's options, finds the weights if it needs them, draws and writes. */
 static int run(const figure *fig, int argc, char **argv)
 {
@@ -225,7 +210,9 @@ static int run(const figure *fig, int argc, char **argv)
     g2e_err e;
     int r = opt_parse(&fig->cmd, argc, argv, &o, &p), rc = r < 0 ? EXIT_USAGE : EXIT_OK;
     if (r == 0) {   /* (r > 0: --help was printed) */
-        if (fig->weights && load_model_lo(&o.lo, &m, NULL))
+        if (fig->sinusoid && check_base(&fig->cmd, fig->weights ? 2 : (size_t)o.dim, o.base))
+            rc = EXIT_USAGE;
+        else if (fig->weights && load_model_lo(&o.lo, &m, NULL))
             rc = EXIT_ERR;
         else if ((r = fig->draw(&fig->cmd, &o, &p, m, &png, &e)) < 0)
             rc = EXIT_USAGE;

@@ -62,20 +62,6 @@ static int ends_with_html(const char *p)
            (n > 4 && strcasecmp(p + n - 4, ".htm") == 0);
 }
 
-/* The text of --text-en / --text-ja (caller frees; cli_read_file: regular files only, "-"
- * is stdin), or a copy of the built-in one. */
-static char *load_text(const char *path, const char *builtin, size_t *len)
-{
-    if (!path) {
-        *len = strlen(builtin);
-        char *s = strdup(builtin);
-        if (!s)
-            cli_error("out of memory");
-        return s;
-    }
-    return cli_read_file(path, "text file", len);
-}
-
 /* -o DIR: made if missing, and it must be a directory. */
 static int make_dir(const char *out)
 {
@@ -148,21 +134,25 @@ int cmd_report(int argc, char **argv)
     int rc = EXIT_ERR;
     g2e_model *m = NULL;
     tok_tokenizer *tok = NULL;
-    char *path = NULL, *text[2] = {NULL, NULL}, *index = NULL;
+    char *path = NULL, *own[2] = {NULL, NULL}, *index = NULL;
+    const char *file[2] = {o.text_en, o.text_ja};
     report_in in = {.embed = ends_with_html(o.out), .save = save_figure, .say = say,
-                    .ctx = (void *)o.out,
+                    .ctx = (void *)o.out, .text = {report_builtin_en, report_builtin_ja},
+                    .len = {strlen(report_builtin_en), strlen(report_builtin_ja)},
                     .name = {o.text_en ? o.text_en : "built-in English paragraph",
                              o.text_ja ? o.text_ja : "built-in Japanese paragraph"}};
-    if (load_model(o.lo.weights, o.lo.model, &m, &path) || load_tokenizer(o.lo.tokenizer, &tok) ||
-        !(text[0] = load_text(o.text_en, report_builtin_en, &in.len[0])) ||
-        !(text[1] = load_text(o.text_ja, report_builtin_ja, &in.len[1])) ||
-        (!in.embed && (make_dir(o.out) || !(index = in_dir(o.out, "index.html")))))
+    if (load_model(o.lo.weights, o.lo.model, &m, &path) || load_tokenizer(o.lo.tokenizer, &tok))
         goto done;
-    in.m = m, in.tok = tok, in.weights = path, in.text[0] = text[0], in.text[1] = text[1];
+    for (int i = 0; i < 2; i++)   /* cli_read_file: regular files only, "-" is stdin */
+        if (file[i] && !(in.text[i] = own[i] = cli_read_file(file[i], "text file", &in.len[i])))
+            goto done;
+    if (!in.embed && (make_dir(o.out) || !(index = in_dir(o.out, "index.html"))))
+        goto done;
+    in.m = m, in.tok = tok, in.weights = path;
     if (write_page(in.embed ? o.out : index, &in) == 0)
         rc = EXIT_OK;
 done:
-    free(text[0]), free(text[1]), free(index), free(path);
+    free(own[0]), free(own[1]), free(index), free(path);
     tok_close(tok);
     model_close(m);
     return rc;

@@ -38,21 +38,11 @@ int study_buf_close(study_buf *b, char **out)
     return 0;
 }
 
-int study_wpe_norms(const g2e_model *m, study_norms *out)
+int study_said(int rc, const g2e_err *e)
 {
-    g2e_err e;
-    if (pcasrc_wpe_norms(m, out, &e) == 0)
+    if (rc == 0)
         return 0;
-    cli_error("%s", e.msg);
-    return -1;
-}
-
-int study_pca(const study_pca_src *s, size_t k, pca_result *r, double **row_id)
-{
-    g2e_err e;
-    if (pcasrc_pca(s, k, r, row_id, &e) == 0)
-        return 0;
-    cli_error("%s", e.msg);
+    cli_error("%s", e->msg);
     return -1;
 }
 

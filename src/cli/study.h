@@ -21,9 +21,19 @@ enum { STUDY_OF_WPE = PCASRC_WPE, STUDY_OF_WTE = PCASRC_WTE, STUDY_OF_SINUSOIDAL
 #define study_schemes interp_schemes
 #define STUDY_N_SCHEME_ROWS INTERP_N_SCHEME_ROWS
 
+/* rc of a library call: 0, or -1 after printing e's message. */
+int study_said(int rc, const g2e_err *e);
 /* pcasrc_wpe_norms and pcasrc_pca, printing their error. */
-int study_wpe_norms(const g2e_model *m, study_norms *out);
-int study_pca(const study_pca_src *s, size_t k, pca_result *r, double **row_id);
+static inline int study_wpe_norms(const g2e_model *m, study_norms *out)
+{
+    g2e_err e;
+    return study_said(pcasrc_wpe_norms(m, out, &e), &e);
+}
+static inline int study_pca(const study_pca_src *s, size_t k, pca_result *r, double **row_id)
+{
+    g2e_err e;
+    return study_said(pcasrc_pca(s, k, r, row_id, &e), &e);
+}
 
 /* The summary as JSON members (each followed by ", ") and as lines for the table. */
 int study_norms_text(const study_norms *sn, const char *path, char **pre_json, char **pre_table);
