@@ -4,20 +4,14 @@
 
 #include "sinusoid.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 
 int sin_matrix_f32(size_t len, size_t dim, double base, float *out, g2e_err *err)
 {
-    int rc = sin_check_params(dim, base, err);
-    if (rc)
-        return rc;
     if (len == 0)
         return g2e_fail(err, SIN_E_LEN, "the length N must be positive");
-    if (len > SIZE_MAX / dim)
-        return g2e_fail(err, SIN_E_SIZE, "a %zu x %zu matrix does not fit in memory", len, dim);
-    sin_table tab;
-    rc = sin_table_init(&tab, dim, base, err);
+    sin_table tab;   /* checks D and the base */
+    int rc = sin_table_init(&tab, dim, base, err);
     for (size_t p = 0; p < len && rc == 0; p++)
         rc = sin_table_row_f32(&tab, p, out + p * dim, err);
     sin_table_free(&tab);

@@ -12,8 +12,7 @@
 #include "err.h"
 
 /* PE(pos, ·) for pos = 0 .. len-1 into out[len * dim] (caller's), float32, row-major.
- * SIN_E_DIM / SIN_E_BASE (sin_check_params), SIN_E_LEN if len == 0, SIN_E_SIZE if len*dim
- * overflows, G2E_ENOMEM. */
+ * SIN_E_DIM / SIN_E_BASE (sin_check_params), SIN_E_LEN if len == 0, G2E_ENOMEM. */
 int sin_matrix_f32(size_t len, size_t dim, double base, float *out, g2e_err *err);
 
 /* The pair (2i, 2i+1), i = pair < dim/2, for pos = 0 .. len-1: x[pos] = PE(pos, 2i+1) =

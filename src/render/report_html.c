@@ -24,14 +24,21 @@ void rp_esc(report_page *r, const char *s)
     }
 }
 
-void rp_put(report_page *r, const char *fmt, ...)
+/* fmt formatted (at most 2 kB) and escaped into the page */
+static void vput(report_page *r, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static void vput(report_page *r, const char *fmt, va_list ap)
 {
     char buf[2048];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    rp_esc(r, buf);
+}
+
+void rp_put(report_page *r, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    vput(r, fmt, ap);
     va_end(ap);
-    rp_esc(r, buf);
 }
 
 void rp_section(report_page *r, const char *id, const char *title)
@@ -41,34 +48,37 @@ void rp_section(report_page *r, const char *id, const char *title)
     fputs("</h2>\n", r->f);
 }
 
-void rp_para(report_page *r, const char *cls, const char *text)
+static void p_open(report_page *r, const char *cls)
 {
     fprintf(r->f, "<p%s%s%s>", cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
+}
+
+void rp_para(report_page *r, const char *cls, const char *text)
+{
+    p_open(r, cls);
     rp_esc(r, text);
     fputs("</p>\n", r->f);
 }
 
 void rp_paraf(report_page *r, const char *cls, const char *fmt, ...)
 {
-    char buf[2048];
     va_list ap;
+    p_open(r, cls);
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    vput(r, fmt, ap);
     va_end(ap);
-    rp_para(r, cls, buf);
+    fputs("</p>\n", r->f);
 }
 
 void rp_row(report_page *r, const char *key, const char *fmt, ...)
 {
-    char buf[1024];
     va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     fputs("<tr><th>", r->f);
     rp_esc(r, key);
     fputs("</th><td>", r->f);
-    rp_esc(r, buf);
+    va_start(ap, fmt);
+    vput(r, fmt, ap);
+    va_end(ap);
     fputs("</td></tr>\n", r->f);
 }
 
