@@ -76,27 +76,31 @@ LDLIBS   = $(LIB_LIBS)
 PROG_LIBS = $(eval PROG_LIBS := $(call pkg,--libs,libcjson) -Wl,-Bstatic $(call pkg,--libs,nettle libutf8proc) -Wl,-Bdynamic -lm)$(PROG_LIBS)
 
 LIB_SRC   := $(sort $(wildcard src/lib/*.c))
-POT_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*.h src/cli/*.def src/lib/*.c src/render/*.c))
+POT_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*.h src/cli/*.def src/lib/*.c src/render/*.c src/render/*.h))
 POT       := $(B)/po/gpt2-embed.pot
 MO        := $(patsubst po/%.po,$(B)/locale/%/LC_MESSAGES/gpt2-embed.mo,$(wildcard po/*.po))
 XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --add-comments=TRANSLATORS: --sort-by-file \
     --package-name=gpt2-embed --package-version=$(VERSION) --no-wrap \
     --keyword=_ --keyword=N_ --keyword=cli_error --keyword=cli_note --keyword=g2e_fail:3 \
-    --keyword=opt_usage_error:2 --keyword=report:2 --keyword=CMD:3 --keyword=g2e_tr \
+    --keyword=opt_usage_error:2 --keyword=report:2 --keyword=CMD:3 --keyword=g2e_tr --keyword=rp_say:2 \
     --flag=cli_error:1:c-format --flag=cli_note:1:c-format --flag=g2e_fail:3:c-format \
-    --flag=opt_usage_error:2:c-format --flag=report:2:c-format
+    --flag=opt_usage_error:2:c-format --flag=report:2:c-format --flag=rp_say:2:c-format
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TSUP_SRC  := $(sort $(filter-out tests/test_%.c,$(wildcard tests/*.c)))
 BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
 FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-# src/render/render_load.c is the program's side (dlopen, no cairo); the rest of src/render
-# is gpt2-embed-render.so.
-RENDER_SRC := $(filter-out src/render/render_load.c,$(sort $(wildcard src/render/*.c)))
+# The rendering wing has two halves. Its program side links no cairo and goes into the
+# program: render_load.c (dlopen of the drawing object), the figure recipes fig*.c (numbers
+# from the library composed into charts), the report's page report*.c and interpret.c (the
+# sentences chosen from the numbers). The rest of src/render draws: gpt2-embed-render.so.
+RENDER_PROG_SRC := $(sort src/render/render_load.c src/render/interpret.c \
+                   $(wildcard src/render/fig*.c src/render/report*.c))
+RENDER_SRC := $(filter-out $(RENDER_PROG_SRC),$(sort $(wildcard src/render/*.c)))
 
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
-CLI_OBJ   := $(filter-out $(B)/src/cli/main.o,$(CLI_SRC:%.c=$(B)/%.o)) $(B)/src/render/render_load.o
+CLI_OBJ   := $(filter-out $(B)/src/cli/main.o,$(CLI_SRC:%.c=$(B)/%.o)) $(RENDER_PROG_SRC:%.c=$(B)/%.o)
 RENDER_OBJ := $(RENDER_SRC:%.c=$(B)/%.o)
 RENDER_SO := $(B)/gpt2-embed-render.so
 TSUP_OBJ  := $(filter-out $(B)/tests/pngcheck.o,$(TSUP_SRC:%.c=$(B)/%.o))

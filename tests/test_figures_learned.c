@@ -54,6 +54,29 @@ static int count_colour(const png *p, const double want[3])
     return n;
 }
 
+/* The recipes of fig.h written to path as the commands write them (figures.h's fig_write:
+ * -1 with the message printed when the recipe fails). */
+static int wpe_cosine(const g2e_model *m, render_cmap cmap, const char *path)
+{
+    render_png p;
+    g2e_err e;
+    return fig_write(fig_wpe_cosine_png(m, cmap, 0, 0, &p, &e), &p, &e, path);
+}
+
+static int wpe_heatmap(const g2e_model *m, double pct, render_cmap cmap, const char *path, double *q)
+{
+    render_png p;
+    g2e_err e;
+    return fig_write(fig_wpe_heatmap_png(m, pct, cmap, 0, 0, q, NULL, &p, &e), &p, &e, path);
+}
+
+static int wpe_by_distance(const g2e_model *m, size_t len, size_t max_d, const char *path)
+{
+    render_png p;
+    g2e_err e;
+    return fig_write(fig_wpe_by_distance_png(m, len, max_d, 10000.0, 0, 0, &p, &e), &p, &e, path);
+}
+
 /* ---- fixtures and naive references ---- */
 
 /* Every row written, F32, n_vocab 32: n_ctx x n_embd as given. */
@@ -136,7 +159,7 @@ Test(figures_learned, cosine_matrix_cells_diagonal_and_bar)
     char *w = write_fixture(&o, dir, "m.safetensors");
     g2e_model *m = open_path(w);
     char *path = path_join(dir, "cosine.png");
-    cr_assert_eq(fig_wpe_cosine(m, RENDER_CMAP_RDBU, path, 0, 0), 0);
+    cr_assert_eq(wpe_cosine(m, RENDER_CMAP_RDBU, path), 0);
     png p = pngcheck_load(path);
     float dummy = 0;
     render_heatmap h = {.z = &dummy, .nx = C, .ny = C, .vmin = -1, .vmax = 1, .width = p.w,
@@ -196,7 +219,7 @@ Test(figures_learned, wpe_heatmap_range_is_the_percentile_and_cells_match)
         snprintf(name, sizeof name, "wpe-p%g.png", pct[k]);
         char *path = path_join(dir, name);
         double q = 0;
-        cr_assert_eq(fig_wpe_heatmap(m, pct[k], RENDER_CMAP_RDBU, path, 0, 0, &q), 0);
+        cr_assert_eq(wpe_heatmap(m, pct[k], RENDER_CMAP_RDBU, path, &q), 0);
         cr_expect_eq(q, q_want, "p%g: %.9g vs %.9g", pct[k], q, q_want);
         png p = pngcheck_load(path);
         float dummy = 0;
@@ -227,8 +250,8 @@ Test(figures_learned, wpe_heatmap_range_is_the_percentile_and_cells_match)
         free(path);
     }
     /* the percentile must be in (0, 100] */
-    cr_expect_eq(fig_wpe_heatmap(m, 0.0, RENDER_CMAP_RDBU, "/nonexistent.png", 0, 0, NULL), -1, "percentile 0");
-    cr_expect_eq(fig_wpe_heatmap(m, 100.5, RENDER_CMAP_RDBU, "/nonexistent.png", 0, 0, NULL), -1, "above 100");
+    cr_expect_eq(wpe_heatmap(m, 0.0, RENDER_CMAP_RDBU, "/nonexistent.png", NULL), -1, "percentile 0");
+    cr_expect_eq(wpe_heatmap(m, 100.5, RENDER_CMAP_RDBU, "/nonexistent.png", NULL), -1, "above 100");
     free(a);
     model_close(m);
     free(w), free(dir);
@@ -535,7 +558,7 @@ Test(figures_learned, full_gpt2_shapes, .timeout = 120)
     char *w = write_fixture(&o, dir, "m.safetensors");
     g2e_model *m = open_path(w);
     char *cos_png = path_join(dir, "cosine-1024.png");
-    cr_assert_eq(fig_wpe_cosine(m, RENDER_CMAP_RDBU, cos_png, 0, 0), 0);
+    cr_assert_eq(wpe_cosine(m, RENDER_CMAP_RDBU, cos_png), 0);
     png p = pngcheck_load(cos_png);
     float dummy = 0;
     render_heatmap h = {.z = &dummy, .nx = 1024, .ny = 1024, .vmin = -1, .vmax = 1,
@@ -560,7 +583,7 @@ Test(figures_learned, full_gpt2_shapes, .timeout = 120)
 
     char *wpe_png = path_join(dir, "wpe-1024x768.png");
     double q = 0;
-    cr_assert_eq(fig_wpe_heatmap(m, 99.0, RENDER_CMAP_RDBU, wpe_png, 0, 0, &q), 0);
+    cr_assert_eq(wpe_heatmap(m, 99.0, RENDER_CMAP_RDBU, wpe_png, &q), 0);
     p = pngcheck_load(wpe_png);
     h.nx = 1024, h.ny = 768, h.width = 0, h.height = 0;
     cr_assert_eq(render_heatmap_layout(&h, &L, NULL), 0);
@@ -575,7 +598,7 @@ Test(figures_learned, full_gpt2_shapes, .timeout = 120)
     cairo_surface_destroy(p.s);
 
     char *bd_png = path_join(dir, "by-distance-1024.png");
-    cr_assert_eq(fig_wpe_by_distance(m, 1024, 1023, 10000.0, bd_png, 0, 0), 0);
+    cr_assert_eq(wpe_by_distance(m, 1024, 1023, bd_png), 0);
     p = pngcheck_load(bd_png);
     cr_expect(p.w == 960 && p.h == 600);
     cairo_surface_destroy(p.s);

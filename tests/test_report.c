@@ -253,3 +253,28 @@ Test(report, errors)
     free(wk), free(fifo), free(html);
     free(kept), free(file), free(dir), free(w);
 }
+
+/* --lang ja translates the page's own text (report_text.h is in the catalogue), the numbers
+ * stay the same. */
+Test(report, japanese_page, .timeout = 120)
+{
+    char *w = report_fixture("report-ja-w"), *dir = test_tmpdir("report-ja");
+    char *en = path_join(dir, "en.html"), *ja = path_join(dir, "ja.html");
+    run_result r = run_g2e("--lang", "ja", "report", "-o", ja, "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_g2e("report", "-o", en, "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    size_t len;
+    char *h = read_file(ja, &len), *e = read_file(en, &len);
+    cr_expect(strstr(h, "<html lang=\"ja\">") && strstr(e, "<html lang=\"en\">"));
+    cr_expect(!strstr(h, "GPT-2's embedding stage on these weights"), "the title is translated");
+    cr_expect(!strstr(h, "Contents</b>"), "the contents line is translated");
+    const char *k = strstr(e, "<th>cos(wpe[0], wpe[1])</th><td>");
+    cr_assert(k);
+    char num[64];
+    cr_assert(sscanf(k + strlen("<th>cos(wpe[0], wpe[1])</th><td>"), "%63[^<]", num) == 1);
+    cr_expect(strstr(h, num), "the same cosine %s on the Japanese page", num);
+    free(h), free(e), free(en), free(ja), free(dir), free(w);
+}

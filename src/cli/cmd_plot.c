@@ -5,7 +5,7 @@
  * declared option table (opt.h), so that it takes exactly its options and its --help is
  * generated; the options all figures share (-o, --width, --height: the limits are
  * render.h's, in one place) are one macro of rows. A figure is one row here, one table and
- * a function in figures.c. The figures from GPT-2's weights (wpe, cosine, by-distance)
+ * a recipe in the rendering wing (fig.h). The figures from GPT-2's weights (wpe, cosine, by-distance)
  * find them as every command does (load.h).
  *
  * Deliberately left out: several figures in one call, figures of other tensors.
@@ -88,16 +88,86 @@ static const opt_def BYD_OPTS[] = {
     ROW_BASE, ROW_OUT, OPT_END,
 };
 
-static int draw_pe(const opt_cmd *c, const fig_opts *o, const opt_parsed *p);
-static int draw_dot_curve(const opt_cmd *c, const fig_opts *o, const opt_parsed *p);
-static int draw_rotation(const opt_cmd *c, const fig_opts *o, const opt_parsed *p);
-static int draw_wpe(const opt_cmd *c, const fig_opts *o, const opt_parsed *p);
-static int draw_cosine(const opt_cmd *c, const fig_opts *o, const opt_parsed *p);
-static int draw_by_distance(const opt_cmd *c, const fig_opts *o, const opt_parsed *p);
+/* A figure's drawing: its checks (-1: a usage error, printed), then its recipe (fig.h) with
+ * the PNG in *png, or the recipe's status and message in *e. m: the weights, if it needs them. */
+#define UNUSED __attribute__((unused))
+#define DRAW(name) static int name(UNUSED const opt_cmd *c, const fig_opts *o,                   \
+                                   UNUSED const opt_parsed *p, UNUSED const g2e_model *m,        \
+                                   render_png *png, g2e_err *e)
+
+/* -1 (printed) when D or the base is not a sinusoidal PE's */
+static int check_base(const opt_cmd *c, size_t dim, double base)
+{
+    g2e_err err;
+    if (sin_check_params(dim, base, &err))
+        return opt_usage_error(c, "%s", err.msg), -1;
+    return 0;
+}
+
+#define W_H (int)o->width, (int)o->height
+
+DRAW(draw_pe)
+{
+    return fig_pe_png((size_t)o->len, (size_t)o->dim, o->base, (render_cmap)o->cmap, W_H, png, e);
+}
+
+DRAW(draw_dot_curve)
+{
+    if (o->from > o->to)
+        return opt_usage_error(c, "--from %lld is after --to %lld", (long long)o->from,
+                               (long long)o->to), -1;
+    return fig_dot_curve_png((uint64_t)o->from, (uint64_t)o->to, (size_t)o->dim, o->base, W_H,
+                             png, e);
+}
+
+DRAW(draw_rotation)
+{
+    if (o->pair >= o->dim / 2) {
+        char given[24];
+        snprintf(given, sizeof given, "%lld", (long long)o->pair);
+        opt_range_error(c, "--pair", 0, o->dim / 2 - 1, given, 1);
+        return -1;
+    }
+    return fig_rotation_png((size_t)o->len, (size_t)o->dim, (size_t)o->pair, o->base,
+                            (render_cmap)o->cmap, W_H, png, e);
+}
+
+DRAW(draw_wpe)
+{
+    if (!(o->percentile > 0))
+        return opt_usage_error(c, "--percentile must be in (0, 100], got %g", o->percentile), -1;
+    double q;
+    int fell_back = 0;
+    int rc = fig_wpe_heatmap_png(m, o->percentile, (render_cmap)o->cmap, W_H, &q, &fell_back, png, e);
+    if (rc == 0 && fell_back)
+        fig_fallback_note(o->percentile, q);
+    return rc;
+}
+
+DRAW(draw_cosine)
+{
+    return fig_wpe_cosine_png(m, (render_cmap)o->cmap, W_H, png, e);
+}
+
+DRAW(draw_by_distance)
+{
+    size_t len = opt_given(c, p, "--len") ? (size_t)o->len : m->n_ctx;
+    size_t max_d = opt_given(c, p, "--max-distance") ? (size_t)o->max_d : len - 1;
+    if (len > m->n_ctx)
+        return opt_usage_error(c, "--len %zu is more than the model's %zu positions", len,
+                               m->n_ctx), -1;
+    if (max_d >= len)
+        return opt_usage_error(c, "--max-distance (%zu) must be less than the length (%zu)",
+                               max_d, len), -1;
+    return fig_wpe_by_distance_png(m, len, max_d, o->base, W_H, png, e);
+}
 
 typedef struct figure {
     opt_cmd cmd;
-    int (*draw)(const opt_cmd *c, const fig_opts *o, const opt_parsed *p);
+    int (*draw)(const opt_cmd *c, const fig_opts *o, const opt_parsed *p, const g2e_model *m,
+                render_png *png, g2e_err *e);
+    int weights;                   /* 1: drawn from GPT-2's weights (found as load.h does) */
+    int sinusoid;                  /* 1: --base (and --dim, without weights) checked first */
 } figure;
 
 #define FIG(fig_name, table, text, example) \
@@ -108,130 +178,49 @@ static const figure FIGURES[] = {
     {FIG("pe", PE_OPTS, N_("\nThe sinusoidal PE heatmap as the article draws it: x = position, y = dimension\n"
                            "(0 at the bottom), colours fixed to [-1, 1], a labelled colour bar."),
          N_("  gpt2-embed plot pe -o pe.png\n  gpt2-embed plot pe --len 50 --dim 64 --cmap rdbu -o pe.png\n")),
-     draw_pe},
+     draw_pe, 0, 1},
     {FIG("dot-curve", DOT_OPTS, N_("\nPE(0)\xC2\xB7PE(pos) for pos = P..Q as a line chart."),
          N_("  gpt2-embed plot dot-curve --dim 128 --to 200 -o dot.png\n")),
-     draw_dot_curve},
+     draw_dot_curve, 0, 1},
     {FIG("rotation", ROT_OPTS, N_("\nOne pair (2I, 2I+1) of the sinusoidal PE as position grows: points on the unit\n"
                                   "circle coloured by position, each step turned by the same angle."),
          N_("  gpt2-embed plot rotation --pair 3 --len 60 -o rot.png\n")),
-     draw_rotation},
+     draw_rotation, 0, 1},
     {FIG("wpe", WPE_OPTS, N_("\nGPT-2's learned wpe: x = position, y = dimension (0 at the bottom), colours\n"
                              "\xC2\xB1 the P-th percentile of |wpe|, stated on the colour bar."),
          N_("  gpt2-embed plot wpe -o wpe.png\n")),
-     draw_wpe},
+     draw_wpe, 1, 0},
     {FIG("cosine", COS_OPTS, N_("\nThe cosine similarity of every pair of wpe rows (n_ctx x n_ctx), colours [-1, 1]."),
          N_("  gpt2-embed plot cosine -o cos.png\n")),
-     draw_cosine},
+     draw_cosine, 1, 0},
     {FIG("by-distance", BYD_OPTS, N_("\nThe mean cosine of positions d apart, d = 0..M, for the learned wpe and the\n"
                                      "sinusoidal PE of the same width, on one chart."),
          N_("  gpt2-embed plot by-distance --len 512 -o bd.png\n")),
-     draw_by_distance},
+     draw_by_distance, 1, 1},
 };
 #define N_FIGURES (sizeof FIGURES / sizeof FIGURES[0])
 
-static int check_base(const opt_cmd *c, size_t dim, double base)
+/* Parses the figure's options, finds the weights if it needs them, draws and writes. */
+static int run(const figure *fig, int argc, char **argv)
 {
-    g2e_err err;
-    g2e_clear(&err);
-    if (sin_check_params(dim, base, &err))
-        return opt_usage_error(c, "%s", err.msg);
-    return 0;
-}
-
-static int status(int rc)
-{
-    return rc ? EXIT_ERR : EXIT_OK;
-}
-
-static int draw_pe(const opt_cmd *c, const fig_opts *o, const opt_parsed *p)
-{
-    (void)p;
-    if (check_base(c, (size_t)o->dim, o->base))
-        return EXIT_USAGE;
-    return status(fig_pe_heatmap_cmap((size_t)o->len, (size_t)o->dim, o->base,
-                                      (render_cmap)o->cmap, o->out, (int)o->width, (int)o->height));
-}
-
-static int draw_dot_curve(const opt_cmd *c, const fig_opts *o, const opt_parsed *p)
-{
-    (void)p;
-    if (check_base(c, (size_t)o->dim, o->base))
-        return EXIT_USAGE;
-    if (o->from > o->to) {
-        opt_usage_error(c, "--from %lld is after --to %lld", (long long)o->from, (long long)o->to);
-        return EXIT_USAGE;
-    }
-    return status(fig_dot_curve((uint64_t)o->from, (uint64_t)o->to, (size_t)o->dim, o->base,
-                                o->out, (int)o->width, (int)o->height));
-}
-
-static int draw_rotation(const opt_cmd *c, const fig_opts *o, const opt_parsed *p)
-{
-    (void)p;
-    if (check_base(c, (size_t)o->dim, o->base))
-        return EXIT_USAGE;
-    if (o->pair >= o->dim / 2) {
-        char given[24];
-        snprintf(given, sizeof given, "%lld", (long long)o->pair);
-        opt_range_error(c, "--pair", 0, o->dim / 2 - 1, given, 1);
-        return EXIT_USAGE;
-    }
-    return status(fig_rotation((size_t)o->len, (size_t)o->dim, (size_t)o->pair, o->base,
-                               (render_cmap)o->cmap, o->out, (int)o->width, (int)o->height));
-}
-
-static g2e_model *open_model(const fig_opts *o)
-{
+    fig_opts o = {.len = 100, .dim = 128, .to = 50, .base = SIN_DEFAULT_BASE, .percentile = 99.0};
+    opt_parsed p = {0};
     g2e_model *m = NULL;
-    return load_model_lo(&o->lo, &m, NULL) ? NULL : m;
-}
-
-static int draw_wpe(const opt_cmd *c, const fig_opts *o, const opt_parsed *p)
-{
-    (void)p;
-    if (!(o->percentile > 0)) {
-        opt_usage_error(c, "--percentile must be in (0, 100], got %g", o->percentile);
-        return EXIT_USAGE;
+    render_png png = {0};
+    g2e_err e;
+    int r = opt_parse(&fig->cmd, argc, argv, &o, &p), rc = r < 0 ? EXIT_USAGE : EXIT_OK;
+    if (r == 0) {   /* (r > 0: --help was printed) */
+        if (fig->sinusoid && check_base(&fig->cmd, fig->weights ? 2 : (size_t)o.dim, o.base))
+            rc = EXIT_USAGE;
+        else if (fig->weights && load_model_lo(&o.lo, &m, NULL))
+            rc = EXIT_ERR;
+        else if ((r = fig->draw(&fig->cmd, &o, &p, m, &png, &e)) < 0)
+            rc = EXIT_USAGE;
+        else
+            rc = fig_write(r, &png, &e, o.out) ? EXIT_ERR : EXIT_OK;
     }
-    g2e_model *m = open_model(o);
-    if (!m)
-        return EXIT_ERR;
-    int rc = fig_wpe_heatmap(m, o->percentile, (render_cmap)o->cmap, o->out, (int)o->width,
-                             (int)o->height, NULL);
     model_close(m);
-    return status(rc);
-}
-
-static int draw_cosine(const opt_cmd *c, const fig_opts *o, const opt_parsed *p)
-{
-    (void)c, (void)p;
-    g2e_model *m = open_model(o);
-    if (!m)
-        return EXIT_ERR;
-    int rc = fig_wpe_cosine(m, (render_cmap)o->cmap, o->out, (int)o->width, (int)o->height);
-    model_close(m);
-    return status(rc);
-}
-
-static int draw_by_distance(const opt_cmd *c, const fig_opts *o, const opt_parsed *p)
-{
-    if (check_base(c, 2, o->base))
-        return EXIT_USAGE;
-    g2e_model *m = open_model(o);
-    if (!m)
-        return EXIT_ERR;
-    int rc = EXIT_USAGE;
-    size_t len = opt_given(c, p, "--len") ? (size_t)o->len : m->n_ctx;
-    size_t max_d = opt_given(c, p, "--max-distance") ? (size_t)o->max_d : len - 1;
-    if (len > m->n_ctx)
-        opt_usage_error(c, "--len %zu is more than the model's %zu positions", len, m->n_ctx);
-    else if (max_d >= len)
-        opt_usage_error(c, "--max-distance (%zu) must be less than the length (%zu)", max_d, len);
-    else
-        rc = status(fig_wpe_by_distance(m, len, max_d, o->base, o->out, (int)o->width,
-                                        (int)o->height));
-    model_close(m);
+    opt_free(&p);
     return rc;
 }
 
@@ -272,10 +261,5 @@ int cmd_plot(int argc, char **argv)
             cli_error("unknown figure '%s' (see 'gpt2-embed plot --help')", argv[1]);
         return EXIT_USAGE;
     }
-    fig_opts o = {.len = 100, .dim = 128, .to = 50, .base = SIN_DEFAULT_BASE, .percentile = 99.0};
-    opt_parsed p = {0};
-    int r = opt_parse(&fig->cmd, argc - 1, argv + 1, &o, &p);
-    int rc = r < 0 ? EXIT_USAGE : r > 0 ? EXIT_OK : fig->draw(&fig->cmd, &o, &p);
-    opt_free(&p);
-    return rc;
+    return run(fig, argc - 1, argv + 1);
 }

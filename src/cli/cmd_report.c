@@ -5,18 +5,8 @@
  *
  * -o DIR writes DIR/index.html and its PNG figures (DIR is made if missing; files of the same
  * names are replaced atomically, nothing else in DIR is touched). -o FILE.html writes one
- * self-contained file: the figures are drawn into a temporary directory and embedded as
- * data: URIs (base64, nettle), then removed. The page loads nothing from the network: no
- * scripts, fonts or styles from elsewhere.
- *
- * Every number comes from the same functions the commands use (exercise, stats, similarity,
- * sinusoidal, pca, rope, count's tokenizer), so the page and the commands agree. A section
- * whose numbers cannot be computed on these weights (e.g. a row of zeros has no cosine) says
- * so in the page and on stderr; the rest of the report is still written.
- *
- * The page's text lives in one place (report_text.h), each string N_()-marked and shown
- * through _(): English, or the language chosen with --lang / the locale once po/ has the
- * translations (until then gettext falls back to the English msgids).
+ * self-contained file, the figures embedded as data: URIs. The page itself is the rendering
+ * wing's (report.h); here: the options, the files, and the messages of failed parts.
  */
 #include "cli.h"
 #include "figures.h"
@@ -24,13 +14,13 @@
 #include "opt.h"
 #include "out.h"
 #include "report.h"
+#include "tokenizer.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 typedef struct report_opts {
     load_opts lo;
@@ -72,48 +62,61 @@ static int ends_with_html(const char *p)
            (n > 4 && strcasecmp(p + n - 4, ".htm") == 0);
 }
 
-/* The text of --text-en / --text-ja (caller frees; cli_read_file: regular files only, "-"
- * is stdin), or a copy of the built-in one. */
-static char *load_text(const char *path, const char *builtin, size_t *len)
+/* -o DIR: made if missing, and it must be a directory. */
+static int make_dir(const char *out)
 {
-    if (!path) {
-        *len = strlen(builtin);
-        char *s = strdup(builtin);
-        if (!s)
-            cli_error("out of memory");
-        return s;
-    }
-    return cli_read_file(path, "text file", len);
-}
-
-/* Where the figures go: DIR itself, or a fresh temporary directory beside FILE.html. */
-static int figure_dir(const char *out, int single, char **dir)
-{
-    if (!single) {
-        if (mkdir(out, 0777) != 0 && errno != EEXIST) {
-            cli_error("cannot create the directory %s: %s", out, strerror(errno));
-            return -1;
-        }
-        struct stat st;
-        if (stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            cli_error("%s exists and is not a directory (give a directory, or a name ending in "
-                      ".html for one self-contained file)", out);
-            return -1;
-        }
-        return (*dir = strdup(out)) ? 0 : (cli_error("out of memory"), -1);
-    }
-    const char *slash = strrchr(out, '/');
-    size_t n = slash ? (size_t)(slash - out) + 1 : 0;
-    *dir = malloc(n + 32);
-    if (!*dir)
-        return cli_error("out of memory"), -1;
-    snprintf(*dir, n + 32, "%.*s.g2e-report-XXXXXX", (int)n, out);
-    if (!mkdtemp(*dir)) {
-        cli_error("cannot create a temporary directory beside %s: %s", out, strerror(errno));
-        free(*dir);
-        *dir = NULL;
+    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+        cli_error("cannot create the directory %s: %s", out, strerror(errno));
         return -1;
     }
+    struct stat st;
+    if (stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        cli_error("%s exists and is not a directory (give a directory, or a name ending in "
+                  ".html for one self-contained file)", out);
+        return -1;
+    }
+    return 0;
+}
+
+/* dir/name into a new string (NULL: printed) */
+static char *in_dir(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
+    else
+        cli_error("out of memory");
+    return p;
+}
+
+/* report_in's save: the figure beside the page, atomically */
+static int save_figure(void *dir, const char *name, const render_png *png)
+{
+    char *p = in_dir(dir, name);
+    int rc = p ? fig_save(png, p) : -1;
+    free(p);
+    return rc;
+}
+
+static void say(void *ctx, const char *msg)
+{
+    (void)ctx;
+    cli_error("%s", msg);
+}
+
+/* The page into path (atomically), the figures as in; 0 or -1 (printed). */
+static int write_page(const char *path, report_in *in)
+{
+    out_file o;
+    if (out_open(&o, path, 0))
+        return -1;
+    int n_failed = report_html(o.f, in);
+    if (out_commit(&o))
+        return -1;
+    if (n_failed)
+        cli_note("report: %d part%s could not be computed for these weights (said on the page)",
+                 n_failed, n_failed == 1 ? "" : "s");
     return 0;
 }
 
@@ -128,24 +131,29 @@ int cmd_report(int argc, char **argv)
     if (!o.out)
         return opt_usage_error(&CMD, "-o DIR or -o FILE.html is required (where the report goes)"),
                EXIT_USAGE;
-    int single = ends_with_html(o.out), rc = EXIT_ERR;
-    report rep = {.single = single};
-    char *path = NULL;
-    if (load_model(o.lo.weights, o.lo.model, &rep.m, &path) ||
-        load_tokenizer(o.lo.tokenizer, &rep.tok))
+    int rc = EXIT_ERR;
+    g2e_model *m = NULL;
+    tok_tokenizer *tok = NULL;
+    char *path = NULL, *own[2] = {NULL, NULL}, *index = NULL;
+    const char *file[2] = {o.text_en, o.text_ja};
+    report_in in = {.embed = ends_with_html(o.out), .save = save_figure, .say = say,
+                    .ctx = (void *)o.out, .text = {report_builtin_en, report_builtin_ja},
+                    .len = {strlen(report_builtin_en), strlen(report_builtin_ja)},
+                    .name = {o.text_en ? o.text_en : "built-in English paragraph",
+                             o.text_ja ? o.text_ja : "built-in Japanese paragraph"}};
+    if (load_model(o.lo.weights, o.lo.model, &m, &path) || load_tokenizer(o.lo.tokenizer, &tok))
         goto done;
-    rep.weights = path;
-    if (!(rep.text_en = load_text(o.text_en, report_builtin_en, &rep.len_en)) ||
-        !(rep.text_ja = load_text(o.text_ja, report_builtin_ja, &rep.len_ja)))
+    for (int i = 0; i < 2; i++)   /* cli_read_file: regular files only, "-" is stdin */
+        if (file[i] && !(in.text[i] = own[i] = cli_read_file(file[i], "text file", &in.len[i])))
+            goto done;
+    if (!in.embed && (make_dir(o.out) || !(index = in_dir(o.out, "index.html"))))
         goto done;
-    rep.name_en = o.text_en ? o.text_en : "built-in English paragraph";
-    rep.name_ja = o.text_ja ? o.text_ja : "built-in Japanese paragraph";
-    if (figure_dir(o.out, single, &rep.figdir))
-        goto done;
-    if (report_write(&rep, single ? o.out : NULL) == 0)
+    in.m = m, in.tok = tok, in.weights = path;
+    if (write_page(in.embed ? o.out : index, &in) == 0)
         rc = EXIT_OK;
 done:
-    report_cleanup(&rep);
-    free(path);
+    free(own[0]), free(own[1]), free(index), free(path);
+    tok_close(tok);
+    model_close(m);
     return rc;
 }

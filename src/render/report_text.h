@@ -6,7 +6,9 @@
 #ifndef G2E_REPORT_TEXT_H
 #define G2E_REPORT_TEXT_H
 
-#include "opt.h"   /* N_ */
+#ifndef N_
+#define N_(s) s
+#endif
 
 #define T_TITLE N_("GPT-2's embedding stage on these weights")
 /* version, weights path, model name, n_vocab, n_ctx, n_embd */

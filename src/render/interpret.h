@@ -9,7 +9,8 @@
  * the same matrix (reference.h), which says what "unrelated" looks like in these weights.
  *
  * Lines go to f, end with '\n', and are translated (gettext); numbers are formatted with
- * the C locale's '.' whatever the language.
+ * the C locale's '.' whatever the language. Part of the rendering wing's program side (the
+ * commands and the report both say these lines); it never prints to a stream of its own.
  */
 #ifndef G2E_INTERPRET_H
 #define G2E_INTERPRET_H
@@ -30,5 +31,12 @@ void interp_same_token(FILE *f, const char *piece, size_t p1, size_t p2, double 
 /* Any cosine c of two rows of one matrix ("positions" or "tokens") beside the median of
  * random pairs of that matrix's rows. */
 void interp_pair(FILE *f, const char *what, double c, double median, size_t n_pairs);
+
+/* The three position schemes the chapter names, for `rope` and the report: row 0 the names
+ * (column 0 empty), then how each enters, its parameters, its length limit, and what the
+ * attention score depends on (column 0 the property). English msgids: show them through
+ * gettext (an empty cell stays empty). */
+#define INTERP_N_SCHEME_ROWS 5
+extern const char *const interp_schemes[INTERP_N_SCHEME_ROWS][4];
 
 #endif

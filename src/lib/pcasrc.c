@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* pcasrc.c — the study commands' matrices and their PCA (see pcasrc.h). */
+#include "pcasrc.h"
+
+#include "similarity.h"
+#include "sinusoid.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void pcasrc_norms_free(pcasrc_norms *sn)
+{
+    if (sn) {
+        free(sn->norm);
+        memset(sn, 0, sizeof *sn);
+    }
+}
+
+int pcasrc_wpe_norms(const g2e_model *m, pcasrc_norms *out, g2e_err *err)
+{
+    memset(out, 0, sizeof *out);
+    float *wpe = NULL;
+    int rc = sim_load_wpe(m, &wpe, err);
+    if (rc)
+        return rc;
+    out->n = m->n_ctx;
+    if (!(out->norm = malloc(out->n * sizeof *out->norm)))
+        rc = g2e_fail(err, G2E_ENOMEM, "out of memory for %zu norms", out->n);
+    else
+        pca_row_norms(wpe, m->n_ctx, m->n_embd, out->norm);
+    free(wpe);
+    if (rc == 0)
+        rc = pca_norm_summarise(out->norm, out->n, PCASRC_NORM_SPLIT, &out->sum, err);
+    if (rc)
+        pcasrc_norms_free(out);
+    return rc;
+}
+
+/* The rows as float32 (wpe, wte) or double (sinusoidal) into a new buffer. */
+static int rows(const pcasrc_spec *s, float **xf, double **xd, size_t *n, size_t *d, g2e_err *e)
+{
+    *xf = NULL, *xd = NULL;
+    if (s->of == PCASRC_SINUSOIDAL) {
+        *n = s->len, *d = s->dim;
+        if (s->len == 0 || s->dim > SIN_MAX_DIM || s->len > PCA_MAX_CELLS / (s->dim ? s->dim : 1))
+            return g2e_fail(e, PCA_E_SHAPE, "a %zu x %zu sinusoidal matrix is too large", s->len,
+                            s->dim);
+        if (!(*xd = malloc(s->len * s->dim * sizeof **xd)))
+            return g2e_fail(e, G2E_ENOMEM, "out of memory");
+        return sin_matrix_f64(s->len, s->dim, s->base, *xd, e);
+    }
+    if (s->of == PCASRC_WPE) {
+        *n = s->m->n_ctx, *d = s->m->n_embd;
+        return sim_load_wpe(s->m, xf, e);
+    }
+    *n = s->n_ids ? s->n_ids : s->m->n_vocab, *d = s->m->n_embd;
+    if (!(*xf = malloc(*n * *d * sizeof **xf)))
+        return g2e_fail(e, G2E_ENOMEM, "out of memory for %zu rows of wte", *n);
+    for (size_t i = 0; i < *n; i++) {
+        int rc = model_wte_row(s->m, s->n_ids ? s->ids[i] : i, *xf + i * *d, e);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int pcasrc_pca(const pcasrc_spec *s, size_t k, pca_result *r, double **row_id, g2e_err *e)
+{
+    float *xf;
+    double *xd;
+    size_t n = 0, d = 0;
+    memset(r, 0, sizeof *r);
+    if (row_id)
+        *row_id = NULL;
+    int rc = rows(s, &xf, &xd, &n, &d, e);
+    size_t skip = s->of == PCASRC_WTE ? 0 : s->skip;
+    if (rc == 0 && k > d)
+        rc = g2e_fail(e, PCA_E_SHAPE, "--keep (-k) %zu is more components than the %zu columns", k, d);
+    if (rc == 0 && skip >= n)
+        rc = g2e_fail(e, PCA_E_SHAPE, "--skip %zu leaves no rows of %zu", skip, n);
+    if (rc == 0)
+        rc = xd ? pca_compute(xd + skip * d, n - skip, d, k, r, e)
+                : pca_compute_f32(xf + skip * d, n - skip, d, k, r, e);
+    free(xf), free(xd);
+    if (rc == 0 && row_id) {
+        if (!(*row_id = malloc((n - skip) * sizeof **row_id)))
+            rc = g2e_fail(e, G2E_ENOMEM, "out of memory");
+        for (size_t i = 0; rc == 0 && i < n - skip; i++)
+            (*row_id)[i] = s->of == PCASRC_WTE && s->n_ids ? (double)s->ids[i] : (double)(i + skip);
+    }
+    if (rc)
+        pca_free(r);
+    return rc;
+}

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/* report_sec.c — the report's sections on the chapter itself: both exercises, the scale of
+ * token and position vectors, the order puzzle and the context limit (see report.h). */
+#include "report_page.h"
+#include "report_text.h"
+
+#include "fig.h"
+#include "interpret.h"
+#include "order.h"
+#include "pcasrc.h"
+#include "reference.h"
+#include "similarity.h"
+#include "textpos.h"
+#include "tokchars.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void rp_exercise1(report_page *r)
+{
+    const g2e_model *m = r->in->m;
+    rp_section(r, "exercise1", _(T_EX1_H));
+    fputs("<table>\n", r->f);
+    rp_row(r, _(T_EX1_GPT2), "%d", 1024 * 768);
+    rp_row(r, _(T_EX1_BIG), "%d", 4096 * 4096);
+    rp_row(r, _(T_EX1_RATIO), "%.4f", 4096.0 * 4096.0 / (1024.0 * 768.0));
+    rp_row(r, _(T_EX1_WPE), "%zu x %zu = %zu", m->n_ctx, m->n_embd, m->n_ctx * m->n_embd);
+    rp_row(r, _(T_EX1_WTE), "%zu x %zu = %zu", m->n_vocab, m->n_embd, m->n_vocab * m->n_embd);
+    fputs("</table>\n<p class=\"says\">", r->f);
+    rp_put(r, _(T_EX1_SAYS), 4096.0 * 4096.0 / (1024.0 * 768.0));
+    fputs("</p>\n</section>\n", r->f);
+}
+
+/* The numbers of exercise 2, as `exercise 2` computes them. */
+typedef struct ex2 {
+    size_t far;
+    uint32_t cat;
+    double c01, c0f, ccat, median;
+    size_t pairs;
+} ex2;
+
+/* The token ID of " cat": 0, -1 (said) when it is not one token. */
+static int cat_id(report_page *r, uint32_t *id)
+{
+    tok_ids t;
+    g2e_err e;
+    if (tok_encode(r->in->tok, " cat", 4, TOK_SPECIAL_TOKEN, 0, &t, NULL, &e) != 0) {
+        rp_say(r, "%s", e.msg);
+        return -1;
+    }
+    int rc = t.n == 1 ? 0 : -1;
+    if (rc == 0)
+        *id = t.ids[0];
+    else
+        rp_say(r, "report: exercise 2: \" cat\" is %zu tokens in this tokenizer, not one", t.n);
+    tok_ids_free(&t);
+    return rc;
+}
+
+static int ex2_numbers(const g2e_model *m, ex2 *x, g2e_err *e)
+{
+    size_t D = m->n_embd;
+    float *a = malloc(4 * D * sizeof *a);
+    if (!a)
+        return g2e_fail(e, G2E_ENOMEM, "out of memory");
+    float *b = a + D, *c = b + D, *t = c + D;
+    int rc = model_wpe_row(m, 0, a, e) || model_wpe_row(m, 1, b, e) ||
+             model_wpe_row(m, x->far, c, e) || sim_cosine(a, b, D, &x->c01, e) ||
+             sim_cosine(a, c, D, &x->c0f, e) || model_wte_row(m, x->cat, t, e) ||
+             model_wpe_row(m, 5, c, e);
+    for (size_t j = 0; !rc && j < D; j++)
+        b[j] = t[j] + a[j], c[j] = t[j] + c[j];
+    if (!rc)
+        rc = sim_cosine(b, c, D, &x->ccat, e) ||
+             ref_median_cosine(m, 0, 1000, 0x677074322d656d62ULL, &x->median, &x->pairs, e);
+    free(a);
+    return rc;
+}
+
+/* interpret.c's lines for the two results of exercise 2, escaped into the page */
+static void ex2_interpretation(report_page *r, const ex2 *x)
+{
+    char *s = NULL;
+    size_t n = 0;
+    FILE *mf = open_memstream(&s, &n);
+    if (!mf)
+        return;
+    interp_near_far(mf, 0, 1, x->c01, x->far, x->c0f);
+    interp_same_token(mf, "\u2423cat", 0, 5, x->ccat, x->median, x->pairs);
+    if (fclose(mf) == 0 && s) {
+        for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n"))
+            rp_para(r, "says", line);
+    }
+    free(s);
+}
+
+void rp_exercise2(report_page *r)
+{
+    const g2e_model *m = r->in->m;
+    ex2 x = {.far = m->n_ctx > 500 ? 500 : m->n_ctx - 1, .median = 0, .pairs = 0};
+    g2e_err e;
+    rp_section(r, "exercise2", _(T_EX2_H));
+    if (m->n_ctx < 6 || cat_id(r, &x.cat) != 0) {
+        rp_failed(r, "exercise 2 (needs 6 positions and the token \" cat\")");
+    } else if (ex2_numbers(m, &x, &e)) {
+        rp_say(r, "report: exercise 2: %s", e.msg);
+        rp_failed(r, e.msg);
+    } else {
+        char key[64];
+        fputs("<table>\n", r->f);
+        rp_row(r, _(T_EX2_SHAPE), "(%zu, %zu)", m->n_ctx, m->n_embd);
+        rp_row(r, _(T_EX2_COS01), "%.4f", x.c01);
+        snprintf(key, sizeof key, _(T_EX2_COS0F), x.far);
+        rp_row(r, key, "%.4f", x.c0f);
+        rp_row(r, _(T_EX2_CATID), "%u", x.cat);
+        rp_row(r, _(T_EX2_CAT), "%.4f", x.ccat);
+        rp_row(r, _(T_EX2_MEDIAN), "%.4f (%zu pairs)", x.median, x.pairs);
+        fputs("</table>\n", r->f);
+        if (x.far != 500)
+            rp_paraf(r, NULL, _(T_EX2_FARNOTE), m->n_ctx, x.far);
+        ex2_interpretation(r, &x);
+    }
+    fputs("</section>\n", r->f);
+}
+
+/* the two columns of sim_stats (wte, wpe) as rows of the scale table */
+static void scale_table(report_page *r, const sim_stats s[2])
+{
+    static const char *const HEAD[] = {"", T_SCALE_COL_WTE, T_SCALE_COL_WPE};
+    static const char *const KEYS[] = {T_SCALE_ROWS, T_SCALE_NORM, T_SCALE_MIN, T_SCALE_MAX,
+                                       T_SCALE_ABS, T_SCALE_STD};
+    fputs("<div class=\"row\"><div class=\"nums\"><table>\n", r->f);
+    rp_header_row(r, HEAD, 3);
+    for (int k = 0; k < 6; k++) {
+        double v[2];
+        for (int w = 0; w < 2; w++)
+            v[w] = k == 0 ? (double)s[w].rows : k == 1 ? s[w].norm_mean : k == 2 ? s[w].norm_min
+                 : k == 3 ? s[w].norm_max : k == 4 ? s[w].mean_abs : s[w].std;
+        fputs("<tr><th>", r->f);
+        rp_esc(r, _(KEYS[k]));
+        fprintf(r->f, k ? "</th><td>%.4f</td><td>%.4f</td></tr>\n" : "</th><td>%.0f</td><td>%.0f</td></tr>\n",
+                v[0], v[1]);
+    }
+    double ratio = s[0].norm_mean / s[1].norm_mean;
+    rp_row(r, _(T_SCALE_RATIO), "%.3f", ratio);
+    fputs("</table>\n", r->f);
+    rp_paraf(r, "says", ratio > 0.2 && ratio < 5 ? _(T_SCALE_SAYS_EVEN) : _(T_SCALE_SAYS_UNEVEN),
+             ratio);
+}
+
+/* what the norms of wpe's rows say, and their figure */
+static void scale_norms(report_page *r)
+{
+    pcasrc_norms sn;
+    g2e_err e;
+    render_png png = {0};
+    int rc = pcasrc_wpe_norms(r->in->m, &sn, &e);
+    if (rc == 0) {
+        const pca_norm_summary *q = &sn.sum;
+        fputs("<p class=\"says\">", r->f);
+        rp_put(r, _(T_NORMS_SAYS), q->first, q->first_vs_median, q->median);
+        if (q->split > 1 && q->split < sn.n) {
+            fputs(" ", r->f);
+            rp_put(r, _(T_NORMS_SPREAD), 100 * q->cv_early, q->split - 1, 100 * q->cv_late,
+                   q->split, sn.n - 1);
+        }
+        fputs("</p>\n", r->f);
+        char name[64];
+        fig_model_name(r->in->m, name, sizeof name);
+        rc = fig_norms_png(&sn, name, &png, &e);
+        pcasrc_norms_free(&sn);
+    }
+    fputs("</div>\n", r->f);
+    rp_figure(r, "norms.png", "|wpe[p]| against position p", rc, &png, &e);
+}
+
+void rp_scale(report_page *r)
+{
+    sim_stats s[2];
+    g2e_err e;
+    rp_section(r, "scale", _(T_SCALE_H));
+    if (sim_stats_of(r->in->m, 0, &s[0], &e) || sim_stats_of(r->in->m, 1, &s[1], &e)) {
+        rp_say(r, "report: scale: %s", e.msg);
+        rp_failed(r, e.msg);
+        fputs("</section>\n", r->f);
+        return;
+    }
+    scale_table(r, s);
+    scale_norms(r);
+    fputs("</div>\n</section>\n", r->f);
+}
+
+/* Each token of text as the characters behind it ("犬 (1/3)", tokchars.h) into a new array
+ * of strings (caller frees each and the array); NULL when out of memory or on bad offsets. */
+static char **token_labels(const char *text, size_t len, const tok_ids *t)
+{
+    tokchars_span *sp = malloc((t->n ? t->n : 1) * sizeof *sp);
+    char **lab = calloc(t->n ? t->n : 1, sizeof *lab);
+    int ok = sp && lab && tokchars_spans(text, len, t->offsets, t->n, sp, NULL) == 0;
+    for (size_t i = 0; ok && i < t->n; i++)
+        ok = (lab[i] = tokchars_display_alloc(text, &sp[i])) != NULL;
+    free(sp);
+    if (!ok && lab) {
+        for (size_t i = 0; i < t->n; i++)
+            free(lab[i]);
+        free(lab);
+        lab = NULL;
+    }
+    return lab;
+}
+
+static void free_labels(char **lab, size_t n)
+{
+    for (size_t i = 0; lab && i < n; i++)
+        free(lab[i]);
+    free(lab);
+}
+
+/* <tr><th>sentence</th><td>its pieces</td></tr> */
+static void sentence_row(report_page *r, const char *text, char *const *lab, const tok_ids *t)
+{
+    fputs("<tr><th>", r->f);
+    rp_esc(r, text);
+    fputs("</th><td>", r->f);
+    for (size_t i = 0; i < t->n; i++) {
+        fprintf(r->f, "%s<code>", i ? " " : "");
+        rp_put(r, "%s (%u)", lab ? lab[i] : "?", t->ids[i]);
+        fputs("</code>", r->f);
+    }
+    fputs("</td></tr>\n", r->f);
+}
+
+static void order_tables(report_page *r, const char *const s[2], char **const lab[2],
+                         const tok_ids t[2], const order_cmp *c)
+{
+    fputs("<table>\n", r->f);
+    sentence_row(r, s[0], lab[0], &t[0]);
+    sentence_row(r, s[1], lab[1], &t[1]);
+    rp_row(r, _(T_ORDER_MULTISET), "%s", c->same_multiset ? _(T_YES) : _(T_NO));
+    rp_row(r, _(T_ORDER_BAGS), "%s", c->bags_identical ? _(T_YES) : _(T_NO));
+    rp_row(r, _(T_ORDER_BAGCOS), "%.6f", c->bag_cos);
+    rp_row(r, _(T_ORDER_DIFFER), "%zu / %zu", c->n_differ, c->n_pos);
+    static const char *const HEAD[] = {T_ORDER_POS, "A", "B", "cos(wte)", "cos(wte + wpe)"};
+    fputs("</table>\n<table class=\"small\">", r->f);
+    rp_header_row(r, HEAD, 5);
+    for (size_t i = 0; i < c->n_pos; i++) {
+        fprintf(r->f, "<tr><td>%zu</td><td>", i);
+        rp_put(r, "%s (%u)", lab[0] ? lab[0][i] : "?", t[0].ids[i]);
+        fputs("</td><td>", r->f);
+        rp_put(r, "%s (%u)", lab[1] ? lab[1][i] : "?", t[1].ids[i]);
+        fprintf(r->f, "</td><td>%.4f</td><td>%.4f</td></tr>\n", c->tok_cos[i], c->input_cos[i]);
+    }
+    fputs("</table>\n", r->f);
+    rp_paraf(r, "says", _(T_ORDER_SAYS), c->n_differ, c->n_pos);
+}
+
+void rp_order(report_page *r)
+{
+    static const char *const S[2] = {"犬が猫を追いかけた", "猫が犬を追いかけた"};
+    tok_ids t[2] = {{0}, {0}};
+    order_cmp c = {0};
+    g2e_err e;
+    rp_section(r, "order", _(T_ORDER_H));
+    rp_para(r, NULL, _(T_ORDER_INTRO));
+    if (tok_encode(r->in->tok, S[0], strlen(S[0]), TOK_SPECIAL_TEXT, 0, &t[0], NULL, &e) ||
+        tok_encode(r->in->tok, S[1], strlen(S[1]), TOK_SPECIAL_TEXT, 0, &t[1], NULL, &e) ||
+        order_compare(r->in->m, t[0].ids, t[0].n, t[1].ids, t[1].n, &c, &e)) {
+        rp_say(r, "report: order: %s", e.msg);
+        rp_failed(r, e.msg);
+    } else {
+        char **lab[2] = {token_labels(S[0], strlen(S[0]), &t[0]),
+                         token_labels(S[1], strlen(S[1]), &t[1])};
+        order_tables(r, S, lab, t, &c);
+        free_labels(lab[0], t[0].n), free_labels(lab[1], t[1].n);
+    }
+    order_free(&c);
+    tok_ids_free(&t[0]), tok_ids_free(&t[1]);
+    fputs("</section>\n", r->f);
+}
+
+static void limit_table(report_page *r, const size_t ntok[2], const size_t nch[2])
+{
+    const report_in *in = r->in;
+    size_t n_ctx = in->m->n_ctx;
+    static const char *const COLS[] = {T_LIMIT_TEXT, T_LIMIT_BYTES, T_LIMIT_CHARS, T_LIMIT_TOKENS,
+                                       T_LIMIT_CPT, T_LIMIT_FITS, T_LIMIT_CAP};
+    fputs("<table>\n", r->f);
+    rp_header_row(r, COLS, 7);
+    for (int i = 0; i < 2; i++) {
+        double cpt = ntok[i] ? (double)nch[i] / (double)ntok[i] : 0;
+        fputs("<tr><td>", r->f);
+        rp_esc(r, in->name[i]);
+        fprintf(r->f, "</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%.2f</td><td>", in->len[i],
+                nch[i], ntok[i], cpt);
+        rp_esc(r, ntok[i] <= n_ctx ? _(T_YES) : _(T_NO));
+        fprintf(r->f, "</td><td>%.0f</td></tr>\n", cpt * (double)n_ctx);
+    }
+    fputs("</table>\n", r->f);
+    if (ntok[0])
+        rp_paraf(r, "says", _(T_LIMIT_SAYS), (double)ntok[1] / (double)ntok[0], ntok[1], ntok[0]);
+}
+
+void rp_limit(report_page *r)
+{
+    const report_in *in = r->in;
+    size_t ntok[2] = {0}, nch[2];
+    rp_section(r, "limit", _(T_LIMIT_H));
+    fputs("<p>", r->f);
+    rp_put(r, _(T_LIMIT_INTRO), in->m->n_ctx);
+    fputs("</p>\n", r->f);
+    for (int i = 0; i < 2; i++) {
+        tok_ids t;
+        g2e_err e;
+        if (tok_encode(in->tok, in->text[i], in->len[i], TOK_SPECIAL_TEXT,
+                       TOK_NO_OFFSETS | TOK_LOSSY, &t, NULL, &e)) {
+            rp_say(r, "report: %s: %s", in->name[i], e.msg);
+            rp_failed(r, e.msg);
+            fputs("</section>\n", r->f);
+            return;
+        }
+        ntok[i] = t.n;
+        nch[i] = textpos_chars(in->text[i], in->len[i]);
+        tok_ids_free(&t);
+    }
+    limit_table(r, ntok, nch);
+    fputs("</section>\n", r->f);
+}

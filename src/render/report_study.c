@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/* report_study.c — the report's sections on the position schemes: the sinusoidal encoding,
+ * GPT-2's wpe, its principal components and RoPE (see report.h). */
+#include "report_page.h"
+#include "report_text.h"
+
+#include "fig.h"
+#include "interpret.h"
+#include "pcasrc.h"
+#include "rope.h"
+#include "similarity.h"
+#include "sinusoid.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+void rp_sinusoidal(report_page *r)
+{
+    double dot[50];
+    g2e_err e;
+    render_png png;
+    rp_section(r, "sinusoidal", _(T_SIN_H));
+    rp_para(r, NULL, _(T_SIN_INTRO));
+    int rc = fig_pe_png(100, 128, SIN_DEFAULT_BASE, RENDER_CMAP_COOLWARM, 0, 0, &png, &e);
+    rp_figure(r, "pe-heatmap.png", "PE(pos, i), 100 positions x 128 dimensions", rc, &png, &e);
+    fputs("<div class=\"row\"><div class=\"nums\">", r->f);
+    if (sin_dot_curve(0, 49, 128, SIN_DEFAULT_BASE, dot, &e) == 0) {
+        static const char *const HEAD[] = {"k", T_SIN_DOT};
+        static const int KS[] = {0, 1, 2, 5, 10, 20, 30, 49};
+        fputs("<table>\n", r->f);
+        rp_header_row(r, HEAD, 2);
+        for (int i = 0; i < 8; i++)
+            fprintf(r->f, "<tr><td>%d</td><td>%.4f</td></tr>\n", KS[i], dot[KS[i]]);
+        fputs("</table>\n", r->f);
+        rp_para(r, "says", _(T_SIN_SAYS));
+    } else {
+        rp_failed(r, e.msg);
+    }
+    fputs("</div>\n", r->f);
+    rc = fig_dot_curve_png(0, 49, 128, SIN_DEFAULT_BASE, 0, 0, &png, &e);
+    rp_figure(r, "pe-dot.png", "PE(0)·PE(pos), d = 128", rc, &png, &e);
+    fputs("</div>\n</section>\n", r->f);
+}
+
+/* learned and sinusoidal mean cosine at a few distances, from the curves the figure draws */
+static void wpe_distance_table(report_page *r, const double *l, const double *s)
+{
+    static const char *const HEAD[] = {T_WPE_DIST, T_WPE_LEARNED, T_WPE_SIN};
+    static const size_t DS[] = {1, 2, 5, 10, 50, 100, 500, 1000};
+    fputs("<table>\n", r->f);
+    rp_header_row(r, HEAD, 3);
+    for (int i = 0; i < 8; i++)
+        if (DS[i] < r->in->m->n_ctx)
+            fprintf(r->f, "<tr><td>%zu</td><td>%.4f</td><td>%.4f</td></tr>\n", DS[i], l[DS[i]],
+                    s[DS[i]]);
+    fputs("</table>\n", r->f);
+    rp_para(r, "says", _(T_WPE_SAYS));
+}
+
+/* the by-distance table and chart (both curves over every position) */
+static void wpe_by_distance(report_page *r)
+{
+    const g2e_model *m = r->in->m;
+    size_t n = m->n_ctx;
+    double *l = malloc(n * sizeof *l), *s = malloc(n * sizeof *s);
+    g2e_err e;
+    if (!l || !s || m->n_embd % 2 || sim_learned_by_distance(m, n, n - 1, l, NULL, &e) ||
+        sin_by_distance(n, m->n_embd, SIN_DEFAULT_BASE, n - 1, s, &e)) {
+        const char *why = !l || !s ? "out of memory" : m->n_embd % 2 ? "odd n_embd" : e.msg;
+        rp_say(r, "report: similarity by distance: %s", why);
+        rp_failed(r, why);
+        fputs("</div>\n", r->f);
+    } else {
+        wpe_distance_table(r, l, s);
+        fputs("</div>\n", r->f);
+        char name[64], legend[96];
+        fig_model_name(m, name, sizeof name);
+        snprintf(legend, sizeof legend, "learned wpe (%s)", name);
+        render_png png;
+        int rc = fig_by_distance_png(n, m->n_embd, SIN_DEFAULT_BASE, n - 1, s, l, legend, 0, 0,
+                                     &png, &e);
+        rp_figure(r, "wpe-by-distance.png", "mean cosine at distance d: learned and sinusoidal",
+                  rc, &png, &e);
+    }
+    free(l), free(s);
+}
+
+void rp_wpe(report_page *r)
+{
+    const g2e_model *m = r->in->m;
+    render_png png;
+    g2e_err e;
+    rp_section(r, "wpe", _(T_WPE_H));
+    rp_para(r, NULL, _(T_WPE_INTRO));
+    int rc = fig_wpe_heatmap_png(m, 99, RENDER_CMAP_COOLWARM, 0, 0, NULL, NULL, &png, &e);
+    rp_figure(r, "wpe-heatmap.png", "wpe: position x dimension", rc, &png, &e);
+    fputs("<div class=\"row\">", r->f);
+    rc = fig_wpe_cosine_png(m, RENDER_CMAP_COOLWARM, 0, 0, &png, &e);
+    rp_figure(r, "wpe-cosine.png", "cos(wpe[p], wpe[q])", rc, &png, &e);
+    fputs("</div>\n<div class=\"row\"><div class=\"nums\">", r->f);
+    wpe_by_distance(r);
+    fputs("</div>\n</section>\n", r->f);
+}
+
+/* the variance table of the components */
+static void pca_table(report_page *r, const pca_result *res)
+{
+    static const char *const COLS[] = {T_PCA_COMP, T_PCA_VAR, T_PCA_RATIO, T_PCA_CUM};
+    fputs("<div class=\"row\"><div class=\"nums\"><table>\n", r->f);
+    rp_header_row(r, COLS, 4);
+    double cum = 0, at2 = 0, at4 = 0;
+    for (size_t i = 0; i < res->d && i < 10; i++) {
+        cum += pca_ratio(res, i);
+        at2 = i < 2 ? cum : at2, at4 = i < 4 ? cum : at4;
+        fprintf(r->f, "<tr><td>PC%zu</td><td>%.5g</td><td>%.4f</td><td>%.4f</td></tr>\n", i + 1,
+                res->variance[i], pca_ratio(res, i), cum);
+    }
+    fputs("</table>\n<p class=\"says\">", r->f);
+    rp_put(r, _(T_PCA_SAYS), 100 * at2, 100 * at4);
+    fputs("</p></div>\n", r->f);
+}
+
+void rp_pca(report_page *r)
+{
+    const g2e_model *m = r->in->m;
+    pca_result res;
+    render_png png;
+    g2e_err e;
+    /* position 0 left out: GPT-2's outlier row would be a component of its own */
+    pcasrc_spec src = {.of = PCASRC_WPE, .m = m, .skip = 1};
+    size_t k = m->n_embd < 4 ? m->n_embd : 4;
+    rp_section(r, "helix", _(T_PCA_H));
+    fputs("<p>", r->f);
+    rp_put(r, _(T_PCA_INTRO), m->n_ctx - 1, m->n_embd, m->n_ctx - 1);
+    fputs("</p>\n", r->f);
+    if (pcasrc_pca(&src, k, &res, NULL, &e)) {
+        rp_say(r, "%s", e.msg);
+        rp_failed(r, "principal components of wpe");
+        fputs("</section>\n", r->f);
+        return;
+    }
+    pca_table(r, &res);
+    int rc = fig_pca_variance_png(&res, "wpe[1:]", &png, &e);
+    rp_figure(r, "pca-variance.png", "explained variance of wpe's components", rc, &png, &e);
+    fputs("</div>\n<div class=\"row\">", r->f);
+    rc = fig_pca_lines_png(&res, 1, "wpe[1:]", &png, &e);
+    rp_figure(r, "pca-components.png", "PC1..PC4 of wpe against position", rc, &png, &e);
+    fputs("</div>\n<div class=\"row\">", r->f);
+    if (k >= 2) {
+        rc = fig_pca_scatter_png(&res, 1, 0, 1, "wpe[1:]", &png, &e);
+        rp_figure(r, "pca-pc1-pc2.png", "PC2 against PC1, coloured by position", rc, &png, &e);
+    }
+    if (k >= 3) {
+        rc = fig_pca_scatter_png(&res, 1, 1, 2, "wpe[1:]", &png, &e);
+        rp_figure(r, "pca-pc2-pc3.png", "PC3 against PC2, coloured by position", rc, &png, &e);
+    }
+    fputs("</div>\n</section>\n", r->f);
+    pca_free(&res);
+}
+
+static void rope_schemes_table(report_page *r)
+{
+    fputs("<table class=\"schemes\">\n", r->f);
+    for (size_t i = 0; i < INTERP_N_SCHEME_ROWS; i++) {
+        fputs("<tr>", r->f);
+        for (size_t c = 0; c < 4; c++) {
+            fputs(i == 0 || c == 0 ? "<th>" : "<td>", r->f);
+            rp_esc(r, g2e_tr(interp_schemes[i][c]));
+            fputs(i == 0 || c == 0 ? "</th>" : "</td>", r->f);
+        }
+        fputs("</tr>\n", r->f);
+    }
+    fputs("</table>\n", r->f);
+}
+
+void rp_rope(report_page *r)
+{
+    size_t d = r->in->m->n_embd % 2 == 0 ? r->in->m->n_embd : 768, n = 1025, pair = d / 8;
+    enum { PATH = 64 };
+    double *mean = malloc(n * sizeof *mean), *exp_ = malloc(n * sizeof *exp_), xy[2 * PATH];
+    rope_relative rel;
+    g2e_err e;
+    rp_section(r, "rope", _(T_ROPE_H));
+    rp_para(r, NULL, _(T_ROPE_INTRO));
+    rope_schemes_table(r);
+    if (!mean || !exp_ || rope_check_relative(d, SIN_DEFAULT_BASE, 4096, 2000, 1, &rel, &e) ||
+        rope_dot_curve(d, SIN_DEFAULT_BASE, 0, n - 1, 16, 1, mean, exp_, &e) ||
+        rope_pair_path(d, SIN_DEFAULT_BASE, pair, 1, 0, PATH, xy, &e)) {
+        rp_failed(r, mean && exp_ ? e.msg : "out of memory");
+    } else {
+        fputs("<p>", r->f);
+        rp_put(r, _(T_ROPE_CHECK), d, rel.pairs, 4096ULL, rel.max_dev);
+        fputs("</p>\n", r->f);
+        rp_para(r, "says", _(T_ROPE_SAYS));
+        double theta = pow(SIN_DEFAULT_BASE, -2.0 * (double)pair / (double)d);
+        render_png png;
+        fputs("<div class=\"row\">", r->f);
+        int rc = fig_rope_dot_png(mean, exp_, 0, n, d, SIN_DEFAULT_BASE, &png, &e);
+        rp_figure(r, "rope-dot.png", _(T_ROPE_DOT), rc, &png, &e);
+        rc = fig_rope_rotation_png(xy, PATH, pair, theta, d, &png, &e);
+        rp_figure(r, "rope-rotation.png", "one RoPE pair as the position grows", rc, &png, &e);
+        fputs("</div>\n", r->f);
+    }
+    fputs("</section>\n", r->f);
+    free(mean), free(exp_);
+}
