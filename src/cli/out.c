@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "json.h"
 #include "opt.h"
+#include "rows_out.h"
 #include "text.h"
 
 #include <errno.h>
@@ -166,16 +167,12 @@ size_t out_display_width(const char *s)
 
 void out_pad(FILE *f, const char *s, size_t width)
 {
-    fputs(s, f);
-    for (size_t w = out_display_width(s); w < width; w++)
-        fputc(' ', f);
+    rows_pad(f, s, width, 0);
 }
 
 void out_rpad(FILE *f, const char *s, size_t width)
 {
-    for (size_t w = out_display_width(s); w < width; w++)
-        fputc(' ', f);
-    fputs(s, f);
+    rows_pad(f, s, width, 1);
 }
 
 void out_json_string(FILE *f, const char *s, size_t n)
@@ -185,21 +182,7 @@ void out_json_string(FILE *f, const char *s, size_t n)
 
 void out_csv_field(FILE *f, const char *s, size_t n)
 {
-    int quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
-    for (size_t i = 0; i < n && !quote; i++)
-        if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
-            quote = 1;
-    if (!quote) {
-        fwrite(s, 1, n, f);
-        return;
-    }
-    fputc('"', f);
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
-            fputc('"', f);
-        fputc(s[i], f);
-    }
-    fputc('"', f);
+    rows_csv_field(f, s, n);
 }
 
 /* ---- the format from -o's file name ---- */
