@@ -165,3 +165,67 @@ Test(rows_out, table_pads_with_one_line_and_states_the_summary)
     rows_tokens_free(&tk);
     env_close(&v);
 }
+
+Test(rows_out, where_the_tokens_end_in_words)
+{
+    tok_tokenizer *tz;
+    g2e_err e;
+    cr_assert_eq(tok_open_builtin(&tz, &e), 0);
+    rows_tokens tk;
+    const char *text = "The cat\nsat";   /* The | ␣cat | ↵ | sat */
+    cr_assert_eq(rows_tokens_text(&tk, tz, text, strlen(text), TOK_SPECIAL_TOKEN, 0, 0, &e), 0);
+    cr_assert_eq(tk.T, 4);
+    char buf[ROWS_WHERE_MAX];
+    rows_where(&tk, 2, 1, 0, buf, sizeof buf);
+    cr_expect(strstr(buf, "the 2nd token (position 1) ends at character 7 (line 1, column 7): ") == buf, "%s", buf);
+    rows_where(&tk, 3, 2, 0, buf, sizeof buf);
+    cr_expect(strstr(buf, "the 3rd token (position 2) ends at character 8 (the end of line 1): ") == buf, "%s", buf);
+    rows_where(&tk, 1, 0, 1, buf, sizeof buf);
+    cr_expect(strstr(buf, " (up to character 3, line 1: ") == buf, "%s", buf);
+    rows_tokens_free(&tk);
+    uint32_t ids[13] = {0};
+    ids[10] = 7, ids[11] = 8, ids[12] = 9;
+    cr_assert_eq(rows_tokens_ids(&tk, tz, ids, 13, &e), 0);
+    rows_where(&tk, 11, 10, 0, buf, sizeof buf);
+    cr_expect_str_eq(buf, "the 11th ID (position 10) is 7");
+    rows_where(&tk, 12, 11, 0, buf, sizeof buf);
+    cr_expect_str_eq(buf, "the 12th ID (position 11) is 8");
+    strcpy(buf, "kept");
+    rows_where(&tk, 12, 11, 1, buf, sizeof buf);
+    cr_expect_str_eq(buf, "kept", "IDs have no characters to point at");
+    rows_tokens_free(&tk);
+    tok_close(tz);
+}
+
+Test(rows_out, strips_rows_are_the_fixtures_values_packed_per_part)
+{
+    env v;
+    env_open(&v, "rows-strips");
+    fixture_opts o;
+    fixture_tiny(&o);
+    uint32_t ids[3] = {4, 9, 2};
+    rows_tokens tk;
+    embed_plan plan;
+    g2e_err e;
+    cr_assert_eq(rows_tokens_ids(&tk, v.tz, ids, 3, &e), 0);
+    cr_assert_eq(embed_plan_make(&plan, 3, 0, 5, 5, &e), 0);   /* 2 padding rows: not drawn */
+    size_t C = 8, R = 5, n;
+    float data[3 * 5 * 8];
+    char *labels[5] = {0};
+    cr_assert_eq(rows_strips(&v.ec, &plan, &tk, v.tz, R, data, labels, &n, &e), 0, "%s", e.msg);
+    cr_assert_eq(n, 3);
+    for (size_t r = 0; r < n; r++)
+        for (size_t c = 0; c < C; c++) {
+            float a = fixture_expected(&o, FIXTURE_WTE, ids[r], c), b = fixture_expected(&o, FIXTURE_WPE, r, c);
+            float s = a + b;
+            cr_expect(memcmp(&data[r * C + c], &a, 4) == 0, "token row %zu", r);
+            cr_expect(memcmp(&data[n * C + r * C + c], &b, 4) == 0, "position row %zu", r);
+            cr_expect(memcmp(&data[2 * n * C + r * C + c], &s, 4) == 0, "sum row %zu", r);
+        }
+    cr_expect_str_eq(labels[0], "0 %");   /* ID 4 is the byte '%' */
+    cr_expect_str_eq(labels[2], "2 #");
+    for (size_t r = 0; r < R; r++)
+        free(labels[r]);
+    rows_tokens_free(&tk);
+    env_close(&v);
+}

@@ -22,7 +22,6 @@
 #include "render.h"
 #include "rows_out.h"
 #include "similarity.h"
-#include "textpos.h"
 
 #include <errno.h>
 #include <math.h>
@@ -185,14 +184,6 @@ static int tokenize(job *j)
     return rc ? -1 : 0;
 }
 
-/* "st", "nd", "rd" or "th" after n. */
-static const char *ordinal(size_t n)
-{
-    if (n % 100 >= 11 && n % 100 <= 13)
-        return "th";
-    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
-}
-
 /* The mean L2 norm of wte's (which 0) or wpe's (1) rows into *out; -1 after an error line. */
 static int mean_norm(const g2e_model *m, int which, double *out)
 {
@@ -204,28 +195,6 @@ static int mean_norm(const g2e_model *m, int which, double *out)
     }
     *out = st.norm_mean;
     return 0;
-}
-
-/* How large the fixed encoding is against the token vectors, for the over-limit message:
- * its rows have norm exactly sqrt(n_embd / 2) (sin^2 + cos^2 = 1 in each of n_embd/2 pairs). */
-static void sinusoid_caveat(const job *j, char *buf, size_t cap)
-{
-    size_t C = j->m->n_embd;
-    double pe = sqrt((double)C / 2.0), tok = j->wte_norm;
-    sim_stats st;
-    if (tok <= 0 && sim_stats_of(j->m, 0, &st, NULL) == 0)   /* silent: the error is one line */
-        tok = st.norm_mean;
-    if (tok > 0 && pe / tok >= 2.0)   /* the chapter's warning: position swamps meaning */
-        snprintf(buf, cap, _("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
-                 "token vectors (mean norm %.2f), so they drown the meaning; --pe-scale wpe scales them "
-                 "to wpe's size"), C, pe, pe / tok, tok);
-    else if (tok > 0)
-        snprintf(buf, cap, _("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
-                 "token vectors (mean norm %.2f); --pe-scale wpe scales them to wpe's size"),
-                 C, pe, pe / tok, tok);
-    else
-        snprintf(buf, cap, _("its vectors have norm sqrt(%zu/2) = %.1f (this file's token vectors are all "
-                 "zero); --pe-scale wpe scales them to wpe's size"), C, pe);
 }
 
 /* --pe-scale: the factor (a number, or wpe's mean norm over sqrt(n_embd/2)) into the embed
@@ -282,12 +251,8 @@ static int fit_context(job *j)
     if (!j->window && (j->start > ctx || T > ctx - j->start)) {
         size_t fit = j->start > ctx ? 0 : ctx - (size_t)j->start;
         if (j->truncate && fit > 0) {
-            char where[TEXTPOS_SNIPPET_MAX + 128] = "";
-            if (j->tk.offs) {
-                textpos tp;
-                textpos_at(j->text, j->text_len, j->tk.offs[fit], &tp);
-                snprintf(where, sizeof where, _(" (up to character %zu, line %zu: %s)"), tp.chr, tp.line, tp.snippet);
-            }
+            char where[ROWS_WHERE_MAX] = "";
+            rows_where(&j->tk, fit, 0, 1, where, sizeof where);
             cli_note("the input has %zu tokens; --truncate keeps the first %zu%s", T, fit, where);
             return make_plan(j, fit);
         }
@@ -297,32 +262,15 @@ static int fit_context(job *j)
                       (unsigned long long)j->start + T - 1, ctx - 1);
             return -1;
         }
-        char where[TEXTPOS_SNIPPET_MAX + 160];
         if (fit == 0) {
             cli_error("--start-pos %llu leaves no room: wpe has only %zu rows (positions 0..%zu)",
                       (unsigned long long)j->start, ctx, ctx - 1);
             return -1;
         }
-        size_t last = (size_t)j->start + fit - 1; /* the position of the last token that fits */
-        if (j->tk.offs) {
-            textpos tp;
-            textpos_at(j->text, j->text_len, j->tk.offs[fit], &tp);
-            /* tp is where the next character starts: the last one inside is just before it (at
-             * the end of the line before when the next one starts a line) */
-            if (tp.col > 1)
-                snprintf(where, sizeof where, _("the %zu%s token (position %zu) ends at character %zu "
-                         "(line %zu, column %zu): %s"), fit, ordinal(fit), last, tp.chr, tp.line,
-                         tp.col - 1, tp.snippet);
-            else
-                snprintf(where, sizeof where, _("the %zu%s token (position %zu) ends at character %zu "
-                         "(the end of line %zu): %s"), fit, ordinal(fit), last, tp.chr,
-                         tp.line > 1 ? tp.line - 1 : 1, tp.snippet);
-        } else {
-            snprintf(where, sizeof where, _("the %zu%s ID (position %zu) is %u"), fit, ordinal(fit), last,
-                     j->tk.ids[fit - 1]);
-        }
+        char where[ROWS_WHERE_MAX];
+        rows_where(&j->tk, fit, (size_t)j->start + fit - 1, 0, where, sizeof where);
         char sin_caveat[256];
-        sinusoid_caveat(j, sin_caveat, sizeof sin_caveat);
+        rows_pe_caveat(j->m, j->wte_norm, sin_caveat, sizeof sin_caveat);
         cli_error("the input has %zu tokens%s but wpe has only %zu rows (positions 0..%zu), so %zu fit%s; "
                   "%s; use --truncate to keep the first %zu, or --window %zu [--stride S] to embed it in "
                   "windows; --pe sinusoidal has no limit, but GPT-2 was not trained with it, and %s",
@@ -331,44 +279,6 @@ static int fit_context(job *j)
         return -1;
     }
     return make_plan(j, T);
-}
-
-/* The first window's rows (at most R) packed per part: data = (3, n, C) token, position,
- * sum; labels[r] = "POS PIECE". *n receives the rows filled. -1 after an error line. */
-static int draw_rows(const job *j, size_t R, float *data, char **labels, size_t *n)
-{
-    size_t C = j->m->n_embd;
-    float *buf = malloc(3 * C * sizeof *buf);
-    int pad = 0, rc = -1;
-    if (!buf)
-        cli_error("out of memory");
-    for (*n = 0; buf && *n < R; ++*n) {
-        size_t r = *n, t = embed_plan_token(&j->plan, 0, r);
-        if (embed_plan_row(&j->ec, &j->plan, j->tk.ids, 0, r, buf, &pad, NULL)) {
-            cli_error("internal error: row %zu could not be read", t);
-            goto fail;
-        }
-        if (pad)
-            break;
-        for (int k = 0; k < 3; k++)
-            memcpy(data + (size_t)k * R * C + r * C, buf + (size_t)k * C, C * sizeof *buf);
-        char *vis = rows_shown(j->tok, &j->tk, t);
-        size_t ll = (vis ? strlen(vis) : 0) + 32;
-        if ((labels[r] = malloc(ll)) != NULL)
-            snprintf(labels[r], ll, "%zu %s", embed_plan_position(&j->plan, 0, r), vis ? vis : "?");
-        free(vis);
-        if (!labels[r]) {
-            cli_error("out of memory");
-            goto fail;
-        }
-    }
-    /* Pack the n filled rows of each part together (the strips read (n, C) per part). */
-    memmove(data + *n * C, data + R * C, *n * C * sizeof *data);
-    memmove(data + 2 * *n * C, data + 2 * R * C, *n * C * sizeof *data);
-    rc = buf ? 0 : -1;
-fail:
-    free(buf);
-    return rc;
 }
 
 /* The strips figure for the first window (at most 4096 tokens). */
@@ -382,10 +292,11 @@ static int draw(const job *j)
     float *data = malloc(3 * R * C * sizeof *data);
     char **labels = calloc(R, sizeof *labels);
     int rc = -1;
-    if (!data || !labels)
-        cli_error("out of memory");
-    if (!data || !labels || draw_rows(j, R, data, labels, &n))
+    g2e_err e;
+    if (!data || !labels || rows_strips(&j->ec, &j->plan, &j->tk, j->tok, R, data, labels, &n, &e)) {
+        cli_error("%s", data && labels ? e.msg : "out of memory");
         goto done;
+    }
     static const char *const names[3] = {N_("token vector wte[id]"), N_("position vector"),
                                          N_("sum (model input)")};
     /* One colour range for all three, clipped at 4 x the median |x| (about the 99th

@@ -4,6 +4,8 @@
 
 #include "json.h"
 #include "text.h"
+#include "similarity.h"
+#include "textpos.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -472,4 +474,95 @@ int rows_write(FILE *f, int fmt, const rows_doc *d, g2e_err *err)
     }
     free(buf);
     return rc;
+}
+
+/* ---- for messages and figures ---- */
+
+/* "st", "nd", "rd" or "th" after n. */
+static const char *ordinal(size_t n)
+{
+    if (n % 100 >= 11 && n % 100 <= 13)
+        return "th";
+    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+void rows_where(const rows_tokens *r, size_t n, size_t last, int upto, char *buf, size_t cap)
+{
+    textpos tp;
+    if (upto) {   /* where the first n tokens end, as " (up to character C, line L: SNIPPET)" */
+        if (r->offs) {
+            textpos_at(r->text, r->text_len, r->offs[n], &tp);
+            snprintf(buf, cap, g2e_tr(" (up to character %zu, line %zu: %s)"), tp.chr, tp.line, tp.snippet);
+        }
+        return;
+    }
+    if (!r->offs) {
+        snprintf(buf, cap, g2e_tr("the %zu%s ID (position %zu) is %u"), n, ordinal(n), last, r->ids[n - 1]);
+        return;
+    }
+    textpos_at(r->text, r->text_len, r->offs[n], &tp);
+    /* tp is where the next character starts: the last one inside is just before it (at the
+     * end of the line before when the next one starts a line) */
+    if (tp.col > 1)
+        snprintf(buf, cap, g2e_tr("the %zu%s token (position %zu) ends at character %zu "
+                 "(line %zu, column %zu): %s"), n, ordinal(n), last, tp.chr, tp.line, tp.col - 1, tp.snippet);
+    else
+        snprintf(buf, cap, g2e_tr("the %zu%s token (position %zu) ends at character %zu "
+                 "(the end of line %zu): %s"), n, ordinal(n), last, tp.chr, tp.line > 1 ? tp.line - 1 : 1,
+                 tp.snippet);
+}
+
+/* The fixed encoding's rows have norm exactly sqrt(n_embd / 2) (sin^2 + cos^2 = 1 in each of
+ * n_embd/2 pairs). */
+void rows_pe_caveat(const g2e_model *m, double wte_norm, char *buf, size_t cap)
+{
+    size_t C = m->n_embd;
+    double pe = sqrt((double)C / 2.0), tok = wte_norm;
+    sim_stats st;
+    if (tok <= 0 && sim_stats_of(m, 0, &st, NULL) == 0)
+        tok = st.norm_mean;
+    if (tok > 0 && pe / tok >= 2.0)   /* the chapter's warning: position swamps meaning */
+        snprintf(buf, cap, g2e_tr("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
+                 "token vectors (mean norm %.2f), so they drown the meaning; --pe-scale wpe scales them "
+                 "to wpe's size"), C, pe, pe / tok, tok);
+    else if (tok > 0)
+        snprintf(buf, cap, g2e_tr("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
+                 "token vectors (mean norm %.2f); --pe-scale wpe scales them to wpe's size"),
+                 C, pe, pe / tok, tok);
+    else
+        snprintf(buf, cap, g2e_tr("its vectors have norm sqrt(%zu/2) = %.1f (this file's token vectors are all "
+                 "zero); --pe-scale wpe scales them to wpe's size"), C, pe);
+}
+
+int rows_strips(const embed_ctx *ec, const embed_plan *p, const rows_tokens *tk, tok_tokenizer *tz,
+                size_t R, float *data, char **labels, size_t *n, g2e_err *err)
+{
+    size_t C = ec->m->n_embd;
+    float *buf = malloc(3 * C * sizeof *buf);
+    int pad = 0, rc = buf ? 0 : nomem(err);
+    for (*n = 0; rc == 0 && *n < R; ++*n) {
+        size_t r = *n, t = embed_plan_token(p, 0, r);
+        if (embed_plan_row(ec, p, tk->ids, 0, r, buf, &pad, NULL)) {
+            rc = g2e_fail(err, EMBED_E_ID, "internal error: row %zu could not be read", t);
+            break;
+        }
+        if (pad)
+            break;
+        for (int k = 0; k < 3; k++)
+            memcpy(data + (size_t)k * R * C + r * C, buf + (size_t)k * C, C * sizeof *buf);
+        char *vis = rows_shown(tz, tk, t);
+        size_t ll = (vis ? strlen(vis) : 0) + 32;
+        if ((labels[r] = malloc(ll)) != NULL)
+            snprintf(labels[r], ll, "%zu %s", embed_plan_position(p, 0, r), vis ? vis : "?");
+        free(vis);
+        if (!labels[r])
+            rc = nomem(err);
+    }
+    free(buf);
+    if (rc)
+        return rc;
+    /* Pack the n filled rows of each part together (a strip reads (n, C) per part). */
+    memmove(data + *n * C, data + R * C, *n * C * sizeof *data);
+    memmove(data + 2 * *n * C, data + 2 * R * C, *n * C * sizeof *data);
+    return 0;
 }

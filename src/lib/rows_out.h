@@ -33,6 +33,7 @@
 #include "embed.h"
 #include "err.h"
 #include "npy.h"
+#include "textpos.h"
 #include "tokchars.h"
 #include "tokenizer.h"
 
@@ -105,6 +106,24 @@ int rows_write(FILE *f, int fmt, const rows_doc *d, g2e_err *err);
 /* The statement of the sinusoidal encoding's scale (no newline; translated), as the table's
  * last line, JSON's members and the program's note beside data files give it. */
 void rows_pe_statement(const rows_doc *d, char *buf, size_t cap);
+
+/* ---- for messages and figures ---- */
+#define ROWS_WHERE_MAX (TEXTPOS_SNIPPET_MAX + 160)   /* room for rows_where's text */
+/* Where the first n tokens end, in words (translated, no newline):
+ *   upto = 1: " (up to character C, line L: SNIPPET)" for a text, "" (buf untouched) for IDs;
+ *   upto = 0: "the Nth token (position LAST) ends at character C (line L, column K): SNIPPET"
+ *             ("the end of line L" when the next token starts a line), or for IDs
+ *             "the Nth ID (position LAST) is ID". n >= 1 and n <= r->T. */
+void rows_where(const rows_tokens *r, size_t n, size_t last, int upto, char *buf, size_t cap);
+/* How large the sinusoidal encoding (norm sqrt(n_embd/2)) is against this model's token
+ * vectors (wte_norm: their mean norm, 0 to compute it here), and that --pe-scale wpe scales
+ * it, for the over-limit message (translated, no newline). */
+void rows_pe_caveat(const g2e_model *m, double wte_norm, char *buf, size_t cap);
+/* The first window's first rows (at most R, up to the first padding row) for a strips figure:
+ * data (3 * R * n_embd floats) receives token, position and sum rows, packed as (3, n, C);
+ * labels[r] a new string "POSITION PIECE" (caller frees each). *n: the rows filled. */
+int rows_strips(const embed_ctx *ec, const embed_plan *p, const rows_tokens *tk, tok_tokenizer *tz,
+                size_t R, float *data, char **labels, size_t *n, g2e_err *err);
 
 /* ---- text helpers (the one implementation; out.h's out_pad/out_rpad/out_csv_field) ---- */
 /* s then spaces to `width` display columns (text_width), or (right = 1) spaces then s. */
