@@ -150,3 +150,20 @@ Test(outfile, signals_remove_temporaries_only_when_asked)
     cr_expect_eq(hidden_entries(d2), 0, "caught: the temporary is removed");
     free(p), free(dir), free(p2), free(d2);
 }
+
+Test(outfile, the_format_a_file_name_asks_for)
+{
+    static const char *const names[] = {"table", "json", "npy", "csv", NULL};
+    const char *want = "untouched";
+    cr_expect_eq(ofile_format_of_name("a.npy", names, &want), 2);
+    cr_expect_eq(ofile_format_of_name("dir.x/B.JSON", names, &want), 1, "any case");
+    cr_expect_eq(ofile_format_of_name("x.txt", names, &want), 0);
+    cr_expect_str_eq(want, "text");
+    cr_expect_eq(ofile_format_of_name("x.raw", names, &want), -1);
+    cr_expect_str_eq(want, "raw", "asked for, not written");
+    want = "untouched";
+    cr_expect_eq(ofile_format_of_name(".npy", names, &want), -2, "a dot file has no extension");
+    cr_expect_eq(ofile_format_of_name("dir.npy/x", names, &want), -2, "a directory's dot is not one");
+    cr_expect_eq(ofile_format_of_name("x.dat", names, &want), -2);
+    cr_expect_str_eq(want, "untouched");
+}

@@ -5,9 +5,7 @@
 #include "out.h"
 
 #include "cli.h"
-#include "json.h"
 #include "opt.h"
-#include "rows_out.h"
 #include "text.h"
 
 #include <errno.h>
@@ -143,81 +141,7 @@ int out_stdout_errno(void)
     return stdout_sink.err;
 }
 
-/* ---- formatting ---- */
-
-void out_f32(FILE *f, float v)
-{
-    fprintf(f, "%.9g", (double)v);
-}
-
-void out_f64(FILE *f, double v)
-{
-    fprintf(f, "%.17g", v);
-}
-
-char *out_piece_visible(const char *s, size_t n)
-{
-    return text_escape(s, n, TEXT_ESC_VISIBLE);
-}
-
-size_t out_display_width(const char *s)
-{
-    return text_width(s, strlen(s));
-}
-
-void out_pad(FILE *f, const char *s, size_t width)
-{
-    rows_pad(f, s, width, 0);
-}
-
-void out_rpad(FILE *f, const char *s, size_t width)
-{
-    rows_pad(f, s, width, 1);
-}
-
-void out_json_string(FILE *f, const char *s, size_t n)
-{
-    json_write_string(f, s, n);
-}
-
-void out_csv_field(FILE *f, const char *s, size_t n)
-{
-    rows_csv_field(f, s, n);
-}
-
 /* ---- the format from -o's file name ---- */
-
-static int format_index(const char *const *names, const char *name)
-{
-    for (int k = 0; names[k]; k++)
-        if (strcmp(names[k], name) == 0)
-            return k;
-    return -1;
-}
-
-/* The format an extension names, among names: its index, -1 if names lacks it (then *want
- * says which format the name asked for), -2 for an extension that names no format. */
-static int format_of_extension(const char *path, const char *const *names, const char **want)
-{
-    static const char *const EXT[] = {"npy", "json", "jsonl", "csv", "raw", "png"};
-    const char *slash = strrchr(path, '/');
-    const char *dot = strrchr(slash ? slash + 1 : path, '.');
-    if (!dot || dot == (slash ? slash + 1 : path))
-        return -2; /* no extension, or a dot file such as ".npy" */
-    for (size_t k = 0; k < sizeof EXT / sizeof EXT[0]; k++)
-        if (strcasecmp(dot + 1, EXT[k]) == 0) {
-            *want = EXT[k];
-            return format_index(names, EXT[k]);
-        }
-    if (strcasecmp(dot + 1, "txt") != 0)
-        return -2;
-    *want = "text";
-    static const char *const TEXTS[] = {"table", "text", "ids"};
-    for (size_t k = 0; k < sizeof TEXTS / sizeof TEXTS[0]; k++)
-        if (format_index(names, TEXTS[k]) >= 0)
-            return format_index(names, TEXTS[k]);
-    return -1;
-}
 
 int out_pick_format(const struct opt_cmd *cmd, const char *path, const char *const *names,
                     int given, int *fmt)
@@ -225,7 +149,7 @@ int out_pick_format(const struct opt_cmd *cmd, const char *path, const char *con
     if (!path || strcmp(path, "-") == 0)
         return 0;
     const char *want = NULL;
-    int k = format_of_extension(path, names, &want);
+    int k = ofile_format_of_name(path, names, &want);
     if (k == -2)
         return 0;
     /* .txt says "text", not which text: an explicit json or csv there is no contradiction */

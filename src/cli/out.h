@@ -12,10 +12,14 @@
 #ifndef G2E_OUT_H
 #define G2E_OUT_H
 
+#include "json.h"
 #include "outfile.h"
+#include "rows_out.h"
+#include "text.h"
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef ofile out_file;   /* o.f: write here between out_open and out_commit/out_abort */
 
@@ -54,43 +58,18 @@ int out_commit(out_file *o);
 /* ofile_abort. */
 void out_abort(out_file *o);
 
-/* ---- formatting helpers (write to any FILE) ---- */
-
-/* A float32 as "%.9g": the shortest fixed format that always reads back to the same
- * float32 (9 significant digits). Non-finite values print as nan / inf / -inf. */
-void out_f32(FILE *f, float v);
-/* A double as "%.17g" (round-trips any double). */
-void out_f64(FILE *f, double v);
-
-/* Makes a token piece (bytes, not necessarily valid UTF-8: a BPE piece may be part of a
- * multi-byte character) visible on one line, into a new NUL-terminated string the
- * caller frees (NULL if out of memory):
- *   ' '  -> '␣' (U+2423)    '\n' -> '↵' (U+21B5)    '\t' -> '→' (U+2192)
- *   '\\' -> "\\\\"          other C0 controls, DEL, C1 controls (U+0080..U+009F) and
- *   bytes that are not part of valid UTF-8 -> "\xNN" per byte (uppercase hex).
- * Every other valid UTF-8 character is kept as it is. Because the backslash is doubled,
- * "\xNN" in the result always means an escaped byte. (text_escape with TEXT_ESC_VISIBLE.) */
-char *out_piece_visible(const char *s, size_t n);
-
-/* Display width in terminal columns of a UTF-8 string (wide East Asian characters
- * count 2, combining marks 0); each maximal subpart of invalid UTF-8 counts 1
- * (text_width). */
-size_t out_display_width(const char *s);
-/* Writes s then spaces up to `width` columns (nothing extra if it is wider). */
-void out_pad(FILE *f, const char *s, size_t width);
-/* Writes spaces then s so that it ends at `width` columns (right-aligned, as "%*s" does for
- * ASCII, but counting display columns: translated headings hold wide characters). */
-void out_rpad(FILE *f, const char *s, size_t width);
-
-/* A JSON string literal (with the quotes) for bytes s[n], escaped as every JSON string
- * of the program is (json.h: json_write_string): '"', '\\', the short forms \n \t \r
- * \b \f, other C0 controls, DEL, C1 controls and U+2028/9 as \u00XX, each maximal
- * subpart of invalid UTF-8 as \ufffd (Python's errors="replace"), the rest as is. */
-void out_json_string(FILE *f, const char *s, size_t n);
-
-/* A CSV field (RFC 4180): quoted, with quotes doubled, if it holds ',', '"', CR or LF
- * or starts or ends with a space; written as is otherwise. */
-void out_csv_field(FILE *f, const char *s, size_t n);
+/* ---- formatting helpers: the library's one implementation of each, by their old names ---- */
+#define out_f32(f, v) fprintf((f), "%.9g", (double)(v))   /* reads back to the same float32 */
+#define out_f64(f, v) fprintf((f), "%.17g", (double)(v))  /* round-trips any double */
+/* A token piece visible on one line (text.h, TEXT_ESC_VISIBLE: ' ' -> ␣, '\n' -> ↵, '\t' -> →,
+ * '\\' doubled, controls and bytes outside valid UTF-8 -> \xNN); a new string, NULL if out
+ * of memory. */
+#define out_piece_visible(s, n) text_escape((s), (n), TEXT_ESC_VISIBLE)
+#define out_display_width(s) text_width((s), strlen(s))   /* terminal columns (text.h) */
+#define out_pad(f, s, width) rows_pad((f), (s), (width), 0)    /* s, then spaces to width */
+#define out_rpad(f, s, width) rows_pad((f), (s), (width), 1)   /* spaces, then s */
+#define out_json_string(f, s, n) json_write_string((f), (s), (n))   /* json.h's escaping */
+#define out_csv_field(f, s, n) rows_csv_field((f), (s), (n))        /* RFC 4180 */
 
 /* ---- the format from -o's file name ---- */
 

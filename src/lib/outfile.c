@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -480,5 +481,38 @@ void ofile_abort(ofile *o)
         unguard_tmp(o->tmp);
     }
     finish(o);
+}
+
+
+/* ---- the format a file name asks for ---- */
+
+static int format_index(const char *const *names, const char *name)
+{
+    for (int k = 0; names[k]; k++)
+        if (strcmp(names[k], name) == 0)
+            return k;
+    return -1;
+}
+
+int ofile_format_of_name(const char *path, const char *const *names, const char **want)
+{
+    static const char *const EXT[] = {"npy", "json", "jsonl", "csv", "raw", "png"};
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    if (!dot || dot == (slash ? slash + 1 : path))
+        return -2; /* no extension, or a dot file such as ".npy" */
+    for (size_t k = 0; k < sizeof EXT / sizeof EXT[0]; k++)
+        if (strcasecmp(dot + 1, EXT[k]) == 0) {
+            *want = EXT[k];
+            return format_index(names, EXT[k]);
+        }
+    if (strcasecmp(dot + 1, "txt") != 0)
+        return -2;
+    *want = "text";
+    static const char *const TEXTS[] = {"table", "text", "ids"};
+    for (size_t k = 0; k < sizeof TEXTS / sizeof TEXTS[0]; k++)
+        if (format_index(names, TEXTS[k]) >= 0)
+            return format_index(names, TEXTS[k]);
+    return -1;
 }
 

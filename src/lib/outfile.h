@@ -96,4 +96,11 @@ void ofile_catch_signals(int on);
 /* Removes every open temporary; async-signal-safe (for a caller's own fatal handler). */
 void ofile_remove_pending(void);
 
+/* The format path's extension names (case-insensitive), among the NULL-terminated names:
+ * .npy .json .jsonl .csv .raw .png name the format of the same name, .txt the first of
+ * "table", "text" or "ids" in names ("text" is then *want). Returns its index in names;
+ * -1 when names lacks it (*want: the format asked for); -2 for no extension (a dot file
+ * such as ".npy" has none) or one that names no format (*want untouched). */
+int ofile_format_of_name(const char *path, const char *const *names, const char **want);
+
 #endif
