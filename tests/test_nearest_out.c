@@ -59,3 +59,32 @@ Test(nearest_out, table_lines_and_the_partial_note)
     free(buf);
     tok_close(tok);
 }
+
+Test(nearest_out, queries_are_the_fixtures_rows_and_shapes_are_checked)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    g2e_model *m = open_fixture_model(&o, "nearest-q");
+    float q[8], scratch[8];
+    g2e_err e;
+    cr_assert_eq(nearest_query_token(m, 9, 1, 3, q, scratch, &e), 0, "%s", e.msg);
+    for (size_t c = 0; c < 8; c++) {
+        float want = fixture_expected(&o, FIXTURE_WTE, 9, c) + fixture_expected(&o, FIXTURE_WPE, 3, c);
+        cr_expect(memcmp(&q[c], &want, 4) == 0, "component %zu", c);
+    }
+    cr_expect_eq(nearest_query_token(m, 64, 0, 0, q, scratch, &e), G2E_EINVAL);
+    cr_expect_str_eq(e.msg, "token ID 64 is outside the vocabulary (0..63)");
+    cr_expect_eq(nearest_query_token(m, 1, 1, 16, q, scratch, &e), G2E_EINVAL);
+    cr_expect_str_eq(e.msg, "position 16 is outside wpe, which has 16 rows (0..15)");
+    double v[8] = {0.1, 1, 2, 3, 4, 5, 6, 7};
+    size_t shape[2] = {1, 8};
+    npy_array arr = {.data = v, .count = 8, .ndim = 2};
+    memcpy(arr.shape, shape, sizeof shape);
+    cr_assert_eq(nearest_query_vector(&arr, "v.npy", 8, q, &e), 0, "%s", e.msg);
+    cr_expect(q[0] == (float)0.1 && q[7] == 7.0f, "float64 rounded once to float32");
+    arr.count = 7;
+    cr_expect_eq(nearest_query_vector(&arr, "v.npy", 8, q, &e), G2E_EINVAL);
+    cr_expect_str_eq(e.msg, "v.npy holds an array of 7 values (2 dimensions); a query needs 8 values, "
+                            "shape (8,) or (1, 8)");
+    model_close(m);
+}

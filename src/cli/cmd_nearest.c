@@ -73,47 +73,23 @@ typedef struct nq_query {
 static int make_query(const nearest_opts *o, const char *text, int have_pos, g2e_model *m,
                       tok_tokenizer *tok, nq_query *qu)
 {
-    size_t C = m->n_embd;
     g2e_err e;
     if (o->vector) {
-        if (npy_read_file(o->vector, &qu->arr, &e)) {
+        int rc = npy_read_file(o->vector, &qu->arr, &e);
+        if (rc == 0) {
+            out_add_input("vector file", o->vector, -1);
+            rc = nearest_query_vector(&qu->arr, o->vector, m->n_embd, qu->q, &e);
+        }
+        if (rc)
             cli_error("%s", e.msg);
-            return -1;
-        }
-        out_add_input("vector file", o->vector, -1);
-        npy_array *arr = &qu->arr;
-        if (arr->count != C || (arr->ndim == 2 && arr->shape[0] != 1) || arr->ndim > 2) {
-            cli_error("%s holds an array of %zu values (%d dimensions); a query needs %zu values, "
-                      "shape (%zu,) or (1, %zu)", o->vector, arr->count, arr->ndim, C, C, C);
-            return -1;
-        }
-        for (size_t c = 0; c < C; c++)
-            qu->q[c] = (float)arr->data[c];
-        return 0;
+        return rc ? -1 : 0;
     }
     if (text ? load_single_token(tok, text, &qu->id) : (qu->id = (uint32_t)o->id, 0))
         return -1;
-    if (qu->id >= m->n_vocab) {
-        cli_error("token ID %u is outside the vocabulary (0..%zu)", qu->id, m->n_vocab - 1);
-        return -1;
-    }
-    if (model_wte_row(m, qu->id, qu->q, &e)) {
+    if (nearest_query_token(m, qu->id, have_pos, (uint64_t)o->pos, qu->q, qu->p, &e)) {
         cli_error("%s", e.msg);
         return -1;
     }
-    if (!have_pos)
-        return 0;
-    if ((uint64_t)o->pos >= m->n_ctx) {
-        cli_error("position %llu is outside wpe, which has %zu rows (0..%zu)",
-                  (unsigned long long)o->pos, m->n_ctx, m->n_ctx - 1);
-        return -1;
-    }
-    if (model_wpe_row(m, (size_t)o->pos, qu->p, &e)) {
-        cli_error("%s", e.msg);
-        return -1;
-    }
-    for (size_t c = 0; c < C; c++)
-        qu->q[c] = qu->q[c] + qu->p[c];
     return 0;
 }
 

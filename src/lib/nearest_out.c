@@ -72,3 +72,31 @@ void nearest_write(FILE *f, int json, tok_tokenizer *tok, const char *query, int
         fputs(g2e_tr("\\xNN: a byte of a UTF-8 character that the token holds only part of; a piece shown alone "
                 "has no text around it to say which character (gpt2-embed TEXT shows it, e.g. 犬 (1/3))\n"), f);
 }
+
+int nearest_query_vector(const npy_array *arr, const char *path, size_t C, float *q, g2e_err *err)
+{
+    if (arr->count != C || (arr->ndim == 2 && arr->shape[0] != 1) || arr->ndim > 2)
+        return g2e_fail(err, G2E_EINVAL, "%s holds an array of %zu values (%d dimensions); a query needs "
+                        "%zu values, shape (%zu,) or (1, %zu)", path, arr->count, arr->ndim, C, C, C);
+    for (size_t c = 0; c < C; c++)
+        q[c] = (float)arr->data[c];
+    return 0;
+}
+
+int nearest_query_token(const g2e_model *m, uint32_t id, int have_pos, uint64_t pos, float *q,
+                        float *scratch, g2e_err *err)
+{
+    if (id >= m->n_vocab)
+        return g2e_fail(err, G2E_EINVAL, "token ID %u is outside the vocabulary (0..%zu)", id, m->n_vocab - 1);
+    int rc = model_wte_row(m, id, q, err);
+    if (rc || !have_pos)
+        return rc;
+    if (pos >= m->n_ctx)
+        return g2e_fail(err, G2E_EINVAL, "position %llu is outside wpe, which has %zu rows (0..%zu)",
+                        (unsigned long long)pos, m->n_ctx, m->n_ctx - 1);
+    if ((rc = model_wpe_row(m, (size_t)pos, scratch, err)) != 0)
+        return rc;
+    for (size_t c = 0; c < m->n_embd; c++)
+        q[c] = q[c] + scratch[c];
+    return 0;
+}

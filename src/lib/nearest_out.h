@@ -14,10 +14,21 @@
 #ifndef G2E_NEAREST_OUT_H
 #define G2E_NEAREST_OUT_H
 
+#include "model.h"
+#include "npy.h"
 #include "similarity.h"
 #include "tokenizer.h"
 
 #include <stdio.h>
+
+/* The query from an .npy array of n_embd = C values (shape (C,) or (1, C), float32 or float64,
+ * float64 rounded to float32) into q[C]; G2E_EINVAL names path and the shape found. */
+int nearest_query_vector(const npy_array *arr, const char *path, size_t C, float *q, g2e_err *err);
+/* The query wte[id] (+ wpe[pos] when have_pos, one float32 addition per element) into
+ * q[n_embd]; scratch holds n_embd floats. G2E_EINVAL for an id or position outside the
+ * matrices (the message gives their range), or model.h's errors. */
+int nearest_query_token(const g2e_model *m, uint32_t id, int have_pos, uint64_t pos, float *q,
+                        float *scratch, g2e_err *err);
 
 /* 1 when token id's piece is not valid UTF-8 on its own (part of a character). */
 int nearest_partial(tok_tokenizer *tok, uint32_t id);
