@@ -24,10 +24,8 @@ static void describe(const fixture_opts *o, const char *tag, char **json, char *
     cr_assert_eq(model_from_st(&m, view, &err), 0, "%s", err.msg);
     *json = st_describe_json(path, st, m, NULL);
     cr_assert(*json);
-    size_t len;
-    FILE *f = open_memstream(table, &len);
-    st_describe_table(f, path, st, m, NULL);
-    fclose(f);
+    *table = st_describe_text(path, st, m, NULL);
+    cr_assert(*table);
     char *out = path_join(dir, "d.json");
     write_file(out, *json, strlen(*json));
     char *script = path_join(G2E_SRCDIR, "tests/st_describe_ref.py");

@@ -49,32 +49,15 @@ const opt_cmd *const cmd_inspect_spec = &CMD;
 static int print_description(const char *path, st_file *st, g2e_model *m, const char *merr,
                              int as_json)
 {
-    char *out = NULL;
-    size_t out_len = 0;
-    if (as_json) {
-        out = st_describe_json(path, st, m, merr);
-        if (!out) {
-            cli_error("inspect: out of memory");
-            return -1;
-        }
-        fwrite(out, 1, strlen(out), stdout);
-        fputc('\n', stdout);
-        free(out);
-    } else {
-        FILE *mem = open_memstream(&out, &out_len);
-        if (!mem) {
-            cli_error("inspect: out of memory");
-            return -1;
-        }
-        st_describe_table(mem, path, st, m, merr);
-        if (fclose(mem) != 0) {
-            free(out);
-            cli_error("inspect: out of memory");
-            return -1;
-        }
-        fwrite(out, 1, out_len, stdout);
-        free(out);
+    char *out = as_json ? st_describe_json(path, st, m, merr) : st_describe_text(path, st, m, merr);
+    if (!out) {
+        cli_error("inspect: out of memory");
+        return -1;
     }
+    fputs(out, stdout);
+    if (as_json)
+        fputc('\n', stdout);
+    free(out);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         cli_error("inspect: cannot write the output");
         return -1;

@@ -160,3 +160,19 @@ char *st_describe_json(const char *path, const st_file *st, const g2e_model *m,
     cJSON_Delete(j);
     return s;
 }
+
+char *st_describe_text(const char *path, const st_file *st, const g2e_model *m,
+                       const char *model_err)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&out, &len);
+    if (!mem)
+        return NULL;
+    st_describe_table(mem, path, st, m, model_err);
+    if (fclose(mem) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}

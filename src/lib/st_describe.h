@@ -22,6 +22,10 @@
 int st_describe_table(FILE *f, const char *path, const st_file *st, const g2e_model *m,
                       const char *model_err);
 
+/* The table in a new string (caller frees); NULL when out of memory. */
+char *st_describe_text(const char *path, const st_file *st, const g2e_model *m,
+                       const char *model_err);
+
 /* The JSON document (no final newline) in a new string the caller frees with free();
  * NULL when out of memory. */
 char *st_describe_json(const char *path, const st_file *st, const g2e_model *m,
