@@ -4,6 +4,8 @@
 #ifndef G2E_CLI_H
 #define G2E_CLI_H
 
+#include "readin.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,30 +49,13 @@ void cli_verror(const char *cmd, const char *msg, va_list ap) __attribute__((for
  * cli_error's. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Opens path for reading as an input of the command (registered with out_add_input, so no
- * -o may replace it): a regular file of at most CLI_MAX_INPUT bytes, or a pipe/device only
- * when it is our own standard input (-f /dev/stdin); a FIFO is refused at once, never
- * waited on. Returns the descriptor (blocking, the caller closes it), or -1 after one
- * error line. */
+/* readin.h's readers with their message printed (one error line; NULL or -1 on failure):
+ * cli_open_file = readin_open, cli_read_file = readin_file ("-" is standard input),
+ * cli_read_stream = readin_stream (no message: errno is set). */
 int cli_open_file(const char *path, const char *what);
-
-/* All of the file at path in a new buffer (caller frees), NUL-terminated for convenience
- * (*len does not count the NUL). "-" is standard input. Only a regular file is read, or
- * our own standard input under another name (/dev/stdin): a FIFO, device or directory is
- * refused at once (opened O_NONBLOCK and fstat'ed first, so a FIFO without a writer never
- * blocks, /dev/zero is never read without end). The file is registered as an input (out.h: no output may
- * replace it), what naming its role in that message ("text file"). On failure prints one
- * line naming path and returns NULL. */
 char *cli_read_file(const char *path, const char *what, size_t *len);
-
-/* The most a text input may hold: 1 GiB (a file, standard input). Beyond it the readers
- * below fail with EFBIG ("File too large") instead of reading until memory runs out. */
-#define CLI_MAX_INPUT (1ULL << 30)
-
-/* All of stream f in a new buffer (caller frees), NUL-terminated for convenience (*len does
- * not count the NUL); NULL with errno set on a read error, when out of memory, or (EFBIG)
- * when f holds more than CLI_MAX_INPUT bytes. */
 char *cli_read_stream(FILE *f, size_t *len);
+#define CLI_MAX_INPUT READIN_MAX
 
 struct opt_cmd;
 #define CMD(name, fn, summary) int fn(int argc, char **argv);

@@ -15,16 +15,13 @@
  */
 #include "cli.h"
 #include "i18n.h"
-#include "json.h"
 #include "embed.h"
 #include "figures.h"
 #include "load.h"
-#include "npy.h"
 #include "out.h"
 #include "render.h"
+#include "rows_out.h"
 #include "similarity.h"
-#include "textpos.h"
-#include "tokchars.h"
 
 #include <errno.h>
 #include <math.h>
@@ -54,13 +51,10 @@ typedef struct job {
     char *joined;          /* several TEXT arguments joined by spaces (owned) */
     char *text;            /* the input text (owned), NULL with --ids */
     size_t text_len;
-    uint32_t *ids;         /* (T,) owned */
-    size_t *offs;          /* (T + 1,) byte offsets of each token in text, or NULL */
-    tokchars_span *spans;  /* (T,) the characters behind each token (tokchars.h), or NULL */
-    char *ids_text;        /* --ids: the IDs' pieces one after another (owned), which spans
-                            * then describe, for display only (JSON offsets are the input's) */
-    size_t T;
-    size_t n_windows, W;   /* windows mode: W rows each; else 1 window of T rows */
+    uint32_t *stdin_ids;   /* --ids -: the IDs read (owned) */
+    size_t n_stdin_ids;
+    rows_tokens tk;        /* the tokens, their offsets and characters (rows_out.h) */
+    embed_plan plan;       /* rows: tokens, positions, windows (embed.h) */
     g2e_model *m;
     char *wpath;
     tok_tokenizer *tok;
@@ -141,135 +135,53 @@ static const opt_cmd CMD = {
 };
 const opt_cmd *const cmd_embed_spec = &CMD;
 
-/* --ids: the parsed list, or the same grammar read from standard input. */
-static int take_ids(job *j)
+/* --ids -: the same grammar read from standard input. */
+static int stdin_ids(job *j)
 {
-    if (!j->ids_opt.from_stdin) {
-        size_t n = j->ids_opt.n;
-        j->ids = malloc((n ? n : 1) * sizeof *j->ids);
-        if (!j->ids) {
-            cli_error("out of memory");
-            return -1;
-        }
-        if (n)
-            memcpy(j->ids, j->ids_opt.v, n * sizeof *j->ids);
-        j->T = n;
-        return 0;
-    }
     size_t len;
     char err[200], *s = cli_read_stream(stdin, &len);
     if (!s) {
         cli_error("standard input: %s", strerror(errno));
         return -1;
     }
-    int rc = opt_parse_ids(s, len, UINT32_MAX, &j->ids, &j->T, err, sizeof err);
+    int rc = opt_parse_ids(s, len, UINT32_MAX, &j->stdin_ids, &j->n_stdin_ids, err, sizeof err);
     free(s);
     if (rc)
         cli_error("--ids -: standard input: %s", err);
     return rc;
 }
 
-/* Reads all of a stream into j->text. */
-static int read_all(job *j, FILE *f, const char *name)
-{
-    j->text = cli_read_stream(f, &j->text_len);
-    if (!j->text) {
-        cli_error("%s: %s", name, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 static int read_input(job *j)
 {
     if (j->have_ids)
-        return take_ids(j);
-    if (j->from_stdin || (j->file && strcmp(j->file, "-") == 0))
-        return read_all(j, stdin, "standard input");
-    if (j->file)
-        return (j->text = cli_read_file(j->file, "text file", &j->text_len)) ? 0 : -1;
-    j->text_len = strlen(j->text_arg);
-    j->text = malloc(j->text_len + 1);
-    if (!j->text) {
+        return j->ids_opt.from_stdin ? stdin_ids(j) : 0;
+    if (j->from_stdin || (j->file && strcmp(j->file, "-") == 0)) {
+        if (!(j->text = cli_read_stream(stdin, &j->text_len)))
+            cli_error("%s: %s", "standard input", strerror(errno));
+    } else if (j->file) {
+        j->text = cli_read_file(j->file, "text file", &j->text_len);
+    } else if ((j->text = strdup(j->text_arg)) != NULL) {
+        j->text_len = strlen(j->text);
+    } else {
         cli_error("out of memory");
-        return -1;
     }
-    memcpy(j->text, j->text_arg, j->text_len + 1);
-    return 0;
+    return j->text ? 0 : -1;
 }
 
-/* --ids: the characters behind the tokens are those of the IDs' bytes one after another (what
- * `decode` gives), so that "163 232 105" shows 犬 (1/3), 犬 (2/3), 犬 (3/3) too. */
-static int ids_spans(job *j)
-{
-    size_t len = 0, *offs = malloc((j->T + 1) * sizeof *offs);
-    const uint8_t *b;
-    size_t n;
-    for (size_t t = 0; offs && t < j->T; t++) {
-        offs[t] = len;
-        len += tok_piece(j->tok, j->ids[t], &b, &n, NULL) == 0 ? n : 0;
-    }
-    j->ids_text = offs ? malloc(len + 1) : NULL;
-    j->spans = malloc((j->T ? j->T : 1) * sizeof *j->spans);
-    int rc = -1;
-    if (j->ids_text && j->spans) {
-        offs[j->T] = len;
-        for (size_t t = 0; t < j->T; t++)
-            if (tok_piece(j->tok, j->ids[t], &b, &n, NULL) == 0)
-                memcpy(j->ids_text + offs[t], b, n);
-        j->ids_text[len] = '\0';
-        rc = tokchars_spans(j->ids_text, len, offs, j->T, j->spans, NULL);
-    }
-    free(offs);
-    if (rc) {   /* display only: without it the pieces are shown as they are */
-        free(j->spans);
-        j->spans = NULL;
-    }
-    return 0;
-}
-
+/* Text (or IDs) -> the tokens with their characters (rows_out.h). */
 static int tokenize(job *j)
 {
-    if (!j->text)
-        return ids_spans(j);
-    tok_ids r;
     g2e_err e;
-    if (tok_encode(j->tok, j->text, j->text_len, j->special, j->lossy ? TOK_LOSSY : 0, &r, NULL, &e)) {
+    int rc;
+    if (!j->text)
+        rc = rows_tokens_ids(&j->tk, j->tok, j->ids_opt.from_stdin ? j->stdin_ids : j->ids_opt.v,
+                             j->ids_opt.from_stdin ? j->n_stdin_ids : j->ids_opt.n, &e);
+    else
+        rc = rows_tokens_text(&j->tk, j->tok, j->text, j->text_len, j->special,
+                              j->lossy ? TOK_LOSSY : 0, j->bos, &e);
+    if (rc)
         cli_error("%s%s", e.msg, e.code == TOK_E_UTF8 ? " (--lossy replaces invalid bytes with U+FFFD)" : "");
-        return -1;
-    }
-    size_t extra = j->bos ? 1 : 0;
-    j->ids = malloc((r.n + extra + 1) * sizeof *j->ids);
-    j->offs = malloc((r.n + extra + 1) * sizeof *j->offs);
-    if (!j->ids || !j->offs) {
-        tok_ids_free(&r);
-        cli_error("out of memory");
-        return -1;
-    }
-    if (extra) {
-        j->ids[0] = TOK_ENDOFTEXT;
-        j->offs[0] = 0;
-    }
-    if (r.n)
-        memcpy(j->ids + extra, r.ids, r.n * sizeof *r.ids);
-    for (size_t i = 0; i <= r.n; i++)
-        j->offs[i + extra] = r.offsets ? r.offsets[i] : 0;
-    j->T = r.n + extra;
-    tok_ids_free(&r);
-    j->spans = malloc((j->T ? j->T : 1) * sizeof *j->spans);
-    if (!j->spans || tokchars_spans(j->text, j->text_len, j->offs, j->T, j->spans, &e)) {
-        cli_error("%s", j->spans ? e.msg : "out of memory");
-        return -1;
-    }
-    return 0;
-}
-
-/* "st", "nd", "rd" or "th" after n. */
-static const char *ordinal(size_t n)
-{
-    if (n % 100 >= 11 && n % 100 <= 13)
-        return "th";
-    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+    return rc ? -1 : 0;
 }
 
 /* The mean L2 norm of wte's (which 0) or wpe's (1) rows into *out; -1 after an error line. */
@@ -283,28 +195,6 @@ static int mean_norm(const g2e_model *m, int which, double *out)
     }
     *out = st.norm_mean;
     return 0;
-}
-
-/* How large the fixed encoding is against the token vectors, for the over-limit message:
- * its rows have norm exactly sqrt(n_embd / 2) (sin^2 + cos^2 = 1 in each of n_embd/2 pairs). */
-static void sinusoid_caveat(const job *j, char *buf, size_t cap)
-{
-    size_t C = j->m->n_embd;
-    double pe = sqrt((double)C / 2.0), tok = j->wte_norm;
-    sim_stats st;
-    if (tok <= 0 && sim_stats_of(j->m, 0, &st, NULL) == 0)   /* silent: the error is one line */
-        tok = st.norm_mean;
-    if (tok > 0 && pe / tok >= 2.0)   /* the chapter's warning: position swamps meaning */
-        snprintf(buf, cap, _("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
-                 "token vectors (mean norm %.2f), so they drown the meaning; --pe-scale wpe scales them "
-                 "to wpe's size"), C, pe, pe / tok, tok);
-    else if (tok > 0)
-        snprintf(buf, cap, _("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
-                 "token vectors (mean norm %.2f); --pe-scale wpe scales them to wpe's size"),
-                 C, pe, pe / tok, tok);
-    else
-        snprintf(buf, cap, _("its vectors have norm sqrt(%zu/2) = %.1f (this file's token vectors are all "
-                 "zero); --pe-scale wpe scales them to wpe's size"), C, pe);
 }
 
 /* --pe-scale: the factor (a number, or wpe's mean norm over sqrt(n_embd/2)) into the embed
@@ -339,431 +229,62 @@ static int setup_pe(job *j)
     return 0;
 }
 
-/* The statement of the fixed encoding's scale (no newline), for the table's summary, the JSON
- * reader (as members) and a note beside npy/raw/csv output. */
-static void pe_statement(const job *j, char *buf, size_t cap)
+/* The rows of the first T tokens (embed.h's plan); -1 after an error line. */
+static int make_plan(job *j, size_t T)
 {
-    size_t C = j->m->n_embd;
-    double s = j->ec.pe_scale, pe = s * sqrt((double)C / 2.0);
-    int o = 0;
-    if (s != 1.0 && j->wpe_norm > 0)
-        o = snprintf(buf, cap, _("sinusoidal positions scaled by %.6g (--pe-scale wpe: mean |wpe| %.4f / "
-                     "sqrt(%zu/2)), each value in double, rounded once to float32: |PE| = %.4f"), s,
-                     j->wpe_norm, C, pe);
-    else if (s != 1.0)
-        o = snprintf(buf, cap, _("sinusoidal positions scaled by %.6g (--pe-scale), each value in double, "
-                     "rounded once to float32: |PE| = %.6g x sqrt(%zu/2) = %.4f"), s, s, C, pe);
-    else
-        o = snprintf(buf, cap, _("sinusoidal positions, not what GPT-2 was trained with: |PE| = sqrt(%zu/2) "
-                     "= %.4f"), C, pe);
-    if (o < 0 || (size_t)o >= cap)
-        return;
-    if (j->wte_norm > 0)
-        snprintf(buf + o, cap - (size_t)o, _(", %.2f times the mean |wte| row (%.4f)%s"), pe / j->wte_norm,
-                 j->wte_norm, s == 1.0 ? _("; --pe-scale wpe brings it to wpe's size") : "");
-    else
-        snprintf(buf + o, cap - (size_t)o, _(" (this file's wte rows are all zero)"));
+    g2e_err e;
+    if (embed_plan_make(&j->plan, T, (size_t)j->start, (size_t)j->window, (size_t)j->stride, &e)) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    return 0;
 }
 
 /* The context limit: refuse (with where the n_ctx-th token ends), truncate, or plan windows. */
 static int fit_context(job *j)
 {
-    size_t ctx = embed_max_positions(j->m, j->pe);
-    if (j->window) {
-        if (j->pe == EMBED_PE_LEARNED && j->window > ctx) {
-            cli_error("--window %llu is larger than the context: wpe has %zu rows", (unsigned long long)j->window, ctx);
-            return -1;
-        }
-        g2e_err e;
-        size_t pad;
-        if (embed_windows(j->T, (size_t)j->window, (size_t)j->stride, &j->n_windows, &e) ||
-            embed_window_padding(j->T, (size_t)j->window, (size_t)j->stride, &pad, &e)) {
-            cli_error("%s", e.msg);
-            return -1;
-        }
-        j->W = (size_t)j->window;
-        return 0;
+    size_t ctx = embed_max_positions(j->m, j->pe), T = j->tk.T;
+    if (j->window && j->pe == EMBED_PE_LEARNED && j->window > ctx) {
+        cli_error("--window %llu is larger than the context: wpe has %zu rows", (unsigned long long)j->window, ctx);
+        return -1;
     }
-    j->n_windows = 1;
-    if (j->start > ctx || j->T > ctx - j->start) {
+    if (!j->window && (j->start > ctx || T > ctx - j->start)) {
         size_t fit = j->start > ctx ? 0 : ctx - (size_t)j->start;
         if (j->truncate && fit > 0) {
-            char where[TEXTPOS_SNIPPET_MAX + 128] = "";
-            if (j->offs) {
-                textpos tp;
-                textpos_at(j->text, j->text_len, j->offs[fit], &tp);
-                snprintf(where, sizeof where, _(" (up to character %zu, line %zu: %s)"), tp.chr, tp.line, tp.snippet);
-            }
-            cli_note("the input has %zu tokens; --truncate keeps the first %zu%s", j->T, fit, where);
-            j->T = fit;
-            j->W = fit;
-            return 0;
+            char where[ROWS_WHERE_MAX] = "";
+            rows_where(&j->tk, fit, 0, 1, where, sizeof where);
+            cli_note("the input has %zu tokens; --truncate keeps the first %zu%s", T, fit, where);
+            return make_plan(j, fit);
         }
         if (j->pe == EMBED_PE_SINUSOIDAL) {   /* its limit is exactness, not a table's rows */
             cli_error("%zu tokens from --start-pos %llu reach position %llu, but the sinusoidal encoding is "
-                      "exact only for positions 0..%zu (2^53 - 1)", j->T, (unsigned long long)j->start,
-                      (unsigned long long)j->start + j->T - 1, ctx - 1);
+                      "exact only for positions 0..%zu (2^53 - 1)", T, (unsigned long long)j->start,
+                      (unsigned long long)j->start + T - 1, ctx - 1);
             return -1;
         }
-        char where[TEXTPOS_SNIPPET_MAX + 160];
         if (fit == 0) {
             cli_error("--start-pos %llu leaves no room: wpe has only %zu rows (positions 0..%zu)",
                       (unsigned long long)j->start, ctx, ctx - 1);
             return -1;
         }
-        size_t last = (size_t)j->start + fit - 1; /* the position of the last token that fits */
-        if (j->offs) {
-            textpos tp;
-            textpos_at(j->text, j->text_len, j->offs[fit], &tp);
-            /* tp is where the next character starts: the last one inside is just before it (at
-             * the end of the line before when the next one starts a line) */
-            if (tp.col > 1)
-                snprintf(where, sizeof where, _("the %zu%s token (position %zu) ends at character %zu "
-                         "(line %zu, column %zu): %s"), fit, ordinal(fit), last, tp.chr, tp.line,
-                         tp.col - 1, tp.snippet);
-            else
-                snprintf(where, sizeof where, _("the %zu%s token (position %zu) ends at character %zu "
-                         "(the end of line %zu): %s"), fit, ordinal(fit), last, tp.chr,
-                         tp.line > 1 ? tp.line - 1 : 1, tp.snippet);
-        } else {
-            snprintf(where, sizeof where, _("the %zu%s ID (position %zu) is %u"), fit, ordinal(fit), last,
-                     j->ids[fit - 1]);
-        }
+        char where[ROWS_WHERE_MAX];
+        rows_where(&j->tk, fit, (size_t)j->start + fit - 1, 0, where, sizeof where);
         char sin_caveat[256];
-        sinusoid_caveat(j, sin_caveat, sizeof sin_caveat);
+        rows_pe_caveat(j->m, j->wte_norm, sin_caveat, sizeof sin_caveat);
         cli_error("the input has %zu tokens%s but wpe has only %zu rows (positions 0..%zu), so %zu fit%s; "
                   "%s; use --truncate to keep the first %zu, or --window %zu [--stride S] to embed it in "
                   "windows; --pe sinusoidal has no limit, but GPT-2 was not trained with it, and %s",
-                  j->T, j->bos ? _(" (with --bos)") : "", ctx, ctx - 1, fit,
+                  T, j->bos ? _(" (with --bos)") : "", ctx, ctx - 1, fit,
                   j->start ? _(" after --start-pos") : "", where, fit, ctx, sin_caveat);
         return -1;
     }
-    j->W = j->T;
-    return 0;
-}
-
-/* One row of the output: part 0 token, 1 position, 2 sum; window w, row r. buf holds 3 rows
- * (token, position, sum); *out points at the part asked for. Returns 1 for a padding row
- * (zeros), 0 for a real one, -1 on error (printed). */
-static int get_row(const job *j, int part, size_t w, size_t r, float *buf, const float **out)
-{
-    size_t C = j->m->n_embd;
-    size_t t = j->window ? w * (size_t)j->stride + r : r;
-    *out = buf + (size_t)part * C;
-    if (t >= j->T) {
-        memset(buf, 0, 3 * C * sizeof *buf);
-        return 1;
-    }
-    size_t position = j->window ? r : (size_t)j->start + t;
-    g2e_err e;
-    if (embed_row(&j->ec, j->ids[t], position, buf + 2 * C, buf, buf + C, &e)) {
-        cli_error("%s", e.msg);
-        return -1;
-    }
-    return 0;
-}
-
-static size_t rows_per_window(const job *j)
-{
-    return j->window ? j->W : j->T;
-}
-
-/* The token index of window w, row r (or SIZE_MAX for padding). */
-static size_t token_at(const job *j, size_t w, size_t r)
-{
-    size_t t = j->window ? w * (size_t)j->stride + r : r;
-    return t < j->T ? t : SIZE_MAX;
-}
-
-static int write_binary(const job *j, FILE *f, int npy)
-{
-    size_t C = j->m->n_embd, R = rows_per_window(j);
-    size_t shape[4], nd = 0;
-    if (j->parts) shape[nd++] = 3;
-    if (j->window) shape[nd++] = j->n_windows;
-    shape[nd++] = R;
-    shape[nd++] = C;
-    npy_writer nw;
-    g2e_err e;
-    if (npy && npy_writer_begin(&nw, f, shape, (int)nd, &e)) {
-        cli_error("%s", e.msg);
-        return -1;
-    }
-    float *row = malloc(3 * C * sizeof *row);
-    if (!row) {
-        cli_error("out of memory");
-        return -1;
-    }
-    int rc = 0;
-    for (int p = j->parts ? 0 : 2; p < 3 && rc == 0; p++)
-        for (size_t w = 0; w < j->n_windows && rc == 0; w++)
-            for (size_t r = 0; r < R && rc == 0; r++) {
-                const float *v;
-                if (get_row(j, p, w, r, row, &v) < 0)
-                    rc = -1;
-                else if (npy ? npy_writer_put(&nw, v, C, &e) != 0 : fwrite(v, sizeof *v, C, f) != C) {
-                    if (npy) cli_error("%s", e.msg);
-                    rc = npy ? -1 : 1;   /* raw: the stream's error is reported by out_commit */
-                }
-            }
-    if (rc == 0 && npy && npy_writer_end(&nw, &e)) {
-        cli_error("%s", e.msg);
-        rc = -1;
-    }
-    free(row);
-    return rc < 0 ? -1 : 0;
-}
-
-/* How token t is shown in the table and the strips (caller frees; NULL if out of memory):
- * its piece made visible, or, when it holds part of a character, that character and its
- * share ("犬 (1/3)", tokchars.h). */
-static void piece(const job *j, size_t t, const uint8_t **b, size_t *n);
-static char *shown(const job *j, size_t t)
-{
-    if (j->spans && (j->spans[t].head.n || j->spans[t].tail.n))
-        return tokchars_display_alloc(j->text ? j->text : j->ids_text, &j->spans[t]);
-    const uint8_t *b;
-    size_t n;
-    piece(j, t, &b, &n);
-    return out_piece_visible((const char *)b, n);
-}
-
-static void piece(const job *j, size_t t, const uint8_t **b, size_t *n)
-{
-    if (tok_piece(j->tok, j->ids[t], b, n, NULL) != 0) {
-        *b = (const uint8_t *)"";
-        *n = 0;
-    }
-}
-
-static void json_vec(FILE *f, const float *v, size_t C)
-{
-    fputc('[', f);
-    for (size_t c = 0; c < C; c++) {
-        if (c) fputs(", ", f);
-        json_write_f32(f, v[c]);
-    }
-    fputc(']', f);
-}
-
-static int write_json(const job *j, FILE *f)
-{
-    size_t C = j->m->n_embd, R = rows_per_window(j);
-    float *buf = malloc(3 * C * sizeof *buf);
-    if (!buf) {
-        cli_error("out of memory");
-        return -1;
-    }
-    float *tok = buf, *pos = buf + C, *sum = buf + 2 * C;
-    fprintf(f, "{\"model\": {\"name\": \"%s\", \"weights\": ", j->m->size_name ? j->m->size_name : "unknown");
-    out_json_string(f, j->wpath, strlen(j->wpath));
-    fprintf(f, ", \"n_vocab\": %zu, \"n_ctx\": %zu, \"n_embd\": %zu, \"dtype\": \"%s\"}, \"pe\": \"%s\", "
-               "\"n_tokens\": %zu, \"start_pos\": %llu",
-            j->m->n_vocab, j->m->n_ctx, C, st_dtype_name(j->m->wte->dtype),
-            j->pe == EMBED_PE_LEARNED ? "learned" : "sinusoidal", j->T, (unsigned long long)j->start);
-    if (j->pe == EMBED_PE_SINUSOIDAL) {   /* the scale, as the table's summary states it */
-        fputs(", \"pe_scale\": ", f);
-        json_write_f64(f, j->ec.pe_scale);
-        fputs(", \"pe_norm\": ", f);
-        json_write_f64(f, j->ec.pe_scale * sqrt((double)C / 2.0));
-        fputs(", \"wte_norm_mean\": ", f);
-        json_write_f64(f, j->wte_norm);
-        if (j->wpe_norm > 0) {
-            fputs(", \"wpe_norm_mean\": ", f);
-            json_write_f64(f, j->wpe_norm);
-        }
-    }
-    if (j->window)
-        fprintf(f, ", \"window\": %zu, \"stride\": %llu, \"windows\": [", j->W, (unsigned long long)j->stride);
-    else
-        fprintf(f, ", \"tokens\": [");
-    int rc = 0;
-    for (size_t w = 0; w < j->n_windows && rc == 0; w++) {
-        if (j->window)
-            fprintf(f, "%s{\"window\": %zu, \"tokens\": [", w ? ", " : "", w);
-        for (size_t r = 0; r < R && rc == 0; r++) {
-            size_t t = token_at(j, w, r);
-            size_t position = j->window ? r : (size_t)j->start + r;
-            fprintf(f, "%s{\"pos\": %zu, ", r ? ", " : "", position);
-            if (t == SIZE_MAX) {
-                fprintf(f, "\"padding\": true, \"vector\": ");
-                memset(sum, 0, C * sizeof *sum);
-                json_vec(f, sum, C);
-                fputc('}', f);
-                continue;
-            }
-            if (embed_row(&j->ec, j->ids[t], position, sum, tok, pos, NULL)) {
-                cli_error("internal error: row %zu could not be read", t);
-                rc = -1;
-                break;
-            }
-            const uint8_t *b;
-            size_t n;
-            piece(j, t, &b, &n);
-            fprintf(f, "\"index\": %zu, \"id\": %u, \"piece\": ", t, j->ids[t]);
-            out_json_string(f, (const char *)b, n);
-            if (j->spans && j->text) {   /* offset, chars, char_index, char_part: tokchars.h */
-                json_w jw;
-                json_resume_object(&jw, f, 1);
-                tokchars_json(&jw, j->text, &j->spans[t]);
-            }
-            fprintf(f, ", \"vector\": ");
-            json_vec(f, sum, C);
-            if (j->parts) {
-                fprintf(f, ", \"token_vector\": ");
-                json_vec(f, tok, C);
-                fprintf(f, ", \"position_vector\": ");
-                json_vec(f, pos, C);
-            }
-            fputc('}', f);
-        }
-        if (j->window)
-            fputs("]}", f);
-    }
-    fputs("]}\n", f);
-    free(buf);
-    return rc;
-}
-
-static int write_csv(const job *j, FILE *f)
-{
-    size_t C = j->m->n_embd, R = rows_per_window(j);
-    float *buf = malloc(3 * C * sizeof *buf);
-    if (!buf) {
-        cli_error("out of memory");
-        return -1;
-    }
-    float *vecs[3] = {buf, buf + C, buf + 2 * C};
-    static const char *const PART[3] = {"token", "position", "sum"};
-    if (j->window) fputs("window,", f);
-    fputs("pos,index,id,piece,display,", f);
-    if (j->parts) fputs("part,", f);
-    for (size_t c = 0; c < C; c++)
-        fprintf(f, "c%zu%s", c, c + 1 < C ? "," : "\n");
-    for (size_t w = 0; w < j->n_windows; w++)
-        for (size_t r = 0; r < R; r++) {
-            size_t t = token_at(j, w, r);
-            size_t position = j->window ? r : (size_t)j->start + r;
-            if (t == SIZE_MAX) {
-                memset(buf, 0, 3 * C * sizeof *buf);
-            } else if (embed_row(&j->ec, j->ids[t], position, vecs[2], vecs[0], vecs[1], NULL)) {
-                free(buf);
-                cli_error("internal error: row %zu could not be read", t);
-                return -1;
-            }
-            for (int p = j->parts ? 0 : 2; p < 3; p++) {
-                if (j->window) fprintf(f, "%zu,", w);
-                if (t == SIZE_MAX) {
-                    fprintf(f, "%zu,,,(padding),,", position);
-                } else {
-                    const uint8_t *b;
-                    size_t n;
-                    piece(j, t, &b, &n);
-                    char *vis = out_piece_visible((const char *)b, n), *disp = shown(j, t);
-                    fprintf(f, "%zu,%zu,%u,", position, t, j->ids[t]);
-                    out_csv_field(f, vis ? vis : "", vis ? strlen(vis) : 0);
-                    fputc(',', f);
-                    out_csv_field(f, disp ? disp : "", disp ? strlen(disp) : 0);
-                    fputc(',', f);
-                    free(vis);
-                    free(disp);
-                }
-                if (j->parts) fprintf(f, "%s,", PART[p]);
-                for (size_t c = 0; c < C; c++) {
-                    out_f32(f, vecs[p][c]);
-                    fputc(c + 1 < C ? ',' : '\n', f);
-                }
-            }
-        }
-    free(buf);
-    return 0;
-}
-
-static double norm(const float *v, size_t C)
-{
-    double s = 0;
-    for (size_t c = 0; c < C; c++)
-        s += (double)v[c] * v[c];
-    return sqrt(s);
-}
-
-static int write_table(const job *j, FILE *f)
-{
-    size_t C = j->m->n_embd, R = rows_per_window(j);
-    size_t show = j->show < C ? (size_t)j->show : C;
-    float *buf = malloc(3 * C * sizeof *buf);
-    if (!buf) {
-        cli_error("out of memory");
-        return -1;
-    }
-    float *tok = buf, *pos = buf + C, *sum = buf + 2 * C;
-    for (size_t w = 0; w < j->n_windows; w++) {
-        if (j->window) {
-            size_t first = w * (size_t)j->stride;
-            size_t last = first + j->W < j->T ? first + j->W : j->T;
-            fprintf(f, _("%swindow %zu: tokens %zu..%zu at positions 0..%zu\n"), w ? "\n" : "", w, first,
-                    last - 1, last - first - 1);
-        }
-        /* headings by display width: translated ones are wider per byte */
-        out_rpad(f, _("pos"), 5);
-        fputc(' ', f);
-        out_rpad(f, _("id"), 6);
-        fputs("  ", f);
-        out_pad(f, _("piece"), 18);
-        fprintf(f, " %8s %8s %8s  ", "|token|", "|pos|", "|sum|");
-        fprintf(f, _("sum[0..%zu]\n"), show ? show - 1 : 0);
-        for (size_t r = 0; r < R; r++) {
-            size_t t = token_at(j, w, r);
-            size_t position = j->window ? r : (size_t)j->start + r;
-            if (t == SIZE_MAX) { /* the rest of the last window: one line for all of it */
-                if (R - r == 1)
-                    fprintf(f, _("%5s %6s  ... 1 zero row of padding (position %zu in npy/raw output)\n"), "",
-                            "", position);
-                else
-                    fprintf(f, _("%5s %6s  ... %zu zero rows of padding (positions %zu..%zu in npy/raw "
-                            "output)\n"), "", "", R - r, position, R - 1);
-                break;
-            }
-            if (embed_row(&j->ec, j->ids[t], position, sum, tok, pos, NULL)) {
-                free(buf);
-                cli_error("internal error: row %zu could not be read", t);
-                return -1;
-            }
-            char *vis = shown(j, t);
-            fprintf(f, "%5zu %6u  ", position, j->ids[t]);
-            out_pad(f, vis ? vis : "?", 18);
-            free(vis);
-            fprintf(f, " %8.4f %8.4f %8.4f ", norm(tok, C), norm(pos, C), norm(sum, C));
-            for (size_t c = 0; c < show; c++)
-                fprintf(f, " %9.5f", (double)sum[c]);
-            fputs(show < C ? " ...\n" : "\n", f);
-        }
-    }
-    size_t used = j->window ? (j->T < j->W ? j->T : j->W) : j->T;
-    fprintf(f, _("model %s (%s): n_embd %zu, %s positions; %zu tokens"),
-            j->m->size_name ? j->m->size_name : _("unknown"), j->wpath, C,
-            j->pe == EMBED_PE_LEARNED ? _("learned") : _("sinusoidal"), j->T);
-    if (j->window)
-        fprintf(f, _(" in %zu windows of %zu (stride %llu)"), j->n_windows, j->W, (unsigned long long)j->stride);
-    if (j->pe == EMBED_PE_LEARNED)
-        fprintf(f, _(", %zu of %zu positions used\n"), (size_t)j->start + used, j->m->n_ctx);
-    else
-        fprintf(f, _(", positions %llu..%llu\n"), (unsigned long long)j->start,
-                (unsigned long long)(j->start + used - (used ? 1 : 0)));
-    if (j->pe == EMBED_PE_SINUSOIDAL) {
-        char st[512];
-        pe_statement(j, st, sizeof st);
-        fprintf(f, "%s\n", st);
-    }
-    free(buf);
-    return 0;
+    return make_plan(j, T);
 }
 
 /* The strips figure for the first window (at most 4096 tokens). */
 static int draw(const job *j)
 {
-    size_t C = j->m->n_embd, R = rows_per_window(j);
-    if (R > 4096) R = 4096;
+    size_t C = j->m->n_embd, R = j->plan.W < 4096 ? j->plan.W : 4096, n = 0;
     if (R == 0) {
         cli_error("--plot: no tokens to draw");
         return -1;
@@ -771,31 +292,11 @@ static int draw(const job *j)
     float *data = malloc(3 * R * C * sizeof *data);
     char **labels = calloc(R, sizeof *labels);
     int rc = -1;
-    if (!data || !labels) {
-        cli_error("out of memory");
+    g2e_err e;
+    if (!data || !labels || rows_strips(&j->ec, &j->plan, &j->tk, j->tok, R, data, labels, &n, &e)) {
+        cli_error("%s", data && labels ? e.msg : "out of memory");
         goto done;
     }
-    size_t n = 0;
-    for (size_t r = 0; r < R; r++) {
-        size_t t = token_at(j, 0, r);
-        if (t == SIZE_MAX) break;
-        size_t position = j->window ? r : (size_t)j->start + r;
-        if (embed_row(&j->ec, j->ids[t], position, data + 2 * R * C + r * C, data + r * C, data + R * C + r * C, NULL)) {
-            cli_error("internal error: row %zu could not be read", t);
-            goto done;
-        }
-        char *vis = shown(j, t);
-        size_t ll = (vis ? strlen(vis) : 0) + 32;
-        labels[r] = malloc(ll);
-        if (!labels[r]) { free(vis); cli_error("out of memory"); goto done; }
-        snprintf(labels[r], ll, "%zu %s", position, vis ? vis : "?");
-        free(vis);
-        n++;
-    }
-    /* Pack the n filled rows of each part together (the strips read (n, C) per part). */
-    memmove(data + n * C, data + R * C, n * C * sizeof *data);
-    memmove(data + 2 * n * C, data + 2 * R * C, n * C * sizeof *data);
-    const float *parts[3] = {data, data + n * C, data + 2 * n * C};
     static const char *const names[3] = {N_("token vector wte[id]"), N_("position vector"),
                                          N_("sum (model input)")};
     /* One colour range for all three, clipped at 4 x the median |x| (about the 99th
@@ -809,26 +310,18 @@ static int draw(const job *j)
     char title[256];
     snprintf(title, sizeof title, _("GPT-2 embedding step: token + position = input (%s, n_embd %zu; colours clipped at \xC2\xB1%.3g = 4 x median |x|)"),
              j->m->size_name ? j->m->size_name : _("model"), C, q);
-    render_strips s = {0};
-    s.n_rows = n;
-    s.dim = C;
-    s.n_strips = 3;
-    s.data = parts;
+    const float *parts[3] = {data, data + n * C, data + 2 * n * C};
     const char *shown_names[3] = {gettext(names[0]), gettext(names[1]), gettext(names[2])};
-    s.strip_names = shown_names;
-    s.ops = "+=";
-    s.labels = (const char *const *)labels;
-    s.title = title;
-    s.vmin = -q;
-    s.vmax = q;
+    render_strips s = {.n_rows = n, .dim = C, .n_strips = 3, .data = parts, .strip_names = shown_names,
+                       .ops = "+=", .labels = (const char *const *)labels, .title = title,
+                       .vmin = -q, .vmax = q};
     render_png png;
     g2e_err err;
     g2e_clear(&err);
     rc = fig_write(render_strips_png(&s, &png, &err), &png, &err, j->plot);
 done:
-    if (labels)
-        for (size_t r = 0; r < R; r++)
-            free(labels[r]);
+    for (size_t r = 0; labels && r < R; r++)
+        free(labels[r]);
     free(labels);
     free(data);
     return rc;
@@ -927,7 +420,7 @@ static int prepare(job *j)
         load_tokenizer(j->lo.tokenizer, &j->tok) || tokenize(j))
         return -1;
     g2e_err e;
-    if (embed_check_ids(j->m, j->ids, j->T, &e)) {
+    if (embed_check_ids(j->m, j->tk.ids, j->tk.T, &e)) {
         cli_error("%s", e.msg);
         return -1;
     }
@@ -943,18 +436,15 @@ static int prepare(job *j)
 /* Writes the data in j->fmt to -o (or standard output), atomically; -1 after one error line. */
 static int write_output(const job *j)
 {
+    rows_doc d = {.ec = &j->ec, .plan = &j->plan, .tok = &j->tk, .tz = j->tok, .weights = j->wpath,
+                  .parts = j->parts, .show = (size_t)j->show, .wte_norm = j->wte_norm,
+                  .wpe_norm = j->wpe_norm};
     out_file o = {0};
+    g2e_err e;
     if (out_open(&o, j->out, j->fmt == F_NPY || j->fmt == F_RAW))
         return -1;
-    int w;
-    switch (j->fmt) {
-    case F_NPY: w = write_binary(j, o.f, 1); break;
-    case F_RAW: w = write_binary(j, o.f, 0); break;
-    case F_JSON: w = write_json(j, o.f); break;
-    case F_CSV: w = write_csv(j, o.f); break;
-    default: w = write_table(j, o.f); break;
-    }
-    if (w) {
+    if (rows_write(o.f, j->fmt, &d, &e)) {
+        cli_error("%s", e.msg);
         out_abort(&o);
         return -1;
     }
@@ -967,10 +457,8 @@ static void job_free(job *j, opt_parsed *p)
     embed_free(&j->ec);
     free(j->joined);
     free(j->text);
-    free(j->ids);
-    free(j->offs);
-    free(j->spans);
-    free(j->ids_text);
+    free(j->stdin_ids);
+    rows_tokens_free(&j->tk);
     free(j->wpath);
     tok_close(j->tok);
     model_close(j->m);
@@ -999,7 +487,8 @@ int cmd_embed(int argc, char **argv)
     if (j.pe == EMBED_PE_SINUSOIDAL &&
         (plot_only || (j.pe_scale_arg && j.fmt != F_TABLE && j.fmt != F_JSON))) {
         char st[512];
-        pe_statement(&j, st, sizeof st);
+        rows_doc d = {.ec = &j.ec, .wte_norm = j.wte_norm, .wpe_norm = j.wpe_norm};
+        rows_pe_statement(&d, st, sizeof st);
         cli_note("%s", st);
     }
     if (plot_only)

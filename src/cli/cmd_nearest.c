@@ -13,13 +13,12 @@
  */
 #include "cli.h"
 #include "i18n.h"
-#include "json.h"
 #include "opt.h"
 #include "load.h"
 #include "npy.h"
 #include "out.h"
+#include "nearest_out.h"
 #include "similarity.h"
-#include "text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -74,88 +73,24 @@ typedef struct nq_query {
 static int make_query(const nearest_opts *o, const char *text, int have_pos, g2e_model *m,
                       tok_tokenizer *tok, nq_query *qu)
 {
-    size_t C = m->n_embd;
     g2e_err e;
     if (o->vector) {
-        if (npy_read_file(o->vector, &qu->arr, &e)) {
+        int rc = npy_read_file(o->vector, &qu->arr, &e);
+        if (rc == 0) {
+            out_add_input("vector file", o->vector, -1);
+            rc = nearest_query_vector(&qu->arr, o->vector, m->n_embd, qu->q, &e);
+        }
+        if (rc)
             cli_error("%s", e.msg);
-            return -1;
-        }
-        out_add_input("vector file", o->vector, -1);
-        npy_array *arr = &qu->arr;
-        if (arr->count != C || (arr->ndim == 2 && arr->shape[0] != 1) || arr->ndim > 2) {
-            cli_error("%s holds an array of %zu values (%d dimensions); a query needs %zu values, "
-                      "shape (%zu,) or (1, %zu)", o->vector, arr->count, arr->ndim, C, C, C);
-            return -1;
-        }
-        for (size_t c = 0; c < C; c++)
-            qu->q[c] = (float)arr->data[c];
-        return 0;
+        return rc ? -1 : 0;
     }
     if (text ? load_single_token(tok, text, &qu->id) : (qu->id = (uint32_t)o->id, 0))
         return -1;
-    if (qu->id >= m->n_vocab) {
-        cli_error("token ID %u is outside the vocabulary (0..%zu)", qu->id, m->n_vocab - 1);
-        return -1;
-    }
-    if (model_wte_row(m, qu->id, qu->q, &e)) {
+    if (nearest_query_token(m, qu->id, have_pos, (uint64_t)o->pos, qu->q, qu->p, &e)) {
         cli_error("%s", e.msg);
         return -1;
     }
-    if (!have_pos)
-        return 0;
-    if ((uint64_t)o->pos >= m->n_ctx) {
-        cli_error("position %llu is outside wpe, which has %zu rows (0..%zu)",
-                  (unsigned long long)o->pos, m->n_ctx, m->n_ctx - 1);
-        return -1;
-    }
-    if (model_wpe_row(m, (size_t)o->pos, qu->p, &e)) {
-        cli_error("%s", e.msg);
-        return -1;
-    }
-    for (size_t c = 0; c < C; c++)
-        qu->q[c] = qu->q[c] + qu->p[c];
     return 0;
-}
-
-/* 1 when token id's piece is not valid UTF-8 on its own (part of a character). */
-static int piece_partial(tok_tokenizer *tok, uint32_t id)
-{
-    const uint8_t *b;
-    size_t n;
-    return tok_piece(tok, id, &b, &n, NULL) == 0 && text_validate((const char *)b, n) != n;
-}
-
-/* One hit: a table line or a JSON object. */
-static void print_hit(tok_tokenizer *tok, const sim_hit *h, size_t i, int json)
-{
-    const uint8_t *b;
-    size_t bl;
-    char *vis = NULL;
-    if (tok_piece(tok, h->id, &b, &bl, NULL) == 0)
-        vis = out_piece_visible((const char *)b, bl);
-    if (json) {
-        printf("%s{\"rank\": %zu, \"id\": %u, \"piece\": ", i ? ", " : "", i + 1, h->id);
-        if (vis) {
-            const uint8_t *raw;
-            tok_piece(tok, h->id, &raw, &bl, NULL);
-            out_json_string(stdout, (const char *)raw, bl);
-            printf(", \"bytes\": [");   /* the exact bytes: "piece" has \ufffd for partial ones */
-            for (size_t k = 0; k < bl; k++)
-                printf("%s%u", k ? ", " : "", raw[k]);
-            printf("], \"utf8\": %s", text_validate((const char *)raw, bl) == bl ? "true" : "false");
-        } else {
-            printf("null");
-        }
-        printf(", \"cos\": ");
-        json_write_f64(stdout, h->cos);
-        printf("}");
-    } else {
-        printf("%5zu %7u  ", i + 1, h->id);
-        out_pad(stdout, vis ? vis : "?", 24);
-        printf(" %.4f\n", h->cos);
-    }
-    free(vis);
 }
 
 /* Describes the query once, then one line (or object) per hit. */
@@ -176,32 +111,7 @@ static int print_hits(const nearest_opts *o, int have_pos, tok_tokenizer *tok, u
     else
         snprintf(query, sizeof query, "wte[%u '%s']", qid, qv ? qv : "?");
     free(qv);
-    int json = o->fmt == 1;
-    if (json) {
-        printf("{\"query\": ");
-        out_json_string(stdout, query, strlen(query));
-        printf(", \"k\": %zu, \"nearest\": [", n);
-    } else {
-        /* (the query's description stays English: JSON carries it too) */
-        printf(_("nearest wte rows to %s by cosine:\n"), query);
-        out_rpad(stdout, _("rank"), 5);
-        fputc(' ', stdout);
-        out_rpad(stdout, _("id"), 7);
-        fputs("  ", stdout);
-        out_pad(stdout, _("piece"), 24);
-        printf(" %s\n", _("cosine"));
-    }
-    int partial = !o->vector && piece_partial(tok, qid);
-    for (size_t i = 0; i < n; i++) {
-        print_hit(tok, &hits[i], i, json);
-        partial |= piece_partial(tok, hits[i].id);
-    }
-    if (json)
-        printf("]}\n");
-    else if (partial)
-        fputs(_("\\xNN: a byte of a UTF-8 character that the token holds only part of; a piece shown alone "
-                "has no text around it to say which character (gpt2-embed TEXT shows it, e.g. 犬 (1/3))\n"),
-              stdout);
+    nearest_write(stdout, o->fmt == 1, tok, query, !o->vector && nearest_partial(tok, qid), hits, n);
     return cli_flush_stdout() == 0 ? 0 : -1;
 }
 

@@ -11,7 +11,6 @@
  */
 #include "cli.h"
 #include "i18n.h"
-#include "json.h"
 #include "load.h"
 #include "opt.h"
 #include "out.h"
@@ -21,6 +20,7 @@
 #include "study_fig.h"
 #include "figures.h"
 #include "study_out.h"
+#include "stats_out.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -68,99 +68,6 @@ static const opt_cmd CMD = {
 };
 const opt_cmd *const cmd_stats_spec = &CMD;
 
-static void json_matrix(FILE *f, const char *name, const sim_stats *s, size_t top)
-{
-    fprintf(f, "\"%s\": {\"rows\": %zu, \"cols\": %zu, \"norm_mean\": ", name, s->rows, s->cols);
-    json_write_f64(f, s->norm_mean);
-    fprintf(f, ", \"norm_min\": ");
-    json_write_f64(f, s->norm_min);
-    fprintf(f, ", \"norm_min_row\": %zu, \"norm_max\": ", s->argmin);
-    json_write_f64(f, s->norm_max);
-    fprintf(f, ", \"norm_max_row\": %zu, \"mean_abs\": ", s->argmax);
-    json_write_f64(f, s->mean_abs);
-    fprintf(f, ", \"mean\": ");
-    json_write_f64(f, s->mean);
-    fprintf(f, ", \"std\": ");
-    json_write_f64(f, s->std);
-    fprintf(f, ", \"largest_norms\": [");
-    for (size_t i = 0; i < top && i < s->n_top; i++) {
-        fprintf(f, "%s{\"row\": %zu, \"norm\": ", i ? ", " : "", s->top[i]);
-        json_write_f64(f, s->top_norm[i]);
-        fprintf(f, "}");
-    }
-    fprintf(f, "]}");
-}
-
-static void table_top(FILE *f, const sim_stats *s, size_t top, tok_tokenizer *tok)
-{
-    fputs(_("\nlargest wte rows:"), f);
-    for (size_t i = 0; i < top && i < s[0].n_top; i++) {
-        const uint8_t *b;
-        size_t n;
-        char *vis = NULL;
-        if (tok_piece(tok, (uint32_t)s[0].top[i], &b, &n, NULL) == 0)
-            vis = out_piece_visible((const char *)b, n);
-        fprintf(f, " %zu '%s' (%.3f)%s", s[0].top[i], vis ? vis : "?", s[0].top_norm[i],
-                i + 1 < top && i + 1 < s[0].n_top ? "," : "");
-        free(vis);
-    }
-    fputs(_("\nlargest wpe rows:"), f);
-    for (size_t i = 0; i < top && i < s[1].n_top; i++)
-        fprintf(f, _(" position %zu (%.3f)%s"), s[1].top[i], s[1].top_norm[i],
-                i + 1 < top && i + 1 < s[1].n_top ? "," : "");
-    fprintf(f, "\n");
-}
-
-/* A row label padded by display width (translated labels are wider per byte). */
-static void label(FILE *f, const char *s)
-{
-    out_pad(f, s, 22);
-    fputc(' ', f);
-}
-
-static void table(FILE *f, const char *path, const g2e_model *m, const sim_stats *s, size_t top,
-                  tok_tokenizer *tok)
-{
-    fprintf(f, _("Scale of the embeddings in %s (n_embd %zu)\n\n"), path, m->n_embd);
-    label(f, "");
-    out_rpad(f, _("wte (tokens)"), 14);
-    fputc(' ', f);
-    out_rpad(f, _("wpe (positions)"), 14);
-    fputc('\n', f);
-    label(f, _("rows"));
-    fprintf(f, "%14zu %14zu\n", s[0].rows, s[1].rows);
-    label(f, _("mean row norm"));
-    fprintf(f, "%14.4f %14.4f\n", s[0].norm_mean, s[1].norm_mean);
-    label(f, _("smallest row norm"));
-    fprintf(f, "%14.4f %14.4f\n", s[0].norm_min, s[1].norm_min);
-    label(f, _("largest row norm"));
-    fprintf(f, "%14.4f %14.4f\n", s[0].norm_max, s[1].norm_max);
-    label(f, _("mean |x|"));
-    fprintf(f, "%14.6f %14.6f\n", s[0].mean_abs, s[1].mean_abs);
-    label(f, _("mean x"));
-    fprintf(f, "%14.6f %14.6f\n", s[0].mean, s[1].mean);
-    label(f, _("std of x"));
-    fprintf(f, "%14.6f %14.6f\n", s[0].std, s[1].std);
-    fprintf(f, _("\nmean token norm / mean position norm = %.2f\n"), s[0].norm_mean / s[1].norm_mean);
-    if (top > 0)
-        table_top(f, s, top, tok);
-}
-
-/* 1 when the matrix holds a NaN or an infinity (its sums are then not finite);
- * the table says so after its figures, which are then nan. */
-static int undefined(const sim_stats *s)
-{
-    return !isfinite(s->norm_mean) || !isfinite(s->mean) || !isfinite(s->mean_abs);
-}
-
-static void undefined_note(FILE *f, const sim_stats *s)
-{
-    for (int w = 0; w < 2; w++)
-        if (isnan(s[w].std))
-            fprintf(f, "%s holds a NaN or an infinity: its norms, mean and std are undefined (nan "
-                       "here, null in JSON)\n", w ? "wpe" : "wte");
-}
-
 /* The whole-matrix statistics (the command without --by-position). */
 static int run_scale(const stats_opts *o, int json)
 {
@@ -174,32 +81,16 @@ static int run_scale(const stats_opts *o, int json)
     if (load_model_lo(&o->lo, &m, &path) ||
         (!json && o->top > 0 && load_tokenizer(o->lo.tokenizer, &tok)))
         goto done;
-    for (int w = 0; w < 2; w++)
+    for (int w = 0; w < 2; w++) {
         if (sim_stats_of(m, w, &s[w], &e)) {
             cli_error("%s", e.msg);
             goto done;
-        } else if (undefined(&s[w])) {
-            /* A NaN or an infinity makes the sums non-finite; the library then still gives
-             * std 0 and the min/max over the other rows, which must not read as results. */
-            s[w].norm_mean = s[w].norm_min = s[w].norm_max = NAN;
-            s[w].mean = s[w].mean_abs = s[w].std = NAN;
         }
+        stats_mark_undefined(&s[w]);
+    }
     if (out_open(&of, o->out, 0))
         goto done;
-    if (json) {
-        fprintf(of.f, "{\"weights\": ");
-        out_json_string(of.f, path, strlen(path));
-        fprintf(of.f, ", ");
-        json_matrix(of.f, "wte", &s[0], (size_t)o->top);
-        fprintf(of.f, ", ");
-        json_matrix(of.f, "wpe", &s[1], (size_t)o->top);
-        fprintf(of.f, ", \"norm_ratio_wte_to_wpe\": ");
-        json_write_f64(of.f, s[0].norm_mean / s[1].norm_mean);
-        fprintf(of.f, "}\n");
-    } else {
-        table(of.f, path, m, s, (size_t)o->top, tok);
-        undefined_note(of.f, s);
-    }
+    stats_write(of.f, json, path, m->n_embd, s, (size_t)o->top, tok);
     rc = out_commit(&of) ? EXIT_ERR : EXIT_OK;
 done:
     free(path);

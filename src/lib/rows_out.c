@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: MIT */
+/* rows_out.c — embedding rows in npy, raw, JSON, CSV and the text table (see rows_out.h). */
+#include "rows_out.h"
+
+#include "json.h"
+#include "text.h"
+#include "similarity.h"
+#include "textpos.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- 1. a float32 matrix, streamed ---- */
+
+int rows_out_begin(rows_out *w, FILE *f, int npy, const size_t *shape, int ndim, g2e_err *err)
+{
+    w->f = f;
+    w->npy = npy;
+    return npy ? npy_writer_begin(&w->nw, f, shape, ndim, err) : 0;
+}
+
+int rows_out_put(rows_out *w, const float *v, size_t n, g2e_err *err)
+{
+    if (w->npy)
+        return npy_writer_put(&w->nw, v, n, err);
+    fwrite(v, sizeof *v, n, w->f);   /* the stream's error flag tells of a short write */
+    return 0;
+}
+
+int rows_out_end(rows_out *w, g2e_err *err)
+{
+    return w->npy ? npy_writer_end(&w->nw, err) : 0;
+}
+
+/* ---- 2. the tokens ---- */
+
+static int nomem(g2e_err *err)
+{
+    return g2e_fail(err, G2E_ENOMEM, "out of memory");
+}
+
+int rows_tokens_text(rows_tokens *r, tok_tokenizer *t, const char *text, size_t len,
+                     tok_special special, unsigned flags, int bos, g2e_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->text = text;
+    r->text_len = len;
+    tok_ids ti;
+    int rc = tok_encode(t, text, len, special, flags, &ti, NULL, err);
+    if (rc)
+        return rc;
+    size_t extra = bos ? 1 : 0;
+    r->ids = malloc((ti.n + extra + 1) * sizeof *r->ids);
+    r->offs = malloc((ti.n + extra + 1) * sizeof *r->offs);
+    if (!r->ids || !r->offs) {
+        tok_ids_free(&ti);
+        return nomem(err);
+    }
+    if (extra) {
+        r->ids[0] = TOK_ENDOFTEXT;
+        r->offs[0] = 0;
+    }
+    if (ti.n)
+        memcpy(r->ids + extra, ti.ids, ti.n * sizeof *ti.ids);
+    for (size_t i = 0; i <= ti.n; i++)
+        r->offs[i + extra] = ti.offsets ? ti.offsets[i] : 0;
+    r->T = ti.n + extra;
+    tok_ids_free(&ti);
+    r->spans = malloc((r->T ? r->T : 1) * sizeof *r->spans);
+    if (!r->spans)
+        return nomem(err);
+    return tokchars_spans(text, len, r->offs, r->T, r->spans, err);
+}
+
+/* IDs: the characters behind the tokens are those of the IDs' bytes one after another (what
+ * `decode` gives), so that "163 232 105" shows 犬 (1/3), 犬 (2/3), 犬 (3/3) too. */
+int rows_tokens_ids(rows_tokens *r, tok_tokenizer *t, const uint32_t *ids, size_t T, g2e_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->from_ids = 1;
+    r->ids = malloc((T ? T : 1) * sizeof *r->ids);
+    if (!r->ids)
+        return nomem(err);
+    if (T)
+        memcpy(r->ids, ids, T * sizeof *ids);
+    r->T = T;
+    size_t len = 0, *offs = malloc((T + 1) * sizeof *offs);
+    const uint8_t *b;
+    size_t n;
+    for (size_t i = 0; offs && i < T; i++) {
+        offs[i] = len;
+        len += tok_piece(t, ids[i], &b, &n, NULL) == 0 ? n : 0;
+    }
+    r->ids_text = offs ? malloc(len + 1) : NULL;
+    r->spans = malloc((T ? T : 1) * sizeof *r->spans);
+    int rc = -1;
+    if (r->ids_text && r->spans) {
+        offs[T] = len;
+        for (size_t i = 0; i < T; i++)
+            if (tok_piece(t, ids[i], &b, &n, NULL) == 0)
+                memcpy(r->ids_text + offs[i], b, n);
+        r->ids_text[len] = '\0';
+        r->text = r->ids_text;
+        r->text_len = len;
+        rc = tokchars_spans(r->ids_text, len, offs, T, r->spans, NULL);
+    }
+    free(offs);
+    if (rc) {   /* display only: without it the pieces are shown as they are */
+        free(r->spans);
+        r->spans = NULL;
+    }
+    return 0;
+}
+
+void rows_tokens_free(rows_tokens *r)
+{
+    free(r->ids);
+    free(r->offs);
+    free(r->spans);
+    free(r->ids_text);
+    memset(r, 0, sizeof *r);
+}
+
+void rows_piece(tok_tokenizer *t, const rows_tokens *r, size_t i, const uint8_t **b, size_t *n)
+{
+    if (tok_piece(t, r->ids[i], b, n, NULL) != 0) {
+        *b = (const uint8_t *)"";
+        *n = 0;
+    }
+}
+
+char *rows_shown(tok_tokenizer *t, const rows_tokens *r, size_t i)
+{
+    if (r->spans && (r->spans[i].head.n || r->spans[i].tail.n))
+        return tokchars_display_alloc(r->text, &r->spans[i]);
+    const uint8_t *b;
+    size_t n;
+    rows_piece(t, r, i, &b, &n);
+    return text_escape((const char *)b, n, TEXT_ESC_VISIBLE);
+}
+
+/* ---- 3. the document ---- */
+
+/* One row's three vectors (token, position, sum) into buf; an error names the row. */
+static int get_row(const rows_doc *d, size_t w, size_t r, float *buf, int *pad, g2e_err *err)
+{
+    g2e_err e;
+    if (embed_plan_row(d->ec, d->plan, d->tok->ids, w, r, buf, pad, &e) == 0)
+        return 0;
+    return g2e_fail(err, e.code, "internal error: row %zu could not be read",
+                    embed_plan_token(d->plan, w, r));
+}
+
+static int write_binary(const rows_doc *d, FILE *f, int npy, float *buf, g2e_err *err)
+{
+    const embed_plan *p = d->plan;
+    size_t C = d->ec->m->n_embd, shape[4], nd = 0;
+    if (d->parts) shape[nd++] = 3;
+    if (p->window) shape[nd++] = p->n_windows;
+    shape[nd++] = p->W;
+    shape[nd++] = C;
+    rows_out ro;
+    int rc = rows_out_begin(&ro, f, npy, shape, (int)nd, err), pad;
+    for (int k = d->parts ? 0 : 2; k < 3 && rc == 0; k++)
+        for (size_t w = 0; w < p->n_windows && rc == 0; w++)
+            for (size_t r = 0; r < p->W && rc == 0; r++)
+                if (!(rc = embed_plan_row(d->ec, p, d->tok->ids, w, r, buf, &pad, err)))
+                    rc = rows_out_put(&ro, buf + (size_t)k * C, C, err);
+    return rc ? rc : rows_out_end(&ro, err);
+}
+
+static void json_vec(FILE *f, const float *v, size_t C)
+{
+    fputc('[', f);
+    for (size_t c = 0; c < C; c++) {
+        if (c) fputs(", ", f);
+        json_write_f32(f, v[c]);
+    }
+    fputc(']', f);
+}
+
+static void json_head(const rows_doc *d, FILE *f)
+{
+    const g2e_model *m = d->ec->m;
+    size_t C = m->n_embd;
+    fprintf(f, "{\"model\": {\"name\": \"%s\", \"weights\": ", m->size_name ? m->size_name : "unknown");
+    json_write_string(f, d->weights, strlen(d->weights));
+    fprintf(f, ", \"n_vocab\": %zu, \"n_ctx\": %zu, \"n_embd\": %zu, \"dtype\": \"%s\"}, \"pe\": \"%s\", "
+               "\"n_tokens\": %zu, \"start_pos\": %zu", m->n_vocab, m->n_ctx, C,
+            st_dtype_name(m->wte->dtype), d->ec->pe == EMBED_PE_LEARNED ? "learned" : "sinusoidal",
+            d->plan->T, d->plan->start);
+    if (d->ec->pe == EMBED_PE_SINUSOIDAL) {   /* the scale, as the table's summary states it */
+        fputs(", \"pe_scale\": ", f);
+        json_write_f64(f, d->ec->pe_scale);
+        fputs(", \"pe_norm\": ", f);
+        json_write_f64(f, d->ec->pe_scale * sqrt((double)C / 2.0));
+        fputs(", \"wte_norm_mean\": ", f);
+        json_write_f64(f, d->wte_norm);
+        if (d->wpe_norm > 0) {
+            fputs(", \"wpe_norm_mean\": ", f);
+            json_write_f64(f, d->wpe_norm);
+        }
+    }
+    if (d->plan->window)
+        fprintf(f, ", \"window\": %zu, \"stride\": %zu, \"windows\": [", d->plan->W, d->plan->stride);
+    else
+        fprintf(f, ", \"tokens\": [");
+}
+
+/* One token object of the JSON document (buf: its three vectors). */
+static void json_token(const rows_doc *d, FILE *f, size_t t, const float *buf)
+{
+    size_t C = d->ec->m->n_embd;
+    const uint8_t *b;
+    size_t n;
+    rows_piece(d->tz, d->tok, t, &b, &n);
+    fprintf(f, "\"index\": %zu, \"id\": %u, \"piece\": ", t, d->tok->ids[t]);
+    json_write_string(f, (const char *)b, n);
+    if (d->tok->spans && !d->tok->from_ids) {   /* offset, chars, char_index, char_part */
+        json_w jw;
+        json_resume_object(&jw, f, 1);
+        tokchars_json(&jw, d->tok->text, &d->tok->spans[t]);
+    }
+    fprintf(f, ", \"vector\": ");
+    json_vec(f, buf + 2 * C, C);
+    if (d->parts) {
+        fprintf(f, ", \"token_vector\": ");
+        json_vec(f, buf, C);
+        fprintf(f, ", \"position_vector\": ");
+        json_vec(f, buf + C, C);
+    }
+}
+
+static int write_json(const rows_doc *d, FILE *f, float *buf, g2e_err *err)
+{
+    const embed_plan *p = d->plan;
+    json_head(d, f);
+    for (size_t w = 0; w < p->n_windows; w++) {
+        if (p->window)
+            fprintf(f, "%s{\"window\": %zu, \"tokens\": [", w ? ", " : "", w);
+        for (size_t r = 0; r < p->W; r++) {
+            int pad;
+            if (get_row(d, w, r, buf, &pad, err))
+                return -1;
+            fprintf(f, "%s{\"pos\": %zu, ", r ? ", " : "", embed_plan_position(p, w, r));
+            if (pad) {
+                fprintf(f, "\"padding\": true, \"vector\": ");
+                json_vec(f, buf, d->ec->m->n_embd);
+            } else {
+                json_token(d, f, embed_plan_token(p, w, r), buf);
+            }
+            fputc('}', f);
+        }
+        if (p->window)
+            fputs("]}", f);
+    }
+    fputs("]}\n", f);
+    return 0;
+}
+
+/* CSV: the columns before the numbers of one row (and part). */
+static void csv_fields(const rows_doc *d, FILE *f, size_t w, size_t r, int part)
+{
+    static const char *const PART[3] = {"token", "position", "sum"};
+    size_t t = embed_plan_token(d->plan, w, r), position = embed_plan_position(d->plan, w, r);
+    if (d->plan->window) fprintf(f, "%zu,", w);
+    if (t == SIZE_MAX) {
+        fprintf(f, "%zu,,,(padding),,", position);
+    } else {
+        const uint8_t *b;
+        size_t n;
+        rows_piece(d->tz, d->tok, t, &b, &n);
+        char *vis = text_escape((const char *)b, n, TEXT_ESC_VISIBLE), *disp = rows_shown(d->tz, d->tok, t);
+        fprintf(f, "%zu,%zu,%u,", position, t, d->tok->ids[t]);
+        rows_csv_field(f, vis ? vis : "", vis ? strlen(vis) : 0);
+        fputc(',', f);
+        rows_csv_field(f, disp ? disp : "", disp ? strlen(disp) : 0);
+        fputc(',', f);
+        free(vis);
+        free(disp);
+    }
+    if (d->parts) fprintf(f, "%s,", PART[part]);
+}
+
+static int write_csv(const rows_doc *d, FILE *f, float *buf, g2e_err *err)
+{
+    size_t C = d->ec->m->n_embd;
+    if (d->plan->window) fputs("window,", f);
+    fputs("pos,index,id,piece,display,", f);
+    if (d->parts) fputs("part,", f);
+    for (size_t c = 0; c < C; c++)
+        fprintf(f, "c%zu%s", c, c + 1 < C ? "," : "\n");
+    for (size_t w = 0; w < d->plan->n_windows; w++)
+        for (size_t r = 0; r < d->plan->W; r++) {
+            int pad;
+            if (get_row(d, w, r, buf, &pad, err))
+                return -1;
+            for (int k = d->parts ? 0 : 2; k < 3; k++) {
+                csv_fields(d, f, w, r, k);
+                for (size_t c = 0; c < C; c++) {
+                    fprintf(f, "%.9g", (double)buf[(size_t)k * C + c]);
+                    fputc(c + 1 < C ? ',' : '\n', f);
+                }
+            }
+        }
+    return 0;
+}
+
+/* ---- text helpers (out.h's out_pad, out_rpad and out_csv_field are these) ---- */
+
+void rows_pad(FILE *f, const char *s, size_t width, int right)
+{
+    size_t w = text_width(s, strlen(s));
+    if (!right)
+        fputs(s, f);
+    for (; w < width; w++)
+        fputc(' ', f);
+    if (right)
+        fputs(s, f);
+}
+
+void rows_csv_field(FILE *f, const char *s, size_t n)
+{
+    int quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
+    for (size_t i = 0; i < n && !quote; i++)
+        if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
+            quote = 1;
+    if (!quote) {
+        fwrite(s, 1, n, f);
+        return;
+    }
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            fputc('"', f);
+        fputc(s[i], f);
+    }
+    fputc('"', f);
+}
+
+/* ---- the text table ---- */
+
+static double norm(const float *v, size_t C)
+{
+    double s = 0;
+    for (size_t c = 0; c < C; c++)
+        s += (double)v[c] * v[c];
+    return sqrt(s);
+}
+
+/* Window w's line above its rows, and the headings (by display width: translated ones are
+ * wider per byte). */
+static void table_head(const rows_doc *d, FILE *f, size_t w, size_t show)
+{
+    const embed_plan *p = d->plan;
+    if (p->window) {
+        size_t first = w * p->stride, last = first + p->W < p->T ? first + p->W : p->T;
+        fprintf(f, g2e_tr("%swindow %zu: tokens %zu..%zu at positions 0..%zu\n"), w ? "\n" : "", w,
+                first, last - 1, last - first - 1);
+    }
+    rows_pad(f, g2e_tr("pos"), 5, 1);
+    fputc(' ', f);
+    rows_pad(f, g2e_tr("id"), 6, 1);
+    fputs("  ", f);
+    rows_pad(f, g2e_tr("piece"), 18, 0);
+    fprintf(f, " %8s %8s %8s  ", "|token|", "|pos|", "|sum|");
+    fprintf(f, g2e_tr("sum[0..%zu]\n"), show ? show - 1 : 0);
+}
+
+/* The rows of window w; the rest of the last window (padding) as one line. */
+static int table_rows(const rows_doc *d, FILE *f, size_t w, size_t show, float *buf, g2e_err *err)
+{
+    size_t C = d->ec->m->n_embd, R = d->plan->W;
+    for (size_t r = 0; r < R; r++) {
+        size_t t = embed_plan_token(d->plan, w, r), position = embed_plan_position(d->plan, w, r);
+        int pad;
+        if (t == SIZE_MAX) {
+            if (R - r == 1)
+                fprintf(f, g2e_tr("%5s %6s  ... 1 zero row of padding (position %zu in npy/raw output)\n"),
+                        "", "", position);
+            else
+                fprintf(f, g2e_tr("%5s %6s  ... %zu zero rows of padding (positions %zu..%zu in npy/raw "
+                        "output)\n"), "", "", R - r, position, R - 1);
+            break;
+        }
+        if (get_row(d, w, r, buf, &pad, err))
+            return -1;
+        char *vis = rows_shown(d->tz, d->tok, t);
+        fprintf(f, "%5zu %6u  ", position, d->tok->ids[t]);
+        rows_pad(f, vis ? vis : "?", 18, 0);
+        free(vis);
+        fprintf(f, " %8.4f %8.4f %8.4f ", norm(buf, C), norm(buf + C, C), norm(buf + 2 * C, C));
+        for (size_t c = 0; c < show; c++)
+            fprintf(f, " %9.5f", (double)buf[2 * C + c]);
+        fputs(show < C ? " ...\n" : "\n", f);
+    }
+    return 0;
+}
+
+static void table_summary(const rows_doc *d, FILE *f)
+{
+    const embed_plan *p = d->plan;
+    const g2e_model *m = d->ec->m;
+    int learned = d->ec->pe == EMBED_PE_LEARNED;
+    size_t used = p->window ? (p->T < p->W ? p->T : p->W) : p->T;
+    fprintf(f, g2e_tr("model %s (%s): n_embd %zu, %s positions; %zu tokens"),
+            m->size_name ? m->size_name : g2e_tr("unknown"), d->weights, m->n_embd,
+            learned ? g2e_tr("learned") : g2e_tr("sinusoidal"), p->T);
+    if (p->window)
+        fprintf(f, g2e_tr(" in %zu windows of %zu (stride %llu)"), p->n_windows, p->W,
+                (unsigned long long)p->stride);
+    if (learned)
+        fprintf(f, g2e_tr(", %zu of %zu positions used\n"), p->start + used, m->n_ctx);
+    else
+        fprintf(f, g2e_tr(", positions %llu..%llu\n"), (unsigned long long)p->start,
+                (unsigned long long)(p->start + used - (used ? 1 : 0)));
+    if (!learned) {
+        char st[512];
+        rows_pe_statement(d, st, sizeof st);
+        fprintf(f, "%s\n", st);
+    }
+}
+
+static int write_table(const rows_doc *d, FILE *f, float *buf, g2e_err *err)
+{
+    size_t C = d->ec->m->n_embd, show = d->show < C ? d->show : C;
+    for (size_t w = 0; w < d->plan->n_windows; w++) {
+        table_head(d, f, w, show);
+        if (table_rows(d, f, w, show, buf, err))
+            return -1;
+    }
+    table_summary(d, f);
+    return 0;
+}
+
+void rows_pe_statement(const rows_doc *d, char *buf, size_t cap)
+{
+    size_t C = d->ec->m->n_embd;
+    double s = d->ec->pe_scale, pe = s * sqrt((double)C / 2.0);
+    int o = 0;
+    if (s != 1.0 && d->wpe_norm > 0)
+        o = snprintf(buf, cap, g2e_tr("sinusoidal positions scaled by %.6g (--pe-scale wpe: mean |wpe| %.4f / "
+                     "sqrt(%zu/2)), each value in double, rounded once to float32: |PE| = %.4f"), s,
+                     d->wpe_norm, C, pe);
+    else if (s != 1.0)
+        o = snprintf(buf, cap, g2e_tr("sinusoidal positions scaled by %.6g (--pe-scale), each value in double, "
+                     "rounded once to float32: |PE| = %.6g x sqrt(%zu/2) = %.4f"), s, s, C, pe);
+    else
+        o = snprintf(buf, cap, g2e_tr("sinusoidal positions, not what GPT-2 was trained with: |PE| = sqrt(%zu/2) "
+                     "= %.4f"), C, pe);
+    if (o < 0 || (size_t)o >= cap)
+        return;
+    if (d->wte_norm > 0)
+        snprintf(buf + o, cap - (size_t)o, g2e_tr(", %.2f times the mean |wte| row (%.4f)%s"),
+                 pe / d->wte_norm, d->wte_norm,
+                 s == 1.0 ? g2e_tr("; --pe-scale wpe brings it to wpe's size") : "");
+    else
+        snprintf(buf + o, cap - (size_t)o, "%s", g2e_tr(" (this file's wte rows are all zero)"));
+}
+
+int rows_write(FILE *f, int fmt, const rows_doc *d, g2e_err *err)
+{
+    float *buf = malloc(3 * d->ec->m->n_embd * sizeof *buf);
+    if (!buf)
+        return nomem(err);
+    int rc;
+    switch (fmt) {
+    case ROWS_NPY: rc = write_binary(d, f, 1, buf, err); break;
+    case ROWS_RAW: rc = write_binary(d, f, 0, buf, err); break;
+    case ROWS_JSON: rc = write_json(d, f, buf, err); break;
+    case ROWS_CSV: rc = write_csv(d, f, buf, err); break;
+    default: rc = write_table(d, f, buf, err); break;
+    }
+    free(buf);
+    return rc;
+}
+
+/* ---- for messages and figures ---- */
+
+/* "st", "nd", "rd" or "th" after n. */
+static const char *ordinal(size_t n)
+{
+    if (n % 100 >= 11 && n % 100 <= 13)
+        return "th";
+    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+void rows_where(const rows_tokens *r, size_t n, size_t last, int upto, char *buf, size_t cap)
+{
+    textpos tp;
+    if (upto) {   /* where the first n tokens end, as " (up to character C, line L: SNIPPET)" */
+        if (r->offs) {
+            textpos_at(r->text, r->text_len, r->offs[n], &tp);
+            snprintf(buf, cap, g2e_tr(" (up to character %zu, line %zu: %s)"), tp.chr, tp.line, tp.snippet);
+        }
+        return;
+    }
+    if (!r->offs) {
+        snprintf(buf, cap, g2e_tr("the %zu%s ID (position %zu) is %u"), n, ordinal(n), last, r->ids[n - 1]);
+        return;
+    }
+    textpos_at(r->text, r->text_len, r->offs[n], &tp);
+    /* tp is where the next character starts: the last one inside is just before it (at the
+     * end of the line before when the next one starts a line) */
+    if (tp.col > 1)
+        snprintf(buf, cap, g2e_tr("the %zu%s token (position %zu) ends at character %zu "
+                 "(line %zu, column %zu): %s"), n, ordinal(n), last, tp.chr, tp.line, tp.col - 1, tp.snippet);
+    else
+        snprintf(buf, cap, g2e_tr("the %zu%s token (position %zu) ends at character %zu "
+                 "(the end of line %zu): %s"), n, ordinal(n), last, tp.chr, tp.line > 1 ? tp.line - 1 : 1,
+                 tp.snippet);
+}
+
+/* The fixed encoding's rows have norm exactly sqrt(n_embd / 2) (sin^2 + cos^2 = 1 in each of
+ * n_embd/2 pairs). */
+void rows_pe_caveat(const g2e_model *m, double wte_norm, char *buf, size_t cap)
+{
+    size_t C = m->n_embd;
+    double pe = sqrt((double)C / 2.0), tok = wte_norm;
+    sim_stats st;
+    if (tok <= 0 && sim_stats_of(m, 0, &st, NULL) == 0)
+        tok = st.norm_mean;
+    if (tok > 0 && pe / tok >= 2.0)   /* the chapter's warning: position swamps meaning */
+        snprintf(buf, cap, g2e_tr("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
+                 "token vectors (mean norm %.2f), so they drown the meaning; --pe-scale wpe scales them "
+                 "to wpe's size"), C, pe, pe / tok, tok);
+    else if (tok > 0)
+        snprintf(buf, cap, g2e_tr("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
+                 "token vectors (mean norm %.2f); --pe-scale wpe scales them to wpe's size"),
+                 C, pe, pe / tok, tok);
+    else
+        snprintf(buf, cap, g2e_tr("its vectors have norm sqrt(%zu/2) = %.1f (this file's token vectors are all "
+                 "zero); --pe-scale wpe scales them to wpe's size"), C, pe);
+}
+
+int rows_strips(const embed_ctx *ec, const embed_plan *p, const rows_tokens *tk, tok_tokenizer *tz,
+                size_t R, float *data, char **labels, size_t *n, g2e_err *err)
+{
+    size_t C = ec->m->n_embd;
+    float *buf = malloc(3 * C * sizeof *buf);
+    int pad = 0, rc = buf ? 0 : nomem(err);
+    for (*n = 0; rc == 0 && *n < R; ++*n) {
+        size_t r = *n, t = embed_plan_token(p, 0, r);
+        if (embed_plan_row(ec, p, tk->ids, 0, r, buf, &pad, NULL)) {
+            rc = g2e_fail(err, EMBED_E_ID, "internal error: row %zu could not be read", t);
+            break;
+        }
+        if (pad)
+            break;
+        for (int k = 0; k < 3; k++)
+            memcpy(data + (size_t)k * R * C + r * C, buf + (size_t)k * C, C * sizeof *buf);
+        char *vis = rows_shown(tz, tk, t);
+        size_t ll = (vis ? strlen(vis) : 0) + 32;
+        if ((labels[r] = malloc(ll)) != NULL)
+            snprintf(labels[r], ll, "%zu %s", embed_plan_position(p, 0, r), vis ? vis : "?");
+        free(vis);
+        if (!labels[r])
+            rc = nomem(err);
+    }
+    free(buf);
+    if (rc)
+        return rc;
+    /* Pack the n filled rows of each part together (a strip reads (n, C) per part). */
+    memmove(data + *n * C, data + R * C, *n * C * sizeof *data);
+    memmove(data + 2 * *n * C, data + 2 * R * C, *n * C * sizeof *data);
+    return 0;
+}

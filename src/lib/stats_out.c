@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/* stats_out.c — the scale of wte and wpe as a table or JSON (see stats_out.h). */
+#include "stats_out.h"
+
+#include "json.h"
+#include "rows_out.h"
+#include "text.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void json_matrix(FILE *f, const char *name, const sim_stats *s, size_t top)
+{
+    fprintf(f, "\"%s\": {\"rows\": %zu, \"cols\": %zu, \"norm_mean\": ", name, s->rows, s->cols);
+    json_write_f64(f, s->norm_mean);
+    fprintf(f, ", \"norm_min\": ");
+    json_write_f64(f, s->norm_min);
+    fprintf(f, ", \"norm_min_row\": %zu, \"norm_max\": ", s->argmin);
+    json_write_f64(f, s->norm_max);
+    fprintf(f, ", \"norm_max_row\": %zu, \"mean_abs\": ", s->argmax);
+    json_write_f64(f, s->mean_abs);
+    fprintf(f, ", \"mean\": ");
+    json_write_f64(f, s->mean);
+    fprintf(f, ", \"std\": ");
+    json_write_f64(f, s->std);
+    fprintf(f, ", \"largest_norms\": [");
+    for (size_t i = 0; i < top && i < s->n_top; i++) {
+        fprintf(f, "%s{\"row\": %zu, \"norm\": ", i ? ", " : "", s->top[i]);
+        json_write_f64(f, s->top_norm[i]);
+        fprintf(f, "}");
+    }
+    fprintf(f, "]}");
+}
+
+static void table_top(FILE *f, const sim_stats *s, size_t top, tok_tokenizer *tok)
+{
+    fputs(g2e_tr("\nlargest wte rows:"), f);
+    for (size_t i = 0; i < top && i < s[0].n_top; i++) {
+        const uint8_t *b;
+        size_t n;
+        char *vis = NULL;
+        if (tok_piece(tok, (uint32_t)s[0].top[i], &b, &n, NULL) == 0)
+            vis = text_escape((const char *)b, n, TEXT_ESC_VISIBLE);
+        fprintf(f, " %zu '%s' (%.3f)%s", s[0].top[i], vis ? vis : "?", s[0].top_norm[i],
+                i + 1 < top && i + 1 < s[0].n_top ? "," : "");
+        free(vis);
+    }
+    fputs(g2e_tr("\nlargest wpe rows:"), f);
+    for (size_t i = 0; i < top && i < s[1].n_top; i++)
+        fprintf(f, g2e_tr(" position %zu (%.3f)%s"), s[1].top[i], s[1].top_norm[i],
+                i + 1 < top && i + 1 < s[1].n_top ? "," : "");
+    fprintf(f, "\n");
+}
+
+/* A row label padded by display width (translated labels are wider per byte). */
+static void label(FILE *f, const char *s)
+{
+    rows_pad(f, s, 22, 0);
+    fputc(' ', f);
+}
+
+static void table(FILE *f, const char *path, size_t n_embd, const sim_stats *s, size_t top,
+                  tok_tokenizer *tok)
+{
+    fprintf(f, g2e_tr("Scale of the embeddings in %s (n_embd %zu)\n\n"), path, n_embd);
+    label(f, "");
+    rows_pad(f, g2e_tr("wte (tokens)"), 14, 1);
+    fputc(' ', f);
+    rows_pad(f, g2e_tr("wpe (positions)"), 14, 1);
+    fputc('\n', f);
+    label(f, g2e_tr("rows"));
+    fprintf(f, "%14zu %14zu\n", s[0].rows, s[1].rows);
+    label(f, g2e_tr("mean row norm"));
+    fprintf(f, "%14.4f %14.4f\n", s[0].norm_mean, s[1].norm_mean);
+    label(f, g2e_tr("smallest row norm"));
+    fprintf(f, "%14.4f %14.4f\n", s[0].norm_min, s[1].norm_min);
+    label(f, g2e_tr("largest row norm"));
+    fprintf(f, "%14.4f %14.4f\n", s[0].norm_max, s[1].norm_max);
+    label(f, g2e_tr("mean |x|"));
+    fprintf(f, "%14.6f %14.6f\n", s[0].mean_abs, s[1].mean_abs);
+    label(f, g2e_tr("mean x"));
+    fprintf(f, "%14.6f %14.6f\n", s[0].mean, s[1].mean);
+    label(f, g2e_tr("std of x"));
+    fprintf(f, "%14.6f %14.6f\n", s[0].std, s[1].std);
+    fprintf(f, g2e_tr("\nmean token norm / mean position norm = %.2f\n"), s[0].norm_mean / s[1].norm_mean);
+    if (top > 0)
+        table_top(f, s, top, tok);
+}
+
+/* 1 when the matrix holds a NaN or an infinity (its sums are then not finite). */
+static int undefined(const sim_stats *s)
+{
+    return !isfinite(s->norm_mean) || !isfinite(s->mean) || !isfinite(s->mean_abs);
+}
+
+static void undefined_note(FILE *f, const sim_stats *s)
+{
+    for (int w = 0; w < 2; w++)
+        if (isnan(s[w].std))
+            fprintf(f, "%s holds a NaN or an infinity: its norms, mean and std are undefined (nan "
+                       "here, null in JSON)\n", w ? "wpe" : "wte");
+}
+
+void stats_mark_undefined(sim_stats *s)
+{
+    /* A NaN or an infinity makes the sums non-finite; the library then still gives std 0 and
+     * the min/max over the other rows, which must not read as results. */
+    if (undefined(s)) {
+        s->norm_mean = s->norm_min = s->norm_max = NAN;
+        s->mean = s->mean_abs = s->std = NAN;
+    }
+}
+
+void stats_write(FILE *f, int json, const char *path, size_t n_embd, const sim_stats s[2],
+                 size_t top, tok_tokenizer *tok)
+{
+    if (!json) {
+        table(f, path, n_embd, s, top, tok);
+        undefined_note(f, s);
+        return;
+    }
+    fprintf(f, "{\"weights\": ");
+    json_write_string(f, path, strlen(path));
+    fprintf(f, ", ");
+    json_matrix(f, "wte", &s[0], top);
+    fprintf(f, ", ");
+    json_matrix(f, "wpe", &s[1], top);
+    fprintf(f, ", \"norm_ratio_wte_to_wpe\": ");
+    json_write_f64(f, s[0].norm_mean / s[1].norm_mean);
+    fprintf(f, "}\n");
+}

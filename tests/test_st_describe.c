@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* test_st_describe.c — the description of a safetensors file (st_describe.h): the JSON against
+ * Python's own parse of the header (tests/st_describe_ref.py), the table's lines and escaping,
+ * and a file without a usable model. */
+#include "st_describe.h"
+#include "fixture.h"
+#include "support.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void describe(const fixture_opts *o, const char *tag, char **json, char **table)
+{
+    char e[256];
+    g2e_err err;
+    char *dir = test_tmpdir(tag), *path = path_join(dir, "w.safetensors");
+    cr_assert_eq(fixture_write(path, o, e, sizeof e), 0, "%s", e);
+    st_file *st;
+    g2e_model *m = NULL;
+    cr_assert_eq(st_open(&st, path, &err), 0, "%s", err.msg);
+    st_file *view;
+    cr_assert_eq(st_parse_buffer(&view, st->map, st->map_len, &err), 0);
+    cr_assert_eq(model_from_st(&m, view, &err), 0, "%s", err.msg);
+    *json = st_describe_json(path, st, m, NULL);
+    cr_assert(*json);
+    *table = st_describe_text(path, st, m, NULL);
+    cr_assert(*table);
+    char *out = path_join(dir, "d.json");
+    write_file(out, *json, strlen(*json));
+    char *script = path_join(G2E_SRCDIR, "tests/st_describe_ref.py");
+    run_result r = run_argv((char *[]){"/usr/bin/python3", script, path, out, NULL}, NULL, 0, NULL, NULL);
+    cr_expect(strstr(r.out, "EQUAL True") != NULL, "python: %s%s", r.out, r.err);
+    run_free(&r);
+    model_close(m);
+    st_close(st);
+    free(script), free(out), free(path), free(dir);
+}
+
+Test(st_describe, json_agrees_with_pythons_parse_of_the_header)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.full_layout = 1;
+    o.n_layer = 2;
+    o.dtype = ST_BF16;
+    o.prefix = "transformer.";
+    static const char *const meta[] = {"format", "pt", "note", "a\x01" "b", NULL};
+    o.meta = meta;
+    char *json, *table;
+    describe(&o, "desc-full", &json, &table);
+    cr_expect(strstr(table, "  note = a\\x01b\n"), "control bytes escaped:\n%s", table);
+    cr_expect(strstr(table, "  prefix  transformer.\n"), "%s", table);
+    cr_expect(strstr(table, "  dtype   wte BF16, wpe BF16\n"), "%s", table);
+    cr_expect(strstr(table, "  n_vocab 64\n  n_ctx   16\n  n_embd  8\n  n_layer 2\n"), "%s", table);
+    free(json), free(table);
+}
+
+Test(st_describe, a_file_without_a_model_says_why)
+{
+    char e[256];
+    g2e_err err;
+    char *dir = test_tmpdir("desc-none"), *path = path_join(dir, "x.safetensors");
+    fixture_opts o;
+    fixture_tiny(&o);
+    cr_assert_eq(fixture_write(path, &o, e, sizeof e), 0, "%s", e);
+    st_file *st;
+    cr_assert_eq(st_open(&st, path, &err), 0);
+    char *json = st_describe_json(path, st, NULL, "no wte");
+    cr_expect(strstr(json, "\"model\":\tnull") && strstr(json, "\"model_error\":\t\"no wte\""), "%s", json);
+    char *table;
+    size_t len;
+    FILE *f = open_memstream(&table, &len);
+    st_describe_table(f, path, st, NULL, "no wte");
+    fclose(f);
+    cr_expect(strstr(table, "model     none: no wte\n"), "%s", table);
+    cr_expect(strstr(table, "tensors   2 (storage order)\n"), "%s", table);
+    free(json), free(table);
+    st_close(st);
+    free(path), free(dir);
+}
