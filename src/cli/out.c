@@ -141,6 +141,18 @@ int out_stdout_errno(void)
     return stdout_sink.err;
 }
 
+/* ---- formatting ---- */
+
+void out_f32(FILE *f, float v)
+{
+    fprintf(f, "%.9g", (double)v);
+}
+
+void out_f64(FILE *f, double v)
+{
+    fprintf(f, "%.17g", v);
+}
+
 /* ---- the format from -o's file name ---- */
 
 int out_pick_format(const struct opt_cmd *cmd, const char *path, const char *const *names,

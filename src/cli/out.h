@@ -59,8 +59,8 @@ int out_commit(out_file *o);
 void out_abort(out_file *o);
 
 /* ---- formatting helpers: the library's one implementation of each, by their old names ---- */
-#define out_f32(f, v) fprintf((f), "%.9g", (double)(v))   /* reads back to the same float32 */
-#define out_f64(f, v) fprintf((f), "%.17g", (double)(v))  /* round-trips any double */
+void out_f32(FILE *f, float v);    /* "%.9g": reads back to the same float32 */
+void out_f64(FILE *f, double v);   /* "%.17g": round-trips any double */
 /* A token piece visible on one line (text.h, TEXT_ESC_VISIBLE: ' ' -> ␣, '\n' -> ↵, '\t' -> →,
  * '\\' doubled, controls and bytes outside valid UTF-8 -> \xNN); a new string, NULL if out
  * of memory. */
