@@ -21,9 +21,9 @@
 #include "load.h"
 #include "opt.h"
 #include "model.h"
-#include "npy.h"
 #include "out.h"
 #include "sinusoid.h"
+#include "table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -112,128 +112,74 @@ static const opt_cmd CMD = {
 };
 const opt_cmd *const cmd_sinusoidal_spec = &CMD;
 
-/* The values one curve mode produced, written in the chosen format. label0 names the
- * index column ("pos", "distance"), label1 the value column. */
-static int write_curve(out_file *o, enum fmt fmt, const double *v, size_t n, uint64_t first,
-                       const char *label0, const char *label1)
+/* enum fmt's formats as table.h numbers them. */
+static const int TBL_FMT[] = {TBL_TABLE, TBL_CSV, TBL_NPY, TBL_JSON};
+
+static int put_table(FILE *f, enum fmt fmt, const tbl *t)
 {
-    FILE *f = o->f;
     g2e_err err;
-    if (fmt == F_NPY) {
-        npy_writer w;
-        size_t shape[1] = {n};
-        if (npy_writer_begin(&w, f, shape, 1, &err))
-            goto fail;
-        for (size_t i = 0; i < n; i++) {
-            float x = (float)v[i];
-            if (npy_writer_put(&w, &x, 1, &err))
-                goto fail;
-        }
-        if (npy_writer_end(&w, &err))
-            goto fail;
+    if (tbl_write(f, TBL_FMT[fmt], t, &err) == 0)
         return 0;
-    }
-    if (fmt == F_CSV)
-        fprintf(f, "%s,%s\n", label0, label1);
-    else
-        fprintf(f, "%10s  %14s\n", label0, label1);
-    for (size_t i = 0; i < n; i++) {
-        if (fmt == F_CSV) {
-            fprintf(f, "%llu,", (unsigned long long)(first + i));
-            out_f64(f, v[i]);
-            fputc('\n', f);
-        } else {
-            fprintf(f, "%10llu  %14.9f\n", (unsigned long long)(first + i), v[i]);
-        }
-    }
-    return 0;
-fail:
     cli_error("%s", err.msg);
     return -1;
 }
 
-static int write_matrix(out_file *o, enum fmt fmt, size_t len, size_t dim, double base)
+/* The values one curve mode produced. label0 names the index column ("pos", "distance"),
+ * label1 the value column; npy holds the values alone. */
+static int write_curve(FILE *f, enum fmt fmt, const double *v, size_t n, uint64_t first,
+                       const char *label0, const char *label1)
 {
-    FILE *f = o->f;
-    g2e_err err;
-    g2e_clear(&err);
+    const tbl_col c[] = {{.key = label0, .width = 10, .prec = -1}, {.key = label1, .width = 14, .prec = 9}};
+    tbl_series s = {.first = (double)first, .col = {v}};
+    tbl t = {.cols = c, .ncols = 2, .nrow = n, .row = tbl_series_row, .user = &s, .sep = "  ",
+             .npy_first = 1, .npy_count = 1};
+    return put_table(f, fmt, &t);
+}
+
+typedef struct mat_rows {
     sin_table tab;
-    if (sin_table_init(&tab, dim, base, &err)) {
+    float *row;
+} mat_rows;
+
+/* Row p of the matrix: p, then PE(p) rounded to float32. */
+static int mat_row(void *user, size_t p, double *out, g2e_err *err)
+{
+    mat_rows *m = user;
+    int rc = sin_table_row_f32(&m->tab, p, m->row, err);
+    out[0] = (double)p;
+    for (size_t j = 0; rc == 0 && j < m->tab.dim; j++)
+        out[1 + j] = m->row[j];
+    return rc;
+}
+
+/* The (len, dim) matrix, streamed row by row: float32 values in every format. */
+static int write_matrix(FILE *f, enum fmt fmt, size_t len, size_t dim, double base)
+{
+    mat_rows m = {0};
+    g2e_err err;
+    if (sin_table_init(&m.tab, dim, base, &err)) {
         cli_error("%s", err.msg);
         return -1;
     }
-    float *row = malloc(dim * sizeof *row);
-    if (!row) {
-        sin_table_free(&tab);
+    int rc = -1;
+    if (!(m.row = malloc(dim * sizeof *m.row))) {
         cli_error("out of memory for a row of %zu", dim);
-        return -1;
-    }
-    npy_writer w;
-    if (fmt == F_NPY) {
-        size_t shape[2] = {len, dim};
-        if (npy_writer_begin(&w, f, shape, 2, &err))
-            goto fail;
-    } else if (fmt == F_CSV) {
-        fputs("pos", f);
-        for (size_t j = 0; j < dim; j++)
-            fprintf(f, ",d%zu", j);
-        fputc('\n', f);
     } else {
-        fprintf(f, "%8s", "pos");
-        for (size_t j = 0; j < dim; j++) {
-            char h[24];
-            snprintf(h, sizeof h, "d%zu", j);
-            fprintf(f, " %10s", h);
-        }
-        fputc('\n', f);
+        const tbl_col c[] = {{.key = "pos", .width = 8, .prec = -1},
+                             {.key = "d", .width = 10, .prec = 6, .csv = TBL_CSV_G9, .count = dim}};
+        tbl t = {.cols = c, .ncols = 2, .nrow = len, .row = mat_row, .user = &m, .npy_first = 1,
+                 .npy_count = dim};
+        rc = put_table(f, fmt, &t);
     }
-    for (size_t p = 0; p < len; p++) {
-        if (sin_table_row_f32(&tab, p, row, &err))
-            goto fail;
-        if (fmt == F_NPY) {
-            if (npy_writer_put(&w, row, dim, &err))
-                goto fail;
-        } else if (fmt == F_CSV) {
-            fprintf(f, "%zu", p);
-            for (size_t j = 0; j < dim; j++) {
-                fputc(',', f);
-                out_f32(f, row[j]);
-            }
-            fputc('\n', f);
-        } else {
-            fprintf(f, "%8zu", p);
-            for (size_t j = 0; j < dim; j++)
-                fprintf(f, " %10.6f", (double)row[j]);
-            fputc('\n', f);
-        }
-        if (ferror(f))
-            break;   /* out_commit reports it */
-    }
-    if (fmt == F_NPY && !ferror(f) && npy_writer_end(&w, &err))
-        goto fail;
-    free(row);
-    sin_table_free(&tab);
-    return 0;
-fail:
-    free(row);
-    sin_table_free(&tab);
-    cli_error("%s", err.msg);
-    return -1;
-}
-
-/* JSON has no NaN or infinity: a non-finite value (a NaN in the weights) becomes null. */
-static void json_num(FILE *f, double v)
-{
-    if (isfinite(v))
-        out_f64(f, v);
-    else
-        fputs("null", f);
+    free(m.row);
+    sin_table_free(&m.tab);
+    return rc;
 }
 
 /* The learned-vs-sinusoidal table: distance d = 0..n-1, both curves. */
-static void write_compare(FILE *f, enum fmt fmt, const double *sinus, const double *learned,
-                          size_t n, const g2e_model *m, const char *path, size_t len,
-                          double base)
+static int write_compare(FILE *f, enum fmt fmt, const double *sinus, const double *learned,
+                         size_t n, const g2e_model *m, const char *path, size_t len,
+                         double base)
 {
     char name[64];
     fig_model_name(m, name, sizeof name);
@@ -248,45 +194,23 @@ static void write_compare(FILE *f, enum fmt fmt, const double *sinus, const doub
         fprintf(f, ", \"n_ctx\": %zu, \"n_embd\": %zu, \"len\": %zu, \"max_distance\": %zu, "
                    "\"base\": ", m->n_ctx, m->n_embd, len, n - 1);
         out_f64(f, base);
-        fputs(",\n \"distance\": [", f);
-        for (size_t d = 0; d < n; d++)
-            fprintf(f, "%s%zu", d ? ", " : "", d);
-        fputs("],\n \"sinusoidal\": [", f);
-        for (size_t d = 0; d < n; d++) {
-            fputs(d ? ", " : "", f);
-            json_num(f, sinus[d]);
-        }
-        fputs("],\n \"learned\": [", f);
-        for (size_t d = 0; d < n; d++) {
-            fputs(d ? ", " : "", f);
-            json_num(f, learned[d]);
-        }
-        fputs("]}\n", f);
-        return;
+        fputs(",\n ", f);
+    } else if (fmt == F_TABLE) {
+        fprintf(f, _("# mean cosine of positions d apart, over positions 0..%zu\n"), len - 1);
+        fprintf(f, _("# learned:    wpe of %s (n_ctx %zu, n_embd %zu) from %s\n"), name, m->n_ctx,
+                m->n_embd, path);
+        fprintf(f, _("# sinusoidal: D = %zu, base %g\n"), m->n_embd, base);
     }
-    if (fmt == F_CSV) {
-        fputs("distance,sinusoidal,learned\n", f);
-        for (size_t d = 0; d < n; d++) {
-            fprintf(f, "%zu,", d);
-            out_f64(f, sinus[d]);
-            fputc(',', f);
-            out_f64(f, learned[d]);
-            fputc('\n', f);
-        }
-        return;
-    }
-    fprintf(f, _("# mean cosine of positions d apart, over positions 0..%zu\n"), len - 1);
-    fprintf(f, _("# learned:    wpe of %s (n_ctx %zu, n_embd %zu) from %s\n"), name, m->n_ctx,
-            m->n_embd, path);
-    fprintf(f, _("# sinusoidal: D = %zu, base %g\n"), m->n_embd, base);
-    out_rpad(f, _("distance"), 10);
-    fputs("  ", f);
-    out_rpad(f, _("sinusoidal"), 14);
-    fputs("  ", f);
-    out_rpad(f, _("learned"), 14);
-    fputc('\n', f);
-    for (size_t d = 0; d < n; d++)
-        fprintf(f, "%10zu  %14.9f  %14.9f\n", d, sinus[d], learned[d]);
+    const tbl_col c[] = {{.key = "distance", .head = _("distance"), .width = 10, .prec = -1},
+                         {.key = "sinusoidal", .head = _("sinusoidal"), .width = 14, .prec = 9},
+                         {.key = "learned", .head = _("learned"), .width = 14, .prec = 9}};
+    tbl_series s = {.col = {sinus, learned}};
+    tbl t = {.cols = c, .ncols = 3, .nrow = n, .row = tbl_series_row, .user = &s, .sep = "  ",
+             .json_sep = ",\n "};
+    int rc = put_table(f, fmt, &t);
+    if (fmt == F_JSON)
+        fputs("}\n", f);
+    return rc;
 }
 
 /* --compare-learned, after the options are checked. */
@@ -342,7 +266,10 @@ static int compare_learned(const sin_opts *o)
         out_file of;
         if (out_open(&of, out_path, 0) != 0)
             goto done;
-        write_compare(of.f, fmt, sinus, learned, M + 1, m, path, N, base);
+        if (write_compare(of.f, fmt, sinus, learned, M + 1, m, path, N, base)) {
+            out_abort(&of);
+            goto done;
+        }
         if (out_commit(&of) != 0)
             goto done;
     }
@@ -499,11 +426,11 @@ static int run_numeric(const sin_opts *o)
     }
     int rc;
     if (o->mode == M_MATRIX)
-        rc = write_matrix(&of, fmt, (size_t)o->len, (size_t)o->dim, o->base);
+        rc = write_matrix(of.f, fmt, (size_t)o->len, (size_t)o->dim, o->base);
     else if (o->mode == M_DOT)
-        rc = write_curve(&of, fmt, curve, n, (uint64_t)o->from, "pos", "dot");
+        rc = write_curve(of.f, fmt, curve, n, (uint64_t)o->from, "pos", "dot");
     else
-        rc = write_curve(&of, fmt, curve, n, 0, "distance", "mean_cosine");
+        rc = write_curve(of.f, fmt, curve, n, 0, "distance", "mean_cosine");
     free(curve);
     if (rc) {
         out_abort(&of);
