@@ -102,42 +102,17 @@ typedef struct ex2 {
 /* cos of two wpe rows, or of wte[id] + wpe[p] and wte[id] + wpe[q]; prints errors. */
 static int cos_rows(const g2e_model *m, long id, size_t p, size_t q, double *out)
 {
-    size_t C = m->n_embd;
-    float *a = calloc(C, sizeof *a), *b = calloc(C, sizeof *b), *t = calloc(C, sizeof *t);
+    const long long ids[2] = {id, id}, pos[2] = {(long long)p, (long long)q};
     g2e_err e;
-    int rc = -1;
-    if (!a || !b || !t) {
-        cli_error("out of memory");
-        goto done;
-    }
-    if (p >= m->n_ctx || q >= m->n_ctx) {
-        cli_error("position %zu is outside wpe, which has %zu rows (0..%zu)", p >= m->n_ctx ? p : q,
-                  m->n_ctx, m->n_ctx - 1);
-        goto done;
-    }
-    if (model_wpe_row(m, p, a, &e) || model_wpe_row(m, q, b, &e) ||
-        (id >= 0 && model_wte_row(m, (uint64_t)id, t, &e))) {
+    if (sim_input_cosine(m, ids, pos, out, &e) == 0)
+        return 0;
+    if (e.code != SIM_E_ZERO && e.code != SIM_E_NONFINITE)
         cli_error("%s", e.msg);
-        goto done;
-    }
-    if (id >= 0)
-        for (size_t c = 0; c < C; c++) {
-            a[c] = t[c] + a[c];
-            b[c] = t[c] + b[c];
-        }
-    if (sim_cosine(a, b, C, out, &e) != 0) {
-        if (id >= 0)
-            cli_error("cos(wte[%ld] + wpe[%zu], wte[%ld] + wpe[%zu]): %s", id, p, id, q, e.msg);
-        else
-            cli_error("cos(wpe[%zu], wpe[%zu]): %s", p, q, e.msg);
-        goto done;
-    }
-    rc = 0;
-done:
-    free(a);
-    free(b);
-    free(t);
-    return rc;
+    else if (id >= 0)
+        cli_error("cos(wte[%ld] + wpe[%zu], wte[%ld] + wpe[%zu]): %s", id, p, id, q, e.msg);
+    else
+        cli_error("cos(wpe[%zu], wpe[%zu]): %s", p, q, e.msg);
+    return -1;
 }
 
 /* Exercise 2's numbers from the open model and tokenizer; prints errors. */
