@@ -7,21 +7,10 @@
 #include "sha256.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static const st_tensor *find_emb(const st_file *st, const char *name)
-{
-    char pre[64];
-    const st_tensor *t = st_find(st, name);
-    if (t)
-        return t;
-    snprintf(pre, sizeof pre, "transformer.%s", name);
-    return st_find(st, pre);
-}
 
 /* 0 unless the metadata records a sha256.<name> that the tensor's bytes do not match. */
 static int tensors_intact(const st_file *st, g2e_err *e)
@@ -55,7 +44,7 @@ dl_local_state dl_local_check(const char *path, const char *repo, const char *re
         return DL_LOCAL_NONE;
     if (st_open(&st, path, err) != 0)
         return DL_LOCAL_BAD;
-    if (!find_emb(st, "wte.weight") || !find_emb(st, "wpe.weight") || tensors_intact(st, err)) {
+    if (!dl_find_emb(st, "wte.weight") || !dl_find_emb(st, "wpe.weight") || tensors_intact(st, err)) {
         if (!err || err->code == 0)
             g2e_fail(err, DL_E_NO_EMBEDDINGS, "no wte/wpe");
         st_close(st);
@@ -75,11 +64,9 @@ dl_local_state dl_local_check(const char *path, const char *repo, const char *re
 
 static void describe(char *buf, size_t cap, const st_tensor *t)
 {
-    size_t k = (size_t)snprintf(buf, cap, "%s (", t->name);
-    for (int d = 0; d < t->ndim && k < cap; d++)
-        k += (size_t)snprintf(buf + k, cap - k, "%s%" PRIu64, d ? " x " : "", t->shape[d]);
-    if (k < cap)
-        snprintf(buf + k, cap - k, ", %s)", st_dtype_name(t->dtype));
+    char shape[256];
+    snprintf(buf, cap, "%s (%s, %s)", t->name, dl_shape_str(t, shape, sizeof shape),
+             st_dtype_name(t->dtype));
 }
 
 int dl_local_describe(const char *path, char *wte, char *wpe, size_t cap)
@@ -87,7 +74,7 @@ int dl_local_describe(const char *path, char *wte, char *wpe, size_t cap)
     st_file *st = NULL;
     if (st_open(&st, path, NULL) != 0)
         return -1;
-    const st_tensor *a = find_emb(st, "wte.weight"), *b = find_emb(st, "wpe.weight");
+    const st_tensor *a = dl_find_emb(st, "wte.weight"), *b = dl_find_emb(st, "wpe.weight");
     if (a)
         describe(wte, cap, a);
     if (b)
