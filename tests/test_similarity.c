@@ -363,3 +363,38 @@ Test(similarity, extremes_of_a_matrix)
     sim_extremes(M, 4, 2, &near, &best, &far, &worst);
     cr_expect(near == 0 && best == 0.2 && far == 1 && worst == 0.1);
 }
+
+/* The pair of curves: by-distance of wpe against the naive mean over a cosine matrix computed
+ * here, the sinusoidal one against a naive mean over sin/cos rows; errors name wpe. */
+Test(similarity, learned_and_sinusoidal_pair)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    g2e_model *m = open_fixture_model(&o, "pair");
+    double sinus[6], learned[6];
+    g2e_err e;
+    cr_assert_eq(sim_learned_and_sinusoidal(m, 12, 5, 10000.0, sinus, learned, &e), 0, "%s", e.msg);
+    float rows[12][8];
+    for (int p = 0; p < 12; p++)
+        fixture_expected_row(&o, FIXTURE_WPE, (uint64_t)p, rows[p]);
+    for (int d = 0; d <= 5; d++) {
+        double sl = 0, ss = 0;
+        for (int p = 0; p + d < 12; p++) {
+            sl += naive_cos(rows[p], rows[p + d], 8);
+            double a[8], b[8], dot = 0, na = 0, nb = 0;
+            for (int i = 0; i < 4; i++) {
+                double w = pow(10000.0, -2.0 * i / 8);
+                a[2 * i] = sin(p * w), a[2 * i + 1] = cos(p * w);
+                b[2 * i] = sin((p + d) * w), b[2 * i + 1] = cos((p + d) * w);
+            }
+            for (int i = 0; i < 8; i++)
+                dot += a[i] * b[i], na += a[i] * a[i], nb += b[i] * b[i];
+            ss += dot / sqrt(na * nb);
+        }
+        cr_expect(fabs(learned[d] - sl / (12 - d)) < 1e-12, "d=%d", d);
+        cr_expect(fabs(sinus[d] - ss / (12 - d)) < 1e-9, "d=%d: %.17g vs %.17g", d, sinus[d], ss / (12 - d));
+    }
+    cr_expect_neq(sim_learned_and_sinusoidal(m, 17, 5, 10000.0, sinus, learned, &e), 0);
+    cr_expect(strncmp(e.msg, "wpe: ", 5) == 0, "%s", e.msg);
+    model_close(m);
+}

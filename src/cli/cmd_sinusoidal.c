@@ -22,6 +22,7 @@
 #include "opt.h"
 #include "model.h"
 #include "out.h"
+#include "similarity.h"
 #include "sinusoid.h"
 #include "table.h"
 
@@ -213,68 +214,50 @@ static int write_compare(FILE *f, enum fmt fmt, const double *sinus, const doubl
     return rc;
 }
 
+/* The figure and the table of --compare-learned, from the two curves (M + 1 values each). */
+static int show_compare(const sin_opts *o, const g2e_model *m, const char *path, size_t N,
+                        size_t M, const double *sinus, const double *learned)
+{
+    char name[64], legend[96];
+    out_file of;
+    fig_model_name(m, name, sizeof name);
+    snprintf(legend, sizeof legend, "learned wpe (%s)", name);
+    if (o->plot && fig_by_distance_curves(N, m->n_embd, o->base, M, sinus, learned, legend, o->plot,
+                                          (int)o->width, (int)o->height))
+        return -1;
+    if (!o->numeric)
+        return 0;
+    if (out_open(&of, o->out, 0) != 0)
+        return -1;
+    if (write_compare(of.f, (enum fmt)o->fmt, sinus, learned, M + 1, m, path, N, o->base) == 0)
+        return out_commit(&of);
+    out_abort(&of);
+    return -1;
+}
+
 /* --compare-learned, after the options are checked. */
 static int compare_learned(const sin_opts *o)
 {
-    int have_len = o->have_len, have_max_d = o->have_maxd, width = (int)o->width,
-        height = (int)o->height;
-    uint64_t len = (uint64_t)o->len, max_d = (uint64_t)o->maxd;
-    double base = o->base;
-    enum fmt fmt = (enum fmt)o->fmt;
-    const char *out_path = o->out, *plot_path = o->plot;
     g2e_model *m = NULL;
     char *path = NULL;
+    double *curves = NULL;
+    g2e_err err;
     if (load_model_lo(&o->lo, &m, &path))
         return EXIT_ERR;
     int rc = EXIT_USAGE;
-    double *curves = NULL;
-    size_t N = have_len ? (size_t)len : m->n_ctx;
+    size_t N = o->have_len ? (size_t)o->len : m->n_ctx, M = o->have_maxd ? (size_t)o->maxd : N - 1;
     if (N > m->n_ctx) {
         cli_error("--len %zu is more than the model's %zu positions (wpe has n_ctx rows)", N,
                   m->n_ctx);
-        goto done;
-    }
-    size_t M = have_max_d ? (size_t)max_d : N - 1;
-    if (M >= N) {
+    } else if (M >= N) {
         cli_error("--max-distance (%zu) must be less than the length (%zu)", M, N);
-        goto done;
-    }
-    rc = EXIT_ERR;
-    curves = malloc(2 * (M + 1) * sizeof *curves);
-    if (!curves) {
+    } else if (rc = EXIT_ERR, !(curves = malloc(2 * (M + 1) * sizeof *curves))) {
         cli_error("out of memory for %zu values", M + 1);
-        goto done;
-    }
-    double *sinus = curves, *learned = curves + M + 1;
-    g2e_err err;
-    g2e_clear(&err);
-    if (sin_by_distance(N, m->n_embd, base, M, sinus, &err)) {
+    } else if (sim_learned_and_sinusoidal(m, N, M, o->base, curves, curves + M + 1, &err)) {
         cli_error("%s", err.msg);
-        goto done;
+    } else if (show_compare(o, m, path, N, M, curves, curves + M + 1) == 0) {
+        rc = EXIT_OK;
     }
-    if (fig_learned_by_distance(m, N, M, learned))
-        goto done;
-    if (plot_path) {
-        char name[64], legend[96];
-        fig_model_name(m, name, sizeof name);
-        snprintf(legend, sizeof legend, "learned wpe (%s)", name);
-        if (fig_by_distance_curves(N, m->n_embd, base, M, sinus, learned, legend, plot_path,
-                                   width, height))
-            goto done;
-    }
-    if (o->numeric) {
-        out_file of;
-        if (out_open(&of, out_path, 0) != 0)
-            goto done;
-        if (write_compare(of.f, fmt, sinus, learned, M + 1, m, path, N, base)) {
-            out_abort(&of);
-            goto done;
-        }
-        if (out_commit(&of) != 0)
-            goto done;
-    }
-    rc = EXIT_OK;
-done:
     free(curves);
     free(path);
     model_close(m);

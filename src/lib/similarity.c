@@ -10,6 +10,7 @@
  * machine.
  */
 #include "similarity.h"
+#include "sinusoid.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -440,4 +441,14 @@ void sim_extremes(const double *M, size_t R, size_t p, size_t *near, double *bes
         if (q != p && c < *worst)
             *worst = c, *far = q;
     }
+}
+
+int sim_learned_and_sinusoidal(const g2e_model *m, size_t len, size_t max_d, double base,
+                               double *sinus, double *learned, g2e_err *err)
+{
+    g2e_err e;
+    int rc = sin_by_distance(len, m->n_embd, base, max_d, sinus, err);
+    if (rc == 0 && (rc = sim_learned_by_distance(m, len, max_d, learned, NULL, &e)) != 0)
+        g2e_fail(err, rc, "wpe: %s", e.msg);
+    return rc;
 }

@@ -112,6 +112,13 @@ int sim_abs_percentile(const float *x, size_t n, double percentile, double *q, i
 int sim_input_cosine(const g2e_model *m, const long long id[2], const long long pos[2], double *out,
                      g2e_err *err);
 
+/* The learned curve (sim_learned_by_distance, into learned) and the sinusoidal one of the
+ * same width D = n_embd (sin_by_distance, into sinus) over positions 0..len-1, for
+ * d = 0..max_d: the two columns of one chart. Errors as those functions give them, the
+ * learned curve's prefixed "wpe: ". */
+int sim_learned_and_sinusoidal(const g2e_model *m, size_t len, size_t max_d, double base,
+                               double *sinus, double *learned, g2e_err *err);
+
 /* In row p of a cosine matrix M (R, R), R >= 2: the other row most alike (*near, its cosine
  * *best) and least alike (*far, *worst); the first one on ties. */
 void sim_extremes(const double *M, size_t R, size_t p, size_t *near, double *best, size_t *far,
