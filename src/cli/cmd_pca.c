@@ -105,13 +105,11 @@ static int emit_variance(const pca_opts *o, const pca_result *r, const char *wha
     size_t d = r->d, nrow = o->fmt == STUDY_TABLE && (size_t)o->k < d ? (size_t)o->k : d;
     /* The table stops at the first variance at the rounding-noise floor (n rows give at most
      * n - 1 components): rows of noise would read as components that explain nothing. */
-    size_t real = 0;
-    while (real < d && r->variance[real] > r->floor)
-        real++;
+    size_t real = pca_signal_count(r);
     int capped = o->fmt == STUDY_TABLE && real >= 1 && real < nrow;
     if (capped)
         nrow = real;
-    double *v = malloc(d * 4 * sizeof *v), cum = 0;
+    double *v = malloc(d * 4 * sizeof *v);
     study_buf j, t;
     char *pj = NULL, *pt = NULL;
     if (!v || study_buf_open(&j) || study_buf_open(&t)) {
@@ -119,11 +117,7 @@ static int emit_variance(const pca_opts *o, const pca_result *r, const char *wha
         cli_error("out of memory");
         return -1;
     }
-    for (size_t i = 0; i < d; i++) {
-        cum += pca_ratio(r, i);
-        v[4 * i] = (double)(i + 1), v[4 * i + 1] = r->variance[i];
-        v[4 * i + 2] = pca_ratio(r, i), v[4 * i + 3] = cum;
-    }
+    pca_variance_rows(r, v);
     FILE *jf = j.f, *tf = t.f;
     fprintf(jf, "\"of\": \"%s\", \"source\": ", OFS[o->of]);
     json_write_string(jf, path ? path : "", path ? strlen(path) : 0);
