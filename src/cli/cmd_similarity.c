@@ -19,7 +19,7 @@
 #include "out.h"
 #include "reference.h"
 #include "similarity.h"
-#include "table.h"
+#include "table_out.h"
 
 #include <libintl.h>
 #include <math.h>
@@ -99,38 +99,22 @@ static int wpe_matrix(const g2e_model *m, double **out)
     return 0;
 }
 
-/* t into f as fmt (table.h); prints the error. */
-static int put_table(FILE *f, int fmt, const tbl *t)
-{
-    g2e_err e;
-    if (tbl_write(f, fmt, t, &e) == 0)
-        return 0;
-    cli_error("%s", e.msg);
-    return -1;
-}
-
 /* The matrix to -o: npy float32, or csv rows of "%.9g" without a heading. */
 static int write_matrix(const double *M, size_t R, const char *path, int csv)
 {
-    out_file o;
-    if (out_open(&o, path, !csv))
-        return -1;
     const tbl_col c[] = {{.key = "", .csv = TBL_CSV_G9, .count = R}};
     tbl t = {.cols = c, .ncols = 1, .nrow = R, .v = M, .no_header = 1};
-    if (put_table(o.f, csv ? TBL_CSV : TBL_NPY, &t)) {
-        out_abort(&o);
-        return -1;
-    }
-    return out_commit(&o);
+    return table_emit(path, csv ? TBL_CSV : TBL_NPY, &t, NULL, NULL);
 }
 
-/* Rows (d, mean[d], sd[d], R - d) for the distances d[0..n) into a new array (NULL: out of memory). */
+/* Rows (d, mean[d], sd[d], R - d) for the distances d[0..n) (d NULL: 0..n-1) into a new
+ * array (NULL: out of memory). */
 static double *dist_rows(const double *mean, const double *sd, size_t R, const size_t *d, size_t n)
 {
     double *v = malloc((n ? n : 1) * 4 * sizeof *v);
     for (size_t i = 0; v && i < n; i++) {
-        v[4 * i] = (double)d[i], v[4 * i + 1] = mean[d[i]];
-        v[4 * i + 2] = sd[d[i]], v[4 * i + 3] = (double)(R - d[i]);
+        size_t k = d ? d[i] : i;
+        v[4 * i] = (double)k, v[4 * i + 1] = mean[k], v[4 * i + 2] = sd[k], v[4 * i + 3] = (double)(R - k);
     }
     return v;
 }
@@ -179,11 +163,31 @@ static int matrix_summary(const double *M, size_t R, const char *path, const cha
                          {.key = "std", .head = _("std"), .width = 10, .prec = 4},
                          {.key = "pairs", .head = _("pairs"), .width = 8, .prec = -1}};
     tbl t = {.cols = c, .ncols = 4, .nrow = n, .v = v};
-    int rc = put_table(stdout, TBL_TABLE, &t);
+    g2e_err e;
+    int rc = tbl_write(stdout, TBL_TABLE, &t, &e);   /* from v: cannot fail but for memory */
+    if (rc)
+        cli_error("%s", e.msg);
     free(mean), free(sd), free(v);
     fputc('\n', stdout);
     extremes(M, R);
     return rc;
+}
+
+typedef struct dist_head {
+    const char *path;
+    size_t R;
+} dist_head;
+
+static void by_distance_head(FILE *f, int fmt, const void *user)
+{
+    const dist_head *h = user;
+    if (fmt == TBL_TABLE) {
+        fprintf(f, _("mean cosine similarity of wpe[p] and wpe[p + d] over p (%s)\n"), h->path);
+        return;
+    }
+    fprintf(f, "\"weights\": ");
+    out_json_string(f, h->path, strlen(h->path));
+    fprintf(f, ", \"n_ctx\": %zu, \"by_distance\": ", h->R);
 }
 
 /* --by-distance: d = 0..maxd in fmt (TBL_TABLE, TBL_CSV or TBL_JSON). */
@@ -191,39 +195,27 @@ static int by_distance(const g2e_model *m, uint64_t maxd, int fmt, const char *o
                        const char *path)
 {
     double *M = NULL, *v = NULL;
-    size_t R = m->n_ctx, n = (maxd >= R ? R - 1 : (size_t)maxd) + 1, *d = NULL;
+    size_t R = m->n_ctx, n = (maxd >= R ? R - 1 : (size_t)maxd) + 1;
     if (wpe_matrix(m, &M))
         return -1;
     double *mean = malloc(R * sizeof *mean), *sd = malloc(R * sizeof *sd);
-    out_file o;
     int rc = -1;
-    if (mean && sd && (d = malloc(n * sizeof *d))) {
+    if (mean && sd) {
         sim_by_distance(M, R, mean, sd);
-        for (size_t k = 0; k < n; k++)
-            d[k] = k;
-        v = dist_rows(mean, sd, R, d, n);
+        v = dist_rows(mean, sd, R, NULL, n);
     }
-    if (!v) {
-        cli_error("out of memory");
-    } else if (out_open(&o, outpath, 0) == 0) {
-        if (fmt == TBL_JSON) {
-            fprintf(o.f, "{\"weights\": ");
-            out_json_string(o.f, path, strlen(path));
-            fprintf(o.f, ", \"n_ctx\": %zu, \"by_distance\": ", R);
-        } else if (fmt == TBL_TABLE) {
-            fprintf(o.f, _("mean cosine similarity of wpe[p] and wpe[p + d] over p (%s)\n"), path);
-        }
+    if (v) {
         const tbl_col c[] = {{.key = "distance", .head = _("distance"), .width = 9, .prec = -1},
                              {.key = "mean_cos", .jkey = "mean", .head = _("mean"), .width = 12, .prec = 6},
                              {.key = "std_cos", .jkey = "std", .head = _("std"), .width = 12, .prec = 6},
                              {.key = "pairs", .head = _("pairs"), .width = 6, .prec = -1}};
         tbl t = {.cols = c, .ncols = 4, .nrow = n, .v = v, .json_rows = 1};
-        rc = put_table(o.f, fmt, &t);
-        if (fmt == TBL_JSON)
-            fprintf(o.f, "}\n");
-        rc = rc ? (out_abort(&o), -1) : out_commit(&o);
+        dist_head h = {path, R};
+        rc = table_emit(outpath, fmt, &t, by_distance_head, &h);
+    } else {
+        cli_error("out of memory");
     }
-    free(mean), free(sd), free(M), free(v), free(d);
+    free(mean), free(sd), free(M), free(v);
     return rc;
 }
 
@@ -426,7 +418,8 @@ int cmd_similarity(int argc, char **argv)
             goto done;
         rc = matrix_summary(M, m->n_ctx, path, o.out) == 0 && cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
     } else if (mode == M_DIST) {
-        rc = by_distance(m, (uint64_t)o.maxd, fmt, o.out, path) ? EXIT_ERR : EXIT_OK;
+        static const int DIST_TBL[] = {TBL_TABLE, TBL_CSV, TBL_JSON}; /* mode_formats' DIST */
+        rc = by_distance(m, (uint64_t)o.maxd, DIST_TBL[fmt], o.out, path) ? EXIT_ERR : EXIT_OK;
     } else {
         r = run_pair(&o, mode, fmt == 1, m, &tok);
         rc = r == 0 ? EXIT_OK : r == -2 ? EXIT_USAGE : EXIT_ERR;

@@ -24,22 +24,21 @@
 #include "out.h"
 #include "similarity.h"
 #include "sinusoid.h"
-#include "table.h"
+#include "table_out.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum mode { M_MATRIX, M_DOT, M_DIST, M_ROT, M_CMP };
-enum fmt { F_TABLE, F_CSV, F_NPY, F_JSON };
-static const char *const FORMATS[] = {"table", "csv", "npy", "json", NULL}; /* enum fmt's order */
+static const char *const FORMATS[] = {"table", "csv", "npy", "json", NULL};
 
 typedef struct sin_opts {
     load_opts lo;
     int dot, dist, rot, cmp;   /* the mode flags (none: the matrix) */
     int64_t len, dim, from, to, maxd, maxk, width, height;
     double base;
-    int fmt;                   /* enum fmt */
+    int fmt;                   /* index in FORMATS; after check(), TBL_* (table.h) */
     const char *out, *plot;
     /* set by check() */
     enum mode mode;
@@ -113,30 +112,6 @@ static const opt_cmd CMD = {
 };
 const opt_cmd *const cmd_sinusoidal_spec = &CMD;
 
-/* enum fmt's formats as table.h numbers them. */
-static const int TBL_FMT[] = {TBL_TABLE, TBL_CSV, TBL_NPY, TBL_JSON};
-
-static int put_table(FILE *f, enum fmt fmt, const tbl *t)
-{
-    g2e_err err;
-    if (tbl_write(f, TBL_FMT[fmt], t, &err) == 0)
-        return 0;
-    cli_error("%s", err.msg);
-    return -1;
-}
-
-/* The values one curve mode produced. label0 names the index column ("pos", "distance"),
- * label1 the value column; npy holds the values alone. */
-static int write_curve(FILE *f, enum fmt fmt, const double *v, size_t n, uint64_t first,
-                       const char *label0, const char *label1)
-{
-    const tbl_col c[] = {{.key = label0, .width = 10, .prec = -1}, {.key = label1, .width = 14, .prec = 9}};
-    tbl_series s = {.first = (double)first, .col = {v}};
-    tbl t = {.cols = c, .ncols = 2, .nrow = n, .row = tbl_series_row, .user = &s, .sep = "  ",
-             .npy_first = 1, .npy_count = 1};
-    return put_table(f, fmt, &t);
-}
-
 typedef struct mat_rows {
     sin_table tab;
     float *row;
@@ -154,7 +129,7 @@ static int mat_row(void *user, size_t p, double *out, g2e_err *err)
 }
 
 /* The (len, dim) matrix, streamed row by row: float32 values in every format. */
-static int write_matrix(FILE *f, enum fmt fmt, size_t len, size_t dim, double base)
+static int write_matrix(const char *path, int fmt, size_t len, size_t dim, double base)
 {
     mat_rows m = {0};
     g2e_err err;
@@ -170,48 +145,45 @@ static int write_matrix(FILE *f, enum fmt fmt, size_t len, size_t dim, double ba
                              {.key = "d", .width = 10, .prec = 6, .csv = TBL_CSV_G9, .count = dim}};
         tbl t = {.cols = c, .ncols = 2, .nrow = len, .row = mat_row, .user = &m, .npy_first = 1,
                  .npy_count = dim};
-        rc = put_table(f, fmt, &t);
+        rc = table_emit(path, fmt, &t, NULL, NULL);
     }
     free(m.row);
     sin_table_free(&m.tab);
     return rc;
 }
 
-/* The learned-vs-sinusoidal table: distance d = 0..n-1, both curves. */
-static int write_compare(FILE *f, enum fmt fmt, const double *sinus, const double *learned,
-                         size_t n, const g2e_model *m, const char *path, size_t len,
-                         double base)
+typedef struct cmp_head {
+    const g2e_model *m;
+    const char *path;
+    size_t len, max_d;
+    double base;
+} cmp_head;
+
+/* What --compare-learned writes above its columns: where the numbers come from. */
+static void compare_head(FILE *f, int fmt, const void *user)
 {
+    const cmp_head *h = user;
+    const g2e_model *m = h->m;
     char name[64];
     fig_model_name(m, name, sizeof name);
-    if (fmt == F_JSON) {
-        fputs("{\"model\": ", f);
-        if (m->size_name)
-            out_json_string(f, m->size_name, strlen(m->size_name));
-        else
-            fputs("null", f);
-        fputs(", \"weights\": ", f);
-        out_json_string(f, path, strlen(path));
-        fprintf(f, ", \"n_ctx\": %zu, \"n_embd\": %zu, \"len\": %zu, \"max_distance\": %zu, "
-                   "\"base\": ", m->n_ctx, m->n_embd, len, n - 1);
-        out_f64(f, base);
-        fputs(",\n ", f);
-    } else if (fmt == F_TABLE) {
-        fprintf(f, _("# mean cosine of positions d apart, over positions 0..%zu\n"), len - 1);
+    if (fmt == TBL_TABLE) {
+        fprintf(f, _("# mean cosine of positions d apart, over positions 0..%zu\n"), h->len - 1);
         fprintf(f, _("# learned:    wpe of %s (n_ctx %zu, n_embd %zu) from %s\n"), name, m->n_ctx,
-                m->n_embd, path);
-        fprintf(f, _("# sinusoidal: D = %zu, base %g\n"), m->n_embd, base);
+                m->n_embd, h->path);
+        fprintf(f, _("# sinusoidal: D = %zu, base %g\n"), m->n_embd, h->base);
+        return;
     }
-    const tbl_col c[] = {{.key = "distance", .head = _("distance"), .width = 10, .prec = -1},
-                         {.key = "sinusoidal", .head = _("sinusoidal"), .width = 14, .prec = 9},
-                         {.key = "learned", .head = _("learned"), .width = 14, .prec = 9}};
-    tbl_series s = {.col = {sinus, learned}};
-    tbl t = {.cols = c, .ncols = 3, .nrow = n, .row = tbl_series_row, .user = &s, .sep = "  ",
-             .json_sep = ",\n "};
-    int rc = put_table(f, fmt, &t);
-    if (fmt == F_JSON)
-        fputs("}\n", f);
-    return rc;
+    fputs("\"model\": ", f);
+    if (m->size_name)
+        out_json_string(f, m->size_name, strlen(m->size_name));
+    else
+        fputs("null", f);
+    fputs(", \"weights\": ", f);
+    out_json_string(f, h->path, strlen(h->path));
+    fprintf(f, ", \"n_ctx\": %zu, \"n_embd\": %zu, \"len\": %zu, \"max_distance\": %zu, \"base\": ",
+            m->n_ctx, m->n_embd, h->len, h->max_d);
+    out_f64(f, h->base);
+    fputs(",\n ", f);
 }
 
 /* The figure and the table of --compare-learned, from the two curves (M + 1 values each). */
@@ -219,7 +191,6 @@ static int show_compare(const sin_opts *o, const g2e_model *m, const char *path,
                         size_t M, const double *sinus, const double *learned)
 {
     char name[64], legend[96];
-    out_file of;
     fig_model_name(m, name, sizeof name);
     snprintf(legend, sizeof legend, "learned wpe (%s)", name);
     if (o->plot && fig_by_distance_curves(N, m->n_embd, o->base, M, sinus, learned, legend, o->plot,
@@ -227,12 +198,14 @@ static int show_compare(const sin_opts *o, const g2e_model *m, const char *path,
         return -1;
     if (!o->numeric)
         return 0;
-    if (out_open(&of, o->out, 0) != 0)
-        return -1;
-    if (write_compare(of.f, (enum fmt)o->fmt, sinus, learned, M + 1, m, path, N, o->base) == 0)
-        return out_commit(&of);
-    out_abort(&of);
-    return -1;
+    const tbl_col c[] = {{.key = "distance", .head = _("distance"), .width = 10, .prec = -1},
+                         {.key = "sinusoidal", .head = _("sinusoidal"), .width = 14, .prec = 9},
+                         {.key = "learned", .head = _("learned"), .width = 14, .prec = 9}};
+    tbl_series s = {.col = {sinus, learned}};
+    tbl t = {.cols = c, .ncols = 3, .nrow = M + 1, .row = tbl_series_row, .user = &s, .sep = "  ",
+             .json_sep = ",\n "};
+    cmp_head h = {m, path, N, M, o->base};
+    return table_emit(o->out, o->fmt, &t, compare_head, &h);
 }
 
 /* --compare-learned, after the options are checked. */
@@ -331,8 +304,8 @@ static int check(sin_opts *o, const opt_parsed *p)
                                                       : "--format json belongs to --compare-learned (use table, csv or npy)");
     if (out_pick_format(&CMD, o->out, names, fmt_given, &k))
         return -1;
-    o->fmt = (int)(strcmp(names[k], "json") == 0 ? F_JSON : strcmp(names[k], "npy") == 0 ? F_NPY
-                   : strcmp(names[k], "csv") == 0 ? F_CSV : F_TABLE);
+    o->fmt = strcmp(names[k], "json") == 0 ? TBL_JSON : strcmp(names[k], "npy") == 0 ? TBL_NPY
+             : strcmp(names[k], "csv") == 0 ? TBL_CSV : TBL_TABLE;
     if (o->plot && strcmp(o->plot, "-") == 0 && (fmt_given || o->out) && (!o->out || strcmp(o->out, "-") == 0))
         return opt_usage_error(&CMD, "--plot - and the numeric output cannot both go to standard output");
     o->numeric = !o->plot || fmt_given || o->out;
@@ -378,48 +351,34 @@ static int run_plot(const sin_opts *o)
 /* The matrix or a curve, computed before the output opens so a failure leaves nothing. */
 static int run_numeric(const sin_opts *o)
 {
-    double *curve = NULL;
-    size_t n = 0;
-    g2e_err err;
-    enum fmt fmt = (enum fmt)o->fmt;
-    if (o->mode == M_DOT || o->mode == M_DIST) {
-        n = o->mode == M_DOT ? (size_t)(o->to - o->from) + 1 : (size_t)o->maxd + 1;
-        if (n > ((size_t)1 << 28)) {
-            cli_error("%zu points is more than this command computes at once (2^28)", n);
-            return EXIT_ERR;
-        }
-        curve = malloc(n * sizeof *curve);
-        if (!curve) {
-            cli_error("out of memory for %zu values", n);
-            return EXIT_ERR;
-        }
-        int rc = o->mode == M_DOT
-                     ? sin_dot_curve((uint64_t)o->from, (uint64_t)o->to, (size_t)o->dim, o->base, curve, &err)
-                     : sin_by_distance((size_t)o->len, (size_t)o->dim, o->base, (size_t)o->maxd, curve, &err);
-        if (rc) {
-            cli_error("%s", err.msg);
-            free(curve);
-            return EXIT_ERR;
-        }
-    }
-    out_file of;
-    if (out_open(&of, o->out, fmt == F_NPY) != 0) {
-        free(curve);
-        return EXIT_ERR;
-    }
-    int rc;
     if (o->mode == M_MATRIX)
-        rc = write_matrix(of.f, fmt, (size_t)o->len, (size_t)o->dim, o->base);
-    else if (o->mode == M_DOT)
-        rc = write_curve(of.f, fmt, curve, n, (uint64_t)o->from, "pos", "dot");
-    else
-        rc = write_curve(of.f, fmt, curve, n, 0, "distance", "mean_cosine");
-    free(curve);
-    if (rc) {
-        out_abort(&of);
+        return write_matrix(o->out, o->fmt, (size_t)o->len, (size_t)o->dim, o->base) ? EXIT_ERR : EXIT_OK;
+    int dot = o->mode == M_DOT;
+    size_t n = dot ? (size_t)(o->to - o->from) + 1 : (size_t)o->maxd + 1;
+    double *curve = NULL;
+    g2e_err err;
+    if (n > ((size_t)1 << 28)) {
+        cli_error("%zu points is more than this command computes at once (2^28)", n);
         return EXIT_ERR;
     }
-    return out_commit(&of) == 0 ? EXIT_OK : EXIT_ERR;
+    if (!(curve = malloc(n * sizeof *curve))) {
+        cli_error("out of memory for %zu values", n);
+        return EXIT_ERR;
+    }
+    int rc = dot ? sin_dot_curve((uint64_t)o->from, (uint64_t)o->to, (size_t)o->dim, o->base, curve, &err)
+                 : sin_by_distance((size_t)o->len, (size_t)o->dim, o->base, (size_t)o->maxd, curve, &err);
+    if (rc) {
+        cli_error("%s", err.msg);
+    } else {   /* the index column, then the values (npy: the values alone) */
+        const tbl_col c[] = {{.key = dot ? "pos" : "distance", .width = 10, .prec = -1},
+                             {.key = dot ? "dot" : "mean_cosine", .width = 14, .prec = 9}};
+        tbl_series s = {.first = dot ? (double)o->from : 0, .col = {curve}};
+        tbl t = {.cols = c, .ncols = 2, .nrow = n, .row = tbl_series_row, .user = &s, .sep = "  ",
+                 .npy_first = 1, .npy_count = 1};
+        rc = table_emit(o->out, o->fmt, &t, NULL, NULL);
+    }
+    free(curve);
+    return rc ? EXIT_ERR : EXIT_OK;
 }
 
 int cmd_sinusoidal(int argc, char **argv)

@@ -39,7 +39,7 @@ static flat *flatten(const tbl *t, size_t n)
     size_t k = 0;
     for (size_t i = 0; f && i < t->ncols; i++)
         for (size_t r = 0; r < (t->cols[i].count ? t->cols[i].count : 1); r++)
-            f[k++] = (flat){&t->cols[i], t->cols[i].count ? (long)r : -1};
+            f[k++] = (flat){&t->cols[i], t->cols[i].count ? (long)(t->cols[i].from + r) : -1};
     return f;
 }
 
@@ -68,7 +68,7 @@ static void put_value(FILE *f, int fmt, const tbl_col *c, double v)
     if (c->prec < 0)
         fprintf(f, "%*llu", fmt == TBL_TABLE ? c->width : 0, (unsigned long long)v);
     else if (fmt == TBL_TABLE)
-        fprintf(f, "%*.*f", c->width, c->prec, v);
+        fprintf(f, c->g ? "%*.*g" : "%*.*f", c->width, c->prec, v);
     else if (fmt == TBL_CSV)
         fprintf(f, c->csv == TBL_CSV_G9 ? "%.9g" : "%.17g", v);
     else

@@ -6,7 +6,7 @@
  * Each column says how it reads as text:
  *   table: right-aligned in `width` display columns (headings too, which may be
  *          translated and hold wide characters), `prec` digits after the point ("%.*f"),
- *          or, with prec < 0, a whole number;
+ *          `prec` significant digits with g ("%.*g"), or, with prec < 0, a whole number;
  *   csv:   whole numbers as such, others "%.17g" (reads back to the same double), or
  *          "%.9g" (TBL_CSV_G9: enough for a float32);
  *   json:  whole numbers as such, others as json.h's json_write_f64 (NaN and infinities
@@ -31,7 +31,7 @@
 
 #include "err.h"
 
-enum { TBL_TABLE = 0, TBL_CSV, TBL_JSON, TBL_NPY };
+enum { TBL_TABLE = 0, TBL_JSON, TBL_CSV, TBL_NPY };
 enum { TBL_CSV_G17 = 0, TBL_CSV_G9 };
 
 typedef struct tbl_col {
@@ -39,9 +39,12 @@ typedef struct tbl_col {
     const char *jkey;    /* the JSON key when it differs from key (NULL: key) */
     const char *head;    /* table heading (NULL: key) */
     int width;           /* table: display columns */
-    int prec;            /* table: digits after the point; < 0: a whole number (all formats) */
+    int prec;            /* table: digits after the point (with g: significant digits, "%.*g");
+                            < 0: a whole number (all formats) */
+    int g;               /* table: "%*.*g" instead of "%*.*f" */
     int csv;             /* TBL_CSV_G17 or TBL_CSV_G9 */
-    size_t count;        /* 0: one column keyed key; else count columns keyed key0.. */
+    size_t count;        /* 0: one column keyed key; else count columns keyed key<from>.. */
+    size_t from;         /* the number of the first of those (pc1, pc2, ...: 1) */
 } tbl_col;
 
 typedef struct tbl {
