@@ -263,6 +263,16 @@ Test(pca, signs_and_order_follow_the_convention)
     cr_expect_float_eq(r.total, 20.0 / 3, 1e-13);
     cr_expect_float_eq(r.proj[0 * 3 + 0], 2.0, 1e-13);
     cr_expect_float_eq(r.proj[1 * 3 + 1], -1.0, 1e-13);
+    /* two components above the floor; the variance table's ratios 0.8, 0.2 and their sum */
+    cr_expect_eq(pca_signal_count(&r), 2);
+    double v[3 * 4];
+    pca_variance_rows(&r, v);
+    cr_expect(v[0] == 1 && v[4] == 2 && v[8] == 3);
+    cr_expect_float_eq(v[1], 16.0 / 3, 1e-13);
+    cr_expect_float_eq(v[2], 0.8, 1e-13);
+    cr_expect_float_eq(v[6], 0.2, 1e-13);
+    cr_expect_float_eq(v[7], 1.0, 1e-13);
+    cr_expect_float_eq(v[11], 1.0, 1e-13);
     pca_free(&r);
 }
 

@@ -318,3 +318,83 @@ Test(similarity, abs_percentile_nearest_rank)
     cr_expect_eq(sim_abs_percentile(x, 10, 100.5, &q, NULL, &e), SIM_E_RANGE);
     cr_expect_eq(sim_abs_percentile(x, 10, NAN, &q, NULL, &e), SIM_E_RANGE);
 }
+
+/* ---- sim_input_cosine and sim_extremes against naive loops over fixture_expected ---- */
+
+Test(similarity, input_cosine_matches_naive_sums)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    g2e_model *m = open_fixture_model(&o, "inputcos");
+    float te[8], pa[8], pb[8], a[8], b[8];
+    fixture_expected_row(&o, FIXTURE_WTE, 5, te);
+    fixture_expected_row(&o, FIXTURE_WPE, 0, pa);
+    fixture_expected_row(&o, FIXTURE_WPE, 9, pb);
+    for (int c = 0; c < 8; c++)
+        a[c] = te[c] + pa[c], b[c] = te[c] + pb[c];
+    double got;
+    g2e_err e;
+    const long long same[2] = {5, 5}, at[2] = {0, 9}, none[2] = {-1, -1}, toks[2] = {5, 12};
+    cr_assert_eq(sim_input_cosine(m, same, at, &got, &e), 0, "%s", e.msg);
+    cr_expect(fabs(got - naive_cos(a, b, 8)) < 1e-12, "%.17g vs %.17g", got, naive_cos(a, b, 8));
+    cr_assert_eq(sim_input_cosine(m, none, at, &got, &e), 0, "%s", e.msg);
+    cr_expect(fabs(got - naive_cos(pa, pb, 8)) < 1e-12);
+    fixture_expected_row(&o, FIXTURE_WTE, 12, b);
+    cr_assert_eq(sim_input_cosine(m, toks, none, &got, &e), 0, "%s", e.msg);
+    cr_expect(fabs(got - naive_cos(te, b, 8)) < 1e-12);
+
+    const long long far[2] = {0, 16}, big[2] = {5, 64};
+    cr_expect_eq(sim_input_cosine(m, none, far, &got, &e), SIM_E_RANGE);
+    cr_expect_str_eq(e.msg, "position 16 is outside wpe, which has 16 rows (0..15)");
+    cr_expect_eq(sim_input_cosine(m, big, none, &got, &e), SIM_E_RANGE);
+    cr_expect_str_eq(e.msg, "token ID 64 is outside wte, which has 64 rows");
+    cr_expect_eq(sim_input_cosine(m, none, none, &got, &e), SIM_E_RANGE);
+    model_close(m);
+}
+
+Test(similarity, extremes_of_a_matrix)
+{
+    /* 4 x 4, row 1: nearest 3 (0.9), farthest 0 (-0.5); ties go to the first */
+    const double M[16] = {1, -0.5, 0.2, 0.2, -0.5, 1, 0.1, 0.9, 0.2, 0.1, 1, 0.2, 0.2, 0.9, 0.2, 1};
+    size_t near, far;
+    double best, worst;
+    sim_extremes(M, 4, 1, &near, &best, &far, &worst);
+    cr_expect(near == 3 && best == 0.9 && far == 0 && worst == -0.5);
+    sim_extremes(M, 4, 2, &near, &best, &far, &worst);
+    cr_expect(near == 0 && best == 0.2 && far == 1 && worst == 0.1);
+}
+
+/* The pair of curves: by-distance of wpe against the naive mean over a cosine matrix computed
+ * here, the sinusoidal one against a naive mean over sin/cos rows; errors name wpe. */
+Test(similarity, learned_and_sinusoidal_pair)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    g2e_model *m = open_fixture_model(&o, "pair");
+    double sinus[6], learned[6];
+    g2e_err e;
+    cr_assert_eq(sim_learned_and_sinusoidal(m, 12, 5, 10000.0, sinus, learned, &e), 0, "%s", e.msg);
+    float rows[12][8];
+    for (int p = 0; p < 12; p++)
+        fixture_expected_row(&o, FIXTURE_WPE, (uint64_t)p, rows[p]);
+    for (int d = 0; d <= 5; d++) {
+        double sl = 0, ss = 0;
+        for (int p = 0; p + d < 12; p++) {
+            sl += naive_cos(rows[p], rows[p + d], 8);
+            double a[8], b[8], dot = 0, na = 0, nb = 0;
+            for (int i = 0; i < 4; i++) {
+                double w = pow(10000.0, -2.0 * i / 8);
+                a[2 * i] = sin(p * w), a[2 * i + 1] = cos(p * w);
+                b[2 * i] = sin((p + d) * w), b[2 * i + 1] = cos((p + d) * w);
+            }
+            for (int i = 0; i < 8; i++)
+                dot += a[i] * b[i], na += a[i] * a[i], nb += b[i] * b[i];
+            ss += dot / sqrt(na * nb);
+        }
+        cr_expect(fabs(learned[d] - sl / (12 - d)) < 1e-12, "d=%d", d);
+        cr_expect(fabs(sinus[d] - ss / (12 - d)) < 1e-9, "d=%d: %.17g vs %.17g", d, sinus[d], ss / (12 - d));
+    }
+    cr_expect_neq(sim_learned_and_sinusoidal(m, 17, 5, 10000.0, sinus, learned, &e), 0);
+    cr_expect(strncmp(e.msg, "wpe: ", 5) == 0, "%s", e.msg);
+    model_close(m);
+}

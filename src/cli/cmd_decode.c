@@ -44,58 +44,32 @@ static const opt_cmd CMD = {
 };
 const opt_cmd *const cmd_decode_spec = &CMD;
 
-/* The positional arguments joined by spaces (caller frees), or NULL if one is "-" (then
- * *from_stdin is set; "-" beside IDs is a usage error, reported, NULL returned). */
-static char *joined_args(const opt_parsed *p, int *from_stdin, int *bad)
-{
-    size_t len = 1;
-    for (int k = 0; k < p->npos; k++) {
-        if (strcmp(p->pos[k], "-") == 0)
-            *from_stdin = 1;
-        len += strlen(p->pos[k]) + 1;
-    }
-    if (*from_stdin || p->npos == 0) {
-        *from_stdin = 1;
-        if (p->npos > 1) {
-            opt_usage_error(&CMD, "give IDs as arguments or on standard input ('-'), not both");
-            *bad = 1;
-        }
-        return NULL;
-    }
-    char *s = malloc(len), *o = s;
-    if (!s)
-        return NULL;
-    for (int k = 0; k < p->npos; k++)
-        o += sprintf(o, "%s%s", k ? " " : "", p->pos[k]);
-    return s;
-}
-
-/* The IDs, from the arguments or standard input. Returns 0, or the exit status. */
+/* The IDs, from the arguments (joined by spaces) or, with none or "-", from standard input.
+ * Returns 0, or the exit status after one message. */
 static int read_ids(const opt_parsed *p, uint32_t **ids, size_t *n)
 {
-    int from_stdin = 0, bad = 0;
-    char *s = joined_args(p, &from_stdin, &bad), err[200];
-    if (bad)
-        return EXIT_USAGE;
-    size_t len = s ? strlen(s) : 0;
-    if (from_stdin && !(s = cli_read_stream(stdin, &len))) {
-        cli_error("cannot read standard input: %s", strerror(errno));
-        return EXIT_ERR;
+    int from_stdin = p->npos == 0;
+    size_t len = 1;
+    for (int k = 0; k < p->npos; k++) {
+        from_stdin |= strcmp(p->pos[k], "-") == 0;
+        len += strlen(p->pos[k]) + 1;
     }
-    if (!s) {
-        cli_error("out of memory");
-        return EXIT_ERR;
-    }
-    int r = opt_parse_ids(s, len, UINT32_MAX, ids, n, err, sizeof err);
+    if (from_stdin && p->npos > 1)
+        return opt_usage_error(&CMD, "give IDs as arguments or on standard input ('-'), not both"), EXIT_USAGE;
+    char *s = from_stdin ? cli_read_stream(stdin, &len) : malloc(len), err[200];
+    if (!s && from_stdin)
+        return cli_error("cannot read standard input: %s", strerror(errno)), EXIT_ERR;
+    if (!s)
+        return cli_error("out of memory"), EXIT_ERR;
+    for (int k = 0, at = 0; !from_stdin && k < p->npos; k++)
+        at += sprintf(s + at, "%s%s", k ? " " : "", p->pos[k]);
+    int r = opt_parse_ids(s, from_stdin ? len : strlen(s), UINT32_MAX, ids, n, err, sizeof err);
     free(s);
     if (r == 0)
         return 0;
-    if (from_stdin) {
-        cli_error("standard input: %s", err);
-        return EXIT_ERR;
-    }
-    opt_usage_error(&CMD, "%s", err);
-    return EXIT_USAGE;
+    if (from_stdin)
+        return cli_error("standard input: %s", err), EXIT_ERR;
+    return opt_usage_error(&CMD, "%s", err), EXIT_USAGE;
 }
 
 int cmd_decode(int argc, char **argv)

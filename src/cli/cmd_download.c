@@ -6,11 +6,7 @@
  * cache), progress on stderr (a bar on a terminal, one plain line per stage otherwise), and
  * a summary on stdout saying what came, how much, where it went and how to use it.
  *
- * Three environment variables exist for the test suite only and are not meant for users:
- * GPT2_EMBED_TEST_BACKOFF_MS (the first retry delay and its cap, in ms, instead of 1 s and
- * 30 s), GPT2_EMBED_TEST_ATTEMPTS (attempts in a row without progress, instead of 6) and
- * GPT2_EMBED_TEST_ANY_SHAPE=1 (the model's shapes are not checked, so that small fixtures
- * can stand in for gpt2).
+ * The test suite's environment knobs are read by dl_opts_model (download.h).
  *
  * Deliberately left out: downloading anything but model.safetensors.
  */
@@ -19,16 +15,10 @@
 #include "locate.h"
 #include "models.h"
 #include "opt.h"
-#include "safetensors.h"
-#include "sha256.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 typedef struct download_opts {
@@ -97,232 +87,20 @@ static const opt_cmd CMD = {
     .max_pos = 0,
 };
 
-/* ---- progress ---------------------------------------------------------------------- */
-
+/* The progress on stderr: the library's meter composes it (download.h: dl_meter). */
 typedef struct prog {
-    int tty, quiet;
-    dl_stage stage;
-    int have_stage;
-    double t_stage, t_last_draw, t0;
-    uint64_t done_at_stage;   /* bytes done when the stage started (resumed ones) */
-    int bar_open;
-    dl_progress last;         /* the last report drawn in the bar */
-    const char *repo, *revision, *endpoint, *wte, *wpe;
+    int quiet;
+    dl_meter m;
 } prog;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void human(char *buf, size_t cap, double bytes)
-{
-    if (bytes >= 1e9)
-        snprintf(buf, cap, "%.2f GB", bytes / 1e9);
-    else if (bytes >= 1e6)
-        snprintf(buf, cap, "%.1f MB", bytes / 1e6);
-    else if (bytes >= 1e3)
-        snprintf(buf, cap, "%.1f kB", bytes / 1e3);
-    else
-        snprintf(buf, cap, "%.0f B", bytes);
-}
-
-static const char *stage_name(dl_stage s)
-{
-    switch (s) {
-    case DL_STAGE_RESOLVE: return "resolve";
-    case DL_STAGE_HEADER: return "header";
-    case DL_STAGE_TENSORS: return "tensors";
-    case DL_STAGE_FILE: return "file";
-    case DL_STAGE_VERIFY: return "verify";
-    case DL_STAGE_RETRY: return "retry";
-    case DL_STAGE_DONE: return "done";
-    }
-    return "?";
-}
-
-static void close_bar(prog *p)
-{
-    if (p->bar_open) {
-        fputc('\n', stderr);
-        p->bar_open = 0;
-    }
-}
-
-static void draw_bar(prog *p, const dl_progress *d, int final)
-{
-    double t = now();
-    if (!final && t - p->t_last_draw < 0.1)
-        return;
-    p->t_last_draw = t;
-    char a[32], b[32], r[32], eta[32] = "--:--";
-    double el = t - p->t_stage;
-    double moved = (double)(d->done - p->done_at_stage);
-    double rate = el > 0.05 ? moved / el : 0.0;
-    human(a, sizeof a, (double)d->done);
-    human(b, sizeof b, (double)d->total);
-    human(r, sizeof r, rate);
-    double frac = d->total ? (double)d->done / (double)d->total : 0.0;
-    if (frac > 1.0)
-        frac = 1.0;
-    if (rate > 0 && d->total > d->done) {
-        double left = (double)(d->total - d->done) / rate;
-        if (left < 360000)
-            snprintf(eta, sizeof eta, "%d:%02d", (int)left / 60, (int)left % 60);
-    } else if (d->total && d->done >= d->total) {
-        snprintf(eta, sizeof eta, "0:00");
-    }
-    char bar[31];
-    int fill = (int)(frac * 30.0);
-    for (int i = 0; i < 30; i++)
-        bar[i] = i < fill ? '#' : '-';
-    bar[30] = '\0';
-    fprintf(stderr, "\r%-8s [%s] %5.1f%%  %s / %s  %s/s  ETA %s\033[K", stage_name(d->stage), bar,
-            frac * 100.0, a, b, r, eta);
-    fflush(stderr);
-    p->bar_open = 1;
-    p->last = *d;
-}
 
 static void on_progress(void *user, const dl_progress *d)
 {
     prog *p = user;
-    if (p->quiet)
-        return;
-    if (d->stage == DL_STAGE_RETRY) {
-        close_bar(p);
-        fprintf(stderr, "gpt2-embed: %s; retrying in %.1f s (attempt %d)\n", d->reason ? d->reason : "failure",
-                d->delay_ms / 1000.0, d->attempt);
-        p->t_stage = now();
-        p->done_at_stage = d->done;
-        return;
+    char buf[1024];
+    if (!p->quiet && dl_meter_text(&p->m, d, buf, sizeof buf)) {
+        fputs(buf, stderr);
+        fflush(stderr);
     }
-    if (d->starting || !p->have_stage || d->stage != p->stage) {
-        if (p->tty && p->have_stage && (p->last.stage == DL_STAGE_TENSORS ||
-                                        p->last.stage == DL_STAGE_FILE ||
-                                        p->last.stage == DL_STAGE_VERIFY)) {
-            /* the stage ended (however short): show it complete before the next line */
-            dl_progress fin = p->last;
-            if (fin.total)
-                fin.done = fin.total;
-            draw_bar(p, &fin, 1);
-        }
-        close_bar(p);
-        p->last = *d;
-        p->stage = d->stage;
-        p->have_stage = 1;
-        p->t_stage = now();
-        p->done_at_stage = d->done;
-        char b[32], a[32];
-        human(b, sizeof b, (double)d->total);
-        human(a, sizeof a, (double)d->done);
-        switch (d->stage) {
-        case DL_STAGE_RESOLVE:
-            fprintf(stderr, "gpt2-embed: resolving %s at revision %s on %s\n", p->repo, p->revision,
-                    p->endpoint);
-            break;
-        case DL_STAGE_HEADER:
-            if (d->done == 0)
-                fprintf(stderr, "gpt2-embed: fetching the safetensors header\n");
-            break;
-        case DL_STAGE_TENSORS:
-            fprintf(stderr, "gpt2-embed: fetching the embeddings: %s%s%s\n", b,
-                    d->done ? ", resuming after " : "", d->done ? a : "");
-            break;
-        case DL_STAGE_FILE:
-            fprintf(stderr, "gpt2-embed: fetching the whole file: %s%s%s\n", b,
-                    d->done ? ", resuming after " : "", d->done ? a : "");
-            break;
-        case DL_STAGE_VERIFY:
-            fprintf(stderr, "gpt2-embed: verifying (sha256 of %s)\n", b);
-            break;
-        case DL_STAGE_DONE:
-        case DL_STAGE_RETRY:
-            break;
-        }
-        return;
-    }
-    if (p->tty && (d->stage == DL_STAGE_TENSORS || d->stage == DL_STAGE_FILE ||
-                   d->stage == DL_STAGE_VERIFY))
-        draw_bar(p, d, d->total && d->done >= d->total);
-}
-
-/* 1 unless the file's metadata records a sha256.<name> that its bytes do not match
- * (a file this command wrote, damaged since); e says which. */
-static int tensors_intact(const st_file *st, g2e_err *e)
-{
-    g2e_clear(e);
-    for (size_t i = 0; i < st->n_tensors; i++) {
-        const st_tensor *t = &st->tensors[i];
-        char key[600], hex[SHA256_HEX_LEN + 1];
-        snprintf(key, sizeof key, "sha256.%s", t->name);
-        const char *want = st_meta_get(st, key);
-        if (!want || !st->data)
-            continue;
-        uint8_t dg[SHA256_DIGEST_LEN];
-        sha256_digest(st->data + t->begin, (size_t)(t->end - t->begin), dg);
-        sha256_hex(dg, hex);
-        if (strcmp(hex, want) != 0) {
-            g2e_fail(e, DL_E_CHECKSUM, "the bytes of %s do not match its recorded sha256", t->name);
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* ---- what is already there --------------------------------------------------------- */
-
-static const st_tensor *find_emb(const st_file *st, const char *name)
-{
-    char pre[64];
-    const st_tensor *t = st_find(st, name);
-    if (t)
-        return t;
-    snprintf(pre, sizeof pre, "transformer.%s", name);
-    return st_find(st, pre);
-}
-
-static int mkdirs(const char *path)
-{
-    char buf[4096];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-        return -1;
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-        return -1;
-    return 0;
-}
-
-static void describe(char *buf, size_t cap, const st_tensor *t)
-{
-    size_t k = (size_t)snprintf(buf, cap, "%s (", t->name);
-    for (int d = 0; d < t->ndim && k < cap; d++)
-        k += (size_t)snprintf(buf + k, cap - k, "%s%" PRIu64, d ? " x " : "", t->shape[d]);
-    if (k < cap)
-        snprintf(buf + k, cap - k, ", %s)", st_dtype_name(t->dtype));
-}
-
-static int env_uint(const char *name, unsigned long hi, unsigned long *out)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return 0;
-    char *end;
-    errno = 0;
-    unsigned long x = strtoul(v, &end, 10);
-    if (errno || *end || x > hi)
-        return 0;
-    *out = x;
-    return 1;
 }
 
 /* What one run is about, from the options: the repo, the file's name and path. */
@@ -368,37 +146,18 @@ static int check(const download_opts *o, job *j)
 static int in_place(const job *j)
 {
     const download_opts *o = j->o;
-    struct stat sb;
-    if (o->force || o->hf_cache || stat(j->out, &sb) != 0)
-        return 0;
-    st_file *st = NULL;
+    char commit[64], c8[32] = "";
     g2e_err e;
-    g2e_clear(&e);
-    if (st_open(&st, j->out, &e) != 0 || !find_emb(st, "wte.weight") ||
-        !find_emb(st, "wpe.weight") || !tensors_intact(st, &e)) {
-        if (!o->quiet)
-            cli_note("%s is there but not usable (%s); downloading it again", j->out,
-                     st && e.code == 0 ? "no wte/wpe" : e.msg);
-        st_close(st);
+    if (o->force || o->hf_cache)
         return 0;
-    }
-    int enough = !o->full || st->n_tensors > 2;
-    /* a file this command wrote names its source: another repo or revision asked for is
-     * not "already there" (a file from elsewhere is taken as it is) */
-    const char *srepo = st_meta_get(st, "source_repo");
-    const char *srev = st_meta_get(st, "source_revision");
-    const char *commit = st_meta_get(st, "source_commit");
-    if (srepo && (strcmp(srepo, j->repo) != 0 ||
-                  !((srev && strcmp(srev, o->revision) == 0) ||
-                    (commit && strcmp(commit, o->revision) == 0))))
-        enough = 0;
-    char c8[32] = "";
-    if (commit)
+    dl_local_state st = dl_local_check(j->out, j->repo, o->revision, o->full, commit, sizeof commit, &e);
+    if (st == DL_LOCAL_BAD && !o->quiet)
+        cli_note("%s is there but not usable (%s); downloading it again", j->out, e.msg);
+    if (*commit)
         snprintf(c8, sizeof c8, " (commit %.8s)", commit);
-    st_close(st);
-    if (enough && !o->quiet)
+    if (st == DL_LOCAL_GOOD && !o->quiet)
         printf("%s is already there%s; nothing to do (--force downloads it again)\n", j->out, c8);
-    return enough;
+    return st == DL_LOCAL_GOOD;
 }
 
 /* 1 if the Hugging Face cache has the model at that revision (said so). */
@@ -420,35 +179,12 @@ static int in_cache(const job *j)
 static dl_opts lib_opts(const job *j, prog *p)
 {
     const download_opts *o = j->o;
-    dl_opts d;
-    memset(&d, 0, sizeof d);
-    d.repo = j->repo;
-    d.revision = o->revision;
-    d.out_path = j->out;
-    d.full = o->full;
-    d.hf_cache = o->hf_cache;
-    const models_info *mi = models_find(o->model ? o->model : o->repo ? NULL : "gpt2");
-    unsigned long v;
-    if (mi && !(env_uint("GPT2_EMBED_TEST_ANY_SHAPE", 1, &v) && v)) {
-        /* the shapes are checked before a tensor byte is fetched */
-        d.n_vocab = mi->n_vocab;
-        d.n_ctx = mi->n_ctx;
-        d.n_embd = mi->n_embd;
-        d.n_layer = mi->n_layer;
-    }
-    d.min_speed = (long)o->min_speed;
-    d.stall_seconds = (long)o->stall_time;
-    d.attempt_seconds = (long)o->attempt_timeout;
-    d.deadline_seconds = (long)o->timeout;
-    d.retry_seconds = (long)o->retry_time;
-    d.progress = on_progress;
-    d.progress_user = p;
-    if (env_uint("GPT2_EMBED_TEST_BACKOFF_MS", 600000, &v)) {
-        d.backoff_ms = v ? (unsigned)v : 1;
-        d.backoff_max_ms = v ? (unsigned)v : 1;
-    }
-    if (env_uint("GPT2_EMBED_TEST_ATTEMPTS", 1000, &v) && v > 0)
-        d.max_attempts = (int)v;
+    dl_opts d = {.repo = j->repo, .revision = o->revision, .out_path = j->out, .full = o->full,
+                 .hf_cache = o->hf_cache, .min_speed = (long)o->min_speed,
+                 .stall_seconds = (long)o->stall_time, .attempt_seconds = (long)o->attempt_timeout,
+                 .deadline_seconds = (long)o->timeout, .retry_seconds = (long)o->retry_time,
+                 .progress = on_progress, .progress_user = p};
+    dl_opts_model(&d, o->model ? o->model : o->repo ? NULL : "gpt2");
     return d;
 }
 
@@ -457,26 +193,19 @@ static void summary(const job *j, const dl_result *r, double el)
 {
     const download_opts *o = j->o;
     char moved[32], size[32], rate[32], resumed[32];
-    human(moved, sizeof moved, (double)r->transferred);
-    human(size, sizeof size, (double)r->out_size);
-    human(rate, sizeof rate, el > 0 ? (double)r->transferred / el : 0.0);
-    human(resumed, sizeof resumed, (double)r->resumed);
-    st_file *st = NULL;
-    g2e_err e;
-    if (o->full) {
+    dl_human(moved, sizeof moved, (double)r->transferred);
+    dl_human(size, sizeof size, (double)r->out_size);
+    dl_human(rate, sizeof rate, el > 0 ? (double)r->transferred / el : 0.0);
+    dl_human(resumed, sizeof resumed, (double)r->resumed);
+    char a[256] = "wte", b[256] = "wpe";
+    if (o->full)
         printf("downloaded %s/%s at commit %.12s: the whole file, sha256 verified\n", j->repo,
                "model.safetensors", r->commit);
-    } else if (st_open(&st, j->out, &e) == 0) {
-        char a[256] = "wte", b[256] = "wpe";
-        const st_tensor *t1 = find_emb(st, "wte.weight"), *t2 = find_emb(st, "wpe.weight");
-        if (t1) describe(a, sizeof a, t1);
-        if (t2) describe(b, sizeof b, t2);
+    else if (dl_local_describe(j->out, a, b, sizeof a) == 0)
         printf("downloaded %s and %s\n  from %s at commit %.12s (%s)\n", a, b, j->repo, r->commit,
                o->revision);
-        st_close(st);
-    } else {
+    else
         printf("downloaded the embeddings of %s at commit %.12s\n", j->repo, r->commit);
-    }
     printf("  %s transferred in %.1f s (%s/s)", moved, el, rate);
     if (r->resumed)
         printf(", resuming after %s", resumed);
@@ -509,7 +238,7 @@ static int run(const job *j)
                   "or point --weights at a file you have)", j->repo);
         return EXIT_ERR;
     }
-    if (!o->hf_cache && mkdirs(o->dir) != 0) {
+    if (!o->hf_cache && dl_mkdirs(o->dir) != 0) {
         cli_error("download: cannot create the folder %s: %s", o->dir, strerror(errno));
         return EXIT_ERR;
     }
@@ -519,24 +248,21 @@ static int run(const job *j)
         cli_error("download: %s", err.msg);
         return EXIT_ERR;
     }
-    prog p;
-    memset(&p, 0, sizeof p);
-    p.tty = isatty(2) && !dl_env_true("HF_HUB_DISABLE_PROGRESS_BARS");
-    p.quiet = o->quiet;
-    p.repo = j->repo;
-    p.revision = o->revision;
-    p.endpoint = dl_url_shown(endpoint, shown, sizeof shown);
-    p.t0 = now();
+    prog p = {.quiet = o->quiet};
+    dl_meter_init(&p.m, isatty(2) && !dl_env_true("HF_HUB_DISABLE_PROGRESS_BARS"), j->repo,
+                  o->revision, dl_url_shown(endpoint, shown, sizeof shown));
     dl_opts d = lib_opts(j, &p);
     dl_result r;
     int rc = dl_fetch(&d, &r, &err);
-    close_bar(&p);
+    char nl[4];
+    if (dl_meter_close(&p.m, nl, sizeof nl))
+        fputs(nl, stderr);
     if (rc != 0) {
         cli_error("download: %s", err.msg);
         return EXIT_ERR;
     }
     if (!o->quiet)
-        summary(j, &r, now() - p.t0);
+        summary(j, &r, dl_meter_elapsed(&p.m));
     return EXIT_OK;
 }
 

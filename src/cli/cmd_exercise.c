@@ -21,8 +21,7 @@
 #include "interpret.h"
 #include "models.h"
 #include "out.h"
-#include "reference.h"
-#include "similarity.h"
+#include "exercise.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,76 +86,17 @@ static const char *thousands(unsigned long long v, char buf[32])
     return buf;
 }
 
-typedef struct ex2 {
-    size_t rows, cols;
-    double c01, c0500, ccat;
-    uint32_t cat;
-    double median;          /* median cosine of random token pairs (reference.h) */
-    size_t n_pairs;         /* pairs behind it; 0: none could be drawn (no interpretation) */
-} ex2;
-
-/* The random token pairs behind the " cat" interpretation: a fixed draw, the same every run. */
-#define EX_PAIRS 1000
-#define EX_SEED 0x677074322d656d62ULL
-
-/* cos of two wpe rows, or of wte[id] + wpe[p] and wte[id] + wpe[q]; prints errors. */
-static int cos_rows(const g2e_model *m, long id, size_t p, size_t q, double *out)
+/* Exercise 2's numbers from the open model and tokenizer (exercise.h); prints errors. */
+static int compute_ex2(const g2e_model *m, tok_tokenizer *tok, ex_second *x)
 {
-    size_t C = m->n_embd;
-    float *a = calloc(C, sizeof *a), *b = calloc(C, sizeof *b), *t = calloc(C, sizeof *t);
     g2e_err e;
-    int rc = -1;
-    if (!a || !b || !t) {
-        cli_error("out of memory");
-        goto done;
-    }
-    if (p >= m->n_ctx || q >= m->n_ctx) {
-        cli_error("position %zu is outside wpe, which has %zu rows (0..%zu)", p >= m->n_ctx ? p : q,
-                  m->n_ctx, m->n_ctx - 1);
-        goto done;
-    }
-    if (model_wpe_row(m, p, a, &e) || model_wpe_row(m, q, b, &e) ||
-        (id >= 0 && model_wte_row(m, (uint64_t)id, t, &e))) {
-        cli_error("%s", e.msg);
-        goto done;
-    }
-    if (id >= 0)
-        for (size_t c = 0; c < C; c++) {
-            a[c] = t[c] + a[c];
-            b[c] = t[c] + b[c];
-        }
-    if (sim_cosine(a, b, C, out, &e) != 0) {
-        if (id >= 0)
-            cli_error("cos(wte[%ld] + wpe[%zu], wte[%ld] + wpe[%zu]): %s", id, p, id, q, e.msg);
-        else
-            cli_error("cos(wpe[%zu], wpe[%zu]): %s", p, q, e.msg);
-        goto done;
-    }
-    rc = 0;
-done:
-    free(a);
-    free(b);
-    free(t);
-    return rc;
-}
-
-/* Exercise 2's numbers from the open model and tokenizer; prints errors. */
-static int compute_ex2(const g2e_model *m, tok_tokenizer *tok, ex2 *x)
-{
-    if (load_single_token(tok, " cat", &x->cat))
+    uint32_t cat;
+    if (load_single_token(tok, " cat", &cat))
         return -1;
-    if (x->cat >= m->n_vocab) {
-        cli_error("token ID %u of \" cat\" is outside this file's wte (%zu rows)", x->cat, m->n_vocab);
-        return -1;
-    }
-    x->rows = m->n_ctx;
-    x->cols = m->n_embd;
-    if (cos_rows(m, -1, 0, 1, &x->c01) || cos_rows(m, -1, 0, 500, &x->c0500) ||
-        cos_rows(m, x->cat, 0, 5, &x->ccat))
-        return -1;
-    if (ref_median_cosine(m, 0, EX_PAIRS, EX_SEED, &x->median, &x->n_pairs, NULL) != 0)
-        x->n_pairs = 0; /* e.g. a sparse file with almost no token rows: numbers only */
-    return 0;
+    if (ex_second_compute(m, cat, x, &e) == 0)
+        return 0;
+    cli_error("%s", e.msg);
+    return -1;
 }
 
 typedef struct ex_run {
@@ -164,21 +104,21 @@ typedef struct ex_run {
     int one, two;           /* which exercises to print */
     const g2e_model *m;     /* NULL: no weights (exercise 1 alone) */
     const char *path;       /* the weights file, with m */
-    ex2 x;
+    ex_first f;
+    ex_second x;
 } ex_run;
 
 static void print_json(const ex_run *r)
 {
-    unsigned long long g = 1024ULL * 768ULL, w = (unsigned long long)(r->o->ctx * r->o->dim);
     const char *sep = "";
     printf("{");
     if (r->one) {
-        printf("\"exercise1\": {\"gpt2_wpe_params\": %llu, \"wpe_params\": %llu, \"ratio\": ", g, w);
-        json_write_f64(stdout, (double)w / (double)g);
+        printf("\"exercise1\": {\"gpt2_wpe_params\": %llu, \"wpe_params\": %llu, \"ratio\": ",
+               r->f.gpt2_params, r->f.params);
+        json_write_f64(stdout, r->f.ratio);
         printf(", \"ctx\": %lld, \"dim\": %lld", (long long)r->o->ctx, (long long)r->o->dim);
         if (r->m)
-            printf(", \"file_wpe_params\": %zu, \"file_wte_params\": %zu", r->m->n_ctx * r->m->n_embd,
-                   r->m->n_vocab * r->m->n_embd);
+            printf(", \"file_wpe_params\": %zu, \"file_wte_params\": %zu", r->f.file_wpe, r->f.file_wte);
         printf("}");
         sep = ", ";
     }
@@ -207,8 +147,7 @@ static void label(const char *s, size_t width)
 
 static void print_text(const ex_run *r)
 {
-    unsigned long long g = 1024ULL * 768ULL, w = (unsigned long long)(r->o->ctx * r->o->dim);
-    double ratio = (double)w / (double)g;
+    double ratio = r->f.ratio;
     char b1[32], b2[32], b3[32];
     const g2e_model *m = r->m;
     if (r->one) {
@@ -216,15 +155,14 @@ static void print_text(const ex_run *r)
         char other[64];
         snprintf(other, sizeof other, "%lld x %lld", (long long)r->o->ctx, (long long)r->o->dim);
         label("GPT-2:", 14);
-        printf("%-12s = %s\n", "1024 x 768", thousands(g, b1));
+        printf("%-12s = %s\n", "1024 x 768", thousands(r->f.gpt2_params, b1));
         label(_("other model:"), 14);
-        printf("%-12s = %s\n", other, thousands(w, b2));
+        printf("%-12s = %s\n", other, thousands(r->f.params, b2));
         label(_("ratio:"), 14);
         printf(_("%.4f (%.1fx as many parameters)\n"), ratio, ratio);
         if (m)
             printf(_("  in %s: wpe %zu x %zu = %s, wte %zu x %zu = %s\n"), r->path, m->n_ctx, m->n_embd,
-                   thousands(m->n_ctx * m->n_embd, b1), m->n_vocab, m->n_embd,
-                   thousands(m->n_vocab * m->n_embd, b3));
+                   thousands(r->f.file_wpe, b1), m->n_vocab, m->n_embd, thousands(r->f.file_wte, b3));
     }
     if (r->two) {
         if (r->one)
@@ -326,6 +264,7 @@ int cmd_exercise(int argc, char **argv)
     }
     run.m = m;
     run.path = path;
+    ex_first_compute((uint64_t)o.ctx, (uint64_t)o.dim, m, &run.f);
     if ((run.one || run.two) && o.fmt == 1)
         print_json(&run);
     else if (run.one || run.two)

@@ -17,7 +17,7 @@
 #include "sinusoid.h"
 #include "study.h"
 #include "study_fig.h"
-#include "study_out.h"
+#include "table_out.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,57 +99,65 @@ static const char *source_name(const pca_opts *o, char *buf, size_t len)
     return buf;
 }
 
-/* The explained-variance output: all d components (the table shows the first k). */
+/* What the variance output says above its columns. */
+typedef struct var_head {
+    const pca_opts *o;
+    const pca_result *r;
+    const char *what, *path;
+    size_t nrow, real;       /* rows the table shows; components above the noise floor */
+    int capped;              /* 1: the table stops at the floor */
+    const double *v;         /* pca_variance_rows */
+} var_head;
+
+static void variance_head(FILE *f, int fmt, const void *user)
+{
+    const var_head *h = user;
+    const pca_result *r = h->r;
+    size_t d = r->d, k = (size_t)h->o->k < d ? (size_t)h->o->k : d;
+    if (fmt == TBL_JSON) {
+        fprintf(f, "\"of\": \"%s\", \"source\": ", OFS[h->o->of]);
+        json_write_string(f, h->path ? h->path : "", h->path ? strlen(h->path) : 0);
+        fprintf(f, ", \"rows\": %zu, \"cols\": %zu, \"total_variance\": ", r->n, d);
+        json_write_f64(f, r->total);
+        fputs(", \"floor\": ", f);
+        json_write_f64(f, r->floor);
+        fputs(", ", f);
+        return;
+    }
+    fprintf(f, _("Principal components of %s (%zu rows x %zu columns, centred)%s%s\n"), h->what, r->n,
+            d, h->path ? _(" in ") : "", h->path ? h->path : "");
+    fprintf(f, _("total variance %.6g; variances below %.3g are rounding noise\n"), r->total, r->floor);
+    if (d >= 2)
+        fprintf(f, _("PC1 and PC2 explain %.2f%%; the first %zu explain %.2f%%\n"),
+                100 * (h->v[2] + h->v[6]), h->nrow, 100 * h->v[4 * (h->nrow - 1) + 3]);
+    if (h->capped)
+        fprintf(f, "components %zu..%zu are at the rounding-noise floor (%zu rows, centred, have at "
+                   "most %zu components) and are left out of the table\n",
+                h->real + 1, k, r->n, r->n ? r->n - 1 : 0);
+    fputc('\n', f);
+}
+
+/* The explained-variance output: all d components (the table shows the first k, and stops at
+ * the rounding-noise floor: rows of noise would read as components that explain nothing). */
 static int emit_variance(const pca_opts *o, const pca_result *r, const char *what, const char *path)
 {
-    size_t d = r->d, nrow = o->fmt == STUDY_TABLE && (size_t)o->k < d ? (size_t)o->k : d;
-    /* The table stops at the first variance at the rounding-noise floor (n rows give at most
-     * n - 1 components): rows of noise would read as components that explain nothing. */
-    size_t real = 0;
-    while (real < d && r->variance[real] > r->floor)
-        real++;
-    int capped = o->fmt == STUDY_TABLE && real >= 1 && real < nrow;
-    if (capped)
-        nrow = real;
-    double *v = malloc(d * 4 * sizeof *v), cum = 0;
-    study_buf j, t;
-    char *pj = NULL, *pt = NULL;
-    if (!v || study_buf_open(&j) || study_buf_open(&t)) {
-        free(v);
+    size_t d = r->d, nrow = o->fmt == TBL_TABLE && (size_t)o->k < d ? (size_t)o->k : d;
+    size_t real = pca_signal_count(r);
+    int capped = o->fmt == TBL_TABLE && real >= 1 && real < nrow;
+    double *v = malloc(d * 4 * sizeof *v);
+    if (!v) {
         cli_error("out of memory");
         return -1;
     }
-    for (size_t i = 0; i < d; i++) {
-        cum += pca_ratio(r, i);
-        v[4 * i] = (double)(i + 1), v[4 * i + 1] = r->variance[i];
-        v[4 * i + 2] = pca_ratio(r, i), v[4 * i + 3] = cum;
-    }
-    FILE *jf = j.f, *tf = t.f;
-    fprintf(jf, "\"of\": \"%s\", \"source\": ", OFS[o->of]);
-    json_write_string(jf, path ? path : "", path ? strlen(path) : 0);
-    fprintf(jf, ", \"rows\": %zu, \"cols\": %zu, \"total_variance\": ", r->n, d);
-    json_write_f64(jf, r->total);
-    fputs(", \"floor\": ", jf);
-    json_write_f64(jf, r->floor);
-    fputs(", ", jf);
-    fprintf(tf, _("Principal components of %s (%zu rows x %zu columns, centred)%s%s\n"), what, r->n, d,
-            path ? _(" in ") : "", path ? path : "");
-    fprintf(tf, _("total variance %.6g; variances below %.3g are rounding noise\n"), r->total, r->floor);
-    if (d >= 2)
-        fprintf(tf, _("PC1 and PC2 explain %.2f%%; the first %zu explain %.2f%%\n"),
-                100 * (v[2] + v[6]), nrow, 100 * v[4 * (nrow - 1) + 3]);
-    if (capped)
-        fprintf(tf, "components %zu..%zu are at the rounding-noise floor (%zu rows, centred, have at "
-                    "most %zu components) and are left out of the table\n",
-                real + 1, (size_t)o->k < d ? (size_t)o->k : d, r->n, r->n ? r->n - 1 : 0);
-    fputc('\n', tf);
-    static const char *const NAMES[] = {"component", "variance", "ratio", "cumulative"};
-    static const unsigned char INTS[] = {1, 0, 0, 0};
-    study_cols c = {NAMES, INTS, 4, nrow, v, 1, 3};
-    int rc = study_buf_close(&j, &pj) | study_buf_close(&t, &pt);
-    if (rc == 0)
-        rc = study_emit(o->out, o->fmt, &c, pj, pt);
-    free(pj), free(pt), free(v);
+    pca_variance_rows(r, v);
+    var_head h = {o, r, what, path, capped ? real : nrow, real, capped, v};
+    const tbl_col c[] = {{.key = "component", .width = 10, .prec = -1},
+                         {.key = "variance", .width = 14, .prec = 6, .g = 1},
+                         {.key = "ratio", .width = 14, .prec = 6, .g = 1},
+                         {.key = "cumulative", .width = 14, .prec = 6, .g = 1}};
+    tbl t = {.cols = c, .ncols = 4, .nrow = h.nrow, .v = v, .npy_first = 1, .npy_count = 3};
+    int rc = table_emit(o->out, o->fmt, &t, variance_head, &h);
+    free(v);
     return rc;
 }
 
@@ -158,39 +166,21 @@ static int emit_matrix(const pca_opts *o, const pca_result *r, const double *row
 {
     size_t k = (size_t)o->k, n = o->proj ? r->n : r->d, nc = k + 1;
     double *v = malloc(n * nc * sizeof *v);
-    char **names = calloc(nc, sizeof *names);
-    int rc = -1;
-    if (!v || !names) {
+    if (!v) {
         cli_error("out of memory");
-        goto done;
+        return -1;
     }
-    names[0] = strdup(o->proj ? (o->of == STUDY_OF_WTE ? "id" : "position") : "dimension");
-    for (size_t j = 0; j < k; j++)
-        if ((names[j + 1] = malloc(24)))
-            snprintf(names[j + 1], 24, "pc%zu", j + 1);
-    for (size_t j = 0; j < nc; j++)
-        if (!names[j]) {
-            cli_error("out of memory");
-            goto done;
-        }
     for (size_t i = 0; i < n; i++) {
         v[i * nc] = o->proj ? row_id[i] : (double)i;
         for (size_t j = 0; j < k; j++)
             v[i * nc + 1 + j] = o->proj ? r->proj[i * r->k + j] : r->components[j * r->d + i];
     }
-    unsigned char *ints = calloc(nc, 1);
-    if (!ints) {
-        cli_error("out of memory");
-        goto done;
-    }
-    ints[0] = 1;
-    study_cols c = {(const char *const *)names, ints, nc, n, v, 1, k};
-    rc = study_emit(o->out, o->fmt, &c, NULL, NULL);
-    free(ints);
-done:
-    for (size_t j = 0; names && j < nc; j++)
-        free(names[j]);
-    free(names), free(v);
+    const tbl_col c[] = {{.key = o->proj ? (o->of == STUDY_OF_WTE ? "id" : "position") : "dimension",
+                          .width = 10, .prec = -1},
+                         {.key = "pc", .width = 14, .prec = 6, .g = 1, .count = k, .from = 1}};
+    tbl t = {.cols = c, .ncols = 2, .nrow = n, .v = v, .npy_first = 1, .npy_count = k};
+    int rc = table_emit(o->out, o->fmt, &t, NULL, NULL);
+    free(v);
     return rc;
 }
 

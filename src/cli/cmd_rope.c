@@ -17,7 +17,7 @@
 #include "rope.h"
 #include "study.h"
 #include "study_fig.h"
-#include "study_out.h"
+#include "table_out.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +98,7 @@ static int emit_schemes(const rope_opts *o)
     FILE *f = of.f;
     size_t d = (size_t)o->dim;
     double lam_max = 2 * 3.141592653589793 * pow(o->base, (double)(d - 2) / (double)d);
-    if (o->fmt == STUDY_JSON) {
+    if (o->fmt == TBL_JSON) {
         fputs("{\"schemes\": [", f);
         for (size_t c = 1; c < 4; c++) {
             fprintf(f, "%s{\"name\": ", c > 1 ? ", " : "");
@@ -144,7 +144,7 @@ static int emit_check(const rope_opts *o)
     out_file of;
     if (out_open(&of, o->out, 0))
         return -1;
-    if (o->fmt == STUDY_JSON) {
+    if (o->fmt == TBL_JSON) {
         fprintf(of.f, "{\"dim\": %lld, \"base\": ", (long long)o->dim);
         json_write_f64(of.f, o->base);
         fprintf(of.f, ", \"max_pos\": %lld, \"pairs\": %zu, \"seed\": %lld, \"max_deviation\": ",
@@ -167,39 +167,61 @@ static int emit_check(const rope_opts *o)
     return out_commit(&of);
 }
 
+/* The parameters above the curve: JSON members, or a line of text. */
+static void curve_head(FILE *f, int fmt, const void *user)
+{
+    const rope_opts *o = user;
+    if (fmt == TBL_JSON)
+        fprintf(f, "\"dim\": %lld, \"base\": %.17g, \"samples\": %lld, \"seed\": %lld, ",
+                (long long)o->dim, o->base, (long long)o->samples, (long long)o->seed);
+    else
+        fprintf(f, "RoPE dot curve: mean <R(0)q, R(k)q> over %lld random unit q (d = %lld, base %g); "
+                   "expected = (2/d) sum_i cos(k theta_i) = (2/d) PE(0).PE(k)\n\n",
+                (long long)o->samples, (long long)o->dim, o->base);
+}
+
 static int emit_curve(const rope_opts *o)
 {
     size_t n = (size_t)(o->to - o->from) + 1;
     double *mean = malloc(n * sizeof *mean), *exp_ = malloc(n * sizeof *exp_);
-    double *v = malloc(n * 3 * sizeof *v);
     g2e_err e;
     int rc = -1;
-    if (!mean || !exp_ || !v) {
+    if (!mean || !exp_) {
         cli_error("out of memory for %zu offsets", n);
-        goto done;
-    }
-    if (rope_dot_curve((size_t)o->dim, o->base, (uint64_t)o->from, (uint64_t)o->to,
-                       (size_t)o->samples, (uint64_t)o->seed, mean, exp_, &e)) {
+    } else if (rope_dot_curve((size_t)o->dim, o->base, (uint64_t)o->from, (uint64_t)o->to,
+                              (size_t)o->samples, (uint64_t)o->seed, mean, exp_, &e)) {
         cli_error("%s", e.msg);
-        goto done;
+    } else {
+        const tbl_col c[] = {{.key = "k", .width = 10, .prec = -1},
+                             {.key = "mean_dot", .width = 14, .prec = 6, .g = 1},
+                             {.key = "expected", .width = 14, .prec = 6, .g = 1}};
+        tbl_series s = {.first = (double)o->from, .col = {mean, exp_}};
+        tbl t = {.cols = c, .ncols = 3, .nrow = n, .row = tbl_series_row, .user = &s,
+                 .npy_first = 1, .npy_count = 2};
+        rc = table_emit(o->out, o->fmt, &t, curve_head, o);
+        if (rc == 0 && o->plot)
+            rc = study_fig_rope_dot(mean, exp_, (size_t)o->from, n, (size_t)o->dim, o->base, o->plot);
     }
-    for (size_t j = 0; j < n; j++)
-        v[3 * j] = (double)((uint64_t)o->from + j), v[3 * j + 1] = mean[j], v[3 * j + 2] = exp_[j];
-    static const char *const NAMES[] = {"k", "mean_dot", "expected"};
-    static const unsigned char INTS[] = {1, 0, 0};
-    study_cols c = {NAMES, INTS, 3, n, v, 1, 2};
-    char pj[256], pt[512];
-    snprintf(pj, sizeof pj, "\"dim\": %lld, \"base\": %.17g, \"samples\": %lld, \"seed\": %lld, ",
-             (long long)o->dim, o->base, (long long)o->samples, (long long)o->seed);
-    snprintf(pt, sizeof pt, "RoPE dot curve: mean <R(0)q, R(k)q> over %lld random unit q "
-             "(d = %lld, base %g); expected = (2/d) sum_i cos(k theta_i) = (2/d) PE(0).PE(k)\n\n",
-             (long long)o->samples, (long long)o->dim, o->base);
-    rc = study_emit(o->out, o->fmt, &c, pj, pt);
-    if (rc == 0 && o->plot)
-        rc = study_fig_rope_dot(mean, exp_, (size_t)o->from, n, (size_t)o->dim, o->base, o->plot);
-done:
-    free(mean), free(exp_), free(v);
+    free(mean), free(exp_);
     return rc;
+}
+
+static double pair_theta(const rope_opts *o)
+{
+    return pow(o->base, -2.0 * (double)o->pair / (double)o->dim);
+}
+
+static void rotation_head(FILE *f, int fmt, const void *user)
+{
+    const rope_opts *o = user;
+    long long i = (long long)o->pair;
+    if (fmt == TBL_JSON)
+        fprintf(f, "\"dim\": %lld, \"base\": %.17g, \"pair\": %lld, \"theta\": %.17g, ",
+                (long long)o->dim, o->base, i, pair_theta(o));
+    else
+        fprintf(f, "RoPE pair %lld (dimensions %lld, %lld) of the unit vector e_%lld as the position "
+                   "grows: turned by pos x theta, theta = %.6g rad per position\n\n",
+                i, 2 * i, 2 * i + 1, 2 * i, pair_theta(o));
 }
 
 static int emit_rotation(const rope_opts *o)
@@ -208,32 +230,22 @@ static int emit_rotation(const rope_opts *o)
     double *xy = malloc(2 * n * sizeof *xy), *v = malloc(3 * n * sizeof *v);
     g2e_err e;
     int rc = -1;
+    /* the unit vector (1, 0) in the pair: its path is (cos pos·θ_i, sin pos·θ_i) */
     if (!xy || !v) {
         cli_error("out of memory for %zu positions", n);
-        goto done;
-    }
-    /* the unit vector (1, 0) in the pair: its path is (cos pos·θ_i, sin pos·θ_i) */
-    if (rope_pair_path((size_t)o->dim, o->base, (size_t)o->pair, 1.0, 0.0, n, xy, &e)) {
+    } else if (rope_pair_path((size_t)o->dim, o->base, (size_t)o->pair, 1.0, 0.0, n, xy, &e)) {
         cli_error("%s", e.msg);
-        goto done;
+    } else {
+        for (size_t p = 0; p < n; p++)
+            v[3 * p] = (double)p, v[3 * p + 1] = xy[2 * p], v[3 * p + 2] = xy[2 * p + 1];
+        const tbl_col c[] = {{.key = "position", .width = 10, .prec = -1},
+                             {.key = "x_2i", .width = 14, .prec = 6, .g = 1},
+                             {.key = "x_2i+1", .width = 14, .prec = 6, .g = 1}};
+        tbl t = {.cols = c, .ncols = 3, .nrow = n, .v = v, .npy_first = 1, .npy_count = 2};
+        rc = table_emit(o->out, o->fmt, &t, rotation_head, o);
+        if (rc == 0 && o->plot)
+            rc = study_fig_rope_rotation(xy, n, (size_t)o->pair, pair_theta(o), (size_t)o->dim, o->plot);
     }
-    for (size_t p = 0; p < n; p++)
-        v[3 * p] = (double)p, v[3 * p + 1] = xy[2 * p], v[3 * p + 2] = xy[2 * p + 1];
-    static const char *const NAMES[] = {"position", "x_2i", "x_2i+1"};
-    static const unsigned char INTS[] = {1, 0, 0};
-    study_cols c = {NAMES, INTS, 3, n, v, 1, 2};
-    char pj[256], pt[512];
-    double theta = pow(o->base, -2.0 * (double)o->pair / (double)o->dim);
-    snprintf(pj, sizeof pj, "\"dim\": %lld, \"base\": %.17g, \"pair\": %lld, \"theta\": %.17g, ",
-             (long long)o->dim, o->base, (long long)o->pair, theta);
-    snprintf(pt, sizeof pt, "RoPE pair %lld (dimensions %lld, %lld) of the unit vector e_%lld as the "
-             "position grows: turned by pos x theta, theta = %.6g rad per position\n\n",
-             (long long)o->pair, 2 * (long long)o->pair, 2 * (long long)o->pair + 1,
-             2 * (long long)o->pair, theta);
-    rc = study_emit(o->out, o->fmt, &c, pj, pt);
-    if (rc == 0 && o->plot)
-        rc = study_fig_rope_rotation(xy, n, (size_t)o->pair, theta, (size_t)o->dim, o->plot);
-done:
     free(xy), free(v);
     return rc;
 }
@@ -251,7 +263,7 @@ static int check(const rope_opts *o, const opt_parsed *p)
     if (o->curve && o->from > o->to)
         return opt_usage_error(&CMD, "--from %lld is after --to %lld", (long long)o->from,
                                (long long)o->to);
-    if (!o->curve && !o->rotation && o->fmt >= STUDY_CSV)
+    if (!o->curve && !o->rotation && o->fmt >= TBL_CSV)
         return opt_usage_error(&CMD, "csv and npy are for --dot-curve and --rotation; the %s is "
                                "a table or JSON", o->check ? "check" : "comparison");
     if (o->plot && !o->curve && !o->rotation)

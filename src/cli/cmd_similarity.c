@@ -15,11 +15,11 @@
 #include "json.h"
 #include "load.h"
 #include "opt.h"
-#include "npy.h"
 #include "interpret.h"
 #include "out.h"
 #include "reference.h"
 #include "similarity.h"
+#include "table_out.h"
 
 #include <libintl.h>
 #include <math.h>
@@ -99,71 +99,29 @@ static int wpe_matrix(const g2e_model *m, double **out)
     return 0;
 }
 
+/* The matrix to -o: npy float32, or csv rows of "%.9g" without a heading. */
 static int write_matrix(const double *M, size_t R, const char *path, int csv)
 {
-    out_file o;
-    if (out_open(&o, path, !csv))
-        return -1;
-    g2e_err e;
-    if (csv) {
-        for (size_t i = 0; i < R; i++)
-            for (size_t j = 0; j < R; j++)
-                fprintf(o.f, "%.9g%c", M[i * R + j], j + 1 < R ? ',' : '\n');
-    } else {
-        npy_writer w;
-        size_t shape[2] = {R, R};
-        if (npy_writer_begin(&w, o.f, shape, 2, &e)) {
-            cli_error("%s", e.msg);
-            out_abort(&o);
-            return -1;
-        }
-        float row[4096];
-        for (size_t i = 0; i < R; i++)
-            for (size_t j0 = 0; j0 < R; j0 += 4096) {
-                size_t n = R - j0 < 4096 ? R - j0 : 4096;
-                for (size_t j = 0; j < n; j++)
-                    row[j] = (float)M[i * R + j0 + j];
-                if (npy_writer_put(&w, row, n, &e)) {
-                    cli_error("%s", e.msg);
-                    out_abort(&o);
-                    return -1;
-                }
-            }
-        if (npy_writer_end(&w, &e)) {
-            cli_error("%s", e.msg);
-            out_abort(&o);
-            return -1;
-        }
-    }
-    return out_commit(&o);
+    const tbl_col c[] = {{.key = "", .csv = TBL_CSV_G9, .count = R}};
+    tbl t = {.cols = c, .ncols = 1, .nrow = R, .v = M, .no_header = 1};
+    return table_emit(path, csv ? TBL_CSV : TBL_NPY, &t, NULL, NULL);
 }
 
-static void matrix_summary(const double *M, size_t R, const char *path, const char *saved)
+/* Rows (d, mean[d], sd[d], R - d) for the distances d[0..n) (d NULL: 0..n-1) into a new
+ * array (NULL: out of memory). */
+static double *dist_rows(const double *mean, const double *sd, size_t R, const size_t *d, size_t n)
 {
-    double *mean = malloc(R * sizeof *mean), *sd = malloc(R * sizeof *sd);
-    if (!mean || !sd) {
-        free(mean);
-        free(sd);
-        return;
+    double *v = malloc((n ? n : 1) * 4 * sizeof *v);
+    for (size_t i = 0; v && i < n; i++) {
+        size_t k = d ? d[i] : i;
+        v[4 * i] = (double)k, v[4 * i + 1] = mean[k], v[4 * i + 2] = sd[k], v[4 * i + 3] = (double)(R - k);
     }
-    sim_by_distance(M, R, mean, sd);
-    printf(_("cosine similarity of the %zu learned positions of %s%s%s\n\n"), R, path,
-           saved ? _("; matrix written to ") : "", saved ? saved : "");
-    /* headings by display width (translated ones are wider per byte) */
-    out_rpad(stdout, _("distance"), 9);
-    fputc(' ', stdout);
-    out_rpad(stdout, _("mean"), 10);
-    fputc(' ', stdout);
-    out_rpad(stdout, _("std"), 10);
-    fputc(' ', stdout);
-    out_rpad(stdout, _("pairs"), 8);
-    fputc('\n', stdout);
-    for (size_t d = 1; d < R; d = d * 2) {
-        printf("%9zu %10.4f %10.4f %8zu\n", d, mean[d], sd[d], R - d);
-        if (d * 2 >= R && d != R - 1)
-            printf("%9zu %10.4f %10.4f %8zu\n", R - 1, mean[R - 1], sd[R - 1], (size_t)1);
-    }
-    fputc('\n', stdout);
+    return v;
+}
+
+/* The nearest and farthest position of a few positions. */
+static void extremes(const double *M, size_t R)
+{
     out_rpad(stdout, _("position"), 9);
     fputc(' ', stdout);
     out_rpad(stdout, _("nearest (cos)"), 18);
@@ -171,113 +129,94 @@ static void matrix_summary(const double *M, size_t R, const char *path, const ch
     out_rpad(stdout, _("farthest (cos)"), 18);
     fputc('\n', stdout);
     size_t picks[] = {0, 1, 2, 10, 100, 500, R - 1};
-    for (size_t k = 0; k < sizeof picks / sizeof picks[0]; k++) {
-        size_t p = picks[k];
+    for (size_t k = 0; R > 1 && k < sizeof picks / sizeof picks[0]; k++) {
+        size_t p = picks[k], near, far;
+        double best, worst;
         if (p >= R || (k > 0 && p <= picks[k - 1]))
             continue;
-        size_t near = p, far = p;
-        double best = -2, worst = 2;
-        for (size_t q = 0; q < R; q++) {
-            if (q == p) continue;
-            double c = M[p * R + q];
-            if (c > best) { best = c; near = q; }
-            if (c < worst) { worst = c; far = q; }
-        }
-        if (R > 1)
-            printf("%9zu %9zu (%6.3f) %9zu (%6.3f)\n", p, near, best, far, worst);
+        sim_extremes(M, R, p, &near, &best, &far, &worst);
+        printf("%9zu %9zu (%6.3f) %9zu (%6.3f)\n", p, near, best, far, worst);
     }
-    free(mean);
-    free(sd);
 }
 
-/* fmt: 0 table, 1 csv, 2 json */
-static int by_distance(const g2e_model *m, uint64_t maxd, int fmt, const char *outpath,
-                       const char *path)
+/* The summary on stdout: mean and spread at distances 1, 2, 4, ..., R - 1, then extremes(). */
+static int matrix_summary(const double *M, size_t R, const char *path, const char *saved)
 {
-    double *M = NULL;
-    size_t R = m->n_ctx;
-    if (maxd >= R)
-        maxd = R - 1;
-    int csv = fmt == 1, json = fmt == 2;
-    if (wpe_matrix(m, &M))
-        return -1;
-    double *mean = malloc(R * sizeof *mean), *sd = malloc(R * sizeof *sd);
-    out_file o;
-    int rc = -1;
-    if (!mean || !sd) {
+    double *mean = malloc(R * sizeof *mean), *sd = malloc(R * sizeof *sd), *v = NULL;
+    size_t d[70], n = 0;
+    for (size_t k = 1; k < R; k *= 2) {
+        d[n++] = k;
+        if (k * 2 >= R && k != R - 1)
+            d[n++] = R - 1;
+    }
+    if (mean && sd)
+        sim_by_distance(M, R, mean, sd);
+    if (!mean || !sd || !(v = dist_rows(mean, sd, R, d, n))) {
+        free(mean), free(sd);
         cli_error("out of memory");
-        goto done;
+        return -1;
     }
-    sim_by_distance(M, R, mean, sd);
-    if (out_open(&o, outpath, 0))
-        goto done;
-    if (json) {
-        fprintf(o.f, "{\"weights\": ");
-        out_json_string(o.f, path, strlen(path));
-        fprintf(o.f, ", \"n_ctx\": %zu, \"by_distance\": [", R);
-    } else if (csv) {
-        fprintf(o.f, "distance,mean_cos,std_cos,pairs\n");
-    } else {
-        fprintf(o.f, _("mean cosine similarity of wpe[p] and wpe[p + d] over p (%s)\n"), path);
-        out_rpad(o.f, _("distance"), 9);
-        fputc(' ', o.f);
-        out_rpad(o.f, _("mean"), 12);
-        fputc(' ', o.f);
-        out_rpad(o.f, _("std"), 12);
-        fputc(' ', o.f);
-        out_rpad(o.f, _("pairs"), 6);
-        fputc('\n', o.f);
-    }
-    for (size_t d = 0; d <= maxd; d++) {
-        if (json) {
-            fprintf(o.f, "%s{\"distance\": %zu, \"mean\": ", d ? ", " : "", d);
-            json_write_f64(o.f, mean[d]);
-            fprintf(o.f, ", \"std\": ");
-            json_write_f64(o.f, sd[d]);
-            fprintf(o.f, ", \"pairs\": %zu}", R - d);
-        } else if (csv) {
-            fprintf(o.f, "%zu,%.17g,%.17g,%zu\n", d, mean[d], sd[d], R - d);
-        } else {
-            fprintf(o.f, "%9zu %12.6f %12.6f %6zu\n", d, mean[d], sd[d], R - d);
-        }
-    }
-    if (json)
-        fprintf(o.f, "]}\n");
-    rc = out_commit(&o);
-done:
-    free(mean);
-    free(sd);
-    free(M);
+    printf(_("cosine similarity of the %zu learned positions of %s%s%s\n\n"), R, path,
+           saved ? _("; matrix written to ") : "", saved ? saved : "");
+    const tbl_col c[] = {{.key = "distance", .head = _("distance"), .width = 9, .prec = -1},
+                         {.key = "mean", .head = _("mean"), .width = 10, .prec = 4},
+                         {.key = "std", .head = _("std"), .width = 10, .prec = 4},
+                         {.key = "pairs", .head = _("pairs"), .width = 8, .prec = -1}};
+    tbl t = {.cols = c, .ncols = 4, .nrow = n, .v = v};
+    g2e_err e;
+    int rc = tbl_write(stdout, TBL_TABLE, &t, &e);   /* from v: cannot fail but for memory */
+    if (rc)
+        cli_error("%s", e.msg);
+    free(mean), free(sd), free(v);
+    fputc('\n', stdout);
+    extremes(M, R);
     return rc;
 }
 
-/* Reads a vector: wpe[pos], or wte[id] (+ wpe[pos] when pos >= 0). Prints errors. */
-static int vec(const g2e_model *m, long long id, long long pos, float *out, float *tmp)
+typedef struct dist_head {
+    const char *path;
+    size_t R;
+} dist_head;
+
+static void by_distance_head(FILE *f, int fmt, const void *user)
 {
-    g2e_err e;
-    if (pos >= 0 && (uint64_t)pos >= m->n_ctx) {
-        cli_error("position %lld is outside wpe, which has %zu rows (0..%zu)", pos, m->n_ctx, m->n_ctx - 1);
+    const dist_head *h = user;
+    if (fmt == TBL_TABLE) {
+        fprintf(f, _("mean cosine similarity of wpe[p] and wpe[p + d] over p (%s)\n"), h->path);
+        return;
+    }
+    fprintf(f, "\"weights\": ");
+    out_json_string(f, h->path, strlen(h->path));
+    fprintf(f, ", \"n_ctx\": %zu, \"by_distance\": ", h->R);
+}
+
+/* --by-distance: d = 0..maxd in fmt (TBL_TABLE, TBL_CSV or TBL_JSON). */
+static int by_distance(const g2e_model *m, uint64_t maxd, int fmt, const char *outpath,
+                       const char *path)
+{
+    double *M = NULL, *v = NULL;
+    size_t R = m->n_ctx, n = (maxd >= R ? R - 1 : (size_t)maxd) + 1;
+    if (wpe_matrix(m, &M))
         return -1;
+    double *mean = malloc(R * sizeof *mean), *sd = malloc(R * sizeof *sd);
+    int rc = -1;
+    if (mean && sd) {
+        sim_by_distance(M, R, mean, sd);
+        v = dist_rows(mean, sd, R, NULL, n);
     }
-    if (id >= 0 && (uint64_t)id >= m->n_vocab) {
-        cli_error("token ID %lld is outside wte, which has %zu rows", id, m->n_vocab);
-        return -1;
+    if (v) {
+        const tbl_col c[] = {{.key = "distance", .head = _("distance"), .width = 9, .prec = -1},
+                             {.key = "mean_cos", .jkey = "mean", .head = _("mean"), .width = 12, .prec = 6},
+                             {.key = "std_cos", .jkey = "std", .head = _("std"), .width = 12, .prec = 6},
+                             {.key = "pairs", .head = _("pairs"), .width = 6, .prec = -1}};
+        tbl t = {.cols = c, .ncols = 4, .nrow = n, .v = v, .json_rows = 1};
+        dist_head h = {path, R};
+        rc = table_emit(outpath, fmt, &t, by_distance_head, &h);
+    } else {
+        cli_error("out of memory");
     }
-    if (id < 0)
-        return model_wpe_row(m, (uint64_t)pos, out, &e) ? (cli_error("%s", e.msg), -1) : 0;
-    if (model_wte_row(m, (uint64_t)id, out, &e)) {
-        cli_error("%s", e.msg);
-        return -1;
-    }
-    if (pos >= 0) {
-        if (model_wpe_row(m, (uint64_t)pos, tmp, &e)) {
-            cli_error("%s", e.msg);
-            return -1;
-        }
-        for (size_t c = 0; c < m->n_embd; c++)
-            out[c] = out[c] + tmp[c];
-    }
-    return 0;
+    free(mean), free(sd), free(M), free(v);
+    return rc;
 }
 
 /* The formats of each mode, in FORMATS' spelling; the first is the default. */
@@ -370,7 +309,6 @@ static int pair_token(tok_tokenizer *tok, const char *text, uint32_t *id)
     return 0;
 }
 
-/* --pos, --tokens, --at: the two vectors, their cosine, one line or one JSON object. */
 /* The line after a pair's cosine that says what it shows (interpret.h): beside the median of
  * random pairs of the same matrix's rows, and for --at between that and 1.0. Without a
  * reference (a sparse file with almost no non-zero rows) nothing is added. */
@@ -397,55 +335,50 @@ static void interpret(enum mode mode, const g2e_model *m, tok_tokenizer *tok, ui
     free(piece);
 }
 
+/* The cosine of the pair asked for (one line, or one JSON object); -2 after a usage line. */
 static int run_pair(const sim_opts *o, enum mode mode, int json, const g2e_model *m,
                     tok_tokenizer **tok)
 {
-    size_t C = m->n_embd;
-    float *a = calloc(C, sizeof *a), *b = calloc(C, sizeof *b), *tmp = calloc(C, sizeof *tmp);
-    int rc = -1;
     uint32_t ta = 0, tb = 0;
-    long long p1 = o->pos[0], p2 = o->pos[1];
+    long long p1 = o->pos[0], p2 = o->pos[1], id[2] = {-1, -1}, pos[2] = {-1, -1};
     char what[600], la[128], lb[128];
-    if (!a || !b || !tmp) {
-        cli_error("out of memory");
-        goto done;
-    }
     if (mode == M_POS) {
         for (int k = 0; k < 2; k++)
             if ((uint64_t)o->pos[k] >= m->n_ctx) {
                 char given[24];
                 snprintf(given, sizeof given, "%lld", (long long)o->pos[k]);
                 opt_range_error(&CMD, "--pos", 0, (int64_t)m->n_ctx - 1, given, 2);
-                rc = -2;
-                goto done;
+                return -2;
             }
-        if (vec(m, -1, p1, a, tmp) || vec(m, -1, p2, b, tmp))
-            goto done;
+        pos[0] = p1, pos[1] = p2;
         snprintf(what, sizeof what, "cos(wpe[%lld], wpe[%lld])", p1, p2);
     } else if (mode == M_AT && (at_position(o->at[1], m, &p1) || at_position(o->at[2], m, &p2))) {
-        rc = -2;
-        goto done;
+        return -2;
     } else {
         if (load_tokenizer(o->lo.tokenizer, tok) ||
             pair_token(*tok, mode == M_AT ? o->at[0] : o->tokens[0], &ta))
-            goto done;
+            return -1;
         token_label(*tok, ta, la, sizeof la);
+        id[0] = id[1] = ta;
         if (mode == M_TOKENS) {
-            if (pair_token(*tok, o->tokens[1], &tb) || vec(m, ta, -1, a, tmp) || vec(m, tb, -1, b, tmp))
-                goto done;
+            if (pair_token(*tok, o->tokens[1], &tb))
+                return -1;
+            id[1] = tb;
             token_label(*tok, tb, lb, sizeof lb);
             snprintf(what, sizeof what, "cos(wte[%s], wte[%s])", la, lb);
         } else {
-            if (vec(m, ta, p1, a, tmp) || vec(m, ta, p2, b, tmp))
-                goto done;
+            pos[0] = p1, pos[1] = p2;
             snprintf(what, sizeof what, "cos(wte[%s] + wpe[%lld], wte[%s] + wpe[%lld])", la, p1, la, p2);
         }
     }
     double c;
     g2e_err e;
-    if (sim_cosine(a, b, C, &c, &e)) {
-        cli_error("%s: %s", what, e.msg);
-        goto done;
+    if (sim_input_cosine(m, id, pos, &c, &e)) {
+        if (e.code == SIM_E_ZERO || e.code == SIM_E_NONFINITE)
+            cli_error("%s: %s", what, e.msg);
+        else
+            cli_error("%s", e.msg);
+        return -1;
     }
     if (json) {
         printf("{\"what\": ");
@@ -457,12 +390,7 @@ static int run_pair(const sim_opts *o, enum mode mode, int json, const g2e_model
         printf("%s = %.6f\n", what, c);
         interpret(mode, m, tok ? *tok : NULL, ta, p1, p2, c);
     }
-    rc = cli_flush_stdout() == 0 ? 0 : -1;
-done:
-    free(a);
-    free(b);
-    free(tmp);
-    return rc;
+    return cli_flush_stdout() == 0 ? 0 : -1;
 }
 
 int cmd_similarity(int argc, char **argv)
@@ -488,10 +416,10 @@ int cmd_similarity(int argc, char **argv)
     if (mode == M_MATRIX) {
         if (wpe_matrix(m, &M) || (o.out && write_matrix(M, m->n_ctx, o.out, fmt == 1)))
             goto done;
-        matrix_summary(M, m->n_ctx, path, o.out);
-        rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
+        rc = matrix_summary(M, m->n_ctx, path, o.out) == 0 && cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
     } else if (mode == M_DIST) {
-        rc = by_distance(m, (uint64_t)o.maxd, fmt, o.out, path) ? EXIT_ERR : EXIT_OK;
+        static const int DIST_TBL[] = {TBL_TABLE, TBL_CSV, TBL_JSON}; /* mode_formats' DIST */
+        rc = by_distance(m, (uint64_t)o.maxd, DIST_TBL[fmt], o.out, path) ? EXIT_ERR : EXIT_OK;
     } else {
         r = run_pair(&o, mode, fmt == 1, m, &tok);
         rc = r == 0 ? EXIT_OK : r == -2 ? EXIT_USAGE : EXIT_ERR;

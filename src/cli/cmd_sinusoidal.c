@@ -21,24 +21,24 @@
 #include "load.h"
 #include "opt.h"
 #include "model.h"
-#include "npy.h"
 #include "out.h"
+#include "similarity.h"
 #include "sinusoid.h"
+#include "table_out.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum mode { M_MATRIX, M_DOT, M_DIST, M_ROT, M_CMP };
-enum fmt { F_TABLE, F_CSV, F_NPY, F_JSON };
-static const char *const FORMATS[] = {"table", "csv", "npy", "json", NULL}; /* enum fmt's order */
+static const char *const FORMATS[] = {"table", "csv", "npy", "json", NULL};
 
 typedef struct sin_opts {
     load_opts lo;
     int dot, dist, rot, cmp;   /* the mode flags (none: the matrix) */
     int64_t len, dim, from, to, maxd, maxk, width, height;
     double base;
-    int fmt;                   /* enum fmt */
+    int fmt;                   /* index in FORMATS; after check(), TBL_* (table.h) */
     const char *out, *plot;
     /* set by check() */
     enum mode mode;
@@ -112,242 +112,125 @@ static const opt_cmd CMD = {
 };
 const opt_cmd *const cmd_sinusoidal_spec = &CMD;
 
-/* The values one curve mode produced, written in the chosen format. label0 names the
- * index column ("pos", "distance"), label1 the value column. */
-static int write_curve(out_file *o, enum fmt fmt, const double *v, size_t n, uint64_t first,
-                       const char *label0, const char *label1)
+typedef struct mat_rows {
+    sin_table tab;
+    float *row;
+} mat_rows;
+
+/* Row p of the matrix: p, then PE(p) rounded to float32. */
+static int mat_row(void *user, size_t p, double *out, g2e_err *err)
 {
-    FILE *f = o->f;
-    g2e_err err;
-    if (fmt == F_NPY) {
-        npy_writer w;
-        size_t shape[1] = {n};
-        if (npy_writer_begin(&w, f, shape, 1, &err))
-            goto fail;
-        for (size_t i = 0; i < n; i++) {
-            float x = (float)v[i];
-            if (npy_writer_put(&w, &x, 1, &err))
-                goto fail;
-        }
-        if (npy_writer_end(&w, &err))
-            goto fail;
-        return 0;
-    }
-    if (fmt == F_CSV)
-        fprintf(f, "%s,%s\n", label0, label1);
-    else
-        fprintf(f, "%10s  %14s\n", label0, label1);
-    for (size_t i = 0; i < n; i++) {
-        if (fmt == F_CSV) {
-            fprintf(f, "%llu,", (unsigned long long)(first + i));
-            out_f64(f, v[i]);
-            fputc('\n', f);
-        } else {
-            fprintf(f, "%10llu  %14.9f\n", (unsigned long long)(first + i), v[i]);
-        }
-    }
-    return 0;
-fail:
-    cli_error("%s", err.msg);
-    return -1;
+    mat_rows *m = user;
+    int rc = sin_table_row_f32(&m->tab, p, m->row, err);
+    out[0] = (double)p;
+    for (size_t j = 0; rc == 0 && j < m->tab.dim; j++)
+        out[1 + j] = m->row[j];
+    return rc;
 }
 
-static int write_matrix(out_file *o, enum fmt fmt, size_t len, size_t dim, double base)
+/* The (len, dim) matrix, streamed row by row: float32 values in every format. */
+static int write_matrix(const char *path, int fmt, size_t len, size_t dim, double base)
 {
-    FILE *f = o->f;
+    mat_rows m = {0};
     g2e_err err;
-    g2e_clear(&err);
-    sin_table tab;
-    if (sin_table_init(&tab, dim, base, &err)) {
+    if (sin_table_init(&m.tab, dim, base, &err)) {
         cli_error("%s", err.msg);
         return -1;
     }
-    float *row = malloc(dim * sizeof *row);
-    if (!row) {
-        sin_table_free(&tab);
+    int rc = -1;
+    if (!(m.row = malloc(dim * sizeof *m.row))) {
         cli_error("out of memory for a row of %zu", dim);
-        return -1;
-    }
-    npy_writer w;
-    if (fmt == F_NPY) {
-        size_t shape[2] = {len, dim};
-        if (npy_writer_begin(&w, f, shape, 2, &err))
-            goto fail;
-    } else if (fmt == F_CSV) {
-        fputs("pos", f);
-        for (size_t j = 0; j < dim; j++)
-            fprintf(f, ",d%zu", j);
-        fputc('\n', f);
     } else {
-        fprintf(f, "%8s", "pos");
-        for (size_t j = 0; j < dim; j++) {
-            char h[24];
-            snprintf(h, sizeof h, "d%zu", j);
-            fprintf(f, " %10s", h);
-        }
-        fputc('\n', f);
+        const tbl_col c[] = {{.key = "pos", .width = 8, .prec = -1},
+                             {.key = "d", .width = 10, .prec = 6, .csv = TBL_CSV_G9, .count = dim}};
+        tbl t = {.cols = c, .ncols = 2, .nrow = len, .row = mat_row, .user = &m, .npy_first = 1,
+                 .npy_count = dim};
+        rc = table_emit(path, fmt, &t, NULL, NULL);
     }
-    for (size_t p = 0; p < len; p++) {
-        if (sin_table_row_f32(&tab, p, row, &err))
-            goto fail;
-        if (fmt == F_NPY) {
-            if (npy_writer_put(&w, row, dim, &err))
-                goto fail;
-        } else if (fmt == F_CSV) {
-            fprintf(f, "%zu", p);
-            for (size_t j = 0; j < dim; j++) {
-                fputc(',', f);
-                out_f32(f, row[j]);
-            }
-            fputc('\n', f);
-        } else {
-            fprintf(f, "%8zu", p);
-            for (size_t j = 0; j < dim; j++)
-                fprintf(f, " %10.6f", (double)row[j]);
-            fputc('\n', f);
-        }
-        if (ferror(f))
-            break;   /* out_commit reports it */
-    }
-    if (fmt == F_NPY && !ferror(f) && npy_writer_end(&w, &err))
-        goto fail;
-    free(row);
-    sin_table_free(&tab);
-    return 0;
-fail:
-    free(row);
-    sin_table_free(&tab);
-    cli_error("%s", err.msg);
-    return -1;
+    free(m.row);
+    sin_table_free(&m.tab);
+    return rc;
 }
 
-/* JSON has no NaN or infinity: a non-finite value (a NaN in the weights) becomes null. */
-static void json_num(FILE *f, double v)
-{
-    if (isfinite(v))
-        out_f64(f, v);
-    else
-        fputs("null", f);
-}
+typedef struct cmp_head {
+    const g2e_model *m;
+    const char *path;
+    size_t len, max_d;
+    double base;
+} cmp_head;
 
-/* The learned-vs-sinusoidal table: distance d = 0..n-1, both curves. */
-static void write_compare(FILE *f, enum fmt fmt, const double *sinus, const double *learned,
-                          size_t n, const g2e_model *m, const char *path, size_t len,
-                          double base)
+/* What --compare-learned writes above its columns: where the numbers come from. */
+static void compare_head(FILE *f, int fmt, const void *user)
 {
+    const cmp_head *h = user;
+    const g2e_model *m = h->m;
     char name[64];
     fig_model_name(m, name, sizeof name);
-    if (fmt == F_JSON) {
-        fputs("{\"model\": ", f);
-        if (m->size_name)
-            out_json_string(f, m->size_name, strlen(m->size_name));
-        else
-            fputs("null", f);
-        fputs(", \"weights\": ", f);
-        out_json_string(f, path, strlen(path));
-        fprintf(f, ", \"n_ctx\": %zu, \"n_embd\": %zu, \"len\": %zu, \"max_distance\": %zu, "
-                   "\"base\": ", m->n_ctx, m->n_embd, len, n - 1);
-        out_f64(f, base);
-        fputs(",\n \"distance\": [", f);
-        for (size_t d = 0; d < n; d++)
-            fprintf(f, "%s%zu", d ? ", " : "", d);
-        fputs("],\n \"sinusoidal\": [", f);
-        for (size_t d = 0; d < n; d++) {
-            fputs(d ? ", " : "", f);
-            json_num(f, sinus[d]);
-        }
-        fputs("],\n \"learned\": [", f);
-        for (size_t d = 0; d < n; d++) {
-            fputs(d ? ", " : "", f);
-            json_num(f, learned[d]);
-        }
-        fputs("]}\n", f);
+    if (fmt == TBL_TABLE) {
+        fprintf(f, _("# mean cosine of positions d apart, over positions 0..%zu\n"), h->len - 1);
+        fprintf(f, _("# learned:    wpe of %s (n_ctx %zu, n_embd %zu) from %s\n"), name, m->n_ctx,
+                m->n_embd, h->path);
+        fprintf(f, _("# sinusoidal: D = %zu, base %g\n"), m->n_embd, h->base);
         return;
     }
-    if (fmt == F_CSV) {
-        fputs("distance,sinusoidal,learned\n", f);
-        for (size_t d = 0; d < n; d++) {
-            fprintf(f, "%zu,", d);
-            out_f64(f, sinus[d]);
-            fputc(',', f);
-            out_f64(f, learned[d]);
-            fputc('\n', f);
-        }
-        return;
-    }
-    fprintf(f, _("# mean cosine of positions d apart, over positions 0..%zu\n"), len - 1);
-    fprintf(f, _("# learned:    wpe of %s (n_ctx %zu, n_embd %zu) from %s\n"), name, m->n_ctx,
-            m->n_embd, path);
-    fprintf(f, _("# sinusoidal: D = %zu, base %g\n"), m->n_embd, base);
-    out_rpad(f, _("distance"), 10);
-    fputs("  ", f);
-    out_rpad(f, _("sinusoidal"), 14);
-    fputs("  ", f);
-    out_rpad(f, _("learned"), 14);
-    fputc('\n', f);
-    for (size_t d = 0; d < n; d++)
-        fprintf(f, "%10zu  %14.9f  %14.9f\n", d, sinus[d], learned[d]);
+    fputs("\"model\": ", f);
+    if (m->size_name)
+        out_json_string(f, m->size_name, strlen(m->size_name));
+    else
+        fputs("null", f);
+    fputs(", \"weights\": ", f);
+    out_json_string(f, h->path, strlen(h->path));
+    fprintf(f, ", \"n_ctx\": %zu, \"n_embd\": %zu, \"len\": %zu, \"max_distance\": %zu, \"base\": ",
+            m->n_ctx, m->n_embd, h->len, h->max_d);
+    out_f64(f, h->base);
+    fputs(",\n ", f);
+}
+
+/* The figure and the table of --compare-learned, from the two curves (M + 1 values each). */
+static int show_compare(const sin_opts *o, const g2e_model *m, const char *path, size_t N,
+                        size_t M, const double *sinus, const double *learned)
+{
+    char name[64], legend[96];
+    fig_model_name(m, name, sizeof name);
+    snprintf(legend, sizeof legend, "learned wpe (%s)", name);
+    if (o->plot && fig_by_distance_curves(N, m->n_embd, o->base, M, sinus, learned, legend, o->plot,
+                                          (int)o->width, (int)o->height))
+        return -1;
+    if (!o->numeric)
+        return 0;
+    const tbl_col c[] = {{.key = "distance", .head = _("distance"), .width = 10, .prec = -1},
+                         {.key = "sinusoidal", .head = _("sinusoidal"), .width = 14, .prec = 9},
+                         {.key = "learned", .head = _("learned"), .width = 14, .prec = 9}};
+    tbl_series s = {.col = {sinus, learned}};
+    tbl t = {.cols = c, .ncols = 3, .nrow = M + 1, .row = tbl_series_row, .user = &s, .sep = "  ",
+             .json_sep = ",\n "};
+    cmp_head h = {m, path, N, M, o->base};
+    return table_emit(o->out, o->fmt, &t, compare_head, &h);
 }
 
 /* --compare-learned, after the options are checked. */
 static int compare_learned(const sin_opts *o)
 {
-    int have_len = o->have_len, have_max_d = o->have_maxd, width = (int)o->width,
-        height = (int)o->height;
-    uint64_t len = (uint64_t)o->len, max_d = (uint64_t)o->maxd;
-    double base = o->base;
-    enum fmt fmt = (enum fmt)o->fmt;
-    const char *out_path = o->out, *plot_path = o->plot;
     g2e_model *m = NULL;
     char *path = NULL;
+    double *curves = NULL;
+    g2e_err err;
     if (load_model_lo(&o->lo, &m, &path))
         return EXIT_ERR;
     int rc = EXIT_USAGE;
-    double *curves = NULL;
-    size_t N = have_len ? (size_t)len : m->n_ctx;
+    size_t N = o->have_len ? (size_t)o->len : m->n_ctx, M = o->have_maxd ? (size_t)o->maxd : N - 1;
     if (N > m->n_ctx) {
         cli_error("--len %zu is more than the model's %zu positions (wpe has n_ctx rows)", N,
                   m->n_ctx);
-        goto done;
-    }
-    size_t M = have_max_d ? (size_t)max_d : N - 1;
-    if (M >= N) {
+    } else if (M >= N) {
         cli_error("--max-distance (%zu) must be less than the length (%zu)", M, N);
-        goto done;
-    }
-    rc = EXIT_ERR;
-    curves = malloc(2 * (M + 1) * sizeof *curves);
-    if (!curves) {
+    } else if (rc = EXIT_ERR, !(curves = malloc(2 * (M + 1) * sizeof *curves))) {
         cli_error("out of memory for %zu values", M + 1);
-        goto done;
-    }
-    double *sinus = curves, *learned = curves + M + 1;
-    g2e_err err;
-    g2e_clear(&err);
-    if (sin_by_distance(N, m->n_embd, base, M, sinus, &err)) {
+    } else if (sim_learned_and_sinusoidal(m, N, M, o->base, curves, curves + M + 1, &err)) {
         cli_error("%s", err.msg);
-        goto done;
+    } else if (show_compare(o, m, path, N, M, curves, curves + M + 1) == 0) {
+        rc = EXIT_OK;
     }
-    if (fig_learned_by_distance(m, N, M, learned))
-        goto done;
-    if (plot_path) {
-        char name[64], legend[96];
-        fig_model_name(m, name, sizeof name);
-        snprintf(legend, sizeof legend, "learned wpe (%s)", name);
-        if (fig_by_distance_curves(N, m->n_embd, base, M, sinus, learned, legend, plot_path,
-                                   width, height))
-            goto done;
-    }
-    if (o->numeric) {
-        out_file of;
-        if (out_open(&of, out_path, 0) != 0)
-            goto done;
-        write_compare(of.f, fmt, sinus, learned, M + 1, m, path, N, base);
-        if (out_commit(&of) != 0)
-            goto done;
-    }
-    rc = EXIT_OK;
-done:
     free(curves);
     free(path);
     model_close(m);
@@ -421,8 +304,8 @@ static int check(sin_opts *o, const opt_parsed *p)
                                                       : "--format json belongs to --compare-learned (use table, csv or npy)");
     if (out_pick_format(&CMD, o->out, names, fmt_given, &k))
         return -1;
-    o->fmt = (int)(strcmp(names[k], "json") == 0 ? F_JSON : strcmp(names[k], "npy") == 0 ? F_NPY
-                   : strcmp(names[k], "csv") == 0 ? F_CSV : F_TABLE);
+    o->fmt = strcmp(names[k], "json") == 0 ? TBL_JSON : strcmp(names[k], "npy") == 0 ? TBL_NPY
+             : strcmp(names[k], "csv") == 0 ? TBL_CSV : TBL_TABLE;
     if (o->plot && strcmp(o->plot, "-") == 0 && (fmt_given || o->out) && (!o->out || strcmp(o->out, "-") == 0))
         return opt_usage_error(&CMD, "--plot - and the numeric output cannot both go to standard output");
     o->numeric = !o->plot || fmt_given || o->out;
@@ -468,48 +351,34 @@ static int run_plot(const sin_opts *o)
 /* The matrix or a curve, computed before the output opens so a failure leaves nothing. */
 static int run_numeric(const sin_opts *o)
 {
-    double *curve = NULL;
-    size_t n = 0;
-    g2e_err err;
-    enum fmt fmt = (enum fmt)o->fmt;
-    if (o->mode == M_DOT || o->mode == M_DIST) {
-        n = o->mode == M_DOT ? (size_t)(o->to - o->from) + 1 : (size_t)o->maxd + 1;
-        if (n > ((size_t)1 << 28)) {
-            cli_error("%zu points is more than this command computes at once (2^28)", n);
-            return EXIT_ERR;
-        }
-        curve = malloc(n * sizeof *curve);
-        if (!curve) {
-            cli_error("out of memory for %zu values", n);
-            return EXIT_ERR;
-        }
-        int rc = o->mode == M_DOT
-                     ? sin_dot_curve((uint64_t)o->from, (uint64_t)o->to, (size_t)o->dim, o->base, curve, &err)
-                     : sin_by_distance((size_t)o->len, (size_t)o->dim, o->base, (size_t)o->maxd, curve, &err);
-        if (rc) {
-            cli_error("%s", err.msg);
-            free(curve);
-            return EXIT_ERR;
-        }
-    }
-    out_file of;
-    if (out_open(&of, o->out, fmt == F_NPY) != 0) {
-        free(curve);
-        return EXIT_ERR;
-    }
-    int rc;
     if (o->mode == M_MATRIX)
-        rc = write_matrix(&of, fmt, (size_t)o->len, (size_t)o->dim, o->base);
-    else if (o->mode == M_DOT)
-        rc = write_curve(&of, fmt, curve, n, (uint64_t)o->from, "pos", "dot");
-    else
-        rc = write_curve(&of, fmt, curve, n, 0, "distance", "mean_cosine");
-    free(curve);
-    if (rc) {
-        out_abort(&of);
+        return write_matrix(o->out, o->fmt, (size_t)o->len, (size_t)o->dim, o->base) ? EXIT_ERR : EXIT_OK;
+    int dot = o->mode == M_DOT;
+    size_t n = dot ? (size_t)(o->to - o->from) + 1 : (size_t)o->maxd + 1;
+    double *curve = NULL;
+    g2e_err err;
+    if (n > ((size_t)1 << 28)) {
+        cli_error("%zu points is more than this command computes at once (2^28)", n);
         return EXIT_ERR;
     }
-    return out_commit(&of) == 0 ? EXIT_OK : EXIT_ERR;
+    if (!(curve = malloc(n * sizeof *curve))) {
+        cli_error("out of memory for %zu values", n);
+        return EXIT_ERR;
+    }
+    int rc = dot ? sin_dot_curve((uint64_t)o->from, (uint64_t)o->to, (size_t)o->dim, o->base, curve, &err)
+                 : sin_by_distance((size_t)o->len, (size_t)o->dim, o->base, (size_t)o->maxd, curve, &err);
+    if (rc) {
+        cli_error("%s", err.msg);
+    } else {   /* the index column, then the values (npy: the values alone) */
+        const tbl_col c[] = {{.key = dot ? "pos" : "distance", .width = 10, .prec = -1},
+                             {.key = dot ? "dot" : "mean_cosine", .width = 14, .prec = 9}};
+        tbl_series s = {.first = dot ? (double)o->from : 0, .col = {curve}};
+        tbl t = {.cols = c, .ncols = 2, .nrow = n, .row = tbl_series_row, .user = &s, .sep = "  ",
+                 .npy_first = 1, .npy_count = 1};
+        rc = table_emit(o->out, o->fmt, &t, NULL, NULL);
+    }
+    free(curve);
+    return rc ? EXIT_ERR : EXIT_OK;
 }
 
 int cmd_sinusoidal(int argc, char **argv)

@@ -61,6 +61,11 @@ int dl_is_hex(const char *s, size_t len);
 /* The remote header's wte and wpe against what o asks for (see dl_opts.n_vocab), and with
  * o->full the file_size against what such a model can be; what names the file in messages.
  * 0, or DL_E_SHAPE with err filled. */
+/* The tensor name or "transformer." + name in st, or NULL. */
+const st_tensor *dl_find_emb(const st_file *st, const char *name);
+/* "A x B" of a tensor's shape into buf[cap] ("a scalar" for 0-D); returns buf. */
+const char *dl_shape_str(const st_tensor *t, char *buf, size_t cap);
+
 int dl_check_shapes(const dl_opts *o, uint64_t file_size, const st_file *st,
                     const st_tensor *wte, const st_tensor *wpe, const char *what, g2e_err *err);
 

@@ -116,7 +116,7 @@ static void put_le64(uint8_t *p, uint64_t v)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static const st_tensor *find_either(const st_file *st, const char *name)
+const st_tensor *dl_find_emb(const st_file *st, const char *name)
 {
     char pre[64];
     const st_tensor *t = st_find(st, name);
@@ -126,8 +126,7 @@ static const st_tensor *find_either(const st_file *st, const char *name)
     return st_find(st, pre);
 }
 
-/* "A x B" of a tensor's shape into buf. */
-static const char *shape_str(const st_tensor *t, char *buf, size_t cap)
+const char *dl_shape_str(const st_tensor *t, char *buf, size_t cap)
 {
     size_t k = 0;
     buf[0] = '\0';
@@ -145,13 +144,13 @@ int dl_check_shapes(const dl_opts *o, uint64_t file_size, const st_file *st,
     if (wte->ndim != 2 || wpe->ndim != 2 || wte->shape[1] != wpe->shape[1])
         return g2e_fail(err, DL_E_SHAPE, "%s: %s is %s and %s is %s: not the embeddings of a "
                         "GPT-2 model (two matrices of the same width)", what, wte->name,
-                        shape_str(wte, a, sizeof a), wpe->name, shape_str(wpe, b, sizeof b));
+                        dl_shape_str(wte, a, sizeof a), wpe->name, dl_shape_str(wpe, b, sizeof b));
     if (o->n_vocab && o->n_ctx && o->n_embd &&
         (wte->shape[0] != o->n_vocab || wpe->shape[0] != o->n_ctx || wte->shape[1] != o->n_embd))
         return g2e_fail(err, DL_E_SHAPE, "%s: %s is %s and %s is %s, but the model asked for has "
                         "%" PRIu64 " x %" PRIu64 " and %" PRIu64 " x %" PRIu64 "; not downloading "
                         "it (check --model and --repo)", what, wte->name,
-                        shape_str(wte, a, sizeof a), wpe->name, shape_str(wpe, b, sizeof b),
+                        dl_shape_str(wte, a, sizeof a), wpe->name, dl_shape_str(wpe, b, sizeof b),
                         o->n_vocab, o->n_embd, o->n_ctx, o->n_embd);
     if (o->full && o->n_layer && o->n_vocab && o->n_ctx && o->n_embd) {
         /* every tensor of GPT2Model in F32: wte, wpe, per block ln_1, attn.c_attn, attn.c_proj,
@@ -202,7 +201,7 @@ static int fetch_header(dl_ctx *c, st_file **st, const st_tensor **wte_out,
                       c->shown_url, e2.msg);
         goto fail;
     }
-    const st_tensor *wte = find_either(*st, "wte.weight"), *wpe = find_either(*st, "wpe.weight");
+    const st_tensor *wte = dl_find_emb(*st, "wte.weight"), *wpe = dl_find_emb(*st, "wpe.weight");
     if (!wte || !wpe) {
         rc = g2e_fail(err, DL_E_NO_EMBEDDINGS, "%s has no %s: not a GPT-2 model?", c->shown_url,
                       !wte ? "wte.weight (nor transformer.wte.weight)"

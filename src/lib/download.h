@@ -216,4 +216,67 @@ const char *dl_url_shown(const char *url, char *buf, size_t cap);
  * (also when either does not parse). */
 int dl_same_origin(const char *a, const char *b);
 
+/* ---- the program's side, kept here where it is not command-line work ----------------
+ * (dl_meter.c, dl_local.c; used by `gpt2-embed download`, testable without a terminal)   */
+
+/* A progress meter: turns the dl_progress reports into the text a terminal shows, without
+ * printing it. One line per stage ("gpt2-embed: fetching the embeddings: 157.5 MB"), and,
+ * when bar is set, a bar redrawn in place ("\rtensors  [####---] 12.5%  ... ETA 0:42")
+ * at most every 0.1 s, completed before the next stage's line. A retry is one line. */
+typedef struct dl_meter {
+    int bar;                  /* 1: draw the bar (a terminal that wants one) */
+    const char *repo, *revision, *endpoint;   /* named by the resolve line (not owned) */
+    double (*clock)(void);    /* monotonic seconds; dl_meter_init sets the real one */
+    double t0, t_stage, t_last_draw;
+    dl_stage stage;
+    int have_stage, bar_open;
+    uint64_t done_at_stage;   /* bytes done when the stage started (resumed ones) */
+    dl_progress last;         /* the last report drawn in the bar */
+} dl_meter;
+
+void dl_meter_init(dl_meter *m, int bar, const char *repo, const char *revision,
+                   const char *endpoint);
+/* The text for report d (may be empty) into buf[cap] (NUL-terminated, cut if longer);
+ * returns its length. d->reason is copied, not kept. */
+size_t dl_meter_text(dl_meter *m, const dl_progress *d, char *buf, size_t cap);
+/* What ends an open bar ("\n", or ""), into buf[cap]; returns its length. */
+size_t dl_meter_close(dl_meter *m, char *buf, size_t cap);
+/* Seconds since dl_meter_init. */
+double dl_meter_elapsed(const dl_meter *m);
+/* bytes for people: "512 B", "12.3 kB", "157.5 MB", "1.23 GB" (powers of 1000). */
+void dl_human(char *buf, size_t cap, double bytes);
+
+/* What is at a download's destination before it starts (dl_local_check). */
+typedef enum dl_local_state {
+    DL_LOCAL_NONE,            /* nothing there (stat fails) */
+    DL_LOCAL_BAD,             /* a file that cannot be used: err says why */
+    DL_LOCAL_OTHER,           /* usable, but not what is asked for (embeddings only where
+                                 full is asked, or recorded from another repo/revision) */
+    DL_LOCAL_GOOD,            /* what is asked for: nothing to download */
+} dl_local_state;
+
+/* Looks at path: a safetensors file with wte and wpe (with or without "transformer."),
+ * whose recorded sha256.<tensor> values (metadata this module writes) match its bytes, and
+ * that has more tensors than those two when full is asked. A file that records its source
+ * (source_repo) must be of repo at revision (source_revision or source_commit equal to
+ * it); a file from elsewhere is taken as it is. commit (cap >= 41) receives the recorded
+ * source_commit, or "". Returns the state; err is filled for DL_LOCAL_BAD only. */
+dl_local_state dl_local_check(const char *path, const char *repo, const char *revision, int full,
+                              char *commit, size_t cap, g2e_err *err);
+
+/* "wte.weight (50257 x 768, F32)" for the tensors wte and wpe of the file at path into
+ * wte[cap] and wpe[cap] (each left as it is when the tensor is missing). 0, or -1 (both
+ * left as they are) when the file cannot be opened. */
+int dl_local_describe(const char *path, char *wte, char *wpe, size_t cap);
+
+/* mkdir -p path (0755); an existing component is taken as it is. 0, or -1 with errno. */
+int dl_mkdirs(const char *path);
+
+/* The shapes the model name stands for (models.h; NULL or an unknown name: none), and the
+ * test-suite knobs of the environment (not meant for users): GPT2_EMBED_TEST_BACKOFF_MS
+ * (first retry delay and its cap, in ms), GPT2_EMBED_TEST_ATTEMPTS (attempts in a row
+ * without progress), GPT2_EMBED_TEST_ANY_SHAPE=1 (no shapes: small fixtures can stand in
+ * for gpt2). Sets those fields of d and leaves the others. */
+void dl_opts_model(dl_opts *d, const char *model);
+
 #endif

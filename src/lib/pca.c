@@ -30,6 +30,24 @@ double pca_ratio(const pca_result *r, size_t i)
     return r->total > 0 ? r->variance[i] / r->total : 0;
 }
 
+size_t pca_signal_count(const pca_result *r)
+{
+    size_t k = 0;
+    while (k < r->d && r->variance[k] > r->floor)
+        k++;
+    return k;
+}
+
+void pca_variance_rows(const pca_result *r, double *v)
+{
+    double cum = 0;
+    for (size_t i = 0; i < r->d; i++) {
+        cum += pca_ratio(r, i);
+        v[4 * i] = (double)(i + 1), v[4 * i + 1] = r->variance[i];
+        v[4 * i + 2] = pca_ratio(r, i), v[4 * i + 3] = cum;
+    }
+}
+
 void pca_row_norms(const float *X, size_t n, size_t d, double *norms)
 {
     for (size_t r = 0; r < n; r++) {

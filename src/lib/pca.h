@@ -81,6 +81,14 @@ void pca_free(pca_result *r);
  * (0 when total is 0). */
 double pca_ratio(const pca_result *r, size_t i);
 
+/* The number of leading components whose variance is above the rounding-noise floor (n
+ * rows, centred, have at most n - 1 that are not noise). */
+size_t pca_signal_count(const pca_result *r);
+
+/* The explained-variance table: for each component i < d, the row (i + 1, variance[i],
+ * pca_ratio(r, i), the running sum of the ratios) into v (d, 4) row-major (the caller's). */
+void pca_variance_rows(const pca_result *r, double *v);
+
 /* The L2 norm of every row of X (n, d) float32, accumulated in double, into norms[n]
  * (the caller's): for wpe, the norm of each position vector against its position. */
 void pca_row_norms(const float *X, size_t n, size_t d, double *norms);

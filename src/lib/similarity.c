@@ -10,6 +10,7 @@
  * machine.
  */
 #include "similarity.h"
+#include "sinusoid.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -386,4 +387,68 @@ int sim_abs_percentile(const float *x, size_t n, double percentile, double *q, i
     if (fell_back)
         *fell_back = fb;
     return 0;
+}
+
+/* ---- inputs of the model and a cosine matrix's extremes (see similarity.h) ---- */
+
+/* x = wte[id] + wpe[pos] (either may be left out, < 0), tmp a scratch row. */
+static int input_row(const g2e_model *m, long long id, long long pos, float *x, float *tmp,
+                     g2e_err *err)
+{
+    if (pos >= 0 && (uint64_t)pos >= m->n_ctx)
+        return g2e_fail(err, SIM_E_RANGE, "position %zu is outside wpe, which has %zu rows (0..%zu)",
+                        (size_t)pos, m->n_ctx, m->n_ctx - 1);
+    if (id >= 0 && (uint64_t)id >= m->n_vocab)
+        return g2e_fail(err, SIM_E_RANGE, "token ID %lld is outside wte, which has %zu rows", id,
+                        m->n_vocab);
+    if (id < 0)
+        return pos < 0 ? g2e_fail(err, SIM_E_RANGE, "neither a token nor a position given")
+                       : model_wpe_row(m, (uint64_t)pos, x, err);
+    int rc = model_wte_row(m, (uint64_t)id, x, err);
+    if (rc == 0 && pos >= 0 && (rc = model_wpe_row(m, (uint64_t)pos, tmp, err)) == 0)
+        for (size_t c = 0; c < m->n_embd; c++)
+            x[c] = x[c] + tmp[c];
+    return rc;
+}
+
+int sim_input_cosine(const g2e_model *m, const long long id[2], const long long pos[2], double *out,
+                     g2e_err *err)
+{
+    size_t C = m->n_embd;
+    float *a = calloc(3 * (C ? C : 1), sizeof *a);
+    if (!a)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for three rows of %zu", C);
+    float *b = a + C, *tmp = b + C;
+    int rc = input_row(m, id[0], pos[0], a, tmp, err);
+    if (rc == 0)
+        rc = input_row(m, id[1], pos[1], b, tmp, err);
+    if (rc == 0)
+        rc = sim_cosine(a, b, C, out, err);
+    free(a);
+    return rc;
+}
+
+void sim_extremes(const double *M, size_t R, size_t p, size_t *near, double *best, size_t *far,
+                  double *worst)
+{
+    *near = *far = p;
+    *best = -2;
+    *worst = 2;
+    for (size_t q = 0; q < R; q++) {
+        double c = M[p * R + q];
+        if (q != p && c > *best)
+            *best = c, *near = q;
+        if (q != p && c < *worst)
+            *worst = c, *far = q;
+    }
+}
+
+int sim_learned_and_sinusoidal(const g2e_model *m, size_t len, size_t max_d, double base,
+                               double *sinus, double *learned, g2e_err *err)
+{
+    g2e_err e;
+    int rc = sin_by_distance(len, m->n_embd, base, max_d, sinus, err);
+    if (rc == 0 && (rc = sim_learned_by_distance(m, len, max_d, learned, NULL, &e)) != 0)
+        g2e_fail(err, rc, "wpe: %s", e.msg);
+    return rc;
 }

@@ -101,4 +101,27 @@ int sim_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double
 int sim_abs_percentile(const float *x, size_t n, double percentile, double *q, int *fell_back,
                        g2e_err *err);
 
+/* ---- inputs of the model and a cosine matrix's extremes (the commands' numbers) ---- */
+
+/* cos(x0, x1) of two input vectors x_k = wte[id[k]] + wpe[pos[k]] (float32 sums, as the
+ * embedding stage adds them), where id[k] < 0 leaves out the token row and pos[k] < 0 the
+ * position row (at least one of the two must be given). The rows of vector 0 are checked
+ * and read before those of vector 1: SIM_E_RANGE "position P is outside wpe, which has N rows
+ * (0..N-1)" or "token ID T is outside wte, which has N rows"; a row the model cannot read
+ * gives the model's error; then sim_cosine's SIM_E_ZERO / SIM_E_NONFINITE. */
+int sim_input_cosine(const g2e_model *m, const long long id[2], const long long pos[2], double *out,
+                     g2e_err *err);
+
+/* The learned curve (sim_learned_by_distance, into learned) and the sinusoidal one of the
+ * same width D = n_embd (sin_by_distance, into sinus) over positions 0..len-1, for
+ * d = 0..max_d: the two columns of one chart. Errors as those functions give them, the
+ * learned curve's prefixed "wpe: ". */
+int sim_learned_and_sinusoidal(const g2e_model *m, size_t len, size_t max_d, double base,
+                               double *sinus, double *learned, g2e_err *err);
+
+/* In row p of a cosine matrix M (R, R), R >= 2: the other row most alike (*near, its cosine
+ * *best) and least alike (*far, *worst); the first one on ties. */
+void sim_extremes(const double *M, size_t R, size_t p, size_t *near, double *best, size_t *far,
+                  double *worst);
+
 #endif
