@@ -287,14 +287,11 @@ bench-peers:
 $(B)/mkfixture: $(B)/tools/mkfixture.o $(B)/tests/fixture.o $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Fuzzing: clang's libFuzzer with ASan+UBSan, over the library compiled alone (fuzz_ids also
-# over the program wing's ID-list grammar, src/cli/opt.c, which reads standard input).
-build-fuzz/fuzz_ids: FUZZ_CLI := src/cli/opt.c
-build-fuzz/fuzz_ids: src/cli/opt.c
+# Fuzzing: clang's libFuzzer with ASan+UBSan, over the library compiled alone.
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
 	clang $(CPPFLAGS) -DG2E_SRCDIR='"$(CURDIR)"' -O1 -g -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=all -o $@ $< $(LIB_SRC) $(FUZZ_CLI) $(LDLIBS)
+	    -fno-sanitize-recover=all -o $@ $< $(LIB_SRC) $(LDLIBS)
 
 fuzz: $(FUZZ_BIN)
 	@set -e; for f in $(FUZZ_BIN); do \

@@ -9,6 +9,8 @@
  */
 #include "opt.h"
 
+#include "idlist.h"
+
 #include "cli.h"
 
 #include "text.h"
@@ -493,117 +495,15 @@ int opt_given(const opt_cmd *cmd, const opt_parsed *p, const char *name)
     return 0;
 }
 
-/* ---- the ID grammar ---- */
-
-static int is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static int ids_error(char *err, size_t errlen, const char *s, size_t len, size_t at, const char *what)
-{
-    size_t e = at;
-    while (e < len && e - at < 20 && !is_space(s[e]) && s[e] != ',')
-        e++;
-    if (at >= len) {
-        snprintf(err, errlen, _("%s at the end"), gettext(what));
-    } else {
-        /* outside data, shown escaped: a NUL or ESC byte visible as \x00, \x1B */
-        char shown[128];
-        text_escape_buf(shown, sizeof shown, s + at, e > at ? e - at : 1, TEXT_ESC_VISIBLE);
-        snprintf(err, errlen, _("%s at character %zu, got '%.*s'"), gettext(what), at + 1,
-                 (int)strlen(shown), shown);
-    }
-    return -1;
-}
-
-static int ids_push(uint32_t **v, size_t *n, size_t *cap, uint32_t id)
-{
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 64;
-        uint32_t *q = realloc(*v, c * sizeof *q);
-        if (!q)
-            return -1;
-        *v = q;
-        *cap = c;
-    }
-    (*v)[(*n)++] = id;
-    return 0;
-}
-
-/* One ID at s[*at..): digits, checked against 2^32 and n_vocab. */
-static int ids_number(const char *s, size_t len, size_t *at, uint32_t n_vocab, uint32_t *id,
-                      char *err, size_t errlen)
-{
-    size_t p = *at;
-    uint64_t v = 0;
-    if (p >= len || s[p] < '0' || s[p] > '9')
-        return ids_error(err, errlen, s, len, p, N_("expected a token ID (a whole number)"));
-    for (; p < len && s[p] >= '0' && s[p] <= '9'; p++)
-        if ((v = v * 10 + (uint64_t)(s[p] - '0')) > UINT32_MAX)
-            return ids_error(err, errlen, s, len, *at, N_("token ID too large"));
-    if (p < len && !is_space(s[p]) && s[p] != ',' && s[p] != ']')
-        return ids_error(err, errlen, s, len, *at, N_("expected a token ID (a whole number)"));
-    if (n_vocab != UINT32_MAX && v >= n_vocab) {
-        snprintf(err, errlen, _("token ID %" PRIu64 " at character %zu is not below the vocabulary "
-                 "size %" PRIu32), v, *at + 1, n_vocab);
-        return -1;
-    }
-    *id = (uint32_t)v;
-    *at = p;
-    return 0;
-}
+/* ---- the ID grammar: the library's (idlist.c), its message in the program's buffer ---- */
 
 int opt_parse_ids(const char *s, size_t len, uint32_t n_vocab, uint32_t **ids, size_t *n,
                   char *err, size_t errlen)
 {
-    uint32_t *v = NULL;
-    size_t cnt = 0, cap = 0, p = 0;
-    while (p < len && is_space(s[p]))
-        p++;
-    int bracket = p < len && s[p] == '[';
-    p += (size_t)bracket;
-    int need_id = 0; /* after a comma, an ID must follow */
-    for (;;) {
-        while (p < len && is_space(s[p]))
-            p++;
-        if (p >= len || s[p] == ']')
-            break;
-        uint32_t id = 0;
-        if (ids_number(s, len, &p, n_vocab, &id, err, errlen))
-            goto fail;
-        if (ids_push(&v, &cnt, &cap, id)) {
-            snprintf(err, errlen, "%s", _("out of memory"));
-            goto fail;
-        }
-        need_id = 0;
-        while (p < len && is_space(s[p]))
-            p++;
-        if (p < len && s[p] == ',') {
-            p++;
-            need_id = 1;
-        }
-    }
-    if (need_id) {
-        ids_error(err, errlen, s, len, p, N_("expected a token ID after ','"));
-        goto fail;
-    }
-    if (bracket != (p < len && s[p] == ']')) {
-        ids_error(err, errlen, s, len, p, bracket ? N_("expected ']'") : N_("unexpected ']'"));
-        goto fail;
-    }
-    p += (size_t)bracket;
-    while (p < len && is_space(s[p]))
-        p++;
-    if (p < len) {
-        ids_error(err, errlen, s, len, p, N_("unexpected text after the IDs"));
-        goto fail;
-    }
-    *ids = v;
-    *n = cnt;
-    return 0;
-fail:
-    free(v);
+    g2e_err e;
+    if (!idlist_parse(s, len, n_vocab, ids, n, &e))
+        return 0;
+    snprintf(err, errlen, "%s", e.msg);
     return -1;
 }
 
