@@ -5,9 +5,11 @@
  * values are known, and against an ldexp decoding of all 65,536 halves). */
 #include "fixture.h"
 #include "safetensors.h"
+#include "st_ref_cjson.h"
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -661,4 +663,128 @@ Test(safetensors, dtype_names_and_sizes)
     cr_expect_eq(st_dtype_from_name("F128"), -1);
     cr_expect_eq(st_dtype_from_name(NULL), -1);
     cr_expect_str_eq(st_dtype_name(ST_DTYPE_COUNT), "?");
+}
+
+/* ------------------------------------------------------------------------------------
+ * The header parser against the cJSON-based reader it replaced (tests/st_ref_cjson.c). */
+
+/* The header bytes of a fixture file (written to a temp dir and read back). */
+static uint8_t *fixture_header(const fixture_opts *o, size_t *hlen, uint64_t *data_len)
+{
+    char err[256], *dir = test_tmpdir("st-hdr"), *path = path_join(dir, "f.safetensors");
+    cr_assert_eq(fixture_write(path, o, err, sizeof err), 0, "%s", err);
+    FILE *fp = fopen(path, "rb");
+    cr_assert(fp != NULL);
+    uint8_t pre[8];
+    cr_assert_eq(fread(pre, 1, 8, fp), 8);
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; i--) n = n << 8 | pre[i];
+    uint8_t *h = malloc(n + 1);
+    cr_assert(h != NULL);
+    cr_assert_eq(fread(h, 1, n, fp), n);
+    fseek(fp, 0, SEEK_END);
+    *data_len = (uint64_t)ftell(fp) - 8 - n;
+    fclose(fp);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+    free(dir);
+    *hlen = (size_t)n;
+    return h;
+}
+
+/* Counts a disagreement (and shows the first few). */
+static size_t agree(const uint8_t *h, size_t n, uint64_t data_len, const char *what)
+{
+    char why[1400];
+    if (st_ref_agree(h, n, data_len, why, sizeof why)) return 0;
+    static int shown;
+    if (shown++ < 12)
+        cr_log_error("%s (%zu bytes '%.*s'): %s", what, n, (int)(n < 120 ? n : 120), (const char *)h, why);
+    return 1;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Random edits of h: bytes replaced by ones that matter to JSON, deleted, inserted, or a
+ * range repeated; each result compared. */
+static size_t agree_mutations(const uint8_t *h, size_t n, uint64_t data_len, int rounds, uint64_t seed)
+{
+    static const char BYTES[] = "\"\\{}[],: 019-+.eEutrnfalsx/\t\n\r\x01\x7f\x80\xc3\xa9\xed\xef";
+    size_t diffs = 0;
+    uint8_t *m = malloc(2 * n + 16);
+    cr_assert(m != NULL);
+    for (int r = 0; r < rounds; r++) {
+        memcpy(m, h, n);
+        size_t len = n;
+        int edits = 1 + (int)(rng_next(&seed) % 3);
+        for (int k = 0; k < edits && len > 0; k++) {
+            size_t at = (size_t)(rng_next(&seed) % len);
+            uint8_t b = (uint8_t)BYTES[rng_next(&seed) % (sizeof BYTES - 1)];
+            switch (rng_next(&seed) % 4) {
+            case 0: m[at] = b; break;
+            case 1: memmove(m + at, m + at + 1, len - at - 1); len--; break;
+            case 2: memmove(m + at + 1, m + at, len - at); m[at] = b; len++; break;
+            default: {
+                size_t span = 1 + (size_t)(rng_next(&seed) % 8);
+                if (at + span > len || len + span > 2 * n + 16) break;
+                memmove(m + at + span, m + at, len - at);
+                len += span;
+            }
+            }
+        }
+        diffs += agree(m, len, data_len, "mutation");
+    }
+    free(m);
+    return diffs;
+}
+
+Test(safetensors, header_parser_agrees_with_the_cjson_reader)
+{
+    size_t diffs = 0, cases = 0;
+    /* the fixtures' headers, every prefix of the small ones, and edits of them */
+    for (int v = 0; v < 4; v++) {
+        fixture_opts o;
+        static const char *const META[] = {"format", "pt", "k\xc3\xa9y", "v\\\"al\n", NULL};
+        if (v < 2) fixture_gpt2(&o, v ? ST_BF16 : ST_F32, v ? "transformer." : NULL);
+        else fixture_tiny(&o);
+        if (v == 3) o.meta = META;
+        size_t n;
+        uint64_t dl;
+        uint8_t *h = fixture_header(&o, &n, &dl);
+        diffs += agree(h, n, dl, "fixture"), cases++;
+        for (size_t k = 0; k < n && v >= 2; k++)
+            diffs += agree(h, k, dl, "prefix"), cases++;
+        int rounds = v < 2 ? 200 : 20000;
+        diffs += agree_mutations(h, n, dl, rounds, 0x9E3779B97F4A7C15ull + (uint64_t)v);
+        cases += (size_t)rounds;
+        free(h);
+    }
+    /* every malformed case of the table above */
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++, cases++)
+        if (!BAD[i].raw) diffs += agree((const uint8_t *)BAD[i].hdr, BAD[i].hdr_len, BAD[i].data_len, BAD[i].what);
+    /* the fuzz target's seeds: their header (when the prefix fits) and all their bytes */
+    DIR *d = opendir(G2E_SRCDIR "/tests/fuzz/seeds-safetensors");
+    cr_assert(d != NULL);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char *path = path_join(G2E_SRCDIR "/tests/fuzz/seeds-safetensors", e->d_name);
+        size_t len;
+        uint8_t *b = (uint8_t *)read_file(path, &len);
+        cr_assert(b != NULL, "%s", path);
+        uint64_t n = 0;
+        for (int i = 7; i >= 0 && len >= 8; i--) n = n << 8 | b[i];
+        if (len >= 8 && n <= len - 8) diffs += agree(b + 8, (size_t)n, len - 8 - n, e->d_name), cases++;
+        diffs += agree(b, len, 0, e->d_name), cases++;
+        free(b);
+        free(path);
+    }
+    closedir(d);
+    cr_expect_eq(diffs, 0, "%zu of %zu headers parsed differently", diffs, cases);
 }
