@@ -279,9 +279,12 @@ $(B)/mkfixture: $(B)/tools/mkfixture.o $(B)/tests/fixture.o $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Fuzzing: clang's libFuzzer with ASan+UBSan, over the library compiled alone (fuzz_ids also
-# over the program wing's ID-list grammar, src/cli/opt.c, which reads standard input).
+# over the program wing's ID-list grammar, src/cli/opt.c, which reads standard input;
+# fuzz_safetensors also over the old cJSON-based header reader it compares with).
 build-fuzz/fuzz_ids: FUZZ_CLI := src/cli/opt.c
 build-fuzz/fuzz_ids: src/cli/opt.c
+build-fuzz/fuzz_safetensors: FUZZ_CLI := tests/st_ref_cjson.c
+build-fuzz/fuzz_safetensors: tests/st_ref_cjson.c tests/st_ref_cjson.h
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
 	clang $(CPPFLAGS) -DG2E_SRCDIR='"$(CURDIR)"' -O1 -g -fsanitize=fuzzer,address,undefined \

@@ -14,9 +14,9 @@
  * cJSON is too lenient for this format: it takes NUL and every control byte for
  * whitespace, skips a byte order mark, stops at the object's end, and keeps numbers only
  * as doubles, which cannot hold every 64-bit offset and read 1.0, 1e3 and 01 as integers.
- * This parser does it all at once in about 0.12 M (see the figures in the commit that
- * brought it), with one allocation for the tensors (grown geometrically), one for the
- * metadata and one block for every name, key and value.
+ * This parser does it all at once in 0.44 M (the whole run: 1.84 M), with one allocation
+ * for the tensors and one for the metadata (each grown geometrically) and one block for
+ * every name, key and value.
  *
  * What it accepts is RFC 8259's grammar exactly, restricted to the safetensors structure;
  * the messages and status codes are those of the cJSON-based reader it replaced (kept in
