@@ -67,9 +67,10 @@ size_t st_dtype_size(st_dtype d)
 int st_dtype_from_name(const char *s)
 {
     for (int i = 0; s && i < ST_DTYPE_COUNT; i++) {
-        const char *d = DTYPES[i].name;
-        size_t k = 0;
-        while (d[k] && d[k] == s[k]) k++;   /* inline: called once per tensor at open */
+        const char *d = DTYPES[i].name;     /* inline, first byte first: once per tensor at open */
+        if (d[0] != s[0]) continue;
+        size_t k = 1;
+        while (d[k] && d[k] == s[k]) k++;
         if (!d[k] && !s[k]) return i;
     }
     return -1;
