@@ -287,11 +287,14 @@ bench-peers:
 $(B)/mkfixture: $(B)/tools/mkfixture.o $(B)/tests/fixture.o $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Fuzzing: clang's libFuzzer with ASan+UBSan, over the library compiled alone.
+# Fuzzing: clang's libFuzzer with ASan+UBSan, over the library compiled alone
+# (fuzz_safetensors also over the old cJSON-based header reader it compares with).
+build-fuzz/fuzz_safetensors: FUZZ_CLI := tests/st_ref_cjson.c
+build-fuzz/fuzz_safetensors: tests/st_ref_cjson.c tests/st_ref_cjson.h
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
 	clang $(CPPFLAGS) -DG2E_SRCDIR='"$(CURDIR)"' -O1 -g -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=all -o $@ $< $(LIB_SRC) $(LDLIBS)
+	    -fno-sanitize-recover=all -o $@ $< $(LIB_SRC) $(FUZZ_CLI) $(LDLIBS)
 
 fuzz: $(FUZZ_BIN)
 	@set -e; for f in $(FUZZ_BIN); do \

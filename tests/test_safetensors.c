@@ -5,9 +5,11 @@
  * values are known, and against an ldexp decoding of all 65,536 halves). */
 #include "fixture.h"
 #include "safetensors.h"
+#include "st_ref_cjson.h"
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -661,4 +663,356 @@ Test(safetensors, dtype_names_and_sizes)
     cr_expect_eq(st_dtype_from_name("F128"), -1);
     cr_expect_eq(st_dtype_from_name(NULL), -1);
     cr_expect_str_eq(st_dtype_name(ST_DTYPE_COUNT), "?");
+}
+
+/* ------------------------------------------------------------------------------------
+ * The header parser against the cJSON-based reader it replaced (tests/st_ref_cjson.c). */
+
+/* The header bytes of a fixture file (written to a temp dir and read back). */
+static uint8_t *fixture_header(const fixture_opts *o, size_t *hlen, uint64_t *data_len)
+{
+    char err[256], *dir = test_tmpdir("st-hdr"), *path = path_join(dir, "f.safetensors");
+    cr_assert_eq(fixture_write(path, o, err, sizeof err), 0, "%s", err);
+    FILE *fp = fopen(path, "rb");
+    cr_assert(fp != NULL);
+    uint8_t pre[8];
+    cr_assert_eq(fread(pre, 1, 8, fp), 8);
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; i--) n = n << 8 | pre[i];
+    uint8_t *h = malloc(n + 1);
+    cr_assert(h != NULL);
+    cr_assert_eq(fread(h, 1, n, fp), n);
+    fseek(fp, 0, SEEK_END);
+    *data_len = (uint64_t)ftell(fp) - 8 - n;
+    fclose(fp);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+    free(dir);
+    *hlen = (size_t)n;
+    return h;
+}
+
+/* Counts a disagreement (and shows the first few). */
+static size_t agree(const uint8_t *h, size_t n, uint64_t data_len, const char *what)
+{
+    char why[1400];
+    if (st_ref_agree(h, n, data_len, why, sizeof why)) return 0;
+    static int shown;
+    if (shown++ < 12)
+        cr_log_error("%s (%zu bytes '%.*s'): %s", what, n, (int)(n < 120 ? n : 120), (const char *)h, why);
+    return 1;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Random edits of h: bytes replaced by ones that matter to JSON, deleted, inserted, or a
+ * range repeated; each result compared. */
+static size_t agree_mutations(const uint8_t *h, size_t n, uint64_t data_len, int rounds, uint64_t seed)
+{
+    static const char BYTES[] = "\"\\{}[],: 019-+.eEutrnfalsx/\t\n\r\x01\x7f\x80\xc3\xa9\xed\xef";
+    size_t diffs = 0;
+    uint8_t *m = malloc(2 * n + 16);
+    cr_assert(m != NULL);
+    for (int r = 0; r < rounds; r++) {
+        memcpy(m, h, n);
+        size_t len = n;
+        int edits = 1 + (int)(rng_next(&seed) % 3);
+        for (int k = 0; k < edits && len > 0; k++) {
+            size_t at = (size_t)(rng_next(&seed) % len);
+            uint8_t b = (uint8_t)BYTES[rng_next(&seed) % (sizeof BYTES - 1)];
+            switch (rng_next(&seed) % 4) {
+            case 0: m[at] = b; break;
+            case 1: memmove(m + at, m + at + 1, len - at - 1); len--; break;
+            case 2: memmove(m + at + 1, m + at, len - at); m[at] = b; len++; break;
+            default: {
+                size_t span = 1 + (size_t)(rng_next(&seed) % 8);
+                if (at + span > len || len + span > 2 * n + 16) break;
+                memmove(m + at + span, m + at, len - at);
+                len += span;
+            }
+            }
+        }
+        diffs += agree(m, len, data_len, "mutation");
+    }
+    free(m);
+    return diffs;
+}
+
+Test(safetensors, header_parser_agrees_with_the_cjson_reader)
+{
+    size_t diffs = 0, cases = 0;
+    /* the fixtures' headers, every prefix of the small ones, and edits of them */
+    for (int v = 0; v < 4; v++) {
+        fixture_opts o;
+        static const char *const META[] = {"format", "pt", "k\xc3\xa9y", "v\\\"al\n", NULL};
+        if (v < 2) fixture_gpt2(&o, v ? ST_BF16 : ST_F32, v ? "transformer." : NULL);
+        else fixture_tiny(&o);
+        if (v == 3) o.meta = META;
+        size_t n;
+        uint64_t dl;
+        uint8_t *h = fixture_header(&o, &n, &dl);
+        diffs += agree(h, n, dl, "fixture"), cases++;
+        for (size_t k = 0; k < n && v >= 2; k++)
+            diffs += agree(h, k, dl, "prefix"), cases++;
+        int rounds = v < 2 ? 200 : 20000;
+        diffs += agree_mutations(h, n, dl, rounds, 0x9E3779B97F4A7C15ull + (uint64_t)v);
+        cases += (size_t)rounds;
+        free(h);
+    }
+    /* every malformed case of the table above */
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++, cases++)
+        if (!BAD[i].raw) diffs += agree((const uint8_t *)BAD[i].hdr, BAD[i].hdr_len, BAD[i].data_len, BAD[i].what);
+    /* the fuzz target's seeds: their header (when the prefix fits) and all their bytes */
+    DIR *d = opendir(G2E_SRCDIR "/tests/fuzz/seeds-safetensors");
+    cr_assert(d != NULL);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char *path = path_join(G2E_SRCDIR "/tests/fuzz/seeds-safetensors", e->d_name);
+        size_t len;
+        uint8_t *b = (uint8_t *)read_file(path, &len);
+        cr_assert(b != NULL, "%s", path);
+        uint64_t n = 0;
+        for (int i = 7; i >= 0 && len >= 8; i--) n = n << 8 | b[i];
+        if (len >= 8 && n <= len - 8) diffs += agree(b + 8, (size_t)n, len - 8 - n, e->d_name), cases++;
+        diffs += agree(b, len, 0, e->d_name), cases++;
+        free(b);
+        free(path);
+    }
+    closedir(d);
+    cr_expect_eq(diffs, 0, "%zu of %zu headers parsed differently", diffs, cases);
+}
+
+/* ------------------------------------------------------------------------------------
+ * The header parser's edges: RFC 8259 strings and numbers, nesting, truncation. */
+
+/* Parses hdr (a header alone) against data_len bytes; the status, e's message. */
+static int parse_hdr(const char *hdr, size_t len, uint64_t data_len, st_file **f, g2e_err *e)
+{
+    g2e_clear(e);
+    *f = NULL;
+    return st_parse_header(f, (const uint8_t *)hdr, len, data_len, e);
+}
+
+Test(safetensors, strings_decode_every_escape_and_surrogate_pair)
+{
+    /* a name with every escape, raw UTF-8, BMP and astral \u escapes; escaped keys and
+     * dtype; metadata with escapes in key and value */
+    static const char H[] =
+        "{\"__metadata__\":{\"k\\u00e9y\":\"v\\/\\\"\\u20ac\"},"
+        "\"a\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\u20AC\\ud83d\\ude00\xc3\xa9\xf0\x9f\x98\x80z\":"
+        "{\"d\\u0074ype\":\"F\\u0033\\u0032\",\"sha\\u0070e\":[1],\"data_offsets\":[0,4]}}";
+    static const char NAME[] = "a\"\\/\b\f\n\r\t\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xc3\xa9\xf0\x9f\x98\x80z";
+    st_file *f;
+    g2e_err e;
+    cr_assert_eq(parse_hdr(H, sizeof H - 1, 4, &f, &e), 0, "%s", e.msg);
+    cr_assert_eq(f->n_tensors, 1);
+    cr_expect_str_eq(f->tensors[0].name, NAME);
+    cr_expect_eq(f->tensors[0].dtype, ST_F32);
+    cr_expect_str_eq(st_meta_get(f, "k\xc3\xa9y"), "v/\"\xe2\x82\xac");
+    st_close(f);
+    char why[1400];
+    cr_expect(st_ref_agree((const uint8_t *)H, sizeof H - 1, 4, why, sizeof why), "%s", why);
+}
+
+/* A header {"<name>":{T1}}: the name's bytes start at offset 2. */
+static char *named(const char *name)
+{
+    char *h = malloc(strlen(name) + sizeof T1 + 16);
+    cr_assert(h != NULL);
+    sprintf(h, "{\"%s\":{" T1 "}}", name);
+    return h;
+}
+
+Test(safetensors, bad_escapes_and_lone_surrogates_are_refused_where_they_are)
+{
+    static const struct { const char *name; size_t at; } C[] = {
+        {"\\ud83dx", 8},            /* high surrogate, then not an escape: at the 'x' */
+        {"\\ud83d\\n", 9},          /* then another escape: at its 'n' */
+        {"\\ude00", 2},             /* a low surrogate alone: at its backslash */
+        {"\\ude00\\ud83d", 2},      /* a pair reversed */
+        {"\\ud83d\\u0041", 8},      /* high, then not a low: at the second backslash */
+        {"\\ud83d\\ud83d", 8},      /* high, then high */
+        {"\\u00zz", 6},             /* not a hex digit: at it */
+        {"\\u12", 6},               /* too few digits: at the quote */
+        {"\\x", 3},                 /* no such escape: at the letter */
+        {"\\U0041", 3},
+        {"\\'", 3},
+        {"\\0", 3},
+    };
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        char *h = named(C[i].name), want[64];
+        st_file *f;
+        g2e_err e;
+        int rc = parse_hdr(h, strlen(h), 4, &f, &e);
+        cr_expect_eq(rc, ST_E_HEADER_JSON, "%s: %d %s", C[i].name, rc, e.msg);
+        snprintf(want, sizeof want, "near header offset %zu of %zu", C[i].at, strlen(h));
+        cr_expect(strstr(e.msg, want) != NULL, "%s: '%s' not in '%s'", C[i].name, want, e.msg);
+        cr_expect_null(f);
+        free(h);
+    }
+}
+
+Test(safetensors, a_bad_hex_digit_no_longer_cuts_a_name_short)
+{
+    /* cJSON 1.7.15 reads \u00zz as U+0000, which ends the C string: the old reader accepted
+     * this header with a tensor named "a". */
+    char *h = named("a\\u00zzb");
+    st_file *f;
+    g2e_err e;
+    cr_assert_eq(st_ref_parse_header(&f, (const uint8_t *)h, strlen(h), 4, &e), 0, "%s", e.msg);
+    cr_expect_str_eq(f->tensors[0].name, "a");
+    st_ref_close(f);
+    cr_expect_eq(parse_hdr(h, strlen(h), 4, &f, &e), ST_E_HEADER_JSON, "%s", e.msg);
+    cr_expect(strstr(e.msg, "offset 7 of") != NULL, "%s", e.msg);
+    free(h);
+}
+
+/* {"t":{"dtype":"U8","shape":[<dim>,0],"data_offsets":[0,0]}}: the dimension at offset 28. */
+static int parse_dim(const char *dim, st_file **f, g2e_err *e, size_t *len)
+{
+    char h[256];
+    *len = (size_t)snprintf(h, sizeof h, "{\"t\":{\"dtype\":\"U8\",\"shape\":[%s,0],\"data_offsets\":[0,0]}}", dim);
+    char why[1400];
+    cr_expect(st_ref_agree((const uint8_t *)h, *len, 0, why, sizeof why), "%s: %s", dim, why);
+    return parse_hdr(h, *len, 0, f, e);
+}
+
+Test(safetensors, numbers_are_rfc_8259_and_only_plain_integers_are_taken)
+{
+    static const char *const NOT_PLAIN[] = {"1.0", "1e3", "1E+3", "1e-0", "0.5e-2", "-0", "-1", "01", "-01", "00", "1.5"};
+    for (size_t i = 0; i < sizeof NOT_PLAIN / sizeof NOT_PLAIN[0]; i++) {
+        st_file *f;
+        g2e_err e;
+        size_t len;
+        char want[64];
+        cr_expect_eq(parse_dim(NOT_PLAIN[i], &f, &e, &len), ST_E_SHAPE, "%s: %s", NOT_PLAIN[i], e.msg);
+        snprintf(want, sizeof want, "dimension 0 '%s' is not a plain non-negative integer", NOT_PLAIN[i]);
+        cr_expect(strstr(e.msg, want) != NULL, "%s: %s", NOT_PLAIN[i], e.msg);
+    }
+    /* not JSON numbers at all: refused where the grammar breaks */
+    static const struct { const char *dim; size_t at; } NOT_JSON[] = {
+        {"1.", 30}, {"-", 29}, {"1e", 30}, {"1e+", 31}, {"--1", 29}, {"+1", 28}, {".5", 28},
+        {"-.5", 29}, {"0x10", 29}, {"1.5.3", 31}, {"Infinity", 28}, {"NaN", 28}, {"1,", 30},
+        {"tru", 31}, {"nul", 31},
+    };
+    for (size_t i = 0; i < sizeof NOT_JSON / sizeof NOT_JSON[0]; i++) {
+        st_file *f;
+        g2e_err e;
+        size_t len;
+        char want[64];
+        cr_expect_eq(parse_dim(NOT_JSON[i].dim, &f, &e, &len), ST_E_HEADER_JSON, "%s: %s", NOT_JSON[i].dim, e.msg);
+        snprintf(want, sizeof want, "near header offset %zu of %zu", NOT_JSON[i].at, len);
+        cr_expect(strstr(e.msg, want) != NULL, "%s: '%s' not in '%s'", NOT_JSON[i].dim, want, e.msg);
+    }
+    /* 2^64-1 exactly; one more, and far more, are refused by name */
+    st_file *f;
+    g2e_err e;
+    size_t len;
+    cr_assert_eq(parse_dim("18446744073709551615", &f, &e, &len), 0, "%s", e.msg);
+    cr_expect_eq(f->tensors[0].shape[0], UINT64_MAX);
+    cr_expect_eq(f->tensors[0].shape[1], 0);
+    st_close(f);
+    cr_assert_eq(parse_dim("0", &f, &e, &len), 0, "%s", e.msg);
+    cr_expect_eq(f->tensors[0].shape[0], 0);
+    st_close(f);
+    static const char *const HUGE[] = {"18446744073709551616", "99999999999999999999999",
+                                       "1000000000000000000000000000000000000000000000000000000000",
+                                       "1000000000000000000000000000000000000000000000000000000000000000000000"};
+    for (size_t i = 0; i < sizeof HUGE / sizeof HUGE[0]; i++) {
+        cr_expect_eq(parse_dim(HUGE[i], &f, &e, &len), ST_E_SHAPE, "%s: %s", HUGE[i], e.msg);
+        cr_expect(strstr(e.msg, "larger than 2^64-1") != NULL, "%s", e.msg);
+    }
+}
+
+/* {"__metadata__":{"k":[[[...]]]}} with `levels` arrays and objects open at the innermost
+ * point, counting the header's own object. */
+static char *nested(size_t levels, int in_tensor, size_t *len)
+{
+    char *h = malloc(2 * levels + 64);
+    cr_assert(h != NULL);
+    size_t k = (size_t)sprintf(h, in_tensor ? "{\"t\":" : "{\"__metadata__\":{\"k\":");
+    size_t arrays = levels - (in_tensor ? 1 : 2);
+    for (size_t i = 0; i < arrays; i++) h[k++] = '[';
+    for (size_t i = 0; i < arrays; i++) h[k++] = ']';
+    k += (size_t)sprintf(h + k, in_tensor ? "}" : "}}");
+    *len = k;
+    return h;
+}
+
+Test(safetensors, nesting_stops_at_1000_levels_without_recursion)
+{
+    for (int in_tensor = 0; in_tensor <= 1; in_tensor++) {
+        size_t len;
+        st_file *f;
+        g2e_err e;
+        char why[1400];
+        /* 1000 levels: valid JSON, refused for what the value is */
+        char *h = nested(1000, in_tensor, &len);
+        int rc = parse_hdr(h, len, 0, &f, &e);
+        cr_expect_eq(rc, in_tensor ? ST_E_TENSOR_NOT_OBJECT : ST_E_METADATA, "%s", e.msg);
+        cr_expect(st_ref_agree((const uint8_t *)h, len, 0, why, sizeof why), "%s", why);
+        free(h);
+        /* 1001: refused as too deep, at the bracket that opens the 1001st level */
+        h = nested(1001, in_tensor, &len);
+        rc = parse_hdr(h, len, 0, &f, &e);
+        cr_expect_eq(rc, ST_E_HEADER_JSON, "%s", e.msg);
+        char want[96];
+        snprintf(want, sizeof want, "more than 1000 deep (at header offset %zu)",
+                 (in_tensor ? 5 : 21) + (size_t)(1001 - (in_tensor ? 1 : 2)) - 1);
+        cr_expect(strstr(e.msg, want) != NULL, "'%s' not in '%s'", want, e.msg);
+        cr_expect(st_ref_agree((const uint8_t *)h, len, 0, why, sizeof why), "%s", why);
+        free(h);
+        /* a million: the same, in constant stack */
+        h = nested(1000000, in_tensor, &len);
+        cr_expect_eq(parse_hdr(h, len, 0, &f, &e), ST_E_HEADER_JSON, "%s", e.msg);
+        free(h);
+    }
+}
+
+/* Every prefix of a valid header, cut before its object closes, is refused at its end
+ * ("near header offset k of k"), or as cut UTF-8 when the cut splits a character. */
+static void check_prefixes(const uint8_t *h, size_t n, uint64_t data_len, const char *what)
+{
+    size_t end = n;
+    while (end > 0 && h[end - 1] != '}') end--;
+    cr_assert_gt(end, 0);
+    st_file *f;
+    g2e_err e;
+    cr_assert_eq(parse_hdr((const char *)h, end, data_len, &f, &e), 0, "%s: %s", what, e.msg);
+    st_close(f);
+    size_t bad = 0;
+    for (size_t k = 0; k < end; k++) {
+        char want[64];
+        snprintf(want, sizeof want, "near header offset %zu of %zu)", k, k);
+        int rc = parse_hdr((const char *)h, k, data_len, &f, &e);
+        int ok = f == NULL && ((rc == ST_E_HEADER_JSON && strstr(e.msg, want)) ||
+                               (rc == ST_E_HEADER_UTF8 && k > 0 && h[k] >= 0x80 && h[k] < 0xC0));
+        if (!ok && bad++ < 5) cr_log_error("%s, first %zu bytes: %d %s", what, k, rc, e.msg);
+    }
+    cr_expect_eq(bad, 0, "%s: %zu of %zu prefixes", what, bad, end);
+}
+
+Test(safetensors, every_truncation_of_a_header_is_an_error_at_its_end)
+{
+    fixture_opts o;
+    fixture_gpt2(&o, ST_F32, NULL);
+    size_t n;
+    uint64_t dl;
+    uint8_t *h = fixture_header(&o, &n, &dl);
+    check_prefixes(h, n, dl, "gpt2");
+    free(h);
+    static const char E[] =
+        "{\"__metadata__\":{\"k\\u00e9y\":\"v\\/\\\"\\u20ac\", \"x\":\"\xf0\x9f\x98\x80\"} ,\n"
+        "\"a\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\u20AC\\ud83d\\ude00\xc3\xa9z\" : "
+        "{ \"dtype\" : \"F32\" , \"shape\" : [ 1 , 2 ] , \"data_offsets\" : [ 0 , 8 ] } ,"
+        "\"e\":{\"dtype\":\"U8\",\"shape\":[],\"data_offsets\":[8,9]},"
+        "\"z\":{\"dtype\":\"U8\",\"shape\":[0,5],\"data_offsets\":[9,9]}}";
+    check_prefixes((const uint8_t *)E, sizeof E - 1, 9, "escapes and spaces");
 }

@@ -14,7 +14,8 @@
  * (inside strings too), keys other than dtype/shape/data_offsets in a tensor entry, repeated
  * names or keys, more than ST_MAX_NDIM dimensions, and numbers that are not plain
  * non-negative integers (1.0, 1e3, 01, -0) are all refused. Integers are read exactly from
- * the header text up to 2^64-1 (cJSON's doubles would round above 2^53).
+ * the header text up to 2^64-1 (a double would round above 2^53). The header's JSON is
+ * RFC 8259's, nested at most 1000 deep.
  *
  * Every error message is one line (control bytes in names or paths show as '?') and names
  * the tensor and the numbers involved; st_open's also starts with the path.
@@ -85,6 +86,7 @@ typedef struct st_file {
     size_t n_tensors;
     st_meta *meta;              /* n_meta __metadata__ entries, in header order */
     size_t n_meta;
+    char *strings;              /* one block holding every name, key and value above (owned) */
     /* the mapping (NULL when parsed from a header alone, or opened by st_open_header) */
     const uint8_t *data;        /* start of the data section inside the mapping, unaligned */
     void *map;

@@ -5,9 +5,15 @@
  * the program uses it (rows of every 2-D float tensor, the model view, its rows), so that
  * a header that validates but lies about its data would show up as an out-of-bounds read.
  * An error message must be one line: a newline in it traps. Seeds: seeds-safetensors/.
+ * Differential: the header (and the whole input read as a header) must get the same
+ * verdict, tensors and message from the old cJSON-based reader (tests/st_ref_cjson.c), but
+ * for the differences st_ref_agree lists; a disagreement is printed and traps.
  */
+#include "../st_ref_cjson.h"
 #include "model.h"
 #include "safetensors.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +27,22 @@ static void check_msg(const g2e_err *e)
     if (strchr(e->msg, '\n')) __builtin_trap();
 }
 
+static void check_agree(const uint8_t *h, size_t n, uint64_t data_len)
+{
+    static char why[2048];
+    if (!st_ref_agree(h, n, data_len, why, sizeof why)) {
+        fprintf(stderr, "fuzz_safetensors: the parsers disagree: %s\n", why);
+        __builtin_trap();
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    uint64_t n = 0;
+    for (int i = 7; i >= 0 && size >= 8; i--) n = n << 8 | data[i];
+    if (size >= 8 && n <= size - 8) check_agree(data + 8, (size_t)n, size - 8 - n);
+    check_agree(data, size, 0);
+
     st_file *f = NULL;
     g2e_err e;
     g2e_clear(&e);
