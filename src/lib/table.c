@@ -101,7 +101,8 @@ static int text_rows(FILE *f, int fmt, const tbl *t, const flat *c, size_t n, do
         if (rc)
             return rc;
         for (size_t j = 0; j < n; j++) {
-            fputs(j ? sep : "", f);
+            if (j)
+                fputs(sep, f);
             put_value(f, fmt, c[j].c, v[j]);
         }
         fputc('\n', f);
