@@ -15,6 +15,15 @@ typedef struct flat {
     long idx;
 } flat;
 
+int tbl_format_of(const char *name)
+{
+    static const char *const NAMES[] = {"table", "json", "csv", "npy"};   /* TBL_* order */
+    for (int k = 0; k < 4; k++)
+        if (strcmp(name, NAMES[k]) == 0)
+            return k;
+    return -1;
+}
+
 size_t tbl_width(const tbl *t)
 {
     size_t n = 0;

@@ -70,6 +70,9 @@ typedef struct tbl_series {
 } tbl_series;
 int tbl_series_row(void *user, size_t r, double *out, g2e_err *err);
 
+/* The TBL_* format called name ("table", "json", "csv", "npy"), or -1. */
+int tbl_format_of(const char *name);
+
 /* The number of columns t stands for (counting each column's count). */
 size_t tbl_width(const tbl *t);
 
