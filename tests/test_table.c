@@ -151,6 +151,15 @@ Test(table, a_failing_row_is_returned)
     }
 }
 
+Test(table, format_names)
+{
+    cr_expect_eq(tbl_format_of("table"), TBL_TABLE);
+    cr_expect_eq(tbl_format_of("json"), TBL_JSON);
+    cr_expect_eq(tbl_format_of("csv"), TBL_CSV);
+    cr_expect_eq(tbl_format_of("npy"), TBL_NPY);
+    cr_expect_eq(tbl_format_of("text"), -1);
+}
+
 Test(table, series_rows)
 {
     const double a[] = {1.5, 2.5}, b[] = {-1, -2};

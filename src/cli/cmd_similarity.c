@@ -418,8 +418,8 @@ int cmd_similarity(int argc, char **argv)
             goto done;
         rc = matrix_summary(M, m->n_ctx, path, o.out) == 0 && cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
     } else if (mode == M_DIST) {
-        static const int DIST_TBL[] = {TBL_TABLE, TBL_CSV, TBL_JSON}; /* mode_formats' DIST */
-        rc = by_distance(m, (uint64_t)o.maxd, DIST_TBL[fmt], o.out, path) ? EXIT_ERR : EXIT_OK;
+        rc = by_distance(m, (uint64_t)o.maxd, tbl_format_of(mode_formats(mode)[fmt]), o.out, path)
+                 ? EXIT_ERR : EXIT_OK;
     } else {
         r = run_pair(&o, mode, fmt == 1, m, &tok);
         rc = r == 0 ? EXIT_OK : r == -2 ? EXIT_USAGE : EXIT_ERR;

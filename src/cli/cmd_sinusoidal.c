@@ -304,8 +304,7 @@ static int check(sin_opts *o, const opt_parsed *p)
                                                       : "--format json belongs to --compare-learned (use table, csv or npy)");
     if (out_pick_format(&CMD, o->out, names, fmt_given, &k))
         return -1;
-    o->fmt = strcmp(names[k], "json") == 0 ? TBL_JSON : strcmp(names[k], "npy") == 0 ? TBL_NPY
-             : strcmp(names[k], "csv") == 0 ? TBL_CSV : TBL_TABLE;
+    o->fmt = tbl_format_of(names[k]);
     if (o->plot && strcmp(o->plot, "-") == 0 && (fmt_given || o->out) && (!o->out || strcmp(o->out, "-") == 0))
         return opt_usage_error(&CMD, "--plot - and the numeric output cannot both go to standard output");
     o->numeric = !o->plot || fmt_given || o->out;

@@ -15,6 +15,15 @@ typedef struct flat {
     long idx;
 } flat;
 
+int tbl_format_of(const char *name)
+{
+    static const char *const NAMES[] = {"table", "json", "csv", "npy"};   /* TBL_* order */
+    for (int k = 0; k < 4; k++)
+        if (strcmp(name, NAMES[k]) == 0)
+            return k;
+    return -1;
+}
+
 size_t tbl_width(const tbl *t)
 {
     size_t n = 0;
@@ -101,7 +110,8 @@ static int text_rows(FILE *f, int fmt, const tbl *t, const flat *c, size_t n, do
         if (rc)
             return rc;
         for (size_t j = 0; j < n; j++) {
-            fputs(j ? sep : "", f);
+            if (j)
+                fputs(sep, f);
             put_value(f, fmt, c[j].c, v[j]);
         }
         fputc('\n', f);

@@ -17,7 +17,8 @@
  *          (nrow,) when npy_count is 1 (a curve), else (nrow, columns), C order.
  * A column with count > 0 stands for `count` columns keyed key0, key1, ... (the columns of a
  * matrix). The values come from v (row-major) or, row by row, from row(): a matrix too large
- * to hold twice is streamed.
+ * to hold twice is streamed (JSON's one-member-per-column layout calls row() once per column
+ * and row: meant for curves, not for matrices).
  *
  * Writes to a FILE the caller opened; never prints otherwise. A failed write is left for the
  * caller's check of the stream (ferror; the rows stop at the first one); only the npy writer's
@@ -68,6 +69,9 @@ typedef struct tbl_series {
     const double *col[4];
 } tbl_series;
 int tbl_series_row(void *user, size_t r, double *out, g2e_err *err);
+
+/* The TBL_* format called name ("table", "json", "csv", "npy"), or -1. */
+int tbl_format_of(const char *name);
 
 /* The number of columns t stands for (counting each column's count). */
 size_t tbl_width(const tbl *t);
