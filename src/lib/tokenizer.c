@@ -89,21 +89,31 @@ static void lcache_put(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h,
     *c = (lcache_entry){h, (uint32_t)n, (uint32_t)cnt, d};
 }
 
+/* The long cache's IDs for p[0..n) (hash h), appended to o: 1 if it had them, else 0
+ * (*rc: 0 or the error of appending). */
+static int lcache_get(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h, obuf *o, size_t base, int *rc)
+{
+    lcache_entry *c = &t->lcache[(h >> 40) & (LCACHE_SLOTS - 1)];
+    if (!c->data || c->len != n || c->hash != h || memcmp(c->data, p, n) != 0)
+        return 0;
+    uint32_t ids[LCACHE_MAX_PIECE];
+    memcpy(ids, c->data + n, c->nids * sizeof *ids);
+    *rc = emit_ids(t, ids, c->nids, o, base);
+    return 1;
+}
+
 /* A piece too long for the inline cache: the long cache, else BPE. */
 static int encode_long(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base)
 {
     if (n > LCACHE_MAX_PIECE)
         return tok_bpe(t, p, n, o, base, NULL, NULL);
     uint64_t h = hash_inline(p, n);
-    lcache_entry *c = &t->lcache[(h >> 40) & (LCACHE_SLOTS - 1)];
-    if (c->data && c->len == n && c->hash == h && memcmp(c->data, p, n) == 0) {
-        uint32_t ids[LCACHE_MAX_PIECE];
-        memcpy(ids, c->data + n, c->nids * sizeof *ids);
-        return emit_ids(t, ids, c->nids, o, base);
-    }
+    int rc;
+    if (lcache_get(t, p, n, h, o, base, &rc))
+        return rc;
     uint32_t ids[LCACHE_MAX_PIECE];
     size_t cnt = 0;
-    int rc = tok_bpe(t, p, n, o, base, ids, &cnt);
+    rc = tok_bpe(t, p, n, o, base, ids, &cnt);
     if (!rc)
         lcache_put(t, p, n, h, ids, cnt);
     return rc;
@@ -121,9 +131,12 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
     cache_entry *c = &t->cache[(h >> 40) & (CACHE_SLOTS - 1)];
     if (c->len == n && c->hash == h && bytes_eq(c->key, p, n))
         return emit_ids(t, c->ids, c->nids, o, base);
+    int rc;
+    if (lcache_get(t, p, n, h, o, base, &rc)) /* one that gave more than CACHE_IDS tokens */
+        return rc;
     uint32_t ids[CACHE_KEY];
     size_t cnt = 0;
-    int rc = tok_bpe(t, p, n, o, base, ids, &cnt);
+    rc = tok_bpe(t, p, n, o, base, ids, &cnt);
     if (rc)
         return rc;
     if (cnt <= CACHE_IDS) {
