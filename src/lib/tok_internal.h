@@ -49,7 +49,7 @@ typedef struct rank_bucket {
 typedef struct cache_entry {
     uint64_t hash;
     uint16_t len, nids;   /* len 0: empty */
-    uint32_t pad;
+    uint32_t starts;      /* token k starts at byte (starts >> 5k) & 31 of the piece */
     uint8_t key[CACHE_KEY];
     uint32_t ids[CACHE_IDS];
 } cache_entry;

@@ -140,9 +140,15 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
     if (rc)
         return rc;
     if (cnt <= CACHE_IDS) {
+        uint32_t starts = 0, at = 0;
+        for (size_t k = 0; k < cnt; k++) {
+            starts |= at << (5 * k); /* at < n <= CACHE_KEY < 32 */
+            at += t->off[ids[k] + 1] - t->off[ids[k]];
+        }
         c->hash = h;
         c->len = (uint16_t)n;
         c->nids = (uint16_t)cnt;
+        c->starts = starts;
         memcpy(c->key, p, n);
         memcpy(c->ids, ids, cnt * sizeof *ids);
     } else {
@@ -155,9 +161,74 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
 
 #define BATCH 64
 
-/* Pieces are found BATCH at a time (tok_pretok), their vocabulary slots prefetched, then
- * encoded in order: the slot loads (mostly cache misses on a 2 MB table) overlap instead
- * of stalling one after another. */
+/* One batch of m pieces (lengths len[], from s + pos), with the head words w[] and hashes
+ * h[] of those longer than 2 bytes: appended to o, whose room was grown for one ID per
+ * byte (a piece gives at most one token per byte), so the common cases write without a
+ * check. keep_off is a constant where this is inlined (one loop with offsets, one
+ * without). `fast`: the auto path, where 2-byte pieces and cache hits are resolved here;
+ * a forced BPE path sends every piece that is not a whole token to encode_piece. */
+static inline __attribute__((always_inline)) int
+encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const uint32_t *len, size_t m, const uint64_t *w,
+             const uint64_t *h, obuf *o, size_t base, int keep_off, int fast)
+{
+    uint32_t *ids = o->ids;
+    size_t *off = o->off, cur = o->n;
+    for (size_t k = 0; k < m; k++) {
+        size_t l = len[k];
+        const uint8_t *p = s + pos;
+        uint32_t id;
+        if (l == 1) {
+            id = t->byte_id[p[0]];
+        } else if (l == 2 && fast) {
+            /* BPE of two bytes: their token if there is one, else the two bytes */
+            id = t->pair2p1[p[0] << 8 | p[1]] - 1u;
+            if (id == NONE) {
+                if (keep_off) {
+                    off[cur] = base + pos;
+                    off[cur + 1] = base + pos + 1;
+                }
+                ids[cur] = t->byte_id[p[0]];
+                ids[cur + 1] = t->byte_id[p[1]];
+                cur += 2;
+                pos += 2;
+                continue;
+            }
+        } else {
+            id = l <= t->max_len ? vocab_find_hw(t, p, l, w[k], h[k]) : NONE;
+            if (id == NONE) {
+                const cache_entry *c = &t->cache[(h[k] >> 40) & (CACHE_SLOTS - 1)];
+                if (fast && l <= CACHE_KEY && c->len == l && c->hash == h[k] && bytes_eq(c->key, p, l)) {
+                    for (size_t j = 0; j < c->nids; j++) {
+                        if (keep_off)
+                            off[cur + j] = base + pos + (c->starts >> (5 * j) & 31);
+                        ids[cur + j] = c->ids[j];
+                    }
+                    cur += c->nids;
+                } else {
+                    o->n = cur;
+                    int rc = encode_piece(t, p, l, h[k], o, base + pos);
+                    if (rc)
+                        return rc;
+                    ids = o->ids; /* encode_piece may have grown o */
+                    off = o->off;
+                    cur = o->n;
+                }
+                pos += l;
+                continue;
+            }
+        }
+        if (keep_off)
+            off[cur] = base + pos;
+        ids[cur++] = id;
+        pos += l;
+    }
+    o->n = cur;
+    return 0;
+}
+
+/* Pieces are found BATCH at a time (tok_pretok), their vocabulary slots and cache lines
+ * prefetched, then encoded in order: the loads (mostly cache misses on tables of
+ * megabytes) overlap instead of stalling one after another. */
 static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o, size_t base)
 {
     if (n > UINT32_MAX)
@@ -165,11 +236,12 @@ static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o
     uint32_t len[BATCH];
     uint64_t w[BATCH], h[BATCH];
     size_t pos = 0;
+    int fast = t->bpe_path == TOK_BPE_AUTO;
     while (pos < n) {
         size_t m = tok_pretok(s, n, pos, len, BATCH), at = pos;
         for (size_t k = 0; k < m; k++) {
             size_t l = len[k];
-            if (l > 1 && l <= t->max_len) {
+            if (l > 2 && l <= t->max_len) {
                 uint64_t hw;
                 if (at + 8 <= n) { /* one load, masked to the piece: head_word's value */
                     memcpy(&hw, s + at, 8);
@@ -182,29 +254,22 @@ static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o
                 h[k] = key_hash(s + at, l, hw);
                 __builtin_prefetch(&t->slots[h[k] & t->mask]);
                 __builtin_prefetch(&t->cache[(h[k] >> 40) & (CACHE_SLOTS - 1)]);
+            } else if (l == 2 && !fast) {
+                w[k] = head_word(s + at, 2);
+                h[k] = key_hash(s + at, 2, w[k]);
             } else {
                 h[k] = 0;
             }
             at += l;
         }
-        /* a piece gives at most one token per byte: room for the batch's whole tokens and
-         * single bytes without a check each */
         int rc = tok_ob_grow(o, at - pos);
         if (rc)
             return rc;
-        for (size_t k = 0; k < m; k++) {
-            size_t l = len[k];
-            uint32_t id = l == 1 ? t->byte_id[s[pos]]
-                        : l <= t->max_len ? vocab_find_hw(t, s + pos, l, w[k], h[k]) : NONE;
-            if (id != NONE) {
-                if (o->keep_off)
-                    o->off[o->n] = base + pos;
-                o->ids[o->n++] = id;
-            } else if ((rc = encode_piece(t, s + pos, l, h[k], o, base + pos))) {
-                return rc;
-            }
-            pos += l;
-        }
+        rc = o->keep_off ? encode_batch(t, s, pos, len, m, w, h, o, base, 1, fast)
+                         : encode_batch(t, s, pos, len, m, w, h, o, base, 0, fast);
+        if (rc)
+            return rc;
+        pos = at;
     }
     return 0;
 }
