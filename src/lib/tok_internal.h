@@ -171,7 +171,11 @@ static inline int bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
     return head_word(a, n) == head_word(b, n);
 }
 
-/* Hash of a token-sized byte string whose head word is w (internal: may change freely). */
+/* Hash of a token-sized byte string whose head word is w (bump TOK_INDEX_VERSION when it
+ * changes: the compiled-in index is built with it). encode_ordinary (tokenizer.c) has a
+ * copy without branches for pieces of at most 16 bytes: change both or neither. */
+static inline uint64_t key_mix(uint64_t h) { return mix(h); }
+
 static inline uint64_t key_hash(const uint8_t *p, size_t n, uint64_t w)
 {
     uint64_t h = (w ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull;
@@ -179,7 +183,7 @@ static inline uint64_t key_hash(const uint8_t *p, size_t n, uint64_t w)
         uint64_t x = head_word(p + i, n - i < 8 ? n - i : 8);
         h = (h ^ x) * 0xc4ceb9fe1a85ec53ull;
     }
-    return mix(h);
+    return key_mix(h);
 }
 
 /* Lookup with the head word w and the hash h of p[0..n) already computed. */

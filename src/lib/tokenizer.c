@@ -243,15 +243,25 @@ static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o
             size_t l = len[k];
             if (l > 2 && l <= t->max_len) {
                 uint64_t hw;
-                if (at + 8 <= n) { /* one load, masked to the piece: head_word's value */
+                if (l <= 16 && at + 16 <= n) {
+                    /* key_hash without a branch on the length (piece lengths are random,
+                     * branches on them mispredicted): two loads masked to the piece, both
+                     * rounds computed, the one for this length kept */
+                    uint64_t w1;
                     memcpy(&hw, s + at, 8);
-                    if (l < 8)
-                        hw &= ~0ull >> (64 - 8 * l);
+                    memcpy(&w1, s + at + 8, 8);
+                    size_t l0 = l < 8 ? l : 8, l1 = l - l0; /* l1 in 0..8 */
+                    hw &= ~0ull >> (64 - 8 * l0);
+                    w1 &= l1 ? ~0ull >> (64 - 8 * l1) : 0;
+                    uint64_t h1 = (hw ^ ((uint64_t)l << 56)) * 0x9E3779B97F4A7C15ull;
+                    uint64_t h2 = (h1 ^ w1) * 0xc4ceb9fe1a85ec53ull;
+                    w[k] = hw;
+                    h[k] = key_mix(l > 8 ? h2 : h1);
                 } else {
                     hw = head_word(s + at, l);
+                    w[k] = hw;
+                    h[k] = key_hash(s + at, l, hw);
                 }
-                w[k] = hw;
-                h[k] = key_hash(s + at, l, hw);
                 __builtin_prefetch(&t->slots[h[k] & t->mask]);
                 __builtin_prefetch(&t->cache[(h[k] >> 40) & (CACHE_SLOTS - 1)]);
             } else if (l == 2 && !fast) {
