@@ -56,7 +56,7 @@ typedef struct cache_entry {
 
 /* The cache for the rarer pieces that do not fit a cache_entry (long runs such as
  * "====...", indentation giving many tokens): key bytes then IDs in one allocation. */
-#define LCACHE_SLOTS 4096u
+#define LCACHE_SLOTS 8192u
 #define LCACHE_MAX_PIECE 256u
 typedef struct lcache_entry {
     uint64_t hash;
