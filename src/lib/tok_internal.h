@@ -38,6 +38,7 @@
  * tokens are cached inline (no pointer to chase); longer ones are rare and recomputed. */
 #define CACHE_KEY 24
 #define CACHE_IDS 6
+#define CACHE_IN_LCACHE 0xFFFFu /* nids of an entry whose IDs are in the long cache */
 /* Pending pair positions of one rank, for long pieces: appended as merges create them,
  * consumed from `cursor`; `unsorted` when an append broke the increasing order. */
 typedef struct rank_bucket {

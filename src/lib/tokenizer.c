@@ -129,11 +129,13 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
     if (n > CACHE_KEY)
         return encode_long(t, p, n, o, base);
     cache_entry *c = &t->cache[(h >> 40) & (CACHE_SLOTS - 1)];
-    if (c->len == n && c->hash == h && bytes_eq(c->key, p, n))
-        return emit_ids(t, c->ids, c->nids, o, base);
     int rc;
-    if (lcache_get(t, p, n, h, o, base, &rc)) /* one that gave more than CACHE_IDS tokens */
-        return rc;
+    if (c->len == n && c->hash == h && bytes_eq(c->key, p, n)) {
+        if (c->nids <= CACHE_IDS)
+            return emit_ids(t, c->ids, c->nids, o, base);
+        if (lcache_get(t, p, n, h, o, base, &rc)) /* marked: more than CACHE_IDS tokens */
+            return rc;
+    }
     uint32_t ids[CACHE_KEY];
     size_t cnt = 0;
     rc = tok_bpe(t, p, n, o, base, ids, &cnt);
@@ -152,6 +154,12 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
         memcpy(c->key, p, n);
         memcpy(c->ids, ids, cnt * sizeof *ids);
     } else {
+        /* the entry marks the piece as one of the long cache's (no probe of that cache for
+         * a piece seen for the first time) */
+        c->hash = h;
+        c->len = (uint16_t)n;
+        c->nids = CACHE_IN_LCACHE;
+        memcpy(c->key, p, n);
         lcache_put(t, p, n, h, ids, cnt);
     }
     return 0;
@@ -197,7 +205,8 @@ encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const uint32_t *len
             id = l <= t->max_len ? vocab_find_hw(t, p, l, w[k], h[k]) : NONE;
             if (id == NONE) {
                 const cache_entry *c = &t->cache[(h[k] >> 40) & (CACHE_SLOTS - 1)];
-                if (fast && l <= CACHE_KEY && c->len == l && c->hash == h[k] && bytes_eq(c->key, p, l)) {
+                if (fast && l <= CACHE_KEY && c->len == l && c->hash == h[k] && c->nids <= CACHE_IDS &&
+                    bytes_eq(c->key, p, l)) {
                     for (size_t j = 0; j < c->nids; j++) {
                         if (keep_off)
                             off[cur + j] = base + pos + (c->starts >> (5 * j) & 31);
