@@ -819,3 +819,25 @@ Test(tokenizer_bpe, every_token_is_reached_by_its_merges, .timeout = 120)
     free(o.off);
     tok_close(t);
 }
+
+/* The piece caches filled by an encoding without offsets serve one with offsets (and the
+ * reverse) with the same IDs and offsets as a fresh tokenizer. */
+Test(tokenizer_cache, ids_only_then_offsets_on_one_tokenizer, .timeout = 60)
+{
+    size_t n;
+    char *text = all_conformance_texts(&n);
+    tok_tokenizer *fresh = open_repo(), *t = open_repo();
+    tok_ids want, r;
+    g2e_err err;
+    cr_assert_eq(tok_encode(fresh, text, n, TOK_SPECIAL_TEXT, 0, &want, NULL, &err), 0);
+    cr_assert_eq(tok_encode(t, text, n, TOK_SPECIAL_TEXT, TOK_NO_OFFSETS, &r, NULL, &err), 0);
+    cr_assert_eq(r.n, want.n);
+    cr_assert(memcmp(r.ids, want.ids, r.n * sizeof *r.ids) == 0);
+    tok_ids_free(&r);
+    expect_same(t, text, n, TOK_SPECIAL_TEXT, 0, &want, "offsets after IDs only");
+    expect_same(t, text, n, TOK_SPECIAL_TEXT, TOK_NO_OFFSETS, &want, "IDs only after offsets");
+    tok_ids_free(&want);
+    tok_close(fresh);
+    tok_close(t);
+    free(text);
+}

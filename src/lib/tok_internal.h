@@ -39,6 +39,7 @@
 #define CACHE_KEY 24
 #define CACHE_IDS 6
 #define CACHE_IN_LCACHE 0xFFFFu /* nids of an entry whose IDs are in the long cache */
+#define CACHE_NO_STARTS UINT32_MAX
 /* Pending pair positions of one rank, for long pieces: appended as merges create them,
  * consumed from `cursor`; `unsorted` when an append broke the increasing order. */
 typedef struct rank_bucket {
@@ -50,7 +51,8 @@ typedef struct rank_bucket {
 typedef struct cache_entry {
     uint64_t hash;
     uint16_t len, nids;   /* len 0: empty */
-    uint32_t starts;      /* token k starts at byte (starts >> 5k) & 31 of the piece */
+    uint32_t starts;      /* token k starts at byte (starts >> 5k) & 31 of the piece, or
+                           * CACHE_NO_STARTS (put by an encoding without offsets) */
     uint8_t key[CACHE_KEY];
     uint32_t ids[CACHE_IDS];
 } cache_entry;

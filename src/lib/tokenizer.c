@@ -142,11 +142,12 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
     if (rc)
         return rc;
     if (cnt <= CACHE_IDS) {
-        uint32_t starts = 0, at = 0;
-        for (size_t k = 0; k < cnt; k++) {
-            starts |= at << (5 * k); /* at < n <= CACHE_KEY < 32 */
-            at += t->off[ids[k] + 1] - t->off[ids[k]];
-        }
+        uint32_t starts = CACHE_NO_STARTS, at = 0; /* IDs only: no token lengths looked up */
+        if (o->keep_off)
+            for (size_t k = starts = 0; k < cnt; k++) {
+                starts |= at << (5 * k); /* at < n <= CACHE_KEY < 32 */
+                at += t->off[ids[k] + 1] - t->off[ids[k]];
+            }
         c->hash = h;
         c->len = (uint16_t)n;
         c->nids = (uint16_t)cnt;
@@ -206,7 +207,7 @@ encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const uint32_t *len
             if (id == NONE) {
                 const cache_entry *c = &t->cache[(h[k] >> 40) & (CACHE_SLOTS - 1)];
                 if (fast && l <= CACHE_KEY && c->len == l && c->hash == h[k] && c->nids <= CACHE_IDS &&
-                    bytes_eq(c->key, p, l)) {
+                    (!keep_off || c->starts != CACHE_NO_STARTS) && bytes_eq(c->key, p, l)) {
                     for (size_t j = 0; j < c->nids; j++) {
                         if (keep_off)
                             off[cur + j] = base + pos + (c->starts >> (5 * j) & 31);
