@@ -787,3 +787,57 @@ Test(tokenizer_bpe, the_three_paths_agree, .timeout = 60)
     tok_close(t);
     free(text);
 }
+
+/* The whole-piece lookup that encoding does before BPE (as tiktoken does) is only the
+ * same as BPE if the merges reach every token from its bytes. Checked for all 50,256
+ * ordinary tokens on each BPE path (tok_bpe on the token's bytes, no lookup first): each
+ * gives exactly its own ID. Single bytes need no BPE; the special token is never BPE'd. */
+Test(tokenizer_bpe, every_token_is_reached_by_its_merges, .timeout = 120)
+{
+    tok_tokenizer *t = open_repo();
+    static const int paths[] = {TOK_BPE_SCAN, TOK_BPE_HEAP, TOK_BPE_BUCKETS};
+    uint32_t n_vocab = tok_n_vocab(t), checked = 0;
+    obuf o = {0};
+    for (uint32_t id = 0; id < n_vocab; id++) {
+        const uint8_t *b;
+        size_t n;
+        g2e_err err;
+        cr_assert_eq(tok_piece(t, id, &b, &n, &err), 0);
+        if (id == t->special_id || n < 2)
+            continue;
+        for (size_t p = 0; p < 3; p++) {
+            tok_set_bpe_path(t, paths[p]);
+            o.n = 0;
+            cr_assert_eq(tok_bpe(t, b, n, &o, 0, NULL, NULL), 0);
+            cr_assert(o.n == 1 && o.ids[0] == id, "token %u (%zu bytes), path %d: %zu IDs, the first %u", id, n,
+                      paths[p], o.n, o.n ? o.ids[0] : 0);
+        }
+        checked++;
+    }
+    cr_expect_eq(checked, 50256 - 256, "%u multi-byte ordinary tokens", checked);
+    free(o.ids);
+    free(o.off);
+    tok_close(t);
+}
+
+/* The piece caches filled by an encoding without offsets serve one with offsets (and the
+ * reverse) with the same IDs and offsets as a fresh tokenizer. */
+Test(tokenizer_cache, ids_only_then_offsets_on_one_tokenizer, .timeout = 60)
+{
+    size_t n;
+    char *text = all_conformance_texts(&n);
+    tok_tokenizer *fresh = open_repo(), *t = open_repo();
+    tok_ids want, r;
+    g2e_err err;
+    cr_assert_eq(tok_encode(fresh, text, n, TOK_SPECIAL_TEXT, 0, &want, NULL, &err), 0);
+    cr_assert_eq(tok_encode(t, text, n, TOK_SPECIAL_TEXT, TOK_NO_OFFSETS, &r, NULL, &err), 0);
+    cr_assert_eq(r.n, want.n);
+    cr_assert(memcmp(r.ids, want.ids, r.n * sizeof *r.ids) == 0);
+    tok_ids_free(&r);
+    expect_same(t, text, n, TOK_SPECIAL_TEXT, 0, &want, "offsets after IDs only");
+    expect_same(t, text, n, TOK_SPECIAL_TEXT, TOK_NO_OFFSETS, &want, "IDs only after offsets");
+    tok_ids_free(&want);
+    tok_close(fresh);
+    tok_close(t);
+    free(text);
+}

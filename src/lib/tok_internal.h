@@ -38,6 +38,8 @@
  * tokens are cached inline (no pointer to chase); longer ones are rare and recomputed. */
 #define CACHE_KEY 24
 #define CACHE_IDS 6
+#define CACHE_IN_LCACHE 0xFFFFu /* nids of an entry whose IDs are in the long cache */
+#define CACHE_NO_STARTS UINT32_MAX
 /* Pending pair positions of one rank, for long pieces: appended as merges create them,
  * consumed from `cursor`; `unsorted` when an append broke the increasing order. */
 typedef struct rank_bucket {
@@ -49,14 +51,15 @@ typedef struct rank_bucket {
 typedef struct cache_entry {
     uint64_t hash;
     uint16_t len, nids;   /* len 0: empty */
-    uint32_t pad;
+    uint32_t starts;      /* token k starts at byte (starts >> 5k) & 31 of the piece, or
+                           * CACHE_NO_STARTS (put by an encoding without offsets) */
     uint8_t key[CACHE_KEY];
     uint32_t ids[CACHE_IDS];
 } cache_entry;
 
 /* The cache for the rarer pieces that do not fit a cache_entry (long runs such as
  * "====...", indentation giving many tokens): key bytes then IDs in one allocation. */
-#define LCACHE_SLOTS 4096u
+#define LCACHE_SLOTS 8192u
 #define LCACHE_MAX_PIECE 256u
 typedef struct lcache_entry {
     uint64_t hash;
@@ -172,7 +175,11 @@ static inline int bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
     return head_word(a, n) == head_word(b, n);
 }
 
-/* Hash of a token-sized byte string whose head word is w (internal: may change freely). */
+/* Hash of a token-sized byte string whose head word is w (bump TOK_INDEX_VERSION when it
+ * changes: the compiled-in index is built with it). encode_ordinary (tokenizer.c) has a
+ * copy without branches for pieces of at most 16 bytes: change both or neither. */
+static inline uint64_t key_mix(uint64_t h) { return mix(h); }
+
 static inline uint64_t key_hash(const uint8_t *p, size_t n, uint64_t w)
 {
     uint64_t h = (w ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull;
@@ -180,7 +187,7 @@ static inline uint64_t key_hash(const uint8_t *p, size_t n, uint64_t w)
         uint64_t x = head_word(p + i, n - i < 8 ? n - i : 8);
         h = (h ^ x) * 0xc4ceb9fe1a85ec53ull;
     }
-    return mix(h);
+    return key_mix(h);
 }
 
 /* Lookup with the head word w and the hash h of p[0..n) already computed. */

@@ -89,21 +89,31 @@ static void lcache_put(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h,
     *c = (lcache_entry){h, (uint32_t)n, (uint32_t)cnt, d};
 }
 
+/* The long cache's IDs for p[0..n) (hash h), appended to o: 1 if it had them, else 0
+ * (*rc: 0 or the error of appending). */
+static int lcache_get(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h, obuf *o, size_t base, int *rc)
+{
+    lcache_entry *c = &t->lcache[(h >> 40) & (LCACHE_SLOTS - 1)];
+    if (!c->data || c->len != n || c->hash != h || memcmp(c->data, p, n) != 0)
+        return 0;
+    uint32_t ids[LCACHE_MAX_PIECE];
+    memcpy(ids, c->data + n, c->nids * sizeof *ids);
+    *rc = emit_ids(t, ids, c->nids, o, base);
+    return 1;
+}
+
 /* A piece too long for the inline cache: the long cache, else BPE. */
 static int encode_long(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base)
 {
     if (n > LCACHE_MAX_PIECE)
         return tok_bpe(t, p, n, o, base, NULL, NULL);
     uint64_t h = hash_inline(p, n);
-    lcache_entry *c = &t->lcache[(h >> 40) & (LCACHE_SLOTS - 1)];
-    if (c->data && c->len == n && c->hash == h && memcmp(c->data, p, n) == 0) {
-        uint32_t ids[LCACHE_MAX_PIECE];
-        memcpy(ids, c->data + n, c->nids * sizeof *ids);
-        return emit_ids(t, ids, c->nids, o, base);
-    }
+    int rc;
+    if (lcache_get(t, p, n, h, o, base, &rc))
+        return rc;
     uint32_t ids[LCACHE_MAX_PIECE];
     size_t cnt = 0;
-    int rc = tok_bpe(t, p, n, o, base, ids, &cnt);
+    rc = tok_bpe(t, p, n, o, base, ids, &cnt);
     if (!rc)
         lcache_put(t, p, n, h, ids, cnt);
     return rc;
@@ -119,20 +129,38 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
     if (n > CACHE_KEY)
         return encode_long(t, p, n, o, base);
     cache_entry *c = &t->cache[(h >> 40) & (CACHE_SLOTS - 1)];
-    if (c->len == n && c->hash == h && bytes_eq(c->key, p, n))
-        return emit_ids(t, c->ids, c->nids, o, base);
+    int rc;
+    if (c->len == n && c->hash == h && bytes_eq(c->key, p, n)) {
+        if (c->nids <= CACHE_IDS)
+            return emit_ids(t, c->ids, c->nids, o, base);
+        if (lcache_get(t, p, n, h, o, base, &rc)) /* marked: more than CACHE_IDS tokens */
+            return rc;
+    }
     uint32_t ids[CACHE_KEY];
     size_t cnt = 0;
-    int rc = tok_bpe(t, p, n, o, base, ids, &cnt);
+    rc = tok_bpe(t, p, n, o, base, ids, &cnt);
     if (rc)
         return rc;
     if (cnt <= CACHE_IDS) {
+        uint32_t starts = CACHE_NO_STARTS, at = 0; /* IDs only: no token lengths looked up */
+        if (o->keep_off)
+            for (size_t k = starts = 0; k < cnt; k++) {
+                starts |= at << (5 * k); /* at < n <= CACHE_KEY < 32 */
+                at += t->off[ids[k] + 1] - t->off[ids[k]];
+            }
         c->hash = h;
         c->len = (uint16_t)n;
         c->nids = (uint16_t)cnt;
+        c->starts = starts;
         memcpy(c->key, p, n);
         memcpy(c->ids, ids, cnt * sizeof *ids);
     } else {
+        /* the entry marks the piece as one of the long cache's (no probe of that cache for
+         * a piece seen for the first time) */
+        c->hash = h;
+        c->len = (uint16_t)n;
+        c->nids = CACHE_IN_LCACHE;
+        memcpy(c->key, p, n);
         lcache_put(t, p, n, h, ids, cnt);
     }
     return 0;
@@ -142,9 +170,75 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
 
 #define BATCH 64
 
-/* Pieces are found BATCH at a time (tok_pretok), their vocabulary slots prefetched, then
- * encoded in order: the slot loads (mostly cache misses on a 2 MB table) overlap instead
- * of stalling one after another. */
+/* One batch of m pieces (lengths len[], from s + pos), with the head words w[] and hashes
+ * h[] of those longer than 2 bytes: appended to o, whose room was grown for one ID per
+ * byte (a piece gives at most one token per byte), so the common cases write without a
+ * check. keep_off is a constant where this is inlined (one loop with offsets, one
+ * without). `fast`: the auto path, where 2-byte pieces and cache hits are resolved here;
+ * a forced BPE path sends every piece that is not a whole token to encode_piece. */
+static inline __attribute__((always_inline)) int
+encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const uint32_t *len, size_t m, const uint64_t *w,
+             const uint64_t *h, obuf *o, size_t base, int keep_off, int fast)
+{
+    uint32_t *ids = o->ids;
+    size_t *off = o->off, cur = o->n;
+    for (size_t k = 0; k < m; k++) {
+        size_t l = len[k];
+        const uint8_t *p = s + pos;
+        uint32_t id;
+        if (l == 1) {
+            id = t->byte_id[p[0]];
+        } else if (l == 2 && fast) {
+            /* BPE of two bytes: their token if there is one, else the two bytes */
+            id = t->pair2p1[p[0] << 8 | p[1]] - 1u;
+            if (id == NONE) {
+                if (keep_off) {
+                    off[cur] = base + pos;
+                    off[cur + 1] = base + pos + 1;
+                }
+                ids[cur] = t->byte_id[p[0]];
+                ids[cur + 1] = t->byte_id[p[1]];
+                cur += 2;
+                pos += 2;
+                continue;
+            }
+        } else {
+            id = l <= t->max_len ? vocab_find_hw(t, p, l, w[k], h[k]) : NONE;
+            if (id == NONE) {
+                const cache_entry *c = &t->cache[(h[k] >> 40) & (CACHE_SLOTS - 1)];
+                if (fast && l <= CACHE_KEY && c->len == l && c->hash == h[k] && c->nids <= CACHE_IDS &&
+                    (!keep_off || c->starts != CACHE_NO_STARTS) && bytes_eq(c->key, p, l)) {
+                    for (size_t j = 0; j < c->nids; j++) {
+                        if (keep_off)
+                            off[cur + j] = base + pos + (c->starts >> (5 * j) & 31);
+                        ids[cur + j] = c->ids[j];
+                    }
+                    cur += c->nids;
+                } else {
+                    o->n = cur;
+                    int rc = encode_piece(t, p, l, h[k], o, base + pos);
+                    if (rc)
+                        return rc;
+                    ids = o->ids; /* encode_piece may have grown o */
+                    off = o->off;
+                    cur = o->n;
+                }
+                pos += l;
+                continue;
+            }
+        }
+        if (keep_off)
+            off[cur] = base + pos;
+        ids[cur++] = id;
+        pos += l;
+    }
+    o->n = cur;
+    return 0;
+}
+
+/* Pieces are found BATCH at a time (tok_pretok), their vocabulary slots and cache lines
+ * prefetched, then encoded in order: the loads (mostly cache misses on tables of
+ * megabytes) overlap instead of stalling one after another. */
 static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o, size_t base)
 {
     if (n > UINT32_MAX)
@@ -152,46 +246,50 @@ static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o
     uint32_t len[BATCH];
     uint64_t w[BATCH], h[BATCH];
     size_t pos = 0;
+    int fast = t->bpe_path == TOK_BPE_AUTO;
     while (pos < n) {
         size_t m = tok_pretok(s, n, pos, len, BATCH), at = pos;
         for (size_t k = 0; k < m; k++) {
             size_t l = len[k];
-            if (l > 1 && l <= t->max_len) {
+            if (l > 2 && l <= t->max_len) {
                 uint64_t hw;
-                if (at + 8 <= n) { /* one load, masked to the piece: head_word's value */
+                if (l <= 16 && at + 16 <= n) {
+                    /* key_hash without a branch on the length (piece lengths are random,
+                     * branches on them mispredicted): two loads masked to the piece, both
+                     * rounds computed, the one for this length kept */
+                    uint64_t w1;
                     memcpy(&hw, s + at, 8);
-                    if (l < 8)
-                        hw &= ~0ull >> (64 - 8 * l);
+                    memcpy(&w1, s + at + 8, 8);
+                    size_t l0 = l < 8 ? l : 8, l1 = l - l0; /* l1 in 0..8 */
+                    hw &= ~0ull >> (64 - 8 * l0);
+                    w1 &= l1 ? ~0ull >> (64 - 8 * l1) : 0;
+                    uint64_t h1 = (hw ^ ((uint64_t)l << 56)) * 0x9E3779B97F4A7C15ull;
+                    uint64_t h2 = (h1 ^ w1) * 0xc4ceb9fe1a85ec53ull;
+                    w[k] = hw;
+                    h[k] = key_mix(l > 8 ? h2 : h1);
                 } else {
                     hw = head_word(s + at, l);
+                    w[k] = hw;
+                    h[k] = key_hash(s + at, l, hw);
                 }
-                w[k] = hw;
-                h[k] = key_hash(s + at, l, hw);
                 __builtin_prefetch(&t->slots[h[k] & t->mask]);
                 __builtin_prefetch(&t->cache[(h[k] >> 40) & (CACHE_SLOTS - 1)]);
+            } else if (l == 2 && !fast) {
+                w[k] = head_word(s + at, 2);
+                h[k] = key_hash(s + at, 2, w[k]);
             } else {
                 h[k] = 0;
             }
             at += l;
         }
-        /* a piece gives at most one token per byte: room for the batch's whole tokens and
-         * single bytes without a check each */
         int rc = tok_ob_grow(o, at - pos);
         if (rc)
             return rc;
-        for (size_t k = 0; k < m; k++) {
-            size_t l = len[k];
-            uint32_t id = l == 1 ? t->byte_id[s[pos]]
-                        : l <= t->max_len ? vocab_find_hw(t, s + pos, l, w[k], h[k]) : NONE;
-            if (id != NONE) {
-                if (o->keep_off)
-                    o->off[o->n] = base + pos;
-                o->ids[o->n++] = id;
-            } else if ((rc = encode_piece(t, s + pos, l, h[k], o, base + pos))) {
-                return rc;
-            }
-            pos += l;
-        }
+        rc = o->keep_off ? encode_batch(t, s, pos, len, m, w, h, o, base, 1, fast)
+                         : encode_batch(t, s, pos, len, m, w, h, o, base, 0, fast);
+        if (rc)
+            return rc;
+        pos = at;
     }
     return 0;
 }
