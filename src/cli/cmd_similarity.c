@@ -275,11 +275,16 @@ static int at_position(const char *s, const g2e_model *m, long long *out)
 }
 
 /* "3797 '␣cat'": a token as every command shows it. */
-static void token_label(tok_tokenizer *tok, uint32_t id, char *buf, size_t len)
+static char *visible_piece(tok_tokenizer *tok, uint32_t id)
 {
     const uint8_t *b;
     size_t n;
-    char *v = tok_piece(tok, id, &b, &n, NULL) == 0 ? out_piece_visible((const char *)b, n) : NULL;
+    return tok_piece(tok, id, &b, &n, NULL) == 0 ? out_piece_visible((const char *)b, n) : NULL;
+}
+
+static void token_label(tok_tokenizer *tok, uint32_t id, char *buf, size_t len)
+{
+    char *v = visible_piece(tok, id);
     snprintf(buf, len, "%u '%s'", id, v ? v : "?");
     free(v);
 }
@@ -328,9 +333,7 @@ static void interpret(enum mode mode, const g2e_model *m, tok_tokenizer *tok, ui
         interp_pair(stdout, _("tokens"), c, med, n);
         return;
     }
-    const uint8_t *b;
-    size_t len;
-    char *piece = tok_piece(tok, id, &b, &len, NULL) == 0 ? out_piece_visible((const char *)b, len) : NULL;
+    char *piece = visible_piece(tok, id);
     interp_same_token(stdout, piece ? piece : "?", (size_t)p1, (size_t)p2, c, med, n);
     free(piece);
 }
