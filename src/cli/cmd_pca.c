@@ -4,7 +4,7 @@
  *
  * Outputs: the explained variance of every component (default; the table shows the first
  * K), the projections of every row on the first K components (--proj), or the components
- * themselves (--components), each in table/json/csv/npy (study_out.h). --plot DIR draws the
+ * themselves (--components), each in table/json/csv/npy (table.h). --plot DIR draws the
  * figures (PC1..PC4 against position, PC1 vs PC2 and PC2 vs PC3 coloured by position, the
  * cumulative explained variance) into DIR.
  */

@@ -7,7 +7,7 @@
  * --check-relative: ⟨R(m)q, R(n)k⟩ against ⟨R(m−n)q, k⟩ on random unit q, k (the largest
  * deviation; like `sinusoidal --check-rotation`). --dot-curve: the mean ⟨R(0)q, R(k)q⟩
  * against k, with its expectation. --rotation: one pair's path as the position grows.
- * Curves in every format of study_out.h.
+ * Curves in every format of table.h.
  */
 #include "cli.h"
 #include "i18n.h"

@@ -7,7 +7,7 @@
  * --by-position: the norm of every wpe row against its position (pca.h's row norms), with
  * the summary a reader looks for: position 0 against the median, and how flat the norms
  * are from position 100 on (published analyses of GPT-2 small report them nearly constant
- * there) compared with positions 1..99. Every format of study_out.h; --plot draws it.
+ * there) compared with positions 1..99. Every format of table.h; --plot draws it.
  */
 #include "cli.h"
 #include "i18n.h"
@@ -19,8 +19,8 @@
 #include "study.h"
 #include "study_fig.h"
 #include "figures.h"
-#include "study_out.h"
 #include "stats_out.h"
+#include "table_out.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -99,6 +99,18 @@ done:
     return rc;
 }
 
+/* The summary above the norms: lines of text for the table, members for JSON. */
+typedef struct norms_head {
+    const char *json, *table;
+} norms_head;
+
+static void put_norms_head(FILE *f, int fmt, const void *user)
+{
+    const norms_head *h = user;
+    if (fmt == TBL_JSON || fmt == TBL_TABLE)
+        fputs(fmt == TBL_JSON ? h->json : h->table, f);
+}
+
 /* --by-position: norms, summary, output, figure. */
 static int run_by_position(const stats_opts *o, int fmt)
 {
@@ -110,6 +122,11 @@ static int run_by_position(const stats_opts *o, int fmt)
         goto done;
     if (study_norms_text(&sn, path, &pre_json, &pre_table))
         goto done;
+    static const tbl_col COLS[] = {
+        {.key = "position", .width = 10, .prec = -1},
+        {.key = "norm", .width = 14, .prec = 6, .g = 1},
+        {.key = "vs_median", .width = 14, .prec = 6, .g = 1},
+    };
     double *v = malloc(sn.n * 3 * sizeof *v);
     if (!v) {
         cli_error("out of memory");
@@ -120,10 +137,9 @@ static int run_by_position(const stats_opts *o, int fmt)
         v[3 * p + 1] = sn.norm[p];
         v[3 * p + 2] = sn.sum.median > 0 ? sn.norm[p] / sn.sum.median : 0;
     }
-    static const char *const NAMES[] = {"position", "norm", "vs_median"};
-    static const unsigned char INTS[] = {1, 0, 0};
-    study_cols c = {NAMES, INTS, 3, sn.n, v, 1, 1};
-    rc = study_emit(o->out, fmt, &c, pre_json, pre_table) ? EXIT_ERR : EXIT_OK;
+    tbl t = {.cols = COLS, .ncols = 3, .nrow = sn.n, .v = v, .npy_first = 1, .npy_count = 1};
+    norms_head h = {pre_json ? pre_json : "", pre_table ? pre_table : ""};
+    rc = table_emit(o->out, fmt, &t, put_norms_head, &h) ? EXIT_ERR : EXIT_OK;
     free(v);
     char name[64];
     fig_model_name(m, name, sizeof name);
