@@ -18,17 +18,13 @@
  * overlapping windows (see `embed --window --stride`), other tokenizers, counting without
  * holding an input in memory.
  */
-#include "charcost.h"
 #include "cli.h"
-#include "embed.h"
 #include "i18n.h"
-#include "json.h"
 #include "opt.h"
 #include "out.h"
 #include "text.h"
 #include "textin.h"
-#include "textpos.h"
-#include "tokenizer.h"
+#include "tokcount.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -96,99 +92,19 @@ typedef struct input {
     const char *arg;     /* the TEXT or the path (argv's) */
 } input;
 
-typedef struct result {
-    size_t bytes, chars, tokens, windows, replaced;
-    int fits;
-    /* the cut, when tokens > ctx */
-    size_t cut_byte, cut_chars;   /* byte offset; characters wholly before it */
-    size_t line, col;             /* of the first character not wholly inside */
-    int inside;                   /* the cut falls inside a character */
-    char snippet[TEXTPOS_SNIPPET_MAX];
-    charcost_row *cc;             /* --per-char: (n_cc) rows, costliest first (owned) */
-    size_t n_cc;
-} result;
-
-/* Reads one input (a TEXT is used in place, a file or stdin mapped or read). */
-static int read_input(const input *in, textin *ti)
+/* Reads and counts one input (a TEXT in place, a file or stdin mapped or read). */
+static int count_one(tok_tokenizer *t, const input *in, const count_opts *o, tokcount *r)
 {
-    if (in->kind == IN_TEXT) {
-        memset(ti, 0, sizeof *ti);
-        ti->data = in->arg;
-        ti->len = strlen(in->arg);
-        return 0;
-    }
-    return textin_open(ti, in->kind == IN_STDIN ? NULL : in->arg, "text file");
-}
-
-/* A continuation byte of UTF-8: the offset is not where a character starts. */
-static int mid_char(const char *text, size_t len, size_t byte)
-{
-    return byte < len && ((unsigned char)text[byte] & 0xC0) == 0x80;
-}
-
-/* Where the first ctx tokens end: from the offsets, or (IDs only, strict mode, where the
- * tokens' bytes are the input's bytes one after another) from their lengths. */
-static size_t cut_at(const tok_tokenizer *t, const tok_ids *ids, size_t ctx)
-{
-    if (ids->offsets)
-        return ids->offsets[ctx];
-    size_t b = 0;
-    for (size_t i = 0; i < ctx; i++) {
-        const uint8_t *p;
-        size_t l;
-        tok_piece(t, ids->ids[i], &p, &l, NULL);
-        b += l;
-    }
-    return b;
-}
-
-static void fill_cut(result *r, const char *text, size_t len, size_t b)
-{
-    textpos p;
-    textpos_at(text, len, b, &p);
-    r->cut_byte = b;
-    r->inside = mid_char(text, len, b);
-    /* textpos counts a character the offset splits as one before it, and gives the
-     * column after it: step back to name that character itself */
-    r->cut_chars = r->inside ? p.chr - 1 : p.chr;
-    r->line = p.line;
-    r->col = r->inside ? p.col - 1 : p.col;
-    memcpy(r->snippet, p.snippet, sizeof r->snippet);
-}
-
-static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, int per_char,
-                     result *r)
-{
-    textin ti;
-    if (read_input(in, &ti))
+    textin ti = {.data = in->arg, .len = in->kind == IN_TEXT ? strlen(in->arg) : 0};
+    if (in->kind != IN_TEXT && cli_textin_open(&ti, in->kind == IN_STDIN ? NULL : in->arg, "text file"))
         return -1;
     const char *name = in->kind == IN_STDIN ? "standard input" : in->kind == IN_FILE ? in->arg : "TEXT";
-    tok_ids ids;
     g2e_err err;
-    g2e_clear(&err);
-    /* offsets only when lossy (they then refer to the input, not the repaired copy) */
-    unsigned flags = lossy ? TOK_LOSSY : per_char ? 0u : TOK_NO_OFFSETS;
-    int rc = tok_encode(t, ti.data, ti.len, TOK_SPECIAL_TOKEN, flags, &ids, NULL, &err);
-    if (rc) {
-        cli_error("%s: %s%s", name, err.msg, err.code == TOK_E_UTF8 ? " (--lossy replaces invalid bytes with U+FFFD)" : "");
-        textin_close(&ti);
-        return -1;
-    }
-    memset(r, 0, sizeof *r);
-    r->bytes = ti.len;
-    /* strict mode: tok_encode has just checked the UTF-8 */
-    r->chars = lossy ? textpos_chars(ti.data, ti.len) : textpos_chars_valid(ti.data, ti.len);
-    r->tokens = ids.n;
-    r->replaced = ids.n_replaced;
-    r->fits = ids.n <= ctx;
-    if (per_char && (rc = charcost_compute(ti.data, ti.len, ids.offsets, ids.n, &r->cc, &r->n_cc, &err)))
-        cli_error("%s: %s", name, err.msg);
-    else if ((rc = embed_windows(ids.n, ctx, ctx, &r->windows, &err)))
-        cli_error("%s", err.msg);
-    else if (!r->fits)
-        fill_cut(r, ti.data, ti.len, cut_at(t, &ids, ctx));
-    tok_ids_free(&ids);
-    textin_close(&ti);
+    unsigned flags = (o->lossy ? TOKCOUNT_LOSSY : 0) | (o->per_char ? TOKCOUNT_PER_CHAR : 0);
+    int rc = tokcount_text(t, ti.data, ti.len, (size_t)o->ctx, flags, r, &err);
+    if (rc)
+        cli_error("%s: %s%s", name, err.msg, rc == TOK_E_UTF8 ? " (--lossy replaces invalid bytes with U+FFFD)" : "");
+    cli_textin_close(&ti);
     return rc ? -1 : 0;
 }
 
@@ -262,7 +178,7 @@ static void cc_visible(const charcost_row *c, char *buf, size_t cap)
 }
 
 /* One input's characters by cost: the `top` costliest (0: all). */
-static void print_per_char(FILE *f, const char *name, const result *r, size_t top)
+static void print_per_char(FILE *f, const char *name, const tokcount *r, size_t top)
 {
     size_t n = top && top < r->n_cc ? top : r->n_cc, cw = 6;
     char vis[32], code[16];
@@ -306,38 +222,7 @@ static void print_per_char(FILE *f, const char *name, const result *r, size_t to
         fprintf(f, _("... and %zu more characters (--top 0 or --format json lists all)\n"), r->n_cc - n);
 }
 
-/* "per_char": every character, costliest first, through the one JSON writer. */
-static void json_per_char(FILE *f, const result *r)
-{
-    json_w w;
-    json_init(&w, f);
-    json_begin_array(&w);
-    for (size_t i = 0; i < r->n_cc; i++) {
-        const charcost_row *c = &r->cc[i];
-        json_begin_object(&w);
-        json_key(&w, "char");
-        json_str(&w, c->bytes, c->len);
-        json_key(&w, "codepoint");
-        if (c->cp >= 0)
-            json_uint(&w, (unsigned)c->cp);
-        else
-            json_null(&w);
-        json_key(&w, "bytes");
-        json_uint(&w, c->len);
-        json_key(&w, "first_byte");
-        json_uint(&w, c->first);
-        json_key(&w, "count");
-        json_uint(&w, c->count);
-        json_key(&w, "tokens");
-        json_f64(&w, c->tokens);
-        json_key(&w, "tokens_per_char");
-        json_f64(&w, c->tokens / (double)c->count);
-        json_end_object(&w);
-    }
-    json_end_array(&w);
-}
-
-static void print_table(FILE *f, const input *in, const result *r, size_t n, size_t ctx,
+static void print_table(FILE *f, const input *in, const tokcount *r, size_t n, size_t ctx,
                         int lossy, size_t top)
 {
     char name[NAME_MAX_W * 4 + 8];
@@ -413,8 +298,7 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
         }
 }
 
-static void print_json(FILE *f, const input *in, const result *r, size_t n, size_t ctx,
-                       int lossy)
+static void print_json(FILE *f, const input *in, const tokcount *r, size_t n, size_t ctx, int lossy)
 {
     fprintf(f, "{\"ctx\": %zu, \"inputs\": [", ctx);
     for (size_t i = 0; i < n; i++) {
@@ -422,30 +306,8 @@ static void print_json(FILE *f, const input *in, const result *r, size_t n, size
         const char *s = in[i].kind == IN_STDIN ? "-" : in[i].arg;
         fprintf(f, "%s\n {\"input\": ", i ? "," : "");
         out_json_string(f, s, strlen(s));
-        fprintf(f, ", \"kind\": \"%s\", \"bytes\": %zu, \"chars\": %zu, \"tokens\": %zu, "
-                   "\"chars_per_token\": ", kinds[in[i].kind], r[i].bytes, r[i].chars,
-                r[i].tokens);
-        if (r[i].tokens)   /* a display value: chars and tokens are exact */
-            fprintf(f, "%.6g", (double)r[i].chars / (double)r[i].tokens);
-        else
-            fputs("null", f);
-        fprintf(f, ", \"fits\": %s, \"windows\": %zu", r[i].fits ? "true" : "false",
-                r[i].windows);
-        if (lossy)
-            fprintf(f, ", \"replaced\": %zu", r[i].replaced);
-        if (r[i].cc) {
-            fputs(", \"per_char\": ", f);
-            json_per_char(f, &r[i]);
-        }
-        if (r[i].fits) {
-            fputs(", \"cut\": null}", f);
-            continue;
-        }
-        fprintf(f, ",\n  \"cut\": {\"byte\": %zu, \"chars_before\": %zu, \"inside_char\": %s, "
-                   "\"line\": %zu, \"column\": %zu, \"snippet\": ", r[i].cut_byte,
-                r[i].cut_chars, r[i].inside ? "true" : "false", r[i].line, r[i].col);
-        out_json_string(f, r[i].snippet, strlen(r[i].snippet));
-        fputs("}}", f);
+        fprintf(f, ", \"kind\": \"%s\"", kinds[in[i].kind]);
+        tokcount_json(f, &r[i], lossy);
     }
     fputs("\n]}\n", f);
 }
@@ -520,7 +382,7 @@ int cmd_count(int argc, char **argv)
         return r ? opt_exit(r) : EXIT_USAGE;
     }
     int rc = EXIT_ERR;
-    result *res = calloc((size_t)n, sizeof *res);
+    tokcount *res = calloc((size_t)n, sizeof *res);
     tok_tokenizer *t = NULL;
     out_file of = {0};
     g2e_err err;
@@ -531,7 +393,7 @@ int cmd_count(int argc, char **argv)
     } else {
         tok_set_threads(t, (unsigned)o.threads);
         long k = 0;
-        while (k < n && !count_one(t, &in[k], (size_t)o.ctx, o.lossy, o.per_char, &res[k]))
+        while (k < n && !count_one(t, &in[k], &o, &res[k]))
             k++;
         if (k == n && !out_open(&of, o.out, 0)) {
             if (o.fmt == 1)
@@ -543,7 +405,7 @@ int cmd_count(int argc, char **argv)
     }
     tok_close(t);
     for (long k = 0; res && k < n; k++)
-        free(res[k].cc);
+        tokcount_free(&res[k]);
     free(res);
     free(in);
     opt_free(&p);
