@@ -39,8 +39,8 @@ typedef struct jsonl_error {
 
 /* Decodes the "text" member of the line s[0..n) and appends its bytes to text (text->n
  * grows by the decoded length). key is scratch space for member names (reused across
- * calls). Returns 0; JSONL_E_SYNTAX with *e filled and text->n possibly grown (discard
- * from where it was); or G2E_ENOMEM (text->oom or key->oom set). */
+ * calls). Returns 0; JSONL_E_SYNTAX with *e filled and text->n as it was; or G2E_ENOMEM
+ * (text->oom or key->oom set). */
 int jsonl_text(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e);
 
 #endif

@@ -45,16 +45,19 @@ void toks_put_u64(bytebuf *b, uint64_t v)
         b->n = (size_t)(put_u64(b->p + b->n, v) - b->p);
 }
 
-int toks_idtext_init(toks_idtext *d, uint32_t n_vocab)
+int toks_idtext_init(toks_idtext *d, uint32_t n_vocab, char sep)
 {
     d->n = 0;
     if (n_vocab > 1000000 || !(d->text = malloc(((size_t)n_vocab + 1) * sizeof *d->text)))
         return G2E_ENOMEM;
     for (uint32_t v = 0; v < n_vocab; v++) {
-        memset(d->text[v], 0, 8);
-        d->text[v][7] = (char)(put_u64(d->text[v], v) - d->text[v]);
+        char *e = put_u64(d->text[v], v);
+        *e++ = sep;
+        memset(e, 0, (size_t)(d->text[v] + 8 - e));
+        d->text[v][7] = (char)(e - d->text[v]);
     }
     d->n = n_vocab;
+    d->sep = sep;
     return 0;
 }
 
@@ -64,31 +67,33 @@ void toks_idtext_free(toks_idtext *d)
     memset(d, 0, sizeof *d);
 }
 
-static inline char *put_id(char *d, const toks_idtext *t, uint32_t id)
-{
-    if (id >= t->n)
-        return put_u64(d, id);
-    memcpy(d, t->text[id], 8);
-    return d + t->text[id][7];
-}
-
 void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t n, char sep)
 {
     static const toks_idtext none = {0};
-    d = d ? d : &none;
+    d = d && d->sep == sep ? d : &none;
+    /* each ID and its separator: one 8-byte copy from the table (7 bytes at most kept), or
+     * up to 21 bytes converted; the last separator is taken back at the end */
     for (size_t i = 0; i < n;) {
-        size_t m = n - i < 16384 ? n - i : 16384; /* 21 bytes per ID at most, 8 written */
-        if (bb_room(b, m * 21 + 8))
+        if (bb_room(b, (n - i) * 7 + 32))
             return;
-        char *o = b->p + b->n;
-        if (!i)
-            o = put_id(o, d, ids[i++]), m--;
-        for (size_t e = i + m; i < e; i++) {
-            *o++ = sep;
-            o = put_id(o, d, ids[i]);
+        char *o = b->p + b->n, *room_end = b->p + b->cap - 22;
+        const char(*text)[8] = d->text; /* locals: stores through o may alias d's members */
+        uint32_t lim = d->n;
+        for (; i < n; i++) {
+            uint32_t id = ids[i];
+            if (id < lim) {
+                memcpy(o, text[id], 8);
+                o += text[id][7];
+            } else if (o <= room_end) {
+                o = put_u64(o, id);
+                *o++ = sep;
+            } else {
+                break; /* more room, then on */
+            }
         }
         b->n = (size_t)(o - b->p);
     }
+    b->n -= n ? 1 : 0;
 }
 
 /* ------------------------------------------------------------ texts over threads */
@@ -242,7 +247,7 @@ int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special s
 {
     toks_idtext idt = {0};
     if (len >= (64u << 10))
-        toks_idtext_init(&idt, tok_n_vocab(t)); /* pays from ~16k IDs; without it, divisions */
+        toks_idtext_init(&idt, tok_n_vocab(t), ' '); /* pays from ~16k IDs; without it, divisions */
     int werr = 0, rc = 0;
     *n_replaced = 0;
     if (!splits(t, len) || ids_split(t, text, len, special, &idt, write, user, &werr)) {
@@ -469,7 +474,6 @@ static int jb_parse(jpart *p)
             if (rc == G2E_ENOMEM)
                 return -1;
             b->err[k] = rc ? je.why : NULL;
-            b->arena.n = rc ? b->at[k] : b->arena.n; /* a bad line's partial text dropped */
             b->len[k] = b->arena.n - b->at[k];
         }
         pos = e + 1;
@@ -580,7 +584,7 @@ static int jsonl_block(jrun *j, const char *s, size_t n)
         line += count_lines(s + at, n - at);
     }
     if (n >= TOKS_JSONL_PART_MIN && !j->idt.n)
-        toks_idtext_init(&j->idt, tok_n_vocab(j->t)); /* read-only from here on */
+        toks_idtext_init(&j->idt, tok_n_vocab(j->t), ','); /* read-only from here on */
     pthread_t th[TOKS_JSONL_PARTS];
     int started[TOKS_JSONL_PARTS] = {0}, rc = 0;
     for (unsigned k = 1; k < m; k++)

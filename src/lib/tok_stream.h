@@ -45,19 +45,23 @@ typedef int (*toks_write_fn)(void *user, const void *p, size_t n);
 
 /* ---- IDs as decimal text ---- */
 
-/* The decimal text of every ID below n, 8 bytes each: up to 6 digits, the length in byte 7
- * (one copy per ID instead of divisions). A zeroed table is valid and empty. */
+/* The decimal text of every ID below n followed by the separator sep, 8 bytes each: up to
+ * 6 digits and sep, their length in byte 7 (one copy per ID instead of divisions). A
+ * zeroed table is empty. */
 typedef struct toks_idtext {
     char (*text)[8]; /* (n,) */
     uint32_t n;
+    char sep;
 } toks_idtext;
 
-/* Builds the table for IDs below n_vocab (at most 10^6). 0 or G2E_ENOMEM (then empty). */
-int toks_idtext_init(toks_idtext *d, uint32_t n_vocab);
+/* Builds the table for IDs below n_vocab (at most 10^6) and separator sep. 0 or G2E_ENOMEM
+ * (then empty). */
+int toks_idtext_init(toks_idtext *d, uint32_t n_vocab, char sep);
 void toks_idtext_free(toks_idtext *d);
 
-/* Appends ids[0..n) to b in decimal, separated by sep (none before the first); IDs outside
- * the table (or with d NULL) are converted directly. Failure: b->oom. */
+/* Appends ids[0..n) to b in decimal, separated by sep (none before the first or after the
+ * last); IDs outside the table (d NULL, or made for another sep) are converted directly.
+ * Failure: b->oom. */
 void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t n, char sep);
 /* Appends v in decimal. */
 void toks_put_u64(bytebuf *b, uint64_t v);
