@@ -1,21 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_tokenize.c — `gpt2-embed tokenize`: text -> GPT-2 token IDs (tiktoken-exact).
  *
- * A text (TEXT arguments, -f FILE mapped without a copy, or standard input) is checked
- * and tokenized whole before anything is written, so bad UTF-8 or a refused special token
- * leaves the output empty; then the IDs are written through one buffer at the speed of
- * the tokenizer. Large texts are tokenized over --threads (the library cuts them where
- * GPT-2's pre-tokenizer must cut: the IDs are the one-thread ones).
- *
- * --jsonl streams: standard input is read as it comes, each block of complete lines is
- * tokenized (over the threads, in order) and written, and flushed at once when the output
- * is a pipe or a terminal; memory stays bounded by the longest line. A bad line stops the
- * run with an error naming its line number after every earlier line has been written; with
- * --keep-going it becomes {"error": "...", "line": N} in the output instead and the run
- * goes on (exit status 1 at the end if any line was bad).
- * The engine is the library's (tok_stream.h, jsonl.h, textin.h); this file is the options,
- * their checks, the table format and the messages.
- * Deliberately left out: other JSONL members in the output (only "ids").
+ * A text (TEXT arguments, -f FILE mapped, or standard input) is tokenized whole before
+ * anything is written, so bad UTF-8 or a refused special token leaves the output empty;
+ * large texts over --threads, their IDs formatted in the threads (tok_stream.h).
+ * --jsonl streams (tok_stream.h): blocks of lines as they come, flushed when the output is
+ * a pipe or a terminal. A bad line stops the run with an error naming its line number after
+ * every earlier line has been written; with --keep-going it becomes {"error": "...",
+ * "line": N} in the output and the run goes on (exit status 1 at the end).
+ * This file is the options, their checks, the table format and the messages.
  */
 #include "cli.h"
 #include "i18n.h"
@@ -75,7 +68,6 @@ static const opt_cmd CMD = {
                    "  gpt2-embed tokenize --format ids -f book.txt -o book.ids.txt\n"
                    "  gpt2-embed tokenize --jsonl < texts.jsonl > ids.jsonl\n"),
     .opts = OPTS,
-    .min_pos = 0,
     .max_pos = -1,
     .pos_name = "TEXT",
 };
@@ -88,11 +80,9 @@ const opt_cmd *const cmd_tokenize_spec = &CMD; /* for the manual (commands.def O
  * columns, byte range. Returns 0 or -1 (out of memory). */
 static int format_table(FILE *f, const tok_tokenizer *t, const char *text, size_t len, const tok_ids *r)
 {
-    tokchars_span *sp = malloc((r->n ? r->n : 1) * sizeof *sp);
-    if (!sp || tokchars_spans(text, len, r->offsets, r->n, sp, NULL)) {
-        free(sp);
+    tokchars_span *sp = toks_spans(text, len, r);
+    if (!sp)
         return -1;
-    }
     out_rpad(f, _("pos"), 5);   /* headings by display width (translations are wider) */
     fputs("  ", f);
     out_rpad(f, _("id"), 6);
@@ -131,23 +121,15 @@ static int flush_file(void *f)
 
 /* ------------------------------------------------------------ the command */
 
-/* The TEXT arguments joined by single spaces (a new string), or the one argument. */
+/* The TEXT arguments joined by single spaces (a new string). */
 static char *joined(const opt_parsed *p)
 {
     size_t total = 1;
     for (int k = 0; k < p->npos; k++)
         total += strlen(p->pos[k]) + 1;
     char *s = malloc(total), *w = s;
-    if (!s)
-        return NULL;
-    for (int k = 0; k < p->npos; k++) {
-        size_t l = strlen(p->pos[k]);
-        if (k)
-            *w++ = ' ';
-        memcpy(w, p->pos[k], l);
-        w += l;
-    }
-    *w = '\0';
+    for (int k = 0; s && k < p->npos; k++)
+        w += sprintf(w, "%s%s", k ? " " : "", p->pos[k]);
     return s;
 }
 
@@ -171,10 +153,9 @@ static int whole_to(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *
     if (o->fmt == FMT_IDS) {
         rc = toks_write_ids(t, text, len, (tok_special)o->special, flags, write_file, f, &r.n_replaced, &err);
     } else if (!(rc = tok_encode(t, text, len, (tok_special)o->special, flags, &r, NULL, &err))) {
+        /* (a write error is out_commit's to report) */
         int e = o->fmt == FMT_JSON ? toks_write_json(f, t, text, len, &r) : format_table(f, t, text, len, &r);
-        rc = e ? g2e_fail(&err, G2E_ENOMEM, "out of memory formatting the output") : 0;
-        if (e == G2E_EIO)
-            rc = g2e_fail(&err, TOKS_E_WRITE, "cannot write the output: %s", strerror(errno));
+        rc = e && e != G2E_EIO ? g2e_fail(&err, G2E_ENOMEM, "out of memory formatting the output") : 0;
     }
     if (rc >= 300 && rc < 400) /* the tokenizer's: the input named */
         cli_error("%s: %s", what, err.msg);
@@ -242,7 +223,7 @@ static int jsonl_to(tok_tokenizer *t, const tokenize_opts *o, FILE *f)
     else if (rc == TOKS_E_READ)
         cli_error("cannot read standard input: %s", strerror(j.sys_errno));
     else if (rc == TOKS_E_WRITE || fflush(f)) /* (the lines before a bad one go out first) */
-        cli_error("cannot write the output: %s", strerror(rc ? j.sys_errno : errno)), rc = TOKS_E_WRITE;
+        cli_error("cannot write the output: %s", strerror(rc == TOKS_E_WRITE ? j.sys_errno : errno)), rc = TOKS_E_WRITE;
     else if (rc == TOKS_STOPPED)
         cli_error("standard input line %zu: %s", j.line, j.msg);
     else if (j.bad)

@@ -11,8 +11,7 @@
 int cli_textin_open(textin *in, const char *path, const char *what)
 {
     memset(in, 0, sizeof *in);
-    if (path && strcmp(path, "-") == 0)
-        path = NULL;
+    path = path && strcmp(path, "-") == 0 ? NULL : path;
     if (path && !*path) {
         cli_error("an empty file name was given for the %s", what);
         return -1;
@@ -30,11 +29,9 @@ int cli_textin_open(textin *in, const char *path, const char *what)
     int rc = textin_fd(in, fd, name, &err);
     if (path)
         close(fd);
-    if (rc)
-        cli_error("%s", err.msg);
-    else if (in->map) /* truncated by another program while read: one line, not "Bus error" */
+    if (!rc && in->map) /* truncated by another program while read: one line, not "Bus error" */
         out_guard_mapping(in->map, in->len, path ? path : "standard input", what);
-    return rc ? -1 : 0;
+    return rc ? cli_error("%s", err.msg), -1 : 0;
 }
 
 void cli_textin_close(textin *in)

@@ -177,7 +177,7 @@ static int member(jp *p, bytebuf *text, bytebuf *key, int lossy, int *found)
     return is_text ? string(p, text, lossy) : skip_value(p);
 }
 
-int jsonl_text(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e)
+static int parse(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e)
 {
     jp p = {s, n, 0, e};
     int found = 0, rc;
@@ -218,4 +218,13 @@ int jsonl_text(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *
     if (p.i != n)
         return fail(&p, p.i, "trailing characters after the object");
     return found ? 0 : fail(&p, close, "no \"text\" member");
+}
+
+int jsonl_text(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e)
+{
+    size_t start = text->n;
+    int rc = parse(s, n, flags, text, key, e);
+    if (rc)
+        text->n = start; /* a "text" decoded before the error is taken back */
+    return rc;
 }

@@ -327,15 +327,23 @@ static void bb_spill(bytebuf *b, FILE *f, size_t at_least)
         b->n = 0;
 }
 
+tokchars_span *toks_spans(const char *text, size_t len, const tok_ids *r)
+{
+    tokchars_span *sp = malloc((r->n ? r->n : 1) * sizeof *sp);
+    if (sp && tokchars_spans(text, len, r->offsets, r->n, sp, NULL)) {
+        free(sp);
+        return NULL;
+    }
+    return sp;
+}
+
 /* "tokens": one object per token with its ID and tokchars_json's members, written by the one
  * JSON writer straight onto f. */
 static int json_tokens(FILE *f, const char *text, size_t len, const tok_ids *r)
 {
-    tokchars_span *sp = malloc((r->n ? r->n : 1) * sizeof *sp);
-    if (!sp || tokchars_spans(text, len, r->offsets, r->n, sp, NULL)) {
-        free(sp);
+    tokchars_span *sp = toks_spans(text, len, r);
+    if (!sp)
         return G2E_ENOMEM;
-    }
     json_w w;
     json_init(&w, f);
     json_begin_array(&w);
@@ -474,7 +482,7 @@ static int jb_parse(jpart *p)
             if (rc == G2E_ENOMEM)
                 return -1;
             b->err[k] = rc ? je.why : NULL;
-            b->len[k] = b->arena.n - b->at[k];
+            b->len[k] = rc ? 0 : b->arena.n - b->at[k];
         }
         pos = e + 1;
     }

@@ -85,6 +85,10 @@ typedef struct toks_counts {
 /* Fills *c for text[0..len). Returns 0 or tok_encode's code and message (G2E_ENOMEM). */
 int toks_count(tok_tokenizer *t, const char *text, size_t len, size_t ctx, toks_counts *c, g2e_err *err);
 
+/* The spans of r's tokens in text[0..len) (tokchars.h; r with offsets) in a new array the
+ * caller frees, or NULL when out of memory. */
+struct tokchars_span *toks_spans(const char *text, size_t len, const tok_ids *r);
+
 /* `tokenize --format json`'s object for text[0..len) and its tokens r (with offsets) onto f,
  * then "\n": {"n_tokens":N,"ids":[...],"offsets":[[s,e],...],"pieces":["...",...],
  * "tokens":[{"id": ..., tokchars.h's members}, ...]}. Returns 0, G2E_ENOMEM or G2E_EIO

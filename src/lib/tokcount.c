@@ -99,10 +99,12 @@ static void json_per_char(FILE *f, const tokcount *r)
     json_end_array(&w);
 }
 
-void tokcount_json(FILE *f, const tokcount *r, int lossy)
+void tokcount_json(FILE *f, const char *name, const char *kind, const tokcount *r, int lossy)
 {
-    fprintf(f, ", \"bytes\": %zu, \"chars\": %zu, \"tokens\": %zu, \"chars_per_token\": ", r->bytes, r->chars,
-            r->tokens);
+    fputs("{\"input\": ", f);
+    json_write_string(f, name, strlen(name));
+    fprintf(f, ", \"kind\": \"%s\", \"bytes\": %zu, \"chars\": %zu, \"tokens\": %zu, \"chars_per_token\": ", kind, r->bytes,
+            r->chars, r->tokens);
     if (r->tokens) /* a display value: chars and tokens are exact */
         fprintf(f, "%.6g", (double)r->chars / (double)r->tokens);
     else

@@ -45,10 +45,9 @@ int tokcount_text(tok_tokenizer *t, const char *text, size_t len, size_t ctx, un
                   g2e_err *err);
 void tokcount_free(tokcount *r);
 
-/* r's members as JSON onto f, after the caller's own ("input", "kind"), in `count --format
- * json`'s layout: , "bytes": B, "chars": C, "tokens": N, "chars_per_token": x (null for no
- * tokens), "fits": b, "windows": W[, "replaced": R when lossy][, "per_char": [...]],
- * "cut": null or {...}, then the closing '}'. */
-void tokcount_json(FILE *f, const tokcount *r, int lossy);
+/* One input's object of `count --format json` onto f: {"input": name, "kind": kind,
+ * "bytes": B, "chars": C, "tokens": N, "chars_per_token": x (null for no tokens), "fits": b,
+ * "windows": W[, "replaced": R when lossy][, "per_char": [...]], "cut": null or {...}}. */
+void tokcount_json(FILE *f, const char *name, const char *kind, const tokcount *r, int lossy);
 
 #endif
