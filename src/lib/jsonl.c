@@ -106,7 +106,7 @@ static int string(jp *p, bytebuf *out, int lossy)
     if (p->i >= p->n || p->s[p->i] != '"')
         return fail(p, p->i, "expected a string");
     size_t open = p->i++;
-    if (bb_room(out, p->n - p->i))
+    if (bb_room(out, p->n - p->i + 1)) /* (+1: a buffer even for an empty rest) */
         return G2E_ENOMEM;
     char *o = out->p + out->n;
     for (;;) {

@@ -45,6 +45,8 @@ static int read_all(int fd, textin *in, const char *name, g2e_err *err)
             break;
         n += (size_t)k;
     }
+    if (!n)
+        textin_close(in); /* empty: "" below */
     in->data = in->buf;
     in->len = n;
     return 0;
