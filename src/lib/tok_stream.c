@@ -135,16 +135,39 @@ struct pjob {
     const toks_idtext *idt;
 };
 
-typedef struct pthr {
-    pjob *j;
+/* One thread of a crew: the job it shares, its tokenizer. */
+typedef struct crew {
+    void *job;
     tok_tokenizer *t;
-} pthr;
+} crew;
+
+/* Runs fn for n crew members on t and its workers (t's thread count 1 meanwhile, as
+ * tok_worker asks): member 0 with t in this thread, member k >= 1 with tok_worker(t, k) in
+ * a thread of its own, or not at all when that worker or thread cannot be made (fn takes
+ * its items from a shared queue, so the others do them); then waits for all. */
+static void crew_run(tok_tokenizer *t, unsigned n, void *job, void *(*fn)(void *))
+{
+    crew w[MAX_THREADS];
+    pthread_t th[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    unsigned threads = t->threads;
+    tok_set_threads(t, 1);
+    for (unsigned k = 0; k < n; k++)
+        w[k] = (crew){job, tok_worker(t, k)};
+    for (unsigned k = 1; k < n; k++)
+        started[k] = w[k].t && pthread_create(&th[k], NULL, fn, &w[k]) == 0;
+    fn(&w[0]);
+    for (unsigned k = 1; k < n; k++)
+        if (started[k])
+            pthread_join(th[k], NULL);
+    tok_set_threads(t, threads);
+}
 
 /* Takes parts in order until none is left: a thread that got easy text takes more. */
 static void *pjob_loop(void *arg)
 {
-    pthr *w = arg;
-    pjob *j = w->j;
+    crew *w = arg;
+    pjob *j = w->job;
     for (unsigned k; (k = atomic_fetch_add(&j->next, 1)) < j->m;) {
         part *p = &j->pt[k];
         p->rc = tok_encode(w->t, p->s, p->n, j->special, TOK_NO_OFFSETS, &p->ids, NULL, NULL);
@@ -195,20 +218,7 @@ static int parts_run(tok_tokenizer *t, const char *s, size_t n, unsigned threads
         pt[k] = (part){.s = s + cut[k], .n = cut[k + 1] - cut[k]};
     j->pt = pt, j->m = m;
     atomic_init(&j->next, 0);
-    pthr w[MAX_THREADS];
-    pthread_t th[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
-    unsigned nw = threads < m ? threads : m;
-    tok_set_threads(t, 1); /* the workers are ours now (tok_worker's contract) */
-    for (unsigned k = 0; k < nw; k++)
-        w[k] = (pthr){j, tok_worker(t, k)};
-    for (unsigned k = 1; k < nw; k++)
-        started[k] = w[k].t && pthread_create(&th[k], NULL, pjob_loop, &w[k]) == 0;
-    pjob_loop(&w[0]);
-    for (unsigned k = 1; k < nw; k++)
-        if (started[k])
-            pthread_join(th[k], NULL);
-    tok_set_threads(t, threads);
+    crew_run(t, threads < m ? threads : m, j, pjob_loop);
     int rc = 0;
     for (unsigned k = 0; k < m && !rc; k++)
         rc = pt[k].rc ? pt[k].rc : pt[k].out.oom ? G2E_ENOMEM : 0;
@@ -570,17 +580,13 @@ typedef struct jrun {
     atomic_uint next;
 } jrun;
 
-typedef struct jthr {
-    jrun *j;
-    tok_tokenizer *t; /* this thread's */
-} jthr;
-
 static void *jshares(void *arg)
 {
-    jthr *w = arg;
-    for (unsigned k; (k = atomic_fetch_add(&w->j->next, 1)) < w->j->m;) {
-        w->j->part[k].t = w->t;
-        jb_run(&w->j->part[k]);
+    crew *w = arg;
+    jrun *j = w->job;
+    for (unsigned k; (k = atomic_fetch_add(&j->next, 1)) < j->m;) {
+        j->part[k].t = w->t;
+        jb_run(&j->part[k]);
     }
     return NULL;
 }
@@ -599,7 +605,7 @@ static int jsonl_block(jrun *j, const char *s, size_t n)
 {
     /* shares of about equal bytes ending at line ends, four per thread (taken in turn, so
      * that a thread with easy lines takes more), each at least TOKS_JSONL_PART_MIN */
-    unsigned parts = j->threads * 4, m = 0, nth;
+    unsigned parts = j->threads * 4, m = 0;
     parts = parts > TOKS_JSONL_PARTS ? TOKS_JSONL_PARTS : parts;
     parts = parts > n / TOKS_JSONL_PART_MIN ? (unsigned)(n / TOKS_JSONL_PART_MIN) : parts;
     parts = parts < 1 ? 1 : parts;
@@ -619,18 +625,8 @@ static int jsonl_block(jrun *j, const char *s, size_t n)
         toks_idtext_init(&j->idt, tok_n_vocab(j->t), ','); /* read-only from here on */
     j->m = m;
     atomic_init(&j->next, 0);
-    nth = j->threads < m ? j->threads : m;
-    jthr w[TOKS_JSONL_PARTS];
-    pthread_t th[TOKS_JSONL_PARTS];
-    int started[TOKS_JSONL_PARTS] = {0}, rc = 0;
-    for (unsigned k = 0; k < nth; k++)
-        w[k] = (jthr){j, tok_worker(j->t, k)}; /* (a NULL worker: its shares go to the others) */
-    for (unsigned k = 1; k < nth; k++)
-        started[k] = w[k].t && pthread_create(&th[k], NULL, jshares, &w[k]) == 0;
-    jshares(&w[0]);
-    for (unsigned k = 1; k < nth; k++)
-        if (started[k])
-            pthread_join(th[k], NULL);
+    crew_run(j->t, j->threads < m ? j->threads : m, j, jshares);
+    int rc = 0;
     for (unsigned k = 0; k < m && !rc; k++) {
         jpart *p = &j->part[k];
         j->o->bad += p->bad;
