@@ -44,7 +44,8 @@ median() {  # hyperfine JSON, index -> median seconds
 cputime() {  # hyperfine JSON, index -> mean user + system seconds
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]; print(r["user"] + r["system"])' "$1" "$2"
 }
-echo "whole process, corpus $bytes bytes, median of 5 runs (hyperfine), output to /dev/null:"
+echo "whole process, corpus $bytes bytes, median of 5 runs (hyperfine), output to /dev/null;" \
+     "load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (N threads cannot gain where other work holds the cores):"
 printf '  %-34s %10s %10s %6s  %-18s %s\n' command "N threads" "1 thread" "N/1" "vs library N / 1" "1 thread, CPU time: MB/s, vs library"
 whole() {  # label, command (with THREADS in it)
   local label=$1 cmd=$2 json=$tmp/hf-tok.json
