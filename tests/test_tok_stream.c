@@ -308,7 +308,7 @@ Test(tok_stream, jsonl_gives_tiktokens_ids_over_threads_and_blocks, .timeout = 1
     char *in = read_file(G2E_SRCDIR "/tests/data/tokenizer_cases.jsonl", &n);
     char *want = read_file(G2E_SRCDIR "/tests/data/tokenizer_expected.jsonl", &en);
     cr_assert(in && want);
-    /* 64 copies (9.8 MB): several 4 MB blocks, each split over the threads */
+    /* 64 copies (9.8 MB): several 1 MB blocks, each split over the threads */
     size_t reps = 64;
     char *big = malloc(n * reps), *bigwant = malloc(en * reps);
     for (size_t k = 0; k < reps; k++) {

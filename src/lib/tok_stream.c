@@ -605,7 +605,7 @@ static int jsonl_block(jrun *j, const char *s, size_t n)
 {
     /* shares of about equal bytes ending at line ends, four per thread (taken in turn, so
      * that a thread with easy lines takes more), each at least TOKS_JSONL_PART_MIN */
-    unsigned parts = j->threads * 4, m = 0;
+    unsigned parts = j->threads > 1 ? j->threads * 4 : 1, m = 0;
     parts = parts > TOKS_JSONL_PARTS ? TOKS_JSONL_PARTS : parts;
     parts = parts > n / TOKS_JSONL_PART_MIN ? (unsigned)(n / TOKS_JSONL_PART_MIN) : parts;
     parts = parts < 1 ? 1 : parts;
@@ -653,11 +653,12 @@ static int jsonl_block(jrun *j, const char *s, size_t n)
 }
 
 /* Reads fd block by block; each block's complete lines are processed at once. A block is
- * what one read gives (up to 4 MB from a file: few waits for the slowest thread), or from
- * a pipe all that has already arrived: lines are never held back waiting for more. */
+ * what one read gives (up to 1 MB from a file: 4 MB blocks cost 2 % more instructions in
+ * copies on the corpus), or from a pipe all that has already arrived: lines are never held
+ * back waiting for more. */
 static int jsonl_read(jrun *j, int fd)
 {
-    size_t cap = 4 << 20, have = 0;
+    size_t cap = 1 << 20, have = 0;
     char *buf = malloc(cap);
     int rc = buf ? 0 : G2E_ENOMEM, eof = 0;
     struct stat st;
