@@ -44,7 +44,19 @@ median() {  # hyperfine JSON, index -> median seconds
 cputime() {  # hyperfine JSON, index -> mean user + system seconds
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]; print(r["user"] + r["system"])' "$1" "$2"
 }
-echo "whole process, corpus $bytes bytes, median of 5 runs (hyperfine), output to /dev/null:"
+# What the machine gives to N threads right now: N copies of one CPU-bound job (sha256sum of
+# the corpus, 8 times) at once, against one copy; a shared or throttled host shows ~1x here,
+# and then no N-thread figure below can reach 1.8x either.
+par() {  # copies -> seconds for that many sha256sum jobs at once
+  local t0 t1; t0=$(date +%s%N)
+  for _ in $(seq "$1"); do (for _ in 1 2 3 4 5 6 7 8; do sha256sum "$corpus"; done >/dev/null) & done; wait
+  t1=$(date +%s%N); echo "$(( (t1 - t0) / 1000000 ))"
+}
+p1=$(par 1) pn=$(par "$(nproc)")
+echo "machine now: $(nproc) copies of a CPU-bound job take $pn ms against $p1 ms for one:" \
+     "$(python3 -c "print(f'{$(nproc) * $p1 / max($pn, 1):.2f}')")x of one core's throughput available"
+echo "whole process, corpus $bytes bytes, median of 5 runs (hyperfine), output to /dev/null;" \
+     "load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (N threads cannot gain where other work holds the cores):"
 printf '  %-34s %10s %10s %6s  %-18s %s\n' command "N threads" "1 thread" "N/1" "vs library N / 1" "1 thread, CPU time: MB/s, vs library"
 whole() {  # label, command (with THREADS in it)
   local label=$1 cmd=$2 json=$tmp/hf-tok.json

@@ -57,6 +57,13 @@ char *cli_read_file(const char *path, const char *what, size_t *len);
 char *cli_read_stream(FILE *f, size_t *len);
 #define CLI_MAX_INPUT READIN_MAX
 
+/* The text of path (NULL or "-": standard input) as textin.h gives it, the file opened by
+ * cli_open_file, registered as an input and its mapping guarded (out.h). -1 after one error
+ * line. cli_textin_close releases it (a zeroed textin accepted). */
+struct textin;
+int cli_textin_open(struct textin *in, const char *path, const char *what);
+void cli_textin_close(struct textin *in);
+
 struct opt_cmd;
 #define CMD(name, fn, summary) int fn(int argc, char **argv);
 #define OPTS(name, spec) extern const struct opt_cmd *const spec;

@@ -1,36 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_count.c — `gpt2-embed count`: how much of a text fits GPT-2's context.
  *
- * For each input (TEXT arguments, files, standard input): bytes, characters (Unicode code
- * points), tokens (tiktoken-exact, <|endoftext|> as the special token), characters per
- * token, whether the tokens fit a context of N positions (GPT-2's 1024 by default), how
- * many non-overlapping N-token windows it takes, and, when it does not fit, where the N-th
- * token ends: byte offset, line and column (1-based, in characters) of the first
- * character not wholly inside the context, and a snippet with '|' at the cut. Byte-level
- * BPE can end a token inside a multi-byte character (common in Japanese); the report says
- * so rather than pretending the cut is clean.
- *
- * Every input is read and tokenized before anything is printed, so an error (unreadable
- * file, invalid UTF-8 without --lossy) leaves stdout empty: one line on stderr, status 1.
- * Inputs are reported in the order of the arguments; -f names one file (repeat it for
- * more), so `count -f a.txt TEXT` counts TEXT as a text. Files are mapped, not copied, and
- * large ones tokenized over --threads. No weights are needed. Deliberately left out:
- * overlapping windows (see `embed --window --stride`), other tokenizers, counting without
- * holding an input in memory.
+ * For each input (TEXT arguments, files, standard input) the numbers of tokcount.h: bytes,
+ * characters, tokens, windows of N tokens and, when it does not fit, where the N-th token
+ * ends (possibly inside a character). Every input is read and counted before anything is
+ * printed, so an error leaves stdout empty: one line on stderr, status 1. Inputs are
+ * reported in the order of the arguments; -f names one file (repeat it for more), so
+ * `count -f a.txt TEXT` counts TEXT as a text. No weights are needed. This file is the
+ * options, the order of the inputs, the table and the messages.
  */
-#include "charcost.h"
 #include "cli.h"
-#include "embed.h"
 #include "i18n.h"
-#include "json.h"
 #include "opt.h"
 #include "out.h"
 #include "text.h"
+#include "textfmt.h"
 #include "textin.h"
-#include "textpos.h"
-#include "tokenizer.h"
+#include "tokcount.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,7 +71,6 @@ static const opt_cmd CMD = {
                    "  gpt2-embed count -f chapter.txt -f notes.txt --ctx 512\n"
                    "  gpt2-embed count --format json - < text.txt\n"),
     .opts = OPTS,
-    .min_pos = 0,
     .max_pos = -1,
     .pos_name = "TEXT",
 };
@@ -94,180 +80,32 @@ typedef enum { IN_TEXT, IN_FILE, IN_STDIN } in_kind;
 typedef struct input {
     in_kind kind;
     const char *arg;     /* the TEXT or the path (argv's) */
+    char name[NAME_MAX_W * 4 + 8]; /* for the table: the path, "-", or the TEXT (textfmt_fit) */
 } input;
 
-typedef struct result {
-    size_t bytes, chars, tokens, windows, replaced;
-    int fits;
-    /* the cut, when tokens > ctx */
-    size_t cut_byte, cut_chars;   /* byte offset; characters wholly before it */
-    size_t line, col;             /* of the first character not wholly inside */
-    int inside;                   /* the cut falls inside a character */
-    char snippet[TEXTPOS_SNIPPET_MAX];
-    charcost_row *cc;             /* --per-char: (n_cc) rows, costliest first (owned) */
-    size_t n_cc;
-} result;
-
-/* Reads one input (a TEXT is used in place, a file or stdin mapped or read). */
-static int read_input(const input *in, textin *ti)
+/* Reads and counts one input (a TEXT in place, a file or stdin mapped or read). */
+static int count_one(tok_tokenizer *t, const input *in, const count_opts *o, tokcount *r)
 {
-    if (in->kind == IN_TEXT) {
-        memset(ti, 0, sizeof *ti);
-        ti->data = in->arg;
-        ti->len = strlen(in->arg);
-        return 0;
-    }
-    return textin_open(ti, in->kind == IN_STDIN ? NULL : in->arg, "text file");
-}
-
-/* A continuation byte of UTF-8: the offset is not where a character starts. */
-static int mid_char(const char *text, size_t len, size_t byte)
-{
-    return byte < len && ((unsigned char)text[byte] & 0xC0) == 0x80;
-}
-
-/* Where the first ctx tokens end: from the offsets, or (IDs only, strict mode, where the
- * tokens' bytes are the input's bytes one after another) from their lengths. */
-static size_t cut_at(const tok_tokenizer *t, const tok_ids *ids, size_t ctx)
-{
-    if (ids->offsets)
-        return ids->offsets[ctx];
-    size_t b = 0;
-    for (size_t i = 0; i < ctx; i++) {
-        const uint8_t *p;
-        size_t l;
-        tok_piece(t, ids->ids[i], &p, &l, NULL);
-        b += l;
-    }
-    return b;
-}
-
-static void fill_cut(result *r, const char *text, size_t len, size_t b)
-{
-    textpos p;
-    textpos_at(text, len, b, &p);
-    r->cut_byte = b;
-    r->inside = mid_char(text, len, b);
-    /* textpos counts a character the offset splits as one before it, and gives the
-     * column after it: step back to name that character itself */
-    r->cut_chars = r->inside ? p.chr - 1 : p.chr;
-    r->line = p.line;
-    r->col = r->inside ? p.col - 1 : p.col;
-    memcpy(r->snippet, p.snippet, sizeof r->snippet);
-}
-
-static int count_one(tok_tokenizer *t, const input *in, size_t ctx, int lossy, int per_char,
-                     result *r)
-{
-    textin ti;
-    if (read_input(in, &ti))
+    textin ti = {.data = in->arg, .len = in->kind == IN_TEXT ? strlen(in->arg) : 0};
+    if (in->kind != IN_TEXT && cli_textin_open(&ti, in->kind == IN_STDIN ? NULL : in->arg, "text file"))
         return -1;
     const char *name = in->kind == IN_STDIN ? "standard input" : in->kind == IN_FILE ? in->arg : "TEXT";
-    tok_ids ids;
     g2e_err err;
-    g2e_clear(&err);
-    /* offsets only when lossy (they then refer to the input, not the repaired copy) */
-    unsigned flags = lossy ? TOK_LOSSY : per_char ? 0u : TOK_NO_OFFSETS;
-    int rc = tok_encode(t, ti.data, ti.len, TOK_SPECIAL_TOKEN, flags, &ids, NULL, &err);
-    if (rc) {
-        cli_error("%s: %s%s", name, err.msg, err.code == TOK_E_UTF8 ? " (--lossy replaces invalid bytes with U+FFFD)" : "");
-        textin_close(&ti);
-        return -1;
-    }
-    memset(r, 0, sizeof *r);
-    r->bytes = ti.len;
-    /* strict mode: tok_encode has just checked the UTF-8 */
-    r->chars = lossy ? textpos_chars(ti.data, ti.len) : textpos_chars_valid(ti.data, ti.len);
-    r->tokens = ids.n;
-    r->replaced = ids.n_replaced;
-    r->fits = ids.n <= ctx;
-    if (per_char && (rc = charcost_compute(ti.data, ti.len, ids.offsets, ids.n, &r->cc, &r->n_cc, &err)))
-        cli_error("%s: %s", name, err.msg);
-    else if ((rc = embed_windows(ids.n, ctx, ctx, &r->windows, &err)))
-        cli_error("%s", err.msg);
-    else if (!r->fits)
-        fill_cut(r, ti.data, ti.len, cut_at(t, &ids, ctx));
-    tok_ids_free(&ids);
-    textin_close(&ti);
+    unsigned flags = (o->lossy ? TOKCOUNT_LOSSY : 0) | (o->per_char ? TOKCOUNT_PER_CHAR : 0);
+    int rc = tokcount_text(t, ti.data, ti.len, (size_t)o->ctx, flags, r, &err);
+    if (rc)
+        cli_error("%s: %s%s", name, err.msg, rc == TOK_E_UTF8 ? " (--lossy replaces invalid bytes with U+FFFD)" : "");
+    cli_textin_close(&ti);
     return rc ? -1 : 0;
 }
 
-/* "1st", "2nd", "3rd", "4th", "11th", "1024th" */
-static const char *ordinal_suffix(size_t n)
-{
-    if (n % 100 >= 11 && n % 100 <= 13)
-        return "th";
-    switch (n % 10) {
-    case 1: return "st";
-    case 2: return "nd";
-    case 3: return "rd";
-    default: return "th";
-    }
-}
-
-/* An input's name for the table: the path, "-" for standard input, or the TEXT itself on
- * one line (controls as spaces, invalid bytes as '?', "" when empty), shortened with "…"
- * to maxw columns: a TEXT keeps its start, a path its end (the file's name). */
-static void table_name(const input *in, char *buf, size_t cap, size_t maxw)
-{
-    const char *s = in->kind == IN_STDIN ? "-" : in->arg;
-    if (in->kind == IN_TEXT && !*s)
-        s = "\"\"";   /* an empty TEXT argument */
-    size_t n = strlen(s), o = 0, k;
-    /* one line: controls as spaces, each ill-formed subpart as '?' (text.h's steps) */
-#define NAME_CP(cp) ((cp) < 0 ? '?' : (cp) < 0x20 || (cp) == 0x7F || ((cp) >= 0x80 && (cp) < 0xA0) ? ' ' : (cp))
-    size_t total = 0;
-    for (size_t i = 0; i < n; i += k) {
-        int32_t c = NAME_CP(text_step(s + i, n - i, &k));
-        total += (size_t)text_cp_width(c);
-    }
-    int cut_left = in->kind == IN_FILE && total > maxw;
-    size_t skip = cut_left ? total - (maxw - 1) : 0, w = 0, seen = 0;
-    if (cut_left) {
-        memcpy(buf, "\xE2\x80\xA6", 3);
-        o = 3;
-    }
-    for (size_t i = 0; i < n; i += k) {
-        int32_t c = NAME_CP(text_step(s + i, n - i, &k));
-        size_t cw = (size_t)text_cp_width(c);
-        if (seen < skip) {   /* dropped from the left */
-            seen += cw;
-            continue;
-        }
-        if (!cut_left && w + cw > maxw - 1 && total > maxw) {
-            if (o + 4 <= cap) {
-                memcpy(buf + o, "\xE2\x80\xA6", 3);
-                o += 3;
-            }
-            break;
-        }
-        char enc[4];
-        size_t el = text_encode(c, enc);
-        if (o + el + 4 > cap)
-            break;
-        memcpy(buf + o, enc, el);
-        o += el;
-        w += cw;
-    }
-#undef NAME_CP
-    buf[o] = '\0';
-}
-
-/* ---- --per-char ---- */
-
-/* A character as the tables show it (text.h TEXT_ESC_VISIBLE: ␣, ↵, \xNN) into buf. */
-static void cc_visible(const charcost_row *c, char *buf, size_t cap)
-{
-    text_escape_buf(buf, cap, c->bytes, c->len, TEXT_ESC_VISIBLE);
-}
-
 /* One input's characters by cost: the `top` costliest (0: all). */
-static void print_per_char(FILE *f, const char *name, const result *r, size_t top)
+static void print_per_char(FILE *f, const char *name, const tokcount *r, size_t top)
 {
     size_t n = top && top < r->n_cc ? top : r->n_cc, cw = 6;
     char vis[32], code[16];
     for (size_t i = 0; i < n; i++) {   /* escaped bytes (\xE7\x8A) are wider than a kanji */
-        cc_visible(&r->cc[i], vis, sizeof vis);
+        text_escape_buf(vis, sizeof vis, r->cc[i].bytes, r->cc[i].len, TEXT_ESC_VISIBLE); /* ␣ ↵ \xNN */
         size_t w = out_display_width(vis) + 2;
         cw = w > cw ? w : cw;
     }
@@ -292,7 +130,7 @@ static void print_per_char(FILE *f, const char *name, const result *r, size_t to
     fputc('\n', f);
     for (size_t i = 0; i < n; i++) {
         const charcost_row *c = &r->cc[i];
-        cc_visible(c, vis, sizeof vis);
+        text_escape_buf(vis, sizeof vis, c->bytes, c->len, TEXT_ESC_VISIBLE);
         if (c->cp >= 0)
             snprintf(code, sizeof code, "U+%04X", (unsigned)c->cp);
         else
@@ -306,52 +144,16 @@ static void print_per_char(FILE *f, const char *name, const result *r, size_t to
         fprintf(f, _("... and %zu more characters (--top 0 or --format json lists all)\n"), r->n_cc - n);
 }
 
-/* "per_char": every character, costliest first, through the one JSON writer. */
-static void json_per_char(FILE *f, const result *r)
-{
-    json_w w;
-    json_init(&w, f);
-    json_begin_array(&w);
-    for (size_t i = 0; i < r->n_cc; i++) {
-        const charcost_row *c = &r->cc[i];
-        json_begin_object(&w);
-        json_key(&w, "char");
-        json_str(&w, c->bytes, c->len);
-        json_key(&w, "codepoint");
-        if (c->cp >= 0)
-            json_uint(&w, (unsigned)c->cp);
-        else
-            json_null(&w);
-        json_key(&w, "bytes");
-        json_uint(&w, c->len);
-        json_key(&w, "first_byte");
-        json_uint(&w, c->first);
-        json_key(&w, "count");
-        json_uint(&w, c->count);
-        json_key(&w, "tokens");
-        json_f64(&w, c->tokens);
-        json_key(&w, "tokens_per_char");
-        json_f64(&w, c->tokens / (double)c->count);
-        json_end_object(&w);
-    }
-    json_end_array(&w);
-}
-
-static void print_table(FILE *f, const input *in, const result *r, size_t n, size_t ctx,
+static void print_table(FILE *f, const input *in, const tokcount *r, size_t n, size_t ctx,
                         int lossy, size_t top)
 {
-    char name[NAME_MAX_W * 4 + 8];
     size_t nw = 5;   /* "input" */
-    for (size_t i = 0; i < n; i++) {
-        table_name(&in[i], name, sizeof name, NAME_MAX_W);
-        size_t w = out_display_width(name);
-        if (w > nw)
-            nw = w;
-    }
+    for (size_t i = 0; i < n; i++)
+        nw = out_display_width(in[i].name) > nw ? out_display_width(in[i].name) : nw;
     char fits_h[64], cut_h[96];
     snprintf(fits_h, sizeof fits_h, _("fits %zu"), ctx);
     /* TRANSLATORS: a column heading, "1024th token ends"; %s is the English ordinal suffix */
-    snprintf(cut_h, sizeof cut_h, _("%zu%s token ends"), ctx, ordinal_suffix(ctx));
+    snprintf(cut_h, sizeof cut_h, _("%zu%s token ends"), ctx, textfmt_ordinal(ctx));
     if (nw < out_display_width(_("input")))
         nw = out_display_width(_("input"));
     /* headings right-aligned over the numbers, by display width (translations are wider) */
@@ -367,16 +169,11 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
     }
     fprintf(f, "  %s\n", cut_h);
     for (size_t i = 0; i < n; i++) {
-        table_name(&in[i], name, sizeof name, NAME_MAX_W);
-        out_pad(f, name, nw);
-        char cpt[32], cut[96];
+        out_pad(f, in[i].name, nw);
+        char cpt[32] = "-", cut[96] = "-";
         if (r[i].tokens)
             snprintf(cpt, sizeof cpt, "%.2f", (double)r[i].chars / (double)r[i].tokens);
-        else
-            snprintf(cpt, sizeof cpt, "-");
-        if (r[i].fits)
-            snprintf(cut, sizeof cut, "-");
-        else
+        if (!r[i].fits)
             snprintf(cut, sizeof cut, _("line %zu, column %zu%s"), r[i].line, r[i].col,
                      r[i].inside ? _(" (inside a character)") : "");
         fprintf(f, "  %*zu  %*zu  %*zu  %*s  ", (int)widths[0], r[i].bytes, (int)widths[1], r[i].chars,
@@ -388,8 +185,7 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
     for (size_t i = 0; i < n; i++) {
         if (r[i].fits)
             continue;
-        table_name(&in[i], name, sizeof name, NAME_MAX_W);
-        fprintf(f, _("\n%s: the %zu%s token ends at byte %zu, "), name, ctx, ordinal_suffix(ctx),
+        fprintf(f, _("\n%s: the %zu%s token ends at byte %zu, "), in[i].name, ctx, textfmt_ordinal(ctx),
                 r[i].cut_byte);
         if (r[i].inside)
             fprintf(f, _("inside character %zu (line %zu, column %zu), which is split between "
@@ -401,110 +197,60 @@ static void print_table(FILE *f, const input *in, const result *r, size_t n, siz
     }
     if (lossy)
         for (size_t i = 0; i < n; i++)
-            if (r[i].replaced) {
-                table_name(&in[i], name, sizeof name, NAME_MAX_W);
-                fprintf(f, _("\n%s: %zu invalid UTF-8 sequence%s replaced with U+FFFD\n"), name,
+            if (r[i].replaced)
+                fprintf(f, _("\n%s: %zu invalid UTF-8 sequence%s replaced with U+FFFD\n"), in[i].name,
                         r[i].replaced, r[i].replaced == 1 ? "" : "s");
-            }
     for (size_t i = 0; i < n; i++)
-        if (r[i].cc) {
-            table_name(&in[i], name, sizeof name, NAME_MAX_W);
-            print_per_char(f, name, &r[i], top);
-        }
+        if (r[i].cc)
+            print_per_char(f, in[i].name, &r[i], top);
 }
 
-static void print_json(FILE *f, const input *in, const result *r, size_t n, size_t ctx,
-                       int lossy)
+static void print_json(FILE *f, const input *in, const tokcount *r, size_t n, size_t ctx, int lossy)
 {
     fprintf(f, "{\"ctx\": %zu, \"inputs\": [", ctx);
     for (size_t i = 0; i < n; i++) {
         static const char *const kinds[] = {"text", "file", "stdin"};
-        const char *s = in[i].kind == IN_STDIN ? "-" : in[i].arg;
-        fprintf(f, "%s\n {\"input\": ", i ? "," : "");
-        out_json_string(f, s, strlen(s));
-        fprintf(f, ", \"kind\": \"%s\", \"bytes\": %zu, \"chars\": %zu, \"tokens\": %zu, "
-                   "\"chars_per_token\": ", kinds[in[i].kind], r[i].bytes, r[i].chars,
-                r[i].tokens);
-        if (r[i].tokens)   /* a display value: chars and tokens are exact */
-            fprintf(f, "%.6g", (double)r[i].chars / (double)r[i].tokens);
-        else
-            fputs("null", f);
-        fprintf(f, ", \"fits\": %s, \"windows\": %zu", r[i].fits ? "true" : "false",
-                r[i].windows);
-        if (lossy)
-            fprintf(f, ", \"replaced\": %zu", r[i].replaced);
-        if (r[i].cc) {
-            fputs(", \"per_char\": ", f);
-            json_per_char(f, &r[i]);
-        }
-        if (r[i].fits) {
-            fputs(", \"cut\": null}", f);
-            continue;
-        }
-        fprintf(f, ",\n  \"cut\": {\"byte\": %zu, \"chars_before\": %zu, \"inside_char\": %s, "
-                   "\"line\": %zu, \"column\": %zu, \"snippet\": ", r[i].cut_byte,
-                r[i].cut_chars, r[i].inside ? "true" : "false", r[i].line, r[i].col);
-        out_json_string(f, r[i].snippet, strlen(r[i].snippet));
-        fputs("}}", f);
+        fputs(i ? ",\n " : "\n ", f);
+        tokcount_json(f, in[i].kind == IN_STDIN ? "-" : in[i].arg, kinds[in[i].kind], &r[i], lossy);
     }
     fputs("\n]}\n", f);
 }
 
-/* Where argument s (a pointer into argv) stands in argv, for the order of the inputs. */
-static int arg_index(int argc, char **argv, const char *s)
+/* 1 if s (a value opt_parse found) lies in argument a: a itself, or after "--file=". */
+static int in_arg(const char *s, const char *a)
 {
-    for (int i = 1; i < argc; i++)
-        if (argv[i] == s)
-            return i;
-    return argc;
+    return s >= a && s <= a + strlen(a);
 }
 
-/* 1 if s comes after a "--" in argv (then a "-" is a TEXT, not standard input). */
-static int after_dashdash(int argc, char **argv, const char *s)
-{
-    int at = arg_index(argc, argv, s);
-    for (int i = 1; i < at; i++)
-        if (strcmp(argv[i], "--") == 0)
-            return 1;
-    return 0;
-}
-
-/* The inputs in argument order: TEXTs, '-' and -f files. Returns their count, or -1 after a
- * usage error. *in is the caller's to free. */
+/* The inputs in argument order: TEXTs, '-' (standard input, but a TEXT after "--") and -f
+ * files. Returns their count, or -1 after a usage error. *in is the caller's to free. */
 static long inputs(int argc, char **argv, const count_opts *o, const opt_parsed *p, input **in)
 {
     size_t n = (size_t)p->npos + o->files.n, k = 0;
-    int *at = calloc(n + 1, sizeof *at), stdin_seen = 0;
-    *in = calloc(n + 1, sizeof **in);
-    if (!at || !*in) {
-        free(at);
+    int dashdash = 0, stdin_seen = 0;
+    if (!(*in = calloc(n + 1, sizeof **in))) {
         cli_error("out of memory");
         return -1;
     }
-    for (int i = 0; i < p->npos; i++, k++) {
-        int dash = strcmp(p->pos[i], "-") == 0 && !after_dashdash(argc, argv, p->pos[i]);
-        (*in)[k] = (input){dash ? IN_STDIN : IN_TEXT, p->pos[i]};
-        at[k] = arg_index(argc, argv, p->pos[i]);
+    for (int i = 1; i < argc; i++) {
+        for (int j = 0; j < p->npos; j++)
+            if (p->pos[j] == argv[i])
+                (*in)[k++] = (input){.kind = strcmp(argv[i], "-") || dashdash ? IN_TEXT : IN_STDIN, .arg = argv[i]};
+        for (size_t j = 0; j < o->files.n; j++)
+            if (in_arg(o->files.v[j], argv[i]))
+                (*in)[k++] = (input){.kind = strcmp(o->files.v[j], "-") ? IN_FILE : IN_STDIN, .arg = o->files.v[j]};
+        dashdash |= strcmp(argv[i], "--") == 0;
     }
-    for (size_t i = 0; i < o->files.n; i++, k++) {
-        int dash = strcmp(o->files.v[i], "-") == 0;
-        (*in)[k] = (input){dash ? IN_STDIN : IN_FILE, o->files.v[i]};
-        at[k] = arg_index(argc, argv, o->files.v[i]);
-    }
-    for (size_t i = 1; i < n; i++) /* insertion sort by argument position (few inputs) */
-        for (size_t j = i; j > 0 && at[j - 1] > at[j]; j--) {
-            input ti = (*in)[j];
-            int ta = at[j];
-            (*in)[j] = (*in)[j - 1], at[j] = at[j - 1];
-            (*in)[j - 1] = ti, at[j - 1] = ta;
-        }
-    free(at);
-    for (size_t i = 0; i < n; i++)
-        if ((*in)[i].kind == IN_STDIN && stdin_seen++)
+    for (size_t i = 0; i < k; i++) {
+        input *x = &(*in)[i];
+        const char *s = x->kind == IN_STDIN ? "-" : x->kind == IN_TEXT && !*x->arg ? "\"\"" : x->arg;
+        textfmt_fit(s, strlen(s), NAME_MAX_W, x->kind == IN_FILE, x->name, sizeof x->name);
+        if (x->kind == IN_STDIN && stdin_seen++)
             return opt_usage_error(&CMD, "standard input ('-') can be read only once");
+    }
     if (!n)
         return opt_usage_error(&CMD, "nothing to count: give TEXT, -f FILE or - (standard input)");
-    return (long)n;
+    return (long)k;
 }
 
 int cmd_count(int argc, char **argv)
@@ -520,7 +266,7 @@ int cmd_count(int argc, char **argv)
         return r ? opt_exit(r) : EXIT_USAGE;
     }
     int rc = EXIT_ERR;
-    result *res = calloc((size_t)n, sizeof *res);
+    tokcount *res = calloc((size_t)n, sizeof *res);
     tok_tokenizer *t = NULL;
     out_file of = {0};
     g2e_err err;
@@ -531,7 +277,7 @@ int cmd_count(int argc, char **argv)
     } else {
         tok_set_threads(t, (unsigned)o.threads);
         long k = 0;
-        while (k < n && !count_one(t, &in[k], (size_t)o.ctx, o.lossy, o.per_char, &res[k]))
+        while (k < n && !count_one(t, &in[k], &o, &res[k]))
             k++;
         if (k == n && !out_open(&of, o.out, 0)) {
             if (o.fmt == 1)
@@ -543,7 +289,7 @@ int cmd_count(int argc, char **argv)
     }
     tok_close(t);
     for (long k = 0; res && k < n; k++)
-        free(res[k].cc);
+        tokcount_free(&res[k]);
     free(res);
     free(in);
     opt_free(&p);

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* textin.h — the whole text behind a file descriptor, without a copy where possible.
+ *
+ * A regular file (standard input redirected from one included) is mapped read-only;
+ * anything else (a pipe, a terminal, a device) is read to its end into a buffer. At most
+ * TEXTIN_MAX bytes: a bigger input (or /dev/zero) is a clear error, not an exhausted
+ * memory. The caller opens and closes the descriptor, decides which files are acceptable
+ * (FIFOs, -o clashes) and guards the mapping against truncation (SIGBUS) if it wants to;
+ * this module only reads.
+ *
+ * Status codes: 2100..2199 (below), G2E_ENOMEM. Messages name the input as the caller
+ * spelled it ("'a.txt'", "standard input").
+ * Deliberately left out: streaming (tok_stream.h reads JSON lines block by block), opening
+ * paths, text checks (the tokenizer checks UTF-8).
+ */
+#ifndef G2E_TEXTIN_H
+#define G2E_TEXTIN_H
+
+#include "err.h"
+
+#include <stddef.h>
+
+#define TEXTIN_MAX ((size_t)1 << 30) /* 1 GiB */
+
+enum {
+    TEXTIN_E_TOO_LARGE = 2100, /* more than TEXTIN_MAX bytes */
+    TEXTIN_E_READ,             /* read(2) failed; the message has the errno text */
+};
+
+typedef struct textin {
+    const char *data; /* len bytes (not NUL-terminated when mapped; "" when empty) */
+    size_t len;
+    void *map;        /* the mapping (len bytes), or NULL */
+    char *buf;        /* the read copy, or NULL */
+} textin;
+
+/* Reads all of fd into *in (fd stays open and is the caller's). name is how messages name
+ * the input. On error *in is zeroed and nothing is held. */
+int textin_fd(textin *in, int fd, const char *name, g2e_err *err);
+
+/* Releases what in holds (a zeroed textin accepted) and zeroes it. */
+void textin_close(textin *in);
+
+#endif

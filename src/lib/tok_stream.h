@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* tok_stream.h — the tokenizer at the speed a program needs it: IDs as text, large texts
+ * over threads with their output formatted in the threads, counts, and JSON Lines.
+ *
+ * Everything here gives exactly what tok_encode gives on one thread; only the work is
+ * spread. A large text is cut where GPT-2's pre-tokenizer is guaranteed to cut
+ * (tok_pretok_cut: a whitespace character after a non-whitespace one; the proof is in
+ * tok_pretok.c), each part is tokenized by one of the tokenizer's workers (tok_worker) and,
+ * in the same thread, turned into its output (decimal IDs, a count of its characters), so
+ * that nothing but the final writes is left to one thread. Output goes through a write
+ * callback, in order, and only once the whole text has been tokenized: an error (bad
+ * UTF-8, a refused special token) writes nothing and gives tok_encode's own message.
+ *
+ * JSON Lines (toks_jsonl): input read from a descriptor block by block (memory bounded by
+ * the longest line), each block's complete lines parsed (jsonl.h), tokenized and formatted
+ * in up to TOKS_JSONL_PARTS threads, and written in order, one {"ids": [...]} per
+ * non-blank line; a flush callback after every block when asked (pipes).
+ *
+ * Threads: the tokenizer's own count (tok_set_threads), texts from its split size on
+ * (tok_set_split_min: tests cut small texts); during a call its thread count is
+ * set to 1 and restored, the workers being the calls' own. Not thread-safe (one call on a
+ * tokenizer at a time). The library never prints: errors are codes plus a message in a
+ * g2e_err, and for JSON Lines the line number.
+ *
+ * Status codes: 2300..2399 (below), tokenizer.h's, G2E_ENOMEM.
+ * Deliberately left out: offsets in the threaded paths (tok_encode gives them), other
+ * JSON Lines members in the output, reordering for speed (the output order is the input's).
+ */
+#ifndef G2E_TOK_STREAM_H
+#define G2E_TOK_STREAM_H
+
+#include "bytebuf.h"
+#include "tokenizer.h"
+
+#include <stdio.h>
+
+enum {
+    TOKS_E_WRITE = 2300, /* the write or flush callback failed: msg "cannot write the output: ..." */
+    TOKS_E_READ,         /* read(2) on the JSON Lines input failed (toks_jsonl.sys_errno) */
+    TOKS_STOPPED,        /* toks_jsonl: a bad line ended the run; every earlier line was written */
+};
+
+/* Writes p[0..n) somewhere: 0, or an errno value. */
+typedef int (*toks_write_fn)(void *user, const void *p, size_t n);
+
+/* ---- IDs as decimal text ---- */
+
+/* The decimal text of every ID below n followed by the separator sep, 8 bytes each: up to
+ * 6 digits and sep, their length in byte 7 (one copy per ID instead of divisions). A
+ * zeroed table is empty. */
+typedef struct toks_idtext {
+    char (*text)[8]; /* (n,) */
+    uint32_t n;
+    char sep;
+} toks_idtext;
+
+/* Builds the table for IDs below n_vocab (at most 10^6) and separator sep. 0 or G2E_ENOMEM
+ * (then empty). */
+int toks_idtext_init(toks_idtext *d, uint32_t n_vocab, char sep);
+void toks_idtext_free(toks_idtext *d);
+
+/* Appends ids[0..n) to b in decimal, separated by sep (none before the first or after the
+ * last); IDs outside the table (d NULL, or made for another sep) are converted directly.
+ * Failure: b->oom. */
+void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t n, char sep);
+/* Appends v in decimal. */
+void toks_put_u64(bytebuf *b, uint64_t v);
+
+/* ---- whole texts ---- */
+
+/* Tokenizes text[0..len) as tok_encode(t, ..., special, flags | TOK_NO_OFFSETS) and writes
+ * its IDs in decimal separated by single spaces, then "\n", through write (nothing is
+ * written unless the text tokenized). *n_replaced: as tok_ids.n_replaced. Returns 0,
+ * tok_encode's code and message, TOKS_E_WRITE, or G2E_ENOMEM. */
+int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
+                   toks_write_fn write, void *user, size_t *n_replaced, g2e_err *err);
+
+/* The counts of a text, from one pass over threads (strict UTF-8, <|endoftext|> as the
+ * special token): tokens; characters (code points); and, when tokens > ctx, cut: the byte
+ * where the first ctx tokens end. */
+typedef struct toks_counts {
+    size_t tokens, chars, cut;
+} toks_counts;
+
+/* Fills *c for text[0..len). Returns 0 or tok_encode's code and message (G2E_ENOMEM). */
+int toks_count(tok_tokenizer *t, const char *text, size_t len, size_t ctx, toks_counts *c, g2e_err *err);
+
+/* The spans of r's tokens in text[0..len) (tokchars.h; r with offsets) in a new array the
+ * caller frees, or NULL when out of memory. */
+struct tokchars_span *toks_spans(const char *text, size_t len, const tok_ids *r);
+
+/* `tokenize --format json`'s object for text[0..len) and its tokens r (with offsets) onto f,
+ * then "\n": {"n_tokens":N,"ids":[...],"offsets":[[s,e],...],"pieces":["...",...],
+ * "tokens":[{"id": ..., tokchars.h's members}, ...]}. Returns 0, G2E_ENOMEM or G2E_EIO
+ * (ferror(f); errno is the stream's). */
+int toks_write_json(FILE *f, const tok_tokenizer *t, const char *text, size_t len, const tok_ids *r);
+
+/* ---- JSON Lines ---- */
+
+#define TOKS_JSONL_PARTS 16          /* most threads one block of lines is spread over */
+#define TOKS_JSONL_PART_MIN (64u << 10) /* bytes of lines per thread, at least */
+#define TOKS_JSONL_MAX_LINE ((size_t)1 << 30) /* the longest line read */
+
+typedef struct toks_jsonl {
+    /* in: how */
+    tok_special special;
+    int lossy;            /* TOK_LOSSY for the texts, JSONL_LOSSY for their escapes */
+    int keep_going;       /* a bad line becomes {"error": "...", "line": N} and the run goes on */
+    toks_write_fn write;  /* the output, in input order */
+    int (*flush)(void *user); /* called after every block when non-NULL: 0 or an errno value */
+    void *user;
+    /* out: what happened */
+    size_t lines;         /* lines read */
+    size_t bad;           /* bad lines written as error objects (keep_going) */
+    size_t line;          /* TOKS_STOPPED: the bad line; G2E_ENOMEM: the line being worked on,
+                             or 0 when reading a line of `pending` bytes */
+    size_t pending;       /* bytes of the unfinished line held when reading failed */
+    int sys_errno;        /* TOKS_E_READ / TOKS_E_WRITE: errno */
+    char msg[G2E_ERR_MSG_MAX]; /* TOKS_STOPPED: why the line is bad (tok_encode's or jsonl.h's) */
+} toks_jsonl;
+
+/* Reads JSON lines from fd to its end and writes one {"ids":[...]} line per non-blank input
+ * line. Returns 0 (every line good or, with keep_going, reported in the output: j->bad),
+ * TOKS_STOPPED (j->line, j->msg; the lines before it written and flushed), TOKS_E_READ,
+ * TOKS_E_WRITE, or G2E_ENOMEM (j->line, j->pending). */
+int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *j);
+
+#endif

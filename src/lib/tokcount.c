@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* tokcount.c — a text against a context (see tokcount.h). */
+#include "tokcount.h"
+#include "embed.h"
+#include "json.h"
+#include "tok_stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Where the cut at byte b lies: textpos counts a character the offset splits as one before
+ * it, and gives the column after it; step back to name that character itself. */
+static void fill_cut(tokcount *r, const char *text, size_t len, size_t b)
+{
+    textpos p;
+    textpos_at(text, len, b, &p);
+    r->cut_byte = b;
+    r->inside = b < len && ((unsigned char)text[b] & 0xC0) == 0x80; /* a continuation byte */
+    r->cut_chars = r->inside ? p.chr - 1 : p.chr;
+    r->line = p.line;
+    r->col = r->inside ? p.col - 1 : p.col;
+    memcpy(r->snippet, p.snippet, sizeof r->snippet);
+}
+
+/* The slow path: offsets (lossy: they refer to the input, not the repaired copy; per char). */
+static int count_offsets(tok_tokenizer *t, const char *text, size_t len, size_t ctx, unsigned flags, tokcount *r,
+                         g2e_err *err)
+{
+    tok_ids ids;
+    int rc = tok_encode(t, text, len, TOK_SPECIAL_TOKEN, flags & TOKCOUNT_LOSSY ? TOK_LOSSY : 0, &ids, NULL, err);
+    if (rc)
+        return rc;
+    r->chars = flags & TOKCOUNT_LOSSY ? textpos_chars(text, len) : textpos_chars_valid(text, len);
+    r->tokens = ids.n;
+    r->replaced = ids.n_replaced;
+    if (flags & TOKCOUNT_PER_CHAR)
+        rc = charcost_compute(text, len, ids.offsets, ids.n, &r->cc, &r->n_cc, err);
+    r->cut_byte = ids.n > ctx ? ids.offsets[ctx] : 0;
+    tok_ids_free(&ids);
+    return rc;
+}
+
+int tokcount_text(tok_tokenizer *t, const char *text, size_t len, size_t ctx, unsigned flags, tokcount *r,
+                  g2e_err *err)
+{
+    memset(r, 0, sizeof *r);
+    toks_counts c;
+    int rc;
+    if (flags & (TOKCOUNT_LOSSY | TOKCOUNT_PER_CHAR)) {
+        rc = count_offsets(t, text, len, ctx, flags, r, err);
+    } else if (!(rc = toks_count(t, text, len, ctx, &c, err))) {
+        r->tokens = c.tokens, r->chars = c.chars, r->cut_byte = c.cut;
+    }
+    r->bytes = len;
+    r->fits = r->tokens <= ctx;
+    if (!rc)
+        rc = embed_windows(r->tokens, ctx, ctx, &r->windows, err);
+    if (!rc && !r->fits)
+        fill_cut(r, text, len, r->cut_byte);
+    if (rc)
+        tokcount_free(r);
+    return rc;
+}
+
+void tokcount_free(tokcount *r)
+{
+    free(r->cc);
+    memset(r, 0, sizeof *r);
+}
+
+/* "per_char": every character, costliest first, through the one JSON writer. */
+static void json_per_char(FILE *f, const tokcount *r)
+{
+    json_w w;
+    json_init(&w, f);
+    json_begin_array(&w);
+    for (size_t i = 0; i < r->n_cc; i++) {
+        const charcost_row *c = &r->cc[i];
+        json_begin_object(&w);
+        json_key(&w, "char");
+        json_str(&w, c->bytes, c->len);
+        json_key(&w, "codepoint");
+        if (c->cp >= 0)
+            json_uint(&w, (unsigned)c->cp);
+        else
+            json_null(&w);
+        json_key(&w, "bytes");
+        json_uint(&w, c->len);
+        json_key(&w, "first_byte");
+        json_uint(&w, c->first);
+        json_key(&w, "count");
+        json_uint(&w, c->count);
+        json_key(&w, "tokens");
+        json_f64(&w, c->tokens);
+        json_key(&w, "tokens_per_char");
+        json_f64(&w, c->tokens / (double)c->count);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+}
+
+void tokcount_json(FILE *f, const char *name, const char *kind, const tokcount *r, int lossy)
+{
+    fputs("{\"input\": ", f);
+    json_write_string(f, name, strlen(name));
+    fprintf(f, ", \"kind\": \"%s\", \"bytes\": %zu, \"chars\": %zu, \"tokens\": %zu, \"chars_per_token\": ", kind, r->bytes,
+            r->chars, r->tokens);
+    if (r->tokens) /* a display value: chars and tokens are exact */
+        fprintf(f, "%.6g", (double)r->chars / (double)r->tokens);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"fits\": %s, \"windows\": %zu", r->fits ? "true" : "false", r->windows);
+    if (lossy)
+        fprintf(f, ", \"replaced\": %zu", r->replaced);
+    if (r->cc) {
+        fputs(", \"per_char\": ", f);
+        json_per_char(f, r);
+    }
+    if (r->fits) {
+        fputs(", \"cut\": null}", f);
+        return;
+    }
+    fprintf(f, ",\n  \"cut\": {\"byte\": %zu, \"chars_before\": %zu, \"inside_char\": %s, \"line\": %zu, "
+               "\"column\": %zu, \"snippet\": ", r->cut_byte, r->cut_chars, r->inside ? "true" : "false",
+            r->line, r->col);
+    json_write_string(f, r->snippet, strlen(r->snippet));
+    fputs("}}", f);
+}

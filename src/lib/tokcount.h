@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* tokcount.h — how much of a text fits GPT-2's context (`gpt2-embed count`'s numbers).
+ *
+ * For a text: bytes, characters (code points; in lossy input each maximal ill-formed
+ * subpart is one), tokens (tiktoken-exact, <|endoftext|> as the special token), how many
+ * non-overlapping ctx-token windows it takes, and, when it does not fit, where the ctx-th
+ * token ends: byte offset, characters wholly before it, line and column (1-based, in
+ * characters) of the first character not wholly inside the context, whether the cut falls
+ * inside a character (byte-level BPE can end a token there: common in Japanese), and a
+ * snippet with '|' at the cut (textpos.h). Optionally the characters by token cost
+ * (charcost.h). Strict input without per-character costs is counted over the tokenizer's
+ * threads (tok_stream.h), the rest by tok_encode.
+ *
+ * Status codes: tokenizer.h's (TOK_E_UTF8 for invalid input without TOKCOUNT_LOSSY),
+ * embed.h's for ctx, G2E_ENOMEM. Deliberately left out: names of inputs and tables (the
+ * program's), overlapping windows (embed.h).
+ */
+#ifndef G2E_TOKCOUNT_H
+#define G2E_TOKCOUNT_H
+
+#include "charcost.h"
+#include "textpos.h"
+#include "tokenizer.h"
+
+#include <stdio.h>
+
+#define TOKCOUNT_LOSSY 1u    /* replace ill-formed UTF-8 with U+FFFD instead of failing */
+#define TOKCOUNT_PER_CHAR 2u /* also fill cc / n_cc */
+
+typedef struct tokcount {
+    size_t bytes, chars, tokens, windows, replaced;
+    int fits;                     /* tokens <= ctx */
+    /* the cut, when !fits */
+    size_t cut_byte, cut_chars;   /* byte offset; characters wholly before it */
+    size_t line, col;             /* of the first character not wholly inside */
+    int inside;                   /* the cut falls inside a character */
+    char snippet[TEXTPOS_SNIPPET_MAX];
+    charcost_row *cc;             /* TOKCOUNT_PER_CHAR: (n_cc) rows, costliest first (owned) */
+    size_t n_cc;
+} tokcount;
+
+/* Counts text[0..len) against a context of ctx tokens into *r (tokcount_free releases it;
+ * on error *r holds nothing). */
+int tokcount_text(tok_tokenizer *t, const char *text, size_t len, size_t ctx, unsigned flags, tokcount *r,
+                  g2e_err *err);
+void tokcount_free(tokcount *r);
+
+/* One input's object of `count --format json` onto f: {"input": name, "kind": kind,
+ * "bytes": B, "chars": C, "tokens": N, "chars_per_token": x (null for no tokens), "fits": b,
+ * "windows": W[, "replaced": R when lossy][, "per_char": [...]], "cut": null or {...}}. */
+void tokcount_json(FILE *f, const char *name, const char *kind, const tokcount *r, int lossy);
+
+#endif

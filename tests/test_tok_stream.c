@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: MIT */
+/* test_tok_stream.c — IDs as text, texts over threads, counts and JSON Lines: always what
+ * tok_encode gives on one thread (formatted here with printf), and for JSON Lines tiktoken's
+ * own IDs (tests/data/tokenizer_expected.jsonl). */
+#include "jsonl.h"
+#include "support.h"
+#include "text.h"
+#include "tok_stream.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static tok_tokenizer *open_repo(void)
+{
+    tok_tokenizer *t;
+    g2e_err err;
+    cr_assert_eq(tok_open(G2E_SRCDIR "/tokenizer", 0, &t, &err), 0, "%s", err.msg);
+    return t;
+}
+
+static int to_buf(void *user, const void *p, size_t n)
+{
+    bb_put(user, p, n);
+    return 0;
+}
+
+/* The one-thread IDs of text as "a b c\n", by printf. */
+static char *printf_ids(const char *text, size_t len, tok_special sp, unsigned flags, size_t *n)
+{
+    tok_tokenizer *t = open_repo();
+    tok_ids r;
+    g2e_err err;
+    cr_assert_eq(tok_encode(t, text, len, sp, flags, &r, NULL, &err), 0, "%s", err.msg);
+    char *s = malloc(r.n * 12 + 2), *o = s;
+    for (size_t i = 0; i < r.n; i++)
+        o += sprintf(o, i ? " %u" : "%u", r.ids[i]);
+    *o++ = '\n';
+    *n = (size_t)(o - s);
+    tok_ids_free(&r);
+    tok_close(t);
+    return s;
+}
+
+/* toks_write_ids over threads (texts split from min_bytes on) gives the one-thread text. */
+static void ids_agree(const char *text, size_t len, tok_special sp, unsigned flags, size_t min_bytes,
+                      const char *what)
+{
+    size_t wn;
+    char *want = printf_ids(text, len, sp, flags, &wn);
+    static const unsigned counts[] = {1, 2, 3, 5, 64};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        tok_tokenizer *t = open_repo();
+        tok_set_threads(t, counts[c]);
+        tok_set_split_min(t, min_bytes);
+        for (int again = 0; again < 2; again++) { /* the second time with warm worker caches */
+            bytebuf b = {0};
+            size_t rep = 99;
+            g2e_err err;
+            cr_assert_eq(toks_write_ids(t, text, len, sp, flags, to_buf, &b, &rep, &err), 0, "%s: %s", what,
+                         err.msg);
+            cr_assert(b.n == wn && memcmp(b.p, want, wn) == 0, "%s, %u threads: the IDs differ (%zu bytes, want %zu)",
+                      what, counts[c], b.n, wn);
+            cr_assert_eq(tok_threads(t), counts[c], "the thread count is restored");
+            bb_free(&b);
+        }
+        tok_close(t);
+    }
+    free(want);
+}
+
+static char *corpus(size_t *len)
+{
+    char *argv[] = {"/bin/gzip", "-dc", G2E_SRCDIR "/bench/data/corpus.txt.gz", NULL};
+    run_result r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "gzip: %s", r.err);
+    free(r.err);
+    *len = r.out_len;
+    return r.out;
+}
+
+/* Every text of a JSON Lines file (decoded by jsonl.h), concatenated; *count lines. */
+static char *texts_of(const char *path, size_t *len, size_t *count)
+{
+    size_t n;
+    char *f = read_file(path, &n);
+    cr_assert(f != NULL, "%s", path);
+    bytebuf all = {0}, key = {0};
+    *count = 0;
+    for (char *s = f, *nl; s < f + n; s = nl + 1, ++*count) {
+        nl = memchr(s, '\n', (size_t)(f + n - s));
+        nl = nl ? nl : f + n;
+        jsonl_error e;
+        cr_assert_eq(jsonl_text(s, (size_t)(nl - s), 0, &all, &key, &e), 0, "%s line %zu", path, *count + 1);
+    }
+    free(f);
+    bb_free(&key);
+    *len = all.n;
+    return all.p;
+}
+
+Test(tok_stream, ids_of_the_corpus_over_threads, .timeout = 180)
+{
+    size_t n;
+    char *text = corpus(&n);
+    ids_agree(text, n, TOK_SPECIAL_TEXT, 0, TOK_SPLIT_MIN, "corpus");
+    ids_agree(text, n, TOK_SPECIAL_TOKEN, TOK_LOSSY, TOK_SPLIT_MIN, "corpus, lossy (valid: threads too)");
+    free(text);
+}
+
+Test(tok_stream, ids_of_the_conformance_texts_cut_everywhere, .timeout = 120)
+{
+    size_t n, c1, c2;
+    char *a = texts_of(G2E_SRCDIR "/tests/data/tokenizer_cases.jsonl", &n, &c1);
+    size_t m;
+    char *b = texts_of(G2E_SRCDIR "/tests/data/tokenizer_extra_cases.jsonl", &m, &c2);
+    cr_assert_eq(c1 + c2, 1019 + 1049);
+    char *all = malloc(n + m);
+    memcpy(all, a, n);
+    memcpy(all + n, b, m);
+    ids_agree(all, n + m, TOK_SPECIAL_TEXT, 0, 8, "conformance texts");
+    ids_agree(all, n + m, TOK_SPECIAL_TOKEN, 0, 8, "conformance texts, special tokens");
+    free(a), free(b), free(all);
+}
+
+static uint64_t rng = 0x243F6A8885A308D3ull;
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (uint32_t)(rng >> 16);
+}
+
+/* Random mixtures and adversarial texts: whitespace runs of every kind, contractions, the
+ * special token, long unsplittable pieces, and (lossy) invalid bytes, which send the text
+ * back to tok_encode whole. */
+Test(tok_stream, ids_of_random_and_adversarial_texts, .timeout = 120)
+{
+    static const char *const frag[] = {
+        " ", "  ", "   ", "\n", "\n\n", "\t", "\r\n", " \n", "\xC2\xA0", "\xE3\x80\x80", "'s", "'re", "'ll",
+        "'", "''", "a", "word", " the", "\xC3\xA9t\xC3\xA9", "\xE6\x97\xA5\xE6\x9C\xAC", "1", "2024", ".",
+        ",", "!?", "<|endoftext|>", "\xF0\x9F\x98\x80", "\xFF", "\xE6\x97"};
+    size_t cap = 1 << 15;
+    char *buf = malloc(cap);
+    for (int round = 0; round < 12; round++) {
+        size_t n = 0;
+        int valid = round < 8; /* the first rounds without the two invalid fragments */
+        size_t nfrag = sizeof frag / sizeof frag[0] - (valid ? 2 : 0);
+        while (n + 2100 < cap) {
+            if (rnd() % 100 < 2) {
+                static const char *const run[] = {"a", "9", "\xE6\x97\xA5", "=", " ", "\n"};
+                const char *u = run[rnd() % 6];
+                for (size_t k = 0, reps = 200 + rnd() % 500; k < reps; k++, n += strlen(u))
+                    memcpy(buf + n, u, strlen(u));
+            } else {
+                const char *f = frag[rnd() % nfrag];
+                memcpy(buf + n, f, strlen(f));
+                n += strlen(f);
+            }
+        }
+        char what[64];
+        snprintf(what, sizeof what, "mixture %d", round);
+        ids_agree(buf, n, round % 2 ? TOK_SPECIAL_TOKEN : TOK_SPECIAL_TEXT, valid ? 0 : TOK_LOSSY, 8, what);
+    }
+    free(buf);
+}
+
+/* An error writes nothing and is tok_encode's own, at the right offset, whatever the threads. */
+Test(tok_stream, errors_write_nothing_and_name_the_whole_texts_offset)
+{
+    size_t n = 3 << 20;
+    char *text = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        text[i] = i % 7 == 6 ? ' ' : 'a';
+    text[2500001] = '\xFF';
+    tok_tokenizer *t = open_repo();
+    tok_set_threads(t, 4);
+    bytebuf b = {0};
+    size_t rep;
+    g2e_err err;
+    cr_expect_eq(toks_write_ids(t, text, n, TOK_SPECIAL_TOKEN, 0, to_buf, &b, &rep, &err), TOK_E_UTF8);
+    cr_expect_str_eq(err.msg, "invalid UTF-8 at byte offset 2500001 (byte 0xFF)");
+    cr_expect_eq(b.n, 0);
+    cr_expect_eq(toks_write_ids(t, text, n, TOK_SPECIAL_TOKEN, TOK_LOSSY, to_buf, &b, &rep, &err), 0);
+    cr_expect_eq(rep, 1);
+    b.n = 0;
+    text[2500001] = 'a';
+    memcpy(text + 2000000, "<|endoftext|>", 13);
+    cr_expect_eq(toks_write_ids(t, text, n, TOK_SPECIAL_ERROR, 0, to_buf, &b, &rep, &err), TOK_E_SPECIAL);
+    cr_expect(strstr(err.msg, "at byte offset 2000000") != NULL, "%s", err.msg);
+    cr_expect_eq(b.n, 0);
+    bb_free(&b);
+    tok_close(t);
+    free(text);
+}
+
+static int refuse(void *user, const void *p, size_t n)
+{
+    (void)user, (void)p, (void)n;
+    return EPIPE;
+}
+
+Test(tok_stream, a_failed_write_is_reported)
+{
+    tok_tokenizer *t = open_repo();
+    size_t rep;
+    g2e_err err;
+    cr_expect_eq(toks_write_ids(t, "Hello world", 11, TOK_SPECIAL_TOKEN, 0, refuse, NULL, &rep, &err), TOKS_E_WRITE);
+    cr_expect_str_eq(err.msg, "cannot write the output: Broken pipe");
+    tok_close(t);
+}
+
+Test(tok_stream, put_ids_matches_printf)
+{
+    static const char seps[] = {' ', ','};
+    toks_idtext d;
+    cr_assert_eq(toks_idtext_init(&d, 50257, ','), 0);
+    for (int round = 0; round < 200; round++) {
+        uint32_t ids[300];
+        size_t n = rnd() % 300;
+        for (size_t i = 0; i < n; i++) /* in the table, beyond it, and up to 2^32 - 1 */
+            ids[i] = rnd() % 4 == 0 ? rnd() * 7919u : rnd() % 60000;
+        char sep = seps[round % 2];
+        char want[300 * 12 + 1], *o = want;
+        for (size_t i = 0; i < n; i++)
+            o += i ? sprintf(o, "%c%u", sep, ids[i]) : sprintf(o, "%u", ids[i]);
+        bytebuf b = {0};
+        bb_put(&b, "[", 1);
+        toks_put_ids(&b, round % 3 ? &d : NULL, ids, n, sep);
+        cr_assert(b.n == (size_t)(o - want) + 1 && memcmp(b.p + 1, want, b.n - 1) == 0, "round %d", round);
+        bb_free(&b);
+    }
+    toks_idtext_free(&d);
+    bytebuf b = {0};
+    toks_put_u64(&b, UINT64_MAX);
+    cr_expect(b.n == 20 && memcmp(b.p, "18446744073709551615", 20) == 0);
+    bb_free(&b);
+}
+
+/* Counts over threads: the one-thread tokens, text.h's characters and the offsets' cut. */
+Test(tok_stream, counts_over_threads_agree_with_one_thread, .timeout = 120)
+{
+    size_t n;
+    char *text = corpus(&n);
+    tok_tokenizer *one = open_repo();
+    tok_ids r;
+    g2e_err err;
+    cr_assert_eq(tok_encode(one, text, n, TOK_SPECIAL_TOKEN, 0, &r, NULL, &err), 0);
+    size_t chars = text_count(text, n);
+    static const size_t ctxs[] = {1, 1024, 1000000, 4999999, 5094172, 5094173, 99999999};
+    for (unsigned th = 1; th <= 3; th += 2) {
+        tok_tokenizer *t = open_repo();
+        tok_set_threads(t, th);
+        for (size_t k = 0; k < sizeof ctxs / sizeof ctxs[0]; k++) {
+            toks_counts c;
+            cr_assert_eq(toks_count(t, text, n, ctxs[k], &c, &err), 0);
+            cr_expect_eq(c.tokens, r.n);
+            cr_expect_eq(c.chars, chars);
+            cr_expect_eq(c.cut, ctxs[k] < r.n ? r.offsets[ctxs[k]] : 0, "ctx %zu, %u threads", ctxs[k], th);
+        }
+        tok_close(t);
+    }
+    tok_ids_free(&r);
+    tok_close(one);
+    free(text);
+}
+
+/* ---- JSON Lines ---- */
+
+typedef struct sink {
+    bytebuf b;
+    int flushes;
+} sink;
+
+static int sink_write(void *user, const void *p, size_t n)
+{
+    bb_put(&((sink *)user)->b, p, n);
+    return 0;
+}
+
+static int sink_flush(void *user)
+{
+    ((sink *)user)->flushes++;
+    return 0;
+}
+
+/* Runs toks_jsonl over in[0..n) (from a file) with threads; the output in s. */
+static int jsonl_run(const char *in, size_t n, unsigned threads, toks_jsonl *j, sink *s)
+{
+    FILE *f = tmpfile();
+    cr_assert(f && fwrite(in, 1, n, f) == n && fflush(f) == 0);
+    rewind(f);
+    tok_tokenizer *t = open_repo();
+    tok_set_threads(t, threads);
+    memset(s, 0, sizeof *s);
+    j->write = sink_write, j->flush = sink_flush, j->user = s;
+    int rc = toks_jsonl_run(t, fileno(f), j);
+    cr_expect_eq(tok_threads(t), threads);
+    tok_close(t);
+    fclose(f);
+    return rc;
+}
+
+Test(tok_stream, jsonl_gives_tiktokens_ids_over_threads_and_blocks, .timeout = 120)
+{
+    size_t n, en;
+    char *in = read_file(G2E_SRCDIR "/tests/data/tokenizer_cases.jsonl", &n);
+    char *want = read_file(G2E_SRCDIR "/tests/data/tokenizer_expected.jsonl", &en);
+    cr_assert(in && want);
+    /* 64 copies (9.8 MB): several 1 MB blocks, each split over the threads */
+    size_t reps = 64;
+    char *big = malloc(n * reps), *bigwant = malloc(en * reps);
+    for (size_t k = 0; k < reps; k++) {
+        memcpy(big + k * n, in, n);
+        memcpy(bigwant + k * en, want, en);
+    }
+    static const unsigned th[] = {1, 2, 5};
+    for (size_t k = 0; k < 3; k++) {
+        toks_jsonl j = {.special = TOK_SPECIAL_TEXT};
+        sink s;
+        cr_assert_eq(jsonl_run(big, n * reps, th[k], &j, &s), 0, "%s", j.msg);
+        cr_expect(s.b.n == en * reps && memcmp(s.b.p, bigwant, s.b.n) == 0, "%u threads: output differs", th[k]);
+        cr_expect_eq(j.lines, 1019 * reps);
+        cr_expect(s.flushes >= 2, "a flush after every block (%d)", s.flushes);
+        bb_free(&s.b);
+    }
+    free(in), free(want), free(big), free(bigwant);
+}
+
+Test(tok_stream, jsonl_stops_at_a_bad_line_or_keeps_going)
+{
+    const char in[] = "{\"text\": \"a\"}\n\n  \n{\"text\": \"b\", \"text\": \"c\"}\n{\"text\": \"<|endoftext|>\"}\n"
+                      "{\"text\": \"d\"}";
+    toks_jsonl j = {.special = TOK_SPECIAL_ERROR};
+    sink s;
+    cr_assert_eq(jsonl_run(in, sizeof in - 1, 2, &j, &s), TOKS_STOPPED);
+    cr_expect_eq(j.line, 4);
+    cr_expect_str_eq(j.msg, "\"text\" given twice");
+    cr_expect(s.b.n == 13 && memcmp(s.b.p, "{\"ids\":[64]}\n", 13) == 0, "only the lines before it");
+    bb_free(&s.b);
+    j = (toks_jsonl){.special = TOK_SPECIAL_ERROR, .keep_going = 1};
+    cr_assert_eq(jsonl_run(in, sizeof in - 1, 2, &j, &s), 0);
+    cr_expect_eq(j.bad, 2);
+    cr_expect_eq(j.lines, 6, "a last line without its newline counts");
+    bb_put(&s.b, "", 1);
+    cr_expect_str_eq(s.b.p, "{\"ids\":[64]}\n{\"error\":\"\\\"text\\\" given twice\",\"line\":4}\n"
+                            "{\"error\":\"the special token <|endoftext|> at byte offset 0 is not allowed here "
+                            "(use --special token or --special text)\",\"line\":5}\n{\"ids\":[67]}\n");
+    bb_free(&s.b);
+}
+
+Test(tok_stream, jsonl_reports_write_and_read_errors)
+{
+    tok_tokenizer *t = open_repo();
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    cr_assert_eq(write(p[1], "{\"text\": \"a\"}\n", 14), 14);
+    close(p[1]);
+    toks_jsonl j = {.write = refuse};
+    cr_expect_eq(toks_jsonl_run(t, p[0], &j), TOKS_E_WRITE);
+    cr_expect_eq(j.sys_errno, EPIPE);
+    close(p[0]);
+    j = (toks_jsonl){.write = refuse};
+    cr_expect_eq(toks_jsonl_run(t, -1, &j), TOKS_E_READ);
+    cr_expect_eq(j.sys_errno, EBADF);
+    tok_close(t);
+}

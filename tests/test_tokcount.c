@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/* test_tokcount.c — a text against a context: counts from tok_encode and text.h computed
+ * here, the cut inside a character, per-character costs, and the JSON read back by cJSON. */
+#include "text.h"
+#include "tokcount.h"
+
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+static tok_tokenizer *open_repo(void)
+{
+    tok_tokenizer *t;
+    g2e_err err;
+    cr_assert_eq(tok_open(G2E_SRCDIR "/tokenizer", 0, &t, &err), 0, "%s", err.msg);
+    return t;
+}
+
+/* Every path (threads or not, per char or not) agrees with tok_encode's offsets. */
+Test(tokcount, counts_and_the_cut_agree_with_the_offsets)
+{
+    tok_tokenizer *t = open_repo();
+    char text[6000];
+    size_t n = 0;
+    while (n + 40 < sizeof text)
+        n += (size_t)snprintf(text + n, sizeof text - n, "The cat 犬が猫を追いかけた. 1234 ");
+    tok_ids r;
+    g2e_err err;
+    cr_assert_eq(tok_encode(t, text, n, TOK_SPECIAL_TOKEN, 0, &r, NULL, &err), 0);
+    static const size_t ctxs[] = {1, 7, 100, 1000, 100000};
+    for (unsigned flags = 0; flags < 4; flags++)
+        for (unsigned th = 1; th <= 2; th++) {
+            tok_set_threads(t, th);
+            tok_set_split_min(t, 64);
+            for (size_t k = 0; k < sizeof ctxs / sizeof ctxs[0]; k++) {
+                tokcount c;
+                size_t ctx = ctxs[k];
+                cr_assert_eq(tokcount_text(t, text, n, ctx, flags, &c, &err), 0, "%s", err.msg);
+                cr_expect_eq(c.bytes, n);
+                cr_expect_eq(c.tokens, r.n);
+                cr_expect_eq(c.chars, text_count(text, n));
+                cr_expect_eq(c.fits, r.n <= ctx);
+                cr_expect_eq(c.windows, (r.n + ctx - 1) / ctx);
+                if (!c.fits) {
+                    size_t b = r.offsets[ctx];
+                    cr_expect_eq(c.cut_byte, b, "ctx %zu flags %u threads %u", ctx, flags, th);
+                    cr_expect_eq(c.inside, ((unsigned char)text[b] & 0xC0) == 0x80);
+                    /* the characters wholly before the cut */
+                    size_t start = b;
+                    while (start > 0 && ((unsigned char)text[start] & 0xC0) == 0x80)
+                        start--;
+                    cr_expect_eq(c.cut_chars, text_count(text, start));
+                }
+                cr_expect_eq(c.cc != NULL, (flags & TOKCOUNT_PER_CHAR) != 0);
+                double sum = 0;
+                for (size_t i = 0; i < c.n_cc; i++)
+                    sum += c.cc[i].tokens;
+                if (c.cc)
+                    cr_expect(sum > (double)r.n - 1e-6 && sum < (double)r.n + 1e-6, "costs add up to the tokens: %f", sum);
+                tokcount_free(&c);
+            }
+        }
+    tok_ids_free(&r);
+    tok_close(t);
+}
+
+Test(tokcount, invalid_input_fails_or_is_replaced)
+{
+    tok_tokenizer *t = open_repo();
+    tokcount c;
+    g2e_err err;
+    cr_expect_eq(tokcount_text(t, "ab\xFFwx", 5, 1024, 0, &c, &err), TOK_E_UTF8);
+    cr_expect(c.cc == NULL && c.tokens == 0);
+    cr_assert_eq(tokcount_text(t, "ab\xFFwx", 5, 1024, TOKCOUNT_LOSSY, &c, &err), 0);
+    cr_expect_eq(c.replaced, 1);
+    cr_expect_eq(c.chars, 5);
+    tokcount_free(&c);
+    tok_close(t);
+}
+
+Test(tokcount, json_reads_back)
+{
+    tok_tokenizer *t = open_repo();
+    tokcount c;
+    g2e_err err;
+    const char *text = "犬が猫を追いかけた";
+    cr_assert_eq(tokcount_text(t, text, strlen(text), 3, TOKCOUNT_PER_CHAR, &c, &err), 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    tokcount_json(f, "a \"name\"", "text", &c, 1);
+    fclose(f);
+    cJSON *j = cJSON_Parse(buf);
+    cr_assert(j != NULL, "%s", buf);
+    cr_expect_str_eq(cJSON_GetObjectItem(j, "input")->valuestring, "a \"name\"");
+    cr_expect_str_eq(cJSON_GetObjectItem(j, "kind")->valuestring, "text");
+    cr_expect_eq(cJSON_GetObjectItem(j, "tokens")->valuedouble, (double)c.tokens);
+    cr_expect_eq(cJSON_GetObjectItem(j, "chars")->valuedouble, 9);
+    cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(j, "fits")));
+    cr_expect_eq(cJSON_GetObjectItem(j, "replaced")->valuedouble, 0);
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "per_char")), 9);
+    const cJSON *cut = cJSON_GetObjectItem(j, "cut");
+    cr_expect_eq(cJSON_GetObjectItem(cut, "byte")->valuedouble, (double)c.cut_byte);
+    cr_expect_str_eq(cJSON_GetObjectItem(cut, "snippet")->valuestring, c.snippet);
+    cJSON_Delete(j);
+    free(buf);
+    tokcount_free(&c);
+    tok_close(t);
+}
