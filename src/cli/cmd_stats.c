@@ -11,6 +11,7 @@
  */
 #include "cli.h"
 #include "i18n.h"
+#include "json.h"
 #include "load.h"
 #include "opt.h"
 #include "out.h"
@@ -99,28 +100,59 @@ done:
     return rc;
 }
 
-/* The summary above the norms: lines of text for the table, members for JSON. */
+/* What goes above the norms: the summary, as JSON members (each followed by ", ") or as
+ * lines of text above the table; nothing for csv and npy. */
 typedef struct norms_head {
-    const char *json, *table;
+    const study_norms *sn;
+    const char *path;
 } norms_head;
+
+static void put_member(FILE *f, const char *lead, double v)
+{
+    fputs(lead, f);
+    json_write_f64(f, v);
+}
 
 static void put_norms_head(FILE *f, int fmt, const void *user)
 {
     const norms_head *h = user;
-    if (fmt == TBL_JSON || fmt == TBL_TABLE)
-        fputs(fmt == TBL_JSON ? h->json : h->table, f);
+    const pca_norm_summary *s = &h->sn->sum;
+    size_t n = h->sn->n;
+    if (fmt == TBL_JSON) {
+        fputs("\"weights\": ", f);
+        json_write_string(f, h->path, strlen(h->path));
+        fprintf(f, ", \"positions\": %zu", n);
+        put_member(f, ", \"norm_0\": ", s->first);
+        put_member(f, ", \"median_norm_1_on\": ", s->median);
+        put_member(f, ", \"norm_0_vs_median\": ", s->first_vs_median);
+        fprintf(f, ", \"split\": %zu", s->split);
+        put_member(f, ", \"mean_before_split\": ", s->mean_early);
+        put_member(f, ", \"cv_before_split\": ", s->cv_early);
+        put_member(f, ", \"mean_from_split\": ", s->mean_late);
+        put_member(f, ", \"cv_from_split\": ", s->cv_late);
+        fputs(", ", f);
+    }
+    if (fmt != TBL_TABLE)
+        return;
+    fprintf(f, _("Norm of every wpe row against its position (%s, %zu positions)\n"), h->path, n);
+    fprintf(f, _("position 0: norm %.4f = %.2f x the median of positions 1..%zu (%.4f)\n"),
+            s->first, s->first_vs_median, n - 1, s->median);
+    fprintf(f, _("positions 1..%zu: smallest %.4f (position %zu), largest %.4f (position %zu)\n"),
+            n - 1, s->min, s->argmin, s->max, s->argmax);
+    if (s->split > 1 && s->split < n)
+        fprintf(f, _("spread (std / mean): %.2f%% over positions 1..%zu, %.2f%% over %zu..%zu\n"),
+                100 * s->cv_early, s->split - 1, 100 * s->cv_late, s->split, n - 1);
+    fputc('\n', f);
 }
 
 /* --by-position: norms, summary, output, figure. */
 static int run_by_position(const stats_opts *o, int fmt)
 {
     g2e_model *m = NULL;
-    char *path = NULL, *pre_json = NULL, *pre_table = NULL;
+    char *path = NULL;
     study_norms sn = {0};
     int rc = EXIT_ERR;
     if (load_model_lo(&o->lo, &m, &path) || study_wpe_norms(m, &sn))
-        goto done;
-    if (study_norms_text(&sn, path, &pre_json, &pre_table))
         goto done;
     static const tbl_col COLS[] = {
         {.key = "position", .width = 10, .prec = -1},
@@ -138,7 +170,7 @@ static int run_by_position(const stats_opts *o, int fmt)
         v[3 * p + 2] = sn.sum.median > 0 ? sn.norm[p] / sn.sum.median : 0;
     }
     tbl t = {.cols = COLS, .ncols = 3, .nrow = sn.n, .v = v, .npy_first = 1, .npy_count = 1};
-    norms_head h = {pre_json ? pre_json : "", pre_table ? pre_table : ""};
+    norms_head h = {&sn, path};
     rc = table_emit(o->out, fmt, &t, put_norms_head, &h) ? EXIT_ERR : EXIT_OK;
     free(v);
     char name[64];
@@ -147,7 +179,7 @@ static int run_by_position(const stats_opts *o, int fmt)
         rc = EXIT_ERR;
 done:
     study_norms_free(&sn);
-    free(pre_json), free(pre_table), free(path);
+    free(path);
     model_close(m);
     return rc;
 }

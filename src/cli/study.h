@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* study.h — what the study commands (stats --by-position, pca, rope) share: the library's
- * numbers (pcasrc.h) with their errors printed, the text around them, and the names the
+ * numbers (pcasrc.h) with their errors printed, and the names the
  * commands use for them. Each function prints one line via cli_error on failure and returns
  * -1; strings it returns are the caller's (free).
  */
@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "cli.h"
 #include "interpret.h"
 #include "pcasrc.h"
 
@@ -22,7 +23,13 @@ enum { STUDY_OF_WPE = PCASRC_WPE, STUDY_OF_WTE = PCASRC_WTE, STUDY_OF_SINUSOIDAL
 #define STUDY_N_SCHEME_ROWS INTERP_N_SCHEME_ROWS
 
 /* rc of a library call: 0, or -1 after printing e's message. */
-int study_said(int rc, const g2e_err *e);
+static inline int study_said(int rc, const g2e_err *e)
+{
+    if (rc == 0)
+        return 0;
+    cli_error("%s", e->msg);
+    return -1;
+}
 /* pcasrc_wpe_norms and pcasrc_pca, printing their error. */
 static inline int study_wpe_norms(const g2e_model *m, study_norms *out)
 {
@@ -34,18 +41,5 @@ static inline int study_pca(const study_pca_src *s, size_t k, pca_result *r, dou
     g2e_err e;
     return study_said(pcasrc_pca(s, k, r, row_id, &e), &e);
 }
-
-/* The summary as JSON members (each followed by ", ") and as lines for the table. */
-int study_norms_text(const study_norms *sn, const char *path, char **pre_json, char **pre_table);
-
-/* A string built by printf-like pieces (open_memstream), for the pre-texts above. */
-typedef struct study_buf {
-    char *s;
-    size_t len;
-    void *f;   /* FILE * */
-} study_buf;
-int study_buf_open(study_buf *b);
-/* Closes the stream; *out receives the string (caller frees). -1 (printed) on failure. */
-int study_buf_close(study_buf *b, char **out);
 
 #endif
