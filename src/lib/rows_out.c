@@ -2,6 +2,8 @@
 /* rows_out.c — embedding rows in npy, raw, JSON, CSV and the text table (see rows_out.h). */
 #include "rows_out.h"
 
+#include "textfmt.h"
+
 #include "json.h"
 #include "text.h"
 #include "similarity.h"
@@ -478,14 +480,6 @@ int rows_write(FILE *f, int fmt, const rows_doc *d, g2e_err *err)
 
 /* ---- for messages and figures ---- */
 
-/* "st", "nd", "rd" or "th" after n. */
-static const char *ordinal(size_t n)
-{
-    if (n % 100 >= 11 && n % 100 <= 13)
-        return "th";
-    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
-}
-
 void rows_where(const rows_tokens *r, size_t n, size_t last, int upto, char *buf, size_t cap)
 {
     textpos tp;
@@ -497,7 +491,7 @@ void rows_where(const rows_tokens *r, size_t n, size_t last, int upto, char *buf
         return;
     }
     if (!r->offs) {
-        snprintf(buf, cap, g2e_tr("the %zu%s ID (position %zu) is %u"), n, ordinal(n), last, r->ids[n - 1]);
+        snprintf(buf, cap, g2e_tr("the %zu%s ID (position %zu) is %u"), n, textfmt_ordinal(n), last, r->ids[n - 1]);
         return;
     }
     textpos_at(r->text, r->text_len, r->offs[n], &tp);
@@ -505,10 +499,10 @@ void rows_where(const rows_tokens *r, size_t n, size_t last, int upto, char *buf
      * end of the line before when the next one starts a line) */
     if (tp.col > 1)
         snprintf(buf, cap, g2e_tr("the %zu%s token (position %zu) ends at character %zu "
-                 "(line %zu, column %zu): %s"), n, ordinal(n), last, tp.chr, tp.line, tp.col - 1, tp.snippet);
+                 "(line %zu, column %zu): %s"), n, textfmt_ordinal(n), last, tp.chr, tp.line, tp.col - 1, tp.snippet);
     else
         snprintf(buf, cap, g2e_tr("the %zu%s token (position %zu) ends at character %zu "
-                 "(the end of line %zu): %s"), n, ordinal(n), last, tp.chr, tp.line > 1 ? tp.line - 1 : 1,
+                 "(the end of line %zu): %s"), n, textfmt_ordinal(n), last, tp.chr, tp.line > 1 ? tp.line - 1 : 1,
                  tp.snippet);
 }
 
