@@ -71,8 +71,8 @@ struct tok_tokenizer {
     uint32_t n_vocab, special_id, max_len;
     const uint8_t *blob;   /* points into owned_blob or the compiled data */
     uint8_t *owned_blob;
-    const uint32_t *off;   /* (n_vocab + 1,); the compiled-in table or owned_off */
-    uint32_t *owned_off;   /* what off points to when loaded from files, else NULL */
+    const uint32_t *off;   /* (n_vocab + 1,); the compiled-in table, or owned (freed) when
+                              the files were parsed (compiled == 0) */
     const tok_slot *slots; /* (mask + 1,) */
     uint64_t mask;
     uint32_t byte_id[256];

@@ -172,7 +172,8 @@ void tok_close(tok_tokenizer *t)
     free(t->memo);
     if (!t->is_worker) {
         free(t->owned_blob);
-        free(t->owned_off);
+        if (!t->compiled)
+            free((void *)t->off);
         if (!t->static_index) {
             table_free((void *)t->slots, (t->mask + 1) * sizeof *t->slots);
             free((void *)t->pair2p1);
@@ -376,7 +377,7 @@ static int parse_vocab(tok_tokenizer *t, const char *path, const char *s, size_t
     }
     /* IDs must be exactly 0..n-1, each once. */
     t->n_vocab = (uint32_t)n_ent;
-    uint32_t *off = t->owned_off = malloc((n_ent + 1) * sizeof *off);
+    uint32_t *off = malloc((n_ent + 1) * sizeof *off);
     t->off = off;
     uint64_t *by_id = malloc(n_ent * sizeof *by_id);
     if (!off || !by_id) {
