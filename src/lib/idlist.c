@@ -9,17 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
 /* what: a phrase already translated (g2e_tr at the call, where xgettext sees it) */
 static int ids_error(g2e_err *err, int code, const char *s, size_t len, size_t at,
                      const char *what)
 {
     size_t e = at;
-    while (e < len && e - at < 20 && !is_space(s[e]) && s[e] != ',')
+    while (e < len && e - at < 20 && !text_is_json_ws((unsigned char)s[e]) && s[e] != ',')
         e++;
     if (at >= len)
         return g2e_fail(err, code, "%s at the end", what);
@@ -60,7 +55,7 @@ static int ids_number(const char *s, size_t len, size_t *at, uint32_t n_vocab, u
     for (; p < len && s[p] >= '0' && s[p] <= '9'; p++)
         if ((v = v * 10 + (uint64_t)(s[p] - '0')) > UINT32_MAX)
             return ids_error(err, IDLIST_E_RANGE, s, len, *at, g2e_tr("token ID too large"));
-    if (p < len && !is_space(s[p]) && s[p] != ',' && s[p] != ']')
+    if (p < len && !text_is_json_ws((unsigned char)s[p]) && s[p] != ',' && s[p] != ']')
         return ids_error(err, IDLIST_E_SYNTAX, s, len, *at, not_an_id());
     if (n_vocab != UINT32_MAX && v >= n_vocab) {
         return g2e_fail(err, IDLIST_E_RANGE, "token ID %" PRIu64 " at character %zu is not below "
@@ -77,13 +72,13 @@ int idlist_parse(const char *s, size_t len, uint32_t n_vocab, uint32_t **ids, si
     int rc;
     uint32_t *v = NULL;
     size_t cnt = 0, cap = 0, p = 0;
-    while (p < len && is_space(s[p]))
+    while (p < len && text_is_json_ws((unsigned char)s[p]))
         p++;
     int bracket = p < len && s[p] == '[';
     p += (size_t)bracket;
     int need_id = 0; /* after a comma, an ID must follow */
     for (;;) {
-        while (p < len && is_space(s[p]))
+        while (p < len && text_is_json_ws((unsigned char)s[p]))
             p++;
         if (p >= len || s[p] == ']')
             break;
@@ -95,7 +90,7 @@ int idlist_parse(const char *s, size_t len, uint32_t n_vocab, uint32_t **ids, si
             goto fail;
         }
         need_id = 0;
-        while (p < len && is_space(s[p]))
+        while (p < len && text_is_json_ws((unsigned char)s[p]))
             p++;
         if (p < len && s[p] == ',') {
             p++;
@@ -112,7 +107,7 @@ int idlist_parse(const char *s, size_t len, uint32_t n_vocab, uint32_t **ids, si
         goto fail;
     }
     p += (size_t)bracket;
-    while (p < len && is_space(s[p]))
+    while (p < len && text_is_json_ws((unsigned char)s[p]))
         p++;
     if (p < len) {
         rc = ids_error(err, IDLIST_E_SYNTAX, s, len, p, g2e_tr("unexpected text after the IDs"));

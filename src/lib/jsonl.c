@@ -26,7 +26,7 @@ static int fail(jp *p, size_t at, const char *why)
 
 static void skip_ws(jp *p)
 {
-    while (p->i < p->n && (p->s[p->i] == ' ' || p->s[p->i] == '\t' || p->s[p->i] == '\r' || p->s[p->i] == '\n'))
+    while (p->i < p->n && text_is_json_ws((unsigned char)p->s[p->i]))
         p->i++;
 }
 

@@ -107,11 +107,6 @@ static void one_line(g2e_err *err)
  * skipped (iteratively, one bit of state per level, no recursion). */
 #define ST_MAX_DEPTH 1000
 
-static int is_json_ws(uint8_t c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
 static int is_digit(uint8_t c)
 {
     return c >= '0' && c <= '9';
@@ -164,7 +159,7 @@ static int syntax_at(hp *p, size_t at)
 
 static inline void skip_ws(hp *p)
 {
-    while (p->i < p->n && is_json_ws(p->s[p->i]))
+    while (p->i < p->n && text_is_json_ws(p->s[p->i]))
         p->i++;
 }
 
@@ -772,7 +767,7 @@ static int refuse_syntax(const hp *p, g2e_err *err)
             return g2e_fail(err, ST_E_HEADER_JSON,
                             "header has a NUL byte at header offset %zu (of %zu): NUL padding is not allowed, pad with spaces",
                             i, json_len);
-        if (c < 0x20 && (in_str || !is_json_ws(c)))
+        if (c < 0x20 && (in_str || !text_is_json_ws(c)))
             return g2e_fail(err, ST_E_HEADER_JSON,
                             "header has control byte 0x%02x at header offset %zu%s: not JSON", c,
                             i, in_str ? " inside a string" : "");

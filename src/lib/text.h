@@ -26,6 +26,13 @@
 
 #define TEXT_BAD (-1)   /* text_step's result for an ill-formed sequence */
 
+/* 1 for the four bytes JSON (RFC 8259) calls white space: space, tab, LF, CR; the ID-list
+ * grammar, the JSON Lines reader and the safetensors header reader all skip exactly these. */
+static inline int text_is_json_ws(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 /* Decodes one step of s[0..n) (n >= 1). For a well-formed character returns its code
  * point (0..0x10FFFF) and sets *len to its length (1..4). For an ill-formed sequence
  * returns TEXT_BAD and sets *len to the length of its maximal subpart (1..3): the bytes
