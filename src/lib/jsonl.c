@@ -15,6 +15,7 @@ typedef struct jp {
     const char *s;
     size_t n, i;
     jsonl_error *e;
+    unsigned high; /* non-zero once a byte >= 0x80 may have been copied as it is */
 } jp;
 
 static int fail(jp *p, size_t at, const char *why)
@@ -68,33 +69,44 @@ static int u_escape(jp *p, size_t esc, char **o, int lossy)
 }
 
 /* The length of the run at s[0..n) free of '"', '\\' and bytes below 0x20: sixteen bytes
- * at a time with SSE2 (every x86-64 has it), else eight in a word (the lowest flagged byte
- * of a word is exact, the word read little-endian), then byte by byte. */
-static size_t plain_run(const char *s, size_t n)
+ * at a time with SSE2 (every x86-64 has it; the last sixteen of s overlapping the ones
+ * before, so that the tail is one step too), else eight in a word (the lowest flagged byte
+ * of a word is exact, the word read little-endian), then byte by byte. Bytes >= 0x80 seen
+ * on the way set *high (also some past the run: it may say yes for nothing, never no for
+ * something). */
+static size_t plain_run(const char *s, size_t n, unsigned *high)
 {
     size_t r = 0;
 #ifdef __SSE2__
     const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), c1f = _mm_set1_epi8(0x1F);
-    for (; r + 16 <= n; r += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + r));
+    for (;;) {
+        size_t at = r + 16 <= n ? r : n >= 16 && r < n ? n - 16 : SIZE_MAX;
+        if (at == SIZE_MAX)
+            break;
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
         __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
                                    _mm_cmpeq_epi8(_mm_min_epu8(v, c1f), v)); /* v <= 0x1F */
-        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        *high |= (unsigned)_mm_movemask_epi8(v);
+        unsigned mask = (unsigned)_mm_movemask_epi8(hit) >> (r - at); /* (the overlap's bytes before r) */
         if (mask)
             return r + (size_t)__builtin_ctz(mask);
+        r = at + 16;
+        if (r == n)
+            return n;
     }
 #endif
     const uint64_t lo = 0x0101010101010101ull, hi = 0x8080808080808080ull;
     for (; r + 8 <= n; r += 8) {
         uint64_t w;
         memcpy(&w, s + r, 8);
+        *high |= (w & hi) != 0;
         uint64_t x = w ^ (lo * '"'), y = w ^ (lo * '\\');
         uint64_t hit = (((x - lo) & ~x) | ((y - lo) & ~y) | ((w - lo * 0x20) & ~w)) & hi;
         if (hit)
             return r + ((size_t)__builtin_ctzll(hit) >> 3);
     }
-    while (r < n && s[r] != '"' && s[r] != '\\' && (unsigned char)s[r] >= 0x20)
-        r++;
+    for (; r < n && s[r] != '"' && s[r] != '\\' && (unsigned char)s[r] >= 0x20; r++)
+        *high |= (unsigned char)s[r] >> 7;
     return r;
 }
 
@@ -110,7 +122,7 @@ static int string(jp *p, bytebuf *out, int lossy)
         return G2E_ENOMEM;
     char *o = out->p + out->n;
     for (;;) {
-        size_t r = plain_run(p->s + p->i, p->n - p->i);
+        size_t r = plain_run(p->s + p->i, p->n - p->i, &p->high);
         memcpy(o, p->s + p->i, r);
         o += r;
         p->i += r;
@@ -177,9 +189,10 @@ static int member(jp *p, bytebuf *text, bytebuf *key, int lossy, int *found)
     return is_text ? string(p, text, lossy) : skip_value(p);
 }
 
-static int parse(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e)
+static int parse(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e,
+                 unsigned *high)
 {
-    jp p = {s, n, 0, e};
+    jp p = {s, n, 0, e, 0};
     int found = 0, rc;
     /* json.dumps's own line, {"text": "..."}: straight to the string (a third of this
      * function's instructions on the corpus as JSON lines) */
@@ -188,7 +201,7 @@ static int parse(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf
         if ((rc = string(&p, text, flags & JSONL_LOSSY)))
             return rc;
         if (p.i + 1 == n && s[p.i] == '}')
-            return 0;
+            return *high = p.high, 0;
         found = 1;
         goto after_member;
     }
@@ -217,14 +230,24 @@ static int parse(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf
     skip_ws(&p);
     if (p.i != n)
         return fail(&p, p.i, "trailing characters after the object");
+    *high = p.high;
     return found ? 0 : fail(&p, close, "no \"text\" member");
+}
+
+int jsonl_text_utf8(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e,
+                    int *maybe_invalid)
+{
+    size_t start = text->n;
+    unsigned high = 1;
+    int rc = parse(s, n, flags, text, key, e, &high);
+    *maybe_invalid = high != 0;
+    if (rc)
+        text->n = start; /* a "text" decoded before the error is taken back */
+    return rc;
 }
 
 int jsonl_text(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e)
 {
-    size_t start = text->n;
-    int rc = parse(s, n, flags, text, key, e);
-    if (rc)
-        text->n = start; /* a "text" decoded before the error is taken back */
-    return rc;
+    int maybe_invalid;
+    return jsonl_text_utf8(s, n, flags, text, key, e, &maybe_invalid);
 }

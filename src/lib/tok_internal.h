@@ -282,4 +282,17 @@ static inline int ob_push(obuf *o, uint32_t id, size_t off)
 int tok_bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base, uint32_t *tmp_ids,
             size_t *tmp_n);
 
+/* ---------------------------------------------------------------- for tok_stream.c */
+
+/* An internal tok_encode flag: the caller has checked that the text is valid UTF-8 (the
+ * check is then not repeated). Passing it with an unchecked text is a caller bug. */
+#define TOK_VALID_UTF8 (1u << 30)
+
+/* tok_encode's work on one thread, appending the IDs of text[0..len) to o (o->n counts
+ * them; o's buffers, owned by the caller and freed with free(), are reused and grown as
+ * needed, so that a stream of texts allocates nothing in the steady state). On failure
+ * o->n is unchanged and the code and message are tok_encode's (err may be NULL). */
+int tok_encode_append(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
+                      obuf *o, g2e_err *err);
+
 #endif

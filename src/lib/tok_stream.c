@@ -107,32 +107,51 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
 
 /* ------------------------------------------------------------ texts over threads */
 
-/* Small parts, taken in turn, so that no thread waits long for the last (the corpus mixes
- * English with Japanese and Chinese, three times slower per byte): on 2 threads, 8 parts
- * gave one thread 14 % more instructions than the other, 32 parts 1 % (callgrind). */
-#define PARTS_PER_THREAD 16
-#define PART_MIN ((size_t)1 << 17) /* a part of a large text is at least 128 KB */
-#define MAX_PARTS 256
+/* A text is cut (tok_pretok_cut) into chunks of about CHUNK bytes, which the threads take
+ * in turn; each chunk is tokenized into its slot's buffers and, in the same thread, turned
+ * into its output; the chunks are then handed on in order (written, or added up) by
+ * whichever thread finishes the oldest one. A slot is reused once its chunk is handed on,
+ * so memory stays that of SLOTS_PER_THREAD chunks per thread whatever the text's length,
+ * and nothing is freed or mapped while the threads run (no page faults, no TLB shootdowns
+ * between the threads in the steady state). Small chunks taken in turn also keep the
+ * threads equally busy: the corpus mixes English with Japanese and Chinese, three times
+ * slower per byte. */
+#define CHUNK ((size_t)1 << 18)
+#define SLOTS_PER_THREAD 4
 #define MAX_THREADS 64 /* tokenizer.c's limit of tok_set_threads */
 
-/* One part of a text, tokenized and then (in the same thread) turned into its output. */
-typedef struct part {
-    const char *s;
-    size_t n;
-    int rc;
-    tok_ids ids;
-    bytebuf out;   /* toks_write_ids: the part's IDs as text */
-    size_t chars;  /* toks_count: its characters */
-} part;
+/* One chunk in flight: its IDs, its output, its characters. */
+typedef struct slot {
+    obuf o;
+    bytebuf out;
+    size_t chars;
+    int rc, done;
+} slot;
 
-typedef struct pjob pjob;
-struct pjob {
+typedef struct chunks chunks;
+struct chunks {
+    const char *s;
+    size_t *cut, m;       /* chunk k is s[cut[k] .. cut[k + 1]) */
     tok_special special;
-    unsigned m;
-    part *pt;
-    atomic_uint next;
-    void (*after)(pjob *j, part *p, unsigned k);
+    unsigned flags;
+    void (*work)(chunks *c, slot *sl, size_t k); /* in the chunk's thread, after tokenizing */
+    int (*in_order)(chunks *c, slot *sl, size_t k); /* one chunk at a time, in order: 0 or a code */
     const toks_idtext *idt;
+    /* toks_write_ids */
+    toks_write_fn write;
+    void *user;
+    int werr;
+    /* toks_count */
+    const tok_tokenizer *t;
+    size_t ctx;
+    toks_counts *counts;
+    /* the queue */
+    slot *slot;
+    size_t nslot;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t next, handed; /* the next chunk to take; chunks handed on so far */
+    int handing, rc;     /* a thread is handing chunks on; the first failure (stops all) */
 };
 
 /* One thread of a crew: the job it shares, its tokenizer. */
@@ -163,76 +182,101 @@ static void crew_run(tok_tokenizer *t, unsigned n, void *job, void *(*fn)(void *
     tok_set_threads(t, threads);
 }
 
-/* Takes parts in order until none is left: a thread that got easy text takes more. */
-static void *pjob_loop(void *arg)
+/* Hands on every finished chunk that is next in order (called with mu held; one thread
+ * at a time, the lock released around the work). */
+static void hand_on(chunks *c)
+{
+    while (!c->handing && !c->rc && c->handed < c->m && c->slot[c->handed % c->nslot].done) {
+        size_t k = c->handed;
+        slot *sl = &c->slot[k % c->nslot];
+        c->handing = 1;
+        pthread_mutex_unlock(&c->mu);
+        int rc = sl->rc ? sl->rc : sl->out.oom ? G2E_ENOMEM : c->in_order(c, sl, k);
+        pthread_mutex_lock(&c->mu);
+        c->handing = 0;
+        sl->done = 0;
+        c->handed++;
+        c->rc = c->rc ? c->rc : rc;
+        pthread_cond_broadcast(&c->cv);
+    }
+}
+
+/* A thread's loop: take the next chunk once its slot is free, tokenize it, work on it,
+ * hand on what is ready. */
+static void *chunks_loop(void *arg)
 {
     crew *w = arg;
-    pjob *j = w->job;
-    for (unsigned k; (k = atomic_fetch_add(&j->next, 1)) < j->m;) {
-        part *p = &j->pt[k];
-        p->rc = tok_encode(w->t, p->s, p->n, j->special, TOK_NO_OFFSETS, &p->ids, NULL, NULL);
-        if (!p->rc)
-            j->after(j, p, k);
+    chunks *c = w->job;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        while (!c->rc && c->next < c->m && c->next - c->handed >= c->nslot)
+            pthread_cond_wait(&c->cv, &c->mu);
+        if (c->rc || c->next >= c->m)
+            break;
+        size_t k = c->next++;
+        slot *sl = &c->slot[k % c->nslot];
+        pthread_mutex_unlock(&c->mu);
+        sl->o.n = 0;
+        sl->out.n = 0;
+        sl->rc = tok_encode_append(w->t, c->s + c->cut[k], c->cut[k + 1] - c->cut[k], c->special, c->flags,
+                                   &sl->o, NULL);
+        if (!sl->rc && c->work)
+            c->work(c, sl, k);
+        pthread_mutex_lock(&c->mu);
+        sl->done = 1;
+        hand_on(c);
     }
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
     return NULL;
 }
 
-static void parts_free(part *pt, unsigned m)
+/* Cuts s[0..n) into chunks of about `size` bytes and runs them over t's threads (t's own
+ * count). Returns 0, the first failing chunk's code (the caller tokenizes the whole text
+ * again for the exact message), or G2E_ENOMEM. The cuts are searched in s[0..n-3) so that
+ * a lead byte of invalid input before a candidate is never decoded past the end; whether
+ * the chunks are valid is then the tokenizer's check (valid chunks concatenate to a valid
+ * text and back). */
+static int chunks_run(tok_tokenizer *t, const char *s, size_t n, chunks *c)
 {
-    for (unsigned k = 0; pt && k < m; k++) {
-        tok_ids_free(&pt[k].ids);
-        bb_free(&pt[k].out);
-    }
-    free(pt);
-}
-
-/* Cuts s[0..n) at safe places into parts and runs them (strict UTF-8) over t's threads.
- * On 0, *out holds the m parts (parts_free); otherwise the first failing part's code (the
- * caller tokenizes the whole text again for the exact message or the lossy reading). The
- * cuts are searched in s[0..n-3) so that a lead byte of invalid input before a candidate
- * is never decoded past the end; whether the parts are valid is then what the tokenizer
- * checks (valid parts concatenate to a valid text and back). */
-static int parts_run(tok_tokenizer *t, const char *s, size_t n, unsigned threads, pjob *j, part **out)
-{
-    unsigned want = threads * PARTS_PER_THREAD, m = 0;
-    if (want > n / PART_MIN)
-        want = (unsigned)(n / PART_MIN);
-    if (want < threads)
-        want = threads;
-    if (want > MAX_PARTS)
-        want = MAX_PARTS;
-    size_t cut[MAX_PARTS + 1] = {0}, lim = n - 3;
-    for (unsigned k = 1; k < want; k++) {
-        size_t from = n / want * k;
-        from = from <= cut[m] ? cut[m] + 1 : from;
-        size_t c = from < lim ? tok_pretok_cut((const uint8_t *)s, lim, from) : lim;
-        if (c >= lim)
-            break;
-        cut[++m] = c;
-    }
-    cut[++m] = n;
-    part *pt = calloc(m, sizeof *pt);
-    if (!pt)
+    size_t size = t->split_min < CHUNK ? t->split_min : CHUNK; /* (tests cut small texts) */
+    size = size < 8 ? 8 : size;
+    size_t most = n / size + 2, m = 0, lim = n - 3;
+    unsigned threads = t->threads ? t->threads : 1;
+    c->cut = malloc(most * sizeof *c->cut);
+    if (!c->cut)
         return G2E_ENOMEM;
-    for (unsigned k = 0; k < m; k++)
-        pt[k] = (part){.s = s + cut[k], .n = cut[k + 1] - cut[k]};
-    j->pt = pt, j->m = m;
-    atomic_init(&j->next, 0);
-    crew_run(t, threads < m ? threads : m, j, pjob_loop);
-    int rc = 0;
-    for (unsigned k = 0; k < m && !rc; k++)
-        rc = pt[k].rc ? pt[k].rc : pt[k].out.oom ? G2E_ENOMEM : 0;
-    if (rc)
-        parts_free(pt, m);
-    else
-        *out = pt;
+    c->cut[0] = 0;
+    for (size_t from = size; n >= 8 && from < lim; from = c->cut[m] + size) {
+        size_t cut = tok_pretok_cut((const uint8_t *)s, lim, from);
+        if (cut >= lim)
+            break;
+        c->cut[++m] = cut;
+    }
+    c->cut[++m] = n;
+    c->m = n ? m : 0;
+    threads = threads > c->m ? (unsigned)(c->m ? c->m : 1) : threads;
+    c->nslot = threads > 1 ? threads * SLOTS_PER_THREAD : 1;
+    c->slot = calloc(c->nslot, sizeof *c->slot);
+    int rc = c->slot ? 0 : G2E_ENOMEM;
+    if (!rc) {
+        c->s = s;
+        c->next = c->handed = 0;
+        c->handing = c->rc = 0;
+        pthread_mutex_init(&c->mu, NULL);
+        pthread_cond_init(&c->cv, NULL);
+        crew_run(t, threads, c, chunks_loop);
+        pthread_cond_destroy(&c->cv);
+        pthread_mutex_destroy(&c->mu);
+        rc = c->rc ? c->rc : c->handed < c->m ? G2E_ENOMEM : 0;
+    }
+    for (size_t k = 0; c->slot && k < c->nslot; k++) {
+        free(c->slot[k].o.ids);
+        bb_free(&c->slot[k].out);
+    }
+    free(c->slot);
+    free(c->cut);
     return rc;
-}
-
-/* 1 when t splits texts of len bytes over threads. */
-static int splits(const tok_tokenizer *t, size_t len)
-{
-    return t->threads >= 2 && len >= t->split_min && len >= 8;
 }
 
 static int write_err(g2e_err *err, int e)
@@ -240,28 +284,38 @@ static int write_err(g2e_err *err, int e)
     return g2e_fail(err, TOKS_E_WRITE, "cannot write the output: %s", strerror(e ? e : EIO));
 }
 
-static void ids_after(pjob *j, part *p, unsigned k)
+/* A chunk's IDs as text: a space before every chunk but the first (a chunk is never empty
+ * of tokens), "\n" after the last. */
+static void ids_work(chunks *c, slot *sl, size_t k)
 {
-    if (k && p->ids.n)
-        bb_put(&p->out, " ", 1);
-    toks_put_ids(&p->out, j->idt, p->ids.ids, p->ids.n, ' ');
-    tok_ids_free(&p->ids);
+    if (k)
+        bb_put(&sl->out, " ", 1);
+    toks_put_ids(&sl->out, c->idt, sl->o.ids, sl->o.n, ' ');
+    if (k + 1 == c->m)
+        bb_put(&sl->out, "\n", 1);
 }
 
-/* The threaded path of toks_write_ids: 0 when written, or non-zero when the caller must
- * tokenize the whole text (an error, lossy input); *werr a write error. */
-static int ids_split(tok_tokenizer *t, const char *text, size_t len, tok_special special, const toks_idtext *idt,
-                     toks_write_fn write, void *user, int *werr)
+static int ids_write(chunks *c, slot *sl, size_t k)
 {
-    pjob j = {.special = special, .after = ids_after, .idt = idt};
-    part *pt = NULL;
-    if (parts_run(t, text, len, t->threads, &j, &pt))
-        return -1;
-    for (unsigned k = 0; k < j.m && !*werr; k++)
-        *werr = pt[k].out.n ? write(user, pt[k].out.p, pt[k].out.n) : 0;
-    *werr = *werr ? *werr : write(user, "\n", 1);
-    parts_free(pt, j.m);
-    return 0;
+    (void)k;
+    return (c->werr = c->write(c->user, sl->out.p, sl->out.n)) ? TOKS_E_WRITE : 0;
+}
+
+static const char *find_special(const char *s, size_t n)
+{
+    return memmem(s, n, TOK_ENDOFTEXT_TEXT, sizeof TOK_ENDOFTEXT_TEXT - 1);
+}
+
+/* Whether the text can be written chunk by chunk: known before any output to tokenize
+ * (valid UTF-8; no special token refused), so that an error still writes nothing. Sets
+ * *sp to the treatment the chunks need (ordinary text when no special token occurs). */
+static int streamable(const tok_tokenizer *t, const char *text, size_t len, tok_special *sp)
+{
+    if (tok_utf8_check(text, len) < len)
+        return 0; /* tok_encode's message, or its lossy reading */
+    if (*sp == TOK_SPECIAL_TEXT || !find_special(text, len))
+        return *sp = TOK_SPECIAL_TEXT, 1;
+    return *sp == TOK_SPECIAL_TOKEN && t->special_id != NONE;
 }
 
 int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
@@ -270,12 +324,25 @@ int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special s
     toks_idtext idt = {0};
     if (len >= (64u << 10))
         toks_idtext_init(&idt, tok_n_vocab(t), ' '); /* pays from ~16k IDs; without it, divisions */
-    int werr = 0, rc = 0;
+    int rc = 0;
     *n_replaced = 0;
-    if (!splits(t, len) || ids_split(t, text, len, special, &idt, write, user, &werr)) {
+    tok_special sp = special;
+    if (!text && len)
+        return g2e_fail(err, G2E_EINVAL, "tok_encode: NULL text with length %zu", len);
+    if (streamable(t, text ? text : "", len, &sp)) {
+        chunks c = {.special = sp, .flags = TOK_VALID_UTF8, .work = ids_work, .in_order = ids_write,
+                    .idt = &idt, .write = write, .user = user};
+        rc = len ? chunks_run(t, text, len, &c) : (c.werr = write(user, "\n", 1)) ? TOKS_E_WRITE : 0;
+        if (rc == TOKS_E_WRITE)
+            rc = write_err(err, c.werr);
+        else if (rc)
+            rc = g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
+    } else {
+        /* an error (nothing written), or lossy input: tok_encode on the whole text */
         tok_ids r;
         if (!(rc = tok_encode(t, text, len, special, flags | TOK_NO_OFFSETS, &r, NULL, err))) {
             bytebuf b = {0};
+            int werr = 0;
             for (size_t i = 0; i < r.n && !werr && !b.oom; i += 65536) {
                 b.n = 0;
                 if (i)
@@ -286,19 +353,20 @@ int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special s
             werr = werr || b.oom ? werr : write(user, "\n", 1);
             if (b.oom)
                 rc = g2e_fail(err, G2E_ENOMEM, "out of memory formatting the output");
+            else if (werr)
+                rc = write_err(err, werr);
             *n_replaced = r.n_replaced;
             bb_free(&b);
             tok_ids_free(&r);
         }
     }
     toks_idtext_free(&idt);
-    return werr && !rc ? write_err(err, werr) : rc;
+    return rc;
 }
 
-static void count_after(pjob *j, part *p, unsigned k)
+static void count_work(chunks *c, slot *sl, size_t k)
 {
-    (void)j, (void)k;
-    p->chars = textpos_chars_valid(p->s, p->n);
+    sl->chars = textpos_chars_valid(c->s + c->cut[k], c->cut[k + 1] - c->cut[k]);
 }
 
 /* Bytes of the first n tokens of ids (strict input: the tokens' bytes are the text's). */
@@ -314,29 +382,33 @@ static size_t piece_bytes(const tok_tokenizer *t, const uint32_t *ids, size_t n)
     return b;
 }
 
-int toks_count(tok_tokenizer *t, const char *text, size_t len, size_t ctx, toks_counts *c, g2e_err *err)
+static int count_add(chunks *c, slot *sl, size_t k)
 {
-    memset(c, 0, sizeof *c);
-    pjob j = {.special = TOK_SPECIAL_TOKEN, .after = count_after};
-    part *pt = NULL;
-    if (splits(t, len) && !parts_run(t, text, len, t->threads, &j, &pt)) {
-        for (unsigned k = 0; k < j.m; k++) {
-            if (c->tokens <= ctx && c->tokens + pt[k].ids.n > ctx)
-                c->cut = (size_t)(pt[k].s - text) + piece_bytes(t, pt[k].ids.ids, ctx - c->tokens);
-            c->tokens += pt[k].ids.n;
-            c->chars += pt[k].chars;
-        }
-        parts_free(pt, j.m);
+    toks_counts *r = c->counts;
+    if (r->tokens <= c->ctx && r->tokens + sl->o.n > c->ctx)
+        r->cut = c->cut[k] + piece_bytes(c->t, sl->o.ids, c->ctx - r->tokens);
+    r->tokens += sl->o.n;
+    r->chars += sl->chars;
+    return 0;
+}
+
+int toks_count(tok_tokenizer *t, const char *text, size_t len, size_t ctx, toks_counts *r, g2e_err *err)
+{
+    memset(r, 0, sizeof *r);
+    chunks c = {.special = TOK_SPECIAL_TOKEN, .work = count_work, .in_order = count_add, .t = t, .ctx = ctx,
+                .counts = r};
+    if (!len || (text && !chunks_run(t, text, len, &c)))
         return 0;
-    }
-    tok_ids r;
-    int rc = tok_encode(t, text, len, TOK_SPECIAL_TOKEN, TOK_NO_OFFSETS, &r, NULL, err);
+    /* a chunk failed: tok_encode on the whole text gives the message (or runs out of memory) */
+    memset(r, 0, sizeof *r);
+    tok_ids ids;
+    int rc = tok_encode(t, text, len, TOK_SPECIAL_TOKEN, TOK_NO_OFFSETS, &ids, NULL, err);
     if (rc)
         return rc;
-    c->tokens = r.n;
-    c->chars = textpos_chars_valid(text, len); /* tok_encode has just checked the UTF-8 */
-    c->cut = r.n > ctx ? piece_bytes(t, r.ids, ctx) : 0;
-    tok_ids_free(&r);
+    r->tokens = ids.n;
+    r->chars = textpos_chars_valid(text, len); /* tok_encode has just checked the UTF-8 */
+    r->cut = ids.n > ctx ? piece_bytes(t, ids.ids, ctx) : 0;
+    tok_ids_free(&ids);
     return 0;
 }
 
@@ -421,58 +493,32 @@ int toks_write_json(FILE *f, const tok_tokenizer *t, const char *text, size_t le
 
 /* ------------------------------------------------------------ JSON Lines */
 
-/* One block of complete lines: their decoded texts side by side in `arena`. */
-typedef struct jblock {
-    size_t n, cap;
-    size_t *at, *len, *line; /* per kept (non-blank) line: offset in arena, length, number */
-    const char **err;        /* parse error, or NULL */
-    const char **texts;
-    size_t *counts;
-    int *rc;
-    bytebuf arena;
-} jblock;
-
-static int jb_grow(jblock *b)
-{
-    if (b->n < b->cap)
-        return 0;
-    size_t c = b->cap ? b->cap * 2 : 1024;
-    void *p[7] = {realloc(b->at, c * sizeof *b->at)};
-    if (p[0]) b->at = p[0];
-    if ((p[1] = realloc(b->len, c * sizeof *b->len))) b->len = p[1];
-    if ((p[2] = realloc(b->line, c * sizeof *b->line))) b->line = p[2];
-    if ((p[3] = realloc(b->err, c * sizeof *b->err))) b->err = p[3];
-    if ((p[4] = realloc(b->texts, c * sizeof *b->texts))) b->texts = p[4];
-    if ((p[5] = realloc(b->counts, c * sizeof *b->counts))) b->counts = p[5];
-    if ((p[6] = realloc(b->rc, c * sizeof *b->rc))) b->rc = p[6];
-    for (int k = 0; k < 7; k++)
-        if (!p[k])
-            return -1;
-    b->cap = c;
-    return 0;
-}
-
-static void jb_free(jblock *b)
-{
-    free(b->at), free(b->len), free(b->line), free(b->err), free(b->texts), free(b->counts), free(b->rc);
-    bb_free(&b->arena);
-}
-
 /* One thread's share of a block: its lines parsed, tokenized by its own tokenizer and
- * written into its own buffer; the first bad line (unless keep_going) ends its share. */
+ * written into its own buffer, one line after the other (the line's text, IDs and output
+ * while they are in the cache); the first bad line (unless keep_going) ends its share.
+ * The buffers are the share's for the whole run: reused, never freed per block. */
 typedef struct jpart {
     const toks_jsonl *o;
     const toks_idtext *idt;
     tok_tokenizer *t;
     const char *s;
     size_t n, line0;  /* its lines s[0..n); the line number before them */
-    jblock b;
-    bytebuf out, key;
+    size_t lines;     /* lines it read (the last share counts its own) */
+    bytebuf text, key, out;
+    obuf ids;
     size_t bad;       /* bad lines written as error objects */
     int stopped, oom; /* stopped: at line stop_line, for stop_msg */
     size_t stop_line;
     char stop_msg[G2E_ERR_MSG_MAX];
 } jpart;
+
+static size_t count_lines(const char *s, size_t n)
+{
+    size_t c = 0;
+    for (const char *q = s, *e = s + n; (q = memchr(q, '\n', (size_t)(e - q))); q++)
+        c++;
+    return c;
+}
 
 static int blank(const char *s, size_t n)
 {
@@ -482,41 +528,12 @@ static int blank(const char *s, size_t n)
     return 1;
 }
 
-/* Parses the lines of p->s into p->b (blank lines are skipped). */
-static int jb_parse(jpart *p)
-{
-    jblock *b = &p->b;
-    size_t line = p->line0;
-    unsigned flags = p->o->lossy ? JSONL_LOSSY : 0;
-    b->n = 0;
-    b->arena.n = 0;
-    for (size_t pos = 0; pos < p->n; line++) {
-        const char *nl = memchr(p->s + pos, '\n', p->n - pos);
-        size_t e = nl ? (size_t)(nl - p->s) : p->n;
-        if (!blank(p->s + pos, e - pos)) {
-            if (jb_grow(b))
-                return -1;
-            size_t k = b->n++;
-            jsonl_error je;
-            b->at[k] = b->arena.n;
-            b->line[k] = line + 1;
-            int rc = jsonl_text(p->s + pos, e - pos, flags, &b->arena, &p->key, &je);
-            if (rc == G2E_ENOMEM)
-                return -1;
-            b->err[k] = rc ? je.why : NULL;
-            b->len[k] = rc ? 0 : b->arena.n - b->at[k];
-        }
-        pos = e + 1;
-    }
-    return 0;
-}
-
-/* Line k's problem: an error object (keep_going), or the share stops there. */
-static void jb_bad(jpart *p, size_t k, const char *msg)
+/* Line `line`'s problem: an error object (keep_going), or the share stops there. */
+static void jb_bad(jpart *p, size_t line, const char *msg)
 {
     if (!p->o->keep_going) {
         p->stopped = 1;
-        p->stop_line = p->b.line[k];
+        p->stop_line = line;
         snprintf(p->stop_msg, sizeof p->stop_msg, "%s", msg);
         return;
     }
@@ -525,49 +542,58 @@ static void jb_bad(jpart *p, size_t k, const char *msg)
     bb_str(&p->out, "{\"error\":");
     bb_str(&p->out, lit ? lit : "\"out of memory\"");
     bb_str(&p->out, ",\"line\":");
-    toks_put_u64(&p->out, p->b.line[k]);
+    toks_put_u64(&p->out, line);
     bb_str(&p->out, "}\n");
     free(lit);
 }
 
-/* A share: parse, tokenize (one call for all its lines), format. */
-static void *jb_run(void *arg)
+/* One non-blank line: parse, tokenize, format. 0, or -1 when out of memory. */
+static int jb_line(jpart *p, const char *s, size_t n, size_t line, unsigned flags)
 {
-    jpart *p = arg;
-    jblock *b = &p->b;
+    jsonl_error je;
+    int maybe_invalid;
+    p->text.n = 0;
+    int rc = jsonl_text_utf8(s, n, p->o->lossy ? JSONL_LOSSY : 0, &p->text, &p->key, &je, &maybe_invalid);
+    if (rc == G2E_ENOMEM)
+        return -1;
+    if (rc) {
+        jb_bad(p, line, je.why);
+        return 0;
+    }
+    g2e_err err;
+    p->ids.n = 0;
+    rc = tok_encode_append(p->t, p->text.p ? p->text.p : "", p->text.n, p->o->special,
+                           flags | (maybe_invalid ? 0 : TOK_VALID_UTF8), &p->ids, &err);
+    if (rc == G2E_ENOMEM)
+        return -1;
+    if (rc) {
+        jb_bad(p, line, err.msg);
+        return 0;
+    }
+    bb_put(&p->out, "{\"ids\":[", 8);
+    toks_put_ids(&p->out, p->idt, p->ids.ids, p->ids.n, ',');
+    bb_put(&p->out, "]}\n", 3);
+    return 0;
+}
+
+/* A share: its lines in turn (blank lines are skipped). */
+static void jb_run(jpart *p)
+{
     unsigned flags = TOK_NO_OFFSETS | (p->o->lossy ? TOK_LOSSY : 0);
-    uint32_t *ids = NULL;
+    size_t line = p->line0, pos = 0;
     p->out.n = 0;
-    if (jb_parse(p)) {
-        p->oom = 1;
-        return NULL;
-    }
-    for (size_t k = 0; k < b->n; k++)
-        b->texts[k] = !b->err[k] && b->arena.p ? b->arena.p + b->at[k] : "";
-    if (tok_encode_batch(p->t, b->n, b->texts, b->len, p->o->special, flags, &ids, b->counts, b->rc)) {
-        p->oom = 1;
-        return NULL;
-    }
-    size_t at = 0;
-    for (size_t k = 0; k < b->n && !p->stopped; k++) {
-        if (b->err[k]) {
-            jb_bad(p, k, b->err[k]);
-        } else if (b->rc[k]) {
-            g2e_err err;
-            tok_ids again;
-            tok_encode(p->t, b->texts[k], b->len[k], p->o->special, flags, &again, NULL, &err);
-            tok_ids_free(&again);
-            jb_bad(p, k, err.msg);
-        } else {
-            bb_put(&p->out, "{\"ids\":[", 8);
-            toks_put_ids(&p->out, p->idt, ids ? ids + at : ids, b->counts[k], ',');
-            bb_put(&p->out, "]}\n", 3);
-            at += b->counts[k];
+    for (; pos < p->n && !p->stopped; line++) {
+        const char *nl = memchr(p->s + pos, '\n', p->n - pos);
+        size_t e = nl ? (size_t)(nl - p->s) : p->n;
+        if (!blank(p->s + pos, e - pos) && jb_line(p, p->s + pos, e - pos, line + 1, flags)) {
+            p->oom = 1;
+            return;
         }
+        pos = e + 1;
     }
-    free(ids);
+    /* its newlines: the lines taken but a last one without its own, and those after a stop */
+    p->lines = line - p->line0 - (pos > p->n) + (pos < p->n ? count_lines(p->s + pos, p->n - pos) : 0);
     p->oom |= p->out.oom;
-    return NULL;
 }
 
 typedef struct jrun {
@@ -591,14 +617,6 @@ static void *jshares(void *arg)
     return NULL;
 }
 
-static size_t count_lines(const char *s, size_t n)
-{
-    size_t c = 0;
-    for (const char *q = s, *e = s + n; (q = memchr(q, '\n', (size_t)(e - q))); q++)
-        c++;
-    return c;
-}
-
 /* Splits the complete lines s[0..n) into shares (at line ends, about equal in bytes), runs
  * them over the threads and writes them in order. */
 static int jsonl_block(jrun *j, const char *s, size_t n)
@@ -618,7 +636,7 @@ static int jsonl_block(jrun *j, const char *s, size_t n)
         size_t end = nl ? (size_t)(nl - s) + 1 : n;
         p->o = j->o, p->idt = &j->idt, p->s = s + at, p->n = end - at, p->line0 = line;
         p->bad = 0, p->stopped = p->oom = 0;
-        line += count_lines(p->s, p->n);
+        line += end < n ? count_lines(p->s, p->n) : 0; /* (the last share counts its own) */
         at = end;
     }
     if (n >= TOKS_JSONL_PART_MIN && !j->idt.n)
@@ -627,6 +645,7 @@ static int jsonl_block(jrun *j, const char *s, size_t n)
     atomic_init(&j->next, 0);
     crew_run(j->t, j->threads < m ? j->threads : m, j, jshares);
     int rc = 0;
+    line += m ? j->part[m - 1].lines : 0;
     for (unsigned k = 0; k < m && !rc; k++) {
         jpart *p = &j->part[k];
         j->o->bad += p->bad;
@@ -714,9 +733,10 @@ int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *o)
     int rc = jsonl_read(j, fd);
     tok_set_threads(t, threads);
     for (unsigned k = 0; k < TOKS_JSONL_PARTS; k++) {
-        jb_free(&j->part[k].b);
-        bb_free(&j->part[k].out);
+        bb_free(&j->part[k].text);
         bb_free(&j->part[k].key);
+        bb_free(&j->part[k].out);
+        free(j->part[k].ids.ids);
     }
     toks_idtext_free(&j->idt);
     free(j);

@@ -3,21 +3,26 @@
  * over threads with their output formatted in the threads, counts, and JSON Lines.
  *
  * Everything here gives exactly what tok_encode gives on one thread; only the work is
- * spread. A large text is cut where GPT-2's pre-tokenizer is guaranteed to cut
- * (tok_pretok_cut: a whitespace character after a non-whitespace one; the proof is in
- * tok_pretok.c), each part is tokenized by one of the tokenizer's workers (tok_worker) and,
- * in the same thread, turned into its output (decimal IDs, a count of its characters), so
- * that nothing but the final writes is left to one thread. Output goes through a write
- * callback, in order, and only once the whole text has been tokenized: an error (bad
- * UTF-8, a refused special token) writes nothing and gives tok_encode's own message.
+ * spread. A text is cut where GPT-2's pre-tokenizer is guaranteed to cut (tok_pretok_cut:
+ * a whitespace character after a non-whitespace one; the proof is in tok_pretok.c) into
+ * chunks of 256 KB, which the threads (one or more: the tokenizer's workers, tok_worker)
+ * take in turn; each is tokenized into a buffer of its slot and, in the same thread,
+ * turned into its output (decimal IDs, a count of its characters); the chunks are handed
+ * on in order as they finish, and their slots reused, so that memory is a few chunks per
+ * thread however long the text and nothing is allocated or freed in the steady state.
+ * Output goes through a write callback, in order; what can make a text fail (bad UTF-8, a
+ * refused special token) is checked before the first write, so that such an error writes
+ * nothing and gives tok_encode's own message (only running out of memory or a failed
+ * write can stop the output part way).
  *
  * JSON Lines (toks_jsonl): input read from a descriptor block by block (memory bounded by
  * the longest line), each block's complete lines parsed (jsonl.h), tokenized and formatted
- * in up to TOKS_JSONL_PARTS threads, and written in order, one {"ids": [...]} per
- * non-blank line; a flush callback after every block when asked (pipes).
+ * in up to TOKS_JSONL_PARTS threads (each line's text, IDs and output one after the other
+ * in buffers kept for the run), and written in order, one {"ids": [...]} per non-blank
+ * line; a flush callback after every block when asked (pipes).
  *
- * Threads: the tokenizer's own count (tok_set_threads), texts from its split size on
- * (tok_set_split_min: tests cut small texts); during a call its thread count is
+ * Threads: the tokenizer's own count (tok_set_threads); chunks of its split size when that
+ * is below 256 KB (tok_set_split_min: tests cut small texts); during a call its thread count is
  * set to 1 and restored, the workers being the calls' own. Not thread-safe (one call on a
  * tokenizer at a time). The library never prints: errors are codes plus a message in a
  * g2e_err, and for JSON Lines the line number.
@@ -69,9 +74,10 @@ void toks_put_u64(bytebuf *b, uint64_t v);
 /* ---- whole texts ---- */
 
 /* Tokenizes text[0..len) as tok_encode(t, ..., special, flags | TOK_NO_OFFSETS) and writes
- * its IDs in decimal separated by single spaces, then "\n", through write (nothing is
- * written unless the text tokenized). *n_replaced: as tok_ids.n_replaced. Returns 0,
- * tok_encode's code and message, TOKS_E_WRITE, or G2E_ENOMEM. */
+ * its IDs in decimal separated by single spaces, then "\n", through write, chunk by chunk
+ * (nothing is written when the text is invalid or holds a refused special token; lossy
+ * input that needs repairs is tokenized whole first). *n_replaced: as tok_ids.n_replaced.
+ * Returns 0, tok_encode's code and message, TOKS_E_WRITE, or G2E_ENOMEM. */
 int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
                    toks_write_fn write, void *user, size_t *n_replaced, g2e_err *err);
 

@@ -516,7 +516,7 @@ static int encode_into(tok_tokenizer *t, const char *text, size_t len, tok_speci
         return g2e_fail(err, G2E_EINVAL, "tok_encode: NULL text with length %zu", len);
     if (!text)
         text = s = ""; /* NULL with length 0 is the empty text */
-    size_t bad = tok_utf8_check(text, len);
+    size_t bad = flags & TOK_VALID_UTF8 ? len : tok_utf8_check(text, len);
     if (bad < len) {
         if (!(flags & TOK_LOSSY)) {
             if (bad_offset)
@@ -617,6 +617,14 @@ int tok_encode(tok_tokenizer *t, const char *text, size_t len, tok_special speci
     out->n = o.n;
     out->n_replaced = n_rep;
     return 0;
+}
+
+int tok_encode_append(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
+                      obuf *o, g2e_err *err)
+{
+    size_t n_rep;
+    o->keep_off = 0;
+    return encode_into(t, text, len, special, flags | TOK_NO_OFFSETS, 0, o, &n_rep, NULL, err);
 }
 
 /* ---------------------------------------------------------------- many texts at once */
