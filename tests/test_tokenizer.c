@@ -3,6 +3,7 @@
  * (tests/data/tokenizer_*.jsonl, made by tiktoken 1.0.22 through peer-tokenize.js), the
  * published sha256 of GPT-2's files, Python's errors="replace" results, utf8proc's UTF-8
  * validation; and properties (round trip, offsets, no crash) on random input. */
+#include "sha256.h"
 #include "support.h"
 #include "tok_internal.h"
 #include "tokenizer.h"
@@ -686,6 +687,63 @@ Test(tokenizer_threads, corpus_split_over_threads_is_exact, .timeout = 120)
     char *text = corpus(&n);
     threads_agree(text, n, TOK_SPECIAL_TEXT, 0, TOK_SPLIT_MIN, "corpus");
     threads_agree(text, n, TOK_SPECIAL_TOKEN, TOK_NO_OFFSETS, TOK_SPLIT_MIN, "corpus, IDs only");
+    free(text);
+}
+
+/* sha256 of the IDs written as tiktoken's reference was (decimal, space-separated, newline). */
+static void ids_digest(const tok_ids *r, char hex[65])
+{
+    sha256_ctx c;
+    sha256_init(&c);
+    char num[16];
+    for (size_t k = 0; k < r->n; k++) {
+        int w = snprintf(num, sizeof num, k ? " %u" : "%u", r->ids[k]);
+        sha256_update(&c, num, (size_t)w);
+    }
+    sha256_update(&c, "\n", 1);
+    uint8_t d[SHA256_DIGEST_LEN];
+    sha256_final(&c, d);
+    for (int i = 0; i < SHA256_DIGEST_LEN; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+/* The corpus is large enough for every large-input path (huge pages for the caches and the
+ * output arrays, their growth by copy, the split over threads): its IDs equal tiktoken's
+ * (5,094,173 tokens; the digest is the one bench_tokenizer checks, made with tiktoken by
+ * ../shared/tools), and each offset starts its token's bytes. */
+Test(tokenizer_threads, corpus_ids_equal_tiktoken, .timeout = 120)
+{
+    size_t n;
+    char *text = corpus(&n);
+    static const unsigned threads[] = {1, 2};
+    for (size_t c = 0; c < 2; c++) {
+        tok_tokenizer *t = open_repo();
+        tok_set_threads(t, threads[c]);
+        for (int with_off = 0; with_off < 2; with_off++) {
+            tok_ids r;
+            g2e_err err;
+            cr_assert_eq(tok_encode(t, text, n, TOK_SPECIAL_TEXT, with_off ? 0 : TOK_NO_OFFSETS, &r, NULL, &err), 0,
+                         "%s", err.msg);
+            cr_assert_eq(r.n, 5094173u, "%u threads: %zu tokens", threads[c], r.n);
+            char hex[65];
+            ids_digest(&r, hex);
+            cr_expect_str_eq(hex, "a32e6decd62653603120d455d94ad9ca3021ac9f021a2977d913d98aa0c55603",
+                             "%u threads, offsets %d", threads[c], with_off);
+            if (with_off) {
+                cr_assert_eq(r.offsets[0], 0);
+                cr_assert_eq(r.offsets[r.n], n);
+                for (size_t k = 0; k < r.n; k++) {
+                    const uint8_t *b;
+                    size_t len;
+                    cr_assert_eq(tok_piece(t, r.ids[k], &b, &len, NULL), 0);
+                    cr_assert_eq(r.offsets[k + 1] - r.offsets[k], len, "token %zu", k);
+                    cr_assert(memcmp(text + r.offsets[k], b, len) == 0, "token %zu at %zu", k, r.offsets[k]);
+                }
+            }
+            tok_ids_free(&r);
+        }
+        tok_close(t);
+    }
     free(text);
 }
 

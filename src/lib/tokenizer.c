@@ -35,6 +35,26 @@ size_t tok_utf8_check(const char *str, size_t len)
     return len;
 }
 
+/* realloc for an output array of `used` bytes in use, to `bytes`: arrays of a large input
+ * (from 2 huge pages) move to memory aligned for huge pages and advised so (tok_internal.h),
+ * copying what is in use; the caller frees either kind with free(). NULL when out of memory
+ * (p untouched). Not realloc there: glibc would grow the mapping with mremap, which fails
+ * once the advice has split it, and then copies the whole capacity. */
+static void *grow_array(void *p, size_t used, size_t bytes)
+{
+    if (bytes < 2 * TOK_HUGE_PAGE)
+        return realloc(p, bytes);
+    size_t room = (bytes + TOK_HUGE_PAGE - 1) & ~(TOK_HUGE_PAGE - 1);
+    void *q = aligned_alloc(TOK_HUGE_PAGE, room);
+    if (!q)
+        return NULL;
+    tok_mem_huge(q, room);
+    if (used)
+        memcpy(q, p, used);
+    free(p);
+    return q;
+}
+
 int tok_ob_grow(obuf *o, size_t extra)
 {
     if (o->n + extra <= o->cap)
@@ -45,12 +65,12 @@ int tok_ob_grow(obuf *o, size_t extra)
             return TOK_E_TOO_LARGE;
         nc *= 2;
     }
-    uint32_t *a = realloc(o->ids, nc * sizeof *a);
+    uint32_t *a = grow_array(o->ids, o->n * sizeof *a, nc * sizeof *a);
     if (!a)
         return G2E_ENOMEM;
     o->ids = a;
     if (o->keep_off) {
-        size_t *b = realloc(o->off, (nc + 1) * sizeof *b);
+        size_t *b = grow_array(o->off, o->n * sizeof *b, (nc + 1) * sizeof *b);
         if (!b)
             return G2E_ENOMEM;
         o->off = b;
@@ -316,6 +336,8 @@ static int encode_range(tok_tokenizer *t, const char *s, size_t n, size_t base, 
 {
     size_t pos = 0;
     int rc;
+    if (n >= TOK_HUGE_MIN)
+        tok_caches_huge(t);
     if (specials) {
         const char *hit;
         while ((hit = find_special(s + pos, n - pos)) != NULL) {
@@ -477,8 +499,11 @@ static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials,
     part_thread pw[MAX_THREADS];
     pthread_t th[MAX_THREADS];
     int started[MAX_THREADS] = {0};
-    for (unsigned k = 0; k <= nw; k++)
+    for (unsigned k = 0; k <= nw; k++) {
         pw[k] = (part_thread){&q, k ? t->workers[k - 1] : t};
+        if (n >= TOK_HUGE_MIN) /* a large input, even when its parts are not */
+            tok_caches_huge(pw[k].t);
+    }
     for (unsigned k = 1; k <= nw; k++)
         started[k] = pthread_create(&th[k], NULL, part_loop, &pw[k]) == 0;
     int rc = encode_range(t, s, cut[1], 0, specials, o);
