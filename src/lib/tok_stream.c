@@ -116,7 +116,7 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
  * between the threads in the steady state). Small chunks taken in turn also keep the
  * threads equally busy: the corpus mixes English with Japanese and Chinese, three times
  * slower per byte. */
-#define CHUNK ((size_t)1 << 18)
+#define CHUNK ((size_t)1 << 17) /* 128 KB */
 #define SLOTS_PER_THREAD 4
 #define MAX_THREADS 64 /* tokenizer.c's limit of tok_set_threads */
 
@@ -137,6 +137,7 @@ struct chunks {
     void (*work)(chunks *c, slot *sl, size_t k); /* in the chunk's thread, after tokenizing */
     int (*in_order)(chunks *c, slot *sl, size_t k); /* one chunk at a time, in order: 0 or a code */
     const toks_idtext *idt;
+    int text_out;         /* the chunks' output is their IDs as text */
     /* toks_write_ids */
     toks_write_fn write;
     void *user;
@@ -207,6 +208,8 @@ static void *chunks_loop(void *arg)
 {
     crew *w = arg;
     chunks *c = w->job;
+    if (c->cut[c->m] >= TOK_HUGE_MIN)
+        tok_caches_huge(w->t); /* what tok_encode does for a large text (chunks are smaller) */
     pthread_mutex_lock(&c->mu);
     for (;;) {
         while (!c->rc && c->next < c->m && c->next - c->handed >= c->nslot)
@@ -216,10 +219,16 @@ static void *chunks_loop(void *arg)
         size_t k = c->next++;
         slot *sl = &c->slot[k % c->nslot];
         pthread_mutex_unlock(&c->mu);
+        size_t len = c->cut[k + 1] - c->cut[k];
         sl->o.n = 0;
         sl->out.n = 0;
-        sl->rc = tok_encode_append(w->t, c->s + c->cut[k], c->cut[k + 1] - c->cut[k], c->special, c->flags,
-                                   &sl->o, NULL);
+        /* room once for the most a chunk can give (a token has at least one byte; an ID and
+         * its separator at most 8 bytes): never grown by copies, only touched pages are
+         * faulted in */
+        sl->rc = tok_ob_grow(&sl->o, len + 1);
+        if (!sl->rc && c->text_out)
+            sl->rc = bb_room(&sl->out, 8 * len + 64) ? G2E_ENOMEM : 0;
+        sl->rc = sl->rc ? sl->rc : tok_encode_append(w->t, c->s + c->cut[k], len, c->special, c->flags, &sl->o, NULL);
         if (!sl->rc && c->work)
             c->work(c, sl, k);
         pthread_mutex_lock(&c->mu);
@@ -330,7 +339,7 @@ int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special s
     if (!text && len)
         return g2e_fail(err, G2E_EINVAL, "tok_encode: NULL text with length %zu", len);
     if (streamable(t, text ? text : "", len, &sp)) {
-        chunks c = {.special = sp, .flags = TOK_VALID_UTF8, .work = ids_work, .in_order = ids_write,
+        chunks c = {.special = sp, .flags = TOK_VALID_UTF8, .text_out = 1, .work = ids_work, .in_order = ids_write,
                     .idt = &idt, .write = write, .user = user};
         rc = len ? chunks_run(t, text, len, &c) : (c.werr = write(user, "\n", 1)) ? TOKS_E_WRITE : 0;
         if (rc == TOKS_E_WRITE)
@@ -603,6 +612,7 @@ typedef struct jrun {
     toks_idtext idt;
     jpart part[TOKS_JSONL_PARTS];
     unsigned m;       /* this block's shares, taken in turn by the threads from next */
+    size_t block;     /* this block's bytes */
     atomic_uint next;
 } jrun;
 
@@ -610,6 +620,8 @@ static void *jshares(void *arg)
 {
     crew *w = arg;
     jrun *j = w->job;
+    if (j->block >= TOK_HUGE_MIN / 2)
+        tok_caches_huge(w->t); /* a large input (the blocks are read 1 MB at a time) */
     for (unsigned k; (k = atomic_fetch_add(&j->next, 1)) < j->m;) {
         j->part[k].t = w->t;
         jb_run(&j->part[k]);
@@ -642,6 +654,7 @@ static int jsonl_block(jrun *j, const char *s, size_t n)
     if (n >= TOKS_JSONL_PART_MIN && !j->idt.n)
         toks_idtext_init(&j->idt, tok_n_vocab(j->t), ','); /* read-only from here on */
     j->m = m;
+    j->block = n;
     atomic_init(&j->next, 0);
     crew_run(j->t, j->threads < m ? j->threads : m, j, jshares);
     int rc = 0;

@@ -5,7 +5,7 @@
  * Everything here gives exactly what tok_encode gives on one thread; only the work is
  * spread. A text is cut where GPT-2's pre-tokenizer is guaranteed to cut (tok_pretok_cut:
  * a whitespace character after a non-whitespace one; the proof is in tok_pretok.c) into
- * chunks of 256 KB, which the threads (one or more: the tokenizer's workers, tok_worker)
+ * chunks of 128 KB, which the threads (one or more: the tokenizer's workers, tok_worker)
  * take in turn; each is tokenized into a buffer of its slot and, in the same thread,
  * turned into its output (decimal IDs, a count of its characters); the chunks are handed
  * on in order as they finish, and their slots reused, so that memory is a few chunks per
@@ -22,7 +22,7 @@
  * line; a flush callback after every block when asked (pipes).
  *
  * Threads: the tokenizer's own count (tok_set_threads); chunks of its split size when that
- * is below 256 KB (tok_set_split_min: tests cut small texts); during a call its thread count is
+ * is below 128 KB (tok_set_split_min: tests cut small texts); during a call its thread count is
  * set to 1 and restored, the workers being the calls' own. Not thread-safe (one call on a
  * tokenizer at a time). The library never prints: errors are codes plus a message in a
  * g2e_err, and for JSON Lines the line number.
