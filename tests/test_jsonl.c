@@ -201,3 +201,51 @@ Test(jsonl, every_prefix_is_refused)
         free(cut);
     }
 }
+
+/* The string scanner's every alignment: texts of 0..70 bytes with one byte that must be
+ * escaped (or a raw é) at every place, each line in a buffer of exactly its length (the
+ * sanitizers see any read past it), decoded exactly; and jsonl_text_utf8 says "may be
+ * invalid" exactly when a raw byte >= 0x80 is in the line, never for ASCII or \u escapes. */
+Test(jsonl, every_length_and_place_and_the_utf8_hint)
+{
+    static const char *const odd[] = {"\"", "\\", "\n", "\x01", "\xC3\xA9"};
+    for (size_t len = 0; len <= 70; len++) {
+        for (size_t at = 0; at <= len; at++) {
+            for (size_t k = 0; k < sizeof odd / sizeof odd[0]; k++) {
+                char text[80];
+                memset(text, 'x', len);
+                size_t ol = strlen(odd[k]), tn = at < len ? len - 1 + ol : len;
+                if (at < len) {
+                    memcpy(text + at + ol, text + at + 1, len - at - 1);
+                    memcpy(text + at, odd[k], ol);
+                }
+                char *lit = json_string_alloc(text, tn);
+                size_t ll = strlen(lit) + 10;
+                char *line = malloc(ll);
+                memcpy(line, "{\"text\": ", 9);
+                memcpy(line + 9, lit, ll - 10);
+                line[ll - 1] = '}';
+                bytebuf out = {0}, key = {0};
+                jsonl_error e;
+                int maybe_invalid = -1;
+                cr_assert_eq(jsonl_text_utf8(line, ll, 0, &out, &key, &e, &maybe_invalid), 0, "%zu/%zu/%zu", len,
+                             at, k);
+                cr_assert(out.n == tn && (!tn || memcmp(out.p, text, tn) == 0), "len %zu, at %zu, case %zu", len,
+                          at, k);
+                int raw = memchr(line, '\xC3', ll) != NULL;
+                cr_assert_eq(maybe_invalid, raw, "len %zu, at %zu, case %zu", len, at, k);
+                bb_free(&out), bb_free(&key);
+                free(line), free(lit);
+            }
+        }
+    }
+    /* \u escapes of non-ASCII characters are valid UTF-8 without a check */
+    const char *esc = "{\"text\": \"\\u00e9\\u72ac\\ud83d\\ude00\"}";
+    bytebuf out = {0}, key = {0};
+    jsonl_error e;
+    int maybe_invalid = -1;
+    cr_assert_eq(jsonl_text_utf8(esc, strlen(esc), 0, &out, &key, &e, &maybe_invalid), 0);
+    cr_expect_eq(maybe_invalid, 0);
+    cr_expect(out.n == 9 && memcmp(out.p, "\xC3\xA9\xE7\x8A\xAC\xF0\x9F\x98\x80", 9) == 0);
+    bb_free(&out), bb_free(&key);
+}

@@ -366,3 +366,74 @@ Test(tok_stream, jsonl_reports_write_and_read_errors)
     cr_expect_eq(j.sys_errno, EBADF);
     tok_close(t);
 }
+
+typedef struct counted {
+    bytebuf b;
+    int writes, fail_at; /* fail_at: the write that fails (0: none) */
+} counted;
+
+static int count_write(void *user, const void *p, size_t n)
+{
+    counted *c = user;
+    if (++c->writes == c->fail_at)
+        return ENOSPC;
+    bb_put(&c->b, p, n);
+    return 0;
+}
+
+/* A large text is written chunk by chunk as it is tokenized (not held whole until the
+ * end), on one thread and on several; a write that fails part way stops the run there. */
+Test(tok_stream, ids_are_written_chunk_by_chunk_and_a_failed_write_stops_them, .timeout = 60)
+{
+    size_t n = 2 << 20;
+    char *text = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        text[i] = "the cat sat on a mat, "[i % 22];
+    size_t wn;
+    char *want = printf_ids(text, n, TOK_SPECIAL_TOKEN, 0, &wn);
+    for (unsigned th = 1; th <= 3; th += 2) {
+        tok_tokenizer *t = open_repo();
+        tok_set_threads(t, th);
+        counted c = {0};
+        size_t rep;
+        g2e_err err;
+        cr_assert_eq(toks_write_ids(t, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), 0, "%s", err.msg);
+        cr_expect(c.b.n == wn && memcmp(c.b.p, want, wn) == 0, "%u threads: the IDs differ", th);
+        cr_expect_geq(c.writes, 16, "%u threads: one write per 128 KB chunk (%d)", th, c.writes);
+        bb_free(&c.b);
+        c = (counted){.fail_at = 3};
+        cr_expect_eq(toks_write_ids(t, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), TOKS_E_WRITE);
+        cr_expect_str_eq(err.msg, "cannot write the output: No space left on device");
+        cr_expect_eq(c.writes, 3, "%u threads: nothing written after the failed write", th);
+        cr_expect(c.b.n > 0 && c.b.n < wn && memcmp(c.b.p, want, c.b.n) == 0, "the two chunks before it, in order");
+        bb_free(&c.b);
+        tok_close(t);
+    }
+    free(want);
+    free(text);
+}
+
+/* A line's text that is ASCII or made of \u escapes skips the tokenizer's UTF-8 check; one
+ * with a raw invalid byte is still refused, naming its line. */
+Test(tok_stream, jsonl_checks_raw_bytes_and_trusts_escapes)
+{
+    const char in[] = "{\"text\": \"\\u00e9t\\u00e9 \\u72ac\"}\n{\"text\": \"\xC3\xA9t\xC3\xA9 \xE7\x8A\xAC\"}\n"
+                      "{\"text\": \"ok \xE6\x97\"}\n";
+    toks_jsonl j = {.special = TOK_SPECIAL_TOKEN};
+    sink s;
+    cr_assert_eq(jsonl_run(in, sizeof in - 1, 1, &j, &s), TOKS_STOPPED);
+    cr_expect_eq(j.line, 3);
+    cr_expect_str_eq(j.msg, "invalid UTF-8 at byte offset 3 (byte 0xE6)");
+    size_t wn;
+    char *want = printf_ids("\xC3\xA9t\xC3\xA9 \xE7\x8A\xAC", 9, TOK_SPECIAL_TOKEN, 0, &wn);
+    bytebuf line = {0};
+    bb_str(&line, "{\"ids\":[");
+    for (size_t i = 0; i + 1 < wn; i++)
+        bb_put(&line, want[i] == ' ' ? "," : &want[i], 1);
+    bb_str(&line, "]}\n");
+    cr_expect(s.b.n == 2 * line.n && memcmp(s.b.p, line.p, line.n) == 0 && memcmp(s.b.p + line.n, line.p, line.n) == 0,
+              "the escaped and the raw line give the same IDs");
+    bb_free(&line);
+    bb_free(&s.b);
+    free(want);
+}

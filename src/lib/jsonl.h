@@ -45,9 +45,9 @@ typedef struct jsonl_error {
 int jsonl_text(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e);
 
 /* jsonl_text, also telling whether the text may be invalid UTF-8: *maybe_invalid is 0 when
- * no byte >= 0x80 of the line was copied into it as it is (its bytes are then ASCII or
- * come from \u escapes, which decode to valid UTF-8 only), 1 otherwise (or on error). On
- * the corpus as JSON lines this spares the tokenizer's own check on the English lines. */
+ * its bytes are all ASCII or come from \u escapes (which decode to valid UTF-8 only), so
+ * that the tokenizer need not check it; 1 when a raw byte >= 0x80 may be in it (or on
+ * error). On the corpus as JSON lines this spares the check on the English lines. */
 int jsonl_text_utf8(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e,
                     int *maybe_invalid);
 
