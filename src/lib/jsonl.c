@@ -68,47 +68,56 @@ static int u_escape(jp *p, size_t esc, char **o, int lossy)
     return 0;
 }
 
-/* The length of the run at s[0..n) free of '"', '\\' and bytes below 0x20: sixteen bytes
- * at a time with SSE2 (every x86-64 has it; the last sixteen of s overlapping the ones
- * before, so that the tail is one step too), else eight in a word (the lowest flagged byte
- * of a word is exact, the word read little-endian), then byte by byte. Bytes >= 0x80 seen
- * on the way set *high (also some past the run: it may say yes for nothing, never no for
- * something). */
-static size_t plain_run(const char *s, size_t n, unsigned *high)
+/* Copies the run at s[0..n) free of '"', '\\' and bytes below 0x20 to o (which has room
+ * for n bytes; bytes of o past the run may be overwritten too) and returns its length:
+ * sixteen bytes at a time with SSE2 (every x86-64 has it), copied whole as they are
+ * scanned, the last sixteen of s overlapping the ones before so that the tail is one step
+ * too; else eight in a word (the lowest flagged byte of a word is exact, the word read
+ * little-endian), then byte by byte. Bytes >= 0x80 seen on the way set *high (also some
+ * past the run: it may say yes for nothing, never no for something). */
+static size_t copy_run(const char *s, size_t n, char *o, unsigned *high)
 {
     size_t r = 0;
 #ifdef __SSE2__
     const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), c1f = _mm_set1_epi8(0x1F);
-    for (;;) {
-        size_t at = r + 16 <= n ? r : n >= 16 && r < n ? n - 16 : SIZE_MAX;
-        if (at == SIZE_MAX)
-            break;
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
-                                   _mm_cmpeq_epi8(_mm_min_epu8(v, c1f), v)); /* v <= 0x1F */
-        *high |= (unsigned)_mm_movemask_epi8(v);
-        unsigned mask = (unsigned)_mm_movemask_epi8(hit) >> (r - at); /* (the overlap's bytes before r) */
-        if (mask)
-            return r + (size_t)__builtin_ctz(mask);
-        r = at + 16;
-        if (r == n)
-            return n;
+    if (n >= 16) {
+        for (;;) {
+            size_t at = r + 16 <= n ? r : n - 16; /* the last step overlaps the one before */
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
+            _mm_storeu_si128((__m128i *)(void *)(o + at), v);
+            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
+                                       _mm_cmpeq_epi8(_mm_min_epu8(v, c1f), v)); /* v <= 0x1F */
+            *high |= (unsigned)_mm_movemask_epi8(v);
+            unsigned mask = (unsigned)_mm_movemask_epi8(hit) >> (r - at); /* (the overlap's bytes before r) */
+            if (mask)
+                return r + (size_t)__builtin_ctz(mask);
+            r = at + 16;
+            if (r == n)
+                return n;
+        }
     }
 #endif
     const uint64_t lo = 0x0101010101010101ull, hi = 0x8080808080808080ull;
     for (; r + 8 <= n; r += 8) {
         uint64_t w;
         memcpy(&w, s + r, 8);
+        memcpy(o + r, &w, 8);
         *high |= (w & hi) != 0;
         uint64_t x = w ^ (lo * '"'), y = w ^ (lo * '\\');
         uint64_t hit = (((x - lo) & ~x) | ((y - lo) & ~y) | ((w - lo * 0x20) & ~w)) & hi;
         if (hit)
             return r + ((size_t)__builtin_ctzll(hit) >> 3);
     }
-    for (; r < n && s[r] != '"' && s[r] != '\\' && (unsigned char)s[r] >= 0x20; r++)
+    for (; r < n && s[r] != '"' && s[r] != '\\' && (unsigned char)s[r] >= 0x20; r++) {
+        o[r] = s[r];
         *high |= (unsigned char)s[r] >> 7;
+    }
     return r;
 }
+
+/* What each one-letter escape stands for (0: not one). */
+static const char SIMPLE[128] = {['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['n'] = '\n', ['t'] = '\t',
+                                 ['r'] = '\r', ['b'] = '\b', ['f'] = '\f'};
 
 /* Decodes the JSON string at p->i onto out, leaving p->i after its closing quote. The
  * decoded bytes are never more than the encoded ones (an escape of 2, 6 or 12 bytes gives
@@ -122,8 +131,7 @@ static int string(jp *p, bytebuf *out, int lossy)
         return G2E_ENOMEM;
     char *o = out->p + out->n;
     for (;;) {
-        size_t r = plain_run(p->s + p->i, p->n - p->i, &p->high);
-        memcpy(o, p->s + p->i, r);
+        size_t r = copy_run(p->s + p->i, p->n - p->i, o, &p->high);
         o += r;
         p->i += r;
         if (p->i >= p->n)
@@ -138,8 +146,7 @@ static int string(jp *p, bytebuf *out, int lossy)
             return fail(p, esc, "bad escape");
         char e = p->s[p->i + 1];
         p->i += 2;
-        char simple = e == '"' || e == '\\' || e == '/' ? e : e == 'n' ? '\n' : e == 't' ? '\t'
-                    : e == 'r' ? '\r' : e == 'b' ? '\b' : e == 'f' ? '\f' : 0;
+        char simple = (unsigned char)e < 128 ? SIMPLE[(unsigned char)e] : 0;
         if (simple)
             *o++ = simple;
         else if (e != 'u')
