@@ -89,6 +89,22 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
         const char(*text)[8] = d->text; /* locals: stores through o may alias d's members */
         uint32_t lim = d->n;
         for (; i < n; i++) {
+            /* four at a time while they are in the table (a quarter of the loop's steps) */
+            for (; i + 4 <= n; i += 4) {
+                uint32_t a = ids[i], b1 = ids[i + 1], c = ids[i + 2], e = ids[i + 3];
+                if ((a >= lim) | (b1 >= lim) | (c >= lim) | (e >= lim))
+                    break;
+                uint64_t va, vb, vc, ve; /* (loaded before any store: o may alias the table) */
+                memcpy(&va, text[a], 8), memcpy(&vb, text[b1], 8), memcpy(&vc, text[c], 8), memcpy(&ve, text[e], 8);
+                unsigned la = (unsigned char)text[a][7], lb = (unsigned char)text[b1][7];
+                unsigned lc = (unsigned char)text[c][7], le = (unsigned char)text[e][7];
+                memcpy(o, &va, 8), o += la;
+                memcpy(o, &vb, 8), o += lb;
+                memcpy(o, &vc, 8), o += lc;
+                memcpy(o, &ve, 8), o += le;
+            }
+            if (i == n)
+                break;
             uint32_t id = ids[i];
             if (id < lim) {
                 memcpy(o, text[id], 8);

@@ -598,17 +598,21 @@ static int encode_into(tok_tokenizer *t, const char *text, size_t len, tok_speci
             goto fail;
         }
     }
-    if (start == 0 && (rc = tok_ob_grow(o, n / 4 + 16)))
+    /* (the checks before the calls: a stream of small texts into one reused buffer,
+     * tok_stream's JSON Lines, pays them once per text) */
+    if (start == 0 && n / 4 + 16 > o->cap && (rc = tok_ob_grow(o, n / 4 + 16)))
         goto oom;
     if ((rc = split ? encode_split(t, s, n, special == TOK_SPECIAL_TOKEN, o)
                     : encode_range(t, s, n, 0, special == TOK_SPECIAL_TOKEN, o)))
         goto oom;
-    if (o->keep_off && map)
-        for (size_t k = start; k < o->n; k++)
-            o->off[k] = map[o->off[k]];
     *n_rep_out = n_rep;
-    free(clean);
-    free(map);
+    if (map) {
+        if (o->keep_off)
+            for (size_t k = start; k < o->n; k++)
+                o->off[k] = map[o->off[k]];
+        free(clean);
+        free(map);
+    }
     return 0;
 oom:
     rc = rc == TOK_E_TOO_LARGE ? g2e_fail(err, rc, "input too large to tokenize")
