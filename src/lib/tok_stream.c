@@ -136,39 +136,28 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
 #define SLOTS_PER_THREAD 4
 #define MAX_THREADS 64 /* tokenizer.c's limit of tok_set_threads */
 
-/* One chunk in flight: its IDs, its output, its characters. */
-typedef struct slot {
-    obuf o;
-    bytebuf out;
-    size_t chars;
-    int rc, done;
-} slot;
-
-typedef struct chunks chunks;
-struct chunks {
-    const char *s;
-    size_t *cut, m;       /* chunk k is s[cut[k] .. cut[k + 1]) */
-    tok_special special;
-    unsigned flags;
-    void (*work)(chunks *c, slot *sl, size_t k); /* in the chunk's thread, after tokenizing */
-    int (*in_order)(chunks *c, slot *sl, size_t k); /* one chunk at a time, in order: 0 or a code */
-    const toks_idtext *idt;
-    int text_out;         /* the chunks' output is their IDs as text */
-    /* toks_write_ids */
-    toks_write_fn write;
-    void *user;
-    int werr;
-    /* toks_count */
-    const tok_tokenizer *t;
-    size_t ctx;
-    toks_counts *counts;
-    /* the queue */
-    slot *slot;
+/* ---- a queue of items taken in turn by a crew of threads and handed on in order ----
+ *
+ * Item k lives in slot k % nslot while it is in flight. A thread takes the next item once
+ * its slot is free (take: in order, one thread at a time, allowed to block, e.g. on a
+ * read), works on it (work: in parallel), and then hands on every finished item that is
+ * next in order (hand: one thread at a time, in order), which frees their slots. Nothing
+ * waits for more than the items it needs: a finished item is handed on as soon as the
+ * ones before it are, whoever finished them. */
+typedef struct queue queue;
+struct queue {
     size_t nslot;
-    pthread_mutex_t mu;
+    unsigned char *done; /* (nslot,) the slot's item is finished */
+    /* makes item k: 0, or 1 when there is none (no more input, or an error kept by the
+     * caller for after the items before it) */
+    int (*take)(queue *q, size_t k);
+    void (*work)(queue *q, size_t k, tok_tokenizer *t);
+    int (*hand)(queue *q, size_t k); /* 0 or a code, which stops the queue */
+    void (*start)(queue *q, tok_tokenizer *t); /* once per thread, or NULL */
+    pthread_mutex_t mu, take_mu;
     pthread_cond_t cv;
-    size_t next, handed; /* the next chunk to take; chunks handed on so far */
-    int handing, rc;     /* a thread is handing chunks on; the first failure (stops all) */
+    size_t next, handed, m; /* the next item to take; items handed on; items in all (SIZE_MAX: not known yet) */
+    int handing, rc;        /* a thread is handing on; the first failure */
 };
 
 /* One thread of a crew: the job it shares, its tokenizer. */
@@ -199,72 +188,156 @@ static void crew_run(tok_tokenizer *t, unsigned n, void *job, void *(*fn)(void *
     tok_set_threads(t, threads);
 }
 
-/* Hands on every finished chunk that is next in order (called with mu held; one thread
- * at a time, the lock released around the work). */
-static void hand_on(chunks *c)
+/* Hands on every finished item that is next in order (mu held; released around hand). */
+static void hand_on(queue *q)
 {
-    while (!c->handing && !c->rc && c->handed < c->m && c->slot[c->handed % c->nslot].done) {
-        size_t k = c->handed;
-        slot *sl = &c->slot[k % c->nslot];
-        c->handing = 1;
-        pthread_mutex_unlock(&c->mu);
-        int rc = sl->rc ? sl->rc : sl->out.oom ? G2E_ENOMEM : c->in_order(c, sl, k);
-        pthread_mutex_lock(&c->mu);
-        c->handing = 0;
-        sl->done = 0;
-        c->handed++;
-        c->rc = c->rc ? c->rc : rc;
-        pthread_cond_broadcast(&c->cv);
+    while (!q->handing && !q->rc && q->handed < q->m && q->done[q->handed % q->nslot]) {
+        size_t k = q->handed;
+        q->handing = 1;
+        pthread_mutex_unlock(&q->mu);
+        int rc = q->hand(q, k);
+        pthread_mutex_lock(&q->mu);
+        q->handing = 0;
+        q->done[k % q->nslot] = 0;
+        q->handed++;
+        q->rc = q->rc ? q->rc : rc;
+        pthread_cond_broadcast(&q->cv);
     }
 }
 
-/* A thread's loop: take the next chunk once its slot is free, tokenize it, work on it,
- * hand on what is ready. */
-static void *chunks_loop(void *arg)
+/* A thread's loop: take, work, hand on, until the items or the queue (an error) end. */
+static void *queue_loop(void *arg)
 {
     crew *w = arg;
-    chunks *c = w->job;
-    if (c->cut[c->m] >= TOK_HUGE_MIN)
-        tok_caches_huge(w->t); /* what tok_encode does for a large text (chunks are smaller) */
-    pthread_mutex_lock(&c->mu);
+    queue *q = w->job;
+    if (q->start)
+        q->start(q, w->t);
     for (;;) {
-        while (!c->rc && c->next < c->m && c->next - c->handed >= c->nslot)
-            pthread_cond_wait(&c->cv, &c->mu);
-        if (c->rc || c->next >= c->m)
+        pthread_mutex_lock(&q->take_mu); /* the takers in turn; mu stays free for handing on */
+        pthread_mutex_lock(&q->mu);
+        while (!q->rc && q->next < q->m && q->next - q->handed >= q->nslot)
+            pthread_cond_wait(&q->cv, &q->mu);
+        size_t k = q->next;
+        int stop = q->rc || k >= q->m;
+        pthread_mutex_unlock(&q->mu);
+        stop = stop || q->take(q, k);
+        pthread_mutex_lock(&q->mu);
+        if (stop && q->m == SIZE_MAX)
+            q->m = k; /* no item k: the others stop waiting for it */
+        q->next += !stop;
+        pthread_cond_broadcast(&q->cv);
+        pthread_mutex_unlock(&q->mu);
+        pthread_mutex_unlock(&q->take_mu);
+        if (stop)
             break;
-        size_t k = c->next++;
-        slot *sl = &c->slot[k % c->nslot];
-        pthread_mutex_unlock(&c->mu);
-        size_t len = c->cut[k + 1] - c->cut[k];
-        sl->o.n = 0;
-        sl->out.n = 0;
-        /* room once for the most a chunk can give (a token has at least one byte; an ID and
-         * its separator at most 8 bytes): never grown by copies, only touched pages are
-         * faulted in */
-        sl->rc = tok_ob_grow(&sl->o, len + 1);
-        if (!sl->rc && c->text_out)
-            sl->rc = bb_room(&sl->out, 8 * len + 64) ? G2E_ENOMEM : 0;
-        sl->rc = sl->rc ? sl->rc : tok_encode_append(w->t, c->s + c->cut[k], len, c->special, c->flags, &sl->o, NULL);
-        if (!sl->rc && c->work)
-            c->work(c, sl, k);
-        pthread_mutex_lock(&c->mu);
-        sl->done = 1;
-        hand_on(c);
+        q->work(q, k, w->t);
+        pthread_mutex_lock(&q->mu);
+        q->done[k % q->nslot] = 1;
+        hand_on(q);
+        pthread_mutex_unlock(&q->mu);
     }
-    pthread_cond_broadcast(&c->cv);
-    pthread_mutex_unlock(&c->mu);
     return NULL;
 }
 
-/* Cuts s[0..n) into chunks of about `size` bytes and runs them over t's threads (t's own
- * count). Returns 0, the first failing chunk's code (the caller tokenizes the whole text
- * again for the exact message), or G2E_ENOMEM. The cuts are searched in s[0..n-3) so that
- * a lead byte of invalid input before a candidate is never decoded past the end; whether
- * the chunks are valid is then the tokenizer's check (valid chunks concatenate to a valid
- * text and back). */
+/* Runs q (m items, or SIZE_MAX when take tells the end) over `threads` threads of t, with
+ * nslot slots; 0 or q->rc, the first failure in order (G2E_ENOMEM: no room for the queue). */
+static int queue_run(queue *q, tok_tokenizer *t, unsigned threads, size_t m)
+{
+    q->done = calloc(q->nslot, 1);
+    if (!q->done)
+        return G2E_ENOMEM;
+    q->next = q->handed = 0;
+    q->m = m;
+    q->handing = q->rc = 0;
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_mutex_init(&q->take_mu, NULL);
+    pthread_cond_init(&q->cv, NULL);
+    crew_run(t, threads, q, queue_loop);
+    pthread_cond_destroy(&q->cv);
+    pthread_mutex_destroy(&q->take_mu);
+    pthread_mutex_destroy(&q->mu);
+    free(q->done);
+    return q->rc ? q->rc : q->handed < q->next ? G2E_ENOMEM : 0; /* (a thread that never ran) */
+}
+
+/* ---- a text in chunks ---- */
+
+/* One chunk in flight: its IDs, its output, its characters. */
+typedef struct slot {
+    obuf o;
+    bytebuf out;
+    size_t chars;
+    int rc;
+} slot;
+
+typedef struct chunks chunks;
+struct chunks {
+    queue q;              /* (first: a queue * is a chunks *) */
+    const char *s;
+    size_t *cut, m;       /* chunk k is s[cut[k] .. cut[k + 1]) */
+    tok_special special;
+    unsigned flags;
+    void (*after)(chunks *c, slot *sl, size_t k);   /* in the chunk's thread, after tokenizing */
+    int (*in_order)(chunks *c, slot *sl, size_t k); /* one chunk at a time, in order: 0 or a code */
+    const toks_idtext *idt;
+    int text_out;         /* the chunks' output is their IDs as text */
+    slot *slot;
+    /* toks_write_ids */
+    toks_write_fn write;
+    void *user;
+    int werr;
+    /* toks_count */
+    const tok_tokenizer *t;
+    size_t ctx;
+    toks_counts *counts;
+};
+
+static int chunk_take(queue *q, size_t k)
+{
+    (void)q, (void)k; /* the cuts are made: chunk k is there */
+    return 0;
+}
+
+static void chunk_start(queue *q, tok_tokenizer *t)
+{
+    chunks *c = (chunks *)q;
+    if (c->cut[c->m] >= TOK_HUGE_MIN)
+        tok_caches_huge(t); /* what tok_encode does for a large text (chunks are smaller) */
+}
+
+static void chunk_work(queue *q, size_t k, tok_tokenizer *t)
+{
+    chunks *c = (chunks *)q;
+    slot *sl = &c->slot[k % q->nslot];
+    size_t len = c->cut[k + 1] - c->cut[k];
+    sl->o.n = 0;
+    sl->out.n = 0;
+    /* room once for the most a chunk can give (a token has at least one byte; an ID and its
+     * separator at most 8 bytes): never grown by copies, only touched pages faulted in */
+    sl->rc = tok_ob_grow(&sl->o, len + 1);
+    if (!sl->rc && c->text_out)
+        sl->rc = bb_room(&sl->out, 8 * len + 64) ? G2E_ENOMEM : 0;
+    sl->rc = sl->rc ? sl->rc : tok_encode_append(t, c->s + c->cut[k], len, c->special, c->flags, &sl->o, NULL);
+    if (!sl->rc && c->after)
+        c->after(c, sl, k);
+}
+
+static int chunk_hand(queue *q, size_t k)
+{
+    chunks *c = (chunks *)q;
+    slot *sl = &c->slot[k % q->nslot];
+    return sl->rc ? sl->rc : sl->out.oom ? G2E_ENOMEM : c->in_order(c, sl, k);
+}
+
+/* Cuts s[0..n) into chunks of about CHUNK bytes (t's split size when smaller: tests cut
+ * small texts) and runs them over t's threads. Returns 0, the first failing chunk's code
+ * (the caller tokenizes the whole text again for the exact message), or G2E_ENOMEM. The
+ * cuts are searched in s[0..n-3) so that a lead byte of invalid input before a candidate
+ * is never decoded past the end; whether the chunks are valid is then the tokenizer's
+ * check (valid chunks concatenate to a valid text and back). */
 static int chunks_run(tok_tokenizer *t, const char *s, size_t n, chunks *c)
 {
-    size_t size = t->split_min < CHUNK ? t->split_min : CHUNK; /* (tests cut small texts) */
+    size_t size = t->split_min < CHUNK ? t->split_min : CHUNK;
     size = size < 8 ? 8 : size;
     size_t most = n / size + 2, m = 0, lim = n - 3;
     unsigned threads = t->threads ? t->threads : 1;
@@ -279,23 +352,14 @@ static int chunks_run(tok_tokenizer *t, const char *s, size_t n, chunks *c)
         c->cut[++m] = cut;
     }
     c->cut[++m] = n;
-    c->m = n ? m : 0;
-    threads = threads > c->m ? (unsigned)(c->m ? c->m : 1) : threads;
-    c->nslot = threads > 1 ? threads * SLOTS_PER_THREAD : 1;
-    c->slot = calloc(c->nslot, sizeof *c->slot);
-    int rc = c->slot ? 0 : G2E_ENOMEM;
-    if (!rc) {
-        c->s = s;
-        c->next = c->handed = 0;
-        c->handing = c->rc = 0;
-        pthread_mutex_init(&c->mu, NULL);
-        pthread_cond_init(&c->cv, NULL);
-        crew_run(t, threads, c, chunks_loop);
-        pthread_cond_destroy(&c->cv);
-        pthread_mutex_destroy(&c->mu);
-        rc = c->rc ? c->rc : c->handed < c->m ? G2E_ENOMEM : 0;
-    }
-    for (size_t k = 0; c->slot && k < c->nslot; k++) {
+    c->m = m;
+    c->s = s;
+    threads = threads > m ? (unsigned)m : threads;
+    c->q = (queue){.nslot = threads > 1 ? threads * SLOTS_PER_THREAD : 1, .take = chunk_take, .work = chunk_work,
+                   .hand = chunk_hand, .start = chunk_start};
+    c->slot = calloc(c->q.nslot, sizeof *c->slot);
+    int rc = c->slot ? queue_run(&c->q, t, threads, m) : G2E_ENOMEM;
+    for (size_t k = 0; c->slot && k < c->q.nslot; k++) {
         free(c->slot[k].o.ids);
         bb_free(&c->slot[k].out);
     }
@@ -355,7 +419,7 @@ int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special s
     if (!text && len)
         return g2e_fail(err, G2E_EINVAL, "tok_encode: NULL text with length %zu", len);
     if (streamable(t, text ? text : "", len, &sp)) {
-        chunks c = {.special = sp, .flags = TOK_VALID_UTF8, .text_out = 1, .work = ids_work, .in_order = ids_write,
+        chunks c = {.special = sp, .flags = TOK_VALID_UTF8, .text_out = 1, .after = ids_work, .in_order = ids_write,
                     .idt = &idt, .write = write, .user = user};
         rc = len ? chunks_run(t, text, len, &c) : (c.werr = write(user, "\n", 1)) ? TOKS_E_WRITE : 0;
         if (rc == TOKS_E_WRITE)
@@ -420,7 +484,7 @@ static int count_add(chunks *c, slot *sl, size_t k)
 int toks_count(tok_tokenizer *t, const char *text, size_t len, size_t ctx, toks_counts *r, g2e_err *err)
 {
     memset(r, 0, sizeof *r);
-    chunks c = {.special = TOK_SPECIAL_TOKEN, .work = count_work, .in_order = count_add, .t = t, .ctx = ctx,
+    chunks c = {.special = TOK_SPECIAL_TOKEN, .after = count_work, .in_order = count_add, .t = t, .ctx = ctx,
                 .counts = r};
     if (!len || (text && !chunks_run(t, text, len, &c)))
         return 0;
