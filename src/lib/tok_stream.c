@@ -582,18 +582,18 @@ int toks_write_json(FILE *f, const tok_tokenizer *t, const char *text, size_t le
 
 /* ------------------------------------------------------------ JSON Lines */
 
-/* One thread's share of a block: its lines parsed, tokenized by its own tokenizer and
- * written into its own buffer, one line after the other (the line's text, IDs and output
- * while they are in the cache); the first bad line (unless keep_going) ends its share.
- * The buffers are the share's for the whole run: reused, never freed per block. */
+/* One share of lines in flight (a queue slot): its lines, parsed, tokenized by the thread's
+ * tokenizer and written into its own buffer one line after the other (the line's text, IDs
+ * and output while they are in the cache); the first bad line (unless keep_going) ends it.
+ * The buffers are the slot's for the whole run: reused, never freed per share. */
 typedef struct jpart {
     const toks_jsonl *o;
     const toks_idtext *idt;
-    tok_tokenizer *t;
     const char *s;
-    size_t n, line0;  /* its lines s[0..n); the line number before them */
-    size_t lines;     /* lines it read (the last share counts its own) */
-    bytebuf text, key, out;
+    size_t n, line0;  /* its lines s[0..n) (in `in`, or the reader's buffer on one thread);
+                         the line number before them */
+    size_t lines;     /* how many (a last one without its newline counts) */
+    bytebuf in, text, key, out;
     obuf ids;
     size_t bad;       /* bad lines written as error objects */
     int stopped, oom; /* stopped: at line stop_line, for stop_msg */
@@ -637,7 +637,7 @@ static void jb_bad(jpart *p, size_t line, const char *msg)
 }
 
 /* One non-blank line: parse, tokenize, format. 0, or -1 when out of memory. */
-static int jb_line(jpart *p, const char *s, size_t n, size_t line, unsigned flags)
+static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t line, unsigned flags)
 {
     jsonl_error je;
     int maybe_invalid;
@@ -651,7 +651,7 @@ static int jb_line(jpart *p, const char *s, size_t n, size_t line, unsigned flag
     }
     g2e_err err;
     p->ids.n = 0;
-    rc = tok_encode_append(p->t, p->text.p ? p->text.p : "", p->text.n, p->o->special,
+    rc = tok_encode_append(t, p->text.p ? p->text.p : "", p->text.n, p->o->special,
                            flags | (maybe_invalid ? 0 : TOK_VALID_UTF8), &p->ids, &err);
     if (rc == G2E_ENOMEM)
         return -1;
@@ -666,172 +666,189 @@ static int jb_line(jpart *p, const char *s, size_t n, size_t line, unsigned flag
 }
 
 /* A share: its lines in turn (blank lines are skipped). */
-static void jb_run(jpart *p)
+static void jb_run(jpart *p, tok_tokenizer *t)
 {
     unsigned flags = TOK_NO_OFFSETS | (p->o->lossy ? TOK_LOSSY : 0);
     size_t line = p->line0, pos = 0;
     p->out.n = 0;
+    p->bad = 0, p->stopped = p->oom = 0;
     for (; pos < p->n && !p->stopped; line++) {
         const char *nl = memchr(p->s + pos, '\n', p->n - pos);
         size_t e = nl ? (size_t)(nl - p->s) : p->n;
-        if (!blank(p->s + pos, e - pos) && jb_line(p, p->s + pos, e - pos, line + 1, flags)) {
+        if (!blank(p->s + pos, e - pos) && jb_line(p, t, p->s + pos, e - pos, line + 1, flags)) {
             p->oom = 1;
             return;
         }
         pos = e + 1;
     }
-    /* its newlines: the lines taken but a last one without its own, and those after a stop */
-    p->lines = line - p->line0 - (pos > p->n) + (pos < p->n ? count_lines(p->s + pos, p->n - pos) : 0);
+    /* its lines: those taken (a last one without its newline too), and those after a stop */
+    p->lines = line - p->line0 + (pos < p->n ? count_lines(p->s + pos, p->n - pos) : 0);
     p->oom |= p->out.oom;
 }
 
+/* The run: the queue of shares, and the reader that cuts them from the input (take: one
+ * thread at a time). */
 typedef struct jrun {
-    tok_tokenizer *t;
+    queue q;          /* (first: a queue * is a jrun *) */
+    const tok_tokenizer *t;
     toks_jsonl *o;
-    unsigned threads; /* threads per block at most */
     toks_idtext idt;
-    jpart part[TOKS_JSONL_PARTS];
-    unsigned m;       /* this block's shares, taken in turn by the threads from next */
-    size_t block;     /* this block's bytes */
-    atomic_uint next;
+    jpart *part;      /* (q.nslot,) */
+    size_t share;     /* bytes of lines per share, about */
+    int huge;         /* a large input: huge-page caches */
+    /* the reader */
+    int fd, regular, eof;
+    char *buf;
+    size_t cap, off, have; /* buf[off..have) not yet taken */
+    size_t lines;     /* newlines taken (and a last line without one) */
+    int rc;           /* TOKS_E_READ or G2E_ENOMEM, for after the shares before it */
 } jrun;
 
-static void *jshares(void *arg)
+/* Reads more input after what is held: 0, or 1 with j->rc set. */
+static int jr_read(jrun *j)
 {
-    crew *w = arg;
-    jrun *j = w->job;
-    if (j->block >= TOK_HUGE_MIN / 2)
-        tok_caches_huge(w->t); /* a large input (the blocks are read 1 MB at a time) */
-    for (unsigned k; (k = atomic_fetch_add(&j->next, 1)) < j->m;) {
-        j->part[k].t = w->t;
-        jb_run(&j->part[k]);
+    if (j->off) {
+        memmove(j->buf, j->buf + j->off, j->have - j->off);
+        j->have -= j->off;
+        j->off = 0;
     }
-    return NULL;
+    if (j->have == j->cap) { /* a line longer than the buffer */
+        char *nb = j->cap < TOKS_JSONL_MAX_LINE ? realloc(j->buf, j->cap * 2) : NULL;
+        if (!nb) {
+            j->o->line = 0, j->o->pending = j->have;
+            return j->rc = G2E_ENOMEM, 1;
+        }
+        j->buf = nb, j->cap *= 2;
+    }
+    ssize_t k;
+    do
+        k = read(j->fd, j->buf + j->have, j->cap - j->have);
+    while (k < 0 && errno == EINTR);
+    if (k < 0) {
+        j->o->sys_errno = errno;
+        return j->rc = TOKS_E_READ, 1;
+    }
+    j->eof = k == 0;
+    j->have += (size_t)k;
+    return 0;
 }
 
-/* Splits the complete lines s[0..n) into shares (at line ends, about equal in bytes), runs
- * them over the threads and writes them in order. */
-static int jsonl_block(jrun *j, const char *s, size_t n)
+/* Where a share of s[0..n) ends: after the last newline in its first j->share bytes, or
+ * after the first one past them (a long line); at n at the end of the input; 0 when no
+ * line is complete yet. */
+static size_t jr_cut(const jrun *j, const char *s, size_t n)
 {
-    /* shares of about equal bytes ending at line ends, four per thread (taken in turn, so
-     * that a thread with easy lines takes more), each at least TOKS_JSONL_PART_MIN */
-    unsigned parts = j->threads > 1 ? j->threads * 4 : 1, m = 0;
-    parts = parts > TOKS_JSONL_PARTS ? TOKS_JSONL_PARTS : parts;
-    parts = parts > n / TOKS_JSONL_PART_MIN ? (unsigned)(n / TOKS_JSONL_PART_MIN) : parts;
-    parts = parts < 1 ? 1 : parts;
-    size_t at = 0, line = j->o->lines;
-    for (unsigned k = 0; k < parts && at < n; k++, m++) {
-        jpart *p = &j->part[m];
-        size_t want = (n - at) / (parts - k); /* this share's bytes, ending at a line end */
-        want = want ? want : 1;
-        const char *nl = k + 1 < parts ? memchr(s + at + want - 1, '\n', n - at - want + 1) : NULL;
-        size_t end = nl ? (size_t)(nl - s) + 1 : n;
-        p->o = j->o, p->idt = &j->idt, p->s = s + at, p->n = end - at, p->line0 = line;
-        p->bad = 0, p->stopped = p->oom = 0;
-        line += end < n ? count_lines(p->s, p->n) : 0; /* (the last share counts its own) */
-        at = end;
-    }
-    if (n >= TOKS_JSONL_PART_MIN && !j->idt.n)
-        toks_idtext_init(&j->idt, tok_n_vocab(j->t), ','); /* read-only from here on */
-    j->m = m;
-    j->block = n;
-    atomic_init(&j->next, 0);
-    crew_run(j->t, j->threads < m ? j->threads : m, j, jshares);
-    int rc = 0;
-    line += m ? j->part[m - 1].lines : 0;
-    for (unsigned k = 0; k < m && !rc; k++) {
-        jpart *p = &j->part[k];
-        j->o->bad += p->bad;
-        if (p->oom) {
-            j->o->line = p->line0 + 1;
-            rc = G2E_ENOMEM;
-        } else if (p->out.n && (j->o->sys_errno = j->o->write(j->o->user, p->out.p, p->out.n))) {
-            rc = TOKS_E_WRITE;
-        } else if (p->stopped) {
-            j->o->line = p->stop_line;
-            memcpy(j->o->msg, p->stop_msg, sizeof j->o->msg);
-            rc = TOKS_STOPPED;
-        }
-    }
-    j->o->lines = line + (n && s[n - 1] != '\n'); /* a last line without its newline (end of input) */
-    if ((rc == 0 || rc == TOKS_STOPPED) && j->o->flush) {
-        int e = j->o->flush(j->o->user);
-        if (e) {
-            j->o->sys_errno = e;
-            rc = TOKS_E_WRITE;
-        }
-    }
-    return rc;
+    size_t w = n < j->share ? n : j->share;
+    const char *nl = memrchr(s, '\n', w);
+    if (!nl && n > w)
+        nl = memchr(s + w, '\n', n - w);
+    return nl ? (size_t)(nl - s) + 1 : j->eof ? n : 0;
 }
 
-/* Reads fd block by block; each block's complete lines are processed at once. A block is
- * what one read gives (up to 1 MB from a file: 4 MB blocks cost 2 % more instructions in
- * copies on the corpus), or from a pipe all that has already arrived: lines are never held
- * back waiting for more. */
-static int jsonl_read(jrun *j, int fd)
+/* Makes share k: complete lines only, as many as there are up to j->share bytes; more is
+ * read first when it is there (a file) or has arrived already (a pipe: lines are never
+ * held back waiting for more). 0, or 1 at the end of the input or on an error (j->rc). */
+static int jr_take(queue *q, size_t k)
 {
-    size_t cap = 1 << 20, have = 0;
-    char *buf = malloc(cap);
-    int rc = buf ? 0 : G2E_ENOMEM, eof = 0;
-    struct stat st;
-    int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    while (!rc && !eof) {
-        if (have == cap) { /* a line longer than the buffer */
-            char *nb = cap < TOKS_JSONL_MAX_LINE ? realloc(buf, cap * 2) : NULL;
-            if (!nb) {
-                j->o->line = 0, j->o->pending = have;
-                rc = G2E_ENOMEM;
-                break;
+    jrun *j = (jrun *)q;
+    jpart *p = &j->part[k % q->nslot];
+    for (;;) {
+        const char *s = j->buf + j->off;
+        size_t n = j->have - j->off, end = jr_cut(j, s, n);
+        struct pollfd pf = {.fd = j->fd, .events = POLLIN};
+        if (!j->eof && (!end || (n < j->share && (j->regular || (poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN)))))) {
+            if (jr_read(j))
+                return 1;
+            continue;
+        }
+        if (!end)
+            return 1;
+        if (k == 0 && (end >= TOKS_JSONL_PART_MIN || !j->eof)) { /* a large input: read-only from here on */
+            toks_idtext_init(&j->idt, tok_n_vocab(j->t), ',');
+            j->huge = 1;
+        }
+        p->o = j->o, p->idt = &j->idt, p->line0 = j->lines, p->n = end;
+        if (q->nslot == 1) {
+            p->s = s; /* one thread: handed on before the next take touches the buffer */
+        } else {
+            p->in.n = 0;
+            bb_put(&p->in, s, end);
+            if (p->in.oom) {
+                j->o->line = j->lines + 1;
+                return j->rc = G2E_ENOMEM, 1;
             }
-            buf = nb, cap *= 2;
+            p->s = p->in.p;
         }
-        ssize_t k = read(fd, buf + have, cap - have);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            j->o->sys_errno = errno;
-            rc = TOKS_E_READ;
-            break;
-        }
-        eof = k == 0;
-        have += (size_t)k;
-        struct pollfd pf = {.fd = fd, .events = POLLIN};
-        if (!eof && !regular && have < cap / 2 && poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN))
-            continue; /* more has arrived already: one larger block */
-        char *last = eof ? buf + have : memrchr(buf, '\n', have);
-        size_t done = last ? (size_t)(last - buf) + (eof ? 0 : 1) : 0;
-        if (!done)
-            continue;
-        rc = jsonl_block(j, buf, done);
-        memmove(buf, buf + done, have - done);
-        have -= done;
+        if (q->nslot > 1) /* (on one thread the share counts its own, before the next take) */
+            j->lines += count_lines(s, end) + (s[end - 1] != '\n'); /* (a last line without its newline) */
+        j->off += end;
+        return 0;
     }
-    free(buf);
+}
+
+static void jr_work(queue *q, size_t k, tok_tokenizer *t)
+{
+    jrun *j = (jrun *)q;
+    if (j->huge)
+        tok_caches_huge(t);
+    jb_run(&j->part[k % q->nslot], t);
+}
+
+/* Writes share k and says how it ended; flushes when asked (pipes). */
+static int jr_hand(queue *q, size_t k)
+{
+    jrun *j = (jrun *)q;
+    jpart *p = &j->part[k % q->nslot];
+    int rc = 0;
+    j->o->bad += p->bad;
+    if (q->nslot == 1)
+        j->lines += p->lines;
+    if (p->oom) {
+        j->o->line = p->line0 + 1;
+        return G2E_ENOMEM;
+    }
+    if (p->out.n && (j->o->sys_errno = j->o->write(j->o->user, p->out.p, p->out.n)))
+        return TOKS_E_WRITE;
+    if (p->stopped) {
+        j->o->line = p->stop_line;
+        memcpy(j->o->msg, p->stop_msg, sizeof j->o->msg);
+        rc = TOKS_STOPPED;
+    }
+    int e = j->o->flush ? j->o->flush(j->o->user) : 0;
+    if (e) {
+        j->o->sys_errno = e;
+        rc = TOKS_E_WRITE;
+    }
     return rc;
 }
 
 int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *o)
 {
-    jrun *j = calloc(1, sizeof *j);
     o->lines = o->bad = o->line = o->pending = 0;
     o->sys_errno = 0;
     o->msg[0] = '\0';
-    if (!j)
-        return G2E_ENOMEM;
-    /* each share's tokenizer runs alone (tok_worker's contract): t's own thread count goes
-     * to 1 and the threads are the shares' */
     unsigned threads = tok_threads(t);
-    j->t = t, j->o = o, j->threads = threads > TOKS_JSONL_PARTS ? TOKS_JSONL_PARTS : threads;
-    tok_set_threads(t, 1);
-    int rc = jsonl_read(j, fd);
-    tok_set_threads(t, threads);
-    for (unsigned k = 0; k < TOKS_JSONL_PARTS; k++) {
-        bb_free(&j->part[k].text);
-        bb_free(&j->part[k].key);
-        bb_free(&j->part[k].out);
-        free(j->part[k].ids.ids);
+    threads = threads > TOKS_JSONL_PARTS ? TOKS_JSONL_PARTS : threads ? threads : 1;
+    jrun j = {.t = t, .o = o, .fd = fd, .cap = 1 << 20};
+    struct stat st;
+    j.regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    /* one thread: shares of 1 MB read in place; more: 128 KB copied into the slots, taken in
+     * turn (a thread with easy lines takes more) */
+    j.share = threads > 1 ? (size_t)128 << 10 : j.cap;
+    j.q = (queue){.nslot = threads > 1 ? threads * SLOTS_PER_THREAD : 1, .take = jr_take, .work = jr_work,
+                  .hand = jr_hand};
+    j.buf = malloc(j.cap);
+    j.part = calloc(j.q.nslot, sizeof *j.part);
+    int rc = j.buf && j.part ? queue_run(&j.q, t, threads, SIZE_MAX) : G2E_ENOMEM;
+    rc = rc ? rc : j.rc;
+    o->lines = j.lines;
+    for (size_t k = 0; j.part && k < j.q.nslot; k++) {
+        jpart *p = &j.part[k];
+        bb_free(&p->in), bb_free(&p->text), bb_free(&p->key), bb_free(&p->out);
+        free(p->ids.ids);
     }
-    toks_idtext_free(&j->idt);
-    free(j);
+    free(j.part);
+    free(j.buf);
+    toks_idtext_free(&j.idt);
     return rc;
 }

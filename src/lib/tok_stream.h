@@ -15,11 +15,13 @@
  * nothing and gives tok_encode's own message (only running out of memory or a failed
  * write can stop the output part way).
  *
- * JSON Lines (toks_jsonl): input read from a descriptor block by block (memory bounded by
- * the longest line), each block's complete lines parsed (jsonl.h), tokenized and formatted
- * in up to TOKS_JSONL_PARTS threads (each line's text, IDs and output one after the other
- * in buffers kept for the run), and written in order, one {"ids": [...]} per non-blank
- * line; a flush callback after every block when asked (pipes).
+ * JSON Lines (toks_jsonl): input read from a descriptor as it comes (memory bounded by the
+ * longest line) and cut into shares of complete lines (1 MB on one thread, 128 KB on more),
+ * which the threads take in turn through the same queue as the chunks: each line's text
+ * parsed (jsonl.h), tokenized and formatted one after the other in buffers kept for the
+ * run, and the shares written in order, one {"ids": [...]} per non-blank line, each as soon
+ * as the shares before it are; a flush callback after every share when asked (pipes). A
+ * pipe's lines are never held back waiting for more input.
  *
  * Threads: the tokenizer's own count (tok_set_threads); chunks of its split size when that
  * is below 128 KB (tok_set_split_min: tests cut small texts); during a call its thread count is
@@ -103,8 +105,8 @@ int toks_write_json(FILE *f, const tok_tokenizer *t, const char *text, size_t le
 
 /* ---- JSON Lines ---- */
 
-#define TOKS_JSONL_PARTS 16          /* most threads one block of lines is spread over */
-#define TOKS_JSONL_PART_MIN (64u << 10) /* bytes of lines per thread, at least */
+#define TOKS_JSONL_PARTS 16          /* most threads the lines are spread over */
+#define TOKS_JSONL_PART_MIN (64u << 10) /* a first share this large (or more input) means a large input */
 #define TOKS_JSONL_MAX_LINE ((size_t)1 << 30) /* the longest line read */
 
 typedef struct toks_jsonl {
