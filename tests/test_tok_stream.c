@@ -437,3 +437,57 @@ Test(tok_stream, jsonl_checks_raw_bytes_and_trusts_escapes)
     bb_free(&s.b);
     free(want);
 }
+
+/* The check before the first write, over threads, in ranges of 128 KB: an invalid byte or
+ * a refused special token right at or across every place a range ends is found (nothing
+ * written, tok_encode's message); Japanese text, whose range ends fall inside characters,
+ * is valid; a special token across a range end is the token (the one-thread IDs). */
+Test(tok_stream, the_check_before_writing_sees_across_its_ranges, .timeout = 120)
+{
+    size_t n = 2 << 20, edge = 128 << 10;
+    char *text = malloc(n);
+    for (size_t i = 0; i + 3 <= n; i += 3)
+        memcpy(text + i, "\xE6\x97\xA5", 3); /* 日, so that 128 KB falls inside a character */
+    for (size_t i = n / 3 * 3; i < n; i++)
+        text[i] = ' ';
+    tok_tokenizer *t = open_repo();
+    tok_set_threads(t, 3);
+    size_t rep;
+    g2e_err err;
+    counted c = {0};
+    cr_assert_eq(toks_write_ids(t, text, n, TOK_SPECIAL_ERROR, 0, count_write, &c, &rep, &err), 0, "%s", err.msg);
+    bb_free(&c.b);
+    for (size_t at = 5 * edge - 14; at <= 5 * edge + 2; at++) {
+        char keep[16];
+        memcpy(keep, text + at, 16);
+        text[at] = '\xFF';
+        c = (counted){0};
+        cr_expect_eq(toks_write_ids(t, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), TOK_E_UTF8);
+        tok_ids r;
+        g2e_err want;
+        cr_assert_eq(tok_encode(t, text, n, TOK_SPECIAL_TOKEN, 0, &r, NULL, &want), TOK_E_UTF8);
+        cr_expect_str_eq(err.msg, want.msg, "invalid byte at %zu", at);
+        cr_expect_eq(c.writes, 0, "nothing written (invalid byte at %zu)", at);
+        memcpy(text + at, keep, 16);
+        size_t sp = at / 3 * 3; /* 15 bytes in the place of 5 characters: still valid */
+        memcpy(text + sp, "<|endoftext|>  ", 15);
+        cr_expect_eq(toks_write_ids(t, text, n, TOK_SPECIAL_ERROR, 0, count_write, &c, &rep, &err), TOK_E_SPECIAL,
+                     "special token at %zu", sp);
+        cr_expect_eq(c.writes, 0, "nothing written (special token at %zu)", sp);
+        char off[48];
+        snprintf(off, sizeof off, "at byte offset %zu ", sp);
+        cr_expect(strstr(err.msg, off) != NULL, "%s (want %s)", err.msg, off);
+        if (at % 4 == 0) { /* the token itself: as on one thread */
+            size_t wn;
+            char *w = printf_ids(text, n, TOK_SPECIAL_TOKEN, 0, &wn);
+            cr_expect_eq(toks_write_ids(t, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), 0);
+            cr_expect(c.b.n == wn && memcmp(c.b.p, w, wn) == 0, "special token at %zu: the IDs differ", at);
+            free(w);
+        }
+        for (size_t i = sp; i < sp + 15; i += 3)
+            memcpy(text + i, "\xE6\x97\xA5", 3);
+        bb_free(&c.b);
+    }
+    tok_close(t);
+    free(text);
+}

@@ -395,14 +395,63 @@ static const char *find_special(const char *s, size_t n)
     return memmem(s, n, TOK_ENDOFTEXT_TEXT, sizeof TOK_ENDOFTEXT_TEXT - 1);
 }
 
+/* The check before the first write, spread over the threads for a large text: ranges of
+ * `part` bytes taken in turn, each starting and ending at a byte that is no UTF-8
+ * continuation byte (moved on by at most 3). The ranges tile the text, so it is valid
+ * exactly when they all are: a valid text's characters start at such bytes (no more than
+ * 3 continuation bytes follow each other), so each range of it is whole characters, and
+ * valid ranges concatenate to a valid text. A special token is looked for from every
+ * start in a range (the search runs on into the next range by the token's length). */
+typedef struct precheck {
+    const char *s;
+    size_t n, part;
+    int find;                 /* look for <|endoftext|> too */
+    atomic_size_t next;
+    atomic_int bad, special;
+} precheck;
+
+static size_t char_start(const char *s, size_t n, size_t at)
+{
+    for (int k = 0; k < 3 && at < n && ((unsigned char)s[at] & 0xC0) == 0x80; k++)
+        at++;
+    return at < n ? at : n;
+}
+
+static void *precheck_loop(void *arg)
+{
+    precheck *c = ((crew *)arg)->job;
+    for (size_t k; (k = atomic_fetch_add(&c->next, 1)) < (c->n + c->part - 1) / c->part && !c->bad;) {
+        size_t a = char_start(c->s, c->n, k * c->part), b = char_start(c->s, c->n, (k + 1) * c->part);
+        if (tok_utf8_check(c->s + a, b - a) < b - a)
+            atomic_store(&c->bad, 1);
+        size_t e = b + sizeof TOK_ENDOFTEXT_TEXT - 2 < c->n ? b + sizeof TOK_ENDOFTEXT_TEXT - 2 : c->n;
+        if (c->find && !c->special && find_special(c->s + a, e - a))
+            atomic_store(&c->special, 1);
+    }
+    return NULL;
+}
+
 /* Whether the text can be written chunk by chunk: known before any output to tokenize
  * (valid UTF-8; no special token refused), so that an error still writes nothing. Sets
  * *sp to the treatment the chunks need (ordinary text when no special token occurs). */
-static int streamable(const tok_tokenizer *t, const char *text, size_t len, tok_special *sp)
+static int streamable(tok_tokenizer *t, const char *text, size_t len, tok_special *sp)
 {
-    if (tok_utf8_check(text, len) < len)
+    int bad, special;
+    unsigned threads = t->threads;
+    if (threads > 1 && len >= TOK_HUGE_MIN) {
+        precheck c = {.s = text, .n = len, .part = CHUNK, .find = *sp != TOK_SPECIAL_TEXT};
+        atomic_init(&c.next, 0);
+        atomic_init(&c.bad, 0);
+        atomic_init(&c.special, 0);
+        crew_run(t, threads, &c, precheck_loop);
+        bad = atomic_load(&c.bad), special = atomic_load(&c.special);
+    } else {
+        bad = tok_utf8_check(text, len) < len;
+        special = !bad && *sp != TOK_SPECIAL_TEXT && find_special(text, len);
+    }
+    if (bad)
         return 0; /* tok_encode's message, or its lossy reading */
-    if (*sp == TOK_SPECIAL_TEXT || !find_special(text, len))
+    if (!special)
         return *sp = TOK_SPECIAL_TEXT, 1;
     return *sp == TOK_SPECIAL_TOKEN && t->special_id != NONE;
 }
