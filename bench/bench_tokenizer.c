@@ -146,6 +146,44 @@ static double pretok_cpu(const char *text, size_t len)
     return c[RUNS / 2];
 }
 
+/* The corpus line by line (each line with its newline one text, as `tokenize --jsonl`
+ * tokenizes corpus.jsonl) through tok_encode_batch on one thread, fresh tokenizer each
+ * run: median CPU seconds, or a huge value on failure. */
+static double lines_cpu(const char *text, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += text[i] == '\n';
+    n += len && text[len - 1] != '\n';
+    const char **texts = malloc((n ? n : 1) * sizeof *texts);
+    size_t *lens = malloc((n ? n : 1) * sizeof *lens), *counts = malloc((n ? n : 1) * sizeof *counts);
+    int *rcs = malloc((n ? n : 1) * sizeof *rcs);
+    double c[RUNS];
+    for (size_t i = 0, k = 0; texts && lens && i < len; k++) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t e = nl ? (size_t)(nl - text) + 1 : len;
+        texts[k] = text + i, lens[k] = e - i;
+        i = e;
+    }
+    for (int r = 0; r < RUNS; r++) {
+        g2e_err err;
+        tok_tokenizer *t;
+        uint32_t *ids = NULL;
+        c[r] = 1e9;
+        if (!texts || !lens || !counts || !rcs || tok_open_builtin(&t, &err))
+            continue;
+        tok_set_threads(t, 1);
+        double c0 = now(CLOCK_THREAD_CPUTIME_ID);
+        int rc = tok_encode_batch(t, n, texts, lens, TOK_SPECIAL_TEXT, TOK_NO_OFFSETS, &ids, counts, rcs);
+        c[r] = rc ? 1e9 : now(CLOCK_THREAD_CPUTIME_ID) - c0;
+        free(ids);
+        tok_close(t);
+    }
+    free(texts), free(lens), free(counts), free(rcs);
+    qsort(c, RUNS, sizeof c[0], cmp_d);
+    return c[RUNS / 2];
+}
+
 /* `bench_tokenizer --once`: one IDs-only encode of the corpus and nothing else, for
  * instruction counts: valgrind --tool=callgrind --toggle-collect=tok_encode ... --once */
 static int once(const char *text, size_t len)
@@ -210,6 +248,11 @@ int main(int argc, char **argv)
     printf("  %ld threads, IDs only: %6.1f MB/s wall (%.2fx one thread); with offsets %6.1f MB/s; %s\n", cpus,
            L / wt2 / 1e6, w2 / wt2, L / wt / 1e6,
            same ? "IDs and offsets identical to one thread" : "DIFFERENT FROM ONE THREAD");
+    /* the same text as `tokenize --jsonl` gets it from bench_tokenizer.sh's corpus.jsonl:
+     * one text per line (its newline kept), by the library's call for many texts */
+    double lc = lines_cpu(text, len);
+    printf("  line by line (tok_encode_batch, one thread, IDs only): %6.1f MB/s CPU time\n", L / lc / 1e6);
+    printf("RESULT\tlib1lines\t%.2f\n", L / lc / 1e6);
     /* for bench_tokenizer.sh: the library's figures the whole process is compared with */
     printf("RESULT\tlib1\t%.2f\nRESULT\tlibN\t%.2f\nRESULT\tlib1cpu\t%.2f\n", L / w2 / 1e6, L / wt2 / 1e6,
            L / c2 / 1e6);

@@ -5,7 +5,8 @@
 #   2. whole process on the same corpus: `tokenize --format ids -f`, `count -f`, `tokenize
 #      --jsonl` (one {"text": line} per corpus line), each on N threads and on one, as MB/s
 #      of corpus text and as a ratio to the library (target >= 90 %), and the N-thread
-#      speed-up (target >= 1.8x on 2 cores);
+#      speed-up (target >= 1.8x on 2 cores); --jsonl also against the library tokenizing
+#      the same lines one by one (its per-text work is in both);
 #   3. cold start of `tokenize --format ids "Hello world"` next to /bin/true in the same
 #      hyperfine run (target <= 3x), for the program with tokenizer/ beside it (files mapped
 #      and hashed) and the one in BUILD_DIR (compiled-in copy);
@@ -28,6 +29,7 @@ lib=$(grep '^RESULT' "$tmp/bench_tokenizer.txt")
 lib1=$(awk -F'\t' '$2 == "lib1" { print $3 }' <<<"$lib")
 libN=$(awk -F'\t' '$2 == "libN" { print $3 }' <<<"$lib")
 lib1cpu=$(awk -F'\t' '$2 == "lib1cpu" { print $3 }' <<<"$lib")
+lib1lines=$(awk -F'\t' '$2 == "lib1lines" { print $3 }' <<<"$lib")
 
 corpus=$tmp/corpus.txt jsonl=$tmp/corpus.jsonl
 [ -s "$corpus" ] || gzip -dc "$root/bench/data/corpus.txt.gz" > "$corpus"
@@ -62,7 +64,7 @@ whole() {  # label, command (with THREADS in it)
   local label=$1 cmd=$2 json=$tmp/hf-tok.json
   hyperfine -w 1 -r 5 --export-json "$json" "${cmd//THREADS/0}" "${cmd//THREADS/1}" >/dev/null 2>&1 ||
     { echo "  $label: FAILED"; rc=1; return; }
-  local tn t1 c1; tn=$(median "$json" 0); t1=$(median "$json" 1); c1=$(cputime "$json" 1)
+  local tn t1; tn=$(median "$json" 0); t1=$(median "$json" 1); c1=$(cputime "$json" 1) # (c1: for the line below)
   python3 - "$label" "$bytes" "$tn" "$t1" "$c1" "$libN" "$lib1" "$lib1cpu" <<'PY'
 import sys
 label, n, tn, t1, c1, libN, lib1, lib1cpu = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:])
@@ -73,7 +75,16 @@ PY
 }
 whole "tokenize --format ids -f corpus" "$bin tokenize --special text --format ids --threads THREADS -f $corpus"
 whole "count -f corpus" "$bin count --threads THREADS -f $corpus"
+c1=
 whole "tokenize --jsonl < corpus.jsonl" "$bin tokenize --special text --jsonl --threads THREADS < $jsonl"
+# and the same line by line: the library's own call for many texts on the corpus's lines
+# (what --jsonl tokenizes), against the process on one thread, CPU time
+[ -n "$c1" ] && [ -n "$lib1lines" ] && python3 - "$bytes" "$c1" "$lib1lines" "$(wc -l < "$jsonl")" <<'PY'
+import sys
+n, c1, ref, lines = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+print(f"  tokenize --jsonl, 1 thread, CPU time: {n / c1 / 1e6:5.1f} MB/s, {100 * n / c1 / 1e6 / ref:3.0f} % of the library"
+      f" line by line ({ref:.1f} MB/s: tok_encode_batch on the same {lines:,} texts)")
+PY
 echo "  (targets: whole process >= 90 % of the library; N threads >= 1.8x one on 2 cores; CPU time is"
 echo "   user + system of the whole process, the steadier figure when the machine is shared)"
 
