@@ -74,6 +74,10 @@ run_result run_argv(char *const argv[], const char *in, size_t in_len,
     append(&r.err, &r.err_len, &ecap, "", 0);
     int infd = pin[1];
     if (!in || in_len == 0) { close(infd); infd = -1; }
+    /* never block in a write: a child that streams (reads some, writes some) would block on
+     * its output while this waits for it to read (a deadlock) */
+    if (infd >= 0)
+        fcntl(infd, F_SETFL, fcntl(infd, F_GETFL) | O_NONBLOCK);
     int open_out = 1, open_err = 1;
     time_t start = time(NULL);
     while (open_out || open_err) {
@@ -97,7 +101,7 @@ run_result run_argv(char *const argv[], const char *in, size_t in_len,
         if (infd >= 0 && (p[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
             ssize_t k = write(infd, in + written, in_len - written > 65536 ? 65536 : in_len - written);
             if (k > 0) written += (size_t)k;
-            if (k <= 0 || written == in_len) { close(infd); infd = -1; }
+            if ((k < 0 && errno != EAGAIN) || k == 0 || written == in_len) { close(infd); infd = -1; }
         }
     }
     if (infd >= 0) close(infd);

@@ -216,7 +216,7 @@ Test(jsonl, every_length_and_place_and_the_utf8_hint)
                 memset(text, 'x', len);
                 size_t ol = strlen(odd[k]), tn = at < len ? len - 1 + ol : len;
                 if (at < len) {
-                    memcpy(text + at + ol, text + at + 1, len - at - 1);
+                    memmove(text + at + ol, text + at + 1, len - at - 1);
                     memcpy(text + at, odd[k], ol);
                 }
                 char *lit = json_string_alloc(text, tn);
