@@ -322,8 +322,9 @@ Test(tokenize_cli, jsonl_checks_every_member_and_keeps_every_byte)
 }
 
 /* Each output line is written as soon as its input line is done when the output is a
- * pipe: the next line is only sent after the previous answer has been read. */
-Test(tokenize_cli, jsonl_answers_each_line_before_the_next_arrives, .timeout = 30)
+ * pipe: the next line is only sent after the previous answer has been read (on one thread,
+ * and on several, where the lines are taken by whichever thread is free). */
+static void answers_line_by_line(const char *threads)
 {
     int in[2], out[2];
     cr_assert(pipe(in) == 0 && pipe(out) == 0);
@@ -333,23 +334,23 @@ Test(tokenize_cli, jsonl_answers_each_line_before_the_next_arrives, .timeout = 3
         dup2(out[1], 1);
         close(in[1]);
         close(out[0]);
-        execl(BIN, BIN, "tokenize", "--jsonl", (char *)NULL);
+        execl(BIN, BIN, "tokenize", "--jsonl", "--threads", threads, (char *)NULL);
         _exit(127);
     }
     close(in[0]);
     close(out[1]);
-    const char *lines[] = {"{\"text\": \"Hello world\"}\n", "{\"text\": \"a\"}\n"};
-    const char *want[] = {"{\"ids\":[15496,995]}\n", "{\"ids\":[64]}\n"};
-    for (int k = 0; k < 2; k++) {
+    const char *lines[] = {"{\"text\": \"Hello world\"}\n", "{\"text\": \"a\"}\n", "\n{\"text\": \"b\"}\n"};
+    const char *want[] = {"{\"ids\":[15496,995]}\n", "{\"ids\":[64]}\n", "{\"ids\":[65]}\n"};
+    for (int k = 0; k < 3; k++) {
         cr_assert(write(in[1], lines[k], strlen(lines[k])) == (ssize_t)strlen(lines[k]));
         char got[64] = {0};
         size_t n = 0;
         while (n < strlen(want[k])) { /* blocks (and the test times out) if nothing is flushed */
             ssize_t m = read(out[0], got + n, sizeof got - 1 - n);
-            cr_assert(m > 0, "no answer to line %d", k + 1);
+            cr_assert(m > 0, "no answer to line %d (%s threads)", k + 1, threads);
             n += (size_t)m;
         }
-        cr_expect_str_eq(got, want[k]);
+        cr_expect_str_eq(got, want[k], "%s threads", threads);
     }
     close(in[1]);
     char rest[8];
@@ -358,6 +359,13 @@ Test(tokenize_cli, jsonl_answers_each_line_before_the_next_arrives, .timeout = 3
     int st;
     waitpid(pid, &st, 0);
     cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+Test(tokenize_cli, jsonl_answers_each_line_before_the_next_arrives, .timeout = 30)
+{
+    answers_line_by_line("0");
+    answers_line_by_line("1");
+    answers_line_by_line("3");
 }
 
 /* The whole corpus through the program, over threads and on one: tiktoken's IDs (the
