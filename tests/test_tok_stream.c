@@ -436,6 +436,18 @@ Test(tok_stream, jsonl_checks_raw_bytes_and_trusts_escapes)
     bb_free(&line);
     bb_free(&s.b);
     free(want);
+    /* the special token in a checked line: the token, or ordinary text */
+    const char sp[] = "{\"text\": \"a<|endoftext|>b\"}\n";
+    j = (toks_jsonl){.special = TOK_SPECIAL_TOKEN};
+    cr_assert_eq(jsonl_run(sp, sizeof sp - 1, 1, &j, &s), 0);
+    bb_put(&s.b, "", 1);
+    cr_expect_str_eq(s.b.p, "{\"ids\":[64,50256,65]}\n");
+    bb_free(&s.b);
+    j = (toks_jsonl){.special = TOK_SPECIAL_TEXT};
+    cr_assert_eq(jsonl_run(sp, sizeof sp - 1, 1, &j, &s), 0);
+    bb_put(&s.b, "", 1);
+    cr_expect_str_eq(s.b.p, "{\"ids\":[64,27,91,437,1659,5239,91,29,65]}\n");
+    bb_free(&s.b);
 }
 
 /* The check before the first write, over threads, in ranges of 128 KB: an invalid byte or

@@ -651,8 +651,19 @@ int tok_encode(tok_tokenizer *t, const char *text, size_t len, tok_special speci
 int tok_encode_append(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
                       obuf *o, g2e_err *err)
 {
-    size_t n_rep;
+    size_t n_rep, start = o->n;
     o->keep_off = 0;
+    /* a checked text that no special token can make fail: straight to the work (a stream of
+     * short texts pays encode_into's checks once per text otherwise) */
+    if ((flags & TOK_VALID_UTF8) && text &&
+        (special == TOK_SPECIAL_TEXT || (special == TOK_SPECIAL_TOKEN && t->special_id != NONE))) {
+        int rc = encode_range(t, text, len, 0, special == TOK_SPECIAL_TOKEN, o);
+        if (!rc)
+            return 0;
+        o->n = start;
+        return rc == TOK_E_TOO_LARGE ? g2e_fail(err, rc, "input too large to tokenize")
+                                     : g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
+    }
     return encode_into(t, text, len, special, flags | TOK_NO_OFFSETS, 0, o, &n_rep, NULL, err);
 }
 
