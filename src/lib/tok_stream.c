@@ -313,10 +313,13 @@ static void chunk_work(queue *q, size_t k, tok_tokenizer *t)
     sl->o.n = 0;
     sl->out.n = 0;
     /* room once for the most a chunk can give (a token has at least one byte; an ID and its
-     * separator at most 8 bytes): never grown by copies, only touched pages faulted in */
-    sl->rc = tok_ob_grow(&sl->o, len + 1);
+     * separator at most 8 bytes): never grown by copies, only touched pages faulted in; a
+     * chunk past 1 MB (a long run with no place to cut) starts from the usual guess and
+     * grows instead of reserving 12 times its size */
+    int big = len > ((size_t)1 << 20);
+    sl->rc = tok_ob_grow(&sl->o, big ? len / 4 + 16 : len + 1);
     if (!sl->rc && c->text_out)
-        sl->rc = bb_room(&sl->out, 8 * len + 64) ? G2E_ENOMEM : 0;
+        sl->rc = bb_room(&sl->out, (big ? 2 * len : 8 * len) + 64) ? G2E_ENOMEM : 0;
     sl->rc = sl->rc ? sl->rc : tok_encode_append(t, c->s + c->cut[k], len, c->special, c->flags, &sl->o, NULL);
     if (!sl->rc && c->after)
         c->after(c, sl, k);
