@@ -307,10 +307,11 @@ int tok_bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base, 
  * check is then not repeated). Passing it with an unchecked text is a caller bug. */
 #define TOK_VALID_UTF8 (1u << 30)
 
-/* tok_encode's work on one thread, appending the IDs of text[0..len) to o (o->n counts
- * them; o's buffers, owned by the caller and freed with free(), are reused and grown as
- * needed, so that a stream of texts allocates nothing in the steady state). On failure
- * o->n is unchanged and the code and message are tok_encode's (err may be NULL). */
+/* tok_encode's work on one thread, IDs only (o->keep_off is cleared), appending the IDs of
+ * text[0..len) to o (o->n counts them; o's buffers, owned by the caller and freed with
+ * free(), are reused and grown as needed, so that a stream of texts allocates nothing in
+ * the steady state). On failure o->n is unchanged and the code and message are
+ * tok_encode's (err may be NULL). */
 int tok_encode_append(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
                       obuf *o, g2e_err *err);
 
