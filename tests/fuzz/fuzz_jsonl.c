@@ -4,9 +4,11 @@
  * in the line, with nothing left appended; what it accepts, cJSON (an independent parser)
  * accepts too and reads as the same string (where cJSON can: no NUL in it, no lone
  * surrogate in a member name); the lossy reading never fails where the strict one succeeds
- * and then gives the same bytes. Never a crash, a leak or an out-of-bounds read. */
+ * and then gives the same bytes; a text said to need no UTF-8 check (jsonl_text_utf8) is
+ * valid UTF-8. Never a crash, a leak or an out-of-bounds read. */
 #define _GNU_SOURCE /* memmem */
 #include "jsonl.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>
@@ -21,7 +23,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bytebuf text = {0}, lossy = {0}, key = {0};
     jsonl_error e = {0};
     int rc = jsonl_text(s, size, 0, &text, &key, &e);
-    int rl = jsonl_text(s, size, JSONL_LOSSY, &lossy, &key, &e);
+    int maybe_invalid = 1;
+    int rl = jsonl_text_utf8(s, size, JSONL_LOSSY, &lossy, &key, &e, &maybe_invalid);
+    if (!rl && !maybe_invalid && text_validate(lossy.p ? lossy.p : "", lossy.n) != lossy.n)
+        abort(); /* the tokenizer would skip its check on invalid text */
     if (rc && rc != JSONL_E_SYNTAX)
         abort(); /* no allocation fails at these sizes */
     if (rc && (text.n || e.at > size || !e.why))
