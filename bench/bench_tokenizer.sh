@@ -6,7 +6,8 @@
 #      --jsonl` (one {"text": line} per corpus line), each on N threads and on one, as MB/s
 #      of corpus text and as a ratio to the library (target >= 90 %), and the N-thread
 #      speed-up (target >= 1.8x on 2 cores); --jsonl also against the library tokenizing
-#      the same lines one by one (its per-text work is in both);
+#      the same lines one by one (its per-text work is in both); the library measured
+#      before and after these runs, the mean used (the load of a shared machine drifts);
 #   3. cold start of `tokenize --format ids "Hello world"` next to /bin/true in the same
 #      hyperfine run (target <= 3x), for the program with tokenizer/ beside it (files mapped
 #      and hashed) and the one in BUILD_DIR (compiled-in copy);
@@ -23,13 +24,11 @@ mkdir -p "$tmp"
 rc=0
 command -v hyperfine >/dev/null || { echo "hyperfine not installed (tools/install-deps.sh installs it)"; exit 1; }
 
+# The library's figures are taken before the whole-process runs and again after them, and
+# the process is compared with their mean: on a shared machine the load changes within
+# minutes, and a ratio of a quiet library run to a busy process run (or back) says nothing.
 "$root/$b/bench/bench_tokenizer" > "$tmp/bench_tokenizer.txt" || rc=1
 grep -v '^RESULT' "$tmp/bench_tokenizer.txt"
-lib=$(grep '^RESULT' "$tmp/bench_tokenizer.txt")
-lib1=$(awk -F'\t' '$2 == "lib1" { print $3 }' <<<"$lib")
-libN=$(awk -F'\t' '$2 == "libN" { print $3 }' <<<"$lib")
-lib1cpu=$(awk -F'\t' '$2 == "lib1cpu" { print $3 }' <<<"$lib")
-lib1lines=$(awk -F'\t' '$2 == "lib1lines" { print $3 }' <<<"$lib")
 
 corpus=$tmp/corpus.txt jsonl=$tmp/corpus.jsonl
 [ -s "$corpus" ] || gzip -dc "$root/bench/data/corpus.txt.gz" > "$corpus"
@@ -59,31 +58,39 @@ echo "machine now: $(nproc) copies of a CPU-bound job take $pn ms against $p1 ms
      "$(python3 -c "print(f'{$(nproc) * $p1 / max($pn, 1):.2f}')")x of one core's throughput available"
 echo "whole process, corpus $bytes bytes, median of 5 runs (hyperfine), output to /dev/null;" \
      "load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (N threads cannot gain where other work holds the cores):"
-printf '  %-34s %10s %10s %6s  %-18s %s\n' command "N threads" "1 thread" "N/1" "vs library N / 1" "1 thread, CPU time: MB/s, vs library"
-whole() {  # label, command (with THREADS in it)
+whole() {  # label, command (with THREADS in it): its medians onto $tmp/whole.txt
   local label=$1 cmd=$2 json=$tmp/hf-tok.json
   hyperfine -w 1 -r 5 --export-json "$json" "${cmd//THREADS/0}" "${cmd//THREADS/1}" >/dev/null 2>&1 ||
     { echo "  $label: FAILED"; rc=1; return; }
-  local tn t1; tn=$(median "$json" 0); t1=$(median "$json" 1); c1=$(cputime "$json" 1) # (c1: for the line below)
-  python3 - "$label" "$bytes" "$tn" "$t1" "$c1" "$libN" "$lib1" "$lib1cpu" <<'PY'
-import sys
-label, n, tn, t1, c1, libN, lib1, lib1cpu = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:])
-mn, m1, mc = n / tn / 1e6, n / t1 / 1e6, n / c1 / 1e6
-print(f"  {label:<34} {mn:5.1f} MB/s {m1:5.1f} MB/s {mn / m1:5.2f}x  {100 * mn / libN:4.0f} % / {100 * m1 / lib1:3.0f} %"
-      f"       {mc:5.1f} MB/s, {100 * mc / lib1cpu:3.0f} %")
-PY
+  printf '%s\t%s\t%s\t%s\n' "$label" "$(median "$json" 0)" "$(median "$json" 1)" "$(cputime "$json" 1)" >> "$tmp/whole.txt"
 }
+: > "$tmp/whole.txt"
 whole "tokenize --format ids -f corpus" "$bin tokenize --special text --format ids --threads THREADS -f $corpus"
 whole "count -f corpus" "$bin count --threads THREADS -f $corpus"
-c1=
 whole "tokenize --jsonl < corpus.jsonl" "$bin tokenize --special text --jsonl --threads THREADS < $jsonl"
-# and the same line by line: the library's own call for many texts on the corpus's lines
-# (what --jsonl tokenizes), against the process on one thread, CPU time
-[ -n "$c1" ] && [ -n "$lib1lines" ] && python3 - "$bytes" "$c1" "$lib1lines" "$(wc -l < "$jsonl")" <<'PY'
+"$root/$b/bench/bench_tokenizer" > "$tmp/bench_tokenizer2.txt" || rc=1
+printf '  %-34s %10s %10s %6s  %-18s %s\n' command "N threads" "1 thread" "N/1" "vs library N / 1" "1 thread, CPU time: MB/s, vs library"
+# the table; --jsonl also against the library's own call for many texts on the corpus's
+# lines (what --jsonl tokenizes), one thread, CPU time
+python3 - "$bytes" "$(wc -l < "$jsonl")" "$tmp/whole.txt" "$tmp/bench_tokenizer.txt" "$tmp/bench_tokenizer2.txt" <<'PY'
 import sys
-n, c1, ref, lines = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-print(f"  tokenize --jsonl, 1 thread, CPU time: {n / c1 / 1e6:5.1f} MB/s, {100 * n / c1 / 1e6 / ref:3.0f} % of the library"
-      f" line by line ({ref:.1f} MB/s: tok_encode_batch on the same {lines:,} texts)")
+n, lines = int(sys.argv[1]), int(sys.argv[2])
+def lib(path):
+    return {f[1]: float(f[2]) for f in (l.rstrip("\n").split("\t") for l in open(path)) if f[0] == "RESULT"}
+a, b = lib(sys.argv[4]), lib(sys.argv[5])
+m = {k: (a[k] + b.get(k, a[k])) / 2 for k in a}
+libline = (f"  library before / after these runs (the mean is used): 1 thread {a['lib1']:.1f} / {b.get('lib1', 0):.1f} MB/s,"
+      f" N threads {a['libN']:.1f} / {b.get('libN', 0):.1f}, 1 thread CPU time {a['lib1cpu']:.1f} / {b.get('lib1cpu', 0):.1f},"
+      f" line by line {a.get('lib1lines', 0):.1f} / {b.get('lib1lines', 0):.1f}")
+for l in open(sys.argv[3]):
+    label, tn, t1, c1 = l.rstrip("\n").split("\t")
+    mn, m1, mc = n / float(tn) / 1e6, n / float(t1) / 1e6, n / float(c1) / 1e6
+    print(f"  {label:<34} {mn:5.1f} MB/s {m1:5.1f} MB/s {mn / m1:5.2f}x  {100 * mn / m['libN']:4.0f} % / {100 * m1 / m['lib1']:3.0f} %"
+          f"       {mc:5.1f} MB/s, {100 * mc / m['lib1cpu']:3.0f} %")
+    if "jsonl" in label and "lib1lines" in m:
+        print(f"  {'  (the same lines, library one by one)':<34} {'':>10} {'':>10} {'':>6}  {'':>11}"
+              f"       {m['lib1lines']:5.1f} MB/s library, process {100 * mc / m['lib1lines']:3.0f} % of it ({lines:,} texts)")
+print(libline)
 PY
 echo "  (targets: whole process >= 90 % of the library; N threads >= 1.8x one on 2 cores; CPU time is"
 echo "   user + system of the whole process, the steadier figure when the machine is shared)"
