@@ -503,3 +503,47 @@ Test(tok_stream, the_check_before_writing_sees_across_its_ranges, .timeout = 120
     tok_close(t);
     free(text);
 }
+
+/* A bad line deep in a large input, over threads (many shares of 128 KB in flight): the
+ * run stops at it with its number and exactly the lines before it written, or with
+ * keep_going its error object stands in its place among the other lines' IDs. */
+Test(tok_stream, jsonl_bad_line_among_many_shares_over_threads, .timeout = 60)
+{
+    size_t nlines = 40000, bad = 23456;
+    bytebuf in = {0};
+    for (size_t k = 1; k <= nlines; k++) {
+        char line[96];
+        int n = snprintf(line, sizeof line, k == bad ? "{\"text\": \"line %zu\", oops}\n" : "{\"text\": \"line %zu of many\"}\n", k);
+        bb_put(&in, line, (size_t)n);
+    }
+    toks_jsonl j = {.special = TOK_SPECIAL_TOKEN};
+    sink one;
+    cr_assert_eq(jsonl_run(in.p, in.n, 1, &j, &one), TOKS_STOPPED);
+    cr_expect_eq(j.line, bad);
+    for (unsigned th = 2; th <= 5; th += 3) {
+        j = (toks_jsonl){.special = TOK_SPECIAL_TOKEN};
+        sink s;
+        cr_assert_eq(jsonl_run(in.p, in.n, th, &j, &s), TOKS_STOPPED);
+        cr_expect_eq(j.line, bad, "%u threads", th);
+        cr_expect_str_eq(j.msg, "expected a string");
+        cr_expect(s.b.n == one.b.n && memcmp(s.b.p, one.b.p, s.b.n) == 0, "%u threads: the lines before it", th);
+        size_t lines_out = 0;
+        for (size_t i = 0; i < s.b.n; i++)
+            lines_out += s.b.p[i] == '\n';
+        cr_expect_eq(lines_out, bad - 1);
+        bb_free(&s.b);
+        j = (toks_jsonl){.special = TOK_SPECIAL_TOKEN, .keep_going = 1};
+        cr_assert_eq(jsonl_run(in.p, in.n, th, &j, &s), 0);
+        cr_expect_eq(j.bad, 1);
+        cr_expect_eq(j.lines, nlines);
+        char want[64];
+        snprintf(want, sizeof want, "\n{\"error\":\"expected a string\",\"line\":%zu}\n", bad);
+        bb_put(&s.b, "", 1);
+        const char *at = strstr(s.b.p, want);
+        cr_assert(at != NULL, "%u threads: the error object", th);
+        cr_expect(at - s.b.p == (ptrdiff_t)one.b.n - 1, "%u threads: in the bad line's place", th);
+        bb_free(&s.b);
+    }
+    bb_free(&one.b);
+    bb_free(&in);
+}

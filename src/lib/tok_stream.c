@@ -884,14 +884,21 @@ int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *o)
     jrun j = {.t = t, .o = o, .fd = fd, .cap = 1 << 20};
     struct stat st;
     j.regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    j.buf = malloc(j.cap);
+    if (j.buf && !jr_read(&j) && j.have < TOKS_JSONL_PART_MIN) {
+        /* all the input at once, and small: no thread to start */
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        int all = j.regular ? (off_t)j.have >= st.st_size
+                            : j.eof || (poll(&pf, 1, 0) == 1 && !(pf.revents & POLLIN) && (pf.revents & POLLHUP));
+        threads = all ? 1 : threads;
+    }
     /* one thread: shares of 1 MB read in place; more: 128 KB copied into the slots, taken in
      * turn (a thread with easy lines takes more) */
     j.share = threads > 1 ? (size_t)128 << 10 : j.cap;
     j.q = (queue){.nslot = threads > 1 ? threads * SLOTS_PER_THREAD : 1, .take = jr_take, .work = jr_work,
                   .hand = jr_hand};
-    j.buf = malloc(j.cap);
     j.part = calloc(j.q.nslot, sizeof *j.part);
-    int rc = j.buf && j.part ? queue_run(&j.q, t, threads, SIZE_MAX) : G2E_ENOMEM;
+    int rc = !j.buf || !j.part ? G2E_ENOMEM : j.rc ? j.rc : queue_run(&j.q, t, threads, SIZE_MAX);
     rc = rc ? rc : j.rc;
     o->lines = j.lines;
     for (size_t k = 0; j.part && k < j.q.nslot; k++) {
