@@ -124,53 +124,155 @@ static inline size_t contraction(const uint8_t *s, size_t n, size_t i)
     return 0;
 }
 
+/* The end of the piece that starts at s[i] (i < n): the pattern followed one character at
+ * a time (for text the blocks below cannot take). */
+static size_t one_piece(const uint8_t *s, size_t n, size_t i)
+{
+    size_t cl_len;
+    uint8_t c = s[i];
+    /* the commonest pieces first: "word" and " word" in ASCII letters */
+    if (BYTE_CLASS[c] == UNI_L || (c == ' ' && i + 1 < n && BYTE_CLASS[s[i + 1]] == UNI_L))
+        return run_end(s, n, i + 1 + (c == ' '), UNI_L);
+    if (c == '\'') {
+        size_t pl = contraction(s, n, i);
+        if (pl)
+            return i + pl;
+    }
+    int cl = char_class(s, i, &cl_len);
+    if (c == ' ' && i + 1 < n) {
+        size_t l2;
+        int c2 = char_class(s, i + 1, &l2);
+        if (c2 != UNI_W) {
+            cl = c2;
+            i += 1;
+            cl_len = l2;
+        }
+    }
+    if (cl != UNI_W)
+        return run_end(s, n, i + cl_len, cl);
+    /* a whitespace run: \s+(?!\S) leaves its last character to what follows */
+    size_t last = i, count = 0;
+    while (i < n) {
+        size_t l;
+        if (char_class(s, i, &l) != UNI_W)
+            break;
+        last = i;
+        count++;
+        i += l;
+    }
+    return i < n && count >= 2 ? last : i;
+}
+
+/* ------------------------------------------------------------ 64 bytes at once */
+
+/* Bit j of each mask is byte j of a block of 64: ASCII letters, ASCII digits, ASCII white
+ * space (\t \n \v \f \r ' '), ' ', bytes >= 0x80. */
+typedef struct {
+    uint64_t l, d, ws, sp, ap, hi;
+} block_masks;
+
+#if defined(__SSE2__) && !defined(G2E_PRETOK_PORTABLE)
+#include <emmintrin.h>
+
+static inline void classify(const uint8_t *s, block_masks *m)
+{
+    *m = (block_masks){0};
+#pragma GCC unroll 4
+    for (unsigned q = 0; q < 64; q += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + q));
+        /* a signed compare after an offset tests a range: x + (0x80 - lo) < -128 + count */
+        __m128i l = _mm_cmplt_epi8(_mm_add_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8(0x80 - 'a')),
+                                   _mm_set1_epi8(-128 + 26));
+        __m128i d = _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8(0x80 - '0')), _mm_set1_epi8(-128 + 10));
+        __m128i sp = _mm_cmpeq_epi8(x, _mm_set1_epi8(' ')), ap = _mm_cmpeq_epi8(x, _mm_set1_epi8('\''));
+        __m128i ws = _mm_or_si128(
+            sp, _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8(0x80 - '\t')), _mm_set1_epi8(-128 + 5)));
+        m->l |= (uint64_t)(uint32_t)_mm_movemask_epi8(l) << q;
+        m->d |= (uint64_t)(uint32_t)_mm_movemask_epi8(d) << q;
+        m->ws |= (uint64_t)(uint32_t)_mm_movemask_epi8(ws) << q;
+        m->sp |= (uint64_t)(uint32_t)_mm_movemask_epi8(sp) << q;
+        m->ap |= (uint64_t)(uint32_t)_mm_movemask_epi8(ap) << q;
+        m->hi |= (uint64_t)(uint32_t)_mm_movemask_epi8(x) << q;
+    }
+}
+#else
+/* Portable: a byte at a time through BYTE_CLASS. */
+static inline void classify(const uint8_t *s, block_masks *m)
+{
+    *m = (block_masks){0};
+    for (unsigned j = 0; j < 64; j++) {
+        uint64_t b = 1ull << j;
+        int cl = BYTE_CLASS[s[j]];
+        m->l |= cl == UNI_L ? b : 0;
+        m->d |= cl == UNI_N ? b : 0;
+        m->ws |= cl == UNI_W ? b : 0;
+        m->sp |= s[j] == ' ' ? b : 0;
+        m->ap |= s[j] == '\'' ? b : 0;
+        m->hi |= cl == DECODE ? b : 0;
+    }
+}
+#endif
+
+/* The pieces of the block s[i..i+64) (i + 64 <= n, a piece starts at i) that can be told
+ * from its ASCII bytes alone, their lengths into len[0..max); returns how many, and in *end
+ * where the last of them ends (0 pieces: the first one goes beyond what the block knows). */
+static inline size_t block_pieces(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t max, size_t *end)
+{
+    block_masks m;
+    classify(s + i, &m);
+    uint64_t ws = m.ws, pws = ws << 1;
+    uint64_t o = ~(m.l | m.d | ws | m.hi); /* ASCII, neither letter, digit nor white space */
+    uint64_t same = (m.l & m.l << 1) | (m.d & m.d << 1) | (o & o << 1);
+    /* piece starts (the rules are in the comment at the top) */
+    uint64_t st = (ws & ~(pws & (ws | m.hi) >> 1)) | (~ws & ~same & ~(m.sp << 1)) | 1;
+    /* what is known: the starts before the first byte >= 0x80 (which may be any class),
+     * but at the one before it only if that start does not depend on its class */
+    unsigned h = m.hi ? (unsigned)__builtin_ctzll(m.hi) : 64;
+    if (h == 0)
+        return 0;
+    unsigned lim = h < 63 ? h - 1 : 62;
+    if (h < 64 && h >= 2 && (ws & pws) >> (h - 1) & 1)
+        lim = h - 2;
+    uint64_t known = (2ull << lim) - 1;
+    /* contractions: an apostrophe where a piece starts */
+    for (uint64_t a = st & known & m.ap; a; a &= a - 1) {
+        unsigned j = (unsigned)__builtin_ctzll(a);
+        size_t c = contraction(s, n, i + j);
+        if (c == 2)
+            st = (st & ~(2ull << j)) | 4ull << j;
+        else if (c == 3)
+            st = (st & ~(6ull << j)) | 8ull << j;
+    }
+    uint64_t cut = st & known & ~1ull;
+    if (!cut)
+        return 0;
+    uint32_t *p = len, *stop = len + max;
+    unsigned last = 0;
+    do {
+        unsigned b = (unsigned)__builtin_ctzll(cut);
+        *p++ = b - last;
+        last = b;
+        cut &= cut - 1;
+    } while (cut && p < stop);
+    *end = i + last;
+    return (size_t)(p - len);
+}
+
 size_t tok_pretok(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t max)
 {
     size_t k = 0;
     while (k < max && i < n) {
-        size_t start = i, cl_len;
-        uint8_t c = s[i];
-        /* the commonest pieces first: "word" and " word" in ASCII letters */
-        if (BYTE_CLASS[c] == UNI_L || (c == ' ' && i + 1 < n && BYTE_CLASS[s[i + 1]] == UNI_L)) {
-            i = run_end(s, n, i + 1 + (c == ' '), UNI_L);
-            len[k++] = (uint32_t)(i - start);
-            continue;
-        }
-        if (c == '\'') {
-            size_t pl = contraction(s, n, i);
-            if (pl) {
-                len[k++] = (uint32_t)pl;
-                i += pl;
+        if (i + 64 <= n) {
+            size_t end, m = block_pieces(s, n, i, len + k, max - k, &end);
+            if (m) {
+                k += m;
+                i = end;
                 continue;
             }
         }
-        int cl = char_class(s, i, &cl_len);
-        if (c == ' ' && i + 1 < n) {
-            size_t l2;
-            int c2 = char_class(s, i + 1, &l2);
-            if (c2 != UNI_W) {
-                cl = c2;
-                i += 1;
-                cl_len = l2;
-            }
-        }
-        if (cl != UNI_W) {
-            i = run_end(s, n, i + cl_len, cl);
-        } else {
-            /* a whitespace run: \s+(?!\S) leaves its last character to what follows */
-            size_t last = i, count = 0;
-            while (i < n) {
-                size_t l;
-                if (char_class(s, i, &l) != UNI_W)
-                    break;
-                last = i;
-                count++;
-                i += l;
-            }
-            if (i < n && count >= 2)
-                i = last;
-        }
-        len[k++] = (uint32_t)(i - start);
+        size_t e = one_piece(s, n, i);
+        len[k++] = (uint32_t)(e - i);
+        i = e;
     }
     return k;
 }
