@@ -17,12 +17,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The portable block classifier (the one built where SSE2 is not), compiled into this test
+ * under other names so that it is checked here too. */
+size_t tok_pretok_portable(const uint8_t *s, size_t n, size_t pos, uint32_t *len, size_t max);
+size_t tok_pretok_cut_portable(const uint8_t *s, size_t n, size_t from);
+#define G2E_PRETOK_PORTABLE
+#define tok_pretok tok_pretok_portable
+#define tok_pretok_cut tok_pretok_cut_portable
+#include "tok_pretok.c"
+#undef tok_pretok
+#undef tok_pretok_cut
+
+/* The pre-tokenizer under test: the library's, or the portable one above. */
+static size_t (*pretok)(const uint8_t *, size_t, size_t, uint32_t *, size_t) = tok_pretok;
+
 /* Every piece length of s[0..n), in batches of `batch` (so batch edges are crossed too). */
 static size_t pieces(const char *s, size_t n, uint32_t *len, size_t batch)
 {
     size_t k = 0, pos = 0;
     while (pos < n) {
-        size_t m = tok_pretok((const uint8_t *)s, n, pos, len + k, batch);
+        size_t m = pretok((const uint8_t *)s, n, pos, len + k, batch);
         cr_assert(m >= 1 && m <= batch);
         for (size_t j = 0; j < m; j++) {
             cr_assert(len[k + j] >= 1);
@@ -300,10 +314,10 @@ static size_t random_text(uint8_t *buf, size_t cap)
     return n;
 }
 
-Test(tok_pretok, random_texts_as_the_reference)
+static void random_texts(long count)
 {
     uint8_t buf[304];
-    for (long c = 0; c < 1000000; c++) {
+    for (long c = 0; c < count; c++) {
         size_t cap = rnd() % (1 + rnd() % 301); /* 0..300, short ones more often */
         size_t n = random_text(buf, cap);
         uint8_t *s = malloc(n ? n : 1); /* exactly n bytes: a read past the end is caught by ASan */
@@ -316,7 +330,16 @@ Test(tok_pretok, random_texts_as_the_reference)
     }
 }
 
-Test(tok_pretok, the_corpus_as_the_reference)
+Test(tok_pretok, random_texts_as_the_reference) { random_texts(1000000); }
+
+Test(tok_pretok, portable_blocks_on_random_texts_as_the_reference)
+{
+    pretok = tok_pretok_portable;
+    random_texts(200000);
+}
+
+/* The corpus (bench/data/corpus.txt.gz), n bytes (the caller frees). */
+static uint8_t *corpus(size_t *len)
 {
     FILE *f = popen("gzip -dc " G2E_SRCDIR "/bench/data/corpus.txt.gz", "r");
     cr_assert(f);
@@ -332,8 +355,18 @@ Test(tok_pretok, the_corpus_as_the_reference)
     }
     cr_assert_eq(pclose(f), 0);
     cr_assert_gt(n, 10000000, "the corpus is %zu bytes", n);
+    *len = n;
+    return s;
+}
+
+Test(tok_pretok, the_corpus_as_the_reference)
+{
+    size_t n;
+    uint8_t *s = corpus(&n);
     expect_reference("the corpus", s, n, 64);
     expect_reference("the corpus", s, n, 5);
+    pretok = tok_pretok_portable;
+    expect_reference("the corpus (portable blocks)", s, n, 64);
     free(s);
 }
 

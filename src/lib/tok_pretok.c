@@ -8,8 +8,32 @@
  *   3. otherwise a whitespace run: \s+(?!\S) leaves the run's last character to what
  *      follows when the run is followed by a non-space (and is longer than one), else
  *      \s+ takes it all.
- * Most of the text is ASCII: bytes below 0x80 are classified by a table, and only the
- * others are decoded (the input is valid UTF-8, checked by the caller).
+ *
+ * Where pieces start, told from neighbours alone. Write W for white space, c[j] for the
+ * character at j, a piece starting at 0 (the caller's invariant). From the rules above:
+ *   (a) c[j] W, c[j-1] not: starts (no alternative that holds a non-space goes on over a
+ *       space, and \s+ cannot hold c[j-1]);
+ *   (b) c[j] W, c[j-1] W: starts exactly when c[j+1] exists and is not W (the run, longer
+ *       than one, gives up its last character, which starts the next piece);
+ *   (c) c[j] not W, c[j-1] W: starts unless c[j-1] is ' ' (a ' ' before a non-space
+ *       always starts the piece that holds both, by (a) or (b));
+ *   (d) c[j], c[j-1] both not W: starts exactly when their classes (L, N, other) differ,
+ *       every run being greedy;
+ * except after a contraction: an apostrophe where (a)-(d) start a piece, followed by one
+ * of s t m d re ve ll, makes that a piece of its own (the letters inside start none, the
+ * character after it starts one). Contractions can neither start inside one another nor
+ * change (a)-(d) elsewhere: they end in a letter, and their apostrophe starts by (d) or (c).
+ *
+ * Most text is ASCII, so tok_pretok works on blocks of 64 bytes (block_pieces): SSE2
+ * compares (or a portable byte loop) give a 64-bit mask per class, (a)-(d) become a few
+ * shifts and ands over them, contractions patch the few apostrophes, and the lengths come
+ * from the set bits. A block knows only its bytes before the first byte >= 0x80 (whose
+ * class needs decoding) and before its last (rule (b) needs c[j+1]); a piece is emitted
+ * only when the start after it is known. What a block cannot tell is done by one_piece,
+ * which follows rules 1-3 one character at a time, decoding the non-ASCII ones (the input
+ * is valid UTF-8, checked by the caller). tests/test_tok_pretok.c compares both against a
+ * character-by-character reference of the pattern (tests/pretok_ref.c), and so does
+ * tests/fuzz/fuzz_tokenizer.c.
  */
 #include "tok_pretok.h"
 #include "unicode.h"
@@ -223,7 +247,9 @@ static inline size_t block_pieces(const uint8_t *s, size_t n, size_t i, uint32_t
     uint64_t ws = m.ws, pws = ws << 1;
     uint64_t o = ~(m.l | m.d | ws | m.hi); /* ASCII, neither letter, digit nor white space */
     uint64_t same = (m.l & m.l << 1) | (m.d & m.d << 1) | (o & o << 1);
-    /* piece starts (the rules are in the comment at the top) */
+    /* piece starts, by the rules at the top: (a) and (b) for white space (a byte >= 0x80
+     * after a W run counted as W: that start is not known, see below), (c) and (d) for the
+     * rest (same is 0 after W), and byte 0 */
     uint64_t st = (ws & ~(pws & (ws | m.hi) >> 1)) | (~ws & ~same & ~(m.sp << 1)) | 1;
     /* what is known: the starts before the first byte >= 0x80 (which may be any class),
      * but at the one before it only if that start does not depend on its class */
@@ -234,7 +260,8 @@ static inline size_t block_pieces(const uint8_t *s, size_t n, size_t i, uint32_t
     if (h < 64 && h >= 2 && (ws & pws) >> (h - 1) & 1)
         lim = h - 2;
     uint64_t known = (2ull << lim) - 1;
-    /* contractions: an apostrophe where a piece starts */
+    /* contractions: an apostrophe where a piece starts, then s t m d (the next start two
+     * on) or re ve ll (three on); contraction() reads at most s[n-1] */
     for (uint64_t a = st & known & m.ap; a; a &= a - 1) {
         unsigned j = (unsigned)__builtin_ctzll(a);
         size_t c = contraction(s, n, i + j);
@@ -243,7 +270,7 @@ static inline size_t block_pieces(const uint8_t *s, size_t n, size_t i, uint32_t
         else if (c == 3)
             st = (st & ~(6ull << j)) | 8ull << j;
     }
-    uint64_t cut = st & known & ~1ull;
+    uint64_t cut = st & known & ~1ull; /* where the known pieces end */
     if (!cut)
         return 0;
     uint32_t *p = len, *stop = len + max;
