@@ -198,27 +198,40 @@ typedef struct {
 #if defined(__SSE2__) && !defined(G2E_PRETOK_PORTABLE)
 #include <emmintrin.h>
 
+/* The 64-bit mask of the four 16-byte compare results a, b, c, d (bytes 0 or 0xFF). */
+static inline uint64_t mask64(__m128i a, __m128i b, __m128i c, __m128i d)
+{
+    return (uint64_t)(uint32_t)_mm_movemask_epi8(a) | (uint64_t)(uint32_t)_mm_movemask_epi8(b) << 16 |
+           (uint64_t)(uint32_t)_mm_movemask_epi8(c) << 32 | (uint64_t)(uint32_t)_mm_movemask_epi8(d) << 48;
+}
+
+/* Bytes in lo..lo+count-1: a signed compare after an offset, x + (0x80 - lo) < -128 + count. */
+#define IN_RANGE(x, lo, count) \
+    _mm_cmplt_epi8(_mm_add_epi8((x), _mm_set1_epi8((char)(0x80 - (lo)))), _mm_set1_epi8((char)(-128 + (count))))
+#define LETTER(x) IN_RANGE(_mm_or_si128((x), _mm_set1_epi8(0x20)), 'a', 26) /* A-Z: a-z with 0x20 */
+#define DIGIT(x) IN_RANGE((x), '0', 10)
+#define IS(x, c) _mm_cmpeq_epi8((x), _mm_set1_epi8(c))
+#define WHITE(x) _mm_or_si128(IS((x), ' '), IN_RANGE((x), '\t', 5))
+
 static inline void classify(const uint8_t *s, block_masks *m)
 {
-    *m = (block_masks){0};
-#pragma GCC unroll 4
-    for (unsigned q = 0; q < 64; q += 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + q));
-        /* a signed compare after an offset tests a range: x + (0x80 - lo) < -128 + count */
-        __m128i l = _mm_cmplt_epi8(_mm_add_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8(0x80 - 'a')),
-                                   _mm_set1_epi8(-128 + 26));
-        __m128i d = _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8(0x80 - '0')), _mm_set1_epi8(-128 + 10));
-        __m128i sp = _mm_cmpeq_epi8(x, _mm_set1_epi8(' ')), ap = _mm_cmpeq_epi8(x, _mm_set1_epi8('\''));
-        __m128i ws = _mm_or_si128(
-            sp, _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8(0x80 - '\t')), _mm_set1_epi8(-128 + 5)));
-        m->l |= (uint64_t)(uint32_t)_mm_movemask_epi8(l) << q;
-        m->d |= (uint64_t)(uint32_t)_mm_movemask_epi8(d) << q;
-        m->ws |= (uint64_t)(uint32_t)_mm_movemask_epi8(ws) << q;
-        m->sp |= (uint64_t)(uint32_t)_mm_movemask_epi8(sp) << q;
-        m->ap |= (uint64_t)(uint32_t)_mm_movemask_epi8(ap) << q;
-        m->hi |= (uint64_t)(uint32_t)_mm_movemask_epi8(x) << q;
-    }
+    /* class by class over the four 16-byte parts (which keeps them all in registers) */
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
+    __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + 32));
+    __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(s + 48));
+    m->hi = mask64(a, b, c, d);
+    m->l = mask64(LETTER(a), LETTER(b), LETTER(c), LETTER(d));
+    m->d = mask64(DIGIT(a), DIGIT(b), DIGIT(c), DIGIT(d));
+    m->ws = mask64(WHITE(a), WHITE(b), WHITE(c), WHITE(d));
+    m->sp = mask64(IS(a, ' '), IS(b, ' '), IS(c, ' '), IS(d, ' '));
+    m->ap = mask64(IS(a, '\''), IS(b, '\''), IS(c, '\''), IS(d, '\''));
 }
+#undef IN_RANGE
+#undef LETTER
+#undef DIGIT
+#undef IS
+#undef WHITE
 #else
 /* Portable: a byte at a time through BYTE_CLASS. */
 static inline void classify(const uint8_t *s, block_masks *m)
