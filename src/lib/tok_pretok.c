@@ -252,7 +252,9 @@ static inline void classify(const uint8_t *s, block_masks *m)
 
 /* The pieces of the block s[i..i+64) (i + 64 <= n, a piece starts at i) that can be told
  * from its ASCII bytes alone, their lengths into len[0..max); returns how many, and in *end
- * where the last of them ends (0 pieces: the first one goes beyond what the block knows). */
+ * where the last of them ends. 0 pieces: the first one goes beyond what the block knows, and
+ * *end is where the block's last byte >= 0x80 ends (i if none): text with many of them is
+ * left to one_piece up to there rather than tried block after block. */
 static inline size_t block_pieces(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t max, size_t *end)
 {
     block_masks m;
@@ -267,6 +269,7 @@ static inline size_t block_pieces(const uint8_t *s, size_t n, size_t i, uint32_t
     /* what is known: the starts before the first byte >= 0x80 (which may be any class),
      * but at the one before it only if that start does not depend on its class */
     unsigned h = m.hi ? (unsigned)__builtin_ctzll(m.hi) : 64;
+    *end = m.hi ? i + 64 - (unsigned)__builtin_clzll(m.hi) : i;
     if (h == 0)
         return 0;
     unsigned lim = h < 63 ? h - 1 : 62;
@@ -300,15 +303,16 @@ static inline size_t block_pieces(const uint8_t *s, size_t n, size_t i, uint32_t
 
 size_t tok_pretok(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t max)
 {
-    size_t k = 0;
+    size_t k = 0, wide_to = 0; /* one_piece until wide_to */
     while (k < max && i < n) {
-        if (i + 64 <= n) {
+        if (i >= wide_to && i + 64 <= n) {
             size_t end, m = block_pieces(s, n, i, len + k, max - k, &end);
             if (m) {
                 k += m;
                 i = end;
                 continue;
             }
+            wide_to = end;
         }
         size_t e = one_piece(s, n, i);
         len[k++] = (uint32_t)(e - i);
