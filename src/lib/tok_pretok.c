@@ -31,7 +31,9 @@
  * class needs decoding) and before its last (rule (b) needs c[j+1]); a piece is emitted
  * only when the start after it is known. What a block cannot tell is done by one_piece,
  * which follows rules 1-3 one character at a time, decoding the non-ASCII ones (the input
- * is valid UTF-8, checked by the caller). tests/test_tok_pretok.c compares both against a
+ * is valid UTF-8, checked by the caller); after a block that could tell nothing because of
+ * non-ASCII bytes, one_piece goes on up to the last of them (text in Cyrillic or Japanese
+ * would otherwise cost a block per piece). tests/test_tok_pretok.c compares both against a
  * character-by-character reference of the pattern (tests/pretok_ref.c), and so does
  * tests/fuzz/fuzz_tokenizer.c.
  */
