@@ -9,6 +9,7 @@
  * tests/pretok_ref.c: random mixtures of every kind of character the pattern tells apart
  * (millions of texts), the benchmark corpus and the conformance texts. */
 #include "pretok_ref.h"
+#include "text.h"
 #include "tok_pretok.h"
 
 #include <cjson/cJSON.h>
@@ -219,30 +220,8 @@ static void expect_reference(const char *what, const uint8_t *s, size_t n, size_
     free(want);
 }
 
-/* Appends code point c as UTF-8. */
-static size_t put_utf8(uint8_t *b, uint32_t c)
-{
-    if (c < 0x80) {
-        b[0] = (uint8_t)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        b[0] = (uint8_t)(0xC0 | c >> 6);
-        b[1] = (uint8_t)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        b[0] = (uint8_t)(0xE0 | c >> 12);
-        b[1] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
-        b[2] = (uint8_t)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    b[0] = (uint8_t)(0xF0 | c >> 18);
-    b[1] = (uint8_t)(0x80 | (c >> 12 & 0x3F));
-    b[2] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
-    b[3] = (uint8_t)(0x80 | (c & 0x3F));
-    return 4;
-}
+/* Appends code point c as UTF-8 (text.h's encoder). */
+static size_t put_utf8(uint8_t *b, uint32_t c) { return text_encode((int32_t)c, (char *)b); }
 
 /* The kinds of character mixed: ASCII letters (and those of the contractions), digits,
  * punctuation and controls, the apostrophe, ' ', the other ASCII white space, white space
