@@ -25,17 +25,18 @@
  * change (a)-(d) elsewhere: they end in a letter, and their apostrophe starts by (d) or (c).
  *
  * Most text is ASCII, so tok_pretok works on blocks of 64 bytes (block_pieces): SSE2
- * compares (or a portable byte loop) give a 64-bit mask per class, (a)-(d) become a few
- * shifts and ands over them, contractions patch the few apostrophes, and the lengths come
- * from the set bits. A block knows only its bytes before the first byte >= 0x80 (whose
- * class needs decoding) and before its last (rule (b) needs c[j+1]); a piece is emitted
- * only when the start after it is known. What a block cannot tell is done by one_piece,
- * which follows rules 1-3 one character at a time, decoding the non-ASCII ones (the input
- * is valid UTF-8, checked by the caller); after a block that could tell nothing because of
- * non-ASCII bytes, one_piece goes on up to the last of them (text in Cyrillic or Japanese
- * would otherwise cost a block per piece). tests/test_tok_pretok.c compares both against a
- * character-by-character reference of the pattern (tests/pretok_ref.c), and so does
- * tests/fuzz/fuzz_tokenizer.c.
+ * compares (or a portable byte loop) give a 64-bit mask per class of ASCII byte, the
+ * non-ASCII characters are decoded and each of their bytes is given the character's class
+ * (so that inside a character (d) finds no start), (a)-(d) become a few shifts and ands,
+ * contractions patch the few apostrophes, and the lengths come from the set bits. A block
+ * knows nothing from its first character that is non-ASCII white space (its bytes would
+ * look like a run of W), nor at its last byte (rule (b) needs c[j+1]); a piece is emitted
+ * only when the start after it is known. What a block
+ * cannot tell (a piece longer than it, white space beyond ASCII, the text's last 63 bytes)
+ * is done by one_piece, which follows rules 1-3 one character at a time, decoding the
+ * non-ASCII ones (the input is valid UTF-8, checked by the caller).
+ * tests/test_tok_pretok.c compares both paths with a character-by-character reference of
+ * the pattern (tests/pretok_ref.c), and so does tests/fuzz/fuzz_tokenizer.c.
  */
 #include "tok_pretok.h"
 #include "unicode.h"
@@ -253,25 +254,38 @@ static inline void classify(const uint8_t *s, block_masks *m)
 #endif
 
 /* The pieces of the block s[i..i+64) (i + 64 <= n, a piece starts at i) that can be told
- * from its ASCII bytes alone, their lengths into len[0..max); returns how many, and in *end
- * where the last of them ends. 0 pieces: the first one goes beyond what the block knows, and
- * *end is where the block's last byte >= 0x80 ends (i if none): text with many of them is
- * left to one_piece up to there rather than tried block after block. */
+ * from the block alone, their lengths into len[0..max); returns how many, and in *end
+ * where the last of them ends (0 pieces: the first one goes beyond what the block knows). */
 static inline size_t block_pieces(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t max, size_t *end)
 {
     block_masks m;
     classify(s + i, &m);
-    uint64_t ws = m.ws, pws = ws << 1;
-    uint64_t o = ~(m.l | m.d | ws | m.hi); /* ASCII, neither letter, digit nor white space */
-    uint64_t same = (m.l & m.l << 1) | (m.d & m.d << 1) | (o & o << 1);
-    /* piece starts, by the rules at the top: (a) and (b) for white space (a byte >= 0x80
+    /* the characters of bytes >= 0x80 decoded (one that goes on past the block is whole in
+     * s: valid UTF-8), each of their bytes given its class, up to the first that is white
+     * space (its bytes would look like a run of W): from there on nothing is known */
+    uint64_t wide[3] = {0, 0, 0}, unk = 0; /* UNI_O, UNI_L, UNI_N */
+    for (uint64_t rest = m.hi; rest;) {
+        unsigned at = (unsigned)__builtin_ctzll(rest);
+        size_t w;
+        int cl = wide_class(s, i + at, &w);
+        if (cl == UNI_W) {
+            unk = ~0ull << at;
+            break;
+        }
+        uint64_t bits = ((1ull << w) - 1) << at;
+        wide[cl] |= bits;
+        rest &= ~bits;
+    }
+    uint64_t ws = m.ws, pws = ws << 1, l = m.l | wide[UNI_L], d = m.d | wide[UNI_N];
+    uint64_t o = ~(m.l | m.d | ws | m.hi) | wide[UNI_O]; /* neither letter, digit nor white space */
+    uint64_t same = (l & l << 1) | (d & d << 1) | (o & o << 1);
+    /* piece starts, by the rules at the top: (a) and (b) for white space (an unknown byte
      * after a W run counted as W: that start is not known, see below), (c) and (d) for the
      * rest (same is 0 after W), and byte 0 */
-    uint64_t st = (ws & ~(pws & (ws | m.hi) >> 1)) | (~ws & ~same & ~(m.sp << 1)) | 1;
-    /* what is known: the starts before the first byte >= 0x80 (which may be any class),
-     * but at the one before it only if that start does not depend on its class */
-    unsigned h = m.hi ? (unsigned)__builtin_ctzll(m.hi) : 64;
-    *end = m.hi ? i + 64 - (unsigned)__builtin_clzll(m.hi) : i;
+    uint64_t st = (ws & ~(pws & (ws | unk) >> 1)) | (~ws & ~same & ~(m.sp << 1)) | 1;
+    /* what is known: the starts before the first unknown byte, but at the one before it
+     * only if that start does not depend on its class */
+    unsigned h = unk ? (unsigned)__builtin_ctzll(unk) : 64;
     if (h == 0)
         return 0;
     unsigned lim = h < 63 ? h - 1 : 62;
@@ -305,16 +319,15 @@ static inline size_t block_pieces(const uint8_t *s, size_t n, size_t i, uint32_t
 
 size_t tok_pretok(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t max)
 {
-    size_t k = 0, wide_to = 0; /* one_piece until wide_to */
+    size_t k = 0;
     while (k < max && i < n) {
-        if (i >= wide_to && i + 64 <= n) {
+        if (i + 64 <= n) {
             size_t end, m = block_pieces(s, n, i, len + k, max - k, &end);
             if (m) {
                 k += m;
                 i = end;
                 continue;
             }
-            wide_to = end;
         }
         size_t e = one_piece(s, n, i);
         len[k++] = (uint32_t)(e - i);
