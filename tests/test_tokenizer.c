@@ -541,6 +541,42 @@ static size_t utf8proc_first_bad(const uint8_t *s, size_t n)
     return n;
 }
 
+/* Valid text of every sequence length (ASCII runs past 32 bytes, 2-, 3- and 4-byte
+ * characters at the edges of their ranges) with now and then one byte changed, truncated
+ * or inserted: tok_utf8_check's fast paths find the first bad byte where utf8proc does. */
+Test(tokenizer_props, mostly_valid_text_checked_like_utf8proc)
+{
+    static const uint32_t cps[] = {0x41, 0x7F, 0x80, 0x7FF, 0x800, 0xFFF, 0x1000, 0xD7FF, 0xE000, 0xFFFD,
+                                   0xFFFF, 0x10000, 0x10FFFF, 0x3042, 0x65E5, 0x0416};
+    uint8_t buf[400];
+    for (int iter = 0; iter < 40000; iter++) {
+        size_t n = 0, want = rnd() % 300;
+        while (n + 4 < want) {
+            uint32_t r = rnd();
+            if (r % 3 == 0) { /* an ASCII run */
+                for (size_t k = (r >> 8) % 40; k-- && n < want;)
+                    buf[n++] = (uint8_t)(' ' + rnd() % 0x5F);
+                continue;
+            }
+            uint32_t cp = cps[(r >> 8) % (sizeof cps / sizeof cps[0])];
+            n += (size_t)utf8proc_encode_char((utf8proc_int32_t)cp, buf + n);
+        }
+        if (n && rnd() % 2) { /* one fault: a byte changed, the end cut, or a byte inserted */
+            uint32_t r = rnd(), at = (uint32_t)(r >> 4) % (uint32_t)n;
+            if (r % 3 == 0)
+                buf[at] = (uint8_t)(0x80 + (r >> 20) % 0x80);
+            else if (r % 3 == 1)
+                n = at;
+            else {
+                memmove(buf + at + 1, buf + at, n - at);
+                buf[at] = (uint8_t)(0x80 + (r >> 20) % 0x80);
+                n++;
+            }
+        }
+        cr_assert_eq(tok_utf8_check((const char *)buf, n), utf8proc_first_bad(buf, n), "iteration %d", iter);
+    }
+}
+
 Test(tokenizer_props, random_bytes_strict_and_lossy)
 {
     tok_tokenizer *t = open_repo();

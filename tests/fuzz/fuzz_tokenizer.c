@@ -3,8 +3,11 @@
  * each special-token mode; on valid input, decode(encode(x)) must give x back and the
  * offsets must tile the input; in lossy mode offsets must be in range and ordered; split
  * over 2..5 threads at every size (tok_set_split_min) the IDs and offsets must be the
- * one-thread ones.
+ * one-thread ones; on valid input, the pre-tokenizer's pieces (in batches of 1..64) must be
+ * those of the character-by-character reference tests/pretok_ref.c.
  * Uses the compiled-in tokenizer (no files needed). */
+#include "../pretok_ref.h"
+#include "tok_pretok.h"
 #include "tokenizer.h"
 
 #include <stdint.h>
@@ -12,6 +15,28 @@
 #include <string.h>
 
 static tok_tokenizer *T, *P;
+
+/* tok_pretok's pieces of valid UTF-8 data[0..size) are the reference's. */
+static void check_pieces(const uint8_t *data, size_t size)
+{
+    uint32_t *want = malloc((size + 1) * sizeof *want), got[64];
+    if (!want || pretok_ref(data, size, want) == (size_t)-1)
+        abort();
+    size_t batch = size ? 1 + data[size / 2] % 64 : 64, pos = 0, k = 0;
+    while (pos < size) {
+        size_t m = tok_pretok(data, size, pos, got, batch);
+        if (m < 1 || m > batch)
+            abort();
+        for (size_t j = 0; j < m; j++, k++) {
+            if (got[j] != want[k])
+                abort();
+            pos += got[j];
+        }
+    }
+    if (pos != size)
+        abort();
+    free(want);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,6 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tok_ids r;
     size_t off = 0;
     int rc = tok_encode(T, s, size, sp, 0, &r, &off, &err);
+    if (bad == size)
+        check_pieces(data, size);
     if (bad < size) {
         if (rc != TOK_E_UTF8 || off != bad)
             abort();
