@@ -170,74 +170,160 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
 
 #define BATCH 64
 
+/* A piece that its home slot did not resolve (see encode_batch), appended to o: a 1- or
+ * 2-byte piece (byte_id, pair2p1; two bytes without a token are two tokens), a whole token
+ * found by probing, a cached piece, else encode_piece. Out of line: the hot loop keeps
+ * its registers. */
+static __attribute__((noinline)) int encode_other(tok_tokenizer *t, const uint8_t *p, size_t l, uint64_t w,
+                                                  uint64_t h, obuf *o, size_t at, int fast)
+{
+    uint32_t id;
+    if (l == 1) {
+        id = t->byte_id[p[0]];
+    } else if (l == 2 && fast) {
+        id = t->pair2p1[p[0] << 8 | p[1]] - 1u;
+        if (id == NONE) {
+            if (o->keep_off) {
+                o->off[o->n] = at;
+                o->off[o->n + 1] = at + 1;
+            }
+            o->ids[o->n] = t->byte_id[p[0]];
+            o->ids[o->n + 1] = t->byte_id[p[1]];
+            o->n += 2;
+            return 0;
+        }
+    } else {
+        id = l <= t->max_len ? vocab_find_hw(t, p, l, w, h) : NONE;
+    }
+    if (id != NONE) {
+        if (o->keep_off)
+            o->off[o->n] = at;
+        o->ids[o->n++] = id;
+        return 0;
+    }
+    const cache_entry *c = &t->cache[(h >> 40) & (CACHE_SLOTS - 1)];
+    if (fast && l <= CACHE_KEY && c->len == l && c->hash == h && c->nids <= CACHE_IDS &&
+        (!o->keep_off || c->starts != CACHE_NO_STARTS) && bytes_eq(c->key, p, l)) {
+        for (size_t j = 0; j < c->nids; j++) {
+            if (o->keep_off)
+                o->off[o->n + j] = at + (c->starts >> (5 * j) & 31);
+            o->ids[o->n + j] = c->ids[j];
+        }
+        o->n += c->nids;
+        return 0;
+    }
+    return encode_piece(t, p, l, h, o, at);
+}
+
 /* One batch of m pieces (lengths len[], from s + pos), with the head words w[] and hashes
- * h[] of those longer than 2 bytes: appended to o, whose room was grown for one ID per
- * byte (a piece gives at most one token per byte), so the common cases write without a
- * check. keep_off is a constant where this is inlined (one loop with offsets, one
- * without). `fast`: the auto path, where 2-byte pieces and cache hits are resolved here;
- * a forced BPE path sends every piece that is not a whole token to encode_piece. */
+ * h[] of each: appended to o, whose room was grown for one ID per byte (a piece gives at
+ * most one token per byte), so the common cases write without a check. keep_off is a
+ * constant where this is inlined (one loop with offsets, one without). Most pieces are
+ * whole tokens of at most 8 bytes in their home slot (the index is filled in ID order, so
+ * frequent tokens have theirs): one test for every length, no branch on the length, which
+ * is random and would be mispredicted. The others take encode_other; with a forced BPE
+ * path (`fast` 0) that sends every piece that is not a whole token to encode_piece. */
 static inline __attribute__((always_inline)) int
 encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const uint32_t *len, size_t m, const uint64_t *w,
              const uint64_t *h, obuf *o, size_t base, int keep_off, int fast)
 {
     uint32_t *ids = o->ids;
     size_t *off = o->off, cur = o->n;
+    const tok_slot *slots = t->slots; /* in locals: the stores to ids[] could alias t */
+    uint64_t mask = t->mask;
     for (size_t k = 0; k < m; k++) {
         size_t l = len[k];
-        const uint8_t *p = s + pos;
-        uint32_t id;
-        if (l == 1) {
-            id = t->byte_id[p[0]];
-        } else if (l == 2 && fast) {
-            /* BPE of two bytes: their token if there is one, else the two bytes */
-            id = t->pair2p1[p[0] << 8 | p[1]] - 1u;
-            if (id == NONE) {
-                if (keep_off) {
-                    off[cur] = base + pos;
-                    off[cur + 1] = base + pos + 1;
-                }
-                ids[cur] = t->byte_id[p[0]];
-                ids[cur + 1] = t->byte_id[p[1]];
-                cur += 2;
-                pos += 2;
-                continue;
-            }
+        const tok_slot *e = &slots[h[k] & mask];
+        if (__builtin_expect(e->head == w[k] && e->len == l && l <= 8, 1)) {
+            if (keep_off)
+                off[cur] = base + pos;
+            ids[cur++] = e->id1 - 1;
         } else {
-            id = l <= t->max_len ? vocab_find_hw(t, p, l, w[k], h[k]) : NONE;
-            if (id == NONE) {
-                const cache_entry *c = &t->cache[(h[k] >> 40) & (CACHE_SLOTS - 1)];
-                if (fast && l <= CACHE_KEY && c->len == l && c->hash == h[k] && c->nids <= CACHE_IDS &&
-                    (!keep_off || c->starts != CACHE_NO_STARTS) && bytes_eq(c->key, p, l)) {
-                    for (size_t j = 0; j < c->nids; j++) {
-                        if (keep_off)
-                            off[cur + j] = base + pos + (c->starts >> (5 * j) & 31);
-                        ids[cur + j] = c->ids[j];
-                    }
-                    cur += c->nids;
-                } else {
-                    o->n = cur;
-                    int rc = encode_piece(t, p, l, h[k], o, base + pos);
-                    if (rc)
-                        return rc;
-                    ids = o->ids; /* encode_piece may have grown o */
-                    off = o->off;
-                    cur = o->n;
-                }
-                pos += l;
-                continue;
-            }
+            o->n = cur;
+            int rc = encode_other(t, s + pos, l, w[k], h[k], o, base + pos, fast);
+            if (rc)
+                return rc;
+            ids = o->ids; /* o may have grown */
+            off = o->off;
+            cur = o->n;
         }
-        if (keep_off)
-            off[cur] = base + pos;
-        ids[cur++] = id;
         pos += l;
     }
     o->n = cur;
     return 0;
 }
 
-/* Pieces are found BATCH at a time (tok_pretok), their vocabulary slots and cache lines
- * prefetched, then encoded in order: the loads (mostly cache misses on tables of
+/* The batch loop's three variants, each compiled on its own (fewer registers to spill). */
+static __attribute__((noinline)) int encode_batch_ids(tok_tokenizer *t, const uint8_t *s, size_t pos,
+                                                      const uint32_t *len, size_t m, const uint64_t *w,
+                                                      const uint64_t *h, obuf *o, size_t base)
+{
+    return encode_batch(t, s, pos, len, m, w, h, o, base, 0, 1);
+}
+
+static __attribute__((noinline)) int encode_batch_off(tok_tokenizer *t, const uint8_t *s, size_t pos,
+                                                      const uint32_t *len, size_t m, const uint64_t *w,
+                                                      const uint64_t *h, obuf *o, size_t base)
+{
+    return encode_batch(t, s, pos, len, m, w, h, o, base, 1, 1);
+}
+
+static __attribute__((noinline)) int encode_batch_forced(tok_tokenizer *t, const uint8_t *s, size_t pos,
+                                                         const uint32_t *len, size_t m, const uint64_t *w,
+                                                         const uint64_t *h, obuf *o, size_t base)
+{
+    return encode_batch(t, s, pos, len, m, w, h, o, base, o->keep_off, 0);
+}
+
+/* key_hash's masks for a piece of l <= 16 bytes read as two 8-byte words: [l][0] keeps
+ * its first min(l, 8) bytes of the first, [l][1] its bytes 8..l of the second. */
+#define HM(l) ((l) >= 8 ? ~0ull : (1ull << (8 * (l))) - 1)
+#define HM2(l) ((l) <= 8 ? 0 : HM((l) - 8))
+#define HMS(l) {HM(l), HM2(l)}
+static const uint64_t hash_mask[17][2] = {HMS(0),  HMS(1),  HMS(2),  HMS(3),  HMS(4),  HMS(5),
+                                          HMS(6),  HMS(7),  HMS(8),  HMS(9),  HMS(10), HMS(11),
+                                          HMS(12), HMS(13), HMS(14), HMS(15), HMS(16)};
+
+/* The head words w[] and hashes h[] of the m pieces (lengths len[]) of s[0..n) from `at`,
+ * their vocabulary slots and cache lines prefetched. */
+static __attribute__((noinline)) void hash_batch(const tok_tokenizer *t, const uint8_t *s, size_t n, size_t at,
+                                                 const uint32_t *len, size_t m, uint64_t *w, uint64_t *h)
+{
+    size_t hash_max = t->max_len > CACHE_KEY ? t->max_len : CACHE_KEY;
+    const tok_slot *slots = t->slots;
+    const cache_entry *cache = t->cache;
+    uint64_t mask = t->mask;
+    for (size_t k = 0; k < m; k++) {
+        size_t l = len[k];
+        uint64_t hw, hk;
+        if (__builtin_expect(l <= 16 && at + 16 <= n, 1)) {
+            /* key_hash without a branch on the length: two loads masked to the piece,
+             * both rounds computed, the one for this length kept */
+            uint64_t w1;
+            memcpy(&hw, s + at, 8);
+            memcpy(&w1, s + at + 8, 8);
+            hw &= hash_mask[l][0];
+            w1 &= hash_mask[l][1];
+            uint64_t h1 = (hw ^ ((uint64_t)l << 56)) * 0x9E3779B97F4A7C15ull;
+            uint64_t h2 = (h1 ^ w1) * 0xc4ceb9fe1a85ec53ull;
+            hk = key_mix(l > 8 ? h2 : h1);
+        } else if (l <= hash_max) {
+            hw = head_word(s + at, l);
+            hk = key_hash(s + at, l, hw);
+        } else {
+            hw = ~0ull; /* matches no slot (l > 8): too long for a token or the inline cache */
+            hk = 0;
+        }
+        w[k] = hw;
+        h[k] = hk;
+        __builtin_prefetch(&slots[hk & mask]);
+        __builtin_prefetch(&cache[(hk >> 40) & (CACHE_SLOTS - 1)]);
+        at += l;
+    }
+}
+
+/* Pieces are found BATCH at a time (tok_pretok), hashed, their vocabulary slots and cache
+ * lines prefetched, then encoded in order: the loads (mostly cache misses on tables of
  * megabytes) overlap instead of stalling one after another. */
 static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o, size_t base)
 {
@@ -249,44 +335,15 @@ static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o
     int fast = t->bpe_path == TOK_BPE_AUTO;
     while (pos < n) {
         size_t m = tok_pretok(s, n, pos, len, BATCH), at = pos;
-        for (size_t k = 0; k < m; k++) {
-            size_t l = len[k];
-            if (l > 2 && l <= t->max_len) {
-                uint64_t hw;
-                if (l <= 16 && at + 16 <= n) {
-                    /* key_hash without a branch on the length (piece lengths are random,
-                     * branches on them mispredicted): two loads masked to the piece, both
-                     * rounds computed, the one for this length kept */
-                    uint64_t w1;
-                    memcpy(&hw, s + at, 8);
-                    memcpy(&w1, s + at + 8, 8);
-                    size_t l0 = l < 8 ? l : 8, l1 = l - l0; /* l1 in 0..8 */
-                    hw &= ~0ull >> (64 - 8 * l0);
-                    w1 &= l1 ? ~0ull >> (64 - 8 * l1) : 0;
-                    uint64_t h1 = (hw ^ ((uint64_t)l << 56)) * 0x9E3779B97F4A7C15ull;
-                    uint64_t h2 = (h1 ^ w1) * 0xc4ceb9fe1a85ec53ull;
-                    w[k] = hw;
-                    h[k] = key_mix(l > 8 ? h2 : h1);
-                } else {
-                    hw = head_word(s + at, l);
-                    w[k] = hw;
-                    h[k] = key_hash(s + at, l, hw);
-                }
-                __builtin_prefetch(&t->slots[h[k] & t->mask]);
-                __builtin_prefetch(&t->cache[(h[k] >> 40) & (CACHE_SLOTS - 1)]);
-            } else if (l == 2 && !fast) {
-                w[k] = head_word(s + at, 2);
-                h[k] = key_hash(s + at, 2, w[k]);
-            } else {
-                h[k] = 0;
-            }
-            at += l;
-        }
+        for (size_t k = 0; k < m; k++)
+            at += len[k];
+        hash_batch(t, s, n, pos, len, m, w, h);
         int rc = tok_ob_grow(o, at - pos);
         if (rc)
             return rc;
-        rc = o->keep_off ? encode_batch(t, s, pos, len, m, w, h, o, base, 1, fast)
-                         : encode_batch(t, s, pos, len, m, w, h, o, base, 0, fast);
+        rc = !fast        ? encode_batch_forced(t, s, pos, len, m, w, h, o, base)
+             : o->keep_off ? encode_batch_off(t, s, pos, len, m, w, h, o, base)
+                           : encode_batch_ids(t, s, pos, len, m, w, h, o, base);
         if (rc)
             return rc;
         pos = at;
