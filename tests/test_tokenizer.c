@@ -3,6 +3,7 @@
  * (tests/data/tokenizer_*.jsonl, made by tiktoken 1.0.22 through peer-tokenize.js), the
  * published sha256 of GPT-2's files, Python's errors="replace" results, utf8proc's UTF-8
  * validation; and properties (round trip, offsets, no crash) on random input. */
+#include "sha256.h"
 #include "support.h"
 #include "tok_internal.h"
 #include "tokenizer.h"
@@ -540,6 +541,42 @@ static size_t utf8proc_first_bad(const uint8_t *s, size_t n)
     return n;
 }
 
+/* Valid text of every sequence length (ASCII runs past 32 bytes, 2-, 3- and 4-byte
+ * characters at the edges of their ranges) with now and then one byte changed, truncated
+ * or inserted: tok_utf8_check's fast paths find the first bad byte where utf8proc does. */
+Test(tokenizer_props, mostly_valid_text_checked_like_utf8proc)
+{
+    static const uint32_t cps[] = {0x41, 0x7F, 0x80, 0x7FF, 0x800, 0xFFF, 0x1000, 0xD7FF, 0xE000, 0xFFFD,
+                                   0xFFFF, 0x10000, 0x10FFFF, 0x3042, 0x65E5, 0x0416};
+    uint8_t buf[400];
+    for (int iter = 0; iter < 40000; iter++) {
+        size_t n = 0, want = rnd() % 300;
+        while (n + 4 < want) {
+            uint32_t r = rnd();
+            if (r % 3 == 0) { /* an ASCII run */
+                for (size_t k = (r >> 8) % 40; k-- && n < want;)
+                    buf[n++] = (uint8_t)(' ' + rnd() % 0x5F);
+                continue;
+            }
+            uint32_t cp = cps[(r >> 8) % (sizeof cps / sizeof cps[0])];
+            n += (size_t)utf8proc_encode_char((utf8proc_int32_t)cp, buf + n);
+        }
+        if (n && rnd() % 2) { /* one fault: a byte changed, the end cut, or a byte inserted */
+            uint32_t r = rnd(), at = (uint32_t)(r >> 4) % (uint32_t)n;
+            if (r % 3 == 0)
+                buf[at] = (uint8_t)(0x80 + (r >> 20) % 0x80);
+            else if (r % 3 == 1)
+                n = at;
+            else {
+                memmove(buf + at + 1, buf + at, n - at);
+                buf[at] = (uint8_t)(0x80 + (r >> 20) % 0x80);
+                n++;
+            }
+        }
+        cr_assert_eq(tok_utf8_check((const char *)buf, n), utf8proc_first_bad(buf, n), "iteration %d", iter);
+    }
+}
+
 Test(tokenizer_props, random_bytes_strict_and_lossy)
 {
     tok_tokenizer *t = open_repo();
@@ -686,6 +723,63 @@ Test(tokenizer_threads, corpus_split_over_threads_is_exact, .timeout = 120)
     char *text = corpus(&n);
     threads_agree(text, n, TOK_SPECIAL_TEXT, 0, TOK_SPLIT_MIN, "corpus");
     threads_agree(text, n, TOK_SPECIAL_TOKEN, TOK_NO_OFFSETS, TOK_SPLIT_MIN, "corpus, IDs only");
+    free(text);
+}
+
+/* sha256 of the IDs written as tiktoken's reference was (decimal, space-separated, newline). */
+static void ids_digest(const tok_ids *r, char hex[65])
+{
+    sha256_ctx c;
+    sha256_init(&c);
+    char num[16];
+    for (size_t k = 0; k < r->n; k++) {
+        int w = snprintf(num, sizeof num, k ? " %u" : "%u", r->ids[k]);
+        sha256_update(&c, num, (size_t)w);
+    }
+    sha256_update(&c, "\n", 1);
+    uint8_t d[SHA256_DIGEST_LEN];
+    sha256_final(&c, d);
+    for (int i = 0; i < SHA256_DIGEST_LEN; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+/* The corpus is large enough for every large-input path (huge pages for the caches and the
+ * output arrays, their growth by copy, the split over threads): its IDs equal tiktoken's
+ * (5,094,173 tokens; the digest is the one bench_tokenizer checks, made with tiktoken by
+ * ../shared/tools), and each offset starts its token's bytes. */
+Test(tokenizer_threads, corpus_ids_equal_tiktoken, .timeout = 120)
+{
+    size_t n;
+    char *text = corpus(&n);
+    static const unsigned threads[] = {1, 2};
+    for (size_t c = 0; c < 2; c++) {
+        tok_tokenizer *t = open_repo();
+        tok_set_threads(t, threads[c]);
+        for (int with_off = 0; with_off < 2; with_off++) {
+            tok_ids r;
+            g2e_err err;
+            cr_assert_eq(tok_encode(t, text, n, TOK_SPECIAL_TEXT, with_off ? 0 : TOK_NO_OFFSETS, &r, NULL, &err), 0,
+                         "%s", err.msg);
+            cr_assert_eq(r.n, 5094173u, "%u threads: %zu tokens", threads[c], r.n);
+            char hex[65];
+            ids_digest(&r, hex);
+            cr_expect_str_eq(hex, "a32e6decd62653603120d455d94ad9ca3021ac9f021a2977d913d98aa0c55603",
+                             "%u threads, offsets %d", threads[c], with_off);
+            if (with_off) {
+                cr_assert_eq(r.offsets[0], 0);
+                cr_assert_eq(r.offsets[r.n], n);
+                for (size_t k = 0; k < r.n; k++) {
+                    const uint8_t *b;
+                    size_t len;
+                    cr_assert_eq(tok_piece(t, r.ids[k], &b, &len, NULL), 0);
+                    cr_assert_eq(r.offsets[k + 1] - r.offsets[k], len, "token %zu", k);
+                    cr_assert(memcmp(text + r.offsets[k], b, len) == 0, "token %zu at %zu", k, r.offsets[k]);
+                }
+            }
+            tok_ids_free(&r);
+        }
+        tok_close(t);
+    }
     free(text);
 }
 

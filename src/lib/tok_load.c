@@ -140,10 +140,57 @@ static int use_static_index(tok_tokenizer *t, const tok_builtin_data *d)
 
 int tok_alloc_caches(tok_tokenizer *t)
 {
-    t->cache = calloc(CACHE_SLOTS, sizeof *t->cache); /* lazily zeroed pages */
-    t->memo = calloc(MEMO_SLOTS, sizeof *t->memo);
-    t->lcache = calloc(LCACHE_SLOTS, sizeof *t->lcache);
-    return t->cache && t->memo && t->lcache ? 0 : G2E_ENOMEM;
+    size_t cache = CACHE_SLOTS * sizeof *t->cache, memo = MEMO_SLOTS * sizeof *t->memo;
+    size_t bytes = cache + memo + LCACHE_SLOTS * sizeof *t->lcache;
+    bytes = (bytes + TOK_HUGE_PAGE - 1) & ~(TOK_HUGE_PAGE - 1);
+    /* map one huge page more than needed and trim both ends to a TOK_HUGE_PAGE boundary */
+    uint8_t *m = mmap(NULL, bytes + TOK_HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return G2E_ENOMEM;
+    size_t head = (TOK_HUGE_PAGE - ((uintptr_t)m & (TOK_HUGE_PAGE - 1))) & (TOK_HUGE_PAGE - 1);
+    if (head)
+        munmap(m, head);
+    munmap(m + head + bytes, TOK_HUGE_PAGE - head); /* head < TOK_HUGE_PAGE: never empty */
+    m += head;
+    t->cache = (cache_entry *)m; /* the kernel's zero pages: empty entries */
+    t->memo = (uint64_t *)(m + cache);
+    t->lcache = (lcache_entry *)(m + cache + memo);
+    t->cache_bytes = bytes;
+    t->caches_huge = 0;
+    return 0;
+}
+
+void tok_free_caches(tok_tokenizer *t)
+{
+    if (!t->cache)
+        return;
+    for (uint32_t i = 0; i < LCACHE_SLOTS; i++)
+        free(t->lcache[i].data);
+    munmap(t->cache, t->cache_bytes);
+    t->cache = NULL;
+    t->memo = NULL;
+    t->lcache = NULL;
+}
+
+void tok_mem_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    uintptr_t a = ((uintptr_t)p + TOK_HUGE_PAGE - 1) & ~(uintptr_t)(TOK_HUGE_PAGE - 1);
+    uintptr_t b = ((uintptr_t)p + bytes) & ~(uintptr_t)(TOK_HUGE_PAGE - 1);
+    if (b > a)
+        (void)madvise((void *)a, b - a, MADV_HUGEPAGE); /* advice only: a refusal changes nothing */
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+void tok_caches_huge(tok_tokenizer *t)
+{
+    if (t->caches_huge || !t->cache)
+        return;
+    tok_mem_huge(t->cache, t->cache_bytes);
+    t->caches_huge = 1;
 }
 
 static tok_tokenizer *tok_new(void)
@@ -164,12 +211,7 @@ void tok_close(tok_tokenizer *t)
     for (unsigned k = 0; k < t->n_workers; k++)
         tok_close(t->workers[k]);
     free(t->workers);
-    free(t->cache);
-    if (t->lcache)
-        for (uint32_t i = 0; i < LCACHE_SLOTS; i++)
-            free(t->lcache[i].data);
-    free(t->lcache);
-    free(t->memo);
+    tok_free_caches(t);
     if (!t->is_worker) {
         free(t->owned_blob);
         if (!t->compiled)

@@ -9,6 +9,9 @@
 #include "tok_pretok.h"
 
 #include <pthread.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +21,42 @@ size_t tok_utf8_check(const char *str, size_t len)
 {
     const uint8_t *s = (const uint8_t *)str;
     size_t i = 0;
+    const uint64_t hi = 0x8080808080808080ull;
     while (i < len) {
+        /* skip to the next byte from 0x80: 16 at a time where SSE2 is, else 8 */
+#ifdef __SSE2__
+        while (i + 16 <= len) {
+            unsigned m = (unsigned)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(s + i)));
+            if (m) {
+                i += (size_t)__builtin_ctz(m);
+                break;
+            }
+            i += 16;
+        }
+#endif
         if (i + 8 <= len) {
             uint64_t w;
             memcpy(&w, s + i, 8);
-            if (!(w & 0x8080808080808080ull)) {
+            if (!(w & hi)) {
                 i += 8;
                 continue;
             }
+            i += (size_t)__builtin_ctzll(w & hi) >> 3;
+        } else if (s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        /* the commonest multi-byte characters without utf8_seq's table of cases: two bytes
+         * from U+0080 (C2..DF), three from U+1000 outside the surrogates (E1..EC, EE, EF) */
+        uint8_t c0 = s[i];
+        if (c0 >= 0xC2 && c0 <= 0xDF && i + 1 < len && (s[i + 1] & 0xC0) == 0x80) {
+            i += 2;
+            continue;
+        }
+        if (c0 >= 0xE1 && c0 <= 0xEF && c0 != 0xED && i + 2 < len && (s[i + 1] & 0xC0) == 0x80 &&
+            (s[i + 2] & 0xC0) == 0x80) {
+            i += 3;
+            continue;
         }
         size_t sub, k = utf8_seq(s + i, len - i, &sub);
         if (!k)
@@ -33,6 +64,26 @@ size_t tok_utf8_check(const char *str, size_t len)
         i += k;
     }
     return len;
+}
+
+/* realloc for an output array of `used` bytes in use, to `bytes`: arrays of a large input
+ * (from 2 huge pages) move to memory aligned for huge pages and advised so (tok_internal.h),
+ * copying what is in use; the caller frees either kind with free(). NULL when out of memory
+ * (p untouched). Not realloc there: glibc would grow the mapping with mremap, which fails
+ * once the advice has split it, and then copies the whole capacity. */
+static void *grow_array(void *p, size_t used, size_t bytes)
+{
+    if (bytes < 2 * TOK_HUGE_PAGE)
+        return realloc(p, bytes);
+    size_t room = (bytes + TOK_HUGE_PAGE - 1) & ~(TOK_HUGE_PAGE - 1);
+    void *q = aligned_alloc(TOK_HUGE_PAGE, room);
+    if (!q)
+        return NULL;
+    tok_mem_huge(q, room);
+    if (used)
+        memcpy(q, p, used);
+    free(p);
+    return q;
 }
 
 int tok_ob_grow(obuf *o, size_t extra)
@@ -45,12 +96,12 @@ int tok_ob_grow(obuf *o, size_t extra)
             return TOK_E_TOO_LARGE;
         nc *= 2;
     }
-    uint32_t *a = realloc(o->ids, nc * sizeof *a);
+    uint32_t *a = grow_array(o->ids, o->n * sizeof *a, nc * sizeof *a);
     if (!a)
         return G2E_ENOMEM;
     o->ids = a;
     if (o->keep_off) {
-        size_t *b = realloc(o->off, (nc + 1) * sizeof *b);
+        size_t *b = grow_array(o->off, o->n * sizeof *b, (nc + 1) * sizeof *b);
         if (!b)
             return G2E_ENOMEM;
         o->off = b;
@@ -373,6 +424,8 @@ static int encode_range(tok_tokenizer *t, const char *s, size_t n, size_t base, 
 {
     size_t pos = 0;
     int rc;
+    if (n >= TOK_HUGE_MIN)
+        tok_caches_huge(t);
     if (specials) {
         const char *hit;
         while ((hit = find_special(s + pos, n - pos)) != NULL) {
@@ -534,8 +587,11 @@ static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials,
     part_thread pw[MAX_THREADS];
     pthread_t th[MAX_THREADS];
     int started[MAX_THREADS] = {0};
-    for (unsigned k = 0; k <= nw; k++)
+    for (unsigned k = 0; k <= nw; k++) {
         pw[k] = (part_thread){&q, k ? t->workers[k - 1] : t};
+        if (n >= TOK_HUGE_MIN) /* a large input, even when its parts are not */
+            tok_caches_huge(pw[k].t);
+    }
     for (unsigned k = 1; k <= nw; k++)
         started[k] = pthread_create(&th[k], NULL, part_loop, &pw[k]) == 0;
     int rc = encode_range(t, s, cut[1], 0, specials, o);
