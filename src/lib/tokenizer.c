@@ -170,6 +170,22 @@ static int encode_long(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, si
     return rc;
 }
 
+/* An entry's key is the piece's bytes, zero-padded: its first word is then the piece's
+ * head word (head_word), compared without looking at the length. */
+static inline void cache_key_put(cache_entry *c, const uint8_t *p, size_t n)
+{
+    memset(c->key, 0, CACHE_KEY);
+    memcpy(c->key, p, n);
+}
+
+/* c's key is p[0..n) (n <= CACHE_KEY; w: head_word(p, n)). */
+static inline int cache_key_eq(const cache_entry *c, const uint8_t *p, size_t n, uint64_t w)
+{
+    uint64_t k;
+    memcpy(&k, c->key, 8);
+    return k == w && (n <= 8 || bytes_eq(c->key + 8, p + 8, n - 8));
+}
+
 /* Encodes one piece (n >= 2) that is not a whole token, whose hash h was computed (and
  * its cache slot prefetched) by the batching pre-tokenizer; h is unset when n > max_len,
  * and then unused (such pieces are longer than CACHE_KEY). */
@@ -181,7 +197,7 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
         return encode_long(t, p, n, o, base);
     cache_entry *c = &t->cache[(h >> 40) & (CACHE_SLOTS - 1)];
     int rc;
-    if (c->len == n && c->hash == h && bytes_eq(c->key, p, n)) {
+    if (c->len == n && c->hash == h && bytes_eq(c->key, p, n)) { /* (w unknown here) */
         if (c->nids <= CACHE_IDS)
             return emit_ids(t, c->ids, c->nids, o, base);
         if (lcache_get(t, p, n, h, o, base, &rc)) /* marked: more than CACHE_IDS tokens */
@@ -203,7 +219,7 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
         c->len = (uint16_t)n;
         c->nids = (uint16_t)cnt;
         c->starts = starts;
-        memcpy(c->key, p, n);
+        cache_key_put(c, p, n);
         memcpy(c->ids, ids, cnt * sizeof *ids);
     } else {
         /* the entry marks the piece as one of the long cache's (no probe of that cache for
@@ -211,7 +227,7 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
         c->hash = h;
         c->len = (uint16_t)n;
         c->nids = CACHE_IN_LCACHE;
-        memcpy(c->key, p, n);
+        cache_key_put(c, p, n);
         lcache_put(t, p, n, h, ids, cnt);
     }
     return 0;
@@ -254,7 +270,7 @@ static __attribute__((noinline)) int encode_other(tok_tokenizer *t, const uint8_
     }
     const cache_entry *c = &t->cache[(h >> 40) & (CACHE_SLOTS - 1)];
     if (fast && l <= CACHE_KEY && c->len == l && c->hash == h && c->nids <= CACHE_IDS &&
-        (!o->keep_off || c->starts != CACHE_NO_STARTS) && bytes_eq(c->key, p, l)) {
+        (!o->keep_off || c->starts != CACHE_NO_STARTS) && cache_key_eq(c, p, l, w)) {
         for (size_t j = 0; j < c->nids; j++) {
             if (o->keep_off)
                 o->off[o->n + j] = at + (c->starts >> (5 * j) & 31);
