@@ -237,10 +237,11 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
 
 #define BATCH 64
 
-/* A piece that its home slot did not resolve (see encode_batch), appended to o: a 1- or
- * 2-byte piece (byte_id, pair2p1; two bytes without a token are two tokens), a whole token
- * found by probing, a cached piece, else encode_piece. Out of line: the hot loop keeps
- * its registers. */
+/* A piece that its home slot did not resolve (see encode_batch), appended to o (room for
+ * CACHE_IDS IDs more than it gives): a 1- or 2-byte piece (byte_id, pair2p1; two bytes
+ * without a token are two tokens), a cached piece, a whole token found by probing, else
+ * encode_piece. The cache is looked at first: only pieces that are no token are put there,
+ * so a hit needs no probe of the vocabulary. Out of line: the hot loop keeps its registers. */
 static __attribute__((noinline)) int encode_other(tok_tokenizer *t, const uint8_t *p, size_t l, uint64_t w,
                                                   uint64_t h, obuf *o, size_t at, int fast)
 {
@@ -260,26 +261,24 @@ static __attribute__((noinline)) int encode_other(tok_tokenizer *t, const uint8_
             return 0;
         }
     } else {
-        id = l <= t->max_len ? vocab_find_hw(t, p, l, w, h) : NONE;
-    }
-    if (id != NONE) {
-        if (o->keep_off)
-            o->off[o->n] = at;
-        o->ids[o->n++] = id;
-        return 0;
-    }
-    const cache_entry *c = &t->cache[(h >> 40) & (CACHE_SLOTS - 1)];
-    if (fast && l <= CACHE_KEY && c->len == l && c->hash == h && c->nids <= CACHE_IDS &&
-        (!o->keep_off || c->starts != CACHE_NO_STARTS) && cache_key_eq(c, p, l, w)) {
-        for (size_t j = 0; j < c->nids; j++) {
+        const cache_entry *c = &t->cache[(h >> 40) & (CACHE_SLOTS - 1)];
+        if (fast && l <= CACHE_KEY && c->len == l && c->hash == h && c->nids <= CACHE_IDS &&
+            (!o->keep_off || c->starts != CACHE_NO_STARTS) && cache_key_eq(c, p, l, w)) {
             if (o->keep_off)
-                o->off[o->n + j] = at + (c->starts >> (5 * j) & 31);
-            o->ids[o->n + j] = c->ids[j];
+                for (size_t j = 0; j < c->nids; j++)
+                    o->off[o->n + j] = at + (c->starts >> (5 * j) & 31);
+            memcpy(o->ids + o->n, c->ids, sizeof c->ids); /* all CACHE_IDS: one fixed copy */
+            o->n += c->nids;
+            return 0;
         }
-        o->n += c->nids;
-        return 0;
+        id = l <= t->max_len ? vocab_find_hw(t, p, l, w, h) : NONE;
+        if (id == NONE)
+            return encode_piece(t, p, l, h, o, at);
     }
-    return encode_piece(t, p, l, h, o, at);
+    if (o->keep_off)
+        o->off[o->n] = at;
+    o->ids[o->n++] = id;
+    return 0;
 }
 
 /* One batch of m pieces (lengths len[], from s + pos), with the head words w[] and hashes
@@ -405,7 +404,7 @@ static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o
         for (size_t k = 0; k < m; k++)
             at += len[k];
         hash_batch(t, s, n, pos, len, m, w, h);
-        int rc = tok_ob_grow(o, at - pos);
+        int rc = tok_ob_grow(o, at - pos + CACHE_IDS); /* one ID per byte, and encode_other's copy */
         if (rc)
             return rc;
         rc = !fast        ? encode_batch_forced(t, s, pos, len, m, w, h, o, base)
