@@ -351,9 +351,9 @@ static const uint64_t hash_mask[17][2] = {HMS(0),  HMS(1),  HMS(2),  HMS(3),  HM
                                           HMS(12), HMS(13), HMS(14), HMS(15), HMS(16)};
 
 /* The head words w[] and hashes h[] of the m pieces (lengths len[]) of s[0..n) from `at`,
- * their vocabulary slots and cache lines prefetched. */
-static __attribute__((noinline)) void hash_batch(const tok_tokenizer *t, const uint8_t *s, size_t n, size_t at,
-                                                 const uint32_t *len, size_t m, uint64_t *w, uint64_t *h)
+ * their vocabulary slots and cache lines prefetched; returns where the last one ends. */
+static __attribute__((noinline)) size_t hash_batch(const tok_tokenizer *t, const uint8_t *s, size_t n, size_t at,
+                                                   const uint32_t *len, size_t m, uint64_t *w, uint64_t *h)
 {
     size_t hash_max = t->max_len > CACHE_KEY ? t->max_len : CACHE_KEY;
     const tok_slot *slots = t->slots;
@@ -363,16 +363,13 @@ static __attribute__((noinline)) void hash_batch(const tok_tokenizer *t, const u
         size_t l = len[k];
         uint64_t hw, hk;
         if (__builtin_expect(l <= 16 && at + 16 <= n, 1)) {
-            /* key_hash without a branch on the length: two loads masked to the piece,
-             * both rounds computed, the one for this length kept */
+            /* key_hash without a branch on the length: two loads masked to the piece */
             uint64_t w1;
             memcpy(&hw, s + at, 8);
             memcpy(&w1, s + at + 8, 8);
             hw &= hash_mask[l][0];
             w1 &= hash_mask[l][1];
-            uint64_t h1 = (hw ^ ((uint64_t)l << 56)) * 0x9E3779B97F4A7C15ull;
-            uint64_t h2 = (h1 ^ w1) * 0xc4ceb9fe1a85ec53ull;
-            hk = key_mix(l > 8 ? h2 : h1);
+            hk = mum(hw ^ KEY_S0, w1 ^ KEY_S1 ^ l);
         } else if (l <= hash_max) {
             hw = head_word(s + at, l);
             hk = key_hash(s + at, l, hw);
@@ -386,6 +383,7 @@ static __attribute__((noinline)) void hash_batch(const tok_tokenizer *t, const u
         __builtin_prefetch(&cache[(hk >> 40) & (CACHE_SLOTS - 1)]);
         at += l;
     }
+    return at;
 }
 
 /* Pieces are found BATCH at a time (tok_pretok), hashed, their vocabulary slots and cache
@@ -400,10 +398,8 @@ static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o
     size_t pos = 0;
     int fast = t->bpe_path == TOK_BPE_AUTO;
     while (pos < n) {
-        size_t m = tok_pretok(s, n, pos, len, BATCH), at = pos;
-        for (size_t k = 0; k < m; k++)
-            at += len[k];
-        hash_batch(t, s, n, pos, len, m, w, h);
+        size_t m = tok_pretok(s, n, pos, len, BATCH);
+        size_t at = hash_batch(t, s, n, pos, len, m, w, h);
         int rc = tok_ob_grow(o, at - pos + CACHE_IDS); /* one ID per byte, and encode_other's copy */
         if (rc)
             return rc;
