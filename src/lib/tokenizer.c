@@ -237,6 +237,13 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
 
 #define BATCH 64
 
+/* A batch of pieces: their lengths (from tok_pretok), head words and hashes (hash_batch).
+ * One pointer for the loops below (fewer arguments, fewer spilled registers). */
+typedef struct piece_batch {
+    uint32_t len[BATCH];
+    uint64_t w[BATCH], h[BATCH];
+} piece_batch;
+
 /* A piece that its home slot did not resolve (see encode_batch), appended to o (room for
  * CACHE_IDS IDs more than it gives): a 1- or 2-byte piece (byte_id, pair2p1; two bytes
  * without a token are two tokens), a cached piece, a whole token found by probing, else
@@ -290,23 +297,23 @@ static __attribute__((noinline)) int encode_other(tok_tokenizer *t, const uint8_
  * is random and would be mispredicted. The others take encode_other; with a forced BPE
  * path (`fast` 0) that sends every piece that is not a whole token to encode_piece. */
 static inline __attribute__((always_inline)) int
-encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const uint32_t *len, size_t m, const uint64_t *w,
-             const uint64_t *h, obuf *o, size_t base, int keep_off, int fast)
+encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const piece_batch *b, size_t m, obuf *o, size_t base,
+             int keep_off, int fast)
 {
     uint32_t *ids = o->ids;
     size_t *off = o->off, cur = o->n;
     const tok_slot *slots = t->slots; /* in locals: the stores to ids[] could alias t */
     uint64_t mask = t->mask;
     for (size_t k = 0; k < m; k++) {
-        size_t l = len[k];
-        const tok_slot *e = &slots[h[k] & mask];
-        if (__builtin_expect(e->head == w[k] && e->len == l && l <= 8, 1)) {
+        size_t l = b->len[k];
+        const tok_slot *e = &slots[b->h[k] & mask];
+        if (__builtin_expect(e->head == b->w[k] && e->len == l && l <= 8, 1)) {
             if (keep_off)
                 off[cur] = base + pos;
             ids[cur++] = e->id1 - 1;
         } else {
             o->n = cur;
-            int rc = encode_other(t, s + pos, l, w[k], h[k], o, base + pos, fast);
+            int rc = encode_other(t, s + pos, l, b->w[k], b->h[k], o, base + pos, fast);
             if (rc)
                 return rc;
             ids = o->ids; /* o may have grown */
@@ -321,24 +328,21 @@ encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const uint32_t *len
 
 /* The batch loop's three variants, each compiled on its own (fewer registers to spill). */
 static __attribute__((noinline)) int encode_batch_ids(tok_tokenizer *t, const uint8_t *s, size_t pos,
-                                                      const uint32_t *len, size_t m, const uint64_t *w,
-                                                      const uint64_t *h, obuf *o, size_t base)
+                                                      const piece_batch *b, size_t m, obuf *o, size_t base)
 {
-    return encode_batch(t, s, pos, len, m, w, h, o, base, 0, 1);
+    return encode_batch(t, s, pos, b, m, o, base, 0, 1);
 }
 
 static __attribute__((noinline)) int encode_batch_off(tok_tokenizer *t, const uint8_t *s, size_t pos,
-                                                      const uint32_t *len, size_t m, const uint64_t *w,
-                                                      const uint64_t *h, obuf *o, size_t base)
+                                                      const piece_batch *b, size_t m, obuf *o, size_t base)
 {
-    return encode_batch(t, s, pos, len, m, w, h, o, base, 1, 1);
+    return encode_batch(t, s, pos, b, m, o, base, 1, 1);
 }
 
 static __attribute__((noinline)) int encode_batch_forced(tok_tokenizer *t, const uint8_t *s, size_t pos,
-                                                         const uint32_t *len, size_t m, const uint64_t *w,
-                                                         const uint64_t *h, obuf *o, size_t base)
+                                                         const piece_batch *b, size_t m, obuf *o, size_t base)
 {
-    return encode_batch(t, s, pos, len, m, w, h, o, base, o->keep_off, 0);
+    return encode_batch(t, s, pos, b, m, o, base, o->keep_off, 0);
 }
 
 /* key_hash's masks for a piece of l <= 16 bytes read as two 8-byte words: [l][0] keeps
@@ -353,14 +357,14 @@ static const uint64_t hash_mask[17][2] = {HMS(0),  HMS(1),  HMS(2),  HMS(3),  HM
 /* The head words w[] and hashes h[] of the m pieces (lengths len[]) of s[0..n) from `at`,
  * their vocabulary slots and cache lines prefetched; returns where the last one ends. */
 static __attribute__((noinline)) size_t hash_batch(const tok_tokenizer *t, const uint8_t *s, size_t n, size_t at,
-                                                   const uint32_t *len, size_t m, uint64_t *w, uint64_t *h)
+                                                   piece_batch *b, size_t m)
 {
     size_t hash_max = t->max_len > CACHE_KEY ? t->max_len : CACHE_KEY;
     const tok_slot *slots = t->slots;
     const cache_entry *cache = t->cache;
     uint64_t mask = t->mask;
     for (size_t k = 0; k < m; k++) {
-        size_t l = len[k];
+        size_t l = b->len[k];
         uint64_t hw, hk;
         if (__builtin_expect(l <= 16 && at + 16 <= n, 1)) {
             /* key_hash without a branch on the length: two loads masked to the piece */
@@ -377,8 +381,8 @@ static __attribute__((noinline)) size_t hash_batch(const tok_tokenizer *t, const
             hw = ~0ull; /* matches no slot (l > 8): too long for a token or the inline cache */
             hk = 0;
         }
-        w[k] = hw;
-        h[k] = hk;
+        b->w[k] = hw;
+        b->h[k] = hk;
         __builtin_prefetch(&slots[hk & mask]);
         __builtin_prefetch(&cache[(hk >> 40) & (CACHE_SLOTS - 1)]);
         at += l;
@@ -393,19 +397,18 @@ static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o
 {
     if (n > UINT32_MAX)
         return TOK_E_TOO_LARGE; /* a piece length must fit uint32 */
-    uint32_t len[BATCH];
-    uint64_t w[BATCH], h[BATCH];
+    piece_batch b;
     size_t pos = 0;
     int fast = t->bpe_path == TOK_BPE_AUTO;
     while (pos < n) {
-        size_t m = tok_pretok(s, n, pos, len, BATCH);
-        size_t at = hash_batch(t, s, n, pos, len, m, w, h);
+        size_t m = tok_pretok(s, n, pos, b.len, BATCH);
+        size_t at = hash_batch(t, s, n, pos, &b, m);
         int rc = tok_ob_grow(o, at - pos + CACHE_IDS); /* one ID per byte, and encode_other's copy */
         if (rc)
             return rc;
-        rc = !fast        ? encode_batch_forced(t, s, pos, len, m, w, h, o, base)
-             : o->keep_off ? encode_batch_off(t, s, pos, len, m, w, h, o, base)
-                           : encode_batch_ids(t, s, pos, len, m, w, h, o, base);
+        rc = !fast        ? encode_batch_forced(t, s, pos, &b, m, o, base)
+             : o->keep_off ? encode_batch_off(t, s, pos, &b, m, o, base)
+                           : encode_batch_ids(t, s, pos, &b, m, o, base);
         if (rc)
             return rc;
         pos = at;
