@@ -244,11 +244,26 @@ typedef struct piece_batch {
     uint64_t w[BATCH], h[BATCH];
 } piece_batch;
 
+/* A piece that is neither in its home slot nor in the piece cache: a whole token found by
+ * probing the vocabulary, else encode_piece (BPE). */
+static __attribute__((noinline)) int encode_probe(tok_tokenizer *t, const uint8_t *p, size_t l, uint64_t w,
+                                                  uint64_t h, obuf *o, size_t at)
+{
+    uint32_t id = l <= t->max_len ? vocab_find_hw(t, p, l, w, h) : NONE;
+    if (id == NONE)
+        return encode_piece(t, p, l, h, o, at);
+    if (o->keep_off)
+        o->off[o->n] = at;
+    o->ids[o->n++] = id;
+    return 0;
+}
+
 /* A piece that its home slot did not resolve (see encode_batch), appended to o (room for
  * CACHE_IDS IDs more than it gives): a 1- or 2-byte piece (byte_id, pair2p1; two bytes
- * without a token are two tokens), a cached piece, a whole token found by probing, else
- * encode_piece. The cache is looked at first: only pieces that are no token are put there,
- * so a hit needs no probe of the vocabulary. Out of line: the hot loop keeps its registers. */
+ * without a token are two tokens), a cached piece, else encode_probe. The cache is looked
+ * at first: only pieces that are no token are put there, so a hit needs no probe of the
+ * vocabulary. Out of line, and calling out only at its end (a leaf that saves next to no
+ * registers): the hot loop keeps its registers. */
 static __attribute__((noinline)) int encode_other(tok_tokenizer *t, const uint8_t *p, size_t l, uint64_t w,
                                                   uint64_t h, obuf *o, size_t at, int fast)
 {
@@ -278,9 +293,7 @@ static __attribute__((noinline)) int encode_other(tok_tokenizer *t, const uint8_
             o->n += c->nids;
             return 0;
         }
-        id = l <= t->max_len ? vocab_find_hw(t, p, l, w, h) : NONE;
-        if (id == NONE)
-            return encode_piece(t, p, l, h, o, at);
+        return encode_probe(t, p, l, w, h, o, at);
     }
     if (o->keep_off)
         o->off[o->n] = at;
