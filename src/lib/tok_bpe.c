@@ -92,25 +92,22 @@ static inline __attribute__((always_inline)) uint32_t pair_rank(tok_tokenizer *t
     return r;
 }
 
-/* Four int32 lanes (GCC/clang vector extension: SSE2 on x86-64, NEON on arm64, plain
- * scalar code elsewhere), for the minimum search of bpe_small. */
-typedef int32_t v4i __attribute__((vector_size(16)));
 #define KEY_NONE INT32_MAX
 
 /* BPE of a short piece (2 <= n <= SMALL_PIECE) the way tiktoken does it: each step a
  * search of all pairs for the leftmost lowest rank. Parts are linked by `nx` (no moving of
  * arrays). Pair i (part i and the part after it) has the key rank << 6 | i, KEY_NONE when
  * it is no token or part i was absorbed: the smallest key is then tiktoken's leftmost
- * lowest pair, found four keys at a time without a branch per pair (ranks < MAX_VOCAB <
- * 2^25, so keys fit int32). Writes the token IDs to ids and their starts to starts;
- * returns the count. */
+ * lowest pair, found by two running minima without a branch per pair, whose outcome is
+ * random and would be mispredicted (ranks < MAX_VOCAB < 2^25, so keys fit int32). Writes
+ * the token IDs to ids and their starts to starts; returns the count. */
 static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, uint32_t *ids, uint8_t *starts)
 {
     uint8_t nx[SMALL_PIECE + 1], pv[SMALL_PIECE];
     uint32_t pid[SMALL_PIECE];
-    int32_t key[SMALL_PIECE + 4] __attribute__((aligned(16)));
+    int32_t key[SMALL_PIECE]; /* n - 1 keys, padded to even */
     const uint32_t *pair2p1 = t->pair2p1, *byte_id = t->byte_id;
-    size_t nk = (n - 1 + 3) & ~(size_t)3; /* keys searched: n - 1 pairs, padded to lanes */
+    size_t nk = n & ~(size_t)1; /* the n - 1 keys searched, padded to an even count */
     for (size_t i = 0; i < n; i++) {
         nx[i] = (uint8_t)(i + 1);
         pv[i] = (uint8_t)(i - 1); /* pv[0] is never read */
