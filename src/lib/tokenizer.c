@@ -33,6 +33,8 @@ size_t tok_utf8_check(const char *str, size_t len)
             }
             i += 16;
         }
+        if (i == len)
+            break; /* all ASCII up to the end, which is a multiple of 16 bytes away */
 #endif
         if (i + 8 <= len) {
             uint64_t w;
