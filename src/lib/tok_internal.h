@@ -195,19 +195,25 @@ static inline int bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
 }
 
 /* The 128-bit product of a and b folded to 64 bits (high half ^ low half): each bit of the
- * result depends on every bit of both (the mixing step of wyhash). The same value with or
- * without the compiler's 128-bit integers (the compiled-in index is built with it). */
+ * result depends on every bit of both (the mixing step of wyhash). mum_32 computes it from
+ * 32-bit halves, for compilers without 128-bit integers: the same value (the compiled-in
+ * index is built with it; tests compare the two). */
+static inline uint64_t mum_32(uint64_t a, uint64_t b)
+{
+    uint64_t al = a & 0xFFFFFFFFu, ah = a >> 32, bl = b & 0xFFFFFFFFu, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    uint64_t mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu);
+    uint64_t lo = (ll & 0xFFFFFFFFu) | mid << 32, hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+    return hi ^ lo;
+}
+
 static inline uint64_t mum(uint64_t a, uint64_t b)
 {
 #ifdef __SIZEOF_INT128__
     unsigned __int128 r = (unsigned __int128)a * b;
     return (uint64_t)(r >> 64) ^ (uint64_t)r;
 #else
-    uint64_t al = a & 0xFFFFFFFFu, ah = a >> 32, bl = b & 0xFFFFFFFFu, bh = b >> 32;
-    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
-    uint64_t mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu);
-    uint64_t lo = (ll & 0xFFFFFFFFu) | mid << 32, hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
-    return hi ^ lo;
+    return mum_32(a, b);
 #endif
 }
 
