@@ -118,14 +118,13 @@ static int emit_ids(tok_tokenizer *t, const uint32_t *ids, size_t cnt, obuf *o, 
     int rc = tok_ob_grow(o, cnt);
     if (rc)
         return rc;
-    size_t at = base;
-    for (size_t k = 0; k < cnt; k++) {
-        uint32_t id = ids[k];
-        if (o->keep_off)
-            o->off[o->n] = at;
-        o->ids[o->n++] = id;
-        at += t->off[id + 1] - t->off[id];
-    }
+    if (o->keep_off)
+        for (size_t k = 0, at = base; k < cnt; k++) {
+            o->off[o->n + k] = at;
+            at += t->off[ids[k] + 1] - t->off[ids[k]];
+        }
+    memcpy(o->ids + o->n, ids, cnt * sizeof *ids);
+    o->n += cnt;
     return 0;
 }
 
