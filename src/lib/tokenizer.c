@@ -188,8 +188,8 @@ static inline int cache_key_eq(const cache_entry *c, const uint8_t *p, size_t n,
 }
 
 /* Encodes one piece (n >= 2) that is not a whole token, whose hash h was computed (and
- * its cache slot prefetched) by the batching pre-tokenizer; h is unset when n > max_len,
- * and then unused (such pieces are longer than CACHE_KEY). */
+ * its cache line prefetched) by hash_batch; h is 0 when n is more than both max_len and
+ * CACHE_KEY, and then unused. */
 static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h, obuf *o, size_t base)
 {
     if (t->bpe_path != TOK_BPE_AUTO)

@@ -3,7 +3,9 @@
  * each special-token mode; on valid input, decode(encode(x)) must give x back and the
  * offsets must tile the input; in lossy mode offsets must be in range and ordered; split
  * over 2..5 threads at every size (tok_set_split_min) the IDs and offsets must be the
- * one-thread ones.
+ * one-thread ones, and so must be those of a forced BPE path (no piece caches: scan, heap
+ * or buckets by the input's first byte) and the IDs of an encoding without offsets (which
+ * fills and reads the caches in their other mode).
  * Uses the compiled-in tokenizer (no files needed). */
 #include "tokenizer.h"
 
@@ -11,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tok_tokenizer *T, *P;
+static tok_tokenizer *T, *P, *H;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     g2e_err err;
-    if (!T && (tok_open_builtin(&T, &err) || tok_open_builtin(&P, &err)))
+    if (!T && (tok_open_builtin(&T, &err) || tok_open_builtin(&P, &err) || tok_open_builtin(&H, &err)))
         abort();
     tok_set_split_min(P, 1);
     const char *s = (const char *)data;
@@ -64,6 +66,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (tok_encode(P, s, size, TOK_SPECIAL_TEXT, TOK_LOSSY, &pr, NULL, &err) || pr.n != r.n ||
         memcmp(pr.ids, r.ids, r.n * sizeof *r.ids) != 0 ||
         memcmp(pr.offsets, r.offsets, (r.n + 1) * sizeof *r.offsets) != 0)
+        abort();
+    tok_ids_free(&pr);
+    static const int paths[] = {TOK_BPE_SCAN, TOK_BPE_HEAP, TOK_BPE_BUCKETS};
+    tok_set_bpe_path(H, paths[size ? data[0] % 3 : 0]);
+    if (tok_encode(H, s, size, TOK_SPECIAL_TEXT, TOK_LOSSY, &pr, NULL, &err) || pr.n != r.n ||
+        memcmp(pr.ids, r.ids, r.n * sizeof *r.ids) != 0 ||
+        memcmp(pr.offsets, r.offsets, (r.n + 1) * sizeof *r.offsets) != 0)
+        abort();
+    tok_ids_free(&pr);
+    if (tok_encode(T, s, size, TOK_SPECIAL_TEXT, TOK_LOSSY | TOK_NO_OFFSETS, &pr, NULL, &err) || pr.n != r.n ||
+        memcmp(pr.ids, r.ids, r.n * sizeof *r.ids) != 0)
         abort();
     tok_ids_free(&pr);
     tok_ids_free(&r);
