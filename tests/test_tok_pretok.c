@@ -5,19 +5,39 @@
  * look-ahead backing off), and the property the threads rely on: at every cut that
  * tok_pretok_cut offers, the two halves pre-tokenized alone give exactly the pieces of the
  * whole, on adversarial texts of whitespace runs, contractions, special tokens and long
- * unsplittable pieces. */
+ * unsplittable pieces. And, against the independent, character-by-character reference
+ * tests/pretok_ref.c: random mixtures of every kind of character the pattern tells apart
+ * (millions of texts), the benchmark corpus and the conformance texts. */
+#include "pretok_ref.h"
+#include "text.h"
 #include "tok_pretok.h"
 
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The portable block classifier (the one built where SSE2 is not), compiled into this test
+ * under other names so that it is checked here too. */
+size_t tok_pretok_portable(const uint8_t *s, size_t n, size_t pos, uint32_t *len, size_t max);
+size_t tok_pretok_cut_portable(const uint8_t *s, size_t n, size_t from);
+#define G2E_PRETOK_PORTABLE
+#define tok_pretok tok_pretok_portable
+#define tok_pretok_cut tok_pretok_cut_portable
+#include "tok_pretok.c"
+#undef tok_pretok
+#undef tok_pretok_cut
+
+/* The pre-tokenizer under test: the library's, or the portable one above. */
+static size_t (*pretok)(const uint8_t *, size_t, size_t, uint32_t *, size_t) = tok_pretok;
 
 /* Every piece length of s[0..n), in batches of `batch` (so batch edges are crossed too). */
 static size_t pieces(const char *s, size_t n, uint32_t *len, size_t batch)
 {
     size_t k = 0, pos = 0;
     while (pos < n) {
-        size_t m = tok_pretok((const uint8_t *)s, n, pos, len + k, batch);
+        size_t m = pretok((const uint8_t *)s, n, pos, len + k, batch);
         cr_assert(m >= 1 && m <= batch);
         for (size_t j = 0; j < m; j++) {
             cr_assert(len[k + j] >= 1);
@@ -175,4 +195,188 @@ Test(tok_pretok, no_cut_where_pieces_cross)
     cr_expect_eq(tok_pretok_cut((const uint8_t *)"ab cd", 5, 1), 2);
     cr_expect_eq(tok_pretok_cut((const uint8_t *)"\xE6\x97\xA5\n", 4, 1), 3);
     cr_expect_eq(tok_pretok_cut((const uint8_t *)"xxxx", 4, 1), 4); /* none: n */
+}
+
+/* ------------------------------------------------------------ against the reference */
+
+/* tok_pretok's pieces of s[0..n), in batches of `batch`, equal the reference's. */
+static void expect_reference(const char *what, const uint8_t *s, size_t n, size_t batch)
+{
+    uint32_t *got = malloc((n + 1) * sizeof *got), *want = malloc((n + 1) * sizeof *want);
+    cr_assert(got && want);
+    size_t nw = pretok_ref(s, n, want);
+    cr_assert_neq(nw, (size_t)-1, "%s: the reference refused the text", what);
+    size_t ng = pieces((const char *)s, n, got, batch);
+    size_t j = 0, at = 0;
+    while (j < ng && j < nw && got[j] == want[j])
+        at += got[j++];
+    if (j < ng || j < nw) {
+        size_t from = at > 20 ? at - 20 : 0, to = at + 40 < n ? at + 40 : n;
+        cr_assert_fail("%s (%zu bytes): piece %zu at byte %zu is %u bytes long, the reference's %u; "
+                       "text around it: '%.*s'", what, n, j, at, j < ng ? got[j] : 0, j < nw ? want[j] : 0,
+                       (int)(to - from), (const char *)s + from);
+    }
+    free(got);
+    free(want);
+}
+
+/* Appends code point c as UTF-8 (text.h's encoder). */
+static size_t put_utf8(uint8_t *b, uint32_t c) { return text_encode((int32_t)c, (char *)b); }
+
+/* The kinds of character mixed: ASCII letters (and those of the contractions), digits,
+ * punctuation and controls, the apostrophe, ' ', the other ASCII white space, white space
+ * beyond ASCII, CJK (and a letter beyond the BMP), Cyrillic and accented Latin, combining
+ * marks, numbers beyond digits, emoji, and runs of one byte long enough to cross the
+ * pre-tokenizer's blocks. */
+enum { K_LOWER, K_UPPER, K_CONTR, K_DIGIT, K_PUNCT, K_APOS, K_SPACE, K_ASCII_WS, K_WIDE_WS, K_CJK,
+       K_CYRILLIC, K_MARK, K_WIDE_N, K_EMOJI, K_RUN, N_KINDS, K_FIRST_WIDE = K_WIDE_WS };
+
+static uint32_t pick(const char *set, size_t n_set) { return (uint8_t)set[rnd() % n_set]; }
+
+static size_t random_char(uint8_t *b, int kind)
+{
+    static const char punct[] = "!\"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\x01\x1C\x1F\x7F";
+    static const char contr[] = "stmdrevl";
+    static const char ws[] = "\t\n\r\x0B\x0C";
+    static const uint32_t wide_ws[] = {0xA0, 0x3000, 0x2028, 0x2029, 0x85, 0x1680, 0x2000, 0x200A, 0x202F, 0x205F};
+    static const uint32_t wide_n[] = {0xBD, 0xB2, 0xB3, 0x660, 0x669, 0x216B, 0xFF10, 0x2460, 0x1D7CE};
+    static const uint32_t cjk[] = {0x4E00, 0x65E5, 0x672C, 0x8A9E, 0x3042, 0x30AB, 0xAC00, 0x20000};
+    switch (kind) {
+    case K_LOWER: return put_utf8(b, 'a' + rnd() % 26);
+    case K_UPPER: return put_utf8(b, 'A' + rnd() % 26);
+    case K_CONTR: return put_utf8(b, pick(contr, sizeof contr - 1));
+    case K_DIGIT: return put_utf8(b, '0' + rnd() % 10);
+    case K_PUNCT: return put_utf8(b, rnd() % 64 ? pick(punct, sizeof punct - 1) : 0);
+    case K_APOS: return put_utf8(b, '\'');
+    case K_SPACE: return put_utf8(b, ' ');
+    case K_ASCII_WS: return put_utf8(b, pick(ws, sizeof ws - 1));
+    case K_WIDE_WS: return put_utf8(b, wide_ws[rnd() % 10]);
+    case K_CJK: return put_utf8(b, cjk[rnd() % 8] + rnd() % 16);
+    case K_CYRILLIC: return put_utf8(b, rnd() % 4 ? 0x410 + rnd() % 64 : 0xE0 + rnd() % 32);
+    case K_MARK: return put_utf8(b, 0x300 + rnd() % 0x70);
+    case K_WIDE_N: return put_utf8(b, wide_n[rnd() % 9]);
+    case K_EMOJI: return put_utf8(b, 0x1F600 + rnd() % 64);
+    default: break;
+    }
+    return 0;
+}
+
+/* A random text of at most cap bytes: each case weighs the kinds anew (half the cases are
+ * ASCII only), so some are mostly words and spaces, others mostly white space, and so on. */
+static size_t random_text(uint8_t *buf, size_t cap)
+{
+    unsigned w[N_KINDS], total = 0;
+    int ascii_only = rnd() % 2;
+    for (int k = 0; k < N_KINDS; k++) {
+        w[k] = (ascii_only && k >= K_FIRST_WIDE && k != K_RUN) || rnd() % 3 == 0 ? 0 : 1 + rnd() % 16;
+        total += w[k];
+    }
+    if (!total)
+        w[K_LOWER] = total = 1;
+    size_t n = 0;
+    while (n + 4 <= cap) {
+        unsigned r = rnd() % total;
+        int k = 0;
+        while (r >= w[k])
+            r -= w[k++];
+        if (k == K_RUN) {
+            static const char one[] = "a7 .\n'";
+            size_t l = 1 + rnd() % 150;
+            if (n + l > cap)
+                l = cap - n;
+            memset(buf + n, one[rnd() % 6], l);
+            n += l;
+        } else {
+            n += random_char(buf + n, k);
+        }
+    }
+    return n;
+}
+
+static void random_texts(long count)
+{
+    uint8_t buf[304];
+    for (long c = 0; c < count; c++) {
+        size_t cap = rnd() % (1 + rnd() % 301); /* 0..300, short ones more often */
+        size_t n = random_text(buf, cap);
+        uint8_t *s = malloc(n ? n : 1); /* exactly n bytes: a read past the end is caught by ASan */
+        cr_assert(s);
+        memcpy(s, buf, n);
+        char what[32];
+        snprintf(what, sizeof what, "random text %ld", c);
+        expect_reference(what, s, n, 1 + rnd() % 64);
+        free(s);
+    }
+}
+
+Test(tok_pretok, random_texts_as_the_reference) { random_texts(1000000); }
+
+Test(tok_pretok, portable_blocks_on_random_texts_as_the_reference)
+{
+    pretok = tok_pretok_portable;
+    random_texts(200000);
+}
+
+/* The corpus (bench/data/corpus.txt.gz), n bytes (the caller frees). */
+static uint8_t *corpus(size_t *len)
+{
+    FILE *f = popen("gzip -dc " G2E_SRCDIR "/bench/data/corpus.txt.gz", "r");
+    cr_assert(f);
+    size_t cap = 1 << 24, n = 0, got;
+    uint8_t *s = malloc(cap);
+    cr_assert(s);
+    while ((got = fread(s + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            s = realloc(s, cap *= 2);
+            cr_assert(s);
+        }
+    }
+    cr_assert_eq(pclose(f), 0);
+    cr_assert_gt(n, 10000000, "the corpus is %zu bytes", n);
+    *len = n;
+    return s;
+}
+
+Test(tok_pretok, the_corpus_as_the_reference)
+{
+    size_t n;
+    uint8_t *s = corpus(&n);
+    expect_reference("the corpus", s, n, 64);
+    expect_reference("the corpus", s, n, 5);
+    pretok = tok_pretok_portable;
+    expect_reference("the corpus (portable blocks)", s, n, 64);
+    free(s);
+}
+
+Test(tok_pretok, the_conformance_texts_as_the_reference)
+{
+    static const char *const files[] = {"/tests/data/tokenizer_cases.jsonl", "/tests/data/tokenizer_extra_cases.jsonl",
+                                        "/tests/data/tokenizer_long_cases.jsonl"};
+    size_t texts = 0;
+    for (size_t fi = 0; fi < 3; fi++) {
+        char path[4096], what[128];
+        snprintf(path, sizeof path, "%s%s", G2E_SRCDIR, files[fi]);
+        FILE *f = fopen(path, "r");
+        cr_assert(f, "%s", path);
+        char *line = NULL;
+        size_t cap = 0;
+        for (size_t no = 1; getline(&line, &cap, f) > 0; no++) {
+            cJSON *j = cJSON_Parse(line);
+            cr_assert(j && cJSON_IsString(cJSON_GetObjectItem(j, "text")), "%s:%zu: no text", path, no);
+            const char *text = cJSON_GetObjectItem(j, "text")->valuestring;
+            size_t n = strlen(text);
+            uint8_t *s = malloc(n ? n : 1); /* exactly n bytes, as above */
+            cr_assert(s);
+            memcpy(s, text, n);
+            snprintf(what, sizeof what, "%s:%zu", files[fi], no);
+            expect_reference(what, s, n, 64);
+            free(s);
+            cJSON_Delete(j);
+            texts++;
+        }
+        free(line);
+        fclose(f);
+    }
+    cr_expect_gt(texts, 2000, "only %zu conformance texts", texts);
 }

@@ -8,8 +8,35 @@
  *   3. otherwise a whitespace run: \s+(?!\S) leaves the run's last character to what
  *      follows when the run is followed by a non-space (and is longer than one), else
  *      \s+ takes it all.
- * Most of the text is ASCII: bytes below 0x80 are classified by a table, and only the
- * others are decoded (the input is valid UTF-8, checked by the caller).
+ *
+ * Where pieces start, told from neighbours alone. Write W for white space, c[j] for the
+ * character at j, a piece starting at 0 (the caller's invariant). From the rules above:
+ *   (a) c[j] W, c[j-1] not: starts (no alternative that holds a non-space goes on over a
+ *       space, and \s+ cannot hold c[j-1]);
+ *   (b) c[j] W, c[j-1] W: starts exactly when c[j+1] exists and is not W (the run, longer
+ *       than one, gives up its last character, which starts the next piece);
+ *   (c) c[j] not W, c[j-1] W: starts unless c[j-1] is ' ' (a ' ' before a non-space
+ *       always starts the piece that holds both, by (a) or (b));
+ *   (d) c[j], c[j-1] both not W: starts exactly when their classes (L, N, other) differ,
+ *       every run being greedy;
+ * except after a contraction: an apostrophe where (a)-(d) start a piece, followed by one
+ * of s t m d re ve ll, makes that a piece of its own (the letters inside start none, the
+ * character after it starts one). Contractions can neither start inside one another nor
+ * change (a)-(d) elsewhere: they end in a letter, and their apostrophe starts by (d) or (c).
+ *
+ * Most text is ASCII, so tok_pretok works on blocks of 64 bytes (block_pieces): SSE2
+ * compares (or a portable byte loop) give a 64-bit mask per class of ASCII byte, the
+ * non-ASCII characters are decoded and each of their bytes is given the character's class
+ * (so that inside a character (d) finds no start), (a)-(d) become a few shifts and ands,
+ * contractions patch the few apostrophes, and the lengths come from the set bits. A block
+ * knows nothing from its first character that is non-ASCII white space (its bytes would
+ * look like a run of W), nor at its last byte (rule (b) needs c[j+1]); a piece is emitted
+ * only when the start after it is known. What a block
+ * cannot tell (a piece longer than it, white space beyond ASCII, the text's last 63 bytes)
+ * is done by one_piece, which follows rules 1-3 one character at a time, decoding the
+ * non-ASCII ones (the input is valid UTF-8, checked by the caller).
+ * tests/test_tok_pretok.c compares both paths with a character-by-character reference of
+ * the pattern (tests/pretok_ref.c), and so does tests/fuzz/fuzz_tokenizer.c.
  */
 #include "tok_pretok.h"
 #include "unicode.h"
@@ -124,53 +151,187 @@ static inline size_t contraction(const uint8_t *s, size_t n, size_t i)
     return 0;
 }
 
+/* The end of the piece that starts at s[i] (i < n): the pattern followed one character at
+ * a time (for text the blocks below cannot take). */
+static size_t one_piece(const uint8_t *s, size_t n, size_t i)
+{
+    size_t cl_len;
+    uint8_t c = s[i];
+    /* the commonest pieces first: "word" and " word" in ASCII letters */
+    if (BYTE_CLASS[c] == UNI_L || (c == ' ' && i + 1 < n && BYTE_CLASS[s[i + 1]] == UNI_L))
+        return run_end(s, n, i + 1 + (c == ' '), UNI_L);
+    if (c == '\'') {
+        size_t pl = contraction(s, n, i);
+        if (pl)
+            return i + pl;
+    }
+    int cl = char_class(s, i, &cl_len);
+    if (c == ' ' && i + 1 < n) {
+        size_t l2;
+        int c2 = char_class(s, i + 1, &l2);
+        if (c2 != UNI_W) {
+            cl = c2;
+            i += 1;
+            cl_len = l2;
+        }
+    }
+    if (cl != UNI_W)
+        return run_end(s, n, i + cl_len, cl);
+    /* a whitespace run: \s+(?!\S) leaves its last character to what follows */
+    size_t last = i, count = 0;
+    while (i < n) {
+        size_t l;
+        if (char_class(s, i, &l) != UNI_W)
+            break;
+        last = i;
+        count++;
+        i += l;
+    }
+    return i < n && count >= 2 ? last : i;
+}
+
+/* ------------------------------------------------------------ 64 bytes at once */
+
+/* Bit j of each mask is byte j of a block of 64: ASCII letters, ASCII digits, ASCII white
+ * space (\t \n \v \f \r ' '), ' ', bytes >= 0x80. */
+typedef struct {
+    uint64_t l, d, ws, sp, ap, hi;
+} block_masks;
+
+#if defined(__SSE2__) && !defined(G2E_PRETOK_PORTABLE)
+#include <emmintrin.h>
+
+/* The 64-bit mask of the four 16-byte compare results a, b, c, d (bytes 0 or 0xFF). */
+static inline uint64_t mask64(__m128i a, __m128i b, __m128i c, __m128i d)
+{
+    return (uint64_t)(uint32_t)_mm_movemask_epi8(a) | (uint64_t)(uint32_t)_mm_movemask_epi8(b) << 16 |
+           (uint64_t)(uint32_t)_mm_movemask_epi8(c) << 32 | (uint64_t)(uint32_t)_mm_movemask_epi8(d) << 48;
+}
+
+/* Bytes in lo..lo+count-1: a signed compare after an offset, x + (0x80 - lo) < -128 + count. */
+#define IN_RANGE(x, lo, count) \
+    _mm_cmplt_epi8(_mm_add_epi8((x), _mm_set1_epi8((char)(0x80 - (lo)))), _mm_set1_epi8((char)(-128 + (count))))
+#define LETTER(x) IN_RANGE(_mm_or_si128((x), _mm_set1_epi8(0x20)), 'a', 26) /* A-Z: a-z with 0x20 */
+#define DIGIT(x) IN_RANGE((x), '0', 10)
+#define IS(x, c) _mm_cmpeq_epi8((x), _mm_set1_epi8(c))
+#define WHITE(x) _mm_or_si128(IS((x), ' '), IN_RANGE((x), '\t', 5))
+
+static inline void classify(const uint8_t *s, block_masks *m)
+{
+    /* class by class over the four 16-byte parts (which keeps them all in registers) */
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
+    __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + 32));
+    __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(s + 48));
+    m->hi = mask64(a, b, c, d);
+    m->l = mask64(LETTER(a), LETTER(b), LETTER(c), LETTER(d));
+    m->d = mask64(DIGIT(a), DIGIT(b), DIGIT(c), DIGIT(d));
+    m->ws = mask64(WHITE(a), WHITE(b), WHITE(c), WHITE(d));
+    m->sp = mask64(IS(a, ' '), IS(b, ' '), IS(c, ' '), IS(d, ' '));
+    m->ap = mask64(IS(a, '\''), IS(b, '\''), IS(c, '\''), IS(d, '\''));
+}
+#undef IN_RANGE
+#undef LETTER
+#undef DIGIT
+#undef IS
+#undef WHITE
+#else
+/* Portable: a byte at a time through BYTE_CLASS. */
+static inline void classify(const uint8_t *s, block_masks *m)
+{
+    *m = (block_masks){0};
+    for (unsigned j = 0; j < 64; j++) {
+        uint64_t b = 1ull << j;
+        int cl = BYTE_CLASS[s[j]];
+        m->l |= cl == UNI_L ? b : 0;
+        m->d |= cl == UNI_N ? b : 0;
+        m->ws |= cl == UNI_W ? b : 0;
+        m->sp |= s[j] == ' ' ? b : 0;
+        m->ap |= s[j] == '\'' ? b : 0;
+        m->hi |= cl == DECODE ? b : 0;
+    }
+}
+#endif
+
+/* The pieces of the block s[i..i+64) (i + 64 <= n, a piece starts at i) that can be told
+ * from the block alone, their lengths into len[0..max); returns how many, and in *end
+ * where the last of them ends (0 pieces: the first one goes beyond what the block knows). */
+static inline size_t block_pieces(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t max, size_t *end)
+{
+    block_masks m;
+    classify(s + i, &m);
+    /* the characters of bytes >= 0x80 decoded (one that goes on past the block is whole in
+     * s: valid UTF-8), each of their bytes given its class, up to the first that is white
+     * space (its bytes would look like a run of W): from there on nothing is known */
+    uint64_t wide[3] = {0, 0, 0}, unk = 0; /* UNI_O, UNI_L, UNI_N */
+    for (uint64_t rest = m.hi; rest;) {
+        unsigned at = (unsigned)__builtin_ctzll(rest);
+        size_t w;
+        int cl = wide_class(s, i + at, &w);
+        if (cl == UNI_W) {
+            unk = ~0ull << at;
+            break;
+        }
+        uint64_t bits = ((1ull << w) - 1) << at;
+        wide[cl] |= bits;
+        rest &= ~bits;
+    }
+    uint64_t ws = m.ws, pws = ws << 1, l = m.l | wide[UNI_L], d = m.d | wide[UNI_N];
+    uint64_t o = ~(m.l | m.d | ws | m.hi) | wide[UNI_O]; /* neither letter, digit nor white space */
+    uint64_t same = (l & l << 1) | (d & d << 1) | (o & o << 1);
+    /* piece starts, by the rules at the top: (a) and (b) for white space (an unknown byte
+     * after a W run counted as W: that start is not known, see below), (c) and (d) for the
+     * rest (same is 0 after W), and byte 0 */
+    uint64_t st = (ws & ~(pws & (ws | unk) >> 1)) | (~ws & ~same & ~(m.sp << 1)) | 1;
+    /* what is known: the starts before the first unknown byte, but at the one before it
+     * only if that start does not depend on its class */
+    unsigned h = unk ? (unsigned)__builtin_ctzll(unk) : 64;
+    if (h == 0)
+        return 0;
+    unsigned lim = h < 63 ? h - 1 : 62;
+    if (h < 64 && h >= 2 && (ws & pws) >> (h - 1) & 1)
+        lim = h - 2;
+    uint64_t known = (2ull << lim) - 1;
+    /* contractions: an apostrophe where a piece starts, then s t m d (the next start two
+     * on) or re ve ll (three on); contraction() reads at most s[n-1] */
+    for (uint64_t a = st & known & m.ap; a; a &= a - 1) {
+        unsigned j = (unsigned)__builtin_ctzll(a);
+        size_t c = contraction(s, n, i + j);
+        if (c == 2)
+            st = (st & ~(2ull << j)) | 4ull << j;
+        else if (c == 3)
+            st = (st & ~(6ull << j)) | 8ull << j;
+    }
+    uint64_t cut = st & known & ~1ull; /* where the known pieces end */
+    if (!cut)
+        return 0;
+    uint32_t *p = len, *stop = len + max;
+    unsigned last = 0;
+    do {
+        unsigned b = (unsigned)__builtin_ctzll(cut);
+        *p++ = b - last;
+        last = b;
+        cut &= cut - 1;
+    } while (cut && p < stop);
+    *end = i + last;
+    return (size_t)(p - len);
+}
+
 size_t tok_pretok(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t max)
 {
     size_t k = 0;
     while (k < max && i < n) {
-        size_t start = i, cl_len;
-        uint8_t c = s[i];
-        /* the commonest pieces first: "word" and " word" in ASCII letters */
-        if (BYTE_CLASS[c] == UNI_L || (c == ' ' && i + 1 < n && BYTE_CLASS[s[i + 1]] == UNI_L)) {
-            i = run_end(s, n, i + 1 + (c == ' '), UNI_L);
-            len[k++] = (uint32_t)(i - start);
-            continue;
-        }
-        if (c == '\'') {
-            size_t pl = contraction(s, n, i);
-            if (pl) {
-                len[k++] = (uint32_t)pl;
-                i += pl;
+        if (i + 64 <= n) {
+            size_t end, m = block_pieces(s, n, i, len + k, max - k, &end);
+            if (m) {
+                k += m;
+                i = end;
                 continue;
             }
         }
-        int cl = char_class(s, i, &cl_len);
-        if (c == ' ' && i + 1 < n) {
-            size_t l2;
-            int c2 = char_class(s, i + 1, &l2);
-            if (c2 != UNI_W) {
-                cl = c2;
-                i += 1;
-                cl_len = l2;
-            }
-        }
-        if (cl != UNI_W) {
-            i = run_end(s, n, i + cl_len, cl);
-        } else {
-            /* a whitespace run: \s+(?!\S) leaves its last character to what follows */
-            size_t last = i, count = 0;
-            while (i < n) {
-                size_t l;
-                if (char_class(s, i, &l) != UNI_W)
-                    break;
-                last = i;
-                count++;
-                i += l;
-            }
-            if (i < n && count >= 2)
-                i = last;
-        }
-        len[k++] = (uint32_t)(i - start);
+        size_t e = one_piece(s, n, i);
+        len[k++] = (uint32_t)(e - i);
+        i = e;
     }
     return k;
 }

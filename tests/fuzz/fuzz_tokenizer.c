@@ -5,8 +5,12 @@
  * over 2..5 threads at every size (tok_set_split_min) the IDs and offsets must be the
  * one-thread ones, and so must be those of a forced BPE path (no piece caches: scan, heap
  * or buckets by the input's first byte) and the IDs of an encoding without offsets (which
- * fills and reads the caches in their other mode).
+ * fills and reads the caches in their other mode); on valid input, the pre-tokenizer's
+ * pieces (in batches of 1..64) must be those of the character-by-character reference
+ * tests/pretok_ref.c.
  * Uses the compiled-in tokenizer (no files needed). */
+#include "../pretok_ref.h"
+#include "tok_pretok.h"
 #include "tokenizer.h"
 
 #include <stdint.h>
@@ -14,6 +18,28 @@
 #include <string.h>
 
 static tok_tokenizer *T, *P, *H;
+
+/* tok_pretok's pieces of valid UTF-8 data[0..size) are the reference's. */
+static void check_pieces(const uint8_t *data, size_t size)
+{
+    uint32_t *want = malloc((size + 1) * sizeof *want), got[64];
+    if (!want || pretok_ref(data, size, want) == (size_t)-1)
+        abort();
+    size_t batch = size ? 1 + data[size / 2] % 64 : 64, pos = 0, k = 0;
+    while (pos < size) {
+        size_t m = tok_pretok(data, size, pos, got, batch);
+        if (m < 1 || m > batch)
+            abort();
+        for (size_t j = 0; j < m; j++, k++) {
+            if (got[j] != want[k])
+                abort();
+            pos += got[j];
+        }
+    }
+    if (pos != size)
+        abort();
+    free(want);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,6 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tok_ids r;
     size_t off = 0;
     int rc = tok_encode(T, s, size, sp, 0, &r, &off, &err);
+    if (bad == size)
+        check_pieces(data, size);
     if (bad < size) {
         if (rc != TOK_E_UTF8 || off != bad)
             abort();
