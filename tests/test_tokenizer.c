@@ -116,6 +116,30 @@ Test(tokenizer_data, compiled_index_equals_the_built_one)
     tok_close(c);
 }
 
+/* The index's hash (key_hash: mum, a 64 x 64 -> 128-bit product folded) is the same with
+ * the compiler's 128-bit integers and without them (mum_32, from 32-bit halves), or the
+ * compiled-in index would be stale on such a compiler: both on the edges (zeros, all ones,
+ * carries through every half) and on a million pseudo-random pairs. */
+Test(tokenizer_data, the_hash_is_the_same_without_128_bit_integers)
+{
+    static const uint64_t edge[] = {0, 1, 2, 0xFFFFFFFFu, 0x100000000ull, 0xFFFFFFFF00000000ull,
+                                    0x8000000000000000ull, UINT64_MAX, UINT64_MAX - 1, KEY_S0, KEY_S1, KEY_S2};
+    size_t ne = sizeof edge / sizeof edge[0];
+    for (size_t i = 0; i < ne; i++)
+        for (size_t j = 0; j < ne; j++)
+            cr_assert_eq(mum(edge[i], edge[j]), mum_32(edge[i], edge[j]), "%llx x %llx",
+                         (unsigned long long)edge[i], (unsigned long long)edge[j]);
+    uint64_t x = 0x243F6A8885A308D3ull; /* splitmix64 */
+    for (int k = 0; k < 1000000; k++) {
+        uint64_t a = (x += 0x9E3779B97F4A7C15ull), b;
+        a = (a ^ (a >> 30)) * 0xBF58476D1CE4E5B9ull;
+        a = (a ^ (a >> 27)) * 0x94D049BB133111EBull;
+        a ^= a >> 31;
+        b = a * 0xD6E8FEB86659FD93ull ^ (a >> 17);
+        cr_assert_eq(mum(a, b), mum_32(a, b), "%llx x %llx", (unsigned long long)a, (unsigned long long)b);
+    }
+}
+
 static void copy_file(const char *from, const char *to)
 {
     size_t n;

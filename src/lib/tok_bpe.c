@@ -92,47 +92,59 @@ static inline __attribute__((always_inline)) uint32_t pair_rank(tok_tokenizer *t
     return r;
 }
 
+#define KEY_NONE INT32_MAX
+
 /* BPE of a short piece (2 <= n <= SMALL_PIECE) the way tiktoken does it: each step a
- * linear scan of the parts for the leftmost lowest rank. Parts are linked by `nx` (no
- * moving of arrays). For such n this beats the heap. Writes the token IDs to ids and their
- * starts to starts; returns the count. */
+ * search of all pairs for the leftmost lowest rank. Parts are linked by `nx` (no moving of
+ * arrays). Pair i (part i and the part after it) has the key rank << 6 | i, KEY_NONE when
+ * it is no token or part i was absorbed: the smallest key is then tiktoken's leftmost
+ * lowest pair, found by two running minima without a branch per pair, whose outcome is
+ * random and would be mispredicted (ranks < MAX_VOCAB < 2^25, so keys fit int32). Writes
+ * the token IDs to ids and their starts to starts; returns the count. */
 static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, uint32_t *ids, uint8_t *starts)
 {
     uint8_t nx[SMALL_PIECE + 1], pv[SMALL_PIECE];
-    uint32_t rk[SMALL_PIECE], pid[SMALL_PIECE];
+    uint32_t pid[SMALL_PIECE];
+    int32_t key[SMALL_PIECE]; /* n - 1 keys, padded to even */
+    const uint32_t *pair2p1 = t->pair2p1, *byte_id = t->byte_id;
+    size_t nk = n & ~(size_t)1; /* the n - 1 keys searched, padded to an even count */
     for (size_t i = 0; i < n; i++) {
         nx[i] = (uint8_t)(i + 1);
         pv[i] = (uint8_t)(i - 1); /* pv[0] is never read */
-        pid[i] = t->byte_id[p[i]];
+        pid[i] = byte_id[p[i]];
     }
-    for (size_t i = 0; i + 1 < n; i++)
-        rk[i] = t->pair2p1[p[i] << 8 | p[i + 1]] - 1u;
-    rk[n - 1] = NONE;
+    for (size_t i = 0; i + 1 < n; i++) {
+        uint32_t r = pair2p1[p[i] << 8 | p[i + 1]];
+        key[i] = r ? (int32_t)((r - 1) << 6 | i) : KEY_NONE;
+    }
+    for (size_t i = n - 1; i < nk; i++)
+        key[i] = KEY_NONE;
     for (;;) {
-        /* a plain scan of all n slots (absorbed parts hold NONE): no pointer chasing */
-        uint32_t best = NONE;
-        size_t bi = 0;
-        for (size_t i = 0; i + 1 < n; i++)
-            if (rk[i] < best) {
-                best = rk[i];
-                bi = i;
-            }
-        if (best == NONE)
+        int32_t b0 = KEY_NONE, b1 = KEY_NONE;
+        for (size_t i = 0; i < nk; i += 2) {
+            b0 = key[i] < b0 ? key[i] : b0;
+            b1 = key[i + 1] < b1 ? key[i + 1] : b1;
+        }
+        int32_t best = b0 < b1 ? b0 : b1;
+        if (best == KEY_NONE)
             break;
         /* part bi absorbs the part j after it */
-        size_t j = nx[bi], k = nx[j];
-        rk[j] = NONE;
+        size_t bi = (size_t)best & 63, j = nx[bi], k = nx[j];
+        uint32_t id = (uint32_t)best >> 6;
+        key[j] = KEY_NONE; /* j < n - 1 when it has a pair, else its key is padding already */
         nx[bi] = (uint8_t)k;
-        pid[bi] = best;
+        pid[bi] = id;
         if (k < n) {
             pv[k] = (uint8_t)bi;
-            rk[bi] = pair_rank(t, best, pid[k], p + bi, nx[k] - bi);
+            uint32_t r = pair_rank(t, id, pid[k], p + bi, nx[k] - bi);
+            key[bi] = r == NONE ? KEY_NONE : (int32_t)(r << 6 | bi);
         } else {
-            rk[bi] = NONE;
+            key[bi] = KEY_NONE;
         }
         if (bi > 0) {
             size_t q = pv[bi];
-            rk[q] = pair_rank(t, pid[q], best, p + q, k - q);
+            uint32_t r = pair_rank(t, pid[q], id, p + q, k - q);
+            key[q] = r == NONE ? KEY_NONE : (int32_t)(r << 6 | q);
         }
     }
     size_t m = 0;

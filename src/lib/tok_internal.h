@@ -32,7 +32,7 @@
 
 /* Bump when key_hash, head_word or the slot layout change: the compiled-in index of
  * tokenizer_data.c is then ignored (rebuilt at load) until it is regenerated. */
-#define TOK_INDEX_VERSION 1u
+#define TOK_INDEX_VERSION 2u
 
 /* A piece cache entry, one 64-byte line: pieces of at most 24 bytes giving at most 6
  * tokens are cached inline (no pointer to chase); longer ones are rare and recomputed. */
@@ -194,19 +194,48 @@ static inline int bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
     return head_word(a, n) == head_word(b, n);
 }
 
-/* Hash of a token-sized byte string whose head word is w (bump TOK_INDEX_VERSION when it
- * changes: the compiled-in index is built with it). encode_ordinary (tokenizer.c) has a
- * copy without branches for pieces of at most 16 bytes: change both or neither. */
-static inline uint64_t key_mix(uint64_t h) { return mix(h); }
+/* The 128-bit product of a and b folded to 64 bits (high half ^ low half): each bit of the
+ * result depends on every bit of both (the mixing step of wyhash). mum_32 computes it from
+ * 32-bit halves, for compilers without 128-bit integers: the same value (the compiled-in
+ * index is built with it; tests compare the two). */
+static inline uint64_t mum_32(uint64_t a, uint64_t b)
+{
+    uint64_t al = a & 0xFFFFFFFFu, ah = a >> 32, bl = b & 0xFFFFFFFFu, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    uint64_t mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu);
+    uint64_t lo = (ll & 0xFFFFFFFFu) | mid << 32, hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+    return hi ^ lo;
+}
 
+static inline uint64_t mum(uint64_t a, uint64_t b)
+{
+#ifdef __SIZEOF_INT128__
+    unsigned __int128 r = (unsigned __int128)a * b;
+    return (uint64_t)(r >> 64) ^ (uint64_t)r;
+#else
+    return mum_32(a, b);
+#endif
+}
+
+#define KEY_S0 0xa0761d6478bd642full
+#define KEY_S1 0xe7037ed1a0b428dbull
+#define KEY_S2 0x8ebc6af09c88c6e3ull
+
+/* Hash of a token-sized byte string whose head word is w (bump TOK_INDEX_VERSION when it
+ * changes: the compiled-in index is built with it): one mum of its first two words (the
+ * second zero-padded, zero for n <= 8) and its length, one more per further 16 bytes.
+ * hash_batch (tokenizer.c) computes the first round without branches for pieces of at
+ * most 16 bytes: change both or neither. */
 static inline uint64_t key_hash(const uint8_t *p, size_t n, uint64_t w)
 {
-    uint64_t h = (w ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull;
-    for (size_t i = 8; i < n; i += 8) {
-        uint64_t x = head_word(p + i, n - i < 8 ? n - i : 8);
-        h = (h ^ x) * 0xc4ceb9fe1a85ec53ull;
+    uint64_t w1 = n > 8 ? head_word(p + 8, n - 8 < 8 ? n - 8 : 8) : 0;
+    uint64_t h = mum(w ^ KEY_S0, w1 ^ KEY_S1 ^ n);
+    for (size_t i = 16; i < n; i += 16) {
+        uint64_t a = head_word(p + i, n - i < 8 ? n - i : 8);
+        uint64_t b = n - i > 8 ? head_word(p + i + 8, n - i - 8 < 8 ? n - i - 8 : 8) : 0;
+        h = mum(a ^ h ^ KEY_S2, b ^ KEY_S1);
     }
-    return key_mix(h);
+    return h;
 }
 
 /* Lookup with the head word w and the hash h of p[0..n) already computed. */

@@ -33,6 +33,8 @@ size_t tok_utf8_check(const char *str, size_t len)
             }
             i += 16;
         }
+        if (i == len)
+            break; /* all ASCII up to the end, which is a multiple of 16 bytes away */
 #endif
         if (i + 8 <= len) {
             uint64_t w;
@@ -116,14 +118,13 @@ static int emit_ids(tok_tokenizer *t, const uint32_t *ids, size_t cnt, obuf *o, 
     int rc = tok_ob_grow(o, cnt);
     if (rc)
         return rc;
-    size_t at = base;
-    for (size_t k = 0; k < cnt; k++) {
-        uint32_t id = ids[k];
-        if (o->keep_off)
-            o->off[o->n] = at;
-        o->ids[o->n++] = id;
-        at += t->off[id + 1] - t->off[id];
-    }
+    if (o->keep_off)
+        for (size_t k = 0, at = base; k < cnt; k++) {
+            o->off[o->n + k] = at;
+            at += t->off[ids[k] + 1] - t->off[ids[k]];
+        }
+    memcpy(o->ids + o->n, ids, cnt * sizeof *ids);
+    o->n += cnt;
     return 0;
 }
 
@@ -170,9 +171,25 @@ static int encode_long(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, si
     return rc;
 }
 
+/* An entry's key is the piece's bytes, zero-padded: its first word is then the piece's
+ * head word (head_word), compared without looking at the length. */
+static inline void cache_key_put(cache_entry *c, const uint8_t *p, size_t n)
+{
+    memset(c->key, 0, CACHE_KEY);
+    memcpy(c->key, p, n);
+}
+
+/* c's key is p[0..n) (n <= CACHE_KEY; w: head_word(p, n)). */
+static inline int cache_key_eq(const cache_entry *c, const uint8_t *p, size_t n, uint64_t w)
+{
+    uint64_t k;
+    memcpy(&k, c->key, 8);
+    return k == w && (n <= 8 || bytes_eq(c->key + 8, p + 8, n - 8));
+}
+
 /* Encodes one piece (n >= 2) that is not a whole token, whose hash h was computed (and
- * its cache slot prefetched) by the batching pre-tokenizer; h is unset when n > max_len,
- * and then unused (such pieces are longer than CACHE_KEY). */
+ * its cache line prefetched) by hash_batch; h is 0 when n is more than both max_len and
+ * CACHE_KEY, and then unused. */
 static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h, obuf *o, size_t base)
 {
     if (t->bpe_path != TOK_BPE_AUTO)
@@ -181,7 +198,7 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
         return encode_long(t, p, n, o, base);
     cache_entry *c = &t->cache[(h >> 40) & (CACHE_SLOTS - 1)];
     int rc;
-    if (c->len == n && c->hash == h && bytes_eq(c->key, p, n)) {
+    if (c->len == n && c->hash == h && bytes_eq(c->key, p, n)) { /* (w unknown here) */
         if (c->nids <= CACHE_IDS)
             return emit_ids(t, c->ids, c->nids, o, base);
         if (lcache_get(t, p, n, h, o, base, &rc)) /* marked: more than CACHE_IDS tokens */
@@ -203,7 +220,7 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
         c->len = (uint16_t)n;
         c->nids = (uint16_t)cnt;
         c->starts = starts;
-        memcpy(c->key, p, n);
+        cache_key_put(c, p, n);
         memcpy(c->ids, ids, cnt * sizeof *ids);
     } else {
         /* the entry marks the piece as one of the long cache's (no probe of that cache for
@@ -211,7 +228,7 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
         c->hash = h;
         c->len = (uint16_t)n;
         c->nids = CACHE_IN_LCACHE;
-        memcpy(c->key, p, n);
+        cache_key_put(c, p, n);
         lcache_put(t, p, n, h, ids, cnt);
     }
     return 0;
@@ -221,123 +238,191 @@ static int encode_piece(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h
 
 #define BATCH 64
 
+/* A batch of pieces: their lengths (from tok_pretok), head words and hashes (hash_batch).
+ * One pointer for the loops below (fewer arguments, fewer spilled registers). */
+typedef struct piece_batch {
+    uint32_t len[BATCH];
+    uint64_t w[BATCH], h[BATCH];
+} piece_batch;
+
+/* A piece that is neither in its home slot nor in the piece cache: a whole token found by
+ * probing the vocabulary, else encode_piece (BPE). */
+static __attribute__((noinline)) int encode_probe(tok_tokenizer *t, const uint8_t *p, size_t l, uint64_t w,
+                                                  uint64_t h, obuf *o, size_t at)
+{
+    uint32_t id = l <= t->max_len ? vocab_find_hw(t, p, l, w, h) : NONE;
+    if (id == NONE)
+        return encode_piece(t, p, l, h, o, at);
+    if (o->keep_off)
+        o->off[o->n] = at;
+    o->ids[o->n++] = id;
+    return 0;
+}
+
+/* A piece that its home slot did not resolve (see encode_batch), appended to o (room for
+ * CACHE_IDS IDs more than it gives): a 1- or 2-byte piece (byte_id, pair2p1; two bytes
+ * without a token are two tokens), a cached piece, else encode_probe. The cache is looked
+ * at first: only pieces that are no token are put there, so a hit needs no probe of the
+ * vocabulary. Out of line, and calling out only at its end (a leaf that saves next to no
+ * registers): the hot loop keeps its registers. */
+static __attribute__((noinline)) int encode_other(tok_tokenizer *t, const uint8_t *p, size_t l, uint64_t w,
+                                                  uint64_t h, obuf *o, size_t at, int fast)
+{
+    uint32_t id;
+    if (l == 1) {
+        id = t->byte_id[p[0]];
+    } else if (l == 2 && fast) {
+        id = t->pair2p1[p[0] << 8 | p[1]] - 1u;
+        if (id == NONE) {
+            if (o->keep_off) {
+                o->off[o->n] = at;
+                o->off[o->n + 1] = at + 1;
+            }
+            o->ids[o->n] = t->byte_id[p[0]];
+            o->ids[o->n + 1] = t->byte_id[p[1]];
+            o->n += 2;
+            return 0;
+        }
+    } else {
+        const cache_entry *c = &t->cache[(h >> 40) & (CACHE_SLOTS - 1)];
+        if (fast && l <= CACHE_KEY && c->len == l && c->hash == h && c->nids <= CACHE_IDS &&
+            (!o->keep_off || c->starts != CACHE_NO_STARTS) && cache_key_eq(c, p, l, w)) {
+            if (o->keep_off)
+                for (size_t j = 0; j < c->nids; j++)
+                    o->off[o->n + j] = at + (c->starts >> (5 * j) & 31);
+            memcpy(o->ids + o->n, c->ids, sizeof c->ids); /* all CACHE_IDS: one fixed copy */
+            o->n += c->nids;
+            return 0;
+        }
+        return encode_probe(t, p, l, w, h, o, at);
+    }
+    if (o->keep_off)
+        o->off[o->n] = at;
+    o->ids[o->n++] = id;
+    return 0;
+}
+
 /* One batch of m pieces (lengths len[], from s + pos), with the head words w[] and hashes
- * h[] of those longer than 2 bytes: appended to o, whose room was grown for one ID per
- * byte (a piece gives at most one token per byte), so the common cases write without a
- * check. keep_off is a constant where this is inlined (one loop with offsets, one
- * without). `fast`: the auto path, where 2-byte pieces and cache hits are resolved here;
- * a forced BPE path sends every piece that is not a whole token to encode_piece. */
+ * h[] of each: appended to o, whose room was grown for one ID per byte (a piece gives at
+ * most one token per byte), so the common cases write without a check. keep_off is a
+ * constant where this is inlined (one loop with offsets, one without). Most pieces are
+ * whole tokens of at most 8 bytes in their home slot (the index is filled in ID order, so
+ * frequent tokens have theirs): one test for every length, no branch on the length, which
+ * is random and would be mispredicted. The others take encode_other; with a forced BPE
+ * path (`fast` 0) that sends every piece that is not a whole token to encode_piece. */
 static inline __attribute__((always_inline)) int
-encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const uint32_t *len, size_t m, const uint64_t *w,
-             const uint64_t *h, obuf *o, size_t base, int keep_off, int fast)
+encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const piece_batch *b, size_t m, obuf *o, size_t base,
+             int keep_off, int fast)
 {
     uint32_t *ids = o->ids;
     size_t *off = o->off, cur = o->n;
+    const tok_slot *slots = t->slots; /* in locals: the stores to ids[] could alias t */
+    uint64_t mask = t->mask;
     for (size_t k = 0; k < m; k++) {
-        size_t l = len[k];
-        const uint8_t *p = s + pos;
-        uint32_t id;
-        if (l == 1) {
-            id = t->byte_id[p[0]];
-        } else if (l == 2 && fast) {
-            /* BPE of two bytes: their token if there is one, else the two bytes */
-            id = t->pair2p1[p[0] << 8 | p[1]] - 1u;
-            if (id == NONE) {
-                if (keep_off) {
-                    off[cur] = base + pos;
-                    off[cur + 1] = base + pos + 1;
-                }
-                ids[cur] = t->byte_id[p[0]];
-                ids[cur + 1] = t->byte_id[p[1]];
-                cur += 2;
-                pos += 2;
-                continue;
-            }
+        size_t l = b->len[k];
+        const tok_slot *e = &slots[b->h[k] & mask];
+        if (__builtin_expect(e->head == b->w[k] && e->len == l && l <= 8, 1)) {
+            if (keep_off)
+                off[cur] = base + pos;
+            ids[cur++] = e->id1 - 1;
         } else {
-            id = l <= t->max_len ? vocab_find_hw(t, p, l, w[k], h[k]) : NONE;
-            if (id == NONE) {
-                const cache_entry *c = &t->cache[(h[k] >> 40) & (CACHE_SLOTS - 1)];
-                if (fast && l <= CACHE_KEY && c->len == l && c->hash == h[k] && c->nids <= CACHE_IDS &&
-                    (!keep_off || c->starts != CACHE_NO_STARTS) && bytes_eq(c->key, p, l)) {
-                    for (size_t j = 0; j < c->nids; j++) {
-                        if (keep_off)
-                            off[cur + j] = base + pos + (c->starts >> (5 * j) & 31);
-                        ids[cur + j] = c->ids[j];
-                    }
-                    cur += c->nids;
-                } else {
-                    o->n = cur;
-                    int rc = encode_piece(t, p, l, h[k], o, base + pos);
-                    if (rc)
-                        return rc;
-                    ids = o->ids; /* encode_piece may have grown o */
-                    off = o->off;
-                    cur = o->n;
-                }
-                pos += l;
-                continue;
-            }
+            o->n = cur;
+            int rc = encode_other(t, s + pos, l, b->w[k], b->h[k], o, base + pos, fast);
+            if (rc)
+                return rc;
+            ids = o->ids; /* o may have grown */
+            off = o->off;
+            cur = o->n;
         }
-        if (keep_off)
-            off[cur] = base + pos;
-        ids[cur++] = id;
         pos += l;
     }
     o->n = cur;
     return 0;
 }
 
-/* Pieces are found BATCH at a time (tok_pretok), their vocabulary slots and cache lines
- * prefetched, then encoded in order: the loads (mostly cache misses on tables of
+/* The batch loop's three variants, each compiled on its own (fewer registers to spill). */
+static __attribute__((noinline)) int encode_batch_ids(tok_tokenizer *t, const uint8_t *s, size_t pos,
+                                                      const piece_batch *b, size_t m, obuf *o, size_t base)
+{
+    return encode_batch(t, s, pos, b, m, o, base, 0, 1);
+}
+
+static __attribute__((noinline)) int encode_batch_off(tok_tokenizer *t, const uint8_t *s, size_t pos,
+                                                      const piece_batch *b, size_t m, obuf *o, size_t base)
+{
+    return encode_batch(t, s, pos, b, m, o, base, 1, 1);
+}
+
+static __attribute__((noinline)) int encode_batch_forced(tok_tokenizer *t, const uint8_t *s, size_t pos,
+                                                         const piece_batch *b, size_t m, obuf *o, size_t base)
+{
+    return encode_batch(t, s, pos, b, m, o, base, o->keep_off, 0);
+}
+
+/* key_hash's masks for a piece of l <= 16 bytes read as two 8-byte words: [l][0] keeps
+ * its first min(l, 8) bytes of the first, [l][1] its bytes 8..l of the second. */
+#define HM(l) ((l) >= 8 ? ~0ull : (1ull << (8 * (l))) - 1)
+#define HM2(l) ((l) <= 8 ? 0 : HM((l) - 8))
+#define HMS(l) {HM(l), HM2(l)}
+static const uint64_t hash_mask[17][2] = {HMS(0),  HMS(1),  HMS(2),  HMS(3),  HMS(4),  HMS(5),
+                                          HMS(6),  HMS(7),  HMS(8),  HMS(9),  HMS(10), HMS(11),
+                                          HMS(12), HMS(13), HMS(14), HMS(15), HMS(16)};
+
+/* The head words w[] and hashes h[] of the m pieces (lengths len[]) of s[0..n) from `at`,
+ * their vocabulary slots and cache lines prefetched; returns where the last one ends. */
+static __attribute__((noinline)) size_t hash_batch(const tok_tokenizer *t, const uint8_t *s, size_t n, size_t at,
+                                                   piece_batch *b, size_t m)
+{
+    size_t hash_max = t->max_len > CACHE_KEY ? t->max_len : CACHE_KEY;
+    const tok_slot *slots = t->slots;
+    const cache_entry *cache = t->cache;
+    uint64_t mask = t->mask;
+    for (size_t k = 0; k < m; k++) {
+        size_t l = b->len[k];
+        uint64_t hw, hk;
+        if (__builtin_expect(l <= 16 && at + 16 <= n, 1)) {
+            /* key_hash without a branch on the length: two loads masked to the piece */
+            uint64_t w1;
+            memcpy(&hw, s + at, 8);
+            memcpy(&w1, s + at + 8, 8);
+            hw &= hash_mask[l][0];
+            w1 &= hash_mask[l][1];
+            hk = mum(hw ^ KEY_S0, w1 ^ KEY_S1 ^ l);
+        } else if (l <= hash_max) {
+            hw = head_word(s + at, l);
+            hk = key_hash(s + at, l, hw);
+        } else {
+            hw = ~0ull; /* matches no slot (l > 8): too long for a token or the inline cache */
+            hk = 0;
+        }
+        b->w[k] = hw;
+        b->h[k] = hk;
+        __builtin_prefetch(&slots[hk & mask]);
+        __builtin_prefetch(&cache[(hk >> 40) & (CACHE_SLOTS - 1)]);
+        at += l;
+    }
+    return at;
+}
+
+/* Pieces are found BATCH at a time (tok_pretok), hashed, their vocabulary slots and cache
+ * lines prefetched, then encoded in order: the loads (mostly cache misses on tables of
  * megabytes) overlap instead of stalling one after another. */
 static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o, size_t base)
 {
     if (n > UINT32_MAX)
         return TOK_E_TOO_LARGE; /* a piece length must fit uint32 */
-    uint32_t len[BATCH];
-    uint64_t w[BATCH], h[BATCH];
+    piece_batch b;
     size_t pos = 0;
     int fast = t->bpe_path == TOK_BPE_AUTO;
     while (pos < n) {
-        size_t m = tok_pretok(s, n, pos, len, BATCH), at = pos;
-        for (size_t k = 0; k < m; k++) {
-            size_t l = len[k];
-            if (l > 2 && l <= t->max_len) {
-                uint64_t hw;
-                if (l <= 16 && at + 16 <= n) {
-                    /* key_hash without a branch on the length (piece lengths are random,
-                     * branches on them mispredicted): two loads masked to the piece, both
-                     * rounds computed, the one for this length kept */
-                    uint64_t w1;
-                    memcpy(&hw, s + at, 8);
-                    memcpy(&w1, s + at + 8, 8);
-                    size_t l0 = l < 8 ? l : 8, l1 = l - l0; /* l1 in 0..8 */
-                    hw &= ~0ull >> (64 - 8 * l0);
-                    w1 &= l1 ? ~0ull >> (64 - 8 * l1) : 0;
-                    uint64_t h1 = (hw ^ ((uint64_t)l << 56)) * 0x9E3779B97F4A7C15ull;
-                    uint64_t h2 = (h1 ^ w1) * 0xc4ceb9fe1a85ec53ull;
-                    w[k] = hw;
-                    h[k] = key_mix(l > 8 ? h2 : h1);
-                } else {
-                    hw = head_word(s + at, l);
-                    w[k] = hw;
-                    h[k] = key_hash(s + at, l, hw);
-                }
-                __builtin_prefetch(&t->slots[h[k] & t->mask]);
-                __builtin_prefetch(&t->cache[(h[k] >> 40) & (CACHE_SLOTS - 1)]);
-            } else if (l == 2 && !fast) {
-                w[k] = head_word(s + at, 2);
-                h[k] = key_hash(s + at, 2, w[k]);
-            } else {
-                h[k] = 0;
-            }
-            at += l;
-        }
-        int rc = tok_ob_grow(o, at - pos);
+        size_t m = tok_pretok(s, n, pos, b.len, BATCH);
+        size_t at = hash_batch(t, s, n, pos, &b, m);
+        int rc = tok_ob_grow(o, at - pos + CACHE_IDS); /* one ID per byte, and encode_other's copy */
         if (rc)
             return rc;
-        rc = o->keep_off ? encode_batch(t, s, pos, len, m, w, h, o, base, 1, fast)
-                         : encode_batch(t, s, pos, len, m, w, h, o, base, 0, fast);
+        rc = !fast        ? encode_batch_forced(t, s, pos, &b, m, o, base)
+             : o->keep_off ? encode_batch_off(t, s, pos, &b, m, o, base)
+                           : encode_batch_ids(t, s, pos, &b, m, o, base);
         if (rc)
             return rc;
         pos = at;

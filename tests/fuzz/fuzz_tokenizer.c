@@ -3,8 +3,11 @@
  * each special-token mode; on valid input, decode(encode(x)) must give x back and the
  * offsets must tile the input; in lossy mode offsets must be in range and ordered; split
  * over 2..5 threads at every size (tok_set_split_min) the IDs and offsets must be the
- * one-thread ones; on valid input, the pre-tokenizer's pieces (in batches of 1..64) must be
- * those of the character-by-character reference tests/pretok_ref.c.
+ * one-thread ones, and so must be those of a forced BPE path (no piece caches: scan, heap
+ * or buckets by the input's first byte) and the IDs of an encoding without offsets (which
+ * fills and reads the caches in their other mode); on valid input, the pre-tokenizer's
+ * pieces (in batches of 1..64) must be those of the character-by-character reference
+ * tests/pretok_ref.c.
  * Uses the compiled-in tokenizer (no files needed). */
 #include "../pretok_ref.h"
 #include "tok_pretok.h"
@@ -14,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tok_tokenizer *T, *P;
+static tok_tokenizer *T, *P, *H;
 
 /* tok_pretok's pieces of valid UTF-8 data[0..size) are the reference's. */
 static void check_pieces(const uint8_t *data, size_t size)
@@ -43,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     g2e_err err;
-    if (!T && (tok_open_builtin(&T, &err) || tok_open_builtin(&P, &err)))
+    if (!T && (tok_open_builtin(&T, &err) || tok_open_builtin(&P, &err) || tok_open_builtin(&H, &err)))
         abort();
     tok_set_split_min(P, 1);
     const char *s = (const char *)data;
@@ -91,6 +94,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (tok_encode(P, s, size, TOK_SPECIAL_TEXT, TOK_LOSSY, &pr, NULL, &err) || pr.n != r.n ||
         memcmp(pr.ids, r.ids, r.n * sizeof *r.ids) != 0 ||
         memcmp(pr.offsets, r.offsets, (r.n + 1) * sizeof *r.offsets) != 0)
+        abort();
+    tok_ids_free(&pr);
+    static const int paths[] = {TOK_BPE_SCAN, TOK_BPE_HEAP, TOK_BPE_BUCKETS};
+    tok_set_bpe_path(H, paths[size ? data[0] % 3 : 0]);
+    if (tok_encode(H, s, size, TOK_SPECIAL_TEXT, TOK_LOSSY, &pr, NULL, &err) || pr.n != r.n ||
+        memcmp(pr.ids, r.ids, r.n * sizeof *r.ids) != 0 ||
+        memcmp(pr.offsets, r.offsets, (r.n + 1) * sizeof *r.offsets) != 0)
+        abort();
+    tok_ids_free(&pr);
+    if (tok_encode(T, s, size, TOK_SPECIAL_TEXT, TOK_LOSSY | TOK_NO_OFFSETS, &pr, NULL, &err) || pr.n != r.n ||
+        memcmp(pr.ids, r.ids, r.n * sizeof *r.ids) != 0)
         abort();
     tok_ids_free(&pr);
     tok_ids_free(&r);
