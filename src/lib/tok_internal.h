@@ -80,7 +80,7 @@ struct tok_tokenizer {
     int static_index;      /* slots, pair2p1 point into the compiled-in data (not freed) */
     int compiled;
     char *source;
-    /* cache, lcache and memo share one anonymous mapping of cache_bytes (tok_alloc_caches) */
+    /* cache and memo share one anonymous mapping of cache_bytes (tok_alloc_caches) */
     cache_entry *cache;    /* (CACHE_SLOTS,) */
     lcache_entry *lcache;  /* (LCACHE_SLOTS,) */
     uint64_t *memo;        /* (MEMO_SLOTS,) recent pair ranks: left << 40 | right << 20 | (rank + 1) */

@@ -140,13 +140,21 @@ static int use_static_index(tok_tokenizer *t, const tok_builtin_data *d)
 
 int tok_alloc_caches(tok_tokenizer *t)
 {
-    size_t cache = CACHE_SLOTS * sizeof *t->cache, memo = MEMO_SLOTS * sizeof *t->memo;
-    size_t bytes = cache + memo + LCACHE_SLOTS * sizeof *t->lcache;
+    size_t cache = CACHE_SLOTS * sizeof *t->cache;
+    size_t bytes = cache + MEMO_SLOTS * sizeof *t->memo;
     bytes = (bytes + TOK_HUGE_PAGE - 1) & ~(TOK_HUGE_PAGE - 1);
+    /* The long cache's entries hold malloc'd pointers, so they stay in malloc'd memory,
+     * where LeakSanitizer looks for pointers (it does not scan anonymous mappings). */
+    t->lcache = calloc(LCACHE_SLOTS, sizeof *t->lcache);
+    if (!t->lcache)
+        return G2E_ENOMEM;
     /* map one huge page more than needed and trim both ends to a TOK_HUGE_PAGE boundary */
     uint8_t *m = mmap(NULL, bytes + TOK_HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
+    if (m == MAP_FAILED) {
+        free(t->lcache);
+        t->lcache = NULL;
         return G2E_ENOMEM;
+    }
     size_t head = (TOK_HUGE_PAGE - ((uintptr_t)m & (TOK_HUGE_PAGE - 1))) & (TOK_HUGE_PAGE - 1);
     if (head)
         munmap(m, head);
@@ -154,7 +162,6 @@ int tok_alloc_caches(tok_tokenizer *t)
     m += head;
     t->cache = (cache_entry *)m; /* the kernel's zero pages: empty entries */
     t->memo = (uint64_t *)(m + cache);
-    t->lcache = (lcache_entry *)(m + cache + memo);
     t->cache_bytes = bytes;
     t->caches_huge = 0;
     return 0;
@@ -162,11 +169,12 @@ int tok_alloc_caches(tok_tokenizer *t)
 
 void tok_free_caches(tok_tokenizer *t)
 {
-    if (!t->cache)
-        return;
-    for (uint32_t i = 0; i < LCACHE_SLOTS; i++)
-        free(t->lcache[i].data);
-    munmap(t->cache, t->cache_bytes);
+    if (t->lcache)
+        for (uint32_t i = 0; i < LCACHE_SLOTS; i++)
+            free(t->lcache[i].data);
+    free(t->lcache);
+    if (t->cache)
+        munmap(t->cache, t->cache_bytes);
     t->cache = NULL;
     t->memo = NULL;
     t->lcache = NULL;
