@@ -80,11 +80,10 @@ struct tok_tokenizer {
     int static_index;      /* slots, pair2p1 point into the compiled-in data (not freed) */
     int compiled;
     char *source;
-    /* cache and memo share one anonymous mapping of cache_bytes (tok_alloc_caches) */
+    /* cache and memo share one anonymous mapping of tok_caches_bytes() (tok_alloc_caches) */
     cache_entry *cache;    /* (CACHE_SLOTS,) */
     lcache_entry *lcache;  /* (LCACHE_SLOTS,) */
     uint64_t *memo;        /* (MEMO_SLOTS,) recent pair ranks: left << 40 | right << 20 | (rank + 1) */
-    size_t cache_bytes;
     int caches_huge;       /* tok_caches_huge was called */
     /* BPE scratch, grown on demand */
     size_t scratch_cap;
@@ -117,6 +116,8 @@ void tok_free_caches(tok_tokenizer *t);
  * zeroing 2 MB for a piece of "Hello world" would cost the cold start more than it saves. */
 #define TOK_HUGE_PAGE ((size_t)2 << 20)
 #define TOK_HUGE_MIN ((size_t)1 << 20) /* inputs from 1 MB ask for huge pages */
+/* x rounded up to a multiple of TOK_HUGE_PAGE. */
+static inline size_t tok_huge_round(size_t x) { return (x + TOK_HUGE_PAGE - 1) & ~(TOK_HUGE_PAGE - 1); }
 /* Advises huge pages for the TOK_HUGE_PAGE-aligned part of p[0..bytes) (none: no call). */
 void tok_mem_huge(void *p, size_t bytes);
 /* tok_mem_huge over t's caches, once per tokenizer (or worker). */

@@ -138,11 +138,15 @@ static int use_static_index(tok_tokenizer *t, const tok_builtin_data *d)
     return 0;
 }
 
+/* The bytes of the mapping that holds a tokenizer's piece cache, then its pair memo. */
+static size_t tok_caches_bytes(void)
+{
+    return tok_huge_round(CACHE_SLOTS * sizeof(cache_entry) + MEMO_SLOTS * sizeof(uint64_t));
+}
+
 int tok_alloc_caches(tok_tokenizer *t)
 {
-    size_t cache = CACHE_SLOTS * sizeof *t->cache;
-    size_t bytes = cache + MEMO_SLOTS * sizeof *t->memo;
-    bytes = (bytes + TOK_HUGE_PAGE - 1) & ~(TOK_HUGE_PAGE - 1);
+    size_t bytes = tok_caches_bytes();
     /* The long cache's entries hold malloc'd pointers, so they stay in malloc'd memory,
      * where LeakSanitizer looks for pointers (it does not scan anonymous mappings). */
     t->lcache = calloc(LCACHE_SLOTS, sizeof *t->lcache);
@@ -155,14 +159,13 @@ int tok_alloc_caches(tok_tokenizer *t)
         t->lcache = NULL;
         return G2E_ENOMEM;
     }
-    size_t head = (TOK_HUGE_PAGE - ((uintptr_t)m & (TOK_HUGE_PAGE - 1))) & (TOK_HUGE_PAGE - 1);
+    size_t head = tok_huge_round((uintptr_t)m) - (uintptr_t)m;
     if (head)
         munmap(m, head);
     munmap(m + head + bytes, TOK_HUGE_PAGE - head); /* head < TOK_HUGE_PAGE: never empty */
     m += head;
     t->cache = (cache_entry *)m; /* the kernel's zero pages: empty entries */
-    t->memo = (uint64_t *)(m + cache);
-    t->cache_bytes = bytes;
+    t->memo = (uint64_t *)(m + CACHE_SLOTS * sizeof *t->cache);
     t->caches_huge = 0;
     return 0;
 }
@@ -174,7 +177,7 @@ void tok_free_caches(tok_tokenizer *t)
             free(t->lcache[i].data);
     free(t->lcache);
     if (t->cache)
-        munmap(t->cache, t->cache_bytes);
+        munmap(t->cache, tok_caches_bytes());
     t->cache = NULL;
     t->memo = NULL;
     t->lcache = NULL;
@@ -183,7 +186,7 @@ void tok_free_caches(tok_tokenizer *t)
 void tok_mem_huge(void *p, size_t bytes)
 {
 #ifdef MADV_HUGEPAGE
-    uintptr_t a = ((uintptr_t)p + TOK_HUGE_PAGE - 1) & ~(uintptr_t)(TOK_HUGE_PAGE - 1);
+    uintptr_t a = tok_huge_round((uintptr_t)p);
     uintptr_t b = ((uintptr_t)p + bytes) & ~(uintptr_t)(TOK_HUGE_PAGE - 1);
     if (b > a)
         (void)madvise((void *)a, b - a, MADV_HUGEPAGE); /* advice only: a refusal changes nothing */
@@ -197,7 +200,7 @@ void tok_caches_huge(tok_tokenizer *t)
 {
     if (t->caches_huge || !t->cache)
         return;
-    tok_mem_huge(t->cache, t->cache_bytes);
+    tok_mem_huge(t->cache, tok_caches_bytes());
     t->caches_huge = 1;
 }
 

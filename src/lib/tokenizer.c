@@ -77,7 +77,7 @@ static void *grow_array(void *p, size_t used, size_t bytes)
 {
     if (bytes < 2 * TOK_HUGE_PAGE)
         return realloc(p, bytes);
-    size_t room = (bytes + TOK_HUGE_PAGE - 1) & ~(TOK_HUGE_PAGE - 1);
+    size_t room = tok_huge_round(bytes);
     void *q = aligned_alloc(TOK_HUGE_PAGE, room);
     if (!q)
         return NULL;
