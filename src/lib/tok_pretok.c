@@ -31,9 +31,10 @@
  * contractions patch the few apostrophes, and the lengths come from the set bits. A block
  * knows nothing from its first character that is non-ASCII white space (its bytes would
  * look like a run of W), nor at its last byte (rule (b) needs c[j+1]); a piece is emitted
- * only when the start after it is known. What a block
- * cannot tell (a piece longer than it, white space beyond ASCII, the text's last 63 bytes)
- * is done by one_piece, which follows rules 1-3 one character at a time, decoding the
+ * only when the start after it is known. The text's last bytes (fewer than 64) are a
+ * block too, copied with zeros after them (tail_pieces), where the end of the text
+ * starts a piece. What a block cannot tell (a piece longer than it, white space beyond
+ * ASCII) is done by one_piece, which follows rules 1-3 one character at a time, decoding the
  * non-ASCII ones (the input is valid UTF-8, checked by the caller).
  * tests/test_tok_pretok.c compares both paths with a character-by-character reference of
  * the pattern (tests/pretok_ref.c), and so does tests/fuzz/fuzz_tokenizer.c.
@@ -253,13 +254,19 @@ static inline void classify(const uint8_t *s, block_masks *m)
 }
 #endif
 
-/* The pieces of the block s[i..i+64) (i + 64 <= n, a piece starts at i) that can be told
- * from the block alone, their lengths into len[0..max); returns how many, and in *end
- * where the last of them ends (0 pieces: the first one goes beyond what the block knows). */
-static inline size_t block_pieces(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t max, size_t *end)
+/* The pieces of the block s[i..i+64) (a piece starts at i) that can be told from the block
+ * alone, their lengths into len[0..max); returns how many, and in *end where the last of
+ * them ends (0 pieces: the first one goes beyond what the block knows). With v == 64 the
+ * block is inside the text (i + 64 <= n); with v < 64 it is the text's last v bytes
+ * (i + v == n) followed by zero bytes of padding: the text's end starts a piece there,
+ * rule (b) sees no c[j+1] before it, and no rule for a byte before the end looks at the
+ * padding (zeros, read as "other", are no letter, digit, space, apostrophe or wide byte). */
+static inline __attribute__((always_inline)) size_t block_pieces(const uint8_t *s, size_t n, size_t i, unsigned v,
+                                                                 uint32_t *len, size_t max, size_t *end)
 {
     block_masks m;
     classify(s + i, &m);
+    uint64_t past = v < 64 ? ~0ull << v : 0; /* the bytes after the text's end */
     /* the characters of bytes >= 0x80 decoded (one that goes on past the block is whole in
      * s: valid UTF-8), each of their bytes given its class, up to the first that is white
      * space (its bytes would look like a run of W): from there on nothing is known */
@@ -280,17 +287,23 @@ static inline size_t block_pieces(const uint8_t *s, size_t n, size_t i, uint32_t
     uint64_t o = ~(m.l | m.d | ws | m.hi) | wide[UNI_O]; /* neither letter, digit nor white space */
     uint64_t same = (l & l << 1) | (d & d << 1) | (o & o << 1);
     /* piece starts, by the rules at the top: (a) and (b) for white space (an unknown byte
-     * after a W run counted as W: that start is not known, see below), (c) and (d) for the
-     * rest (same is 0 after W), and byte 0 */
-    uint64_t st = (ws & ~(pws & (ws | unk) >> 1)) | (~ws & ~same & ~(m.sp << 1)) | 1;
+     * after a W run counted as W: that start is not known, see below; the end of the text
+     * counted as W too: \s+ takes the run to the end), (c) and (d) for the rest (same is 0
+     * after W), and byte 0 */
+    uint64_t st = (ws & ~(pws & (ws | unk | past) >> 1)) | (~ws & ~same & ~(m.sp << 1)) | 1;
     /* what is known: the starts before the first unknown byte, but at the one before it
-     * only if that start does not depend on its class */
+     * only if that start does not depend on its class; at the text's end, all of them and
+     * the end itself */
     unsigned h = unk ? (unsigned)__builtin_ctzll(unk) : 64;
     if (h == 0)
         return 0;
     unsigned lim = h < 63 ? h - 1 : 62;
     if (h < 64 && h >= 2 && (ws & pws) >> (h - 1) & 1)
         lim = h - 2;
+    if (h == 64 && v < 64) {
+        st |= 1ull << v;
+        lim = v;
+    }
     uint64_t known = (2ull << lim) - 1;
     /* contractions: an apostrophe where a piece starts, then s t m d (the next start two
      * on) or re ve ll (three on); contraction() reads at most s[n-1] */
@@ -317,17 +330,32 @@ static inline size_t block_pieces(const uint8_t *s, size_t n, size_t i, uint32_t
     return (size_t)(p - len);
 }
 
+/* The text's last v < 64 bytes s[i..i+v) as a block, through a zero-padded copy (nothing
+ * past the text is read): block_pieces's result for it, *end in s's offsets. */
+static __attribute__((noinline)) size_t tail_pieces(const uint8_t *s, size_t i, unsigned v, uint32_t *len, size_t max,
+                                                    size_t *end)
+{
+    uint8_t b[64] __attribute__((aligned(16)));
+    memset(b, 0, sizeof b);
+    memcpy(b, s + i, v);
+    size_t m = block_pieces(b, v, 0, v, len, max, end);
+    *end += i;
+    return m;
+}
+
 size_t tok_pretok(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t max)
 {
     size_t k = 0;
     while (k < max && i < n) {
-        if (i + 64 <= n) {
-            size_t end, m = block_pieces(s, n, i, len + k, max - k, &end);
-            if (m) {
-                k += m;
-                i = end;
-                continue;
-            }
+        size_t end, m;
+        if (i + 64 <= n)
+            m = block_pieces(s, n, i, 64, len + k, max - k, &end);
+        else
+            m = tail_pieces(s, i, (unsigned)(n - i), len + k, max - k, &end);
+        if (m) {
+            k += m;
+            i = end;
+            continue;
         }
         size_t e = one_piece(s, n, i);
         len[k++] = (uint32_t)(e - i);
