@@ -22,12 +22,16 @@
  * under other names so that it is checked here too. */
 size_t tok_pretok_portable(const uint8_t *s, size_t n, size_t pos, uint32_t *len, size_t max);
 size_t tok_pretok_cut_portable(const uint8_t *s, size_t n, size_t from);
+size_t tok_pretok_at_portable(const uint8_t *s, size_t n, size_t readable, size_t pos, uint32_t *len, size_t max,
+                              size_t *at);
 #define G2E_PRETOK_PORTABLE
 #define tok_pretok tok_pretok_portable
 #define tok_pretok_cut tok_pretok_cut_portable
+#define tok_pretok_at tok_pretok_at_portable
 #include "tok_pretok.c"
 #undef tok_pretok
 #undef tok_pretok_cut
+#undef tok_pretok_at
 
 /* The pre-tokenizer under test: the library's, or the portable one above. */
 static size_t (*pretok)(const uint8_t *, size_t, size_t, uint32_t *, size_t) = tok_pretok;
@@ -315,6 +319,52 @@ Test(tok_pretok, portable_blocks_on_random_texts_as_the_reference)
 {
     pretok = tok_pretok_portable;
     random_texts(200000);
+}
+
+/* tok_pretok_at on random texts back to back in one buffer (each followed by the next
+ * text's bytes, the last by none): each text's pieces, in random batches, are the
+ * reference's for that text alone, and *at is where the batch's last piece ends. */
+static void texts_in_a_buffer(long rounds,
+                              size_t (*at_fn)(const uint8_t *, size_t, size_t, size_t, uint32_t *, size_t, size_t *))
+{
+    enum { TEXTS = 8 };
+    uint8_t buf[TEXTS * 304];
+    uint32_t got[TEXTS * 304], want[TEXTS * 304];
+    for (long r = 0; r < rounds; r++) {
+        size_t start[TEXTS + 1], total = 0;
+        for (int k = 0; k < TEXTS; k++) {
+            start[k] = total;
+            total += random_text(buf + total, rnd() % (1 + rnd() % 301));
+        }
+        start[TEXTS] = total;
+        uint8_t *s = malloc(total ? total : 1); /* exactly: a read past the buffer is caught by ASan */
+        cr_assert(s);
+        memcpy(s, buf, total);
+        for (int k = 0; k < TEXTS; k++) {
+            const uint8_t *t = s + start[k];
+            size_t n = start[k + 1] - start[k], readable = total - start[k], pos = 0, ng = 0;
+            while (pos < n) {
+                size_t batch = 1 + rnd() % 64, at, m = at_fn(t, n, readable, pos, got + ng, batch, &at);
+                cr_assert(m >= 1 && m <= batch);
+                for (size_t j = 0; j < m; j++)
+                    pos += got[ng + j];
+                cr_assert_eq(at, pos, "round %ld text %d: *at %zu, the pieces end at %zu", r, k, at, pos);
+                ng += m;
+            }
+            cr_assert_eq(pos, n);
+            size_t nw = pretok_ref(t, n, want);
+            cr_assert(nw == ng && memcmp(got, want, ng * sizeof *got) == 0,
+                      "round %ld text %d of %zu bytes (followed by %zu): %zu pieces, the reference %zu", r, k, n,
+                      readable - n, ng, nw);
+        }
+        free(s);
+    }
+}
+
+Test(tok_pretok, texts_inside_one_buffer_as_the_reference) { texts_in_a_buffer(100000, tok_pretok_at); }
+Test(tok_pretok, portable_texts_inside_one_buffer_as_the_reference)
+{
+    texts_in_a_buffer(30000, tok_pretok_at_portable);
 }
 
 /* The corpus (bench/data/corpus.txt.gz), n bytes (the caller frees). */

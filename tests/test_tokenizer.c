@@ -963,3 +963,107 @@ Test(tokenizer_cache, ids_only_then_offsets_on_one_tokenizer, .timeout = 60)
     tok_close(t);
     free(text);
 }
+
+/* ---------------------------------------------------------------- many texts */
+
+/* Texts of random fragments (special tokens, bad bytes, a character cut in two, lone
+ * continuation bytes, white space runs, empty texts): each text's IDs and status from
+ * tok_encode_batch (texts one after another in one buffer, which takes tok_encode_joined,
+ * and the same texts each in its own allocation) and from tok_encode_joined itself equal
+ * tok_encode's of that text alone, on 1 and 2 threads and with a forced BPE path. */
+static void many_texts_agree(tok_tokenizer *t, size_t nt, tok_special special, unsigned flags, int dirty, int round)
+{
+    static const char *const frag[] = {
+        " ", "  ", "\n", "\n\n", "\t", " \n", "\xC2\xA0", "\xE3\x80\x80", "'s", "'re", "'ll", "'", "a",
+        "word", " the", "\xC3\xA9t\xC3\xA9", "\xE6\x97\xA5\xE6\x9C\xAC", "2024", ".", "!?", "<|endoftext|>",
+        "<|endof", "text|>", "\xF0\x9F\x98\x80", "\xFF", "\xE6\x97", "\xA5", "\xE6\x97\xA5"};
+    size_t cap = nt * 40 * 14 + 1, total = 0;
+    char *joined = malloc(cap);
+    size_t *lens = calloc(nt, sizeof *lens), *ends = calloc(nt, sizeof *ends);
+    cr_assert(joined && lens && ends);
+    for (size_t k = 0; k < nt; k++) {
+        size_t parts = rnd() % 4 == 0 ? 0 : rnd() % 40;
+        for (size_t j = 0; j < parts; j++) {
+            const char *f = frag[rnd() % (sizeof frag / sizeof frag[0])];
+            /* clean rounds (the joined path): no bad bytes, no special token; else rarely */
+            if ((f[0] == '\xFF' || f[0] == '\xA5' || !strcmp(f, "\xE6\x97") || !strcmp(f, "<|endoftext|>")) &&
+                (!dirty || rnd() % 8))
+                f = "x";
+            memcpy(joined + total, f, strlen(f));
+            total += strlen(f);
+            lens[k] += strlen(f);
+        }
+        ends[k] = total;
+    }
+    char *exact = malloc(total ? total : 1); /* exactly total bytes: ASan sees a read past the end */
+    const char **in_one = malloc(nt * sizeof *in_one), **apart = malloc(nt * sizeof *apart);
+    cr_assert(exact && in_one && apart);
+    memcpy(exact, joined, total);
+    for (size_t k = 0, at = 0; k < nt; at += lens[k++]) {
+        in_one[k] = exact + at;
+        char *own = malloc(lens[k] ? lens[k] : 1);
+        cr_assert(own);
+        memcpy(own, joined + at, lens[k]);
+        apart[k] = own;
+    }
+    size_t *counts = calloc(nt, sizeof *counts);
+    int *rcs = calloc(nt, sizeof *rcs);
+    cr_assert(counts && rcs);
+    for (int way = 0; way < 3; way++) {
+        uint32_t *ids = NULL;
+        obuf o = {0};
+        if (way < 2) {
+            cr_assert_eq(tok_encode_batch(t, nt, way ? apart : in_one, lens, special, flags, &ids, counts, rcs), 0);
+        } else {
+            cr_assert_eq(tok_encode_joined(t, exact, ends, nt, special, flags, &o, counts, rcs), 0);
+            ids = o.ids;
+        }
+        for (size_t k = 0, at = 0; k < nt; k++) {
+            tok_ids r;
+            g2e_err err;
+            int want = tok_encode(t, apart[k], lens[k], special, flags | TOK_NO_OFFSETS, &r, NULL, &err);
+            cr_assert_eq(rcs[k], want, "round %d way %d text %zu: status %d, alone %d", round, way, k, rcs[k], want);
+            cr_assert(counts[k] == (want ? 0 : r.n) && (want || !r.n || !memcmp(ids + at, r.ids, r.n * sizeof *ids)),
+                      "round %d way %d text %zu (%zu bytes): %zu IDs differ from its %zu alone", round, way, k, lens[k],
+                      counts[k], r.n);
+            at += counts[k];
+            tok_ids_free(&r);
+        }
+        free(ids);
+    }
+    for (size_t k = 0; k < nt; k++)
+        free((void *)apart[k]);
+    free(apart), free(in_one), free(exact), free(joined), free(lens), free(ends), free(counts), free(rcs);
+}
+
+Test(tokenizer_batch, texts_together_equal_each_alone, .timeout = 120)
+{
+    tok_tokenizer *t = open_repo();
+    static const tok_special sp[] = {TOK_SPECIAL_TEXT, TOK_SPECIAL_TOKEN, TOK_SPECIAL_ERROR};
+    for (int round = 0; round < 60; round++) {
+        tok_set_threads(t, 1 + round % 2);
+        tok_set_bpe_path(t, round % 5 == 4 ? TOK_BPE_HEAP : TOK_BPE_AUTO);
+        size_t nt = round % 10 == 0 ? 1 + rnd() % 3 : 50 + rnd() % 400; /* > one batch of marks too */
+        many_texts_agree(t, nt, sp[round % 3], round % 4 == 1 ? TOK_LOSSY : 0, round % 6 >= 3, round);
+    }
+    tok_set_threads(t, 1);
+    tok_set_bpe_path(t, TOK_BPE_AUTO);
+    /* valid UTF-8 together, not apart: a character cut by a text's end; and a special
+     * token only across two texts */
+    static const char cut[] = "\xE6\x97\xA5\xE6\x9C\xAC\xE6\x97\xA5\xE6\x9C\xAC", eot[] = "a <|endoftext|> b";
+    const size_t cut_ends[] = {7, 12}, eot_ends[] = {6, 17};
+    for (unsigned flags = 0; flags <= TOK_LOSSY; flags += TOK_LOSSY) {
+        obuf o = {0};
+        size_t counts[2];
+        int rcs[2];
+        cr_assert_eq(tok_encode_joined(t, cut, cut_ends, 2, TOK_SPECIAL_TEXT, flags, &o, counts, rcs), 0);
+        cr_expect(flags ? rcs[0] == 0 && rcs[1] == 0 && o.n == counts[0] + counts[1] && counts[0] >= 3
+                        : rcs[0] == TOK_E_UTF8 && rcs[1] == TOK_E_UTF8 && o.n == 0,
+                  "a character cut between two texts: %d %d, %zu IDs", rcs[0], rcs[1], o.n);
+        o.n = 0;
+        cr_assert_eq(tok_encode_joined(t, eot, eot_ends, 2, TOK_SPECIAL_ERROR, flags, &o, counts, rcs), 0);
+        cr_expect(rcs[0] == 0 && rcs[1] == 0, "<|endof + text|> is no special token: %d %d", rcs[0], rcs[1]);
+        free(o.ids);
+    }
+    tok_close(t);
+}

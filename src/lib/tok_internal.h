@@ -345,4 +345,15 @@ int tok_bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base, 
 int tok_encode_append(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
                       obuf *o, g2e_err *err);
 
+/* The nt texts text[ends[k-1]..ends[k]) (ends[-1] being 0; ends never decreasing), one
+ * after another in one buffer, tokenized as tok_encode_append tokenizes each (same special
+ * and flags, IDs only): their IDs appended to o one text after another, counts[k] how many
+ * are text k's and rcs[k] its status (0, or tok_encode's code, then counts[k] is 0). The
+ * pieces of a text never reach past its end, but the bytes after it are read: the
+ * pre-tokenizer takes a text's last bytes in place, and the per-text costs of
+ * tok_encode_append are paid once per batch of pieces. Returns 0, or G2E_ENOMEM or
+ * TOK_E_TOO_LARGE with o->n unchanged (no message). */
+int tok_encode_joined(tok_tokenizer *t, const char *text, const size_t *ends, size_t nt, tok_special special,
+                      unsigned flags, obuf *o, size_t *counts, int *rcs);
+
 #endif

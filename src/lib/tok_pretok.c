@@ -258,15 +258,16 @@ static inline void classify(const uint8_t *s, block_masks *m)
  * alone, their lengths into len[0..max); returns how many, and in *end where the last of
  * them ends (0 pieces: the first one goes beyond what the block knows). With v == 64 the
  * block is inside the text (i + 64 <= n); with v < 64 it is the text's last v bytes
- * (i + v == n) followed by zero bytes of padding: the text's end starts a piece there,
- * rule (b) sees no c[j+1] before it, and no rule for a byte before the end looks at the
- * padding (zeros, read as "other", are no letter, digit, space, apostrophe or wide byte). */
+ * (i + v == n) followed by bytes that are read but not the text's (zero padding, or the
+ * buffer's next text): the text's end starts a piece there, rule (b) sees no c[j+1]
+ * before it, and no other rule for a byte before the end looks at a byte after it. */
 static inline __attribute__((always_inline)) size_t block_pieces(const uint8_t *s, size_t n, size_t i, unsigned v,
                                                                  uint32_t *len, size_t max, size_t *end)
 {
     block_masks m;
     classify(s + i, &m);
     uint64_t past = v < 64 ? ~0ull << v : 0; /* the bytes after the text's end */
+    m.hi &= ~past;                           /* (they are not decoded) */
     /* the characters of bytes >= 0x80 decoded (one that goes on past the block is whole in
      * s: valid UTF-8), each of their bytes given its class, up to the first that is white
      * space (its bytes would look like a run of W): from there on nothing is known */
@@ -343,13 +344,17 @@ static __attribute__((noinline)) size_t tail_pieces(const uint8_t *s, size_t i, 
     return m;
 }
 
-size_t tok_pretok(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t max)
+/* tok_pretok and tok_pretok_at: s[0..readable) may be read, the text is s[0..n). */
+static inline __attribute__((always_inline)) size_t pretok_run(const uint8_t *s, size_t n, size_t readable, size_t i,
+                                                           uint32_t *len, size_t max, size_t *at)
 {
     size_t k = 0;
     while (k < max && i < n) {
         size_t end, m;
         if (i + 64 <= n)
             m = block_pieces(s, n, i, 64, len + k, max - k, &end);
+        else if (i + 64 <= readable)
+            m = block_pieces(s, n, i, (unsigned)(n - i), len + k, max - k, &end);
         else
             m = tail_pieces(s, i, (unsigned)(n - i), len + k, max - k, &end);
         if (m) {
@@ -361,7 +366,19 @@ size_t tok_pretok(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t ma
         len[k++] = (uint32_t)(e - i);
         i = e;
     }
+    *at = i;
     return k;
+}
+
+size_t tok_pretok(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t max)
+{
+    size_t at;
+    return pretok_run(s, n, n, i, len, max, &at);
+}
+
+size_t tok_pretok_at(const uint8_t *s, size_t n, size_t readable, size_t i, uint32_t *len, size_t max, size_t *at)
+{
+    return pretok_run(s, n, readable, i, len, max, at);
 }
 
 /* Why a cut at p is safe when s[p] is whitespace and the character before it, c, is not

@@ -21,6 +21,11 @@
  * where the previous ends) and returns how many (>= 1). */
 size_t tok_pretok(const uint8_t *s, size_t n, size_t pos, uint32_t *len, size_t max);
 
+/* tok_pretok for the text s[0..n) inside a buffer s[0..readable) (n <= readable) whose
+ * bytes after the text may be read (they are never part of a piece): the same pieces, a
+ * text's end found without copying its last bytes; in *at where the last piece ends. */
+size_t tok_pretok_at(const uint8_t *s, size_t n, size_t readable, size_t pos, uint32_t *len, size_t max, size_t *at);
+
 /* A safe cut of s[0..n) at or after `from` (0 < from <= n): the smallest p in [from, n)
  * such that pre-tokenizing s[0..p) and s[p..n) separately gives exactly the pieces of
  * s[0..n) — or n if there is none. The proof is in tok_pretok.c. */

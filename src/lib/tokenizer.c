@@ -302,8 +302,8 @@ static __attribute__((noinline)) int encode_other(tok_tokenizer *t, const uint8_
     return 0;
 }
 
-/* One batch of m pieces (lengths len[], from s + pos), with the head words w[] and hashes
- * h[] of each: appended to o, whose room was grown for one ID per byte (a piece gives at
+/* Pieces k0..m-1 of a batch (lengths len[], the first from s + pos), with the head words
+ * w[] and hashes h[] of each: appended to o, whose room was grown for one ID per byte (a piece gives at
  * most one token per byte), so the common cases write without a check. keep_off is a
  * constant where this is inlined (one loop with offsets, one without). Most pieces are
  * whole tokens of at most 8 bytes in their home slot (the index is filled in ID order, so
@@ -311,14 +311,14 @@ static __attribute__((noinline)) int encode_other(tok_tokenizer *t, const uint8_
  * is random and would be mispredicted. The others take encode_other; with a forced BPE
  * path (`fast` 0) that sends every piece that is not a whole token to encode_piece. */
 static inline __attribute__((always_inline)) int
-encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const piece_batch *b, size_t m, obuf *o, size_t base,
-             int keep_off, int fast)
+encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const piece_batch *b, size_t k0, size_t m, obuf *o,
+             size_t base, int keep_off, int fast)
 {
     uint32_t *ids = o->ids;
     size_t *off = o->off, cur = o->n;
     const tok_slot *slots = t->slots; /* in locals: the stores to ids[] could alias t */
     uint64_t mask = t->mask;
-    for (size_t k = 0; k < m; k++) {
+    for (size_t k = k0; k < m; k++) {
         size_t l = b->len[k];
         const tok_slot *e = &slots[b->h[k] & mask];
         if (__builtin_expect(e->head == b->w[k] && e->len == l && l <= 8, 1)) {
@@ -342,21 +342,24 @@ encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const piece_batch *
 
 /* The batch loop's three variants, each compiled on its own (fewer registers to spill). */
 static __attribute__((noinline)) int encode_batch_ids(tok_tokenizer *t, const uint8_t *s, size_t pos,
-                                                      const piece_batch *b, size_t m, obuf *o, size_t base)
+                                                      const piece_batch *b, size_t k0, size_t m, obuf *o,
+                                                      size_t base)
 {
-    return encode_batch(t, s, pos, b, m, o, base, 0, 1);
+    return encode_batch(t, s, pos, b, k0, m, o, base, 0, 1);
 }
 
 static __attribute__((noinline)) int encode_batch_off(tok_tokenizer *t, const uint8_t *s, size_t pos,
-                                                      const piece_batch *b, size_t m, obuf *o, size_t base)
+                                                      const piece_batch *b, size_t k0, size_t m, obuf *o,
+                                                      size_t base)
 {
-    return encode_batch(t, s, pos, b, m, o, base, 1, 1);
+    return encode_batch(t, s, pos, b, k0, m, o, base, 1, 1);
 }
 
 static __attribute__((noinline)) int encode_batch_forced(tok_tokenizer *t, const uint8_t *s, size_t pos,
-                                                         const piece_batch *b, size_t m, obuf *o, size_t base)
+                                                         const piece_batch *b, size_t k0, size_t m, obuf *o,
+                                                         size_t base)
 {
-    return encode_batch(t, s, pos, b, m, o, base, o->keep_off, 0);
+    return encode_batch(t, s, pos, b, k0, m, o, base, o->keep_off, 0);
 }
 
 /* key_hash's masks for a piece of l <= 16 bytes read as two 8-byte words: [l][0] keeps
@@ -420,9 +423,9 @@ static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o
         int rc = tok_ob_grow(o, at - pos + CACHE_IDS); /* one ID per byte, and encode_other's copy */
         if (rc)
             return rc;
-        rc = !fast        ? encode_batch_forced(t, s, pos, &b, m, o, base)
-             : o->keep_off ? encode_batch_off(t, s, pos, &b, m, o, base)
-                           : encode_batch_ids(t, s, pos, &b, m, o, base);
+        rc = !fast        ? encode_batch_forced(t, s, pos, &b, 0, m, o, base)
+             : o->keep_off ? encode_batch_off(t, s, pos, &b, 0, m, o, base)
+                           : encode_batch_ids(t, s, pos, &b, 0, m, o, base);
         if (rc)
             return rc;
         pos = at;
@@ -785,6 +788,81 @@ int tok_encode_append(tok_tokenizer *t, const char *text, size_t len, tok_specia
 
 /* ---------------------------------------------------------------- many texts at once */
 
+/* tok_encode_joined's texts one by one through tok_encode_append (some text holds a special
+ * token, a character cut by a text's end, bad UTF-8, or more than 4 GB). */
+static int joined_each(tok_tokenizer *t, const char *s, const size_t *ends, size_t nt, tok_special special,
+                       unsigned flags, obuf *o, size_t *counts, int *rcs)
+{
+    size_t start = o->n;
+    for (size_t k = 0, from = 0; k < nt; from = ends[k++]) {
+        size_t before = o->n;
+        rcs[k] = tok_encode_append(t, s + from, ends[k] - from, special, flags, o, NULL);
+        if (rcs[k] == G2E_ENOMEM) {
+            o->n = start;
+            return G2E_ENOMEM;
+        }
+        counts[k] = o->n - before;
+    }
+    return 0;
+}
+
+int tok_encode_joined(tok_tokenizer *t, const char *text, const size_t *ends, size_t nt, tok_special special,
+                      unsigned flags, obuf *o, size_t *counts, int *rcs)
+{
+    const uint8_t *s = (const uint8_t *)text;
+    size_t total = nt ? ends[nt - 1] : 0, start = o->n;
+    o->keep_off = 0;
+    /* one check over the whole buffer stands for every text's when no text's end cuts a
+     * character (no continuation byte follows it) and no special token is anywhere */
+    int valid = (flags & TOK_VALID_UTF8) || tok_utf8_check(text, total) == total;
+    for (size_t k = 0; valid && k + 1 < nt; k++)
+        valid = ends[k] == total || (s[ends[k]] & 0xC0) != 0x80;
+    if (!valid || total > UINT32_MAX || (special != TOK_SPECIAL_TEXT && find_special(text, total)))
+        return joined_each(t, text, ends, nt, special, flags, o, counts, rcs);
+    if (total >= TOK_HUGE_MIN)
+        tok_caches_huge(t);
+    piece_batch b;
+    size_t mark[BATCH]; /* where in the batch each text that ends in it ends */
+    size_t k = 0, pos = 0, text_n = o->n;
+    int fast = t->bpe_path == TOK_BPE_AUTO;
+    while (k < nt) {
+        /* a batch of pieces from the texts in turn, each text's end marked */
+        size_t m = 0, nm = 0, k0 = k, at = pos;
+        while (k < nt && m < BATCH && nm < BATCH) {
+            if (at == ends[k]) {
+                mark[nm++] = m;
+                k++;
+            } else {
+                m += tok_pretok_at(s, ends[k], total, at, b.len + m, BATCH - m, &at);
+            }
+        }
+        if (m)
+            hash_batch(t, s, total, pos, &b, m); /* (ends where the pieces do: at) */
+        int rc = tok_ob_grow(o, at - pos + CACHE_IDS);
+        /* the pieces of each text that ends here, then those of the one that goes on (a
+         * text starts where the one before it ends) */
+        for (size_t j = 0, from = 0, p = pos; !rc && j <= nm; j++) {
+            size_t to = j < nm ? mark[j] : m;
+            if (to > from)
+                rc = fast ? encode_batch_ids(t, s, p, &b, from, to, o, 0)
+                          : encode_batch_forced(t, s, p, &b, from, to, o, 0);
+            if (j < nm) {
+                counts[k0 + j] = o->n - text_n;
+                rcs[k0 + j] = 0;
+                text_n = o->n;
+                p = ends[k0 + j];
+            }
+            from = to;
+        }
+        if (rc) {
+            o->n = start;
+            return rc;
+        }
+        pos = at;
+    }
+    return 0;
+}
+
 typedef struct batch_part {
     tok_tokenizer *t;
     size_t lo, hi;
@@ -800,6 +878,20 @@ typedef struct batch_part {
 static void *batch_run(void *arg)
 {
     batch_part *b = arg;
+    /* texts one after another in one buffer (lines of a file, say): tok_encode_joined */
+    size_t c = b->lo, nt = b->hi - b->lo;
+    while (c + 1 < b->hi && b->texts[c] && b->texts[c] + b->lens[c] == b->texts[c + 1])
+        c++;
+    size_t *ends = nt > 1 && c + 1 == b->hi && b->texts[c] ? malloc(nt * sizeof *ends) : NULL;
+    if (ends) {
+        for (size_t k = 0, e = 0; k < nt; k++)
+            ends[k] = e += b->lens[b->lo + k];
+        int rc = tok_encode_joined(b->t, b->texts[b->lo], ends, nt, b->special, b->flags, &b->o, b->counts + b->lo,
+                                   b->rc + b->lo);
+        free(ends);
+        if (rc == 0)
+            return NULL;
+    }
     for (size_t i = b->lo; i < b->hi; i++) {
         size_t before = b->o.n, n_rep;
         b->rc[i] = encode_into(b->t, b->texts[i], b->lens[i], b->special, b->flags, 0, &b->o, &n_rep, NULL, NULL);
