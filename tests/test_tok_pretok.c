@@ -22,16 +22,16 @@
  * under other names so that it is checked here too. */
 size_t tok_pretok_portable(const uint8_t *s, size_t n, size_t pos, uint32_t *len, size_t max);
 size_t tok_pretok_cut_portable(const uint8_t *s, size_t n, size_t from);
-size_t tok_pretok_at_portable(const uint8_t *s, size_t n, size_t readable, size_t pos, uint32_t *len, size_t max,
-                              size_t *at);
+size_t tok_pretok_texts_portable(const uint8_t *s, const size_t *ends, size_t nt, size_t *text, size_t *pos,
+                                 uint32_t *len, size_t max, uint32_t *marks, size_t *n_marks, size_t max_marks);
 #define G2E_PRETOK_PORTABLE
 #define tok_pretok tok_pretok_portable
+#define tok_pretok_texts tok_pretok_texts_portable
 #define tok_pretok_cut tok_pretok_cut_portable
-#define tok_pretok_at tok_pretok_at_portable
 #include "tok_pretok.c"
 #undef tok_pretok
 #undef tok_pretok_cut
-#undef tok_pretok_at
+#undef tok_pretok_texts
 
 /* The pre-tokenizer under test: the library's, or the portable one above. */
 static size_t (*pretok)(const uint8_t *, size_t, size_t, uint32_t *, size_t) = tok_pretok;
@@ -321,51 +321,60 @@ Test(tok_pretok, portable_blocks_on_random_texts_as_the_reference)
     random_texts(200000);
 }
 
-/* tok_pretok_at on random texts back to back in one buffer (each followed by the next
- * text's bytes, the last by none): each text's pieces, in random batches, are the
- * reference's for that text alone, and *at is where the batch's last piece ends. */
-static void texts_in_a_buffer(long rounds,
-                              size_t (*at_fn)(const uint8_t *, size_t, size_t, size_t, uint32_t *, size_t, size_t *))
+/* tok_pretok_texts on up to 40 random texts back to back (short and empty ones often, so
+ * that blocks hold several text ends), in batches of random size with random room for
+ * marks: the pieces between marks are each text's, the reference's for it alone. */
+static void texts_together(long rounds, size_t (*fn)(const uint8_t *, const size_t *, size_t, size_t *, size_t *,
+                                                     uint32_t *, size_t, uint32_t *, size_t *, size_t))
 {
-    enum { TEXTS = 8 };
+    enum { TEXTS = 40 };
     uint8_t buf[TEXTS * 304];
-    uint32_t got[TEXTS * 304], want[TEXTS * 304];
+    uint32_t got[TEXTS * 304], want[TEXTS * 304], batch[64], marks[8];
+    size_t piece_at[TEXTS * 304 + 1];
     for (long r = 0; r < rounds; r++) {
-        size_t start[TEXTS + 1], total = 0;
-        for (int k = 0; k < TEXTS; k++) {
-            start[k] = total;
-            total += random_text(buf + total, rnd() % (1 + rnd() % 301));
+        size_t nt = 1 + rnd() % TEXTS, ends[TEXTS], total = 0;
+        for (size_t k = 0; k < nt; k++) {
+            size_t cap = rnd() % 3 == 0 ? 0 : rnd() % 4 ? rnd() % 40 : rnd() % 301;
+            total += random_text(buf + total, cap);
+            ends[k] = total;
         }
-        start[TEXTS] = total;
         uint8_t *s = malloc(total ? total : 1); /* exactly: a read past the buffer is caught by ASan */
         cr_assert(s);
         memcpy(s, buf, total);
-        for (int k = 0; k < TEXTS; k++) {
-            const uint8_t *t = s + start[k];
-            size_t n = start[k + 1] - start[k], readable = total - start[k], pos = 0, ng = 0;
-            while (pos < n) {
-                size_t batch = 1 + rnd() % 64, at, m = at_fn(t, n, readable, pos, got + ng, batch, &at);
-                cr_assert(m >= 1 && m <= batch);
-                for (size_t j = 0; j < m; j++)
-                    pos += got[ng + j];
-                cr_assert_eq(at, pos, "round %ld text %d: *at %zu, the pieces end at %zu", r, k, at, pos);
-                ng += m;
+        /* every piece in order, and for each text the index of its first piece */
+        size_t text = 0, pos = 0, np = 0, first[TEXTS + 1], done = 0;
+        first[0] = 0;
+        piece_at[0] = 0;
+        while (done < nt) {
+            size_t max = 1 + rnd() % 64, max_marks = 1 + rnd() % 8, nm, t0 = text;
+            size_t m = fn(s, ends, nt, &text, &pos, batch, max, marks, &nm, max_marks);
+            cr_assert(m <= max && nm <= max_marks && (m || nm), "round %ld: no progress", r);
+            cr_assert_eq(text, t0 + nm, "round %ld: %zu marks for texts %zu..%zu", r, nm, t0, text);
+            for (size_t j = 0; j < nm; j++) {
+                cr_assert(marks[j] <= m && (j == 0 || marks[j] >= marks[j - 1]));
+                first[t0 + j + 1] = np + marks[j];
             }
-            cr_assert_eq(pos, n);
-            size_t nw = pretok_ref(t, n, want);
-            cr_assert(nw == ng && memcmp(got, want, ng * sizeof *got) == 0,
-                      "round %ld text %d of %zu bytes (followed by %zu): %zu pieces, the reference %zu", r, k, n,
-                      readable - n, ng, nw);
+            for (size_t j = 0; j < m; j++) {
+                got[np] = batch[j];
+                piece_at[np + 1] = piece_at[np] + batch[j];
+                np++;
+            }
+            cr_assert_eq(pos, piece_at[np], "round %ld: *pos %zu, the pieces end at %zu", r, pos, piece_at[np]);
+            done = text;
+        }
+        for (size_t k = 0; k < nt; k++) {
+            size_t from = k ? ends[k - 1] : 0, n = ends[k] - from, ng = first[k + 1] - first[k];
+            cr_assert_eq(piece_at[first[k]], from, "round %ld text %zu starts at piece %zu", r, k, first[k]);
+            size_t nw = pretok_ref(s + from, n, want);
+            cr_assert(nw == ng && memcmp(got + first[k], want, ng * sizeof *got) == 0,
+                      "round %ld text %zu of %zu (%zu bytes): %zu pieces, the reference %zu", r, k, nt, n, ng, nw);
         }
         free(s);
     }
 }
 
-Test(tok_pretok, texts_inside_one_buffer_as_the_reference) { texts_in_a_buffer(100000, tok_pretok_at); }
-Test(tok_pretok, portable_texts_inside_one_buffer_as_the_reference)
-{
-    texts_in_a_buffer(30000, tok_pretok_at_portable);
-}
+Test(tok_pretok, texts_together_as_the_reference) { texts_together(100000, tok_pretok_texts); }
+Test(tok_pretok, portable_texts_together_as_the_reference) { texts_together(20000, tok_pretok_texts_portable); }
 
 /* The corpus (bench/data/corpus.txt.gz), n bytes (the caller frees). */
 static uint8_t *corpus(size_t *len)

@@ -260,9 +260,13 @@ static inline void classify(const uint8_t *s, block_masks *m)
  * block is inside the text (i + 64 <= n); with v < 64 it is the text's last v bytes
  * (i + v == n) followed by bytes that are read but not the text's (zero padding, or the
  * buffer's next text): the text's end starts a piece there, rule (b) sees no c[j+1]
- * before it, and no other rule for a byte before the end looks at a byte after it. */
-static inline __attribute__((always_inline)) size_t block_pieces(const uint8_t *s, size_t n, size_t i, unsigned v,
-                                                                 uint32_t *len, size_t max, size_t *end)
+ * before it, and no other rule for a byte before the end looks at a byte after it. Bits
+ * of bnd are where other texts of the buffer start inside the block (tok_pretok_texts):
+ * each is such an end as well as a start, and no contraction reaches over it. *cuts (if
+ * cuts is not NULL): the block's bits where the pieces given end. */
+static inline __attribute__((always_inline)) size_t block_pieces_in(const uint8_t *s, size_t n, size_t i, unsigned v,
+                                                                    uint64_t bnd, uint32_t *len, size_t max,
+                                                                    size_t *end, uint64_t *cuts)
 {
     block_masks m;
     classify(s + i, &m);
@@ -291,7 +295,7 @@ static inline __attribute__((always_inline)) size_t block_pieces(const uint8_t *
      * after a W run counted as W: that start is not known, see below; the end of the text
      * counted as W too: \s+ takes the run to the end), (c) and (d) for the rest (same is 0
      * after W), and byte 0 */
-    uint64_t st = (ws & ~(pws & (ws | unk | past) >> 1)) | (~ws & ~same & ~(m.sp << 1)) | 1;
+    uint64_t st = (ws & ~(pws & (ws | unk | past | bnd) >> 1)) | (~ws & ~same & ~(m.sp << 1)) | 1 | bnd;
     /* what is known: the starts before the first unknown byte, but at the one before it
      * only if that start does not depend on its class; at the text's end, all of them and
      * the end itself */
@@ -311,6 +315,8 @@ static inline __attribute__((always_inline)) size_t block_pieces(const uint8_t *
     for (uint64_t a = st & known & m.ap; a; a &= a - 1) {
         unsigned j = (unsigned)__builtin_ctzll(a);
         size_t c = contraction(s, n, i + j);
+        if (bnd && c && (bnd >> (j + 1) & ((1ull << (c - 1)) - 1)))
+            c = 0; /* its letters would be the next text's: no contraction ('r 'v 'l are none) */
         if (c == 2)
             st = (st & ~(2ull << j)) | 4ull << j;
         else if (c == 3)
@@ -328,7 +334,16 @@ static inline __attribute__((always_inline)) size_t block_pieces(const uint8_t *
         cut &= cut - 1;
     } while (cut && p < stop);
     *end = i + last;
+    if (cuts)
+        *cuts = st & known & ~1ull & ((2ull << last) - 1); /* the ends of the pieces given */
     return (size_t)(p - len);
+}
+
+/* One text's block: no other text's start inside it. */
+static inline __attribute__((always_inline)) size_t block_pieces(const uint8_t *s, size_t n, size_t i, unsigned v,
+                                                                 uint32_t *len, size_t max, size_t *end)
+{
+    return block_pieces_in(s, n, i, v, 0, len, max, end, NULL);
 }
 
 /* The text's last v < 64 bytes s[i..i+v) as a block, through a zero-padded copy (nothing
@@ -344,7 +359,8 @@ static __attribute__((noinline)) size_t tail_pieces(const uint8_t *s, size_t i, 
     return m;
 }
 
-/* tok_pretok and tok_pretok_at: s[0..readable) may be read, the text is s[0..n). */
+/* tok_pretok, and tok_pretok_texts for one text: s[0..readable) may be read, the text is
+ * s[0..n); in *at where the last piece ends. */
 static inline __attribute__((always_inline)) size_t pretok_run(const uint8_t *s, size_t n, size_t readable, size_t i,
                                                            uint32_t *len, size_t max, size_t *at)
 {
@@ -376,9 +392,45 @@ size_t tok_pretok(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t ma
     return pretok_run(s, n, n, i, len, max, &at);
 }
 
-size_t tok_pretok_at(const uint8_t *s, size_t n, size_t readable, size_t i, uint32_t *len, size_t max, size_t *at)
+size_t tok_pretok_texts(const uint8_t *s, const size_t *ends, size_t nt, size_t *text, size_t *pos, uint32_t *len,
+                        size_t max, uint32_t *marks, size_t *n_marks, size_t max_marks)
 {
-    return pretok_run(s, n, readable, i, len, max, at);
+    size_t total = nt ? ends[nt - 1] : 0, k = *text, i = *pos, np = 0, nm = 0;
+    while (k < nt && np < max) {
+        if (i == ends[k]) {
+            if (nm == max_marks)
+                break;
+            marks[nm++] = (uint32_t)np;
+            k++;
+            continue;
+        }
+        /* a block that holds the starts of the next texts, when the marks have room */
+        size_t q = k, room = max_marks - nm;
+        uint64_t bnd = 0;
+        while (q < nt && ends[q] < i + 64 && q - k < room)
+            bnd |= 1ull << (ends[q++] - i);
+        size_t end, m;
+        uint64_t cuts;
+        if (bnd && i + 64 <= total && (q == nt || ends[q] >= i + 64)) {
+            m = block_pieces_in(s, total, i, 64, bnd, len + np, max - np, &end, &cuts);
+            if (m) {
+                /* the texts that end inside the pieces given: how many pieces before each */
+                for (; k < nt && ends[k] <= end; k++)
+                    marks[nm++] = (uint32_t)(np + (size_t)__builtin_popcountll(cuts & ((2ull << (ends[k] - i)) - 1)));
+                np += m;
+                i = end;
+                continue;
+            }
+        }
+        /* else text k alone, up to its end or the pieces' room */
+        m = pretok_run(s, ends[k], total, i, len + np, max - np, &end);
+        np += m;
+        i = end;
+    }
+    *text = k;
+    *pos = i;
+    *n_marks = nm;
+    return np;
 }
 
 /* Why a cut at p is safe when s[p] is whitespace and the character before it, c, is not

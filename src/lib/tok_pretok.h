@@ -21,10 +21,16 @@
  * where the previous ends) and returns how many (>= 1). */
 size_t tok_pretok(const uint8_t *s, size_t n, size_t pos, uint32_t *len, size_t max);
 
-/* tok_pretok for the text s[0..n) inside a buffer s[0..readable) (n <= readable) whose
- * bytes after the text may be read (they are never part of a piece): the same pieces, a
- * text's end found without copying its last bytes; in *at where the last piece ends. */
-size_t tok_pretok_at(const uint8_t *s, size_t n, size_t readable, size_t pos, uint32_t *len, size_t max, size_t *at);
+/* tok_pretok over the texts s[ends[j-1]..ends[j]) (ends[-1] = 0; ends never decreasing)
+ * that lie one after another in one buffer s[0..ends[nt-1]), from text *text at offset
+ * *pos (a piece boundary inside it, or its end): the next at most max pieces, of as many
+ * texts as they reach, never crossing a text's end, with the blocks of 64 bytes shared by
+ * the texts they hold (a text's last bytes are read in place, the next text's after them).
+ * Each text that ends (an empty one too) gets a mark: marks[j] is the number of pieces
+ * given before the j-th text's end, at most max_marks of them (*n_marks: how many). *text and *pos move on to where the pieces end (*pos == ends[*text] when
+ * text *text ended there but its mark did not fit). Returns the number of pieces. */
+size_t tok_pretok_texts(const uint8_t *s, const size_t *ends, size_t nt, size_t *text, size_t *pos, uint32_t *len,
+                        size_t max, uint32_t *marks, size_t *n_marks, size_t max_marks);
 
 /* A safe cut of s[0..n) at or after `from` (0 < from <= n): the smallest p in [from, n)
  * such that pre-tokenizing s[0..p) and s[p..n) separately gives exactly the pieces of

@@ -364,7 +364,7 @@ static __attribute__((noinline)) int encode_batch_forced(tok_tokenizer *t, const
 
 /* key_hash's masks for a piece of l <= 16 bytes read as two 8-byte words: [l][0] keeps
  * its first min(l, 8) bytes of the first, [l][1] its bytes 8..l of the second. */
-#define HM(l) ((l) >= 8 ? ~0ull : (1ull << (8 * (l))) - 1)
+#define HM(l) ((l) >= 8 ? ~0ull : (1ull << (8 * ((l) & 7))) - 1) /* (& 7: no shift of 64 or more, even unused) */
 #define HM2(l) ((l) <= 8 ? 0 : HM((l) - 8))
 #define HMS(l) {HM(l), HM2(l)}
 static const uint64_t hash_mask[17][2] = {HMS(0),  HMS(1),  HMS(2),  HMS(3),  HMS(4),  HMS(5),
@@ -822,20 +822,13 @@ int tok_encode_joined(tok_tokenizer *t, const char *text, const size_t *ends, si
     if (total >= TOK_HUGE_MIN)
         tok_caches_huge(t);
     piece_batch b;
-    size_t mark[BATCH]; /* where in the batch each text that ends in it ends */
+    uint32_t mark[BATCH]; /* where in the batch each text that ends in it ends */
     size_t k = 0, pos = 0, text_n = o->n;
     int fast = t->bpe_path == TOK_BPE_AUTO;
     while (k < nt) {
         /* a batch of pieces from the texts in turn, each text's end marked */
-        size_t m = 0, nm = 0, k0 = k, at = pos;
-        while (k < nt && m < BATCH && nm < BATCH) {
-            if (at == ends[k]) {
-                mark[nm++] = m;
-                k++;
-            } else {
-                m += tok_pretok_at(s, ends[k], total, at, b.len + m, BATCH - m, &at);
-            }
-        }
+        size_t nm, k0 = k, at = pos;
+        size_t m = tok_pretok_texts(s, ends, nt, &k, &at, b.len, BATCH, mark, &nm, BATCH);
         if (m)
             hash_batch(t, s, total, pos, &b, m); /* (ends where the pieces do: at) */
         int rc = tok_ob_grow(o, at - pos + CACHE_IDS);

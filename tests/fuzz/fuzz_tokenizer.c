@@ -7,9 +7,11 @@
  * or buckets by the input's first byte) and the IDs of an encoding without offsets (which
  * fills and reads the caches in their other mode); on valid input, the pre-tokenizer's
  * pieces (in batches of 1..64) must be those of the character-by-character reference
- * tests/pretok_ref.c.
+ * tests/pretok_ref.c; its lines as texts of one buffer (tok_encode_joined) are each
+ * tokenized as alone.
  * Uses the compiled-in tokenizer (no files needed). */
 #include "../pretok_ref.h"
+#include "tok_internal.h"
 #include "tok_pretok.h"
 #include "tokenizer.h"
 
@@ -41,6 +43,33 @@ static void check_pieces(const uint8_t *data, size_t size)
     free(want);
 }
 
+/* The input cut into lines (each with its newline) as texts of one buffer: each text's
+ * status and IDs from tok_encode_joined are tok_encode's of that text alone. */
+static void check_joined(const char *s, size_t size, tok_special sp)
+{
+    size_t nt = 0, *ends = malloc((size + 1) * sizeof *ends), *counts = malloc((size + 1) * sizeof *counts);
+    int *rcs = malloc((size + 1) * sizeof *rcs);
+    if (!ends || !counts || !rcs)
+        abort();
+    for (size_t i = 0; i < size; i++)
+        if (s[i] == '\n' || i + 1 == size)
+            ends[nt++] = i + 1;
+    obuf o = {0};
+    if (tok_encode_joined(T, s, ends, nt, sp, 0, &o, counts, rcs))
+        abort();
+    g2e_err err;
+    for (size_t k = 0, at = 0; k < nt; at += counts[k++]) {
+        size_t from = k ? ends[k - 1] : 0;
+        tok_ids r;
+        int rc = tok_encode(T, s + from, ends[k] - from, sp, TOK_NO_OFFSETS, &r, NULL, &err);
+        if (rc != rcs[k] || (rc ? counts[k] != 0 : counts[k] != r.n || memcmp(o.ids + at, r.ids, r.n * sizeof *r.ids)))
+            abort();
+        tok_ids_free(&r);
+    }
+    free(o.ids);
+    free(ends), free(counts), free(rcs);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -57,6 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = tok_encode(T, s, size, sp, 0, &r, &off, &err);
     if (bad == size)
         check_pieces(data, size);
+    check_joined(s, size, sp);
     if (bad < size) {
         if (rc != TOK_E_UTF8 || off != bad)
             abort();
