@@ -647,6 +647,9 @@ typedef struct jpart {
     size_t lines;     /* how many (a last one without its newline counts) */
     bytebuf in, text, key, out;
     obuf ids;
+    struct jrec *rec; /* its non-blank lines (rec_cap of them, and of the arrays below) */
+    size_t *ends, *counts, rec_cap;
+    int *rcs;
     size_t bad;       /* bad lines written as error objects */
     int stopped, oom; /* stopped: at line stop_line, for stop_msg */
     size_t stop_line;
@@ -688,53 +691,114 @@ static void jb_bad(jpart *p, size_t line, const char *msg)
     free(lit);
 }
 
-/* One non-blank line: parse, tokenize, format. 0, or -1 when out of memory. */
-static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t line, unsigned flags)
+/* A non-blank line of a share: its number, where the line after it starts, and a parse
+ * error's message (static), or NULL when its text is the share's next text. */
+typedef struct jrec {
+    size_t line, next;
+    const char *why;
+} jrec;
+
+/* Room in p for `want` lines: 0, or -1 when out of memory. */
+static int jb_room(jpart *p, size_t want)
 {
-    jsonl_error je;
-    int maybe_invalid;
-    p->text.n = 0;
-    int rc = jsonl_text_utf8(s, n, p->o->lossy ? JSONL_LOSSY : 0, &p->text, &p->key, &je, &maybe_invalid);
-    if (rc == G2E_ENOMEM)
-        return -1;
-    if (rc) {
-        jb_bad(p, line, je.why);
+    if (want <= p->rec_cap)
         return 0;
-    }
-    g2e_err err;
-    p->ids.n = 0;
-    rc = tok_encode_append(t, p->text.p ? p->text.p : "", p->text.n, p->o->special,
-                           flags | (maybe_invalid ? 0 : TOK_VALID_UTF8), &p->ids, &err);
-    if (rc == G2E_ENOMEM)
+    size_t cap = want < 256 ? 256 : 2 * want;
+    jrec *r = realloc(p->rec, cap * sizeof *r);
+    p->rec = r ? r : p->rec;
+    size_t *e = realloc(p->ends, cap * sizeof *e);
+    p->ends = e ? e : p->ends;
+    size_t *c = realloc(p->counts, cap * sizeof *c);
+    p->counts = c ? c : p->counts;
+    int *rc = realloc(p->rcs, cap * sizeof *rc);
+    p->rcs = rc ? rc : p->rcs;
+    if (!r || !e || !c || !rc)
         return -1;
-    if (rc) {
-        jb_bad(p, line, err.msg);
-        return 0;
-    }
-    bb_put(&p->out, "{\"ids\":[", 8);
-    toks_put_ids(&p->out, p->idt, p->ids.ids, p->ids.n, ',');
-    bb_put(&p->out, "]}\n", 3);
+    p->rec_cap = cap;
     return 0;
 }
 
-/* A share: its lines in turn (blank lines are skipped). */
-static void jb_run(jpart *p, tok_tokenizer *t)
+/* Parses the share's lines (blank ones are skipped), their texts one after another into
+ * p->text, up to the first bad one unless keep_going: how many records, or -1 when out of
+ * memory; *n_texts and *check (a text may be invalid UTF-8) for tok_encode_joined. */
+static long jb_parse(jpart *p, size_t *n_texts, int *check)
 {
-    unsigned flags = TOK_NO_OFFSETS | (p->o->lossy ? TOK_LOSSY : 0);
-    size_t line = p->line0, pos = 0;
-    p->out.n = 0;
-    p->bad = 0, p->stopped = p->oom = 0;
-    for (; pos < p->n && !p->stopped; line++) {
+    size_t line = p->line0, pos = 0, nr = 0, nt = 0;
+    int stop = 0;
+    p->text.n = 0;
+    *check = 0;
+    for (; pos < p->n && !stop; line++) {
         const char *nl = memchr(p->s + pos, '\n', p->n - pos);
         size_t e = nl ? (size_t)(nl - p->s) : p->n;
-        if (!blank(p->s + pos, e - pos) && jb_line(p, t, p->s + pos, e - pos, line + 1, flags)) {
-            p->oom = 1;
-            return;
+        if (!blank(p->s + pos, e - pos)) {
+            jsonl_error je;
+            int maybe_invalid;
+            if (jb_room(p, nr + 1))
+                return -1;
+            int rc = jsonl_text_utf8(p->s + pos, e - pos, p->o->lossy ? JSONL_LOSSY : 0, &p->text, &p->key, &je,
+                                     &maybe_invalid);
+            if (rc == G2E_ENOMEM)
+                return -1;
+            p->rec[nr++] = (jrec){line + 1, e + 1, rc ? je.why : NULL};
+            if (rc) {
+                stop = !p->o->keep_going;
+            } else {
+                p->ends[nt++] = p->text.n;
+                *check |= maybe_invalid;
+            }
         }
         pos = e + 1;
     }
-    /* its lines: those taken (a last one without its newline too), and those after a stop */
-    p->lines = line - p->line0 + (pos < p->n ? count_lines(p->s + pos, p->n - pos) : 0);
+    p->lines = line - p->line0; /* (all of them, unless a bad line stops the share) */
+    *n_texts = nt;
+    return (long)nr;
+}
+
+/* A share: its lines parsed, their texts tokenized together (tok_encode_joined: the
+ * tokenizer's costs per text are paid per batch of pieces), then each line's answer in
+ * order; the first bad line (unless keep_going) ends it. */
+static void jb_run(jpart *p, tok_tokenizer *t)
+{
+    unsigned flags = TOK_NO_OFFSETS | (p->o->lossy ? TOK_LOSSY : 0);
+    p->out.n = 0;
+    p->bad = 0, p->stopped = p->oom = 0;
+    size_t nt;
+    int check;
+    long nr = jb_parse(p, &nt, &check);
+    const char *text = p->text.p ? p->text.p : "";
+    p->ids.n = 0;
+    if (nr < 0 || (nt && tok_encode_joined(t, text, p->ends, nt, p->o->special, flags | (check ? 0 : TOK_VALID_UTF8),
+                                           &p->ids, p->counts, p->rcs))) {
+        p->oom = 1;
+        return;
+    }
+    size_t k = 0, at = 0, r = 0;
+    for (; r < (size_t)nr; r++) {
+        const jrec *e = &p->rec[r];
+        if (e->why) {
+            jb_bad(p, e->line, e->why);
+        } else if (p->rcs[k]) { /* tokenized alone again, for its message */
+            size_t from = k ? p->ends[k - 1] : 0;
+            obuf scratch = {0};
+            g2e_err err;
+            tok_encode_append(t, text + from, p->ends[k] - from, p->o->special, flags, &scratch, &err);
+            free(scratch.ids);
+            jb_bad(p, e->line, err.msg);
+        } else {
+            bb_put(&p->out, "{\"ids\":[", 8);
+            toks_put_ids(&p->out, p->idt, p->ids.ids + at, p->counts[k], ',');
+            bb_put(&p->out, "]}\n", 3);
+        }
+        if (!e->why)
+            at += p->counts[k++];
+        if (p->stopped)
+            break;
+    }
+    /* its lines after a stop: those up to the bad one, and the newlines after it */
+    if (p->stopped) {
+        const jrec *bad = &p->rec[r];
+        p->lines = bad->line - p->line0 + (bad->next < p->n ? count_lines(p->s + bad->next, p->n - bad->next) : 0);
+    }
     p->oom |= p->out.oom;
 }
 
@@ -905,6 +969,7 @@ int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *o)
         jpart *p = &j.part[k];
         bb_free(&p->in), bb_free(&p->text), bb_free(&p->key), bb_free(&p->out);
         free(p->ids.ids);
+        free(p->rec), free(p->ends), free(p->counts), free(p->rcs);
     }
     free(j.part);
     free(j.buf);
