@@ -147,7 +147,10 @@ unsigned tok_threads(const tok_tokenizer *t);
  * short texts such as JSON lines. On return *ids (one array, caller frees; may be NULL when
  * there are no IDs) holds every text's IDs one after another, counts[i] how many are text
  * i's, and rc[i] its status (0, or the code tok_encode would return; then counts[i] is 0;
- * tok_encode that text alone for its message). Returns 0, or G2E_ENOMEM with *ids NULL. */
+ * tok_encode that text alone for its message). Returns 0, or G2E_ENOMEM with *ids NULL.
+ * Texts that lie one after another in memory (texts[i] + lens[i] == texts[i + 1], say the
+ * lines of one buffer) are tokenized together, a text's end being a piece boundary: the
+ * same IDs, without paying the per-text costs once per text. */
 int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const size_t *lens,
                      tok_special special, unsigned flags, uint32_t **ids, size_t *counts, int *rc);
 
