@@ -577,7 +577,9 @@ static void *part_loop(void *arg)
     return NULL;
 }
 
-#define PARTS_PER_THREAD 4
+/* many small parts balance the threads: 4 per thread gave 1.33-1.38x on 2 threads, 16
+ * gave 1.54-1.56x (bench/THREADS.md) */
+#define PARTS_PER_THREAD 16
 #define PART_MIN ((size_t)1 << 18) /* a part of a large input is at least 256 KB */
 
 /* encode_range over s[0..n), split at safe cuts (tok_pretok_cut) when n >= t->split_min
