@@ -49,23 +49,26 @@ void toks_put_u64(bytebuf *b, uint64_t v)
 
 int toks_idtext_init(toks_idtext *d, uint32_t n_vocab, char sep)
 {
-    d->n = 0;
-    if (n_vocab > 1000000 || !(d->text = malloc(((size_t)n_vocab + 1) * sizeof *d->text)))
+    uint32_t n = 1;
+    while (n < n_vocab)
+        n *= 2;
+    memset(d, 0, sizeof *d);
+    if (n > TOKS_IDTEXT_MAX || !(d->text = malloc((size_t)n * sizeof *d->text)))
         return G2E_ENOMEM;
-    char dig[7] = "000000"; /* v in decimal, counted up (no divisions: it is built serially) */
-    for (uint32_t v = 0, len = 1; v < n_vocab; v++) {
-        memset(d->text[v], 0, 8);
-        memcpy(d->text[v], dig + 6 - len, len);
-        d->text[v][len] = sep;
-        d->text[v][7] = (char)(len + 1);
-        int k = 5;
-        while (k >= 0 && dig[k] == '9')
-            dig[k--] = '0';
-        if (k >= 0)
-            dig[k]++;
-        len = 6 - (uint32_t)k > len ? 6 - (uint32_t)k : len;
+    /* v's text is that of v / 10 (before its separator) and one more digit */
+    for (uint32_t v = 0; v < n; v++) {
+        char *e = d->text[v];
+        size_t len = 0;
+        memset(e, 0, 8);
+        if (v >= 10) {
+            memcpy(e, d->text[v / 10], 8);
+            len = (size_t)e[7] - 1;
+        }
+        e[len] = (char)('0' + v % 10);
+        e[len + 1] = sep;
+        e[7] = (char)(len + 2);
     }
-    d->n = n_vocab;
+    d->n = n;
     d->sep = sep;
     return 0;
 }
@@ -76,49 +79,53 @@ void toks_idtext_free(toks_idtext *d)
     memset(d, 0, sizeof *d);
 }
 
+/* Bytes put_ids may write for n IDs: 10 digits and a separator at most each, and the last
+ * table entry's 8 bytes whole. */
+#define ID_ROOM(n) ((n) * 11 + 16)
+
+/* ids[0..n) in decimal at o, each followed by sep; returns the end. IDs in the table (d's
+ * size is a power of two: the eight IDs of a step are all in it when their OR is) are one
+ * 8-byte copy each, their length in the entry's last byte; others converted. */
+static inline __attribute__((always_inline)) char *put_ids(char *o, const toks_idtext *d, const uint32_t *ids, size_t n, char sep)
+{
+    const char *text = d ? (const char *)d->text : NULL; /* (locals: stores through o may alias *d) */
+    uint32_t lim = d && d->sep == sep ? d->n : 0;
+    const uint32_t *p = ids, *end = ids + n;
+#define ID_PUT(v)                                                                                           \
+    do {                                                                                                    \
+        uint64_t w_;                                                                                        \
+        memcpy(&w_, text + (size_t)(v) * 8, 8);                                                             \
+        memcpy(o, &w_, 8);                                                                                  \
+        o += (unsigned char)text[(size_t)(v) * 8 + 7];                                                      \
+    } while (0)
+    for (;;) {
+        for (; end - p >= 8; p += 8) {
+            uint32_t a = p[0], b = p[1], c = p[2], e = p[3], f = p[4], g = p[5], h = p[6], k = p[7];
+            if ((a | b | c | e | f | g | h | k) >= lim)
+                break;
+            ID_PUT(a); ID_PUT(b); ID_PUT(c); ID_PUT(e); ID_PUT(f); ID_PUT(g); ID_PUT(h); ID_PUT(k);
+        }
+        /* the rest (fewer than 8, or up to an ID outside the table): four, then one by one */
+        if (end - p >= 4 && (p[0] | p[1] | p[2] | p[3]) < lim) {
+            ID_PUT(p[0]); ID_PUT(p[1]); ID_PUT(p[2]); ID_PUT(p[3]);
+            p += 4;
+        }
+        for (const uint32_t *stop = end - p > 8 ? p + 8 : end; p < stop && *p < lim; p++)
+            ID_PUT(*p);
+        if (p == end)
+            return o;
+        if (*p >= lim) {
+            o = put_u64(o, *p++);
+            *o++ = sep;
+        }
+    }
+#undef ID_PUT
+}
+
 void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t n, char sep)
 {
-    static const toks_idtext none = {0};
-    d = d && d->sep == sep ? d : &none;
-    /* each ID and its separator: one 8-byte copy from the table (7 bytes at most kept), or
-     * up to 21 bytes converted; the last separator is taken back at the end */
-    for (size_t i = 0; i < n;) {
-        if (bb_room(b, (n - i) * 7 + 32))
-            return;
-        char *o = b->p + b->n, *room_end = b->p + b->cap - 22;
-        const char(*text)[8] = d->text; /* locals: stores through o may alias d's members */
-        uint32_t lim = d->n;
-        for (; i < n; i++) {
-            /* four at a time while they are in the table (a quarter of the loop's steps) */
-            for (; i + 4 <= n; i += 4) {
-                uint32_t a = ids[i], b1 = ids[i + 1], c = ids[i + 2], e = ids[i + 3];
-                if ((a >= lim) | (b1 >= lim) | (c >= lim) | (e >= lim))
-                    break;
-                uint64_t va, vb, vc, ve; /* (loaded before any store: o may alias the table) */
-                memcpy(&va, text[a], 8), memcpy(&vb, text[b1], 8), memcpy(&vc, text[c], 8), memcpy(&ve, text[e], 8);
-                unsigned la = (unsigned char)text[a][7], lb = (unsigned char)text[b1][7];
-                unsigned lc = (unsigned char)text[c][7], le = (unsigned char)text[e][7];
-                memcpy(o, &va, 8), o += la;
-                memcpy(o, &vb, 8), o += lb;
-                memcpy(o, &vc, 8), o += lc;
-                memcpy(o, &ve, 8), o += le;
-            }
-            if (i == n)
-                break;
-            uint32_t id = ids[i];
-            if (id < lim) {
-                memcpy(o, text[id], 8);
-                o += text[id][7];
-            } else if (o <= room_end) {
-                o = put_u64(o, id);
-                *o++ = sep;
-            } else {
-                break; /* more room, then on */
-            }
-        }
-        b->n = (size_t)(o - b->p);
-    }
-    b->n -= n ? 1 : 0;
+    if (n && !bb_room(b, ID_ROOM(n)))
+        b->n = (size_t)(put_ids(b->p + b->n, d, ids, n, sep) - b->p) - 1; /* (the last sep taken back) */
 }
 
 /* ------------------------------------------------------------ texts over threads */
@@ -661,14 +668,6 @@ static size_t count_lines(const char *s, size_t n)
     return c;
 }
 
-static int blank(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
-            return 0;
-    return 1;
-}
-
 /* Line `line`'s problem: an error object (keep_going), or the share stops there. */
 static void jb_bad(jpart *p, size_t line, const char *msg)
 {
@@ -688,13 +687,16 @@ static void jb_bad(jpart *p, size_t line, const char *msg)
     free(lit);
 }
 
-/* One non-blank line: parse, tokenize, format. 0, or -1 when out of memory. */
-static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t line, unsigned flags)
+/* The line at s[0..n) (n: to the share's end): parse, tokenize, format; *len its length
+ * without the newline. 0, or -1 when out of memory. */
+static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t line, size_t *len)
 {
     jsonl_error je;
-    int maybe_invalid;
+    int maybe_invalid, lossy = p->o->lossy;
     p->text.n = 0;
-    int rc = jsonl_text_utf8(s, n, p->o->lossy ? JSONL_LOSSY : 0, &p->text, &p->key, &je, &maybe_invalid);
+    int rc = jsonl_line(s, n, lossy ? JSONL_LOSSY : 0, &p->text, &p->key, &je, len, &maybe_invalid);
+    if (rc == JSONL_BLANK)
+        return 0;
     if (rc == G2E_ENOMEM)
         return -1;
     if (rc) {
@@ -703,35 +705,38 @@ static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t l
     }
     g2e_err err;
     p->ids.n = 0;
-    rc = tok_encode_append(t, p->text.p ? p->text.p : "", p->text.n, p->o->special,
-                           flags | (maybe_invalid ? 0 : TOK_VALID_UTF8), &p->ids, &err);
+    unsigned flags = TOK_NO_OFFSETS | (lossy ? TOK_LOSSY : 0) | (maybe_invalid ? 0 : TOK_VALID_UTF8);
+    rc = tok_encode_append(t, p->text.p ? p->text.p : "", p->text.n, p->o->special, flags, &p->ids, &err);
     if (rc == G2E_ENOMEM)
         return -1;
     if (rc) {
         jb_bad(p, line, err.msg);
         return 0;
     }
-    bb_put(&p->out, "{\"ids\":[", 8);
-    toks_put_ids(&p->out, p->idt, p->ids.ids, p->ids.n, ',');
-    bb_put(&p->out, "]}\n", 3);
+    size_t k = p->ids.n;
+    if (bb_room(&p->out, 8 + ID_ROOM(k) + 3))
+        return -1;
+    char *o = p->out.p + p->out.n;
+    memcpy(o, "{\"ids\":[", 8);
+    o = put_ids(o + 8, p->idt, p->ids.ids, k, ',') - (k ? 1 : 0); /* (the last ',' taken back) */
+    memcpy(o, "]}\n", 3);
+    p->out.n = (size_t)(o + 3 - p->out.p);
     return 0;
 }
 
-/* A share: its lines in turn (blank lines are skipped). */
+/* A share: its lines in turn. */
 static void jb_run(jpart *p, tok_tokenizer *t)
 {
-    unsigned flags = TOK_NO_OFFSETS | (p->o->lossy ? TOK_LOSSY : 0);
     size_t line = p->line0, pos = 0;
     p->out.n = 0;
     p->bad = 0, p->stopped = p->oom = 0;
     for (; pos < p->n && !p->stopped; line++) {
-        const char *nl = memchr(p->s + pos, '\n', p->n - pos);
-        size_t e = nl ? (size_t)(nl - p->s) : p->n;
-        if (!blank(p->s + pos, e - pos) && jb_line(p, t, p->s + pos, e - pos, line + 1, flags)) {
+        size_t len;
+        if (jb_line(p, t, p->s + pos, p->n - pos, line + 1, &len)) {
             p->oom = 1;
             return;
         }
-        pos = e + 1;
+        pos += len + 1;
     }
     /* its lines: those taken (a last one without its newline too), and those after a stop */
     p->lines = line - p->line0 + (pos < p->n ? count_lines(p->s + pos, p->n - pos) : 0);
