@@ -185,8 +185,7 @@ static inline __attribute__((always_inline)) size_t run(const char *s, size_t n,
             o += e - i;
             i = e;
             *valid = STILL_VALID(s, n, i);
-            if (*valid)
-                continue;
+            continue;
         }
         *o++ = (char)c;
         i++;
