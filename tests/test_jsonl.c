@@ -431,7 +431,8 @@ Test(jsonl, jsonl_line_agrees_with_one_line_at_a_time)
                 bb_put(&in, "\n", 1);
         }
         char *buf = malloc(in.n ? in.n : 1);
-        memcpy(buf, in.p, in.n);
+        if (in.n)
+            memcpy(buf, in.p, in.n);
         unsigned flags = (rnd() % 2 ? JSONL_LOSSY : 0) | (rnd() % 2 ? JSONL_PORTABLE : 0);
         for (size_t pos = 0; pos < in.n;) {
             bytebuf a = {0}, b = {0}, key = {0};
