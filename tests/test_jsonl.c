@@ -407,6 +407,12 @@ Test(jsonl, escapes_give_whole_characters)
     }
 }
 
+/* Whether lines[i] below is a usual line {"text": "..."} that jsonl_usual_lines reads. */
+static int usual(size_t i, unsigned flags)
+{
+    return i <= 3 || i == 17 || i == 21 || (i == 15 && (flags & JSONL_LOSSY));
+}
+
 /* jsonl_line over buffers of many random lines (usual ones, other shapes, blank ones, bad
  * ones, a newline inside a string, \r before the newline, the last without its newline):
  * the same lengths, results, errors, texts and UTF-8 hints as a search for the newline
@@ -424,9 +430,10 @@ Test(jsonl, jsonl_line_agrees_with_one_line_at_a_time)
     enum { NL = sizeof lines / sizeof lines[0] };
     for (int round = 0; round < 3000; round++) {
         bytebuf in = {0};
-        size_t k = 1 + rnd() % 12;
+        size_t k = 1 + rnd() % 12, kind[12];
         for (size_t i = 0; i < k; i++) {
-            bb_str(&in, lines[rnd() % NL]);
+            kind[i] = rnd() % NL;
+            bb_str(&in, lines[kind[i]]);
             if (i + 1 < k || rnd() % 2)
                 bb_put(&in, "\n", 1);
         }
@@ -461,6 +468,38 @@ Test(jsonl, jsonl_line_agrees_with_one_line_at_a_time)
             }
             bb_free(&a), bb_free(&b), bb_free(&key);
             pos += len + 1;
+        }
+        /* jsonl_usual_lines from every line start: each line it reads is what jsonl_line
+         * reads, and it stops only at max lines or before a line not of the usual kind */
+        size_t line_no = 0;
+        for (size_t pos = 0; pos < in.n;) {
+            bytebuf text = {0}, one = {0}, key = {0};
+            jsonl_span sp[6];
+            size_t used, max = 1 + rnd() % 6, got = jsonl_usual_lines(buf + pos, in.n - pos, flags, &text, sp, max, &used);
+            size_t at = pos;
+            jsonl_error e;
+            size_t len = 0;
+            int hint = -1;
+            for (size_t i = 0; i < got; i++) {
+                cr_assert(usual(kind[line_no + i], flags), "round %d: line %zu is not usual", round, line_no + i);
+                one.n = 0;
+                cr_assert_eq(jsonl_line(buf + at, in.n - at, flags, &one, &key, &e, &len, &hint), 0, "round %d", round);
+                cr_assert(len == sp[i].len && hint == sp[i].maybe_invalid && one.n == sp[i].n &&
+                              (!one.n || memcmp(one.p, text.p + sp[i].at, one.n) == 0),
+                          "round %d at %zu: line %zu of the batch differs", round, at, i);
+                at += len + 1;
+            }
+            cr_assert_eq(pos + used, at < in.n ? at : in.n, "round %d: the bytes used", round);
+            line_no += got;
+            cr_assert(got == max || at >= in.n || !usual(kind[line_no], flags), "round %d: stopped before line %zu",
+                      round, line_no);
+            if (!got) { /* past the line it stopped at */
+                const char *nl = memchr(buf + at, '\n', in.n - at);
+                at = nl ? (size_t)(nl - buf) + 1 : in.n;
+                line_no++;
+            }
+            pos = at;
+            bb_free(&text), bb_free(&one), bb_free(&key);
         }
         free(buf);
         bb_free(&in);

@@ -376,24 +376,53 @@ static int blank(const char *s, size_t n)
     return 1;
 }
 
+/* The usual line at s[0..n), read to its end without looking for the newline first: the
+ * string's scan stops at it (a control byte). 0 (*len, *valid set), G2E_ENOMEM, or 1 when
+ * the line is another one (text->n as it was), which is then read as a line of its own (so
+ * that errors are those of jsonl_text_utf8). */
+static inline __attribute__((always_inline)) int usual_line(const char *s, size_t n, unsigned flags, bytebuf *text,
+                                                            jsonl_error *e, size_t *len, int *valid)
+{
+    if (n < 12 || memcmp(s, USUAL, 10) != 0)
+        return 1;
+    size_t start = text->n;
+    jp p = {s, n < JSONL_WINDOW ? n : JSONL_WINDOW, 9, e, 1, !(flags & JSONL_PORTABLE)};
+    int lossy = flags & JSONL_LOSSY, rc = p.simd ? string_(&p, text, lossy, 1) : string_(&p, text, lossy, 0);
+    if (!rc && p.i < p.n && s[p.i] == '}' && (p.i + 1 == n || s[p.i + 1] == '\n')) {
+        *len = p.i + 1;
+        *valid = p.valid;
+        return 0;
+    }
+    if (rc == G2E_ENOMEM)
+        return rc;
+    text->n = start;
+    return 1;
+}
+
+size_t jsonl_usual_lines(const char *s, size_t n, unsigned flags, bytebuf *text, jsonl_span *sp, size_t max,
+                         size_t *used)
+{
+    jsonl_error e;
+    size_t k = 0, pos = 0;
+    for (; k < max && pos < n; k++) {
+        size_t at = text->n, len;
+        int valid;
+        if (usual_line(s + pos, n - pos, flags, text, &e, &len, &valid))
+            break;
+        sp[k] = (jsonl_span){at, text->n - at, len, !valid};
+        pos += len + 1;
+    }
+    *used = pos < n ? pos : n;
+    return k;
+}
+
 int jsonl_line(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e,
                size_t *len, int *maybe_invalid)
 {
-    /* the usual line, read to its end without looking for the newline first: the string's
-     * scan stops at it (a control byte); anything else, an error included, is read again
-     * as a line of its own (so that errors are those of jsonl_text_utf8) */
-    if (n >= 12 && memcmp(s, USUAL, 10) == 0) {
-        size_t start = text->n;
-        jp p = {s, n < JSONL_WINDOW ? n : JSONL_WINDOW, 9, e, 1, !(flags & JSONL_PORTABLE)};
-        int lossy = flags & JSONL_LOSSY, rc = p.simd ? string_(&p, text, lossy, 1) : string_(&p, text, lossy, 0);
-        if (!rc && p.i < p.n && s[p.i] == '}' && (p.i + 1 == n || s[p.i + 1] == '\n')) {
-            *len = p.i + 1;
-            *maybe_invalid = !p.valid;
-            return 0;
-        }
-        if (rc == G2E_ENOMEM)
-            return rc;
-        text->n = start;
+    int valid, rc = usual_line(s, n, flags, text, e, len, &valid);
+    if (rc != 1) {
+        *maybe_invalid = !valid;
+        return rc;
     }
     const char *nl = memchr(s, '\n', n);
     *len = nl ? (size_t)(nl - s) : n;

@@ -62,4 +62,20 @@ int jsonl_text_utf8(const char *s, size_t n, unsigned flags, bytebuf *text, byte
 int jsonl_line(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e,
                size_t *len, int *maybe_invalid);
 
+/* One line read by jsonl_usual_lines: its text at text->p[at .. at + n), the line's length
+ * without its '\n', and the UTF-8 hint (as jsonl_text_utf8's). */
+typedef struct jsonl_span {
+    size_t at, n, len;
+    int maybe_invalid;
+} jsonl_span;
+
+/* The usual lines at the start of s[0..n), up to max of them, read one after the other as
+ * jsonl_line reads them (their texts appended to text, their spans in sp[0..max)), without
+ * a call per line; it stops before the first line of another kind (blank, another shape, an
+ * error: for jsonl_line), at the end of s or after max lines. Returns how many it read;
+ * *used is the bytes they take with their newlines (at most n). Out of memory: text->oom
+ * set, and the line it happened on not read. */
+size_t jsonl_usual_lines(const char *s, size_t n, unsigned flags, bytebuf *text, jsonl_span *sp, size_t max,
+                         size_t *used);
+
 #endif

@@ -687,26 +687,15 @@ static void jb_bad(jpart *p, size_t line, const char *msg)
     free(lit);
 }
 
-/* The line at s[0..n) (n: to the share's end): parse, tokenize, format; *len its length
- * without the newline. 0, or -1 when out of memory. */
-static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t line, size_t *len)
+/* Line `line`'s text[0..n): tokenized and formatted (checked as UTF-8 only when it may be
+ * invalid). 0, or -1 when out of memory. */
+static inline __attribute__((always_inline)) int jb_text(jpart *p, tok_tokenizer *t, const char *text, size_t n,
+                                                         int maybe_invalid, size_t line, unsigned flags)
 {
-    jsonl_error je;
-    int maybe_invalid, lossy = p->o->lossy;
-    p->text.n = 0;
-    int rc = jsonl_line(s, n, lossy ? JSONL_LOSSY : 0, &p->text, &p->key, &je, len, &maybe_invalid);
-    if (rc == JSONL_BLANK)
-        return 0;
-    if (rc == G2E_ENOMEM)
-        return -1;
-    if (rc) {
-        jb_bad(p, line, je.why);
-        return 0;
-    }
     g2e_err err;
     p->ids.n = 0;
-    unsigned flags = TOK_NO_OFFSETS | (lossy ? TOK_LOSSY : 0) | (maybe_invalid ? 0 : TOK_VALID_UTF8);
-    rc = tok_encode_append(t, p->text.p ? p->text.p : "", p->text.n, p->o->special, flags, &p->ids, &err);
+    int rc = tok_encode_append(t, n ? text : "", n, p->o->special, flags | (maybe_invalid ? 0 : TOK_VALID_UTF8),
+                               &p->ids, &err);
     if (rc == G2E_ENOMEM)
         return -1;
     if (rc) {
@@ -724,23 +713,59 @@ static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t l
     return 0;
 }
 
-/* A share: its lines in turn. */
+/* Any line at s[0..n) (n: to the share's end): parsed (blank lines skipped), tokenized,
+ * formatted; *len its length without the newline. 0, or -1 when out of memory. */
+static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t line, size_t *len, unsigned flags)
+{
+    jsonl_error je;
+    int maybe_invalid;
+    p->text.n = 0;
+    int rc = jsonl_line(s, n, p->o->lossy ? JSONL_LOSSY : 0, &p->text, &p->key, &je, len, &maybe_invalid);
+    if (rc == JSONL_BLANK)
+        return 0;
+    if (rc == G2E_ENOMEM)
+        return -1;
+    if (rc) {
+        jb_bad(p, line, je.why);
+        return 0;
+    }
+    return jb_text(p, t, p->text.p, p->text.n, maybe_invalid, line, flags);
+}
+
+#define JB_BATCH 64 /* usual lines read in one call (jsonl_usual_lines) */
+
+/* A share: its lines in turn, the usual ones JB_BATCH at a time, any other one alone. */
 static void jb_run(jpart *p, tok_tokenizer *t)
 {
+    unsigned flags = TOK_NO_OFFSETS | (p->o->lossy ? TOK_LOSSY : 0), jf = p->o->lossy ? JSONL_LOSSY : 0;
     size_t line = p->line0, pos = 0;
+    jsonl_span sp[JB_BATCH];
     p->out.n = 0;
     p->bad = 0, p->stopped = p->oom = 0;
-    for (; pos < p->n && !p->stopped; line++) {
-        size_t len;
-        if (jb_line(p, t, p->s + pos, p->n - pos, line + 1, &len)) {
-            p->oom = 1;
-            return;
+    while (pos < p->n && !p->stopped) {
+        size_t used, k;
+        p->text.n = 0;
+        k = jsonl_usual_lines(p->s + pos, p->n - pos, jf, &p->text, sp, JB_BATCH, &used);
+        if (p->text.oom)
+            goto oom;
+        for (size_t i = 0; i < k && !p->stopped; i++) {
+            if (jb_text(p, t, p->text.p + sp[i].at, sp[i].n, sp[i].maybe_invalid, ++line, flags))
+                goto oom;
+            pos += sp[i].len + 1;
         }
-        pos += len + 1;
+        if (k < JB_BATCH && pos < p->n && !p->stopped) { /* a line of another kind */
+            size_t len;
+            if (jb_line(p, t, p->s + pos, p->n - pos, ++line, &len, flags))
+                goto oom;
+            pos += len + 1;
+        }
     }
     /* its lines: those taken (a last one without its newline too), and those after a stop */
     p->lines = line - p->line0 + (pos < p->n ? count_lines(p->s + pos, p->n - pos) : 0);
     p->oom |= p->out.oom;
+    return;
+oom:
+    p->oom = 1;
 }
 
 /* The run: the queue of shares, and the reader that cuts them from the input (take: one

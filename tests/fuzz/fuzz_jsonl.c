@@ -56,6 +56,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bb_free(&a), bb_free(&b);
         pos += len + 1;
     }
+    /* jsonl_usual_lines: each line it reads is what jsonl_line reads */
+    for (size_t pos = 0; pos < size;) {
+        bytebuf text2 = {0}, one = {0};
+        jsonl_span sp[4];
+        size_t used, k = jsonl_usual_lines(s + pos, size - pos, size % 2 ? JSONL_PORTABLE : 0, &text2, sp, 4, &used);
+        size_t at = pos;
+        for (size_t i = 0; i < k; i++) {
+            jsonl_error eo;
+            size_t len;
+            int hint;
+            one.n = 0;
+            if (jsonl_line(s + at, size - at, size % 2 ? JSONL_PORTABLE : 0, &one, &key, &eo, &len, &hint) ||
+                len != sp[i].len || hint != sp[i].maybe_invalid || one.n != sp[i].n ||
+                (one.n && memcmp(one.p, text2.p + sp[i].at, one.n)))
+                abort();
+            at += len + 1;
+        }
+        if (pos + used != (at < size ? at : size))
+            abort();
+        const char *nl = k ? NULL : memchr(s + at, '\n', size - at);
+        pos = k ? at : nl ? (size_t)(nl - s) + 1 : size;
+        bb_free(&text2), bb_free(&one);
+    }
     if (rc && rc != JSONL_E_SYNTAX)
         abort(); /* no allocation fails at these sizes */
     if (rc && (text.n || e.at > size || !e.why))
