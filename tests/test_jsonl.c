@@ -369,7 +369,7 @@ Test(jsonl, every_piece_at_every_place)
                     memset(want + at + pb + ab, 'y', len - at);
                     char what[80];
                     snprintf(what, sizeof what, "piece %zu then %zu at %zu of %zu", k, a, at, len);
-                    check_line(json, at + pj + aj + len - at, want, at + pb + ab + len - at, what);
+                    check_line(json, pj + aj + len, want, pb + ab + len, what);
                 }
 }
 

@@ -202,36 +202,37 @@ static const char SIMPLE[128] = {['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['n'] 
  * decoded bytes are never more than the encoded ones (an escape of 2, 6 or 12 bytes gives
  * 1 to 4), so room for the rest of the line (and the scan's 16 bytes) is made once and
  * filled without checks. */
-static inline __attribute__((always_inline)) int string_(jp *p, bytebuf *out, int lossy, int simd)
+static inline __attribute__((always_inline)) int str_at(const char *s, size_t n, size_t *pi, bytebuf *out,
+                                                        int lossy, int simd, int *pvalid, jsonl_error *err)
 {
-    const char *s = p->s;
-    size_t n = p->n, i = p->i; /* (locals, kept in registers: stores through o may alias *p) */
+    size_t i = *pi; /* (locals, kept in registers: stores through o may alias anything) */
+    jp cold = {s, n, i, err, 0, 0}; /* (for fail and u_escape, off the hot path) */
     if (i >= n || s[i] != '"')
-        return fail(p, i, "expected a string");
+        return fail(&cold, i, "expected a string");
     size_t open = i++;
     if (bb_room(out, n - i + 16))
         return G2E_ENOMEM;
     char *o = out->p + out->n;
-    int valid = p->valid, rc = 0;
+    int valid = *pvalid, rc = 0;
     for (;;) {
         /* (after an escape the next byte is another '\\' or the closing quote more often
          * than not: no scan for them) */
         if (i >= n || (s[i] != '"' && s[i] != '\\'))
             i = run(s, n, i, &o, &valid, simd);
         if (i >= n) {
-            rc = fail(p, open, "unterminated string");
+            rc = fail(&cold, open, "unterminated string");
             break;
         }
         char c = s[i];
         if (c == '"')
             break;
         if (c != '\\') {
-            rc = fail(p, i, "control character in a string");
+            rc = fail(&cold, i, "control character in a string");
             break;
         }
         size_t esc = i;
         if (i + 1 >= n) {
-            rc = fail(p, esc, "bad escape");
+            rc = fail(&cold, esc, "bad escape");
             break;
         }
         char e = s[i + 1];
@@ -240,22 +241,28 @@ static inline __attribute__((always_inline)) int string_(jp *p, bytebuf *out, in
         if (simple) {
             *o++ = simple;
         } else if (e != 'u') {
-            rc = fail(p, esc, "bad escape");
+            rc = fail(&cold, esc, "bad escape");
             break;
         } else {
             char *u = o;
-            p->i = i;
-            if ((rc = u_escape(p, esc, &u, lossy)))
+            cold.i = i;
+            if ((rc = u_escape(&cold, esc, &u, lossy)))
                 break;
-            i = p->i, o = u;
+            i = cold.i, o = u;
         }
     }
     if (rc)
         return rc;
-    p->i = i + 1;
-    p->valid = valid;
+    *pi = i + 1;
+    *pvalid = valid;
     out->n = (size_t)(o - out->p);
     return 0;
+}
+
+/* The JSON string at p->i (str_at on p's line). */
+static inline __attribute__((always_inline)) int string_(jp *p, bytebuf *out, int lossy, int simd)
+{
+    return str_at(p->s, p->n, &p->i, out, lossy, simd, &p->valid, p->e);
 }
 
 /* string_ with the scan chosen once (the hot loop then has no test of it). */
@@ -385,12 +392,12 @@ static inline __attribute__((always_inline)) int usual_line(const char *s, size_
 {
     if (n < 12 || memcmp(s, USUAL, 10) != 0)
         return 1;
-    size_t start = text->n;
-    jp p = {s, n < JSONL_WINDOW ? n : JSONL_WINDOW, 9, e, 1, !(flags & JSONL_PORTABLE)};
-    int lossy = flags & JSONL_LOSSY, rc = p.simd ? string_(&p, text, lossy, 1) : string_(&p, text, lossy, 0);
-    if (!rc && p.i < p.n && s[p.i] == '}' && (p.i + 1 == n || s[p.i + 1] == '\n')) {
-        *len = p.i + 1;
-        *valid = p.valid;
+    size_t start = text->n, i = 9, w = n < JSONL_WINDOW ? n : JSONL_WINDOW;
+    int lossy = flags & JSONL_LOSSY, v = 1;
+    int rc = flags & JSONL_PORTABLE ? str_at(s, w, &i, text, lossy, 0, &v, e) : str_at(s, w, &i, text, lossy, 1, &v, e);
+    if (!rc && i < w && s[i] == '}' && (i + 1 == n || s[i + 1] == '\n')) {
+        *len = i + 1;
+        *valid = v;
         return 0;
     }
     if (rc == G2E_ENOMEM)
