@@ -693,8 +693,9 @@ static void jb_bad(jpart *p, size_t line, const char *msg)
 
 /* Line `line`'s text[0..n): tokenized and formatted (checked as UTF-8 only when it may be
  * invalid). 0, or -1 when out of memory. */
-static inline __attribute__((always_inline)) int jb_text(jpart *p, tok_tokenizer *t, const char *text, size_t n,
-                                                         int maybe_invalid, size_t line, unsigned flags)
+static inline __attribute__((always_inline)) int jb_text(jpart *p, tok_tokenizer *t, const toks_idtext *idt,
+                                                         const char *text, size_t n, int maybe_invalid, size_t line,
+                                                         unsigned flags)
 {
     g2e_err err;
     p->ids.n = 0;
@@ -711,7 +712,7 @@ static inline __attribute__((always_inline)) int jb_text(jpart *p, tok_tokenizer
         return -1;
     char *o = p->out.p + p->out.n;
     memcpy(o, "{\"ids\":[", 8);
-    o = put_ids(o + 8, p->idt, p->ids.ids, k, ',') - (k ? 1 : 0); /* (the last ',' taken back) */
+    o = put_ids(o + 8, idt, p->ids.ids, k, ',') - (k ? 1 : 0); /* (the last ',' taken back) */
     memcpy(o, "]}\n", 3);
     p->out.n = (size_t)(o + 3 - p->out.p);
     return 0;
@@ -733,7 +734,7 @@ static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t l
         jb_bad(p, line, je.why);
         return 0;
     }
-    return jb_text(p, t, p->text.p, p->text.n, maybe_invalid, line, flags);
+    return jb_text(p, t, p->idt, p->text.p, p->text.n, maybe_invalid, line, flags);
 }
 
 #define JB_BATCH 64 /* usual lines read in one call (jsonl_usual_lines) */
@@ -744,6 +745,7 @@ static void jb_run(jpart *p, tok_tokenizer *t)
     unsigned flags = TOK_NO_OFFSETS | (p->o->lossy ? TOK_LOSSY : 0), jf = p->o->lossy ? JSONL_LOSSY : 0;
     size_t line = p->line0, pos = 0;
     jsonl_span sp[JB_BATCH];
+    const toks_idtext idt = *p->idt; /* (a local: the stores of the output cannot alias it) */
     p->out.n = 0;
     p->bad = 0, p->stopped = p->oom = 0;
     while (pos < p->n && !p->stopped) {
@@ -753,7 +755,7 @@ static void jb_run(jpart *p, tok_tokenizer *t)
         if (p->text.oom)
             goto oom;
         for (size_t i = 0; i < k && !p->stopped; i++) {
-            if (jb_text(p, t, p->text.p + sp[i].at, sp[i].n, sp[i].maybe_invalid, ++line, flags))
+            if (jb_text(p, t, &idt, p->text.p + sp[i].at, sp[i].n, sp[i].maybe_invalid, ++line, flags))
                 goto oom;
             pos += sp[i].len + 1;
         }
