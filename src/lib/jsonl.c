@@ -89,23 +89,35 @@ static int u_escape(jp *p, size_t esc, char **o, int lossy)
 static size_t high_run(const char *s, size_t n, size_t i, char *o)
 {
     o -= i; /* (o[i] is where s[i] goes) */
+    while (n - i >= 4) { /* (n >= i always) */
+        unsigned c0 = (unsigned char)s[i], c1 = (unsigned char)s[i + 1];
+        if (c0 < 0x80)
+            return i;
+        memcpy(o + i, s + i, 4); /* (room: the caller's 16 bytes) */
+        /* the commonest first: U+0080..U+07FF, and three bytes outside E0's and ED's cases */
+        if (c0 - 0xC2 <= 0xDF - 0xC2) {
+            if ((c1 & 0xC0) != 0x80)
+                return i;
+            i += 2;
+            continue;
+        }
+        unsigned c2 = (unsigned char)s[i + 2];
+        if (c0 - 0xE1 <= 0xEF - 0xE1 && c0 != 0xED) {
+            if ((c1 & 0xC0) != 0x80 || (c2 & 0xC0) != 0x80)
+                return i;
+            i += 3;
+            continue;
+        }
+        size_t k;
+        if (text_step(s + i, n - i, &k) < 0)
+            return i;
+        i += k;
+    }
     while (i < n && (unsigned char)s[i] >= 0x80) {
         size_t k;
-        if (n - i >= 4) {
-            memcpy(o + i, s + i, 4); /* (room: the caller's 16 bytes) */
-            unsigned c0 = (unsigned char)s[i], c1 = (unsigned char)s[i + 1], c2 = (unsigned char)s[i + 2];
-            /* the commonest first: U+0080..U+07FF, and three bytes outside E0's and ED's cases */
-            if (c0 - 0xC2 <= 0xDF - 0xC2 && (c1 & 0xC0) == 0x80)
-                k = 2;
-            else if (c0 - 0xE1 <= 0xEF - 0xE1 && c0 != 0xED && (c1 & 0xC0) == 0x80 && (c2 & 0xC0) == 0x80)
-                k = 3;
-            else if (text_step(s + i, n - i, &k) < 0)
-                break;
-        } else {
-            if (text_step(s + i, n - i, &k) < 0)
-                break;
-            memcpy(o + i, s + i, k);
-        }
+        if (text_step(s + i, n - i, &k) < 0)
+            break;
+        memcpy(o + i, s + i, k);
         i += k;
     }
     return i;
