@@ -2,6 +2,7 @@
 /* test_tok_stream.c — IDs as text, texts over threads, counts and JSON Lines: always what
  * tok_encode gives on one thread (formatted here with printf), and for JSON Lines tiktoken's
  * own IDs (tests/data/tokenizer_expected.jsonl). */
+#include "json.h"
 #include "jsonl.h"
 #include "support.h"
 #include "text.h"
@@ -546,4 +547,132 @@ Test(tok_stream, jsonl_bad_line_among_many_shares_over_threads, .timeout = 60)
     }
     bb_free(&one.b);
     bb_free(&in);
+}
+
+/* The IDs of every length 0..40 with one ID outside the table (or none) at every place,
+ * through tables of every size kind (1 entry, a power of two, one more, the largest), in
+ * steps of eight, four and one: printf's text. A table too large is refused, empty. */
+Test(tok_stream, put_ids_every_length_and_place_and_table_size)
+{
+    static const uint32_t vocabs[] = {1, 10, 50257, 65536, 65537, TOKS_IDTEXT_MAX};
+    for (size_t v = 0; v < sizeof vocabs / sizeof vocabs[0]; v++) {
+        toks_idtext d;
+        cr_assert_eq(toks_idtext_init(&d, vocabs[v], ' '), 0);
+        cr_assert(d.n >= vocabs[v] && (d.n & (d.n - 1)) == 0 && d.n < 2 * vocabs[v] + 1, "size %u for %u", d.n,
+                  vocabs[v]);
+        for (uint32_t id = 0; id < d.n; id += id < 2000 ? 1 : 997) { /* each entry as printf writes it */
+            char want[16];
+            int wl = sprintf(want, "%u ", id);
+            cr_assert(d.text[id][7] == wl && memcmp(d.text[id], want, (size_t)wl) == 0, "entry %u", id);
+        }
+        for (size_t n = 0; n <= 40; n++)
+            for (size_t at = 0; at <= n; at++) {
+                uint32_t ids[41];
+                for (size_t i = 0; i < n; i++)
+                    ids[i] = rnd() % d.n;
+                if (at < n)
+                    ids[at] = d.n + rnd() % 1000 + (rnd() % 2 ? 0 : 4000000000u - d.n);
+                char want[41 * 12 + 1], *o = want;
+                for (size_t i = 0; i < n; i++)
+                    o += sprintf(o, i ? " %u" : "%u", ids[i]);
+                bytebuf b = {0};
+                toks_put_ids(&b, &d, ids, n, ' ');
+                cr_assert(b.n == (size_t)(o - want) && (!b.n || memcmp(b.p, want, b.n) == 0),
+                          "vocab %u: %zu IDs, outside at %zu", vocabs[v], n, at);
+                bb_free(&b);
+            }
+        toks_idtext_free(&d);
+    }
+    toks_idtext d;
+    cr_expect_eq(toks_idtext_init(&d, TOKS_IDTEXT_MAX + 1, ' '), G2E_ENOMEM);
+    cr_expect(d.n == 0 && d.text == NULL);
+}
+
+/* What toks_jsonl_run must write for in[0..n) with keep_going, found one line at a time
+ * without its shortcuts: the newline searched, jsonl_text, and tok_encode with its own
+ * UTF-8 check (the reader's hint unused). */
+static void jsonl_reference(const char *in, size_t n, int lossy, bytebuf *out)
+{
+    tok_tokenizer *t = open_repo();
+    bytebuf text = {0}, key = {0};
+    size_t line = 0;
+    for (const char *s = in, *e = in + n, *nl; s < e; s = nl + 1) {
+        nl = memchr(s, '\n', (size_t)(e - s));
+        nl = nl ? nl : e;
+        line++;
+        size_t len = (size_t)(nl - s), k = 0;
+        while (k < len && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r'))
+            k++;
+        if (k == len)
+            continue;
+        jsonl_error je;
+        text.n = 0;
+        const char *why = NULL;
+        g2e_err err;
+        tok_ids r = {0};
+        if (jsonl_text(s, len, lossy ? JSONL_LOSSY : 0, &text, &key, &je))
+            why = je.why;
+        else if (tok_encode(t, text.p ? text.p : "", text.n, TOK_SPECIAL_TOKEN,
+                            TOK_NO_OFFSETS | (lossy ? TOK_LOSSY : 0), &r, NULL, &err))
+            why = err.msg;
+        if (why) {
+            char *lit = json_string_alloc(why, strlen(why));
+            char tail[32];
+            snprintf(tail, sizeof tail, ",\"line\":%zu}\n", line);
+            bb_str(out, "{\"error\":"), bb_str(out, lit), bb_str(out, tail);
+            free(lit);
+            continue;
+        }
+        bb_str(out, "{\"ids\":[");
+        for (size_t i = 0; i < r.n; i++) {
+            char num[16];
+            snprintf(num, sizeof num, i ? ",%u" : "%u", r.ids[i]);
+            bb_str(out, num);
+        }
+        bb_str(out, "]}\n");
+        tok_ids_free(&r);
+    }
+    bb_free(&text), bb_free(&key);
+    tok_close(t);
+}
+
+/* Lines of raw UTF-8 (valid and ill-formed: overlong, surrogates, cut short, at every
+ * place), escapes, the special token and other shapes, strict and lossy, small (no ID
+ * table) and large (several shares), on one thread and on two: exactly the reference's
+ * output, so the UTF-8 check is skipped only where it would have passed. */
+Test(tok_stream, jsonl_raw_utf8_valid_and_not_agrees_with_a_checked_reference, .timeout = 120)
+{
+    static const char *const bits[] = {
+        "a", "the ", " cat", "\\n", "\\t", "\\\"", "\\\\", "\\u00e9", "\\ud83d\\ude00", "\\ud800", "\xC3\xA9",
+        "\xE7\x8A\xAC", "\xF0\x9F\x98\x80", "\xED\x9F\xBF", "\xE0\xA0\x80", "\xC0\x80", "\xE0\x80\x80", "\xED\xA0\x80",
+        "\xF4\x90\x80\x80", "\xFF", "\x80", "\xE7\x8A", "<|endoftext|>", "0123456789abcdef",
+    };
+    enum { NB = sizeof bits / sizeof bits[0] };
+    for (int size = 0; size < 2; size++) {
+        bytebuf in = {0};
+        size_t lines = size ? 6000 : 200;
+        for (size_t k = 0; k < lines; k++) {
+            unsigned shape = rnd() % 10;
+            bb_str(&in, shape == 0 ? "{\"id\": 1, \"text\": \"" : shape == 1 ? "  {\"text\" : \"" : "{\"text\": \"");
+            for (size_t m = rnd() % 12; m > 0; m--)
+                bb_str(&in, bits[rnd() % 3 == 0 ? rnd() % NB : rnd() % 3]);
+            bb_str(&in, shape == 2 ? "\"} \r\n" : shape == 3 ? "\"}\n\n" : "\"}\n");
+        }
+        for (int lossy = 0; lossy < 2; lossy++) {
+            bytebuf want = {0};
+            jsonl_reference(in.p, in.n, lossy, &want);
+            for (unsigned th = 1; th <= 2; th++) {
+                toks_jsonl j = {.special = TOK_SPECIAL_TOKEN, .lossy = lossy, .keep_going = 1};
+                sink s;
+                cr_assert_eq(jsonl_run(in.p, in.n, th, &j, &s), 0, "%s", j.msg);
+                cr_assert(s.b.n == want.n && memcmp(s.b.p, want.p, want.n) == 0,
+                          "%zu lines, lossy %d, %u threads: the output differs", lines, lossy, th);
+                if (!lossy)
+                    cr_expect_gt(j.bad, 0, "some lines are bad");
+                bb_free(&s.b);
+            }
+            bb_free(&want);
+        }
+        bb_free(&in);
+    }
 }

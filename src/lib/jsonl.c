@@ -15,7 +15,8 @@ typedef struct jp {
     const char *s;
     size_t n, i;
     jsonl_error *e;
-    unsigned high; /* non-zero once a byte >= 0x80 may have been copied as it is */
+    int valid; /* "text" decoded so far is valid UTF-8 (its raw bytes checked as copied) */
+    int simd;  /* 0: the portable scan only (JSONL_PORTABLE) */
 } jp;
 
 static int fail(jp *p, size_t at, const char *why)
@@ -48,7 +49,7 @@ static int hex4(const char *s, size_t n, size_t i, unsigned *v)
 }
 
 /* One \u escape at p->i (just after "\u", which starts at esc), a surrogate pair joined,
- * written at *o. */
+ * written at *o: always well-formed UTF-8 (a lone surrogate is an error, or U+FFFD). */
 static int u_escape(jp *p, size_t esc, char **o, int lossy)
 {
     unsigned cp, lo;
@@ -68,51 +69,141 @@ static int u_escape(jp *p, size_t esc, char **o, int lossy)
     return 0;
 }
 
-/* Copies the run at s[0..n) free of '"', '\\' and bytes below 0x20 to o (which has room
- * for n bytes; bytes of o past the run may be overwritten too) and returns its length:
- * sixteen bytes at a time with SSE2 (every x86-64 has it), copied whole as they are
- * scanned, the last sixteen of s overlapping the ones before so that the tail is one step
- * too; else eight in a word (the lowest flagged byte of a word is exact, the word read
- * little-endian), then byte by byte. Bytes >= 0x80 seen on the way set *high (also some
- * past the run: it may say yes for nothing, never no for something). */
-static size_t copy_run(const char *s, size_t n, char *o, unsigned *high)
+/* ---- the scan of a string's runs ----
+ *
+ * A run is the bytes of a string up to the next '"', '\\' or control byte (below 0x20):
+ * copied as they are. Its bytes >= 0x80 are checked as UTF-8 as they are met, while the
+ * text is still valid (p->valid): decoded text is well-formed exactly when every run is,
+ * because an escape gives whole characters, and a run's sequence cut short by an escape or
+ * the string's end is ill-formed already in the run. The first ill-formed sequence clears
+ * p->valid, and from then on the bytes are only copied (the tokenizer checks that text).
+ *
+ * Sixteen bytes a step with SSE2 (every x86-64 has it), else eight in a word, then byte by
+ * byte near the end; each step stores its bytes whole at the output before looking at
+ * them (the caller gives 16 bytes of room past the run). One signed compare flags both the
+ * controls and the bytes >= 0x80, so a step of plain ASCII costs one test. */
+
+/* The non-ASCII characters at s[i..n) (s[i] >= 0x80) checked and copied to o (where s[i]
+ * goes) up to the next ASCII byte or the first ill-formed sequence, which is left for the
+ * caller (then s[returned] >= 0x80). Returns the new i; o moves as far as i. */
+static size_t high_run(const char *s, size_t n, size_t i, char *o)
 {
-    size_t r = 0;
-#ifdef __SSE2__
-    const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), c1f = _mm_set1_epi8(0x1F);
-    if (n >= 16) {
-        for (;;) {
-            size_t at = r + 16 <= n ? r : n - 16; /* the last step overlaps the one before */
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
-            _mm_storeu_si128((__m128i *)(void *)(o + at), v);
-            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
-                                       _mm_cmpeq_epi8(_mm_min_epu8(v, c1f), v)); /* v <= 0x1F */
-            *high |= (unsigned)_mm_movemask_epi8(v);
-            unsigned mask = (unsigned)_mm_movemask_epi8(hit) >> (r - at); /* (the overlap's bytes before r) */
-            if (mask)
-                return r + (size_t)__builtin_ctz(mask);
-            r = at + 16;
-            if (r == n)
-                return n;
+    o -= i; /* (o[i] is where s[i] goes) */
+    while (n - i >= 4) { /* (n >= i always) */
+        unsigned c0 = (unsigned char)s[i], c1 = (unsigned char)s[i + 1];
+        if (c0 < 0x80)
+            return i;
+        memcpy(o + i, s + i, 4); /* (room: the caller's 16 bytes) */
+        /* the commonest first: U+0080..U+07FF, and three bytes outside E0's and ED's cases */
+        if (c0 - 0xC2 <= 0xDF - 0xC2) {
+            if ((c1 & 0xC0) != 0x80)
+                return i;
+            i += 2;
+            continue;
         }
+        unsigned c2 = (unsigned char)s[i + 2];
+        if (c0 - 0xE1 <= 0xEF - 0xE1 && c0 != 0xED) {
+            if ((c1 & 0xC0) != 0x80 || (c2 & 0xC0) != 0x80)
+                return i;
+            i += 3;
+            continue;
+        }
+        size_t k;
+        if (text_step(s + i, n - i, &k) < 0)
+            return i;
+        i += k;
+    }
+    while (i < n && (unsigned char)s[i] >= 0x80) {
+        size_t k;
+        if (text_step(s + i, n - i, &k) < 0)
+            break;
+        memcpy(o + i, s + i, k);
+        i += k;
+    }
+    return i;
+}
+
+/* After high_run stopped at i: still valid unless at an ill-formed sequence. */
+#define STILL_VALID(s, n, i) ((i) >= (n) || (unsigned char)(s)[i] < 0x80)
+
+/* Copies the run at s[i..n) to *po and returns where it ends: at the first '"', '\\' or
+ * control byte, or n; *po moves as far. */
+static inline __attribute__((always_inline)) size_t run(const char *s, size_t n, size_t i, char **po, int *valid,
+                                                        int simd)
+{
+    char *o = *po;
+#ifdef __SSE2__
+    const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), sp = _mm_set1_epi8(0x20);
+    while (simd && i + 16 <= n) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        _mm_storeu_si128((__m128i *)(void *)o, v);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
+                                   _mm_cmpgt_epi8(sp, v)); /* (signed: also the bytes >= 0x80) */
+        unsigned m = (unsigned)_mm_movemask_epi8(hit);
+        if (!m) {
+            i += 16, o += 16;
+            continue;
+        }
+        unsigned high = (unsigned)_mm_movemask_epi8(v), stop = m & ~high;
+        if (!high || (stop && !(*valid && (high & ((stop & -stop) - 1))))) { /* no byte >= 0x80 to check first */
+            unsigned k = (unsigned)__builtin_ctz(stop);
+            *po = o + k;
+            return i + k;
+        }
+        if (*valid) {
+            size_t k = (size_t)__builtin_ctz(high), e = high_run(s, n, i + k, o + k);
+            o += e - i;
+            i = e;
+            *valid = STILL_VALID(s, n, i);
+            continue;
+        }
+        i += 16, o += 16;
     }
 #endif
     const uint64_t lo = 0x0101010101010101ull, hi = 0x8080808080808080ull;
-    for (; r + 8 <= n; r += 8) {
+    while (i + 8 <= n) {
         uint64_t w;
-        memcpy(&w, s + r, 8);
-        memcpy(o + r, &w, 8);
-        *high |= (w & hi) != 0;
+        memcpy(&w, s + i, 8);
+        memcpy(o, &w, 8);
+        /* per byte, its top bit: a '"', a '\\' or a control (the lowest flagged byte is
+         * exact: a borrow only runs upwards from a true one); >= 0x80 (exact). Read
+         * little-endian (on a big-endian machine the byte order is swapped first). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap64(w);
+#endif
         uint64_t x = w ^ (lo * '"'), y = w ^ (lo * '\\');
-        uint64_t hit = (((x - lo) & ~x) | ((y - lo) & ~y) | ((w - lo * 0x20) & ~w)) & hi;
-        if (hit)
-            return r + ((size_t)__builtin_ctzll(hit) >> 3);
+        uint64_t stop = (((x - lo) & ~x) | ((y - lo) & ~y) | ((w - lo * 0x20) & ~w)) & hi;
+        uint64_t high = w & hi;
+        if (*valid && (high & ((stop & -stop) - 1))) {
+            size_t k = (size_t)__builtin_ctzll(high) >> 3, e = high_run(s, n, i + k, o + k);
+            o += e - i;
+            i = e;
+            *valid = STILL_VALID(s, n, i);
+            continue;
+        }
+        if (stop) {
+            size_t k = (size_t)__builtin_ctzll(stop) >> 3;
+            *po = o + k;
+            return i + k;
+        }
+        i += 8, o += 8;
     }
-    for (; r < n && s[r] != '"' && s[r] != '\\' && (unsigned char)s[r] >= 0x20; r++) {
-        o[r] = s[r];
-        *high |= (unsigned char)s[r] >> 7;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\' || c < 0x20)
+            break;
+        if (c >= 0x80 && *valid) {
+            size_t e = high_run(s, n, i, o);
+            o += e - i;
+            i = e;
+            *valid = STILL_VALID(s, n, i);
+            continue;
+        }
+        *o++ = (char)c;
+        i++;
     }
-    return r;
+    *po = o;
+    return i;
 }
 
 /* What each one-letter escape stands for (0: not one). */
@@ -121,42 +212,77 @@ static const char SIMPLE[128] = {['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['n'] 
 
 /* Decodes the JSON string at p->i onto out, leaving p->i after its closing quote. The
  * decoded bytes are never more than the encoded ones (an escape of 2, 6 or 12 bytes gives
- * 1 to 4), so room for the rest of the line is made once and filled without checks. */
-static int string(jp *p, bytebuf *out, int lossy)
+ * 1 to 4), so room for the rest of the line (and the scan's 16 bytes) is made once and
+ * filled without checks. */
+static inline __attribute__((always_inline)) int str_at(const char *s, size_t n, size_t *pi, bytebuf *out,
+                                                        int lossy, int simd, int *pvalid, jsonl_error *err)
 {
-    if (p->i >= p->n || p->s[p->i] != '"')
-        return fail(p, p->i, "expected a string");
-    size_t open = p->i++;
-    if (bb_room(out, p->n - p->i + 1)) /* (+1: a buffer even for an empty rest) */
+    size_t i = *pi; /* (locals, kept in registers: stores through o may alias anything) */
+    jp cold = {s, n, i, err, 0, 0}; /* (for fail and u_escape, off the hot path) */
+    if (i >= n || s[i] != '"')
+        return fail(&cold, i, "expected a string");
+    size_t open = i++;
+    if (bb_room(out, n - i + 16))
         return G2E_ENOMEM;
     char *o = out->p + out->n;
+    int valid = *pvalid, rc = 0;
     for (;;) {
-        size_t r = copy_run(p->s + p->i, p->n - p->i, o, &p->high);
-        o += r;
-        p->i += r;
-        if (p->i >= p->n)
-            return fail(p, open, "unterminated string");
-        char c = p->s[p->i];
+        /* (after an escape the next byte is another '\\' or the closing quote more often
+         * than not: no scan for them) */
+        if (i >= n || (s[i] != '"' && s[i] != '\\'))
+            i = run(s, n, i, &o, &valid, simd);
+        if (i >= n) {
+            rc = fail(&cold, open, "unterminated string");
+            break;
+        }
+        char c = s[i];
         if (c == '"')
             break;
-        if (c != '\\')
-            return fail(p, p->i, "control character in a string");
-        size_t esc = p->i;
-        if (p->i + 1 >= p->n)
-            return fail(p, esc, "bad escape");
-        char e = p->s[p->i + 1];
-        p->i += 2;
+        if (c != '\\') {
+            rc = fail(&cold, i, "control character in a string");
+            break;
+        }
+        size_t esc = i;
+        if (i + 1 >= n) {
+            rc = fail(&cold, esc, "bad escape");
+            break;
+        }
+        char e = s[i + 1];
+        i += 2;
         char simple = (unsigned char)e < 128 ? SIMPLE[(unsigned char)e] : 0;
-        if (simple)
+        if (simple) {
             *o++ = simple;
-        else if (e != 'u')
-            return fail(p, esc, "bad escape");
-        else if (u_escape(p, esc, &o, lossy))
-            return JSONL_E_SYNTAX;
+        } else if (e != 'u') {
+            rc = fail(&cold, esc, "bad escape");
+            break;
+        } else {
+            char *u = o;
+            cold.i = i;
+            if ((rc = u_escape(&cold, esc, &u, lossy)))
+                break;
+            i = cold.i, o = u;
+        }
     }
-    p->i++;
+    if (rc)
+        return rc;
+    *pi = i + 1;
+    *pvalid = valid;
     out->n = (size_t)(o - out->p);
     return 0;
+}
+
+/* The JSON string at p->i (str_at on p's line). */
+static inline __attribute__((always_inline)) int string_(jp *p, bytebuf *out, int lossy, int simd)
+{
+    return str_at(p->s, p->n, &p->i, out, lossy, simd, &p->valid, p->e);
+}
+
+/* string_ with the scan chosen once (the hot loop then has no test of it). */
+static int string_simd(jp *p, bytebuf *out, int lossy) { return string_(p, out, lossy, 1); }
+static int string_portable(jp *p, bytebuf *out, int lossy) { return string_(p, out, lossy, 0); }
+static int string(jp *p, bytebuf *out, int lossy)
+{
+    return p->simd ? string_simd(p, out, lossy) : string_portable(p, out, lossy);
 }
 
 /* Skips the JSON value at p->i after checking it with cJSON (strict literals, numbers,
@@ -181,8 +307,10 @@ static int member(jp *p, bytebuf *text, bytebuf *key, int lossy, int *found)
         p->i += 6;
     } else {
         key->n = 0;
+        int valid = p->valid; /* (the name's bytes are no part of the text) */
         if ((rc = string(p, key, 1)))
             return rc;
+        p->valid = valid;
         is_text = key->n == 4 && memcmp(key->p, "text", 4) == 0;
     }
     skip_ws(p);
@@ -196,58 +324,58 @@ static int member(jp *p, bytebuf *text, bytebuf *key, int lossy, int *found)
     return is_text ? string(p, text, lossy) : skip_value(p);
 }
 
-static int parse(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e,
-                 unsigned *high)
+/* json.dumps's own line, {"text": "..."}: straight to the string. */
+#define USUAL "{\"text\": \""
+
+static int parse(jp *p, unsigned flags, bytebuf *text, bytebuf *key)
 {
-    jp p = {s, n, 0, e, 0};
+    const char *s = p->s;
+    size_t n = p->n;
     int found = 0, rc;
-    /* json.dumps's own line, {"text": "..."}: straight to the string (a third of this
-     * function's instructions on the corpus as JSON lines) */
-    if (n >= 12 && memcmp(s, "{\"text\": \"", 10) == 0) {
-        p.i = 9;
-        if ((rc = string(&p, text, flags & JSONL_LOSSY)))
+    if (n >= 12 && memcmp(s, USUAL, 10) == 0) {
+        p->i = 9;
+        if ((rc = string(p, text, flags & JSONL_LOSSY)))
             return rc;
-        if (p.i + 1 == n && s[p.i] == '}')
-            return *high = p.high, 0;
+        if (p->i + 1 == n && s[p->i] == '}')
+            return 0;
         found = 1;
         goto after_member;
     }
-    skip_ws(&p);
-    if (p.i >= n || s[p.i] != '{')
-        return fail(&p, p.i, "expected a JSON object {\"text\": \"...\"}");
-    p.i++;
-    skip_ws(&p);
-    if (p.i < n && s[p.i] == '}')
-        return fail(&p, p.i, "no \"text\" member");
+    skip_ws(p);
+    if (p->i >= n || s[p->i] != '{')
+        return fail(p, p->i, "expected a JSON object {\"text\": \"...\"}");
+    p->i++;
+    skip_ws(p);
+    if (p->i < n && s[p->i] == '}')
+        return fail(p, p->i, "no \"text\" member");
     for (;;) {
-        if ((rc = member(&p, text, key, flags & JSONL_LOSSY, &found)))
+        if ((rc = member(p, text, key, flags & JSONL_LOSSY, &found)))
             return rc;
     after_member:
-        skip_ws(&p);
-        if (p.i < n && s[p.i] == ',') {
-            p.i++;
-            skip_ws(&p);
+        skip_ws(p);
+        if (p->i < n && s[p->i] == ',') {
+            p->i++;
+            skip_ws(p);
             continue;
         }
-        if (p.i < n && s[p.i] == '}')
+        if (p->i < n && s[p->i] == '}')
             break;
-        return fail(&p, p.i, "expected ',' or '}'");
+        return fail(p, p->i, "expected ',' or '}'");
     }
-    size_t close = p.i++;
-    skip_ws(&p);
-    if (p.i != n)
-        return fail(&p, p.i, "trailing characters after the object");
-    *high = p.high;
-    return found ? 0 : fail(&p, close, "no \"text\" member");
+    size_t close = p->i++;
+    skip_ws(p);
+    if (p->i != n)
+        return fail(p, p->i, "trailing characters after the object");
+    return found ? 0 : fail(p, close, "no \"text\" member");
 }
 
 int jsonl_text_utf8(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e,
                     int *maybe_invalid)
 {
     size_t start = text->n;
-    unsigned high = 1;
-    int rc = parse(s, n, flags, text, key, e, &high);
-    *maybe_invalid = high != 0;
+    jp p = {s, n, 0, e, 1, !(flags & JSONL_PORTABLE)};
+    int rc = parse(&p, flags, text, key);
+    *maybe_invalid = rc || !p.valid;
     if (rc)
         text->n = start; /* a "text" decoded before the error is taken back */
     return rc;
@@ -257,4 +385,67 @@ int jsonl_text(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *
 {
     int maybe_invalid;
     return jsonl_text_utf8(s, n, flags, text, key, e, &maybe_invalid);
+}
+
+static int blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+            return 0;
+    return 1;
+}
+
+/* The usual line at s[0..n), read to its end without looking for the newline first: the
+ * string's scan stops at it (a control byte). 0 (*len, *valid set), G2E_ENOMEM, or 1 when
+ * the line is another one (text->n as it was), which is then read as a line of its own (so
+ * that errors are those of jsonl_text_utf8). */
+static inline __attribute__((always_inline)) int usual_line(const char *s, size_t n, unsigned flags, bytebuf *text,
+                                                            jsonl_error *e, size_t *len, int *valid)
+{
+    if (n < 12 || memcmp(s, USUAL, 10) != 0)
+        return 1;
+    size_t start = text->n, i = 9, w = n < JSONL_WINDOW ? n : JSONL_WINDOW;
+    int lossy = flags & JSONL_LOSSY, v = 1;
+    int rc = flags & JSONL_PORTABLE ? str_at(s, w, &i, text, lossy, 0, &v, e) : str_at(s, w, &i, text, lossy, 1, &v, e);
+    if (!rc && i < w && s[i] == '}' && (i + 1 == n || s[i + 1] == '\n')) {
+        *len = i + 1;
+        *valid = v;
+        return 0;
+    }
+    if (rc == G2E_ENOMEM)
+        return rc;
+    text->n = start;
+    return 1;
+}
+
+size_t jsonl_usual_lines(const char *s, size_t n, unsigned flags, bytebuf *text, jsonl_span *sp, size_t max,
+                         size_t *used)
+{
+    jsonl_error e;
+    size_t k = 0, pos = 0;
+    for (; k < max && pos < n; k++) {
+        size_t at = text->n, len;
+        int valid;
+        if (usual_line(s + pos, n - pos, flags, text, &e, &len, &valid))
+            break;
+        sp[k] = (jsonl_span){at, text->n - at, len, !valid};
+        pos += len + 1;
+    }
+    *used = pos < n ? pos : n;
+    return k;
+}
+
+int jsonl_line(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e,
+               size_t *len, int *maybe_invalid)
+{
+    int valid, rc = usual_line(s, n, flags, text, e, len, &valid);
+    if (rc != 1) {
+        *maybe_invalid = !valid;
+        return rc;
+    }
+    const char *nl = memchr(s, '\n', n);
+    *len = nl ? (size_t)(nl - s) : n;
+    if (blank(s, *len))
+        return *maybe_invalid = 0, JSONL_BLANK;
+    return jsonl_text_utf8(s, *len, flags, text, key, e, maybe_invalid);
 }

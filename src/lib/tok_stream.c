@@ -49,23 +49,29 @@ void toks_put_u64(bytebuf *b, uint64_t v)
 
 int toks_idtext_init(toks_idtext *d, uint32_t n_vocab, char sep)
 {
-    d->n = 0;
-    if (n_vocab > 1000000 || !(d->text = malloc(((size_t)n_vocab + 1) * sizeof *d->text)))
+    uint32_t n = 1;
+    while (n < n_vocab)
+        n *= 2;
+    memset(d, 0, sizeof *d);
+    if (n > TOKS_IDTEXT_MAX || !(d->text = malloc((size_t)n * sizeof *d->text)))
         return G2E_ENOMEM;
-    char dig[7] = "000000"; /* v in decimal, counted up (no divisions: it is built serially) */
-    for (uint32_t v = 0, len = 1; v < n_vocab; v++) {
-        memset(d->text[v], 0, 8);
-        memcpy(d->text[v], dig + 6 - len, len);
-        d->text[v][len] = sep;
-        d->text[v][7] = (char)(len + 1);
-        int k = 5;
-        while (k >= 0 && dig[k] == '9')
-            dig[k--] = '0';
-        if (k >= 0)
-            dig[k]++;
-        len = 6 - (uint32_t)k > len ? 6 - (uint32_t)k : len;
+    /* ten entries at a time: those of 10 hi + 0..9 are hi's digits (before its separator)
+     * and one more digit (hi's entry is made before them: hi < 10 hi for hi >= 1) */
+    for (uint32_t hi = 0; hi < (n + 9) / 10; hi++) {
+        char pre[8] = {0};
+        size_t pl = 0;
+        if (hi) {
+            memcpy(pre, d->text[hi], 8);
+            pl = (size_t)pre[7] - 1;
+        }
+        pre[7] = (char)(pl + 2);
+        for (uint32_t v = hi * 10, e = v + 10 < n ? v + 10 : n; v < e; v++) {
+            pre[pl] = (char)('0' + v - hi * 10);
+            pre[pl + 1] = sep;
+            memcpy(d->text[v], pre, 8);
+        }
     }
-    d->n = n_vocab;
+    d->n = n;
     d->sep = sep;
     return 0;
 }
@@ -76,49 +82,53 @@ void toks_idtext_free(toks_idtext *d)
     memset(d, 0, sizeof *d);
 }
 
+/* Bytes put_ids may write for n IDs: 10 digits and a separator at most each, and the last
+ * table entry's 8 bytes whole. */
+#define ID_ROOM(n) ((n) * 11 + 16)
+
+/* ids[0..n) in decimal at o, each followed by sep; returns the end. IDs in the table (d's
+ * size is a power of two: the eight IDs of a step are all in it when their OR is) are one
+ * 8-byte copy each, their length in the entry's last byte; others converted. */
+static inline __attribute__((always_inline)) char *put_ids(char *o, const toks_idtext *d, const uint32_t *ids, size_t n, char sep)
+{
+    const char *text = d ? (const char *)d->text : NULL; /* (locals: stores through o may alias *d) */
+    uint32_t lim = d && d->sep == sep ? d->n : 0;
+    const uint32_t *p = ids, *end = ids + n, *end8 = n >= 8 ? end - 7 : ids; /* (steps of 8 start before end8) */
+#define ID_PUT(v)                                                                                           \
+    do {                                                                                                    \
+        uint64_t w_;                                                                                        \
+        memcpy(&w_, text + (size_t)(v) * 8, 8);                                                             \
+        memcpy(o, &w_, 8);                                                                                  \
+        o += (unsigned char)text[(size_t)(v) * 8 + 7];                                                      \
+    } while (0)
+    for (;;) {
+        for (; p < end8; p += 8) {
+            uint32_t a = p[0], b = p[1], c = p[2], e = p[3], f = p[4], g = p[5], h = p[6], k = p[7];
+            if ((a | b | c | e | f | g | h | k) >= lim)
+                break;
+            ID_PUT(a); ID_PUT(b); ID_PUT(c); ID_PUT(e); ID_PUT(f); ID_PUT(g); ID_PUT(h); ID_PUT(k);
+        }
+        /* the rest (fewer than 8, or up to an ID outside the table): four, then one by one */
+        if (end - p >= 4 && (p[0] | p[1] | p[2] | p[3]) < lim) {
+            ID_PUT(p[0]); ID_PUT(p[1]); ID_PUT(p[2]); ID_PUT(p[3]);
+            p += 4;
+        }
+        for (const uint32_t *stop = end - p > 8 ? p + 8 : end; p < stop && *p < lim; p++)
+            ID_PUT(*p);
+        if (p == end)
+            return o;
+        if (*p >= lim) {
+            o = put_u64(o, *p++);
+            *o++ = sep;
+        }
+    }
+#undef ID_PUT
+}
+
 void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t n, char sep)
 {
-    static const toks_idtext none = {0};
-    d = d && d->sep == sep ? d : &none;
-    /* each ID and its separator: one 8-byte copy from the table (7 bytes at most kept), or
-     * up to 21 bytes converted; the last separator is taken back at the end */
-    for (size_t i = 0; i < n;) {
-        if (bb_room(b, (n - i) * 7 + 32))
-            return;
-        char *o = b->p + b->n, *room_end = b->p + b->cap - 22;
-        const char(*text)[8] = d->text; /* locals: stores through o may alias d's members */
-        uint32_t lim = d->n;
-        for (; i < n; i++) {
-            /* four at a time while they are in the table (a quarter of the loop's steps) */
-            for (; i + 4 <= n; i += 4) {
-                uint32_t a = ids[i], b1 = ids[i + 1], c = ids[i + 2], e = ids[i + 3];
-                if ((a >= lim) | (b1 >= lim) | (c >= lim) | (e >= lim))
-                    break;
-                uint64_t va, vb, vc, ve; /* (loaded before any store: o may alias the table) */
-                memcpy(&va, text[a], 8), memcpy(&vb, text[b1], 8), memcpy(&vc, text[c], 8), memcpy(&ve, text[e], 8);
-                unsigned la = (unsigned char)text[a][7], lb = (unsigned char)text[b1][7];
-                unsigned lc = (unsigned char)text[c][7], le = (unsigned char)text[e][7];
-                memcpy(o, &va, 8), o += la;
-                memcpy(o, &vb, 8), o += lb;
-                memcpy(o, &vc, 8), o += lc;
-                memcpy(o, &ve, 8), o += le;
-            }
-            if (i == n)
-                break;
-            uint32_t id = ids[i];
-            if (id < lim) {
-                memcpy(o, text[id], 8);
-                o += text[id][7];
-            } else if (o <= room_end) {
-                o = put_u64(o, id);
-                *o++ = sep;
-            } else {
-                break; /* more room, then on */
-            }
-        }
-        b->n = (size_t)(o - b->p);
-    }
-    b->n -= n ? 1 : 0;
+    if (n && !bb_room(b, ID_ROOM(n)))
+        b->n = (size_t)(put_ids(b->p + b->n, d, ids, n, sep) - b->p) - 1; /* (the last sep taken back) */
 }
 
 /* ------------------------------------------------------------ texts over threads */
@@ -464,7 +474,8 @@ int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special s
 {
     toks_idtext idt = {0};
     if (len >= (64u << 10))
-        toks_idtext_init(&idt, tok_n_vocab(t), ' '); /* pays from ~16k IDs; without it, divisions */
+        toks_idtext_init(&idt, tok_n_vocab(t), ' '); /* (0.8 M instructions for GPT-2's: it pays from
+                                                      * ~20k IDs; without it, divisions) */
     int rc = 0;
     *n_replaced = 0;
     tok_special sp = special;
@@ -647,9 +658,6 @@ typedef struct jpart {
     size_t lines;     /* how many (a last one without its newline counts) */
     bytebuf in, text, key, out;
     obuf ids;
-    struct jrec *rec; /* its non-blank lines (rec_cap of them, and of the arrays below) */
-    size_t *ends, *counts, rec_cap;
-    int *rcs;
     size_t bad;       /* bad lines written as error objects */
     int stopped, oom; /* stopped: at line stop_line, for stop_msg */
     size_t stop_line;
@@ -662,14 +670,6 @@ static size_t count_lines(const char *s, size_t n)
     for (const char *q = s, *e = s + n; (q = memchr(q, '\n', (size_t)(e - q))); q++)
         c++;
     return c;
-}
-
-static int blank(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
-            return 0;
-    return 1;
 }
 
 /* Line `line`'s problem: an error object (keep_going), or the share stops there. */
@@ -691,115 +691,123 @@ static void jb_bad(jpart *p, size_t line, const char *msg)
     free(lit);
 }
 
-/* A non-blank line of a share: its number, where the line after it starts, and a parse
- * error's message (static), or NULL when its text is the share's next text. */
-typedef struct jrec {
-    size_t line, next;
-    const char *why;
-} jrec;
-
-/* Room in p for `want` lines: 0, or -1 when out of memory. */
-static int jb_room(jpart *p, size_t want)
+/* The answer {"ids":[...]} for ids[0..k). 0, or -1 when out of memory. */
+static inline __attribute__((always_inline)) int jb_ids(jpart *p, const toks_idtext *idt, const uint32_t *ids,
+                                                        size_t k)
 {
-    if (want <= p->rec_cap)
-        return 0;
-    size_t cap = want < 256 ? 256 : 2 * want;
-    jrec *r = realloc(p->rec, cap * sizeof *r);
-    p->rec = r ? r : p->rec;
-    size_t *e = realloc(p->ends, cap * sizeof *e);
-    p->ends = e ? e : p->ends;
-    size_t *c = realloc(p->counts, cap * sizeof *c);
-    p->counts = c ? c : p->counts;
-    int *rc = realloc(p->rcs, cap * sizeof *rc);
-    p->rcs = rc ? rc : p->rcs;
-    if (!r || !e || !c || !rc)
+    if (bb_room(&p->out, 8 + ID_ROOM(k) + 3))
         return -1;
-    p->rec_cap = cap;
+    char *o = p->out.p + p->out.n;
+    memcpy(o, "{\"ids\":[", 8);
+    o = put_ids(o + 8, idt, ids, k, ',') - (k ? 1 : 0); /* (the last ',' taken back) */
+    memcpy(o, "]}\n", 3);
+    p->out.n = (size_t)(o + 3 - p->out.p);
     return 0;
 }
 
-/* Parses the share's lines (blank ones are skipped), their texts one after another into
- * p->text, up to the first bad one unless keep_going: how many records, or -1 when out of
- * memory; *n_texts and *check (a text may be invalid UTF-8) for tok_encode_joined. */
-static long jb_parse(jpart *p, size_t *n_texts, int *check)
+/* Line `line`'s text[0..n): tokenized and formatted (checked as UTF-8 only when it may be
+ * invalid). 0, or -1 when out of memory. */
+static int jb_text(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const char *text, size_t n, int maybe_invalid,
+                   size_t line, unsigned flags)
 {
-    size_t line = p->line0, pos = 0, nr = 0, nt = 0;
-    int stop = 0;
-    p->text.n = 0;
-    *check = 0;
-    for (; pos < p->n && !stop; line++) {
-        const char *nl = memchr(p->s + pos, '\n', p->n - pos);
-        size_t e = nl ? (size_t)(nl - p->s) : p->n;
-        if (!blank(p->s + pos, e - pos)) {
-            jsonl_error je;
-            int maybe_invalid;
-            if (jb_room(p, nr + 1))
-                return -1;
-            int rc = jsonl_text_utf8(p->s + pos, e - pos, p->o->lossy ? JSONL_LOSSY : 0, &p->text, &p->key, &je,
-                                     &maybe_invalid);
-            if (rc == G2E_ENOMEM)
-                return -1;
-            p->rec[nr++] = (jrec){line + 1, e + 1, rc ? je.why : NULL};
-            if (rc) {
-                stop = !p->o->keep_going;
-            } else {
-                p->ends[nt++] = p->text.n;
-                *check |= maybe_invalid;
-            }
-        }
-        pos = e + 1;
+    g2e_err err;
+    p->ids.n = 0;
+    int rc = tok_encode_append(t, n ? text : "", n, p->o->special, flags | (maybe_invalid ? 0 : TOK_VALID_UTF8),
+                               &p->ids, &err);
+    if (rc == G2E_ENOMEM)
+        return -1;
+    if (rc) {
+        jb_bad(p, line, err.msg);
+        return 0;
     }
-    p->lines = line - p->line0; /* (all of them, unless a bad line stops the share) */
-    *n_texts = nt;
-    return (long)nr;
+    return jb_ids(p, idt, p->ids.ids, p->ids.n);
 }
 
-/* A share: its lines parsed, their texts tokenized together (tok_encode_joined: the
- * tokenizer's costs per text are paid per batch of pieces), then each line's answer in
- * order; the first bad line (unless keep_going) ends it. */
-static void jb_run(jpart *p, tok_tokenizer *t)
+/* Any line at s[0..n) (n: to the share's end): parsed (blank lines skipped), tokenized,
+ * formatted; *len its length without the newline. 0, or -1 when out of memory. */
+static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t line, size_t *len, unsigned flags)
 {
-    unsigned flags = TOK_NO_OFFSETS | (p->o->lossy ? TOK_LOSSY : 0);
-    p->out.n = 0;
-    p->bad = 0, p->stopped = p->oom = 0;
-    size_t nt;
-    int check;
-    long nr = jb_parse(p, &nt, &check);
+    jsonl_error je;
+    int maybe_invalid;
+    p->text.n = 0;
+    int rc = jsonl_line(s, n, p->o->lossy ? JSONL_LOSSY : 0, &p->text, &p->key, &je, len, &maybe_invalid);
+    if (rc == JSONL_BLANK)
+        return 0;
+    if (rc == G2E_ENOMEM)
+        return -1;
+    if (rc) {
+        jb_bad(p, line, je.why);
+        return 0;
+    }
+    return jb_text(p, t, p->idt, p->text.p, p->text.n, maybe_invalid, line, flags);
+}
+
+#define JB_BATCH 64 /* usual lines read in one call (jsonl_usual_lines) */
+
+/* The k usual lines of sp (their texts one after another in p->text) tokenized together
+ * (tok_encode_joined), then answered in order up to a stop; *line and *pos move past those
+ * answered. A text the tokenizer refuses is tokenized alone again, for its message. 0, or
+ * -1 when out of memory. */
+static int jb_usual(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const jsonl_span *sp, size_t k, size_t *line,
+                    size_t *pos, unsigned flags)
+{
+    size_t ends[JB_BATCH], counts[JB_BATCH];
+    int rcs[JB_BATCH], check = 0;
+    for (size_t i = 0; i < k; i++) { /* (sp[0].at is 0, and each text follows the one before) */
+        ends[i] = sp[i].at + sp[i].n;
+        check |= sp[i].maybe_invalid;
+    }
     const char *text = p->text.p ? p->text.p : "";
     p->ids.n = 0;
-    if (nr < 0 || (nt && tok_encode_joined(t, text, p->ends, nt, p->o->special, flags | (check ? 0 : TOK_VALID_UTF8),
-                                           &p->ids, p->counts, p->rcs))) {
-        p->oom = 1;
-        return;
-    }
-    size_t k = 0, at = 0, r = 0;
-    for (; r < (size_t)nr; r++) {
-        const jrec *e = &p->rec[r];
-        if (e->why) {
-            jb_bad(p, e->line, e->why);
-        } else if (p->rcs[k]) { /* tokenized alone again, for its message */
-            size_t from = k ? p->ends[k - 1] : 0;
+    if (tok_encode_joined(t, text, ends, k, p->o->special, flags | (check ? 0 : TOK_VALID_UTF8), &p->ids, counts,
+                          rcs))
+        return -1;
+    for (size_t i = 0, at = 0; i < k && !p->stopped; at += counts[i++]) {
+        ++*line;
+        if (rcs[i]) {
             obuf scratch = {0};
             g2e_err err;
-            tok_encode_append(t, text + from, p->ends[k] - from, p->o->special, flags, &scratch, &err);
+            tok_encode_append(t, text + sp[i].at, sp[i].n, p->o->special, flags, &scratch, &err);
             free(scratch.ids);
-            jb_bad(p, e->line, err.msg);
-        } else {
-            bb_put(&p->out, "{\"ids\":[", 8);
-            toks_put_ids(&p->out, p->idt, p->ids.ids + at, p->counts[k], ',');
-            bb_put(&p->out, "]}\n", 3);
+            jb_bad(p, *line, err.msg);
+        } else if (jb_ids(p, idt, p->ids.ids + at, counts[i])) {
+            return -1;
         }
-        if (!e->why)
-            at += p->counts[k++];
-        if (p->stopped)
-            break;
+        *pos += sp[i].len + 1;
     }
-    /* its lines after a stop: those up to the bad one, and the newlines after it */
-    if (p->stopped) {
-        const jrec *bad = &p->rec[r];
-        p->lines = bad->line - p->line0 + (bad->next < p->n ? count_lines(p->s + bad->next, p->n - bad->next) : 0);
+    return 0;
+}
+
+/* A share: its lines in turn, the usual ones JB_BATCH at a time, any other one alone. */
+static void jb_run(jpart *p, tok_tokenizer *t)
+{
+    unsigned flags = TOK_NO_OFFSETS | (p->o->lossy ? TOK_LOSSY : 0), jf = p->o->lossy ? JSONL_LOSSY : 0;
+    size_t line = p->line0, pos = 0;
+    jsonl_span sp[JB_BATCH];
+    const toks_idtext idt = *p->idt; /* (a local: the stores of the output cannot alias it) */
+    p->out.n = 0;
+    p->bad = 0, p->stopped = p->oom = 0;
+    while (pos < p->n && !p->stopped) {
+        size_t used, k;
+        p->text.n = 0;
+        k = jsonl_usual_lines(p->s + pos, p->n - pos, jf, &p->text, sp, JB_BATCH, &used);
+        if (p->text.oom)
+            goto oom;
+        if (k && jb_usual(p, t, &idt, sp, k, &line, &pos, flags))
+            goto oom;
+        if (k < JB_BATCH && pos < p->n && !p->stopped) { /* a line of another kind */
+            size_t len;
+            if (jb_line(p, t, p->s + pos, p->n - pos, ++line, &len, flags))
+                goto oom;
+            pos += len + 1;
+        }
     }
+    /* its lines: those taken (a last one without its newline too), and those after a stop */
+    p->lines = line - p->line0 + (pos < p->n ? count_lines(p->s + pos, p->n - pos) : 0);
     p->oom |= p->out.oom;
+    return;
+oom:
+    p->oom = 1;
 }
 
 /* The run: the queue of shares, and the reader that cuts them from the input (take: one
@@ -969,7 +977,6 @@ int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *o)
         jpart *p = &j.part[k];
         bb_free(&p->in), bb_free(&p->text), bb_free(&p->key), bb_free(&p->out);
         free(p->ids.ids);
-        free(p->rec), free(p->ends), free(p->counts), free(p->rcs);
     }
     free(j.part);
     free(j.buf);

@@ -53,16 +53,19 @@ typedef int (*toks_write_fn)(void *user, const void *p, size_t n);
 /* ---- IDs as decimal text ---- */
 
 /* The decimal text of every ID below n followed by the separator sep, 8 bytes each: up to
- * 6 digits and sep, their length in byte 7 (one copy per ID instead of divisions). A
- * zeroed table is empty. */
+ * 6 digits and sep, their length in byte 7 (one copy per ID instead of divisions); n is a
+ * power of two (four IDs are checked at once: their OR below n). A zeroed table is empty. */
 typedef struct toks_idtext {
     char (*text)[8]; /* (n,) */
     uint32_t n;
     char sep;
 } toks_idtext;
 
-/* Builds the table for IDs below n_vocab (at most 10^6) and separator sep. 0 or G2E_ENOMEM
- * (then empty). */
+#define TOKS_IDTEXT_MAX ((uint32_t)1 << 19) /* the largest table: every ID in it has <= 6 digits */
+
+/* Builds the table for IDs below n_vocab (rounded up to a power of two, at most
+ * TOKS_IDTEXT_MAX: 64 Ki entries, 512 KB, for GPT-2) and separator sep. 0 or G2E_ENOMEM
+ * (then empty: the IDs are converted one by one). */
 int toks_idtext_init(toks_idtext *d, uint32_t n_vocab, char sep);
 void toks_idtext_free(toks_idtext *d);
 
