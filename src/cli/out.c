@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,12 +69,19 @@ static struct {
 } maps[N_MAPS];
 static int sigbus_installed;
 
+static atomic_flag sigbus_taken = ATOMIC_FLAG_INIT;
+
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
     const char *a = si ? (const char *)si->si_addr : NULL;
     for (int i = 0; a && i < N_MAPS; i++) {
         if (maps[i].lo && a >= maps[i].lo && a < maps[i].hi) {
+            /* one message: a second thread that reads past the shrunk end meanwhile waits
+             * for the first one's _exit */
+            if (atomic_flag_test_and_set(&sigbus_taken))
+                for (;;)
+                    pause();
             ofile_remove_pending();
             ssize_t w = write(STDERR_FILENO, maps[i].msg, maps[i].msg_len);
             (void)w;
