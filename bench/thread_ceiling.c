@@ -36,9 +36,12 @@
  *
  * Build: make build/bench/thread_ceiling (with the tokenizer), or on its own:
  *   cc -O2 -pthread -DTC_NO_TOKENIZER -o thread_ceiling bench/thread_ceiling.c
- * Usage: thread_ceiling [-r REPS] [-t MS] [-p] [WORKLOAD-PREFIX...]
- *   -r REPS  rounds per workload (default 15); -t MS  time of one 1T run (default 60);
+ * Usage: thread_ceiling [-r REPS] [-t MS] [-p] [-Q] [WORKLOAD-PREFIX...]
+ *   -r REPS  clean rounds wanted per workload (default 15; at most 4 x REPS are run);
+ *   -t MS    CPU time of one 1T run (default 60);
  *   -p       4 KB pages for the tables (no MADV_HUGEPAGE)
+ *   -Q       do not wait (up to 5 s) for a quiet moment (CPUs 90 % idle for 100 ms) before
+ *            each round
  * Not in `make bench` (it takes minutes and measures the machine, not the program).
  */
 #define _GNU_SOURCE
@@ -84,6 +87,53 @@ static double steal_seconds(void)
     return k == 8 ? (double)v[7] / (double)sysconf(_SC_CLK_TCK) : -1;
 }
 
+/* Seconds this thread has been runnable but waiting for a CPU (the second field of
+ * /proc/thread-self/schedstat, nanoseconds), or 0 when the kernel does not say. */
+static double run_delay(void)
+{
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    unsigned long long on = 0, wait = 0;
+    if (f) {
+        if (fscanf(f, "%llu %llu", &on, &wait) != 2)
+            wait = 0;
+        fclose(f);
+    }
+    return (double)wait * 1e-9;
+}
+
+/* Idle jiffies and all jiffies of both CPUs so far (/proc/stat's cpu line). */
+static int cpu_jiffies(unsigned long long *idle, unsigned long long *all)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    unsigned long long v[8] = {0};
+    int k = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+                       &v[5], &v[6], &v[7])
+              : 0;
+    if (f)
+        fclose(f);
+    *idle = v[3] + v[4];
+    *all = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+    return k == 8 ? 0 : -1;
+}
+
+/* Waits (at most 5 s) for a 100 ms window in which the CPUs were at least 90 % idle: a
+ * round starts when other users of the machine leave it alone. Returns 1 if one came. */
+static int wait_quiet(void)
+{
+    for (int tries = 0; tries < 50; tries++) {
+        unsigned long long i0, a0, i1, a1;
+        if (cpu_jiffies(&i0, &a0))
+            return 0;
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+        if (cpu_jiffies(&i1, &a1))
+            return 0;
+        if (a1 > a0 && (double)(i1 - i0) >= 0.9 * (double)(a1 - a0))
+            return 1;
+    }
+    return 0;
+}
+
 static double loadavg1(void)
 {
     FILE *f = fopen("/proc/loadavg", "r");
@@ -115,7 +165,7 @@ static double quantile(double *v, int n, double q)
 enum kind { K_DEP, K_ILP, K_CHASE, K_PROBE, K_BATCH, K_STREAM, K_TOK_WHOLE, K_TOK_COLD, K_TOK_HALF,
             K_TOK_HALFC, K_TOK_LIB };
 
-static int small_pages;
+static int small_pages, quiet_first = 1;
 
 static uint64_t mix64(uint64_t h)
 {
@@ -351,6 +401,7 @@ typedef struct cmd {
 typedef struct reply {
     double wall, cpu;
     uint64_t sum;
+    double waited; /* seconds runnable but waiting for a CPU during the run (schedstat) */
     int rc;
 } reply;
 
@@ -392,17 +443,19 @@ static void serve(int in, int out)
     memset(&w, 0, sizeof w);
     cmd c;
     while (read_all(in, &c, sizeof c) == 0 && c.op != OP_QUIT) {
-        reply r = {0, 0, 0, 0};
+        reply r = {0, 0, 0, 0, 0};
         if (c.op == OP_SETUP) {
             r.rc = setup(&w, (enum kind)c.kind, c.bytes, c.seed);
         } else if (c.op == OP_RUN) {
             /* tok-lib's second thread is the library's: the process's CPU time (the other
              * workers of this process wait in read() meanwhile) */
-            clockid_t cc = w.kind == K_TOK_LIB && c.arg > 1 ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID;
-            double w0 = now(CLOCK_MONOTONIC), c0 = now(cc);
+            int whole = w.kind == K_TOK_LIB && c.arg > 1;
+            clockid_t cc = whole ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID;
+            double d0 = run_delay(), w0 = now(CLOCK_MONOTONIC), c0 = now(cc);
             r.sum = run(&w, c.iters, c.arg);
             r.cpu = now(cc) - c0;
             r.wall = now(CLOCK_MONOTONIC) - w0;
+            r.waited = run_delay() - d0;
         } else {
             teardown(&w);
         }
@@ -504,12 +557,25 @@ static void size_name(size_t b, char *out, size_t cap)
         snprintf(out, cap, "%zu KB", b / KB);
 }
 
-/* One workload over REPS rounds of 1T, 2T, 2P (rotated): prints one line. */
+/* Median and quartiles of v[0..n) as "1.23x [1.10-1.40]" (v is sorted). */
+static void med_q(double *v, int n, char *out, size_t cap)
+{
+    if (n == 0)
+        snprintf(out, cap, "%-19s", "     -");
+    else
+        snprintf(out, cap, "%5.2fx [%4.2f-%4.2f]", quantile(v, n, 0.5), quantile(v, n, 0.25), quantile(v, n, 0.75));
+}
+
+/* One workload: rounds of 1T, 2T, 2P (rotated) until `reps` of them were clean (no worker
+ * waited for a CPU more than 2 % of its run, in any of the three runs: other processes on
+ * the machine took none of its time; tok-lib's library thread is not seen) or 4 x reps
+ * rounds were run; prints one line. Speed-ups are medians over the clean rounds; cpu/work over
+ * all rounds (preemption does not change it). */
 static int measure(const workload *L, worker *th, worker *pr, int reps, double target)
 {
     enum kind k = L->kind;
-    worker *t1[1] = {&th[0]}, *t2[2] = {&th[0], &th[1]}, *p2[2] = {&pr[0], &pr[1]}, *all[4] = {&th[0], &th[1],
-                                                                                             &pr[0], &pr[1]};
+    worker *t1[1] = {&th[0]}, *t2[2] = {&th[0], &th[1]}, *p2[2] = {&pr[0], &pr[1]};
+    worker *all[4] = {&th[0], &th[1], &pr[0], &pr[1]};
     reply r[4];
     cmd c = {.op = OP_SETUP, .kind = k, .bytes = L->bytes};
     for (int i = 0; i < 4; i++) { /* each with its own seed: different tables */
@@ -520,7 +586,7 @@ static int measure(const workload *L, worker *th, worker *pr, int reps, double t
             return -1;
         }
     }
-    /* calibration: iterations for about `target` seconds on one thread */
+    /* calibration, on CPU time: iterations for about `target` seconds on one thread */
     uint64_t iters = 1;
     c.op = OP_RUN;
     int whole[2] = {2, 2}, halves[2] = {0, 1}, one_t[1] = {1}, two_t[1] = {2};
@@ -528,11 +594,10 @@ static int measure(const workload *L, worker *th, worker *pr, int reps, double t
         iters = 1 << 16;
         for (;;) {
             c.iters = iters;
-            double t = call(t1, 1, c, NULL, r);
-            if (t < 0)
+            if (call(t1, 1, c, NULL, r) < 0)
                 return -1;
-            if (t >= target / 4) {
-                iters = (uint64_t)((double)iters * target / t) + 64;
+            if (r[0].cpu >= target / 4) {
+                iters = (uint64_t)((double)iters * target / r[0].cpu) + 64;
                 break;
             }
             iters *= 4;
@@ -543,19 +608,21 @@ static int measure(const workload *L, worker *th, worker *pr, int reps, double t
     const int *a1 = k == K_TOK_LIB ? one_t : whole;
     const int *a2 = k == K_TOK_LIB ? two_t : is_split(k) ? halves : whole;
     int n2 = k == K_TOK_LIB ? 1 : 2, has_p = k != K_TOK_LIB;
-    /* one warm-up of each */
-    call(t1, 1, c, a1, r);
+    call(t1, 1, c, a1, r); /* one warm-up of each */
     call(t2, n2, c, a2, r);
     if (has_p)
         call(p2, 2, c, a2, r);
-    double s2[MAX_REPS], sp[MAX_REPS], cw2[MAX_REPS], cwp[MAX_REPS], w1[MAX_REPS], w2[MAX_REPS], wp[MAX_REPS],
-        on2[MAX_REPS];
+    enum { MAXR = 4 * MAX_REPS };
+    static double s2[MAXR], sp[MAXR], cw2[MAXR], cwp[MAXR], w1[MAXR], w2[MAXR], wp[MAXR], bal[MAXR];
     double steal0 = steal_seconds(), load0 = loadavg1(), tstart = now(CLOCK_MONOTONIC);
-    int bad_ids = 0;
-    for (int rep = 0; rep < reps; rep++) {
-        double t[3] = {0, 0, 0}, cpu[3] = {0, 0, 0};
+    int bad_ids = 0, rounds = 0, clean = 0, quiet = 0;
+    while (clean < reps && rounds < 4 * reps) {
+        if (quiet_first)
+            quiet += wait_quiet();
+        double t[3] = {0, 0, 0}, cpu[3] = {0, 0, 0}, b = 1;
+        int pre = 0;
         for (int j = 0; j < 3; j++) {
-            int cond = (rep + j) % 3;
+            int cond = (rounds + j) % 3;
             if (cond == 2 && !has_p)
                 continue;
             worker **ks = cond == 0 ? t1 : cond == 1 ? t2 : p2;
@@ -567,7 +634,10 @@ static int measure(const workload *L, worker *th, worker *pr, int reps, double t
             for (int i = 0; i < n; i++) {
                 cpu[cond] += r[i].cpu / n;
                 ids += r[i].sum;
+                pre |= r[i].waited > 0.02 * r[i].wall; /* waited for a CPU over 2 % of its run */
             }
+            if (cond == 1 && n == 2) /* the shorter thread's time over the longer's */
+                b = (r[0].wall < r[1].wall ? r[0].wall / r[1].wall : r[1].wall / r[0].wall);
 #ifndef TC_NO_TOKENIZER
             /* the IDs' count: the corpus once (1T, halves, tok-lib) or on each of the two */
             if (is_tok(k) && ids != (uint64_t)CORPUS_TOKENS * (cond && !is_split(k) ? 2 : 1))
@@ -576,29 +646,34 @@ static int measure(const workload *L, worker *th, worker *pr, int reps, double t
             (void)ids;
 #endif
         }
+        /* CPU time per unit of work on 2T/2P over 1T (tok-lib: both threads' sum; halves:
+         * the two halves' sum over the whole) */
+        cw2[rounds] = (k == K_TOK_LIB ? cpu[1] : is_split(k) ? cpu[1] * 2 : cpu[1]) / cpu[0];
+        cwp[rounds] = has_p ? (is_split(k) ? cpu[2] * 2 : cpu[2]) / cpu[0] : 0;
+        rounds++;
+        if (pre)
+            continue;
         double f = is_split(k) ? 1 : 2;
-        s2[rep] = f * t[0] / t[1];
-        sp[rep] = has_p ? f * t[0] / t[2] : 0;
-        /* CPU time per unit of work on 2T/2P over 1T (splits: the halves' sum over the whole) */
-        cw2[rep] = (k == K_TOK_LIB ? cpu[1] : is_split(k) ? cpu[1] * 2 : cpu[1]) / cpu[0];
-        cwp[rep] = has_p ? (is_split(k) ? cpu[2] * 2 : cpu[2]) / cpu[0] : 0;
-        w1[rep] = t[0], w2[rep] = t[1], wp[rep] = t[2];
-        /* below 1: a 2T thread waited for a CPU (or for the other thread) */
-        on2[rep] = (k == K_TOK_LIB ? cpu[1] / 2 : cpu[1]) / t[1];
+        s2[clean] = f * t[0] / t[1];
+        sp[clean] = has_p ? f * t[0] / t[2] : 0;
+        w1[clean] = t[0], w2[clean] = t[1], wp[clean] = t[2], bal[clean] = b;
+        clean++;
     }
     double steal = steal_seconds() - steal0, el = now(CLOCK_MONOTONIC) - tstart, load1 = loadavg1();
     call(all, 4, (cmd){.op = OP_TEARDOWN}, NULL, r);
-    char sz[32], p2s[64] = "     -", cp[16] = "    -";
+    char sz[32], x2[64], xp[64], cp[16] = "    -", ms[48];
     size_name(L->bytes, sz, sizeof sz);
-    if (has_p) {
-        snprintf(p2s, sizeof p2s, "%5.2fx [%4.2f-%4.2f] %5.1f", quantile(sp, reps, 0.5), quantile(sp, reps, 0.25),
-                 quantile(sp, reps, 0.75), quantile(wp, reps, 0.5) * 1e3);
-        snprintf(cp, sizeof cp, "%5.2f", quantile(cwp, reps, 0.5));
-    }
-    printf("%-9s %6s %7.1f %7.1f  %5.2fx [%4.2f-%4.2f]  %-26s  %5.2f %s  %4.2f  %5.1f%% %4.2f-%4.2f%s\n", L->name,
-           sz, quantile(w1, reps, 0.5) * 1e3, quantile(w2, reps, 0.5) * 1e3, quantile(s2, reps, 0.5),
-           quantile(s2, reps, 0.25), quantile(s2, reps, 0.75), p2s, quantile(cw2, reps, 0.5), cp,
-           quantile(on2, reps, 0.5),
+    med_q(s2, clean, x2, sizeof x2);
+    med_q(sp, has_p ? clean : 0, xp, sizeof xp);
+    if (has_p)
+        snprintf(cp, sizeof cp, "%5.2f", quantile(cwp, rounds, 0.5));
+    if (clean)
+        snprintf(ms, sizeof ms, "%6.1f %6.1f %6.1f", quantile(w1, clean, 0.5) * 1e3, quantile(w2, clean, 0.5) * 1e3,
+                 has_p ? quantile(wp, clean, 0.5) * 1e3 : 0.0);
+    else
+        snprintf(ms, sizeof ms, "%6s %6s %6s", "-", "-", "-");
+    printf("%-9s %6s %s  %s  %s  %5.2f %s  %4.2f  %3d/%-3d %3d %5.1f%% %4.2f-%4.2f%s\n", L->name, sz, ms, x2, xp,
+           quantile(cw2, rounds, 0.5), cp, clean && n2 == 2 ? quantile(bal, clean, 0.5) : 1.0, clean, rounds, quiet,
            steal >= 0 ? 100 * steal / (2 * el) : -1, load0, load1, bad_ids ? "  WRONG TOKEN COUNT" : "");
     fflush(stdout);
     return bad_ids ? -1 : 0;
@@ -608,15 +683,17 @@ int main(int argc, char **argv)
 {
     int reps = 15, opt;
     double target = 0.060;
-    while ((opt = getopt(argc, argv, "r:t:p")) != -1) {
+    while ((opt = getopt(argc, argv, "r:t:pQ")) != -1) {
         if (opt == 'r')
             reps = atoi(optarg);
         else if (opt == 't')
             target = atof(optarg) / 1e3;
         else if (opt == 'p')
             small_pages = 1;
+        else if (opt == 'Q')
+            quiet_first = 0;
         else {
-            fprintf(stderr, "usage: thread_ceiling [-r REPS] [-t MS] [-p] [WORKLOAD-PREFIX...]\n");
+            fprintf(stderr, "usage: thread_ceiling [-r REPS] [-t MS] [-p] [-Q] [WORKLOAD-PREFIX...]\n");
             return 2;
         }
     }
@@ -645,11 +722,11 @@ int main(int argc, char **argv)
         }
     printf("thread_ceiling: %ld CPUs, %d rounds of 1T/2T/2P (rotated), 1T run ~%.0f ms, %s pages\n",
            sysconf(_SC_NPROCESSORS_ONLN), reps, target * 1e3, small_pages ? "4 KB" : "MADV_HUGEPAGE");
-    printf("speed-up = 2 x t(1T) / t(2T) (tok-half*, tok-lib: t(1T) / t(2T)); medians [quartiles] of the rounds\n");
-    printf("cpu/work = CPU time per unit of work, 2T (2P) over 1T; oncpu = 2T threads' CPU time / 2T wall time\n");
-    printf("steal: %% of both CPUs' time stolen during the rounds; load: load average before-after\n");
-    printf("%-9s %6s %7s %7s  %-19s  %-26s  %-11s  %-4s  %6s %s\n", "workload", "size", "1T ms", "2T ms",
-           "2T speed-up", "2P speed-up         2P ms", "cpu/work", "oncpu", "steal", "load");
+    printf("speed-up = 2 x t(1T) / t(2T) (tok-half*, tok-lib: t(1T) / t(2T)): medians [quartiles] of the clean\n"
+           "rounds (no worker waited for a CPU); cpu/work = CPU time per unit of work on 2T, 2P over 1T (all rounds);\n"
+           "bal = shorter / longer 2T thread; clean/rounds; qui = rounds begun in a quiet 100 ms; steal = %% of both CPUs stolen; load average before-after\n");
+    printf("%-9s %6s %6s %6s %6s  %-19s  %-19s  %-11s  %-4s  %-7s %3s %6s %s\n", "workload", "size", "1T ms", "2T ms",
+           "2P ms", "2T speed-up", "2P speed-up", "cpu/work", "bal", "clean", "qui", "steal", "load");
     int rc = 0;
     for (size_t i = 0; i < sizeof loads / sizeof loads[0]; i++) {
         int want = optind >= argc;
