@@ -36,12 +36,12 @@
  *
  * Build: make build/bench/thread_ceiling (with the tokenizer), or on its own:
  *   cc -O2 -pthread -DTC_NO_TOKENIZER -o thread_ceiling bench/thread_ceiling.c
- * Usage: thread_ceiling [-r REPS] [-t MS] [-p] [-Q] [WORKLOAD-PREFIX...]
- *   -r REPS  clean rounds wanted per workload (default 15; at most 4 x REPS are run);
+ * Usage: thread_ceiling [-r REPS] [-t MS] [-p] [-q] [WORKLOAD-PREFIX...]
+ *   -r REPS  rounds per workload (default 15);
  *   -t MS    CPU time of one 1T run (default 60);
  *   -p       4 KB pages for the tables (no MADV_HUGEPAGE)
- *   -Q       do not wait (up to 5 s) for a quiet moment (CPUs 90 % idle for 100 ms) before
- *            each round
+ *   -q       before each round, wait (up to 1 s) for a quiet moment (CPUs 90 % idle for
+ *            100 ms)
  * Not in `make bench` (it takes minutes and measures the machine, not the program).
  */
 #define _GNU_SOURCE
@@ -116,11 +116,12 @@ static int cpu_jiffies(unsigned long long *idle, unsigned long long *all)
     return k == 8 ? 0 : -1;
 }
 
-/* Waits (at most 5 s) for a 100 ms window in which the CPUs were at least 90 % idle: a
- * round starts when other users of the machine leave it alone. Returns 1 if one came. */
+/* Waits (at most 1 s) for a 100 ms window in which the CPUs were at least 90 % idle: a
+ * round starts when other users of the machine leave it alone, if they do. Returns 1 if
+ * one came. */
 static int wait_quiet(void)
 {
-    for (int tries = 0; tries < 50; tries++) {
+    for (int tries = 0; tries < 10; tries++) {
         unsigned long long i0, a0, i1, a1;
         if (cpu_jiffies(&i0, &a0))
             return 0;
@@ -165,7 +166,7 @@ static double quantile(double *v, int n, double q)
 enum kind { K_DEP, K_ILP, K_CHASE, K_PROBE, K_BATCH, K_STREAM, K_TOK_WHOLE, K_TOK_COLD, K_TOK_HALF,
             K_TOK_HALFC, K_TOK_LIB };
 
-static int small_pages, quiet_first = 1;
+static int small_pages, quiet_first;
 
 static uint64_t mix64(uint64_t h)
 {
@@ -485,9 +486,15 @@ static int worker_start(worker *k, int as_process)
     if (k->pid < 0)
         return -1;
     if (k->pid == 0) {
+        /* only its own two ends stay open: when the parent dies, read() sees the end */
+        for (int fd = 3; fd < 1024; fd++)
+            if (fd != k->to[0] && fd != k->from[1])
+                close(fd);
         serve(k->to[0], k->from[1]);
         _exit(0);
     }
+    close(k->to[0]);
+    close(k->from[1]);
     return 0;
 }
 
@@ -566,11 +573,12 @@ static void med_q(double *v, int n, char *out, size_t cap)
         snprintf(out, cap, "%5.2fx [%4.2f-%4.2f]", quantile(v, n, 0.5), quantile(v, n, 0.25), quantile(v, n, 0.75));
 }
 
-/* One workload: rounds of 1T, 2T, 2P (rotated) until `reps` of them were clean (no worker
- * waited for a CPU more than 2 % of its run, in any of the three runs: other processes on
- * the machine took none of its time; tok-lib's library thread is not seen) or 4 x reps
- * rounds were run; prints one line. Speed-ups are medians over the clean rounds; cpu/work over
- * all rounds (preemption does not change it). */
+/* One workload: `reps` rounds of 1T, 2T, 2P (rotated); prints one line. A condition's time
+ * is the longest of its workers' run times: wall time minus the time it waited for a CPU
+ * (schedstat), so that other processes preempting a worker do not count, while two threads
+ * slowing each other down (shared core, caches, memory) and one waiting for the other (an
+ * unbalanced split) do; tok-lib's library thread is not seen (its waits count). Beside it,
+ * the plain wall-clock speed-up over the clean rounds (no worker waited over 2 % of its run). */
 static int measure(const workload *L, worker *th, worker *pr, int reps, double target)
 {
     enum kind k = L->kind;
@@ -612,17 +620,17 @@ static int measure(const workload *L, worker *th, worker *pr, int reps, double t
     call(t2, n2, c, a2, r);
     if (has_p)
         call(p2, 2, c, a2, r);
-    enum { MAXR = 4 * MAX_REPS };
-    static double s2[MAXR], sp[MAXR], cw2[MAXR], cwp[MAXR], w1[MAXR], w2[MAXR], wp[MAXR], bal[MAXR];
+    static double s2[MAX_REPS], sp[MAX_REPS], sc[MAX_REPS], cw2[MAX_REPS], cwp[MAX_REPS], w1[MAX_REPS],
+        w2[MAX_REPS], wp[MAX_REPS], bal[MAX_REPS];
     double steal0 = steal_seconds(), load0 = loadavg1(), tstart = now(CLOCK_MONOTONIC);
-    int bad_ids = 0, rounds = 0, clean = 0, quiet = 0;
-    while (clean < reps && rounds < 4 * reps) {
+    int bad_ids = 0, clean = 0, quiet = 0;
+    for (int rep = 0; rep < reps; rep++) {
         if (quiet_first)
             quiet += wait_quiet();
-        double t[3] = {0, 0, 0}, cpu[3] = {0, 0, 0}, b = 1;
+        double t[3] = {0, 0, 0}, run_t[3] = {0, 0, 0}, cpu[3] = {0, 0, 0}, b = 1;
         int pre = 0;
         for (int j = 0; j < 3; j++) {
-            int cond = (rounds + j) % 3;
+            int cond = (rep + j) % 3;
             if (cond == 2 && !has_p)
                 continue;
             worker **ks = cond == 0 ? t1 : cond == 1 ? t2 : p2;
@@ -632,12 +640,14 @@ static int measure(const workload *L, worker *th, worker *pr, int reps, double t
                 return -1;
             uint64_t ids = 0;
             for (int i = 0; i < n; i++) {
+                double ran = r[i].wall - r[i].waited;
+                run_t[cond] = ran > run_t[cond] ? ran : run_t[cond];
                 cpu[cond] += r[i].cpu / n;
                 ids += r[i].sum;
                 pre |= r[i].waited > 0.02 * r[i].wall; /* waited for a CPU over 2 % of its run */
             }
-            if (cond == 1 && n == 2) /* the shorter thread's time over the longer's */
-                b = (r[0].wall < r[1].wall ? r[0].wall / r[1].wall : r[1].wall / r[0].wall);
+            if (cond == 1 && n == 2) /* the shorter thread's run over the longer's */
+                b = r[0].wall < r[1].wall ? r[0].wall / r[1].wall : r[1].wall / r[0].wall;
 #ifndef TC_NO_TOKENIZER
             /* the IDs' count: the corpus once (1T, halves, tok-lib) or on each of the two */
             if (is_tok(k) && ids != (uint64_t)CORPUS_TOKENS * (cond && !is_split(k) ? 2 : 1))
@@ -646,34 +656,30 @@ static int measure(const workload *L, worker *th, worker *pr, int reps, double t
             (void)ids;
 #endif
         }
+        double f = is_split(k) ? 1 : 2;
+        s2[rep] = f * run_t[0] / run_t[1];
+        sp[rep] = has_p ? f * run_t[0] / run_t[2] : 0;
+        w1[rep] = run_t[0], w2[rep] = run_t[1], wp[rep] = run_t[2], bal[rep] = b;
         /* CPU time per unit of work on 2T/2P over 1T (tok-lib: both threads' sum; halves:
          * the two halves' sum over the whole) */
-        cw2[rounds] = (k == K_TOK_LIB ? cpu[1] : is_split(k) ? cpu[1] * 2 : cpu[1]) / cpu[0];
-        cwp[rounds] = has_p ? (is_split(k) ? cpu[2] * 2 : cpu[2]) / cpu[0] : 0;
-        rounds++;
-        if (pre)
-            continue;
-        double f = is_split(k) ? 1 : 2;
-        s2[clean] = f * t[0] / t[1];
-        sp[clean] = has_p ? f * t[0] / t[2] : 0;
-        w1[clean] = t[0], w2[clean] = t[1], wp[clean] = t[2], bal[clean] = b;
-        clean++;
+        cw2[rep] = (k == K_TOK_LIB ? cpu[1] : is_split(k) ? cpu[1] * 2 : cpu[1]) / cpu[0];
+        cwp[rep] = has_p ? (is_split(k) ? cpu[2] * 2 : cpu[2]) / cpu[0] : 0;
+        if (!pre)
+            sc[clean++] = f * t[0] / t[1];
     }
     double steal = steal_seconds() - steal0, el = now(CLOCK_MONOTONIC) - tstart, load1 = loadavg1();
     call(all, 4, (cmd){.op = OP_TEARDOWN}, NULL, r);
-    char sz[32], x2[64], xp[64], cp[16] = "    -", ms[48];
+    char sz[32], x2[64], xp[64], cp[16] = "    -", xc[32] = "    -";
     size_name(L->bytes, sz, sizeof sz);
-    med_q(s2, clean, x2, sizeof x2);
-    med_q(sp, has_p ? clean : 0, xp, sizeof xp);
+    med_q(s2, reps, x2, sizeof x2);
+    med_q(sp, has_p ? reps : 0, xp, sizeof xp);
     if (has_p)
-        snprintf(cp, sizeof cp, "%5.2f", quantile(cwp, rounds, 0.5));
+        snprintf(cp, sizeof cp, "%5.2f", quantile(cwp, reps, 0.5));
     if (clean)
-        snprintf(ms, sizeof ms, "%6.1f %6.1f %6.1f", quantile(w1, clean, 0.5) * 1e3, quantile(w2, clean, 0.5) * 1e3,
-                 has_p ? quantile(wp, clean, 0.5) * 1e3 : 0.0);
-    else
-        snprintf(ms, sizeof ms, "%6s %6s %6s", "-", "-", "-");
-    printf("%-9s %6s %s  %s  %s  %5.2f %s  %4.2f  %3d/%-3d %3d %5.1f%% %4.2f-%4.2f%s\n", L->name, sz, ms, x2, xp,
-           quantile(cw2, rounds, 0.5), cp, clean && n2 == 2 ? quantile(bal, clean, 0.5) : 1.0, clean, rounds, quiet,
+        snprintf(xc, sizeof xc, "%5.2fx", quantile(sc, clean, 0.5));
+    printf("%-9s %6s %6.1f %6.1f %6.1f  %s  %s  %5.2f %s  %4.2f  %s %3d/%-3d %3d %5.1f%% %4.2f-%4.2f%s\n", L->name,
+           sz, quantile(w1, reps, 0.5) * 1e3, quantile(w2, reps, 0.5) * 1e3, has_p ? quantile(wp, reps, 0.5) * 1e3 : 0,
+           x2, xp, quantile(cw2, reps, 0.5), cp, n2 == 2 ? quantile(bal, reps, 0.5) : 1.0, xc, clean, reps, quiet,
            steal >= 0 ? 100 * steal / (2 * el) : -1, load0, load1, bad_ids ? "  WRONG TOKEN COUNT" : "");
     fflush(stdout);
     return bad_ids ? -1 : 0;
@@ -683,17 +689,17 @@ int main(int argc, char **argv)
 {
     int reps = 15, opt;
     double target = 0.060;
-    while ((opt = getopt(argc, argv, "r:t:pQ")) != -1) {
+    while ((opt = getopt(argc, argv, "r:t:pq")) != -1) {
         if (opt == 'r')
             reps = atoi(optarg);
         else if (opt == 't')
             target = atof(optarg) / 1e3;
         else if (opt == 'p')
             small_pages = 1;
-        else if (opt == 'Q')
-            quiet_first = 0;
+        else if (opt == 'q')
+            quiet_first = 1;
         else {
-            fprintf(stderr, "usage: thread_ceiling [-r REPS] [-t MS] [-p] [-Q] [WORKLOAD-PREFIX...]\n");
+            fprintf(stderr, "usage: thread_ceiling [-r REPS] [-t MS] [-p] [-q] [WORKLOAD-PREFIX...]\n");
             return 2;
         }
     }
@@ -722,11 +728,13 @@ int main(int argc, char **argv)
         }
     printf("thread_ceiling: %ld CPUs, %d rounds of 1T/2T/2P (rotated), 1T run ~%.0f ms, %s pages\n",
            sysconf(_SC_NPROCESSORS_ONLN), reps, target * 1e3, small_pages ? "4 KB" : "MADV_HUGEPAGE");
-    printf("speed-up = 2 x t(1T) / t(2T) (tok-half*, tok-lib: t(1T) / t(2T)): medians [quartiles] of the clean\n"
-           "rounds (no worker waited for a CPU); cpu/work = CPU time per unit of work on 2T, 2P over 1T (all rounds);\n"
-           "bal = shorter / longer 2T thread; clean/rounds; qui = rounds begun in a quiet 100 ms; steal = %% of both CPUs stolen; load average before-after\n");
-    printf("%-9s %6s %6s %6s %6s  %-19s  %-19s  %-11s  %-4s  %-7s %3s %6s %s\n", "workload", "size", "1T ms", "2T ms",
-           "2P ms", "2T speed-up", "2P speed-up", "cpu/work", "bal", "clean", "qui", "steal", "load");
+    printf("times: run time of the slowest worker (wall minus waits for a CPU), medians over the rounds\n"
+           "speed-up = 2 x t(1T) / t(2T) (tok-half*, tok-lib: t(1T) / t(2T)), median [quartiles] of the rounds;\n"
+           "cpu/work = CPU time per unit of work, 2T and 2P over 1T; bal = shorter / longer 2T worker;\n"
+           "wall/clean = wall-clock 2T speed-up over the rounds where no worker waited > 2 %% for a CPU, and\n"
+           "their number; qui = rounds begun in a quiet 100 ms (-q); steal = %% of both CPUs; load before-after\n");
+    printf("%-9s %6s %6s %6s %6s  %-19s  %-19s  %-11s  %-4s  %-14s %3s %6s %s\n", "workload", "size", "1T ms",
+           "2T ms", "2P ms", "2T speed-up", "2P speed-up", "cpu/work", "bal", "wall/clean", "qui", "steal", "load");
     int rc = 0;
     for (size_t i = 0; i < sizeof loads / sizeof loads[0]; i++) {
         int want = optind >= argc;
