@@ -7,11 +7,14 @@
  * 2 x time(1T) / time(2T) (2.00: the second thread came free). The three are run in turn
  * (1T, 2T, 2P, then 2T, 2P, 1T, ...) REPS times and the medians of the per-round ratios are
  * printed with their quartiles, so a burst of load from other users of the machine spoils
- * a round, not a condition. Beside the wall-clock speed-up, "cpu/work" is the CPU time the
- * work took per thread on 2T over 1T (CLOCK_THREAD_CPUTIME_ID): being preempted by another
- * process does not raise it, sharing a core's execution units (SMT siblings), its caches
- * or the memory bus does. Steal time (/proc/stat) and the load average are printed per
- * workload.
+ * a round, not a condition. A condition's time is its slowest worker's run time: wall time
+ * minus the time it waited for a CPU (/proc/thread-self/schedstat), so that another process
+ * preempting a worker does not count, while two threads slowing each other down (SMT
+ * siblings, shared caches, the memory bus) or one waiting for the other (a split that is
+ * not balanced) do. "cpu/work" is the CPU time per unit of work on 2T (2P) over 1T
+ * (CLOCK_THREAD_CPUTIME_ID): preemption does not raise it, sharing hardware does. The plain
+ * wall-clock speed-up over the rounds where no worker waited (clean rounds), steal time
+ * (/proc/stat) and the load average are printed beside.
  *
  * Workloads, each thread/process with its own data (the tokenizer's per-thread caches are
  * private too); tables are mmap'd with MADV_HUGEPAGE like the tokenizer's caches (-p: 4 KB
@@ -33,6 +36,10 @@
  *   tok-halfc  the same, cold
  *   tok-lib    1T: tok_encode with 1 thread; 2T: with 2 (the library's own split, 8 parts
  *              over a queue; 2P not applicable), fresh tokenizer per run as bench_tokenizer
+ *   tok-count  the same through toks_count (tok_stream.h: 128 KB chunks), what `count` does
+ *   tok-ids    the same through toks_write_ids (IDs as text, thrown away), what `tokenize
+ *              --format ids` does
+ *   (the library's own threads are not seen by the run time: their waits for a CPU count)
  *
  * Build: make build/bench/thread_ceiling (with the tokenizer), or on its own:
  *   cc -O2 -pthread -DTC_NO_TOKENIZER -o thread_ceiling bench/thread_ceiling.c
@@ -59,6 +66,7 @@
 
 #ifndef TC_NO_TOKENIZER
 #include "tok_pretok.h"
+#include "tok_stream.h"
 #include "tokenizer.h"
 #define CORPUS_TOKENS 5094173u
 #endif
@@ -164,7 +172,7 @@ static double quantile(double *v, int n, double q)
 /* ---------------------------------------------------------------- workloads */
 
 enum kind { K_DEP, K_ILP, K_CHASE, K_PROBE, K_BATCH, K_STREAM, K_TOK_WHOLE, K_TOK_COLD, K_TOK_HALF,
-            K_TOK_HALFC, K_TOK_LIB };
+            K_TOK_HALFC, K_TOK_LIB, K_TOK_COUNT, K_TOK_IDS };
 
 static int small_pages, quiet_first;
 
@@ -304,6 +312,39 @@ static uint64_t tok_run(wstate *w, int part, unsigned threads, int warm)
 }
 #endif
 
+#ifndef TC_NO_TOKENIZER
+static int discard(void *user, const void *p, size_t n)
+{
+    (void)p;
+    *(size_t *)user += n;
+    return 0;
+}
+
+/* What `count` and `tokenize --format ids` ask of the library (tok_stream.h: 128 KB chunks
+ * over the threads, formatted in them) on the whole corpus, fresh tokenizer: the number of
+ * tokens, or 0 on failure (ids: the corpus's count when the call succeeded and wrote). */
+static uint64_t stream_run(int ids, unsigned threads)
+{
+    tok_tokenizer *t;
+    g2e_err err;
+    if (tok_open_builtin(&t, &err))
+        return 0;
+    tok_set_threads(t, threads);
+    uint64_t got = 0;
+    if (ids) {
+        size_t bytes = 0, rep;
+        if (toks_write_ids(t, corpus, corpus_len, TOK_SPECIAL_TEXT, 0, discard, &bytes, &rep, &err) == 0 && bytes)
+            got = CORPUS_TOKENS;
+    } else {
+        toks_counts c;
+        if (toks_count(t, corpus, corpus_len, 0, &c, &err) == 0)
+            got = c.tokens;
+    }
+    tok_close(t);
+    return got;
+}
+#endif
+
 /* Runs `iters` units of w's work; `arg` is the part / thread count of tokenizer workloads.
  * Returns a checksum (kept so the compiler cannot drop the work). */
 static __attribute__((noinline)) uint64_t run(wstate *w, uint64_t iters, int arg)
@@ -383,6 +424,10 @@ static __attribute__((noinline)) uint64_t run(wstate *w, uint64_t iters, int arg
     case K_TOK_LIB:
         s = tok_run(w, 2, (unsigned)arg, 0);
         break;
+    case K_TOK_COUNT:
+    case K_TOK_IDS:
+        s = stream_run(w->kind == K_TOK_IDS, (unsigned)arg);
+        break;
 #endif
     default:
         break;
@@ -450,7 +495,7 @@ static void serve(int in, int out)
         } else if (c.op == OP_RUN) {
             /* tok-lib's second thread is the library's: the process's CPU time (the other
              * workers of this process wait in read() meanwhile) */
-            int whole = w.kind == K_TOK_LIB && c.arg > 1;
+            int whole = w.kind >= K_TOK_LIB && c.arg > 1;
             clockid_t cc = whole ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID;
             double d0 = run_delay(), w0 = now(CLOCK_MONOTONIC), c0 = now(cc);
             r.sum = run(&w, c.iters, c.arg);
@@ -546,13 +591,16 @@ static const workload loads[] = {
     {"stream", K_STREAM, 100 * MB},
 #ifndef TC_NO_TOKENIZER
     {"tok-whole", K_TOK_WHOLE, 0}, {"tok-cold", K_TOK_COLD, 0}, {"tok-half", K_TOK_HALF, 0},
-    {"tok-halfc", K_TOK_HALFC, 0}, {"tok-lib", K_TOK_LIB, 0},
+    {"tok-halfc", K_TOK_HALFC, 0}, {"tok-lib", K_TOK_LIB, 0}, {"tok-count", K_TOK_COUNT, 0},
+    {"tok-ids", K_TOK_IDS, 0},
 #endif
 };
 
 static int is_tok(enum kind k) { return k >= K_TOK_WHOLE; }
 /* 2T/2P split W between the two (speed-up t1 / t2) instead of doing W each (2 t1 / t2). */
-static int is_split(enum kind k) { return k == K_TOK_HALF || k == K_TOK_HALFC || k == K_TOK_LIB; }
+/* The library splits the work itself: 1T and 2T are one call with 1 or 2 threads. */
+static int is_lib(enum kind k) { return k >= K_TOK_LIB; }
+static int is_split(enum kind k) { return k == K_TOK_HALF || k == K_TOK_HALFC || is_lib(k); }
 
 static void size_name(size_t b, char *out, size_t cap)
 {
@@ -613,9 +661,9 @@ static int measure(const workload *L, worker *th, worker *pr, int reps, double t
     }
     c.iters = iters;
     /* what each condition sends: 1T the whole W; 2T/2P W each, or halves of it */
-    const int *a1 = k == K_TOK_LIB ? one_t : whole;
-    const int *a2 = k == K_TOK_LIB ? two_t : is_split(k) ? halves : whole;
-    int n2 = k == K_TOK_LIB ? 1 : 2, has_p = k != K_TOK_LIB;
+    const int *a1 = is_lib(k) ? one_t : whole;
+    const int *a2 = is_lib(k) ? two_t : is_split(k) ? halves : whole;
+    int n2 = is_lib(k) ? 1 : 2, has_p = !is_lib(k);
     call(t1, 1, c, a1, r); /* one warm-up of each */
     call(t2, n2, c, a2, r);
     if (has_p)
@@ -662,7 +710,7 @@ static int measure(const workload *L, worker *th, worker *pr, int reps, double t
         w1[rep] = run_t[0], w2[rep] = run_t[1], wp[rep] = run_t[2], bal[rep] = b;
         /* CPU time per unit of work on 2T/2P over 1T (tok-lib: both threads' sum; halves:
          * the two halves' sum over the whole) */
-        cw2[rep] = (k == K_TOK_LIB ? cpu[1] : is_split(k) ? cpu[1] * 2 : cpu[1]) / cpu[0];
+        cw2[rep] = (is_lib(k) ? cpu[1] : is_split(k) ? cpu[1] * 2 : cpu[1]) / cpu[0];
         cwp[rep] = has_p ? (is_split(k) ? cpu[2] * 2 : cpu[2]) / cpu[0] : 0;
         if (!pre)
             sc[clean++] = f * t[0] / t[1];
