@@ -36,6 +36,7 @@
  *   tok-halfc  the same, cold
  *   tok-lib    1T: tok_encode with 1 thread; 2T: with 2 (the library's own split, 8 parts
  *              over a queue; 2P not applicable), fresh tokenizer per run as bench_tokenizer
+ *   tok-libw   the same with the tokenizer (and its worker) kept from run to run (warm)
  *   tok-count  the same through toks_count (tok_stream.h: 128 KB chunks), what `count` does
  *   tok-ids    the same through toks_write_ids (IDs as text, thrown away), what `tokenize
  *              --format ids` does
@@ -172,7 +173,7 @@ static double quantile(double *v, int n, double q)
 /* ---------------------------------------------------------------- workloads */
 
 enum kind { K_DEP, K_ILP, K_CHASE, K_PROBE, K_BATCH, K_STREAM, K_TOK_WHOLE, K_TOK_COLD, K_TOK_HALF,
-            K_TOK_HALFC, K_TOK_LIB, K_TOK_COUNT, K_TOK_IDS };
+            K_TOK_HALFC, K_TOK_LIB, K_TOK_LIBW, K_TOK_COUNT, K_TOK_IDS };
 
 static int small_pages, quiet_first;
 
@@ -422,7 +423,8 @@ static __attribute__((noinline)) uint64_t run(wstate *w, uint64_t iters, int arg
         s = tok_run(w, arg, 1, 0);
         break;
     case K_TOK_LIB:
-        s = tok_run(w, 2, (unsigned)arg, 0);
+    case K_TOK_LIBW:
+        s = tok_run(w, 2, (unsigned)arg, w->kind == K_TOK_LIBW);
         break;
     case K_TOK_COUNT:
     case K_TOK_IDS:
@@ -591,7 +593,7 @@ static const workload loads[] = {
     {"stream", K_STREAM, 100 * MB},
 #ifndef TC_NO_TOKENIZER
     {"tok-whole", K_TOK_WHOLE, 0}, {"tok-cold", K_TOK_COLD, 0}, {"tok-half", K_TOK_HALF, 0},
-    {"tok-halfc", K_TOK_HALFC, 0}, {"tok-lib", K_TOK_LIB, 0}, {"tok-count", K_TOK_COUNT, 0},
+    {"tok-halfc", K_TOK_HALFC, 0}, {"tok-lib", K_TOK_LIB, 0}, {"tok-libw", K_TOK_LIBW, 0}, {"tok-count", K_TOK_COUNT, 0},
     {"tok-ids", K_TOK_IDS, 0},
 #endif
 };
