@@ -83,17 +83,24 @@ static double now(clockid_t c)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Steal time of all CPUs in seconds (column 8 of /proc/stat's cpu line), or -1. */
-static double steal_seconds(void)
+/* The first 8 columns of /proc/stat's cpu line (jiffies of all CPUs: user, nice, system,
+ * idle, iowait, irq, softirq, steal) into v: 0, or -1 when unreadable. */
+static int proc_stat_cpu(unsigned long long v[8])
 {
     FILE *f = fopen("/proc/stat", "r");
-    unsigned long long v[8] = {0};
     int k = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
                        &v[5], &v[6], &v[7])
               : 0;
     if (f)
         fclose(f);
-    return k == 8 ? (double)v[7] / (double)sysconf(_SC_CLK_TCK) : -1;
+    return k == 8 ? 0 : -1;
+}
+
+/* Steal time of all CPUs in seconds (column 8 of /proc/stat's cpu line), or -1. */
+static double steal_seconds(void)
+{
+    unsigned long long v[8];
+    return proc_stat_cpu(v) ? -1 : (double)v[7] / (double)sysconf(_SC_CLK_TCK);
 }
 
 /* Seconds this thread has been runnable but waiting for a CPU (the second field of
@@ -113,16 +120,11 @@ static double run_delay(void)
 /* Idle jiffies and all jiffies of both CPUs so far (/proc/stat's cpu line). */
 static int cpu_jiffies(unsigned long long *idle, unsigned long long *all)
 {
-    FILE *f = fopen("/proc/stat", "r");
     unsigned long long v[8] = {0};
-    int k = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
-                       &v[5], &v[6], &v[7])
-              : 0;
-    if (f)
-        fclose(f);
+    int rc = proc_stat_cpu(v);
     *idle = v[3] + v[4];
     *all = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
-    return k == 8 ? 0 : -1;
+    return rc;
 }
 
 /* Waits (at most 1 s) for a 100 ms window in which the CPUs were at least 90 % idle: a
