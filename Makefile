@@ -277,6 +277,11 @@ $(B)/bench/bench_%: $(B)/bench/bench_%.o $(BSUP_OBJ) $(CLIA) $(LIBA)
 bench: gpt2-embed $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
 	@bench/run.sh $(B)
 
+# What two threads can get on this machine, beside the tokenizer's 1T/2T ratio (bench/THREADS.md);
+# not part of `make bench` (it takes minutes and measures the machine).
+$(B)/bench/thread_ceiling: $(B)/bench/thread_ceiling.o $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 # The tokenizer peers bench_tokenizer.sh compares with (npm registry; into build/npm, ignored by git).
 bench-peers:
 	@mkdir -p build/npm && cd build/npm && { [ -f package.json ] || echo '{"name":"g2e-bench-peers","private":true}' > package.json; } && \
