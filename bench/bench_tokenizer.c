@@ -67,12 +67,14 @@ static char *read_cmd(const char *cmd, size_t *len)
     return b;
 }
 
-/* Encodes text RUNS times with a fresh tokenizer; medians of wall and CPU seconds. */
-static int measure(const char *text, size_t len, unsigned flags, unsigned threads, double *wall, double *cpu,
-                   tok_ids *keep)
+/* Encodes text `runs` times (at most RUNS) with a fresh tokenizer; medians of wall and CPU
+ * seconds. */
+static int measure_runs(const char *text, size_t len, unsigned flags, unsigned threads, int runs, double *wall,
+                        double *cpu, tok_ids *keep)
 {
     double w[RUNS], c[RUNS];
-    for (int r = 0; r < RUNS; r++) {
+    runs = runs < 1 ? 1 : runs > RUNS ? RUNS : runs;
+    for (int r = 0; r < runs; r++) {
         g2e_err err;
         tok_tokenizer *t;
         if (tok_open_builtin(&t, &err))
@@ -93,11 +95,17 @@ static int measure(const char *text, size_t len, unsigned flags, unsigned thread
         else
             tok_ids_free(&ids);
     }
-    qsort(w, RUNS, sizeof w[0], cmp_d);
-    qsort(c, RUNS, sizeof c[0], cmp_d);
-    *wall = w[RUNS / 2];
-    *cpu = c[RUNS / 2];
+    qsort(w, (size_t)runs, sizeof w[0], cmp_d);
+    qsort(c, (size_t)runs, sizeof c[0], cmp_d);
+    *wall = w[runs / 2];
+    *cpu = c[runs / 2];
     return 0;
+}
+
+static int measure(const char *text, size_t len, unsigned flags, unsigned threads, double *wall, double *cpu,
+                   tok_ids *keep)
+{
+    return measure_runs(text, len, flags, threads, RUNS, wall, cpu, keep);
 }
 
 static int ids_sha256(const tok_ids *r, char out[65])
@@ -210,6 +218,23 @@ static int lines_once(const char *text, size_t len)
     return lines_run(text, len, 1) >= 1e9;
 }
 
+/* `bench_tokenizer --round`: the library measurements the whole process is compared with,
+ * as the full run makes them (IDs only, a fresh tokenizer each time, after one encode to
+ * warm up; medians of 3): the corpus on one thread, CPU and wall seconds; on every core,
+ * wall; line by line on one thread, CPU. RESULT lines of seconds, for bench_tokenizer.sh's
+ * rounds that alternate them with the process's runs. */
+static int round_once(const char *text, size_t len)
+{
+    double w1, c1, wn, cn, lc;
+    if (measure_runs(text, len, TOK_NO_OFFSETS, 1, 1, &w1, &c1, NULL) ||
+        measure_runs(text, len, TOK_NO_OFFSETS, 1, 3, &w1, &c1, NULL) ||
+        measure_runs(text, len, TOK_NO_OFFSETS, 0, 3, &wn, &cn, NULL) || (lc = lines_run(text, len, 3)) >= 1e9)
+        return 1;
+    printf("RESULT\tlib1cpu\t%.6f\nRESULT\tlib1wall\t%.6f\nRESULT\tlibNwall\t%.6f\nRESULT\tlines1cpu\t%.6f\n", c1, w1, wn,
+           lc);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     size_t len;
@@ -217,6 +242,11 @@ int main(int argc, char **argv)
     if (!text) {
         fprintf(stderr, "bench_tokenizer: cannot read bench/data/corpus.txt.gz\n");
         return 1;
+    }
+    if (argc > 1 && strcmp(argv[1], "--round") == 0) {
+        int rc = round_once(text, len);
+        free(text);
+        return rc;
     }
     if (argc > 1 && (strcmp(argv[1], "--once") == 0 || strcmp(argv[1], "--once-lines") == 0)) {
         int rc = argv[1][6] ? lines_once(text, len) : once(text, len);

@@ -6,15 +6,16 @@
 #      --jsonl` (one {"text": line} per corpus line), each on N threads and on one, as MB/s
 #      of corpus text and as a ratio to the library (target >= 90 %), and the N-thread
 #      speed-up (target >= 1.8x on 2 cores); --jsonl also against the library tokenizing
-#      the same lines one by one (its per-text work is in both); the library measured
-#      before and after these runs, the mean used (the load of a shared machine drifts);
+#      the same lines one by one (its per-text work is in both); in rounds that alternate
+#      the library's measurements with the commands' runs, the ratios taken within a round
+#      (what the host gives drifts within minutes) and their medians printed;
 #   3. cold start of `tokenize --format ids "Hello world"` next to /bin/true in the same
 #      hyperfine run (target <= 3x), for the program with tokenizer/ beside it (files mapped
 #      and hashed) and the one in BUILD_DIR (compiled-in copy);
 #   4. peers on the same corpus when node and the packages of `make bench-peers` are there
 #      (tiktoken WASM, tiktoken-node, Hugging Face tokenizers), skipped otherwise.
-# Medians of several runs (hyperfine); the machine may be shared, so read wall times with
-# that in mind (bench_tokenizer also prints the thread's CPU time).
+# Medians of several runs (rounds; hyperfine for the cold start); the machine may be shared,
+# so read wall times with that in mind (bench_tokenizer also prints the thread's CPU time).
 set -u
 b=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,9 +25,6 @@ mkdir -p "$tmp"
 rc=0
 command -v hyperfine >/dev/null || { echo "hyperfine not installed (tools/install-deps.sh installs it)"; exit 1; }
 
-# The library's figures are taken before the whole-process runs and again after them, and
-# the process is compared with their mean: on a shared machine the load changes within
-# minutes, and a ratio of a quiet library run to a busy process run (or back) says nothing.
 "$root/$b/bench/bench_tokenizer" > "$tmp/bench_tokenizer.txt" || rc=1
 grep -v '^RESULT' "$tmp/bench_tokenizer.txt"
 
@@ -39,12 +37,6 @@ with open(sys.argv[1], encoding="utf-8") as f, open(sys.argv[2], "w", encoding="
         o.write(json.dumps({"text": line}, ensure_ascii=False) + "\n")' "$corpus" "$jsonl"
 bytes=$(stat -c %s "$corpus")
 
-median() {  # hyperfine JSON, index -> median seconds
-  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]["median"])' "$1" "$2"
-}
-cputime() {  # hyperfine JSON, index -> mean user + system seconds
-  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]; print(r["user"] + r["system"])' "$1" "$2"
-}
 # What the machine gives to N threads right now: N copies of one CPU-bound job (sha256sum of
 # the corpus, 8 times) at once, against one copy; a shared or throttled host shows ~1x here,
 # and then no N-thread figure below can reach 1.8x either.
@@ -56,44 +48,69 @@ par() {  # copies -> seconds for that many sha256sum jobs at once
 p1=$(par 1) pn=$(par "$(nproc)")
 echo "machine now: $(nproc) copies of a CPU-bound job take $pn ms against $p1 ms for one:" \
      "$(python3 -c "print(f'{$(nproc) * $p1 / max($pn, 1):.2f}')")x of one core's throughput available"
-echo "whole process, corpus $bytes bytes, median of 5 runs (hyperfine), output to /dev/null;" \
-     "load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (N threads cannot gain where other work holds the cores):"
-whole() {  # label, command (with THREADS in it): its medians onto $tmp/whole.txt
-  local label=$1 cmd=$2 json=$tmp/hf-tok.json
-  hyperfine -w 1 -r 5 --export-json "$json" "${cmd//THREADS/0}" "${cmd//THREADS/1}" >/dev/null 2>&1 ||
-    { echo "  $label: FAILED"; rc=1; return; }
-  printf '%s\t%s\t%s\t%s\n' "$label" "$(median "$json" 0)" "$(median "$json" 1)" "$(cputime "$json" 1)" >> "$tmp/whole.txt"
-}
-: > "$tmp/whole.txt"
-whole "tokenize --format ids -f corpus" "$bin tokenize --special text --format ids --threads THREADS -f $corpus"
-whole "count -f corpus" "$bin count --threads THREADS -f $corpus"
-whole "tokenize --jsonl < corpus.jsonl" "$bin tokenize --special text --jsonl --threads THREADS < $jsonl"
-"$root/$b/bench/bench_tokenizer" > "$tmp/bench_tokenizer2.txt" || rc=1
-printf '  %-34s %10s %10s %6s  %-18s %s\n' command "N threads" "1 thread" "N/1" "vs library N / 1" "1 thread, CPU time: MB/s, vs library"
-# the table; --jsonl also against the library's own call for many texts on the corpus's
-# lines (what --jsonl tokenizes), one thread, CPU time
-python3 - "$bytes" "$(wc -l < "$jsonl")" "$tmp/whole.txt" "$tmp/bench_tokenizer.txt" "$tmp/bench_tokenizer2.txt" <<'PY'
-import sys
-n, lines = int(sys.argv[1]), int(sys.argv[2])
-def lib(path):
-    return {f[1]: float(f[2]) for f in (l.rstrip("\n").split("\t") for l in open(path)) if f[0] == "RESULT"}
-a, b = lib(sys.argv[4]), lib(sys.argv[5])
-m = {k: (a[k] + b.get(k, a[k])) / 2 for k in a}
-libline = (f"  library before / after these runs (the mean is used): 1 thread {a['lib1']:.1f} / {b.get('lib1', 0):.1f} MB/s,"
-      f" N threads {a['libN']:.1f} / {b.get('libN', 0):.1f}, 1 thread CPU time {a['lib1cpu']:.1f} / {b.get('lib1cpu', 0):.1f},"
-      f" line by line {a.get('lib1lines', 0):.1f} / {b.get('lib1lines', 0):.1f}")
-for l in open(sys.argv[3]):
-    label, tn, t1, c1 = l.rstrip("\n").split("\t")
-    mn, m1, mc = n / float(tn) / 1e6, n / float(t1) / 1e6, n / float(c1) / 1e6
-    print(f"  {label:<34} {mn:5.1f} MB/s {m1:5.1f} MB/s {mn / m1:5.2f}x  {100 * mn / m['libN']:4.0f} % / {100 * m1 / m['lib1']:3.0f} %"
-          f"       {mc:5.1f} MB/s, {100 * mc / m['lib1cpu']:3.0f} %")
-    if "jsonl" in label and "lib1lines" in m:
-        print(f"  {'  (the same lines, library one by one)':<34} {'':>10} {'':>10} {'':>6}  {'':>11}"
-              f"       {m['lib1lines']:5.1f} MB/s library, process {100 * mc / m['lib1lines']:3.0f} % of it ({lines:,} texts)")
-print(libline)
+# Whole process against the library in rounds: each round runs, in a rotated order, one
+# `bench_tokenizer --round` (the library's figures) and each command on one thread and on
+# N; the ratios are taken within a round (what the host gives drifts by 20-40 % within
+# minutes here, bench/THREADS.md), and their medians and quartiles over the rounds printed.
+rounds=${TOK_ROUNDS:-11}
+echo "whole process, corpus $bytes bytes, $rounds rounds (each: the library, and every command on 1 and N threads," \
+     "in a rotated order), output to /dev/null; load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs:"
+python3 - "$rounds" "$bytes" "$(wc -l < "$jsonl")" "$root/$b/bench/bench_tokenizer" "$bin" "$corpus" "$jsonl" <<'PY' || rc=1
+import os, subprocess, sys, time
+rounds, n, lines = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+lib, bin_, corpus, jsonl = sys.argv[4:8]
+cmds = {"ids": ([bin_, "tokenize", "--special", "text", "--format", "ids", "-f", corpus], None),
+        "count": ([bin_, "count", "-f", corpus], None),
+        "jsonl": ([bin_, "tokenize", "--special", "text", "--jsonl"], jsonl)}
+def run(argv, stdin):  # -> (wall, user + system) seconds of one run
+    with open(stdin or os.devnull, "rb") as i, open(os.devnull, "wb") as o:
+        t0 = time.monotonic()
+        p = subprocess.Popen(argv, stdin=i, stdout=o)
+        _, st, ru = os.wait4(p.pid, 0)
+        t = time.monotonic() - t0
+    if st != 0:
+        sys.exit(f"  {' '.join(argv)}: exit status {st}")
+    return t, ru.ru_utime + ru.ru_stime
+def library():
+    out = subprocess.run([lib, "--round"], capture_output=True, text=True, check=True).stdout
+    return {f[1]: float(f[2]) for f in (l.split("\t") for l in out.splitlines()) if f[0] == "RESULT"}
+jobs = ["lib"] + [(c, th) for c in cmds for th in (1, 0)]
+per = []  # one dict per round
+for r in range(rounds):
+    got = {}
+    order = jobs[r % len(jobs):] + jobs[:r % len(jobs)]
+    for j in order:
+        if j == "lib":
+            got["lib"] = library()
+        else:
+            c, th = j
+            argv, stdin = cmds[c]
+            got[j] = run(argv + ["--threads", str(th)], stdin)
+    per.append(got)
+def med(xs):
+    xs = sorted(xs)
+    q = lambda f: xs[min(len(xs) - 1, int(f * len(xs)))]
+    return xs[len(xs) // 2], q(0.25), q(0.75)
+mbs = lambda sec: n / sec / 1e6
+L1 = med([mbs(g["lib"]["lib1cpu"]) for g in per])[0]
+LN = med([g["lib"]["lib1wall"] / g["lib"]["libNwall"] for g in per])
+print(f"  library (IDs only, fresh tokenizer): 1 thread {L1:.1f} MB/s CPU time, N threads {LN[0]:.2f}x one"
+      f" [{LN[1]:.2f}-{LN[2]:.2f}], line by line {med([mbs(g['lib']['lines1cpu']) for g in per])[0]:.1f} MB/s")
+print(f"  {'command':<34} {'1 thread':>10} {'N threads':>10}  {'N/1 [quartiles]':<18} 1 thread CPU time vs library [quartiles]")
+labels = {"ids": "tokenize --format ids -f corpus", "count": "count -f corpus", "jsonl": "tokenize --jsonl < corpus.jsonl"}
+for c in cmds:
+    w1 = med([mbs(g[(c, 1)][0]) for g in per])[0]
+    wn = med([mbs(g[(c, 0)][0]) for g in per])[0]
+    sp = med([g[(c, 1)][0] / g[(c, 0)][0] for g in per])
+    vs = med([100 * g["lib"]["lib1cpu"] / g[(c, 1)][1] for g in per])
+    print(f"  {labels[c]:<34} {w1:5.1f} MB/s {wn:5.1f} MB/s  {sp[0]:4.2f}x [{sp[1]:.2f}-{sp[2]:.2f}]   {vs[0]:4.0f} % [{vs[1]:.0f}-{vs[2]:.0f}]")
+    if c == "jsonl":
+        vl = med([100 * g["lib"]["lines1cpu"] / g[(c, 1)][1] for g in per])
+        print(f"  {'  (against the library on the same lines)':<34} {'':>10} {'':>10}  {'':<18}   {vl[0]:4.0f} % [{vl[1]:.0f}-{vl[2]:.0f}]"
+              f" ({lines:,} texts)")
 PY
-echo "  (targets: whole process >= 90 % of the library; N threads >= 1.8x one on 2 cores; CPU time is"
-echo "   user + system of the whole process, the steadier figure when the machine is shared)"
+echo "  (targets: whole process >= 90 % of the library; N threads >= 1.8x one on 2 cores. The"
+echo "   process's CPU time is user + system; the speed-ups are wall-clock, within each round)"
 
 echo "cold start, median of 200 runs (hyperfine, same run as /bin/true), target <= 3x /bin/true:"
 json=$tmp/hf-cold.json
