@@ -27,8 +27,9 @@ size_t tok_pretok(const uint8_t *s, size_t n, size_t pos, uint32_t *len, size_t 
  * texts as they reach, never crossing a text's end, with the blocks of 64 bytes shared by
  * the texts they hold (a text's last bytes are read in place, the next text's after them).
  * Each text that ends (an empty one too) gets a mark: marks[j] is the number of pieces
- * given before the j-th text's end, at most max_marks of them (*n_marks: how many). *text and *pos move on to where the pieces end (*pos == ends[*text] when
- * text *text ended there but its mark did not fit). Returns the number of pieces. */
+ * given before the j-th text's end, at most max_marks of them (*n_marks: how many).
+ * *text and *pos move on to where the pieces end (*pos == ends[*text] when text *text
+ * ended there but its mark did not fit). Returns the number of pieces. */
 size_t tok_pretok_texts(const uint8_t *s, const size_t *ends, size_t nt, size_t *text, size_t *pos, uint32_t *len,
                         size_t max, uint32_t *marks, size_t *n_marks, size_t max_marks);
 
