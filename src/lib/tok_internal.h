@@ -264,41 +264,6 @@ static inline uint32_t vocab_find(const tok_tokenizer *t, const uint8_t *p, size
 
 /* ---------------------------------------------------------------- UTF-8 */
 
-/* Length of the well-formed sequence at s[0..n) (n >= 1), or 0 if ill-formed; then *sub
- * is the length of its maximal subpart (>= 1), which lossy mode replaces by one U+FFFD. */
-static inline size_t utf8_seq(const uint8_t *s, size_t n, size_t *sub)
-{
-    uint8_t c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t need;
-    uint8_t lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF)
-        need = 1;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        need = 2;
-        if (c == 0xE0) lo = 0xA0;
-        if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 3;
-        if (c == 0xF0) lo = 0x90;
-        if (c == 0xF4) hi = 0x8F;
-    } else {
-        *sub = 1;
-        return 0;
-    }
-    if (n < 2 || s[1] < lo || s[1] > hi) {
-        *sub = 1;
-        return 0;
-    }
-    for (size_t k = 2; k <= need; k++)
-        if (k >= n || (s[k] & 0xC0) != 0x80) {
-            *sub = k;
-            return 0;
-        }
-    return need + 1;
-}
-
 /* ---------------------------------------------------------------- output buffer */
 
 typedef struct obuf {

@@ -7,66 +7,15 @@
 #define _GNU_SOURCE /* memmem */
 #include "tok_internal.h"
 #include "tok_pretok.h"
+#include "text.h"
 
 #include <pthread.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-size_t tok_utf8_check(const char *str, size_t len)
-{
-    const uint8_t *s = (const uint8_t *)str;
-    size_t i = 0;
-    const uint64_t hi = 0x8080808080808080ull;
-    while (i < len) {
-        /* skip to the next byte from 0x80: 16 at a time where SSE2 is, else 8 */
-#ifdef __SSE2__
-        while (i + 16 <= len) {
-            unsigned m = (unsigned)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(s + i)));
-            if (m) {
-                i += (size_t)__builtin_ctz(m);
-                break;
-            }
-            i += 16;
-        }
-        if (i == len)
-            break; /* all ASCII up to the end, which is a multiple of 16 bytes away */
-#endif
-        if (i + 8 <= len) {
-            uint64_t w;
-            memcpy(&w, s + i, 8);
-            if (!(w & hi)) {
-                i += 8;
-                continue;
-            }
-            i += (size_t)__builtin_ctzll(w & hi) >> 3;
-        } else if (s[i] < 0x80) {
-            i++;
-            continue;
-        }
-        /* the commonest multi-byte characters without utf8_seq's table of cases: two bytes
-         * from U+0080 (C2..DF), three from U+1000 outside the surrogates (E1..EC, EE, EF) */
-        uint8_t c0 = s[i];
-        if (c0 >= 0xC2 && c0 <= 0xDF && i + 1 < len && (s[i + 1] & 0xC0) == 0x80) {
-            i += 2;
-            continue;
-        }
-        if (c0 >= 0xE1 && c0 <= 0xEF && c0 != 0xED && i + 2 < len && (s[i + 1] & 0xC0) == 0x80 &&
-            (s[i + 2] & 0xC0) == 0x80) {
-            i += 3;
-            continue;
-        }
-        size_t sub, k = utf8_seq(s + i, len - i, &sub);
-        if (!k)
-            return i;
-        i += k;
-    }
-    return len;
-}
+size_t tok_utf8_check(const char *str, size_t len) { return text_validate(str, len); }
 
 /* realloc for an output array of `used` bytes in use, to `bytes`: arrays of a large input
  * (from 2 huge pages) move to memory aligned for huge pages and advised so (tok_internal.h),
@@ -682,7 +631,7 @@ static int encode_into(tok_tokenizer *t, const char *text, size_t len, tok_speci
         const uint8_t *u = (const uint8_t *)text;
         size_t w = 0;
         for (size_t i = 0; i < len;) {
-            size_t sub, k = utf8_seq(u + i, len - i, &sub);
+            size_t sub, k = text_step(text + i, len - i, &sub) == TEXT_BAD ? 0 : sub;
             if (k) {
                 for (size_t j = 0; j < k; j++) {
                     clean[w] = (char)u[i + j];
