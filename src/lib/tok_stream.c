@@ -705,22 +705,22 @@ static inline __attribute__((always_inline)) int jb_ids(jpart *p, const toks_idt
     return 0;
 }
 
-/* Line `line`'s text[0..n): tokenized and formatted (checked as UTF-8 only when it may be
- * invalid). 0, or -1 when out of memory. */
+/* Line `line`'s text[0..n): tokenized (checked as UTF-8 only when it may be invalid) into
+ * ids, which is emptied first, and answered. 0, or -1 when out of memory. */
 static int jb_text(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const char *text, size_t n, int maybe_invalid,
-                   size_t line, unsigned flags)
+                   size_t line, unsigned flags, obuf *ids)
 {
     g2e_err err;
-    p->ids.n = 0;
-    int rc = tok_encode_append(t, n ? text : "", n, p->o->special, flags | (maybe_invalid ? 0 : TOK_VALID_UTF8),
-                               &p->ids, &err);
+    ids->n = 0;
+    int rc = tok_encode_append(t, n ? text : "", n, p->o->special, flags | (maybe_invalid ? 0 : TOK_VALID_UTF8), ids,
+                               &err);
     if (rc == G2E_ENOMEM)
         return -1;
     if (rc) {
         jb_bad(p, line, err.msg);
         return 0;
     }
-    return jb_ids(p, idt, p->ids.ids, p->ids.n);
+    return jb_ids(p, idt, ids->ids, ids->n);
 }
 
 /* Any line at s[0..n) (n: to the share's end): parsed (blank lines skipped), tokenized,
@@ -739,15 +739,15 @@ static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t l
         jb_bad(p, line, je.why);
         return 0;
     }
-    return jb_text(p, t, p->idt, p->text.p, p->text.n, maybe_invalid, line, flags);
+    return jb_text(p, t, p->idt, p->text.p, p->text.n, maybe_invalid, line, flags, &p->ids);
 }
 
 #define JB_BATCH 64 /* usual lines read in one call (jsonl_usual_lines) */
 
 /* The k usual lines of sp (their texts one after another in p->text) tokenized together
  * (tok_encode_joined), then answered in order up to a stop; *line and *pos move past those
- * answered. A text the tokenizer refuses is tokenized alone again, for its message. 0, or
- * -1 when out of memory. */
+ * answered. A text the tokenizer refuses is tokenized alone again (jb_text), for its
+ * message. 0, or -1 when out of memory. */
 static int jb_usual(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const jsonl_span *sp, size_t k, size_t *line,
                     size_t *pos, unsigned flags)
 {
@@ -764,15 +764,16 @@ static int jb_usual(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const js
         return -1;
     for (size_t i = 0, at = 0; i < k && !p->stopped; at += counts[i++]) {
         ++*line;
-        if (rcs[i]) {
-            obuf scratch = {0};
-            g2e_err err;
-            tok_encode_append(t, text + sp[i].at, sp[i].n, p->o->special, flags, &scratch, &err);
-            free(scratch.ids);
-            jb_bad(p, *line, err.msg);
-        } else if (jb_ids(p, idt, p->ids.ids + at, counts[i])) {
-            return -1;
+        int rc;
+        if (rcs[i]) { /* alone again (into other IDs: p->ids holds the next lines'), for its message */
+            obuf alone = {0};
+            rc = jb_text(p, t, idt, text + sp[i].at, sp[i].n, 1, *line, flags, &alone);
+            free(alone.ids);
+        } else {
+            rc = jb_ids(p, idt, p->ids.ids + at, counts[i]);
         }
+        if (rc)
+            return -1;
         *pos += sp[i].len + 1;
     }
     return 0;

@@ -252,8 +252,8 @@ static __attribute__((noinline)) int encode_other(tok_tokenizer *t, const uint8_
 }
 
 /* Pieces k0..m-1 of a batch (lengths len[], the first from s + pos), with the head words
- * w[] and hashes h[] of each: appended to o, whose room was grown for one ID per byte (a piece gives at
- * most one token per byte), so the common cases write without a check. keep_off is a
+ * w[] and hashes h[] of each: appended to o, whose room was grown for one ID per byte (a
+ * piece gives at most one token per byte), so the common cases write without a check. keep_off is a
  * constant where this is inlined (one loop with offsets, one without). Most pieces are
  * whole tokens of at most 8 bytes in their home slot (the index is filled in ID order, so
  * frequent tokens have theirs): one test for every length, no branch on the length, which
@@ -311,6 +311,15 @@ static __attribute__((noinline)) int encode_batch_forced(tok_tokenizer *t, const
     return encode_batch(t, s, pos, b, k0, m, o, base, o->keep_off, 0);
 }
 
+/* Pieces k0..m-1 of b through the variant for t's BPE path and o's offsets. */
+static inline int encode_pieces(tok_tokenizer *t, const uint8_t *s, size_t pos, const piece_batch *b, size_t k0,
+                                size_t m, obuf *o, size_t base)
+{
+    return t->bpe_path != TOK_BPE_AUTO ? encode_batch_forced(t, s, pos, b, k0, m, o, base)
+           : o->keep_off              ? encode_batch_off(t, s, pos, b, k0, m, o, base)
+                                      : encode_batch_ids(t, s, pos, b, k0, m, o, base);
+}
+
 /* key_hash's masks for a piece of l <= 16 bytes read as two 8-byte words: [l][0] keeps
  * its first min(l, 8) bytes of the first, [l][1] its bytes 8..l of the second. */
 #define HM(l) ((l) >= 8 ? ~0ull : (1ull << (8 * ((l) & 7))) - 1) /* (& 7: no shift of 64 or more, even unused) */
@@ -365,17 +374,13 @@ static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o
         return TOK_E_TOO_LARGE; /* a piece length must fit uint32 */
     piece_batch b;
     size_t pos = 0;
-    int fast = t->bpe_path == TOK_BPE_AUTO;
     while (pos < n) {
         size_t m = tok_pretok(s, n, pos, b.len, BATCH);
         size_t at = hash_batch(t, s, n, pos, &b, m);
         int rc = tok_ob_grow(o, at - pos + CACHE_IDS); /* one ID per byte, and encode_other's copy */
         if (rc)
             return rc;
-        rc = !fast        ? encode_batch_forced(t, s, pos, &b, 0, m, o, base)
-             : o->keep_off ? encode_batch_off(t, s, pos, &b, 0, m, o, base)
-                           : encode_batch_ids(t, s, pos, &b, 0, m, o, base);
-        if (rc)
+        if ((rc = encode_pieces(t, s, pos, &b, 0, m, o, base)))
             return rc;
         pos = at;
     }
@@ -775,7 +780,6 @@ int tok_encode_joined(tok_tokenizer *t, const char *text, const size_t *ends, si
     piece_batch b;
     uint32_t mark[BATCH]; /* where in the batch each text that ends in it ends */
     size_t k = 0, pos = 0, text_n = o->n;
-    int fast = t->bpe_path == TOK_BPE_AUTO;
     while (k < nt) {
         /* a batch of pieces from the texts in turn, each text's end marked */
         size_t nm, k0 = k, at = pos;
@@ -788,8 +792,7 @@ int tok_encode_joined(tok_tokenizer *t, const char *text, const size_t *ends, si
         for (size_t j = 0, from = 0, p = pos; !rc && j <= nm; j++) {
             size_t to = j < nm ? mark[j] : m;
             if (to > from)
-                rc = fast ? encode_batch_ids(t, s, p, &b, from, to, o, 0)
-                          : encode_batch_forced(t, s, p, &b, from, to, o, 0);
+                rc = encode_pieces(t, s, p, &b, from, to, o, 0);
             if (j < nm) {
                 counts[k0 + j] = o->n - text_n;
                 rcs[k0 + j] = 0;
