@@ -22,7 +22,8 @@
 size_t tok_pretok(const uint8_t *s, size_t n, size_t pos, uint32_t *len, size_t max);
 
 /* tok_pretok over the texts s[ends[j-1]..ends[j]) (ends[-1] = 0; ends never decreasing)
- * that lie one after another in one buffer s[0..ends[nt-1]), from text *text at offset
+ * that lie one after another in one buffer s[0..ends[nt-1]) (each valid UTF-8 on its own:
+ * no character crosses a text's end, as tok_encode_joined checks), from text *text at offset
  * *pos (a piece boundary inside it, or its end): the next at most max pieces, of as many
  * texts as they reach, never crossing a text's end, with the blocks of 64 bytes shared by
  * the texts they hold (a text's last bytes are read in place, the next text's after them).
