@@ -4,6 +4,7 @@
 #include "tok_stream.h"
 #include "json.h"
 #include "jsonl.h"
+#include "spread.h"
 #include "textpos.h"
 #include "tok_internal.h"
 #include "tok_pretok.h"
@@ -190,7 +191,7 @@ static void crew_run(tok_tokenizer *t, unsigned n, void *job, void *(*fn)(void *
     for (unsigned k = 0; k < n; k++)
         w[k] = (crew){job, tok_worker(t, k)};
     for (unsigned k = 1; k < n; k++)
-        started[k] = w[k].t && pthread_create(&th[k], NULL, fn, &w[k]) == 0;
+        started[k] = w[k].t && spread_create(&th[k], fn, &w[k], k - 1) == 0;
     fn(&w[0]);
     for (unsigned k = 1; k < n; k++)
         if (started[k])
