@@ -422,6 +422,9 @@ typedef struct precheck {
     int find;                 /* look for <|endoftext|> too */
     atomic_size_t next;
     atomic_int bad, special;
+    /* the IDs' text, made by the calling thread while the others begin the check */
+    toks_idtext *idt;         /* (NULL: not wanted) */
+    const tok_tokenizer *caller;
 } precheck;
 
 static size_t char_start(const char *s, size_t n, size_t at)
@@ -433,7 +436,10 @@ static size_t char_start(const char *s, size_t n, size_t at)
 
 static void *precheck_loop(void *arg)
 {
-    precheck *c = ((crew *)arg)->job;
+    crew *w = arg;
+    precheck *c = w->job;
+    if (c->idt && w->t == c->caller)
+        toks_idtext_init(c->idt, tok_n_vocab(c->caller), ' ');
     for (size_t k; (k = atomic_fetch_add(&c->next, 1)) < (c->n + c->part - 1) / c->part && !c->bad;) {
         size_t a = char_start(c->s, c->n, k * c->part), b = char_start(c->s, c->n, (k + 1) * c->part);
         if (tok_utf8_check(c->s + a, b - a) < b - a)
@@ -447,19 +453,23 @@ static void *precheck_loop(void *arg)
 
 /* Whether the text can be written chunk by chunk: known before any output to tokenize
  * (valid UTF-8; no special token refused), so that an error still writes nothing. Sets
- * *sp to the treatment the chunks need (ordinary text when no special token occurs). */
-static int streamable(tok_tokenizer *t, const char *text, size_t len, tok_special *sp)
+ * *sp to the treatment the chunks need (ordinary text when no special token occurs). Makes
+ * *idt (toks_idtext_init with ' ') first when idt is not NULL: in this thread while the
+ * others begin the check of a large text (0.7 ms for GPT-2's table, most of it page faults). */
+static int streamable(tok_tokenizer *t, const char *text, size_t len, tok_special *sp, toks_idtext *idt)
 {
     int bad, special;
     unsigned threads = t->threads;
     if (threads > 1 && len >= TOK_HUGE_MIN) {
-        precheck c = {.s = text, .n = len, .part = CHUNK, .find = *sp != TOK_SPECIAL_TEXT};
+        precheck c = {.s = text, .n = len, .part = CHUNK, .find = *sp != TOK_SPECIAL_TEXT, .idt = idt, .caller = t};
         atomic_init(&c.next, 0);
         atomic_init(&c.bad, 0);
         atomic_init(&c.special, 0);
         crew_run(t, threads, &c, precheck_loop);
         bad = atomic_load(&c.bad), special = atomic_load(&c.special);
     } else {
+        if (idt)
+            toks_idtext_init(idt, tok_n_vocab(t), ' ');
         bad = tok_utf8_check(text, len) < len;
         special = !bad && *sp != TOK_SPECIAL_TEXT && find_special(text, len);
     }
@@ -474,15 +484,14 @@ int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special s
                    toks_write_fn write, void *user, size_t *n_replaced, g2e_err *err)
 {
     toks_idtext idt = {0};
-    if (len >= (64u << 10))
-        toks_idtext_init(&idt, tok_n_vocab(t), ' '); /* (0.8 M instructions for GPT-2's: it pays from
-                                                      * ~20k IDs; without it, divisions) */
     int rc = 0;
     *n_replaced = 0;
     tok_special sp = special;
     if (!text && len)
         return g2e_fail(err, G2E_EINVAL, "tok_encode: NULL text with length %zu", len);
-    if (streamable(t, text ? text : "", len, &sp)) {
+    /* the IDs' text table from 64 KB of text (0.8 M instructions for GPT-2's: it pays from
+     * ~20k IDs; without it, divisions) */
+    if (streamable(t, text ? text : "", len, &sp, len >= (64u << 10) ? &idt : NULL)) {
         chunks c = {.special = sp, .flags = TOK_VALID_UTF8, .text_out = 1, .after = ids_work, .in_order = ids_write,
                     .idt = &idt, .write = write, .user = user};
         rc = len ? chunks_run(t, text, len, &c) : (c.werr = write(user, "\n", 1)) ? TOKS_E_WRITE : 0;
