@@ -144,6 +144,7 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
  * threads equally busy: the corpus mixes English with Japanese and Chinese, three times
  * slower per byte. */
 #define CHUNK ((size_t)1 << 17) /* 128 KB */
+#define CHUNK_LAST ((size_t)1 << 15) /* 32 KB */
 #define SLOTS_PER_THREAD 4
 #define MAX_THREADS 64 /* tokenizer.c's limit of tok_set_threads */
 
@@ -340,26 +341,42 @@ static int chunk_hand(queue *q, size_t k)
 {
     chunks *c = (chunks *)q;
     slot *sl = &c->slot[k % q->nslot];
-    return sl->rc ? sl->rc : sl->out.oom ? G2E_ENOMEM : c->in_order(c, sl, k);
+    int rc = sl->rc ? sl->rc : sl->out.oom ? G2E_ENOMEM : c->in_order(c, sl, k);
+    if (k + q->nslot >= c->m) { /* no later chunk has this slot: freed now, while the others
+                                 * still work, rather than all of them after the last */
+        free(sl->o.ids);
+        bb_free(&sl->out);
+        sl->o = (obuf){0};
+    }
+    return rc;
+}
+
+/* The size of the next chunk when `left` bytes are left: `size`, or on several threads a
+ * quarter of what is left per thread once that is less, but no less than CHUNK_LAST (or
+ * size, when smaller): the threads' last chunks then end closer together. */
+static size_t taper(size_t size, size_t left, unsigned threads)
+{
+    size_t q = threads > 1 ? left / (4 * (size_t)threads) : size;
+    return q >= size ? size : q > CHUNK_LAST ? q : size < CHUNK_LAST ? size : CHUNK_LAST;
 }
 
 /* Cuts s[0..n) into chunks of about CHUNK bytes (t's split size when smaller: tests cut
- * small texts) and runs them over t's threads. Returns 0, the first failing chunk's code
- * (the caller tokenizes the whole text again for the exact message), or G2E_ENOMEM. The
- * cuts are searched in s[0..n-3) so that a lead byte of invalid input before a candidate
- * is never decoded past the end; whether the chunks are valid is then the tokenizer's
- * check (valid chunks concatenate to a valid text and back). */
+ * small texts; smaller towards the end, taper) and runs them over t's threads. Returns 0,
+ * the first failing chunk's code (the caller tokenizes the whole text again for the exact
+ * message), or G2E_ENOMEM. The cuts are searched in s[0..n-3) so that a lead byte of
+ * invalid input before a candidate is never decoded past the end; whether the chunks are
+ * valid is then the tokenizer's check (valid chunks concatenate to a valid text and back). */
 static int chunks_run(tok_tokenizer *t, const char *s, size_t n, chunks *c)
 {
     size_t size = t->split_min < CHUNK ? t->split_min : CHUNK;
     size = size < 8 ? 8 : size;
-    size_t most = n / size + 2, m = 0, lim = n - 3;
+    size_t most = n / (size < CHUNK_LAST ? size : CHUNK_LAST) + 2, m = 0, lim = n - 3; /* (no chunk is smaller) */
     unsigned threads = t->threads ? t->threads : 1;
     c->cut = malloc(most * sizeof *c->cut);
     if (!c->cut)
         return G2E_ENOMEM;
     c->cut[0] = 0;
-    for (size_t from = size; n >= 8 && from < lim; from = c->cut[m] + size) {
+    for (size_t from = size; n >= 8 && from < lim; from = c->cut[m] + taper(size, n - c->cut[m], threads)) {
         size_t cut = tok_pretok_cut((const uint8_t *)s, lim, from);
         if (cut >= lim)
             break;
