@@ -87,6 +87,23 @@ void toks_idtext_free(toks_idtext *d)
  * table entry's 8 bytes whole. */
 #define ID_ROOM(n) ((n) * 11 + 16)
 
+static inline uint64_t entry_word(const char *text, uint32_t v)
+{
+    uint64_t w;
+    memcpy(&w, text + (size_t)v * 8, 8);
+    return w;
+}
+
+/* Byte 7 of an entry read as a word (the byte order's: little-endian, the top byte). */
+static inline size_t entry_len(uint64_t w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (size_t)(w & 0xFF);
+#else
+    return (size_t)(w >> 56);
+#endif
+}
+
 /* ids[0..n) in decimal at o, each followed by sep; returns the end. IDs in the table (d's
  * size is a power of two: the eight IDs of a step are all in it when their OR is) are one
  * 8-byte copy each, their length in the entry's last byte; others converted. */
@@ -95,19 +112,26 @@ static inline __attribute__((always_inline)) char *put_ids(char *o, const toks_i
     const char *text = d ? (const char *)d->text : NULL; /* (locals: stores through o may alias *d) */
     uint32_t lim = d && d->sep == sep ? d->n : 0;
     const uint32_t *p = ids, *end = ids + n, *end8 = n >= 8 ? end - 7 : ids; /* (steps of 8 start before end8) */
-#define ID_PUT(v)                                                                                           \
+/* An entry as one word, and its length (byte 7) from that word: no second load, which the
+ * compiler would have to make after the store (o may alias the table, as far as it knows) */
+#define ID_WORD(v) entry_word(text, v)
+#define ID_STORE(w)                                                                                         \
     do {                                                                                                    \
-        uint64_t w_;                                                                                        \
-        memcpy(&w_, text + (size_t)(v) * 8, 8);                                                             \
+        uint64_t w_ = (w);                                                                                  \
         memcpy(o, &w_, 8);                                                                                  \
-        o += (unsigned char)text[(size_t)(v) * 8 + 7];                                                      \
+        o += entry_len(w_);                                                                                 \
     } while (0)
+#define ID_PUT(v) ID_STORE(ID_WORD(v))
     for (;;) {
         for (; p < end8; p += 8) {
             uint32_t a = p[0], b = p[1], c = p[2], e = p[3], f = p[4], g = p[5], h = p[6], k = p[7];
             if ((a | b | c | e | f | g | h | k) >= lim)
                 break;
-            ID_PUT(a); ID_PUT(b); ID_PUT(c); ID_PUT(e); ID_PUT(f); ID_PUT(g); ID_PUT(h); ID_PUT(k);
+            /* the eight entries loaded before the first store: none waits for a store */
+            uint64_t wa = ID_WORD(a), wb = ID_WORD(b), wc = ID_WORD(c), we = ID_WORD(e), wf = ID_WORD(f),
+                     wg = ID_WORD(g), wh = ID_WORD(h), wk = ID_WORD(k);
+            ID_STORE(wa); ID_STORE(wb); ID_STORE(wc); ID_STORE(we);
+            ID_STORE(wf); ID_STORE(wg); ID_STORE(wh); ID_STORE(wk);
         }
         /* the rest (fewer than 8, or up to an ID outside the table): four, then one by one */
         if (end - p >= 4 && (p[0] | p[1] | p[2] | p[3]) < lim) {
@@ -124,6 +148,8 @@ static inline __attribute__((always_inline)) char *put_ids(char *o, const toks_i
         }
     }
 #undef ID_PUT
+#undef ID_STORE
+#undef ID_WORD
 }
 
 void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t n, char sep)
