@@ -136,33 +136,57 @@ static uint32_t rnd(void)
 /* Random mixtures and adversarial texts: whitespace runs of every kind, contractions, the
  * special token, long unsplittable pieces, and (lossy) invalid bytes, which send the text
  * back to tok_encode whole. */
-Test(tok_stream, ids_of_random_and_adversarial_texts, .timeout = 120)
-{
-    static const char *const frag[] = {
+static const char *const frag[] = {
         " ", "  ", "   ", "\n", "\n\n", "\t", "\r\n", " \n", "\xC2\xA0", "\xE3\x80\x80", "'s", "'re", "'ll",
         "'", "''", "a", "word", " the", "\xC3\xA9t\xC3\xA9", "\xE6\x97\xA5\xE6\x9C\xAC", "1", "2024", ".",
-        ",", "!?", "<|endoftext|>", "\xF0\x9F\x98\x80", "\xFF", "\xE6\x97"};
+    ",", "!?", "<|endoftext|>", "\xF0\x9F\x98\x80", "\xFF", "\xE6\x97"};
+
+/* A random mixture of frag[] (the two invalid ones too unless `valid`) and long runs, of
+ * nearly cap bytes, into buf; returns its length. */
+static size_t mixture(char *buf, size_t cap, int valid)
+{
+    size_t n = 0, nfrag = sizeof frag / sizeof frag[0] - (valid ? 2 : 0);
+    while (n + 2100 < cap) {
+        if (rnd() % 100 < 2) {
+            static const char *const run[] = {"a", "9", "\xE6\x97\xA5", "=", " ", "\n"};
+            const char *u = run[rnd() % 6];
+            for (size_t k = 0, reps = 200 + rnd() % 500; k < reps; k++, n += strlen(u))
+                memcpy(buf + n, u, strlen(u));
+        } else {
+            const char *f = frag[rnd() % nfrag];
+            memcpy(buf + n, f, strlen(f));
+            n += strlen(f);
+        }
+    }
+    return n;
+}
+
+Test(tok_stream, ids_of_random_and_adversarial_texts, .timeout = 120)
+{
     size_t cap = 1 << 15;
     char *buf = malloc(cap);
     for (int round = 0; round < 12; round++) {
-        size_t n = 0;
         int valid = round < 8; /* the first rounds without the two invalid fragments */
-        size_t nfrag = sizeof frag / sizeof frag[0] - (valid ? 2 : 0);
-        while (n + 2100 < cap) {
-            if (rnd() % 100 < 2) {
-                static const char *const run[] = {"a", "9", "\xE6\x97\xA5", "=", " ", "\n"};
-                const char *u = run[rnd() % 6];
-                for (size_t k = 0, reps = 200 + rnd() % 500; k < reps; k++, n += strlen(u))
-                    memcpy(buf + n, u, strlen(u));
-            } else {
-                const char *f = frag[rnd() % nfrag];
-                memcpy(buf + n, f, strlen(f));
-                n += strlen(f);
-            }
-        }
+        size_t n = mixture(buf, cap, valid);
         char what[64];
         snprintf(what, sizeof what, "mixture %d", round);
         ids_agree(buf, n, round % 2 ? TOK_SPECIAL_TOKEN : TOK_SPECIAL_TEXT, valid ? 0 : TOK_LOSSY, 8, what);
+    }
+    free(buf);
+}
+
+/* The same mixtures, larger, in the program's own chunk sizes (64 KB, smaller towards the
+ * end, tok_stream.c's taper): every chunk boundary among the whitespace runs, contractions
+ * and long pieces must give the one-thread IDs. */
+Test(tok_stream, ids_of_adversarial_texts_in_the_programs_chunks, .timeout = 120)
+{
+    size_t cap = 300000;
+    char *buf = malloc(cap);
+    for (int round = 0; round < 6; round++) {
+        size_t n = mixture(buf, cap - (size_t)round * 40000, 1);
+        char what[64];
+        snprintf(what, sizeof what, "large mixture %d", round);
+        ids_agree(buf, n, round % 2 ? TOK_SPECIAL_TOKEN : TOK_SPECIAL_TEXT, 0, TOK_SPLIT_MIN, what);
     }
     free(buf);
 }
