@@ -281,6 +281,8 @@ bench: gpt2-embed $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
 # not part of `make bench` (it takes minutes and measures the machine).
 $(B)/bench/thread_ceiling: $(B)/bench/thread_ceiling.o $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/bench/thread_start: $(B)/bench/thread_start.o $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The tokenizer peers bench_tokenizer.sh compares with (npm registry; into build/npm, ignored by git).
 bench-peers:
