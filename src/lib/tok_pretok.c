@@ -392,6 +392,16 @@ size_t tok_pretok(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t ma
     return pretok_run(s, n, n, i, len, max, &at);
 }
 
+/* The set bits of x: inline, where __builtin_popcountll is a call into libgcc on the
+ * baseline x86-64 this is built for (no POPCNT): 6.1 M instructions of --jsonl's 794 M. */
+static inline unsigned bits_set(uint64_t x)
+{
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
+
 size_t tok_pretok_texts(const uint8_t *s, const size_t *ends, size_t nt, size_t *text, size_t *pos, uint32_t *len,
                         size_t max, uint32_t *marks, size_t *n_marks, size_t max_marks)
 {
@@ -416,7 +426,7 @@ size_t tok_pretok_texts(const uint8_t *s, const size_t *ends, size_t nt, size_t 
             if (m) {
                 /* the texts that end inside the pieces given: how many pieces before each */
                 for (; k < nt && ends[k] <= end; k++)
-                    marks[nm++] = (uint32_t)(np + (size_t)__builtin_popcountll(cuts & ((2ull << (ends[k] - i)) - 1)));
+                    marks[nm++] = (uint32_t)(np + (size_t)bits_set(cuts & ((2ull << (ends[k] - i)) - 1)));
                 np += m;
                 i = end;
                 continue;
