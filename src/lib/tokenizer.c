@@ -6,8 +6,9 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include "tok_internal.h"
-#include "tok_pretok.h"
+#include "spread.h"
 #include "text.h"
+#include "tok_pretok.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -580,7 +581,7 @@ static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials,
             tok_caches_huge(pw[k].t);
     }
     for (unsigned k = 1; k <= nw; k++)
-        started[k] = pthread_create(&th[k], NULL, part_loop, &pw[k]) == 0;
+        started[k] = spread_create(&th[k], part_loop, &pw[k], k - 1) == 0;
     int rc = encode_range(t, s, cut[1], 0, specials, o);
     part_loop(&pw[0]); /* then the calling thread takes parts too, until none is left */
     for (unsigned k = 1; k <= nw; k++)
@@ -873,7 +874,7 @@ int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const
                              counts, rc, {0}};
     }
     for (unsigned k = 1; k < parts; k++)
-        started[k] = pthread_create(&th[k], NULL, batch_run, &bp[k]) == 0;
+        started[k] = spread_create(&th[k], batch_run, &bp[k], k - 1) == 0;
     batch_run(&bp[0]);
     for (unsigned k = 1; k < parts; k++) {
         if (started[k])
