@@ -161,8 +161,9 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
 /* ------------------------------------------------------------ texts over threads */
 
 /* A text is cut (tok_pretok_cut) into chunks of about CHUNK bytes, which the threads take
- * in turn; each chunk is tokenized into its slot's buffers and, in the same thread, turned
- * into its output; the chunks are then handed on in order (written, or added up) by
+ * in turn; each chunk is tokenized (into the thread's own IDs when it becomes text at once,
+ * else its slot's) and, in the same thread, turned into its slot's output; the chunks are
+ * then handed on in order (written, or added up) by
  * whichever thread finishes the oldest one. A slot is reused once its chunk is handed on,
  * so memory stays that of SLOTS_PER_THREAD chunks per thread whatever the text's length,
  * and nothing is freed or mapped while the threads run (no page faults, no TLB shootdowns
@@ -177,6 +178,9 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
 #define CHUNK_LAST ((size_t)1 << 15) /* 32 KB */
 #define SLOTS_PER_THREAD 4
 #define MAX_THREADS 64 /* tokenizer.c's limit of tok_set_threads */
+/* What one thread's hot fields are aligned to, so that no other thread's writes share their
+ * cache line or the line the adjacent-line prefetcher pairs it with. */
+#define LINE_PAIR 128
 
 /* ---- a queue of items taken in turn by a crew of threads and handed on in order ----
  *
@@ -186,6 +190,14 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
  * next in order (hand: one thread at a time, in order), which frees their slots. Nothing
  * waits for more than the items it needs: a finished item is handed on as soon as the
  * ones before it are, whoever finished them. */
+/* One thread of a crew: the job it shares, its tokenizer, and IDs of its own (for work
+ * whose IDs are done with before the item is handed on: one buffer a thread, not a slot). */
+typedef struct crew {
+    _Alignas(LINE_PAIR) void *job; /* (a member's own lines: its ids.n is written all the time) */
+    tok_tokenizer *t;
+    obuf ids;
+} crew;
+
 typedef struct queue queue;
 struct queue {
     size_t nslot;
@@ -193,7 +205,7 @@ struct queue {
     /* makes item k: 0, or 1 when there is none (no more input, or an error kept by the
      * caller for after the items before it) */
     int (*take)(queue *q, size_t k);
-    void (*work)(queue *q, size_t k, tok_tokenizer *t);
+    void (*work)(queue *q, size_t k, crew *w);
     int (*hand)(queue *q, size_t k); /* 0 or a code, which stops the queue */
     void (*start)(queue *q, tok_tokenizer *t); /* once per thread, or NULL */
     pthread_mutex_t mu, take_mu;
@@ -201,12 +213,6 @@ struct queue {
     size_t next, handed, m; /* the next item to take; items handed on; items in all (SIZE_MAX: not known yet) */
     int handing, rc;        /* a thread is handing on; the first failure */
 };
-
-/* One thread of a crew: the job it shares, its tokenizer. */
-typedef struct crew {
-    void *job;
-    tok_tokenizer *t;
-} crew;
 
 /* Runs fn for n crew members on t and its workers (t's thread count 1 meanwhile, as
  * tok_worker asks): member 0 with t in this thread, member k >= 1 with tok_worker(t, k) in
@@ -220,13 +226,15 @@ static void crew_run(tok_tokenizer *t, unsigned n, void *job, void *(*fn)(void *
     unsigned threads = t->threads;
     tok_set_threads(t, 1);
     for (unsigned k = 0; k < n; k++)
-        w[k] = (crew){job, tok_worker(t, k)};
+        w[k] = (crew){job, tok_worker(t, k), {0}};
     for (unsigned k = 1; k < n; k++)
         started[k] = w[k].t && spread_create(&th[k], fn, &w[k], k - 1) == 0;
     fn(&w[0]);
     for (unsigned k = 1; k < n; k++)
         if (started[k])
             pthread_join(th[k], NULL);
+    for (unsigned k = 0; k < n; k++)
+        free(w[k].ids.ids);
     tok_set_threads(t, threads);
 }
 
@@ -272,7 +280,7 @@ static void *queue_loop(void *arg)
         pthread_mutex_unlock(&q->take_mu);
         if (stop)
             break;
-        q->work(q, k, w->t);
+        q->work(q, k, w);
         pthread_mutex_lock(&q->mu);
         q->done[k % q->nslot] = 1;
         hand_on(q);
@@ -306,7 +314,7 @@ static int queue_run(queue *q, tok_tokenizer *t, unsigned threads, size_t m)
 
 /* One chunk in flight: its IDs, its output, its characters. */
 typedef struct slot {
-    obuf o;
+    _Alignas(LINE_PAIR) obuf o; /* (slots worked on at once by two threads share no line) */
     bytebuf out;
     size_t chars;
     int rc;
@@ -319,7 +327,7 @@ struct chunks {
     size_t *cut, m;       /* chunk k is s[cut[k] .. cut[k + 1]) */
     tok_special special;
     unsigned flags;
-    void (*after)(chunks *c, slot *sl, size_t k);   /* in the chunk's thread, after tokenizing */
+    void (*after)(chunks *c, slot *sl, const obuf *o, size_t k); /* in the chunk's thread, after tokenizing (o: its IDs) */
     int (*in_order)(chunks *c, slot *sl, size_t k); /* one chunk at a time, in order: 0 or a code */
     const toks_idtext *idt;
     int text_out;         /* the chunks' output is their IDs as text */
@@ -347,24 +355,26 @@ static void chunk_start(queue *q, tok_tokenizer *t)
         tok_caches_huge(t); /* what tok_encode does for a large text (chunks are smaller) */
 }
 
-static void chunk_work(queue *q, size_t k, tok_tokenizer *t)
+static void chunk_work(queue *q, size_t k, crew *w)
 {
     chunks *c = (chunks *)q;
     slot *sl = &c->slot[k % q->nslot];
     size_t len = c->cut[k + 1] - c->cut[k];
-    sl->o.n = 0;
+    /* IDs as text are made in this thread: the thread's own IDs, not the slot's */
+    obuf *o = c->text_out ? &w->ids : &sl->o;
+    o->n = 0;
     sl->out.n = 0;
     /* room once for the most a chunk can give (a token has at least one byte; an ID and its
      * separator at most 8 bytes): never grown by copies, only touched pages faulted in; a
      * chunk past 1 MB (a long run with no place to cut) starts from the usual guess and
      * grows instead of reserving 12 times its size */
     int big = len > ((size_t)1 << 20);
-    sl->rc = tok_ob_grow(&sl->o, big ? len / 4 + 16 : len + 1);
+    sl->rc = tok_ob_grow(o, big ? len / 4 + 16 : len + 1);
     if (!sl->rc && c->text_out)
         sl->rc = bb_room(&sl->out, (big ? 2 * len : 8 * len) + 64) ? G2E_ENOMEM : 0;
-    sl->rc = sl->rc ? sl->rc : tok_encode_append(t, c->s + c->cut[k], len, c->special, c->flags, &sl->o, NULL);
+    sl->rc = sl->rc ? sl->rc : tok_encode_append(w->t, c->s + c->cut[k], len, c->special, c->flags, o, NULL);
     if (!sl->rc && c->after)
-        c->after(c, sl, k);
+        c->after(c, sl, o, k);
 }
 
 static int chunk_hand(queue *q, size_t k)
@@ -418,7 +428,9 @@ static int chunks_run(tok_tokenizer *t, const char *s, size_t n, chunks *c)
     threads = threads > m ? (unsigned)m : threads;
     c->q = (queue){.nslot = threads > 1 ? threads * SLOTS_PER_THREAD : 1, .take = chunk_take, .work = chunk_work,
                    .hand = chunk_hand, .start = chunk_start};
-    c->slot = calloc(c->q.nslot, sizeof *c->slot);
+    c->slot = aligned_alloc(LINE_PAIR, c->q.nslot * sizeof *c->slot); /* (sizeof is a multiple of it) */
+    if (c->slot)
+        memset(c->slot, 0, c->q.nslot * sizeof *c->slot);
     int rc = c->slot ? queue_run(&c->q, t, threads, m) : G2E_ENOMEM;
     for (size_t k = 0; c->slot && k < c->q.nslot; k++) {
         free(c->slot[k].o.ids);
@@ -436,11 +448,11 @@ static int write_err(g2e_err *err, int e)
 
 /* A chunk's IDs as text: a space before every chunk but the first (a chunk is never empty
  * of tokens), "\n" after the last. */
-static void ids_work(chunks *c, slot *sl, size_t k)
+static void ids_work(chunks *c, slot *sl, const obuf *o, size_t k)
 {
     if (k)
         bb_put(&sl->out, " ", 1);
-    toks_put_ids(&sl->out, c->idt, sl->o.ids, sl->o.n, ' ');
+    toks_put_ids(&sl->out, c->idt, o->ids, o->n, ' ');
     if (k + 1 == c->m)
         bb_put(&sl->out, "\n", 1);
 }
@@ -573,8 +585,9 @@ int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special s
     return rc;
 }
 
-static void count_work(chunks *c, slot *sl, size_t k)
+static void count_work(chunks *c, slot *sl, const obuf *o, size_t k)
 {
+    (void)o; /* (the slot's own: count_add needs them in order) */
     sl->chars = textpos_chars_valid(c->s + c->cut[k], c->cut[k + 1] - c->cut[k]);
 }
 
@@ -968,9 +981,10 @@ static int jr_take(queue *q, size_t k)
     }
 }
 
-static void jr_work(queue *q, size_t k, tok_tokenizer *t)
+static void jr_work(queue *q, size_t k, crew *w)
 {
     jrun *j = (jrun *)q;
+    tok_tokenizer *t = w->t;
     if (j->huge)
         tok_caches_huge(t);
     jb_run(&j->part[k % q->nslot], t);
