@@ -163,17 +163,18 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
 /* A text is cut (tok_pretok_cut) into chunks of about CHUNK bytes, which the threads take
  * in turn; each chunk is tokenized (into the thread's own IDs when it becomes text at once,
  * else its slot's) and, in the same thread, turned into its slot's output; the chunks are
- * then handed on in order (written, or added up) by
- * whichever thread finishes the oldest one. A slot is reused once its chunk is handed on,
- * so memory stays that of SLOTS_PER_THREAD chunks per thread whatever the text's length,
- * and nothing is freed or mapped while the threads run (no page faults, no TLB shootdowns
- * between the threads in the steady state). Small chunks taken in turn also keep the
- * threads equally busy: the corpus mixes English with Japanese and Chinese, three times
- * slower per byte. 64 KB rather than 128 KB: a slot's touched memory (IDs, their text)
- * halves with it, 8 slots on 2 threads took 1,929 page faults in all against 1,565 (4 ms
- * less system time on the corpus), and a chunk's IDs and text (~240 KB) stay in L2 beside
- * the tokenizer's tables (cachegrind's misses of a 1 MB L2, one thread: 1.90 M -> 1.46 M); one
- * thread takes the same time (41 alternating runs: 0.99 [0.92-1.12] of 128 KB's). */
+ * then handed on in order (written, or added up) by whichever thread finishes the oldest
+ * one. A slot is reused once its chunk is handed on, so memory stays that of
+ * SLOTS_PER_THREAD chunks per thread whatever the text's length, and nothing is freed or
+ * mapped while the threads run (no page faults, no TLB shootdowns between the threads in
+ * the steady state; a slot no later chunk uses is freed as it retires). Small chunks taken
+ * in turn also keep the threads equally busy: the corpus mixes English with Japanese and
+ * Chinese, three times slower per byte. 64 KB rather than 128 KB: a slot's touched memory
+ * (IDs, their text) halves with it, 8 slots on 2 threads took 1,929 page faults in all
+ * against 1,565 (4 ms less system time on the corpus), and a chunk's IDs and text (~240 KB)
+ * stay in L2 beside the tokenizer's tables (cachegrind's misses of a 1 MB L2, one thread:
+ * 1.90 M -> 1.46 M); one thread takes the same time (41 alternating runs: 0.99 [0.92-1.12]
+ * of 128 KB's). */
 #define CHUNK ((size_t)1 << 16) /* 64 KB */
 #define CHUNK_LAST ((size_t)1 << 15) /* 32 KB */
 #define SLOTS_PER_THREAD 4
@@ -181,6 +182,14 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
 /* What one thread's hot fields are aligned to, so that no other thread's writes share their
  * cache line or the line the adjacent-line prefetcher pairs it with. */
 #define LINE_PAIR 128
+
+/* One thread of a crew: the job it shares, its tokenizer, and IDs of its own (for work
+ * whose IDs are done with before the item is handed on: one buffer a thread, not a slot). */
+typedef struct crew {
+    _Alignas(LINE_PAIR) void *job; /* (a member's own lines: its ids.n is written all the time) */
+    tok_tokenizer *t;
+    obuf ids;
+} crew;
 
 /* ---- a queue of items taken in turn by a crew of threads and handed on in order ----
  *
@@ -190,14 +199,6 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
  * next in order (hand: one thread at a time, in order), which frees their slots. Nothing
  * waits for more than the items it needs: a finished item is handed on as soon as the
  * ones before it are, whoever finished them. */
-/* One thread of a crew: the job it shares, its tokenizer, and IDs of its own (for work
- * whose IDs are done with before the item is handed on: one buffer a thread, not a slot). */
-typedef struct crew {
-    _Alignas(LINE_PAIR) void *job; /* (a member's own lines: its ids.n is written all the time) */
-    tok_tokenizer *t;
-    obuf ids;
-} crew;
-
 typedef struct queue queue;
 struct queue {
     size_t nslot;
@@ -327,7 +328,7 @@ struct chunks {
     size_t *cut, m;       /* chunk k is s[cut[k] .. cut[k + 1]) */
     tok_special special;
     unsigned flags;
-    void (*after)(chunks *c, slot *sl, const obuf *o, size_t k); /* in the chunk's thread, after tokenizing (o: its IDs) */
+    void (*after)(chunks *c, slot *sl, const obuf *o, size_t k); /* in the chunk's thread, o its IDs */
     int (*in_order)(chunks *c, slot *sl, size_t k); /* one chunk at a time, in order: 0 or a code */
     const toks_idtext *idt;
     int text_out;         /* the chunks' output is their IDs as text */
