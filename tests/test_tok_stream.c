@@ -273,19 +273,25 @@ Test(tok_stream, counts_over_threads_agree_with_one_thread, .timeout = 120)
     g2e_err err;
     cr_assert_eq(tok_encode(one, text, n, TOK_SPECIAL_TOKEN, 0, &r, NULL, &err), 0);
     size_t chars = text_count(text, n);
-    static const size_t ctxs[] = {1, 1024, 1000000, 4999999, 5094172, 5094173, 99999999};
-    for (unsigned th = 1; th <= 3; th += 2) {
-        tok_tokenizer *t = open_repo();
-        tok_set_threads(t, th);
-        for (size_t k = 0; k < sizeof ctxs / sizeof ctxs[0]; k++) {
-            toks_counts c;
-            cr_assert_eq(toks_count(t, text, n, ctxs[k], &c, &err), 0);
-            cr_expect_eq(c.tokens, r.n);
-            cr_expect_eq(c.chars, chars);
-            cr_expect_eq(c.cut, ctxs[k] < r.n ? r.offsets[ctxs[k]] : 0, "ctx %zu, %u threads", ctxs[k], th);
+    static const size_t ctxs[] = {1, 1024, 1000000, 2547086, 4999999, 5094172, 5094173, 99999999};
+    static const unsigned threads[] = {1, 2, 3, 5};
+    static const size_t splits[] = {TOK_SPLIT_MIN, 3000}; /* 64 KB chunks; 3 KB (4,400 of them) */
+    for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++)
+        for (size_t si = 0; si < 2; si++) {
+            unsigned th = threads[ti];
+            tok_tokenizer *t = open_repo();
+            tok_set_threads(t, th);
+            tok_set_split_min(t, splits[si]);
+            for (size_t k = 0; k < sizeof ctxs / sizeof ctxs[0]; k++) {
+                toks_counts c;
+                cr_assert_eq(toks_count(t, text, n, ctxs[k], &c, &err), 0);
+                cr_expect_eq(c.tokens, r.n);
+                cr_expect_eq(c.chars, chars);
+                cr_expect_eq(c.cut, ctxs[k] < r.n ? r.offsets[ctxs[k]] : 0, "ctx %zu, %u threads, split %zu",
+                             ctxs[k], th, splits[si]);
+            }
+            tok_close(t);
         }
-        tok_close(t);
-    }
     tok_ids_free(&r);
     tok_close(one);
     free(text);
