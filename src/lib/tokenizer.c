@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include "tok_internal.h"
+#include "regions.h"
 #include "spread.h"
 #include "text.h"
 #include "tok_pretok.h"
@@ -498,36 +499,45 @@ tok_tokenizer *tok_worker(tok_tokenizer *t, unsigned k)
     return t->workers[k - 1];
 }
 
-/* One part of a split input: [base, base + n) of s, its IDs into o. */
+/* One part of a split input: [base, base + n) of s, its IDs into o (or straight into the
+ * caller's output, `direct`, when it is part 0 and the calling thread took it). Each on its
+ * own 128 bytes: a thread writes its part's o.n after every batch, and neighbouring parts are
+ * worked on by different threads at once. */
 typedef struct part {
-    const char *s;
+    _Alignas(128) const char *s;
     size_t n, base;
-    int specials, rc;
+    int specials, rc, direct;
     obuf o;
 } part;
 
-/* The parts, taken in order from `next` by every thread until none is left: with more
- * parts than threads, a thread that got easy text (ASCII) takes more of them, one with
- * hard text (CJK, long pieces) fewer, so none waits long for the last. */
+/* The parts, in regions (regions.h): each thread takes a stretch of parts of its own from
+ * the front, then parts from the back of the others' stretches, so that a thread's piece
+ * cache learns the pieces of one part of the text rather than of all of it; with more parts
+ * than threads, a thread that got easy text (ASCII) takes more of them, one with hard text
+ * (CJK, long pieces) fewer, so none waits long for the last. */
 typedef struct part_queue {
     part *pt;
-    unsigned m;
-    atomic_uint next;
+    regions rs;
+    obuf *out;                 /* the caller's output, where part 0 goes when the caller takes it */
+    const tok_tokenizer *caller;
 } part_queue;
 
 typedef struct part_thread {
     part_queue *q;
     tok_tokenizer *t; /* this thread's tokenizer */
+    unsigned me;      /* its region */
 } part_thread;
 
 static void *part_loop(void *arg)
 {
     part_thread *w = arg;
-    for (unsigned k; (k = atomic_fetch_add(&w->q->next, 1)) < w->q->m;) {
+    for (size_t k; regions_next(&w->q->rs, w->me, &k);) {
         part *p = &w->q->pt[k];
-        p->rc = tok_ob_grow(&p->o, p->n / 4 + 16);
+        p->direct = k == 0 && w->t == w->q->caller;
+        obuf *o = p->direct ? w->q->out : &p->o;
+        p->rc = p->direct ? 0 : tok_ob_grow(o, p->n / 4 + 16);
         if (!p->rc)
-            p->rc = encode_range(w->t, p->s + p->base, p->n, p->base, p->specials, &p->o);
+            p->rc = encode_range(w->t, p->s + p->base, p->n, p->base, p->specials, o);
     }
     return NULL;
 }
@@ -562,32 +572,38 @@ static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials,
         cut[++m] = c;
     }
     cut[++m] = n; /* m parts: [cut[k], cut[k+1]) */
-    part *pt = calloc(m, sizeof *pt);
-    if (!pt)
+    unsigned nw = workers_ready(t, (threads < m ? threads : m) - 1);
+    part *pt = aligned_alloc(_Alignof(part), m * sizeof *pt); /* (sizeof is a multiple of it) */
+    part_queue q = {.pt = pt, .out = o, .caller = t};
+    if (!pt || regions_init(&q.rs, m, nw + 1)) {
+        free(pt);
         return encode_range(t, s, n, 0, specials, o); /* the same IDs, one thread */
+    }
     for (unsigned k = 0; k < m; k++) {
         pt[k] = (part){.s = s, .n = cut[k + 1] - cut[k], .base = cut[k], .specials = specials};
         pt[k].o.keep_off = o->keep_off;
     }
-    part_queue q = {.pt = pt, .m = m};
-    atomic_init(&q.next, 1); /* part 0 is the calling thread's, straight into o */
-    unsigned nw = workers_ready(t, (threads < m ? threads : m) - 1);
     part_thread pw[MAX_THREADS];
     pthread_t th[MAX_THREADS];
     int started[MAX_THREADS] = {0};
     for (unsigned k = 0; k <= nw; k++) {
-        pw[k] = (part_thread){&q, k ? t->workers[k - 1] : t};
+        pw[k] = (part_thread){&q, k ? t->workers[k - 1] : t, k};
         if (n >= TOK_HUGE_MIN) /* a large input, even when its parts are not */
             tok_caches_huge(pw[k].t);
     }
     for (unsigned k = 1; k <= nw; k++)
         started[k] = spread_create(&th[k], part_loop, &pw[k], k - 1) == 0;
-    int rc = encode_range(t, s, cut[1], 0, specials, o);
-    part_loop(&pw[0]); /* then the calling thread takes parts too, until none is left */
+    part_loop(&pw[0]); /* (a worker that did not start: its parts are taken from its back) */
     for (unsigned k = 1; k <= nw; k++)
         if (started[k])
             pthread_join(th[k], NULL);
-    for (unsigned k = 1; k < m; k++) {
+    regions_free(&q.rs);
+    int rc = 0;
+    for (unsigned k = 0; k < m; k++) {
+        if (pt[k].direct) {
+            rc = rc ? rc : pt[k].rc;
+            continue;
+        }
         if (!rc && !(rc = pt[k].rc) && pt[k].o.n && !(rc = tok_ob_grow(o, pt[k].o.n))) {
             memcpy(o->ids + o->n, pt[k].o.ids, pt[k].o.n * sizeof *o->ids);
             if (o->keep_off)
