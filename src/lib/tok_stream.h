@@ -5,11 +5,14 @@
  * Everything here gives exactly what tok_encode gives on one thread; only the work is
  * spread. A text is cut where GPT-2's pre-tokenizer is guaranteed to cut (tok_pretok_cut:
  * a whitespace character after a non-whitespace one; the proof is in tok_pretok.c) into
- * chunks of 128 KB, which the threads (one or more: the tokenizer's workers, tok_worker)
- * take in turn; each is tokenized into a buffer of its slot and, in the same thread,
- * turned into its output (decimal IDs, a count of its characters); the chunks are handed
- * on in order as they finish, and their slots reused, so that memory is a few chunks per
- * thread however long the text and nothing is allocated or freed in the steady state.
+ * chunks of 64 KB (smaller towards the end). For IDs as text the threads (one or more: the
+ * tokenizer's workers, tok_worker, started on other CPUs, spread.h) take the chunks in
+ * turn; each is tokenized and, in the same thread, turned into decimal IDs in a slot; the
+ * chunks are handed on in order as they finish, and their slots reused, so that memory is
+ * a few chunks per thread however long the text and nothing is allocated or freed in the
+ * steady state. A count needs no order: each thread counts a stretch of chunks of its own
+ * and then takes chunks from the others' ends (regions.h), each chunk's tokens and
+ * characters kept in arrays.
  * Output goes through a write callback, in order; what can make a text fail (bad UTF-8, a
  * refused special token) is checked before the first write, so that such an error writes
  * nothing and gives tok_encode's own message (only running out of memory or a failed
@@ -24,7 +27,7 @@
  * pipe's lines are never held back waiting for more input.
  *
  * Threads: the tokenizer's own count (tok_set_threads); chunks of its split size when that
- * is below 128 KB (tok_set_split_min: tests cut small texts); during a call its thread count is
+ * is below 64 KB (tok_set_split_min: tests cut small texts); during a call its thread count is
  * set to 1 and restored, the workers being the calls' own. Not thread-safe (one call on a
  * tokenizer at a time). The library never prints: errors are codes plus a message in a
  * g2e_err, and for JSON Lines the line number.
