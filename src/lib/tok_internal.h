@@ -116,6 +116,10 @@ void tok_free_caches(tok_tokenizer *t);
  * zeroing 2 MB for a piece of "Hello world" would cost the cold start more than it saves. */
 #define TOK_HUGE_PAGE ((size_t)2 << 20)
 #define TOK_HUGE_MIN ((size_t)1 << 20) /* inputs from 1 MB ask for huge pages */
+/* What one thread's hot fields are aligned to when other threads work beside them (parts,
+ * slots, crew members), so that no other thread's writes share their cache line or the line
+ * the adjacent-line prefetcher pairs it with. */
+#define TOK_LINE_PAIR 128
 /* x rounded up to a multiple of TOK_HUGE_PAGE. */
 static inline size_t tok_huge_round(size_t x) { return (x + TOK_HUGE_PAGE - 1) & ~(TOK_HUGE_PAGE - 1); }
 /* Advises huge pages for the TOK_HUGE_PAGE-aligned part of p[0..bytes) (none: no call). */

@@ -178,16 +178,14 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
  * of 128 KB's). */
 #define CHUNK ((size_t)1 << 16) /* 64 KB */
 #define CHUNK_LAST ((size_t)1 << 15) /* 32 KB */
+#define CHUNK_BIG ((size_t)1 << 20)  /* a chunk past this is a long run with no place to cut */
 #define SLOTS_PER_THREAD 4
 #define MAX_THREADS 64 /* tokenizer.c's limit of tok_set_threads */
-/* What one thread's hot fields are aligned to, so that no other thread's writes share their
- * cache line or the line the adjacent-line prefetcher pairs it with. */
-#define LINE_PAIR 128
 
 /* One thread of a crew: the job it shares, its tokenizer, and IDs of its own (for work
  * whose IDs are done with before the item is handed on: one buffer a thread, not a slot). */
 typedef struct crew {
-    _Alignas(LINE_PAIR) void *job; /* (a member's own lines: its ids.n is written all the time) */
+    _Alignas(TOK_LINE_PAIR) void *job; /* (a member's own lines: its ids.n is written all the time) */
     tok_tokenizer *t;
     unsigned k;                    /* which member: 0 is the calling thread */
     obuf ids;
@@ -315,9 +313,16 @@ static int queue_run(queue *q, tok_tokenizer *t, unsigned threads, size_t m)
 
 /* ---- a text in chunks ---- */
 
-/* One chunk in flight: its IDs, its output, its characters. */
+/* IDs room for a chunk of len bytes, reserved once: one a byte (a token has at least one
+ * byte), or past CHUNK_BIG the usual guess, grown as needed instead of 4 bytes a byte. */
+static size_t chunk_ids_room(size_t len)
+{
+    return len > CHUNK_BIG ? len / 4 + 16 : len + 1;
+}
+
+/* One chunk in flight: its IDs as text, its status. */
 typedef struct slot {
-    _Alignas(LINE_PAIR) bytebuf out; /* (slots worked on at once by two threads share no line) */
+    _Alignas(TOK_LINE_PAIR) bytebuf out; /* (slots worked on at once by two threads share no line) */
     int rc;
 } slot;
 
@@ -328,14 +333,29 @@ struct chunks {
     size_t *cut, m;       /* chunk k is s[cut[k] .. cut[k + 1]) */
     tok_special special;
     unsigned flags;
-    void (*after)(chunks *c, slot *sl, const obuf *o, size_t k); /* in the chunk's thread, o its IDs */
-    int (*in_order)(chunks *c, slot *sl, size_t k); /* one chunk at a time, in order: 0 or a code */
     const toks_idtext *idt;
     slot *slot;
     toks_write_fn write;
     void *user;
     int werr;
 };
+
+/* A chunk's IDs as text: a space before every chunk but the first (a chunk is never empty
+ * of tokens), "\n" after the last. */
+static void ids_work(chunks *c, slot *sl, const obuf *o, size_t k)
+{
+    if (k)
+        bb_put(&sl->out, " ", 1);
+    toks_put_ids(&sl->out, c->idt, o->ids, o->n, ' ');
+    if (k + 1 == c->m)
+        bb_put(&sl->out, "\n", 1);
+}
+
+/* A finished chunk written, in order. */
+static int ids_write(chunks *c, const slot *sl)
+{
+    return (c->werr = c->write(c->user, sl->out.p, sl->out.n)) ? TOKS_E_WRITE : 0;
+}
 
 static int chunk_take(queue *q, size_t k)
 {
@@ -358,24 +378,21 @@ static void chunk_work(queue *q, size_t k, crew *w)
     obuf *o = &w->ids; /* (made into text in this thread: the thread's own IDs) */
     o->n = 0;
     sl->out.n = 0;
-    /* room once for the most a chunk can give (a token has at least one byte; an ID and its
-     * separator at most 8 bytes): never grown by copies, only touched pages faulted in; a
-     * chunk past 1 MB (a long run with no place to cut) starts from the usual guess and
-     * grows instead of reserving 12 times its size */
-    int big = len > ((size_t)1 << 20);
-    sl->rc = tok_ob_grow(o, big ? len / 4 + 16 : len + 1);
+    /* room once for the most a chunk can give (chunk_ids_room; an ID and its separator at
+     * most 8 bytes): never grown by copies, only touched pages faulted in */
+    sl->rc = tok_ob_grow(o, chunk_ids_room(len));
     if (!sl->rc)
-        sl->rc = bb_room(&sl->out, (big ? 2 * len : 8 * len) + 64) ? G2E_ENOMEM : 0;
+        sl->rc = bb_room(&sl->out, (len > CHUNK_BIG ? 2 * len : 8 * len) + 64) ? G2E_ENOMEM : 0;
     sl->rc = sl->rc ? sl->rc : tok_encode_append(w->t, c->s + c->cut[k], len, c->special, c->flags, o, NULL);
-    if (!sl->rc && c->after)
-        c->after(c, sl, o, k);
+    if (!sl->rc)
+        ids_work(c, sl, o, k);
 }
 
 static int chunk_hand(queue *q, size_t k)
 {
     chunks *c = (chunks *)q;
     slot *sl = &c->slot[k % q->nslot];
-    int rc = sl->rc ? sl->rc : sl->out.oom ? G2E_ENOMEM : c->in_order(c, sl, k);
+    int rc = sl->rc ? sl->rc : sl->out.oom ? G2E_ENOMEM : ids_write(c, sl);
     if (k + q->nslot >= c->m) { /* no later chunk has this slot: freed now, while the others
                                  * still work, rather than all of them after the last */
         bb_free(&sl->out);
@@ -431,7 +448,7 @@ static int chunks_run(tok_tokenizer *t, const char *s, size_t n, chunks *c)
     threads = threads > m ? (unsigned)m : threads;
     c->q = (queue){.nslot = threads > 1 ? threads * SLOTS_PER_THREAD : 1, .take = chunk_take, .work = chunk_work,
                    .hand = chunk_hand, .start = chunk_start};
-    c->slot = aligned_alloc(LINE_PAIR, c->q.nslot * sizeof *c->slot); /* (sizeof is a multiple of it) */
+    c->slot = aligned_alloc(TOK_LINE_PAIR, c->q.nslot * sizeof *c->slot); /* (sizeof is a multiple of it) */
     if (c->slot)
         memset(c->slot, 0, c->q.nslot * sizeof *c->slot);
     int rc = c->slot ? queue_run(&c->q, t, threads, m) : G2E_ENOMEM;
@@ -445,23 +462,6 @@ static int chunks_run(tok_tokenizer *t, const char *s, size_t n, chunks *c)
 static int write_err(g2e_err *err, int e)
 {
     return g2e_fail(err, TOKS_E_WRITE, "cannot write the output: %s", strerror(e ? e : EIO));
-}
-
-/* A chunk's IDs as text: a space before every chunk but the first (a chunk is never empty
- * of tokens), "\n" after the last. */
-static void ids_work(chunks *c, slot *sl, const obuf *o, size_t k)
-{
-    if (k)
-        bb_put(&sl->out, " ", 1);
-    toks_put_ids(&sl->out, c->idt, o->ids, o->n, ' ');
-    if (k + 1 == c->m)
-        bb_put(&sl->out, "\n", 1);
-}
-
-static int ids_write(chunks *c, slot *sl, size_t k)
-{
-    (void)k;
-    return (c->werr = c->write(c->user, sl->out.p, sl->out.n)) ? TOKS_E_WRITE : 0;
 }
 
 static const char *find_special(const char *s, size_t n)
@@ -482,9 +482,8 @@ typedef struct precheck {
     int find;                 /* look for <|endoftext|> too */
     atomic_size_t next;
     atomic_int bad, special;
-    /* the IDs' text, made by the calling thread while the others begin the check */
-    toks_idtext *idt;         /* (NULL: not wanted) */
-    const tok_tokenizer *caller;
+    toks_idtext *idt;         /* the IDs' text, made by the calling thread (member 0) while
+                                 the others begin the check (NULL: not wanted) */
 } precheck;
 
 static size_t char_start(const char *s, size_t n, size_t at)
@@ -498,8 +497,8 @@ static void *precheck_loop(void *arg)
 {
     crew *w = arg;
     precheck *c = w->job;
-    if (c->idt && w->t == c->caller)
-        toks_idtext_init(c->idt, tok_n_vocab(c->caller), ' ');
+    if (c->idt && w->k == 0)
+        toks_idtext_init(c->idt, tok_n_vocab(w->t), ' ');
     for (size_t k; (k = atomic_fetch_add(&c->next, 1)) < (c->n + c->part - 1) / c->part && !c->bad;) {
         size_t a = char_start(c->s, c->n, k * c->part), b = char_start(c->s, c->n, (k + 1) * c->part);
         if (tok_utf8_check(c->s + a, b - a) < b - a)
@@ -521,7 +520,7 @@ static int streamable(tok_tokenizer *t, const char *text, size_t len, tok_specia
     int bad, special;
     unsigned threads = t->threads;
     if (threads > 1 && len >= TOK_HUGE_MIN) {
-        precheck c = {.s = text, .n = len, .part = CHUNK, .find = *sp != TOK_SPECIAL_TEXT, .idt = idt, .caller = t};
+        precheck c = {.s = text, .n = len, .part = CHUNK, .find = *sp != TOK_SPECIAL_TEXT, .idt = idt};
         atomic_init(&c.next, 0);
         atomic_init(&c.bad, 0);
         atomic_init(&c.special, 0);
@@ -552,8 +551,7 @@ int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special s
     /* the IDs' text table from 64 KB of text (0.8 M instructions for GPT-2's: it pays from
      * ~20k IDs; without it, divisions) */
     if (streamable(t, text ? text : "", len, &sp, len >= (64u << 10) ? &idt : NULL)) {
-        chunks c = {.special = sp, .flags = TOK_VALID_UTF8, .after = ids_work, .in_order = ids_write,
-                    .idt = &idt, .write = write, .user = user};
+        chunks c = {.special = sp, .flags = TOK_VALID_UTF8, .idt = &idt, .write = write, .user = user};
         rc = len ? chunks_run(t, text, len, &c) : (c.werr = write(user, "\n", 1)) ? TOKS_E_WRITE : 0;
         if (rc == TOKS_E_WRITE)
             rc = write_err(err, c.werr);
@@ -615,19 +613,18 @@ typedef struct counting {
     regions rs;
     size_t *tokens, *chars; /* (m,) each chunk's */
     atomic_int failed;      /* a chunk failed: the threads stop */
-    int huge;               /* the text is large: huge pages for the caches */
 } counting;
 
 static void *count_loop(void *arg)
 {
     crew *w = arg;
     counting *c = w->job;
-    if (c->huge)
+    if (c->cut[c->m] >= TOK_HUGE_MIN)
         tok_caches_huge(w->t); /* what tok_encode does for a large text (chunks are smaller) */
     for (size_t k; !atomic_load(&c->failed) && regions_next(&c->rs, w->k, &k);) {
         size_t len = c->cut[k + 1] - c->cut[k];
         w->ids.n = 0;
-        int rc = tok_ob_grow(&w->ids, len > ((size_t)1 << 20) ? len / 4 + 16 : len + 1);
+        int rc = tok_ob_grow(&w->ids, chunk_ids_room(len));
         rc = rc ? rc : tok_encode_append(w->t, c->s + c->cut[k], len, TOK_SPECIAL_TOKEN, 0, &w->ids, NULL);
         if (rc) {
             atomic_store(&c->failed, 1);
@@ -645,7 +642,7 @@ static void *count_loop(void *arg)
 static int count_chunks(tok_tokenizer *t, const char *text, size_t len, size_t ctx, toks_counts *r)
 {
     unsigned threads = t->threads ? t->threads : 1;
-    counting c = {.s = text, .huge = len >= TOK_HUGE_MIN};
+    counting c = {.s = text};
     size_t *cut = chunk_cuts(t, text, len, threads, &c.m);
     if (!cut)
         return G2E_ENOMEM;

@@ -501,10 +501,10 @@ tok_tokenizer *tok_worker(tok_tokenizer *t, unsigned k)
 
 /* One part of a split input: [base, base + n) of s, its IDs into o (or straight into the
  * caller's output, `direct`, when it is part 0 and the calling thread took it). Each on its
- * own 128 bytes: a thread writes its part's o.n after every batch, and neighbouring parts are
+ * own TOK_LINE_PAIR bytes: a thread writes its part's o.n after every batch, and neighbouring parts are
  * worked on by different threads at once. */
 typedef struct part {
-    _Alignas(128) const char *s;
+    _Alignas(TOK_LINE_PAIR) const char *s;
     size_t n, base;
     int specials, rc, direct;
     obuf o;
@@ -518,14 +518,13 @@ typedef struct part {
 typedef struct part_queue {
     part *pt;
     regions rs;
-    obuf *out;                 /* the caller's output, where part 0 goes when the caller takes it */
-    const tok_tokenizer *caller;
+    obuf *out;  /* the caller's output, where part 0 goes when the caller (member 0) takes it */
 } part_queue;
 
 typedef struct part_thread {
     part_queue *q;
     tok_tokenizer *t; /* this thread's tokenizer */
-    unsigned me;      /* its region */
+    unsigned me;      /* its region (0: the calling thread) */
 } part_thread;
 
 static void *part_loop(void *arg)
@@ -533,7 +532,7 @@ static void *part_loop(void *arg)
     part_thread *w = arg;
     for (size_t k; regions_next(&w->q->rs, w->me, &k);) {
         part *p = &w->q->pt[k];
-        p->direct = k == 0 && w->t == w->q->caller;
+        p->direct = k == 0 && w->me == 0;
         obuf *o = p->direct ? w->q->out : &p->o;
         p->rc = p->direct ? 0 : tok_ob_grow(o, p->n / 4 + 16);
         if (!p->rc)
@@ -574,7 +573,7 @@ static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials,
     cut[++m] = n; /* m parts: [cut[k], cut[k+1]) */
     unsigned nw = workers_ready(t, (threads < m ? threads : m) - 1);
     part *pt = aligned_alloc(_Alignof(part), m * sizeof *pt); /* (sizeof is a multiple of it) */
-    part_queue q = {.pt = pt, .out = o, .caller = t};
+    part_queue q = {.pt = pt, .out = o};
     if (!pt || regions_init(&q.rs, m, nw + 1)) {
         free(pt);
         return encode_range(t, s, n, 0, specials, o); /* the same IDs, one thread */
