@@ -168,6 +168,44 @@ Test(hostile, output_over_a_tokenizer_file_is_refused)
     free(mg);
 }
 
+/* Issue 26 item 1: tokenize and count read their input after the output is open; the output
+ * layer checks again before it replaces anything, so the order of a command cannot matter. */
+Test(hostile, tokenize_and_count_never_replace_what_they_read)
+{
+    char *txt = path_join(dir, "notes.txt"), *keep = path_join(dir, "notes.keep");
+    write_file(txt, "notes\n", 6);
+    copy_file(txt, keep);
+    expect_refused_and_kept((char *[]){"tokenize", "-f", txt, "-o", txt, NULL}, txt, keep);
+    expect_refused_and_kept((char *[]){"tokenize", "-f", txt, "--format", "ids", "-o", txt, NULL}, txt, keep);
+    expect_refused_and_kept((char *[]){"count", "-f", txt, "-o", txt, NULL}, txt, keep);
+    /* standard input redirected from the output's file */
+    char *argv[64];
+    bin_argv(argv, (char *[]){"tokenize", "-", "-o", txt, NULL});
+    char *sh[] = {"/bin/sh", "-c", "exec \"$0\" tokenize - -o \"$1\" < \"$1\"", argv[0], txt, NULL};
+    run_result r = run_argv(sh, NULL, 0, NULL, NULL);
+    cr_expect_eq(r.status, 1, "status %d, stderr: %s", r.status, r.err);
+    expect_one_line(&r, "same file");
+    cr_expect(same_content(txt, keep), "stdin's file was changed");
+    run_free(&r);
+    /* the tokenizer's own files, with a JSON output */
+    char *tdir = path_join(dir, "tk");
+    cr_assert(mkdir(tdir, 0755) == 0);
+    char *sv = path_join(G2E_SRCDIR, "tokenizer/vocab.json"), *sm = path_join(G2E_SRCDIR, "tokenizer/merges.txt");
+    char *v = path_join(tdir, "vocab.json"), *mg = path_join(tdir, "merges.txt");
+    copy_file(sv, v);
+    copy_file(sm, mg);
+    expect_refused_and_kept((char *[]){"tokenize", "--tokenizer", tdir, "hi", "-o", v, "--format", "json", NULL}, v, sv);
+    expect_refused_and_kept((char *[]){"count", "--tokenizer", tdir, "hi", "-o", mg, "--format", "json", NULL}, mg, sm);
+    cr_expect_eq(hidden_entries(tdir), 0, "a temporary was left");
+    free(tdir);
+    free(sv);
+    free(sm);
+    free(v);
+    free(mg);
+    free(txt);
+    free(keep);
+}
+
 Test(hostile, other_outputs_still_work)
 {
     char *o = path_join(dir, "x.npy");

@@ -11,6 +11,7 @@
  */
 #include "cli.h"
 #include "i18n.h"
+#include "load.h"
 #include "opt.h"
 #include "out.h"
 #include "text.h"
@@ -269,12 +270,9 @@ int cmd_count(int argc, char **argv)
     tokcount *res = calloc((size_t)n, sizeof *res);
     tok_tokenizer *t = NULL;
     out_file of = {0};
-    g2e_err err;
     if (!res) {
         cli_error("out of memory");
-    } else if (tok_locate(o.dir, &t, &err)) {
-        cli_error("%s", err.msg);
-    } else {
+    } else if (load_tokenizer(o.dir, &t) == 0) {
         tok_set_threads(t, (unsigned)o.threads);
         long k = 0;
         while (k < n && !count_one(t, &in[k], &o, &res[k]))

@@ -12,6 +12,7 @@
  */
 #include "cli.h"
 #include "i18n.h"
+#include "load.h"
 #include "opt.h"
 #include "out.h"
 #include "textin.h"
@@ -242,11 +243,8 @@ int cmd_tokenize(int argc, char **argv)
     }
     tok_tokenizer *t = NULL;
     out_file of = {0};
-    g2e_err err;
     int rc = -1;
-    if (tok_locate(o.dir, &t, &err)) {
-        cli_error("%s", err.msg);
-    } else if (out_open(&of, o.out, 0) == 0) {
+    if (load_tokenizer(o.dir, &t) == 0 && out_open(&of, o.out, 0) == 0) {
         tok_set_threads(t, (unsigned)o.threads);
         rc = o.jsonl ? jsonl_to(t, &o, of.f) : whole_to(t, &o, &p, of.f);
         /* a stopped --jsonl keeps the lines before the bad one, in a file too */

@@ -440,6 +440,11 @@ int ofile_commit(ofile *o, g2e_err *err)
             rc = OFILE_E_WRITE;
         }
         o->f = NULL;
+        /* an input registered after the open (read later than the output was opened) is
+         * protected too: the check belongs to the output, not to each command's order */
+        struct stat st;
+        if (rc == 0 && stat(o->target, &st) == 0 && check_not_input(&st, o->name, 1, err))
+            rc = OFILE_E_INPUT;
         if (rc == 0 && rename(o->tmp, o->target) != 0) {
             g2e_fail(err, OFILE_E_WRITE, "cannot replace '%s': %s", o->name, strerror(errno));
             rc = OFILE_E_WRITE;

@@ -21,7 +21,9 @@
  * ("No space left on device") even when the failure happened long before.
  *
  * Inputs an output must never replace: ofile_add_input registers a file being read (by
- * device and inode); ofile_open then refuses an output that is the same file.
+ * device and inode); ofile_open refuses an output that is the same file, and ofile_commit
+ * checks again before its rename, so an input registered after the output was opened (a
+ * command that reads its text once the output is open) is never replaced either.
  *
  * Process-wide state (a program's concern, kept here beside the temporaries it protects):
  * the registry of inputs, and, only after ofile_catch_signals(1), handlers for the signals
