@@ -164,8 +164,7 @@ static void compare_head(FILE *f, int fmt, const void *user)
 {
     const cmp_head *h = user;
     const g2e_model *m = h->m;
-    char name[64];
-    fig_model_name(m, name, sizeof name);
+    const char *name = fig_model_name(m);
     if (fmt == TBL_TABLE) {
         fprintf(f, _("# mean cosine of positions d apart, over positions 0..%zu\n"), h->len - 1);
         fprintf(f, _("# learned:    wpe of %s (n_ctx %zu, n_embd %zu) from %s\n"), name, m->n_ctx,
@@ -190,12 +189,16 @@ static void compare_head(FILE *f, int fmt, const void *user)
 static int show_compare(const sin_opts *o, const g2e_model *m, const char *path, size_t N,
                         size_t M, const double *sinus, const double *learned)
 {
-    char name[64], legend[96];
-    fig_model_name(m, name, sizeof name);
-    snprintf(legend, sizeof legend, "learned wpe (%s)", name);
-    if (o->plot && fig_by_distance_curves(N, m->n_embd, o->base, M, sinus, learned, legend, o->plot,
-                                          (int)o->width, (int)o->height))
-        return -1;
+    if (o->plot) {
+        char *legend = fig_learned_legend(m);
+        int bad = !legend || fig_by_distance_curves(N, m->n_embd, o->base, M, sinus, learned, legend,
+                                                    o->plot, (int)o->width, (int)o->height);
+        if (!legend)
+            cli_error("out of memory");
+        free(legend);
+        if (bad)
+            return -1;
+    }
     if (!o->numeric)
         return 0;
     const tbl_col c[] = {{.key = "distance", .head = _("distance"), .width = 10, .prec = -1},

@@ -10,6 +10,7 @@
 #include "pcasrc.h"
 #include "reference.h"
 #include "similarity.h"
+#include "textfmt.h"
 #include "textpos.h"
 #include "tokchars.h"
 
@@ -101,20 +102,20 @@ void rp_exercise2(report_page *r)
     g2e_err e;
     rp_section(r, "exercise2", _(T_EX2_H));
     if (m->n_ctx < 6 || cat_id(r, &x.cat) != 0) {
-        rp_failed(r, "exercise 2 (needs 6 positions and the token \" cat\")");
+        rp_failed(r, _("exercise 2 (needs 6 positions and the token \" cat\")"));
     } else if (ex2_numbers(m, &x, &e)) {
         rp_say(r, "report: exercise 2: %s", e.msg);
         rp_failed(r, e.msg);
     } else {
-        char key[64];
+        char *key = textfmt_printf(_(T_EX2_COS0F), x.far);
         fputs("<table>\n", r->f);
         rp_row(r, _(T_EX2_SHAPE), "(%zu, %zu)", m->n_ctx, m->n_embd);
         rp_row(r, _(T_EX2_COS01), "%.4f", x.c01);
-        snprintf(key, sizeof key, _(T_EX2_COS0F), x.far);
-        rp_row(r, key, "%.4f", x.c0f);
+        rp_row(r, key ? key : "", "%.4f", x.c0f);
+        free(key);
         rp_row(r, _(T_EX2_CATID), "%u", x.cat);
         rp_row(r, _(T_EX2_CAT), "%.4f", x.ccat);
-        rp_row(r, _(T_EX2_MEDIAN), "%.4f (%zu pairs)", x.median, x.pairs);
+        rp_row(r, _(T_EX2_MEDIAN), _("%.4f (%zu pairs)"), x.median, x.pairs);
         fputs("</table>\n", r->f);
         if (x.far != 500)
             rp_paraf(r, NULL, _(T_EX2_FARNOTE), m->n_ctx, x.far);
@@ -165,13 +166,12 @@ static void scale_norms(report_page *r)
                    q->split, sn.n - 1);
         }
         fputs("</p>\n", r->f);
-        char name[64];
-        fig_model_name(r->in->m, name, sizeof name);
+        const char *name = fig_model_name(r->in->m);
         rc = fig_norms_png(&sn, name, &png, &e);
         pcasrc_norms_free(&sn);
     }
     fputs("</div>\n", r->f);
-    rp_figure(r, "norms.png", "|wpe[p]| against position p", rc, &png, &e);
+    rp_figure(r, "norms.png", _("|wpe[p]| against position p"), rc, &png, &e);
 }
 
 void rp_scale(report_page *r)
