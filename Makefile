@@ -332,8 +332,11 @@ RUN_BIN     ?= ./gpt2-embed
 RUN_WEIGHTS ?= weights/gpt2.safetensors
 run: gpt2-embed
 	@if [ -z "$$GPT2_EMBED_WEIGHTS" ] && [ ! -f $(RUN_WEIGHTS) ]; then $(RUN_BIN) download || \
-	  { echo "make run: no weights, and the download failed; with a weights file you have:" \
-	         "GPT2_EMBED_WEIGHTS=FILE make run" >&2; exit 1; }; fi
+	  { case "$${LANGUAGE:-$${LC_ALL:-$${LC_MESSAGES:-$$LANG}}}" in \
+	    ja*|*:ja*) echo "make run: 重みがなく、ダウンロードにも失敗しました。重みファイルがあれば:" \
+	               "GPT2_EMBED_WEIGHTS=FILE make run" >&2;; \
+	    *) echo "make run: no weights, and the download failed; with a weights file you have:" \
+	            "GPT2_EMBED_WEIGHTS=FILE make run" >&2;; esac; exit 1; }; fi
 	$(RUN_BIN) "$(TEXT)"
 
 # What `make install` puts where (uninstall removes exactly these, never a directory a user

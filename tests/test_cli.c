@@ -148,13 +148,26 @@ Test(cli, make_run_offline_names_the_way_with_a_file)
     char *argv[] = {"/usr/bin/make", "-s", "--no-print-directory", "-o", "gpt2-embed", "run", bin, rw,
                     "TEXT=hello there", NULL};
     char *env[] = {home, "HF_HUB_OFFLINE=1", "-GPT2_EMBED_WEIGHTS", "-HF_HOME", "-HF_HUB_CACHE", "-MAKEFLAGS",
-                   "-MFLAGS", NULL};
+                   "-MFLAGS", "-LANGUAGE", "-LC_ALL", "-LC_MESSAGES", "-LANG", NULL};
     run_result r = run_argv(argv, NULL, 0, env, G2E_SRCDIR);
     cr_expect_neq(r.status, 0);
     cr_expect(strstr(r.err, "make run: no weights, and the download failed; with a weights file you have: "
                             "GPT2_EMBED_WEIGHTS=FILE make run\n") != NULL, "%s", r.err);
     cr_expect_eq(r.out_len, 0, "%s", r.out);
     run_free(&r);
+    /* in Japanese (issue 23): the recipe's own line follows LANGUAGE / LC_ALL / LANG too */
+    const char *ja_env[] = {"LANGUAGE=ja", "LANG=ja_JP.UTF-8", "LC_ALL=ja_JP.UTF-8"};
+    for (size_t i = 0; i < 3; i++) {
+        char *envj[] = {home, "HF_HUB_OFFLINE=1", "-GPT2_EMBED_WEIGHTS", "-HF_HOME", "-HF_HUB_CACHE",
+                        "-MAKEFLAGS", "-MFLAGS", "-LANGUAGE", "-LC_ALL", "-LC_MESSAGES", "-LANG",
+                        (char *)ja_env[i], NULL};
+        r = run_argv(argv, NULL, 0, envj, G2E_SRCDIR);
+        cr_expect_neq(r.status, 0);
+        cr_expect(strstr(r.err, "make run: 重みがなく、ダウンロードにも失敗しました。重みファイルがあれば: "
+                                "GPT2_EMBED_WEIGHTS=FILE make run\n") != NULL, "%s: %s", ja_env[i], r.err);
+        cr_expect(strstr(r.err, "no weights") == NULL, "%s: %s", ja_env[i], r.err);
+        run_free(&r);
+    }
     snprintf(weights, sizeof weights, "GPT2_EMBED_WEIGHTS=%s", w);
     char *env2[] = {home, "HF_HUB_OFFLINE=1", weights, "-MAKEFLAGS", "-MFLAGS", NULL};
     r = run_argv(argv, NULL, 0, env2, G2E_SRCDIR);

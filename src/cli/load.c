@@ -3,6 +3,7 @@
 #include "load.h"
 
 #include "cli.h"
+#include "i18n.h"
 #include "locate.h"
 #include "out.h"
 
@@ -102,8 +103,8 @@ int load_single_token(tok_tokenizer *t, const char *text, uint32_t *id)
     }
     shown[o] = '\0';
     char *vis = out_piece_visible(text, strlen(text));
-    cli_error("'%s' is %zu tokens, not one: %s%s", vis ? vis : text, r.n, r.n ? shown : "(empty)",
-              r.n ? " (use one of them)" : "");
+    cli_error("'%s' is %zu tokens, not one: %s%s", vis ? vis : text, r.n, r.n ? shown : _("(empty)"),
+              r.n ? _(" (use one of them)") : "");
     free(vis);
     tok_ids_free(&r);
     return -1;

@@ -32,7 +32,7 @@ static const char *why_not_file(const char *p)
     struct stat st;
     if (stat(p, &st) != 0)
         return strerror(errno);
-    return S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
+    return S_ISDIR(st.st_mode) ? g2e_tr("is a directory") : g2e_tr("not a regular file");
 }
 
 /* snprintf into out, failing with LOCATE_E_TOO_LONG when it does not fit. */
