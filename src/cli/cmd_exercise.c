@@ -170,13 +170,13 @@ static void print_text(const ex_run *r)
         printf(_("Exercise 2: learned positions in %s\n"), r->path);
         label(_("wpe shape:"), 44);
         printf("(%zu, %zu)\n", r->x.rows, r->x.cols);
-        label("cos(wpe[0], wpe[1]):", 44);
+        label(_("cos(wpe[0], wpe[1]):"), 44);
         printf("%.4f\n", r->x.c01);
-        label("cos(wpe[0], wpe[500]):", 44);
+        label(_("cos(wpe[0], wpe[500]):"), 44);
         printf("%.4f\n", r->x.c0500);
         label(_("token ID of \" cat\":"), 44);
         printf("%u\n", r->x.cat);
-        label("cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):", 44);
+        label(_("cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):"), 44);
         printf("%.4f\n", r->x.ccat);
         printf("\n");
         interp_near_far(stdout, 0, 1, r->x.c01, 500, r->x.c0500);
