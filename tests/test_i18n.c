@@ -11,6 +11,7 @@
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -346,4 +347,214 @@ Test(i18n, system_messages_in_a_missing_japanese_locale)
     cr_expect_eq(r.status, 1);
     cr_expect(strstr(r.err, "No such file or directory") != NULL, "%s", r.err);
     run_free(&r);
+}
+
+/* ---- issue 23: everything a person reads is Japanese under --lang ja ---- */
+
+/* The text of a PNG's iTXt "Description" chunk (every text drawn on the figure, one per line:
+ * canvas.c), as a new string; NULL when the file has none. */
+static char *png_description(const char *path)
+{
+    size_t n;
+    unsigned char *d = (unsigned char *)read_file(path, &n);
+    cr_assert(d && n > 8 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0, "%s is not a PNG", path);
+    char *out = NULL;
+    for (size_t i = 8; i + 12 <= n && !out;) {
+        size_t len = (size_t)d[i] << 24 | (size_t)d[i + 1] << 16 | (size_t)d[i + 2] << 8 | d[i + 3];
+        cr_assert(len <= n - i - 12, "%s: a chunk runs past the end", path);
+        const unsigned char *body = d + i + 8;
+        if (memcmp(d + i + 4, "iTXt", 4) == 0 && len > 16 && memcmp(body, "Description\0\0\0\0\0", 16) == 0) {
+            out = malloc(len - 16 + 1);
+            memcpy(out, body + 16, len - 16);
+            out[len - 16] = '\0';
+        }
+        i += 12 + len;
+    }
+    free(d);
+    return out;
+}
+
+/* Names and notation a Japanese text keeps as they are (the glossary's "Names stay"). */
+static int kept_name(const char *w, size_t n)
+{
+    static const char *const NAMES[] = {
+        "GPT", "wte", "wpe", "RoPE", "RoFormer", "PE", "PC", "pos", "cos", "sin", "sqrt", "px", "rad",
+        "ID", "id", "theta", "cat", "Transformer", "LAPACK", "double", "float", "coolwarm", "rdbu",
+        "small", "safetensors", "numpy", "json", "csv", "npy", "png", "html", "Hugging", "Face",
+        "transformers", "PyTorch", "sha", "ETA", NULL};
+    for (size_t i = 0; NAMES[i]; i++)
+        if (strlen(NAMES[i]) == n && memcmp(NAMES[i], w, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* The English words of text (runs of two or more ASCII letters that are not a kept name, an
+ * identifier with a digit or '_' (n_ctx, PC1, id_t), part of an option, of a path or file name,
+ * or a command in backquotes), each with its line, into a new string ("" when there are none). */
+static char *english_words(const char *text)
+{
+    size_t cap = strlen(text) * 2 + 64, o = 0;
+    char *out = malloc(cap);
+    out[0] = '\0';
+    int quoted = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p == '`')
+            quoted = !quoted;
+        if (quoted || !(isalpha((unsigned char)*p) || *p == '_') ||
+            (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
+            continue;
+        const char *e = p;
+        int ident = 0;
+        while (isalnum((unsigned char)*e) || *e == '_')
+            ident |= !isalpha((unsigned char)*e), e++;
+        size_t n = (size_t)(e - p);
+        int option = p > text && p[-1] == '-';
+        int file = (p > text && (p[-1] == '.' || p[-1] == '/')) || *e == '.' || *e == '/';
+        if (n >= 2 && !ident && !option && !file && !kept_name(p, n)) {
+            const char *ls = p, *le = strchr(p, '\n');
+            while (ls > text && ls[-1] != '\n')
+                ls--;
+            size_t ll = le ? (size_t)(le - ls) : strlen(ls);
+            if (o + n + ll + 8 < cap)
+                o += (size_t)snprintf(out + o, cap - o, "'%.*s' in: %.*s\n", (int)n, p, (int)ll, ls);
+        }
+        p = e - 1;
+    }
+    return out;
+}
+
+/* The text a reader sees on an HTML page: without <style> and <code> (token pieces, commands),
+ * tags as line breaks, the entities the report writes decoded. */
+static char *page_text(const char *html)
+{
+    char *t = malloc(strlen(html) + 1);
+    size_t o = 0;
+    for (const char *p = html; *p;) {
+        if (strncmp(p, "<style>", 7) == 0 || strncmp(p, "<code>", 6) == 0) {
+            const char *end = strstr(p, p[1] == 's' ? "</style>" : "</code>");
+            p = end ? end + (p[1] == 's' ? 8 : 7) : p + strlen(p);
+        } else if (*p == '<') {
+            const char *end = strchr(p, '>');
+            p = end ? end + 1 : p + strlen(p);
+            t[o++] = '\n';
+        } else if (*p == '&') {
+            static const char *const ENT[][2] = {{"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}};
+            size_t k = 0;
+            while (k < 4 && strncmp(p, ENT[k][0], strlen(ENT[k][0])) != 0)
+                k++;
+            t[o++] = k < 4 ? ENT[k][1][0] : '&';
+            p += k < 4 ? strlen(ENT[k][0]) : 1;
+        } else {
+            t[o++] = *p++;
+        }
+    }
+    t[o] = '\0';
+    return t;
+}
+
+/* Checks one figure drawn in both languages: each carries its texts, the Japanese one is
+ * Japanese, differs from the English one, and has no English word left. */
+static void expect_japanese_figure(const char *en_png, const char *ja_png, const char *what)
+{
+    char *en = png_description(en_png), *ja = png_description(ja_png);
+    cr_expect(en && *en, "%s: the English figure carries no text", what);
+    cr_expect(ja && *ja, "%s: the Japanese figure carries no text", what);
+    if (en && ja) {
+        cr_expect(has_japanese(ja), "%s: no Japanese on the figure:\n%s", what, ja);
+        cr_expect(strcmp(en, ja) != 0, "%s: the same texts as in English:\n%s", what, ja);
+        char *words = english_words(ja);
+        cr_expect_str_eq(words, "", "%s: English left on the Japanese figure:\n%s", what, words);
+        free(words);
+    }
+    free(en), free(ja);
+}
+
+/* Every figure the program draws (plot's six, --plot of stats, pca, rope, sinusoidal, embed,
+ * compare) and the report (its page and its twelve figures), drawn in English and in Japanese:
+ * the Japanese ones hold no English sentence. The word check is shown to find the English
+ * figures' words, so that it cannot pass on empty texts. */
+Test(i18n, figures_and_report_speak_japanese, .timeout = 240)
+{
+    char *w = write_weights("i18n-figs");
+    char *dir = test_tmpdir("i18n-figs-out");
+    static const char *const FIGS[][12] = {
+        {"pe.png", "plot", "pe", "--len", "20", "--dim", "16", "-o", NULL},
+        {"dot.png", "plot", "dot-curve", "--dim", "16", "--to", "30", "-o", NULL},
+        {"rot.png", "plot", "rotation", "--pair", "1", "--len", "20", "-o", NULL},
+        {"wpe.png", "plot", "wpe", "--weights", "W", "-o", NULL},
+        {"cos.png", "plot", "cosine", "--weights", "W", "-o", NULL},
+        {"bd.png", "plot", "by-distance", "--weights", "W", "--len", "64", "-o", NULL},
+        {"norms.png", "stats", "--by-position", "--weights", "W", "--plot", NULL},
+        {"rope-dot.png", "rope", "--dot-curve", "--to", "20", "-d", "16", "--plot", NULL},
+        {"rope-rot.png", "rope", "--rotation", "--len", "20", "-d", "16", "--plot", NULL},
+        {"learned.png", "sinusoidal", "--compare-learned", "--weights", "W", "--plot", NULL},
+        {"sin.png", "sinusoidal", "--len", "20", "--dim", "16", "--plot", NULL},
+        {"embed.png", "embed", "--weights", "W", "犬が猫を追いかけた", "--plot", NULL},
+    };
+    const char *lang[2] = {"en", "ja"};
+    for (size_t i = 0; i < sizeof FIGS / sizeof *FIGS; i++) {
+        char *out[2];
+        for (int l = 0; l < 2; l++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s-%s", lang[l], FIGS[i][0]);
+            out[l] = path_join(dir, name);
+            char *args[16];
+            int k = 0;
+            args[k++] = "--lang", args[k++] = (char *)lang[l];
+            for (size_t j = 1; FIGS[i][j]; j++)
+                args[k++] = strcmp(FIGS[i][j], "W") == 0 ? w : (char *)FIGS[i][j];
+            args[k++] = out[l];
+            args[k] = NULL;
+            run_result r = run_env(NULL, args);
+            cr_assert_eq(r.status, 0, "%s (%s): %s", FIGS[i][0], lang[l], r.err);
+            run_free(&r);
+        }
+        expect_japanese_figure(out[0], out[1], FIGS[i][0]);
+        if (i == 0) {   /* the check finds English words where there are some */
+            char *en = png_description(out[0]), *words = en ? english_words(en) : NULL;
+            cr_expect(words && strstr(words, "'Sinusoidal' in: ") != NULL, "%s", words ? words : "(no text)");
+            free(en), free(words);
+        }
+        free(out[0]), free(out[1]);
+    }
+    /* pca --plot DIR and the report -o DIR: every figure in the directory, and the page */
+    static const char *const DIRS[][3] = {{"pca", "--plot", "pca"}, {"report", "-o", "report"}};
+    static const char *const DIR_FILES[][13] = {
+        {"pca-components.png", "pca-pc1-pc2.png", "pca-pc2-pc3.png", "pca-variance.png", NULL},
+        {"pe-heatmap.png", "pe-dot.png", "norms.png", "wpe-heatmap.png", "wpe-cosine.png",
+         "wpe-by-distance.png", "pca-variance.png", "pca-components.png", "pca-pc1-pc2.png",
+         "pca-pc2-pc3.png", "rope-dot.png", "rope-rotation.png", NULL}};
+    for (size_t i = 0; i < 2; i++) {
+        char *sub[2];
+        for (int l = 0; l < 2; l++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s-%s", lang[l], DIRS[i][2]);
+            sub[l] = path_join(dir, name);
+            run_result r = run_env(NULL, (char *[]){"--lang", (char *)lang[l], (char *)DIRS[i][0], "--weights", w,
+                                                    (char *)DIRS[i][1], sub[l], NULL});
+            cr_assert_eq(r.status, 0, "%s (%s): %s", DIRS[i][0], lang[l], r.err);
+            run_free(&r);
+        }
+        for (size_t f = 0; DIR_FILES[i][f]; f++) {
+            char *en = path_join(sub[0], DIR_FILES[i][f]), *ja = path_join(sub[1], DIR_FILES[i][f]);
+            char what[96];
+            snprintf(what, sizeof what, "%s: %s", DIRS[i][0], DIR_FILES[i][f]);
+            expect_japanese_figure(en, ja, what);
+            free(en), free(ja);
+        }
+        if (i == 1) {
+            char *en_page = path_join(sub[0], "index.html"), *ja_page = path_join(sub[1], "index.html");
+            size_t n;
+            char *en_html = read_file(en_page, &n), *ja_html = read_file(ja_page, &n);
+            cr_assert(en_html && ja_html);
+            char *en_text = page_text(en_html), *ja_text = page_text(ja_html);
+            char *words = english_words(ja_text), *en_words = english_words(en_text);
+            cr_expect_str_eq(words, "", "English left on the Japanese report:\n%s", words);
+            cr_expect(strstr(en_words, "'Exercise' in: ") != NULL, "the check finds the English page's words");
+            free(words), free(en_words), free(en_text), free(ja_text), free(en_html), free(ja_html);
+            free(en_page), free(ja_page);
+        }
+        free(sub[0]), free(sub[1]);
+    }
+    free(dir), free(w);
 }
