@@ -1069,6 +1069,30 @@ Test(download, cli_downloads_then_finds_it_there)
     hub_layout_free(&l);
 }
 
+/* issue 23: in Japanese the stage lines ("resolving ... at revision main"), the summary and
+ * the "already there" answer are Japanese too. */
+Test(download, cli_speaks_japanese)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    char *ja[] = {(char *)"LANGUAGE=ja", (char *)"-LC_ALL", (char *)"-LC_MESSAGES", NULL};
+    run_result r = cli(ja, NULL);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect(strstr(r.err, "gpt2-embed: http://127.0.0.1:") != NULL && strstr(r.err, "を解決しています") != NULL,
+              "%s", r.err);
+    cr_expect(strstr(r.err, "埋め込みを取得しています") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "resolving") == NULL && strstr(r.err, "fetching") == NULL, "%s", r.err);
+    cr_expect(strstr(r.out, "ダウンロードしました") != NULL && strstr(r.out, "使うには: gpt2-embed \"text\"") != NULL,
+              "%s", r.out);
+    cr_expect(strstr(r.out, "downloaded") == NULL && strstr(r.out, "use it") == NULL, "%s", r.out);
+    run_free(&r);
+    r = cli(ja, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "はすでにあります") != NULL && strstr(r.out, "already") == NULL, "%s", r.out);
+    run_free(&r);
+    hub_layout_free(&l);
+}
+
 Test(download, cli_model_repo_and_dir)
 {
     hub_layout l = hub_fixture(HUB_TINY);

@@ -381,7 +381,7 @@ static int kept_name(const char *w, size_t n)
         "GPT", "wte", "wpe", "RoPE", "RoFormer", "PE", "PC", "pos", "cos", "sin", "sqrt", "px", "rad",
         "ID", "id", "theta", "cat", "Transformer", "LAPACK", "double", "float", "coolwarm", "rdbu",
         "small", "safetensors", "numpy", "json", "csv", "npy", "png", "html", "Hugging", "Face",
-        "transformers", "PyTorch", "sha", "ETA", NULL};
+        "transformers", "PyTorch", "sha", "ETA", "pi", "dtype", NULL};
     for (size_t i = 0; NAMES[i]; i++)
         if (strlen(NAMES[i]) == n && memcmp(NAMES[i], w, n) == 0)
             return 1;
@@ -390,17 +390,21 @@ static int kept_name(const char *w, size_t n)
 
 /* The English words of text (runs of two or more ASCII letters that are not a kept name, an
  * identifier with a digit or '_' (n_ctx, PC1, id_t), part of an option, of a path or file name,
- * or a command in backquotes), each with its line, into a new string ("" when there are none). */
+ * a command in backquotes, a token piece or argument in single quotes, an escape \\xAB), each with its line, into a new string ("" when there are none). */
 static char *english_words(const char *text)
 {
     size_t cap = strlen(text) * 2 + 64, o = 0;
     char *out = malloc(cap);
     out[0] = '\0';
-    int quoted = 0;
+    int quoted = 0, piece = 0;   /* in `a command`, in 'a token piece or argument' */
     for (const char *p = text; *p; p++) {
         if (*p == '`')
             quoted = !quoted;
-        if (quoted || !(isalpha((unsigned char)*p) || *p == '_') ||
+        if (*p == '\'' && !(p > text && isalpha((unsigned char)p[-1]) && isalpha((unsigned char)p[1])))
+            piece = !piece;
+        if (*p == '\n')
+            piece = 0;
+        if (quoted || piece || !(isalpha((unsigned char)*p) || *p == '_') || (p > text && p[-1] == '\\') ||
             (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
             continue;
         const char *e = p;
@@ -490,6 +494,7 @@ Test(i18n, figures_and_report_speak_japanese, .timeout = 240)
         {"learned.png", "sinusoidal", "--compare-learned", "--weights", "W", "--plot", NULL},
         {"sin.png", "sinusoidal", "--len", "20", "--dim", "16", "--plot", NULL},
         {"embed.png", "embed", "--weights", "W", "犬が猫を追いかけた", "--plot", NULL},
+        {"compare.png", "compare", "--weights", "W", "犬が猫を追いかけた", "猫が犬を追いかけた", "--plot", NULL},
     };
     const char *lang[2] = {"en", "ja"};
     for (size_t i = 0; i < sizeof FIGS / sizeof *FIGS; i++) {
@@ -555,6 +560,55 @@ Test(i18n, figures_and_report_speak_japanese, .timeout = 240)
             free(en_page), free(ja_page);
         }
         free(sub[0]), free(sub[1]);
+    }
+    free(dir), free(w);
+}
+
+/* What the commands print for a person (tables with their headings, notes, errors), in
+ * Japanese: no English word left (issue 23 names pca's and stats --by-position's headings,
+ * rope's three modes, inspect, the download's stage lines, load.c's '(use one of them)',
+ * '/dev/stdin: not a regular file'). The same check finds English in the English output. */
+Test(i18n, command_output_speaks_japanese, .timeout = 120)
+{
+    char *w = write_weights("i18n-cmds");
+    char *dir = test_tmpdir("i18n-cmds-out");
+    char *cases[][12] = {
+        {"pca", "--weights", w, NULL},
+        {"stats", "--by-position", "--weights", w, NULL},
+        {"stats", "--weights", w, NULL},
+        {"rope", NULL},
+        {"rope", "--check-relative", "-d", "16", "--max-pos", "100", "--pairs", "100", NULL},
+        {"rope", "--dot-curve", "--to", "5", "-d", "16", NULL},
+        {"rope", "--rotation", "--len", "5", "-d", "16", NULL},
+        {"inspect", w, NULL},
+        {"exercise", "--weights", w, NULL},
+        {"similarity", "--weights", w, "--at", "猫", "0", "5", NULL},
+        {"--weights", "/dev/stdin", "hello", NULL},
+        {"sinusoidal", "--compare-learned", "--weights", w, "--max-distance", "3", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *args[16];
+        int k = 0;
+        args[k++] = "--lang", args[k++] = "ja";
+        for (size_t j = 0; cases[i][j]; j++)
+            args[k++] = cases[i][j];
+        args[k] = NULL;
+        run_result r = run_env(NULL, args);
+        cr_expect(!r.signaled, "%s: killed", cases[i][0]);
+        char *both = malloc(r.out_len + strlen(r.err) + 2);
+        sprintf(both, "%s\n%s", r.out, r.err);
+        cr_expect(has_japanese(both), "%s: not Japanese:\n%s", cases[i][0], both);
+        char *words = english_words(both);
+        cr_expect_str_eq(words, "", "%s %s: English left:\n%s", cases[i][0], cases[i][1] ? cases[i][1] : "", words);
+        if (i == 0) {   /* the check finds the English words of the English output */
+            run_result en = run_env(NULL, cases[i]);
+            char *en_words = english_words(en.out);
+            cr_expect(strstr(en_words, "'variance' in: ") != NULL, "%s", en_words);
+            free(en_words);
+            run_free(&en);
+        }
+        free(words), free(both);
+        run_free(&r);
     }
     free(dir), free(w);
 }
