@@ -612,3 +612,54 @@ Test(i18n, command_output_speaks_japanese, .timeout = 120)
     }
     free(dir), free(w);
 }
+
+/* 1 if s[0..n) is well-formed UTF-8 (no sequence cut or broken). */
+static int utf8_whole(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t k = u[i] < 0x80 ? 1 : (u[i] & 0xE0) == 0xC0 ? 2 : (u[i] & 0xF0) == 0xE0 ? 3 : (u[i] & 0xF8) == 0xF0 ? 4 : 0;
+        if (k == 0 || i + k > n)
+            return 0;
+        for (size_t j = 1; j < k; j++)
+            if ((u[i + j] & 0xC0) != 0x80)
+                return 0;
+        i += k;
+    }
+    return 1;
+}
+
+/* issue 23: the over-1024 error, whose sinusoidal caveat went through a 256-byte buffer, was
+ * cut inside a character in Japanese (「…wpe の大きさに合わ\xE3\x81」). A GPT-2-sized wte that is
+ * zero but for a few rows makes the caveat its longest ("... drown the meaning"). */
+Test(i18n, the_over_the_limit_error_is_whole_in_japanese, .timeout = 60)
+{
+    fixture_opts o;
+    static const uint64_t rows[] = {0, 1, 2, 3, 4, 5, 6, 7};
+    fixture_gpt2(&o, ST_F32, NULL);
+    o.full_layout = 0, o.header_len = 0;
+    o.wte_rows = rows, o.n_wte_rows = 8;
+    char *dir = test_tmpdir("i18n-limit");
+    char *w = path_join(dir, "w.safetensors"), *text = path_join(dir, "long.txt");
+    char e[256];
+    cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
+    size_t unit = strlen("吾輩は猫である。名前はまだ無い。"), n = 0;
+    char *long_text = malloc(unit * 200 + 1);
+    for (int i = 0; i < 200; i++, n += unit)
+        memcpy(long_text + n, "吾輩は猫である。名前はまだ無い。", unit);
+    write_file(text, long_text, n);
+    const char *langs[] = {"ja", "en"};
+    for (int l = 0; l < 2; l++) {
+        run_result r = run_env(NULL, (char *[]){"--lang", (char *)langs[l], "--weights", w, "-f", text, NULL});
+        cr_expect_eq(r.status, 1, "%s", r.err);
+        cr_expect(utf8_whole(r.err, strlen(r.err)), "%s: a character is cut: %s", langs[l], r.err);
+        cr_expect(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "%s: one line: %s", langs[l], r.err);
+        const char *end = l == 0 ? "意味の情報をかき消してしまいます。--pe-scale wpe で wpe の大きさに合わせられます\n"
+                                 : "so they drown the meaning; --pe-scale wpe scales them to wpe's size\n";
+        size_t el = strlen(end), rl = strlen(r.err);
+        cr_expect(rl > el && strcmp(r.err + rl - el, end) == 0, "%s: the caveat is whole: %s", langs[l], r.err);
+        cr_expect(rl > 600, "%s: the message is longer than the old buffers", langs[l]);
+        run_free(&r);
+    }
+    free(long_text), free(text), free(w), free(dir);
+}
