@@ -663,3 +663,93 @@ Test(i18n, the_over_the_limit_error_is_whole_in_japanese, .timeout = 60)
     }
     free(long_text), free(text), free(w), free(dir);
 }
+
+/* The msgstrs of a .po text (obsolete entries left out), unescaped, each followed by a
+ * newline and a '\x01' (so that no variant spans two). */
+static char *msgstrs_of(const char *po)
+{
+    char *out = malloc(strlen(po) + 2), *o = out;
+    int in_str = 0;
+    for (const char *l = po; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) : strlen(l);
+        const char *q = NULL;
+        if (strncmp(l, "msgstr", 6) == 0) {
+            if (in_str)
+                *o++ = '\n', *o++ = '\x01';
+            in_str = 1;
+            q = memchr(l, '"', n);
+        } else if (in_str && *l == '"') {
+            q = l;
+        } else if (in_str) {
+            *o++ = '\n', *o++ = '\x01';
+            in_str = 0;
+        }
+        for (const char *p = q ? q + 1 : NULL; p && p < l + n - 1; p++) {
+            if (*p == '\\' && p + 1 < l + n - 1) {
+                p++;
+                *o++ = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
+            } else {
+                *o++ = *p;
+            }
+        }
+        l += n + (e ? 1 : 0);
+    }
+    *o = '\0';
+    return out;
+}
+
+/* The forbidden variants of po/GLOSSARY.md ("- `VARIANT` → ..." lines of its last section)
+ * found in the msgstrs of po, one per line ("" when none). */
+static char *forbidden_found(const char *glossary, const char *po)
+{
+    const char *sec = strstr(glossary, "\n## Forbidden variants");
+    cr_assert(sec, "po/GLOSSARY.md has a '## Forbidden variants' section");
+    char *strs = msgstrs_of(po), *found = calloc(1, 4096);
+    size_t listed = 0;
+    for (const char *l = sec; (l = strstr(l, "\n- `")); l++) {
+        const char *v = l + 4, *e = strchr(v, '`');
+        if (!e)
+            break;
+        listed++;
+        char variant[128];
+        snprintf(variant, sizeof variant, "%.*s", (int)(e - v), v);
+        const char *at = strstr(strs, variant);
+        if (at && strlen(found) + strlen(variant) + 200 < 4096) {
+            const char *s = at;
+            while (s > strs && s[-1] != '\x01')
+                s--;
+            size_t sl = strcspn(s, "\x01");
+            snprintf(found + strlen(found), 4096 - strlen(found), "'%s' in: %.*s\n", variant,
+                     (int)(sl < 150 ? sl : 150), s);
+        }
+    }
+    cr_expect(listed >= 10, "the glossary lists its forbidden variants (%zu)", listed);
+    free(strs);
+    return found;
+}
+
+/* issue 23: po/ja.po follows po/GLOSSARY.md — no msgstr uses a variant it forbids (ゼロの詰め物,
+ * 回転位置エンコーディング, 幅 for the embedding width ...), and exercise 2 says 類似度 as the
+ * course does. The check is shown to find a forbidden variant. */
+Test(i18n, glossary_words_are_used)
+{
+    size_t n;
+    char *glossary = read_file(G2E_SRCDIR "/po/GLOSSARY.md", &n), *po = read_file(G2E_SRCDIR "/po/ja.po", &n);
+    cr_assert(glossary && po);
+    char *found = forbidden_found(glossary, po);
+    cr_expect_str_eq(found, "", "po/ja.po uses words po/GLOSSARY.md forbids:\n%s", found);
+    free(found);
+    char *bad = malloc(n + 200);
+    sprintf(bad, "%s\nmsgid \"x\"\nmsgstr \"\"\n\"ゼロの詰め\"\n\"物の行\"\n", po);
+    found = forbidden_found(glossary, bad);
+    cr_expect(strstr(found, "'ゼロの詰め物' in: ") != NULL, "the check finds a variant: %s", found);
+    free(found), free(bad);
+    /* exercise 2 in Japanese: the course's 「位置0と位置1の類似度」 */
+    char *w = write_weights("i18n-ex2");
+    run_result r = run_env(NULL, (char *[]){"--lang", "ja", "exercise", "2", "--weights", w, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "位置0と位置1の類似度") && strstr(r.out, "位置0と位置500の類似度"), "%s", r.out);
+    run_free(&r);
+    free(w), free(glossary), free(po);
+}
