@@ -141,7 +141,7 @@ static int write_matrix(const char *path, int fmt, size_t len, size_t dim, doubl
     if (!(m.row = malloc(dim * sizeof *m.row))) {
         cli_error("out of memory for a row of %zu", dim);
     } else {
-        const tbl_col c[] = {{.key = "pos", .width = 8, .prec = -1},
+        const tbl_col c[] = {{.key = "pos", .head = _("pos"), .width = 8, .prec = -1},
                              {.key = "d", .width = 10, .prec = 6, .csv = TBL_CSV_G9, .count = dim}};
         tbl t = {.cols = c, .ncols = 2, .nrow = len, .row = mat_row, .user = &m, .npy_first = 1,
                  .npy_count = dim};
@@ -372,8 +372,10 @@ static int run_numeric(const sin_opts *o)
     if (rc) {
         cli_error("%s", err.msg);
     } else {   /* the index column, then the values (npy: the values alone) */
-        const tbl_col c[] = {{.key = dot ? "pos" : "distance", .width = 10, .prec = -1},
-                             {.key = dot ? "dot" : "mean_cosine", .width = 14, .prec = 9}};
+        const tbl_col c[] = {{.key = dot ? "pos" : "distance", .head = dot ? _("pos") : _("distance"),
+                              .width = 10, .prec = -1},
+                             {.key = dot ? "dot" : "mean_cosine", .head = dot ? _("dot") : _("mean_cosine"),
+                              .width = 14, .prec = 9}};
         tbl_series s = {.first = dot ? (double)o->from : 0, .col = {curve}};
         tbl t = {.cols = c, .ncols = 2, .nrow = n, .row = tbl_series_row, .user = &s, .sep = "  ",
                  .npy_first = 1, .npy_count = 1};

@@ -366,7 +366,13 @@ static void table_head(const rows_doc *d, FILE *f, size_t w, size_t show)
     rows_pad(f, g2e_tr("id"), 6, 1);
     fputs("  ", f);
     rows_pad(f, g2e_tr("piece"), 18, 0);
-    fprintf(f, " %8s %8s %8s  ", "|token|", "|pos|", "|sum|");
+    /* TRANSLATORS: the norms of the token, position and sum vectors, headings of 8 columns */
+    const char *norms[3] = {g2e_tr("|token|"), g2e_tr("|pos|"), g2e_tr("|sum|")};
+    for (int k = 0; k < 3; k++) {
+        fputc(' ', f);
+        rows_pad(f, norms[k], 8, 1);
+    }
+    fputs("  ", f);
     fprintf(f, g2e_tr("sum[0..%zu]\n"), show ? show - 1 : 0);
 }
 
