@@ -120,8 +120,10 @@ RENDER_SRC := $(filter-out $(RENDER_PROG_SRC),$(sort $(wildcard src/render/*.c))
 # The compiled-in form of tokenizer/ (the one copy of the vocabulary in the tree), generated
 # at build time by tools/gen_tokdata.c with the library's own parser (-DTOK_NO_BUILTIN).
 TOKDATA_C := $(B)/gen/tokenizer_data.c
-TOKGEN_SRC := tools/gen_tokdata.c src/lib/err.c $(wildcard src/lib/text/*.c) \
-              $(addprefix src/lib/tokenizer/,tokenizer.c tok_bpe.c tok_load.c tok_pretok.c cpus.c spread.c regions.c)
+# The generator links the library's own objects, but tok_load built without the compiled-in form.
+TOKGEN_OBJ := $(B)/gen/gen_tokdata.o $(B)/gen/tok_load_nobuiltin.o $(B)/src/lib/err.o \
+              $(patsubst %.c,$(B)/%.o,$(wildcard src/lib/text/*.c)) \
+              $(addprefix $(B)/src/lib/tokenizer/,tokenizer.o tok_bpe.o tok_pretok.o cpus.o spread.o regions.o)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(TOKDATA_C:.c=.o)
 PROGLIB_OBJ := $(PROGLIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ   := $(filter-out $(B)/src/cli/main.o,$(CLI_SRC:%.c=$(B)/%.o)) $(RENDER_PROG_SRC:%.c=$(B)/%.o)
@@ -205,9 +207,14 @@ $(B)/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 
 $(LIB_OBJ) $(PROGLIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden
 
-$(B)/gen_tokdata: $(TOKGEN_SRC) $(CONFIG) | $(DEPS_OK) $(VERSION_H)
+$(B)/gen/tok_load_nobuiltin.o: src/lib/tokenizer/tok_load.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DTOK_NO_BUILTIN $(CFLAGS) $(LDFLAGS) -o $@ $(TOKGEN_SRC) $(LIB_LIBS)
+	$(CC) $(CPPFLAGS) -DTOK_NO_BUILTIN $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+$(B)/gen/gen_tokdata.o: tools/gen_tokdata.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+$(B)/gen_tokdata: $(TOKGEN_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
 $(TOKDATA_C): $(B)/gen_tokdata tokenizer/vocab.json tokenizer/merges.txt
 	@mkdir -p $(@D)
 	$(B)/gen_tokdata tokenizer > $@.tmp && mv $@.tmp $@

@@ -110,6 +110,7 @@ static int build_index(tok_tokenizer *t, int check_dups, g2e_err *err)
     return 0;
 }
 
+#ifndef TOK_NO_BUILTIN
 /* The compiled-in index, if it was made by this library's hash on a host of this byte
  * order: every single-byte token and the last token found through it (a cheap check that
  * catches a stale table), else 0 and the caller builds it. */
@@ -137,6 +138,7 @@ static int use_static_index(tok_tokenizer *t, const tok_builtin_data *d)
 #endif
     return 0;
 }
+#endif
 
 /* The bytes of the mapping that holds a tokenizer's piece cache, then its pair memo. */
 static size_t tok_caches_bytes(void)
