@@ -155,7 +155,7 @@ VERSION_H := $(B)/include/gpt2embed_version.h
 PC        := $(B)/gpt2embed.pc
 
 .SECONDARY:
-.PHONY: print-lib-objects all deps test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
+.PHONY: print-lib-objects tsan all deps test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
 .DEFAULT_GOAL := all
 
 # ./gpt2-embed is a copy of the default build's program (not of a BUILDDIR=... one).
@@ -169,6 +169,7 @@ help:
 	@echo "make bench        the benchmarks under bench/ (figures in the README)"
 	@echo "make bench-peers  install the npm tokenizers make bench compares with (build/npm)"
 	@echo "make fuzz         each libFuzzer target for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
+	@echo "make tsan         one tokenizer shared by 8 threads under ThreadSanitizer"
 	@echo "make weights      gpt2-embed download (GPT-2's wte+wpe into weights/)"
 	@echo "make install      program, libraries, header, pkg-config, Python module, data, man page,"
 	@echo "                  bash completion, licences; PREFIX=$(PREFIX) BINDIR LIBDIR INCLUDEDIR"
@@ -363,6 +364,14 @@ fuzz: $(FUZZ_BIN)
 	  test $${PIPESTATUS[0]} -eq 0 || { echo "fuzz: $$n FAILED"; exit 1; }; \
 	done
 
+# One tokenizer shared by threads under ThreadSanitizer (tests/tsan/share_tokenizer.c): the
+# library built again with -fsanitize=thread; not part of make test (TSan and ASan do not mix).
+tsan: $(TOKDATA_C) | $(B)/.deps-fuzz $(VERSION_H)
+	@mkdir -p build-tsan
+	clang $(CPPFLAGS) -O1 -g -fsanitize=thread -o build-tsan/share_tokenizer tests/tsan/share_tokenizer.c \
+	    $(LIB_SRC) $(TOKDATA_C) $(LIB_LIBS)
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/share_tokenizer tests/data/tokenizer_cases.jsonl
+
 # The manual's generated parts (the .TH version, the OPTIONS sections from the option tables);
 # tests/test_manual.c fails when doc/gpt2-embed.1 differs from what this writes.
 man: $(B)/gpt2-embed $(MO)
@@ -442,6 +451,6 @@ uninstall:
 	  while read -r d; do if [ -d "$(DESTDIR)$$d" ]; then rmdir "$(DESTDIR)$$d" 2>/dev/null || true; fi; done; fi
 
 clean:
-	rm -rf build build-san build-fuzz gpt2-embed gpt2-embed-render.so
+	rm -rf build build-san build-fuzz build-tsan gpt2-embed gpt2-embed-render.so
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
