@@ -213,9 +213,21 @@ Test(report, numbers_are_the_commands_numbers, .timeout = 120)
     cr_expect(strstr(html, want), "page lacks %s", want);
     cJSON_Delete(j);
     run_free(&r);
-    /* the order puzzle: same multiset, identical bags */
+    /* the order puzzle: the same multiset, and every line `compare` says after its table */
     cr_expect(strstr(html, "<th>the same multiset of tokens</th><td>yes</td>"));
-    cr_expect(strstr(html, "<th>mean token vectors (the bag) identical bit for bit</th><td>yes</td>"));
+    r = run_g2e("compare", "犬が猫を追いかけた", "猫が犬を追いかけた", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *says = strstr(r.out, "Self-attention sees");
+    cr_assert(says, "%s", r.out);
+    size_t lines = 0;
+    for (char *line = strtok(says, "\n"); line; line = strtok(NULL, "\n"), lines++) {
+        while (*line == ' ')
+            line++;
+        cr_expect(strstr(html, line), "the report lacks compare's line: %s", line);
+    }
+    cr_expect_geq(lines, 8);
+    cr_expect(strstr(html, "conclusion: distinguishable."));
+    run_free(&r);
     free(html), free(out), free(dir), free(w);
 }
 

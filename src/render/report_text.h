@@ -63,18 +63,13 @@
 #define T_NORMS_SPREAD N_("The norms spread by %.1f%% (std / mean) over positions 1..%zu and by " \
     "%.1f%% over positions %zu..%zu.")
 #define T_ORDER_H N_("The order puzzle: 犬が猫を追いかけた / 猫が犬を追いかけた")
-#define T_ORDER_INTRO N_("The two sentences hold the same tokens in a different order. Without " \
-    "positions the model would see the same bag of token vectors; with " \
-    "x[t] = wte[id_t] + wpe[t] the inputs differ wherever the tokens moved.")
+#define T_ORDER_INTRO N_("The two sentences hold the same tokens in a different order. Self-attention " \
+    "sees its input rows as a set: without positions both sentences give the same multiset of " \
+    "rows; with x[t] = wte[id_t] + wpe[t] a token's row depends on where it stands.")
 #define T_ORDER_TOKENS N_("tokens")
 #define T_ORDER_MULTISET N_("the same multiset of tokens")
-#define T_ORDER_BAGS N_("mean token vectors (the bag) identical bit for bit")
-#define T_ORDER_BAGCOS N_("cos of the two bags")
 #define T_ORDER_DIFFER N_("positions whose summed inputs differ")
 #define T_ORDER_POS N_("position")
-/* differing positions, positions */
-#define T_ORDER_SAYS N_("The bags cannot tell the sentences apart; the summed inputs differ at %zu " \
-    "of %zu positions. Word order enters GPT-2 here, in the sum.")
 #define T_YES N_("yes")
 #define T_NO N_("no")
 #define T_LIMIT_H N_("The context limit on an English and a Japanese text")
