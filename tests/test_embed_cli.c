@@ -225,6 +225,11 @@ Test(embedcli, table_rows_and_summary)
     snprintf(want, sizeof want, "%8.4f", sqrt(s));
     cr_expect(strstr(r.out, want) != NULL, "want %s in %s", want, r.out);
     run_free(&r);
+    /* issue 23: one token is singular */
+    r = g2e_w(bigpath, (char *[]){"a", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect(strstr(r.out, "; 1 token, 1 of 1024 positions used") != NULL, "%s", r.out);
+    run_free(&r);
 }
 
 static char *words(size_t n)

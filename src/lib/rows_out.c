@@ -406,12 +406,15 @@ static void table_summary(const rows_doc *d, FILE *f)
     const g2e_model *m = d->ec->m;
     int learned = d->ec->pe == EMBED_PE_LEARNED;
     size_t used = p->window ? (p->T < p->W ? p->T : p->W) : p->T;
-    fprintf(f, g2e_tr("model %s (%s): n_embd %zu, %s positions; %zu tokens"),
+    /* one token, one window: the singular (two messages; g2e_tr has no plural forms) */
+    fprintf(f, p->T == 1 ? g2e_tr("model %s (%s): n_embd %zu, %s positions; %zu token")
+                         : g2e_tr("model %s (%s): n_embd %zu, %s positions; %zu tokens"),
             m->size_name ? m->size_name : g2e_tr("unknown"), d->weights, m->n_embd,
             learned ? g2e_tr("learned") : g2e_tr("sinusoidal"), p->T);
     if (p->window)
-        fprintf(f, g2e_tr(" in %zu windows of %zu (stride %llu)"), p->n_windows, p->W,
-                (unsigned long long)p->stride);
+        fprintf(f, p->n_windows == 1 ? g2e_tr(" in %zu window of %zu (stride %llu)")
+                                     : g2e_tr(" in %zu windows of %zu (stride %llu)"),
+                p->n_windows, p->W, (unsigned long long)p->stride);
     if (learned)
         fprintf(f, g2e_tr(", %zu of %zu positions used\n"), p->start + used, m->n_ctx);
     else
