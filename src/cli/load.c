@@ -29,9 +29,13 @@ int load_model_lo(const load_opts *lo, g2e_model **m, char **path)
 int load_model_lo_err(const load_opts *lo, g2e_model **m, char **path, g2e_err *e)
 {
     char p[4096];
-    if (locate_weights_at(lo->model, lo->revision, lo->weights, p, sizeof p, NULL, e) != 0 ||
+    const char *src = NULL;
+    if (locate_weights_at(lo->model, lo->revision, lo->weights, p, sizeof p, &src, e) != 0 ||
         model_open(m, p, e) != 0)
         return -1;
+    /* a named file wins over --model: say so rather than answer for another model */
+    if (lo->model && src && (strcmp(src, "--weights") == 0 || strcmp(src, "$GPT2_EMBED_WEIGHTS") == 0))
+        cli_note("--model %s is not used: the weights come from %s (%s)", lo->model, src, p);
     out_add_input("weights", p, -1);
     /* rows are read from the mapping: a file truncated meanwhile is reported, not a crash */
     const st_tensor *ts[2] = {(*m)->wte, (*m)->wpe};
