@@ -204,6 +204,19 @@ Test(cli, make_run_offline_names_the_way_with_a_file)
     free(dir);
 }
 
+/* issue 23: `make run` also builds the shared library the Python module loads (README.ja:
+ * Python): with a library source touched, the recipe relinks it (dry run, nothing built) */
+Test(cli, make_run_builds_the_python_modules_library)
+{
+    char *argv[] = {"/usr/bin/make", "--no-print-directory", "-o", "gpt2-embed", "-W", "src/lib/order.c",
+                    "-n", "run", "RUN_BIN=true", "TEXT=x", NULL};
+    char *env[] = {"-MAKEFLAGS", "-MFLAGS", "GPT2_EMBED_WEIGHTS=/dev/null", NULL};
+    run_result r = run_argv(argv, NULL, 0, env, G2E_SRCDIR);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "-soname,libgpt2embed.so.") != NULL, "make run does not build the .so: %s", r.out);
+    run_free(&r);
+}
+
 /* --lang is accepted by every command, anywhere before -- */
 Test(cli, lang_anywhere_before_double_dash)
 {
