@@ -371,6 +371,8 @@ int cmd_compare(int argc, char **argv)
         return opt_exit(r);
     }
     side s[2] = {{.text = p.pos[0]}, {.text = p.pos[1]}};
+    cli_text_names_file(p.pos[0], 0);
+    cli_text_names_file(p.pos[1], 0);
     int rc = run(&o, s);
     opt_free(&p);
     return rc;

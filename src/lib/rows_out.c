@@ -489,7 +489,11 @@ void rows_where(const rows_tokens *r, size_t n, size_t last, int upto, char *buf
     if (upto) {   /* where the first n tokens end, as " (up to character C, line L: SNIPPET)" */
         if (r->offs) {
             textpos_at(r->text, r->text_len, r->offs[n], &tp);
-            snprintf(buf, cap, g2e_tr(" (up to character %zu, line %zu: %s)"), tp.chr, tp.line, tp.snippet);
+            if (tp.inside)
+                snprintf(buf, cap, g2e_tr(" (up to inside character %zu (line %zu, column %zu): %s)"),
+                         tp.chr, tp.line, tp.col - 1, tp.snippet);
+            else
+                snprintf(buf, cap, g2e_tr(" (up to character %zu, line %zu: %s)"), tp.chr, tp.line, tp.snippet);
         }
         return;
     }
@@ -500,7 +504,11 @@ void rows_where(const rows_tokens *r, size_t n, size_t last, int upto, char *buf
     textpos_at(r->text, r->text_len, r->offs[n], &tp);
     /* tp is where the next character starts: the last one inside is just before it (at the
      * end of the line before when the next one starts a line) */
-    if (tp.col > 1)
+    if (tp.inside)   /* the words of count's cut line (cmd_count.c) */
+        snprintf(buf, cap, g2e_tr("the %zu%s token (position %zu) ends inside character %zu "
+                 "(line %zu, column %zu), which the cut splits: %s"), n, textfmt_ordinal(n), last,
+                 tp.chr, tp.line, tp.col - 1, tp.snippet);
+    else if (tp.col > 1)
         snprintf(buf, cap, g2e_tr("the %zu%s token (position %zu) ends at character %zu "
                  "(line %zu, column %zu): %s"), n, textfmt_ordinal(n), last, tp.chr, tp.line, tp.col - 1, tp.snippet);
     else
