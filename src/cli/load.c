@@ -112,3 +112,48 @@ int load_single_token(tok_tokenizer *t, const char *text, uint32_t *id)
     tok_ids_free(&r);
     return -1;
 }
+
+/* The digits of "id:N" or "#N" (N decimal digits and nothing else), or NULL. */
+static const char *id_syntax(const char *s)
+{
+    const char *d = strncmp(s, "id:", 3) == 0 ? s + 3 : s[0] == '#' ? s + 1 : NULL;
+    return d && *d && strspn(d, "0123456789") == strlen(d) ? d : NULL;
+}
+
+int load_token_arg(tok_tokenizer *t, const char *arg, uint32_t *id)
+{
+    const char *d = id_syntax(arg);
+    if (d) {
+        int64_t v;
+        if (strlen(d) > 10 || opt_parse_int(d, 0, (int64_t)tok_n_vocab(t) - 1, &v)) {
+            cli_error("'%s': no token has ID %s (IDs are 0..%u)", arg, d, tok_n_vocab(t) - 1);
+            return -1;
+        }
+        *id = (uint32_t)v;
+        return 0;
+    }
+    const char *text = strncmp(arg, "text:", 5) == 0 ? arg + 5 : arg;   /* "text:id:3": the text */
+    if (load_single_token(t, text, id)) {
+        tok_ids r;
+        if (*text && tok_encode(t, text, strlen(text), TOK_SPECIAL_TOKEN, TOK_NO_OFFSETS, &r, NULL, NULL) == 0) {
+            if (r.n > 1)
+                cli_note("to give one of them by its ID, write id:N (for example id:%u)", r.ids[0]);
+            tok_ids_free(&r);
+        }
+        return -1;
+    }
+    if (text == arg && *text && strspn(text, "0123456789") == strlen(text)) {
+        char *v = load_token_name(t, *id);
+        cli_note("'%s' is read as text: token %u '%s'; for the token with ID %s write id:%s", text, *id,
+                 v ? v : "?", text, text);
+        free(v);
+    }
+    return 0;
+}
+
+char *load_token_name(tok_tokenizer *t, uint32_t id)
+{
+    const uint8_t *b;
+    size_t n;
+    return tok_piece(t, id, &b, &n, NULL) == 0 ? out_piece_visible((const char *)b, n) : NULL;
+}
