@@ -307,7 +307,7 @@ void rp_order(report_page *r)
     fputs("</section>\n", r->f);
 }
 
-static void limit_table(report_page *r, const size_t ntok[2], const size_t nch[2])
+static void limit_table(report_page *r, const size_t ntok[2], const size_t nch[2], const size_t nread[2])
 {
     const report_in *in = r->in;
     size_t n_ctx = in->m->n_ctx;
@@ -327,12 +327,19 @@ static void limit_table(report_page *r, const size_t ntok[2], const size_t nch[2
     fputs("</table>\n", r->f);
     if (ntok[0])
         rp_paraf(r, "says", _(T_LIMIT_SAYS), (double)ntok[1] / (double)ntok[0], ntok[1], ntok[0]);
+    for (int i = 0; i < 2; i++)   /* a text over the limit: how much of it GPT-2 reads */
+        if (ntok[i] > n_ctx && nch[i]) {
+            fputs("<p class=\"says\">", r->f);
+            rp_esc(r, in->name[i]);
+            rp_put(r, _(T_LIMIT_CUT), n_ctx, nread[i], nch[i], 100.0 * (double)nread[i] / (double)nch[i]);
+            fputs("</p>\n", r->f);
+        }
 }
 
 void rp_limit(report_page *r)
 {
     const report_in *in = r->in;
-    size_t ntok[2] = {0}, nch[2];
+    size_t ntok[2] = {0}, nch[2], nread[2] = {0};
     rp_section(r, "limit", _(T_LIMIT_H));
     fputs("<p>", r->f);
     rp_put(r, _(T_LIMIT_INTRO), in->m->n_ctx);
@@ -340,8 +347,7 @@ void rp_limit(report_page *r)
     for (int i = 0; i < 2; i++) {
         tok_ids t;
         g2e_err e;
-        if (tok_encode(in->tok, in->text[i], in->len[i], TOK_SPECIAL_TEXT,
-                       TOK_NO_OFFSETS | TOK_LOSSY, &t, NULL, &e)) {
+        if (tok_encode(in->tok, in->text[i], in->len[i], TOK_SPECIAL_TEXT, TOK_LOSSY, &t, NULL, &e)) {
             rp_say(r, "report: %s: %s", in->name[i], e.msg);
             rp_failed(r, e.msg);
             fputs("</section>\n", r->f);
@@ -349,8 +355,13 @@ void rp_limit(report_page *r)
         }
         ntok[i] = t.n;
         nch[i] = textpos_chars(in->text[i], in->len[i]);
+        if (t.n > in->m->n_ctx) {   /* whole characters before the n_ctx-th token's end */
+            textpos tp;
+            textpos_at(in->text[i], in->len[i], t.offsets[in->m->n_ctx], &tp);
+            nread[i] = tp.chr - (size_t)tp.inside;
+        }
         tok_ids_free(&t);
     }
-    limit_table(r, ntok, nch);
+    limit_table(r, ntok, nch, nread);
     fputs("</section>\n", r->f);
 }

@@ -86,11 +86,22 @@
 /* ratio of token counts, Japanese tokens, English tokens */
 #define T_LIMIT_SAYS N_("The Japanese text takes %.2f times as many tokens as the English one " \
     "(%zu against %zu): a context of the same length holds far less Japanese.")
+/* n_ctx, characters read, characters, their percentage; after the text's name */
+#define T_LIMIT_CUT N_(" does not fit: GPT-2 reads its first %zu tokens, which hold %zu of its %zu " \
+    "characters (%.0f%%); the rest is cut off, or needs a second window.")
 #define T_SIN_H N_("The sinusoidal encoding (the original Transformer)")
 #define T_SIN_INTRO N_("PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), drawn as " \
     "the article draws it: 100 positions, d = 128, coolwarm on [-1, 1], " \
     "dimension 0 at the bottom.")
 #define T_SIN_DOT N_("PE(0)·PE(k), d = 128")
+/* the largest difference */
+#define T_SIN_ROT N_("The article's second point: the encoding of pos + k is the encoding of pos " \
+    "rotated, pair by pair (2i, 2i+1), by the angles ω_i·k, the same rotation whatever pos is, so a " \
+    "distance is one fixed linear map that attention can learn. Checked here for pos < 100, " \
+    "k < 50, d = 128: the largest difference is %.1e, rounding only.")
+/* the largest difference */
+#define T_SIN_ROT_FAILS N_("The article's second point, that the encoding of pos + k is that of pos " \
+    "rotated by the angles ω_i·k, does not hold here: the largest difference is %.3g.")
 #define T_SIN_SAYS N_("The dot product falls with the distance and never rises back to d/2 = 64: " \
     "near positions look alike, far ones less so.")
 #define T_WPE_H N_("GPT-2's learned positions: wpe")
