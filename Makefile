@@ -7,8 +7,9 @@
 # WERROR=1 (as CI does) turns warnings into errors.  BUILDDIR=DIR builds elsewhere.
 
 SHELL   := /bin/bash
-VERSION := 0.2.0
-SOVERSION := $(firstword $(subst ., ,$(VERSION)))
+VERSION := 0.3.0
+# The ABI's number: 1 since 0.3.0 (the error pair char *err, size_t errlen became gpt2embed_error *).
+SOVERSION := 1
 TEXT    ?= Hello world
 FUZZ_SECONDS ?= 30
 
@@ -53,30 +54,40 @@ endif
 # rendering wing are loaded with dlopen when needed: curl_dl.h, lapack_dl.h, render_load.c;
 # HDR_PKGS only give header paths, nothing is linked); the rendering wing alone links cairo,
 # Pango and fontconfig (gpt2-embed-render.so, and the figure tests that link its objects).
-LIB_PKGS := libcjson nettle libutf8proc
+LIB_PKGS := libcjson libutf8proc
+# The program-only archives (src/study, src/download) and the program add nettle (SHA-256).
+PROGLIB_PKGS := libcjson nettle libutf8proc
 HDR_PKGS := lapacke blas
 RENDER_PKGS := pangocairo fontconfig
 pkg = $(shell pkg-config $(1) $(2) || echo "pkg-config-failed-for-$(2)")
-LIB_LIBS = $(eval LIB_LIBS := $(call pkg,--libs,$(LIB_PKGS)) -lm)$(LIB_LIBS)
+LIB_LIBS = $(eval LIB_LIBS := $(call pkg,--libs,$(LIB_PKGS)) -lm -lpthread)$(LIB_LIBS)
+PROGLIB_LIBS = $(eval PROGLIB_LIBS := $(call pkg,--libs,$(PROGLIB_PKGS)) -lm -lpthread)$(PROGLIB_LIBS)
 RENDER_LIBS = $(eval RENDER_LIBS := $(call pkg,--libs,$(RENDER_PKGS)) -lm)$(RENDER_LIBS)
 RENDER_CFLAGS = $(eval RENDER_CFLAGS := $(call pkg,--cflags,$(RENDER_PKGS)))$(RENDER_CFLAGS)
-PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg,--cflags,$(LIB_PKGS) $(HDR_PKGS)))$(PKG_CFLAGS)
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg,--cflags,$(PROGLIB_PKGS) $(HDR_PKGS)))$(PKG_CFLAGS)
 CRIT_LIBS = $(eval CRIT_LIBS := $(call pkg,--libs,criterion))$(CRIT_LIBS)
 
 RENDERDIR := $(LIBDIR)/gpt2-embed
 LOCALEDIR := $(DATADIR)/locale
-CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -Isrc/lib -Isrc/cli -Isrc/render \
+# Every source folder is on the include path (headers are named by their file name alone;
+# doc/ARCHITECTURE.md says which folder may include which).
+SRC_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard src/*/*.h src/*/*/*.h src/*/*.c src/*/*/*.c))))
+CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc $(addprefix -I,$(SRC_DIRS)) \
             -I$(B)/include -DG2E_DATADIR='"$(PKGDATADIR)"' -DG2E_RENDER_DIR='"$(RENDERDIR)"' \
             -DG2E_LOCALEDIR='"$(LOCALEDIR)"' -DG2E_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
-LDLIBS   = $(LIB_LIBS)
+LDLIBS   = $(PROGLIB_LIBS)
 # The program links nettle and utf8proc statically (the libraries and tests keep them shared):
 # two fewer objects for the dynamic loader to find, map and relocate at every start, 0.39M of
 # the 3.7M instructions of `gpt2-embed "Hello world"` (issue #14; only the pieces used are
 # copied in). cJSON stays shared: Debian ships no libcjson.a.
 PROG_LIBS = $(eval PROG_LIBS := $(call pkg,--libs,libcjson) -Wl,-Bstatic $(call pkg,--libs,nettle libutf8proc) -Wl,-Bdynamic -lm)$(PROG_LIBS)
 
-LIB_SRC   := $(sort $(wildcard src/lib/*.c))
-POT_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*.h src/cli/*.def src/lib/*.c src/render/*.c src/render/*.h))
+# The library (libgpt2embed: what src/gpt2embed.h reaches), the program-only archives that keep
+# the library's rules (src/study, src/download), the program (src/cli and its io/ and fmt/).
+LIB_SRC   := $(sort $(wildcard src/lib/*.c src/lib/*/*.c))
+PROGLIB_SRC := $(sort $(wildcard src/study/*.c src/download/*.c))
+POT_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*.h src/cli/*.def src/cli/*/*.c src/cli/*/*.h \
+             src/lib/*.c src/lib/*/*.c src/study/*.c src/download/*.c src/render/*.c src/render/*.h))
 POT       := $(B)/po/gpt2-embed.pot
 MO        := $(patsubst po/%.po,$(B)/locale/%/LC_MESSAGES/gpt2-embed.mo,$(wildcard po/*.po))
 XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --add-comments=TRANSLATORS: --sort-by-file \
@@ -85,7 +96,7 @@ XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --add-comments=TRANSLATORS: --s
     --keyword=opt_usage_error:2 --keyword=report:2 --keyword=CMD:3 --keyword=g2e_tr --keyword=rp_say:2 \
     --flag=cli_error:1:c-format --flag=cli_note:1:c-format --flag=g2e_fail:3:c-format \
     --flag=opt_usage_error:2:c-format --flag=report:2:c-format --flag=rp_say:2:c-format
-CLI_SRC   := $(sort $(wildcard src/cli/*.c))
+CLI_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TSUP_SRC  := $(sort $(filter-out tests/test_%.c,$(wildcard tests/*.c)))
 BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
@@ -100,6 +111,7 @@ RENDER_PROG_SRC := $(sort src/render/render_load.c src/render/interpret.c \
 RENDER_SRC := $(filter-out $(RENDER_PROG_SRC),$(sort $(wildcard src/render/*.c)))
 
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
+PROGLIB_OBJ := $(PROGLIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ   := $(filter-out $(B)/src/cli/main.o,$(CLI_SRC:%.c=$(B)/%.o)) $(RENDER_PROG_SRC:%.c=$(B)/%.o)
 RENDER_OBJ := $(RENDER_SRC:%.c=$(B)/%.o)
 RENDER_SO := $(B)/gpt2-embed-render.so
@@ -113,8 +125,8 @@ BENCH_BIN := $(BENCH_SRC:%.c=$(B)/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 # Three builds of the one set of library objects (-fPIC, -fvisibility=hidden: only what
 # src/gpt2embed.h marks GPT2EMBED_API is exported):
-#   LIBA      the plain archive of those objects, which the program, tests, benchmarks and
-#             tools link (they call internal functions);
+#   LIBA      the plain archive of those objects and of src/study and src/download, which the
+#             program, tests, benchmarks and tools link (they call internal functions);
 #   PUB_SO    libgpt2embed.so.$(VERSION) (soname libgpt2embed.so.$(SOVERSION)): gpt2embed_* only;
 #   PUB_A     libgpt2embed.a: all objects joined by `ld -r` into one, whose hidden symbols
 #             `objcopy --localize-hidden` then makes local, so no global name but
@@ -179,7 +191,7 @@ $(B)/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 
-$(LIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden
+$(LIB_OBJ) $(PROGLIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden
 
 # The rendering wing: position-independent, only g2e_render_api visible; it carries its own
 # copy of err.c (g2e_fail) so that it needs nothing from the program.
@@ -188,12 +200,12 @@ $(B)/src/render/%.o: CFLAGS += -fPIC -fvisibility=hidden
 $(B)/tests/pngcheck.o: CPPFLAGS += $(RENDER_CFLAGS)
 $(B)/pic/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) -DG2E_ERR_GETTEXT $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
 
 $(RENDER_SO): $(RENDER_OBJ) $(B)/pic/src/lib/err.o
 	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ $(RENDER_LIBS)
 
-$(LIBA): $(LIB_OBJ)
+$(LIBA): $(LIB_OBJ) $(PROGLIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -301,10 +313,11 @@ build-fuzz/fuzz_safetensors: FUZZ_CLI := tests/st_ref_cjson.c
 build-fuzz/fuzz_safetensors: tests/st_ref_cjson.c tests/st_ref_cjson.h
 build-fuzz/fuzz_tokenizer: FUZZ_CLI := tests/pretok_ref.c
 build-fuzz/fuzz_tokenizer: tests/pretok_ref.c tests/pretok_ref.h
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) | $(DEPS_OK) $(VERSION_H)
+FUZZ_LIB_SRC := $(LIB_SRC) $(PROGLIB_SRC) src/cli/io/idlist.c src/cli/io/npy.c
+build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
 	clang $(CPPFLAGS) -DG2E_SRCDIR='"$(CURDIR)"' -O1 -g -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=all -o $@ $< $(LIB_SRC) $(FUZZ_CLI) $(LDLIBS)
+	    -fno-sanitize-recover=all -o $@ $< $(FUZZ_LIB_SRC) $(FUZZ_CLI) $(LDLIBS)
 
 fuzz: $(FUZZ_BIN)
 	@set -e; for f in $(FUZZ_BIN); do \
