@@ -257,7 +257,8 @@ Test(simcli, tokens_by_id)
     /* 猫 is three tokens: the error, then how to give one of them */
     r = g2e((char *[]){"similarity", "--at", "猫", "0", "5", NULL});
     cr_expect_eq(r.status, 1);
-    cr_expect(strstr(r.err, "write id:N (for example id:163)"), "%s", r.err);
+    cr_expect(strstr(r.err, "(give one of them by its ID, e.g. id:163)\n"), "%s", r.err);
+    cr_expect(strchr(r.err, '\n') == r.err + r.err_len - 1, "one line: %s", r.err);
     run_free(&r);
     r = g2e((char *[]){"similarity", "--at", "id:50257", "0", "5", NULL});
     cr_expect_eq(r.status, 1);

@@ -106,8 +106,11 @@ int load_single_token(tok_tokenizer *t, const char *text, uint32_t *id)
     }
     shown[o] = '\0';
     char *vis = out_piece_visible(text, strlen(text));
-    cli_error("'%s' is %zu tokens, not one: %s%s", vis ? vis : text, r.n, r.n ? shown : "(empty)",
-              r.n ? " (use one of them)" : "");
+    if (r.n)   /* one line: the pieces, and how to give one of them (load_token_arg's id:N) */
+        cli_error("'%s' is %zu tokens, not one: %s (give one of them by its ID, e.g. id:%u)",
+                  vis ? vis : text, r.n, shown, r.ids[0]);
+    else
+        cli_error("'%s' is 0 tokens, not one: (empty)", vis ? vis : text);
     free(vis);
     tok_ids_free(&r);
     return -1;
@@ -133,15 +136,8 @@ int load_token_arg(tok_tokenizer *t, const char *arg, uint32_t *id)
         return 0;
     }
     const char *text = strncmp(arg, "text:", 5) == 0 ? arg + 5 : arg;   /* "text:id:3": the text */
-    if (load_single_token(t, text, id)) {
-        tok_ids r;
-        if (*text && tok_encode(t, text, strlen(text), TOK_SPECIAL_TOKEN, TOK_NO_OFFSETS, &r, NULL, NULL) == 0) {
-            if (r.n > 1)
-                cli_note("to give one of them by its ID, write id:N (for example id:%u)", r.ids[0]);
-            tok_ids_free(&r);
-        }
+    if (load_single_token(t, text, id))
         return -1;
-    }
     if (text == arg && *text && strspn(text, "0123456789") == strlen(text)) {
         char *v = load_token_name(t, *id);
         cli_note("'%s' is read as text: token %u '%s'; for the token with ID %s write id:%s", text, *id,

@@ -195,6 +195,10 @@ static int command_after_options(int argc, char **argv)
     int k = word_after_options(argc, argv);
     if (k <= 1)
         return -1;
+    if (strcmp(argv[k], "help") == 0) {   /* `--weights F help`: the usage, as `help` alone */
+        usage(stdout);
+        return EXIT_OK;
+    }
     const struct command *c = find(argv[k]);
     if (!c)
         return meant(argv[k]) ? unknown_command(argv[k], 1) : -1;
