@@ -50,7 +50,4 @@ static inline int uni_class(uint32_t cp)
     return uni_stage2[uni_stage1[cp >> 8]][cp & 0xFF];
 }
 
-/* The class names "O", "L", "N", "W" (for messages and tests). */
-const char *uni_class_name(int cls);
-
 #endif
