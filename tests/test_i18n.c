@@ -381,7 +381,7 @@ static int kept_name(const char *w, size_t n)
         "GPT", "wte", "wpe", "RoPE", "RoFormer", "PE", "PC", "pos", "cos", "sin", "sqrt", "px", "rad",
         "ID", "id", "theta", "cat", "Transformer", "LAPACK", "double", "float", "coolwarm", "rdbu",
         "small", "safetensors", "numpy", "json", "csv", "npy", "png", "html", "Hugging", "Face",
-        "transformers", "PyTorch", "sha", "ETA", "pi", "dtype", NULL};
+        "transformers", "PyTorch", "sha", "ETA", "pi", "dtype", "softmax", NULL};
     for (size_t i = 0; NAMES[i]; i++)
         if (strlen(NAMES[i]) == n && memcmp(NAMES[i], w, n) == 0)
             return 1;
@@ -390,7 +390,8 @@ static int kept_name(const char *w, size_t n)
 
 /* The English words of text (runs of two or more ASCII letters that are not a kept name, an
  * identifier with a digit or '_' (n_ctx, PC1, id_t), part of an option, of a path or file name,
- * a command in backquotes, a token piece or argument in single quotes, an escape \\xAB), each with its line, into a new string ("" when there are none). */
+ * a command in backquotes, a token piece or argument in single quotes, an escape \\xAB, a
+ * byte in hex), each with its line, into a new string ("" when there are none). */
 static char *english_words(const char *text)
 {
     size_t cap = strlen(text) * 2 + 64, o = 0;
@@ -414,7 +415,8 @@ static char *english_words(const char *text)
         size_t n = (size_t)(e - p);
         int option = p > text && p[-1] == '-';
         int file = (p > text && (p[-1] == '.' || p[-1] == '/')) || *e == '.' || *e == '/';
-        if (n >= 2 && !ident && !option && !file && !kept_name(p, n)) {
+        int hex = n == 2 && strchr("ABCDEF", p[0]) && strchr("ABCDEF", p[1]);   /* a byte: E7 8A AC */
+        if (n >= 2 && !ident && !option && !file && !hex && !kept_name(p, n)) {
             const char *ls = p, *le = strchr(p, '\n');
             while (ls > text && ls[-1] != '\n')
                 ls--;
