@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* memmem */
 /* test_download.c — the downloader against a real HTTP server on 127.0.0.1
  * (tests/hub_server.py: a Hub stand-in redirecting to a second "CDN" port), with faults.
  *
@@ -964,7 +965,7 @@ static run_result cli(char *const extra_env[], const char *a1, ...)
 {
     char *argv[32];
     int n = 0;
-    argv[n++] = (char *)G2E_TEST_BIN;
+    argv[n++] = (char *)G2E_HOOK_BIN;
     argv[n++] = (char *)"download";
     va_list ap;
     va_start(ap, a1);
@@ -1179,7 +1180,7 @@ Test(download, cli_draws_a_bar_on_a_terminal)
     hub_start(&srv, l.path, dir, NULL);
     /* util-linux script(1) gives the command a pseudo-terminal */
     char *argv[] = {(char *)"/usr/bin/script", (char *)"-qec",
-                    (char *)G2E_TEST_BIN " download", (char *)"/dev/null", NULL};
+                    (char *)G2E_HOOK_BIN " download", (char *)"/dev/null", NULL};
     char ep[128];
     snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
     char *env[] = {ep, (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1", NULL};
@@ -1671,7 +1672,7 @@ Test(download, cli_never_prints_the_endpoint_password)
 static run_result cli_redirected(const char *redir, const char *args, char *const extra[])
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "exec '%s' download %s %s", G2E_TEST_BIN, args, redir);
+    snprintf(cmd, sizeof cmd, "exec '%s' download %s %s", G2E_HOOK_BIN, args, redir);
     char *argv[] = {(char *)"/bin/sh", (char *)"-c", cmd, NULL};
     char ep[128];
     snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
@@ -1707,7 +1708,7 @@ Test(download, cli_no_bar_when_progress_bars_are_disabled)
     hub_layout l = hub_fixture(HUB_TINY);
     hub_start(&srv, l.path, dir, NULL);
     char *argv[] = {(char *)"/usr/bin/script", (char *)"-qec",
-                    (char *)G2E_TEST_BIN " download", (char *)"/dev/null", NULL};
+                    (char *)G2E_HOOK_BIN " download", (char *)"/dev/null", NULL};
     char ep[128];
     snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
     char *env[] = {ep, (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1",
@@ -1891,4 +1892,40 @@ Test(download, a_bad_checksum_puts_nothing_into_the_cache)
     unsetenv("HF_HUB_CACHE");
     free(hub);
     hub_layout_free(&l);
+}
+
+/* ---- test hooks stay in the tests (issue 26) ------------------------------------- */
+
+/* 1 when the file at path contains the bytes of s (the `strings | grep` of a binary). */
+static int file_has(const char *path, const char *s)
+{
+    size_t n;
+    char *d = read_file(path, &n);
+    cr_assert(d != NULL, "cannot read %s", path);
+    int found = memmem(d, n, s, strlen(s)) != NULL;
+    free(d);
+    return found;
+}
+
+Test(download, release_builds_read_no_test_hooks)
+{
+    /* the program the tests drive for downloads has them (so the search can see them)... */
+    cr_assert(file_has(G2E_HOOK_BIN, "GPT2_EMBED_TEST_ANY_SHAPE"));
+    cr_assert(file_has(G2E_HOOK_BIN, "GPT2_EMBED_TEST_PART_GATE"));
+    /* ...the program, the shared and the static library that are installed have none */
+    const char *shipped[] = {G2E_TEST_BIN, G2E_TEST_BUILD "/libgpt2embed.so." G2E_VERSION,
+                             G2E_TEST_BUILD "/libgpt2embed.a"};
+    for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++)
+        cr_expect(!file_has(shipped[i], "GPT2_EMBED_TEST_"), "%s reads a test hook", shipped[i]);
+    /* and the shipped program ignores the one that switched the shape check off */
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    char ep[128];
+    snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
+    char *env[] = {ep, (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1", (char *)"GPT2_EMBED_TEST_BACKOFF_MS=10", NULL};
+    char *argv[] = {(char *)G2E_TEST_BIN, (char *)"download", NULL};
+    run_result r = run_argv(argv, NULL, 0, env, dir);
+    cr_expect_neq(r.status, 0, "a tiny fixture was taken for gpt2: %s", r.err);
+    cr_expect(strstr(r.err, "shape") != NULL || strstr(r.err, "50257") != NULL, "%s", r.err);
+    run_free(&r);
 }

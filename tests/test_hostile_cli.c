@@ -24,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define C 8
@@ -837,4 +838,91 @@ Test(hostile, text_file_truncated_while_tokenized_is_one_line)
     }
     unlink(txt);
     free(err), free(txt);
+}
+
+/* ---- issue 26: the Hugging Face cache, HOME and --revision ---- */
+
+/* A cache under root/hub holding the fixture for openai-community/gpt2 at commit c0ffee;
+ * refs/main is a FIFO when fifo_ref, else names that commit. Returns the hub folder. */
+static char *fake_cache(const char *root, int fifo_ref)
+{
+    char *hub = path_join(root, "hub");
+    char p[4096];
+    snprintf(p, sizeof p, "mkdir -p '%s/models--openai-community--gpt2/refs' "
+             "'%s/models--openai-community--gpt2/snapshots/c0ffee'", hub, hub);
+    cr_assert(system(p) == 0);
+    snprintf(p, sizeof p, "%s/models--openai-community--gpt2/refs/main", hub);
+    if (fifo_ref)
+        cr_assert(mkfifo(p, 0644) == 0);
+    else
+        write_file(p, "c0ffee", 6);
+    snprintf(p, sizeof p, "%s/models--openai-community--gpt2/snapshots/c0ffee/model.safetensors", hub);
+    copy_file(wpath, p);
+    return hub;
+}
+
+Test(hostile, a_fifo_ref_in_the_cache_returns_at_once)
+{
+    char *root = path_join(dir, "fiforoot"), *cwd = path_join(dir, "fifocwd");
+    cr_assert(mkdir(root, 0755) == 0 && mkdir(cwd, 0755) == 0);
+    char *hub = fake_cache(root, 1), env_hub[4200];
+    snprintf(env_hub, sizeof env_hub, "HF_HUB_CACHE=%s", hub);
+    char *env[] = {env_hub, "-GPT2_EMBED_WEIGHTS", "-HF_HOME", "-HUGGINGFACE_HUB_CACHE", NULL};
+    char *argv[] = {G2E_TEST_BIN, "hi", NULL};
+    time_t t0 = time(NULL);
+    run_result r = run_argv(argv, NULL, 0, env, cwd);
+    cr_expect(time(NULL) - t0 < 10, "took %ld s (the FIFO was waited on)", (long)(time(NULL) - t0));
+    cr_expect_eq(r.status, 1, "status %d: %s", r.status, r.err);
+    cr_expect(strstr(r.err, "no weights") != NULL, "%s", r.err);
+    run_free(&r);
+    free(root), free(cwd), free(hub);
+}
+
+Test(hostile, no_home_means_no_cache_not_one_under_the_working_directory)
+{
+    /* ./.cache/huggingface/hub under the working directory holds usable weights: never used */
+    char *cwd = path_join(dir, "homeless"), *dotcache = path_join(cwd, ".cache"), *hf = path_join(dotcache, "huggingface");
+    cr_assert(mkdir(cwd, 0755) == 0 && mkdir(dotcache, 0755) == 0 && mkdir(hf, 0755) == 0);
+    char *hub = fake_cache(hf, 0);
+    char *unset[] = {"-HOME", "-GPT2_EMBED_WEIGHTS", "-HF_HOME", "-HF_HUB_CACHE", "-HUGGINGFACE_HUB_CACHE",
+                     "-XDG_CACHE_HOME", NULL};
+    char *empty[] = {"HOME=", "-GPT2_EMBED_WEIGHTS", "-HF_HOME", "-HF_HUB_CACHE", "-HUGGINGFACE_HUB_CACHE",
+                     "-XDG_CACHE_HOME", NULL};
+    char **envs[2] = {unset, empty};
+    char *argv[] = {G2E_TEST_BIN, "hi", "--format", "json", NULL};
+    for (int k = 0; k < 2; k++) {
+        run_result r = run_argv(argv, NULL, 0, envs[k], cwd);
+        cr_expect_eq(r.status, 1, "%s: status %d, stdout %.80s", k ? "HOME=''" : "no HOME", r.status, r.out);
+        cr_expect(strstr(r.err, "$HOME is unset or empty") != NULL, "%s", r.err);
+        expect_one_line(&r, NULL);
+        run_free(&r);
+    }
+    /* HF_HOME given: the cache is used although HOME is not set */
+    char env_hf[4200];
+    snprintf(env_hf, sizeof env_hf, "HF_HOME=%s", hf);
+    char *withhf[] = {"-HOME", env_hf, "-GPT2_EMBED_WEIGHTS", "-HF_HUB_CACHE", "-HUGGINGFACE_HUB_CACHE", NULL};
+    run_result r = run_argv(argv, NULL, 0, withhf, cwd);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    free(cwd), free(dotcache), free(hf), free(hub);
+}
+
+Test(hostile, an_empty_revision_is_refused_not_taken_as_main)
+{
+    char *root = path_join(dir, "revroot"), *cwd = path_join(dir, "revcwd");
+    cr_assert(mkdir(root, 0755) == 0 && mkdir(cwd, 0755) == 0);
+    char *hub = fake_cache(root, 0), env_hub[4200];
+    snprintf(env_hub, sizeof env_hub, "HF_HUB_CACHE=%s", hub);
+    char *env[] = {env_hub, "-GPT2_EMBED_WEIGHTS", "-HF_HOME", "-HUGGINGFACE_HUB_CACHE", NULL};
+    char *ok[] = {G2E_TEST_BIN, "hi", "--revision", "main", NULL};
+    run_result r = run_argv(ok, NULL, 0, env, cwd);
+    cr_expect_eq(r.status, 0, "the cache itself works: %s", r.err);
+    run_free(&r);
+    char *bad[] = {G2E_TEST_BIN, "hi", "--revision", "", NULL};
+    r = run_argv(bad, NULL, 0, env, cwd);
+    cr_expect_eq(r.status, 1, "status %d", r.status);
+    cr_expect(strstr(r.err, "revision is empty") != NULL, "%s", r.err);
+    expect_one_line(&r, NULL);
+    run_free(&r);
+    free(root), free(cwd), free(hub);
 }

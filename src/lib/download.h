@@ -73,7 +73,8 @@
  * opts.retry_seconds (see there) and the deadline is not reached. A 200 answer to a Range
  * request is handled by skipping to the offset and stopping after the range.
  *
- * For the test suite only, not for users: $GPT2_EMBED_TEST_PART_GATE=DIR holds a download
+ * For the test suite only (built in only with -DG2E_TEST_HOOKS, which only the objects
+ * the tests link have): $GPT2_EMBED_TEST_PART_GATE=DIR holds a download
  * right after it opened its part file (before the lock) until DIR/go exists, having created
  * DIR/opened, so that a test can force the interleaving of two downloads.
  *
@@ -273,7 +274,7 @@ int dl_local_describe(const char *path, char *wte, char *wpe, size_t cap);
 int dl_mkdirs(const char *path);
 
 /* The shapes the model name stands for (models.h; NULL or an unknown name: none), and the
- * test-suite knobs of the environment (not meant for users): GPT2_EMBED_TEST_BACKOFF_MS
+ * test-suite knobs of the environment (only with -DG2E_TEST_HOOKS): GPT2_EMBED_TEST_BACKOFF_MS
  * (first retry delay and its cap, in ms), GPT2_EMBED_TEST_ATTEMPTS (attempts in a row
  * without progress), GPT2_EMBED_TEST_ANY_SHAPE=1 (no shapes: small fixtures can stand in
  * for gpt2). Sets those fields of d and leaves the others. */

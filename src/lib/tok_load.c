@@ -380,6 +380,8 @@ static int parse_vocab(tok_tokenizer *t, const char *path, const char *s, size_t
 {
     int dec[324];
     byte_decoder(dec);
+    if (n == 0)   /* an empty file maps to no buffer: memchr(NULL, ...) is undefined */
+        return g2e_fail(err, TOK_E_VOCAB, "%s: empty file (no vocabulary)", path);
     const char *nul = memchr(s, 0, n), *esc = memmem(s, n, "\\u0000", 6);
     if (nul || esc)
         return g2e_fail(err, TOK_E_VOCAB, "%s: a NUL character at byte %zu (no GPT-2 byte is spelled so)", path,
