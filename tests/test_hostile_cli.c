@@ -926,3 +926,42 @@ Test(hostile, an_empty_revision_is_refused_not_taken_as_main)
     run_free(&r);
     free(root), free(cwd), free(hub);
 }
+
+/* ---- issue 26: a --model whose shapes are not the file's ---- */
+
+Test(hostile, a_named_model_that_is_not_the_file_is_reported)
+{
+    char *cwd = path_join(dir, "mm"), *wd = path_join(cwd, "weights"), *xl = path_join(wd, "gpt2-xl.safetensors");
+    cr_assert(mkdir(cwd, 0755) == 0 && mkdir(wd, 0755) == 0);
+    copy_file(wpath, xl);
+    char envw[4200];
+    snprintf(envw, sizeof envw, "GPT2_EMBED_WEIGHTS=%s", wpath);
+    char *noenv[] = {"-GPT2_EMBED_WEIGHTS", "HF_HUB_OFFLINE=1", NULL};
+    char *withenv[] = {envw, NULL};
+    /* the name found the file (weights/gpt2-xl.safetensors), or the file came from the
+     * environment: an error naming both shapes, nothing on stdout */
+    char *a1[] = {G2E_TEST_BIN, "hi", "--model", "gpt2-xl", "--format", "json", NULL};
+    char **envs[2] = {noenv, withenv};
+    for (int k = 0; k < 2; k++) {
+        run_result r = run_argv(a1, NULL, 0, envs[k], cwd);
+        cr_expect_eq(r.status, 1, "case %d: status %d: %s", k, r.status, r.err);
+        cr_expect(strstr(r.err, "not the 50257 x 1600 with 1024 of --model gpt2-xl") != NULL, "case %d: %s", k, r.err);
+        cr_expect_eq(r.out_len, 0, "case %d: %s", k, r.out);
+        expect_one_line(&r, NULL);
+        run_free(&r);
+    }
+    /* both given by the user: their file is used, with a note that names both */
+    char *a2[] = {G2E_TEST_BIN, "hi", "--model", "gpt2-xl", "--weights", wpath, "--format", "json", NULL};
+    run_result r = run_argv(a2, NULL, 0, noenv, cwd);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "note: --model gpt2-xl is 50257 tokens x 1600 dimensions") != NULL &&
+              strstr(r.err, wpath) != NULL, "%s", r.err);
+    run_free(&r);
+    /* the name that matches, and no name at all: silent */
+    char *a3[] = {G2E_TEST_BIN, "hi", "--format", "json", NULL};
+    r = run_argv(a3, NULL, 0, withenv, cwd);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(r.err_len, 0, "%s", r.err);
+    run_free(&r);
+    free(cwd), free(wd), free(xl);
+}

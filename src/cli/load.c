@@ -3,7 +3,9 @@
 #include "load.h"
 
 #include "cli.h"
+#include "i18n.h"
 #include "locate.h"
+#include "models.h"
 #include "out.h"
 
 #include <stdlib.h>
@@ -26,12 +28,40 @@ int load_model_lo(const load_opts *lo, g2e_model **m, char **path)
     return 0;
 }
 
+/* A --model name whose tables are not the file's shapes: an error when the name is what
+ * found the file or the file came from elsewhere ($GPT2_EMBED_WEIGHTS); a note naming
+ * both when the user gave --weights too (their file, their name: the file's shapes rule). */
+static int check_named_model(const load_opts *lo, const g2e_model *m, const char *path,
+                             const char *src, g2e_err *e)
+{
+    const models_info *mi = lo->model ? models_find(lo->model) : NULL;
+    if (!mi || (mi->n_vocab == m->n_vocab && mi->n_ctx == m->n_ctx && mi->n_embd == m->n_embd))
+        return 0;
+    if (lo->weights) {
+        cli_note("--model %s is %zu tokens x %zu dimensions with %zu positions, but --weights %s "
+                 "is %zu x %zu with %zu (%s): the file's shapes are used",
+                 mi->name, mi->n_vocab, mi->n_embd, mi->n_ctx, path, m->n_vocab, m->n_embd, m->n_ctx,
+                 m->size_name ? m->size_name : _("no known model"));
+        return 0;
+    }
+    return g2e_fail(e, MODEL_E_SHAPE, "%s (%s) is %zu tokens x %zu dimensions with %zu positions, "
+                    "not the %zu x %zu with %zu of --model %s",
+                    path, src ? src : "?", m->n_vocab, m->n_embd, m->n_ctx, mi->n_vocab, mi->n_embd,
+                    mi->n_ctx, mi->name);
+}
+
 int load_model_lo_err(const load_opts *lo, g2e_model **m, char **path, g2e_err *e)
 {
     char p[4096];
-    if (locate_weights_at(lo->model, lo->revision, lo->weights, p, sizeof p, NULL, e) != 0 ||
+    const char *src = NULL;
+    if (locate_weights_at(lo->model, lo->revision, lo->weights, p, sizeof p, &src, e) != 0 ||
         model_open(m, p, e) != 0)
         return -1;
+    if (check_named_model(lo, *m, p, src, e) != 0) {
+        model_close(*m);
+        *m = NULL;
+        return -1;
+    }
     out_add_input("weights", p, -1);
     /* rows are read from the mapping: a file truncated meanwhile is reported, not a crash */
     const st_tensor *ts[2] = {(*m)->wte, (*m)->wpe};
