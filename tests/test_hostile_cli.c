@@ -965,3 +965,47 @@ Test(hostile, a_named_model_that_is_not_the_file_is_reported)
     run_free(&r);
     free(cwd), free(wd), free(xl);
 }
+
+/* ---- issue 26: ulimit -v — OpenBLAS spun for ever, GLib aborted ---- */
+
+/* args under an address-space limit of as bytes, killed after 30 s: its status (-1: hung). */
+static int run_limited_deadline(char *const args[], rlim_t as, char **err)
+{
+    child c = spawn_in(args, 0, OUT_NULL, NULL, as);
+    for (int i = 0; i < 3000; i++) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);   /* ended (still waitable): reap reads its stderr */
+        if (waitid(P_PID, (id_t)c.pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == c.pid)
+            return reap(c, err);
+        usleep(10000);
+    }
+    kill(c.pid, SIGKILL);
+    reap(c, err);
+    return -1;
+}
+
+Test(hostile, pca_and_report_under_a_memory_limit_end_with_one_line, .timeout = 120)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("AddressSanitizer reserves terabytes of address space: no ulimit -v run is possible");
+#endif
+    fixture_opts o;   /* GPT-2's shapes (sparse on disk): 157 MB of wte + wpe mapped */
+    fixture_gpt2(&o, ST_F32, NULL);
+    char *g = path_join(dir, "gpt2-mem.safetensors"), *rep = path_join(dir, "memrep"), e[256];
+    cr_assert_eq(fixture_write(g, &o, e, sizeof e), 0, "%s", e);
+    char *cmds[][8] = {{"pca", "--weights", g, NULL}, {"report", "-o", rep, "--weights", g, NULL}};
+    for (int k = 0; k < 2; k++) {
+        char *err;
+        int st = run_limited_deadline(cmds[k], 300000 * 1024ULL, &err);
+        cr_expect_neq(st, -1, "%s: hung under ulimit -v 300000", cmds[k][0]);
+        cr_expect(st == 0 || st == 1, "%s: status %d: %s", cmds[k][0], st, err);
+        if (st == 1) {
+            cr_expect(strstr(err, "not enough memory") && strstr(err, "limit 292 MB"), "%s: %s", cmds[k][0], err);
+            cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "%s: not one line: %s", cmds[k][0], err);
+        }
+        free(err);
+    }
+    cr_expect(access(rep, F_OK) != 0, "a report written without its parts");
+    unlink(g);
+    free(g), free(rep);
+}

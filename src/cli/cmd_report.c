@@ -12,7 +12,9 @@
  */
 #include "cli.h"
 #include "figures.h"
+#include "i18n.h"
 #include "load.h"
+#include "memlimit.h"
 #include "opt.h"
 #include "out.h"
 #include "outdir.h"
@@ -214,6 +216,11 @@ int cmd_report(int argc, char **argv)
         if (file[i] && !(in.text[i] = own[i] = cli_read_file(file[i], "text file", &in.len[i])))
             goto done;
     in.m = m, in.tok = tok, in.weights = path;
+    g2e_err me;   /* under ulimit -v, GLib aborts and OpenBLAS spins: said before, not met */
+    if (memlimit_check(MEMLIMIT_REPORT, _("the report"), &me) != 0) {
+        cli_error("%s", me.msg);
+        goto done;
+    }
     if ((in.embed ? write_file_page(o.out, &in) : write_dir_page(o.out, &in)) == 0)
         rc = EXIT_OK;
 done:

@@ -2,6 +2,8 @@
 /* lapack_dl.c — LAPACKE and CBLAS through dlopen (see lapack_dl.h). */
 #include "lapack_dl.h"
 
+#include "memlimit.h"
+
 #include <dlfcn.h>
 #include <string.h>
 
@@ -35,6 +37,9 @@ const lapack_api *lapack_dl(int code, g2e_err *err)
 {
     static const char blas_so[] = "libblas.so.3", blas_pkg[] = "libopenblas0-serial";
     static const char lapacke_so[] = "liblapacke.so.3", lapacke_pkg[] = "liblapacke";
+    /* OpenBLAS spins for ever when its buffers do not fit under ulimit -v */
+    if (memlimit_check(MEMLIMIT_BLAS, g2e_tr("principal components (BLAS)"), err))
+        return NULL;
     if (loaded)
         return &api;
     void *blas = open_lib(blas_so, blas_pkg, err, code);
