@@ -1009,3 +1009,107 @@ Test(hostile, pca_and_report_under_a_memory_limit_end_with_one_line, .timeout = 
     unlink(g);
     free(g), free(rep);
 }
+
+/* ---- issue 26: no raw control from outside data reaches a person ---- */
+
+/* The first raw terminal control in s[0..n): C0 (but newline and tab), DEL, C1, a bidi
+ * control or a line/paragraph separator; NULL when none. */
+static const char *raw_control(const char *s, size_t n)
+{
+    static const char *const SEQ[] = {"\302\233", "\302\205", "\342\200\256", "\342\200\255", "\342\200\250",
+                                      "\342\200\251", "\342\201\246", "\342\201\247", "\342\201\251"};
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F)
+            return s + i;
+        for (size_t k = 0; k < sizeof SEQ / sizeof SEQ[0]; k++)
+            if (n - i >= strlen(SEQ[k]) && !memcmp(s + i, SEQ[k], strlen(SEQ[k])))
+                return s + i;
+    }
+    return NULL;
+}
+
+static void expect_no_raw_control(char *const args[], char *const env[], const char *what)
+{
+    char *argv[64];
+    bin_argv(argv, args);
+    run_result r = run_argv(argv, NULL, 0, env, NULL);
+    cr_expect_eq(r.status, 0, "%s: status %d: %s", what, r.status, r.err);
+    const char *o = raw_control(r.out, r.out_len), *e = raw_control(r.err, r.err_len);
+    cr_expect(!o, "%s: a raw control on stdout at byte %zu: %.60s", what, o ? (size_t)(o - r.out) : 0, o ? o : "");
+    cr_expect(!e, "%s: a raw control on stderr: %s", what, r.err);
+    run_free(&r);
+}
+
+Test(hostile, no_raw_control_from_outside_reaches_a_person, .timeout = 120)
+{
+    /* a weights file whose metadata and a tensor name carry RLO, LS, ESC */
+    static const char hdr[] = "{\"__metadata__\":{\"note\":\"a\\u202eb\\u2028c\\u001b[2Jd\"},"
+                              "\"x\\u202ey\\u2066z\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+    char *st = path_join(dir, "ctl.safetensors");
+    size_t hl = sizeof hdr - 1;
+    char *buf = calloc(1, 8 + hl + 4);
+    for (int i = 0; i < 8; i++)
+        buf[i] = (char)((uint64_t)hl >> (8 * i));
+    memcpy(buf + 8, hdr, hl);
+    write_file(st, buf, 8 + hl + 4);
+    free(buf);
+    expect_no_raw_control((char *[]){"inspect", st, NULL}, NULL, "inspect");
+    /* a text over 1024 tokens with RLO, LS, LRI and a C1 CSI at the cut, in a file whose name has RLO */
+    char *ctl = path_join(dir, "c\342\200\256l.txt");
+    size_t cap = 20000, n = 0;
+    char *t = malloc(cap);
+    for (int i = 0; i < 1022; i++)
+        n += (size_t)snprintf(t + n, cap - n, "word ");
+    n += (size_t)snprintf(t + n, cap - n, "x\342\200\256y\342\200\250z\342\201\246w\302\233v ");
+    for (int i = 0; i < 50; i++)
+        n += (size_t)snprintf(t + n, cap - n, "more ");
+    write_file(ctl, t, n);
+    free(t);
+    expect_no_raw_control((char *[]){"count", "-f", ctl, NULL}, NULL, "count -f (context line, input column)");
+    expect_no_raw_control((char *[]){"count", "-f", ctl, "--per-char", NULL}, NULL, "count --per-char");
+    /* partial byte tokens: the character behind them, in the tables and CSV's display column */
+    char *rlo = "a\342\200\256b\302\233c";
+    expect_no_raw_control((char *[]){"tokenize", rlo, NULL}, NULL, "tokenize table");
+    expect_no_raw_control((char *[]){rlo, "--weights", wpath, NULL}, NULL, "embed table");
+    expect_no_raw_control((char *[]){rlo, "--weights", wpath, "--format", "csv", NULL}, NULL, "embed csv");
+    expect_no_raw_control((char *[]){"compare", rlo, "\033[2J", "--weights", wpath, NULL}, NULL, "compare");
+    /* the weights' own name in the summaries */
+    char *wl = path_join(dir, "w\342\200\256\342\200\250.safetensors");
+    copy_file(wpath, wl);
+    expect_no_raw_control((char *[]){"hi", "--weights", wl, NULL}, NULL, "embed summary");
+    expect_no_raw_control((char *[]){"stats", "--weights", wl, NULL}, NULL, "stats");
+    expect_no_raw_control((char *[]){"pca", "--weights", wl, NULL}, NULL, "pca");
+    expect_no_raw_control((char *[]){"similarity", "--by-distance", "--weights", wl, NULL}, NULL, "similarity");
+    /* JSON stays exact: the text's own characters, escaped the JSON way */
+    char *argv[] = {G2E_TEST_BIN, "tokenize", "--format", "json", rlo, NULL};
+    run_result r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "\342\200\256") || strstr(r.out, "\\u202e") || strstr(r.out, "\\u202E"), "%s", r.out);
+    run_free(&r);
+    free(st), free(ctl), free(wl);
+}
+
+Test(hostile, decode_escapes_controls_on_a_terminal_unless_raw)
+{
+    /* 215 60 15 26 79 675 276 195: ESC ] 0 ; pwned BEL */
+    static const char want[] = "\033]0;pwned\007";
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' decode 215 60 15 26 79 675 276 195", G2E_TEST_BIN);
+    char *pipe_argv[] = {"/bin/sh", "-c", cmd, NULL};
+    run_result r = run_argv(pipe_argv, NULL, 0, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(r.out_len == sizeof want - 1 && !memcmp(r.out, want, r.out_len), "to a pipe: the exact bytes");
+    run_free(&r);
+    /* util-linux script(1) gives the command a pseudo-terminal */
+    char *tty_argv[] = {"/usr/bin/script", "-qec", cmd, "/dev/null", NULL};
+    r = run_argv(tty_argv, NULL, 0, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\\x1B]0;pwned\\x07") != NULL, "on a terminal: escaped: %s", r.out);
+    cr_expect(!memchr(r.out, '\033', r.out_len) && !memchr(r.out, '\007', r.out_len), "a raw control on the terminal");
+    run_free(&r);
+    snprintf(cmd, sizeof cmd, "'%s' decode --raw 215 60 15 26 79 675 276 195", G2E_TEST_BIN);
+    r = run_argv(tty_argv, NULL, 0, NULL, NULL);
+    cr_expect(strstr(r.out, want) != NULL, "--raw: the exact bytes on the terminal too");
+    run_free(&r);
+}

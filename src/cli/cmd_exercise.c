@@ -104,6 +104,7 @@ typedef struct ex_run {
     int one, two;           /* which exercises to print */
     const g2e_model *m;     /* NULL: no weights (exercise 1 alone) */
     const char *path;       /* the weights file, with m */
+    const char *shown;      /* the same escaped for a person (text.h) */
     ex_first f;
     ex_second x;
 } ex_run;
@@ -161,13 +162,13 @@ static void print_text(const ex_run *r)
         label(_("ratio:"), 14);
         printf(_("%.4f (%.1fx as many parameters)\n"), ratio, ratio);
         if (m)
-            printf(_("  in %s: wpe %zu x %zu = %s, wte %zu x %zu = %s\n"), r->path, m->n_ctx, m->n_embd,
+            printf(_("  in %s: wpe %zu x %zu = %s, wte %zu x %zu = %s\n"), r->shown, m->n_ctx, m->n_embd,
                    thousands(r->f.file_wpe, b1), m->n_vocab, m->n_embd, thousands(r->f.file_wte, b3));
     }
     if (r->two) {
         if (r->one)
             printf("\n");
-        printf(_("Exercise 2: learned positions in %s\n"), r->path);
+        printf(_("Exercise 2: learned positions in %s\n"), r->shown);
         label(_("wpe shape:"), 44);
         printf("(%zu, %zu)\n", r->x.rows, r->x.cols);
         label("cos(wpe[0], wpe[1]):", 44);
@@ -264,6 +265,8 @@ int cmd_exercise(int argc, char **argv)
     }
     run.m = m;
     run.path = path;
+    char *shown = path ? text_escape(path, strlen(path), TEXT_ESC_BIDI) : NULL;
+    run.shown = shown ? shown : "?";
     ex_first_compute((uint64_t)o.ctx, (uint64_t)o.dim, m, &run.f);
     if ((run.one || run.two) && o.fmt == 1)
         print_json(&run);
@@ -276,6 +279,7 @@ int cmd_exercise(int argc, char **argv)
     } else if (missing) {
         cli_note("exercise 2 needs GPT-2's weights: %s", e.msg);
     }
+    free(shown);
 done:
     free(path);
     tok_close(tok);
