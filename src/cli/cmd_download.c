@@ -11,6 +11,7 @@
  * Deliberately left out: downloading anything but model.safetensors.
  */
 #include "cli.h"
+#include "i18n.h"
 #include "download.h"
 #include "locate.h"
 #include "models.h"
@@ -267,7 +268,7 @@ static int run(const job *j)
         cli_note("not verified: unknown revision (no sha256 of its tensors is pinned for %s at commit "
                  "%.12s, so bytes changed on the server would not be noticed)", j->repo, r.commit);
     else if (!o->full && !o->quiet)
-        printf("  the tensors' sha256 are the ones pinned for commit %.12s\n", r.commit);
+        printf(_("  the tensors' sha256 are the ones pinned for commit %.12s\n"), r.commit);
     return EXIT_OK;
 }
 
