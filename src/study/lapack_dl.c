@@ -5,8 +5,11 @@
 #include "memlimit.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <string.h>
 
+/* Loaded once per process, under the lock (two threads asking at once load it once). */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static lapack_api api;
 static int loaded;
 
@@ -33,15 +36,10 @@ static void *open_lib(const char *so, const char *pkg, g2e_err *err, int code)
     return lib;
 }
 
-const lapack_api *lapack_dl(int code, g2e_err *err)
+static const lapack_api *load(int code, g2e_err *err)
 {
     static const char blas_so[] = "libblas.so.3", blas_pkg[] = "libopenblas0-serial";
     static const char lapacke_so[] = "liblapacke.so.3", lapacke_pkg[] = "liblapacke";
-    /* OpenBLAS spins for ever when its buffers do not fit under ulimit -v */
-    if (memlimit_check(MEMLIMIT_BLAS, g2e_tr("principal components (BLAS)"), err))
-        return NULL;
-    if (loaded)
-        return &api;
     void *blas = open_lib(blas_so, blas_pkg, err, code);
     if (!blas)
         return NULL;
@@ -67,4 +65,15 @@ fail:
     dlclose(lapacke);
     dlclose(blas);
     return NULL;
+}
+
+const lapack_api *lapack_dl(int code, g2e_err *err)
+{
+    /* OpenBLAS spins for ever when its buffers do not fit under ulimit -v: asked every time */
+    if (memlimit_check(MEMLIMIT_BLAS, g2e_tr("principal components (BLAS)"), err))
+        return NULL;
+    pthread_mutex_lock(&lock);
+    const lapack_api *a = loaded ? &api : load(code, err);
+    pthread_mutex_unlock(&lock);
+    return a;
 }
