@@ -123,7 +123,7 @@ TOKDATA_C := $(B)/gen/tokenizer_data.c
 # The generator links the library's own objects, but tok_load built without the compiled-in form.
 TOKGEN_OBJ := $(B)/gen/gen_tokdata.o $(B)/gen/tok_load_nobuiltin.o $(B)/src/lib/err.o \
               $(patsubst %.c,$(B)/%.o,$(wildcard src/lib/text/*.c)) \
-              $(addprefix $(B)/src/lib/tokenizer/,tokenizer.o tok_bpe.o tok_pretok.o cpus.o spread.o regions.o)
+              $(addprefix $(B)/src/lib/tokenizer/,tokenizer.o tok_obuf.o tok_bpe.o tok_pretok.o cpus.o spread.o regions.o)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(TOKDATA_C:.c=.o)
 PROGLIB_OBJ := $(PROGLIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ   := $(filter-out $(B)/src/cli/main.o,$(CLI_SRC:%.c=$(B)/%.o)) $(RENDER_PROG_SRC:%.c=$(B)/%.o)
@@ -406,7 +406,7 @@ weights: gpt2-embed
 # RUN_BIN and RUN_WEIGHTS exist for tests/test_cli.c (which runs the recipe offline).
 RUN_BIN     ?= ./gpt2-embed
 RUN_WEIGHTS ?= weights/gpt2.safetensors
-run: gpt2-embed
+run: gpt2-embed $(PUB_SO)   # and the shared library python/gpt2embed loads (README: Python)
 	@if [ -z "$$GPT2_EMBED_WEIGHTS" ] && [ ! -f $(RUN_WEIGHTS) ]; then $(RUN_BIN) download || \
 	  { echo "make run: no weights, and the download failed; with a weights file you have:" \
 	         "GPT2_EMBED_WEIGHTS=FILE make run" >&2; exit 1; }; fi

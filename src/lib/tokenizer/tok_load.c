@@ -9,6 +9,7 @@
  * needs rank == ID; such files are rejected with TOK_E_MERGES).
  */
 #include "tok_internal.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 
@@ -343,7 +344,7 @@ static void unmap_file(char *buf, size_t len)
 static long utf8_cp(const char *s, size_t n, size_t *i)
 {
     const uint8_t *u = (const uint8_t *)s;
-    size_t k = tok_utf8_check(s + *i, n - *i < 4 ? n - *i : 4);
+    size_t k = text_validate(s + *i, n - *i < 4 ? n - *i : 4);
     uint8_t c = u[*i];
     if (c < 0x80) {
         (*i)++;
