@@ -938,25 +938,29 @@ Test(hostile, a_named_model_that_is_not_the_file_is_reported)
     snprintf(envw, sizeof envw, "GPT2_EMBED_WEIGHTS=%s", wpath);
     char *noenv[] = {"-GPT2_EMBED_WEIGHTS", "HF_HUB_OFFLINE=1", NULL};
     char *withenv[] = {envw, NULL};
-    /* the name found the file (weights/gpt2-xl.safetensors), or the file came from the
-     * environment: an error naming both shapes, nothing on stdout */
+    /* the name found the file (weights/gpt2-xl.safetensors): an error naming both shapes,
+     * nothing on stdout */
     char *a1[] = {G2E_TEST_BIN, "hi", "--model", "gpt2-xl", "--format", "json", NULL};
+    run_result r = run_argv(a1, NULL, 0, noenv, cwd);
+    cr_expect_eq(r.status, 1, "status %d: %s", r.status, r.err);
+    cr_expect(strstr(r.err, "not the 50257 x 1600 with 1024 of --model gpt2-xl") != NULL, "%s", r.err);
+    cr_expect_eq(r.out_len, 0, "%s", r.out);
+    expect_one_line(&r, NULL);
+    run_free(&r);
+    /* the user named the file too (--weights, or the environment): their file is used, with
+     * one note that names both */
+    char *a2[] = {G2E_TEST_BIN, "hi", "--model", "gpt2-xl", "--weights", wpath, "--format", "json", NULL};
+    char **args[2] = {a2, a1};
     char **envs[2] = {noenv, withenv};
     for (int k = 0; k < 2; k++) {
-        run_result r = run_argv(a1, NULL, 0, envs[k], cwd);
-        cr_expect_eq(r.status, 1, "case %d: status %d: %s", k, r.status, r.err);
-        cr_expect(strstr(r.err, "not the 50257 x 1600 with 1024 of --model gpt2-xl") != NULL, "case %d: %s", k, r.err);
-        cr_expect_eq(r.out_len, 0, "case %d: %s", k, r.out);
+        r = run_argv(args[k], NULL, 0, envs[k], cwd);
+        cr_expect_eq(r.status, 0, "case %d: %s", k, r.err);
+        cr_expect(strstr(r.err, "note: --model gpt2-xl is not used: the weights come from ") != NULL &&
+                      strstr(r.err, "not the 50257 x 1600 with 1024 of --model gpt2-xl") != NULL &&
+                      strstr(r.err, wpath) != NULL, "case %d: %s", k, r.err);
         expect_one_line(&r, NULL);
         run_free(&r);
     }
-    /* both given by the user: their file is used, with a note that names both */
-    char *a2[] = {G2E_TEST_BIN, "hi", "--model", "gpt2-xl", "--weights", wpath, "--format", "json", NULL};
-    run_result r = run_argv(a2, NULL, 0, noenv, cwd);
-    cr_expect_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.err, "note: --model gpt2-xl is 50257 tokens x 1600 dimensions") != NULL &&
-              strstr(r.err, wpath) != NULL, "%s", r.err);
-    run_free(&r);
     /* the name that matches, and no name at all: silent */
     char *a3[] = {G2E_TEST_BIN, "hi", "--format", "json", NULL};
     r = run_argv(a3, NULL, 0, withenv, cwd);

@@ -29,20 +29,21 @@ int load_model_lo(const load_opts *lo, g2e_model **m, char **path)
 }
 
 /* A --model name whose tables are not the file's shapes: an error (-1) when the name is what
- * found the file or the file came from elsewhere ($GPT2_EMBED_WEIGHTS); a note naming
- * both (1) when the user gave --weights too (their file, their name: the file's shapes
- * rule). 0 when the shapes agree or no --model was given. */
+ * found the file (weights/NAME.safetensors, the installed data, the Hugging Face cache); a
+ * note naming both (1) when the user named the file too (--weights, $GPT2_EMBED_WEIGHTS:
+ * their file wins, and the note says it is not that model). 0 when the shapes agree or no
+ * --model was given. */
 static int check_named_model(const load_opts *lo, const g2e_model *m, const char *path,
                              const char *src, g2e_err *e)
 {
     const models_info *mi = lo->model ? models_find(lo->model) : NULL;
     if (!mi || (mi->n_vocab == m->n_vocab && mi->n_ctx == m->n_ctx && mi->n_embd == m->n_embd))
         return 0;
-    if (lo->weights) {
-        cli_note("--model %s is %zu tokens x %zu dimensions with %zu positions, but --weights %s "
-                 "is %zu x %zu with %zu (%s): the file's shapes are used",
-                 mi->name, mi->n_vocab, mi->n_embd, mi->n_ctx, path, m->n_vocab, m->n_embd, m->n_ctx,
-                 m->size_name ? m->size_name : _("no known model"));
+    if (src && (strcmp(src, "--weights") == 0 || strcmp(src, "$GPT2_EMBED_WEIGHTS") == 0)) {
+        cli_note("--model %s is not used: the weights come from %s (%s: %zu tokens x %zu dimensions with "
+                 "%zu positions, not the %zu x %zu with %zu of --model %s)",
+                 mi->name, src, path, m->n_vocab, m->n_embd, m->n_ctx, mi->n_vocab, mi->n_embd, mi->n_ctx,
+                 mi->name);
         return 1;
     }
     g2e_fail(e, MODEL_E_SHAPE, "%s (%s) is %zu tokens x %zu dimensions with %zu positions, "
@@ -66,7 +67,7 @@ int load_model_lo_err(const load_opts *lo, g2e_model **m, char **path, g2e_err *
         return -1;
     }
     /* a named file wins over --model: say so rather than answer for another model (once:
-     * a --model whose shapes differ was said above, naming both) */
+     * a --model whose shapes differ was said above, with both shapes) */
     if (!named && lo->model && src && (strcmp(src, "--weights") == 0 || strcmp(src, "$GPT2_EMBED_WEIGHTS") == 0))
         cli_note("--model %s is not used: the weights come from %s (%s)", lo->model, src, p);
     out_add_input("weights", p, -1);
