@@ -25,9 +25,9 @@ DOCDIR     ?= $(DATADIR)/doc/gpt2-embed
 PKGDATADIR := $(DATADIR)/gpt2-embed
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 PYTHON     ?= /usr/bin/python3
-# Debian's Python: /usr/lib/python3/dist-packages for PREFIX=/usr, else the versioned
-# /usr/local-style dist-packages directory it puts on sys.path for other prefixes.
-PYTHONDIR  ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages)
+# The site directory $(PYTHON) itself searches for PREFIX (tools/python-sitedir.py): the user
+# site for ~/.local, Debian's dist-packages for /usr and /usr/local, a venv's site-packages.
+PYTHONDIR  ?= $(shell $(PYTHON) tools/python-sitedir.py '$(PREFIX)')
 
 BUILDDIR ?= build$(if $(SANITIZE),-san)
 B       := $(BUILDDIR)
@@ -129,7 +129,7 @@ VERSION_H := $(B)/include/gpt2embed_version.h
 PC        := $(B)/gpt2embed.pc
 
 .SECONDARY:
-.PHONY: all deps test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
+.PHONY: all deps python-lib test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
 .DEFAULT_GOAL := all
 
 # ./gpt2-embed is a copy of the default build's program (not of a BUILDDIR=... one).
@@ -267,6 +267,7 @@ $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 # The Python tests (tests/python, pytest) run after the Criterion binaries and count in
 # the same closing "tests: N passed, N failed" line.
 test: $(B)/gpt2-embed $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) $(PUB_SO) $(PUB_A) $(PC)
+	@tools/install-deps.sh python-tests
 	@G2E_PYTEST=tests/python tests/run.sh $(B) $(TEST_BIN)
 
 # Benchmarks link the fixture writer (tests/fixture.c, no Criterion) and the libraries.
@@ -338,7 +339,7 @@ run: gpt2-embed
 
 # What `make install` puts where (uninstall removes exactly these, never a directory a user
 # may have filled, such as $(PKGDATADIR)/weights).
-PY_SRC    := $(sort $(wildcard python/gpt2embed/*.py))
+PY_SRC    := $(sort $(wildcard python/gpt2embed/*.py)) python/gpt2embed/py.typed
 DOC_FILES := LICENSE THIRD_PARTY.md README.md doc/examples/embed.c
 INST_FILES = $(BINDIR)/gpt2-embed \
     $(LIBDIR)/libgpt2embed.so.$(VERSION) $(LIBDIR)/libgpt2embed.so.$(SOVERSION) \
@@ -353,6 +354,11 @@ INST_FILES = $(BINDIR)/gpt2-embed \
 # Directories that are the package's own: removed by uninstall when empty.
 INST_OWN_DIRS = $(PYTHONDIR)/gpt2embed/__pycache__ $(PYTHONDIR)/gpt2embed $(DOCDIR) \
     $(PKGDATADIR)/tokenizer $(PKGDATADIR) $(RENDERDIR)
+
+# What setup.py (pip install .) builds and ships inside the Python package: the shared
+# library alone; its last line names the file.
+python-lib: $(PUB_SO)
+	@echo "python-lib: $(abspath $(PUB_SO))"
 
 # The Python module's record of where the shared library is installed.
 $(B)/python/_config.py: $(CONFIG) FORCE
