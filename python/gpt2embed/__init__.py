@@ -56,4 +56,8 @@ def cpu_count() -> int:
 
 
 __version__ = library_version()
+for _c in (Encoding, CountInfo, Model, BatchEmbedding, Tokenizer, Error, NotFoundError,
+           InvalidInputError):
+    _c.__module__ = __name__   # gpt2embed.Error, not gpt2embed._lib.Error, in tracebacks
+del _c
 _lib = _L.lib   # the loaded ctypes library (its file: gpt2embed._lib._name)
