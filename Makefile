@@ -7,8 +7,9 @@
 # WERROR=1 (as CI does) turns warnings into errors.  BUILDDIR=DIR builds elsewhere.
 
 SHELL   := /bin/bash
-VERSION := 0.2.0
-SOVERSION := $(firstword $(subst ., ,$(VERSION)))
+VERSION := 0.3.0
+# The ABI's number: 1 since 0.3.0 (the error pair char *err, size_t errlen became gpt2embed_error *).
+SOVERSION := 1
 TEXT    ?= Hello world
 FUZZ_SECONDS ?= 30
 

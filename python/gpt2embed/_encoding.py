@@ -61,41 +61,27 @@ def _disallowed_error(token: str, where: int) -> ValueError:
 
 def _tokenize(p: Any, b: bytes, flags: int, want_offsets: bool
               ) -> Tuple[np.ndarray, Optional[np.ndarray]]:
-    """(ids uint32, byte offsets int64 or None) of b."""
-    if L.NEW_ABI:
-        cap = len(b) // 3 + 16   # GPT-2 text averages about 4 bytes a token
-        while True:
-            ids = np.empty(cap, dtype=np.uint32)
-            offs = np.empty(cap + 1, dtype=np.uintp) if want_offsets else None
-            n = L.S()
-            rc = L.call(L.tokenize_into, p, b, len(b), flags, L.ptr(ids, ctypes.c_uint32),
-                        None if offs is None else L.ptr(offs, ctypes.c_size_t), cap,
-                        ctypes.byref(n), ok=(_E_BUFFER,))
-            if rc == _E_BUFFER:
-                cap = n.value
-                continue
+    """(ids uint32, byte offsets int64 or None) of b, into buffers of ours: a guess first
+    (GPT-2 text averages about 4 bytes a token), the exact size when the guess is short."""
+    cap = len(b) // 3 + 16
+    while True:
+        ids = np.empty(cap, dtype=np.uint32)
+        offs = np.empty(cap + 1, dtype=np.uintp) if want_offsets else None
+        n = L.S()
+        rc = L.call(L.tokenize_into, p, b, len(b), flags, L.ptr(ids, ctypes.c_uint32),
+                    None if offs is None else L.ptr(offs, ctypes.c_size_t), cap,
+                    ctypes.byref(n), ok=(_E_BUFFER,))
+        if rc != _E_BUFFER:
             k = n.value
+            if offs is not None:
+                # offsets[n] is len(b) by contract; 0.3.0 leaves it unwritten when n == cap
+                offs[k] = len(b)
             return ids[:k].copy(), None if offs is None else offs[:k + 1].astype(np.int64)
-    ids_p, offs_p, n = L.U32P(), L.SP(), L.S()
-    L.call(L.tokenize_ex, p, b, len(b), flags, ctypes.byref(ids_p),
-           ctypes.byref(offs_p) if want_offsets else None, ctypes.byref(n))
-    try:
-        k = n.value
-        ids = np.ctypeslib.as_array(ids_p, (k,)).copy() if k else np.zeros(0, np.uint32)
-        offs = None
-        if want_offsets:
-            offs = np.ctypeslib.as_array(offs_p, (k + 1,)).astype(np.int64) if offs_p \
-                else np.array([len(b)], dtype=np.int64)
-    finally:
-        L.free(ctypes.cast(ids_p, L.P))
-        if want_offsets:
-            L.free(ctypes.cast(offs_p, L.P))
-    return ids, offs
+        cap = n.value
 
 
 def _tokenize_batch(p: Any, bs: List[bytes], flags: int, n_threads: int) -> List[np.ndarray]:
-    if not L.NEW_ABI:   # the 0.2 library has no batch call: one text after another
-        return [_tokenize(p, b, flags, False)[0] for b in bs]
+    """Every text's IDs, over n_threads C threads (gpt2embed_tokenize_batch)."""
     n = len(bs)
     if n == 0:
         return []
@@ -124,31 +110,31 @@ def _decode_bytes(p: Any, ids: np.ndarray) -> bytes:
 
 
 def _token_bytes(p: Any, token: int) -> bytes:
-    if L.NEW_ABI:
-        bp, n = ctypes.POINTER(ctypes.c_uint8)(), L.S()
-        L.call(L.token_bytes_c, p, token, ctypes.byref(bp), ctypes.byref(n))
-        return ctypes.string_at(bp, n.value)
-    return _decode_bytes(p, np.array([token], dtype=np.uint32))
+    bp, n = ctypes.POINTER(ctypes.c_uint8)(), L.S()
+    L.call(L.token_bytes_c, p, token, ctypes.byref(bp), ctypes.byref(n))
+    return ctypes.string_at(bp, n.value)
 
 
 def _count(p: Any, b: bytes, flags: int, n_ctx: int) -> CountInfo:
-    if L.NEW_ABI:
-        c = L.CountInfoC()
-        L.call(L.count_c, p, b, len(b), flags, n_ctx, ctypes.byref(c))
-        return CountInfo(c.n_tokens, c.n_chars, c.n_ctx, c.ctx_end_byte, c.ctx_end_char,
-                         bool(c.ctx_end_splits_char))
-    ids, offs = _tokenize(p, b, flags, True)
-    return count_from_offsets(b, len(ids), offs, n_ctx)
+    if flags & L.SPECIAL_TEXT and EOT_TEXT.encode() in b:
+        # gpt2embed_count always takes <|endoftext|> as the special token: as text, count
+        # from the offsets
+        ids, offs = _tokenize(p, b, flags, True)
+        assert offs is not None
+        return count_from_offsets(b, len(ids), offs, n_ctx)
+    c = L.CountInfoC()
+    L.call(L.count_c, p, b, len(b), flags & L.LOSSY, n_ctx, ctypes.byref(c))
+    return CountInfo(c.n_tokens, c.n_chars, c.n_ctx, c.ctx_end_byte, c.ctx_end_char,
+                     bool(c.ctx_end_splits_char))
 
 
 def count_from_offsets(b: bytes, n_tokens: int, offs: np.ndarray, n_ctx: int) -> CountInfo:
-    """CountInfo computed from byte offsets (the 0.2 library has no count call)."""
-    lead = np.frombuffer(b, dtype=np.uint8)
-    lead = (lead & 0xC0) != 0x80          # the first byte of each character
+    """CountInfo from byte offsets, as gpt2embed_count defines it."""
+    lead = (np.frombuffer(b, dtype=np.uint8) & 0xC0) != 0x80   # first bytes of characters
     end = int(offs[n_ctx]) if n_tokens > n_ctx else len(b)
     splits = end < len(b) and not lead[end]
-    chars_before = int(lead[:end].sum()) - (1 if splits else 0)
-    return CountInfo(n_tokens, int(lead.sum()), n_ctx, end, chars_before, bool(splits))
+    before = int(lead[:end].sum()) - (1 if splits else 0)
+    return CountInfo(n_tokens, int(lead.sum()), n_ctx, end, before, bool(splits))
 
 
 class Encoding:
@@ -372,9 +358,10 @@ class Encoding:
         return self._g.run(lambda p: [_token_bytes(p, i) for i in range(self._n_vocab - 1)])
 
 
-# Whether one C tokenizer may serve several threads at once (0.3.0's contract); before it,
-# each Encoding serializes its calls with a lock.
-THREAD_SAFE_C = L.NEW_ABI
+# One C tokenizer may serve any number of threads at once (0.3.0's contract: per-call
+# scratch), so calls take no lock of ours; only close() waits for them (Guard). Measured
+# against a lock per Encoding in bench/python_threads.py (README).
+THREAD_SAFE_C = True
 
 _cache: Dict[Tuple[str, Any], Encoding] = {}
 _cache_lock = threading.Lock()

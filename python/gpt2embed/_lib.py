@@ -95,7 +95,7 @@ def _candidates() -> List[str]:
     except ImportError:
         pass
     out.append(os.path.normpath(os.path.join(here, "..", "..", "build", "libgpt2embed.so")))
-    out += ["libgpt2embed.so.1", "libgpt2embed.so.0"]
+    out.append("libgpt2embed.so.1")
     return out
 
 
@@ -132,12 +132,14 @@ NONE = SIZE_MAX   # GPT2EMBED_NONE
 
 class ErrorDetail(ctypes.Structure):
     """gpt2embed_error (0.3.0)."""
-    _fields_ = [("status", I), ("offset", S), ("index", S), ("message", ctypes.c_char * 512)]
+    _fields_ = [("status", I), ("offset", S), ("index", S), ("errno_value", I),
+                ("message", ctypes.c_char * 512)]
 
 
-# 0.3.0 replaced every (char *err, size_t errlen) pair with one gpt2embed_error *.
-NEW_ABI = hasattr(lib, "gpt2embed_tokenize_batch")
-_ERR_ARGS = [ctypes.POINTER(ErrorDetail)] if NEW_ABI else [CP, S]
+if not hasattr(lib, "gpt2embed_tokenize_batch"):   # 0.2's ABI: (char *err, size_t errlen)
+    raise ImportError("gpt2embed: %s is an older libgpt2embed; this module needs 0.3 or "
+                      "later (libgpt2embed.so.1)" % lib._name)
+_ERR_ARGS = [ctypes.POINTER(ErrorDetail)]
 
 
 def fn(name: str, restype: Any, *argtypes: Any, err: bool = False) -> Any:
@@ -148,20 +150,14 @@ def fn(name: str, restype: Any, *argtypes: Any, err: bool = False) -> Any:
 
 
 def call(f: Any, *args: Any, ok: tuple = ()) -> int:
-    """Calls f(*args, <error detail>) and returns its status when it is 0 or in ok; else
-    raises the library's error. ctypes releases the GIL for the call."""
-    if NEW_ABI:
-        e = ErrorDetail()
-        rc = f(*args, ctypes.byref(e))
-        if rc != 0 and rc not in ok:
-            raise make_error(rc, e.message.decode("utf-8", "replace"),
-                             None if e.offset == NONE else e.offset,
-                             None if e.index == NONE else e.index)
-        return rc
-    buf = ctypes.create_string_buffer(1024)
-    rc = f(*args, buf, 1024)
+    """Calls f(*args, &error) and returns its status when it is 0 or in ok; else raises the
+    library's error (with its offset and index). ctypes releases the GIL for the call."""
+    e = ErrorDetail()
+    rc = f(*args, ctypes.byref(e))
     if rc != 0 and rc not in ok:
-        raise make_error(rc, buf.value.decode("utf-8", "replace"))
+        raise make_error(rc, e.message.decode("utf-8", "replace"),
+                         None if e.offset == NONE else e.offset,
+                         None if e.index == NONE else e.index)
     return rc
 
 
@@ -180,8 +176,6 @@ rows = fn("gpt2embed_rows", I, P, I, S, S, FP, err=True)
 tok_open = fn("gpt2embed_tokenizer_open", I, ctypes.POINTER(P), CP, err=True)
 tok_close = fn("gpt2embed_tokenizer_close", None, P)
 tok_n_vocab = fn("gpt2embed_tokenizer_n_vocab", S, P)
-tokenize_ex = fn("gpt2embed_tokenize_ex", I, P, CP, S, U, ctypes.POINTER(U32P),
-                 ctypes.POINTER(SP), SP, err=True)
 decode = fn("gpt2embed_decode", I, P, U32P, S, ctypes.POINTER(P), SP, err=True)
 embed_pe = fn("gpt2embed_embed_pe", I, P, U32P, S, S, I, FP, err=True)
 sinusoidal = fn("gpt2embed_sinusoidal", I, S, S, S, ctypes.c_double, FP, err=True)
@@ -189,18 +183,21 @@ cosine = fn("gpt2embed_cosine", I, FP, FP, S, DP, err=True)
 cosine_matrix = fn("gpt2embed_cosine_matrix", I, FP, S, S, DP, err=True)
 free = fn("gpt2embed_free", None, P)
 
-if NEW_ABI:
-    class CountInfoC(ctypes.Structure):
-        _fields_ = [("n_tokens", S), ("n_chars", S), ("n_ctx", S), ("ctx_end_byte", S),
-                    ("ctx_end_char", S), ("ctx_end_splits_char", I)]
 
-    tokenize_into = fn("gpt2embed_tokenize_into", I, P, CP, S, U, U32P, SP, S, SP, err=True)
-    tokenize_batch = fn("gpt2embed_tokenize_batch", I, P, S, ctypes.POINTER(CP), SP, U, U,
-                        ctypes.POINTER(U32P), SP, err=True)
-    count_c = fn("gpt2embed_count", I, P, CP, S, U, S, ctypes.POINTER(CountInfoC), err=True)
-    token_bytes_c = fn("gpt2embed_token_bytes", I, P, ctypes.c_uint32,
-                       ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8)), SP, err=True)
-    cpu_count_c = fn("gpt2embed_cpu_count", U)
+
+class CountInfoC(ctypes.Structure):
+    """gpt2embed_count_info."""
+    _fields_ = [("n_tokens", S), ("n_chars", S), ("n_ctx", S), ("ctx_end_byte", S),
+                ("ctx_end_char", S), ("ctx_end_splits_char", I)]
+
+
+tokenize_into = fn("gpt2embed_tokenize_into", I, P, CP, S, U, U32P, SP, S, SP, err=True)
+tokenize_batch = fn("gpt2embed_tokenize_batch", I, P, S, ctypes.POINTER(CP), SP, U, U,
+                    ctypes.POINTER(U32P), SP, err=True)
+count_c = fn("gpt2embed_count", I, P, CP, S, U, S, ctypes.POINTER(CountInfoC), err=True)
+token_bytes_c = fn("gpt2embed_token_bytes", I, P, ctypes.c_uint32,
+                   ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8)), SP, err=True)
+cpu_count_c = fn("gpt2embed_cpu_count", U)
 
 # flags (src/gpt2embed.h)
 SPECIAL_TEXT, SPECIAL_ERROR, LOSSY = 1, 2, 4
@@ -316,9 +313,7 @@ def open_tokenizer(dir: Optional[Any], what: str, serialize: bool) -> Guard:
 
 def cpu_count() -> int:
     """The CPUs this process may use (affinity, cgroup quota)."""
-    if NEW_ABI:
-        return int(cpu_count_c())
-    return len(os.sched_getaffinity(0))
+    return int(cpu_count_c())
 
 
 def version() -> str:

@@ -183,6 +183,19 @@ def test_count_matches_tiktokens_cuts(enc):
         c = enc.count(text, e["tokens"])   # exactly full: fits, the end is the text's end
         assert c.fits and c.ctx_end_byte == e["bytes"] and c.ctx_end_char == e["chars"]
     assert checked >= 7
+    # <|endoftext|> as ordinary text (7 tokens) or as the special token (1)
+    t = "ab<|endoftext|>" * 3 + "🌍"
+    for kw, ids in (({"disallowed_special": ()}, enc.encode_ordinary(t)),
+                    ({"allowed_special": "all"}, enc.encode(t, allowed_special="all"))):
+        for n_ctx in range(1, len(ids) + 2):
+            c = enc.count(t, n_ctx, **kw)
+            end = sum(len(enc.decode_single_token_bytes(i)) for i in ids[:n_ctx])
+            b = t.encode("utf-8")
+            assert (c.n_tokens, c.n_chars, c.ctx_end_byte) == (len(ids), len(t), end), (kw, n_ctx)
+            assert c.ctx_end_char == len(b[:end].decode("utf-8", "ignore"))
+            assert c.ctx_end_splits_char == (0 < end < len(b) and (b[end] & 0xC0) == 0x80)
+    with pytest.raises(ValueError):
+        enc.count(t)
     ja = [e for e in exp if e["name"] == "ja_prefix_1025"][0]
     c = enc.count(ja["text"])   # the default limit is GPT-2's 1024
     assert c.ctx_end_splits_char and c.ctx_end_byte == ja["cuts"]["1024"]["byte"]
