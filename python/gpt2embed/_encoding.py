@@ -80,24 +80,56 @@ def _tokenize(p: Any, b: bytes, flags: int, want_offsets: bool
         cap = n.value
 
 
-def _tokenize_batch(p: Any, bs: List[bytes], flags: int, n_threads: int) -> List[np.ndarray]:
-    """Every text's IDs, over n_threads C threads (gpt2embed_tokenize_batch)."""
+_tls = threading.local()
+_KEEP = 1 << 20   # a thread keeps its IDs buffer up to this many entries (4 MB)
+
+
+def _tokenize_list(p: Any, b: bytes, flags: int) -> List[int]:
+    """The IDs of b as a list, through a buffer of this thread's (no numpy, no allocation
+    per call when the buffer is large enough): the list comes from slicing a ctypes array."""
+    cap = len(b) // 3 + 16
+    st = getattr(_tls, "st", None)
+    if st is None:
+        st = _tls.st = [(ctypes.c_uint32 * 4096)(), L.ErrorDetail(), L.S()]
+    while True:
+        buf, e, n = st
+        if len(buf) < cap:
+            buf = (ctypes.c_uint32 * cap)()
+            if cap <= _KEEP:
+                st[0] = buf
+        rc = L.tokenize_into(p, b, len(b), flags, buf, None, len(buf), ctypes.byref(n),
+                             ctypes.byref(e))
+        if rc == 0:
+            return buf[:n.value]
+        if rc != _E_BUFFER:
+            raise L.make_error(rc, e.message.decode("utf-8", "replace"),
+                               None if e.offset == L.NONE else e.offset,
+                               None if e.index == L.NONE else e.index)
+        cap = n.value
+
+
+def _tokenize_batch(p: Any, bs: List[bytes], flags: int, n_threads: int) -> List[List[int]]:
+    """Every text's IDs, over n_threads C threads (gpt2embed_tokenize_batch), as lists."""
     n = len(bs)
     if n == 0:
         return []
     texts = (L.CP * n)(*bs)   # pointers into the bytes objects, which bs keeps alive
-    lens = np.fromiter((len(b) for b in bs), dtype=np.uintp, count=n)
-    counts = np.empty(n, dtype=np.uintp)
+    lens = (L.S * n)(*map(len, bs))
+    counts = (L.S * n)()
     ids_p = L.U32P()
-    L.call(L.tokenize_batch, p, n, texts, L.ptr(lens, ctypes.c_size_t), flags, n_threads,
-           ctypes.byref(ids_p), L.ptr(counts, ctypes.c_size_t))
+    L.call(L.tokenize_batch, p, n, texts, lens, flags, n_threads, ctypes.byref(ids_p), counts)
     try:
-        total = int(counts.sum())
-        flat = np.ctypeslib.as_array(ids_p, (total,)).copy() if total else \
-            np.zeros(0, np.uint32)
+        total = sum(counts)
+        if not total:
+            return [[] for _ in range(n)]
+        flat = (ctypes.c_uint32 * total).from_address(ctypes.addressof(ids_p.contents))
+        out, at = [], 0
+        for c in counts:
+            out.append(flat[at:at + c])
+            at += c
+        return out
     finally:
         L.free(ctypes.cast(ids_p, L.P))
-    return np.split(flat, np.cumsum(counts[:-1].astype(np.int64)))
 
 
 def _decode_bytes(p: Any, ids: np.ndarray) -> bytes:
@@ -245,13 +277,15 @@ class Encoding:
         "<|endoftext|>" raises ValueError; allowed_special={"<|endoftext|>"} (or "all")
         makes it the special token 50256; disallowed_special=() encodes it as ordinary
         text. Any string in disallowed_special found in the text raises ValueError."""
-        return self._ids(text, allowed_special, disallowed_special).tolist()
+        flags, disallowed = self._specials(allowed_special, disallowed_special)
+        b = _utf8(text)
+        self._check_disallowed(text, disallowed)
+        return self._g.run(_tokenize_list, b, flags)
 
     def encode_ordinary(self, text: str) -> List[int]:
         """The token IDs of text, special tokens encoded as ordinary text (as
         encode(text, disallowed_special=()))."""
-        b = _utf8(text)
-        return self._g.run(lambda p: _tokenize(p, b, L.SPECIAL_TEXT, False)[0]).tolist()
+        return self._g.run(_tokenize_list, _utf8(text), L.SPECIAL_TEXT)
 
     def encode_to_numpy(self, text: str, *, allowed_special: SpecialSet = frozenset(),
                         disallowed_special: SpecialColl = "all") -> np.ndarray:
@@ -268,8 +302,7 @@ class Encoding:
         bs = [_utf8(t, "text[%d]" % i) for i, t in enumerate(texts)]
         for t in texts:
             self._check_disallowed(t, disallowed)
-        arrays = self._g.run(lambda p: _tokenize_batch(p, bs, flags, n))
-        return [a.tolist() for a in arrays]
+        return self._g.run(_tokenize_batch, bs, flags, n)
 
     def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 0
                               ) -> List[List[int]]:
