@@ -27,8 +27,8 @@ one-line message and ``status`` (the C enum's name, e.g. ``"E_TOKEN_ID"``); argu
 outside their C type raise OverflowError, a NUL in a path ValueError.
 """
 
-from . import _lib as _L
-from ._lib import Error, InvalidInputError, NotFoundError
+from . import _binding as _L
+from ._binding import Error, InvalidInputError, NotFoundError
 from ._encoding import (CountInfo, Encoding, Tokenizer, encoding_for_model, get_encoding,
                         list_encoding_names)
 from ._model import (MODELS, BatchEmbedding, Model, cosine_matrix, similarity, sinusoidal)

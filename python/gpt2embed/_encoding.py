@@ -4,12 +4,13 @@ re-exported by gpt2embed)."""
 
 import ctypes
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import (AbstractSet, Any, Collection, Dict, List, NamedTuple, Optional, Sequence,
                     Tuple, Union)
 
 import numpy as np
 
-from . import _lib as L
+from . import _binding as L
 
 EOT_TEXT = "<|endoftext|>"
 EOT = 50256
@@ -108,20 +109,24 @@ def _tokenize_list(p: Any, b: bytes, flags: int) -> List[int]:
         cap = n.value
 
 
-def _tokenize_batch(p: Any, bs: List[bytes], flags: int, n_threads: int) -> List[List[int]]:
-    """Every text's IDs, over n_threads C threads (gpt2embed_tokenize_batch), as lists."""
+def _batch_raw(p: Any, bs: Sequence[bytes], flags: int, n_threads: int) -> Tuple[Any, Any]:
+    """gpt2embed_tokenize_batch of bs: (the library's IDs array, counts); the caller frees
+    the array (_lists does)."""
     n = len(bs)
-    if n == 0:
-        return []
     texts = (L.CP * n)(*bs)   # pointers into the bytes objects, which bs keeps alive
     lens = (L.S * n)(*map(len, bs))
     counts = (L.S * n)()
     ids_p = L.U32P()
     L.call(L.tokenize_batch, p, n, texts, lens, flags, n_threads, ctypes.byref(ids_p), counts)
+    return ids_p, counts
+
+
+def _lists(ids_p: Any, counts: Any) -> List[List[int]]:
+    """Each text's IDs as a list, sliced from the library's array, which is then freed."""
     try:
         total = sum(counts)
         if not total:
-            return [[] for _ in range(n)]
+            return [[] for _ in counts]
         flat = (ctypes.c_uint32 * total).from_address(ctypes.addressof(ids_p.contents))
         out, at = [], 0
         for c in counts:
@@ -130,6 +135,59 @@ def _tokenize_batch(p: Any, bs: List[bytes], flags: int, n_threads: int) -> List
         return out
     finally:
         L.free(ctypes.cast(ids_p, L.P))
+
+
+_PART_BYTES = 1 << 20   # a batch of more than 2 parts is tokenized part after part
+
+
+def _tokenize_batch(p: Any, bs: List[bytes], flags: int, n_threads: int) -> List[List[int]]:
+    """Every text's IDs as lists, over n_threads threads (0: the CPUs this process may use).
+
+    Making Python's lists takes about as long as the C tokenizer on GPT-2 text and needs
+    the GIL, so a large batch on 2 or more threads is pipelined: the C tokenizer works on
+    part k + 1 (GIL released, n_threads - 1 C threads) while this thread makes the lists of
+    part k. Otherwise one gpt2embed_tokenize_batch call over n_threads C threads."""
+    n_cpu = n_threads or L.cpu_count()
+    total = sum(map(len, bs))
+    if not bs:
+        return []
+    if n_cpu < 2 or total <= 2 * _PART_BYTES:
+        return _lists(*_batch_raw(p, bs, flags, n_threads))
+    parts, start, size = [], 0, 0
+    for i, b in enumerate(bs):
+        size += len(b)
+        if size >= _PART_BYTES:
+            parts.append((start, i + 1))
+            start, size = i + 1, 0
+    if start < len(bs):
+        parts.append((start, len(bs)))
+    c_threads = n_cpu - 1
+
+    def raw(k: int) -> Tuple[Any, Any]:
+        a, z = parts[k]
+        try:
+            return _batch_raw(p, bs[a:z], flags, c_threads)
+        except L.Error as e:   # the index of the failing text in the whole batch
+            if e.index is not None:
+                e.index += a
+            raise
+
+    out: List[List[int]] = []
+    with ThreadPoolExecutor(1, thread_name_prefix="gpt2embed-batch") as ex:
+        pending: Optional[Future] = ex.submit(raw, 0)
+        try:
+            for k in range(len(parts)):
+                assert pending is not None
+                got = pending.result()
+                pending = ex.submit(raw, k + 1) if k + 1 < len(parts) else None
+                out += _lists(*got)
+        finally:
+            if pending is not None:   # an error: free what the part in flight made
+                try:
+                    L.free(ctypes.cast(pending.result()[0], L.P))
+                except Exception:
+                    pass
+    return out
 
 
 def _decode_bytes(p: Any, ids: np.ndarray) -> bytes:

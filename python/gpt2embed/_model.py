@@ -10,7 +10,7 @@ from typing import Any, List, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
-from . import _lib as L
+from . import _binding as L
 from ._encoding import EOT, CountInfo, Encoding, SpecialColl, SpecialSet, legacy_tokenize
 
 MODELS = ("gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "distilgpt2")

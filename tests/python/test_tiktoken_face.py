@@ -80,6 +80,19 @@ def test_batches_equal_one_text_at_a_time(enc):
         enc.encode_batch("one string, not a list")
 
 
+def test_a_large_batch_is_pipelined_and_equal(enc):
+    """More than 2 MB: the C tokenizer works on one part while the lists of the previous
+    one are made (_PART_BYTES); the result must not change, whatever the thread count."""
+    from gpt2embed import _encoding
+    texts = [t for t, _ in CASES]
+    want = [ids for _, ids in CASES]
+    k = 2 * (2 * _encoding._PART_BYTES) // sum(len(t.encode()) for t in texts) + 1
+    assert sum(len(t.encode()) for t in texts * k) > 2 * _encoding._PART_BYTES
+    for threads in (1, 2, 3):
+        got = enc.encode_ordinary_batch(texts * k, num_threads=threads)
+        assert got == want * k, threads
+
+
 def test_special_token_rules_are_tiktokens(enc):
     # tiktoken's documented examples (core.py's docstring, tests/test_simple_public.py)
     assert enc.encode("hello world") == [31373, 995]
