@@ -145,6 +145,7 @@ help:
 	@echo "make bench-peers  install the npm tokenizers make bench compares with (build/npm)"
 	@echo "make fuzz         each libFuzzer target for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
 	@echo "make weights      gpt2-embed download (GPT-2's wte+wpe into weights/)"
+	@echo "make python-lib   the shared library alone (what pip install . builds and ships in the package)"
 	@echo "make install      program, libraries, header, pkg-config, Python module, data, man page,"
 	@echo "                  bash completion, licences; PREFIX=$(PREFIX) BINDIR LIBDIR INCLUDEDIR"
 	@echo "                  DATADIR MANDIR DOCDIR PYTHONDIR BASHCOMPDIR DESTDIR"

@@ -78,7 +78,7 @@ CLOSE = r'''
 import json, sys, threading, time
 import gpt2embed as g
 texts = json.load(open(sys.argv[1], encoding="utf-8"))
-big = "\n".join(texts) * 6
+big = "\n".join(texts) * 2
 enc = g.Encoding("gpt2")
 want = enc.encode_ordinary(big)
 m = g.Model(sys.argv[2])
