@@ -58,6 +58,11 @@ example)
   src=$1 prefix=$2 out=$3 w=$4
   export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
   pkg-config --exists gpt2embed || fail "pkg-config does not know gpt2embed"
+  # a user of gpt2embed.h needs its include directory and nothing of ours besides
+  [ "$(pkg-config --cflags gpt2embed)" = "-I$prefix/include" ] ||
+    fail "pkg-config --cflags gpt2embed says '$(pkg-config --cflags gpt2embed)', not -I$prefix/include"
+  [ "$(stat -c %a "$prefix/lib/libgpt2embed.so.$(sed -n 's/^VERSION *:= *//p' "$src/Makefile")")" = 644 ] ||
+    fail "the shared library is not installed 0644"
   # shared: exactly what the header comment says
   cc -std=c11 -Wall -Werror "$src/doc/examples/embed.c" $(pkg-config --cflags --libs gpt2embed) \
      -o "$out/ex-shared" || fail "shared build failed"
