@@ -264,6 +264,15 @@ def test_pickling_reopens_by_name_and_directory(enc):
     assert isinstance(t, g.Tokenizer) and t.tokenize("Hello world").tolist() == [15496, 995]
 
 
+def test_a_model_pickles_by_path_and_reopens(fixtures):
+    m = g.Model(fixtures["BF16"])
+    back = pickle.loads(pickle.dumps(m))
+    assert back is not m and back.path == m.path and back.dtype == "BF16"
+    assert back.embed("Hello world").tobytes() == m.embed("Hello world").tobytes()
+    m.close()
+    assert back.embed([1]).shape == (1, 8)   # its own mapping
+
+
 def test_the_namespace_is_all_and_only_all():
     public = {n for n in dir(g) if not n.startswith("_")}
     assert public == set(g.__all__)
