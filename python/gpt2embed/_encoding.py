@@ -74,9 +74,6 @@ def _tokenize(p: Any, b: bytes, flags: int, want_offsets: bool
                     ctypes.byref(n), ok=(_E_BUFFER,))
         if rc != _E_BUFFER:
             k = n.value
-            if offs is not None:
-                # offsets[n] is len(b) by contract; 0.3.0 leaves it unwritten when n == cap
-                offs[k] = len(b)
             return ids[:k].copy(), None if offs is None else offs[:k + 1].astype(np.int64)
         cap = n.value
 
