@@ -266,6 +266,24 @@ $(PC): doc/gpt2embed.pc.in $(CONFIG)
 	    -e 's|@PKGDATADIR@|$(PKGDATADIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    -e 's|@LIBS_PRIVATE@|$(LIB_LIBS)|g' $< > $@
 
+# Test hooks (issue 26): the downloader's test knobs ($GPT2_EMBED_TEST_*, download.h) are
+# compiled only into a second build of the objects that read them (-DG2E_TEST_HOOKS). The
+# tests link LIBA_HOOKS, and the download tests drive HOOK_BIN (the program linked with it,
+# beside the program so that it finds the same locale and rendering object); the shipped
+# program and libraries carry no such string (tests/test_download.c checks it).
+HOOK_SRC   := src/download/dl_local.c src/download/dl_store.c
+HOOK_OBJ   := $(HOOK_SRC:%.c=$(B)/hooks/%.o)
+LIBA_HOOKS := $(B)/libgpt2embed-hooks.a
+HOOK_BIN   := $(B)/gpt2-embed-hooks
+$(B)/hooks/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DG2E_TEST_HOOKS $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
+$(LIBA_HOOKS): $(filter-out $(HOOK_SRC:%.c=$(B)/%.o),$(LIB_OBJ) $(PROGLIB_OBJ)) $(HOOK_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(HOOK_BIN): $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA_HOOKS) | $(RENDER_SO) $(MO) $(POT)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PROG_LIBS)
+
 $(CLIA): $(CLI_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -299,12 +317,14 @@ po-update: $(POT)
 	tools/po-update.sh $(POT)
 
 # Tests: one Criterion binary per tests/test_<module>.c, linked with every module but main.c.
-$(B)/tests/test_%: $(B)/tests/test_%.o $(TSUP_OBJ) $(CLIA) $(LIBA)
+$(B)/tests/test_%: $(B)/tests/test_%.o $(TSUP_OBJ) $(CLIA) $(LIBA_HOOKS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CRIT_LIBS)
-$(FIG_TEST_BIN): $(B)/tests/%: $(B)/tests/%.o $(TSUP_OBJ) $(B)/tests/pngcheck.o $(RENDER_OBJ) $(CLIA) $(LIBA)
+$(B)/tests/test_download: | $(HOOK_BIN) $(PUB_SO) $(PUB_A)
+$(FIG_TEST_BIN): $(B)/tests/%: $(B)/tests/%.o $(TSUP_OBJ) $(B)/tests/pngcheck.o $(RENDER_OBJ) $(CLIA) $(LIBA_HOOKS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(RENDER_LIBS) $(CRIT_LIBS)
 
 TEST_CPPFLAGS = -DG2E_TEST_BIN='"$(abspath $(B))/gpt2-embed"' -DG2E_SRCDIR='"$(CURDIR)"' \
+                -DG2E_HOOK_BIN='"$(abspath $(HOOK_BIN))"' -DG2E_TEST_BUILD='"$(abspath $(B))"' \
                 -DG2E_TEST_TMP='"$(abspath $(B))/tmp"' \
                 -DG2E_TEST_SANFLAGS='"$(if $(filter 1,$(SANITIZE)),$(SANFLAGS))"'
 $(B)/tests/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
@@ -314,7 +334,7 @@ $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 
 # The Python tests (tests/python, pytest) run after the Criterion binaries and count in
 # the same closing "tests: N passed, N failed" line.
-test: $(B)/.deps-test $(B)/gpt2-embed $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) $(PUB_SO) $(PUB_A) $(PC)
+test: $(B)/.deps-test $(B)/gpt2-embed $(HOOK_BIN) $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) $(PUB_SO) $(PUB_A) $(PC)
 	@G2E_PYTEST=tests/python tests/run.sh $(B) $(TEST_BIN)
 
 # Benchmarks link the fixture writer (tests/fixture.c, no Criterion) and the libraries.

@@ -234,6 +234,9 @@ Test(api, rows_and_the_zero_copy_tables)
         cr_expect_eq(gpt2embed_rows(m, GPT2EMBED_WTE, 50255, 3, rows, &err), GPT2EMBED_E_TOKEN_ID);
         cr_expect(strstr(err.message, "50257 rows") != NULL, "%s", err.message);
         cr_expect_eq(gpt2embed_rows(m, GPT2EMBED_WPE, 1024, 1, rows, &err), GPT2EMBED_E_CONTEXT);
+        /* an invalid table is named as such, not as a NULL argument (issue 26 item 10) */
+        cr_expect_eq(gpt2embed_rows(m, (gpt2embed_table)7, 0, 1, rows, &err), GPT2EMBED_E_ARG);
+        cr_expect(strstr(err.message, "table") != NULL && strstr(err.message, "NULL") == NULL, "%s", err.message);
         const void *data;
         size_t R, Cc;
         gpt2embed_dtype dt;

@@ -93,7 +93,12 @@ static void table_row(FILE *f, const side *s, size_t t, const widths *w)
 
 static void print_table(FILE *f, const side s[2], const order_cmp *c)
 {
-    fprintf(f, _("A: %s  (%zu tokens)\nB: %s  (%zu tokens)\n\n"), s[0].text, c->n_a, s[1].text, c->n_b);
+    /* the texts as a person may see them: controls, bidi controls and separators escaped */
+    char *ea = text_escape(s[0].text, strlen(s[0].text), TEXT_ESC_BIDI);
+    char *eb = text_escape(s[1].text, strlen(s[1].text), TEXT_ESC_BIDI);
+    fprintf(f, _("A: %s  (%zu tokens)\nB: %s  (%zu tokens)\n\n"), ea ? ea : "?", c->n_a, eb ? eb : "?", c->n_b);
+    free(ea);
+    free(eb);
     /* headings by display width (translations are wider per byte than their columns) */
     widths w = {wmax(4, _("pos")), wmax(wmax(6, _("A id")), _("B id")),
                 wmax(wmax(14, _("A token")), _("B token")), wmax(wmax(wmax(4, _("same")), _("yes")), _("no"))};

@@ -11,6 +11,7 @@
  * Deliberately left out: downloading anything but model.safetensors.
  */
 #include "cli.h"
+#include "i18n.h"
 #include "download.h"
 #include "locate.h"
 #include "models.h"
@@ -263,6 +264,11 @@ static int run(const job *j)
     }
     if (!o->quiet)
         summary(j, &r, dl_meter_elapsed(&p.m));
+    if (!o->full && !r.verified)   /* said even with --quiet: the bytes were not checked */
+        cli_note("not verified: unknown revision (no sha256 of its tensors is pinned for %s at commit "
+                 "%.12s, so bytes changed on the server would not be noticed)", j->repo, r.commit);
+    else if (!o->full && !o->quiet)
+        printf(_("  the tensors' sha256 are the ones pinned for commit %.12s\n"), r.commit);
     return EXIT_OK;
 }
 

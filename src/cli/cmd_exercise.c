@@ -106,6 +106,7 @@ typedef struct ex_run {
     int one, two;           /* which exercises to print */
     const g2e_model *m;     /* NULL: no weights (exercise 1 alone) */
     const char *path;       /* the weights file, with m */
+    const char *shown;      /* the same escaped for a person (text.h) */
     int missing;            /* 1: exercise 2 was asked for implicitly and no weights were found */
     ex_first f;
     ex_second x;
@@ -201,7 +202,7 @@ static void print_table(const ex_run *r)
         printf("  %s\n", row[i].val);
     }
     if (r->m && (r->one || r->two))
-        printf(_("weights: %s\n"), r->path);
+        printf(_("weights: %s\n"), r->shown);
     if (r->missing)
         print_missing();
 }
@@ -230,13 +231,13 @@ static void print_text(const ex_run *r)
         label(_("ratio:"), 14);
         printf(_("%.4f (%.1fx as many parameters)\n"), ratio, ratio);
         if (m)
-            printf(_("  in %s: wpe %zu x %zu = %s, wte %zu x %zu = %s\n"), r->path, m->n_ctx, m->n_embd,
+            printf(_("  in %s: wpe %zu x %zu = %s, wte %zu x %zu = %s\n"), r->shown, m->n_ctx, m->n_embd,
                    thousands(r->f.file_wpe, b1), m->n_vocab, m->n_embd, thousands(r->f.file_wte, b3));
     }
     if (r->two) {
         if (r->one)
             printf("\n");
-        printf(_("Exercise 2: learned positions in %s\n"), r->path);
+        printf(_("Exercise 2: learned positions in %s\n"), r->shown);
         label(_("wpe shape:"), 44);
         printf("(%zu, %zu)\n", r->x.rows, r->x.cols);
         label("cos(wpe[0], wpe[1]):", 44);
@@ -406,6 +407,8 @@ int cmd_exercise(int argc, char **argv)
     }
     run.m = m;
     run.path = path;
+    char *shown = path ? text_escape(path, strlen(path), TEXT_ESC_BIDI) : NULL;
+    run.shown = shown ? shown : "?";
     run.missing = missing && !by_name;
     ex_first_compute((uint64_t)o.ctx, (uint64_t)o.dim, m, &run.f);
     if ((run.one || run.two) && o.fmt == 1)
@@ -421,6 +424,7 @@ int cmd_exercise(int argc, char **argv)
     } else if (missing) {
         cli_note("exercise 2 needs GPT-2's weights: %s", e.msg);
     }
+    free(shown);
 done:
     free(path);
     tok_close(tok);

@@ -104,9 +104,11 @@ static int print_hits(const nearest_opts *o, int have_pos, tok_tokenizer *tok, u
     char *qv = NULL;
     if (!o->vector && tok_piece(tok, qid, &b, &bl, NULL) == 0)
         qv = out_piece_visible((const char *)b, bl);
-    if (o->vector)
-        snprintf(query, sizeof query, "the vector in %s", o->vector);
-    else if (have_pos)
+    if (o->vector) {
+        char *vv = text_escape(o->vector, strlen(o->vector), TEXT_ESC_BIDI);   /* shown to a person */
+        snprintf(query, sizeof query, "the vector in %s", vv ? vv : "?");
+        free(vv);
+    } else if (have_pos)
         snprintf(query, sizeof query, "wte[%u '%s'] + wpe[%llu]", qid, qv ? qv : "?",
                  (unsigned long long)o->pos);
     else

@@ -124,8 +124,10 @@ static void variance_head(FILE *f, int fmt, const void *user)
         fputs(", ", f);
         return;
     }
+    char *vp = h->path ? text_escape(h->path, strlen(h->path), TEXT_ESC_BIDI) : NULL;   /* for a person */
     fprintf(f, _("Principal components of %s (%zu rows x %zu columns, centred)%s%s\n"), h->what, r->n,
-            d, h->path ? _(" in ") : "", h->path ? h->path : "");
+            d, h->path ? _(" in ") : "", h->path ? (vp ? vp : "?") : "");
+    free(vp);
     fprintf(f, _("total variance %.6g; variances below %.3g are rounding noise\n"), r->total, r->floor);
     if (d >= 2)
         fprintf(f, _("PC1 and PC2 explain %.2f%%; the first %zu explain %.2f%%\n"),

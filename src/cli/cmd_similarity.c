@@ -161,8 +161,10 @@ static int matrix_summary(const double *M, size_t R, const char *path, const cha
         cli_error("out of memory");
         return -1;
     }
-    printf(_("cosine similarity of the %zu learned positions of %s%s%s\n\n"), R, path,
-           saved ? _("; matrix written to ") : "", saved ? saved : "");
+    char *vp = text_escape(path, strlen(path), TEXT_ESC_BIDI), *vs = saved ? text_escape(saved, strlen(saved), TEXT_ESC_BIDI) : NULL;
+    printf(_("cosine similarity of the %zu learned positions of %s%s%s\n\n"), R, vp ? vp : "?",
+           saved ? _("; matrix written to ") : "", saved ? (vs ? vs : "?") : "");
+    free(vp), free(vs);
     const tbl_col c[] = {{.key = "distance", .head = _("distance"), .width = 9, .prec = -1},
                          {.key = "mean", .head = _("mean"), .width = 10, .prec = 4},
                          {.key = "std", .head = _("std"), .width = 10, .prec = 4},
@@ -187,7 +189,9 @@ static void by_distance_head(FILE *f, int fmt, const void *user)
 {
     const dist_head *h = user;
     if (fmt == TBL_TABLE) {
-        fprintf(f, _("mean cosine similarity of wpe[p] and wpe[p + d] over p (%s)\n"), h->path);
+        char *vp = text_escape(h->path, strlen(h->path), TEXT_ESC_BIDI);   /* shown to a person */
+        fprintf(f, _("mean cosine similarity of wpe[p] and wpe[p + d] over p (%s)\n"), vp ? vp : "?");
+        free(vp);
         return;
     }
     fprintf(f, "\"weights\": ");

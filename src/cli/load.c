@@ -3,7 +3,9 @@
 #include "load.h"
 
 #include "cli.h"
+#include "i18n.h"
 #include "locate.h"
+#include "models.h"
 #include "out.h"
 
 #include <stdlib.h>
@@ -26,6 +28,31 @@ int load_model_lo(const load_opts *lo, g2e_model **m, char **path)
     return 0;
 }
 
+/* A --model name whose tables are not the file's shapes: an error (-1) when the name is what
+ * found the file (weights/NAME.safetensors, the installed data, the Hugging Face cache); a
+ * note naming both (1) when the user named the file too (--weights, $GPT2_EMBED_WEIGHTS:
+ * their file wins, and the note says it is not that model). 0 when the shapes agree or no
+ * --model was given. */
+static int check_named_model(const load_opts *lo, const g2e_model *m, const char *path,
+                             const char *src, g2e_err *e)
+{
+    const models_info *mi = lo->model ? models_find(lo->model) : NULL;
+    if (!mi || (mi->n_vocab == m->n_vocab && mi->n_ctx == m->n_ctx && mi->n_embd == m->n_embd))
+        return 0;
+    if (src && (strcmp(src, "--weights") == 0 || strcmp(src, "$GPT2_EMBED_WEIGHTS") == 0)) {
+        cli_note("--model %s is not used: the weights come from %s (%s: %zu tokens x %zu dimensions with "
+                 "%zu positions, not the %zu x %zu with %zu of --model %s)",
+                 mi->name, src, path, m->n_vocab, m->n_embd, m->n_ctx, mi->n_vocab, mi->n_embd, mi->n_ctx,
+                 mi->name);
+        return 1;
+    }
+    g2e_fail(e, MODEL_E_SHAPE, "%s (%s) is %zu tokens x %zu dimensions with %zu positions, "
+                    "not the %zu x %zu with %zu of --model %s",
+                    path, src ? src : "?", m->n_vocab, m->n_embd, m->n_ctx, mi->n_vocab, mi->n_embd,
+                    mi->n_ctx, mi->name);
+    return -1;
+}
+
 int load_model_lo_err(const load_opts *lo, g2e_model **m, char **path, g2e_err *e)
 {
     char p[4096];
@@ -33,8 +60,15 @@ int load_model_lo_err(const load_opts *lo, g2e_model **m, char **path, g2e_err *
     if (locate_weights_at(lo->model, lo->revision, lo->weights, p, sizeof p, &src, e) != 0 ||
         model_open(m, p, e) != 0)
         return -1;
-    /* a named file wins over --model: say so rather than answer for another model */
-    if (lo->model && src && (strcmp(src, "--weights") == 0 || strcmp(src, "$GPT2_EMBED_WEIGHTS") == 0))
+    int named = check_named_model(lo, *m, p, src, e);
+    if (named < 0) {
+        model_close(*m);
+        *m = NULL;
+        return -1;
+    }
+    /* a named file wins over --model: say so rather than answer for another model (once:
+     * a --model whose shapes differ was said above, with both shapes) */
+    if (!named && lo->model && src && (strcmp(src, "--weights") == 0 || strcmp(src, "$GPT2_EMBED_WEIGHTS") == 0))
         cli_note("--model %s is not used: the weights come from %s (%s)", lo->model, src, p);
     out_add_input("weights", p, -1);
     /* rows are read from the mapping: a file truncated meanwhile is reported, not a crash */

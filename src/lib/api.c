@@ -191,6 +191,8 @@ gpt2embed_status gpt2embed_rows(const gpt2embed_model *m, gpt2embed_table which,
                                 size_t n, float *out, gpt2embed_error *err)
 {
     const st_tensor *t = table_of(m, which);
+    if (m && !t)
+        return say(GPT2EMBED_E_ARG, err, "gpt2embed_rows: no such table (GPT2EMBED_WTE or GPT2EMBED_WPE)");
     if (!t || (n && !out))
         return NULL_ARG("gpt2embed_rows");
     size_t rows = which == GPT2EMBED_WTE ? m->m->n_vocab : m->m->n_ctx;

@@ -406,11 +406,13 @@ static void table_summary(const rows_doc *d, FILE *f)
     const g2e_model *m = d->ec->m;
     int learned = d->ec->pe == EMBED_PE_LEARNED;
     size_t used = p->window ? (p->T < p->W ? p->T : p->W) : p->T;
+    char *vw = text_escape(d->weights, strlen(d->weights), TEXT_ESC_BIDI);   /* shown to a person */
     /* one token, one window: the singular (two messages; g2e_tr has no plural forms) */
     fprintf(f, p->T == 1 ? g2e_tr("model %s (%s): n_embd %zu, %s positions; %zu token")
                          : g2e_tr("model %s (%s): n_embd %zu, %s positions; %zu tokens"),
-            m->size_name ? m->size_name : g2e_tr("unknown"), d->weights, m->n_embd,
+            m->size_name ? m->size_name : g2e_tr("unknown"), vw ? vw : "?", m->n_embd,
             learned ? g2e_tr("learned") : g2e_tr("sinusoidal"), p->T);
+    free(vw);
     if (p->window)
         fprintf(f, p->n_windows == 1 ? g2e_tr(" in %zu window of %zu (stride %llu)")
                                      : g2e_tr(" in %zu windows of %zu (stride %llu)"),

@@ -4,19 +4,19 @@
 #include "st_describe.h"
 
 #include "json.h"
+#include "text.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Control bytes of names and metadata are shown escaped so one entry stays one line. */
+/* Names and metadata from the file, escaped as every outside text shown to a person is
+ * (text.h: C0/C1 controls, bidi controls, line separators, ill-formed UTF-8), so one entry
+ * stays one line and cannot drive or reorder the terminal. */
 static void put_escaped(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7F) fprintf(f, "\\x%02x", c);
-        else if (c == '\\') fputs("\\\\", f);
-        else fputc(c, f);
-    }
+    char *e = text_escape(s, strlen(s), TEXT_ESC_BIDI);
+    fputs(e ? e : "?", f);
+    free(e);
 }
 
 static void shape_str(const st_tensor *t, char *buf, size_t len)

@@ -63,7 +63,9 @@ static void label(FILE *f, const char *s)
 static void table(FILE *f, const char *path, size_t n_embd, const sim_stats *s, size_t top,
                   tok_tokenizer *tok)
 {
-    fprintf(f, g2e_tr("Scale of the embeddings in %s (n_embd %zu)\n\n"), path, n_embd);
+    char *vp = text_escape(path, strlen(path), TEXT_ESC_BIDI);   /* shown to a person */
+    fprintf(f, g2e_tr("Scale of the embeddings in %s (n_embd %zu)\n\n"), vp ? vp : "?", n_embd);
+    free(vp);
     label(f, "");
     rows_pad(f, g2e_tr("wte (tokens)"), 14, 1);
     fputc(' ', f);

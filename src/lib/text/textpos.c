@@ -46,20 +46,19 @@ size_t textpos_chars(const char *text, size_t len)
     return n;
 }
 
-/* Appends the characters of s[a, b) to out (made visible), keeping room for the NUL. */
+/* Appends the characters of s[a, b) to out (made visible: a newline as "\\n", the rest as
+ * text.h's escaping for a person: controls, C1, bidi controls, separators, bad bytes),
+ * keeping room for the NUL. */
 static void put_visible(char *out, size_t *o, size_t cap, const unsigned char *s, size_t a, size_t b)
 {
     size_t i = a;
     while (i < b) {
         size_t k = seq_len(s + i, b - i);
-        char tmp[8];
+        char tmp[24];
         size_t tn;
         if (k == 1 && s[i] == '\n') { memcpy(tmp, "\\n", 2); tn = 2; }
-        else if (k == 1 && (s[i] < 0x20 || s[i] == 0x7F || s[i] >= 0x80)) {
-            snprintf(tmp, sizeof tmp, "\\x%02X", s[i]);
-            tn = 4;
-        } else { memcpy(tmp, s + i, k); tn = k; }
-        if (*o + tn + 1 > cap)
+        else tn = text_escape_buf(tmp, sizeof tmp, (const char *)s + i, k, TEXT_ESC_BIDI);
+        if (tn >= sizeof tmp || *o + tn + 1 > cap)
             return;
         memcpy(out + *o, tmp, tn);
         *o += tn;
