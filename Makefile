@@ -28,9 +28,9 @@ DOCDIR     ?= $(DATADIR)/doc/gpt2-embed
 PKGDATADIR := $(DATADIR)/gpt2-embed
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 PYTHON     ?= /usr/bin/python3
-# Debian's Python: /usr/lib/python3/dist-packages for PREFIX=/usr, else the versioned
-# /usr/local-style dist-packages directory it puts on sys.path for other prefixes.
-PYTHONDIR  ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages)
+# The site directory $(PYTHON) itself searches for PREFIX (tools/python-sitedir.py): the user
+# site for ~/.local, Debian's dist-packages for /usr and /usr/local, a venv's site-packages.
+PYTHONDIR  ?= $(shell $(PYTHON) tools/python-sitedir.py '$(PREFIX)')
 
 BUILDDIR ?= build$(if $(SANITIZE),-san)
 B       := $(BUILDDIR)
@@ -155,7 +155,7 @@ VERSION_H := $(B)/include/gpt2embed_version.h
 PC        := $(B)/gpt2embed.pc
 
 .SECONDARY:
-.PHONY: print-lib-objects tsan all deps test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
+.PHONY: print-lib-objects tsan all deps python-lib test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
 .DEFAULT_GOAL := all
 
 # ./gpt2-embed is a copy of the default build's program (not of a BUILDDIR=... one).
@@ -171,6 +171,7 @@ help:
 	@echo "make fuzz         each libFuzzer target for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
 	@echo "make tsan         one tokenizer shared by 8 threads under ThreadSanitizer"
 	@echo "make weights      gpt2-embed download (GPT-2's wte+wpe into weights/)"
+	@echo "make python-lib   the shared library alone (what pip install . builds and ships in the package)"
 	@echo "make install      program, libraries, header, pkg-config, Python module, data, man page,"
 	@echo "                  bash completion, licences; PREFIX=$(PREFIX) BINDIR LIBDIR INCLUDEDIR"
 	@echo "                  DATADIR MANDIR DOCDIR PYTHONDIR BASHCOMPDIR DESTDIR"
@@ -417,7 +418,7 @@ run: gpt2-embed $(PUB_SO)   # and the shared library python/gpt2embed loads (REA
 
 # What `make install` puts where (uninstall removes exactly these, never a directory a user
 # may have filled, such as $(PKGDATADIR)/weights).
-PY_SRC    := $(sort $(wildcard python/gpt2embed/*.py))
+PY_SRC    := $(sort $(wildcard python/gpt2embed/*.py)) python/gpt2embed/py.typed
 DOC_FILES := LICENSE THIRD_PARTY.md README.md doc/examples/embed.c
 INST_FILES = $(BINDIR)/gpt2-embed \
     $(LIBDIR)/libgpt2embed.so.$(VERSION) $(LIBDIR)/libgpt2embed.so.$(SOVERSION) \
@@ -432,6 +433,11 @@ INST_FILES = $(BINDIR)/gpt2-embed \
 # Directories that are the package's own: removed by uninstall when empty.
 INST_OWN_DIRS = $(PYTHONDIR)/gpt2embed/__pycache__ $(PYTHONDIR)/gpt2embed $(DOCDIR) \
     $(PKGDATADIR)/tokenizer $(PKGDATADIR) $(RENDERDIR)
+
+# What setup.py (pip install .) builds and ships inside the Python package: the shared
+# library alone; its last line names the file.
+python-lib: $(PUB_SO)
+	@echo "python-lib: $(abspath $(PUB_SO))"
 
 # The Python module's record of where the shared library is installed.
 $(B)/python/_config.py: $(CONFIG) FORCE

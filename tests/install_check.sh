@@ -9,7 +9,7 @@
 #   install_check.sh example SRC PREFIX OUTDIR W     build doc/examples/embed.c with pkg-config,
 #                                                    shared and --static; run both on weights W;
 #                                                    print the shared run's output
-#   install_check.sh python  PREFIX W                import gpt2embed from PREFIX's dist-packages
+#   install_check.sh python  PREFIX W                import gpt2embed from PREFIX's site directory
 #                                                    (no PYTHONPATH tricks beyond that one
 #                                                    directory); print the library path and the
 #                                                    embedding's bytes in hex
@@ -82,7 +82,7 @@ example)
   ;;
 python)
   prefix=$1 w=$2
-  d=$(find "$prefix/lib" -path '*dist-packages/gpt2embed' -type d | head -n 1)
+  d=$(find "$prefix/lib" -path '*-packages/gpt2embed' -type d | head -n 1)
   [ -n "$d" ] || fail "no gpt2embed package under $prefix/lib"
   env -u GPT2EMBED_LIBRARY PYTHONPATH="$(dirname "$d")" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -c '
 import sys, gpt2embed as g
