@@ -154,6 +154,22 @@ static double pretok_cpu(const char *text, size_t len)
     return c[RUNS / 2];
 }
 
+/* The pre-tokenizer alone on each of its paths (tok_pretok.h), then back to the fastest. */
+static void pretok_paths(const char *text, size_t len)
+{
+    static const struct {
+        int path;
+        const char *name;
+    } paths[] = {{TOK_PRETOK_SCALAR, "the state machine alone"},
+                 {TOK_PRETOK_BLOCKS, "64-byte blocks, SSE2"},
+                 {TOK_PRETOK_AVX2, "64-byte blocks, AVX2"}};
+    for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++)
+        if (tok_pretok_use(paths[k].path) == paths[k].path)
+            printf("    its paths: %-26s %6.1f MB/s CPU time\n", paths[k].name,
+                   (double)len / pretok_cpu(text, len) / 1e6);
+    tok_pretok_use(TOK_PRETOK_AUTO);
+}
+
 /* The corpus line by line (each line with its newline one text, as `tokenize --jsonl`
  * tokenizes corpus.jsonl) through tok_encode_batch on one thread, fresh tokenizer each
  * of `runs` runs: median CPU seconds, or a huge value on failure. */
@@ -243,6 +259,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_tokenizer: cannot read bench/data/corpus.txt.gz\n");
         return 1;
     }
+    if (argc > 1 && strcmp(argv[1], "--pretok") == 0) { /* the pre-tokenizer's paths alone */
+        pretok_paths(text, len);
+        free(text);
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "--round") == 0) {
         int rc = round_once(text, len);
         free(text);
@@ -274,6 +295,7 @@ int main(int argc, char **argv)
     printf("  target >= 150 MB/s on one core (IDs only, CPU time): %s (%.1f MB/s)\n",
            best >= 150 ? "met" : "NOT MET", best);
     printf("  the pre-tokenizer alone (pieces only): %6.1f MB/s CPU time\n", L / pretok_cpu(text, len) / 1e6);
+    pretok_paths(text, len);
 
     /* every core: the same IDs and offsets, split at safe cuts */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
