@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include "tok_internal.h"
+#include "cpus.h"
 #include "regions.h"
 #include "spread.h"
 #include "text.h"
@@ -432,10 +433,8 @@ static int encode_range(tok_tokenizer *t, const char *s, size_t n, size_t base, 
 
 void tok_set_threads(tok_tokenizer *t, unsigned n)
 {
-    if (n == 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        n = c > 0 ? (unsigned)c : 1;
-    }
+    if (n == 0)
+        n = g2e_cpu_count(); /* the CPUs this process may use, not the machine's */
     t->threads = n > MAX_THREADS ? MAX_THREADS : n;
 }
 
@@ -715,23 +714,32 @@ fail:
     return rc;
 }
 
+int tok_encode_ob(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
+                  obuf *o, size_t *n_rep, size_t *bad_offset, g2e_err *err)
+{
+    o->n = 0;
+    *n_rep = 0;
+    int rc = encode_into(t, text, len, special, flags, 1, o, n_rep, bad_offset, err);
+    if (!rc && o->keep_off && (rc = tok_ob_grow(o, 1))) /* offsets has n + 1 entries */
+        rc = g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
+    if (!rc && o->keep_off)
+        o->off[o->n] = len;
+    return rc;
+}
+
 int tok_encode(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
                tok_ids *out, size_t *bad_offset, g2e_err *err)
 {
     memset(out, 0, sizeof *out);
     obuf o = {0};
     o.keep_off = !(flags & TOK_NO_OFFSETS);
-    size_t n_rep = 0;
-    int rc = encode_into(t, text, len, special, flags, 1, &o, &n_rep, bad_offset, err);
-    if (!rc && o.keep_off && (rc = tok_ob_grow(&o, 1))) /* offsets has n + 1 entries */
-        rc = g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
+    size_t n_rep;
+    int rc = tok_encode_ob(t, text, len, special, flags, &o, &n_rep, bad_offset, err);
     if (rc) {
         free(o.ids);
         free(o.off);
         return rc;
     }
-    if (o.keep_off)
-        o.off[o.n] = len;
     out->ids = o.ids;
     out->offsets = o.off;
     out->n = o.n;
@@ -863,20 +871,27 @@ static void *batch_run(void *arg)
     return NULL;
 }
 
-int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const size_t *lens,
-                     tok_special special, unsigned flags, uint32_t **ids, size_t *counts, int *rc)
+unsigned tok_batch_parts(size_t n, const size_t *lens, unsigned want)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += lens[i];
+    if (want > n)
+        want = (unsigned)n;
+    if (want > MAX_THREADS)
+        want = MAX_THREADS;
+    return total < 4096 || want < 2 ? 1 : want; /* (below 4 KB not worth a thread) */
+}
+
+int tok_encode_batch_on(tok_tokenizer *const *ctx, unsigned parts, size_t n, const char *const *texts,
+                        const size_t *lens, tok_special special, unsigned flags, uint32_t **ids, size_t *counts,
+                        int *rc)
 {
     *ids = NULL;
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += lens[i];
-    unsigned parts = t->threads;
-    if (parts > n)
-        parts = (unsigned)n;
-    if (total < 4096 || parts < 2) /* not worth a thread */
-        parts = 1;
-    unsigned nw = parts > 1 ? workers_ready(t, parts - 1) : 0;
-    parts = nw + 1;
+    parts = parts < 1 ? 1 : parts > MAX_THREADS ? MAX_THREADS : parts;
     batch_part bp[MAX_THREADS];
     pthread_t th[MAX_THREADS];
     int started[MAX_THREADS] = {0};
@@ -885,8 +900,7 @@ int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const
         size_t lo = i, goal = total / parts * (k + 1);
         while (i < n && (k + 1 == parts || acc < goal))
             acc += lens[i++];
-        bp[k] = (batch_part){k ? t->workers[k - 1] : t, lo, i, texts, lens, special, flags | TOK_NO_OFFSETS,
-                             counts, rc, {0}};
+        bp[k] = (batch_part){ctx[k], lo, i, texts, lens, special, flags | TOK_NO_OFFSETS, counts, rc, {0}};
     }
     for (unsigned k = 1; k < parts; k++)
         started[k] = spread_create(&th[k], batch_run, &bp[k], k - 1) == 0;
@@ -911,6 +925,17 @@ int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const
     }
     *ids = bp[0].o.ids;
     return 0;
+}
+
+int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const size_t *lens,
+                     tok_special special, unsigned flags, uint32_t **ids, size_t *counts, int *rc)
+{
+    unsigned parts = tok_batch_parts(n, lens, t->threads);
+    unsigned nw = parts > 1 ? workers_ready(t, parts - 1) : 0;
+    tok_tokenizer *ctx[MAX_THREADS] = {t};
+    for (unsigned k = 1; k <= nw; k++)
+        ctx[k] = t->workers[k - 1];
+    return tok_encode_batch_on(ctx, nw + 1, n, texts, lens, special, flags, ids, counts, rc);
 }
 
 int tok_piece(const tok_tokenizer *t, uint32_t id, const uint8_t **bytes, size_t *len, g2e_err *err)
