@@ -79,18 +79,23 @@ static inline __attribute__((always_inline)) PT_ATTR size_t PT(block_pieces_in)(
     uint64_t cut = st & known & ~1ull; /* where the known pieces end */
     if (!cut)
         return 0;
-    uint32_t *p = len, *stop = len + max;
-    unsigned last = 0;
-    do {
+    /* as many as there is room for (the last ones dropped), and where the last ends: told
+     * from the mask, not from the loop below, so that the next block (whose address it is)
+     * need not wait for that loop */
+    size_t cnt = PT_BITS(cut);
+    for (; cnt > max; cnt--)
+        cut &= ~(1ull << (63 - __builtin_clzll(cut)));
+    unsigned top = 63 - (unsigned)__builtin_clzll(cut), last = 0;
+    *end = i + top;
+    if (cuts)
+        *cuts = cut; /* the ends of the pieces given */
+    for (size_t k = 0; k < cnt; k++) {
         unsigned b = (unsigned)__builtin_ctzll(cut);
-        *p++ = b - last;
+        len[k] = b - last;
         last = b;
         cut &= cut - 1;
-    } while (cut && p < stop);
-    *end = i + last;
-    if (cuts)
-        *cuts = st & known & ~1ull & ((2ull << last) - 1); /* the ends of the pieces given */
-    return (size_t)(p - len);
+    }
+    return cnt;
 }
 
 /* One text's block: no other text's start inside it. */
