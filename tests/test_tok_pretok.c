@@ -372,13 +372,15 @@ Test(tok_pretok, the_state_machine_on_random_texts_as_the_reference)
 static void every_offset(int path)
 {
     static const char pre[] = "The cat's  1234 \n\t(x) caf\xC3\xA9 \xE6\x97\xA5 ok...\r\n  don't, 'll we've 99 "
-                              "zz\xC2\xA0 yy";
+                              "zz\xC2\xA0 yy  \xE3\x80\x80-- 'S x'd 3.14 \xD0\x96\xD0\x96 end  ";
+    enum { MAX_PREFIX = 96 };
+    _Static_assert(sizeof pre > MAX_PREFIX + 1, "the prefixes are parts of pre");
     uint8_t buf[512];
     char what[64];
     if (path)
         use(path);
     for (int round = 0; round < 3000; round++) {
-        size_t p = (size_t)round % 97;
+        size_t p = (size_t)round % (MAX_PREFIX + 1);
         while (p && ((uint8_t)pre[p] & 0xC0) == 0x80)
             p--; /* no prefix that ends inside a character */
         memcpy(buf, pre, p);
