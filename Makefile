@@ -120,8 +120,10 @@ RENDER_SRC := $(filter-out $(RENDER_PROG_SRC),$(sort $(wildcard src/render/*.c))
 # The compiled-in form of tokenizer/ (the one copy of the vocabulary in the tree), generated
 # at build time by tools/gen_tokdata.c with the library's own parser (-DTOK_NO_BUILTIN).
 TOKDATA_C := $(B)/gen/tokenizer_data.c
-TOKGEN_SRC := tools/gen_tokdata.c src/lib/err.c $(wildcard src/lib/text/*.c) \
-              $(addprefix src/lib/tokenizer/,tokenizer.c tok_bpe.c tok_load.c tok_pretok.c cpus.c spread.c regions.c)
+# The generator links the library's own objects, but tok_load built without the compiled-in form.
+TOKGEN_OBJ := $(B)/gen/gen_tokdata.o $(B)/gen/tok_load_nobuiltin.o $(B)/src/lib/err.o \
+              $(patsubst %.c,$(B)/%.o,$(wildcard src/lib/text/*.c)) \
+              $(addprefix $(B)/src/lib/tokenizer/,tokenizer.o tok_obuf.o tok_bpe.o tok_pretok.o cpus.o spread.o regions.o)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(TOKDATA_C:.c=.o)
 PROGLIB_OBJ := $(PROGLIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ   := $(filter-out $(B)/src/cli/main.o,$(CLI_SRC:%.c=$(B)/%.o)) $(RENDER_PROG_SRC:%.c=$(B)/%.o)
@@ -153,7 +155,7 @@ VERSION_H := $(B)/include/gpt2embed_version.h
 PC        := $(B)/gpt2embed.pc
 
 .SECONDARY:
-.PHONY: print-lib-objects all deps test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
+.PHONY: print-lib-objects tsan all deps test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
 .DEFAULT_GOAL := all
 
 # ./gpt2-embed is a copy of the default build's program (not of a BUILDDIR=... one).
@@ -167,6 +169,7 @@ help:
 	@echo "make bench        the benchmarks under bench/ (figures in the README)"
 	@echo "make bench-peers  install the npm tokenizers make bench compares with (build/npm)"
 	@echo "make fuzz         each libFuzzer target for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
+	@echo "make tsan         one tokenizer shared by 8 threads under ThreadSanitizer"
 	@echo "make weights      gpt2-embed download (GPT-2's wte+wpe into weights/)"
 	@echo "make install      program, libraries, header, pkg-config, Python module, data, man page,"
 	@echo "                  bash completion, licences; PREFIX=$(PREFIX) BINDIR LIBDIR INCLUDEDIR"
@@ -205,9 +208,14 @@ $(B)/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 
 $(LIB_OBJ) $(PROGLIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden
 
-$(B)/gen_tokdata: $(TOKGEN_SRC) $(CONFIG) | $(DEPS_OK) $(VERSION_H)
+$(B)/gen/tok_load_nobuiltin.o: src/lib/tokenizer/tok_load.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DTOK_NO_BUILTIN $(CFLAGS) $(LDFLAGS) -o $@ $(TOKGEN_SRC) $(LIB_LIBS)
+	$(CC) $(CPPFLAGS) -DTOK_NO_BUILTIN $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+$(B)/gen/gen_tokdata.o: tools/gen_tokdata.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+$(B)/gen_tokdata: $(TOKGEN_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
 $(TOKDATA_C): $(B)/gen_tokdata tokenizer/vocab.json tokenizer/merges.txt
 	@mkdir -p $(@D)
 	$(B)/gen_tokdata tokenizer > $@.tmp && mv $@.tmp $@
@@ -359,6 +367,14 @@ fuzz: $(FUZZ_BIN)
 	  test $${PIPESTATUS[0]} -eq 0 || { echo "fuzz: $$n FAILED"; exit 1; }; \
 	done
 
+# One tokenizer shared by threads under ThreadSanitizer (tests/tsan/share_tokenizer.c): the
+# library built again with -fsanitize=thread; not part of make test (TSan and ASan do not mix).
+tsan: $(TOKDATA_C) | $(B)/.deps-fuzz $(VERSION_H)
+	@mkdir -p build-tsan
+	clang $(CPPFLAGS) -O1 -g -fsanitize=thread -o build-tsan/share_tokenizer tests/tsan/share_tokenizer.c \
+	    $(LIB_SRC) $(TOKDATA_C) $(LIB_LIBS)
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/share_tokenizer tests/data/tokenizer_cases.jsonl
+
 # The manual's generated parts (the .TH version, the OPTIONS sections from the option tables);
 # tests/test_manual.c fails when doc/gpt2-embed.1 differs from what this writes.
 man: $(B)/gpt2-embed $(MO)
@@ -438,6 +454,6 @@ uninstall:
 	  while read -r d; do if [ -d "$(DESTDIR)$$d" ]; then rmdir "$(DESTDIR)$$d" 2>/dev/null || true; fi; done; fi
 
 clean:
-	rm -rf build build-san build-fuzz gpt2-embed gpt2-embed-render.so
+	rm -rf build build-san build-fuzz build-tsan gpt2-embed gpt2-embed-render.so
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -414,6 +414,7 @@ Test(symbols, a_user_program_may_use_our_internal_names)
 static run_result step(const char *a0, const char *a1, const char *a2, const char *a3,
                        const char *a4, const char *a5)
 {
+    run_timeout_s = 300; /* a step may build the whole project */
     char *script = path_join(G2E_SRCDIR, "tests/install_check.sh");
     char *argv[] = {"/bin/bash", script, (char *)a0, (char *)a1, (char *)a2, (char *)a3,
                     (char *)a4, (char *)a5, NULL};

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* tok_internal.h — what the tokenizer's own files share (not installed, not an API):
  * the layout of a tok_tokenizer, the vocabulary hash and its lookups, the output buffer of
- * tok_encode, and the entry points between the files:
+ * tok_encode, and the entry points between the files, each using only those above it here:
  *   tok_load.c    reading vocab.json + merges.txt (or the compiled form), building the index
+ *   tok_obuf.c    the growing arrays of IDs and offsets (obuf) every path appends to
  *   tok_pretok.c  GPT-2's pre-tokenizer (pieces; safe cut points for threads), see tok_pretok.h
  *   tok_bpe.c     BPE of one piece by rank: three paths (linear scan, heap, rank buckets)
  *   tokenizer.c   the API of tokenizer.h: UTF-8 check, special tokens, piece caches, threads
+ *   tok_pool.c    one tokenizer shared by threads; batches and streams (tok_pool.h)
  *
  * Layout of a tok_tokenizer: token i's bytes are blob[off[i] .. off[i+1]); `slots` is an
  * open-addressing hash (linear probing) of those byte strings to ID+1 (0 = empty) over the
