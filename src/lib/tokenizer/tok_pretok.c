@@ -24,8 +24,10 @@
  * character after it starts one). Contractions can neither start inside one another nor
  * change (a)-(d) elsewhere: they end in a letter, and their apostrophe starts by (d) or (c).
  *
- * Most text is ASCII, so tok_pretok works on blocks of 64 bytes (block_pieces): SSE2
- * compares (or a portable byte loop) give a 64-bit mask per class of ASCII byte, the
+ * Most text is ASCII, so tok_pretok works on blocks of 64 bytes (block_pieces, in
+ * tok_pretok_blocks.h, built once for baseline x86-64 and once for AVX2, chosen at run
+ * time): AVX2 or SSE2 compares (or a portable byte loop) give a 64-bit mask per class of
+ * ASCII byte, the
  * non-ASCII characters are decoded and each of their bytes is given the character's class
  * (so that inside a character (d) finds no start), (a)-(d) become a few shifts and ands,
  * contractions patch the few apostrophes, and the lengths come from the set bits. A block
@@ -36,8 +38,9 @@
  * starts a piece. What a block cannot tell (a piece longer than it, white space beyond
  * ASCII) is done by one_piece, which follows rules 1-3 one character at a time, decoding the
  * non-ASCII ones (the input is valid UTF-8, checked by the caller).
- * tests/test_tok_pretok.c compares both paths with a character-by-character reference of
- * the pattern (tests/pretok_ref.c), and so does tests/fuzz/fuzz_tokenizer.c.
+ * one_piece alone is a path of its own too (TOK_PRETOK_SCALAR). tests/test_tok_pretok.c
+ * compares every path with a character-by-character reference of the pattern
+ * (tests/pretok_ref.c), and so do tests/fuzz/fuzz_pretok.c and fuzz_tokenizer.c.
  */
 #include "tok_pretok.h"
 #include "unicode.h"
