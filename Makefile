@@ -389,7 +389,7 @@ weights: gpt2-embed
 # RUN_BIN and RUN_WEIGHTS exist for tests/test_cli.c (which runs the recipe offline).
 RUN_BIN     ?= ./gpt2-embed
 RUN_WEIGHTS ?= weights/gpt2.safetensors
-run: gpt2-embed
+run: gpt2-embed $(PUB_SO)   # and the shared library python/gpt2embed loads (README: Python)
 	@if [ -z "$$GPT2_EMBED_WEIGHTS" ] && [ ! -f $(RUN_WEIGHTS) ]; then $(RUN_BIN) download || \
 	  { echo "make run: no weights, and the download failed; with a weights file you have:" \
 	         "GPT2_EMBED_WEIGHTS=FILE make run" >&2; exit 1; }; fi

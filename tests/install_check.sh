@@ -59,7 +59,7 @@ example)
   export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
   pkg-config --exists gpt2embed || fail "pkg-config does not know gpt2embed"
   # a user of gpt2embed.h needs its include directory and nothing of ours besides
-  [ "$(pkg-config --cflags gpt2embed)" = "-I$prefix/include" ] ||
+  [ "$(pkg-config --cflags gpt2embed | sed 's/ *$//')" = "-I$prefix/include" ] ||
     fail "pkg-config --cflags gpt2embed says '$(pkg-config --cflags gpt2embed)', not -I$prefix/include"
   [ "$(stat -c %a "$prefix/lib/libgpt2embed.so.$(sed -n 's/^VERSION *:= *//p' "$src/Makefile")")" = 644 ] ||
     fail "the shared library is not installed 0644"

@@ -588,6 +588,11 @@ Test(api, tokenize_into_gives_tiktokens_ids_and_asks_for_room)
     cr_expect_eq(n, 5);
     cr_expect_eq(gpt2embed_tokenize_into(t, "", 0, 0, NULL, NULL, 0, &n, &err), GPT2EMBED_OK);
     cr_expect_eq(n, 0);
+    off[0] = 99; /* no token: offsets[0] is still the text's end */
+    cr_expect_eq(gpt2embed_tokenize_into(t, "", 0, 0, NULL, off, 0, &n, &err), GPT2EMBED_OK);
+    cr_expect(n == 0 && off[0] == 0);
+    cr_expect_eq(gpt2embed_tokenize_into(t, s, strlen(s), 0, ids, off, 5, &n, &err), GPT2EMBED_OK);
+    cr_expect(n == 5 && off[5] == strlen(s) && off[1] == 3);
     /* error detail: the offset of the bad byte and of a refused special token */
     cr_expect_eq(gpt2embed_tokenize_into(t, "abc\xFFz", 5, 0, ids, NULL, 16, &n, &err), GPT2EMBED_E_UTF8);
     cr_expect(err.status == GPT2EMBED_E_UTF8 && err.offset == 3 && err.index == GPT2EMBED_NONE);

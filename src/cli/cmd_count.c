@@ -88,6 +88,8 @@ typedef struct input {
 static int count_one(tok_tokenizer *t, const input *in, const count_opts *o, tokcount *r)
 {
     textin ti = {.data = in->arg, .len = in->kind == IN_TEXT ? strlen(in->arg) : 0};
+    if (in->kind == IN_TEXT)
+        cli_text_names_file(in->arg, 1);
     if (in->kind != IN_TEXT && cli_textin_open(&ti, in->kind == IN_STDIN ? NULL : in->arg, "text file"))
         return -1;
     const char *name = in->kind == IN_STDIN ? "standard input" : in->kind == IN_FILE ? in->arg : "TEXT";

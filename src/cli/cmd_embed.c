@@ -343,6 +343,7 @@ static int take_positionals(job *j, const opt_parsed *p)
         len += strlen(p->pos[k]) + 1;
         words++;
         j->text_arg = p->pos[k];
+        cli_text_names_file(p->pos[k], 1);
     }
     if (words < 2)
         return 0;

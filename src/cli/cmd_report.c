@@ -9,6 +9,7 @@
  * wing's (report.h); here: the options, the files, and the messages of failed parts.
  */
 #include "cli.h"
+#include "i18n.h"
 #include "figures.h"
 #include "load.h"
 #include "opt.h"
@@ -139,8 +140,8 @@ int cmd_report(int argc, char **argv)
     report_in in = {.embed = ends_with_html(o.out), .save = save_figure, .say = say,
                     .ctx = (void *)o.out, .text = {report_builtin_en, report_builtin_ja},
                     .len = {strlen(report_builtin_en), strlen(report_builtin_ja)},
-                    .name = {o.text_en ? o.text_en : "built-in English paragraph",
-                             o.text_ja ? o.text_ja : "built-in Japanese paragraph"}};
+                    .name = {o.text_en ? o.text_en : _("built-in English text"),
+                             o.text_ja ? o.text_ja : _("built-in Japanese text")}};
     if (load_model(o.lo.weights, o.lo.model, &m, &path) || load_tokenizer(o.lo.tokenizer, &tok))
         goto done;
     for (int i = 0; i < 2; i++)   /* cli_read_file: regular files only, "-" is stdin */

@@ -311,9 +311,11 @@ gpt2embed_status gpt2embed_tokenize_into(gpt2embed_tokenizer *t, const char *tex
     if (!rc) {
         const obuf *o = offsets ? &c->ids_off : &c->ids;
         size_t k = o->n < cap ? o->n : cap;
-        memcpy(ids, o->ids, k * sizeof *ids);
-        if (offsets)
-            memcpy(offsets, o->off, (o->n < cap ? k + 1 : k) * sizeof *offsets);
+        if (k)
+            memcpy(ids, o->ids, k * sizeof *ids);
+        size_t n_off = o->n <= cap ? k + 1 : k; /* offsets[n] too when every token fits */
+        if (offsets && n_off)
+            memcpy(offsets, o->off, n_off * sizeof *offsets);
         *n = o->n;
     }
     tok_pool_give(t->pool, c);

@@ -14,6 +14,22 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* The rotation property (the article's second point), checked: PE(pos + k) = R(k) PE(pos). */
+static void sin_rotation(report_page *r)
+{
+    double worst;
+    g2e_err e;
+    if (sin_check_rotation(128, SIN_DEFAULT_BASE, 100, 50, &worst, NULL, NULL, NULL, &e)) {
+        rp_failed(r, e.msg);
+        return;
+    }
+    /* sines and cosines of angles up to ~150 in double: differences of ~1e-13 are rounding */
+    if (worst < 1e-9)
+        rp_paraf(r, "says", _(T_SIN_ROT), worst);
+    else
+        rp_paraf(r, "says", _(T_SIN_ROT_FAILS), worst);
+}
+
 void rp_sinusoidal(report_page *r)
 {
     double dot[50];
@@ -39,7 +55,9 @@ void rp_sinusoidal(report_page *r)
     fputs("</div>\n", r->f);
     rc = fig_dot_curve_png(0, 49, 128, SIN_DEFAULT_BASE, 0, 0, &png, &e);
     rp_figure(r, "pe-dot.png", "PE(0)·PE(pos), d = 128", rc, &png, &e);
-    fputs("</div>\n</section>\n", r->f);
+    fputs("</div>\n", r->f);
+    sin_rotation(r);
+    fputs("</section>\n", r->f);
 }
 
 /* learned and sinusoidal mean cosine at a few distances, from the curves the figure draws */

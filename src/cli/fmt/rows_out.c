@@ -406,12 +406,15 @@ static void table_summary(const rows_doc *d, FILE *f)
     const g2e_model *m = d->ec->m;
     int learned = d->ec->pe == EMBED_PE_LEARNED;
     size_t used = p->window ? (p->T < p->W ? p->T : p->W) : p->T;
-    fprintf(f, g2e_tr("model %s (%s): n_embd %zu, %s positions; %zu tokens"),
+    /* one token, one window: the singular (two messages; g2e_tr has no plural forms) */
+    fprintf(f, p->T == 1 ? g2e_tr("model %s (%s): n_embd %zu, %s positions; %zu token")
+                         : g2e_tr("model %s (%s): n_embd %zu, %s positions; %zu tokens"),
             m->size_name ? m->size_name : g2e_tr("unknown"), d->weights, m->n_embd,
             learned ? g2e_tr("learned") : g2e_tr("sinusoidal"), p->T);
     if (p->window)
-        fprintf(f, g2e_tr(" in %zu windows of %zu (stride %llu)"), p->n_windows, p->W,
-                (unsigned long long)p->stride);
+        fprintf(f, p->n_windows == 1 ? g2e_tr(" in %zu window of %zu (stride %llu)")
+                                     : g2e_tr(" in %zu windows of %zu (stride %llu)"),
+                p->n_windows, p->W, (unsigned long long)p->stride);
     if (learned)
         fprintf(f, g2e_tr(", %zu of %zu positions used\n"), p->start + used, m->n_ctx);
     else
@@ -486,7 +489,11 @@ void rows_where(const rows_tokens *r, size_t n, size_t last, int upto, char *buf
     if (upto) {   /* where the first n tokens end, as " (up to character C, line L: SNIPPET)" */
         if (r->offs) {
             textpos_at(r->text, r->text_len, r->offs[n], &tp);
-            snprintf(buf, cap, g2e_tr(" (up to character %zu, line %zu: %s)"), tp.chr, tp.line, tp.snippet);
+            if (tp.inside)
+                snprintf(buf, cap, g2e_tr(" (up to inside character %zu (line %zu, column %zu): %s)"),
+                         tp.chr, tp.line, tp.col - 1, tp.snippet);
+            else
+                snprintf(buf, cap, g2e_tr(" (up to character %zu, line %zu: %s)"), tp.chr, tp.line, tp.snippet);
         }
         return;
     }
@@ -497,7 +504,11 @@ void rows_where(const rows_tokens *r, size_t n, size_t last, int upto, char *buf
     textpos_at(r->text, r->text_len, r->offs[n], &tp);
     /* tp is where the next character starts: the last one inside is just before it (at the
      * end of the line before when the next one starts a line) */
-    if (tp.col > 1)
+    if (tp.inside)   /* the words of count's cut line (cmd_count.c) */
+        snprintf(buf, cap, g2e_tr("the %zu%s token (position %zu) ends inside character %zu "
+                 "(line %zu, column %zu), which the cut splits: %s"), n, textfmt_ordinal(n), last,
+                 tp.chr, tp.line, tp.col - 1, tp.snippet);
+    else if (tp.col > 1)
         snprintf(buf, cap, g2e_tr("the %zu%s token (position %zu) ends at character %zu "
                  "(line %zu, column %zu): %s"), n, textfmt_ordinal(n), last, tp.chr, tp.line, tp.col - 1, tp.snippet);
     else

@@ -108,7 +108,7 @@ int rows_write(FILE *f, int fmt, const rows_doc *d, g2e_err *err);
 void rows_pe_statement(const rows_doc *d, char *buf, size_t cap);
 
 /* ---- for messages and figures ---- */
-#define ROWS_WHERE_MAX (TEXTPOS_SNIPPET_MAX + 160)   /* room for rows_where's text */
+#define ROWS_WHERE_MAX (TEXTPOS_SNIPPET_MAX + 512)   /* room for rows_where's text, translated too */
 /* Where the first n tokens end, in words (translated, no newline):
  *   upto = 1: " (up to character C, line L: SNIPPET)" for a text, "" (buf untouched) for IDs;
  *   upto = 0: "the Nth token (position LAST) ends at character C (line L, column K): SNIPPET"

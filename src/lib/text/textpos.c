@@ -67,6 +67,35 @@ static void put_visible(char *out, size_t *o, size_t cap, const unsigned char *s
     }
 }
 
+/* " (lo-hi/n)" or " (lo/n)" into dst (tokchars.h's shares). */
+static void share(char *dst, size_t cap, unsigned lo, unsigned hi, unsigned n)
+{
+    if (lo == hi)
+        snprintf(dst, cap, " (%u/%u)", lo, n);
+    else
+        snprintf(dst, cap, " (%u-%u/%u)", lo, hi, n);
+}
+
+/* The character s[a, b) that out->byte splits: itself with the bytes before the cut, '|',
+ * itself with the bytes after it. */
+static void put_split(textpos *out, size_t *o, const unsigned char *s, size_t a, size_t b)
+{
+    size_t cap = sizeof out->snippet;
+    char sh[2][32];
+    share(sh[0], sizeof sh[0], 1, out->part_before, out->part_len);
+    share(sh[1], sizeof sh[1], out->part_before + 1, out->part_len, out->part_len);
+    for (int k = 0; k < 2; k++) {
+        size_t n = strlen(sh[k]);
+        if (*o + (b - a) + n + 2 >= cap)
+            return;
+        put_visible(out->snippet, o, cap, s, a, b);
+        memcpy(out->snippet + *o, sh[k], n);
+        *o += n;
+        if (k == 0)
+            out->snippet[(*o)++] = '|';
+    }
+}
+
 void textpos_at(const char *text, size_t len, size_t byte, textpos *out)
 {
     const unsigned char *s = (const unsigned char *)text;
@@ -89,6 +118,12 @@ void textpos_at(const char *text, size_t len, size_t byte, textpos *out)
         i += k;
     }
     /* A sequence straddling the offset: the offset was not on a character boundary. */
+    size_t last = nring == 0 ? 0 : ring[(nring - 1) % 24];
+    if (i > byte) {
+        out->inside = 1;
+        out->part_before = (unsigned)(byte - last);
+        out->part_len = (unsigned)(i - last);
+    }
     size_t from = nring == 0 ? 0 : (nring < 24 ? ring[0] : ring[nring % 24]);
     size_t to = i, after = 0;
     while (to < len && after < 12) {
@@ -97,8 +132,11 @@ void textpos_at(const char *text, size_t len, size_t byte, textpos *out)
     }
     size_t o = 0, cap = sizeof out->snippet;
     if (from > 0) { memcpy(out->snippet, "\xE2\x80\xA6", 3); o = 3; }  /* … */
-    put_visible(out->snippet, &o, cap, s, from, i);
-    if (o + 2 < cap) out->snippet[o++] = '|';
+    put_visible(out->snippet, &o, cap, s, from, out->inside ? last : i);
+    if (out->inside)   /* the split character on both sides, with its bytes: "角 (1-2/3)|角 (3/3)" */
+        put_split(out, &o, s, last, i);
+    else if (o + 2 < cap)
+        out->snippet[o++] = '|';
     put_visible(out->snippet, &o, cap, s, i, to);
     if (to < len && o + 4 < cap) { memcpy(out->snippet + o, "\xE2\x80\xA6", 3); o += 3; }
     out->snippet[o] = '\0';
