@@ -364,11 +364,14 @@ $(B)/mkfixture: $(B)/tools/mkfixture.o $(B)/tests/fixture.o $(LIBA)
 
 # Fuzzing: clang's libFuzzer with ASan+UBSan, over the library compiled alone
 # (fuzz_safetensors also over the old cJSON-based header reader it compares with,
-# fuzz_tokenizer over the reference pre-tokenizer).
+# fuzz_tokenizer and fuzz_pretok, which compares every path of the pre-tokenizer, over the
+# reference pre-tokenizer).
 build-fuzz/fuzz_safetensors: FUZZ_CLI := tests/st_ref_cjson.c
 build-fuzz/fuzz_safetensors: tests/st_ref_cjson.c tests/st_ref_cjson.h
 build-fuzz/fuzz_tokenizer: FUZZ_CLI := tests/pretok_ref.c
 build-fuzz/fuzz_tokenizer: tests/pretok_ref.c tests/pretok_ref.h
+build-fuzz/fuzz_pretok: FUZZ_CLI := tests/pretok_ref.c
+build-fuzz/fuzz_pretok build-fuzz/fuzz_tokenizer: tests/pretok_ref.c tests/pretok_ref.h src/lib/tokenizer/tok_pretok_blocks.h
 FUZZ_LIB_SRC := $(LIB_SRC) $(TOKDATA_C) $(PROGLIB_SRC) src/cli/io/idlist.c src/cli/io/npy.c
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) | $(B)/.deps-fuzz $(VERSION_H)
 	@mkdir -p $(@D)

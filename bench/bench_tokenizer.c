@@ -154,6 +154,77 @@ static double pretok_cpu(const char *text, size_t len)
     return c[RUNS / 2];
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* The floor under any pre-tokenizer that classifies bytes with AVX2: the six masks of
+ * tok_pretok's blocks (letters, digits, white space, ' ', the apostrophe, bytes >= 0x80)
+ * for every 64 bytes of s[0..n), folded into one word so that none is optimised away; no
+ * piece found, no length written. */
+__attribute__((target("avx2,bmi,bmi2,popcnt"))) static uint64_t classify_floor(const uint8_t *s, size_t n)
+{
+    uint64_t acc = 0;
+    const __m256i lo_a = _mm256_set1_epi8((char)(0x80 - 'a')), top_a = _mm256_set1_epi8((char)(-128 + 26));
+    const __m256i lo_0 = _mm256_set1_epi8((char)(0x80 - '0')), top_0 = _mm256_set1_epi8((char)(-128 + 10));
+    const __m256i lo_t = _mm256_set1_epi8((char)(0x80 - '\t')), top_t = _mm256_set1_epi8((char)(-128 + 5));
+    for (size_t i = 0; i + 64 <= n; i += 64) {
+        __m256i h[2];
+        uint64_t m[6] = {0};
+        h[0] = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+        h[1] = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
+        for (int k = 0; k < 2; k++) {
+            __m256i x = h[k], sp = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(' '));
+            __m256i c[6] = {x,
+                            _mm256_cmpgt_epi8(top_a, _mm256_add_epi8(_mm256_or_si256(x, _mm256_set1_epi8(0x20)), lo_a)),
+                            _mm256_cmpgt_epi8(top_0, _mm256_add_epi8(x, lo_0)),
+                            _mm256_or_si256(sp, _mm256_cmpgt_epi8(top_t, _mm256_add_epi8(x, lo_t))), sp,
+                            _mm256_cmpeq_epi8(x, _mm256_set1_epi8('\''))};
+            for (int j = 0; j < 6; j++)
+                m[j] |= (uint64_t)(uint32_t)_mm256_movemask_epi8(c[j]) << (32 * k);
+        }
+        acc += (m[0] ^ m[1] ^ m[2]) + (m[3] ^ m[4] ^ m[5]);
+    }
+    return acc;
+}
+
+static volatile uint64_t sink; /* classify_floor's result, so that it is computed */
+
+/* classify_floor over the text: median CPU seconds. */
+static double floor_cpu(const char *text, size_t len)
+{
+    double c[RUNS];
+
+    for (int r = 0; r < RUNS; r++) {
+        double c0 = now(CLOCK_THREAD_CPUTIME_ID);
+        sink = classify_floor((const uint8_t *)text, len);
+        c[r] = now(CLOCK_THREAD_CPUTIME_ID) - c0;
+    }
+    qsort(c, RUNS, sizeof c[0], cmp_d);
+    return c[RUNS / 2];
+}
+#endif
+
+/* The pre-tokenizer alone on each of its paths (tok_pretok.h), then back to the fastest. */
+static void pretok_paths(const char *text, size_t len)
+{
+    static const struct {
+        int path;
+        const char *name;
+    } paths[] = {{TOK_PRETOK_SCALAR, "the state machine alone"},
+                 {TOK_PRETOK_BLOCKS, "64-byte blocks, SSE2"},
+                 {TOK_PRETOK_AVX2, "64-byte blocks, AVX2"}};
+    for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++)
+        if (tok_pretok_use(paths[k].path) == paths[k].path)
+            printf("    its paths: %-26s %6.1f MB/s CPU time\n", paths[k].name,
+                   (double)len / pretok_cpu(text, len) / 1e6);
+    tok_pretok_use(TOK_PRETOK_AUTO);
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2"))
+        printf("    the floor: AVX2 byte classes of every 64 bytes, no pieces: %6.1f MB/s CPU time\n",
+               (double)len / floor_cpu(text, len) / 1e6);
+#endif
+}
+
 /* The corpus line by line (each line with its newline one text, as `tokenize --jsonl`
  * tokenizes corpus.jsonl) through tok_encode_batch on one thread, fresh tokenizer each
  * of `runs` runs: median CPU seconds, or a huge value on failure. */
@@ -243,6 +314,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_tokenizer: cannot read bench/data/corpus.txt.gz\n");
         return 1;
     }
+    if (argc > 1 && strcmp(argv[1], "--pretok") == 0) { /* the pre-tokenizer's paths alone */
+        pretok_paths(text, len);
+        free(text);
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "--round") == 0) {
         int rc = round_once(text, len);
         free(text);
@@ -274,6 +350,7 @@ int main(int argc, char **argv)
     printf("  target >= 150 MB/s on one core (IDs only, CPU time): %s (%.1f MB/s)\n",
            best >= 150 ? "met" : "NOT MET", best);
     printf("  the pre-tokenizer alone (pieces only): %6.1f MB/s CPU time\n", L / pretok_cpu(text, len) / 1e6);
+    pretok_paths(text, len);
 
     /* every core: the same IDs and offsets, split at safe cuts */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);

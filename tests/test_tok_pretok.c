@@ -24,31 +24,67 @@ size_t tok_pretok_portable(const uint8_t *s, size_t n, size_t pos, uint32_t *len
 size_t tok_pretok_cut_portable(const uint8_t *s, size_t n, size_t from);
 size_t tok_pretok_texts_portable(const uint8_t *s, const size_t *ends, size_t nt, size_t *text, size_t *pos,
                                  uint32_t *len, size_t max, uint32_t *marks, size_t *n_marks, size_t max_marks);
+int tok_pretok_use_portable(int path);
+int tok_pretok_path_portable(void);
 #define G2E_PRETOK_PORTABLE
 #define tok_pretok tok_pretok_portable
 #define tok_pretok_texts tok_pretok_texts_portable
 #define tok_pretok_cut tok_pretok_cut_portable
+#define tok_pretok_use tok_pretok_use_portable
+#define tok_pretok_path tok_pretok_path_portable
 #include "tok_pretok.c"
 #undef tok_pretok
 #undef tok_pretok_cut
 #undef tok_pretok_texts
+#undef tok_pretok_use
+#undef tok_pretok_path
 
-/* The pre-tokenizer under test: the library's, or the portable one above. */
+/* The pre-tokenizer under test: the library's (on the path use() chose), or the portable one
+ * above. */
 static size_t (*pretok)(const uint8_t *, size_t, size_t, uint32_t *, size_t) = tok_pretok;
+
+/* The library's pre-tokenizer on `path` from now on (each test runs in a process of its
+ * own). AVX2 on a CPU without it cannot be tested: the test says so and is skipped. */
+static void use(int path)
+{
+    if (path == TOK_PRETOK_AVX2 && tok_pretok_use(TOK_PRETOK_AUTO) != TOK_PRETOK_AVX2)
+        cr_skip_test("this CPU has no AVX2: its path is not built or not chosen");
+    cr_assert_eq(tok_pretok_use(path), path, "path %d refused", path);
+    cr_assert_eq(tok_pretok_path(), path);
+    pretok = tok_pretok;
+}
+
+Test(tok_pretok, the_fastest_path_is_chosen)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+    cr_expect_eq(tok_pretok_path(), avx2 ? TOK_PRETOK_AVX2 : TOK_PRETOK_BLOCKS);
+#else
+    cr_expect_eq(tok_pretok_path(), TOK_PRETOK_BLOCKS);
+#endif
+    cr_expect_eq(tok_pretok_use(77), -1, "an unknown path is refused");
+    cr_expect_eq(tok_pretok_path_portable(), TOK_PRETOK_BLOCKS, "the portable build has no AVX2 path");
+    cr_expect_eq(tok_pretok_use_portable(TOK_PRETOK_AVX2), -1);
+}
 
 /* Every piece length of s[0..n), in batches of `batch` (so batch edges are crossed too). */
 static size_t pieces(const char *s, size_t n, uint32_t *len, size_t batch)
 {
     size_t k = 0, pos = 0;
+    uint32_t *room = malloc(batch * sizeof *room); /* exactly the room given: ASan checks it */
+    cr_assert(room);
     while (pos < n) {
-        size_t m = pretok((const uint8_t *)s, n, pos, len + k, batch);
+        size_t m = pretok((const uint8_t *)s, n, pos, room, batch);
         cr_assert(m >= 1 && m <= batch);
+        memcpy(len + k, room, m * sizeof *len);
         for (size_t j = 0; j < m; j++) {
             cr_assert(len[k + j] >= 1);
             pos += len[k + j];
         }
         k += m;
     }
+    free(room);
     cr_assert_eq(pos, n);
     return k;
 }
@@ -313,7 +349,59 @@ static void random_texts(long count)
     }
 }
 
-Test(tok_pretok, random_texts_as_the_reference) { random_texts(1000000); }
+Test(tok_pretok, random_texts_as_the_reference) { random_texts(1000000); } /* the fastest path */
+Test(tok_pretok, sse2_blocks_on_random_texts_as_the_reference)
+{
+    use(TOK_PRETOK_BLOCKS);
+    random_texts(300000);
+}
+Test(tok_pretok, avx2_blocks_on_random_texts_as_the_reference)
+{
+    use(TOK_PRETOK_AVX2);
+    random_texts(300000);
+}
+Test(tok_pretok, the_state_machine_on_random_texts_as_the_reference)
+{
+    use(TOK_PRETOK_SCALAR);
+    random_texts(200000);
+}
+
+/* Random texts after every prefix of 0..96 bytes of a fixed ASCII and UTF-8 text, so that
+ * each kind of piece starts and ends at every offset of the 16-, 32- and 64-byte blocks,
+ * on every path, each against the reference. */
+static void every_offset(int path)
+{
+    static const char pre[] = "The cat's  1234 \n\t(x) caf\xC3\xA9 \xE6\x97\xA5 ok...\r\n  don't, 'll we've 99 "
+                              "zz\xC2\xA0 yy  \xE3\x80\x80-- 'S x'd 3.14 \xD0\x96\xD0\x96 end  ";
+    enum { MAX_PREFIX = 96 };
+    _Static_assert(sizeof pre > MAX_PREFIX + 1, "the prefixes are parts of pre");
+    uint8_t buf[512];
+    char what[64];
+    if (path)
+        use(path);
+    for (int round = 0; round < 3000; round++) {
+        size_t p = (size_t)round % (MAX_PREFIX + 1);
+        while (p && ((uint8_t)pre[p] & 0xC0) == 0x80)
+            p--; /* no prefix that ends inside a character */
+        memcpy(buf, pre, p);
+        size_t n = p + random_text(buf + p, 1 + rnd() % 200);
+        uint8_t *s = malloc(n); /* exactly n bytes: a read past the end is caught by ASan */
+        cr_assert(s);
+        memcpy(s, buf, n);
+        snprintf(what, sizeof what, "path %d, prefix %zu, round %d", path, p, round);
+        expect_reference(what, s, n, 1 + rnd() % 64);
+        free(s);
+    }
+}
+
+Test(tok_pretok, pieces_at_every_block_offset)
+{
+    every_offset(TOK_PRETOK_SCALAR);
+    every_offset(TOK_PRETOK_BLOCKS);
+    pretok = tok_pretok_portable;
+    every_offset(0);
+}
+Test(tok_pretok, avx2_pieces_at_every_block_offset) { every_offset(TOK_PRETOK_AVX2); }
 
 Test(tok_pretok, portable_blocks_on_random_texts_as_the_reference)
 {
@@ -375,6 +463,21 @@ static void texts_together(long rounds, size_t (*fn)(const uint8_t *, const size
 
 Test(tok_pretok, texts_together_as_the_reference) { texts_together(100000, tok_pretok_texts); }
 Test(tok_pretok, portable_texts_together_as_the_reference) { texts_together(20000, tok_pretok_texts_portable); }
+Test(tok_pretok, sse2_texts_together_as_the_reference)
+{
+    use(TOK_PRETOK_BLOCKS);
+    texts_together(30000, tok_pretok_texts);
+}
+Test(tok_pretok, avx2_texts_together_as_the_reference)
+{
+    use(TOK_PRETOK_AVX2);
+    texts_together(30000, tok_pretok_texts);
+}
+Test(tok_pretok, the_state_machine_texts_together_as_the_reference)
+{
+    use(TOK_PRETOK_SCALAR);
+    texts_together(20000, tok_pretok_texts);
+}
 
 /* The corpus (bench/data/corpus.txt.gz), n bytes (the caller frees). */
 static uint8_t *corpus(size_t *len)
@@ -405,11 +508,28 @@ Test(tok_pretok, the_corpus_as_the_reference)
     expect_reference("the corpus", s, n, 5);
     pretok = tok_pretok_portable;
     expect_reference("the corpus (portable blocks)", s, n, 64);
+    use(TOK_PRETOK_BLOCKS);
+    expect_reference("the corpus (SSE2 blocks)", s, n, 64);
+    use(TOK_PRETOK_SCALAR);
+    expect_reference("the corpus (the state machine alone)", s, n, 64);
     free(s);
 }
 
-Test(tok_pretok, the_conformance_texts_as_the_reference)
+Test(tok_pretok, the_corpus_as_the_reference_avx2)
 {
+    use(TOK_PRETOK_AVX2);
+    size_t n;
+    uint8_t *s = corpus(&n);
+    expect_reference("the corpus (AVX2 blocks)", s, n, 64);
+    expect_reference("the corpus (AVX2 blocks)", s, n, 3);
+    free(s);
+}
+
+/* The conformance texts against the reference, on `path` (0: the fastest). */
+static void conformance(int which)
+{
+    if (which)
+        use(which);
     static const char *const files[] = {"/tests/data/tokenizer_cases.jsonl", "/tests/data/tokenizer_extra_cases.jsonl",
                                         "/tests/data/tokenizer_long_cases.jsonl"};
     size_t texts = 0;
@@ -428,7 +548,7 @@ Test(tok_pretok, the_conformance_texts_as_the_reference)
             uint8_t *s = malloc(n ? n : 1); /* exactly n bytes, as above */
             cr_assert(s);
             memcpy(s, text, n);
-            snprintf(what, sizeof what, "%s:%zu", files[fi], no);
+            snprintf(what, sizeof what, "%s:%zu (path %d)", files[fi], no, tok_pretok_path());
             expect_reference(what, s, n, 64);
             free(s);
             cJSON_Delete(j);
@@ -439,3 +559,8 @@ Test(tok_pretok, the_conformance_texts_as_the_reference)
     }
     cr_expect_gt(texts, 2000, "only %zu conformance texts", texts);
 }
+
+Test(tok_pretok, the_conformance_texts_as_the_reference) { conformance(0); }
+Test(tok_pretok, the_conformance_texts_as_the_reference_sse2) { conformance(TOK_PRETOK_BLOCKS); }
+Test(tok_pretok, the_conformance_texts_as_the_reference_avx2) { conformance(TOK_PRETOK_AVX2); }
+Test(tok_pretok, the_conformance_texts_as_the_reference_state_machine) { conformance(TOK_PRETOK_SCALAR); }

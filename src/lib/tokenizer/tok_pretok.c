@@ -24,8 +24,10 @@
  * character after it starts one). Contractions can neither start inside one another nor
  * change (a)-(d) elsewhere: they end in a letter, and their apostrophe starts by (d) or (c).
  *
- * Most text is ASCII, so tok_pretok works on blocks of 64 bytes (block_pieces): SSE2
- * compares (or a portable byte loop) give a 64-bit mask per class of ASCII byte, the
+ * Most text is ASCII, so tok_pretok works on blocks of 64 bytes (block_pieces, in
+ * tok_pretok_blocks.h, built once for baseline x86-64 and once for AVX2, chosen at run
+ * time): AVX2 or SSE2 compares (or a portable byte loop) give a 64-bit mask per class of
+ * ASCII byte, the
  * non-ASCII characters are decoded and each of their bytes is given the character's class
  * (so that inside a character (d) finds no start), (a)-(d) become a few shifts and ands,
  * contractions patch the few apostrophes, and the lengths come from the set bits. A block
@@ -36,12 +38,14 @@
  * starts a piece. What a block cannot tell (a piece longer than it, white space beyond
  * ASCII) is done by one_piece, which follows rules 1-3 one character at a time, decoding the
  * non-ASCII ones (the input is valid UTF-8, checked by the caller).
- * tests/test_tok_pretok.c compares both paths with a character-by-character reference of
- * the pattern (tests/pretok_ref.c), and so does tests/fuzz/fuzz_tokenizer.c.
+ * one_piece alone is a path of its own too (TOK_PRETOK_SCALAR). tests/test_tok_pretok.c
+ * compares every path with a character-by-character reference of the pattern
+ * (tests/pretok_ref.c), and so do tests/fuzz/fuzz_pretok.c and fuzz_tokenizer.c.
  */
 #include "tok_pretok.h"
 #include "unicode.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 /* Classes of bytes: ASCII as the pattern sees them; DECODE for lead and continuation bytes
@@ -199,7 +203,24 @@ typedef struct {
     uint64_t l, d, ws, sp, ap, hi;
 } block_masks;
 
+/* Portable: a byte at a time through BYTE_CLASS (the classifier where SSE2 is not). */
+static inline void classify_bytes(const uint8_t *s, block_masks *m)
+{
+    *m = (block_masks){0};
+    for (unsigned j = 0; j < 64; j++) {
+        uint64_t b = 1ull << j;
+        int cl = BYTE_CLASS[s[j]];
+        m->l |= cl == UNI_L ? b : 0;
+        m->d |= cl == UNI_N ? b : 0;
+        m->ws |= cl == UNI_W ? b : 0;
+        m->sp |= s[j] == ' ' ? b : 0;
+        m->ap |= s[j] == '\'' ? b : 0;
+        m->hi |= cl == DECODE ? b : 0;
+    }
+}
+
 #if defined(__SSE2__) && !defined(G2E_PRETOK_PORTABLE)
+#define PRETOK_SSE2 1
 #include <emmintrin.h>
 
 /* The 64-bit mask of the four 16-byte compare results a, b, c, d (bytes 0 or 0xFF). */
@@ -217,7 +238,7 @@ static inline uint64_t mask64(__m128i a, __m128i b, __m128i c, __m128i d)
 #define IS(x, c) _mm_cmpeq_epi8((x), _mm_set1_epi8(c))
 #define WHITE(x) _mm_or_si128(IS((x), ' '), IN_RANGE((x), '\t', 5))
 
-static inline void classify(const uint8_t *s, block_masks *m)
+static inline void classify_sse2(const uint8_t *s, block_masks *m)
 {
     /* class by class over the four 16-byte parts (which keeps them all in registers) */
     __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
@@ -236,161 +257,49 @@ static inline void classify(const uint8_t *s, block_masks *m)
 #undef DIGIT
 #undef IS
 #undef WHITE
+#define classify_base classify_sse2
 #else
-/* Portable: a byte at a time through BYTE_CLASS. */
-static inline void classify(const uint8_t *s, block_masks *m)
-{
-    *m = (block_masks){0};
-    for (unsigned j = 0; j < 64; j++) {
-        uint64_t b = 1ull << j;
-        int cl = BYTE_CLASS[s[j]];
-        m->l |= cl == UNI_L ? b : 0;
-        m->d |= cl == UNI_N ? b : 0;
-        m->ws |= cl == UNI_W ? b : 0;
-        m->sp |= s[j] == ' ' ? b : 0;
-        m->ap |= s[j] == '\'' ? b : 0;
-        m->hi |= cl == DECODE ? b : 0;
-    }
-}
+#define classify_base classify_bytes
 #endif
 
-/* The pieces of the block s[i..i+64) (a piece starts at i) that can be told from the block
- * alone, their lengths into len[0..max); returns how many, and in *end where the last of
- * them ends (0 pieces: the first one goes beyond what the block knows). With v == 64 the
- * block is inside the text (i + 64 <= n); with v < 64 it is the text's last v bytes
- * (i + v == n) followed by bytes that are read but not the text's (zero padding, or the
- * buffer's next text): the text's end starts a piece there, rule (b) sees no c[j+1]
- * before it, and no other rule for a byte before the end looks at a byte after it. Bits
- * of bnd are where other texts of the buffer start inside the block (tok_pretok_texts):
- * each is such an end as well as a start, and no contraction reaches over it. *cuts (if
- * cuts is not NULL): the block's bits where the pieces given end. */
-static inline __attribute__((always_inline)) size_t block_pieces_in(const uint8_t *s, size_t n, size_t i, unsigned v,
-                                                                    uint64_t bnd, uint32_t *len, size_t max,
-                                                                    size_t *end, uint64_t *cuts)
+/* AVX2 (chosen at run time, tok_pretok_use): the same masks from two 32-byte halves, and
+ * the rest of the block path built for the CPUs that have it (BMI1/2 and POPCNT come with
+ * every AVX2 CPU: tzcnt, blsr and popcnt for the bit loops). */
+#if defined(PRETOK_SSE2) && defined(__x86_64__) && defined(__GNUC__)
+#define PRETOK_AVX2 1
+#include <immintrin.h>
+#define AVX2_ATTR __attribute__((target("avx2,bmi,bmi2,popcnt")))
+
+static inline __attribute__((always_inline)) AVX2_ATTR uint64_t mask64_avx2(__m256i a, __m256i b)
 {
-    block_masks m;
-    classify(s + i, &m);
-    uint64_t past = v < 64 ? ~0ull << v : 0; /* the bytes after the text's end */
-    m.hi &= ~past;                           /* (they are not decoded) */
-    /* the characters of bytes >= 0x80 decoded (one that goes on past the block is whole in
-     * s: valid UTF-8), each of their bytes given its class, up to the first that is white
-     * space (its bytes would look like a run of W): from there on nothing is known */
-    uint64_t wide[3] = {0, 0, 0}, unk = 0; /* UNI_O, UNI_L, UNI_N */
-    for (uint64_t rest = m.hi; rest;) {
-        unsigned at = (unsigned)__builtin_ctzll(rest);
-        size_t w;
-        int cl = wide_class(s, i + at, &w);
-        if (cl == UNI_W) {
-            unk = ~0ull << at;
-            break;
-        }
-        uint64_t bits = ((1ull << w) - 1) << at;
-        wide[cl] |= bits;
-        rest &= ~bits;
-    }
-    uint64_t ws = m.ws, pws = ws << 1, l = m.l | wide[UNI_L], d = m.d | wide[UNI_N];
-    uint64_t o = ~(m.l | m.d | ws | m.hi) | wide[UNI_O]; /* neither letter, digit nor white space */
-    uint64_t same = (l & l << 1) | (d & d << 1) | (o & o << 1);
-    /* piece starts, by the rules at the top: (a) and (b) for white space (an unknown byte
-     * after a W run counted as W: that start is not known, see below; the end of the text
-     * counted as W too: \s+ takes the run to the end), (c) and (d) for the rest (same is 0
-     * after W), and byte 0 */
-    uint64_t st = (ws & ~(pws & (ws | unk | past | bnd) >> 1)) | (~ws & ~same & ~(m.sp << 1)) | 1 | bnd;
-    /* what is known: the starts before the first unknown byte, but at the one before it
-     * only if that start does not depend on its class; at the text's end, all of them and
-     * the end itself */
-    unsigned h = unk ? (unsigned)__builtin_ctzll(unk) : 64;
-    if (h == 0)
-        return 0;
-    unsigned lim = h < 63 ? h - 1 : 62;
-    if (h < 64 && h >= 2 && (ws & pws) >> (h - 1) & 1)
-        lim = h - 2;
-    if (h == 64 && v < 64) {
-        st |= 1ull << v;
-        lim = v;
-    }
-    uint64_t known = (2ull << lim) - 1;
-    /* contractions: an apostrophe where a piece starts, then s t m d (the next start two
-     * on) or re ve ll (three on); contraction() reads at most s[n-1] */
-    for (uint64_t a = st & known & m.ap; a; a &= a - 1) {
-        unsigned j = (unsigned)__builtin_ctzll(a);
-        size_t c = contraction(s, n, i + j);
-        if (bnd && c && (bnd >> (j + 1) & ((1ull << (c - 1)) - 1)))
-            c = 0; /* its letters would be the next text's: no contraction ('r 'v 'l are none) */
-        if (c == 2)
-            st = (st & ~(2ull << j)) | 4ull << j;
-        else if (c == 3)
-            st = (st & ~(6ull << j)) | 8ull << j;
-    }
-    uint64_t cut = st & known & ~1ull; /* where the known pieces end */
-    if (!cut)
-        return 0;
-    uint32_t *p = len, *stop = len + max;
-    unsigned last = 0;
-    do {
-        unsigned b = (unsigned)__builtin_ctzll(cut);
-        *p++ = b - last;
-        last = b;
-        cut &= cut - 1;
-    } while (cut && p < stop);
-    *end = i + last;
-    if (cuts)
-        *cuts = st & known & ~1ull & ((2ull << last) - 1); /* the ends of the pieces given */
-    return (size_t)(p - len);
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
 }
 
-/* One text's block: no other text's start inside it. */
-static inline __attribute__((always_inline)) size_t block_pieces(const uint8_t *s, size_t n, size_t i, unsigned v,
-                                                                 uint32_t *len, size_t max, size_t *end)
-{
-    return block_pieces_in(s, n, i, v, 0, len, max, end, NULL);
-}
+#define IN_RANGE(x, lo, count)                                                                \
+    _mm256_cmpgt_epi8(_mm256_set1_epi8((char)(-128 + (count))),                               \
+                      _mm256_add_epi8((x), _mm256_set1_epi8((char)(0x80 - (lo)))))
+#define LETTER(x) IN_RANGE(_mm256_or_si256((x), _mm256_set1_epi8(0x20)), 'a', 26)
+#define DIGIT(x) IN_RANGE((x), '0', 10)
+#define IS(x, c) _mm256_cmpeq_epi8((x), _mm256_set1_epi8(c))
+#define WHITE(x) _mm256_or_si256(IS((x), ' '), IN_RANGE((x), '\t', 5))
 
-/* The text's last v < 64 bytes s[i..i+v) as a block, through a zero-padded copy (nothing
- * past the text is read): block_pieces's result for it, *end in s's offsets. */
-static __attribute__((noinline)) size_t tail_pieces(const uint8_t *s, size_t i, unsigned v, uint32_t *len, size_t max,
-                                                    size_t *end)
+static inline __attribute__((always_inline)) AVX2_ATTR void classify_avx2(const uint8_t *s, block_masks *m)
 {
-    uint8_t b[64] __attribute__((aligned(16)));
-    memset(b, 0, sizeof b);
-    memcpy(b, s + i, v);
-    size_t m = block_pieces(b, v, 0, v, len, max, end);
-    *end += i;
-    return m;
+    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)s);
+    __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + 32));
+    m->hi = mask64_avx2(a, b);
+    m->l = mask64_avx2(LETTER(a), LETTER(b));
+    m->d = mask64_avx2(DIGIT(a), DIGIT(b));
+    m->ws = mask64_avx2(WHITE(a), WHITE(b));
+    m->sp = mask64_avx2(IS(a, ' '), IS(b, ' '));
+    m->ap = mask64_avx2(IS(a, '\''), IS(b, '\''));
 }
-
-/* tok_pretok, and tok_pretok_texts for one text: s[0..readable) may be read, the text is
- * s[0..n); in *at where the last piece ends. */
-static inline __attribute__((always_inline)) size_t pretok_run(const uint8_t *s, size_t n, size_t readable, size_t i,
-                                                           uint32_t *len, size_t max, size_t *at)
-{
-    size_t k = 0;
-    while (k < max && i < n) {
-        size_t end, m;
-        if (i + 64 <= n)
-            m = block_pieces(s, n, i, 64, len + k, max - k, &end);
-        else if (i + 64 <= readable)
-            m = block_pieces(s, n, i, (unsigned)(n - i), len + k, max - k, &end);
-        else
-            m = tail_pieces(s, i, (unsigned)(n - i), len + k, max - k, &end);
-        if (m) {
-            k += m;
-            i = end;
-            continue;
-        }
-        size_t e = one_piece(s, n, i);
-        len[k++] = (uint32_t)(e - i);
-        i = e;
-    }
-    *at = i;
-    return k;
-}
-
-size_t tok_pretok(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t max)
-{
-    size_t at;
-    return pretok_run(s, n, n, i, len, max, &at);
-}
+#undef IN_RANGE
+#undef LETTER
+#undef DIGIT
+#undef IS
+#undef WHITE
+#endif
 
 /* The set bits of x: inline, where __builtin_popcountll is a call into libgcc on the
  * baseline x86-64 this is built for (no POPCNT): 6.1 M instructions of --jsonl's 794 M. */
@@ -402,10 +311,48 @@ static inline unsigned bits_set(uint64_t x)
     return (unsigned)((x * 0x0101010101010101ull) >> 56);
 }
 
-size_t tok_pretok_texts(const uint8_t *s, const size_t *ends, size_t nt, size_t *text, size_t *pos, uint32_t *len,
-                        size_t max, uint32_t *marks, size_t *n_marks, size_t max_marks)
+/* The baseline instance of the block path (SSE2, or the portable classifier) */
+#define PT(name) name##_base
+#define PT_ATTR
+#define PT_CLASSIFY classify_base
+#define PT_BITS bits_set
+#include "tok_pretok_blocks.h"
+#undef PT
+#undef PT_ATTR
+#undef PT_CLASSIFY
+#undef PT_BITS
+
+#ifdef PRETOK_AVX2 /* and the AVX2 one */
+#define PT(name) name##_avx2
+#define PT_ATTR AVX2_ATTR
+#define PT_CLASSIFY classify_avx2
+#define PT_BITS(x) (unsigned)__builtin_popcountll(x)
+#include "tok_pretok_blocks.h"
+#undef PT
+#undef PT_ATTR
+#undef PT_CLASSIFY
+#undef PT_BITS
+#endif
+
+/* ------------------------------------------------------------ the state machine alone */
+
+/* tok_pretok by one_piece alone: the reference the block paths are compared with, and a
+ * path of its own (TOK_PRETOK_SCALAR). */
+static size_t pretok_scalar(const uint8_t *s, size_t n, size_t i, uint32_t *len, size_t max)
 {
-    size_t total = nt ? ends[nt - 1] : 0, k = *text, i = *pos, np = 0, nm = 0;
+    size_t k = 0;
+    for (; k < max && i < n; k++) {
+        size_t e = one_piece(s, n, i);
+        len[k] = (uint32_t)(e - i);
+        i = e;
+    }
+    return k;
+}
+
+static size_t pretok_texts_scalar(const uint8_t *s, const size_t *ends, size_t nt, size_t *text, size_t *pos,
+                                  uint32_t *len, size_t max, uint32_t *marks, size_t *n_marks, size_t max_marks)
+{
+    size_t k = *text, i = *pos, np = 0, nm = 0;
     while (k < nt && np < max) {
         if (i == ends[k]) {
             if (nm == max_marks)
@@ -414,33 +361,79 @@ size_t tok_pretok_texts(const uint8_t *s, const size_t *ends, size_t nt, size_t 
             k++;
             continue;
         }
-        /* a block that holds the starts of the next texts, when the marks have room */
-        size_t q = k, room = max_marks - nm;
-        uint64_t bnd = 0;
-        while (q < nt && ends[q] < i + 64 && q - k < room)
-            bnd |= 1ull << (ends[q++] - i);
-        size_t end, m;
-        uint64_t cuts;
-        if (bnd && i + 64 <= total && (q == nt || ends[q] >= i + 64)) {
-            m = block_pieces_in(s, total, i, 64, bnd, len + np, max - np, &end, &cuts);
-            if (m) {
-                /* the texts that end inside the pieces given: how many pieces before each */
-                for (; k < nt && ends[k] <= end; k++)
-                    marks[nm++] = (uint32_t)(np + (size_t)bits_set(cuts & ((2ull << (ends[k] - i)) - 1)));
-                np += m;
-                i = end;
-                continue;
-            }
-        }
-        /* else text k alone, up to its end or the pieces' room */
-        m = pretok_run(s, ends[k], total, i, len + np, max - np, &end);
-        np += m;
-        i = end;
+        size_t e = one_piece(s, ends[k], i);
+        len[np++] = (uint32_t)(e - i);
+        i = e;
     }
     *text = k;
     *pos = i;
     *n_marks = nm;
     return np;
+}
+
+/* ------------------------------------------------------------ which path */
+
+static _Atomic int pretok_path = TOK_PRETOK_AUTO;
+
+/* The fastest path this CPU has. */
+static int pretok_best(void)
+{
+#ifdef PRETOK_AVX2
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
+        __builtin_cpu_supports("popcnt"))
+        return TOK_PRETOK_AVX2;
+#endif
+    return TOK_PRETOK_BLOCKS;
+}
+
+int tok_pretok_use(int path)
+{
+    if (path == TOK_PRETOK_AUTO)
+        path = pretok_best();
+    else if (path == TOK_PRETOK_AVX2 ? pretok_best() != TOK_PRETOK_AVX2
+                                      : path != TOK_PRETOK_BLOCKS && path != TOK_PRETOK_SCALAR)
+        return -1;
+    atomic_store_explicit(&pretok_path, path, memory_order_relaxed);
+    return path;
+}
+
+/* The path in use, chosen on first use. */
+static inline int path_now(void)
+{
+    int p = atomic_load_explicit(&pretok_path, memory_order_relaxed);
+    return p != TOK_PRETOK_AUTO ? p : tok_pretok_use(TOK_PRETOK_AUTO);
+}
+
+int tok_pretok_path(void) { return path_now(); }
+
+size_t tok_pretok(const uint8_t *s, size_t n, size_t pos, uint32_t *len, size_t max)
+{
+    switch (path_now()) {
+#ifdef PRETOK_AVX2
+    case TOK_PRETOK_AVX2:
+        return pretok_avx2(s, n, pos, len, max);
+#endif
+    case TOK_PRETOK_SCALAR:
+        return pretok_scalar(s, n, pos, len, max);
+    default:
+        return pretok_base(s, n, pos, len, max);
+    }
+}
+
+size_t tok_pretok_texts(const uint8_t *s, const size_t *ends, size_t nt, size_t *text, size_t *pos, uint32_t *len,
+                        size_t max, uint32_t *marks, size_t *n_marks, size_t max_marks)
+{
+    switch (path_now()) {
+#ifdef PRETOK_AVX2
+    case TOK_PRETOK_AVX2:
+        return pretok_texts_avx2(s, ends, nt, text, pos, len, max, marks, n_marks, max_marks);
+#endif
+    case TOK_PRETOK_SCALAR:
+        return pretok_texts_scalar(s, ends, nt, text, pos, len, max, marks, n_marks, max_marks);
+    default:
+        return pretok_texts_base(s, ends, nt, text, pos, len, max, marks, n_marks, max_marks);
+    }
 }
 
 /* Why a cut at p is safe when s[p] is whitespace and the character before it, c, is not

@@ -3,7 +3,9 @@
  *   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
  * cuts a text into (leftmost-first alternation, greedy runs, as tiktoken's regex does), by
  * a hand-written state machine over the classes of unicode.h (no regex engine), 64 bytes at
- * a time where it can (SSE2 on x86-64, a portable loop elsewhere: same pieces); and the
+ * a time where it can: byte classes as bit masks from SIMD compares (AVX2 where the CPU has
+ * it, chosen at run time; SSE2 on every x86-64; a portable loop elsewhere: same pieces), the
+ * state machine one character at a time where the masks cannot tell; and the
  * places where a text can be cut into parts that are pre-tokenized (hence tokenized)
  * independently, for threads. Internal to the library (tests include it); not installed.
  *
@@ -17,8 +19,8 @@
 #include <stdint.h>
 
 /* The next pieces of s[0..n) from offset pos (pos < n, pos at a piece boundary): writes the
- * lengths of at most max consecutive pieces to len[] (the first starts at pos, each next
- * where the previous ends) and returns how many (>= 1). */
+ * lengths of at most max consecutive pieces to len[0..max) (the first starts at pos, each
+ * next where the previous ends) and returns how many (>= 1). */
 size_t tok_pretok(const uint8_t *s, size_t n, size_t pos, uint32_t *len, size_t max);
 
 /* tok_pretok over the texts s[ends[j-1]..ends[j]) (ends[-1] = 0; ends never decreasing)
@@ -38,5 +40,19 @@ size_t tok_pretok_texts(const uint8_t *s, const size_t *ends, size_t nt, size_t 
  * such that pre-tokenizing s[0..p) and s[p..n) separately gives exactly the pieces of
  * s[0..n) — or n if there is none. The proof is in tok_pretok.c. */
 size_t tok_pretok_cut(const uint8_t *s, size_t n, size_t from);
+
+/* The paths tok_pretok and tok_pretok_texts can take, all giving the same pieces: AUTO the
+ * fastest this CPU has (the default), SCALAR the state machine one character at a time (the
+ * reference the others are tested against), BLOCKS 64-byte blocks classified with SSE2 (or
+ * the portable loop), AVX2 the same with AVX2 and BMI. */
+enum { TOK_PRETOK_AUTO = 0, TOK_PRETOK_SCALAR = 1, TOK_PRETOK_BLOCKS = 2, TOK_PRETOK_AVX2 = 3 };
+
+/* Makes every later call of the process take `path` (for tests and benchmarks; not while
+ * another thread pre-tokenizes): returns the path now in use, or -1 (nothing changed) when
+ * this CPU or build has not got it. */
+int tok_pretok_use(int path);
+
+/* The path in use (never AUTO). */
+int tok_pretok_path(void);
 
 #endif
