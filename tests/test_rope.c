@@ -281,3 +281,21 @@ Test(rope_cli, schemes_table_and_errors)
     cr_expect(strstr(r.err, "pairs 0..383"), "%s", r.err);
     run_free(&r);
 }
+
+/* What rope --check-relative says follows the numbers: a deviation within the rounding bound
+ * holds, one beyond it does not (the sentence changes with the numbers). */
+Test(rope, relative_verdict_follows_the_deviation)
+{
+    rope_relative r = {.pairs = 1};
+    r.max_dev = 7.25e-15;
+    cr_expect(rope_relative_holds(&r, 4096));
+    r.max_dev = 1e-3;
+    cr_expect(!rope_relative_holds(&r, 4096));
+    r.max_dev = rope_rounding_bound(1000) * 1.01;
+    cr_expect(!rope_relative_holds(&r, 1000));
+    cr_expect(rope_relative_holds(&r, 2000), "the bound grows with the positions");
+    /* the real check, at the largest positions allowed, stays within it */
+    rope_relative big;
+    cr_assert_eq(rope_check_relative(64, 10000.0, 100000000, 2000, 1, &big, NULL), 0);
+    cr_expect(rope_relative_holds(&big, 100000000), "max_dev %g bound %g", big.max_dev, rope_rounding_bound(100000000));
+}

@@ -153,7 +153,9 @@ static int emit_check(const rope_opts *o)
         fprintf(of.f, ", \"at_m\": %llu, \"at_n\": %llu, \"mean_deviation\": ",
                 (unsigned long long)r.at_m, (unsigned long long)r.at_n);
         json_write_f64(of.f, r.mean_dev);
-        fputs("}\n", of.f);
+        fputs(", \"rounding_bound\": ", of.f);
+        json_write_f64(of.f, rope_rounding_bound((uint64_t)o->max_pos));
+        fprintf(of.f, ", \"relative\": %s}\n", rope_relative_holds(&r, (uint64_t)o->max_pos) ? "true" : "false");
     } else {
         fprintf(of.f, _("RoPE relative check: d = %lld, base %g, %zu random unit q, k with positions "
                         "m, n in 0..%lld (seed %lld)\n"), (long long)o->dim, o->base, r.pairs,
@@ -161,8 +163,13 @@ static int emit_check(const rope_opts *o)
         fprintf(of.f, _("largest |<R(m)q, R(n)k> - <R(m-n)q, k>| = %.3g (at m = %llu, n = %llu); "
                         "mean %.3g\n"), r.max_dev, (unsigned long long)r.at_m,
                 (unsigned long long)r.at_n, r.mean_dev);
-        fputs(_("the score depends on m - n alone, up to rounding of the angles "
-                "(about 1e-16 x the position)\n"), of.f);
+        double bound = rope_rounding_bound((uint64_t)o->max_pos);
+        if (rope_relative_holds(&r, (uint64_t)o->max_pos))
+            fprintf(of.f, _("the score depends on m - n alone, up to rounding of the angles "
+                            "(within %.3g for positions up to %lld)\n"), bound, (long long)o->max_pos);
+        else
+            fprintf(of.f, _("the score does not depend on m - n alone here: the largest deviation "
+                            "exceeds what rounding the angles explains (%.3g)\n"), bound);
     }
     return out_commit(&of);
 }

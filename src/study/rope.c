@@ -3,6 +3,8 @@
  * are sinusoid.c's table (one place computes base^(2i/d)); everything is double. */
 #include "rope.h"
 
+#include <float.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,4 +210,14 @@ int rope_pair_path(size_t dim, double base, size_t pair, double x0, double y0, u
         xy[2 * p + 1] = x0 * s + y0 * c;
     }
     return 0;
+}
+
+double rope_rounding_bound(uint64_t max_pos)
+{
+    return 16.0 * DBL_EPSILON * ((double)max_pos + 1.0);
+}
+
+int rope_relative_holds(const rope_relative *r, uint64_t max_pos)
+{
+    return r->max_dev <= rope_rounding_bound(max_pos);
 }

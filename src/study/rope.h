@@ -74,6 +74,14 @@ typedef struct rope_relative {
 int rope_check_relative(size_t dim, double base, uint64_t max_pos, size_t n_pairs, uint64_t seed,
                         rope_relative *out, g2e_err *err);
 
+/* What rounding the angles explains for positions up to max_pos: 16 · DBL_EPSILON ·
+ * (max_pos + 1) (each of the three rotations rounds angles of up to max_pos · θ_0 by a few
+ * ulps, and |q||k| = 1). */
+double rope_rounding_bound(uint64_t max_pos);
+/* 1 when r's largest deviation is within rope_rounding_bound(max_pos): the score then depends
+ * on m − n alone up to rounding; else 0 (what `rope --check-relative` says follows this). */
+int rope_relative_holds(const rope_relative *r, uint64_t max_pos);
+
 /* The dot curve for k = from .. to (inclusive; out arrays hold to−from+1 values, the
  * caller's): mean[j] = the mean over n_samples random unit q (seeded) of ⟨R(0)q, R(from+j)q⟩,
  * computed by rotating; expected[j] (may be NULL) = (2/d) Σ_i cos((from+j) θ_i), the mean over
