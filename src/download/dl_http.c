@@ -301,6 +301,149 @@ void dl_meta_etag(const dl_resp *m, char *out, size_t cap)
     dl_unquote_etag(m->linked_etag[0] ? m->linked_etag : m->etag, out, cap);
 }
 
+/* The request headers of one hop: identity encoding, the token on the endpoint's own host,
+ * the range of a data request (s then starts afresh). NULL when out of memory. */
+static struct curl_slist *hop_headers(dl_ctx *c, dl_sink *s, int own)
+{
+    struct curl_slist *hdr = dl_cu->slist_append(NULL, "Accept-Encoding: identity"), *t;
+    if (hdr && own && c->token && (t = dl_cu->slist_append(hdr, c->auth_header)) != NULL)
+        hdr = t;
+    if (hdr && s) {
+        char range[96];
+        snprintf(range, sizeof range, "Range: bytes=%" PRIu64 "-%" PRIu64, s->want_start,
+                 s->want_start + s->want_len - 1);
+        if ((t = dl_cu->slist_append(hdr, range)) != NULL)
+            hdr = t;
+        s->ranged = 1;
+        s->started = 0;
+        s->skip = 0;
+    }
+    return hdr;
+}
+
+/* One hop's request to url with the headers hdr, its answer's headers into r (limited to
+ * lim seconds). Returns libcurl's code. */
+static CURLcode hop_perform(dl_ctx *c, dl_sink *s, const char *url, struct curl_slist *hdr, double lim, dl_resp *r)
+{
+    dl_cu->easy_setopt(c->h, CURLOPT_TIMEOUT_MS, (long)(lim * 1000.0));
+    dl_cu->easy_setopt(c->h, CURLOPT_URL, url);
+    dl_cu->easy_setopt(c->h, CURLOPT_HTTPHEADER, hdr);
+    if (s)
+        dl_cu->easy_setopt(c->h, CURLOPT_HTTPGET, 1L);   /* also undoes NOBODY */
+    else
+        dl_cu->easy_setopt(c->h, CURLOPT_NOBODY, 1L);
+    dl_cu->easy_setopt(c->h, CURLOPT_HEADERDATA, r);
+    dl_sink discard = {0};
+    discard.c = c;
+    discard.r = r;
+    discard.want_len = 0;
+    dl_cu->easy_setopt(c->h, CURLOPT_WRITEDATA, s ? s : &discard);
+    CURLcode cc = dl_cu->easy_perform(c->h);
+    dl_cu->easy_setopt(c->h, CURLOPT_HTTPHEADER, NULL);
+    return cc;
+}
+
+/* What the answer r says before its status is looked at: the endpoint's own answer speaks
+ * for the file (meta), and may say that it changed; an over-long header line; a failure of
+ * the sink. 0, or a DL_E_* code with err filled. */
+static int hop_checks(dl_ctx *c, const dl_sink *s, const dl_resp *r, int own, const char *show, dl_resp *meta,
+                      g2e_err *err)
+{
+    /* the last answer of the endpoint itself speaks for the file, as in the Hub's client: a
+     * same-host redirect (a renamed repo) is followed, the CDN's is not */
+    if (own && (r->commit[0] || r->linked_etag[0] || r->etag[0])) {
+        *meta = *r;
+        char et[DL_HV];
+        dl_meta_etag(r, et, sizeof et);
+        if (s && c->etag[0] && et[0] && strcmp(et, c->etag) != 0) /* before a byte of another version is stored */
+            return g2e_fail(err, DL_E_CHANGED, "the file changed on the Hub during the download "
+                            "(ETag %s, now %s); run the command again", c->etag, et);
+    }
+    if (r->too_long)
+        return g2e_fail(err, DL_E_PROTOCOL, "the answer from %s has a header line of %zu bytes "
+                        "(the limit is %d): not a Hugging Face Hub's answer", show, r->too_long,
+                        DL_MAX_HEADER_LINE);
+    if (s && s->fail && (s->fail == DL_E_IO || s->fail == DL_E_PROTOCOL || s->fail == DL_E_CHANGED))
+        return g2e_fail(err, s->fail, "%s (from %s)", s->why, show);
+    return 0;
+}
+
+/* A libcurl failure of one hop (cc != CURLE_OK; t_req: when it started, lim: its limit), as
+ * exchange returns it: XCH_TRANSIENT with *why, or a DL_E_* code with err filled. */
+static int curl_failure(dl_ctx *c, CURLcode cc, double t_req, double lim, const char *show, char *why,
+                        size_t why_cap, g2e_err *err)
+{
+    switch (cc) {
+    case CURLE_OPERATION_TIMEDOUT:
+        if (dl_now() - c->t0 >= (double)c->deadline - 0.01)
+            return deadline_passed(c, err);
+        if (dl_now() - t_req >= lim - 0.05)
+            snprintf(why, why_cap, "the request took longer than %.0f s (from %s)", lim, show);
+        else
+            snprintf(why, why_cap, "slower than %ld bytes/s for %ld s (from %s)",
+                     c->o->min_speed > 0 ? c->o->min_speed : 10000L,
+                     c->o->stall_seconds > 0 ? c->o->stall_seconds : 20L, show);
+        return XCH_TRANSIENT;
+    case CURLE_COULDNT_CONNECT: case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR: case CURLE_PARTIAL_FILE: case CURLE_GOT_NOTHING:
+    case CURLE_SSL_CONNECT_ERROR: case CURLE_HTTP2: case CURLE_HTTP2_STREAM:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+        snprintf(why, why_cap, "%s", dl_cu->easy_strerror(cc));
+        return XCH_TRANSIENT;
+    case CURLE_OUT_OF_MEMORY:
+#if LIBCURL_VERSION_NUM >= 0x080600
+    case CURLE_TOO_LARGE:
+#endif
+        /* what libcurl says of a header over its 100 KB limit: no Hub sends one */
+        return g2e_fail(err, DL_E_PROTOCOL, "the answer from %s was refused by libcurl "
+                        "(\"%s\"): most likely a header larger than its 100 KB limit, "
+                        "which no Hugging Face Hub sends", show, dl_cu->easy_strerror(cc));
+    case CURLE_COULDNT_RESOLVE_HOST:
+        return g2e_fail(err, DL_E_NETWORK, "cannot resolve the host of %s (no network, or "
+                        "a wrong HF_ENDPOINT?)", show);
+    default:
+        return g2e_fail(err, DL_E_NETWORK, "%s: %s", show, dl_cu->easy_strerror(cc));
+    }
+}
+
+/* An HTTP error status st of the answer r, explained in one line (a DL_E_* code), or
+ * XCH_TRANSIENT with *why for what a retry may cure (Retry-After kept in meta). */
+static int http_failure(dl_ctx *c, const dl_resp *r, long st, const char *show, dl_resp *meta, char *why,
+                        size_t why_cap, g2e_err *err)
+{
+    const char *what = c->o->repo;
+    const char *rev = c->o->revision ? c->o->revision : "main";
+    const char *file = c->o->filename ? c->o->filename : "model.safetensors";
+    if (st == 401)
+        return g2e_fail(err, DL_E_UNAUTHORIZED, "HTTP 401 for %s: the repository '%s' does not "
+                        "exist, or is private and needs a valid token ($HF_TOKEN or `hf auth login`)%s",
+                        show, what, c->token ? " (a token was sent)" : "");
+    if (st == 403)
+        return g2e_fail(err, DL_E_FORBIDDEN, "HTTP 403 for %s: access to '%s' is refused%s; "
+                        "accept its terms on the Hub or use a token that has access",
+                        show, what, strcasecmp(r->error_code, "GatedRepo") == 0 ? " (a gated repo)" : "");
+    if (st == 404) {
+        if (strcasecmp(r->error_code, "RevisionNotFound") == 0)
+            return g2e_fail(err, DL_E_NOT_FOUND, "HTTP 404: '%s' has no revision '%s' (check --revision)",
+                            what, rev);
+        if (strcasecmp(r->error_code, "EntryNotFound") == 0)
+            return g2e_fail(err, DL_E_NOT_FOUND, "HTTP 404: '%s' at '%s' has no file '%s'", what,
+                            rev, file);
+        if (strcasecmp(r->error_code, "RepoNotFound") == 0)
+            return g2e_fail(err, DL_E_NOT_FOUND, "HTTP 404: no repository '%s' (check --repo)", what);
+        return g2e_fail(err, DL_E_NOT_FOUND, "HTTP 404 for %s: no such repository, revision "
+                        "or file (check --repo and --revision)", show);
+    }
+    if (st == 408 || st == 429 || (st >= 500 && st <= 599)) {
+        snprintf(why, why_cap, "HTTP %ld from %s", st, show);
+        /* keep Retry-After for the caller's backoff */
+        snprintf(meta->retry_after, sizeof meta->retry_after, "%s", r->retry_after);
+        return XCH_TRANSIENT;
+    }
+    return g2e_fail(err, DL_E_HTTP, "HTTP %ld for %s%s%s", st, show,
+                    r->error_message[0] ? ": " : "", r->error_message);
+}
+
 /* One request (following redirects) for bytes [s->want_start, +want_len), or a HEAD when
  * s is NULL. meta receives the endpoint's response headers. Returns 0, XCH_TRANSIENT with
  * *why filled, or a DL_E_* code with err filled. */
@@ -315,28 +458,15 @@ static int exchange(dl_ctx *c, dl_sink *s, dl_resp *meta, char *why, size_t why_
     for (int hop = 0;; hop++) {
         if (hop > MAX_HOPS) {
             rc = g2e_fail(err, DL_E_PROTOCOL, "more than %d redirects from %s", MAX_HOPS, c->shown_url);
-            goto out;
+            break;
         }
         int own = dl_same_origin(url, c->endpoint);
         char show[1024];
         dl_url_shown(url, show, sizeof show);
-        struct curl_slist *hdr = NULL, *t;
-        char range[96];
-        hdr = dl_cu->slist_append(hdr, "Accept-Encoding: identity");
-        if (own && c->token && (t = dl_cu->slist_append(hdr, c->auth_header)) != NULL)
-            hdr = t;
-        if (s) {
-            snprintf(range, sizeof range, "Range: bytes=%" PRIu64 "-%" PRIu64, s->want_start,
-                     s->want_start + s->want_len - 1);
-            if ((t = dl_cu->slist_append(hdr, range)) != NULL)
-                hdr = t;
-            s->ranged = 1;
-            s->started = 0;
-            s->skip = 0;
-        }
+        struct curl_slist *hdr = hop_headers(c, s, own);
         if (!hdr) {
             rc = g2e_fail(err, G2E_ENOMEM, "out of memory");
-            goto out;
+            break;
         }
         memset(&r, 0, sizeof r);
         r.user = s;
@@ -346,90 +476,18 @@ static int exchange(dl_ctx *c, dl_sink *s, dl_resp *meta, char *why, size_t why_
         double left = (double)c->deadline - (dl_now() - c->t0);
         double lim = left < (double)c->attempt_limit ? left : (double)c->attempt_limit;
         if (lim < 0.001) {
+            dl_cu->slist_free_all(hdr);
             rc = deadline_passed(c, err);
-            goto out;
+            break;
         }
-        dl_cu->easy_setopt(c->h, CURLOPT_TIMEOUT_MS, (long)(lim * 1000.0));
-        dl_cu->easy_setopt(c->h, CURLOPT_URL, url);
-        dl_cu->easy_setopt(c->h, CURLOPT_HTTPHEADER, hdr);
-        if (s)
-            dl_cu->easy_setopt(c->h, CURLOPT_HTTPGET, 1L);   /* also undoes NOBODY */
-        else
-            dl_cu->easy_setopt(c->h, CURLOPT_NOBODY, 1L);
-        dl_cu->easy_setopt(c->h, CURLOPT_HEADERDATA, &r);
-        dl_sink discard = {0};
-        discard.c = c;
-        discard.r = &r;
-        discard.want_len = 0;
-        dl_cu->easy_setopt(c->h, CURLOPT_WRITEDATA, s ? s : &discard);
         double t_req = dl_now();
-        CURLcode cc = dl_cu->easy_perform(c->h);
-        dl_cu->easy_setopt(c->h, CURLOPT_HTTPHEADER, NULL);
+        CURLcode cc = hop_perform(c, s, url, hdr, lim, &r);
         dl_cu->slist_free_all(hdr);
-        /* the last answer of the endpoint itself speaks for the file, as in the Hub's
-         * client: a same-host redirect (a renamed repo) is followed, the CDN's is not */
-        if (own && (r.commit[0] || r.linked_etag[0] || r.etag[0])) {
-            *meta = r;
-            char et[DL_HV];
-            dl_meta_etag(&r, et, sizeof et);
-            if (s && c->etag[0] && et[0] && strcmp(et, c->etag) != 0) {
-                /* before a byte of another version is stored */
-                rc = g2e_fail(err, DL_E_CHANGED, "the file changed on the Hub during the download "
-                              "(ETag %s, now %s); run the command again", c->etag, et);
-                goto out;
-            }
-        }
-        if (r.too_long) {
-            rc = g2e_fail(err, DL_E_PROTOCOL, "the answer from %s has a header line of %zu bytes "
-                          "(the limit is %d): not a Hugging Face Hub's answer", show, r.too_long,
-                          DL_MAX_HEADER_LINE);
-            goto out;
-        }
-        if (s && s->fail) {
-            if (s->fail == DL_E_IO || s->fail == DL_E_PROTOCOL || s->fail == DL_E_CHANGED) {
-                rc = g2e_fail(err, s->fail, "%s (from %s)", s->why, show);
-                goto out;
-            }
-        }
+        if ((rc = hop_checks(c, s, &r, own, show, meta, err)) != 0)
+            break;
         if (cc != CURLE_OK && !(s && s->enough)) {
-            switch (cc) {
-            case CURLE_OPERATION_TIMEDOUT:
-                if (dl_now() - c->t0 >= (double)c->deadline - 0.01) {
-                    rc = deadline_passed(c, err);
-                    goto out;
-                }
-                if (dl_now() - t_req >= lim - 0.05)
-                    snprintf(why, why_cap, "the request took longer than %.0f s (from %s)", lim, show);
-                else
-                    snprintf(why, why_cap, "slower than %ld bytes/s for %ld s (from %s)",
-                             c->o->min_speed > 0 ? c->o->min_speed : 10000L,
-                             c->o->stall_seconds > 0 ? c->o->stall_seconds : 20L, show);
-                rc = XCH_TRANSIENT;
-                goto out;
-            case CURLE_COULDNT_CONNECT: case CURLE_RECV_ERROR:
-            case CURLE_SEND_ERROR: case CURLE_PARTIAL_FILE: case CURLE_GOT_NOTHING:
-            case CURLE_SSL_CONNECT_ERROR: case CURLE_HTTP2: case CURLE_HTTP2_STREAM:
-            case CURLE_COULDNT_RESOLVE_PROXY:
-                snprintf(why, why_cap, "%s", dl_cu->easy_strerror(cc));
-                rc = XCH_TRANSIENT;
-                goto out;
-            case CURLE_OUT_OF_MEMORY:
-#if LIBCURL_VERSION_NUM >= 0x080600
-            case CURLE_TOO_LARGE:
-#endif
-                /* what libcurl says of a header over its 100 KB limit: no Hub sends one */
-                rc = g2e_fail(err, DL_E_PROTOCOL, "the answer from %s was refused by libcurl "
-                              "(\"%s\"): most likely a header larger than its 100 KB limit, "
-                              "which no Hugging Face Hub sends", show, dl_cu->easy_strerror(cc));
-                goto out;
-            case CURLE_COULDNT_RESOLVE_HOST:
-                rc = g2e_fail(err, DL_E_NETWORK, "cannot resolve the host of %s (no network, or "
-                              "a wrong HF_ENDPOINT?)", show);
-                goto out;
-            default:
-                rc = g2e_fail(err, DL_E_NETWORK, "%s: %s", show, dl_cu->easy_strerror(cc));
-                goto out;
-            }
+            rc = curl_failure(c, cc, t_req, lim, show, why, why_cap, err);
+            break;
         }
         long st = r.status;
         if (st >= 300 && st < 400 && st != 304) {
@@ -437,14 +495,14 @@ static int exchange(dl_ctx *c, dl_sink *s, dl_resp *meta, char *why, size_t why_
             dl_cu->easy_getinfo(c->h, CURLINFO_REDIRECT_URL, &loc);
             if (!loc || !*loc) {
                 rc = g2e_fail(err, DL_E_PROTOCOL, "HTTP %ld without a Location from %s", st, show);
-                goto out;
+                break;
             }
             if (!s && !dl_same_origin(loc, c->endpoint))
-                goto out;   /* a HEAD stops at the CDN's door: the metadata is in hand */
+                break;   /* a HEAD stops at the CDN's door: the metadata is in hand */
             char *nu = strdup(loc);
             if (!nu) {
                 rc = g2e_fail(err, G2E_ENOMEM, "out of memory");
-                goto out;
+                break;
             }
             free(url);
             url = nu;
@@ -455,44 +513,11 @@ static int exchange(dl_ctx *c, dl_sink *s, dl_resp *meta, char *why, size_t why_
                 snprintf(why, why_cap, "an empty body");
                 rc = XCH_TRANSIENT;
             }
-            goto out;
+            break;
         }
-        /* errors: explained in one line */
-        const char *what = c->o->repo;
-        const char *rev = c->o->revision ? c->o->revision : "main";
-        const char *file = c->o->filename ? c->o->filename : "model.safetensors";
-        if (st == 401) {
-            rc = g2e_fail(err, DL_E_UNAUTHORIZED, "HTTP 401 for %s: the repository '%s' does not "
-                          "exist, or is private and needs a valid token ($HF_TOKEN or `hf auth login`)%s",
-                          show, what, c->token ? " (a token was sent)" : "");
-        } else if (st == 403) {
-            rc = g2e_fail(err, DL_E_FORBIDDEN, "HTTP 403 for %s: access to '%s' is refused%s; "
-                          "accept its terms on the Hub or use a token that has access",
-                          show, what, strcasecmp(r.error_code, "GatedRepo") == 0 ? " (a gated repo)" : "");
-        } else if (st == 404) {
-            if (strcasecmp(r.error_code, "RevisionNotFound") == 0)
-                rc = g2e_fail(err, DL_E_NOT_FOUND, "HTTP 404: '%s' has no revision '%s' (check --revision)",
-                              what, rev);
-            else if (strcasecmp(r.error_code, "EntryNotFound") == 0)
-                rc = g2e_fail(err, DL_E_NOT_FOUND, "HTTP 404: '%s' at '%s' has no file '%s'", what,
-                              rev, file);
-            else if (strcasecmp(r.error_code, "RepoNotFound") == 0)
-                rc = g2e_fail(err, DL_E_NOT_FOUND, "HTTP 404: no repository '%s' (check --repo)", what);
-            else
-                rc = g2e_fail(err, DL_E_NOT_FOUND, "HTTP 404 for %s: no such repository, revision "
-                              "or file (check --repo and --revision)", show);
-        } else if (st == 408 || st == 429 || (st >= 500 && st <= 599)) {
-            snprintf(why, why_cap, "HTTP %ld from %s", st, show);
-            /* keep Retry-After for the caller's backoff */
-            snprintf(meta->retry_after, sizeof meta->retry_after, "%s", r.retry_after);
-            rc = XCH_TRANSIENT;
-        } else {
-            rc = g2e_fail(err, DL_E_HTTP, "HTTP %ld for %s%s%s", st, show,
-                          r.error_message[0] ? ": " : "", r.error_message);
-        }
-        goto out;
+        rc = http_failure(c, &r, st, show, meta, why, why_cap, err);
+        break;
     }
-out:
     if (s)
         s->r = NULL;
     free(url);
