@@ -472,3 +472,231 @@ Test(tokenize_cli, output_file_and_its_extension)
     free(txt);
     free(dir);
 }
+
+/* ---- token files for training: npy, u16, u32, llmc, shards (tokfile.h) ---- */
+
+#define PY "/usr/bin/python3"
+#define TOKREF G2E_SRCDIR "/tests/tokfile_ref.py"
+#define CORPUS_SHA "a32e6decd62653603120d455d94ad9ca3021ac9f021a2977d913d98aa0c55603"
+
+/* The files dir/stem_NNNNNN.ext in order, as argv entries from argv[at]; returns how many. */
+static int shard_files(const char *dir, const char *stem, const char *ext, char **argv, int at, int max)
+{
+    int n = 0;
+    for (; at + n < max; n++) {
+        char name[256];
+        snprintf(name, sizeof name, "%s_%06d%s", stem, n, ext);
+        char *p = path_join(dir, name);
+        struct stat st;
+        if (stat(p, &st) != 0) {
+            free(p);
+            break;
+        }
+        argv[at + n] = p;
+    }
+    return n;
+}
+
+/* tokfile_ref.py on files[0..n): numpy reads them and compares with `expected`. */
+static void numpy_agrees(const char *fmt, const char *shard, const char *expected, char **files, int n,
+                         const char *what)
+{
+    char *argv[2100] = {PY, TOKREF, (char *)fmt, (char *)shard, (char *)expected};
+    for (int i = 0; i < n && i < 2090; i++)
+        argv[5 + i] = files[i];
+    run_result r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_expect(r.status == 0 && strncmp(r.out, "OK", 2) == 0, "%s: %s%s", what, r.out, r.err);
+    run_free(&r);
+}
+
+static int count_hidden(const char *dir)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -c '^\\.' || true", dir);
+    char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+    run_result r = run_argv(sh, NULL, 0, NULL, NULL);
+    int n = atoi(r.out);
+    run_free(&r);
+    return n;
+}
+
+/* Every conformance text as a document (--jsonl): numpy reads tiktoken's IDs back from each
+ * format, whole and in shards packed as documents allow. */
+Test(tokenize_cli, token_files_hold_tiktokens_ids_per_document, .timeout = 120)
+{
+    size_t n;
+    char *in = read_file(G2E_SRCDIR "/tests/data/tokenizer_cases.jsonl", &n);
+    const char *want = G2E_SRCDIR "/tests/data/tokenizer_expected.jsonl";
+    char *dir = test_tmpdir("tokcli-files");
+    static char *const fmts[] = {"npy", "u16", "u32", "llmc"};
+    for (int k = 0; k < 4; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "out.%s", fmts[k]);
+        char *out = path_join(dir, name);
+        /* .npy picks its format by the name alone */
+        run_result r = k == 0 ? RUN_IN(in, n, "tokenize", "--jsonl", "--special", "text", "-o", out)
+                              : RUN_IN(in, n, "tokenize", "--jsonl", "--special", "text", "--format", fmts[k], "-o", out);
+        cr_assert_eq(r.status, 0, "%s: %s", fmts[k], r.err);
+        run_free(&r);
+        numpy_agrees(fmts[k], "0", want, &out, 1, fmts[k]);
+        /* in shards of 400 tokens, over threads */
+        r = RUN_IN(in, n, "tokenize", "--jsonl", "--special", "text", "--format", fmts[k], "--threads", "3",
+                   "--shard-tokens", "400", "-o", out);
+        cr_assert_eq(r.status, 0, "%s: %s", fmts[k], r.err);
+        char *files[2000];
+        char ext[8];
+        snprintf(ext, sizeof ext, ".%s", fmts[k]);
+        int m = shard_files(dir, "out", ext, files, 0, 2000);
+        cr_expect(m > 10, "%s: %d shards", fmts[k], m);
+        char note[64];
+        snprintf(note, sizeof note, "wrote %s/out_%06d%s", dir, m - 1, ext);
+        cr_expect(strstr(r.err, note) != NULL, "the last shard is named: %s", r.err);
+        run_free(&r);
+        numpy_agrees(fmts[k], "400", want, files, m, fmts[k]);
+        for (int i = 0; i < m; i++)
+            unlink(files[i]), free(files[i]);
+        free(out);
+    }
+    cr_expect_eq(count_hidden(dir), 0, "no temporary left");
+    free(dir);
+    free(in);
+}
+
+/* llm.c's dataloader checks of a .bin (llmc/dataloader.h), reimplemented: 256 int32, magic
+ * 20240520, version 1, a positive count, and a size of exactly header + count uint16. */
+static void llmc_loader_accepts(const char *path)
+{
+    size_t n;
+    char *f = read_file(path, &n);
+    cr_assert(f && n >= 1024, "%s: %zu bytes", path, n);
+    int32_t h[256];
+    memcpy(h, f, sizeof h);
+    cr_expect_eq(h[0], 20240520, "%s: magic", path);
+    cr_expect_eq(h[1], 1, "%s: version", path);
+    cr_expect(h[2] > 0, "%s: count", path);
+    cr_expect_eq((int64_t)n, 256 * 4 + (int64_t)h[2] * 2, "%s: size", path);
+    free(f);
+}
+
+/* The corpus as one document from a file: tiktoken's IDs (the published sha256) in every
+ * format, on 1, 2 and 5 threads; in documents of a line each, shards that concatenate to
+ * the unsharded file, pass llm.c's checks, and pack the documents as they should. */
+Test(tokenize_cli, corpus_token_files_are_tiktokens_ids, .timeout = 300)
+{
+    char *gz[] = {"/bin/gzip", "-dc", G2E_SRCDIR "/bench/data/corpus.txt.gz", NULL};
+    run_result c = run_argv(gz, NULL, 0, NULL, NULL);
+    cr_assert_eq(c.status, 0);
+    char *dir = test_tmpdir("tokcli-corpus-files");
+    char *path = path_join(dir, "corpus.txt");
+    write_file(path, c.out, c.out_len);
+    static const char *const fmts[] = {"u16", "npy", "u32", "llmc"};
+    static const char *const threads[] = {"1", "2", "5", "2"};
+    for (int k = 0; k < 4; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "c.%s", fmts[k]);
+        char *out = path_join(dir, name);
+        run_result r = run_g2e("tokenize", "--special", "text", "--format", fmts[k], "--threads", threads[k], "-f",
+                               path, "-o", out, NULL);
+        cr_assert_eq(r.status, 0, "%s: %s", fmts[k], r.err);
+        run_free(&r);
+        numpy_agrees(fmts[k], "0", "sha256:" CORPUS_SHA, &out, 1, fmts[k]);
+        free(out);
+    }
+    /* through standard input too */
+    char *out = path_join(dir, "stdin.u16");
+    run_result r = RUN_IN(c.out, c.out_len, "tokenize", "--special", "text", "--format", "u16", "-f", "-", "-o", out);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    numpy_agrees("u16", "0", "sha256:" CORPUS_SHA, &out, 1, "stdin");
+    free(out);
+    /* a line a document: unsharded, then in shards of 5000 tokens */
+    char *whole = path_join(dir, "lines.bin"), *sharded = path_join(dir, "train.bin");
+    r = run_g2e("tokenize", "--special", "text", "--format", "llmc", "--doc-sep", "\\n", "-f", path, "-o", whole, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_g2e("tokenize", "--special", "text", "--format", "llmc", "--doc-sep", "\\n", "--shard-tokens", "5000",
+                "--threads", "3", "-f", path, "-o", sharded, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *files[2000];
+    int m = shard_files(dir, "train", ".bin", files, 0, 2000);
+    cr_expect(m > 100, "%d shards", m);
+    char expect[4200];
+    snprintf(expect, sizeof expect, "llmc-docs:%s", whole);
+    numpy_agrees("llmc", "5000", expect, files, m, "shards of the corpus's lines");
+    /* the shards' tokens, one after another, are the unsharded file's */
+    size_t wn;
+    char *w = read_file(whole, &wn);
+    size_t at = 1024;
+    for (int i = 0; i < m; i++) {
+        llmc_loader_accepts(files[i]);
+        size_t sn;
+        char *s = read_file(files[i], &sn);
+        cr_assert(at + sn - 1024 <= wn && memcmp(w + at, s + 1024, sn - 1024) == 0, "shard %d differs", i);
+        at += sn - 1024;
+        free(s), free(files[i]);
+    }
+    cr_expect_eq(at, wn, "the shards hold every token");
+    free(w), free(whole), free(sharded), free(path), free(dir);
+    run_free(&c);
+}
+
+/* A bad byte after some shards: the complete shards stay, the one being written is gone (no
+ * partial file, no temporary), and the message names the last complete shard. */
+Test(tokenize_cli, a_failure_leaves_complete_shards_only)
+{
+    char *dir = test_tmpdir("tokcli-shard-fail");
+    size_t n = 0;
+    char *text = malloc(600000);
+    for (int i = 0; i < 40000; i++) /* (the bad byte in the last of several 64 KB chunks) */
+        n += (size_t)sprintf(text + n, "doc %d\n\n", i);
+    text[n - 30] = '\xFF';
+    char *out = path_join(dir, "t.u16");
+    run_result r = RUN_IN(text, n, "tokenize", "--format", "u16", "--doc-sep", "\\n\\n", "--shard-tokens", "20000",
+                          "-o", out, "-");
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "invalid UTF-8") != NULL, "%s", r.err);
+    char *files[200];
+    int m = shard_files(dir, "t", ".u16", files, 0, 200);
+    cr_expect(m >= 3, "%d complete shards", m);
+    char last[64];
+    snprintf(last, sizeof last, "t_%06d.u16 (%d written)", m - 1, m);
+    cr_expect(strstr(r.err, "the last complete shard is") && strstr(r.err, last), "%s", r.err);
+    for (int i = 0; i < m; i++) {
+        struct stat st;
+        cr_expect(stat(files[i], &st) == 0 && st.st_size > 39000 && st.st_size <= 40000, "shard %d: full", i);
+        free(files[i]);
+    }
+    cr_expect_eq(count_hidden(dir), 0, "no temporary left");
+    run_free(&r);
+    free(out), free(text), free(dir);
+}
+
+Test(tokenize_cli, token_file_options_are_checked)
+{
+    run_result r = run_g2e("tokenize", "--format", "npy", "Hello", NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "-o FILE") != NULL, "a header needs a file: %s", r.err);
+    run_free(&r);
+    r = run_g2e("tokenize", "--format", "u16", "--shard-tokens", "10", "Hello", NULL);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    run_free(&r);
+    r = run_g2e("tokenize", "--shard-tokens", "10", "-o", "x.txt", "Hello", NULL);
+    cr_expect_eq(r.status, 2, "shards of a table: %s", r.err);
+    run_free(&r);
+    r = run_g2e("tokenize", "--format", "u16", "--lossy", "Hello", NULL);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    run_free(&r);
+    r = run_g2e("tokenize", "--doc-sep", "", "--format", "ids", "Hello", NULL);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    run_free(&r);
+    /* u16 to standard output (a pipe): the raw IDs */
+    r = run_g2e("tokenize", "--format", "u16", "Hello world", NULL);
+    cr_expect(r.status == 0 && r.out_len == 4 && memcmp(r.out, "\x88\x3c\xe3\x03", 4) == 0, "%s", r.err);
+    run_free(&r);
+    /* --doc-sep with ids: a line per document, an empty one too; a separator at the end starts none */
+    r = run_g2e("tokenize", "--format", "ids", "--doc-sep", "\\n\\n", "Hello\n\nworld\n\n\n\nend\n\n", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.out, "15496\n6894\n\n437\n");
+    run_free(&r);
+}

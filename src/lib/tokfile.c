@@ -54,7 +54,7 @@ int tokf_open(tokf *w, const char *path, int fmt, uint32_t n_vocab, uint32_t eot
     if (header_size(fmt) && to_stdout)
         return g2e_fail(err, TOKF_E_SEEK, "%s files hold their token count in a header written last: "
                         "give an output file (-o FILE)", fmt == TOKF_NPY ? ".npy" : "llm.c");
-    w->fmt = fmt, w->n_vocab = n_vocab, w->eot = eot, w->shard = shard, w->path = path;
+    w->fmt = fmt, w->n_vocab = n_vocab, w->eot = eot, w->shard = shard, w->path = path ? path : "-";
     if (shard) {
         const char *slash = strrchr(path, '/'), *dot = strrchr(slash ? slash + 1 : path, '.');
         if (dot == (slash ? slash + 1 : path)) /* ".bin": a name, not an extension */
