@@ -368,16 +368,19 @@ Test(tok_stream, jsonl_stops_at_a_bad_line_or_keeps_going)
     toks_jsonl j = {.special = TOK_SPECIAL_ERROR};
     sink s;
     cr_assert_eq(jsonl_run(in, sizeof in - 1, 2, &j, &s), TOKS_STOPPED);
-    cr_expect_eq(j.line, 4);
-    cr_expect_str_eq(j.msg, "\"text\" given twice");
+    cr_expect_eq(j.line, 2, "a blank line is a bad line (no row is lost)");
+    cr_expect_str_eq(j.msg, "a blank line: expected a JSON object {\"text\": \"...\"}");
     cr_expect(s.b.n == 13 && memcmp(s.b.p, "{\"ids\":[64]}\n", 13) == 0, "only the lines before it");
     bb_free(&s.b);
     j = (toks_jsonl){.special = TOK_SPECIAL_ERROR, .keep_going = 1};
     cr_assert_eq(jsonl_run(in, sizeof in - 1, 2, &j, &s), 0);
-    cr_expect_eq(j.bad, 2);
+    cr_expect_eq(j.bad, 4);
     cr_expect_eq(j.lines, 6, "a last line without its newline counts");
     bb_put(&s.b, "", 1);
-    cr_expect_str_eq(s.b.p, "{\"ids\":[64]}\n{\"error\":\"\\\"text\\\" given twice\",\"line\":4}\n"
+    cr_expect_str_eq(s.b.p, "{\"ids\":[64]}\n"
+                            "{\"error\":\"a blank line: expected a JSON object {\\\"text\\\": \\\"...\\\"}\",\"line\":2}\n"
+                            "{\"error\":\"a blank line: expected a JSON object {\\\"text\\\": \\\"...\\\"}\",\"line\":3}\n"
+                            "{\"error\":\"\\\"text\\\" given twice\",\"line\":4}\n"
                             "{\"error\":\"the special token <|endoftext|> at byte offset 0 is not allowed here "
                             "(use --special token or --special text)\",\"line\":5}\n{\"ids\":[67]}\n");
     bb_free(&s.b);
@@ -635,14 +638,14 @@ static void jsonl_reference(const char *in, size_t n, int lossy, bytebuf *out)
         size_t len = (size_t)(nl - s), k = 0;
         while (k < len && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r'))
             k++;
-        if (k == len)
-            continue;
         jsonl_error je;
         text.n = 0;
         const char *why = NULL;
         g2e_err err;
         tok_ids r = {0};
-        if (jsonl_text(s, len, lossy ? JSONL_LOSSY : 0, &text, &key, &je))
+        if (k == len) /* a blank line: a bad line, answered in its place */
+            why = "a blank line: expected a JSON object {\"text\": \"...\"}";
+        else if (jsonl_text(s, len, lossy ? JSONL_LOSSY : 0, &text, &key, &je))
             why = je.why;
         else if (tok_encode(t, text.p ? text.p : "", text.n, TOK_SPECIAL_TOKEN,
                             TOK_NO_OFFSETS | (lossy ? TOK_LOSSY : 0), &r, NULL, &err))

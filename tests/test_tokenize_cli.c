@@ -2,7 +2,9 @@
 /* test_tokenize_cli.c — `gpt2-embed tokenize` and `decode` through the built program:
  * formats, batch mode, special modes, UTF-8 errors, exit statuses, no partial output,
  * tokenizer lookup. Expected IDs are tiktoken's (see test_tokenizer.c). */
+#define _GNU_SOURCE /* strndup */
 #include "json.h"
+#include "jsonl.h"
 #include "support.h"
 
 #include <criterion/criterion.h>
@@ -140,10 +142,22 @@ Test(tokenize_cli, file_and_stdin_inputs)
 
 Test(tokenize_cli, jsonl_batch)
 {
-    const char in[] = "{\"text\": \"Hello world\"}\n{\"text\": \"\"}\n\n{\"id\": 3, \"text\": \"a\\u00e9\\ud83d\\ude00\"}\n";
+    const char in[] = "{\"text\": \"Hello world\"}\n{\"text\": \"\"}\n{\"id\": 3, \"text\": \"a\\u00e9\\ud83d\\ude00\"}\n";
     run_result r = RUN_IN(in, sizeof in - 1, "tokenize", "--jsonl");
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect_str_eq(r.out, "{\"ids\":[15496,995]}\n{\"ids\":[]}\n{\"ids\":[64,2634,47249,222]}\n");
+    run_free(&r);
+    /* a blank line is no row to drop: an error naming it, or its error object in its place */
+    const char blank[] = "{\"text\": \"a\"}\n\n{\"text\": \"b\"}\n";
+    r = RUN_IN(blank, sizeof blank - 1, "tokenize", "--jsonl");
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.out, "{\"ids\":[64]}\n");
+    cr_expect(strstr(r.err, "line 2: a blank line") != NULL, "%s", r.err);
+    run_free(&r);
+    r = RUN_IN(blank, sizeof blank - 1, "tokenize", "--jsonl", "--keep-going");
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.out, "{\"ids\":[64]}\n{\"error\":\"a blank line: expected a JSON object {\\\"text\\\": "
+                            "\\\"...\\\"}\",\"line\":2}\n{\"ids\":[65]}\n");
     run_free(&r);
     /* a bad line stops the run, naming its line; the lines before it are kept */
     const char bad[] = "{\"text\": \"ok\"}\n{\"txt\": 1}\n{\"text\": \"never\"}\n";
@@ -339,7 +353,7 @@ static void answers_line_by_line(const char *threads)
     }
     close(in[0]);
     close(out[1]);
-    const char *lines[] = {"{\"text\": \"Hello world\"}\n", "{\"text\": \"a\"}\n", "\n{\"text\": \"b\"}\n"};
+    const char *lines[] = {"{\"text\": \"Hello world\"}\n", "{\"text\": \"a\"}\n", "{\"text\": \"b\"}\n"};
     const char *want[] = {"{\"ids\":[15496,995]}\n", "{\"ids\":[64]}\n", "{\"ids\":[65]}\n"};
     for (int k = 0; k < 3; k++) {
         cr_assert(write(in[1], lines[k], strlen(lines[k])) == (ssize_t)strlen(lines[k]));
@@ -699,4 +713,229 @@ Test(tokenize_cli, token_file_options_are_checked)
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect_str_eq(r.out, "15496\n6894\n\n437\n");
     run_free(&r);
+}
+
+/* ---- no cap: a text over 1 GiB, from a file and through a pipe ---- */
+
+#define BIG_REPEATS 82 /* the corpus (13,271,529 bytes) 82 times: 1.09 GB, over 1 GiB */
+#define RSS_BOUND_KB (64 * 1024) /* the README's bound for the stream on 2 threads */
+
+/* The corpus repeated into dir/big.txt (its path, owned); *one: the corpus's u16 IDs. */
+static char *big_corpus(const char *dir, const char *c, size_t cn)
+{
+    char *big = path_join(dir, "big.txt");
+    FILE *f = fopen(big, "wb");
+    cr_assert(f != NULL);
+    for (int k = 0; k < BIG_REPEATS; k++)
+        cr_assert_eq(fwrite(c, 1, cn, f), cn);
+    cr_assert_eq(fclose(f), 0);
+    return big;
+}
+
+/* Peak RSS in KB of the last /usr/bin/time -f %M run, from its file. */
+static long rss_of(const char *path)
+{
+    size_t n;
+    char *s = read_file(path, &n);
+    cr_assert(s != NULL);
+    const char *last = s;
+    for (const char *q = s; *q; q++) /* (the last line: the program's own stderr may come first) */
+        if (*q == '\n' && q[1])
+            last = q + 1;
+    long kb = atol(last);
+    free(s);
+    return kb;
+}
+
+/* The file of u16 IDs at path is `reps` copies of one[0..n) bytes. */
+static void is_repeated(const char *path, const char *one, size_t n, int reps)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f != NULL);
+    char *buf = malloc(n);
+    for (int k = 0; k < reps; k++)
+        cr_assert(fread(buf, 1, n, f) == n && memcmp(buf, one, n) == 0, "copy %d of the corpus's IDs differs", k);
+    cr_expect_eq(fread(buf, 1, 1, f), 0, "no more IDs");
+    fclose(f);
+    free(buf);
+}
+
+Test(tokenize_cli, a_text_over_1_gib_streams_exactly_in_bounded_memory, .timeout = 900)
+{
+    char *gz[] = {"/bin/gzip", "-dc", G2E_SRCDIR "/bench/data/corpus.txt.gz", NULL};
+    run_result c = run_argv(gz, NULL, 0, NULL, NULL);
+    cr_assert_eq(c.status, 0);
+    char *dir = test_tmpdir("tokcli-big");
+    char *one = path_join(dir, "one.u16"), *two = path_join(dir, "two.u16"), *pair = path_join(dir, "pair.txt");
+    /* the corpus's IDs, and the corpus twice: the copies' IDs do not merge where they meet */
+    char *cp = path_join(dir, "corpus.txt");
+    write_file(cp, c.out, c.out_len);
+    run_result r = run_g2e("tokenize", "--special", "text", "--format", "u16", "-f", cp, "-o", one, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    numpy_agrees("u16", "0", "sha256:" CORPUS_SHA, &one, 1, "the corpus");
+    char *c2 = malloc(2 * c.out_len);
+    memcpy(c2, c.out, c.out_len), memcpy(c2 + c.out_len, c.out, c.out_len);
+    write_file(pair, c2, 2 * c.out_len);
+    free(c2);
+    r = run_g2e("tokenize", "--special", "text", "--format", "u16", "-f", pair, "-o", two, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    size_t on;
+    char *ids = read_file(one, &on);
+    is_repeated(two, ids, on, 2);
+    char *big = big_corpus(dir, c.out, c.out_len);
+    run_free(&c);
+    char *out = path_join(dir, "big.u16"), *rss = path_join(dir, "rss");
+    /* from the file, and through a pipe (standard input), on every CPU */
+    for (int via = 0; via < 2; via++) {
+        char cmd[8192];
+        if (via)
+            snprintf(cmd, sizeof cmd,
+                     "cat '%s' | /usr/bin/time -f %%M -o '%s' '%s' tokenize --special text --format u16 -o '%s' -", big,
+                     rss, BIN, out);
+        else
+            snprintf(cmd, sizeof cmd, "/usr/bin/time -f %%M -o '%s' '%s' tokenize --special text --format u16 -f '%s' -o '%s'",
+                     rss, BIN, big, out);
+        char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+        r = run_argv(sh, NULL, 0, NULL, NULL);
+        cr_assert_eq(r.status, 0, "%s: %s", via ? "pipe" : "file", r.err);
+        run_free(&r);
+        long kb = rss_of(rss);
+        cr_expect(kb > 0 && kb < RSS_BOUND_KB, "%s: peak RSS %ld KB", via ? "pipe" : "file", kb);
+        fprintf(stderr, "tokenize 1.09 GB from a %s: peak RSS %ld KB\n", via ? "pipe" : "file", kb);
+        is_repeated(out, ids, on, BIG_REPEATS);
+        unlink(out);
+    }
+    unlink(big);
+    free(ids), free(big), free(out), free(rss), free(one), free(two), free(pair), free(cp), free(dir);
+}
+
+/* ---- pipelines keep every row: output line N answers input line N ---- */
+
+/* Line N of s (1-based) into a new string without its newline, or NULL. */
+static char *line_of(const char *s, size_t n, size_t want)
+{
+    size_t k = 1;
+    for (const char *p = s, *e = s + n, *nl; p < e; p = nl + 1, k++) {
+        nl = memchr(p, '\n', (size_t)(e - p));
+        nl = nl ? nl : e;
+        if (k == want)
+            return strndup(p, (size_t)(nl - p));
+    }
+    return NULL;
+}
+
+static size_t lines_in(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += s[i] == '\n';
+    return k + (n && s[n - 1] != '\n');
+}
+
+/* Good, blank, malformed, invalid and refused lines, over threads: every input line has its
+ * output line, in place, carrying its "id" (kept as written) or its error and line number;
+ * a good line's IDs are what the line alone gives. */
+Test(tokenize_cli, jsonl_rows_answer_their_lines_with_kept_members, .timeout = 120)
+{
+    bytebuf in = {0};
+    static const char *const kinds[] = {"{\"id\": %d, \"text\": \"row %d says hello\"}", "",
+                                        "{\"id\": %d, \"txt\": \"%d\"}", "{\"text\": \"bad \xFF %d\", \"id\": %d}",
+                                        "{\"id\": %d, \"text\": \"<|endoftext|> %d\"}", "   ",
+                                        "{\"id\": \"s%d\", \"meta\": {\"n\": [%d]}, \"text\": \"x\"}", "not json %d %d"};
+    char line[256];
+    for (int i = 1; i <= 3000; i++) {
+        int k = i % 8;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral" /* (kinds[] are this test's own) */
+        snprintf(line, sizeof line, kinds[k], i, i);
+#pragma GCC diagnostic pop
+        bb_str(&in, line);
+        bb_str(&in, "\n");
+    }
+    char *dir = test_tmpdir("tokcli-rows");
+    char *path = path_join(dir, "rows.jsonl");
+    write_file(path, in.p, in.n);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "exec '%s' tokenize --jsonl --keep-going --special error --keep id --keep meta "
+             "--threads 3 < '%s'", BIN, path);
+    char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+    run_result r = run_argv(sh, NULL, 0, NULL, NULL);
+    cr_expect_eq(r.status, 1, "bad lines: status 1");
+    cr_assert_eq(lines_in(r.out, r.out_len), 3000, "one output line per input line");
+    for (int i = 1; i <= 3000; i++) {
+        char *o = line_of(r.out, r.out_len, (size_t)i), want[256];
+        int k = i % 8;
+        if (k == 0) {
+            snprintf(line, sizeof line, "row %d says hello", i);
+            run_result one = run_g2e("tokenize", "--format", "ids", line, NULL);
+            one.out[one.out_len - 1] = '\0';
+            for (char *c = one.out; *c; c++)
+                *c = *c == ' ' ? ',' : *c;
+            snprintf(want, sizeof want, "{\"id\":%d,\"meta\":null,\"ids\":[%s]}", i, one.out);
+            cr_expect_str_eq(o, want, "line %d", i);
+            run_free(&one);
+        } else if (k == 6) {
+            snprintf(want, sizeof want, "{\"id\":\"s%d\",\"meta\":{\"n\": [%d]},\"ids\":[87]}", i, i);
+            cr_expect_str_eq(o, want, "line %d", i);
+        } else {
+            snprintf(want, sizeof want, ",\"line\":%d}", i);
+            cr_expect(strstr(o, "\"error\":") && strstr(o, want), "line %d: %s", i, o);
+            cr_expect(k == 1 || k == 5 || k == 7 ? strncmp(o, "{\"id\":null,", 11) == 0 : strstr(o, "\"id\":null") == NULL,
+                      "line %d: its id when it has one: %s", i, o);
+        }
+        free(o);
+        if (i > 64 && k == 0)
+            i += 40; /* (the first rows all, then a sample: one run of the program each) */
+    }
+    run_free(&r);
+    bb_free(&in);
+    free(path), free(dir);
+}
+
+/* --lines: plain text, a line a document, an empty line an empty one; tiktoken's IDs for
+ * each conformance text without a newline, in place. */
+Test(tokenize_cli, lines_answer_each_plain_line, .timeout = 60)
+{
+    size_t n, en;
+    char *cases = read_file(G2E_SRCDIR "/tests/data/tokenizer_cases.jsonl", &n);
+    char *exp = read_file(G2E_SRCDIR "/tests/data/tokenizer_expected.jsonl", &en);
+    bytebuf in = {0}, want = {0}, text = {0}, key = {0};
+    size_t k = 0, used = 0;
+    for (const char *s = cases, *e = cases + n, *nl; s < e; s = nl + 1) {
+        nl = memchr(s, '\n', (size_t)(e - s));
+        nl = nl ? nl : e;
+        k++;
+        jsonl_error je;
+        text.n = 0;
+        cr_assert_eq(jsonl_text(s, (size_t)(nl - s), 0, &text, &key, &je), 0);
+        if (memchr(text.p ? text.p : "", '\n', text.n) || memchr(text.p ? text.p : "", '\r', text.n))
+            continue;
+        bb_put(&in, text.p, text.n);
+        bb_str(&in, "\n");
+        char *w = line_of(exp, en, k);
+        bb_str(&want, w);
+        bb_str(&want, "\n");
+        free(w);
+        if (used++ % 50 == 0) { /* an empty line now and then */
+            bb_str(&in, "\n");
+            bb_str(&want, "{\"ids\":[]}\n");
+        }
+    }
+    cr_assert(used > 500, "%zu texts", used);
+    run_result r = RUN_IN(in.p, in.n, "tokenize", "--lines", "--special", "text", "--threads", "2");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(r.out_len == want.n && memcmp(r.out, want.p, want.n) == 0, "--lines differs from tiktoken's, line by line");
+    run_free(&r);
+    /* the same lines as llm.c documents */
+    char *dir = test_tmpdir("tokcli-lines");
+    char *out = path_join(dir, "l.bin"), *wpath = path_join(dir, "want.jsonl");
+    write_file(wpath, want.p, want.n);
+    r = RUN_IN(in.p, in.n, "tokenize", "--lines", "--special", "text", "--format", "llmc", "-o", out);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    numpy_agrees("llmc", "0", wpath, &out, 1, "--lines as llm.c documents");
+    bb_free(&in), bb_free(&want), bb_free(&text), bb_free(&key);
+    free(cases), free(exp), free(out), free(wpath), free(dir);
 }

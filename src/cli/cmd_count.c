@@ -21,6 +21,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define NAME_MAX_W 28   /* display columns of an input's name in the table */
 
@@ -84,9 +86,36 @@ typedef struct input {
     char name[NAME_MAX_W * 4 + 8]; /* for the table: the path, "-", or the TEXT (textfmt_fit) */
 } input;
 
-/* Reads and counts one input (a TEXT in place, a file or stdin mapped or read). */
+/* Streams and counts standard input, or a file larger than a mapping is allowed to be
+ * (tokcount_fd: any size, in bounded memory). Returns 0, -1 after a message, or 1 when the
+ * input is a file for the usual path. */
+static int count_stream(tok_tokenizer *t, const input *in, const count_opts *o, tokcount *r)
+{
+    struct stat st;
+    if (o->lossy || o->per_char || in->kind == IN_TEXT ||
+        (in->kind == IN_FILE && (stat(in->arg, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size <= TEXTIN_MAX)))
+        return 1; /* (the whole text: mapped, or a message from the usual path) */
+    int fd = in->kind == IN_STDIN ? STDIN_FILENO : cli_open_stream(in->arg, "text file");
+    if (fd < 0)
+        return -1;
+    if (in->kind == IN_STDIN)
+        out_add_input("standard input", "standard input", fd);
+    g2e_err err;
+    int rc = tokcount_fd(t, fd, (size_t)o->ctx, r, &err);
+    if (rc)
+        cli_error("%s: %s", in->kind == IN_STDIN ? "standard input" : in->arg, err.msg);
+    if (fd != STDIN_FILENO)
+        close(fd);
+    return rc ? -1 : 0;
+}
+
+/* Reads and counts one input (a TEXT in place, a file mapped or read, standard input or a
+ * large file streamed). */
 static int count_one(tok_tokenizer *t, const input *in, const count_opts *o, tokcount *r)
 {
+    int s = count_stream(t, in, o, r);
+    if (s <= 0)
+        return s;
     textin ti = {.data = in->arg, .len = in->kind == IN_TEXT ? strlen(in->arg) : 0};
     if (in->kind != IN_TEXT && cli_textin_open(&ti, in->kind == IN_STDIN ? NULL : in->arg, "text file"))
         return -1;

@@ -28,7 +28,8 @@
 #include <unistd.h>
 
 typedef struct tokenize_opts {
-    int fmt, special, jsonl, lossy, keep_going;
+    int fmt, special, jsonl, lines, lossy, keep_going;
+    opt_strs keep;
     const char *file, *dir, *out, *doc_sep;
     int64_t threads, shard;
     char *sep;      /* doc_sep with its escapes read (owned) */
@@ -56,8 +57,15 @@ static const opt_def OPTS[] = {
                 "tokens each, no document split unless it is longer than N")},
     {.name = "--jsonl", .kind = OPT_FLAG, .off = offsetof(tokenize_opts, jsonl),
      .help = N_("batch: one {\"text\": \"...\"} per stdin line -> one {\"ids\": [...]} per output line")},
+    {.name = "--lines", .kind = OPT_FLAG, .off = offsetof(tokenize_opts, lines),
+     .help = N_("batch: each stdin line is plain text, a document (an empty line an empty one) -> one "
+                "{\"ids\": [...]} per output line")},
+    {.name = "--keep", .kind = OPT_TEXT, .flags = OPTF_APPEND, .off = offsetof(tokenize_opts, keep),
+     .metavar = "KEY", .help = N_("--jsonl: copy member KEY of each line into its answer, as it is (null when "
+                                  "missing); repeat for more")},
     {.name = "--keep-going", .kind = OPT_FLAG, .off = offsetof(tokenize_opts, keep_going),
-     .help = N_("--jsonl: a bad line gives {\"error\": ..., \"line\": N} and the run goes on")},
+     .help = N_("--jsonl, --lines: a bad line gives {\"error\": ..., \"line\": N} in its place and the run "
+                "goes on")},
     {.name = "--special", .kind = OPT_CHOICE, .off = offsetof(tokenize_opts, special), .choices = SPECIALS,
      .def = "token", .help = N_("<|endoftext|> in the input: ID 50256, ordinary text, or an error")},
     {.name = "--lossy", .kind = OPT_FLAG, .off = offsetof(tokenize_opts, lossy),
@@ -294,7 +302,7 @@ static int binary_to(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed 
     }
     if (o->shard)
         w.on_file = note_shard;
-    int rc = o->jsonl ? jsonl_bin(t, o, &w) : stream_text(t, o, p, tokf_ids, &w);
+    int rc = o->jsonl || o->lines ? jsonl_bin(t, o, &w) : stream_text(t, o, p, tokf_ids, &w);
     int sink = rc == 1; /* tokf's own failure: its message */
     if (!rc && tokf_finish(&w, &w.err))
         sink = 1;
@@ -340,15 +348,15 @@ static int check_formats(tokenize_opts *o)
         return opt_usage_error(&CMD, "--shard-tokens needs -o NAME.EXT (the shards are NAME_000000.EXT, ...)");
     if (o->fmt == FMT_LLMC && o->shard > (int64_t)TOKF_LLMC_MAX)
         return opt_usage_error(&CMD, "an llm.c file holds fewer than 2^31 tokens: --shard-tokens 2147483647 at most");
-    if (o->doc_sep && (o->jsonl || (!bin && o->fmt != FMT_IDS)))
+    if (o->doc_sep && (o->jsonl || o->lines || (!bin && o->fmt != FMT_IDS)))
         return opt_usage_error(&CMD, "--doc-sep applies to --format ids, npy, u16, u32 and llmc "
                                      "(with --jsonl each line is a document)");
     if (o->keep_going && bin)
         return opt_usage_error(&CMD, "--keep-going writes error objects into JSON lines: not into npy, u16, u32 "
                                      "or llmc");
-    if (o->lossy && bin && !o->jsonl)
-        return opt_usage_error(&CMD, "--lossy does not apply to npy, u16, u32 and llmc: they read the text as "
-                                     "a stream, and invalid UTF-8 is an error there");
+    if (o->lossy && ((bin && !o->jsonl && !o->lines) || o->doc_sep))
+        return opt_usage_error(&CMD, "--lossy does not apply to npy, u16, u32, llmc or --doc-sep: they read the "
+                                     "text as a stream, and invalid UTF-8 is an error there");
     return o->doc_sep ? read_sep(o) : 0;
 }
 
@@ -365,15 +373,23 @@ static int check(tokenize_opts *o, opt_parsed *p)
         o->file = "-";
     }
     int sources = (p->npos > 0) + (o->file != NULL) + (dash && p->npos > 1);
+    if (o->jsonl && o->lines)
+        return opt_usage_error(&CMD, "give --jsonl or --lines, not both");
     if (o->jsonl && sources)
         return opt_usage_error(&CMD, "--jsonl reads standard input: give no TEXT, -f or '-'");
-    if (!o->jsonl && sources != 1)
+    if (o->lines && sources)
+        return opt_usage_error(&CMD, "--lines reads standard input: give no TEXT, -f or '-'");
+    if (!o->jsonl && !o->lines && sources != 1)
         return opt_usage_error(&CMD, sources ? "give only one of TEXT, -f FILE or '-'"
                                              : "no input: give TEXT, -f FILE or '-'");
-    if (o->keep_going && !o->jsonl)
-        return opt_usage_error(&CMD, "--keep-going applies to --jsonl only");
+    if (o->keep_going && !o->jsonl && !o->lines)
+        return opt_usage_error(&CMD, "--keep-going applies to --jsonl and --lines only");
+    if (o->keep.n && !o->jsonl)
+        return opt_usage_error(&CMD, "--keep copies members of --jsonl's lines: give --jsonl");
+    if (o->keep.n > TOKS_JSONL_KEEP_MAX)
+        return opt_usage_error(&CMD, "at most 16 --keep members");
     int given = opt_given(&CMD, p, "--format");
-    if (o->jsonl) { /* JSON lines, or one of the binary formats (JSONL_FORMATS after "jsonl") */
+    if (o->jsonl || o->lines) { /* JSON lines, or one of the binary formats (JSONL_FORMATS after "jsonl") */
         if (given && !FMT_BINARY(o->fmt))
             return opt_usage_error(&CMD, "--jsonl writes JSON lines, or --format npy, u16, u32 or llmc");
         int f = given ? o->fmt - FMT_NPY + 1 : 0;
@@ -421,6 +437,7 @@ static int jsonl_report(int rc, const toks_jsonl *j, FILE *f)
 static int jsonl_to(tok_tokenizer *t, const tokenize_opts *o, FILE *f)
 {
     toks_jsonl j = {.special = (tok_special)o->special, .lossy = o->lossy, .keep_going = o->keep_going,
+                    .plain = o->lines, .keep = o->keep.v, .n_keep = o->keep.n,
                     .write = write_file, .flush = is_stream(f) ? flush_file : NULL, .user = f};
     return jsonl_report(toks_jsonl_run(t, STDIN_FILENO, &j), &j, f);
 }
@@ -429,10 +446,27 @@ static int jsonl_to(tok_tokenizer *t, const tokenize_opts *o, FILE *f)
  * -1 (a message printed). */
 static int jsonl_bin(tok_tokenizer *t, const tokenize_opts *o, tokf *w)
 {
-    toks_jsonl j = {.special = (tok_special)o->special, .lossy = o->lossy, .put = tokf_ids, .user = w};
+    toks_jsonl j = {.special = (tok_special)o->special, .lossy = o->lossy, .plain = o->lines, .put = tokf_ids,
+                    .user = w};
     out_add_input("standard input", "standard input", STDIN_FILENO);
     int rc = toks_jsonl_run(t, STDIN_FILENO, &j);
     return rc == TOKS_E_PUT ? 1 : jsonl_report(rc, &j, NULL) ? -1 : 0;
+}
+
+/* 1 if --format ids reads the text as a stream (any size, bounded memory): with --doc-sep,
+ * from standard input, or from a file too large to map; not with --lossy (tok_encode
+ * repairs a whole text). The table and JSON describe every token: they read the text whole
+ * (at most 1 GiB). */
+static int streams(const tokenize_opts *o, const opt_parsed *p)
+{
+    struct stat st;
+    if (o->fmt != FMT_IDS || o->lossy)
+        return 0;
+    if (o->sep || (!p->npos && strcmp(o->file, "-") == 0))
+        return 1;
+    if (p->npos)
+        return 0;
+    return stat(o->file, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > TEXTIN_MAX;
 }
 
 int cmd_tokenize(int argc, char **argv)
@@ -452,7 +486,7 @@ int cmd_tokenize(int argc, char **argv)
         rc = binary_to(t, &o, &p);
     } else if (t && out_open(&of, o.out, 0) == 0) {
         tok_set_threads(t, (unsigned)o.threads);
-        rc = o.jsonl ? jsonl_to(t, &o, of.f) : o.sep ? ids_stream_to(t, &o, &p, of.f) : whole_to(t, &o, &p, of.f);
+        rc = o.jsonl || o.lines ? jsonl_to(t, &o, of.f) : streams(&o, &p) ? ids_stream_to(t, &o, &p, of.f) : whole_to(t, &o, &p, of.f);
         /* a stopped --jsonl keeps the lines before the bad one, in a file too */
         if (rc >= 0 && out_commit(&of))
             rc = -1;

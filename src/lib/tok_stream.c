@@ -788,6 +788,7 @@ typedef struct jpart {
                          the line number before them */
     size_t lines;     /* how many (a last one without its newline counts) */
     bytebuf in, text, key, out;
+    bytebuf pre;      /* o->keep: the line's kept members, "\"id\":7," (empty otherwise) */
     obuf ids;
     obuf bin;         /* o->put: the lines' IDs one after another */
     size_t *starts, n_starts, cap_starts; /* o->put: where each line's IDs start in bin */
@@ -816,7 +817,9 @@ static void jb_bad(jpart *p, size_t line, const char *msg)
     }
     p->bad++;
     char *lit = json_string_alloc(msg, strlen(msg));
-    bb_str(&p->out, "{\"error\":");
+    bb_str(&p->out, "{");
+    bb_put(&p->out, p->pre.p, p->pre.n);
+    bb_str(&p->out, "\"error\":");
     bb_str(&p->out, lit ? lit : "\"out of memory\"");
     bb_str(&p->out, ",\"line\":");
     toks_put_u64(&p->out, line);
@@ -847,11 +850,14 @@ static inline __attribute__((always_inline)) int jb_ids(jpart *p, const toks_idt
 {
     if (p->o->put)
         return jb_put(p, ids, k);
-    if (bb_room(&p->out, 8 + ID_ROOM(k) + 3))
+    if (bb_room(&p->out, 8 + p->pre.n + ID_ROOM(k) + 3))
         return -1;
     char *o = p->out.p + p->out.n;
-    memcpy(o, "{\"ids\":[", 8);
-    o = put_ids(o + 8, idt, ids, k, ',') - (k ? 1 : 0); /* (the last ',' taken back) */
+    *o++ = '{';
+    if (p->pre.n) /* (kept members first) */
+        memcpy(o, p->pre.p, p->pre.n), o += p->pre.n;
+    memcpy(o, "\"ids\":[", 7);
+    o = put_ids(o + 7, idt, ids, k, ',') - (k ? 1 : 0); /* (the last ',' taken back) */
     memcpy(o, "]}\n", 3);
     p->out.n = (size_t)(o + 3 - p->out.p);
     return 0;
@@ -875,23 +881,53 @@ static int jb_text(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const cha
     return jb_ids(p, idt, ids->ids, ids->n);
 }
 
-/* Any line at s[0..n) (n: to the share's end): parsed (blank lines skipped), tokenized,
- * formatted; *len its length without the newline. 0, or -1 when out of memory. */
+/* o->keep: the line's kept members into p->pre ("name":raw-value, in --keep's order; null
+ * for a member it lacks, or for all of them when the line is no JSON object). 0 or -1. */
+static int jb_keep(jpart *p, const char *s, size_t len)
+{
+    const toks_jsonl *o = p->o;
+    jsonl_value v[TOKS_JSONL_KEEP_MAX];
+    jsonl_error je;
+    p->pre.n = 0;
+    int rc = jsonl_members(s, len, o->keep, o->n_keep, v, &p->key, &je);
+    for (size_t k = 0; k < o->n_keep; k++) {
+        char *name = json_string_alloc(o->keep[k], strlen(o->keep[k]));
+        if (!name)
+            return -1;
+        bb_str(&p->pre, name);
+        bb_str(&p->pre, ":");
+        if (!rc && v[k].found)
+            bb_put(&p->pre, s + v[k].at, v[k].n);
+        else
+            bb_str(&p->pre, "null");
+        bb_str(&p->pre, ",");
+        free(name);
+    }
+    return p->pre.oom || rc == G2E_ENOMEM ? -1 : 0;
+}
+
+/* Any line at s[0..n) (n: to the share's end): parsed (a blank line is a bad line: every
+ * input line has its answer), or taken as it is (o->plain), tokenized, formatted; *len its
+ * length without the newline. 0, or -1 when out of memory. */
 static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t line, size_t *len, unsigned flags)
 {
     jsonl_error je;
-    int maybe_invalid;
+    int maybe_invalid = 1, rc = 0;
     p->text.n = 0;
-    int rc = jsonl_line(s, n, p->o->lossy ? JSONL_LOSSY : 0, &p->text, &p->key, &je, len, &maybe_invalid);
-    if (rc == JSONL_BLANK)
-        return 0;
-    if (rc == G2E_ENOMEM)
-        return -1;
-    if (rc) {
-        jb_bad(p, line, je.why);
-        return 0;
+    if (p->o->plain) {
+        const char *nl = memchr(s, '\n', n);
+        *len = nl ? (size_t)(nl - s) : n;
+        return jb_text(p, t, p->idt, s, *len, 1, line, flags, &p->ids);
     }
-    return jb_text(p, t, p->idt, p->text.p, p->text.n, maybe_invalid, line, flags, &p->ids);
+    rc = jsonl_line(s, n, p->o->lossy ? JSONL_LOSSY : 0, &p->text, &p->key, &je, len, &maybe_invalid);
+    int blank = rc == JSONL_BLANK; /* (the same number as G2E_ENOMEM) */
+    if ((!blank && rc == G2E_ENOMEM) || (p->o->n_keep && jb_keep(p, s, *len)))
+        return -1;
+    if (blank)
+        jb_bad(p, line, "a blank line: expected a JSON object {\"text\": \"...\"}");
+    else if (rc)
+        jb_bad(p, line, je.why);
+    return rc ? 0 : jb_text(p, t, p->idt, p->text.p, p->text.n, maybe_invalid, line, flags, &p->ids);
 }
 
 #define JB_BATCH 64 /* usual lines read in one call (jsonl_usual_lines) */
@@ -942,9 +978,10 @@ static void jb_run(jpart *p, tok_tokenizer *t)
     p->bin.n = p->n_starts = 0;
     p->bad = 0, p->stopped = p->oom = 0;
     while (pos < p->n && !p->stopped) {
-        size_t used, k;
+        size_t used, k = 0;
         p->text.n = 0;
-        k = jsonl_usual_lines(p->s + pos, p->n - pos, jf, &p->text, sp, JB_BATCH, &used);
+        if (!p->o->plain && !p->o->n_keep) /* (usual lines have no other members) */
+            k = jsonl_usual_lines(p->s + pos, p->n - pos, jf, &p->text, sp, JB_BATCH, &used);
         if (p->text.oom)
             goto oom;
         if (k && jb_usual(p, t, &idt, sp, k, &line, &pos, flags))
@@ -1132,7 +1169,7 @@ int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *o)
     o->lines = j.lines;
     for (size_t k = 0; j.part && k < j.q.nslot; k++) {
         jpart *p = &j.part[k];
-        bb_free(&p->in), bb_free(&p->text), bb_free(&p->key), bb_free(&p->out);
+        bb_free(&p->in), bb_free(&p->text), bb_free(&p->key), bb_free(&p->out), bb_free(&p->pre);
         free(p->ids.ids);
         free(p->bin.ids);
         free(p->starts);
@@ -1334,6 +1371,8 @@ static int tr_hand(queue *q, size_t k)
             memcpy(o->msg, c->msg, sizeof o->msg);
         return c->rc;
     }
+    if (o->text)
+        o->text(o->user, c->in.p, c->in.n);
     if (o->put(o->user, c->ids.ids, c->ids.n, c->starts, c->n_starts))
         return TOKS_E_PUT;
     o->bytes += c->in.n;

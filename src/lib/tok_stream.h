@@ -22,7 +22,8 @@
  * longest line) and cut into shares of complete lines (1 MB on one thread, 128 KB on more),
  * which the threads take in turn through the same queue as the chunks: each line's text
  * parsed (jsonl.h), tokenized and formatted one after the other in buffers kept for the
- * run, and the shares written in order, one {"ids": [...]} per non-blank line, each as soon
+ * run, and the shares written in order, one answer per line (a blank or malformed line is
+ * a bad line: an error, or with keep_going an error object in its place), each as soon
  * as the shares before it are; a flush callback after every share when asked (pipes). A
  * pipe's lines are never held back waiting for more input.
  *
@@ -33,8 +34,9 @@
  * g2e_err, and for JSON Lines the line number.
  *
  * Status codes: 2300..2399 (below), tokenizer.h's, G2E_ENOMEM.
- * Deliberately left out: offsets in the threaded paths (tok_encode gives them), other
- * JSON Lines members in the output, reordering for speed (the output order is the input's).
+ * Deliberately left out: offsets in the threaded paths (tok_encode gives them), members
+ * other than those asked for in the output, reordering for speed (the output order is the
+ * input's).
  */
 #ifndef G2E_TOK_STREAM_H
 #define G2E_TOK_STREAM_H
@@ -116,12 +118,17 @@ int toks_write_json(FILE *f, const tok_tokenizer *t, const char *text, size_t le
 #define TOKS_JSONL_PARTS 16          /* most threads the lines are spread over */
 #define TOKS_JSONL_PART_MIN (64u << 10) /* a first share this large (or more input) means a large input */
 #define TOKS_JSONL_MAX_LINE ((size_t)1 << 30) /* the longest line read */
+#define TOKS_JSONL_KEEP_MAX 16 /* most members copied into each answer */
 
 typedef struct toks_jsonl {
     /* in: how */
     tok_special special;
     int lossy;            /* TOK_LOSSY for the texts, JSONL_LOSSY for their escapes */
     int keep_going;       /* a bad line becomes {"error": "...", "line": N} and the run goes on */
+    int plain;            /* the lines are plain text, each a document (not JSON) */
+    const char *const *keep; /* members copied from each line into its answer, before "ids" (raw
+                                JSON, null when missing), at most TOKS_JSONL_KEEP_MAX */
+    size_t n_keep;
     toks_write_fn write;  /* the output, in input order */
     /* or, when non-NULL, each good line's IDs as a document (toks_ids_fn, below; keep_going
      * is then not offered: a bad line stops the run); write is not called */
@@ -138,8 +145,8 @@ typedef struct toks_jsonl {
     char msg[G2E_ERR_MSG_MAX]; /* TOKS_STOPPED: why the line is bad (tok_encode's or jsonl.h's) */
 } toks_jsonl;
 
-/* Reads JSON lines from fd to its end and writes one {"ids":[...]} line per non-blank input
- * line (or hands its IDs to put). Returns 0 (every line good or, with keep_going, reported
+/* Reads JSON lines from fd to its end and writes one {"ids":[...]} line per input line (a
+ * blank line is a bad line), or hands its IDs to put. Returns 0 (every line good or, with keep_going, reported
  * in the output: j->bad), TOKS_STOPPED (j->line, j->msg; the lines before it written and
  * flushed), TOKS_E_READ, TOKS_E_WRITE, TOKS_E_PUT, or G2E_ENOMEM (j->line, j->pending). */
 int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *j);
@@ -183,6 +190,8 @@ typedef struct toks_text {
     size_t mem_len;
     toks_ids_fn put;
     void *user;
+    /* each stretch's text (separators included), in order, just before its IDs; or NULL */
+    void (*text)(void *user, const char *s, size_t n);
     /* after each stretch handed on, bytes and tokens so far (in order), or NULL */
     void (*progress)(void *user, uint64_t bytes, uint64_t tokens);
     /* out */
