@@ -8,6 +8,7 @@
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -938,4 +939,68 @@ Test(tokenize_cli, lines_answer_each_plain_line, .timeout = 60)
     numpy_agrees("llmc", "0", wpath, &out, 1, "--lines as llm.c documents");
     bb_free(&in), bb_free(&want), bb_free(&text), bb_free(&key);
     free(cases), free(exp), free(out), free(wpath), free(dir);
+}
+
+/* ---- threads where the process may run ---- */
+
+static int tasks_of(pid_t pid)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "ls /proc/%d/task | wc -l", (int)pid);
+    char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+    run_result r = run_argv(sh, NULL, 0, NULL, NULL);
+    int n = atoi(r.out);
+    run_free(&r);
+    return n;
+}
+
+/* The program's threads while it counts a pipe that stays open: its own and, by default,
+ * one per CPU it may use. 300 KB are written first, more than its first read, so its
+ * threads have started by the time the write returns. */
+static int threads_while_counting(int pinned)
+{
+    int in[2];
+    cr_assert_eq(pipe(in), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        close(in[1]);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        if (pinned)
+            execl("/usr/bin/taskset", "taskset", "-c", "0", BIN, "count", "-", (char *)NULL);
+        else
+            execl(BIN, BIN, "count", "-", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    size_t n = 300 << 10;
+    char *text = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        text[i] = i % 6 == 5 ? ' ' : 'a' + (char)(i % 7);
+    for (size_t at = 0; at < n;) {
+        ssize_t k = write(in[1], text + at, n - at);
+        cr_assert(k > 0);
+        at += (size_t)k;
+    }
+    int most = 0;
+    for (int k = 0; k < 20; k++) { /* 1 s */
+        int t = tasks_of(pid);
+        most = t > most ? t : most;
+        usleep(50000);
+    }
+    close(in[1]);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    free(text);
+    return most;
+}
+
+Test(tokenize_cli, no_worker_thread_under_taskset_c_0, .timeout = 60)
+{
+    cr_expect_eq(threads_while_counting(1), 1, "taskset -c 0: the calling thread alone");
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus >= 2 && cpus <= 64) /* (the measurement itself sees the threads where there are CPUs) */
+        cr_expect_geq(threads_while_counting(0), 2, "without taskset: the workers too");
 }

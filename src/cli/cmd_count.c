@@ -51,7 +51,8 @@ static const opt_def OPTS[] = {
     {.name = "--file", .short_name = 'f', .kind = OPT_FILE, .flags = OPTF_APPEND | OPTF_STDIN,
      .off = offsetof(count_opts, files), .help = N_("count FILE ('-': standard input); repeat for more files")},
     {.name = "--threads", .kind = OPT_INT, .off = offsetof(count_opts, threads), .lo = 0, .hi = 64,
-     .metavar = "N", .def = "0", .help = N_("threads for large inputs (0: one per online CPU)")},
+     .metavar = "N", .def = "0", .help = N_("threads for large inputs (0: one per CPU this process may use: its affinity, "
+                                             "capped by its cgroup's CPU quota)")},
     {.name = "--tokenizer", .kind = OPT_FILE, .off = offsetof(count_opts, dir), .metavar = "DIR",
      .help = N_("vocab.json + merges.txt (or encoder.json + vocab.bpe) in DIR")},
     {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(count_opts, out),

@@ -71,7 +71,8 @@ static const opt_def OPTS[] = {
     {.name = "--lossy", .kind = OPT_FLAG, .off = offsetof(tokenize_opts, lossy),
      .help = N_("replace invalid UTF-8 with U+FFFD (offsets still refer to the input)")},
     {.name = "--threads", .kind = OPT_INT, .off = offsetof(tokenize_opts, threads), .lo = 0, .hi = 64,
-     .metavar = "N", .def = "0", .help = N_("threads for large inputs and --jsonl (0: one per online CPU)")},
+     .metavar = "N", .def = "0", .help = N_("threads for large inputs and --jsonl (0: one per CPU this process may use: its "
+                                             "affinity, capped by its cgroup's CPU quota)")},
     {.name = "--tokenizer", .kind = OPT_FILE, .off = offsetof(tokenize_opts, dir), .metavar = "DIR",
      .help = N_("vocab.json + merges.txt (or encoder.json + vocab.bpe) in DIR")},
     {.name = "--file", .short_name = 'f', .kind = OPT_FILE, .flags = OPTF_STDIN,

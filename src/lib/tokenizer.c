@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include "tok_internal.h"
+#include "cpus.h"
 #include "regions.h"
 #include "spread.h"
 #include "text.h"
@@ -432,10 +433,8 @@ static int encode_range(tok_tokenizer *t, const char *s, size_t n, size_t base, 
 
 void tok_set_threads(tok_tokenizer *t, unsigned n)
 {
-    if (n == 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        n = c > 0 ? (unsigned)c : 1;
-    }
+    if (n == 0)
+        n = g2e_cpu_count(); /* where this process may run (cpus.h) */
     t->threads = n > MAX_THREADS ? MAX_THREADS : n;
 }
 
