@@ -1004,3 +1004,41 @@ Test(tokenize_cli, no_worker_thread_under_taskset_c_0, .timeout = 60)
     if (cpus >= 2 && cpus <= 64) /* (the measurement itself sees the threads where there are CPUs) */
         cr_expect_geq(threads_while_counting(0), 2, "without taskset: the workers too");
 }
+
+/* ---- progress ---- */
+
+/* The progress line (the download's meter) on a terminal (script(1) gives the program a
+ * pty), none with --quiet, none when stderr is a pipe. */
+Test(tokenize_cli, progress_on_a_terminal_only, .timeout = 60)
+{
+    char *dir = test_tmpdir("tokcli-progress");
+    char *in = path_join(dir, "in.txt"), *out = path_join(dir, "o.u16");
+    size_t n = 3 << 20;
+    char *text = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        text[i] = i % 6 == 5 ? ' ' : 'a' + (char)(i % 7);
+    write_file(in, text, n);
+    free(text);
+    for (int k = 0; k < 3; k++) {
+        char cmd[8192];
+        const char *q = k == 1 ? " --quiet" : "";
+        if (k < 2) /* stdout and stderr on a pty */
+            snprintf(cmd, sizeof cmd, "script -qec \"'%s' tokenize --format u16 --progress-after 0%s -f '%s' -o '%s'\" /dev/null",
+                     BIN, q, in, out);
+        else /* stderr a pipe */
+            snprintf(cmd, sizeof cmd, "'%s' tokenize --format u16 --progress-after 0 -f '%s' -o '%s' 2>&1", BIN, in, out);
+        char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+        run_result r = run_argv(sh, NULL, 0, NULL, NULL);
+        cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+        int shown = strstr(r.out, "\rtokenize [") != NULL;
+        if (k == 0) {
+            cr_expect(shown && strstr(r.out, "MB/s") && strstr(r.out, "ETA") && strstr(r.out, " tokens"),
+                      "a terminal: %s", r.out);
+            cr_expect(strstr(r.out, "100.0%  3.1 MB / 3.1 MB") != NULL, "completed at the end: %s", r.out);
+        } else {
+            cr_expect(!shown && !strstr(r.out, "tokens"), "%s: %s", k == 1 ? "--quiet" : "a pipe", r.out);
+        }
+        run_free(&r);
+    }
+    free(in), free(out), free(dir);
+}

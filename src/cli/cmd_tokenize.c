@@ -11,6 +11,7 @@
  * This file is the options, their checks, the table format and the messages.
  */
 #include "cli.h"
+#include "download.h"
 #include "i18n.h"
 #include "load.h"
 #include "opt.h"
@@ -28,7 +29,8 @@
 #include <unistd.h>
 
 typedef struct tokenize_opts {
-    int fmt, special, jsonl, lines, lossy, keep_going;
+    int fmt, special, jsonl, lines, lossy, keep_going, quiet;
+    double progress_after;
     opt_strs keep;
     const char *file, *dir, *out, *doc_sep;
     int64_t threads, shard;
@@ -73,6 +75,11 @@ static const opt_def OPTS[] = {
     {.name = "--threads", .kind = OPT_INT, .off = offsetof(tokenize_opts, threads), .lo = 0, .hi = 64,
      .metavar = "N", .def = "0", .help = N_("threads for large inputs and --jsonl (0: one per CPU this process may use: its "
                                              "affinity, capped by its cgroup's CPU quota)")},
+    {.name = "--quiet", .short_name = 'q', .kind = OPT_FLAG, .off = offsetof(tokenize_opts, quiet),
+     .help = N_("no progress line (shown on a terminal when reading a stream takes over a second)")},
+    {.name = "--progress-after", .kind = OPT_REAL, .off = offsetof(tokenize_opts, progress_after), .rlo = 0,
+     .rhi = 1e9, .metavar = "SECONDS", .def = "1", .flags = OPTF_HIDDEN,
+     .help = "the progress line's delay (tests)"},
     {.name = "--tokenizer", .kind = OPT_FILE, .off = offsetof(tokenize_opts, dir), .metavar = "DIR",
      .help = N_("vocab.json + merges.txt (or encoder.json + vocab.bpe) in DIR")},
     {.name = "--file", .short_name = 'f', .kind = OPT_FILE, .flags = OPTF_STDIN,
@@ -231,12 +238,42 @@ static int ids_put(void *user, const uint32_t *ids, size_t n, const size_t *star
     return k->werr;
 }
 
+/* The progress line on stderr (the download's meter, download.h): on a terminal, unless
+ * --quiet, once the run has lasted --progress-after seconds (1). */
+typedef struct progress {
+    double after;
+    uint64_t total; /* the input's size, or 0 (a pipe) */
+    int drawn;
+    dl_meter m;
+} progress;
+
+static void progress_draw(progress *g, uint64_t bytes, uint64_t tokens, int final)
+{
+    char extra[64], buf[512];
+    if (tokens >= 1000000)
+        snprintf(extra, sizeof extra, _("  %.1f M tokens"), (double)tokens / 1e6);
+    else
+        snprintf(extra, sizeof extra, _("  %llu tokens"), (unsigned long long)tokens);
+    if (dl_meter_bar(&g->m, "tokenize", bytes, g->total, extra, final, buf, sizeof buf)) {
+        fputs(buf, stderr);
+        g->drawn = 1;
+    }
+}
+
+static void on_progress(void *user, uint64_t bytes, uint64_t tokens)
+{
+    progress *g = user;
+    if (dl_meter_elapsed(&g->m) >= g->after)
+        progress_draw(g, bytes, tokens, 0);
+}
+
 /* The text (TEXT, FILE or stdin) through toks_text_run into put. Returns 0, or -1 after a
  * message (the sink's failure, TOKS_E_PUT, is the caller's to report: returns 1). */
 static int stream_text(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *p, toks_ids_fn put, void *user)
 {
     toks_text x = {.special = (tok_special)o->special, .sep = o->sep, .sep_len = o->sep_len, .put = put,
                    .user = user};
+    progress g = {.after = o->progress_after};
     char *args = NULL;
     int fd = -1;
     const char *what = p->npos ? "the text" : o->file && strcmp(o->file, "-") ? o->file : "standard input";
@@ -251,7 +288,19 @@ static int stream_text(tok_tokenizer *t, const tokenize_opts *o, const opt_parse
         fd = STDIN_FILENO;
         out_add_input("standard input", "standard input", fd);
     }
+    struct stat st;
+    g.total = x.mem ? x.mem_len : fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    if (!o->quiet && isatty(STDERR_FILENO)) {
+        dl_meter_init(&g.m, 1, "", "", "");
+        x.progress = on_progress, x.progress_user = &g;
+    }
     int rc = toks_text_run(t, fd, &x);
+    if (g.drawn) { /* completed, then the line ended */
+        char nl[8];
+        if (!rc)
+            progress_draw(&g, x.bytes, x.tokens, 1);
+        fputs(dl_meter_close(&g.m, nl, sizeof nl) ? nl : "", stderr);
+    }
     if (rc >= 300 && rc < 400) /* the tokenizer's: the input named */
         cli_error("%s: %s", what, x.msg);
     else if (rc == TOKS_E_READ)
@@ -472,7 +521,7 @@ static int streams(const tokenize_opts *o, const opt_parsed *p)
 
 int cmd_tokenize(int argc, char **argv)
 {
-    tokenize_opts o = {0};
+    tokenize_opts o = {.progress_after = 1.0};
     opt_parsed p;
     int r = opt_parse(&CMD, argc, argv, &o, &p);
     if (r || check(&o, &p)) {

@@ -1379,7 +1379,7 @@ static int tr_hand(queue *q, size_t k)
     o->tokens += c->ids.n;
     o->docs += c->n_starts;
     if (o->progress)
-        o->progress(o->user, o->bytes, o->tokens);
+        o->progress(o->progress_user, o->bytes, o->tokens);
     return 0;
 }
 

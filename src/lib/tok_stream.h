@@ -193,7 +193,8 @@ typedef struct toks_text {
     /* each stretch's text (separators included), in order, just before its IDs; or NULL */
     void (*text)(void *user, const char *s, size_t n);
     /* after each stretch handed on, bytes and tokens so far (in order), or NULL */
-    void (*progress)(void *user, uint64_t bytes, uint64_t tokens);
+    void (*progress)(void *progress_user, uint64_t bytes, uint64_t tokens);
+    void *progress_user;
     /* out */
     uint64_t bytes, tokens, docs;
     int sys_errno;            /* TOKS_E_READ */
