@@ -1042,3 +1042,83 @@ Test(tokenize_cli, progress_on_a_terminal_only, .timeout = 60)
     }
     free(in), free(out), free(dir);
 }
+
+/* ---- the README's recipes for corpora, on small data ---- */
+
+/* GNU parallel over several files, a .bin per input (Debian's parallel): each the file
+ * tokenized alone. */
+Test(tokenize_cli, recipe_gnu_parallel_over_files, .timeout = 120)
+{
+    char *dir = test_tmpdir("tokcli-parallel");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && mkdir -p data shards && for i in 1 2 3 4 5; do "
+             "  for j in $(seq 1 200); do printf 'Document %%s of file %%s.\\n\\n' $j $i; done > data/part$i.txt; done && "
+             "parallel --will-cite '%s' tokenize --format llmc --doc-sep '\\\\n\\\\n' -f {} -o shards/{/.}.bin ::: data/*.txt",
+             dir, BIN);
+    char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+    run_result r = run_argv(sh, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    run_free(&r);
+    for (int i = 1; i <= 5; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "data/part%d.txt", i);
+        char *in = path_join(dir, name), *one = path_join(dir, "one.bin");
+        snprintf(name, sizeof name, "shards/part%d.bin", i);
+        char *got = path_join(dir, name);
+        r = run_g2e("tokenize", "--format", "llmc", "--doc-sep", "\\n\\n", "-f", in, "-o", one, NULL);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        run_free(&r);
+        size_t a, b;
+        char *x = read_file(one, &a), *y = read_file(got, &b);
+        cr_expect(x && y && a == b && memcmp(x, y, a) == 0, "%s differs from its file tokenized alone", name);
+        llmc_loader_accepts(got);
+        size_t docs = 0;
+        for (size_t k = 1024; y && k + 1 < b; k += 2)
+            docs += (unsigned char)y[k] == 0x50 && (unsigned char)y[k + 1] == 0xC4; /* 50256 */
+        cr_expect_eq(docs, 200, "200 documents, each after <|endoftext|>");
+        free(x), free(y), free(in), free(one), free(got);
+    }
+    free(dir);
+}
+
+/* --jsonl under Dask (Debian's python3-dask): partitions piped through the program, every
+ * row answered in place with its id, bad and blank rows included. */
+Test(tokenize_cli, recipe_dask_pipe_keeps_rows, .timeout = 180)
+{
+    char *dir = test_tmpdir("tokcli-dask");
+    char *path = path_join(dir, "rows.jsonl");
+    bytebuf in = {0};
+    for (int i = 1; i <= 400; i++) {
+        char line[128];
+        if (i % 37 == 0)
+            snprintf(line, sizeof line, "\n");
+        else if (i % 53 == 0)
+            snprintf(line, sizeof line, "{\"id\": %d, \"txt\": \"oops\"}\n", i);
+        else
+            snprintf(line, sizeof line, "{\"id\": %d, \"text\": \"row %d of the table\"}\n", i, i);
+        bb_str(&in, line);
+    }
+    write_file(path, in.p, in.n);
+    char *argv[] = {PY, G2E_SRCDIR "/tests/recipes.py", "dask", BIN, path, NULL};
+    run_result r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_expect(r.status == 0 && strncmp(r.out, "OK", 2) == 0, "%s%s", r.out, r.err);
+    run_free(&r);
+    bb_free(&in);
+    free(path), free(dir);
+}
+
+/* nanoGPT's get_batch over the u16 file: windows and their targets are the file's IDs. */
+Test(tokenize_cli, recipe_nanogpt_memmap, .timeout = 60)
+{
+    char *dir = test_tmpdir("tokcli-nanogpt");
+    char *out = path_join(dir, "train.u16");
+    run_result r = run_g2e("tokenize", "--format", "u16", "-f", G2E_SRCDIR "/README.md", "-o", out, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *argv[] = {PY, G2E_SRCDIR "/tests/recipes.py", "nanogpt", out, "64", NULL};
+    r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_expect(r.status == 0 && strncmp(r.out, "OK", 2) == 0, "%s%s", r.out, r.err);
+    run_free(&r);
+    free(out), free(dir);
+}
