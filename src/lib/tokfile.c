@@ -216,6 +216,9 @@ int tokf_doc(tokf *w, g2e_err *err)
 
 int tokf_put(tokf *w, const uint32_t *ids, size_t n, g2e_err *err)
 {
+    int rc = w->docs ? 0 : tokf_doc(w, err); /* (IDs before any tokf_doc: the first document's) */
+    if (rc)
+        return rc;
     w->tokens += n;
     if (w->doc_started)
         return direct(w, ids, n, err);
@@ -223,7 +226,7 @@ int tokf_put(tokf *w, const uint32_t *ids, size_t n, g2e_err *err)
         return emit(w, ids, n, 1, err);
     /* longer than the room left: this file ends with the documents before it, and the
      * document starts the next one */
-    int rc = file_close(w, err);
+    rc = file_close(w, err);
     w->doc_started = 1;
     if (!rc && w->n_held) {
         rc = file_open(w, err);

@@ -16,8 +16,8 @@
  * so those need a destination that is a new regular file (outfile.h's temporary): not
  * standard output.
  *
- * Documents: tokf_doc starts one (the first call starts the first); tokf_put appends its
- * IDs, any number at a time. Shards (shard > 0): files PATH's stem + "_%06u" + PATH's
+ * Documents: tokf_doc starts one (the first call starts the first; IDs put before any
+ * belong to a first document it starts); tokf_put appends its IDs, any number at a time. Shards (shard > 0): files PATH's stem + "_%06u" + PATH's
  * extension, each holding at most `shard` tokens; a document goes whole into one shard
  * unless it is longer than a shard (then it starts a shard of its own and fills as many
  * as it needs). Until a document ends its IDs are kept in memory when they may have to
