@@ -401,6 +401,8 @@ static int check_formats(tokenize_opts *o)
     if (o->doc_sep && (o->jsonl || o->lines || (!bin && o->fmt != FMT_IDS)))
         return opt_usage_error(&CMD, "--doc-sep applies to --format ids, npy, u16, u32 and llmc "
                                      "(with --jsonl each line is a document)");
+    if (o->keep.n && bin)
+        return opt_usage_error(&CMD, "--keep copies members into JSON lines: not into npy, u16, u32 or llmc");
     if (o->keep_going && bin)
         return opt_usage_error(&CMD, "--keep-going writes error objects into JSON lines: not into npy, u16, u32 "
                                      "or llmc");
