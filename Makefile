@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: MIT
 # gpt2-embed — build, test, benchmark, fuzz, install.   `make help` lists the targets.
 #
-# Every target first runs tools/install-deps.sh, which apt-get installs any missing
-# Debian package (as root, else through sudo): a fresh Debian 12 machine needs
-# nothing by hand.  SANITIZE=1 builds everything into build-san/ with ASan+UBSan.
+# Each target first runs tools/install-deps.sh for what it needs (plain `make`: building
+# only; `make test`, `bench`, `fuzz`: also their tools), which apt-get installs any missing
+# Debian package (as root, else through sudo): a fresh Debian 12 machine needs nothing by
+# hand. NO_INSTALL=1 never installs (it names what is missing; without apt-get the build goes
+# on when pkg-config finds the libraries). `make deps` installs everything at once.  SANITIZE=1 builds everything into build-san/ with ASan+UBSan.
 # WERROR=1 (as CI does) turns warnings into errors.  BUILDDIR=DIR builds elsewhere.
 
 SHELL   := /bin/bash
-VERSION := 0.2.0
-SOVERSION := $(firstword $(subst ., ,$(VERSION)))
+VERSION := 0.3.0
+# The ABI's number: 1 since 0.3.0 (the error pair char *err, size_t errlen became gpt2embed_error *).
+SOVERSION := 1
 TEXT    ?= Hello world
 FUZZ_SECONDS ?= 30
 
@@ -53,30 +56,45 @@ endif
 # rendering wing are loaded with dlopen when needed: curl_dl.h, lapack_dl.h, render_load.c;
 # HDR_PKGS only give header paths, nothing is linked); the rendering wing alone links cairo,
 # Pango and fontconfig (gpt2-embed-render.so, and the figure tests that link its objects).
-LIB_PKGS := libcjson nettle libutf8proc
+LIB_PKGS := libcjson libutf8proc
+# The program-only archives (src/study, src/download) and the program add nettle (SHA-256).
+PROGLIB_PKGS := libcjson nettle libutf8proc
 HDR_PKGS := lapacke blas
 RENDER_PKGS := pangocairo fontconfig
 pkg = $(shell pkg-config $(1) $(2) || echo "pkg-config-failed-for-$(2)")
-LIB_LIBS = $(eval LIB_LIBS := $(call pkg,--libs,$(LIB_PKGS)) -lm)$(LIB_LIBS)
+LIB_LIBS = $(eval LIB_LIBS := $(call pkg,--libs,$(LIB_PKGS)) -lm -lpthread)$(LIB_LIBS)
+PROGLIB_LIBS = $(eval PROGLIB_LIBS := $(call pkg,--libs,$(PROGLIB_PKGS)) -lm -lpthread)$(PROGLIB_LIBS)
 RENDER_LIBS = $(eval RENDER_LIBS := $(call pkg,--libs,$(RENDER_PKGS)) -lm)$(RENDER_LIBS)
 RENDER_CFLAGS = $(eval RENDER_CFLAGS := $(call pkg,--cflags,$(RENDER_PKGS)))$(RENDER_CFLAGS)
-PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg,--cflags,$(LIB_PKGS) $(HDR_PKGS)))$(PKG_CFLAGS)
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg,--cflags,$(PROGLIB_PKGS) $(HDR_PKGS)))$(PKG_CFLAGS)
 CRIT_LIBS = $(eval CRIT_LIBS := $(call pkg,--libs,criterion))$(CRIT_LIBS)
 
 RENDERDIR := $(LIBDIR)/gpt2-embed
 LOCALEDIR := $(DATADIR)/locale
-CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -Isrc/lib -Isrc/cli -Isrc/render \
+# Every source folder is on the include path (headers are named by their file name alone;
+# doc/ARCHITECTURE.md says which folder may include which).
+SRC_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard src/*/*.h src/*/*/*.h src/*/*.c src/*/*/*.c))))
+CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc $(addprefix -I,$(SRC_DIRS)) \
             -I$(B)/include -DG2E_DATADIR='"$(PKGDATADIR)"' -DG2E_RENDER_DIR='"$(RENDERDIR)"' \
             -DG2E_LOCALEDIR='"$(LOCALEDIR)"' -DG2E_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
-LDLIBS   = $(LIB_LIBS)
-# The program links nettle and utf8proc statically (the libraries and tests keep them shared):
-# two fewer objects for the dynamic loader to find, map and relocate at every start, 0.39M of
-# the 3.7M instructions of `gpt2-embed "Hello world"` (issue #14; only the pieces used are
-# copied in). cJSON stays shared: Debian ships no libcjson.a.
-PROG_LIBS = $(eval PROG_LIBS := $(call pkg,--libs,libcjson) -Wl,-Bstatic $(call pkg,--libs,nettle libutf8proc) -Wl,-Bdynamic -lm)$(PROG_LIBS)
+LDLIBS   = $(PROGLIB_LIBS)
+# The program links the system's shared libraries (so it gets their security updates).
+# STATIC_DEPS=1 links nettle and utf8proc statically instead: two fewer objects for the
+# dynamic loader to find, map and relocate at every start, 0.39M of the 3.7M instructions of
+# `gpt2-embed "Hello world"` (measured in issue #14; only the pieces used are copied in).
+# cJSON stays shared either way: Debian ships no libcjson.a.
+ifeq ($(STATIC_DEPS),1)
+PROG_LIBS = $(eval PROG_LIBS := $(call pkg,--libs,libcjson) -Wl,-Bstatic $(call pkg,--libs,nettle libutf8proc) -Wl,-Bdynamic -lm -lpthread)$(PROG_LIBS)
+else
+PROG_LIBS = $(eval PROG_LIBS := $(call pkg,--libs,$(PROGLIB_PKGS)) -lm -lpthread)$(PROG_LIBS)
+endif
 
-LIB_SRC   := $(sort $(wildcard src/lib/*.c))
-POT_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*.h src/cli/*.def src/lib/*.c src/render/*.c src/render/*.h))
+# The library (libgpt2embed: what src/gpt2embed.h reaches), the program-only archives that keep
+# the library's rules (src/study, src/download), the program (src/cli and its io/ and fmt/).
+LIB_SRC   := $(sort $(wildcard src/lib/*.c src/lib/*/*.c))
+PROGLIB_SRC := $(sort $(wildcard src/study/*.c src/download/*.c))
+POT_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*.h src/cli/*.def src/cli/*/*.c src/cli/*/*.h \
+             src/lib/*.c src/lib/*/*.c src/study/*.c src/download/*.c src/render/*.c src/render/*.h))
 POT       := $(B)/po/gpt2-embed.pot
 MO        := $(patsubst po/%.po,$(B)/locale/%/LC_MESSAGES/gpt2-embed.mo,$(wildcard po/*.po))
 XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --add-comments=TRANSLATORS: --sort-by-file \
@@ -85,7 +103,7 @@ XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --add-comments=TRANSLATORS: --s
     --keyword=opt_usage_error:2 --keyword=report:2 --keyword=CMD:3 --keyword=g2e_tr --keyword=rp_say:2 \
     --flag=cli_error:1:c-format --flag=cli_note:1:c-format --flag=g2e_fail:3:c-format \
     --flag=opt_usage_error:2:c-format --flag=report:2:c-format --flag=rp_say:2:c-format
-CLI_SRC   := $(sort $(wildcard src/cli/*.c))
+CLI_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TSUP_SRC  := $(sort $(filter-out tests/test_%.c,$(wildcard tests/*.c)))
 BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
@@ -99,7 +117,15 @@ RENDER_PROG_SRC := $(sort src/render/render_load.c src/render/interpret.c \
                    $(wildcard src/render/fig*.c src/render/report*.c))
 RENDER_SRC := $(filter-out $(RENDER_PROG_SRC),$(sort $(wildcard src/render/*.c)))
 
-LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
+# The compiled-in form of tokenizer/ (the one copy of the vocabulary in the tree), generated
+# at build time by tools/gen_tokdata.c with the library's own parser (-DTOK_NO_BUILTIN).
+TOKDATA_C := $(B)/gen/tokenizer_data.c
+# The generator links the library's own objects, but tok_load built without the compiled-in form.
+TOKGEN_OBJ := $(B)/gen/gen_tokdata.o $(B)/gen/tok_load_nobuiltin.o $(B)/src/lib/err.o \
+              $(patsubst %.c,$(B)/%.o,$(wildcard src/lib/text/*.c)) \
+              $(addprefix $(B)/src/lib/tokenizer/,tokenizer.o tok_obuf.o tok_bpe.o tok_pretok.o cpus.o spread.o regions.o)
+LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(TOKDATA_C:.c=.o)
+PROGLIB_OBJ := $(PROGLIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ   := $(filter-out $(B)/src/cli/main.o,$(CLI_SRC:%.c=$(B)/%.o)) $(RENDER_PROG_SRC:%.c=$(B)/%.o)
 RENDER_OBJ := $(RENDER_SRC:%.c=$(B)/%.o)
 RENDER_SO := $(B)/gpt2-embed-render.so
@@ -113,8 +139,8 @@ BENCH_BIN := $(BENCH_SRC:%.c=$(B)/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 # Three builds of the one set of library objects (-fPIC, -fvisibility=hidden: only what
 # src/gpt2embed.h marks GPT2EMBED_API is exported):
-#   LIBA      the plain archive of those objects, which the program, tests, benchmarks and
-#             tools link (they call internal functions);
+#   LIBA      the plain archive of those objects and of src/study and src/download, which the
+#             program, tests, benchmarks and tools link (they call internal functions);
 #   PUB_SO    libgpt2embed.so.$(VERSION) (soname libgpt2embed.so.$(SOVERSION)): gpt2embed_* only;
 #   PUB_A     libgpt2embed.a: all objects joined by `ld -r` into one, whose hidden symbols
 #             `objcopy --localize-hidden` then makes local, so no global name but
@@ -123,13 +149,13 @@ LIBA      := $(B)/libgpt2embed-internal.a
 PUB_SO    := $(B)/libgpt2embed.so.$(VERSION)
 PUB_A     := $(B)/libgpt2embed.a
 CLIA      := $(B)/libgpt2embed-cli.a
-DEPS_OK   := $(B)/.deps-ok
+DEPS_OK   := $(B)/.deps-build
 CONFIG    := $(B)/config.stamp
 VERSION_H := $(B)/include/gpt2embed_version.h
 PC        := $(B)/gpt2embed.pc
 
 .SECONDARY:
-.PHONY: all deps test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
+.PHONY: print-lib-objects tsan all deps test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
 .DEFAULT_GOAL := all
 
 # ./gpt2-embed is a copy of the default build's program (not of a BUILDDIR=... one).
@@ -143,6 +169,7 @@ help:
 	@echo "make bench        the benchmarks under bench/ (figures in the README)"
 	@echo "make bench-peers  install the npm tokenizers make bench compares with (build/npm)"
 	@echo "make fuzz         each libFuzzer target for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
+	@echo "make tsan         one tokenizer shared by 8 threads under ThreadSanitizer"
 	@echo "make weights      gpt2-embed download (GPT-2's wte+wpe into weights/)"
 	@echo "make install      program, libraries, header, pkg-config, Python module, data, man page,"
 	@echo "                  bash completion, licences; PREFIX=$(PREFIX) BINDIR LIBDIR INCLUDEDIR"
@@ -152,9 +179,9 @@ help:
 	@echo "make po-update    regenerate po/gpt2-embed.pot and merge it into po/ja.po (msgmerge)"
 	@echo "make clean"
 
-deps: $(DEPS_OK)
-$(DEPS_OK): tools/install-deps.sh
-	@tools/install-deps.sh
+deps: $(B)/.deps-all
+$(B)/.deps-%: tools/install-deps.sh
+	@tools/install-deps.sh $*
 	@mkdir -p $(@D) && touch $@
 
 # The values compiled into the objects: rewritten (and so rebuilding everything) only when
@@ -179,7 +206,21 @@ $(B)/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 
-$(LIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden
+$(LIB_OBJ) $(PROGLIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden
+
+$(B)/gen/tok_load_nobuiltin.o: src/lib/tokenizer/tok_load.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DTOK_NO_BUILTIN $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+$(B)/gen/gen_tokdata.o: tools/gen_tokdata.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+$(B)/gen_tokdata: $(TOKGEN_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
+$(TOKDATA_C): $(B)/gen_tokdata tokenizer/vocab.json tokenizer/merges.txt
+	@mkdir -p $(@D)
+	$(B)/gen_tokdata tokenizer > $@.tmp && mv $@.tmp $@
+$(TOKDATA_C:.c=.o): $(TOKDATA_C)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
 
 # The rendering wing: position-independent, only g2e_render_api visible; it carries its own
 # copy of err.c (g2e_fail) so that it needs nothing from the program.
@@ -188,12 +229,12 @@ $(B)/src/render/%.o: CFLAGS += -fPIC -fvisibility=hidden
 $(B)/tests/pngcheck.o: CPPFLAGS += $(RENDER_CFLAGS)
 $(B)/pic/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) -DG2E_ERR_GETTEXT $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
 
 $(RENDER_SO): $(RENDER_OBJ) $(B)/pic/src/lib/err.o
 	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ $(RENDER_LIBS)
 
-$(LIBA): $(LIB_OBJ)
+$(LIBA): $(LIB_OBJ) $(PROGLIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -209,6 +250,10 @@ $(PUB_SO): $(LIB_OBJ) $(B)/gpt2embed.map
 	ln -sf $(@F) $(B)/libgpt2embed.so.$(SOVERSION)
 	ln -sf libgpt2embed.so.$(SOVERSION) $(B)/libgpt2embed.so
 
+# The objects of libgpt2embed, for tests/test_api.c (every one reachable from the header).
+print-lib-objects:
+	@echo $(LIB_OBJ)
+
 $(PUB_A): $(LIB_OBJ)
 	@rm -f $@ $(B)/gpt2embed-all.o
 	$(CC) -r -nostdlib -o $(B)/gpt2embed-all.o $^
@@ -218,7 +263,7 @@ $(PUB_A): $(LIB_OBJ)
 $(PC): doc/gpt2embed.pc.in $(CONFIG)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
 	    -e 's|@PKGDATADIR@|$(PKGDATADIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
-	    -e 's|@REQUIRES_PRIVATE@|$(LIB_PKGS)|g' $< > $@
+	    -e 's|@LIBS_PRIVATE@|$(LIB_LIBS)|g' $< > $@
 
 $(CLIA): $(CLI_OBJ)
 	@rm -f $@
@@ -262,11 +307,13 @@ TEST_CPPFLAGS = -DG2E_TEST_BIN='"$(abspath $(B))/gpt2-embed"' -DG2E_SRCDIR='"$(C
                 -DG2E_TEST_TMP='"$(abspath $(B))/tmp"' \
                 -DG2E_TEST_SANFLAGS='"$(if $(filter 1,$(SANITIZE)),$(SANFLAGS))"'
 $(B)/tests/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
+$(B)/tests/test_%.o: | $(B)/.deps-test
+$(B)/bench/%.o: | $(B)/.deps-bench
 $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 
 # The Python tests (tests/python, pytest) run after the Criterion binaries and count in
 # the same closing "tests: N passed, N failed" line.
-test: $(B)/gpt2-embed $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) $(PUB_SO) $(PUB_A) $(PC)
+test: $(B)/.deps-test $(B)/gpt2-embed $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) $(PUB_SO) $(PUB_A) $(PC)
 	@G2E_PYTEST=tests/python tests/run.sh $(B) $(TEST_BIN)
 
 # Benchmarks link the fixture writer (tests/fixture.c, no Criterion) and the libraries.
@@ -274,7 +321,7 @@ BSUP_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard tests/fixture.c))
 $(B)/bench/bench_%: $(B)/bench/bench_%.o $(BSUP_OBJ) $(CLIA) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-bench: gpt2-embed $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
+bench: $(B)/.deps-bench gpt2-embed $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
 	@bench/run.sh $(B)
 
 # What two threads can get on this machine, beside the tokenizer's 1T/2T ratio (bench/THREADS.md);
@@ -301,10 +348,11 @@ build-fuzz/fuzz_safetensors: FUZZ_CLI := tests/st_ref_cjson.c
 build-fuzz/fuzz_safetensors: tests/st_ref_cjson.c tests/st_ref_cjson.h
 build-fuzz/fuzz_tokenizer: FUZZ_CLI := tests/pretok_ref.c
 build-fuzz/fuzz_tokenizer: tests/pretok_ref.c tests/pretok_ref.h
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) | $(DEPS_OK) $(VERSION_H)
+FUZZ_LIB_SRC := $(LIB_SRC) $(TOKDATA_C) $(PROGLIB_SRC) src/cli/io/idlist.c src/cli/io/npy.c
+build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) | $(B)/.deps-fuzz $(VERSION_H)
 	@mkdir -p $(@D)
 	clang $(CPPFLAGS) -DG2E_SRCDIR='"$(CURDIR)"' -O1 -g -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=all -o $@ $< $(LIB_SRC) $(FUZZ_CLI) $(LDLIBS)
+	    -fno-sanitize-recover=all -o $@ $< $(FUZZ_LIB_SRC) $(FUZZ_CLI) $(LDLIBS)
 
 fuzz: $(FUZZ_BIN)
 	@set -e; for f in $(FUZZ_BIN); do \
@@ -315,6 +363,14 @@ fuzz: $(FUZZ_BIN)
 	      build-fuzz/corpus-$$n $$seeds 2>&1 | tail -n 12; \
 	  test $${PIPESTATUS[0]} -eq 0 || { echo "fuzz: $$n FAILED"; exit 1; }; \
 	done
+
+# One tokenizer shared by threads under ThreadSanitizer (tests/tsan/share_tokenizer.c): the
+# library built again with -fsanitize=thread; not part of make test (TSan and ASan do not mix).
+tsan: $(TOKDATA_C) | $(B)/.deps-fuzz $(VERSION_H)
+	@mkdir -p build-tsan
+	clang $(CPPFLAGS) -O1 -g -fsanitize=thread -o build-tsan/share_tokenizer tests/tsan/share_tokenizer.c \
+	    $(LIB_SRC) $(TOKDATA_C) $(LIB_LIBS)
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/share_tokenizer tests/data/tokenizer_cases.jsonl
 
 # The manual's generated parts (the .TH version, the OPTIONS sections from the option tables);
 # tests/test_manual.c fails when doc/gpt2-embed.1 differs from what this writes.
@@ -365,7 +421,7 @@ install: $(B)/gpt2-embed $(RENDER_SO) $(MO) $(PUB_SO) $(PUB_A) $(PC) $(VERSION_H
 	    $(DESTDIR)$(PKGDATADIR)/tokenizer $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
 	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(PYTHONDIR)/gpt2embed
 	install -m 755 $(B)/gpt2-embed $(DESTDIR)$(BINDIR)/gpt2-embed
-	install -m 755 $(PUB_SO) $(DESTDIR)$(LIBDIR)/libgpt2embed.so.$(VERSION)
+	install -m 644 $(PUB_SO) $(DESTDIR)$(LIBDIR)/libgpt2embed.so.$(VERSION)
 	ln -sf libgpt2embed.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libgpt2embed.so.$(SOVERSION)
 	ln -sf libgpt2embed.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libgpt2embed.so
 	install -m 644 $(PUB_A) $(DESTDIR)$(LIBDIR)/libgpt2embed.a
@@ -395,6 +451,6 @@ uninstall:
 	  while read -r d; do if [ -d "$(DESTDIR)$$d" ]; then rmdir "$(DESTDIR)$$d" 2>/dev/null || true; fi; done; fi
 
 clean:
-	rm -rf build build-san build-fuzz gpt2-embed gpt2-embed-render.so
+	rm -rf build build-san build-fuzz build-tsan gpt2-embed gpt2-embed-render.so
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* thread_start.c — how long a new thread waits before it first runs, while its creator keeps
  * its own CPU busy (as tok_stream's caller does): pthread_create against spread_create
- * (src/lib/spread.h), alternating, medians and quartiles. bench/THREADS.md has the figures
+ * (src/lib/tokenizer/spread.h), alternating, medians and quartiles. bench/THREADS.md has the figures
  * of this machine. Not part of `make bench` (it measures the machine, not the program):
  *   make build/bench/thread_start && build/bench/thread_start [rounds]
  */

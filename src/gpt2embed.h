@@ -1,26 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /* gpt2embed.h — the public C API of libgpt2embed: GPT-2's embedding stage as a library.
  *
- *     gpt2embed_model *m;  gpt2embed_tokenizer *tk;  char err[512];
- *     if (gpt2embed_model_open(&m, NULL, "gpt2", err, sizeof err)) { puts(err); ... }
- *     if (gpt2embed_tokenizer_open(&tk, NULL, err, sizeof err)) { ... }
- *     uint32_t *ids; size_t T;
- *     gpt2embed_tokenize(tk, "The dog chased the cat", 22, &ids, &T, err, sizeof err);
+ *     gpt2embed_model *m;  gpt2embed_tokenizer *tk;  gpt2embed_error err;
+ *     if (gpt2embed_model_open(&m, NULL, "gpt2", &err)) { puts(err.message); ... }
+ *     if (gpt2embed_tokenizer_open(&tk, NULL, &err)) { ... }
+ *     uint32_t ids[1024]; size_t T;
+ *     gpt2embed_tokenize_into(tk, "The dog chased the cat", 22, 0, ids, NULL, 1024, &T, &err);
  *     float *x = malloc(T * gpt2embed_n_embd(m) * sizeof *x);
- *     gpt2embed_embed(m, ids, T, 0, x, err, sizeof err);   // x[t] = wte[ids[t]] + wpe[t]
- *     free(x); gpt2embed_free(ids); gpt2embed_tokenizer_close(tk); gpt2embed_model_close(m);
+ *     gpt2embed_embed(m, ids, T, 0, x, &err);   // x[t] = wte[ids[t]] + wpe[t]
+ *     free(x); gpt2embed_tokenizer_close(tk); gpt2embed_model_close(m);
  *
- * Build with `pkg-config --cflags --libs gpt2embed` (shared library libgpt2embed.so.0), or
+ * Build with `pkg-config --cflags --libs gpt2embed` (shared library libgpt2embed.so.1), or
  * `pkg-config --static --cflags --libs gpt2embed` with libgpt2embed.a. Only gpt2embed_*
  * names are exported; the static archive holds no other global symbol but g2e_*.
  *
  * Errors: every function that can fail returns a gpt2embed_status (GPT2EMBED_OK == 0) and
- * then writes a one-line message into err[errlen] (err may be NULL; the message is cut to
- * errlen - 1 bytes). gpt2embed_strerror() gives the status's generic text; the message says
- * the specifics (path, offset, numbers). A NULL object or out-pointer is GPT2EMBED_E_ARG,
- * never a crash. The library never prints and never exits. Nothing is thread-safe on the
- * same object; separate objects may be used from separate threads (the model functions
- * only read, so one model may be shared by threads that each have their own tokenizer).
+ * fills the caller's gpt2embed_error (err may be NULL): the status, the byte offset or index
+ * the error is about (GPT2EMBED_NONE when none applies), and a one-line English message
+ * that names the specifics (path, offset, numbers); the library never translates it.
+ * gpt2embed_strerror() gives the status's generic text. A NULL object or out-pointer is
+ * GPT2EMBED_E_ARG, never a crash. On success err is left as it was.
+ *
+ * What the library does to its host: it never prints, exits, installs signal handlers,
+ * changes or reads the locale, or translates; it reads only the environment variables named
+ * in this header (GPT2_EMBED_WEIGHTS, GPT2_EMBED_TOKENIZER, and the Hugging Face cache's
+ * HF_HUB_CACHE, HUGGINGFACE_HUB_CACHE, HF_HOME, XDG_CACHE_HOME, HOME); it starts threads
+ * only in the calls that take a thread count, and joins them before returning.
+ *
+ * Threads: a tokenizer may be used by any number of threads at once (each call takes a
+ * context of its own from the tokenizer's pool: caches and scratch, about 2 MB each, made
+ * on first use and kept until close); a model is only read and may be shared freely. Only
+ * the _close functions must not overlap other calls on the same object.
  *
  * Token IDs are exactly tiktoken's `gpt2` encoding; embeddings are float32, row-major,
  * bit-identical to numpy's wte[ids] + wpe[arange(start, start + T)] (F16/BF16 weights are
@@ -61,13 +71,29 @@ typedef enum gpt2embed_status {
     GPT2EMBED_E_ZERO_VECTOR,    /* the cosine of a zero vector */
     GPT2EMBED_E_TOO_LARGE,      /* a size that does not fit in memory */
     GPT2EMBED_E_INTERNAL,       /* a failure the library could not classify (a bug: report it) */
+    GPT2EMBED_E_BUFFER,         /* the caller's buffer is too small; the size needed was stored */
+    GPT2EMBED_E_STOPPED,        /* a callback asked to stop (or its read failed: see errno_value) */
 } gpt2embed_status;
+
+#define GPT2EMBED_NONE ((size_t)-1)   /* no offset / no index */
+#define GPT2EMBED_ERROR_MAX 512
+
+/* What went wrong, filled by a failing call (the caller's; may be reused for every call). */
+typedef struct gpt2embed_error {
+    gpt2embed_status status;         /* as returned */
+    size_t offset;                   /* E_UTF8, E_SPECIAL: byte offset in the text (streams:
+                                        from the start of the stream); else GPT2EMBED_NONE */
+    size_t index;                    /* E_TOKEN_ID: index of the bad ID; batch calls: index of
+                                        the failing text; else GPT2EMBED_NONE */
+    int errno_value;                 /* E_IO, E_STOPPED by a failed read: errno; else 0 */
+    char message[GPT2EMBED_ERROR_MAX]; /* one line, English, NUL-terminated */
+} gpt2embed_error;
 
 /* The generic text of a status ("token ID outside the vocabulary"); a static string, also
  * for values outside the enum ("unknown status"). */
 GPT2EMBED_API const char *gpt2embed_strerror(gpt2embed_status s);
 
-/* The library's version at run time ("0.2.0"); compare with GPT2EMBED_VERSION_STRING. */
+/* The library's version at run time ("0.3.0"); compare with GPT2EMBED_VERSION_STRING. */
 GPT2EMBED_API const char *gpt2embed_version(void);
 
 typedef struct gpt2embed_model gpt2embed_model;
@@ -80,8 +106,7 @@ typedef struct gpt2embed_tokenizer gpt2embed_tokenizer;
  * installed data directory, the Hugging Face cache. The file is mapped, not read. *out is the
  * caller's (gpt2embed_model_close); on error *out is NULL. */
 GPT2EMBED_API gpt2embed_status gpt2embed_model_open(gpt2embed_model **out, const char *path,
-                                                    const char *model_name, char *err,
-                                                    size_t errlen);
+                                                    const char *model_name, gpt2embed_error *err);
 GPT2EMBED_API void gpt2embed_model_close(gpt2embed_model *m);   /* accepts NULL */
 
 GPT2EMBED_API size_t gpt2embed_n_vocab(const gpt2embed_model *m);  /* wte rows: 50257; 0 if m NULL */
@@ -113,8 +138,7 @@ GPT2EMBED_API const char *gpt2embed_dtype_name(int dtype);
  * copy, widened exactly from F16/BF16. GPT2EMBED_E_TOKEN_ID / GPT2EMBED_E_CONTEXT when the
  * rows pass the end of wte / wpe (out untouched). */
 GPT2EMBED_API gpt2embed_status gpt2embed_rows(const gpt2embed_model *m, gpt2embed_table which,
-                                              size_t first, size_t n, float *out, char *err,
-                                              size_t errlen);
+                                              size_t first, size_t n, float *out, gpt2embed_error *err);
 
 /* The stored bytes of wte or wpe, without copying: *data points at row 0 inside the file's
  * read-only mapping (writing through it is a crash), rows are *cols elements of *dtype
@@ -124,8 +148,7 @@ GPT2EMBED_API gpt2embed_status gpt2embed_rows(const gpt2embed_model *m, gpt2embe
 GPT2EMBED_API gpt2embed_status gpt2embed_table_data(const gpt2embed_model *m,
                                                     gpt2embed_table which, const void **data,
                                                     size_t *rows, size_t *cols,
-                                                    gpt2embed_dtype *dtype, char *err,
-                                                    size_t errlen);
+                                                    gpt2embed_dtype *dtype, gpt2embed_error *err);
 
 /* ---- tokenizer -------------------------------------------------------------------------- */
 
@@ -133,8 +156,7 @@ GPT2EMBED_API gpt2embed_status gpt2embed_table_data(const gpt2embed_model *m,
  * uses the copy compiled into the library. *out is the caller's (gpt2embed_tokenizer_close);
  * on error *out is NULL. */
 GPT2EMBED_API gpt2embed_status gpt2embed_tokenizer_open(gpt2embed_tokenizer **out,
-                                                        const char *dir, char *err,
-                                                        size_t errlen);
+                                                        const char *dir, gpt2embed_error *err);
 GPT2EMBED_API void gpt2embed_tokenizer_close(gpt2embed_tokenizer *t);   /* accepts NULL */
 /* Vocabulary size, special token included (50257); 0 if t is NULL. */
 GPT2EMBED_API size_t gpt2embed_tokenizer_n_vocab(const gpt2embed_tokenizer *t);
@@ -144,7 +166,7 @@ GPT2EMBED_API size_t gpt2embed_tokenizer_n_vocab(const gpt2embed_tokenizer *t);
  * gpt2embed_free (n may be 0, then *ids may be NULL). On error *ids is NULL and *n is 0. */
 GPT2EMBED_API gpt2embed_status gpt2embed_tokenize(gpt2embed_tokenizer *t, const char *text,
                                                   size_t len, uint32_t **ids, size_t *n,
-                                                  char *err, size_t errlen);
+                                                  gpt2embed_error *err);
 
 /* Flags of gpt2embed_tokenize_ex. */
 #define GPT2EMBED_SPECIAL_TEXT 1u   /* <|endoftext|> is ordinary text (tiktoken's encode_ordinary) */
@@ -158,15 +180,83 @@ GPT2EMBED_API gpt2embed_status gpt2embed_tokenize(gpt2embed_tokenizer *t, const 
  * SPECIAL flags at once, or an unknown flag, is GPT2EMBED_E_ARG. */
 GPT2EMBED_API gpt2embed_status gpt2embed_tokenize_ex(gpt2embed_tokenizer *t, const char *text,
                                                      size_t len, unsigned flags, uint32_t **ids,
-                                                     size_t **offsets, size_t *n, char *err,
-                                                     size_t errlen);
+                                                     size_t **offsets, size_t *n, gpt2embed_error *err);
 
 /* The bytes of ids[0..n) concatenated into a new buffer *text of *len bytes plus a NUL
  * (gpt2embed_free). The bytes need not be valid UTF-8: a token may end inside a character.
  * GPT2EMBED_E_TOKEN_ID names the first bad ID and its index (then *text is NULL). */
 GPT2EMBED_API gpt2embed_status gpt2embed_decode(const gpt2embed_tokenizer *t,
                                                 const uint32_t *ids, size_t n, char **text,
-                                                size_t *len, char *err, size_t errlen);
+                                                size_t *len, gpt2embed_error *err);
+
+/* Into the caller's buffer, allocating nothing once the tokenizer's context is warm:
+ * *n = the number of tokens of text[len] (set on success and on GPT2EMBED_E_BUFFER), and
+ * ids[0 .. min(cap, *n)) written; GPT2EMBED_E_BUFFER when *n > cap (call again with a
+ * buffer of *n). offsets may be NULL, else it has room for cap + 1 values and receives the
+ * byte offsets as gpt2embed_tokenize_ex gives them (offsets[*n] == len when *n <= cap).
+ * flags as gpt2embed_tokenize_ex. ids may be NULL when cap is 0 (a count only). */
+GPT2EMBED_API gpt2embed_status gpt2embed_tokenize_into(gpt2embed_tokenizer *t, const char *text,
+                                                       size_t len, unsigned flags, uint32_t *ids,
+                                                       size_t *offsets, size_t cap, size_t *n,
+                                                       gpt2embed_error *err);
+
+/* The n_texts texts texts[i][0 .. lens[i]) at once, over n_threads threads (0: as many as
+ * gpt2embed_cpu_count(); never more than there are texts, nor than 64), each text tokenized
+ * exactly as gpt2embed_tokenize_ex would (flags alike). On success *ids is one new array
+ * (gpt2embed_free; NULL when there are no IDs) holding every text's IDs one after another,
+ * and counts[i] (the caller's array of n_texts) how many are text i's. The first text that
+ * fails fails the call: err->index names it (err->offset the byte in it), *ids is NULL. */
+GPT2EMBED_API gpt2embed_status gpt2embed_tokenize_batch(gpt2embed_tokenizer *t, size_t n_texts,
+                                                        const char *const *texts,
+                                                        const size_t *lens, unsigned flags,
+                                                        unsigned n_threads, uint32_t **ids,
+                                                        size_t *counts, gpt2embed_error *err);
+
+/* How a text stands against a context of n_ctx tokens (GPT-2's 1024). */
+typedef struct gpt2embed_count_info {
+    size_t n_tokens;            /* tokens of the text */
+    size_t n_chars;             /* characters (code points; lossy: a replaced sequence is one) */
+    size_t n_ctx;               /* the context asked about */
+    size_t ctx_end_byte;        /* where token n_ctx ends (exclusive); len when it all fits */
+    size_t ctx_end_char;        /* characters wholly before ctx_end_byte */
+    int ctx_end_splits_char;    /* 1: token n_ctx ends inside a character (bytes of it on
+                                   both sides, common in Japanese); else 0 */
+} gpt2embed_count_info;
+
+/* Counts text[len] (flags as gpt2embed_tokenize_ex) against n_ctx (> 0) into *out. */
+GPT2EMBED_API gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const char *text,
+                                               size_t len, unsigned flags, size_t n_ctx,
+                                               gpt2embed_count_info *out, gpt2embed_error *err);
+
+/* Streaming: read(read_user, buf, cap) fills buf with up to cap bytes of the input and returns
+ * how many (0: the end; -1: an error, errno set). emit(emit_user, ids, n) receives the IDs in
+ * order, in pieces (ids valid during the call only); a non-zero return stops the run with
+ * GPT2EMBED_E_STOPPED. The input is cut where GPT-2's pre-tokenizer is sure to cut, so the IDs
+ * are exactly those of the whole input tokenized at once. Memory: about n_threads x 2 MB plus
+ * the longest run of text without such a cut point (a text with no whitespace at all is held
+ * whole, as its BPE needs it). n_threads as gpt2embed_tokenize_batch's. Errors in the text
+ * (E_UTF8, E_SPECIAL) have err->offset from the start of the stream; IDs of the text before
+ * the error may already have been emitted. */
+typedef ptrdiff_t (*gpt2embed_read_fn)(void *read_user, char *buf, size_t cap);
+typedef int (*gpt2embed_emit_fn)(void *emit_user, const uint32_t *ids, size_t n);
+GPT2EMBED_API gpt2embed_status gpt2embed_tokenize_stream(gpt2embed_tokenizer *t,
+                                                         gpt2embed_read_fn read, void *read_user,
+                                                         unsigned flags, unsigned n_threads,
+                                                         gpt2embed_emit_fn emit, void *emit_user,
+                                                         gpt2embed_error *err);
+
+#define GPT2EMBED_TOKEN_EOT 50256u  /* <|endoftext|>, GPT-2's only special token */
+
+/* The bytes of token id without allocating: *bytes points into the tokenizer (valid until
+ * gpt2embed_tokenizer_close), *len bytes (not NUL-terminated; "<|endoftext|>" for EOT).
+ * GPT2EMBED_E_TOKEN_ID for id >= n_vocab. */
+GPT2EMBED_API gpt2embed_status gpt2embed_token_bytes(const gpt2embed_tokenizer *t, uint32_t id,
+                                                     const uint8_t **bytes, size_t *len,
+                                                     gpt2embed_error *err);
+
+/* The CPUs this process may run on: those of sched_getaffinity, capped by the cgroup v2
+ * quota (cpu.max) of the process's cgroup, at least 1. */
+GPT2EMBED_API unsigned gpt2embed_cpu_count(void);
 
 /* ---- the embedding stage ---------------------------------------------------------------- */
 
@@ -174,8 +264,7 @@ GPT2EMBED_API gpt2embed_status gpt2embed_decode(const gpt2embed_tokenizer *t,
  * GPT2EMBED_E_TOKEN_ID if an ID is >= n_vocab, GPT2EMBED_E_CONTEXT if start + n > n_ctx;
  * then nothing useful is written. */
 GPT2EMBED_API gpt2embed_status gpt2embed_embed(const gpt2embed_model *m, const uint32_t *ids,
-                                               size_t n, size_t start, float *out, char *err,
-                                               size_t errlen);
+                                               size_t n, size_t start, float *out, gpt2embed_error *err);
 
 typedef enum gpt2embed_pe {
     GPT2EMBED_PE_LEARNED = 0,     /* wpe rows from the weights (the model's own) */
@@ -186,25 +275,24 @@ typedef enum gpt2embed_pe {
  * sinusoidal positions go up to 2^53 (no n_ctx limit), values as gpt2embed_sinusoidal. */
 GPT2EMBED_API gpt2embed_status gpt2embed_embed_pe(const gpt2embed_model *m, const uint32_t *ids,
                                                   size_t n, size_t start, gpt2embed_pe pe,
-                                                  float *out, char *err, size_t errlen);
+                                                  float *out, gpt2embed_error *err);
 
 /* The sinusoidal encoding of positions [start, start + n), width dim (even, > 0), into
  * out[n * dim] float32: PE(p, 2i) = sin(p / base^(2i/dim)), PE(p, 2i+1) = cos(...), computed
  * in double and rounded once (base 10000 is the paper's; base must be finite and > 1).
  * GPT2EMBED_E_ARG for an odd/zero dim or a bad base, GPT2EMBED_E_CONTEXT past 2^53. */
 GPT2EMBED_API gpt2embed_status gpt2embed_sinusoidal(size_t start, size_t n, size_t dim,
-                                                    double base, float *out, char *err,
-                                                    size_t errlen);
+                                                    double base, float *out, gpt2embed_error *err);
 
 /* cos(a, b) of two float32 vectors of length n, accumulated in double, into *out.
  * GPT2EMBED_E_ZERO_VECTOR if either is all zeros (never a silent NaN). */
 GPT2EMBED_API gpt2embed_status gpt2embed_cosine(const float *a, const float *b, size_t n,
-                                                double *out, char *err, size_t errlen);
+                                                double *out, gpt2embed_error *err);
 
 /* The cosine matrix of the R rows of X (R, C) float32 into out (R, R) double (the caller's).
  * GPT2EMBED_E_ZERO_VECTOR names the first zero row. */
 GPT2EMBED_API gpt2embed_status gpt2embed_cosine_matrix(const float *X, size_t R, size_t C,
-                                                       double *out, char *err, size_t errlen);
+                                                       double *out, gpt2embed_error *err);
 
 /* Frees memory the library returned (IDs, offsets, decoded text). Accepts NULL. */
 GPT2EMBED_API void gpt2embed_free(void *p);

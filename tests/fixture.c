@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fixture.c — the GPT-2-layout safetensors writer for tests and benchmarks (see fixture.h).
  *
- * Written independently of src/lib/safetensors.c on purpose: it builds the JSON by hand,
+ * Written independently of src/lib/weights/safetensors.c on purpose: it builds the JSON by hand,
  * rounds to F16/BF16 with its own integer code and widens back through ldexp, so a bug in
  * the reader cannot hide behind the same bug here. No Criterion: benchmarks link it.
  */

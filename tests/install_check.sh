@@ -32,7 +32,7 @@ snapshot() {
                                    \( -type l -printf '%p -> %l\n' \) -o \( -type d -printf '%p/\n' \) | sort)
   fi
 }
-FILES="bin/gpt2-embed lib/libgpt2embed.so.0 lib/libgpt2embed.so lib/libgpt2embed.a
+FILES="bin/gpt2-embed lib/libgpt2embed.so.1 lib/libgpt2embed.so lib/libgpt2embed.a
        lib/pkgconfig/gpt2embed.pc include/gpt2embed.h include/gpt2embed_version.h
        share/gpt2-embed/tokenizer/vocab.json share/gpt2-embed/tokenizer/merges.txt
        share/man/man1/gpt2-embed.1 share/bash-completion/completions/gpt2-embed
@@ -49,19 +49,24 @@ install)
   mk BUILDDIR="$b" PREFIX="$prefix" install >/dev/null || fail "make install failed"
   for f in $FILES; do [ -e "$prefix/$f" ] || fail "not installed: $prefix/$f"; done
   cmp -s "$src/LICENSE" "$prefix/share/doc/gpt2-embed/LICENSE" || fail "LICENSE differs"
-  [ "$(readlink "$prefix/lib/libgpt2embed.so.0")" = "libgpt2embed.so.$(sed -n 's/^VERSION *:= *//p' "$src/Makefile")" ] ||
-    fail "libgpt2embed.so.0 does not point at the versioned file"
-  strings "$prefix/lib/libgpt2embed.so.0" | grep -qxF "$prefix/share/gpt2-embed/tokenizer" ||
+  [ "$(readlink "$prefix/lib/libgpt2embed.so.1")" = "libgpt2embed.so.$(sed -n 's/^VERSION *:= *//p' "$src/Makefile")" ] ||
+    fail "libgpt2embed.so.1 does not point at the versioned file"
+  strings "$prefix/lib/libgpt2embed.so.1" | grep -qxF "$prefix/share/gpt2-embed/tokenizer" ||
     fail "the library does not carry the data directory $prefix/share/gpt2-embed"
   ;;
 example)
   src=$1 prefix=$2 out=$3 w=$4
   export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
   pkg-config --exists gpt2embed || fail "pkg-config does not know gpt2embed"
+  # a user of gpt2embed.h needs its include directory and nothing of ours besides
+  [ "$(pkg-config --cflags gpt2embed)" = "-I$prefix/include" ] ||
+    fail "pkg-config --cflags gpt2embed says '$(pkg-config --cflags gpt2embed)', not -I$prefix/include"
+  [ "$(stat -c %a "$prefix/lib/libgpt2embed.so.$(sed -n 's/^VERSION *:= *//p' "$src/Makefile")")" = 644 ] ||
+    fail "the shared library is not installed 0644"
   # shared: exactly what the header comment says
   cc -std=c11 -Wall -Werror "$src/doc/examples/embed.c" $(pkg-config --cflags --libs gpt2embed) \
      -o "$out/ex-shared" || fail "shared build failed"
-  readelf -d "$out/ex-shared" | grep -q 'NEEDED.*libgpt2embed\.so\.0' || fail "ex-shared does not need libgpt2embed.so.0"
+  readelf -d "$out/ex-shared" | grep -q 'NEEDED.*libgpt2embed\.so\.1' || fail "ex-shared does not need libgpt2embed.so.1"
   # static: the archive with what pkg-config --static adds (Requires.private, Libs.private);
   # -l:libgpt2embed.a picks the archive although the shared library sits beside it
   cc -std=c11 -Wall -Werror "$src/doc/examples/embed.c" \

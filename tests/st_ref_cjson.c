@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* st_ref_cjson.c — the safetensors header reader as it was before the hand-written parser
- * (src/lib/safetensors.c up to commit 6f4839c: cJSON plus three passes of its own), kept
+ * (src/lib/weights/safetensors.c up to commit 6f4839c: cJSON plus three passes of its own), kept
  * only here, as an independent reference: tests/test_safetensors.c and
  * tests/fuzz/fuzz_safetensors.c check that the new parser gives the same verdict, the same
  * tensors and metadata, and (but for the documented differences, st_ref_agree) the same

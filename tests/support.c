@@ -35,6 +35,8 @@ static void append(char **buf, size_t *len, size_t *cap, const char *src, size_t
     (*buf)[*len] = '\0';
 }
 
+int run_timeout_s = 60;
+
 run_result run_argv(char *const argv[], const char *in, size_t in_len,
                     char *const env[], const char *cwd)
 {
@@ -83,9 +85,9 @@ run_result run_argv(char *const argv[], const char *in, size_t in_len,
     while (open_out || open_err) {
         struct pollfd p[3] = {{pout[0], POLLIN, 0}, {perr[0], POLLIN, 0}, {infd, POLLOUT, 0}};
         int n = poll(p, infd >= 0 ? 3 : 2, 1000);
-        if (time(NULL) - start > 60) {
+        if (time(NULL) - start > run_timeout_s) {
             kill(pid, SIGKILL);
-            cr_log_error("command timed out after 60 s: %s", argv[0]);
+            cr_log_error("command timed out after %d s: %s", run_timeout_s, argv[0]);
             break;
         }
         if (n <= 0) continue;

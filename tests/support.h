@@ -22,9 +22,13 @@ struct g2e_model;
  * model_open; aborts the test on failure. The caller closes the model. */
 struct g2e_model *open_fixture_model(const struct fixture_opts *o, const char *tag);
 
+/* How long run_argv lets a command run before it kills it (60 s unless a test sets more,
+ * such as a whole build of the project). */
+extern int run_timeout_s;
+
 /* Runs argv (argv[0] a path; NULL-terminated) with stdin fed from in/in_len (NULL: /dev/null),
  * env entries "NAME=value" set in the environment and "-NAME" removed from it,
- * in directory cwd (NULL: current). Kills it after 60 s. Aborts the test on a system failure. */
+ * in directory cwd (NULL: current). Kills it after run_timeout_s. Aborts the test on a system failure. */
 run_result run_argv(char *const argv[], const char *in, size_t in_len,
                     char *const env[], const char *cwd);
 /* Runs the built gpt2-embed with the arguments that follow (NULL-terminated). */

@@ -9,6 +9,7 @@
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdio.h>
@@ -42,23 +43,23 @@ TestSuite(install, .init = setup);
 
 static gpt2embed_model *open_model(const char *path)
 {
-    char err[512];
+    gpt2embed_error err;
     gpt2embed_model *m = NULL;
-    cr_assert_eq(gpt2embed_model_open(&m, path, NULL, err, sizeof err), GPT2EMBED_OK, "%s", err);
+    cr_assert_eq(gpt2embed_model_open(&m, path, NULL, &err), GPT2EMBED_OK, "%s", err.message);
     return m;
 }
 
 static gpt2embed_tokenizer *open_tok(void)
 {
-    char err[512];
+    gpt2embed_error err;
     gpt2embed_tokenizer *t = NULL;
-    cr_assert_eq(gpt2embed_tokenizer_open(&t, NULL, err, sizeof err), GPT2EMBED_OK, "%s", err);
+    cr_assert_eq(gpt2embed_tokenizer_open(&t, NULL, &err), GPT2EMBED_OK, "%s", err.message);
     return t;
 }
 
 Test(api, tokenize_and_embed_exactly)
 {
-    char err[512];
+    gpt2embed_error err;
     gpt2embed_model *m = open_model(wpath);
     cr_expect_eq(gpt2embed_n_vocab(m), 50257);
     cr_expect_eq(gpt2embed_n_ctx(m), 1024);
@@ -71,22 +72,22 @@ Test(api, tokenize_and_embed_exactly)
     uint32_t *ids = NULL;
     size_t T = 0;
     const char *text = "The dog chased the cat<|endoftext|>";
-    cr_assert_eq(gpt2embed_tokenize(tk, text, strlen(text), &ids, &T, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpt2embed_tokenize(tk, text, strlen(text), &ids, &T, &err), 0, "%s", err.message);
     const uint32_t want[6] = {464, 3290, 26172, 262, 3797, 50256};   /* tiktoken, special allowed */
     cr_assert_eq(T, 6);
     cr_expect(memcmp(ids, want, sizeof want) == 0);
     float x[6 * C];
-    cr_assert_eq(gpt2embed_embed(m, ids, T, 1018, x, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpt2embed_embed(m, ids, T, 1018, x, &err), 0, "%s", err.message);
     for (size_t t = 0; t < T; t++)
         for (size_t c = 0; c < C; c++) {
             float s = fixture_expected(&big, FIXTURE_WTE, want[t], c) + fixture_expected(&big, FIXTURE_WPE, 1018 + t, c);
             cr_expect(memcmp(&x[t * C + c], &s, 4) == 0, "[%zu][%zu]", t, c);
         }
-    cr_expect_eq(gpt2embed_embed(m, ids, T, 1019, x, err, sizeof err), GPT2EMBED_E_CONTEXT);
-    cr_expect(strstr(err, "1024 rows") != NULL, "%s", err);
+    cr_expect_eq(gpt2embed_embed(m, ids, T, 1019, x, &err), GPT2EMBED_E_CONTEXT);
+    cr_expect(strstr(err.message, "1024 rows") != NULL, "%s", err.message);
     gpt2embed_free(ids);
-    cr_expect_eq(gpt2embed_tokenize(tk, "\xC3(", 2, &ids, &T, err, sizeof err), GPT2EMBED_E_UTF8);
-    cr_expect(strstr(err, "offset 0") != NULL, "%s", err);
+    cr_expect_eq(gpt2embed_tokenize(tk, "\xC3(", 2, &ids, &T, &err), GPT2EMBED_E_UTF8);
+    cr_expect(strstr(err.message, "offset 0") != NULL, "%s", err.message);
     cr_expect_null(ids);
     cr_expect_eq(T, 0);
     gpt2embed_tokenizer_close(tk);
@@ -97,29 +98,28 @@ Test(api, tokenize_and_embed_exactly)
 
 Test(api, errors_fill_the_buffer_and_the_out_pointer_is_null)
 {
-    char err[512] = "";
+    gpt2embed_error err = {0};
     gpt2embed_model *m = (gpt2embed_model *)1;
     char *missing = path_join(dir, "missing.safetensors");
-    cr_expect_eq(gpt2embed_model_open(&m, missing, NULL, err, sizeof err), GPT2EMBED_E_NOT_FOUND);
+    cr_expect_eq(gpt2embed_model_open(&m, missing, NULL, &err), GPT2EMBED_E_NOT_FOUND);
     cr_expect_null(m);
-    cr_expect(strstr(err, "missing.safetensors") != NULL, "%s", err);
-    cr_expect_eq(gpt2embed_model_open(&m, NULL, "gpt-5", NULL, 0), GPT2EMBED_E_UNKNOWN_MODEL,
+    cr_expect(strstr(err.message, "missing.safetensors") != NULL, "%s", err.message);
+    cr_expect_eq(gpt2embed_model_open(&m, NULL, "gpt-5", NULL), GPT2EMBED_E_UNKNOWN_MODEL,
                  "NULL err is allowed");
     /* a file that is not safetensors, and one that is but holds no wte */
     char *bad = path_join(dir, "bad.safetensors");
     write_file(bad, "\x05\0\0\0\0\0\0\0{nope", 13);
-    cr_expect_eq(gpt2embed_model_open(&m, bad, NULL, err, sizeof err), GPT2EMBED_E_FORMAT, "%s", err);
+    cr_expect_eq(gpt2embed_model_open(&m, bad, NULL, &err), GPT2EMBED_E_FORMAT, "%s", err.message);
     const char hdr[] = "{\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
     char buf[128] = {0};
     buf[0] = (char)(sizeof hdr - 1);
     memcpy(buf + 8, hdr, sizeof hdr - 1);
     write_file(bad, buf, 8 + sizeof hdr - 1 + 4);
-    cr_expect_eq(gpt2embed_model_open(&m, bad, NULL, err, sizeof err), GPT2EMBED_E_NOT_GPT2, "%s", err);
-    cr_expect(strstr(err, "wte") != NULL, "%s", err);
-    /* a message cut to the buffer, NUL-terminated */
-    char small[8];
-    cr_expect_eq(gpt2embed_model_open(&m, missing, NULL, small, sizeof small), GPT2EMBED_E_NOT_FOUND);
-    cr_expect_eq(strlen(small), 7);
+    cr_expect_eq(gpt2embed_model_open(&m, bad, NULL, &err), GPT2EMBED_E_NOT_GPT2, "%s", err.message);
+    cr_expect(strstr(err.message, "wte") != NULL, "%s", err.message);
+    /* the detail: status, no offset or index for a file that is not there */
+    cr_expect_eq(gpt2embed_model_open(&m, missing, NULL, &err), GPT2EMBED_E_NOT_FOUND);
+    cr_expect(err.status == GPT2EMBED_E_NOT_FOUND && err.offset == GPT2EMBED_NONE && err.index == GPT2EMBED_NONE);
     free(bad);
     free(missing);
 }
@@ -142,73 +142,72 @@ Test(api, every_status_has_its_own_text)
 
 Test(api, null_arguments_are_errors_not_crashes)
 {
-    char err[512];
+    gpt2embed_error err;
     uint32_t *ids = NULL;
     size_t n = 0, *off = NULL;
     float x[C];
     double d;
-    cr_expect_eq(gpt2embed_model_open(NULL, wpath, NULL, err, sizeof err), GPT2EMBED_E_ARG);
-    cr_expect_eq(gpt2embed_tokenizer_open(NULL, NULL, err, sizeof err), GPT2EMBED_E_ARG);
-    cr_expect_eq(gpt2embed_tokenize(NULL, "a", 1, &ids, &n, err, sizeof err), GPT2EMBED_E_ARG);
-    cr_expect_eq(gpt2embed_tokenize_ex(NULL, "a", 1, 0, &ids, &off, &n, err, sizeof err), GPT2EMBED_E_ARG);
-    cr_expect_eq(gpt2embed_embed(NULL, ids, 1, 0, x, err, sizeof err), GPT2EMBED_E_ARG);
-    cr_expect_eq(gpt2embed_rows(NULL, GPT2EMBED_WTE, 0, 1, x, err, sizeof err), GPT2EMBED_E_ARG);
-    cr_expect_eq(gpt2embed_cosine(NULL, x, 1, &d, err, sizeof err), GPT2EMBED_E_ARG);
-    cr_expect_eq(gpt2embed_decode(NULL, NULL, 0, NULL, NULL, err, sizeof err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_model_open(NULL, wpath, NULL, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_tokenizer_open(NULL, NULL, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_tokenize(NULL, "a", 1, &ids, &n, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_tokenize_ex(NULL, "a", 1, 0, &ids, &off, &n, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_embed(NULL, ids, 1, 0, x, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_rows(NULL, GPT2EMBED_WTE, 0, 1, x, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_cosine(NULL, x, 1, &d, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_decode(NULL, NULL, 0, NULL, NULL, &err), GPT2EMBED_E_ARG);
     cr_expect_eq(gpt2embed_n_vocab(NULL), 0);
     cr_expect_null(gpt2embed_model_name(NULL));
     cr_expect_eq(gpt2embed_table_dtype(NULL, GPT2EMBED_WTE), -1);
     cr_expect_null(gpt2embed_dtype_name(7));
     gpt2embed_model *m = open_model(fpath);
-    cr_expect_eq(gpt2embed_embed_pe(m, ids, 0, 0, (gpt2embed_pe)5, x, err, sizeof err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_embed_pe(m, ids, 0, 0, (gpt2embed_pe)5, x, &err), GPT2EMBED_E_ARG);
     cr_expect_eq(gpt2embed_table_dtype(m, (gpt2embed_table)2), -1);
     gpt2embed_model_close(m);
 }
 
 Test(api, tokenize_ex_offsets_flags_and_decode)
 {
-    char err[512];
+    gpt2embed_error err;
     gpt2embed_tokenizer *tk = open_tok();
     const char *text = "héllo <|endoftext|>";
     uint32_t *ids;
     size_t *off, n;
     cr_assert_eq(gpt2embed_tokenize_ex(tk, text, strlen(text), GPT2EMBED_SPECIAL_TEXT, &ids, &off,
-                                       &n, err, sizeof err), 0, "%s", err);
+                                       &n, &err), 0, "%s", err.message);
     cr_assert_gt(n, 3);
     cr_expect_eq(off[0], 0);
     cr_expect_eq(off[n], strlen(text));
     char *back;
     size_t blen;
     for (size_t i = 0; i < n; i++) {   /* each token's bytes are its slice of the input */
-        cr_assert_eq(gpt2embed_decode(tk, &ids[i], 1, &back, &blen, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(gpt2embed_decode(tk, &ids[i], 1, &back, &blen, &err), 0, "%s", err.message);
         cr_expect_eq(blen, off[i + 1] - off[i]);
         cr_expect(memcmp(back, text + off[i], blen) == 0, "token %zu", i);
         gpt2embed_free(back);
     }
-    cr_assert_eq(gpt2embed_decode(tk, ids, n, &back, &blen, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpt2embed_decode(tk, ids, n, &back, &blen, &err), 0, "%s", err.message);
     cr_expect_str_eq(back, text);
     gpt2embed_free(back);
     gpt2embed_free(ids);
     gpt2embed_free(off);
     cr_expect_eq(gpt2embed_tokenize_ex(tk, text, strlen(text), GPT2EMBED_SPECIAL_ERROR, &ids, NULL,
-                                       &n, err, sizeof err), GPT2EMBED_E_SPECIAL);
-    cr_expect_eq(gpt2embed_tokenize_ex(tk, text, strlen(text), 3, &ids, NULL, &n, err, sizeof err),
+                                       &n, &err), GPT2EMBED_E_SPECIAL);
+    cr_expect_eq(gpt2embed_tokenize_ex(tk, text, strlen(text), 3, &ids, NULL, &n, &err),
                  GPT2EMBED_E_ARG);
-    cr_expect_eq(gpt2embed_tokenize_ex(tk, text, strlen(text), 64, &ids, NULL, &n, err, sizeof err),
+    cr_expect_eq(gpt2embed_tokenize_ex(tk, text, strlen(text), 64, &ids, NULL, &n, &err),
                  GPT2EMBED_E_ARG);
     /* lossy: the bad byte becomes U+FFFD ("\xEF\xBF\xBD"), as Python's errors="replace" */
-    cr_assert_eq(gpt2embed_tokenize_ex(tk, "a\xFFz", 3, GPT2EMBED_LOSSY, &ids, NULL, &n, err,
-                                       sizeof err), 0, "%s", err);
-    cr_assert_eq(gpt2embed_decode(tk, ids, n, &back, &blen, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpt2embed_tokenize_ex(tk, "a\xFFz", 3, GPT2EMBED_LOSSY, &ids, NULL, &n, &err), 0, "%s", err.message);
+    cr_assert_eq(gpt2embed_decode(tk, ids, n, &back, &blen, &err), 0, "%s", err.message);
     cr_expect_str_eq(back, "a\xEF\xBF\xBDz");
     gpt2embed_free(back);
     gpt2embed_free(ids);
     const uint32_t bad[2] = {15496, 50257};
-    cr_expect_eq(gpt2embed_decode(tk, bad, 2, &back, &blen, err, sizeof err), GPT2EMBED_E_TOKEN_ID);
-    cr_expect(strstr(err, "50257") && strstr(err, "index 1"), "%s", err);
+    cr_expect_eq(gpt2embed_decode(tk, bad, 2, &back, &blen, &err), GPT2EMBED_E_TOKEN_ID);
+    cr_expect(strstr(err.message, "50257") && strstr(err.message, "index 1"), "%s", err.message);
     cr_expect_null(back);
     /* empty input: no IDs, offsets {0} */
-    cr_assert_eq(gpt2embed_tokenize_ex(tk, NULL, 0, 0, &ids, &off, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpt2embed_tokenize_ex(tk, NULL, 0, 0, &ids, &off, &n, &err), 0, "%s", err.message);
     cr_expect_eq(n, 0);
     cr_expect(off && off[0] == 0);
     gpt2embed_free(ids);
@@ -218,27 +217,27 @@ Test(api, tokenize_ex_offsets_flags_and_decode)
 
 Test(api, rows_and_the_zero_copy_tables)
 {
-    char err[512];
+    gpt2embed_error err;
     const fixture_opts *os[2] = {&big, &f32};
     const char *ps[2] = {wpath, fpath};
     for (int k = 0; k < 2; k++) {
         gpt2embed_model *m = open_model(ps[k]);
         float rows[3 * C], want[C];
-        cr_assert_eq(gpt2embed_rows(m, GPT2EMBED_WTE, 50254, 3, rows, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(gpt2embed_rows(m, GPT2EMBED_WTE, 50254, 3, rows, &err), 0, "%s", err.message);
         for (int r = 0; r < 3; r++) {
             fixture_expected_row(os[k], FIXTURE_WTE, 50254 + (uint64_t)r, want);
             cr_expect(memcmp(rows + r * C, want, sizeof want) == 0, "wte row %d", 50254 + r);
         }
-        cr_assert_eq(gpt2embed_rows(m, GPT2EMBED_WPE, 0, 1, rows, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(gpt2embed_rows(m, GPT2EMBED_WPE, 0, 1, rows, &err), 0, "%s", err.message);
         fixture_expected_row(os[k], FIXTURE_WPE, 0, want);
         cr_expect(memcmp(rows, want, sizeof want) == 0);
-        cr_expect_eq(gpt2embed_rows(m, GPT2EMBED_WTE, 50255, 3, rows, err, sizeof err), GPT2EMBED_E_TOKEN_ID);
-        cr_expect(strstr(err, "50257 rows") != NULL, "%s", err);
-        cr_expect_eq(gpt2embed_rows(m, GPT2EMBED_WPE, 1024, 1, rows, err, sizeof err), GPT2EMBED_E_CONTEXT);
+        cr_expect_eq(gpt2embed_rows(m, GPT2EMBED_WTE, 50255, 3, rows, &err), GPT2EMBED_E_TOKEN_ID);
+        cr_expect(strstr(err.message, "50257 rows") != NULL, "%s", err.message);
+        cr_expect_eq(gpt2embed_rows(m, GPT2EMBED_WPE, 1024, 1, rows, &err), GPT2EMBED_E_CONTEXT);
         const void *data;
         size_t R, Cc;
         gpt2embed_dtype dt;
-        cr_assert_eq(gpt2embed_table_data(m, GPT2EMBED_WPE, &data, &R, &Cc, &dt, err, sizeof err), 0);
+        cr_assert_eq(gpt2embed_table_data(m, GPT2EMBED_WPE, &data, &R, &Cc, &dt, &err), 0);
         cr_expect_eq(R, 1024);
         cr_expect_eq(Cc, C);
         cr_expect_eq(dt, k ? GPT2EMBED_F32 : GPT2EMBED_BF16);
@@ -254,12 +253,12 @@ Test(api, rows_and_the_zero_copy_tables)
 
 Test(api, sinusoidal_positions_and_cosines)
 {
-    char err[512];
+    gpt2embed_error err;
     gpt2embed_model *m = open_model(fpath);
     const uint32_t ids[3] = {5, 50256, 0};
     float x[3 * C], pe[3 * C];
-    cr_assert_eq(gpt2embed_embed_pe(m, ids, 3, 4000, GPT2EMBED_PE_SINUSOIDAL, x, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(gpt2embed_sinusoidal(4000, 3, C, 10000.0, pe, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpt2embed_embed_pe(m, ids, 3, 4000, GPT2EMBED_PE_SINUSOIDAL, x, &err), 0, "%s", err.message);
+    cr_assert_eq(gpt2embed_sinusoidal(4000, 3, C, 10000.0, pe, &err), 0, "%s", err.message);
     for (size_t t = 0; t < 3; t++)
         for (size_t c = 0; c < C; c++) {
             /* the formula in double, rounded once: within half an ulp of float32 */
@@ -271,13 +270,13 @@ Test(api, sinusoidal_positions_and_cosines)
             float s = fixture_expected(&f32, FIXTURE_WTE, ids[t], c) + pe[t * C + c];
             cr_expect(memcmp(&x[t * C + c], &s, 4) == 0, "[%zu][%zu]", t, c);
         }
-    cr_expect_eq(gpt2embed_sinusoidal(0, 1, 7, 10000.0, pe, err, sizeof err), GPT2EMBED_E_ARG);
-    cr_expect_eq(gpt2embed_sinusoidal(0, 1, 8, 1.0, pe, err, sizeof err), GPT2EMBED_E_ARG);
-    cr_expect_eq(gpt2embed_sinusoidal((size_t)1 << 53, 2, 8, 10000.0, pe, err, sizeof err),
+    cr_expect_eq(gpt2embed_sinusoidal(0, 1, 7, 10000.0, pe, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_sinusoidal(0, 1, 8, 1.0, pe, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_sinusoidal((size_t)1 << 53, 2, 8, 10000.0, pe, &err),
                  GPT2EMBED_E_CONTEXT);
     /* cosines in double against a sum written here */
     double cs, M[9];
-    cr_assert_eq(gpt2embed_cosine(x, x + C, C, &cs, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpt2embed_cosine(x, x + C, C, &cs, &err), 0, "%s", err.message);
     double ab = 0, aa = 0, bb = 0;
     for (size_t c = 0; c < C; c++) {
         ab += (double)x[c] * x[C + c];
@@ -285,11 +284,11 @@ Test(api, sinusoidal_positions_and_cosines)
         bb += (double)x[C + c] * x[C + c];
     }
     cr_expect_leq(fabs(cs - ab / sqrt(aa * bb)), 1e-15);
-    cr_assert_eq(gpt2embed_cosine_matrix(x, 3, C, M, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpt2embed_cosine_matrix(x, 3, C, M, &err), 0, "%s", err.message);
     cr_expect_leq(fabs(M[1] - cs), 1e-15);
     cr_expect_leq(fabs(M[4] - 1.0), 1e-15);
     float zero[C] = {0};
-    cr_expect_eq(gpt2embed_cosine(zero, x, C, &cs, err, sizeof err), GPT2EMBED_E_ZERO_VECTOR);
+    cr_expect_eq(gpt2embed_cosine(zero, x, C, &cs, &err), GPT2EMBED_E_ZERO_VECTOR);
     gpt2embed_model_close(m);
 }
 
@@ -315,12 +314,12 @@ Test(symbols, only_the_public_prefix_is_global)
     char *b = build_dir();
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
-             "set -e; diff <(nm -D --defined-only '%s/libgpt2embed.so.0' | awk '{print $3}' | sort) "
+             "set -e; diff <(nm -D --defined-only '%s/libgpt2embed.so.1' | awk '{print $3}' | sort) "
              "<(grep -oE 'GPT2EMBED_API [^(]*\\bgpt2embed_[a-z0-9_]+\\(' '%s/src/gpt2embed.h' | "
              "grep -oE 'gpt2embed_[a-z0-9_]+\\(' | tr -d '(' | sort)",
              b, G2E_SRCDIR);
     run_result r = sh(cmd);
-    cr_expect_eq(r.status, 0, "exports of libgpt2embed.so.0 differ from the header:\n%s%s", r.out, r.err);
+    cr_expect_eq(r.status, 0, "exports of libgpt2embed.so.1 differ from the header:\n%s%s", r.out, r.err);
     run_free(&r);
     snprintf(cmd, sizeof cmd,
              "set -e; n=$(nm -g --defined-only '%s/libgpt2embed.a' | awk 'NF == 3 {print $3}' | "
@@ -331,9 +330,44 @@ Test(symbols, only_the_public_prefix_is_global)
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect_str_eq(r.out, "", "global symbols in libgpt2embed.a outside gpt2embed_/g2e_:\n%s", r.out);
     run_free(&r);
-    snprintf(cmd, sizeof cmd, "readelf -d '%s/libgpt2embed.so.0' | grep -o 'soname: \\[.*\\]'", b);
+    snprintf(cmd, sizeof cmd, "readelf -d '%s/libgpt2embed.so.1' | grep -o 'soname: \\[.*\\]'", b);
     r = sh(cmd);
-    cr_expect_str_eq(r.out, "soname: [libgpt2embed.so.0]\n");
+    cr_expect_str_eq(r.out, "soname: [libgpt2embed.so.1]\n");
+    run_free(&r);
+    free(b);
+}
+
+/* The library as a host meets it (issue 22): it imports nothing that touches signals, the
+ * locale or translation, carries no test hook, and every object in it is reachable from the
+ * header: the .so linked again with --gc-sections from the exported gpt2embed_* functions
+ * keeps at least one section of every object (an object nothing public reaches loses all). */
+Test(symbols, the_library_leaves_its_host_alone_and_holds_only_what_the_header_reaches)
+{
+    char *b = build_dir();
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "nm -D --undefined-only '%s/libgpt2embed.so.1' | awk '{print $2}' | sed 's/@.*//' | "
+             "grep -xE 'sigaction|signal|raise|setlocale|dgettext|dcgettext|gettext|bindtextdomain|textdomain|"
+             "flock|symlink|statvfs' || true; strings '%s/libgpt2embed.so.1' | grep GPT2_EMBED_TEST_ || true",
+             b, b);
+    run_result r = sh(cmd);
+    cr_expect_str_eq(r.out, "", "the library imports or carries: %s", r.out);
+    run_free(&r);
+    snprintf(cmd, sizeof cmd,
+             "set -e; objs=$(make -s --no-print-directory -C '%s' BUILDDIR='%s' print-lib-objects); "
+             "test -n \"$objs\"; cd '%s'; "
+             "removed=$(cc -shared -o '%s/gc.so' -Wl,--gc-sections -Wl,--print-gc-sections "
+             "-Wl,--version-script,'%s/gpt2embed.map' $objs $(sed -n 's/^Libs.private: //p' '%s/gpt2embed.pc') "
+             "" G2E_TEST_SANFLAGS " 2>&1 | grep \"removing unused section\" || true); "
+             "for o in $objs; do "
+             "  kept=0; for sec in $(readelf -SW \"$o\" | awk '$0 ~ /\\] / { f = $0; sub(/.*\\] +/, \"\", f); "
+             "split(f, a, \" +\"); if (a[7] ~ /A/ && a[5] != \"000000\" && a[1] != \".eh_frame\" && a[1] !~ /^\\.note/) print a[1] }'); do "
+             "    printf '%%s\\n' \"$removed\" | grep -qF \"'$sec' in file '$o'\" || kept=1; done; "
+             "  [ $kept = 1 ] || echo \"$o\"; done",
+             G2E_SRCDIR, b, G2E_SRCDIR, dir, b, b);
+    r = sh(cmd);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.out, "", "objects of libgpt2embed that nothing in gpt2embed.h reaches:\n%s", r.out);
     run_free(&r);
     free(b);
 }
@@ -350,11 +384,11 @@ Test(symbols, a_user_program_may_use_our_internal_names)
         "int sha256_init(void) { return 3; }\ndouble sim_dot(void) { return 4; }\n"
         "int st_open(void) { return 5; }\nint tok_encode(void) { return 6; }\n"
         "int main(int argc, char **argv) {\n"
-        "  gpt2embed_model *m; gpt2embed_tokenizer *t; char e[512]; uint32_t *ids; size_t n;\n"
+        "  gpt2embed_model *m; gpt2embed_tokenizer *t; gpt2embed_error e; uint32_t *ids; size_t n;\n"
         "  float x[16]; (void)argc;\n"
-        "  if (gpt2embed_model_open(&m, argv[1], 0, e, sizeof e) || gpt2embed_tokenizer_open(&t, 0, e, sizeof e)\n"
-        "      || gpt2embed_tokenize(t, \"Hello world\", 11, &ids, &n, e, sizeof e)\n"
-        "      || gpt2embed_embed(m, ids, n, 0, x, e, sizeof e)) { puts(e); return 1; }\n"
+        "  if (gpt2embed_model_open(&m, argv[1], 0, &e) || gpt2embed_tokenizer_open(&t, 0, &e)\n"
+        "      || gpt2embed_tokenize(t, \"Hello world\", 11, &ids, &n, &e)\n"
+        "      || gpt2embed_embed(m, ids, n, 0, x, &e)) { puts(e.message); return 1; }\n"
         "  printf(\"%zu %u %u %d\\n\", n, ids[0], ids[1], model_open() + embed_init() + sha256_init()\n"
         "         + (int)sim_dot() + st_open() + tok_encode());\n"
         "  gpt2embed_free(ids); gpt2embed_tokenizer_close(t); gpt2embed_model_close(m); return 0; }\n";
@@ -363,7 +397,7 @@ Test(symbols, a_user_program_may_use_our_internal_names)
     snprintf(cmd, sizeof cmd,
              "set -e; cd '%s'; I='-I%s/src -I%s/include " G2E_TEST_SANFLAGS "'; "
              "cc -std=c11 $I clash.c '%s/libgpt2embed.a' "
-             "$(pkg-config --libs $(sed -n 's/^Requires.private: //p' '%s/gpt2embed.pc')) -lm -o clash-static; "
+             "$(sed -n 's/^Libs.private: //p' '%s/gpt2embed.pc') -o clash-static; "
              "cc -std=c11 $I clash.c -L'%s' -lgpt2embed -o clash-shared; "
              "./clash-static '%s'; LD_LIBRARY_PATH='%s' ./clash-shared '%s'",
              dir, G2E_SRCDIR, b, b, b, b, wpath, b, wpath);
@@ -380,6 +414,7 @@ Test(symbols, a_user_program_may_use_our_internal_names)
 static run_result step(const char *a0, const char *a1, const char *a2, const char *a3,
                        const char *a4, const char *a5)
 {
+    run_timeout_s = 300; /* a step may build the whole project */
     char *script = path_join(G2E_SRCDIR, "tests/install_check.sh");
     char *argv[] = {"/bin/bash", script, (char *)a0, (char *)a1, (char *)a2, (char *)a3,
                     (char *)a4, (char *)a5, NULL};
@@ -426,7 +461,7 @@ Test(install, prefix_pkg_config_example_python_stage_uninstall, .timeout = 600)
     r = step("python", p, wpath, NULL, NULL, NULL);
     cr_assert_eq(r.status, 0, "python: %s", r.err);
     char want_lib[4096];
-    snprintf(want_lib, sizeof want_lib, "%s/lib/libgpt2embed.so.0\n", p);
+    snprintf(want_lib, sizeof want_lib, "%s/lib/libgpt2embed.so.1\n", p);
     cr_expect(strncmp(r.out, want_lib, strlen(want_lib)) == 0, "loaded %s", r.out);
     char hex[2 * 5 * C * 4 + 1], *h = hex;
     for (size_t t = 0; t < 5; t++)
@@ -458,10 +493,10 @@ Test(install, destdir_stage_for_usr_and_a_prefix_change_rebuilds, .timeout = 600
     STEP("stage", G2E_SRCDIR, b, "/usr", stage, NULL);
     char cmd[8192];
     snprintf(cmd, sizeof cmd,
-             "set -e; strings '%s/libgpt2embed.so.0' | grep -qxF /usr/share/gpt2-embed/tokenizer; "
+             "set -e; strings '%s/libgpt2embed.so.1' | grep -qxF /usr/share/gpt2-embed/tokenizer; "
              "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C '%s' SANITIZE= BUILDDIR='%s' PREFIX='%s' all >/dev/null; "
-             "strings '%s/libgpt2embed.so.0' | grep -qxF '%s/share/gpt2-embed/tokenizer'; "
-             "! strings '%s/libgpt2embed.so.0' | grep -qxF /usr/share/gpt2-embed/tokenizer",
+             "strings '%s/libgpt2embed.so.1' | grep -qxF '%s/share/gpt2-embed/tokenizer'; "
+             "! strings '%s/libgpt2embed.so.1' | grep -qxF /usr/share/gpt2-embed/tokenizer",
              b, G2E_SRCDIR, b, other, b, other, b);
     run_result r = sh(cmd);
     cr_expect_eq(r.status, 0, "a PREFIX change did not rebuild the data directory in: %s", r.err);
@@ -469,4 +504,336 @@ Test(install, destdir_stage_for_usr_and_a_prefix_change_rebuilds, .timeout = 600
     free(b);
     free(stage);
     free(other);
+}
+
+/* ---- the tokenizer calls of 0.3.0: into a buffer, batches, counts, streams, threads ---- */
+
+#include <cjson/cJSON.h>
+#include <pthread.h>
+
+/* The 1,019 conformance texts and tiktoken's IDs for them (encode_ordinary). */
+typedef struct cases {
+    size_t n;
+    char **text;
+    size_t *len;
+    uint32_t **ids;
+    size_t *n_ids;
+} cases;
+
+static cases load_cases(void)
+{
+    size_t lc, le;
+    char *c = read_file(G2E_SRCDIR "/tests/data/tokenizer_cases.jsonl", &lc);
+    char *e = read_file(G2E_SRCDIR "/tests/data/tokenizer_expected.jsonl", &le);
+    cr_assert(c && e);
+    cases k = {0};
+    k.text = calloc(2048, sizeof *k.text);
+    k.len = calloc(2048, sizeof *k.len);
+    k.ids = calloc(2048, sizeof *k.ids);
+    k.n_ids = calloc(2048, sizeof *k.n_ids);
+    char *sc = NULL, *se = NULL;
+    for (char *a = strtok_r(c, "\n", &sc), *b = strtok_r(e, "\n", &se); a && b;
+         a = strtok_r(NULL, "\n", &sc), b = strtok_r(NULL, "\n", &se), k.n++) {
+        cJSON *ja = cJSON_Parse(a), *jb = cJSON_Parse(b);
+        cr_assert(ja && jb && k.n < 2048);
+        k.text[k.n] = strdup(cJSON_GetObjectItem(ja, "text")->valuestring);
+        k.len[k.n] = strlen(k.text[k.n]);
+        cJSON *ids = cJSON_GetObjectItem(jb, "ids");
+        k.n_ids[k.n] = (size_t)cJSON_GetArraySize(ids);
+        k.ids[k.n] = malloc((k.n_ids[k.n] + 1) * sizeof **k.ids);
+        for (size_t i = 0; i < k.n_ids[k.n]; i++)
+            k.ids[k.n][i] = (uint32_t)cJSON_GetArrayItem(ids, (int)i)->valuedouble;
+        cJSON_Delete(ja);
+        cJSON_Delete(jb);
+    }
+    cr_assert_eq(k.n, 1019);
+    free(c);
+    free(e);
+    return k;
+}
+
+static void free_cases(cases *k)
+{
+    for (size_t i = 0; i < k->n; i++) {
+        free(k->text[i]);
+        free(k->ids[i]);
+    }
+    free(k->text);
+    free(k->len);
+    free(k->ids);
+    free(k->n_ids);
+}
+
+Test(api, tokenize_into_gives_tiktokens_ids_and_asks_for_room)
+{
+    cases k = load_cases();
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    enum { CAP = 1 << 15 };
+    uint32_t *ids = malloc(CAP * sizeof *ids);
+    size_t *off = malloc((CAP + 1) * sizeof *off), n;
+    for (size_t i = 0; i < k.n; i++) {
+        cr_assert_eq(gpt2embed_tokenize_into(t, k.text[i], k.len[i], GPT2EMBED_SPECIAL_TEXT, ids, off, CAP, &n, &err),
+                     GPT2EMBED_OK, "case %zu: %s", i + 1, err.message);
+        cr_assert_eq(n, k.n_ids[i], "case %zu", i + 1);
+        cr_assert(memcmp(ids, k.ids[i], n * sizeof *ids) == 0, "case %zu", i + 1);
+        cr_assert_eq(off[n], k.len[i]);
+    }
+    /* too small: the count needed, the first cap IDs, E_BUFFER; then a count with no buffer */
+    const char *s = "The dog chased the cat";
+    cr_expect_eq(gpt2embed_tokenize_into(t, s, strlen(s), 0, ids, NULL, 2, &n, &err), GPT2EMBED_E_BUFFER);
+    cr_expect_eq(n, 5);
+    cr_expect(ids[0] == 464 && ids[1] == 3290);
+    cr_expect_eq(gpt2embed_tokenize_into(t, s, strlen(s), 0, NULL, NULL, 0, &n, &err), GPT2EMBED_E_BUFFER);
+    cr_expect_eq(n, 5);
+    cr_expect_eq(gpt2embed_tokenize_into(t, "", 0, 0, NULL, NULL, 0, &n, &err), GPT2EMBED_OK);
+    cr_expect_eq(n, 0);
+    /* error detail: the offset of the bad byte and of a refused special token */
+    cr_expect_eq(gpt2embed_tokenize_into(t, "abc\xFFz", 5, 0, ids, NULL, 16, &n, &err), GPT2EMBED_E_UTF8);
+    cr_expect(err.status == GPT2EMBED_E_UTF8 && err.offset == 3 && err.index == GPT2EMBED_NONE);
+    cr_expect_eq(gpt2embed_tokenize_into(t, "hi <|endoftext|>", 16, GPT2EMBED_SPECIAL_ERROR, ids, NULL, 16, &n, &err),
+                 GPT2EMBED_E_SPECIAL);
+    cr_expect_eq(err.offset, 3);
+    cr_expect_eq(gpt2embed_tokenize_into(t, "hi <|endoftext|>", 16, 0, ids, NULL, 16, &n, &err), GPT2EMBED_OK);
+    cr_expect(n == 3 && ids[0] == 5303 && ids[1] == 220 && ids[2] == GPT2EMBED_TOKEN_EOT);
+    free(ids);
+    free(off);
+    gpt2embed_tokenizer_close(t);
+    free_cases(&k);
+}
+
+Test(api, batch_on_any_thread_count_is_tiktokens)
+{
+    cases k = load_cases();
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    size_t *counts = calloc(k.n, sizeof *counts);
+    for (unsigned th = 0; th <= 5; th++) {
+        uint32_t *ids;
+        cr_assert_eq(gpt2embed_tokenize_batch(t, k.n, (const char *const *)k.text, k.len, GPT2EMBED_SPECIAL_TEXT, th,
+                                              &ids, counts, &err),
+                     GPT2EMBED_OK, "%s", err.message);
+        size_t at = 0;
+        for (size_t i = 0; i < k.n; i++) {
+            cr_assert_eq(counts[i], k.n_ids[i], "threads %u case %zu", th, i + 1);
+            cr_assert(memcmp(ids + at, k.ids[i], counts[i] * sizeof *ids) == 0, "threads %u case %zu", th, i + 1);
+            at += counts[i];
+        }
+        gpt2embed_free(ids);
+    }
+    /* the first failing text is named, with the byte in it */
+    char *bad = k.text[700];
+    k.text[700] = "ok\xC3";
+    k.len[700] = 3;
+    uint32_t *ids = (uint32_t *)1;
+    cr_expect_eq(gpt2embed_tokenize_batch(t, k.n, (const char *const *)k.text, k.len, 0, 2, &ids, counts, &err),
+                 GPT2EMBED_E_UTF8);
+    cr_expect(ids == NULL && err.index == 700 && err.offset == 2, "index %zu offset %zu", err.index, err.offset);
+    cr_expect(strstr(err.message, "text 700") != NULL, "%s", err.message);
+    k.text[700] = bad;
+    free(counts);
+    gpt2embed_tokenizer_close(t);
+    free_cases(&k);
+}
+
+/* A Japanese text over 1024 tokens: the count and where token 1024 ends, against the offsets
+ * of gpt2embed_tokenize_ex and the UTF-8 lead bytes before them (counted here). */
+Test(api, count_says_where_token_n_ctx_ends)
+{
+    size_t len;
+    char *text = read_file(G2E_SRCDIR "/tests/data/count_ja.txt", &len);
+    cr_assert(text);
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    uint32_t *ids;
+    size_t *off, n;
+    cr_assert_eq(gpt2embed_tokenize_ex(t, text, len, 0, &ids, &off, &n, &err), GPT2EMBED_OK);
+    size_t chars = 0;
+    for (size_t i = 0; i < len; i++)
+        chars += ((unsigned char)text[i] & 0xC0) != 0x80;
+    for (size_t ctx = 1; ctx <= n + 1; ctx += ctx < 40 ? 1 : 97) {
+        gpt2embed_count_info ci;
+        cr_assert_eq(gpt2embed_count(t, text, len, 0, ctx, &ci, &err), GPT2EMBED_OK, "%s", err.message);
+        cr_assert_eq(ci.n_tokens, n);
+        cr_assert_eq(ci.n_chars, chars);
+        cr_assert_eq(ci.n_ctx, ctx);
+        size_t end = ctx < n ? off[ctx] : len, before = 0;
+        cr_assert_eq(ci.ctx_end_byte, end, "ctx %zu", ctx);
+        for (size_t i = 0; i < end; i++)
+            before += ((unsigned char)text[i] & 0xC0) != 0x80;
+        int splits = end < len && ((unsigned char)text[end] & 0xC0) == 0x80;
+        cr_assert_eq(ci.ctx_end_splits_char, splits, "ctx %zu", ctx);
+        cr_assert_eq(ci.ctx_end_char, before - (size_t)splits, "ctx %zu", ctx);
+    }
+    gpt2embed_count_info ci;
+    cr_expect_eq(gpt2embed_count(t, text, len, 0, 0, &ci, &err), GPT2EMBED_E_ARG);
+    gpt2embed_free(ids);
+    gpt2embed_free(off);
+    gpt2embed_tokenizer_close(t);
+    free(text);
+}
+
+typedef struct feed {
+    const char *s;
+    size_t n, at, step;   /* bytes handed out per read: step, varying */
+    int fail_at_end;
+} feed;
+
+static ptrdiff_t feed_read(void *u, char *buf, size_t cap)
+{
+    feed *f = u;
+    if (f->at == f->n) {
+        if (f->fail_at_end) {
+            errno = EIO;
+            return -1;
+        }
+        return 0;
+    }
+    size_t k = f->step % 7919 + 1;
+    f->step = f->step * 31 + 7;
+    k = k < cap ? k : cap;
+    k = k < f->n - f->at ? k : f->n - f->at;
+    memcpy(buf, f->s + f->at, k);
+    f->at += k;
+    return (ptrdiff_t)k;
+}
+
+typedef struct sink {
+    uint32_t *ids;
+    size_t n, cap, stop_after;
+} sink;
+
+static int sink_emit(void *u, const uint32_t *ids, size_t n)
+{
+    sink *s = u;
+    if (s->n + n > s->cap) {
+        while (s->n + n > s->cap)
+            s->cap = s->cap ? 2 * s->cap : 4096;
+        s->ids = realloc(s->ids, s->cap * sizeof *s->ids);
+    }
+    memcpy(s->ids + s->n, ids, n * sizeof *ids);
+    s->n += n;
+    return s->stop_after && s->n >= s->stop_after;
+}
+
+/* About 3 MB (several chunks) of every conformance text one after another, read a few bytes
+ * at a time: the same IDs as the whole text at once, on 1 to 3 threads. */
+Test(api, stream_gives_the_ids_of_the_whole_text, .timeout = 120)
+{
+    cases k = load_cases();
+    size_t total = 0, cap = 4u << 20;
+    char *all = malloc(cap);
+    for (size_t rep = 0; total < (3u << 20); rep++)
+        for (size_t i = 0; i < k.n && total + k.len[i] < cap; i++) {
+            memcpy(all + total, k.text[i], k.len[i]);
+            total += k.len[i];
+        }
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    uint32_t *want;
+    size_t n_want;
+    cr_assert_eq(gpt2embed_tokenize_ex(t, all, total, GPT2EMBED_SPECIAL_TEXT, &want, NULL, &n_want, &err), 0);
+    for (unsigned th = 1; th <= 3; th++) {
+        feed f = {all, total, 0, th, 0};
+        sink s = {0};
+        cr_assert_eq(gpt2embed_tokenize_stream(t, feed_read, &f, GPT2EMBED_SPECIAL_TEXT, th, sink_emit, &s, &err),
+                     GPT2EMBED_OK, "%s", err.message);
+        cr_assert_eq(s.n, n_want, "threads %u", th);
+        cr_assert(memcmp(s.ids, want, n_want * sizeof *want) == 0, "threads %u", th);
+        free(s.ids);
+    }
+    /* a bad byte far in: its offset from the start of the stream */
+    all[total - 100] = '\xFF';
+    feed f = {all, total, 0, 1, 0};
+    sink s = {0};
+    cr_expect_eq(gpt2embed_tokenize_stream(t, feed_read, &f, 0, 2, sink_emit, &s, &err), GPT2EMBED_E_UTF8);
+    cr_expect_eq(err.offset, total - 100);
+    char want_msg[64];
+    snprintf(want_msg, sizeof want_msg, "offset %zu", total - 100);
+    cr_expect(strstr(err.message, want_msg) != NULL, "%s", err.message);
+    free(s.ids);
+    /* a failing read and a callback that stops */
+    all[total - 100] = ' ';
+    f = (feed){all, 1000, 0, 1, 1};
+    s = (sink){0};
+    cr_expect_eq(gpt2embed_tokenize_stream(t, feed_read, &f, 0, 1, sink_emit, &s, &err), GPT2EMBED_E_IO);
+    cr_expect_eq(err.errno_value, EIO);
+    free(s.ids);
+    f = (feed){all, total, 0, 1, 0};
+    s = (sink){.stop_after = 1};
+    cr_expect_eq(gpt2embed_tokenize_stream(t, feed_read, &f, 0, 1, sink_emit, &s, &err), GPT2EMBED_E_STOPPED);
+    cr_expect(s.n < n_want);
+    free(s.ids);
+    gpt2embed_free(want);
+    free(all);
+    gpt2embed_tokenizer_close(t);
+    free_cases(&k);
+}
+
+Test(api, token_bytes_without_allocating)
+{
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    const uint8_t *b;
+    size_t n;
+    cr_assert_eq(gpt2embed_token_bytes(t, 15496, &b, &n, &err), GPT2EMBED_OK);
+    cr_expect(n == 5 && memcmp(b, "Hello", 5) == 0);
+    cr_assert_eq(gpt2embed_token_bytes(t, GPT2EMBED_TOKEN_EOT, &b, &n, &err), GPT2EMBED_OK);
+    cr_expect(n == 13 && memcmp(b, "<|endoftext|>", 13) == 0);
+    cr_expect_eq(gpt2embed_token_bytes(t, 50257, &b, &n, &err), GPT2EMBED_E_TOKEN_ID);
+    cr_expect(strstr(err.message, "50257") != NULL, "%s", err.message);
+    /* decode names the index of the bad ID in err.index */
+    uint32_t bad[3] = {464, 3290, 99999};
+    char *txt;
+    cr_expect_eq(gpt2embed_decode(t, bad, 3, &txt, &n, &err), GPT2EMBED_E_TOKEN_ID);
+    cr_expect_eq(err.index, 2);
+    cr_expect(gpt2embed_cpu_count() >= 1);
+    gpt2embed_tokenizer_close(t);
+}
+
+/* One tokenizer shared by 6 threads, each tokenizing every case through three calls: the
+ * same IDs as tiktoken in every thread (before the pool this corrupted the heap). */
+typedef struct sharer {
+    gpt2embed_tokenizer *t;
+    const cases *k;
+    size_t wrong;
+} sharer;
+
+static void *share_run(void *arg)
+{
+    sharer *s = arg;
+    gpt2embed_error err;
+    uint32_t *buf = malloc((1 << 15) * sizeof *buf);
+    for (int round = 0; round < 3; round++)
+        for (size_t i = 0; i < s->k->n; i++) {
+            uint32_t *ids = NULL;
+            size_t n = 0;
+            int rc = round == 0 ? gpt2embed_tokenize_into(s->t, s->k->text[i], s->k->len[i], GPT2EMBED_SPECIAL_TEXT,
+                                                          buf, NULL, 1 << 15, &n, &err)
+                                : gpt2embed_tokenize_ex(s->t, s->k->text[i], s->k->len[i], GPT2EMBED_SPECIAL_TEXT,
+                                                        &ids, NULL, &n, &err);
+            const uint32_t *got = round == 0 ? buf : ids;
+            s->wrong += rc || n != s->k->n_ids[i] || memcmp(got, s->k->ids[i], n * sizeof *got) != 0;
+            gpt2embed_free(ids);
+        }
+    free(buf);
+    return NULL;
+}
+
+Test(api, one_tokenizer_shared_by_threads, .timeout = 120)
+{
+    cases k = load_cases();
+    gpt2embed_tokenizer *t = open_tok();
+    sharer s[6];
+    pthread_t th[6];
+    for (int i = 0; i < 6; i++) {
+        s[i] = (sharer){t, &k, 0};
+        cr_assert_eq(pthread_create(&th[i], NULL, share_run, &s[i]), 0);
+    }
+    for (int i = 0; i < 6; i++) {
+        pthread_join(th[i], NULL);
+        cr_expect_eq(s[i].wrong, 0, "thread %d: %zu wrong results", i, s[i].wrong);
+    }
+    gpt2embed_tokenizer_close(t);
+    free_cases(&k);
 }

@@ -32,6 +32,8 @@ Test(cpus, cpu_max_lines)
     cr_expect_eq(g2e_cpu_quota("-5 100000"), 0);
     cr_expect_eq(g2e_cpu_quota("12x 100000"), 0);
     cr_expect_eq(g2e_cpu_quota("100000 100000 7"), 0);
+    cr_expect_eq(g2e_cpu_quota("abc 100"), 0);
+    cr_expect_eq(g2e_cpu_quota(NULL), 0);
 }
 
 static void put(const char *dir, const char *sub, const char *line)

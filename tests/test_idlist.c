@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_idlist.c — the one ID-list grammar (src/lib/idlist.c): every form `--ids`, `decode`
+/* test_idlist.c — the one ID-list grammar (src/cli/io/idlist.c): every form `--ids`, `decode`
  * and standard input accept, every refusal with its status and its exact message. */
 #include "idlist.h"
 

@@ -6,6 +6,7 @@
 #include "fixture.h"
 #include "support.h"
 
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +68,13 @@ Test(st_describe, a_file_without_a_model_says_why)
     st_file *st;
     cr_assert_eq(st_open(&st, path, &err), 0);
     char *json = st_describe_json(path, st, NULL, "no wte");
-    cr_expect(strstr(json, "\"model\":\tnull") && strstr(json, "\"model_error\":\t\"no wte\""), "%s", json);
+    cJSON *j = cJSON_Parse(json);
+    cr_assert(j != NULL, "%s", json);
+    cr_expect(cJSON_IsNull(cJSON_GetObjectItem(j, "model")), "%s", json);
+    cJSON *me = cJSON_GetObjectItem(j, "model_error");
+    cr_expect(cJSON_IsString(me) && strcmp(me->valuestring, "no wte") == 0, "%s", json);
+    cr_expect(!strchr(json, '\n'), "one line: %s", json);
+    cJSON_Delete(j);
     char *table;
     size_t len;
     FILE *f = open_memstream(&table, &len);

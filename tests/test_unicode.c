@@ -9,6 +9,12 @@
 #include <string.h>
 #include <utf8proc.h>
 
+/* A class's name for the failure messages. */
+static const char *uni_class_name(int cls)
+{
+    return cls == UNI_L ? "L" : cls == UNI_N ? "N" : cls == UNI_W ? "W" : "O";
+}
+
 static unsigned char delta[UNI_MAX_CP + 1]; /* class + 1 where 16.0 differs from 15.0 */
 static int n_delta_ranges;
 

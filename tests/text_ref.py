@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""text_ref.py — an independent oracle for src/lib/text.c and tokchars: Python's own UTF-8
+"""text_ref.py — an independent oracle for src/lib/text/text.c and tokchars: Python's own UTF-8
 decoder (CPython's, which substitutes maximal subparts as Unicode recommends).
 
   text_ref.py steps IN OUT   IN holds records "<u16 length><bytes>"; for each record OUT

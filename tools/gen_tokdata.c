@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* gen_tokdata.c — writes src/lib/tokenizer_data.c, the compact compiled-in form of a
+/* gen_tokdata.c — writes build/gen/tokenizer_data.c, the compact compiled-in form of a
  * tokenizer directory (GPT-2's vocab.json + merges.txt), by loading it with the library's
  * own strict parser and dumping every token's bytes, plus the size and tok_hash_bytes of
  * both files so that tok_open can recognise them without parsing, and the vocabulary index
  * (hash slots, 2-byte pairs, byte tokens) as the library builds it, so that loading the
  * compiled form builds nothing (cold start).
  *
- *   make tools/gen_tokdata   (or see the command in tests/test_tokenizer.c's data test)
- *   cc -O2 -DTOK_NO_BUILTIN -Isrc/lib -o /tmp/gen_tokdata tools/gen_tokdata.c \
- *      src/lib/tokenizer.c src/lib/tok_*.c src/lib/unicode.c src/lib/unicode_table.c src/lib/err.c -lcjson
- *   /tmp/gen_tokdata tokenizer > src/lib/tokenizer_data.c
+ * Run by make at every build whose tokenizer/ changed (Makefile: $(B)/gen/tokenizer_data.c): the
+ * generated file is not kept in git, so the vocabulary is in the tree once.
  *
  * Left out: any other vocabulary layout than tokenizer.h accepts.
  */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* gen_unicode.c — writes src/lib/unicode_table.c, the code-point class table of unicode.h:
+/* gen_unicode.c — writes src/lib/text/unicode_table.c, the code-point class table of unicode.h:
  * Unicode 16.0.0 classes, as tiktoken's regex tables have them, made of the installed
  * utf8proc (Debian 12: libutf8proc 2.8.0, Unicode 15.0.0) plus the 15.0 -> 16.0 changes
  * listed in tools/unicode-16.0-delta.txt (made by tools/gen_unicode_delta.mjs from the
  * Unicode data packages; 29 ranges of newly assigned letters and digits).
  *
  *   cc -O2 -o /tmp/gen_unicode tools/gen_unicode.c -lutf8proc
- *   /tmp/gen_unicode tools/unicode-16.0-delta.txt > src/lib/unicode_table.c
+ *   /tmp/gen_unicode tools/unicode-16.0-delta.txt > src/lib/text/unicode_table.c
  *
  * L and N come from utf8proc's general categories. utf8proc does not expose the
  * White_Space property, so its 25 code points (PropList.txt, unchanged since Unicode 6.3
@@ -68,7 +68,7 @@ static int load_delta(const char *path)
 int main(int argc, char **argv)
 {
     if (argc != 2 || load_delta(argv[1])) {
-        fprintf(stderr, "usage: gen_unicode tools/unicode-16.0-delta.txt > src/lib/unicode_table.c\n");
+        fprintf(stderr, "usage: gen_unicode tools/unicode-16.0-delta.txt > src/lib/text/unicode_table.c\n");
         return 2;
     }
     static unsigned char blocks[0x1100][256];

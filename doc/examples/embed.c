@@ -16,7 +16,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s WEIGHTS.safetensors TEXT\n", argv[0]);
         return 2;
     }
-    char err[512];
+    gpt2embed_error err;
     gpt2embed_model *m = NULL;
     gpt2embed_tokenizer *tk = NULL;
     uint32_t *ids = NULL;
@@ -24,10 +24,10 @@ int main(int argc, char **argv)
     size_t T = 0;
     int rc = 1;
     gpt2embed_status s;
-    if ((s = gpt2embed_model_open(&m, argv[1], NULL, err, sizeof err)) ||
-        (s = gpt2embed_tokenizer_open(&tk, NULL, err, sizeof err)) ||
-        (s = gpt2embed_tokenize(tk, argv[2], strlen(argv[2]), &ids, &T, err, sizeof err))) {
-        fprintf(stderr, "embed: %s (%s)\n", err, gpt2embed_strerror(s));
+    if ((s = gpt2embed_model_open(&m, argv[1], NULL, &err)) ||
+        (s = gpt2embed_tokenizer_open(&tk, NULL, &err)) ||
+        (s = gpt2embed_tokenize(tk, argv[2], strlen(argv[2]), &ids, &T, &err))) {
+        fprintf(stderr, "embed: %s (%s)\n", err.message, gpt2embed_strerror(s));
         goto done;
     }
     size_t C = gpt2embed_n_embd(m);
@@ -36,8 +36,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "embed: out of memory\n");
         goto done;
     }
-    if ((s = gpt2embed_embed(m, ids, T, 0, x, err, sizeof err))) {
-        fprintf(stderr, "embed: %s (%s)\n", err, gpt2embed_strerror(s));
+    if ((s = gpt2embed_embed(m, ids, T, 0, x, &err))) {
+        fprintf(stderr, "embed: %s (%s)\n", err.message, gpt2embed_strerror(s));
         goto done;
     }
     for (size_t t = 0; t < T; t++)

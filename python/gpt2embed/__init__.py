@@ -14,7 +14,7 @@ sizes, enums), which ctypes describes in a few lines.
 
 The shared library is found in this order: ``$GPT2EMBED_LIBRARY`` (a path), the one
 ``make install`` recorded (``_config.py``), the build tree beside this source tree
-(``build/libgpt2embed.so.0``), then the dynamic loader's search (``libgpt2embed.so.0``).
+(``build/libgpt2embed.so.1``), then the dynamic loader's search (``libgpt2embed.so.1``).
 
 Errors of the library become ``gpt2embed.Error`` (or a subclass) carrying the library's own
 one-line message and ``status`` (the C enum's name, e.g. ``"E_TOKEN_ID"``).
@@ -84,8 +84,8 @@ def _candidates():
     except ImportError:
         pass
     here = os.path.dirname(os.path.abspath(__file__))
-    out.append(os.path.normpath(os.path.join(here, "..", "..", "build", "libgpt2embed.so.0")))
-    out.append("libgpt2embed.so.0")
+    out.append(os.path.normpath(os.path.join(here, "..", "..", "build", "libgpt2embed.so.1")))
+    out.append("libgpt2embed.so.1")
     return out
 
 
@@ -99,7 +99,7 @@ def _load():
             return ctypes.CDLL(c)
         except OSError as e:
             tried.append("%s (%s)" % (c, e))
-    raise ImportError("gpt2embed: cannot load libgpt2embed.so.0; tried: " + "; ".join(tried) +
+    raise ImportError("gpt2embed: cannot load libgpt2embed.so.1; tried: " + "; ".join(tried) +
                       " (set GPT2EMBED_LIBRARY to its path, or build it with make)")
 
 
@@ -115,6 +115,15 @@ _CP = ctypes.c_char_p
 _I = ctypes.c_int
 
 
+class _Error(ctypes.Structure):
+    """gpt2embed_error (gpt2embed.h): status, offset, index, errno_value, message[512]."""
+    _fields_ = [("status", ctypes.c_int), ("offset", ctypes.c_size_t), ("index", ctypes.c_size_t),
+                ("errno_value", ctypes.c_int), ("message", ctypes.c_char * 512)]
+
+
+_EP = ctypes.POINTER(_Error)
+
+
 def _fn(name, restype, *argtypes):
     f = getattr(_lib, name)
     f.restype = restype
@@ -124,7 +133,7 @@ def _fn(name, restype, *argtypes):
 
 _strerror = _fn("gpt2embed_strerror", _CP, _I)
 _version = _fn("gpt2embed_version", _CP)
-_model_open = _fn("gpt2embed_model_open", _I, ctypes.POINTER(_P), _CP, _CP, _CP, _S)
+_model_open = _fn("gpt2embed_model_open", _I, ctypes.POINTER(_P), _CP, _CP, _EP)
 _model_close = _fn("gpt2embed_model_close", None, _P)
 _n_vocab = _fn("gpt2embed_n_vocab", _S, _P)
 _n_ctx = _fn("gpt2embed_n_ctx", _S, _P)
@@ -133,22 +142,21 @@ _model_name = _fn("gpt2embed_model_name", _CP, _P)
 _model_path = _fn("gpt2embed_model_path", _CP, _P)
 _table_dtype = _fn("gpt2embed_table_dtype", _I, _P, _I)
 _dtype_name = _fn("gpt2embed_dtype_name", _CP, _I)
-_rows = _fn("gpt2embed_rows", _I, _P, _I, _S, _S, _FP, _CP, _S)
+_rows = _fn("gpt2embed_rows", _I, _P, _I, _S, _S, _FP, _EP)
 _table_data = _fn("gpt2embed_table_data", _I, _P, _I, ctypes.POINTER(_P), _SP, _SP,
-                  ctypes.POINTER(_I), _CP, _S)
-_tok_open = _fn("gpt2embed_tokenizer_open", _I, ctypes.POINTER(_P), _CP, _CP, _S)
+                  ctypes.POINTER(_I), _EP)
+_tok_open = _fn("gpt2embed_tokenizer_open", _I, ctypes.POINTER(_P), _CP, _EP)
 _tok_close = _fn("gpt2embed_tokenizer_close", None, _P)
 _tok_n_vocab = _fn("gpt2embed_tokenizer_n_vocab", _S, _P)
 _tokenize_ex = _fn("gpt2embed_tokenize_ex", _I, _P, _CP, _S, ctypes.c_uint,
-                   ctypes.POINTER(_U32P), ctypes.POINTER(_SP), _SP, _CP, _S)
-_decode = _fn("gpt2embed_decode", _I, _P, _U32P, _S, ctypes.POINTER(_P), _SP, _CP, _S)
-_embed_pe = _fn("gpt2embed_embed_pe", _I, _P, _U32P, _S, _S, _I, _FP, _CP, _S)
-_sinusoidal = _fn("gpt2embed_sinusoidal", _I, _S, _S, _S, ctypes.c_double, _FP, _CP, _S)
-_cosine = _fn("gpt2embed_cosine", _I, _FP, _FP, _S, _DP, _CP, _S)
-_cosine_matrix = _fn("gpt2embed_cosine_matrix", _I, _FP, _S, _S, _DP, _CP, _S)
+                   ctypes.POINTER(_U32P), ctypes.POINTER(_SP), _SP, _EP)
+_decode = _fn("gpt2embed_decode", _I, _P, _U32P, _S, ctypes.POINTER(_P), _SP, _EP)
+_embed_pe = _fn("gpt2embed_embed_pe", _I, _P, _U32P, _S, _S, _I, _FP, _EP)
+_sinusoidal = _fn("gpt2embed_sinusoidal", _I, _S, _S, _S, ctypes.c_double, _FP, _EP)
+_cosine = _fn("gpt2embed_cosine", _I, _FP, _FP, _S, _DP, _EP)
+_cosine_matrix = _fn("gpt2embed_cosine_matrix", _I, _FP, _S, _S, _DP, _EP)
 _free = _fn("gpt2embed_free", None, _P)
 
-_ERRLEN = 1024
 _SPECIAL = {"token": 0, "text": 1, "error": 2}
 _PE = {"learned": 0, "sinusoidal": 1}
 _WTE, _WPE = 0, 1
@@ -157,10 +165,10 @@ _F32 = 0
 
 def _call(f, *args):
     """Calls f(*args, err, errlen); raises the library's error when it returns non-zero."""
-    err = ctypes.create_string_buffer(_ERRLEN)
-    rc = f(*args, err, _ERRLEN)
+    err = _Error()
+    rc = f(*args, ctypes.byref(err))
     if rc != 0:
-        raise _error(rc, err.value.decode("utf-8", "replace"))
+        raise _error(rc, err.message.decode("utf-8", "replace"))
 
 
 def _ptr(a, ctype):
@@ -168,7 +176,7 @@ def _ptr(a, ctype):
 
 
 def library_version():
-    """The version of the loaded libgpt2embed ("0.2.0")."""
+    """The version of the loaded libgpt2embed ("0.3.0")."""
     return _version().decode()
 
 

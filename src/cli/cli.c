@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "i18n.h"
 
-#include "out.h"
+#include "outfile.h"
 #include "text.h"
 
 #include <errno.h>
@@ -17,6 +17,29 @@
 static int said;           /* an error line has been printed */
 static int stdout_said;    /* the stdout write error has been reported */
 
+/* Standard output as one of outfile.h's streams that remember why a write failed (stdio
+ * keeps only a flag; the reason is gone by the time anyone looks): made once by cli_start,
+ * line-buffered on a terminal, fully buffered otherwise, as stdio's own; stdout stays as it
+ * was if the stream cannot be made. */
+static ofile_sink stdout_sink = {STDOUT_FILENO, 0};
+
+static void stdout_init(void)
+{
+    FILE *f = ofile_stream(&stdout_sink);
+    if (!f)
+        return;
+    if (isatty(STDOUT_FILENO))
+        setvbuf(f, NULL, _IOLBF, BUFSIZ);
+    fflush(stdout);
+    stdout = f;   /* glibc: the standard streams are assignable variables */
+}
+
+/* errno of standard output's first failed write since stdout_init, or 0. */
+static int stdout_errno(void)
+{
+    return stdout_sink.err;
+}
+
 /* Standard output at exit: flushed, closed, any failure reported (see cli.h). */
 static void close_stdout(void)
 {
@@ -26,7 +49,7 @@ static void close_stdout(void)
     if (fclose(stdout) != 0) {
         if (!said)
             cli_error("writing standard output failed: %s",
-                      strerror(out_stdout_errno() ? out_stdout_errno() : errno));
+                      strerror(stdout_errno() ? stdout_errno() : errno));
         _exit(EXIT_ERR);
     }
     /* a message that could not be written is a failure too (nothing left to tell it) */
@@ -45,7 +68,7 @@ void cli_start(void)
             close(n);
     }
     signal(SIGXFSZ, SIG_IGN);
-    out_stdout_init();
+    stdout_init();
     atexit(close_stdout);
 }
 
@@ -53,7 +76,7 @@ int cli_flush_stdout(void)
 {
     errno = 0;
     int bad = fflush(stdout) != 0;
-    int e = out_stdout_errno() ? out_stdout_errno() : errno;
+    int e = stdout_errno() ? stdout_errno() : errno;
     if (!bad && !ferror(stdout))
         return 0;
     if (!stdout_said && !said)

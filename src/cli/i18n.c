@@ -2,6 +2,8 @@
 /* i18n.c — locale, message catalogue and --lang (see i18n.h). */
 #include "i18n.h"
 
+#include "err.h"
+
 #include "cli.h"
 
 #include <limits.h>
@@ -95,6 +97,12 @@ static void find_localedir(void)
     }
 }
 
+/* The library translates nothing itself (err.h): its messages go through this. */
+static const char *library_tr(const char *msgid)
+{
+    return dgettext(G2E_TEXTDOMAIN, msgid);
+}
+
 int i18n_init(int argc, char **argv)
 {
     const char *lang = scan_lang(argc, argv);
@@ -128,6 +136,7 @@ int i18n_init(int argc, char **argv)
     bindtextdomain(G2E_TEXTDOMAIN, localedir);
     bind_textdomain_codeset(G2E_TEXTDOMAIN, "UTF-8");
     textdomain(G2E_TEXTDOMAIN);
+    g2e_set_translator(library_tr); /* the library's messages in the program's language */
     if (!lang_ok) {
         cli_error("--lang needs one of ja or en, got '%s'", lang);
         return -1;

@@ -14,6 +14,9 @@
 #include "safetensors.h"
 #include "similarity.h"
 #include "sinusoid.h"
+#include "cpus.h"
+#include "tok_pool.h"
+#include "tokcount.h"
 #include "tokenizer.h"
 
 #include <stdio.h>
@@ -26,7 +29,7 @@ struct gpt2embed_model {
 };
 
 struct gpt2embed_tokenizer {
-    tok_tokenizer *t;
+    tok_pool *pool;   /* the tokenizer and its contexts, one per concurrent call */
 };
 
 /* The published status of a module code (each module's header lists its codes). */
@@ -48,6 +51,8 @@ static gpt2embed_status status_of(int code)
     case TOK_E_ID: case EMBED_E_ID: case MODEL_E_RANGE: case ST_E_RANGE: return GPT2EMBED_E_TOKEN_ID;
     case EMBED_E_CONTEXT: case SIN_E_LEN: return GPT2EMBED_E_CONTEXT;
     case SIM_E_ZERO: return GPT2EMBED_E_ZERO_VECTOR;
+    case TOKP_E_READ: return GPT2EMBED_E_IO;
+    case TOKP_STOPPED: return GPT2EMBED_E_STOPPED;
     case TOK_E_TOO_LARGE: case SIN_E_SIZE: return GPT2EMBED_E_TOO_LARGE;
     default:
         /* the remaining safetensors and tokenizer-file rules: the file is malformed */
@@ -57,21 +62,31 @@ static gpt2embed_status status_of(int code)
     }
 }
 
-static gpt2embed_status fail(const g2e_err *e, int rc, char *err, size_t errlen)
+/* Fills *err (if any): status s, message msg, the offset and index given (GPT2EMBED_NONE). */
+static gpt2embed_status detail(gpt2embed_status s, gpt2embed_error *err, const char *msg, size_t offset,
+                               size_t index)
 {
-    if (err && errlen)
-        snprintf(err, errlen, "%s", e->msg);
-    return status_of(rc);
-}
-
-static gpt2embed_status say(gpt2embed_status s, char *err, size_t errlen, const char *msg)
-{
-    if (err && errlen)
-        snprintf(err, errlen, "%s", msg);
+    if (err) {
+        err->status = s;
+        err->offset = offset;
+        err->index = index;
+        err->errno_value = 0;
+        snprintf(err->message, sizeof err->message, "%s", msg);
+    }
     return s;
 }
 
-#define NULL_ARG(fn) say(GPT2EMBED_E_ARG, err, errlen, fn ": NULL argument")
+static gpt2embed_status fail(const g2e_err *e, int rc, gpt2embed_error *err)
+{
+    return detail(status_of(rc), err, e->msg, GPT2EMBED_NONE, GPT2EMBED_NONE);
+}
+
+static gpt2embed_status say(gpt2embed_status s, gpt2embed_error *err, const char *msg)
+{
+    return detail(s, err, msg, GPT2EMBED_NONE, GPT2EMBED_NONE);
+}
+
+#define NULL_ARG(fn) say(GPT2EMBED_E_ARG, err, fn ": NULL argument")
 
 const char *gpt2embed_strerror(gpt2embed_status s)
 {
@@ -91,6 +106,8 @@ const char *gpt2embed_strerror(gpt2embed_status s)
     case GPT2EMBED_E_ZERO_VECTOR: return "zero vector has no cosine";
     case GPT2EMBED_E_TOO_LARGE: return "too large";
     case GPT2EMBED_E_INTERNAL: return "internal error";
+    case GPT2EMBED_E_BUFFER: return "buffer too small";
+    case GPT2EMBED_E_STOPPED: return "stopped by a callback";
     }
     return "unknown status";
 }
@@ -103,7 +120,7 @@ const char *gpt2embed_version(void)
 /* ---- weights ---- */
 
 gpt2embed_status gpt2embed_model_open(gpt2embed_model **out, const char *path,
-                                      const char *model_name, char *err, size_t errlen)
+                                      const char *model_name, gpt2embed_error *err)
 {
     if (!out)
         return NULL_ARG("gpt2embed_model_open");
@@ -112,16 +129,16 @@ gpt2embed_status gpt2embed_model_open(gpt2embed_model **out, const char *path,
     *out = NULL;
     int rc = locate_weights(model_name, path, found, sizeof found, NULL, &e);
     if (rc)
-        return fail(&e, rc, err, errlen);
+        return fail(&e, rc, err);
     gpt2embed_model *w = calloc(1, sizeof *w);
     if (!w || !(w->path = strdup(found))) {
         free(w);
-        return say(GPT2EMBED_E_NOMEM, err, errlen, "out of memory");
+        return say(GPT2EMBED_E_NOMEM, err, "out of memory");
     }
     if ((rc = model_open(&w->m, found, &e))) {
         free(w->path);
         free(w);
-        return fail(&e, rc, err, errlen);
+        return fail(&e, rc, err);
     }
     *out = w;
     return GPT2EMBED_OK;
@@ -171,7 +188,7 @@ const char *gpt2embed_dtype_name(int dtype)
 }
 
 gpt2embed_status gpt2embed_rows(const gpt2embed_model *m, gpt2embed_table which, size_t first,
-                                size_t n, float *out, char *err, size_t errlen)
+                                size_t n, float *out, gpt2embed_error *err)
 {
     const st_tensor *t = table_of(m, which);
     if (!t || (n && !out))
@@ -181,22 +198,21 @@ gpt2embed_status gpt2embed_rows(const gpt2embed_model *m, gpt2embed_table which,
         char msg[256];
         snprintf(msg, sizeof msg, "rows %zu..%zu asked of %s, which has %zu rows (0..%zu)", first,
                  first + n - 1, which == GPT2EMBED_WTE ? "wte" : "wpe", rows, rows - 1);
-        return say(which == GPT2EMBED_WTE ? GPT2EMBED_E_TOKEN_ID : GPT2EMBED_E_CONTEXT, err,
-                   errlen, msg);
+        return say(which == GPT2EMBED_WTE ? GPT2EMBED_E_TOKEN_ID : GPT2EMBED_E_CONTEXT, err, msg);
     }
     g2e_err e;
     size_t C = m->m->n_embd;
     for (size_t i = 0; i < n; i++) {
         int rc = st_read_row_f32(m->m->st, t, first + i, out + i * C, &e);
         if (rc)
-            return fail(&e, rc, err, errlen);
+            return fail(&e, rc, err);
     }
     return GPT2EMBED_OK;
 }
 
 gpt2embed_status gpt2embed_table_data(const gpt2embed_model *m, gpt2embed_table which,
                                       const void **data, size_t *rows, size_t *cols,
-                                      gpt2embed_dtype *dtype, char *err, size_t errlen)
+                                      gpt2embed_dtype *dtype, gpt2embed_error *err)
 {
     const st_tensor *t = table_of(m, which);
     if (!t || !data)
@@ -213,8 +229,7 @@ gpt2embed_status gpt2embed_table_data(const gpt2embed_model *m, gpt2embed_table 
 
 /* ---- tokenizer ---- */
 
-gpt2embed_status gpt2embed_tokenizer_open(gpt2embed_tokenizer **out, const char *dir, char *err,
-                                          size_t errlen)
+gpt2embed_status gpt2embed_tokenizer_open(gpt2embed_tokenizer **out, const char *dir, gpt2embed_error *err)
 {
     if (!out)
         return NULL_ARG("gpt2embed_tokenizer_open");
@@ -222,11 +237,14 @@ gpt2embed_status gpt2embed_tokenizer_open(gpt2embed_tokenizer **out, const char 
     *out = NULL;
     gpt2embed_tokenizer *t = malloc(sizeof *t);
     if (!t)
-        return say(GPT2EMBED_E_NOMEM, err, errlen, "out of memory");
-    int rc = tok_locate(dir, &t->t, &e);
+        return say(GPT2EMBED_E_NOMEM, err, "out of memory");
+    tok_tokenizer *tk;
+    int rc = tok_locate(dir, &tk, &e);
+    if (!rc)
+        rc = tok_pool_new(&t->pool, tk, &e); /* (owns tk from here, also on failure) */
     if (rc) {
         free(t);
-        return fail(&e, rc, err, errlen);
+        return fail(&e, rc, err);
     }
     *out = t;
     return GPT2EMBED_OK;
@@ -235,19 +253,82 @@ gpt2embed_status gpt2embed_tokenizer_open(gpt2embed_tokenizer **out, const char 
 void gpt2embed_tokenizer_close(gpt2embed_tokenizer *t)
 {
     if (t) {
-        tok_close(t->t);
+        tok_pool_free(t->pool);
         free(t);
     }
 }
 
 size_t gpt2embed_tokenizer_n_vocab(const gpt2embed_tokenizer *t)
 {
-    return t ? tok_n_vocab(t->t) : 0;
+    return t ? tok_n_vocab(tok_pool_tables(t->pool)) : 0;
 }
 
-gpt2embed_status gpt2embed_tokenize_ex(gpt2embed_tokenizer *t, const char *text, size_t len,
-                                       unsigned flags, uint32_t **ids, size_t **offsets,
-                                       size_t *n, char *err, size_t errlen)
+/* The special-token mode of flags, or -1 for unknown or contradictory flags. */
+static int special_of(unsigned flags)
+{
+    const unsigned known = GPT2EMBED_SPECIAL_TEXT | GPT2EMBED_SPECIAL_ERROR | GPT2EMBED_LOSSY;
+    if ((flags & ~known) || (flags & GPT2EMBED_SPECIAL_TEXT && flags & GPT2EMBED_SPECIAL_ERROR))
+        return -1;
+    return flags & GPT2EMBED_SPECIAL_TEXT ? TOK_SPECIAL_TEXT : flags & GPT2EMBED_SPECIAL_ERROR ? TOK_SPECIAL_ERROR
+                                                                                              : TOK_SPECIAL_TOKEN;
+}
+
+#define BAD_FLAGS(fn) say(GPT2EMBED_E_ARG, err, fn ": unknown flags, or both SPECIAL_TEXT and SPECIAL_ERROR")
+
+/* A failed tokenization: the offset of the bad byte with the message. */
+static gpt2embed_status text_fail(const g2e_err *e, int rc, size_t bad, gpt2embed_error *err)
+{
+    return detail(status_of(rc), err, e->msg, bad, GPT2EMBED_NONE);
+}
+
+/* Tokenizes text into the context's own buffers (c->ids, or c->ids_off with offsets). */
+static int encode_ctx(tok_ctx *c, const char *text, size_t len, unsigned flags, int offsets, size_t *bad,
+                      g2e_err *e)
+{
+    size_t n_rep;
+    *bad = GPT2EMBED_NONE;
+    unsigned tf = (flags & GPT2EMBED_LOSSY ? TOK_LOSSY : 0) | (offsets ? 0 : TOK_NO_OFFSETS);
+    return tok_encode_ob(c->t, len ? text : "", len, (tok_special)special_of(flags), tf,
+                         offsets ? &c->ids_off : &c->ids, &n_rep, bad, e);
+}
+
+gpt2embed_status gpt2embed_tokenize_into(gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
+                                         uint32_t *ids, size_t *offsets, size_t cap, size_t *n,
+                                         gpt2embed_error *err)
+{
+    if (n)
+        *n = 0;
+    if (!t || !n || (len && !text) || (cap && !ids))
+        return NULL_ARG("gpt2embed_tokenize_into");
+    if (special_of(flags) < 0)
+        return BAD_FLAGS("gpt2embed_tokenize_into");
+    tok_ctx *c = tok_pool_take(t->pool);
+    if (!c)
+        return say(GPT2EMBED_E_NOMEM, err, "out of memory");
+    g2e_err e;
+    size_t bad;
+    int rc = encode_ctx(c, text, len, flags, offsets != NULL, &bad, &e);
+    if (!rc) {
+        const obuf *o = offsets ? &c->ids_off : &c->ids;
+        size_t k = o->n < cap ? o->n : cap;
+        memcpy(ids, o->ids, k * sizeof *ids);
+        if (offsets)
+            memcpy(offsets, o->off, (o->n < cap ? k + 1 : k) * sizeof *offsets);
+        *n = o->n;
+    }
+    tok_pool_give(t->pool, c);
+    if (rc)
+        return text_fail(&e, rc, bad, err);
+    if (*n > cap) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "the text has %zu tokens, the buffer room for %zu", *n, cap);
+        return say(GPT2EMBED_E_BUFFER, err, msg);
+    }
+    return GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_tokenize_ex(gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
+                                       uint32_t **ids, size_t **offsets, size_t *n, gpt2embed_error *err)
 {
     if (ids)
         *ids = NULL;
@@ -257,19 +338,19 @@ gpt2embed_status gpt2embed_tokenize_ex(gpt2embed_tokenizer *t, const char *text,
         *n = 0;
     if (!t || !ids || !n || (len && !text))
         return NULL_ARG("gpt2embed_tokenize");
-    const unsigned known = GPT2EMBED_SPECIAL_TEXT | GPT2EMBED_SPECIAL_ERROR | GPT2EMBED_LOSSY;
-    if ((flags & ~known) || (flags & GPT2EMBED_SPECIAL_TEXT && flags & GPT2EMBED_SPECIAL_ERROR))
-        return say(GPT2EMBED_E_ARG, err, errlen,
-                   "gpt2embed_tokenize: unknown flags, or both SPECIAL_TEXT and SPECIAL_ERROR");
-    tok_special sp = flags & GPT2EMBED_SPECIAL_TEXT    ? TOK_SPECIAL_TEXT
-                     : flags & GPT2EMBED_SPECIAL_ERROR ? TOK_SPECIAL_ERROR
-                                                       : TOK_SPECIAL_TOKEN;
+    if (special_of(flags) < 0)
+        return BAD_FLAGS("gpt2embed_tokenize");
+    tok_ctx *c = tok_pool_take(t->pool);
+    if (!c)
+        return say(GPT2EMBED_E_NOMEM, err, "out of memory");
     unsigned tf = (flags & GPT2EMBED_LOSSY ? TOK_LOSSY : 0) | (offsets ? 0 : TOK_NO_OFFSETS);
     g2e_err e;
     tok_ids r;
-    int rc = tok_encode(t->t, len ? text : "", len, sp, tf, &r, NULL, &e);
+    size_t bad = GPT2EMBED_NONE;
+    int rc = tok_encode(c->t, len ? text : "", len, (tok_special)special_of(flags), tf, &r, &bad, &e);
+    tok_pool_give(t->pool, c);
     if (rc)
-        return fail(&e, rc, err, errlen);
+        return text_fail(&e, rc, bad, err);
     *ids = r.ids;   /* ownership passes to the caller */
     if (offsets)
         *offsets = r.offsets;
@@ -277,14 +358,114 @@ gpt2embed_status gpt2embed_tokenize_ex(gpt2embed_tokenizer *t, const char *text,
     return GPT2EMBED_OK;
 }
 
-gpt2embed_status gpt2embed_tokenize(gpt2embed_tokenizer *t, const char *text, size_t len,
-                                    uint32_t **ids, size_t *n, char *err, size_t errlen)
+gpt2embed_status gpt2embed_tokenize(gpt2embed_tokenizer *t, const char *text, size_t len, uint32_t **ids,
+                                    size_t *n, gpt2embed_error *err)
 {
-    return gpt2embed_tokenize_ex(t, text, len, 0, ids, NULL, n, err, errlen);
+    return gpt2embed_tokenize_ex(t, text, len, 0, ids, NULL, n, err);
 }
 
-gpt2embed_status gpt2embed_decode(const gpt2embed_tokenizer *t, const uint32_t *ids, size_t n,
-                                  char **text, size_t *len, char *err, size_t errlen)
+gpt2embed_status gpt2embed_tokenize_batch(gpt2embed_tokenizer *t, size_t n_texts, const char *const *texts,
+                                          const size_t *lens, unsigned flags, unsigned n_threads, uint32_t **ids,
+                                          size_t *counts, gpt2embed_error *err)
+{
+    if (ids)
+        *ids = NULL;
+    if (!t || !ids || (n_texts && (!texts || !lens || !counts)))
+        return NULL_ARG("gpt2embed_tokenize_batch");
+    for (size_t i = 0; i < n_texts; i++)
+        if (lens[i] && !texts[i])
+            return detail(GPT2EMBED_E_ARG, err, "gpt2embed_tokenize_batch: NULL text with a length", GPT2EMBED_NONE, i);
+    if (special_of(flags) < 0)
+        return BAD_FLAGS("gpt2embed_tokenize_batch");
+    g2e_err e;
+    size_t bad_text, bad;
+    int rc = tok_pool_batch(t->pool, n_texts, texts, lens, (tok_special)special_of(flags),
+                            flags & GPT2EMBED_LOSSY ? TOK_LOSSY : 0, n_threads, ids, counts, &bad_text, &bad, &e);
+    if (rc) {
+        char msg[G2E_ERR_MSG_MAX + 32];
+        if (bad_text != SIZE_MAX)
+            snprintf(msg, sizeof msg, "text %zu: %s", bad_text, e.msg);
+        return detail(status_of(rc), err, bad_text != SIZE_MAX ? msg : e.msg, bad, bad_text);
+    }
+    return GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
+                                 size_t n_ctx, gpt2embed_count_info *out, gpt2embed_error *err)
+{
+    if (!t || !out || (len && !text))
+        return NULL_ARG("gpt2embed_count");
+    if (special_of(flags) < 0 || (flags & (GPT2EMBED_SPECIAL_TEXT | GPT2EMBED_SPECIAL_ERROR)))
+        return say(GPT2EMBED_E_ARG, err, "gpt2embed_count: the only flag is GPT2EMBED_LOSSY (<|endoftext|> counts as the special token)");
+    if (!n_ctx)
+        return say(GPT2EMBED_E_ARG, err, "gpt2embed_count: n_ctx must be at least 1");
+    tok_ctx *c = tok_pool_take(t->pool);
+    if (!c)
+        return say(GPT2EMBED_E_NOMEM, err, "out of memory");
+    g2e_err e;
+    tokcount r;
+    int rc = tokcount_text(c->t, len ? text : "", len, n_ctx, flags & GPT2EMBED_LOSSY ? TOKCOUNT_LOSSY : 0, &r, &e);
+    tok_pool_give(t->pool, c);
+    if (rc)
+        return fail(&e, rc, err);
+    *out = (gpt2embed_count_info){r.tokens, r.chars, n_ctx, r.fits ? len : r.cut_byte,
+                                  r.fits ? r.chars : r.cut_chars, !r.fits && r.inside};
+    tokcount_free(&r);
+    return GPT2EMBED_OK;
+}
+
+typedef struct stream_cb {
+    gpt2embed_read_fn read;
+    void *user;
+} stream_cb;
+
+static ssize_t stream_read(void *user, char *buf, size_t cap)
+{
+    stream_cb *s = user;
+    ptrdiff_t got = s->read(s->user, buf, cap);
+    return got < 0 ? -1 : (ssize_t)got;
+}
+
+gpt2embed_status gpt2embed_tokenize_stream(gpt2embed_tokenizer *t, gpt2embed_read_fn read, void *read_user,
+                                           unsigned flags, unsigned n_threads, gpt2embed_emit_fn emit,
+                                           void *emit_user, gpt2embed_error *err)
+{
+    if (!t || !read || !emit)
+        return NULL_ARG("gpt2embed_tokenize_stream");
+    if (special_of(flags) < 0)
+        return BAD_FLAGS("gpt2embed_tokenize_stream");
+    stream_cb cb = {read, read_user};
+    g2e_err e;
+    size_t bad;
+    int sys_errno;
+    int rc = tok_pool_stream(t->pool, stream_read, &cb, (tok_special)special_of(flags),
+                             flags & GPT2EMBED_LOSSY ? TOK_LOSSY : 0, n_threads, (tok_emit_fn)emit, emit_user, &bad,
+                             &sys_errno, &e);
+    if (!rc)
+        return GPT2EMBED_OK;
+    gpt2embed_status s = detail(status_of(rc), err, e.msg, bad == SIZE_MAX ? GPT2EMBED_NONE : bad, GPT2EMBED_NONE);
+    if (err)
+        err->errno_value = sys_errno;
+    return s;
+}
+
+gpt2embed_status gpt2embed_token_bytes(const gpt2embed_tokenizer *t, uint32_t id, const uint8_t **bytes,
+                                       size_t *len, gpt2embed_error *err)
+{
+    if (!t || !bytes || !len)
+        return NULL_ARG("gpt2embed_token_bytes");
+    g2e_err e;
+    int rc = tok_piece(tok_pool_tables(t->pool), id, bytes, len, &e);
+    return rc ? detail(status_of(rc), err, e.msg, GPT2EMBED_NONE, 0) : GPT2EMBED_OK;
+}
+
+unsigned gpt2embed_cpu_count(void)
+{
+    return g2e_cpu_count();
+}
+
+gpt2embed_status gpt2embed_decode(const gpt2embed_tokenizer *t, const uint32_t *ids, size_t n, char **text,
+                                  size_t *len, gpt2embed_error *err)
 {
     if (text)
         *text = NULL;
@@ -293,34 +474,44 @@ gpt2embed_status gpt2embed_decode(const gpt2embed_tokenizer *t, const uint32_t *
     if (!t || !text || !len || (n && !ids))
         return NULL_ARG("gpt2embed_decode");
     g2e_err e;
-    int rc = tok_decode(t->t, ids, n, text, len, &e);
-    return rc ? fail(&e, rc, err, errlen) : GPT2EMBED_OK;
+    const tok_tokenizer *tk = tok_pool_tables(t->pool);
+    int rc = tok_decode(tk, ids, n, text, len, &e);
+    if (!rc)
+        return GPT2EMBED_OK;
+    size_t bad = 0; /* the index of the first bad ID, for err->index */
+    while (rc == TOK_E_ID && bad < n && ids[bad] < tok_n_vocab(tk))
+        bad++;
+    return detail(status_of(rc), err, e.msg, GPT2EMBED_NONE, rc == TOK_E_ID ? bad : GPT2EMBED_NONE);
 }
 
 /* ---- the embedding stage ---- */
 
 gpt2embed_status gpt2embed_embed_pe(const gpt2embed_model *m, const uint32_t *ids, size_t n,
-                                    size_t start, gpt2embed_pe pe, float *out, char *err,
-                                    size_t errlen)
+                                    size_t start, gpt2embed_pe pe, float *out, gpt2embed_error *err)
 {
     if (!m || (n && (!ids || !out)))
         return NULL_ARG("gpt2embed_embed");
     if (pe != GPT2EMBED_PE_LEARNED && pe != GPT2EMBED_PE_SINUSOIDAL)
-        return say(GPT2EMBED_E_ARG, err, errlen, "gpt2embed_embed: unknown position encoding");
+        return say(GPT2EMBED_E_ARG, err, "gpt2embed_embed: unknown position encoding");
     g2e_err e;
     int rc = embed_rows(m->m, pe == GPT2EMBED_PE_SINUSOIDAL ? EMBED_PE_SINUSOIDAL : EMBED_PE_LEARNED,
                         ids, n, start, out, NULL, NULL, &e);
-    return rc ? fail(&e, rc, err, errlen) : GPT2EMBED_OK;
+    if (!rc)
+        return GPT2EMBED_OK;
+    size_t bad = 0; /* the index of the first bad ID, for err->index */
+    while (rc == EMBED_E_ID && bad < n && ids[bad] < m->m->n_vocab)
+        bad++;
+    return detail(status_of(rc), err, e.msg, GPT2EMBED_NONE, rc == EMBED_E_ID ? bad : GPT2EMBED_NONE);
 }
 
 gpt2embed_status gpt2embed_embed(const gpt2embed_model *m, const uint32_t *ids, size_t n,
-                                 size_t start, float *out, char *err, size_t errlen)
+                                 size_t start, float *out, gpt2embed_error *err)
 {
-    return gpt2embed_embed_pe(m, ids, n, start, GPT2EMBED_PE_LEARNED, out, err, errlen);
+    return gpt2embed_embed_pe(m, ids, n, start, GPT2EMBED_PE_LEARNED, out, err);
 }
 
 gpt2embed_status gpt2embed_sinusoidal(size_t start, size_t n, size_t dim, double base,
-                                      float *out, char *err, size_t errlen)
+                                      float *out, gpt2embed_error *err)
 {
     if (n && !out)
         return NULL_ARG("gpt2embed_sinusoidal");
@@ -328,34 +519,34 @@ gpt2embed_status gpt2embed_sinusoidal(size_t start, size_t n, size_t dim, double
     sin_table tab;
     int rc = sin_table_init(&tab, dim, base, &e);
     if (rc)
-        return fail(&e, rc, err, errlen);
+        return fail(&e, rc, err);
     if (n && (start > SIN_MAX_POS || n - 1 > SIN_MAX_POS - start))
         rc = g2e_fail(&e, SIN_E_LEN, "positions %zu..%zu pass the sinusoidal encoding's limit 2^53",
                       start, start + (n - 1));
     for (size_t i = 0; i < n && !rc; i++)
         rc = sin_table_row_f32(&tab, (uint64_t)start + i, out + i * dim, &e);
     sin_table_free(&tab);
-    return rc ? fail(&e, rc, err, errlen) : GPT2EMBED_OK;
+    return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
 }
 
 gpt2embed_status gpt2embed_cosine(const float *a, const float *b, size_t n, double *out,
-                                  char *err, size_t errlen)
+                                  gpt2embed_error *err)
 {
     if (!out || (n && (!a || !b)))
         return NULL_ARG("gpt2embed_cosine");
     g2e_err e;
     int rc = sim_cosine(a, b, n, out, &e);
-    return rc ? fail(&e, rc, err, errlen) : GPT2EMBED_OK;
+    return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
 }
 
 gpt2embed_status gpt2embed_cosine_matrix(const float *X, size_t R, size_t C, double *out,
-                                         char *err, size_t errlen)
+                                         gpt2embed_error *err)
 {
     if (R && (!X || !out))
         return NULL_ARG("gpt2embed_cosine_matrix");
     g2e_err e;
     int rc = R ? sim_cosine_matrix(X, R, C, out, &e) : 0;
-    return rc ? fail(&e, rc, err, errlen) : GPT2EMBED_OK;
+    return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
 }
 
 void gpt2embed_free(void *p)

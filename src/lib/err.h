@@ -20,17 +20,19 @@ typedef struct g2e_err {
 } g2e_err;
 
 /* Records code and a printf-style message in e (if non-NULL) and returns code,
- * so that callers can write `return g2e_fail(e, CODE, "...", ...);`. The format is looked
- * up in the "gpt2-embed" gettext domain first (dgettext: the English text itself unless a
- * program bound the domain and chose a language), so the program's messages from the
- * library are translated like its own. */
+ * so that callers can write `return g2e_fail(e, CODE, "...", ...);`. The format is
+ * translated first when a program installed a translator (g2e_set_translator); the library
+ * itself never translates, so a library user gets the English text. */
 int g2e_fail(g2e_err *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* A word or phrase that goes into a message as an argument ("a directory", "is all
- * zeros"), translated in the same domain as g2e_fail's formats (xgettext --keyword=g2e_tr);
- * the English text itself when no program chose a language. */
+ * zeros"), translated like g2e_fail's formats (xgettext --keyword=g2e_tr). */
 const char *g2e_tr(const char *s) __attribute__((format_arg(1)));
+
+/* The program's translation of the library's messages (its gettext domain), installed once
+ * before any thread starts; NULL: none (English). */
+void g2e_set_translator(const char *(*fn)(const char *msgid));
 
 /* Clears e to "no error". */
 void g2e_clear(g2e_err *e);

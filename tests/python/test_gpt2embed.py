@@ -292,12 +292,12 @@ def test_version_and_strerror():
 
 def test_a_subprocess_import_from_a_build_tree(tmp_path):
     """`python3 -c 'import gpt2embed'` with only PYTHONPATH=<tree>/python: the module finds
-    <tree>/build/libgpt2embed.so.0 itself (no GPT2EMBED_LIBRARY). The tree is made of
+    <tree>/build/libgpt2embed.so.1 itself (no GPT2EMBED_LIBRARY). The tree is made of
     symlinks to this package and to the library under test."""
     (tmp_path / "python").mkdir()
     (tmp_path / "build").mkdir()
     os.symlink(os.path.join(SRCDIR, "python", "gpt2embed"), tmp_path / "python" / "gpt2embed")
-    os.symlink(os.environ["GPT2EMBED_LIBRARY"], tmp_path / "build" / "libgpt2embed.so.0")
+    os.symlink(os.environ["GPT2EMBED_LIBRARY"], tmp_path / "build" / "libgpt2embed.so.1")
     env = {k: v for k, v in os.environ.items() if k != "GPT2EMBED_LIBRARY"}
     env["PYTHONPATH"] = str(tmp_path / "python")
     env["PYTHONDONTWRITEBYTECODE"] = "1"

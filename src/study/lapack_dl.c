@@ -3,8 +3,11 @@
 #include "lapack_dl.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <string.h>
 
+/* Loaded once per process, under the lock (two threads asking at once load it once). */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static lapack_api api;
 static int loaded;
 
@@ -31,12 +34,10 @@ static void *open_lib(const char *so, const char *pkg, g2e_err *err, int code)
     return lib;
 }
 
-const lapack_api *lapack_dl(int code, g2e_err *err)
+static const lapack_api *load(int code, g2e_err *err)
 {
     static const char blas_so[] = "libblas.so.3", blas_pkg[] = "libopenblas0-serial";
     static const char lapacke_so[] = "liblapacke.so.3", lapacke_pkg[] = "liblapacke";
-    if (loaded)
-        return &api;
     void *blas = open_lib(blas_so, blas_pkg, err, code);
     if (!blas)
         return NULL;
@@ -62,4 +63,12 @@ fail:
     dlclose(lapacke);
     dlclose(blas);
     return NULL;
+}
+
+const lapack_api *lapack_dl(int code, g2e_err *err)
+{
+    pthread_mutex_lock(&lock);
+    const lapack_api *a = loaded ? &api : load(code, err);
+    pthread_mutex_unlock(&lock);
+    return a;
 }

@@ -31,14 +31,17 @@
  * The default is one thread (a library should not start threads unasked).
  *
  * Not thread-safe: a tok_tokenizer holds its piece cache and scratch buffers (and its own
- * workers' ones), so use one per calling thread. There is no global mutable state.
+ * workers' ones), so use one per calling thread, or share one through tok_pool.h (what the
+ * public API does). There is no global mutable state.
  *
  * Deliberately left out: special tokens other than <|endoftext|>; other encodings
  * (cl100k/o200k have another pattern and vocabulary); streaming input (the whole text is
  * in memory); thread safety of one tokenizer (see above).
  *
- * Layout of the code: tokenizer.c (this API, caches, threads), tok_load.c (files and the
- * compiled form), tok_pretok.c (the pre-tokenizer, tok_pretok.h), tok_bpe.c (BPE).
+ * Layout of the code (each file uses only those before it): tok_load.c (files and the
+ * compiled form), tok_pretok.c (the pre-tokenizer, tok_pretok.h), tok_obuf.c (the output
+ * arrays), tok_bpe.c (BPE), tokenizer.c (this API, caches, threads); above them tok_pool.c
+ * (a tokenizer shared by threads: tok_pool.h) and tok_stream.c (the program's writers).
  *
  * Status codes of this module: 300..399 (below).
  */

@@ -128,27 +128,6 @@ void out_unguard_mapping(const void *addr)
             maps[i].lo = NULL;
 }
 
-/* ---- standard output as a stream that remembers why a write failed (outfile.h) ---- */
-
-static ofile_sink stdout_sink = {STDOUT_FILENO, 0};
-
-int out_stdout_init(void)
-{
-    FILE *f = ofile_stream(&stdout_sink);
-    if (!f)
-        return -1;
-    if (isatty(STDOUT_FILENO))
-        setvbuf(f, NULL, _IOLBF, BUFSIZ);
-    fflush(stdout);
-    stdout = f;   /* glibc: the standard streams are assignable variables */
-    return 0;
-}
-
-int out_stdout_errno(void)
-{
-    return stdout_sink.err;
-}
-
 /* ---- formatting ---- */
 
 void out_f32(FILE *f, float v)

@@ -3,8 +3,12 @@
 #include "curl_dl.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <string.h>
 
+/* Loaded and curl_global_init'ed once per process, under the lock (two threads that start a
+ * download at once load it once); never unloaded, never curl_global_cleanup'ed. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static curl_api api;
 static int loaded;
 
@@ -19,10 +23,8 @@ static int sym(void *lib, const char *name, void *fnptr, size_t size, g2e_err *e
     return 0;
 }
 
-const curl_api *curl_dl(int code, g2e_err *err)
+static const curl_api *load(int code, g2e_err *err)
 {
-    if (loaded)
-        return &api;
     void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char *why = dlerror();
@@ -34,7 +36,6 @@ const curl_api *curl_dl(int code, g2e_err *err)
 #define LOAD(field, name) \
     if (sym(lib, name, &a.field, sizeof a.field, err, code)) { dlclose(lib); return NULL; }
     LOAD(global_init, "curl_global_init")
-    LOAD(global_cleanup, "curl_global_cleanup")
     LOAD(easy_init, "curl_easy_init")
     LOAD(easy_setopt, "curl_easy_setopt")
     LOAD(easy_perform, "curl_easy_perform")
@@ -49,7 +50,20 @@ const curl_api *curl_dl(int code, g2e_err *err)
     LOAD(url_cleanup, "curl_url_cleanup")
     LOAD(free, "curl_free")
 #undef LOAD
+    if (a.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        dlclose(lib);
+        g2e_fail(err, code, "libcurl could not be initialised");
+        return NULL;
+    }
     api = a;
     loaded = 1;
     return &api;
+}
+
+const curl_api *curl_dl(int code, g2e_err *err)
+{
+    pthread_mutex_lock(&lock);
+    const curl_api *a = loaded ? &api : load(code, err);
+    pthread_mutex_unlock(&lock);
+    return a;
 }

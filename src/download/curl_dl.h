@@ -21,7 +21,6 @@
  * signatures of <curl/curl.h>. */
 typedef struct curl_api {
     CURLcode (*global_init)(long flags);
-    void (*global_cleanup)(void);
     CURL *(*easy_init)(void);
     CURLcode (*easy_setopt)(CURL *h, CURLoption opt, ...);
     CURLcode (*easy_perform)(CURL *h);

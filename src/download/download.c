@@ -502,13 +502,8 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
         rc = DL_E_CURL;
         goto fail;
     }
-    if (dl_cu->global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-        rc = g2e_fail(err, DL_E_CURL, "libcurl could not be initialised");
-        goto fail;
-    }
-    c.h = dl_cu->easy_init();
+    c.h = dl_cu->easy_init(); /* (curl_global_init: once, by curl_dl) */
     if (!c.h) {
-        dl_cu->global_cleanup();
         rc = g2e_fail(err, DL_E_CURL, "libcurl could not be initialised");
         goto fail;
     }
@@ -561,10 +556,8 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
         dl_set_stage(&c, DL_STAGE_DONE, res->out_size, res->out_size);
     }
 fail:
-    if (c.h) {
+    if (c.h)
         dl_cu->easy_cleanup(c.h);
-        dl_cu->global_cleanup();
-    }
     if (c.token) {
         memset(c.token, 0, strlen(c.token));
         free(c.token);

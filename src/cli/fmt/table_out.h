@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* table_out.h — a result table (src/lib/table.h) written to -o or standard output, the way
+/* table_out.h — a result table (src/cli/fmt/table.h) written to -o or standard output, the way
  * every command that prints curves or matrices writes them: out.h's destination (atomic -o,
  * npy never to a terminal), then, for json, "{" + the command's own members + the table's
  * members + "}\n", for the text table the command's lines above it, for csv and npy the

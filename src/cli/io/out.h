@@ -42,14 +42,6 @@ int out_guard_mapping(const void *addr, size_t len, const char *path, const char
 /* Forgets the range starting at addr (before it is unmapped). */
 void out_unguard_mapping(const void *addr);
 
-/* Standard output as one of out.c's streams that remember why a write failed (stdio keeps
- * only a flag; the reason is gone by the time anyone looks): cli_start calls this once,
- * first thing. Line-buffered on a terminal, fully buffered otherwise, as stdio's own.
- * Returns -1 and leaves stdout as it was if the stream cannot be made. */
-int out_stdout_init(void);
-/* errno of standard output's first failed write since out_stdout_init, or 0. */
-int out_stdout_errno(void);
-
 /* ofile_open; on failure one error line, nothing created, -1. */
 int out_open(out_file *o, const char *path, int binary);
 /* ofile_commit; for standard output the flush is reported as cli_flush_stdout does (once

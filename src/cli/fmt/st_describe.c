@@ -3,15 +3,10 @@
  * (see st_describe.h). */
 #include "st_describe.h"
 
-#include <cjson/cJSON.h>
+#include "json.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-static char *u64s(char *buf, uint64_t v)
-{
-    snprintf(buf, 24, "%llu", (unsigned long long)v);
-    return buf;
-}
 
 /* Control bytes of names and metadata are shown escaped so one entry stays one line. */
 static void put_escaped(FILE *f, const char *s)
@@ -88,77 +83,79 @@ int st_describe_table(FILE *f, const char *path, const st_file *st, const g2e_mo
     return 0;
 }
 
-/* Numbers go in as raw decimal text: cJSON's doubles would round offsets above 2^53. */
-static cJSON *json(const char *path, const st_file *st, const g2e_model *m, const char *model_err)
+/* The JSON description onto w (the one JSON writer: integers exactly, strings escaped). */
+static void json(json_w *w, const char *path, const st_file *st, const g2e_model *m, const char *model_err)
 {
-    char b[24], b2[24];
-    cJSON *o = cJSON_CreateObject();
-    if (!o) return NULL;
-    int ok = cJSON_AddStringToObject(o, "file", path) != NULL;
-    ok &= cJSON_AddRawToObject(o, "file_size", u64s(b, st->data_start + st->data_len)) != NULL;
-    ok &= cJSON_AddRawToObject(o, "header_len", u64s(b, st->header_len)) != NULL;
-    ok &= cJSON_AddRawToObject(o, "data_start", u64s(b, st->data_start)) != NULL;
-    ok &= cJSON_AddRawToObject(o, "data_len", u64s(b, st->data_len)) != NULL;
-    cJSON *md = cJSON_AddObjectToObject(o, "metadata");
-    ok &= md != NULL;
-    for (size_t i = 0; ok && i < st->n_meta; i++)
-        ok &= cJSON_AddStringToObject(md, st->meta[i].key, st->meta[i].value) != NULL;
-    cJSON *ts = cJSON_AddArrayToObject(o, "tensors");
-    ok &= ts != NULL;
-    for (size_t i = 0; ok && i < st->n_tensors; i++) {
+    json_begin_object(w);
+    json_key(w, "file"), json_cstr(w, path);
+    json_key(w, "file_size"), json_uint(w, st->data_start + st->data_len);
+    json_key(w, "header_len"), json_uint(w, st->header_len);
+    json_key(w, "data_start"), json_uint(w, st->data_start);
+    json_key(w, "data_len"), json_uint(w, st->data_len);
+    json_key(w, "metadata");
+    json_begin_object(w);
+    for (size_t i = 0; i < st->n_meta; i++)
+        json_key(w, st->meta[i].key), json_cstr(w, st->meta[i].value);
+    json_end_object(w);
+    json_key(w, "tensors");
+    json_begin_array(w);
+    for (size_t i = 0; i < st->n_tensors; i++) {
         const st_tensor *t = &st->tensors[i];
-        cJSON *e = cJSON_CreateObject(), *sh = cJSON_CreateArray(), *off = cJSON_CreateArray();
-        ok &= e && sh && off;
-        if (e) cJSON_AddItemToArray(ts, e);
-        if (!ok) {
-            cJSON_Delete(sh);
-            cJSON_Delete(off);
-            break;
-        }
-        cJSON_AddItemToObject(e, "name", cJSON_CreateString(t->name));
-        cJSON_AddItemToObject(e, "dtype", cJSON_CreateString(st_dtype_name(t->dtype)));
+        json_begin_object(w);
+        json_key(w, "name"), json_cstr(w, t->name);
+        json_key(w, "dtype"), json_cstr(w, st_dtype_name(t->dtype));
+        json_key(w, "shape");
+        json_begin_array(w);
         for (int d = 0; d < t->ndim; d++)
-            cJSON_AddItemToArray(sh, cJSON_CreateRaw(u64s(b, t->shape[d])));
-        cJSON_AddItemToObject(e, "shape", sh);
-        cJSON_AddItemToObject(e, "bytes", cJSON_CreateRaw(u64s(b, t->end - t->begin)));
-        cJSON_AddItemToObject(e, "offset", cJSON_CreateRaw(u64s(b, t->begin)));
-        cJSON_AddItemToArray(off, cJSON_CreateRaw(u64s(b, t->begin)));
-        cJSON_AddItemToArray(off, cJSON_CreateRaw(u64s(b2, t->end)));
-        cJSON_AddItemToObject(e, "data_offsets", off);
+            json_uint(w, t->shape[d]);
+        json_end_array(w);
+        json_key(w, "bytes"), json_uint(w, t->end - t->begin);
+        json_key(w, "offset"), json_uint(w, t->begin);
+        json_key(w, "data_offsets");
+        json_begin_array(w);
+        json_uint(w, t->begin), json_uint(w, t->end);
+        json_end_array(w);
+        json_end_object(w);
     }
-    if (ok && m) {
-        cJSON *mo = cJSON_AddObjectToObject(o, "model");
-        ok &= mo != NULL;
-        if (mo) {
-            cJSON_AddItemToObject(mo, "size", m->size_name ? cJSON_CreateString(m->size_name)
-                                                           : cJSON_CreateNull());
-            cJSON_AddRawToObject(mo, "n_vocab", u64s(b, m->n_vocab));
-            cJSON_AddRawToObject(mo, "n_ctx", u64s(b, m->n_ctx));
-            cJSON_AddRawToObject(mo, "n_embd", u64s(b, m->n_embd));
-            cJSON_AddRawToObject(mo, "n_layer", u64s(b, m->n_layer));
-            cJSON_AddStringToObject(mo, "prefix", m->prefixed ? "transformer." : "");
-            cJSON_AddStringToObject(mo, "wte", m->wte->name);
-            cJSON_AddStringToObject(mo, "wpe", m->wpe->name);
-            cJSON_AddStringToObject(mo, "dtype", st_dtype_name(m->wte->dtype));
-        }
-    } else if (ok) {
-        ok &= cJSON_AddNullToObject(o, "model") != NULL;
-        ok &= cJSON_AddStringToObject(o, "model_error", model_err) != NULL;
+    json_end_array(w);
+    json_key(w, "model");
+    if (m) {
+        json_begin_object(w);
+        json_key(w, "size"), json_cstr(w, m->size_name);
+        json_key(w, "n_vocab"), json_uint(w, m->n_vocab);
+        json_key(w, "n_ctx"), json_uint(w, m->n_ctx);
+        json_key(w, "n_embd"), json_uint(w, m->n_embd);
+        json_key(w, "n_layer"), json_uint(w, m->n_layer);
+        json_key(w, "prefix"), json_cstr(w, m->prefixed ? "transformer." : "");
+        json_key(w, "wte"), json_cstr(w, m->wte->name);
+        json_key(w, "wpe"), json_cstr(w, m->wpe->name);
+        json_key(w, "dtype"), json_cstr(w, st_dtype_name(m->wte->dtype));
+        json_end_object(w);
+    } else {
+        json_null(w);
+        json_key(w, "model_error"), json_cstr(w, model_err);
     }
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    json_end_object(w);
 }
 
 char *st_describe_json(const char *path, const st_file *st, const g2e_model *m,
                        const char *model_err)
 {
-    cJSON *j = json(path, st, m, model_err);
-    char *s = j ? cJSON_Print(j) : NULL;
-    cJSON_Delete(j);
-    return s;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&out, &len);
+    if (!mem)
+        return NULL;
+    json_w w;
+    json_init(&w, mem);
+    json(&w, path, st, m, model_err);
+    if (!json_done(&w) || fclose(mem) != 0) {
+        if (!json_done(&w))
+            fclose(mem);
+        free(out);
+        return NULL;
+    }
+    return out;
 }
 
 char *st_describe_text(const char *path, const st_file *st, const g2e_model *m,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* cpus.h — how many CPUs this process may run on: the default thread count.
+/* cpus.h — how many CPUs this process may run on: the default thread count of every
+ * threaded call (gpt2embed_cpu_count in the public header).
  *
  * The CPUs in the process's affinity mask (sched_getaffinity: taskset, cpusets, a
  * container's CPU list), capped by the cgroup v2 CPU quota (cpu.max: "QUOTA PERIOD" allows
@@ -17,7 +18,7 @@
 unsigned g2e_cpu_count(void);
 
 /* The CPUs a cgroup v2 cpu.max line allows: ceil(quota / period), at least 1; 0 for "max",
- * or for anything that is not "QUOTA [PERIOD]" with positive integers (PERIOD 100000 when
+ * NULL, or for anything that is not "QUOTA [PERIOD]" with positive integers (PERIOD 100000 when
  * missing, as the kernel's default). */
 unsigned g2e_cpu_quota(const char *cpu_max);
 

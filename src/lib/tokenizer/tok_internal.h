@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* tok_internal.h — what the tokenizer's own files share (not installed, not an API):
  * the layout of a tok_tokenizer, the vocabulary hash and its lookups, the output buffer of
- * tok_encode, and the entry points between the files:
+ * tok_encode, and the entry points between the files, each using only those above it here:
  *   tok_load.c    reading vocab.json + merges.txt (or the compiled form), building the index
+ *   tok_obuf.c    the growing arrays of IDs and offsets (obuf) every path appends to
  *   tok_pretok.c  GPT-2's pre-tokenizer (pieces; safe cut points for threads), see tok_pretok.h
  *   tok_bpe.c     BPE of one piece by rank: three paths (linear scan, heap, rank buckets)
  *   tokenizer.c   the API of tokenizer.h: UTF-8 check, special tokens, piece caches, threads
+ *   tok_pool.c    one tokenizer shared by threads; batches and streams (tok_pool.h)
  *
  * Layout of a tok_tokenizer: token i's bytes are blob[off[i] .. off[i+1]); `slots` is an
  * open-addressing hash (linear probing) of those byte strings to ID+1 (0 = empty) over the
@@ -278,6 +280,21 @@ typedef struct obuf {
 } obuf;
 /* Grows o for `extra` more IDs: 0, G2E_ENOMEM or TOK_E_TOO_LARGE (no message). */
 int tok_ob_grow(obuf *o, size_t extra);
+
+/* How many parts tok_encode_batch cuts n texts into for `want` threads (1 when the texts
+ * are too few or too small to pay for a thread). */
+unsigned tok_batch_parts(size_t n, const size_t *lens, unsigned want);
+/* tok_encode_batch over the contexts ctx[0..parts) (distinct tokenizers sharing tables, none
+ * in use by another thread; part k runs on ctx[k], part 0 in the calling thread). */
+int tok_encode_batch_on(tok_tokenizer *const *ctx, unsigned parts, size_t n, const char *const *texts,
+                        const size_t *lens, tok_special special, unsigned flags, uint32_t **ids, size_t *counts,
+                        int *rc);
+
+/* tok_encode into o, whose arrays are reused (o->keep_off chooses offsets and must not
+ * change between calls on the same o; o->n is set, offsets get n + 1 entries): a caller that
+ * keeps o allocates nothing once it is large enough. On error o->n is 0. */
+int tok_encode_ob(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
+                  obuf *o, size_t *n_rep, size_t *bad_offset, g2e_err *err);
 
 static inline int ob_push(obuf *o, uint32_t id, size_t off)
 {

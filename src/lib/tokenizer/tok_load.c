@@ -9,6 +9,7 @@
  * needs rank == ID; such files are rejected with TOK_E_MERGES).
  */
 #include "tok_internal.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 
@@ -110,6 +111,7 @@ static int build_index(tok_tokenizer *t, int check_dups, g2e_err *err)
     return 0;
 }
 
+#ifndef TOK_NO_BUILTIN
 /* The compiled-in index, if it was made by this library's hash on a host of this byte
  * order: every single-byte token and the last token found through it (a cheap check that
  * catches a stale table), else 0 and the caller builds it. */
@@ -137,6 +139,7 @@ static int use_static_index(tok_tokenizer *t, const tok_builtin_data *d)
 #endif
     return 0;
 }
+#endif
 
 /* The bytes of the mapping that holds a tokenizer's piece cache, then its pair memo. */
 static size_t tok_caches_bytes(void)
@@ -341,7 +344,7 @@ static void unmap_file(char *buf, size_t len)
 static long utf8_cp(const char *s, size_t n, size_t *i)
 {
     const uint8_t *u = (const uint8_t *)s;
-    size_t k = tok_utf8_check(s + *i, n - *i < 4 ? n - *i : 4);
+    size_t k = text_validate(s + *i, n - *i < 4 ? n - *i : 4);
     uint8_t c = u[*i];
     if (c < 0x80) {
         (*i)++;
@@ -373,13 +376,95 @@ static long vocab_key(const char *k, const int dec[324], uint8_t *out)
     return len;
 }
 
+/* vocab.json's entries as read: entry k maps the key bytes blob[pos[k] >> 16 ..][len
+ * pos[k] & 0xFFFF] to id[k]. */
+typedef struct vocab_entries {
+    size_t n, blob_len;
+    uint32_t *id;
+    uint64_t *pos;
+    uint8_t *blob;
+} vocab_entries;
+
+/* Every entry of the object j, keys decoded from GPT-2's byte spelling (dec), IDs checked to
+ * be integers below MAX_VOCAB; notes <|endoftext|>'s ID. */
+static int read_entries(tok_tokenizer *t, const cJSON *j, const char *path, size_t n, vocab_entries *v,
+                        g2e_err *err)
+{
+    int dec[324];
+    byte_decoder(dec);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, j) v->n++;
+    v->id = malloc((v->n + 1) * sizeof *v->id);
+    v->pos = malloc((v->n + 1) * sizeof *v->pos); /* blob offset << 16 | length */
+    v->blob = malloc(n + 1);                      /* keys never grow when decoded */
+    if (!v->id || !v->pos || !v->blob)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory parsing %s", path);
+    size_t at = 0;
+    cJSON_ArrayForEach(e, j) {
+        long kl = vocab_key(e->string, dec, v->blob + v->blob_len);
+        double d = cJSON_IsNumber(e) ? e->valuedouble : -1;
+        if (kl < 0)
+            return g2e_fail(err, TOK_E_VOCAB, "%s: the key of entry %zu holds a character that is not a GPT-2 byte",
+                            path, at + 1);
+        if (!(d >= 0 && d < MAX_VOCAB && d == (double)(uint32_t)d))
+            return g2e_fail(err, TOK_E_VOCAB, "%s: entry %zu: expected a token ID below %u", path, at + 1, MAX_VOCAB);
+        if (kl == 13 && memcmp(v->blob + v->blob_len, TOK_ENDOFTEXT_TEXT, 13) == 0)
+            t->special_id = (uint32_t)d;
+        v->id[at] = (uint32_t)d;
+        v->pos[at++] = (uint64_t)v->blob_len << 16 | (uint64_t)kl;
+        v->blob_len += (size_t)kl;
+    }
+    if (v->n < 256)
+        return g2e_fail(err, TOK_E_VOCAB, "%s: %zu tokens, expected at least 256", path, v->n);
+    return 0;
+}
+
+/* The tokens in ID order into t (off, owned_blob): IDs must be exactly 0..n-1, each once. */
+static int lay_out_by_id(tok_tokenizer *t, const vocab_entries *v, const char *path, g2e_err *err)
+{
+    size_t n = v->n;
+    t->n_vocab = (uint32_t)n;
+    uint32_t *off = malloc((n + 1) * sizeof *off);
+    t->off = off;
+    uint64_t *by_id = malloc(n * sizeof *by_id);
+    int rc = 0;
+    if (!off || !by_id) {
+        rc = g2e_fail(err, G2E_ENOMEM, "out of memory parsing %s", path);
+        goto done;
+    }
+    for (size_t k = 0; k < n; k++)
+        by_id[k] = UINT64_MAX;
+    for (size_t k = 0; k < n; k++) {
+        if (v->id[k] >= n || by_id[v->id[k]] != UINT64_MAX) {
+            rc = g2e_fail(err, TOK_E_VOCAB, "%s: token ID %u is %s (IDs must be 0..%zu, each once)", path, v->id[k],
+                          v->id[k] >= n ? "out of range" : "repeated", n - 1);
+            goto done;
+        }
+        by_id[v->id[k]] = v->pos[k];
+    }
+    if (!(t->owned_blob = malloc(v->blob_len + 1))) {
+        rc = g2e_fail(err, G2E_ENOMEM, "out of memory parsing %s", path);
+        goto done;
+    }
+    uint32_t o = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t len = (uint32_t)(by_id[k] & 0xFFFF);
+        memcpy(t->owned_blob + o, v->blob + (by_id[k] >> 16), len);
+        off[k] = o;
+        o += len;
+    }
+    off[n] = o;
+    t->blob = t->owned_blob;
+done:
+    free(by_id);
+    return rc;
+}
+
 /* Parses vocab.json with cJSON. Two things cJSON cannot tell are refused first: a NUL
  * (escaped or raw), since its strings end there and a key would be silently cut short —
  * no GPT-2 byte is spelled U+0000, so such a file is malformed anyway. */
 static int parse_vocab(tok_tokenizer *t, const char *path, const char *s, size_t n, g2e_err *err)
 {
-    int dec[324];
-    byte_decoder(dec);
     const char *nul = memchr(s, 0, n), *esc = memmem(s, n, "\\u0000", 6);
     if (nul || esc)
         return g2e_fail(err, TOK_E_VOCAB, "%s: a NUL character at byte %zu (no GPT-2 byte is spelled so)", path,
@@ -390,92 +475,20 @@ static int parse_vocab(tok_tokenizer *t, const char *path, const char *s, size_t
         return g2e_fail(err, TOK_E_VOCAB, "%s: malformed JSON near byte %zu", path,
                         e && e >= s && e <= s + n ? (size_t)(e - s) : n);
     }
-    size_t n_ent = 0, blob_len = 0;
-    int rc = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, j) n_ent++;
-    uint32_t *ent_id = malloc((n_ent + 1) * sizeof *ent_id);
-    uint64_t *ent_pos = malloc((n_ent + 1) * sizeof *ent_pos); /* blob offset << 16 | length */
-    uint8_t *blob = malloc(n + 1);                              /* keys never grow when decoded */
-    if (!cJSON_IsObject(j)) {
-        rc = g2e_fail(err, TOK_E_VOCAB, "%s: expected a JSON object of token -> ID", path);
-        goto fail;
-    }
-    if (!ent_id || !ent_pos || !blob) {
-        rc = g2e_fail(err, G2E_ENOMEM, "out of memory parsing %s", path);
-        goto fail;
-    }
-    size_t at = 0;
-    cJSON_ArrayForEach(e, j) {
-        long kl = vocab_key(e->string, dec, blob + blob_len);
-        double v = cJSON_IsNumber(e) ? e->valuedouble : -1;
-        if (kl < 0) {
-            rc = g2e_fail(err, TOK_E_VOCAB, "%s: the key of entry %zu holds a character that is not a GPT-2 byte",
-                          path, at + 1);
-            goto fail;
-        }
-        if (!(v >= 0 && v < MAX_VOCAB && v == (double)(uint32_t)v)) {
-            rc = g2e_fail(err, TOK_E_VOCAB, "%s: entry %zu: expected a token ID below %u", path, at + 1, MAX_VOCAB);
-            goto fail;
-        }
-        if (kl == 13 && memcmp(blob + blob_len, TOK_ENDOFTEXT_TEXT, 13) == 0)
-            t->special_id = (uint32_t)v;
-        ent_id[at] = (uint32_t)v;
-        ent_pos[at++] = (uint64_t)blob_len << 16 | (uint64_t)kl;
-        blob_len += (size_t)kl;
-    }
-    if (n_ent < 256) {
-        rc = g2e_fail(err, TOK_E_VOCAB, "%s: %zu tokens, expected at least 256", path, n_ent);
-        goto fail;
-    }
-    /* IDs must be exactly 0..n-1, each once. */
-    t->n_vocab = (uint32_t)n_ent;
-    uint32_t *off = malloc((n_ent + 1) * sizeof *off);
-    t->off = off;
-    uint64_t *by_id = malloc(n_ent * sizeof *by_id);
-    if (!off || !by_id) {
-        free(by_id);
-        rc = g2e_fail(err, G2E_ENOMEM, "out of memory parsing %s", path);
-        goto fail;
-    }
-    for (size_t k = 0; k < n_ent; k++)
-        by_id[k] = UINT64_MAX;
-    for (size_t k = 0; k < n_ent; k++) {
-        if (ent_id[k] >= n_ent || by_id[ent_id[k]] != UINT64_MAX) {
-            rc = g2e_fail(err, TOK_E_VOCAB, "%s: token ID %u is %s (IDs must be 0..%zu, each once)",
-                          path, ent_id[k], ent_id[k] >= n_ent ? "out of range" : "repeated", n_ent - 1);
-            free(by_id);
-            goto fail;
-        }
-        by_id[ent_id[k]] = ent_pos[k];
-    }
-    t->owned_blob = malloc(blob_len + 1);
-    if (!t->owned_blob) {
-        free(by_id);
-        rc = g2e_fail(err, G2E_ENOMEM, "out of memory parsing %s", path);
-        goto fail;
-    }
-    uint32_t o = 0;
-    for (size_t k = 0; k < n_ent; k++) {
-        uint32_t len = (uint32_t)(by_id[k] & 0xFFFF);
-        memcpy(t->owned_blob + o, blob + (by_id[k] >> 16), len);
-        off[k] = o;
-        o += len;
-    }
-    off[n_ent] = o;
-    t->blob = t->owned_blob;
-    free(by_id);
-    rc = build_index(t, 1, err);
-    if (rc && err) {
+    vocab_entries v = {0};
+    int rc = !cJSON_IsObject(j) ? g2e_fail(err, TOK_E_VOCAB, "%s: expected a JSON object of token -> ID", path)
+                                : read_entries(t, j, path, n, &v, err);
+    if (!rc)
+        rc = lay_out_by_id(t, &v, path, err);
+    if (!rc && (rc = build_index(t, 1, err)) && err) {
         char inner[G2E_ERR_MSG_MAX];
         memcpy(inner, err->msg, sizeof inner); /* g2e_fail must not read what it writes */
         g2e_fail(err, rc, "%s: %s", path, inner);
     }
-fail:
     cJSON_Delete(j);
-    free(ent_id);
-    free(ent_pos);
-    free(blob);
+    free(v.id);
+    free(v.pos);
+    free(v.blob);
     return rc;
 }
 

@@ -13,6 +13,8 @@
 unsigned g2e_cpu_quota(const char *s)
 {
     char *e;
+    if (!s)
+        return 0;
     while (*s == ' ')
         s++;
     if (*s < '0' || *s > '9') /* "max", or not a number */

@@ -20,50 +20,6 @@
 
 size_t tok_utf8_check(const char *str, size_t len) { return text_validate(str, len); }
 
-/* realloc for an output array of `used` bytes in use, to `bytes`: arrays of a large input
- * (from 2 huge pages) move to memory aligned for huge pages and advised so (tok_internal.h),
- * copying what is in use; the caller frees either kind with free(). NULL when out of memory
- * (p untouched). Not realloc there: glibc would grow the mapping with mremap, which fails
- * once the advice has split it, and then copies the whole capacity. */
-static void *grow_array(void *p, size_t used, size_t bytes)
-{
-    if (bytes < 2 * TOK_HUGE_PAGE)
-        return realloc(p, bytes);
-    size_t room = tok_huge_round(bytes);
-    void *q = aligned_alloc(TOK_HUGE_PAGE, room);
-    if (!q)
-        return NULL;
-    tok_mem_huge(q, room);
-    if (used)
-        memcpy(q, p, used);
-    free(p);
-    return q;
-}
-
-int tok_ob_grow(obuf *o, size_t extra)
-{
-    if (o->n + extra <= o->cap)
-        return 0;
-    size_t nc = o->cap ? o->cap : 256;
-    while (nc < o->n + extra + 1) {
-        if (nc > SIZE_MAX / 2 / sizeof(size_t))
-            return TOK_E_TOO_LARGE;
-        nc *= 2;
-    }
-    uint32_t *a = grow_array(o->ids, o->n * sizeof *a, nc * sizeof *a);
-    if (!a)
-        return G2E_ENOMEM;
-    o->ids = a;
-    if (o->keep_off) {
-        size_t *b = grow_array(o->off, o->n * sizeof *b, (nc + 1) * sizeof *b);
-        if (!b)
-            return G2E_ENOMEM;
-        o->off = b;
-    }
-    o->cap = nc;
-    return 0;
-}
-
 /* Appends IDs whose bytes follow each other from input offset base. */
 static int emit_ids(tok_tokenizer *t, const uint32_t *ids, size_t cnt, obuf *o, size_t base)
 {
@@ -434,7 +390,7 @@ static int encode_range(tok_tokenizer *t, const char *s, size_t n, size_t base, 
 void tok_set_threads(tok_tokenizer *t, unsigned n)
 {
     if (n == 0)
-        n = g2e_cpu_count(); /* where this process may run (cpus.h) */
+        n = g2e_cpu_count(); /* the CPUs this process may use, not the machine's */
     t->threads = n > MAX_THREADS ? MAX_THREADS : n;
 }
 
@@ -615,102 +571,120 @@ static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials,
     return rc;
 }
 
+/* The lossy copy of text[len]: each maximal ill-formed subpart becomes U+FFFD (EF BF BD);
+ * *clean (n bytes) and *map (each byte's offset in text) are new; *n_rep counts the
+ * replacements. */
+static int lossy_copy(const char *text, size_t len, char **clean, size_t **map, size_t *n, size_t *n_rep,
+                      g2e_err *err)
+{
+    /* at most 3 bytes per input byte */
+    if (len > (SIZE_MAX - 1) / 3 / sizeof(size_t))
+        return g2e_fail(err, TOK_E_TOO_LARGE, "input of %zu bytes is too large", len);
+    char *c = *clean = malloc(3 * len + 1);
+    size_t *m = *map = malloc((3 * len + 1) * sizeof *m);
+    if (!c || !m)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for the lossy copy of %zu bytes", len);
+    const uint8_t *u = (const uint8_t *)text;
+    size_t w = 0;
+    for (size_t i = 0; i < len;) {
+        size_t sub, k = text_step(text + i, len - i, &sub) == TEXT_BAD ? 0 : sub;
+        if (k) {
+            for (size_t j = 0; j < k; j++) {
+                c[w] = (char)u[i + j];
+                m[w++] = i + j;
+            }
+            i += k;
+        } else {
+            static const char fffd[3] = {'\xEF', '\xBF', '\xBD'};
+            for (size_t j = 0; j < 3; j++) {
+                c[w] = fffd[j];
+                m[w++] = i;
+            }
+            i += sub;
+            (*n_rep)++;
+        }
+    }
+    *n = w;
+    return 0;
+}
+
+/* The first special token of s[n] when `special` refuses it (TOK_E_SPECIAL, its offset in
+ * the original text through map), else 0. */
+static int refuse_special(const tok_tokenizer *t, const char *s, size_t n, const size_t *map, tok_special special,
+                          size_t *bad_offset, g2e_err *err)
+{
+    if (special == TOK_SPECIAL_TEXT)
+        return 0;
+    const char *hit = find_special(s, n);
+    if (!hit || (special != TOK_SPECIAL_ERROR && t->special_id != NONE))
+        return 0;
+    if (special != TOK_SPECIAL_ERROR)
+        return g2e_fail(err, TOK_E_SPECIAL, "this vocabulary has no %s token", TOK_ENDOFTEXT_TEXT);
+    size_t at = (size_t)(hit - s), orig = map ? map[at] : at;
+    if (bad_offset)
+        *bad_offset = orig;
+    return g2e_fail(err, TOK_E_SPECIAL,
+                    "the special token %s at byte offset %zu is not allowed here "
+                    "(use --special token or --special text)", TOK_ENDOFTEXT_TEXT, orig);
+}
+
 /* tok_encode's work, appending to o (offsets relative to this text); on failure o->n is
  * back where it was. *n_rep: replaced subparts (lossy). split: the text may be cut over
  * t's workers (never while they run a batch). */
 static int encode_into(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
                        int split, obuf *o, size_t *n_rep_out, size_t *bad_offset, g2e_err *err)
 {
-    size_t start = o->n;
+    size_t start = o->n, n = len, n_rep = 0;
     char *clean = NULL;
-    size_t *map = NULL, n_rep = 0;
-    const char *s = text;
-    size_t n = len;
-    int rc = 0;
+    size_t *map = NULL;
     if (!text && len)
         return g2e_fail(err, G2E_EINVAL, "tok_encode: NULL text with length %zu", len);
     if (!text)
-        text = s = ""; /* NULL with length 0 is the empty text */
+        text = ""; /* NULL with length 0 is the empty text */
+    const char *s = text;
     size_t bad = flags & TOK_VALID_UTF8 ? len : tok_utf8_check(text, len);
-    if (bad < len) {
-        if (!(flags & TOK_LOSSY)) {
-            if (bad_offset)
-                *bad_offset = bad;
-            return g2e_fail(err, TOK_E_UTF8, "invalid UTF-8 at byte offset %zu (byte 0x%02X)", bad,
-                            (unsigned)(uint8_t)text[bad]);
-        }
-        /* Each maximal subpart becomes EF BF BD: at most 3 bytes per input byte. */
-        if (len > (SIZE_MAX - 1) / 3 / sizeof(size_t))
-            return g2e_fail(err, TOK_E_TOO_LARGE, "input of %zu bytes is too large", len);
-        clean = malloc(3 * len + 1);
-        map = malloc((3 * len + 1) * sizeof *map);
-        if (!clean || !map) {
-            rc = g2e_fail(err, G2E_ENOMEM, "out of memory for the lossy copy of %zu bytes", len);
-            goto fail;
-        }
-        const uint8_t *u = (const uint8_t *)text;
-        size_t w = 0;
-        for (size_t i = 0; i < len;) {
-            size_t sub, k = text_step(text + i, len - i, &sub) == TEXT_BAD ? 0 : sub;
-            if (k) {
-                for (size_t j = 0; j < k; j++) {
-                    clean[w] = (char)u[i + j];
-                    map[w++] = i + j;
-                }
-                i += k;
-            } else {
-                static const char fffd[3] = {'\xEF', '\xBF', '\xBD'};
-                for (size_t j = 0; j < 3; j++) {
-                    clean[w] = fffd[j];
-                    map[w++] = i;
-                }
-                i += sub;
-                n_rep++;
-            }
-        }
+    if (bad < len && !(flags & TOK_LOSSY)) {
+        if (bad_offset)
+            *bad_offset = bad;
+        return g2e_fail(err, TOK_E_UTF8, "invalid UTF-8 at byte offset %zu (byte 0x%02X)", bad,
+                        (unsigned)(uint8_t)text[bad]);
+    }
+    int rc = bad < len ? lossy_copy(text, len, &clean, &map, &n, &n_rep, err) : 0;
+    if (clean && !rc)
         s = clean;
-        n = w;
-    }
-    if (special != TOK_SPECIAL_TEXT) {
-        /* refused special tokens: the first one, before any work (threads or not) */
-        const char *hit = find_special(s, n);
-        if (hit && (special == TOK_SPECIAL_ERROR || t->special_id == NONE)) {
-            size_t at = (size_t)(hit - s), orig = map ? map[at] : at;
-            if (special == TOK_SPECIAL_ERROR) {
-                if (bad_offset)
-                    *bad_offset = orig;
-                rc = g2e_fail(err, TOK_E_SPECIAL,
-                              "the special token %s at byte offset %zu is not allowed here "
-                              "(use --special token or --special text)", TOK_ENDOFTEXT_TEXT, orig);
-            } else {
-                rc = g2e_fail(err, TOK_E_SPECIAL, "this vocabulary has no %s token", TOK_ENDOFTEXT_TEXT);
-            }
-            goto fail;
-        }
-    }
+    if (!rc)
+        rc = refuse_special(t, s, n, map, special, bad_offset, err);
     /* (the checks before the calls: a stream of small texts into one reused buffer,
      * tok_stream's JSON Lines, pays them once per text) */
-    if (start == 0 && n / 4 + 16 > o->cap && (rc = tok_ob_grow(o, n / 4 + 16)))
-        goto oom;
-    if ((rc = split ? encode_split(t, s, n, special == TOK_SPECIAL_TOKEN, o)
-                    : encode_range(t, s, n, 0, special == TOK_SPECIAL_TOKEN, o)))
-        goto oom;
-    *n_rep_out = n_rep;
-    if (map) {
-        if (o->keep_off)
-            for (size_t k = start; k < o->n; k++)
-                o->off[k] = map[o->off[k]];
-        free(clean);
-        free(map);
-    }
-    return 0;
-oom:
-    rc = rc == TOK_E_TOO_LARGE ? g2e_fail(err, rc, "input too large to tokenize")
-                               : g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
-fail:
-    o->n = start;
+    int work = 0; /* the work's own status (no message) */
+    if (!rc && !(start == 0 && n / 4 + 16 > o->cap && (work = tok_ob_grow(o, n / 4 + 16))))
+        work = split ? encode_split(t, s, n, special == TOK_SPECIAL_TOKEN, o)
+                     : encode_range(t, s, n, 0, special == TOK_SPECIAL_TOKEN, o);
+    if (work)
+        rc = work == TOK_E_TOO_LARGE ? g2e_fail(err, work, "input too large to tokenize")
+                                     : g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
+    if (rc)
+        o->n = start;
+    else if (map && o->keep_off)
+        for (size_t k = start; k < o->n; k++)
+            o->off[k] = map[o->off[k]];
+    if (!rc)
+        *n_rep_out = n_rep;
     free(clean);
     free(map);
+    return rc;
+}
+
+int tok_encode_ob(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
+                  obuf *o, size_t *n_rep, size_t *bad_offset, g2e_err *err)
+{
+    o->n = 0;
+    *n_rep = 0;
+    int rc = encode_into(t, text, len, special, flags, 1, o, n_rep, bad_offset, err);
+    if (!rc && o->keep_off && (rc = tok_ob_grow(o, 1))) /* offsets has n + 1 entries */
+        rc = g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
+    if (!rc && o->keep_off)
+        o->off[o->n] = len;
     return rc;
 }
 
@@ -720,17 +694,13 @@ int tok_encode(tok_tokenizer *t, const char *text, size_t len, tok_special speci
     memset(out, 0, sizeof *out);
     obuf o = {0};
     o.keep_off = !(flags & TOK_NO_OFFSETS);
-    size_t n_rep = 0;
-    int rc = encode_into(t, text, len, special, flags, 1, &o, &n_rep, bad_offset, err);
-    if (!rc && o.keep_off && (rc = tok_ob_grow(&o, 1))) /* offsets has n + 1 entries */
-        rc = g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
+    size_t n_rep;
+    int rc = tok_encode_ob(t, text, len, special, flags, &o, &n_rep, bad_offset, err);
     if (rc) {
         free(o.ids);
         free(o.off);
         return rc;
     }
-    if (o.keep_off)
-        o.off[o.n] = len;
     out->ids = o.ids;
     out->offsets = o.off;
     out->n = o.n;
@@ -862,20 +832,27 @@ static void *batch_run(void *arg)
     return NULL;
 }
 
-int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const size_t *lens,
-                     tok_special special, unsigned flags, uint32_t **ids, size_t *counts, int *rc)
+unsigned tok_batch_parts(size_t n, const size_t *lens, unsigned want)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += lens[i];
+    if (want > n)
+        want = (unsigned)n;
+    if (want > MAX_THREADS)
+        want = MAX_THREADS;
+    return total < 4096 || want < 2 ? 1 : want; /* (below 4 KB not worth a thread) */
+}
+
+int tok_encode_batch_on(tok_tokenizer *const *ctx, unsigned parts, size_t n, const char *const *texts,
+                        const size_t *lens, tok_special special, unsigned flags, uint32_t **ids, size_t *counts,
+                        int *rc)
 {
     *ids = NULL;
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += lens[i];
-    unsigned parts = t->threads;
-    if (parts > n)
-        parts = (unsigned)n;
-    if (total < 4096 || parts < 2) /* not worth a thread */
-        parts = 1;
-    unsigned nw = parts > 1 ? workers_ready(t, parts - 1) : 0;
-    parts = nw + 1;
+    parts = parts < 1 ? 1 : parts > MAX_THREADS ? MAX_THREADS : parts;
     batch_part bp[MAX_THREADS];
     pthread_t th[MAX_THREADS];
     int started[MAX_THREADS] = {0};
@@ -884,8 +861,7 @@ int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const
         size_t lo = i, goal = total / parts * (k + 1);
         while (i < n && (k + 1 == parts || acc < goal))
             acc += lens[i++];
-        bp[k] = (batch_part){k ? t->workers[k - 1] : t, lo, i, texts, lens, special, flags | TOK_NO_OFFSETS,
-                             counts, rc, {0}};
+        bp[k] = (batch_part){ctx[k], lo, i, texts, lens, special, flags | TOK_NO_OFFSETS, counts, rc, {0}};
     }
     for (unsigned k = 1; k < parts; k++)
         started[k] = spread_create(&th[k], batch_run, &bp[k], k - 1) == 0;
@@ -910,6 +886,17 @@ int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const
     }
     *ids = bp[0].o.ids;
     return 0;
+}
+
+int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const size_t *lens,
+                     tok_special special, unsigned flags, uint32_t **ids, size_t *counts, int *rc)
+{
+    unsigned parts = tok_batch_parts(n, lens, t->threads);
+    unsigned nw = parts > 1 ? workers_ready(t, parts - 1) : 0;
+    tok_tokenizer *ctx[MAX_THREADS] = {t};
+    for (unsigned k = 1; k <= nw; k++)
+        ctx[k] = t->workers[k - 1];
+    return tok_encode_batch_on(ctx, nw + 1, n, texts, lens, special, flags, ids, counts, rc);
 }
 
 int tok_piece(const tok_tokenizer *t, uint32_t id, const uint8_t **bytes, size_t *len, g2e_err *err)

@@ -5,9 +5,9 @@
  * dtypes), or why there is none.
  *
  * Table: aligned text; names and metadata with control bytes as \xNN and '\' doubled, so
- * one entry stays one line. JSON: cJSON's printed form; every size and offset as an exact
- * decimal integer (cJSON's doubles would round above 2^53); "model": null and
- * "model_error" when the file holds no usable model.
+ * one entry stays one line. JSON: one line by the one JSON writer (json.h: strings escaped
+ * as everywhere, controls and U+2028/9 included); every size and offset as an exact decimal
+ * integer; "model": null and "model_error" when the file holds no usable model.
  * Deliberately left out: any tensor's values.
  */
 #ifndef G2E_ST_DESCRIBE_H

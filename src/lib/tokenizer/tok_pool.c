@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/* tok_pool.c — one tokenizer shared by threads; batches and streams (see tok_pool.h). */
+#include "tok_pool.h"
+
+#include "cpus.h"
+#include "spread.h"
+#include "tok_pretok.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tok_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t back;          /* a context came back */
+    tok_tokenizer *t;             /* owned; context 0 */
+    tok_ctx ctx[TOK_POOL_MAX];
+    unsigned made;                /* contexts made: ctx[0..made) */
+    unsigned free_[TOK_POOL_MAX]; /* the indices of the idle ones (a stack) */
+    unsigned n_free;
+};
+
+int tok_pool_new(tok_pool **out, tok_tokenizer *t, g2e_err *err)
+{
+    *out = NULL;
+    tok_pool *p = calloc(1, sizeof *p);
+    if (!p || pthread_mutex_init(&p->mu, NULL) != 0) {
+        free(p);
+        tok_close(t);
+        return g2e_fail(err, G2E_ENOMEM, "out of memory");
+    }
+    if (pthread_cond_init(&p->back, NULL) != 0) {
+        pthread_mutex_destroy(&p->mu);
+        free(p);
+        tok_close(t);
+        return g2e_fail(err, G2E_ENOMEM, "out of memory");
+    }
+    p->t = t;
+    *out = p;
+    return 0;
+}
+
+void tok_pool_free(tok_pool *p)
+{
+    if (!p)
+        return;
+    for (unsigned k = 0; k < p->made; k++) {
+        free(p->ctx[k].ids.ids);
+        free(p->ctx[k].ids_off.ids);
+        free(p->ctx[k].ids_off.off);
+    }
+    tok_close(p->t); /* the workers with it */
+    pthread_cond_destroy(&p->back);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}
+
+const tok_tokenizer *tok_pool_tables(const tok_pool *p)
+{
+    return p->t;
+}
+
+tok_ctx *tok_pool_take(tok_pool *p)
+{
+    tok_ctx *c = NULL;
+    pthread_mutex_lock(&p->mu);
+    while (!p->n_free && p->made == TOK_POOL_MAX)
+        pthread_cond_wait(&p->back, &p->mu);
+    if (p->n_free) {
+        c = &p->ctx[p->free_[--p->n_free]];
+    } else {
+        /* a worker shares the tables; making it touches only the pool's own fields of t */
+        tok_tokenizer *w = tok_worker(p->t, p->made);
+        if (w) {
+            c = &p->ctx[p->made];
+            *c = (tok_ctx){.t = w, .ids_off = {.keep_off = 1}, .slot = p->made};
+            p->made++;
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    return c;
+}
+
+void tok_pool_give(tok_pool *p, tok_ctx *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->free_[p->n_free++] = c->slot;
+    pthread_cond_signal(&p->back);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Takes up to `want` contexts (at least one, or none when out of memory); returns how many. */
+static unsigned take_some(tok_pool *p, tok_ctx **c, unsigned want)
+{
+    unsigned got = 0;
+    while (got < want && (c[got] = tok_pool_take(p)))
+        got++;
+    return got;
+}
+
+static void give_all(tok_pool *p, tok_ctx **c, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++)
+        tok_pool_give(p, c[k]);
+}
+
+static unsigned threads_of(unsigned threads)
+{
+    unsigned n = threads ? threads : g2e_cpu_count();
+    return n > TOK_POOL_MAX ? TOK_POOL_MAX : n;
+}
+
+/* ---- batches ---- */
+
+/* The first failing text's error, from tokenizing it again alone (its message and offset). */
+static int batch_error(tok_pool *p, size_t n, const char *const *texts, const size_t *lens, tok_special special,
+                       unsigned flags, const int *rc, size_t *bad_text, size_t *bad_offset, g2e_err *err)
+{
+    size_t i = 0;
+    while (i < n && !rc[i])
+        i++;
+    *bad_text = i;
+    tok_ctx *c = tok_pool_take(p);
+    size_t n_rep;
+    int code = c ? tok_encode_ob(c->t, texts[i], lens[i], special, flags | TOK_NO_OFFSETS, &c->ids, &n_rep,
+                                 bad_offset, err)
+                 : G2E_ENOMEM;
+    tok_pool_give(p, c);
+    if (!c)
+        g2e_fail(err, G2E_ENOMEM, "out of memory");
+    return code ? code : g2e_fail(err, rc[i], "text %zu could not be tokenized", i);
+}
+
+int tok_pool_batch(tok_pool *p, size_t n, const char *const *texts, const size_t *lens, tok_special special,
+                   unsigned flags, unsigned threads, uint32_t **ids, size_t *counts, size_t *bad_text,
+                   size_t *bad_offset, g2e_err *err)
+{
+    *ids = NULL;
+    *bad_text = *bad_offset = SIZE_MAX;
+    if (!n)
+        return 0;
+    int *rc = calloc(n, sizeof *rc);
+    tok_ctx *c[TOK_POOL_MAX];
+    tok_tokenizer *ts[TOK_POOL_MAX];
+    unsigned got = rc ? take_some(p, c, tok_batch_parts(n, lens, threads_of(threads))) : 0;
+    if (!got) {
+        free(rc);
+        return g2e_fail(err, G2E_ENOMEM, "out of memory");
+    }
+    for (unsigned k = 0; k < got; k++)
+        ts[k] = c[k]->t;
+    int code = tok_encode_batch_on(ts, got, n, texts, lens, special, flags, ids, counts, rc);
+    give_all(p, c, got);
+    if (code)
+        code = g2e_fail(err, code, "out of memory tokenizing %zu texts", n);
+    for (size_t i = 0; !code && i < n; i++)
+        if (rc[i])
+            code = batch_error(p, n, texts, lens, special, flags, rc, bad_text, bad_offset, err);
+    if (code) {
+        free(*ids);
+        *ids = NULL;
+    }
+    free(rc);
+    return code;
+}
+
+/* ---- streams ---- */
+
+typedef struct chunk {
+    char *buf;
+    size_t n, cap;
+    size_t base;        /* stream offset of buf[0] */
+    tok_ctx *c;
+    tok_special special;
+    unsigned flags;
+    int rc;
+    size_t bad;         /* offset in buf of a bad byte */
+    g2e_err e;
+} chunk;
+
+typedef struct stream {
+    tok_read_fn rd;
+    void *rd_user;
+    int eof, sys_errno;
+    size_t offset;      /* stream offset of the next byte read */
+    char *carry;        /* bytes read past the last cut, for the next chunk */
+    size_t n_carry, cap_carry;
+} stream;
+
+static int room(char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : TOK_POOL_CHUNK;
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2)
+            return TOK_E_TOO_LARGE;
+        nc *= 2;
+    }
+    char *b = realloc(*buf, nc);
+    if (!b)
+        return G2E_ENOMEM;
+    *buf = b;
+    *cap = nc;
+    return 0;
+}
+
+/* Reads into k->buf until it holds `want` bytes or the input ends: 0, TOKP_E_READ, or a
+ * memory code. */
+static int fill(stream *s, chunk *k, size_t want)
+{
+    int rc = room(&k->buf, &k->cap, want);
+    while (!rc && !s->eof && k->n < want) {
+        ssize_t got = s->rd(s->rd_user, k->buf + k->n, want - k->n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 || (size_t)got > want - k->n) {
+            s->sys_errno = got < 0 ? errno : EINVAL;
+            return TOKP_E_READ;
+        }
+        s->eof = got == 0;
+        k->n += (size_t)got;
+        s->offset += (size_t)got;
+    }
+    return rc;
+}
+
+/* The next chunk: the carried bytes, then input up to a cut point (or the end). */
+static int next_chunk(stream *s, chunk *k)
+{
+    k->n = 0;
+    int rc = room(&k->buf, &k->cap, s->n_carry > TOK_POOL_CHUNK ? s->n_carry : TOK_POOL_CHUNK);
+    if (rc)
+        return rc;
+    memcpy(k->buf, s->carry, s->n_carry);
+    k->n = s->n_carry;
+    k->base = s->offset - s->n_carry;
+    s->n_carry = 0;
+    size_t want = TOK_POOL_CHUNK, cut = 0;
+    while (!(rc = fill(s, k, want)) && !s->eof) {
+        /* the cut nearest the end: from the last quarter, else anywhere */
+        size_t from = k->n - k->n / 4;
+        cut = tok_pretok_cut((const uint8_t *)k->buf, k->n, from ? from : 1);
+        if (cut == k->n)
+            cut = tok_pretok_cut((const uint8_t *)k->buf, k->n, 1);
+        if (cut < k->n)
+            break;
+        want = k->n * 2; /* no cut point yet: read on */
+    }
+    if (rc || s->eof)
+        return rc;
+    if ((rc = room(&s->carry, &s->cap_carry, k->n - cut)))
+        return rc;
+    s->n_carry = k->n - cut;
+    memcpy(s->carry, k->buf + cut, s->n_carry);
+    k->n = cut;
+    return 0;
+}
+
+static void *chunk_run(void *arg)
+{
+    chunk *k = arg;
+    size_t n_rep;
+    k->bad = SIZE_MAX;
+    k->rc = tok_encode_ob(k->c->t, k->buf, k->n, k->special, k->flags | TOK_NO_OFFSETS, &k->c->ids, &n_rep,
+                          &k->bad, &k->e);
+    return NULL;
+}
+
+/* Tokenizes chunks ks[0..m) at once (one per context). */
+static void run_chunks(chunk *ks, unsigned m)
+{
+    pthread_t th[TOK_POOL_MAX];
+    int started[TOK_POOL_MAX] = {0};
+    for (unsigned j = 1; j < m; j++)
+        started[j] = spread_create(&th[j], chunk_run, &ks[j], j - 1) == 0;
+    chunk_run(&ks[0]);
+    for (unsigned j = 1; j < m; j++) {
+        if (started[j])
+            pthread_join(th[j], NULL);
+        else
+            chunk_run(&ks[j]);
+    }
+}
+
+/* Emits the chunks' IDs in order, up to the first that failed: 0, or that error. */
+static int emit_chunks(chunk *ks, unsigned m, tok_emit_fn emit, void *user, size_t *bad_offset, g2e_err *err)
+{
+    for (unsigned j = 0; j < m; j++) {
+        if (ks[j].rc) {
+            chunk *k = &ks[j];
+            if (k->bad == SIZE_MAX) {
+                if (err)
+                    *err = k->e;
+                return k->rc;
+            }
+            *bad_offset = k->base + k->bad; /* the message names the stream's offset, not the chunk's */
+            if (k->rc == TOK_E_UTF8)
+                return g2e_fail(err, k->rc, "invalid UTF-8 at byte offset %zu (byte 0x%02X)", *bad_offset,
+                                (unsigned)(uint8_t)k->buf[k->bad]);
+            return g2e_fail(err, k->rc, "the special token %s at byte offset %zu is not allowed here",
+                            TOK_ENDOFTEXT_TEXT, *bad_offset);
+        }
+        if (ks[j].c->ids.n && emit(user, ks[j].c->ids.ids, ks[j].c->ids.n))
+            return g2e_fail(err, TOKP_STOPPED, "stopped by the caller");
+    }
+    return 0;
+}
+
+static int stream_rounds(stream *s, chunk *ks, unsigned m, tok_emit_fn emit, void *user, size_t *bad_offset,
+                         g2e_err *err)
+{
+    int rc = 0;
+    while (!rc && !s->eof) {
+        unsigned got = 0;
+        while (got < m && !s->eof && !(rc = next_chunk(s, &ks[got])))
+            got++;
+        if (rc == TOKP_E_READ)
+            g2e_fail(err, rc, "reading the input failed: %s", strerror(s->sys_errno));
+        else if (rc)
+            g2e_fail(err, rc, "out of memory reading the input");
+        if (got && !rc) {
+            run_chunks(ks, got);
+            rc = emit_chunks(ks, got, emit, user, bad_offset, err);
+        }
+    }
+    return rc;
+}
+
+int tok_pool_stream(tok_pool *p, tok_read_fn rd, void *rd_user, tok_special special, unsigned flags,
+                    unsigned threads, tok_emit_fn emit, void *emit_user, size_t *bad_offset, int *sys_errno,
+                    g2e_err *err)
+{
+    *bad_offset = SIZE_MAX;
+    *sys_errno = 0;
+    tok_ctx *c[TOK_POOL_MAX];
+    chunk ks[TOK_POOL_MAX];
+    unsigned m = take_some(p, c, threads_of(threads));
+    if (!m)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory");
+    for (unsigned j = 0; j < m; j++)
+        ks[j] = (chunk){.c = c[j], .special = special, .flags = flags};
+    stream s = {.rd = rd, .rd_user = rd_user};
+    int rc = stream_rounds(&s, ks, m, emit, emit_user, bad_offset, err);
+    *sys_errno = s.sys_errno;
+    for (unsigned j = 0; j < m; j++)
+        free(ks[j].buf);
+    free(s.carry);
+    give_all(p, c, m);
+    return rc;
+}
