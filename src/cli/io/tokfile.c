@@ -216,6 +216,8 @@ int tokf_doc(tokf *w, g2e_err *err)
 
 int tokf_put(tokf *w, const uint32_t *ids, size_t n, g2e_err *err)
 {
+    if (!n)
+        return 0;
     int rc = w->docs ? 0 : tokf_doc(w, err); /* (IDs before any tokf_doc: the first document's) */
     if (rc)
         return rc;
