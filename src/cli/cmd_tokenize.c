@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_tokenize.c — `gpt2-embed tokenize`: text -> GPT-2 token IDs (tiktoken-exact).
  *
- * A text (TEXT arguments, -f FILE mapped, or standard input) is tokenized whole before
- * anything is written, so bad UTF-8 or a refused special token leaves the output empty;
- * large texts over --threads, their IDs formatted in the threads (tok_stream.h).
- * --jsonl streams (tok_stream.h): blocks of lines as they come, flushed when the output is
- * a pipe or a terminal. A bad line stops the run with an error naming its line number after
- * every earlier line has been written; with --keep-going it becomes {"error": "...",
- * "line": N} in the output and the run goes on (exit status 1 at the end).
- * This file is the options, their checks, the table format and the messages.
+ * The table, JSON and --format ids of a TEXT or a file of at most 1 GiB: the text mapped and
+ * checked whole before anything is written, so bad UTF-8 or a refused special token leaves
+ * the output empty; large texts over --threads, their IDs formatted in the threads
+ * (tok_stream.h). The token files (npy, u16, u32, llmc: tokfile.h), --format ids from
+ * standard input, of a larger file or with --doc-sep: streamed (toks_text_run: any size,
+ * bounded memory), documents cut at --doc-sep, a progress line on a terminal; an error there
+ * removes a file output, a pipe keeps what came before.
+ * --jsonl and --lines stream (tok_stream.h): blocks of lines as they come, flushed when the
+ * output is a pipe or a terminal, output line N answering input line N. A bad line (blank
+ * too) stops the run with an error naming its line number after every earlier line has been
+ * written; with --keep-going it becomes {"error": "...", "line": N} in its place and the run
+ * goes on (exit status 1 at the end); --keep copies members into each answer.
+ * This file is the options, their checks, the table format, the sinks and the messages.
  */
 #include "cli.h"
 #include "download.h"
