@@ -311,7 +311,7 @@ static int stream_text(tok_tokenizer *t, const tokenize_opts *o, const opt_parse
     else if (rc == TOKS_E_READ)
         cli_error("cannot read %s: %s", what, strerror(x.sys_errno));
     else if (rc == TOKS_E_LONG)
-        cli_error("%s: more than 1 GiB without a place to cut (a whitespace character after a non-whitespace one)", what);
+        cli_error("%s: more than 64 MiB without a place to cut (a whitespace character after a non-whitespace one)", what);
     else if (rc && rc != TOKS_E_PUT)
         cli_error("out of memory tokenizing %s", what);
     if (fd > STDIN_FILENO)

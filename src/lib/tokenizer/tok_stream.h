@@ -173,7 +173,7 @@ int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *j);
  * comes: every chunk before it has been handed on; msg is tok_encode's with the offset in
  * the whole input. --lossy is not offered here (tok_encode reads a lossy text whole).
  */
-#define TOKS_TEXT_MAX_RUN ((size_t)1 << 30)
+#define TOKS_TEXT_MAX_RUN ((size_t)64 << 20) /* 64 MiB: memory stays bounded on a text with no cut (/dev/zero) */
 
 /* The IDs of the next stretch of input, in order: ids[0..n) follow the ones before; a new
  * document starts before ids[starts[i]] for each i < n_starts (increasing; starts[i] may be

@@ -116,7 +116,7 @@ int tokcount_fd(tok_tokenizer *t, int fd, size_t ctx, tokcount *r, g2e_err *err)
     else if (rc == TOKS_E_READ)
         rc = g2e_fail(err, rc, "cannot read the input: %s", strerror(o.sys_errno));
     else if (rc == TOKS_E_LONG)
-        rc = g2e_fail(err, rc, "more than 1 GiB without a place to cut (a whitespace character after a "
+        rc = g2e_fail(err, rc, "more than 64 MiB without a place to cut (a whitespace character after a "
                       "non-whitespace one)");
     else if (rc)
         rc = g2e_fail(err, rc, "%s", o.msg);
