@@ -28,9 +28,9 @@ DOCDIR     ?= $(DATADIR)/doc/gpt2-embed
 PKGDATADIR := $(DATADIR)/gpt2-embed
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 PYTHON     ?= /usr/bin/python3
-# Debian's Python: /usr/lib/python3/dist-packages for PREFIX=/usr, else the versioned
-# /usr/local-style dist-packages directory it puts on sys.path for other prefixes.
-PYTHONDIR  ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages)
+# The site directory $(PYTHON) itself searches for PREFIX (tools/python-sitedir.py): the user
+# site for ~/.local, Debian's dist-packages for /usr and /usr/local, a venv's site-packages.
+PYTHONDIR  ?= $(shell $(PYTHON) tools/python-sitedir.py '$(PREFIX)')
 
 BUILDDIR ?= build$(if $(SANITIZE),-san)
 B       := $(BUILDDIR)
@@ -155,7 +155,7 @@ VERSION_H := $(B)/include/gpt2embed_version.h
 PC        := $(B)/gpt2embed.pc
 
 .SECONDARY:
-.PHONY: print-lib-objects tsan all deps test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
+.PHONY: print-lib-objects tsan all deps python-lib test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
 .DEFAULT_GOAL := all
 
 # ./gpt2-embed is a copy of the default build's program (not of a BUILDDIR=... one).
@@ -171,6 +171,7 @@ help:
 	@echo "make fuzz         each libFuzzer target for FUZZ_SECONDS=$(FUZZ_SECONDS) s"
 	@echo "make tsan         one tokenizer shared by 8 threads under ThreadSanitizer"
 	@echo "make weights      gpt2-embed download (GPT-2's wte+wpe into weights/)"
+	@echo "make python-lib   the shared library alone (what pip install . builds and ships in the package)"
 	@echo "make install      program, libraries, header, pkg-config, Python module, data, man page,"
 	@echo "                  bash completion, licences; PREFIX=$(PREFIX) BINDIR LIBDIR INCLUDEDIR"
 	@echo "                  DATADIR MANDIR DOCDIR PYTHONDIR BASHCOMPDIR DESTDIR"
@@ -265,6 +266,24 @@ $(PC): doc/gpt2embed.pc.in $(CONFIG)
 	    -e 's|@PKGDATADIR@|$(PKGDATADIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    -e 's|@LIBS_PRIVATE@|$(LIB_LIBS)|g' $< > $@
 
+# Test hooks (issue 26): the downloader's test knobs ($GPT2_EMBED_TEST_*, download.h) are
+# compiled only into a second build of the objects that read them (-DG2E_TEST_HOOKS). The
+# tests link LIBA_HOOKS, and the download tests drive HOOK_BIN (the program linked with it,
+# beside the program so that it finds the same locale and rendering object); the shipped
+# program and libraries carry no such string (tests/test_download.c checks it).
+HOOK_SRC   := src/download/dl_local.c src/download/dl_store.c
+HOOK_OBJ   := $(HOOK_SRC:%.c=$(B)/hooks/%.o)
+LIBA_HOOKS := $(B)/libgpt2embed-hooks.a
+HOOK_BIN   := $(B)/gpt2-embed-hooks
+$(B)/hooks/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DG2E_TEST_HOOKS $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
+$(LIBA_HOOKS): $(filter-out $(HOOK_SRC:%.c=$(B)/%.o),$(LIB_OBJ) $(PROGLIB_OBJ)) $(HOOK_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(HOOK_BIN): $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA_HOOKS) | $(RENDER_SO) $(MO) $(POT)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PROG_LIBS)
+
 $(CLIA): $(CLI_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -298,12 +317,14 @@ po-update: $(POT)
 	tools/po-update.sh $(POT)
 
 # Tests: one Criterion binary per tests/test_<module>.c, linked with every module but main.c.
-$(B)/tests/test_%: $(B)/tests/test_%.o $(TSUP_OBJ) $(CLIA) $(LIBA)
+$(B)/tests/test_%: $(B)/tests/test_%.o $(TSUP_OBJ) $(CLIA) $(LIBA_HOOKS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CRIT_LIBS)
-$(FIG_TEST_BIN): $(B)/tests/%: $(B)/tests/%.o $(TSUP_OBJ) $(B)/tests/pngcheck.o $(RENDER_OBJ) $(CLIA) $(LIBA)
+$(B)/tests/test_download: | $(HOOK_BIN) $(PUB_SO) $(PUB_A)
+$(FIG_TEST_BIN): $(B)/tests/%: $(B)/tests/%.o $(TSUP_OBJ) $(B)/tests/pngcheck.o $(RENDER_OBJ) $(CLIA) $(LIBA_HOOKS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(RENDER_LIBS) $(CRIT_LIBS)
 
 TEST_CPPFLAGS = -DG2E_TEST_BIN='"$(abspath $(B))/gpt2-embed"' -DG2E_SRCDIR='"$(CURDIR)"' \
+                -DG2E_HOOK_BIN='"$(abspath $(HOOK_BIN))"' -DG2E_TEST_BUILD='"$(abspath $(B))"' \
                 -DG2E_TEST_TMP='"$(abspath $(B))/tmp"' \
                 -DG2E_TEST_SANFLAGS='"$(if $(filter 1,$(SANITIZE)),$(SANFLAGS))"'
 $(B)/tests/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
@@ -313,7 +334,7 @@ $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 
 # The Python tests (tests/python, pytest) run after the Criterion binaries and count in
 # the same closing "tests: N passed, N failed" line.
-test: $(B)/.deps-test $(B)/gpt2-embed $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) $(PUB_SO) $(PUB_A) $(PC)
+test: $(B)/.deps-test $(B)/gpt2-embed $(HOOK_BIN) $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) $(PUB_SO) $(PUB_A) $(PC)
 	@G2E_PYTEST=tests/python tests/run.sh $(B) $(TEST_BIN)
 
 # Benchmarks link the fixture writer (tests/fixture.c, no Criterion) and the libraries.
@@ -386,15 +407,18 @@ weights: gpt2-embed
 # RUN_BIN and RUN_WEIGHTS exist for tests/test_cli.c (which runs the recipe offline).
 RUN_BIN     ?= ./gpt2-embed
 RUN_WEIGHTS ?= weights/gpt2.safetensors
-run: gpt2-embed
+run: gpt2-embed $(PUB_SO)   # and the shared library python/gpt2embed loads (README: Python)
 	@if [ -z "$$GPT2_EMBED_WEIGHTS" ] && [ ! -f $(RUN_WEIGHTS) ]; then $(RUN_BIN) download || \
-	  { echo "make run: no weights, and the download failed; with a weights file you have:" \
-	         "GPT2_EMBED_WEIGHTS=FILE make run" >&2; exit 1; }; fi
+	  { case "$${LANGUAGE:-$${LC_ALL:-$${LC_MESSAGES:-$$LANG}}}" in \
+	    ja*|*:ja*) echo "make run: 重みがなく、ダウンロードにも失敗しました。重みファイルがあれば:" \
+	               "GPT2_EMBED_WEIGHTS=FILE make run" >&2;; \
+	    *) echo "make run: no weights, and the download failed; with a weights file you have:" \
+	            "GPT2_EMBED_WEIGHTS=FILE make run" >&2;; esac; exit 1; }; fi
 	$(RUN_BIN) "$(TEXT)"
 
 # What `make install` puts where (uninstall removes exactly these, never a directory a user
 # may have filled, such as $(PKGDATADIR)/weights).
-PY_SRC    := $(sort $(wildcard python/gpt2embed/*.py))
+PY_SRC    := $(sort $(wildcard python/gpt2embed/*.py)) python/gpt2embed/py.typed
 DOC_FILES := LICENSE THIRD_PARTY.md README.md doc/examples/embed.c
 INST_FILES = $(BINDIR)/gpt2-embed \
     $(LIBDIR)/libgpt2embed.so.$(VERSION) $(LIBDIR)/libgpt2embed.so.$(SOVERSION) \
@@ -409,6 +433,11 @@ INST_FILES = $(BINDIR)/gpt2-embed \
 # Directories that are the package's own: removed by uninstall when empty.
 INST_OWN_DIRS = $(PYTHONDIR)/gpt2embed/__pycache__ $(PYTHONDIR)/gpt2embed $(DOCDIR) \
     $(PKGDATADIR)/tokenizer $(PKGDATADIR) $(RENDERDIR)
+
+# What setup.py (pip install .) builds and ships inside the Python package: the shared
+# library alone; its last line names the file.
+python-lib: $(PUB_SO)
+	@echo "python-lib: $(abspath $(PUB_SO))"
 
 # The Python module's record of where the shared library is installed.
 $(B)/python/_config.py: $(CONFIG) FORCE

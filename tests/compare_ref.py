@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
 # compare_ref.py — the independent reference for `gpt2-embed compare --format json`: reads the
 # safetensors file with numpy alone and recomputes what the command reports from the IDs it
-# printed: the multiset test, the bag means (np.mean over the rows in ascending ID order, in
-# float64, rounded once to float32: compared bit for bit with the JSON's float32 values), and
-# the cosines of wte[a_t] vs wte[b_t] and of the summed inputs wte[id] + wpe[t] (float64).
+# printed: the multiset test; per view (without positions: wte rows; with: wte + wpe) the
+# rows of A with an equal row in B (bit for bit, one to one), a toy self-attention
+# softmax(X X^T / sqrt(d)) X in float64 on both texts, which of B's output rows equal one of
+# A's (within 1e-9 of the inputs' largest |x|) and by how much the others miss; the moved
+# token and the cosine of its two input rows; the cosines of wte[a_t] vs wte[b_t] and of the
+# summed inputs (float64); the verdict; every cosine within [-1, 1].
 #   python3 compare_ref.py WEIGHTS.safetensors OUT.json
 # Prints "OK" when everything agrees, else what differs (exit 1).
 import json
@@ -36,22 +39,97 @@ def cos(x, y):
     return float(x @ y / (np.linalg.norm(x) * np.linalg.norm(y)))
 
 
-def bag(ids):
-    return np.mean(wte[np.sort(ids)].astype(np.float64), axis=0).astype(np.float32)
+def rows(ids, pos):
+    x = wte[ids].copy()
+    if pos:
+        x = x + wpe[:len(ids)]
+    return x
+
+
+def equal_rows(xa, xb):
+    used, k = [False] * len(xb), 0
+    for r in xa:
+        for s in range(len(xb)):
+            if not used[s] and np.array_equal(r.view(np.uint32), xb[s].view(np.uint32)):
+                used[s], k = True, k + 1
+                break
+    return k
+
+
+def attention(x):
+    x = x.astype(np.float64)
+    s = x @ x.T / np.sqrt(x.shape[1])
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    return (p / p.sum(axis=1, keepdims=True)) @ x
+
+
+def view(pos):
+    xa, xb = rows(a, pos), rows(b, pos)
+    ya, yb = attention(xa), attention(xb)
+    tol = 1e-9 * max(1.0, float(np.abs(np.concatenate([xa, xb])).max()))
+    d = np.abs(yb[:, None, :] - ya[None, :, :]).max(axis=2)   # d[s, t]
+    used, perm, maxdiff, gap = [False] * len(a), [], 0.0, np.inf
+    for s in range(len(b)):
+        t = next((t for t in range(len(a)) if not used[t] and d[s, t] <= tol), None)
+        perm.append(t)
+        if t is None:
+            gap = min(gap, d[s].min())
+        else:
+            used[t], maxdiff = True, max(maxdiff, d[s, t])
+    return equal_rows(xa, xb), perm, maxdiff, (0.0 if all(p is not None for p in perm) else gap)
 
 
 same = sorted(a.tolist()) == sorted(b.tolist())
 if got["same_multiset"] != same:
     bad.append("same_multiset")
-for key, ids in (("bag_a", a), ("bag_b", b)):
-    mine = np.array(got[key], dtype=np.float32)
-    if not np.array_equal(mine.view(np.uint32), bag(ids).view(np.uint32)):
-        bad.append(key)
-if got["bags_identical"] != bool(np.array_equal(bag(a).view(np.uint32), bag(b).view(np.uint32))):
-    bad.append("bags_identical")
+views = {}
+for key, pos in (("without_positions", False), ("with_positions", True)):
+    n_eq, perm, maxdiff, gap = views[key] = view(pos)
+    v = got["views"][key]
+    if v["rows_equal"] != n_eq:
+        bad.append("%s.rows_equal %d vs %d" % (key, v["rows_equal"], n_eq))
+    att = v["attention"]
+    if att["perm"] != perm:
+        bad.append("%s.perm %s vs %s" % (key, att["perm"], perm))
+    if att["outputs_equal"] != sum(p is not None for p in perm):
+        bad.append(key + ".outputs_equal")
+    if abs(att["max_diff"] - maxdiff) > 1e-12:
+        bad.append("%s.max_diff %g vs %g" % (key, att["max_diff"], maxdiff))
+    if abs(att["gap"] - gap) > 1e-12 * max(1.0, gap):
+        bad.append("%s.gap %.17g vs %.17g" % (key, att["gap"], gap))
+moved = None
+for t in range(len(a)):
+    if t < len(b) and a[t] == b[t]:
+        continue
+    s = next((s for s in range(len(b)) if s != t and b[s] == a[t] and not (s < len(a) and a[s] == b[s])), None)
+    if s is not None:
+        moved = (int(a[t]), t, s)
+        break
+if moved is None:
+    if got["moved"] is not None:
+        bad.append("moved")
+else:
+    m = got["moved"]
+    i, t, s = moved
+    if (m["id"], m["pos_a"], m["pos_b"]) != moved:
+        bad.append("moved %s vs %s" % (m, moved))
+    elif abs(m["input_cos"] - min(1.0, cos(wte[i] + wpe[t], wte[i] + wpe[s]))) > 1e-12:
+        bad.append("moved.input_cos")
+    if abs(m["input_cos"]) > 1:
+        bad.append("moved.input_cos out of [-1, 1]")
+if len(a) == len(b) and (a == b).all():
+    verdict = "same_sequence"
+elif not same:
+    verdict = "other_tokens"
+else:
+    verdict = "indistinguishable" if views["with_positions"][0] == len(a) else "distinguishable"
+if got["verdict"] != verdict:
+    bad.append("verdict %s vs %s" % (got["verdict"], verdict))
 T = min(len(a), len(b))
 xa, xb = wte[a[:T]] + wpe[:T], wte[b[:T]] + wpe[:T]
 for t in range(T):
+    if abs(got["token_cos"][t]) > 1 or abs(got["input_cos"][t]) > 1:
+        bad.append("cosine out of [-1, 1] at %d" % t)
     if abs(got["token_cos"][t] - cos(wte[a[t]], wte[b[t]])) > 1e-12:
         bad.append("token_cos[%d]" % t)
     if abs(got["input_cos"][t] - cos(xa[t], xb[t])) > 1e-12:

@@ -16,7 +16,9 @@ Faults (--fault, repeatable), "kind[:key=value...]":
   stall:after=N:seconds=S         cdn: send N body bytes, go silent for S s, then close
                                   (these three apply only to bodies longer than N)
   ignore_range[:times=-1]         cdn: answer 200 with the whole file whatever Range says
-  corrupt:offset=N                cdn: flip every bit of the file's byte N when served
+  corrupt:offset=N[:after_drop=1] cdn: flip every bit of the file's byte N when served
+                                  (after_drop=1: only once a drop fault has cut a body, so
+                                  a resumed download gets other bytes under the same ETag)
   encoded[:times=1]               cdn: claim Content-Encoding: gzip (the bytes are not)
   shift_range[:times=1]           cdn: answer a Range request with the bytes one further on
   etag_change:after=N             hub: from the N+1-th request on, a different X-Linked-Etag
@@ -116,6 +118,7 @@ def main():
     faults = [Fault(s) for s in a.fault]
     logf = open(a.log, "a", buffering=1)
     hub_requests = [0]
+    dropped = [False]   # a drop fault has cut a body (corrupt:after_drop=1 applies from then on)
     ports = {}
 
     def fault(kind, where=None, body=None):
@@ -204,7 +207,8 @@ def main():
                 cut, stall = n // 2, half
             trickle = fault("trickle", body=n)
             rate = float(trickle.opts.get("rate", "2")) if trickle else None
-            corrupt = [x for x in faults if x.kind == "corrupt"]
+            corrupt = [x for x in faults if x.kind == "corrupt" and
+                       (x.opts.get("after_drop") != "1" or dropped[0])]
             sent = 0
             last = min(n, cut) if cut is not None else n
             logged = False
@@ -254,6 +258,7 @@ def main():
             if cut is not None and sent < n:
                 self.close_connection = True
                 if drop:
+                    dropped[0] = True
                     self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
                                                struct.pack("ii", 1, 0))
                     self.connection.close()

@@ -9,7 +9,7 @@
 #   install_check.sh example SRC PREFIX OUTDIR W     build doc/examples/embed.c with pkg-config,
 #                                                    shared and --static; run both on weights W;
 #                                                    print the shared run's output
-#   install_check.sh python  PREFIX W                import gpt2embed from PREFIX's dist-packages
+#   install_check.sh python  PREFIX W                import gpt2embed from PREFIX's site directory
 #                                                    (no PYTHONPATH tricks beyond that one
 #                                                    directory); print the library path and the
 #                                                    embedding's bytes in hex
@@ -59,7 +59,7 @@ example)
   export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
   pkg-config --exists gpt2embed || fail "pkg-config does not know gpt2embed"
   # a user of gpt2embed.h needs its include directory and nothing of ours besides
-  [ "$(pkg-config --cflags gpt2embed)" = "-I$prefix/include" ] ||
+  [ "$(pkg-config --cflags gpt2embed | sed 's/ *$//')" = "-I$prefix/include" ] ||
     fail "pkg-config --cflags gpt2embed says '$(pkg-config --cflags gpt2embed)', not -I$prefix/include"
   [ "$(stat -c %a "$prefix/lib/libgpt2embed.so.$(sed -n 's/^VERSION *:= *//p' "$src/Makefile")")" = 644 ] ||
     fail "the shared library is not installed 0644"
@@ -82,7 +82,7 @@ example)
   ;;
 python)
   prefix=$1 w=$2
-  d=$(find "$prefix/lib" -path '*dist-packages/gpt2embed' -type d | head -n 1)
+  d=$(find "$prefix/lib" -path '*-packages/gpt2embed' -type d | head -n 1)
   [ -n "$d" ] || fail "no gpt2embed package under $prefix/lib"
   env -u GPT2EMBED_LIBRARY PYTHONPATH="$(dirname "$d")" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -c '
 import sys, gpt2embed as g

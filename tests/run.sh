@@ -29,7 +29,7 @@ done
 
 if [ -n "${G2E_PYTEST:-}" ]; then
   echo "== pytest $G2E_PYTEST"
-  lib="$(cd "$b" && pwd)/libgpt2embed.so.1"
+  lib="$(cd "$b" && pwd)/libgpt2embed.so"
   pre=""
   # An ASan/UBSan-built library can only be loaded into Python with its runtimes preloaded.
   for rt in $(ldd "$lib" 2>/dev/null | awk '/lib(asan|ubsan)\.so/ {print $3}'); do pre="$pre:$rt"; done

@@ -234,6 +234,9 @@ Test(api, rows_and_the_zero_copy_tables)
         cr_expect_eq(gpt2embed_rows(m, GPT2EMBED_WTE, 50255, 3, rows, &err), GPT2EMBED_E_TOKEN_ID);
         cr_expect(strstr(err.message, "50257 rows") != NULL, "%s", err.message);
         cr_expect_eq(gpt2embed_rows(m, GPT2EMBED_WPE, 1024, 1, rows, &err), GPT2EMBED_E_CONTEXT);
+        /* an invalid table is named as such, not as a NULL argument (issue 26 item 10) */
+        cr_expect_eq(gpt2embed_rows(m, (gpt2embed_table)7, 0, 1, rows, &err), GPT2EMBED_E_ARG);
+        cr_expect(strstr(err.message, "table") != NULL && strstr(err.message, "NULL") == NULL, "%s", err.message);
         const void *data;
         size_t R, Cc;
         gpt2embed_dtype dt;
@@ -588,6 +591,11 @@ Test(api, tokenize_into_gives_tiktokens_ids_and_asks_for_room)
     cr_expect_eq(n, 5);
     cr_expect_eq(gpt2embed_tokenize_into(t, "", 0, 0, NULL, NULL, 0, &n, &err), GPT2EMBED_OK);
     cr_expect_eq(n, 0);
+    off[0] = 99; /* no token: offsets[0] is still the text's end */
+    cr_expect_eq(gpt2embed_tokenize_into(t, "", 0, 0, NULL, off, 0, &n, &err), GPT2EMBED_OK);
+    cr_expect(n == 0 && off[0] == 0);
+    cr_expect_eq(gpt2embed_tokenize_into(t, s, strlen(s), 0, ids, off, 5, &n, &err), GPT2EMBED_OK);
+    cr_expect(n == 5 && off[5] == strlen(s) && off[1] == 3);
     /* error detail: the offset of the bad byte and of a refused special token */
     cr_expect_eq(gpt2embed_tokenize_into(t, "abc\xFFz", 5, 0, ids, NULL, 16, &n, &err), GPT2EMBED_E_UTF8);
     cr_expect(err.status == GPT2EMBED_E_UTF8 && err.offset == 3 && err.index == GPT2EMBED_NONE);

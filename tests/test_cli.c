@@ -112,6 +112,44 @@ Test(cli, texts_and_far_words_still_go_to_the_main_job)
     free(dir);
 }
 
+/* issue 23: after global options (the main job's, with their values) a typo is refused the
+ * same way, and a command is that command, not a text to embed */
+Test(cli, commands_and_typos_after_global_options)
+{
+    char *dir = test_tmpdir("cliglobal");
+    char *w = path_join(dir, "w.safetensors");
+    fixture_opts o;
+    memset(&o, 0, sizeof o);
+    o.n_vocab = 50257, o.n_ctx = 1024, o.n_embd = 4, o.dtype = ST_F32;
+    char e[256];
+    cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
+    char *wopt = malloc(strlen(w) + 16);
+    sprintf(wopt, "--weights=%s", w);
+    for (size_t k = 0; k < 3; k++) {
+        run_result r = k == 0   ? run_g2e("--weights", w, "exercies", NULL)
+                       : k == 1 ? run_g2e(wopt, "exercies", NULL)
+                                : run_g2e("--weights", w, "--format", "json", "similarty", "--pos",
+                                          "0", "1", NULL);
+        cr_expect_eq(r.status, 2, "case %zu: %d %s", k, r.status, r.err);
+        cr_expect(strstr(r.err, "did you mean '") != NULL, "case %zu: %s", k, r.err);
+        cr_expect_eq(r.out_len, 0, "case %zu embedded: %s", k, r.out);
+        run_free(&r);
+    }
+    run_result r = run_g2e("--weights", w, "exercise", "1", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "Exercise 1") != NULL, "%s", r.out);
+    run_free(&r);
+    /* texts still go to the main job, and `embed --` still embeds a command's name */
+    r = run_g2e("--weights", w, "hello world", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "2 tokens") != NULL, "%s", r.out);
+    run_free(&r);
+    r = run_g2e("--weights", w, "--", "exercies", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    free(wopt), free(w), free(dir);
+}
+
 Test(cli, lang_before_the_command_is_accepted)
 {
     run_result r = run_g2e("--lang", "en", "--version", NULL);
@@ -148,13 +186,26 @@ Test(cli, make_run_offline_names_the_way_with_a_file)
     char *argv[] = {"/usr/bin/make", "-s", "--no-print-directory", "-o", "gpt2-embed", "run", bin, rw,
                     "TEXT=hello there", NULL};
     char *env[] = {home, "HF_HUB_OFFLINE=1", "-GPT2_EMBED_WEIGHTS", "-HF_HOME", "-HF_HUB_CACHE", "-MAKEFLAGS",
-                   "-MFLAGS", NULL};
+                   "-MFLAGS", "-LANGUAGE", "-LC_ALL", "-LC_MESSAGES", "-LANG", NULL};
     run_result r = run_argv(argv, NULL, 0, env, G2E_SRCDIR);
     cr_expect_neq(r.status, 0);
     cr_expect(strstr(r.err, "make run: no weights, and the download failed; with a weights file you have: "
                             "GPT2_EMBED_WEIGHTS=FILE make run\n") != NULL, "%s", r.err);
     cr_expect_eq(r.out_len, 0, "%s", r.out);
     run_free(&r);
+    /* in Japanese (issue 23): the recipe's own line follows LANGUAGE / LC_ALL / LANG too */
+    const char *ja_env[] = {"LANGUAGE=ja", "LANG=ja_JP.UTF-8", "LC_ALL=ja_JP.UTF-8"};
+    for (size_t i = 0; i < 3; i++) {
+        char *envj[] = {home, "HF_HUB_OFFLINE=1", "-GPT2_EMBED_WEIGHTS", "-HF_HOME", "-HF_HUB_CACHE",
+                        "-MAKEFLAGS", "-MFLAGS", "-LANGUAGE", "-LC_ALL", "-LC_MESSAGES", "-LANG",
+                        (char *)ja_env[i], NULL};
+        r = run_argv(argv, NULL, 0, envj, G2E_SRCDIR);
+        cr_expect_neq(r.status, 0);
+        cr_expect(strstr(r.err, "make run: 重みがなく、ダウンロードにも失敗しました。重みファイルがあれば: "
+                                "GPT2_EMBED_WEIGHTS=FILE make run\n") != NULL, "%s: %s", ja_env[i], r.err);
+        cr_expect(strstr(r.err, "no weights") == NULL, "%s: %s", ja_env[i], r.err);
+        run_free(&r);
+    }
     snprintf(weights, sizeof weights, "GPT2_EMBED_WEIGHTS=%s", w);
     char *env2[] = {home, "HF_HUB_OFFLINE=1", weights, "-MAKEFLAGS", "-MFLAGS", NULL};
     r = run_argv(argv, NULL, 0, env2, G2E_SRCDIR);
@@ -164,6 +215,19 @@ Test(cli, make_run_offline_names_the_way_with_a_file)
     free(w);
     free(none);
     free(dir);
+}
+
+/* issue 23: `make run` also builds the shared library the Python module loads (README.ja:
+ * Python): with a library source touched, the recipe relinks it (dry run, nothing built) */
+Test(cli, make_run_builds_the_python_modules_library)
+{
+    char *argv[] = {"/usr/bin/make", "--no-print-directory", "-o", "gpt2-embed", "-W", "src/lib/order.c",
+                    "-n", "run", "RUN_BIN=true", "TEXT=x", NULL};
+    char *env[] = {"-MAKEFLAGS", "-MFLAGS", "GPT2_EMBED_WEIGHTS=/dev/null", NULL};
+    run_result r = run_argv(argv, NULL, 0, env, G2E_SRCDIR);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "-soname,libgpt2embed.so.") != NULL, "make run does not build the .so: %s", r.out);
+    run_free(&r);
 }
 
 /* --lang is accepted by every command, anywhere before -- */

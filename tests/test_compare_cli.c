@@ -11,11 +11,17 @@
 
 /* A fixture with GPT-2's vocabulary and context (n_embd 8) in a fresh directory; *dir (if
  * non-NULL) receives that directory (caller frees). */
-static char *weights(const char *tag, char **dir_out)
+static char *weights_wpe(const char *tag, char **dir_out, int zero_wpe)
 {
     fixture_opts o;
     fixture_tiny(&o);
     o.n_vocab = 50257, o.n_ctx = 1024, o.n_embd = 8;
+    static uint64_t rows[50257];
+    if (zero_wpe) {   /* every wte row written, no wpe row: wpe reads as zeros */
+        for (uint64_t i = 0; i < 50257; i++)
+            rows[i] = i;
+        o.sparse = 1, o.wte_rows = rows, o.n_wte_rows = 50257, o.n_wpe_rows = 0;
+    }
     char *dir = test_tmpdir(tag), *p = path_join(dir, "w.safetensors"), e[256];
     cr_assert_eq(fixture_write(p, &o, e, sizeof e), 0, "%s", e);
     if (dir_out)
@@ -25,9 +31,14 @@ static char *weights(const char *tag, char **dir_out)
     return p;
 }
 
-static void against_numpy(const char *a, const char *b, const char *want)
+static char *weights(const char *tag, char **dir_out)
 {
-    char *dir, *w = weights("cmpnp", &dir), *json = path_join(dir, "out.json");
+    return weights_wpe(tag, dir_out, 0);
+}
+
+static void against_numpy_w(const char *a, const char *b, const char *want, int zero_wpe)
+{
+    char *dir, *w = weights_wpe("cmpnp", &dir, zero_wpe), *json = path_join(dir, "out.json");
     free(dir);
     run_result r = run_g2e("compare", a, b, "--weights", w, "-o", json, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -47,22 +58,50 @@ static void against_numpy(const char *a, const char *b, const char *want)
     free(w);
 }
 
+static void against_numpy(const char *a, const char *b, const char *want)
+{
+    against_numpy_w(a, b, want, 0);
+}
+
 Test(compare_cli, chapter_pair_against_numpy)
 {
     against_numpy("犬が猫を追いかけた", "猫が犬を追いかけた",
-                  "\"same_multiset\": true, \"bags_identical\": true");
+                  "\"same_multiset\": true, \"verdict\": \"distinguishable\"");
 }
 
 Test(compare_cli, english_pair_against_numpy)
 {
     against_numpy("the dog bites the man", "the man bites the dog",
-                  "\"same_multiset\": true, \"bags_identical\": true");
+                  "\"same_multiset\": true, \"verdict\": \"distinguishable\"");
 }
 
 Test(compare_cli, different_tokens_against_numpy)
 {
     /* "dog" at the start has no leading space: not the same tokens as " dog" */
-    against_numpy("dog bites man", "man bites dog", "\"same_multiset\": false, \"bags_identical\": false");
+    against_numpy("dog bites man", "man bites dog", "\"same_multiset\": false, \"verdict\": \"other_tokens\"");
+}
+
+/* issue 23: with an all-zero wpe the positions add nothing, and the conclusion says so */
+Test(compare_cli, zero_wpe_against_numpy)
+{
+    against_numpy_w("犬が猫を追いかけた", "猫が犬を追いかけた",
+                    "\"same_multiset\": true, \"verdict\": \"indistinguishable\"", 1);
+}
+
+Test(compare_cli, zero_wpe_conclusion)
+{
+    char *w = weights_wpe("cmpzero", NULL, 1);
+    run_result r = run_g2e("compare", "犬が猫を追いかけた", "猫が犬を追いかけた", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "with positions (wte + wpe):   15 of 15"), "%s", r.out);
+    cr_expect(strstr(r.out, "conclusion: indistinguishable."), "%s", r.out);
+    cr_expect(!strstr(r.out, "conclusion: distinguishable"), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("--lang", "ja", "compare", "犬が猫を追いかけた", "猫が犬を追いかけた", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "結論: 区別できない。"), "%s", r.out);
+    run_free(&r);
+    free(w);
 }
 
 Test(compare_cli, table_conclusions)
@@ -71,8 +110,21 @@ Test(compare_cli, table_conclusions)
     run_result r = run_g2e("compare", "犬が猫を追いかけた", "猫が犬を追いかけた", "--weights", w, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.out, "same multiset of tokens: yes"), "%s", r.out);
-    cr_expect(strstr(r.out, "identical bit for bit"), "%s", r.out);
     cr_expect(strstr(r.out, "4 of 15 positions differ"), "%s", r.out);
+    cr_expect(strstr(r.out, "without positions (wte):      15 of 15"), "%s", r.out);
+    cr_expect(strstr(r.out, "with positions (wte + wpe):   11 of 15"), "%s", r.out);
+    /* derived from the bytes: 犬 E7 8A AC and 猫 E7 8C AB */
+    cr_expect(strstr(r.out, "犬 (1/3) and 猫 (1/3) are one token, 163: both characters begin with "
+                            "the byte E7 (犬 = E7 8A AC, 猫 = E7 8C AB)"), "%s", r.out);
+    cr_expect(strstr(r.out, "moved token 232 犬 (2/3): position 1 in A, 5 in B"), "%s", r.out);
+    cr_expect(strstr(r.out, "p = 0 5 6 3 4 1 2 7 8 9 10 11 12 13 14; max difference"), "%s", r.out);
+    cr_expect(strstr(r.out, "not GPT-2's trained attention"), "%s", r.out);
+    cr_expect(strstr(r.out, "conclusion: distinguishable."), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("--lang", "ja", "compare", "犬が猫を追いかけた", "猫が犬を追いかけた", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "結論: 区別できる。"), "%s", r.out);
+    cr_expect(strstr(r.out, "自己注意"), "%s", r.out);
     run_free(&r);
     r = run_g2e("compare", "same text", "same text", "--weights", w, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);

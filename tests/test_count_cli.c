@@ -10,6 +10,7 @@
  *   - tests/data/tokenizer_cases.jsonl / tokenizer_expected.jsonl (tiktoken's IDs for the
  *     tokenizer's conformance cases): their lengths are the token counts.
  */
+#include "fixture.h"
 #include "support.h"
 
 #include <cjson/cJSON.h>
@@ -382,6 +383,68 @@ Test(count_cli, a_text_after_a_file_is_a_text)
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.out, "\"kind\": \"text\"") != NULL, "%s", r.out);
     run_free(&r);
+}
+
+/* issue 23: README.ja's `count -f a.txt b.txt` counted the second *name* as text. A TEXT that
+ * names an existing file gets a note (count, tokenize, embed, compare); other texts none. */
+Test(count_cli, a_text_that_names_a_file_is_said)
+{
+    run_result r = run_g2e("count", "-f", DATA "count_en.txt", DATA "count_ja.txt", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "note: '" DATA "count_ja.txt' is a file name; to read the file use -f ")
+              != NULL, "%s", r.err);
+    run_free(&r);
+    r = run_g2e("count", "-f", DATA "count_en.txt", "-f", DATA "count_ja.txt", "犬が猫", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(r.err_len, 0, "%s", r.err);
+    run_free(&r);
+    r = run_g2e("tokenize", DATA "count_ja.txt", NULL);
+    cr_expect(strstr(r.err, "is a file name; to read the file use -f") != NULL, "%s", r.err);
+    run_free(&r);
+    r = run_g2e("embed", DATA "count_ja.txt", "--weights", "/nonexistent.safetensors", NULL);
+    cr_expect(strstr(r.err, "is a file name; to read the file use -f") != NULL, "%s", r.err);
+    run_free(&r);
+    r = run_g2e("compare", DATA "count_ja.txt", "x", "--weights", "/nonexistent.safetensors", NULL);
+    cr_expect(strstr(r.err, "is a file name; this command takes texts, not files") != NULL, "%s", r.err);
+    run_free(&r);
+}
+
+/* issue 23: the cut inside 角 is shown the same way, with the same words, by count, by embed's
+ * error and by its --truncate note: the 1024th token is 角 (2/3), window 2 starts with 角 (3/3) */
+Test(count_cli, the_cut_inside_a_character_is_shown_split_everywhere)
+{
+    static const char *const SPLIT = "対角 (1-2/3)|角 (3/3)線";
+    static const char *const WHERE = "inside character 737 (line 9, column 141)";
+    run_result r = run_g2e("count", "-f", DATA "count_ja.txt", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, SPLIT) && strstr(r.out, WHERE), "%s", r.out);
+    run_free(&r);
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.n_vocab = 50257, o.n_ctx = 1024, o.n_embd = 4;
+    char *dir = test_tmpdir("countcut"), *w = path_join(dir, "w.safetensors"), e[256];
+    char *npy = path_join(dir, "x.npy");
+    cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
+    r = run_g2e("embed", "-f", DATA "count_ja.txt", "--weights", w, "-o", npy, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, SPLIT) && strstr(r.err, WHERE), "%s", r.err);
+    run_free(&r);
+    r = run_g2e("embed", "-f", DATA "count_ja.txt", "--weights", w, "-o", npy, "--truncate", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, SPLIT) && strstr(r.err, "up to inside character 737 (line 9, column 141"),
+              "%s", r.err);
+    run_free(&r);
+    r = run_g2e("tokenize", "-f", DATA "count_ja.txt", "--format", "ids", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    /* in Japanese, the same 「の途中」 in both */
+    r = run_g2e("--lang", "ja", "count", "-f", DATA "count_ja.txt", NULL);
+    cr_expect(strstr(r.out, "737 文字目（9 行 141 桁目）の途中"), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("--lang", "ja", "embed", "-f", DATA "count_ja.txt", "--weights", w, "-o", npy, NULL);
+    cr_expect(strstr(r.err, "737 文字目（9 行 141 桁目）の途中"), "%s", r.err);
+    run_free(&r);
+    free(npy), free(w), free(dir);
 }
 
 /* A large file over threads counts exactly what one thread counts. */

@@ -111,6 +111,13 @@ Test(dl_meter, text_is_cut_to_the_buffer)
     char buf[16];
     dl_progress d = {.stage = DL_STAGE_RESOLVE, .starting = 1};
     size_t n = dl_meter_text(&m, &d, buf, sizeof buf);
+    /* cut after a whole character, marked with an ellipsis (issue 23: never half a character) */
     cr_expect_eq(n, 15);
-    cr_expect_str_eq(buf, "gpt2-embed: res");
+    cr_expect_str_eq(buf, "gpt2-embed: \xE2\x80\xA6");
+    /* a cut that falls inside a character of the repo's name moves back before it */
+    dl_meter_init(&m, 0, "\xE3\x81\x82\xE3\x81\x84\xE3\x81\x86/x", "main", "http://127.0.0.1:1");
+    char b2[31];   /* "gpt2-embed: resolving " is 22 bytes, then あいう: 30 bytes end inside う */
+    n = dl_meter_text(&m, &d, b2, sizeof b2);
+    cr_expect_str_eq(b2, "gpt2-embed: resolving \xE3\x81\x82\xE2\x80\xA6");
+    cr_expect_eq(n, strlen(b2));
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* memmem */
 /* test_download.c — the downloader against a real HTTP server on 127.0.0.1
  * (tests/hub_server.py: a Hub stand-in redirecting to a second "CDN" port), with faults.
  *
@@ -8,6 +9,7 @@
 #include "download.h"
 #include "hubtest.h"
 #include "locate.h"
+#include "models.h"
 #include "safetensors.h"
 #include "sha256.h"
 #include "support.h"
@@ -964,7 +966,7 @@ static run_result cli(char *const extra_env[], const char *a1, ...)
 {
     char *argv[32];
     int n = 0;
-    argv[n++] = (char *)G2E_TEST_BIN;
+    argv[n++] = (char *)G2E_HOOK_BIN;
     argv[n++] = (char *)"download";
     va_list ap;
     va_start(ap, a1);
@@ -1066,6 +1068,30 @@ Test(download, cli_downloads_then_finds_it_there)
     expect_same_file(out, l.path);
     run_free(&r);
     free(out);
+    hub_layout_free(&l);
+}
+
+/* issue 23: in Japanese the stage lines ("resolving ... at revision main"), the summary and
+ * the "already there" answer are Japanese too. */
+Test(download, cli_speaks_japanese)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    char *ja[] = {(char *)"LANGUAGE=ja", (char *)"-LC_ALL", (char *)"-LC_MESSAGES", NULL};
+    run_result r = cli(ja, NULL);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect(strstr(r.err, "gpt2-embed: http://127.0.0.1:") != NULL && strstr(r.err, "を解決しています") != NULL,
+              "%s", r.err);
+    cr_expect(strstr(r.err, "埋め込みを取得しています") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "resolving") == NULL && strstr(r.err, "fetching") == NULL, "%s", r.err);
+    cr_expect(strstr(r.out, "ダウンロードしました") != NULL && strstr(r.out, "使うには: gpt2-embed \"text\"") != NULL,
+              "%s", r.out);
+    cr_expect(strstr(r.out, "downloaded") == NULL && strstr(r.out, "use it") == NULL, "%s", r.out);
+    run_free(&r);
+    r = cli(ja, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "はすでにあります") != NULL && strstr(r.out, "already") == NULL, "%s", r.out);
+    run_free(&r);
     hub_layout_free(&l);
 }
 
@@ -1179,7 +1205,7 @@ Test(download, cli_draws_a_bar_on_a_terminal)
     hub_start(&srv, l.path, dir, NULL);
     /* util-linux script(1) gives the command a pseudo-terminal */
     char *argv[] = {(char *)"/usr/bin/script", (char *)"-qec",
-                    (char *)G2E_TEST_BIN " download", (char *)"/dev/null", NULL};
+                    (char *)G2E_HOOK_BIN " download", (char *)"/dev/null", NULL};
     char ep[128];
     snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
     char *env[] = {ep, (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1", NULL};
@@ -1671,7 +1697,7 @@ Test(download, cli_never_prints_the_endpoint_password)
 static run_result cli_redirected(const char *redir, const char *args, char *const extra[])
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "exec '%s' download %s %s", G2E_TEST_BIN, args, redir);
+    snprintf(cmd, sizeof cmd, "exec '%s' download %s %s", G2E_HOOK_BIN, args, redir);
     char *argv[] = {(char *)"/bin/sh", (char *)"-c", cmd, NULL};
     char ep[128];
     snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
@@ -1707,7 +1733,7 @@ Test(download, cli_no_bar_when_progress_bars_are_disabled)
     hub_layout l = hub_fixture(HUB_TINY);
     hub_start(&srv, l.path, dir, NULL);
     char *argv[] = {(char *)"/usr/bin/script", (char *)"-qec",
-                    (char *)G2E_TEST_BIN " download", (char *)"/dev/null", NULL};
+                    (char *)G2E_HOOK_BIN " download", (char *)"/dev/null", NULL};
     char ep[128];
     snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
     char *env[] = {ep, (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1",
@@ -1890,5 +1916,174 @@ Test(download, a_bad_checksum_puts_nothing_into_the_cache)
     cr_expect_eq(dl_fetch(&o, &r, &e), DL_E_ARG, "%s", e.msg);
     unsetenv("HF_HUB_CACHE");
     free(hub);
+    hub_layout_free(&l);
+}
+
+/* ---- test hooks stay in the tests (issue 26) ------------------------------------- */
+
+/* 1 when the file at path contains the bytes of s (the `strings | grep` of a binary). */
+static int file_has(const char *path, const char *s)
+{
+    size_t n;
+    char *d = read_file(path, &n);
+    cr_assert(d != NULL, "cannot read %s", path);
+    int found = memmem(d, n, s, strlen(s)) != NULL;
+    free(d);
+    return found;
+}
+
+Test(download, release_builds_read_no_test_hooks)
+{
+    /* the program the tests drive for downloads has them (so the search can see them)... */
+    cr_assert(file_has(G2E_HOOK_BIN, "GPT2_EMBED_TEST_ANY_SHAPE"));
+    cr_assert(file_has(G2E_HOOK_BIN, "GPT2_EMBED_TEST_PART_GATE"));
+    /* ...the program, the shared and the static library that are installed have none */
+    const char *shipped[] = {G2E_TEST_BIN, G2E_TEST_BUILD "/libgpt2embed.so." G2E_VERSION,
+                             G2E_TEST_BUILD "/libgpt2embed.a"};
+    for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++)
+        cr_expect(!file_has(shipped[i], "GPT2_EMBED_TEST_"), "%s reads a test hook", shipped[i]);
+    /* and the shipped program ignores the one that switched the shape check off */
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    char ep[128];
+    snprintf(ep, sizeof ep, "HF_ENDPOINT=%s", srv.endpoint);
+    char *env[] = {ep, (char *)"GPT2_EMBED_TEST_ANY_SHAPE=1", (char *)"GPT2_EMBED_TEST_BACKOFF_MS=10", NULL};
+    char *argv[] = {(char *)G2E_TEST_BIN, (char *)"download", NULL};
+    run_result r = run_argv(argv, NULL, 0, env, dir);
+    cr_expect_neq(r.status, 0, "a tiny fixture was taken for gpt2: %s", r.err);
+    cr_expect(strstr(r.err, "shape") != NULL || strstr(r.err, "50257") != NULL, "%s", r.err);
+    run_free(&r);
+}
+
+/* ---- pinned tensor hashes (issue 26) -------------------------------------------- */
+
+#define HUB_COMMIT "607a30d783dfa663caf39e06633721c8d4cfcd7e"   /* hub_server.py's default */
+
+/* hex sha256 of the source file's bytes [off, off + len), read here (not by the code under test) */
+static void bytes_sha(const hub_layout *l, uint64_t off, uint64_t len, char hex[65])
+{
+    size_t n;
+    uint8_t *b = slurp(l->path, &n), d[SHA256_DIGEST_LEN];
+    cr_assert(off + len <= n);
+    sha256_digest(b + off, (size_t)len, d);
+    sha256_hex(d, hex);
+    free(b);
+}
+
+typedef struct pinset {
+    char wte[65], wpe[65];
+    models_pin p[2];
+} pinset;
+
+/* The fixture's wte and wpe pinned at commit (their true hashes, or wrong ones) */
+static void pin_fixture(pinset *s, const hub_layout *l, const char *commit, int wrong)
+{
+    bytes_sha(l, l->wte_off, l->wte_len, s->wte);
+    bytes_sha(l, l->wpe_off, l->wpe_len, s->wpe);
+    if (wrong)
+        s->wte[0] = s->wte[0] == '0' ? '1' : '0';
+    s->p[0] = (models_pin){"openai-community/gpt2", commit, l->wte_name, s->wte};
+    s->p[1] = (models_pin){"openai-community/gpt2", commit, l->wpe_name, s->wpe};
+}
+
+Test(download, tensors_are_checked_against_the_pins)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    hub_start(&srv, l.path, dir, NULL);
+    char *out = path_join(dir, "gpt2.safetensors"), *part = path_join(dir, "gpt2.safetensors.part");
+    pinset s;
+    dl_result r;
+    g2e_err e;
+    /* pinned, the same bytes: verified */
+    pin_fixture(&s, &l, HUB_COMMIT, 0);
+    dl_opts o = opts_for(out);
+    o.pins = s.p, o.n_pins = 2;
+    cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
+    cr_expect_eq(r.verified, 1);
+    expect_embeddings_file(out, &l);
+    /* nothing pinned for this commit: kept, and said to be unverified */
+    unlink(out);
+    pin_fixture(&s, &l, "0000000000000000000000000000000000000000", 0);
+    cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
+    cr_expect_eq(r.verified, 0);
+    /* the catalogue pins no real model: unverified too */
+    unlink(out);
+    o.pins = NULL, o.n_pins = 0;
+    cr_assert_eq(dl_fetch(&o, &r, &e), 0, "%s", e.msg);
+    cr_expect_eq(r.verified, 0);
+    size_t np;
+    models_pins(&np);
+    cr_expect_eq(np, 0, "the catalogue pins hashes nobody here computed from downloaded bytes");
+    /* a pin that differs: refused, nothing kept */
+    unlink(out);
+    pin_fixture(&s, &l, HUB_COMMIT, 1);
+    o.pins = s.p, o.n_pins = 2;
+    cr_expect_eq(dl_fetch(&o, &r, &e), DL_E_CHECKSUM, "%s", e.msg);
+    cr_expect(strstr(e.msg, "pinned") != NULL, "%s", e.msg);
+    cr_expect(!exists(out) && !exists(part), "a refused download left a file");
+    free(out), free(part);
+    hub_layout_free(&l);
+}
+
+/* The issue's case: the connection drops inside wte, and the resumed request gets other
+ * bytes beyond the 64 KiB re-checked before the resume point, under the same ETag. */
+Test(download, changed_bytes_after_a_resume_are_refused_by_the_pins)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    char drop[64], corrupt[96];
+    snprintf(drop, sizeof drop, "drop:after=%" PRIu64, (uint64_t)20000);
+    snprintf(corrupt, sizeof corrupt, "corrupt:offset=%" PRIu64 ":after_drop=1", l.wte_off + 100000);
+    cr_assert(l.wte_len > 100000 + 20000);
+    const char *args[] = {"--fault", drop, "--fault", corrupt, NULL};
+    hub_start(&srv, l.path, dir, args);
+    char *out = path_join(dir, "gpt2.safetensors"), *part = path_join(dir, "gpt2.safetensors.part");
+    pinset s;
+    pin_fixture(&s, &l, HUB_COMMIT, 0);
+    dl_opts o = opts_for(out);
+    o.pins = s.p, o.n_pins = 2;
+    dl_result r;
+    g2e_err e;
+    cr_expect_eq(dl_fetch(&o, &r, &e), DL_E_CHECKSUM, "changed bytes accepted: %s", e.msg);
+    cr_expect(strstr(e.msg, l.wte_name) != NULL, "%s", e.msg);
+    cr_expect(!exists(out) && !exists(part), "a refused download left a file");
+    cr_expect(hub_count(&srv, "cdn", NULL) >= 2, "the connection was not dropped and resumed");
+    free(out), free(part);
+    hub_layout_free(&l);
+}
+
+Test(download, cli_says_not_verified_and_refuses_changed_bytes)
+{
+    hub_layout l = hub_fixture(HUB_TINY);
+    pinset s;
+    pin_fixture(&s, &l, HUB_COMMIT, 0);
+    char pins[512];
+    snprintf(pins, sizeof pins, "GPT2_EMBED_TEST_PINS=openai-community/gpt2@%s:%s=%s,openai-community/gpt2@%s:%s=%s",
+             HUB_COMMIT, l.wte_name, s.wte, HUB_COMMIT, l.wpe_name, s.wpe);
+    hub_start(&srv, l.path, dir, NULL);
+    run_result r = cli(NULL, NULL);   /* nothing pinned (the release catalogue) */
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "not verified: unknown revision") != NULL, "%s", r.err);
+    run_free(&r);
+    char *out = path_join(dir, "weights/gpt2.safetensors");
+    unlink(out);
+    char *env[] = {pins, NULL};
+    r = cli(env, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "not verified") == NULL, "%s", r.err);
+    cr_expect(strstr(r.out, "pinned for commit 607a30d783df") != NULL, "%s", r.out);
+    run_free(&r);
+    unlink(out);
+    hub_stop(&srv);
+    char drop[64], corrupt[96];
+    snprintf(drop, sizeof drop, "drop:after=%" PRIu64, (uint64_t)20000);
+    snprintf(corrupt, sizeof corrupt, "corrupt:offset=%" PRIu64 ":after_drop=1", l.wte_off + 100000);
+    const char *args[] = {"--fault", drop, "--fault", corrupt, NULL};
+    hub_start(&srv, l.path, dir, args);
+    r = cli(env, NULL);
+    cr_expect_eq(r.status, 1, "changed bytes accepted: %s", r.err);
+    cr_expect(strstr(r.err, "the bytes changed") != NULL, "%s", r.err);
+    cr_expect(!exists(out), "a refused download left the file");
+    run_free(&r);
+    free(out);
     hub_layout_free(&l);
 }

@@ -225,6 +225,34 @@ Test(embedcli, table_rows_and_summary)
     snprintf(want, sizeof want, "%8.4f", sqrt(s));
     cr_expect(strstr(r.out, want) != NULL, "want %s in %s", want, r.out);
     run_free(&r);
+    /* issue 23: one token is singular */
+    r = g2e_w(bigpath, (char *[]){"a", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect(strstr(r.out, "; 1 token, 1 of 1024 positions used") != NULL, "%s", r.out);
+    run_free(&r);
+}
+
+/* issue 23: a weights file named by $GPT2_EMBED_WEIGHTS (or --weights) wins over --model, and
+ * the user is told so instead of getting gpt2's answers silently */
+Test(embedcli, model_ignored_for_a_named_file_is_said)
+{
+    char *env = malloc(strlen(bigpath) + 32);
+    sprintf(env, "GPT2_EMBED_WEIGHTS=%s", bigpath);
+    run_result r = run_argv((char *[]){G2E_TEST_BIN, "a", "--model", "gpt2-medium", NULL}, NULL, 0,
+                            (char *[]){env, NULL}, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "note: --model gpt2-medium is not used: the weights come from "
+                            "$GPT2_EMBED_WEIGHTS (") != NULL, "%s", r.err);
+    run_free(&r);
+    r = run_argv((char *[]){G2E_TEST_BIN, "a", NULL}, NULL, 0, (char *[]){env, NULL}, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(r.err_len, 0, "no --model, nothing to say: %s", r.err);
+    run_free(&r);
+    r = run_g2e("a", "--weights", bigpath, "--model", "gpt2-xl", NULL);
+    cr_expect(strstr(r.err, "--model gpt2-xl is not used: the weights come from --weights") != NULL,
+              "%s", r.err);
+    run_free(&r);
+    free(env);
 }
 
 static char *words(size_t n)

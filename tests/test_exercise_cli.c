@@ -83,6 +83,68 @@ Test(exercise_cli, code_is_python_that_compiles)
     free(dir);
 }
 
+/* issue 23: --code reads the same weights file (numpy, safetensors by hand), so its printed
+ * numbers are the command's own; the Hub's version is there as an alternative */
+Test(exercise_cli, code_reads_the_same_file_and_prints_the_same_numbers)
+{
+    char *w = weights("excodew", 0);
+    run_result r = run_g2e("exercise", "--code", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, w), "the code names the file: %s", r.out);
+    cr_expect(strstr(r.out, "def hub():") && strstr(r.out, "from_pretrained(\"openai-community/gpt2\")"),
+              "%s", r.out);
+    char *dir = test_tmpdir("excode2"), *py = path_join(dir, "ex.py");
+    write_file(py, r.out, r.out_len);
+    run_free(&r);
+    r = run_argv((char *[]){"/usr/bin/python3", py, NULL}, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_result c = run_g2e("exercise", "2", "--weights", w, NULL);
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    static const char *const KEYS[] = {"cos(wpe[0], wpe[1]):", "cos(wpe[0], wpe[500]):",
+                                       "cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):"};
+    for (size_t k = 0; k < 3; k++) {
+        const char *a = strstr(r.out, KEYS[k]), *b = strstr(c.out, KEYS[k]);
+        cr_assert(a && b, "%s / %s", r.out, c.out);
+        double x, y;
+        cr_assert_eq(sscanf(a + strlen(KEYS[k]), "%lf", &x), 1);
+        cr_assert_eq(sscanf(b + strlen(KEYS[k]), "%lf", &y), 1);
+        cr_expect_eq(x, y, "%s python %.4f, gpt2-embed %.4f", KEYS[k], x, y);
+    }
+    run_free(&c);
+    run_free(&r);
+    /* comments in the chosen language */
+    r = run_g2e("--lang", "ja", "exercise", "--code", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "# 演習 2"), "%s", r.out);
+    run_free(&r);
+    free(py), free(dir), free(w);
+}
+
+/* issue 23: without weights, exercise 1 and, on stdout, what exercise 2 needs (exit 0);
+ * --format table is a table, not the text again */
+Test(exercise_cli, without_weights_says_what_2_needs_and_table_is_a_table)
+{
+    char *home = test_tmpdir("exnow");
+    char *h = malloc(strlen(home) + 8), *wd = test_tmpdir("exnowd");
+    sprintf(h, "HOME=%s", home);
+    run_result r = run_argv((char *[]){G2E_TEST_BIN, "exercise", NULL}, NULL, 0,
+                            (char *[]){h, "-GPT2_EMBED_WEIGHTS", "-HF_HOME", "-HF_HUB_CACHE", NULL}, wd);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "Exercise 1:"), "%s", r.out);
+    cr_expect(strstr(r.out, "Exercise 2 is not computed: it needs GPT-2's weights"), "%s", r.out);
+    run_free(&r);
+    free(h), free(home), free(wd);
+    char *w = weights("extab", 0);
+    run_result t = run_g2e("exercise", "--format", "table", "--weights", w, NULL);
+    run_result x = run_g2e("exercise", "--weights", w, NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    cr_expect(strcmp(t.out, x.out) != 0, "table == text");
+    cr_expect(strncmp(t.out, "exercise  quantity", 18) == 0, "%s", t.out);
+    cr_expect(strstr(t.out, "\n2         cos(wpe[0], wpe[1])"), "%s", t.out);
+    run_free(&t), run_free(&x);
+    free(w);
+}
+
 Test(exercise_cli, similarity_pairs_are_interpreted_text_only)
 {
     char *w = weights("simint", 1);   /* wpe[500] == wpe[0]: their cosine is 1 */

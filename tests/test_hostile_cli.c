@@ -24,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define C 8
@@ -841,4 +842,282 @@ Test(hostile, text_file_truncated_while_tokenized_is_one_line)
     }
     unlink(txt);
     free(err), free(txt);
+}
+
+/* ---- issue 26: the Hugging Face cache, HOME and --revision ---- */
+
+/* A cache under root/hub holding the fixture for openai-community/gpt2 at commit c0ffee;
+ * refs/main is a FIFO when fifo_ref, else names that commit. Returns the hub folder. */
+static char *fake_cache(const char *root, int fifo_ref)
+{
+    char *hub = path_join(root, "hub");
+    char p[4096];
+    snprintf(p, sizeof p, "mkdir -p '%s/models--openai-community--gpt2/refs' "
+             "'%s/models--openai-community--gpt2/snapshots/c0ffee'", hub, hub);
+    cr_assert(system(p) == 0);
+    snprintf(p, sizeof p, "%s/models--openai-community--gpt2/refs/main", hub);
+    if (fifo_ref)
+        cr_assert(mkfifo(p, 0644) == 0);
+    else
+        write_file(p, "c0ffee", 6);
+    snprintf(p, sizeof p, "%s/models--openai-community--gpt2/snapshots/c0ffee/model.safetensors", hub);
+    copy_file(wpath, p);
+    return hub;
+}
+
+Test(hostile, a_fifo_ref_in_the_cache_returns_at_once)
+{
+    char *root = path_join(dir, "fiforoot"), *cwd = path_join(dir, "fifocwd");
+    cr_assert(mkdir(root, 0755) == 0 && mkdir(cwd, 0755) == 0);
+    char *hub = fake_cache(root, 1), env_hub[4200];
+    snprintf(env_hub, sizeof env_hub, "HF_HUB_CACHE=%s", hub);
+    char *env[] = {env_hub, "-GPT2_EMBED_WEIGHTS", "-HF_HOME", "-HUGGINGFACE_HUB_CACHE", NULL};
+    char *argv[] = {G2E_TEST_BIN, "hi", NULL};
+    time_t t0 = time(NULL);
+    run_result r = run_argv(argv, NULL, 0, env, cwd);
+    cr_expect(time(NULL) - t0 < 10, "took %ld s (the FIFO was waited on)", (long)(time(NULL) - t0));
+    cr_expect_eq(r.status, 1, "status %d: %s", r.status, r.err);
+    cr_expect(strstr(r.err, "no weights") != NULL, "%s", r.err);
+    run_free(&r);
+    free(root), free(cwd), free(hub);
+}
+
+Test(hostile, no_home_means_no_cache_not_one_under_the_working_directory)
+{
+    /* ./.cache/huggingface/hub under the working directory holds usable weights: never used */
+    char *cwd = path_join(dir, "homeless"), *dotcache = path_join(cwd, ".cache"), *hf = path_join(dotcache, "huggingface");
+    cr_assert(mkdir(cwd, 0755) == 0 && mkdir(dotcache, 0755) == 0 && mkdir(hf, 0755) == 0);
+    char *hub = fake_cache(hf, 0);
+    char *unset[] = {"-HOME", "-GPT2_EMBED_WEIGHTS", "-HF_HOME", "-HF_HUB_CACHE", "-HUGGINGFACE_HUB_CACHE",
+                     "-XDG_CACHE_HOME", NULL};
+    char *empty[] = {"HOME=", "-GPT2_EMBED_WEIGHTS", "-HF_HOME", "-HF_HUB_CACHE", "-HUGGINGFACE_HUB_CACHE",
+                     "-XDG_CACHE_HOME", NULL};
+    char **envs[2] = {unset, empty};
+    char *argv[] = {G2E_TEST_BIN, "hi", "--format", "json", NULL};
+    for (int k = 0; k < 2; k++) {
+        run_result r = run_argv(argv, NULL, 0, envs[k], cwd);
+        cr_expect_eq(r.status, 1, "%s: status %d, stdout %.80s", k ? "HOME=''" : "no HOME", r.status, r.out);
+        cr_expect(strstr(r.err, "$HOME is unset or empty") != NULL, "%s", r.err);
+        expect_one_line(&r, NULL);
+        run_free(&r);
+    }
+    /* HF_HOME given: the cache is used although HOME is not set */
+    char env_hf[4200];
+    snprintf(env_hf, sizeof env_hf, "HF_HOME=%s", hf);
+    char *withhf[] = {"-HOME", env_hf, "-GPT2_EMBED_WEIGHTS", "-HF_HUB_CACHE", "-HUGGINGFACE_HUB_CACHE", NULL};
+    run_result r = run_argv(argv, NULL, 0, withhf, cwd);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    free(cwd), free(dotcache), free(hf), free(hub);
+}
+
+Test(hostile, an_empty_revision_is_refused_not_taken_as_main)
+{
+    char *root = path_join(dir, "revroot"), *cwd = path_join(dir, "revcwd");
+    cr_assert(mkdir(root, 0755) == 0 && mkdir(cwd, 0755) == 0);
+    char *hub = fake_cache(root, 0), env_hub[4200];
+    snprintf(env_hub, sizeof env_hub, "HF_HUB_CACHE=%s", hub);
+    char *env[] = {env_hub, "-GPT2_EMBED_WEIGHTS", "-HF_HOME", "-HUGGINGFACE_HUB_CACHE", NULL};
+    char *ok[] = {G2E_TEST_BIN, "hi", "--revision", "main", NULL};
+    run_result r = run_argv(ok, NULL, 0, env, cwd);
+    cr_expect_eq(r.status, 0, "the cache itself works: %s", r.err);
+    run_free(&r);
+    char *bad[] = {G2E_TEST_BIN, "hi", "--revision", "", NULL};
+    r = run_argv(bad, NULL, 0, env, cwd);
+    cr_expect_eq(r.status, 1, "status %d", r.status);
+    cr_expect(strstr(r.err, "revision is empty") != NULL, "%s", r.err);
+    expect_one_line(&r, NULL);
+    run_free(&r);
+    free(root), free(cwd), free(hub);
+}
+
+/* ---- issue 26: a --model whose shapes are not the file's ---- */
+
+Test(hostile, a_named_model_that_is_not_the_file_is_reported)
+{
+    char *cwd = path_join(dir, "mm"), *wd = path_join(cwd, "weights"), *xl = path_join(wd, "gpt2-xl.safetensors");
+    cr_assert(mkdir(cwd, 0755) == 0 && mkdir(wd, 0755) == 0);
+    copy_file(wpath, xl);
+    char envw[4200];
+    snprintf(envw, sizeof envw, "GPT2_EMBED_WEIGHTS=%s", wpath);
+    char *noenv[] = {"-GPT2_EMBED_WEIGHTS", "HF_HUB_OFFLINE=1", NULL};
+    char *withenv[] = {envw, NULL};
+    /* the name found the file (weights/gpt2-xl.safetensors): an error naming both shapes,
+     * nothing on stdout */
+    char *a1[] = {G2E_TEST_BIN, "hi", "--model", "gpt2-xl", "--format", "json", NULL};
+    run_result r = run_argv(a1, NULL, 0, noenv, cwd);
+    cr_expect_eq(r.status, 1, "status %d: %s", r.status, r.err);
+    cr_expect(strstr(r.err, "not the 50257 x 1600 with 1024 of --model gpt2-xl") != NULL, "%s", r.err);
+    cr_expect_eq(r.out_len, 0, "%s", r.out);
+    expect_one_line(&r, NULL);
+    run_free(&r);
+    /* the user named the file too (--weights, or the environment): their file is used, with
+     * one note that names both */
+    char *a2[] = {G2E_TEST_BIN, "hi", "--model", "gpt2-xl", "--weights", wpath, "--format", "json", NULL};
+    char **args[2] = {a2, a1};
+    char **envs[2] = {noenv, withenv};
+    for (int k = 0; k < 2; k++) {
+        r = run_argv(args[k], NULL, 0, envs[k], cwd);
+        cr_expect_eq(r.status, 0, "case %d: %s", k, r.err);
+        cr_expect(strstr(r.err, "note: --model gpt2-xl is not used: the weights come from ") != NULL &&
+                      strstr(r.err, "not the 50257 x 1600 with 1024 of --model gpt2-xl") != NULL &&
+                      strstr(r.err, wpath) != NULL, "case %d: %s", k, r.err);
+        expect_one_line(&r, NULL);
+        run_free(&r);
+    }
+    /* the name that matches, and no name at all: silent */
+    char *a3[] = {G2E_TEST_BIN, "hi", "--format", "json", NULL};
+    r = run_argv(a3, NULL, 0, withenv, cwd);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(r.err_len, 0, "%s", r.err);
+    run_free(&r);
+    free(cwd), free(wd), free(xl);
+}
+
+/* ---- issue 26: ulimit -v — OpenBLAS spun for ever, GLib aborted ---- */
+
+/* args under an address-space limit of as bytes, killed after 30 s: its status (-1: hung). */
+static int run_limited_deadline(char *const args[], rlim_t as, char **err)
+{
+    child c = spawn_in(args, 0, OUT_NULL, NULL, as);
+    for (int i = 0; i < 3000; i++) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);   /* ended (still waitable): reap reads its stderr */
+        if (waitid(P_PID, (id_t)c.pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == c.pid)
+            return reap(c, err);
+        usleep(10000);
+    }
+    kill(c.pid, SIGKILL);
+    reap(c, err);
+    return -1;
+}
+
+Test(hostile, pca_and_report_under_a_memory_limit_end_with_one_line, .timeout = 120)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("AddressSanitizer reserves terabytes of address space: no ulimit -v run is possible");
+#endif
+    fixture_opts o;   /* GPT-2's shapes (sparse on disk): 157 MB of wte + wpe mapped */
+    fixture_gpt2(&o, ST_F32, NULL);
+    char *g = path_join(dir, "gpt2-mem.safetensors"), *rep = path_join(dir, "memrep"), e[256];
+    cr_assert_eq(fixture_write(g, &o, e, sizeof e), 0, "%s", e);
+    char *cmds[][8] = {{"pca", "--weights", g, NULL}, {"report", "-o", rep, "--weights", g, NULL}};
+    for (int k = 0; k < 2; k++) {
+        char *err;
+        int st = run_limited_deadline(cmds[k], 300000 * 1024ULL, &err);
+        cr_expect_neq(st, -1, "%s: hung under ulimit -v 300000", cmds[k][0]);
+        cr_expect(st == 0 || st == 1, "%s: status %d: %s", cmds[k][0], st, err);
+        if (st == 1) {
+            cr_expect(strstr(err, "not enough memory") && strstr(err, "limit 292 MB"), "%s: %s", cmds[k][0], err);
+            cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "%s: not one line: %s", cmds[k][0], err);
+        }
+        free(err);
+    }
+    cr_expect(access(rep, F_OK) != 0, "a report written without its parts");
+    unlink(g);
+    free(g), free(rep);
+}
+
+/* ---- issue 26: no raw control from outside data reaches a person ---- */
+
+/* The first raw terminal control in s[0..n): C0 (but newline and tab), DEL, C1, a bidi
+ * control or a line/paragraph separator; NULL when none. */
+static const char *raw_control(const char *s, size_t n)
+{
+    static const char *const SEQ[] = {"\302\233", "\302\205", "\342\200\256", "\342\200\255", "\342\200\250",
+                                      "\342\200\251", "\342\201\246", "\342\201\247", "\342\201\251"};
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F)
+            return s + i;
+        for (size_t k = 0; k < sizeof SEQ / sizeof SEQ[0]; k++)
+            if (n - i >= strlen(SEQ[k]) && !memcmp(s + i, SEQ[k], strlen(SEQ[k])))
+                return s + i;
+    }
+    return NULL;
+}
+
+static void expect_no_raw_control(char *const args[], char *const env[], const char *what)
+{
+    char *argv[64];
+    bin_argv(argv, args);
+    run_result r = run_argv(argv, NULL, 0, env, NULL);
+    cr_expect_eq(r.status, 0, "%s: status %d: %s", what, r.status, r.err);
+    const char *o = raw_control(r.out, r.out_len), *e = raw_control(r.err, r.err_len);
+    cr_expect(!o, "%s: a raw control on stdout at byte %zu: %.60s", what, o ? (size_t)(o - r.out) : 0, o ? o : "");
+    cr_expect(!e, "%s: a raw control on stderr: %s", what, r.err);
+    run_free(&r);
+}
+
+Test(hostile, no_raw_control_from_outside_reaches_a_person, .timeout = 120)
+{
+    /* a weights file whose metadata and a tensor name carry RLO, LS, ESC */
+    static const char hdr[] = "{\"__metadata__\":{\"note\":\"a\\u202eb\\u2028c\\u001b[2Jd\"},"
+                              "\"x\\u202ey\\u2066z\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+    char *st = path_join(dir, "ctl.safetensors");
+    size_t hl = sizeof hdr - 1;
+    char *buf = calloc(1, 8 + hl + 4);
+    for (int i = 0; i < 8; i++)
+        buf[i] = (char)((uint64_t)hl >> (8 * i));
+    memcpy(buf + 8, hdr, hl);
+    write_file(st, buf, 8 + hl + 4);
+    free(buf);
+    expect_no_raw_control((char *[]){"inspect", st, NULL}, NULL, "inspect");
+    /* a text over 1024 tokens with RLO, LS, LRI and a C1 CSI at the cut, in a file whose name has RLO */
+    char *ctl = path_join(dir, "c\342\200\256l.txt");
+    size_t cap = 20000, n = 0;
+    char *t = malloc(cap);
+    for (int i = 0; i < 1022; i++)
+        n += (size_t)snprintf(t + n, cap - n, "word ");
+    n += (size_t)snprintf(t + n, cap - n, "x\342\200\256y\342\200\250z\342\201\246w\302\233v ");
+    for (int i = 0; i < 50; i++)
+        n += (size_t)snprintf(t + n, cap - n, "more ");
+    write_file(ctl, t, n);
+    free(t);
+    expect_no_raw_control((char *[]){"count", "-f", ctl, NULL}, NULL, "count -f (context line, input column)");
+    expect_no_raw_control((char *[]){"count", "-f", ctl, "--per-char", NULL}, NULL, "count --per-char");
+    /* partial byte tokens: the character behind them, in the tables and CSV's display column */
+    char *rlo = "a\342\200\256b\302\233c";
+    expect_no_raw_control((char *[]){"tokenize", rlo, NULL}, NULL, "tokenize table");
+    expect_no_raw_control((char *[]){rlo, "--weights", wpath, NULL}, NULL, "embed table");
+    expect_no_raw_control((char *[]){rlo, "--weights", wpath, "--format", "csv", NULL}, NULL, "embed csv");
+    expect_no_raw_control((char *[]){"compare", rlo, "\033[2J", "--weights", wpath, NULL}, NULL, "compare");
+    /* the weights' own name in the summaries */
+    char *wl = path_join(dir, "w\342\200\256\342\200\250.safetensors");
+    copy_file(wpath, wl);
+    expect_no_raw_control((char *[]){"hi", "--weights", wl, NULL}, NULL, "embed summary");
+    expect_no_raw_control((char *[]){"stats", "--weights", wl, NULL}, NULL, "stats");
+    expect_no_raw_control((char *[]){"pca", "--weights", wl, NULL}, NULL, "pca");
+    expect_no_raw_control((char *[]){"similarity", "--by-distance", "--weights", wl, NULL}, NULL, "similarity");
+    /* JSON stays exact: the text's own characters, escaped the JSON way */
+    char *argv[] = {G2E_TEST_BIN, "tokenize", "--format", "json", rlo, NULL};
+    run_result r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "\342\200\256") || strstr(r.out, "\\u202e") || strstr(r.out, "\\u202E"), "%s", r.out);
+    run_free(&r);
+    free(st), free(ctl), free(wl);
+}
+
+Test(hostile, decode_escapes_controls_on_a_terminal_unless_raw)
+{
+    /* 215 60 15 26 79 675 276 195: ESC ] 0 ; pwned BEL */
+    static const char want[] = "\033]0;pwned\007";
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' decode 215 60 15 26 79 675 276 195", G2E_TEST_BIN);
+    char *pipe_argv[] = {"/bin/sh", "-c", cmd, NULL};
+    run_result r = run_argv(pipe_argv, NULL, 0, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(r.out_len == sizeof want - 1 && !memcmp(r.out, want, r.out_len), "to a pipe: the exact bytes");
+    run_free(&r);
+    /* util-linux script(1) gives the command a pseudo-terminal */
+    char *tty_argv[] = {"/usr/bin/script", "-qec", cmd, "/dev/null", NULL};
+    r = run_argv(tty_argv, NULL, 0, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\\x1B]0;pwned\\x07") != NULL, "on a terminal: escaped: %s", r.out);
+    cr_expect(!memchr(r.out, '\033', r.out_len) && !memchr(r.out, '\007', r.out_len), "a raw control on the terminal");
+    run_free(&r);
+    snprintf(cmd, sizeof cmd, "'%s' decode --raw 215 60 15 26 79 675 276 195", G2E_TEST_BIN);
+    r = run_argv(tty_argv, NULL, 0, NULL, NULL);
+    cr_expect(strstr(r.out, want) != NULL, "--raw: the exact bytes on the terminal too");
+    run_free(&r);
 }

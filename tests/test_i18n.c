@@ -11,6 +11,7 @@
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -346,4 +347,411 @@ Test(i18n, system_messages_in_a_missing_japanese_locale)
     cr_expect_eq(r.status, 1);
     cr_expect(strstr(r.err, "No such file or directory") != NULL, "%s", r.err);
     run_free(&r);
+}
+
+/* ---- issue 23: everything a person reads is Japanese under --lang ja ---- */
+
+/* The text of a PNG's iTXt "Description" chunk (every text drawn on the figure, one per line:
+ * canvas.c), as a new string; NULL when the file has none. */
+static char *png_description(const char *path)
+{
+    size_t n;
+    unsigned char *d = (unsigned char *)read_file(path, &n);
+    cr_assert(d && n > 8 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0, "%s is not a PNG", path);
+    char *out = NULL;
+    for (size_t i = 8; i + 12 <= n && !out;) {
+        size_t len = (size_t)d[i] << 24 | (size_t)d[i + 1] << 16 | (size_t)d[i + 2] << 8 | d[i + 3];
+        cr_assert(len <= n - i - 12, "%s: a chunk runs past the end", path);
+        const unsigned char *body = d + i + 8;
+        if (memcmp(d + i + 4, "iTXt", 4) == 0 && len > 16 && memcmp(body, "Description\0\0\0\0\0", 16) == 0) {
+            out = malloc(len - 16 + 1);
+            memcpy(out, body + 16, len - 16);
+            out[len - 16] = '\0';
+        }
+        i += 12 + len;
+    }
+    free(d);
+    return out;
+}
+
+/* Names and notation a Japanese text keeps as they are (the glossary's "Names stay"). */
+static int kept_name(const char *w, size_t n)
+{
+    static const char *const NAMES[] = {
+        "GPT", "wte", "wpe", "RoPE", "RoFormer", "PE", "PC", "pos", "cos", "sin", "sqrt", "px", "rad",
+        "ID", "id", "theta", "cat", "Transformer", "LAPACK", "double", "float", "coolwarm", "rdbu",
+        "small", "safetensors", "numpy", "json", "csv", "npy", "png", "html", "Hugging", "Face",
+        "transformers", "PyTorch", "sha", "ETA", "pi", "dtype", "softmax", NULL};
+    for (size_t i = 0; NAMES[i]; i++)
+        if (strlen(NAMES[i]) == n && memcmp(NAMES[i], w, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* The English words of text (runs of two or more ASCII letters that are not a kept name, an
+ * identifier with a digit or '_' (n_ctx, PC1, id_t), part of an option, of a path or file name,
+ * a command in backquotes, a token piece or argument in single quotes, an escape \\xAB, a
+ * byte in hex), each with its line, into a new string ("" when there are none). */
+static char *english_words(const char *text)
+{
+    size_t cap = strlen(text) * 2 + 64, o = 0;
+    char *out = malloc(cap);
+    out[0] = '\0';
+    int quoted = 0, piece = 0;   /* in `a command`, in 'a token piece or argument' */
+    for (const char *p = text; *p; p++) {
+        if (*p == '`')
+            quoted = !quoted;
+        if (*p == '\'' && !(p > text && isalpha((unsigned char)p[-1]) && isalpha((unsigned char)p[1])))
+            piece = !piece;
+        if (*p == '\n')
+            piece = 0;
+        if (quoted || piece || !(isalpha((unsigned char)*p) || *p == '_') || (p > text && p[-1] == '\\') ||
+            (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
+            continue;
+        const char *e = p;
+        int ident = 0;
+        while (isalnum((unsigned char)*e) || *e == '_')
+            ident |= !isalpha((unsigned char)*e), e++;
+        size_t n = (size_t)(e - p);
+        int option = p > text && p[-1] == '-';
+        int file = (p > text && (p[-1] == '.' || p[-1] == '/')) || *e == '.' || *e == '/';
+        int hex = n == 2 && strchr("ABCDEF", p[0]) && strchr("ABCDEF", p[1]);   /* a byte: E7 8A AC */
+        if (n >= 2 && !ident && !option && !file && !hex && !kept_name(p, n)) {
+            const char *ls = p, *le = strchr(p, '\n');
+            while (ls > text && ls[-1] != '\n')
+                ls--;
+            size_t ll = le ? (size_t)(le - ls) : strlen(ls);
+            if (o + n + ll + 8 < cap)
+                o += (size_t)snprintf(out + o, cap - o, "'%.*s' in: %.*s\n", (int)n, p, (int)ll, ls);
+        }
+        p = e - 1;
+    }
+    return out;
+}
+
+/* The text a reader sees on an HTML page: without <style> and <code> (token pieces, commands),
+ * tags as line breaks, the entities the report writes decoded. */
+static char *page_text(const char *html)
+{
+    char *t = malloc(strlen(html) + 1);
+    size_t o = 0;
+    for (const char *p = html; *p;) {
+        if (strncmp(p, "<style>", 7) == 0 || strncmp(p, "<code>", 6) == 0) {
+            const char *end = strstr(p, p[1] == 's' ? "</style>" : "</code>");
+            p = end ? end + (p[1] == 's' ? 8 : 7) : p + strlen(p);
+        } else if (*p == '<') {
+            const char *end = strchr(p, '>');
+            p = end ? end + 1 : p + strlen(p);
+            t[o++] = '\n';
+        } else if (*p == '&') {
+            static const char *const ENT[][2] = {{"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}};
+            size_t k = 0;
+            while (k < 4 && strncmp(p, ENT[k][0], strlen(ENT[k][0])) != 0)
+                k++;
+            t[o++] = k < 4 ? ENT[k][1][0] : '&';
+            p += k < 4 ? strlen(ENT[k][0]) : 1;
+        } else {
+            t[o++] = *p++;
+        }
+    }
+    t[o] = '\0';
+    return t;
+}
+
+/* Checks one figure drawn in both languages: each carries its texts, the Japanese one is
+ * Japanese, differs from the English one, and has no English word left. */
+static void expect_japanese_figure(const char *en_png, const char *ja_png, const char *what)
+{
+    char *en = png_description(en_png), *ja = png_description(ja_png);
+    cr_expect(en && *en, "%s: the English figure carries no text", what);
+    cr_expect(ja && *ja, "%s: the Japanese figure carries no text", what);
+    if (en && ja) {
+        cr_expect(has_japanese(ja), "%s: no Japanese on the figure:\n%s", what, ja);
+        cr_expect(strcmp(en, ja) != 0, "%s: the same texts as in English:\n%s", what, ja);
+        char *words = english_words(ja);
+        cr_expect_str_eq(words, "", "%s: English left on the Japanese figure:\n%s", what, words);
+        free(words);
+    }
+    free(en), free(ja);
+}
+
+/* Every figure the program draws (plot's six, --plot of stats, pca, rope, sinusoidal, embed,
+ * compare) and the report (its page and its twelve figures), drawn in English and in Japanese:
+ * the Japanese ones hold no English sentence. The word check is shown to find the English
+ * figures' words, so that it cannot pass on empty texts. */
+Test(i18n, figures_and_report_speak_japanese, .timeout = 240)
+{
+    char *w = write_weights("i18n-figs");
+    char *dir = test_tmpdir("i18n-figs-out");
+    static const char *const FIGS[][12] = {
+        {"pe.png", "plot", "pe", "--len", "20", "--dim", "16", "-o", NULL},
+        {"dot.png", "plot", "dot-curve", "--dim", "16", "--to", "30", "-o", NULL},
+        {"rot.png", "plot", "rotation", "--pair", "1", "--len", "20", "-o", NULL},
+        {"wpe.png", "plot", "wpe", "--weights", "W", "-o", NULL},
+        {"cos.png", "plot", "cosine", "--weights", "W", "-o", NULL},
+        {"bd.png", "plot", "by-distance", "--weights", "W", "--len", "64", "-o", NULL},
+        {"norms.png", "stats", "--by-position", "--weights", "W", "--plot", NULL},
+        {"rope-dot.png", "rope", "--dot-curve", "--to", "20", "-d", "16", "--plot", NULL},
+        {"rope-rot.png", "rope", "--rotation", "--len", "20", "-d", "16", "--plot", NULL},
+        {"learned.png", "sinusoidal", "--compare-learned", "--weights", "W", "--plot", NULL},
+        {"sin.png", "sinusoidal", "--len", "20", "--dim", "16", "--plot", NULL},
+        {"embed.png", "embed", "--weights", "W", "犬が猫を追いかけた", "--plot", NULL},
+        {"compare.png", "compare", "--weights", "W", "犬が猫を追いかけた", "猫が犬を追いかけた", "--plot", NULL},
+    };
+    const char *lang[2] = {"en", "ja"};
+    for (size_t i = 0; i < sizeof FIGS / sizeof *FIGS; i++) {
+        char *out[2];
+        for (int l = 0; l < 2; l++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s-%s", lang[l], FIGS[i][0]);
+            out[l] = path_join(dir, name);
+            char *args[16];
+            int k = 0;
+            args[k++] = "--lang", args[k++] = (char *)lang[l];
+            for (size_t j = 1; FIGS[i][j]; j++)
+                args[k++] = strcmp(FIGS[i][j], "W") == 0 ? w : (char *)FIGS[i][j];
+            args[k++] = out[l];
+            args[k] = NULL;
+            run_result r = run_env(NULL, args);
+            cr_assert_eq(r.status, 0, "%s (%s): %s", FIGS[i][0], lang[l], r.err);
+            run_free(&r);
+        }
+        expect_japanese_figure(out[0], out[1], FIGS[i][0]);
+        if (i == 0) {   /* the check finds English words where there are some */
+            char *en = png_description(out[0]), *words = en ? english_words(en) : NULL;
+            cr_expect(words && strstr(words, "'Sinusoidal' in: ") != NULL, "%s", words ? words : "(no text)");
+            free(en), free(words);
+        }
+        free(out[0]), free(out[1]);
+    }
+    /* pca --plot DIR and the report -o DIR: every figure in the directory, and the page */
+    static const char *const DIRS[][3] = {{"pca", "--plot", "pca"}, {"report", "-o", "report"}};
+    static const char *const DIR_FILES[][13] = {
+        {"pca-components.png", "pca-pc1-pc2.png", "pca-pc2-pc3.png", "pca-variance.png", NULL},
+        {"pe-heatmap.png", "pe-dot.png", "norms.png", "wpe-heatmap.png", "wpe-cosine.png",
+         "wpe-by-distance.png", "pca-variance.png", "pca-components.png", "pca-pc1-pc2.png",
+         "pca-pc2-pc3.png", "rope-dot.png", "rope-rotation.png", NULL}};
+    for (size_t i = 0; i < 2; i++) {
+        char *sub[2];
+        for (int l = 0; l < 2; l++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s-%s", lang[l], DIRS[i][2]);
+            sub[l] = path_join(dir, name);
+            run_result r = run_env(NULL, (char *[]){"--lang", (char *)lang[l], (char *)DIRS[i][0], "--weights", w,
+                                                    (char *)DIRS[i][1], sub[l], NULL});
+            cr_assert_eq(r.status, 0, "%s (%s): %s", DIRS[i][0], lang[l], r.err);
+            run_free(&r);
+        }
+        for (size_t f = 0; DIR_FILES[i][f]; f++) {
+            char *en = path_join(sub[0], DIR_FILES[i][f]), *ja = path_join(sub[1], DIR_FILES[i][f]);
+            char what[96];
+            snprintf(what, sizeof what, "%s: %s", DIRS[i][0], DIR_FILES[i][f]);
+            expect_japanese_figure(en, ja, what);
+            free(en), free(ja);
+        }
+        if (i == 1) {
+            char *en_page = path_join(sub[0], "index.html"), *ja_page = path_join(sub[1], "index.html");
+            size_t n;
+            char *en_html = read_file(en_page, &n), *ja_html = read_file(ja_page, &n);
+            cr_assert(en_html && ja_html);
+            char *en_text = page_text(en_html), *ja_text = page_text(ja_html);
+            char *words = english_words(ja_text), *en_words = english_words(en_text);
+            cr_expect_str_eq(words, "", "English left on the Japanese report:\n%s", words);
+            cr_expect(strstr(en_words, "'Exercise' in: ") != NULL, "the check finds the English page's words");
+            free(words), free(en_words), free(en_text), free(ja_text), free(en_html), free(ja_html);
+            free(en_page), free(ja_page);
+        }
+        free(sub[0]), free(sub[1]);
+    }
+    free(dir), free(w);
+}
+
+/* What the commands print for a person (tables with their headings, notes, errors), in
+ * Japanese: no English word left (issue 23 names pca's and stats --by-position's headings,
+ * rope's three modes, inspect, the download's stage lines, load.c's '(use one of them)',
+ * '/dev/stdin: not a regular file'). The same check finds English in the English output. */
+Test(i18n, command_output_speaks_japanese, .timeout = 120)
+{
+    char *w = write_weights("i18n-cmds");
+    char *dir = test_tmpdir("i18n-cmds-out");
+    char *cases[][12] = {
+        {"pca", "--weights", w, NULL},
+        {"stats", "--by-position", "--weights", w, NULL},
+        {"stats", "--weights", w, NULL},
+        {"rope", NULL},
+        {"rope", "--check-relative", "-d", "16", "--max-pos", "100", "--pairs", "100", NULL},
+        {"rope", "--dot-curve", "--to", "5", "-d", "16", NULL},
+        {"rope", "--rotation", "--len", "5", "-d", "16", NULL},
+        {"inspect", w, NULL},
+        {"exercise", "--weights", w, NULL},
+        {"similarity", "--weights", w, "--at", "猫", "0", "5", NULL},
+        {"--weights", "/dev/stdin", "hello", NULL},
+        {"sinusoidal", "--compare-learned", "--weights", w, "--max-distance", "3", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *args[16];
+        int k = 0;
+        args[k++] = "--lang", args[k++] = "ja";
+        for (size_t j = 0; cases[i][j]; j++)
+            args[k++] = cases[i][j];
+        args[k] = NULL;
+        run_result r = run_env(NULL, args);
+        cr_expect(!r.signaled, "%s: killed", cases[i][0]);
+        char *both = malloc(r.out_len + strlen(r.err) + 2);
+        sprintf(both, "%s\n%s", r.out, r.err);
+        cr_expect(has_japanese(both), "%s: not Japanese:\n%s", cases[i][0], both);
+        char *words = english_words(both);
+        cr_expect_str_eq(words, "", "%s %s: English left:\n%s", cases[i][0], cases[i][1] ? cases[i][1] : "", words);
+        if (i == 0) {   /* the check finds the English words of the English output */
+            run_result en = run_env(NULL, cases[i]);
+            char *en_words = english_words(en.out);
+            cr_expect(strstr(en_words, "'variance' in: ") != NULL, "%s", en_words);
+            free(en_words);
+            run_free(&en);
+        }
+        free(words), free(both);
+        run_free(&r);
+    }
+    free(dir), free(w);
+}
+
+/* 1 if s[0..n) is well-formed UTF-8 (no sequence cut or broken). */
+static int utf8_whole(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t k = u[i] < 0x80 ? 1 : (u[i] & 0xE0) == 0xC0 ? 2 : (u[i] & 0xF0) == 0xE0 ? 3 : (u[i] & 0xF8) == 0xF0 ? 4 : 0;
+        if (k == 0 || i + k > n)
+            return 0;
+        for (size_t j = 1; j < k; j++)
+            if ((u[i + j] & 0xC0) != 0x80)
+                return 0;
+        i += k;
+    }
+    return 1;
+}
+
+/* issue 23: the over-1024 error, whose sinusoidal caveat went through a 256-byte buffer, was
+ * cut inside a character in Japanese (「…wpe の大きさに合わ\xE3\x81」). A GPT-2-sized wte that is
+ * zero but for a few rows makes the caveat its longest ("... drown the meaning"). */
+Test(i18n, the_over_the_limit_error_is_whole_in_japanese, .timeout = 60)
+{
+    fixture_opts o;
+    static const uint64_t rows[] = {0, 1, 2, 3, 4, 5, 6, 7};
+    fixture_gpt2(&o, ST_F32, NULL);
+    o.full_layout = 0, o.header_len = 0;
+    o.wte_rows = rows, o.n_wte_rows = 8;
+    char *dir = test_tmpdir("i18n-limit");
+    char *w = path_join(dir, "w.safetensors"), *text = path_join(dir, "long.txt");
+    char e[256];
+    cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
+    size_t unit = strlen("吾輩は猫である。名前はまだ無い。"), n = 0;
+    char *long_text = malloc(unit * 200 + 1);
+    for (int i = 0; i < 200; i++, n += unit)
+        memcpy(long_text + n, "吾輩は猫である。名前はまだ無い。", unit);
+    write_file(text, long_text, n);
+    const char *langs[] = {"ja", "en"};
+    for (int l = 0; l < 2; l++) {
+        run_result r = run_env(NULL, (char *[]){"--lang", (char *)langs[l], "--weights", w, "-f", text, NULL});
+        cr_expect_eq(r.status, 1, "%s", r.err);
+        cr_expect(utf8_whole(r.err, strlen(r.err)), "%s: a character is cut: %s", langs[l], r.err);
+        cr_expect(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "%s: one line: %s", langs[l], r.err);
+        const char *end = l == 0 ? "意味の情報をかき消してしまいます。--pe-scale wpe で wpe の大きさに合わせられます\n"
+                                 : "so they drown the meaning; --pe-scale wpe scales them to wpe's size\n";
+        size_t el = strlen(end), rl = strlen(r.err);
+        cr_expect(rl > el && strcmp(r.err + rl - el, end) == 0, "%s: the caveat is whole: %s", langs[l], r.err);
+        cr_expect(rl > 600, "%s: the message is longer than the old buffers", langs[l]);
+        run_free(&r);
+    }
+    free(long_text), free(text), free(w), free(dir);
+}
+
+/* The msgstrs of a .po text (obsolete entries left out), unescaped, each followed by a
+ * newline and a '\x01' (so that no variant spans two). */
+static char *msgstrs_of(const char *po)
+{
+    char *out = malloc(strlen(po) + 2), *o = out;
+    int in_str = 0;
+    for (const char *l = po; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) : strlen(l);
+        const char *q = NULL;
+        if (strncmp(l, "msgstr", 6) == 0) {
+            if (in_str)
+                *o++ = '\n', *o++ = '\x01';
+            in_str = 1;
+            q = memchr(l, '"', n);
+        } else if (in_str && *l == '"') {
+            q = l;
+        } else if (in_str) {
+            *o++ = '\n', *o++ = '\x01';
+            in_str = 0;
+        }
+        for (const char *p = q ? q + 1 : NULL; p && p < l + n - 1; p++) {
+            if (*p == '\\' && p + 1 < l + n - 1) {
+                p++;
+                *o++ = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
+            } else {
+                *o++ = *p;
+            }
+        }
+        l += n + (e ? 1 : 0);
+    }
+    *o = '\0';
+    return out;
+}
+
+/* The forbidden variants of po/GLOSSARY.md ("- `VARIANT` → ..." lines of its last section)
+ * found in the msgstrs of po, one per line ("" when none). */
+static char *forbidden_found(const char *glossary, const char *po)
+{
+    const char *sec = strstr(glossary, "\n## Forbidden variants");
+    cr_assert(sec, "po/GLOSSARY.md has a '## Forbidden variants' section");
+    char *strs = msgstrs_of(po), *found = calloc(1, 4096);
+    size_t listed = 0;
+    for (const char *l = sec; (l = strstr(l, "\n- `")); l++) {
+        const char *v = l + 4, *e = strchr(v, '`');
+        if (!e)
+            break;
+        listed++;
+        char variant[128];
+        snprintf(variant, sizeof variant, "%.*s", (int)(e - v), v);
+        const char *at = strstr(strs, variant);
+        if (at && strlen(found) + strlen(variant) + 200 < 4096) {
+            const char *s = at;
+            while (s > strs && s[-1] != '\x01')
+                s--;
+            size_t sl = strcspn(s, "\x01");
+            snprintf(found + strlen(found), 4096 - strlen(found), "'%s' in: %.*s\n", variant,
+                     (int)(sl < 150 ? sl : 150), s);
+        }
+    }
+    cr_expect(listed >= 10, "the glossary lists its forbidden variants (%zu)", listed);
+    free(strs);
+    return found;
+}
+
+/* issue 23: po/ja.po follows po/GLOSSARY.md — no msgstr uses a variant it forbids (ゼロの詰め物,
+ * 回転位置エンコーディング, 幅 for the embedding width ...), and exercise 2 says 類似度 as the
+ * course does. The check is shown to find a forbidden variant. */
+Test(i18n, glossary_words_are_used)
+{
+    size_t n;
+    char *glossary = read_file(G2E_SRCDIR "/po/GLOSSARY.md", &n), *po = read_file(G2E_SRCDIR "/po/ja.po", &n);
+    cr_assert(glossary && po);
+    char *found = forbidden_found(glossary, po);
+    cr_expect_str_eq(found, "", "po/ja.po uses words po/GLOSSARY.md forbids:\n%s", found);
+    free(found);
+    char *bad = malloc(n + 200);
+    sprintf(bad, "%s\nmsgid \"x\"\nmsgstr \"\"\n\"ゼロの詰め\"\n\"物の行\"\n", po);
+    found = forbidden_found(glossary, bad);
+    cr_expect(strstr(found, "'ゼロの詰め物' in: ") != NULL, "the check finds a variant: %s", found);
+    free(found), free(bad);
+    /* exercise 2 in Japanese: the course's 「位置0と位置1の類似度」 */
+    char *w = write_weights("i18n-ex2");
+    run_result r = run_env(NULL, (char *[]){"--lang", "ja", "exercise", "2", "--weights", w, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "位置0と位置1の類似度") && strstr(r.out, "位置0と位置500の類似度"), "%s", r.out);
+    run_free(&r);
+    free(w), free(glossary), free(po);
 }

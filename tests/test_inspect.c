@@ -223,7 +223,7 @@ Test(inspect, valid_file_without_gpt2_weights_is_described)
     write_file(p, buf, 8 + hl + 32);
     run_result r = run_g2e("inspect", p, NULL);
     cr_expect_eq(r.status, 0, "stderr: %s", r.err);
-    cr_expect(strstr(r.out, "  k = line1\\x0aline2\n") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "  k = line1\\x0Aline2\n") != NULL, "%s", r.out);
     cr_expect(strstr(r.out, "model     none: 'wte.weight' is I32") != NULL, "%s", r.out);
     run_free(&r);
     r = run_g2e("inspect", "--format=json", p, NULL);

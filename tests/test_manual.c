@@ -222,3 +222,54 @@ Test(manual, readme_examples_use_declared_options)
     cr_expect(why && strstr(why, "uses --pso"), "%s", why ? why : "(no difference found)");
     free(readme);
 }
+
+/* man --warnings on a page: what troff complains about (caller frees; "" when nothing). */
+static char *man_warnings(const char *page)
+{
+    run_result r = run_argv((char *[]){"/usr/bin/man", "--warnings", "-l", (char *)page, NULL}, NULL, 0,
+                            (char *[]){"LC_ALL=C.UTF-8", "MANWIDTH=80", "-MANPAGER", "-PAGER", "-MANOPT",
+                                       "-GROFF_SGR", NULL},
+                            NULL);
+    cr_assert_eq(r.status, 0, "man -l %s: %s", page, r.err);
+    cr_assert(r.out_len > 1000, "man -l %s shows the page", page);
+    char *w = strdup(r.err);
+    run_free(&r);
+    return w;
+}
+
+/* issue 23: both manuals format without a warning (a line that starts with ".csv" was taken
+ * for a request and dropped; Japanese lines could not be broken), and genman.sh protects a
+ * line of text that starts with '.' or '\''. The check is shown to fail on such a line. */
+Test(manual, both_pages_format_without_warnings)
+{
+    const char *pages[] = {MAN, G2E_SRCDIR "/doc/ja/gpt2-embed.1"};
+    for (size_t i = 0; i < 2; i++) {
+        char *w = man_warnings(pages[i]);
+        cr_expect_str_eq(w, "", "%s: %s", pages[i], w);
+        free(w);
+    }
+    size_t n;
+    char *man = read_file(MAN, &n);
+    cr_assert(man);
+    char *at = strstr(man, "\n.SH ");
+    cr_assert(at);
+    char *dir = test_tmpdir("manwarn"), *bad = path_join(dir, "bad.1");
+    /* a wrapped sentence that puts a file extension and a quote first on their lines */
+    const char *text = "\nThe formats are\n.csv and .npy, quoted as\n'gpt2-embed' says.";
+    size_t keep = (size_t)(at - man), tl = strlen(text);
+    char *t = malloc(n + tl);
+    memcpy(t, man, keep);
+    memcpy(t + keep, text, tl);
+    memcpy(t + keep + tl, at, n - keep);
+    write_file(bad, t, n + tl);
+    char *w = man_warnings(bad);
+    cr_expect(strstr(w, "csv") != NULL, "the unprotected line is what man warns about: %s", w);
+    free(w);
+    char *gen = genman(bad);
+    cr_expect(strstr(gen, "\n\\&.csv and .npy, quoted as\n\\&'gpt2-embed' says.\n") != NULL, "%s",
+              strstr(gen, "The formats") ? strstr(gen, "The formats") : gen);
+    write_file(bad, gen, strlen(gen));
+    w = man_warnings(bad);
+    cr_expect_str_eq(w, "", "genman's output formats cleanly: %s", w);
+    free(w), free(gen), free(t), free(bad), free(dir), free(man);
+}

@@ -379,3 +379,149 @@ Test(opt, range_and_usage_errors_after_parsing, .init = cr_redirect_stderr)
     cr_expect_stderr_eq_str("gpt2-embed similarity: --pos needs two integers in 0..1023, got '1500'\n"
                             "gpt2-embed similarity: --a cannot be combined with --b\n");
 }
+
+/* ---- issue 23: help wrapped by the Japanese line-breaking rules ---- */
+
+/* The code point at s (UTF-8, valid) and its length in *k. */
+static int32_t cp_at(const char *s, size_t *k)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (u[0] < 0x80) return *k = 1, u[0];
+    if (u[0] < 0xE0) return *k = 2, (u[0] & 0x1F) << 6 | (u[1] & 0x3F);
+    if (u[0] < 0xF0) return *k = 3, (u[0] & 0x0F) << 12 | (u[1] & 0x3F) << 6 | (u[2] & 0x3F);
+    return *k = 4, (u[0] & 0x07) << 18 | (u[1] & 0x3F) << 12 | (u[2] & 0x3F) << 6 | (u[3] & 0x3F);
+}
+
+/* Display columns of [s, e): two for the CJK blocks and full-width forms the help uses. */
+static size_t cols_of(const char *s, const char *e)
+{
+    size_t w = 0, k;
+    for (; s < e; s += k) {
+        int32_t c = cp_at(s, &k);
+        w += (c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0xA4CF) || (c >= 0xAC00 && c <= 0xD7A3) ||
+             (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFF60) || (c >= 0xFFE0 && c <= 0xFFE6) ? 2 : 1;
+    }
+    return w;
+}
+
+/* Checks every line of out: at most 96 columns (but a usage or example command), not starting (after its indentation) with a
+ * character that may not begin a line, not ending with one that may not end a line. Returns
+ * what is wrong ("" when nothing), in a static buffer. */
+static const char *line_rules(const char *out)
+{
+    static char why[1024];
+    why[0] = '\0';
+    int n = 1;
+    for (const char *l = out; *l; n++) {
+        const char *e = strchr(l, '\n');
+        if (!e)
+            e = l + strlen(l);
+        const char *t = l;
+        while (t < e && *t == ' ')
+            t++;
+        const char *last = e;
+        while (last > t && (((unsigned char)last[-1] & 0xC0) == 0x80))
+            last--;
+        size_t k;
+        /* usage and example lines are commands, never wrapped (in English neither) */
+        int command = strncmp(t, "gpt2-embed ", 11) == 0 || strncmp(t, "使い方: gpt2-embed", 21) == 0;
+        if (!command && cols_of(l, e) > 96)
+            snprintf(why, sizeof why, "line %d is %zu columns: %.*s", n, cols_of(l, e), (int)(e - l), l);
+        else if (t < e && opt_no_line_start(cp_at(t, &k)))
+            snprintf(why, sizeof why, "line %d starts with '%.*s': %.*s", n, (int)k, t, (int)(e - l), l);
+        else if (last > t && opt_no_line_end(cp_at(last - 1, &k)))
+            snprintf(why, sizeof why, "line %d ends with '%.*s': %.*s", n, (int)k, last - 1, (int)(e - l), l);
+        if (why[0])
+            return why;
+        l = *e ? e + 1 : e;
+    }
+    return why;
+}
+
+static char *wrap_to_string(const char *text, size_t col, size_t indent, const char *keep)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert(f);
+    opt_wrap(f, text, col, indent, keep);
+    fclose(f);
+    return buf;
+}
+
+/* s without spaces and newlines: what a wrap must keep, character for character. */
+static char *squeezed(const char *s)
+{
+    char *o = malloc(strlen(s) + 1), *q = o;
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\n')
+            *q++ = *s;
+    *q = '\0';
+    return o;
+}
+
+static char *repeat(const char *unit, int n, const char *tail)
+{
+    char *s = malloc(strlen(unit) * (size_t)n + strlen(tail) + 1);
+    s[0] = '\0';
+    for (int i = 0; i < n; i++)
+        strcat(s, unit);
+    return strcat(s, tail);
+}
+
+Test(opt, wrap_follows_the_line_breaking_rules)
+{
+    /* 47 kanji fill 94 columns: a naive wrap puts the small ャ, the 、 or the ） first on the
+     * next line, or leaves the （ last on this one */
+    struct { const char *tail; const char *next_starts; } cases[] = {
+        {"キャッシュ", "キャッシュ"},
+        {"字、次", "字、次"},
+        {"字）次", "字）次"},
+        {"（注）", "（注）"},
+        {"ーー", "漢ーー"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *text = repeat("漢", i == 1 || i == 2 ? 47 : i == 4 ? 48 : 47, cases[i].tail);
+        char *out = wrap_to_string(text, 0, 0, NULL);
+        cr_expect_str_eq(line_rules(out), "", "%s", out);
+        const char *second = strchr(out, '\n');
+        cr_expect(second && strncmp(second + 1, cases[i].next_starts, strlen(cases[i].next_starts)) == 0,
+                  "case %zu:\n%s", i, out);
+        char *a = squeezed(text), *b = squeezed(out);
+        cr_expect_str_eq(b, a, "nothing lost or added");
+        free(a), free(b), free(out), free(text);
+    }
+    /* the default is kept whole, on the next line when it does not fit */
+    char *text = repeat("漢", 40, "");
+    char *out = wrap_to_string(text, 10, 10, " [既定値: learned]");
+    cr_expect(strstr(out, "\n          [既定値: learned]\n") != NULL, "%s", out);
+    free(out), free(text);
+    /* English wraps at spaces only, as before; a newline in the text joins its lines */
+    out = wrap_to_string("The sinusoidal PE heatmap as the article draws it: x = position, y = dimension\n"
+                         "(0 at the bottom), colours fixed to [-1, 1], a labelled colour bar.", 15, 15, NULL);
+    cr_expect_str_eq(out, "The sinusoidal PE heatmap as the article draws it: x = position, y = dimension (0\n"
+                          "               at the bottom), colours fixed to [-1, 1], a labelled colour bar.\n");
+    free(out);
+    out = wrap_to_string("学習済みの wpe と\n同じ埋め込み次元の正弦波", 0, 0, NULL);
+    cr_expect_str_eq(out, "学習済みの wpe と同じ埋め込み次元の正弦波\n", "no space where Japanese lines join");
+    free(out);
+    /* the check itself finds a broken line */
+    cr_expect_str_neq(line_rules("漢字\n、次\n"), "");
+    cr_expect_str_neq(line_rules("漢字（\n次\n"), "");
+}
+
+/* Every command's --help in Japanese obeys the rules, through the program. */
+Test(opt, japanese_help_of_every_command_follows_the_rules)
+{
+    const char *cmds[] = {"embed", "tokenize", "decode", "count", "similarity", "sinusoidal", "exercise",
+                          "inspect", "nearest", "download", "plot", "stats", "pca", "rope", "report",
+                          "compare", NULL};
+    for (size_t i = 0; cmds[i]; i++) {
+        run_result r = run_argv((char *[]){G2E_TEST_BIN, "--lang", "ja", (char *)cmds[i], "--help", NULL}, NULL, 0,
+                                NULL, NULL);
+        cr_expect_eq(r.status, 0, "%s: %s", cmds[i], r.err);
+        const char *why = line_rules(r.out);
+        cr_expect_str_eq(why, "", "%s --help: %s", cmds[i], why);
+        run_free(&r);
+    }
+}

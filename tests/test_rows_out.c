@@ -159,7 +159,7 @@ Test(rows_out, table_pads_with_one_line_and_states_the_summary)
     cr_assert_eq(rows_write(f, ROWS_TABLE, &d, &e), 0, "%s", e.msg);
     fclose(f);
     cr_expect(strstr(buf, "... 5 zero rows of padding (positions 3..7 in npy/raw output)\n"), "%s", buf);
-    cr_expect(strstr(buf, "model unknown (W): n_embd 8, learned positions; 3 tokens in 1 windows of 8 "
+    cr_expect(strstr(buf, "model unknown (W): n_embd 8, learned positions; 3 tokens in 1 window of 8 "
                           "(stride 8), 3 of 16 positions used\n"), "%s", buf);
     free(buf);
     rows_tokens_free(&tk);
@@ -182,6 +182,16 @@ Test(rows_out, where_the_tokens_end_in_words)
     cr_expect(strstr(buf, "the 3rd token (position 2) ends at character 8 (the end of line 1): ") == buf, "%s", buf);
     rows_where(&tk, 1, 0, 1, buf, sizeof buf);
     cr_expect(strstr(buf, " (up to character 3, line 1: ") == buf, "%s", buf);
+    rows_tokens_free(&tk);
+    /* issue 23: a cut inside a character says so and shows it split ("犬" is 163 232 105) */
+    const char *inu = "a犬b";
+    cr_assert_eq(rows_tokens_text(&tk, tz, inu, strlen(inu), TOK_SPECIAL_TOKEN, 0, 0, &e), 0);
+    cr_assert_eq(tk.offs[2], 2, "token 2 starts after byte 1 of 犬");
+    rows_where(&tk, 2, 1, 0, buf, sizeof buf);
+    cr_expect_str_eq(buf, "the 2nd token (position 1) ends inside character 2 (line 1, column 2), which the "
+                          "cut splits: a犬 (1/3)|犬 (2-3/3)b");
+    rows_where(&tk, 2, 1, 1, buf, sizeof buf);
+    cr_expect_str_eq(buf, " (up to inside character 2 (line 1, column 2): a犬 (1/3)|犬 (2-3/3)b)");
     rows_tokens_free(&tk);
     uint32_t ids[13] = {0};
     ids[10] = 7, ids[11] = 8, ids[12] = 9;

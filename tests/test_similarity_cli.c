@@ -144,8 +144,9 @@ Test(simcli, exercise1_other_model_and_without_weights)
      * (issue 10); asking for 2 by name is an error after exercise 1 */
     r = run_argv((char *[]){G2E_TEST_BIN, "exercise", NULL}, NULL, 0, env, dir);
     cr_expect_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.out, "Exercise 1:") && strstr(r.out, "16,777,216") && !strstr(r.out, "Exercise 2"),
+    cr_expect(strstr(r.out, "Exercise 1:") && strstr(r.out, "16,777,216") && !strstr(r.out, "Exercise 2:"),
               "%s", r.out);
+    cr_expect(strstr(r.out, "Exercise 2 is not computed: it needs GPT-2's weights"), "%s", r.out);
     cr_expect(strncmp(r.err, "gpt2-embed: note: exercise 2 needs GPT-2's weights: ", 52) == 0, "%s", r.err);
     cr_expect(strstr(r.err, "gpt2-embed download") != NULL, "%s", r.err);
     run_free(&r);
@@ -211,6 +212,64 @@ Test(simcli, pairs)
     cr_expect(fabs(jnum(j, "cos") - ncos(a, b)) < 1e-9);
     cJSON_Delete(j);
     run_free(&r);
+}
+
+/* issue 23: a token by its ID wherever one token is asked for; a number alone is a text,
+ * and the note names the token used and how to give the ID */
+Test(simcli, tokens_by_id)
+{
+    run_result r = g2e((char *[]){"similarity", "--at", "id:163", "0", "5", "--format", "json", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert(j, "%s", r.out);
+    cr_expect(fabs(jnum(j, "cos") - ref_cos(163, 0, 5)) < 1e-9);
+    cr_expect(strstr(r.out, "wte[163 '\\\\xE7']"), "the token is named: %s", r.out);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = g2e((char *[]){"similarity", "--at", "#163", "0", "5", "--format", "json", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    j = cJSON_Parse(r.out);
+    cr_expect(fabs(jnum(j, "cos") - ref_cos(163, 0, 5)) < 1e-9);
+    cJSON_Delete(j);
+    run_free(&r);
+    /* "163" is the text 163, token 24136: used, named, and the ID's syntax said */
+    r = g2e((char *[]){"similarity", "--at", "163", "0", "5", "--format", "json", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    j = cJSON_Parse(r.out);
+    cr_expect(fabs(jnum(j, "cos") - ref_cos(24136, 0, 5)) < 1e-9);
+    cr_expect(strstr(r.err, "'163' is read as text: token 24136 '163'; for the token with ID 163 write id:163"),
+              "%s", r.err);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = g2e((char *[]){"similarity", "--at", "text:163", "0", "5", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect(!strstr(r.err, "is read as text"), "%s", r.err);
+    run_free(&r);
+    r = g2e((char *[]){"similarity", "--tokens", "id:163", "id:3797", "--format", "json", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    j = cJSON_Parse(r.out);
+    double a[C], b[C];
+    row(FIXTURE_WTE, 163, a);
+    row(FIXTURE_WTE, 3797, b);
+    cr_expect(fabs(jnum(j, "cos") - ncos(a, b)) < 1e-9);
+    cJSON_Delete(j);
+    run_free(&r);
+    /* 猫 is three tokens: the error, then how to give one of them */
+    r = g2e((char *[]){"similarity", "--at", "猫", "0", "5", NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "(give one of them by its ID, e.g. id:163)\n"), "%s", r.err);
+    cr_expect(strchr(r.err, '\n') == r.err + r.err_len - 1, "one line: %s", r.err);
+    run_free(&r);
+    r = g2e((char *[]){"similarity", "--at", "id:50257", "0", "5", NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.err, "gpt2-embed: 'id:50257': no token has ID 50257 (IDs are 0..50256)\n");
+    run_free(&r);
+    r = g2e((char *[]){"nearest", "id:3797", "-k", "3", NULL});
+    run_result q = g2e((char *[]){"nearest", "--id", "3797", "-k", "3", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect_str_eq(r.out, q.out);
+    cr_expect(strstr(r.out, "3797 '\xE2\x90\xA3" "cat'"), "the query is named: %s", r.out);
+    run_free(&r), run_free(&q);
 }
 
 Test(simcli, pair_errors)

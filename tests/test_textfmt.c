@@ -4,6 +4,7 @@
 #include "textfmt.h"
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 Test(textfmt, ordinals)
@@ -37,4 +38,16 @@ Test(textfmt, fits_a_line_keeping_its_start_or_end)
     fit("犬が猫を追いかけた", 9, 0, "犬が猫を\xE2\x80\xA6");
     fit("犬が猫を追いかけた", 9, 1, "\xE2\x80\xA6" "いかけた");
     fit("", 5, 0, "");
+}
+
+Test(textfmt, printf_into_a_string_of_its_own_size)
+{
+    char big[3000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    char *s = textfmt_printf("%s の %d 倍", big, 12);
+    cr_assert(s);
+    cr_expect_eq(strlen(s), sizeof big - 1 + strlen(" の 12 倍"));
+    cr_expect(strcmp(s + sizeof big - 1, " の 12 倍") == 0);
+    free(s);
 }

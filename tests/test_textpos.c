@@ -86,3 +86,21 @@ Test(textpos, fast_count_equals_decoding)
             cr_expect_eq(textpos_chars(s + from, to - from), want, "[%zu, %zu)", from, to);
         }
 }
+
+/* issue 23: an offset inside a character shows that character split, with its bytes on
+ * each side of the cut, as tokchars.h writes shares */
+Test(textpos, a_split_character_is_shown_split)
+{
+    const char *t = "犬が猫を";   /* 猫 is bytes 6..8 */
+    textpos p;
+    textpos_at(t, strlen(t), 8, &p);
+    cr_expect_eq(p.inside, 1);
+    cr_expect(p.part_before == 2 && p.part_len == 3);
+    cr_expect_eq(p.chr, 3);
+    cr_expect_str_eq(p.snippet, "犬が猫 (1-2/3)|猫 (3/3)を");
+    textpos_at(t, strlen(t), 7, &p);
+    cr_expect_str_eq(p.snippet, "犬が猫 (1/3)|猫 (2-3/3)を");
+    textpos_at(t, strlen(t), 9, &p);
+    cr_expect_eq(p.inside, 0);
+    cr_expect_str_eq(p.snippet, "犬が猫|を");
+}

@@ -180,6 +180,11 @@ Test(tokenizer_data, openai_spelling_and_edited_files)
     cr_expect(t == NULL);
     cr_expect(strstr(err.msg, "encoder.json") != NULL, "%s", err.msg);
 
+    /* an empty vocabulary file: said so (it maps to no buffer; memchr(NULL) was UB) */
+    write_file(v, d, 0);
+    cr_expect_eq(tok_open(dir, 0, &t, &err), TOK_E_VOCAB);
+    cr_expect(strstr(err.msg, "empty") != NULL, "%s", err.msg);
+
     /* merges out of order: tiktoken's rank == ID no longer holds */
     write_file(v, d, n);
     size_t mn;

@@ -3,7 +3,8 @@
 # Installs the Debian packages one part of the work needs, if any is missing:
 #   tools/install-deps.sh build|test|bench|fuzz|all
 # `build` is what compiling needs (plain `make`, `make run`, `make install`); the others add
-# what running the tests, the benchmarks or the fuzzers needs. The Makefile runs it before each
+# what running the tests, the benchmarks or the fuzzers needs (the Python tests: venv, pip,
+# setuptools and wheel for `pip install .`, torch, dask.distributed). The Makefile runs it before each
 # of those targets; quiet and quick when all are present.
 #
 # It never installs when NO_INSTALL=1 is set, nor where there is no apt-get: then it names
@@ -15,7 +16,8 @@ set_="${1:-build}"
 BUILD="gcc make pkg-config binutils gettext libcjson-dev nettle-dev libutf8proc-dev libcurl4-openssl-dev
        libcairo2-dev libpango1.0-dev liblapacke-dev libblas-dev"
 TEST="libcriterion-dev python3 python3-numpy python3-pytest fonts-ipafont-gothic libopenblas0-serial chromium
-      groff-base man-db"
+      groff-base man-db
+      python3-venv python3-pip python3-setuptools python3-wheel python3-torch python3-dask python3-distributed"
 BENCH="hyperfine python3 python3-numpy libopenblas0-serial"
 FUZZ="clang"
 case "$set_" in

@@ -65,6 +65,11 @@ struct textin;
 int cli_textin_open(struct textin *in, const char *path, const char *what);
 void cli_textin_close(struct textin *in);
 
+/* A TEXT argument that names an existing regular file was most likely meant as one (README's
+ * `count -f a.txt b.txt` counted the second *name*): a note on stderr saying so, with -f when
+ * the command has it (has_f). Nothing for other texts. */
+void cli_text_names_file(const char *text, int has_f);
+
 struct opt_cmd;
 #define CMD(name, fn, summary) int fn(int argc, char **argv);
 #define OPTS(name, spec) extern const struct opt_cmd *const spec;

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_compare.c — `gpt2-embed compare TEXT_A TEXT_B`: the chapter's opening puzzle as a
  * command. Two texts with the same tokens in another order (犬が猫を追いかけた /
- * 猫が犬を追いかけた) are the same bag of token vectors — a model without positions cannot
- * tell them apart — while GPT-2's inputs wte[id] + wpe[t] differ position by position.
- * The numbers come from order.h; this file parses, prints and nothing else.
+ * 猫が犬を追いかけた) are the same multiset of token vectors — self-attention without
+ * positions cannot tell them apart — while GPT-2's inputs wte[id] + wpe[t] depend on where a
+ * token stands. The numbers come from order.h, the sentences from interpret.h; this file
+ * parses, prints and nothing else.
  */
 #include "cli.h"
 #include "embed.h"
 #include "figures.h"
 #include "i18n.h"
+#include "interpret.h"
 #include "load.h"
 #include "json.h"
 #include "opt.h"
@@ -43,11 +45,12 @@ static const opt_cmd CMD = {
     .name = "compare",
     .synopsis = N_("[OPTIONS] TEXT_A TEXT_B"),
     .purpose = N_("Compares two texts the way the model's input sees them: their token sequences\n"
-                  "side by side; whether they hold the same tokens (the same multiset); the mean of\n"
-                  "each text's token vectors (the 'bag', identical when the multisets are equal, so\n"
-                  "without positions the texts cannot be told apart); and, position by position, the\n"
-                  "cosine of the summed input vectors wte[id] + wpe[t], which differ where the order\n"
-                  "differs."),
+                  "side by side with, per position, the cosine of the token vectors wte[id] and of\n"
+                  "the summed inputs wte[id] + wpe[t]; then the multiset view self-attention has\n"
+                  "(rows of A with an equal row in B, without and with positions), a moved token at\n"
+                  "its two positions, and a toy self-attention softmax(X X^T / sqrt(d)) X run on both\n"
+                  "texts (an illustration, not GPT-2's trained attention). The conclusion\n"
+                  "(distinguishable or not) follows from these numbers."),
     .examples = N_("  gpt2-embed compare 犬が猫を追いかけた 猫が犬を追いかけた\n"
                    "  gpt2-embed compare \"the dog bites the man\" \"the man bites the dog\" -o cmp.json\n"),
     .opts = OPTS,
@@ -90,7 +93,12 @@ static void table_row(FILE *f, const side *s, size_t t, const widths *w)
 
 static void print_table(FILE *f, const side s[2], const order_cmp *c)
 {
-    fprintf(f, _("A: %s  (%zu tokens)\nB: %s  (%zu tokens)\n\n"), s[0].text, c->n_a, s[1].text, c->n_b);
+    /* the texts as a person may see them: controls, bidi controls and separators escaped */
+    char *ea = text_escape(s[0].text, strlen(s[0].text), TEXT_ESC_BIDI);
+    char *eb = text_escape(s[1].text, strlen(s[1].text), TEXT_ESC_BIDI);
+    fprintf(f, _("A: %s  (%zu tokens)\nB: %s  (%zu tokens)\n\n"), ea ? ea : "?", c->n_a, eb ? eb : "?", c->n_b);
+    free(ea);
+    free(eb);
     /* headings by display width (translations are wider per byte than their columns) */
     widths w = {wmax(4, _("pos")), wmax(wmax(6, _("A id")), _("B id")),
                 wmax(wmax(14, _("A token")), _("B token")), wmax(wmax(wmax(4, _("same")), _("yes")), _("no"))};
@@ -119,19 +127,9 @@ static void print_table(FILE *f, const side s[2], const order_cmp *c)
         fputc('\n', f);
     }
     fprintf(f, _("\nsame multiset of tokens: %s\n"), c->same_multiset ? _("yes") : _("no"));
-    fprintf(f, _("bag of token vectors (mean of wte rows): %s, cos %.4f\n"),
-            c->bags_identical ? _("identical bit for bit") : _("different"), c->bag_cos);
     fprintf(f, _("summed inputs wte + wpe: %zu of %zu positions differ\n"), c->n_differ, c->n_pos);
-    if (c->same_multiset && c->n_differ > 0)
-        fprintf(f, _("conclusion: the same tokens in another order. Without positions the two texts\n"
-                     "are one and the same bag of vectors; the position vectors make %zu of the %zu\n"
-                     "input rows differ, and that is how GPT-2 tells the orders apart.\n"),
-                c->n_differ, c->n_pos);
-    else if (c->same_multiset)
-        fputs(_("conclusion: the two texts are the same token sequence; nothing tells them apart.\n"), f);
-    else
-        fputs(_("conclusion: the texts hold different tokens, so even without positions their\n"
-                "bags of token vectors differ; the order puzzle needs the same tokens reordered.\n"), f);
+    order_text t[2] = {{s[0].text, s[0].t.ids, s[0].sp, s[0].t.n}, {s[1].text, s[1].t.ids, s[1].sp, s[1].t.n}};
+    interp_order(f, c, t);
 }
 
 /* One text: {"text", "tokens": [{"id", "offset", "chars", "char_index", "char_part"}...]}. */
@@ -167,6 +165,36 @@ static void json_f64s(json_w *w, const char *key, const double *v, size_t n)
     json_end_array(w);
 }
 
+static const char *const VERDICTS[] = {"same_sequence", "other_tokens", "indistinguishable",
+                                         "distinguishable"};
+
+/* One view: {"rows_equal", "attention": {"perm": [...], "outputs_equal", "max_diff", "gap"}} */
+static void json_view(json_w *w, const char *key, const order_view *v, size_t n_b)
+{
+    json_key(w, key);
+    json_begin_object(w);
+    json_key(w, "rows_equal");
+    json_uint(w, v->n_equal);
+    json_key(w, "attention");
+    json_begin_object(w);
+    json_key(w, "perm");
+    json_begin_array(w);
+    for (size_t s = 0; s < n_b; s++)
+        if (v->perm[s] == ORDER_NONE)
+            json_null(w);
+        else
+            json_uint(w, v->perm[s]);
+    json_end_array(w);
+    json_key(w, "outputs_equal");
+    json_uint(w, v->out_equal);
+    json_key(w, "max_diff");
+    json_f64(w, v->out_maxdiff);
+    json_key(w, "gap");
+    json_f64(w, v->out_gap);
+    json_end_object(w);
+    json_end_object(w);
+}
+
 static void print_json(FILE *f, const side s[2], const order_cmp *c)
 {
     json_w w;
@@ -178,14 +206,28 @@ static void print_json(FILE *f, const side s[2], const order_cmp *c)
     json_side(&w, &s[1]);
     json_key(&w, "same_multiset");
     json_bool(&w, c->same_multiset);
-    json_key(&w, "bags_identical");
-    json_bool(&w, c->bags_identical);
-    json_key(&w, "bag_cos");
-    json_f64(&w, c->bag_cos);
-    json_key(&w, "bag_a");
-    json_f32_array(&w, c->bag_a, c->n_embd);
-    json_key(&w, "bag_b");
-    json_f32_array(&w, c->bag_b, c->n_embd);
+    json_key(&w, "verdict");
+    json_cstr(&w, VERDICTS[c->verdict]);
+    json_key(&w, "views");
+    json_begin_object(&w);
+    json_view(&w, "without_positions", &c->view[ORDER_NOPOS], c->n_b);
+    json_view(&w, "with_positions", &c->view[ORDER_POS], c->n_b);
+    json_end_object(&w);
+    json_key(&w, "moved");
+    if (c->moved) {
+        json_begin_object(&w);
+        json_key(&w, "id");
+        json_uint(&w, c->moved_id);
+        json_key(&w, "pos_a");
+        json_uint(&w, c->moved_a);
+        json_key(&w, "pos_b");
+        json_uint(&w, c->moved_b);
+        json_key(&w, "input_cos");
+        json_f64(&w, c->moved_cos);
+        json_end_object(&w);
+    } else {
+        json_null(&w);
+    }
     json_key(&w, "same_id");
     json_begin_array(&w);
     for (size_t t = 0; t < c->n_pos; t++)
@@ -334,6 +376,8 @@ int cmd_compare(int argc, char **argv)
         return opt_exit(r);
     }
     side s[2] = {{.text = p.pos[0]}, {.text = p.pos[1]}};
+    cli_text_names_file(p.pos[0], 0);
+    cli_text_names_file(p.pos[1], 0);
     int rc = run(&o, s);
     opt_free(&p);
     return rc;

@@ -118,6 +118,8 @@ static int count_one(tok_tokenizer *t, const input *in, const count_opts *o, tok
     if (s <= 0)
         return s;
     textin ti = {.data = in->arg, .len = in->kind == IN_TEXT ? strlen(in->arg) : 0};
+    if (in->kind == IN_TEXT)
+        cli_text_names_file(in->arg, 1);
     if (in->kind != IN_TEXT && cli_textin_open(&ti, in->kind == IN_STDIN ? NULL : in->arg, "text file"))
         return -1;
     const char *name = in->kind == IN_STDIN ? "standard input" : in->kind == IN_FILE ? in->arg : "TEXT";
@@ -275,7 +277,9 @@ static long inputs(int argc, char **argv, const count_opts *o, const opt_parsed 
     for (size_t i = 0; i < k; i++) {
         input *x = &(*in)[i];
         const char *s = x->kind == IN_STDIN ? "-" : x->kind == IN_TEXT && !*x->arg ? "\"\"" : x->arg;
-        textfmt_fit(s, strlen(s), NAME_MAX_W, x->kind == IN_FILE, x->name, sizeof x->name);
+        char *e = text_escape(s, strlen(s), TEXT_ESC_BIDI);   /* controls, bidi, separators */
+        textfmt_fit(e ? e : "?", e ? strlen(e) : 1, NAME_MAX_W, x->kind == IN_FILE, x->name, sizeof x->name);
+        free(e);
         if (x->kind == IN_STDIN && stdin_seen++)
             return opt_usage_error(&CMD, "standard input ('-') can be read only once");
     }

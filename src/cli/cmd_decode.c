@@ -5,26 +5,33 @@
  * one ID grammar (opt_parse_ids: spaces, commas, newlines, one pair of brackets), so
  * `tokenize --format ids` output and JSON arrays both work. The bytes are written as they
  * are, with no newline added, so that `decode` exactly inverts `tokenize`. Nothing is
- * written if any ID is bad.
+ * written if any ID is bad. On a terminal (unless --raw) each line is shown escaped as every
+ * outside text shown to a person (text.h: controls, C1, bidi controls, separators), so
+ * that decoded IDs cannot drive the terminal (set its title, clear it).
  * Deliberately left out: --lossy output conversion (a token may be part of a UTF-8
  * character; the bytes are the truth).
  */
 #include "cli.h"
 #include "load.h"
 #include "opt.h"
+#include "text.h"
 #include "tokenizer.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct decode_opts {
     load_opts lo;
+    int raw;
 } decode_opts;
 
 static const opt_def OPTS[] = {
     {.name = "--tokenizer", .kind = OPT_FILE, .off = offsetof(decode_opts, lo.tokenizer),
      .metavar = "DIR", .help = N_("vocab.json + merges.txt (or encoder.json + vocab.bpe) in DIR")},
+    {.name = "--raw", .kind = OPT_FLAG, .off = offsetof(decode_opts, raw),
+     .help = N_("the exact bytes on a terminal too (controls included; a pipe or file always gets them)")},
     OPT_END,
 };
 
@@ -72,6 +79,23 @@ static int read_ids(const opt_parsed *p, uint32_t **ids, size_t *n)
     return opt_usage_error(&CMD, "%s", err), EXIT_USAGE;
 }
 
+/* The text for a terminal: line by line, each line escaped (newlines kept); 0 or -1. */
+static int put_escaped(const char *text, size_t len)
+{
+    for (size_t a = 0; a < len;) {
+        const char *nl = memchr(text + a, '\n', len - a);
+        size_t b = nl ? (size_t)(nl - text) : len;
+        char *e = text_escape(text + a, b - a, TEXT_ESC_BIDI);
+        if (!e || fputs(e, stdout) == EOF || (nl && putchar('\n') == EOF)) {
+            free(e);
+            return -1;
+        }
+        free(e);
+        a = nl ? b + 1 : len;
+    }
+    return 0;
+}
+
 int cmd_decode(int argc, char **argv)
 {
     decode_opts o = {0};
@@ -98,7 +122,8 @@ int cmd_decode(int argc, char **argv)
         cli_error("%s", err.msg);
         goto done;
     }
-    if ((len && fwrite(text, 1, len, stdout) != len) || fflush(stdout)) {
+    if ((!o.raw && isatty(STDOUT_FILENO) ? put_escaped(text, len) : len && fwrite(text, 1, len, stdout) != len) ||
+        fflush(stdout)) {
         cli_error("cannot write the output: %s", strerror(errno));
         goto done;
     }

@@ -11,6 +11,7 @@
  * Deliberately left out: downloading anything but model.safetensors.
  */
 #include "cli.h"
+#include "i18n.h"
 #include "download.h"
 #include "locate.h"
 #include "models.h"
@@ -154,9 +155,9 @@ static int in_place(const job *j)
     if (st == DL_LOCAL_BAD && !o->quiet)
         cli_note("%s is there but not usable (%s); downloading it again", j->out, e.msg);
     if (*commit)
-        snprintf(c8, sizeof c8, " (commit %.8s)", commit);
+        snprintf(c8, sizeof c8, " (commit %.8s)", commit);   /* no words to translate */
     if (st == DL_LOCAL_GOOD && !o->quiet)
-        printf("%s is already there%s; nothing to do (--force downloads it again)\n", j->out, c8);
+        printf(_("%s is already there%s; nothing to do (--force downloads it again)\n"), j->out, c8);
     return st == DL_LOCAL_GOOD;
 }
 
@@ -168,9 +169,12 @@ static int in_cache(const job *j)
     if (o->force || locate_hf_cache(j->repo, o->revision, cached, sizeof cached, NULL) != 0)
         return 0;
     if (!o->quiet) {
-        printf("%s@%s is already in the Hugging Face cache:\n  %s\n", j->repo, o->revision, cached);
-        printf("gpt2-embed finds it there by itself; or pass --weights %s\n", cached);
-        printf("(--force downloads %s anyway)\n", o->hf_cache ? "it" : j->out);
+        printf(_("%s@%s is already in the Hugging Face cache:\n  %s\n"), j->repo, o->revision, cached);
+        printf(_("gpt2-embed finds it there by itself; or pass --weights %s\n"), cached);
+        if (o->hf_cache)
+            fputs(_("(--force downloads it anyway)\n"), stdout);
+        else
+            printf(_("(--force downloads %s anyway)\n"), j->out);
     }
     return 1;
 }
@@ -199,34 +203,36 @@ static void summary(const job *j, const dl_result *r, double el)
     dl_human(resumed, sizeof resumed, (double)r->resumed);
     char a[256] = "wte", b[256] = "wpe";
     if (o->full)
-        printf("downloaded %s/%s at commit %.12s: the whole file, sha256 verified\n", j->repo,
+        printf(_("downloaded %s/%s at commit %.12s: the whole file, sha256 verified\n"), j->repo,
                "model.safetensors", r->commit);
     else if (dl_local_describe(j->out, a, b, sizeof a) == 0)
-        printf("downloaded %s and %s\n  from %s at commit %.12s (%s)\n", a, b, j->repo, r->commit,
+        printf(_("downloaded %s and %s\n  from %s at commit %.12s (%s)\n"), a, b, j->repo, r->commit,
                o->revision);
     else
-        printf("downloaded the embeddings of %s at commit %.12s\n", j->repo, r->commit);
-    printf("  %s transferred in %.1f s (%s/s)", moved, el, rate);
+        printf(_("downloaded the embeddings of %s at commit %.12s\n"), j->repo, r->commit);
+    printf(_("  %s transferred in %.1f s (%s/s)"), moved, el, rate);
     if (r->resumed)
-        printf(", resuming after %s", resumed);
-    if (r->retries)
-        printf(", %d retr%s", r->retries, r->retries == 1 ? "y" : "ies");
+        printf(_(", resuming after %s"), resumed);
+    if (r->retries == 1)
+        fputs(_(", 1 retry"), stdout);
+    else if (r->retries)
+        printf(_(", %d retries"), r->retries);
     if (o->hf_cache) {
-        printf("\n  %s the Hugging Face cache (%s): %s\n", r->reused ? "already in" : "stored in",
-               size, r->path);
-        printf("use it: gpt2-embed \"text\" and transformers both find it there\n");
+        printf(r->reused ? _("\n  already in the Hugging Face cache (%s): %s\n")
+                         : _("\n  stored in the Hugging Face cache (%s): %s\n"), size, r->path);
+        fputs(_("use it: gpt2-embed \"text\" and transformers both find it there\n"), stdout);
         return;
     }
-    printf("\n  written to %s (%s); source sha256 %.16s...\n", j->out, size, r->sha256);
+    printf(_("\n  written to %s (%s); source sha256 %.16s...\n"), j->out, size, r->sha256);
     int default_place = strcmp(o->dir, "weights") == 0 && (!o->model || strcmp(j->name, o->model) == 0) &&
                         locate_default_repo(j->name) != NULL;
     if (default_place && strcmp(j->name, "gpt2") == 0)
-        printf("use it: gpt2-embed \"text\"   (or gpt2-embed --weights %s \"text\")\n", j->out);
+        printf(_("use it: gpt2-embed \"text\"   (or gpt2-embed --weights %s \"text\")\n"), j->out);
     else if (default_place)
-        printf("use it: gpt2-embed --model %s \"text\"   (or gpt2-embed --weights %s \"text\")\n",
+        printf(_("use it: gpt2-embed --model %s \"text\"   (or gpt2-embed --weights %s \"text\")\n"),
                j->name, j->out);
     else
-        printf("use it: gpt2-embed --weights %s \"text\"\n", j->out);
+        printf(_("use it: gpt2-embed --weights %s \"text\"\n"), j->out);
 }
 
 /* The download itself, with progress, then the summary. */
@@ -263,6 +269,11 @@ static int run(const job *j)
     }
     if (!o->quiet)
         summary(j, &r, dl_meter_elapsed(&p.m));
+    if (!o->full && !r.verified)   /* said even with --quiet: the bytes were not checked */
+        cli_note("not verified: unknown revision (no sha256 of its tensors is pinned for %s at commit "
+                 "%.12s, so bytes changed on the server would not be noticed)", j->repo, r.commit);
+    else if (!o->full && !o->quiet)
+        printf(_("  the tensors' sha256 are the ones pinned for commit %.12s\n"), r.commit);
     return EXIT_OK;
 }
 

@@ -21,6 +21,7 @@
 #include "out.h"
 #include "render.h"
 #include "rows_out.h"
+#include "textfmt.h"
 #include "similarity.h"
 
 #include <errno.h>
@@ -269,13 +270,14 @@ static int fit_context(job *j)
         }
         char where[ROWS_WHERE_MAX];
         rows_where(&j->tk, fit, (size_t)j->start + fit - 1, 0, where, sizeof where);
-        char sin_caveat[256];
-        rows_pe_caveat(j->m, j->wte_norm, sin_caveat, sizeof sin_caveat);
+        char *sin_caveat = rows_pe_caveat(j->m, j->wte_norm);
         cli_error("the input has %zu tokens%s but wpe has only %zu rows (positions 0..%zu), so %zu fit%s; "
                   "%s; use --truncate to keep the first %zu, or --window %zu [--stride S] to embed it in "
                   "windows; --pe sinusoidal has no limit, but GPT-2 was not trained with it, and %s",
                   T, j->bos ? _(" (with --bos)") : "", ctx, ctx - 1, fit,
-                  j->start ? _(" after --start-pos") : "", where, fit, ctx, sin_caveat);
+                  j->start ? _(" after --start-pos") : "", where, fit, ctx,
+                  sin_caveat ? sin_caveat : _("(out of memory)"));
+        free(sin_caveat);
         return -1;
     }
     return make_plan(j, T);
@@ -307,9 +309,12 @@ static int draw(const job *j)
     if (q < 0)
         goto done;
     q *= 4.0;
-    char title[256];
-    snprintf(title, sizeof title, _("GPT-2 embedding step: token + position = input (%s, n_embd %zu; colours clipped at \xC2\xB1%.3g = 4 x median |x|)"),
-             j->m->size_name ? j->m->size_name : _("model"), C, q);
+    char *title = textfmt_printf(_("GPT-2 embedding step: token + position = input (%s, n_embd %zu; colours clipped at \xC2\xB1%.3g = 4 x median |x|)"),
+                                 j->m->size_name ? j->m->size_name : _("model"), C, q);
+    if (!title) {
+        cli_error("out of memory");
+        goto done;
+    }
     const float *parts[3] = {data, data + n * C, data + 2 * n * C};
     const char *shown_names[3] = {gettext(names[0]), gettext(names[1]), gettext(names[2])};
     render_strips s = {.n_rows = n, .dim = C, .n_strips = 3, .data = parts, .strip_names = shown_names,
@@ -319,6 +324,7 @@ static int draw(const job *j)
     g2e_err err;
     g2e_clear(&err);
     rc = fig_write(render_strips_png(&s, &png, &err), &png, &err, j->plot);
+    free(title);
 done:
     for (size_t r = 0; labels && r < R; r++)
         free(labels[r]);
@@ -343,6 +349,7 @@ static int take_positionals(job *j, const opt_parsed *p)
         len += strlen(p->pos[k]) + 1;
         words++;
         j->text_arg = p->pos[k];
+        cli_text_names_file(p->pos[k], 1);
     }
     if (words < 2)
         return 0;
@@ -486,10 +493,10 @@ int cmd_embed(int argc, char **argv)
      * --pe-scale a data file gets no note, as before); a figure alone gets it always */
     if (j.pe == EMBED_PE_SINUSOIDAL &&
         (plot_only || (j.pe_scale_arg && j.fmt != F_TABLE && j.fmt != F_JSON))) {
-        char st[512];
         rows_doc d = {.ec = &j.ec, .wte_norm = j.wte_norm, .wpe_norm = j.wpe_norm};
-        rows_pe_statement(&d, st, sizeof st);
-        cli_note("%s", st);
+        char *st = rows_pe_statement(&d);
+        cli_note("%s", st ? st : _("(out of memory)"));
+        free(st);
     }
     if (plot_only)
         rc = EXIT_OK;   /* --plot alone: the figure is the output */

@@ -11,7 +11,8 @@
  *
  * `exercise 1`, `exercise 2`, `exercise 1 2` run what they name, in any format. Plain
  * `exercise` runs both when the weights are found; without them it prints exercise 1, notes
- * on stderr what exercise 2 needs and exits 0 (asking for 2 by name exits 1 instead).
+ * on stderr where it looked, says on stdout what exercise 2 needs and exits 0 (asking for 2 by
+ * name exits 1 instead). --format table prints one row per number (exercise, quantity, value).
  */
 #include "cli.h"
 #include "i18n.h"
@@ -28,7 +29,7 @@
 
 typedef struct exercise_opts {
     load_opts lo;
-    int fmt; /* FORMATS: 0 text, 1 json, 2 table (= text) */
+    int fmt; /* FORMATS: 0 text, 1 json, 2 table (one row per number) */
     int code;
     int64_t ctx, dim;
 } exercise_opts;
@@ -37,14 +38,15 @@ static const char *const FORMATS[] = {"text", "json", "table", NULL};
 
 static const opt_def OPTS[] = {
     {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(exercise_opts, fmt), .choices = FORMATS,
-     .def = "text", .help = N_("4 decimals as the chapter prints them, or JSON at full precision")},
+     .def = "text", .help = N_("4 decimals as the chapter prints them (text, or table: one row per number), or "
+                "JSON at full precision")},
     {.name = "--ctx", .kind = OPT_INT, .off = offsetof(exercise_opts, ctx), .lo = 1, .hi = 1LL << 31,
      .def = "4096", .help = N_("exercise 1: positions of the other model")},
     {.name = "--dim", .kind = OPT_INT, .off = offsetof(exercise_opts, dim), .lo = 1, .hi = 1LL << 31,
      .metavar = "D", .def = "4096", .help = N_("exercise 1: width of the other model")},
     {.name = "--code", .kind = OPT_FLAG, .off = offsetof(exercise_opts, code),
-     .help = N_("print the same computations as Hugging Face transformers / PyTorch code, to "
-                "cross-check on a machine that has them")},
+     .help = N_("print the same computations as Python code: numpy reading the same weights "
+                "file, and the Hub's copy through Hugging Face transformers as an alternative")},
     LOAD_OPT_ROWS(exercise_opts, lo),
     OPT_END,
 };
@@ -104,6 +106,8 @@ typedef struct ex_run {
     int one, two;           /* which exercises to print */
     const g2e_model *m;     /* NULL: no weights (exercise 1 alone) */
     const char *path;       /* the weights file, with m */
+    const char *shown;      /* the same escaped for a person (text.h) */
+    int missing;            /* 1: exercise 2 was asked for implicitly and no weights were found */
     ex_first f;
     ex_second x;
 } ex_run;
@@ -137,6 +141,72 @@ static void print_json(const ex_run *r)
     printf("}\n");
 }
 
+/* What exercise 2 needs, on stdout after exercise 1 (the note on stderr says where it looked). */
+static void print_missing(void)
+{
+    fputs(_("\nExercise 2 is not computed: it needs GPT-2's weights. Get them with\n"
+            "`gpt2-embed download`, or name a file with --weights FILE or $GPT2_EMBED_WEIGHTS.\n"),
+          stdout);
+}
+
+/* One row of --format table: exercise, quantity, value (a number, formatted into val). */
+typedef struct ex_row {
+    const char *ex, *what;
+    char val[64];
+} ex_row;
+
+static size_t table_rows(const ex_run *r, ex_row *row)
+{
+    size_t n = 0;
+    char b[32];
+    const g2e_model *m = r->m;
+#define ROW(e, w, ...) (row[n].ex = (e), row[n].what = (w), snprintf(row[n].val, sizeof row[n].val, __VA_ARGS__), n++)
+    if (r->one) {
+        ROW("1", _("GPT-2: 1024 x 768"), "%s", thousands(r->f.gpt2_params, b));
+        ROW("1", _("other model: positions x width"), "%lld x %lld = %s", (long long)r->o->ctx,
+            (long long)r->o->dim, thousands(r->f.params, b));
+        ROW("1", _("ratio"), "%.4f", r->f.ratio);
+        if (m) {
+            ROW("1", _("wpe in the file"), "%zu x %zu = %s", m->n_ctx, m->n_embd, thousands(r->f.file_wpe, b));
+            ROW("1", _("wte in the file"), "%zu x %zu = %s", m->n_vocab, m->n_embd, thousands(r->f.file_wte, b));
+        }
+    }
+    if (r->two) {
+        ROW("2", _("wpe shape"), "(%zu, %zu)", r->x.rows, r->x.cols);
+        ROW("2", "cos(wpe[0], wpe[1])", "%.4f", r->x.c01);
+        ROW("2", "cos(wpe[0], wpe[500])", "%.4f", r->x.c0500);
+        ROW("2", _("token ID of \" cat\""), "%u", r->x.cat);
+        ROW("2", "cos(wte[cat] + wpe[0], wte[cat] + wpe[5])", "%.4f", r->x.ccat);
+    }
+#undef ROW
+    return n;
+}
+
+/* --format table: one row per number, columns aligned by display width. */
+static void print_table(const ex_run *r)
+{
+    ex_row row[10];
+    size_t n = table_rows(r, row), w[2] = {out_display_width(_("exercise")), out_display_width(_("quantity"))};
+    for (size_t i = 0; i < n; i++) {
+        w[0] = out_display_width(row[i].ex) > w[0] ? out_display_width(row[i].ex) : w[0];
+        w[1] = out_display_width(row[i].what) > w[1] ? out_display_width(row[i].what) : w[1];
+    }
+    out_pad(stdout, _("exercise"), w[0]);
+    fputs("  ", stdout);
+    out_pad(stdout, _("quantity"), w[1]);
+    printf("  %s\n", _("value"));
+    for (size_t i = 0; i < n; i++) {
+        out_pad(stdout, row[i].ex, w[0]);
+        fputs("  ", stdout);
+        out_pad(stdout, row[i].what, w[1]);
+        printf("  %s\n", row[i].val);
+    }
+    if (r->m && (r->one || r->two))
+        printf(_("weights: %s\n"), r->shown);
+    if (r->missing)
+        print_missing();
+}
+
 /* A label padded to `width` display columns (translated labels may be wider per byte). */
 static void label(const char *s, size_t width)
 {
@@ -161,59 +231,134 @@ static void print_text(const ex_run *r)
         label(_("ratio:"), 14);
         printf(_("%.4f (%.1fx as many parameters)\n"), ratio, ratio);
         if (m)
-            printf(_("  in %s: wpe %zu x %zu = %s, wte %zu x %zu = %s\n"), r->path, m->n_ctx, m->n_embd,
+            printf(_("  in %s: wpe %zu x %zu = %s, wte %zu x %zu = %s\n"), r->shown, m->n_ctx, m->n_embd,
                    thousands(r->f.file_wpe, b1), m->n_vocab, m->n_embd, thousands(r->f.file_wte, b3));
     }
     if (r->two) {
         if (r->one)
             printf("\n");
-        printf(_("Exercise 2: learned positions in %s\n"), r->path);
+        printf(_("Exercise 2: learned positions in %s\n"), r->shown);
         label(_("wpe shape:"), 44);
         printf("(%zu, %zu)\n", r->x.rows, r->x.cols);
-        label("cos(wpe[0], wpe[1]):", 44);
+        label(_("cos(wpe[0], wpe[1]):"), 44);
         printf("%.4f\n", r->x.c01);
-        label("cos(wpe[0], wpe[500]):", 44);
+        label(_("cos(wpe[0], wpe[500]):"), 44);
         printf("%.4f\n", r->x.c0500);
         label(_("token ID of \" cat\":"), 44);
         printf("%u\n", r->x.cat);
-        label("cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):", 44);
+        label(_("cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):"), 44);
         printf("%.4f\n", r->x.ccat);
         printf("\n");
         interp_near_far(stdout, 0, 1, r->x.c01, 500, r->x.c0500);
         if (r->x.n_pairs)
             interp_same_token(stdout, "\u2423cat", 0, 5, r->x.ccat, r->x.median, r->x.n_pairs);
     }
+    if (r->missing)
+        print_missing();
 }
 
-/* The same computations for Hugging Face transformers (PyTorch): float32 sums as here, cosines
- * in float64, so the printed digits agree. */
-static void print_code(const exercise_opts *o)
+/* A comment line of the printed code: "# " and the translated text. */
+static void comment(const char *indent, const char *text)
+{
+    printf("%s# %s\n", indent, text);
+}
+
+/* The local file's part: numpy reads the safetensors file by hand (8-byte header length,
+ * JSON header, raw rows), float32 sums as gpt2-embed's, cosines in float64, so the printed
+ * digits agree with `gpt2-embed exercise` on the same file. */
+static void print_code_local(const exercise_opts *o, const char *path, long long cat)
+{
+    comment("", _("gpt2-embed exercise: the same computations in Python (numpy), on the same weights file"));
+    printf("import json\nimport struct\n\nimport numpy as np\n\n");
+    if (path) {
+        comment("", _("the file gpt2-embed read"));
+        printf("PATH = ");
+        out_json_string(stdout, path, strlen(path));
+        printf("\n");
+    } else {
+        comment("", _("no weights were found here: put the path of your model.safetensors"));
+        printf("PATH = \"model.safetensors\"\n");
+    }
+    printf("\n\ndef load(path):\n");
+    comment("    ", _("safetensors read by hand: 8 bytes of header length, the JSON header, then the data"));
+    printf("    with open(path, \"rb\") as f:\n"
+           "        n = struct.unpack(\"<Q\", f.read(8))[0]\n"
+           "        header = json.loads(f.read(n))\n"
+           "    data = np.memmap(path, dtype=np.uint8, mode=\"r\", offset=8 + n)\n\n"
+           "    def tensor(name):\n"
+           "        t = header.get(name) or header[\"transformer.\" + name]\n"
+           "        raw = data[t[\"data_offsets\"][0]:t[\"data_offsets\"][1]]\n"
+           "        if t[\"dtype\"] == \"BF16\":\n"
+           "            x = (raw.view(\"<u2\").astype(np.uint32) << 16).view(np.float32)\n"
+           "        else:\n"
+           "            x = raw.view({\"F32\": \"<f4\", \"F16\": \"<f2\"}[t[\"dtype\"]]).astype(np.float32)\n"
+           "        return x.reshape(t[\"shape\"])\n"
+           "    return tensor(\"wte.weight\"), tensor(\"wpe.weight\")\n\n\n"
+           "def cos(a, b):\n");
+    comment("    ", _("accumulated in float64, as gpt2-embed does"));
+    printf("    a, b = a.astype(np.float64), b.astype(np.float64)\n"
+           "    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))\n\n\n"
+           "wte, wpe = load(PATH)\n");
+    comment("", _("exercise 1: parameters of the position embedding"));
+    printf("print(\"wpe parameters:\", wpe.size, \" other model:\", %lld * %lld)\n",
+           (long long)o->ctx, (long long)o->dim);
+    comment("", _("exercise 2: learned positions"));
+    printf("print(\"wpe shape:\", wpe.shape)\n"
+           "print(f\"cos(wpe[0], wpe[1]):   {cos(wpe[0], wpe[1]):.4f}\")\n"
+           "print(f\"cos(wpe[0], wpe[500]): {cos(wpe[0], wpe[500]):.4f}\")\n");
+    comment("", _("the ID of \" cat\" in GPT-2's tokenizer (tiktoken: get_encoding(\"gpt2\").encode(\" cat\"))"));
+    printf("cat = %lld\n", cat);
+    printf("x0, x5 = wte[cat] + wpe[0], wte[cat] + wpe[5]\n"
+           "print(f\"cos(wte[cat] + wpe[0], wte[cat] + wpe[5]): {cos(x0, x5):.4f}\")\n");
+}
+
+/* The alternative: the Hub's copy through Hugging Face transformers (PyTorch), in a function
+ * that runs only when called (its numbers differ from a local file of another revision). */
+static void print_code_hub(const exercise_opts *o)
 {
     const models_info *mi = models_find(o->lo.model ? o->lo.model : "gpt2");
     const char *repo = mi ? mi->repo : "openai-community/gpt2";
-    printf("# gpt2-embed exercise, as Hugging Face transformers code (PyTorch)\n"
-           "import torch\n"
-           "from transformers import GPT2Model, GPT2TokenizerFast\n\n"
-           "model = GPT2Model.from_pretrained(\"%s\").eval()\n"
-           "tokenizer = GPT2TokenizerFast.from_pretrained(\"%s\")\n"
-           "wte, wpe = model.wte.weight.detach(), model.wpe.weight.detach()   # float32\n\n", repo, repo);
-    printf("def cos(a, b):  # accumulated in float64, as gpt2-embed does\n"
-           "    return torch.nn.functional.cosine_similarity(a.double(), b.double(), dim=0).item()\n\n"
-           "# exercise 1: parameters of the position embedding\n"
-           "print(\"wpe parameters:\", wpe.numel(), \" other model:\", %lld * %lld)\n\n",
-           (long long)o->ctx, (long long)o->dim);
-    printf("# exercise 2: learned positions\n"
-           "print(\"wpe shape:\", tuple(wpe.shape))\n"
-           "print(f\"cos(wpe[0], wpe[1]):   {cos(wpe[0], wpe[1]):.4f}\")\n"
-           "print(f\"cos(wpe[0], wpe[500]): {cos(wpe[0], wpe[500]):.4f}\")\n"
-           "cat = tokenizer.encode(\" cat\")[0]\n"
-           "print(\"token ID of ' cat':\", cat)\n"
-           "print(f\"cos(wte[cat] + wpe[0], wte[cat] + wpe[5]): {cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):.4f}\")\n\n"
-           "# the model's own input layer gives the same rows (eval mode: dropout off)\n"
-           "ids = torch.tensor([[cat] * 6])\n"
-           "with torch.no_grad():\n"
-           "    h0 = model(ids, output_hidden_states=True).hidden_states[0][0]\n"
-           "print(\"hidden_states[0] == wte + wpe:\", torch.equal(h0[5], wte[cat] + wpe[5]))\n");
+    printf("\n\n");
+    comment("", _("alternative: the Hub's copy with Hugging Face transformers (PyTorch); call hub()."));
+    comment("", _("Its numbers are those of the Hub's file, which may differ from a local file."));
+    printf("def hub():\n"
+           "    import torch\n"
+           "    from transformers import GPT2Model, GPT2TokenizerFast\n\n"
+           "    model = GPT2Model.from_pretrained(\"%s\").eval()\n"
+           "    tokenizer = GPT2TokenizerFast.from_pretrained(\"%s\")\n"
+           "    wte, wpe = model.wte.weight.detach(), model.wpe.weight.detach()\n", repo, repo);
+    printf("    cat = tokenizer.encode(\" cat\")[0]\n"
+           "    print(\"wpe shape:\", tuple(wpe.shape))\n"
+           "    print(f\"cos(wpe[0], wpe[1]):   {cos(wpe[0].numpy(), wpe[1].numpy()):.4f}\")\n"
+           "    print(f\"cos(wpe[0], wpe[500]): {cos(wpe[0].numpy(), wpe[500].numpy()):.4f}\")\n"
+           "    x0, x5 = (wte[cat] + wpe[0]).numpy(), (wte[cat] + wpe[5]).numpy()\n"
+           "    print(\"token ID of ' cat':\", cat)\n"
+           "    print(f\"cos(wte[cat] + wpe[0], wte[cat] + wpe[5]): {cos(x0, x5):.4f}\")\n");
+    comment("    ", _("the model's own input layer gives the same rows (eval mode: dropout off)"));
+    printf("    ids = torch.tensor([[cat] * 6])\n"
+           "    with torch.no_grad():\n"
+           "        h0 = model(ids, output_hidden_states=True).hidden_states[0][0]\n"
+           "    print(\"hidden_states[0] == wte + wpe:\", torch.equal(h0[5], wte[cat] + wpe[5]))\n");
+}
+
+/* --code: the weights file the command would read (none: a placeholder) and " cat"'s ID. */
+static int print_code(const exercise_opts *o)
+{
+    g2e_model *m = NULL;
+    tok_tokenizer *tok = NULL;
+    char *path = NULL;
+    uint32_t cat;
+    g2e_err e;
+    if (load_model_lo_err(&o->lo, &m, &path, &e) != 0)
+        path = NULL;   /* the code says where to put the path */
+    if (load_tokenizer(o->lo.tokenizer, &tok) || load_single_token(tok, " cat", &cat)) {
+        free(path), model_close(m), tok_close(tok);
+        return EXIT_ERR;
+    }
+    print_code_local(o, path, cat);
+    print_code_hub(o);
+    free(path), model_close(m), tok_close(tok);
+    return cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
 }
 
 /* Which exercises the positionals name (sets one, two); -1 after a usage error. */
@@ -243,10 +388,8 @@ int cmd_exercise(int argc, char **argv)
     opt_free(&p);
     if (r)
         return opt_exit(r);
-    if (o.code) {
-        print_code(&o);
-        return cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
-    }
+    if (o.code)
+        return print_code(&o);
 
     g2e_model *m = NULL;
     tok_tokenizer *tok = NULL;
@@ -264,9 +407,14 @@ int cmd_exercise(int argc, char **argv)
     }
     run.m = m;
     run.path = path;
+    char *shown = path ? text_escape(path, strlen(path), TEXT_ESC_BIDI) : NULL;
+    run.shown = shown ? shown : "?";
+    run.missing = missing && !by_name;
     ex_first_compute((uint64_t)o.ctx, (uint64_t)o.dim, m, &run.f);
     if ((run.one || run.two) && o.fmt == 1)
         print_json(&run);
+    else if ((run.one || run.two) && o.fmt == 2)
+        print_table(&run);
     else if (run.one || run.two)
         print_text(&run);
     rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
@@ -276,6 +424,7 @@ int cmd_exercise(int argc, char **argv)
     } else if (missing) {
         cli_note("exercise 2 needs GPT-2's weights: %s", e.msg);
     }
+    free(shown);
 done:
     free(path);
     tok_close(tok);

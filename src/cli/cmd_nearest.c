@@ -51,8 +51,9 @@ static const opt_cmd CMD = {
     .name = "nearest",
     .synopsis = N_("TOKEN | --id N | --vector FILE.npy [OPTIONS]"),
     .purpose = N_("\nThe K tokens whose wte rows are nearest by cosine to the query: TOKEN (a text that\n"
-                  "is exactly one token, e.g. \" cat\") or --id N, itself left out; with --pos P the\n"
-                  "query is wte[id] + wpe[P]; or a vector of n_embd values from an .npy file.\n"
+                  "is exactly one token, e.g. \" cat\", or id:N for the ID N) or --id N, itself left\n"
+                  "out; with --pos P the query is wte[id] + wpe[P]; or a vector of n_embd values\n"
+                  "from an .npy file.\n"
                   "Prints rank, ID, the piece (spaces as \xE2\x90\xA3, newlines as \xE2\x86\xB5) and the cosine."),
     .examples = N_("  gpt2-embed nearest \" cat\" -k 5\n"
                    "  gpt2-embed nearest --id 3797 --pos 10 --format json\n"),
@@ -84,7 +85,7 @@ static int make_query(const nearest_opts *o, const char *text, int have_pos, g2e
             cli_error("%s", e.msg);
         return rc ? -1 : 0;
     }
-    if (text ? load_single_token(tok, text, &qu->id) : (qu->id = (uint32_t)o->id, 0))
+    if (text ? load_token_arg(tok, text, &qu->id) : (qu->id = (uint32_t)o->id, 0))
         return -1;
     if (nearest_query_token(m, qu->id, have_pos, (uint64_t)o->pos, qu->q, qu->p, &e)) {
         cli_error("%s", e.msg);
@@ -103,9 +104,11 @@ static int print_hits(const nearest_opts *o, int have_pos, tok_tokenizer *tok, u
     char *qv = NULL;
     if (!o->vector && tok_piece(tok, qid, &b, &bl, NULL) == 0)
         qv = out_piece_visible((const char *)b, bl);
-    if (o->vector)
-        snprintf(query, sizeof query, "the vector in %s", o->vector);
-    else if (have_pos)
+    if (o->vector) {
+        char *vv = text_escape(o->vector, strlen(o->vector), TEXT_ESC_BIDI);   /* shown to a person */
+        snprintf(query, sizeof query, "the vector in %s", vv ? vv : "?");
+        free(vv);
+    } else if (have_pos)
         snprintf(query, sizeof query, "wte[%u '%s'] + wpe[%llu]", qid, qv ? qv : "?",
                  (unsigned long long)o->pos);
     else

@@ -18,6 +18,7 @@
 #include "study.h"
 #include "study_fig.h"
 #include "table_out.h"
+#include "textfmt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,13 +91,12 @@ static const opt_cmd CMD = {
 };
 const opt_cmd *const cmd_pca_spec = &CMD;
 
-static const char *source_name(const pca_opts *o, char *buf, size_t len)
+/* What the components are of, in words (a new string, caller frees; NULL: out of memory). */
+static char *source_name(const pca_opts *o)
 {
     if (o->of == STUDY_OF_SINUSOIDAL)
-        snprintf(buf, len, "the sinusoidal PE (base %g)", o->base);
-    else
-        snprintf(buf, len, "%s", o->of == STUDY_OF_WPE ? "wpe" : "wte");
-    return buf;
+        return textfmt_printf(_("the sinusoidal PE (base %g)"), o->base);
+    return strdup(o->of == STUDY_OF_WPE ? "wpe" : "wte");
 }
 
 /* What the variance output says above its columns. */
@@ -124,15 +124,17 @@ static void variance_head(FILE *f, int fmt, const void *user)
         fputs(", ", f);
         return;
     }
+    char *vp = h->path ? text_escape(h->path, strlen(h->path), TEXT_ESC_BIDI) : NULL;   /* for a person */
     fprintf(f, _("Principal components of %s (%zu rows x %zu columns, centred)%s%s\n"), h->what, r->n,
-            d, h->path ? _(" in ") : "", h->path ? h->path : "");
+            d, h->path ? _(" in ") : "", h->path ? (vp ? vp : "?") : "");
+    free(vp);
     fprintf(f, _("total variance %.6g; variances below %.3g are rounding noise\n"), r->total, r->floor);
     if (d >= 2)
         fprintf(f, _("PC1 and PC2 explain %.2f%%; the first %zu explain %.2f%%\n"),
                 100 * (h->v[2] + h->v[6]), h->nrow, 100 * h->v[4 * (h->nrow - 1) + 3]);
     if (h->capped)
-        fprintf(f, "components %zu..%zu are at the rounding-noise floor (%zu rows, centred, have at "
-                   "most %zu components) and are left out of the table\n",
+        fprintf(f, _("components %zu..%zu are at the rounding-noise floor (%zu rows, centred, have at "
+                   "most %zu components) and are left out of the table\n"),
                 h->real + 1, k, r->n, r->n ? r->n - 1 : 0);
     fputc('\n', f);
 }
@@ -151,10 +153,10 @@ static int emit_variance(const pca_opts *o, const pca_result *r, const char *wha
     }
     pca_variance_rows(r, v);
     var_head h = {o, r, what, path, capped ? real : nrow, real, capped, v};
-    const tbl_col c[] = {{.key = "component", .width = 10, .prec = -1},
-                         {.key = "variance", .width = 14, .prec = 6, .g = 1},
-                         {.key = "ratio", .width = 14, .prec = 6, .g = 1},
-                         {.key = "cumulative", .width = 14, .prec = 6, .g = 1}};
+    const tbl_col c[] = {{.key = "component", .head = _("component"), .width = 10, .prec = -1},
+                         {.key = "variance", .head = _("variance"), .width = 14, .prec = 6, .g = 1},
+                         {.key = "ratio", .head = _("ratio"), .width = 14, .prec = 6, .g = 1},
+                         {.key = "cumulative", .head = _("cumulative"), .width = 14, .prec = 6, .g = 1}};
     tbl t = {.cols = c, .ncols = 4, .nrow = h.nrow, .v = v, .npy_first = 1, .npy_count = 3};
     int rc = table_emit(o->out, o->fmt, &t, variance_head, &h);
     free(v);
@@ -176,6 +178,7 @@ static int emit_matrix(const pca_opts *o, const pca_result *r, const double *row
             v[i * nc + 1 + j] = o->proj ? r->proj[i * r->k + j] : r->components[j * r->d + i];
     }
     const tbl_col c[] = {{.key = o->proj ? (o->of == STUDY_OF_WTE ? "id" : "position") : "dimension",
+                          .head = o->proj ? (o->of == STUDY_OF_WTE ? _("id") : _("position")) : _("dimension"),
                           .width = 10, .prec = -1},
                          {.key = "pc", .width = 14, .prec = 6, .g = 1, .count = k, .from = 1}};
     tbl t = {.cols = c, .ncols = 2, .nrow = n, .v = v, .npy_first = 1, .npy_count = k};
@@ -272,7 +275,7 @@ int cmd_pca(int argc, char **argv)
         return r ? opt_exit(r) : EXIT_USAGE;
     }
     g2e_model *m = NULL;
-    char *path = NULL, what[96];
+    char *path = NULL, *what = NULL;
     uint32_t *owned_ids = NULL;
     double *row_id = NULL;
     pca_result res = {0};
@@ -294,7 +297,10 @@ int cmd_pca(int argc, char **argv)
         kk = width < 4 ? width : 4;
     if (study_pca(&src, kk, &res, &row_id))
         goto done;
-    source_name(&o, what, sizeof what);
+    if (!(what = source_name(&o))) {
+        cli_error("out of memory");
+        goto done;
+    }
     if (o.proj || o.comps)
         rc = emit_matrix(&o, &res, row_id) ? EXIT_ERR : EXIT_OK;
     else
@@ -304,7 +310,7 @@ int cmd_pca(int argc, char **argv)
 done:
     opt_free(&p);
     pca_free(&res);
-    free(row_id), free(owned_ids), free(path);
+    free(row_id), free(owned_ids), free(path), free(what);
     model_close(m);
     return rc;
 }

@@ -231,9 +231,8 @@ static int help(FILE *f)
             "but never to a terminal). 'gpt2-embed plot FIGURE --help' lists its options.\n\n"
             "figures:\n"), f);
     for (size_t i = 0; i < N_FIGURES; i++) {   /* each purpose starts with a newline */
-        const char *purpose = gettext(FIGURES[i].cmd.purpose) + 1, *nl = strchr(purpose, '\n');
-        fprintf(f, "  %-12s %.*s\n", FIGURES[i].cmd.name + 5,
-                (int)(nl ? (size_t)(nl - purpose) : strlen(purpose)), purpose);
+        fprintf(f, "  %-12s ", FIGURES[i].cmd.name + 5);
+        opt_wrap(f, gettext(FIGURES[i].cmd.purpose) + 1, 15, 15, NULL);
     }
     return ferror(f) ? -1 : 0;
 }

@@ -3,24 +3,32 @@
  * of the study commands on the user's weights, as one HTML page with the figures beside the
  * numbers.
  *
- * -o DIR writes DIR/index.html and its PNG figures (DIR is made if missing; files of the same
- * names are replaced atomically, nothing else in DIR is touched). -o FILE.html writes one
+ * -o DIR writes DIR/index.html and its PNG figures as one directory (outdir.h): built beside
+ * DIR and put in its place when every file was written, so DIR is the old report or the new
+ * one, never a mixture, and a link planted in DIR is replaced, never followed. DIR must be
+ * new, empty or an earlier report (index.html and PNGs only). -o FILE.html writes one
  * self-contained file, the figures embedded as data: URIs. The page itself is the rendering
  * wing's (report.h); here: the options, the files, and the messages of failed parts.
  */
 #include "cli.h"
+#include "i18n.h"
 #include "figures.h"
+#include "i18n.h"
 #include "load.h"
+#include "memlimit.h"
 #include "opt.h"
 #include "out.h"
+#include "outdir.h"
 #include "report.h"
 #include "tokenizer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct report_opts {
     load_opts lo;
@@ -62,41 +70,69 @@ static int ends_with_html(const char *p)
            (n > 4 && strcasecmp(p + n - 4, ".htm") == 0);
 }
 
-/* -o DIR: made if missing, and it must be a directory. */
-static int make_dir(const char *out)
+/* What -o DIR is being built as: the directory (outdir.h: a temporary one beside DIR, put
+ * in DIR's place at the end), and whether a file could not be written (then nothing is). */
+typedef struct report_dir {
+    const char *shown;   /* DIR as given, for messages */
+    odir d;
+    int write_failed;
+} report_dir;
+
+/* The names a report directory is made of (an earlier report's, replaced with it). */
+static int report_entry(const char *name)
 {
-    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
-        cli_error("cannot create the directory %s: %s", out, strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        cli_error("%s exists and is not a directory (give a directory, or a name ending in "
-                  ".html for one self-contained file)", out);
-        return -1;
-    }
-    return 0;
+    size_t n = strlen(name);
+    return !strcmp(name, "index.html") || (n > 4 && name[0] != '.' && !strcmp(name + n - 4, ".png"));
 }
 
-/* dir/name into a new string (NULL: printed) */
-static char *in_dir(const char *dir, const char *name)
+/* name, new in the directory being built (O_EXCL, never through a link): a stream that
+ * remembers its first write error in *sink; NULL after one error line. */
+static FILE *entry_open(report_dir *rd, const char *name, ofile_sink *sink)
 {
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", dir, name);
-    else
-        cli_error("out of memory");
-    return p;
-}
-
-/* report_in's save: the figure beside the page, atomically */
-static int save_figure(void *dir, const char *name, const render_png *png)
-{
-    char *p = in_dir(dir, name);
-    int rc = p ? fig_save(png, p) : -1;
+    char *p = odir_path(&rd->d, name);
+    sink->fd = p ? open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666) : -1;
+    sink->err = 0;
+    int e = p ? errno : ENOMEM;
     free(p);
-    return rc;
+    FILE *f = sink->fd >= 0 ? ofile_stream(sink) : NULL;
+    if (sink->fd >= 0 && !f) {
+        close(sink->fd);
+        e = ENOMEM;
+    }
+    if (!f) {
+        cli_error("writing %s/%s failed: %s", rd->shown, name, strerror(e));
+        rd->write_failed = 1;
+    }
+    return f;
+}
+
+/* Flushes, syncs and closes an entry_open stream; 0, or -1 after one error line naming the
+ * file as it will be (DIR/name) and the reason ("No space left on device"). */
+static int entry_close(report_dir *rd, const char *name, FILE *f, ofile_sink *sink)
+{
+    errno = 0;
+    int bad = fflush(f) != 0 || ferror(f) || fsync(sink->fd) != 0;
+    int e = sink->err ? sink->err : errno;
+    if (fclose(f) != 0 && !bad)
+        bad = 1, e = sink->err ? sink->err : errno;
+    if (bad) {
+        cli_error("writing %s/%s failed: %s", rd->shown, name, strerror(e ? e : EIO));
+        rd->write_failed = 1;
+    }
+    return bad ? -1 : 0;
+}
+
+/* report_in's save: the figure beside the page; after one failed write, nothing more is
+ * tried (the report is not written: one message says why) */
+static int save_figure(void *ctx, const char *name, const render_png *png)
+{
+    report_dir *rd = ctx;
+    ofile_sink sink;
+    FILE *f = rd->write_failed ? NULL : entry_open(rd, name, &sink);
+    if (!f)
+        return -1;
+    fwrite(png->data, 1, png->len, f);
+    return entry_close(rd, name, f, &sink);
 }
 
 static void say(void *ctx, const char *msg)
@@ -105,8 +141,15 @@ static void say(void *ctx, const char *msg)
     cli_error("%s", msg);
 }
 
-/* The page into path (atomically), the figures as in; 0 or -1 (printed). */
-static int write_page(const char *path, report_in *in)
+static void note_failed(int n_failed)
+{
+    if (n_failed)
+        cli_note("report: %d part%s could not be computed for these weights (said on the page)",
+                 n_failed, n_failed == 1 ? "" : "s");
+}
+
+/* -o FILE.html: the page into path (atomically), the figures embedded; 0 or -1 (printed). */
+static int write_file_page(const char *path, report_in *in)
 {
     out_file o;
     if (out_open(&o, path, 0))
@@ -114,9 +157,36 @@ static int write_page(const char *path, report_in *in)
     int n_failed = report_html(o.f, in);
     if (out_commit(&o))
         return -1;
-    if (n_failed)
-        cli_note("report: %d part%s could not be computed for these weights (said on the page)",
-                 n_failed, n_failed == 1 ? "" : "s");
+    note_failed(n_failed);
+    return 0;
+}
+
+/* -o DIR: the page and its figures into a new directory put in DIR's place when every file
+ * was written; a failed write is an error (exit 1), DIR untouched. 0 or -1 (printed). */
+static int write_dir_page(const char *dir, report_in *in)
+{
+    report_dir rd = {.shown = dir};
+    g2e_err e;
+    ofile_catch_signals(1);   /* a fatal signal removes the directory being built */
+    if (odir_open(&rd.d, dir, report_entry, &e) != 0) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    in->ctx = &rd;
+    ofile_sink sink;
+    FILE *f = entry_open(&rd, "index.html", &sink);
+    int n_failed = f ? report_html(f, in) : 0;
+    if (f)
+        entry_close(&rd, "index.html", f, &sink);
+    if (rd.write_failed) {
+        odir_abort(&rd.d);
+        return -1;
+    }
+    if (odir_commit(&rd.d, &e) != 0) {
+        cli_error("%s", e.msg);
+        return -1;
+    }
+    note_failed(n_failed);
     return 0;
 }
 
@@ -134,25 +204,28 @@ int cmd_report(int argc, char **argv)
     int rc = EXIT_ERR;
     g2e_model *m = NULL;
     tok_tokenizer *tok = NULL;
-    char *path = NULL, *own[2] = {NULL, NULL}, *index = NULL;
+    char *path = NULL, *own[2] = {NULL, NULL};
     const char *file[2] = {o.text_en, o.text_ja};
     report_in in = {.embed = ends_with_html(o.out), .save = save_figure, .say = say,
-                    .ctx = (void *)o.out, .text = {report_builtin_en, report_builtin_ja},
+                    .text = {report_builtin_en, report_builtin_ja},
                     .len = {strlen(report_builtin_en), strlen(report_builtin_ja)},
-                    .name = {o.text_en ? o.text_en : "built-in English paragraph",
-                             o.text_ja ? o.text_ja : "built-in Japanese paragraph"}};
+                    .name = {o.text_en ? o.text_en : _("built-in English text"),
+                             o.text_ja ? o.text_ja : _("built-in Japanese text")}};
     if (load_model(o.lo.weights, o.lo.model, &m, &path) || load_tokenizer(o.lo.tokenizer, &tok))
         goto done;
     for (int i = 0; i < 2; i++)   /* cli_read_file: regular files only, "-" is stdin */
         if (file[i] && !(in.text[i] = own[i] = cli_read_file(file[i], "text file", &in.len[i])))
             goto done;
-    if (!in.embed && (make_dir(o.out) || !(index = in_dir(o.out, "index.html"))))
-        goto done;
     in.m = m, in.tok = tok, in.weights = path;
-    if (write_page(in.embed ? o.out : index, &in) == 0)
+    g2e_err me;   /* under ulimit -v, GLib aborts and OpenBLAS spins: said before, not met */
+    if (memlimit_check(MEMLIMIT_REPORT, _("the report"), &me) != 0) {
+        cli_error("%s", me.msg);
+        goto done;
+    }
+    if ((in.embed ? write_file_page(o.out, &in) : write_dir_page(o.out, &in)) == 0)
         rc = EXIT_OK;
 done:
-    free(own[0]), free(own[1]), free(index), free(path);
+    free(own[0]), free(own[1]), free(path);
     tok_close(tok);
     model_close(m);
     return rc;

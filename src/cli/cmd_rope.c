@@ -155,14 +155,14 @@ static int emit_check(const rope_opts *o)
         json_write_f64(of.f, r.mean_dev);
         fputs("}\n", of.f);
     } else {
-        fprintf(of.f, "RoPE relative check: d = %lld, base %g, %zu random unit q, k with positions "
-                      "m, n in 0..%lld (seed %lld)\n", (long long)o->dim, o->base, r.pairs,
+        fprintf(of.f, _("RoPE relative check: d = %lld, base %g, %zu random unit q, k with positions "
+                        "m, n in 0..%lld (seed %lld)\n"), (long long)o->dim, o->base, r.pairs,
                 (long long)o->max_pos, (long long)o->seed);
-        fprintf(of.f, "largest |<R(m)q, R(n)k> - <R(m-n)q, k>| = %.3g (at m = %llu, n = %llu); "
-                      "mean %.3g\n", r.max_dev, (unsigned long long)r.at_m,
+        fprintf(of.f, _("largest |<R(m)q, R(n)k> - <R(m-n)q, k>| = %.3g (at m = %llu, n = %llu); "
+                        "mean %.3g\n"), r.max_dev, (unsigned long long)r.at_m,
                 (unsigned long long)r.at_n, r.mean_dev);
-        fprintf(of.f, "the score depends on m - n alone, up to rounding of the angles "
-                      "(about 1e-16 x the position)\n");
+        fputs(_("the score depends on m - n alone, up to rounding of the angles "
+                "(about 1e-16 x the position)\n"), of.f);
     }
     return out_commit(&of);
 }
@@ -175,8 +175,8 @@ static void curve_head(FILE *f, int fmt, const void *user)
         fprintf(f, "\"dim\": %lld, \"base\": %.17g, \"samples\": %lld, \"seed\": %lld, ",
                 (long long)o->dim, o->base, (long long)o->samples, (long long)o->seed);
     else
-        fprintf(f, "RoPE dot curve: mean <R(0)q, R(k)q> over %lld random unit q (d = %lld, base %g); "
-                   "expected = (2/d) sum_i cos(k theta_i) = (2/d) PE(0).PE(k)\n\n",
+        fprintf(f, _("RoPE dot curve: mean <R(0)q, R(k)q> over %lld random unit q (d = %lld, base %g); "
+                     "expected = (2/d) sum_i cos(k theta_i) = (2/d) PE(0).PE(k)\n\n"),
                 (long long)o->samples, (long long)o->dim, o->base);
 }
 
@@ -193,8 +193,8 @@ static int emit_curve(const rope_opts *o)
         cli_error("%s", e.msg);
     } else {
         const tbl_col c[] = {{.key = "k", .width = 10, .prec = -1},
-                             {.key = "mean_dot", .width = 14, .prec = 6, .g = 1},
-                             {.key = "expected", .width = 14, .prec = 6, .g = 1}};
+                             {.key = "mean_dot", .head = _("mean_dot"), .width = 14, .prec = 6, .g = 1},
+                             {.key = "expected", .head = _("expected"), .width = 14, .prec = 6, .g = 1}};
         tbl_series s = {.first = (double)o->from, .col = {mean, exp_}};
         tbl t = {.cols = c, .ncols = 3, .nrow = n, .row = tbl_series_row, .user = &s,
                  .npy_first = 1, .npy_count = 2};
@@ -219,8 +219,8 @@ static void rotation_head(FILE *f, int fmt, const void *user)
         fprintf(f, "\"dim\": %lld, \"base\": %.17g, \"pair\": %lld, \"theta\": %.17g, ",
                 (long long)o->dim, o->base, i, pair_theta(o));
     else
-        fprintf(f, "RoPE pair %lld (dimensions %lld, %lld) of the unit vector e_%lld as the position "
-                   "grows: turned by pos x theta, theta = %.6g rad per position\n\n",
+        fprintf(f, _("RoPE pair %lld (dimensions %lld, %lld) of the unit vector e_%lld as the position "
+                     "grows: turned by pos x theta, theta = %.6g rad per position\n\n"),
                 i, 2 * i, 2 * i + 1, 2 * i, pair_theta(o));
 }
 
@@ -238,7 +238,7 @@ static int emit_rotation(const rope_opts *o)
     } else {
         for (size_t p = 0; p < n; p++)
             v[3 * p] = (double)p, v[3 * p + 1] = xy[2 * p], v[3 * p + 2] = xy[2 * p + 1];
-        const tbl_col c[] = {{.key = "position", .width = 10, .prec = -1},
+        const tbl_col c[] = {{.key = "position", .head = _("position"), .width = 10, .prec = -1},
                              {.key = "x_2i", .width = 14, .prec = 6, .g = 1},
                              {.key = "x_2i+1", .width = 14, .prec = 6, .g = 1}};
         tbl t = {.cols = c, .ncols = 3, .nrow = n, .v = v, .npy_first = 1, .npy_count = 2};

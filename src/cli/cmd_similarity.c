@@ -46,10 +46,12 @@ static const opt_def OPTS[] = {
     {.name = "--pos", .kind = OPT_INT, .nargs = 2, .off = offsetof(sim_opts, pos), .lo = 0,
      .hi = 1023, .metavar = "A B", .help = N_("two position vectors wpe[A], wpe[B]")},
     {.name = "--tokens", .kind = OPT_TEXT, .nargs = 2, .off = offsetof(sim_opts, tokens),
-     .metavar = "A B", .help = N_("two token vectors wte[a], wte[b]; each text must be one token")},
+     .metavar = "A B", .help = N_("two token vectors wte[a], wte[b]; each text must be one token, or id:N for the "
+                "token with ID N")},
     {.name = "--at", .kind = OPT_TEXT, .nargs = 3, .off = offsetof(sim_opts, at),
      .metavar = "TEXT P1 P2",
-     .help = N_("the same token at two positions: wte[t] + wpe[P1] vs wte[t] + wpe[P2]")},
+     .help = N_("the same token at two positions: wte[t] + wpe[P1] vs wte[t] + wpe[P2] (TEXT one "
+                "token, or id:N)")},
     {.name = "--matrix", .kind = OPT_FLAG, .off = offsetof(sim_opts, matrix),
      .help = N_("all n_ctx x n_ctx cosines of wpe; -o FILE saves the matrix (npy float32, or csv "
                 "with 9 significant digits); stdout gets a summary: mean and spread at each "
@@ -74,9 +76,12 @@ static const opt_cmd CMD = {
                    "[OPTIONS]"),
     .purpose = N_("\nCosine similarity (accumulated in double) of GPT-2's learned vectors. Tokens are\n"
                   "shown with their pieces (a space as \xE2\x90\xA3): ' cat' (3797) inside a sentence is\n"
-                  "another token than 'cat' (9246) at the start of a text."),
+                  "another token than 'cat' (9246) at the start of a text. A token can be given by\n"
+                  "its ID as id:N (id:163); a number alone is a text ('163' is token 24136), and\n"
+                  "text:X is the text X whatever it looks like."),
     .examples = N_("  gpt2-embed similarity --pos 0 1\n"
                    "  gpt2-embed similarity --at \" cat\" 0 5\n"
+                   "  gpt2-embed similarity --at id:163 0 5\n"
                    "  gpt2-embed similarity --matrix -o wpe_cos.npy\n"
                    "  gpt2-embed similarity --by-distance --max-distance 64 -o curve.csv\n"),
     .opts = OPTS,
@@ -156,8 +161,10 @@ static int matrix_summary(const double *M, size_t R, const char *path, const cha
         cli_error("out of memory");
         return -1;
     }
-    printf(_("cosine similarity of the %zu learned positions of %s%s%s\n\n"), R, path,
-           saved ? _("; matrix written to ") : "", saved ? saved : "");
+    char *vp = text_escape(path, strlen(path), TEXT_ESC_BIDI), *vs = saved ? text_escape(saved, strlen(saved), TEXT_ESC_BIDI) : NULL;
+    printf(_("cosine similarity of the %zu learned positions of %s%s%s\n\n"), R, vp ? vp : "?",
+           saved ? _("; matrix written to ") : "", saved ? (vs ? vs : "?") : "");
+    free(vp), free(vs);
     const tbl_col c[] = {{.key = "distance", .head = _("distance"), .width = 9, .prec = -1},
                          {.key = "mean", .head = _("mean"), .width = 10, .prec = 4},
                          {.key = "std", .head = _("std"), .width = 10, .prec = 4},
@@ -182,7 +189,9 @@ static void by_distance_head(FILE *f, int fmt, const void *user)
 {
     const dist_head *h = user;
     if (fmt == TBL_TABLE) {
-        fprintf(f, _("mean cosine similarity of wpe[p] and wpe[p + d] over p (%s)\n"), h->path);
+        char *vp = text_escape(h->path, strlen(h->path), TEXT_ESC_BIDI);   /* shown to a person */
+        fprintf(f, _("mean cosine similarity of wpe[p] and wpe[p + d] over p (%s)\n"), vp ? vp : "?");
+        free(vp);
         return;
     }
     fprintf(f, "\"weights\": ");
@@ -289,14 +298,14 @@ static void token_label(tok_tokenizer *tok, uint32_t id, char *buf, size_t len)
     free(v);
 }
 
-/* The one token of text, with a note when a word without its leading space was given and
+/* The one token of text (load_token_arg: id:N also), with a note when a word without its leading space was given and
  * the spaced form is another single token (the form it has inside a sentence). */
 static int pair_token(tok_tokenizer *tok, const char *text, uint32_t *id)
 {
-    if (load_single_token(tok, text, id))
+    if (load_token_arg(tok, text, id))
         return -1;
-    if (text[0] == ' ' || !text[0] || strlen(text) > 200)
-        return 0;
+    if (text[0] == ' ' || text[0] == '#' || strchr(text, ':') || !text[0] || strlen(text) > 200)
+        return 0;   /* an ID (id:N, #N) or text:X is taken as given */
     char spaced[256];
     snprintf(spaced, sizeof spaced, " %s", text);
     tok_ids r;

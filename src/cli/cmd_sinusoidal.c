@@ -141,7 +141,7 @@ static int write_matrix(const char *path, int fmt, size_t len, size_t dim, doubl
     if (!(m.row = malloc(dim * sizeof *m.row))) {
         cli_error("out of memory for a row of %zu", dim);
     } else {
-        const tbl_col c[] = {{.key = "pos", .width = 8, .prec = -1},
+        const tbl_col c[] = {{.key = "pos", .head = _("pos"), .width = 8, .prec = -1},
                              {.key = "d", .width = 10, .prec = 6, .csv = TBL_CSV_G9, .count = dim}};
         tbl t = {.cols = c, .ncols = 2, .nrow = len, .row = mat_row, .user = &m, .npy_first = 1,
                  .npy_count = dim};
@@ -164,8 +164,7 @@ static void compare_head(FILE *f, int fmt, const void *user)
 {
     const cmp_head *h = user;
     const g2e_model *m = h->m;
-    char name[64];
-    fig_model_name(m, name, sizeof name);
+    const char *name = fig_model_name(m);
     if (fmt == TBL_TABLE) {
         fprintf(f, _("# mean cosine of positions d apart, over positions 0..%zu\n"), h->len - 1);
         fprintf(f, _("# learned:    wpe of %s (n_ctx %zu, n_embd %zu) from %s\n"), name, m->n_ctx,
@@ -190,12 +189,16 @@ static void compare_head(FILE *f, int fmt, const void *user)
 static int show_compare(const sin_opts *o, const g2e_model *m, const char *path, size_t N,
                         size_t M, const double *sinus, const double *learned)
 {
-    char name[64], legend[96];
-    fig_model_name(m, name, sizeof name);
-    snprintf(legend, sizeof legend, "learned wpe (%s)", name);
-    if (o->plot && fig_by_distance_curves(N, m->n_embd, o->base, M, sinus, learned, legend, o->plot,
-                                          (int)o->width, (int)o->height))
-        return -1;
+    if (o->plot) {
+        char *legend = fig_learned_legend(m);
+        int bad = !legend || fig_by_distance_curves(N, m->n_embd, o->base, M, sinus, learned, legend,
+                                                    o->plot, (int)o->width, (int)o->height);
+        if (!legend)
+            cli_error("out of memory");
+        free(legend);
+        if (bad)
+            return -1;
+    }
     if (!o->numeric)
         return 0;
     const tbl_col c[] = {{.key = "distance", .head = _("distance"), .width = 10, .prec = -1},
@@ -369,8 +372,10 @@ static int run_numeric(const sin_opts *o)
     if (rc) {
         cli_error("%s", err.msg);
     } else {   /* the index column, then the values (npy: the values alone) */
-        const tbl_col c[] = {{.key = dot ? "pos" : "distance", .width = 10, .prec = -1},
-                             {.key = dot ? "dot" : "mean_cosine", .width = 14, .prec = 9}};
+        const tbl_col c[] = {{.key = dot ? "pos" : "distance", .head = dot ? _("pos") : _("distance"),
+                              .width = 10, .prec = -1},
+                             {.key = dot ? "dot" : "mean_cosine", .head = dot ? _("dot") : _("mean_cosine"),
+                              .width = 14, .prec = 9}};
         tbl_series s = {.first = dot ? (double)o->from : 0, .col = {curve}};
         tbl t = {.cols = c, .ncols = 2, .nrow = n, .row = tbl_series_row, .user = &s, .sep = "  ",
                  .npy_first = 1, .npy_count = 1};

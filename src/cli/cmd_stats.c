@@ -154,10 +154,10 @@ static int run_by_position(const stats_opts *o, int fmt)
     int rc = EXIT_ERR;
     if (load_model_lo(&o->lo, &m, &path) || study_wpe_norms(m, &sn))
         goto done;
-    static const tbl_col COLS[] = {
-        {.key = "position", .width = 10, .prec = -1},
-        {.key = "norm", .width = 14, .prec = 6, .g = 1},
-        {.key = "vs_median", .width = 14, .prec = 6, .g = 1},
+    const tbl_col COLS[] = {
+        {.key = "position", .head = _("position"), .width = 10, .prec = -1},
+        {.key = "norm", .head = _("norm"), .width = 14, .prec = 6, .g = 1},
+        {.key = "vs_median", .head = _("vs_median"), .width = 14, .prec = 6, .g = 1},
     };
     double *v = malloc(sn.n * 3 * sizeof *v);
     if (!v) {
@@ -173,8 +173,7 @@ static int run_by_position(const stats_opts *o, int fmt)
     norms_head h = {&sn, path};
     rc = table_emit(o->out, fmt, &t, put_norms_head, &h) ? EXIT_ERR : EXIT_OK;
     free(v);
-    char name[64];
-    fig_model_name(m, name, sizeof name);
+    const char *name = fig_model_name(m);
     if (rc == EXIT_OK && o->plot && study_fig_norms(&sn, name, o->plot))
         rc = EXIT_ERR;
 done:

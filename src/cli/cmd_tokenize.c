@@ -167,8 +167,10 @@ static char *joined(const opt_parsed *p)
     for (int k = 0; k < p->npos; k++)
         total += strlen(p->pos[k]) + 1;
     char *s = malloc(total), *w = s;
-    for (int k = 0; s && k < p->npos; k++)
+    for (int k = 0; s && k < p->npos; k++) {
+        cli_text_names_file(p->pos[k], 1);
         w += sprintf(w, "%s%s", k ? " " : "", p->pos[k]);
+    }
     return s;
 }
 

@@ -58,4 +58,15 @@ int load_tokenizer(const char *dir, tok_tokenizer **t);
  * when text is not exactly one token. */
 int load_single_token(tok_tokenizer *t, const char *text, uint32_t *id);
 
+/* A token as the user names it wherever one token is asked for (similarity --at/--tokens,
+ * nearest): "id:N" (or "#N", which a shell takes for a comment unless quoted) is the token
+ * with ID N; a bare number cannot be one, since "163" is a text (token 24136). "text:X" is
+ * the text X whatever it looks like. Anything else is a text that must be one token
+ * (load_single_token). A text of digits gets a note naming the token it is and how to give
+ * the ID instead; a text of several tokens, how to give one of them by ID. */
+int load_token_arg(tok_tokenizer *t, const char *arg, uint32_t *id);
+
+/* The piece of token id as tables show it ('␣cat'); a new string, NULL if out of memory. */
+char *load_token_name(tok_tokenizer *t, uint32_t id);
+
 #endif

@@ -8,6 +8,8 @@
  * suggestion rather than embedded: a mistyped command must not print numbers with status 0.
  * (distance 1, or 2 for words of 8 letters or more). A text of several words in one argument,
  * or a word farther from every command, is the main job's.
+ * The same holds after global options (the main job's, with their values): `gpt2-embed
+ * --weights FILE exercise` runs exercise with --weights FILE, `... exercies` is refused.
  * `--lang ja|en` anywhere before `--` is taken out here, for every command (opt.c skips it too).
  */
 #include "cli.h"
@@ -152,6 +154,60 @@ static int strip_lang(int argc, char **argv)
     return argc;
 }
 
+/* The option of the main job's table that a names ("--weights", "--weights=F", "-o"), or NULL. */
+static const opt_def *embed_option(const char *a)
+{
+    const opt_cmd *embed = NULL;
+    for (size_t i = 0; i < N_SPECS; i++)
+        if (strcmp(SPECS[i].name, "embed") == 0)
+            embed = *SPECS[i].spec;
+    for (const opt_def *d = embed ? embed->opts : NULL; d && d->name; d++) {
+        size_t n = strlen(d->name);
+        if ((strncmp(a, d->name, n) == 0 && (a[n] == '\0' || a[n] == '=')) ||
+            (d->short_name && a[0] == '-' && a[1] == d->short_name))
+            return d;
+    }
+    return NULL;
+}
+
+/* The index of the first word after the global options that start the command line
+ * (`gpt2-embed --weights FILE exercise`: the main job's options, with their values), or 0
+ * when there is none or an option is not the main job's. */
+static int word_after_options(int argc, char **argv)
+{
+    for (int i = 1; i < argc;) {
+        const char *a = argv[i];
+        if (a[0] != '-' || a[1] == '\0')
+            return i;
+        const opt_def *d = strcmp(a, "--") == 0 ? NULL : embed_option(a);
+        if (!d)
+            return 0;
+        int attached = strchr(a, '=') != NULL || (a[1] != '-' && a[2] != '\0');
+        i += d->kind == OPT_FLAG || attached ? 1 : 1 + (d->nargs > 0 ? d->nargs : 1);
+    }
+    return 0;
+}
+
+/* argv[k] names a command, after global options: that command with the options moved after
+ * its name; a word close to one: refused as at the front. -1: neither (the main job's). */
+static int command_after_options(int argc, char **argv)
+{
+    int k = word_after_options(argc, argv);
+    if (k <= 1)
+        return -1;
+    if (strcmp(argv[k], "help") == 0) {   /* `--weights F help`: the usage, as `help` alone */
+        usage(stdout);
+        return EXIT_OK;
+    }
+    const struct command *c = find(argv[k]);
+    if (!c)
+        return meant(argv[k]) ? unknown_command(argv[k], 1) : -1;
+    char *name = argv[k];
+    memmove(argv + 2, argv + 1, (size_t)(k - 1) * sizeof *argv);
+    argv[1] = name;
+    return c->run(argc - 1, argv + 1);
+}
+
 int main(int argc, char **argv)
 {
     cli_start();
@@ -179,6 +235,9 @@ int main(int argc, char **argv)
         return c->run(argc - 1, argv + 1);
     if (meant(a))
         return unknown_command(a, 1);
+    int rc = command_after_options(argc, argv);
+    if (rc >= 0)
+        return rc;
     /* No subcommand: the whole command line belongs to the main job. */
     c = find("embed");
     argv[0] = (char *)"embed";

@@ -14,6 +14,7 @@
 #include "cli.h"
 
 #include "text.h"
+#include "textfmt.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -541,67 +542,170 @@ static void left_column(const opt_def *d, const char *mv, char *buf, size_t len)
         snprintf(buf, len, "    %s%s%s", d->name, *mv ? " " : "", mv);
 }
 
-/* The tail of a help line: " (0..1023)", " (table, json or npy)", " [default: x]". */
-static void tail(const opt_def *d, char *buf, size_t len)
+/* The tail of a help line, in two new strings (caller frees; NULL when there is none or
+ * out of memory): *range " (0..1023)" or " (table, json or npy)", *def " [default: x]"
+ * (kept whole when the help is wrapped). */
+static void tail_parts(const opt_def *d, char **range, char **def)
 {
-    char list[512] = "";
+    char list[512] = "";   /* the program's own choice names: far below the size */
     if (d->kind == OPT_CHOICE && d->metavar)
         opt_join(d->choices, list, sizeof list);
     else if (d->kind == OPT_INT && d->hi < (int64_t)UINT32_MAX) /* huge ranges say nothing */
         snprintf(list, sizeof list, "%" PRId64 "..%" PRId64, d->lo, d->hi);
     else if (d->kind == OPT_REAL && !(d->rlo == 0 && d->rhi == 0))
         snprintf(list, sizeof list, "%g..%g", d->rlo, d->rhi);
-    size_t o = 0;
-    buf[0] = '\0';
-    if (*list)
-        o += (size_t)snprintf(buf, len, " (%s)", list);
-    if (d->def && o < len)
-        snprintf(buf + o, len - o, _(" [default: %s]"), d->def);
+    *range = *list ? textfmt_printf(" (%s)", list) : NULL;
+    *def = d->def ? textfmt_printf(_(" [default: %s]"), d->def) : NULL;
 }
 
-/* Writes text from column `indent`, wrapped at spaces before column 96, and a newline. */
-/* The next unit of help text that must not be broken: a run up to a space, or one wide
- * (East Asian) character, after which a line may break as Japanese text does. *w receives its
- * display width; returns its length in bytes. */
-static size_t help_unit(const char *text, size_t *w)
+/* ---- wrapping help text ---- */
+
+#define HELP_COLUMNS 96   /* help lines end before this display column */
+
+/* Japanese line-breaking rules (kinsoku shori, the common subset of JIS X 4051): characters
+ * that may not begin a line (closing brackets, punctuation, small kana, the long-vowel mark,
+ * the iteration mark) and characters that may not end one (opening brackets); the ASCII
+ * counterparts likewise. */
+static const int32_t NO_START[] = {
+    0x3001, 0x3002, 0xFF0C, 0xFF0E, 0xFF09, 0x300D, 0x300F, 0x3011, 0x3015, 0x3009, 0x300B,
+    0xFF5D, 0xFF3D, 0x30FB, 0x30FC, 0xFF01, 0xFF1F, 0xFF1A, 0xFF1B, 0x2026, 0x2025, 0x3005,
+    0x301C, 0x3041, 0x3043, 0x3045, 0x3047, 0x3049, 0x3063, 0x3083, 0x3085, 0x3087, 0x308E,
+    0x3095, 0x3096, 0x30A1, 0x30A3, 0x30A5, 0x30A7, 0x30A9, 0x30C3, 0x30E3, 0x30E5, 0x30E7,
+    0x30EE, 0x30F5, 0x30F6, 0x309D, 0x309E, 0x30FD, 0x30FE, ')', ']', '}', ',', '.', ':', ';',
+    '!', '?', '%'};
+static const int32_t NO_END[] = {0xFF08, 0x300C, 0x300E, 0x3010, 0x3014, 0x3008, 0x300A, 0xFF5B,
+                                 0xFF3B, '(', '[', '{'};
+
+static int in_set(int32_t c, const int32_t *set, size_t n)
 {
-    size_t n = strlen(text), at = 0, k;
+    for (size_t i = 0; i < n; i++)
+        if (set[i] == c)
+            return 1;
+    return 0;
+}
+
+int opt_no_line_start(int32_t c)
+{
+    return in_set(c, NO_START, sizeof NO_START / sizeof *NO_START);
+}
+
+int opt_no_line_end(int32_t c)
+{
+    return in_set(c, NO_END, sizeof NO_END / sizeof *NO_END);
+}
+
+/* The next atom of text[0..n): one wide (East Asian) character, or a run of narrow
+ * characters up to a space or a wide character. *w: its display width, *last: its last
+ * code point. Returns its length in bytes (>= 1 when n > 0). */
+static size_t help_atom(const char *text, size_t n, size_t *w, int32_t *last)
+{
+    size_t at = 0, k;
     *w = 0;
     while (at < n && text[at] != ' ') {
-        int cw = text_cp_width(text_step(text + at, n - at, &k));
+        int32_t c = text_step(text + at, n - at, &k);
+        int cw = text_cp_width(c);
         if (cw == 2 && at > 0)
-            break;                 /* a wide character starts a unit of its own */
+            break;
         at += k;
-        *w += (size_t)cw;
+        *w += (size_t)(cw > 0 ? cw : 0);
+        *last = c;
         if (cw == 2)
             break;
     }
     return at;
 }
 
-/* Writes text from column `indent`, wrapped before display column 96 at spaces and between
- * wide characters, and a newline. */
-static void wrapped(FILE *f, const char *text, size_t indent)
+/* The next unit of help text that must not be broken (text[0..n) does not start with a
+ * space): atoms joined while the one before may not end a line or the next may not begin
+ * one. *w receives its display width; returns its length in bytes. */
+static size_t help_unit(const char *text, size_t n, size_t *w)
 {
-    size_t col = indent, limit = 96;
+    size_t at = 0, aw, k;
+    int32_t last = 0;
+    *w = 0;
+    while (at < n && text[at] != ' ') {
+        at += help_atom(text + at, n - at, &aw, &last);
+        *w += aw;
+        if (at >= n || text[at] == ' ')
+            break;
+        int32_t next = text_step(text + at, n - at, &k);
+        if (!opt_no_line_end(last) && !opt_no_line_start(next))
+            break;
+    }
+    return at;
+}
+
+/* Writes text[0..n) from display column *col (lines after the first indented by `indent`),
+ * breaking lines before column HELP_COLUMNS at spaces and between units (help_unit); a
+ * break replaces the spaces at it. */
+static void wrap_run(FILE *f, const char *text, size_t n, size_t indent, size_t *col)
+{
+    size_t at = 0;
     int space = 0;   /* a space came before this unit */
-    while (*text) {
-        size_t w, len = help_unit(text, &w);
-        if (col > indent && col + (size_t)space + w > limit) {
+    while (at < n && text[at] == ' ')
+        at++, space = 1;
+    while (at < n) {
+        size_t w, len = help_unit(text + at, n - at, &w);
+        if (*col > indent && *col + (size_t)space + w > HELP_COLUMNS) {
+            fprintf(f, "\n%*s", (int)indent, "");
+            *col = indent;
+        } else if (*col > indent && space) {
+            fputc(' ', f);
+            ++*col;
+        }
+        fwrite(text + at, 1, len, f);
+        *col += w;
+        at += len;
+        space = at < n && text[at] == ' ';
+        while (at < n && text[at] == ' ')
+            at++;
+    }
+}
+
+/* text with each newline joined: as a space between narrow characters, as nothing where a
+ * wide character stands on either side (Japanese lines join without a space). A new string
+ * (caller frees), NULL when out of memory. */
+static char *join_lines(const char *text)
+{
+    size_t n = strlen(text), o = 0, k;
+    char *out = malloc(n + 1);
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] != '\n') {
+            out[o++] = text[i];
+            continue;
+        }
+        size_t j = i;   /* the character before the newline: back to its lead byte */
+        while (j > 0 && ((unsigned char)text[j - 1] & 0xC0) == 0x80)
+            j--;
+        int wide_before = j > 0 && text_cp_width(text_step(text + j - 1, n - (j - 1), &k)) == 2;
+        int wide_after = i + 1 < n && text_cp_width(text_step(text + i + 1, n - i - 1, &k)) == 2;
+        if (!wide_before && !wide_after && o > 0 && i + 1 < n)
+            out[o++] = ' ';
+    }
+    out[o] = '\0';
+    return out;
+}
+
+void opt_wrap(FILE *f, const char *text, size_t col, size_t indent, const char *keep)
+{
+    char *joined = join_lines(text);
+    const char *t = joined ? joined : text;
+    wrap_run(f, t, strlen(t), indent, &col);
+    if (keep && *keep) {   /* one unit, on the next line when it does not fit */
+        const char *k = keep + strspn(keep, " ");
+        size_t w = text_width(k, strlen(k));
+        if (col > indent && col + 1 + w > HELP_COLUMNS) {
             fprintf(f, "\n%*s", (int)indent, "");
             col = indent;
-        } else if (col > indent && space) {
+        } else if (col > indent && k != keep) {
             fputc(' ', f);
-            col++;
         }
-        fwrite(text, 1, len, f);
-        col += w;
-        text += len;
-        space = *text == ' ';
-        while (*text == ' ')
-            text++;
+        fputs(k, f);
     }
     fputc('\n', f);
+    free(joined);
 }
 
 int opt_help(const opt_cmd *cmd, FILE *f)
@@ -610,7 +714,7 @@ int opt_help(const opt_cmd *cmd, FILE *f)
     if (cmd->purpose)
         fprintf(f, "%s\n", TR(cmd->purpose));
     fputs(_("\noptions:\n"), f);
-    char left[300], t[600];
+    char left[300];
     int width = 10; /* "-h, --help" */
     for (const opt_def *d = cmd->opts; d && d->name; d++) {
         left_column(d, metavar_of(d), left, sizeof left);
@@ -621,14 +725,15 @@ int opt_help(const opt_cmd *cmd, FILE *f)
         if (d->flags & OPTF_HIDDEN)
             continue;
         left_column(d, metavar_of(d), left, sizeof left);
-        tail(d, t, sizeof t);
-        char text[1200];
-        snprintf(text, sizeof text, "%s%s", TR(d->help) ? TR(d->help) : "", t);
+        char *range = NULL, *def = NULL;
+        tail_parts(d, &range, &def);
+        char *text = textfmt_printf("%s%s", TR(d->help) ? TR(d->help) : "", range ? range : "");
         if ((int)strlen(left) > width) /* a long one gets a line of its own */
             fprintf(f, "  %s\n  %-*s  ", left, width, "");
         else
             fprintf(f, "  %-*s  ", width, left);
-        wrapped(f, text, (size_t)width + 4);
+        opt_wrap(f, text ? text : "", (size_t)width + 4, (size_t)width + 4, def);
+        free(text), free(range), free(def);
     }
     fprintf(f, "  %-*s  %s\n", width, "-h, --help", gettext("this help"));
     if (cmd->examples)
@@ -654,7 +759,7 @@ static void troff(FILE *f, const char *s)
 
 int opt_man(const opt_cmd *cmd, FILE *f)
 {
-    char t[600], choices[256];
+    char choices[256];
     for (const opt_def *d = cmd->opts; d && d->name; d++) {
         if (d->flags & OPTF_HIDDEN)
             continue;
@@ -683,9 +788,12 @@ int opt_man(const opt_cmd *cmd, FILE *f)
             fputc('"', f);
         }
         fputc('\n', f);
-        tail(d, t, sizeof t);
+        char *range = NULL, *def = NULL;
+        tail_parts(d, &range, &def);
         troff(f, d->help ? TR(d->help) : "");   /* the Japanese manual: --lang ja __man */
-        troff(f, t);
+        troff(f, range ? range : "");
+        troff(f, def ? def : "");
+        free(range), free(def);
         fputc('\n', f);
     }
     fflush(f);

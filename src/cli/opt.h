@@ -135,6 +135,18 @@ int opt_given(const opt_cmd *cmd, const opt_parsed *p, const char *name);
  * help, default, range or choices), examples. Returns 0, or -1 if writing failed. */
 int opt_help(const opt_cmd *cmd, FILE *f);
 
+/* Writes text from display column col (where the caller's output stands) to the end of
+ * the line, further lines indented by `indent` columns, every line ending before display
+ * column 96, and a newline. Lines break at spaces and, in Japanese, between characters,
+ * by the line-breaking rules: no line begins with a character opt_no_line_start names
+ * (、。）」ャー… and ASCII ) ] , . : ; ! ? %), none ends with one opt_no_line_end names
+ * (（「『【 and ASCII ( [ {). A newline in text joins its lines (with a space between
+ * narrow characters, without one next to a wide character). keep (may be NULL): a last
+ * piece never broken (" [default: x]"), on a line of its own when it does not fit. */
+void opt_wrap(FILE *f, const char *text, size_t col, size_t indent, const char *keep);
+int opt_no_line_start(int32_t c);
+int opt_no_line_end(int32_t c);
+
 /* The OPTIONS part of the manual page for cmd, in troff (.TP per option), from the table:
  * the man page and README checks compare against this. Returns 0, or -1 on a write error. */
 int opt_man(const opt_cmd *cmd, FILE *f);

@@ -103,6 +103,7 @@ int dl_mkdirs(const char *path)
     }
 }
 
+#ifdef G2E_TEST_HOOKS
 /* The environment variable name as a whole number <= hi, or 0 if unset or not one. */
 static int env_uint(const char *name, unsigned long hi, unsigned long *out)
 {
@@ -117,21 +118,53 @@ static int env_uint(const char *name, unsigned long hi, unsigned long *out)
     *out = x;
     return 1;
 }
+#endif
 
+#ifdef G2E_TEST_HOOKS
+/* $GPT2_EMBED_TEST_PINS: "REPO@COMMIT:TENSOR=SHA256,..." (at most 8) as d's pin table, so
+ * that the tests can pin the fixture's tensors (the catalogue pins no real ones). */
+static void test_pins(dl_opts *d)
+{
+    static char buf[4096];
+    static models_pin pins[8];
+    const char *v = getenv("GPT2_EMBED_TEST_PINS");
+    if (!v || !*v || strlen(v) >= sizeof buf)
+        return;
+    strcpy(buf, v);
+    size_t n = 0;
+    for (char *save = NULL, *e = strtok_r(buf, ",", &save); e && n < 8; e = strtok_r(NULL, ",", &save)) {
+        char *at = strchr(e, '@'), *colon = at ? strchr(at, ':') : NULL, *eq = colon ? strchr(colon, '=') : NULL;
+        if (!eq)
+            continue;
+        *at = *colon = *eq = '\0';
+        pins[n++] = (models_pin){e, at + 1, colon + 1, eq + 1};
+    }
+    d->pins = pins;
+    d->n_pins = n;
+}
+#endif
+
+/* The test suite's knobs (download.h) exist only in the objects built with G2E_TEST_HOOKS,
+ * which only the tests link: the shipped program and library read no such variable. */
 void dl_opts_model(dl_opts *d, const char *model)
 {
     const models_info *mi = model ? models_find(model) : NULL;
+    int any_shape = 0;
+#ifdef G2E_TEST_HOOKS
     unsigned long v;
-    if (mi && !(env_uint("GPT2_EMBED_TEST_ANY_SHAPE", 1, &v) && v)) {
-        d->n_vocab = mi->n_vocab;   /* checked before a tensor byte is fetched */
-        d->n_ctx = mi->n_ctx;
-        d->n_embd = mi->n_embd;
-        d->n_layer = mi->n_layer;
-    }
+    any_shape = env_uint("GPT2_EMBED_TEST_ANY_SHAPE", 1, &v) && v;
     if (env_uint("GPT2_EMBED_TEST_BACKOFF_MS", 600000, &v)) {
         d->backoff_ms = v ? (unsigned)v : 1;
         d->backoff_max_ms = v ? (unsigned)v : 1;
     }
     if (env_uint("GPT2_EMBED_TEST_ATTEMPTS", 1000, &v) && v > 0)
         d->max_attempts = (int)v;
+    test_pins(d);
+#endif
+    if (mi && !any_shape) {
+        d->n_vocab = mi->n_vocab;   /* checked before a tensor byte is fetched */
+        d->n_ctx = mi->n_ctx;
+        d->n_embd = mi->n_embd;
+        d->n_layer = mi->n_layer;
+    }
 }

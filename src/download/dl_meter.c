@@ -3,6 +3,11 @@
  * composes the lines; the program writes them to stderr. The clock is a field so that the
  * tests can drive the bar's rate and ETA without waiting. */
 #include "dl_internal.h"
+#include "text.h"
+
+#ifndef N_
+#define N_(s) s
+#endif
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,15 +35,19 @@ static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
     va_end(ap);
+    g2e_cut_whole(buf + *len, cap - *len, n);   /* never half a character */
+    if (n >= 0 && (size_t)n >= cap - *len)
+        n = (int)strlen(buf + *len);
     if (n > 0)
         *len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
 }
 
 static const char *stage_name(dl_stage s)
 {
-    static const char *const NAMES[] = {"resolve", "header", "tensors", "file",
-                                        "verify",  "retry",  "done"};
-    return (unsigned)s < sizeof NAMES / sizeof NAMES[0] ? NAMES[s] : "?";
+    /* TRANSLATORS: the stages of a download, at the start of its progress bar */
+    static const char *const NAMES[] = {N_("resolve"), N_("header"), N_("tensors"), N_("file"),
+                                        N_("verify"),  N_("retry"),  N_("done")};
+    return (unsigned)s < sizeof NAMES / sizeof NAMES[0] ? g2e_tr(NAMES[s]) : "?";
 }
 
 static int has_bar(dl_stage s)
@@ -108,8 +117,9 @@ static void bar_text(dl_meter *m, const char *label, uint64_t done, uint64_t tot
     for (int i = 0; i < 30; i++)
         bar[i] = i < fill ? '#' : '-';
     bar[30] = '\0';
-    put(buf, cap, len, "\r%-8s [%s] %5.1f%%  %s / %s  %s/s  ETA %s%s\033[K", label, bar, frac * 100.0, a, b, r, eta,
-        extra);
+    size_t w = text_width(label, strlen(label)); /* (padded by display width: a translated stage name) */
+    put(buf, cap, len, "\r%s%*s [%s] %5.1f%%  %s / %s  %s/s  ETA %s%s\033[K", label, w < 8 ? (int)(8 - w) : 0, "", bar,
+        frac * 100.0, a, b, r, eta, extra);
 }
 
 /* The bar for d (bar_text). */
@@ -140,18 +150,18 @@ static void stage_line(const dl_meter *m, const dl_progress *d, char *buf, size_
     char b[32], a[32];
     dl_human(b, sizeof b, (double)d->total);
     dl_human(a, sizeof a, (double)d->done);
-    const char *res = d->done ? ", resuming after " : "", *at = d->done ? a : "";
+    const char *res = d->done ? g2e_tr(", resuming after ") : "", *at = d->done ? a : "";
     if (d->stage == DL_STAGE_RESOLVE)
-        put(buf, cap, len, "gpt2-embed: resolving %s at revision %s on %s\n", m->repo,
+        put(buf, cap, len, g2e_tr("gpt2-embed: resolving %s at revision %s on %s\n"), m->repo,
             m->revision, m->endpoint);
     else if (d->stage == DL_STAGE_HEADER && d->done == 0)
-        put(buf, cap, len, "gpt2-embed: fetching the safetensors header\n");
+        put(buf, cap, len, "%s", g2e_tr("gpt2-embed: fetching the safetensors header\n"));
     else if (d->stage == DL_STAGE_TENSORS)
-        put(buf, cap, len, "gpt2-embed: fetching the embeddings: %s%s%s\n", b, res, at);
+        put(buf, cap, len, g2e_tr("gpt2-embed: fetching the embeddings: %s%s%s\n"), b, res, at);
     else if (d->stage == DL_STAGE_FILE)
-        put(buf, cap, len, "gpt2-embed: fetching the whole file: %s%s%s\n", b, res, at);
+        put(buf, cap, len, g2e_tr("gpt2-embed: fetching the whole file: %s%s%s\n"), b, res, at);
     else if (d->stage == DL_STAGE_VERIFY)
-        put(buf, cap, len, "gpt2-embed: verifying (sha256 of %s)\n", b);
+        put(buf, cap, len, g2e_tr("gpt2-embed: verifying (sha256 of %s)\n"), b);
 }
 
 size_t dl_meter_text(dl_meter *m, const dl_progress *d, char *buf, size_t cap)
@@ -161,8 +171,8 @@ size_t dl_meter_text(dl_meter *m, const dl_progress *d, char *buf, size_t cap)
         buf[0] = '\0';
     if (d->stage == DL_STAGE_RETRY) {
         len = dl_meter_close(m, buf, cap);
-        put(buf, cap, &len, "gpt2-embed: %s; retrying in %.1f s (attempt %d)\n",
-            d->reason ? d->reason : "failure", d->delay_ms / 1000.0, d->attempt);
+        put(buf, cap, &len, g2e_tr("gpt2-embed: %s; retrying in %.1f s (attempt %d)\n"),
+            d->reason ? d->reason : g2e_tr("failure"), d->delay_ms / 1000.0, d->attempt);
         m->t_stage = m->clock();
         m->done_at_stage = d->done;
         return len;

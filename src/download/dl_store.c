@@ -159,12 +159,13 @@ static int part_is_path(const dl_part *p, struct stat *sb)
     return at.st_dev == sb->st_dev && at.st_ino == sb->st_ino;
 }
 
-/* For the test suite only (documented in download.h): with $GPT2_EMBED_TEST_PART_GATE set
+/* For the test suite only (documented in download.h; compiled in only with G2E_TEST_HOOKS): with $GPT2_EMBED_TEST_PART_GATE set
  * to a folder, a download that has just opened its part file creates <folder>/opened and
  * waits (at most 60 s) until <folder>/go exists, so that a test can run another download
  * in that window. */
 static void test_gate(void)
 {
+#ifdef G2E_TEST_HOOKS
     const char *g = getenv("GPT2_EMBED_TEST_PART_GATE");
     char a[4096], b[4096];
     if (!g || !*g || snprintf(a, sizeof a, "%s/opened", g) >= (int)sizeof a ||
@@ -175,6 +176,7 @@ static void test_gate(void)
         close(fd);
     for (int i = 0; i < 6000 && access(b, F_OK) != 0; i++)
         dl_sleep_ms(10);
+#endif
 }
 
 /* Opens <out>.part (locked) and keeps what is in it when <out>.part.info equals info. */

@@ -8,6 +8,7 @@
 #include "download.h"
 #include "dl_internal.h"
 #include "locate.h"
+#include "models.h"
 
 #include "curl_dl.h"
 #include <errno.h>
@@ -322,6 +323,28 @@ fail:
     return rc;
 }
 
+/* The tensors' hashes against the pins for repo at the commit the Hub named: 0 with
+ * res->verified 1 (all pinned and equal) or 0 (a tensor not pinned); DL_E_CHECKSUM when a
+ * pinned hash differs (the bytes changed, a resume included: they are not kept). */
+static int check_pins(dl_ctx *c, const st_tensor *const t[2], const char hx[2][65], g2e_err *err)
+{
+    const dl_opts *o = c->o;
+    int all = 1;
+    for (int i = 0; i < 2; i++) {
+        const models_pin *pin = models_pin_find(o->pins, o->n_pins, o->repo, c->commit, t[i]->name);
+        if (!pin) {
+            all = 0;
+            continue;
+        }
+        if (strcmp(pin->sha256, hx[i]) != 0)
+            return g2e_fail(err, DL_E_CHECKSUM, "sha256 of %s from %s at commit %.12s is %.16s..., not "
+                            "the %.16s... pinned for that commit: the bytes changed (the download is "
+                            "discarded)", t[i]->name, o->repo, c->commit, hx[i], pin->sha256);
+    }
+    c->res->verified = all;
+    return 0;
+}
+
 static int fetch_embeddings(dl_ctx *c, g2e_err *err)
 {
     const dl_opts *o = c->o;
@@ -428,6 +451,10 @@ static int fetch_embeddings(dl_ctx *c, g2e_err *err)
     dl_set_stage(c, DL_STAGE_VERIFY, nb[0] + nb[1], nb[0] + nb[1]);
     for (int i = 0; i < 2; i++)
         dl_hash_hex(&h[i], hx[i]);
+    if ((rc = check_pins(c, t, (const char(*)[65])hx, err)) != 0) {
+        dl_part_discard(&p);
+        goto fail;
+    }
     build_header(hdr + 8, c, format, t, (const char(*)[65])hx);
     if (dl_write_all_at(p.fd, hdr, 8 + hl, 0) != 0) {
         rc = g2e_fail(err, DL_E_IO, "cannot write %s: %s", p.path, strerror(errno));
@@ -553,6 +580,8 @@ int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
         if (!opts->hf_cache)
             snprintf(res->path, sizeof res->path, "%s", c.out_path);
         res->reused = reuse;
+        if (opts->full)
+            res->verified = 1;   /* the whole file's sha256 was checked */
         dl_set_stage(&c, DL_STAGE_DONE, res->out_size, res->out_size);
     }
 fail:

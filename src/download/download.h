@@ -35,7 +35,12 @@
  *            stays the same on every request (each request goes through the endpoint).
  *            On a resume the last 64 KiB the part holds (of the tensor being resumed) are
  *            fetched again and compared: content changed under the same ETag discards the
- *            part (DL_E_CHANGED). Wrong bytes outside that overlap are not detected.
+ *            part (DL_E_CHANGED). Then every tensor's sha256 is compared with the one the
+ *            catalogue pins for the repository at the commit the Hub named (models.h,
+ *            opts.pins): a difference discards the part (DL_E_CHECKSUM), so bytes changed
+ *            anywhere (after a resume too) are refused; when nothing is pinned for that
+ *            commit the file is kept and dl_result.verified is 0 ("not verified: unknown
+ *            revision").
  *   full (opts.full): the header first (checked as above), then the whole file, its
  *            sha256 compared with X-Linked-Etag.
  *
@@ -73,7 +78,8 @@
  * opts.retry_seconds (see there) and the deadline is not reached. A 200 answer to a Range
  * request is handled by skipping to the offset and stopping after the range.
  *
- * For the test suite only, not for users: $GPT2_EMBED_TEST_PART_GATE=DIR holds a download
+ * For the test suite only (built in only with -DG2E_TEST_HOOKS, which only the objects
+ * the tests link have): $GPT2_EMBED_TEST_PART_GATE=DIR holds a download
  * right after it opened its part file (before the lock) until DIR/go exists, having created
  * DIR/opened, so that a test can force the interleaving of two downloads.
  *
@@ -165,6 +171,10 @@ typedef struct dl_opts {
      * are, wte and wpe must be 2-D with the same width, and the free space of the output's
      * folder must hold what is still to be written (DL_E_SPACE). */
     uint64_t n_vocab, n_ctx, n_embd, n_layer;
+    /* the tensor hashes an embeddings-only download is checked against (models.h); NULL:
+     * the catalogue's (models_pins) */
+    const struct models_pin *pins;
+    size_t n_pins;
     dl_progress_fn progress;    /* may be NULL */
     void *progress_user;
 } dl_opts;
@@ -179,6 +189,10 @@ typedef struct dl_result {
     int retries;                /* transient failures retried */
     char path[4096];            /* the file in place: out_path, or the cache's snapshot link */
     int reused;                 /* 1: the cache already held a blob with those bytes */
+    int verified;               /* 1: full, the file's sha256 checked; embeddings only, every
+                                   tensor's sha256 is the one pinned for repo at commit. 0:
+                                   embeddings only and no pin for that commit ("not verified:
+                                   unknown revision"; the bytes are kept) */
     char wte_name[128];         /* names of the tensors written (embeddings only) */
     char wpe_name[128];
 } dl_result;
@@ -279,10 +293,11 @@ int dl_local_describe(const char *path, char *wte, char *wpe, size_t cap);
 int dl_mkdirs(const char *path);
 
 /* The shapes the model name stands for (models.h; NULL or an unknown name: none), and the
- * test-suite knobs of the environment (not meant for users): GPT2_EMBED_TEST_BACKOFF_MS
+ * test-suite knobs of the environment (only with -DG2E_TEST_HOOKS): GPT2_EMBED_TEST_BACKOFF_MS
  * (first retry delay and its cap, in ms), GPT2_EMBED_TEST_ATTEMPTS (attempts in a row
  * without progress), GPT2_EMBED_TEST_ANY_SHAPE=1 (no shapes: small fixtures can stand in
- * for gpt2). Sets those fields of d and leaves the others. */
+ * for gpt2), GPT2_EMBED_TEST_PINS="REPO@COMMIT:TENSOR=SHA256,..." (the pins, instead of the
+ * catalogue's). Sets those fields of d and leaves the others. */
 void dl_opts_model(dl_opts *d, const char *model);
 
 #endif

@@ -191,6 +191,8 @@ gpt2embed_status gpt2embed_rows(const gpt2embed_model *m, gpt2embed_table which,
                                 size_t n, float *out, gpt2embed_error *err)
 {
     const st_tensor *t = table_of(m, which);
+    if (m && !t)
+        return say(GPT2EMBED_E_ARG, err, "gpt2embed_rows: no such table (GPT2EMBED_WTE or GPT2EMBED_WPE)");
     if (!t || (n && !out))
         return NULL_ARG("gpt2embed_rows");
     size_t rows = which == GPT2EMBED_WTE ? m->m->n_vocab : m->m->n_ctx;
@@ -311,9 +313,11 @@ gpt2embed_status gpt2embed_tokenize_into(gpt2embed_tokenizer *t, const char *tex
     if (!rc) {
         const obuf *o = offsets ? &c->ids_off : &c->ids;
         size_t k = o->n < cap ? o->n : cap;
-        memcpy(ids, o->ids, k * sizeof *ids);
-        if (offsets)
-            memcpy(offsets, o->off, (o->n < cap ? k + 1 : k) * sizeof *offsets);
+        if (k)
+            memcpy(ids, o->ids, k * sizeof *ids);
+        size_t n_off = o->n <= cap ? k + 1 : k; /* offsets[n] too when every token fits */
+        if (offsets && n_off)
+            memcpy(offsets, o->off, n_off * sizeof *offsets);
         *n = o->n;
     }
     tok_pool_give(t->pool, c);

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* err.c — filling the error record (see err.h). */
 #include "err.h"
+#include "text.h"
+
+#include <string.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,7 +28,9 @@ int g2e_fail(g2e_err *e, int code, const char *fmt, ...)
     if (e) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(e->msg, sizeof e->msg, *fmt && translate ? translate(fmt) : fmt, ap);
+        int n = vsnprintf(e->msg, sizeof e->msg, *fmt && translate ? translate(fmt) : fmt, ap);
+        /* a message longer than the record is cut between characters, never inside one */
+        g2e_cut_whole(e->msg, sizeof e->msg, n);
         va_end(ap);
         e->code = code;
     }
@@ -43,4 +48,30 @@ void g2e_clear(g2e_err *e)
         e->code = 0;
         e->msg[0] = '\0';
     }
+}
+
+void g2e_cut_whole(char *s, size_t cap, int wanted)
+{
+    if (cap == 0 || wanted < 0 || (size_t)wanted < cap)
+        return;
+    size_t n = strlen(s);
+    /* back to the lead byte of the character the cut fell in, unless it is whole */
+    size_t lead = n;
+    while (lead > 0 && ((unsigned char)s[lead - 1] & 0xC0) == 0x80)
+        lead--;
+    if (lead > 0 && ((unsigned char)s[lead - 1] & 0x80)) {
+        size_t k;
+        if (text_step(s + lead - 1, n - (lead - 1), &k) < 0 || lead - 1 + k != n)
+            n = lead - 1;
+    }
+    /* room for "…" (3 bytes) and the NUL: drop whole characters until it fits */
+    while (n > 0 && n + 4 > cap) {
+        n--;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+    }
+    if (n + 4 <= cap)
+        memcpy(s + n, "\xE2\x80\xA6", 4);
+    else
+        s[n] = '\0';
 }

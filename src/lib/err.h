@@ -22,13 +22,19 @@ typedef struct g2e_err {
 /* Records code and a printf-style message in e (if non-NULL) and returns code,
  * so that callers can write `return g2e_fail(e, CODE, "...", ...);`. The format is
  * translated first when a program installed a translator (g2e_set_translator); the library
- * itself never translates, so a library user gets the English text. */
+ * itself never translates, so a library user gets the English text. A message longer than
+ * G2E_ERR_MSG_MAX - 1 bytes ends with "…" after its last whole character (g2e_cut_whole). */
 int g2e_fail(g2e_err *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* A word or phrase that goes into a message as an argument ("a directory", "is all
  * zeros"), translated like g2e_fail's formats (xgettext --keyword=g2e_tr). */
 const char *g2e_tr(const char *s) __attribute__((format_arg(1)));
+
+/* s (NUL-terminated: what vsnprintf left in a buffer of cap bytes) when the formatting
+ * wanted `wanted` bytes: if it was cut, the cut is moved back to the start of the character
+ * it fell in and "…" ends the text (room allowing). Never leaves part of a UTF-8 sequence. */
+void g2e_cut_whole(char *s, size_t cap, int wanted);
 
 /* The program's translation of the library's messages (its gettext domain), installed once
  * before any thread starts; NULL: none (English). */

@@ -73,6 +73,8 @@ int cv_open(canvas *c, int w, int h, g2e_err *err)
 
 void cv_close(canvas *c)
 {
+    free(c->said);
+    c->said = NULL, c->said_len = c->said_cap = 0;
     if (c->text)
         g_object_unref(c->text);
     if (c->cr)
@@ -104,6 +106,51 @@ static cairo_status_t png_append(void *closure, const unsigned char *data, unsig
     return CAIRO_STATUS_SUCCESS;
 }
 
+/* CRC-32 (ISO 3309, as PNG chunks carry it) of n bytes, continuing from crc. */
+static uint32_t crc32_of(uint32_t crc, const unsigned char *p, size_t n)
+{
+    crc = ~crc;
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (int k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8), p[3] = (unsigned char)v;
+}
+
+/* The iTXt chunk "Description" (uncompressed, no language tag) with the texts drawn, put
+ * before the PNG's IEND chunk (its last 12 bytes). CAIRO_STATUS_NO_MEMORY or success. */
+static cairo_status_t add_description(canvas *c, membuf *b)
+{
+    static const char KEY[] = "Description";   /* keyword, NUL, flag 0, method 0, "", NUL, "", NUL */
+    size_t head = sizeof KEY + 4, text = c->said_len, data = head + text;
+    if (!text || c->said_lost || b->len < 12 || data > 0x7FFFFFFF)
+        return CAIRO_STATUS_SUCCESS;
+    unsigned char *chunk = malloc(data + 12);
+    if (!chunk)
+        return CAIRO_STATUS_NO_MEMORY;
+    put_be32(chunk, (uint32_t)data);
+    memcpy(chunk + 4, "iTXt", 4);
+    memcpy(chunk + 8, KEY, sizeof KEY);
+    memset(chunk + 8 + sizeof KEY, 0, 4);
+    memcpy(chunk + 8 + head, c->said, text);
+    put_be32(chunk + 8 + data, crc32_of(0, chunk + 4, data + 4));
+    unsigned char iend[12];
+    memcpy(iend, b->p + b->len - 12, 12);
+    b->len -= 12;
+    cairo_status_t st = png_append(b, chunk, (unsigned int)(data + 12));
+    if (st == CAIRO_STATUS_SUCCESS)
+        st = png_append(b, iend, 12);
+    free(chunk);
+    return st;
+}
+
 int cv_finish(canvas *c, render_png *out)
 {
     out->data = NULL, out->len = 0;
@@ -113,6 +160,8 @@ int cv_finish(canvas *c, render_png *out)
         cairo_surface_flush(c->surf);
         st = cairo_surface_write_to_png_stream(c->surf, png_append, &b);
     }
+    if (st == CAIRO_STATUS_SUCCESS)
+        st = add_description(c, &b);
     cv_close(c);
     if (st != CAIRO_STATUS_SUCCESS) {
         free(b.p);
@@ -148,8 +197,31 @@ double cv_text_w(canvas *c, const char *s)
     return logical.width / (double)PANGO_SCALE;
 }
 
+/* s and a newline at the end of the canvas's record of its texts (newlines in s as spaces). */
+static void record_text(canvas *c, const char *s)
+{
+    size_t n = strlen(s);
+    if (c->said_lost || n == 0)
+        return;
+    if (n + 1 > c->said_cap - c->said_len) {
+        size_t cap = c->said_cap ? c->said_cap : 1024;
+        while (cap - c->said_len < n + 1)
+            cap *= 2;
+        char *q = realloc(c->said, cap);
+        if (!q) {
+            c->said_lost = 1;
+            return;
+        }
+        c->said = q, c->said_cap = cap;
+    }
+    for (size_t i = 0; i < n; i++)
+        c->said[c->said_len++] = s[i] == '\n' ? ' ' : s[i];
+    c->said[c->said_len++] = '\n';
+}
+
 void cv_text(canvas *c, const char *s, double x, double y, double ax, double ay)
 {
+    record_text(c, s);
     double w = cv_text_w(c, s);   /* also sets the layout's text */
     double cap = CAP_HEIGHT * font_px(c);
     double base = ay <= 0.0 ? y + cap : ay < 1.0 ? y + cap / 2 : y;

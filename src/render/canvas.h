@@ -25,11 +25,17 @@ typedef struct canvas {
     PangoLayout *text;          /* one layout, its font set by cv_font */
     int w, h;
     g2e_err *err;
+    char *said;                 /* every text drawn, one per line (the PNG's Description) */
+    size_t said_len, said_cap;
+    int said_lost;              /* out of memory while recording: the PNG gets no record */
 } canvas;
 
 /* A white w x h image. On failure the canvas is closed and the status returned. */
 int cv_open(canvas *c, int w, int h, g2e_err *err);
-/* Encodes the image as PNG into *out (then closes the canvas either way). */
+/* Encodes the image as PNG into *out (then closes the canvas either way). The PNG carries
+ * every text drawn on the canvas (cv_text), one per line in drawing order, in an iTXt chunk
+ * with the keyword "Description" before IEND: what a viewer or screen reader can show
+ * besides the picture, and what the tests read to check a figure's language. */
 int cv_finish(canvas *c, render_png *out);
 void cv_close(canvas *c);
 

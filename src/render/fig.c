@@ -6,11 +6,18 @@
 #include "sinusoid.h"
 #include "sinusoid_grid.h"
 
+#include "textfmt.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define _(s) g2e_tr(s)
+
+static int no_memory(g2e_err *err)
+{
+    return g2e_fail(err, G2E_ENOMEM, "out of memory for a figure's text");
+}
 
 int fig_pe_png(size_t len, size_t dim, double base, render_cmap cmap, int width, int height,
                render_png *out, g2e_err *err)
@@ -30,9 +37,8 @@ int fig_pe_png(size_t len, size_t dim, double base, render_cmap cmap, int width,
         free(z);
         return rc;
     }
-    char title[160];
-    snprintf(title, sizeof title, _("Sinusoidal positional encoding (N=%zu, D=%zu, base %g)"), len,
-             dim, base);
+    char *title = textfmt_printf(_("Sinusoidal positional encoding (N=%zu, D=%zu, base %g)"), len,
+                                 dim, base);
     /* the article's figsize=(12, 6): 1200 x 600 unless a size is given (or the cells need more) */
     if (width == 0 && height == 0 && len <= 1000)
         width = 1200;
@@ -42,8 +48,8 @@ int fig_pe_png(size_t len, size_t dim, double base, render_cmap cmap, int width,
         .title = title, .xlabel = _("token position"), .ylabel = _("embedding dimension index"),
         .cbar_label = _("PE value (-1 to 1)"), .width = width, .height = height,
     };
-    rc = render_heatmap_png(&h, out, err);
-    free(z);
+    rc = title ? render_heatmap_png(&h, out, err) : no_memory(err);
+    free(z), free(title);
     return rc;
 }
 
@@ -74,16 +80,17 @@ int fig_dot_curve_png(uint64_t from, uint64_t to, size_t dim, double base, int w
     int rc = sin_dot_curve(from, to, dim, base, y, err);
     for (size_t i = 0; i < n; i++)
         x[i] = (double)(from + i);
-    char title[160], name[96];
-    snprintf(title, sizeof title, _("Dot product PE(0)\xC2\xB7PE(pos) (D=%zu, base %g)"), dim, base);
-    snprintf(name, sizeof name, _("sinusoidal, D=%zu"), dim);
+    char *title = textfmt_printf(_("Dot product PE(0)\xC2\xB7PE(pos) (D=%zu, base %g)"), dim, base);
+    char *name = textfmt_printf(_("sinusoidal, D=%zu"), dim);
+    if (rc == 0 && (!title || !name))
+        rc = no_memory(err);
     render_series s = {.name = name, .x = x, .y = y, .n = n};
     render_lines L = {.series = &s, .n_series = 1, .title = title, .xlabel = _("position pos"),
                       .ylabel = _("PE(0)\xC2\xB7PE(pos)"), .zero_line = 1, .width = width,
                       .height = height};
     if (rc == 0)
         rc = render_lines_png(&L, out, err);
-    free(x);
+    free(x), free(title), free(name);
     return rc;
 }
 
@@ -102,18 +109,17 @@ int fig_by_distance_png(size_t len, size_t dim, double base, size_t max_d,
         free(x);
         return rc;
     }
-    char title[160], name[96];
-    snprintf(title, sizeof title, _("Similarity by distance (mean cosine over positions 0..%zu)"),
-             len - 1);
-    snprintf(name, sizeof name, _("sinusoidal (D=%zu, base %g)"), dim, base);
+    char *title = textfmt_printf(_("Similarity by distance (mean cosine over positions 0..%zu)"),
+                                 len - 1);
+    char *name = textfmt_printf(_("sinusoidal (D=%zu, base %g)"), dim, base);
     render_series s[2] = {{.name = name, .x = x, .y = sinusoidal ? sinusoidal : own, .n = n},
                           {.name = learned_name ? learned_name : _("learned"), .x = x,
                            .y = learned, .n = n}};
     render_lines L = {.series = s, .n_series = learned ? 2 : 1, .title = title,
                       .xlabel = _("distance d"), .ylabel = _("mean cosine of positions d apart"),
                       .zero_line = 1, .width = width, .height = height};
-    rc = render_lines_png(&L, out, err);
-    free(x);
+    rc = title && name ? render_lines_png(&L, out, err) : no_memory(err);
+    free(x), free(title), free(name);
     return rc;
 }
 
@@ -132,18 +138,17 @@ int fig_rotation_png(size_t len, size_t dim, size_t pair, double base, render_cm
         free(xyc);
         return xyc ? rc : G2E_ENOMEM;
     }
-    char title[200], xl[64], yl[64];
-    snprintf(title, sizeof title, _("Pair %zu of the sinusoidal PE turns by %.4g rad per position (D=%zu, base %g)"),
-             pair, sin_omega(pair, dim, base), dim, base);
-    snprintf(xl, sizeof xl, _("PE(pos, %zu) = cos(pos\xC2\xB7\xCF\x89)"), 2 * pair + 1);
-    snprintf(yl, sizeof yl, _("PE(pos, %zu) = sin(pos\xC2\xB7\xCF\x89)"), 2 * pair);
+    char *title = textfmt_printf(_("Pair %zu of the sinusoidal PE turns by %.4g rad per position (D=%zu, base %g)"),
+                                 pair, sin_omega(pair, dim, base), dim, base);
+    char *xl = textfmt_printf(_("PE(pos, %zu) = cos(pos\xC2\xB7\xCF\x89)"), 2 * pair + 1);
+    char *yl = textfmt_printf(_("PE(pos, %zu) = sin(pos\xC2\xB7\xCF\x89)"), 2 * pair);
     render_scatter s = {
         .x = xyc, .y = xyc + len, .c = xyc + 2 * len, .n = len, .cmap = cmap,
         .connect = 1, .unit_circle = 1, .radius = len > 500 ? 2 : 4,
         .title = title, .xlabel = xl, .ylabel = yl, .cbar_label = _("position pos"),
         .width = width, .height = height,
     };
-    rc = render_scatter_png(&s, out, err);
-    free(xyc);
+    rc = title && xl && yl ? render_scatter_png(&s, out, err) : no_memory(err);
+    free(xyc), free(title), free(xl), free(yl);
     return rc;
 }

@@ -53,8 +53,13 @@ double *fig_ramp(size_t n, double from, g2e_err *err);
 
 /* ---- from GPT-2's weights ---- */
 
-/* A short name for the model in titles and legends: its size name, else "unnamed model". */
-void fig_model_name(const g2e_model *m, char *buf, size_t len);
+/* A short name for the model in titles and legends: its size name, else "unnamed model"
+ * (translated). */
+const char *fig_model_name(const g2e_model *m);
+
+/* The legend of m's learned curve, "learned wpe (NAME)" translated: a new string (caller
+ * frees), NULL when out of memory. */
+char *fig_learned_legend(const g2e_model *m);
 
 /* GPT-2's wpe as a heatmap: x = position, y = dimension (0 at the bottom), colours symmetric
  * around 0 and clipped at ±q, q = the percentile-th percentile of |wpe| (similarity.h's

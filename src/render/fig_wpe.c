@@ -4,15 +4,22 @@
 
 #include "similarity.h"
 
+#include "textfmt.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define _(s) g2e_tr(s)
 
-void fig_model_name(const g2e_model *m, char *buf, size_t len)
+const char *fig_model_name(const g2e_model *m)
 {
-    snprintf(buf, len, "%s", m->size_name ? m->size_name : _("unnamed model"));
+    return m->size_name ? m->size_name : _("unnamed model");
+}
+
+char *fig_learned_legend(const g2e_model *m)
+{
+    return textfmt_printf(_("learned wpe (%s)"), fig_model_name(m));
 }
 
 /* err's message as "wpe: MESSAGE" (the library's message names no matrix). */
@@ -41,19 +48,18 @@ int fig_wpe_heatmap_png(const g2e_model *m, double percentile, render_cmap cmap,
         free(wpe);
         return rc;
     }
-    char name[64], title[200], bar[120];
-    fig_model_name(m, name, sizeof name);
-    snprintf(title, sizeof title, _("Learned position embeddings wpe of %s (%zu positions x %zu dims)"),
-             name, m->n_ctx, m->n_embd);
-    snprintf(bar, sizeof bar, _("wpe value (clipped at \xC2\xB1%.3g = p%g of |x|)"), q, percentile);
+    char *title = textfmt_printf(_("Learned position embeddings wpe of %s (%zu positions x %zu dims)"),
+                                 fig_model_name(m), m->n_ctx, m->n_embd);
+    char *bar = textfmt_printf(_("wpe value (clipped at \xC2\xB1%.3g = p%g of |x|)"), q, percentile);
     render_heatmap h = {
         .z = wpe, .nx = m->n_ctx, .ny = m->n_embd, .x_stride = m->n_embd, .y_stride = 1,
         .vmin = -q, .vmax = q, .cmap = cmap, .origin_top = 0,
         .title = title, .xlabel = _("token position"), .ylabel = _("dimension index"),
         .cbar_label = bar, .width = width, .height = height,
     };
-    rc = render_heatmap_png(&h, out, err);
-    free(wpe);
+    rc = title && bar ? render_heatmap_png(&h, out, err)
+                      : g2e_fail(err, G2E_ENOMEM, "out of memory for a figure's text");
+    free(wpe), free(title), free(bar);
     if (rc == 0 && q_out)
         *q_out = q;
     return rc;
@@ -77,18 +83,17 @@ int fig_wpe_cosine_png(const g2e_model *m, render_cmap cmap, int width, int heig
     free(M);
     if (!z)
         return g2e_fail(err, G2E_ENOMEM, "out of memory for a %zu x %zu matrix", R, R);
-    char name[64], title[200];
-    fig_model_name(m, name, sizeof name);
-    snprintf(title, sizeof title, _("Cosine similarity of positions: wpe of %s (%zu x %zu)"), name,
-             R, R);
+    char *title = textfmt_printf(_("Cosine similarity of positions: wpe of %s (%zu x %zu)"),
+                                 fig_model_name(m), R, R);
     render_heatmap h = {
         .z = z, .nx = R, .ny = R, .x_stride = 1, .y_stride = R,
         .vmin = -1.0, .vmax = 1.0, .cmap = cmap, .origin_top = 1, .square = 1,
         .title = title, .xlabel = _("position j"), .ylabel = _("position i"),
         .cbar_label = _("cos(wpe[i], wpe[j])"), .width = width, .height = height,
     };
-    rc = render_heatmap_png(&h, out, err);
-    free(z);
+    rc = title ? render_heatmap_png(&h, out, err)
+               : g2e_fail(err, G2E_ENOMEM, "out of memory for a figure's text");
+    free(z), free(title);
     return rc;
 }
 
@@ -107,11 +112,10 @@ int fig_wpe_by_distance_png(const g2e_model *m, size_t len, size_t max_d, double
         free(learned);
         return wpe_fail(err, rc);
     }
-    char name[64], legend[120];
-    fig_model_name(m, name, sizeof name);
-    snprintf(legend, sizeof legend, _("learned wpe (%s)"), name);
-    rc = fig_by_distance_png(len, m->n_embd, base, max_d, NULL, learned, legend, width, height,
-                             out, err);
-    free(learned);
+    char *legend = fig_learned_legend(m);
+    rc = legend ? fig_by_distance_png(len, m->n_embd, base, max_d, NULL, learned, legend, width,
+                                      height, out, err)
+                : g2e_fail(err, G2E_ENOMEM, "out of memory for a figure's text");
+    free(learned), free(legend);
     return rc;
 }

@@ -2,7 +2,11 @@
 /* interpret.c — sentences chosen from the numbers (see interpret.h). */
 #include "interpret.h"
 
+#include "text.h"
+#include "tokchars.h"
+
 #include <libintl.h>
+#include <stdlib.h>
 #include <math.h>
 
 #define _(s) gettext(s)
@@ -72,3 +76,114 @@ const char *const interp_schemes[INTERP_N_SCHEME_ROWS][4] = {
      N_("both: PE(m).PE(n) alone depends on m - n, the token cross terms do not"),
      N_("only m - n: <R(m)q, R(n)k> = <R(m-n)q, k>")},
 };
+
+/* The bytes of text[a, b) as "E7 8A AC" into dst (cap >= 3 * (b - a) + 1). */
+static void hex_bytes(const char *text, size_t a, size_t b, char *dst, size_t cap)
+{
+    size_t k = 0;
+    dst[0] = '\0';
+    for (size_t i = a; i < b && k + 4 <= cap; i++)
+        k += (size_t)snprintf(dst + k, cap - k, "%s%02X", i > a ? " " : "", (unsigned char)text[i]);
+}
+
+/* "犬 (1/3) and 猫 (1/3) are one token, 163: ..." when order_shared_piece finds one. */
+static void shared_piece(FILE *f, const order_text t[2])
+{
+    size_t i, j;
+    int in_b;
+    if (!order_shared_piece(&t[0], &t[1], &i, &in_b, &j))
+        return;
+    const order_text *o = &t[in_b];
+    const tokchars_span *p = &t[0].sp[i], *q = &o->sp[j];
+    char *lp = tokchars_display_alloc(t[0].text, p), *lq = tokchars_display_alloc(o->text, q);
+    char *cp = text_escape(t[0].text + p->cstart, p->cend - p->cstart, TEXT_ESC_VISIBLE);
+    char *cq = text_escape(o->text + q->cstart, q->cend - q->cstart, TEXT_ESC_VISIBLE);
+    char hb[32], hp[32], hq[32];
+    hex_bytes(t[0].text, p->start, p->end, hb, sizeof hb);
+    hex_bytes(t[0].text, p->cstart, p->cend, hp, sizeof hp);
+    hex_bytes(o->text, q->cstart, q->cend, hq, sizeof hq);
+    if (lp && lq && cp && cq) {
+        unsigned long nb = (unsigned long)(p->end - p->start);
+        if (p->head.lo == 1)
+            fprintf(f, ngettext("%s and %s are one token, %u: both characters begin with the byte "
+                                "%s (%s = %s, %s = %s)\n",
+                                "%s and %s are one token, %u: both characters begin with the bytes "
+                                "%s (%s = %s, %s = %s)\n", nb),
+                    lp, lq, t[0].ids[i], hb, cp, hp, cq, hq);
+        else
+            fprintf(f, ngettext("%s and %s are one token, %u: both characters hold the byte %s at "
+                                "the same place (%s = %s, %s = %s)\n",
+                                "%s and %s are one token, %u: both characters hold the bytes %s at "
+                                "the same place (%s = %s, %s = %s)\n", nb),
+                    lp, lq, t[0].ids[i], hb, cp, hp, cq, hq);
+    }
+    free(lp), free(lq), free(cp), free(cq);
+}
+
+/* Row counts of the two views and the moved token. */
+static void multiset_lines(FILE *f, const order_cmp *c, const order_text t[2])
+{
+    fputs(_("Self-attention sees its input rows as a set (repeats counted): what matters is whether "
+            "the two texts give the same multiset of rows.\n"), f);
+    fprintf(f, _("  rows of A with an equal row in B, without positions (wte):      %zu of %zu\n"),
+            c->view[ORDER_NOPOS].n_equal, c->n_a);
+    fprintf(f, _("  rows of A with an equal row in B, with positions (wte + wpe):   %zu of %zu\n"),
+            c->view[ORDER_POS].n_equal, c->n_a);
+    shared_piece(f, t);
+    if (!c->moved)
+        return;
+    char *l = tokchars_display_alloc(t[0].text, &t[0].sp[c->moved_a]);
+    fprintf(f, _("moved token %u %s: position %zu in A, %zu in B; cos(wte + wpe) of its two input "
+                 "rows %.4f (1 would be the same row)\n"),
+            c->moved_id, l ? l : "?", c->moved_a, c->moved_b, c->moved_cos);
+    free(l);
+}
+
+/* One view of the toy attention: a permutation, or how far B's outputs are from A's. */
+static void attention_line(FILE *f, const order_cmp *c, int view)
+{
+    const order_view *v = &c->view[view];
+    fputs(view == ORDER_POS ? _("  with positions:    ") : _("  without positions: "), f);
+    if (v->out_equal == c->n_b && c->n_a == c->n_b) {
+        fputs(_("B's output rows are A's rows permuted, B row s = A row p(s), p ="), f);
+        size_t shown = c->n_b < 32 ? c->n_b : 32;
+        for (size_t s = 0; s < shown; s++)
+            fprintf(f, " %zu", v->perm[s]);
+        fprintf(f, "%s", shown < c->n_b ? " \xE2\x80\xA6" : "");
+        fprintf(f, _("; max difference %.1e\n"), v->out_maxdiff);
+    } else {
+        fprintf(f, _("%zu of %zu of B's output rows equal a row of A's output; the other rows are "
+                     "each at least %.4g (max abs difference) from every row of A's output\n"),
+                v->out_equal, c->n_b, v->out_gap);
+    }
+}
+
+void interp_order(FILE *f, const order_cmp *c, const order_text t[2])
+{
+    multiset_lines(f, c, t);
+    fputs(_("A toy self-attention, softmax(X X^T / sqrt(d)) X with identity projections, on both "
+            "texts (an illustration of the set property, not GPT-2's trained attention):\n"), f);
+    attention_line(f, c, ORDER_NOPOS);
+    attention_line(f, c, ORDER_POS);
+    switch (c->verdict) {
+    case ORDER_SAME_SEQUENCE:
+        fputs(_("conclusion: the two texts are the same token sequence; nothing tells them apart.\n"), f);
+        break;
+    case ORDER_OTHER_TOKENS:
+        fputs(_("conclusion: the texts hold different tokens, so they differ even without positions; "
+                "the order puzzle needs the same tokens reordered.\n"), f);
+        break;
+    case ORDER_INDISTINGUISHABLE:
+        fputs(_("conclusion: indistinguishable. The same tokens in another order, and even with "
+                "wte + wpe every row of A has an equal row in B: these position vectors add nothing "
+                "that depends on the place, so attention gives the same outputs in another order.\n"), f);
+        break;
+    case ORDER_DISTINGUISHABLE:
+        fprintf(f, _("conclusion: distinguishable. Without positions the two texts are one multiset "
+                     "of input rows, which attention cannot tell apart; with wte + wpe only %zu of "
+                     "%zu rows of A have an equal row in B, because a token's input depends on "
+                     "where it stands. That is how GPT-2 tells the orders apart.\n"),
+                c->view[ORDER_POS].n_equal, c->n_a);
+        break;
+    }
+}

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "order.h"
+
 /* The chapter's exercise 2 question: is cos(wpe[a], wpe[near]) above cos(wpe[a], wpe[far])?
  * (near < far in distance from a.) */
 void interp_near_far(FILE *f, size_t a, size_t near, double c_near, size_t far, double c_far);
@@ -31,6 +33,12 @@ void interp_same_token(FILE *f, const char *piece, size_t p1, size_t p2, double 
 /* Any cosine c of two rows of one matrix ("positions" or "tokens") beside the median of
  * random pairs of that matrix's rows. */
 void interp_pair(FILE *f, const char *what, double c, double median, size_t n_pairs);
+
+/* The order puzzle (order.h) after its table: the multiset view without and with positions,
+ * why two characters share a token (when they do), the moved token, the toy self-attention
+ * and the conclusion, every sentence chosen by c's numbers (c->verdict). t[0], t[1]: the
+ * two texts with their tokens. Used by `compare` and by the report's order section. */
+void interp_order(FILE *f, const order_cmp *c, const order_text t[2]);
 
 /* The three position schemes the chapter names, for `rope` and the report: row 0 the names
  * (column 0 empty), then how each enters, its parameters, its length limit, and what the

@@ -24,13 +24,19 @@ void rp_esc(report_page *r, const char *s)
     }
 }
 
-/* fmt formatted (at most 2 kB) and escaped into the page */
+/* fmt formatted (in a buffer of the size it needs) and escaped into the page */
 static void vput(report_page *r, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 static void vput(report_page *r, const char *fmt, va_list ap)
 {
-    char buf[2048];
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    rp_esc(r, buf);
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    char *buf = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (buf)
+        vsnprintf(buf, (size_t)n + 1, fmt, ap);
+    rp_esc(r, buf ? buf : _("(out of memory)"));
+    free(buf);
 }
 
 void rp_put(report_page *r, const char *fmt, ...)
@@ -108,8 +114,9 @@ void rp_say(report_page *r, const char *fmt, ...)
     char buf[G2E_ERR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, g2e_tr(fmt), ap);
+    int n = vsnprintf(buf, sizeof buf, g2e_tr(fmt), ap);
     va_end(ap);
+    g2e_cut_whole(buf, sizeof buf, n);   /* one line of stderr: a message's length at most */
     if (r->in->say)
         r->in->say(r->in->ctx, buf);
 }
@@ -119,7 +126,7 @@ static int embed_png(report_page *r, const render_png *png)
 {
     char *b64 = malloc(BASE64_ENCODE_RAW_LENGTH(png->len) + 1);
     if (!b64) {
-        rp_say(r, "out of memory");
+        rp_say(r, "%s", _("out of memory"));
         return -1;
     }
     base64_encode_raw(b64, png->len, png->data);
@@ -169,8 +176,7 @@ static const char CSS[] =
 static void head(report_page *r)
 {
     const g2e_model *m = r->in->m;
-    char name[64];
-    fig_model_name(m, name, sizeof name);
+    const char *name = fig_model_name(m);
     /* TRANSLATORS: the page's language code for <html lang>: "ja" in Japanese */
     fprintf(r->f, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n<title>", _("en"));
     rp_esc(r, _(T_TITLE));

@@ -10,6 +10,7 @@
 #include "pcasrc.h"
 #include "reference.h"
 #include "similarity.h"
+#include "textfmt.h"
 #include "textpos.h"
 #include "tokchars.h"
 
@@ -101,20 +102,20 @@ void rp_exercise2(report_page *r)
     g2e_err e;
     rp_section(r, "exercise2", _(T_EX2_H));
     if (m->n_ctx < 6 || cat_id(r, &x.cat) != 0) {
-        rp_failed(r, "exercise 2 (needs 6 positions and the token \" cat\")");
+        rp_failed(r, _("exercise 2 (needs 6 positions and the token \" cat\")"));
     } else if (ex2_numbers(m, &x, &e)) {
         rp_say(r, "report: exercise 2: %s", e.msg);
         rp_failed(r, e.msg);
     } else {
-        char key[64];
+        char *key = textfmt_printf(_(T_EX2_COS0F), x.far);
         fputs("<table>\n", r->f);
         rp_row(r, _(T_EX2_SHAPE), "(%zu, %zu)", m->n_ctx, m->n_embd);
         rp_row(r, _(T_EX2_COS01), "%.4f", x.c01);
-        snprintf(key, sizeof key, _(T_EX2_COS0F), x.far);
-        rp_row(r, key, "%.4f", x.c0f);
+        rp_row(r, key ? key : "", "%.4f", x.c0f);
+        free(key);
         rp_row(r, _(T_EX2_CATID), "%u", x.cat);
         rp_row(r, _(T_EX2_CAT), "%.4f", x.ccat);
-        rp_row(r, _(T_EX2_MEDIAN), "%.4f (%zu pairs)", x.median, x.pairs);
+        rp_row(r, _(T_EX2_MEDIAN), _("%.4f (%zu pairs)"), x.median, x.pairs);
         fputs("</table>\n", r->f);
         if (x.far != 500)
             rp_paraf(r, NULL, _(T_EX2_FARNOTE), m->n_ctx, x.far);
@@ -165,13 +166,12 @@ static void scale_norms(report_page *r)
                    q->split, sn.n - 1);
         }
         fputs("</p>\n", r->f);
-        char name[64];
-        fig_model_name(r->in->m, name, sizeof name);
+        const char *name = fig_model_name(r->in->m);
         rc = fig_norms_png(&sn, name, &png, &e);
         pcasrc_norms_free(&sn);
     }
     fputs("</div>\n", r->f);
-    rp_figure(r, "norms.png", "|wpe[p]| against position p", rc, &png, &e);
+    rp_figure(r, "norms.png", _("|wpe[p]| against position p"), rc, &png, &e);
 }
 
 void rp_scale(report_page *r)
@@ -237,8 +237,6 @@ static void order_tables(report_page *r, const char *const s[2], char **const la
     sentence_row(r, s[0], lab[0], &t[0]);
     sentence_row(r, s[1], lab[1], &t[1]);
     rp_row(r, _(T_ORDER_MULTISET), "%s", c->same_multiset ? _(T_YES) : _(T_NO));
-    rp_row(r, _(T_ORDER_BAGS), "%s", c->bags_identical ? _(T_YES) : _(T_NO));
-    rp_row(r, _(T_ORDER_BAGCOS), "%.6f", c->bag_cos);
     rp_row(r, _(T_ORDER_DIFFER), "%zu / %zu", c->n_differ, c->n_pos);
     static const char *const HEAD[] = {T_ORDER_POS, "A", "B", "cos(wte)", "cos(wte + wpe)"};
     fputs("</table>\n<table class=\"small\">", r->f);
@@ -251,7 +249,37 @@ static void order_tables(report_page *r, const char *const s[2], char **const la
         fprintf(r->f, "</td><td>%.4f</td><td>%.4f</td></tr>\n", c->tok_cos[i], c->input_cos[i]);
     }
     fputs("</table>\n", r->f);
-    rp_paraf(r, "says", _(T_ORDER_SAYS), c->n_differ, c->n_pos);
+}
+
+/* interpret.c's lines for the order puzzle (the same as `compare` prints), escaped */
+static void order_interpretation(report_page *r, const order_cmp *c, const order_text t[2])
+{
+    char *s = NULL;
+    size_t n = 0;
+    FILE *mf = open_memstream(&s, &n);
+    if (!mf)
+        return;
+    interp_order(mf, c, t);
+    if (fclose(mf) == 0 && s) {
+        for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n"))
+            rp_para(r, "says", line);
+    }
+    free(s);
+}
+
+/* The spans behind both sentences' tokens, then the interpretation. */
+static void order_spans(report_page *r, const char *const S[2], const tok_ids t[2],
+                        const order_cmp *c)
+{
+    tokchars_span *sp[2] = {malloc((t[0].n + 1) * sizeof *sp[0]), malloc((t[1].n + 1) * sizeof *sp[1])};
+    g2e_err e;
+    if (sp[0] && sp[1] &&
+        !tokchars_spans(S[0], strlen(S[0]), t[0].offsets, t[0].n, sp[0], &e) &&
+        !tokchars_spans(S[1], strlen(S[1]), t[1].offsets, t[1].n, sp[1], &e)) {
+        order_text ot[2] = {{S[0], t[0].ids, sp[0], t[0].n}, {S[1], t[1].ids, sp[1], t[1].n}};
+        order_interpretation(r, c, ot);
+    }
+    free(sp[0]), free(sp[1]);
 }
 
 void rp_order(report_page *r)
@@ -271,6 +299,7 @@ void rp_order(report_page *r)
         char **lab[2] = {token_labels(S[0], strlen(S[0]), &t[0]),
                          token_labels(S[1], strlen(S[1]), &t[1])};
         order_tables(r, S, lab, t, &c);
+        order_spans(r, S, t, &c);
         free_labels(lab[0], t[0].n), free_labels(lab[1], t[1].n);
     }
     order_free(&c);
@@ -278,7 +307,7 @@ void rp_order(report_page *r)
     fputs("</section>\n", r->f);
 }
 
-static void limit_table(report_page *r, const size_t ntok[2], const size_t nch[2])
+static void limit_table(report_page *r, const size_t ntok[2], const size_t nch[2], const size_t nread[2])
 {
     const report_in *in = r->in;
     size_t n_ctx = in->m->n_ctx;
@@ -298,12 +327,19 @@ static void limit_table(report_page *r, const size_t ntok[2], const size_t nch[2
     fputs("</table>\n", r->f);
     if (ntok[0])
         rp_paraf(r, "says", _(T_LIMIT_SAYS), (double)ntok[1] / (double)ntok[0], ntok[1], ntok[0]);
+    for (int i = 0; i < 2; i++)   /* a text over the limit: how much of it GPT-2 reads */
+        if (ntok[i] > n_ctx && nch[i]) {
+            fputs("<p class=\"says\">", r->f);
+            rp_esc(r, in->name[i]);
+            rp_put(r, _(T_LIMIT_CUT), n_ctx, nread[i], nch[i], 100.0 * (double)nread[i] / (double)nch[i]);
+            fputs("</p>\n", r->f);
+        }
 }
 
 void rp_limit(report_page *r)
 {
     const report_in *in = r->in;
-    size_t ntok[2] = {0}, nch[2];
+    size_t ntok[2] = {0}, nch[2], nread[2] = {0};
     rp_section(r, "limit", _(T_LIMIT_H));
     fputs("<p>", r->f);
     rp_put(r, _(T_LIMIT_INTRO), in->m->n_ctx);
@@ -311,8 +347,7 @@ void rp_limit(report_page *r)
     for (int i = 0; i < 2; i++) {
         tok_ids t;
         g2e_err e;
-        if (tok_encode(in->tok, in->text[i], in->len[i], TOK_SPECIAL_TEXT,
-                       TOK_NO_OFFSETS | TOK_LOSSY, &t, NULL, &e)) {
+        if (tok_encode(in->tok, in->text[i], in->len[i], TOK_SPECIAL_TEXT, TOK_LOSSY, &t, NULL, &e)) {
             rp_say(r, "report: %s: %s", in->name[i], e.msg);
             rp_failed(r, e.msg);
             fputs("</section>\n", r->f);
@@ -320,8 +355,13 @@ void rp_limit(report_page *r)
         }
         ntok[i] = t.n;
         nch[i] = textpos_chars(in->text[i], in->len[i]);
+        if (t.n > in->m->n_ctx) {   /* whole characters before the n_ctx-th token's end */
+            textpos tp;
+            textpos_at(in->text[i], in->len[i], t.offsets[in->m->n_ctx], &tp);
+            nread[i] = tp.chr - (size_t)tp.inside;
+        }
         tok_ids_free(&t);
     }
-    limit_table(r, ntok, nch);
+    limit_table(r, ntok, nch, nread);
     fputs("</section>\n", r->f);
 }

@@ -14,6 +14,22 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* The rotation property (the article's second point), checked: PE(pos + k) = R(k) PE(pos). */
+static void sin_rotation(report_page *r)
+{
+    double worst;
+    g2e_err e;
+    if (sin_check_rotation(128, SIN_DEFAULT_BASE, 100, 50, &worst, NULL, NULL, NULL, &e)) {
+        rp_failed(r, e.msg);
+        return;
+    }
+    /* sines and cosines of angles up to ~150 in double: differences of ~1e-13 are rounding */
+    if (worst < 1e-9)
+        rp_paraf(r, "says", _(T_SIN_ROT), worst);
+    else
+        rp_paraf(r, "says", _(T_SIN_ROT_FAILS), worst);
+}
+
 void rp_sinusoidal(report_page *r)
 {
     double dot[50];
@@ -22,7 +38,7 @@ void rp_sinusoidal(report_page *r)
     rp_section(r, "sinusoidal", _(T_SIN_H));
     rp_para(r, NULL, _(T_SIN_INTRO));
     int rc = fig_pe_png(100, 128, SIN_DEFAULT_BASE, RENDER_CMAP_COOLWARM, 0, 0, &png, &e);
-    rp_figure(r, "pe-heatmap.png", "PE(pos, i), 100 positions x 128 dimensions", rc, &png, &e);
+    rp_figure(r, "pe-heatmap.png", _("PE(pos, i), 100 positions x 128 dimensions"), rc, &png, &e);
     fputs("<div class=\"row\"><div class=\"nums\">", r->f);
     if (sin_dot_curve(0, 49, 128, SIN_DEFAULT_BASE, dot, &e) == 0) {
         static const char *const HEAD[] = {"k", T_SIN_DOT};
@@ -38,8 +54,10 @@ void rp_sinusoidal(report_page *r)
     }
     fputs("</div>\n", r->f);
     rc = fig_dot_curve_png(0, 49, 128, SIN_DEFAULT_BASE, 0, 0, &png, &e);
-    rp_figure(r, "pe-dot.png", "PE(0)·PE(pos), d = 128", rc, &png, &e);
-    fputs("</div>\n</section>\n", r->f);
+    rp_figure(r, "pe-dot.png", _("PE(0)·PE(pos), d = 128"), rc, &png, &e);
+    fputs("</div>\n", r->f);
+    sin_rotation(r);
+    fputs("</section>\n", r->f);
 }
 
 /* learned and sinusoidal mean cosine at a few distances, from the curves the figure draws */
@@ -66,20 +84,20 @@ static void wpe_by_distance(report_page *r)
     g2e_err e;
     if (!l || !s || m->n_embd % 2 || sim_learned_by_distance(m, n, n - 1, l, NULL, &e) ||
         sin_by_distance(n, m->n_embd, SIN_DEFAULT_BASE, n - 1, s, &e)) {
-        const char *why = !l || !s ? "out of memory" : m->n_embd % 2 ? "odd n_embd" : e.msg;
+        const char *why = !l || !s ? _("out of memory") : m->n_embd % 2 ? _("odd n_embd") : e.msg;
         rp_say(r, "report: similarity by distance: %s", why);
         rp_failed(r, why);
         fputs("</div>\n", r->f);
     } else {
         wpe_distance_table(r, l, s);
         fputs("</div>\n", r->f);
-        char name[64], legend[96];
-        fig_model_name(m, name, sizeof name);
-        snprintf(legend, sizeof legend, "learned wpe (%s)", name);
+        char *legend = fig_learned_legend(m);
         render_png png;
-        int rc = fig_by_distance_png(n, m->n_embd, SIN_DEFAULT_BASE, n - 1, s, l, legend, 0, 0,
-                                     &png, &e);
-        rp_figure(r, "wpe-by-distance.png", "mean cosine at distance d: learned and sinusoidal",
+        int rc = legend ? fig_by_distance_png(n, m->n_embd, SIN_DEFAULT_BASE, n - 1, s, l, legend, 0,
+                                              0, &png, &e)
+                        : g2e_fail(&e, G2E_ENOMEM, "out of memory for a figure's text");
+        free(legend);
+        rp_figure(r, "wpe-by-distance.png", _("mean cosine at distance d: learned and sinusoidal"),
                   rc, &png, &e);
     }
     free(l), free(s);
@@ -93,7 +111,7 @@ void rp_wpe(report_page *r)
     rp_section(r, "wpe", _(T_WPE_H));
     rp_para(r, NULL, _(T_WPE_INTRO));
     int rc = fig_wpe_heatmap_png(m, 99, RENDER_CMAP_COOLWARM, 0, 0, NULL, NULL, &png, &e);
-    rp_figure(r, "wpe-heatmap.png", "wpe: position x dimension", rc, &png, &e);
+    rp_figure(r, "wpe-heatmap.png", _("wpe: position x dimension"), rc, &png, &e);
     fputs("<div class=\"row\">", r->f);
     rc = fig_wpe_cosine_png(m, RENDER_CMAP_COOLWARM, 0, 0, &png, &e);
     rp_figure(r, "wpe-cosine.png", "cos(wpe[p], wpe[q])", rc, &png, &e);
@@ -135,24 +153,24 @@ void rp_pca(report_page *r)
     fputs("</p>\n", r->f);
     if (pcasrc_pca(&src, k, &res, NULL, &e)) {
         rp_say(r, "%s", e.msg);
-        rp_failed(r, "principal components of wpe");
+        rp_failed(r, _("principal components of wpe"));
         fputs("</section>\n", r->f);
         return;
     }
     pca_table(r, &res);
     int rc = fig_pca_variance_png(&res, "wpe[1:]", &png, &e);
-    rp_figure(r, "pca-variance.png", "explained variance of wpe's components", rc, &png, &e);
+    rp_figure(r, "pca-variance.png", _("explained variance of wpe's components"), rc, &png, &e);
     fputs("</div>\n<div class=\"row\">", r->f);
     rc = fig_pca_lines_png(&res, 1, "wpe[1:]", &png, &e);
-    rp_figure(r, "pca-components.png", "PC1..PC4 of wpe against position", rc, &png, &e);
+    rp_figure(r, "pca-components.png", _("PC1..PC4 of wpe against position"), rc, &png, &e);
     fputs("</div>\n<div class=\"row\">", r->f);
     if (k >= 2) {
         rc = fig_pca_scatter_png(&res, 1, 0, 1, "wpe[1:]", &png, &e);
-        rp_figure(r, "pca-pc1-pc2.png", "PC2 against PC1, coloured by position", rc, &png, &e);
+        rp_figure(r, "pca-pc1-pc2.png", _("PC2 against PC1, coloured by position"), rc, &png, &e);
     }
     if (k >= 3) {
         rc = fig_pca_scatter_png(&res, 1, 1, 2, "wpe[1:]", &png, &e);
-        rp_figure(r, "pca-pc2-pc3.png", "PC3 against PC2, coloured by position", rc, &png, &e);
+        rp_figure(r, "pca-pc2-pc3.png", _("PC3 against PC2, coloured by position"), rc, &png, &e);
     }
     fputs("</div>\n</section>\n", r->f);
     pca_free(&res);
@@ -186,7 +204,7 @@ void rp_rope(report_page *r)
     if (!mean || !exp_ || rope_check_relative(d, SIN_DEFAULT_BASE, 4096, 2000, 1, &rel, &e) ||
         rope_dot_curve(d, SIN_DEFAULT_BASE, 0, n - 1, 16, 1, mean, exp_, &e) ||
         rope_pair_path(d, SIN_DEFAULT_BASE, pair, 1, 0, PATH, xy, &e)) {
-        rp_failed(r, mean && exp_ ? e.msg : "out of memory");
+        rp_failed(r, mean && exp_ ? e.msg : _("out of memory"));
     } else {
         fputs("<p>", r->f);
         rp_put(r, _(T_ROPE_CHECK), d, rel.pairs, 4096ULL, rel.max_dev);
@@ -198,7 +216,7 @@ void rp_rope(report_page *r)
         int rc = fig_rope_dot_png(mean, exp_, 0, n, d, SIN_DEFAULT_BASE, &png, &e);
         rp_figure(r, "rope-dot.png", _(T_ROPE_DOT), rc, &png, &e);
         rc = fig_rope_rotation_png(xy, PATH, pair, theta, d, &png, &e);
-        rp_figure(r, "rope-rotation.png", "one RoPE pair as the position grows", rc, &png, &e);
+        rp_figure(r, "rope-rotation.png", _("one RoPE pair as the position grows"), rc, &png, &e);
         fputs("</div>\n", r->f);
     }
     fputs("</section>\n", r->f);

@@ -63,18 +63,13 @@
 #define T_NORMS_SPREAD N_("The norms spread by %.1f%% (std / mean) over positions 1..%zu and by " \
     "%.1f%% over positions %zu..%zu.")
 #define T_ORDER_H N_("The order puzzle: 犬が猫を追いかけた / 猫が犬を追いかけた")
-#define T_ORDER_INTRO N_("The two sentences hold the same tokens in a different order. Without " \
-    "positions the model would see the same bag of token vectors; with " \
-    "x[t] = wte[id_t] + wpe[t] the inputs differ wherever the tokens moved.")
+#define T_ORDER_INTRO N_("The two sentences hold the same tokens in a different order. Self-attention " \
+    "sees its input rows as a set: without positions both sentences give the same multiset of " \
+    "rows; with x[t] = wte[id_t] + wpe[t] a token's row depends on where it stands.")
 #define T_ORDER_TOKENS N_("tokens")
 #define T_ORDER_MULTISET N_("the same multiset of tokens")
-#define T_ORDER_BAGS N_("mean token vectors (the bag) identical bit for bit")
-#define T_ORDER_BAGCOS N_("cos of the two bags")
 #define T_ORDER_DIFFER N_("positions whose summed inputs differ")
 #define T_ORDER_POS N_("position")
-/* differing positions, positions */
-#define T_ORDER_SAYS N_("The bags cannot tell the sentences apart; the summed inputs differ at %zu " \
-    "of %zu positions. Word order enters GPT-2 here, in the sum.")
 #define T_YES N_("yes")
 #define T_NO N_("no")
 #define T_LIMIT_H N_("The context limit on an English and a Japanese text")
@@ -91,11 +86,22 @@
 /* ratio of token counts, Japanese tokens, English tokens */
 #define T_LIMIT_SAYS N_("The Japanese text takes %.2f times as many tokens as the English one " \
     "(%zu against %zu): a context of the same length holds far less Japanese.")
+/* n_ctx, characters read, characters, their percentage; after the text's name */
+#define T_LIMIT_CUT N_(" does not fit: GPT-2 reads its first %zu tokens, which hold %zu of its %zu " \
+    "characters (%.0f%%); the rest is cut off, or needs a second window.")
 #define T_SIN_H N_("The sinusoidal encoding (the original Transformer)")
 #define T_SIN_INTRO N_("PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), drawn as " \
     "the article draws it: 100 positions, d = 128, coolwarm on [-1, 1], " \
     "dimension 0 at the bottom.")
 #define T_SIN_DOT N_("PE(0)·PE(k), d = 128")
+/* the largest difference */
+#define T_SIN_ROT N_("The article's second point: the encoding of pos + k is the encoding of pos " \
+    "rotated, pair by pair (2i, 2i+1), by the angles ω_i·k, the same rotation whatever pos is, so a " \
+    "distance is one fixed linear map that attention can learn. Checked here for pos < 100, " \
+    "k < 50, d = 128: the largest difference is %.1e, rounding only.")
+/* the largest difference */
+#define T_SIN_ROT_FAILS N_("The article's second point, that the encoding of pos + k is that of pos " \
+    "rotated by the angles ω_i·k, does not hold here: the largest difference is %.3g.")
 #define T_SIN_SAYS N_("The dot product falls with the distance and never rises back to d/2 = 64: " \
     "near positions look alike, far ones less so.")
 #define T_WPE_H N_("GPT-2's learned positions: wpe")

@@ -2,6 +2,8 @@
 /* lapack_dl.c — LAPACKE and CBLAS through dlopen (see lapack_dl.h). */
 #include "lapack_dl.h"
 
+#include "memlimit.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
@@ -67,6 +69,9 @@ fail:
 
 const lapack_api *lapack_dl(int code, g2e_err *err)
 {
+    /* OpenBLAS spins for ever when its buffers do not fit under ulimit -v: asked every time */
+    if (memlimit_check(MEMLIMIT_BLAS, g2e_tr("principal components (BLAS)"), err))
+        return NULL;
     pthread_mutex_lock(&lock);
     const lapack_api *a = loaded ? &api : load(code, err);
     pthread_mutex_unlock(&lock);

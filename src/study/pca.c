@@ -263,7 +263,7 @@ static int run(double *Xc, size_t n, size_t d, size_t k, pca_result *out, g2e_er
     /* LAPACKE and BLAS are loaded here, on the first computation (lapack_dl.h) */
     const lapack_api *la = lapack_dl(PCA_E_LIBRARY, err);
     if (!la) {
-        rc = PCA_E_LIBRARY;
+        rc = err && err->code == G2E_ENOMEM ? G2E_ENOMEM : PCA_E_LIBRARY;   /* no room under ulimit -v */
         goto done;
     }
     if ((rc = alloc_result(n, d, k, out, err)) == 0 && (rc = compute_centred(la, Xc, out, err)) != 0)

@@ -12,7 +12,7 @@ import pytest
 SRCDIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.path.abspath(os.environ.get("G2E_BUILD", os.path.join(SRCDIR, "build")))
 sys.path.insert(0, os.path.join(SRCDIR, "python"))
-os.environ.setdefault("GPT2EMBED_LIBRARY", os.path.join(BUILD, "libgpt2embed.so.1"))
+os.environ.setdefault("GPT2EMBED_LIBRARY", os.path.join(BUILD, "libgpt2embed.so"))
 # the tests must never find a user's weights or tokenizer by accident
 for v in ("GPT2_EMBED_WEIGHTS", "GPT2_EMBED_TOKENIZER"):
     os.environ.pop(v, None)

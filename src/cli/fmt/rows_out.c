@@ -366,7 +366,13 @@ static void table_head(const rows_doc *d, FILE *f, size_t w, size_t show)
     rows_pad(f, g2e_tr("id"), 6, 1);
     fputs("  ", f);
     rows_pad(f, g2e_tr("piece"), 18, 0);
-    fprintf(f, " %8s %8s %8s  ", "|token|", "|pos|", "|sum|");
+    /* TRANSLATORS: the norms of the token, position and sum vectors, headings of 8 columns */
+    const char *norms[3] = {g2e_tr("|token|"), g2e_tr("|pos|"), g2e_tr("|sum|")};
+    for (int k = 0; k < 3; k++) {
+        fputc(' ', f);
+        rows_pad(f, norms[k], 8, 1);
+    }
+    fputs("  ", f);
     fprintf(f, g2e_tr("sum[0..%zu]\n"), show ? show - 1 : 0);
 }
 
@@ -406,21 +412,26 @@ static void table_summary(const rows_doc *d, FILE *f)
     const g2e_model *m = d->ec->m;
     int learned = d->ec->pe == EMBED_PE_LEARNED;
     size_t used = p->window ? (p->T < p->W ? p->T : p->W) : p->T;
-    fprintf(f, g2e_tr("model %s (%s): n_embd %zu, %s positions; %zu tokens"),
-            m->size_name ? m->size_name : g2e_tr("unknown"), d->weights, m->n_embd,
+    char *vw = text_escape(d->weights, strlen(d->weights), TEXT_ESC_BIDI);   /* shown to a person */
+    /* one token, one window: the singular (two messages; g2e_tr has no plural forms) */
+    fprintf(f, p->T == 1 ? g2e_tr("model %s (%s): n_embd %zu, %s positions; %zu token")
+                         : g2e_tr("model %s (%s): n_embd %zu, %s positions; %zu tokens"),
+            m->size_name ? m->size_name : g2e_tr("unknown"), vw ? vw : "?", m->n_embd,
             learned ? g2e_tr("learned") : g2e_tr("sinusoidal"), p->T);
+    free(vw);
     if (p->window)
-        fprintf(f, g2e_tr(" in %zu windows of %zu (stride %llu)"), p->n_windows, p->W,
-                (unsigned long long)p->stride);
+        fprintf(f, p->n_windows == 1 ? g2e_tr(" in %zu window of %zu (stride %llu)")
+                                     : g2e_tr(" in %zu windows of %zu (stride %llu)"),
+                p->n_windows, p->W, (unsigned long long)p->stride);
     if (learned)
         fprintf(f, g2e_tr(", %zu of %zu positions used\n"), p->start + used, m->n_ctx);
     else
         fprintf(f, g2e_tr(", positions %llu..%llu\n"), (unsigned long long)p->start,
                 (unsigned long long)(p->start + used - (used ? 1 : 0)));
     if (!learned) {
-        char st[512];
-        rows_pe_statement(d, st, sizeof st);
-        fprintf(f, "%s\n", st);
+        char *st = rows_pe_statement(d);
+        fprintf(f, "%s\n", st ? st : g2e_tr("(out of memory)"));
+        free(st);
     }
 }
 
@@ -436,29 +447,30 @@ static int write_table(const rows_doc *d, FILE *f, float *buf, g2e_err *err)
     return 0;
 }
 
-void rows_pe_statement(const rows_doc *d, char *buf, size_t cap)
+char *rows_pe_statement(const rows_doc *d)
 {
     size_t C = d->ec->m->n_embd;
     double s = d->ec->pe_scale, pe = s * sqrt((double)C / 2.0);
-    int o = 0;
+    char *a, *b;
     if (s != 1.0 && d->wpe_norm > 0)
-        o = snprintf(buf, cap, g2e_tr("sinusoidal positions scaled by %.6g (--pe-scale wpe: mean |wpe| %.4f / "
-                     "sqrt(%zu/2)), each value in double, rounded once to float32: |PE| = %.4f"), s,
-                     d->wpe_norm, C, pe);
+        a = textfmt_printf(g2e_tr("sinusoidal positions scaled by %.6g (--pe-scale wpe: mean |wpe| %.4f / "
+                           "sqrt(%zu/2)), each value in double, rounded once to float32: |PE| = %.4f"), s,
+                           d->wpe_norm, C, pe);
     else if (s != 1.0)
-        o = snprintf(buf, cap, g2e_tr("sinusoidal positions scaled by %.6g (--pe-scale), each value in double, "
-                     "rounded once to float32: |PE| = %.6g x sqrt(%zu/2) = %.4f"), s, s, C, pe);
+        a = textfmt_printf(g2e_tr("sinusoidal positions scaled by %.6g (--pe-scale), each value in double, "
+                           "rounded once to float32: |PE| = %.6g x sqrt(%zu/2) = %.4f"), s, s, C, pe);
     else
-        o = snprintf(buf, cap, g2e_tr("sinusoidal positions, not what GPT-2 was trained with: |PE| = sqrt(%zu/2) "
-                     "= %.4f"), C, pe);
-    if (o < 0 || (size_t)o >= cap)
-        return;
+        a = textfmt_printf(g2e_tr("sinusoidal positions, not what GPT-2 was trained with: |PE| = sqrt(%zu/2) "
+                           "= %.4f"), C, pe);
+    if (!a)
+        return NULL;
     if (d->wte_norm > 0)
-        snprintf(buf + o, cap - (size_t)o, g2e_tr(", %.2f times the mean |wte| row (%.4f)%s"),
-                 pe / d->wte_norm, d->wte_norm,
-                 s == 1.0 ? g2e_tr("; --pe-scale wpe brings it to wpe's size") : "");
+        b = textfmt_printf(g2e_tr("%s, %.2f times the mean |wte| row (%.4f)%s"), a, pe / d->wte_norm,
+                           d->wte_norm, s == 1.0 ? g2e_tr("; --pe-scale wpe brings it to wpe's size") : "");
     else
-        snprintf(buf + o, cap - (size_t)o, "%s", g2e_tr(" (this file's wte rows are all zero)"));
+        b = textfmt_printf("%s%s", a, g2e_tr(" (this file's wte rows are all zero)"));
+    free(a);
+    return b;
 }
 
 int rows_write(FILE *f, int fmt, const rows_doc *d, g2e_err *err)
@@ -483,32 +495,44 @@ int rows_write(FILE *f, int fmt, const rows_doc *d, g2e_err *err)
 void rows_where(const rows_tokens *r, size_t n, size_t last, int upto, char *buf, size_t cap)
 {
     textpos tp;
+    int k = 0;
     if (upto) {   /* where the first n tokens end, as " (up to character C, line L: SNIPPET)" */
         if (r->offs) {
             textpos_at(r->text, r->text_len, r->offs[n], &tp);
-            snprintf(buf, cap, g2e_tr(" (up to character %zu, line %zu: %s)"), tp.chr, tp.line, tp.snippet);
+            if (tp.inside)
+                k = snprintf(buf, cap, g2e_tr(" (up to inside character %zu (line %zu, column %zu): %s)"),
+                         tp.chr, tp.line, tp.col - 1, tp.snippet);
+            else
+                k = snprintf(buf, cap, g2e_tr(" (up to character %zu, line %zu: %s)"), tp.chr, tp.line, tp.snippet);
+            g2e_cut_whole(buf, cap, k);
         }
         return;
     }
     if (!r->offs) {
-        snprintf(buf, cap, g2e_tr("the %zu%s ID (position %zu) is %u"), n, textfmt_ordinal(n), last, r->ids[n - 1]);
+        k = snprintf(buf, cap, g2e_tr("the %zu%s ID (position %zu) is %u"), n, textfmt_ordinal(n), last, r->ids[n - 1]);
+        g2e_cut_whole(buf, cap, k);
         return;
     }
     textpos_at(r->text, r->text_len, r->offs[n], &tp);
     /* tp is where the next character starts: the last one inside is just before it (at the
      * end of the line before when the next one starts a line) */
-    if (tp.col > 1)
-        snprintf(buf, cap, g2e_tr("the %zu%s token (position %zu) ends at character %zu "
+    if (tp.inside)   /* the words of count's cut line (cmd_count.c) */
+        k = snprintf(buf, cap, g2e_tr("the %zu%s token (position %zu) ends inside character %zu "
+                 "(line %zu, column %zu), which the cut splits: %s"), n, textfmt_ordinal(n), last,
+                 tp.chr, tp.line, tp.col - 1, tp.snippet);
+    else if (tp.col > 1)
+        k = snprintf(buf, cap, g2e_tr("the %zu%s token (position %zu) ends at character %zu "
                  "(line %zu, column %zu): %s"), n, textfmt_ordinal(n), last, tp.chr, tp.line, tp.col - 1, tp.snippet);
     else
-        snprintf(buf, cap, g2e_tr("the %zu%s token (position %zu) ends at character %zu "
+        k = snprintf(buf, cap, g2e_tr("the %zu%s token (position %zu) ends at character %zu "
                  "(the end of line %zu): %s"), n, textfmt_ordinal(n), last, tp.chr, tp.line > 1 ? tp.line - 1 : 1,
                  tp.snippet);
+    g2e_cut_whole(buf, cap, k);
 }
 
 /* The fixed encoding's rows have norm exactly sqrt(n_embd / 2) (sin^2 + cos^2 = 1 in each of
  * n_embd/2 pairs). */
-void rows_pe_caveat(const g2e_model *m, double wte_norm, char *buf, size_t cap)
+char *rows_pe_caveat(const g2e_model *m, double wte_norm)
 {
     size_t C = m->n_embd;
     double pe = sqrt((double)C / 2.0), tok = wte_norm;
@@ -516,16 +540,15 @@ void rows_pe_caveat(const g2e_model *m, double wte_norm, char *buf, size_t cap)
     if (tok <= 0 && sim_stats_of(m, 0, &st, NULL) == 0)
         tok = st.norm_mean;
     if (tok > 0 && pe / tok >= 2.0)   /* the chapter's warning: position swamps meaning */
-        snprintf(buf, cap, g2e_tr("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
-                 "token vectors (mean norm %.2f), so they drown the meaning; --pe-scale wpe scales them "
-                 "to wpe's size"), C, pe, pe / tok, tok);
-    else if (tok > 0)
-        snprintf(buf, cap, g2e_tr("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
-                 "token vectors (mean norm %.2f); --pe-scale wpe scales them to wpe's size"),
-                 C, pe, pe / tok, tok);
-    else
-        snprintf(buf, cap, g2e_tr("its vectors have norm sqrt(%zu/2) = %.1f (this file's token vectors are all "
-                 "zero); --pe-scale wpe scales them to wpe's size"), C, pe);
+        return textfmt_printf(g2e_tr("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
+                              "token vectors (mean norm %.2f), so they drown the meaning; --pe-scale wpe scales them "
+                              "to wpe's size"), C, pe, pe / tok, tok);
+    if (tok > 0)
+        return textfmt_printf(g2e_tr("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
+                              "token vectors (mean norm %.2f); --pe-scale wpe scales them to wpe's size"),
+                              C, pe, pe / tok, tok);
+    return textfmt_printf(g2e_tr("its vectors have norm sqrt(%zu/2) = %.1f (this file's token vectors are all "
+                              "zero); --pe-scale wpe scales them to wpe's size"), C, pe);
 }
 
 int rows_strips(const embed_ctx *ec, const embed_plan *p, const rows_tokens *tk, tok_tokenizer *tz,

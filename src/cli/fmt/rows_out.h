@@ -104,11 +104,13 @@ typedef struct rows_doc {
 int rows_write(FILE *f, int fmt, const rows_doc *d, g2e_err *err);
 
 /* The statement of the sinusoidal encoding's scale (no newline; translated), as the table's
- * last line, JSON's members and the program's note beside data files give it. */
-void rows_pe_statement(const rows_doc *d, char *buf, size_t cap);
+ * last line, JSON's members and the program's note beside data files give it: a new string
+ * (caller frees), NULL when out of memory. */
+char *rows_pe_statement(const rows_doc *d);
 
 /* ---- for messages and figures ---- */
-#define ROWS_WHERE_MAX (TEXTPOS_SNIPPET_MAX + 160)   /* room for rows_where's text */
+#define ROWS_WHERE_MAX (TEXTPOS_SNIPPET_MAX + 512)   /* room for rows_where's text (any language;
+                                                       a longer one is cut between characters) */
 /* Where the first n tokens end, in words (translated, no newline):
  *   upto = 1: " (up to character C, line L: SNIPPET)" for a text, "" (buf untouched) for IDs;
  *   upto = 0: "the Nth token (position LAST) ends at character C (line L, column K): SNIPPET"
@@ -117,8 +119,9 @@ void rows_pe_statement(const rows_doc *d, char *buf, size_t cap);
 void rows_where(const rows_tokens *r, size_t n, size_t last, int upto, char *buf, size_t cap);
 /* How large the sinusoidal encoding (norm sqrt(n_embd/2)) is against this model's token
  * vectors (wte_norm: their mean norm, 0 to compute it here), and that --pe-scale wpe scales
- * it, for the over-limit message (translated, no newline). */
-void rows_pe_caveat(const g2e_model *m, double wte_norm, char *buf, size_t cap);
+ * it, for the over-limit message (translated, no newline): a new string (caller frees), NULL
+ * when out of memory. */
+char *rows_pe_caveat(const g2e_model *m, double wte_norm);
 /* The first window's first rows (at most R, up to the first padding row) for a strips figure:
  * data (3 * R * n_embd floats) receives token, position and sum rows, packed as (3, n, C);
  * labels[r] a new string "POSITION PIECE" (caller frees each). *n: the rows filled. */

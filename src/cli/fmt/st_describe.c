@@ -2,21 +2,23 @@
 /* st_describe.c — a safetensors file and its GPT-2 model described as text or JSON
  * (see st_describe.h). */
 #include "st_describe.h"
+#include "err.h"
+#include "rows_out.h"
 
 #include "json.h"
+#include "text.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Control bytes of names and metadata are shown escaped so one entry stays one line. */
+/* Names and metadata from the file, escaped as every outside text shown to a person is
+ * (text.h: C0/C1 controls, bidi controls, line separators, ill-formed UTF-8), so one entry
+ * stays one line and cannot drive or reorder the terminal. */
 static void put_escaped(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7F) fprintf(f, "\\x%02x", c);
-        else if (c == '\\') fputs("\\\\", f);
-        else fputc(c, f);
-    }
+    char *e = text_escape(s, strlen(s), TEXT_ESC_BIDI);
+    fputs(e ? e : "?", f);
+    free(e);
 }
 
 static void shape_str(const st_tensor *t, char *buf, size_t len)
@@ -28,17 +30,28 @@ static void shape_str(const st_tensor *t, char *buf, size_t len)
     if (k < len) snprintf(buf + k, len - k, "]");
 }
 
+/* A line's label (translated), padded to 10 display columns. */
+static void label(FILE *f, const char *s)
+{
+    rows_pad(f, s, 9, 0);
+    fputc(' ', f);
+}
+
 int st_describe_table(FILE *f, const char *path, const st_file *st, const g2e_model *m,
                       const char *model_err)
 {
-    fprintf(f, "file      ");
+    label(f, g2e_tr("file"));
     put_escaped(f, path);
-    fprintf(f, "\nsize      %llu bytes\n", (unsigned long long)(st->data_start + st->data_len));
-    fprintf(f, "header    %llu bytes; data section at byte %llu (%s), %llu bytes\n",
+    fputc('\n', f);
+    label(f, g2e_tr("size"));
+    fprintf(f, g2e_tr("%llu bytes\n"), (unsigned long long)(st->data_start + st->data_len));
+    label(f, g2e_tr("header"));
+    fprintf(f, g2e_tr("%llu bytes; data section at byte %llu (%s), %llu bytes\n"),
             (unsigned long long)st->header_len, (unsigned long long)st->data_start,
-            st->data_start % 8 == 0 ? "8-byte aligned" : "unaligned",
+            st->data_start % 8 == 0 ? g2e_tr("8-byte aligned") : g2e_tr("unaligned"),
             (unsigned long long)st->data_len);
-    fprintf(f, "metadata  %zu\n", st->n_meta);
+    label(f, g2e_tr("metadata"));
+    fprintf(f, "%zu\n", st->n_meta);
     for (size_t i = 0; i < st->n_meta; i++) {
         fputs("  ", f);
         put_escaped(f, st->meta[i].key);
@@ -46,7 +59,8 @@ int st_describe_table(FILE *f, const char *path, const st_file *st, const g2e_mo
         put_escaped(f, st->meta[i].value);
         fputc('\n', f);
     }
-    fprintf(f, "tensors   %zu (storage order)\n", st->n_tensors);
+    label(f, g2e_tr("tensors"));
+    fprintf(f, g2e_tr("%zu (storage order)\n"), st->n_tensors);
     if (st->n_tensors) {
         int wn = 4, ws = 5;
         char sh[ST_MAX_NDIM * 22 + 4];
@@ -57,8 +71,15 @@ int st_describe_table(FILE *f, const char *path, const st_file *st, const g2e_mo
             if (n > wn) wn = n < 80 ? n : 80;
             if (s > ws) ws = s;
         }
-        fprintf(f, "  %-*s  %-7s  %-*s  %15s  %15s\n", wn, "name", "dtype", ws, "shape", "bytes",
-                "offset");
+        fputs("  ", f);
+        rows_pad(f, g2e_tr("name"), (size_t)wn, 0);
+        fputs("  dtype    ", f);
+        rows_pad(f, g2e_tr("shape"), (size_t)ws, 0);
+        fputs("  ", f);
+        rows_pad(f, g2e_tr("bytes"), 15, 1);
+        fputs("  ", f);
+        rows_pad(f, g2e_tr("offset"), 15, 1);
+        fputc('\n', f);
         for (size_t i = 0; i < st->n_tensors; i++) {
             const st_tensor *t = &st->tensors[i];
             shape_str(t, sh, sizeof sh);
@@ -70,14 +91,17 @@ int st_describe_table(FILE *f, const char *path, const st_file *st, const g2e_mo
                     (unsigned long long)(t->end - t->begin), (unsigned long long)t->begin);
         }
     }
+    label(f, g2e_tr("model"));
     if (!m) {
-        fprintf(f, "model     none: %s\n", model_err);
+        fprintf(f, g2e_tr("none: %s\n"), model_err);
         return 0;
     }
-    fprintf(f, "model     %s\n", m->size_name ? m->size_name : "unknown size");
+    fprintf(f, "%s\n", m->size_name ? m->size_name : g2e_tr("unknown size"));
     fprintf(f, "  n_vocab %zu\n  n_ctx   %zu\n  n_embd  %zu\n  n_layer %zu\n", m->n_vocab,
             m->n_ctx, m->n_embd, m->n_layer);
-    fprintf(f, "  prefix  %s\n", m->prefixed ? "transformer." : "(none)");
+    fputs("  ", f);
+    rows_pad(f, g2e_tr("prefix"), 7, 0);
+    fprintf(f, " %s\n", m->prefixed ? "transformer." : g2e_tr("(none)"));
     fprintf(f, "  dtype   wte %s, wpe %s\n", st_dtype_name(m->wte->dtype),
             st_dtype_name(m->wpe->dtype));
     return 0;

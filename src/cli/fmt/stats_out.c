@@ -35,6 +35,8 @@ static void json_matrix(FILE *f, const char *name, const sim_stats *s, size_t to
 
 static void table_top(FILE *f, const sim_stats *s, size_t top, tok_tokenizer *tok)
 {
+    /* TRANSLATORS: between the items of a list on one line ("、" in Japanese) */
+    const char *sep = g2e_tr(", ");
     fputs(g2e_tr("\nlargest wte rows:"), f);
     for (size_t i = 0; i < top && i < s[0].n_top; i++) {
         const uint8_t *b;
@@ -42,14 +44,14 @@ static void table_top(FILE *f, const sim_stats *s, size_t top, tok_tokenizer *to
         char *vis = NULL;
         if (tok_piece(tok, (uint32_t)s[0].top[i], &b, &n, NULL) == 0)
             vis = text_escape((const char *)b, n, TEXT_ESC_VISIBLE);
-        fprintf(f, " %zu '%s' (%.3f)%s", s[0].top[i], vis ? vis : "?", s[0].top_norm[i],
-                i + 1 < top && i + 1 < s[0].n_top ? "," : "");
+        fprintf(f, "%s%zu '%s' (%.3f)", i ? sep : " ", s[0].top[i], vis ? vis : "?", s[0].top_norm[i]);
         free(vis);
     }
     fputs(g2e_tr("\nlargest wpe rows:"), f);
-    for (size_t i = 0; i < top && i < s[1].n_top; i++)
-        fprintf(f, g2e_tr(" position %zu (%.3f)%s"), s[1].top[i], s[1].top_norm[i],
-                i + 1 < top && i + 1 < s[1].n_top ? "," : "");
+    for (size_t i = 0; i < top && i < s[1].n_top; i++) {
+        fputs(i ? sep : " ", f);
+        fprintf(f, g2e_tr("position %zu (%.3f)"), s[1].top[i], s[1].top_norm[i]);
+    }
     fprintf(f, "\n");
 }
 
@@ -63,7 +65,9 @@ static void label(FILE *f, const char *s)
 static void table(FILE *f, const char *path, size_t n_embd, const sim_stats *s, size_t top,
                   tok_tokenizer *tok)
 {
-    fprintf(f, g2e_tr("Scale of the embeddings in %s (n_embd %zu)\n\n"), path, n_embd);
+    char *vp = text_escape(path, strlen(path), TEXT_ESC_BIDI);   /* shown to a person */
+    fprintf(f, g2e_tr("Scale of the embeddings in %s (n_embd %zu)\n\n"), vp ? vp : "?", n_embd);
+    free(vp);
     label(f, "");
     rows_pad(f, g2e_tr("wte (tokens)"), 14, 1);
     fputc(' ', f);

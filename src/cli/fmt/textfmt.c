@@ -3,6 +3,9 @@
 #include "textfmt.h"
 #include "text.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The code point shown for the step of s at i (its length in *k): controls as spaces,
@@ -55,4 +58,18 @@ const char *textfmt_ordinal(size_t n)
     if (n % 100 >= 11 && n % 100 <= 13)
         return "th";
     return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+char *textfmt_printf(const char *fmt, ...)
+{
+    va_list ap, aq;
+    va_start(ap, fmt);
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (s)
+        vsnprintf(s, (size_t)n + 1, fmt, aq);
+    va_end(aq);
+    return s;
 }

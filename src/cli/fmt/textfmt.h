@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* textfmt.h — small pieces of text for tables and messages: outside text fitted to one
- * line of a given display width, and English ordinal suffixes.
+ * line of a given display width, English ordinal suffixes, formatted text in a buffer of
+ * its own size (a translated format never passes through a fixed buffer that could cut it
+ * inside a character; err.h's g2e_cut_whole where a limit is fixed).
  *
  * Display widths are text.h's (text_cp_width: a kanji is 2 columns, a control 0).
  * Deliberately left out: padding (the program's out.h), translation (the caller's).
@@ -18,5 +20,9 @@ void textfmt_fit(const char *s, size_t n, size_t maxw, int keep_end, char *buf, 
 
 /* "st", "nd", "rd" or "th": 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 1024th. */
 const char *textfmt_ordinal(size_t n);
+
+/* printf into a new string of the length it needs (caller frees); NULL when out of memory
+ * or when the format fails. */
+char *textfmt_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

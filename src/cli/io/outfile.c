@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* ---- cleaning up the temporary on a fatal signal ---- */
@@ -26,7 +27,32 @@
 /* The temporaries to remove if a signal kills us (a few outputs may be open at once). */
 #define N_PENDING 4
 static char *volatile pending[N_PENDING];
+static char *volatile pending_dir;   /* a directory being built (ofile_guard_dir) */
 static int n_guarded, catching;
+
+/* Every entry of the directory dir, then dir itself; with the raw getdents64 system call
+ * (opendir allocates), so async-signal-safe. Entries that are directories stay (and so
+ * does dir then): the directories guarded hold files only. */
+static void remove_dir_now(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[4096];
+    long n;
+    while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+        for (long off = 0; off < n;) {
+            struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *e =
+                (void *)(buf + off);
+            const char *nm = e->name;
+            if (!(nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2]))))
+                unlinkat(fd, nm, 0);
+            off += e->reclen;
+        }
+    }
+    close(fd);
+    rmdir(dir);
+}
 
 /* Async-signal-safe. */
 void ofile_remove_pending(void)
@@ -36,6 +62,9 @@ void ofile_remove_pending(void)
         if (t)
             unlink(t);
     }
+    char *d = pending_dir;
+    if (d)
+        remove_dir_now(d);
 }
 
 /* Every signal whose default action ends the process, but SIGKILL and SIGSTOP (which cannot
@@ -62,14 +91,8 @@ static void on_signal(int sig)
     raise(sig);
 }
 
-static void guard_tmp(char *tmp)
+static void install_handlers(void)
 {
-    int slot = 0;
-    while (slot < N_PENDING && pending[slot])
-        slot++;
-    if (slot == N_PENDING)
-        return;   /* more outputs than slots: this one is only removed by out_abort */
-    pending[slot] = tmp;
     if (n_guarded++ > 0 || !catching)
         return;   /* the handlers are in place */
     struct sigaction sa;
@@ -85,6 +108,28 @@ static void guard_tmp(char *tmp)
     }
 }
 
+static void guard_tmp(char *tmp)
+{
+    int slot = 0;
+    while (slot < N_PENDING && pending[slot])
+        slot++;
+    if (slot == N_PENDING)
+        return;   /* more outputs than slots: this one is only removed by out_abort */
+    pending[slot] = tmp;
+    install_handlers();
+}
+
+static void remove_handlers(void)
+{
+    if (--n_guarded > 0)
+        return;
+    for (size_t i = 0; i < N_SIGS; i++)
+        if (installed[i]) {
+            sigaction(SIGS[i], &old_act[i], NULL);
+            installed[i] = 0;
+        }
+}
+
 static void unguard_tmp(const char *tmp)
 {
     int slot = 0;
@@ -93,13 +138,24 @@ static void unguard_tmp(const char *tmp)
     if (!tmp || slot == N_PENDING)
         return;
     pending[slot] = NULL;
-    if (--n_guarded > 0)
+    remove_handlers();
+}
+
+int ofile_guard_dir(char *dir)
+{
+    if (pending_dir)
+        return -1;
+    pending_dir = dir;
+    install_handlers();
+    return 0;
+}
+
+void ofile_unguard_dir(const char *dir)
+{
+    if (!dir || pending_dir != dir)
         return;
-    for (size_t i = 0; i < N_SIGS; i++)
-        if (installed[i]) {
-            sigaction(SIGS[i], &old_act[i], NULL);
-            installed[i] = 0;
-        }
+    pending_dir = NULL;
+    remove_handlers();
 }
 
 void ofile_catch_signals(int on)
@@ -167,6 +223,14 @@ static int check_not_input(const struct stat *st, const char *name, int quote, g
         return OFILE_E_INPUT;
     }
     return 0;
+}
+
+int ofile_check_not_input(const char *path, g2e_err *err)
+{
+    struct stat st;   /* the entry itself: a link is replaced, never what it points at */
+    if (lstat(path, &st) != 0)
+        return 0;
+    return check_not_input(&st, path, 1, err);
 }
 
 /* ---- file streams that remember why a write failed ----

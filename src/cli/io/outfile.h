@@ -87,6 +87,9 @@ void ofile_abort(ofile *o);
  * ("weights") and path names it in the refusal (both copied). Files that cannot be stat'ed
  * and non-regular ones are ignored. 0, or -1 when out of memory. */
 int ofile_add_input(const char *what, const char *path, int fd);
+/* OFILE_E_INPUT (the refusal in *err) when the entry at path (a link itself, not followed)
+ * is a registered input, else 0: for outputs made another way (outdir.h). */
+int ofile_check_not_input(const char *path, g2e_err *err);
 /* Forgets every registered input. */
 void ofile_clear_inputs(void);
 
@@ -94,6 +97,12 @@ void ofile_clear_inputs(void);
  * the process (but SIGKILL, SIGSTOP, SIGBUS and SIGXFSZ; the crash signals not under
  * AddressSanitizer) removes the temporaries first. Ignored signals stay ignored. */
 void ofile_catch_signals(int on);
+
+/* A directory of temporaries (outdir.h: a directory being built) that a fatal signal removes
+ * with its files, as the temporaries above (one at a time; dir borrowed until unguarded).
+ * 0, or -1 when another is guarded. */
+int ofile_guard_dir(char *dir);
+void ofile_unguard_dir(const char *dir);
 
 /* Removes every open temporary; async-signal-safe (for a caller's own fatal handler). */
 void ofile_remove_pending(void);

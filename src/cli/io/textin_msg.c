@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cli_textin_open(textin *in, const char *path, const char *what)
@@ -39,4 +40,17 @@ void cli_textin_close(textin *in)
     if (in->map)
         out_unguard_mapping(in->map);
     textin_close(in);
+}
+
+void cli_text_names_file(const char *text, int has_f)
+{
+    struct stat st;
+    if (!text || !*text || strcmp(text, "-") == 0 || stat(text, &st) != 0 || !S_ISREG(st.st_mode))
+        return;
+    if (has_f)
+        cli_note("'%s' is a file name; to read the file use -f %s (here the name itself is the text)",
+                 text, text);
+    else
+        cli_note("'%s' is a file name; this command takes texts, not files (here the name itself "
+                 "is the text)", text);
 }

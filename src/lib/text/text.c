@@ -143,7 +143,7 @@ static size_t escape_step(const char *s, int32_t cp, size_t k, unsigned flags, c
         }
         return o;
     }
-    if ((flags & TEXT_ESC_BIDI) && is_bidi_or_separator(cp)) {
+    if ((flags & (TEXT_ESC_BIDI | TEXT_ESC_VISIBLE)) && is_bidi_or_separator(cp)) {
         size_t o = 0;
         piece[o++] = '\\', piece[o++] = 'u', piece[o++] = '{';
         for (int sh = 12; sh >= 0; sh -= 4)

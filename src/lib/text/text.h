@@ -114,6 +114,8 @@ size_t text_encode(int32_t cp, char out[4]);
  *   TEXT_ESC_VISIBLE  ' ' -> '␣' (U+2423), '\n' -> '↵' (U+21B5), '\t' -> '→' (U+2192),
  *                     and '\\' -> "\\\\", so that "\x" in the result always means an
  *                     escaped byte — the way every command shows a token's piece;
+ *                     the bidi controls and separators as TEXT_ESC_BIDI (a piece shown
+ *                     to a person never reorders or breaks the line it is on);
  *   TEXT_ESC_BIDI     as above (messages quoting user text or file names use it).
  * Without TEXT_ESC_VISIBLE spaces and backslashes are kept and '\n', '\t' are "\x0A",
  * "\x09": the result is always one line. */

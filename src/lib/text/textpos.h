@@ -17,9 +17,13 @@ typedef struct textpos {
     size_t byte;        /* the offset asked about (clamped to the text's length) */
     size_t chr;         /* characters before it */
     size_t line, col;   /* 1-based line, and column of the character at byte */
+    int inside;         /* 1: the offset falls inside a character (chr counts it, col is after it) */
+    unsigned part_before, part_len; /* with inside: that character's bytes before the offset,
+                                       and all its bytes */
     /* Up to 24 characters before and 12 after the offset, joined by '|', with "…" where the
      * text goes on, newlines shown as "\n" and other control characters as "\xNN";
-     * NUL-terminated. */
+     * NUL-terminated. A character the offset splits is shown on both sides of '|' with its
+     * bytes on that side, as tokchars.h writes shares: "…対角 (1-2/3)|角 (3/3)線…". */
     char snippet[TEXTPOS_SNIPPET_MAX];
 } textpos;
 

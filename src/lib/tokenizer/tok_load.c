@@ -465,6 +465,8 @@ done:
  * no GPT-2 byte is spelled U+0000, so such a file is malformed anyway. */
 static int parse_vocab(tok_tokenizer *t, const char *path, const char *s, size_t n, g2e_err *err)
 {
+    if (n == 0)   /* an empty file maps to no buffer: memchr(NULL, ...) is undefined */
+        return g2e_fail(err, TOK_E_VOCAB, "%s: empty file (no vocabulary)", path);
     const char *nul = memchr(s, 0, n), *esc = memmem(s, n, "\\u0000", 6);
     if (nul || esc)
         return g2e_fail(err, TOK_E_VOCAB, "%s: a NUL character at byte %zu (no GPT-2 byte is spelled so)", path,

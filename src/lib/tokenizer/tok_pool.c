@@ -236,7 +236,8 @@ static int next_chunk(stream *s, chunk *k)
     int rc = room(&k->buf, &k->cap, s->n_carry > TOK_POOL_CHUNK ? s->n_carry : TOK_POOL_CHUNK);
     if (rc)
         return rc;
-    memcpy(k->buf, s->carry, s->n_carry);
+    if (s->n_carry)
+        memcpy(k->buf, s->carry, s->n_carry);
     k->n = s->n_carry;
     k->base = s->offset - s->n_carry;
     s->n_carry = 0;

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef G2E_DATADIR
 #define G2E_DATADIR "/usr/local/share/gpt2-embed"
@@ -32,7 +34,7 @@ static const char *why_not_file(const char *p)
     struct stat st;
     if (stat(p, &st) != 0)
         return strerror(errno);
-    return S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
+    return S_ISDIR(st.st_mode) ? g2e_tr("is a directory") : g2e_tr("not a regular file");
 }
 
 /* snprintf into out, failing with LOCATE_E_TOO_LONG when it does not fit. */
@@ -90,7 +92,10 @@ int locate_hf_home(char *out, size_t outlen, g2e_err *err)
     if ((v = env_path("XDG_CACHE_HOME", b, sizeof b)) != NULL)
         return fmt_path(out, outlen, err, "%s/huggingface", v);
     const char *home = getenv("HOME");
-    return fmt_path(out, outlen, err, "%s/.cache/huggingface", home && *home ? home : ".");
+    if (!home || !*home)   /* never ./.cache relative to wherever the program runs */
+        return g2e_fail(err, LOCATE_E_NOT_FOUND, "no Hugging Face cache ($HOME is unset or empty; "
+                        "set HF_HOME or HF_HUB_CACHE to use one)");
+    return fmt_path(out, outlen, err, "%s/.cache/huggingface", home);
 }
 
 int locate_hf_hub_dir(char *out, size_t outlen, g2e_err *err)
@@ -131,11 +136,17 @@ int locate_hf_repo_dir(const char *repo, char *out, size_t outlen, g2e_err *err)
 /* Reads the commit id from refs/<revision>: one line of [0-9a-zA-Z] (no path characters). */
 static int read_ref(const char *path, char *commit, size_t len)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);   /* a FIFO is never waited on */
+    struct stat st;
+    if (fd < 0)
         return -1;
-    size_t n = fread(commit, 1, len - 1, f);
-    fclose(f);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    ssize_t r = read(fd, commit, len - 1);
+    close(fd);
+    size_t n = r > 0 ? (size_t)r : 0;
     commit[n] = '\0';
     while (n > 0 && (commit[n - 1] == '\n' || commit[n - 1] == '\r' || commit[n - 1] == ' '))
         commit[--n] = '\0';
@@ -201,7 +212,10 @@ int locate_weights(const char *model, const char *explicit_path, char *out, size
 int locate_weights_at(const char *model, const char *revision, const char *explicit_path,
                       char *out, size_t outlen, const char **source, g2e_err *err)
 {
-    if (!revision || !*revision)
+    if (revision && !*revision)   /* not taken as main: an empty name names nothing */
+        return g2e_fail(err, LOCATE_E_MISSING, "the revision is empty (give a branch, tag or commit, "
+                        "or leave the option out for main)");
+    if (!revision)
         revision = "main";
     if (!model)
         model = "gpt2";

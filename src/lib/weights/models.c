@@ -13,6 +13,33 @@ static const models_info MODELS[] = {
 };
 #define N_MODELS (sizeof MODELS / sizeof MODELS[0])
 
+/* sha256 of wte's and wpe's bytes per repository and commit (models.h). None is known
+ * yet: no real checkpoint could be downloaded where this table was written (loopback only),
+ * and a value is added only from bytes actually fetched and hashed, never from elsewhere.
+ * Until then every embeddings-only download says "not verified: unknown revision". An
+ * entry: {"openai-community/gpt2", "<commit>", "wte.weight", "<sha256 of its bytes>"}. */
+static const models_pin PINS[] = {{NULL, NULL, NULL, NULL}};
+#define N_PINS ((size_t)0)
+
+const models_pin *models_pins(size_t *n)
+{
+    if (n)
+        *n = N_PINS;
+    return PINS;
+}
+
+const models_pin *models_pin_find(const models_pin *pins, size_t n, const char *repo,
+                                  const char *commit, const char *tensor)
+{
+    if (!pins)
+        pins = models_pins(&n);
+    for (size_t i = 0; repo && commit && tensor && i < n; i++)
+        if (pins[i].repo && !strcmp(pins[i].repo, repo) && !strcmp(pins[i].commit, commit) &&
+            !strcmp(pins[i].tensor, tensor))
+            return &pins[i];
+    return NULL;
+}
+
 const models_info *models_all(size_t *n)
 {
     if (n)

@@ -36,6 +36,26 @@ const models_info *models_find(const char *name);
  * "gpt2, gpt2-medium, gpt2-large, gpt2-xl, distilgpt2" (static string). */
 const char *models_names(void);
 
+/* The sha256 of one tensor's bytes (as stored in the repository's model.safetensors) at
+ * one commit of a model's repository: what an embeddings-only download checks the bytes it
+ * fetched against (download.h), since the whole file's sha256 cannot be checked when only
+ * two tensors are fetched. */
+typedef struct models_pin {
+    const char *repo;     /* "openai-community/gpt2" */
+    const char *commit;   /* 40 hex digits */
+    const char *tensor;   /* the name in the source file: "wte.weight" */
+    const char *sha256;   /* 64 lowercase hex digits */
+} models_pin;
+
+/* The catalogue's pins; *n receives their count. Empty for now: the real checkpoints could
+ * not be fetched where the catalogue was written, and a pin is only ever the hash of bytes
+ * actually downloaded (models.c). */
+const models_pin *models_pins(size_t *n);
+
+/* The pin of tensor in repo at commit among pins[0..n) (pins NULL: the catalogue's), or NULL. */
+const models_pin *models_pin_find(const models_pin *pins, size_t n, const char *repo,
+                                  const char *commit, const char *tensor);
+
 /* The name a file's shapes stand for, or NULL when they match no entry. n_layer is the
  * number of blocks the file holds (0: an embeddings-only file). gpt2 and distilgpt2 share
  * every embedding shape: with blocks their count decides; without, repo_hint (a "repo"

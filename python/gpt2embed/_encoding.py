@@ -1,0 +1,530 @@
+# SPDX-License-Identifier: MIT
+"""tiktoken's face: get_encoding("gpt2") and its Encoding (internal module; the names are
+re-exported by gpt2embed)."""
+
+import ctypes
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import (AbstractSet, Any, Collection, Dict, List, NamedTuple, Optional, Sequence,
+                    Tuple, Union)
+
+import numpy as np
+
+from . import _binding as L
+
+EOT_TEXT = "<|endoftext|>"
+EOT = 50256
+_E_BUFFER = L.status_code("E_BUFFER")
+
+SpecialSet = Union[str, AbstractSet[str]]          # "all" or a set of special tokens
+SpecialColl = Union[str, Collection[str]]          # "all" or any collection
+
+
+class CountInfo(NamedTuple):
+    """What Encoding.count / Model.count found: tokens and characters (code points) of the
+    text, the limit asked about (n_ctx), where its n_ctx-th token ends (ctx_end_byte, in
+    UTF-8 bytes; the text's length when it has n_ctx tokens or fewer), the characters wholly
+    before that point (ctx_end_char: text[:ctx_end_char] is what fits) and whether that
+    token ends inside a character (ctx_end_splits_char)."""
+    n_tokens: int
+    n_chars: int
+    n_ctx: int
+    ctx_end_byte: int
+    ctx_end_char: int
+    ctx_end_splits_char: bool
+
+    @property
+    def fits(self) -> bool:
+        """True when the whole text fits in n_ctx tokens."""
+        return self.n_tokens <= self.n_ctx
+
+
+def _utf8(text: Any, name: str = "text") -> bytes:
+    """str as UTF-8. Lone surrogates (which UTF-8 cannot carry) are handled as tiktoken
+    does: the text goes through UTF-16 with errors="replace", so a lone surrogate becomes
+    U+FFFD and a surrogate pair the character it stands for."""
+    if not isinstance(text, str):
+        raise TypeError("%s must be str, not %s" % (name, type(text).__name__))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
+
+
+def _disallowed_error(token: str, where: int) -> ValueError:
+    return ValueError(
+        "the text contains %r (at character %d), a special token that encode() does not "
+        "allow by default: pass allowed_special={%r} (or \"all\") to encode it as the special "
+        "token, or disallowed_special=() to encode it as ordinary text" % (token, where, token))
+
+
+# ---- the C calls (p: the tokenizer's pointer, inside its guard) ----
+
+def _tokenize(p: Any, b: bytes, flags: int, want_offsets: bool
+              ) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    """(ids uint32, byte offsets int64 or None) of b, into buffers of ours: a guess first
+    (GPT-2 text averages about 4 bytes a token), the exact size when the guess is short."""
+    cap = len(b) // 3 + 16
+    while True:
+        ids = np.empty(cap, dtype=np.uint32)
+        offs = np.empty(cap + 1, dtype=np.uintp) if want_offsets else None
+        n = L.S()
+        rc = L.call(L.tokenize_into, p, b, len(b), flags, L.ptr(ids, ctypes.c_uint32),
+                    None if offs is None else L.ptr(offs, ctypes.c_size_t), cap,
+                    ctypes.byref(n), ok=(_E_BUFFER,))
+        if rc != _E_BUFFER:
+            k = n.value
+            return ids[:k].copy(), None if offs is None else offs[:k + 1].astype(np.int64)
+        cap = n.value
+
+
+_tls = threading.local()
+_KEEP = 1 << 20   # a thread keeps its IDs buffer up to this many entries (4 MB)
+
+
+def _tokenize_list(p: Any, b: bytes, flags: int) -> List[int]:
+    """The IDs of b as a list, through a buffer of this thread's (no numpy, no allocation
+    per call when the buffer is large enough): the list comes from slicing a ctypes array."""
+    cap = len(b) // 3 + 16
+    st = getattr(_tls, "st", None)
+    if st is None:
+        st = _tls.st = [(ctypes.c_uint32 * 4096)(), L.ErrorDetail(), L.S()]
+    while True:
+        buf, e, n = st
+        if len(buf) < cap:
+            buf = (ctypes.c_uint32 * cap)()
+            if cap <= _KEEP:
+                st[0] = buf
+        rc = L.tokenize_into(p, b, len(b), flags, buf, None, len(buf), ctypes.byref(n),
+                             ctypes.byref(e))
+        if rc == 0:
+            return buf[:n.value]
+        if rc != _E_BUFFER:
+            raise L.make_error(rc, e.message.decode("utf-8", "replace"),
+                               None if e.offset == L.NONE else e.offset,
+                               None if e.index == L.NONE else e.index)
+        cap = n.value
+
+
+def _batch_raw(p: Any, bs: Sequence[bytes], flags: int, n_threads: int) -> Tuple[Any, Any]:
+    """gpt2embed_tokenize_batch of bs: (the library's IDs array, counts); the caller frees
+    the array (_lists does)."""
+    n = len(bs)
+    texts = (L.CP * n)(*bs)   # pointers into the bytes objects, which bs keeps alive
+    lens = (L.S * n)(*map(len, bs))
+    counts = (L.S * n)()
+    ids_p = L.U32P()
+    L.call(L.tokenize_batch, p, n, texts, lens, flags, n_threads, ctypes.byref(ids_p), counts)
+    return ids_p, counts
+
+
+def _lists(ids_p: Any, counts: Any) -> List[List[int]]:
+    """Each text's IDs as a list, sliced from the library's array, which is then freed."""
+    try:
+        total = sum(counts)
+        if not total:
+            return [[] for _ in counts]
+        flat = (ctypes.c_uint32 * total).from_address(ctypes.addressof(ids_p.contents))
+        out, at = [], 0
+        for c in counts:
+            out.append(flat[at:at + c])
+            at += c
+        return out
+    finally:
+        L.free(ctypes.cast(ids_p, L.P))
+
+
+_PART_BYTES = 1 << 20   # a batch of more than 2 parts is tokenized part after part
+
+
+def _tokenize_batch(p: Any, bs: List[bytes], flags: int, n_threads: int) -> List[List[int]]:
+    """Every text's IDs as lists, over n_threads threads (0: the CPUs this process may use).
+
+    Making Python's lists takes about as long as the C tokenizer on GPT-2 text and needs
+    the GIL, so a large batch on 2 or more threads is pipelined: the C tokenizer works on
+    part k + 1 (GIL released, n_threads - 1 C threads) while this thread makes the lists of
+    part k. Otherwise one gpt2embed_tokenize_batch call over n_threads C threads."""
+    n_cpu = n_threads or L.cpu_count()
+    total = sum(map(len, bs))
+    if not bs:
+        return []
+    if n_cpu < 2 or total <= 2 * _PART_BYTES:
+        return _lists(*_batch_raw(p, bs, flags, n_threads))
+    parts, start, size = [], 0, 0
+    for i, b in enumerate(bs):
+        size += len(b)
+        if size >= _PART_BYTES:
+            parts.append((start, i + 1))
+            start, size = i + 1, 0
+    if start < len(bs):
+        parts.append((start, len(bs)))
+    c_threads = n_cpu - 1
+
+    def raw(k: int) -> Tuple[Any, Any]:
+        a, z = parts[k]
+        try:
+            return _batch_raw(p, bs[a:z], flags, c_threads)
+        except L.Error as e:   # the index of the failing text in the whole batch
+            if e.index is not None:
+                e.index += a
+            raise
+
+    out: List[List[int]] = []
+    with ThreadPoolExecutor(1, thread_name_prefix="gpt2embed-batch") as ex:
+        pending: Optional[Future] = ex.submit(raw, 0)
+        try:
+            for k in range(len(parts)):
+                assert pending is not None
+                got = pending.result()
+                pending = ex.submit(raw, k + 1) if k + 1 < len(parts) else None
+                out += _lists(*got)
+        finally:
+            if pending is not None:   # an error: free what the part in flight made
+                try:
+                    L.free(ctypes.cast(pending.result()[0], L.P))
+                except Exception:
+                    pass
+    return out
+
+
+def _decode_bytes(p: Any, ids: np.ndarray) -> bytes:
+    out, n = L.P(), L.S()
+    L.call(L.decode, p, L.ptr(ids, ctypes.c_uint32), ids.size, ctypes.byref(out), ctypes.byref(n))
+    try:
+        return ctypes.string_at(out, n.value) if n.value else b""
+    finally:
+        L.free(out)
+
+
+def _token_bytes(p: Any, token: int) -> bytes:
+    bp, n = ctypes.POINTER(ctypes.c_uint8)(), L.S()
+    L.call(L.token_bytes_c, p, token, ctypes.byref(bp), ctypes.byref(n))
+    return ctypes.string_at(bp, n.value)
+
+
+def _count(p: Any, b: bytes, flags: int, n_ctx: int) -> CountInfo:
+    if flags & L.SPECIAL_TEXT and EOT_TEXT.encode() in b:
+        # gpt2embed_count always takes <|endoftext|> as the special token: as text, count
+        # from the offsets
+        ids, offs = _tokenize(p, b, flags, True)
+        assert offs is not None
+        return count_from_offsets(b, len(ids), offs, n_ctx)
+    c = L.CountInfoC()
+    L.call(L.count_c, p, b, len(b), flags & L.LOSSY, n_ctx, ctypes.byref(c))
+    return CountInfo(c.n_tokens, c.n_chars, c.n_ctx, c.ctx_end_byte, c.ctx_end_char,
+                     bool(c.ctx_end_splits_char))
+
+
+def count_from_offsets(b: bytes, n_tokens: int, offs: np.ndarray, n_ctx: int) -> CountInfo:
+    """CountInfo from byte offsets, as gpt2embed_count defines it."""
+    lead = (np.frombuffer(b, dtype=np.uint8) & 0xC0) != 0x80   # first bytes of characters
+    end = int(offs[n_ctx]) if n_tokens > n_ctx else len(b)
+    splits = end < len(b) and not lead[end]
+    before = int(lead[:end].sum()) - (1 if splits else 0)
+    return CountInfo(n_tokens, int(lead.sum()), n_ctx, end, before, bool(splits))
+
+
+class Encoding:
+    """GPT-2's byte-level BPE with tiktoken's methods and semantics (tiktoken's ``gpt2``
+    encoding, exact IDs). Get one with ``gpt2embed.get_encoding("gpt2")``.
+
+    Thread-safe: one Encoding may be shared by any number of threads (the C tokenizer is
+    used with per-call scratch; calls release the GIL). close() makes later calls raise
+    ValueError and waits for the calls in flight. Picklable: by name and tokenizer
+    directory; unpickling opens it again (for Dask, multiprocessing, Ray, Spark).
+    """
+
+    _what = "encoding"
+
+    def __init__(self, name: str = "gpt2", tokenizer: Optional[Any] = None):
+        """name: "gpt2" (the only encoding). tokenizer: a directory with vocab.json +
+        merges.txt (or encoder.json + vocab.bpe); None: $GPT2_EMBED_TOKENIZER, the
+        installed data, else the copy built into the library."""
+        if name != "gpt2":
+            raise ValueError("unknown encoding %r: gpt2embed has 'gpt2' only" % (name,))
+        self.name = name
+        self._dir = tokenizer
+        self._g = L.open_tokenizer(tokenizer, self._what, serialize=not THREAD_SAFE_C)
+        self._n_vocab = self._g.run(lambda p: int(L.tok_n_vocab(p)))
+        self._ranks: Optional[Dict[bytes, int]] = None
+        self._ranks_lock = threading.Lock()
+
+    # -- life --
+    def close(self) -> None:
+        """Releases the C tokenizer; calls in flight finish first, later calls raise
+        ValueError. Also done when the Encoding is garbage-collected."""
+        self._g.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._g.closed
+
+    def __enter__(self) -> "Encoding":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return "<Encoding %r%s>" % (self.name, " (closed)" if self.closed else "")
+
+    def __reduce__(self) -> Any:
+        return (get_encoding, (self.name, self._dir))
+
+    # -- facts --
+    @property
+    def n_vocab(self) -> int:
+        """50257: the IDs are 0 .. n_vocab - 1 (max_token_value + 1), the special token
+        included."""
+        return self._n_vocab
+
+    @property
+    def max_token_value(self) -> int:
+        return self._n_vocab - 1
+
+    @property
+    def eot_token(self) -> int:
+        """50256, the ID of <|endoftext|>."""
+        return EOT
+
+    @property
+    def special_tokens_set(self) -> set:
+        """{"<|endoftext|>"} (a new set each time)."""
+        return {EOT_TEXT}
+
+    def is_special_token(self, token: int) -> bool:
+        return L.c_uint(token, "token") == EOT
+
+    # -- special tokens as tiktoken decides --
+    def _specials(self, allowed_special: SpecialSet, disallowed_special: SpecialColl
+                  ) -> Tuple[int, Tuple[str, ...]]:
+        """(the C flags, the strings that must not occur in the text)."""
+        allowed = self.special_tokens_set if allowed_special == "all" else allowed_special
+        if isinstance(allowed, str):
+            raise TypeError("allowed_special must be \"all\" or a set of strings")
+        if disallowed_special == "all":
+            disallowed: Collection[str] = self.special_tokens_set - set(allowed)
+        elif isinstance(disallowed_special, str):
+            raise TypeError("disallowed_special must be \"all\" or a collection of strings")
+        else:
+            disallowed = disallowed_special
+        flags = 0 if EOT_TEXT in allowed else L.SPECIAL_TEXT
+        return flags, tuple(disallowed)
+
+    @staticmethod
+    def _check_disallowed(text: str, disallowed: Tuple[str, ...]) -> None:
+        for s in disallowed:
+            i = text.find(s) if s else -1
+            if i >= 0:
+                raise _disallowed_error(s, i)
+
+    # -- encoding --
+    def _ids(self, text: str, allowed_special: SpecialSet, disallowed_special: SpecialColl
+             ) -> np.ndarray:
+        flags, disallowed = self._specials(allowed_special, disallowed_special)
+        b = _utf8(text)
+        self._check_disallowed(text, disallowed)
+        return self._g.run(lambda p: _tokenize(p, b, flags, False)[0])
+
+    def encode(self, text: str, *, allowed_special: SpecialSet = frozenset(),
+               disallowed_special: SpecialColl = "all") -> List[int]:
+        """The token IDs of text, as tiktoken's encode: by default text containing
+        "<|endoftext|>" raises ValueError; allowed_special={"<|endoftext|>"} (or "all")
+        makes it the special token 50256; disallowed_special=() encodes it as ordinary
+        text. Any string in disallowed_special found in the text raises ValueError."""
+        flags, disallowed = self._specials(allowed_special, disallowed_special)
+        b = _utf8(text)
+        self._check_disallowed(text, disallowed)
+        return self._g.run(_tokenize_list, b, flags)
+
+    def encode_ordinary(self, text: str) -> List[int]:
+        """The token IDs of text, special tokens encoded as ordinary text (as
+        encode(text, disallowed_special=()))."""
+        return self._g.run(_tokenize_list, _utf8(text), L.SPECIAL_TEXT)
+
+    def encode_to_numpy(self, text: str, *, allowed_special: SpecialSet = frozenset(),
+                        disallowed_special: SpecialColl = "all") -> np.ndarray:
+        """As encode, as a numpy array of dtype int64 (tiktoken's is uint32, which torch
+        cannot take: torch.from_numpy of this one is a LongTensor, the index type of
+        nn.Embedding and of wte[ids])."""
+        return self._ids(text, allowed_special, disallowed_special).astype(np.int64)
+
+    def _batch(self, texts: Sequence[str], flags: int, disallowed: Tuple[str, ...],
+               num_threads: int) -> List[List[int]]:
+        if isinstance(texts, str):
+            raise TypeError("text must be a list of str, not one str")
+        n = L.c_uint(num_threads, "num_threads", L.UINT_MAX)
+        bs = [_utf8(t, "text[%d]" % i) for i, t in enumerate(texts)]
+        for t in texts:
+            self._check_disallowed(t, disallowed)
+        return self._g.run(_tokenize_batch, bs, flags, n)
+
+    def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 0
+                              ) -> List[List[int]]:
+        """encode_ordinary of every text, over num_threads C threads (0: the CPUs this
+        process may use), the GIL released."""
+        return self._batch(text, L.SPECIAL_TEXT, (), num_threads)
+
+    def encode_batch(self, text: Sequence[str], *, num_threads: int = 0,
+                     allowed_special: SpecialSet = frozenset(),
+                     disallowed_special: SpecialColl = "all") -> List[List[int]]:
+        """encode of every text (same special-token rules), over num_threads C threads
+        (0: the CPUs this process may use), the GIL released."""
+        flags, disallowed = self._specials(allowed_special, disallowed_special)
+        return self._batch(text, flags, disallowed, num_threads)
+
+    def encode_single_token(self, text_or_bytes: Union[str, bytes]) -> int:
+        """The ID of the token whose bytes are exactly text_or_bytes (special token
+        included); KeyError when there is none."""
+        b = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else bytes(text_or_bytes)
+        if b == EOT_TEXT.encode():
+            return EOT
+        with self._ranks_lock:
+            if self._ranks is None:
+                self._ranks = {v: i for i, v in enumerate(self.token_byte_values())}
+        return self._ranks[b]
+
+    def count(self, text: str, n_ctx: int = 1024, *, allowed_special: SpecialSet = frozenset(),
+              disallowed_special: SpecialColl = "all") -> CountInfo:
+        """How many tokens text has (encode's rules) and where its n_ctx-th token ends
+        (GPT-2's context is 1024 tokens): a CountInfo."""
+        flags, disallowed = self._specials(allowed_special, disallowed_special)
+        n = L.c_uint(n_ctx, "n_ctx")
+        b = _utf8(text)
+        self._check_disallowed(text, disallowed)
+        return self._g.run(lambda p: _count(p, b, flags, n))
+
+    # -- decoding --
+    def decode_bytes(self, tokens: Sequence[int]) -> bytes:
+        """The bytes of tokens, joined (they may end inside a UTF-8 character). A token
+        >= n_vocab raises InvalidInputError (a ValueError)."""
+        a = L.token_ids(tokens)
+        return self._g.run(lambda p: _decode_bytes(p, a))
+
+    def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
+        """The text of tokens; bytes that are not valid UTF-8 (a token can end inside a
+        character) become U+FFFD, as tiktoken's decode does; errors as bytes.decode."""
+        return self.decode_bytes(tokens).decode("utf-8", errors)
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """The bytes of one token; KeyError when it is no token."""
+        t = L.c_uint(token, "token", 0xFFFFFFFF)
+        if t >= self._n_vocab:
+            raise KeyError(token)
+        return self._g.run(lambda p: _token_bytes(p, t))
+
+    def decode_tokens_bytes(self, tokens: Sequence[int]) -> List[bytes]:
+        """[decode_single_token_bytes(t) for t in tokens]."""
+        return [self.decode_single_token_bytes(t) for t in tokens]
+
+    def decode_with_offsets(self, tokens: Sequence[int]) -> Tuple[str, List[int]]:
+        """(text, offsets): offsets[i] is the index in text (characters) where token i
+        starts; a token that starts inside a character gets that character's index. As
+        tiktoken, bytes that are not valid UTF-8 raise UnicodeDecodeError."""
+        parts = self.decode_tokens_bytes(tokens)
+        offsets, n_chars = [], 0
+        for tb in parts:
+            starts_inside = bool(tb) and 0x80 <= tb[0] < 0xC0
+            offsets.append(max(0, n_chars - starts_inside))
+            n_chars += sum(1 for c in tb if not 0x80 <= c < 0xC0)
+        return b"".join(parts).decode("utf-8", "strict"), offsets
+
+    def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace",
+                     num_threads: int = 0) -> List[str]:
+        """[decode(t, errors) for t in batch] (decoding is a copy of bytes: num_threads is
+        accepted for tiktoken's signature and checked, and one thread does it)."""
+        L.c_uint(num_threads, "num_threads", L.UINT_MAX)
+        return [self.decode(t, errors) for t in batch]
+
+    def decode_bytes_batch(self, batch: Sequence[Sequence[int]], *, num_threads: int = 0
+                           ) -> List[bytes]:
+        L.c_uint(num_threads, "num_threads", L.UINT_MAX)
+        return [self.decode_bytes(t) for t in batch]
+
+    def token_byte_values(self) -> List[bytes]:
+        """The bytes of every ordinary token, by ID (0 .. n_vocab - 2)."""
+        return self._g.run(lambda p: [_token_bytes(p, i) for i in range(self._n_vocab - 1)])
+
+
+# One C tokenizer may serve any number of threads at once (0.3.0's contract: per-call
+# scratch), so calls take no lock of ours; only close() waits for them (Guard). Measured
+# against a lock per Encoding in bench/python_threads.py (README).
+THREAD_SAFE_C = True
+
+_cache: Dict[Tuple[str, Any], Encoding] = {}
+_cache_lock = threading.Lock()
+
+
+def get_encoding(encoding_name: str, tokenizer: Optional[Any] = None) -> Encoding:
+    """The Encoding named encoding_name ("gpt2", tiktoken's name), shared: the same object
+    for the same name and tokenizer directory (reopened if it was closed)."""
+    if encoding_name != "gpt2":
+        raise ValueError("Unknown encoding %r; gpt2embed has 'gpt2' only" % (encoding_name,))
+    key = (encoding_name, tokenizer)
+    with _cache_lock:
+        e = _cache.get(key)
+        if e is None or e.closed:
+            e = _cache[key] = Encoding(encoding_name, tokenizer)
+        return e
+
+
+def list_encoding_names() -> List[str]:
+    return ["gpt2"]
+
+
+def encoding_for_model(model_name: str) -> Encoding:
+    """The encoding of a GPT-2 model name ("gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl",
+    "distilgpt2"): all use "gpt2"."""
+    from ._model import MODELS
+    if model_name not in MODELS:
+        raise KeyError("no encoding known for model %r (GPT-2 models: %s)"
+                       % (model_name, ", ".join(MODELS)))
+    return get_encoding("gpt2")
+
+
+class Tokenizer(Encoding):
+    """The 0.2 interface, kept: tokenize() returns numpy int64 arrays, special="token" makes
+    "<|endoftext|>" the special token by default. New code: get_encoding("gpt2")."""
+
+    _what = "tokenizer"
+
+    def __init__(self, dir: Optional[Any] = None):
+        super().__init__("gpt2", dir)
+
+    def __reduce__(self) -> Any:
+        return (Tokenizer, (self._dir,))
+
+    def tokenize(self, text: Any, special: str = "token", errors: str = "strict") -> np.ndarray:
+        """Token IDs of text (str, or UTF-8 bytes) as np.ndarray[int64]. special: what
+        "<|endoftext|>" is — "token" (50256), "text" (ordinary text) or "error".
+        errors="replace" turns invalid UTF-8 into U+FFFD instead of raising."""
+        return legacy_tokenize(self, text, special, errors, False)[0]
+
+    def tokenize_with_offsets(self, text: Any, special: str = "token", errors: str = "strict"
+                              ) -> Tuple[np.ndarray, np.ndarray]:
+        """(ids, offsets): offsets (int64, len(ids) + 1) are byte offsets into the UTF-8
+        text; token i covers bytes offsets[i]:offsets[i+1]."""
+        ids, offs = legacy_tokenize(self, text, special, errors, True)
+        assert offs is not None
+        return ids, offs
+
+
+_SPECIAL = {"token": 0, "text": L.SPECIAL_TEXT, "error": L.SPECIAL_ERROR}
+
+
+def legacy_tokenize(enc: Encoding, text: Any, special: str, errors: str, want_offsets: bool
+                    ) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    """The 0.2 tokenize(): str or bytes, special "token"/"text"/"error", int64 IDs."""
+    if special not in _SPECIAL:
+        raise ValueError("special must be 'token', 'text' or 'error', not %r" % (special,))
+    if errors not in ("strict", "replace"):
+        raise ValueError("errors must be 'strict' or 'replace', not %r" % (errors,))
+    if isinstance(text, str):
+        b = text.encode("utf-8", "surrogatepass")   # the library reports surrogates
+    elif isinstance(text, (bytes, bytearray, memoryview)):
+        b = bytes(text)
+    else:
+        raise TypeError("text must be str or bytes, not %s" % type(text).__name__)
+    flags = _SPECIAL[special] | (L.LOSSY if errors == "replace" else 0)
+    ids, offs = enc._g.run(lambda p: _tokenize(p, b, flags, want_offsets))
+    return ids.astype(np.int64), offs

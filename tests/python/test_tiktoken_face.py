@@ -1,0 +1,282 @@
+# SPDX-License-Identifier: MIT
+"""get_encoding("gpt2") against tiktoken: its IDs (tests/data and ../shared/conformance,
+made by tiktoken), its special-token rules and method semantics (as tiktoken's own
+documented examples state them), count() against tiktoken-made cuts
+(tests/data/count_expected.json); checked arguments; the package's namespace."""
+import json
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+from conftest import SRCDIR
+
+import gpt2embed as g
+
+EOT_IDS_AS_TEXT = [27, 91, 437, 1659, 5239, 91, 29]   # "<|endoftext|>" as ordinary text
+
+
+def jsonl(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def conformance():
+    """(text, tiktoken's encode_ordinary IDs) of every case we hold."""
+    d = os.path.join(SRCDIR, "tests", "data")
+    pairs = [("tokenizer_cases.jsonl", "tokenizer_expected.jsonl"),
+             ("tokenizer_extra_cases.jsonl", "tokenizer_extra_expected.jsonl"),
+             ("tokenizer_long_cases.jsonl", "tokenizer_long_expected.jsonl")]
+    out = []
+    for c, e in pairs:
+        out += [(a["text"], b["ids"]) for a, b in zip(jsonl(os.path.join(d, c)),
+                                                      jsonl(os.path.join(d, e)))]
+    shared = os.path.join(SRCDIR, "..", "shared", "conformance")
+    if os.path.isdir(shared):   # the course's copy, where it is beside the tree
+        out += [(a["text"], b["ids"]) for a, b in zip(
+            jsonl(os.path.join(shared, "tokenizer_cases.jsonl")),
+            jsonl(os.path.join(shared, "tokenizer_expected.jsonl")))]
+    assert len(out) > 2000
+    return out
+
+
+CASES = conformance()
+
+
+@pytest.fixture(scope="module")
+def enc():
+    return g.get_encoding("gpt2")
+
+
+def test_encode_ordinary_and_encode_equal_tiktokens_ids(enc):
+    n_special = 0
+    for text, ids in CASES:
+        assert enc.encode_ordinary(text) == ids, text
+        assert enc.encode(text, disallowed_special=()) == ids, text
+        if "<|endoftext|>" in text:
+            n_special += 1
+            with pytest.raises(ValueError, match="endoftext"):
+                enc.encode(text)
+        else:
+            got = enc.encode(text)
+            assert type(got) is list and all(type(i) is int for i in got)
+            assert got == ids
+    assert n_special > 10   # the default's refusal was exercised
+
+
+def test_batches_equal_one_text_at_a_time(enc):
+    texts = [t for t, _ in CASES]
+    want = [ids for _, ids in CASES]
+    for threads in (1, 2, 0):
+        assert enc.encode_ordinary_batch(texts, num_threads=threads) == want
+    plain = [(t, i) for t, i in CASES if "<|endoftext|>" not in t]
+    assert enc.encode_batch([t for t, _ in plain], num_threads=2) == [i for _, i in plain]
+    with pytest.raises(ValueError, match="endoftext"):
+        enc.encode_batch(["fine", "not <|endoftext|> fine"])
+    assert enc.encode_batch(["a<|endoftext|>"], allowed_special="all") == [[64, 50256]]
+    assert enc.encode_ordinary_batch([]) == [] and enc.encode_batch([""]) == [[]]
+    with pytest.raises(TypeError):
+        enc.encode_batch("one string, not a list")
+
+
+def test_a_large_batch_is_pipelined_and_equal(enc):
+    """More than 2 MB: the C tokenizer works on one part while the lists of the previous
+    one are made (_PART_BYTES); the result must not change, whatever the thread count."""
+    from gpt2embed import _encoding
+    texts = [t for t, _ in CASES]
+    want = [ids for _, ids in CASES]
+    k = 2 * (2 * _encoding._PART_BYTES) // sum(len(t.encode()) for t in texts) + 1
+    assert sum(len(t.encode()) for t in texts * k) > 2 * _encoding._PART_BYTES
+    for threads in (1, 2, 3):
+        got = enc.encode_ordinary_batch(texts * k, num_threads=threads)
+        assert got == want * k, threads
+
+
+def test_special_token_rules_are_tiktokens(enc):
+    # tiktoken's documented examples (core.py's docstring, tests/test_simple_public.py)
+    assert enc.encode("hello world") == [31373, 995]
+    assert enc.encode("<|endoftext|>", allowed_special={"<|endoftext|>"}) == [50256]
+    assert enc.encode("<|endoftext|>", allowed_special="all") == [50256]
+    with pytest.raises(ValueError):
+        enc.encode("<|endoftext|>")
+    assert enc.encode("<|endoftext|>", disallowed_special=()) == EOT_IDS_AS_TEXT
+    assert enc.encode("hello <|endoftext|>", allowed_special="all") == [31373, 220, 50256]
+    assert enc.encode_ordinary("<|endoftext|>") == EOT_IDS_AS_TEXT
+    # allowed wins over the default "all" disallowed; an explicit disallowed set is searched
+    # for as it is, any string (tiktoken matches the strings themselves)
+    assert enc.encode("a<|endoftext|>", allowed_special={"<|endoftext|>"},
+                      disallowed_special="all") == [64, 50256]
+    with pytest.raises(ValueError):
+        enc.encode("hello world", disallowed_special={"hello"})
+    assert enc.encode("<|endoftext|>", disallowed_special={"hello"}) == EOT_IDS_AS_TEXT
+    assert enc.encode_to_numpy("<|endoftext|>", allowed_special="all").tolist() == [50256]
+    with pytest.raises(ValueError):
+        enc.encode_to_numpy("<|endoftext|>")
+
+
+def test_facts_and_decoding(enc):
+    assert (enc.name, enc.eot_token, enc.n_vocab, enc.max_token_value) == ("gpt2", 50256, 50257, 50256)
+    assert enc.special_tokens_set == {"<|endoftext|>"} and repr(enc) == "<Encoding 'gpt2'>"
+    assert enc.is_special_token(50256) and not enc.is_special_token(31373)
+    assert g.get_encoding("gpt2") is enc and g.encoding_for_model("gpt2-xl") is enc
+    assert g.list_encoding_names() == ["gpt2"]
+    with pytest.raises(ValueError):
+        g.get_encoding("cl100k_base")
+    assert enc.decode([31373, 995]) == "hello world"
+    assert enc.decode_bytes([31373, 995]) == b"hello world"
+    assert enc.decode_single_token_bytes(31373) == b"hello"
+    assert enc.decode_single_token_bytes(50256) == b"<|endoftext|>"
+    assert enc.decode_tokens_bytes([31373, 995]) == [b"hello", b" world"]
+    with pytest.raises(KeyError):
+        enc.decode_single_token_bytes(50257)
+    assert enc.decode_with_offsets([31373, 995]) == ("hello world", [0, 5])
+    assert enc.decode_batch([[31373], [995]]) == ["hello", " world"]
+    assert enc.decode_bytes_batch([[31373], [995]]) == [b"hello", b" world"]
+    for t in range(0, 50256, 97):
+        assert enc.encode_single_token(enc.decode_single_token_bytes(t)) == t
+    assert enc.encode_single_token("<|endoftext|>") == 50256
+    with pytest.raises(KeyError):
+        enc.encode_single_token("not one token at all")
+    values = enc.token_byte_values()
+    assert len(values) == 50256 and values[31373] == b"hello"
+
+
+def test_decode_of_partial_characters(enc):
+    ids = enc.encode("🌍")
+    assert len(ids) == 3   # 4 bytes: 8582, 234, 235
+    assert enc.decode(ids[:1]) == enc.decode_bytes(ids[:1]).decode("utf-8", "replace")
+    assert "\ufffd" in enc.decode(ids[:1])
+    with pytest.raises(UnicodeDecodeError):
+        enc.decode(ids[:1], errors="strict")
+    with pytest.raises(UnicodeDecodeError):   # as tiktoken: strict
+        enc.decode_with_offsets(ids[:1])
+
+
+@pytest.mark.parametrize("text", ["héllo wörld 🌍 こんにちは世界", "a🌍🌍b", "plain ascii text"])
+def test_decode_with_offsets_names_the_character_each_token_starts_in(enc, text):
+    ids = enc.encode(text)
+    got, offs = enc.decode_with_offsets(ids)
+    assert got == text
+    b = text.encode("utf-8")
+    start = 0
+    for i, t in enumerate(ids):
+        # characters wholly before the token's first byte = the index of the character
+        # holding that byte
+        assert offs[i] == len(b[:start].decode("utf-8", "ignore")), (i, offs)
+        start += len(enc.decode_single_token_bytes(t))
+
+
+def test_lone_surrogates_are_replaced_as_tiktoken_does(enc):
+    assert enc.encode("a\ud800b") == enc.encode("a\ufffdb")
+    assert enc.encode_ordinary("\ud83c\udf0d") == enc.encode("🌍")   # a pair joins
+    with pytest.raises(TypeError):
+        enc.encode(b"bytes are not str")
+
+
+def test_count_matches_tiktokens_cuts(enc):
+    with open(os.path.join(SRCDIR, "tests", "data", "count_expected.json"), encoding="utf-8") as f:
+        exp = json.load(f)["inputs"]
+    checked = 0
+    for e in exp:
+        if "text" in e:
+            text = e["text"]
+        elif e["name"].endswith(".txt"):
+            with open(os.path.join(SRCDIR, "tests", "data", e["name"]), encoding="utf-8") as f:
+                text = f.read()
+        else:
+            continue
+        for n_ctx, cut in e["cuts"].items():
+            c = enc.count(text, int(n_ctx))
+            assert (c.n_tokens, c.n_chars, c.n_ctx) == (e["tokens"], e["chars"], int(n_ctx))
+            assert (c.ctx_end_byte, c.ctx_end_char, c.ctx_end_splits_char) == \
+                (cut["byte"], cut["chars_before"], cut["inside_char"]), (e["name"], n_ctx)
+            assert not c.fits
+            checked += 1
+        c = enc.count(text, e["tokens"])   # exactly full: fits, the end is the text's end
+        assert c.fits and c.ctx_end_byte == e["bytes"] and c.ctx_end_char == e["chars"]
+    assert checked >= 7
+    # <|endoftext|> as ordinary text (7 tokens) or as the special token (1)
+    t = "ab<|endoftext|>" * 3 + "🌍"
+    for kw, ids in (({"disallowed_special": ()}, enc.encode_ordinary(t)),
+                    ({"allowed_special": "all"}, enc.encode(t, allowed_special="all"))):
+        for n_ctx in range(1, len(ids) + 2):
+            c = enc.count(t, n_ctx, **kw)
+            end = sum(len(enc.decode_single_token_bytes(i)) for i in ids[:n_ctx])
+            b = t.encode("utf-8")
+            assert (c.n_tokens, c.n_chars, c.ctx_end_byte) == (len(ids), len(t), end), (kw, n_ctx)
+            assert c.ctx_end_char == len(b[:end].decode("utf-8", "ignore"))
+            assert c.ctx_end_splits_char == (0 < end < len(b) and (b[end] & 0xC0) == 0x80)
+    with pytest.raises(ValueError):
+        enc.count(t)
+    ja = [e for e in exp if e["name"] == "ja_prefix_1025"][0]
+    c = enc.count(ja["text"])   # the default limit is GPT-2's 1024
+    assert c.ctx_end_splits_char and c.ctx_end_byte == ja["cuts"]["1024"]["byte"]
+
+
+def test_integers_outside_their_c_type_raise_overflow_naming_the_parameter(enc, fixtures):
+    with pytest.raises(OverflowError, match="num_threads"):
+        enc.encode_batch(["x"], num_threads=2 ** 32)
+    with pytest.raises(OverflowError, match="num_threads"):
+        enc.encode_ordinary_batch(["x"], num_threads=-1)
+    with pytest.raises(OverflowError, match="n_ctx"):
+        enc.count("x", -1)
+    with pytest.raises(OverflowError, match=r"tokens\[0\]"):
+        enc.decode([2 ** 32 + 5])
+    with pytest.raises(OverflowError, match=r"tokens\[1\]"):
+        enc.decode([1, 2 ** 70])
+    with pytest.raises(OverflowError, match="token"):
+        enc.decode_single_token_bytes(-1)
+    m = g.Model(fixtures["F32"])
+    with pytest.raises(OverflowError, match="start_pos"):
+        m.embed([464], start_pos=2 ** 64 + 5)
+    with pytest.raises(OverflowError, match="start"):
+        g.sinusoidal(1, 4, start=2 ** 64 + 7)
+    with pytest.raises(OverflowError, match="n"):
+        g.sinusoidal(-1, 4)
+    with pytest.raises(TypeError, match="start_pos"):
+        m.embed([464], start_pos=1.5)
+
+
+def test_a_nul_in_a_path_is_a_value_error(fixtures):
+    with pytest.raises(ValueError, match="path contains a NUL"):
+        g.Model(fixtures["F32"] + "\x00junk")
+    with pytest.raises(ValueError, match="tokenizer contains a NUL"):
+        g.Encoding("gpt2", tokenizer=os.path.join(SRCDIR, "tokenizer") + "\x00x")
+
+
+def test_messages_name_python_parameters_not_options(tmp_path):
+    with pytest.raises(g.NotFoundError) as e:
+        g.Encoding("gpt2", tokenizer=str(tmp_path / "none"))
+    assert "--" not in str(e.value)
+    with pytest.raises(g.NotFoundError) as e:
+        g.Model(model="gpt2-xl")   # conftest removed $GPT2_EMBED_WEIGHTS
+    assert "path (not given)" in str(e.value) and "--weights" not in str(e.value)
+
+
+def test_pickling_reopens_by_name_and_directory(enc):
+    assert pickle.loads(pickle.dumps(enc)) is enc   # the shared one, by name
+    d = os.path.join(SRCDIR, "tokenizer")
+    e2 = g.get_encoding("gpt2", tokenizer=d)
+    back = pickle.loads(pickle.dumps(e2))
+    assert back.encode("Hello world") == [15496, 995] and back._dir == d
+    t = pickle.loads(pickle.dumps(g.Tokenizer()))
+    assert isinstance(t, g.Tokenizer) and t.tokenize("Hello world").tolist() == [15496, 995]
+
+
+def test_a_model_pickles_by_path_and_reopens(fixtures):
+    m = g.Model(fixtures["BF16"])
+    back = pickle.loads(pickle.dumps(m))
+    assert back is not m and back.path == m.path and back.dtype == "BF16"
+    assert back.embed("Hello world").tobytes() == m.embed("Hello world").tobytes()
+    m.close()
+    assert back.embed([1]).shape == (1, 8)   # its own mapping
+
+
+def test_the_namespace_is_all_and_only_all():
+    public = {n for n in dir(g) if not n.startswith("_")}
+    assert public == set(g.__all__)
+    for n in g.__all__:
+        assert getattr(g, n) is not None
+    pkg = os.path.dirname(g.__file__)
+    assert os.path.exists(os.path.join(pkg, "py.typed"))
