@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DATA G2E_SRCDIR "/tests/data/"
 
@@ -469,4 +470,67 @@ Test(count_cli, threads_count_the_same, .timeout = 60)
     free(en);
     free(path);
     free(dir);
+}
+
+/* ---- no cap: a text over 1 GiB, from a file and through a pipe ---- */
+
+/* One number of `count --format json`'s first input. */
+static double json_num(const char *out, const char *key, const char *sub)
+{
+    cJSON *j = cJSON_Parse(out);
+    cr_assert(j != NULL, "%s", out);
+    cJSON *in = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "inputs"), 0);
+    cJSON *o = sub ? cJSON_GetObjectItem(in, sub) : in;
+    double v = cJSON_GetObjectItem(o, key)->valuedouble;
+    cJSON_Delete(j);
+    return v;
+}
+
+/* The corpus 82 times (1.09 GB): 82 times its bytes, characters and tokens (its copies'
+ * tokens do not merge: test_tokenize_cli.c), the cut where the corpus's is, from the file
+ * and through a pipe, in the README's memory bound. */
+Test(count_cli, a_text_over_1_gib_is_counted_exactly_in_bounded_memory, .timeout = 900)
+{
+    char *gz[] = {"/bin/gzip", "-dc", G2E_SRCDIR "/bench/data/corpus.txt.gz", NULL};
+    run_result c = run_argv(gz, NULL, 0, NULL, NULL);
+    cr_assert_eq(c.status, 0);
+    char *dir = test_tmpdir("countcli-big");
+    char *cp = path_join(dir, "corpus.txt"), *big = path_join(dir, "big.txt"), *rss = path_join(dir, "rss");
+    write_file(cp, c.out, c.out_len);
+    run_result one = run_g2e("count", "--format", "json", "-f", cp, NULL);
+    cr_assert_eq(one.status, 0, "%s", one.err);
+    FILE *f = fopen(big, "wb");
+    for (int k = 0; k < 82; k++)
+        cr_assert_eq(fwrite(c.out, 1, c.out_len, f), c.out_len);
+    cr_assert_eq(fclose(f), 0);
+    run_free(&c);
+    for (int via = 0; via < 2; via++) {
+        char cmd[8192];
+        if (via)
+            snprintf(cmd, sizeof cmd, "cat '%s' | /usr/bin/time -f %%M -o '%s' '%s' count --format json -", big, rss,
+                     G2E_TEST_BIN);
+        else
+            snprintf(cmd, sizeof cmd, "/usr/bin/time -f %%M -o '%s' '%s' count --format json -f '%s'", rss,
+                     G2E_TEST_BIN, big);
+        char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+        run_result r = run_argv(sh, NULL, 0, NULL, NULL);
+        cr_assert_eq(r.status, 0, "%s: %s", via ? "pipe" : "file", r.err);
+        static const char *const keys[] = {"bytes", "chars", "tokens"};
+        for (int k = 0; k < 3; k++)
+            cr_expect_eq(json_num(r.out, keys[k], NULL), 82 * json_num(one.out, keys[k], NULL), "%s: %s",
+                         via ? "pipe" : "file", keys[k]);
+        cr_expect_eq(json_num(r.out, "byte", "cut"), json_num(one.out, "byte", "cut"));
+        cr_expect_eq(json_num(r.out, "line", "cut"), json_num(one.out, "line", "cut"));
+        cr_expect_eq(json_num(r.out, "column", "cut"), json_num(one.out, "column", "cut"));
+        size_t n;
+        char *s = read_file(rss, &n);
+        long kb = atol(s);
+        cr_expect(kb > 0 && kb < 64 * 1024, "%s: peak RSS %ld KB", via ? "pipe" : "file", kb);
+        fprintf(stderr, "count 1.09 GB from a %s: peak RSS %ld KB\n", via ? "pipe" : "file", kb);
+        free(s);
+        run_free(&r);
+    }
+    unlink(big);
+    run_free(&one);
+    free(cp), free(big), free(rss), free(dir);
 }

@@ -697,7 +697,11 @@ Test(hostile, inputs_have_a_documented_size_limit)
     int fd = open(big, O_WRONLY | O_CREAT, 0644);
     cr_assert(fd >= 0 && ftruncate(fd, (1LL << 30) + 1) == 0);
     close(fd);
-    expect_refused_quickly((char *[]){"count", "-f", big, NULL}, "over the input limit of 1073741824", "1 GiB + 1 file");
+    expect_refused_quickly((char *[]){"tokenize", "-f", big, NULL}, "over the input limit of 1073741824",
+                           "1 GiB + 1 file, a table (read whole)");
+    /* streamed (any size), a text must have a place to cut within 64 MiB: zeros have none */
+    expect_refused_quickly((char *[]){"count", "-f", big, NULL}, "more than 64 MiB without a place to cut",
+                           "1 GiB + 1 file of zeros, counted as a stream");
     expect_refused_quickly((char *[]){"-f", "", "--weights", wpath, NULL}, "empty", "-f ''");
     unlink(big);
     free(big);

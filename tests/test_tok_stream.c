@@ -2,6 +2,7 @@
 /* test_tok_stream.c — IDs as text, texts over threads, counts and JSON Lines: always what
  * tok_encode gives on one thread (formatted here with printf), and for JSON Lines tiktoken's
  * own IDs (tests/data/tokenizer_expected.jsonl). */
+#define _GNU_SOURCE /* memmem */
 #include "json.h"
 #include "jsonl.h"
 #include "support.h"
@@ -12,6 +13,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static tok_tokenizer *open_repo(void)
@@ -366,16 +368,19 @@ Test(tok_stream, jsonl_stops_at_a_bad_line_or_keeps_going)
     toks_jsonl j = {.special = TOK_SPECIAL_ERROR};
     sink s;
     cr_assert_eq(jsonl_run(in, sizeof in - 1, 2, &j, &s), TOKS_STOPPED);
-    cr_expect_eq(j.line, 4);
-    cr_expect_str_eq(j.msg, "\"text\" given twice");
+    cr_expect_eq(j.line, 2, "a blank line is a bad line (no row is lost)");
+    cr_expect_str_eq(j.msg, "a blank line: expected a JSON object {\"text\": \"...\"}");
     cr_expect(s.b.n == 13 && memcmp(s.b.p, "{\"ids\":[64]}\n", 13) == 0, "only the lines before it");
     bb_free(&s.b);
     j = (toks_jsonl){.special = TOK_SPECIAL_ERROR, .keep_going = 1};
     cr_assert_eq(jsonl_run(in, sizeof in - 1, 2, &j, &s), 0);
-    cr_expect_eq(j.bad, 2);
+    cr_expect_eq(j.bad, 4);
     cr_expect_eq(j.lines, 6, "a last line without its newline counts");
     bb_put(&s.b, "", 1);
-    cr_expect_str_eq(s.b.p, "{\"ids\":[64]}\n{\"error\":\"\\\"text\\\" given twice\",\"line\":4}\n"
+    cr_expect_str_eq(s.b.p, "{\"ids\":[64]}\n"
+                            "{\"error\":\"a blank line: expected a JSON object {\\\"text\\\": \\\"...\\\"}\",\"line\":2}\n"
+                            "{\"error\":\"a blank line: expected a JSON object {\\\"text\\\": \\\"...\\\"}\",\"line\":3}\n"
+                            "{\"error\":\"\\\"text\\\" given twice\",\"line\":4}\n"
                             "{\"error\":\"the special token <|endoftext|> at byte offset 0 is not allowed here "
                             "(use --special token or --special text)\",\"line\":5}\n{\"ids\":[67]}\n");
     bb_free(&s.b);
@@ -633,14 +638,14 @@ static void jsonl_reference(const char *in, size_t n, int lossy, bytebuf *out)
         size_t len = (size_t)(nl - s), k = 0;
         while (k < len && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r'))
             k++;
-        if (k == len)
-            continue;
         jsonl_error je;
         text.n = 0;
         const char *why = NULL;
         g2e_err err;
         tok_ids r = {0};
-        if (jsonl_text(s, len, lossy ? JSONL_LOSSY : 0, &text, &key, &je))
+        if (k == len) /* a blank line: a bad line, answered in its place */
+            why = "a blank line: expected a JSON object {\"text\": \"...\"}";
+        else if (jsonl_text(s, len, lossy ? JSONL_LOSSY : 0, &text, &key, &je))
             why = je.why;
         else if (tok_encode(t, text.p ? text.p : "", text.n, TOK_SPECIAL_TOKEN,
                             TOK_NO_OFFSETS | (lossy ? TOK_LOSSY : 0), &r, NULL, &err))
@@ -705,4 +710,192 @@ Test(tok_stream, jsonl_raw_utf8_valid_and_not_agrees_with_a_checked_reference, .
         }
         bb_free(&in);
     }
+}
+
+/* ---- plain text in documents (toks_text_run) ---- */
+
+typedef struct collect {
+    uint32_t *ids;
+    size_t n, cap;
+    size_t *starts; /* global positions */
+    size_t ns, scap;
+    int fail_at;    /* > 0: the fail_at-th call fails */
+    int calls;
+} collect;
+
+static int collect_put(void *user, const uint32_t *ids, size_t n, const size_t *starts, size_t ns)
+{
+    collect *c = user;
+    if (c->fail_at && ++c->calls == c->fail_at)
+        return 1;
+    if (c->n + n > c->cap)
+        c->ids = realloc(c->ids, (c->cap = 2 * (c->n + n) + 16) * sizeof *c->ids);
+    if (c->ns + ns > c->scap)
+        c->starts = realloc(c->starts, (c->scap = 2 * (c->ns + ns) + 16) * sizeof *c->starts);
+    for (size_t i = 0; i < ns; i++) {
+        cr_assert(starts[i] <= n && (i == 0 || starts[i] >= starts[i - 1]), "starts in order within the stretch");
+        c->starts[c->ns++] = c->n + starts[i];
+    }
+    if (n)
+        memcpy(c->ids + c->n, ids, n * sizeof *ids);
+    c->n += n;
+    return 0;
+}
+
+/* The reference: text split at sep's occurrences left to right (memmem), a separator at the
+ * very end starting nothing, each piece tok_encode'd alone on one thread. */
+static void docs_by_hand(const char *text, size_t len, const char *sep, tok_special sp, int lines, collect *c)
+{
+    tok_tokenizer *t = open_repo();
+    size_t L = sep ? strlen(sep) : 0, at = 0;
+    if (lines && !len) {
+        tok_close(t);
+        return;
+    }
+    for (;;) {
+        const char *hit = L ? memmem(text + at, len - at, sep, L) : NULL;
+        size_t e = hit ? (size_t)(hit - text) : len, zero = 0;
+        tok_ids r;
+        g2e_err err;
+        cr_assert_eq(tok_encode(t, text + at, e - at, sp, TOK_NO_OFFSETS, &r, NULL, &err), 0, "%s", err.msg);
+        collect_put(c, r.ids, r.n, &zero, 1);
+        tok_ids_free(&r);
+        if (!hit || e + L == len)
+            break;
+        at = e + L;
+    }
+    tok_close(t);
+}
+
+static void text_run_agrees(const char *text, size_t len, const char *sep, tok_special sp, const char *what)
+{
+    collect want = {0};
+    docs_by_hand(text, len, sep, sp, 0, &want);
+    static const unsigned counts[] = {1, 2, 3, 5};
+    static const size_t splits[] = {8, 61, 4096, TOK_SPLIT_MIN};
+    for (size_t c = 0; c < 4; c++)
+        for (size_t s = 0; s < 4; s++) {
+            tok_tokenizer *t = open_repo();
+            tok_set_threads(t, counts[c]);
+            tok_set_split_min(t, splits[s]);
+            collect got = {0};
+            toks_text o = {.special = sp, .sep = sep, .sep_len = sep ? strlen(sep) : 0, .mem = text, .mem_len = len,
+                           .put = collect_put, .user = &got};
+            cr_assert_eq(toks_text_run(t, -1, &o), 0, "%s: %s", what, o.msg);
+            cr_assert(got.n == want.n && (!want.n || !memcmp(got.ids, want.ids, want.n * sizeof *want.ids)),
+                      "%s, %u threads, split %zu: the IDs differ (%zu, want %zu)", what, counts[c], splits[s], got.n,
+                      want.n);
+            cr_assert(got.ns == want.ns && (!want.ns || !memcmp(got.starts, want.starts, want.ns * sizeof *want.starts)),
+                      "%s, %u threads, split %zu: the documents differ (%zu, want %zu)", what, counts[c], splits[s],
+                      got.ns, want.ns);
+            cr_expect_eq(o.bytes, len);
+            cr_expect_eq(o.tokens, want.n);
+            cr_expect_eq(o.docs, want.ns);
+            free(got.ids), free(got.starts);
+            tok_close(t);
+        }
+    free(want.ids), free(want.starts);
+}
+
+/* Documents: every separator, among adversarial texts, cut everywhere: what tokenizing
+ * each piece alone gives. Separators with whitespace after a non-space character ("a\na")
+ * straddle the pre-tokenizer's cuts; "aa" overlaps itself. */
+Test(tok_stream, text_run_gives_each_documents_own_ids_cut_everywhere, .timeout = 300)
+{
+    size_t cap = 40000;
+    char *buf = malloc(cap);
+    static const char *const seps[] = {NULL, "\n\n", "<|endoftext|>", "a\na", " ", "aa", "\n"};
+    for (int round = 0; round < 7; round++) {
+        size_t n = mixture(buf, cap, 1);
+        char what[64];
+        snprintf(what, sizeof what, "mixture %d, separator %d", round, round);
+        text_run_agrees(buf, n, seps[round], round % 2 ? TOK_SPECIAL_TOKEN : TOK_SPECIAL_TEXT, what);
+    }
+    /* separators that straddle cut points and overlap themselves, often */
+    static const char *const bits[] = {"a\na", "a", "\n", " ", "b", "a\n", "\na", "  "};
+    for (int round = 0; round < 4; round++) {
+        size_t n = 0;
+        while (n < 20000) {
+            const char *b = bits[rnd() % 8];
+            memcpy(buf + n, b, strlen(b));
+            n += strlen(b);
+        }
+        static const char *const tricky[] = {"a\na", "a\n", "\na", "a a"};
+        text_run_agrees(buf, n, tricky[round], TOK_SPECIAL_TEXT, tricky[round]);
+    }
+    /* at the edges: empty input (one empty document), separators only, at both ends */
+    text_run_agrees("", 0, NULL, TOK_SPECIAL_TEXT, "empty");
+    text_run_agrees("", 0, "\n\n", TOK_SPECIAL_TEXT, "empty, a separator");
+    text_run_agrees("\n\n\n\n\n", 5, "\n\n", TOK_SPECIAL_TEXT, "separators only");
+    text_run_agrees("\n\nab\n\n", 6, "\n\n", TOK_SPECIAL_TEXT, "at both ends");
+    size_t n, c1;
+    char *a = texts_of(G2E_SRCDIR "/tests/data/tokenizer_cases.jsonl", &n, &c1);
+    text_run_agrees(a, n, "\n", TOK_SPECIAL_TOKEN, "conformance texts, by line");
+    free(a);
+    free(buf);
+}
+
+/* The corpus from a descriptor (a pipe: read as it comes) gives the one-thread IDs. */
+Test(tok_stream, text_run_reads_a_pipe, .timeout = 120)
+{
+    size_t n;
+    char *text = corpus(&n);
+    collect want = {0};
+    docs_by_hand(text, n, NULL, TOK_SPECIAL_TEXT, 0, &want);
+    int fd[2];
+    cr_assert_eq(pipe(fd), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        for (size_t at = 0; at < n;) { /* in odd pieces */
+            ssize_t k = write(fd[1], text + at, n - at < 7777 ? n - at : 7777);
+            if (k <= 0)
+                _exit(1);
+            at += (size_t)k;
+        }
+        _exit(0);
+    }
+    close(fd[1]);
+    tok_tokenizer *t = open_repo();
+    tok_set_threads(t, 3);
+    collect got = {0};
+    toks_text o = {.special = TOK_SPECIAL_TEXT, .put = collect_put, .user = &got};
+    cr_assert_eq(toks_text_run(t, fd[0], &o), 0, "%s", o.msg);
+    close(fd[0]);
+    waitpid(pid, NULL, 0);
+    cr_expect(got.n == want.n && got.n && !memcmp(got.ids, want.ids, want.n * sizeof *want.ids), "the corpus's IDs differ");
+    cr_expect_eq(got.ns, 1);
+    tok_close(t);
+    free(got.ids), free(got.starts), free(want.ids), free(want.starts), free(text);
+}
+
+/* A bad byte far in: tok_encode's message with the whole input's offset, every chunk
+ * before it handed on; a failing callback stops the run. */
+Test(tok_stream, text_run_errors_name_the_inputs_offset)
+{
+    size_t n = 1 << 20;
+    char *text = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        text[i] = i % 7 == 6 ? ' ' : 'a';
+    text[700001] = '\xFF';
+    tok_tokenizer *t = open_repo();
+    tok_set_threads(t, 3);
+    tok_set_split_min(t, 4096);
+    collect got = {0};
+    toks_text o = {.special = TOK_SPECIAL_TEXT, .mem = text, .mem_len = n, .put = collect_put, .user = &got};
+    cr_assert_eq(toks_text_run(t, -1, &o), TOK_E_UTF8);
+    cr_expect_str_eq(o.msg, "invalid UTF-8 at byte offset 700001 (byte 0xFF)");
+    cr_expect(o.bytes <= 700001 && o.bytes > 600000, "the chunks before it handed on: %llu bytes",
+              (unsigned long long)o.bytes);
+    text[700001] = 'a';
+    memcpy(text + 800000, "<|endoftext|>", 13);
+    o = (toks_text){.special = TOK_SPECIAL_ERROR, .mem = text, .mem_len = n, .put = collect_put, .user = &got};
+    cr_assert_eq(toks_text_run(t, -1, &o), TOK_E_SPECIAL);
+    cr_expect(strstr(o.msg, "at byte offset 800000 ") != NULL, "%s", o.msg);
+    collect fail = {.fail_at = 3};
+    o = (toks_text){.special = TOK_SPECIAL_TEXT, .mem = text, .mem_len = n, .put = collect_put, .user = &fail};
+    cr_assert_eq(toks_text_run(t, -1, &o), TOKS_E_PUT);
+    free(got.ids), free(got.starts), free(fail.ids), free(fail.starts);
+    tok_close(t);
+    free(text);
 }

@@ -2,10 +2,13 @@
 /* test_tokenize_cli.c — `gpt2-embed tokenize` and `decode` through the built program:
  * formats, batch mode, special modes, UTF-8 errors, exit statuses, no partial output,
  * tokenizer lookup. Expected IDs are tiktoken's (see test_tokenizer.c). */
+#define _GNU_SOURCE /* strndup */
 #include "json.h"
+#include "jsonl.h"
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -140,10 +143,22 @@ Test(tokenize_cli, file_and_stdin_inputs)
 
 Test(tokenize_cli, jsonl_batch)
 {
-    const char in[] = "{\"text\": \"Hello world\"}\n{\"text\": \"\"}\n\n{\"id\": 3, \"text\": \"a\\u00e9\\ud83d\\ude00\"}\n";
+    const char in[] = "{\"text\": \"Hello world\"}\n{\"text\": \"\"}\n{\"id\": 3, \"text\": \"a\\u00e9\\ud83d\\ude00\"}\n";
     run_result r = RUN_IN(in, sizeof in - 1, "tokenize", "--jsonl");
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect_str_eq(r.out, "{\"ids\":[15496,995]}\n{\"ids\":[]}\n{\"ids\":[64,2634,47249,222]}\n");
+    run_free(&r);
+    /* a blank line is no row to drop: an error naming it, or its error object in its place */
+    const char blank[] = "{\"text\": \"a\"}\n\n{\"text\": \"b\"}\n";
+    r = RUN_IN(blank, sizeof blank - 1, "tokenize", "--jsonl");
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.out, "{\"ids\":[64]}\n");
+    cr_expect(strstr(r.err, "line 2: a blank line") != NULL, "%s", r.err);
+    run_free(&r);
+    r = RUN_IN(blank, sizeof blank - 1, "tokenize", "--jsonl", "--keep-going");
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.out, "{\"ids\":[64]}\n{\"error\":\"a blank line: expected a JSON object {\\\"text\\\": "
+                            "\\\"...\\\"}\",\"line\":2}\n{\"ids\":[65]}\n");
     run_free(&r);
     /* a bad line stops the run, naming its line; the lines before it are kept */
     const char bad[] = "{\"text\": \"ok\"}\n{\"txt\": 1}\n{\"text\": \"never\"}\n";
@@ -339,7 +354,7 @@ static void answers_line_by_line(const char *threads)
     }
     close(in[0]);
     close(out[1]);
-    const char *lines[] = {"{\"text\": \"Hello world\"}\n", "{\"text\": \"a\"}\n", "\n{\"text\": \"b\"}\n"};
+    const char *lines[] = {"{\"text\": \"Hello world\"}\n", "{\"text\": \"a\"}\n", "{\"text\": \"b\"}\n"};
     const char *want[] = {"{\"ids\":[15496,995]}\n", "{\"ids\":[64]}\n", "{\"ids\":[65]}\n"};
     for (int k = 0; k < 3; k++) {
         cr_assert(write(in[1], lines[k], strlen(lines[k])) == (ssize_t)strlen(lines[k]));
@@ -471,4 +486,640 @@ Test(tokenize_cli, output_file_and_its_extension)
     free(js);
     free(txt);
     free(dir);
+}
+
+/* ---- token files for training: npy, u16, u32, llmc, shards (tokfile.h) ---- */
+
+#define PY "/usr/bin/python3"
+#define TOKREF G2E_SRCDIR "/tests/tokfile_ref.py"
+#define CORPUS_SHA "a32e6decd62653603120d455d94ad9ca3021ac9f021a2977d913d98aa0c55603"
+
+/* The files dir/stem_NNNNNN.ext in order, as argv entries from argv[at]; returns how many. */
+static int shard_files(const char *dir, const char *stem, const char *ext, char **argv, int at, int max)
+{
+    int n = 0;
+    for (; at + n < max; n++) {
+        char name[256];
+        snprintf(name, sizeof name, "%s_%06d%s", stem, n, ext);
+        char *p = path_join(dir, name);
+        struct stat st;
+        if (stat(p, &st) != 0) {
+            free(p);
+            break;
+        }
+        argv[at + n] = p;
+    }
+    return n;
+}
+
+/* tokfile_ref.py on files[0..n): numpy reads them and compares with `expected`. */
+static void numpy_agrees(const char *fmt, const char *shard, const char *expected, char **files, int n,
+                         const char *what)
+{
+    char *argv[2100] = {PY, TOKREF, (char *)fmt, (char *)shard, (char *)expected};
+    for (int i = 0; i < n && i < 2090; i++)
+        argv[5 + i] = files[i];
+    run_result r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_expect(r.status == 0 && strncmp(r.out, "OK", 2) == 0, "%s: %s%s", what, r.out, r.err);
+    run_free(&r);
+}
+
+static int count_hidden(const char *dir)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -c '^\\.' || true", dir);
+    char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+    run_result r = run_argv(sh, NULL, 0, NULL, NULL);
+    int n = atoi(r.out);
+    run_free(&r);
+    return n;
+}
+
+/* Every conformance text as a document (--jsonl): numpy reads tiktoken's IDs back from each
+ * format, whole and in shards packed as documents allow. */
+Test(tokenize_cli, token_files_hold_tiktokens_ids_per_document, .timeout = 120)
+{
+    size_t n;
+    char *in = read_file(G2E_SRCDIR "/tests/data/tokenizer_cases.jsonl", &n);
+    const char *want = G2E_SRCDIR "/tests/data/tokenizer_expected.jsonl";
+    char *dir = test_tmpdir("tokcli-files");
+    static char *const fmts[] = {"npy", "u16", "u32", "llmc"};
+    for (int k = 0; k < 4; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "out.%s", fmts[k]);
+        char *out = path_join(dir, name);
+        /* .npy picks its format by the name alone */
+        run_result r = k == 0 ? RUN_IN(in, n, "tokenize", "--jsonl", "--special", "text", "-o", out)
+                              : RUN_IN(in, n, "tokenize", "--jsonl", "--special", "text", "--format", fmts[k], "-o", out);
+        cr_assert_eq(r.status, 0, "%s: %s", fmts[k], r.err);
+        run_free(&r);
+        numpy_agrees(fmts[k], "0", want, &out, 1, fmts[k]);
+        /* in shards of 400 tokens, over threads */
+        r = RUN_IN(in, n, "tokenize", "--jsonl", "--special", "text", "--format", fmts[k], "--threads", "3",
+                   "--shard-tokens", "400", "-o", out);
+        cr_assert_eq(r.status, 0, "%s: %s", fmts[k], r.err);
+        char *files[2000];
+        char ext[8];
+        snprintf(ext, sizeof ext, ".%s", fmts[k]);
+        int m = shard_files(dir, "out", ext, files, 0, 2000);
+        cr_expect(m > 10, "%s: %d shards", fmts[k], m);
+        char note[64];
+        snprintf(note, sizeof note, "wrote %s/out_%06d%s", dir, m - 1, ext);
+        cr_expect(strstr(r.err, note) != NULL, "the last shard is named: %s", r.err);
+        run_free(&r);
+        numpy_agrees(fmts[k], "400", want, files, m, fmts[k]);
+        for (int i = 0; i < m; i++)
+            unlink(files[i]), free(files[i]);
+        free(out);
+    }
+    cr_expect_eq(count_hidden(dir), 0, "no temporary left");
+    free(dir);
+    free(in);
+}
+
+/* llm.c's dataloader checks of a .bin (llmc/dataloader.h), reimplemented: 256 int32, magic
+ * 20240520, version 1, a positive count, and a size of exactly header + count uint16. */
+static void llmc_loader_accepts(const char *path)
+{
+    size_t n;
+    char *f = read_file(path, &n);
+    cr_assert(f && n >= 1024, "%s: %zu bytes", path, n);
+    int32_t h[256];
+    memcpy(h, f, sizeof h);
+    cr_expect_eq(h[0], 20240520, "%s: magic", path);
+    cr_expect_eq(h[1], 1, "%s: version", path);
+    cr_expect(h[2] > 0, "%s: count", path);
+    cr_expect_eq((int64_t)n, 256 * 4 + (int64_t)h[2] * 2, "%s: size", path);
+    free(f);
+}
+
+/* The corpus as one document from a file: tiktoken's IDs (the published sha256) in every
+ * format, on 1, 2 and 5 threads; in documents of a line each, shards that concatenate to
+ * the unsharded file, pass llm.c's checks, and pack the documents as they should. */
+Test(tokenize_cli, corpus_token_files_are_tiktokens_ids, .timeout = 300)
+{
+    char *gz[] = {"/bin/gzip", "-dc", G2E_SRCDIR "/bench/data/corpus.txt.gz", NULL};
+    run_result c = run_argv(gz, NULL, 0, NULL, NULL);
+    cr_assert_eq(c.status, 0);
+    char *dir = test_tmpdir("tokcli-corpus-files");
+    char *path = path_join(dir, "corpus.txt");
+    write_file(path, c.out, c.out_len);
+    static const char *const fmts[] = {"u16", "npy", "u32", "llmc"};
+    static const char *const threads[] = {"1", "2", "5", "2"};
+    for (int k = 0; k < 4; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "c.%s", fmts[k]);
+        char *out = path_join(dir, name);
+        run_result r = run_g2e("tokenize", "--special", "text", "--format", fmts[k], "--threads", threads[k], "-f",
+                               path, "-o", out, NULL);
+        cr_assert_eq(r.status, 0, "%s: %s", fmts[k], r.err);
+        run_free(&r);
+        numpy_agrees(fmts[k], "0", "sha256:" CORPUS_SHA, &out, 1, fmts[k]);
+        free(out);
+    }
+    /* through standard input too */
+    char *out = path_join(dir, "stdin.u16");
+    run_result r = RUN_IN(c.out, c.out_len, "tokenize", "--special", "text", "--format", "u16", "-f", "-", "-o", out);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    numpy_agrees("u16", "0", "sha256:" CORPUS_SHA, &out, 1, "stdin");
+    free(out);
+    /* a line a document: unsharded, then in shards of 5000 tokens */
+    char *whole = path_join(dir, "lines.bin"), *sharded = path_join(dir, "train.bin");
+    r = run_g2e("tokenize", "--special", "text", "--format", "llmc", "--doc-sep", "\\n", "-f", path, "-o", whole, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_g2e("tokenize", "--special", "text", "--format", "llmc", "--doc-sep", "\\n", "--shard-tokens", "5000",
+                "--threads", "3", "-f", path, "-o", sharded, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *files[2000];
+    int m = shard_files(dir, "train", ".bin", files, 0, 2000);
+    cr_expect(m > 100, "%d shards", m);
+    char expect[4200];
+    snprintf(expect, sizeof expect, "llmc-docs:%s", whole);
+    numpy_agrees("llmc", "5000", expect, files, m, "shards of the corpus's lines");
+    /* the shards' tokens, one after another, are the unsharded file's */
+    size_t wn;
+    char *w = read_file(whole, &wn);
+    size_t at = 1024;
+    for (int i = 0; i < m; i++) {
+        llmc_loader_accepts(files[i]);
+        size_t sn;
+        char *s = read_file(files[i], &sn);
+        cr_assert(at + sn - 1024 <= wn && memcmp(w + at, s + 1024, sn - 1024) == 0, "shard %d differs", i);
+        at += sn - 1024;
+        free(s), free(files[i]);
+    }
+    cr_expect_eq(at, wn, "the shards hold every token");
+    free(w), free(whole), free(sharded), free(path), free(dir);
+    run_free(&c);
+}
+
+/* A bad byte after some shards: the complete shards stay, the one being written is gone (no
+ * partial file, no temporary), and the message names the last complete shard. */
+Test(tokenize_cli, a_failure_leaves_complete_shards_only)
+{
+    char *dir = test_tmpdir("tokcli-shard-fail");
+    size_t n = 0;
+    char *text = malloc(600000);
+    for (int i = 0; i < 40000; i++) /* (the bad byte in the last of several 64 KB chunks) */
+        n += (size_t)sprintf(text + n, "doc %d\n\n", i);
+    text[n - 30] = '\xFF';
+    char *out = path_join(dir, "t.u16");
+    run_result r = RUN_IN(text, n, "tokenize", "--format", "u16", "--doc-sep", "\\n\\n", "--shard-tokens", "20000",
+                          "-o", out, "-");
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "invalid UTF-8") != NULL, "%s", r.err);
+    char *files[200];
+    int m = shard_files(dir, "t", ".u16", files, 0, 200);
+    cr_expect(m >= 3, "%d complete shards", m);
+    char last[64];
+    snprintf(last, sizeof last, "t_%06d.u16 (%d written)", m - 1, m);
+    cr_expect(strstr(r.err, "the last complete shard is") && strstr(r.err, last), "%s", r.err);
+    for (int i = 0; i < m; i++) {
+        struct stat st;
+        cr_expect(stat(files[i], &st) == 0 && st.st_size > 39000 && st.st_size <= 40000, "shard %d: full", i);
+        free(files[i]);
+    }
+    cr_expect_eq(count_hidden(dir), 0, "no temporary left");
+    run_free(&r);
+    free(out), free(text), free(dir);
+}
+
+Test(tokenize_cli, token_file_options_are_checked)
+{
+    run_result r = run_g2e("tokenize", "--format", "npy", "Hello", NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "-o FILE") != NULL, "a header needs a file: %s", r.err);
+    run_free(&r);
+    r = run_g2e("tokenize", "--format", "u16", "--shard-tokens", "10", "Hello", NULL);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    run_free(&r);
+    r = run_g2e("tokenize", "--shard-tokens", "10", "-o", "x.txt", "Hello", NULL);
+    cr_expect_eq(r.status, 2, "shards of a table: %s", r.err);
+    run_free(&r);
+    r = run_g2e("tokenize", "--format", "u16", "--lossy", "Hello", NULL);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    run_free(&r);
+    r = run_g2e("tokenize", "--doc-sep", "", "--format", "ids", "Hello", NULL);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    run_free(&r);
+    /* u16 to standard output (a pipe): the raw IDs */
+    r = run_g2e("tokenize", "--format", "u16", "Hello world", NULL);
+    cr_expect(r.status == 0 && r.out_len == 4 && memcmp(r.out, "\x88\x3c\xe3\x03", 4) == 0, "%s", r.err);
+    run_free(&r);
+    /* --doc-sep with ids: a line per document, an empty one too; a separator at the end starts none */
+    r = run_g2e("tokenize", "--format", "ids", "--doc-sep", "\\n\\n", "Hello\n\nworld\n\n\n\nend\n\n", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.out, "15496\n6894\n\n437\n");
+    run_free(&r);
+}
+
+/* ---- no cap: a text over 1 GiB, from a file and through a pipe ---- */
+
+#define BIG_REPEATS 82 /* the corpus (13,271,529 bytes) 82 times: 1.09 GB, over 1 GiB */
+#define RSS_BOUND_KB (64 * 1024) /* the README's bound for the stream on 2 threads */
+
+/* The corpus repeated into dir/big.txt (its path, owned); *one: the corpus's u16 IDs. */
+static char *big_corpus(const char *dir, const char *c, size_t cn)
+{
+    char *big = path_join(dir, "big.txt");
+    FILE *f = fopen(big, "wb");
+    cr_assert(f != NULL);
+    for (int k = 0; k < BIG_REPEATS; k++)
+        cr_assert_eq(fwrite(c, 1, cn, f), cn);
+    cr_assert_eq(fclose(f), 0);
+    return big;
+}
+
+/* Peak RSS in KB of the last /usr/bin/time -f %M run, from its file. */
+static long rss_of(const char *path)
+{
+    size_t n;
+    char *s = read_file(path, &n);
+    cr_assert(s != NULL);
+    const char *last = s;
+    for (const char *q = s; *q; q++) /* (the last line: the program's own stderr may come first) */
+        if (*q == '\n' && q[1])
+            last = q + 1;
+    long kb = atol(last);
+    free(s);
+    return kb;
+}
+
+/* The file of u16 IDs at path is `reps` copies of one[0..n) bytes. */
+static void is_repeated(const char *path, const char *one, size_t n, int reps)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f != NULL);
+    char *buf = malloc(n);
+    for (int k = 0; k < reps; k++)
+        cr_assert(fread(buf, 1, n, f) == n && memcmp(buf, one, n) == 0, "copy %d of the corpus's IDs differs", k);
+    cr_expect_eq(fread(buf, 1, 1, f), 0, "no more IDs");
+    fclose(f);
+    free(buf);
+}
+
+Test(tokenize_cli, a_text_over_1_gib_streams_exactly_in_bounded_memory, .timeout = 900)
+{
+    char *gz[] = {"/bin/gzip", "-dc", G2E_SRCDIR "/bench/data/corpus.txt.gz", NULL};
+    run_result c = run_argv(gz, NULL, 0, NULL, NULL);
+    cr_assert_eq(c.status, 0);
+    char *dir = test_tmpdir("tokcli-big");
+    char *one = path_join(dir, "one.u16"), *two = path_join(dir, "two.u16"), *pair = path_join(dir, "pair.txt");
+    /* the corpus's IDs, and the corpus twice: the copies' IDs do not merge where they meet */
+    char *cp = path_join(dir, "corpus.txt");
+    write_file(cp, c.out, c.out_len);
+    run_result r = run_g2e("tokenize", "--special", "text", "--format", "u16", "-f", cp, "-o", one, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    numpy_agrees("u16", "0", "sha256:" CORPUS_SHA, &one, 1, "the corpus");
+    char *c2 = malloc(2 * c.out_len);
+    memcpy(c2, c.out, c.out_len), memcpy(c2 + c.out_len, c.out, c.out_len);
+    write_file(pair, c2, 2 * c.out_len);
+    free(c2);
+    r = run_g2e("tokenize", "--special", "text", "--format", "u16", "-f", pair, "-o", two, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    size_t on;
+    char *ids = read_file(one, &on);
+    is_repeated(two, ids, on, 2);
+    char *big = big_corpus(dir, c.out, c.out_len);
+    run_free(&c);
+    char *out = path_join(dir, "big.u16"), *rss = path_join(dir, "rss");
+    /* from the file, and through a pipe (standard input), on every CPU */
+    for (int via = 0; via < 2; via++) {
+        char cmd[8192];
+        if (via)
+            snprintf(cmd, sizeof cmd,
+                     "cat '%s' | /usr/bin/time -f %%M -o '%s' '%s' tokenize --special text --format u16 -o '%s' -", big,
+                     rss, BIN, out);
+        else
+            snprintf(cmd, sizeof cmd, "/usr/bin/time -f %%M -o '%s' '%s' tokenize --special text --format u16 -f '%s' -o '%s'",
+                     rss, BIN, big, out);
+        char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+        r = run_argv(sh, NULL, 0, NULL, NULL);
+        cr_assert_eq(r.status, 0, "%s: %s", via ? "pipe" : "file", r.err);
+        run_free(&r);
+        long kb = rss_of(rss);
+        cr_expect(kb > 0 && kb < RSS_BOUND_KB, "%s: peak RSS %ld KB", via ? "pipe" : "file", kb);
+        fprintf(stderr, "tokenize 1.09 GB from a %s: peak RSS %ld KB\n", via ? "pipe" : "file", kb);
+        is_repeated(out, ids, on, BIG_REPEATS);
+        unlink(out);
+    }
+    unlink(big);
+    free(ids), free(big), free(out), free(rss), free(one), free(two), free(pair), free(cp), free(dir);
+}
+
+/* ---- pipelines keep every row: output line N answers input line N ---- */
+
+/* Line N of s (1-based) into a new string without its newline, or NULL. */
+static char *line_of(const char *s, size_t n, size_t want)
+{
+    size_t k = 1;
+    for (const char *p = s, *e = s + n, *nl; p < e; p = nl + 1, k++) {
+        nl = memchr(p, '\n', (size_t)(e - p));
+        nl = nl ? nl : e;
+        if (k == want)
+            return strndup(p, (size_t)(nl - p));
+    }
+    return NULL;
+}
+
+static size_t lines_in(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += s[i] == '\n';
+    return k + (n && s[n - 1] != '\n');
+}
+
+/* Good, blank, malformed, invalid and refused lines, over threads: every input line has its
+ * output line, in place, carrying its "id" (kept as written) or its error and line number;
+ * a good line's IDs are what the line alone gives. */
+Test(tokenize_cli, jsonl_rows_answer_their_lines_with_kept_members, .timeout = 120)
+{
+    bytebuf in = {0};
+    static const char *const kinds[] = {"{\"id\": %d, \"text\": \"row %d says hello\"}", "",
+                                        "{\"id\": %d, \"txt\": \"%d\"}", "{\"text\": \"bad \xFF %d\", \"id\": %d}",
+                                        "{\"id\": %d, \"text\": \"<|endoftext|> %d\"}", "   ",
+                                        "{\"id\": \"s%d\", \"meta\": {\"n\": [%d]}, \"text\": \"x\"}", "not json %d %d"};
+    char line[256];
+    for (int i = 1; i <= 3000; i++) {
+        int k = i % 8;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral" /* (kinds[] are this test's own) */
+        snprintf(line, sizeof line, kinds[k], i, i);
+#pragma GCC diagnostic pop
+        bb_str(&in, line);
+        bb_str(&in, "\n");
+    }
+    char *dir = test_tmpdir("tokcli-rows");
+    char *path = path_join(dir, "rows.jsonl");
+    write_file(path, in.p, in.n);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "exec '%s' tokenize --jsonl --keep-going --special error --keep id --keep meta "
+             "--threads 3 < '%s'", BIN, path);
+    char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+    run_result r = run_argv(sh, NULL, 0, NULL, NULL);
+    cr_expect_eq(r.status, 1, "bad lines: status 1");
+    cr_assert_eq(lines_in(r.out, r.out_len), 3000, "one output line per input line");
+    for (int i = 1; i <= 3000; i++) {
+        char *o = line_of(r.out, r.out_len, (size_t)i), want[256];
+        int k = i % 8;
+        if (k == 0) {
+            snprintf(line, sizeof line, "row %d says hello", i);
+            run_result one = run_g2e("tokenize", "--format", "ids", line, NULL);
+            one.out[one.out_len - 1] = '\0';
+            for (char *c = one.out; *c; c++)
+                *c = *c == ' ' ? ',' : *c;
+            snprintf(want, sizeof want, "{\"id\":%d,\"meta\":null,\"ids\":[%s]}", i, one.out);
+            cr_expect_str_eq(o, want, "line %d", i);
+            run_free(&one);
+        } else if (k == 6) {
+            snprintf(want, sizeof want, "{\"id\":\"s%d\",\"meta\":{\"n\": [%d]},\"ids\":[87]}", i, i);
+            cr_expect_str_eq(o, want, "line %d", i);
+        } else {
+            snprintf(want, sizeof want, ",\"line\":%d}", i);
+            cr_expect(strstr(o, "\"error\":") && strstr(o, want), "line %d: %s", i, o);
+            cr_expect(k == 1 || k == 5 || k == 7 ? strncmp(o, "{\"id\":null,", 11) == 0 : strstr(o, "\"id\":null") == NULL,
+                      "line %d: its id when it has one: %s", i, o);
+        }
+        free(o);
+        if (i > 64 && k == 0)
+            i += 40; /* (the first rows all, then a sample: one run of the program each) */
+    }
+    run_free(&r);
+    bb_free(&in);
+    free(path), free(dir);
+}
+
+/* --lines: plain text, a line a document, an empty line an empty one; tiktoken's IDs for
+ * each conformance text without a newline, in place. */
+Test(tokenize_cli, lines_answer_each_plain_line, .timeout = 60)
+{
+    size_t n, en;
+    char *cases = read_file(G2E_SRCDIR "/tests/data/tokenizer_cases.jsonl", &n);
+    char *exp = read_file(G2E_SRCDIR "/tests/data/tokenizer_expected.jsonl", &en);
+    bytebuf in = {0}, want = {0}, text = {0}, key = {0};
+    size_t k = 0, used = 0;
+    for (const char *s = cases, *e = cases + n, *nl; s < e; s = nl + 1) {
+        nl = memchr(s, '\n', (size_t)(e - s));
+        nl = nl ? nl : e;
+        k++;
+        jsonl_error je;
+        text.n = 0;
+        cr_assert_eq(jsonl_text(s, (size_t)(nl - s), 0, &text, &key, &je), 0);
+        if (memchr(text.p ? text.p : "", '\n', text.n) || memchr(text.p ? text.p : "", '\r', text.n))
+            continue;
+        bb_put(&in, text.p, text.n);
+        bb_str(&in, "\n");
+        char *w = line_of(exp, en, k);
+        bb_str(&want, w);
+        bb_str(&want, "\n");
+        free(w);
+        if (used++ % 50 == 0) { /* an empty line now and then */
+            bb_str(&in, "\n");
+            bb_str(&want, "{\"ids\":[]}\n");
+        }
+    }
+    cr_assert(used > 500, "%zu texts", used);
+    run_result r = RUN_IN(in.p, in.n, "tokenize", "--lines", "--special", "text", "--threads", "2");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(r.out_len == want.n && memcmp(r.out, want.p, want.n) == 0, "--lines differs from tiktoken's, line by line");
+    run_free(&r);
+    /* the same lines as llm.c documents */
+    char *dir = test_tmpdir("tokcli-lines");
+    char *out = path_join(dir, "l.bin"), *wpath = path_join(dir, "want.jsonl");
+    write_file(wpath, want.p, want.n);
+    r = RUN_IN(in.p, in.n, "tokenize", "--lines", "--special", "text", "--format", "llmc", "-o", out);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    numpy_agrees("llmc", "0", wpath, &out, 1, "--lines as llm.c documents");
+    bb_free(&in), bb_free(&want), bb_free(&text), bb_free(&key);
+    free(cases), free(exp), free(out), free(wpath), free(dir);
+}
+
+/* ---- threads where the process may run ---- */
+
+static int tasks_of(pid_t pid)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "ls /proc/%d/task | wc -l", (int)pid);
+    char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+    run_result r = run_argv(sh, NULL, 0, NULL, NULL);
+    int n = atoi(r.out);
+    run_free(&r);
+    return n;
+}
+
+/* The program's threads while it counts a pipe that stays open: its own and, by default,
+ * one per CPU it may use. 300 KB are written first, more than its first read, so its
+ * threads have started by the time the write returns. */
+static int threads_while_counting(int pinned)
+{
+    int in[2];
+    cr_assert_eq(pipe(in), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        close(in[1]);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        if (pinned)
+            execl("/usr/bin/taskset", "taskset", "-c", "0", BIN, "count", "-", (char *)NULL);
+        else
+            execl(BIN, BIN, "count", "-", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    size_t n = 300 << 10;
+    char *text = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        text[i] = i % 6 == 5 ? ' ' : 'a' + (char)(i % 7);
+    for (size_t at = 0; at < n;) {
+        ssize_t k = write(in[1], text + at, n - at);
+        cr_assert(k > 0);
+        at += (size_t)k;
+    }
+    int most = 0;
+    for (int k = 0; k < 20; k++) { /* 1 s */
+        int t = tasks_of(pid);
+        most = t > most ? t : most;
+        usleep(50000);
+    }
+    close(in[1]);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    free(text);
+    return most;
+}
+
+Test(tokenize_cli, no_worker_thread_under_taskset_c_0, .timeout = 60)
+{
+    cr_expect_eq(threads_while_counting(1), 1, "taskset -c 0: the calling thread alone");
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus >= 2 && cpus <= 64) /* (the measurement itself sees the threads where there are CPUs) */
+        cr_expect_geq(threads_while_counting(0), 2, "without taskset: the workers too");
+}
+
+/* ---- progress ---- */
+
+/* The progress line (the download's meter) on a terminal (script(1) gives the program a
+ * pty), none with --quiet, none when stderr is a pipe. */
+Test(tokenize_cli, progress_on_a_terminal_only, .timeout = 60)
+{
+    char *dir = test_tmpdir("tokcli-progress");
+    char *in = path_join(dir, "in.txt"), *out = path_join(dir, "o.u16");
+    size_t n = 3 << 20;
+    char *text = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        text[i] = i % 6 == 5 ? ' ' : 'a' + (char)(i % 7);
+    write_file(in, text, n);
+    free(text);
+    for (int k = 0; k < 3; k++) {
+        char cmd[8192];
+        const char *q = k == 1 ? " --quiet" : "";
+        if (k < 2) /* stdout and stderr on a pty */
+            snprintf(cmd, sizeof cmd, "script -qec \"'%s' tokenize --format u16 --progress-after 0%s -f '%s' -o '%s'\" /dev/null",
+                     BIN, q, in, out);
+        else /* stderr a pipe */
+            snprintf(cmd, sizeof cmd, "'%s' tokenize --format u16 --progress-after 0 -f '%s' -o '%s' 2>&1", BIN, in, out);
+        char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+        run_result r = run_argv(sh, NULL, 0, NULL, NULL);
+        cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+        int shown = strstr(r.out, "\rtokenize [") != NULL;
+        if (k == 0) {
+            /* (the rate in any unit: a run this fast may show 0 B/s) */
+            cr_expect(shown && strstr(r.out, "B/s  ETA") && strstr(r.out, " tokens"),
+                      "a terminal: %s", r.out);
+            cr_expect(strstr(r.out, "100.0%  3.1 MB / 3.1 MB") != NULL, "completed at the end: %s", r.out);
+        } else {
+            cr_expect(!shown && !strstr(r.out, "tokens"), "%s: %s", k == 1 ? "--quiet" : "a pipe", r.out);
+        }
+        run_free(&r);
+    }
+    free(in), free(out), free(dir);
+}
+
+/* ---- the README's recipes for corpora, on small data ---- */
+
+/* GNU parallel over several files, a .bin per input (Debian's parallel): each the file
+ * tokenized alone. */
+Test(tokenize_cli, recipe_gnu_parallel_over_files, .timeout = 120)
+{
+    char *dir = test_tmpdir("tokcli-parallel");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && mkdir -p data shards && for i in 1 2 3 4 5; do "
+             "  for j in $(seq 1 200); do printf 'Document %%s of file %%s.\\n\\n' $j $i; done > data/part$i.txt; done && "
+             "parallel --will-cite '%s' tokenize --format llmc --doc-sep '\\\\n\\\\n' -f {} -o shards/{/.}.bin ::: data/*.txt",
+             dir, BIN);
+    char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+    run_result r = run_argv(sh, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    run_free(&r);
+    for (int i = 1; i <= 5; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "data/part%d.txt", i);
+        char *in = path_join(dir, name), *one = path_join(dir, "one.bin");
+        snprintf(name, sizeof name, "shards/part%d.bin", i);
+        char *got = path_join(dir, name);
+        r = run_g2e("tokenize", "--format", "llmc", "--doc-sep", "\\n\\n", "-f", in, "-o", one, NULL);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        run_free(&r);
+        size_t a, b;
+        char *x = read_file(one, &a), *y = read_file(got, &b);
+        cr_expect(x && y && a == b && memcmp(x, y, a) == 0, "%s differs from its file tokenized alone", name);
+        llmc_loader_accepts(got);
+        size_t docs = 0;
+        for (size_t k = 1024; y && k + 1 < b; k += 2)
+            docs += (unsigned char)y[k] == 0x50 && (unsigned char)y[k + 1] == 0xC4; /* 50256 */
+        cr_expect_eq(docs, 200, "200 documents, each after <|endoftext|>");
+        free(x), free(y), free(in), free(one), free(got);
+    }
+    free(dir);
+}
+
+/* --jsonl under Dask (Debian's python3-dask): partitions piped through the program, every
+ * row answered in place with its id, bad and blank rows included. */
+Test(tokenize_cli, recipe_dask_pipe_keeps_rows, .timeout = 180)
+{
+    char *dir = test_tmpdir("tokcli-dask");
+    char *path = path_join(dir, "rows.jsonl");
+    bytebuf in = {0};
+    for (int i = 1; i <= 400; i++) {
+        char line[128];
+        if (i % 37 == 0)
+            snprintf(line, sizeof line, "\n");
+        else if (i % 53 == 0)
+            snprintf(line, sizeof line, "{\"id\": %d, \"txt\": \"oops\"}\n", i);
+        else
+            snprintf(line, sizeof line, "{\"id\": %d, \"text\": \"row %d of the table\"}\n", i, i);
+        bb_str(&in, line);
+    }
+    write_file(path, in.p, in.n);
+    char *argv[] = {PY, G2E_SRCDIR "/tests/recipes.py", "dask", BIN, path, NULL};
+    run_result r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_expect(r.status == 0 && strncmp(r.out, "OK", 2) == 0, "%s%s", r.out, r.err);
+    run_free(&r);
+    bb_free(&in);
+    free(path), free(dir);
+}
+
+/* nanoGPT's get_batch over the u16 file: windows and their targets are the file's IDs. */
+Test(tokenize_cli, recipe_nanogpt_memmap, .timeout = 60)
+{
+    char *dir = test_tmpdir("tokcli-nanogpt");
+    char *out = path_join(dir, "train.u16");
+    run_result r = run_g2e("tokenize", "--format", "u16", "-f", G2E_SRCDIR "/README.md", "-o", out, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *argv[] = {PY, G2E_SRCDIR "/tests/recipes.py", "nanogpt", out, "64", NULL};
+    r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_expect(r.status == 0 && strncmp(r.out, "OK", 2) == 0, "%s%s", r.out, r.err);
+    run_free(&r);
+    free(out), free(dir);
 }

@@ -153,6 +153,15 @@ int cli_open_file(const char *path, const char *what)
     return fd;
 }
 
+int cli_open_stream(const char *path, const char *what)
+{
+    g2e_err e;
+    int fd = readin_open_stream(path, what, &e);
+    if (fd < 0)
+        cli_error("%s", e.msg);
+    return fd;
+}
+
 char *cli_read_file(const char *path, const char *what, size_t *len)
 {
     g2e_err e;

@@ -53,6 +53,7 @@ void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * cli_open_file = readin_open, cli_read_file = readin_file ("-" is standard input),
  * cli_read_stream = readin_stream (no message: errno is set). */
 int cli_open_file(const char *path, const char *what);
+int cli_open_stream(const char *path, const char *what); /* readin_open_stream: any size */
 char *cli_read_file(const char *path, const char *what, size_t *len);
 char *cli_read_stream(FILE *f, size_t *len);
 #define CLI_MAX_INPUT READIN_MAX

@@ -21,6 +21,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define NAME_MAX_W 28   /* display columns of an input's name in the table */
 
@@ -49,7 +51,8 @@ static const opt_def OPTS[] = {
     {.name = "--file", .short_name = 'f', .kind = OPT_FILE, .flags = OPTF_APPEND | OPTF_STDIN,
      .off = offsetof(count_opts, files), .help = N_("count FILE ('-': standard input); repeat for more files")},
     {.name = "--threads", .kind = OPT_INT, .off = offsetof(count_opts, threads), .lo = 0, .hi = 64,
-     .metavar = "N", .def = "0", .help = N_("threads for large inputs (0: one per online CPU)")},
+     .metavar = "N", .def = "0", .help = N_("threads for large inputs (0: one per CPU this process may use: its affinity, "
+                                             "capped by its cgroup's CPU quota)")},
     {.name = "--tokenizer", .kind = OPT_FILE, .off = offsetof(count_opts, dir), .metavar = "DIR",
      .help = N_("vocab.json + merges.txt (or encoder.json + vocab.bpe) in DIR")},
     {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(count_opts, out),
@@ -84,9 +87,36 @@ typedef struct input {
     char name[NAME_MAX_W * 4 + 8]; /* for the table: the path, "-", or the TEXT (textfmt_fit) */
 } input;
 
-/* Reads and counts one input (a TEXT in place, a file or stdin mapped or read). */
+/* Streams and counts standard input, or a file larger than a mapping is allowed to be
+ * (tokcount_fd: any size, in bounded memory). Returns 0, -1 after a message, or 1 when the
+ * input is a file for the usual path. */
+static int count_stream(tok_tokenizer *t, const input *in, const count_opts *o, tokcount *r)
+{
+    struct stat st;
+    if (o->lossy || o->per_char || in->kind == IN_TEXT ||
+        (in->kind == IN_FILE && (stat(in->arg, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size <= TEXTIN_MAX)))
+        return 1; /* (the whole text: mapped, or a message from the usual path) */
+    int fd = in->kind == IN_STDIN ? STDIN_FILENO : cli_open_stream(in->arg, "text file");
+    if (fd < 0)
+        return -1;
+    if (in->kind == IN_STDIN)
+        out_add_input("standard input", "standard input", fd);
+    g2e_err err;
+    int rc = tokcount_fd(t, fd, (size_t)o->ctx, r, &err);
+    if (rc)
+        cli_error("%s: %s", in->kind == IN_STDIN ? "standard input" : in->arg, err.msg);
+    if (fd != STDIN_FILENO)
+        close(fd);
+    return rc ? -1 : 0;
+}
+
+/* Reads and counts one input (a TEXT in place, a file mapped or read, standard input or a
+ * large file streamed). */
 static int count_one(tok_tokenizer *t, const input *in, const count_opts *o, tokcount *r)
 {
+    int s = count_stream(t, in, o, r);
+    if (s <= 0)
+        return s;
     textin ti = {.data = in->arg, .len = in->kind == IN_TEXT ? strlen(in->arg) : 0};
     if (in->kind == IN_TEXT)
         cli_text_names_file(in->arg, 1);

@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_tokenize.c — `gpt2-embed tokenize`: text -> GPT-2 token IDs (tiktoken-exact).
  *
- * A text (TEXT arguments, -f FILE mapped, or standard input) is tokenized whole before
- * anything is written, so bad UTF-8 or a refused special token leaves the output empty;
- * large texts over --threads, their IDs formatted in the threads (tok_stream.h).
- * --jsonl streams (tok_stream.h): blocks of lines as they come, flushed when the output is
- * a pipe or a terminal. A bad line stops the run with an error naming its line number after
- * every earlier line has been written; with --keep-going it becomes {"error": "...",
- * "line": N} in the output and the run goes on (exit status 1 at the end).
- * This file is the options, their checks, the table format and the messages.
+ * The table, JSON and --format ids of a TEXT or a file of at most 1 GiB: the text mapped and
+ * checked whole before anything is written, so bad UTF-8 or a refused special token leaves
+ * the output empty; large texts over --threads, their IDs formatted in the threads
+ * (tok_stream.h). The token files (npy, u16, u32, llmc: tokfile.h), --format ids from
+ * standard input, of a larger file or with --doc-sep: streamed (toks_text_run: any size,
+ * bounded memory), documents cut at --doc-sep, a progress line on a terminal; an error there
+ * removes a file output, a pipe keeps what came before.
+ * --jsonl and --lines stream (tok_stream.h): blocks of lines as they come, flushed when the
+ * output is a pipe or a terminal, output line N answering input line N. A bad line (blank
+ * too) stops the run with an error naming its line number after every earlier line has been
+ * written; with --keep-going it becomes {"error": "...", "line": N} in its place and the run
+ * goes on (exit status 1 at the end); --keep copies members into each answer.
+ * This file is the options, their checks, the table format, the sinks and the messages.
  */
 #include "cli.h"
+#include "download.h"
 #include "i18n.h"
 #include "load.h"
 #include "opt.h"
@@ -18,6 +24,7 @@
 #include "textin.h"
 #include "tok_stream.h"
 #include "tokchars.h"
+#include "tokfile.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -27,29 +34,57 @@
 #include <unistd.h>
 
 typedef struct tokenize_opts {
-    int fmt, special, jsonl, lossy, keep_going;
-    const char *file, *dir, *out;
-    int64_t threads;
+    int fmt, special, jsonl, lines, lossy, keep_going, quiet;
+    double progress_after;
+    opt_strs keep;
+    const char *file, *dir, *out, *doc_sep;
+    int64_t threads, shard;
+    char *sep;      /* doc_sep with its escapes read (owned) */
+    size_t sep_len;
 } tokenize_opts;
 
-static const char *const FORMATS[] = {"table", "ids", "json", NULL};
-static const char *const JSONL_FORMATS[] = {"jsonl", NULL};
-enum { FMT_TABLE, FMT_IDS, FMT_JSON };
+static const char *const FORMATS[] = {"table", "ids", "json", "npy", "u16", "u32", "llmc", NULL};
+static const char *const JSONL_FORMATS[] = {"jsonl", "npy", "u16", "u32", "llmc", NULL};
+enum { FMT_TABLE, FMT_IDS, FMT_JSON, FMT_NPY, FMT_U16, FMT_U32, FMT_LLMC };
+#define FMT_BINARY(f) ((f) >= FMT_NPY)
 static const char *const SPECIALS[] = {"token", "text", "error", NULL};
 
 static const opt_def OPTS[] = {
     {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(tokenize_opts, fmt), .choices = FORMATS,
-     .def = "table", .help = N_("table: position, ID, piece, byte range; ids: one line of IDs; json: one object")},
+     .def = "table", .help = N_("table: position, ID, piece, byte range; ids: one line of IDs (one per document "
+                                "with --doc-sep); json: one object; npy: a numpy array (uint16 IDs; -o FILE.npy "
+                                "picks it); u16, u32: raw little-endian IDs (np.memmap); llmc: llm.c's .bin "
+                                "(a 1 KB header, uint16 IDs, <|endoftext|> before each document)")},
+    {.name = "--doc-sep", .kind = OPT_TEXT, .off = offsetof(tokenize_opts, doc_sep), .metavar = "SEP",
+     .help = N_("documents are the pieces between occurrences of SEP, each tokenized alone (\\n, \\t and \\\\ "
+                "are read as escapes: '\\n\\n' is a blank line); default: the whole input is one document")},
+    {.name = "--shard-tokens", .kind = OPT_INT, .off = offsetof(tokenize_opts, shard), .lo = 1,
+     .hi = (int64_t)1 << 40, .metavar = "N",
+     .help = N_("npy, u16, u32, llmc: write -o NAME.EXT as NAME_000000.EXT, NAME_000001.EXT... of at most N "
+                "tokens each, no document split unless it is longer than N")},
     {.name = "--jsonl", .kind = OPT_FLAG, .off = offsetof(tokenize_opts, jsonl),
      .help = N_("batch: one {\"text\": \"...\"} per stdin line -> one {\"ids\": [...]} per output line")},
+    {.name = "--lines", .kind = OPT_FLAG, .off = offsetof(tokenize_opts, lines),
+     .help = N_("batch: each stdin line is plain text, a document (an empty line an empty one) -> one "
+                "{\"ids\": [...]} per output line")},
+    {.name = "--keep", .kind = OPT_TEXT, .flags = OPTF_APPEND, .off = offsetof(tokenize_opts, keep),
+     .metavar = "KEY", .help = N_("--jsonl: copy member KEY of each line into its answer, as it is (null when "
+                                  "missing); repeat for more")},
     {.name = "--keep-going", .kind = OPT_FLAG, .off = offsetof(tokenize_opts, keep_going),
-     .help = N_("--jsonl: a bad line gives {\"error\": ..., \"line\": N} and the run goes on")},
+     .help = N_("--jsonl, --lines: a bad line gives {\"error\": ..., \"line\": N} in its place and the run "
+                "goes on")},
     {.name = "--special", .kind = OPT_CHOICE, .off = offsetof(tokenize_opts, special), .choices = SPECIALS,
      .def = "token", .help = N_("<|endoftext|> in the input: ID 50256, ordinary text, or an error")},
     {.name = "--lossy", .kind = OPT_FLAG, .off = offsetof(tokenize_opts, lossy),
      .help = N_("replace invalid UTF-8 with U+FFFD (offsets still refer to the input)")},
     {.name = "--threads", .kind = OPT_INT, .off = offsetof(tokenize_opts, threads), .lo = 0, .hi = 64,
-     .metavar = "N", .def = "0", .help = N_("threads for large inputs and --jsonl (0: one per online CPU)")},
+     .metavar = "N", .def = "0", .help = N_("threads for large inputs and --jsonl (0: one per CPU this process may use: its "
+                                             "affinity, capped by its cgroup's CPU quota)")},
+    {.name = "--quiet", .short_name = 'q', .kind = OPT_FLAG, .off = offsetof(tokenize_opts, quiet),
+     .help = N_("no progress line (shown on a terminal when reading a stream takes over a second)")},
+    {.name = "--progress-after", .kind = OPT_REAL, .off = offsetof(tokenize_opts, progress_after), .rlo = 0,
+     .rhi = 1e9, .metavar = "SECONDS", .def = "1", .flags = OPTF_HIDDEN,
+     .help = "the progress line's delay (tests)"},
     {.name = "--tokenizer", .kind = OPT_FILE, .off = offsetof(tokenize_opts, dir), .metavar = "DIR",
      .help = N_("vocab.json + merges.txt (or encoder.json + vocab.bpe) in DIR")},
     {.name = "--file", .short_name = 'f', .kind = OPT_FILE, .flags = OPTF_STDIN,
@@ -67,7 +102,10 @@ static const opt_cmd CMD = {
                   "Put -- before a TEXT that starts with a dash."),
     .examples = N_("  gpt2-embed tokenize \"Hello world\"\n"
                    "  gpt2-embed tokenize --format ids -f book.txt -o book.ids.txt\n"
-                   "  gpt2-embed tokenize --jsonl < texts.jsonl > ids.jsonl\n"),
+                   "  gpt2-embed tokenize --jsonl < texts.jsonl > ids.jsonl\n"
+                   "  gpt2-embed tokenize -f corpus.txt -o corpus.npy\n"
+                   "  gpt2-embed tokenize --format llmc --doc-sep '<|endoftext|>' --shard-tokens 100000000 \\\n"
+                   "      -f corpus.txt -o train.bin\n"),
     .opts = OPTS,
     .max_pos = -1,
     .pos_name = "TEXT",
@@ -172,6 +210,215 @@ static int whole_to(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *
     return rc ? -1 : 0;
 }
 
+/* ---- the stream: plain text of any length, in documents (tok_stream.h's toks_text_run) ---- */
+
+/* --format ids over the stream: a line of IDs per document. */
+typedef struct ids_sink {
+    FILE *f;
+    toks_idtext idt;
+    bytebuf b;
+    uint64_t docs;
+    int in_doc; /* the line has an ID already */
+    int werr;
+} ids_sink;
+
+static int ids_put(void *user, const uint32_t *ids, size_t n, const size_t *starts, size_t n_starts)
+{
+    ids_sink *k = user;
+    k->b.n = 0;
+    for (size_t i = 0, at = 0; i <= n_starts; i++) {
+        size_t e = i < n_starts ? starts[i] : n;
+        if (e > at) {
+            if (k->in_doc)
+                bb_put(&k->b, " ", 1);
+            toks_put_ids(&k->b, &k->idt, ids + at, e - at, ' ');
+            k->in_doc = 1;
+        }
+        if (i < n_starts) {
+            if (k->docs++)
+                bb_put(&k->b, "\n", 1);
+            k->in_doc = 0;
+        }
+        at = e;
+    }
+    k->werr = k->b.oom ? ENOMEM : write_file(k->f, k->b.p, k->b.n);
+    return k->werr;
+}
+
+/* The progress line on stderr (the download's meter, download.h): on a terminal, unless
+ * --quiet, once the run has lasted --progress-after seconds (1). */
+typedef struct progress {
+    double after;
+    uint64_t total; /* the input's size, or 0 (a pipe) */
+    int drawn;
+    dl_meter m;
+} progress;
+
+static void progress_draw(progress *g, uint64_t bytes, uint64_t tokens, int final)
+{
+    char extra[64], buf[512];
+    if (tokens >= 1000000)
+        snprintf(extra, sizeof extra, _("  %.1f M tokens"), (double)tokens / 1e6);
+    else
+        snprintf(extra, sizeof extra, _("  %llu tokens"), (unsigned long long)tokens);
+    if (dl_meter_bar(&g->m, "tokenize", bytes, g->total, extra, final, buf, sizeof buf)) {
+        fputs(buf, stderr);
+        g->drawn = 1;
+    }
+}
+
+static void on_progress(void *user, uint64_t bytes, uint64_t tokens)
+{
+    progress *g = user;
+    if (dl_meter_elapsed(&g->m) >= g->after)
+        progress_draw(g, bytes, tokens, 0);
+}
+
+/* The text (TEXT, FILE or stdin) through toks_text_run into put. Returns 0, or -1 after a
+ * message (the sink's failure, TOKS_E_PUT, is the caller's to report: returns 1). */
+static int stream_text(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *p, toks_ids_fn put, void *user)
+{
+    toks_text x = {.special = (tok_special)o->special, .sep = o->sep, .sep_len = o->sep_len, .put = put,
+                   .user = user};
+    progress g = {.after = o->progress_after};
+    char *args = NULL;
+    int fd = -1;
+    const char *what = p->npos ? "the text" : o->file && strcmp(o->file, "-") ? o->file : "standard input";
+    if (p->npos) {
+        if (!(args = joined(p)))
+            return cli_error("out of memory"), -1;
+        x.mem = args, x.mem_len = strlen(args);
+    } else if (o->file && strcmp(o->file, "-")) {
+        if ((fd = cli_open_stream(o->file, "text file")) < 0)
+            return -1;
+    } else {
+        fd = STDIN_FILENO;
+        out_add_input("standard input", "standard input", fd);
+    }
+    struct stat st;
+    g.total = x.mem ? x.mem_len : fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    if (!o->quiet && isatty(STDERR_FILENO)) {
+        dl_meter_init(&g.m, 1, "", "", "");
+        x.progress = on_progress, x.progress_user = &g;
+    }
+    int rc = toks_text_run(t, fd, &x);
+    if (g.drawn) { /* completed, then the line ended */
+        char nl[8];
+        if (!rc)
+            progress_draw(&g, x.bytes, x.tokens, 1);
+        fputs(dl_meter_close(&g.m, nl, sizeof nl) ? nl : "", stderr);
+    }
+    if (rc >= 300 && rc < 400) /* the tokenizer's: the input named */
+        cli_error("%s: %s", what, x.msg);
+    else if (rc == TOKS_E_READ)
+        cli_error("cannot read %s: %s", what, strerror(x.sys_errno));
+    else if (rc == TOKS_E_LONG)
+        cli_error("%s: more than 64 MiB without a place to cut (a whitespace character after a non-whitespace one)", what);
+    else if (rc && rc != TOKS_E_PUT)
+        cli_error("out of memory tokenizing %s", what);
+    if (fd > STDIN_FILENO)
+        close(fd);
+    free(args);
+    return rc == TOKS_E_PUT ? 1 : rc ? -1 : 0;
+}
+
+/* --format ids (with --doc-sep) over the stream onto f. Returns 0 or -1. */
+static int ids_stream_to(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *p, FILE *f)
+{
+    ids_sink k = {.f = f};
+    toks_idtext_init(&k.idt, tok_n_vocab(t), ' '); /* (without it, IDs are converted one by one) */
+    int rc = stream_text(t, o, p, ids_put, &k);
+    if (!rc && k.docs && (k.werr = write_file(f, "\n", 1)))
+        rc = 1;
+    if (rc > 0)
+        cli_error("cannot write the output: %s", strerror(k.werr ? k.werr : EIO));
+    bb_free(&k.b);
+    toks_idtext_free(&k.idt);
+    return rc ? -1 : 0;
+}
+
+static void note_shard(void *user, const char *name, uint64_t tokens)
+{
+    (void)user;
+    cli_note("wrote %s (%llu tokens)", name, (unsigned long long)tokens);
+}
+
+static int jsonl_bin(tok_tokenizer *t, const tokenize_opts *o, tokf *w);
+
+/* npy, u16, u32, llmc: the text in documents (or --jsonl's lines) into files (tokfile.h).
+ * A failure removes the file being written and names the last complete shard. Returns 0
+ * or -1. */
+static int binary_to(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *p)
+{
+    static const int TF[] = {TOKF_NPY, TOKF_U16, TOKF_U32, TOKF_LLMC};
+    tokf w;
+    g2e_err err;
+    if (tokf_open(&w, o->out, TF[o->fmt - FMT_NPY], tok_n_vocab(t), TOK_ENDOFTEXT, (uint64_t)o->shard, &err)) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    if (o->shard)
+        w.on_file = note_shard;
+    int rc = o->jsonl || o->lines ? jsonl_bin(t, o, &w) : stream_text(t, o, p, tokf_ids, &w);
+    int sink = rc == 1; /* tokf's own failure: its message */
+    if (!rc && tokf_finish(&w, &w.err))
+        sink = 1;
+    if (rc || sink) {
+        tokf_abort(&w);
+        if (sink)
+            cli_error("%s", w.err.msg);
+        if (w.shard && w.last)
+            cli_note("the last complete shard is %s (%u written)", w.last, w.done);
+        else if (w.shard)
+            cli_note("no shard was completed");
+        rc = -1;
+    }
+    tokf_free(&w);
+    return rc;
+}
+
+/* SEP with \n, \t, \r and \\ read as escapes, into o->sep. Returns 0 or -1 (usage). */
+static int read_sep(tokenize_opts *o)
+{
+    size_t n = strlen(o->doc_sep), k = 0;
+    if (!n)
+        return opt_usage_error(&CMD, "--doc-sep is empty");
+    if (!(o->sep = malloc(n + 1)))
+        return cli_error("out of memory"), -1;
+    for (const char *q = o->doc_sep; *q; q++) {
+        static const char from[] = "ntr\\", to[] = "\n\t\r\\";
+        const char *e = q[0] == '\\' && q[1] ? strchr(from, q[1]) : NULL;
+        o->sep[k++] = e ? to[e - from] : *q;
+        q += e != NULL;
+    }
+    o->sep_len = k;
+    return 0;
+}
+
+/* The options that go with the formats: shards, documents, --lossy. Returns 0 or -1. */
+static int check_formats(tokenize_opts *o)
+{
+    int bin = FMT_BINARY(o->fmt);
+    if (o->shard && !bin)
+        return opt_usage_error(&CMD, "--shard-tokens applies to --format npy, u16, u32 and llmc");
+    if (o->shard && (!o->out || strcmp(o->out, "-") == 0))
+        return opt_usage_error(&CMD, "--shard-tokens needs -o NAME.EXT (the shards are NAME_000000.EXT, ...)");
+    if (o->fmt == FMT_LLMC && o->shard > (int64_t)TOKF_LLMC_MAX)
+        return opt_usage_error(&CMD, "an llm.c file holds fewer than 2^31 tokens: --shard-tokens 2147483647 at most");
+    if (o->doc_sep && (o->jsonl || o->lines || (!bin && o->fmt != FMT_IDS)))
+        return opt_usage_error(&CMD, "--doc-sep applies to --format ids, npy, u16, u32 and llmc "
+                                     "(with --jsonl each line is a document)");
+    if (o->keep.n && bin)
+        return opt_usage_error(&CMD, "--keep copies members into JSON lines: not into npy, u16, u32 or llmc");
+    if (o->keep_going && bin)
+        return opt_usage_error(&CMD, "--keep-going writes error objects into JSON lines: not into npy, u16, u32 "
+                                     "or llmc");
+    if (o->lossy && ((bin && !o->jsonl && !o->lines) || o->doc_sep))
+        return opt_usage_error(&CMD, "--lossy does not apply to npy, u16, u32, llmc or --doc-sep: they read the "
+                                     "text as a stream, and invalid UTF-8 is an error there");
+    return o->doc_sep ? read_sep(o) : 0;
+}
+
 /* Combinations of options and inputs; the format from -o's extension. Returns 0 or -1. */
 static int check(tokenize_opts *o, opt_parsed *p)
 {
@@ -185,24 +432,35 @@ static int check(tokenize_opts *o, opt_parsed *p)
         o->file = "-";
     }
     int sources = (p->npos > 0) + (o->file != NULL) + (dash && p->npos > 1);
+    if (o->jsonl && o->lines)
+        return opt_usage_error(&CMD, "give --jsonl or --lines, not both");
     if (o->jsonl && sources)
         return opt_usage_error(&CMD, "--jsonl reads standard input: give no TEXT, -f or '-'");
-    if (!o->jsonl && sources != 1)
+    if (o->lines && sources)
+        return opt_usage_error(&CMD, "--lines reads standard input: give no TEXT, -f or '-'");
+    if (!o->jsonl && !o->lines && sources != 1)
         return opt_usage_error(&CMD, sources ? "give only one of TEXT, -f FILE or '-'"
                                              : "no input: give TEXT, -f FILE or '-'");
-    if (o->keep_going && !o->jsonl)
-        return opt_usage_error(&CMD, "--keep-going applies to --jsonl only");
-    if (o->jsonl) {
-        int f = 0;
-        if (opt_given(&CMD, p, "--format"))
-            return opt_usage_error(&CMD, "--jsonl writes JSON lines: leave out --format");
-        return out_pick_format(&CMD, o->out, JSONL_FORMATS, 0, &f);
-    }
+    if (o->keep_going && !o->jsonl && !o->lines)
+        return opt_usage_error(&CMD, "--keep-going applies to --jsonl and --lines only");
+    if (o->keep.n && !o->jsonl)
+        return opt_usage_error(&CMD, "--keep copies members of --jsonl's lines: give --jsonl");
+    if (o->keep.n > TOKS_JSONL_KEEP_MAX)
+        return opt_usage_error(&CMD, "at most 16 --keep members");
     int given = opt_given(&CMD, p, "--format");
+    if (o->jsonl || o->lines) { /* JSON lines, or one of the binary formats (JSONL_FORMATS after "jsonl") */
+        if (given && !FMT_BINARY(o->fmt))
+            return opt_usage_error(&CMD, "--jsonl writes JSON lines, or --format npy, u16, u32 or llmc");
+        int f = given ? o->fmt - FMT_NPY + 1 : 0;
+        if (out_pick_format(&CMD, o->out, JSONL_FORMATS, given, &f))
+            return -1;
+        o->fmt = f ? FMT_NPY + f - 1 : FMT_TABLE;
+        return check_formats(o);
+    }
     size_t ol = o->out ? strlen(o->out) : 0;
-    if (given && o->fmt != FMT_JSON && ol > 4 && strcasecmp(o->out + ol - 4, ".txt") == 0)
-        return 0; /* .txt holds either text format: --format ids -o ids.txt is no contradiction */
-    return out_pick_format(&CMD, o->out, FORMATS, given, &o->fmt);
+    if (given && o->fmt != FMT_JSON && !FMT_BINARY(o->fmt) && ol > 4 && strcasecmp(o->out + ol - 4, ".txt") == 0)
+        return check_formats(o); /* .txt holds either text format: --format ids -o ids.txt is no contradiction */
+    return out_pick_format(&CMD, o->out, FORMATS, given, &o->fmt) ? -1 : check_formats(o);
 }
 
 /* 1 if f is a pipe, a socket or a terminal (then --jsonl flushes every block). */
@@ -213,30 +471,66 @@ static int is_stream(FILE *f)
     return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode));
 }
 
+/* A --jsonl run's outcome in one line. Returns 0, 1 (a bad line: every line before it
+ * written) or -1. */
+static int jsonl_report(int rc, const toks_jsonl *j, FILE *f)
+{
+    if (rc == G2E_ENOMEM && j->line)
+        cli_error("out of memory with standard input line %zu", j->line);
+    else if (rc == G2E_ENOMEM)
+        cli_error("out of memory reading standard input (a line of %zu bytes)", j->pending);
+    else if (rc == TOKS_E_READ)
+        cli_error("cannot read standard input: %s", strerror(j->sys_errno));
+    else if (rc == TOKS_E_PUT)
+        return -1; /* (the files' message is the caller's) */
+    else if (rc == TOKS_E_WRITE || (f && fflush(f))) /* (the lines before a bad one go out first) */
+        cli_error("cannot write the output: %s", strerror(rc == TOKS_E_WRITE ? j->sys_errno : errno)), rc = TOKS_E_WRITE;
+    else if (rc == TOKS_STOPPED)
+        cli_error("standard input line %zu: %s", j->line, j->msg);
+    else if (j->bad)
+        cli_note("%zu bad line%s written as error objects", j->bad, j->bad == 1 ? "" : "s");
+    return rc == TOKS_STOPPED || (!rc && j->bad) ? 1 : rc ? -1 : 0;
+}
+
 /* --jsonl onto f. Returns 0, 1 (a bad line: every line before it written) or -1. */
 static int jsonl_to(tok_tokenizer *t, const tokenize_opts *o, FILE *f)
 {
     toks_jsonl j = {.special = (tok_special)o->special, .lossy = o->lossy, .keep_going = o->keep_going,
+                    .plain = o->lines, .keep = o->keep.v, .n_keep = o->keep.n,
                     .write = write_file, .flush = is_stream(f) ? flush_file : NULL, .user = f};
+    return jsonl_report(toks_jsonl_run(t, STDIN_FILENO, &j), &j, f);
+}
+
+/* --jsonl into token files: each line a document. Returns 0, 1 (tokf's failure: w->err) or
+ * -1 (a message printed). */
+static int jsonl_bin(tok_tokenizer *t, const tokenize_opts *o, tokf *w)
+{
+    toks_jsonl j = {.special = (tok_special)o->special, .lossy = o->lossy, .plain = o->lines, .put = tokf_ids,
+                    .user = w};
+    out_add_input("standard input", "standard input", STDIN_FILENO);
     int rc = toks_jsonl_run(t, STDIN_FILENO, &j);
-    if (rc == G2E_ENOMEM && j.line)
-        cli_error("out of memory with standard input line %zu", j.line);
-    else if (rc == G2E_ENOMEM)
-        cli_error("out of memory reading standard input (a line of %zu bytes)", j.pending);
-    else if (rc == TOKS_E_READ)
-        cli_error("cannot read standard input: %s", strerror(j.sys_errno));
-    else if (rc == TOKS_E_WRITE || fflush(f)) /* (the lines before a bad one go out first) */
-        cli_error("cannot write the output: %s", strerror(rc == TOKS_E_WRITE ? j.sys_errno : errno)), rc = TOKS_E_WRITE;
-    else if (rc == TOKS_STOPPED)
-        cli_error("standard input line %zu: %s", j.line, j.msg);
-    else if (j.bad)
-        cli_note("%zu bad line%s written as error objects", j.bad, j.bad == 1 ? "" : "s");
-    return rc == TOKS_STOPPED || (!rc && j.bad) ? 1 : rc ? -1 : 0;
+    return rc == TOKS_E_PUT ? 1 : jsonl_report(rc, &j, NULL) ? -1 : 0;
+}
+
+/* 1 if --format ids reads the text as a stream (any size, bounded memory): with --doc-sep,
+ * from standard input, or from a file too large to map; not with --lossy (tok_encode
+ * repairs a whole text). The table and JSON describe every token: they read the text whole
+ * (at most 1 GiB). */
+static int streams(const tokenize_opts *o, const opt_parsed *p)
+{
+    struct stat st;
+    if (o->fmt != FMT_IDS || o->lossy)
+        return 0;
+    if (o->sep || (!p->npos && strcmp(o->file, "-") == 0))
+        return 1;
+    if (p->npos)
+        return 0;
+    return stat(o->file, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > TEXTIN_MAX;
 }
 
 int cmd_tokenize(int argc, char **argv)
 {
-    tokenize_opts o = {0};
+    tokenize_opts o = {.progress_after = 1.0};
     opt_parsed p;
     int r = opt_parse(&CMD, argc, argv, &o, &p);
     if (r || check(&o, &p)) {
@@ -246,15 +540,19 @@ int cmd_tokenize(int argc, char **argv)
     tok_tokenizer *t = NULL;
     out_file of = {0};
     int rc = -1;
-    if (load_tokenizer(o.dir, &t) == 0 && out_open(&of, o.out, 0) == 0) {
+    if (load_tokenizer(o.dir, &t) == 0 && FMT_BINARY(o.fmt)) {
         tok_set_threads(t, (unsigned)o.threads);
-        rc = o.jsonl ? jsonl_to(t, &o, of.f) : whole_to(t, &o, &p, of.f);
+        rc = binary_to(t, &o, &p);
+    } else if (t && out_open(&of, o.out, 0) == 0) {
+        tok_set_threads(t, (unsigned)o.threads);
+        rc = o.jsonl || o.lines ? jsonl_to(t, &o, of.f) : streams(&o, &p) ? ids_stream_to(t, &o, &p, of.f) : whole_to(t, &o, &p, of.f);
         /* a stopped --jsonl keeps the lines before the bad one, in a file too */
         if (rc >= 0 && out_commit(&of))
             rc = -1;
         else if (rc < 0)
             out_abort(&of);
     }
+    free(o.sep);
     tok_close(t);
     opt_free(&p);
     return rc == 0 ? EXIT_OK : EXIT_ERR;

@@ -64,7 +64,7 @@ void dl_meter_init(dl_meter *m, int bar, const char *repo, const char *revision,
     m->revision = revision;
     m->endpoint = endpoint;
     m->clock = dl_now;
-    m->t0 = m->clock();
+    m->t0 = m->t_stage = m->clock();
 }
 
 double dl_meter_elapsed(const dl_meter *m)
@@ -83,40 +83,65 @@ size_t dl_meter_close(dl_meter *m, char *buf, size_t cap)
     return len;
 }
 
-/* The bar for d, unless one was drawn less than 0.1 s ago (final: draw anyway). */
-static void draw_bar(dl_meter *m, const dl_progress *d, int final, char *buf, size_t cap,
-                     size_t *len)
+/* "\rLABEL [####----]  12.5%  A / B  R/s  ETA m:ss EXTRA" for done of total bytes since the
+ * stage began (total 0: not known, then "\rLABEL  A  R/s EXTRA"), unless a bar was drawn
+ * less than 0.1 s ago (final: draw anyway). */
+static void bar_text(dl_meter *m, const char *label, uint64_t done, uint64_t total, const char *extra, int final,
+                     char *buf, size_t cap, size_t *len)
 {
     double t = m->clock();
     if (!final && t - m->t_last_draw < 0.1)
         return;
     m->t_last_draw = t;
     char a[32], b[32], r[32], eta[32] = "--:--", bar[31];
-    double el = t - m->t_stage, moved = (double)(d->done - m->done_at_stage);
+    double el = t - m->t_stage, moved = (double)(done - m->done_at_stage);
     double rate = el > 0.05 ? moved / el : 0.0;
-    dl_human(a, sizeof a, (double)d->done);
-    dl_human(b, sizeof b, (double)d->total);
+    dl_human(a, sizeof a, (double)done);
+    dl_human(b, sizeof b, (double)total);
     dl_human(r, sizeof r, rate);
-    double frac = d->total ? (double)d->done / (double)d->total : 0.0;
+    m->bar_open = 1;
+    if (!total) {
+        put(buf, cap, len, "\r%-8s %s  %s/s%s\033[K", label, a, r, extra);
+        return;
+    }
+    double frac = (double)done / (double)total;
     frac = frac > 1.0 ? 1.0 : frac;
-    if (rate > 0 && d->total > d->done) {
-        double left = (double)(d->total - d->done) / rate;
+    if (rate > 0 && total > done) {
+        double left = (double)(total - done) / rate;
         if (left < 360000)
             snprintf(eta, sizeof eta, "%d:%02d", (int)left / 60, (int)left % 60);
-    } else if (d->total && d->done >= d->total) {
+    } else if (done >= total) {
         snprintf(eta, sizeof eta, "0:00");
     }
     int fill = (int)(frac * 30.0);
     for (int i = 0; i < 30; i++)
         bar[i] = i < fill ? '#' : '-';
     bar[30] = '\0';
-    const char *stage = stage_name(d->stage);
-    size_t w = text_width(stage, strlen(stage));
-    put(buf, cap, len, "\r%s%*s [%s] %5.1f%%  %s / %s  %s/s  ETA %s\033[K", stage,
-        w < 8 ? (int)(8 - w) : 0, "", bar, frac * 100.0, a, b, r, eta);
-    m->bar_open = 1;
-    m->last = *d;
-    m->last.reason = NULL;
+    size_t w = text_width(label, strlen(label)); /* (padded by display width: a translated stage name) */
+    put(buf, cap, len, "\r%s%*s [%s] %5.1f%%  %s / %s  %s/s  ETA %s%s\033[K", label, w < 8 ? (int)(8 - w) : 0, "", bar,
+        frac * 100.0, a, b, r, eta, extra);
+}
+
+/* The bar for d (bar_text). */
+static void draw_bar(dl_meter *m, const dl_progress *d, int final, char *buf, size_t cap,
+                     size_t *len)
+{
+    size_t before = *len;
+    bar_text(m, stage_name(d->stage), d->done, d->total, "", final, buf, cap, len);
+    if (*len != before || final) {
+        m->last = *d;
+        m->last.reason = NULL;
+    }
+}
+
+size_t dl_meter_bar(dl_meter *m, const char *label, uint64_t done, uint64_t total, const char *extra, int final,
+                    char *buf, size_t cap)
+{
+    size_t len = 0;
+    if (cap)
+        buf[0] = '\0';
+    bar_text(m, label, done, total, extra ? extra : "", final, buf, cap, &len);
+    return len;
 }
 
 /* The line that opens stage d->stage. */

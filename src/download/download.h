@@ -253,6 +253,12 @@ void dl_meter_init(dl_meter *m, int bar, const char *repo, const char *revision,
 /* The text for report d (may be empty) into buf[cap] (NUL-terminated, cut if longer);
  * returns its length. d->reason is copied, not kept. */
 size_t dl_meter_text(dl_meter *m, const dl_progress *d, char *buf, size_t cap);
+/* The same bar for other work than a download (`tokenize`'s progress): label, done of total
+ * bytes since dl_meter_init (total 0: not known: no bar, no ETA), extra text after it
+ * (" 12.3 M tokens"); at most every 0.1 s unless final. Into buf[cap]; returns its length
+ * (0: nothing to draw yet). */
+size_t dl_meter_bar(dl_meter *m, const char *label, uint64_t done, uint64_t total, const char *extra, int final,
+                    char *buf, size_t cap);
 /* What ends an open bar ("\n", or ""), into buf[cap]; returns its length. */
 size_t dl_meter_close(dl_meter *m, char *buf, size_t cap);
 /* Seconds since dl_meter_init. */

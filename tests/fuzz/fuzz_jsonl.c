@@ -6,8 +6,9 @@
  * surrogate in a member name); the lossy reading never fails where the strict one succeeds
  * and then gives the same bytes; the UTF-8 hint (jsonl_text_utf8) says valid exactly when the
  * text is (text_validate); the portable scan gives what the SSE2 one gives; jsonl_line, over
- * the input as lines, gives what a search for the newline and jsonl_text_utf8 give. Never a
- * crash, a leak or an out-of-bounds read. */
+ * the input as lines, gives what a search for the newline and jsonl_text_utf8 give;
+ * jsonl_members' spans are whole JSON values inside the line. Never a crash, a leak or an
+ * out-of-bounds read. */
 #define _GNU_SOURCE /* memmem */
 #include "jsonl.h"
 #include "text.h"
@@ -90,6 +91,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cJSON *j = cJSON_ParseWithLength(s, size);
         const cJSON *t = j ? cJSON_GetObjectItemCaseSensitive(j, "text") : NULL;
         if (!cJSON_IsString(t) || strlen(t->valuestring) != text.n || memcmp(t->valuestring, text.p, text.n))
+            abort();
+        cJSON_Delete(j);
+    }
+    /* jsonl_members (--keep): its spans lie in the line and are each one whole JSON value
+     * (cJSON reads all of it); a line jsonl_text accepts it accepts, "text" found there */
+    static const char *const keys[] = {"text", "id", ""};
+    jsonl_value v[3];
+    jsonl_error me = {0};
+    int rm = jsonl_members(s, size, keys, 3, v, &key, &me);
+    if (rm && rm != JSONL_E_SYNTAX)
+        abort();
+    if (!rc && (rm || !v[0].found))
+        abort();
+    for (int k = 0; !rm && k < 3; k++) {
+        if (!v[k].found)
+            continue;
+        if (v[k].at + v[k].n > size || !v[k].n)
+            abort();
+        const char *end = NULL;
+        cJSON *j = cJSON_ParseWithLengthOpts(s + v[k].at, v[k].n, &end, 0);
+        if (!j || end != s + v[k].at + v[k].n)
             abort();
         cJSON_Delete(j);
     }

@@ -67,7 +67,7 @@ static const char *kind_of(const struct stat *st)
     return g2e_tr("not a regular file");
 }
 
-int readin_open(const char *path, const char *what, g2e_err *err)
+static int open_checked(const char *path, const char *what, uint64_t max, g2e_err *err)
 {
     /* O_NONBLOCK: opening a FIFO nobody writes to must not wait; fstat decides first */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -90,7 +90,7 @@ int readin_open(const char *path, const char *what, g2e_err *err)
         close(fd);
         return -1;
     }
-    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > READIN_MAX) {
+    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max) {
         g2e_fail(err, READIN_E_SIZE, "cannot read '%s': it is %llu bytes, over the input limit of %llu (1 GiB)",
                  path, (unsigned long long)st.st_size, (unsigned long long)READIN_MAX);
         close(fd);
@@ -104,6 +104,16 @@ int readin_open(const char *path, const char *what, g2e_err *err)
     }
     ofile_add_input(what, path, fd);
     return fd;
+}
+
+int readin_open(const char *path, const char *what, g2e_err *err)
+{
+    return open_checked(path, what, READIN_MAX, err);
+}
+
+int readin_open_stream(const char *path, const char *what, g2e_err *err)
+{
+    return open_checked(path, what, UINT64_MAX, err);
 }
 
 char *readin_file(const char *path, const char *what, size_t *len, g2e_err *err)

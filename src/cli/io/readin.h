@@ -34,6 +34,8 @@ char *readin_stream(FILE *f, size_t *len);
  * (opened O_NONBLOCK and fstat'ed first). Registered as an input, what naming its role.
  * Returns the blocking descriptor (the caller closes it), or -1. */
 int readin_open(const char *path, const char *what, g2e_err *err);
+/* readin_open for a reader that streams (tok_stream.h's toks_text_run): any size. */
+int readin_open_stream(const char *path, const char *what, g2e_err *err);
 
 /* All of the file at path, as readin_stream gives it; "-" is standard input. Only what
  * readin_open accepts is read. NULL on failure (the message names path). */

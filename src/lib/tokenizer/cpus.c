@@ -1,75 +1,122 @@
 /* SPDX-License-Identifier: MIT */
-/* cpus.c — the CPUs this process may use (see cpus.h). */
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+/* cpus.c — CPUs in the affinity mask, capped by the cgroup v2 quota (cpus.h). */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT_S */
 #include "cpus.h"
 
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-unsigned g2e_cpu_quota(const char *cpu_max)
+unsigned g2e_cpu_quota(const char *s)
 {
-    if (!cpu_max)
+    char *e;
+    if (!s)
         return 0;
-    char *end;
-    while (*cpu_max == ' ')
-        cpu_max++;
-    if (strncmp(cpu_max, "max", 3) == 0)
+    while (*s == ' ')
+        s++;
+    if (*s < '0' || *s > '9') /* "max", or not a number */
         return 0;
-    unsigned long long quota = strtoull(cpu_max, &end, 10);
-    if (end == cpu_max || *end != ' ')
+    unsigned long long q = strtoull(s, &e, 10), p = 100000;
+    if (*e == ' ') {
+        const char *ps = e + 1;
+        if (*ps < '0' || *ps > '9')
+            return 0;
+        p = strtoull(ps, &e, 10);
+    }
+    if ((*e && *e != '\n') || !q || !p)
         return 0;
-    const char *p = end + 1;
-    unsigned long long period = strtoull(p, &end, 10);
-    if (end == p || period == 0 || quota == 0)
-        return 0;
-    unsigned long long n = (quota + period - 1) / period;
-    return n > 4096 ? 4096 : (unsigned)n;
+    unsigned long long c = (q + p - 1) / p;
+    return c > UINT_MAX ? UINT_MAX : (unsigned)c;
 }
 
-/* The cgroup v2 path of this process ("0::/some/path" in /proc/self/cgroup) into buf. */
-static int cgroup_path(char *buf, size_t cap)
+unsigned g2e_cpu_quota_at(const char *root, const char *path)
 {
-    FILE *f = fopen("/proc/self/cgroup", "re");
-    if (!f)
-        return -1;
-    char line[4096];
-    int found = -1;
-    while (found && fgets(line, sizeof line, f)) {
-        if (strncmp(line, "0::", 3) != 0)
-            continue;
-        line[strcspn(line, "\n")] = '\0';
-        found = (size_t)snprintf(buf, cap, "/sys/fs/cgroup%s/cpu.max", line + 3) < cap ? 0 : -1;
+    char dir[PATH_MAX], line[128];
+    unsigned best = 0;
+    if (snprintf(dir, sizeof dir, "%s%s", root, path) >= (int)sizeof dir)
+        return 0;
+    size_t rl = strlen(root);
+    for (;;) {
+        char f[PATH_MAX + 16];
+        snprintf(f, sizeof f, "%s/cpu.max", dir);
+        FILE *fp = fopen(f, "re");
+        if (fp) {
+            unsigned q = fgets(line, sizeof line, fp) ? g2e_cpu_quota(line) : 0;
+            best = q && (!best || q < best) ? q : best;
+            fclose(fp);
+        }
+        char *slash = strrchr(dir, '/');
+        if (!slash || (size_t)(slash - dir) < rl) /* (the root itself done) */
+            break;
+        *slash = '\0';
     }
-    fclose(f);
+    return best;
+}
+
+/* The cgroup v2 mount point (mountinfo's cgroup2 line) into buf, or 0 when there is none. */
+static int cgroup2_root(char *buf, size_t cap)
+{
+    FILE *fp = fopen("/proc/self/mountinfo", "re");
+    char line[4096];
+    int found = 0;
+    while (fp && !found && fgets(line, sizeof line, fp)) {
+        char *dash = strstr(line, " - cgroup2 ");
+        char mnt[PATH_MAX];
+        /* "ID PARENT MAJ:MIN ROOT MOUNTPOINT ..." */
+        if (dash && sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 && strlen(mnt) < cap) {
+            snprintf(buf, cap, "%s", mnt);
+            found = 1;
+        }
+    }
+    if (fp)
+        fclose(fp);
     return found;
 }
 
-static unsigned quota_cpus(void)
+/* This process's cgroup v2 path ("0::/PATH" in /proc/self/cgroup) into buf, or 0. */
+static int cgroup2_path(char *buf, size_t cap)
 {
-    char path[4200], text[128];
-    if (cgroup_path(path, sizeof path))
-        return 0;
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return 0;
-    int ok = fgets(text, sizeof text, f) != NULL;
-    fclose(f);
-    return ok ? g2e_cpu_quota(text) : 0;
+    FILE *fp = fopen("/proc/self/cgroup", "re");
+    char line[4096];
+    int found = 0;
+    while (fp && !found && fgets(line, sizeof line, fp))
+        if (strncmp(line, "0::", 3) == 0) {
+            line[strcspn(line, "\n")] = '\0';
+            found = strlen(line + 3) < cap && snprintf(buf, cap, "%s", line + 3) >= 0;
+        }
+    if (fp)
+        fclose(fp);
+    return found;
+}
+
+/* CPUs in the affinity mask (masks for more than 1024 CPUs too), or 0. */
+static unsigned affinity_cpus(void)
+{
+    for (int n = 1024; n <= (1 << 20); n *= 2) {
+        cpu_set_t *set = CPU_ALLOC(n);
+        if (!set)
+            return 0;
+        size_t sz = CPU_ALLOC_SIZE(n);
+        int ok = sched_getaffinity(0, sz, set) == 0;
+        unsigned c = ok ? (unsigned)CPU_COUNT_S(sz, set) : 0;
+        CPU_FREE(set);
+        if (ok)
+            return c;
+    }
+    return 0;
 }
 
 unsigned g2e_cpu_count(void)
 {
-    unsigned n = 0;
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        n = (unsigned)CPU_COUNT(&set);
-    if (!n) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        n = c > 0 ? (unsigned)c : 1;
+    unsigned c = affinity_cpus();
+    if (!c) {
+        long o = sysconf(_SC_NPROCESSORS_ONLN);
+        c = o > 0 ? (unsigned)o : 1;
     }
-    unsigned q = quota_cpus();
-    return q && q < n ? q : n;
+    char root[PATH_MAX], path[PATH_MAX];
+    unsigned q = cgroup2_root(root, sizeof root) && cgroup2_path(path, sizeof path) ? g2e_cpu_quota_at(root, path) : 0;
+    return q && q < c ? q : c;
 }

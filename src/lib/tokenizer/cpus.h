@@ -1,21 +1,29 @@
 /* SPDX-License-Identifier: MIT */
-/* cpus.h — how many CPUs this process may use: the default thread count of every threaded
- * call (gpt2embed_cpu_count in the public header).
+/* cpus.h — how many CPUs this process may run on: the default thread count of every
+ * threaded call (gpt2embed_cpu_count in the public header).
  *
- * The CPUs of sched_getaffinity (taskset, cpusets, a batch system's allotment), capped by
- * the CPU quota of the process's cgroup v2 (cpu.max "QUOTA PERIOD": ceil(QUOTA / PERIOD)
- * CPUs; "max" is no cap), at least 1. sysconf(_SC_NPROCESSORS_ONLN) counts the machine's
- * CPUs, which a process pinned to one CPU, or N jobs sharing a host, must not take.
- * Deliberately left out: cgroup v1 (cpu.cfs_quota_us), cpu.max of ancestor cgroups.
+ * The CPUs in the process's affinity mask (sched_getaffinity: taskset, cpusets, a
+ * container's CPU list), capped by the cgroup v2 CPU quota (cpu.max: "QUOTA PERIOD" allows
+ * QUOTA/PERIOD CPUs' time, rounded up; "max" none) of the process's cgroup and of every
+ * cgroup above it, the smallest one counting. At least 1. Read each time it is asked for
+ * (a few small files; a process can be moved).
+ *
+ * Deliberately left out: cgroup v1's cpu.cfs_quota_us, CPU shares/weights (a share is no
+ * limit when the host is idle), hot-plugged CPUs after the call.
  */
 #ifndef G2E_CPUS_H
 #define G2E_CPUS_H
 
-/* The count above; reads /proc/self/cgroup and the cgroup's cpu.max on every call. */
+/* The default thread count: CPUs in the affinity mask, capped by the cgroup v2 quota. */
 unsigned g2e_cpu_count(void);
 
-/* The CPUs a cpu.max text allows (NULL or unparsable: 0 = no cap): "max 100000" -> 0,
- * "150000 100000" -> 2, "50000 100000" -> 1. For tests. */
+/* The CPUs a cgroup v2 cpu.max line allows: ceil(quota / period), at least 1; 0 for "max",
+ * NULL, or for anything that is not "QUOTA [PERIOD]" with positive integers (PERIOD 100000 when
+ * missing, as the kernel's default). */
 unsigned g2e_cpu_quota(const char *cpu_max);
+
+/* The smallest quota (g2e_cpu_quota) of the cpu.max files in the cgroup v2 directory
+ * root/path and its parents up to root, or 0 when none limits. */
+unsigned g2e_cpu_quota_at(const char *root, const char *path);
 
 #endif

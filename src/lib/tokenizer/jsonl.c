@@ -381,6 +381,44 @@ int jsonl_text_utf8(const char *s, size_t n, unsigned flags, bytebuf *text, byte
     return rc;
 }
 
+int jsonl_members(const char *s, size_t n, const char *const *keys, size_t nkeys, jsonl_value *v, bytebuf *key,
+                  jsonl_error *e)
+{
+    jp p = {s, n, 0, e, 1, 1};
+    int rc;
+    for (size_t k = 0; k < nkeys; k++)
+        v[k].at = v[k].n = 0, v[k].found = 0;
+    skip_ws(&p);
+    if (p.i >= n || s[p.i] != '{')
+        return fail(&p, p.i, "expected a JSON object {\"text\": \"...\"}");
+    p.i++;
+    skip_ws(&p);
+    while (p.i < n && s[p.i] != '}') {
+        key->n = 0;
+        if ((rc = string(&p, key, 1)))
+            return rc;
+        skip_ws(&p);
+        if (p.i >= n || s[p.i] != ':')
+            return fail(&p, p.i, "expected ':'");
+        p.i++;
+        skip_ws(&p);
+        size_t at = p.i;
+        if ((rc = skip_value(&p)))
+            return rc;
+        for (size_t k = 0; k < nkeys; k++)
+            if (!v[k].found && strlen(keys[k]) == key->n && memcmp(keys[k], key->p ? key->p : "", key->n) == 0)
+                v[k] = (jsonl_value){at, p.i - at, 1};
+        skip_ws(&p);
+        if (p.i < n && s[p.i] == ',') {
+            p.i++;
+            skip_ws(&p);
+        } else if (p.i >= n || s[p.i] != '}') {
+            return fail(&p, p.i, "expected ',' or '}'");
+        }
+    }
+    return p.i < n ? 0 : fail(&p, p.i, "expected ',' or '}'");
+}
+
 int jsonl_text(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e)
 {
     int maybe_invalid;

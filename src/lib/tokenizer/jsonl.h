@@ -54,6 +54,19 @@ int jsonl_text(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *
 int jsonl_text_utf8(const char *s, size_t n, unsigned flags, bytebuf *text, bytebuf *key, jsonl_error *e,
                     int *maybe_invalid);
 
+/* Where a member's value lies in a line: s[at .. at + n), its raw JSON (found = 1). */
+typedef struct jsonl_value {
+    size_t at, n;
+    int found;
+} jsonl_value;
+
+/* The raw values of the members named keys[0..nkeys) in the JSON object s[0..n) (the first
+ * member of each name; found = 0 for those it lacks), each checked as JSON as jsonl_text
+ * checks the members it skips. For copying members such as "id" into an answer byte for
+ * byte (a number keeps its spelling). Returns 0, JSONL_E_SYNTAX (*e) or G2E_ENOMEM. */
+int jsonl_members(const char *s, size_t n, const char *const *keys, size_t nkeys, jsonl_value *v, bytebuf *key,
+                  jsonl_error *e);
+
 /* The first line of s[0..n) (up to its '\n', or n): *len is its length without the '\n'.
  * A line of spaces, tabs and CRs only is blank: JSONL_BLANK, nothing appended. Otherwise
  * as jsonl_text_utf8 on s[0..*len): the same text, errors and *maybe_invalid. The usual

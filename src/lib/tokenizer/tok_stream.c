@@ -788,7 +788,10 @@ typedef struct jpart {
                          the line number before them */
     size_t lines;     /* how many (a last one without its newline counts) */
     bytebuf in, text, key, out;
+    bytebuf pre;      /* o->keep: the line's kept members, "\"id\":7," (empty otherwise) */
     obuf ids;
+    obuf bin;         /* o->put: the lines' IDs one after another */
+    size_t *starts, n_starts, cap_starts; /* o->put: where each line's IDs start in bin */
     size_t bad;       /* bad lines written as error objects */
     int stopped, oom; /* stopped: at line stop_line, for stop_msg */
     size_t stop_line;
@@ -814,7 +817,9 @@ static void jb_bad(jpart *p, size_t line, const char *msg)
     }
     p->bad++;
     char *lit = json_string_alloc(msg, strlen(msg));
-    bb_str(&p->out, "{\"error\":");
+    bb_str(&p->out, "{");
+    bb_put(&p->out, p->pre.p, p->pre.n);
+    bb_str(&p->out, "\"error\":");
     bb_str(&p->out, lit ? lit : "\"out of memory\"");
     bb_str(&p->out, ",\"line\":");
     toks_put_u64(&p->out, line);
@@ -823,14 +828,36 @@ static void jb_bad(jpart *p, size_t line, const char *msg)
 }
 
 /* The answer {"ids":[...]} for ids[0..k). 0, or -1 when out of memory. */
+static int jb_put(jpart *p, const uint32_t *ids, size_t k)
+{
+    if (p->n_starts == p->cap_starts) {
+        size_t cap = p->cap_starts ? 2 * p->cap_starts : 256;
+        size_t *q = realloc(p->starts, cap * sizeof *q);
+        if (!q)
+            return -1;
+        p->starts = q, p->cap_starts = cap;
+    }
+    p->starts[p->n_starts++] = p->bin.n;
+    if (k && tok_ob_grow(&p->bin, k))
+        return -1;
+    memcpy(p->bin.ids + p->bin.n, ids, k * sizeof *ids);
+    p->bin.n += k;
+    return 0;
+}
+
 static inline __attribute__((always_inline)) int jb_ids(jpart *p, const toks_idtext *idt, const uint32_t *ids,
                                                         size_t k)
 {
-    if (bb_room(&p->out, 8 + ID_ROOM(k) + 3))
+    if (p->o->put)
+        return jb_put(p, ids, k);
+    if (bb_room(&p->out, 8 + p->pre.n + ID_ROOM(k) + 3))
         return -1;
     char *o = p->out.p + p->out.n;
-    memcpy(o, "{\"ids\":[", 8);
-    o = put_ids(o + 8, idt, ids, k, ',') - (k ? 1 : 0); /* (the last ',' taken back) */
+    *o++ = '{';
+    if (p->pre.n) /* (kept members first) */
+        memcpy(o, p->pre.p, p->pre.n), o += p->pre.n;
+    memcpy(o, "\"ids\":[", 7);
+    o = put_ids(o + 7, idt, ids, k, ',') - (k ? 1 : 0); /* (the last ',' taken back) */
     memcpy(o, "]}\n", 3);
     p->out.n = (size_t)(o + 3 - p->out.p);
     return 0;
@@ -854,23 +881,53 @@ static int jb_text(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const cha
     return jb_ids(p, idt, ids->ids, ids->n);
 }
 
-/* Any line at s[0..n) (n: to the share's end): parsed (blank lines skipped), tokenized,
- * formatted; *len its length without the newline. 0, or -1 when out of memory. */
+/* o->keep: the line's kept members into p->pre ("name":raw-value, in --keep's order; null
+ * for a member it lacks, or for all of them when the line is no JSON object). 0 or -1. */
+static int jb_keep(jpart *p, const char *s, size_t len)
+{
+    const toks_jsonl *o = p->o;
+    jsonl_value v[TOKS_JSONL_KEEP_MAX];
+    jsonl_error je;
+    p->pre.n = 0;
+    int rc = jsonl_members(s, len, o->keep, o->n_keep, v, &p->key, &je);
+    for (size_t k = 0; k < o->n_keep; k++) {
+        char *name = json_string_alloc(o->keep[k], strlen(o->keep[k]));
+        if (!name)
+            return -1;
+        bb_str(&p->pre, name);
+        bb_str(&p->pre, ":");
+        if (!rc && v[k].found)
+            bb_put(&p->pre, s + v[k].at, v[k].n);
+        else
+            bb_str(&p->pre, "null");
+        bb_str(&p->pre, ",");
+        free(name);
+    }
+    return p->pre.oom || rc == G2E_ENOMEM ? -1 : 0;
+}
+
+/* Any line at s[0..n) (n: to the share's end): parsed (a blank line is a bad line: every
+ * input line has its answer), or taken as it is (o->plain), tokenized, formatted; *len its
+ * length without the newline. 0, or -1 when out of memory. */
 static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t line, size_t *len, unsigned flags)
 {
     jsonl_error je;
-    int maybe_invalid;
+    int maybe_invalid = 1, rc = 0;
     p->text.n = 0;
-    int rc = jsonl_line(s, n, p->o->lossy ? JSONL_LOSSY : 0, &p->text, &p->key, &je, len, &maybe_invalid);
-    if (rc == JSONL_BLANK)
-        return 0;
-    if (rc == G2E_ENOMEM)
-        return -1;
-    if (rc) {
-        jb_bad(p, line, je.why);
-        return 0;
+    if (p->o->plain) {
+        const char *nl = memchr(s, '\n', n);
+        *len = nl ? (size_t)(nl - s) : n;
+        return jb_text(p, t, p->idt, s, *len, 1, line, flags, &p->ids);
     }
-    return jb_text(p, t, p->idt, p->text.p, p->text.n, maybe_invalid, line, flags, &p->ids);
+    rc = jsonl_line(s, n, p->o->lossy ? JSONL_LOSSY : 0, &p->text, &p->key, &je, len, &maybe_invalid);
+    int blank = rc == JSONL_BLANK; /* (the same number as G2E_ENOMEM) */
+    if ((!blank && rc == G2E_ENOMEM) || (p->o->n_keep && jb_keep(p, s, *len)))
+        return -1;
+    if (blank)
+        jb_bad(p, line, "a blank line: expected a JSON object {\"text\": \"...\"}");
+    else if (rc)
+        jb_bad(p, line, je.why);
+    return rc ? 0 : jb_text(p, t, p->idt, p->text.p, p->text.n, maybe_invalid, line, flags, &p->ids);
 }
 
 #define JB_BATCH 64 /* usual lines read in one call (jsonl_usual_lines) */
@@ -918,11 +975,13 @@ static void jb_run(jpart *p, tok_tokenizer *t)
     jsonl_span sp[JB_BATCH];
     const toks_idtext idt = *p->idt; /* (a local: the stores of the output cannot alias it) */
     p->out.n = 0;
+    p->bin.n = p->n_starts = 0;
     p->bad = 0, p->stopped = p->oom = 0;
     while (pos < p->n && !p->stopped) {
-        size_t used, k;
+        size_t used, k = 0;
         p->text.n = 0;
-        k = jsonl_usual_lines(p->s + pos, p->n - pos, jf, &p->text, sp, JB_BATCH, &used);
+        if (!p->o->plain && !p->o->n_keep) /* (usual lines have no other members) */
+            k = jsonl_usual_lines(p->s + pos, p->n - pos, jf, &p->text, sp, JB_BATCH, &used);
         if (p->text.oom)
             goto oom;
         if (k && jb_usual(p, t, &idt, sp, k, &line, &pos, flags))
@@ -1066,6 +1125,8 @@ static int jr_hand(queue *q, size_t k)
     }
     if (p->out.n && (j->o->sys_errno = j->o->write(j->o->user, p->out.p, p->out.n)))
         return TOKS_E_WRITE;
+    if (p->n_starts && j->o->put(j->o->user, p->bin.ids, p->bin.n, p->starts, p->n_starts))
+        return TOKS_E_PUT;
     if (p->stopped) {
         j->o->line = p->stop_line;
         memcpy(j->o->msg, p->stop_msg, sizeof j->o->msg);
@@ -1108,11 +1169,253 @@ int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *o)
     o->lines = j.lines;
     for (size_t k = 0; j.part && k < j.q.nslot; k++) {
         jpart *p = &j.part[k];
-        bb_free(&p->in), bb_free(&p->text), bb_free(&p->key), bb_free(&p->out);
+        bb_free(&p->in), bb_free(&p->text), bb_free(&p->key), bb_free(&p->out), bb_free(&p->pre);
         free(p->ids.ids);
+        free(p->bin.ids);
+        free(p->starts);
     }
     free(j.part);
     free(j.buf);
     toks_idtext_free(&j.idt);
+    return rc;
+}
+
+/* ------------------------------------------------------------ plain text in documents */
+
+/* One chunk in flight: its text (copied out of the reader's buffer), where it lies in the
+ * input, its IDs and where documents start among them. */
+typedef struct tchunk {
+    _Alignas(TOK_LINE_PAIR) bytebuf in;
+    uint64_t base;        /* the offset of in.p[0] in the input */
+    int first, last;      /* the input's first / last chunk */
+    obuf ids;
+    size_t *starts, n_starts, cap_starts;
+    int rc;
+    char msg[G2E_ERR_MSG_MAX];
+} tchunk;
+
+typedef struct trun {
+    queue q;              /* (first: a queue * is a trun *) */
+    toks_text *o;
+    tchunk *slot;         /* (q.nslot,) */
+    size_t size;          /* bytes per chunk, about */
+    int huge;
+    /* the reader */
+    int fd, eof;
+    const char *mem;
+    size_t mem_left;
+    char *buf;
+    size_t cap, off, have;
+    size_t scanned;       /* no cut before buf[off + scanned] (a long stretch read on) */
+    uint64_t pos;         /* input offset of buf[off] */
+    int rc;               /* TOKS_E_READ, TOKS_E_LONG or G2E_ENOMEM, for after the chunks before it */
+} trun;
+
+/* Reads more after what is held (the buffer grown when full): 0, or 1 with r->rc set. */
+static int tr_read(trun *r)
+{
+    if (r->off) {
+        memmove(r->buf, r->buf + r->off, r->have - r->off);
+        r->have -= r->off;
+        r->off = 0;
+    }
+    if (r->have == r->cap) { /* a stretch with no cut point longer than the buffer */
+        char *nb = r->cap < TOKS_TEXT_MAX_RUN ? realloc(r->buf, r->cap * 2) : NULL;
+        if (!nb)
+            return r->rc = r->cap < TOKS_TEXT_MAX_RUN ? G2E_ENOMEM : TOKS_E_LONG, 1;
+        r->buf = nb, r->cap *= 2;
+    }
+    size_t want = r->cap - r->have;
+    ssize_t k;
+    if (r->fd < 0) {
+        k = (ssize_t)(want < r->mem_left ? want : r->mem_left);
+        memcpy(r->buf + r->have, r->mem, (size_t)k);
+        r->mem += k, r->mem_left -= (size_t)k;
+    } else {
+        do
+            k = read(r->fd, r->buf + r->have, want);
+        while (k < 0 && errno == EINTR);
+    }
+    if (k < 0) {
+        r->o->sys_errno = errno;
+        return r->rc = TOKS_E_READ, 1;
+    }
+    r->eof = k == 0;
+    r->have += (size_t)k;
+    return 0;
+}
+
+/* 1 if an occurrence of the separator straddles s[c] (starts before c, ends after it). */
+static int sep_straddles(const toks_text *o, const char *s, size_t n, size_t c)
+{
+    size_t L = o->sep_len, a = c >= L - 1 ? c - (L - 1) : 0, e = c + L - 1 < n ? c + L - 1 : n;
+    for (const char *p = s + a; e - (size_t)(p - s) >= L && (p = memmem(p, e - (size_t)(p - s), o->sep, L)); p++)
+        if ((size_t)(p - s) < c)
+            return 1;
+    return 0;
+}
+
+/* Where the chunk at s[0..n) ends: a safe cut from r->size on that no separator straddles,
+ * with room after it to see; n at the end of the input; 0 when more must be read. */
+static size_t tr_cut(trun *r, const char *s, size_t n)
+{
+    size_t look = r->o->sep_len + 4;
+    if (n < r->size + look)
+        return r->eof ? n : 0;
+    size_t lim = n - look, c = r->scanned > r->size ? r->scanned : r->size;
+    while ((c = tok_pretok_cut((const uint8_t *)s, lim, c)) < lim && r->o->sep_len && sep_straddles(r->o, s, n, c))
+        c++;
+    if (c >= lim && !r->eof)
+        r->scanned = lim; /* (searched again from there once more is read: no quadratic rescans) */
+    return c < lim ? c : r->eof ? n : 0;
+}
+
+/* Makes chunk k: reads until a cut is found (or the input ends), copies it into its slot.
+ * 0, or 1 at the end of the input or on an error (r->rc). */
+static int tr_take(queue *q, size_t k)
+{
+    trun *r = (trun *)q;
+    tchunk *c = &r->slot[k % q->nslot];
+    for (;;) {
+        const char *s = r->buf + r->off;
+        size_t n = r->have - r->off, end = r->rc ? 0 : tr_cut(r, s, n);
+        if (!end && !r->eof && !r->rc) {
+            if (tr_read(r))
+                return 1;
+            continue;
+        }
+        if (!end)
+            return 1;
+        if (k == 0 && !r->eof) /* a large input */
+            r->huge = 1;
+        c->in.n = 0;
+        bb_put(&c->in, s, end);
+        if (c->in.oom)
+            return r->rc = G2E_ENOMEM, 1;
+        c->base = r->pos;
+        c->first = k == 0;
+        c->last = end == n && r->eof;
+        r->off += end;
+        r->pos += end;
+        r->scanned = 0;
+        return 0;
+    }
+}
+
+/* A document starts before the chunk's next ID. 0, or -1 when out of memory. */
+static int tc_start(tchunk *c)
+{
+    if (c->n_starts == c->cap_starts) {
+        size_t cap = c->cap_starts ? 2 * c->cap_starts : 64;
+        size_t *p = realloc(c->starts, cap * sizeof *p);
+        if (!p)
+            return -1;
+        c->starts = p, c->cap_starts = cap;
+    }
+    c->starts[c->n_starts++] = c->ids.n;
+    return 0;
+}
+
+/* Tokenizes s[a..b) of the chunk; an error's message with its offset in the input. */
+static int tc_piece(tchunk *c, tok_tokenizer *t, const toks_text *o, size_t a, size_t b)
+{
+    g2e_err err;
+    int rc = tok_encode_append(t, c->in.p + a, b - a, o->special, TOK_NO_OFFSETS, &c->ids, &err);
+    if (rc == TOK_E_UTF8) {
+        size_t bad = a + tok_utf8_check(c->in.p + a, b - a);
+        g2e_fail(&err, rc, "invalid UTF-8 at byte offset %zu (byte 0x%02X)", (size_t)c->base + bad,
+                 (unsigned)(uint8_t)c->in.p[bad]);
+    } else if (rc == TOK_E_SPECIAL && o->special == TOK_SPECIAL_ERROR) {
+        const char *hit = find_special(c->in.p + a, b - a);
+        g2e_fail(&err, rc, "the special token %s at byte offset %zu is not allowed here "
+                 "(use --special token or --special text)", TOK_ENDOFTEXT_TEXT,
+                 (size_t)c->base + (size_t)(hit - c->in.p));
+    }
+    if (rc)
+        snprintf(c->msg, sizeof c->msg, "%s", err.msg);
+    return rc;
+}
+
+static void tr_work(queue *q, size_t k, crew *w)
+{
+    trun *r = (trun *)q;
+    tchunk *c = &r->slot[k % q->nslot];
+    const toks_text *o = r->o;
+    if (r->huge)
+        tok_caches_huge(w->t);
+    size_t n = c->in.n, at = 0;
+    c->ids.n = c->n_starts = 0;
+    c->rc = tok_ob_grow(&c->ids, chunk_ids_room(n));
+    if (!c->rc && c->first && tc_start(c))
+        c->rc = G2E_ENOMEM;
+    const char *hit;
+    while (!c->rc && o->sep_len && (hit = memmem(c->in.p + at, n - at, o->sep, o->sep_len))) {
+        size_t p = (size_t)(hit - c->in.p);
+        if ((c->rc = tc_piece(c, w->t, o, at, p)))
+            break;
+        at = p + o->sep_len;
+        if (!(c->last && at == n) && tc_start(c)) /* (a separator that ends the input starts nothing) */
+            c->rc = G2E_ENOMEM;
+    }
+    if (!c->rc)
+        c->rc = tc_piece(c, w->t, o, at, n);
+}
+
+static int tr_hand(queue *q, size_t k)
+{
+    trun *r = (trun *)q;
+    tchunk *c = &r->slot[k % q->nslot];
+    toks_text *o = r->o;
+    if (c->rc) {
+        if (c->rc != G2E_ENOMEM)
+            memcpy(o->msg, c->msg, sizeof o->msg);
+        return c->rc;
+    }
+    if (o->text)
+        o->text(o->user, c->in.p, c->in.n);
+    if (o->put(o->user, c->ids.ids, c->ids.n, c->starts, c->n_starts))
+        return TOKS_E_PUT;
+    o->bytes += c->in.n;
+    o->tokens += c->ids.n;
+    o->docs += c->n_starts;
+    if (o->progress)
+        o->progress(o->progress_user, o->bytes, o->tokens);
+    return 0;
+}
+
+int toks_text_run(tok_tokenizer *t, int fd, toks_text *o)
+{
+    o->bytes = o->tokens = o->docs = 0;
+    o->sys_errno = 0;
+    o->msg[0] = '\0';
+    if (o->lines)
+        o->sep = "\n", o->sep_len = 1;
+    unsigned threads = tok_threads(t);
+    threads = threads ? threads : 1;
+    trun r = {.o = o, .fd = fd, .mem = o->mem, .mem_left = fd < 0 ? o->mem_len : 0, .cap = (size_t)1 << 18};
+    r.size = t->split_min < CHUNK ? t->split_min : CHUNK;
+    r.size = r.size < 8 ? 8 : r.size;
+    r.buf = malloc(r.cap);
+    if (r.buf && !tr_read(&r) && r.eof && r.have < 2 * r.size)
+        threads = 1; /* all of it at once, and small: no thread to start */
+    r.q = (queue){.nslot = threads > 1 ? threads * SLOTS_PER_THREAD : 1, .take = tr_take, .work = tr_work,
+                  .hand = tr_hand};
+    r.slot = aligned_alloc(TOK_LINE_PAIR, r.q.nslot * sizeof *r.slot); /* (sizeof is a multiple of it) */
+    if (r.slot)
+        memset(r.slot, 0, r.q.nslot * sizeof *r.slot);
+    int rc = !r.buf || !r.slot ? G2E_ENOMEM : r.rc ? r.rc : queue_run(&r.q, t, threads, SIZE_MAX);
+    rc = rc ? rc : r.rc;
+    size_t zero = 0;
+    if (!rc && !o->bytes && !o->lines) { /* an empty input: one empty document */
+        o->docs = 1;
+        rc = o->put(o->user, NULL, 0, &zero, 1) ? TOKS_E_PUT : 0;
+    }
+    for (size_t k = 0; r.slot && k < r.q.nslot; k++) {
+        bb_free(&r.slot[k].in);
+        free(r.slot[k].ids.ids);
+        free(r.slot[k].starts);
+    }
+    free(r.slot);
+    free(r.buf);
     return rc;
 }

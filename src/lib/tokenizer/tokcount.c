@@ -5,6 +5,8 @@
 #include "json.h"
 #include "tok_stream.h"
 
+#include <errno.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +61,74 @@ int tokcount_text(tok_tokenizer *t, const char *text, size_t len, size_t ctx, un
         fill_cut(r, text, len, r->cut_byte);
     if (rc)
         tokcount_free(r);
+    return rc;
+}
+
+/* ---- a text of any length from a descriptor ---- */
+
+#define KEEP_AFTER 256 /* bytes kept past the cut for the snippet (12 characters and more) */
+
+typedef struct tc_stream {
+    const tok_tokenizer *t;
+    size_t ctx;
+    uint64_t tokens, bytes, base, chars; /* base: the offset of the stretch being handed */
+    uint64_t cut;      /* where the ctx-th token ends (once tokens > ctx) */
+    int cut_known;
+    bytebuf keep;      /* the text from its start to KEEP_AFTER bytes past the cut */
+} tc_stream;
+
+static void tc_text(void *user, const char *s, size_t n)
+{
+    tc_stream *c = user;
+    c->base = c->bytes;
+    c->bytes += n;
+    c->chars += textpos_chars_valid(s, n); /* (checked by the tokenizer before it is handed on) */
+    if (!c->cut_known || c->keep.n < c->cut + KEEP_AFTER)
+        bb_put(&c->keep, s, n); /* (memory: the text of the first ctx tokens, and a stretch) */
+}
+
+static int tc_put(void *user, const uint32_t *ids, size_t n, const size_t *starts, size_t n_starts)
+{
+    tc_stream *c = user;
+    (void)starts, (void)n_starts;
+    if (!c->cut_known && c->tokens + n > c->ctx) {
+        uint64_t b = c->base;
+        for (size_t i = 0; i < c->ctx - c->tokens; i++) {
+            const uint8_t *p;
+            size_t l;
+            tok_piece(c->t, ids[i], &p, &l, NULL);
+            b += l;
+        }
+        c->cut = b, c->cut_known = 1;
+    }
+    c->tokens += n;
+    return c->keep.oom; /* (out of memory: the run stops) */
+}
+
+int tokcount_fd(tok_tokenizer *t, int fd, size_t ctx, tokcount *r, g2e_err *err)
+{
+    memset(r, 0, sizeof *r);
+    tc_stream c = {.t = t, .ctx = ctx};
+    toks_text o = {.special = TOK_SPECIAL_TOKEN, .put = tc_put, .text = tc_text, .user = &c};
+    int rc = toks_text_run(t, fd, &o);
+    if (rc == TOKS_E_PUT || rc == G2E_ENOMEM)
+        rc = g2e_fail(err, G2E_ENOMEM, "out of memory counting %llu bytes", (unsigned long long)c.bytes);
+    else if (rc == TOKS_E_READ)
+        rc = g2e_fail(err, rc, "cannot read the input: %s", strerror(o.sys_errno));
+    else if (rc == TOKS_E_LONG)
+        rc = g2e_fail(err, rc, "more than 64 MiB without a place to cut (a whitespace character after a "
+                      "non-whitespace one)");
+    else if (rc)
+        rc = g2e_fail(err, rc, "%s", o.msg);
+    r->bytes = (size_t)c.bytes, r->chars = (size_t)c.chars, r->tokens = (size_t)c.tokens;
+    r->fits = r->tokens <= ctx;
+    if (!rc)
+        rc = embed_windows(r->tokens, ctx, ctx, &r->windows, err);
+    if (!rc && !r->fits)
+        fill_cut(r, c.keep.p, c.keep.n, (size_t)c.cut);
+    if (rc)
+        tokcount_free(r);
+    bb_free(&c.keep);
     return rc;
 }
 

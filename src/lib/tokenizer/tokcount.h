@@ -45,6 +45,12 @@ int tokcount_text(tok_tokenizer *t, const char *text, size_t len, size_t ctx, un
                   g2e_err *err);
 void tokcount_free(tokcount *r);
 
+/* The same, strict (no flags), for the text read from fd to its end as it comes
+ * (tok_stream.h's toks_text_run): memory is the stream's and the text up to a little past
+ * the ctx-th token (for the cut's line, column and snippet), whatever the input's length.
+ * Errors: tokcount_text's, TOKS_E_READ, TOKS_E_LONG (tok_stream.h). */
+int tokcount_fd(tok_tokenizer *t, int fd, size_t ctx, tokcount *r, g2e_err *err);
+
 /* One input's object of `count --format json` onto f: {"input": name, "kind": kind,
  * "bytes": B, "chars": C, "tokens": N, "chars_per_token": x (null for no tokens), "fits": b,
  * "windows": W[, "replaced": R when lossy][, "per_char": [...]], "cut": null or {...}}. */

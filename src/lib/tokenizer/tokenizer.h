@@ -137,12 +137,12 @@ int tok_encode(tok_tokenizer *t, const char *text, size_t len, tok_special speci
 /* Inputs of at least this many bytes are split over threads (tok_set_threads). */
 #define TOK_SPLIT_MIN ((size_t)1 << 20)
 
-/* How many threads tok_encode may use on a large input: n >= 1, or 0 for the number of
- * online CPUs. Worker state (caches, about 2 MB each) is made on first use; if that or
- * starting a thread fails, the part is tokenized in the calling thread instead (the
- * result is the same). */
+/* How many threads tok_encode may use on a large input: n >= 1, or 0 for the CPUs this
+ * process may run on (cpus.h: its affinity, capped by its cgroup v2 quota). Worker state
+ * (caches, about 2 MB each) is made on first use; if that or starting a thread fails, the
+ * part is tokenized in the calling thread instead (the result is the same). */
 void tok_set_threads(tok_tokenizer *t, unsigned n);
-/* The number set by tok_set_threads (0 resolved to the CPU count). */
+/* The number set by tok_set_threads (0 resolved to the CPUs this process may run on: cpus.h). */
 unsigned tok_threads(const tok_tokenizer *t);
 
 /* Encodes the n texts texts[i][0..lens[i]) as tok_encode does each (same special and
