@@ -16,6 +16,7 @@
 #include "opt.h"
 #include "order.h"
 #include "out.h"
+#include "textfmt.h"
 #include "tokchars.h"
 
 #include <stdlib.h>
@@ -262,7 +263,7 @@ static int draw(const compare_opts *o, const g2e_model *m, const side s[2], cons
 {
     size_t n = c->n_pos, C = m->n_embd;
     float *x = malloc(3 * n * C * sizeof *x);
-    char **labels = calloc(n, sizeof *labels);
+    char **labels = calloc(n, sizeof *labels), *title = NULL;
     int rc = -1;
     g2e_err e;
     g2e_clear(&e);
@@ -286,10 +287,14 @@ static int draw(const compare_opts *o, const g2e_model *m, const side s[2], cons
     double q = 4.0 * fig_abs_percentile(x, 2 * n * C, 50.0);
     if (!(q > 0))
         q = 1.0;   /* all-zero inputs: any range shows them */
-    char title[256];
-    snprintf(title, sizeof title, _("Two texts as the model's input: A, B and A - B per position "
-                                    "(%zu positions, %zu differ; colours clipped at \xC2\xB1%.3g)"),
-             n, c->n_differ, q);
+    /* (a translated title of any length: never through a fixed buffer) */
+    title = textfmt_printf(_("Two texts as the model's input: A, B and A - B per position "
+                             "(%zu positions, %zu differ; colours clipped at \xC2\xB1%.3g)"),
+                           n, c->n_differ, q);
+    if (!title) {
+        cli_error("out of memory");
+        goto done;
+    }
     const float *parts[3] = {xa, xb, d};
     const char *names[3] = {_("A: wte + wpe"), _("B: wte + wpe"), _("A - B")};
     render_strips st = {.n_rows = n, .dim = C, .n_strips = 3, .data = parts, .strip_names = names,
@@ -302,6 +307,7 @@ done:
         for (size_t t = 0; t < n; t++)
             free(labels[t]);
     free(labels);
+    free(title);
     free(x);
     return rc;
 }

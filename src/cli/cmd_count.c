@@ -203,16 +203,17 @@ static void print_table(FILE *f, const input *in, const tokcount *r, size_t n, s
     fprintf(f, "  %s\n", cut_h);
     for (size_t i = 0; i < n; i++) {
         out_pad(f, in[i].name, nw);
-        char cpt[32] = "-", cut[96] = "-";
+        char cpt[32] = "-";
         if (r[i].tokens)
             snprintf(cpt, sizeof cpt, "%.2f", (double)r[i].chars / (double)r[i].tokens);
-        if (!r[i].fits)
-            snprintf(cut, sizeof cut, _("line %zu, column %zu%s"), r[i].line, r[i].col,
-                     r[i].inside ? _(" (inside a character)") : "");
+        /* (translated text of any length: never through a fixed buffer) */
+        char *cut = r[i].fits ? NULL : textfmt_printf(_("line %zu, column %zu%s"), r[i].line, r[i].col,
+                                                      r[i].inside ? _(" (inside a character)") : "");
         fprintf(f, "  %*zu  %*zu  %*zu  %*s  ", (int)widths[0], r[i].bytes, (int)widths[1], r[i].chars,
                 (int)widths[2], r[i].tokens, (int)widths[3], cpt);
         out_rpad(f, r[i].fits ? _("yes") : _("no"), widths[4]);
-        fprintf(f, "  %*zu  %s\n", (int)widths[5], r[i].windows, cut);
+        fprintf(f, "  %*zu  %s\n", (int)widths[5], r[i].windows, cut ? cut : "-");
+        free(cut);
     }
     /* where each context ends, with the text around the cut */
     for (size_t i = 0; i < n; i++) {
