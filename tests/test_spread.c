@@ -86,3 +86,31 @@ Test(spread, one_allowed_cpu_is_a_plain_thread)
     expect_threads(&one, 2);
     sched_setaffinity(0, sizeof all, &all);
 }
+
+typedef struct item {
+    int runs;
+    pthread_t by;
+} item;
+
+static void *mark(void *arg)
+{
+    item *it = arg;
+    it->runs++;
+    it->by = pthread_self();
+    return NULL;
+}
+
+/* Every item runs exactly once, item 0 in the calling thread, the others in threads of
+ * their own; no item at all is no call. */
+Test(spread, run_gives_each_item_one_run)
+{
+    item its[7] = {{0}};
+    spread_run(mark, its, sizeof *its, 7, 1);
+    for (int k = 0; k < 7; k++)
+        cr_expect_eq(its[k].runs, 1, "item %d ran %d times", k, its[k].runs);
+    cr_expect(pthread_equal(its[0].by, pthread_self()));
+    for (int k = 1; k < 7; k++)
+        cr_expect(!pthread_equal(its[k].by, pthread_self()), "item %d ran in the caller", k);
+    spread_run(mark, its, sizeof *its, 0, 1);
+    cr_expect_eq(its[0].runs, 1);
+}

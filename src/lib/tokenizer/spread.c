@@ -56,3 +56,21 @@ int spread_create(pthread_t *th, void *(*fn)(void *), void *arg, unsigned k)
     free(s);
     return pthread_create(th, NULL, fn, arg);
 }
+
+void spread_run(void *(*fn)(void *), void *items, size_t size, unsigned n, int run_unstarted)
+{
+    pthread_t th[SPREAD_MAX];
+    int started[SPREAD_MAX] = {0};
+    char *it = items;
+    n = n > SPREAD_MAX ? SPREAD_MAX : n;
+    for (unsigned k = 1; k < n; k++)
+        started[k] = spread_create(&th[k], fn, it + k * size, k - 1) == 0;
+    if (n)
+        fn(it);
+    for (unsigned k = 1; k < n; k++) {
+        if (started[k])
+            pthread_join(th[k], NULL);
+        else if (run_unstarted)
+            fn(it + k * size);
+    }
+}

@@ -18,11 +18,21 @@
 #define G2E_SPREAD_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <sched.h> /* cpu_set_t: include with _GNU_SOURCE defined */
 
 /* pthread_create(th, NULL, fn, arg) as above (k: which other CPU, 0 for the first). Returns
  * 0 or pthread_create's error; on success fn(arg) runs in the new thread, to be joined. */
 int spread_create(pthread_t *th, void *(*fn)(void *), void *arg, unsigned k);
+
+#define SPREAD_MAX 64
+
+/* Runs fn on the n (<= SPREAD_MAX) items items[0..n) of `size` bytes each: items 1.. each in a
+ * thread of its own (spread_create, on other CPUs), item 0 in the calling thread; returns
+ * when all are done. An item whose thread could not be started is run in the calling thread
+ * afterwards when run_unstarted is set (work given to that item alone), else left out (work
+ * shared through a queue, which the others take). */
+void spread_run(void *(*fn)(void *), void *items, size_t size, unsigned n, int run_unstarted);
 
 /* The CPU spread_create starts its k-th thread on: the k-th CPU (round robin) of `all` after
  * `me` other than me, or -1 when `all` holds no other (exposed for the tests). */

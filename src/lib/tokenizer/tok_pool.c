@@ -275,17 +275,7 @@ static void *chunk_run(void *arg)
 /* Tokenizes chunks ks[0..m) at once (one per context). */
 static void run_chunks(chunk *ks, unsigned m)
 {
-    pthread_t th[TOK_POOL_MAX];
-    int started[TOK_POOL_MAX] = {0};
-    for (unsigned j = 1; j < m; j++)
-        started[j] = spread_create(&th[j], chunk_run, &ks[j], j - 1) == 0;
-    chunk_run(&ks[0]);
-    for (unsigned j = 1; j < m; j++) {
-        if (started[j])
-            pthread_join(th[j], NULL);
-        else
-            chunk_run(&ks[j]);
-    }
+    spread_run(chunk_run, ks, sizeof *ks, m, 1);
 }
 
 /* Emits the chunks' IDs in order, up to the first that failed: 0, or that error. */

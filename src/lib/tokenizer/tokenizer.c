@@ -538,19 +538,12 @@ static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials,
         pt[k].o.keep_off = o->keep_off;
     }
     part_thread pw[MAX_THREADS];
-    pthread_t th[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
     for (unsigned k = 0; k <= nw; k++) {
         pw[k] = (part_thread){&q, k ? t->workers[k - 1] : t, k};
         if (n >= TOK_HUGE_MIN) /* a large input, even when its parts are not */
             tok_caches_huge(pw[k].t);
     }
-    for (unsigned k = 1; k <= nw; k++)
-        started[k] = spread_create(&th[k], part_loop, &pw[k], k - 1) == 0;
-    part_loop(&pw[0]); /* (a worker that did not start: its parts are taken from its back) */
-    for (unsigned k = 1; k <= nw; k++)
-        if (started[k])
-            pthread_join(th[k], NULL);
+    spread_run(part_loop, pw, sizeof *pw, nw + 1, 0); /* (a worker that did not start: its parts are taken from its back) */
     regions_free(&q.rs);
     int rc = 0;
     for (unsigned k = 0; k < m; k++) {
@@ -854,8 +847,6 @@ int tok_encode_batch_on(tok_tokenizer *const *ctx, unsigned parts, size_t n, con
         total += lens[i];
     parts = parts < 1 ? 1 : parts > MAX_THREADS ? MAX_THREADS : parts;
     batch_part bp[MAX_THREADS];
-    pthread_t th[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
     size_t i = 0, acc = 0; /* contiguous ranges of about total / parts bytes each */
     for (unsigned k = 0; k < parts; k++) {
         size_t lo = i, goal = total / parts * (k + 1);
@@ -863,15 +854,7 @@ int tok_encode_batch_on(tok_tokenizer *const *ctx, unsigned parts, size_t n, con
             acc += lens[i++];
         bp[k] = (batch_part){ctx[k], lo, i, texts, lens, special, flags | TOK_NO_OFFSETS, counts, rc, {0}};
     }
-    for (unsigned k = 1; k < parts; k++)
-        started[k] = spread_create(&th[k], batch_run, &bp[k], k - 1) == 0;
-    batch_run(&bp[0]);
-    for (unsigned k = 1; k < parts; k++) {
-        if (started[k])
-            pthread_join(th[k], NULL);
-        else
-            batch_run(&bp[k]);
-    }
+    spread_run(batch_run, bp, sizeof *bp, parts, 1);
     int err = 0; /* every part's IDs after part 0's */
     for (unsigned k = 1; k < parts; k++) {
         if (!err && bp[k].o.n && !(err = tok_ob_grow(&bp[0].o, bp[k].o.n))) {
