@@ -162,7 +162,20 @@ static void json(json_w *w, const char *path, const st_file *st, const g2e_model
     json_end_object(w);
 }
 
-char *st_describe_json(const char *path, const st_file *st, const g2e_model *m,
+/* The JSON document onto f: 0, or -1 when the writer saw it incomplete. */
+static int json_onto(FILE *f, const char *path, const st_file *st, const g2e_model *m, const char *model_err)
+{
+    json_w w;
+    json_init(&w, f);
+    json(&w, path, st, m, model_err);
+    return json_done(&w) ? 0 : -1;
+}
+
+typedef int (*describe_fn)(FILE *f, const char *path, const st_file *st, const g2e_model *m,
+                           const char *model_err);
+
+/* What write puts on a stream, in a new string (caller frees); NULL when out of memory. */
+static char *in_memory(describe_fn write, const char *path, const st_file *st, const g2e_model *m,
                        const char *model_err)
 {
     char *out = NULL;
@@ -170,30 +183,22 @@ char *st_describe_json(const char *path, const st_file *st, const g2e_model *m,
     FILE *mem = open_memstream(&out, &len);
     if (!mem)
         return NULL;
-    json_w w;
-    json_init(&w, mem);
-    json(&w, path, st, m, model_err);
-    if (!json_done(&w) || fclose(mem) != 0) {
-        if (!json_done(&w))
-            fclose(mem);
+    int bad = write(mem, path, st, m, model_err) != 0;
+    if (fclose(mem) != 0 || bad) {
         free(out);
         return NULL;
     }
     return out;
 }
 
+char *st_describe_json(const char *path, const st_file *st, const g2e_model *m,
+                       const char *model_err)
+{
+    return in_memory(json_onto, path, st, m, model_err);
+}
+
 char *st_describe_text(const char *path, const st_file *st, const g2e_model *m,
                        const char *model_err)
 {
-    char *out = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&out, &len);
-    if (!mem)
-        return NULL;
-    st_describe_table(mem, path, st, m, model_err);
-    if (fclose(mem) != 0) {
-        free(out);
-        return NULL;
-    }
-    return out;
+    return in_memory(st_describe_table, path, st, m, model_err);
 }
