@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* report_page.h — what the report's sections share (private to report_*.c): the page being
- * written and its HTML writer (report_html.c). Every string is HTML-escaped after formatting. */
+ * written and its HTML writer (report_page.c, below the page and the sections). Every string is
+ * HTML-escaped after formatting. */
 #ifndef G2E_REPORT_PAGE_H
 #define G2E_REPORT_PAGE_H
 
