@@ -482,109 +482,127 @@ fail:
     return rc;
 }
 
-int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
+/* The context's fixed parts from opts: the output path, the limits, the endpoint and the URLs
+ * (as shown), the token and its header. 0, or a DL_E_* code with err filled (c->token and
+ * c->url may then be set: dl_fetch frees them). */
+static int ctx_init(dl_ctx *c, const dl_opts *opts, dl_result *res, g2e_err *err)
 {
-    dl_result dummy;
-    dl_ctx c;
-    int rc;
-    memset(&c, 0, sizeof c);
-    if (!res)
-        res = &dummy;
-    memset(res, 0, sizeof *res);
-    g2e_clear(err);
     if (!opts || !opts->repo || !*opts->repo ||
         (!opts->hf_cache && (!opts->out_path || !*opts->out_path)))
         return g2e_fail(err, DL_E_ARG, "a repository and an output path are required");
     if (opts->hf_cache && !opts->full)
         return g2e_fail(err, DL_E_ARG, "only the full, verified checkpoint goes into the Hugging "
                         "Face cache: an embeddings-only file there would be taken for the model");
-    if (!opts->hf_cache && snprintf(c.out_path, sizeof c.out_path, "%s", opts->out_path) >=
-                               (int)sizeof c.out_path)
+    if (!opts->hf_cache && snprintf(c->out_path, sizeof c->out_path, "%s", opts->out_path) >=
+                               (int)sizeof c->out_path)
         return g2e_fail(err, DL_E_ARG, "the output path is too long");
-    c.o = opts;
-    c.res = res;
-    c.t0 = dl_now();
-    c.deadline = opts->deadline_seconds > 0 ? opts->deadline_seconds : 21600;
-    c.attempt_limit = opts->attempt_seconds > 0 ? opts->attempt_seconds : 600;
-    c.retry_limit = opts->retry_seconds > 0 ? opts->retry_seconds : 300;
+    c->o = opts;
+    c->res = res;
+    c->t0 = dl_now();
+    c->deadline = opts->deadline_seconds > 0 ? opts->deadline_seconds : 21600;
+    c->attempt_limit = opts->attempt_seconds > 0 ? opts->attempt_seconds : 600;
+    c->retry_limit = opts->retry_seconds > 0 ? opts->retry_seconds : 300;
     if (dl_offline())
         return g2e_fail(err, DL_E_OFFLINE, "HF_HUB_OFFLINE is set: not downloading %s (unset it "
                         "to download, or point --weights at a file you have)", opts->repo);
-    if ((rc = dl_endpoint(opts->endpoint, c.endpoint, sizeof c.endpoint, err)) != 0)
+    int rc;
+    if ((rc = dl_endpoint(opts->endpoint, c->endpoint, sizeof c->endpoint, err)) != 0 ||
+        (rc = dl_resolve_url(&c->url, opts->endpoint, opts->repo, opts->revision, opts->filename, err)) != 0)
         return rc;
-    if ((rc = dl_resolve_url(&c.url, opts->endpoint, opts->repo, opts->revision, opts->filename, err)) != 0)
+    dl_url_shown(c->url, c->shown_url, sizeof c->shown_url);
+    dl_url_shown(c->endpoint, c->shown_endpoint, sizeof c->shown_endpoint);
+    if ((rc = dl_read_token(opts->token, &c->token, err)) != 0)
         return rc;
-    dl_url_shown(c.url, c.shown_url, sizeof c.shown_url);
-    dl_url_shown(c.endpoint, c.shown_endpoint, sizeof c.shown_endpoint);
-    if ((rc = dl_read_token(opts->token, &c.token, err)) != 0)
-        goto fail;
-    if (c.token) {
-        if (strlen(c.token) > sizeof c.auth_header - 32) {
-            rc = g2e_fail(err, DL_E_ARG, "the Hugging Face token is too long");
-            goto fail;
-        }
-        snprintf(c.auth_header, sizeof c.auth_header, "Authorization: Bearer %s", c.token);
+    if (c->token) {
+        if (strlen(c->token) > sizeof c->auth_header - 32)
+            return g2e_fail(err, DL_E_ARG, "the Hugging Face token is too long");
+        snprintf(c->auth_header, sizeof c->auth_header, "Authorization: Bearer %s", c->token);
     }
-    if (!dl_cu && !(dl_cu = curl_dl(DL_E_CURL, err))) {
-        rc = DL_E_CURL;
-        goto fail;
-    }
-    c.h = dl_cu->easy_init(); /* (curl_global_init: once, by curl_dl) */
-    if (!c.h) {
-        rc = g2e_fail(err, DL_E_CURL, "libcurl could not be initialised");
-        goto fail;
-    }
-    dl_cu->easy_setopt(c.h, CURLOPT_NOSIGNAL, 1L);
-    dl_cu->easy_setopt(c.h, CURLOPT_FOLLOWLOCATION, 0L);
-    dl_cu->easy_setopt(c.h, CURLOPT_PROTOCOLS_STR, "http,https");
-    dl_cu->easy_setopt(c.h, CURLOPT_USERAGENT, "gpt2-embed/" G2E_VERSION " (libcurl)");
-    dl_cu->easy_setopt(c.h, CURLOPT_HEADERFUNCTION, dl_on_header);
-    dl_cu->easy_setopt(c.h, CURLOPT_WRITEFUNCTION, dl_on_body);
-    dl_cu->easy_setopt(c.h, CURLOPT_CONNECTTIMEOUT, opts->connect_seconds > 0 ? opts->connect_seconds : 30L);
-    dl_cu->easy_setopt(c.h, CURLOPT_LOW_SPEED_LIMIT, opts->min_speed > 0 ? opts->min_speed : 10000L);
-    dl_cu->easy_setopt(c.h, CURLOPT_LOW_SPEED_TIME, opts->stall_seconds > 0 ? opts->stall_seconds : 20L);
+    return 0;
+}
 
-    /* the metadata, as the Hub's client gets it: a HEAD, redirects not followed off-host */
-    dl_set_stage(&c, DL_STAGE_RESOLVE, 0, 0);
+/* libcurl's easy handle with the options every request shares, into c->h. */
+static int open_handle(dl_ctx *c, g2e_err *err)
+{
+    const dl_opts *opts = c->o;
+    if (!dl_cu && !(dl_cu = curl_dl(DL_E_CURL, err)))
+        return DL_E_CURL;
+    c->h = dl_cu->easy_init(); /* (curl_global_init: once, by curl_dl) */
+    if (!c->h)
+        return g2e_fail(err, DL_E_CURL, "libcurl could not be initialised");
+    dl_cu->easy_setopt(c->h, CURLOPT_NOSIGNAL, 1L);
+    dl_cu->easy_setopt(c->h, CURLOPT_FOLLOWLOCATION, 0L);
+    dl_cu->easy_setopt(c->h, CURLOPT_PROTOCOLS_STR, "http,https");
+    dl_cu->easy_setopt(c->h, CURLOPT_USERAGENT, "gpt2-embed/" G2E_VERSION " (libcurl)");
+    dl_cu->easy_setopt(c->h, CURLOPT_HEADERFUNCTION, dl_on_header);
+    dl_cu->easy_setopt(c->h, CURLOPT_WRITEFUNCTION, dl_on_body);
+    dl_cu->easy_setopt(c->h, CURLOPT_CONNECTTIMEOUT, opts->connect_seconds > 0 ? opts->connect_seconds : 30L);
+    dl_cu->easy_setopt(c->h, CURLOPT_LOW_SPEED_LIMIT, opts->min_speed > 0 ? opts->min_speed : 10000L);
+    dl_cu->easy_setopt(c->h, CURLOPT_LOW_SPEED_TIME, opts->stall_seconds > 0 ? opts->stall_seconds : 20L);
+    return 0;
+}
+
+/* The file's metadata, as the Hub's client gets it (a HEAD, redirects not followed off-host):
+ * its ETag, commit and size into c and res. */
+static int resolve(dl_ctx *c, dl_result *res, g2e_err *err)
+{
+    dl_set_stage(c, DL_STAGE_RESOLVE, 0, 0);
     dl_resp m;
-    if ((rc = dl_with_retries(&c, 0, 0, NULL, -1, 0, NULL, &m, err)) != 0)
-        goto fail;
-    dl_meta_etag(&m, c.etag, sizeof c.etag);
-    snprintf(c.commit, sizeof c.commit, "%s", m.commit);
+    int rc = dl_with_retries(c, 0, 0, NULL, -1, 0, NULL, &m, err);
+    if (rc)
+        return rc;
+    dl_meta_etag(&m, c->etag, sizeof c->etag);
+    snprintf(c->commit, sizeof c->commit, "%s", m.commit);
     const char *sz = m.linked_size[0] ? m.linked_size : m.content_length;
-    if (!c.commit[0] || !c.etag[0] || !sz[0] || dl_parse_u64(sz, &c.size) != 0) {
-        rc = g2e_fail(err, DL_E_PROTOCOL, "%s did not give the file's metadata (X-Repo-Commit, "
-                      "X-Linked-Etag/ETag, X-Linked-Size/Content-Length): is %s a Hugging Face Hub?",
-                      c.shown_url, c.shown_endpoint);
-        goto fail;
-    }
-    if (!dl_is_hex(c.commit, 40)) {
-        rc = g2e_fail(err, DL_E_PROTOCOL, "%s gave X-Repo-Commit '%.80s', not a commit id (40 hex "
-                      "digits): is %s a Hugging Face Hub?", c.shown_url, c.commit, c.shown_endpoint);
-        goto fail;
-    }
-    snprintf(res->commit, sizeof res->commit, "%s", c.commit);
-    snprintf(res->sha256, sizeof res->sha256, "%s", c.etag);
-    res->source_size = c.size;
+    if (!c->commit[0] || !c->etag[0] || !sz[0] || dl_parse_u64(sz, &c->size) != 0)
+        return g2e_fail(err, DL_E_PROTOCOL, "%s did not give the file's metadata (X-Repo-Commit, "
+                        "X-Linked-Etag/ETag, X-Linked-Size/Content-Length): is %s a Hugging Face Hub?",
+                        c->shown_url, c->shown_endpoint);
+    if (!dl_is_hex(c->commit, 40))
+        return g2e_fail(err, DL_E_PROTOCOL, "%s gave X-Repo-Commit '%.80s', not a commit id (40 hex "
+                        "digits): is %s a Hugging Face Hub?", c->shown_url, c->commit, c->shown_endpoint);
+    snprintf(res->commit, sizeof res->commit, "%s", c->commit);
+    snprintf(res->sha256, sizeof res->sha256, "%s", c->etag);
+    res->source_size = c->size;
+    return 0;
+}
 
-    int reuse = 0;
-    if (opts->hf_cache && (rc = dl_cache_prepare(&c, &reuse, err)) != 0)
-        goto fail;
+/* The bytes: reused from the Hugging Face cache, or fetched whole or as the two tables. */
+static int fetch(dl_ctx *c, dl_result *res, g2e_err *err)
+{
+    const dl_opts *opts = c->o;
+    int reuse = 0, rc = 0;
+    if (opts->hf_cache && (rc = dl_cache_prepare(c, &reuse, err)) != 0)
+        return rc;
     if (reuse)
-        res->out_size = c.size;
+        res->out_size = c->size;
     else
-        rc = opts->full ? fetch_full(&c, err) : fetch_embeddings(&c, err);
+        rc = opts->full ? fetch_full(c, err) : fetch_embeddings(c, err);
     if (rc == 0 && opts->hf_cache)
-        rc = dl_cache_link(&c, err);
+        rc = dl_cache_link(c, err);
     if (rc == 0) {
         if (!opts->hf_cache)
-            snprintf(res->path, sizeof res->path, "%s", c.out_path);
+            snprintf(res->path, sizeof res->path, "%s", c->out_path);
         res->reused = reuse;
         if (opts->full)
             res->verified = 1;   /* the whole file's sha256 was checked */
-        dl_set_stage(&c, DL_STAGE_DONE, res->out_size, res->out_size);
+        dl_set_stage(c, DL_STAGE_DONE, res->out_size, res->out_size);
     }
-fail:
+    return rc;
+}
+
+int dl_fetch(const dl_opts *opts, dl_result *res, g2e_err *err)
+{
+    dl_result dummy;
+    dl_ctx c;
+    memset(&c, 0, sizeof c);
+    if (!res)
+        res = &dummy;
+    memset(res, 0, sizeof *res);
+    g2e_clear(err);
+    int rc = ctx_init(&c, opts, res, err);
+    if (!rc && !(rc = open_handle(&c, err)) && !(rc = resolve(&c, res, err)))
+        rc = fetch(&c, res, err);
     if (c.h)
         dl_cu->easy_cleanup(c.h);
     if (c.token) {
