@@ -345,139 +345,165 @@ static int check_pins(dl_ctx *c, const st_tensor *const t[2], const char hx[2][6
     return 0;
 }
 
-static int fetch_embeddings(dl_ctx *c, g2e_err *err)
-{
-    const dl_opts *o = c->o;
-    char *hdr = NULL;
-    st_file *st = NULL, *chk = NULL;
-    dl_part p = {0};
-    p.fd = -1;
-    int rc;
-    g2e_err e2;
-    const st_tensor *wte, *wpe;
+/* An embeddings-only file's layout: the two tensors in file order, the new header (their
+ * hashes placeholders of the final length until the bytes are in), the sizes. */
+typedef struct emb_layout {
+    const st_tensor *t[2];
+    const char *format;
+    char hx[2][65];
+    char *hdr;       /* 8 + hl bytes (owned) */
+    size_t hl;
+    uint64_t nb[2], total;
+} emb_layout;
 
-    if ((rc = fetch_header(c, &st, &wte, &wpe, err)) != 0)
-        return rc;
-    const st_tensor *t[2] = {wte, wpe};
-    if (wpe->begin < wte->begin) {
-        t[0] = wpe;
-        t[1] = wte;
-    }
+static int layout_init(dl_ctx *c, const st_file *st, const st_tensor *wte, const st_tensor *wpe, emb_layout *L,
+                       g2e_err *err)
+{
+    L->t[0] = wpe->begin < wte->begin ? wpe : wte;
+    L->t[1] = wpe->begin < wte->begin ? wte : wpe;
     snprintf(c->res->wte_name, sizeof c->res->wte_name, "%s", wte->name);
     snprintf(c->res->wpe_name, sizeof c->res->wpe_name, "%s", wpe->name);
-    const char *format = st_meta_get(st, "format");
-    char hx[2][65];
-    memset(hx, '0', sizeof hx);
-    hx[0][64] = hx[1][64] = '\0';
-    /* spaces after the JSON put the data at a multiple of 8, as the reference writer does;
-     * the hashes are placeholders of their final length until the bytes are in */
-    size_t json_len = build_header(NULL, c, format, t, (const char(*)[65])hx);
-    size_t hl = json_len + (8 - json_len % 8) % 8;
-    hdr = malloc(8 + hl);
-    if (!hdr) {
-        rc = g2e_fail(err, G2E_ENOMEM, "out of memory");
-        goto fail;
-    }
-    memset(hdr + 8 + json_len, ' ', hl - json_len);
-    put_le64((uint8_t *)hdr, hl);
-    build_header(hdr + 8, c, format, t, (const char(*)[65])hx);
-    uint64_t nb[2] = {t[0]->end - t[0]->begin, t[1]->end - t[1]->begin};
-    uint64_t total = 8 + hl + nb[0] + nb[1];
+    L->format = st_meta_get(st, "format");
+    memset(L->hx, '0', sizeof L->hx);
+    L->hx[0][64] = L->hx[1][64] = '\0';
+    /* spaces after the JSON put the data at a multiple of 8, as the reference writer does */
+    size_t json_len = build_header(NULL, c, L->format, L->t, (const char(*)[65])L->hx);
+    L->hl = json_len + (8 - json_len % 8) % 8;
+    if (!(L->hdr = malloc(8 + L->hl)))
+        return g2e_fail(err, G2E_ENOMEM, "out of memory");
+    memset(L->hdr + 8 + json_len, ' ', L->hl - json_len);
+    put_le64((uint8_t *)L->hdr, L->hl);
+    build_header(L->hdr + 8, c, L->format, L->t, (const char(*)[65])L->hx);
+    L->nb[0] = L->t[0]->end - L->t[0]->begin;
+    L->nb[1] = L->t[1]->end - L->t[1]->begin;
+    L->total = 8 + L->hl + L->nb[0] + L->nb[1];
+    return 0;
+}
 
+/* The part file for L: opened (or an earlier run's found), room checked, the header written,
+ * and where a resumed tensor stops its last stored bytes compared with the Hub's again. */
+static int part_prepare(dl_ctx *c, const st_file *st, const emb_layout *L, dl_part *p, g2e_err *err)
+{
+    const dl_opts *o = c->o;
+    const st_tensor *const *t = L->t;
     char info[4096];
     snprintf(info, sizeof info,
              "gpt2-embed part v1\nmode embeddings\nrepo %s\nfile %s\netag %s\nsize %" PRIu64
              "\nheader %zu\n%s %" PRIu64 "-%" PRIu64 "\n%s %" PRIu64 "-%" PRIu64 "\n",
-             o->repo, o->filename ? o->filename : "model.safetensors", c->etag, c->size, hl,
+             o->repo, o->filename ? o->filename : "model.safetensors", c->etag, c->size, L->hl,
              t[0]->name, t[0]->begin, t[0]->end, t[1]->name, t[1]->begin, t[1]->end);
-    if ((rc = dl_part_open(&p, c->out_path, info, total, err)) != 0)
-        goto fail;
-    c->res->resumed = p.size;
-    if ((rc = dl_check_space(p.path, total - p.size, err)) != 0) {
-        if (p.size == 0)
-            dl_part_discard(&p);
-        goto fail;
+    int rc = dl_part_open(p, c->out_path, info, L->total, err);
+    if (rc)
+        return rc;
+    c->res->resumed = p->size;
+    if ((rc = dl_check_space(p->path, L->total - p->size, err)) != 0) {
+        if (p->size == 0)
+            dl_part_discard(p);
+        return rc;
     }
-    if (p.size < 8 + hl) {
-        if (dl_write_all_at(p.fd, hdr, 8 + hl, 0) != 0) {
-            rc = g2e_fail(err, DL_E_IO, "cannot write %s: %s", p.path, strerror(errno));
-            goto fail;
-        }
-        p.size = 8 + hl;
+    uint64_t data = 8 + L->hl;
+    if (p->size < data) {
+        if (dl_write_all_at(p->fd, L->hdr, data, 0) != 0)
+            return g2e_fail(err, DL_E_IO, "cannot write %s: %s", p->path, strerror(errno));
+        p->size = data;
     }
     /* resuming inside (or at the end of) a tensor: its last stored bytes again, compared */
-    for (int i = 0, at0 = 0; i < 2 && p.size > 8 + hl && !at0; i++) {
-        uint64_t start = 8 + hl + (i ? nb[0] : 0);
-        if (p.size > start && p.size <= start + nb[i]) {
-            uint64_t have = p.size - start, ov = have < DL_OVERLAP ? have : DL_OVERLAP;
-            if ((rc = check_overlap(c, &p, p.size - ov, st->data_start + t[i]->begin + have - ov,
-                                    ov, err)) != 0)
-                goto fail;
-            at0 = 1;
+    for (int i = 0; i < 2 && p->size > data; i++) {
+        uint64_t start = data + (i ? L->nb[0] : 0);
+        if (p->size > start && p->size <= start + L->nb[i]) {
+            uint64_t have = p->size - start, ov = have < DL_OVERLAP ? have : DL_OVERLAP;
+            return check_overlap(c, p, p->size - ov, st->data_start + t[i]->begin + have - ov, ov, err);
         }
     }
-    /* the tensors' hashes: first over what an earlier run left, then as bytes arrive */
-    sha256_ctx h[2];
-    uint64_t at = 8 + hl;
-    if (p.size > at)
-        dl_set_stage(c, DL_STAGE_VERIFY, 0, p.size - at);
+    return 0;
+}
+
+/* The tensors' hashes: first over what an earlier run left, then the missing bytes fetched
+ * and hashed as they arrive. */
+static int fetch_tensors(dl_ctx *c, const st_file *st, const emb_layout *L, dl_part *p, sha256_ctx h[2],
+                         g2e_err *err)
+{
+    uint64_t at = 8 + L->hl;
+    int rc;
+    if (p->size > at)
+        dl_set_stage(c, DL_STAGE_VERIFY, 0, p->size - at);
     for (int i = 0; i < 2; i++) {
         sha256_init(&h[i]);
-        uint64_t have = p.size > at ? p.size - at : 0;
-        if (have > nb[i])
-            have = nb[i];
-        if (have && (rc = dl_hash_file_range(c, p.fd, at, have, &h[i], err, p.path)) != 0)
-            goto fail;
-        at += nb[i];
+        uint64_t have = p->size > at ? p->size - at : 0;
+        if (have > L->nb[i])
+            have = L->nb[i];
+        if (have && (rc = dl_hash_file_range(c, p->fd, at, have, &h[i], err, p->path)) != 0)
+            return rc;
+        at += L->nb[i];
     }
-    dl_set_stage(c, DL_STAGE_TENSORS, p.size - 8 - hl, nb[0] + nb[1]);
-    at = 8 + hl;
+    dl_set_stage(c, DL_STAGE_TENSORS, p->size - 8 - L->hl, L->nb[0] + L->nb[1]);
+    at = 8 + L->hl;
     for (int i = 0; i < 2; i++) {
-        uint64_t end = at + nb[i];
-        if (p.size < end) {
-            uint64_t skip = p.size - at;
-            rc = dl_with_retries(c, st->data_start + t[i]->begin + skip, nb[i] - skip, NULL, p.fd,
-                              p.size, &h[i], NULL, err);
+        uint64_t end = at + L->nb[i];
+        if (p->size < end) {
+            uint64_t skip = p->size - at;
+            rc = dl_with_retries(c, st->data_start + L->t[i]->begin + skip, L->nb[i] - skip, NULL, p->fd,
+                                 p->size, &h[i], NULL, err);
             if (rc) {
                 if (rc == DL_E_CHANGED || rc == DL_E_PROTOCOL)
-                    dl_part_discard(&p);
-                dl_part_kept(&p, rc, err);
-                goto fail;
+                    dl_part_discard(p);
+                dl_part_kept(p, rc, err);
+                return rc;
             }
-            p.size = end;
+            p->size = end;
         }
         at = end;
     }
-    dl_set_stage(c, DL_STAGE_VERIFY, nb[0] + nb[1], nb[0] + nb[1]);
+    return 0;
+}
+
+/* The hashes checked against the pins and written into the header; the file cut to its size,
+ * read back as safetensors, and renamed into place. */
+static int finish_part(dl_ctx *c, emb_layout *L, dl_part *p, const st_tensor *wte, const st_tensor *wpe,
+                       sha256_ctx h[2], g2e_err *err)
+{
+    dl_set_stage(c, DL_STAGE_VERIFY, L->nb[0] + L->nb[1], L->nb[0] + L->nb[1]);
     for (int i = 0; i < 2; i++)
-        dl_hash_hex(&h[i], hx[i]);
-    if ((rc = check_pins(c, t, (const char(*)[65])hx, err)) != 0) {
-        dl_part_discard(&p);
-        goto fail;
+        dl_hash_hex(&h[i], L->hx[i]);
+    int rc = check_pins(c, L->t, (const char(*)[65])L->hx, err);
+    if (rc) {
+        dl_part_discard(p);
+        return rc;
     }
-    build_header(hdr + 8, c, format, t, (const char(*)[65])hx);
-    if (dl_write_all_at(p.fd, hdr, 8 + hl, 0) != 0) {
-        rc = g2e_fail(err, DL_E_IO, "cannot write %s: %s", p.path, strerror(errno));
-        goto fail;
-    }
-    if (ftruncate(p.fd, (off_t)total) != 0) {
-        rc = g2e_fail(err, DL_E_IO, "cannot truncate %s: %s", p.path, strerror(errno));
-        goto fail;
-    }
-    if (st_open(&chk, p.path, &e2) != 0 || !st_find(chk, wte->name) || !st_find(chk, wpe->name)) {
-        dl_part_discard(&p);
+    build_header(L->hdr + 8, c, L->format, L->t, (const char(*)[65])L->hx);
+    if (dl_write_all_at(p->fd, L->hdr, 8 + L->hl, 0) != 0)
+        return g2e_fail(err, DL_E_IO, "cannot write %s: %s", p->path, strerror(errno));
+    if (ftruncate(p->fd, (off_t)L->total) != 0)
+        return g2e_fail(err, DL_E_IO, "cannot truncate %s: %s", p->path, strerror(errno));
+    st_file *chk = NULL;
+    g2e_err e2;
+    if (st_open(&chk, p->path, &e2) != 0 || !st_find(chk, wte->name) || !st_find(chk, wpe->name)) {
+        dl_part_discard(p);
         rc = g2e_fail(err, DL_E_HEADER, "the file written is not valid safetensors (%s); "
                       "discarded", chk ? "a tensor is missing" : e2.msg);
-        goto fail;
     }
-    if ((rc = dl_part_commit(&p, c->out_path, err)) != 0)
-        goto fail;
-    c->res->out_size = total;
-    rc = 0;
-fail:
     st_close(chk);
+    if (!rc && !(rc = dl_part_commit(p, c->out_path, err)))
+        c->res->out_size = L->total;
+    return rc;
+}
+
+static int fetch_embeddings(dl_ctx *c, g2e_err *err)
+{
+    st_file *st = NULL;
+    dl_part p = {0};
+    p.fd = -1;
+    const st_tensor *wte, *wpe;
+    int rc = fetch_header(c, &st, &wte, &wpe, err);
+    if (rc)
+        return rc;
+    emb_layout L = {0};
+    sha256_ctx h[2];
+    if (!(rc = layout_init(c, st, wte, wpe, &L, err)) && !(rc = part_prepare(c, st, &L, &p, err)) &&
+        !(rc = fetch_tensors(c, st, &L, &p, h, err)))
+        rc = finish_part(c, &L, &p, wte, wpe, h, err);
     st_close(st);
-    free(hdr);
+    free(L.hdr);
     dl_part_close(&p);
     return rc;
 }
