@@ -527,99 +527,122 @@ static int exchange(dl_ctx *c, dl_sink *s, dl_resp *meta, char *why, size_t why_
 /* Retries with backoff around exchange(). For a HEAD (mem NULL, fd < 0), meta is filled.
  * For data, bytes [start, +len) of the file go to mem or to fd at off, and into hash if
  * not NULL (each byte once, in order, whatever the retries). */
+/* One attempt of dl_with_retries: the bytes still missing (done of len arrived before), or
+ * the HEAD; *got receives how many arrived now and *last_byte when. 0, XCH_TRANSIENT with
+ * *why, or a DL_E_* code. */
+static int attempt_once(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, int fd, uint64_t off,
+                        sha256_ctx *hash, uint64_t done, dl_resp *m, uint64_t *got, double *last_byte,
+                        char *why, size_t why_cap, g2e_err *err)
+{
+    dl_sink s = {0};
+    s.c = c;
+    s.fd = fd;
+    s.hash = hash;
+    int data = mem || fd >= 0, rc;
+    if (data) {
+        s.mem = mem ? mem + done : NULL;
+        s.off = off + done;
+        s.want_start = start + done;
+        s.want_len = len - done;
+    }
+    rc = exchange(c, data ? &s : NULL, m, why, why_cap, err);
+    *got = s.got;
+    *last_byte = s.last_byte;
+    if (rc != 0 || !data)
+        return rc;
+    /* the same file on every request, or the bytes may not belong together */
+    char et[DL_HV];
+    dl_meta_etag(m, et, sizeof et);
+    if (c->etag[0] && et[0] && strcmp(et, c->etag) != 0)
+        return g2e_fail(err, DL_E_CHANGED, "the file changed on the Hub during the "
+                        "download (ETag %s, now %s); run the command again", c->etag, et);
+    if (done + s.got < len) {
+        snprintf(why, why_cap, "a short body: %" PRIu64 " of %" PRIu64 " bytes", done + s.got, len);
+        return XCH_TRANSIENT;
+    }
+    return 0;
+}
+
+/* Retries so far: in a row without progress (attempt), in all for this range (tries), and
+ * the next backoff. */
+typedef struct retry_state {
+    int attempt, tries, max_attempts;
+    unsigned delay, base, cap;
+} retry_state;
+
+/* After a transient failure (why; Retry-After in m): gives up with a DL_E_* code, or says the
+ * retry on the progress callback and sleeps the backoff, returning 0. */
+static int retry_or_give_up(dl_ctx *c, retry_state *r, const dl_resp *m, const char *why, g2e_err *err)
+{
+    int code = strncmp(why, "HTTP ", 5) == 0 && why[5] >= '1' && why[5] <= '5' ? DL_E_HTTP : DL_E_NETWORK;
+    if (r->attempt >= r->max_attempts || c->retries >= DL_MAX_RETRIES)
+        return g2e_fail(err, code, "giving up after %d attempt%s: %s", r->attempt,
+                        r->attempt == 1 ? "" : "s", why);
+    unsigned wait = r->delay;
+    uint64_t ra;
+    if (m->retry_after[0] && dl_parse_u64(m->retry_after, &ra) == 0) {
+        /* the server's wish, within our cap */
+        unsigned want = ra > r->cap / 1000 ? r->cap : (unsigned)ra * 1000;
+        if (want > wait)
+            wait = want;
+    }
+    if (c->lost + wait / 1000.0 > (double)c->retry_limit)
+        return g2e_fail(err, code, "giving up after %d attempt%s and %.0f s lost to failures "
+                        "(the limit is %ld s): %s", r->tries, r->tries == 1 ? "" : "s",
+                        c->lost, c->retry_limit, why);
+    if (dl_now() + wait / 1000.0 - c->t0 >= (double)c->deadline)
+        return g2e_fail(err, code, "giving up after %d attempt%s: the download's deadline of "
+                        "%ld s would pass before the next one: %s", r->attempt,
+                        r->attempt == 1 ? "" : "s", c->deadline, why);
+    r->attempt++;
+    r->tries++;
+    c->retries++;
+    c->res->retries = c->retries;
+    dl_progress saved = c->pg;
+    c->pg.stage = DL_STAGE_RETRY;
+    c->pg.attempt = r->attempt;
+    c->pg.delay_ms = wait;
+    c->pg.reason = why;
+    dl_report(c, 1);
+    c->pg = saved;
+    c->pg.reason = NULL;
+    dl_sleep_ms(wait);
+    c->lost += wait / 1000.0;
+    r->delay = r->delay > r->cap / 2 ? r->cap : r->delay * 2;
+    return 0;
+}
+
 int dl_with_retries(dl_ctx *c, uint64_t start, uint64_t len, uint8_t *mem, int fd,
                         uint64_t off, sha256_ctx *hash, dl_resp *meta, g2e_err *err)
 {
     const dl_opts *o = c->o;
-    int max_attempts = o->max_attempts > 0 ? o->max_attempts : 6;
-    unsigned base = o->backoff_ms ? o->backoff_ms : 1000;
-    unsigned cap = o->backoff_max_ms ? o->backoff_max_ms : 30000;
-    unsigned delay = base;
+    retry_state r = {1, 1, o->max_attempts > 0 ? o->max_attempts : 6, 0, o->backoff_ms ? o->backoff_ms : 1000,
+                     o->backoff_max_ms ? o->backoff_max_ms : 30000};
+    r.delay = r.base;
     uint64_t done = 0;
-    int attempt = 1, tries = 1;   /* in a row without progress; in all for this range */
     dl_resp m;
     for (;;) {
         char why[512] = "";
-        dl_sink s = {0};
-        int rc;
-        double t_start = dl_now();
-        s.c = c;
-        s.fd = fd;
-        s.hash = hash;
-        if (mem || fd >= 0) {
-            s.mem = mem ? mem + done : NULL;
-            s.off = off + done;
-            s.want_start = start + done;
-            s.want_len = len - done;
-            rc = exchange(c, &s, &m, why, sizeof why, err);
-        } else {
-            rc = exchange(c, NULL, &m, why, sizeof why, err);
-        }
-        done += s.got;
+        uint64_t got;
+        double last_byte, t_start = dl_now();
+        int rc = attempt_once(c, start, len, mem, fd, off, hash, done, &m, &got, &last_byte, why, sizeof why, err);
+        done += got;
         if (rc > 0)
             return rc;
         if (meta)
             *meta = m;
-        if (rc == 0 && (mem || fd >= 0)) {
-            /* the same file on every request, or the bytes may not belong together */
-            char et[DL_HV];
-            dl_meta_etag(&m, et, sizeof et);
-            if (c->etag[0] && et[0] && strcmp(et, c->etag) != 0)
-                return g2e_fail(err, DL_E_CHANGED, "the file changed on the Hub during the "
-                                "download (ETag %s, now %s); run the command again", c->etag, et);
-            if (done < len) {
-                snprintf(why, sizeof why, "a short body: %" PRIu64 " of %" PRIu64 " bytes",
-                         done, len);
-                rc = XCH_TRANSIENT;
-            }
-        }
         if (rc == 0)
             return 0;
         /* transient: try again, resuming after what arrived */
-        double t_end = dl_now();
-        if (s.got >= PROGRESS_RESET) {
-            attempt = 1;
-            delay = base;
-            c->lost += t_end - s.last_byte;   /* only the dead time after the progress */
+        if (got >= PROGRESS_RESET) {
+            r.attempt = 1;
+            r.delay = r.base;
+            c->lost += dl_now() - last_byte;   /* only the dead time after the progress */
         } else {
-            c->lost += t_end - t_start;
+            c->lost += dl_now() - t_start;
         }
-        int code = strncmp(why, "HTTP ", 5) == 0 && why[5] >= '1' && why[5] <= '5' ? DL_E_HTTP
-                                                                                  : DL_E_NETWORK;
-        if (attempt >= max_attempts || c->retries >= DL_MAX_RETRIES)
-            return g2e_fail(err, code, "giving up after %d attempt%s: %s", attempt,
-                            attempt == 1 ? "" : "s", why);
-        unsigned wait = delay;
-        uint64_t ra;
-        if (m.retry_after[0] && dl_parse_u64(m.retry_after, &ra) == 0) {
-            /* the server's wish, within our cap */
-            unsigned want = ra > cap / 1000 ? cap : (unsigned)ra * 1000;
-            if (want > wait)
-                wait = want;
-        }
-        if (c->lost + wait / 1000.0 > (double)c->retry_limit)
-            return g2e_fail(err, code, "giving up after %d attempt%s and %.0f s lost to failures "
-                            "(the limit is %ld s): %s", tries, tries == 1 ? "" : "s",
-                            c->lost, c->retry_limit, why);
-        if (t_end + wait / 1000.0 - c->t0 >= (double)c->deadline)
-            return g2e_fail(err, code, "giving up after %d attempt%s: the download's deadline of "
-                            "%ld s would pass before the next one: %s", attempt,
-                            attempt == 1 ? "" : "s", c->deadline, why);
-        attempt++;
-        tries++;
-        c->retries++;
-        c->res->retries = c->retries;
-        dl_progress saved = c->pg;
-        c->pg.stage = DL_STAGE_RETRY;
-        c->pg.attempt = attempt;
-        c->pg.delay_ms = wait;
-        c->pg.reason = why;
-        dl_report(c, 1);
-        c->pg = saved;
-        c->pg.reason = NULL;
-        dl_sleep_ms(wait);
-        c->lost += wait / 1000.0;
-        delay = delay > cap / 2 ? cap : delay * 2;
+        if ((rc = retry_or_give_up(c, &r, &m, why, err)) != 0)
+            return rc;
     }
 }
 
