@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 unsigned g2e_cpu_quota(const char *s)
@@ -116,7 +117,18 @@ unsigned g2e_cpu_count(void)
         long o = sysconf(_SC_NPROCESSORS_ONLN);
         c = o > 0 ? (unsigned)o : 1;
     }
-    char root[PATH_MAX], path[PATH_MAX];
-    unsigned q = cgroup2_root(root, sizeof root) && cgroup2_path(path, sizeof path) ? g2e_cpu_quota_at(root, path) : 0;
+    /* the process's cgroup first (a short file): without a v2 line there is no quota to read,
+     * and the long mountinfo is read only when the usual mount point holds no cgroup2 */
+    char root[PATH_MAX] = "/sys/fs/cgroup", path[PATH_MAX];
+    struct stat st;
+    unsigned q = 0;
+    if (cgroup2_path(path, sizeof path)) {
+        if (stat("/sys/fs/cgroup/cgroup.controllers", &st) != 0) {   /* unified (v2 only) */
+            snprintf(root, sizeof root, "/sys/fs/cgroup/unified");    /* hybrid (systemd) */
+            if (stat("/sys/fs/cgroup/unified/cgroup.controllers", &st) != 0 && !cgroup2_root(root, sizeof root))
+                root[0] = '\0';
+        }
+        q = root[0] ? g2e_cpu_quota_at(root, path) : 0;
+    }
     return q && q < c ? q : c;
 }
