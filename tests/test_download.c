@@ -2074,6 +2074,7 @@ Test(download, cli_says_not_verified_and_refuses_changed_bytes)
     run_free(&r);
     unlink(out);
     hub_stop(&srv);
+    free(srv.log_path); /* (hub_start starts afresh: the first server's log name is done with) */
     char drop[64], corrupt[96];
     snprintf(drop, sizeof drop, "drop:after=%" PRIu64, (uint64_t)20000);
     snprintf(corrupt, sizeof corrupt, "corrupt:offset=%" PRIu64 ":after_drop=1", l.wte_off + 100000);

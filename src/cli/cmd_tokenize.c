@@ -150,6 +150,8 @@ static int format_table(FILE *f, const tok_tokenizer *t, const char *text, size_
 
 static int write_file(void *f, const void *p, size_t n)
 {
+    if (!n) /* (an empty input's nothing: p may be NULL, which fwrite must not see) */
+        return 0;
     return fwrite(p, 1, n, f) == n ? 0 : errno ? errno : EIO;
 }
 
