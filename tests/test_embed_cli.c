@@ -411,6 +411,7 @@ Test(embedcli, bad_input_gets_one_line_and_status)
     r = g2e_w(missing, (char *[]){"x", NULL});
     cr_expect_eq(r.status, 1);
     cr_expect(strstr(r.err, "nope.safetensors") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "--weights ") != NULL, "the program names its own option: %s", r.err);
     run_free(&r);
     free(missing);
 }
@@ -423,6 +424,7 @@ Test(embedcli, no_weights_anywhere_says_how_to_get_them)
     run_result r = run_argv((char *[]){G2E_TEST_BIN, "hello", NULL}, NULL, 0, env, dir);
     cr_expect_eq(r.status, 1);
     cr_expect(strstr(r.err, "gpt2-embed download") && strstr(r.err, "weights/gpt2.safetensors"), "%s", r.err);
+    cr_expect(strstr(r.err, "give --weights FILE") != NULL, "%s", r.err);
     cr_expect_eq(r.out_len, 0);
     run_free(&r);
 }

@@ -48,17 +48,11 @@ class InvalidInputError(Error, ValueError):
 _VALUE_ERRORS = {"E_ARG", "E_UNKNOWN_MODEL", "E_UTF8", "E_SPECIAL", "E_TOKEN_ID",
                  "E_CONTEXT", "E_ZERO_VECTOR"}
 
-# The library's messages are written for the program's command line; a Python user is told
-# the Python names instead.
+# The library names no option of the program, but one message still does (a refused special
+# token is told how the program allows it); a Python user is told the Python names instead.
 _PY_WORDS = [
     ("(use --special token or --special text)",
      "(pass allowed_special={'<|endoftext|>'} or disallowed_special=())"),
-    ("looked at --weights (not given)", "looked at path (not given)"),
-    ("looked at --tokenizer (not given)", "looked at tokenizer (not given)"),
-    ("--weights ", "path "),
-    ("--tokenizer ", "tokenizer "),
-    ("point --weights at", "pass path="),
-    ("gpt2-embed download --model ", "the program: gpt2-embed download --model "),
 ]
 
 
@@ -72,6 +66,8 @@ def make_error(code: int, message: str, offset: Optional[int] = None,
                index: Optional[int] = None) -> Exception:
     name = STATUS[code] if 0 <= code < len(STATUS) else ""
     message = pythonic(message)
+    if name == "E_NOT_FOUND" and message.startswith("no weights for "):
+        message += "; pass path=FILE, or get them with the program: gpt2-embed download --model NAME"
     if name == "E_NOT_FOUND":
         return NotFoundError(code, message, offset, index)
     if name in _VALUE_ERRORS:

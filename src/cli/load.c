@@ -57,8 +57,19 @@ int load_model_lo_err(const load_opts *lo, g2e_model **m, char **path, g2e_err *
 {
     char p[4096];
     const char *src = NULL;
-    if (locate_weights_at(lo->model, lo->revision, lo->weights, p, sizeof p, &src, e) != 0 ||
-        model_open(m, p, e) != 0)
+    int rc = locate_weights_at(lo->model, lo->revision, lo->weights, p, sizeof p, &src, e);
+    if (rc != 0) {
+        /* the library names no option: the program says which of its own would help */
+        char why[sizeof e->msg];
+        memcpy(why, e->msg, sizeof why);
+        if (rc == LOCATE_E_MISSING && lo->weights)
+            g2e_fail(e, rc, _("--weights %s"), why);
+        else if (rc == LOCATE_E_NOT_FOUND)
+            g2e_fail(e, rc, _("%s; give --weights FILE, or get them with: gpt2-embed download --model %s"),
+                     why, lo->model ? lo->model : "gpt2");
+        return -1;
+    }
+    if (model_open(m, p, e) != 0)
         return -1;
     int named = check_named_model(lo, *m, p, src, e);
     if (named < 0) {

@@ -218,9 +218,9 @@ def test_weights_lookup_and_open_errors(fixtures, tmp_path, monkeypatch):
     with pytest.raises(g.NotFoundError) as e:
         g.Model(absent)
     assert isinstance(e.value, FileNotFoundError) and "absent.safetensors" in str(e.value)
-    # the program says the same in its words (--weights), Python names its parameter
+    # the library names no option; the program adds its own (--weights)
     r = run_program("embed", "--weights", absent, "x", check=False)
-    assert str(e.value) == "path %s: No such file or directory" % absent
+    assert str(e.value) == "%s: No such file or directory" % absent
     assert r.returncode == 1 and r.stderr.decode() == \
         "gpt2-embed: --weights %s: No such file or directory\n" % absent
     with pytest.raises(g.InvalidInputError) as e:

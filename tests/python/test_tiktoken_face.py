@@ -251,7 +251,7 @@ def test_messages_name_python_parameters_not_options(tmp_path):
     assert "--" not in str(e.value)
     with pytest.raises(g.NotFoundError) as e:
         g.Model(model="gpt2-xl")   # conftest removed $GPT2_EMBED_WEIGHTS
-    assert "path (not given)" in str(e.value) and "--weights" not in str(e.value)
+    assert "pass path=FILE" in str(e.value) and "--weights" not in str(e.value)
 
 
 def test_pickling_reopens_by_name_and_directory(enc):

@@ -690,7 +690,7 @@ int tok_locate(const char *dir, tok_tokenizer **out, g2e_err *err)
     return tok_open_builtin(out, err);
 #else
     return g2e_fail(err, TOK_E_NOT_FOUND,
-                    "no tokenizer found: looked at --tokenizer (not given), $%s (not set), %s%s "
+                    "no tokenizer found: looked at $%s (not set), %s%s "
                     "(no compiled-in data in this build)",
                     TOK_ENV, looked, G2E_DATADIR "/tokenizer");
 #endif

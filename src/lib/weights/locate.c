@@ -227,7 +227,7 @@ int locate_weights_at(const char *model, const char *revision, const char *expli
     int rc;
     if (explicit_path) {
         if (!is_file(explicit_path))
-            return g2e_fail(err, LOCATE_E_MISSING, "--weights %s: %s", explicit_path,
+            return g2e_fail(err, LOCATE_E_MISSING, "%s: %s", explicit_path,
                             why_not_file(explicit_path));
         src = "--weights";
         rc = fmt_path(out, outlen, err, "%s", explicit_path);
@@ -262,9 +262,8 @@ int locate_weights_at(const char *model, const char *revision, const char *expli
         goto done;
     }
     return g2e_fail(err, LOCATE_E_NOT_FOUND,
-                    "no weights for %s: looked at --weights (not given), $GPT2_EMBED_WEIGHTS (not set), "
-                    "%s, %s, %s; get them with: gpt2-embed download --model %s",
-                    model, local, installed, cerr.msg, model);
+                    "no weights for %s: looked at $GPT2_EMBED_WEIGHTS (not set), %s, %s, %s",
+                    model, local, installed, cerr.msg);
 done:
     if (rc == 0 && source)
         *source = src;

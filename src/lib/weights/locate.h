@@ -2,7 +2,7 @@
 /* locate.h — where GPT-2's weights are on this machine.
  *
  * Lookup order (first hit wins):
- *   1. an explicit path (the --weights option): must exist, no fallback;
+ *   1. an explicit path (the program's --weights, the API's path): must exist, no fallback;
  *   2. $GPT2_EMBED_WEIGHTS: must exist, no fallback;
  *   3. weights/<model>.safetensors in the working directory;
  *   4. <G2E_DATADIR>/weights/<model>.safetensors (the installed data directory);
@@ -36,7 +36,8 @@ const char *locate_default_repo(const char *model);
  * NULL. On success writes the path into out[outlen] and, if source is non-NULL, a static
  * description of where it came from ("--weights", "$GPT2_EMBED_WEIGHTS", "weights/",
  * "installed data directory", "Hugging Face cache"). On LOCATE_E_NOT_FOUND the message
- * lists every place looked and the command that downloads the weights. */
+ * lists every place looked; the messages name no option or command of the program (a
+ * caller adds its own advice: the program names --weights and its download command). */
 int locate_weights(const char *model, const char *explicit_path, char *out, size_t outlen,
                    const char **source, g2e_err *err);
 
