@@ -223,7 +223,9 @@ typedef struct gpt2embed_count_info {
                                    both sides, common in Japanese); else 0 */
 } gpt2embed_count_info;
 
-/* Counts text[len] (flags as gpt2embed_tokenize_ex) against n_ctx (> 0) into *out. */
+/* Counts text[len] (flags as gpt2embed_tokenize_ex: <|endoftext|> one token, text or
+ * refused) against n_ctx (> 0) into *out. Bad UTF-8 or a refused special token: err->offset
+ * is its byte. */
 GPT2EMBED_API gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const char *text,
                                                size_t len, unsigned flags, size_t n_ctx,
                                                gpt2embed_count_info *out, gpt2embed_error *err);

@@ -681,6 +681,38 @@ Test(api, count_says_where_token_n_ctx_ends)
     free(text);
 }
 
+/* The count takes the special-token flags as gpt2embed_tokenize_ex does: <|endoftext|> one
+ * token (default), text (seven tokens here), or refused with its byte offset. */
+Test(api, count_takes_the_special_token_flags)
+{
+    static const char text[] = "a<|endoftext|>b c";
+    size_t len = sizeof text - 1;
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    static const unsigned flags[] = {0, GPT2EMBED_SPECIAL_TEXT};
+    for (size_t k = 0; k < 2; k++) {
+        uint32_t *ids;
+        size_t *off, n;
+        cr_assert_eq(gpt2embed_tokenize_ex(t, text, len, flags[k], &ids, &off, &n, &err), GPT2EMBED_OK);
+        gpt2embed_count_info ci;
+        cr_assert_eq(gpt2embed_count(t, text, len, flags[k], 2, &ci, &err), GPT2EMBED_OK, "%s", err.message);
+        cr_expect_eq(ci.n_tokens, n, "flags %u", flags[k]);
+        cr_expect_eq(ci.ctx_end_byte, off[2], "flags %u", flags[k]);
+        gpt2embed_free(ids);
+        gpt2embed_free(off);
+    }
+    gpt2embed_count_info ci;
+    cr_expect_eq(gpt2embed_count(t, text, len, 0, 2, &ci, &err), GPT2EMBED_OK);
+    cr_expect_eq(ci.n_tokens, 4, "a, <|endoftext|>, b, ' c' -> %zu", ci.n_tokens);
+    cr_expect_eq(gpt2embed_count(t, text, len, GPT2EMBED_SPECIAL_ERROR, 2, &ci, &err), GPT2EMBED_E_SPECIAL);
+    cr_expect_eq(err.offset, 1);
+    cr_expect_eq(gpt2embed_count(t, "ab\xFF" "c", 4, 0, 2, &ci, &err), GPT2EMBED_E_UTF8);
+    cr_expect_eq(err.offset, 2);
+    cr_expect_eq(gpt2embed_count(t, text, len, GPT2EMBED_SPECIAL_TEXT | GPT2EMBED_SPECIAL_ERROR, 2, &ci, &err),
+                 GPT2EMBED_E_ARG);
+    gpt2embed_tokenizer_close(t);
+}
+
 typedef struct feed {
     const char *s;
     size_t n, at, step;   /* bytes handed out per read: step, varying */

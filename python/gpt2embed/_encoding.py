@@ -203,25 +203,10 @@ def _token_bytes(p: Any, token: int) -> bytes:
 
 
 def _count(p: Any, b: bytes, flags: int, n_ctx: int) -> CountInfo:
-    if flags & L.SPECIAL_TEXT and EOT_TEXT.encode() in b:
-        # gpt2embed_count always takes <|endoftext|> as the special token: as text, count
-        # from the offsets
-        ids, offs = _tokenize(p, b, flags, True)
-        assert offs is not None
-        return count_from_offsets(b, len(ids), offs, n_ctx)
     c = L.CountInfoC()
-    L.call(L.count_c, p, b, len(b), flags & L.LOSSY, n_ctx, ctypes.byref(c))
+    L.call(L.count_c, p, b, len(b), flags, n_ctx, ctypes.byref(c))
     return CountInfo(c.n_tokens, c.n_chars, c.n_ctx, c.ctx_end_byte, c.ctx_end_char,
                      bool(c.ctx_end_splits_char))
-
-
-def count_from_offsets(b: bytes, n_tokens: int, offs: np.ndarray, n_ctx: int) -> CountInfo:
-    """CountInfo from byte offsets, as gpt2embed_count defines it."""
-    lead = (np.frombuffer(b, dtype=np.uint8) & 0xC0) != 0x80   # first bytes of characters
-    end = int(offs[n_ctx]) if n_tokens > n_ctx else len(b)
-    splits = end < len(b) and not lead[end]
-    before = int(lead[:end].sum()) - (1 if splits else 0)
-    return CountInfo(n_tokens, int(lead.sum()), n_ctx, end, before, bool(splits))
 
 
 class Encoding:

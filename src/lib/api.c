@@ -399,8 +399,8 @@ gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const char *text, size_
 {
     if (!t || !out || (len && !text))
         return NULL_ARG("gpt2embed_count");
-    if (special_of(flags) < 0 || (flags & (GPT2EMBED_SPECIAL_TEXT | GPT2EMBED_SPECIAL_ERROR)))
-        return say(GPT2EMBED_E_ARG, err, "gpt2embed_count: the only flag is GPT2EMBED_LOSSY (<|endoftext|> counts as the special token)");
+    if (special_of(flags) < 0)
+        return BAD_FLAGS("gpt2embed_count");
     if (!n_ctx)
         return say(GPT2EMBED_E_ARG, err, "gpt2embed_count: n_ctx must be at least 1");
     tok_ctx *c = tok_pool_take(t->pool);
@@ -408,10 +408,14 @@ gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const char *text, size_
         return say(GPT2EMBED_E_NOMEM, err, "out of memory");
     g2e_err e;
     tokcount r;
-    int rc = tokcount_text(c->t, len ? text : "", len, n_ctx, flags & GPT2EMBED_LOSSY ? TOKCOUNT_LOSSY : 0, &r, &e);
+    unsigned how = (flags & GPT2EMBED_LOSSY ? TOKCOUNT_LOSSY : 0) |
+                   (flags & GPT2EMBED_SPECIAL_TEXT ? TOKCOUNT_SPECIAL_TEXT : 0) |
+                   (flags & GPT2EMBED_SPECIAL_ERROR ? TOKCOUNT_SPECIAL_ERROR : 0);
+    int rc = tokcount_text(c->t, len ? text : "", len, n_ctx, how, &r, &e);
     tok_pool_give(t->pool, c);
     if (rc)
-        return fail(&e, rc, err);
+        return detail(status_of(rc), err, e.msg, r.bad_offset == SIZE_MAX ? GPT2EMBED_NONE : r.bad_offset,
+                      GPT2EMBED_NONE);
     *out = (gpt2embed_count_info){r.tokens, r.chars, n_ctx, r.fits ? len : r.cut_byte,
                                   r.fits ? r.chars : r.cut_chars, !r.fits && r.inside};
     tokcount_free(&r);

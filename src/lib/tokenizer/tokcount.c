@@ -29,7 +29,10 @@ static int count_offsets(tok_tokenizer *t, const char *text, size_t len, size_t 
                          g2e_err *err)
 {
     tok_ids ids;
-    int rc = tok_encode(t, text, len, TOK_SPECIAL_TOKEN, flags & TOKCOUNT_LOSSY ? TOK_LOSSY : 0, &ids, NULL, err);
+    tok_special sp = flags & TOKCOUNT_SPECIAL_TEXT    ? TOK_SPECIAL_TEXT
+                     : flags & TOKCOUNT_SPECIAL_ERROR ? TOK_SPECIAL_ERROR
+                                                      : TOK_SPECIAL_TOKEN;
+    int rc = tok_encode(t, text, len, sp, flags & TOKCOUNT_LOSSY ? TOK_LOSSY : 0, &ids, &r->bad_offset, err);
     if (rc)
         return rc;
     r->chars = flags & TOKCOUNT_LOSSY ? textpos_chars(text, len) : textpos_chars_valid(text, len);
@@ -46,12 +49,15 @@ int tokcount_text(tok_tokenizer *t, const char *text, size_t len, size_t ctx, un
                   g2e_err *err)
 {
     memset(r, 0, sizeof *r);
+    r->bad_offset = SIZE_MAX;
     toks_counts c;
     int rc;
-    if (flags & (TOKCOUNT_LOSSY | TOKCOUNT_PER_CHAR)) {
+    if (flags & (TOKCOUNT_LOSSY | TOKCOUNT_PER_CHAR | TOKCOUNT_SPECIAL_TEXT | TOKCOUNT_SPECIAL_ERROR)) {
         rc = count_offsets(t, text, len, ctx, flags, r, err);
     } else if (!(rc = toks_count(t, text, len, ctx, &c, err))) {
         r->tokens = c.tokens, r->chars = c.chars, r->cut_byte = c.cut;
+    } else if (rc == TOK_E_UTF8) { /* the threads' count gives no offset: tok_encode finds it */
+        count_offsets(t, text, len, ctx, flags, r, err);
     }
     r->bytes = len;
     r->fits = r->tokens <= ctx;
@@ -59,8 +65,11 @@ int tokcount_text(tok_tokenizer *t, const char *text, size_t len, size_t ctx, un
         rc = embed_windows(r->tokens, ctx, ctx, &r->windows, err);
     if (!rc && !r->fits)
         fill_cut(r, text, len, r->cut_byte);
-    if (rc)
+    if (rc) {
+        size_t bad = r->bad_offset;
         tokcount_free(r);
+        r->bad_offset = bad;
+    }
     return rc;
 }
 

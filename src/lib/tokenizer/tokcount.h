@@ -2,14 +2,15 @@
 /* tokcount.h — how much of a text fits GPT-2's context (`gpt2-embed count`'s numbers).
  *
  * For a text: bytes, characters (code points; in lossy input each maximal ill-formed
- * subpart is one), tokens (tiktoken-exact, <|endoftext|> as the special token), how many
+ * subpart is one), tokens (tiktoken-exact; <|endoftext|> the special token unless a flag
+ * below says it is text or an error), how many
  * non-overlapping ctx-token windows it takes, and, when it does not fit, where the ctx-th
  * token ends: byte offset, characters wholly before it, line and column (1-based, in
  * characters) of the first character not wholly inside the context, whether the cut falls
  * inside a character (byte-level BPE can end a token there: common in Japanese), and a
  * snippet with '|' at the cut (textpos.h). Optionally the characters by token cost
- * (charcost.h). Strict input without per-character costs is counted over the tokenizer's
- * threads (tok_stream.h), the rest by tok_encode.
+ * (charcost.h). Strict input without per-character costs or a special-token flag is
+ * counted over the tokenizer's threads (tok_stream.h), the rest by tok_encode.
  *
  * Status codes: tokenizer.h's (TOK_E_UTF8 for invalid input without TOKCOUNT_LOSSY),
  * embed.h's for ctx, G2E_ENOMEM. Deliberately left out: names of inputs and tables (the
@@ -26,6 +27,8 @@
 
 #define TOKCOUNT_LOSSY 1u    /* replace ill-formed UTF-8 with U+FFFD instead of failing */
 #define TOKCOUNT_PER_CHAR 2u /* also fill cc / n_cc */
+#define TOKCOUNT_SPECIAL_TEXT 4u  /* <|endoftext|> is text (tok_encode's TOK_SPECIAL_TEXT) */
+#define TOKCOUNT_SPECIAL_ERROR 8u /* <|endoftext|> is refused (TOK_SPECIAL_ERROR: TOK_E_SPECIAL) */
 
 typedef struct tokcount {
     size_t bytes, chars, tokens, windows, replaced;
@@ -37,10 +40,12 @@ typedef struct tokcount {
     char snippet[TEXTPOS_SNIPPET_MAX];
     charcost_row *cc;             /* TOKCOUNT_PER_CHAR: (n_cc) rows, costliest first (owned) */
     size_t n_cc;
+    size_t bad_offset;            /* on TOK_E_UTF8 / TOK_E_SPECIAL: the byte, else SIZE_MAX */
 } tokcount;
 
 /* Counts text[0..len) against a context of ctx tokens into *r (tokcount_free releases it;
- * on error *r holds nothing). */
+ * on error *r holds nothing but bad_offset: the byte of TOK_E_UTF8 / TOK_E_SPECIAL, or
+ * SIZE_MAX). */
 int tokcount_text(tok_tokenizer *t, const char *text, size_t len, size_t ctx, unsigned flags, tokcount *r,
                   g2e_err *err);
 void tokcount_free(tokcount *r);
