@@ -125,6 +125,72 @@ Test(text, validate_finds_the_first_bad_byte_past_ascii_runs)
     cr_expect_eq(text_count(s, n), 20 + 1 + 10 + 1 + 3);
 }
 
+/* The first bad byte by the definition: where text_step first says TEXT_BAD. */
+static size_t first_bad(const unsigned char *s, size_t n)
+{
+    size_t k;
+    for (size_t i = 0; i < n; i += k)
+        if (text_step((const char *)s + i, n - i, &k) == TEXT_BAD)
+            return i;
+    return n;
+}
+
+static void same_answer(const unsigned char *s, size_t n, const char *what, size_t at)
+{
+    size_t want = first_bad(s, n), scalar = text_validate_scalar((const char *)s, n),
+           got = text_validate((const char *)s, n);
+    if (want != scalar || want != got)
+        cr_assert_fail("%s at %zu, %zu bytes: definition %zu, scalar %zu, text_validate %zu", what, at, n, want,
+                       scalar, got);
+}
+
+/* text_validate (AVX2 where the CPU has it) against the scalar check and the definition:
+ * every 4-byte window of PICK's values at offsets that straddle the 32-byte blocks, in
+ * ASCII and in Japanese, each text cut short too; then random mixtures of well-formed
+ * characters and broken ones. */
+Test(text, validate_paths_agree_with_the_definition)
+{
+    cr_log_info("text_validate uses AVX2 here: %s", text_validate_simd() ? "yes" : "no");
+    static const char *const BACK[] = {"a", "\xE3\x81\x82" /* あ */};
+    unsigned char buf[96];
+    for (int b = 0; b < 2; b++) {
+        size_t bl = strlen(BACK[b]);
+        for (size_t i = 0; i + bl <= sizeof buf; i += bl)
+            memcpy(buf + i, BACK[b], bl);
+        unsigned char keep[96];
+        memcpy(keep, buf, sizeof buf);
+        for (size_t at = 27; at <= 34; at += b ? 3 : 1)
+            for (size_t w = 0; w < NP * NP * NP * NP; w++) {
+                for (int j = 0; j < 4; j++)
+                    buf[at + j] = PICK[w / (j == 0 ? 1 : j == 1 ? NP : j == 2 ? NP * NP : NP * NP * NP) % NP];
+                same_answer(buf, 66, "window", at);
+                same_answer(buf, at + 2 + w % 3, "window, cut", at);
+                memcpy(buf + at, keep + at, 4);
+            }
+    }
+    static const char *const PARTS[] = {"a", " ", "\n", "\xC2\x80", "\xDF\xBF", "\xE0\xA0\x80", "\xE3\x81\x82",
+                                        "\xED\x9F\xBF", "\xEE\x80\x80", "\xEF\xBF\xBF", "\xF0\x90\x80\x80",
+                                        "\xF4\x8F\xBF\xBF", "\xF3\xA0\x80\x80",
+                                        /* broken */ "\x80", "\xBF", "\xC0\x80", "\xC1\xBF", "\xE0\x80\x80",
+                                        "\xED\xA0\x80", "\xF0\x80\x80\x80", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80",
+                                        "\xFF", "\xE3\x81", "\xF0\x90\x80", "\xC2"};
+    size_t np = sizeof PARTS / sizeof PARTS[0], n_good = 13;
+    unsigned seed = 12345;
+    unsigned char text[400];
+    for (int r = 0; r < 40000; r++) {
+        size_t n = 0, want = (seed = seed * 1103515245u + 12345u) >> 16 & 255;
+        int broken = r % 4 == 0; /* one text in four may hold broken parts */
+        while (n < want) {
+            seed = seed * 1103515245u + 12345u;
+            size_t k = (seed >> 16) % (broken && (seed >> 8) % 16 == 0 ? np : n_good);
+            size_t l = strlen(PARTS[k]);
+            memcpy(text + n, PARTS[k], l);
+            n += l;
+        }
+        same_answer(text, n, "mixture", (size_t)r);
+    }
+}
+
 Test(text, display_width)
 {
     cr_expect_eq(text_width("abc", 3), 3);

@@ -6,8 +6,10 @@
  * pieces; and tok_pretok_texts over the input's lines (texts of one buffer, with random
  * room for pieces and marks) must give each line's pieces as alone. The input is also read
  * after a prefix of 0..63 bytes, so that its pieces start at every offset of the blocks.
- * Any disagreement traps. */
+ * And the UTF-8 check's two paths (text.h: AVX2 and scalar) must give the same offset on
+ * the raw input. Any disagreement traps. */
 #include "../pretok_ref.h"
+#include "text.h"
 #include "tok_pretok.h"
 #include "tokenizer.h"
 
@@ -80,6 +82,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     memcpy(s, prefix, skip);
     size_t n = skip;
+    /* the UTF-8 check's AVX2 path gives the scalar one's offset on any bytes */
+    if (text_validate((const char *)data, size) != text_validate_scalar((const char *)data, size))
+        __builtin_trap();
     if (tok_utf8_check((const char *)data, size) == size) {
         memcpy(s + n, data, size);
         n += size;

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
-size_t text_validate(const char *str, size_t n)
+size_t text_validate_scalar(const char *str, size_t n)
 {
     const uint8_t *s = (const uint8_t *)str;
     size_t i = 0;

@@ -82,10 +82,16 @@ static inline int32_t text_step(const char *str, size_t n, size_t *len)
 }
 
 /* The offset of the first byte of s[0..n) that is not part of well-formed UTF-8, or n
- * when all of it is (an empty or NULL-with-0 text is valid). ASCII runs are skipped 16
- * bytes at a time where SSE2 is (else 8), and the commonest 2- and 3-byte characters are
- * taken without text_step's cases; the tokenizer's check (tok_utf8_check) is this. */
+ * when all of it is (an empty or NULL-with-0 text is valid); the tokenizer's check
+ * (tok_utf8_check) is this. 32 bytes at a time with AVX2 where the CPU has it
+ * (utf8_simd.c), else text_validate_scalar; both give the same offset. */
 size_t text_validate(const char *s, size_t n);
+/* The same, one character at a time: ASCII runs are skipped 16 bytes at a time where SSE2
+ * is (else 8), and the commonest 2- and 3-byte characters are taken without text_step's
+ * cases. The reference the AVX2 path is tested against. */
+size_t text_validate_scalar(const char *s, size_t n);
+/* 1 when text_validate uses AVX2 on this CPU, else 0. */
+int text_validate_simd(void);
 
 /* Number of characters in s[0..n): well-formed characters plus one per maximal subpart
  * of ill-formed input (the length of s decoded with errors="replace"). */
