@@ -174,6 +174,24 @@ Test(tokenizer_data, openai_spelling_and_edited_files)
     EXPECT(t, "Hello world", TOK_SPECIAL_TEXT, 15496, 995);
     tok_close(t);
 
+    /* the same size with one byte changed, anywhere (the hash's first block, a 64 KB read's
+     * edge, its tail): parsed or refused, never taken for the compiled form */
+    write_file(v, d, n);
+    size_t en;
+    char *ed = read_file(TOKDIR "/merges.txt", &en);
+    size_t at[] = {9, 65535, 65536, en - 3};
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+        ed[at[k]] ^= 1;
+        write_file(m, ed, en);
+        tok_tokenizer *e = NULL;
+        int rc = tok_open(dir, 0, &e, &err);
+        cr_expect(rc != 0 || !tok_is_compiled(e), "byte %zu changed, yet the compiled form", at[k]);
+        tok_close(e);
+        ed[at[k]] ^= 1;
+    }
+    write_file(m, ed, en);
+    free(ed);
+
     /* truncated JSON: an error naming the file */
     write_file(v, d, n / 2);
     cr_expect_eq(tok_open(dir, 0, &t, &err), TOK_E_VOCAB);
