@@ -2,11 +2,12 @@
 """tiktoken's face: get_encoding("gpt2") and its Encoding (internal module; the names are
 re-exported by gpt2embed)."""
 
+import contextlib
 import ctypes
+import gc
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import (AbstractSet, Any, Collection, Dict, List, NamedTuple, Optional, Sequence,
-                    Tuple, Union)
+from typing import (AbstractSet, Any, Collection, Dict, Iterator, List, NamedTuple, Optional,
+                    Sequence, Tuple, Union)
 
 import numpy as np
 
@@ -106,85 +107,203 @@ def _tokenize_list(p: Any, b: bytes, flags: int) -> List[int]:
         cap = n.value
 
 
-def _batch_raw(p: Any, bs: Sequence[bytes], flags: int, n_threads: int) -> Tuple[Any, Any]:
-    """gpt2embed_tokenize_batch of bs: (the library's IDs array, counts); the caller frees
-    the array (_lists does)."""
-    n = len(bs)
-    texts = (L.CP * n)(*bs)   # pointers into the bytes objects, which bs keeps alive
-    lens = (L.S * n)(*map(len, bs))
-    counts = (L.S * n)()
+def _batch_raw(p: Any, ptrs: np.ndarray, lens: np.ndarray, a: int, z: int, flags: int,
+               n_threads: int) -> Tuple[Any, np.ndarray]:
+    """gpt2embed_tokenize_batch of texts a .. z - 1 (their pointers and lengths in ptrs,
+    lens): (the library's IDs array, counts); the caller frees the array (_lists does). An
+    error's index is that of the text in the whole batch."""
+    n = z - a
+    counts = np.zeros(n, dtype=np.uintp)
     ids_p = L.U32P()
-    L.call(L.tokenize_batch, p, n, texts, lens, flags, n_threads, ctypes.byref(ids_p), counts)
+    try:
+        L.call(L.tokenize_batch, p, n,
+               ctypes.cast(ptrs.ctypes.data + a * ptrs.itemsize, ctypes.POINTER(L.CP)),
+               ctypes.cast(lens.ctypes.data + a * lens.itemsize, L.SP), flags, n_threads,
+               ctypes.byref(ids_p), L.ptr(counts, ctypes.c_size_t))
+    except L.Error as e:
+        if e.index is not None:
+            e.index += a
+        raise
     return ids_p, counts
 
 
-def _lists(ids_p: Any, counts: Any) -> List[List[int]]:
-    """Each text's IDs as a list, sliced from the library's array, which is then freed."""
+def _lists(ids_p: Any, counts: np.ndarray, out: List[List[int]]) -> None:
+    """Appends each text's IDs to out as a list, sliced from the library's array, which is
+    then freed. (A memoryview's tolist makes the ints faster than a ctypes slice does.)"""
     try:
-        total = sum(counts)
+        total = int(counts.sum())
         if not total:
-            return [[] for _ in counts]
+            out.extend([] for _ in range(len(counts)))
+            return
         flat = (ctypes.c_uint32 * total).from_address(ctypes.addressof(ids_p.contents))
-        out, at = [], 0
-        for c in counts:
-            out.append(flat[at:at + c])
-            at += c
-        return out
+        with memoryview(flat) as m, m.cast("B") as b, b.cast("I") as ids:
+            at = 0
+            for z in np.cumsum(counts).tolist():
+                out.append(ids[at:z].tolist())
+                at = z
     finally:
         L.free(ctypes.cast(ids_p, L.P))
 
 
-_PART_BYTES = 1 << 20   # a batch of more than 2 parts is tokenized part after part
+def _joined(bs: List[bytes]) -> Tuple[bytes, np.ndarray, np.ndarray]:
+    """The texts one after another in one buffer, with each one's pointer and length: the
+    arrays the C call takes, made without a Python object per text (an array of c_char_p
+    costs ~1.5 us a text), and texts side by side are what the C tokenizer runs fastest on."""
+    buf = b"".join(bs)
+    n = len(bs)
+    lens = np.fromiter(map(len, bs), dtype=np.uintp, count=n)
+    ptrs = np.empty(n, dtype=np.uintp)
+    if n:
+        ptrs[0] = 0
+        np.cumsum(lens[:-1], out=ptrs[1:])
+    ptrs += ctypes.cast(ctypes.c_char_p(buf), ctypes.c_void_p).value or 0
+    return buf, ptrs, lens
 
 
-def _tokenize_batch(p: Any, bs: List[bytes], flags: int, n_threads: int) -> List[List[int]]:
-    """Every text's IDs as lists, over n_threads threads (0: the CPUs this process may use).
+def _may_occur(s: Any, buf: bytes) -> bool:
+    """False when s, a disallowed special string, occurs in none of the texts joined in buf
+    (True when that cannot be told this way)."""
+    if not isinstance(s, str):
+        return True
+    if not s:
+        return False
+    try:
+        return buf.find(s.encode("utf-8")) >= 0
+    except UnicodeEncodeError:
+        return True
 
-    Making Python's lists takes about as long as the C tokenizer on GPT-2 text and needs
-    the GIL, so a large batch on 2 or more threads is pipelined: the C tokenizer works on
-    part k + 1 (GIL released, n_threads - 1 C threads) while this thread makes the lists of
-    part k. Otherwise one gpt2embed_tokenize_batch call over n_threads C threads."""
-    n_cpu = n_threads or L.cpu_count()
-    total = sum(map(len, bs))
-    if not bs:
+
+_gc_lock = threading.Lock()
+_gc_users = 0
+_gc_was_enabled = False
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a batch's lists are made (restored after; calls
+    in several threads share one pause). The lists hold only ints, so they make no cycles,
+    but a collection is due every 700 of them and the older generations' passes go over every
+    ID made so far: on 284,000 short texts that cost more than making the lists did. (A
+    gc.enable() or gc.disable() by another thread during the pause is overridden at its end.)"""
+    global _gc_users, _gc_was_enabled
+    with _gc_lock:
+        if _gc_users == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_users += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_users -= 1
+            if _gc_users == 0 and _gc_was_enabled:
+                gc.enable()
+
+
+_PART_BYTES = 256 << 10   # a batch of more than 2 parts on 2+ threads is pipelined
+_FRONT_PARTS = 8          # the helper thread takes this many parts a C call (see below)
+
+
+def _parts(lens: np.ndarray, part_bytes: int) -> List[Tuple[int, int]]:
+    """Consecutive ranges of texts of about part_bytes each (a text is not split)."""
+    ends = np.cumsum(lens, dtype=np.uint64)
+    total = int(ends[-1])
+    cuts = np.searchsorted(ends, np.arange(part_bytes, total, part_bytes, dtype=np.uint64),
+                           side="left") + 1
+    bounds = [0] + sorted(set(cuts.tolist()) - {0, len(lens)}) + [len(lens)]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _tokenize_batch(p: Any, joined: Tuple[bytes, np.ndarray, np.ndarray], flags: int,
+                    n_threads: int) -> List[List[int]]:
+    """Every text's IDs as lists, over n_threads threads (0: the CPUs this process may use):
+    one gpt2embed_tokenize_batch call, or for a large batch on 2 or more threads a pipeline
+    (_pipelined)."""
+    buf, ptrs, lens = joined
+    n_texts = len(lens)
+    if not n_texts:
         return []
-    if n_cpu < 2 or total <= 2 * _PART_BYTES:
-        return _lists(*_batch_raw(p, bs, flags, n_threads))
-    parts, start, size = [], 0, 0
-    for i, b in enumerate(bs):
-        size += len(b)
-        if size >= _PART_BYTES:
-            parts.append((start, i + 1))
-            start, size = i + 1, 0
-    if start < len(bs):
-        parts.append((start, len(bs)))
-    c_threads = n_cpu - 1
-
-    def raw(k: int) -> Tuple[Any, Any]:
-        a, z = parts[k]
-        try:
-            return _batch_raw(p, bs[a:z], flags, c_threads)
-        except L.Error as e:   # the index of the failing text in the whole batch
-            if e.index is not None:
-                e.index += a
-            raise
-
+    n_cpu = n_threads or L.cpu_count()
     out: List[List[int]] = []
-    with ThreadPoolExecutor(1, thread_name_prefix="gpt2embed-batch") as ex:
-        pending: Optional[Future] = ex.submit(raw, 0)
-        try:
-            for k in range(len(parts)):
-                assert pending is not None
-                got = pending.result()
-                pending = ex.submit(raw, k + 1) if k + 1 < len(parts) else None
-                out += _lists(*got)
-        finally:
-            if pending is not None:   # an error: free what the part in flight made
-                try:
-                    L.free(ctypes.cast(pending.result()[0], L.P))
-                except Exception:
-                    pass
+    with _gc_paused():
+        parts = _parts(lens, _PART_BYTES) if n_cpu >= 2 else [(0, n_texts)]
+        if len(parts) <= 2:
+            _lists(*_batch_raw(p, ptrs, lens, 0, n_texts, flags, n_threads), out)
+        else:
+            _pipelined(p, ptrs, lens, parts, flags, n_cpu - 1, out)
+    del buf   # (the C calls read it through ptrs)
     return out
+
+
+def _pipelined(p: Any, ptrs: np.ndarray, lens: np.ndarray, parts: List[Tuple[int, int]],
+               flags: int, c_threads: int, out: List[List[int]]) -> None:
+    """Appends the lists of every part's texts to out, in order. Making Python's lists takes
+    about as long as the C tokenizer on GPT-2 text and needs the GIL, so it overlaps the
+    tokenizing: a helper thread tokenizes runs of parts in order (GIL released, c_threads C
+    threads) while this thread makes the lists of the runs done; when the next run is not
+    done yet, this thread tokenizes the next part itself (one C thread) rather than wait.
+    The helper needs the GIL after each C call, which it gets only when this thread lets it
+    go (up to sys.getswitchinterval(), 5 ms, while the lists are being made): hence runs of
+    up to _FRONT_PARTS parts, shorter near the end so that both threads end together."""
+    n = len(parts)
+    take_lock = threading.Lock()
+    ends = [0, n, False]                 # the parts left: ends[0] .. ends[1] - 1; stop
+    done = [threading.Lock() for _ in parts]
+    for d in done:
+        d.acquire()
+    got: List[Any] = [None] * n          # at a run's first part: (ids, counts) or the exception
+    span = [0] * n                       # at a run's first part: the part after the run
+
+    def take(helper: bool) -> Tuple[int, int]:
+        with take_lock:
+            lo, hi = ends[0], ends[1]
+            if ends[2] or lo >= hi:
+                return -1, -1
+            if helper:   # a run, shorter near the end (so that both threads end together)
+                hi = lo + max(1, min(_FRONT_PARTS, (hi - lo) // 2))
+            else:
+                hi = lo + 1
+            ends[0] = hi
+            return lo, hi
+
+    def run(lo: int, hi: int, threads: int) -> None:
+        span[lo] = hi
+        try:
+            got[lo] = _batch_raw(p, ptrs, lens, parts[lo][0], parts[hi - 1][1], flags, threads)
+        except BaseException as e:   # raised by the thread that makes the lists
+            got[lo] = e
+        finally:
+            done[lo].release()
+
+    def helper() -> None:
+        lo, hi = take(True)
+        while lo >= 0:
+            run(lo, hi, c_threads)
+            lo, hi = take(True)
+
+    th = threading.Thread(target=helper, name="gpt2embed-batch", daemon=True)
+    th.start()
+    try:
+        k = 0
+        while k < n:
+            while not done[k].acquire(blocking=False):
+                lo, hi = take(False)
+                if lo < 0:
+                    done[k].acquire()
+                    break
+                run(lo, hi, 1)
+            r, got[k] = got[k], None
+            if isinstance(r, BaseException):
+                raise r
+            _lists(r[0], r[1], out)
+            k = span[k]
+    finally:
+        with take_lock:
+            ends[2] = True
+        th.join()
+        for r in got:   # an error: free what the runs not yet made into lists hold
+            if isinstance(r, tuple):
+                L.free(ctypes.cast(r[0], L.P))
 
 
 def _decode_bytes(p: Any, ids: np.ndarray) -> bytes:
@@ -349,15 +468,31 @@ class Encoding:
         nn.Embedding and of wte[ids])."""
         return self._ids(text, allowed_special, disallowed_special).astype(np.int64)
 
-    def _batch(self, texts: Sequence[str], flags: int, disallowed: Tuple[str, ...],
-               num_threads: int) -> List[List[int]]:
+    def _batch_input(self, texts: Sequence[str], disallowed: Tuple[str, ...], num_threads: int
+                     ) -> Tuple[Tuple[bytes, np.ndarray, np.ndarray], int]:
+        """(the texts as _joined makes them, the C thread count), tiktoken's checks done."""
         if isinstance(texts, str):
             raise TypeError("text must be a list of str, not one str")
         n = L.c_uint(num_threads, "num_threads", L.UINT_MAX)
-        bs = [_utf8(t, "text[%d]" % i) for i, t in enumerate(texts)]
-        for t in texts:
-            self._check_disallowed(t, disallowed)
-        return self._g.run(_tokenize_batch, bs, flags, n)
+        if not isinstance(texts, (list, tuple)):
+            texts = list(texts)   # (read more than once below)
+        try:   # the common case at C speed; anything unusual goes through _utf8
+            enc = str.encode
+            bs = [enc(t) for t in texts]
+        except (TypeError, UnicodeEncodeError):
+            bs = [_utf8(t, "text[%d]" % i) for i, t in enumerate(texts)]
+        joined = _joined(bs)
+        # one search of all the texts side by side; only a hit (maybe across two texts) has
+        # each text looked at, as encode would, for the error
+        if any(_may_occur(s, joined[0]) for s in disallowed):
+            for t in texts:
+                self._check_disallowed(t, disallowed)
+        return joined, n
+
+    def _batch(self, texts: Sequence[str], flags: int, disallowed: Tuple[str, ...],
+               num_threads: int) -> List[List[int]]:
+        joined, n = self._batch_input(texts, disallowed, num_threads)
+        return self._g.run(_tokenize_batch, joined, flags, n)
 
     def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 0
                               ) -> List[List[int]]:

@@ -3,6 +3,7 @@
 made by tiktoken), its special-token rules and method semantics (as tiktoken's own
 documented examples state them), count() against tiktoken-made cuts
 (tests/data/count_expected.json); checked arguments; the package's namespace."""
+import gc
 import json
 import os
 import pickle
@@ -91,6 +92,13 @@ def test_a_large_batch_is_pipelined_and_equal(enc):
     for threads in (1, 2, 3):
         got = enc.encode_ordinary_batch(texts * k, num_threads=threads)
         assert got == want * k, threads
+    assert gc.isenabled()   # paused while the lists were made, and back on
+    gc.disable()
+    try:
+        assert enc.encode_ordinary_batch(texts * k, num_threads=2) == want * k
+        assert not gc.isenabled()   # and a collector the caller turned off stays off
+    finally:
+        gc.enable()
 
 
 def test_special_token_rules_are_tiktokens(enc):
