@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: MIT
-"""encode_ordinary_batch / encode_batch on 1 and on 2 threads (issue 24: 2 threads >= 1.6x
-one on two cores). Two workloads from bench/data/corpus.txt.gz: documents of 100 paragraphs
-(~30 KB each) and the corpus's single lines. The thread counts alternate in order from round
-to round (1,2 / 2,1 / ...); every result is checked equal to one thread's. Prints medians of
---runs runs per thread count, and their ratio. Not a test (timings depend on the machine):
+"""Encoding.encode_batch (lists) and encode_batch_to_numpy on 1 and on 2 threads (issue 24:
+2 threads >= 1.6x one on two cores). Two workloads from bench/data/corpus.txt.gz: documents
+of 100 paragraphs (~30 KB each) and the corpus's single lines. The thread counts alternate
+in order from round to round (1,2 / 2,1 / ...); every result is checked equal to one
+thread's. Prints medians of --runs runs per thread count, and their ratio. Not a test
+(timings depend on the machine, and on what else runs on it):
 
-    PYTHONPATH=python python3 bench/python_batch.py [--runs 7] [--threads 2] [--only docs|lines]
+    PYTHONPATH=python python3 bench/python_batch.py [--runs 7] [--threads 2]
+        [--only docs|lines] [--api lists|numpy]
 """
 import argparse
 import gzip
@@ -33,30 +35,39 @@ def main():
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--only", choices=("docs", "lines"))
+    ap.add_argument("--api", choices=("lists", "numpy"))
     ap.add_argument("--corpus", default=os.path.join(HERE, "data", "corpus.txt.gz"))
     a = ap.parse_args()
     enc = gpt2embed.get_encoding("gpt2")
     print("CPUs this process may use: %d; library %s; load average %s"
           % (gpt2embed.cpu_count(), gpt2embed.library_version(),
              " ".join("%.2f" % x for x in os.getloadavg())))
+    calls = {"lists": lambda texts, n: enc.encode_batch(texts, num_threads=n),
+             "numpy": lambda texts, n: enc.encode_batch_to_numpy(texts, num_threads=n)}
     for name, texts in workloads(a.corpus).items():
         if a.only and name != a.only:
             continue
         mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
-        want = enc.encode_ordinary_batch(texts, num_threads=1)
-        times = {1: [], a.threads: []}
-        for r in range(a.runs):
-            for n in ((1, a.threads) if r % 2 == 0 else (a.threads, 1)):
-                t0 = time.perf_counter()
-                got = enc.encode_ordinary_batch(texts, num_threads=n)
-                times[n].append(time.perf_counter() - t0)
-                assert got == want, (name, n)
-                del got
-        m1, mn = statistics.median(times[1]), statistics.median(times[a.threads])
-        print("%-5s %7d texts, %.1f MB: 1 thread %.3f s, %d threads %.3f s: %.2fx"
-              % (name, len(texts), mb, m1, a.threads, mn, m1 / mn))
-        for n in times:
-            print("      %d: %s" % (n, " ".join("%.3f" % t for t in times[n])))
+        for api, f in calls.items():
+            if a.api and api != a.api:
+                continue
+            want = f(texts, 1)
+            times = {1: [], a.threads: []}
+            for r in range(a.runs):
+                for n in ((1, a.threads) if r % 2 == 0 else (a.threads, 1)):
+                    t0 = time.perf_counter()
+                    got = f(texts, n)
+                    times[n].append(time.perf_counter() - t0)
+                    if api == "numpy":
+                        assert all((g == w).all() for g, w in zip(got, want)), (name, api, n)
+                    else:
+                        assert got == want, (name, api, n)
+                    del got
+            m1, mn = statistics.median(times[1]), statistics.median(times[a.threads])
+            print("%-5s %-5s %6d texts, %.1f MB: 1 thread %.3f s, %d threads %.3f s: %.2fx"
+                  % (name, api, len(texts), mb, m1, a.threads, mn, m1 / mn))
+            for n in times:
+                print("      %d: %s" % (n, " ".join("%.3f" % t for t in times[n])))
     print("load average %s" % " ".join("%.2f" % x for x in os.getloadavg()))
     return 0
 

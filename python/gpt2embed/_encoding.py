@@ -306,6 +306,74 @@ def _pipelined(p: Any, ptrs: np.ndarray, lens: np.ndarray, parts: List[Tuple[int
                 L.free(ctypes.cast(r[0], L.P))
 
 
+def _numpy_batch(p: Any, joined: Tuple[bytes, np.ndarray, np.ndarray], flags: int,
+                 n_threads: int) -> Tuple[np.ndarray, np.ndarray]:
+    """(every text's IDs one after another, int64; offsets, int64, len(bs) + 1: text i's IDs
+    are ids[offsets[i]:offsets[i + 1]]). On 2 or more threads a large batch is cut into
+    parts that this thread and n_threads - 1 helpers take in turn, one C thread each: no
+    Python objects per ID, so the threads meet at the GIL only between parts (where the
+    library's own split, in two halves of the bytes, leaves one thread idle at the end)."""
+    buf, ptrs, lens = joined
+    n_texts = len(lens)
+    offsets = np.zeros(n_texts + 1, dtype=np.int64)
+    if not n_texts:
+        return np.zeros(0, dtype=np.int64), offsets
+    n_cpu = n_threads or L.cpu_count()
+    parts = _parts(lens, _PART_BYTES) if n_cpu >= 2 else [(0, n_texts)]
+    if len(parts) <= 2:
+        parts = [(0, n_texts)]
+    got: List[Any] = [None] * len(parts)
+    nxt = [0]
+    lock = threading.Lock()
+
+    def work(threads: int) -> None:
+        while True:
+            with lock:
+                k = nxt[0]
+                if k >= len(parts):
+                    return
+                nxt[0] = k + 1
+            try:
+                got[k] = _batch_raw(p, ptrs, lens, parts[k][0], parts[k][1], flags, threads)
+            except BaseException as e:
+                got[k] = e
+                with lock:
+                    nxt[0] = len(parts)
+
+    try:
+        if len(parts) == 1:
+            work(n_threads)
+        else:
+            helpers = [threading.Thread(target=work, args=(1,), name="gpt2embed-batch",
+                                        daemon=True) for _ in range(n_cpu - 1)]
+            for h in helpers:
+                h.start()
+            try:
+                work(1)
+            finally:
+                with lock:
+                    nxt[0] = len(parts)
+                for h in helpers:
+                    h.join()
+        for r in got:
+            if isinstance(r, BaseException):
+                raise r
+        for (a, z), r in zip(parts, got):
+            offsets[a + 1:z + 1] = r[1]
+        np.cumsum(offsets, out=offsets)
+        ids = np.empty(int(offsets[-1]), dtype=np.int64)
+        for (a, z), r in zip(parts, got):
+            n = int(offsets[z] - offsets[a])
+            if n:
+                ids[offsets[a]:offsets[z]] = np.ctypeslib.as_array(r[0], shape=(n,))
+    finally:
+        for r in got:
+            if isinstance(r, tuple):
+                L.free(ctypes.cast(r[0], L.P))
+    del buf   # (the C calls read it through ptrs)
+    return ids, offsets
+
+
 def _decode_bytes(p: Any, ids: np.ndarray) -> bytes:
     out, n = L.P(), L.S()
     L.call(L.decode, p, L.ptr(ids, ctypes.c_uint32), ids.size, ctypes.byref(out), ctypes.byref(n))
@@ -507,6 +575,19 @@ class Encoding:
         (0: the CPUs this process may use), the GIL released."""
         flags, disallowed = self._specials(allowed_special, disallowed_special)
         return self._batch(text, flags, disallowed, num_threads)
+
+    def encode_batch_to_numpy(self, text: Sequence[str], *, num_threads: int = 0,
+                              allowed_special: SpecialSet = frozenset(),
+                              disallowed_special: SpecialColl = "all"
+                              ) -> Tuple[np.ndarray, np.ndarray]:
+        """encode_batch as two numpy arrays, (ids, offsets), both int64: every text's IDs
+        one after another, and where each text's begin, with the end last (len(text) + 1
+        entries): text i's IDs are ids[offsets[i]:offsets[i + 1]]. No Python int per ID,
+        so it is several times faster than the lists, and its threads scale.
+        torch.from_numpy(ids) with offsets[:-1] is what nn.EmbeddingBag takes."""
+        flags, disallowed = self._specials(allowed_special, disallowed_special)
+        joined, n = self._batch_input(text, disallowed, num_threads)
+        return self._g.run(_numpy_batch, joined, flags, n)
 
     def encode_single_token(self, text_or_bytes: Union[str, bytes]) -> int:
         """The ID of the token whose bytes are exactly text_or_bytes (special token
