@@ -6,8 +6,8 @@ import contextlib
 import ctypes
 import gc
 import threading
-from typing import (AbstractSet, Any, Collection, Dict, Iterator, List, NamedTuple, Optional,
-                    Sequence, Tuple, Union)
+from typing import (AbstractSet, Any, Callable, Collection, Dict, Iterator, List, NamedTuple,
+                    Optional, Sequence, Tuple, Union)
 
 import numpy as np
 
@@ -145,19 +145,38 @@ def _lists(ids_p: Any, counts: np.ndarray, out: List[List[int]]) -> None:
         L.free(ctypes.cast(ids_p, L.P))
 
 
-def _joined(bs: List[bytes]) -> Tuple[bytes, np.ndarray, np.ndarray]:
-    """The texts one after another in one buffer, with each one's pointer and length: the
-    arrays the C call takes, made without a Python object per text (an array of c_char_p
-    costs ~1.5 us a text), and texts side by side are what the C tokenizer runs fastest on."""
-    buf = b"".join(bs)
-    n = len(bs)
-    lens = np.fromiter(map(len, bs), dtype=np.uintp, count=n)
-    ptrs = np.empty(n, dtype=np.uintp)
-    if n:
-        ptrs[0] = 0
-        np.cumsum(lens[:-1], out=ptrs[1:])
-    ptrs += ctypes.cast(ctypes.c_char_p(buf), ctypes.c_void_p).value or 0
-    return buf, ptrs, lens
+class _Texts:
+    """A batch's texts as the C call takes them: UTF-8, side by side in a buffer (texts side
+    by side are what the C tokenizer runs fastest on), each one's pointer and length in numpy
+    arrays (an array of c_char_p costs ~1.5 us a text). Encoded in steps (encode(a, z)), so
+    that C threads can start on the first texts while this thread encodes the rest."""
+
+    def __init__(self, texts: List[str]):
+        self.texts = texts
+        self.ptrs = np.empty(len(texts), dtype=np.uintp)
+        self.lens = np.empty(len(texts), dtype=np.uintp)
+        self.bufs: List[bytes] = []   # (the C calls read them through ptrs)
+
+    def encode(self, a: int, z: int) -> None:
+        texts = self.texts[a:z]
+        try:   # the common case at C speed; anything unusual goes through _utf8
+            enc = str.encode
+            bs = [enc(t) for t in texts]
+        except (TypeError, UnicodeEncodeError):
+            bs = [_utf8(t, "text[%d]" % (a + i)) for i, t in enumerate(texts)]
+        buf = b"".join(bs)
+        self.bufs.append(buf)
+        lens, ptrs = self.lens[a:z], self.ptrs[a:z]
+        lens[:] = np.fromiter(map(len, bs), dtype=np.uintp, count=z - a)
+        if z > a:
+            ptrs[0] = 0
+            np.cumsum(lens[:-1], out=ptrs[1:])
+        ptrs += ctypes.cast(ctypes.c_char_p(buf), ctypes.c_void_p).value or 0
+
+    def may_contain(self, disallowed: Tuple[str, ...]) -> bool:
+        """False when no text contains any of the strings in disallowed: one search of each
+        buffer (a hit may be across two texts; only a hit needs each text looked at)."""
+        return any(_may_occur(s, b) for s in disallowed for b in self.bufs)
 
 
 def _may_occur(s: Any, buf: bytes) -> bool:
@@ -200,177 +219,206 @@ def _gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
-_PART_BYTES = 256 << 10   # a batch of more than 2 parts on 2+ threads is pipelined
-_FRONT_PARTS = 8          # the helper thread takes this many parts a C call (see below)
+_PART_BYTES = 256 << 10   # a batch of more than 2 parts on 2+ threads is cut into parts
+_RUN_PARTS = 8            # a helper thread takes up to this many parts a C call
+_HEAD = 8                 # on 2+ threads the first 1/_HEAD of the texts is encoded first
 
 
-def _parts(lens: np.ndarray, part_bytes: int) -> List[Tuple[int, int]]:
-    """Consecutive ranges of texts of about part_bytes each (a text is not split)."""
+def _parts(lens: np.ndarray, a: int, part_bytes: int) -> List[Tuple[int, int]]:
+    """Consecutive ranges of texts of about part_bytes each (a text is not split), of the
+    texts a .. a + len(lens) - 1."""
+    if not len(lens):
+        return []
     ends = np.cumsum(lens, dtype=np.uint64)
     total = int(ends[-1])
     cuts = np.searchsorted(ends, np.arange(part_bytes, total, part_bytes, dtype=np.uint64),
                            side="left") + 1
     bounds = [0] + sorted(set(cuts.tolist()) - {0, len(lens)}) + [len(lens)]
-    return list(zip(bounds[:-1], bounds[1:]))
+    return [(a + x, a + y) for x, y in zip(bounds[:-1], bounds[1:])]
 
 
-def _tokenize_batch(p: Any, joined: Tuple[bytes, np.ndarray, np.ndarray], flags: int,
-                    n_threads: int) -> List[List[int]]:
-    """Every text's IDs as lists, over n_threads threads (0: the CPUs this process may use):
-    one gpt2embed_tokenize_batch call, or for a large batch on 2 or more threads a pipeline
-    (_pipelined)."""
-    buf, ptrs, lens = joined
-    n_texts = len(lens)
-    if not n_texts:
-        return []
+class _Queue:
+    """The parts of a batch, tokenized in order by helper threads and the calling thread.
+    Parts are added as their texts are encoded; take() hands out the next run of parts,
+    run() tokenizes one (its result or exception in got[lo], done[lo] released)."""
+
+    def __init__(self, p: Any, tx: _Texts, flags: int):
+        self.p, self.tx, self.flags = p, tx, flags
+        self.lock = threading.Lock()
+        self.added = threading.Condition(self.lock)
+        self.parts: List[Tuple[int, int]] = []
+        self.done: List[Any] = []
+        self.got: List[Any] = []   # at a run's first part: (ids, counts) or the exception
+        self.span: List[int] = []  # at a run's first part: the part after the run
+        self.next = 0
+        self.complete = False      # every part added
+        self.stopped = False
+
+    def add(self, parts: List[Tuple[int, int]], complete: bool) -> None:
+        done = [threading.Lock() for _ in parts]
+        for d in done:
+            d.acquire()
+        with self.lock:
+            self.parts += parts
+            self.done += done
+            self.got += [None] * len(parts)
+            self.span += [0] * len(parts)
+            self.complete = complete
+            self.added.notify_all()
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopped = True
+            self.added.notify_all()
+
+    def take(self, most: int, wait: bool) -> Tuple[int, int]:
+        """The next run of up to `most` parts (fewer near the end, so that the threads end
+        together; up to _RUN_PARTS while parts are still to come), or (-1, -1): none left
+        (wait: none left and none to come)."""
+        with self.lock:
+            while True:
+                left = len(self.parts) - self.next
+                if self.stopped or (left <= 0 and (self.complete or not wait)):
+                    return -1, -1
+                if left > 0:   # (while parts are still being added, this thread is
+                    # making them and holds the GIL: the longest runs)
+                    k = max(1, min(most, left // 2)) if self.complete else min(_RUN_PARTS, left)
+                    lo = self.next
+                    self.next += k
+                    return lo, lo + k
+                self.added.wait()
+
+    def run(self, lo: int, hi: int, threads: int) -> None:
+        self.span[lo] = hi
+        try:
+            self.got[lo] = _batch_raw(self.p, self.tx.ptrs, self.tx.lens, self.parts[lo][0],
+                                      self.parts[hi - 1][1], self.flags, threads)
+        except BaseException as e:   # raised by the calling thread
+            self.got[lo] = e
+        finally:
+            self.done[lo].release()
+
+    def helper(self, most: int, threads: int) -> threading.Thread:
+        def work() -> None:
+            lo, hi = self.take(most, True)
+            while lo >= 0:
+                self.run(lo, hi, threads)
+                lo, hi = self.take(most, True)
+        th = threading.Thread(target=work, name="gpt2embed-batch", daemon=True)
+        th.start()
+        return th
+
+    def result(self, k: int) -> Any:
+        r, self.got[k] = self.got[k], None
+        if isinstance(r, BaseException):
+            raise r
+        return r
+
+    def free(self) -> None:
+        for r in self.got:
+            if isinstance(r, tuple):
+                L.free(ctypes.cast(r[0], L.P))
+
+
+def _run_batch(p: Any, tx: _Texts, check: Callable[[], None], flags: int, n_threads: int,
+               most: int, consume: Callable[[_Queue, Callable[[int], None]], None]) -> None:
+    """Encodes the texts and tokenizes them, handing the queue to consume(q, wait), which
+    takes the results in order (wait(k) returns when part k is done). One C call over
+    n_threads threads, or on 2 or more threads, for a batch of more than 2 parts: helper
+    threads (n_threads - 1, runs of up to `most` parts, one C thread each) start on the
+    first 1/_HEAD of the texts while this thread encodes the rest; when the part that
+    consume waits for is not done, this thread tokenizes the next part itself."""
+    n = len(tx.texts)
     n_cpu = n_threads or L.cpu_count()
-    out: List[List[int]] = []
-    with _gc_paused():
-        parts = _parts(lens, _PART_BYTES) if n_cpu >= 2 else [(0, n_texts)]
-        if len(parts) <= 2:
-            _lists(*_batch_raw(p, ptrs, lens, 0, n_texts, flags, n_threads), out)
+    q = _Queue(p, tx, flags)
+    head = n // _HEAD if n_cpu >= 2 else 0
+    tx.encode(0, head)
+    head_bytes = int(tx.lens[:head].sum())
+    if head and head_bytes * _HEAD > 2 * _PART_BYTES:   # about the whole batch's size
+        q.add(_parts(tx.lens[:head], 0, _PART_BYTES), False)
+        helpers = [q.helper(most, 1) for _ in range(n_cpu - 1)]
+    else:
+        helpers = []
+    try:
+        tx.encode(head, n)
+        check()
+        if helpers:
+            q.add(_parts(tx.lens[head:], head, _PART_BYTES), True)
         else:
-            _pipelined(p, ptrs, lens, parts, flags, n_cpu - 1, out)
-    del buf   # (the C calls read it through ptrs)
+            q.add([(0, n)], True)
+            q.run(0, 1, n_threads)
+
+        def wait(k: int) -> None:
+            while not q.done[k].acquire(blocking=False):
+                lo, hi = q.take(1, False)
+                if lo < 0:
+                    q.done[k].acquire()
+                    return
+                q.run(lo, hi, 1)
+
+        consume(q, wait)
+    finally:
+        q.stop()
+        for h in helpers:
+            h.join()
+        q.free()
+
+
+def _tokenize_batch(p: Any, tx: _Texts, check: Callable[[], None], flags: int,
+                    n_threads: int) -> List[List[int]]:
+    """Every text's IDs as lists. Making Python's lists takes about as long as the C
+    tokenizer on GPT-2 text and needs the GIL, so on 2 or more threads it overlaps the
+    tokenizing: a helper thread tokenizes runs of parts in order (GIL released) while this
+    thread makes the lists of the runs done. The helper needs the GIL after each C call,
+    which it gets only when this thread lets it go (up to sys.getswitchinterval(), 5 ms,
+    while the lists are being made): hence runs of up to _RUN_PARTS parts."""
+    out: List[List[int]] = []
+
+    def consume(q: _Queue, wait: Callable[[int], None]) -> None:
+        with _gc_paused():
+            k = 0
+            while k < len(q.parts):
+                wait(k)
+                ids_p, counts = q.result(k)
+                _lists(ids_p, counts, out)
+                k = q.span[k]
+
+    _run_batch(p, tx, check, flags, n_threads, _RUN_PARTS, consume)
     return out
 
 
-def _pipelined(p: Any, ptrs: np.ndarray, lens: np.ndarray, parts: List[Tuple[int, int]],
-               flags: int, c_threads: int, out: List[List[int]]) -> None:
-    """Appends the lists of every part's texts to out, in order. Making Python's lists takes
-    about as long as the C tokenizer on GPT-2 text and needs the GIL, so it overlaps the
-    tokenizing: a helper thread tokenizes runs of parts in order (GIL released, c_threads C
-    threads) while this thread makes the lists of the runs done; when the next run is not
-    done yet, this thread tokenizes the next part itself (one C thread) rather than wait.
-    The helper needs the GIL after each C call, which it gets only when this thread lets it
-    go (up to sys.getswitchinterval(), 5 ms, while the lists are being made): hence runs of
-    up to _FRONT_PARTS parts, shorter near the end so that both threads end together."""
-    n = len(parts)
-    take_lock = threading.Lock()
-    ends = [0, n, False]                 # the parts left: ends[0] .. ends[1] - 1; stop
-    done = [threading.Lock() for _ in parts]
-    for d in done:
-        d.acquire()
-    got: List[Any] = [None] * n          # at a run's first part: (ids, counts) or the exception
-    span = [0] * n                       # at a run's first part: the part after the run
+def _numpy_batch(p: Any, tx: _Texts, check: Callable[[], None], flags: int, n_threads: int
+                 ) -> Tuple[np.ndarray, np.ndarray]:
+    """(every text's IDs one after another, int64; offsets, int64, len(texts) + 1: text i's
+    IDs are ids[offsets[i]:offsets[i + 1]]). On 2 or more threads the helpers take one part
+    at a time once every text is encoded (this thread takes parts too): no Python object per
+    ID, so the threads meet at the GIL only between parts, and the parts balance where the
+    library's own split (two halves of the bytes) leaves a thread idle at the end."""
+    offsets = np.zeros(len(tx.texts) + 1, dtype=np.int64)
+    res: List[Tuple[int, int, Any]] = []
 
-    def take(helper: bool) -> Tuple[int, int]:
-        with take_lock:
-            lo, hi = ends[0], ends[1]
-            if ends[2] or lo >= hi:
-                return -1, -1
-            if helper:   # a run, shorter near the end (so that both threads end together)
-                hi = lo + max(1, min(_FRONT_PARTS, (hi - lo) // 2))
-            else:
-                hi = lo + 1
-            ends[0] = hi
-            return lo, hi
-
-    def run(lo: int, hi: int, threads: int) -> None:
-        span[lo] = hi
-        try:
-            got[lo] = _batch_raw(p, ptrs, lens, parts[lo][0], parts[hi - 1][1], flags, threads)
-        except BaseException as e:   # raised by the thread that makes the lists
-            got[lo] = e
-        finally:
-            done[lo].release()
-
-    def helper() -> None:
-        lo, hi = take(True)
-        while lo >= 0:
-            run(lo, hi, c_threads)
-            lo, hi = take(True)
-
-    th = threading.Thread(target=helper, name="gpt2embed-batch", daemon=True)
-    th.start()
-    try:
+    def consume(q: _Queue, wait: Callable[[int], None]) -> None:
         k = 0
-        while k < n:
-            while not done[k].acquire(blocking=False):
-                lo, hi = take(False)
-                if lo < 0:
-                    done[k].acquire()
-                    break
-                run(lo, hi, 1)
-            r, got[k] = got[k], None
-            if isinstance(r, BaseException):
-                raise r
-            _lists(r[0], r[1], out)
-            k = span[k]
-    finally:
-        with take_lock:
-            ends[2] = True
-        th.join()
-        for r in got:   # an error: free what the runs not yet made into lists hold
-            if isinstance(r, tuple):
-                L.free(ctypes.cast(r[0], L.P))
-
-
-def _numpy_batch(p: Any, joined: Tuple[bytes, np.ndarray, np.ndarray], flags: int,
-                 n_threads: int) -> Tuple[np.ndarray, np.ndarray]:
-    """(every text's IDs one after another, int64; offsets, int64, len(bs) + 1: text i's IDs
-    are ids[offsets[i]:offsets[i + 1]]). On 2 or more threads a large batch is cut into
-    parts that this thread and n_threads - 1 helpers take in turn, one C thread each: no
-    Python objects per ID, so the threads meet at the GIL only between parts (where the
-    library's own split, in two halves of the bytes, leaves one thread idle at the end)."""
-    buf, ptrs, lens = joined
-    n_texts = len(lens)
-    offsets = np.zeros(n_texts + 1, dtype=np.int64)
-    if not n_texts:
-        return np.zeros(0, dtype=np.int64), offsets
-    n_cpu = n_threads or L.cpu_count()
-    parts = _parts(lens, _PART_BYTES) if n_cpu >= 2 else [(0, n_texts)]
-    if len(parts) <= 2:
-        parts = [(0, n_texts)]
-    got: List[Any] = [None] * len(parts)
-    nxt = [0]
-    lock = threading.Lock()
-
-    def work(threads: int) -> None:
-        while True:
-            with lock:
-                k = nxt[0]
-                if k >= len(parts):
-                    return
-                nxt[0] = k + 1
-            try:
-                got[k] = _batch_raw(p, ptrs, lens, parts[k][0], parts[k][1], flags, threads)
-            except BaseException as e:
-                got[k] = e
-                with lock:
-                    nxt[0] = len(parts)
-
-    try:
-        if len(parts) == 1:
-            work(n_threads)
-        else:
-            helpers = [threading.Thread(target=work, args=(1,), name="gpt2embed-batch",
-                                        daemon=True) for _ in range(n_cpu - 1)]
-            for h in helpers:
-                h.start()
-            try:
-                work(1)
-            finally:
-                with lock:
-                    nxt[0] = len(parts)
-                for h in helpers:
-                    h.join()
-        for r in got:
-            if isinstance(r, BaseException):
-                raise r
-        for (a, z), r in zip(parts, got):
-            offsets[a + 1:z + 1] = r[1]
+        while k < len(q.parts):
+            wait(k)
+            a, z = q.parts[k][0], q.parts[q.span[k] - 1][1]
+            ids_p, counts = q.result(k)
+            res.append((a, z, ids_p))
+            offsets[a + 1:z + 1] = counts
+            k = q.span[k]
         np.cumsum(offsets, out=offsets)
+
+    ids = np.empty(0, dtype=np.int64)
+    try:
+        _run_batch(p, tx, check, flags, n_threads, 1, consume)
         ids = np.empty(int(offsets[-1]), dtype=np.int64)
-        for (a, z), r in zip(parts, got):
-            n = int(offsets[z] - offsets[a])
-            if n:
-                ids[offsets[a]:offsets[z]] = np.ctypeslib.as_array(r[0], shape=(n,))
+        for a, z, ids_p in res:
+            if offsets[z] > offsets[a]:
+                ids[offsets[a]:offsets[z]] = np.ctypeslib.as_array(
+                    ids_p, shape=(int(offsets[z] - offsets[a]),))
     finally:
-        for r in got:
-            if isinstance(r, tuple):
-                L.free(ctypes.cast(r[0], L.P))
-    del buf   # (the C calls read it through ptrs)
+        for _, _, ids_p in res:
+            L.free(ctypes.cast(ids_p, L.P))
     return ids, offsets
 
 
@@ -536,31 +584,26 @@ class Encoding:
         nn.Embedding and of wte[ids])."""
         return self._ids(text, allowed_special, disallowed_special).astype(np.int64)
 
-    def _batch_input(self, texts: Sequence[str], disallowed: Tuple[str, ...], num_threads: int
-                     ) -> Tuple[Tuple[bytes, np.ndarray, np.ndarray], int]:
-        """(the texts as _joined makes them, the C thread count), tiktoken's checks done."""
+    def _batch_run(self, f: Callable[..., Any], texts: Sequence[str], flags: int,
+                   disallowed: Tuple[str, ...], num_threads: int) -> Any:
+        """f(pointer, texts, check, flags, C threads) in the guard; check() raises as encode
+        would for the first text with a disallowed special string."""
         if isinstance(texts, str):
             raise TypeError("text must be a list of str, not one str")
         n = L.c_uint(num_threads, "num_threads", L.UINT_MAX)
-        if not isinstance(texts, (list, tuple)):
-            texts = list(texts)   # (read more than once below)
-        try:   # the common case at C speed; anything unusual goes through _utf8
-            enc = str.encode
-            bs = [enc(t) for t in texts]
-        except (TypeError, UnicodeEncodeError):
-            bs = [_utf8(t, "text[%d]" % i) for i, t in enumerate(texts)]
-        joined = _joined(bs)
-        # one search of all the texts side by side; only a hit (maybe across two texts) has
-        # each text looked at, as encode would, for the error
-        if any(_may_occur(s, joined[0]) for s in disallowed):
-            for t in texts:
-                self._check_disallowed(t, disallowed)
-        return joined, n
+        if not isinstance(texts, list):
+            texts = list(texts)   # (read more than once)
+        tx = _Texts(texts)
+
+        def check() -> None:
+            if tx.may_contain(disallowed):
+                for t in texts:
+                    self._check_disallowed(t, disallowed)
+        return self._g.run(f, tx, check, flags, n)
 
     def _batch(self, texts: Sequence[str], flags: int, disallowed: Tuple[str, ...],
                num_threads: int) -> List[List[int]]:
-        joined, n = self._batch_input(texts, disallowed, num_threads)
-        return self._g.run(_tokenize_batch, joined, flags, n)
+        return self._batch_run(_tokenize_batch, texts, flags, disallowed, num_threads)
 
     def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 0
                               ) -> List[List[int]]:
@@ -586,8 +629,7 @@ class Encoding:
         so it is several times faster than the lists, and its threads scale.
         torch.from_numpy(ids) with offsets[:-1] is what nn.EmbeddingBag takes."""
         flags, disallowed = self._specials(allowed_special, disallowed_special)
-        joined, n = self._batch_input(text, disallowed, num_threads)
-        return self._g.run(_numpy_batch, joined, flags, n)
+        return self._batch_run(_numpy_batch, text, flags, disallowed, num_threads)
 
     def encode_single_token(self, text_or_bytes: Union[str, bytes]) -> int:
         """The ID of the token whose bytes are exactly text_or_bytes (special token
