@@ -5,6 +5,7 @@ re-exported by gpt2embed)."""
 import contextlib
 import ctypes
 import gc
+import sys
 import threading
 from typing import (AbstractSet, Any, Callable, Collection, Dict, Iterator, List, NamedTuple,
                     Optional, Sequence, Tuple, Union)
@@ -192,31 +193,48 @@ def _may_occur(s: Any, buf: bytes) -> bool:
         return True
 
 
-_gc_lock = threading.Lock()
-_gc_users = 0
-_gc_was_enabled = False
+class _Setting:
+    """A process-wide setting that batches change while they run: the first to enter saves
+    it and sets it, the last to leave puts it back, unless someone else has changed it since
+    (then theirs stays)."""
+
+    def __init__(self, get: Callable[[], Any], set: Callable[[Any], None],
+                 ours: Callable[[Any], Any]):
+        self._get, self._set, self._ours = get, set, ours
+        self._lock = threading.Lock()
+        self._users = 0
+        self._saved: Any = None
+        self._value: Any = None
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if self._users == 0:
+                self._saved = self._get()
+                self._set(self._ours(self._saved))
+                self._value = self._get()   # (as the interpreter keeps it)
+            self._users += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._users -= 1
+                if self._users == 0 and self._get() == self._value:
+                    self._set(self._saved)
 
 
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a batch's lists are made (restored after; calls
-    in several threads share one pause). The lists hold only ints, so they make no cycles,
-    but a collection is due every 700 of them and the older generations' passes go over every
-    ID made so far: on 284,000 short texts that cost more than making the lists did. (A
-    gc.enable() or gc.disable() by another thread during the pause is overridden at its end.)"""
-    global _gc_users, _gc_was_enabled
-    with _gc_lock:
-        if _gc_users == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_users += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_users -= 1
-            if _gc_users == 0 and _gc_was_enabled:
-                gc.enable()
+# The cyclic garbage collector, off while a batch's lists are made. The lists hold only
+# ints, so they make no cycles, but a collection is due every 700 of them and the older
+# generations' passes go over every ID made so far: on 284,000 short texts that cost more
+# than making the lists did (0.35-1.1 s of a 2.1-2.5 s call).
+_gc_paused = _Setting(gc.isenabled, lambda on: gc.enable() if on else gc.disable(),
+                      lambda was: False)
+# The GIL's switch interval, at most 0.5 ms while a helper thread tokenizes for this one:
+# the helper needs the GIL after each C call, and gets it from a thread making lists only
+# when the interval runs out (5 ms by default: 5-9 ms lost a call, measured).
+_SWITCH = 0.0005
+_switch_short = _Setting(sys.getswitchinterval, sys.setswitchinterval,
+                         lambda was: min(was, _SWITCH))
 
 
 _PART_BYTES = 256 << 10   # a batch of more than 2 parts on 2+ threads is cut into parts
@@ -333,35 +351,37 @@ def _run_batch(p: Any, tx: _Texts, check: Callable[[], None], flags: int, n_thre
     q = _Queue(p, tx, flags)
     head = n // _HEAD if n_cpu >= 2 else 0
     tx.encode(0, head)
-    head_bytes = int(tx.lens[:head].sum())
-    if head and head_bytes * _HEAD > 2 * _PART_BYTES:   # about the whole batch's size
-        q.add(_parts(tx.lens[:head], 0, _PART_BYTES), False)
-        helpers = [q.helper(most, 1) for _ in range(n_cpu - 1)]
-    else:
-        helpers = []
-    try:
-        tx.encode(head, n)
-        check()
-        if helpers:
-            q.add(_parts(tx.lens[head:], head, _PART_BYTES), True)
-        else:
-            q.add([(0, n)], True)
-            q.run(0, 1, n_threads)
+    pipelined = head and int(tx.lens[:head].sum()) * _HEAD > 2 * _PART_BYTES   # (about)
+    helpers: List[threading.Thread] = []
+    with contextlib.ExitStack() as stack:
+        try:
+            if pipelined:
+                stack.enter_context(_switch_short())
+                q.add(_parts(tx.lens[:head], 0, _PART_BYTES), False)
+                for _ in range(n_cpu - 1):
+                    helpers.append(q.helper(most, 1))
+            tx.encode(head, n)
+            check()
+            if pipelined:
+                q.add(_parts(tx.lens[head:], head, _PART_BYTES), True)
+            else:
+                q.add([(0, n)], True)
+                q.run(0, 1, n_threads)
 
-        def wait(k: int) -> None:
-            while not q.done[k].acquire(blocking=False):
-                lo, hi = q.take(1, False)
-                if lo < 0:
-                    q.done[k].acquire()
-                    return
-                q.run(lo, hi, 1)
+            def wait(k: int) -> None:
+                while not q.done[k].acquire(blocking=False):
+                    lo, hi = q.take(1, False)
+                    if lo < 0:
+                        q.done[k].acquire()
+                        return
+                    q.run(lo, hi, 1)
 
-        consume(q, wait)
-    finally:
-        q.stop()
-        for h in helpers:
-            h.join()
-        q.free()
+            consume(q, wait)
+        finally:
+            q.stop()
+            for h in helpers:
+                h.join()
+            q.free()
 
 
 def _tokenize_batch(p: Any, tx: _Texts, check: Callable[[], None], flags: int,

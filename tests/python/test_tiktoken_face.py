@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import pickle
+import sys
 
 import numpy as np
 import pytest
@@ -86,6 +87,7 @@ def test_a_large_batch_is_pipelined_and_equal(enc):
     """More than 2 MB: the C tokenizer works on one part while the lists of the previous
     one are made (_PART_BYTES); the result must not change, whatever the thread count."""
     from gpt2embed import _encoding
+    switch = sys.getswitchinterval()
     texts = [t for t, _ in CASES]
     want = [ids for _, ids in CASES]
     k = 2 * (2 * _encoding._PART_BYTES) // sum(len(t.encode()) for t in texts) + 1
@@ -98,6 +100,7 @@ def test_a_large_batch_is_pipelined_and_equal(enc):
         assert ids.tolist() == [i for t in want * k for i in t], threads
         assert offsets.tolist() == [0] + list(itertools.accumulate(len(t) for t in want * k))
     assert gc.isenabled()   # paused while the lists were made, and back on
+    assert sys.getswitchinterval() == switch   # shortened while a helper thread ran
     gc.disable()
     try:
         assert enc.encode_ordinary_batch(texts * k, num_threads=2) == want * k
