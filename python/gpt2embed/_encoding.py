@@ -344,8 +344,9 @@ def _run_batch(p: Any, tx: _Texts, check: Callable[[], None], flags: int, n_thre
     takes the results in order (wait(k) returns when part k is done). One C call over
     n_threads threads, or on 2 or more threads, for a batch of more than 2 parts: helper
     threads (n_threads - 1, runs of up to `most` parts, one C thread each) start on the
-    first 1/_HEAD of the texts while this thread encodes the rest; when the part that
-    consume waits for is not done, this thread tokenizes the next part itself."""
+    first 1/_HEAD of the texts while this thread encodes the rest, in steps of as many
+    texts, each step's parts tokenized as soon as it is encoded; when the part that consume
+    waits for is not done, this thread tokenizes the next part itself."""
     n = len(tx.texts)
     n_cpu = n_threads or L.cpu_count()
     q = _Queue(p, tx, flags)
@@ -360,11 +361,15 @@ def _run_batch(p: Any, tx: _Texts, check: Callable[[], None], flags: int, n_thre
                 q.add(_parts(tx.lens[:head], 0, _PART_BYTES), False)
                 for _ in range(n_cpu - 1):
                     helpers.append(q.helper(most, 1))
-            tx.encode(head, n)
-            check()
-            if pipelined:
-                q.add(_parts(tx.lens[head:], head, _PART_BYTES), True)
+            if pipelined:   # the rest in steps of the head's size, tokenized as they come
+                for a in range(head, n, head):
+                    z = min(n, a + head)
+                    tx.encode(a, z)
+                    q.add(_parts(tx.lens[a:z], a, _PART_BYTES), z == n)
+                check()
             else:
+                tx.encode(head, n)
+                check()
                 q.add([(0, n)], True)
                 q.run(0, 1, n_threads)
 
