@@ -81,21 +81,24 @@ def main():
                 continue
             want = f(texts, 1)
             times = {1: [], a.threads: []}
-            n_clean = 0
             for r in range(a.runs):
                 for n in ((1, a.threads) if r % 2 == 0 else (a.threads, 1)):
                     t, got, ok = timed(f, texts, n, a.clean, a.max_tries)
-                    n_clean += ok
-                    times[n].append(t)
+                    if ok:
+                        times[n].append(t)
                     if api == "numpy":
                         assert all((g == w).all() for g, w in zip(got, want)), (name, api, n)
                     else:
                         assert got == want, (name, api, n)
                     del got
+            if not times[1] or not times[a.threads]:
+                print("%-5s %-5s: too few clean runs" % (name, api))
+                continue
             m1, mn = statistics.median(times[1]), statistics.median(times[a.threads])
             print("%-5s %-5s %6d texts, %.1f MB: 1 thread %.3f s, %d threads %.3f s: %.2fx%s"
                   % (name, api, len(texts), mb, m1, a.threads, mn, m1 / mn,
-                     "" if a.clean is None else " (%d of %d runs clean)" % (n_clean, 2 * a.runs)))
+                     "" if a.clean is None else " (medians of %d + %d clean runs)"
+                     % (len(times[1]), len(times[a.threads]))))
             for n in times:
                 print("      %d: %s" % (n, " ".join("%.3f" % t for t in times[n])))
     print("load average %s" % " ".join("%.2f" % x for x in os.getloadavg()))
