@@ -2,11 +2,13 @@
 """tiktoken's face: get_encoding("gpt2") and its Encoding (internal module; the names are
 re-exported by gpt2embed)."""
 
+import contextlib
 import ctypes
+import gc
+import sys
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import (AbstractSet, Any, Collection, Dict, List, NamedTuple, Optional, Sequence,
-                    Tuple, Union)
+from typing import (AbstractSet, Any, Callable, Collection, Dict, Iterator, List, NamedTuple,
+                    Optional, Sequence, Tuple, Union)
 
 import numpy as np
 
@@ -106,85 +108,343 @@ def _tokenize_list(p: Any, b: bytes, flags: int) -> List[int]:
         cap = n.value
 
 
-def _batch_raw(p: Any, bs: Sequence[bytes], flags: int, n_threads: int) -> Tuple[Any, Any]:
-    """gpt2embed_tokenize_batch of bs: (the library's IDs array, counts); the caller frees
-    the array (_lists does)."""
-    n = len(bs)
-    texts = (L.CP * n)(*bs)   # pointers into the bytes objects, which bs keeps alive
-    lens = (L.S * n)(*map(len, bs))
-    counts = (L.S * n)()
+def _batch_raw(p: Any, ptrs: np.ndarray, lens: np.ndarray, a: int, z: int, flags: int,
+               n_threads: int) -> Tuple[Any, np.ndarray]:
+    """gpt2embed_tokenize_batch of texts a .. z - 1 (their pointers and lengths in ptrs,
+    lens): (the library's IDs array, counts); the caller frees the array (_lists does). An
+    error's index is that of the text in the whole batch."""
+    n = z - a
+    counts = np.zeros(n, dtype=np.uintp)
     ids_p = L.U32P()
-    L.call(L.tokenize_batch, p, n, texts, lens, flags, n_threads, ctypes.byref(ids_p), counts)
+    try:
+        L.call(L.tokenize_batch, p, n,
+               ctypes.cast(ptrs.ctypes.data + a * ptrs.itemsize, ctypes.POINTER(L.CP)),
+               ctypes.cast(lens.ctypes.data + a * lens.itemsize, L.SP), flags, n_threads,
+               ctypes.byref(ids_p), L.ptr(counts, ctypes.c_size_t))
+    except L.Error as e:
+        if e.index is not None:
+            e.index += a
+        raise
     return ids_p, counts
 
 
-def _lists(ids_p: Any, counts: Any) -> List[List[int]]:
-    """Each text's IDs as a list, sliced from the library's array, which is then freed."""
+def _lists(ids_p: Any, counts: np.ndarray, out: List[List[int]]) -> None:
+    """Appends each text's IDs to out as a list, sliced from the library's array, which is
+    then freed. (A memoryview's tolist makes the ints faster than a ctypes slice does.)"""
     try:
-        total = sum(counts)
+        total = int(counts.sum())
         if not total:
-            return [[] for _ in counts]
+            out.extend([] for _ in range(len(counts)))
+            return
         flat = (ctypes.c_uint32 * total).from_address(ctypes.addressof(ids_p.contents))
-        out, at = [], 0
-        for c in counts:
-            out.append(flat[at:at + c])
-            at += c
-        return out
+        with memoryview(flat) as m, m.cast("B") as b, b.cast("I") as ids:
+            at = 0
+            for z in np.cumsum(counts).tolist():
+                out.append(ids[at:z].tolist())
+                at = z
     finally:
         L.free(ctypes.cast(ids_p, L.P))
 
 
-_PART_BYTES = 1 << 20   # a batch of more than 2 parts is tokenized part after part
+class _Texts:
+    """A batch's texts as the C call takes them: UTF-8, side by side in a buffer (texts side
+    by side are what the C tokenizer runs fastest on), each one's pointer and length in numpy
+    arrays (an array of c_char_p costs ~1.5 us a text). Encoded in steps (encode(a, z)), so
+    that C threads can start on the first texts while this thread encodes the rest."""
+
+    def __init__(self, texts: List[str]):
+        self.texts = texts
+        self.ptrs = np.empty(len(texts), dtype=np.uintp)
+        self.lens = np.empty(len(texts), dtype=np.uintp)
+        self.bufs: List[bytes] = []   # (the C calls read them through ptrs)
+
+    def encode(self, a: int, z: int) -> None:
+        texts = self.texts[a:z]
+        try:   # the common case at C speed; anything unusual goes through _utf8
+            enc = str.encode
+            bs = [enc(t) for t in texts]
+        except (TypeError, UnicodeEncodeError):
+            bs = [_utf8(t, "text[%d]" % (a + i)) for i, t in enumerate(texts)]
+        buf = b"".join(bs)
+        self.bufs.append(buf)
+        lens, ptrs = self.lens[a:z], self.ptrs[a:z]
+        lens[:] = np.fromiter(map(len, bs), dtype=np.uintp, count=z - a)
+        if z > a:
+            ptrs[0] = 0
+            np.cumsum(lens[:-1], out=ptrs[1:])
+        ptrs += ctypes.cast(ctypes.c_char_p(buf), ctypes.c_void_p).value or 0
+
+    def may_contain(self, disallowed: Tuple[str, ...]) -> bool:
+        """False when no text contains any of the strings in disallowed: one search of each
+        buffer (a hit may be across two texts; only a hit needs each text looked at)."""
+        return any(_may_occur(s, b) for s in disallowed for b in self.bufs)
 
 
-def _tokenize_batch(p: Any, bs: List[bytes], flags: int, n_threads: int) -> List[List[int]]:
-    """Every text's IDs as lists, over n_threads threads (0: the CPUs this process may use).
+def _may_occur(s: Any, buf: bytes) -> bool:
+    """False when s, a disallowed special string, occurs in none of the texts joined in buf
+    (True when that cannot be told this way)."""
+    if not isinstance(s, str):
+        return True
+    if not s:
+        return False
+    try:
+        return buf.find(s.encode("utf-8")) >= 0
+    except UnicodeEncodeError:
+        return True
 
-    Making Python's lists takes about as long as the C tokenizer on GPT-2 text and needs
-    the GIL, so a large batch on 2 or more threads is pipelined: the C tokenizer works on
-    part k + 1 (GIL released, n_threads - 1 C threads) while this thread makes the lists of
-    part k. Otherwise one gpt2embed_tokenize_batch call over n_threads C threads."""
-    n_cpu = n_threads or L.cpu_count()
-    total = sum(map(len, bs))
-    if not bs:
-        return []
-    if n_cpu < 2 or total <= 2 * _PART_BYTES:
-        return _lists(*_batch_raw(p, bs, flags, n_threads))
-    parts, start, size = [], 0, 0
-    for i, b in enumerate(bs):
-        size += len(b)
-        if size >= _PART_BYTES:
-            parts.append((start, i + 1))
-            start, size = i + 1, 0
-    if start < len(bs):
-        parts.append((start, len(bs)))
-    c_threads = n_cpu - 1
 
-    def raw(k: int) -> Tuple[Any, Any]:
-        a, z = parts[k]
+class _Setting:
+    """A process-wide setting that batches change while they run: the first to enter saves
+    it and sets it, the last to leave puts it back, unless someone else has changed it since
+    (then theirs stays)."""
+
+    def __init__(self, get: Callable[[], Any], set: Callable[[Any], None],
+                 ours: Callable[[Any], Any]):
+        self._get, self._set, self._ours = get, set, ours
+        self._lock = threading.Lock()
+        self._users = 0
+        self._saved: Any = None
+        self._value: Any = None
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if self._users == 0:
+                self._saved = self._get()
+                self._set(self._ours(self._saved))
+                self._value = self._get()   # (as the interpreter keeps it)
+            self._users += 1
         try:
-            return _batch_raw(p, bs[a:z], flags, c_threads)
-        except L.Error as e:   # the index of the failing text in the whole batch
-            if e.index is not None:
-                e.index += a
-            raise
-
-    out: List[List[int]] = []
-    with ThreadPoolExecutor(1, thread_name_prefix="gpt2embed-batch") as ex:
-        pending: Optional[Future] = ex.submit(raw, 0)
-        try:
-            for k in range(len(parts)):
-                assert pending is not None
-                got = pending.result()
-                pending = ex.submit(raw, k + 1) if k + 1 < len(parts) else None
-                out += _lists(*got)
+            yield
         finally:
-            if pending is not None:   # an error: free what the part in flight made
-                try:
-                    L.free(ctypes.cast(pending.result()[0], L.P))
-                except Exception:
-                    pass
+            with self._lock:
+                self._users -= 1
+                if self._users == 0 and self._get() == self._value:
+                    self._set(self._saved)
+
+
+# The cyclic garbage collector, off while a batch's lists are made. The lists hold only
+# ints, so they make no cycles, but a collection is due every 700 of them and the older
+# generations' passes go over every ID made so far: on 284,000 short texts that cost more
+# than making the lists did (0.35-1.1 s of a 2.1-2.5 s call).
+_gc_paused = _Setting(gc.isenabled, lambda on: gc.enable() if on else gc.disable(),
+                      lambda was: False)
+# The GIL's switch interval, at most 0.5 ms while a helper thread tokenizes for this one:
+# the helper needs the GIL after each C call, and gets it from a thread making lists only
+# when the interval runs out (5 ms by default: 5-9 ms lost a call, measured).
+_SWITCH = 0.0005
+_switch_short = _Setting(sys.getswitchinterval, sys.setswitchinterval,
+                         lambda was: min(was, _SWITCH))
+
+
+_PART_BYTES = 256 << 10   # a batch of more than 2 parts on 2+ threads is cut into parts
+_RUN_PARTS = 8            # a helper thread takes up to this many parts a C call
+_HEAD = 8                 # on 2+ threads the first 1/_HEAD of the texts is encoded first
+
+
+def _parts(lens: np.ndarray, a: int, part_bytes: int) -> List[Tuple[int, int]]:
+    """Consecutive ranges of texts of about part_bytes each (a text is not split), of the
+    texts a .. a + len(lens) - 1."""
+    if not len(lens):
+        return []
+    ends = np.cumsum(lens, dtype=np.uint64)
+    total = int(ends[-1])
+    cuts = np.searchsorted(ends, np.arange(part_bytes, total, part_bytes, dtype=np.uint64),
+                           side="left") + 1
+    bounds = [0] + sorted(set(cuts.tolist()) - {0, len(lens)}) + [len(lens)]
+    return [(a + x, a + y) for x, y in zip(bounds[:-1], bounds[1:])]
+
+
+class _Queue:
+    """The parts of a batch, tokenized in order by helper threads and the calling thread.
+    Parts are added as their texts are encoded; take() hands out the next run of parts,
+    run() tokenizes one (its result or exception in got[lo], done[lo] released)."""
+
+    def __init__(self, p: Any, tx: _Texts, flags: int):
+        self.p, self.tx, self.flags = p, tx, flags
+        self.lock = threading.Lock()
+        self.added = threading.Condition(self.lock)
+        self.parts: List[Tuple[int, int]] = []
+        self.done: List[Any] = []
+        self.got: List[Any] = []   # at a run's first part: (ids, counts) or the exception
+        self.span: List[int] = []  # at a run's first part: the part after the run
+        self.next = 0
+        self.complete = False      # every part added
+        self.stopped = False
+
+    def add(self, parts: List[Tuple[int, int]], complete: bool) -> None:
+        done = [threading.Lock() for _ in parts]
+        for d in done:
+            d.acquire()
+        with self.lock:
+            self.parts += parts
+            self.done += done
+            self.got += [None] * len(parts)
+            self.span += [0] * len(parts)
+            self.complete = complete
+            self.added.notify_all()
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopped = True
+            self.added.notify_all()
+
+    def take(self, most: int, wait: bool) -> Tuple[int, int]:
+        """The next run of up to `most` parts (fewer near the end, so that the threads end
+        together; up to _RUN_PARTS while parts are still to come), or (-1, -1): none left
+        (wait: none left and none to come)."""
+        with self.lock:
+            while True:
+                left = len(self.parts) - self.next
+                if self.stopped or (left <= 0 and (self.complete or not wait)):
+                    return -1, -1
+                if left > 0:   # (while parts are still being added, this thread is
+                    # making them and holds the GIL: the longest runs)
+                    k = max(1, min(most, left // 2)) if self.complete else min(_RUN_PARTS, left)
+                    lo = self.next
+                    self.next += k
+                    return lo, lo + k
+                self.added.wait()
+
+    def run(self, lo: int, hi: int, threads: int) -> None:
+        self.span[lo] = hi
+        try:
+            self.got[lo] = _batch_raw(self.p, self.tx.ptrs, self.tx.lens, self.parts[lo][0],
+                                      self.parts[hi - 1][1], self.flags, threads)
+        except BaseException as e:   # raised by the calling thread
+            self.got[lo] = e
+        finally:
+            self.done[lo].release()
+
+    def helper(self, most: int, threads: int) -> threading.Thread:
+        def work() -> None:
+            lo, hi = self.take(most, True)
+            while lo >= 0:
+                self.run(lo, hi, threads)
+                lo, hi = self.take(most, True)
+        th = threading.Thread(target=work, name="gpt2embed-batch", daemon=True)
+        th.start()
+        return th
+
+    def result(self, k: int) -> Any:
+        r, self.got[k] = self.got[k], None
+        if isinstance(r, BaseException):
+            raise r
+        return r
+
+    def free(self) -> None:
+        for r in self.got:
+            if isinstance(r, tuple):
+                L.free(ctypes.cast(r[0], L.P))
+
+
+def _run_batch(p: Any, tx: _Texts, check: Callable[[], None], flags: int, n_threads: int,
+               most: int, consume: Callable[[_Queue, Callable[[int], None]], None]) -> None:
+    """Encodes the texts and tokenizes them, handing the queue to consume(q, wait), which
+    takes the results in order (wait(k) returns when part k is done). One C call over
+    n_threads threads, or on 2 or more threads, for a batch of more than 2 parts: helper
+    threads (n_threads - 1, runs of up to `most` parts, one C thread each) start on the
+    first 1/_HEAD of the texts while this thread encodes the rest, in steps of as many
+    texts, each step's parts tokenized as soon as it is encoded; when the part that consume
+    waits for is not done, this thread tokenizes the next part itself."""
+    n = len(tx.texts)
+    n_cpu = n_threads or L.cpu_count()
+    q = _Queue(p, tx, flags)
+    head = n // _HEAD if n_cpu >= 2 else 0
+    tx.encode(0, head)
+    pipelined = head and int(tx.lens[:head].sum()) * _HEAD > 2 * _PART_BYTES   # (about)
+    helpers: List[threading.Thread] = []
+    with contextlib.ExitStack() as stack:
+        try:
+            if pipelined:
+                stack.enter_context(_switch_short())
+                q.add(_parts(tx.lens[:head], 0, _PART_BYTES), False)
+                for _ in range(n_cpu - 1):
+                    helpers.append(q.helper(most, 1))
+            if pipelined:   # the rest in steps of the head's size, tokenized as they come
+                for a in range(head, n, head):
+                    z = min(n, a + head)
+                    tx.encode(a, z)
+                    q.add(_parts(tx.lens[a:z], a, _PART_BYTES), z == n)
+                check()
+            else:
+                tx.encode(head, n)
+                check()
+                q.add([(0, n)], True)
+                q.run(0, 1, n_threads)
+
+            def wait(k: int) -> None:
+                while not q.done[k].acquire(blocking=False):
+                    lo, hi = q.take(1, False)
+                    if lo < 0:
+                        q.done[k].acquire()
+                        return
+                    q.run(lo, hi, 1)
+
+            consume(q, wait)
+        finally:
+            q.stop()
+            for h in helpers:
+                h.join()
+            q.free()
+
+
+def _tokenize_batch(p: Any, tx: _Texts, check: Callable[[], None], flags: int,
+                    n_threads: int) -> List[List[int]]:
+    """Every text's IDs as lists. Making Python's lists takes about as long as the C
+    tokenizer on GPT-2 text and needs the GIL, so on 2 or more threads it overlaps the
+    tokenizing: a helper thread tokenizes runs of parts in order (GIL released) while this
+    thread makes the lists of the runs done. The helper needs the GIL after each C call,
+    which it gets only when this thread lets it go (up to sys.getswitchinterval(), 5 ms,
+    while the lists are being made): hence runs of up to _RUN_PARTS parts."""
+    out: List[List[int]] = []
+
+    def consume(q: _Queue, wait: Callable[[int], None]) -> None:
+        with _gc_paused():
+            k = 0
+            while k < len(q.parts):
+                wait(k)
+                ids_p, counts = q.result(k)
+                _lists(ids_p, counts, out)
+                k = q.span[k]
+
+    _run_batch(p, tx, check, flags, n_threads, _RUN_PARTS, consume)
     return out
+
+
+def _numpy_batch(p: Any, tx: _Texts, check: Callable[[], None], flags: int, n_threads: int
+                 ) -> Tuple[np.ndarray, np.ndarray]:
+    """(every text's IDs one after another, int64; offsets, int64, len(texts) + 1: text i's
+    IDs are ids[offsets[i]:offsets[i + 1]]). On 2 or more threads the helpers take one part
+    at a time once every text is encoded (this thread takes parts too): no Python object per
+    ID, so the threads meet at the GIL only between parts, and the parts balance where the
+    library's own split (two halves of the bytes) leaves a thread idle at the end."""
+    offsets = np.zeros(len(tx.texts) + 1, dtype=np.int64)
+    res: List[Tuple[int, int, Any]] = []
+
+    def consume(q: _Queue, wait: Callable[[int], None]) -> None:
+        k = 0
+        while k < len(q.parts):
+            wait(k)
+            a, z = q.parts[k][0], q.parts[q.span[k] - 1][1]
+            ids_p, counts = q.result(k)
+            res.append((a, z, ids_p))
+            offsets[a + 1:z + 1] = counts
+            k = q.span[k]
+        np.cumsum(offsets, out=offsets)
+
+    ids = np.empty(0, dtype=np.int64)
+    try:
+        _run_batch(p, tx, check, flags, n_threads, 1, consume)
+        ids = np.empty(int(offsets[-1]), dtype=np.int64)
+        for a, z, ids_p in res:
+            if offsets[z] > offsets[a]:
+                ids[offsets[a]:offsets[z]] = np.ctypeslib.as_array(
+                    ids_p, shape=(int(offsets[z] - offsets[a]),))
+    finally:
+        for _, _, ids_p in res:
+            L.free(ctypes.cast(ids_p, L.P))
+    return ids, offsets
 
 
 def _decode_bytes(p: Any, ids: np.ndarray) -> bytes:
@@ -334,15 +594,26 @@ class Encoding:
         nn.Embedding and of wte[ids])."""
         return self._ids(text, allowed_special, disallowed_special).astype(np.int64)
 
-    def _batch(self, texts: Sequence[str], flags: int, disallowed: Tuple[str, ...],
-               num_threads: int) -> List[List[int]]:
+    def _batch_run(self, f: Callable[..., Any], texts: Sequence[str], flags: int,
+                   disallowed: Tuple[str, ...], num_threads: int) -> Any:
+        """f(pointer, texts, check, flags, C threads) in the guard; check() raises as encode
+        would for the first text with a disallowed special string."""
         if isinstance(texts, str):
             raise TypeError("text must be a list of str, not one str")
         n = L.c_uint(num_threads, "num_threads", L.UINT_MAX)
-        bs = [_utf8(t, "text[%d]" % i) for i, t in enumerate(texts)]
-        for t in texts:
-            self._check_disallowed(t, disallowed)
-        return self._g.run(_tokenize_batch, bs, flags, n)
+        if not isinstance(texts, list):
+            texts = list(texts)   # (read more than once)
+        tx = _Texts(texts)
+
+        def check() -> None:
+            if tx.may_contain(disallowed):
+                for t in texts:
+                    self._check_disallowed(t, disallowed)
+        return self._g.run(f, tx, check, flags, n)
+
+    def _batch(self, texts: Sequence[str], flags: int, disallowed: Tuple[str, ...],
+               num_threads: int) -> List[List[int]]:
+        return self._batch_run(_tokenize_batch, texts, flags, disallowed, num_threads)
 
     def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 0
                               ) -> List[List[int]]:
@@ -357,6 +628,18 @@ class Encoding:
         (0: the CPUs this process may use), the GIL released."""
         flags, disallowed = self._specials(allowed_special, disallowed_special)
         return self._batch(text, flags, disallowed, num_threads)
+
+    def encode_batch_to_numpy(self, text: Sequence[str], *, num_threads: int = 0,
+                              allowed_special: SpecialSet = frozenset(),
+                              disallowed_special: SpecialColl = "all"
+                              ) -> Tuple[np.ndarray, np.ndarray]:
+        """encode_batch as two numpy arrays, (ids, offsets), both int64: every text's IDs
+        one after another, and where each text's begin, with the end last (len(text) + 1
+        entries): text i's IDs are ids[offsets[i]:offsets[i + 1]]. No Python int per ID,
+        so it is several times faster than the lists, and its threads scale.
+        torch.from_numpy(ids) with offsets[:-1] is what nn.EmbeddingBag takes."""
+        flags, disallowed = self._specials(allowed_special, disallowed_special)
+        return self._batch_run(_numpy_batch, text, flags, disallowed, num_threads)
 
     def encode_single_token(self, text_or_bytes: Union[str, bytes]) -> int:
         """The ID of the token whose bytes are exactly text_or_bytes (special token

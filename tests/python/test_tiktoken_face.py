@@ -3,9 +3,12 @@
 made by tiktoken), its special-token rules and method semantics (as tiktoken's own
 documented examples state them), count() against tiktoken-made cuts
 (tests/data/count_expected.json); checked arguments; the package's namespace."""
+import gc
+import itertools
 import json
 import os
 import pickle
+import sys
 
 import numpy as np
 import pytest
@@ -84,6 +87,7 @@ def test_a_large_batch_is_pipelined_and_equal(enc):
     """More than 2 MB: the C tokenizer works on one part while the lists of the previous
     one are made (_PART_BYTES); the result must not change, whatever the thread count."""
     from gpt2embed import _encoding
+    switch = sys.getswitchinterval()
     texts = [t for t, _ in CASES]
     want = [ids for _, ids in CASES]
     k = 2 * (2 * _encoding._PART_BYTES) // sum(len(t.encode()) for t in texts) + 1
@@ -91,6 +95,38 @@ def test_a_large_batch_is_pipelined_and_equal(enc):
     for threads in (1, 2, 3):
         got = enc.encode_ordinary_batch(texts * k, num_threads=threads)
         assert got == want * k, threads
+        ids, offsets = enc.encode_batch_to_numpy(texts * k, num_threads=threads,
+                                                 disallowed_special=())
+        assert ids.tolist() == [i for t in want * k for i in t], threads
+        assert offsets.tolist() == [0] + list(itertools.accumulate(len(t) for t in want * k))
+    assert gc.isenabled()   # paused while the lists were made, and back on
+    assert sys.getswitchinterval() == switch   # shortened while a helper thread ran
+    gc.disable()
+    try:
+        assert enc.encode_ordinary_batch(texts * k, num_threads=2) == want * k
+        assert not gc.isenabled()   # and a collector the caller turned off stays off
+    finally:
+        gc.enable()
+
+
+def test_encode_batch_to_numpy_is_encode_batch_flat(enc):
+    texts = [t for t, _ in CASES if "<|endoftext|>" not in t] + ["", "a<|endoftext|>", ""]
+    for kw in ({}, {"allowed_special": "all"}, {"disallowed_special": ()}):
+        want = [enc.encode(t, **kw) for t in texts] if kw else None
+        if not kw:
+            with pytest.raises(ValueError, match="endoftext"):
+                enc.encode_batch_to_numpy(texts)
+            continue
+        for threads in (1, 2, 0):
+            ids, offsets = enc.encode_batch_to_numpy(texts, num_threads=threads, **kw)
+            assert ids.dtype == np.int64 and offsets.dtype == np.int64
+            assert len(offsets) == len(texts) + 1 and offsets[0] == 0
+            assert [ids[a:z].tolist() for a, z in zip(offsets[:-1], offsets[1:])] == want
+            assert enc.encode_batch(texts, num_threads=threads, **kw) == want
+    ids, offsets = enc.encode_batch_to_numpy([])
+    assert ids.tolist() == [] and offsets.tolist() == [0]
+    with pytest.raises(TypeError):
+        enc.encode_batch_to_numpy("one string, not a list")
 
 
 def test_special_token_rules_are_tiktokens(enc):
