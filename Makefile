@@ -123,7 +123,7 @@ TOKDATA_C := $(B)/gen/tokenizer_data.c
 # The generator links the library's own objects, but tok_load built without the compiled-in form.
 TOKGEN_OBJ := $(B)/gen/gen_tokdata.o $(B)/gen/tok_load_nobuiltin.o $(B)/src/lib/err.o \
               $(patsubst %.c,$(B)/%.o,$(wildcard src/lib/text/*.c)) \
-              $(addprefix $(B)/src/lib/tokenizer/,tokenizer.o tok_obuf.o tok_bpe.o tok_pretok.o cpus.o spread.o regions.o)
+              $(addprefix $(B)/src/lib/tokenizer/,tokenizer.o tok_obuf.o tok_bpe.o tok_pretok.o tok_run.o cpus.o spread.o regions.o)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(TOKDATA_C:.c=.o)
 PROGLIB_OBJ := $(PROGLIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ   := $(filter-out $(B)/src/cli/main.o,$(CLI_SRC:%.c=$(B)/%.o)) $(RENDER_PROG_SRC:%.c=$(B)/%.o)

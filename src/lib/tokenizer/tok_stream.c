@@ -5,14 +5,13 @@
 #include "json.h"
 #include "jsonl.h"
 #include "regions.h"
-#include "spread.h"
 #include "textpos.h"
 #include "tok_internal.h"
 #include "tok_pretok.h"
+#include "tok_run.h"
 #include "tokchars.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <poll.h>
@@ -166,7 +165,7 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
  * else its slot's) and, in the same thread, turned into its slot's output; the chunks are
  * then handed on in order (written, or added up) by whichever thread finishes the oldest
  * one. A slot is reused once its chunk is handed on, so memory stays that of
- * SLOTS_PER_THREAD chunks per thread whatever the text's length, and nothing is freed or
+ * TOK_RUN_SLOTS chunks per thread whatever the text's length, and nothing is freed or
  * mapped while the threads run (no page faults, no TLB shootdowns between the threads in
  * the steady state; a slot no later chunk uses is freed as it retires). Small chunks taken
  * in turn also keep the threads equally busy: the corpus mixes English with Japanese and
@@ -179,137 +178,6 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
 #define CHUNK ((size_t)1 << 16) /* 64 KB */
 #define CHUNK_LAST ((size_t)1 << 15) /* 32 KB */
 #define CHUNK_BIG ((size_t)1 << 20)  /* a chunk past this is a long run with no place to cut */
-#define SLOTS_PER_THREAD 4
-#define MAX_THREADS 64 /* tokenizer.c's limit of tok_set_threads */
-
-/* One thread of a crew: the job it shares, its tokenizer, and IDs of its own (for work
- * whose IDs are done with before the item is handed on: one buffer a thread, not a slot). */
-typedef struct crew {
-    _Alignas(TOK_LINE_PAIR) void *job; /* (a member's own lines: its ids.n is written all the time) */
-    tok_tokenizer *t;
-    unsigned k;                    /* which member: 0 is the calling thread */
-    obuf ids;
-} crew;
-
-/* ---- a queue of items taken in turn by a crew of threads and handed on in order ----
- *
- * Item k lives in slot k % nslot while it is in flight. A thread takes the next item once
- * its slot is free (take: in order, one thread at a time, allowed to block, e.g. on a
- * read), works on it (work: in parallel), and then hands on every finished item that is
- * next in order (hand: one thread at a time, in order), which frees their slots. Nothing
- * waits for more than the items it needs: a finished item is handed on as soon as the
- * ones before it are, whoever finished them. */
-typedef struct queue queue;
-struct queue {
-    size_t nslot;
-    unsigned char *done; /* (nslot,) the slot's item is finished */
-    /* makes item k: 0, or 1 when there is none (no more input, or an error kept by the
-     * caller for after the items before it) */
-    int (*take)(queue *q, size_t k);
-    void (*work)(queue *q, size_t k, crew *w);
-    int (*hand)(queue *q, size_t k); /* 0 or a code, which stops the queue */
-    void (*start)(queue *q, tok_tokenizer *t); /* once per thread, or NULL */
-    pthread_mutex_t mu, take_mu;
-    pthread_cond_t cv;
-    size_t next, handed, m; /* the next item to take; items handed on; items in all (SIZE_MAX: not known yet) */
-    int handing, rc;        /* a thread is handing on; the first failure */
-};
-
-/* Runs fn for n crew members on t and its workers (t's thread count 1 meanwhile, as
- * tok_worker asks): member 0 with t in this thread, member k >= 1 with tok_worker(t, k) in
- * a thread of its own, or not at all when that worker or thread cannot be made (fn takes
- * its items from a shared queue, so the others do them); then waits for all. */
-static void crew_run(tok_tokenizer *t, unsigned n, void *job, void *(*fn)(void *))
-{
-    crew w[MAX_THREADS];
-    pthread_t th[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
-    unsigned threads = t->threads;
-    tok_set_threads(t, 1);
-    for (unsigned k = 0; k < n; k++)
-        w[k] = (crew){job, tok_worker(t, k), k, {0}};
-    for (unsigned k = 1; k < n; k++)
-        started[k] = w[k].t && spread_create(&th[k], fn, &w[k], k - 1) == 0;
-    fn(&w[0]);
-    for (unsigned k = 1; k < n; k++)
-        if (started[k])
-            pthread_join(th[k], NULL);
-    for (unsigned k = 0; k < n; k++)
-        free(w[k].ids.ids);
-    tok_set_threads(t, threads);
-}
-
-/* Hands on every finished item that is next in order (mu held; released around hand). */
-static void hand_on(queue *q)
-{
-    while (!q->handing && !q->rc && q->handed < q->m && q->done[q->handed % q->nslot]) {
-        size_t k = q->handed;
-        q->handing = 1;
-        pthread_mutex_unlock(&q->mu);
-        int rc = q->hand(q, k);
-        pthread_mutex_lock(&q->mu);
-        q->handing = 0;
-        q->done[k % q->nslot] = 0;
-        q->handed++;
-        q->rc = q->rc ? q->rc : rc;
-        pthread_cond_broadcast(&q->cv);
-    }
-}
-
-/* A thread's loop: take, work, hand on, until the items or the queue (an error) end. */
-static void *queue_loop(void *arg)
-{
-    crew *w = arg;
-    queue *q = w->job;
-    if (q->start)
-        q->start(q, w->t);
-    for (;;) {
-        pthread_mutex_lock(&q->take_mu); /* the takers in turn; mu stays free for handing on */
-        pthread_mutex_lock(&q->mu);
-        while (!q->rc && q->next < q->m && q->next - q->handed >= q->nslot)
-            pthread_cond_wait(&q->cv, &q->mu);
-        size_t k = q->next;
-        int stop = q->rc || k >= q->m;
-        pthread_mutex_unlock(&q->mu);
-        stop = stop || q->take(q, k);
-        pthread_mutex_lock(&q->mu);
-        if (stop && q->m == SIZE_MAX)
-            q->m = k; /* no item k: the others stop waiting for it */
-        q->next += !stop;
-        pthread_cond_broadcast(&q->cv);
-        pthread_mutex_unlock(&q->mu);
-        pthread_mutex_unlock(&q->take_mu);
-        if (stop)
-            break;
-        q->work(q, k, w);
-        pthread_mutex_lock(&q->mu);
-        q->done[k % q->nslot] = 1;
-        hand_on(q);
-        pthread_mutex_unlock(&q->mu);
-    }
-    return NULL;
-}
-
-/* Runs q (m items, or SIZE_MAX when take tells the end) over `threads` threads of t, with
- * nslot slots; 0 or q->rc, the first failure in order (G2E_ENOMEM: no room for the queue). */
-static int queue_run(queue *q, tok_tokenizer *t, unsigned threads, size_t m)
-{
-    q->done = calloc(q->nslot, 1);
-    if (!q->done)
-        return G2E_ENOMEM;
-    q->next = q->handed = 0;
-    q->m = m;
-    q->handing = q->rc = 0;
-    pthread_mutex_init(&q->mu, NULL);
-    pthread_mutex_init(&q->take_mu, NULL);
-    pthread_cond_init(&q->cv, NULL);
-    crew_run(t, threads, q, queue_loop);
-    pthread_cond_destroy(&q->cv);
-    pthread_mutex_destroy(&q->take_mu);
-    pthread_mutex_destroy(&q->mu);
-    free(q->done);
-    return q->rc ? q->rc : q->handed < q->next ? G2E_ENOMEM : 0; /* (a thread that never ran) */
-}
 
 /* ---- a text in chunks ---- */
 
@@ -328,7 +196,7 @@ typedef struct slot {
 
 typedef struct chunks chunks;
 struct chunks {
-    queue q;              /* (first: a queue * is a chunks *) */
+    tok_queue q;              /* (first: a tok_queue * is a chunks *) */
     const char *s;
     size_t *cut, m;       /* chunk k is s[cut[k] .. cut[k + 1]) */
     tok_special special;
@@ -357,20 +225,20 @@ static int ids_write(chunks *c, const slot *sl)
     return (c->werr = c->write(c->user, sl->out.p, sl->out.n)) ? TOKS_E_WRITE : 0;
 }
 
-static int chunk_take(queue *q, size_t k)
+static int chunk_take(tok_queue *q, size_t k)
 {
     (void)q, (void)k; /* the cuts are made: chunk k is there */
     return 0;
 }
 
-static void chunk_start(queue *q, tok_tokenizer *t)
+static void chunk_start(tok_queue *q, tok_tokenizer *t)
 {
     chunks *c = (chunks *)q;
     if (c->cut[c->m] >= TOK_HUGE_MIN)
         tok_caches_huge(t); /* what tok_encode does for a large text (chunks are smaller) */
 }
 
-static void chunk_work(queue *q, size_t k, crew *w)
+static void chunk_work(tok_queue *q, size_t k, tok_crew *w)
 {
     chunks *c = (chunks *)q;
     slot *sl = &c->slot[k % q->nslot];
@@ -388,7 +256,7 @@ static void chunk_work(queue *q, size_t k, crew *w)
         ids_work(c, sl, o, k);
 }
 
-static int chunk_hand(queue *q, size_t k)
+static int chunk_hand(tok_queue *q, size_t k)
 {
     chunks *c = (chunks *)q;
     slot *sl = &c->slot[k % q->nslot];
@@ -446,12 +314,12 @@ static int chunks_run(tok_tokenizer *t, const char *s, size_t n, chunks *c)
     size_t m = c->m;
     c->s = s;
     threads = threads > m ? (unsigned)m : threads;
-    c->q = (queue){.nslot = threads > 1 ? threads * SLOTS_PER_THREAD : 1, .take = chunk_take, .work = chunk_work,
+    c->q = (tok_queue){.nslot = threads > 1 ? threads * TOK_RUN_SLOTS : 1, .take = chunk_take, .work = chunk_work,
                    .hand = chunk_hand, .start = chunk_start};
     c->slot = aligned_alloc(TOK_LINE_PAIR, c->q.nslot * sizeof *c->slot); /* (sizeof is a multiple of it) */
     if (c->slot)
         memset(c->slot, 0, c->q.nslot * sizeof *c->slot);
-    int rc = c->slot ? queue_run(&c->q, t, threads, m) : G2E_ENOMEM;
+    int rc = c->slot ? tok_queue_run_on(&c->q, t, threads, m) : G2E_ENOMEM;
     for (size_t k = 0; c->slot && k < c->q.nslot; k++)
         bb_free(&c->slot[k].out);
     free(c->slot);
@@ -495,7 +363,7 @@ static size_t char_start(const char *s, size_t n, size_t at)
 
 static void *precheck_loop(void *arg)
 {
-    crew *w = arg;
+    tok_crew *w = arg;
     precheck *c = w->job;
     if (c->idt && w->k == 0)
         toks_idtext_init(c->idt, tok_n_vocab(w->t), ' ');
@@ -524,7 +392,7 @@ static int streamable(tok_tokenizer *t, const char *text, size_t len, tok_specia
         atomic_init(&c.next, 0);
         atomic_init(&c.bad, 0);
         atomic_init(&c.special, 0);
-        crew_run(t, threads, &c, precheck_loop);
+        tok_crew_run_on(t, threads, &c, precheck_loop);
         bad = atomic_load(&c.bad), special = atomic_load(&c.special);
     } else {
         if (idt)
@@ -617,7 +485,7 @@ typedef struct counting {
 
 static void *count_loop(void *arg)
 {
-    crew *w = arg;
+    tok_crew *w = arg;
     counting *c = w->job;
     if (c->cut[c->m] >= TOK_HUGE_MIN)
         tok_caches_huge(w->t); /* what tok_encode does for a large text (chunks are smaller) */
@@ -657,7 +525,7 @@ static int count_chunks(tok_tokenizer *t, const char *text, size_t len, size_t c
     int rc = c.tokens && c.chars && !regions_init(&c.rs, c.m, threads) ? 0 : G2E_ENOMEM;
     atomic_init(&c.failed, 0);
     if (!rc)
-        crew_run(t, threads, &c, count_loop);
+        tok_crew_run_on(t, threads, &c, count_loop);
     rc = rc ? rc : atomic_load(&c.failed) ? 1 : 0;
     for (size_t k = 0; !rc && k < c.m; k++) {
         if (r->tokens <= ctx && r->tokens + c.tokens[k] > ctx) { /* the ctx-th token ends in chunk k */
@@ -1004,7 +872,7 @@ oom:
 /* The run: the queue of shares, and the reader that cuts them from the input (take: one
  * thread at a time). */
 typedef struct jrun {
-    queue q;          /* (first: a queue * is a jrun *) */
+    tok_queue q;          /* (first: a tok_queue * is a jrun *) */
     const tok_tokenizer *t;
     toks_jsonl *o;
     toks_idtext idt;
@@ -1063,7 +931,7 @@ static size_t jr_cut(const jrun *j, const char *s, size_t n)
 /* Makes share k: complete lines only, as many as there are up to j->share bytes; more is
  * read first when it is there (a file) or has arrived already (a pipe: lines are never
  * held back waiting for more). 0, or 1 at the end of the input or on an error (j->rc). */
-static int jr_take(queue *q, size_t k)
+static int jr_take(tok_queue *q, size_t k)
 {
     jrun *j = (jrun *)q;
     jpart *p = &j->part[k % q->nslot];
@@ -1101,7 +969,7 @@ static int jr_take(queue *q, size_t k)
     }
 }
 
-static void jr_work(queue *q, size_t k, crew *w)
+static void jr_work(tok_queue *q, size_t k, tok_crew *w)
 {
     jrun *j = (jrun *)q;
     tok_tokenizer *t = w->t;
@@ -1111,7 +979,7 @@ static void jr_work(queue *q, size_t k, crew *w)
 }
 
 /* Writes share k and says how it ended; flushes when asked (pipes). */
-static int jr_hand(queue *q, size_t k)
+static int jr_hand(tok_queue *q, size_t k)
 {
     jrun *j = (jrun *)q;
     jpart *p = &j->part[k % q->nslot];
@@ -1161,10 +1029,10 @@ int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *o)
     /* one thread: shares of 1 MB read in place; more: 128 KB copied into the slots, taken in
      * turn (a thread with easy lines takes more) */
     j.share = threads > 1 ? (size_t)128 << 10 : j.cap;
-    j.q = (queue){.nslot = threads > 1 ? threads * SLOTS_PER_THREAD : 1, .take = jr_take, .work = jr_work,
+    j.q = (tok_queue){.nslot = threads > 1 ? threads * TOK_RUN_SLOTS : 1, .take = jr_take, .work = jr_work,
                   .hand = jr_hand};
     j.part = calloc(j.q.nslot, sizeof *j.part);
-    int rc = !j.buf || !j.part ? G2E_ENOMEM : j.rc ? j.rc : queue_run(&j.q, t, threads, SIZE_MAX);
+    int rc = !j.buf || !j.part ? G2E_ENOMEM : j.rc ? j.rc : tok_queue_run_on(&j.q, t, threads, SIZE_MAX);
     rc = rc ? rc : j.rc;
     o->lines = j.lines;
     for (size_t k = 0; j.part && k < j.q.nslot; k++) {
@@ -1195,7 +1063,7 @@ typedef struct tchunk {
 } tchunk;
 
 typedef struct trun {
-    queue q;              /* (first: a queue * is a trun *) */
+    tok_queue q;              /* (first: a tok_queue * is a trun *) */
     toks_text *o;
     tchunk *slot;         /* (q.nslot,) */
     size_t size;          /* bytes per chunk, about */
@@ -1272,7 +1140,7 @@ static size_t tr_cut(trun *r, const char *s, size_t n)
 
 /* Makes chunk k: reads until a cut is found (or the input ends), copies it into its slot.
  * 0, or 1 at the end of the input or on an error (r->rc). */
-static int tr_take(queue *q, size_t k)
+static int tr_take(tok_queue *q, size_t k)
 {
     trun *r = (trun *)q;
     tchunk *c = &r->slot[k % q->nslot];
@@ -1336,7 +1204,7 @@ static int tc_piece(tchunk *c, tok_tokenizer *t, const toks_text *o, size_t a, s
     return rc;
 }
 
-static void tr_work(queue *q, size_t k, crew *w)
+static void tr_work(tok_queue *q, size_t k, tok_crew *w)
 {
     trun *r = (trun *)q;
     tchunk *c = &r->slot[k % q->nslot];
@@ -1361,7 +1229,7 @@ static void tr_work(queue *q, size_t k, crew *w)
         c->rc = tc_piece(c, w->t, o, at, n);
 }
 
-static int tr_hand(queue *q, size_t k)
+static int tr_hand(tok_queue *q, size_t k)
 {
     trun *r = (trun *)q;
     tchunk *c = &r->slot[k % q->nslot];
@@ -1398,12 +1266,12 @@ int toks_text_run(tok_tokenizer *t, int fd, toks_text *o)
     r.buf = malloc(r.cap);
     if (r.buf && !tr_read(&r) && r.eof && r.have < 2 * r.size)
         threads = 1; /* all of it at once, and small: no thread to start */
-    r.q = (queue){.nslot = threads > 1 ? threads * SLOTS_PER_THREAD : 1, .take = tr_take, .work = tr_work,
+    r.q = (tok_queue){.nslot = threads > 1 ? threads * TOK_RUN_SLOTS : 1, .take = tr_take, .work = tr_work,
                   .hand = tr_hand};
     r.slot = aligned_alloc(TOK_LINE_PAIR, r.q.nslot * sizeof *r.slot); /* (sizeof is a multiple of it) */
     if (r.slot)
         memset(r.slot, 0, r.q.nslot * sizeof *r.slot);
-    int rc = !r.buf || !r.slot ? G2E_ENOMEM : r.rc ? r.rc : queue_run(&r.q, t, threads, SIZE_MAX);
+    int rc = !r.buf || !r.slot ? G2E_ENOMEM : r.rc ? r.rc : tok_queue_run_on(&r.q, t, threads, SIZE_MAX);
     rc = rc ? rc : r.rc;
     size_t zero = 0;
     if (!rc && !o->bytes && !o->lines) { /* an empty input: one empty document */

@@ -5,9 +5,9 @@
  * Everything here gives exactly what tok_encode gives on one thread; only the work is
  * spread. A text is cut where GPT-2's pre-tokenizer is guaranteed to cut (tok_pretok_cut:
  * a whitespace character after a non-whitespace one; the proof is in tok_pretok.c) into
- * chunks of 64 KB (smaller towards the end). For IDs as text the threads (one or more: the
- * tokenizer's workers, tok_worker, started on other CPUs, spread.h) take the chunks in
- * turn; each is tokenized and, in the same thread, turned into decimal IDs in a slot; the
+ * chunks of 64 KB (smaller towards the end). Every threaded path here runs on the engine of
+ * tok_run.h, with the tokenizer and its workers (tok_worker) as the members. For IDs as text
+ * the threads take the chunks in turn through its queue; each is tokenized and, in the same thread, turned into decimal IDs in a slot; the
  * chunks are handed on in order as they finish, and their slots reused, so that memory is
  * a few chunks per thread however long the text and nothing is allocated or freed in the
  * steady state. A count needs no order: each thread counts a stretch of chunks of its own
@@ -158,7 +158,7 @@ int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *j);
  * the pre-tokenizer's safe cuts (tok_pretok_cut) into the slots' own buffers; the threads
  * tokenize them; the chunks' IDs are handed to the caller in input order. Memory: the
  * reader's buffer (256 KB, more only for a stretch without a cut point: at most
- * TOKS_TEXT_MAX_RUN bytes) and SLOTS_PER_THREAD slots per thread (a chunk's text and IDs,
+ * TOKS_TEXT_MAX_RUN bytes) and TOK_RUN_SLOTS slots per thread (a chunk's text and IDs,
  * about 0.3 MB each): some 1.5 MB per thread, whatever the input's length.
  *
  * Documents: the whole text is one; with a separator (sep, sep_len > 0) the pieces between
