@@ -42,7 +42,8 @@
  * compiled form), tok_pretok.c (the pre-tokenizer, tok_pretok.h), tok_obuf.c (the output
  * arrays), tok_bpe.c (BPE), tokenizer.c (this API, caches, threads), tok_run.c (the one
  * engine every parallel tokenization runs on: tok_run.h); above them tok_pool.c (a
- * tokenizer shared by threads: tok_pool.h) and tok_stream.c (the program's writers).
+ * tokenizer shared by threads: tok_pool.h) and tok_stream.c (chunks, counts, texts in
+ * documents; the program's writers over them are src/cli/io/tokwrite.c).
  *
  * Status codes of this module: 300..399 (below).
  */
