@@ -162,6 +162,9 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
 
 /* ------------------------------------------------------------ IDs as text over threads */
 
+/* The text's chunks (toks_chunk_cuts) go through tok_run.h's queue: taken in turn, each
+ * tokenized and made into text in the same thread, written in order (why 64 KB and four
+ * slots a thread: tok_stream.c, tok_run.h). */
 /* One chunk in flight: its IDs as text, its status. */
 typedef struct slot {
     _Alignas(TOK_LINE_PAIR) bytebuf out; /* (slots worked on at once by two threads share no line) */

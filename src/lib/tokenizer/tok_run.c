@@ -222,9 +222,11 @@ static size_t *batch_items(size_t n, const size_t *lens, size_t size, size_t *m)
     return lo;
 }
 
-static int batch_queue(batch *b, tok_tokenizer *const *ctx, unsigned n, size_t n_texts)
+static int batch_queue(batch *b, tok_tokenizer *const *ctx, unsigned n, size_t n_texts, size_t total)
 {
-    size_t m, size = ctx[0]->split_min < TOK_RUN_BATCH_ITEM ? ctx[0]->split_min : TOK_RUN_BATCH_ITEM;
+    size_t m, size = total / ((size_t)n * TOK_RUN_BATCH_PER_THREAD);
+    size = size > TOK_RUN_BATCH_ITEM ? size : TOK_RUN_BATCH_ITEM;
+    size = ctx[0]->split_min < size ? ctx[0]->split_min : size;
     if (!(b->lo = batch_items(n_texts, b->lens, size, &m)))
         return G2E_ENOMEM;
     n = m < n ? (unsigned)m : n;
@@ -257,7 +259,7 @@ int tok_run_batch(tok_tokenizer *const *ctx, unsigned n, size_t n_texts, const c
     if (n < 2 || n_texts < 2 || total < 4096) /* (below 4 KB not worth a thread) */
         batch_range(ctx[0], 0, n_texts, texts, lens, b.special, b.flags, &b.out, counts, rc);
     else
-        code = batch_queue(&b, ctx, n, n_texts);
+        code = batch_queue(&b, ctx, n, n_texts, total);
     if (code) {
         free(b.out.ids);
         return G2E_ENOMEM;

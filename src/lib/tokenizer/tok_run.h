@@ -88,11 +88,15 @@ void tok_crew_run_on(tok_tokenizer *t, unsigned n, void *job, void *(*fn)(void *
 /* ---- many texts at once, on the queue ---- */
 
 /* tok_encode_batch's work (tokenizer.h) over the members ctx[0..n): the texts in items of
- * consecutive texts of about TOK_RUN_BATCH_ITEM bytes (at least one text each; ctx[0]'s split
- * size when smaller, tok_set_split_min: tests cut small batches), taken in turn; each item's
- * IDs are appended to the result in order. One member (or a batch below
+ * consecutive texts, TOK_RUN_BATCH_PER_THREAD items per thread but at least
+ * TOK_RUN_BATCH_ITEM bytes each (and at least one text; ctx[0]'s split size when smaller,
+ * tok_set_split_min: tests cut small batches), taken in turn; each item's IDs are appended
+ * to the result in order. Few large items rather than many small ones keep each thread's
+ * piece cache on a stretch of the texts (as the split of one text does, 16 parts a
+ * thread: tokenizer.c). One member (or a batch below
  * 4 KB, not worth a thread) works in the calling thread, straight into the result. */
 #define TOK_RUN_BATCH_ITEM ((size_t)64 << 10)
+#define TOK_RUN_BATCH_PER_THREAD 16
 int tok_run_batch(tok_tokenizer *const *ctx, unsigned n, size_t n_texts, const char *const *texts,
                   const size_t *lens, tok_special special, unsigned flags, uint32_t **ids, size_t *counts,
                   int *rc);

@@ -19,8 +19,9 @@
 /* ------------------------------------------------------------ texts over threads */
 
 /* A text is cut (tok_pretok_cut) into chunks of about CHUNK bytes, which the threads take
- * in turn; each chunk is tokenized (into the thread's own IDs when it becomes text at once,
- * else its slot's) and, in the same thread, turned into its slot's output; the chunks are
+ * in turn (tok_run.h's queue); each chunk is tokenized (into the thread's own IDs when it
+ * becomes text at once, else its slot's) and, in the same thread, turned into its slot's
+ * output (the program's IDs as text: src/cli/io/tokwrite.c); the chunks are
  * then handed on in order (written, or added up) by whichever thread finishes the oldest
  * one. A slot is reused once its chunk is handed on, so memory stays that of
  * TOK_RUN_SLOTS chunks per thread whatever the text's length, and nothing is freed or
@@ -45,7 +46,6 @@ size_t toks_chunk_ids_room(size_t len)
 {
     return len > CHUNK_BIG ? len / 4 + 16 : len + 1;
 }
-
 
 /* The size of the next chunk when `left` bytes are left: `size`, or on several threads a
  * quarter of what is left per thread once that is less, but no less than CHUNK_LAST (or
