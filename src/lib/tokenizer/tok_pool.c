@@ -174,7 +174,9 @@ int tok_pool_batch(tok_pool *p, size_t n, const char *const *texts, const size_t
  * take), each member tokenizes the chunk it took into the chunk's slot, and the chunks' IDs
  * are handed to emit in order as they finish. Two slots per thread: a thread that finishes
  * its chunk takes the next one while the one before it is still being tokenized (the
- * rounds this replaced waited for every chunk of a round). */
+ * rounds this replaced waited for every chunk of a round). The caller's read and emit
+ * callbacks are called one at a time (a mutex around each call), but from whichever of the
+ * call's threads takes or hands on: gpt2embed.h says so. */
 
 #define STREAM_SLOTS 2
 
@@ -197,6 +199,7 @@ typedef struct stream {
     void *emit_user;
     size_t *bad_offset;
     g2e_err *err;
+    pthread_mutex_t cb; /* held around every call of rd and emit: never two at once */
     /* the reader */
     tok_read_fn rd;
     void *rd_user;
@@ -286,7 +289,9 @@ static int stream_take(tok_queue *q, size_t k)
     stream *s = (stream *)q;
     if (s->eof)
         return 1;
+    pthread_mutex_lock(&s->cb);
     int rc = next_chunk(s, &s->ks[k % q->nslot]);
+    pthread_mutex_unlock(&s->cb);
     return rc ? (s->rc = rc, 1) : 0;
 }
 
@@ -319,7 +324,10 @@ static int stream_hand(tok_queue *q, size_t k)
         return g2e_fail(s->err, c->rc, "the special token %s at byte offset %zu is not allowed here",
                         TOK_ENDOFTEXT_TEXT, *s->bad_offset);
     }
-    if (c->ids.n && s->emit(s->emit_user, c->ids.ids, c->ids.n)) {
+    pthread_mutex_lock(&s->cb);
+    int stop = c->ids.n && s->emit(s->emit_user, c->ids.ids, c->ids.n);
+    pthread_mutex_unlock(&s->cb);
+    if (stop) {
         s->said = 1;
         return g2e_fail(s->err, TOKP_STOPPED, "stopped by the caller");
     }
@@ -347,7 +355,9 @@ int tok_pool_stream(tok_pool *p, tok_read_fn rd, void *rd_user, tok_special spec
     int rc = s.ks ? 0 : G2E_ENOMEM;
     if (s.ks) {
         memset(s.ks, 0, s.q.nslot * sizeof *s.ks);
+        pthread_mutex_init(&s.cb, NULL);
         rc = tok_queue_run(&s.q, ts, m, SIZE_MAX);
+        pthread_mutex_destroy(&s.cb);
     }
     if (!rc && s.rc == TOKP_E_READ)
         rc = g2e_fail(err, s.rc, "reading the input failed: %s", strerror(s.sys_errno));

@@ -18,7 +18,7 @@
  * pre-tokenizer is sure to cut (tok_pretok_cut: whatever follows), in order, by whichever
  * thread takes the next chunk; each thread tokenizes its chunk, and the IDs are handed out
  * in order as soon as the chunks before them are. Two chunks in flight per thread (one on
- * one thread). A stretch with no cut point (no ASCII whitespace after a non-space) is read
+ * one thread). read and emit are called one at a time, from any of the call's threads. A stretch with no cut point (no ASCII whitespace after a non-space) is read
  * whole: its BPE needs it.
  *
  * Status codes: tokenizer.h's, G2E_ENOMEM, and TOKP_E_* below. Thread-safe: every call but
