@@ -123,7 +123,7 @@ TOKDATA_C := $(B)/gen/tokenizer_data.c
 # The generator links the library's own objects, but tok_load built without the compiled-in form.
 TOKGEN_OBJ := $(B)/gen/gen_tokdata.o $(B)/gen/tok_load_nobuiltin.o $(B)/src/lib/err.o \
               $(patsubst %.c,$(B)/%.o,$(wildcard src/lib/text/*.c)) \
-              $(addprefix $(B)/src/lib/tokenizer/,tokenizer.o tok_obuf.o tok_bpe.o tok_pretok.o cpus.o spread.o regions.o)
+              $(addprefix $(B)/src/lib/tokenizer/,tokenizer.o tok_obuf.o tok_bpe.o tok_pretok.o tok_run.o cpus.o spread.o regions.o)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(TOKDATA_C:.c=.o)
 PROGLIB_OBJ := $(PROGLIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ   := $(filter-out $(B)/src/cli/main.o,$(CLI_SRC:%.c=$(B)/%.o)) $(RENDER_PROG_SRC:%.c=$(B)/%.o)
@@ -347,7 +347,7 @@ bench: $(B)/.deps-bench gpt2-embed $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
 
 # What two threads can get on this machine, beside the tokenizer's 1T/2T ratio (bench/THREADS.md);
 # not part of `make bench` (it takes minutes and measures the machine).
-$(B)/bench/thread_ceiling: $(B)/bench/thread_ceiling.o $(LIBA)
+$(B)/bench/thread_ceiling: $(B)/bench/thread_ceiling.o $(CLIA) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/bench/thread_start: $(B)/bench/thread_start.o $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -372,7 +372,7 @@ build-fuzz/fuzz_tokenizer: FUZZ_CLI := tests/pretok_ref.c
 build-fuzz/fuzz_tokenizer: tests/pretok_ref.c tests/pretok_ref.h
 build-fuzz/fuzz_pretok: FUZZ_CLI := tests/pretok_ref.c
 build-fuzz/fuzz_pretok build-fuzz/fuzz_tokenizer: tests/pretok_ref.c tests/pretok_ref.h src/lib/tokenizer/tok_pretok_blocks.h
-FUZZ_LIB_SRC := $(LIB_SRC) $(TOKDATA_C) $(PROGLIB_SRC) src/cli/io/idlist.c src/cli/io/npy.c
+FUZZ_LIB_SRC := $(LIB_SRC) $(TOKDATA_C) $(PROGLIB_SRC) src/cli/io/idlist.c src/cli/io/npy.c src/cli/io/jsonl.c
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) | $(B)/.deps-fuzz $(VERSION_H)
 	@mkdir -p $(@D)
 	clang $(CPPFLAGS) -DG2E_SRCDIR='"$(CURDIR)"' -O1 -g -fsanitize=fuzzer,address,undefined \

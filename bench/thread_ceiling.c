@@ -68,6 +68,7 @@
 #ifndef TC_NO_TOKENIZER
 #include "tok_pretok.h"
 #include "tok_stream.h"
+#include "tokwrite.h"
 #include "tokenizer.h"
 #define CORPUS_TOKENS 5094173u
 #endif

@@ -238,7 +238,9 @@ GPT2EMBED_API gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const cha
  * the longest run of text without such a cut point (a text with no whitespace at all is held
  * whole, as its BPE needs it). n_threads as gpt2embed_tokenize_batch's. Errors in the text
  * (E_UTF8, E_SPECIAL) have err->offset from the start of the stream; IDs of the text before
- * the error may already have been emitted. */
+ * the error may already have been emitted. read and emit are never called at the same time
+ * (one call of either at a time, emit in input order), but with n_threads > 1 they may be
+ * called from the threads the call starts rather than from the calling thread. */
 typedef ptrdiff_t (*gpt2embed_read_fn)(void *read_user, char *buf, size_t cap);
 typedef int (*gpt2embed_emit_fn)(void *emit_user, const uint32_t *ids, size_t n);
 GPT2EMBED_API gpt2embed_status gpt2embed_tokenize_stream(gpt2embed_tokenizer *t,

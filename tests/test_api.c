@@ -10,6 +10,7 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdio.h>
@@ -719,7 +720,27 @@ typedef struct feed {
     int fail_at_end;
 } feed;
 
+static ptrdiff_t feed_read_on(void *u, char *buf, size_t cap);
+static int sink_emit_on(void *u, const uint32_t *ids, size_t n);
+
+/* Callbacks of a stream in progress (gpt2embed.h: never two at once), and whether two were. */
+static atomic_int in_callback, callbacks_overlapped;
+
+static void callback_enter(void)
+{
+    if (atomic_fetch_add(&in_callback, 1))
+        atomic_store(&callbacks_overlapped, 1);
+}
+
 static ptrdiff_t feed_read(void *u, char *buf, size_t cap)
+{
+    callback_enter();
+    ptrdiff_t k = feed_read_on(u, buf, cap);
+    atomic_fetch_sub(&in_callback, 1);
+    return k;
+}
+
+static ptrdiff_t feed_read_on(void *u, char *buf, size_t cap)
 {
     feed *f = u;
     if (f->at == f->n) {
@@ -744,6 +765,14 @@ typedef struct sink {
 } sink;
 
 static int sink_emit(void *u, const uint32_t *ids, size_t n)
+{
+    callback_enter();
+    int stop = sink_emit_on(u, ids, n);
+    atomic_fetch_sub(&in_callback, 1);
+    return stop;
+}
+
+static int sink_emit_on(void *u, const uint32_t *ids, size_t n)
 {
     sink *s = u;
     if (s->n + n > s->cap) {
@@ -779,6 +808,7 @@ Test(api, stream_gives_the_ids_of_the_whole_text, .timeout = 120)
         cr_assert_eq(gpt2embed_tokenize_stream(t, feed_read, &f, GPT2EMBED_SPECIAL_TEXT, th, sink_emit, &s, &err),
                      GPT2EMBED_OK, "%s", err.message);
         cr_assert_eq(s.n, n_want, "threads %u", th);
+        cr_assert_eq(atomic_load(&callbacks_overlapped), 0, "threads %u: read and emit ran at once", th);
         cr_assert(memcmp(s.ids, want, n_want * sizeof *want) == 0, "threads %u", th);
         free(s.ids);
     }

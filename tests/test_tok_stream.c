@@ -8,6 +8,7 @@
 #include "support.h"
 #include "text.h"
 #include "tok_stream.h"
+#include "tokwrite.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>

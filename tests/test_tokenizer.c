@@ -1065,11 +1065,14 @@ Test(tokenizer_batch, texts_together_equal_each_alone, .timeout = 120)
     static const tok_special sp[] = {TOK_SPECIAL_TEXT, TOK_SPECIAL_TOKEN, TOK_SPECIAL_ERROR};
     for (int round = 0; round < 60; round++) {
         tok_set_threads(t, 1 + round % 2);
+        /* every other 2-thread round in items of a few hundred bytes: many items on the queue */
+        tok_set_split_min(t, round % 4 == 3 ? 64 + rnd() % 1024 : TOK_SPLIT_MIN);
         tok_set_bpe_path(t, round % 5 == 4 ? TOK_BPE_HEAP : TOK_BPE_AUTO);
         size_t nt = round % 10 == 0 ? 1 + rnd() % 3 : 50 + rnd() % 400; /* > one batch of marks too */
         many_texts_agree(t, nt, sp[round % 3], round % 4 == 1 ? TOK_LOSSY : 0, round % 6 >= 3, round);
     }
     tok_set_threads(t, 1);
+    tok_set_split_min(t, TOK_SPLIT_MIN);
     tok_set_bpe_path(t, TOK_BPE_AUTO);
     /* valid UTF-8 together, not apart: a character cut by a text's end; and a special
      * token only across two texts */

@@ -23,6 +23,7 @@
 #include "out.h"
 #include "textin.h"
 #include "tok_stream.h"
+#include "tokwrite.h"
 #include "tokchars.h"
 #include "tokfile.h"
 

@@ -7,6 +7,7 @@
  *   tok_pretok.c  GPT-2's pre-tokenizer (pieces; safe cut points for threads), see tok_pretok.h
  *   tok_bpe.c     BPE of one piece by rank: three paths (linear scan, heap, rank buckets)
  *   tokenizer.c   the API of tokenizer.h: UTF-8 check, special tokens, piece caches, threads
+ *   tok_run.c     the one engine of threads: a crew, the ordered queue, batches on it (tok_run.h)
  *   tok_pool.c    one tokenizer shared by threads; batches and streams (tok_pool.h)
  *
  * Layout of a tok_tokenizer: token i's bytes are blob[off[i] .. off[i+1]); `slots` is an
@@ -281,14 +282,9 @@ typedef struct obuf {
 /* Grows o for `extra` more IDs: 0, G2E_ENOMEM or TOK_E_TOO_LARGE (no message). */
 int tok_ob_grow(obuf *o, size_t extra);
 
-/* How many parts tok_encode_batch cuts n texts into for `want` threads (1 when the texts
- * are too few or too small to pay for a thread). */
+/* How many threads tok_encode_batch runs n texts on for `want` threads (1 when the texts
+ * are too few or too small to pay for a thread); the batch itself runs on tok_run.h's queue. */
 unsigned tok_batch_parts(size_t n, const size_t *lens, unsigned want);
-/* tok_encode_batch over the contexts ctx[0..parts) (distinct tokenizers sharing tables, none
- * in use by another thread; part k runs on ctx[k], part 0 in the calling thread). */
-int tok_encode_batch_on(tok_tokenizer *const *ctx, unsigned parts, size_t n, const char *const *texts,
-                        const size_t *lens, tok_special special, unsigned flags, uint32_t **ids, size_t *counts,
-                        int *rc);
 
 /* tok_encode into o, whose arrays are reused (o->keep_off chooses offsets and must not
  * change between calls on the same o; o->n is set, offsets get n + 1 entries): a caller that

@@ -3,8 +3,8 @@
 #include "tok_pool.h"
 
 #include "cpus.h"
-#include "spread.h"
 #include "tok_pretok.h"
+#include "tok_run.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -153,7 +153,7 @@ int tok_pool_batch(tok_pool *p, size_t n, const char *const *texts, const size_t
     }
     for (unsigned k = 0; k < got; k++)
         ts[k] = c[k]->t;
-    int code = tok_encode_batch_on(ts, got, n, texts, lens, special, flags, ids, counts, rc);
+    int code = tok_run_batch(ts, got, n, texts, lens, special, flags, ids, counts, rc);
     give_all(p, c, got);
     if (code)
         code = g2e_fail(err, code, "out of memory tokenizing %zu texts", n);
@@ -168,24 +168,44 @@ int tok_pool_batch(tok_pool *p, size_t n, const char *const *texts, const size_t
     return code;
 }
 
-/* ---- streams ---- */
+/* ---- streams ----
+ *
+ * On the queue (tok_run.h): the reader takes chunks in order (one member at a time, the
+ * take), each member tokenizes the chunk it took into the chunk's slot, and the chunks' IDs
+ * are handed to emit in order as they finish. Two slots per thread: a thread that finishes
+ * its chunk takes the next one while the one before it is still being tokenized (the
+ * rounds this replaced waited for every chunk of a round). The caller's read and emit
+ * callbacks are called one at a time (a mutex around each call), but from whichever of the
+ * call's threads takes or hands on: gpt2embed.h says so. */
+
+#define STREAM_SLOTS 2
 
 typedef struct chunk {
-    char *buf;
+    _Alignas(TOK_LINE_PAIR) char *buf; /* (slots worked on at once by two threads share no line) */
     size_t n, cap;
     size_t base;        /* stream offset of buf[0] */
-    tok_ctx *c;
-    tok_special special;
-    unsigned flags;
+    obuf ids;
     int rc;
     size_t bad;         /* offset in buf of a bad byte */
     g2e_err e;
 } chunk;
 
 typedef struct stream {
+    tok_queue q;        /* (first: a tok_queue * is a stream *) */
+    chunk *ks;          /* (q.nslot,) */
+    tok_special special;
+    unsigned flags;
+    tok_emit_fn emit;
+    void *emit_user;
+    size_t *bad_offset;
+    g2e_err *err;
+    pthread_mutex_t cb; /* held around every call of rd and emit: never two at once */
+    /* the reader */
     tok_read_fn rd;
     void *rd_user;
     int eof, sys_errno;
+    int rc;             /* TOKP_E_READ or a memory code, for after the chunks before it */
+    int said;           /* stream_hand has put a failure's message in err */
     size_t offset;      /* stream offset of the next byte read */
     char *carry;        /* bytes read past the last cut, for the next chunk */
     size_t n_carry, cap_carry;
@@ -262,64 +282,56 @@ static int next_chunk(stream *s, chunk *k)
     return 0;
 }
 
-static void *chunk_run(void *arg)
+/* Takes chunk k (the reader, in order): 0, or 1 at the end of the input or on a read error
+ * (s->rc, reported after the chunks before it). */
+static int stream_take(tok_queue *q, size_t k)
 {
-    chunk *k = arg;
+    stream *s = (stream *)q;
+    if (s->eof)
+        return 1;
+    pthread_mutex_lock(&s->cb);
+    int rc = next_chunk(s, &s->ks[k % q->nslot]);
+    pthread_mutex_unlock(&s->cb);
+    return rc ? (s->rc = rc, 1) : 0;
+}
+
+static void stream_work(tok_queue *q, size_t k, tok_crew *w)
+{
+    stream *s = (stream *)q;
+    chunk *c = &s->ks[k % q->nslot];
     size_t n_rep;
-    k->bad = SIZE_MAX;
-    k->rc = tok_encode_ob(k->c->t, k->buf, k->n, k->special, k->flags | TOK_NO_OFFSETS, &k->c->ids, &n_rep,
-                          &k->bad, &k->e);
-    return NULL;
+    c->bad = SIZE_MAX;
+    c->rc = tok_encode_ob(w->t, c->buf, c->n, s->special, s->flags | TOK_NO_OFFSETS, &c->ids, &n_rep, &c->bad,
+                          &c->e);
 }
 
-/* Tokenizes chunks ks[0..m) at once (one per context). */
-static void run_chunks(chunk *ks, unsigned m)
+/* Emits chunk k's IDs, or says why it failed: 0 or that error (its message in s->err). */
+static int stream_hand(tok_queue *q, size_t k)
 {
-    spread_run(chunk_run, ks, sizeof *ks, m, 1);
-}
-
-/* Emits the chunks' IDs in order, up to the first that failed: 0, or that error. */
-static int emit_chunks(chunk *ks, unsigned m, tok_emit_fn emit, void *user, size_t *bad_offset, g2e_err *err)
-{
-    for (unsigned j = 0; j < m; j++) {
-        if (ks[j].rc) {
-            chunk *k = &ks[j];
-            if (k->bad == SIZE_MAX) {
-                if (err)
-                    *err = k->e;
-                return k->rc;
-            }
-            *bad_offset = k->base + k->bad; /* the message names the stream's offset, not the chunk's */
-            if (k->rc == TOK_E_UTF8)
-                return g2e_fail(err, k->rc, "invalid UTF-8 at byte offset %zu (byte 0x%02X)", *bad_offset,
-                                (unsigned)(uint8_t)k->buf[k->bad]);
-            return g2e_fail(err, k->rc, "the special token %s at byte offset %zu is not allowed here",
-                            TOK_ENDOFTEXT_TEXT, *bad_offset);
+    stream *s = (stream *)q;
+    chunk *c = &s->ks[k % q->nslot];
+    if (c->rc) {
+        s->said = 1;
+        if (c->bad == SIZE_MAX) {
+            if (s->err)
+                *s->err = c->e;
+            return c->rc;
         }
-        if (ks[j].c->ids.n && emit(user, ks[j].c->ids.ids, ks[j].c->ids.n))
-            return g2e_fail(err, TOKP_STOPPED, "stopped by the caller");
+        *s->bad_offset = c->base + c->bad; /* the message names the stream's offset, not the chunk's */
+        if (c->rc == TOK_E_UTF8)
+            return g2e_fail(s->err, c->rc, "invalid UTF-8 at byte offset %zu (byte 0x%02X)", *s->bad_offset,
+                            (unsigned)(uint8_t)c->buf[c->bad]);
+        return g2e_fail(s->err, c->rc, "the special token %s at byte offset %zu is not allowed here",
+                        TOK_ENDOFTEXT_TEXT, *s->bad_offset);
+    }
+    pthread_mutex_lock(&s->cb);
+    int stop = c->ids.n && s->emit(s->emit_user, c->ids.ids, c->ids.n);
+    pthread_mutex_unlock(&s->cb);
+    if (stop) {
+        s->said = 1;
+        return g2e_fail(s->err, TOKP_STOPPED, "stopped by the caller");
     }
     return 0;
-}
-
-static int stream_rounds(stream *s, chunk *ks, unsigned m, tok_emit_fn emit, void *user, size_t *bad_offset,
-                         g2e_err *err)
-{
-    int rc = 0;
-    while (!rc && !s->eof) {
-        unsigned got = 0;
-        while (got < m && !s->eof && !(rc = next_chunk(s, &ks[got])))
-            got++;
-        if (rc == TOKP_E_READ)
-            g2e_fail(err, rc, "reading the input failed: %s", strerror(s->sys_errno));
-        else if (rc)
-            g2e_fail(err, rc, "out of memory reading the input");
-        if (got && !rc) {
-            run_chunks(ks, got);
-            rc = emit_chunks(ks, got, emit, user, bad_offset, err);
-        }
-    }
-    return rc;
 }
 
 int tok_pool_stream(tok_pool *p, tok_read_fn rd, void *rd_user, tok_special special, unsigned flags,
@@ -329,17 +341,36 @@ int tok_pool_stream(tok_pool *p, tok_read_fn rd, void *rd_user, tok_special spec
     *bad_offset = SIZE_MAX;
     *sys_errno = 0;
     tok_ctx *c[TOK_POOL_MAX];
-    chunk ks[TOK_POOL_MAX];
+    tok_tokenizer *ts[TOK_POOL_MAX];
     unsigned m = take_some(p, c, threads_of(threads));
     if (!m)
         return g2e_fail(err, G2E_ENOMEM, "out of memory");
     for (unsigned j = 0; j < m; j++)
-        ks[j] = (chunk){.c = c[j], .special = special, .flags = flags};
-    stream s = {.rd = rd, .rd_user = rd_user};
-    int rc = stream_rounds(&s, ks, m, emit, emit_user, bad_offset, err);
+        ts[j] = c[j]->t;
+    stream s = {.q = {.nslot = m > 1 ? (size_t)m * STREAM_SLOTS : 1, .take = stream_take, .work = stream_work,
+                      .hand = stream_hand},
+                .special = special, .flags = flags, .emit = emit, .emit_user = emit_user,
+                .bad_offset = bad_offset, .err = err, .rd = rd, .rd_user = rd_user};
+    s.ks = aligned_alloc(TOK_LINE_PAIR, s.q.nslot * sizeof *s.ks); /* (sizeof is a multiple of it) */
+    int rc = s.ks ? 0 : G2E_ENOMEM;
+    if (s.ks) {
+        memset(s.ks, 0, s.q.nslot * sizeof *s.ks);
+        pthread_mutex_init(&s.cb, NULL);
+        rc = tok_queue_run(&s.q, ts, m, SIZE_MAX);
+        pthread_mutex_destroy(&s.cb);
+    }
+    if (!rc && s.rc == TOKP_E_READ)
+        rc = g2e_fail(err, s.rc, "reading the input failed: %s", strerror(s.sys_errno));
+    else if (!rc && s.rc)
+        rc = g2e_fail(err, s.rc, "out of memory reading the input");
+    else if (rc && !s.said)
+        g2e_fail(err, rc, "out of memory"); /* (no room for the slots or the queue) */
     *sys_errno = s.sys_errno;
-    for (unsigned j = 0; j < m; j++)
-        free(ks[j].buf);
+    for (size_t j = 0; s.ks && j < s.q.nslot; j++) {
+        free(s.ks[j].buf);
+        free(s.ks[j].ids.ids);
+    }
+    free(s.ks);
     free(s.carry);
     give_all(p, c, m);
     return rc;

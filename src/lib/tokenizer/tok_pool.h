@@ -10,14 +10,16 @@
  * mutex held for the whole call: the pool's cost is a lock and an unlock per call (about
  * 40 ns uncontended), and threads tokenize at once instead of in turn.
  *
- * Batch: the texts are cut into as many ranges of consecutive texts, of about equal bytes,
- * as there are threads; each thread tokenizes its range with a context of its own
- * (tok_encode_batch: texts one after another in memory are tokenized together) and the IDs
- * are joined in order.
+ * Both run on the one engine of threads (tok_run.h), with the pool's contexts as its members.
+ * Batch: the texts in items of consecutive texts (about 64 KB each) taken in turn by the
+ * threads, each with a context of its own (tok_run_batch: texts one after another in memory
+ * are tokenized together), the items' IDs joined in order.
  * Stream: the input is read into chunks of TOK_POOL_CHUNK bytes cut where GPT-2's
- * pre-tokenizer is sure to cut (tok_pretok_cut: whatever follows), up to one chunk per
- * thread at a time, tokenized at once, and the IDs handed out in order. A stretch with no
- * cut point (no ASCII whitespace after a non-space) is read whole: its BPE needs it.
+ * pre-tokenizer is sure to cut (tok_pretok_cut: whatever follows), in order, by whichever
+ * thread takes the next chunk; each thread tokenizes its chunk, and the IDs are handed out
+ * in order as soon as the chunks before them are. Two chunks in flight per thread (one on
+ * one thread). read and emit are called one at a time, from any of the call's threads. A stretch with no cut point (no ASCII whitespace after a non-space) is read
+ * whole: its BPE needs it.
  *
  * Status codes: tokenizer.h's, G2E_ENOMEM, and TOKP_E_* below. Thread-safe: every call but
  * tok_pool_free.
@@ -32,7 +34,7 @@
 #include <sys/types.h>
 
 #define TOK_POOL_MAX 64
-#define TOK_POOL_CHUNK ((size_t)1 << 20)
+#define TOK_POOL_CHUNK ((size_t)1 << 19) /* 512 KB: two in flight per thread (tok_pool.c) */
 
 enum {
     TOKP_E_READ = 2400,  /* the read callback failed (errno in *sys_errno) */

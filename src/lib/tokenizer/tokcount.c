@@ -3,6 +3,7 @@
 #include "tokcount.h"
 #include "embed.h"
 #include "json.h"
+#include "bytebuf.h"
 #include "tok_stream.h"
 
 #include <errno.h>

@@ -8,9 +8,9 @@
 #include "tok_internal.h"
 #include "cpus.h"
 #include "regions.h"
-#include "spread.h"
 #include "text.h"
 #include "tok_pretok.h"
+#include "tok_run.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -476,19 +476,15 @@ typedef struct part_queue {
     obuf *out;  /* the caller's output, where part 0 goes when the caller (member 0) takes it */
 } part_queue;
 
-typedef struct part_thread {
-    part_queue *q;
-    tok_tokenizer *t; /* this thread's tokenizer */
-    unsigned me;      /* its region (0: the calling thread) */
-} part_thread;
-
+/* A member of the crew (tok_run.h) takes parts from region w->k with w->t. */
 static void *part_loop(void *arg)
 {
-    part_thread *w = arg;
-    for (size_t k; regions_next(&w->q->rs, w->me, &k);) {
-        part *p = &w->q->pt[k];
-        p->direct = k == 0 && w->me == 0;
-        obuf *o = p->direct ? w->q->out : &p->o;
+    tok_crew *w = arg;
+    part_queue *q = w->job;
+    for (size_t k; regions_next(&q->rs, w->k, &k);) {
+        part *p = &q->pt[k];
+        p->direct = k == 0 && w->k == 0;
+        obuf *o = p->direct ? q->out : &p->o;
         p->rc = p->direct ? 0 : tok_ob_grow(o, p->n / 4 + 16);
         if (!p->rc)
             p->rc = encode_range(w->t, p->s + p->base, p->n, p->base, p->specials, o);
@@ -537,13 +533,13 @@ static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials,
         pt[k] = (part){.s = s, .n = cut[k + 1] - cut[k], .base = cut[k], .specials = specials};
         pt[k].o.keep_off = o->keep_off;
     }
-    part_thread pw[MAX_THREADS];
+    tok_tokenizer *ctx[MAX_THREADS];
     for (unsigned k = 0; k <= nw; k++) {
-        pw[k] = (part_thread){&q, k ? t->workers[k - 1] : t, k};
+        ctx[k] = k ? t->workers[k - 1] : t;
         if (n >= TOK_HUGE_MIN) /* a large input, even when its parts are not */
-            tok_caches_huge(pw[k].t);
+            tok_caches_huge(ctx[k]);
     }
-    spread_run(part_loop, pw, sizeof *pw, nw + 1, 0); /* (a worker that did not start: its parts are taken from its back) */
+    tok_crew_run(ctx, nw + 1, &q, part_loop); /* (a worker that did not start: its parts are taken from its back) */
     regions_free(&q.rs);
     int rc = 0;
     for (unsigned k = 0; k < m; k++) {
@@ -788,43 +784,6 @@ int tok_encode_joined(tok_tokenizer *t, const char *text, const size_t *ends, si
     return 0;
 }
 
-typedef struct batch_part {
-    tok_tokenizer *t;
-    size_t lo, hi;
-    const char *const *texts;
-    const size_t *lens;
-    tok_special special;
-    unsigned flags;
-    size_t *counts;
-    int *rc;
-    obuf o;
-} batch_part;
-
-static void *batch_run(void *arg)
-{
-    batch_part *b = arg;
-    /* texts one after another in one buffer (lines of a file, say): tok_encode_joined */
-    size_t c = b->lo, nt = b->hi - b->lo;
-    while (c + 1 < b->hi && b->texts[c] && b->texts[c] + b->lens[c] == b->texts[c + 1])
-        c++;
-    size_t *ends = nt > 1 && c + 1 == b->hi && b->texts[c] ? malloc(nt * sizeof *ends) : NULL;
-    if (ends) {
-        for (size_t k = 0, e = 0; k < nt; k++)
-            ends[k] = e += b->lens[b->lo + k];
-        int rc = tok_encode_joined(b->t, b->texts[b->lo], ends, nt, b->special, b->flags, &b->o, b->counts + b->lo,
-                                   b->rc + b->lo);
-        free(ends);
-        if (rc == 0)
-            return NULL;
-    }
-    for (size_t i = b->lo; i < b->hi; i++) {
-        size_t before = b->o.n, n_rep;
-        b->rc[i] = encode_into(b->t, b->texts[i], b->lens[i], b->special, b->flags, 0, &b->o, &n_rep, NULL, NULL);
-        b->counts[i] = b->o.n - before;
-    }
-    return NULL;
-}
-
 unsigned tok_batch_parts(size_t n, const size_t *lens, unsigned want)
 {
     size_t total = 0;
@@ -837,49 +796,16 @@ unsigned tok_batch_parts(size_t n, const size_t *lens, unsigned want)
     return total < 4096 || want < 2 ? 1 : want; /* (below 4 KB not worth a thread) */
 }
 
-int tok_encode_batch_on(tok_tokenizer *const *ctx, unsigned parts, size_t n, const char *const *texts,
-                        const size_t *lens, tok_special special, unsigned flags, uint32_t **ids, size_t *counts,
-                        int *rc)
-{
-    *ids = NULL;
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += lens[i];
-    parts = parts < 1 ? 1 : parts > MAX_THREADS ? MAX_THREADS : parts;
-    batch_part bp[MAX_THREADS];
-    size_t i = 0, acc = 0; /* contiguous ranges of about total / parts bytes each */
-    for (unsigned k = 0; k < parts; k++) {
-        size_t lo = i, goal = total / parts * (k + 1);
-        while (i < n && (k + 1 == parts || acc < goal))
-            acc += lens[i++];
-        bp[k] = (batch_part){ctx[k], lo, i, texts, lens, special, flags | TOK_NO_OFFSETS, counts, rc, {0}};
-    }
-    spread_run(batch_run, bp, sizeof *bp, parts, 1);
-    int err = 0; /* every part's IDs after part 0's */
-    for (unsigned k = 1; k < parts; k++) {
-        if (!err && bp[k].o.n && !(err = tok_ob_grow(&bp[0].o, bp[k].o.n))) {
-            memcpy(bp[0].o.ids + bp[0].o.n, bp[k].o.ids, bp[k].o.n * sizeof *bp[0].o.ids);
-            bp[0].o.n += bp[k].o.n;
-        }
-        free(bp[k].o.ids);
-    }
-    if (err) {
-        free(bp[0].o.ids);
-        return G2E_ENOMEM;
-    }
-    *ids = bp[0].o.ids;
-    return 0;
-}
-
 int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const size_t *lens,
                      tok_special special, unsigned flags, uint32_t **ids, size_t *counts, int *rc)
 {
-    unsigned parts = tok_batch_parts(n, lens, t->threads);
-    unsigned nw = parts > 1 ? workers_ready(t, parts - 1) : 0;
+    /* on the queue (tok_run.h), over t and its workers: their items never split (no use of
+     * t's workers by t itself meanwhile) */
+    unsigned parts = tok_batch_parts(n, lens, t->threads), k = 1;
     tok_tokenizer *ctx[MAX_THREADS] = {t};
-    for (unsigned k = 1; k <= nw; k++)
-        ctx[k] = t->workers[k - 1];
-    return tok_encode_batch_on(ctx, nw + 1, n, texts, lens, special, flags, ids, counts, rc);
+    while (k < parts && (ctx[k] = tok_worker(t, k)))
+        k++;
+    return tok_run_batch(ctx, k, n, texts, lens, special, flags, ids, counts, rc);
 }
 
 int tok_piece(const tok_tokenizer *t, uint32_t id, const uint8_t **bytes, size_t *len, g2e_err *err)

@@ -40,8 +40,10 @@
  *
  * Layout of the code (each file uses only those before it): tok_load.c (files and the
  * compiled form), tok_pretok.c (the pre-tokenizer, tok_pretok.h), tok_obuf.c (the output
- * arrays), tok_bpe.c (BPE), tokenizer.c (this API, caches, threads); above them tok_pool.c
- * (a tokenizer shared by threads: tok_pool.h) and tok_stream.c (the program's writers).
+ * arrays), tok_bpe.c (BPE), tokenizer.c (this API, caches, threads), tok_run.c (the one
+ * engine every parallel tokenization runs on: tok_run.h); above them tok_pool.c (a
+ * tokenizer shared by threads: tok_pool.h) and tok_stream.c (chunks, counts, texts in
+ * documents; the program's writers over them are src/cli/io/tokwrite.c).
  *
  * Status codes of this module: 300..399 (below).
  */
@@ -146,8 +148,8 @@ void tok_set_threads(tok_tokenizer *t, unsigned n);
 unsigned tok_threads(const tok_tokenizer *t);
 
 /* Encodes the n texts texts[i][0..lens[i]) as tok_encode does each (same special and
- * flags; IDs only), spread over the tokenizer's threads by contiguous ranges: for many
- * short texts such as JSON lines. On return *ids (one array, caller frees; may be NULL when
+ * flags; IDs only), spread over the tokenizer's threads (tok_run.h: items of consecutive
+ * texts taken in turn, their IDs joined in order): for many short texts such as JSON lines. On return *ids (one array, caller frees; may be NULL when
  * there are no IDs) holds every text's IDs one after another, counts[i] how many are text
  * i's, and rc[i] its status (0, or the code tok_encode would return; then counts[i] is 0;
  * tok_encode that text alone for its message). Returns 0, or G2E_ENOMEM with *ids NULL.

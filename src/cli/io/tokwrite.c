@@ -1,0 +1,881 @@
+/* SPDX-License-Identifier: MIT */
+/* tokwrite.c — IDs as text, texts over threads with their output, --format json and JSON
+ * Lines (see tokwrite.h). */
+#define _GNU_SOURCE /* memrchr, memmem */
+#include "tokwrite.h"
+#include "json.h"
+#include "jsonl.h"
+#include "tok_internal.h"
+#include "tok_run.h"
+#include "tokchars.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CHUNK TOKS_CHUNK
+#define CHUNK_BIG TOKS_CHUNK_BIG
+
+/* ------------------------------------------------------------ IDs as decimal text */
+
+/* Decimal digits of v at d (room for 20), returning the end: the length first, then two
+ * digits per step from the end, straight into place. */
+static char *put_u64(char *d, uint64_t v)
+{
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536"
+                                   "37383940414243444546474849505152535455565758596061626364656667686970717273"
+                                   "7475767778798081828384858687888990919293949596979899";
+    int n = 1;
+    for (uint64_t x = v; x >= 10; x /= 10)
+        n++;
+    char *e = d + n, *q = e;
+    for (; v >= 100; v /= 100) {
+        q -= 2;
+        memcpy(q, pairs + 2 * (v % 100), 2);
+    }
+    if (v >= 10)
+        memcpy(q - 2, pairs + 2 * v, 2);
+    else
+        q[-1] = (char)('0' + v);
+    return e;
+}
+
+void toks_put_u64(bytebuf *b, uint64_t v)
+{
+    if (!bb_room(b, 20))
+        b->n = (size_t)(put_u64(b->p + b->n, v) - b->p);
+}
+
+int toks_idtext_init(toks_idtext *d, uint32_t n_vocab, char sep)
+{
+    uint32_t n = 1;
+    while (n < n_vocab)
+        n *= 2;
+    memset(d, 0, sizeof *d);
+    if (n > TOKS_IDTEXT_MAX || !(d->text = malloc((size_t)n * sizeof *d->text)))
+        return G2E_ENOMEM;
+    /* ten entries at a time: those of 10 hi + 0..9 are hi's digits (before its separator)
+     * and one more digit (hi's entry is made before them: hi < 10 hi for hi >= 1) */
+    for (uint32_t hi = 0; hi < (n + 9) / 10; hi++) {
+        char pre[8] = {0};
+        size_t pl = 0;
+        if (hi) {
+            memcpy(pre, d->text[hi], 8);
+            pl = (size_t)pre[7] - 1;
+        }
+        pre[7] = (char)(pl + 2);
+        for (uint32_t v = hi * 10, e = v + 10 < n ? v + 10 : n; v < e; v++) {
+            pre[pl] = (char)('0' + v - hi * 10);
+            pre[pl + 1] = sep;
+            memcpy(d->text[v], pre, 8);
+        }
+    }
+    d->n = n;
+    d->sep = sep;
+    return 0;
+}
+
+void toks_idtext_free(toks_idtext *d)
+{
+    free(d->text);
+    memset(d, 0, sizeof *d);
+}
+
+/* Bytes put_ids may write for n IDs: 10 digits and a separator at most each, and the last
+ * table entry's 8 bytes whole. */
+#define ID_ROOM(n) ((n) * 11 + 16)
+
+static inline uint64_t entry_word(const char *text, uint32_t v)
+{
+    uint64_t w;
+    memcpy(&w, text + (size_t)v * 8, 8);
+    return w;
+}
+
+/* Byte 7 of an entry read as a word (the byte order's: little-endian, the top byte). */
+static inline size_t entry_len(uint64_t w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (size_t)(w & 0xFF);
+#else
+    return (size_t)(w >> 56);
+#endif
+}
+
+/* ids[0..n) in decimal at o, each followed by sep; returns the end. IDs in the table (d's
+ * size is a power of two: the eight IDs of a step are all in it when their OR is) are one
+ * 8-byte copy each, their length in the entry's last byte; others converted. */
+static inline __attribute__((always_inline)) char *put_ids(char *o, const toks_idtext *d, const uint32_t *ids, size_t n, char sep)
+{
+    const char *text = d ? (const char *)d->text : NULL; /* (locals: stores through o may alias *d) */
+    uint32_t lim = d && d->sep == sep ? d->n : 0;
+    const uint32_t *p = ids, *end = ids + n, *end8 = n >= 8 ? end - 7 : ids; /* (steps of 8 start before end8) */
+/* An entry as one word, and its length (byte 7) from that word: no second load, which the
+ * compiler would have to make after the store (o may alias the table, as far as it knows) */
+#define ID_WORD(v) entry_word(text, v)
+#define ID_STORE(w)                                                                                         \
+    do {                                                                                                    \
+        uint64_t w_ = (w);                                                                                  \
+        memcpy(o, &w_, 8);                                                                                  \
+        o += entry_len(w_);                                                                                 \
+    } while (0)
+#define ID_PUT(v) ID_STORE(ID_WORD(v))
+    for (;;) {
+        for (; p < end8; p += 8) {
+            uint32_t a = p[0], b = p[1], c = p[2], e = p[3], f = p[4], g = p[5], h = p[6], k = p[7];
+            if ((a | b | c | e | f | g | h | k) >= lim)
+                break;
+            /* the eight entries loaded before the first store: none waits for a store */
+            uint64_t wa = ID_WORD(a), wb = ID_WORD(b), wc = ID_WORD(c), we = ID_WORD(e), wf = ID_WORD(f),
+                     wg = ID_WORD(g), wh = ID_WORD(h), wk = ID_WORD(k);
+            ID_STORE(wa); ID_STORE(wb); ID_STORE(wc); ID_STORE(we);
+            ID_STORE(wf); ID_STORE(wg); ID_STORE(wh); ID_STORE(wk);
+        }
+        /* the rest (fewer than 8, or up to an ID outside the table): four, then one by one */
+        if (end - p >= 4 && (p[0] | p[1] | p[2] | p[3]) < lim) {
+            ID_PUT(p[0]); ID_PUT(p[1]); ID_PUT(p[2]); ID_PUT(p[3]);
+            p += 4;
+        }
+        for (const uint32_t *stop = end - p > 8 ? p + 8 : end; p < stop && *p < lim; p++)
+            ID_PUT(*p);
+        if (p == end)
+            return o;
+        if (*p >= lim) {
+            o = put_u64(o, *p++);
+            *o++ = sep;
+        }
+    }
+#undef ID_PUT
+#undef ID_STORE
+#undef ID_WORD
+}
+
+void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t n, char sep)
+{
+    if (n && !bb_room(b, ID_ROOM(n)))
+        b->n = (size_t)(put_ids(b->p + b->n, d, ids, n, sep) - b->p) - 1; /* (the last sep taken back) */
+}
+
+/* ------------------------------------------------------------ IDs as text over threads */
+
+/* The text's chunks (toks_chunk_cuts) go through tok_run.h's queue: taken in turn, each
+ * tokenized and made into text in the same thread, written in order (why 64 KB and four
+ * slots a thread: tok_stream.c, tok_run.h). */
+/* One chunk in flight: its IDs as text, its status. */
+typedef struct slot {
+    _Alignas(TOK_LINE_PAIR) bytebuf out; /* (slots worked on at once by two threads share no line) */
+    int rc;
+} slot;
+
+typedef struct chunks chunks;
+struct chunks {
+    tok_queue q;              /* (first: a tok_queue * is a chunks *) */
+    const char *s;
+    size_t *cut, m;       /* chunk k is s[cut[k] .. cut[k + 1]) */
+    tok_special special;
+    unsigned flags;
+    const toks_idtext *idt;
+    slot *slot;
+    toks_write_fn write;
+    void *user;
+    int werr;
+};
+
+/* A chunk's IDs as text: a space before every chunk but the first (a chunk is never empty
+ * of tokens), "\n" after the last. */
+static void ids_work(chunks *c, slot *sl, const obuf *o, size_t k)
+{
+    if (k)
+        bb_put(&sl->out, " ", 1);
+    toks_put_ids(&sl->out, c->idt, o->ids, o->n, ' ');
+    if (k + 1 == c->m)
+        bb_put(&sl->out, "\n", 1);
+}
+
+/* A finished chunk written, in order. */
+static int ids_write(chunks *c, const slot *sl)
+{
+    return (c->werr = c->write(c->user, sl->out.p, sl->out.n)) ? TOKS_E_WRITE : 0;
+}
+
+static int chunk_take(tok_queue *q, size_t k)
+{
+    (void)q, (void)k; /* the cuts are made: chunk k is there */
+    return 0;
+}
+
+static void chunk_start(tok_queue *q, tok_tokenizer *t)
+{
+    chunks *c = (chunks *)q;
+    if (c->cut[c->m] >= TOK_HUGE_MIN)
+        tok_caches_huge(t); /* what tok_encode does for a large text (chunks are smaller) */
+}
+
+static void chunk_work(tok_queue *q, size_t k, tok_crew *w)
+{
+    chunks *c = (chunks *)q;
+    slot *sl = &c->slot[k % q->nslot];
+    size_t len = c->cut[k + 1] - c->cut[k];
+    obuf *o = &w->ids; /* (made into text in this thread: the thread's own IDs) */
+    o->n = 0;
+    sl->out.n = 0;
+    /* room once for the most a chunk can give (chunk_ids_room; an ID and its separator at
+     * most 8 bytes): never grown by copies, only touched pages faulted in */
+    sl->rc = tok_ob_grow(o, toks_chunk_ids_room(len));
+    if (!sl->rc)
+        sl->rc = bb_room(&sl->out, (len > CHUNK_BIG ? 2 * len : 8 * len) + 64) ? G2E_ENOMEM : 0;
+    sl->rc = sl->rc ? sl->rc : tok_encode_append(w->t, c->s + c->cut[k], len, c->special, c->flags, o, NULL);
+    if (!sl->rc)
+        ids_work(c, sl, o, k);
+}
+
+static int chunk_hand(tok_queue *q, size_t k)
+{
+    chunks *c = (chunks *)q;
+    slot *sl = &c->slot[k % q->nslot];
+    int rc = sl->rc ? sl->rc : sl->out.oom ? G2E_ENOMEM : ids_write(c, sl);
+    if (k + q->nslot >= c->m) { /* no later chunk has this slot: freed now, while the others
+                                 * still work, rather than all of them after the last */
+        bb_free(&sl->out);
+    }
+    return rc;
+}
+/* Cuts s[0..n) (chunk_cuts) and runs the chunks over t's threads. Returns 0, the first
+ * failing chunk's code (the caller tokenizes the whole text again for the exact message),
+ * or G2E_ENOMEM. */
+static int chunks_run(tok_tokenizer *t, const char *s, size_t n, chunks *c)
+{
+    unsigned threads = t->threads ? t->threads : 1;
+    if (!(c->cut = toks_chunk_cuts(t, s, n, threads, &c->m)))
+        return G2E_ENOMEM;
+    size_t m = c->m;
+    c->s = s;
+    threads = threads > m ? (unsigned)m : threads;
+    c->q = (tok_queue){.nslot = threads > 1 ? threads * TOK_RUN_SLOTS : 1, .take = chunk_take, .work = chunk_work,
+                   .hand = chunk_hand, .start = chunk_start};
+    c->slot = aligned_alloc(TOK_LINE_PAIR, c->q.nslot * sizeof *c->slot); /* (sizeof is a multiple of it) */
+    if (c->slot)
+        memset(c->slot, 0, c->q.nslot * sizeof *c->slot);
+    int rc = c->slot ? tok_queue_run_on(&c->q, t, threads, m) : G2E_ENOMEM;
+    for (size_t k = 0; c->slot && k < c->q.nslot; k++)
+        bb_free(&c->slot[k].out);
+    free(c->slot);
+    free(c->cut);
+    return rc;
+}
+
+static int write_err(g2e_err *err, int e)
+{
+    return g2e_fail(err, TOKS_E_WRITE, "cannot write the output: %s", strerror(e ? e : EIO));
+}
+
+static const char *find_special(const char *s, size_t n)
+{
+    return memmem(s, n, TOK_ENDOFTEXT_TEXT, sizeof TOK_ENDOFTEXT_TEXT - 1);
+}
+
+
+/* The check before the first write, spread over the threads for a large text: ranges of
+ * `part` bytes taken in turn, each starting and ending at a byte that is no UTF-8
+ * continuation byte (moved on by at most 3). The ranges tile the text, so it is valid
+ * exactly when they all are: a valid text's characters start at such bytes (no more than
+ * 3 continuation bytes follow each other), so each range of it is whole characters, and
+ * valid ranges concatenate to a valid text. A special token is looked for from every
+ * start in a range (the search runs on into the next range by the token's length). */
+typedef struct precheck {
+    const char *s;
+    size_t n, part;
+    int find;                 /* look for <|endoftext|> too */
+    atomic_size_t next;
+    atomic_int bad, special;
+    toks_idtext *idt;         /* the IDs' text, made by the calling thread (member 0) while
+                                 the others begin the check (NULL: not wanted) */
+} precheck;
+
+static size_t char_start(const char *s, size_t n, size_t at)
+{
+    for (int k = 0; k < 3 && at < n && ((unsigned char)s[at] & 0xC0) == 0x80; k++)
+        at++;
+    return at < n ? at : n;
+}
+
+static void *precheck_loop(void *arg)
+{
+    tok_crew *w = arg;
+    precheck *c = w->job;
+    if (c->idt && w->k == 0)
+        toks_idtext_init(c->idt, tok_n_vocab(w->t), ' ');
+    for (size_t k; (k = atomic_fetch_add(&c->next, 1)) < (c->n + c->part - 1) / c->part && !c->bad;) {
+        size_t a = char_start(c->s, c->n, k * c->part), b = char_start(c->s, c->n, (k + 1) * c->part);
+        if (tok_utf8_check(c->s + a, b - a) < b - a)
+            atomic_store(&c->bad, 1);
+        size_t e = b + sizeof TOK_ENDOFTEXT_TEXT - 2 < c->n ? b + sizeof TOK_ENDOFTEXT_TEXT - 2 : c->n;
+        if (c->find && !c->special && find_special(c->s + a, e - a))
+            atomic_store(&c->special, 1);
+    }
+    return NULL;
+}
+
+/* Whether the text can be written chunk by chunk: known before any output to tokenize
+ * (valid UTF-8; no special token refused), so that an error still writes nothing. Sets
+ * *sp to the treatment the chunks need (ordinary text when no special token occurs). Makes
+ * *idt (toks_idtext_init with ' ') first when idt is not NULL: in this thread while the
+ * others begin the check of a large text (0.7 ms for GPT-2's table, most of it page faults). */
+static int streamable(tok_tokenizer *t, const char *text, size_t len, tok_special *sp, toks_idtext *idt)
+{
+    int bad, special;
+    unsigned threads = t->threads;
+    if (threads > 1 && len >= TOK_HUGE_MIN) {
+        precheck c = {.s = text, .n = len, .part = CHUNK, .find = *sp != TOK_SPECIAL_TEXT, .idt = idt};
+        atomic_init(&c.next, 0);
+        atomic_init(&c.bad, 0);
+        atomic_init(&c.special, 0);
+        tok_crew_run_on(t, threads, &c, precheck_loop);
+        bad = atomic_load(&c.bad), special = atomic_load(&c.special);
+    } else {
+        if (idt)
+            toks_idtext_init(idt, tok_n_vocab(t), ' ');
+        bad = tok_utf8_check(text, len) < len;
+        special = !bad && *sp != TOK_SPECIAL_TEXT && find_special(text, len);
+    }
+    if (bad)
+        return 0; /* tok_encode's message, or its lossy reading */
+    if (!special)
+        return *sp = TOK_SPECIAL_TEXT, 1;
+    return *sp == TOK_SPECIAL_TOKEN && t->special_id != NONE;
+}
+
+int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
+                   toks_write_fn write, void *user, size_t *n_replaced, g2e_err *err)
+{
+    toks_idtext idt = {0};
+    int rc = 0;
+    *n_replaced = 0;
+    tok_special sp = special;
+    if (!text && len)
+        return g2e_fail(err, G2E_EINVAL, "tok_encode: NULL text with length %zu", len);
+    /* the IDs' text table from 64 KB of text (0.8 M instructions for GPT-2's: it pays from
+     * ~20k IDs; without it, divisions) */
+    if (streamable(t, text ? text : "", len, &sp, len >= (64u << 10) ? &idt : NULL)) {
+        chunks c = {.special = sp, .flags = TOK_VALID_UTF8, .idt = &idt, .write = write, .user = user};
+        rc = len ? chunks_run(t, text, len, &c) : (c.werr = write(user, "\n", 1)) ? TOKS_E_WRITE : 0;
+        if (rc == TOKS_E_WRITE)
+            rc = write_err(err, c.werr);
+        else if (rc)
+            rc = g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
+    } else {
+        /* an error (nothing written), or lossy input: tok_encode on the whole text */
+        tok_ids r;
+        if (!(rc = tok_encode(t, text, len, special, flags | TOK_NO_OFFSETS, &r, NULL, err))) {
+            bytebuf b = {0};
+            int werr = 0;
+            for (size_t i = 0; i < r.n && !werr && !b.oom; i += 65536) {
+                b.n = 0;
+                if (i)
+                    bb_put(&b, " ", 1);
+                toks_put_ids(&b, &idt, r.ids + i, r.n - i < 65536 ? r.n - i : 65536, ' ');
+                werr = b.oom ? 0 : write(user, b.p, b.n);
+            }
+            werr = werr || b.oom ? werr : write(user, "\n", 1);
+            if (b.oom)
+                rc = g2e_fail(err, G2E_ENOMEM, "out of memory formatting the output");
+            else if (werr)
+                rc = write_err(err, werr);
+            *n_replaced = r.n_replaced;
+            bb_free(&b);
+            tok_ids_free(&r);
+        }
+    }
+    toks_idtext_free(&idt);
+    return rc;
+}
+
+/* ------------------------------------------------------------ --format json */
+
+/* Hands b to f when it holds `at_least` bytes. */
+static void bb_spill(bytebuf *b, FILE *f, size_t at_least)
+{
+    if (b->n >= at_least && !b->oom && fwrite(b->p, 1, b->n, f) == b->n)
+        b->n = 0;
+}
+
+tokchars_span *toks_spans(const char *text, size_t len, const tok_ids *r)
+{
+    tokchars_span *sp = malloc((r->n ? r->n : 1) * sizeof *sp);
+    if (sp && tokchars_spans(text, len, r->offsets, r->n, sp, NULL)) {
+        free(sp);
+        return NULL;
+    }
+    return sp;
+}
+
+/* "tokens": one object per token with its ID and tokchars_json's members, written by the one
+ * JSON writer straight onto f. */
+static int json_tokens(FILE *f, const char *text, size_t len, const tok_ids *r)
+{
+    tokchars_span *sp = toks_spans(text, len, r);
+    if (!sp)
+        return G2E_ENOMEM;
+    json_w w;
+    json_init(&w, f);
+    json_begin_array(&w);
+    for (size_t i = 0; i < r->n; i++) {
+        json_begin_object(&w);
+        json_key(&w, "id");
+        json_uint(&w, r->ids[i]);
+        tokchars_json(&w, text, &sp[i]);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+    free(sp);
+    return 0;
+}
+
+int toks_write_json(FILE *f, const tok_tokenizer *t, const char *text, size_t len, const tok_ids *r)
+{
+    bytebuf b = {0};
+    int rc = 0;
+    bb_str(&b, "{\"n_tokens\":");
+    toks_put_u64(&b, r->n);
+    bb_str(&b, ",\"ids\":[");
+    toks_put_ids(&b, NULL, r->ids, r->n, ',');
+    bb_str(&b, "],\"offsets\":[");
+    for (size_t i = 0; i < r->n; i++, bb_spill(&b, f, 1 << 18)) {
+        bb_str(&b, i ? ",[" : "[");
+        toks_put_u64(&b, r->offsets[i]);
+        bb_str(&b, ",");
+        toks_put_u64(&b, r->offsets[i + 1]);
+        bb_str(&b, "]");
+    }
+    bb_str(&b, "],\"pieces\":[");
+    for (size_t i = 0; i < r->n && !b.oom; i++, bb_spill(&b, f, 1 << 18)) {
+        const uint8_t *p;
+        size_t pl;
+        tok_piece(t, r->ids[i], &p, &pl, NULL);
+        char *lit = json_string_alloc((const char *)p, pl);
+        b.oom |= !lit;
+        if (i)
+            bb_str(&b, ",");
+        bb_str(&b, lit ? lit : "");
+        free(lit);
+    }
+    bb_str(&b, "],\"tokens\":");
+    bb_spill(&b, f, 0);
+    if (b.oom || (rc = json_tokens(f, text, len, r)))
+        rc = G2E_ENOMEM;
+    else if (fputs("}\n", f) < 0 || ferror(f))
+        rc = G2E_EIO;
+    bb_free(&b);
+    return rc;
+}
+
+/* ------------------------------------------------------------ JSON Lines */
+
+/* One share of lines in flight (a queue slot): its lines, parsed, tokenized by the thread's
+ * tokenizer and written into its own buffer one line after the other (the line's text, IDs
+ * and output while they are in the cache); the first bad line (unless keep_going) ends it.
+ * The buffers are the slot's for the whole run: reused, never freed per share. */
+typedef struct jpart {
+    const toks_jsonl *o;
+    const toks_idtext *idt;
+    const char *s;
+    size_t n, line0;  /* its lines s[0..n) (in `in`, or the reader's buffer on one thread);
+                         the line number before them */
+    size_t lines;     /* how many (a last one without its newline counts) */
+    bytebuf in, text, key, out;
+    bytebuf pre;      /* o->keep: the line's kept members, "\"id\":7," (empty otherwise) */
+    obuf ids;
+    obuf bin;         /* o->put: the lines' IDs one after another */
+    size_t *starts, n_starts, cap_starts; /* o->put: where each line's IDs start in bin */
+    size_t bad;       /* bad lines written as error objects */
+    int stopped, oom; /* stopped: at line stop_line, for stop_msg */
+    size_t stop_line;
+    char stop_msg[G2E_ERR_MSG_MAX];
+} jpart;
+
+static size_t count_lines(const char *s, size_t n)
+{
+    size_t c = 0;
+    for (const char *q = s, *e = s + n; (q = memchr(q, '\n', (size_t)(e - q))); q++)
+        c++;
+    return c;
+}
+
+/* Line `line`'s problem: an error object (keep_going), or the share stops there. */
+static void jb_bad(jpart *p, size_t line, const char *msg)
+{
+    if (!p->o->keep_going) {
+        p->stopped = 1;
+        p->stop_line = line;
+        snprintf(p->stop_msg, sizeof p->stop_msg, "%s", msg);
+        return;
+    }
+    p->bad++;
+    char *lit = json_string_alloc(msg, strlen(msg));
+    bb_str(&p->out, "{");
+    bb_put(&p->out, p->pre.p, p->pre.n);
+    bb_str(&p->out, "\"error\":");
+    bb_str(&p->out, lit ? lit : "\"out of memory\"");
+    bb_str(&p->out, ",\"line\":");
+    toks_put_u64(&p->out, line);
+    bb_str(&p->out, "}\n");
+    free(lit);
+}
+
+/* The answer {"ids":[...]} for ids[0..k). 0, or -1 when out of memory. */
+static int jb_put(jpart *p, const uint32_t *ids, size_t k)
+{
+    if (p->n_starts == p->cap_starts) {
+        size_t cap = p->cap_starts ? 2 * p->cap_starts : 256;
+        size_t *q = realloc(p->starts, cap * sizeof *q);
+        if (!q)
+            return -1;
+        p->starts = q, p->cap_starts = cap;
+    }
+    p->starts[p->n_starts++] = p->bin.n;
+    if (k && tok_ob_grow(&p->bin, k))
+        return -1;
+    memcpy(p->bin.ids + p->bin.n, ids, k * sizeof *ids);
+    p->bin.n += k;
+    return 0;
+}
+
+static inline __attribute__((always_inline)) int jb_ids(jpart *p, const toks_idtext *idt, const uint32_t *ids,
+                                                        size_t k)
+{
+    if (p->o->put)
+        return jb_put(p, ids, k);
+    if (bb_room(&p->out, 8 + p->pre.n + ID_ROOM(k) + 3))
+        return -1;
+    char *o = p->out.p + p->out.n;
+    *o++ = '{';
+    if (p->pre.n) /* (kept members first) */
+        memcpy(o, p->pre.p, p->pre.n), o += p->pre.n;
+    memcpy(o, "\"ids\":[", 7);
+    o = put_ids(o + 7, idt, ids, k, ',') - (k ? 1 : 0); /* (the last ',' taken back) */
+    memcpy(o, "]}\n", 3);
+    p->out.n = (size_t)(o + 3 - p->out.p);
+    return 0;
+}
+
+/* Line `line`'s text[0..n): tokenized (checked as UTF-8 only when it may be invalid) into
+ * ids, which is emptied first, and answered. 0, or -1 when out of memory. */
+static int jb_text(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const char *text, size_t n, int maybe_invalid,
+                   size_t line, unsigned flags, obuf *ids)
+{
+    g2e_err err;
+    ids->n = 0;
+    int rc = tok_encode_append(t, n ? text : "", n, p->o->special, flags | (maybe_invalid ? 0 : TOK_VALID_UTF8), ids,
+                               &err);
+    if (rc == G2E_ENOMEM)
+        return -1;
+    if (rc) {
+        jb_bad(p, line, err.msg);
+        return 0;
+    }
+    return jb_ids(p, idt, ids->ids, ids->n);
+}
+
+/* o->keep: the line's kept members into p->pre ("name":raw-value, in --keep's order; null
+ * for a member it lacks, or for all of them when the line is no JSON object). 0 or -1. */
+static int jb_keep(jpart *p, const char *s, size_t len)
+{
+    const toks_jsonl *o = p->o;
+    jsonl_value v[TOKS_JSONL_KEEP_MAX];
+    jsonl_error je;
+    p->pre.n = 0;
+    int rc = jsonl_members(s, len, o->keep, o->n_keep, v, &p->key, &je);
+    for (size_t k = 0; k < o->n_keep; k++) {
+        char *name = json_string_alloc(o->keep[k], strlen(o->keep[k]));
+        if (!name)
+            return -1;
+        bb_str(&p->pre, name);
+        bb_str(&p->pre, ":");
+        if (!rc && v[k].found)
+            bb_put(&p->pre, s + v[k].at, v[k].n);
+        else
+            bb_str(&p->pre, "null");
+        bb_str(&p->pre, ",");
+        free(name);
+    }
+    return p->pre.oom || rc == G2E_ENOMEM ? -1 : 0;
+}
+
+/* Any line at s[0..n) (n: to the share's end): parsed (a blank line is a bad line: every
+ * input line has its answer), or taken as it is (o->plain), tokenized, formatted; *len its
+ * length without the newline. 0, or -1 when out of memory. */
+static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t line, size_t *len, unsigned flags)
+{
+    jsonl_error je;
+    int maybe_invalid = 1, rc = 0;
+    p->text.n = 0;
+    if (p->o->plain) {
+        const char *nl = memchr(s, '\n', n);
+        *len = nl ? (size_t)(nl - s) : n;
+        return jb_text(p, t, p->idt, s, *len, 1, line, flags, &p->ids);
+    }
+    rc = jsonl_line(s, n, p->o->lossy ? JSONL_LOSSY : 0, &p->text, &p->key, &je, len, &maybe_invalid);
+    int blank = rc == JSONL_BLANK; /* (the same number as G2E_ENOMEM) */
+    if ((!blank && rc == G2E_ENOMEM) || (p->o->n_keep && jb_keep(p, s, *len)))
+        return -1;
+    if (blank)
+        jb_bad(p, line, "a blank line: expected a JSON object {\"text\": \"...\"}");
+    else if (rc)
+        jb_bad(p, line, je.why);
+    return rc ? 0 : jb_text(p, t, p->idt, p->text.p, p->text.n, maybe_invalid, line, flags, &p->ids);
+}
+
+#define JB_BATCH 64 /* usual lines read in one call (jsonl_usual_lines) */
+
+/* The k usual lines of sp (their texts one after another in p->text) tokenized together
+ * (tok_encode_joined), then answered in order up to a stop; *line and *pos move past those
+ * answered. A text the tokenizer refuses is tokenized alone again (jb_text), for its
+ * message. 0, or -1 when out of memory. */
+static int jb_usual(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const jsonl_span *sp, size_t k, size_t *line,
+                    size_t *pos, unsigned flags)
+{
+    size_t ends[JB_BATCH], counts[JB_BATCH];
+    int rcs[JB_BATCH], check = 0;
+    for (size_t i = 0; i < k; i++) { /* (sp[0].at is 0, and each text follows the one before) */
+        ends[i] = sp[i].at + sp[i].n;
+        check |= sp[i].maybe_invalid;
+    }
+    const char *text = p->text.p ? p->text.p : "";
+    p->ids.n = 0;
+    if (tok_encode_joined(t, text, ends, k, p->o->special, flags | (check ? 0 : TOK_VALID_UTF8), &p->ids, counts,
+                          rcs))
+        return -1;
+    for (size_t i = 0, at = 0; i < k && !p->stopped; at += counts[i++]) {
+        ++*line;
+        int rc;
+        if (rcs[i]) { /* alone again (into other IDs: p->ids holds the next lines'), for its message */
+            obuf alone = {0};
+            rc = jb_text(p, t, idt, text + sp[i].at, sp[i].n, 1, *line, flags, &alone);
+            free(alone.ids);
+        } else {
+            rc = jb_ids(p, idt, p->ids.ids + at, counts[i]);
+        }
+        if (rc)
+            return -1;
+        *pos += sp[i].len + 1;
+    }
+    return 0;
+}
+
+/* A share: its lines in turn, the usual ones JB_BATCH at a time, any other one alone. */
+static void jb_run(jpart *p, tok_tokenizer *t)
+{
+    unsigned flags = TOK_NO_OFFSETS | (p->o->lossy ? TOK_LOSSY : 0), jf = p->o->lossy ? JSONL_LOSSY : 0;
+    size_t line = p->line0, pos = 0;
+    jsonl_span sp[JB_BATCH];
+    const toks_idtext idt = *p->idt; /* (a local: the stores of the output cannot alias it) */
+    p->out.n = 0;
+    p->bin.n = p->n_starts = 0;
+    p->bad = 0, p->stopped = p->oom = 0;
+    while (pos < p->n && !p->stopped) {
+        size_t used, k = 0;
+        p->text.n = 0;
+        if (!p->o->plain && !p->o->n_keep) /* (usual lines have no other members) */
+            k = jsonl_usual_lines(p->s + pos, p->n - pos, jf, &p->text, sp, JB_BATCH, &used);
+        if (p->text.oom)
+            goto oom;
+        if (k && jb_usual(p, t, &idt, sp, k, &line, &pos, flags))
+            goto oom;
+        if (k < JB_BATCH && pos < p->n && !p->stopped) { /* a line of another kind */
+            size_t len;
+            if (jb_line(p, t, p->s + pos, p->n - pos, ++line, &len, flags))
+                goto oom;
+            pos += len + 1;
+        }
+    }
+    /* its lines: those taken (a last one without its newline too), and those after a stop */
+    p->lines = line - p->line0 + (pos < p->n ? count_lines(p->s + pos, p->n - pos) : 0);
+    p->oom |= p->out.oom;
+    return;
+oom:
+    p->oom = 1;
+}
+
+/* The run: the queue of shares, and the reader that cuts them from the input (take: one
+ * thread at a time). */
+typedef struct jrun {
+    tok_queue q;          /* (first: a tok_queue * is a jrun *) */
+    const tok_tokenizer *t;
+    toks_jsonl *o;
+    toks_idtext idt;
+    jpart *part;      /* (q.nslot,) */
+    size_t share;     /* bytes of lines per share, about */
+    int huge;         /* a large input: huge-page caches */
+    /* the reader */
+    int fd, regular, eof;
+    char *buf;
+    size_t cap, off, have; /* buf[off..have) not yet taken */
+    size_t lines;     /* newlines taken (and a last line without one) */
+    int rc;           /* TOKS_E_READ or G2E_ENOMEM, for after the shares before it */
+} jrun;
+
+/* Reads more input after what is held: 0, or 1 with j->rc set. */
+static int jr_read(jrun *j)
+{
+    if (j->off) {
+        memmove(j->buf, j->buf + j->off, j->have - j->off);
+        j->have -= j->off;
+        j->off = 0;
+    }
+    if (j->have == j->cap) { /* a line longer than the buffer */
+        char *nb = j->cap < TOKS_JSONL_MAX_LINE ? realloc(j->buf, j->cap * 2) : NULL;
+        if (!nb) {
+            j->o->line = 0, j->o->pending = j->have;
+            return j->rc = G2E_ENOMEM, 1;
+        }
+        j->buf = nb, j->cap *= 2;
+    }
+    ssize_t k;
+    do
+        k = read(j->fd, j->buf + j->have, j->cap - j->have);
+    while (k < 0 && errno == EINTR);
+    if (k < 0) {
+        j->o->sys_errno = errno;
+        return j->rc = TOKS_E_READ, 1;
+    }
+    j->eof = k == 0;
+    j->have += (size_t)k;
+    return 0;
+}
+
+/* Where a share of s[0..n) ends: after the last newline in its first j->share bytes, or
+ * after the first one past them (a long line); at n at the end of the input; 0 when no
+ * line is complete yet. */
+static size_t jr_cut(const jrun *j, const char *s, size_t n)
+{
+    size_t w = n < j->share ? n : j->share;
+    const char *nl = memrchr(s, '\n', w);
+    if (!nl && n > w)
+        nl = memchr(s + w, '\n', n - w);
+    return nl ? (size_t)(nl - s) + 1 : j->eof ? n : 0;
+}
+
+/* Makes share k: complete lines only, as many as there are up to j->share bytes; more is
+ * read first when it is there (a file) or has arrived already (a pipe: lines are never
+ * held back waiting for more). 0, or 1 at the end of the input or on an error (j->rc). */
+static int jr_take(tok_queue *q, size_t k)
+{
+    jrun *j = (jrun *)q;
+    jpart *p = &j->part[k % q->nslot];
+    for (;;) {
+        const char *s = j->buf + j->off;
+        size_t n = j->have - j->off, end = jr_cut(j, s, n);
+        struct pollfd pf = {.fd = j->fd, .events = POLLIN};
+        if (!j->eof && (!end || (n < j->share && (j->regular || (poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN)))))) {
+            if (jr_read(j))
+                return 1;
+            continue;
+        }
+        if (!end)
+            return 1;
+        if (k == 0 && (end >= TOKS_JSONL_PART_MIN || !j->eof)) { /* a large input: read-only from here on */
+            toks_idtext_init(&j->idt, tok_n_vocab(j->t), ',');
+            j->huge = 1;
+        }
+        p->o = j->o, p->idt = &j->idt, p->line0 = j->lines, p->n = end;
+        if (q->nslot == 1) {
+            p->s = s; /* one thread: handed on before the next take touches the buffer */
+        } else {
+            p->in.n = 0;
+            bb_put(&p->in, s, end);
+            if (p->in.oom) {
+                j->o->line = j->lines + 1;
+                return j->rc = G2E_ENOMEM, 1;
+            }
+            p->s = p->in.p;
+        }
+        if (q->nslot > 1) /* (on one thread the share counts its own, before the next take) */
+            j->lines += count_lines(s, end) + (s[end - 1] != '\n'); /* (a last line without its newline) */
+        j->off += end;
+        return 0;
+    }
+}
+
+static void jr_work(tok_queue *q, size_t k, tok_crew *w)
+{
+    jrun *j = (jrun *)q;
+    tok_tokenizer *t = w->t;
+    if (j->huge)
+        tok_caches_huge(t);
+    jb_run(&j->part[k % q->nslot], t);
+}
+
+/* Writes share k and says how it ended; flushes when asked (pipes). */
+static int jr_hand(tok_queue *q, size_t k)
+{
+    jrun *j = (jrun *)q;
+    jpart *p = &j->part[k % q->nslot];
+    int rc = 0;
+    j->o->bad += p->bad;
+    if (q->nslot == 1)
+        j->lines += p->lines;
+    if (p->oom) {
+        j->o->line = p->line0 + 1;
+        return G2E_ENOMEM;
+    }
+    if (p->out.n && (j->o->sys_errno = j->o->write(j->o->user, p->out.p, p->out.n)))
+        return TOKS_E_WRITE;
+    if (p->n_starts && j->o->put(j->o->user, p->bin.ids, p->bin.n, p->starts, p->n_starts))
+        return TOKS_E_PUT;
+    if (p->stopped) {
+        j->o->line = p->stop_line;
+        memcpy(j->o->msg, p->stop_msg, sizeof j->o->msg);
+        rc = TOKS_STOPPED;
+    }
+    int e = j->o->flush ? j->o->flush(j->o->user) : 0;
+    if (e) {
+        j->o->sys_errno = e;
+        rc = TOKS_E_WRITE;
+    }
+    return rc;
+}
+
+int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *o)
+{
+    o->lines = o->bad = o->line = o->pending = 0;
+    o->sys_errno = 0;
+    o->msg[0] = '\0';
+    unsigned threads = tok_threads(t);
+    threads = threads > TOKS_JSONL_PARTS ? TOKS_JSONL_PARTS : threads ? threads : 1;
+    jrun j = {.t = t, .o = o, .fd = fd, .cap = 1 << 20};
+    struct stat st;
+    j.regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    j.buf = malloc(j.cap);
+    if (j.buf && !jr_read(&j) && j.have < TOKS_JSONL_PART_MIN) {
+        /* all the input at once, and small: no thread to start */
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        int all = j.regular ? (off_t)j.have >= st.st_size
+                            : j.eof || (poll(&pf, 1, 0) == 1 && !(pf.revents & POLLIN) && (pf.revents & POLLHUP));
+        threads = all ? 1 : threads;
+    }
+    /* one thread: shares of 1 MB read in place; more: 128 KB copied into the slots, taken in
+     * turn (a thread with easy lines takes more) */
+    j.share = threads > 1 ? (size_t)128 << 10 : j.cap;
+    j.q = (tok_queue){.nslot = threads > 1 ? threads * TOK_RUN_SLOTS : 1, .take = jr_take, .work = jr_work,
+                  .hand = jr_hand};
+    j.part = calloc(j.q.nslot, sizeof *j.part);
+    int rc = !j.buf || !j.part ? G2E_ENOMEM : j.rc ? j.rc : tok_queue_run_on(&j.q, t, threads, SIZE_MAX);
+    rc = rc ? rc : j.rc;
+    o->lines = j.lines;
+    for (size_t k = 0; j.part && k < j.q.nslot; k++) {
+        jpart *p = &j.part[k];
+        bb_free(&p->in), bb_free(&p->text), bb_free(&p->key), bb_free(&p->out), bb_free(&p->pre);
+        free(p->ids.ids);
+        free(p->bin.ids);
+        free(p->starts);
+    }
+    free(j.part);
+    free(j.buf);
+    toks_idtext_free(&j.idt);
+    return rc;
+}
+
