@@ -86,6 +86,8 @@ Test(tokenize_cli, special_modes)
     cr_expect_eq(r.status, 1);
     cr_expect_eq(r.out_len, 0);
     cr_expect(strstr(r.err, "byte offset 2") != NULL, "%s", r.err);
+    /* the library's message names no option; the program adds its own advice */
+    cr_expect(strstr(r.err, "(use --special token or --special text)") != NULL, "%s", r.err);
     cr_expect_eq(strchr(r.err, '\n'), r.err + r.err_len - 1, "one line: %s", r.err);
     run_free(&r);
     r = run_g2e("tokenize", "--special", "maybe", "x", NULL);

@@ -397,6 +397,7 @@ Test(tokenizer_edges, special_token_modes)
     cr_expect_eq(tok_encode(t, "ab <|endoftext|>", 16, TOK_SPECIAL_ERROR, 0, &r, &off, &err), TOK_E_SPECIAL);
     cr_expect_eq(off, 3);
     cr_expect(strstr(err.msg, "byte offset 3") != NULL, "%s", err.msg);
+    cr_expect(strstr(err.msg, "--") == NULL, "the library names no program option: %s", err.msg);
     cr_expect(r.ids == NULL && r.n == 0);
     /* offsets around the special token */
     cr_assert_eq(tok_encode(t, "Hi<|endoftext|>x", 16, TOK_SPECIAL_TOKEN, 0, &r, NULL, &err), 0);

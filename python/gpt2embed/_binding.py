@@ -48,11 +48,12 @@ class InvalidInputError(Error, ValueError):
 _VALUE_ERRORS = {"E_ARG", "E_UNKNOWN_MODEL", "E_UTF8", "E_SPECIAL", "E_TOKEN_ID",
                  "E_CONTEXT", "E_ZERO_VECTOR"}
 
-# The library names no option of the program, but one message still does (a refused special
-# token is told how the program allows it); a Python user is told the Python names instead.
+# The library names no option of the program, nor Python's parameters; where a message has
+# advice for a Python user, it is added here.
 _PY_WORDS = [
-    ("(use --special token or --special text)",
-     "(pass allowed_special={'<|endoftext|>'} or disallowed_special=())"),
+    # (only tokenize(special="error") gets this from the library: encode() refuses special
+    # tokens itself, with tiktoken's message)
+    ("is not allowed here", "is not allowed here (pass special='token' or special='text')"),
 ]
 
 

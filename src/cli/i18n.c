@@ -97,9 +97,20 @@ static void find_localedir(void)
     }
 }
 
+/* The library names no option of the program (err.h). Where the program has advice to add
+ * to one of its messages, the program's wording replaces the library's here: the same
+ * conversions in the same order, more words. */
+static const char *const ADVICE[][2] = {
+    {"the special token %s at byte offset %zu is not allowed here",
+     N_("the special token %s at byte offset %zu is not allowed here (use --special token or --special text)")},
+};
+
 /* The library translates nothing itself (err.h): its messages go through this. */
 static const char *library_tr(const char *msgid)
 {
+    for (size_t i = 0; i < sizeof ADVICE / sizeof ADVICE[0]; i++)
+        if (strcmp(msgid, ADVICE[i][0]) == 0)
+            return dgettext(G2E_TEXTDOMAIN, ADVICE[i][1]);
     return dgettext(G2E_TEXTDOMAIN, msgid);
 }
 

@@ -56,7 +56,8 @@ def test_special_token_modes(tok):
     assert tok.tokenize("<|endoftext|>", special="text").tolist() == [27, 91, 437, 1659, 5239, 91, 29]
     with pytest.raises(g.InvalidInputError) as e:
         tok.tokenize("ab<|endoftext|>", special="error")
-    assert e.value.status == "E_SPECIAL"
+    assert e.value.status == "E_SPECIAL" and e.value.offset == 2
+    assert "special='text'" in str(e.value) and "--special" not in str(e.value)
 
 
 def test_invalid_utf8_raises_with_offset_or_is_replaced(tok):

@@ -346,8 +346,7 @@ static int tc_piece(tchunk *c, tok_tokenizer *t, const toks_text *o, size_t a, s
                  (unsigned)(uint8_t)c->in.p[bad]);
     } else if (rc == TOK_E_SPECIAL && o->special == TOK_SPECIAL_ERROR) {
         const char *hit = find_special(c->in.p + a, b - a);
-        g2e_fail(&err, rc, "the special token %s at byte offset %zu is not allowed here "
-                 "(use --special token or --special text)", TOK_ENDOFTEXT_TEXT,
+        g2e_fail(&err, rc, "the special token %s at byte offset %zu is not allowed here", TOK_ENDOFTEXT_TEXT,
                  (size_t)c->base + (size_t)(hit - c->in.p));
     }
     if (rc)

@@ -613,8 +613,7 @@ static int refuse_special(const tok_tokenizer *t, const char *s, size_t n, const
     if (bad_offset)
         *bad_offset = orig;
     return g2e_fail(err, TOK_E_SPECIAL,
-                    "the special token %s at byte offset %zu is not allowed here "
-                    "(use --special token or --special text)", TOK_ENDOFTEXT_TEXT, orig);
+                    "the special token %s at byte offset %zu is not allowed here", TOK_ENDOFTEXT_TEXT, orig);
 }
 
 /* tok_encode's work, appending to o (offsets relative to this text); on failure o->n is
