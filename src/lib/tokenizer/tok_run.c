@@ -199,7 +199,9 @@ static int batch_hand(tok_queue *q, size_t k)
 {
     batch *b = (batch *)q;
     obuf *o = &b->slot[k % q->nslot].o;
-    if (o->n && tok_ob_grow(&b->out, o->n))
+    if (!o->n) /* (an item of empty texts: nothing to copy, and out may have no array yet) */
+        return 0;
+    if (tok_ob_grow(&b->out, o->n))
         return G2E_ENOMEM;
     memcpy(b->out.ids + b->out.n, o->ids, o->n * sizeof *o->ids);
     b->out.n += o->n;
