@@ -1953,6 +1953,7 @@ Test(download, release_builds_read_no_test_hooks)
     cr_expect_neq(r.status, 0, "a tiny fixture was taken for gpt2: %s", r.err);
     cr_expect(strstr(r.err, "shape") != NULL || strstr(r.err, "50257") != NULL, "%s", r.err);
     run_free(&r);
+    hub_layout_free(&l);
 }
 
 /* ---- pinned tensor hashes (issue 26) -------------------------------------------- */
