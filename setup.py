@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 """The build step of `pip install .` (pyproject.toml holds the metadata).
 
-build_py runs `make python-lib` in this source tree (the shared library alone; make checks
-its Debian build dependencies first, tools/install-deps.sh) and copies the library into the
-package as gpt2embed/libgpt2embed.so, where the module looks first.  The wheel is marked as
+build_py runs `make python-lib` in this source tree (the shared library, and the module's
+list maker built against this Python's headers; make checks its Debian build dependencies
+first, tools/install-deps.sh) and copies both into the package, as gpt2embed/libgpt2embed.so
+and gpt2embed/_pylists.so, where the module looks first.  The wheel is marked as
 platform-specific (it carries native code).  No network is used.
 
 Environment: GPT2EMBED_MAKE_ARGS adds make arguments (e.g. "BUILDDIR=build-san SANITIZE=1"
@@ -34,30 +35,36 @@ def _version():
 
 
 def _make_library():
-    """Runs make python-lib; returns the path of the built shared library."""
+    """Runs make python-lib; returns the paths of the built shared library and list maker."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
     cmd = ["make", "-C", ROOT, "--no-print-directory",
            "-j%s" % os.environ.get("GPT2EMBED_MAKE_JOBS", "2")]
+    cmd += ["PYTHON=" + sys.executable]
     cmd += shlex.split(os.environ.get("GPT2EMBED_MAKE_ARGS", "")) + ["python-lib"]
     r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, universal_newlines=True)
     print(r.stdout, end="")
     if r.returncode != 0:
         raise RuntimeError("setup.py: `%s` failed (exit %d)" % (" ".join(cmd), r.returncode))
-    lines = [l for l in r.stdout.splitlines() if l.startswith("python-lib: ")]
-    if not lines:
-        raise RuntimeError("setup.py: make python-lib did not name the library")
-    return lines[-1][len("python-lib: "):]
+    named = {}
+    for line in r.stdout.splitlines():
+        key, sep, path = line.partition(": ")
+        if sep and key in ("python-lib", "python-lib-pylists"):
+            named[key] = path
+    if len(named) != 2:
+        raise RuntimeError("setup.py: make python-lib did not name the library and list maker")
+    return named["python-lib"], named["python-lib-pylists"]
 
 
 class BuildPyWithLibrary(build_py):
     def run(self):
         super().run()
-        lib = _make_library()
-        dest = os.path.join(self.build_lib, "gpt2embed", "libgpt2embed.so")
-        os.makedirs(os.path.dirname(dest), exist_ok=True)
-        shutil.copyfile(lib, dest)
-        os.chmod(dest, 0o755)
+        lib, pylists = _make_library()
+        for src, name in ((lib, "libgpt2embed.so"), (pylists, "_pylists.so")):
+            dest = os.path.join(self.build_lib, "gpt2embed", name)
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            shutil.copyfile(src, dest)
+            os.chmod(dest, 0o755)
 
 
 def _bdist_wheel():

@@ -86,8 +86,11 @@ python)
   [ -n "$d" ] || fail "no gpt2embed package under $prefix/lib"
   env -u GPT2EMBED_LIBRARY PYTHONPATH="$(dirname "$d")" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -c '
 import sys, gpt2embed as g
+from gpt2embed import _binding
 m = g.Model(sys.argv[1])
 print(g._lib._name)
+print(_binding.pylists_path)
+assert g.get_encoding("gpt2").encode_batch(["Hello world", ""]) == [[15496, 995], []]
 print(m.embed("The dog chased the cat").tobytes().hex())' "$w" || fail "python import/use failed"
   ;;
 stage)

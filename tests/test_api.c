@@ -467,6 +467,10 @@ Test(install, prefix_pkg_config_example_python_stage_uninstall, .timeout = 600)
     char want_lib[4096];
     snprintf(want_lib, sizeof want_lib, "%s/lib/libgpt2embed.so.1\n", p);
     cr_expect(strncmp(r.out, want_lib, strlen(want_lib)) == 0, "loaded %s", r.out);
+    /* the list maker, installed inside the package, which the module loaded */
+    const char *pl = r.out + strlen(want_lib);
+    cr_expect(strncmp(pl, p, strlen(p)) == 0 && strstr(pl, "/gpt2embed/_pylists.so\n") ==
+              strchr(pl, '\n') - strlen("/gpt2embed/_pylists.so"), "list maker: %s", pl);
     char hex[2 * 5 * C * 4 + 1], *h = hex;
     for (size_t t = 0; t < 5; t++)
         for (size_t c = 0; c < C; c++) {

@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Installs the Debian packages one part of the work needs, if any is missing:
-#   tools/install-deps.sh build|test|bench|fuzz|all
-# `build` is what compiling needs (plain `make`, `make run`, `make install`); the others add
+#   tools/install-deps.sh build|python|test|bench|fuzz|all
+# `build` is what compiling needs (plain `make`); `python` adds Python's headers, for the
+# Python module's list maker (`make python-lib`, which pip install . runs, `make run`,
+# `make install`); the others add
 # what running the tests, the benchmarks or the fuzzers needs (the Python tests: venv, pip,
 # setuptools and wheel for `pip install .`, torch, dask.distributed). The Makefile runs it before each
 # of those targets; quiet and quick when all are present.
@@ -18,15 +20,18 @@ BUILD="gcc make pkg-config binutils gettext libcjson-dev nettle-dev libutf8proc-
 TEST="libcriterion-dev python3 python3-numpy python3-pytest fonts-ipafont-gothic libopenblas0-serial chromium
       groff-base man-db
       python3-venv python3-pip python3-setuptools python3-wheel python3-torch python3-dask python3-distributed"
+# the Python module's list maker (python/gpt2embed/_pylists.c) is built against Python's headers
+PYTHON_DEV="libpython3-dev"
 BENCH="hyperfine python3 python3-numpy libopenblas0-serial"
 FUZZ="clang"
 case "$set_" in
   build) PKGS="$BUILD" ;;
-  test)  PKGS="$BUILD $TEST" ;;
+  python) PKGS="$BUILD $PYTHON_DEV" ;;
+  test)  PKGS="$BUILD $PYTHON_DEV $TEST" ;;
   bench) PKGS="$BUILD $BENCH" ;;
   fuzz)  PKGS="$BUILD $FUZZ" ;;
-  all)   PKGS="$BUILD $TEST $BENCH $FUZZ" ;;
-  *) echo "usage: $0 build|test|bench|fuzz|all" >&2; exit 2 ;;
+  all)   PKGS="$BUILD $PYTHON_DEV $TEST $BENCH $FUZZ" ;;
+  *) echo "usage: $0 build|python|test|bench|fuzz|all" >&2; exit 2 ;;
 esac
 # The libraries the build links or takes headers from, as pkg-config names them.
 PC_LIBS="libcjson nettle libutf8proc pangocairo fontconfig lapacke blas"

@@ -8,7 +8,7 @@ import operator
 import os
 import threading
 import weakref
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 
@@ -204,6 +204,44 @@ PE = {"learned": 0, "sinusoidal": 1}
 
 def ptr(a: np.ndarray, ctype: Any) -> Any:
     return a.ctypes.data_as(ctypes.POINTER(ctype))
+
+
+# ---- the lists of a batch, made in C (_pylists.c) ----
+
+def _pylists_candidates() -> List[str]:
+    """Where _pylists.so may be: inside the package (pip, make install), then in the build
+    directory of the library that was loaded (make builds it as BUILDDIR/python/)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = [os.path.join(here, "_pylists.so")]
+    name = getattr(lib, "_name", None)
+    if name and os.sep in name:
+        out.append(os.path.join(os.path.dirname(os.path.abspath(name)), "python", "_pylists.so"))
+    return out
+
+
+def _load_pylists() -> Tuple[Optional[Any], Optional[Any], Optional[str]]:
+    """(g2e_pylists_append(out, ids, counts, n), g2e_pylists_join(texts, a, z, lens), the
+    file), or (None, None, None): then the lists are made and the texts joined in Python (the
+    same results, slower). GPT2EMBED_PYLISTS=0 says not to load it."""
+    if os.environ.get("GPT2EMBED_PYLISTS") == "0":
+        return None, None, None
+    for c in _pylists_candidates():
+        if not os.path.exists(c):
+            continue
+        try:
+            h = ctypes.PyDLL(c)   # PyDLL: its functions are called with the GIL held
+            append, join = h.g2e_pylists_append, h.g2e_pylists_join
+        except (OSError, AttributeError):
+            continue
+        append.restype = ctypes.py_object
+        append.argtypes = [ctypes.py_object, P, P, ctypes.c_ssize_t]
+        join.restype = ctypes.py_object
+        join.argtypes = [ctypes.py_object, ctypes.c_ssize_t, ctypes.c_ssize_t, P]
+        return append, join, c
+    return None, None, None
+
+
+pylists_append, pylists_join, pylists_path = _load_pylists()
 
 
 # ---- checked arguments ----

@@ -129,12 +129,17 @@ def _batch_raw(p: Any, ptrs: np.ndarray, lens: np.ndarray, a: int, z: int, flags
 
 
 def _lists(ids_p: Any, counts: np.ndarray, out: List[List[int]]) -> None:
-    """Appends each text's IDs to out as a list, sliced from the library's array, which is
-    then freed. (A memoryview's tolist makes the ints faster than a ctypes slice does.)"""
+    """Appends each text's IDs to out as a list, made from the library's array, which is
+    then freed: in C (_pylists.c) when it was built, else from a memoryview (its tolist makes
+    the ints faster than a ctypes slice does)."""
     try:
         total = int(counts.sum())
         if not total:
             out.extend([] for _ in range(len(counts)))
+            return
+        if L.pylists_append is not None:
+            L.pylists_append(out, ctypes.addressof(ids_p.contents), counts.ctypes.data,
+                             len(counts))
             return
         flat = (ctypes.c_uint32 * total).from_address(ctypes.addressof(ids_p.contents))
         with memoryview(flat) as m, m.cast("B") as b, b.cast("I") as ids:
@@ -159,16 +164,23 @@ class _Texts:
         self.bufs: List[bytes] = []   # (the C calls read them through ptrs)
 
     def encode(self, a: int, z: int) -> None:
-        texts = self.texts[a:z]
-        try:   # the common case at C speed; anything unusual goes through _utf8
-            enc = str.encode
-            bs = [enc(t) for t in texts]
-        except (TypeError, UnicodeEncodeError):
-            bs = [_utf8(t, "text[%d]" % (a + i)) for i, t in enumerate(texts)]
-        buf = b"".join(bs)
-        self.bufs.append(buf)
         lens, ptrs = self.lens[a:z], self.ptrs[a:z]
-        lens[:] = np.fromiter(map(len, bs), dtype=np.uintp, count=z - a)
+        buf = None
+        if L.pylists_join is not None:   # in C (_pylists.c)
+            try:
+                buf = L.pylists_join(self.texts, a, z, lens.ctypes.data)
+            except (TypeError, UnicodeEncodeError):
+                pass
+        if buf is None:   # in Python; anything unusual goes through _utf8
+            texts = self.texts[a:z]
+            try:
+                enc = str.encode
+                bs = [enc(t) for t in texts]
+            except (TypeError, UnicodeEncodeError):
+                bs = [_utf8(t, "text[%d]" % (a + i)) for i, t in enumerate(texts)]
+            buf = b"".join(bs)
+            lens[:] = np.fromiter(map(len, bs), dtype=np.uintp, count=z - a)
+        self.bufs.append(buf)
         if z > a:
             ptrs[0] = 0
             np.cumsum(lens[:-1], out=ptrs[1:])
@@ -408,7 +420,7 @@ def _tokenize_batch(p: Any, tx: _Texts, check: Callable[[], None], flags: int,
                 _lists(ids_p, counts, out)
                 k = q.span[k]
 
-    _run_batch(p, tx, check, flags, n_threads, _RUN_PARTS, consume)
+    _run_batch(p, tx, check, flags, n_threads, 8, consume)
     return out
 
 

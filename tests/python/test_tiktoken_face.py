@@ -109,6 +109,48 @@ def test_a_large_batch_is_pipelined_and_equal(enc):
         gc.enable()
 
 
+def test_the_list_maker_in_c_and_in_python_give_the_same_lists(enc, monkeypatch):
+    """A batch's texts are joined and its lists made in C (_pylists.c) when it was built,
+    as make test always does, else in Python: the conformance IDs both ways, on one thread
+    and pipelined (over _pylists' GIL hand-over every 16,384 IDs), and the texts the C join
+    hands back to Python (a lone surrogate, an item that is not a str) handled as before."""
+    from gpt2embed import _binding as L
+    from gpt2embed import _encoding
+    if os.environ.get("G2E_BUILD"):   # (set by make test)
+        assert L.pylists_append is not None and L.pylists_join is not None, \
+            "make test builds BUILDDIR/python/_pylists.so; the module did not load it"
+    texts = [t for t, _ in CASES]
+    want = [ids for _, ids in CASES]
+    k = 2 * (2 * _encoding._PART_BYTES) // sum(len(t.encode()) for t in texts) + 1
+    for maker in ("c", "python"):
+        if maker == "python":
+            monkeypatch.setattr(L, "pylists_append", None)
+            monkeypatch.setattr(L, "pylists_join", None)
+        for threads in (1, 2):
+            assert enc.encode_ordinary_batch(texts * k, num_threads=threads) == want * k, maker
+        assert enc.encode_ordinary_batch(["a\ud800b", "ok", "\ud83d\ude00"]) == \
+            [enc.encode_ordinary("a\ufffdb"), [482], enc.encode_ordinary("\U0001f600")], maker
+        with pytest.raises(TypeError, match=r"text\[1\] must be str, not int"):
+            enc.encode_ordinary_batch(["ok", 5])
+        assert enc.encode_ordinary_batch(["", ""]) == [[], []]
+
+
+def test_the_lists_share_one_int_per_id_and_hold_their_references(enc):
+    """_pylists.c gives every occurrence of an ID in one call the same int object (not one
+    of CPython's cached small ints here: " the" is 262) and each list a reference of its
+    own: the count of references is exact, and all are given back with the lists."""
+    from gpt2embed import _binding as L
+    lists = enc.encode_ordinary_batch(["The the the the", " the cat"], num_threads=1)
+    assert lists == [[464, 262, 262, 262], [262, 3797]]
+    x = lists[0][1]
+    if L.pylists_append is not None:
+        assert all(v is x for v in lists[0][1:] + lists[1][:1])
+        assert sys.getrefcount(x) == 4 + 2   # four places, x, getrefcount's argument
+    del lists
+    gc.collect()
+    assert sys.getrefcount(x) == 2
+
+
 def test_encode_batch_to_numpy_is_encode_batch_flat(enc):
     texts = [t for t, _ in CASES if "<|endoftext|>" not in t] + ["", "a<|endoftext|>", ""]
     for kw in ({}, {"allowed_special": "all"}, {"disallowed_special": ()}):

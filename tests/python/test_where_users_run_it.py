@@ -42,12 +42,17 @@ def test_pip_install_into_a_fresh_venv_then_import_from_anywhere(tmp_path):
                        cwd=str(tmp_path))
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     code = ("import gpt2embed, os; print(gpt2embed.get_encoding('gpt2').encode('Hello world')); "
-            "print(gpt2embed._lib._name); print(os.path.dirname(gpt2embed.__file__))")
+            "print(gpt2embed._lib._name); print(os.path.dirname(gpt2embed.__file__)); "
+            "from gpt2embed import _binding; print(_binding.pylists_path); "
+            "print(gpt2embed.get_encoding('gpt2').encode_batch(['Hello world', '']))")
     r = subprocess.run([py, "-c", code], env=env, capture_output=True, text=True, cwd="/")
     assert r.returncode == 0, r.stderr
-    ids, lib, pkg = r.stdout.strip().split("\n")
+    ids, lib, pkg, pylists, batch = r.stdout.strip().split("\n")
     assert ids == "[15496, 995]"
     assert pkg.startswith(str(venv)) and lib == os.path.join(pkg, "libgpt2embed.so")
+    # the list maker, built against this Python's headers, shipped and loaded from the package
+    assert pylists == os.path.join(pkg, "_pylists.so")
+    assert batch == "[[15496, 995], []]"
     assert os.path.exists(os.path.join(pkg, "py.typed"))
     # nothing of the build was left in the source tree
     assert not os.path.exists(os.path.join(SRCDIR, "python", "gpt2embed.egg-info"))
