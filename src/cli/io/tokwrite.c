@@ -710,41 +710,21 @@ typedef struct jrun {
     jpart *part;      /* (q.nslot,) */
     size_t share;     /* bytes of lines per share, about */
     int huge;         /* a large input: huge-page caches */
-    /* the reader */
-    int fd, regular, eof;
-    char *buf;
-    size_t cap, off, have; /* buf[off..have) not yet taken */
+    tok_reader in;
+    int regular;
     size_t lines;     /* newlines taken (and a last line without one) */
     int rc;           /* TOKS_E_READ or G2E_ENOMEM, for after the shares before it */
 } jrun;
 
-/* Reads more input after what is held: 0, or 1 with j->rc set. */
+/* Reads more input after what is held (tok_reader_more): 0, or 1 with j->rc set. */
 static int jr_read(jrun *j)
 {
-    if (j->off) {
-        memmove(j->buf, j->buf + j->off, j->have - j->off);
-        j->have -= j->off;
-        j->off = 0;
-    }
-    if (j->have == j->cap) { /* a line longer than the buffer */
-        char *nb = j->cap < TOKS_JSONL_MAX_LINE ? realloc(j->buf, j->cap * 2) : NULL;
-        if (!nb) {
-            j->o->line = 0, j->o->pending = j->have;
-            return j->rc = G2E_ENOMEM, 1;
-        }
-        j->buf = nb, j->cap *= 2;
-    }
-    ssize_t k;
-    do
-        k = read(j->fd, j->buf + j->have, j->cap - j->have);
-    while (k < 0 && errno == EINTR);
-    if (k < 0) {
-        j->o->sys_errno = errno;
-        return j->rc = TOKS_E_READ, 1;
-    }
-    j->eof = k == 0;
-    j->have += (size_t)k;
-    return 0;
+    int rc = tok_reader_more(&j->in, TOKS_JSONL_MAX_LINE);
+    if (rc == TOKS_E_READ)
+        j->o->sys_errno = j->in.sys_errno;
+    else if (rc) /* a line longer than the buffer may grow, or no memory to grow it */
+        j->o->line = 0, j->o->pending = j->in.have, rc = G2E_ENOMEM;
+    return rc ? (j->rc = rc, 1) : 0;
 }
 
 /* Where a share of s[0..n) ends: after the last newline in its first j->share bytes, or
@@ -756,7 +736,7 @@ static size_t jr_cut(const jrun *j, const char *s, size_t n)
     const char *nl = memrchr(s, '\n', w);
     if (!nl && n > w)
         nl = memchr(s + w, '\n', n - w);
-    return nl ? (size_t)(nl - s) + 1 : j->eof ? n : 0;
+    return nl ? (size_t)(nl - s) + 1 : j->in.eof ? n : 0;
 }
 
 /* Makes share k: complete lines only, as many as there are up to j->share bytes; more is
@@ -767,17 +747,18 @@ static int jr_take(tok_queue *q, size_t k)
     jrun *j = (jrun *)q;
     jpart *p = &j->part[k % q->nslot];
     for (;;) {
-        const char *s = j->buf + j->off;
-        size_t n = j->have - j->off, end = jr_cut(j, s, n);
-        struct pollfd pf = {.fd = j->fd, .events = POLLIN};
-        if (!j->eof && (!end || (n < j->share && (j->regular || (poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN)))))) {
+        const char *s = j->in.buf + j->in.off;
+        size_t n = j->in.have - j->in.off, end = jr_cut(j, s, n);
+        struct pollfd pf = {.fd = j->in.fd, .events = POLLIN};
+        if (!j->in.eof &&
+            (!end || (n < j->share && (j->regular || (poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN)))))) {
             if (jr_read(j))
                 return 1;
             continue;
         }
         if (!end)
             return 1;
-        if (k == 0 && (end >= TOKS_JSONL_PART_MIN || !j->eof)) { /* a large input: read-only from here on */
+        if (k == 0 && (end >= TOKS_JSONL_PART_MIN || !j->in.eof)) { /* a large input: read-only from here on */
             toks_idtext_init(&j->idt, tok_n_vocab(j->t), ',');
             j->huge = 1;
         }
@@ -795,7 +776,7 @@ static int jr_take(tok_queue *q, size_t k)
         }
         if (q->nslot > 1) /* (on one thread the share counts its own, before the next take) */
             j->lines += count_lines(s, end) + (s[end - 1] != '\n'); /* (a last line without its newline) */
-        j->off += end;
+        j->in.off += end;
         return 0;
     }
 }
@@ -846,24 +827,24 @@ int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *o)
     o->msg[0] = '\0';
     unsigned threads = tok_threads(t);
     threads = threads > TOKS_JSONL_PARTS ? TOKS_JSONL_PARTS : threads ? threads : 1;
-    jrun j = {.t = t, .o = o, .fd = fd, .cap = 1 << 20};
+    jrun j = {.t = t, .o = o, .in = {.fd = fd, .cap = 1 << 20}};
     struct stat st;
     j.regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    j.buf = malloc(j.cap);
-    if (j.buf && !jr_read(&j) && j.have < TOKS_JSONL_PART_MIN) {
+    j.in.buf = malloc(j.in.cap);
+    if (j.in.buf && !jr_read(&j) && j.in.have < TOKS_JSONL_PART_MIN) {
         /* all the input at once, and small: no thread to start */
         struct pollfd pf = {.fd = fd, .events = POLLIN};
-        int all = j.regular ? (off_t)j.have >= st.st_size
-                            : j.eof || (poll(&pf, 1, 0) == 1 && !(pf.revents & POLLIN) && (pf.revents & POLLHUP));
+        int all = j.regular ? (off_t)j.in.have >= st.st_size
+                            : j.in.eof || (poll(&pf, 1, 0) == 1 && !(pf.revents & POLLIN) && (pf.revents & POLLHUP));
         threads = all ? 1 : threads;
     }
     /* one thread: shares of 1 MB read in place; more: 128 KB copied into the slots, taken in
      * turn (a thread with easy lines takes more) */
-    j.share = threads > 1 ? (size_t)128 << 10 : j.cap;
+    j.share = threads > 1 ? (size_t)128 << 10 : j.in.cap;
     j.q = (tok_queue){.nslot = threads > 1 ? threads * TOK_RUN_SLOTS : 1, .take = jr_take, .work = jr_work,
                   .hand = jr_hand};
     j.part = calloc(j.q.nslot, sizeof *j.part);
-    int rc = !j.buf || !j.part ? G2E_ENOMEM : j.rc ? j.rc : tok_queue_run_on(&j.q, t, threads, SIZE_MAX);
+    int rc = !j.in.buf || !j.part ? G2E_ENOMEM : j.rc ? j.rc : tok_queue_run_on(&j.q, t, threads, SIZE_MAX);
     rc = rc ? rc : j.rc;
     o->lines = j.lines;
     for (size_t k = 0; j.part && k < j.q.nslot; k++) {
@@ -874,7 +855,7 @@ int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *o)
         free(p->starts);
     }
     free(j.part);
-    free(j.buf);
+    free(j.in.buf);
     toks_idtext_free(&j.idt);
     return rc;
 }

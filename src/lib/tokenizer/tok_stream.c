@@ -219,34 +219,31 @@ typedef struct trun {
     tchunk *slot;         /* (q.nslot,) */
     size_t size;          /* bytes per chunk, about */
     int huge;
-    /* the reader */
-    int fd, eof;
-    const char *mem;
-    size_t mem_left;
-    char *buf;
-    size_t cap, off, have;
+    tok_reader in;
     size_t scanned;       /* no cut before buf[off + scanned] (a long stretch read on) */
     uint64_t pos;         /* input offset of buf[off] */
     int rc;               /* TOKS_E_READ, TOKS_E_LONG or G2E_ENOMEM, for after the chunks before it */
 } trun;
 
-/* Reads more after what is held (the buffer grown when full): 0, or 1 with r->rc set. */
-static int tr_read(trun *r)
+int tok_reader_more(tok_reader *r, size_t max)
 {
     if (r->off) {
         memmove(r->buf, r->buf + r->off, r->have - r->off);
         r->have -= r->off;
         r->off = 0;
     }
-    if (r->have == r->cap) { /* a stretch with no cut point longer than the buffer */
-        char *nb = r->cap < TOKS_TEXT_MAX_RUN ? realloc(r->buf, r->cap * 2) : NULL;
+    if (r->have == r->cap) { /* full: what is held has no place to cut, or no line end */
+        if (r->cap >= max)
+            return TOK_READER_FULL;
+        size_t cap = r->cap > max / 2 ? max : r->cap * 2;
+        char *nb = realloc(r->buf, cap);
         if (!nb)
-            return r->rc = r->cap < TOKS_TEXT_MAX_RUN ? G2E_ENOMEM : TOKS_E_LONG, 1;
-        r->buf = nb, r->cap *= 2;
+            return G2E_ENOMEM;
+        r->buf = nb, r->cap = cap;
     }
     size_t want = r->cap - r->have;
     ssize_t k;
-    if (r->fd < 0) {
+    if (r->in_memory) {
         k = (ssize_t)(want < r->mem_left ? want : r->mem_left);
         memcpy(r->buf + r->have, r->mem, (size_t)k);
         r->mem += k, r->mem_left -= (size_t)k;
@@ -256,12 +253,21 @@ static int tr_read(trun *r)
         while (k < 0 && errno == EINTR);
     }
     if (k < 0) {
-        r->o->sys_errno = errno;
-        return r->rc = TOKS_E_READ, 1;
+        r->sys_errno = errno;
+        return TOKS_E_READ;
     }
     r->eof = k == 0;
     r->have += (size_t)k;
     return 0;
+}
+
+/* Reads more (tok_reader_more): 0, or 1 with r->rc set. */
+static int tr_read(trun *r)
+{
+    int rc = tok_reader_more(&r->in, TOKS_TEXT_MAX_RUN);
+    if (rc == TOKS_E_READ)
+        r->o->sys_errno = r->in.sys_errno;
+    return rc ? (r->rc = rc == TOK_READER_FULL ? TOKS_E_LONG : rc, 1) : 0;
 }
 
 /* 1 if an occurrence of the separator straddles s[c] (starts before c, ends after it). */
@@ -280,13 +286,13 @@ static size_t tr_cut(trun *r, const char *s, size_t n)
 {
     size_t look = r->o->sep_len + 4;
     if (n < r->size + look)
-        return r->eof ? n : 0;
+        return r->in.eof ? n : 0;
     size_t lim = n - look, c = r->scanned > r->size ? r->scanned : r->size;
     while ((c = tok_pretok_cut((const uint8_t *)s, lim, c)) < lim && r->o->sep_len && sep_straddles(r->o, s, n, c))
         c++;
-    if (c >= lim && !r->eof)
+    if (c >= lim && !r->in.eof)
         r->scanned = lim; /* (searched again from there once more is read: no quadratic rescans) */
-    return c < lim ? c : r->eof ? n : 0;
+    return c < lim ? c : r->in.eof ? n : 0;
 }
 
 /* Makes chunk k: reads until a cut is found (or the input ends), copies it into its slot.
@@ -296,16 +302,16 @@ static int tr_take(tok_queue *q, size_t k)
     trun *r = (trun *)q;
     tchunk *c = &r->slot[k % q->nslot];
     for (;;) {
-        const char *s = r->buf + r->off;
-        size_t n = r->have - r->off, end = r->rc ? 0 : tr_cut(r, s, n);
-        if (!end && !r->eof && !r->rc) {
+        const char *s = r->in.buf + r->in.off;
+        size_t n = r->in.have - r->in.off, end = r->rc ? 0 : tr_cut(r, s, n);
+        if (!end && !r->in.eof && !r->rc) {
             if (tr_read(r))
                 return 1;
             continue;
         }
         if (!end)
             return 1;
-        if (k == 0 && !r->eof) /* a large input */
+        if (k == 0 && !r->in.eof) /* a large input */
             r->huge = 1;
         c->in.n = 0;
         bb_put(&c->in, s, end);
@@ -313,8 +319,8 @@ static int tr_take(tok_queue *q, size_t k)
             return r->rc = G2E_ENOMEM, 1;
         c->base = r->pos;
         c->first = k == 0;
-        c->last = end == n && r->eof;
-        r->off += end;
+        c->last = end == n && r->in.eof;
+        r->in.off += end;
         r->pos += end;
         r->scanned = 0;
         return 0;
@@ -410,18 +416,20 @@ int toks_text_run(tok_tokenizer *t, int fd, toks_text *o)
         o->sep = "\n", o->sep_len = 1;
     unsigned threads = tok_threads(t);
     threads = threads ? threads : 1;
-    trun r = {.o = o, .fd = fd, .mem = o->mem, .mem_left = fd < 0 ? o->mem_len : 0, .cap = (size_t)1 << 18};
+    trun r = {.o = o,
+              .in = {.fd = fd, .in_memory = fd < 0, .mem = o->mem, .mem_left = fd < 0 ? o->mem_len : 0,
+                     .cap = (size_t)1 << 18}};
     r.size = t->split_min < CHUNK ? t->split_min : CHUNK;
     r.size = r.size < 8 ? 8 : r.size;
-    r.buf = malloc(r.cap);
-    if (r.buf && !tr_read(&r) && r.eof && r.have < 2 * r.size)
+    r.in.buf = malloc(r.in.cap);
+    if (r.in.buf && !tr_read(&r) && r.in.eof && r.in.have < 2 * r.size)
         threads = 1; /* all of it at once, and small: no thread to start */
     r.q = (tok_queue){.nslot = threads > 1 ? threads * TOK_RUN_SLOTS : 1, .take = tr_take, .work = tr_work,
                   .hand = tr_hand};
     r.slot = aligned_alloc(TOK_LINE_PAIR, r.q.nslot * sizeof *r.slot); /* (sizeof is a multiple of it) */
     if (r.slot)
         memset(r.slot, 0, r.q.nslot * sizeof *r.slot);
-    int rc = !r.buf || !r.slot ? G2E_ENOMEM : r.rc ? r.rc : tok_queue_run_on(&r.q, t, threads, SIZE_MAX);
+    int rc = !r.in.buf || !r.slot ? G2E_ENOMEM : r.rc ? r.rc : tok_queue_run_on(&r.q, t, threads, SIZE_MAX);
     rc = rc ? rc : r.rc;
     size_t zero = 0;
     if (!rc && !o->bytes && !o->lines) { /* an empty input: one empty document */
@@ -434,6 +442,6 @@ int toks_text_run(tok_tokenizer *t, int fd, toks_text *o)
         free(r.slot[k].starts);
     }
     free(r.slot);
-    free(r.buf);
+    free(r.in.buf);
     return rc;
 }

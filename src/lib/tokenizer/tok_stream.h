@@ -40,6 +40,30 @@ enum {
     TOKS_E_LONG,         /* toks_text_run: more than TOKS_TEXT_MAX_RUN bytes without a place to cut */
 };
 
+/* ---- the input, read in pieces ---- */
+
+/* An input read into one buffer as it is needed: buf[off..have) is what has been read and
+ * not yet taken (the taker moves off). The JSON Lines writer (src/cli/io/tokwrite.c) and
+ * toks_text_run read through it. The caller sets fd (or in_memory, with mem[0..mem_left):
+ * a text in memory, copied in as if read), buf as a malloc'd block of cap bytes (and off,
+ * have 0), and frees buf after. */
+typedef struct tok_reader {
+    int fd, eof;        /* eof: the last read returned nothing */
+    int in_memory;
+    const char *mem;
+    size_t mem_left;
+    char *buf;
+    size_t cap, off, have;
+    int sys_errno;      /* TOKS_E_READ's errno */
+} tok_reader;
+
+#define TOK_READER_FULL 2399 /* tok_reader_more: the buffer is max bytes, full, and was not grown */
+
+/* Reads more after what is held: the held bytes moved to the front first, the buffer
+ * doubled when it is full (to at most max bytes), then one read(2) (EINTR retried). 0;
+ * TOK_READER_FULL; G2E_ENOMEM (doubling failed); TOKS_E_READ (r->sys_errno set). */
+int tok_reader_more(tok_reader *r, size_t max);
+
 /* ---- chunks ---- */
 
 #define TOKS_CHUNK ((size_t)1 << 16)      /* 64 KB: why, in tok_stream.c */
