@@ -411,7 +411,7 @@ weights: gpt2-embed
 # RUN_BIN and RUN_WEIGHTS exist for tests/test_cli.c (which runs the recipe offline).
 RUN_BIN     ?= ./gpt2-embed
 RUN_WEIGHTS ?= weights/gpt2.safetensors
-run: gpt2-embed $(PUB_SO) $(PYLISTS)   # and what python/gpt2embed loads (README: Python)
+run: gpt2-embed $(PUB_SO)   # and the shared library python/gpt2embed loads (README: Python)
 	@if [ -z "$$GPT2_EMBED_WEIGHTS" ] && [ ! -f $(RUN_WEIGHTS) ]; then $(RUN_BIN) download || \
 	  { case "$${LANGUAGE:-$${LC_ALL:-$${LC_MESSAGES:-$$LANG}}}" in \
 	    ja*|*:ja*) echo "make run: 重みがなく、ダウンロードにも失敗しました。重みファイルがあれば:" \

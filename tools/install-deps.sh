@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Installs the Debian packages one part of the work needs, if any is missing:
 #   tools/install-deps.sh build|python|test|bench|fuzz|all
-# `build` is what compiling needs (plain `make`); `python` adds Python's headers, for the
-# Python module's list maker (`make python-lib`, which pip install . runs, `make run`,
+# `build` is what compiling needs (plain `make`, `make run`); `python` adds Python's headers,
+# for the Python module's list maker (`make python-lib`, which pip install . runs, and
 # `make install`); the others add
 # what running the tests, the benchmarks or the fuzzers needs (the Python tests: venv, pip,
 # setuptools and wheel for `pip install .`, torch, dask.distributed). The Makefile runs it before each
