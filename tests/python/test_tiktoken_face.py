@@ -122,6 +122,7 @@ def test_the_list_maker_in_c_and_in_python_give_the_same_lists(enc, monkeypatch)
     texts = [t for t, _ in CASES]
     want = [ids for _, ids in CASES]
     k = 2 * (2 * _encoding._PART_BYTES) // sum(len(t.encode()) for t in texts) + 1
+    one = {}
     for maker in ("c", "python"):
         if maker == "python":
             monkeypatch.setattr(L, "pylists_append", None)
@@ -133,6 +134,10 @@ def test_the_list_maker_in_c_and_in_python_give_the_same_lists(enc, monkeypatch)
         with pytest.raises(TypeError, match=r"text\[1\] must be str, not int"):
             enc.encode_ordinary_batch(["ok", 5])
         assert enc.encode_ordinary_batch(["", ""]) == [[], []]
+        # one long text (_C_LIST IDs or more: its list from _pylists.c), and a short one
+        one[maker] = enc.encode_ordinary("".join(texts)), enc.encode("Hello world")
+    assert one["c"] == one["python"] and len(one["c"][0]) >= _encoding._C_LIST
+    assert one["c"][1] == [15496, 995]
 
 
 def test_the_lists_share_one_int_per_id_and_hold_their_references(enc):
