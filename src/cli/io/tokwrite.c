@@ -529,14 +529,8 @@ static void jb_bad(jpart *p, size_t line, const char *msg)
 /* The answer {"ids":[...]} for ids[0..k). 0, or -1 when out of memory. */
 static int jb_put(jpart *p, const uint32_t *ids, size_t k)
 {
-    if (p->n_starts == p->cap_starts) {
-        size_t cap = p->cap_starts ? 2 * p->cap_starts : 256;
-        size_t *q = realloc(p->starts, cap * sizeof *q);
-        if (!q)
-            return -1;
-        p->starts = q, p->cap_starts = cap;
-    }
-    p->starts[p->n_starts++] = p->bin.n;
+    if (toks_push_start(&p->starts, &p->n_starts, &p->cap_starts, 256, p->bin.n))
+        return -1;
     if (k && tok_ob_grow(&p->bin, k))
         return -1;
     memcpy(p->bin.ids + p->bin.n, ids, k * sizeof *ids);

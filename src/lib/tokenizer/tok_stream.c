@@ -330,15 +330,7 @@ static int tr_take(tok_queue *q, size_t k)
 /* A document starts before the chunk's next ID. 0, or -1 when out of memory. */
 static int tc_start(tchunk *c)
 {
-    if (c->n_starts == c->cap_starts) {
-        size_t cap = c->cap_starts ? 2 * c->cap_starts : 64;
-        size_t *p = realloc(c->starts, cap * sizeof *p);
-        if (!p)
-            return -1;
-        c->starts = p, c->cap_starts = cap;
-    }
-    c->starts[c->n_starts++] = c->ids.n;
-    return 0;
+    return toks_push_start(&c->starts, &c->n_starts, &c->cap_starts, 64, c->ids.n);
 }
 
 /* Tokenizes s[a..b) of the chunk; an error's message with its offset in the input. */

@@ -31,6 +31,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 enum {
     TOKS_E_WRITE = 2300, /* the write or flush callback failed: msg "cannot write the output: ..." */
@@ -63,6 +64,22 @@ typedef struct tok_reader {
  * doubled when it is full (to at most max bytes), then one read(2) (EINTR retried). 0;
  * TOK_READER_FULL; G2E_ENOMEM (doubling failed); TOKS_E_READ (r->sys_errno set). */
 int tok_reader_more(tok_reader *r, size_t max);
+
+/* Appends v to the growable array *a (*n used, *cap allocated; the first allocation holds
+ * `first`, then it doubles): where documents start among a chunk's IDs, here and in the JSON
+ * Lines writer. 0, or -1 when out of memory (*a as it was). */
+static inline int toks_push_start(size_t **a, size_t *n, size_t *cap, size_t first, size_t v)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : first;
+        size_t *q = realloc(*a, c * sizeof *q);
+        if (!q)
+            return -1;
+        *a = q, *cap = c;
+    }
+    (*a)[(*n)++] = v;
+    return 0;
+}
 
 /* ---- chunks ---- */
 
