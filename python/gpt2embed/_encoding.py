@@ -426,7 +426,7 @@ def _tokenize_batch(p: Any, tx: _Texts, check: Callable[[], None], flags: int,
                 _lists(ids_p, counts, out)
                 k = q.span[k]
 
-    _run_batch(p, tx, check, flags, n_threads, 8, consume)
+    _run_batch(p, tx, check, flags, n_threads, _RUN_PARTS, consume)
     return out
 
 
