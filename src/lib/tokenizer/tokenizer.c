@@ -210,39 +210,46 @@ static __attribute__((noinline)) int encode_other(tok_tokenizer *t, const uint8_
     return 0;
 }
 
-/* Pieces k0..m-1 of a batch (lengths len[], the first from s + pos), with the head words
+/* Pieces 0..m-1 of a batch (lengths len[], the first from s + pos), with the head words
  * w[] and hashes h[] of each: appended to o, whose room was grown for one ID per byte (a
  * piece gives at most one token per byte), so the common cases write without a check. keep_off is a
- * constant where this is inlined (one loop with offsets, one without). Most pieces are
- * whole tokens of at most 8 bytes in their home slot (the index is filled in ID order, so
+ * constant where this is inlined (one loop with offsets, one without). marks[0..nm): piece
+ * indexes (ascending) where texts of tok_encode_joined end; o->n as it was there goes into
+ * at[j] (one call for a batch of many short texts instead of one a text: 16 M of
+ * `tokenize --jsonl`'s 762 M instructions on the benchmark corpus's lines, callgrind). Most pieces are whole tokens of at most 8 bytes in their home slot (the index is filled in ID order, so
  * frequent tokens have theirs): one test for every length, no branch on the length, which
  * is random and would be mispredicted. The others take encode_other; with a forced BPE
  * path (`fast` 0) that sends every piece that is not a whole token to encode_piece. */
 static inline __attribute__((always_inline)) int
-encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const piece_batch *b, size_t k0, size_t m, obuf *o,
-             size_t base, int keep_off, int fast)
+encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const piece_batch *b, size_t m, obuf *o, size_t base,
+             const uint32_t *marks, size_t nm, size_t *at, int keep_off, int fast)
 {
     uint32_t *ids = o->ids;
-    size_t *off = o->off, cur = o->n;
+    size_t *off = o->off, cur = o->n, k = 0;
     const tok_slot *slots = t->slots; /* in locals: the stores to ids[] could alias t */
     uint64_t mask = t->mask;
-    for (size_t k = k0; k < m; k++) {
-        size_t l = b->len[k];
-        const tok_slot *e = &slots[b->h[k] & mask];
-        if (__builtin_expect(e->head == b->w[k] && e->len == l && l <= 8, 1)) {
-            if (keep_off)
-                off[cur] = base + pos;
-            ids[cur++] = e->id1 - 1;
-        } else {
-            o->n = cur;
-            int rc = encode_other(t, s + pos, l, b->w[k], b->h[k], o, base + pos, fast);
-            if (rc)
-                return rc;
-            ids = o->ids; /* o may have grown */
-            off = o->off;
-            cur = o->n;
+    for (size_t j = 0;; j++) {
+        for (size_t to = j < nm ? marks[j] : m; k < to; k++) {
+            size_t l = b->len[k];
+            const tok_slot *e = &slots[b->h[k] & mask];
+            if (__builtin_expect(e->head == b->w[k] && e->len == l && l <= 8, 1)) {
+                if (keep_off)
+                    off[cur] = base + pos;
+                ids[cur++] = e->id1 - 1;
+            } else {
+                o->n = cur;
+                int rc = encode_other(t, s + pos, l, b->w[k], b->h[k], o, base + pos, fast);
+                if (rc)
+                    return rc;
+                ids = o->ids; /* o may have grown */
+                off = o->off;
+                cur = o->n;
+            }
+            pos += l;
         }
-        pos += l;
+        if (j == nm)
+            break;
+        at[j] = cur;
     }
     o->n = cur;
     return 0;
@@ -250,33 +257,34 @@ encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const piece_batch *
 
 /* The batch loop's three variants, each compiled on its own (fewer registers to spill). */
 static __attribute__((noinline)) int encode_batch_ids(tok_tokenizer *t, const uint8_t *s, size_t pos,
-                                                      const piece_batch *b, size_t k0, size_t m, obuf *o,
-                                                      size_t base)
+                                                      const piece_batch *b, size_t m, obuf *o,
+                                                      size_t base, const uint32_t *marks, size_t nm, size_t *at)
 {
-    return encode_batch(t, s, pos, b, k0, m, o, base, 0, 1);
+    return encode_batch(t, s, pos, b, m, o, base, marks, nm, at, 0, 1);
 }
 
 static __attribute__((noinline)) int encode_batch_off(tok_tokenizer *t, const uint8_t *s, size_t pos,
-                                                      const piece_batch *b, size_t k0, size_t m, obuf *o,
-                                                      size_t base)
+                                                      const piece_batch *b, size_t m, obuf *o,
+                                                      size_t base, const uint32_t *marks, size_t nm, size_t *at)
 {
-    return encode_batch(t, s, pos, b, k0, m, o, base, 1, 1);
+    return encode_batch(t, s, pos, b, m, o, base, marks, nm, at, 1, 1);
 }
 
 static __attribute__((noinline)) int encode_batch_forced(tok_tokenizer *t, const uint8_t *s, size_t pos,
-                                                         const piece_batch *b, size_t k0, size_t m, obuf *o,
-                                                         size_t base)
+                                                         const piece_batch *b, size_t m, obuf *o,
+                                                         size_t base, const uint32_t *marks, size_t nm, size_t *at)
 {
-    return encode_batch(t, s, pos, b, k0, m, o, base, o->keep_off, 0);
+    return encode_batch(t, s, pos, b, m, o, base, marks, nm, at, o->keep_off, 0);
 }
 
-/* Pieces k0..m-1 of b through the variant for t's BPE path and o's offsets. */
-static inline int encode_pieces(tok_tokenizer *t, const uint8_t *s, size_t pos, const piece_batch *b, size_t k0,
-                                size_t m, obuf *o, size_t base)
+/* Pieces 0..m-1 of b through the variant for t's BPE path and o's offsets (marks, nm, at:
+ * encode_batch). */
+static inline int encode_pieces(tok_tokenizer *t, const uint8_t *s, size_t pos, const piece_batch *b, size_t m,
+                                obuf *o, size_t base, const uint32_t *marks, size_t nm, size_t *at)
 {
-    return t->bpe_path != TOK_BPE_AUTO ? encode_batch_forced(t, s, pos, b, k0, m, o, base)
-           : o->keep_off              ? encode_batch_off(t, s, pos, b, k0, m, o, base)
-                                      : encode_batch_ids(t, s, pos, b, k0, m, o, base);
+    return t->bpe_path != TOK_BPE_AUTO ? encode_batch_forced(t, s, pos, b, m, o, base, marks, nm, at)
+           : o->keep_off              ? encode_batch_off(t, s, pos, b, m, o, base, marks, nm, at)
+                                      : encode_batch_ids(t, s, pos, b, m, o, base, marks, nm, at);
 }
 
 /* key_hash's masks for a piece of l <= 16 bytes read as two 8-byte words: [l][0] keeps
@@ -339,7 +347,7 @@ static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o
         int rc = tok_ob_grow(o, at - pos + CACHE_IDS); /* one ID per byte, and encode_other's copy */
         if (rc)
             return rc;
-        if ((rc = encode_pieces(t, s, pos, &b, 0, m, o, base)))
+        if ((rc = encode_pieces(t, s, pos, &b, m, o, base, NULL, 0, NULL)))
             return rc;
         pos = at;
     }
@@ -752,6 +760,7 @@ int tok_encode_joined(tok_tokenizer *t, const char *text, const size_t *ends, si
         tok_caches_huge(t);
     piece_batch b;
     uint32_t mark[BATCH]; /* where in the batch each text that ends in it ends */
+    size_t mark_n[BATCH];  /* o->n there */
     size_t k = 0, pos = 0, text_n = o->n;
     while (k < nt) {
         /* a batch of pieces from the texts in turn, each text's end marked */
@@ -760,19 +769,14 @@ int tok_encode_joined(tok_tokenizer *t, const char *text, const size_t *ends, si
         if (m)
             hash_batch(t, s, total, pos, &b, m); /* (ends where the pieces do: at) */
         int rc = tok_ob_grow(o, at - pos + CACHE_IDS);
-        /* the pieces of each text that ends here, then those of the one that goes on (a
-         * text starts where the one before it ends) */
-        for (size_t j = 0, from = 0, p = pos; !rc && j <= nm; j++) {
-            size_t to = j < nm ? mark[j] : m;
-            if (to > from)
-                rc = encode_pieces(t, s, p, &b, from, to, o, 0);
-            if (j < nm) {
-                counts[k0 + j] = o->n - text_n;
-                rcs[k0 + j] = 0;
-                text_n = o->n;
-                p = ends[k0 + j];
-            }
-            from = to;
+        /* the pieces of the texts that end here and of the one that goes on, in one call (a
+         * text starts where the one before it ends: its pieces follow the last one's) */
+        if (!rc)
+            rc = encode_pieces(t, s, pos, &b, m, o, 0, mark, nm, mark_n);
+        for (size_t j = 0; !rc && j < nm; j++) {
+            counts[k0 + j] = mark_n[j] - text_n;
+            rcs[k0 + j] = 0;
+            text_n = mark_n[j];
         }
         if (rc) {
             o->n = start;
