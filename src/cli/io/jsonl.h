@@ -6,14 +6,15 @@
  * skipped; white space around tokens is allowed, nothing after the object. The string is
  * decoded byte-exactly, \u0000 included, surrogate pairs joined; a lone surrogate escape is
  * an error, or U+FFFD with JSONL_LOSSY (member names always take the lossy reading, they are
- * only compared with "text"). Bytes >= 0x80 are copied as they are, and checked as UTF-8
- * in the same pass, so that the caller knows whether the text is valid UTF-8 (and the
- * tokenizer need not check it again); repairing it (--lossy) is the tokenizer's job.
+ * only compared with "text"). Bytes >= 0x80 are copied as they are; a decoded text that
+ * holds any is then checked as UTF-8 (text_validate), so that the caller knows whether the
+ * text is valid (and the tokenizer need not check it again); repairing it (--lossy) is the
+ * tokenizer's job.
  *
  * Why not cJSON for the line (it still checks the other members' values): its strings end
  * at a NUL and it refuses the lone surrogates that --lossy must replace; and this is the hot
  * path of `tokenize --jsonl`. On the benchmark corpus as JSON lines (18.2 MB, 328,485
- * lines) reading every "text" costs about 90 M instructions here (jsonl_usual_lines, the
+ * lines) reading every "text" costs about 86 M instructions here (jsonl_usual_lines, the
  * UTF-8 check included; the first version took 149 M, and the tokenizer's check of the
  * same texts 16 M more) against 756 M with cJSON_ParseWithLength (callgrind).
  *
