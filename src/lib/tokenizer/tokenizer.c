@@ -213,78 +213,86 @@ static __attribute__((noinline)) int encode_other(tok_tokenizer *t, const uint8_
 /* Pieces 0..m-1 of a batch (lengths len[], the first from s + pos), with the head words
  * w[] and hashes h[] of each: appended to o, whose room was grown for one ID per byte (a
  * piece gives at most one token per byte), so the common cases write without a check. keep_off is a
- * constant where this is inlined (one loop with offsets, one without). marks[0..nm): piece
- * indexes (ascending) where texts of tok_encode_joined end; o->n as it was there goes into
- * at[j] (one call for a batch of many short texts instead of one a text: 16 M of
- * `tokenize --jsonl`'s 762 M instructions on the benchmark corpus's lines, callgrind). Most pieces are whole tokens of at most 8 bytes in their home slot (the index is filled in ID order, so
+ * constant where this is inlined (one loop with offsets, one without). pcur (if not NULL):
+ * o->n before each piece k into pcur[k], and after the last into pcur[m], so that
+ * tok_encode_joined can tell where each text's IDs end (one call for a batch of many short
+ * texts instead of one a text: 16 M of `tokenize --jsonl`'s 762 M instructions on the
+ * benchmark corpus's lines, callgrind; a store a piece instead of a loop a text: 330 k
+ * fewer mispredicted loop exits there, simulated). Most pieces are whole tokens of at most 8 bytes in their home slot (the index is filled in ID order, so
  * frequent tokens have theirs): one test for every length, no branch on the length, which
  * is random and would be mispredicted. The others take encode_other; with a forced BPE
  * path (`fast` 0) that sends every piece that is not a whole token to encode_piece. */
 static inline __attribute__((always_inline)) int
 encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const piece_batch *b, size_t m, obuf *o, size_t base,
-             const uint32_t *marks, size_t nm, size_t *at, int keep_off, int fast)
+             size_t *pcur, int keep_off, int fast)
 {
     uint32_t *ids = o->ids;
-    size_t *off = o->off, cur = o->n, k = 0;
+    size_t *off = o->off, cur = o->n;
     const tok_slot *slots = t->slots; /* in locals: the stores to ids[] could alias t */
     uint64_t mask = t->mask;
-    for (size_t j = 0;; j++) {
-        for (size_t to = j < nm ? marks[j] : m; k < to; k++) {
-            size_t l = b->len[k];
-            const tok_slot *e = &slots[b->h[k] & mask];
-            if (__builtin_expect(e->head == b->w[k] && e->len == l && l <= 8, 1)) {
-                if (keep_off)
-                    off[cur] = base + pos;
-                ids[cur++] = e->id1 - 1;
-            } else {
-                o->n = cur;
-                int rc = encode_other(t, s + pos, l, b->w[k], b->h[k], o, base + pos, fast);
-                if (rc)
-                    return rc;
-                ids = o->ids; /* o may have grown */
-                off = o->off;
-                cur = o->n;
-            }
-            pos += l;
+    for (size_t k = 0; k < m; k++) {
+        size_t l = b->len[k];
+        const tok_slot *e = &slots[b->h[k] & mask];
+        if (pcur)
+            pcur[k] = cur;
+        if (__builtin_expect(e->head == b->w[k] && e->len == l && l <= 8, 1)) {
+            if (keep_off)
+                off[cur] = base + pos;
+            ids[cur++] = e->id1 - 1;
+        } else {
+            o->n = cur;
+            int rc = encode_other(t, s + pos, l, b->w[k], b->h[k], o, base + pos, fast);
+            if (rc)
+                return rc;
+            ids = o->ids; /* o may have grown */
+            off = o->off;
+            cur = o->n;
         }
-        if (j == nm)
-            break;
-        at[j] = cur;
+        pos += l;
     }
+    if (pcur)
+        pcur[m] = cur;
     o->n = cur;
     return 0;
 }
 
-/* The batch loop's three variants, each compiled on its own (fewer registers to spill). */
+/* The batch loop's variants, each compiled on its own (fewer registers to spill). */
 static __attribute__((noinline)) int encode_batch_ids(tok_tokenizer *t, const uint8_t *s, size_t pos,
-                                                      const piece_batch *b, size_t m, obuf *o,
-                                                      size_t base, const uint32_t *marks, size_t nm, size_t *at)
+                                                      const piece_batch *b, size_t m, obuf *o, size_t base)
 {
-    return encode_batch(t, s, pos, b, m, o, base, marks, nm, at, 0, 1);
+    return encode_batch(t, s, pos, b, m, o, base, NULL, 0, 1);
+}
+
+static __attribute__((noinline)) int encode_batch_texts(tok_tokenizer *t, const uint8_t *s, size_t pos,
+                                                        const piece_batch *b, size_t m, obuf *o, size_t *pcur)
+{
+    if (!pcur)
+        __builtin_unreachable(); /* (the loop stores without a test) */
+    return encode_batch(t, s, pos, b, m, o, 0, pcur, 0, 1);
 }
 
 static __attribute__((noinline)) int encode_batch_off(tok_tokenizer *t, const uint8_t *s, size_t pos,
-                                                      const piece_batch *b, size_t m, obuf *o,
-                                                      size_t base, const uint32_t *marks, size_t nm, size_t *at)
+                                                      const piece_batch *b, size_t m, obuf *o, size_t base)
 {
-    return encode_batch(t, s, pos, b, m, o, base, marks, nm, at, 1, 1);
+    return encode_batch(t, s, pos, b, m, o, base, NULL, 1, 1);
 }
 
 static __attribute__((noinline)) int encode_batch_forced(tok_tokenizer *t, const uint8_t *s, size_t pos,
-                                                         const piece_batch *b, size_t m, obuf *o,
-                                                         size_t base, const uint32_t *marks, size_t nm, size_t *at)
+                                                         const piece_batch *b, size_t m, obuf *o, size_t base,
+                                                         size_t *pcur)
 {
-    return encode_batch(t, s, pos, b, m, o, base, marks, nm, at, o->keep_off, 0);
+    return encode_batch(t, s, pos, b, m, o, base, pcur, o->keep_off, 0);
 }
 
-/* Pieces 0..m-1 of b through the variant for t's BPE path and o's offsets (marks, nm, at:
- * encode_batch). */
+/* Pieces 0..m-1 of b through the variant for t's BPE path and o's offsets (pcur:
+ * encode_batch's; only without offsets). */
 static inline int encode_pieces(tok_tokenizer *t, const uint8_t *s, size_t pos, const piece_batch *b, size_t m,
-                                obuf *o, size_t base, const uint32_t *marks, size_t nm, size_t *at)
+                                obuf *o, size_t base, size_t *pcur)
 {
-    return t->bpe_path != TOK_BPE_AUTO ? encode_batch_forced(t, s, pos, b, m, o, base, marks, nm, at)
-           : o->keep_off              ? encode_batch_off(t, s, pos, b, m, o, base, marks, nm, at)
-                                      : encode_batch_ids(t, s, pos, b, m, o, base, marks, nm, at);
+    return t->bpe_path != TOK_BPE_AUTO ? encode_batch_forced(t, s, pos, b, m, o, base, pcur)
+           : o->keep_off              ? encode_batch_off(t, s, pos, b, m, o, base)
+           : pcur                     ? encode_batch_texts(t, s, pos, b, m, o, pcur)
+                                      : encode_batch_ids(t, s, pos, b, m, o, base);
 }
 
 /* key_hash's masks for a piece of l <= 16 bytes read as two 8-byte words: [l][0] keeps
@@ -347,7 +355,7 @@ static int encode_ordinary(tok_tokenizer *t, const uint8_t *s, size_t n, obuf *o
         int rc = tok_ob_grow(o, at - pos + CACHE_IDS); /* one ID per byte, and encode_other's copy */
         if (rc)
             return rc;
-        if ((rc = encode_pieces(t, s, pos, &b, m, o, base, NULL, 0, NULL)))
+        if ((rc = encode_pieces(t, s, pos, &b, m, o, base, NULL)))
             return rc;
         pos = at;
     }
@@ -760,7 +768,7 @@ int tok_encode_joined(tok_tokenizer *t, const char *text, const size_t *ends, si
         tok_caches_huge(t);
     piece_batch b;
     uint32_t mark[BATCH]; /* where in the batch each text that ends in it ends */
-    size_t mark_n[BATCH];  /* o->n there */
+    size_t cur[BATCH + 1];  /* o->n before each piece (encode_batch) */
     size_t k = 0, pos = 0, text_n = o->n;
     while (k < nt) {
         /* a batch of pieces from the texts in turn, each text's end marked */
@@ -772,11 +780,11 @@ int tok_encode_joined(tok_tokenizer *t, const char *text, const size_t *ends, si
         /* the pieces of the texts that end here and of the one that goes on, in one call (a
          * text starts where the one before it ends: its pieces follow the last one's) */
         if (!rc)
-            rc = encode_pieces(t, s, pos, &b, m, o, 0, mark, nm, mark_n);
+            rc = encode_pieces(t, s, pos, &b, m, o, 0, cur);
         for (size_t j = 0; !rc && j < nm; j++) {
-            counts[k0 + j] = mark_n[j] - text_n;
+            counts[k0 + j] = cur[mark[j]] - text_n;
             rcs[k0 + j] = 0;
-            text_n = mark_n[j];
+            text_n = cur[mark[j]];
         }
         if (rc) {
             o->n = start;
