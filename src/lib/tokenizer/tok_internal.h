@@ -85,7 +85,7 @@ struct tok_tokenizer {
     char *source;
     /* cache and memo share one anonymous mapping of tok_caches_bytes() (tok_alloc_caches) */
     cache_entry *cache;    /* (CACHE_SLOTS,) */
-    lcache_entry *lcache;  /* (LCACHE_SLOTS,) */
+    lcache_entry *lcache;  /* (LCACHE_SLOTS,), or NULL before a first long piece (lcache_put) */
     uint64_t *memo;        /* (MEMO_SLOTS,) recent pair ranks: left << 40 | right << 20 | (rank + 1) */
     int caches_huge;       /* tok_caches_huge was called */
     /* BPE scratch, grown on demand */
