@@ -19,12 +19,14 @@ typedef struct jp {
     int simd;  /* 0: the portable scan only (JSONL_PORTABLE) */
 } jp;
 
-static int fail(jp *p, size_t at, const char *why)
+static int fail_at(jsonl_error *e, size_t at, const char *why)
 {
-    p->e->why = why;
-    p->e->at = at;
+    e->why = why;
+    e->at = at;
     return JSONL_E_SYNTAX;
 }
+
+static int fail(jp *p, size_t at, const char *why) { return fail_at(p->e, at, why); }
 
 static void skip_ws(jp *p)
 {
@@ -139,7 +141,7 @@ static inline __attribute__((always_inline)) size_t run(const char *s, size_t n,
 }
 
 /* What each one-letter escape stands for (0: not one). */
-static const char SIMPLE[128] = {['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['n'] = '\n', ['t'] = '\t',
+static const char SIMPLE[256] = {['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['n'] = '\n', ['t'] = '\t',
                                  ['r'] = '\r', ['b'] = '\b', ['f'] = '\f'};
 
 /* Decodes the JSON string at p->i onto out, leaving p->i after its closing quote. The
@@ -150,9 +152,8 @@ static inline __attribute__((always_inline)) int str_at(const char *s, size_t n,
                                                         int lossy, int simd, int *pvalid, jsonl_error *err)
 {
     size_t i = *pi; /* (locals, kept in registers: stores through o may alias anything) */
-    jp cold = {s, n, i, err, 0, 0}; /* (for fail and u_escape, off the hot path) */
     if (i >= n || s[i] != '"')
-        return fail(&cold, i, "expected a string");
+        return fail_at(err, i, "expected a string");
     size_t open = i++;
     if (bb_room(out, n - i + 16))
         return G2E_ENOMEM;
@@ -165,32 +166,32 @@ static inline __attribute__((always_inline)) int str_at(const char *s, size_t n,
         if (i >= n || (s[i] != '"' && s[i] != '\\'))
             i = run(s, n, i, &o, &high, simd);
         if (i >= n) {
-            rc = fail(&cold, open, "unterminated string");
+            rc = fail_at(err, open, "unterminated string");
             break;
         }
         char c = s[i];
         if (c == '"')
             break;
         if (c != '\\') {
-            rc = fail(&cold, i, "control character in a string");
+            rc = fail_at(err, i, "control character in a string");
             break;
         }
         size_t esc = i;
         if (i + 1 >= n) {
-            rc = fail(&cold, esc, "bad escape");
+            rc = fail_at(err, esc, "bad escape");
             break;
         }
         char e = s[i + 1];
         i += 2;
-        char simple = (unsigned char)e < 128 ? SIMPLE[(unsigned char)e] : 0;
+        char simple = SIMPLE[(unsigned char)e];
         if (simple) {
             *o++ = simple;
         } else if (e != 'u') {
-            rc = fail(&cold, esc, "bad escape");
+            rc = fail_at(err, esc, "bad escape");
             break;
         } else {
+            jp cold = {s, n, i, err, 0, 0}; /* (u_escape's position, off the hot path) */
             char *u = o;
-            cold.i = i;
             if ((rc = u_escape(&cold, esc, &u, lossy)))
                 break;
             i = cold.i, o = u;
