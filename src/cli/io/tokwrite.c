@@ -660,6 +660,26 @@ static int jb_usual(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const js
     return 0;
 }
 
+/* --lines: up to max lines of plain text at the start of s[0..n) (a line ends at its '\n'
+ * or at n), their bytes appended to text one after another and their spans in sp (each
+ * maybe invalid: the tokenizer checks the batch at once), so that jb_usual tokenizes them
+ * together as it does JSON's usual lines (on the corpus's 328,485 lines: 70 % of `--format
+ * ids`'s speed one line at a time). Returns how many; text->oom when out of memory. */
+static size_t plain_lines(const char *s, size_t n, bytebuf *text, jsonl_span *sp, size_t max)
+{
+    size_t k = 0;
+    for (size_t pos = 0; k < max && pos < n; k++) {
+        const char *nl = memchr(s + pos, '\n', n - pos);
+        size_t len = nl ? (size_t)(nl - (s + pos)) : n - pos;
+        sp[k] = (jsonl_span){text->n, len, len, 1};
+        bb_put(text, s + pos, len);
+        if (text->oom)
+            return k;
+        pos += len + 1;
+    }
+    return k;
+}
+
 /* A share: its lines in turn, the usual ones JB_BATCH at a time, any other one alone. */
 static void jb_run(jpart *p, tok_tokenizer *t)
 {
@@ -673,7 +693,9 @@ static void jb_run(jpart *p, tok_tokenizer *t)
     while (pos < p->n && !p->stopped) {
         size_t used, k = 0;
         p->text.n = 0;
-        if (!p->o->plain && !p->o->n_keep) /* (usual lines have no other members) */
+        if (p->o->plain) /* (plain lines: each is usual) */
+            k = plain_lines(p->s + pos, p->n - pos, &p->text, sp, JB_BATCH);
+        else if (!p->o->n_keep) /* (usual lines have no other members) */
             k = jsonl_usual_lines(p->s + pos, p->n - pos, jf, &p->text, sp, JB_BATCH, &used);
         if (p->text.oom)
             goto oom;
