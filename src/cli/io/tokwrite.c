@@ -643,7 +643,26 @@ static int jb_usual(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const js
     if (tok_encode_joined(t, text, ends, k, p->o->special, flags | (check ? 0 : TOK_VALID_UTF8), &p->ids, counts,
                           rcs))
         return -1;
-    for (size_t i = 0, at = 0; i < k && !p->stopped; at += counts[i++]) {
+    size_t i = 0, at = 0;
+    if (!p->o->put && !p->pre.n) {
+        /* the plain answers, {"ids":[...]}, straight on up to a refused text: room made once,
+         * the line and position counted in locals, no test of kept members or put per line
+         * (jb_ids): 10.6 M fewer instructions on the corpus's 328,485 lines, of 731 M */
+        if (bb_room(&p->out, k * 11 + ID_ROOM(p->ids.n)))
+            return -1;
+        char *o = p->out.p + p->out.n;
+        size_t ln = *line, ps = *pos;
+        for (; i < k && !rcs[i]; at += counts[i++]) {
+            memcpy(o, "{\"ids\":[", 8);
+            o = put_ids(o + 8, idt, p->ids.ids + at, counts[i], ',') - (counts[i] ? 1 : 0);
+            memcpy(o, "]}\n", 3);
+            o += 3;
+            ln++, ps += sp[i].len + 1;
+        }
+        p->out.n = (size_t)(o - p->out.p);
+        *line = ln, *pos = ps;
+    }
+    for (; i < k && !p->stopped; at += counts[i++]) {
         ++*line;
         int rc;
         if (rcs[i]) { /* alone again (into other IDs: p->ids holds the next lines'), for its message */
