@@ -74,7 +74,15 @@ def run(argv, stdin):  # -> (wall, user + system) seconds of one run
 def library():
     out = subprocess.run([lib, "--round"], capture_output=True, text=True, check=True).stdout
     return {f[1]: float(f[2]) for f in (l.split("\t") for l in out.splitlines()) if f[0] == "RESULT"}
-jobs = ["lib"] + [(c, th) for c in cmds for th in (1, 0)]
+def copies(argv, k):  # -> wall seconds for k copies of one command at once
+    with open(os.devnull, "wb") as o:
+        t0 = time.monotonic()
+        ps = [subprocess.Popen(argv, stdout=o) for _ in range(k)]
+        if any(p.wait() != 0 for p in ps):
+            sys.exit(f"  {' '.join(argv)}: failed")
+        return time.monotonic() - t0
+ncpu = os.cpu_count() or 1
+jobs = ["lib", "copies"] + [(c, th) for c in cmds for th in (1, 0)]
 per = []  # one dict per round
 for r in range(rounds):
     got = {}
@@ -82,6 +90,8 @@ for r in range(rounds):
     for j in order:
         if j == "lib":
             got["lib"] = library()
+        elif j == "copies":  # the ceiling for N threads: N separate processes of the 1-thread job
+            got["copies"] = copies(cmds["ids"][0] + ["--threads", "1"], ncpu)
         else:
             c, th = j
             argv, stdin = cmds[c]
@@ -108,6 +118,15 @@ for c in cmds:
         vl = med([100 * g["lib"]["lines1cpu"] / g[(c, 1)][1] for g in per])
         print(f"  {'  (against the library on the same lines)':<34} {'':>10} {'':>10}  {'':<18}   {vl[0]:4.0f} % [{vl[1]:.0f}-{vl[2]:.0f}]"
               f" ({lines:,} texts)")
+# paired within each round (the host's drift cancels): --jsonl's speed against --format ids's
+# on the same text, one thread, wall time and CPU time (target >= 80 %)
+jw = med([100 * g[("ids", 1)][0] / g[("jsonl", 1)][0] for g in per])
+jc = med([100 * g[("ids", 1)][1] / g[("jsonl", 1)][1] for g in per])
+print(f"  --jsonl against --format ids, one thread, within each round: {jw[0]:.1f} % [{jw[1]:.1f}-{jw[2]:.1f}] by wall time,"
+      f" {jc[0]:.1f} % [{jc[1]:.1f}-{jc[2]:.1f}] by CPU time (target >= 80 %)")
+cp = med([ncpu * g[("ids", 1)][0] / g["copies"] for g in per])
+print(f"  the ceiling for {ncpu} threads: {ncpu} separate processes of tokenize --format ids --threads 1 give"
+      f" {cp[0]:.2f}x [{cp[1]:.2f}-{cp[2]:.2f}] one's throughput (shared caches, memory and host)")
 PY
 echo "  (targets: whole process >= 90 % of the library; N threads >= 1.8x one on 2 cores. The"
 echo "   process's CPU time is user + system; the speed-ups are wall-clock, within each round)"
