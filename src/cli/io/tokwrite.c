@@ -538,21 +538,29 @@ static int jb_put(jpart *p, const uint32_t *ids, size_t k)
     return 0;
 }
 
+/* The end of an answer at o, after its '{' and kept members: "ids":[...]} and the newline;
+ * returns where it ends (room: 11 bytes and ID_ROOM(k)). */
+static inline __attribute__((always_inline)) char *put_answer(char *o, const toks_idtext *idt, const uint32_t *ids,
+                                                              size_t k)
+{
+    memcpy(o, "\"ids\":[", 7);
+    o = put_ids(o + 7, idt, ids, k, ',') - (k ? 1 : 0); /* (the last ',' taken back) */
+    memcpy(o, "]}\n", 3);
+    return o + 3;
+}
+
 static inline __attribute__((always_inline)) int jb_ids(jpart *p, const toks_idtext *idt, const uint32_t *ids,
                                                         size_t k)
 {
     if (p->o->put)
         return jb_put(p, ids, k);
-    if (bb_room(&p->out, 8 + p->pre.n + ID_ROOM(k) + 3))
+    if (bb_room(&p->out, 1 + p->pre.n + ID_ROOM(k) + 10))
         return -1;
     char *o = p->out.p + p->out.n;
     *o++ = '{';
     if (p->pre.n) /* (kept members first) */
         memcpy(o, p->pre.p, p->pre.n), o += p->pre.n;
-    memcpy(o, "\"ids\":[", 7);
-    o = put_ids(o + 7, idt, ids, k, ',') - (k ? 1 : 0); /* (the last ',' taken back) */
-    memcpy(o, "]}\n", 3);
-    p->out.n = (size_t)(o + 3 - p->out.p);
+    p->out.n = (size_t)(put_answer(o, idt, ids, k) - p->out.p);
     return 0;
 }
 
@@ -653,10 +661,8 @@ static int jb_usual(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const js
         char *o = p->out.p + p->out.n;
         size_t ln = *line, ps = *pos;
         for (; i < k && !rcs[i]; at += counts[i++]) {
-            memcpy(o, "{\"ids\":[", 8);
-            o = put_ids(o + 8, idt, p->ids.ids + at, counts[i], ',') - (counts[i] ? 1 : 0);
-            memcpy(o, "]}\n", 3);
-            o += 3;
+            *o = '{';
+            o = put_answer(o + 1, idt, p->ids.ids + at, counts[i]);
             ln++, ps += sp[i].len + 1;
         }
         p->out.n = (size_t)(o - p->out.p);

@@ -116,7 +116,7 @@ static int build_index(tok_tokenizer *t, int check_dups, g2e_err *err)
  * order: a few single-byte tokens and the last token found through it (a cheap check that
  * catches a stale table: another hash would place next to no entry where this one looks),
  * else 0 and the caller builds it. A few, not all 256: each lookup is a page of the 2 MB
- * index to fault in, and all 256 were 18 of a cold start's 148 page faults. */
+ * index to fault in, and all 256 cost 13 of a cold start's 148 page faults. */
 static int use_static_index(tok_tokenizer *t, const tok_builtin_data *d)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
