@@ -40,7 +40,7 @@ static void lcache_put(tok_tokenizer *t, const uint8_t *p, size_t n, uint64_t h,
                        size_t cnt)
 {
     /* made at the first long piece, not with the tokenizer: a short text's run then neither
-     * maps its 192 KB nor reads them all to free it (48 page faults of a cold start's 193).
+     * maps its 192 KB nor reads them all to free it (45 of a cold start's 193 page faults).
      * Its entries hold malloc'd pointers, so it is malloc'd memory, where LeakSanitizer looks
      * for pointers (it does not scan anonymous mappings). */
     if (!t->lcache && !(t->lcache = calloc(LCACHE_SLOTS, sizeof *t->lcache)))
@@ -226,9 +226,10 @@ static __attribute__((noinline)) int encode_other(tok_tokenizer *t, const uint8_
  * tok_encode_joined can tell where each text's IDs end (one call for a batch of many short
  * texts instead of one a text: 16 M of `tokenize --jsonl`'s 762 M instructions on the
  * benchmark corpus's lines, callgrind; a store a piece instead of a loop a text: 330 k
- * fewer mispredicted loop exits there, simulated). Most pieces are whole tokens of at most 8 bytes in their home slot (the index is filled in ID order, so
- * frequent tokens have theirs): one test for every length, no branch on the length, which
- * is random and would be mispredicted. The others take encode_other; with a forced BPE
+ * fewer mispredicted loop exits there, simulated). Most pieces are whole tokens of at
+ * most 8 bytes in their home slot (the index is filled in ID order, so frequent tokens
+ * have theirs): one test for every length, no branch on the length, which is random and
+ * would be mispredicted. The others take encode_other; with a forced BPE
  * path (`fast` 0) that sends every piece that is not a whole token to encode_piece. */
 static inline __attribute__((always_inline)) int
 encode_batch(tok_tokenizer *t, const uint8_t *s, size_t pos, const piece_batch *b, size_t m, obuf *o, size_t base,
@@ -776,7 +777,7 @@ int tok_encode_joined(tok_tokenizer *t, const char *text, const size_t *ends, si
         tok_caches_huge(t);
     piece_batch b;
     uint32_t mark[BATCH]; /* where in the batch each text that ends in it ends */
-    size_t cur[BATCH + 1];  /* o->n before each piece (encode_batch) */
+    size_t cur[BATCH + 1]; /* o->n before each piece (encode_batch) */
     size_t k = 0, pos = 0, text_n = o->n;
     while (k < nt) {
         /* a batch of pieces from the texts in turn, each text's end marked */
