@@ -262,7 +262,9 @@ $(PUB_A): $(LIB_OBJ)
 	objcopy --localize-hidden -w -G 'gpt2embed_*' -G 'g2e_*' $(B)/gpt2embed-all.o
 	ar rcs $@ $(B)/gpt2embed-all.o
 
-$(PC): doc/gpt2embed.pc.in $(CONFIG)
+$(PC): doc/gpt2embed.pc.in $(CONFIG) | $(DEPS_OK)
+	@case '$(LIB_LIBS)' in *pkg-config-failed-for-*) \
+	  echo "make: pkg-config cannot find $(LIB_PKGS) (run make deps): $@ not written" >&2; exit 1;; esac
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
 	    -e 's|@PKGDATADIR@|$(PKGDATADIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    -e 's|@LIBS_PRIVATE@|$(LIB_LIBS)|g' $< > $@
