@@ -80,16 +80,29 @@ static inline uint64_t heap_pop(uint64_t *h, size_t *n)
  * of recent pairs (IDs < 2^20, hence the MAX_VOCAB limit) in front of the vocabulary hash,
  * whose 2 MB would otherwise cost a cache miss per lookup. The memo only remembers what
  * vocab_find answered, so results are unchanged. */
-static inline __attribute__((always_inline)) uint32_t pair_rank(tok_tokenizer *t, uint32_t a, uint32_t b, const uint8_t *p, size_t n)
+static inline uint64_t *memo_slot(tok_tokenizer *t, uint32_t a, uint32_t b)
+{
+    return &t->memo[((uint64_t)a * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 7 & (MEMO_SLOTS - 1)];
+}
+
+/* pair_rank's answer from its memo slot m, whose word e was read already (so that a caller
+ * with two pairs has both slots' loads in flight before it needs either). */
+static inline __attribute__((always_inline)) uint32_t pair_rank_at(tok_tokenizer *t, uint64_t *m, uint64_t e, uint32_t a,
+                                                                    uint32_t b, const uint8_t *p, size_t n)
 {
     uint64_t key = (uint64_t)a << 40 | (uint64_t)b << 20;
-    uint64_t *m = &t->memo[((uint64_t)a * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 7 & (MEMO_SLOTS - 1)];
-    uint32_t v = (uint32_t)(*m & 0xFFFFF); /* 0: empty slot; 0xFFFFF: not a token */
-    if ((*m & ~(uint64_t)0xFFFFF) == key && v)
+    uint32_t v = (uint32_t)(e & 0xFFFFF); /* 0: empty slot; 0xFFFFF: not a token */
+    if ((e & ~(uint64_t)0xFFFFF) == key && v)
         return v == 0xFFFFF ? NONE : v - 1;
     uint32_t r = vocab_find(t, p, n);
     *m = key | (r == NONE ? 0xFFFFF : (uint64_t)r + 1);
     return r;
+}
+
+static inline __attribute__((always_inline)) uint32_t pair_rank(tok_tokenizer *t, uint32_t a, uint32_t b, const uint8_t *p, size_t n)
+{
+    uint64_t *m = memo_slot(t, a, b);
+    return pair_rank_at(t, m, *m, a, b, p, n);
 }
 
 #define KEY_NONE INT32_MAX
@@ -134,16 +147,22 @@ static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, uint32_t *
         key[j] = KEY_NONE; /* j < n - 1 when it has a pair, else its key is padding already */
         nx[bi] = (uint8_t)k;
         pid[bi] = id;
+        /* the new pairs on both sides: both memo slots read before either is resolved (their
+         * loads, each often a miss of the core's caches, then overlap) */
+        size_t q = pv[bi];
+        uint64_t *mr = k < n ? memo_slot(t, id, pid[k]) : NULL, *ml = bi > 0 ? memo_slot(t, pid[q], id) : NULL;
+        uint64_t er = mr ? *mr : 0, el = ml ? *ml : 0;
         if (k < n) {
             pv[k] = (uint8_t)bi;
-            uint32_t r = pair_rank(t, id, pid[k], p + bi, nx[k] - bi);
+            uint32_t r = pair_rank_at(t, mr, er, id, pid[k], p + bi, nx[k] - bi);
             key[bi] = r == NONE ? KEY_NONE : (int32_t)(r << 6 | bi);
         } else {
             key[bi] = KEY_NONE;
         }
         if (bi > 0) {
-            size_t q = pv[bi];
-            uint32_t r = pair_rank(t, pid[q], id, p + q, k - q);
+            if (mr == ml) /* the same slot: the first answer may have rewritten it */
+                el = *ml;
+            uint32_t r = pair_rank_at(t, ml, el, pid[q], id, p + q, k - q);
             key[q] = r == NONE ? KEY_NONE : (int32_t)(r << 6 | q);
         }
     }
