@@ -36,6 +36,17 @@ with open(sys.argv[1], encoding="utf-8") as f, open(sys.argv[2], "w", encoding="
     for line in f:
         o.write(json.dumps({"text": line}, ensure_ascii=False) + "\n")' "$corpus" "$jsonl"
 bytes=$(stat -c %s "$corpus")
+# The corpus as two threads share it: 64 KB chunks (TOKS_CHUNK, ended at a line end here,
+# where the program ends them at a piece boundary) dealt alternately into two files.
+[ -s "$tmp/half1.txt" ] && [ -s "$tmp/half2.txt" ] || python3 -c '
+import sys
+b = open(sys.argv[1], "rb").read()
+out, at, k = ([], []), 0, 0
+while at < len(b):
+    e = b.find(b"\n", min(at + 65536, len(b)) - 1) + 1 or len(b)
+    out[k % 2].append(b[at:e]); at, k = e, k + 1
+for f, part in zip(sys.argv[2:], out):
+    open(f, "wb").write(b"".join(part))' "$corpus" "$tmp/half1.txt" "$tmp/half2.txt"
 
 # What the machine gives to N threads right now: N copies of one CPU-bound job (sha256sum of
 # the corpus, 8 times) at once, against one copy; a shared or throttled host shows ~1x here,
@@ -55,10 +66,12 @@ echo "machine now: $(nproc) copies of a CPU-bound job take $pn ms against $p1 ms
 rounds=${TOK_ROUNDS:-11}
 echo "whole process, corpus $bytes bytes, $rounds rounds (each: the library, and every command on 1 and N threads," \
      "in a rotated order), output to /dev/null; load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs:"
-python3 - "$rounds" "$bytes" "$(wc -l < "$jsonl")" "$root/$b/bench/bench_tokenizer" "$bin" "$corpus" "$jsonl" <<'PY' || rc=1
+python3 - "$rounds" "$bytes" "$(wc -l < "$jsonl")" "$root/$b/bench/bench_tokenizer" "$bin" "$corpus" "$jsonl" \
+  "$tmp/half1.txt" "$tmp/half2.txt" <<'PY' || rc=1
 import os, subprocess, sys, time
 rounds, n, lines = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 lib, bin_, corpus, jsonl = sys.argv[4:8]
+halves = sys.argv[8:10]
 cmds = {"ids": ([bin_, "tokenize", "--special", "text", "--format", "ids", "-f", corpus], None),
         "count": ([bin_, "count", "-f", corpus], None),
         "jsonl": ([bin_, "tokenize", "--special", "text", "--jsonl"], jsonl)}
@@ -82,7 +95,7 @@ def copies(argv, k):  # -> wall seconds for k copies of one command at once
             sys.exit(f"  {' '.join(argv)}: failed")
         return time.monotonic() - t0
 ncpu = os.cpu_count() or 1
-jobs = ["lib", "copies"] + [(c, th) for c in cmds for th in (1, 0)]
+jobs = ["lib", "copies", "halves"] + [(c, th) for c in cmds for th in (1, 0)]
 per = []  # one dict per round
 for r in range(rounds):
     got = {}
@@ -92,6 +105,8 @@ for r in range(rounds):
             got["lib"] = library()
         elif j == "copies":  # the ceiling for N threads: N separate processes of the 1-thread job
             got["copies"] = copies(cmds["ids"][0] + ["--threads", "1"], ncpu)
+        elif j == "halves":  # the two threads' shares, each on one thread in a process of its own
+            got["halves"] = sum(run(cmds["ids"][0][:-1] + [h, "--threads", "1"], None)[0] for h in halves)
         else:
             c, th = j
             argv, stdin = cmds[c]
@@ -127,6 +142,16 @@ print(f"  --jsonl against --format ids, one thread, within each round: {jw[0]:.1
 cp = med([ncpu * g[("ids", 1)][0] / g["copies"] for g in per])
 print(f"  the ceiling for {ncpu} threads: {ncpu} separate processes of tokenize --format ids --threads 1 give"
       f" {cp[0]:.2f}x [{cp[1]:.2f}-{cp[2]:.2f}] one's throughput (shared caches, memory and host)")
+if ncpu == 2:
+    # What the split itself allows: each thread's piece cache and pair memo start empty and it
+    # meets again pieces the other met (BPE twice); the halves' times, each with its own
+    # start-up, against the whole's: 2 * T(whole) / (T(half 1) + T(half 2)), as if the two
+    # threads' work overlapped perfectly with one start-up.
+    sc = med([2 * g[("ids", 1)][0] / g["halves"] for g in per])
+    of = med([100 * (g[("ids", 1)][0] / g[("ids", 0)][0]) / (2 * g[("ids", 1)][0] / g["halves"]) for g in per])
+    print(f"  the ceiling of the split itself: the whole on one thread against the mean of the two threads' shares"
+          f" (64 KB chunks dealt alternately), each alone on one thread with empty caches: {sc[0]:.2f}x"
+          f" [{sc[1]:.2f}-{sc[2]:.2f}]; 2 threads reach {of[0]:.1f} % [{of[1]:.1f}-{of[2]:.1f}] of it")
 PY
 echo "  (targets: whole process >= 90 % of the library; N threads >= 1.8x one on 2 cores. The"
 echo "   process's CPU time is user + system; the speed-ups are wall-clock, within each round)"
