@@ -18,7 +18,7 @@ set_="${1:-build}"
 BUILD="gcc make pkg-config binutils gettext libcjson-dev nettle-dev libutf8proc-dev libcurl4-openssl-dev
        libcairo2-dev libpango1.0-dev liblapacke-dev libblas-dev"
 TEST="libcriterion-dev python3 python3-numpy python3-pytest fonts-ipafont-gothic libopenblas0-serial chromium
-      groff-base man-db
+      groff-base man-db parallel
       python3-venv python3-pip python3-setuptools python3-wheel python3-torch python3-dask python3-distributed"
 # the Python module's list maker (python/gpt2embed/_pylists.c) is built against Python's headers
 PYTHON_DEV="libpython3-dev"
