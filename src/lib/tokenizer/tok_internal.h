@@ -83,6 +83,7 @@ struct tok_tokenizer {
     int static_index;      /* slots, pair2p1 point into the compiled-in data (not freed) */
     int compiled;
     char *source;
+    /* (a worker copies the fields above, the shared tables, and no others: worker_new) */
     /* cache and memo share one anonymous mapping of tok_caches_bytes() (tok_alloc_caches) */
     cache_entry *cache;    /* (CACHE_SLOTS,) */
     lcache_entry *lcache;  /* (LCACHE_SLOTS,), or NULL before a first long piece (lcache_put) */

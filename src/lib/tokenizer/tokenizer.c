@@ -437,26 +437,22 @@ void tok_set_bpe_path(tok_tokenizer *t, int path)
         t->workers[k]->bpe_path = t->bpe_path;
 }
 
-/* A worker: t's tables (shared, read-only while encoding), its own caches and scratch. */
+/* A worker: t's tables (shared, read-only while encoding), its own caches and scratch. Only
+ * the tables are copied (the fields before `cache`): t may be encoding in another thread
+ * meanwhile (a pool's first context), growing its own scratch or making its long cache, and
+ * a copy of the whole struct read those fields as they were written (ThreadSanitizer: a data
+ * race in `make tsan`, though the values read were then replaced). */
 static tok_tokenizer *worker_new(const tok_tokenizer *t)
 {
-    tok_tokenizer *w = malloc(sizeof *w);
+    tok_tokenizer *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
-    *w = *t;
-    w->is_worker = 1;
+    memcpy(w, t, offsetof(tok_tokenizer, cache));
     w->source = NULL;
-    w->cache = NULL;
-    w->lcache = NULL;
-    w->memo = NULL;
-    w->scratch_cap = 0;
-    w->s_next = w->s_prev = w->s_rank = w->s_id = NULL;
-    w->s_heap = NULL;
-    w->buckets = NULL;
-    w->rheap = NULL;
-    w->workers = NULL;
-    w->n_workers = 0;
+    w->is_worker = 1;
     w->threads = 1;
+    w->split_min = t->split_min;
+    w->bpe_path = t->bpe_path;
     if (tok_alloc_caches(w)) {
         tok_close(w);
         return NULL;
