@@ -95,7 +95,7 @@ def copies(argv, k):  # -> wall seconds for k copies of one command at once
             sys.exit(f"  {' '.join(argv)}: failed")
         return time.monotonic() - t0
 ncpu = os.cpu_count() or 1
-jobs = ["lib", "copies", "halves"] + [(c, th) for c in cmds for th in (1, 0)]
+jobs = ["lib", "copies"] + ["halves"] * (ncpu == 2) + [(c, th) for c in cmds for th in (1, 0)]
 per = []  # one dict per round
 for r in range(rounds):
     got = {}
