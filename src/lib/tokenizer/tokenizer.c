@@ -484,7 +484,8 @@ tok_tokenizer *tok_worker(tok_tokenizer *t, unsigned k)
 }
 
 /* One part of a split input: [base, base + n) of s, its IDs into o (or straight into the
- * caller's output, `direct`, when it is part 0 and the calling thread took it). Each on its
+ * caller's output, `direct`, when the calling thread took it and every part before it went
+ * there: half the IDs not copied once more at the end on two threads). Each on its
  * own TOK_LINE_PAIR bytes: a thread writes its part's o.n after every batch, and neighbouring parts are
  * worked on by different threads at once. */
 typedef struct part {
@@ -502,7 +503,10 @@ typedef struct part {
 typedef struct part_queue {
     part *pt;
     regions rs;
-    obuf *out;  /* the caller's output, where part 0 goes when the caller (member 0) takes it */
+    obuf *out;  /* the caller's output, where the parts go that the caller (member 0) takes
+                 * in order from part 0 (its region is the first: all of it, but for parts the
+                 * others take from its back) */
+    size_t next_direct; /* the part that would go there next (member 0's only) */
 } part_queue;
 
 /* A member of the crew (tok_run.h) takes parts from region w->k with w->t. */
@@ -512,7 +516,8 @@ static void *part_loop(void *arg)
     part_queue *q = w->job;
     for (size_t k; regions_next(&q->rs, w->k, &k);) {
         part *p = &q->pt[k];
-        p->direct = k == 0 && w->k == 0;
+        p->direct = w->k == 0 && k == q->next_direct;
+        q->next_direct += (size_t)p->direct;
         obuf *o = p->direct ? q->out : &p->o;
         p->rc = p->direct ? 0 : tok_ob_grow(o, p->n / 4 + 16);
         if (!p->rc)
