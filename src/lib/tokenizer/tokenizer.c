@@ -483,17 +483,26 @@ tok_tokenizer *tok_worker(tok_tokenizer *t, unsigned k)
     return t->workers[k - 1];
 }
 
-/* One part of a split input: [base, base + n) of s, its IDs into o (or straight into the
- * caller's output, `direct`, when the calling thread took it and every part before it went
- * there: half the IDs not copied once more at the end on two threads). Each on its
- * own TOK_LINE_PAIR bytes: a thread writes its part's o.n after every batch, and neighbouring parts are
- * worked on by different threads at once. */
+/* One part of a split input: [base, base + n) of s, its IDs straight into the caller's
+ * output (`direct`) when the calling thread took it and every part before it went there
+ * (half the IDs not copied once more at the end on two threads), else appended to the
+ * buffer of the member that took it, at [at, at + cnt). Each on its own TOK_LINE_PAIR
+ * bytes: neighbouring parts are worked on by different threads at once. */
 typedef struct part {
     _Alignas(TOK_LINE_PAIR) const char *s;
-    size_t n, base;
+    size_t n, base, at, cnt;
+    unsigned member;
     int specials, rc, direct;
-    obuf o;
 } part;
+
+/* A member's buffer for the parts it takes that cannot go straight into the output: one
+ * array for all of them, made for the member's share of the text when it takes its first
+ * (a part's own array each was an mmap, its page faults and an munmap for each of the parts,
+ * and growing one array from small copied it again and again), on lines of its own (its n
+ * is written after every batch). */
+typedef struct member_out {
+    _Alignas(TOK_LINE_PAIR) obuf o;
+} member_out;
 
 /* The parts, in regions (regions.h): each thread takes a stretch of parts of its own from
  * the front, then parts from the back of the others' stretches, so that a thread's piece
@@ -507,6 +516,9 @@ typedef struct part_queue {
                  * in order from part 0 (its region is the first: all of it, but for parts the
                  * others take from its back) */
     size_t next_direct; /* the part that would go there next (member 0's only) */
+    member_out *mo;     /* (members,) */
+    size_t share;       /* IDs a member's buffer is made for: its share of the text at 2 bytes
+                         * a token (grown past that as need be) */
 } part_queue;
 
 /* A member of the crew (tok_run.h) takes parts from region w->k with w->t. */
@@ -518,10 +530,13 @@ static void *part_loop(void *arg)
         part *p = &q->pt[k];
         p->direct = w->k == 0 && k == q->next_direct;
         q->next_direct += (size_t)p->direct;
-        obuf *o = p->direct ? q->out : &p->o;
-        p->rc = p->direct ? 0 : tok_ob_grow(o, p->n / 4 + 16);
+        obuf *o = p->direct ? q->out : &q->mo[w->k].o;
+        p->member = w->k;
+        p->at = o->n;
+        p->rc = p->direct ? 0 : tok_ob_grow(o, o->cap ? p->n / 4 + 16 : q->share);
         if (!p->rc)
             p->rc = encode_range(w->t, p->s + p->base, p->n, p->base, p->specials, o);
+        p->cnt = o->n - p->at;
     }
     return NULL;
 }
@@ -558,15 +573,17 @@ static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials,
     cut[++m] = n; /* m parts: [cut[k], cut[k+1]) */
     unsigned nw = workers_ready(t, (threads < m ? threads : m) - 1);
     part *pt = aligned_alloc(_Alignof(part), m * sizeof *pt); /* (sizeof is a multiple of it) */
-    part_queue q = {.pt = pt, .out = o};
-    if (!pt || regions_init(&q.rs, m, nw + 1)) {
+    member_out *mo = aligned_alloc(_Alignof(member_out), (nw + 1) * sizeof *mo);
+    part_queue q = {.pt = pt, .out = o, .mo = mo, .share = n / (nw + 1) / 2 + 16};
+    if (!pt || !mo || regions_init(&q.rs, m, nw + 1)) {
         free(pt);
+        free(mo);
         return encode_range(t, s, n, 0, specials, o); /* the same IDs, one thread */
     }
-    for (unsigned k = 0; k < m; k++) {
+    for (unsigned k = 0; k < m; k++)
         pt[k] = (part){.s = s, .n = cut[k + 1] - cut[k], .base = cut[k], .specials = specials};
-        pt[k].o.keep_off = o->keep_off;
-    }
+    for (unsigned k = 0; k <= nw; k++)
+        mo[k] = (member_out){.o = {.keep_off = o->keep_off}};
     tok_tokenizer *ctx[MAX_THREADS];
     for (unsigned k = 0; k <= nw; k++) {
         ctx[k] = k ? t->workers[k - 1] : t;
@@ -581,15 +598,20 @@ static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials,
             rc = rc ? rc : pt[k].rc;
             continue;
         }
-        if (!rc && !(rc = pt[k].rc) && pt[k].o.n && !(rc = tok_ob_grow(o, pt[k].o.n))) {
-            memcpy(o->ids + o->n, pt[k].o.ids, pt[k].o.n * sizeof *o->ids);
+        const part *p = &pt[k];
+        const obuf *from = &mo[p->member].o;
+        if (!rc && !(rc = p->rc) && p->cnt && !(rc = tok_ob_grow(o, p->cnt))) {
+            memcpy(o->ids + o->n, from->ids + p->at, p->cnt * sizeof *o->ids);
             if (o->keep_off)
-                memcpy(o->off + o->n, pt[k].o.off, pt[k].o.n * sizeof *o->off);
-            o->n += pt[k].o.n;
+                memcpy(o->off + o->n, from->off + p->at, p->cnt * sizeof *o->off);
+            o->n += p->cnt;
         }
-        free(pt[k].o.ids);
-        free(pt[k].o.off);
     }
+    for (unsigned k = 0; k <= nw; k++) {
+        free(mo[k].o.ids);
+        free(mo[k].o.off);
+    }
+    free(mo);
     free(pt);
     return rc;
 }
@@ -679,7 +701,11 @@ static int encode_into(tok_tokenizer *t, const char *text, size_t len, tok_speci
     /* (the checks before the calls: a stream of small texts into one reused buffer,
      * tok_stream's JSON Lines, pays them once per text) */
     int work = 0; /* the work's own status (no message) */
-    if (!rc && !(start == 0 && n / 4 + 16 > o->cap && (work = tok_ob_grow(o, n / 4 + 16))))
+    /* room for the IDs of a text of at least 2 bytes a token (the corpus: 2.6) before the
+     * work: growing the array later copies all the IDs written so far once more, in one
+     * thread (on two threads, after the other had finished). Pages are touched only as IDs
+     * are written. */
+    if (!rc && !(start == 0 && n / 2 + 16 > o->cap && (work = tok_ob_grow(o, n / 2 + 16))))
         work = split ? encode_split(t, s, n, special == TOK_SPECIAL_TOKEN, o)
                      : encode_range(t, s, n, 0, special == TOK_SPECIAL_TOKEN, o);
     if (work)
