@@ -533,7 +533,8 @@ static void *part_loop(void *arg)
         obuf *o = p->direct ? q->out : &q->mo[w->k].o;
         p->member = w->k;
         p->at = o->n;
-        p->rc = p->direct ? 0 : tok_ob_grow(o, o->cap ? p->n / 4 + 16 : q->share);
+        /* (a share that cannot be had: the part's own room, as before) */
+        p->rc = p->direct || (!o->cap && !tok_ob_grow(o, q->share)) ? 0 : tok_ob_grow(o, p->n / 4 + 16);
         if (!p->rc)
             p->rc = encode_range(w->t, p->s + p->base, p->n, p->base, p->specials, o);
         p->cnt = o->n - p->at;
@@ -704,8 +705,10 @@ static int encode_into(tok_tokenizer *t, const char *text, size_t len, tok_speci
     /* room for the IDs of a text of at least 2 bytes a token (the corpus: 2.6) before the
      * work: growing the array later copies all the IDs written so far once more, in one
      * thread (on two threads, after the other had finished). Pages are touched only as IDs
-     * are written. */
-    if (!rc && !(start == 0 && n / 2 + 16 > o->cap && (work = tok_ob_grow(o, n / 2 + 16))))
+     * are written; where that much address space cannot be had, room for 4 bytes a token. */
+    if (!rc && start == 0 && n / 2 + 16 > o->cap && tok_ob_grow(o, n / 2 + 16) && n / 4 + 16 > o->cap)
+        work = tok_ob_grow(o, n / 4 + 16);
+    if (!rc && !work)
         work = split ? encode_split(t, s, n, special == TOK_SPECIAL_TOKEN, o)
                      : encode_range(t, s, n, 0, special == TOK_SPECIAL_TOKEN, o);
     if (work)
