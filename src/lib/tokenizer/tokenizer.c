@@ -533,10 +533,11 @@ static void *part_loop(void *arg)
         obuf *o = p->direct ? q->out : &q->mo[w->k].o;
         p->member = w->k;
         p->at = o->n;
-        /* (a share that cannot be had: the part's own room, as before) */
-        p->rc = p->direct || (!o->cap && !tok_ob_grow(o, q->share)) ? 0 : tok_ob_grow(o, p->n / 4 + 16);
-        if (!p->rc)
-            p->rc = encode_range(w->t, p->s + p->base, p->n, p->base, p->specials, o);
+        /* the buffer's room, once: only a hint (encode_range grows o as it needs, and
+         * reports the error if it cannot) */
+        if (!p->direct && !o->cap)
+            (void)tok_ob_grow(o, q->share);
+        p->rc = encode_range(w->t, p->s + p->base, p->n, p->base, p->specials, o);
         p->cnt = o->n - p->at;
     }
     return NULL;
