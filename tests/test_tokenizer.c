@@ -111,9 +111,29 @@ Test(tokenizer_data, compiled_index_equals_the_built_one)
     cr_expect(memcmp(c->slots, p->slots, (p->mask + 1) * sizeof *p->slots) == 0, "slots differ");
     cr_expect(memcmp(c->pair2p1, p->pair2p1, 65536 * sizeof *p->pair2p1) == 0, "pairs differ");
     cr_expect(memcmp(c->byte_id, p->byte_id, sizeof p->byte_id) == 0);
+    cr_expect(memcmp(c->joins, p->joins, 1024 * sizeof *p->joins) == 0, "joins differ");
     cr_expect_eq(c->max_len, p->max_len);
     tok_close(p);
     tok_close(c);
+}
+
+/* The byte pairs that stand side by side in some token (where BPE may join, tok_bpe.c):
+ * 2,693 of the 65,536, counted by Python over vocab.json's tokens mapped back to bytes
+ * (bench/TOKENIZER_SIMD.md, round 12), among them "th" and the two pairs inside "の"
+ * (E3 81 AE); between two characters of "日本" (E6 97 A5 | E6 9C AC) no token has A5 E6. */
+Test(tokenizer_data, joins_are_the_vocabularys_byte_pairs)
+{
+    tok_tokenizer *t = open_repo();
+    size_t set = 0;
+    for (size_t w = 0; w < 1024; w++)
+        set += (size_t)__builtin_popcountll(t->joins[w]);
+    cr_expect_eq(set, 2693);
+#define JOINED(a, b) (t->joins[((a) << 8 | (b)) >> 6] >> (((a) << 8 | (b)) & 63) & 1)
+    cr_expect(JOINED('t', 'h'));
+    cr_expect(JOINED(0xE3, 0x81) && JOINED(0x81, 0xAE));
+    cr_expect(!JOINED(0xA5, 0xE6));
+#undef JOINED
+    tok_close(t);
 }
 
 /* The index's hash (key_hash: mum, a 64 x 64 -> 128-bit product folded) is the same with
@@ -932,6 +952,74 @@ Test(tokenizer_bpe, the_three_paths_agree, .timeout = 60)
     tok_ids_free(&want);
     tok_close(t);
     free(text);
+}
+
+/* BPE of pieces cut where no merge can join (the default) against BPE of whole pieces, on
+ * each path: the same IDs and offsets on the conformance texts, and from tok_bpe itself on
+ * 30,000 random byte strings of 1-300 bytes mixing kana, kanji, Cyrillic, ASCII letters and
+ * arbitrary bytes (so that the cuts fall everywhere, at a string's ends too). */
+Test(tokenizer_bpe, cut_pieces_give_the_whole_pieces_merges, .timeout = 120)
+{
+    size_t n;
+    char *text = all_conformance_texts(&n);
+    tok_tokenizer *t = open_repo();
+    tok_ids want;
+    g2e_err err;
+    cr_assert_eq(tok_encode(t, text, n, TOK_SPECIAL_TEXT, 0, &want, NULL, &err), 0);
+    static const int paths[] = {TOK_BPE_AUTO, TOK_BPE_SCAN, TOK_BPE_HEAP, TOK_BPE_BUCKETS};
+    for (size_t p = 0; p < 4; p++) {
+        tok_set_bpe_path(t, paths[p] | TOK_BPE_WHOLE);
+        expect_same(t, text, n, TOK_SPECIAL_TEXT, 0, &want, "whole");
+    }
+    tok_ids_free(&want);
+    free(text);
+    uint8_t s[300];
+    obuf cut = {.keep_off = 1}, whole = {.keep_off = 1};
+    uint32_t tmp[300];
+    size_t cuts = 0;
+    for (int round = 0; round < 30000; round++) {
+        size_t len = 1 + rnd() % 300, k = 0;
+        while (k < len) {
+            uint32_t kind = rnd() % 6, cp;
+            if (kind == 0)
+                cp = 0x3041 + rnd() % 0xBA; /* hiragana, katakana */
+            else if (kind == 1)
+                cp = 0x4E00 + rnd() % 0x600; /* common kanji */
+            else if (kind == 2)
+                cp = 0x410 + rnd() % 0x40; /* Cyrillic */
+            else if (kind == 3)
+                cp = 'a' + rnd() % 26;
+            else {
+                s[k++] = (uint8_t)rnd();
+                continue;
+            }
+            char u[4];
+            size_t m = put_cp(u, cp);
+            for (size_t j = 0; j < m && k < len; j++)
+                s[k++] = (uint8_t)u[j];
+        }
+        for (size_t i = 1; i < len; i++)
+            cuts += !(t->joins[(s[i - 1] << 8 | s[i]) >> 6] >> ((s[i - 1] << 8 | s[i]) & 63) & 1);
+        int path = paths[rnd() % 4];
+        size_t nc = 0, nw = 0;
+        cut.n = whole.n = 0;
+        tok_set_bpe_path(t, path);
+        int copy = round % 3 != 0; /* the copy for the caches, or none (the buckets then) */
+        cr_assert_eq(tok_bpe(t, s, len, &cut, 7, copy ? tmp : NULL, copy ? &nc : NULL), 0);
+        tok_set_bpe_path(t, TOK_BPE_HEAP | TOK_BPE_WHOLE);
+        cr_assert_eq(tok_bpe(t, s, len, &whole, 7, NULL, &nw), 0);
+        cr_assert_eq(cut.n, whole.n, "round %d (%zu bytes, path %d)", round, len, path);
+        cr_assert(memcmp(cut.ids, whole.ids, cut.n * sizeof *cut.ids) == 0, "round %d: IDs differ", round);
+        cr_assert(memcmp(cut.off, whole.off, cut.n * sizeof *cut.off) == 0, "round %d: offsets differ", round);
+        if (copy) {
+            cr_assert_eq(nc, cut.n, "round %d: the copy's count", round);
+            cr_assert(memcmp(tmp, cut.ids, nc * sizeof *tmp) == 0, "round %d: the copy differs", round);
+        }
+    }
+    cr_expect_gt(cuts, 1000000, "%zu cuts: the strings must be cut often", cuts);
+    tok_set_bpe_path(t, TOK_BPE_AUTO);
+    free(cut.ids), free(cut.off), free(whole.ids), free(whole.off);
+    tok_close(t);
 }
 
 /* The whole-piece lookup that encoding does before BPE (as tiktoken does) is only the

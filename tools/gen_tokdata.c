@@ -115,6 +115,9 @@ int main(int argc, char **argv)
     printf("};\n\nstatic const uint32_t BYTE_ID[256] = {");
     for (int b = 0; b < 256; b++)
         printf("%s%u,", b % 16 ? "" : "\n", t->byte_id[b]);
+    printf("\n};\n\nstatic const uint64_t JOINS[1024] = {");
+    for (int w = 0; w < 1024; w++)
+        printf("%s0x%llxu,", w % 8 ? "" : "\n", (unsigned long long)t->joins[w]);
     printf("\n};\n");
     printf("\nconst tok_builtin_data tok_builtin = {\n"
            "    .n_vocab = %u,\n    .special_id = %uu,\n    .offs = OFFS,\n    .blob = BLOB,\n"
@@ -122,7 +125,7 @@ int main(int argc, char **argv)
            "    .vocab_size = %lluu,\n    .vocab_hash = 0x%016llxu,\n"
            "    .merges_size = %lluu,\n    .merges_hash = 0x%016llxu,\n"
            "    .index_version = %uu,\n    .max_len = %uu,\n    .index_mask = %lluu,\n"
-           "    .slots = SLOTS,\n    .pair2p1 = PAIR2P1,\n    .byte_id = BYTE_ID,\n};\n",
+           "    .slots = SLOTS,\n    .pair2p1 = PAIR2P1,\n    .byte_id = BYTE_ID,\n    .joins = JOINS,\n};\n",
            n, special, (unsigned long long)total, (unsigned long long)vs, (unsigned long long)vh,
            (unsigned long long)ms, (unsigned long long)mh, TOK_INDEX_VERSION, t->max_len,
            (unsigned long long)t->mask);

@@ -4,7 +4,8 @@
  * offsets must tile the input; in lossy mode offsets must be in range and ordered; split
  * over 2..5 threads at every size (tok_set_split_min) the IDs and offsets must be the
  * one-thread ones, and so must be those of a forced BPE path (no piece caches: scan, heap
- * or buckets by the input's first byte) and the IDs of an encoding without offsets (which
+ * or buckets by the input's first byte, each piece cut where no merge can join or, by a bit
+ * of that byte, whole) and the IDs of an encoding without offsets (which
  * fills and reads the caches in their other mode); on valid input, the pre-tokenizer's
  * pieces (in batches of 1..64) must be those of the character-by-character reference
  * tests/pretok_ref.c; its lines as texts of one buffer (tok_encode_joined) are each
@@ -127,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     tok_ids_free(&pr);
     static const int paths[] = {TOK_BPE_SCAN, TOK_BPE_HEAP, TOK_BPE_BUCKETS};
-    tok_set_bpe_path(H, paths[size ? data[0] % 3 : 0]);
+    tok_set_bpe_path(H, paths[size ? data[0] % 3 : 0] | (size && data[0] & 8 ? TOK_BPE_WHOLE : 0));
     if (tok_encode(H, s, size, TOK_SPECIAL_TEXT, TOK_LOSSY, &pr, NULL, &err) || pr.n != r.n ||
         memcmp(pr.ids, r.ids, r.n * sizeof *r.ids) != 0 ||
         memcmp(pr.offsets, r.offsets, (r.n + 1) * sizeof *r.offsets) != 0)

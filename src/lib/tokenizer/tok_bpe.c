@@ -107,20 +107,30 @@ static inline __attribute__((always_inline)) uint32_t pair_rank(tok_tokenizer *t
 
 #define KEY_NONE INT32_MAX
 
+/* 1 if the bytes a, b stand side by side in some token of the vocabulary (tok_bpe: where
+ * they do not, no merge joins them). */
+static inline int joined(const tok_tokenizer *t, uint8_t a, uint8_t b)
+{
+    unsigned ab = (unsigned)a << 8 | b;
+    return (int)(t->joins[ab >> 6] >> (ab & 63) & 1);
+}
+
 /* BPE of a short piece (2 <= n <= SMALL_PIECE) the way tiktoken does it: each step a
  * search of all pairs for the leftmost lowest rank. Parts are linked by `nx` (no moving of
  * arrays). Pair i (part i and the part after it) has the key rank << 6 | i, KEY_NONE when
  * it is no token or part i was absorbed: the smallest key is then tiktoken's leftmost
  * lowest pair, found by two running minima without a branch per pair, whose outcome is
- * random and would be mispredicted (ranks < MAX_VOCAB < 2^25, so keys fit int32). Writes
- * the token IDs to ids and their starts to starts; returns the count. */
-static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, uint32_t *ids, uint8_t *starts)
+ * random and would be mispredicted (ranks < MAX_VOCAB < 2^25, so keys fit int32). With cut,
+ * the piece's parts between places where no merge can join (tok_bpe) are done one after
+ * the other, each search looking at its part's pairs only. Writes the token IDs to ids and
+ * their starts to starts; returns the count. */
+static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, int cut, uint32_t *ids, uint8_t *starts)
 {
     uint8_t nx[SMALL_PIECE + 1], pv[SMALL_PIECE];
     uint32_t pid[SMALL_PIECE];
     int32_t key[SMALL_PIECE]; /* n - 1 keys, padded to even */
     const uint32_t *pair2p1 = t->pair2p1, *byte_id = t->byte_id;
-    size_t nk = n & ~(size_t)1; /* the n - 1 keys searched, padded to an even count */
+    uint64_t cuts = 0; /* bit i: no merge joins byte i and byte i + 1 (a 2-byte token's pair never) */
     for (size_t i = 0; i < n; i++) {
         nx[i] = (uint8_t)(i + 1);
         pv[i] = (uint8_t)(i - 1); /* pv[0] is never read */
@@ -129,37 +139,48 @@ static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, uint32_t *
     for (size_t i = 0; i + 1 < n; i++) {
         uint32_t r = pair2p1[p[i] << 8 | p[i + 1]];
         key[i] = r ? (int32_t)((r - 1) << 6 | i) : KEY_NONE;
+        cuts |= (uint64_t)(cut && !joined(t, p[i], p[i + 1])) << i;
     }
-    for (size_t i = n - 1; i < nk; i++)
-        key[i] = KEY_NONE;
+    key[n - 1] = KEY_NONE; /* the last part has no pair */
+    /* one part [lo, hi) after another: its pairs are keys lo .. hi - 2, and key hi - 1 (the
+     * pair across the cut, which no token holds, or the last part's) stays KEY_NONE; the
+     * search takes an even count of keys from lo, that one included when the count is odd */
+    size_t lo = 0, hi = cuts ? (size_t)__builtin_ctzll(cuts) + 1 : n;
     for (;;) {
+        size_t nk = (hi - lo) & ~(size_t)1;
         int32_t b0 = KEY_NONE, b1 = KEY_NONE;
-        for (size_t i = 0; i < nk; i += 2) {
+        for (size_t i = lo; i < lo + nk; i += 2) {
             b0 = key[i] < b0 ? key[i] : b0;
             b1 = key[i + 1] < b1 ? key[i + 1] : b1;
         }
         int32_t best = b0 < b1 ? b0 : b1;
-        if (best == KEY_NONE)
-            break;
+        if (best == KEY_NONE) {
+            if (hi >= n)
+                break;
+            lo = hi;
+            cuts &= cuts - 1;
+            hi = cuts ? (size_t)__builtin_ctzll(cuts) + 1 : n;
+            continue;
+        }
         /* part bi absorbs the part j after it */
         size_t bi = (size_t)best & 63, j = nx[bi], k = nx[j];
         uint32_t id = (uint32_t)best >> 6;
-        key[j] = KEY_NONE; /* j < n - 1 when it has a pair, else its key is padding already */
+        key[j] = KEY_NONE; /* j < hi - 1 when it has a pair, else its key is KEY_NONE already */
         nx[bi] = (uint8_t)k;
         pid[bi] = id;
-        /* the new pairs on both sides: both memo slots read before either is resolved (their
-         * loads, each often a miss of the core's caches, then overlap) */
+        /* the new pairs on both sides, inside the part: both memo slots read before either is
+         * resolved (their loads, each often a miss of the core's caches, then overlap) */
         size_t q = pv[bi];
-        uint64_t *mr = k < n ? memo_slot(t, id, pid[k]) : NULL, *ml = bi > 0 ? memo_slot(t, pid[q], id) : NULL;
+        uint64_t *mr = k < hi ? memo_slot(t, id, pid[k]) : NULL, *ml = bi > lo ? memo_slot(t, pid[q], id) : NULL;
         uint64_t er = mr ? *mr : 0, el = ml ? *ml : 0;
-        if (k < n) {
+        if (k < hi) {
             pv[k] = (uint8_t)bi;
             uint32_t r = pair_rank_at(t, mr, er, id, pid[k], p + bi, nx[k] - bi);
             key[bi] = r == NONE ? KEY_NONE : (int32_t)(r << 6 | bi);
         } else {
             key[bi] = KEY_NONE;
         }
-        if (bi > 0) {
+        if (bi > lo) {
             if (mr == ml) /* the same slot: the first answer may have rewritten it */
                 el = *ml;
             uint32_t r = pair_rank_at(t, ml, el, pid[q], id, p + q, k - q);
@@ -321,7 +342,7 @@ static int bpe_scan(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_
 {
     uint32_t ids[SMALL_PIECE];
     uint8_t starts[SMALL_PIECE];
-    size_t m = bpe_small(t, p, n, ids, starts);
+    size_t m = bpe_small(t, p, n, !(t->bpe_path & TOK_BPE_WHOLE), ids, starts);
     int rc = tok_ob_grow(o, m);
     if (rc)
         return rc;
@@ -406,11 +427,19 @@ static int bpe_heap(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_
 /* The path by length: the scan up to SMALL_PIECE bytes, the heap, the buckets from
  * LONG_PIECE bytes (when no copy of the IDs is asked for: the caches want one only for
  * pieces far shorter). A forced path applies where it can: the scan only to pieces of at
- * most SMALL_PIECE bytes (its arrays are sized for them; longer ones take the heap). */
-int tok_bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base, uint32_t *tmp_ids,
-            size_t *tmp_n)
+ * most SMALL_PIECE bytes (its arrays are sized for them; longer ones take the heap). A
+ * single byte is its own token. */
+static int bpe_path(tok_tokenizer *t, int path, const uint8_t *p, size_t n, obuf *o, size_t base,
+                    uint32_t *tmp_ids, size_t *tmp_n)
 {
-    int path = t->bpe_path;
+    if (n == 1) {
+        uint32_t id = t->byte_id[p[0]];
+        if (tmp_ids)
+            tmp_ids[0] = id;
+        if (tmp_n)
+            *tmp_n = 1;
+        return ob_push(o, id, base);
+    }
     if (path == TOK_BPE_AUTO)
         path = n <= SMALL_PIECE ? TOK_BPE_SCAN : n >= LONG_PIECE ? TOK_BPE_BUCKETS : TOK_BPE_HEAP;
     if (path == TOK_BPE_SCAN && n <= SMALL_PIECE)
@@ -418,4 +447,43 @@ int tok_bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base, 
     if (path == TOK_BPE_BUCKETS && !tmp_ids && !tmp_n)
         return bpe_long(t, p, n, o, base);
     return bpe_heap(t, p, n, o, base, tmp_ids, tmp_n);
+}
+
+/* The piece cut where no merge can join, each part BPE'd alone. A merge joins two adjacent
+ * parts only when their concatenation is a token, and that token holds the last byte of
+ * the one and the first byte of the other side by side; between two bytes that stand side
+ * by side in no token, no merge ever happens. Each part then gets, from BPE alone, the
+ * merges it gets inside the whole piece and in the same order: the whole piece's leftmost
+ * lowest pair is always the leftmost lowest pair of its own part. Only 2,693 of the 65,536
+ * byte pairs stand side by side in GPT-2's tokens; most junctions between two CJK or two
+ * Cyrillic characters are not among them, so a run of Japanese, BPE'd as one piece of up
+ * to hundreds of bytes (every search of the scan looks at all its pairs), becomes parts of
+ * one to a few characters. The scan cuts the pieces it is given itself (bpe_small); longer
+ * ones are cut here, each part taking the path its length asks for. Measured on the corpus:
+ * see bench/TOKENIZER_SIMD.md, round 12. TOK_BPE_WHOLE (tests) turns the cut off. */
+int tok_bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base, uint32_t *tmp_ids,
+            size_t *tmp_n)
+{
+    int path = t->bpe_path & ~TOK_BPE_WHOLE;
+    if (n <= SMALL_PIECE || (t->bpe_path & TOK_BPE_WHOLE))
+        return bpe_path(t, path, p, n, o, base, tmp_ids, tmp_n);
+    size_t s = 0, n0 = o->n;
+    for (size_t i = 1; i < n; i++) {
+        if (joined(t, p[i - 1], p[i]))
+            continue;
+        size_t m;
+        int rc = bpe_path(t, path, p + s, i - s, o, base + s, tmp_ids ? tmp_ids + (o->n - n0) : NULL,
+                          tmp_n ? &m : NULL);
+        if (rc)
+            return rc;
+        s = i;
+    }
+    if (!s)
+        return bpe_path(t, path, p, n, o, base, tmp_ids, tmp_n);
+    size_t m;
+    int rc = bpe_path(t, path, p + s, n - s, o, base + s, tmp_ids ? tmp_ids + (o->n - n0) : NULL,
+                      tmp_n ? &m : NULL);
+    if (!rc && tmp_n)
+        *tmp_n = o->n - n0;
+    return rc;
 }

@@ -80,7 +80,9 @@ struct tok_tokenizer {
     uint64_t mask;
     uint32_t byte_id[256];
     const uint32_t *pair2p1; /* (65536,) ID + 1 of each 2-byte token, 0 otherwise (- 1u: NONE) */
-    int static_index;      /* slots, pair2p1 point into the compiled-in data (not freed) */
+    const uint64_t *joins; /* (1024,) bit a << 8 | b set: bytes a, b stand side by side in some
+                              token (where they do not, BPE cuts the piece: tok_bpe.c) */
+    int static_index;      /* slots, pair2p1, joins point into the compiled-in data (not freed) */
     int compiled;
     char *source;
     /* (a worker copies the fields above, the shared tables, and no others: worker_new) */

@@ -79,15 +79,21 @@ static int build_index(tok_tokenizer *t, int check_dups, g2e_err *err)
     t->mask = cap - 1;
     tok_slot *slots = table_alloc(cap * sizeof *slots);
     uint32_t *pair2p1 = calloc(65536, sizeof *pair2p1);
+    uint64_t *joins = calloc(1024, sizeof *joins);
     t->slots = slots;
     t->pair2p1 = pair2p1;
-    if (!slots || !pair2p1 || tok_alloc_caches(t))
+    t->joins = joins;
+    if (!slots || !pair2p1 || !joins || tok_alloc_caches(t))
         return g2e_fail(err, G2E_ENOMEM, "out of memory for the tokenizer's tables");
     for (int b = 0; b < 256; b++)
         t->byte_id[b] = NONE;
     t->max_len = 0;
     for (uint32_t id = 0; id < t->n_vocab; id++) {
         uint32_t o = t->off[id], n = t->off[id + 1] - o;
+        for (uint32_t k = 0; k + 1 < n; k++) { /* the special token too: more joins cut less */
+            unsigned ab = t->blob[o + k] << 8 | t->blob[o + k + 1];
+            joins[ab >> 6] |= (uint64_t)1 << (ab & 63);
+        }
         if (id == t->special_id)
             continue;
         if (n > t->max_len)
@@ -120,11 +126,12 @@ static int build_index(tok_tokenizer *t, int check_dups, g2e_err *err)
 static int use_static_index(tok_tokenizer *t, const tok_builtin_data *d)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (d->index_version != TOK_INDEX_VERSION || !d->slots || !d->pair2p1 || !d->byte_id)
+    if (d->index_version != TOK_INDEX_VERSION || !d->slots || !d->pair2p1 || !d->byte_id || !d->joins)
         return 0;
     t->slots = d->slots;
     t->mask = d->index_mask;
     t->pair2p1 = d->pair2p1;
+    t->joins = d->joins;
     t->max_len = d->max_len;
     memcpy(t->byte_id, d->byte_id, sizeof t->byte_id);
     int ok = 1;
@@ -137,6 +144,7 @@ static int use_static_index(tok_tokenizer *t, const tok_builtin_data *d)
         return t->static_index = 1;
     t->slots = NULL;
     t->pair2p1 = NULL;
+    t->joins = NULL;
 #else
     (void)t, (void)d;
 #endif
@@ -230,6 +238,7 @@ void tok_close(tok_tokenizer *t)
         if (!t->static_index) {
             table_free((void *)t->slots, (t->mask + 1) * sizeof *t->slots);
             free((void *)t->pair2p1);
+            free((void *)t->joins);
         }
     }
     free(t->source);

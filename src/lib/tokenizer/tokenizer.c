@@ -432,7 +432,8 @@ void tok_set_split_min(tok_tokenizer *t, size_t min_bytes) { t->split_min = min_
 
 void tok_set_bpe_path(tok_tokenizer *t, int path)
 {
-    t->bpe_path = path >= TOK_BPE_AUTO && path <= TOK_BPE_BUCKETS ? path : TOK_BPE_AUTO;
+    int p = path & ~TOK_BPE_WHOLE;
+    t->bpe_path = p >= TOK_BPE_AUTO && p <= TOK_BPE_BUCKETS ? path : TOK_BPE_AUTO;
     for (unsigned k = 0; k < t->n_workers; k++)
         t->workers[k]->bpe_path = t->bpe_path;
 }

@@ -176,6 +176,9 @@ void tok_set_split_min(tok_tokenizer *t, size_t min_bytes);
  * or always one of them; forcing one also bypasses the piece caches, so that every piece
  * really goes through it. The three give the same IDs (tests check it). */
 enum { TOK_BPE_AUTO = 0, TOK_BPE_SCAN, TOK_BPE_HEAP, TOK_BPE_BUCKETS };
+/* OR'ed into a path: BPE each piece whole, not cut where no merge can join (tok_bpe.c);
+ * the two give the same IDs (tests check it). */
+#define TOK_BPE_WHOLE 16
 void tok_set_bpe_path(tok_tokenizer *t, int path);
 
 /* Frees the arrays of r (NULL accepted) and zeroes it. */
@@ -225,6 +228,7 @@ typedef struct tok_builtin_data {
     const tok_slot *slots;      /* (index_mask + 1,) */
     const uint32_t *pair2p1;    /* (65536,) ID + 1 of each 2-byte token, 0 if none */
     const uint32_t *byte_id;    /* (256,) the token of each byte */
+    const uint64_t *joins;      /* (1024,) bit a << 8 | b: bytes a, b side by side in a token */
 } tok_builtin_data;
 extern const tok_builtin_data tok_builtin;
 
