@@ -443,7 +443,8 @@ Test(tokenizer_edges, one_megabyte_without_spaces)
         cr_assert_eq(r.ids[i], 24794, "token %zu", i); /* "aaaa" */
     cr_expect_eq(r.offsets[249999], 999996);
     tok_ids_free(&r);
-    /* a long run of one CJK character and of digits: one piece each, BPE by heap */
+    /* a long run of one CJK character: one piece, which BPE cuts into its characters (no
+     * token holds A5 E6, the bytes across two of them) */
     char *u = malloc(3 * 100000);
     for (size_t i = 0; i < 100000; i++)
         memcpy(u + 3 * i, "\xE6\x97\xA5", 3); /* 日 */
@@ -455,6 +456,30 @@ Test(tokenizer_edges, one_megabyte_without_spaces)
     free(back);
     tok_ids_free(&r);
     free(u);
+    free(s);
+    tok_close(t);
+}
+
+/* The caches ask for huge pages from a text of TOK_CACHES_HUGE_MIN (4 KB) on, once; a
+ * smaller one (the cold start's "Hello world") leaves them on 4 KB pages. */
+Test(tokenizer_edges, caches_on_huge_pages_from_4_kb)
+{
+    tok_tokenizer *t = open_repo();
+    size_t n = 4096;
+    char *s = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        s[i] = "the cat sat "[i % 12];
+    tok_ids r;
+    g2e_err err;
+    cr_assert_eq(tok_encode(t, "Hello world", 11, TOK_SPECIAL_TEXT, 0, &r, NULL, &err), 0);
+    tok_ids_free(&r);
+    cr_expect_eq(t->caches_huge, 0);
+    cr_assert_eq(tok_encode(t, s, n - 1, TOK_SPECIAL_TEXT, 0, &r, NULL, &err), 0);
+    tok_ids_free(&r);
+    cr_expect_eq(t->caches_huge, 0, "%zu bytes", n - 1);
+    cr_assert_eq(tok_encode(t, s, n, TOK_SPECIAL_TEXT, 0, &r, NULL, &err), 0);
+    tok_ids_free(&r);
+    cr_expect_eq(t->caches_huge, 1, "%zu bytes", n);
     free(s);
     tok_close(t);
 }

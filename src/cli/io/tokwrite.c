@@ -211,7 +211,7 @@ static int chunk_take(tok_queue *q, size_t k)
 static void chunk_start(tok_queue *q, tok_tokenizer *t)
 {
     chunks *c = (chunks *)q;
-    if (c->cut[c->m] >= TOK_HUGE_MIN)
+    if (c->cut[c->m] >= TOK_CACHES_HUGE_MIN)
         tok_caches_huge(t); /* what tok_encode does for a large text (chunks are smaller) */
 }
 

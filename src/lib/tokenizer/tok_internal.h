@@ -118,10 +118,16 @@ void tok_free_caches(tok_tokenizer *t);
  * caches (6 MB) and of the output buffer (4 bytes per ID): one fault per 4 KB page was about
  * a sixth of an encode of the 13 MB corpus (7,500 faults, 27 ms of system time against
  * 155 ms in all). With MADV_HUGEPAGE the kernel fills them 2 MB at a time where it can (an
- * advice: without THP, or with it disabled, nothing changes). Small inputs keep 4 KB pages:
- * zeroing 2 MB for a piece of "Hello world" would cost the cold start more than it saves. */
+ * advice: without THP, or with it disabled, nothing changes). */
 #define TOK_HUGE_PAGE ((size_t)2 << 20)
-#define TOK_HUGE_MIN ((size_t)1 << 20) /* inputs from 1 MB ask for huge pages */
+#define TOK_HUGE_MIN ((size_t)1 << 20) /* a large input: output arrays, threads' checks */
+/* Texts from which the caches ask for huge pages: from a few KB, a text touches a page of
+ * the caches for most of its distinct pieces. 16 KB of the corpus made 1,050 page faults
+ * (14.3 ms) with 4 KB pages and 203 (6.7 ms) with huge ones, 64 KB 1,653 (22.5 ms) and 233
+ * (7.9 ms), on a VM where a fault costs about 10 us (bench/TOKENIZER_SIMD.md, round 12).
+ * Smaller texts keep 4 KB pages: zeroing 2 MB for "Hello world" would cost the cold start
+ * more than it saves. */
+#define TOK_CACHES_HUGE_MIN ((size_t)4 << 10)
 /* What one thread's hot fields are aligned to when other threads work beside them (parts,
  * slots, crew members), so that no other thread's writes share their cache line or the line
  * the adjacent-line prefetcher pairs it with. */

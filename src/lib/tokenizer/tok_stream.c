@@ -123,7 +123,7 @@ static void *count_loop(void *arg)
 {
     tok_crew *w = arg;
     counting *c = w->job;
-    if (c->cut[c->m] >= TOK_HUGE_MIN)
+    if (c->cut[c->m] >= TOK_CACHES_HUGE_MIN)
         tok_caches_huge(w->t); /* what tok_encode does for a large text (chunks are smaller) */
     for (size_t k; !atomic_load(&c->failed) && regions_next(&c->rs, w->k, &k);) {
         size_t len = c->cut[k + 1] - c->cut[k];
