@@ -136,56 +136,86 @@ static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, int cut, u
         pv[i] = (uint8_t)(i - 1); /* pv[0] is never read */
         pid[i] = byte_id[p[i]];
     }
-    for (size_t i = 0; i + 1 < n; i++) {
-        uint32_t r = pair2p1[p[i] << 8 | p[i + 1]];
-        key[i] = r ? (int32_t)((r - 1) << 6 | i) : KEY_NONE;
-        cuts |= (uint64_t)(cut && !joined(t, p[i], p[i + 1])) << i;
-    }
-    key[n - 1] = KEY_NONE; /* the last part has no pair */
+    if (cut)
+        for (size_t i = 0; i + 1 < n; i++)
+            cuts |= (uint64_t)!joined(t, p[i], p[i + 1]) << i;
+    int cached = cuts != 0; /* a whole piece was looked for in the piece cache already */
     /* one part [lo, hi) after another: its pairs are keys lo .. hi - 2, and key hi - 1 (the
-     * pair across the cut, which no token holds, or the last part's) stays KEY_NONE; the
-     * search takes an even count of keys from lo, that one included when the count is odd */
+     * pair across the cut, which no token holds, or the last part's) is KEY_NONE and never
+     * recomputed; the search takes an even count of keys from lo, that one included when the
+     * count is odd */
     size_t lo = 0, hi = cuts ? (size_t)__builtin_ctzll(cuts) + 1 : n;
     for (;;) {
-        size_t nk = (hi - lo) & ~(size_t)1;
-        int32_t b0 = KEY_NONE, b1 = KEY_NONE;
-        for (size_t i = lo; i < lo + nk; i += 2) {
-            b0 = key[i] < b0 ? key[i] : b0;
-            b1 = key[i + 1] < b1 ? key[i + 1] : b1;
+        part_entry *pe = NULL;
+        uint64_t pk = 0;
+        size_t len = hi - lo;
+        if (cached && len >= 2 && len <= PART_KEY) {
+            memcpy(&pk, p + lo, len);
+            pe = &t->parts[((pk ^ len) * 0x9E3779B97F4A7C15ull) >> 53 & (PART_SLOTS - 1)];
+            if (pe->len == len && pe->key == pk) { /* the part's tokens, linked as merges would */
+                for (size_t k = 0; k < pe->n; k++) {
+                    size_t at = lo + pe->starts[k];
+                    pid[at] = pe->ids[k];
+                    nx[at] = (uint8_t)(k + 1 < pe->n ? lo + pe->starts[k + 1] : hi);
+                }
+                goto next_part;
+            }
         }
-        int32_t best = b0 < b1 ? b0 : b1;
-        if (best == KEY_NONE) {
-            if (hi >= n)
+        for (size_t i = lo; i + 1 < hi; i++) {
+            uint32_t r = pair2p1[p[i] << 8 | p[i + 1]];
+            key[i] = r ? (int32_t)((r - 1) << 6 | i) : KEY_NONE;
+        }
+        key[hi - 1] = KEY_NONE;
+        for (size_t nk = len & ~(size_t)1;;) {
+            int32_t b0 = KEY_NONE, b1 = KEY_NONE;
+            for (size_t i = lo; i < lo + nk; i += 2) {
+                b0 = key[i] < b0 ? key[i] : b0;
+                b1 = key[i + 1] < b1 ? key[i + 1] : b1;
+            }
+            int32_t best = b0 < b1 ? b0 : b1;
+            if (best == KEY_NONE)
                 break;
-            lo = hi;
-            cuts &= cuts - 1;
-            hi = cuts ? (size_t)__builtin_ctzll(cuts) + 1 : n;
-            continue;
+            /* part bi absorbs the part j after it */
+            size_t bi = (size_t)best & 63, j = nx[bi], k = nx[j];
+            uint32_t id = (uint32_t)best >> 6;
+            key[j] = KEY_NONE; /* j < hi - 1 when it has a pair, else its key is KEY_NONE already */
+            nx[bi] = (uint8_t)k;
+            pid[bi] = id;
+            /* the new pairs on both sides, inside the part: both memo slots read before either
+             * is resolved (their loads, each often a miss of the core's caches, then overlap) */
+            size_t q = pv[bi];
+            uint64_t *mr = k < hi ? memo_slot(t, id, pid[k]) : NULL, *ml = bi > lo ? memo_slot(t, pid[q], id) : NULL;
+            uint64_t er = mr ? *mr : 0, el = ml ? *ml : 0;
+            if (k < hi) {
+                pv[k] = (uint8_t)bi;
+                uint32_t r = pair_rank_at(t, mr, er, id, pid[k], p + bi, nx[k] - bi);
+                key[bi] = r == NONE ? KEY_NONE : (int32_t)(r << 6 | bi);
+            } else {
+                key[bi] = KEY_NONE;
+            }
+            if (bi > lo) {
+                if (mr == ml) /* the same slot: the first answer may have rewritten it */
+                    el = *ml;
+                uint32_t r = pair_rank_at(t, ml, el, pid[q], id, p + q, k - q);
+                key[q] = r == NONE ? KEY_NONE : (int32_t)(r << 6 | q);
+            }
         }
-        /* part bi absorbs the part j after it */
-        size_t bi = (size_t)best & 63, j = nx[bi], k = nx[j];
-        uint32_t id = (uint32_t)best >> 6;
-        key[j] = KEY_NONE; /* j < hi - 1 when it has a pair, else its key is KEY_NONE already */
-        nx[bi] = (uint8_t)k;
-        pid[bi] = id;
-        /* the new pairs on both sides, inside the part: both memo slots read before either is
-         * resolved (their loads, each often a miss of the core's caches, then overlap) */
-        size_t q = pv[bi];
-        uint64_t *mr = k < hi ? memo_slot(t, id, pid[k]) : NULL, *ml = bi > lo ? memo_slot(t, pid[q], id) : NULL;
-        uint64_t er = mr ? *mr : 0, el = ml ? *ml : 0;
-        if (k < hi) {
-            pv[k] = (uint8_t)bi;
-            uint32_t r = pair_rank_at(t, mr, er, id, pid[k], p + bi, nx[k] - bi);
-            key[bi] = r == NONE ? KEY_NONE : (int32_t)(r << 6 | bi);
-        } else {
-            key[bi] = KEY_NONE;
+        if (pe) {
+            part_entry e = {.key = pk, .len = (uint8_t)len};
+            for (size_t i = lo; i < hi && e.n <= PART_IDS; i = nx[i], e.n++)
+                if (e.n < PART_IDS) {
+                    e.starts[e.n] = (uint8_t)(i - lo);
+                    e.ids[e.n] = pid[i];
+                }
+            if (e.n <= PART_IDS)
+                *pe = e;
         }
-        if (bi > lo) {
-            if (mr == ml) /* the same slot: the first answer may have rewritten it */
-                el = *ml;
-            uint32_t r = pair_rank_at(t, ml, el, pid[q], id, p + q, k - q);
-            key[q] = r == NONE ? KEY_NONE : (int32_t)(r << 6 | q);
-        }
+    next_part:
+        if (hi >= n)
+            break;
+        lo = hi;
+        cuts &= cuts - 1;
+        hi = cuts ? (size_t)__builtin_ctzll(cuts) + 1 : n;
     }
     size_t m = 0;
     for (size_t i = 0; i < n; i = nx[i]) {
@@ -461,28 +491,40 @@ static int bpe_path(tok_tokenizer *t, int path, const uint8_t *p, size_t n, obuf
  * one to a few characters. The scan cuts the pieces it is given itself (bpe_small); longer
  * ones are cut here, each part taking the path its length asks for. Measured on the corpus:
  * see bench/TOKENIZER_SIMD.md, round 12. TOK_BPE_WHOLE (tests) turns the cut off. */
+/* bpe_path on p[a..b) of a cut piece, the IDs copied after those of the parts before it. */
+static int bpe_group(tok_tokenizer *t, int path, const uint8_t *p, size_t a, size_t b, obuf *o, size_t base,
+                     uint32_t *tmp_ids, size_t n0, size_t *tmp_n)
+{
+    size_t m;
+    return bpe_path(t, path, p + a, b - a, o, base + a, tmp_ids ? tmp_ids + (o->n - n0) : NULL, tmp_n ? &m : NULL);
+}
+
 int tok_bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base, uint32_t *tmp_ids,
             size_t *tmp_n)
 {
     int path = t->bpe_path & ~TOK_BPE_WHOLE;
     if (n <= SMALL_PIECE || (t->bpe_path & TOK_BPE_WHOLE))
         return bpe_path(t, path, p, n, o, base, tmp_ids, tmp_n);
-    size_t s = 0, n0 = o->n;
-    for (size_t i = 1; i < n; i++) {
-        if (joined(t, p[i - 1], p[i]))
+    /* groups of whole parts of up to SMALL_PIECE bytes, which the scan cuts again (and finds
+     * in the part cache); a part longer than that alone */
+    size_t s = 0, c = 0, n0 = o->n; /* the group begins at s; c: its last cut so far, if > s */
+    int rc = 0;
+    for (size_t i = 1; i <= n && !rc; i++) {
+        if (i < n && joined(t, p[i - 1], p[i]))
             continue;
-        size_t m;
-        int rc = bpe_path(t, path, p + s, i - s, o, base + s, tmp_ids ? tmp_ids + (o->n - n0) : NULL,
-                          tmp_n ? &m : NULL);
-        if (rc)
-            return rc;
-        s = i;
+        if (i - s > SMALL_PIECE && c > s) { /* the group ends at its last cut */
+            rc = bpe_group(t, path, p, s, c, o, base, tmp_ids, n0, tmp_n);
+            s = c;
+        }
+        if (i - s > SMALL_PIECE) { /* one long part */
+            if (!rc)
+                rc = bpe_group(t, path, p, s, i, o, base, tmp_ids, n0, tmp_n);
+            s = i;
+        }
+        c = i;
     }
-    if (!s)
-        return bpe_path(t, path, p, n, o, base, tmp_ids, tmp_n);
-    size_t m;
-    int rc = bpe_path(t, path, p + s, n - s, o, base + s, tmp_ids ? tmp_ids + (o->n - n0) : NULL,
-                      tmp_n ? &m : NULL);
+    if (!rc && s < n)
+        rc = bpe_group(t, path, p, s, n, o, base, tmp_ids, n0, tmp_n);
     if (!rc && tmp_n)
         *tmp_n = o->n - n0;
     return rc;

@@ -51,6 +51,19 @@ typedef struct rank_bucket {
     uint8_t in_heap, unsorted;
 } rank_bucket;
 
+/* The cache of BPE's parts (tok_bpe.c: a piece cut where no merge can join): parts of at
+ * most PART_KEY bytes giving at most PART_IDS tokens, such as one CJK character, which
+ * recur in pieces that do not. Direct-mapped, in the caches' mapping (zero: empty). */
+#define PART_SLOTS 2048u
+#define PART_KEY 8
+#define PART_IDS 3
+typedef struct part_entry {
+    uint64_t key;        /* the part's bytes, zero-padded */
+    uint8_t len, n;      /* len 0: empty */
+    uint8_t starts[PART_IDS];
+    uint32_t ids[PART_IDS];
+} part_entry;
+
 typedef struct cache_entry {
     uint64_t hash;
     uint16_t len, nids;   /* len 0: empty */
@@ -90,6 +103,7 @@ struct tok_tokenizer {
     cache_entry *cache;    /* (CACHE_SLOTS,) */
     lcache_entry *lcache;  /* (LCACHE_SLOTS,), or NULL before a first long piece (lcache_put) */
     uint64_t *memo;        /* (MEMO_SLOTS,) recent pair ranks: left << 40 | right << 20 | (rank + 1) */
+    part_entry *parts;     /* (PART_SLOTS,) BPE's parts */
     int caches_huge;       /* tok_caches_huge was called */
     /* BPE scratch, grown on demand */
     size_t scratch_cap;

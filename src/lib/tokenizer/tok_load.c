@@ -155,7 +155,8 @@ static int use_static_index(tok_tokenizer *t, const tok_builtin_data *d)
 /* The bytes of the mapping that holds a tokenizer's piece cache, then its pair memo. */
 static size_t tok_caches_bytes(void)
 {
-    return tok_huge_round(CACHE_SLOTS * sizeof(cache_entry) + MEMO_SLOTS * sizeof(uint64_t));
+    return tok_huge_round(CACHE_SLOTS * sizeof(cache_entry) + MEMO_SLOTS * sizeof(uint64_t) +
+                          PART_SLOTS * sizeof(part_entry));
 }
 
 int tok_alloc_caches(tok_tokenizer *t)
@@ -174,6 +175,7 @@ int tok_alloc_caches(tok_tokenizer *t)
     m += head;
     t->cache = (cache_entry *)m; /* the kernel's zero pages: empty entries */
     t->memo = (uint64_t *)(m + CACHE_SLOTS * sizeof *t->cache);
+    t->parts = (part_entry *)(t->memo + MEMO_SLOTS);
     t->caches_huge = 0;
     return 0;
 }
@@ -188,6 +190,7 @@ void tok_free_caches(tok_tokenizer *t)
         munmap(t->cache, tok_caches_bytes());
     t->cache = NULL;
     t->memo = NULL;
+    t->parts = NULL;
     t->lcache = NULL;
 }
 
