@@ -480,8 +480,22 @@ Test(tokenizer_edges, caches_on_huge_pages_from_4_kb)
     cr_assert_eq(tok_encode(t, s, n, TOK_SPECIAL_TEXT, 0, &r, NULL, &err), 0);
     tok_ids_free(&r);
     cr_expect_eq(t->caches_huge, 1, "%zu bytes", n);
-    free(s);
     tok_close(t);
+    /* a batch asks as a text of its total size does, however short its texts */
+    const char *texts[512];
+    size_t lens[512], counts[512];
+    int rcs[512];
+    for (size_t k = 0; k < 512; k++)
+        texts[k] = s, lens[k] = 8;
+    for (size_t m = 511; m <= 512; m++) {
+        t = open_repo();
+        uint32_t *ids;
+        cr_assert_eq(tok_encode_batch(t, m, texts, lens, TOK_SPECIAL_TEXT, 0, &ids, counts, rcs), 0);
+        free(ids);
+        cr_expect_eq(t->caches_huge, m == 512, "%zu texts of 8 bytes", m);
+        tok_close(t);
+    }
+    free(s);
 }
 
 /* ------------------------------------------------------------ UTF-8: strict and lossy */

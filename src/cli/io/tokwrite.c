@@ -750,7 +750,7 @@ typedef struct jrun {
     toks_idtext idt;
     jpart *part;      /* (q.nslot,) */
     size_t share;     /* bytes of lines per share, about */
-    int huge;         /* a large input: huge-page caches */
+    int huge;         /* the input asks for huge-page caches (TOK_CACHES_HUGE_MIN) */
     tok_reader in;
     int regular;
     size_t lines;     /* newlines taken (and a last line without one) */
@@ -799,10 +799,10 @@ static int jr_take(tok_queue *q, size_t k)
         }
         if (!end)
             return 1;
-        if (k == 0 && (end >= TOKS_JSONL_PART_MIN || !j->in.eof)) { /* a large input: read-only from here on */
+        if (k == 0 && (end >= TOKS_JSONL_PART_MIN || !j->in.eof)) /* a large input: read-only from here on */
             toks_idtext_init(&j->idt, tok_n_vocab(j->t), ',');
+        if (k == 0 && (end >= TOK_CACHES_HUGE_MIN || !j->in.eof)) /* (a batch of lines is smaller) */
             j->huge = 1;
-        }
         p->o = j->o, p->idt = &j->idt, p->line0 = j->lines, p->n = end;
         if (q->nslot == 1) {
             p->s = s; /* one thread: handed on before the next take touches the buffer */
