@@ -959,7 +959,8 @@ Test(tokenizer_threads, first_refused_special_token_wins)
 }
 
 /* Each BPE path forced on the same inputs gives the same IDs: the linear scan (pieces of
- * up to 64 bytes), the heap and the rank buckets (every piece). */
+ * up to 64 bytes), the heap and the rank buckets (every piece), each with pieces cut where
+ * no merge can join (the default) or whole (TOK_BPE_WHOLE). */
 Test(tokenizer_bpe, the_three_paths_agree, .timeout = 60)
 {
     size_t n;
@@ -970,10 +971,13 @@ Test(tokenizer_bpe, the_three_paths_agree, .timeout = 60)
     cr_assert_eq(tok_encode(t, text, n, TOK_SPECIAL_TEXT, 0, &want, NULL, &err), 0);
     static const int paths[] = {TOK_BPE_SCAN, TOK_BPE_HEAP, TOK_BPE_BUCKETS};
     static const char *const names[] = {"scan", "heap", "buckets"};
-    for (size_t p = 0; p < 3; p++) {
-        tok_set_bpe_path(t, paths[p]);
-        expect_same(t, text, n, TOK_SPECIAL_TEXT, 0, &want, names[p]);
-    }
+    for (size_t p = 0; p < 3; p++)
+        for (int whole = 0; whole <= TOK_BPE_WHOLE; whole += TOK_BPE_WHOLE) {
+            tok_set_bpe_path(t, paths[p] | whole);
+            expect_same(t, text, n, TOK_SPECIAL_TEXT, 0, &want, names[p]);
+        }
+    tok_set_bpe_path(t, TOK_BPE_AUTO | TOK_BPE_WHOLE);
+    expect_same(t, text, n, TOK_SPECIAL_TEXT, 0, &want, "auto, whole pieces");
     tok_set_bpe_path(t, TOK_BPE_AUTO);
     expect_same(t, text, n, TOK_SPECIAL_TEXT, 0, &want, "auto again");
     /* and the no-space worst case: 5,000 'a' is 1,250 x 'aaaa' (24794) on every path */
@@ -993,25 +997,15 @@ Test(tokenizer_bpe, the_three_paths_agree, .timeout = 60)
     free(text);
 }
 
-/* BPE of pieces cut where no merge can join (the default) against BPE of whole pieces, on
- * each path: the same IDs and offsets on the conformance texts, and from tok_bpe itself on
- * 30,000 random byte strings of 1-300 bytes mixing kana, kanji, Cyrillic, ASCII letters and
- * arbitrary bytes (so that the cuts fall everywhere, at a string's ends too). */
+/* BPE of pieces cut where no merge can join (the default), from tok_bpe on each path,
+ * against BPE of whole pieces (the heap): the same IDs and offsets on 30,000 random byte
+ * strings of 1-300 bytes mixing kana, kanji, Cyrillic, ASCII letters and arbitrary bytes
+ * (so that the cuts fall everywhere, at a string's ends too), the part cache filling as they
+ * go; the conformance texts on every path, cut and whole: the_three_paths_agree. */
 Test(tokenizer_bpe, cut_pieces_give_the_whole_pieces_merges, .timeout = 120)
 {
-    size_t n;
-    char *text = all_conformance_texts(&n);
     tok_tokenizer *t = open_repo();
-    tok_ids want;
-    g2e_err err;
-    cr_assert_eq(tok_encode(t, text, n, TOK_SPECIAL_TEXT, 0, &want, NULL, &err), 0);
     static const int paths[] = {TOK_BPE_AUTO, TOK_BPE_SCAN, TOK_BPE_HEAP, TOK_BPE_BUCKETS};
-    for (size_t p = 0; p < 4; p++) {
-        tok_set_bpe_path(t, paths[p] | TOK_BPE_WHOLE);
-        expect_same(t, text, n, TOK_SPECIAL_TEXT, 0, &want, "whole");
-    }
-    tok_ids_free(&want);
-    free(text);
     uint8_t s[300];
     obuf cut = {.keep_off = 1}, whole = {.keep_off = 1};
     uint32_t tmp[300];
