@@ -211,8 +211,7 @@ static int chunk_take(tok_queue *q, size_t k)
 static void chunk_start(tok_queue *q, tok_tokenizer *t)
 {
     chunks *c = (chunks *)q;
-    if (c->cut[c->m] >= TOK_CACHES_HUGE_MIN)
-        tok_caches_huge(t); /* what tok_encode does for a large text (chunks are smaller) */
+    tok_caches_huge(t, c->cut[c->m]); /* the whole text's size (chunks are smaller) */
 }
 
 static void chunk_work(tok_queue *q, size_t k, tok_crew *w)
@@ -750,7 +749,7 @@ typedef struct jrun {
     toks_idtext idt;
     jpart *part;      /* (q.nslot,) */
     size_t share;     /* bytes of lines per share, about */
-    int huge;         /* the input asks for huge-page caches (TOK_CACHES_HUGE_MIN) */
+    size_t input_size; /* the first take's, or SIZE_MAX when the input goes on (tok_caches_huge) */
     tok_reader in;
     int regular;
     size_t lines;     /* newlines taken (and a last line without one) */
@@ -801,8 +800,8 @@ static int jr_take(tok_queue *q, size_t k)
             return 1;
         if (k == 0 && (end >= TOKS_JSONL_PART_MIN || !j->in.eof)) /* a large input: read-only from here on */
             toks_idtext_init(&j->idt, tok_n_vocab(j->t), ',');
-        if (k == 0 && (end >= TOK_CACHES_HUGE_MIN || !j->in.eof)) /* (a batch of lines is smaller) */
-            j->huge = 1;
+        if (k == 0) /* the input's size as far as the first take tells (a batch of lines is smaller) */
+            j->input_size = j->in.eof ? end : SIZE_MAX;
         p->o = j->o, p->idt = &j->idt, p->line0 = j->lines, p->n = end;
         if (q->nslot == 1) {
             p->s = s; /* one thread: handed on before the next take touches the buffer */
@@ -826,8 +825,7 @@ static void jr_work(tok_queue *q, size_t k, tok_crew *w)
 {
     jrun *j = (jrun *)q;
     tok_tokenizer *t = w->t;
-    if (j->huge)
-        tok_caches_huge(t);
+    tok_caches_huge(t, j->input_size);
     jb_run(&j->part[k % q->nslot], t);
 }
 

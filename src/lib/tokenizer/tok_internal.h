@@ -150,8 +150,10 @@ void tok_free_caches(tok_tokenizer *t);
 static inline size_t tok_huge_round(size_t x) { return (x + TOK_HUGE_PAGE - 1) & ~(TOK_HUGE_PAGE - 1); }
 /* Advises huge pages for the TOK_HUGE_PAGE-aligned part of p[0..bytes) (none: no call). */
 void tok_mem_huge(void *p, size_t bytes);
-/* tok_mem_huge over t's caches, once per tokenizer (or worker). */
-void tok_caches_huge(tok_tokenizer *t);
+/* t's caches are to serve a text (or an input) of `bytes`: from TOK_CACHES_HUGE_MIN on,
+ * tok_mem_huge over them, once per tokenizer (or worker). Callers pass the size of the whole
+ * input, even when t sees it in smaller parts (chunks, batches, lines). */
+void tok_caches_huge(tok_tokenizer *t, size_t bytes);
 
 /* ---------------------------------------------------------------- hashing */
 

@@ -207,9 +207,9 @@ void tok_mem_huge(void *p, size_t bytes)
 #endif
 }
 
-void tok_caches_huge(tok_tokenizer *t)
+void tok_caches_huge(tok_tokenizer *t, size_t bytes)
 {
-    if (t->caches_huge || !t->cache)
+    if (bytes < TOK_CACHES_HUGE_MIN || t->caches_huge || !t->cache)
         return;
     tok_mem_huge(t->cache, tok_caches_bytes());
     t->caches_huge = 1;

@@ -255,8 +255,8 @@ int tok_run_batch(tok_tokenizer *const *ctx, unsigned n, size_t n_texts, const c
     size_t total = 0;
     for (size_t i = 0; i < n_texts; i++)
         total += lens[i];
-    for (unsigned k = 0; k < n && total >= TOK_CACHES_HUGE_MIN; k++)
-        tok_caches_huge(ctx[k]); /* what one text of that size asks for (its texts may be short) */
+    for (unsigned k = 0; k < n; k++)
+        tok_caches_huge(ctx[k], total); /* what one text of that size asks for (its texts may be short) */
     batch b = {.texts = texts, .lens = lens, .special = special, .flags = flags | TOK_NO_OFFSETS,
                .counts = counts, .rc = rc};
     int code = 0;

@@ -123,8 +123,7 @@ static void *count_loop(void *arg)
 {
     tok_crew *w = arg;
     counting *c = w->job;
-    if (c->cut[c->m] >= TOK_CACHES_HUGE_MIN)
-        tok_caches_huge(w->t); /* what tok_encode does for a large text (chunks are smaller) */
+    tok_caches_huge(w->t, c->cut[c->m]); /* the whole text's size (chunks are smaller) */
     for (size_t k; !atomic_load(&c->failed) && regions_next(&c->rs, w->k, &k);) {
         size_t len = c->cut[k + 1] - c->cut[k];
         w->ids.n = 0;
@@ -218,7 +217,7 @@ typedef struct trun {
     toks_text *o;
     tchunk *slot;         /* (q.nslot,) */
     size_t size;          /* bytes per chunk, about */
-    int huge;
+    size_t input_size;    /* the first take's, or SIZE_MAX when the input goes on */
     tok_reader in;
     size_t scanned;       /* no cut before buf[off + scanned] (a long stretch read on) */
     uint64_t pos;         /* input offset of buf[off] */
@@ -311,8 +310,8 @@ static int tr_take(tok_queue *q, size_t k)
         }
         if (!end)
             return 1;
-        if (k == 0 && !r->in.eof) /* a large input */
-            r->huge = 1;
+        if (k == 0) /* the input's size as far as the first take tells */
+            r->input_size = r->in.eof ? end : SIZE_MAX;
         c->in.n = 0;
         bb_put(&c->in, s, end);
         if (c->in.oom)
@@ -357,8 +356,7 @@ static void tr_work(tok_queue *q, size_t k, tok_crew *w)
     trun *r = (trun *)q;
     tchunk *c = &r->slot[k % q->nslot];
     const toks_text *o = r->o;
-    if (r->huge)
-        tok_caches_huge(w->t);
+    tok_caches_huge(w->t, r->input_size);
     size_t n = c->in.n, at = 0;
     c->ids.n = c->n_starts = 0;
     c->rc = tok_ob_grow(&c->ids, toks_chunk_ids_room(n));

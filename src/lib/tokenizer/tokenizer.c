@@ -401,8 +401,7 @@ static int encode_range(tok_tokenizer *t, const char *s, size_t n, size_t base, 
 {
     size_t pos = 0;
     int rc;
-    if (n >= TOK_CACHES_HUGE_MIN)
-        tok_caches_huge(t);
+    tok_caches_huge(t, n);
     if (specials) {
         const char *hit;
         while ((hit = find_special(s + pos, n - pos)) != NULL) {
@@ -590,8 +589,7 @@ static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials,
     tok_tokenizer *ctx[MAX_THREADS];
     for (unsigned k = 0; k <= nw; k++) {
         ctx[k] = k ? t->workers[k - 1] : t;
-        if (n >= TOK_CACHES_HUGE_MIN) /* the input's size, even when its parts are smaller */
-            tok_caches_huge(ctx[k]);
+        tok_caches_huge(ctx[k], n); /* the input's size, even when its parts are smaller */
     }
     tok_crew_run(ctx, nw + 1, &q, part_loop); /* (a worker that did not start: its parts are taken from its back) */
     regions_free(&q.rs);
@@ -813,8 +811,7 @@ int tok_encode_joined(tok_tokenizer *t, const char *text, const size_t *ends, si
         valid = ends[k] == total || (s[ends[k]] & 0xC0) != 0x80;
     if (!valid || total > UINT32_MAX || (special != TOK_SPECIAL_TEXT && find_special(text, total)))
         return joined_each(t, text, ends, nt, special, flags, o, counts, rcs);
-    if (total >= TOK_CACHES_HUGE_MIN)
-        tok_caches_huge(t);
+    tok_caches_huge(t, total);
     piece_batch b;
     uint32_t mark[BATCH]; /* where in the batch each text that ends in it ends */
     size_t cur[BATCH + 1]; /* o->n before each piece (encode_batch) */
