@@ -817,8 +817,8 @@ static int maps_file(pid_t pid, const char *name)
 
 Test(hostile, text_file_truncated_while_tokenized_is_one_line)
 {
-    /* 64 MB of " a" keeps the tokenizer busy for a good part of a second */
-    char *txt = long_text("mapped.txt", 32u << 20);
+    /* 256 MB and 2 bytes of " a": over TEXTIN_HUGE_MAX, so mapped, not read (and busy for seconds) */
+    char *txt = long_text("mapped.txt", (128u << 20) + 1);
     child c = spawn((char *[]){"tokenize", "--format", "ids", "-f", txt, NULL});
     int seen = 0;
     for (int i = 0; i < 20000 && !seen; i++) {
@@ -842,6 +842,61 @@ Test(hostile, text_file_truncated_while_tokenized_is_one_line)
     }
     unlink(txt);
     free(err), free(txt);
+}
+
+/* Bytes the process pid has read (/proc/PID/io's rchar), 0 if unknown. */
+static unsigned long long bytes_read(pid_t pid)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%d/io", (int)pid);
+    size_t n;
+    char *s = read_file(p, &n);
+    const char *r = s ? strstr(s, "rchar:") : NULL;
+    unsigned long long v = r ? strtoull(r + 6, NULL, 10) : 0;
+    free(s);
+    return v;
+}
+
+/* A text of 64 KB to 256 MB is read, not mapped: truncated once read, it is still
+ * tokenized whole, exactly. */
+Test(hostile, text_file_truncated_after_it_was_read_is_tokenized_whole)
+{
+    size_t pairs = 16u << 20; /* 32 MB of " a": 16 Mi tokens " a" (257), a good part of a second */
+    char *txt = long_text("read.txt", pairs), *out = path_join(dir, "read.ids");
+    child c = spawn((char *[]){"tokenize", "--format", "ids", "-f", txt, "-o", out, NULL});
+    int done = 0, zombie = 0; /* read all of it, or ended */
+    for (int i = 0; i < 100000 && !done; i++) {
+        char p[64], *st = NULL;
+        snprintf(p, sizeof p, "/proc/%d/stat", (int)c.pid);
+        size_t k;
+        st = read_file(p, &k);
+        const char *r = st ? strrchr(st, ')') : NULL;
+        zombie = r && r[1] == ' ' && r[2] == 'Z';
+        done = zombie || bytes_read(c.pid) >= 2 * pairs;
+        free(st);
+        if (!done)
+            usleep(100);
+    }
+    cr_assert(done && !zombie, "the text was %s", zombie ? "not read (mapped?) or tokenized too soon" : "never read");
+    kill(c.pid, SIGSTOP);
+    cr_assert(truncate(txt, 0) == 0);
+    kill(c.pid, SIGCONT);
+    char *err;
+    int st = reap(c, &err);
+    cr_expect_eq(st, 0, "status %d, stderr: %s", st, err);
+    free(err);
+    size_t n;
+    char *s = read_file(out, &n);
+    cr_assert(s != NULL);
+    size_t ids = 0, bad = 0;
+    for (char *p = s, *e; *p && *p != '\n'; p = *e == ' ' ? e + 1 : e, ids++) {
+        bad += strtoul(p, &e, 10) != 257;
+        if (e == p)
+            break;
+    }
+    cr_expect(ids == pairs && bad == 0, "%zu IDs (%zu not 257), want %zu", ids, bad, pairs);
+    unlink(txt), unlink(out);
+    free(s), free(out), free(txt);
 }
 
 /* ---- issue 26: the Hugging Face cache, HOME and --revision ---- */

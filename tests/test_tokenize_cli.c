@@ -143,6 +143,30 @@ Test(tokenize_cli, file_and_stdin_inputs)
     free(dir);
 }
 
+/* Standard input redirected from a file begins where the shell left it: after `head -c 6`,
+ * the same answer as for the rest of the file through a pipe (a small file, mapped, and one
+ * of 80 KB, read). */
+Test(tokenize_cli, stdin_from_a_file_begins_where_the_shell_left_it)
+{
+    char *dir = test_tmpdir("tokcli_at"), *f = path_join(dir, "in.txt");
+    for (size_t n = 11; n <= 80000; n += 80000 - 11) {
+        char *s = malloc(n);
+        memcpy(s, "Hello world", 11);
+        for (size_t i = 11; i < n; i++)
+            s[i] = " a bc"[i % 5];
+        write_file(f, s, n);
+        char *sh[] = {"/bin/sh", "-c", "{ head -c 6 >/dev/null; exec \"$0\" tokenize --format json -; } < \"$1\"",
+                      BIN, f, NULL};
+        run_result r = run_argv(sh, NULL, 0, NULL, NULL), want = RUN_IN(s + 6, n - 6, "tokenize", "--format", "json", "-");
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        cr_expect(r.out_len == want.out_len && memcmp(r.out, want.out, r.out_len) == 0, "%zu bytes: %.80s", n, r.out);
+        run_free(&r);
+        run_free(&want);
+        free(s);
+    }
+    free(f), free(dir);
+}
+
 Test(tokenize_cli, jsonl_batch)
 {
     const char in[] = "{\"text\": \"Hello world\"}\n{\"text\": \"\"}\n{\"id\": 3, \"text\": \"a\\u00e9\\ud83d\\ude00\"}\n";

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* textin.h — the whole text behind a file descriptor, without a copy where possible.
+/* textin.h — the whole text behind a file descriptor, mapped or read.
  *
- * A regular file (standard input redirected from one included) is mapped read-only;
- * anything else (a pipe, a terminal, a device) is read to its end into a buffer. At most
+ * A regular file (standard input redirected from one included) is mapped read-only, or
+ * from TEXTIN_HUGE_MIN to TEXTIN_HUGE_MAX bytes read into memory advised to huge pages
+ * (textin.c says why); anything else (a pipe, a terminal, a device) is read to its end into
+ * a buffer. Either way the text begins where the descriptor stands. At most
  * TEXTIN_MAX bytes: a bigger input (or /dev/zero) is a clear error, not an exhausted
  * memory. The caller opens and closes the descriptor, decides which files are acceptable
  * (FIFOs, -o clashes) and guards the mapping against truncation (SIGBUS) if it wants to;
@@ -21,6 +23,8 @@
 #include <stddef.h>
 
 #define TEXTIN_MAX ((size_t)1 << 30) /* 1 GiB */
+#define TEXTIN_HUGE_MIN ((size_t)64 << 10)  /* regular files of this size ... */
+#define TEXTIN_HUGE_MAX ((size_t)256 << 20) /* ... to this are read, not mapped */
 
 enum {
     TEXTIN_E_TOO_LARGE = 2100, /* more than TEXTIN_MAX bytes */
@@ -30,12 +34,16 @@ enum {
 typedef struct textin {
     const char *data; /* len bytes (not NUL-terminated when mapped; "" when empty) */
     size_t len;
-    void *map;        /* the mapping (len bytes), or NULL */
+    void *map;        /* the file's mapping (map_len bytes, data inside it), or NULL */
+    size_t map_len;
     char *buf;        /* the read copy, or NULL */
+    void *huge;       /* the read copy on huge pages: an anonymous mapping of huge_len bytes, or NULL */
+    size_t huge_len;
 } textin;
 
-/* Reads all of fd into *in (fd stays open and is the caller's). name is how messages name
- * the input. On error *in is zeroed and nothing is held. */
+/* Reads all of fd from where it stands to its end into *in (fd stays open and is the
+ * caller's, left at the end as by read(2)). name is how messages name the input. On error
+ * *in is zeroed and nothing is held. */
 int textin_fd(textin *in, int fd, const char *name, g2e_err *err);
 
 /* Releases what in holds (a zeroed textin accepted) and zeroes it. */

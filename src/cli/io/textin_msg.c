@@ -31,7 +31,7 @@ int cli_textin_open(textin *in, const char *path, const char *what)
     if (path)
         close(fd);
     if (!rc && in->map) /* truncated by another program while read: one line, not "Bus error" */
-        out_guard_mapping(in->map, in->len, path ? path : "standard input", what);
+        out_guard_mapping(in->map, in->map_len, path ? path : "standard input", what);
     return rc ? cli_error("%s", err.msg), -1 : 0;
 }
 
