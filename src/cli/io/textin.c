@@ -31,24 +31,13 @@ static int too_large(textin *in, const char *name, g2e_err *err)
     return g2e_fail(err, TEXTIN_E_TOO_LARGE, "%s is larger than 1 GiB, the most this command reads", name);
 }
 
-/* Reads fd to its end into in->buf (at most TEXTIN_MAX bytes). */
-static int read_all(int fd, textin *in, const char *name, g2e_err *err)
+/* Reads up to want bytes of fd to p, fewer only at the end of the input: their count in
+ * *got. A read error releases in and is TEXTIN_E_READ with its message. */
+static int read_upto(int fd, char *p, size_t want, size_t *got, textin *in, const char *name, g2e_err *err)
 {
-    size_t cap = 1 << 16, n = 0;
-    in->buf = malloc(cap);
-    for (;;) {
-        if (!in->buf)
-            return g2e_fail(err, G2E_ENOMEM, "out of memory reading %s", name);
-        if (n == cap) {
-            if (cap >= TEXTIN_MAX)
-                return too_large(in, name, err);
-            char *c = realloc(in->buf, cap *= 2);
-            if (!c)
-                textin_close(in);
-            in->buf = c;
-            continue;
-        }
-        ssize_t k = read(fd, in->buf + n, cap - n);
+    size_t n = 0;
+    while (n < want) {
+        ssize_t k = read(fd, p + n, want - n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0) {
@@ -59,6 +48,31 @@ static int read_all(int fd, textin *in, const char *name, g2e_err *err)
         if (k == 0)
             break;
         n += (size_t)k;
+    }
+    *got = n;
+    return 0;
+}
+
+/* Reads fd to its end into in->buf (at most TEXTIN_MAX bytes). */
+static int read_all(int fd, textin *in, const char *name, g2e_err *err)
+{
+    size_t cap = 1 << 16, n = 0;
+    in->buf = malloc(cap);
+    for (;;) {
+        if (!in->buf)
+            return g2e_fail(err, G2E_ENOMEM, "out of memory reading %s", name);
+        size_t k;
+        int rc = read_upto(fd, in->buf + n, cap - n, &k, in, name, err);
+        if (rc)
+            return rc;
+        if ((n += k) < cap)
+            break; /* the end */
+        if (cap >= TEXTIN_MAX)
+            return too_large(in, name, err);
+        char *c = realloc(in->buf, cap *= 2);
+        if (!c)
+            textin_close(in);
+        in->buf = c;
     }
     if (!n)
         textin_close(in); /* empty: "" below */
@@ -84,20 +98,10 @@ static int read_huge(int fd, size_t n, textin *in, const char *name, g2e_err *er
 #endif
     in->huge = m;
     in->huge_len = len;
-    size_t got = 0;
-    while (got < n) {
-        ssize_t k = read(fd, a + got, n - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            int e = errno;
-            textin_close(in);
-            return g2e_fail(err, TEXTIN_E_READ, "cannot read %s: %s", name, strerror(e));
-        }
-        if (k == 0)
-            break; /* shrunk since fstat: what it holds now */
-        got += (size_t)k;
-    }
+    size_t got;
+    int rc = read_upto(fd, a, n, &got, in, name, err); /* (fewer: shrunk since fstat) */
+    if (rc)
+        return rc;
     in->data = got ? a : "";
     in->len = got;
     return 0;
