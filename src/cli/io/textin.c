@@ -10,10 +10,10 @@
  * zeroed pages) and the check then 0.7 ms. `tokenize --format ids -f corpus`, CPU time,
  * 31 alternating rounds: 0.936x on one thread, 0.919x on two; 0.88-0.95x for files of
  * 64 KB to 4 MB (21 rounds each). Peak RSS of the corpus: 1.2-1.6 MB more (the last huge
- * page's rounding). Where the memory cannot be had, the file is mapped as before. The copy also holds
- * the text as it was read: another program truncating the file cannot pull it away.
- * Above TEXTIN_HUGE_MAX (256 MB) the file is mapped all the same: its pages then stay the
- * page cache's, which the kernel can drop under memory pressure, where a copy would be
+ * page's rounding). Where the memory cannot be had, the file is mapped as before. The copy
+ * also holds the text as it was read: another program truncating the file cannot pull it
+ * away. Above TEXTIN_HUGE_MAX (256 MB) the file is mapped all the same: its pages then stay
+ * the page cache's, which the kernel can drop under memory pressure, where a copy would be
  * memory of the process's own that it cannot. */
 #include "textin.h"
 
