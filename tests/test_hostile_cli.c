@@ -803,13 +803,19 @@ Test(hostile, messages_escape_control_bytes_in_names)
     free(p), free(o);
 }
 
+/* The text of /proc/PID/what (the caller frees it), or NULL. */
+static char *proc_text(pid_t pid, const char *what)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%d/%s", (int)pid, what);
+    size_t n;
+    return read_file(p, &n);
+}
+
 /* 1 when /proc/PID/maps lists a mapping of a file whose path ends in name. */
 static int maps_file(pid_t pid, const char *name)
 {
-    char p[64];
-    snprintf(p, sizeof p, "/proc/%d/maps", (int)pid);
-    size_t n;
-    char *s = read_file(p, &n);
+    char *s = proc_text(pid, "maps");
     int found = s && strstr(s, name) != NULL;
     free(s);
     return found;
@@ -847,10 +853,7 @@ Test(hostile, text_file_truncated_while_tokenized_is_one_line)
 /* Bytes the process pid has read (/proc/PID/io's rchar), 0 if unknown. */
 static unsigned long long bytes_read(pid_t pid)
 {
-    char p[64];
-    snprintf(p, sizeof p, "/proc/%d/io", (int)pid);
-    size_t n;
-    char *s = read_file(p, &n);
+    char *s = proc_text(pid, "io");
     const char *r = s ? strstr(s, "rchar:") : NULL;
     unsigned long long v = r ? strtoull(r + 6, NULL, 10) : 0;
     free(s);
@@ -866,10 +869,7 @@ Test(hostile, text_file_truncated_after_it_was_read_is_tokenized_whole)
     child c = spawn((char *[]){"tokenize", "--format", "ids", "-f", txt, "-o", out, NULL});
     int done = 0, zombie = 0; /* read all of it, or ended */
     for (int i = 0; i < 100000 && !done; i++) {
-        char p[64], *st = NULL;
-        snprintf(p, sizeof p, "/proc/%d/stat", (int)c.pid);
-        size_t k;
-        st = read_file(p, &k);
+        char *st = proc_text(c.pid, "stat");
         const char *r = st ? strrchr(st, ')') : NULL;
         zombie = r && r[1] == ' ' && r[2] == 'Z';
         done = zombie || bytes_read(c.pid) >= 2 * pairs;
