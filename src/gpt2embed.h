@@ -29,8 +29,13 @@
  *
  * Threads: a tokenizer may be used by any number of threads at once (each call takes a
  * context of its own from the tokenizer's pool: caches and scratch, about 2 MB each, made
- * on first use and kept until close); a model is only read and may be shared freely. Only
- * the _close functions must not overlap other calls on the same object.
+ * on first use and kept until close, at most GPT2EMBED_THREADS_MAX of them); a model is only
+ * read and may be shared freely. Only the _close functions must not overlap other calls on
+ * the same object. No call ever waits for another: when the kept contexts are all in use, a
+ * call gets a spare one made for it (freed when it returns), and a call asked for several
+ * threads runs on as many as are free then (at least one). So any number of callers may ask
+ * for any number of threads at once, and a stream's callbacks may call the library on the
+ * same tokenizer (re-entry is safe); none of it can deadlock.
  *
  * Token IDs are exactly tiktoken's `gpt2` encoding; embeddings are float32, row-major,
  * bit-identical to numpy's wte[ids] + wpe[arange(start, start + T)] (F16/BF16 weights are
@@ -261,6 +266,14 @@ GPT2EMBED_API gpt2embed_status gpt2embed_token_bytes(const gpt2embed_tokenizer *
 /* The CPUs this process may run on: those of sched_getaffinity, capped by the cgroup v2
  * quota (cpu.max) of the process's cgroup, at least 1. */
 GPT2EMBED_API unsigned gpt2embed_cpu_count(void);
+
+#define GPT2EMBED_THREADS_MAX 64u   /* the most threads any call starts */
+
+/* The one thread cap of every call that takes n_threads: the threads such a call runs
+ * n_items items on (texts of a batch): n_threads (0: gpt2embed_cpu_count()), at most
+ * GPT2EMBED_THREADS_MAX and n_items, at least 1. The Python module sizes its own helper
+ * threads with it. */
+GPT2EMBED_API unsigned gpt2embed_threads_for(unsigned n_threads, size_t n_items);
 
 /* ---- the embedding stage ---------------------------------------------------------------- */
 

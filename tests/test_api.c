@@ -911,3 +911,137 @@ Test(api, one_tokenizer_shared_by_threads, .timeout = 120)
     gpt2embed_tokenizer_close(t);
     free_cases(&k);
 }
+
+/* Callers that each ask for more threads than the tokenizer keeps contexts for (64): no call
+ * waits for a context while it holds others, so none waits for ever (two callers of 64 threads
+ * each used to hang, every worker in the pool's wait). A hang is this test's timeout. */
+typedef struct greedy {
+    gpt2embed_tokenizer *t;
+    const cases *k;
+    unsigned threads;
+    size_t wrong;
+} greedy;
+
+static void *greedy_run(void *arg)
+{
+    greedy *g = arg;
+    gpt2embed_error err;
+    size_t *counts = calloc(g->k->n, sizeof *counts);
+    for (int round = 0; round < 3; round++) {
+        uint32_t *ids = NULL;
+        if (gpt2embed_tokenize_batch(g->t, g->k->n, (const char *const *)g->k->text, g->k->len,
+                                     GPT2EMBED_SPECIAL_TEXT, g->threads, &ids, counts, &err) != GPT2EMBED_OK) {
+            g->wrong++;
+            continue;
+        }
+        for (size_t i = 0, at = 0; i < g->k->n; at += counts[i++])
+            g->wrong += counts[i] != g->k->n_ids[i] || memcmp(ids + at, g->k->ids[i], counts[i] * sizeof *ids) != 0;
+        gpt2embed_free(ids);
+    }
+    free(counts);
+    return NULL;
+}
+
+Test(api, callers_asking_for_many_threads_never_wait_for_each_other, .timeout = 240)
+{
+    cases k = load_cases();
+    gpt2embed_tokenizer *t = open_tok();
+    static const unsigned asks[] = {40, 64, 10000};
+    for (size_t a = 0; a < sizeof asks / sizeof *asks; a++) {
+        greedy g[4];
+        pthread_t th[4];
+        for (int i = 0; i < 4; i++) {
+            g[i] = (greedy){t, &k, asks[a], 0};
+            cr_assert_eq(pthread_create(&th[i], NULL, greedy_run, &g[i]), 0);
+        }
+        for (int i = 0; i < 4; i++) {
+            pthread_join(th[i], NULL);
+            cr_expect_eq(g[i].wrong, 0, "%u threads, caller %d: %zu wrong results", asks[a], i, g[i].wrong);
+        }
+    }
+    gpt2embed_tokenizer_close(t);
+    free_cases(&k);
+}
+
+/* An emit callback that tokenizes on the same tokenizer while its stream runs on 64 threads
+ * (every context the tokenizer keeps): the inner calls get tiktoken's IDs, and the stream
+ * its own. */
+typedef struct reenter {
+    sink s;
+    gpt2embed_tokenizer *t;
+    const cases *k;
+    size_t calls, wrong;
+} reenter;
+
+static int reenter_emit(void *u, const uint32_t *ids, size_t n)
+{
+    reenter *r = u;
+    const cases *k = r->k;
+    size_t i = r->calls++ % k->n, got = 0;
+    uint32_t *inner = NULL, *batch = NULL, buf[1 << 12];
+    gpt2embed_error err;
+    /* one of each call that takes a context: into, ex, batch and count */
+    int rc = gpt2embed_tokenize_into(r->t, k->text[i], k->len[i], GPT2EMBED_SPECIAL_TEXT, buf, NULL,
+                                     sizeof buf / sizeof *buf, &got, &err);
+    r->wrong += rc == GPT2EMBED_OK && (got != k->n_ids[i] || memcmp(buf, k->ids[i], got * sizeof *buf) != 0);
+    r->wrong += rc != GPT2EMBED_OK && rc != GPT2EMBED_E_BUFFER;
+    rc = gpt2embed_tokenize_ex(r->t, k->text[i], k->len[i], GPT2EMBED_SPECIAL_TEXT, &inner, NULL, &got, &err);
+    r->wrong += rc || got != k->n_ids[i] || memcmp(inner, k->ids[i], got * sizeof *inner) != 0;
+    size_t counts[2];
+    const char *two[2] = {k->text[i], k->text[(i + 1) % k->n]};
+    size_t lens[2] = {k->len[i], k->len[(i + 1) % k->n]};
+    rc = gpt2embed_tokenize_batch(r->t, 2, two, lens, GPT2EMBED_SPECIAL_TEXT, 64, &batch, counts, &err);
+    r->wrong += rc || counts[0] != k->n_ids[i] || memcmp(batch, k->ids[i], counts[0] * sizeof *batch) != 0;
+    gpt2embed_count_info ci;
+    rc = gpt2embed_count(r->t, k->text[i], k->len[i], GPT2EMBED_SPECIAL_TEXT, 1024, &ci, &err);
+    r->wrong += rc || ci.n_tokens != k->n_ids[i];
+    gpt2embed_free(inner);
+    gpt2embed_free(batch);
+    return sink_emit_on(&r->s, ids, n);
+}
+
+Test(api, an_emit_callback_may_tokenize_on_the_same_tokenizer, .timeout = 240)
+{
+    cases k = load_cases();
+    size_t total = 0, cap = 8u << 20;
+    char *all = malloc(cap);
+    while (total < (6u << 20))
+        for (size_t i = 0; i < k.n && total + k.len[i] < cap; i++) {
+            memcpy(all + total, k.text[i], k.len[i]);
+            total += k.len[i];
+        }
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    uint32_t *want;
+    size_t n_want;
+    cr_assert_eq(gpt2embed_tokenize_ex(t, all, total, GPT2EMBED_SPECIAL_TEXT, &want, NULL, &n_want, &err), 0);
+    static const unsigned asks[] = {64, 10000};
+    for (size_t a = 0; a < sizeof asks / sizeof *asks; a++) {
+        feed f = {all, total, 0, 1, 0};
+        reenter r = {.t = t, .k = &k};
+        cr_assert_eq(gpt2embed_tokenize_stream(t, feed_read_on, &f, GPT2EMBED_SPECIAL_TEXT, asks[a], reenter_emit, &r,
+                                               &err),
+                     GPT2EMBED_OK, "%s", err.message);
+        cr_expect(r.calls > 1, "%zu emits", r.calls);
+        cr_expect_eq(r.wrong, 0, "%u threads: %zu wrong inner results", asks[a], r.wrong);
+        cr_expect_eq(r.s.n, n_want);
+        cr_expect(r.s.n == n_want && memcmp(r.s.ids, want, n_want * sizeof *want) == 0);
+        free(r.s.ids);
+    }
+    gpt2embed_free(want);
+    free(all);
+    gpt2embed_tokenizer_close(t);
+    free_cases(&k);
+}
+
+Test(api, one_thread_cap_for_every_call)
+{
+    unsigned cpus = gpt2embed_cpu_count();
+    cr_expect_eq(gpt2embed_threads_for(0, 1000), cpus < GPT2EMBED_THREADS_MAX ? cpus : GPT2EMBED_THREADS_MAX);
+    cr_expect_eq(gpt2embed_threads_for(10000, 1000), 64);
+    cr_expect_eq(gpt2embed_threads_for(4294967295u, (size_t)-1), 64);
+    cr_expect_eq(gpt2embed_threads_for(10000, 5), 5);
+    cr_expect_eq(gpt2embed_threads_for(3, 1000), 3);
+    cr_expect_eq(gpt2embed_threads_for(3, 0), 1);
+    cr_expect_eq(gpt2embed_threads_for(0, 0), 1);
+}

@@ -195,6 +195,7 @@ count_c = fn("gpt2embed_count", I, P, CP, S, U, S, ctypes.POINTER(CountInfoC), e
 token_bytes_c = fn("gpt2embed_token_bytes", I, P, ctypes.c_uint32,
                    ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8)), SP, err=True)
 cpu_count_c = fn("gpt2embed_cpu_count", U)
+threads_for_c = fn("gpt2embed_threads_for", U, U, ctypes.c_size_t)
 
 # flags (src/gpt2embed.h)
 SPECIAL_TEXT, SPECIAL_ERROR, LOSSY = 1, 2, 4
@@ -344,6 +345,12 @@ def open_tokenizer(dir: Optional[Any], what: str, serialize: bool) -> Guard:
     p = P()
     call(tok_open, ctypes.byref(p), None if dir is None else c_path(dir, "tokenizer"))
     return Guard(p, tok_close, what, serialize)
+
+
+def threads_for(n_threads: int, n_items: int) -> int:
+    """The library's one thread cap: the threads a call asked for n_threads (0: the CPUs)
+    runs n_items items on (at most 64 and n_items, at least 1)."""
+    return int(threads_for_c(n_threads, n_items))
 
 
 def cpu_count() -> int:

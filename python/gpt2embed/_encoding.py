@@ -366,11 +366,15 @@ def _run_batch(p: Any, tx: _Texts, check: Callable[[], None], flags: int, n_thre
     texts, each step's parts tokenized as soon as it is encoded; when the part that consume
     waits for is not done, this thread tokenizes the next part itself."""
     n = len(tx.texts)
-    n_cpu = n_threads or L.cpu_count()
+    n_cpu = L.threads_for(n_threads, n)
     q = _Queue(p, tx, flags)
     head = n // _HEAD if n_cpu >= 2 else 0
     tx.encode(0, head)
-    pipelined = head and int(tx.lens[:head].sum()) * _HEAD > 2 * _PART_BYTES   # (about)
+    guess = int(tx.lens[:head].sum()) * _HEAD   # (about the batch's bytes)
+    pipelined = head and guess > 2 * _PART_BYTES
+    # the library's one cap, and no more threads than (about) parts: C threads never
+    # exceed it either (each helper makes one-thread calls)
+    n_cpu = L.threads_for(n_cpu, guess // _PART_BYTES + 1)
     helpers: List[threading.Thread] = []
     with contextlib.ExitStack() as stack:
         try:

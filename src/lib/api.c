@@ -472,6 +472,11 @@ unsigned gpt2embed_cpu_count(void)
     return g2e_cpu_count();
 }
 
+unsigned gpt2embed_threads_for(unsigned n_threads, size_t n_items)
+{
+    return g2e_threads_for(n_threads, n_items);
+}
+
 gpt2embed_status gpt2embed_decode(const gpt2embed_tokenizer *t, const uint32_t *ids, size_t n, char **text,
                                   size_t *len, gpt2embed_error *err)
 {

@@ -182,3 +182,47 @@ def test_a_file_truncated_under_an_open_model_raises_instead_of_sigbus(fixtures,
     p = str(tmp_path / "copy.safetensors")
     shutil.copyfile(fixtures["F32"], p)
     assert run_py(TRUNCATE, p).strip() == "ok"
+
+
+GREEDY = r'''
+import json, sys, threading, time
+import gpt2embed as g
+src = sys.argv[1]
+texts = [json.loads(l)["text"] for l in open(src + "/tokenizer_cases.jsonl", encoding="utf-8")]
+want = [json.loads(l)["ids"] for l in open(src + "/tokenizer_expected.jsonl", encoding="utf-8")]
+enc = g.get_encoding("gpt2")
+# four threads, each asking for 64 C threads on the one Encoding (the pool keeps 64 contexts)
+got = [None] * 4
+def work(i):
+    got[i] = [enc.encode_batch(texts, num_threads=64, disallowed_special=()) for _ in range(3)]
+ths = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+for t in ths: t.start()
+for t in ths: t.join()
+assert all(r == want for g_ in got for r in g_), "4 x num_threads=64"
+# num_threads means at most that many: never more helper threads than the cap, nor than texts
+peak = [0]
+stop = threading.Event()
+def watch():
+    while not stop.is_set():
+        n = sum(t.name == "gpt2embed-batch" for t in threading.enumerate())
+        peak[0] = max(peak[0], n)
+        time.sleep(0.0005)
+w = threading.Thread(target=watch); w.start()
+many = texts * 12   # (about 2.5 MB: the batch is pipelined over helper threads)
+t0 = time.monotonic()
+for n in (10000, 2**32 - 1):
+    assert enc.encode_ordinary_batch(many, num_threads=n) == want * 12, n
+assert enc.encode_ordinary_batch(texts[:3], num_threads=10000) == want[:3]
+stop.set(); w.join()
+parts = sum(len(t.encode()) for t in many) // (256 << 10) + 2   # (the module's part size)
+assert 1 <= peak[0] <= min(63, parts), (peak[0], parts)
+print("ok", peak[0], round(time.monotonic() - t0, 2))
+'''
+
+
+def test_callers_asking_for_many_threads_finish_with_tiktokens_ids():
+    """4 threads x encode_batch(num_threads=64) on one Encoding used to hang (each call
+    waited for pool contexts the others held); num_threads=10000 started 9,999 Python
+    threads and 2**32-1 never returned. A hang is the subprocess's timeout."""
+    out = run_py(GREEDY, os.path.join(SRCDIR, "tests", "data"), timeout=240)
+    assert out.startswith("ok "), out

@@ -2,9 +2,10 @@
 /* share_tokenizer.c — one tokenizer shared by threads, under ThreadSanitizer (`make tsan`).
  *
  * Eight threads call gpt2embed_tokenize_into, gpt2embed_tokenize_ex, gpt2embed_count,
- * gpt2embed_tokenize_batch (2 threads of its own) and gpt2embed_tokenize_stream (2 threads)
- * on one gpt2embed_tokenizer at once, on every conformance text, and compare with the
- * first thread's results; ThreadSanitizer reports any race and the exit status is non-zero
+ * gpt2embed_tokenize_batch (2 and 64 threads of its own: eight callers of 64 take every
+ * context the tokenizer keeps, and spare ones) and gpt2embed_tokenize_stream (2 and 64
+ * threads, its emit callback tokenizing on the same tokenizer) on one gpt2embed_tokenizer at
+ * once, on every conformance text, and compare with the first thread's results; ThreadSanitizer reports any race and the exit status is non-zero
  * (halt_on_error). Not part of `make test`: the library is built again with
  * -fsanitize=thread, which cannot be mixed with the ASan build.
  */
@@ -67,6 +68,23 @@ static int count_emit(void *u, const uint32_t *ids, size_t n)
     return 0;
 }
 
+/* count_emit, and the IDs' own text tokenized again on the same tokenizer (re-entry) */
+static int reenter_emit(void *u, const uint32_t *ids, size_t n)
+{
+    char *text;
+    size_t len, again = 0;
+    gpt2embed_error err;
+    if (!gpt2embed_decode(tok, ids, n, &text, &len, &err)) {
+        uint32_t *more = NULL;
+        if (!gpt2embed_tokenize_ex(tok, text, len, GPT2EMBED_LOSSY | GPT2EMBED_SPECIAL_TEXT, &more, NULL, &again,
+                                   &err))
+            *(size_t *)u += again;
+        gpt2embed_free(more);
+        gpt2embed_free(text);
+    }
+    return count_emit(u, ids, n);
+}
+
 static size_t results[THREADS];
 
 static void *run(void *arg)
@@ -88,17 +106,21 @@ static void *run(void *arg)
         gpt2embed_free(off);
     }
     size_t *counts = malloc(n_texts * sizeof *counts);
-    uint32_t *all;
-    if (!gpt2embed_tokenize_batch(tok, n_texts, (const char *const *)texts, lens, GPT2EMBED_LOSSY, 2, &all, counts,
-                                  &err))
-        for (size_t i = 0; i < n_texts; i++)
-            sum += counts[i];
-    gpt2embed_free(all);
+    for (unsigned th = 2; th <= 64; th *= 32) {
+        uint32_t *all;
+        if (!gpt2embed_tokenize_batch(tok, n_texts, (const char *const *)texts, lens, GPT2EMBED_LOSSY, th, &all,
+                                      counts, &err))
+            for (size_t i = 0; i < n_texts; i++)
+                sum += counts[i];
+        gpt2embed_free(all);
+    }
     free(counts);
     for (size_t i = 0; i < n_texts; i += 97) {
         feed f = {texts[i], lens[i], 0};
         size_t got = 0;
-        if (!gpt2embed_tokenize_stream(tok, rd, &f, GPT2EMBED_LOSSY, 2, count_emit, &got, &err))
+        int deep = i % 2;
+        if (!gpt2embed_tokenize_stream(tok, rd, &f, GPT2EMBED_LOSSY, deep ? 64 : 2, deep ? reenter_emit : count_emit,
+                                       &got, &err))
             sum += got;
     }
     free(buf);

@@ -132,3 +132,11 @@ unsigned g2e_cpu_count(void)
     }
     return q && q < c ? q : c;
 }
+
+unsigned g2e_threads_for(unsigned want, size_t items)
+{
+    size_t n = want ? want : g2e_cpu_count();
+    n = n < G2E_THREADS_MAX ? n : G2E_THREADS_MAX;
+    n = n < items ? n : items;
+    return n ? (unsigned)n : 1;
+}

@@ -14,8 +14,16 @@
 #ifndef G2E_CPUS_H
 #define G2E_CPUS_H
 
+#include <stddef.h>
+
 /* The default thread count: CPUs in the affinity mask, capped by the cgroup v2 quota. */
 unsigned g2e_cpu_count(void);
+
+#define G2E_THREADS_MAX 64u /* the most threads any call of the library starts */
+
+/* The threads a call asked for `want` (0: g2e_cpu_count()) runs `items` work items on: at
+ * most G2E_THREADS_MAX, at most items, at least 1 (gpt2embed_threads_for). */
+unsigned g2e_threads_for(unsigned want, size_t items);
 
 /* The CPUs a cgroup v2 cpu.max line allows: ceil(quota / period), at least 1; 0 for "max",
  * NULL, or for anything that is not "QUOTA [PERIOD]" with positive integers (PERIOD 100000 when

@@ -122,6 +122,11 @@ struct tok_tokenizer {
     int bpe_path;                /* TOK_BPE_AUTO or the path forced by tok_set_bpe_path */
 };
 
+/* A tokenizer of its own over t's tables (shared, read-only), with its own caches and
+ * scratch, owned by the caller (tok_close frees only what it owns); t may be encoding in
+ * another thread meanwhile. NULL when out of memory. */
+tok_tokenizer *tok_worker_new(const tok_tokenizer *t);
+
 /* Creates the caches of a fresh tokenizer (or worker): 0 or G2E_ENOMEM (no message). They
  * are one mapping aligned to TOK_HUGE_PAGE whose pages the kernel zero-fills when first
  * touched; tok_free_caches releases it. */

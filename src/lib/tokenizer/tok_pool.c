@@ -14,7 +14,6 @@
 
 struct tok_pool {
     pthread_mutex_t mu;
-    pthread_cond_t back;          /* a context came back */
     tok_tokenizer *t;             /* owned; context 0 */
     tok_ctx ctx[TOK_POOL_MAX];
     unsigned made;                /* contexts made: ctx[0..made) */
@@ -31,28 +30,25 @@ int tok_pool_new(tok_pool **out, tok_tokenizer *t, g2e_err *err)
         tok_close(t);
         return g2e_fail(err, G2E_ENOMEM, "out of memory");
     }
-    if (pthread_cond_init(&p->back, NULL) != 0) {
-        pthread_mutex_destroy(&p->mu);
-        free(p);
-        tok_close(t);
-        return g2e_fail(err, G2E_ENOMEM, "out of memory");
-    }
     p->t = t;
     *out = p;
     return 0;
+}
+
+static void ctx_free_buffers(tok_ctx *c)
+{
+    free(c->ids.ids);
+    free(c->ids_off.ids);
+    free(c->ids_off.off);
 }
 
 void tok_pool_free(tok_pool *p)
 {
     if (!p)
         return;
-    for (unsigned k = 0; k < p->made; k++) {
-        free(p->ctx[k].ids.ids);
-        free(p->ctx[k].ids_off.ids);
-        free(p->ctx[k].ids_off.off);
-    }
+    for (unsigned k = 0; k < p->made; k++)
+        ctx_free_buffers(&p->ctx[k]);
     tok_close(p->t); /* the workers with it */
-    pthread_cond_destroy(&p->back);
     pthread_mutex_destroy(&p->mu);
     free(p);
 }
@@ -62,43 +58,73 @@ const tok_tokenizer *tok_pool_tables(const tok_pool *p)
     return p->t;
 }
 
+/* An idle context, else a new one while fewer than TOK_POOL_MAX exist; NULL when neither
+ * (or out of memory). mu held. */
+static tok_ctx *take_kept(tok_pool *p)
+{
+    if (p->n_free)
+        return &p->ctx[p->free_[--p->n_free]];
+    if (p->made == TOK_POOL_MAX)
+        return NULL;
+    /* a worker shares the tables; making it touches only the pool's own fields of t */
+    tok_tokenizer *w = tok_worker(p->t, p->made);
+    if (!w)
+        return NULL;
+    tok_ctx *c = &p->ctx[p->made];
+    *c = (tok_ctx){.t = w, .ids_off = {.keep_off = 1}, .slot = p->made};
+    p->made++;
+    return c;
+}
+
+/* A context made for one call when every kept one is out, freed when it is given back. */
+static tok_ctx *take_spare(tok_pool *p)
+{
+    tok_ctx *c = malloc(sizeof *c);
+    tok_tokenizer *w = c ? tok_worker_new(p->t) : NULL;
+    if (!w) {
+        free(c);
+        return NULL;
+    }
+    *c = (tok_ctx){.t = w, .ids_off = {.keep_off = 1}, .slot = TOK_POOL_SPARE};
+    return c;
+}
+
 tok_ctx *tok_pool_take(tok_pool *p)
 {
-    tok_ctx *c = NULL;
     pthread_mutex_lock(&p->mu);
-    while (!p->n_free && p->made == TOK_POOL_MAX)
-        pthread_cond_wait(&p->back, &p->mu);
-    if (p->n_free) {
-        c = &p->ctx[p->free_[--p->n_free]];
-    } else {
-        /* a worker shares the tables; making it touches only the pool's own fields of t */
-        tok_tokenizer *w = tok_worker(p->t, p->made);
-        if (w) {
-            c = &p->ctx[p->made];
-            *c = (tok_ctx){.t = w, .ids_off = {.keep_off = 1}, .slot = p->made};
-            p->made++;
-        }
-    }
+    tok_ctx *c = take_kept(p);
     pthread_mutex_unlock(&p->mu);
-    return c;
+    return c ? c : take_spare(p);
 }
 
 void tok_pool_give(tok_pool *p, tok_ctx *c)
 {
     if (!c)
         return;
+    if (c->slot == TOK_POOL_SPARE) {
+        ctx_free_buffers(c);
+        tok_close(c->t);
+        free(c);
+        return;
+    }
     pthread_mutex_lock(&p->mu);
     p->free_[p->n_free++] = c->slot;
-    pthread_cond_signal(&p->back);
     pthread_mutex_unlock(&p->mu);
 }
 
-/* Takes up to `want` contexts (at least one, or none when out of memory); returns how many. */
+/* Up to `want` contexts at once, never waiting: the first as tok_pool_take gives it, the
+ * others only while kept ones are idle or can be made (a call runs on fewer threads rather
+ * than wait for contexts other calls hold, or make many of its own). Returns how many (0:
+ * out of memory). */
 static unsigned take_some(tok_pool *p, tok_ctx **c, unsigned want)
 {
-    unsigned got = 0;
-    while (got < want && (c[got] = tok_pool_take(p)))
+    if (!want || !(c[0] = tok_pool_take(p)))
+        return 0;
+    unsigned got = 1;
+    pthread_mutex_lock(&p->mu);
+    while (got < want && (c[got] = take_kept(p)))
         got++;
+    pthread_mutex_unlock(&p->mu);
     return got;
 }
 
@@ -110,8 +136,7 @@ static void give_all(tok_pool *p, tok_ctx **c, unsigned n)
 
 static unsigned threads_of(unsigned threads)
 {
-    unsigned n = threads ? threads : g2e_cpu_count();
-    return n > TOK_POOL_MAX ? TOK_POOL_MAX : n;
+    return g2e_threads_for(threads, TOK_POOL_MAX);
 }
 
 /* ---- batches ---- */

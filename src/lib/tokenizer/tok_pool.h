@@ -6,9 +6,14 @@
  * pool owns a tokenizer and hands out contexts: the tokenizer itself first, then its workers
  * (tok_worker: the same tables, caches of their own, about 2 MB each), each made on the
  * first call that finds every other context busy and kept until the pool is freed, at most
- * TOK_POOL_MAX (a caller beyond that waits for one to come back). Measured against one
- * mutex held for the whole call: the pool's cost is a lock and an unlock per call (about
- * 40 ns uncontended), and threads tokenize at once instead of in turn.
+ * TOK_POOL_MAX. No call ever waits for a context: beyond TOK_POOL_MAX, a call gets a spare
+ * one made for it and freed when it is given back, and a call that would use several
+ * threads takes only the kept contexts that are idle or can still be made (at least one),
+ * running on fewer threads rather than waiting for others to give theirs back. So callers
+ * may ask for any number of threads at once, and a callback (a stream's emit) may
+ * tokenize on the same pool, without a deadlock. Measured against one mutex held for the
+ * whole call: the pool's cost is a lock and an unlock per call (about 40 ns uncontended),
+ * and threads tokenize at once instead of in turn.
  *
  * Both run on the one engine of threads (tok_run.h), with the pool's contexts as its members.
  * Batch: the texts in items of consecutive texts (about 64 KB each) taken in turn by the
@@ -27,13 +32,15 @@
 #ifndef G2E_TOK_POOL_H
 #define G2E_TOK_POOL_H
 
+#include "cpus.h"
 #include "tok_internal.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TOK_POOL_MAX 64
+#define TOK_POOL_MAX G2E_THREADS_MAX
+#define TOK_POOL_SPARE UINT32_MAX /* tok_ctx.slot of a context made for one call */
 #define TOK_POOL_CHUNK ((size_t)1 << 19) /* 512 KB: two in flight per thread (tok_pool.c) */
 
 enum {
@@ -59,8 +66,8 @@ void tok_pool_free(tok_pool *p);
  * tok_n_vocab): safe from any thread. */
 const tok_tokenizer *tok_pool_tables(const tok_pool *p);
 
-/* A context for the calling thread (waits while TOK_POOL_MAX are out); NULL when a new one
- * cannot be made (out of memory). Give it back with tok_pool_give. */
+/* A context for the calling thread, never waiting (a spare one when TOK_POOL_MAX are out);
+ * NULL when a new one cannot be made (out of memory). Give it back with tok_pool_give. */
 tok_ctx *tok_pool_take(tok_pool *p);
 void tok_pool_give(tok_pool *p, tok_ctx *c);
 

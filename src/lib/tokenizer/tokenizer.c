@@ -442,7 +442,7 @@ void tok_set_bpe_path(tok_tokenizer *t, int path)
  * meanwhile (a pool's first context), growing its own scratch or making its long cache, and
  * a copy of the whole struct read those fields as they were written (ThreadSanitizer: a data
  * race in `make tsan`, though the values read were then replaced). */
-static tok_tokenizer *worker_new(const tok_tokenizer *t)
+tok_tokenizer *tok_worker_new(const tok_tokenizer *t)
 {
     tok_tokenizer *w = calloc(1, sizeof *w);
     if (!w)
@@ -466,7 +466,7 @@ static unsigned workers_ready(tok_tokenizer *t, unsigned want)
     if (!t->workers && !(t->workers = calloc(MAX_THREADS, sizeof *t->workers)))
         return 0;
     while (t->n_workers < want) {
-        tok_tokenizer *w = worker_new(t);
+        tok_tokenizer *w = tok_worker_new(t);
         if (!w)
             break;
         t->workers[t->n_workers++] = w;
