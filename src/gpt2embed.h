@@ -77,7 +77,8 @@ typedef enum gpt2embed_status {
     GPT2EMBED_E_TOO_LARGE,      /* a size that does not fit in memory */
     GPT2EMBED_E_INTERNAL,       /* a failure the library could not classify (a bug: report it) */
     GPT2EMBED_E_BUFFER,         /* the caller's buffer is too small; the size needed was stored */
-    GPT2EMBED_E_STOPPED,        /* a callback asked to stop (or its read failed: see errno_value) */
+    GPT2EMBED_E_STOPPED,        /* a callback asked to stop (emit returned non-zero, or read
+                                   returned -1 with errno ECANCELED) */
 } gpt2embed_status;
 
 #define GPT2EMBED_NONE ((size_t)-1)   /* no offset / no index */
@@ -90,7 +91,8 @@ typedef struct gpt2embed_error {
                                         from the start of the stream); else GPT2EMBED_NONE */
     size_t index;                    /* E_TOKEN_ID: index of the bad ID; batch calls: index of
                                         the failing text; else GPT2EMBED_NONE */
-    int errno_value;                 /* E_IO, E_STOPPED by a failed read: errno; else 0 */
+    int errno_value;                 /* E_IO (a failed read included), E_STOPPED by a read: the
+                                        errno; else 0 */
     char message[GPT2EMBED_ERROR_MAX]; /* one line, English, NUL-terminated */
 } gpt2embed_error;
 
@@ -236,9 +238,11 @@ GPT2EMBED_API gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const cha
                                                gpt2embed_count_info *out, gpt2embed_error *err);
 
 /* Streaming: read(read_user, buf, cap) fills buf with up to cap bytes of the input and returns
- * how many (0: the end; -1: an error, errno set). emit(emit_user, ids, n) receives the IDs in
- * order, in pieces (ids valid during the call only); a non-zero return stops the run with
- * GPT2EMBED_E_STOPPED. The input is cut where GPT-2's pre-tokenizer is sure to cut, so the IDs
+ * how many (0: the end). A read that returns -1 ends the stream and is not called again:
+ * GPT2EMBED_E_STOPPED when it set errno to ECANCELED (how a read callback cancels), else
+ * GPT2EMBED_E_IO (EINTR included: retrying is the callback's choice), with errno_value.
+ * emit(emit_user, ids, n) receives the IDs in order, in pieces (ids valid during the call
+ * only); a non-zero return stops the run with GPT2EMBED_E_STOPPED. The input is cut where GPT-2's pre-tokenizer is sure to cut, so the IDs
  * are exactly those of the whole input tokenized at once. Memory: about n_threads x 2 MB plus
  * the longest run of text without such a cut point (a text with no whitespace at all is held
  * whole, as its BPE needs it). n_threads as gpt2embed_tokenize_batch's. Errors in the text

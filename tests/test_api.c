@@ -721,7 +721,8 @@ Test(api, count_takes_the_special_token_flags)
 typedef struct feed {
     const char *s;
     size_t n, at, step;   /* bytes handed out per read: step, varying */
-    int fail_at_end;
+    int fail_at_end;      /* the errno of a read at the end (-1 returned), or 0 */
+    int reads;            /* reads so far */
 } feed;
 
 static ptrdiff_t feed_read_on(void *u, char *buf, size_t cap);
@@ -747,9 +748,11 @@ static ptrdiff_t feed_read(void *u, char *buf, size_t cap)
 static ptrdiff_t feed_read_on(void *u, char *buf, size_t cap)
 {
     feed *f = u;
+    if (f->reads++ > 1000000)
+        abort(); /* called again and again after -1 */
     if (f->at == f->n) {
         if (f->fail_at_end) {
-            errno = EIO;
+            errno = f->fail_at_end;
             return -1;
         }
         return 0;
@@ -807,7 +810,7 @@ Test(api, stream_gives_the_ids_of_the_whole_text, .timeout = 120)
     size_t n_want;
     cr_assert_eq(gpt2embed_tokenize_ex(t, all, total, GPT2EMBED_SPECIAL_TEXT, &want, NULL, &n_want, &err), 0);
     for (unsigned th = 1; th <= 3; th++) {
-        feed f = {all, total, 0, th, 0};
+        feed f = {.s = all, .n = total, .step = th};
         sink s = {0};
         cr_assert_eq(gpt2embed_tokenize_stream(t, feed_read, &f, GPT2EMBED_SPECIAL_TEXT, th, sink_emit, &s, &err),
                      GPT2EMBED_OK, "%s", err.message);
@@ -818,7 +821,7 @@ Test(api, stream_gives_the_ids_of_the_whole_text, .timeout = 120)
     }
     /* a bad byte far in: its offset from the start of the stream */
     all[total - 100] = '\xFF';
-    feed f = {all, total, 0, 1, 0};
+    feed f = {.s = all, .n = total, .step = 1};
     sink s = {0};
     cr_expect_eq(gpt2embed_tokenize_stream(t, feed_read, &f, 0, 2, sink_emit, &s, &err), GPT2EMBED_E_UTF8);
     cr_expect_eq(err.offset, total - 100);
@@ -826,14 +829,22 @@ Test(api, stream_gives_the_ids_of_the_whole_text, .timeout = 120)
     snprintf(want_msg, sizeof want_msg, "offset %zu", total - 100);
     cr_expect(strstr(err.message, want_msg) != NULL, "%s", err.message);
     free(s.ids);
-    /* a failing read and a callback that stops */
+    /* a failing read (EINTR too: not called again), a read that cancels, a callback that
+     * stops: the status the header gives each */
     all[total - 100] = ' ';
-    f = (feed){all, 1000, 0, 1, 1};
-    s = (sink){0};
-    cr_expect_eq(gpt2embed_tokenize_stream(t, feed_read, &f, 0, 1, sink_emit, &s, &err), GPT2EMBED_E_IO);
-    cr_expect_eq(err.errno_value, EIO);
-    free(s.ids);
-    f = (feed){all, total, 0, 1, 0};
+    static const struct { int err, status; } reads[] = {
+        {EIO, GPT2EMBED_E_IO}, {EINTR, GPT2EMBED_E_IO}, {ECANCELED, GPT2EMBED_E_STOPPED}};
+    for (size_t r = 0; r < sizeof reads / sizeof *reads; r++)
+        for (unsigned th = 1; th <= 2; th++) {
+            f = (feed){.s = all, .n = 1000, .step = 1, .fail_at_end = reads[r].err};
+            s = (sink){0};
+            cr_expect_eq(gpt2embed_tokenize_stream(t, feed_read, &f, 0, th, sink_emit, &s, &err), reads[r].status,
+                         "errno %d: %s", reads[r].err, err.message);
+            cr_expect_eq(err.errno_value, reads[r].err);
+            cr_expect_eq(f.at, 1000);
+            free(s.ids);
+        }
+    f = (feed){.s = all, .n = total, .step = 1};
     s = (sink){.stop_after = 1};
     cr_expect_eq(gpt2embed_tokenize_stream(t, feed_read, &f, 0, 1, sink_emit, &s, &err), GPT2EMBED_E_STOPPED);
     cr_expect(s.n < n_want);
@@ -1017,7 +1028,7 @@ Test(api, an_emit_callback_may_tokenize_on_the_same_tokenizer, .timeout = 240)
     cr_assert_eq(gpt2embed_tokenize_ex(t, all, total, GPT2EMBED_SPECIAL_TEXT, &want, NULL, &n_want, &err), 0);
     static const unsigned asks[] = {64, 10000};
     for (size_t a = 0; a < sizeof asks / sizeof *asks; a++) {
-        feed f = {all, total, 0, 1, 0};
+        feed f = {.s = all, .n = total, .step = 1};
         reenter r = {.t = t, .k = &k};
         cr_assert_eq(gpt2embed_tokenize_stream(t, feed_read_on, &f, GPT2EMBED_SPECIAL_TEXT, asks[a], reenter_emit, &r,
                                                &err),

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* test_err.c — the error record (err.h): g2e_fail's message never ends inside a character,
  * however long (issue 23: no translated text is cut in the middle of a character), and
- * g2e_cut_whole, the cut it uses. */
+ * g2e_cut_whole, the cut it uses; and the one vocabulary of codes: every library code,
+ * enumerated from the modules' lists, is distinct and reported as the public status its
+ * list gives it (status.h). */
 #include "err.h"
+#include "status.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -62,4 +65,30 @@ Test(err, cut_whole_moves_a_cut_back_to_a_character_start)
     char tiny[3] = "ab";
     g2e_cut_whole(tiny, sizeof tiny, 10);
     cr_expect(whole(tiny) && strlen(tiny) < 3, "%s", tiny);
+}
+
+/* Every library code from the modules' own lists: distinct, in its module's range, and
+ * mapped to the status written beside it (never GPT2EMBED_E_INTERNAL, the status of a code
+ * no list holds). */
+#define CODE_ROW(code, status) {code, GPT2EMBED_E_##status, #code},
+static const struct { int code; gpt2embed_status status; const char *name; } lib_codes[] = {
+    G2E_LIB_CODES(CODE_ROW)
+};
+
+Test(err, every_library_code_is_distinct_and_has_its_public_status)
+{
+    size_t n = sizeof lib_codes / sizeof *lib_codes;
+    cr_assert_gt(n, 50);
+    for (size_t i = 0; i < n; i++) {
+        cr_expect_eq(g2e_status_of(lib_codes[i].code), lib_codes[i].status, "%s", lib_codes[i].name);
+        cr_expect_neq(lib_codes[i].status, GPT2EMBED_E_INTERNAL, "%s", lib_codes[i].name);
+        for (size_t j = 0; j < i; j++)
+            cr_expect_neq(lib_codes[i].code, lib_codes[j].code, "%s and %s", lib_codes[i].name, lib_codes[j].name);
+    }
+    cr_expect_eq(g2e_status_of(0), GPT2EMBED_OK);
+    cr_expect_eq(g2e_status_of(-1), GPT2EMBED_E_INTERNAL);
+    cr_expect_eq(g2e_status_of(G2E_BASE(TOKF)), GPT2EMBED_E_INTERNAL); /* a program code */
+    /* the program's codes: each module in its own range (outdir and tokfile shared 2700) */
+    cr_expect_neq(G2E_MODULE_OF(TOK_E_UTF8), G2E_MODULE_OF(ST_E_OPEN));
+    cr_expect_eq(G2E_MODULE_OF(TOK_E_TOO_LARGE), G2E_MOD_TOK);
 }

@@ -201,7 +201,7 @@ static int whole_to(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *
         int e = o->fmt == FMT_JSON ? toks_write_json(f, t, text, len, &r) : format_table(f, t, text, len, &r);
         rc = e && e != G2E_EIO ? g2e_fail(&err, G2E_ENOMEM, "out of memory formatting the output") : 0;
     }
-    if (rc >= 300 && rc < 400) /* the tokenizer's: the input named */
+    if (G2E_MODULE_OF(rc) == G2E_MOD_TOK) /* the tokenizer's: the input named */
         cli_error("%s: %s", what, err.msg);
     else if (rc)
         cli_error("%s", err.msg);
@@ -311,7 +311,7 @@ static int stream_text(tok_tokenizer *t, const tokenize_opts *o, const opt_parse
             progress_draw(&g, x.bytes, x.tokens, 1);
         fputs(dl_meter_close(&g.m, nl, sizeof nl) ? nl : "", stderr);
     }
-    if (rc >= 300 && rc < 400) /* the tokenizer's: the input named */
+    if (G2E_MODULE_OF(rc) == G2E_MOD_TOK) /* the tokenizer's: the input named */
         cli_error("%s: %s", what, x.msg);
     else if (rc == TOKS_E_READ)
         cli_error("cannot read %s: %s", what, strerror(x.sys_errno));

@@ -97,7 +97,7 @@
 
 /* Status codes (g2e_err.code). */
 enum {
-    DL_E_OFFLINE = 600,    /* HF_HUB_OFFLINE is set: nothing was sent */
+    DL_E_OFFLINE = G2E_BASE(DL),    /* HF_HUB_OFFLINE is set: nothing was sent */
     DL_E_ARG,              /* an option out of range (no repo, no output path, bad token) */
     DL_E_CURL,             /* libcurl could not be set up */
     DL_E_NETWORK,          /* a transport failure that persisted through the retries */
@@ -115,7 +115,9 @@ enum {
     DL_E_BUSY,             /* another process is writing the same .part file */
     DL_E_SHAPE,            /* the remote tensors are not the shapes or size asked for */
     DL_E_SPACE,            /* not enough free disk space for what is to be written */
+    DL_CODES_END_
 };
+G2E_CODES_END(DL, DL_CODES_END_);
 
 #define DL_MAX_RETRIES 100
 

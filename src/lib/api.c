@@ -3,10 +3,11 @@
  *
  * Each entry point checks its pointers (a NULL is GPT2EMBED_E_ARG, never a crash: the
  * Python module passes whatever the user gave it), calls the module, and turns the
- * module's status code into the one published enum (status_of). The message is the
- * module's, unchanged, so the program and the library say the same thing.
+ * module's status code into the one published enum (g2e_status_of, made from the modules'
+ * lists of codes: status.h). The message is the module's, unchanged, so the program and
+ * the library say the same thing.
  */
-#include "../gpt2embed.h"
+#include "status.h"
 
 #include "embed.h"
 #include "locate.h"
@@ -32,33 +33,14 @@ struct gpt2embed_tokenizer {
     tok_pool *pool;   /* the tokenizer and its contexts, one per concurrent call */
 };
 
-/* The published status of a module code (each module's header lists its codes). */
-static gpt2embed_status status_of(int code)
+#define STATUS_CASE(code, status) case code: return GPT2EMBED_E_##status;
+
+gpt2embed_status g2e_status_of(int code)
 {
     switch (code) {
     case G2E_OK: return GPT2EMBED_OK;
-    case G2E_ENOMEM: return GPT2EMBED_E_NOMEM;
-    case G2E_EIO: case ST_E_OPEN: case TOK_E_OPEN: return GPT2EMBED_E_IO;
-    case G2E_EINVAL: case LOCATE_E_TOO_LONG: case SIN_E_DIM: case SIN_E_BASE:
-    case EMBED_E_WINDOW: case SIM_E_RANGE: case SIM_E_SHAPE: return GPT2EMBED_E_ARG;
-    case LOCATE_E_MISSING: case LOCATE_E_NOT_FOUND: case MODEL_E_NOT_FOUND:
-    case TOK_E_NOT_FOUND: return GPT2EMBED_E_NOT_FOUND;
-    case LOCATE_E_UNKNOWN_MODEL: return GPT2EMBED_E_UNKNOWN_MODEL;
-    case ST_E_NOT_FOUND: case ST_E_DTYPE_UNSUPPORTED: case MODEL_E_NO_WTE: case MODEL_E_NO_WPE:
-    case MODEL_E_SHAPE: case MODEL_E_DTYPE: case MODEL_E_AMBIGUOUS: return GPT2EMBED_E_NOT_GPT2;
-    case TOK_E_UTF8: return GPT2EMBED_E_UTF8;
-    case TOK_E_SPECIAL: return GPT2EMBED_E_SPECIAL;
-    case TOK_E_ID: case EMBED_E_ID: case MODEL_E_RANGE: case ST_E_RANGE: return GPT2EMBED_E_TOKEN_ID;
-    case EMBED_E_CONTEXT: case SIN_E_LEN: return GPT2EMBED_E_CONTEXT;
-    case SIM_E_ZERO: return GPT2EMBED_E_ZERO_VECTOR;
-    case TOKP_E_READ: return GPT2EMBED_E_IO;
-    case TOKP_STOPPED: return GPT2EMBED_E_STOPPED;
-    case TOK_E_TOO_LARGE: case SIN_E_SIZE: return GPT2EMBED_E_TOO_LARGE;
-    default:
-        /* the remaining safetensors and tokenizer-file rules: the file is malformed */
-        if ((code >= 100 && code < 200) || code == TOK_E_VOCAB || code == TOK_E_MERGES)
-            return GPT2EMBED_E_FORMAT;
-        return GPT2EMBED_E_INTERNAL;
+    G2E_LIB_CODES(STATUS_CASE)
+    default: return GPT2EMBED_E_INTERNAL;
     }
 }
 
@@ -78,7 +60,7 @@ static gpt2embed_status detail(gpt2embed_status s, gpt2embed_error *err, const c
 
 static gpt2embed_status fail(const g2e_err *e, int rc, gpt2embed_error *err)
 {
-    return detail(status_of(rc), err, e->msg, GPT2EMBED_NONE, GPT2EMBED_NONE);
+    return detail(g2e_status_of(rc), err, e->msg, GPT2EMBED_NONE, GPT2EMBED_NONE);
 }
 
 static gpt2embed_status say(gpt2embed_status s, gpt2embed_error *err, const char *msg)
@@ -280,7 +262,7 @@ static int special_of(unsigned flags)
 /* A failed tokenization: the offset of the bad byte with the message. */
 static gpt2embed_status text_fail(const g2e_err *e, int rc, size_t bad, gpt2embed_error *err)
 {
-    return detail(status_of(rc), err, e->msg, bad, GPT2EMBED_NONE);
+    return detail(g2e_status_of(rc), err, e->msg, bad, GPT2EMBED_NONE);
 }
 
 /* Tokenizes text into the context's own buffers (c->ids, or c->ids_off with offsets). */
@@ -389,7 +371,7 @@ gpt2embed_status gpt2embed_tokenize_batch(gpt2embed_tokenizer *t, size_t n_texts
         char msg[G2E_ERR_MSG_MAX + 32];
         if (bad_text != SIZE_MAX)
             snprintf(msg, sizeof msg, "text %zu: %s", bad_text, e.msg);
-        return detail(status_of(rc), err, bad_text != SIZE_MAX ? msg : e.msg, bad, bad_text);
+        return detail(g2e_status_of(rc), err, bad_text != SIZE_MAX ? msg : e.msg, bad, bad_text);
     }
     return GPT2EMBED_OK;
 }
@@ -414,7 +396,7 @@ gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const char *text, size_
     int rc = tokcount_text(c->t, len ? text : "", len, n_ctx, how, &r, &e);
     tok_pool_give(t->pool, c);
     if (rc)
-        return detail(status_of(rc), err, e.msg, r.bad_offset == SIZE_MAX ? GPT2EMBED_NONE : r.bad_offset,
+        return detail(g2e_status_of(rc), err, e.msg, r.bad_offset == SIZE_MAX ? GPT2EMBED_NONE : r.bad_offset,
                       GPT2EMBED_NONE);
     *out = (gpt2embed_count_info){r.tokens, r.chars, n_ctx, r.fits ? len : r.cut_byte,
                                   r.fits ? r.chars : r.cut_chars, !r.fits && r.inside};
@@ -451,7 +433,7 @@ gpt2embed_status gpt2embed_tokenize_stream(gpt2embed_tokenizer *t, gpt2embed_rea
                              &sys_errno, &e);
     if (!rc)
         return GPT2EMBED_OK;
-    gpt2embed_status s = detail(status_of(rc), err, e.msg, bad == SIZE_MAX ? GPT2EMBED_NONE : bad, GPT2EMBED_NONE);
+    gpt2embed_status s = detail(g2e_status_of(rc), err, e.msg, bad == SIZE_MAX ? GPT2EMBED_NONE : bad, GPT2EMBED_NONE);
     if (err)
         err->errno_value = sys_errno;
     return s;
@@ -464,7 +446,7 @@ gpt2embed_status gpt2embed_token_bytes(const gpt2embed_tokenizer *t, uint32_t id
         return NULL_ARG("gpt2embed_token_bytes");
     g2e_err e;
     int rc = tok_piece(tok_pool_tables(t->pool), id, bytes, len, &e);
-    return rc ? detail(status_of(rc), err, e.msg, GPT2EMBED_NONE, 0) : GPT2EMBED_OK;
+    return rc ? detail(g2e_status_of(rc), err, e.msg, GPT2EMBED_NONE, 0) : GPT2EMBED_OK;
 }
 
 unsigned gpt2embed_cpu_count(void)
@@ -494,7 +476,7 @@ gpt2embed_status gpt2embed_decode(const gpt2embed_tokenizer *t, const uint32_t *
     size_t bad = 0; /* the index of the first bad ID, for err->index */
     while (rc == TOK_E_ID && bad < n && ids[bad] < tok_n_vocab(tk))
         bad++;
-    return detail(status_of(rc), err, e.msg, GPT2EMBED_NONE, rc == TOK_E_ID ? bad : GPT2EMBED_NONE);
+    return detail(g2e_status_of(rc), err, e.msg, GPT2EMBED_NONE, rc == TOK_E_ID ? bad : GPT2EMBED_NONE);
 }
 
 /* ---- the embedding stage ---- */
@@ -514,7 +496,7 @@ gpt2embed_status gpt2embed_embed_pe(const gpt2embed_model *m, const uint32_t *id
     size_t bad = 0; /* the index of the first bad ID, for err->index */
     while (rc == EMBED_E_ID && bad < n && ids[bad] < m->m->n_vocab)
         bad++;
-    return detail(status_of(rc), err, e.msg, GPT2EMBED_NONE, rc == EMBED_E_ID ? bad : GPT2EMBED_NONE);
+    return detail(g2e_status_of(rc), err, e.msg, GPT2EMBED_NONE, rc == EMBED_E_ID ? bad : GPT2EMBED_NONE);
 }
 
 gpt2embed_status gpt2embed_embed(const gpt2embed_model *m, const uint32_t *ids, size_t n,

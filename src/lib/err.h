@@ -43,12 +43,39 @@ void g2e_set_translator(const char *(*fn)(const char *msgid));
 /* Clears e to "no error". */
 void g2e_clear(g2e_err *e);
 
-/* Status codes shared by all modules (module codes start at 100 * module). */
+/* Status codes shared by all modules. */
 enum {
     G2E_OK = 0,
     G2E_ENOMEM = 1,   /* an allocation failed */
     G2E_EIO = 2,      /* a system call failed; msg names the path and errno text */
     G2E_EINVAL = 3,   /* an argument outside its documented range */
 };
+
+/* Every module with status codes of its own, once, in both wings: a module's codes are
+ * G2E_BASE(its entry) onwards, fewer than G2E_SPAN of them (checked at compile time), so
+ * no two modules' codes can be equal. */
+enum g2e_module {
+    G2E_MOD_ST = 1, G2E_MOD_MODEL, G2E_MOD_TOK, G2E_MOD_UNI, G2E_MOD_SIN, G2E_MOD_LOCATE,
+    G2E_MOD_EMBED, G2E_MOD_SIM, G2E_MOD_TOKP, G2E_MOD_TOKS,            /* the library */
+    G2E_MOD_DL, G2E_MOD_PCA, G2E_MOD_ROPE, G2E_MOD_ORDER, G2E_MOD_REF, /* study, download */
+    G2E_MOD_NPY, G2E_MOD_OFILE, G2E_MOD_READIN, G2E_MOD_TEXTIN, G2E_MOD_JSONL, /* the program */
+    G2E_MOD_IDLIST, G2E_MOD_ODIR, G2E_MOD_TOKF, G2E_MOD_RENDER,
+};
+#define G2E_SPAN 100
+#define G2E_BASE(mod) (G2E_MOD_##mod * G2E_SPAN)
+/* The module a code belongs to (0: a shared code). */
+#define G2E_MODULE_OF(code) ((code) / G2E_SPAN)
+/* After a module's enum, whose last member is `end` (one past its last code). */
+#define G2E_CODES_END(mod, end) \
+    _Static_assert((end) <= G2E_BASE(mod) + G2E_SPAN, #mod ": more codes than G2E_SPAN")
+
+/* A library module's codes are a list X(name, status) (its header: MOD_CODES), status being
+ * the public gpt2embed_status it is reported as without its GPT2EMBED_E_ prefix (api.c maps
+ * them all from the lists, tests/test_err.c checks every one). G2E_CODES(MOD, MOD_CODES)
+ * makes the enum. */
+#define G2E_CODE_NAME(name, status) name,
+#define G2E_CODES(mod, list)                                                                  \
+    enum { mod##_CODES_BEFORE_ = G2E_BASE(mod) - 1, list(G2E_CODE_NAME) mod##_CODES_END_ }; \
+    G2E_CODES_END(mod, mod##_CODES_END_)
 
 #endif

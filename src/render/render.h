@@ -50,11 +50,13 @@
 
 /* Status codes (module 30). */
 enum {
-    RENDER_E_ARG = 3000,   /* a spec outside its documented range (msg says which field) */
+    RENDER_E_ARG = G2E_BASE(RENDER),   /* a spec outside its documented range (msg says which field) */
     RENDER_E_LOAD,         /* gpt2-embed-render.so (or cairo/Pango under it) cannot be loaded */
     RENDER_E_CAIRO,        /* cairo failed (msg: cairo's status text) */
     /* G2E_ENOMEM for allocation failures */
+    RENDER_CODES_END_
 };
+G2E_CODES_END(RENDER, RENDER_CODES_END_);
 
 /* The colour maps, in the order of RENDER_CMAP_NAMES (a program's --cmap choice list). */
 typedef enum render_cmap {

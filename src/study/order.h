@@ -35,8 +35,10 @@
 #include "tokchars.h"
 
 enum {
-    ORDER_E_EMPTY = 1900,   /* one of the sequences has no tokens */
+    ORDER_E_EMPTY = G2E_BASE(ORDER),   /* one of the sequences has no tokens */
+    ORDER_CODES_END_
 };
+G2E_CODES_END(ORDER, ORDER_CODES_END_);
 
 /* Two outputs rows are "equal" when they differ by at most ORDER_TOL times the largest |x|
  * of the inputs (every output is a convex combination of input rows): rounding of sums taken

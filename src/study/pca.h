@@ -42,11 +42,13 @@
 #include "err.h"
 
 enum {
-    PCA_E_SHAPE = 1200, /* n < 2, d == 0, k > d, or n·d / d·d overflows */
+    PCA_E_SHAPE = G2E_BASE(PCA), /* n < 2, d == 0, k > d, or n·d / d·d overflows */
     PCA_E_VALUE,        /* a NaN or infinity in the input (msg: row and column) */
     PCA_E_LAPACK,       /* a LAPACK routine reported failure (msg: which, info) */
     PCA_E_LIBRARY,      /* LAPACKE or BLAS cannot be loaded (msg: which .so, which package) */
+    PCA_CODES_END_
 };
+G2E_CODES_END(PCA, PCA_CODES_END_);
 
 /* Largest n·d accepted (2^28 doubles = 2 GB for the centred copy). */
 #define PCA_MAX_CELLS ((size_t)1 << 28)

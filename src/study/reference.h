@@ -21,8 +21,10 @@
 #include "model.h"
 
 enum {
-    REF_E_FEW_ROWS = 1950,  /* fewer than two rows with a non-zero norm were found */
+    REF_E_FEW_ROWS = G2E_BASE(REF),  /* fewer than two rows with a non-zero norm were found */
+    REF_CODES_END_
 };
+G2E_CODES_END(REF, REF_CODES_END_);
 
 /* The median cosine of up to n_pairs random pairs of distinct rows of wte (which = 0) or wpe
  * (which = 1), drawn from seed. *used receives the number of pairs that counted (pairs with a

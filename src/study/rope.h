@@ -30,11 +30,13 @@
 #include "sinusoid.h"
 
 enum {
-    ROPE_E_DIM = 1300,  /* d zero or odd, or beyond SIN_MAX_DIM */
+    ROPE_E_DIM = G2E_BASE(ROPE),  /* d zero or odd, or beyond SIN_MAX_DIM */
     ROPE_E_BASE,        /* base not finite or not > 1 */
     ROPE_E_LEN,         /* an empty range, or a position beyond ROPE_MAX_POS */
     ROPE_E_SIZE,        /* the work asked for exceeds the stated limit */
+    ROPE_CODES_END_
 };
+G2E_CODES_END(ROPE, ROPE_CODES_END_);
 
 /* Positions are converted to double exactly up to 2^53. */
 #define ROPE_MAX_POS ((uint64_t)1 << 53)

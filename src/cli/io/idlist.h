@@ -12,9 +12,11 @@
 #include <stdint.h>
 
 enum {
-    IDLIST_E_SYNTAX = 2600,   /* not the grammar; msg says what was expected at which character */
-    IDLIST_E_RANGE = 2601,    /* an ID over 2^32-1, or not below n_vocab */
+    IDLIST_E_SYNTAX = G2E_BASE(IDLIST), /* not the grammar; msg says what was expected at which character */
+    IDLIST_E_RANGE,           /* an ID over 2^32-1, or not below n_vocab */
+    IDLIST_CODES_END_
 };
+G2E_CODES_END(IDLIST, IDLIST_CODES_END_);
 
 /* Parses s[0..len) (not NUL-terminated; any bytes). Each ID must be < n_vocab (UINT32_MAX:
  * only < 2^32). On success *ids (caller frees; NULL for the empty list) and *n are set and

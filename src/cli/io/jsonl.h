@@ -18,7 +18,7 @@
  * UTF-8 check included; the first version took 149 M, and the tokenizer's check of the
  * same texts 16 M more) against 756 M with cJSON_ParseWithLength (callgrind).
  *
- * Status codes: JSONL_E_SYNTAX (2200), G2E_ENOMEM. Errors carry a fixed English reason (the
+ * Status codes: JSONL_E_SYNTAX, G2E_ENOMEM. Errors carry a fixed English reason (the
  * text of tokenize --jsonl's messages and error objects) and the byte offset in the line
  * where the problem was found.
  * Deliberately left out: other members' values (only checked); more of line splitting than
@@ -32,7 +32,9 @@
 
 #include <stddef.h>
 
-enum { JSONL_E_SYNTAX = 2200, JSONL_BLANK = 1 /* jsonl_line: a blank line (not an error) */ };
+enum { JSONL_E_SYNTAX = G2E_BASE(JSONL), JSONL_CODES_END_ };
+G2E_CODES_END(JSONL, JSONL_CODES_END_);
+enum { JSONL_BLANK = 1 /* jsonl_line: a blank line (not an error) */ };
 
 #define JSONL_LOSSY 1u    /* a lone surrogate \u escape in "text" becomes U+FFFD */
 #define JSONL_PORTABLE 2u /* the scan without SSE2 even where it is (for tests: the same results) */

@@ -30,7 +30,7 @@
 #include "err.h"
 
 enum {
-    NPY_E_SHAPE = 800,   /* ndim outside 1..NPY_MAX_DIMS, or the byte size overflows */
+    NPY_E_SHAPE = G2E_BASE(NPY),   /* ndim outside 1..NPY_MAX_DIMS, or the byte size overflows */
     NPY_E_IO,            /* a read or write on the stream failed (msg has errno text) */
     NPY_E_MAGIC,         /* not "\x93NUMPY" */
     NPY_E_VERSION,       /* a version other than 1.0, 2.0, 3.0 */
@@ -40,7 +40,9 @@ enum {
     NPY_E_TRUNCATED,     /* fewer data bytes than the shape needs */
     NPY_E_TRAILING,      /* more data bytes than the shape needs */
     NPY_E_STATE,         /* writer misuse: more or fewer values than the shape */
+    NPY_CODES_END_
 };
+G2E_CODES_END(NPY, NPY_CODES_END_);
 
 #define NPY_MAX_DIMS 4
 /* Largest header npy_header_f32 can produce (4 dims of 20 digits fit easily). */

@@ -21,10 +21,12 @@
 #include "err.h"
 
 enum {
-    ODIR_E_OPEN = 2700,   /* the target or the temporary cannot be made (msg says why) */
+    ODIR_E_OPEN = G2E_BASE(ODIR),   /* the target or the temporary cannot be made (msg says why) */
     ODIR_E_FOREIGN,       /* the target holds something not of ours() kind, or is no directory */
     ODIR_E_COMMIT,        /* the rename into place failed (the target kept) */
+    ODIR_CODES_END_
 };
+G2E_CODES_END(ODIR, ODIR_CODES_END_);
 
 typedef struct odir {
     char *target;   /* the directory replaced (a link resolved); owned */

@@ -42,11 +42,13 @@
 #include <stdio.h>
 
 enum {
-    OFILE_E_OPEN = 1700,   /* the destination cannot be opened or created (msg names it) */
+    OFILE_E_OPEN = G2E_BASE(OFILE),   /* the destination cannot be opened or created (msg names it) */
     OFILE_E_TTY,           /* binary output to a terminal */
     OFILE_E_INPUT,         /* the destination is a registered input */
     OFILE_E_WRITE,         /* a write, flush, fsync, close or rename failed */
+    OFILE_CODES_END_
 };
+G2E_CODES_END(OFILE, OFILE_CODES_END_);
 
 /* A descriptor and the errno of its first failed write or close (0: none). */
 typedef struct ofile_sink {

@@ -20,9 +20,11 @@
 #define READIN_MAX (1ULL << 30)
 
 enum {
-    READIN_E_KIND = 1800,   /* not a regular file (a FIFO, device, directory, socket) */
+    READIN_E_KIND = G2E_BASE(READIN),   /* not a regular file (a FIFO, device, directory, socket) */
     READIN_E_SIZE,          /* over READIN_MAX */
+    READIN_CODES_END_
 };
+G2E_CODES_END(READIN, READIN_CODES_END_);
 
 /* All of stream f in a new buffer (caller frees), NUL-terminated (*len does not count the
  * NUL); NULL with errno set on a read error, when out of memory, or (EFBIG) when f holds

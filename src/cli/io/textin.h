@@ -27,9 +27,11 @@
 #define TEXTIN_HUGE_MAX ((size_t)256 << 20) /* ... to this are read, not mapped */
 
 enum {
-    TEXTIN_E_TOO_LARGE = 2100, /* more than TEXTIN_MAX bytes */
+    TEXTIN_E_TOO_LARGE = G2E_BASE(TEXTIN), /* more than TEXTIN_MAX bytes */
     TEXTIN_E_READ,             /* read(2) failed; the message has the errno text */
+    TEXTIN_CODES_END_
 };
+G2E_CODES_END(TEXTIN, TEXTIN_CODES_END_);
 
 typedef struct textin {
     const char *data; /* len bytes (not NUL-terminated when mapped; "" when empty) */

@@ -43,11 +43,13 @@
 enum { TOKF_NPY, TOKF_U16, TOKF_U32, TOKF_LLMC };
 
 enum {
-    TOKF_E_WIDTH = 2700, /* the vocabulary has IDs the format's 16 bits cannot hold */
+    TOKF_E_WIDTH = G2E_BASE(TOKF), /* the vocabulary has IDs the format's 16 bits cannot hold */
     TOKF_E_SEEK,         /* a format with a header to standard output or a device */
     TOKF_E_COUNT,        /* llmc: a file would hold 2^31 tokens or more */
     TOKF_E_ID,           /* an ID at or above n_vocab was put (a caller bug) */
+    TOKF_CODES_END_
 };
+G2E_CODES_END(TOKF, TOKF_CODES_END_);
 
 #define TOKF_LLMC_MAGIC 20240520
 #define TOKF_LLMC_HEADER 1024          /* bytes: 256 int32 */

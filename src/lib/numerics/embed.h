@@ -19,13 +19,13 @@
 #include "model.h"
 #include "sinusoid.h"
 
-enum {
-    EMBED_E_CONTEXT = 900,  /* start + T > n_ctx with learned positions */
-    EMBED_E_ID,             /* a token ID >= n_vocab */
-    EMBED_E_WINDOW,         /* window/stride outside 1 <= S <= W <= n_ctx */
-    EMBED_E_SCALE,          /* a position scale that is not finite, not > 0, or beyond
-                             * EMBED_MAX_PE_SCALE, or one given for learned positions */
-};
+/* Status codes of this module and the public status each is reported as (err.h). */
+#define EMBED_CODES(X) \
+    X(EMBED_E_CONTEXT, CONTEXT) /* start + T > n_ctx with learned positions */ \
+    X(EMBED_E_ID, TOKEN_ID) /* a token ID >= n_vocab */ \
+    X(EMBED_E_WINDOW, ARG) /* window/stride outside 1 <= S <= W <= n_ctx */ \
+    X(EMBED_E_SCALE, ARG) /* a position scale that is not finite, not > 0, or beyond EMBED_MAX_PE_SCALE, or one given for learned positions */
+G2E_CODES(EMBED, EMBED_CODES);
 
 /* The largest factor embed_set_pe_scale accepts (far beyond any useful one; keeps every
  * scaled value a finite float32). */

@@ -19,12 +19,13 @@
 #include "err.h"
 #include "model.h"
 
-enum {
-    SIM_E_ZERO = 1000,  /* a vector with norm 0 */
-    SIM_E_RANGE,        /* a row index or k outside its range */
-    SIM_E_SHAPE,        /* a vector of the wrong length */
-    SIM_E_NONFINITE,    /* a vector holding a NaN or an infinity */
-};
+/* Status codes of this module and the public status each is reported as (err.h). */
+#define SIM_CODES(X) \
+    X(SIM_E_ZERO, ZERO_VECTOR) /* a vector with norm 0 */ \
+    X(SIM_E_RANGE, ARG) /* a row index or k outside its range */ \
+    X(SIM_E_SHAPE, ARG) /* a vector of the wrong length */ \
+    X(SIM_E_NONFINITE, ARG) /* a vector holding a NaN or an infinity */
+G2E_CODES(SIM, SIM_CODES);
 
 /* sum a[i] * b[i] and sqrt(sum a[i]^2), in double. */
 double sim_dot(const float *a, const float *b, size_t n);

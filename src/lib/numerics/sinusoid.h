@@ -23,12 +23,13 @@
 
 #include "err.h"
 
-enum {
-    SIN_E_DIM = 500,   /* D zero or odd */
-    SIN_E_LEN,         /* N (or a range) empty, or a position beyond SIN_MAX_POS */
-    SIN_E_BASE,        /* base not finite or not > 1 */
-    SIN_E_SIZE,        /* a size computation overflows, or exceeds a stated limit */
-};
+/* Status codes of this module and the public status each is reported as (err.h). */
+#define SIN_CODES(X) \
+    X(SIN_E_DIM, ARG) /* D zero or odd */ \
+    X(SIN_E_LEN, CONTEXT) /* N (or a range) empty, or a position beyond SIN_MAX_POS */ \
+    X(SIN_E_BASE, ARG) /* base not finite or not > 1 */ \
+    X(SIN_E_SIZE, TOO_LARGE) /* a size computation overflows, or exceeds a stated limit */
+G2E_CODES(SIN, SIN_CODES);
 
 /* Positions are converted to double: every integer up to 2^53 is exact. */
 #define SIN_MAX_POS ((uint64_t)1 << 53)

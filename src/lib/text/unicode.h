@@ -26,6 +26,8 @@
 #ifndef G2E_UNICODE_H
 #define G2E_UNICODE_H
 
+#include "err.h"
+
 #include <stdint.h>
 
 enum { UNI_O = 0, UNI_L = 1, UNI_N = 2, UNI_W = 3 };
@@ -34,7 +36,9 @@ enum { UNI_O = 0, UNI_L = 1, UNI_N = 2, UNI_W = 3 };
 #define UNI_BASE_VERSION "15.0.0" /* utf8proc's, before the delta */
 #define UNI_MAX_CP 0x10FFFF
 
-enum { UNI_E_RANGE = 400 }; /* reserved: a code point above U+10FFFF (uni_class maps it to UNI_O) */
+/* Status codes of this module and the public status each is reported as (err.h). */
+#define UNI_CODES(X) X(UNI_E_RANGE, ARG) /* reserved: a code point above U+10FFFF (uni_class maps it to UNI_O) */
+G2E_CODES(UNI, UNI_CODES);
 
 /* Two-stage table: uni_stage1[cp >> 8] selects a 256-entry block of uni_stage2,
  * which holds the class of each code point of that block. Generated data. */

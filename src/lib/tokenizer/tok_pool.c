@@ -261,11 +261,9 @@ static int fill(stream *s, chunk *k, size_t want)
     int rc = room(&k->buf, &k->cap, want);
     while (!rc && !s->eof && k->n < want) {
         ssize_t got = s->rd(s->rd_user, k->buf + k->n, want - k->n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0 || (size_t)got > want - k->n) {
+        if (got < 0 || (size_t)got > want - k->n) { /* (never called again: -1 ends the stream) */
             s->sys_errno = got < 0 ? errno : EINVAL;
-            return TOKP_E_READ;
+            return got < 0 && errno == ECANCELED ? TOKP_CANCELED : TOKP_E_READ;
         }
         s->eof = got == 0;
         k->n += (size_t)got;
@@ -386,6 +384,8 @@ int tok_pool_stream(tok_pool *p, tok_read_fn rd, void *rd_user, tok_special spec
     }
     if (!rc && s.rc == TOKP_E_READ)
         rc = g2e_fail(err, s.rc, "reading the input failed: %s", strerror(s.sys_errno));
+    else if (!rc && s.rc == TOKP_CANCELED)
+        rc = g2e_fail(err, s.rc, "the read callback cancelled the stream");
     else if (!rc && s.rc)
         rc = g2e_fail(err, s.rc, "out of memory reading the input");
     else if (rc && !s.said)

@@ -43,10 +43,12 @@
 #define TOK_POOL_SPARE UINT32_MAX /* tok_ctx.slot of a context made for one call */
 #define TOK_POOL_CHUNK ((size_t)1 << 19) /* 512 KB: two in flight per thread (tok_pool.c) */
 
-enum {
-    TOKP_E_READ = 2400,  /* the read callback failed (errno in *sys_errno) */
-    TOKP_STOPPED,        /* the emit callback asked to stop */
-};
+/* Status codes of this module and the public status each is reported as (err.h). */
+#define TOKP_CODES(X) \
+    X(TOKP_E_READ, IO) /* the read callback failed (errno in sys_errno) */ \
+    X(TOKP_STOPPED, STOPPED) /* the emit callback asked to stop */ \
+    X(TOKP_CANCELED, STOPPED) /* the read callback returned -1 with errno ECANCELED */
+G2E_CODES(TOKP, TOKP_CODES);
 
 /* A context: a tokenizer one thread may use, and output buffers it keeps between calls. */
 typedef struct tok_ctx {

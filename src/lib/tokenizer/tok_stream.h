@@ -33,13 +33,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-enum {
-    TOKS_E_WRITE = 2300, /* the write or flush callback failed: msg "cannot write the output: ..." */
-    TOKS_E_READ,         /* read(2) on the JSON Lines input failed (toks_jsonl.sys_errno) */
-    TOKS_STOPPED,        /* toks_jsonl: a bad line ended the run; every earlier line was written */
-    TOKS_E_PUT,          /* toks_text_run: the IDs callback failed (its own message is the caller's) */
-    TOKS_E_LONG,         /* toks_text_run: more than TOKS_TEXT_MAX_RUN bytes without a place to cut */
-};
+/* Status codes of this module and the public status each is reported as (err.h). */
+#define TOKS_CODES(X) \
+    X(TOKS_E_WRITE, IO) /* the write or flush callback failed: msg "cannot write the output: ..." */ \
+    X(TOKS_E_READ, IO) /* read(2) on the JSON Lines input failed (toks_jsonl.sys_errno) */ \
+    X(TOKS_STOPPED, STOPPED) /* toks_jsonl: a bad line ended the run; every earlier line was written */ \
+    X(TOKS_E_PUT, STOPPED) /* toks_text_run: the IDs callback failed (its own message is the caller's) */ \
+    X(TOKS_E_LONG, TOO_LARGE) /* toks_text_run: more than TOKS_TEXT_MAX_RUN bytes without a place to cut */ \
+    X(TOK_READER_FULL, TOO_LARGE) /* tok_reader_more: the buffer is max bytes, full, and was not grown */
+G2E_CODES(TOKS, TOKS_CODES);
 
 /* ---- the input, read in pieces ---- */
 
@@ -57,8 +59,6 @@ typedef struct tok_reader {
     size_t cap, off, have;
     int sys_errno;      /* TOKS_E_READ's errno */
 } tok_reader;
-
-#define TOK_READER_FULL 2399 /* tok_reader_more: the buffer is max bytes, full, and was not grown */
 
 /* Reads more after what is held: the held bytes moved to the front first, the buffer
  * doubled when it is full (to at most max bytes), then one read(2) (EINTR retried). 0;

@@ -59,16 +59,17 @@
 #define TOK_ENDOFTEXT_TEXT "<|endoftext|>"
 #define TOK_ENV "GPT2_EMBED_TOKENIZER"  /* environment variable naming a tokenizer dir */
 
-enum {
-    TOK_E_NOT_FOUND = 300, /* no tokenizer files where looked (msg lists every place) */
-    TOK_E_OPEN,            /* a file exists but cannot be read (msg: path, errno text) */
-    TOK_E_VOCAB,           /* vocab.json/encoder.json malformed (msg: path, byte offset) */
-    TOK_E_MERGES,          /* merges.txt/vocab.bpe malformed or inconsistent with the vocab */
-    TOK_E_UTF8,            /* input not valid UTF-8 (strict mode); msg has the byte offset */
-    TOK_E_SPECIAL,         /* <|endoftext|> found with TOK_SPECIAL_ERROR; msg has the offset */
-    TOK_E_ID,              /* an ID outside the vocabulary (msg names it and its index) */
-    TOK_E_TOO_LARGE,       /* an input or output size that does not fit in memory */
-};
+/* Status codes of this module and the public status each is reported as (err.h). */
+#define TOK_CODES(X) \
+    X(TOK_E_NOT_FOUND, NOT_FOUND) /* no tokenizer files where looked (msg lists every place) */ \
+    X(TOK_E_OPEN, IO) /* a file exists but cannot be read (msg: path, errno text) */ \
+    X(TOK_E_VOCAB, FORMAT) /* vocab.json/encoder.json malformed (msg: path, byte offset) */ \
+    X(TOK_E_MERGES, FORMAT) /* merges.txt/vocab.bpe malformed or inconsistent with the vocab */ \
+    X(TOK_E_UTF8, UTF8) /* input not valid UTF-8 (strict mode); msg has the byte offset */ \
+    X(TOK_E_SPECIAL, SPECIAL) /* <|endoftext|> found with TOK_SPECIAL_ERROR; msg has the offset */ \
+    X(TOK_E_ID, TOKEN_ID) /* an ID outside the vocabulary (msg names it and its index) */ \
+    X(TOK_E_TOO_LARGE, TOO_LARGE) /* an input or output size that does not fit in memory */
+G2E_CODES(TOK, TOK_CODES);
 
 /* How `<|endoftext|>` in the input is treated. */
 typedef enum tok_special {

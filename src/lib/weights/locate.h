@@ -21,12 +21,13 @@
 
 #include "err.h"
 
-enum {
-    LOCATE_E_UNKNOWN_MODEL = 700, /* not one of the known model names */
-    LOCATE_E_MISSING,             /* an explicit path or $GPT2_EMBED_WEIGHTS names no file */
-    LOCATE_E_NOT_FOUND,           /* nothing found anywhere; msg lists every place looked */
-    LOCATE_E_TOO_LONG,            /* a path would not fit the caller's buffer */
-};
+/* Status codes of this module and the public status each is reported as (err.h). */
+#define LOCATE_CODES(X) \
+    X(LOCATE_E_UNKNOWN_MODEL, UNKNOWN_MODEL) /* not one of the known model names */ \
+    X(LOCATE_E_MISSING, NOT_FOUND) /* an explicit path or $GPT2_EMBED_WEIGHTS names no file */ \
+    X(LOCATE_E_NOT_FOUND, NOT_FOUND) /* nothing found anywhere; msg lists every place looked */ \
+    X(LOCATE_E_TOO_LONG, ARG) /* a path would not fit the caller's buffer */
+G2E_CODES(LOCATE, LOCATE_CODES);
 
 /* The Hub repository of a known model ("openai-community/gpt2", "distilbert/distilgpt2"),
  * or NULL for an unknown name (the catalogue: models.h). */

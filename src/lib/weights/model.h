@@ -15,16 +15,16 @@
 #include "err.h"
 #include "safetensors.h"
 
-enum {
-    MODEL_E_NO_WTE = 200,   /* no wte.weight / transformer.wte.weight */
-    MODEL_E_NO_WPE,         /* no wpe.weight / transformer.wpe.weight */
-    MODEL_E_SHAPE,          /* not 2-D, zero-sized, or widths differ */
-    MODEL_E_DTYPE,          /* not F32/F16/BF16 */
-    MODEL_E_RANGE,          /* token id >= n_vocab or position >= n_ctx */
-    MODEL_E_NOT_FOUND,      /* model_locate found no weights */
-    MODEL_E_AMBIGUOUS,      /* both wte.weight and transformer.wte.weight (or wpe), or wte and
-                               wpe with different prefixes */
-};
+/* Status codes of this module and the public status each is reported as (err.h). */
+#define MODEL_CODES(X) \
+    X(MODEL_E_NO_WTE, NOT_GPT2) /* no wte.weight / transformer.wte.weight */ \
+    X(MODEL_E_NO_WPE, NOT_GPT2) /* no wpe.weight / transformer.wpe.weight */ \
+    X(MODEL_E_SHAPE, NOT_GPT2) /* not 2-D, zero-sized, or widths differ */ \
+    X(MODEL_E_DTYPE, NOT_GPT2) /* not F32/F16/BF16 */ \
+    X(MODEL_E_RANGE, TOKEN_ID) /* token id >= n_vocab or position >= n_ctx */ \
+    X(MODEL_E_NOT_FOUND, NOT_FOUND) /* model_locate found no weights */ \
+    X(MODEL_E_AMBIGUOUS, NOT_GPT2) /* both wte.weight and transformer.wte.weight (or wpe), or wte and wpe with different prefixes */
+G2E_CODES(MODEL, MODEL_CODES);
 
 typedef struct g2e_model {
     st_file *st;                 /* owned */

@@ -39,29 +39,30 @@ typedef enum st_dtype {
     ST_I32, ST_U32, ST_F32, ST_F64, ST_I64, ST_U64, ST_DTYPE_COUNT
 } st_dtype;
 
-/* Status codes (g2e_err.code), one per rule. */
-enum {
-    ST_E_TOO_SHORT = 100,      /* file shorter than the 8-byte length prefix */
-    ST_E_HEADER_TOO_LARGE,     /* header length over ST_MAX_HEADER */
-    ST_E_HEADER_PAST_END,      /* header length points past the end of the file */
-    ST_E_HEADER_UTF8,          /* header bytes are not valid UTF-8 */
-    ST_E_HEADER_JSON,          /* header is not parseable JSON (incl. NUL padding) */
-    ST_E_HEADER_NOT_OBJECT,    /* header JSON is not an object */
-    ST_E_METADATA,             /* __metadata__ not an object of string values */
-    ST_E_TENSOR_NOT_OBJECT,    /* a tensor entry is not an object / misses keys / extra keys */
-    ST_E_DTYPE,                /* unknown or non-string dtype */
-    ST_E_SHAPE,                /* shape not an array of non-negative integers (<= ST_MAX_NDIM) */
-    ST_E_OFFSETS,              /* data_offsets not [begin, end] integers with begin <= end */
-    ST_E_OVERFLOW,             /* product of shape x element size overflows 64 bits */
-    ST_E_SIZE_MISMATCH,        /* end - begin != number of elements x element size */
-    ST_E_NOT_CONTIGUOUS,       /* sorted by offset, a tensor does not start where the previous ended (hole or overlap; first must start at 0) */
-    ST_E_DATA_LENGTH,          /* data section length != last end (truncated or trailing bytes) */
-    ST_E_DUPLICATE,            /* the same tensor name twice */
-    ST_E_OPEN,                 /* cannot open/stat/map the file */
-    ST_E_NOT_FOUND,            /* st_find: no such tensor (only via helpers that report it) */
-    ST_E_DTYPE_UNSUPPORTED,    /* conversion to float32 asked of a dtype other than F32/F16/BF16 */
-    ST_E_RANGE,                /* a row index outside the tensor */
-};
+/* Status codes (g2e_err.code), one per rule, and the public status each is reported as
+ * (err.h). */
+#define ST_CODES(X) \
+    X(ST_E_TOO_SHORT, FORMAT) /* file shorter than the 8-byte length prefix */ \
+    X(ST_E_HEADER_TOO_LARGE, FORMAT) /* header length over ST_MAX_HEADER */ \
+    X(ST_E_HEADER_PAST_END, FORMAT) /* header length points past the end of the file */ \
+    X(ST_E_HEADER_UTF8, FORMAT) /* header bytes are not valid UTF-8 */ \
+    X(ST_E_HEADER_JSON, FORMAT) /* header is not parseable JSON (incl. NUL padding) */ \
+    X(ST_E_HEADER_NOT_OBJECT, FORMAT) /* header JSON is not an object */ \
+    X(ST_E_METADATA, FORMAT) /* __metadata__ not an object of string values */ \
+    X(ST_E_TENSOR_NOT_OBJECT, FORMAT) /* a tensor entry is not an object / misses keys / extra keys */ \
+    X(ST_E_DTYPE, FORMAT) /* unknown or non-string dtype */ \
+    X(ST_E_SHAPE, FORMAT) /* shape not an array of non-negative integers (<= ST_MAX_NDIM) */ \
+    X(ST_E_OFFSETS, FORMAT) /* data_offsets not [begin, end] integers with begin <= end */ \
+    X(ST_E_OVERFLOW, FORMAT) /* product of shape x element size overflows 64 bits */ \
+    X(ST_E_SIZE_MISMATCH, FORMAT) /* end - begin != number of elements x element size */ \
+    X(ST_E_NOT_CONTIGUOUS, FORMAT) /* sorted by offset, a tensor does not start where the previous ended (hole or overlap; first must start at 0) */ \
+    X(ST_E_DATA_LENGTH, FORMAT) /* data section length != last end (truncated or trailing bytes) */ \
+    X(ST_E_DUPLICATE, FORMAT) /* the same tensor name twice */ \
+    X(ST_E_OPEN, IO) /* cannot open/stat/map the file */ \
+    X(ST_E_NOT_FOUND, NOT_GPT2) /* st_find: no such tensor (only via helpers that report it) */ \
+    X(ST_E_DTYPE_UNSUPPORTED, NOT_GPT2) /* conversion to float32 asked of a dtype other than F32/F16/BF16 */ \
+    X(ST_E_RANGE, TOKEN_ID) /* a row index outside the tensor */
+G2E_CODES(ST, ST_CODES);
 
 typedef struct st_tensor {
     char *name;                 /* owned by the st_file */
