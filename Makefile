@@ -71,9 +71,19 @@ CRIT_LIBS = $(eval CRIT_LIBS := $(call pkg,--libs,criterion))$(CRIT_LIBS)
 
 RENDERDIR := $(LIBDIR)/gpt2-embed
 LOCALEDIR := $(DATADIR)/locale
-# Every source folder is on the include path (headers are named by their file name alone;
-# doc/ARCHITECTURE.md says which folder may include which).
+# Headers are named by their file name alone. A source folder's objects are compiled with
+# only the folders it may include on the path (INC.<folder>, doc/ARCHITECTURE.md's arrows), so
+# an arrow the page forbids is a compile error; a folder not listed here (the program's
+# wings, tests, tools) sees every folder.
 SRC_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard src/*/*.h src/*/*/*.h src/*/*.c src/*/*/*.c))))
+INC.src/lib           := $(filter src/lib%,$(SRC_DIRS))
+INC.src/lib/text      := src/lib src/lib/text
+INC.src/lib/tokenizer := src/lib src/lib/text src/lib/tokenizer
+INC.src/lib/engine    := src/lib src/lib/text src/lib/tokenizer src/lib/engine src/lib/numerics src/lib/weights
+INC.src/lib/weights   := src/lib src/lib/text src/lib/weights
+INC.src/lib/numerics  := src/lib src/lib/text src/lib/weights src/lib/numerics
+# The compiler's -I options for source file $(1): its folder's INC, or every folder.
+inc_of = $(addprefix -I,$(or $(INC.$(patsubst %/,%,$(dir $(1)))),$(SRC_DIRS)))
 CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc $(addprefix -I,$(SRC_DIRS)) \
             -I$(B)/include -DG2E_DATADIR='"$(PKGDATADIR)"' -DG2E_RENDER_DIR='"$(RENDERDIR)"' \
             -DG2E_LOCALEDIR='"$(LOCALEDIR)"' -DG2E_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
@@ -123,7 +133,7 @@ TOKDATA_C := $(B)/gen/tokenizer_data.c
 # The generator links the library's own objects, but tok_load built without the compiled-in form.
 TOKGEN_OBJ := $(B)/gen/gen_tokdata.o $(B)/gen/tok_load_nobuiltin.o $(B)/src/lib/err.o \
               $(patsubst %.c,$(B)/%.o,$(wildcard src/lib/text/*.c)) \
-              $(addprefix $(B)/src/lib/tokenizer/,tokenizer.o tok_obuf.o tok_bpe.o tok_pretok.o tok_run.o cpus.o spread.o regions.o)
+              $(addprefix $(B)/src/lib/tokenizer/,tokenizer.o tok_obuf.o tok_bpe.o tok_pretok.o)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(TOKDATA_C:.c=.o)
 PROGLIB_OBJ := $(PROGLIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ   := $(filter-out $(B)/src/cli/main.o,$(CLI_SRC:%.c=$(B)/%.o)) $(RENDER_PROG_SRC:%.c=$(B)/%.o)
@@ -206,7 +216,7 @@ $(VERSION_H): $(CONFIG)
 
 $(B)/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+	$(CC) $(filter-out $(addprefix -I,$(SRC_DIRS)),$(CPPFLAGS)) $(call inc_of,$<) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 
 $(LIB_OBJ) $(PROGLIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden
 
@@ -351,8 +361,6 @@ bench: $(B)/.deps-bench gpt2-embed $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
 # What two threads can get on this machine, beside the tokenizer's 1T/2T ratio (bench/THREADS.md);
 # not part of `make bench` (it takes minutes and measures the machine).
 $(B)/bench/thread_ceiling: $(B)/bench/thread_ceiling.o $(CLIA) $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(B)/bench/thread_start: $(B)/bench/thread_start.o $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The tokenizer peers bench_tokenizer.sh compares with (npm registry; into build/npm, ignored by git).

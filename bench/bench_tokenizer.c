@@ -10,6 +10,7 @@
  * Left out: the cold start of the whole process and tiktoken (bench_tokenizer.sh).
  */
 #include "tok_pretok.h"
+#include "engine.h"
 #include "tokenizer.h"
 
 #include <stdio.h>
@@ -77,15 +78,15 @@ static int measure_runs(const char *text, size_t len, unsigned flags, unsigned t
     for (int r = 0; r < runs; r++) {
         g2e_err err;
         tok_tokenizer *t;
-        if (tok_open_builtin(&t, &err))
+        eng *e;
+        if (tok_open_builtin(&t, &err) || eng_new(&e, t, &err))
             return -1;
-        tok_set_threads(t, threads);
         tok_ids ids;
         double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID);
-        int rc = tok_encode(t, text, len, TOK_SPECIAL_TEXT, flags, &ids, NULL, &err);
+        int rc = eng_encode(e, threads, text, len, TOK_SPECIAL_TEXT, flags, &ids, NULL, &err);
         c[r] = now(CLOCK_THREAD_CPUTIME_ID) - c0;
         w[r] = now(CLOCK_MONOTONIC) - w0;
-        tok_close(t);
+        eng_free(e);
         if (rc) {
             fprintf(stderr, "bench_tokenizer: %s\n", err.msg);
             return -1;
@@ -226,7 +227,7 @@ static void pretok_paths(const char *text, size_t len)
 }
 
 /* The corpus line by line (each line with its newline one text, as `tokenize --jsonl`
- * tokenizes corpus.jsonl) through tok_encode_batch on one thread, fresh tokenizer each
+ * tokenizes corpus.jsonl) through eng_batch on one thread, fresh tokenizer each
  * of `runs` runs: median CPU seconds, or a huge value on failure. */
 static double lines_run(const char *text, size_t len, int runs)
 {
@@ -249,16 +250,17 @@ static double lines_run(const char *text, size_t len, int runs)
     for (int r = 0; r < runs; r++) {
         g2e_err err;
         tok_tokenizer *t;
+        eng *e;
         uint32_t *ids = NULL;
+        size_t bt, bo;
         c[r] = 1e9;
-        if (!texts || !lens || !counts || !rcs || tok_open_builtin(&t, &err))
+        if (!texts || !lens || !counts || !rcs || tok_open_builtin(&t, &err) || eng_new(&e, t, &err))
             continue;
-        tok_set_threads(t, 1);
         double c0 = now(CLOCK_THREAD_CPUTIME_ID);
-        int rc = tok_encode_batch(t, n, texts, lens, TOK_SPECIAL_TEXT, TOK_NO_OFFSETS, &ids, counts, rcs);
+        int rc = eng_batch(e, 1, n, texts, lens, TOK_SPECIAL_TEXT, TOK_NO_OFFSETS, &ids, counts, rcs, &bt, &bo, &err);
         c[r] = rc ? 1e9 : now(CLOCK_THREAD_CPUTIME_ID) - c0;
         free(ids);
-        tok_close(t);
+        eng_free(e);
     }
     free(texts), free(lens), free(counts), free(rcs);
     qsort(c, (size_t)runs, sizeof c[0], cmp_d);
@@ -282,8 +284,8 @@ static int once(const char *text, size_t len)
     return 0;
 }
 
-/* `bench_tokenizer --once-lines`: the same, line by line through tok_encode_batch on one
- * thread (what `tokenize --jsonl` asks of the library), for --toggle-collect=tok_encode_batch */
+/* `bench_tokenizer --once-lines`: the same, line by line through eng_batch on one thread
+ * (what `tokenize --jsonl` asks of the library), for --toggle-collect=eng_batch */
 static int lines_once(const char *text, size_t len)
 {
     return lines_run(text, len, 1) >= 1e9;
@@ -367,7 +369,7 @@ int main(int argc, char **argv)
     /* the same text as `tokenize --jsonl` gets it from bench_tokenizer.sh's corpus.jsonl:
      * one text per line (its newline kept), by the library's call for many texts */
     double lc = lines_run(text, len, RUNS);
-    printf("  line by line (tok_encode_batch, one thread, IDs only): %6.1f MB/s CPU time\n", L / lc / 1e6);
+    printf("  line by line (eng_batch, one thread, IDs only): %6.1f MB/s CPU time\n", L / lc / 1e6);
     printf("RESULT\tlib1lines\t%.2f\n", L / lc / 1e6);
     /* for bench_tokenizer.sh: the library's figures the whole process is compared with */
     printf("RESULT\tlib1\t%.2f\nRESULT\tlibN\t%.2f\nRESULT\tlib1cpu\t%.2f\n", L / w2 / 1e6, L / wt2 / 1e6,

@@ -37,7 +37,7 @@
  *   tok-lib    1T: tok_encode with 1 thread; 2T: with 2 (the library's own split, 8 parts
  *              over a queue; 2P not applicable), fresh tokenizer per run as bench_tokenizer
  *   tok-libw   the same with the tokenizer (and its worker) kept from run to run (warm)
- *   tok-count  the same through toks_count (tok_stream.h: 128 KB chunks), what `count` does
+ *   tok-count  the same through eng_count (the engine's 64 KB chunks), what `count` does
  *   tok-ids    the same through toks_write_ids (IDs as text, thrown away), what `tokenize
  *              --format ids` does
  *   (the library's own threads are not seen by the run time: their waits for a CPU count)
@@ -67,7 +67,7 @@
 
 #ifndef TC_NO_TOKENIZER
 #include "tok_pretok.h"
-#include "tok_stream.h"
+#include "engine.h"
 #include "tokwrite.h"
 #include "tokenizer.h"
 #define CORPUS_TOKENS 5094173u
@@ -209,7 +209,7 @@ typedef struct wstate {
     uint64_t *tab;
     uint64_t pos, seed;
 #ifndef TC_NO_TOKENIZER
-    tok_tokenizer *tok[2]; /* warm tokenizers: [0] one thread, [1] two (tok-lib) */
+    eng *tok[2]; /* warm tokenizers: [0] one thread, [1] two (tok-lib) */
 #endif
 } wstate;
 
@@ -261,7 +261,7 @@ static void teardown(wstate *w)
     w->tab = NULL;
 #ifndef TC_NO_TOKENIZER
     for (int k = 0; k < 2; k++) {
-        tok_close(w->tok[k]);
+        eng_free(w->tok[k]);
         w->tok[k] = NULL;
     }
 #endif
@@ -297,21 +297,19 @@ static uint64_t tok_run(wstate *w, int part, unsigned threads, int warm)
 {
     const char *s = part == 1 ? corpus + corpus_cut : corpus;
     size_t n = part == 0 ? corpus_cut : part == 1 ? corpus_len - corpus_cut : corpus_len;
-    tok_tokenizer **slot = &w->tok[threads > 1], *t = warm ? *slot : NULL;
+    eng **slot = &w->tok[threads > 1], *e = warm ? *slot : NULL;
     g2e_err err;
-    if (!t) {
-        if (tok_open_builtin(&t, &err))
-            return 0;
-        tok_set_threads(t, threads);
-    }
+    tok_tokenizer *t;
+    if (!e && (tok_open_builtin(&t, &err) || eng_new(&e, t, &err)))
+        return 0;
     tok_ids ids;
-    uint64_t got = tok_encode(t, s, n, TOK_SPECIAL_TEXT, TOK_NO_OFFSETS, &ids, NULL, &err) ? 0 : ids.n;
+    uint64_t got = eng_encode(e, threads, s, n, TOK_SPECIAL_TEXT, TOK_NO_OFFSETS, &ids, NULL, &err) ? 0 : ids.n;
     if (got)
         tok_ids_free(&ids);
     if (warm)
-        *slot = t;
+        *slot = e;
     else
-        tok_close(t);
+        eng_free(e);
     return got;
 }
 #endif
@@ -324,27 +322,28 @@ static int discard(void *user, const void *p, size_t n)
     return 0;
 }
 
-/* What `count` and `tokenize --format ids` ask of the library (tok_stream.h: 128 KB chunks
- * over the threads, formatted in them) on the whole corpus, fresh tokenizer: the number of
- * tokens, or 0 on failure (ids: the corpus's count when the call succeeded and wrote). */
+/* What `count` and `tokenize --format ids` ask of the engine (its chunks over the threads,
+ * formatted in them) on the whole corpus, fresh tokenizer: the number of tokens, or 0 on
+ * failure (ids: the corpus's count when the call succeeded and wrote). */
 static uint64_t stream_run(int ids, unsigned threads)
 {
     tok_tokenizer *t;
+    eng *e;
     g2e_err err;
-    if (tok_open_builtin(&t, &err))
+    if (tok_open_builtin(&t, &err) || eng_new(&e, t, &err))
         return 0;
-    tok_set_threads(t, threads);
     uint64_t got = 0;
     if (ids) {
         size_t bytes = 0, rep;
-        if (toks_write_ids(t, corpus, corpus_len, TOK_SPECIAL_TEXT, 0, discard, &bytes, &rep, &err) == 0 && bytes)
+        if (toks_write_ids(e, threads, corpus, corpus_len, TOK_SPECIAL_TEXT, 0, discard, &bytes, &rep, &err) == 0 &&
+            bytes)
             got = CORPUS_TOKENS;
     } else {
-        toks_counts c;
-        if (toks_count(t, corpus, corpus_len, 0, &c, &err) == 0)
+        eng_counts c;
+        if (eng_count(e, threads, corpus, corpus_len, 0, &c, &err) == 0)
             got = c.tokens;
     }
-    tok_close(t);
+    eng_free(e);
     return got;
 }
 #endif

@@ -2,6 +2,7 @@
 /* support.c — see support.h. */
 #include "support.h"
 
+#include "engine.h"
 #include "fixture.h"
 #include "model.h"
 
@@ -178,6 +179,18 @@ char *read_file(const char *path, size_t *len)
     if (!buf) { buf = calloc(1, 1); }
     if (len) *len = n;
     return buf;
+}
+
+eng *open_repo_eng(size_t chunk)
+{
+    tok_tokenizer *t;
+    eng *e;
+    g2e_err err;
+    cr_assert_eq(tok_open(G2E_SRCDIR "/tokenizer", 0, &t, &err), 0, "%s", err.msg);
+    cr_assert_eq(eng_new(&e, t, &err), 0, "%s", err.msg);
+    if (chunk)
+        eng_set_chunk(e, chunk);
+    return e;
 }
 
 g2e_model *open_fixture_model(const fixture_opts *o, const char *tag)

@@ -22,6 +22,11 @@ struct g2e_model;
  * model_open; aborts the test on failure. The caller closes the model. */
 struct g2e_model *open_fixture_model(const struct fixture_opts *o, const char *tag);
 
+struct eng;
+/* The repository's tokenizer (tokenizer/) on the engine, its chunks `chunk` bytes (0: the
+ * default, ENG_CHUNK); aborts the test on failure. The caller frees it (eng_free). */
+struct eng *open_repo_eng(size_t chunk);
+
 /* How long run_argv lets a command run before it kills it (60 s unless a test sets more,
  * such as a whole build of the project). */
 extern int run_timeout_s;

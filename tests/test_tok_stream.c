@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* test_tok_stream.c — IDs as text, texts over threads, counts and JSON Lines: always what
- * tok_encode gives on one thread (formatted here with printf), and for JSON Lines tiktoken's
- * own IDs (tests/data/tokenizer_expected.jsonl). */
+/* test_tok_stream.c — the engine's streams and counts and the program's writers on it (IDs
+ * as text, JSON Lines): always what tok_encode gives on one thread (formatted here with
+ * printf), and for JSON Lines tiktoken's own IDs (tests/data/tokenizer_expected.jsonl). */
 #define _GNU_SOURCE /* memmem */
 #include "json.h"
 #include "jsonl.h"
 #include "support.h"
 #include "text.h"
-#include "tok_stream.h"
+#include "engine.h"
 #include "tokwrite.h"
 
 #include <criterion/criterion.h>
@@ -24,6 +24,7 @@ static tok_tokenizer *open_repo(void)
     cr_assert_eq(tok_open(G2E_SRCDIR "/tokenizer", 0, &t, &err), 0, "%s", err.msg);
     return t;
 }
+
 
 static int to_buf(void *user, const void *p, size_t n)
 {
@@ -48,29 +49,26 @@ static char *printf_ids(const char *text, size_t len, tok_special sp, unsigned f
     return s;
 }
 
-/* toks_write_ids over threads (texts split from min_bytes on) gives the one-thread text. */
-static void ids_agree(const char *text, size_t len, tok_special sp, unsigned flags, size_t min_bytes,
-                      const char *what)
+/* toks_write_ids over threads (chunks of `chunk` bytes, 0: the default) gives the one-thread
+ * text. */
+static void ids_agree(const char *text, size_t len, tok_special sp, unsigned flags, size_t chunk, const char *what)
 {
     size_t wn;
     char *want = printf_ids(text, len, sp, flags, &wn);
     static const unsigned counts[] = {1, 2, 3, 5, 64};
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
-        tok_tokenizer *t = open_repo();
-        tok_set_threads(t, counts[c]);
-        tok_set_split_min(t, min_bytes);
-        for (int again = 0; again < 2; again++) { /* the second time with warm worker caches */
+        eng *e = open_repo_eng(chunk);
+        for (int again = 0; again < 2; again++) { /* the second time with warm caches */
             bytebuf b = {0};
             size_t rep = 99;
             g2e_err err;
-            cr_assert_eq(toks_write_ids(t, text, len, sp, flags, to_buf, &b, &rep, &err), 0, "%s: %s", what,
-                         err.msg);
+            cr_assert_eq(toks_write_ids(e, counts[c], text, len, sp, flags, to_buf, &b, &rep, &err), 0, "%s: %s",
+                         what, err.msg);
             cr_assert(b.n == wn && memcmp(b.p, want, wn) == 0, "%s, %u threads: the IDs differ (%zu bytes, want %zu)",
                       what, counts[c], b.n, wn);
-            cr_assert_eq(tok_threads(t), counts[c], "the thread count is restored");
             bb_free(&b);
         }
-        tok_close(t);
+        eng_free(e);
     }
     free(want);
 }
@@ -109,8 +107,8 @@ Test(tok_stream, ids_of_the_corpus_over_threads, .timeout = 180)
 {
     size_t n;
     char *text = corpus(&n);
-    ids_agree(text, n, TOK_SPECIAL_TEXT, 0, TOK_SPLIT_MIN, "corpus");
-    ids_agree(text, n, TOK_SPECIAL_TOKEN, TOK_LOSSY, TOK_SPLIT_MIN, "corpus, lossy (valid: threads too)");
+    ids_agree(text, n, TOK_SPECIAL_TEXT, 0, 0, "corpus");
+    ids_agree(text, n, TOK_SPECIAL_TOKEN, TOK_LOSSY, 0, "corpus, lossy (valid: threads too)");
     free(text);
 }
 
@@ -179,7 +177,7 @@ Test(tok_stream, ids_of_random_and_adversarial_texts, .timeout = 120)
 }
 
 /* The same mixtures, larger, in the program's own chunk sizes (64 KB, smaller towards the
- * end, tok_stream.c's taper): every chunk boundary among the whitespace runs, contractions
+ * end, the engine's taper): every chunk boundary among the whitespace runs, contractions
  * and long pieces must give the one-thread IDs. */
 Test(tok_stream, ids_of_adversarial_texts_in_the_programs_chunks, .timeout = 120)
 {
@@ -189,7 +187,7 @@ Test(tok_stream, ids_of_adversarial_texts_in_the_programs_chunks, .timeout = 120
         size_t n = mixture(buf, cap - (size_t)round * 40000, 1);
         char what[64];
         snprintf(what, sizeof what, "large mixture %d", round);
-        ids_agree(buf, n, round % 2 ? TOK_SPECIAL_TOKEN : TOK_SPECIAL_TEXT, 0, TOK_SPLIT_MIN, what);
+        ids_agree(buf, n, round % 2 ? TOK_SPECIAL_TOKEN : TOK_SPECIAL_TEXT, 0, 0, what);
     }
     free(buf);
 }
@@ -202,24 +200,23 @@ Test(tok_stream, errors_write_nothing_and_name_the_whole_texts_offset)
     for (size_t i = 0; i < n; i++)
         text[i] = i % 7 == 6 ? ' ' : 'a';
     text[2500001] = '\xFF';
-    tok_tokenizer *t = open_repo();
-    tok_set_threads(t, 4);
+    eng *t = open_repo_eng(0);
     bytebuf b = {0};
     size_t rep;
     g2e_err err;
-    cr_expect_eq(toks_write_ids(t, text, n, TOK_SPECIAL_TOKEN, 0, to_buf, &b, &rep, &err), TOK_E_UTF8);
+    cr_expect_eq(toks_write_ids(t, 4, text, n, TOK_SPECIAL_TOKEN, 0, to_buf, &b, &rep, &err), TOK_E_UTF8);
     cr_expect_str_eq(err.msg, "invalid UTF-8 at byte offset 2500001 (byte 0xFF)");
     cr_expect_eq(b.n, 0);
-    cr_expect_eq(toks_write_ids(t, text, n, TOK_SPECIAL_TOKEN, TOK_LOSSY, to_buf, &b, &rep, &err), 0);
+    cr_expect_eq(toks_write_ids(t, 4, text, n, TOK_SPECIAL_TOKEN, TOK_LOSSY, to_buf, &b, &rep, &err), 0);
     cr_expect_eq(rep, 1);
     b.n = 0;
     text[2500001] = 'a';
     memcpy(text + 2000000, "<|endoftext|>", 13);
-    cr_expect_eq(toks_write_ids(t, text, n, TOK_SPECIAL_ERROR, 0, to_buf, &b, &rep, &err), TOK_E_SPECIAL);
+    cr_expect_eq(toks_write_ids(t, 4, text, n, TOK_SPECIAL_ERROR, 0, to_buf, &b, &rep, &err), TOK_E_SPECIAL);
     cr_expect(strstr(err.msg, "at byte offset 2000000") != NULL, "%s", err.msg);
     cr_expect_eq(b.n, 0);
     bb_free(&b);
-    tok_close(t);
+    eng_free(t);
     free(text);
 }
 
@@ -231,12 +228,12 @@ static int refuse(void *user, const void *p, size_t n)
 
 Test(tok_stream, a_failed_write_is_reported)
 {
-    tok_tokenizer *t = open_repo();
+    eng *t = open_repo_eng(0);
     size_t rep;
     g2e_err err;
-    cr_expect_eq(toks_write_ids(t, "Hello world", 11, TOK_SPECIAL_TOKEN, 0, refuse, NULL, &rep, &err), TOKS_E_WRITE);
+    cr_expect_eq(toks_write_ids(t, 1, "Hello world", 11, TOK_SPECIAL_TOKEN, 0, refuse, NULL, &rep, &err), TOKS_E_WRITE);
     cr_expect_str_eq(err.msg, "cannot write the output: Broken pipe");
-    tok_close(t);
+    eng_free(t);
 }
 
 Test(tok_stream, put_ids_matches_printf)
@@ -278,22 +275,20 @@ Test(tok_stream, counts_over_threads_agree_with_one_thread, .timeout = 120)
     size_t chars = text_count(text, n);
     static const size_t ctxs[] = {1, 1024, 1000000, 2547086, 4999999, 5094172, 5094173, 99999999};
     static const unsigned threads[] = {1, 2, 3, 5};
-    static const size_t splits[] = {TOK_SPLIT_MIN, 3000}; /* 64 KB chunks; 3 KB (4,400 of them) */
+    static const size_t splits[] = {0, 3000}; /* 64 KB chunks; 3 KB (4,400 of them) */
     for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++)
         for (size_t si = 0; si < 2; si++) {
             unsigned th = threads[ti];
-            tok_tokenizer *t = open_repo();
-            tok_set_threads(t, th);
-            tok_set_split_min(t, splits[si]);
+            eng *t = open_repo_eng(splits[si]);
             for (size_t k = 0; k < sizeof ctxs / sizeof ctxs[0]; k++) {
-                toks_counts c;
-                cr_assert_eq(toks_count(t, text, n, ctxs[k], &c, &err), 0);
+                eng_counts c;
+                cr_assert_eq(eng_count(t, th, text, n, ctxs[k], &c, &err), 0);
                 cr_expect_eq(c.tokens, r.n);
                 cr_expect_eq(c.chars, chars);
                 cr_expect_eq(c.cut, ctxs[k] < r.n ? r.offsets[ctxs[k]] : 0, "ctx %zu, %u threads, split %zu",
                              ctxs[k], th, splits[si]);
             }
-            tok_close(t);
+            eng_free(t);
         }
     tok_ids_free(&r);
     tok_close(one);
@@ -325,13 +320,11 @@ static int jsonl_run(const char *in, size_t n, unsigned threads, toks_jsonl *j, 
     FILE *f = tmpfile();
     cr_assert(f && fwrite(in, 1, n, f) == n && fflush(f) == 0);
     rewind(f);
-    tok_tokenizer *t = open_repo();
-    tok_set_threads(t, threads);
+    eng *t = open_repo_eng(0);
     memset(s, 0, sizeof *s);
     j->write = sink_write, j->flush = sink_flush, j->user = s;
-    int rc = toks_jsonl_run(t, fileno(f), j);
-    cr_expect_eq(tok_threads(t), threads);
-    tok_close(t);
+    int rc = toks_jsonl_run(t, threads, fileno(f), j);
+    eng_free(t);
     fclose(f);
     return rc;
 }
@@ -389,19 +382,19 @@ Test(tok_stream, jsonl_stops_at_a_bad_line_or_keeps_going)
 
 Test(tok_stream, jsonl_reports_write_and_read_errors)
 {
-    tok_tokenizer *t = open_repo();
+    eng *t = open_repo_eng(0);
     int p[2];
     cr_assert_eq(pipe(p), 0);
     cr_assert_eq(write(p[1], "{\"text\": \"a\"}\n", 14), 14);
     close(p[1]);
     toks_jsonl j = {.write = refuse};
-    cr_expect_eq(toks_jsonl_run(t, p[0], &j), TOKS_E_WRITE);
+    cr_expect_eq(toks_jsonl_run(t, 1, p[0], &j), TOKS_E_WRITE);
     cr_expect_eq(j.sys_errno, EPIPE);
     close(p[0]);
     j = (toks_jsonl){.write = refuse};
-    cr_expect_eq(toks_jsonl_run(t, -1, &j), TOKS_E_READ);
+    cr_expect_eq(toks_jsonl_run(t, 1, -1, &j), TOKS_E_READ);
     cr_expect_eq(j.sys_errno, EBADF);
-    tok_close(t);
+    eng_free(t);
 }
 
 typedef struct counted {
@@ -429,22 +422,22 @@ Test(tok_stream, ids_are_written_chunk_by_chunk_and_a_failed_write_stops_them, .
     size_t wn;
     char *want = printf_ids(text, n, TOK_SPECIAL_TOKEN, 0, &wn);
     for (unsigned th = 1; th <= 3; th += 2) {
-        tok_tokenizer *t = open_repo();
-        tok_set_threads(t, th);
+        eng *t = open_repo_eng(0);
         counted c = {0};
         size_t rep;
         g2e_err err;
-        cr_assert_eq(toks_write_ids(t, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), 0, "%s", err.msg);
+        cr_assert_eq(toks_write_ids(t, th, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), 0, "%s",
+                     err.msg);
         cr_expect(c.b.n == wn && memcmp(c.b.p, want, wn) == 0, "%u threads: the IDs differ", th);
         cr_expect_geq(c.writes, 16, "%u threads: one write per 128 KB chunk (%d)", th, c.writes);
         bb_free(&c.b);
         c = (counted){.fail_at = 3};
-        cr_expect_eq(toks_write_ids(t, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), TOKS_E_WRITE);
+        cr_expect_eq(toks_write_ids(t, th, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), TOKS_E_WRITE);
         cr_expect_str_eq(err.msg, "cannot write the output: No space left on device");
         cr_expect_eq(c.writes, 3, "%u threads: nothing written after the failed write", th);
         cr_expect(c.b.n > 0 && c.b.n < wn && memcmp(c.b.p, want, c.b.n) == 0, "the two chunks before it, in order");
         bb_free(&c.b);
-        tok_close(t);
+        eng_free(t);
     }
     free(want);
     free(text);
@@ -499,28 +492,28 @@ Test(tok_stream, the_check_before_writing_sees_across_its_ranges, .timeout = 120
         memcpy(text + i, "\xE6\x97\xA5", 3); /* 日, so that 128 KB falls inside a character */
     for (size_t i = n / 3 * 3; i < n; i++)
         text[i] = ' ';
-    tok_tokenizer *t = open_repo();
-    tok_set_threads(t, 3);
+    eng *t = open_repo_eng(0);
+    tok_tokenizer *one = open_repo();
     size_t rep;
     g2e_err err;
     counted c = {0};
-    cr_assert_eq(toks_write_ids(t, text, n, TOK_SPECIAL_ERROR, 0, count_write, &c, &rep, &err), 0, "%s", err.msg);
+    cr_assert_eq(toks_write_ids(t, 3, text, n, TOK_SPECIAL_ERROR, 0, count_write, &c, &rep, &err), 0, "%s", err.msg);
     bb_free(&c.b);
     for (size_t at = 5 * edge - 14; at <= 5 * edge + 2; at++) {
         char keep[16];
         memcpy(keep, text + at, 16);
         text[at] = '\xFF';
         c = (counted){0};
-        cr_expect_eq(toks_write_ids(t, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), TOK_E_UTF8);
+        cr_expect_eq(toks_write_ids(t, 3, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), TOK_E_UTF8);
         tok_ids r;
         g2e_err want;
-        cr_assert_eq(tok_encode(t, text, n, TOK_SPECIAL_TOKEN, 0, &r, NULL, &want), TOK_E_UTF8);
+        cr_assert_eq(tok_encode(one, text, n, TOK_SPECIAL_TOKEN, 0, &r, NULL, &want), TOK_E_UTF8);
         cr_expect_str_eq(err.msg, want.msg, "invalid byte at %zu", at);
         cr_expect_eq(c.writes, 0, "nothing written (invalid byte at %zu)", at);
         memcpy(text + at, keep, 16);
         size_t sp = at / 3 * 3; /* 15 bytes in the place of 5 characters: still valid */
         memcpy(text + sp, "<|endoftext|>  ", 15);
-        cr_expect_eq(toks_write_ids(t, text, n, TOK_SPECIAL_ERROR, 0, count_write, &c, &rep, &err), TOK_E_SPECIAL,
+        cr_expect_eq(toks_write_ids(t, 3, text, n, TOK_SPECIAL_ERROR, 0, count_write, &c, &rep, &err), TOK_E_SPECIAL,
                      "special token at %zu", sp);
         cr_expect_eq(c.writes, 0, "nothing written (special token at %zu)", sp);
         char off[48];
@@ -529,7 +522,7 @@ Test(tok_stream, the_check_before_writing_sees_across_its_ranges, .timeout = 120
         if (at % 4 == 0) { /* the token itself: as on one thread */
             size_t wn;
             char *w = printf_ids(text, n, TOK_SPECIAL_TOKEN, 0, &wn);
-            cr_expect_eq(toks_write_ids(t, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), 0);
+            cr_expect_eq(toks_write_ids(t, 3, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), 0);
             cr_expect(c.b.n == wn && memcmp(c.b.p, w, wn) == 0, "special token at %zu: the IDs differ", at);
             free(w);
         }
@@ -537,7 +530,8 @@ Test(tok_stream, the_check_before_writing_sees_across_its_ranges, .timeout = 120
             memcpy(text + i, "\xE6\x97\xA5", 3);
         bb_free(&c.b);
     }
-    tok_close(t);
+    eng_free(t);
+    tok_close(one);
     free(text);
 }
 
@@ -790,7 +784,7 @@ Test(tok_stream, jsonl_raw_utf8_valid_and_not_agrees_with_a_checked_reference, .
     }
 }
 
-/* ---- plain text in documents (toks_text_run) ---- */
+/* ---- plain text in documents (eng_stream) ---- */
 
 typedef struct collect {
     uint32_t *ids;
@@ -850,16 +844,15 @@ static void text_run_agrees(const char *text, size_t len, const char *sep, tok_s
     collect want = {0};
     docs_by_hand(text, len, sep, sp, 0, &want);
     static const unsigned counts[] = {1, 2, 3, 5};
-    static const size_t splits[] = {8, 61, 4096, TOK_SPLIT_MIN};
+    static const size_t splits[] = {8, 61, 4096, 0};
     for (size_t c = 0; c < 4; c++)
         for (size_t s = 0; s < 4; s++) {
-            tok_tokenizer *t = open_repo();
-            tok_set_threads(t, counts[c]);
-            tok_set_split_min(t, splits[s]);
+            eng *t = open_repo_eng(splits[s]);
             collect got = {0};
-            toks_text o = {.special = sp, .sep = sep, .sep_len = sep ? strlen(sep) : 0, .mem = text, .mem_len = len,
-                           .put = collect_put, .user = &got};
-            cr_assert_eq(toks_text_run(t, -1, &o), 0, "%s: %s", what, o.msg);
+            eng_mem mem = {text, len};
+            eng_text o = {.special = sp, .sep = sep, .sep_len = sep ? strlen(sep) : 0, .read = eng_read_mem,
+                          .read_user = &mem, .put = collect_put, .user = &got};
+            cr_assert_eq(eng_stream(t, counts[c], &o), 0, "%s: %s", what, o.msg);
             cr_assert(got.n == want.n && (!want.n || !memcmp(got.ids, want.ids, want.n * sizeof *want.ids)),
                       "%s, %u threads, split %zu: the IDs differ (%zu, want %zu)", what, counts[c], splits[s], got.n,
                       want.n);
@@ -870,7 +863,7 @@ static void text_run_agrees(const char *text, size_t len, const char *sep, tok_s
             cr_expect_eq(o.tokens, want.n);
             cr_expect_eq(o.docs, want.ns);
             free(got.ids), free(got.starts);
-            tok_close(t);
+            eng_free(t);
         }
     free(want.ids), free(want.starts);
 }
@@ -934,16 +927,16 @@ Test(tok_stream, text_run_reads_a_pipe, .timeout = 120)
         _exit(0);
     }
     close(fd[1]);
-    tok_tokenizer *t = open_repo();
-    tok_set_threads(t, 3);
+    eng *t = open_repo_eng(0);
     collect got = {0};
-    toks_text o = {.special = TOK_SPECIAL_TEXT, .put = collect_put, .user = &got};
-    cr_assert_eq(toks_text_run(t, fd[0], &o), 0, "%s", o.msg);
+    eng_text o = {.special = TOK_SPECIAL_TEXT, .read = eng_read_fd, .read_user = &fd[0], .put = collect_put,
+                  .user = &got};
+    cr_assert_eq(eng_stream(t, 3, &o), 0, "%s", o.msg);
     close(fd[0]);
     waitpid(pid, NULL, 0);
     cr_expect(got.n == want.n && got.n && !memcmp(got.ids, want.ids, want.n * sizeof *want.ids), "the corpus's IDs differ");
     cr_expect_eq(got.ns, 1);
-    tok_close(t);
+    eng_free(t);
     free(got.ids), free(got.starts), free(want.ids), free(want.starts), free(text);
 }
 
@@ -956,24 +949,30 @@ Test(tok_stream, text_run_errors_name_the_inputs_offset)
     for (size_t i = 0; i < n; i++)
         text[i] = i % 7 == 6 ? ' ' : 'a';
     text[700001] = '\xFF';
-    tok_tokenizer *t = open_repo();
-    tok_set_threads(t, 3);
-    tok_set_split_min(t, 4096);
+    eng *t = open_repo_eng(4096);
     collect got = {0};
-    toks_text o = {.special = TOK_SPECIAL_TEXT, .mem = text, .mem_len = n, .put = collect_put, .user = &got};
-    cr_assert_eq(toks_text_run(t, -1, &o), TOK_E_UTF8);
+    eng_mem mem = {text, n};
+    eng_text o = {.special = TOK_SPECIAL_TEXT, .read = eng_read_mem, .read_user = &mem, .put = collect_put,
+                  .user = &got};
+    cr_assert_eq(eng_stream(t, 3, &o), TOK_E_UTF8);
     cr_expect_str_eq(o.msg, "invalid UTF-8 at byte offset 700001 (byte 0xFF)");
+    cr_expect_eq(o.bad_offset, 700001);
     cr_expect(o.bytes <= 700001 && o.bytes > 600000, "the chunks before it handed on: %llu bytes",
               (unsigned long long)o.bytes);
     text[700001] = 'a';
     memcpy(text + 800000, "<|endoftext|>", 13);
-    o = (toks_text){.special = TOK_SPECIAL_ERROR, .mem = text, .mem_len = n, .put = collect_put, .user = &got};
-    cr_assert_eq(toks_text_run(t, -1, &o), TOK_E_SPECIAL);
+    mem = (eng_mem){text, n};
+    o = (eng_text){.special = TOK_SPECIAL_ERROR, .read = eng_read_mem, .read_user = &mem, .put = collect_put,
+                   .user = &got};
+    cr_assert_eq(eng_stream(t, 3, &o), TOK_E_SPECIAL);
     cr_expect(strstr(o.msg, "at byte offset 800000 ") != NULL, "%s", o.msg);
+    cr_expect_eq(o.bad_offset, 800000);
     collect fail = {.fail_at = 3};
-    o = (toks_text){.special = TOK_SPECIAL_TEXT, .mem = text, .mem_len = n, .put = collect_put, .user = &fail};
-    cr_assert_eq(toks_text_run(t, -1, &o), TOKS_E_PUT);
+    mem = (eng_mem){text, n};
+    o = (eng_text){.special = TOK_SPECIAL_TEXT, .read = eng_read_mem, .read_user = &mem, .put = collect_put,
+                   .user = &fail};
+    cr_assert_eq(eng_stream(t, 3, &o), ENG_STOPPED);
     free(got.ids), free(got.starts), free(fail.ids), free(fail.starts);
-    tok_close(t);
+    eng_free(t);
     free(text);
 }

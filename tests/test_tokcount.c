@@ -2,6 +2,7 @@
 /* test_tokcount.c — a text against a context: counts from tok_encode and text.h computed
  * here, the cut inside a character, per-character costs, and the JSON read back by cJSON. */
 #include "text.h"
+#include "support.h"
 #include "tokcount.h"
 
 #include <cjson/cJSON.h>
@@ -29,14 +30,13 @@ Test(tokcount, counts_and_the_cut_agree_with_the_offsets)
     g2e_err err;
     cr_assert_eq(tok_encode(t, text, n, TOK_SPECIAL_TOKEN, 0, &r, NULL, &err), 0);
     static const size_t ctxs[] = {1, 7, 100, 1000, 100000};
+    eng *e = open_repo_eng(64);
     for (unsigned flags = 0; flags < 4; flags++)
         for (unsigned th = 1; th <= 2; th++) {
-            tok_set_threads(t, th);
-            tok_set_split_min(t, 64);
             for (size_t k = 0; k < sizeof ctxs / sizeof ctxs[0]; k++) {
                 tokcount c;
                 size_t ctx = ctxs[k];
-                cr_assert_eq(tokcount_text(t, text, n, ctx, flags, &c, &err), 0, "%s", err.msg);
+                cr_assert_eq(tokcount_text(e, th, text, n, ctx, flags, &c, &err), 0, "%s", err.msg);
                 cr_expect_eq(c.bytes, n);
                 cr_expect_eq(c.tokens, r.n);
                 cr_expect_eq(c.chars, text_count(text, n));
@@ -63,29 +63,30 @@ Test(tokcount, counts_and_the_cut_agree_with_the_offsets)
         }
     tok_ids_free(&r);
     tok_close(t);
+    eng_free(e);
 }
 
 Test(tokcount, invalid_input_fails_or_is_replaced)
 {
-    tok_tokenizer *t = open_repo();
+    eng *t = open_repo_eng(0);
     tokcount c;
     g2e_err err;
-    cr_expect_eq(tokcount_text(t, "ab\xFFwx", 5, 1024, 0, &c, &err), TOK_E_UTF8);
+    cr_expect_eq(tokcount_text(t, 1, "ab\xFFwx", 5, 1024, 0, &c, &err), TOK_E_UTF8);
     cr_expect(c.cc == NULL && c.tokens == 0);
-    cr_assert_eq(tokcount_text(t, "ab\xFFwx", 5, 1024, TOKCOUNT_LOSSY, &c, &err), 0);
+    cr_assert_eq(tokcount_text(t, 1, "ab\xFFwx", 5, 1024, TOKCOUNT_LOSSY, &c, &err), 0);
     cr_expect_eq(c.replaced, 1);
     cr_expect_eq(c.chars, 5);
     tokcount_free(&c);
-    tok_close(t);
+    eng_free(t);
 }
 
 Test(tokcount, json_reads_back)
 {
-    tok_tokenizer *t = open_repo();
+    eng *t = open_repo_eng(0);
     tokcount c;
     g2e_err err;
     const char *text = "犬が猫を追いかけた";
-    cr_assert_eq(tokcount_text(t, text, strlen(text), 3, TOKCOUNT_PER_CHAR, &c, &err), 0);
+    cr_assert_eq(tokcount_text(t, 1, text, strlen(text), 3, TOKCOUNT_PER_CHAR, &c, &err), 0);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -106,5 +107,5 @@ Test(tokcount, json_reads_back)
     cJSON_Delete(j);
     free(buf);
     tokcount_free(&c);
-    tok_close(t);
+    eng_free(t);
 }

@@ -5,6 +5,7 @@
  * validation; and properties (round trip, offsets, no crash) on random input. */
 #include "sha256.h"
 #include "support.h"
+#include "engine.h"
 #include "tok_internal.h"
 #include "tokenizer.h"
 
@@ -483,17 +484,18 @@ Test(tokenizer_edges, caches_on_huge_pages_from_4_kb)
     tok_close(t);
     /* a batch asks as a text of its total size does, however short its texts */
     const char *texts[512];
-    size_t lens[512], counts[512];
-    int rcs[512];
+    size_t lens[512], counts[512], bt, bo;
     for (size_t k = 0; k < 512; k++)
         texts[k] = s, lens[k] = 8;
     for (size_t m = 511; m <= 512; m++) {
         t = open_repo();
+        eng *e;
+        cr_assert_eq(eng_new(&e, t, &err), 0);
         uint32_t *ids;
-        cr_assert_eq(tok_encode_batch(t, m, texts, lens, TOK_SPECIAL_TEXT, 0, &ids, counts, rcs), 0);
+        cr_assert_eq(eng_batch(e, 1, m, texts, lens, TOK_SPECIAL_TEXT, 0, &ids, counts, NULL, &bt, &bo, &err), 0);
         free(ids);
         cr_expect_eq(t->caches_huge, m == 512, "%zu texts of 8 bytes", m);
-        tok_close(t);
+        eng_free(e);
     }
     free(s);
 }
@@ -804,9 +806,24 @@ static void expect_same(tok_tokenizer *t, const char *text, size_t n, tok_specia
     tok_ids_free(&r);
 }
 
-/* Threads on text (split from min_bytes on) give the one-thread IDs and offsets. */
-static void threads_agree(const char *text, size_t n, tok_special sp, unsigned flags, size_t min_bytes,
-                          const char *what)
+/* eng_encode on `threads` members gives want (tok_encode's result on one thread). */
+static void eng_same(eng *e, unsigned threads, const char *text, size_t n, tok_special sp, unsigned flags,
+                     const tok_ids *want, const char *what)
+{
+    tok_ids r;
+    g2e_err err;
+    cr_assert_eq(eng_encode(e, threads, text, n, sp, flags, &r, NULL, &err), 0, "%s: %s", what, err.msg);
+    cr_assert_eq(r.n, want->n, "%s: %zu tokens, want %zu", what, r.n, want->n);
+    cr_assert(!r.n || memcmp(r.ids, want->ids, r.n * sizeof *r.ids) == 0, "%s: the IDs differ", what);
+    if (!(flags & TOK_NO_OFFSETS))
+        cr_assert(memcmp(r.offsets, want->offsets, (r.n + 1) * sizeof *r.offsets) == 0, "%s: offsets differ", what);
+    cr_assert_eq(r.n_replaced, want->n_replaced);
+    tok_ids_free(&r);
+}
+
+/* The engine's split of text (chunks of `chunk` bytes, 0: the default) gives the one-thread
+ * IDs and offsets. */
+static void threads_agree(const char *text, size_t n, tok_special sp, unsigned flags, size_t chunk, const char *what)
 {
     tok_tokenizer *one = open_repo();
     tok_ids want;
@@ -814,15 +831,15 @@ static void threads_agree(const char *text, size_t n, tok_special sp, unsigned f
     cr_assert_eq(tok_encode(one, text, n, sp, flags, &want, NULL, &err), 0, "%s: %s", what, err.msg);
     static const unsigned counts[] = {2, 3, 8, 64};
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
-        tok_tokenizer *t = open_repo();
-        tok_set_threads(t, counts[c]);
-        tok_set_split_min(t, min_bytes);
-        cr_assert_eq(tok_threads(t), counts[c]);
+        eng *e;
+        cr_assert_eq(eng_new(&e, open_repo(), &err), 0);
+        if (chunk)
+            eng_set_chunk(e, chunk);
         char label[128];
         snprintf(label, sizeof label, "%s, %u threads", what, counts[c]);
-        expect_same(t, text, n, sp, flags, &want, label);
-        expect_same(t, text, n, sp, flags, &want, label); /* again, with warm worker caches */
-        tok_close(t);
+        eng_same(e, counts[c], text, n, sp, flags, &want, label);
+        eng_same(e, counts[c], text, n, sp, flags, &want, label); /* again, with warm caches */
+        eng_free(e);
     }
     tok_ids_free(&want);
     tok_close(one);
@@ -832,8 +849,8 @@ Test(tokenizer_threads, corpus_split_over_threads_is_exact, .timeout = 120)
 {
     size_t n;
     char *text = corpus(&n);
-    threads_agree(text, n, TOK_SPECIAL_TEXT, 0, TOK_SPLIT_MIN, "corpus");
-    threads_agree(text, n, TOK_SPECIAL_TOKEN, TOK_NO_OFFSETS, TOK_SPLIT_MIN, "corpus, IDs only");
+    threads_agree(text, n, TOK_SPECIAL_TEXT, 0, 0, "corpus");
+    threads_agree(text, n, TOK_SPECIAL_TOKEN, TOK_NO_OFFSETS, 0, "corpus, IDs only");
     free(text);
 }
 
@@ -865,12 +882,14 @@ Test(tokenizer_threads, corpus_ids_equal_tiktoken, .timeout = 120)
     static const unsigned threads[] = {1, 2};
     for (size_t c = 0; c < 2; c++) {
         tok_tokenizer *t = open_repo();
-        tok_set_threads(t, threads[c]);
+        eng *e;
+        g2e_err err;
+        cr_assert_eq(eng_new(&e, open_repo(), &err), 0);
         for (int with_off = 0; with_off < 2; with_off++) {
             tok_ids r;
-            g2e_err err;
-            cr_assert_eq(tok_encode(t, text, n, TOK_SPECIAL_TEXT, with_off ? 0 : TOK_NO_OFFSETS, &r, NULL, &err), 0,
-                         "%s", err.msg);
+            cr_assert_eq(eng_encode(e, threads[c], text, n, TOK_SPECIAL_TEXT, with_off ? 0 : TOK_NO_OFFSETS, &r, NULL,
+                                    &err),
+                         0, "%s", err.msg);
             cr_assert_eq(r.n, 5094173u, "%u threads: %zu tokens", threads[c], r.n);
             char hex[65];
             ids_digest(&r, hex);
@@ -889,6 +908,7 @@ Test(tokenizer_threads, corpus_ids_equal_tiktoken, .timeout = 120)
             }
             tok_ids_free(&r);
         }
+        eng_free(e);
         tok_close(t);
     }
     free(text);
@@ -946,15 +966,15 @@ Test(tokenizer_threads, first_refused_special_token_wins)
         text[i] = i % 7 == 6 ? ' ' : 'a';
     memcpy(text + 2000000, "<|endoftext|>", 13);
     memcpy(text + 2500000, "<|endoftext|>", 13);
-    tok_tokenizer *t = open_repo();
-    tok_set_threads(t, 4);
+    eng *e;
     tok_ids r;
     g2e_err err;
+    cr_assert_eq(eng_new(&e, open_repo(), &err), 0);
     size_t bad = 0;
-    cr_expect_eq(tok_encode(t, text, n, TOK_SPECIAL_ERROR, 0, &r, &bad, &err), TOK_E_SPECIAL);
+    cr_expect_eq(eng_encode(e, 4, text, n, TOK_SPECIAL_ERROR, 0, &r, &bad, &err), TOK_E_SPECIAL);
     cr_expect_eq(bad, 2000000);
     cr_expect(r.ids == NULL && r.n == 0);
-    tok_close(t);
+    eng_free(e);
     free(text);
 }
 
@@ -1113,10 +1133,11 @@ Test(tokenizer_cache, ids_only_then_offsets_on_one_tokenizer, .timeout = 60)
 
 /* Texts of random fragments (special tokens, bad bytes, a character cut in two, lone
  * continuation bytes, white space runs, empty texts): each text's IDs and status from
- * tok_encode_batch (texts one after another in one buffer, which takes tok_encode_joined,
- * and the same texts each in its own allocation) and from tok_encode_joined itself equal
+ * eng_batch (texts one after another in one buffer, which takes tok_encode_joined, and the
+ * same texts each in its own allocation) and from tok_encode_joined itself equal
  * tok_encode's of that text alone, on 1 and 2 threads and with a forced BPE path. */
-static void many_texts_agree(tok_tokenizer *t, size_t nt, tok_special special, unsigned flags, int dirty, int round)
+static void many_texts_agree(eng *e, unsigned threads, tok_tokenizer *t, size_t nt, tok_special special,
+                             unsigned flags, int dirty, int round)
 {
     static const char *const frag[] = {
         " ", "  ", "\n", "\n\n", "\t", " \n", "\xC2\xA0", "\xE3\x80\x80", "'s", "'re", "'ll", "'", "a",
@@ -1158,7 +1179,10 @@ static void many_texts_agree(tok_tokenizer *t, size_t nt, tok_special special, u
         uint32_t *ids = NULL;
         obuf o = {0};
         if (way < 2) {
-            cr_assert_eq(tok_encode_batch(t, nt, way ? apart : in_one, lens, special, flags, &ids, counts, rcs), 0);
+            size_t bt, bo;
+            cr_assert_eq(eng_batch(e, threads, nt, way ? apart : in_one, lens, special, flags, &ids, counts, rcs, &bt,
+                                   &bo, NULL),
+                         0);
         } else {
             cr_assert_eq(tok_encode_joined(t, exact, ends, nt, special, flags, &o, counts, rcs), 0);
             ids = o.ids;
@@ -1186,15 +1210,21 @@ Test(tokenizer_batch, texts_together_equal_each_alone, .timeout = 120)
     tok_tokenizer *t = open_repo();
     static const tok_special sp[] = {TOK_SPECIAL_TEXT, TOK_SPECIAL_TOKEN, TOK_SPECIAL_ERROR};
     for (int round = 0; round < 60; round++) {
-        tok_set_threads(t, 1 + round % 2);
+        tok_tokenizer *shared = open_repo();
+        int path = round % 5 == 4 ? TOK_BPE_HEAP : TOK_BPE_AUTO;
+        tok_set_bpe_path(t, path);
+        tok_set_bpe_path(shared, path); /* (its clones copy it) */
+        eng *e;
+        g2e_err err;
+        cr_assert_eq(eng_new(&e, shared, &err), 0);
         /* every other 2-thread round in items of a few hundred bytes: many items on the queue */
-        tok_set_split_min(t, round % 4 == 3 ? 64 + rnd() % 1024 : TOK_SPLIT_MIN);
-        tok_set_bpe_path(t, round % 5 == 4 ? TOK_BPE_HEAP : TOK_BPE_AUTO);
+        if (round % 4 == 3)
+            eng_set_chunk(e, 64 + rnd() % 1024);
         size_t nt = round % 10 == 0 ? 1 + rnd() % 3 : 50 + rnd() % 400; /* > one batch of marks too */
-        many_texts_agree(t, nt, sp[round % 3], round % 4 == 1 ? TOK_LOSSY : 0, round % 6 >= 3, round);
+        many_texts_agree(e, 1 + round % 2, t, nt, sp[round % 3], round % 4 == 1 ? TOK_LOSSY : 0, round % 6 >= 3,
+                         round);
+        eng_free(e);
     }
-    tok_set_threads(t, 1);
-    tok_set_split_min(t, TOK_SPLIT_MIN);
     tok_set_bpe_path(t, TOK_BPE_AUTO);
     /* valid UTF-8 together, not apart: a character cut by a text's end; and a special
      * token only across two texts */

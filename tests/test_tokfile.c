@@ -150,7 +150,7 @@ Test(tokfile, llmc_puts_endoftext_before_each_document)
     cr_expect(memcmp(b + 1024, want, 8) == 0, "EOT Hello world EOT (an empty document)");
     free(b);
     tokf_free(&w);
-    /* the same through tokf_ids (tok_stream's callback): a start before the first ID, one at the end */
+    /* the same through tokf_ids (the engine's callback): a start before the first ID, one at the end */
     cr_assert_eq(tokf_open(&w, path, TOKF_LLMC, 50257, 50256, 0, &e), 0, "%s", e.msg);
     size_t starts[] = {0, 2};
     cr_assert_eq(tokf_ids(&w, ids, 2, starts, 2), 0, "%s", w.err.msg);

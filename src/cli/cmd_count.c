@@ -90,7 +90,7 @@ typedef struct input {
 /* Streams and counts standard input, or a file larger than a mapping is allowed to be
  * (tokcount_fd: any size, in bounded memory). Returns 0, -1 after a message, or 1 when the
  * input is a file for the usual path. */
-static int count_stream(tok_tokenizer *t, const input *in, const count_opts *o, tokcount *r)
+static int count_stream(eng *e, const input *in, const count_opts *o, tokcount *r)
 {
     struct stat st;
     if (o->lossy || o->per_char || in->kind == IN_TEXT ||
@@ -102,7 +102,7 @@ static int count_stream(tok_tokenizer *t, const input *in, const count_opts *o, 
     if (in->kind == IN_STDIN)
         out_add_input("standard input", "standard input", fd);
     g2e_err err;
-    int rc = tokcount_fd(t, fd, (size_t)o->ctx, r, &err);
+    int rc = tokcount_fd(e, (unsigned)o->threads, fd, (size_t)o->ctx, r, &err);
     if (rc)
         cli_error("%s: %s", in->kind == IN_STDIN ? "standard input" : in->arg, err.msg);
     if (fd != STDIN_FILENO)
@@ -112,9 +112,9 @@ static int count_stream(tok_tokenizer *t, const input *in, const count_opts *o, 
 
 /* Reads and counts one input (a TEXT in place, a file mapped or read, standard input or a
  * large file streamed). */
-static int count_one(tok_tokenizer *t, const input *in, const count_opts *o, tokcount *r)
+static int count_one(eng *e, const input *in, const count_opts *o, tokcount *r)
 {
-    int s = count_stream(t, in, o, r);
+    int s = count_stream(e, in, o, r);
     if (s <= 0)
         return s;
     textin ti = {.data = in->arg, .len = in->kind == IN_TEXT ? strlen(in->arg) : 0};
@@ -125,7 +125,7 @@ static int count_one(tok_tokenizer *t, const input *in, const count_opts *o, tok
     const char *name = in->kind == IN_STDIN ? "standard input" : in->kind == IN_FILE ? in->arg : "TEXT";
     g2e_err err;
     unsigned flags = (o->lossy ? TOKCOUNT_LOSSY : 0) | (o->per_char ? TOKCOUNT_PER_CHAR : 0);
-    int rc = tokcount_text(t, ti.data, ti.len, (size_t)o->ctx, flags, r, &err);
+    int rc = tokcount_text(e, (unsigned)o->threads, ti.data, ti.len, (size_t)o->ctx, flags, r, &err);
     if (rc)
         cli_error("%s: %s%s", name, err.msg, rc == TOK_E_UTF8 ? " (--lossy replaces invalid bytes with U+FFFD)" : "");
     cli_textin_close(&ti);
@@ -303,14 +303,13 @@ int cmd_count(int argc, char **argv)
     }
     int rc = EXIT_ERR;
     tokcount *res = calloc((size_t)n, sizeof *res);
-    tok_tokenizer *t = NULL;
+    eng *e = NULL;
     out_file of = {0};
     if (!res) {
         cli_error("out of memory");
-    } else if (load_tokenizer(o.dir, &t) == 0) {
-        tok_set_threads(t, (unsigned)o.threads);
+    } else if (load_engine(o.dir, &e) == 0) {
         long k = 0;
-        while (k < n && !count_one(t, &in[k], &o, &res[k]))
+        while (k < n && !count_one(e, &in[k], &o, &res[k]))
             k++;
         if (k == n && !out_open(&of, o.out, 0)) {
             if (o.fmt == 1)
@@ -320,7 +319,7 @@ int cmd_count(int argc, char **argv)
             rc = out_commit(&of) ? EXIT_ERR : EXIT_OK;
         }
     }
-    tok_close(t);
+    eng_free(e);
     for (long k = 0; res && k < n; k++)
         tokcount_free(&res[k]);
     free(res);

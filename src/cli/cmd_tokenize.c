@@ -4,11 +4,11 @@
  * The table, JSON and --format ids of a TEXT or a file of at most 1 GiB: the text mapped and
  * checked whole before anything is written, so bad UTF-8 or a refused special token leaves
  * the output empty; large texts over --threads, their IDs formatted in the threads
- * (tok_stream.h). The token files (npy, u16, u32, llmc: tokfile.h), --format ids from
- * standard input, of a larger file or with --doc-sep: streamed (toks_text_run: any size,
+ * (engine.h). The token files (npy, u16, u32, llmc: tokfile.h), --format ids from
+ * standard input, of a larger file or with --doc-sep: streamed (eng_stream: any size,
  * bounded memory), documents cut at --doc-sep, a progress line on a terminal; an error there
  * removes a file output, a pipe keeps what came before.
- * --jsonl and --lines stream (tok_stream.h): blocks of lines as they come, flushed when the
+ * --jsonl and --lines stream (tokwrite.h): blocks of lines as they come, flushed when the
  * output is a pipe or a terminal, output line N answering input line N. A bad line (blank
  * too) stops the run with an error naming its line number after every earlier line has been
  * written; with --keep-going it becomes {"error": "...", "line": N} in its place and the run
@@ -22,7 +22,7 @@
 #include "opt.h"
 #include "out.h"
 #include "textin.h"
-#include "tok_stream.h"
+#include "engine.h"
 #include "tokwrite.h"
 #include "tokchars.h"
 #include "tokfile.h"
@@ -178,7 +178,7 @@ static char *joined(const opt_parsed *p)
 }
 
 /* One whole text (TEXT, FILE or stdin) onto f. Returns 0 or -1 (a message printed). */
-static int whole_to(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *p, FILE *f)
+static int whole_to(eng *e, const tokenize_opts *o, const opt_parsed *p, FILE *f)
 {
     textin in = {0};
     char *args = NULL;
@@ -195,11 +195,14 @@ static int whole_to(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *
     g2e_err err;
     int rc;
     if (o->fmt == FMT_IDS) {
-        rc = toks_write_ids(t, text, len, (tok_special)o->special, flags, write_file, f, &r.n_replaced, &err);
-    } else if (!(rc = tok_encode(t, text, len, (tok_special)o->special, flags, &r, NULL, &err))) {
+        rc = toks_write_ids(e, (unsigned)o->threads, text, len, (tok_special)o->special, flags, write_file, f,
+                            &r.n_replaced, &err);
+    } else if (!(rc = eng_encode(e, (unsigned)o->threads, text, len, (tok_special)o->special, flags, &r, NULL,
+                                 &err))) {
         /* (a write error is out_commit's to report) */
-        int e = o->fmt == FMT_JSON ? toks_write_json(f, t, text, len, &r) : format_table(f, t, text, len, &r);
-        rc = e && e != G2E_EIO ? g2e_fail(&err, G2E_ENOMEM, "out of memory formatting the output") : 0;
+        const tok_tokenizer *t = eng_tables(e);
+        int w = o->fmt == FMT_JSON ? toks_write_json(f, t, text, len, &r) : format_table(f, t, text, len, &r);
+        rc = w && w != G2E_EIO ? g2e_fail(&err, G2E_ENOMEM, "out of memory formatting the output") : 0;
     }
     if (G2E_MODULE_OF(rc) == G2E_MOD_TOK) /* the tokenizer's: the input named */
         cli_error("%s: %s", what, err.msg);
@@ -213,7 +216,7 @@ static int whole_to(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *
     return rc ? -1 : 0;
 }
 
-/* ---- the stream: plain text of any length, in documents (tok_stream.h's toks_text_run) ---- */
+/* ---- the stream: plain text of any length, in documents (engine.h's eng_stream) ---- */
 
 /* --format ids over the stream: a line of IDs per document. */
 typedef struct ids_sink {
@@ -277,20 +280,22 @@ static void on_progress(void *user, uint64_t bytes, uint64_t tokens)
         progress_draw(g, bytes, tokens, 0);
 }
 
-/* The text (TEXT, FILE or stdin) through toks_text_run into put. Returns 0, or -1 after a
- * message (the sink's failure, TOKS_E_PUT, is the caller's to report: returns 1). */
-static int stream_text(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *p, toks_ids_fn put, void *user)
+/* The text (TEXT, FILE or stdin) through eng_stream into put. Returns 0, or -1 after a
+ * message (the sink's failure, ENG_STOPPED, is the caller's to report: returns 1). */
+static int stream_text(eng *e, const tokenize_opts *o, const opt_parsed *p, eng_ids_fn put, void *user)
 {
-    toks_text x = {.special = (tok_special)o->special, .sep = o->sep, .sep_len = o->sep_len, .put = put,
-                   .user = user};
+    eng_text x = {.special = (tok_special)o->special, .sep = o->sep, .sep_len = o->sep_len, .put = put,
+                  .user = user};
     progress g = {.after = o->progress_after};
     char *args = NULL;
     int fd = -1;
+    eng_mem mem = {0};
     const char *what = p->npos ? "the text" : o->file && strcmp(o->file, "-") ? o->file : "standard input";
     if (p->npos) {
         if (!(args = joined(p)))
             return cli_error("out of memory"), -1;
-        x.mem = args, x.mem_len = strlen(args);
+        mem = (eng_mem){args, strlen(args)};
+        x.read = eng_read_mem, x.read_user = &mem;
     } else if (o->file && strcmp(o->file, "-")) {
         if ((fd = cli_open_stream(o->file, "text file")) < 0)
             return -1;
@@ -298,13 +303,15 @@ static int stream_text(tok_tokenizer *t, const tokenize_opts *o, const opt_parse
         fd = STDIN_FILENO;
         out_add_input("standard input", "standard input", fd);
     }
+    if (!args)
+        x.read = eng_read_fd, x.read_user = &fd;
     struct stat st;
-    g.total = x.mem ? x.mem_len : fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    g.total = args ? mem.left : fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
     if (!o->quiet && isatty(STDERR_FILENO)) {
         dl_meter_init(&g.m, 1, "", "", "");
         x.progress = on_progress, x.progress_user = &g;
     }
-    int rc = toks_text_run(t, fd, &x);
+    int rc = eng_stream(e, (unsigned)o->threads, &x);
     if (g.drawn) { /* completed, then the line ended */
         char nl[8];
         if (!rc)
@@ -313,24 +320,24 @@ static int stream_text(tok_tokenizer *t, const tokenize_opts *o, const opt_parse
     }
     if (G2E_MODULE_OF(rc) == G2E_MOD_TOK) /* the tokenizer's: the input named */
         cli_error("%s: %s", what, x.msg);
-    else if (rc == TOKS_E_READ)
+    else if (rc == ENG_E_READ)
         cli_error("cannot read %s: %s", what, strerror(x.sys_errno));
-    else if (rc == TOKS_E_LONG)
-        cli_error("%s: more than 64 MiB without a place to cut (a whitespace character after a non-whitespace one)", what);
-    else if (rc && rc != TOKS_E_PUT)
+    else if (rc == ENG_E_LONG)
+        cli_error("%s: %s", what, x.msg);
+    else if (rc && rc != ENG_STOPPED)
         cli_error("out of memory tokenizing %s", what);
     if (fd > STDIN_FILENO)
         close(fd);
     free(args);
-    return rc == TOKS_E_PUT ? 1 : rc ? -1 : 0;
+    return rc == ENG_STOPPED ? 1 : rc ? -1 : 0;
 }
 
 /* --format ids (with --doc-sep) over the stream onto f. Returns 0 or -1. */
-static int ids_stream_to(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *p, FILE *f)
+static int ids_stream_to(eng *e, const tokenize_opts *o, const opt_parsed *p, FILE *f)
 {
     ids_sink k = {.f = f};
-    toks_idtext_init(&k.idt, tok_n_vocab(t), ' '); /* (without it, IDs are converted one by one) */
-    int rc = stream_text(t, o, p, ids_put, &k);
+    toks_idtext_init(&k.idt, tok_n_vocab(eng_tables(e)), ' '); /* (without it, IDs are converted one by one) */
+    int rc = stream_text(e, o, p, ids_put, &k);
     if (!rc && k.docs && (k.werr = write_file(f, "\n", 1)))
         rc = 1;
     if (rc > 0)
@@ -346,23 +353,24 @@ static void note_shard(void *user, const char *name, uint64_t tokens)
     cli_note("wrote %s (%llu tokens)", name, (unsigned long long)tokens);
 }
 
-static int jsonl_bin(tok_tokenizer *t, const tokenize_opts *o, tokf *w);
+static int jsonl_bin(eng *e, const tokenize_opts *o, tokf *w);
 
 /* npy, u16, u32, llmc: the text in documents (or --jsonl's lines) into files (tokfile.h).
  * A failure removes the file being written and names the last complete shard. Returns 0
  * or -1. */
-static int binary_to(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *p)
+static int binary_to(eng *e, const tokenize_opts *o, const opt_parsed *p)
 {
     static const int TF[] = {TOKF_NPY, TOKF_U16, TOKF_U32, TOKF_LLMC};
     tokf w;
     g2e_err err;
-    if (tokf_open(&w, o->out, TF[o->fmt - FMT_NPY], tok_n_vocab(t), TOK_ENDOFTEXT, (uint64_t)o->shard, &err)) {
+    if (tokf_open(&w, o->out, TF[o->fmt - FMT_NPY], tok_n_vocab(eng_tables(e)), TOK_ENDOFTEXT, (uint64_t)o->shard,
+                  &err)) {
         cli_error("%s", err.msg);
         return -1;
     }
     if (o->shard)
         w.on_file = note_shard;
-    int rc = o->jsonl || o->lines ? jsonl_bin(t, o, &w) : stream_text(t, o, p, tokf_ids, &w);
+    int rc = o->jsonl || o->lines ? jsonl_bin(e, o, &w) : stream_text(e, o, p, tokf_ids, &w);
     int sink = rc == 1; /* tokf's own failure: its message */
     if (!rc && tokf_finish(&w, &w.err))
         sink = 1;
@@ -496,22 +504,22 @@ static int jsonl_report(int rc, const toks_jsonl *j, FILE *f)
 }
 
 /* --jsonl onto f. Returns 0, 1 (a bad line: every line before it written) or -1. */
-static int jsonl_to(tok_tokenizer *t, const tokenize_opts *o, FILE *f)
+static int jsonl_to(eng *e, const tokenize_opts *o, FILE *f)
 {
     toks_jsonl j = {.special = (tok_special)o->special, .lossy = o->lossy, .keep_going = o->keep_going,
                     .plain = o->lines, .keep = o->keep.v, .n_keep = o->keep.n,
                     .write = write_file, .flush = is_stream(f) ? flush_file : NULL, .user = f};
-    return jsonl_report(toks_jsonl_run(t, STDIN_FILENO, &j), &j, f);
+    return jsonl_report(toks_jsonl_run(e, (unsigned)o->threads, STDIN_FILENO, &j), &j, f);
 }
 
 /* --jsonl into token files: each line a document. Returns 0, 1 (tokf's failure: w->err) or
  * -1 (a message printed). */
-static int jsonl_bin(tok_tokenizer *t, const tokenize_opts *o, tokf *w)
+static int jsonl_bin(eng *e, const tokenize_opts *o, tokf *w)
 {
     toks_jsonl j = {.special = (tok_special)o->special, .lossy = o->lossy, .plain = o->lines, .put = tokf_ids,
                     .user = w};
     out_add_input("standard input", "standard input", STDIN_FILENO);
-    int rc = toks_jsonl_run(t, STDIN_FILENO, &j);
+    int rc = toks_jsonl_run(e, (unsigned)o->threads, STDIN_FILENO, &j);
     return rc == TOKS_E_PUT ? 1 : jsonl_report(rc, &j, NULL) ? -1 : 0;
 }
 
@@ -540,15 +548,13 @@ int cmd_tokenize(int argc, char **argv)
         opt_free(&p);
         return r ? opt_exit(r) : EXIT_USAGE;
     }
-    tok_tokenizer *t = NULL;
+    eng *e = NULL;
     out_file of = {0};
     int rc = -1;
-    if (load_tokenizer(o.dir, &t) == 0 && FMT_BINARY(o.fmt)) {
-        tok_set_threads(t, (unsigned)o.threads);
-        rc = binary_to(t, &o, &p);
-    } else if (t && out_open(&of, o.out, 0) == 0) {
-        tok_set_threads(t, (unsigned)o.threads);
-        rc = o.jsonl || o.lines ? jsonl_to(t, &o, of.f) : streams(&o, &p) ? ids_stream_to(t, &o, &p, of.f) : whole_to(t, &o, &p, of.f);
+    if (load_engine(o.dir, &e) == 0 && FMT_BINARY(o.fmt)) {
+        rc = binary_to(e, &o, &p);
+    } else if (e && out_open(&of, o.out, 0) == 0) {
+        rc = o.jsonl || o.lines ? jsonl_to(e, &o, of.f) : streams(&o, &p) ? ids_stream_to(e, &o, &p, of.f) : whole_to(e, &o, &p, of.f);
         /* a stopped --jsonl keeps the lines before the bad one, in a file too */
         if (rc >= 0 && out_commit(&of))
             rc = -1;
@@ -556,7 +562,7 @@ int cmd_tokenize(int argc, char **argv)
             out_abort(&of);
     }
     free(o.sep);
-    tok_close(t);
+    eng_free(e);
     opt_free(&p);
     return rc == 0 ? EXIT_OK : EXIT_ERR;
 }

@@ -105,6 +105,19 @@ int load_model(const char *weights, const char *model_name, g2e_model **m, char 
     return 0;
 }
 
+int load_engine(const char *dir, eng **e)
+{
+    tok_tokenizer *t;
+    g2e_err err;
+    if (load_tokenizer(dir, &t))
+        return -1;
+    if (eng_new(e, t, &err)) { /* (t is closed) */
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
 int load_tokenizer(const char *dir, tok_tokenizer **t)
 {
     g2e_err e;

@@ -6,6 +6,7 @@
 
 #include "model.h"
 #include "opt.h"
+#include "engine.h"
 #include "tokenizer.h"
 
 #include <stddef.h>
@@ -53,6 +54,10 @@ int load_model_err(const char *weights, const char *model_name, g2e_model **m, c
 /* Finds and opens the tokenizer (tokenizer.h's order, dir = --tokenizer or NULL). Prints one
  * line and returns -1 on failure. */
 int load_tokenizer(const char *dir, tok_tokenizer **t);
+
+/* load_tokenizer, shared by the engine's threads (engine.h): for the commands that take
+ * --threads. Prints one line and returns -1 on failure; eng_free releases it. */
+int load_engine(const char *dir, eng **e);
 
 /* The one token of text (e.g. " cat"): prints an error showing its tokens and returns -1
  * when text is not exactly one token. */

@@ -16,10 +16,12 @@
 #include "similarity.h"
 #include "sinusoid.h"
 #include "cpus.h"
-#include "tok_pool.h"
+#include "engine.h"
 #include "tokcount.h"
 #include "tokenizer.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +32,7 @@ struct gpt2embed_model {
 };
 
 struct gpt2embed_tokenizer {
-    tok_pool *pool;   /* the tokenizer and its contexts, one per concurrent call */
+    eng *e;   /* the tokenizer and its contexts, one per concurrent call and thread */
 };
 
 #define STATUS_CASE(code, status) case code: return GPT2EMBED_E_##status;
@@ -225,7 +227,7 @@ gpt2embed_status gpt2embed_tokenizer_open(gpt2embed_tokenizer **out, const char 
     tok_tokenizer *tk;
     int rc = tok_locate(dir, &tk, &e);
     if (!rc)
-        rc = tok_pool_new(&t->pool, tk, &e); /* (owns tk from here, also on failure) */
+        rc = eng_new(&t->e, tk, &e); /* (owns tk from here, also on failure) */
     if (rc) {
         free(t);
         return fail(&e, rc, err);
@@ -237,14 +239,14 @@ gpt2embed_status gpt2embed_tokenizer_open(gpt2embed_tokenizer **out, const char 
 void gpt2embed_tokenizer_close(gpt2embed_tokenizer *t)
 {
     if (t) {
-        tok_pool_free(t->pool);
+        eng_free(t->e);
         free(t);
     }
 }
 
 size_t gpt2embed_tokenizer_n_vocab(const gpt2embed_tokenizer *t)
 {
-    return t ? tok_n_vocab(tok_pool_tables(t->pool)) : 0;
+    return t ? tok_n_vocab(eng_tables(t->e)) : 0;
 }
 
 /* The special-token mode of flags, or -1 for unknown or contradictory flags. */
@@ -265,15 +267,20 @@ static gpt2embed_status text_fail(const g2e_err *e, int rc, size_t bad, gpt2embe
     return detail(g2e_status_of(rc), err, e->msg, bad, GPT2EMBED_NONE);
 }
 
-/* Tokenizes text into the context's own buffers (c->ids, or c->ids_off with offsets). */
-static int encode_ctx(tok_ctx *c, const char *text, size_t len, unsigned flags, int offsets, size_t *bad,
-                      g2e_err *e)
+/* Tokenizes text into the context's own output arrays (tok_internal.h), made on first use:
+ * *o is the one used (IDs only, or IDs and offsets). */
+static int encode_ctx(tok_tokenizer *c, const char *text, size_t len, unsigned flags, int offsets, obuf **o,
+                      size_t *bad, g2e_err *e)
 {
     size_t n_rep;
     *bad = GPT2EMBED_NONE;
+    obuf **keep = offsets ? &c->out_off : &c->out_ids;
+    if (!*keep && !(*keep = calloc(1, sizeof **keep)))
+        return g2e_fail(e, G2E_ENOMEM, "out of memory");
+    (*keep)->keep_off = offsets;
+    *o = *keep;
     unsigned tf = (flags & GPT2EMBED_LOSSY ? TOK_LOSSY : 0) | (offsets ? 0 : TOK_NO_OFFSETS);
-    return tok_encode_ob(c->t, len ? text : "", len, (tok_special)special_of(flags), tf,
-                         offsets ? &c->ids_off : &c->ids, &n_rep, bad, e);
+    return tok_encode_ob(c, len ? text : "", len, (tok_special)special_of(flags), tf, *o, &n_rep, bad, e);
 }
 
 gpt2embed_status gpt2embed_tokenize_into(gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
@@ -286,14 +293,14 @@ gpt2embed_status gpt2embed_tokenize_into(gpt2embed_tokenizer *t, const char *tex
         return NULL_ARG("gpt2embed_tokenize_into");
     if (special_of(flags) < 0)
         return BAD_FLAGS("gpt2embed_tokenize_into");
-    tok_ctx *c = tok_pool_take(t->pool);
+    tok_tokenizer *c = eng_take(t->e);
     if (!c)
         return say(GPT2EMBED_E_NOMEM, err, "out of memory");
     g2e_err e;
     size_t bad;
-    int rc = encode_ctx(c, text, len, flags, offsets != NULL, &bad, &e);
+    obuf *o = NULL;
+    int rc = encode_ctx(c, text, len, flags, offsets != NULL, &o, &bad, &e);
     if (!rc) {
-        const obuf *o = offsets ? &c->ids_off : &c->ids;
         size_t k = o->n < cap ? o->n : cap;
         if (k)
             memcpy(ids, o->ids, k * sizeof *ids);
@@ -302,7 +309,7 @@ gpt2embed_status gpt2embed_tokenize_into(gpt2embed_tokenizer *t, const char *tex
             memcpy(offsets, o->off, n_off * sizeof *offsets);
         *n = o->n;
     }
-    tok_pool_give(t->pool, c);
+    eng_give(t->e, c);
     if (rc)
         return text_fail(&e, rc, bad, err);
     if (*n > cap) {
@@ -326,15 +333,15 @@ gpt2embed_status gpt2embed_tokenize_ex(gpt2embed_tokenizer *t, const char *text,
         return NULL_ARG("gpt2embed_tokenize");
     if (special_of(flags) < 0)
         return BAD_FLAGS("gpt2embed_tokenize");
-    tok_ctx *c = tok_pool_take(t->pool);
+    tok_tokenizer *c = eng_take(t->e);
     if (!c)
         return say(GPT2EMBED_E_NOMEM, err, "out of memory");
     unsigned tf = (flags & GPT2EMBED_LOSSY ? TOK_LOSSY : 0) | (offsets ? 0 : TOK_NO_OFFSETS);
     g2e_err e;
     tok_ids r;
     size_t bad = GPT2EMBED_NONE;
-    int rc = tok_encode(c->t, len ? text : "", len, (tok_special)special_of(flags), tf, &r, &bad, &e);
-    tok_pool_give(t->pool, c);
+    int rc = tok_encode(c, len ? text : "", len, (tok_special)special_of(flags), tf, &r, &bad, &e);
+    eng_give(t->e, c);
     if (rc)
         return text_fail(&e, rc, bad, err);
     *ids = r.ids;   /* ownership passes to the caller */
@@ -365,8 +372,8 @@ gpt2embed_status gpt2embed_tokenize_batch(gpt2embed_tokenizer *t, size_t n_texts
         return BAD_FLAGS("gpt2embed_tokenize_batch");
     g2e_err e;
     size_t bad_text, bad;
-    int rc = tok_pool_batch(t->pool, n_texts, texts, lens, (tok_special)special_of(flags),
-                            flags & GPT2EMBED_LOSSY ? TOK_LOSSY : 0, n_threads, ids, counts, &bad_text, &bad, &e);
+    int rc = eng_batch(t->e, n_threads, n_texts, texts, lens, (tok_special)special_of(flags),
+                       flags & GPT2EMBED_LOSSY ? TOK_LOSSY : 0, ids, counts, NULL, &bad_text, &bad, &e);
     if (rc) {
         char msg[G2E_ERR_MSG_MAX + 32];
         if (bad_text != SIZE_MAX)
@@ -385,16 +392,12 @@ gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const char *text, size_
         return BAD_FLAGS("gpt2embed_count");
     if (!n_ctx)
         return say(GPT2EMBED_E_ARG, err, "gpt2embed_count: n_ctx must be at least 1");
-    tok_ctx *c = tok_pool_take(t->pool);
-    if (!c)
-        return say(GPT2EMBED_E_NOMEM, err, "out of memory");
     g2e_err e;
     tokcount r;
     unsigned how = (flags & GPT2EMBED_LOSSY ? TOKCOUNT_LOSSY : 0) |
                    (flags & GPT2EMBED_SPECIAL_TEXT ? TOKCOUNT_SPECIAL_TEXT : 0) |
                    (flags & GPT2EMBED_SPECIAL_ERROR ? TOKCOUNT_SPECIAL_ERROR : 0);
-    int rc = tokcount_text(c->t, len ? text : "", len, n_ctx, how, &r, &e);
-    tok_pool_give(t->pool, c);
+    int rc = tokcount_text(t->e, 1, len ? text : "", len, n_ctx, how, &r, &e);
     if (rc)
         return detail(g2e_status_of(rc), err, e.msg, r.bad_offset == SIZE_MAX ? GPT2EMBED_NONE : r.bad_offset,
                       GPT2EMBED_NONE);
@@ -404,16 +407,37 @@ gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const char *text, size_
     return GPT2EMBED_OK;
 }
 
+/* The caller's callbacks, never two at once (the header's promise: the engine may read the
+ * next chunk in one thread while it hands on an earlier one in another). */
 typedef struct stream_cb {
     gpt2embed_read_fn read;
-    void *user;
+    void *read_user;
+    gpt2embed_emit_fn emit;
+    void *emit_user;
+    pthread_mutex_t one;
 } stream_cb;
 
 static ssize_t stream_read(void *user, char *buf, size_t cap)
 {
     stream_cb *s = user;
-    ptrdiff_t got = s->read(s->user, buf, cap);
+    pthread_mutex_lock(&s->one);
+    ptrdiff_t got = s->read(s->read_user, buf, cap);
+    int e = errno;
+    pthread_mutex_unlock(&s->one);
+    errno = e;
     return got < 0 ? -1 : (ssize_t)got;
+}
+
+static int stream_put(void *user, const uint32_t *ids, size_t n, const size_t *starts, size_t n_starts)
+{
+    stream_cb *s = user;
+    (void)starts, (void)n_starts;
+    if (!n)
+        return 0;
+    pthread_mutex_lock(&s->one);
+    int stop = s->emit(s->emit_user, ids, n);
+    pthread_mutex_unlock(&s->one);
+    return stop;
 }
 
 gpt2embed_status gpt2embed_tokenize_stream(gpt2embed_tokenizer *t, gpt2embed_read_fn read, void *read_user,
@@ -424,18 +448,16 @@ gpt2embed_status gpt2embed_tokenize_stream(gpt2embed_tokenizer *t, gpt2embed_rea
         return NULL_ARG("gpt2embed_tokenize_stream");
     if (special_of(flags) < 0)
         return BAD_FLAGS("gpt2embed_tokenize_stream");
-    stream_cb cb = {read, read_user};
-    g2e_err e;
-    size_t bad;
-    int sys_errno;
-    int rc = tok_pool_stream(t->pool, stream_read, &cb, (tok_special)special_of(flags),
-                             flags & GPT2EMBED_LOSSY ? TOK_LOSSY : 0, n_threads, (tok_emit_fn)emit, emit_user, &bad,
-                             &sys_errno, &e);
+    stream_cb cb = {read, read_user, emit, emit_user, PTHREAD_MUTEX_INITIALIZER};
+    eng_text o = {.special = (tok_special)special_of(flags), .flags = flags & GPT2EMBED_LOSSY ? TOK_LOSSY : 0,
+                  .read = stream_read, .read_user = &cb, .put = stream_put, .user = &cb};
+    int rc = eng_stream(t->e, n_threads, &o);
     if (!rc)
         return GPT2EMBED_OK;
-    gpt2embed_status s = detail(g2e_status_of(rc), err, e.msg, bad == SIZE_MAX ? GPT2EMBED_NONE : bad, GPT2EMBED_NONE);
+    gpt2embed_status s = detail(g2e_status_of(rc), err, rc == G2E_ENOMEM ? "out of memory" : o.msg,
+                                o.bad_offset == UINT64_MAX ? GPT2EMBED_NONE : (size_t)o.bad_offset, GPT2EMBED_NONE);
     if (err)
-        err->errno_value = sys_errno;
+        err->errno_value = o.sys_errno;
     return s;
 }
 
@@ -445,7 +467,7 @@ gpt2embed_status gpt2embed_token_bytes(const gpt2embed_tokenizer *t, uint32_t id
     if (!t || !bytes || !len)
         return NULL_ARG("gpt2embed_token_bytes");
     g2e_err e;
-    int rc = tok_piece(tok_pool_tables(t->pool), id, bytes, len, &e);
+    int rc = tok_piece(eng_tables(t->e), id, bytes, len, &e);
     return rc ? detail(g2e_status_of(rc), err, e.msg, GPT2EMBED_NONE, 0) : GPT2EMBED_OK;
 }
 
@@ -469,7 +491,7 @@ gpt2embed_status gpt2embed_decode(const gpt2embed_tokenizer *t, const uint32_t *
     if (!t || !text || !len || (n && !ids))
         return NULL_ARG("gpt2embed_decode");
     g2e_err e;
-    const tok_tokenizer *tk = tok_pool_tables(t->pool);
+    const tok_tokenizer *tk = eng_tables(t->e);
     int rc = tok_decode(tk, ids, n, text, len, &e);
     if (!rc)
         return GPT2EMBED_OK;

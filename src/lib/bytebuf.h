@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* bytebuf.h — a growable byte buffer for the hot paths of jsonl.c and tok_stream.c.
+/* bytebuf.h — a growable byte buffer for the hot paths of jsonl.c and the engine's stream.
  *
  * p[0..n) holds the bytes (not NUL-terminated), cap is the allocation. A failed growth
  * sets oom and makes every later put a no-op, so a caller checks once at the end instead

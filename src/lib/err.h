@@ -56,10 +56,10 @@ enum {
  * no two modules' codes can be equal. */
 enum g2e_module {
     G2E_MOD_ST = 1, G2E_MOD_MODEL, G2E_MOD_TOK, G2E_MOD_UNI, G2E_MOD_SIN, G2E_MOD_LOCATE,
-    G2E_MOD_EMBED, G2E_MOD_SIM, G2E_MOD_TOKP, G2E_MOD_TOKS,            /* the library */
+    G2E_MOD_EMBED, G2E_MOD_SIM, G2E_MOD_ENG,                            /* the library */
     G2E_MOD_DL, G2E_MOD_PCA, G2E_MOD_ROPE, G2E_MOD_ORDER, G2E_MOD_REF, /* study, download */
     G2E_MOD_NPY, G2E_MOD_OFILE, G2E_MOD_READIN, G2E_MOD_TEXTIN, G2E_MOD_JSONL, /* the program */
-    G2E_MOD_IDLIST, G2E_MOD_ODIR, G2E_MOD_TOKF, G2E_MOD_RENDER,
+    G2E_MOD_IDLIST, G2E_MOD_ODIR, G2E_MOD_TOKF, G2E_MOD_TOKS, G2E_MOD_RENDER,
 };
 #define G2E_SPAN 100
 #define G2E_BASE(mod) (G2E_MOD_##mod * G2E_SPAN)

@@ -15,8 +15,7 @@
 #include "safetensors.h"
 #include "similarity.h"
 #include "sinusoid.h"
-#include "tok_pool.h"
-#include "tok_stream.h"
+#include "engine.h"
 #include "tokenizer.h"
 #include "unicode.h"
 
@@ -24,7 +23,7 @@
 
 #define G2E_LIB_CODES(X)                                                                      \
     G2E_COMMON_CODES(X) ST_CODES(X) MODEL_CODES(X) TOK_CODES(X) UNI_CODES(X) SIN_CODES(X)    \
-    LOCATE_CODES(X) EMBED_CODES(X) SIM_CODES(X) TOKP_CODES(X) TOKS_CODES(X)
+    LOCATE_CODES(X) EMBED_CODES(X) SIM_CODES(X) ENG_CODES(X)
 
 /* The public status of a library code: GPT2EMBED_OK for 0, GPT2EMBED_E_INTERNAL for a code
  * no list holds (a bug). */

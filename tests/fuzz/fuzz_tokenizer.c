@@ -2,7 +2,7 @@
 /* fuzz_tokenizer.c — libFuzzer target: tok_encode on arbitrary bytes, strict and lossy, in
  * each special-token mode; on valid input, decode(encode(x)) must give x back and the
  * offsets must tile the input; in lossy mode offsets must be in range and ordered; split
- * over 2..5 threads at every size (tok_set_split_min) the IDs and offsets must be the
+ * on the engine over 2..5 threads in chunks of a byte (eng_set_chunk) the IDs and offsets must be the
  * one-thread ones, and so must be those of a forced BPE path (no piece caches: scan, heap
  * or buckets by the input's first byte, each piece cut where no merge can join or, by a bit
  * of that byte, whole) and the IDs of an encoding without offsets (which
@@ -12,6 +12,7 @@
  * tokenized as alone.
  * Uses the compiled-in tokenizer (no files needed). */
 #include "../pretok_ref.h"
+#include "engine.h"
 #include "tok_internal.h"
 #include "tok_pretok.h"
 #include "tokenizer.h"
@@ -20,7 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tok_tokenizer *T, *P, *H;
+static tok_tokenizer *T, *H;
+static eng *P;
 
 /* tok_pretok's pieces of valid UTF-8 data[0..size) are the reference's. */
 static void check_pieces(const uint8_t *data, size_t size)
@@ -76,9 +78,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     g2e_err err;
-    if (!T && (tok_open_builtin(&T, &err) || tok_open_builtin(&P, &err) || tok_open_builtin(&H, &err)))
+    tok_tokenizer *p;
+    if (!T && (tok_open_builtin(&T, &err) || tok_open_builtin(&p, &err) || eng_new(&P, p, &err) ||
+               tok_open_builtin(&H, &err)))
         abort();
-    tok_set_split_min(P, 1);
+    eng_set_chunk(P, 1);
     const char *s = (const char *)data;
     size_t bad = tok_utf8_check(s, size);
     tok_special sp = size ? (tok_special)(data[0] % 3) : TOK_SPECIAL_TOKEN;
@@ -121,8 +125,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (r.offsets[k] > r.offsets[k + 1] || r.ids[k] >= tok_n_vocab(T))
             abort();
     tok_ids pr;
-    tok_set_threads(P, 2 + (size ? data[size - 1] % 4 : 0));
-    if (tok_encode(P, s, size, TOK_SPECIAL_TEXT, TOK_LOSSY, &pr, NULL, &err) || pr.n != r.n ||
+    if (eng_encode(P, 2 + (size ? data[size - 1] % 4 : 0), s, size, TOK_SPECIAL_TEXT, TOK_LOSSY, &pr, NULL, &err) ||
+        pr.n != r.n ||
         memcmp(pr.ids, r.ids, r.n * sizeof *r.ids) != 0 ||
         memcmp(pr.offsets, r.offsets, (r.n + 1) * sizeof *r.offsets) != 0)
         abort();

@@ -36,7 +36,7 @@ char *readin_stream(FILE *f, size_t *len);
  * (opened O_NONBLOCK and fstat'ed first). Registered as an input, what naming its role.
  * Returns the blocking descriptor (the caller closes it), or -1. */
 int readin_open(const char *path, const char *what, g2e_err *err);
-/* readin_open for a reader that streams (tok_stream.h's toks_text_run): any size. */
+/* readin_open for a reader that streams (engine.h's eng_stream): any size. */
 int readin_open_stream(const char *path, const char *what, g2e_err *err);
 
 /* All of the file at path, as readin_stream gives it; "-" is standard input. Only what

@@ -12,7 +12,7 @@
  *
  * Status codes: 2100..2199 (below), G2E_ENOMEM. Messages name the input as the caller
  * spelled it ("'a.txt'", "standard input").
- * Deliberately left out: streaming (tok_stream.h reads JSON lines block by block), opening
+ * Deliberately left out: streaming (tokwrite.h reads JSON lines block by block, engine.h texts), opening
  * paths, text checks (the tokenizer checks UTF-8).
  */
 #ifndef G2E_TEXTIN_H

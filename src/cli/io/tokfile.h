@@ -101,7 +101,7 @@ void tokf_abort(tokf *w);
 /* Frees the results (last). */
 void tokf_free(tokf *w);
 
-/* tok_stream.h's toks_ids_fn over a tokf (user): each start a tokf_doc, the IDs tokf_put.
+/* engine.h's eng_ids_fn over a tokf (user): each start a tokf_doc, the IDs tokf_put.
  * 0, or the code of the failure, its message in ((tokf *)user)->err. */
 int tokf_ids(void *user, const uint32_t *ids, size_t n, const size_t *starts, size_t n_starts);
 

@@ -5,8 +5,6 @@
 #include "tokwrite.h"
 #include "json.h"
 #include "jsonl.h"
-#include "tok_internal.h"
-#include "tok_run.h"
 #include "tokchars.h"
 
 #include <errno.h>
@@ -17,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CHUNK TOKS_CHUNK
-#define CHUNK_BIG TOKS_CHUNK_BIG
+#define CHUNK ENG_CHUNK
+#define CHUNK_BIG ENG_CHUNK_BIG
 
 /* ------------------------------------------------------------ IDs as decimal text */
 
@@ -162,9 +160,8 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
 
 /* ------------------------------------------------------------ IDs as text over threads */
 
-/* The text's chunks (toks_chunk_cuts) go through tok_run.h's queue: taken in turn, each
- * tokenized and made into text in the same thread, written in order (why 64 KB and four
- * slots a thread: tok_stream.c, tok_run.h). */
+/* The text's chunks (eng_cuts) go through the engine's queue: taken in turn, each tokenized
+ * and made into text in the same thread, written in order. */
 /* One chunk in flight: its IDs as text, its status. */
 typedef struct slot {
     _Alignas(TOK_LINE_PAIR) bytebuf out; /* (slots worked on at once by two threads share no line) */
@@ -173,13 +170,11 @@ typedef struct slot {
 
 typedef struct chunks chunks;
 struct chunks {
-    tok_queue q;              /* (first: a tok_queue * is a chunks *) */
     const char *s;
     size_t *cut, m;       /* chunk k is s[cut[k] .. cut[k + 1]) */
     tok_special special;
     unsigned flags;
     const toks_idtext *idt;
-    slot *slot;
     toks_write_fn write;
     void *user;
     int werr;
@@ -202,29 +197,29 @@ static int ids_write(chunks *c, const slot *sl)
     return (c->werr = c->write(c->user, sl->out.p, sl->out.n)) ? TOKS_E_WRITE : 0;
 }
 
-static int chunk_take(tok_queue *q, size_t k)
+static int chunk_take(eng_queue *q, size_t k)
 {
     (void)q, (void)k; /* the cuts are made: chunk k is there */
     return 0;
 }
 
-static void chunk_start(tok_queue *q, tok_tokenizer *t)
+static void chunk_start(eng_queue *q, tok_tokenizer *t)
 {
-    chunks *c = (chunks *)q;
+    chunks *c = q->job;
     tok_caches_huge(t, c->cut[c->m]); /* the whole text's size (chunks are smaller) */
 }
 
-static void chunk_work(tok_queue *q, size_t k, tok_crew *w)
+static void chunk_work(eng_queue *q, size_t k, eng_member *w)
 {
-    chunks *c = (chunks *)q;
-    slot *sl = &c->slot[k % q->nslot];
+    chunks *c = q->job;
+    slot *sl = eng_slot(q, k);
     size_t len = c->cut[k + 1] - c->cut[k];
     obuf *o = &w->ids; /* (made into text in this thread: the thread's own IDs) */
     o->n = 0;
     sl->out.n = 0;
     /* room once for the most a chunk can give (chunk_ids_room; an ID and its separator at
      * most 8 bytes): never grown by copies, only touched pages faulted in */
-    sl->rc = tok_ob_grow(o, toks_chunk_ids_room(len));
+    sl->rc = tok_ob_grow(o, eng_chunk_ids_room(len));
     if (!sl->rc)
         sl->rc = bb_room(&sl->out, (len > CHUNK_BIG ? 2 * len : 8 * len) + 64) ? G2E_ENOMEM : 0;
     sl->rc = sl->rc ? sl->rc : tok_encode_append(w->t, c->s + c->cut[k], len, c->special, c->flags, o, NULL);
@@ -232,10 +227,10 @@ static void chunk_work(tok_queue *q, size_t k, tok_crew *w)
         ids_work(c, sl, o, k);
 }
 
-static int chunk_hand(tok_queue *q, size_t k)
+static int chunk_hand(eng_queue *q, size_t k)
 {
-    chunks *c = (chunks *)q;
-    slot *sl = &c->slot[k % q->nslot];
+    chunks *c = q->job;
+    slot *sl = eng_slot(q, k);
     int rc = sl->rc ? sl->rc : sl->out.oom ? G2E_ENOMEM : ids_write(c, sl);
     if (k + q->nslot >= c->m) { /* no later chunk has this slot: freed now, while the others
                                  * still work, rather than all of them after the last */
@@ -243,26 +238,20 @@ static int chunk_hand(tok_queue *q, size_t k)
     }
     return rc;
 }
-/* Cuts s[0..n) (chunk_cuts) and runs the chunks over t's threads. Returns 0, the first
- * failing chunk's code (the caller tokenizes the whole text again for the exact message),
- * or G2E_ENOMEM. */
-static int chunks_run(tok_tokenizer *t, const char *s, size_t n, chunks *c)
+/* Cuts s[0..n) (eng_cuts) and runs the chunks on up to `threads` members. Returns 0, the
+ * first failing chunk's code (the caller tokenizes the whole text again for the exact
+ * message), or G2E_ENOMEM. */
+static int chunks_run(eng *e, unsigned threads, const char *s, size_t n, chunks *c)
 {
-    unsigned threads = t->threads ? t->threads : 1;
-    if (!(c->cut = toks_chunk_cuts(t, s, n, threads, &c->m)))
+    if (!(c->cut = eng_cuts(s, n, eng_chunk(e), g2e_threads_for(threads, SIZE_MAX), &c->m)))
         return G2E_ENOMEM;
-    size_t m = c->m;
     c->s = s;
-    threads = threads > m ? (unsigned)m : threads;
-    c->q = (tok_queue){.nslot = threads > 1 ? threads * TOK_RUN_SLOTS : 1, .take = chunk_take, .work = chunk_work,
-                   .hand = chunk_hand, .start = chunk_start};
-    c->slot = aligned_alloc(TOK_LINE_PAIR, c->q.nslot * sizeof *c->slot); /* (sizeof is a multiple of it) */
-    if (c->slot)
-        memset(c->slot, 0, c->q.nslot * sizeof *c->slot);
-    int rc = c->slot ? tok_queue_run_on(&c->q, t, threads, m) : G2E_ENOMEM;
-    for (size_t k = 0; c->slot && k < c->q.nslot; k++)
-        bb_free(&c->slot[k].out);
-    free(c->slot);
+    eng_queue q = {.slot_size = sizeof(slot), .take = chunk_take, .work = chunk_work, .hand = chunk_hand,
+                   .start = chunk_start, .job = c};
+    int rc = eng_run(e, &q, threads, c->m);
+    for (size_t k = 0; q.slot && k < q.nslot; k++)
+        bb_free(&((slot *)eng_slot(&q, k))->out);
+    free(q.slot);
     free(c->cut);
     return rc;
 }
@@ -279,7 +268,7 @@ static const char *find_special(const char *s, size_t n)
 
 
 /* The check before the first write, spread over the threads for a large text: ranges of
- * `part` bytes taken in turn, each starting and ending at a byte that is no UTF-8
+ * `part` bytes (eng_each), each starting and ending at a byte that is no UTF-8
  * continuation byte (moved on by at most 3). The ranges tile the text, so it is valid
  * exactly when they all are: a valid text's characters start at such bytes (no more than
  * 3 continuation bytes follow each other), so each range of it is whole characters, and
@@ -289,10 +278,11 @@ typedef struct precheck {
     const char *s;
     size_t n, part;
     int find;                 /* look for <|endoftext|> too */
-    atomic_size_t next;
     atomic_int bad, special;
     toks_idtext *idt;         /* the IDs' text, made by the calling thread (member 0) while
                                  the others begin the check (NULL: not wanted) */
+    uint32_t n_vocab;
+    int idt_made;             /* (member 0's) */
 } precheck;
 
 static size_t char_start(const char *s, size_t n, size_t at)
@@ -302,21 +292,21 @@ static size_t char_start(const char *s, size_t n, size_t at)
     return at < n ? at : n;
 }
 
-static void *precheck_loop(void *arg)
+static void precheck_item(void *job, size_t k, eng_member *w)
 {
-    tok_crew *w = arg;
-    precheck *c = w->job;
-    if (c->idt && w->k == 0)
-        toks_idtext_init(c->idt, tok_n_vocab(w->t), ' ');
-    for (size_t k; (k = atomic_fetch_add(&c->next, 1)) < (c->n + c->part - 1) / c->part && !c->bad;) {
-        size_t a = char_start(c->s, c->n, k * c->part), b = char_start(c->s, c->n, (k + 1) * c->part);
-        if (tok_utf8_check(c->s + a, b - a) < b - a)
-            atomic_store(&c->bad, 1);
-        size_t e = b + sizeof TOK_ENDOFTEXT_TEXT - 2 < c->n ? b + sizeof TOK_ENDOFTEXT_TEXT - 2 : c->n;
-        if (c->find && !c->special && find_special(c->s + a, e - a))
-            atomic_store(&c->special, 1);
+    precheck *c = job;
+    if (c->idt && w->k == 0 && !c->idt_made) {
+        toks_idtext_init(c->idt, c->n_vocab, ' ');
+        c->idt_made = 1;
     }
-    return NULL;
+    if (atomic_load(&c->bad))
+        return;
+    size_t a = char_start(c->s, c->n, k * c->part), b = char_start(c->s, c->n, (k + 1) * c->part);
+    if (tok_utf8_check(c->s + a, b - a) < b - a)
+        atomic_store(&c->bad, 1);
+    size_t e = b + sizeof TOK_ENDOFTEXT_TEXT - 2 < c->n ? b + sizeof TOK_ENDOFTEXT_TEXT - 2 : c->n;
+    if (c->find && !atomic_load(&c->special) && find_special(c->s + a, e - a))
+        atomic_store(&c->special, 1);
 }
 
 /* Whether the text can be written chunk by chunk: known before any output to tokenize
@@ -324,16 +314,18 @@ static void *precheck_loop(void *arg)
  * *sp to the treatment the chunks need (ordinary text when no special token occurs). Makes
  * *idt (toks_idtext_init with ' ') first when idt is not NULL: in this thread while the
  * others begin the check of a large text (0.7 ms for GPT-2's table, most of it page faults). */
-static int streamable(tok_tokenizer *t, const char *text, size_t len, tok_special *sp, toks_idtext *idt)
+static int streamable(eng *e, unsigned threads, const char *text, size_t len, tok_special *sp, toks_idtext *idt)
 {
     int bad, special;
-    unsigned threads = t->threads;
-    if (threads > 1 && len >= TOK_HUGE_MIN) {
-        precheck c = {.s = text, .n = len, .part = CHUNK, .find = *sp != TOK_SPECIAL_TEXT, .idt = idt};
-        atomic_init(&c.next, 0);
-        atomic_init(&c.bad, 0);
-        atomic_init(&c.special, 0);
-        tok_crew_run_on(t, threads, &c, precheck_loop);
+    const tok_tokenizer *t = eng_tables(e);
+    precheck c = {.s = text, .n = len, .part = CHUNK, .find = *sp != TOK_SPECIAL_TEXT, .idt = idt,
+                  .n_vocab = tok_n_vocab(t)};
+    atomic_init(&c.bad, 0);
+    atomic_init(&c.special, 0);
+    if (g2e_threads_for(threads, SIZE_MAX) > 1 && len >= TOK_HUGE_MIN &&
+        eng_each(e, threads, (len + CHUNK - 1) / CHUNK, &c, precheck_item)) {
+        if (idt && !c.idt_made) /* (member 0 took no range) */
+            toks_idtext_init(idt, tok_n_vocab(t), ' ');
         bad = atomic_load(&c.bad), special = atomic_load(&c.special);
     } else {
         if (idt)
@@ -348,7 +340,7 @@ static int streamable(tok_tokenizer *t, const char *text, size_t len, tok_specia
     return *sp == TOK_SPECIAL_TOKEN && t->special_id != NONE;
 }
 
-int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
+int toks_write_ids(eng *e, unsigned threads, const char *text, size_t len, tok_special special, unsigned flags,
                    toks_write_fn write, void *user, size_t *n_replaced, g2e_err *err)
 {
     toks_idtext idt = {0};
@@ -359,9 +351,9 @@ int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special s
         return g2e_fail(err, G2E_EINVAL, "tok_encode: NULL text with length %zu", len);
     /* the IDs' text table from 64 KB of text (0.8 M instructions for GPT-2's: it pays from
      * ~20k IDs; without it, divisions) */
-    if (streamable(t, text ? text : "", len, &sp, len >= (64u << 10) ? &idt : NULL)) {
+    if (streamable(e, threads, text ? text : "", len, &sp, len >= (64u << 10) ? &idt : NULL)) {
         chunks c = {.special = sp, .flags = TOK_VALID_UTF8, .idt = &idt, .write = write, .user = user};
-        rc = len ? chunks_run(t, text, len, &c) : (c.werr = write(user, "\n", 1)) ? TOKS_E_WRITE : 0;
+        rc = len ? chunks_run(e, threads, text, len, &c) : (c.werr = write(user, "\n", 1)) ? TOKS_E_WRITE : 0;
         if (rc == TOKS_E_WRITE)
             rc = write_err(err, c.werr);
         else if (rc)
@@ -369,7 +361,7 @@ int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special s
     } else {
         /* an error (nothing written), or lossy input: tok_encode on the whole text */
         tok_ids r;
-        if (!(rc = tok_encode(t, text, len, special, flags | TOK_NO_OFFSETS, &r, NULL, err))) {
+        if (!(rc = eng_encode(e, threads, text, len, special, flags | TOK_NO_OFFSETS, &r, NULL, err))) {
             bytebuf b = {0};
             int werr = 0;
             for (size_t i = 0; i < r.n && !werr && !b.oom; i += 65536) {
@@ -528,7 +520,7 @@ static void jb_bad(jpart *p, size_t line, const char *msg)
 /* The answer {"ids":[...]} for ids[0..k). 0, or -1 when out of memory. */
 static int jb_put(jpart *p, const uint32_t *ids, size_t k)
 {
-    if (toks_push_start(&p->starts, &p->n_starts, &p->cap_starts, 256, p->bin.n))
+    if (eng_push_start(&p->starts, &p->n_starts, &p->cap_starts, 256, p->bin.n))
         return -1;
     if (k && tok_ob_grow(&p->bin, k))
         return -1;
@@ -743,25 +735,24 @@ oom:
 /* The run: the queue of shares, and the reader that cuts them from the input (take: one
  * thread at a time). */
 typedef struct jrun {
-    tok_queue q;          /* (first: a tok_queue * is a jrun *) */
-    const tok_tokenizer *t;
+    const tok_tokenizer *t; /* the tables */
     toks_jsonl *o;
     toks_idtext idt;
-    jpart *part;      /* (q.nslot,) */
     size_t share;     /* bytes of lines per share, about */
     size_t input_size; /* the first take's, or SIZE_MAX when the input goes on (tok_caches_huge) */
-    tok_reader in;
+    int fd;
+    eng_reader in;
     int regular;
     size_t lines;     /* newlines taken (and a last line without one) */
     int rc;           /* TOKS_E_READ or G2E_ENOMEM, for after the shares before it */
 } jrun;
 
-/* Reads more input after what is held (tok_reader_more): 0, or 1 with j->rc set. */
+/* Reads more input after what is held (eng_reader_more): 0, or 1 with j->rc set. */
 static int jr_read(jrun *j)
 {
-    int rc = tok_reader_more(&j->in, TOKS_JSONL_MAX_LINE);
-    if (rc == TOKS_E_READ)
-        j->o->sys_errno = j->in.sys_errno;
+    int rc = eng_reader_more(&j->in, TOKS_JSONL_MAX_LINE);
+    if (rc == ENG_E_READ)
+        j->o->sys_errno = j->in.sys_errno, rc = TOKS_E_READ;
     else if (rc) /* a line longer than the buffer may grow, or no memory to grow it */
         j->o->line = 0, j->o->pending = j->in.have, rc = G2E_ENOMEM;
     return rc ? (j->rc = rc, 1) : 0;
@@ -782,14 +773,14 @@ static size_t jr_cut(const jrun *j, const char *s, size_t n)
 /* Makes share k: complete lines only, as many as there are up to j->share bytes; more is
  * read first when it is there (a file) or has arrived already (a pipe: lines are never
  * held back waiting for more). 0, or 1 at the end of the input or on an error (j->rc). */
-static int jr_take(tok_queue *q, size_t k)
+static int jr_take(eng_queue *q, size_t k)
 {
-    jrun *j = (jrun *)q;
-    jpart *p = &j->part[k % q->nslot];
+    jrun *j = q->job;
+    jpart *p = eng_slot(q, k);
     for (;;) {
         const char *s = j->in.buf + j->in.off;
         size_t n = j->in.have - j->in.off, end = jr_cut(j, s, n);
-        struct pollfd pf = {.fd = j->in.fd, .events = POLLIN};
+        struct pollfd pf = {.fd = j->fd, .events = POLLIN};
         if (!j->in.eof &&
             (!end || (n < j->share && (j->regular || (poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN)))))) {
             if (jr_read(j))
@@ -821,19 +812,19 @@ static int jr_take(tok_queue *q, size_t k)
     }
 }
 
-static void jr_work(tok_queue *q, size_t k, tok_crew *w)
+static void jr_work(eng_queue *q, size_t k, eng_member *w)
 {
-    jrun *j = (jrun *)q;
+    jrun *j = q->job;
     tok_tokenizer *t = w->t;
     tok_caches_huge(t, j->input_size);
-    jb_run(&j->part[k % q->nslot], t);
+    jb_run(eng_slot(q, k), t);
 }
 
 /* Writes share k and says how it ended; flushes when asked (pipes). */
-static int jr_hand(tok_queue *q, size_t k)
+static int jr_hand(eng_queue *q, size_t k)
 {
-    jrun *j = (jrun *)q;
-    jpart *p = &j->part[k % q->nslot];
+    jrun *j = q->job;
+    jpart *p = eng_slot(q, k);
     int rc = 0;
     j->o->bad += p->bad;
     if (q->nslot == 1)
@@ -859,14 +850,14 @@ static int jr_hand(tok_queue *q, size_t k)
     return rc;
 }
 
-int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *o)
+int toks_jsonl_run(eng *e, unsigned threads, int fd, toks_jsonl *o)
 {
     o->lines = o->bad = o->line = o->pending = 0;
     o->sys_errno = 0;
     o->msg[0] = '\0';
-    unsigned threads = tok_threads(t);
-    threads = threads > TOKS_JSONL_PARTS ? TOKS_JSONL_PARTS : threads ? threads : 1;
-    jrun j = {.t = t, .o = o, .in = {.fd = fd, .cap = 1 << 17}};
+    threads = g2e_threads_for(threads, TOKS_JSONL_PARTS);
+    jrun j = {.t = eng_tables(e), .o = o, .fd = fd, .in = {.read = eng_read_fd, .cap = 1 << 17}};
+    j.in.user = &j.fd;
     struct stat st;
     j.regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     j.in.buf = malloc(j.in.cap);
@@ -882,22 +873,19 @@ int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *o)
      * tokenizer's tables (1 MB shares: 3 % more CPU time in 81 alternating runs); more: 128 KB
      * copied into the slots, taken in turn (a thread with easy lines takes more) */
     j.share = threads > 1 ? (size_t)128 << 10 : j.in.cap;
-    j.q = (tok_queue){.nslot = threads > 1 ? threads * TOK_RUN_SLOTS : 1, .take = jr_take, .work = jr_work,
-                  .hand = jr_hand};
-    j.part = calloc(j.q.nslot, sizeof *j.part);
-    int rc = !j.in.buf || !j.part ? G2E_ENOMEM : j.rc ? j.rc : tok_queue_run_on(&j.q, t, threads, SIZE_MAX);
+    eng_queue q = {.slot_size = sizeof(jpart), .take = jr_take, .work = jr_work, .hand = jr_hand, .job = &j};
+    int rc = !j.in.buf ? G2E_ENOMEM : j.rc ? j.rc : eng_run(e, &q, threads, SIZE_MAX);
     rc = rc ? rc : j.rc;
     o->lines = j.lines;
-    for (size_t k = 0; j.part && k < j.q.nslot; k++) {
-        jpart *p = &j.part[k];
+    for (size_t k = 0; q.slot && k < q.nslot; k++) {
+        jpart *p = eng_slot(&q, k);
         bb_free(&p->in), bb_free(&p->text), bb_free(&p->key), bb_free(&p->out), bb_free(&p->pre);
         free(p->ids.ids);
         free(p->bin.ids);
         free(p->starts);
     }
-    free(j.part);
+    free(q.slot);
     free(j.in.buf);
     toks_idtext_free(&j.idt);
     return rc;
 }
-

@@ -3,8 +3,8 @@
  * with their output formatted in the threads, `tokenize --format json`, and JSON Lines.
  *
  * Everything here gives exactly what tok_encode gives on one thread; only the work is
- * spread, on the library's engine (tok_run.h) over the chunks of tok_stream.h. For IDs as
- * text the threads take the chunks in turn; each is tokenized and, in the same thread,
+ * spread, on the library's engine (engine.h) over its chunks. For IDs as text the threads
+ * take the chunks in turn; each is tokenized and, in the same thread,
  * turned into decimal IDs in a slot; the chunks are handed on in order as they finish, and
  * their slots reused, so that memory is a few chunks per thread however long the text and
  * nothing is allocated or freed in the steady state.
@@ -22,10 +22,10 @@
  * shares before it are; a flush callback after every share when asked (pipes). A pipe's
  * lines are never held back waiting for more input.
  *
- * Threads: as tok_stream.h's (the tokenizer's own count; not thread-safe). Nothing here
+ * Threads: up to the count given (g2e_threads_for), on the engine's contexts. Nothing here
  * prints: errors are codes plus a message in a g2e_err, and for JSON Lines the line number;
  * the commands word them.
- * Status codes: tok_stream.h's TOKS_*, tokenizer.h's, G2E_ENOMEM.
+ * Status codes: TOKS_* (below), tokenizer.h's, engine.h's, G2E_ENOMEM.
  * Deliberately left out: offsets in the threaded paths (tok_encode gives them), members
  * other than those asked for in the output.
  */
@@ -33,9 +33,18 @@
 #define G2E_TOKWRITE_H
 
 #include "bytebuf.h"
-#include "tok_stream.h"
+#include "engine.h"
 
 #include <stdio.h>
+
+enum {
+    TOKS_E_WRITE = G2E_BASE(TOKS), /* the write or flush callback failed: msg "cannot write the output: ..." */
+    TOKS_E_READ,         /* read(2) on the JSON Lines input failed (toks_jsonl.sys_errno) */
+    TOKS_STOPPED,        /* toks_jsonl: a bad line ended the run; every earlier line was written */
+    TOKS_E_PUT,          /* toks_jsonl: the IDs callback failed (its own message is the caller's) */
+    TOKS_CODES_END_
+};
+G2E_CODES_END(TOKS, TOKS_CODES_END_);
 
 /* Writes p[0..n) somewhere: 0, or an errno value. */
 typedef int (*toks_write_fn)(void *user, const void *p, size_t n);
@@ -73,7 +82,7 @@ void toks_put_u64(bytebuf *b, uint64_t v);
  * (nothing is written when the text is invalid or holds a refused special token; lossy
  * input that needs repairs is tokenized whole first). *n_replaced: as tok_ids.n_replaced.
  * Returns 0, tok_encode's code and message, TOKS_E_WRITE, or G2E_ENOMEM. */
-int toks_write_ids(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
+int toks_write_ids(eng *e, unsigned threads, const char *text, size_t len, tok_special special, unsigned flags,
                    toks_write_fn write, void *user, size_t *n_replaced, g2e_err *err);
 
 /* The spans of r's tokens in text[0..len) (tokchars.h; r with offsets) in a new array the
@@ -103,7 +112,7 @@ typedef struct toks_jsonl {
                                 JSON, null when missing), at most TOKS_JSONL_KEEP_MAX */
     size_t n_keep;
     toks_write_fn write;  /* the output, in input order */
-    /* or, when non-NULL, each good line's IDs as a document (toks_ids_fn, below; keep_going
+    /* or, when non-NULL, each good line's IDs as a document (eng_ids_fn; keep_going
      * is then not offered: a bad line stops the run); write is not called */
     int (*put)(void *user, const uint32_t *ids, size_t n, const size_t *starts, size_t n_starts);
     int (*flush)(void *user); /* called after every block when non-NULL: 0 or an errno value */
@@ -122,6 +131,6 @@ typedef struct toks_jsonl {
  * blank line is a bad line), or hands its IDs to put. Returns 0 (every line good or, with keep_going, reported
  * in the output: j->bad), TOKS_STOPPED (j->line, j->msg; the lines before it written and
  * flushed), TOKS_E_READ, TOKS_E_WRITE, TOKS_E_PUT, or G2E_ENOMEM (j->line, j->pending). */
-int toks_jsonl_run(tok_tokenizer *t, int fd, toks_jsonl *j);
+int toks_jsonl_run(eng *e, unsigned threads, int fd, toks_jsonl *j);
 
 #endif

@@ -6,9 +6,8 @@
  *   tok_obuf.c    the growing arrays of IDs and offsets (obuf) every path appends to
  *   tok_pretok.c  GPT-2's pre-tokenizer (pieces; safe cut points for threads), see tok_pretok.h
  *   tok_bpe.c     BPE of one piece by rank: three paths (linear scan, heap, rank buckets)
- *   tokenizer.c   the API of tokenizer.h: UTF-8 check, special tokens, piece caches, threads
- *   tok_run.c     the one engine of threads: a crew, the ordered queue, batches on it (tok_run.h)
- *   tok_pool.c    one tokenizer shared by threads; batches and streams (tok_pool.h)
+ *   tokenizer.c   the API of tokenizer.h: UTF-8 check, special tokens, piece caches
+ * None of them knows of threads: src/lib/engine runs them on threads, with clones.
  *
  * Layout of a tok_tokenizer: token i's bytes are blob[off[i] .. off[i+1]); `slots` is an
  * open-addressing hash (linear probing) of those byte strings to ID+1 (0 = empty) over the
@@ -98,7 +97,7 @@ struct tok_tokenizer {
     int static_index;      /* slots, pair2p1, joins point into the compiled-in data (not freed) */
     int compiled;
     char *source;
-    /* (a worker copies the fields above, the shared tables, and no others: worker_new) */
+    /* (a clone copies the fields above, the shared tables, and no others: tok_clone) */
     /* cache and memo share one anonymous mapping of tok_caches_bytes() (tok_alloc_caches) */
     cache_entry *cache;    /* (CACHE_SLOTS,) */
     lcache_entry *lcache;  /* (LCACHE_SLOTS,), or NULL before a first long piece (lcache_put) */
@@ -112,20 +111,19 @@ struct tok_tokenizer {
     /* long-piece BPE: one bucket of pending positions per rank (allocated on first use) */
     struct rank_bucket *buckets; /* (n_vocab,) */
     uint32_t *rheap;             /* (n_vocab,) min-heap of the ranks whose bucket is pending */
-    /* threads (tokenizer.c): workers share the tables above (blob .. pair2p1) and own their
-     * caches and scratch; a worker has is_worker = 1 and frees only what it owns */
-    int is_worker;
-    unsigned threads;            /* parts a large input is split into (1: no threads) */
-    size_t split_min;            /* inputs shorter than this are not split */
-    tok_tokenizer **workers;     /* (threads - 1,) made on first use */
-    unsigned n_workers;
-    int bpe_path;                /* TOK_BPE_AUTO or the path forced by tok_set_bpe_path */
+    /* a clone (tok_clone) shares the tables above (blob .. pair2p1) and owns its caches and
+     * scratch: it has is_clone = 1 and frees only what it owns */
+    int is_clone;
+    int bpe_path;
+    /* output arrays kept between calls for whoever uses this context (IDs only; IDs and
+     * offsets): a caller that reuses them allocates nothing once they are large enough */
+    struct obuf *out_ids, *out_off;                /* TOK_BPE_AUTO or the path forced by tok_set_bpe_path */
 };
 
 /* A tokenizer of its own over t's tables (shared, read-only), with its own caches and
- * scratch, owned by the caller (tok_close frees only what it owns); t may be encoding in
- * another thread meanwhile. NULL when out of memory. */
-tok_tokenizer *tok_worker_new(const tok_tokenizer *t);
+ * scratch, owned by the caller (tok_close frees only what it owns, and t must outlive it);
+ * t may be encoding in another thread meanwhile. NULL when out of memory. */
+tok_tokenizer *tok_clone(const tok_tokenizer *t);
 
 /* Creates the caches of a fresh tokenizer (or worker): 0 or G2E_ENOMEM (no message). They
  * are one mapping aligned to TOK_HUGE_PAGE whose pages the kernel zero-fills when first
@@ -312,9 +310,33 @@ typedef struct obuf {
 /* Grows o for `extra` more IDs: 0, G2E_ENOMEM or TOK_E_TOO_LARGE (no message). */
 int tok_ob_grow(obuf *o, size_t extra);
 
-/* How many threads tok_encode_batch runs n texts on for `want` threads (1 when the texts
- * are too few or too small to pay for a thread); the batch itself runs on tok_run.h's queue. */
-unsigned tok_batch_parts(size_t n, const size_t *lens, unsigned want);
+/* Room in o (empty) for the IDs of a text of n bytes, made before the work: 0, or
+ * tok_ob_grow's code. */
+int tok_ob_room_for_text(obuf *o, size_t n);
+
+/* tok_encode in three steps, for work divided between threads (src/lib/engine): the checks
+ * and the lossy copy; the IDs of parts of the checked text (any cut of it at safe cuts,
+ * tok_pretok_cut); the offsets mapped back. A checked text: */
+typedef struct tok_text {
+    const char *s;  /* the text to encode (the lossy copy when one was made) */
+    size_t n;
+    char *clean;    /* the lossy copy, or NULL */
+    size_t *map;    /* each byte of the copy's offset in the original, or NULL */
+    size_t n_rep;   /* replaced subparts */
+    int specials;   /* <|endoftext|> is the special token */
+} tok_text;
+/* tok_encode's checks of text[len] (UTF-8, lossy copy, refused special tokens) into *x:
+ * 0, or tok_encode's code and message (*bad_offset set as tok_encode sets it; x holds
+ * nothing). */
+int tok_text_begin(const tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
+                   tok_text *x, size_t *bad_offset, g2e_err *err);
+/* The IDs of x->s[from..to) appended to o, offsets (if kept) from the start of x->s: 0,
+ * G2E_ENOMEM or TOK_E_TOO_LARGE (no message: tok_work_fail words it). */
+int tok_encode_part(tok_tokenizer *t, const tok_text *x, size_t from, size_t to, obuf *o);
+int tok_work_fail(g2e_err *err, int work, size_t len);
+/* Maps the offsets of o's IDs from `start` back to the original text (o may be NULL) and
+ * frees what x holds. */
+void tok_text_end(tok_text *x, obuf *o, size_t start);
 
 /* tok_encode into o, whose arrays are reused (o->keep_off chooses offsets and must not
  * change between calls on the same o; o->n is set, offsets get n + 1 entries): a caller that
@@ -343,7 +365,7 @@ static inline int ob_push(obuf *o, uint32_t id, size_t off)
 int tok_bpe(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base, uint32_t *tmp_ids,
             size_t *tmp_n);
 
-/* ---------------------------------------------------------------- for tok_stream.c */
+/* ---------------------------------------------------------------- for the engine and its callers */
 
 /* An internal tok_encode flag: the caller has checked that the text is valid UTF-8 (the
  * check is then not repeated). Passing it with an unchecked text is a caller bug. */

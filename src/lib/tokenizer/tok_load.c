@@ -218,11 +218,8 @@ void tok_caches_huge(tok_tokenizer *t, size_t bytes)
 static tok_tokenizer *tok_new(void)
 {
     tok_tokenizer *t = calloc(1, sizeof *t);
-    if (t) {
+    if (t)
         t->special_id = NONE;
-        t->threads = 1;
-        t->split_min = TOK_SPLIT_MIN;
-    }
     return t;
 }
 
@@ -230,11 +227,16 @@ void tok_close(tok_tokenizer *t)
 {
     if (!t)
         return;
-    for (unsigned k = 0; k < t->n_workers; k++)
-        tok_close(t->workers[k]);
-    free(t->workers);
     tok_free_caches(t);
-    if (!t->is_worker) {
+    for (int k = 0; k < 2; k++) {
+        struct obuf *o = k ? t->out_off : t->out_ids;
+        if (o) {
+            free(o->ids);
+            free(o->off);
+            free(o);
+        }
+    }
+    if (!t->is_clone) {
         free(t->owned_blob);
         if (!t->compiled)
             free((void *)t->off);

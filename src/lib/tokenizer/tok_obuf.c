@@ -51,3 +51,13 @@ int tok_ob_grow(obuf *o, size_t extra)
     o->cap = nc;
     return 0;
 }
+
+int tok_ob_room_for_text(obuf *o, size_t n)
+{
+    /* 2 bytes a token (the corpus: 2.6): growing the array later copies every ID written so
+     * far once more. Pages are touched only as IDs are written; where that much address
+     * space cannot be had, 4 bytes a token. */
+    if (n / 2 + 16 <= o->cap || !tok_ob_grow(o, n / 2 + 16) || n / 4 + 16 <= o->cap)
+        return 0;
+    return tok_ob_grow(o, n / 4 + 16);
+}

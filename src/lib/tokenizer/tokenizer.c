@@ -1,19 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* tokenizer.c — the API of tokenizer.h: the UTF-8 check and lossy copy, special tokens,
- * the piece caches in front of BPE, and the split of large inputs over threads. Loading
- * is in tok_load.c, the pre-tokenizer in tok_pretok.c, BPE in tok_bpe.c (tok_internal.h
- * says what they share).
+/* tokenizer.c — the API of tokenizer.h, on the calling thread: the UTF-8 check and lossy
+ * copy, special tokens, pieces found in batches and looked up (vocabulary, piece caches),
+ * BPE for the rest. Loading is in tok_load.c, the pre-tokenizer in tok_pretok.c, BPE in
+ * tok_bpe.c (tok_internal.h says what they share); threads are src/lib/engine's.
  */
 #define _GNU_SOURCE /* memmem */
 #include "tok_internal.h"
-#include "cpus.h"
-#include "regions.h"
 #include "text.h"
 #include "tok_pretok.h"
-#include "tok_run.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -415,43 +410,25 @@ static int encode_range(tok_tokenizer *t, const char *s, size_t n, size_t base, 
     return encode_ordinary(t, (const uint8_t *)s + pos, n - pos, o, base + pos);
 }
 
-/* ---------------------------------------------------------------- threads */
-
-#define MAX_THREADS 64
-
-void tok_set_threads(tok_tokenizer *t, unsigned n)
-{
-    if (n == 0)
-        n = g2e_cpu_count(); /* the CPUs this process may use, not the machine's */
-    t->threads = n > MAX_THREADS ? MAX_THREADS : n;
-}
-
-unsigned tok_threads(const tok_tokenizer *t) { return t->threads; }
-void tok_set_split_min(tok_tokenizer *t, size_t min_bytes) { t->split_min = min_bytes ? min_bytes : 1; }
+/* ---------------------------------------------------------------- settings and clones */
 
 void tok_set_bpe_path(tok_tokenizer *t, int path)
 {
     int p = path & ~TOK_BPE_WHOLE;
     t->bpe_path = p >= TOK_BPE_AUTO && p <= TOK_BPE_BUCKETS ? path : TOK_BPE_AUTO;
-    for (unsigned k = 0; k < t->n_workers; k++)
-        t->workers[k]->bpe_path = t->bpe_path;
 }
 
-/* A worker: t's tables (shared, read-only while encoding), its own caches and scratch. Only
- * the tables are copied (the fields before `cache`): t may be encoding in another thread
- * meanwhile (a pool's first context), growing its own scratch or making its long cache, and
- * a copy of the whole struct read those fields as they were written (ThreadSanitizer: a data
- * race in `make tsan`, though the values read were then replaced). */
-tok_tokenizer *tok_worker_new(const tok_tokenizer *t)
+/* Only the tables are copied (the fields before `cache`): t may be encoding in another
+ * thread meanwhile, growing its own scratch or making its long cache, and a copy of the
+ * whole struct would read those fields as they are written (a data race). */
+tok_tokenizer *tok_clone(const tok_tokenizer *t)
 {
     tok_tokenizer *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
     memcpy(w, t, offsetof(tok_tokenizer, cache));
     w->source = NULL;
-    w->is_worker = 1;
-    w->threads = 1;
-    w->split_min = t->split_min;
+    w->is_clone = 1;
     w->bpe_path = t->bpe_path;
     if (tok_alloc_caches(w)) {
         tok_close(w);
@@ -460,162 +437,7 @@ tok_tokenizer *tok_worker_new(const tok_tokenizer *t)
     return w;
 }
 
-/* Makes up to `want` workers; returns how many there are (fewer when out of memory). */
-static unsigned workers_ready(tok_tokenizer *t, unsigned want)
-{
-    if (!t->workers && !(t->workers = calloc(MAX_THREADS, sizeof *t->workers)))
-        return 0;
-    while (t->n_workers < want) {
-        tok_tokenizer *w = tok_worker_new(t);
-        if (!w)
-            break;
-        t->workers[t->n_workers++] = w;
-    }
-    return t->n_workers < want ? t->n_workers : want;
-}
-
-tok_tokenizer *tok_worker(tok_tokenizer *t, unsigned k)
-{
-    if (k == 0)
-        return t;
-    if (k >= MAX_THREADS || workers_ready(t, k) < k)
-        return NULL;
-    return t->workers[k - 1];
-}
-
-/* One part of a split input: [base, base + n) of s, its IDs straight into the caller's
- * output (`direct`) when the calling thread took it and every part before it went there
- * (half the IDs not copied once more at the end on two threads), else appended to the
- * buffer of the member that took it, at [at, at + cnt). Each on its own TOK_LINE_PAIR
- * bytes: neighbouring parts are worked on by different threads at once. */
-typedef struct part {
-    _Alignas(TOK_LINE_PAIR) const char *s;
-    size_t n, base, at, cnt;
-    unsigned member;
-    int specials, rc, direct;
-} part;
-
-/* A member's buffer for the parts it takes that cannot go straight into the output: one
- * array for all of them, made for the member's share of the text when it takes its first
- * (a part's own array each was an mmap, its page faults and an munmap for each of the parts,
- * and growing one array from small copied it again and again), on lines of its own (its n
- * is written after every batch). */
-typedef struct member_out {
-    _Alignas(TOK_LINE_PAIR) obuf o;
-} member_out;
-
-/* The parts, in regions (regions.h): each thread takes a stretch of parts of its own from
- * the front, then parts from the back of the others' stretches, so that a thread's piece
- * cache learns the pieces of one part of the text rather than of all of it; with more parts
- * than threads, a thread that got easy text (ASCII) takes more of them, one with hard text
- * (CJK, long pieces) fewer, so none waits long for the last. */
-typedef struct part_queue {
-    part *pt;
-    regions rs;
-    obuf *out;  /* the caller's output, where the parts go that the caller (member 0) takes
-                 * in order from part 0 (its region is the first: all of it, but for parts the
-                 * others take from its back) */
-    size_t next_direct; /* the part that would go there next (member 0's only) */
-    member_out *mo;     /* (members,) */
-    size_t share;       /* IDs a member's buffer is made for: its share of the text at 2 bytes
-                         * a token (grown past that as need be) */
-} part_queue;
-
-/* A member of the crew (tok_run.h) takes parts from region w->k with w->t. */
-static void *part_loop(void *arg)
-{
-    tok_crew *w = arg;
-    part_queue *q = w->job;
-    for (size_t k; regions_next(&q->rs, w->k, &k);) {
-        part *p = &q->pt[k];
-        p->direct = w->k == 0 && k == q->next_direct;
-        q->next_direct += (size_t)p->direct;
-        obuf *o = p->direct ? q->out : &q->mo[w->k].o;
-        p->member = w->k;
-        p->at = o->n;
-        /* the buffer's room, once: only a hint (encode_range grows o as it needs, and
-         * reports the error if it cannot) */
-        if (!p->direct && !o->cap)
-            (void)tok_ob_grow(o, q->share);
-        p->rc = encode_range(w->t, p->s + p->base, p->n, p->base, p->specials, o);
-        p->cnt = o->n - p->at;
-    }
-    return NULL;
-}
-
-/* many small parts balance the threads: 4 per thread gave 1.33-1.38x on 2 threads, 16
- * gave 1.54-1.56x (bench/THREADS.md) */
-#define PARTS_PER_THREAD 16
-#define PART_MIN ((size_t)1 << 18) /* a part of a large input is at least 256 KB */
-
-/* encode_range over s[0..n), split at safe cuts (tok_pretok_cut) when n >= t->split_min
- * into up to PARTS_PER_THREAD parts per thread, run by the calling thread and t's workers;
- * their IDs are appended to o in order. */
-static int encode_split(tok_tokenizer *t, const char *s, size_t n, int specials, obuf *o)
-{
-    unsigned threads = t->threads, want = threads * PARTS_PER_THREAD;
-    if (threads < 2 || n < t->split_min || n < 2)
-        return encode_range(t, s, n, 0, specials, o);
-    if (want > n / PART_MIN)
-        want = (unsigned)(n / PART_MIN);
-    if (want < threads)
-        want = threads; /* small inputs (tests' split_min): one part per thread */
-    size_t cut[MAX_THREADS * PARTS_PER_THREAD + 1];
-    unsigned m = 0;
-    cut[0] = 0;
-    for (unsigned k = 1; k < want; k++) {
-        size_t from = n / want * k;
-        if (from <= cut[m])
-            from = cut[m] + 1;
-        size_t c = from < n ? tok_pretok_cut((const uint8_t *)s, n, from) : n;
-        if (c >= n)
-            break;
-        cut[++m] = c;
-    }
-    cut[++m] = n; /* m parts: [cut[k], cut[k+1]) */
-    unsigned nw = workers_ready(t, (threads < m ? threads : m) - 1);
-    part *pt = aligned_alloc(_Alignof(part), m * sizeof *pt); /* (sizeof is a multiple of it) */
-    member_out *mo = aligned_alloc(_Alignof(member_out), (nw + 1) * sizeof *mo);
-    part_queue q = {.pt = pt, .out = o, .mo = mo, .share = n / (nw + 1) / 2 + 16};
-    if (!pt || !mo || regions_init(&q.rs, m, nw + 1)) {
-        free(pt);
-        free(mo);
-        return encode_range(t, s, n, 0, specials, o); /* the same IDs, one thread */
-    }
-    for (unsigned k = 0; k < m; k++)
-        pt[k] = (part){.s = s, .n = cut[k + 1] - cut[k], .base = cut[k], .specials = specials};
-    for (unsigned k = 0; k <= nw; k++)
-        mo[k] = (member_out){.o = {.keep_off = o->keep_off}};
-    tok_tokenizer *ctx[MAX_THREADS];
-    for (unsigned k = 0; k <= nw; k++) {
-        ctx[k] = k ? t->workers[k - 1] : t;
-        tok_caches_huge(ctx[k], n); /* the input's size, even when its parts are smaller */
-    }
-    tok_crew_run(ctx, nw + 1, &q, part_loop); /* (a worker that did not start: its parts are taken from its back) */
-    regions_free(&q.rs);
-    int rc = 0;
-    for (unsigned k = 0; k < m; k++) {
-        if (pt[k].direct) {
-            rc = rc ? rc : pt[k].rc;
-            continue;
-        }
-        const part *p = &pt[k];
-        const obuf *from = &mo[p->member].o;
-        if (!rc && !(rc = p->rc) && p->cnt && !(rc = tok_ob_grow(o, p->cnt))) {
-            memcpy(o->ids + o->n, from->ids + p->at, p->cnt * sizeof *o->ids);
-            if (o->keep_off)
-                memcpy(o->off + o->n, from->off + p->at, p->cnt * sizeof *o->off);
-            o->n += p->cnt;
-        }
-    }
-    for (unsigned k = 0; k <= nw; k++) {
-        free(mo[k].o.ids);
-        free(mo[k].o.off);
-    }
-    free(mo);
-    free(pt);
-    return rc;
-}
+/* ---------------------------------------------------------------- a text's checks */
 
 /* The lossy copy of text[len]: each maximal ill-formed subpart becomes U+FFFD (EF BF BD);
  * *clean (n bytes) and *map (each byte's offset in text) are new; *n_rep counts the
@@ -673,56 +495,73 @@ static int refuse_special(const tok_tokenizer *t, const char *s, size_t n, const
                     "the special token %s at byte offset %zu is not allowed here", TOK_ENDOFTEXT_TEXT, orig);
 }
 
-/* tok_encode's work, appending to o (offsets relative to this text); on failure o->n is
- * back where it was. *n_rep: replaced subparts (lossy). split: the text may be cut over
- * t's workers (never while they run a batch). */
-static int encode_into(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
-                       int split, obuf *o, size_t *n_rep_out, size_t *bad_offset, g2e_err *err)
+int tok_text_begin(const tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags,
+                   tok_text *x, size_t *bad_offset, g2e_err *err)
 {
-    size_t start = o->n, n = len, n_rep = 0;
-    char *clean = NULL;
-    size_t *map = NULL;
+    memset(x, 0, sizeof *x);
     if (!text && len)
         return g2e_fail(err, G2E_EINVAL, "tok_encode: NULL text with length %zu", len);
-    if (!text)
-        text = ""; /* NULL with length 0 is the empty text */
-    const char *s = text;
-    size_t bad = flags & TOK_VALID_UTF8 ? len : tok_utf8_check(text, len);
+    x->s = text ? text : ""; /* NULL with length 0 is the empty text */
+    x->n = len;
+    size_t bad = flags & TOK_VALID_UTF8 ? len : tok_utf8_check(x->s, len);
     if (bad < len && !(flags & TOK_LOSSY)) {
         if (bad_offset)
             *bad_offset = bad;
         return g2e_fail(err, TOK_E_UTF8, "invalid UTF-8 at byte offset %zu (byte 0x%02X)", bad,
-                        (unsigned)(uint8_t)text[bad]);
+                        (unsigned)(uint8_t)x->s[bad]);
     }
-    int rc = bad < len ? lossy_copy(text, len, &clean, &map, &n, &n_rep, err) : 0;
-    if (clean && !rc)
-        s = clean;
+    int rc = bad < len ? lossy_copy(x->s, len, &x->clean, &x->map, &x->n, &x->n_rep, err) : 0;
+    if (x->clean && !rc)
+        x->s = x->clean;
     if (!rc)
-        rc = refuse_special(t, s, n, map, special, bad_offset, err);
-    /* (the checks before the calls: a stream of small texts into one reused buffer,
-     * tok_stream's JSON Lines, pays them once per text) */
-    int work = 0; /* the work's own status (no message) */
-    /* room for the IDs of a text of at least 2 bytes a token (the corpus: 2.6) before the
-     * work: growing the array later copies all the IDs written so far once more, in one
-     * thread (on two threads, after the other had finished). Pages are touched only as IDs
-     * are written; where that much address space cannot be had, room for 4 bytes a token. */
-    if (!rc && start == 0 && n / 2 + 16 > o->cap && tok_ob_grow(o, n / 2 + 16) && n / 4 + 16 > o->cap)
-        work = tok_ob_grow(o, n / 4 + 16);
-    if (!rc && !work)
-        work = split ? encode_split(t, s, n, special == TOK_SPECIAL_TOKEN, o)
-                     : encode_range(t, s, n, 0, special == TOK_SPECIAL_TOKEN, o);
-    if (work)
-        rc = work == TOK_E_TOO_LARGE ? g2e_fail(err, work, "input too large to tokenize")
-                                     : g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
+        rc = refuse_special(t, x->s, x->n, x->map, special, bad_offset, err);
+    x->specials = special == TOK_SPECIAL_TOKEN;
     if (rc)
-        o->n = start;
-    else if (map && o->keep_off)
+        tok_text_end(x, NULL, 0);
+    return rc;
+}
+
+int tok_encode_part(tok_tokenizer *t, const tok_text *x, size_t from, size_t to, obuf *o)
+{
+    return encode_range(t, x->s + from, to - from, from, x->specials, o);
+}
+
+int tok_work_fail(g2e_err *err, int work, size_t len)
+{
+    return work == TOK_E_TOO_LARGE ? g2e_fail(err, work, "input too large to tokenize")
+                                   : g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
+}
+
+void tok_text_end(tok_text *x, obuf *o, size_t start)
+{
+    if (o && x->map && o->keep_off)
         for (size_t k = start; k < o->n; k++)
-            o->off[k] = map[o->off[k]];
-    if (!rc)
-        *n_rep_out = n_rep;
-    free(clean);
-    free(map);
+            o->off[k] = x->map[o->off[k]];
+    free(x->clean);
+    free(x->map);
+    x->clean = NULL;
+    x->map = NULL;
+}
+
+/* tok_encode's work, appending to o (offsets relative to this text); on failure o->n is
+ * back where it was. *n_rep: replaced subparts (lossy). */
+static int encode_into(tok_tokenizer *t, const char *text, size_t len, tok_special special, unsigned flags, obuf *o,
+                       size_t *n_rep_out, size_t *bad_offset, g2e_err *err)
+{
+    size_t start = o->n;
+    tok_text x;
+    int rc = tok_text_begin(t, text, len, special, flags, &x, bad_offset, err);
+    if (rc)
+        return rc;
+    int work = start == 0 ? tok_ob_room_for_text(o, x.n) : 0;
+    work = work ? work : tok_encode_part(t, &x, 0, x.n, o);
+    if (work) {
+        rc = tok_work_fail(err, work, len);
+        o->n = start;
+    } else {
+        *n_rep_out = x.n_rep;
+    }
+    tok_text_end(&x, rc ? NULL : o, start);
     return rc;
 }
 
@@ -731,7 +570,7 @@ int tok_encode_ob(tok_tokenizer *t, const char *text, size_t len, tok_special sp
 {
     o->n = 0;
     *n_rep = 0;
-    int rc = encode_into(t, text, len, special, flags, 1, o, n_rep, bad_offset, err);
+    int rc = encode_into(t, text, len, special, flags, o, n_rep, bad_offset, err);
     if (!rc && o->keep_off && (rc = tok_ob_grow(o, 1))) /* offsets has n + 1 entries */
         rc = g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
     if (!rc && o->keep_off)
@@ -772,10 +611,9 @@ int tok_encode_append(tok_tokenizer *t, const char *text, size_t len, tok_specia
         if (!rc)
             return 0;
         o->n = start;
-        return rc == TOK_E_TOO_LARGE ? g2e_fail(err, rc, "input too large to tokenize")
-                                     : g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
+        return tok_work_fail(err, rc, len);
     }
-    return encode_into(t, text, len, special, flags | TOK_NO_OFFSETS, 0, o, &n_rep, NULL, err);
+    return encode_into(t, text, len, special, flags | TOK_NO_OFFSETS, o, &n_rep, NULL, err);
 }
 
 /* ---------------------------------------------------------------- many texts at once */
@@ -839,30 +677,6 @@ int tok_encode_joined(tok_tokenizer *t, const char *text, const size_t *ends, si
         pos = at;
     }
     return 0;
-}
-
-unsigned tok_batch_parts(size_t n, const size_t *lens, unsigned want)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += lens[i];
-    if (want > n)
-        want = (unsigned)n;
-    if (want > MAX_THREADS)
-        want = MAX_THREADS;
-    return total < 4096 || want < 2 ? 1 : want; /* (below 4 KB not worth a thread) */
-}
-
-int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const size_t *lens,
-                     tok_special special, unsigned flags, uint32_t **ids, size_t *counts, int *rc)
-{
-    /* on the queue (tok_run.h), over t and its workers: their items never split (no use of
-     * t's workers by t itself meanwhile) */
-    unsigned parts = tok_batch_parts(n, lens, t->threads), k = 1;
-    tok_tokenizer *ctx[MAX_THREADS] = {t};
-    while (k < parts && (ctx[k] = tok_worker(t, k)))
-        k++;
-    return tok_run_batch(ctx, k, n, texts, lens, special, flags, ids, counts, rc);
 }
 
 int tok_piece(const tok_tokenizer *t, uint32_t id, const uint8_t **bytes, size_t *len, g2e_err *err)

@@ -24,28 +24,20 @@
  * and 64-bit content hash recorded at generation, the compiled form is used instead of
  * parsing 1.5 MB of text (cold start < 10 ms); any other content is parsed and checked.
  *
- * Threads: tok_set_threads(t, n) lets tok_encode split an input of at least
- * TOK_SPLIT_MIN bytes into n parts at places where GPT-2's pre-tokenizer is guaranteed to
- * cut (a whitespace character after a non-whitespace one: the proof is in tok_pretok.c)
- * and tokenize the parts at once; the IDs and offsets are exactly the one-thread ones.
- * The default is one thread (a library should not start threads unasked).
- *
- * Not thread-safe: a tok_tokenizer holds its piece cache and scratch buffers (and its own
- * workers' ones), so use one per calling thread, or share one through tok_pool.h (what the
- * public API does). There is no global mutable state.
+ * Threads: none. Everything here runs on the calling thread; a tok_tokenizer holds its
+ * piece caches and scratch, so one thread at a time may use it. src/lib/engine runs the
+ * tokenizer on threads (clones over the same tables: tok_clone) and shares one between
+ * callers. There is no global mutable state.
  *
  * Deliberately left out: special tokens other than <|endoftext|>; other encodings
  * (cl100k/o200k have another pattern and vocabulary); streaming input (the whole text is
- * in memory); thread safety of one tokenizer (see above).
+ * in memory: the engine streams).
  *
  * Layout of the code (each file uses only those before it): tok_load.c (files and the
  * compiled form), tok_pretok.c (the pre-tokenizer, tok_pretok.h), tok_obuf.c (the output
- * arrays), tok_bpe.c (BPE), tokenizer.c (this API, caches, threads), tok_run.c (the one
- * engine every parallel tokenization runs on: tok_run.h); above them tok_pool.c (a
- * tokenizer shared by threads: tok_pool.h) and tok_stream.c (chunks, counts, texts in
- * documents; the program's writers over them are src/cli/io/tokwrite.c).
+ * arrays), tok_bpe.c (BPE), tokenizer.c (this API: the chain from text to IDs).
  *
- * Status codes of this module: 300..399 (below).
+ * Status codes of this module: TOK_CODES (below).
  */
 #ifndef G2E_TOKENIZER_H
 #define G2E_TOKENIZER_H
@@ -137,41 +129,7 @@ uint32_t tok_n_vocab(const tok_tokenizer *t);
 int tok_encode(tok_tokenizer *t, const char *text, size_t len, tok_special special,
                unsigned flags, tok_ids *out, size_t *bad_offset, g2e_err *err);
 
-/* Inputs of at least this many bytes are split over threads (tok_set_threads). */
-#define TOK_SPLIT_MIN ((size_t)1 << 20)
-
-/* How many threads tok_encode may use on a large input: n >= 1, or 0 for the CPUs this
- * process may run on (cpus.h: its affinity, capped by its cgroup v2 quota). Worker state
- * (caches, about 2 MB each) is made on first use; if that or starting a thread fails, the
- * part is tokenized in the calling thread instead (the result is the same). */
-void tok_set_threads(tok_tokenizer *t, unsigned n);
-/* The number set by tok_set_threads (0 resolved to the CPUs this process may run on: cpus.h). */
-unsigned tok_threads(const tok_tokenizer *t);
-
-/* Encodes the n texts texts[i][0..lens[i]) as tok_encode does each (same special and
- * flags; IDs only), spread over the tokenizer's threads (tok_run.h: items of consecutive
- * texts taken in turn, their IDs joined in order): for many short texts such as JSON lines. On return *ids (one array, caller frees; may be NULL when
- * there are no IDs) holds every text's IDs one after another, counts[i] how many are text
- * i's, and rc[i] its status (0, or the code tok_encode would return; then counts[i] is 0;
- * tok_encode that text alone for its message). Returns 0, or G2E_ENOMEM with *ids NULL.
- * Texts that lie one after another in memory (texts[i] + lens[i] == texts[i + 1], say the
- * lines of one buffer) are tokenized together, a text's end being a piece boundary: the
- * same IDs, without paying the per-text costs once per text. */
-int tok_encode_batch(tok_tokenizer *t, size_t n, const char *const *texts, const size_t *lens,
-                     tok_special special, unsigned flags, uint32_t **ids, size_t *counts, int *rc);
-
-/* The k-th tokenizer of t's thread pool, for callers that run their own threads: 0 is t
- * itself, k >= 1 a worker that shares t's tables and has its own caches (made on first use;
- * NULL when out of memory or k >= 64). Each may be used by one thread at a time, with its
- * thread count left at 1, and none while t runs a threaded tok_encode or
- * tok_encode_batch. Owned by t: freed by tok_close(t). */
-tok_tokenizer *tok_worker(tok_tokenizer *t, unsigned k);
-
 /* ---- test hooks (the results never change; only the path taken does) ---- */
-
-/* Splits inputs of at least min_bytes (instead of TOK_SPLIT_MIN) into parts over threads,
- * so that tests can cut small texts everywhere. */
-void tok_set_split_min(tok_tokenizer *t, size_t min_bytes);
 
 /* Which BPE algorithm runs on pieces that are not whole tokens: by length (the default),
  * or always one of them; forcing one also bypasses the piece caches, so that every piece

@@ -10,7 +10,7 @@
  * inside a character (byte-level BPE can end a token there: common in Japanese), and a
  * snippet with '|' at the cut (textpos.h). Optionally the characters by token cost
  * (charcost.h). Strict input without per-character costs or a special-token flag is
- * counted over the tokenizer's threads (tok_stream.h), the rest by tok_encode.
+ * counted on the engine's threads by eng_count, the rest by eng_encode (with offsets).
  *
  * Status codes: tokenizer.h's (TOK_E_UTF8 for invalid input without TOKCOUNT_LOSSY),
  * embed.h's for ctx, G2E_ENOMEM. Deliberately left out: names of inputs and tables (the
@@ -21,7 +21,7 @@
 
 #include "charcost.h"
 #include "textpos.h"
-#include "tokenizer.h"
+#include "engine.h"
 
 #include <stdio.h>
 
@@ -46,15 +46,15 @@ typedef struct tokcount {
 /* Counts text[0..len) against a context of ctx tokens into *r (tokcount_free releases it;
  * on error *r holds nothing but bad_offset: the byte of TOK_E_UTF8 / TOK_E_SPECIAL, or
  * SIZE_MAX). */
-int tokcount_text(tok_tokenizer *t, const char *text, size_t len, size_t ctx, unsigned flags, tokcount *r,
+int tokcount_text(eng *e, unsigned threads, const char *text, size_t len, size_t ctx, unsigned flags, tokcount *r,
                   g2e_err *err);
 void tokcount_free(tokcount *r);
 
 /* The same, strict (no flags), for the text read from fd to its end as it comes
- * (tok_stream.h's toks_text_run): memory is the stream's and the text up to a little past
+ * (eng_stream): memory is the stream's and the text up to a little past
  * the ctx-th token (for the cut's line, column and snippet), whatever the input's length.
- * Errors: tokcount_text's, TOKS_E_READ, TOKS_E_LONG (tok_stream.h). */
-int tokcount_fd(tok_tokenizer *t, int fd, size_t ctx, tokcount *r, g2e_err *err);
+ * Errors: tokcount_text's, ENG_E_READ, ENG_E_LONG (engine.h). */
+int tokcount_fd(eng *e, unsigned threads, int fd, size_t ctx, tokcount *r, g2e_err *err);
 
 /* One input's object of `count --format json` onto f: {"input": name, "kind": kind,
  * "bytes": B, "chars": C, "tokens": N, "chars_per_token": x (null for no tokens), "fits": b,

@@ -4,7 +4,6 @@
 #include "embed.h"
 #include "json.h"
 #include "bytebuf.h"
-#include "tok_stream.h"
 
 #include <errno.h>
 
@@ -26,14 +25,14 @@ static void fill_cut(tokcount *r, const char *text, size_t len, size_t b)
 }
 
 /* The slow path: offsets (lossy: they refer to the input, not the repaired copy; per char). */
-static int count_offsets(tok_tokenizer *t, const char *text, size_t len, size_t ctx, unsigned flags, tokcount *r,
-                         g2e_err *err)
+static int count_offsets(eng *e, unsigned threads, const char *text, size_t len, size_t ctx, unsigned flags,
+                         tokcount *r, g2e_err *err)
 {
     tok_ids ids;
     tok_special sp = flags & TOKCOUNT_SPECIAL_TEXT    ? TOK_SPECIAL_TEXT
                      : flags & TOKCOUNT_SPECIAL_ERROR ? TOK_SPECIAL_ERROR
                                                       : TOK_SPECIAL_TOKEN;
-    int rc = tok_encode(t, text, len, sp, flags & TOKCOUNT_LOSSY ? TOK_LOSSY : 0, &ids, &r->bad_offset, err);
+    int rc = eng_encode(e, threads, text, len, sp, flags & TOKCOUNT_LOSSY ? TOK_LOSSY : 0, &ids, &r->bad_offset, err);
     if (rc)
         return rc;
     r->chars = flags & TOKCOUNT_LOSSY ? textpos_chars(text, len) : textpos_chars_valid(text, len);
@@ -46,19 +45,19 @@ static int count_offsets(tok_tokenizer *t, const char *text, size_t len, size_t 
     return rc;
 }
 
-int tokcount_text(tok_tokenizer *t, const char *text, size_t len, size_t ctx, unsigned flags, tokcount *r,
+int tokcount_text(eng *e, unsigned threads, const char *text, size_t len, size_t ctx, unsigned flags, tokcount *r,
                   g2e_err *err)
 {
     memset(r, 0, sizeof *r);
     r->bad_offset = SIZE_MAX;
-    toks_counts c;
+    eng_counts c;
     int rc;
     if (flags & (TOKCOUNT_LOSSY | TOKCOUNT_PER_CHAR | TOKCOUNT_SPECIAL_TEXT | TOKCOUNT_SPECIAL_ERROR)) {
-        rc = count_offsets(t, text, len, ctx, flags, r, err);
-    } else if (!(rc = toks_count(t, text, len, ctx, &c, err))) {
+        rc = count_offsets(e, threads, text, len, ctx, flags, r, err);
+    } else if (!(rc = eng_count(e, threads, text, len, ctx, &c, err))) {
         r->tokens = c.tokens, r->chars = c.chars, r->cut_byte = c.cut;
     } else if (rc == TOK_E_UTF8) { /* the threads' count gives no offset: tok_encode finds it */
-        count_offsets(t, text, len, ctx, flags, r, err);
+        count_offsets(e, 1, text, len, ctx, flags, r, err);
     }
     r->bytes = len;
     r->fits = r->tokens <= ctx;
@@ -79,7 +78,7 @@ int tokcount_text(tok_tokenizer *t, const char *text, size_t len, size_t ctx, un
 #define KEEP_AFTER 256 /* bytes kept past the cut for the snippet (12 characters and more) */
 
 typedef struct tc_stream {
-    const tok_tokenizer *t;
+    const tok_tokenizer *t; /* the tables */
     size_t ctx;
     uint64_t tokens, bytes, base, chars; /* base: the offset of the stretch being handed */
     uint64_t cut;      /* where the ctx-th token ends (once tokens > ctx) */
@@ -115,19 +114,15 @@ static int tc_put(void *user, const uint32_t *ids, size_t n, const size_t *start
     return c->keep.oom; /* (out of memory: the run stops) */
 }
 
-int tokcount_fd(tok_tokenizer *t, int fd, size_t ctx, tokcount *r, g2e_err *err)
+int tokcount_fd(eng *e, unsigned threads, int fd, size_t ctx, tokcount *r, g2e_err *err)
 {
     memset(r, 0, sizeof *r);
-    tc_stream c = {.t = t, .ctx = ctx};
-    toks_text o = {.special = TOK_SPECIAL_TOKEN, .put = tc_put, .text = tc_text, .user = &c};
-    int rc = toks_text_run(t, fd, &o);
-    if (rc == TOKS_E_PUT || rc == G2E_ENOMEM)
+    tc_stream c = {.t = eng_tables(e), .ctx = ctx};
+    eng_text o = {.special = TOK_SPECIAL_TOKEN, .read = eng_read_fd, .read_user = &fd, .put = tc_put,
+                  .text = tc_text, .user = &c};
+    int rc = eng_stream(e, threads, &o);
+    if (rc == ENG_STOPPED || rc == G2E_ENOMEM) /* (tc_put stops only when out of memory) */
         rc = g2e_fail(err, G2E_ENOMEM, "out of memory counting %llu bytes", (unsigned long long)c.bytes);
-    else if (rc == TOKS_E_READ)
-        rc = g2e_fail(err, rc, "cannot read the input: %s", strerror(o.sys_errno));
-    else if (rc == TOKS_E_LONG)
-        rc = g2e_fail(err, rc, "more than 64 MiB without a place to cut (a whitespace character after a "
-                      "non-whitespace one)");
     else if (rc)
         rc = g2e_fail(err, rc, "%s", o.msg);
     r->bytes = (size_t)c.bytes, r->chars = (size_t)c.chars, r->tokens = (size_t)c.tokens;
