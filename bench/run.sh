@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Runs every benchmark binary under $1/bench (each prints its own figures: medians of
-# several runs, and the machine), then bench/*.sh scripts. Figures go in the README.
+# several runs, and the machine), then bench/*.sh scripts. Figures go in README.md and
+# doc/performance.md; bench/README.md says how they are measured and which run each is from.
 set -u
 b=$1
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(uname -sr)"

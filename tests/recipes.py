@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# recipes.py — the README's recipes for corpora, run on small data (test_tokenize_cli.c):
+# recipes.py — the recipes of doc/corpora.md on small data, with checks of what they produce (test_tokenize_cli.c):
 #   python3 recipes.py dask BIN ROWS.jsonl     Dask bag partitions piped through
 #       `tokenize --jsonl --keep-going --keep id`: every row answered, in place, with its id
 #   python3 recipes.py nanogpt TRAIN.u16 N     nanoGPT's get_batch on np.memmap'ed uint16
@@ -30,7 +30,7 @@ class partition_through:
 def dask_recipe(binary, path):
     import dask.bag as db
 
-    # -- the README's recipe --
+    # -- the recipe (doc/corpora.md) --
     tokenize_partition = partition_through(binary)
     rows = db.read_text(path, blocksize=2000)  # several partitions
     answers = rows.map_partitions(tokenize_partition).compute(scheduler="processes")
@@ -51,7 +51,7 @@ def dask_recipe(binary, path):
 
 
 def nanogpt_recipe(path, block):
-    # -- the README's recipe (nanoGPT's get_batch, numpy only) --
+    # -- the recipe (doc/corpora.md: nanoGPT's get_batch, numpy only) --
     data = np.memmap(path, dtype=np.uint16, mode="r")
     rng = np.random.default_rng(0)
     ix = rng.integers(0, len(data) - block, size=8)

@@ -488,7 +488,7 @@ static double json_num(const char *out, const char *key, const char *sub)
 
 /* The corpus 82 times (1.09 GB): 82 times its bytes, characters and tokens (its copies'
  * tokens do not merge: test_tokenize_cli.c), the cut where the corpus's is, from the file
- * and through a pipe, in the README's memory bound. */
+ * and through a pipe, in doc/corpora.md's memory bound. */
 Test(count_cli, a_text_over_1_gib_is_counted_exactly_in_bounded_memory, .timeout = 900)
 {
     char *gz[] = {"/bin/gzip", "-dc", G2E_SRCDIR "/bench/data/corpus.txt.gz", NULL};
@@ -525,7 +525,7 @@ Test(count_cli, a_text_over_1_gib_is_counted_exactly_in_bounded_memory, .timeout
         size_t n;
         char *s = read_file(rss, &n);
         long kb = atol(s);
-        /* the README's bound; a sanitizer build adds ASan's 256 MB quarantine of freed memory */
+        /* doc/corpora.md's bound; a sanitizer build adds ASan's 256 MB quarantine of freed memory */
         cr_expect(kb > 0 && kb < (64 + (sizeof G2E_TEST_SANFLAGS > 1 ? 256 : 0)) * 1024, "%s: peak RSS %ld KB",
                   via ? "pipe" : "file", kb);
         fprintf(stderr, "count 1.09 GB from a %s: peak RSS %ld KB\n", via ? "pipe" : "file", kb);

@@ -1,22 +1,60 @@
 /* SPDX-License-Identifier: MIT */
-/* test_manual.c — the manual, the README and the option tables say the same thing (as curl's
+/* test_manual.c — the manual, the pages and the option tables say the same thing (as curl's
  * tests/test1139.pl checks its manual against its code):
  *   - doc/gpt2-embed.1 is exactly what tools/genman.sh makes of it: the OPTIONS sections
  *     generated from the tables (gpt2-embed __man) and the Makefile's VERSION on .TH;
- *   - README.md's option table of the main job names every option embed declares, and no
- *     other; every --option in a README example of a command with a table is declared by it;
+ *   - the option table of the main job (doc/embed.md) names every option embed declares, and
+ *     no other; every --option in an example of a command with a table, on any page (README.md,
+ *     README.ja.md, doc/ and doc/ja/), is declared by it;
  *   - one version everywhere: --version, the manual, the pkg-config template's placeholder.
  * Each check is also run on a tampered copy, to show it can fail. */
 #include "support.h"
 
 #include <criterion/criterion.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAN G2E_SRCDIR "/doc/gpt2-embed.1"
-#define README G2E_SRCDIR "/README.md"
+#define MAIN_PAGE G2E_SRCDIR "/doc/embed.md"
+
+/* Every page of the documentation (README.md, README.ja.md, doc/ and doc/ja/ *.md) one after
+ * another, in one string (caller frees). */
+static char *read_pages(void)
+{
+    const char *dirs[] = {G2E_SRCDIR "/doc", G2E_SRCDIR "/doc/ja"};
+    char *all = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&all, &n);
+    cr_assert(f);
+    const char *readmes[] = {G2E_SRCDIR "/README.md", G2E_SRCDIR "/README.ja.md"};
+    for (size_t i = 0; i < 2; i++) {
+        size_t len;
+        char *s = read_file(readmes[i], &len);
+        cr_assert(s, "%s", readmes[i]);
+        fprintf(f, "%s\n", s);
+        free(s);
+    }
+    for (size_t d = 0; d < 2; d++) {
+        DIR *dir = opendir(dirs[d]);
+        cr_assert(dir, "%s", dirs[d]);
+        for (struct dirent *e; (e = readdir(dir));) {
+            size_t l = strlen(e->d_name), len;
+            if (l < 4 || strcmp(e->d_name + l - 3, ".md") != 0)
+                continue;
+            char *path = path_join(dirs[d], e->d_name), *s = read_file(path, &len);
+            cr_assert(s, "%s", path);
+            fprintf(f, "%s\n", s);
+            free(s);
+            free(path);
+        }
+        closedir(dir);
+    }
+    fclose(f);
+    return all;
+}
 
 /* tools/genman.sh on `in`; returns what it wrote (caller frees). */
 static char *genman(const char *in)
@@ -115,15 +153,15 @@ static int mentions(const char *text, const char *name)
     return 0;
 }
 
-/* The README's option table of the main job against embed's table. Returns NULL if they
+/* doc/embed.md's option table of the main job against embed's table. Returns NULL if they
  * agree, else what differs (static buffer). */
 static const char *check_main_table(const char *readme, const char *embed)
 {
     static char why[256];
-    const char *sec = strstr(readme, "\n## The main job");
+    const char *sec = strstr(readme, "\n## Options");
     const char *end = sec ? strstr(sec + 1, "\n## ") : NULL;
     if (!sec)
-        return "no '## The main job' section";
+        return "no '## Options' section";
     size_t len = end ? (size_t)(end - sec) : strlen(sec);
     char *table = calloc(len + 1, 1);
     size_t o = 0;
@@ -134,13 +172,13 @@ static const char *check_main_table(const char *readme, const char *embed)
             o += ll;
         }
     why[0] = '\0';
-    /* every option of the table is in the README's table (long name, or its -x form) */
+    /* every option of the table is in the page's table (long name, or its -x form) */
     for (const char *p = embed + 1; *p && !why[0]; p += strcspn(p, "\n") + 1) {
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)strcspn(p, "\n"), p);
         if (!mentions(table, name) && !(strcmp(name, "--output") == 0 && mentions(table, "-o")) &&
             !(strcmp(name, "--file") == 0 && mentions(table, "-f")))
-            snprintf(why, sizeof why, "README's table of the main job lacks %s", name);
+            snprintf(why, sizeof why, "doc/embed.md's table of the main job lacks %s", name);
     }
     /* and every --option in it is declared */
     for (const char *p = table; (p = strstr(p, "--")) && !why[0]; p += 2) {
@@ -148,17 +186,17 @@ static const char *check_main_table(const char *readme, const char *embed)
         while (islower((unsigned char)p[n]) || p[n] == '-')
             n++;
         if (n > 2 && !is_declared(embed, p, n))
-            snprintf(why, sizeof why, "README's table of the main job names %.*s, which embed does not declare",
+            snprintf(why, sizeof why, "doc/embed.md's table of the main job names %.*s, which embed does not declare",
                      (int)n, p);
     }
     free(table);
     return why[0] ? why : NULL;
 }
 
-Test(manual, readme_main_table_is_embeds_table)
+Test(manual, main_page_table_is_embeds_table)
 {
     size_t n;
-    char *readme = read_file(README, &n), *embed = declared("embed");
+    char *readme = read_file(MAIN_PAGE, &n), *embed = declared("embed");
     cr_assert(readme);
     const char *why = check_main_table(readme, embed);
     cr_expect(why == NULL, "%s", why);
@@ -172,7 +210,7 @@ Test(manual, readme_main_table_is_embeds_table)
     free(embed);
 }
 
-/* Every --option after `gpt2-embed CMD` in the README's examples is one CMD declares (for
+/* Every --option after `gpt2-embed CMD` in the pages' examples is one CMD declares (for
  * the commands that have tables). Transcripts (```text blocks) are left out: they may show
  * a mistake and its message. Returns NULL or what is wrong (static buffer). */
 static const char *check_examples(const char *text)
@@ -198,7 +236,7 @@ static const char *check_examples(const char *text)
                 while (islower((unsigned char)p[n]) || p[n] == '-')
                     n++;
                 if (n > 2 && !is_declared(list, p, n))
-                    snprintf(why, sizeof why, "README: '%.*s' uses %.*s, which %s does not declare",
+                    snprintf(why, sizeof why, "the pages: '%.*s' uses %.*s, which %s does not declare",
                              (int)ll, l, (int)n, p, CMDS[k]);
             }
         }
@@ -208,11 +246,9 @@ static const char *check_examples(const char *text)
     return why[0] ? why : NULL;
 }
 
-Test(manual, readme_examples_use_declared_options)
+Test(manual, page_examples_use_declared_options)
 {
-    size_t n;
-    char *readme = read_file(README, &n);
-    cr_assert(readme);
+    char *readme = read_pages();
     const char *why = check_examples(readme);
     cr_expect(why == NULL, "%s", why);
     char *l = strstr(readme, "gpt2-embed similarity --pos 0 1  ");

@@ -745,7 +745,7 @@ Test(tokenize_cli, token_file_options_are_checked)
 /* ---- no cap: a text over 1 GiB, from a file and through a pipe ---- */
 
 #define BIG_REPEATS 82 /* the corpus (13,271,529 bytes) 82 times: 1.09 GB, over 1 GiB */
-/* the README's bound for the stream on 2 threads; a sanitizer build adds ASan's quarantine of
+/* doc/corpora.md's bound for the stream on 2 threads; a sanitizer build adds ASan's quarantine of
  * freed memory (256 MB by default) to it, still far below the 1.09 GB input */
 #define RSS_BOUND_KB ((64 + (sizeof G2E_TEST_SANFLAGS > 1 ? 256 : 0)) * 1024)
 
@@ -1072,7 +1072,7 @@ Test(tokenize_cli, progress_on_a_terminal_only, .timeout = 60)
     free(in), free(out), free(dir);
 }
 
-/* ---- the README's recipes for corpora, on small data ---- */
+/* ---- the recipes for corpora (doc/corpora.md) on small data, with checks of what they produce ---- */
 
 /* GNU parallel over several files, a .bin per input (Debian's parallel): each the file
  * tokenized alone. */
