@@ -166,7 +166,7 @@ PC        := $(B)/gpt2embed.pc
 PYLISTS   := $(B)/python/_pylists.so
 
 .SECONDARY:
-.PHONY: print-lib-objects tsan all deps python-lib test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
+.PHONY: unicode-table print-lib-objects tsan all deps python-lib test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
 .DEFAULT_GOAL := all
 
 # ./gpt2-embed is a copy of the default build's program (not of a BUILDDIR=... one).
@@ -188,6 +188,7 @@ help:
 	@echo "                  DATADIR MANDIR DOCDIR PYTHONDIR BASHCOMPDIR DESTDIR"
 	@echo "make uninstall    removes exactly what install put there (same variables)"
 	@echo "make man          regenerate doc/gpt2-embed.1's version and OPTIONS from the option tables"
+	@echo "make unicode-table  regenerate src/lib/text/unicode_table.c (tools/gen_unicode.c)"
 	@echo "make po-update    regenerate po/gpt2-embed.pot and merge it into po/ja.po (msgmerge)"
 	@echo "make clean"
 
@@ -347,7 +348,7 @@ $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 
 # The Python tests (tests/python, pytest) run after the Criterion binaries and count in
 # the same closing "tests: N passed, N failed" line.
-test: $(B)/.deps-test $(B)/gpt2-embed $(HOOK_BIN) $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) $(PUB_SO) $(PUB_A) $(PC) $(PYLISTS)
+test: $(B)/.deps-test $(B)/gpt2-embed $(HOOK_BIN) $(MO) $(POT) $(B)/mkfixture $(B)/gen_unicode $(TEST_BIN) $(PUB_SO) $(PUB_A) $(PC) $(PYLISTS)
 	@G2E_PYTEST=tests/python tests/run.sh $(B) $(TEST_BIN)
 
 # Benchmarks link the fixture writer (tests/fixture.c, no Criterion) and the libraries.
@@ -409,6 +410,15 @@ tsan: $(TOKDATA_C) | $(B)/.deps-fuzz $(VERSION_H)
 
 # The manual's generated parts (the .TH version, the OPTIONS sections from the option tables);
 # tests/test_manual.c fails when doc/gpt2-embed.1 differs from what this writes.
+# The code-point classes (src/lib/text/unicode_table.c) from utf8proc and tools/unicode-16.0-delta.txt;
+# tests/test_unicode.c fails when the committed file differs from what this writes.
+$(B)/gen_unicode: tools/gen_unicode.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -o $@ $< $(call pkg,--cflags --libs,libutf8proc)
+unicode-table: $(B)/gen_unicode
+	$(B)/gen_unicode tools/unicode-16.0-delta.txt > src/lib/text/unicode_table.c.new
+	mv src/lib/text/unicode_table.c.new src/lib/text/unicode_table.c
+
 man: $(B)/gpt2-embed $(MO)
 	tools/genman.sh $(B)/gpt2-embed $(VERSION) doc/gpt2-embed.1 doc/gpt2-embed.1.new
 	mv doc/gpt2-embed.1.new doc/gpt2-embed.1

@@ -2,6 +2,7 @@
 /* test_unicode.c — the committed class table against utf8proc (an independent reading of
  * the Unicode data, 15.0) plus the committed 15.0 -> 16.0 delta, for every code point, and
  * the issue's named cases. */
+#include "support.h"
 #include "unicode.h"
 
 #include <criterion/criterion.h>
@@ -103,4 +104,20 @@ Test(unicode, named_cases)
     cr_expect_eq(uni_class(0x10D40), UNI_N);  /* Garay digit (16.0) */
     cr_expect_eq(uni_class(0x16EA0), UNI_O);  /* Beria Erfe (17.0): unassigned for tiktoken */
     cr_expect_eq(uni_class(0x0CF3), UNI_O);   /* Kannada sign (15.0, Mc) */
+}
+
+/* The committed table is what its rule writes (make unicode-table: tools/gen_unicode.c over
+ * this machine's utf8proc and tools/unicode-16.0-delta.txt), byte for byte. */
+Test(unicode, the_table_is_what_make_unicode_table_writes)
+{
+    char *argv[] = {G2E_TEST_BUILD "/gen_unicode", G2E_SRCDIR "/tools/unicode-16.0-delta.txt", NULL};
+    run_result r = run_argv(argv, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    size_t n;
+    char *want = read_file(G2E_SRCDIR "/src/lib/text/unicode_table.c", &n);
+    cr_assert(want != NULL);
+    cr_expect(r.out_len == n && memcmp(r.out, want, n) == 0, "src/lib/text/unicode_table.c differs from "
+              "what make unicode-table writes (%zu bytes, want %zu)", n, r.out_len);
+    free(want);
+    run_free(&r);
 }

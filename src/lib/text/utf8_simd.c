@@ -10,9 +10,9 @@
  * table gives the error classes that pair could belong to, and their AND is the pair's
  * errors) and checks that the third and fourth bytes of long characters are continuation
  * bytes with two saturating subtractions: the method of Keiser and Lemire, "Validating
- * UTF-8 In Less Than One Instruction Per Byte" (2021). Measured (bench_text, median of 9):
- * the figures are in the README's performance table. No C library in Debian 12 offers it
- * (simdutf is C++ and not packaged).
+ * UTF-8 In Less Than One Instruction Per Byte" (2021); bench_text measures it against the
+ * scalar check (bench/README.md). No C library in Debian 12 offers it (simdutf is C++ and
+ * not packaged).
  *
  * Only the yes/no answer comes from the blocks: when a block holds an error (or the text
  * ends inside a character), the scalar check runs from the start of the last character

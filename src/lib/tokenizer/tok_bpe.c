@@ -489,8 +489,8 @@ static int bpe_path(tok_tokenizer *t, int path, const uint8_t *p, size_t n, obuf
  * Cyrillic characters are not among them, so a run of Japanese, BPE'd as one piece of up
  * to hundreds of bytes (every search of the scan looks at all its pairs), becomes parts of
  * one to a few characters. The scan cuts the pieces it is given itself (bpe_small); longer
- * ones are cut here, each part taking the path its length asks for. Measured on the corpus:
- * see bench/TOKENIZER_SIMD.md, round 12. TOK_BPE_WHOLE (tests) turns the cut off. */
+ * ones are cut here, each part taking the path its length asks for (the corpus's figures:
+ * bench/TOKENIZER_SIMD.md). TOK_BPE_WHOLE (tests) turns the cut off. */
 /* bpe_path on p[a..b) of a cut piece, the IDs copied after those of the parts before it. */
 static int bpe_group(tok_tokenizer *t, int path, const uint8_t *p, size_t a, size_t b, obuf *o, size_t base,
                      uint32_t *tmp_ids, size_t n0, size_t *tmp_n)

@@ -141,7 +141,7 @@ void tok_free_caches(tok_tokenizer *t);
 /* Texts from which the caches ask for huge pages: from a few KB, a text touches a page of
  * the caches for most of its distinct pieces. 16 KB of the corpus made 1,050 page faults
  * (14.3 ms) with 4 KB pages and 203 (6.7 ms) with huge ones, 64 KB 1,653 (22.5 ms) and 233
- * (7.9 ms), on a VM where a fault costs about 10 us (bench/TOKENIZER_SIMD.md, round 12).
+ * (7.9 ms) where a fault costs about 10 us (bench/TOKENIZER_SIMD.md).
  * Smaller texts keep 4 KB pages: zeroing 2 MB for "Hello world" would cost the cold start
  * more than it saves. */
 #define TOK_CACHES_HUGE_MIN ((size_t)4 << 10)

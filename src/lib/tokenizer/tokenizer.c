@@ -227,9 +227,8 @@ static __attribute__((noinline)) int encode_other(tok_tokenizer *t, const uint8_
  * constant where this is inlined (one loop with offsets, one without). pcur (if not NULL):
  * o->n before each piece k into pcur[k], and after the last into pcur[m], so that
  * tok_encode_joined can tell where each text's IDs end (one call for a batch of many short
- * texts instead of one a text: 16 M of `tokenize --jsonl`'s 762 M instructions on the
- * benchmark corpus's lines, callgrind; a store a piece instead of a loop a text: 330 k
- * fewer mispredicted loop exits there, simulated). Most pieces are whole tokens of at
+ * texts instead of one a text, and a store a piece instead of a loop a text: fewer
+ * instructions and mispredicted loop exits, bench/TOKENIZER_SIMD.md). Most pieces are whole tokens of at
  * most 8 bytes in their home slot (the index is filled in ID order, so frequent tokens
  * have theirs): one test for every length, no branch on the length, which is random and
  * would be mispredicted. The others take encode_other; with a forced BPE

@@ -5,11 +5,10 @@
  * overflow-checked 64-bit arithmetic, so that st_read_row_f32 can then index the data
  * section without re-checking anything but the row.
  *
- * Why hand-written (decided with numbers, issue 22; the default would be cJSON with a
- * strict pre-scan): the program's cold start. `gpt2-embed "Hello world"` now runs 0.97 M
- * instructions in all (README, bench_cold.sh: 1.22-1.68 ms, 2.2-2.7x /bin/true, inside
- * the 3x target); the cJSON reader spent 2.46 M on the header alone, which would more than
- * triple the whole start and put it past 3x /bin/true.
+ * Why hand-written (the default would be cJSON with a strict pre-scan): the program's cold
+ * start. `gpt2-embed "Hello world"` runs about 1 M instructions in all (bench_cold.sh:
+ * within 3x /bin/true, doc/performance.md); the cJSON reader spent 2.46 M on the header
+ * alone, which would more than triple the whole start and put it past 3x /bin/true.
  *
  * The JSON header is read by a parser of its own, in one pass, not by cJSON (the project's
  * JSON library elsewhere): the one place where the numbers require hand-written code. With
