@@ -54,7 +54,7 @@ static const char *const JSONL_FORMATS[] = {"jsonl", "npy", "u16", "u32", "llmc"
 enum { FMT_TABLE, FMT_IDS, FMT_JSON, FMT_NPY, FMT_U16, FMT_U32, FMT_LLMC };
 #define FMT_BINARY(f) ((f) >= FMT_NPY)
 static const char *const SPECIALS[] = {"token", "text", "error", NULL};
-static const char *const EOTS[] = {"none", "before", "after", NULL}; /* tokfile.h's TOKF_EOT_* order */
+static const char *const EOTS[] = {"before", "after", "none", NULL}; /* tokfile.h's TOKF_EOT_* order */
 
 static const opt_def OPTS[] = {
     {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(tokenize_opts, fmt), .choices = FORMATS,
@@ -66,7 +66,7 @@ static const opt_def OPTS[] = {
      .help = N_("documents are the pieces between occurrences of SEP, each tokenized alone, an empty one "
                 "too (\\n, \\t and \\\\ are read as escapes: '\\n\\n' is a blank line; SEP at the very end "
                 "starts no document); default: the whole input is one document")},
-    {.name = "--eot", .kind = OPT_CHOICE, .off = offsetof(tokenize_opts, eot), .choices = EOTS, .metavar = "WHERE",
+    {.name = "--eot", .kind = OPT_CHOICE, .off = offsetof(tokenize_opts, eot), .choices = EOTS,
      .help = N_("npy, u16, u32, llmc: the token <|endoftext|> (50256) before each document (llm.c's fineweb.py; "
                 "the default for llmc), after each (nanoGPT's openwebtext prepare.py; the default for npy, u16 "
                 "and u32 with --doc-sep, --jsonl or --lines), or none (the default for one whole text, as "

@@ -48,7 +48,7 @@ int tokf_open(tokf *w, const char *path, const tokf_opts *o, g2e_err *err)
     int to_stdout = !path || strcmp(path, "-") == 0, fmt = o->fmt;
     uint64_t most = o->shard + (o->shard_min ? o->shard_min - 1 : 0); /* a shard with a short last one folded in */
     if (fmt < TOKF_NPY || fmt > TOKF_LLMC || (o->shard && to_stdout) || o->shard_min > o->shard ||
-        o->eot_at < TOKF_EOT_NONE || o->eot_at > TOKF_EOT_AFTER || (fmt == TOKF_LLMC && most > TOKF_LLMC_MAX))
+        o->eot_at < TOKF_EOT_BEFORE || o->eot_at > TOKF_EOT_NONE || (fmt == TOKF_LLMC && most > TOKF_LLMC_MAX))
         return g2e_fail(err, G2E_EINVAL, "tokf_open: format %d with shards of %llu tokens (at least %llu) to %s", fmt,
                         (unsigned long long)o->shard, (unsigned long long)o->shard_min,
                         to_stdout ? "standard output" : "a file");

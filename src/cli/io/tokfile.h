@@ -51,7 +51,7 @@
 #include <stdint.h>
 
 enum { TOKF_NPY, TOKF_U16, TOKF_U32, TOKF_LLMC };
-enum { TOKF_EOT_NONE, TOKF_EOT_BEFORE, TOKF_EOT_AFTER }; /* where eot goes around each document */
+enum { TOKF_EOT_BEFORE, TOKF_EOT_AFTER, TOKF_EOT_NONE }; /* where eot goes around each document */
 
 enum {
     TOKF_E_WIDTH = 2700, /* the vocabulary has IDs the format's 16 bits cannot hold */
