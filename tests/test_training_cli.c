@@ -50,6 +50,9 @@ static proc start(char *const args[], const char *err_path)
         dup2(dn, 1);
         dup2(ef, 2);
         close(p[0]), close(p[1]), close(dn), close(ef);
+        /* the signals sent must act as on a terminal's job, whatever ignores them around the
+         * tests (nohup, a CI runner): an ignored signal stays ignored across exec */
+        signal(SIGHUP, SIG_DFL), signal(SIGTERM, SIG_DFL), signal(SIGPIPE, SIG_DFL);
         execv(argv[0], argv);
         _exit(127);
     }

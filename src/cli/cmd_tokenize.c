@@ -333,10 +333,11 @@ static void lit_decide(lit_scan *c, int last)
     const char *s = c->b.p ? c->b.p : "";
     size_t m = c->b.n, keep = c->sep_len + LIT_LEN - 1, lim = last ? m : m > keep ? m - keep : 0, pos = 0;
     const char *sep = NULL;
+    int sought = !c->sep_len; /* sep: the first separator from pos on (NULL: none) */
     while (pos < lim) {
         const char *lit = memmem(s + pos, m - pos, LIT, LIT_LEN);
-        if (c->sep_len && (!sep || sep < s + pos))
-            sep = memmem(s + pos, m - pos, c->sep, c->sep_len);
+        if (!sought || (sep && sep < s + pos))
+            sep = memmem(s + pos, m - pos, c->sep, c->sep_len), sought = 1;
         if (lit && (size_t)(lit - s) < lim && (!sep || lit + LIT_LEN <= sep)) /* inside a document */
             c->n++, pos = (size_t)(lit - s) + LIT_LEN;
         else if (sep && (size_t)(sep - s) < lim) /* a separator (and whatever overlaps it) */
