@@ -314,20 +314,20 @@ Test(tokfile, endoftext_before_after_or_none)
     free(s0), free(s1), free(path), free(dir);
 }
 
-/* Writes 3 shards of 2 tokens to dir/s.u16. */
-static void three_shards(const char *dir)
+/* Writes 3 shards of 2 tokens to dir/s.u16, then removes an earlier run's: what
+ * tokf_remove_stale returns (*st, *e). */
+static int three_shards(const char *dir, tokf_stale *st, g2e_err *e)
 {
     char *path = path_join(dir, "s.u16");
     tokf w;
-    g2e_err e;
-    cr_assert_eq(OPEN(&w, path, TOKF_U16, 50257, 50256, 2, &e), 0, "%s", e.msg);
+    cr_assert_eq(OPEN(&w, path, TOKF_U16, 50257, 50256, 2, e), 0, "%s", e->msg);
     static const uint32_t ids[] = {1, 2, 3, 4, 5, 6};
-    cr_assert(!tokf_doc(&w, &e) && !tokf_put(&w, ids, 6, &e) && !tokf_finish(&w, &e), "%s", e.msg);
+    cr_assert(!tokf_doc(&w, e) && !tokf_put(&w, ids, 6, e) && !tokf_finish(&w, e), "%s", e->msg);
     cr_assert_eq(w.done, 3);
-    tokf_stale st;
-    cr_assert_eq(tokf_remove_stale(&w, &st, &e), 0, "%s", e.msg);
+    int rc = tokf_remove_stale(&w, st, e);
     tokf_free(&w);
     free(path);
+    return rc;
 }
 
 static int exists(const char *dir, const char *name)
@@ -363,14 +363,9 @@ Test(tokfile, an_earlier_runs_shards_are_removed_and_nothing_else)
     char *precious = path_join(dir, "precious.txt"), *link = path_join(dir, "s_000007.u16");
     write_file(precious, "keep", 4);
     cr_assert(symlink("precious.txt", link) == 0);
-    char *path = path_join(dir, "s.u16");
-    tokf w;
-    g2e_err e;
-    cr_assert_eq(OPEN(&w, path, TOKF_U16, 50257, 50256, 2, &e), 0, "%s", e.msg);
-    static const uint32_t ids[] = {1, 2, 3, 4, 5, 6};
-    cr_assert(!tokf_doc(&w, &e) && !tokf_put(&w, ids, 6, &e) && !tokf_finish(&w, &e), "%s", e.msg);
     tokf_stale st;
-    cr_assert_eq(tokf_remove_stale(&w, &st, &e), 0, "%s", e.msg);
+    g2e_err e;
+    cr_assert_eq(three_shards(dir, &st, &e), 0, "%s", e.msg);
     cr_expect(st.n == 6 && st.lo == 3 && st.hi == 1000000, "%u removed, %u..%u", st.n, st.lo, st.hi);
     for (size_t k = 0; k < sizeof old / sizeof *old; k++)
         cr_expect_eq(exists(dir, old[k]), k < 3, "%s", old[k]);
@@ -381,16 +376,14 @@ Test(tokfile, an_earlier_runs_shards_are_removed_and_nothing_else)
     char *b = read_file(precious, &n);
     cr_expect(b && n == 4 && !memcmp(b, "keep", 4), "what the link pointed at is untouched");
     free(b);
-    tokf_free(&w);
     /* a directory where a shard number is: left, and the run says so */
     char *d = path_join(dir, "s_000004.u16");
     cr_assert(mkdir(d, 0755) == 0);
-    cr_assert_eq(OPEN(&w, path, TOKF_U16, 50257, 50256, 2, &e), 0, "%s", e.msg);
-    cr_assert(!tokf_doc(&w, &e) && !tokf_put(&w, ids, 6, &e) && !tokf_finish(&w, &e), "%s", e.msg);
-    cr_expect_eq(tokf_remove_stale(&w, &st, &e), TOKF_E_STALE);
+    cr_expect_eq(three_shards(dir, &st, &e), TOKF_E_STALE);
     cr_expect(strstr(e.msg, "s_000004.u16") && strstr(e.msg, "earlier run"), "%s", e.msg);
-    tokf_free(&w);
     /* unsharded: nothing to do */
+    char *path = path_join(dir, "s.u16");
+    tokf w;
     cr_assert_eq(OPEN(&w, path, TOKF_U16, 50257, 50256, 0, &e), 0, "%s", e.msg);
     cr_assert(!tokf_finish(&w, &e));
     cr_expect(tokf_remove_stale(&w, &st, &e) == 0 && st.n == 0);
@@ -411,15 +404,17 @@ Test(tokfile, a_link_or_fifo_at_a_shard_name_is_replaced_not_followed, .timeout 
     cr_assert(symlink("precious.txt", l0) == 0);
     cr_assert(mkfifo(f1, 0644) == 0);
     cr_assert(symlink(dir, l2) == 0); /* a link to a directory */
-    three_shards(dir);
+    tokf_stale st;
+    g2e_err e;
+    cr_assert_eq(three_shards(dir, &st, &e), 0, "%s", e.msg);
     size_t n;
     char *b = read_file(precious, &n);
     cr_expect(b && n == 4 && !memcmp(b, "keep", 4), "the link was followed");
     free(b);
     const char *const names[] = {l0, f1, l2};
     for (int k = 0; k < 3; k++) {
-        struct stat st;
-        cr_expect(lstat(names[k], &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 4, "%s is not the shard",
+        struct stat sb;
+        cr_expect(lstat(names[k], &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 4, "%s is not the shard",
                   names[k]);
     }
     free(precious), free(l0), free(f1), free(l2), free(dir);
