@@ -25,8 +25,9 @@
 static char *read_pages(void)
 {
     const char *dirs[] = {G2E_SRCDIR "/doc", G2E_SRCDIR "/doc/ja"};
-    char *all = NULL;
-    size_t n = 0;
+    static char *all; /* (static: the stream keeps their addresses, which gcc takes for dangling) */
+    static size_t n;
+    all = NULL, n = 0;
     FILE *f = open_memstream(&all, &n);
     cr_assert(f);
     const char *readmes[] = {G2E_SRCDIR "/README.md", G2E_SRCDIR "/README.ja.md"};

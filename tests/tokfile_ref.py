@@ -5,8 +5,10 @@
 # order) are concatenated and compared with the expected documents; with N > 0 the shards'
 # sizes must be those of packing the documents greedily into shards of at most N tokens, a
 # document never split unless it is longer than N (then it starts a shard and fills shards).
-#   python3 tokfile_ref.py FMT N EXPECTED FILE...
-#   FMT: npy | u16 | u32 | llmc;  EXPECTED: a .jsonl of {"ids": [...]} (one document per line),
+#   python3 tokfile_ref.py FMT[:EOT] N EXPECTED FILE...
+#   FMT: npy | u16 | u32 | llmc; EOT: where <|endoftext|> is around each expected document,
+#   before | after | none (default: before for llmc, none for the others);
+#   EXPECTED: a .jsonl of {"ids": [...]} (one document per line),
 #   sha256:HEX (one document: the sha256 of its IDs as "a b c\n"), or llmc-docs:FILE (the documents
 #   of an unsharded llm.c file, each starting with <|endoftext|>)
 # Prints "OK" or what differs.
@@ -18,6 +20,8 @@ import sys
 import numpy as np
 
 fmt, shard, expected, files = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+fmt, _, eot_at = fmt.partition(":")
+eot_at = eot_at or ("before" if fmt == "llmc" else "none")
 EOT = 50256
 
 
@@ -52,8 +56,10 @@ if expected.startswith("llmc-docs:"):  # the documents of an unsharded llm.c fil
     docs = [whole[a:b] for a, b in zip(at, at[1:])]
 else:
     docs = [json.loads(line)["ids"] for line in open(expected, encoding="utf-8")]
-    if fmt == "llmc":
+    if eot_at == "before":
         docs = [[EOT] + d for d in docs]
+    elif eot_at == "after":
+        docs = [d + [EOT] for d in docs]
 want = [t for d in docs for t in d]
 if got.tolist() != want:
     first = next((i for i, (a, b) in enumerate(zip(got.tolist(), want)) if a != b), min(len(got), len(want)))

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """gpt2embed — GPT-2's embedding stage from Python, over libgpt2embed (ctypes).
 
-tiktoken's face (same IDs, same methods, same special-token rules)::
+tiktoken's face (same IDs, same methods, same special-token rules; "gpt2" and "r50k_base")::
 
     import gpt2embed
     enc = gpt2embed.get_encoding("gpt2")
@@ -29,14 +29,15 @@ outside their C type raise OverflowError, a NUL in a path ValueError.
 
 from . import _binding as _L
 from ._binding import Error, InvalidInputError, NotFoundError
-from ._encoding import (CountInfo, Encoding, Tokenizer, encoding_for_model, get_encoding,
-                        list_encoding_names)
+from ._encoding import (CountInfo, Encoding, TokenKeyError, Tokenizer, encoding_for_model,
+                        encoding_name_for_model, get_encoding, list_encoding_names)
 from ._model import (MODELS, BatchEmbedding, Model, cosine_matrix, similarity, sinusoidal)
 
-__all__ = ["get_encoding", "list_encoding_names", "encoding_for_model", "Encoding",
-           "CountInfo", "Model", "BatchEmbedding", "Tokenizer", "Error", "NotFoundError",
-           "InvalidInputError", "sinusoidal", "similarity", "cosine_matrix",
-           "library_version", "strerror", "cpu_count", "MODELS"]
+__all__ = ["get_encoding", "list_encoding_names", "encoding_for_model",
+           "encoding_name_for_model", "Encoding", "CountInfo", "Model", "BatchEmbedding",
+           "Tokenizer", "Error", "NotFoundError", "InvalidInputError", "TokenKeyError",
+           "sinusoidal", "similarity", "cosine_matrix", "library_version", "strerror",
+           "cpu_count", "MODELS"]
 
 
 def library_version() -> str:
@@ -57,7 +58,7 @@ def cpu_count() -> int:
 
 __version__ = library_version()
 for _c in (Encoding, CountInfo, Model, BatchEmbedding, Tokenizer, Error, NotFoundError,
-           InvalidInputError):
+           InvalidInputError, TokenKeyError):
     _c.__module__ = __name__   # gpt2embed.Error, not gpt2embed._lib.Error, in tracebacks
 del _c
 _lib = _L.lib   # the loaded ctypes library (its file: gpt2embed._lib._name)

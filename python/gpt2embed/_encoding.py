@@ -2,11 +2,13 @@
 """tiktoken's face: get_encoding("gpt2") and its Encoding (internal module; the names are
 re-exported by gpt2embed)."""
 
+import bisect
 import contextlib
 import ctypes
 import gc
 import sys
 import threading
+import unicodedata
 from typing import (AbstractSet, Any, Callable, Collection, Dict, Iterator, List, NamedTuple,
                     Optional, Sequence, Tuple, Union)
 
@@ -17,6 +19,13 @@ from . import _binding as L
 EOT_TEXT = "<|endoftext|>"
 EOT = 50256
 _E_BUFFER = L.status_code("E_BUFFER")
+_E_TOKEN_ID = L.status_code("E_TOKEN_ID")
+# GPT-2's pre-tokenizer pattern as tiktoken spells it (its _pat_str; the C tokenizer is a
+# state machine for it: src/lib/tokenizer/tok_pretok.c)
+PAT_STR = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+# tiktoken's two names for GPT-2's encoding: the same IDs (r50k_base is the one the early
+# OpenAI API models used)
+ENCODINGS = ("gpt2", "r50k_base")
 
 SpecialSet = Union[str, AbstractSet[str]]          # "all" or a set of special tokens
 SpecialColl = Union[str, Collection[str]]          # "all" or any collection
@@ -51,6 +60,14 @@ def _utf8(text: Any, name: str = "text") -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
+
+
+class TokenKeyError(L.InvalidInputError, KeyError):
+    """A token ID outside the vocabulary given to decode: a KeyError, as tiktoken raises,
+    and an InvalidInputError (a ValueError), as this module raised before."""
+
+    def __str__(self) -> str:   # (KeyError's own would quote the message)
+        return Exception.__str__(self)
 
 
 def _disallowed_error(token: str, where: int) -> ValueError:
@@ -491,6 +508,77 @@ def _count(p: Any, b: bytes, flags: int, n_ctx: int) -> CountInfo:
                      bool(c.ctx_end_splits_char))
 
 
+# ---- encode_with_unstable: where a text's last piece starts, and BPE of bare bytes ----
+
+# Unicode's White_Space characters: what the pattern's \s matches in tiktoken's regex engine
+# (Python's str.isspace also takes U+001C..U+001F, which are not)
+_WHITE_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+                         "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+_CONTRACTIONS = ("s", "d", "m", "t", "ll", "ve", "re")
+
+
+def _kind(ch: str) -> str:
+    """The pattern's class of a character: "S" white space, "L" letter, "N" number, else "O"
+    (from this Python's unicodedata: a character newer than its Unicode version reads "O")."""
+    if ch in _WHITE_SPACE:
+        return "S"
+    c = unicodedata.category(ch)[0]
+    return c if c in "LN" else "O"
+
+
+def _last_piece_start(t: str) -> int:
+    """The index in t (not empty) of the first character of the last piece GPT-2's pattern
+    (PAT_STR) cuts t into. A white-space character after another one is always a piece's
+    start (src/lib/tokenizer/tok_pretok.c proves it), and the pieces after it depend only on
+    what follows, so only the text from the last such place is read: white space W, then
+    characters N that are not."""
+    n, c = len(t), 0
+    for i in range(n - 1, 0, -1):
+        if t[i] in _WHITE_SPACE and t[i - 1] not in _WHITE_SPACE:
+            c = i
+            break
+    j = c
+    while j < n and t[j] in _WHITE_SPACE:
+        j += 1
+    if j == n:
+        return c   # white space to the end: one piece
+    # W but its last character is a piece (\s+(?!\S)); that last one joins N's first piece
+    # when it is a space ( ?\p{L}+ ...), else it is a piece of its own (\s+)
+    lead = j > c and t[j - 1] == " "
+    pos, last = j, j
+    while pos < n:
+        end = 0
+        if not lead and t[pos] == "'":   # a contraction is tried first, never after the space
+            end = next((pos + 1 + len(x) for x in _CONTRACTIONS if t.startswith(x, pos + 1)), 0)
+        if not end:
+            k, end = _kind(t[pos]), pos + 1
+            while end < n and _kind(t[end]) == k:
+                end += 1
+        last, pos, lead = pos - lead, end, False
+    return last
+
+
+def _bpe(ranks: Dict[bytes, int], piece: bytes) -> List[int]:
+    """Byte pair encoding of piece without the pattern's split (tiktoken's
+    byte_pair_encode): the adjacent pair whose joined bytes have the lowest rank merged
+    first (the leftmost of equal ones), until no pair is a token."""
+    parts = list(range(len(piece) + 1))
+    while len(parts) > 2:
+        best, at = -1, -1
+        for i in range(len(parts) - 2):
+            r = ranks.get(piece[parts[i]:parts[i + 2]], -1)
+            if r >= 0 and (best < 0 or r < best):
+                best, at = r, i
+        if at < 0:
+            break
+        del parts[at + 1]
+    return [ranks[piece[a:z]] for a, z in zip(parts, parts[1:])]
+
+
+def _all_space(b: bytes) -> bool:
+    return bool(b) and not b.strip(b" \n\t")
+
+
 class Encoding:
     """GPT-2's byte-level BPE with tiktoken's methods and semantics (tiktoken's ``gpt2``
     encoding, exact IDs). Get one with ``gpt2embed.get_encoding("gpt2")``.
@@ -504,17 +592,18 @@ class Encoding:
     _what = "encoding"
 
     def __init__(self, name: str = "gpt2", tokenizer: Optional[Any] = None):
-        """name: "gpt2" (the only encoding). tokenizer: a directory with vocab.json +
-        merges.txt (or encoder.json + vocab.bpe); None: $GPT2_EMBED_TOKENIZER, the
-        installed data, else the copy built into the library."""
-        if name != "gpt2":
-            raise ValueError("unknown encoding %r: gpt2embed has 'gpt2' only" % (name,))
+        """name: "gpt2" or "r50k_base" (tiktoken's two names for the same IDs). tokenizer: a
+        directory with vocab.json + merges.txt (or encoder.json + vocab.bpe); None:
+        $GPT2_EMBED_TOKENIZER, the installed data, else the copy built into the library."""
+        if name not in ENCODINGS:
+            raise ValueError("unknown encoding %r: gpt2embed has GPT-2's, named %s" % (name, " or ".join(
+                map(repr, ENCODINGS))))
         self.name = name
         self._dir = tokenizer
         self._g = L.open_tokenizer(tokenizer, self._what, serialize=not THREAD_SAFE_C)
         self._n_vocab = self._g.run(lambda p: int(L.tok_n_vocab(p)))
-        self._ranks: Optional[Dict[bytes, int]] = None
-        self._ranks_lock = threading.Lock()
+        self._tables_: Optional[Tuple[List[bytes], Dict[bytes, int], List[bytes]]] = None
+        self._tables_lock = threading.Lock()
 
     # -- life --
     def close(self) -> None:
@@ -560,7 +649,31 @@ class Encoding:
         return {EOT_TEXT}
 
     def is_special_token(self, token: int) -> bool:
-        return L.c_uint(token, "token") == EOT
+        """True for 50256; False for any other int (a negative one too, as tiktoken)."""
+        if not isinstance(token, int):
+            raise TypeError("token must be an int, not %s" % type(token).__name__)
+        return token == EOT
+
+    @property
+    def _special_tokens(self) -> Dict[str, int]:
+        """{"<|endoftext|>": 50256} (a new dict each time): tiktoken's attribute, which
+        llm.c's data scripts read for the end-of-text token."""
+        return {EOT_TEXT: EOT}
+
+    @property
+    def _mergeable_ranks(self) -> Dict[bytes, int]:
+        """The ordinary tokens' bytes and IDs (tiktoken's attribute; shared, do not change)."""
+        return self._tables()[1]
+
+    _pat_str = PAT_STR
+
+    def _tables(self) -> Tuple[List[bytes], Dict[bytes, int], List[bytes]]:
+        """(each ordinary token's bytes by ID, their IDs by bytes, the bytes sorted), made once."""
+        with self._tables_lock:
+            if self._tables_ is None:
+                by_id = self._g.run(lambda p: [_token_bytes(p, i) for i in range(self._n_vocab - 1)])
+                self._tables_ = (by_id, {b: i for i, b in enumerate(by_id)}, sorted(by_id))
+            return self._tables_
 
     # -- special tokens as tiktoken decides --
     def _specials(self, allowed_special: SpecialSet, disallowed_special: SpecialColl
@@ -610,18 +723,80 @@ class Encoding:
         return self._g.run(_tokenize_list, _utf8(text), L.SPECIAL_TEXT)
 
     def encode_to_numpy(self, text: str, *, allowed_special: SpecialSet = frozenset(),
-                        disallowed_special: SpecialColl = "all") -> np.ndarray:
-        """As encode, as a numpy array of dtype int64 (tiktoken's is uint32, which torch
-        cannot take: torch.from_numpy of this one is a LongTensor, the index type of
-        nn.Embedding and of wte[ids])."""
-        return self._ids(text, allowed_special, disallowed_special).astype(np.int64)
+                        disallowed_special: SpecialColl = "all", dtype: Any = np.int64) -> np.ndarray:
+        """As encode, as a numpy array of dtype int64: torch.from_numpy of it is a LongTensor,
+        the index type of nn.Embedding and of wte[ids] (Debian 12's torch 1.13 refuses the
+        uint32 that tiktoken returns). dtype=np.uint32 gives tiktoken's; any integer dtype
+        that holds every ID (uint16 too) is accepted."""
+        return self._ids(text, allowed_special, disallowed_special).astype(_id_dtype(dtype, self._n_vocab))
+
+    def encode_with_unstable(self, text: str, *, allowed_special: SpecialSet = frozenset(),
+                             disallowed_special: SpecialColl = "all"
+                             ) -> Tuple[List[int], List[List[int]]]:
+        """(stable tokens, completions), as tiktoken's (which calls it unstable API): the
+        tokens of text whose bytes no continuation of the text can change (those of its last
+        piece, and the all-space tokens before them, are left out), and the token sequences
+        a continuation may start with there (in no particular order). The last piece is
+        found with this Python's Unicode tables (unicodedata), the C tokenizer's being
+        internal: near a character newer than them (Unicode 15.0 and later on Python 3.11)
+        the stable part may end sooner than tiktoken's."""
+        flags, disallowed = self._specials(allowed_special, disallowed_special)
+        self._check_disallowed(text, disallowed)
+        b = _utf8(text)
+        t = b.decode("utf-8")   # (as tokenized: lone surrogates replaced)
+        ids, offs = self._g.run(lambda p: _tokenize(p, b, flags, True))
+        seg = t.rfind(EOT_TEXT) + len(EOT_TEXT) if not flags and EOT_TEXT in t else 0
+        tokens = ids.tolist()
+        if seg == len(t):   # empty, or ending with the special token: nothing unstable
+            return tokens, []
+        by_id, ranks, ordered = self._tables()
+        start = len(t[:seg + _last_piece_start(t[seg:])].encode("utf-8"))
+        # (the token the last piece starts at; with a character newer than unicodedata's
+        # tables the piece found may start inside one: that token is then unstable too)
+        k = max(0, int(np.searchsorted(offs[:-1], start, side="right")) - 1)
+
+        def space(tok: int) -> bool:   # (the special token is not)
+            return tok < len(by_id) and _all_space(by_id[tok])
+        while k > 0 and space(tokens[k]) and space(tokens[k - 1]):
+            k -= 1   # (white space before the last piece may join it)
+        unstable = b"".join(by_id[i] for i in tokens[k:])
+        tokens = tokens[:k]
+        done = set()
+
+        def starting_with(prefix: bytes) -> Iterator[bytes]:
+            for x in ordered[bisect.bisect_left(ordered, prefix):]:
+                if not x.startswith(prefix):
+                    return
+                yield x
+        for x in starting_with(unstable):   # one token that holds all of it
+            done.add((ranks[x],))
+        for i in range(1, len(unstable)):   # a token across its end, from byte i on
+            head = unstable[:i]
+            for x in starting_with(unstable[i:]):
+                whole = head + x
+                try:
+                    seq = self.encode_ordinary(whole.decode("utf-8"))
+                except UnicodeDecodeError:
+                    seq = _bpe(ranks, whole)
+                got, n = [], 0
+                for tok in seq:
+                    got.append(tok)
+                    n += len(by_id[tok])
+                    if n >= len(unstable):
+                        break
+                done.add(tuple(got))
+        # white space at its end may be cut off the rest by what follows ("\n\n" + "0")
+        last = unstable.decode("utf-8")[-1:]
+        if len(unstable) > 1 and last in _WHITE_SPACE and len(last.encode("utf-8")) < len(unstable):
+            w = len(last.encode("utf-8"))
+            done.add(tuple(_bpe(ranks, unstable[:-w]) + _bpe(ranks, unstable[-w:])))
+        return tokens, [list(x) for x in done]
 
     def _batch_run(self, f: Callable[..., Any], texts: Sequence[str], flags: int,
                    disallowed: Tuple[str, ...], num_threads: int) -> Any:
         """f(pointer, texts, check, flags, C threads) in the guard; check() raises as encode
-        would for the first text with a disallowed special string."""
-        if isinstance(texts, str):
-            raise TypeError("text must be a list of str, not one str")
+        would for the first text with a disallowed special string. texts may be any
+        iterable of str (a str is its characters, as tiktoken iterates it)."""
         n = L.c_uint(num_threads, "num_threads", L.UINT_MAX)
         texts = list(texts)   # (read more than once, and in steps between which another
         # thread could change the caller's list: a copy of its references, ~1 ms a million)
@@ -653,15 +828,18 @@ class Encoding:
 
     def encode_batch_to_numpy(self, text: Sequence[str], *, num_threads: int = 0,
                               allowed_special: SpecialSet = frozenset(),
-                              disallowed_special: SpecialColl = "all"
+                              disallowed_special: SpecialColl = "all", dtype: Any = np.int64
                               ) -> Tuple[np.ndarray, np.ndarray]:
-        """encode_batch as two numpy arrays, (ids, offsets), both int64: every text's IDs
-        one after another, and where each text's begin, with the end last (len(text) + 1
-        entries): text i's IDs are ids[offsets[i]:offsets[i + 1]]. No Python int per ID,
-        so it is several times faster than the lists, and its threads scale.
-        torch.from_numpy(ids) with offsets[:-1] is what nn.EmbeddingBag takes."""
+        """encode_batch as two numpy arrays, (ids, offsets), both int64 (ids in dtype, as
+        encode_to_numpy's): every text's IDs one after another, and where each text's
+        begin, with the end last (len(text) + 1 entries): text i's IDs are
+        ids[offsets[i]:offsets[i + 1]]. No Python int per ID, so it is several times faster
+        than the lists, and its threads scale. torch.from_numpy(ids) with offsets[:-1] is
+        what nn.EmbeddingBag takes."""
+        want = _id_dtype(dtype, self._n_vocab)
         flags, disallowed = self._specials(allowed_special, disallowed_special)
-        return self._batch_run(_numpy_batch, text, flags, disallowed, num_threads)
+        ids, offsets = self._batch_run(_numpy_batch, text, flags, disallowed, num_threads)
+        return (ids if want == ids.dtype else ids.astype(want)), offsets
 
     def encode_single_token(self, text_or_bytes: Union[str, bytes]) -> int:
         """The ID of the token whose bytes are exactly text_or_bytes (special token
@@ -669,10 +847,7 @@ class Encoding:
         b = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else bytes(text_or_bytes)
         if b == EOT_TEXT.encode():
             return EOT
-        with self._ranks_lock:
-            if self._ranks is None:
-                self._ranks = {v: i for i, v in enumerate(self.token_byte_values())}
-        return self._ranks[b]
+        return self._tables()[1][b]
 
     def count(self, text: str, n_ctx: int = 1024, *, allowed_special: SpecialSet = frozenset(),
               disallowed_special: SpecialColl = "all") -> CountInfo:
@@ -687,8 +862,13 @@ class Encoding:
     # -- decoding --
     def decode_bytes(self, tokens: Sequence[int]) -> bytes:
         """The bytes of tokens, joined (they may end inside a UTF-8 character). A token
-        >= n_vocab raises InvalidInputError (a ValueError)."""
+        >= n_vocab raises KeyError, as tiktoken (a TokenKeyError: also an InvalidInputError,
+        a ValueError); a negative one OverflowError."""
         a = L.token_ids(tokens)
+        if a.size and int(a.max()) >= self._n_vocab:
+            i = int(np.flatnonzero(a >= self._n_vocab)[0])
+            raise TokenKeyError(_E_TOKEN_ID, "token %d (tokens[%d]) is not in the vocabulary of %d tokens"
+                                % (int(a[i]), i, self._n_vocab), None, i)
         return self._g.run(lambda p: _decode_bytes(p, a))
 
     def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
@@ -732,8 +912,9 @@ class Encoding:
         return [self.decode_bytes(t) for t in batch]
 
     def token_byte_values(self) -> List[bytes]:
-        """The bytes of every ordinary token, by ID (0 .. n_vocab - 2)."""
-        return self._g.run(lambda p: [_token_bytes(p, i) for i in range(self._n_vocab - 1)])
+        """The bytes of every ordinary token (not the special one), sorted by their bytes, as
+        tiktoken's (a new list each time; IDs: decode_single_token_bytes)."""
+        return list(self._tables()[2])
 
 
 # One C tokenizer may serve any number of threads at once (0.3.0's contract: per-call
@@ -745,11 +926,27 @@ _cache: Dict[Tuple[str, Any], Encoding] = {}
 _cache_lock = threading.Lock()
 
 
+def _id_dtype(dtype: Any, n_vocab: int) -> np.dtype:
+    """dtype as a numpy integer dtype that holds every ID below n_vocab, else TypeError."""
+    try:
+        d = np.dtype(dtype)
+    except TypeError:
+        raise TypeError("dtype must be a numpy integer dtype, not %r" % (dtype,)) from None
+    if d.kind not in "iu" or np.iinfo(d).max < n_vocab - 1:
+        raise TypeError("dtype %s cannot hold token IDs up to %d: use int64 (torch's index type) "
+                        "or uint32 (tiktoken's)" % (d, n_vocab - 1))
+    return d
+
+
 def get_encoding(encoding_name: str, tokenizer: Optional[Any] = None) -> Encoding:
-    """The Encoding named encoding_name ("gpt2", tiktoken's name), shared: the same object
-    for the same name and tokenizer directory (reopened if it was closed)."""
-    if encoding_name != "gpt2":
-        raise ValueError("Unknown encoding %r; gpt2embed has 'gpt2' only" % (encoding_name,))
+    """The Encoding named encoding_name ("gpt2" or "r50k_base", tiktoken's names for GPT-2's
+    IDs), shared: the same object for the same name and tokenizer directory (reopened if it
+    was closed). Another name raises ValueError, as tiktoken."""
+    if not isinstance(encoding_name, str):
+        raise ValueError("encoding_name must be a str, not %s" % type(encoding_name).__name__)
+    if encoding_name not in ENCODINGS:
+        raise ValueError("Unknown encoding %r; gpt2embed has GPT-2's, named %s"
+                         % (encoding_name, " or ".join(map(repr, ENCODINGS))))
     key = (encoding_name, tokenizer)
     with _cache_lock:
         e = _cache.get(key)
@@ -759,17 +956,39 @@ def get_encoding(encoding_name: str, tokenizer: Optional[Any] = None) -> Encodin
 
 
 def list_encoding_names() -> List[str]:
-    return ["gpt2"]
+    return list(ENCODINGS)
+
+
+# The models whose encoding is GPT-2's, as tiktoken's model table names them (the early API
+# models use r50k_base, its other name), and the GPT-2 checkpoints this package embeds with.
+_R50K_MODELS = ("davinci", "curie", "babbage", "ada", "text-davinci-001", "text-curie-001",
+                "text-babbage-001", "text-ada-001", "text-similarity-davinci-001",
+                "text-similarity-curie-001", "text-similarity-babbage-001",
+                "text-similarity-ada-001", "text-search-davinci-doc-001",
+                "text-search-curie-doc-001", "text-search-babbage-doc-001",
+                "text-search-ada-doc-001", "code-search-babbage-code-001",
+                "code-search-ada-code-001")
+
+
+def encoding_name_for_model(model_name: str) -> str:
+    """The name of a model's encoding, as tiktoken's: "gpt2" for "gpt2" and "gpt-2" (and the
+    GPT-2 checkpoints gpt2-medium, gpt2-large, gpt2-xl, distilgpt2), "r50k_base" for the
+    early API models (davinci, text-ada-001...). KeyError for any other model: gpt2embed
+    has GPT-2's encoding only."""
+    from ._model import MODELS
+    if model_name in ("gpt2", "gpt-2") or model_name in MODELS:
+        return "gpt2"
+    if model_name in _R50K_MODELS:
+        return "r50k_base"
+    raise KeyError("no GPT-2 encoding known for model %r: gpt2embed has GPT-2's encoding only "
+                   "(gpt2, gpt-2, %s; r50k_base: %s...); get_encoding names it"
+                   % (model_name, ", ".join(MODELS[1:]), ", ".join(_R50K_MODELS[:4])))
 
 
 def encoding_for_model(model_name: str) -> Encoding:
-    """The encoding of a GPT-2 model name ("gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl",
-    "distilgpt2"): all use "gpt2"."""
-    from ._model import MODELS
-    if model_name not in MODELS:
-        raise KeyError("no encoding known for model %r (GPT-2 models: %s)"
-                       % (model_name, ", ".join(MODELS)))
-    return get_encoding("gpt2")
+    """get_encoding(encoding_name_for_model(model_name)); KeyError for a model whose
+    encoding is not GPT-2's."""
+    return get_encoding(encoding_name_for_model(model_name))
 
 
 class Tokenizer(Encoding):

@@ -13,8 +13,13 @@
  * too) stops the run with an error naming its line number after every earlier line has been
  * written; with --keep-going it becomes {"error": "...", "line": N} in its place and the run
  * goes on (exit status 1 at the end); --keep copies members into each answer.
+ * Training data is made as llm.c's and nanoGPT's scripts make it: the token files, --jsonl
+ * and --lines read <|endoftext|> in the text as ordinary text by default (encode_ordinary;
+ * stderr says how many), and --eot puts the token 50256 before or after each document.
+ * A sharded run leaves exactly its own shards under the names it uses.
  * This file is the options, their checks, the table format, the sinks and the messages.
  */
+#define _GNU_SOURCE /* memmem */
 #include "cli.h"
 #include "download.h"
 #include "i18n.h"
@@ -35,11 +40,12 @@
 #include <unistd.h>
 
 typedef struct tokenize_opts {
-    int fmt, special, jsonl, lines, lossy, keep_going, quiet;
+    int fmt, special, eot, jsonl, lines, lossy, keep_going, quiet;
+    int special_default; /* --special not given: the format chose (the note on literals says so) */
     double progress_after;
     opt_strs keep;
     const char *file, *dir, *out, *doc_sep;
-    int64_t threads, shard;
+    int64_t threads, shard, shard_min, max_line;
     char *sep;      /* doc_sep with its escapes read (owned) */
     size_t sep_len;
 } tokenize_opts;
@@ -49,20 +55,34 @@ static const char *const JSONL_FORMATS[] = {"jsonl", "npy", "u16", "u32", "llmc"
 enum { FMT_TABLE, FMT_IDS, FMT_JSON, FMT_NPY, FMT_U16, FMT_U32, FMT_LLMC };
 #define FMT_BINARY(f) ((f) >= FMT_NPY)
 static const char *const SPECIALS[] = {"token", "text", "error", NULL};
+static const char *const EOTS[] = {"before", "after", "none", NULL}; /* tokfile.h's TOKF_EOT_* order */
 
 static const opt_def OPTS[] = {
     {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(tokenize_opts, fmt), .choices = FORMATS,
      .def = "table", .help = N_("table: position, ID, piece, byte range; ids: one line of IDs (one per document "
                                 "with --doc-sep); json: one object; npy: a numpy array (uint16 IDs; -o FILE.npy "
                                 "picks it); u16, u32: raw little-endian IDs (np.memmap); llmc: llm.c's .bin "
-                                "(a 1 KB header, uint16 IDs, <|endoftext|> before each document)")},
+                                "(a 1 KB header, uint16 IDs)")},
     {.name = "--doc-sep", .kind = OPT_TEXT, .off = offsetof(tokenize_opts, doc_sep), .metavar = "SEP",
-     .help = N_("documents are the pieces between occurrences of SEP, each tokenized alone (\\n, \\t and \\\\ "
-                "are read as escapes: '\\n\\n' is a blank line); default: the whole input is one document")},
+     .help = N_("documents are the pieces between occurrences of SEP, each tokenized alone, an empty one "
+                "too (\\n, \\t and \\\\ are read as escapes: '\\n\\n' is a blank line; SEP at the very end "
+                "starts no document); default: the whole input is one document")},
+    {.name = "--eot", .kind = OPT_CHOICE, .off = offsetof(tokenize_opts, eot), .choices = EOTS,
+     .help = N_("npy, u16, u32, llmc: the token <|endoftext|> (50256) before each document (llm.c's fineweb.py; "
+                "the default for llmc), after each (nanoGPT's openwebtext prepare.py; the default for npy, u16 "
+                "and u32 with --doc-sep, --jsonl or --lines), or none (the default for one whole text, as "
+                "nanoGPT's shakespeare prepare.py); an empty document is a lone 50256")},
     {.name = "--shard-tokens", .kind = OPT_INT, .off = offsetof(tokenize_opts, shard), .lo = 1,
      .hi = (int64_t)1 << 40, .metavar = "N",
      .help = N_("npy, u16, u32, llmc: write -o NAME.EXT as NAME_000000.EXT, NAME_000001.EXT... of at most N "
-                "tokens each, no document split unless it is longer than N")},
+                "tokens each, no document split unless it is longer than N; the last shard may be shorter "
+                "(llm.c's loader refuses a shard of fewer than B*T+1 tokens: see --shard-min-tokens); earlier "
+                "files NAME_NNNNNN.EXT beyond this run's are removed")},
+    {.name = "--shard-min-tokens", .kind = OPT_INT, .off = offsetof(tokenize_opts, shard_min), .lo = 1,
+     .hi = (int64_t)1 << 40, .metavar = "M",
+     .help = N_("no shard shorter than M tokens (at most N; for llm.c, B*T+1): a last shorter shard is "
+                "appended to the one before, and a document that does not fit beside fewer than M tokens is "
+                "split across two shards")},
     {.name = "--jsonl", .kind = OPT_FLAG, .off = offsetof(tokenize_opts, jsonl),
      .help = N_("batch: one {\"text\": \"...\"} per stdin line -> one {\"ids\": [...]} per output line")},
     {.name = "--lines", .kind = OPT_FLAG, .off = offsetof(tokenize_opts, lines),
@@ -75,7 +95,9 @@ static const opt_def OPTS[] = {
      .help = N_("--jsonl, --lines: a bad line gives {\"error\": ..., \"line\": N} in its place and the run "
                 "goes on")},
     {.name = "--special", .kind = OPT_CHOICE, .off = offsetof(tokenize_opts, special), .choices = SPECIALS,
-     .def = "token", .help = N_("<|endoftext|> in the input: ID 50256, ordinary text, or an error")},
+     .help = N_("<|endoftext|> in the input: ID 50256, ordinary text (as tiktoken's encode_ordinary; stderr says "
+                "how many), or an error; default: text for npy, u16, u32, llmc, --jsonl and --lines (as llm.c's "
+                "and nanoGPT's scripts), token for the table, json and ids")},
     {.name = "--lossy", .kind = OPT_FLAG, .off = offsetof(tokenize_opts, lossy),
      .help = N_("replace invalid UTF-8 with U+FFFD (offsets still refer to the input)")},
     {.name = "--threads", .kind = OPT_INT, .off = offsetof(tokenize_opts, threads), .lo = 0, .hi = 64,
@@ -86,6 +108,9 @@ static const opt_def OPTS[] = {
     {.name = "--progress-after", .kind = OPT_REAL, .off = offsetof(tokenize_opts, progress_after), .rlo = 0,
      .rhi = 1e9, .metavar = "SECONDS", .def = "1", .flags = OPTF_HIDDEN,
      .help = "the progress line's delay (tests)"},
+    {.name = "--max-line", .kind = OPT_INT, .off = offsetof(tokenize_opts, max_line), .lo = 2,
+     .hi = (int64_t)TOKS_JSONL_MAX_LINE, .metavar = "BYTES", .flags = OPTF_HIDDEN,
+     .help = "--jsonl, --lines: the length from which a line is refused (tests; default 1 GiB)"},
     {.name = "--tokenizer", .kind = OPT_FILE, .off = offsetof(tokenize_opts, dir), .metavar = "DIR",
      .help = N_("vocab.json + merges.txt (or encoder.json + vocab.bpe) in DIR")},
     {.name = "--file", .short_name = 'f', .kind = OPT_FILE, .flags = OPTF_STDIN,
@@ -106,7 +131,7 @@ static const opt_cmd CMD = {
                    "  gpt2-embed tokenize --jsonl < texts.jsonl > ids.jsonl\n"
                    "  gpt2-embed tokenize -f corpus.txt -o corpus.npy\n"
                    "  gpt2-embed tokenize --format llmc --doc-sep '<|endoftext|>' --shard-tokens 100000000 \\\n"
-                   "      -f corpus.txt -o train.bin\n"),
+                   "      --shard-min-tokens 65537 -f corpus.txt -o train.bin\n"),
     .opts = OPTS,
     .max_pos = -1,
     .pos_name = "TEXT",
@@ -177,6 +202,16 @@ static char *joined(const opt_parsed *p)
     return s;
 }
 
+/* How many <|endoftext|> were read as ordinary text by the format's default, said on stderr
+ * (not when --special text was asked for). */
+static void note_literals(const tokenize_opts *o, uint64_t n)
+{
+    if (n && o->special_default)
+        cli_note("<|endoftext|> occurs %llu time%s in the text: read as ordinary text, as tiktoken's "
+                 "encode_ordinary does (--special token makes it the token 50256)",
+                 (unsigned long long)n, n == 1 ? "" : "s");
+}
+
 /* One whole text (TEXT, FILE or stdin) onto f. Returns 0 or -1 (a message printed). */
 static int whole_to(eng *e, const tokenize_opts *o, const opt_parsed *p, FILE *f)
 {
@@ -210,6 +245,8 @@ static int whole_to(eng *e, const tokenize_opts *o, const opt_parsed *p, FILE *f
         cli_error("%s", err.msg);
     else if (r.n_replaced)
         cli_note("%zu invalid UTF-8 sequence%s replaced by U+FFFD", r.n_replaced, r.n_replaced == 1 ? "" : "s");
+    if (!rc && o->special == TOK_SPECIAL_TEXT)
+        note_literals(o, toks_eot_literals(text, len));
     tok_ids_free(&r);
     cli_textin_close(&in);
     free(args);
@@ -280,12 +317,77 @@ static void on_progress(void *user, uint64_t bytes, uint64_t tokens)
         progress_draw(g, bytes, tokens, 0);
 }
 
+/* <|endoftext|> read as ordinary text in a stream, counted in its text as it is handed on
+ * (eng_text.text, in order): the occurrences inside the documents, not those overlapping a
+ * separator (found left to right, not overlapping, as the stream finds them). The last
+ * sep_len + 12 bytes of a stretch wait for the next one, so that whatever starts before
+ * them is seen whole. */
+typedef struct lit_scan {
+    const char *sep;
+    size_t sep_len;
+    bytebuf b;    /* the bytes not yet decided, then the new stretch */
+    uint64_t n;
+} lit_scan;
+
+#define LIT TOK_ENDOFTEXT_TEXT
+#define LIT_LEN (sizeof LIT - 1)
+
+/* Counts the occurrences that start in b[0..lim) (all of b when last) and keeps the rest. */
+static void lit_decide(lit_scan *c, int last)
+{
+    const char *s = c->b.p ? c->b.p : "";
+    size_t m = c->b.n, keep = c->sep_len + LIT_LEN - 1, lim = last ? m : m > keep ? m - keep : 0, pos = 0;
+    const char *sep = NULL;
+    int sought = !c->sep_len; /* sep: the first separator from pos on (NULL: none) */
+    while (pos < lim) {
+        const char *lit = memmem(s + pos, m - pos, LIT, LIT_LEN);
+        if (!sought || (sep && sep < s + pos))
+            sep = memmem(s + pos, m - pos, c->sep, c->sep_len), sought = 1;
+        if (lit && (size_t)(lit - s) < lim && (!sep || lit + LIT_LEN <= sep)) /* inside a document */
+            c->n++, pos = (size_t)(lit - s) + LIT_LEN;
+        else if (sep && (size_t)(sep - s) < lim) /* a separator (and whatever overlaps it) */
+            pos = (size_t)(sep - s) + c->sep_len;
+        else
+            break;
+    }
+    size_t from = pos > lim ? pos : lim;
+    memmove(c->b.p, s + from, m - from);
+    c->b.n = m - from;
+}
+
+static void lit_text(void *user, const char *s, size_t n)
+{
+    lit_scan *c = user;
+    bb_put(&c->b, s, n);
+    if (!c->b.oom)
+        lit_decide(c, 0);
+}
+
+/* The sink and the literals' scan together (eng_text has one user for both). */
+typedef struct stream_sink {
+    eng_ids_fn put;
+    void *user;
+    lit_scan lits;
+} stream_sink;
+
+static int stream_put(void *user, const uint32_t *ids, size_t n, const size_t *starts, size_t n_starts)
+{
+    stream_sink *k = user;
+    return k->put(k->user, ids, n, starts, n_starts);
+}
+
+static void stream_text_seen(void *user, const char *s, size_t n)
+{
+    lit_text(&((stream_sink *)user)->lits, s, n);
+}
+
 /* The text (TEXT, FILE or stdin) through eng_stream into put. Returns 0, or -1 after a
  * message (the sink's failure, ENG_STOPPED, is the caller's to report: returns 1). */
 static int stream_text(eng *e, const tokenize_opts *o, const opt_parsed *p, eng_ids_fn put, void *user)
 {
-    eng_text x = {.special = (tok_special)o->special, .sep = o->sep, .sep_len = o->sep_len, .put = put,
-                  .user = user};
+    stream_sink k = {.put = put, .user = user, .lits = {.sep = o->sep, .sep_len = o->sep_len}};
+    eng_text x = {.special = (tok_special)o->special, .sep = o->sep, .sep_len = o->sep_len, .put = stream_put,
+                  .user = &k, .text = o->special == TOK_SPECIAL_TEXT ? stream_text_seen : NULL};
     progress g = {.after = o->progress_after};
     char *args = NULL;
     int fd = -1;
@@ -326,6 +428,14 @@ static int stream_text(eng *e, const tokenize_opts *o, const opt_parsed *p, eng_
         cli_error("%s: %s", what, x.msg);
     else if (rc && rc != ENG_STOPPED)
         cli_error("out of memory tokenizing %s", what);
+    if (!rc && x.text) {
+        lit_decide(&k.lits, 1);
+        if (k.lits.b.oom)
+            cli_error("out of memory tokenizing %s", what), rc = G2E_ENOMEM;
+        else
+            note_literals(o, k.lits.n);
+    }
+    bb_free(&k.lits.b);
     if (fd > STDIN_FILENO)
         close(fd);
     free(args);
@@ -353,21 +463,45 @@ static void note_shard(void *user, const char *name, uint64_t tokens)
     cli_note("wrote %s (%llu tokens)", name, (unsigned long long)tokens);
 }
 
-static int jsonl_bin(eng *e, const tokenize_opts *o, tokf *w);
-
-/* npy, u16, u32, llmc: the text in documents (or --jsonl's lines) into files (tokfile.h).
- * A failure removes the file being written and names the last complete shard. Returns 0
- * or -1. */
-static int binary_to(eng *e, const tokenize_opts *o, const opt_parsed *p)
+/* A sharded run's files are exactly its own: an earlier run's shards beyond them removed (once
+ * one of this run's has replaced the earlier ones' first names). Returns 0 or -1. */
+static int remove_stale(tokf *w)
 {
-    static const int TF[] = {TOKF_NPY, TOKF_U16, TOKF_U32, TOKF_LLMC};
-    tokf w;
+    tokf_stale st;
     g2e_err err;
-    if (tokf_open(&w, o->out, TF[o->fmt - FMT_NPY], tok_n_vocab(eng_tables(e)), TOK_ENDOFTEXT, (uint64_t)o->shard,
-                  &err)) {
+    int rc = w->done ? tokf_remove_stale(w, &st, &err) : 0;
+    if (rc) {
         cli_error("%s", err.msg);
         return -1;
     }
+    char *lo = w->done && st.n ? tokf_shard_name(w, st.lo) : NULL, *hi = lo ? tokf_shard_name(w, st.hi) : NULL;
+    if (lo && hi)
+        cli_note("removed %u shard%s of an earlier run (%s%s%s), so that the names hold this run's shards only", st.n,
+                 st.n == 1 ? "" : "s", lo, st.n > 1 ? " ... " : "", st.n > 1 ? hi : "");
+    free(lo), free(hi);
+    return 0;
+}
+
+static int jsonl_bin(eng *e, const tokenize_opts *o, tokf *w);
+
+/* npy, u16, u32, llmc: the text in documents (or --jsonl's lines) into files (tokfile.h).
+ * A failure removes the file being written and names the last complete shard; a fatal
+ * signal removes the temporaries. Returns 0 or -1. */
+static int binary_to(eng *e, const tokenize_opts *o, const opt_parsed *p)
+{
+    static const int TF[] = {TOKF_NPY, TOKF_U16, TOKF_U32, TOKF_LLMC};
+    int docs = o->sep || o->jsonl || o->lines;
+    tokf_opts to = {.fmt = TF[o->fmt - FMT_NPY], .n_vocab = tok_n_vocab(eng_tables(e)), .eot = TOK_ENDOFTEXT, .eot_at = o->eot,
+                    .shard = (uint64_t)o->shard, .shard_min = (uint64_t)o->shard_min};
+    if (o->eot < 0) /* the default: llm.c's before each document; nanoGPT's after, or none for one text */
+        to.eot_at = to.fmt == TOKF_LLMC ? TOKF_EOT_BEFORE : docs ? TOKF_EOT_AFTER : TOKF_EOT_NONE;
+    tokf w;
+    g2e_err err;
+    if (tokf_open(&w, o->out, &to, &err)) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    ofile_catch_signals(1);
     if (o->shard)
         w.on_file = note_shard;
     int rc = o->jsonl || o->lines ? jsonl_bin(e, o, &w) : stream_text(e, o, p, tokf_ids, &w);
@@ -378,12 +512,20 @@ static int binary_to(eng *e, const tokenize_opts *o, const opt_parsed *p)
         tokf_abort(&w);
         if (sink)
             cli_error("%s", w.err.msg);
-        if (w.shard && w.last)
+        if (o->shard && w.last)
             cli_note("the last complete shard is %s (%u written)", w.last, w.done);
-        else if (w.shard)
+        else if (o->shard)
             cli_note("no shard was completed");
         rc = -1;
+    } else if (w.folded) {
+        cli_note("the last %llu tokens, fewer than --shard-min-tokens %lld, were appended to %s",
+                 (unsigned long long)w.folded, (long long)o->shard_min, w.last);
+    } else if (o->shard_min && w.done == 1 && w.last_n < (uint64_t)o->shard_min) {
+        cli_note("%s holds %llu tokens, fewer than --shard-min-tokens %lld: the input has no more", w.last,
+                 (unsigned long long)w.last_n, (long long)o->shard_min);
     }
+    if (o->shard && remove_stale(&w))
+        rc = -1;
     tokf_free(&w);
     return rc;
 }
@@ -406,7 +548,27 @@ static int read_sep(tokenize_opts *o)
     return 0;
 }
 
-/* The options that go with the formats: shards, documents, --lossy. Returns 0 or -1. */
+/* --keep's members, each once; refused when the answer has a member of that name itself
+ * ("ids"; with --keep-going "error" and "line"). Returns 0 or -1. */
+static int check_keep(tokenize_opts *o)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < o->keep.n; i++) {
+        const char *k = o->keep.v[i];
+        if (!strcmp(k, "ids") || (o->keep_going && (!strcmp(k, "error") || !strcmp(k, "line"))))
+            return opt_usage_error(&CMD, "--keep %s: the answers have a member \"%s\" of their own", k, k);
+        size_t j = 0;
+        while (j < n && strcmp(o->keep.v[j], k))
+            j++;
+        if (j == n) /* (a member asked for twice is copied once) */
+            o->keep.v[n++] = k;
+    }
+    o->keep.n = n;
+    return 0;
+}
+
+/* The options that go with the formats: shards, documents, --eot, --lossy, the default of
+ * --special. Returns 0 or -1. */
 static int check_formats(tokenize_opts *o)
 {
     int bin = FMT_BINARY(o->fmt);
@@ -416,6 +578,21 @@ static int check_formats(tokenize_opts *o)
         return opt_usage_error(&CMD, "--shard-tokens needs -o NAME.EXT (the shards are NAME_000000.EXT, ...)");
     if (o->fmt == FMT_LLMC && o->shard > (int64_t)TOKF_LLMC_MAX)
         return opt_usage_error(&CMD, "an llm.c file holds fewer than 2^31 tokens: --shard-tokens 2147483647 at most");
+    if (o->shard_min && !o->shard)
+        return opt_usage_error(&CMD, "--shard-min-tokens applies to --shard-tokens");
+    if (o->shard_min > o->shard)
+        return opt_usage_error(&CMD, "--shard-min-tokens %lld is more than --shard-tokens %lld", (long long)o->shard_min,
+                               (long long)o->shard);
+    if (o->fmt == FMT_LLMC && o->shard_min && (uint64_t)(o->shard + o->shard_min - 1) > TOKF_LLMC_MAX)
+        return opt_usage_error(&CMD, "an llm.c file holds fewer than 2^31 tokens: --shard-tokens plus "
+                                     "--shard-min-tokens must stay below 2147483649");
+    if (o->eot >= 0 && !bin)
+        return opt_usage_error(&CMD, "--eot applies to --format npy, u16, u32 and llmc");
+    if (o->max_line && !o->jsonl && !o->lines)
+        return opt_usage_error(&CMD, "--max-line applies to --jsonl and --lines");
+    o->special_default = o->special < 0;
+    if (o->special < 0) /* the training scripts' encode_ordinary for training data */
+        o->special = bin || o->jsonl || o->lines ? TOK_SPECIAL_TEXT : TOK_SPECIAL_TOKEN;
     if (o->doc_sep && (o->jsonl || o->lines || (!bin && o->fmt != FMT_IDS)))
         return opt_usage_error(&CMD, "--doc-sep applies to --format ids, npy, u16, u32 and llmc "
                                      "(with --jsonl each line is a document)");
@@ -456,6 +633,8 @@ static int check(tokenize_opts *o, opt_parsed *p)
         return opt_usage_error(&CMD, "--keep-going applies to --jsonl and --lines only");
     if (o->keep.n && !o->jsonl)
         return opt_usage_error(&CMD, "--keep copies members of --jsonl's lines: give --jsonl");
+    if (check_keep(o))
+        return -1;
     if (o->keep.n > TOKS_JSONL_KEEP_MAX)
         return opt_usage_error(&CMD, "at most 16 --keep members");
     int given = opt_given(&CMD, p, "--format");
@@ -484,7 +663,7 @@ static int is_stream(FILE *f)
 
 /* A --jsonl run's outcome in one line. Returns 0, 1 (a bad line: every line before it
  * written) or -1. */
-static int jsonl_report(int rc, const toks_jsonl *j, FILE *f)
+static int jsonl_report(int rc, const toks_jsonl *j, const tokenize_opts *o, FILE *f)
 {
     if (rc == G2E_ENOMEM && j->line)
         cli_error("out of memory with standard input line %zu", j->line);
@@ -500,6 +679,8 @@ static int jsonl_report(int rc, const toks_jsonl *j, FILE *f)
         cli_error("standard input line %zu: %s", j->line, j->msg);
     else if (j->bad)
         cli_note("%zu bad line%s written as error objects", j->bad, j->bad == 1 ? "" : "s");
+    if (rc != TOKS_E_PUT)
+        note_literals(o, j->eot_text);
     return rc == TOKS_STOPPED || (!rc && j->bad) ? 1 : rc ? -1 : 0;
 }
 
@@ -507,9 +688,9 @@ static int jsonl_report(int rc, const toks_jsonl *j, FILE *f)
 static int jsonl_to(eng *e, const tokenize_opts *o, FILE *f)
 {
     toks_jsonl j = {.special = (tok_special)o->special, .lossy = o->lossy, .keep_going = o->keep_going,
-                    .plain = o->lines, .keep = o->keep.v, .n_keep = o->keep.n,
+                    .plain = o->lines, .keep = o->keep.v, .n_keep = o->keep.n, .max_line = (size_t)o->max_line,
                     .write = write_file, .flush = is_stream(f) ? flush_file : NULL, .user = f};
-    return jsonl_report(toks_jsonl_run(e, (unsigned)o->threads, STDIN_FILENO, &j), &j, f);
+    return jsonl_report(toks_jsonl_run(e, (unsigned)o->threads, STDIN_FILENO, &j), &j, o, f);
 }
 
 /* --jsonl into token files: each line a document. Returns 0, 1 (tokf's failure: w->err) or
@@ -517,10 +698,10 @@ static int jsonl_to(eng *e, const tokenize_opts *o, FILE *f)
 static int jsonl_bin(eng *e, const tokenize_opts *o, tokf *w)
 {
     toks_jsonl j = {.special = (tok_special)o->special, .lossy = o->lossy, .plain = o->lines, .put = tokf_ids,
-                    .user = w};
+                    .user = w, .max_line = (size_t)o->max_line};
     out_add_input("standard input", "standard input", STDIN_FILENO);
     int rc = toks_jsonl_run(e, (unsigned)o->threads, STDIN_FILENO, &j);
-    return rc == TOKS_E_PUT ? 1 : jsonl_report(rc, &j, NULL) ? -1 : 0;
+    return rc == TOKS_E_PUT ? 1 : jsonl_report(rc, &j, o, NULL) ? -1 : 0;
 }
 
 /* 1 if --format ids reads the text as a stream (any size, bounded memory): with --doc-sep,
@@ -541,7 +722,7 @@ static int streams(const tokenize_opts *o, const opt_parsed *p)
 
 int cmd_tokenize(int argc, char **argv)
 {
-    tokenize_opts o = {.progress_after = 1.0};
+    tokenize_opts o = {.progress_after = 1.0, .special = -1, .eot = -1}; /* (-1: a default that depends on the format) */
     opt_parsed p;
     int r = opt_parse(&CMD, argc, argv, &o, &p);
     if (r || check(&o, &p)) {

@@ -4,6 +4,7 @@ made by tiktoken), its special-token rules and method semantics (as tiktoken's o
 documented examples state them), count() against tiktoken-made cuts
 (tests/data/count_expected.json); checked arguments; the package's namespace."""
 import gc
+import hashlib
 import itertools
 import json
 import os
@@ -79,8 +80,10 @@ def test_batches_equal_one_text_at_a_time(enc):
         enc.encode_batch(["fine", "not <|endoftext|> fine"])
     assert enc.encode_batch(["a<|endoftext|>"], allowed_special="all") == [[64, 50256]]
     assert enc.encode_ordinary_batch([]) == [] and enc.encode_batch([""]) == [[]]
-    with pytest.raises(TypeError):
-        enc.encode_batch("one string, not a list")
+    # a str is its characters, as tiktoken iterates it (its map over the text)
+    assert enc.encode_ordinary_batch("ab") == [[64], [65]]
+    assert enc.encode_batch("a b", num_threads=1) == [[64], [220], [65]]
+    assert enc.encode_ordinary_batch(t for t in ("x", "y")) == [[87], [88]]   # any iterable
 
 
 def test_a_large_batch_is_pipelined_and_equal(enc):
@@ -172,8 +175,8 @@ def test_encode_batch_to_numpy_is_encode_batch_flat(enc):
             assert enc.encode_batch(texts, num_threads=threads, **kw) == want
     ids, offsets = enc.encode_batch_to_numpy([])
     assert ids.tolist() == [] and offsets.tolist() == [0]
-    with pytest.raises(TypeError):
-        enc.encode_batch_to_numpy("one string, not a list")
+    ids, offsets = enc.encode_batch_to_numpy("ab")
+    assert ids.tolist() == [64, 65] and offsets.tolist() == [0, 1, 2]
 
 
 def test_special_token_rules_are_tiktokens(enc):
@@ -203,7 +206,7 @@ def test_facts_and_decoding(enc):
     assert enc.special_tokens_set == {"<|endoftext|>"} and repr(enc) == "<Encoding 'gpt2'>"
     assert enc.is_special_token(50256) and not enc.is_special_token(31373)
     assert g.get_encoding("gpt2") is enc and g.encoding_for_model("gpt2-xl") is enc
-    assert g.list_encoding_names() == ["gpt2"]
+    assert g.list_encoding_names() == ["gpt2", "r50k_base"]
     with pytest.raises(ValueError):
         g.get_encoding("cl100k_base")
     assert enc.decode([31373, 995]) == "hello world"
@@ -222,7 +225,134 @@ def test_facts_and_decoding(enc):
     with pytest.raises(KeyError):
         enc.encode_single_token("not one token at all")
     values = enc.token_byte_values()
-    assert len(values) == 50256 and values[31373] == b"hello"
+    assert len(values) == 50256 and b"hello" in values
+
+
+def test_r50k_base_and_model_names_are_tiktokens(enc):
+    """tiktoken's registry and model table for GPT-2's encoding (tiktoken/model.py: "gpt2"
+    and "gpt-2" use gpt2, the early API models r50k_base, the same IDs under another name;
+    its own tests encode "hello world" with r50k_base)."""
+    r50k = g.get_encoding("r50k_base")
+    assert r50k.name == "r50k_base" and repr(r50k) == "<Encoding 'r50k_base'>" and r50k is not enc
+    assert r50k.encode("hello world") == [31373, 995] and r50k.encode("") == []
+    assert r50k.n_vocab == 50257 and r50k.eot_token == 50256
+    for text, ids in CASES[::50]:
+        assert r50k.encode_ordinary(text) == ids
+    assert pickle.loads(pickle.dumps(r50k)) is r50k
+    for model, name in (("gpt2", "gpt2"), ("gpt-2", "gpt2"), ("gpt2-medium", "gpt2"),
+                        ("distilgpt2", "gpt2"), ("davinci", "r50k_base"), ("ada", "r50k_base"),
+                        ("text-davinci-001", "r50k_base"), ("text-similarity-curie-001", "r50k_base"),
+                        ("code-search-ada-code-001", "r50k_base")):
+        assert g.encoding_name_for_model(model) == name, model
+        assert g.encoding_for_model(model).name == name, model
+    assert g.encoding_for_model("davinci") is r50k and g.encoding_for_model("gpt-2") is enc
+    for other in ("gpt-4", "davinci-002", "text-davinci-003", "gpt2-huge", ""):
+        with pytest.raises(KeyError, match="GPT-2"):
+            g.encoding_name_for_model(other)
+        with pytest.raises(KeyError):
+            g.encoding_for_model(other)
+    with pytest.raises(ValueError):
+        g.get_encoding("p50k_base")
+    with pytest.raises(ValueError):
+        g.get_encoding(None)
+
+
+def test_decode_outside_the_vocabulary_is_a_key_error_as_tiktokens(enc):
+    """tiktoken's decode and decode_bytes raise KeyError for a token it does not know; the
+    error is also this module's InvalidInputError (a ValueError), as before."""
+    for call in (enc.decode, enc.decode_bytes, enc.decode_tokens_bytes, enc.decode_with_offsets):
+        with pytest.raises(KeyError) as e:
+            call([31373, 50257])
+        if call in (enc.decode, enc.decode_bytes):
+            assert isinstance(e.value, g.InvalidInputError) and isinstance(e.value, ValueError)
+            assert e.value.index == 1 and "50257" in str(e.value) and e.value.status == "E_TOKEN_ID"
+    with pytest.raises(KeyError):
+        enc.decode_batch([[1], [60000]])
+    with pytest.raises(OverflowError):   # (as tiktoken's conversion to unsigned)
+        enc.decode([-1])
+    assert enc.decode([50256]) == "<|endoftext|>"
+
+
+def test_is_special_token_takes_any_int(enc):
+    assert enc.is_special_token(50256)
+    for t in (-1, 0, 31373, 50257, 2 ** 40, -(2 ** 70)):
+        assert enc.is_special_token(t) is False, t
+    with pytest.raises(TypeError):
+        enc.is_special_token("50256")
+
+
+def test_token_byte_values_are_sorted_by_bytes(enc):
+    """tiktoken's token_byte_values: the ordinary tokens' bytes in byte order (its Rust core
+    keeps them sorted for encode_with_unstable's prefix search), not by ID."""
+    values = enc.token_byte_values()
+    by_id = [enc.decode_single_token_bytes(i) for i in range(enc.n_vocab - 1)]
+    assert values == sorted(by_id)
+    assert values[:2] == [b"\x00", b"\x01"] and values[-1] == b"\xff"
+    assert b"<|endoftext|>" not in values
+    values.append(b"x")   # a new list each time
+    assert len(enc.token_byte_values()) == 50256
+
+
+def test_encode_with_unstable_is_tiktokens(enc):
+    """Stable tokens and completions as tiktoken 1.0.22 computes them
+    (tools/unstable_expected.mjs: 679 texts, conformance cases whole and cut in half, white
+    space, contractions and the special token at the end; completions by count and digest),
+    and tiktoken's documented property: the stable tokens' bytes start the text, and each
+    completion's continue them past its end."""
+    rows = jsonl(os.path.join(SRCDIR, "tests", "data", "unstable_expected.jsonl"))
+    assert len(rows) > 600
+    for r in rows:
+        kw = {"allowed_special": "all"} if r["allowed_special"] else {}
+        stable, completions = enc.encode_with_unstable(r["text"], disallowed_special=(), **kw)
+        assert stable == r["tokens"], r["text"]
+        digest = hashlib.sha256(";".join(",".join(map(str, c)) for c in sorted(completions))
+                                .encode()).hexdigest()
+        assert (len(completions), digest) == (r["completions"], r["sha256"]), r["text"]
+    text = "hello fanta"
+    stable, completions = enc.encode_with_unstable(text)
+    assert stable == [31373] and [277, 4910] in completions   # " f" "anta": " fanta" itself
+    b = text.encode()
+    assert b.startswith(enc.decode_bytes(stable))
+    assert all(enc.decode_bytes(stable + c).startswith(b) for c in completions)
+    with pytest.raises(ValueError, match="endoftext"):   # encode's special-token rule
+        enc.encode_with_unstable("a <|endoftext|>")
+    assert enc.encode_with_unstable("a <|endoftext|>", allowed_special="all") == ([64, 220, 50256], [])
+
+
+def test_llm_c_fineweb_reads_the_end_of_text_token_as_it_does_from_tiktoken(enc):
+    """llm.c's dev/data/fineweb.py takes the token from tiktoken's private _special_tokens
+    and tokenizes with encode_ordinary: its document layout, written here with this module,
+    is <|endoftext|> then the document's tiktoken IDs."""
+    eot = enc._special_tokens["<|endoftext|>"]
+    assert eot == 50256 and enc._special_tokens == {"<|endoftext|>": 50256}
+    text, ids = next((t, i) for t, i in CASES if "<|endoftext|>" in t)
+    tokens = [eot]
+    tokens.extend(enc.encode_ordinary(text))
+    assert np.array(tokens).astype(np.uint16).tolist() == [50256] + ids
+    assert enc._mergeable_ranks[b"hello"] == 31373 and len(enc._mergeable_ranks) == 50256
+    assert enc._pat_str.startswith("'(?:[sdmt]|ll|ve|re)")
+
+
+def test_encode_to_numpy_is_int64_and_uint32_one_argument_away(enc):
+    """int64 by default, the index type torch.from_numpy must get for nn.Embedding
+    (Debian 12's torch refuses tiktoken's uint32: the reason for the default, checked here
+    on the installed torch); tiktoken's uint32, or any integer dtype that holds the IDs,
+    with dtype=."""
+    import torch
+    ids = enc.encode_to_numpy("The dog chased the cat")
+    assert ids.dtype == np.int64 and ids.tolist() == enc.encode("The dog chased the cat")
+    u = enc.encode_to_numpy("The dog chased the cat", dtype=np.uint32)
+    assert u.dtype == np.uint32 and u.tolist() == ids.tolist()
+    assert enc.encode_to_numpy("a", dtype="uint16").dtype == np.uint16
+    for bad in (np.int8, np.float32, "nonsense"):
+        with pytest.raises(TypeError):
+            enc.encode_to_numpy("a", dtype=bad)
+    emb = torch.nn.Embedding(50257, 4)
+    assert emb(torch.from_numpy(ids)).shape == (5, 4)
+    with pytest.raises(TypeError):
+        torch.from_numpy(u)   # torch 1.13: "can't convert np.ndarray of type numpy.uint32"
+    flat, offsets = enc.encode_batch_to_numpy(["a b", "c"], dtype=np.uint32)
+    assert flat.dtype == np.uint32 and offsets.dtype == np.int64 and flat.tolist() == [64, 275, 66]
 
 
 def test_decode_of_partial_characters(enc):

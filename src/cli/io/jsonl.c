@@ -222,12 +222,49 @@ static int string(jp *p, bytebuf *out, int lossy)
     return p->simd ? string_simd(p, out, lossy) : string_portable(p, out, lossy);
 }
 
+/* A copy of s[0..n) in which every lone surrogate \u escape reads \uFFFD (as long), or NULL
+ * when there is none (or no memory). JSON's grammar allows them (Python's json.dumps writes
+ * them for file names with surrogate-escaped bytes); cJSON refuses them, so it checks the
+ * mended copy, whose values end where the line's do. */
+static char *mend_surrogates(const char *s, size_t n)
+{
+    char *m = NULL;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (s[i] != '\\')
+            continue;
+        unsigned cp, lo;
+        if (s[i + 1] != 'u' || hex4(s, n, i + 2, &cp) || cp < 0xD800 || cp >= 0xE000) {
+            i++; /* (the escaped character: \\ is no start of an escape) */
+            continue;
+        }
+        if (cp < 0xDC00 && i + 12 <= n && s[i + 6] == '\\' && s[i + 7] == 'u' && !hex4(s, n, i + 8, &lo) &&
+            lo >= 0xDC00 && lo < 0xE000) {
+            i += 11; /* a pair */
+            continue;
+        }
+        if (!m && (m = malloc(n)))
+            memcpy(m, s, n);
+        if (!m)
+            return NULL;
+        memcpy(m + i + 2, "FFFD", 4);
+        i += 5;
+    }
+    return m;
+}
+
 /* Skips the JSON value at p->i after checking it with cJSON (strict literals, numbers,
  * nesting), so that {"text": "x", "n": tru} is refused. */
 static int skip_value(jp *p)
 {
     const char *end = NULL;
     cJSON *v = cJSON_ParseWithLengthOpts(p->s + p->i, p->n - p->i, &end, 0);
+    char *m = v ? NULL : mend_surrogates(p->s + p->i, p->n - p->i);
+    if (m) { /* (lone surrogates: the mended copy checked, its end is the value's) */
+        const char *me = NULL;
+        if ((v = cJSON_ParseWithLengthOpts(m, p->n - p->i, &me, 0)))
+            end = p->s + p->i + (me - m);
+        free(m);
+    }
     if (!v)
         return fail(p, p->i, "invalid JSON value");
     cJSON_Delete(v);

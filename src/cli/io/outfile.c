@@ -365,11 +365,12 @@ static int open_in_place(ofile *o, const char *path, int binary, g2e_err *err)
 }
 
 /* The file out_commit will rename onto: path itself, or what its symbolic link resolves to
- * (so the link survives). -1 after an error message; 0 with *target NULL when out of memory. */
-static int replace_target(const char *path, char **target, g2e_err *err)
+ * (so the link survives; a made-up name's link is replaced instead). -1 after an error
+ * message; 0 with *target NULL when out of memory. */
+static int replace_target(const char *path, int made_up, char **target, g2e_err *err)
 {
     struct stat lst;
-    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    if (!made_up && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
         *target = realpath(path, NULL);
         if (!*target) {
             return g2e_fail(err, OFILE_E_OPEN, "cannot write '%s': it is a symbolic link that cannot "
@@ -388,8 +389,8 @@ static int open_replace(ofile *o, const char *path, int exists, const struct sta
                         g2e_err *err)
 {
     char *target = NULL, *dir = NULL, *tmp = NULL;
-    int fd = -1, code = OFILE_E_OPEN;
-    if (replace_target(path, &target, err) != 0)
+    int fd = -1, code = OFILE_E_OPEN, made_up = o->made_up;
+    if (replace_target(path, made_up, &target, err) != 0)
         return OFILE_E_OPEN;
     if (!target)
         goto nomem;
@@ -434,6 +435,7 @@ static int open_replace(ofile *o, const char *path, int exists, const struct sta
     o->target = target;
     o->tmp = tmp;
     o->own_f = 1;
+    o->made_up = made_up;
     return 0;
 
 nomem:
@@ -451,25 +453,27 @@ fail:
     return code;
 }
 
-int ofile_open(ofile *o, const char *path, int binary, g2e_err *err)
+int ofile_open(ofile *o, const char *path, unsigned flags, g2e_err *err)
 {
     memset(o, 0, sizeof *o);
+    int binary = (flags & OFILE_BINARY) != 0, made_up = (flags & OFILE_MADE_UP) != 0;
     if (!path || strcmp(path, "-") == 0)
         return open_stdout(o, binary, err);
     o->name = path;
     if (*path == '\0')
         return g2e_fail(err, OFILE_E_OPEN, "the output file name is empty");
     struct stat st;
-    int exists = stat(path, &st) == 0;
+    int exists = (made_up ? lstat(path, &st) : stat(path, &st)) == 0; /* (a made-up name: the entry itself) */
     if (!exists && errno != ENOENT)
         return g2e_fail(err, OFILE_E_OPEN, "cannot write '%s': %s", path, strerror(errno));
     if (exists && S_ISDIR(st.st_mode))
         return g2e_fail(err, OFILE_E_OPEN, "cannot write '%s': it is a directory", path);
     if (exists && check_not_input(&st, path, 1, err))
         return OFILE_E_INPUT;
-    if (exists && !S_ISREG(st.st_mode))
+    if (exists && !S_ISREG(st.st_mode) && !made_up)
         return open_in_place(o, path, binary, err);
-    return open_replace(o, path, exists, &st, err);
+    o->made_up = made_up;
+    return open_replace(o, path, exists && S_ISREG(st.st_mode), &st, err);
 }
 
 static void finish(ofile *o)
@@ -507,7 +511,8 @@ int ofile_commit(ofile *o, g2e_err *err)
         /* an input registered after the open (read later than the output was opened) is
          * protected too: the check belongs to the output, not to each command's order */
         struct stat st;
-        if (rc == 0 && stat(o->target, &st) == 0 && check_not_input(&st, o->name, 1, err))
+        if (rc == 0 && (o->made_up ? lstat(o->target, &st) : stat(o->target, &st)) == 0 &&
+            check_not_input(&st, o->name, 1, err))
             rc = OFILE_E_INPUT;
         if (rc == 0 && rename(o->tmp, o->target) != 0) {
             g2e_fail(err, OFILE_E_WRITE, "cannot replace '%s': %s", o->name, strerror(errno));

@@ -14,7 +14,11 @@
  *     the temporary's 8 extra bytes gets a shortened temporary name (255-byte names work);
  *   - a path naming something that exists and is not a regular file (/dev/null, a FIFO, a
  *     terminal): written in place, never replaced or removed.
- * binary = 1 refuses a terminal, whichever way it is reached.
+ * Flags: OFILE_BINARY refuses a terminal, whichever way it is reached. OFILE_MADE_UP is for
+ * names the program made up (shards): whatever entry is at the name is never followed nor
+ * written in place: a symbolic link, a FIFO or a device node there is replaced by the new
+ * file (its temporary renamed over the entry), a directory refused; the rules above are for
+ * names the user typed.
  *
  * Writes go through a stdio stream over the descriptor that records the errno of the
  * first failed write (stdio keeps only a flag): the commit's message gives the reason
@@ -60,6 +64,9 @@ typedef struct ofile_sink {
  * fclose closes the descriptor). NULL if out of memory. */
 FILE *ofile_stream(ofile_sink *s);
 
+#define OFILE_BINARY 1u
+#define OFILE_MADE_UP 2u
+
 typedef struct ofile {
     FILE *f;            /* write here between ofile_open and ofile_commit/ofile_abort */
     const char *name;   /* for messages: the path given, or "standard output" */
@@ -68,12 +75,13 @@ typedef struct ofile {
     int direct;         /* 1: f is stdout or a non-regular file opened in place */
     int own_f;          /* 1: f must be fclose'd (not stdout) */
     ofile_sink *sink;   /* own_f: f's descriptor and its first write error (owned) */
+    int made_up;        /* OFILE_MADE_UP: the target's entry is replaced, never followed */
 } ofile;
 
-/* Opens the destination (above). On success *o must be finished by ofile_commit or
+/* Opens the destination (above; flags OFILE_*). On success *o must be finished by ofile_commit or
  * ofile_abort; on failure nothing was created and *o needs no clean-up. path must stay
  * valid until *o is finished (o->name points at it). */
-int ofile_open(ofile *o, const char *path, int binary, g2e_err *err);
+int ofile_open(ofile *o, const char *path, unsigned flags, g2e_err *err);
 
 /* Finishes a file destination: flushes, checks for write errors, fsyncs, renames, fsyncs
  * the directory. On error the temporary is removed, the target untouched. For standard

@@ -483,6 +483,8 @@ typedef struct jpart {
     obuf bin;         /* o->put: the lines' IDs one after another */
     size_t *starts, n_starts, cap_starts; /* o->put: where each line's IDs start in bin */
     size_t bad;       /* bad lines written as error objects */
+    size_t lits;      /* <|endoftext|> read as text in its answered lines (special TEXT) */
+    int too_long;     /* the share is one line too long to hold (n 0): a bad line */
     int stopped, oom; /* stopped: at line stop_line, for stop_msg */
     size_t stop_line;
     char stop_msg[G2E_ERR_MSG_MAX];
@@ -492,6 +494,16 @@ static size_t count_lines(const char *s, size_t n)
 {
     size_t c = 0;
     for (const char *q = s, *e = s + n; (q = memchr(q, '\n', (size_t)(e - q))); q++)
+        c++;
+    return c;
+}
+
+size_t toks_eot_literals(const char *s, size_t n)
+{
+    static const size_t L = sizeof TOK_ENDOFTEXT_TEXT - 1;
+    size_t c = 0;
+    for (const char *e = s + n; s && (size_t)(e - s) >= L && (s = memmem(s, (size_t)(e - s), TOK_ENDOFTEXT_TEXT, L));
+         s += L)
         c++;
     return c;
 }
@@ -570,6 +582,8 @@ static int jb_text(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const cha
         jb_bad(p, line, err.msg);
         return 0;
     }
+    if (p->o->special == TOK_SPECIAL_TEXT)
+        p->lits += toks_eot_literals(text, n);
     return jb_ids(p, idt, ids->ids, ids->n);
 }
 
@@ -673,6 +687,12 @@ static int jb_usual(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const js
             return -1;
         *pos += sp[i].len + 1;
     }
+    /* the literals read as text in the lines answered here (the refused ones counted alone);
+     * one search of the batch first, which finds none in nearly every batch */
+    size_t total = k ? sp[k - 1].at + sp[k - 1].n : 0;
+    if (p->o->special == TOK_SPECIAL_TEXT && toks_eot_literals(text, total))
+        for (size_t j = 0; j < i; j++)
+            p->lits += rcs[j] ? 0 : toks_eot_literals(text + sp[j].at, sp[j].n);
     return 0;
 }
 
@@ -705,7 +725,22 @@ static void jb_run(jpart *p, tok_tokenizer *t)
     const toks_idtext idt = *p->idt; /* (a local: the stores of the output cannot alias it) */
     p->out.n = 0;
     p->bin.n = p->n_starts = 0;
-    p->bad = 0, p->stopped = p->oom = 0;
+    p->bad = p->lits = 0, p->stopped = p->oom = 0;
+    if (p->too_long) { /* (its kept members: null, as for a line that is no JSON object) */
+        static const char *const UNIT[] = {"bytes", "KiB", "MiB", "GiB"};
+        size_t m = p->o->max_line;
+        int u = 0;
+        while (u < 3 && m % 1024 == 0)
+            m /= 1024, u++;
+        char msg[96];
+        snprintf(msg, sizeof msg, "the line is %zu %s or longer, more than is read", m, UNIT[u]);
+        if (p->o->n_keep && jb_keep(p, "", 0))
+            goto oom;
+        jb_bad(p, p->line0 + 1, msg);
+        p->lines = 1;
+        p->oom |= p->out.oom;
+        return;
+    }
     while (pos < p->n && !p->stopped) {
         size_t used, k = 0;
         p->text.n = 0;
@@ -744,29 +779,56 @@ typedef struct jrun {
     eng_reader in;
     int regular;
     size_t lines;     /* newlines taken (and a last line without one) */
+    size_t scanned;   /* bytes after in.off known to hold no newline (searched once only) */
     int rc;           /* TOKS_E_READ or G2E_ENOMEM, for after the shares before it */
 } jrun;
 
-/* Reads more input after what is held (eng_reader_more): 0, or 1 with j->rc set. */
+/* Reads more input after what is held (eng_reader_more): 0; 2 when the unfinished line has
+ * reached o->max_line bytes; or 1 with j->rc set. */
 static int jr_read(jrun *j)
 {
-    int rc = eng_reader_more(&j->in, TOKS_JSONL_MAX_LINE);
+    int rc = eng_reader_more(&j->in, j->o->max_line);
+    if (rc == ENG_E_LONG)
+        return 2;
     if (rc == ENG_E_READ)
         j->o->sys_errno = j->in.sys_errno, rc = TOKS_E_READ;
-    else if (rc) /* a line longer than the buffer may grow, or no memory to grow it */
+    else if (rc) /* no memory to grow the buffer */
         j->o->line = 0, j->o->pending = j->in.have, rc = G2E_ENOMEM;
     return rc ? (j->rc = rc, 1) : 0;
 }
 
+/* The rest of a line too long to hold, read and dropped up to its newline (the bytes after
+ * it stay) or the input's end: each byte looked at once. 0, or 1 with j->rc set. */
+static int jr_skip_line(jrun *j)
+{
+    for (;;) {
+        j->in.off = j->in.have = j->scanned = 0;
+        int rc = eng_reader_more(&j->in, j->o->max_line);
+        if (rc == ENG_E_READ)
+            j->o->sys_errno = j->in.sys_errno;
+        if (rc)
+            return j->rc = rc == ENG_E_READ ? TOKS_E_READ : G2E_ENOMEM, 1;
+        const char *nl = memchr(j->in.buf, '\n', j->in.have);
+        if (nl || j->in.eof) {
+            j->in.off = nl ? (size_t)(nl - j->in.buf) + 1 : j->in.have;
+            return 0;
+        }
+    }
+}
+
 /* Where a share of s[0..n) ends: after the last newline in its first j->share bytes, or
  * after the first one past them (a long line); at n at the end of the input; 0 when no
- * line is complete yet. */
-static size_t jr_cut(const jrun *j, const char *s, size_t n)
+ * line is complete yet. The bytes searched in vain are not searched again (j->scanned):
+ * a line read in many pieces costs time linear in its length. */
+static size_t jr_cut(jrun *j, const char *s, size_t n)
 {
     size_t w = n < j->share ? n : j->share;
-    const char *nl = memrchr(s, '\n', w);
-    if (!nl && n > w)
-        nl = memchr(s + w, '\n', n - w);
+    const char *nl = j->scanned < w ? memrchr(s, '\n', w) : NULL;
+    size_t from = j->scanned > w ? j->scanned : w;
+    if (!nl && n > from)
+        nl = memchr(s + from, '\n', n - from);
+    if (!nl)
+        j->scanned = n;
     return nl ? (size_t)(nl - s) + 1 : j->in.eof ? n : 0;
 }
 
@@ -783,8 +845,18 @@ static int jr_take(eng_queue *q, size_t k)
         struct pollfd pf = {.fd = j->fd, .events = POLLIN};
         if (!j->in.eof &&
             (!end || (n < j->share && (j->regular || (poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN)))))) {
-            if (jr_read(j))
+            int r = jr_read(j); /* (2 only without a line end: with one, fewer than share <= cap bytes are held) */
+            if (r == 1)
                 return 1;
+            if (r == 2) { /* a line too long to hold: a share of its own, a bad line */
+                if (jr_skip_line(j))
+                    return 1;
+                if (k == 0)
+                    j->input_size = SIZE_MAX;
+                p->o = j->o, p->idt = &j->idt, p->line0 = j->lines, p->s = "", p->n = 0, p->too_long = 1;
+                j->lines += q->nslot > 1; /* (on one thread the share counts its own) */
+                return 0;
+            }
             continue;
         }
         if (!end)
@@ -793,7 +865,8 @@ static int jr_take(eng_queue *q, size_t k)
             toks_idtext_init(&j->idt, tok_n_vocab(j->t), ',');
         if (k == 0) /* the input's size as far as the first take tells (a batch of lines is smaller) */
             j->input_size = j->in.eof ? end : SIZE_MAX;
-        p->o = j->o, p->idt = &j->idt, p->line0 = j->lines, p->n = end;
+        p->o = j->o, p->idt = &j->idt, p->line0 = j->lines, p->n = end, p->too_long = 0;
+        j->scanned = 0;
         if (q->nslot == 1) {
             p->s = s; /* one thread: handed on before the next take touches the buffer */
         } else {
@@ -827,6 +900,7 @@ static int jr_hand(eng_queue *q, size_t k)
     jpart *p = eng_slot(q, k);
     int rc = 0;
     j->o->bad += p->bad;
+    j->o->eot_text += p->lits;
     if (q->nslot == 1)
         j->lines += p->lines;
     if (p->oom) {
@@ -852,11 +926,13 @@ static int jr_hand(eng_queue *q, size_t k)
 
 int toks_jsonl_run(eng *e, unsigned threads, int fd, toks_jsonl *o)
 {
-    o->lines = o->bad = o->line = o->pending = 0;
+    o->lines = o->bad = o->line = o->pending = o->eot_text = 0;
     o->sys_errno = 0;
     o->msg[0] = '\0';
+    o->max_line = o->max_line ? o->max_line : TOKS_JSONL_MAX_LINE;
     threads = g2e_threads_for(threads, TOKS_JSONL_PARTS);
-    jrun j = {.t = eng_tables(e), .o = o, .fd = fd, .in = {.read = eng_read_fd, .cap = 1 << 17}};
+    jrun j = {.t = eng_tables(e), .o = o, .fd = fd,
+              .in = {.read = eng_read_fd, .cap = o->max_line < (1 << 17) ? o->max_line : 1 << 17}};
     j.in.user = &j.fd;
     struct stat st;
     j.regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
@@ -872,7 +948,7 @@ int toks_jsonl_run(eng *e, unsigned threads, int fd, toks_jsonl *o)
      * so that the lines read, their texts and answers stay in the core's cache beside the
      * tokenizer's tables (1 MB shares: 3 % more CPU time in 81 alternating runs); more: 128 KB
      * copied into the slots, taken in turn (a thread with easy lines takes more) */
-    j.share = threads > 1 ? (size_t)128 << 10 : j.in.cap;
+    j.share = threads > 1 && j.in.cap >= (size_t)128 << 10 ? (size_t)128 << 10 : j.in.cap;
     eng_queue q = {.slot_size = sizeof(jpart), .take = jr_take, .work = jr_work, .hand = jr_hand, .job = &j};
     int rc = !j.in.buf ? G2E_ENOMEM : j.rc ? j.rc : eng_run(e, &q, threads, SIZE_MAX);
     rc = rc ? rc : j.rc;

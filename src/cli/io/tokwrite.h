@@ -20,7 +20,10 @@
  * the shares written in order, one answer per line (a blank or malformed line is a bad
  * line: an error, or with keep_going an error object in its place), each as soon as the
  * shares before it are; a flush callback after every share when asked (pipes). A pipe's
- * lines are never held back waiting for more input.
+ * lines are never held back waiting for more input. The search for a line's end never
+ * reads the same bytes twice, so a long line arriving in pieces costs time linear in its
+ * length; a line of max_line bytes or more is a bad line in its place (its bytes read and
+ * dropped, never held), so the rows stay aligned with the input's lines.
  *
  * Threads: up to the count given (g2e_threads_for), on the engine's contexts. Nothing here
  * prints: errors are codes plus a message in a g2e_err, and for JSON Lines the line number;
@@ -99,7 +102,7 @@ int toks_write_json(FILE *f, const tok_tokenizer *t, const char *text, size_t le
 
 #define TOKS_JSONL_PARTS 16          /* most threads the lines are spread over */
 #define TOKS_JSONL_PART_MIN (64u << 10) /* a first share this large (or more input) means a large input */
-#define TOKS_JSONL_MAX_LINE ((size_t)1 << 30) /* the longest line read */
+#define TOKS_JSONL_MAX_LINE ((size_t)1 << 30) /* a line this long or longer is refused (max_line 0) */
 #define TOKS_JSONL_KEEP_MAX 16 /* most members copied into each answer */
 
 typedef struct toks_jsonl {
@@ -117,8 +120,11 @@ typedef struct toks_jsonl {
     int (*put)(void *user, const uint32_t *ids, size_t n, const size_t *starts, size_t n_starts);
     int (*flush)(void *user); /* called after every block when non-NULL: 0 or an errno value */
     void *user;
+    size_t max_line;      /* bytes a line must stay below, its newline excluded (0: TOKS_JSONL_MAX_LINE) */
     /* out: what happened */
     size_t lines;         /* lines read */
+    size_t eot_text;      /* special TOK_SPECIAL_TEXT: <|endoftext|> read as ordinary text in
+                             the lines answered (toks_eot_literals) */
     size_t bad;           /* bad lines written as error objects (keep_going) */
     size_t line;          /* TOKS_STOPPED: the bad line; G2E_ENOMEM: the line being worked on,
                              or 0 when reading a line of `pending` bytes */
@@ -126,6 +132,10 @@ typedef struct toks_jsonl {
     int sys_errno;        /* TOKS_E_READ / TOKS_E_WRITE: errno */
     char msg[G2E_ERR_MSG_MAX]; /* TOKS_STOPPED: why the line is bad (tok_encode's or jsonl.h's) */
 } toks_jsonl;
+
+/* How many times "<|endoftext|>" occurs in s[0..n) (non-overlapping): what --special text
+ * reads as ordinary text and the commands report. */
+size_t toks_eot_literals(const char *s, size_t n);
 
 /* Reads JSON lines from fd to its end and writes one {"ids":[...]} line per input line (a
  * blank line is a bad line), or hands its IDs to put. Returns 0 (every line good or, with keep_going, reported
