@@ -187,6 +187,71 @@ Test(report, single_file_embeds_every_figure, .timeout = 240)
 }
 
 /* The page shows the commands' numbers. */
+/* Every number of both exercises in the page at html is `exercise --format json`'s on the
+ * same weights w (issue 37: one function computes them for both). */
+static void expect_exercises_of(const char *html, const char *w)
+{
+    run_result r = run_g2e("exercise", "--format", "json", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out), *one = cJSON_GetObjectItem(j, "exercise1");
+    cJSON *ex = cJSON_GetObjectItem(j, "exercise2");
+    cr_assert(one && ex, "%s", r.out);
+#define NUM(o, k) (cJSON_GetObjectItem(o, k) ? cJSON_GetObjectItem(o, k)->valuedouble : -99)
+    char want[300];
+    snprintf(want, sizeof want, "<th>GPT-2: 1024 positions x 768 dimensions</th><td>%.0f</td>",
+             NUM(one, "gpt2_wpe_params"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "<th>4096 positions x 4096 dimensions</th><td>%.0f</td>", NUM(one, "wpe_params"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "<th>ratio</th><td>%.4f</td>", NUM(one, "ratio"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "= %.0f</td>", NUM(one, "file_wpe_params"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "= %.0f</td>", NUM(one, "file_wte_params"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    cJSON *shape = cJSON_GetObjectItem(ex, "wpe_shape");
+    snprintf(want, sizeof want, "<th>shape of wpe</th><td>(%d, %d)</td>",
+             cJSON_GetArrayItem(shape, 0)->valueint, cJSON_GetArrayItem(shape, 1)->valueint);
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "<th>cos(wpe[0], wpe[1])</th><td>%.4f</td>", NUM(ex, "cos_pos0_pos1"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "<th>cos(wpe[0], wpe[%.0f])</th><td>%.4f</td>", NUM(ex, "far_pos"),
+             NUM(ex, "cos_pos0_far"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "<th>token ID of &quot; cat&quot;</th><td>%.0f</td>", NUM(ex, "cat_token_id"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "<th>cos(wte[cat] + wpe[0], wte[cat] + wpe[5])</th><td>%.4f</td>",
+             NUM(ex, "cos_cat_pos0_pos5"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "<td>%.4f (%.0f pairs)</td>", NUM(ex, "median_random_token_pairs"),
+             NUM(ex, "random_pairs"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+#undef NUM
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+Test(report, exercises_are_exercise_json_on_a_short_wpe, .timeout = 120)
+{
+    /* 300 positions: no wpe[500], so both take the last position (the report and `exercise`
+     * had a rule each) */
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.n_vocab = 50257, o.n_ctx = 300, o.n_embd = 16;
+    char *dir = test_tmpdir("report-ex300"), *w = path_join(dir, "m.safetensors"), e[256];
+    cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
+    char *out = path_join(dir, "r.html");
+    run_result r = run_g2e("report", "-o", out, "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    size_t len;
+    char *html = read_file(out, &len);
+    cr_assert(html);
+    expect_exercises_of(html, w);
+    cr_expect(strstr(html, "<th>cos(wpe[0], wpe[299])</th>"));
+    free(html), free(out), free(w), free(dir);
+}
+
 Test(report, numbers_are_the_commands_numbers, .timeout = 120)
 {
     char *w = report_fixture("report-num-w"), *dir = test_tmpdir("report-num");
@@ -196,22 +261,12 @@ Test(report, numbers_are_the_commands_numbers, .timeout = 120)
     run_free(&r);
     size_t len;
     char *html = read_file(out, &len);
-    r = run_g2e("exercise", "2", "--format", "json", "--weights", w, NULL);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    cJSON *j = cJSON_Parse(r.out), *ex = cJSON_GetObjectItem(j, "exercise2");
-    cr_assert(ex, "%s", r.out);
+    expect_exercises_of(html, w);
     char want[256];
-    snprintf(want, sizeof want, "<th>cos(wpe[0], wpe[1])</th><td>%.4f</td>",
-             cJSON_GetObjectItem(ex, "cos_pos0_pos1")->valuedouble);
-    cr_expect(strstr(html, want), "page lacks %s", want);
-    snprintf(want, sizeof want, "<th>cos(wpe[0], wpe[500])</th><td>%.4f</td>",
-             cJSON_GetObjectItem(ex, "cos_pos0_pos500")->valuedouble);
-    cr_expect(strstr(html, want), "page lacks %s", want);
-    cJSON_Delete(j);
-    run_free(&r);
+    cr_expect(strstr(html, "<th>cos(wpe[0], wpe[500])</th>"));
     r = run_g2e("pca", "--skip", "1", "--format", "json", "--weights", w, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    j = cJSON_Parse(r.out);
+    cJSON *j = cJSON_Parse(r.out);
     snprintf(want, sizeof want, "<tr><td>PC1</td><td>%.5g</td><td>%.4f</td>",
              cJSON_GetArrayItem(cJSON_GetObjectItem(j, "variance"), 0)->valuedouble,
              cJSON_GetArrayItem(cJSON_GetObjectItem(j, "ratio"), 0)->valuedouble);

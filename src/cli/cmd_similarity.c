@@ -329,10 +329,9 @@ static int pair_token(tok_tokenizer *tok, const char *text, uint32_t *id)
 static void interpret(enum mode mode, const g2e_model *m, tok_tokenizer *tok, uint32_t id,
                       long long p1, long long p2, double c)
 {
-    enum { PAIRS = 1000 };
     double med;
     size_t n;
-    if (ref_median_cosine(m, mode == M_POS, PAIRS, 0x677074322d656d62ULL, &med, &n, NULL) != 0)
+    if (ref_median_cosine(m, mode == M_POS, REF_PAIRS, REF_SEED, &med, &n, NULL) != 0)
         return;
     if (mode == M_POS) {
         interp_pair(stdout, _("positions"), c, med, n);

@@ -4,11 +4,11 @@
 #include "report_page.h"
 #include "report_text.h"
 
+#include "exercise.h"
 #include "fig.h"
 #include "interpret.h"
 #include "order.h"
 #include "pcasrc.h"
-#include "reference.h"
 #include "similarity.h"
 #include "textfmt.h"
 #include "textpos.h"
@@ -20,32 +20,26 @@
 void rp_exercise1(report_page *r)
 {
     const g2e_model *m = r->in->m;
+    ex_first f;
+    ex_first_compute(EX_OTHER_CTX, EX_OTHER_DIM, m, &f);
     rp_section(r, "exercise1", _(T_EX1_H));
     fputs("<table>\n", r->f);
-    rp_row(r, _(T_EX1_GPT2), "%d", 1024 * 768);
-    rp_row(r, _(T_EX1_BIG), "%d", 4096 * 4096);
-    rp_row(r, _(T_EX1_RATIO), "%.4f", 4096.0 * 4096.0 / (1024.0 * 768.0));
-    rp_row(r, _(T_EX1_WPE), "%zu x %zu = %zu", m->n_ctx, m->n_embd, m->n_ctx * m->n_embd);
-    rp_row(r, _(T_EX1_WTE), "%zu x %zu = %zu", m->n_vocab, m->n_embd, m->n_vocab * m->n_embd);
+    rp_row(r, _(T_EX1_GPT2), "%llu", f.gpt2_params);
+    rp_row(r, _(T_EX1_BIG), "%llu", f.params);
+    rp_row(r, _(T_EX1_RATIO), "%.4f", f.ratio);
+    rp_row(r, _(T_EX1_WPE), "%zu x %zu = %zu", m->n_ctx, m->n_embd, f.file_wpe);
+    rp_row(r, _(T_EX1_WTE), "%zu x %zu = %zu", m->n_vocab, m->n_embd, f.file_wte);
     fputs("</table>\n<p class=\"says\">", r->f);
-    rp_put(r, _(T_EX1_SAYS), 4096.0 * 4096.0 / (1024.0 * 768.0));
+    rp_put(r, _(T_EX1_SAYS), f.ratio);
     fputs("</p>\n</section>\n", r->f);
 }
-
-/* The numbers of exercise 2, as `exercise 2` computes them. */
-typedef struct ex2 {
-    size_t far;
-    uint32_t cat;
-    double c01, c0f, ccat, median;
-    size_t pairs;
-} ex2;
 
 /* The token ID of " cat": 0, -1 (said) when it is not one token. */
 static int cat_id(report_page *r, uint32_t *id)
 {
     tok_ids t;
     g2e_err e;
-    if (tok_encode(r->in->tok, " cat", 4, TOK_SPECIAL_TOKEN, 0, &t, NULL, &e) != 0) {
+    if (tok_encode(r->in->tok, EX_CAT, strlen(EX_CAT), TOK_SPECIAL_TOKEN, 0, &t, NULL, &e) != 0) {
         rp_say(r, "%s", e.msg);
         return -1;
     }
@@ -58,36 +52,17 @@ static int cat_id(report_page *r, uint32_t *id)
     return rc;
 }
 
-static int ex2_numbers(const g2e_model *m, ex2 *x, g2e_err *e)
-{
-    size_t D = m->n_embd;
-    float *a = malloc(4 * D * sizeof *a);
-    if (!a)
-        return g2e_fail(e, G2E_ENOMEM, "out of memory");
-    float *b = a + D, *c = b + D, *t = c + D;
-    int rc = model_wpe_row(m, 0, a, e) || model_wpe_row(m, 1, b, e) ||
-             model_wpe_row(m, x->far, c, e) || sim_cosine(a, b, D, &x->c01, e) ||
-             sim_cosine(a, c, D, &x->c0f, e) || model_wte_row(m, x->cat, t, e) ||
-             model_wpe_row(m, 5, c, e);
-    for (size_t j = 0; !rc && j < D; j++)
-        b[j] = t[j] + a[j], c[j] = t[j] + c[j];
-    if (!rc)
-        rc = sim_cosine(b, c, D, &x->ccat, e) ||
-             ref_median_cosine(m, 0, 1000, 0x677074322d656d62ULL, &x->median, &x->pairs, e);
-    free(a);
-    return rc;
-}
-
 /* interpret.c's lines for the two results of exercise 2, escaped into the page */
-static void ex2_interpretation(report_page *r, const ex2 *x)
+static void ex2_interpretation(report_page *r, const ex_second *x)
 {
     char *s = NULL;
     size_t n = 0;
     FILE *mf = open_memstream(&s, &n);
     if (!mf)
         return;
-    interp_near_far(mf, 0, 1, x->c01, x->far, x->c0f);
-    interp_same_token(mf, "\u2423cat", 0, 5, x->ccat, x->median, x->pairs);
+    interp_near_far(mf, 0, 1, x->c01, x->far, x->c0far);
+    if (x->n_pairs)
+        interp_same_token(mf, "\u2423cat", 0, EX_NEAR_TOKEN_POS, x->ccat, x->median, x->n_pairs);
     if (fclose(mf) == 0 && s) {
         for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n"))
             rp_para(r, "says", line);
@@ -98,27 +73,29 @@ static void ex2_interpretation(report_page *r, const ex2 *x)
 void rp_exercise2(report_page *r)
 {
     const g2e_model *m = r->in->m;
-    ex2 x = {.far = m->n_ctx > 500 ? 500 : m->n_ctx - 1, .median = 0, .pairs = 0};
+    ex_second x;
+    uint32_t cat;
     g2e_err e;
     rp_section(r, "exercise2", _(T_EX2_H));
-    if (m->n_ctx < 6 || cat_id(r, &x.cat) != 0) {
+    if (cat_id(r, &cat) != 0) {
         rp_failed(r, _("exercise 2 (needs 6 positions and the token \" cat\")"));
-    } else if (ex2_numbers(m, &x, &e)) {
+    } else if (ex_second_compute(m, cat, &x, &e)) {
         rp_say(r, "report: exercise 2: %s", e.msg);
         rp_failed(r, e.msg);
     } else {
         char *key = textfmt_printf(_(T_EX2_COS0F), x.far);
         fputs("<table>\n", r->f);
-        rp_row(r, _(T_EX2_SHAPE), "(%zu, %zu)", m->n_ctx, m->n_embd);
+        rp_row(r, _(T_EX2_SHAPE), "(%zu, %zu)", x.rows, x.cols);
         rp_row(r, _(T_EX2_COS01), "%.4f", x.c01);
-        rp_row(r, key ? key : "", "%.4f", x.c0f);
+        rp_row(r, key ? key : "", "%.4f", x.c0far);
         free(key);
         rp_row(r, _(T_EX2_CATID), "%u", x.cat);
         rp_row(r, _(T_EX2_CAT), "%.4f", x.ccat);
-        rp_row(r, _(T_EX2_MEDIAN), _("%.4f (%zu pairs)"), x.median, x.pairs);
+        if (x.n_pairs)
+            rp_row(r, _(T_EX2_MEDIAN), _("%.4f (%zu pairs)"), x.median, x.n_pairs);
         fputs("</table>\n", r->f);
-        if (x.far != 500)
-            rp_paraf(r, NULL, _(T_EX2_FARNOTE), m->n_ctx, x.far);
+        if (x.far != EX_FAR)
+            rp_paraf(r, NULL, _(T_EX2_FARNOTE), x.rows, x.far);
         ex2_interpretation(r, &x);
     }
     fputs("</section>\n", r->f);
