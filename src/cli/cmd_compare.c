@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_compare.c — `gpt2-embed compare TEXT_A TEXT_B`: the chapter's opening puzzle as a
  * command. Two texts with the same tokens in another order (犬が猫を追いかけた /
- * 猫が犬を追いかけた) are the same multiset of token vectors — self-attention without
- * positions cannot tell them apart — while GPT-2's inputs wte[id] + wpe[t] depend on where a
- * token stands. The numbers come from order.h, the sentences from interpret.h; this file
- * parses, prints and nothing else.
+ * 猫が犬を追いかけた) are the same multiset of token vectors — unmasked self-attention without
+ * positions cannot tell them apart, GPT-2's causal mask separates only the rows whose prefixes
+ * differ — while GPT-2's inputs wte[id] + wpe[t] depend on where a token stands. The numbers
+ * come from order.h, the sentences from interpret.h; this file parses, prints and nothing else.
  */
 #include "cli.h"
 #include "embed.h"
@@ -50,8 +50,8 @@ static const opt_cmd CMD = {
                   "the summed inputs wte[id] + wpe[t]; then the multiset view self-attention has\n"
                   "(rows of A with an equal row in B, without and with positions), a moved token at\n"
                   "its two positions, and a toy self-attention softmax(X X^T / sqrt(d)) X run on both\n"
-                  "texts (an illustration, not GPT-2's trained attention). The conclusion\n"
-                  "(distinguishable or not) follows from these numbers."),
+                  "texts, unmasked and with GPT-2's causal mask (an illustration, not GPT-2's trained\n"
+                  "attention). The conclusion (distinguishable or not) follows from these numbers."),
     .examples = N_("  gpt2-embed compare 犬が猫を追いかけた 猫が犬を追いかけた\n"
                    "  gpt2-embed compare \"the dog bites the man\" \"the man bites the dog\" -o cmp.json\n"),
     .opts = OPTS,
@@ -169,8 +169,9 @@ static void json_f64s(json_w *w, const char *key, const double *v, size_t n)
 static const char *const VERDICTS[] = {"same_sequence", "other_tokens", "indistinguishable",
                                          "distinguishable"};
 
-/* One view: {"rows_equal", "attention": {"perm": [...], "outputs_equal", "max_diff", "gap"}} */
-static void json_view(json_w *w, const char *key, const order_view *v, size_t n_b)
+/* One view: {"rows_equal", "attention": {"perm": [...], "outputs_equal", "max_diff", "gap"},
+ * "causal": {"equal": [...], "rows_equal", "max_diff", "gap"}} */
+static void json_view(json_w *w, const char *key, const order_view *v, size_t n_b, size_t n_pos)
 {
     json_key(w, key);
     json_begin_object(w);
@@ -193,6 +194,20 @@ static void json_view(json_w *w, const char *key, const order_view *v, size_t n_
     json_key(w, "gap");
     json_f64(w, v->out_gap);
     json_end_object(w);
+    json_key(w, "causal");
+    json_begin_object(w);
+    json_key(w, "equal");
+    json_begin_array(w);
+    for (size_t t = 0; t < n_pos; t++)
+        json_bool(w, v->causal_equal[t]);
+    json_end_array(w);
+    json_key(w, "rows_equal");
+    json_uint(w, v->causal_n_equal);
+    json_key(w, "max_diff");
+    json_f64(w, v->causal_maxdiff);
+    json_key(w, "gap");
+    json_f64(w, v->causal_gap);
+    json_end_object(w);
     json_end_object(w);
 }
 
@@ -211,8 +226,8 @@ static void print_json(FILE *f, const side s[2], const order_cmp *c)
     json_cstr(&w, VERDICTS[c->verdict]);
     json_key(&w, "views");
     json_begin_object(&w);
-    json_view(&w, "without_positions", &c->view[ORDER_NOPOS], c->n_b);
-    json_view(&w, "with_positions", &c->view[ORDER_POS], c->n_b);
+    json_view(&w, "without_positions", &c->view[ORDER_NOPOS], c->n_b, c->n_pos);
+    json_view(&w, "with_positions", &c->view[ORDER_POS], c->n_b, c->n_pos);
     json_end_object(&w);
     json_key(&w, "moved");
     if (c->moved) {
@@ -238,6 +253,11 @@ static void print_json(FILE *f, const side s[2], const order_cmp *c)
     json_f64s(&w, "input_cos", c->input_cos, c->n_pos);
     json_key(&w, "positions_differ");
     json_uint(&w, c->n_differ);
+    json_key(&w, "prefix_same");
+    json_begin_array(&w);
+    for (size_t t = 0; t < c->n_pos; t++)
+        json_bool(&w, c->prefix_same[t]);
+    json_end_array(&w);
     json_end_object(&w);
     fputc('\n', f);
 }

@@ -64,8 +64,10 @@
     "%.1f%% over positions %zu..%zu.")
 #define T_ORDER_H N_("The order puzzle: 犬が猫を追いかけた / 猫が犬を追いかけた")
 #define T_ORDER_INTRO N_("The two sentences hold the same tokens in a different order. Self-attention " \
-    "sees its input rows as a set: without positions both sentences give the same multiset of " \
-    "rows; with x[t] = wte[id_t] + wpe[t] a token's row depends on where it stands.")
+    "without a mask sees its input rows as a set: without positions both sentences give the same " \
+    "multiset of rows. GPT-2's attention is causal (a row sees the rows up to it), which tells " \
+    "apart the rows whose prefixes differ; with x[t] = wte[id_t] + wpe[t] a token's row depends " \
+    "on where it stands.")
 #define T_ORDER_TOKENS N_("tokens")
 #define T_ORDER_MULTISET N_("the same multiset of tokens")
 #define T_ORDER_DIFFER N_("positions whose summed inputs differ")
