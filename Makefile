@@ -100,7 +100,7 @@ MO        := $(patsubst po/%.po,$(B)/locale/%/LC_MESSAGES/gpt2-embed.mo,$(wildca
 XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --add-comments=TRANSLATORS: --sort-by-file \
     --package-name=gpt2-embed --package-version=$(VERSION) --no-wrap \
     --keyword=_ --keyword=N_ --keyword=cli_error --keyword=cli_note --keyword=g2e_fail:3 \
-    --keyword=opt_usage_error:2 --keyword=report:2 --keyword=CMD:3 --keyword=g2e_tr --keyword=rp_say:2 \
+    --keyword=opt_usage_error:2 --keyword=report:2 --keyword=CMD:3 --keyword=DOC:3 --keyword=g2e_tr --keyword=C_:1c,2 --keyword=rp_say:2 \
     --flag=cli_error:1:c-format --flag=cli_note:1:c-format --flag=g2e_fail:3:c-format \
     --flag=opt_usage_error:2:c-format --flag=report:2:c-format --flag=rp_say:2:c-format
 CLI_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*/*.c))

@@ -149,7 +149,8 @@ static void print_per_char(FILE *f, const char *name, const tokcount *r, size_t 
     if (cw < out_display_width(_("char")) + 2)
         cw = out_display_width(_("char")) + 2;
     out_pad(f, _("char"), cw);
-    const char *hd[] = {_("code"), _("bytes"), _("count"), _("tokens"), _("tokens/char"), _("share")};
+    const char *hd[] = {_("code"), _("bytes"), _("count"), _("tokens"), _("tokens/char"),
+                        C_("count", "share")};
     size_t hw[] = {8, 5, 7, 9, 11, 6};
     for (size_t k = 0; k < 6; k++) {
         if (out_display_width(hd[k]) > hw[k])

@@ -177,7 +177,7 @@ static size_t table_rows(const ex_run *r, ex_row *row)
         ROW("1", _("GPT-2: 1024 x 768"), "%s", thousands(r->f.gpt2_params, b));
         ROW("1", _("other model: positions x width"), "%lld x %lld = %s", (long long)r->o->ctx,
             (long long)r->o->dim, thousands(r->f.params, b));
-        ROW("1", _("ratio"), "%.4f", r->f.ratio);
+        ROW("1", C_("exercise 1", "ratio"), "%.4f", r->f.ratio);
         if (m) {
             ROW("1", _("wpe in the file"), "%zu x %zu = %s", m->n_ctx, m->n_embd, thousands(r->f.file_wpe, b));
             ROW("1", _("wte in the file"), "%zu x %zu = %s", m->n_vocab, m->n_embd, thousands(r->f.file_wte, b));

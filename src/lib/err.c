@@ -42,6 +42,12 @@ const char *g2e_tr(const char *s)
     return s && *s && translate ? translate(s) : s;
 }
 
+const char *g2e_trc(const char *ctx_msgid, const char *msgid)
+{
+    const char *t = g2e_tr(ctx_msgid);
+    return strchr(t, '\004') ? msgid : t;   /* untranslated: the key came back */
+}
+
 void g2e_clear(g2e_err *e)
 {
     if (e) {

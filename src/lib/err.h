@@ -31,6 +31,15 @@ int g2e_fail(g2e_err *e, int code, const char *fmt, ...)
  * zeros"), translated like g2e_fail's formats (xgettext --keyword=g2e_tr). */
 const char *g2e_tr(const char *s) __attribute__((format_arg(1)));
 
+/* A word that means different things in different places ("ratio": exercise 1's 倍率, PCA's
+ * 寄与率): the msgid with a context, as gettext's msgctxt. C_("exercise 1", "ratio") looks up
+ * "exercise 1\004ratio" through g2e_tr and gives "ratio" when there is no translation
+ * (xgettext --keyword=C_:1c,2). */
+const char *g2e_trc(const char *ctx_msgid, const char *msgid) __attribute__((format_arg(2)));
+#ifndef C_
+#define C_(ctx, s) g2e_trc(ctx "\004" s, s)
+#endif
+
 /* s (NUL-terminated: what vsnprintf left in a buffer of cap bytes) when the formatting
  * wanted `wanted` bytes: if it was cut, the cut is moved back to the start of the character
  * it fell in and "…" ends the text (room allowing). Never leaves part of a UTF-8 sequence. */

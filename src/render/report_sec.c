@@ -26,7 +26,7 @@ void rp_exercise1(report_page *r)
     fputs("<table>\n", r->f);
     rp_row(r, _(T_EX1_GPT2), "%llu", f.gpt2_params);
     rp_row(r, _(T_EX1_BIG), "%llu", f.params);
-    rp_row(r, _(T_EX1_RATIO), "%.4f", f.ratio);
+    rp_row(r, C_("exercise 1", "ratio"), "%.4f", f.ratio);
     rp_row(r, _(T_EX1_WPE), "%zu x %zu = %zu", m->n_ctx, m->n_embd, f.file_wpe);
     rp_row(r, _(T_EX1_WTE), "%zu x %zu = %zu", m->n_vocab, m->n_embd, f.file_wte);
     fputs("</table>\n<p class=\"says\">", r->f);

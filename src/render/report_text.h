@@ -22,7 +22,6 @@
 #define T_EX1_H N_("Exercise 1: the parameters of a position-embedding matrix")
 #define T_EX1_GPT2 N_("GPT-2: 1024 positions x 768 dimensions")
 #define T_EX1_BIG N_("4096 positions x 4096 dimensions")
-#define T_EX1_RATIO N_("ratio")
 #define T_EX1_WPE N_("this file's wpe (n_ctx x n_embd)")
 #define T_EX1_WTE N_("this file's wte (n_vocab x n_embd)")
 /* ratio */
