@@ -104,7 +104,7 @@ static int count_stream(tok_tokenizer *t, const input *in, const count_opts *o, 
     g2e_err err;
     int rc = tokcount_fd(t, fd, (size_t)o->ctx, r, &err);
     if (rc)
-        cli_error("%s: %s", in->kind == IN_STDIN ? "standard input" : in->arg, err.msg);
+        cli_error("%s: %s", in->kind == IN_STDIN ? _("standard input") : in->arg, err.msg);
     if (fd != STDIN_FILENO)
         close(fd);
     return rc ? -1 : 0;
@@ -122,12 +122,12 @@ static int count_one(tok_tokenizer *t, const input *in, const count_opts *o, tok
         cli_text_names_file(in->arg, 1);
     if (in->kind != IN_TEXT && cli_textin_open(&ti, in->kind == IN_STDIN ? NULL : in->arg, "text file"))
         return -1;
-    const char *name = in->kind == IN_STDIN ? "standard input" : in->kind == IN_FILE ? in->arg : "TEXT";
+    const char *name = in->kind == IN_STDIN ? _("standard input") : in->kind == IN_FILE ? in->arg : "TEXT";
     g2e_err err;
     unsigned flags = (o->lossy ? TOKCOUNT_LOSSY : 0) | (o->per_char ? TOKCOUNT_PER_CHAR : 0);
     int rc = tokcount_text(t, ti.data, ti.len, (size_t)o->ctx, flags, r, &err);
     if (rc)
-        cli_error("%s: %s%s", name, err.msg, rc == TOK_E_UTF8 ? " (--lossy replaces invalid bytes with U+FFFD)" : "");
+        cli_error("%s: %s%s", name, err.msg, rc == TOK_E_UTF8 ? _(CLI_LOSSY_HINT) : "");
     cli_textin_close(&ti);
     return rc ? -1 : 0;
 }

@@ -250,9 +250,9 @@ static int check(sim_opts *o, const opt_parsed *p, enum mode *mode, int *fmt)
             n++;
         }
     if (n != 1)
-        return opt_usage_error(&CMD, n ? "choose one of --pos, --tokens, --at, --matrix, --by-distance"
-                                       : "needs one of --pos A B, --tokens A B, --at TEXT P1 P2, "
-                                         "--matrix, --by-distance");
+        return opt_usage_error(&CMD, n ? N_("choose one of --pos, --tokens, --at, --matrix, --by-distance")
+                                       : N_("needs one of --pos A B, --tokens A B, --at TEXT P1 P2, "
+                                            "--matrix, --by-distance"));
     const char *const *names = mode_formats(*mode);
     int given = opt_given(&CMD, p, "--format");
     *fmt = 0;

@@ -303,8 +303,8 @@ static int check(sin_opts *o, const opt_parsed *p)
     while (names[k] && strcmp(names[k], FORMATS[o->fmt]) != 0)
         k++;
     if (!names[k])
-        return opt_usage_error(&CMD, o->mode == M_CMP ? "--compare-learned writes table, csv or json, not npy"
-                                                      : "--format json belongs to --compare-learned (use table, csv or npy)");
+        return opt_usage_error(&CMD, o->mode == M_CMP ? N_("--compare-learned writes table, csv or json, not npy")
+                                                      : N_("--format json belongs to --compare-learned (use table, csv or npy)"));
     if (out_pick_format(&CMD, o->out, names, fmt_given, &k))
         return -1;
     o->fmt = tbl_format_of(names[k]);

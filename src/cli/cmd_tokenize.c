@@ -182,7 +182,7 @@ static int whole_to(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *
 {
     textin in = {0};
     char *args = NULL;
-    const char *what = p->npos ? "the text" : o->file && strcmp(o->file, "-") ? o->file : "standard input";
+    const char *what = p->npos ? _("the text") : o->file && strcmp(o->file, "-") ? o->file : _("standard input");
     if (p->npos ? !(args = joined(p)) : cli_textin_open(&in, o->file, "text file") != 0) {
         if (p->npos)
             cli_error("out of memory");
@@ -206,7 +206,8 @@ static int whole_to(tok_tokenizer *t, const tokenize_opts *o, const opt_parsed *
     else if (rc)
         cli_error("%s", err.msg);
     else if (r.n_replaced)
-        cli_note("%zu invalid UTF-8 sequence%s replaced by U+FFFD", r.n_replaced, r.n_replaced == 1 ? "" : "s");
+        cli_note(ngettext("%zu invalid UTF-8 sequence replaced by U+FFFD",
+                               "%zu invalid UTF-8 sequences replaced by U+FFFD", r.n_replaced), r.n_replaced);
     tok_ids_free(&r);
     cli_textin_close(&in);
     free(args);
@@ -286,7 +287,7 @@ static int stream_text(tok_tokenizer *t, const tokenize_opts *o, const opt_parse
     progress g = {.after = o->progress_after};
     char *args = NULL;
     int fd = -1;
-    const char *what = p->npos ? "the text" : o->file && strcmp(o->file, "-") ? o->file : "standard input";
+    const char *what = p->npos ? _("the text") : o->file && strcmp(o->file, "-") ? o->file : _("standard input");
     if (p->npos) {
         if (!(args = joined(p)))
             return cli_error("out of memory"), -1;
@@ -442,8 +443,8 @@ static int check(tokenize_opts *o, opt_parsed *p)
     if (o->lines && sources)
         return opt_usage_error(&CMD, "--lines reads standard input: give no TEXT, -f or '-'");
     if (!o->jsonl && !o->lines && sources != 1)
-        return opt_usage_error(&CMD, sources ? "give only one of TEXT, -f FILE or '-'"
-                                             : "no input: give TEXT, -f FILE or '-'");
+        return opt_usage_error(&CMD, sources ? N_("give only one of TEXT, -f FILE or '-'")
+                                             : N_("no input: give TEXT, -f FILE or '-'"));
     if (o->keep_going && !o->jsonl && !o->lines)
         return opt_usage_error(&CMD, "--keep-going applies to --jsonl and --lines only");
     if (o->keep.n && !o->jsonl)
@@ -491,7 +492,8 @@ static int jsonl_report(int rc, const toks_jsonl *j, FILE *f)
     else if (rc == TOKS_STOPPED)
         cli_error("standard input line %zu: %s", j->line, j->msg);
     else if (j->bad)
-        cli_note("%zu bad line%s written as error objects", j->bad, j->bad == 1 ? "" : "s");
+        cli_note(ngettext("%zu bad line written as an error object",
+                               "%zu bad lines written as error objects", j->bad), j->bad);
     return rc == TOKS_STOPPED || (!rc && j->bad) ? 1 : rc ? -1 : 0;
 }
 

@@ -307,8 +307,8 @@ static void limit_table(report_page *r, const size_t ntok[2], const size_t nch[2
     for (int i = 0; i < 2; i++)   /* a text over the limit: how much of it GPT-2 reads */
         if (ntok[i] > n_ctx && nch[i]) {
             fputs("<p class=\"says\">", r->f);
-            rp_esc(r, in->name[i]);
-            rp_put(r, _(T_LIMIT_CUT), n_ctx, nread[i], nch[i], 100.0 * (double)nread[i] / (double)nch[i]);
+            rp_put(r, _(T_LIMIT_CUT), in->name[i], n_ctx, nread[i], nch[i],
+                   100.0 * (double)nread[i] / (double)nch[i]);
             fputs("</p>\n", r->f);
         }
 }

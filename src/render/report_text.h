@@ -87,8 +87,8 @@
 /* ratio of token counts, Japanese tokens, English tokens */
 #define T_LIMIT_SAYS N_("The Japanese text takes %.2f times as many tokens as the English one " \
     "(%zu against %zu): a context of the same length holds far less Japanese.")
-/* n_ctx, characters read, characters, their percentage; after the text's name */
-#define T_LIMIT_CUT N_(" does not fit: GPT-2 reads its first %zu tokens, which hold %zu of its %zu " \
+/* the text's name, n_ctx, characters read, characters, their percentage */
+#define T_LIMIT_CUT N_("%s does not fit: GPT-2 reads its first %zu tokens, which hold %zu of its %zu " \
     "characters (%.0f%%); the rest is cut off, or needs a second window.")
 #define T_SIN_H N_("The sinusoidal encoding (the original Transformer)")
 #define T_SIN_INTRO N_("PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), drawn as " \
