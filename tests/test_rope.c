@@ -252,6 +252,24 @@ Test(rope_cli, dot_curve_csv_and_rotation_npy)
     free(npy), free(fig), free(dir);
 }
 
+/* Issue 38: --plot alone replaces the numeric output (as sinusoidal --plot does); with
+ * --format or -o both are written. */
+Test(rope_cli, plot_alone_prints_no_table)
+{
+    char *dir = test_tmpdir("rope-plot"), *fig = path_join(dir, "d.png");
+    run_result r = run_g2e("rope", "--dot-curve", "-d", "16", "--plot", fig, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(r.out_len, 0, "%s", r.out);
+    run_free(&r);
+    r = run_g2e("rope", "--rotation", "-d", "16", "--plot", fig, NULL);
+    cr_expect(r.status == 0 && r.out_len == 0, "%s", r.out);
+    run_free(&r);
+    r = run_g2e("rope", "--dot-curve", "-d", "16", "--to", "4", "--plot", fig, "--format", "csv", NULL);
+    cr_expect(r.status == 0 && strncmp(r.out, "k,mean_dot,expected\n", 20) == 0, "%s", r.out);
+    run_free(&r);
+    free(fig), free(dir);
+}
+
 Test(rope_cli, schemes_table_and_errors)
 {
     run_result r = run_g2e("rope", NULL);

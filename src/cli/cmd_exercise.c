@@ -12,7 +12,8 @@
  * `exercise 1`, `exercise 2`, `exercise 1 2` run what they name, in any format. Plain
  * `exercise` runs both when the weights are found; without them it prints exercise 1, notes
  * on stderr where it looked, says on stdout what exercise 2 needs and exits 0 (asking for 2 by
- * name exits 1 instead). --format table prints one row per number (exercise, quantity, value).
+ * name exits 1 instead, and so does a weights file named by --weights or $GPT2_EMBED_WEIGHTS
+ * that cannot be used). --format table prints one row per number (exercise, quantity, value).
  */
 #include "cli.h"
 #include "i18n.h"
@@ -417,13 +418,17 @@ int cmd_exercise(int argc, char **argv)
     char *path = NULL;
     int rc = EXIT_ERR, missing = 0;
     g2e_err e;
+    int named = o.lo.weights || getenv("GPT2_EMBED_WEIGHTS");   /* a file the user chose */
     if (run.two && load_model_lo_err(&o.lo, &m, &path, &e) != 0) {
+        if (named) {   /* a named file that cannot be used is an error, not a note */
+            cli_error("%s", e.msg);
+            goto done;
+        }
         missing = 1; /* exercise 1 is still printed; what 2 needs is said after it */
         run.two = 0;
     } else if (run.two && (load_tokenizer(o.lo.tokenizer, &tok) || compute_ex2(m, tok, &run.x))) {
         goto done;
-    } else if (!run.two && (o.lo.weights || getenv("GPT2_EMBED_WEIGHTS")) &&
-               load_model_lo(&o.lo, &m, &path)) {
+    } else if (!run.two && named && load_model_lo(&o.lo, &m, &path)) {
         goto done;
     }
     run.m = m;

@@ -26,6 +26,7 @@
 
 typedef struct rope_opts {
     int check, curve, rotation, fmt;
+    int numeric;   /* 0: --plot alone, which replaces the numeric output */
     int64_t dim, max_pos, pairs, seed, from, to, samples, pair, len;
     double base;
     const char *out, *plot;
@@ -66,7 +67,8 @@ static const opt_def OPTS[] = {
     {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(rope_opts, out),
      .help = N_("write to FILE (atomically) instead of standard output")},
     {.name = "--plot", .kind = OPT_FILE, .off = offsetof(rope_opts, plot), .metavar = "FILE.png",
-     .help = N_("with --dot-curve or --rotation: draw it")},
+     .help = N_("with --dot-curve or --rotation: draw it; alone, it replaces the numeric output "
+                "(with --format or -o, both are written)")},
     OPT_END,
 };
 
@@ -205,7 +207,7 @@ static int emit_curve(const rope_opts *o)
         tbl_series s = {.first = (double)o->from, .col = {mean, exp_}};
         tbl t = {.cols = c, .ncols = 3, .nrow = n, .row = tbl_series_row, .user = &s,
                  .npy_first = 1, .npy_count = 2};
-        rc = table_emit(o->out, o->fmt, &t, curve_head, o);
+        rc = o->numeric ? table_emit(o->out, o->fmt, &t, curve_head, o) : 0;
         if (rc == 0 && o->plot)
             rc = study_fig_rope_dot(mean, exp_, (size_t)o->from, n, (size_t)o->dim, o->base, o->plot);
     }
@@ -249,7 +251,7 @@ static int emit_rotation(const rope_opts *o)
                              {.key = "x_2i", .width = 14, .prec = 6, .g = 1},
                              {.key = "x_2i+1", .width = 14, .prec = 6, .g = 1}};
         tbl t = {.cols = c, .ncols = 3, .nrow = n, .v = v, .npy_first = 1, .npy_count = 2};
-        rc = table_emit(o->out, o->fmt, &t, rotation_head, o);
+        rc = o->numeric ? table_emit(o->out, o->fmt, &t, rotation_head, o) : 0;
         if (rc == 0 && o->plot)
             rc = study_fig_rope_rotation(xy, n, (size_t)o->pair, pair_theta(o), (size_t)o->dim, o->plot);
     }
@@ -295,6 +297,7 @@ int cmd_rope(int argc, char **argv)
         return r ? opt_exit(r) : EXIT_USAGE;
     }
     opt_free(&p);
+    o.numeric = !o.plot || given_fmt || o.out;
     int rc = o.check ? emit_check(&o) : o.curve ? emit_curve(&o) : o.rotation ? emit_rotation(&o)
                                                                                : emit_schemes(&o);
     return rc ? EXIT_ERR : EXIT_OK;

@@ -61,6 +61,8 @@ enum {
     ST_E_NOT_FOUND,            /* st_find: no such tensor (only via helpers that report it) */
     ST_E_DTYPE_UNSUPPORTED,    /* conversion to float32 asked of a dtype other than F32/F16/BF16 */
     ST_E_RANGE,                /* a row index outside the tensor */
+    ST_E_FOREIGN,              /* the file is another known kind (a PyTorch checkpoint, GGUF, an
+                                  HTML page, text): the message says which */
 };
 
 typedef struct st_tensor {
