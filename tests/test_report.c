@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define FIGURES 12
+#define FIGURES 13
 
 /* A dense fixture big enough for every section: GPT-2's vocabulary (" cat", the Japanese
  * sentences' tokens), 600 positions (cos(wpe[0], wpe[500])), width 32. */
@@ -95,6 +95,47 @@ static char *loaded_images(const char *page, const char *tag)
     run_free(&r);
     free(html), free(both), free(copy);
     return sizes;
+}
+
+/* Chromium's layout of page in a narrow window (700 px): every table heading that a line
+ * break cuts between two letters of a Japanese word (kana or kanji on both sides: トーク|ン),
+ * as "heading@character" ("" when none), joined by " | ". A break at punctuation such as
+ * "wte|（トークン）" is where Japanese lines may break. */
+static char *wrapped_headings(const char *page, const char *tag)
+{
+    size_t len;
+    char *html = read_file(page, &len);
+    cr_assert(html, "no page at %s", page);
+    static const char probe[] =
+        "<script>window.addEventListener('load', function () { var bad = [];"
+        " var jp = /[\\u3041-\\u30ff\\u4e00-\\u9fff]/;"
+        " var ths = document.querySelectorAll('th'); for (var i = 0; i < ths.length; i++) {"
+        " var w = document.createTreeWalker(ths[i], NodeFilter.SHOW_TEXT); var n, prev = null, top = null;"
+        " while ((n = w.nextNode())) for (var k = 0; k < n.data.length; k++) {"
+        " var rg = document.createRange(); rg.setStart(n, k); rg.setEnd(n, k + 1);"
+        " var rs = rg.getClientRects(); if (!rs.length) continue; var t = Math.round(rs[0].top);"
+        " if (top !== null && t > top + 2 && prev && jp.test(prev) && jp.test(n.data[k]))"
+        " bad.push(ths[i].textContent + '@' + n.data[k]); top = t; prev = n.data[k]; } }"
+        " var p = document.createElement('pre'); p.id = 'probe'; p.textContent = 'WRAPPED ' +"
+        " bad.join(' | ') + ' END'; document.body.appendChild(p); });</script>\n";
+    char *copy = malloc(strlen(page) + 16), *both = malloc(len + sizeof probe), url[4200];
+    sprintf(copy, "%s.wrap.html", page);
+    memcpy(both, html, len);
+    memcpy(both + len, probe, sizeof probe);
+    write_file(copy, both, len + sizeof probe - 1);
+    snprintf(url, sizeof url, "file://%s", copy);
+    run_result r = chromium(tag, url, "--dump-dom", "--window-size=700,2000");
+    cr_assert_eq(r.status, 0, "chromium: %s", r.err);
+    static const char mark[] = "<pre id=\"probe\">WRAPPED ";
+    char *a = strstr(r.out, mark), *b = a ? strstr(a, " END</pre>") : NULL;
+    if (!b && a)
+        b = strstr(a, "END</pre>");
+    cr_assert(a && b, "the probe did not run; DOM: %.300s", r.out);
+    a += sizeof mark - 1;
+    char *out = strndup(a, b > a ? (size_t)(b - a) : 0);
+    run_free(&r);
+    free(html), free(both), free(copy);
+    return out;
 }
 
 static void expect_all_loaded(const char *sizes, size_t want)
@@ -302,6 +343,16 @@ Test(report, numbers_are_the_commands_numbers, .timeout = 120)
              "which hold %d of its 1193 characters", cJSON_GetObjectItem(cut, "chars_before")->valueint);
     cr_expect(strstr(html, want), "page lacks %s", want);
     cr_expect(!strstr(html, "built-in English text does not fit"));
+    /* issue 38: the passage around the cut, marked where count says it falls */
+    const char *snip = cJSON_GetObjectItem(cut, "snippet") ? cJSON_GetObjectItem(cut, "snippet")->valuestring : NULL;
+    cr_assert(snip, "count's cut has a snippet: %s", r.out);
+    const char *bar = strchr(snip, '|');
+    cr_assert(bar && strncmp(snip, "\xE2\x80\xA6", 3) == 0, "%s", snip);
+    char around[400];
+    snprintf(around, sizeof around, "%.*s<span class=\"cut\">\xE2\x9C\x82</span>%.12s",
+             (int)(bar - snip - 3), snip + 3, bar + 1);
+    cr_expect(strstr(html, around), "page lacks the cut as count shows it: %s", around);
+    cr_expect(strstr(html, "the rows that differ are marked"), "the order figure");
     cJSON_Delete(cj);
     run_free(&r);
     /* and the article's second point, the rotation, checked */
@@ -367,6 +418,10 @@ Test(report, japanese_page, .timeout = 120)
     char num[64];
     cr_assert(sscanf(k + strlen("<th>cos(wpe[0], wpe[1])</th><td>"), "%63[^<]", num) == 1);
     cr_expect(strstr(h, num), "the same cosine %s on the Japanese page", num);
+    /* issue 38: a Japanese heading is never broken inside a word (wte（トーク / ン）) */
+    char *wrapped = wrapped_headings(ja, "report-ja-wrap");
+    cr_expect_str_eq(wrapped, "", "headings broken over lines: %s", wrapped);
+    free(wrapped);
     free(h), free(e), free(en), free(ja), free(dir), free(w);
 }
 

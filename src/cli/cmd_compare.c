@@ -276,59 +276,32 @@ static char *row_label(const side s[2], size_t t)
     return l;
 }
 
-/* The figure: per position t < min(T_a, T_b), A's input row wte[a_t] + wpe[t], B's, and
- * their difference, as colour strips with one shared range (4 x the median |x| of the two
- * inputs, as the main job's strips). 0, or -1 after printing the error. */
+/* The figure (fig_order_png): per position t < min(T_a, T_b), A's input row, B's and A - B,
+ * the rows that differ marked; labelled "t  A's token | B's token". 0, or -1 after printing
+ * the error. */
 static int draw(const compare_opts *o, const g2e_model *m, const side s[2], const order_cmp *c)
 {
-    size_t n = c->n_pos, C = m->n_embd;
-    float *x = malloc(3 * n * C * sizeof *x);
-    char **labels = calloc(n, sizeof *labels), *title = NULL;
+    size_t n = c->n_pos;
+    char **labels = calloc(n, sizeof *labels);
     int rc = -1;
-    g2e_err e;
-    g2e_clear(&e);
-    if (!x || !labels) {
-        cli_error("out of memory");
-        goto done;
-    }
-    float *xa = x, *xb = x + n * C, *d = x + 2 * n * C;
-    if (embed_rows(m, EMBED_PE_LEARNED, s[0].t.ids, n, 0, xa, NULL, NULL, &e) ||
-        embed_rows(m, EMBED_PE_LEARNED, s[1].t.ids, n, 0, xb, NULL, NULL, &e)) {
-        cli_error("%s", e.msg);
-        goto done;
-    }
-    for (size_t i = 0; i < n * C; i++)
-        d[i] = xa[i] - xb[i];
-    for (size_t t = 0; t < n; t++)
+    for (size_t t = 0; labels && t < n; t++)
         if (!(labels[t] = row_label(s, t))) {
-            cli_error("out of memory");
-            goto done;
+            for (size_t k = 0; k < t; k++)
+                free(labels[k]);
+            free(labels);
+            labels = NULL;
         }
-    double q = 4.0 * fig_abs_percentile(x, 2 * n * C, 50.0);
-    if (!(q > 0))
-        q = 1.0;   /* all-zero inputs: any range shows them */
-    /* (a translated title of any length: never through a fixed buffer) */
-    title = textfmt_printf(_("Two texts as the model's input: A, B and A - B per position "
-                             "(%zu positions, %zu differ; colours clipped at \xC2\xB1%.3g)"),
-                           n, c->n_differ, q);
-    if (!title) {
+    if (!labels) {
         cli_error("out of memory");
-        goto done;
+        return -1;
     }
-    const float *parts[3] = {xa, xb, d};
-    const char *names[3] = {_("A: wte + wpe"), _("B: wte + wpe"), _("A - B")};
-    render_strips st = {.n_rows = n, .dim = C, .n_strips = 3, .data = parts, .strip_names = names,
-                        .ops = " =", .labels = (const char *const *)labels, .title = title,
-                        .vmin = -q, .vmax = q};
     render_png png;
-    rc = fig_write(render_strips_png(&st, &png, &e), &png, &e, o->plot);
-done:
-    if (labels)
-        for (size_t t = 0; t < n; t++)
-            free(labels[t]);
+    g2e_err e;
+    rc = fig_write(fig_order_png(m, s[0].t.ids, s[1].t.ids, n, (const char *const *)labels, &png, &e),
+                   &png, &e, o->plot);
+    for (size_t t = 0; t < n; t++)
+        free(labels[t]);
     free(labels);
-    free(title);
-    free(x);
     return rc;
 }
 

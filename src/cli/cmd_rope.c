@@ -59,7 +59,8 @@ static const opt_def OPTS[] = {
     {.name = "--samples", .kind = OPT_INT, .off = offsetof(rope_opts, samples), .lo = 1,
      .hi = 1000000, .metavar = "N", .def = "100", .help = N_("--dot-curve: random vectors averaged")},
     {.name = "--pair", .kind = OPT_INT, .off = offsetof(rope_opts, pair), .lo = 0, .hi = 1 << 19,
-     .metavar = "I", .def = "0", .help = N_("--rotation: the pair i (dimensions 2i, 2i+1)")},
+     .metavar = "I", .def = "D/8", .help = N_("--rotation: the pair i (dimensions 2i, 2i+1); the default "
+                                                 "turns about 0.1 rad per position")},
     {.name = "--len", .kind = OPT_INT, .off = offsetof(rope_opts, len), .lo = 1, .hi = 1 << 24,
      .metavar = "N", .def = "64", .help = N_("--rotation: positions 0..N-1")},
     {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(rope_opts, fmt), .choices = FORMATS,
@@ -296,6 +297,8 @@ int cmd_rope(int argc, char **argv)
         opt_free(&p);
         return r ? opt_exit(r) : EXIT_USAGE;
     }
+    if (!opt_given(&CMD, &p, "--pair"))
+        o.pair = (int64_t)sin_demo_pair((size_t)o.dim);
     opt_free(&p);
     o.numeric = !o.plot || given_fmt || o.out;
     int rc = o.check ? emit_check(&o) : o.curve ? emit_curve(&o) : o.rotation ? emit_rotation(&o)

@@ -78,6 +78,12 @@ int fig_wpe_cosine_png(const g2e_model *m, render_cmap cmap, int width, int heig
 int fig_wpe_by_distance_png(const g2e_model *m, size_t len, size_t max_d, double base,
                             int width, int height, render_png *out, g2e_err *err);
 
+/* The order puzzle as the model's input: per position t < n, A's row wte[a_t] + wpe[t], B's,
+ * and A - B as colour strips with one range (4 x the median |x| of the two inputs, said in
+ * the title), the rows where A and B differ marked. labels: n row labels (may be NULL). */
+int fig_order_png(const g2e_model *m, const uint32_t *a, const uint32_t *b, size_t n,
+                  const char *const *labels, render_png *out, g2e_err *err);
+
 /* ---- the study figures (stats --by-position, pca, rope, the report) ---- */
 
 /* The norm of every wpe row against position, position 0 marked as its own point. */

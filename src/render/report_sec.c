@@ -10,6 +10,7 @@
 #include "order.h"
 #include "pcasrc.h"
 #include "similarity.h"
+#include "text.h"
 #include "textfmt.h"
 #include "textpos.h"
 #include "tokchars.h"
@@ -244,6 +245,25 @@ static void order_interpretation(report_page *r, const order_cmp *c, const order
     free(s);
 }
 
+/* The strips of both inputs and A - B (fig_order_png), rows labelled "t  A's | B's token". */
+static void order_figure(report_page *r, char **const lab[2], const tok_ids t[2], size_t n)
+{
+    char **rows = calloc(n, sizeof *rows);
+    render_png png = {0};
+    g2e_err e;
+    int rc = rows ? 0 : g2e_fail(&e, G2E_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++)
+        if (!(rows[i] = textfmt_printf("%zu  %s | %s", i, lab[0] ? lab[0][i] : "?", lab[1] ? lab[1][i] : "?")))
+            rc = g2e_fail(&e, G2E_ENOMEM, "out of memory");
+    if (!rc)
+        rc = fig_order_png(r->in->m, t[0].ids, t[1].ids, n, (const char *const *)rows, &png, &e);
+    rp_figure(r, "order.png", _("A's and B's input rows and A - B per position; the rows that differ are marked"),
+              rc, &png, &e);
+    for (size_t i = 0; rows && i < n; i++)
+        free(rows[i]);
+    free(rows);
+}
+
 /* The spans behind both sentences' tokens, then the interpretation. */
 static void order_spans(report_page *r, const char *const S[2], const tok_ids t[2],
                         const order_cmp *c)
@@ -277,6 +297,7 @@ void rp_order(report_page *r)
                          token_labels(S[1], strlen(S[1]), &t[1])};
         order_tables(r, S, lab, t, &c);
         order_spans(r, S, t, &c);
+        order_figure(r, lab, t, c.n_pos);
         free_labels(lab[0], t[0].n), free_labels(lab[1], t[1].n);
     }
     order_free(&c);
@@ -313,10 +334,64 @@ static void limit_table(report_page *r, const size_t ntok[2], const size_t nch[2
         }
 }
 
+/* Walks n characters back (dir -1) or on (dir 1) from byte at of text[len]. */
+static size_t chars_from(const char *text, size_t len, size_t at, int dir, size_t n)
+{
+    for (; n && (dir < 0 ? at > 0 : at < len); n--)
+        do
+            at += (size_t)dir;
+        while (at > 0 && at < len && ((unsigned char)text[at] & 0xC0) == 0x80);
+    return at;
+}
+
+/* The passage of text around byte cut, where GPT-2's context ends: the text before, a mark,
+ * the text after; a character the cut falls inside is shown as its two parts, "角 (1-2/3)|
+ * 角 (3/3)" as count shows it. */
+static void cut_passage(report_page *r, const char *text, size_t len, size_t cut, size_t n_ctx)
+{
+    size_t lead = cut;
+    while (lead > 0 && lead < len && ((unsigned char)text[lead] & 0xC0) == 0x80)
+        lead--;
+    size_t k, end = lead;
+    if (lead < len) {
+        text_step(text + lead, len - lead, &k);
+        end = lead + k;
+    }
+    int inside = lead < cut && cut < end;
+    size_t from = chars_from(text, len, lead, -1, 80), to = chars_from(text, len, inside ? end : cut, 1, 40);
+    fputs("<p class=\"passage\">", r->f);
+    rp_put(r, _("Where GPT-2's %zu-token context ends in this text (the cut is marked \xE2\x9C\x82):"), n_ctx);
+    fputs("<br>", r->f);
+    char *before = strndup(text + from, lead - from), *after = inside ? strndup(text + end, to - end)
+                                                                       : strndup(text + cut, to - cut);
+    rp_put(r, "%s%s", from ? "\xE2\x80\xA6" : "", before ? before : "");
+    if (inside) {   /* its bytes 1..b before the cut, b+1..n after: "角 (1-2/3)", "角 (3/3)" */
+        char *ch = strndup(text + lead, end - lead);
+        size_t b = cut - lead, nb = end - lead;
+        fputs("<mark>", r->f);
+        if (b == 1)
+            rp_put(r, "%s (1/%zu)", ch ? ch : "?", nb);
+        else
+            rp_put(r, "%s (1-%zu/%zu)", ch ? ch : "?", b, nb);
+        fputs("</mark><span class=\"cut\">\xE2\x9C\x82</span><mark>", r->f);
+        if (b + 1 == nb)
+            rp_put(r, "%s (%zu/%zu)", ch ? ch : "?", nb, nb);
+        else
+            rp_put(r, "%s (%zu-%zu/%zu)", ch ? ch : "?", b + 1, nb, nb);
+        fputs("</mark>", r->f);
+        free(ch);
+    } else {
+        fputs("<span class=\"cut\">\xE2\x9C\x82</span>", r->f);
+    }
+    rp_put(r, "%s%s", after ? after : "", to < len ? "\xE2\x80\xA6" : "");
+    fputs("</p>\n", r->f);
+    free(before), free(after);
+}
+
 void rp_limit(report_page *r)
 {
     const report_in *in = r->in;
-    size_t ntok[2] = {0}, nch[2], nread[2] = {0};
+    size_t ntok[2] = {0}, nch[2], nread[2] = {0}, cut[2] = {0};
     rp_section(r, "limit", _(T_LIMIT_H));
     fputs("<p>", r->f);
     rp_put(r, _(T_LIMIT_INTRO), in->m->n_ctx);
@@ -334,11 +409,15 @@ void rp_limit(report_page *r)
         nch[i] = textpos_chars(in->text[i], in->len[i]);
         if (t.n > in->m->n_ctx) {   /* whole characters before the n_ctx-th token's end */
             textpos tp;
-            textpos_at(in->text[i], in->len[i], t.offsets[in->m->n_ctx], &tp);
+            cut[i] = t.offsets[in->m->n_ctx];
+            textpos_at(in->text[i], in->len[i], cut[i], &tp);
             nread[i] = tp.chr - (size_t)tp.inside;
         }
         tok_ids_free(&t);
     }
     limit_table(r, ntok, nch, nread);
+    for (int i = 0; i < 2; i++)
+        if (ntok[i] > in->m->n_ctx)
+            cut_passage(r, in->text[i], in->len[i], cut[i], in->m->n_ctx);
     fputs("</section>\n", r->f);
 }
