@@ -92,7 +92,7 @@ static char *capture_order(const uint8_t nopos_causal[4], const uint8_t prefix[4
     c.view[ORDER_NOPOS].causal_gap = c.view[ORDER_NOPOS].causal_n_equal == 4 ? 0 : 0.25;
     c.view[ORDER_POS] = (order_view){.n_equal = 2, .perm = none, .out_gap = 0.1,
                                      .causal_equal = all_differ, .causal_gap = 0.1};
-    order_text t[2] = {{"", NULL, NULL, 0}, {"", NULL, NULL, 0}};
+    order_text t[2] = {{"", NULL, NULL, 0, 0}, {"", NULL, NULL, 0, 0}};
     char *buf = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&buf, &n);

@@ -196,7 +196,7 @@ static size_t piece_test(const char *x, const char *y, size_t *i, int *in_y, siz
         for (size_t b = 0; b < n; b++)
             ids[k][b] = (unsigned char)s[k][b];   /* the byte is the ID: equal bytes, equal IDs */
         cr_assert_eq(tokchars_spans(s[k], n, off, n, sp[k], NULL), 0);
-        t[k] = (order_text){s[k], ids[k], sp[k], n};
+        t[k] = (order_text){s[k], ids[k], sp[k], n, n};
     }
     return (size_t)order_shared_piece(&t[0], &t[1], i, in_y, j);
 }

@@ -7,6 +7,7 @@
  * come from order.h, the sentences from interpret.h; this file parses, prints and nothing else.
  */
 #include "cli.h"
+#include "course_json.h"
 #include "embed.h"
 #include "figures.h"
 #include "i18n.h"
@@ -129,137 +130,16 @@ static void print_table(FILE *f, const side s[2], const order_cmp *c)
     }
     fprintf(f, _("\nsame multiset of tokens: %s\n"), c->same_multiset ? _("yes") : _("no"));
     fprintf(f, _("summed inputs wte + wpe: %zu of %zu positions differ\n"), c->n_differ, c->n_pos);
-    order_text t[2] = {{s[0].text, s[0].t.ids, s[0].sp, s[0].t.n}, {s[1].text, s[1].t.ids, s[1].sp, s[1].t.n}};
+    order_text t[2] = {{s[0].text, s[0].t.ids, s[0].sp, s[0].t.n, strlen(s[0].text)},
+                       {s[1].text, s[1].t.ids, s[1].sp, s[1].t.n, strlen(s[1].text)}};
     interp_order(f, c, t);
-}
-
-/* One text: {"text", "tokens": [{"id", "offset", "chars", "char_index", "char_part"}...]}. */
-static void json_side(json_w *w, const side *s)
-{
-    json_begin_object(w);
-    json_key(w, "text");
-    json_cstr(w, s->text);
-    json_key(w, "ids");
-    json_begin_array(w);
-    for (size_t t = 0; t < s->t.n; t++)
-        json_uint(w, s->t.ids[t]);
-    json_end_array(w);
-    json_key(w, "tokens");
-    json_begin_array(w);
-    for (size_t t = 0; t < s->t.n; t++) {
-        json_begin_object(w);
-        json_key(w, "id");
-        json_uint(w, s->t.ids[t]);
-        tokchars_json(w, s->text, &s->sp[t]);
-        json_end_object(w);
-    }
-    json_end_array(w);
-    json_end_object(w);
-}
-
-static void json_f64s(json_w *w, const char *key, const double *v, size_t n)
-{
-    json_key(w, key);
-    json_begin_array(w);
-    for (size_t t = 0; t < n; t++)
-        json_f64(w, v[t]);
-    json_end_array(w);
-}
-
-static const char *const VERDICTS[] = {"same_sequence", "other_tokens", "indistinguishable",
-                                         "distinguishable"};
-
-/* One view: {"rows_equal", "attention": {"perm": [...], "outputs_equal", "max_diff", "gap"},
- * "causal": {"equal": [...], "rows_equal", "max_diff", "gap"}} */
-static void json_view(json_w *w, const char *key, const order_view *v, size_t n_b, size_t n_pos)
-{
-    json_key(w, key);
-    json_begin_object(w);
-    json_key(w, "rows_equal");
-    json_uint(w, v->n_equal);
-    json_key(w, "attention");
-    json_begin_object(w);
-    json_key(w, "perm");
-    json_begin_array(w);
-    for (size_t s = 0; s < n_b; s++)
-        if (v->perm[s] == ORDER_NONE)
-            json_null(w);
-        else
-            json_uint(w, v->perm[s]);
-    json_end_array(w);
-    json_key(w, "outputs_equal");
-    json_uint(w, v->out_equal);
-    json_key(w, "max_diff");
-    json_f64(w, v->out_maxdiff);
-    json_key(w, "gap");
-    json_f64(w, v->out_gap);
-    json_end_object(w);
-    json_key(w, "causal");
-    json_begin_object(w);
-    json_key(w, "equal");
-    json_begin_array(w);
-    for (size_t t = 0; t < n_pos; t++)
-        json_bool(w, v->causal_equal[t]);
-    json_end_array(w);
-    json_key(w, "rows_equal");
-    json_uint(w, v->causal_n_equal);
-    json_key(w, "max_diff");
-    json_f64(w, v->causal_maxdiff);
-    json_key(w, "gap");
-    json_f64(w, v->causal_gap);
-    json_end_object(w);
-    json_end_object(w);
 }
 
 static void print_json(FILE *f, const side s[2], const order_cmp *c)
 {
-    json_w w;
-    json_init(&w, f);
-    json_begin_object(&w);
-    json_key(&w, "a");
-    json_side(&w, &s[0]);
-    json_key(&w, "b");
-    json_side(&w, &s[1]);
-    json_key(&w, "same_multiset");
-    json_bool(&w, c->same_multiset);
-    json_key(&w, "verdict");
-    json_cstr(&w, VERDICTS[c->verdict]);
-    json_key(&w, "views");
-    json_begin_object(&w);
-    json_view(&w, "without_positions", &c->view[ORDER_NOPOS], c->n_b, c->n_pos);
-    json_view(&w, "with_positions", &c->view[ORDER_POS], c->n_b, c->n_pos);
-    json_end_object(&w);
-    json_key(&w, "moved");
-    if (c->moved) {
-        json_begin_object(&w);
-        json_key(&w, "id");
-        json_uint(&w, c->moved_id);
-        json_key(&w, "pos_a");
-        json_uint(&w, c->moved_a);
-        json_key(&w, "pos_b");
-        json_uint(&w, c->moved_b);
-        json_key(&w, "input_cos");
-        json_f64(&w, c->moved_cos);
-        json_end_object(&w);
-    } else {
-        json_null(&w);
-    }
-    json_key(&w, "same_id");
-    json_begin_array(&w);
-    for (size_t t = 0; t < c->n_pos; t++)
-        json_bool(&w, c->same_id[t]);
-    json_end_array(&w);
-    json_f64s(&w, "token_cos", c->tok_cos, c->n_pos);
-    json_f64s(&w, "input_cos", c->input_cos, c->n_pos);
-    json_key(&w, "positions_differ");
-    json_uint(&w, c->n_differ);
-    json_key(&w, "prefix_same");
-    json_begin_array(&w);
-    for (size_t t = 0; t < c->n_pos; t++)
-        json_bool(&w, c->prefix_same[t]);
-    json_end_array(&w);
-    json_end_object(&w);
-    fputc('\n', f);
+    order_text t[2] = {{s[0].text, s[0].t.ids, s[0].sp, s[0].t.n, strlen(s[0].text)},
+                       {s[1].text, s[1].t.ids, s[1].sp, s[1].t.n, strlen(s[1].text)}};
+    course_order_json(f, t, c, NULL);
 }
 
 /* The row labels of the figure: "t  A's token | B's token" (the characters behind each). */

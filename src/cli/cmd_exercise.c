@@ -23,6 +23,7 @@
 #include "interpret.h"
 #include "models.h"
 #include "out.h"
+#include "course_json.h"
 #include "exercise.h"
 
 #include <stdlib.h>
@@ -117,40 +118,7 @@ typedef struct ex_run {
 
 static void print_json(const ex_run *r)
 {
-    const char *sep = "";
-    printf("{");
-    if (r->one) {
-        printf("\"exercise1\": {\"gpt2_wpe_params\": %llu, \"wpe_params\": %llu, \"ratio\": ",
-               r->f.gpt2_params, r->f.params);
-        json_write_f64(stdout, r->f.ratio);
-        printf(", \"ctx\": %lld, \"dim\": %lld", (long long)r->o->ctx, (long long)r->o->dim);
-        if (r->m)
-            printf(", \"file_wpe_params\": %zu, \"file_wte_params\": %zu", r->f.file_wpe, r->f.file_wte);
-        printf("}");
-        sep = ", ";
-    }
-    if (r->two) {
-        printf("%s\"exercise2\": {\"wpe_shape\": [%zu, %zu], \"cos_pos0_pos1\": ", sep, r->x.rows,
-               r->x.cols);
-        json_write_f64(stdout, r->x.c01);
-        if (r->x.far == EX_FAR) {
-            printf(", \"cos_pos0_pos500\": ");
-            json_write_f64(stdout, r->x.c0far);
-        }
-        printf(", \"far_pos\": %zu, \"cos_pos0_far\": ", r->x.far);
-        json_write_f64(stdout, r->x.c0far);
-        printf(", \"cat_token_id\": %u, \"cos_cat_pos0_pos5\": ", r->x.cat);
-        json_write_f64(stdout, r->x.ccat);
-        if (r->x.n_pairs) {
-            printf(", \"median_random_token_pairs\": ");
-            json_write_f64(stdout, r->x.median);
-            printf(", \"random_pairs\": %zu", r->x.n_pairs);
-        }
-        printf(", \"weights\": ");
-        out_json_string(stdout, r->path, strlen(r->path));
-        printf("}");
-    }
-    printf("}\n");
+    course_exercise_json(stdout, r->one ? &r->f : NULL, r->m, r->two ? &r->x : NULL, r->path, NULL);
 }
 
 /* What exercise 2 needs, on stdout after exercise 1 (the note on stderr says where it looked). */

@@ -6,21 +6,33 @@
 #include <string.h>
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
+
+typedef const char *(*translate_fn)(const char *msgid);
 
 #ifdef G2E_ERR_GETTEXT
 /* the rendering wing's own copy (gpt2-embed-render.so, not the library): translated directly */
 #include <libintl.h>
 static const char *domain_tr(const char *s) { return dgettext("gpt2-embed", s); }
-static const char *(*translate)(const char *) = domain_tr;
+static _Atomic translate_fn translate = domain_tr;
 #else
-/* the library: English, unless the program installed its translation (g2e_set_translator) */
-static const char *(*translate)(const char *);
+/* the library: English, unless the host installed its translation (g2e_set_translator); atomic,
+ * as a host may change its language while other threads use the library */
+static _Atomic translate_fn translate;
 #endif
 
 void g2e_set_translator(const char *(*fn)(const char *msgid))
 {
-    translate = fn;
+    atomic_store_explicit(&translate, fn, memory_order_release);
+}
+
+/* s through the installed translator; s itself without one or for "". */
+static const char *tr(const char *s)
+{
+    translate_fn fn = atomic_load_explicit(&translate, memory_order_acquire);
+    const char *t = s && *s && fn ? fn(s) : s;
+    return t ? t : s;
 }
 
 int g2e_fail(g2e_err *e, int code, const char *fmt, ...)
@@ -28,7 +40,7 @@ int g2e_fail(g2e_err *e, int code, const char *fmt, ...)
     if (e) {
         va_list ap;
         va_start(ap, fmt);
-        int n = vsnprintf(e->msg, sizeof e->msg, *fmt && translate ? translate(fmt) : fmt, ap);
+        int n = vsnprintf(e->msg, sizeof e->msg, tr(fmt), ap);
         /* a message longer than the record is cut between characters, never inside one */
         g2e_cut_whole(e->msg, sizeof e->msg, n);
         va_end(ap);
@@ -39,7 +51,7 @@ int g2e_fail(g2e_err *e, int code, const char *fmt, ...)
 
 const char *g2e_tr(const char *s)
 {
-    return s && *s && translate ? translate(s) : s;
+    return tr(s);
 }
 
 const char *g2e_trc(const char *ctx_msgid, const char *msgid)

@@ -45,8 +45,10 @@ const char *g2e_trc(const char *ctx_msgid, const char *msgid) __attribute__((for
  * it fell in and "…" ends the text (room allowing). Never leaves part of a UTF-8 sequence. */
 void g2e_cut_whole(char *s, size_t cap, int wanted);
 
-/* The program's translation of the library's messages (its gettext domain), installed once
- * before any thread starts; NULL: none (English). */
+/* The host's translation of the library's messages (the program's gettext domain, the Python
+ * module's catalogue: gpt2embed_set_translator); NULL: none (English). May be called at any
+ * time: a call in flight uses the translator it found. fn must be safe to call from any
+ * thread, and what it returns must stay valid as long as the library may use it. */
 void g2e_set_translator(const char *(*fn)(const char *msgid));
 
 /* Clears e to "no error". */

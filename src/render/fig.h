@@ -63,7 +63,7 @@ char *fig_learned_legend(const g2e_model *m);
 
 /* GPT-2's wpe as a heatmap: x = position, y = dimension (0 at the bottom), colours symmetric
  * around 0 and clipped at ±q, q = the percentile-th percentile of |wpe| (similarity.h's
- * sim_abs_percentile), stated on the colour bar and in the title. *q_out and *fell_back
+ * recipe_abs_percentile), stated on the colour bar and in the title. *q_out and *fell_back
  * (each may be NULL) receive q and whether the percentile was 0 and the largest |x| used. */
 int fig_wpe_heatmap_png(const g2e_model *m, double percentile, render_cmap cmap, int width,
                         int height, double *q_out, int *fell_back, render_png *out, g2e_err *err);

@@ -4,7 +4,7 @@
 #include "fig.h"
 
 #include "embed.h"
-#include "similarity.h"
+#include "recipe.h"
 #include "textfmt.h"
 
 #include <stdio.h>
@@ -26,36 +26,12 @@ int fig_order_png(const g2e_model *m, const uint32_t *a, const uint32_t *b, size
     if (n == 0 || n > RENDER_MAX_ROWS)
         return g2e_fail(err, RENDER_E_ARG, "the order figure draws 1 to %d positions, got %zu",
                         RENDER_MAX_ROWS, n);
-    float *x = malloc(3 * n * C * sizeof *x);
-    unsigned char *differ = calloc(n, 1);
-    char *title = NULL;
-    int rc = x && differ ? 0 : g2e_fail(err, G2E_ENOMEM, "out of memory for %zu positions", n);
-    float *xa = x, *xb = x ? x + n * C : NULL, *d = x ? x + 2 * n * C : NULL;
-    double q = 0;
-    if (!rc && !(rc = embed_rows(m, EMBED_PE_LEARNED, a, n, 0, xa, NULL, NULL, err)) &&
-        !(rc = embed_rows(m, EMBED_PE_LEARNED, b, n, 0, xb, NULL, NULL, err)))
-        rc = sim_abs_percentile(x, 2 * n * C, 50.0, &q, NULL, err);
-    size_t n_differ = 0;
-    for (size_t t = 0; !rc && t < n; t++) {
-        for (size_t c = 0; c < C; c++)
-            differ[t] |= (d[t * C + c] = xa[t * C + c] - xb[t * C + c]) != 0;
-        n_differ += differ[t];
-    }
-    q = 4.0 * q > 0 ? 4.0 * q : 1.0;   /* all-zero inputs: any range shows them */
-    /* (a translated title of any length: never through a fixed buffer) */
-    if (!rc && !(title = textfmt_printf(_("Two texts as the model's input: A, B and A - B per position "
-                                          "(%zu positions, %zu differ, marked at the right; colours "
-                                          "clipped at \xC2\xB1%.3g)"), n, n_differ, q)))
-        rc = no_memory(err);
-    if (!rc) {
-        const float *parts[3] = {xa, xb, d};
-        const char *names[3] = {_("A: wte + wpe"), _("B: wte + wpe"), _("A - B")};
-        render_strips st = {.n_rows = n, .dim = C, .n_strips = 3, .data = parts, .strip_names = names,
-                            .ops = "-=", .labels = labels, .marked = differ, .title = title,
-                            .vmin = -q, .vmax = q};
-        rc = render_strips_png(&st, out, err);
-    }
-    free(x), free(differ), free(title);
+    float *x = malloc(2 * n * C * sizeof *x);
+    int rc = x ? 0 : g2e_fail(err, G2E_ENOMEM, "out of memory for %zu positions", n);
+    if (!rc && !(rc = embed_rows(m, EMBED_PE_LEARNED, a, n, 0, x, NULL, NULL, err)) &&
+        !(rc = embed_rows(m, EMBED_PE_LEARNED, b, n, 0, x + n * C, NULL, NULL, err)))
+        rc = recipe_order_png(x, x + n * C, n, C, labels, out, err);
+    free(x);
     return rc;
 }
 

@@ -273,7 +273,7 @@ static void order_spans(report_page *r, const char *const S[2], const tok_ids t[
     if (sp[0] && sp[1] &&
         !tokchars_spans(S[0], strlen(S[0]), t[0].offsets, t[0].n, sp[0], &e) &&
         !tokchars_spans(S[1], strlen(S[1]), t[1].offsets, t[1].n, sp[1], &e)) {
-        order_text ot[2] = {{S[0], t[0].ids, sp[0], t[0].n}, {S[1], t[1].ids, sp[1], t[1].n}};
+        order_text ot[2] = {{S[0], t[0].ids, sp[0], t[0].n, strlen(S[0])}, {S[1], t[1].ids, sp[1], t[1].n, strlen(S[1])}};
         order_interpretation(r, c, ot);
     }
     free(sp[0]), free(sp[1]);

@@ -110,6 +110,7 @@ typedef struct order_text {
     const uint32_t *ids;
     const tokchars_span *sp;
     size_t n;
+    size_t len;             /* bytes of text (for its JSON) */
 } order_text;
 
 /* A token that is a piece of one character only (a partial character, "犬 (1/3)") whose ID

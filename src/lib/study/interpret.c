@@ -5,11 +5,10 @@
 #include "text.h"
 #include "tokchars.h"
 
-#include <libintl.h>
 #include <stdlib.h>
 #include <math.h>
 
-#define _(s) gettext(s)
+#define _(s) g2e_tr(s)   /* the host's translation, if it installed one (err.h) */
 #define N_(s) s
 
 /* Cosines this close to 1 are "the same vector" (float32 rows summed in double). */
@@ -104,18 +103,19 @@ static void shared_piece(FILE *f, const order_text t[2])
     hex_bytes(o->text, q->cstart, q->cend, hq, sizeof hq);
     if (lp && lq && cp && cq) {
         unsigned long nb = (unsigned long)(p->end - p->start);
-        if (p->head.lo == 1)
-            fprintf(f, ngettext("%s and %s are one token, %u: both characters begin with the byte "
-                                "%s (%s = %s, %s = %s)\n",
-                                "%s and %s are one token, %u: both characters begin with the bytes "
-                                "%s (%s = %s, %s = %s)\n", nb),
-                    lp, lq, t[0].ids[i], hb, cp, hp, cq, hq);
+        /* (one byte or several: two messages, as the translator hook has no plural forms) */
+        if (p->head.lo == 1 && nb == 1)
+            fprintf(f, _("%s and %s are one token, %u: both characters begin with the byte "
+                         "%s (%s = %s, %s = %s)\n"), lp, lq, t[0].ids[i], hb, cp, hp, cq, hq);
+        else if (p->head.lo == 1)
+            fprintf(f, _("%s and %s are one token, %u: both characters begin with the bytes "
+                         "%s (%s = %s, %s = %s)\n"), lp, lq, t[0].ids[i], hb, cp, hp, cq, hq);
+        else if (nb == 1)
+            fprintf(f, _("%s and %s are one token, %u: both characters hold the byte %s at "
+                         "the same place (%s = %s, %s = %s)\n"), lp, lq, t[0].ids[i], hb, cp, hp, cq, hq);
         else
-            fprintf(f, ngettext("%s and %s are one token, %u: both characters hold the byte %s at "
-                                "the same place (%s = %s, %s = %s)\n",
-                                "%s and %s are one token, %u: both characters hold the bytes %s at "
-                                "the same place (%s = %s, %s = %s)\n", nb),
-                    lp, lq, t[0].ids[i], hb, cp, hp, cq, hq);
+            fprintf(f, _("%s and %s are one token, %u: both characters hold the bytes %s at "
+                         "the same place (%s = %s, %s = %s)\n"), lp, lq, t[0].ids[i], hb, cp, hp, cq, hq);
     }
     free(lp), free(lq), free(cp), free(cq);
 }
