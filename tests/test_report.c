@@ -318,7 +318,7 @@ Test(report, numbers_are_the_commands_numbers, .timeout = 120)
     cr_expect(strstr(html, "<th>the same multiset of tokens</th><td>yes</td>"));
     r = run_g2e("compare", "犬が猫を追いかけた", "猫が犬を追いかけた", "--weights", w, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    char *says = strstr(r.out, "Self-attention sees");
+    char *says = strstr(r.out, "Self-attention without a mask sees");
     cr_assert(says, "%s", r.out);
     size_t lines = 0;
     for (char *line = strtok(says, "\n"); line; line = strtok(NULL, "\n"), lines++) {

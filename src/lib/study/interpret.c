@@ -123,8 +123,8 @@ static void shared_piece(FILE *f, const order_text t[2])
 /* Row counts of the two views and the moved token. */
 static void multiset_lines(FILE *f, const order_cmp *c, const order_text t[2])
 {
-    fputs(_("Self-attention sees its input rows as a set (repeats counted): what matters is whether "
-            "the two texts give the same multiset of rows.\n"), f);
+    fputs(_("Self-attention without a mask sees its input rows as a set (repeats counted): what "
+            "matters is whether the two texts give the same multiset of rows.\n"), f);
     fprintf(f, _("  rows of A with an equal row in B, without positions (wte):      %zu of %zu\n"),
             c->view[ORDER_NOPOS].n_equal, c->n_a);
     fprintf(f, _("  rows of A with an equal row in B, with positions (wte + wpe):   %zu of %zu\n"),

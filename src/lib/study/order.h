@@ -2,9 +2,9 @@
 /* order.h — the chapter's opening puzzle in numbers: two token sequences that hold the same
  * tokens in a different order (「犬が猫を追いかけた」 / 「猫が犬を追いかけた」).
  *
- * Self-attention sees its inputs as a set: permute the input rows and its outputs are the
- * same rows permuted. So what matters is whether the two texts give the same MULTISET of
- * input vectors. This module computes, for two ID sequences A and B:
+ * Self-attention without a mask sees its inputs as a set: permute the input rows and its
+ * outputs are the same rows permuted. So what matters is whether the two texts give the same
+ * MULTISET of input vectors. This module computes, for two ID sequences A and B:
  *   - whether they are the same multiset of IDs, and the verdict derived from the numbers;
  *   - two views of the input rows, without positions (x = wte[id]) and with GPT-2's
  *     x[t] = wte[id_t] + wpe[t]: how many rows of A have a row of B equal to them bit for
