@@ -63,38 +63,47 @@ static run_result chromium(const char *profile_tag, const char *url, const char 
     return r;
 }
 
-/* Copies page (in its directory, so relative figures resolve) with a script that records
- * each image's natural size; returns what Chromium's DOM says: "WxH WxH ..." (caller frees). */
-static char *loaded_images(const char *page, const char *tag)
+/* Copies page (in its directory, so relative figures resolve) with script added at its end,
+ * which on load writes its findings into <pre id="probe">MARK ... END</pre>; returns what
+ * Chromium's DOM (--dump-dom, with extra, an argument or NULL) says between MARK and END. */
+static char *probe(const char *page, const char *tag, const char *script, const char *mark,
+                   const char *extra)
 {
     size_t len;
     char *html = read_file(page, &len);
     cr_assert(html, "no page at %s", page);
-    static const char probe[] =
-        "<script>window.addEventListener('load', function () {"
-        " var r = []; for (var i = 0; i < document.images.length; i++) {"
-        " var im = document.images[i]; r.push(im.naturalWidth + 'x' + im.naturalHeight); }"
-        " var p = document.createElement('pre'); p.id = 'probe'; p.textContent = 'IMGS ' +"
-        " r.join(' ') + ' END'; document.body.appendChild(p); });</script>\n";
-    char *copy = malloc(strlen(page) + 16);
+    char *add = g2e_printf_alloc("<script>window.addEventListener('load', function () { %s"
+                                 " var p = document.createElement('pre'); p.id = 'probe'; p.textContent = '%s ' +"
+                                 " found + ' END'; document.body.appendChild(p); });</script>\n", script, mark);
+    cr_assert(add);
+    char *copy = malloc(strlen(page) + 16), *both = malloc(len + strlen(add) + 1), url[4200];
     sprintf(copy, "%s.probe.html", page);
-    char *both = malloc(len + sizeof probe);
     memcpy(both, html, len);
-    memcpy(both + len, probe, sizeof probe);
-    write_file(copy, both, len + sizeof probe - 1);
-    char url[4200];
+    strcpy(both + len, add);
+    write_file(copy, both, len + strlen(add));
     snprintf(url, sizeof url, "file://%s", copy);
-    run_result r = chromium(tag, url, "--dump-dom", NULL);
+    run_result r = chromium(tag, url, "--dump-dom", extra);
     cr_assert_eq(r.status, 0, "chromium: %s", r.err);
-    /* the element the probe made (the script's own text holds the same words) */
-    static const char mark[] = "<pre id=\"probe\">IMGS ";
-    char *a = strstr(r.out, mark), *b = a ? strstr(a, " END</pre>") : NULL;
+    char want[64];
+    snprintf(want, sizeof want, "<pre id=\"probe\">%s ", mark);
+    char *a = strstr(r.out, want), *b = a ? strstr(a, "END</pre>") : NULL;
     cr_assert(a && b, "the probe did not run; DOM: %.300s", r.out);
-    a += sizeof mark - 1;
-    char *sizes = strndup(a, (size_t)(b - a));
+    a += strlen(want);
+    char *out = strndup(a, b > a ? (size_t)(b - a) : 0);
+    size_t n = strlen(out);
+    if (n && out[n - 1] == ' ')
+        out[n - 1] = '\0';
     run_free(&r);
-    free(html), free(both), free(copy);
-    return sizes;
+    free(html), free(both), free(copy), free(add);
+    return out;
+}
+
+/* Every image's natural size once the page loaded: "WxH WxH ..." (caller frees). */
+static char *loaded_images(const char *page, const char *tag)
+{
+    return probe(page, tag, "var r = []; for (var i = 0; i < document.images.length; i++) {"
+                 " var im = document.images[i]; r.push(im.naturalWidth + 'x' + im.naturalHeight); }"
+                 " var found = r.join(' ');", "IMGS", NULL);
 }
 
 /* Chromium's layout of page in a narrow window (700 px): every table heading that a line
@@ -103,39 +112,15 @@ static char *loaded_images(const char *page, const char *tag)
  * "wte|（トークン）" is where Japanese lines may break. */
 static char *wrapped_headings(const char *page, const char *tag)
 {
-    size_t len;
-    char *html = read_file(page, &len);
-    cr_assert(html, "no page at %s", page);
-    static const char probe[] =
-        "<script>window.addEventListener('load', function () { var bad = [];"
-        " var jp = /[\\u3041-\\u30ff\\u4e00-\\u9fff]/;"
-        " var ths = document.querySelectorAll('th'); for (var i = 0; i < ths.length; i++) {"
-        " var w = document.createTreeWalker(ths[i], NodeFilter.SHOW_TEXT); var n, prev = null, top = null;"
-        " while ((n = w.nextNode())) for (var k = 0; k < n.data.length; k++) {"
-        " var rg = document.createRange(); rg.setStart(n, k); rg.setEnd(n, k + 1);"
-        " var rs = rg.getClientRects(); if (!rs.length) continue; var t = Math.round(rs[0].top);"
-        " if (top !== null && t > top + 2 && prev && jp.test(prev) && jp.test(n.data[k]))"
-        " bad.push(ths[i].textContent + '@' + n.data[k]); top = t; prev = n.data[k]; } }"
-        " var p = document.createElement('pre'); p.id = 'probe'; p.textContent = 'WRAPPED ' +"
-        " bad.join(' | ') + ' END'; document.body.appendChild(p); });</script>\n";
-    char *copy = malloc(strlen(page) + 16), *both = malloc(len + sizeof probe), url[4200];
-    sprintf(copy, "%s.wrap.html", page);
-    memcpy(both, html, len);
-    memcpy(both + len, probe, sizeof probe);
-    write_file(copy, both, len + sizeof probe - 1);
-    snprintf(url, sizeof url, "file://%s", copy);
-    run_result r = chromium(tag, url, "--dump-dom", "--window-size=700,2000");
-    cr_assert_eq(r.status, 0, "chromium: %s", r.err);
-    static const char mark[] = "<pre id=\"probe\">WRAPPED ";
-    char *a = strstr(r.out, mark), *b = a ? strstr(a, " END</pre>") : NULL;
-    if (!b && a)
-        b = strstr(a, "END</pre>");
-    cr_assert(a && b, "the probe did not run; DOM: %.300s", r.out);
-    a += sizeof mark - 1;
-    char *out = strndup(a, b > a ? (size_t)(b - a) : 0);
-    run_free(&r);
-    free(html), free(both), free(copy);
-    return out;
+    return probe(page, tag, "var bad = []; var jp = /[\\u3041-\\u30ff\\u4e00-\\u9fff]/;"
+                 " var ths = document.querySelectorAll('th'); for (var i = 0; i < ths.length; i++) {"
+                 " var w = document.createTreeWalker(ths[i], NodeFilter.SHOW_TEXT); var n, prev = null, top = null;"
+                 " while ((n = w.nextNode())) for (var k = 0; k < n.data.length; k++) {"
+                 " var rg = document.createRange(); rg.setStart(n, k); rg.setEnd(n, k + 1);"
+                 " var rs = rg.getClientRects(); if (!rs.length) continue; var t = Math.round(rs[0].top);"
+                 " if (top !== null && t > top + 2 && prev && jp.test(prev) && jp.test(n.data[k]))"
+                 " bad.push(ths[i].textContent + '@' + n.data[k]); top = t; prev = n.data[k]; } }"
+                 " var found = bad.join(' | ');", "WRAPPED", "--window-size=700,2000");
 }
 
 static void expect_all_loaded(const char *sizes, size_t want)

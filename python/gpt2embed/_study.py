@@ -125,23 +125,26 @@ def _ctx(context: str, msgid: str) -> str:
     return msgid if t == key else t
 
 
-def _localedirs() -> List[str]:
-    """Where the program's catalogue may be: $GPT2_EMBED_LOCALEDIR, the build tree beside the
-    loaded library, where make install put it, then the system's places."""
+def _places(beside: str, config: str, system: Sequence[str]) -> List[str]:
+    """Where a file of the program's may be: beside the loaded library (a build tree), where
+    make install recorded it (_config.py), then the system's places."""
     out = []
-    env = os.environ.get("GPT2_EMBED_LOCALEDIR")
-    if env:
-        out.append(env)
     name = getattr(L.lib, "_name", None)
     if name and os.sep in name:
-        out.append(os.path.join(os.path.dirname(os.path.abspath(name)), "locale"))
+        out.append(os.path.join(os.path.dirname(os.path.abspath(name)), beside))
     try:
         from . import _config   # written by make install
-        out.append(getattr(_config, "LOCALEDIR", ""))
+        out.append(getattr(_config, config, ""))
     except ImportError:
         pass
-    out += ["/usr/local/share/locale", "/usr/share/locale"]
-    return [d for d in out if d]
+    return [p for p in out + list(system) if p]
+
+
+def _localedirs() -> List[str]:
+    """Where the program's catalogue may be: $GPT2_EMBED_LOCALEDIR first, then _places."""
+    env = os.environ.get("GPT2_EMBED_LOCALEDIR")
+    return ([env] if env else []) + _places("locale", "LOCALEDIR",
+                                            ["/usr/local/share/locale", "/usr/share/locale"])
 
 
 def _find_catalog(lang: str) -> gettext.NullTranslations:
@@ -221,20 +224,11 @@ _render_tried = False
 
 
 def _render_candidates() -> List[str]:
+    """$GPT2EMBED_RENDER alone when set (a wrong path is an error, not another object)."""
     env = os.environ.get("GPT2EMBED_RENDER")
-    if env:
-        return [env]
-    out = []
-    name = getattr(L.lib, "_name", None)
-    if name and os.sep in name:
-        out.append(os.path.join(os.path.dirname(os.path.abspath(name)), "gpt2-embed-render.so"))
-    try:
-        from . import _config
-        out.append(getattr(_config, "RENDER", ""))
-    except ImportError:
-        pass
-    out += ["/usr/local/lib/gpt2-embed/gpt2-embed-render.so", "/usr/lib/gpt2-embed/gpt2-embed-render.so"]
-    return [c for c in out if c]
+    return [env] if env else _places("gpt2-embed-render.so", "RENDER",
+                                     ["/usr/local/lib/gpt2-embed/gpt2-embed-render.so",
+                                      "/usr/lib/gpt2-embed/gpt2-embed-render.so"])
 
 
 def _render(required: bool = True) -> Any:

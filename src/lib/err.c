@@ -3,6 +3,7 @@
 #include "err.h"
 #include "text.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <stdarg.h>
@@ -58,6 +59,27 @@ const char *g2e_trc(const char *ctx_msgid, const char *msgid)
 {
     const char *t = g2e_tr(ctx_msgid);
     return strchr(t, '\004') ? msgid : t;   /* untranslated: the key came back */
+}
+
+char *g2e_vprintf_alloc(const char *fmt, va_list ap)
+{
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    char *s = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (s)
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
+}
+
+char *g2e_printf_alloc(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = g2e_vprintf_alloc(fmt, ap);
+    va_end(ap);
+    return s;
 }
 
 void g2e_clear(g2e_err *e)

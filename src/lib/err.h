@@ -10,6 +10,7 @@
 #ifndef G2E_ERR_H
 #define G2E_ERR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define G2E_ERR_MSG_MAX 512
@@ -50,6 +51,12 @@ void g2e_cut_whole(char *s, size_t cap, int wanted);
  * time: a call in flight uses the translator it found. fn must be safe to call from any
  * thread, and what it returns must stay valid as long as the library may use it. */
 void g2e_set_translator(const char *(*fn)(const char *msgid));
+
+/* fmt formatted into a new string of the size it needs (the caller frees); NULL when out of
+ * memory. The one such helper of the tree: the library's, the rendering object's (its copy of
+ * this file) and the program's (textfmt_printf) messages and titles of any length. */
+char *g2e_vprintf_alloc(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+char *g2e_printf_alloc(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Clears e to "no error". */
 void g2e_clear(g2e_err *e);

@@ -3,29 +3,12 @@
 #include "recipe.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define _(s) g2e_tr(s)
-
-/* A translated title of any length in a new string (never through a fixed buffer). */
-static char *title_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *title_printf(const char *fmt, ...)
-{
-    va_list ap, aq;
-    va_start(ap, fmt);
-    va_copy(aq, ap);
-    int n = vsnprintf(NULL, 0, fmt, aq);
-    va_end(aq);
-    char *s = n < 0 ? NULL : malloc((size_t)n + 1);
-    if (s)
-        vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return s;
-}
 
 static int no_memory(g2e_err *err)
 {
@@ -92,7 +75,7 @@ int recipe_order_png(const float *xa, const float *xb, size_t n, size_t dim,
         n_differ += differ[t];
     }
     q *= 4;   /* (recipe_abs_percentile gives 1 for all-zero inputs: any range shows them) */
-    if (!rc && !(title = title_printf(_("Two texts as the model's input: A, B and A - B per position "
+    if (!rc && !(title = g2e_printf_alloc(_("Two texts as the model's input: A, B and A - B per position "
                                         "(%zu positions, %zu differ, marked at the right; colours "
                                         "clipped at \xC2\xB1%.3g)"), n, n_differ, q)))
         rc = no_memory(err);
@@ -120,10 +103,10 @@ int recipe_rotation_png(const double *x, const double *y, size_t n, size_t pair,
         return no_memory(err);
     for (size_t p = 0; p < n; p++)
         pos[p] = (double)p;
-    char *title = title_printf(_("Pair %zu of the sinusoidal PE turns by %.4g rad per position (D=%zu, base %g)"),
+    char *title = g2e_printf_alloc(_("Pair %zu of the sinusoidal PE turns by %.4g rad per position (D=%zu, base %g)"),
                                pair, omega, dim, base);
-    char *xl = title_printf(_("PE(pos, %zu) = cos(pos\xC2\xB7\xCF\x89)"), 2 * pair + 1);
-    char *yl = title_printf(_("PE(pos, %zu) = sin(pos\xC2\xB7\xCF\x89)"), 2 * pair);
+    char *xl = g2e_printf_alloc(_("PE(pos, %zu) = cos(pos\xC2\xB7\xCF\x89)"), 2 * pair + 1);
+    char *yl = g2e_printf_alloc(_("PE(pos, %zu) = sin(pos\xC2\xB7\xCF\x89)"), 2 * pair);
     render_scatter s = {
         .x = x, .y = y, .c = pos, .n = n, .cmap = cmap,
         .connect = 1, .unit_circle = 1, .radius = n > 500 ? 2 : 4,
@@ -150,8 +133,8 @@ int recipe_by_distance_png(size_t len, size_t dim, double base, size_t max_d,
         return no_memory(err);
     for (size_t d = 0; d < n; d++)
         x[d] = (double)d;
-    char *title = title_printf(_("Similarity by distance (mean cosine over positions 0..%zu)"), len - 1);
-    char *name = title_printf(_("sinusoidal (D=%zu, base %g)"), dim, base);
+    char *title = g2e_printf_alloc(_("Similarity by distance (mean cosine over positions 0..%zu)"), len - 1);
+    char *name = g2e_printf_alloc(_("sinusoidal (D=%zu, base %g)"), dim, base);
     render_series s[2] = {{.name = name, .x = x, .y = sinusoidal, .n = n},
                           {.name = learned_name ? learned_name : _("learned"), .x = x,
                            .y = learned, .n = n}};
