@@ -82,6 +82,7 @@ INC.src/lib/tokenizer := src/lib src/lib/text src/lib/tokenizer
 INC.src/lib/engine    := src/lib src/lib/text src/lib/tokenizer src/lib/engine src/lib/numerics src/lib/weights
 INC.src/lib/weights   := src/lib src/lib/text src/lib/weights
 INC.src/lib/numerics  := src/lib src/lib/text src/lib/weights src/lib/numerics
+INC.src/lib/study     := src/lib src/lib/text src/lib/tokenizer src/lib/weights src/lib/numerics src/lib/study
 # The compiler's -I options for source file $(1): its folder's INC, or every folder.
 inc_of = $(addprefix -I,$(or $(INC.$(patsubst %/,%,$(dir $(1)))),$(SRC_DIRS)))
 CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc $(addprefix -I,$(SRC_DIRS)) \
@@ -110,9 +111,10 @@ MO        := $(patsubst po/%.po,$(B)/locale/%/LC_MESSAGES/gpt2-embed.mo,$(wildca
 XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --add-comments=TRANSLATORS: --sort-by-file \
     --package-name=gpt2-embed --package-version=$(VERSION) --no-wrap \
     --keyword=_ --keyword=N_ --keyword=cli_error --keyword=cli_note --keyword=g2e_fail:3 \
-    --keyword=opt_usage_error:2 --keyword=report:2 --keyword=CMD:3 --keyword=g2e_tr --keyword=rp_say:2 \
+    --keyword=opt_usage_error:2 --keyword=report:2 --keyword=CMD:3 --keyword=DOC:3 --keyword=g2e_tr --keyword=C_:1c,2 --keyword=rp_say:2 --keyword=COURSE_ARG_FAIL \
     --flag=cli_error:1:c-format --flag=cli_note:1:c-format --flag=g2e_fail:3:c-format \
-    --flag=opt_usage_error:2:c-format --flag=report:2:c-format --flag=rp_say:2:c-format
+    --flag=opt_usage_error:2:c-format --flag=report:2:c-format --flag=rp_say:2:c-format \
+    --flag=COURSE_ARG_FAIL:1:c-format
 CLI_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TSUP_SRC  := $(sort $(filter-out tests/test_%.c,$(wildcard tests/*.c)))
@@ -123,9 +125,14 @@ FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 # program: render_load.c (dlopen of the drawing object), the figure recipes fig*.c (numbers
 # from the library composed into charts), the report's page report*.c and interpret.c (the
 # sentences chosen from the numbers). The rest of src/render draws: gpt2-embed-render.so.
-RENDER_PROG_SRC := $(sort src/render/render_load.c src/render/interpret.c \
+# The course's figure recipes (recipe.c: arrays in, chart out) are compiled into both halves:
+# the program's figures call them, and so does the object's public door (api_figure.c,
+# gpt2embed_figure.h), which the Python module uses; there render_load.c finds the drawing
+# table in the object itself.
+RENDER_PROG_SRC := $(sort src/render/render_load.c src/render/recipe.c \
                    $(wildcard src/render/fig*.c src/render/report*.c))
-RENDER_SRC := $(filter-out $(RENDER_PROG_SRC),$(sort $(wildcard src/render/*.c)))
+RENDER_SRC := $(filter-out $(RENDER_PROG_SRC),$(sort $(wildcard src/render/*.c))) src/render/recipe.c
+RENDER_SO_EXTRA := $(B)/pic/src/lib/err.o $(B)/src/render/render_load.o
 
 # The compiled-in form of tokenizer/ (the one copy of the vocabulary in the tree), generated
 # at build time by tools/gen_tokdata.c with the library's own parser (-DTOK_NO_BUILTIN).
@@ -235,8 +242,8 @@ $(TOKDATA_C): $(B)/gen_tokdata tokenizer/vocab.json tokenizer/merges.txt
 $(TOKDATA_C:.c=.o): $(TOKDATA_C)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
 
-# The rendering wing: position-independent, only g2e_render_api visible; it carries its own
-# copy of err.c (g2e_fail) so that it needs nothing from the program.
+# The rendering wing: position-independent, only g2e_render_api and its door (gpt2embed_figure_*)
+# visible; it carries its own copy of err.c (g2e_fail) so that it needs nothing from the program.
 $(B)/src/render/%.o: CPPFLAGS += $(RENDER_CFLAGS)
 $(B)/src/render/%.o: CFLAGS += -fPIC -fvisibility=hidden
 $(B)/tests/pngcheck.o: CPPFLAGS += $(RENDER_CFLAGS)
@@ -244,7 +251,7 @@ $(B)/pic/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DG2E_ERR_GETTEXT $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
 
-$(RENDER_SO): $(RENDER_OBJ) $(B)/pic/src/lib/err.o
+$(RENDER_SO): $(RENDER_OBJ) $(RENDER_SO_EXTRA)
 	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ $(RENDER_LIBS)
 
 $(LIBA): $(LIB_OBJ) $(PROGLIB_OBJ)
@@ -318,10 +325,15 @@ gpt2-embed: $(B)/gpt2-embed $(RENDER_SO)
 # build tree's locale/, where i18n.c finds it when the program runs from the tree.
 # tests/test_i18n.c fails when ja.po lacks a translation of the fresh template or has a
 # fuzzy one; `make po-update` (tools/po-update.sh) merges the template into po/ja.po.
-$(POT): $(POT_SRC) | $(DEPS_OK)
+# The Python module's course (python/gpt2embed/_study.py) adds its own few messages (_("..."));
+# those it shares with the program it names with _c("..."), which are the program's msgids.
+POT_PY := python/gpt2embed/_study.py
+$(POT): $(POT_SRC) $(POT_PY) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@echo "xgettext -> $@"
 	@xgettext $(XGETTEXT_FLAGS) -o $@ $(POT_SRC)
+	@xgettext --from-code=UTF-8 --language=Python --keyword=_ --add-comments=TRANSLATORS: \
+	    --sort-by-file --no-wrap -j -o $@ $(POT_PY)
 
 $(B)/locale/%/LC_MESSAGES/gpt2-embed.mo: po/%.po | $(DEPS_OK)
 	@mkdir -p $(@D)
@@ -478,7 +490,7 @@ $(PYLISTS): python/gpt2embed/_pylists.c | $(B)/.deps-python
 # The Python module's record of where the shared library is installed.
 $(B)/python/_config.py: $(CONFIG) FORCE
 	@mkdir -p $(@D)
-	@t='# SPDX-License-Identifier: MIT\n# Generated by make install: where libgpt2embed was installed.\nLIBRARY = "$(LIBDIR)/libgpt2embed.so.$(SOVERSION)"\nVERSION = "$(VERSION)"\n'; \
+	@t='# SPDX-License-Identifier: MIT\n# Generated by make install: where libgpt2embed, its rendering object and catalogue were installed.\nLIBRARY = "$(LIBDIR)/libgpt2embed.so.$(SOVERSION)"\nRENDER = "$(RENDERDIR)/gpt2-embed-render.so"\nLOCALEDIR = "$(LOCALEDIR)"\nVERSION = "$(VERSION)"\n'; \
 	if [ "$$(cat $@ 2>/dev/null)" != "$$(printf '%b' "$$t")" ]; then printf '%b' "$$t" > $@; fi
 
 install: $(B)/gpt2-embed $(RENDER_SO) $(MO) $(PUB_SO) $(PUB_A) $(PC) $(VERSION_H) $(B)/python/_config.py $(PYLISTS)

@@ -17,7 +17,8 @@
  * Errors: every function that can fail returns a gpt2embed_status (GPT2EMBED_OK == 0) and
  * fills the caller's gpt2embed_error (err may be NULL): the status, the byte offset or index
  * the error is about (GPT2EMBED_NONE when none applies), and a one-line English message
- * that names the specifics (path, offset, numbers); the library never translates it.
+ * that names the specifics (path, offset, numbers); the library never translates it itself
+ * (a host may install its translation: gpt2embed_set_translator, at the end).
  * gpt2embed_strerror() gives the status's generic text. A NULL object or out-pointer is
  * GPT2EMBED_E_ARG, never a crash. On success err is left as it was.
  *
@@ -317,6 +318,113 @@ GPT2EMBED_API gpt2embed_status gpt2embed_cosine_matrix(const float *X, size_t R,
 
 /* Frees memory the library returned (IDs, offsets, decoded text). Accepts NULL. */
 GPT2EMBED_API void gpt2embed_free(void *p);
+
+/* ---- the course: chapter 4 (position embeddings) as numbers ----------------------------
+ *
+ * The lessons of the Japanese Transformer course's chapter on position embeddings, as the
+ * program teaches them and the Python module shows them (gpt2embed.course): each call
+ * computes with the same library function as the program's command and returns the same
+ * JSON document the command prints with --format json, written by the same code, so the
+ * numbers are one set wherever they are read. Numbers are written at full precision
+ * (%.17g: doubles read back bit for bit), with the C library's printf: a host that set
+ * LC_NUMERIC to a locale whose decimal point is not '.' gets that character. On success
+ * *json is a new NUL-terminated UTF-8 string (gpt2embed_free); on error it is NULL.
+ *
+ * With GPT2EMBED_COURSE_SAYS in flags the document ends with "says": an array of the lines
+ * the program prints after the numbers, each chosen by the numbers (weights whose numbers say
+ * the opposite get the opposite sentence), in the language of the translator installed with
+ * gpt2embed_set_translator (English without one).
+ *
+ * Threads: as the rest of the library (a model and a tokenizer may be shared); the calls
+ * start no thread. */
+#define GPT2EMBED_COURSE_SAYS 1u
+
+/* The host's translation of what the library writes for a person: error messages, and the
+ * course's sentences. translate(msgid) receives an English msgid of the gettext catalogue
+ * gpt2-embed (a printf format: the translation must keep its conversions, in order or
+ * numbered as %2$s), or "CONTEXT\004msgid" for a word with a context (gettext's msgctxt),
+ * and returns its translation, or msgid itself (or NULL) when there is none. The string it
+ * returns must stay valid while the library may use it (a catalogue kept for the process's
+ * life). NULL removes the translator. It may be called from any thread the library runs in,
+ * at any time; gpt2embed_set_translator itself may be called at any time (a call in flight
+ * keeps the translator it found). The library translates nothing by itself. */
+typedef const char *(*gpt2embed_translate_fn)(const char *msgid);
+GPT2EMBED_API void gpt2embed_set_translator(gpt2embed_translate_fn translate);
+
+/* Which exercises gpt2embed_course_exercise computes (a bit set). */
+#define GPT2EMBED_EXERCISE_1 1u   /* parameters of a position-embedding matrix */
+#define GPT2EMBED_EXERCISE_2 2u   /* cosines of wpe rows and of " cat" at two positions */
+
+/* The chapter's exercises, as `gpt2-embed exercise --format json` prints them:
+ *   "exercise1": {gpt2_wpe_params (1024 x 768), wpe_params (ctx x dim), ratio, ctx, dim,
+ *                 file_wpe_params, file_wte_params (with a model)}
+ *   "exercise2": {wpe_shape [n_ctx, n_embd], cos_pos0_pos1, cos_pos0_pos500 (when wpe has a
+ *                 row 500), far_pos (500, or the last position of a shorter wpe),
+ *                 cos_pos0_far, cat_token_id, cos_cat_pos0_pos5 (cos(wte[cat] + wpe[0],
+ *                 wte[cat] + wpe[5])), median_random_token_pairs and random_pairs (the median
+ *                 cosine of 1000 random token pairs drawn from a fixed seed, when any could be
+ *                 drawn), weights (the file)}
+ * Cosines are accumulated in double from float32 rows. which: GPT2EMBED_EXERCISE_* bits;
+ * exercise 2 needs m and t (the ID of " cat"); exercise 1 uses m (may be NULL) for the file's
+ * counts. ctx, dim: exercise 1's other model (the chapter's 4096 x 4096), 1 .. 2^31 each.
+ * Errors: GPT2EMBED_E_ARG (which empty or unknown, exercise 2 without m or t, ctx or dim
+ * out of range), GPT2EMBED_E_CONTEXT (a wpe of fewer than 6 positions), GPT2EMBED_E_ZERO_VECTOR
+ * (a row without a cosine: the message names which), the model's errors. */
+GPT2EMBED_API gpt2embed_status gpt2embed_course_exercise(const gpt2embed_model *m,
+                                                         gpt2embed_tokenizer *t, unsigned which,
+                                                         uint64_t ctx, uint64_t dim, unsigned flags,
+                                                         char **json, gpt2embed_error *err);
+
+/* The order puzzle (犬が猫を追いかけた / 猫が犬を追いかけた), as `gpt2-embed compare A B
+ * --format json` prints it: "a" and "b" (text, ids, tokens with their byte offsets and the
+ * characters they cover: "char_part" [first, last, of n] bytes of a split character, and
+ * labels: each token as the tables show it, "犬 (1/3)"),
+ * same_multiset, verdict ("same_sequence", "other_tokens", "indistinguishable",
+ * "distinguishable": with positions), "views" {"without_positions" (wte rows),
+ * "with_positions" (wte + wpe)}: each {rows_equal (rows of A with a bit-equal row of B, one
+ * to one), "attention" (a toy layer softmax(X X^T / sqrt(d)) X, unmasked: perm (the row of
+ * A's output that B's output row s equals, or null), outputs_equal, max_diff, gap),
+ * "causal" (the same layer with GPT-2's causal mask, row t against row t: equal [n_pos
+ * booleans], rows_equal, max_diff, gap)}, moved (a token of A at another place in B: id,
+ * pos_a, pos_b, input_cos) or null, same_id, token_cos, input_cos (cos(wte[a_t] + wpe[t],
+ * wte[b_t] + wpe[t])) and prefix_same (the same token at t and the same tokens before it),
+ * n_pos = min(T_a, T_b) values each; positions_differ. The texts are UTF-8 (<|endoftext|>
+ * is ordinary text, as in compare), at most n_ctx tokens each. Errors: GPT2EMBED_E_UTF8 (the
+ * offset in err), GPT2EMBED_E_ARG (a text with no tokens), GPT2EMBED_E_CONTEXT,
+ * GPT2EMBED_E_ZERO_VECTOR, GPT2EMBED_E_NOMEM. O(T^2 n_embd). */
+GPT2EMBED_API gpt2embed_status gpt2embed_course_order(const gpt2embed_model *m,
+                                                      gpt2embed_tokenizer *t, const char *a,
+                                                      size_t a_len, const char *b, size_t b_len,
+                                                      unsigned flags, char **json,
+                                                      gpt2embed_error *err);
+
+/* Learned against sinusoidal, as `gpt2-embed sinusoidal --compare-learned --format json`
+ * prints it: model, weights, n_ctx, n_embd, len, max_distance, base, and per distance d =
+ * 0..max_d ("distance") the mean cosine of positions d apart over positions 0..len-1, of wpe
+ * ("learned") and of the sinusoidal encoding of width n_embd ("sinusoidal"). len: 1..n_ctx
+ * (0: n_ctx); max_d < len; base finite and > 1 (10000: the paper's). Errors: GPT2EMBED_E_ARG,
+ * GPT2EMBED_E_ZERO_VECTOR (a zero wpe row), GPT2EMBED_E_NOMEM. GPT2EMBED_COURSE_SAYS adds
+ * nothing here. */
+GPT2EMBED_API gpt2embed_status gpt2embed_course_by_distance(const gpt2embed_model *m, size_t len,
+                                                            size_t max_d, double base,
+                                                            unsigned flags, char **json,
+                                                            gpt2embed_error *err);
+
+/* The rotation of the sinusoidal encoding: pair i (dimensions 2i, 2i+1) of width dim as the
+ * position grows, x[p] = cos(p w_i) = PE(p, 2i+1), y[p] = sin(p w_i) = PE(p, 2i), p = 0..n-1,
+ * in double, into the caller's x[n] and y[n]; *omega (may be NULL) = w_i = base^(-2i/dim),
+ * the angle it turns per position. pair GPT2EMBED_PAIR_DEFAULT: dim/8, which turns
+ * base^(-1/4) (0.1 rad at base 10000) per position, the pair the program draws by default.
+ * Errors: GPT2EMBED_E_ARG (odd or zero dim, pair >= dim/2, n > 10^6, bad base). */
+#define GPT2EMBED_PAIR_DEFAULT ((size_t)-1)
+GPT2EMBED_API gpt2embed_status gpt2embed_sinusoid_pair(size_t n, size_t dim, size_t pair,
+                                                       double base, double *x, double *y,
+                                                       double *omega, gpt2embed_error *err);
+
+/* Words of text[len] as a reader of English counts them: runs between white space holding an
+ * ASCII letter; *english (may be NULL) 1 when ASCII letters are at least 90% of the letters.
+ * With gpt2embed_count's tokens, how many words a context holds (`count` says it). */
+GPT2EMBED_API size_t gpt2embed_english_words(const char *text, size_t len, int *english);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,8 @@
 # printed: the multiset test; per view (without positions: wte rows; with: wte + wpe) the
 # rows of A with an equal row in B (bit for bit, one to one), a toy self-attention
 # softmax(X X^T / sqrt(d)) X in float64 on both texts, which of B's output rows equal one of
-# A's (within 1e-9 of the inputs' largest |x|) and by how much the others miss; the moved
+# A's (within 1e-9 of the inputs' largest |x|) and by how much the others miss, the same layer
+# with a causal mask compared row by row, and which prefixes hold the same tokens; the moved
 # token and the cosine of its two input rows; the cosines of wte[a_t] vs wte[b_t] and of the
 # summed inputs (float64); the verdict; every cosine within [-1, 1].
 #   python3 compare_ref.py WEIGHTS.safetensors OUT.json
@@ -56,11 +57,25 @@ def equal_rows(xa, xb):
     return k
 
 
-def attention(x):
+def attention(x, causal=False):
     x = x.astype(np.float64)
     s = x @ x.T / np.sqrt(x.shape[1])
+    if causal:   # row t attends to rows 0..t
+        s = np.where(np.tril(np.ones(s.shape, dtype=bool)), s, -np.inf)
     p = np.exp(s - s.max(axis=1, keepdims=True))
     return (p / p.sum(axis=1, keepdims=True)) @ x
+
+
+def causal_view(pos):
+    """The causal toy layer on both texts, row t of B against row t of A."""
+    xa, xb = rows(a, pos), rows(b, pos)
+    T = min(len(a), len(b))
+    ya, yb = attention(xa, True)[:T], attention(xb, True)[:T]
+    tol = 1e-9 * max(1.0, float(np.abs(np.concatenate([xa, xb])).max()))
+    d = np.abs(yb - ya).max(axis=1)
+    eq = d <= tol
+    return ([bool(e) for e in eq], int(eq.sum()), float(d[eq].max()) if eq.any() else 0.0,
+            0.0 if eq.all() else float(d[~eq].min()))
 
 
 def view(pos):
@@ -97,6 +112,12 @@ for key, pos in (("without_positions", False), ("with_positions", True)):
         bad.append("%s.max_diff %g vs %g" % (key, att["max_diff"], maxdiff))
     if abs(att["gap"] - gap) > 1e-12 * max(1.0, gap):
         bad.append("%s.gap %.17g vs %.17g" % (key, att["gap"], gap))
+    eq, n_eq, maxdiff, gap = causal_view(pos)
+    cv = v["causal"]
+    if cv["equal"] != eq or cv["rows_equal"] != n_eq:
+        bad.append("%s.causal.equal %s vs %s" % (key, cv["equal"], eq))
+    if abs(cv["max_diff"] - maxdiff) > 1e-12 or abs(cv["gap"] - gap) > 1e-12 * max(1.0, gap):
+        bad.append("%s.causal max_diff/gap %g %g vs %g %g" % (key, cv["max_diff"], cv["gap"], maxdiff, gap))
 moved = None
 for t in range(len(a)):
     if t < len(b) and a[t] == b[t]:
@@ -135,6 +156,9 @@ for t in range(T):
     if abs(got["input_cos"][t] - cos(xa[t], xb[t])) > 1e-12:
         bad.append("input_cos[%d]" % t)
 differ = int(sum(not np.array_equal(xa[t], xb[t]) for t in range(T)))
+prefix = [bool(a[t] == b[t] and sorted(a[:t + 1].tolist()) == sorted(b[:t + 1].tolist())) for t in range(T)]
+if got["prefix_same"] != prefix:
+    bad.append("prefix_same %s vs %s" % (got["prefix_same"], prefix))
 if got["positions_differ"] != differ:
     bad.append("positions_differ %d vs %d" % (got["positions_differ"], differ))
 print("OK" if not bad else "DIFFER " + " ".join(bad))

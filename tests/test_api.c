@@ -9,6 +9,7 @@
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <libgen.h>
@@ -1055,4 +1056,183 @@ Test(api, one_thread_cap_for_every_call)
     cr_expect_eq(gpt2embed_threads_for(3, 1000), 3);
     cr_expect_eq(gpt2embed_threads_for(3, 0), 1);
     cr_expect_eq(gpt2embed_threads_for(0, 0), 1);
+}
+
+/* ---- the course (gpt2embed_course_*, the rendering object's door) ---- */
+
+/* The JSON a course call returned: checked non-NULL and freed by the caller. */
+static void expect_same_document(char *json, const char *cmd_out, const char *what)
+{
+    cr_assert(json, "%s: no document", what);
+    cr_expect_str_eq(json, cmd_out, "%s: the library's document differs from the command's", what);
+    gpt2embed_free(json);
+}
+
+/* Issue 38: the course's numbers through the door are the program's JSON, byte for byte (one
+ * writer, one computation): exercise, compare, sinusoidal --compare-learned. */
+Test(api, course_documents_are_the_commands_json, .timeout = 60)
+{
+    gpt2embed_model *m = open_model(fpath);
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    char *json = NULL;
+    cr_assert_eq(gpt2embed_course_exercise(m, t, GPT2EMBED_EXERCISE_1 | GPT2EMBED_EXERCISE_2, 4096,
+                                           4096, 0, &json, &err), 0, "%s", err.message);
+    run_result r = run_g2e("exercise", "--format", "json", "--weights", fpath, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    expect_same_document(json, r.out, "exercise");
+    run_free(&r);
+    cr_assert_eq(gpt2embed_course_exercise(NULL, NULL, GPT2EMBED_EXERCISE_1, 2048, 1024, 0, &json, &err), 0,
+                 "%s", err.message);
+    r = run_g2e("exercise", "1", "--ctx", "2048", "--dim", "1024", "--format", "json", NULL);
+    expect_same_document(json, r.out, "exercise 1 alone");
+    run_free(&r);
+    const char *a = "犬が猫を追いかけた", *b = "猫が犬を追いかけた";
+    cr_assert_eq(gpt2embed_course_order(m, t, a, strlen(a), b, strlen(b), 0, &json, &err), 0, "%s", err.message);
+    r = run_g2e("compare", a, b, "--format", "json", "--weights", fpath, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    expect_same_document(json, r.out, "compare");
+    run_free(&r);
+    cr_assert_eq(gpt2embed_course_by_distance(m, 100, 20, 10000.0, 0, &json, &err), 0, "%s", err.message);
+    r = run_g2e("sinusoidal", "--compare-learned", "--len", "100", "--max-distance", "20", "--format",
+                "json", "--weights", fpath, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    expect_same_document(json, r.out, "sinusoidal --compare-learned");
+    run_free(&r);
+    gpt2embed_tokenizer_close(t);
+    gpt2embed_model_close(m);
+}
+
+/* A translator for the test: the conclusion's first words and one error message marked. */
+static const char *test_tr(const char *msgid)
+{
+    if (strcmp(msgid, "conclusion: distinguishable.") == 0)
+        return "KETSURON: kubetsu dekiru.";
+    if (strcmp(msgid, "gpt2embed_course_exercise: ctx and dim must be 1 .. 2^31") == 0)
+        return "ctx to dim wa 1 .. 2^31";
+    return NULL;
+}
+
+/* The sentences come with GPT2EMBED_COURSE_SAYS, in the translator's language; errors too;
+ * without a translator, English again; the program's own JSON has no sentences. */
+Test(api, course_sentences_follow_the_translator)
+{
+    gpt2embed_model *m = open_model(fpath);
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    char *json = NULL;
+    const char *a = "犬が猫を追いかけた", *b = "猫が犬を追いかけた";
+    cr_assert_eq(gpt2embed_course_order(m, t, a, strlen(a), b, strlen(b), GPT2EMBED_COURSE_SAYS, &json,
+                                        &err), 0, "%s", err.message);
+    cr_expect(strstr(json, "\"says\": [\"Self-attention without a mask sees") && strstr(json, "conclusion: distinguishable."),
+              "%s", json);
+    gpt2embed_free(json);
+    gpt2embed_set_translator(test_tr);
+    cr_assert_eq(gpt2embed_course_order(m, t, a, strlen(a), b, strlen(b), GPT2EMBED_COURSE_SAYS, &json,
+                                        &err), 0, "%s", err.message);
+    cr_expect(strstr(json, "KETSURON: kubetsu dekiru.") && !strstr(json, "conclusion: distinguishable."),
+              "%s", json);
+    gpt2embed_free(json);
+    cr_expect_eq(gpt2embed_course_exercise(NULL, NULL, GPT2EMBED_EXERCISE_1, 0, 4096, 0, &json, &err),
+                 GPT2EMBED_E_ARG);
+    cr_expect_str_eq(err.message, "ctx to dim wa 1 .. 2^31");
+    cr_expect(json == NULL);
+    gpt2embed_set_translator(NULL);
+    cr_expect_eq(gpt2embed_course_exercise(NULL, NULL, GPT2EMBED_EXERCISE_1, 0, 4096, 0, &json, &err),
+                 GPT2EMBED_E_ARG);
+    cr_expect_str_eq(err.message, "gpt2embed_course_exercise: ctx and dim must be 1 .. 2^31");
+    cr_assert_eq(gpt2embed_course_exercise(m, t, GPT2EMBED_EXERCISE_2, 4096, 4096, GPT2EMBED_COURSE_SAYS,
+                                           &json, &err), 0, "%s", err.message);
+    cr_expect(strstr(json, "\"says\": [\"cos(pos 0, pos 1) = ") && strstr(json, "'\xE2\x90\xA3" "cat' at positions 0 and 5"),
+              "%s", json);
+    gpt2embed_free(json);
+    gpt2embed_tokenizer_close(t);
+    gpt2embed_model_close(m);
+}
+
+Test(api, course_errors)
+{
+    gpt2embed_model *m = open_model(fpath);
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    char *json = (char *)"untouched";
+    cr_expect_eq(gpt2embed_course_exercise(m, NULL, GPT2EMBED_EXERCISE_2, 4096, 4096, 0, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect(json == NULL);
+    cr_expect_eq(gpt2embed_course_exercise(m, t, 4, 4096, 4096, 0, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_course_exercise(m, t, 0, 4096, 4096, 0, NULL, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_course_order(m, t, "", 0, "a", 1, 0, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect(strstr(err.message, "text A"), "%s", err.message);
+    cr_expect_eq(gpt2embed_course_order(m, t, "ab", 2, "a\xff", 2, 0, &json, &err), GPT2EMBED_E_UTF8);
+    cr_expect(err.offset == 1 && strstr(err.message, "text B: "), "%zu %s", err.offset, err.message);
+    cr_expect_eq(gpt2embed_course_order(NULL, t, "a", 1, "b", 1, 0, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_course_by_distance(m, 2000, 10, 10000.0, 0, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_course_by_distance(m, 10, 10, 10000.0, 0, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_course_by_distance(m, 10, 3, 1.0, 0, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect(json == NULL);
+    /* a wpe of 5 positions has no position 5 for " cat" */
+    fixture_opts o = f32;
+    o.n_ctx = 5;
+    char *p5 = path_join(dir, "ctx5.safetensors"), e[256];
+    cr_assert_eq(fixture_write(p5, &o, e, sizeof e), 0, "%s", e);
+    gpt2embed_model *m5 = open_model(p5);
+    cr_expect_eq(gpt2embed_course_exercise(m5, t, GPT2EMBED_EXERCISE_2, 4096, 4096, 0, &json, &err),
+                 GPT2EMBED_E_CONTEXT);
+    cr_expect_str_eq(err.message, "exercise 2 needs at least 6 positions, wpe has 5");
+    gpt2embed_model_close(m5);
+    free(p5);
+    gpt2embed_tokenizer_close(t);
+    gpt2embed_model_close(m);
+}
+
+/* The rotation's path against cos/sin computed here; the default pair is dim/8 (0.1 rad at
+ * base 10000); English words. */
+Test(api, sinusoid_pair_and_english_words)
+{
+    double x[50], y[50], w = 0;
+    gpt2embed_error err;
+    cr_assert_eq(gpt2embed_sinusoid_pair(50, 64, GPT2EMBED_PAIR_DEFAULT, 10000.0, x, y, &w, &err), 0, "%s", err.message);
+    double want = pow(10000.0, -2.0 * 8 / 64);
+    cr_expect(fabs(w - want) < 1e-15 && fabs(w - 0.1) < 1e-12, "%.17g", w);
+    for (int p = 0; p < 50; p++)
+        cr_expect(fabs(x[p] - cos(p * want)) < 1e-12 && fabs(y[p] - sin(p * want)) < 1e-12, "p %d", p);
+    cr_assert_eq(gpt2embed_sinusoid_pair(3, 64, 0, 10000.0, x, y, &w, &err), 0, "%s", err.message);
+    cr_expect(w == 1.0 && fabs(x[1] - cos(1.0)) < 1e-15);
+    cr_expect_eq(gpt2embed_sinusoid_pair(3, 64, 32, 10000.0, x, y, &w, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_sinusoid_pair(3, 63, 0, 10000.0, x, y, &w, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_sinusoid_pair(3, 64, 0, 10000.0, NULL, y, &w, &err), GPT2EMBED_E_ARG);
+    int en = -1;
+    const char *s = "GPT-2's context holds 1024 tokens, some 700-800 words.";
+    cr_expect_eq(gpt2embed_english_words(s, strlen(s), &en), 6);   /* 1024, 700-800: no letter */
+    cr_expect_eq(en, 1);
+    s = "犬が猫を追いかけた dog";
+    cr_expect_eq(gpt2embed_english_words(s, strlen(s), &en), 1);
+    cr_expect_eq(en, 0);
+    cr_expect_eq(gpt2embed_english_words(NULL, 0, &en), 0);
+}
+
+/* The rendering object's door, as the Python module meets it: dlopen, draw, PNG bytes. */
+Test(api, the_rendering_objects_door_draws_from_arrays)
+{
+    char *b = build_dir(), so[4200];
+    snprintf(so, sizeof so, "%s/gpt2-embed-render.so", b);
+    void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    cr_assert(h, "%s", dlerror());
+    gpt2embed_status (*rot)(const double *, const double *, size_t, size_t, double, size_t, double,
+                            unsigned char **, size_t *, gpt2embed_error *);
+    void (*fr)(void *);
+    *(void **)&rot = dlsym(h, "gpt2embed_figure_rotation");
+    *(void **)&fr = dlsym(h, "gpt2embed_figure_free");
+    cr_assert(rot && fr);
+    double x[64], y[64], w;
+    gpt2embed_error err;
+    cr_assert_eq(gpt2embed_sinusoid_pair(64, 128, GPT2EMBED_PAIR_DEFAULT, 10000.0, x, y, &w, &err), 0);
+    unsigned char *png = NULL;
+    size_t len = 0;
+    cr_assert_eq(rot(x, y, 64, 16, w, 128, 10000.0, &png, &len, &err), 0, "%s", err.message);
+    cr_expect(len > 1000 && memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0);
+    fr(png);
+    cr_expect_eq(rot(x, y, 0, 16, w, 128, 10000.0, &png, &len, &err), GPT2EMBED_E_ARG);
+    cr_expect(png == NULL && len == 0 && strstr(err.message, "1 to 1000000"), "%s", err.message);
+    cr_expect_eq(rot(x, y, 64, 16, w, 128, 10000.0, NULL, &len, &err), GPT2EMBED_E_ARG);
+    free(b);   /* (the object stays loaded, as a host keeps it: its fonts' caches live in it) */
 }

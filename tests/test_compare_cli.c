@@ -3,11 +3,14 @@
  * checked against numpy (tests/compare_ref.py recomputes bags and cosines from the file),
  * the text conclusions, and the usage errors. */
 #include "fixture.h"
+#include "model.h"
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A fixture with GPT-2's vocabulary and context (n_embd 8) in a fresh directory; *dir (if
  * non-NULL) receives that directory (caller frees). */
@@ -131,6 +134,63 @@ Test(compare_cli, table_conclusions)
     cr_expect(strstr(r.out, "the same token sequence; nothing tells them apart"), "%s", r.out);
     run_free(&r);
     free(w);
+}
+
+/* A fixture whose wte row 582 (" man") is a copy of row 3290 (" dog"): the two words are one
+ * vector, so swapping them changes no input row, and every causal row stays equal although
+ * the prefixes hold other token IDs: the sentences say so instead of the usual ones. */
+Test(compare_cli, causal_rows_when_two_tokens_share_a_vector)
+{
+    char *dir, *w = weights("cmpsame", &dir), *json = path_join(dir, "out.json");
+    g2e_model *m;
+    g2e_err err;
+    cr_assert_eq(model_open(&m, w, &err), 0, "%s", err.msg);
+    off_t at = (off_t)(m->st->data_start + m->wte->begin);
+    model_close(m);
+    float row[8];
+    int fd = open(w, O_RDWR);
+    cr_assert(fd >= 0);
+    cr_assert_eq(pread(fd, row, sizeof row, at + 3290 * (off_t)sizeof row), (ssize_t)sizeof row);
+    cr_assert_eq(pwrite(fd, row, sizeof row, at + 582 * (off_t)sizeof row), (ssize_t)sizeof row);
+    close(fd);
+    const char *A = "the dog bites the man", *B = "the man bites the dog";
+    run_result r = run_g2e("compare", A, B, "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "without positions: all 5 rows of B's output equal A's at the same position"), "%s", r.out);
+    cr_expect(strstr(r.out, "without positions 4 causal rows are equal or differ against what their "
+                            "prefixes' tokens predict"), "%s", r.out);
+    cr_expect(!strstr(r.out, "equal exactly where"), "%s", r.out);
+    cr_expect(strstr(r.out, "conclusion: indistinguishable."), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("--lang", "ja", "compare", A, B, "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "B の出力の 5 行すべてが、同じ位置の A の行と等しくなります"), "%s", r.out);
+    cr_expect(strstr(r.out, "4 行は、前までのトークンから予想されるのとは逆に"), "%s", r.out);
+    cr_expect(!strstr(r.out, "位置なしの因果マスク付きの行が等しいのは"), "%s", r.out);
+    run_free(&r);
+    /* the ordinary fixture: the mask separates the rows whose prefixes differ */
+    char *w2 = weights("cmpsame2", NULL);
+    r = run_g2e("compare", A, B, "--weights", w2, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "without positions: 4 of 5 rows of B's output differ from A's at the same "
+                            "position (at 1-4, each by at least"), "%s", r.out);
+    cr_expect(strstr(r.out, "equal exactly where A and B hold the same token"), "%s", r.out);
+    cr_expect(strstr(r.out, "GPT-2's causal mask already separates 4 of 5 rows without positions"), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("--lang", "ja", "compare", A, B, "--weights", w2, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "位置なしの因果マスク付きの行が等しいのは"), "%s", r.out);
+    cr_expect(strstr(r.out, "位置がなくても 4 / 5 行が区別されます"), "%s", r.out);
+    cr_expect(strstr(r.out, "GPT-2 が各トークンの位置を知るのは位置埋め込みによってです"), "%s", r.out);
+    run_free(&r);
+    r = run_g2e("compare", A, B, "--weights", w, "-o", json, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *script = path_join(G2E_SRCDIR, "tests/compare_ref.py");
+    r = run_argv((char *[]){"/usr/bin/python3", script, w, json, NULL}, NULL, 0, NULL, NULL);
+    cr_expect(strstr(r.out, "OK"), "compare_ref.py: %s%s", r.out, r.err);
+    run_free(&r);
+    free(script), free(json), free(w2), free(w), free(dir);
 }
 
 Test(compare_cli, usage_and_errors)

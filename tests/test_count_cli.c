@@ -536,3 +536,36 @@ Test(count_cli, a_text_over_1_gib_is_counted_exactly_in_bounded_memory, .timeout
     run_free(&one);
     free(cp), free(big), free(rss), free(dir);
 }
+
+/* Issue 38: an English text also says how many words its tokens hold and so how many words
+ * the context holds (the chapter's "700-800 words"), from numbers made here: words counted
+ * by Python (runs between white space with an ASCII letter), tokens from tiktoken's expected
+ * file. A Japanese text gets no such line. */
+Test(count_cli, english_text_says_how_many_words_the_context_holds)
+{
+    run_result r = run_argv((char *[]){"/usr/bin/python3", "-c",
+                                       "import re, sys; t = open(sys.argv[1], encoding='utf-8').read(); "
+                                       "print(sum(1 for w in t.split() if re.search('[A-Za-z]', w)))",
+                                       DATA "count_en.txt", NULL}, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    long words = strtol(r.out, NULL, 10);
+    run_free(&r);
+    cJSON *exp = expected();
+    double tokens = num(find_input(exp, "count_en.txt"), "tokens");
+    cJSON_Delete(exp);
+    r = run_g2e("count", "-f", DATA "count_en.txt", "-f", DATA "count_ja.txt", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char want[256];
+    snprintf(want, sizeof want, "count_en.txt: %ld English words in %.0f tokens (%.2f tokens per word): "
+             "1024 tokens hold about %.0f words of such text", words, tokens, tokens / (double)words,
+             1024.0 * (double)words / tokens);
+    cr_expect(strstr(r.out, want), "want %s in %s", want, r.out);
+    for (const char *p = r.out; (p = strstr(p, "English words")); p++) {   /* the English text's only */
+        const char *line = p;
+        while (line > r.out && line[-1] != '\n')
+            line--;
+        const char *en = strstr(line, "count_en.txt");
+        cr_expect(en && en < p, "only the English text: %.*s", (int)(p - line), line);
+    }
+    run_free(&r);
+}

@@ -416,6 +416,33 @@ Test(embedcli, bad_input_gets_one_line_and_status)
     free(missing);
 }
 
+/* Issue 38: a text file, a PyTorch checkpoint, a GGUF file or an HTML page given as weights is
+ * named for what it is, with what to use instead, in one line (never a header length). */
+Test(embedcli, a_file_that_is_not_safetensors_is_named)
+{
+    char *tmp = test_tmpdir("embed-foreign"), *p = path_join(tmp, "w.bin");
+    static const struct { const char *bytes; size_t n; const char *says; } CASES[] = {
+        {"# notes\n\nsome text, not weights\n", 32, "text file, not a safetensors file: --weights names the weights"},
+        {"PK\x03\x04\x14\x00\x00\x00\x08\x00", 10, "save_pretrained(OUT) writes OUT/model.safetensors"},
+        {"GGUF\x03\x00\x00\x00\x00\x00\x00\x00", 12, "GGUF file (llama.cpp's format), not a safetensors file: "
+                                                    "gpt2-embed reads safetensors"},
+        {"<!DOCTYPE html><html>Error</html>", 33, "HTML page (a web page saved in place of the file?)"},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof *CASES; i++) {
+        write_file(p, CASES[i].bytes, CASES[i].n);
+        run_result r = run_g2e("--weights", p, "犬", NULL);
+        cr_expect_eq(r.status, 1, "%s", r.err);
+        cr_expect(strstr(r.err, CASES[i].says) && !strstr(r.err, "header length"), "%s", r.err);
+        cr_expect(strchr(r.err, '\n') == r.err + r.err_len - 1, "one line: %s", r.err);
+        run_free(&r);
+    }
+    write_file(p, CASES[0].bytes, CASES[0].n);
+    run_result r = run_g2e("--lang", "ja", "--weights", p, "犬", NULL);
+    cr_expect(r.status == 1 && !strstr(r.err, "text file"), "%s", r.err);
+    run_free(&r);
+    free(p), free(tmp);
+}
+
 Test(embedcli, no_weights_anywhere_says_how_to_get_them)
 {
     char home[4096];

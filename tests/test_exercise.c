@@ -3,6 +3,7 @@
  * fixture's values (fixture_expected), and their errors. */
 #include "exercise.h"
 #include "fixture.h"
+#include "reference.h"
 #include "similarity.h"
 #include "support.h"
 
@@ -53,9 +54,10 @@ Test(exercise, second_matches_naive_cosines)
         a[c] = cat[c] + p0[c], b[c] = cat[c] + p5[c];
     cr_expect(x.rows == 600 && x.cols == 12 && x.cat == 3797);
     cr_expect(fabs(x.c01 - naive_cos(p0, p1, 12)) < 1e-12);
-    cr_expect(fabs(x.c0500 - naive_cos(p0, p500, 12)) < 1e-12);
+    cr_expect_eq(x.far, 500);
+    cr_expect(fabs(x.c0far - naive_cos(p0, p500, 12)) < 1e-12);
     cr_expect(fabs(x.ccat - naive_cos(a, b, 12)) < 1e-12);
-    cr_expect_eq(x.n_pairs, EX_PAIRS);
+    cr_expect_eq(x.n_pairs, REF_PAIRS);
     cr_expect(x.median >= -1 && x.median <= 1);
 
     cr_expect_eq(ex_second_compute(m, 4000, &x, &e), SIM_E_RANGE);
@@ -63,15 +65,26 @@ Test(exercise, second_matches_naive_cosines)
     model_close(m);
 }
 
-Test(exercise, second_needs_500_positions)
+Test(exercise, a_short_wpe_uses_its_last_position)
 {
     fixture_opts o;
     fixture_tiny(&o);   /* n_ctx 16 */
     g2e_model *m = open_fixture_model(&o, "exercise16");
     ex_second x;
     g2e_err e;
-    cr_expect_eq(ex_second_compute(m, 3, &x, &e), SIM_E_RANGE);
-    cr_expect_str_eq(e.msg, "position 500 is outside wpe, which has 16 rows (0..15)");
+    cr_assert_eq(ex_second_compute(m, 3, &x, &e), 0, "%s", e.msg);
+    cr_expect_eq(x.far, 15);
+    float p0[16], p15[16];
+    cr_assert(o.n_embd <= 16);
+    fixture_expected_row(&o, FIXTURE_WPE, 0, p0);
+    fixture_expected_row(&o, FIXTURE_WPE, 15, p15);
+    cr_expect(fabs(x.c0far - naive_cos(p0, p15, o.n_embd)) < 1e-12);
+    model_close(m);
+
+    o.n_ctx = 5;   /* no position 5 for " cat" */
+    m = open_fixture_model(&o, "exercise5");
+    cr_expect_eq(ex_second_compute(m, 3, &x, &e), EX_E_SHORT);
+    cr_expect_str_eq(e.msg, "exercise 2 needs at least 6 positions, wpe has 5");
     model_close(m);
 }
 

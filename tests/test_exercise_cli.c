@@ -67,6 +67,30 @@ Test(exercise_cli, interpretation_follows_the_weights)
     free(w);
 }
 
+/* Issue 38: a weights file the user named that cannot be used is an error (exit 1, one line,
+ * nothing on stdout), with --weights and with $GPT2_EMBED_WEIGHTS; not finding weights
+ * where the program looks by itself stays a note after exercise 1. */
+Test(exercise_cli, a_named_weights_file_that_cannot_be_used_is_an_error)
+{
+    char *dir = test_tmpdir("exnamed"), *missing = path_join(dir, "missing.safetensors");
+    char *text = path_join(dir, "notes.md");
+    write_file(text, "# my notes\n\nnot weights at all\n", 32);
+    const char *bad[2] = {missing, text};
+    for (int i = 0; i < 2; i++) {
+        run_result r = run_g2e("exercise", "--weights", bad[i], NULL);
+        cr_expect_eq(r.status, 1, "%s: %s", bad[i], r.err);
+        cr_expect_eq(r.out_len, 0, "%s", r.out);
+        cr_expect(r.err_len > 0 && strchr(r.err, '\n') == r.err + r.err_len - 1, "%s", r.err);
+        run_free(&r);
+    }
+    char env[4200];
+    snprintf(env, sizeof env, "GPT2_EMBED_WEIGHTS=%s", missing);
+    run_result r = run_argv((char *[]){G2E_TEST_BIN, "exercise", NULL}, NULL, 0, (char *[]){env, NULL}, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    run_free(&r);
+    free(missing), free(text), free(dir);
+}
+
 Test(exercise_cli, code_is_python_that_compiles)
 {
     run_result r = run_g2e("exercise", "--code", "--model", "distilgpt2", NULL);

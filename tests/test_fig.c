@@ -93,7 +93,7 @@ Test(fig, wpe_recipes_name_the_matrix_in_their_errors)
     expect_refused(fig_wpe_by_distance_png(m, 4, 4, 1e4, 0, 0, &p, &e), RENDER_E_ARG, &p, &e,
                    "must be less than N (4)");
     expect_refused(fig_wpe_heatmap_png(m, 0, RENDER_CMAP_RDBU, 0, 0, NULL, NULL, &p, &e),
-                   SIM_E_RANGE, &p, &e, "percentile");
+                   RENDER_E_ARG, &p, &e, "percentile");
     double q = 0;
     int fell = -1;
     cr_assert_eq(fig_wpe_heatmap_png(m, 50, RENDER_CMAP_RDBU, 0, 0, &q, &fell, &p, &e), 0, "%s", e.msg);

@@ -9,6 +9,7 @@
 #include "fixture.h"
 #include "i18n.h"
 #include "support.h"
+#include "text.h"
 
 #include <criterion/criterion.h>
 #include <ctype.h>
@@ -754,4 +755,204 @@ Test(i18n, glossary_words_are_used)
     cr_expect(strstr(r.out, "位置0と位置1の類似度") && strstr(r.out, "位置0と位置500の類似度"), "%s", r.out);
     run_free(&r);
     free(w), free(glossary), free(po);
+}
+
+/* The pseudo-translation of the fresh template (tests/pseudo_po.py: every msgstr its msgid in
+ * full-width letters inside ⟦ ⟧) compiled as a "ja" catalogue in a directory of its own,
+ * which GPT2_EMBED_LOCALEDIR points the program at. Returns that directory. */
+static char *pseudo_catalogue(void)
+{
+    char *dir = test_tmpdir("i18n-pseudo"), *po = path_join(dir, "pseudo.po");
+    char *lc = path_join(dir, "ja/LC_MESSAGES"), *mo = path_join(lc, "gpt2-embed.mo"), *pot = pot_path();
+    run_result r = run_argv((char *[]){"/usr/bin/python3", G2E_SRCDIR "/tests/pseudo_po.py", pot, po, NULL},
+                            NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "pseudo_po.py: %s", r.err);
+    run_free(&r);
+    r = run_argv((char *[]){"/bin/mkdir", "-p", lc, NULL}, NULL, 0, NULL, NULL);
+    run_free(&r);
+    r = run_argv((char *[]){"/usr/bin/msgfmt", "-c", "-o", mo, po, NULL}, NULL, 0, NULL, NULL);
+    cr_assert_eq(r.status, 0, "msgfmt: %s", r.err);
+    run_free(&r);
+    free(po), free(lc), free(mo), free(pot);
+    return dir;
+}
+
+/* The ASCII words (two letters or more) of out that are neither in the run's arguments nor
+ * one of the names the program prints as they are, one per line ("" when none): under the
+ * pseudo-catalogue every word the program means for a person is full-width, so what is left
+ * escaped translation. */
+static char *unmarked_words(const char *out, char *const *args)
+{
+    /* the program's name and names a user types: commands, figures, formats, models */
+    static const char *const PROGRAM[] = {
+        "gpt2", "embed", "wte", "wpe", "FFFD", "tokenize", "decode", "count", "inspect", "compare",
+        "exercise", "similarity", "nearest", "stats", "pca", "rope", "report", "sinusoidal", "plot",
+        "download", "pe", "dot", "curve", "rotation", "cosine", "by", "distance", "table", "json",
+        "npy", "csv", "raw", "ids", "u16", "u32", "llmc", "medium", "large", "xl", "distilgpt2", NULL};
+    char *found = calloc(1, strlen(out) * 2 + 1);
+    for (const char *p = out; *p;) {
+        if (!isalpha((unsigned char)*p) || (p > out && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))) {
+            p++;
+            continue;
+        }
+        size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+        int upper = 1;   /* a metavariable of a usage line: FILE, TEXT_A */
+        for (size_t i = 0; i < n; i++)
+            upper &= !islower((unsigned char)p[i]);
+        int ok = n < 2 || upper || (p > out && p[-1] == '\\');   /* one letter; an escape such as \xFF */
+        for (size_t i = 0; !ok && PROGRAM[i]; i++)
+            ok = strlen(PROGRAM[i]) == n && strncmp(PROGRAM[i], p, n) == 0;
+        for (char *const *a = args; !ok && *a; a++)
+            for (const char *q = *a; !ok && (q = strstr(q, "")) && *q; q++)
+                ok = strncmp(q, p, n) == 0 && !isalnum((unsigned char)q[n]) &&
+                     (q == *a || !isalnum((unsigned char)q[-1]));
+        if (!ok)
+            strcat(strncat(found, p, n), "\n");
+        p += n;
+    }
+    return found;
+}
+
+/* Issue 38: every error path a trainee meets speaks the chosen language. Each case runs under
+ * the pseudo-catalogue and must fail with a marked message and no unmarked English word; the
+ * check is shown to catch a message the catalogue does not know (a pseudo-catalogue without
+ * one of the messages). */
+Test(i18n, every_error_path_is_translated, .timeout = 240)
+{
+    char *dir = pseudo_catalogue(), *w = write_weights("i18n-errs");
+    char *tmp = test_tmpdir("i18n-errs-out"), *bad_utf8 = path_join(tmp, "bad.txt");
+    char *not_st = path_join(tmp, "notes.txt"), *missing = path_join(tmp, "missing.safetensors");
+    char *nodir = path_join(tmp, "no/such/dir/x.png"), *long_txt = path_join(tmp, "long.txt");
+    write_file(bad_utf8, "ab\xff" "cd", 5);
+    write_file(not_st, "# notes\nnot a safetensors file at all\n", 38);
+    char *longs = malloc(20000);   /* 4000 tokens of digits: a snippet of it is no English */
+    for (int i = 0; i < 2000; i++)
+        memcpy(longs + 10 * i, "12 34 56  ", 10);
+    write_file(long_txt, longs, 20000);
+    free(longs);
+    char env_dir[4200];
+    snprintf(env_dir, sizeof env_dir, "GPT2_EMBED_LOCALEDIR=%s", dir);
+    char *env[] = {env_dir, NULL};
+    char *cases[][12] = {
+        {"embed", NULL},
+        {"embed", "-f", bad_utf8, "--weights", w, NULL},
+        {"embed", "--ids", "abc", "--weights", w, NULL},
+        {"embed", "--ids", "99999", "--weights", w, NULL},
+        {"embed", "-f", long_txt, "--weights", w, NULL},
+        {"embed", "--weights", not_st, "x", NULL},
+        {"embed", "--weights", missing, "x", NULL},
+        {"embed", "--format", "xml", "x", NULL},
+        {"embed", "--frobnicate", "x", NULL},
+        {"tokenize", NULL},
+        {"tokenize", "-f", bad_utf8, NULL},
+        {"tokenize", "--special", "error", "a<|endoftext|>b", NULL},
+        {"tokenize", "-f", missing, NULL},
+        {"decode", "abc", NULL},
+        {"decode", "99999", NULL},
+        {"count", "-f", bad_utf8, NULL},
+        {"count", "--ctx", "0", "x", NULL},
+        {"inspect", NULL},
+        {"inspect", not_st, NULL},
+        {"compare", "only one", NULL},
+        {"compare", "a", "b", "--weights", missing, NULL},
+        {"exercise", "3", NULL},
+        {"exercise", "2", "--weights", missing, NULL},
+        {"similarity", NULL},
+        {"similarity", "--pos", "0", "5000", "--weights", w, NULL},
+        {"nearest", NULL},
+        {"stats", "--weights", missing, NULL},
+        {"pca", "--weights", missing, NULL},
+        {"rope", "-d", "3", NULL},
+        {"report", NULL},
+        {"sinusoidal", "-d", "3", NULL},
+        {"plot", NULL},
+        {"plot", "bogus", NULL},
+        {"plot", "pe", "-o", nodir, NULL},
+        {"download", "--model", "bogus", NULL},
+        {"exercies", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *args[16];
+        int k = 0;
+        args[k++] = "--lang", args[k++] = "ja";
+        for (size_t j = 0; cases[i][j]; j++)
+            args[k++] = cases[i][j];
+        args[k] = NULL;
+        run_result r = run_env(env, args);
+        char *both = malloc(r.out_len + strlen(r.err) + 2);
+        sprintf(both, "%s\n%s", r.out, r.err);
+        cr_expect(r.status != 0 && !r.signaled, "%s %s: exit %d", args[2], args[3] ? args[3] : "", r.status);
+        cr_expect(strstr(r.err, "\xE2\x9F\xA6"), "%s %s: no marked message: %s", args[2], args[3] ? args[3] : "", both);
+        char *words = unmarked_words(both, args);
+        cr_expect_str_eq(words, "", "%s %s: English that escaped translation in:\n%s", args[2],
+                         args[3] ? args[3] : "", both);
+        free(words), free(both);
+        run_free(&r);
+    }
+    /* invalid UTF-8 on standard input */
+    static const char *const STDIN_CASES[][4] = {{"tokenize", "-", NULL}, {"count", "-", NULL},
+                                                 {"embed", "-", "--weights", NULL}};
+    for (size_t i = 0; i < 3; i++) {
+        char *args[12] = {G2E_TEST_BIN, "--lang", "ja"};
+        int k = 3;
+        for (size_t j = 0; STDIN_CASES[i][j]; j++)
+            args[k++] = (char *)STDIN_CASES[i][j];
+        if (i == 2)
+            args[k++] = w;
+        run_result r = run_argv(args, "ab\xff", 3, env, NULL);
+        cr_expect(r.status != 0 && strstr(r.err, "\xE2\x9F\xA6"), "%s -: %s", args[3], r.err);
+        char *words = unmarked_words(r.err, args + 1);
+        cr_expect_str_eq(words, "", "%s -: English that escaped translation in:\n%s", args[3], r.err);
+        free(words);
+        run_free(&r);
+    }
+    /* the check catches a message missing from the catalogue */
+    char *words = unmarked_words("gpt2-embed: \xE2\x9F\xA6\xEF\xBD\x8E\xEF\xBD\x8F\xE2\x9F\xA7 standard input",
+                                 (char *[]){"--lang", "ja", NULL});
+    cr_expect_str_eq(words, "standard\ninput\n");
+    free(words);
+    free(bad_utf8), free(not_st), free(missing), free(nodir), free(long_txt), free(tmp), free(w), free(dir);
+}
+
+/* Issue 38: Japanese typography (po/GLOSSARY.md "Writing"): no msgstr puts a space between two
+ * Japanese characters (examples of commands aside), and the places the issue found are right:
+ * a metavariable against a particle (「A Bが」), the stats heading one column off. The scan
+ * is shown to find such a space. */
+Test(i18n, japanese_typography, .timeout = 60)
+{
+    size_t n;
+    char *po = read_file(G2E_SRCDIR "/po/ja.po", &n), *strs = msgstrs_of(po);
+    regex_t re;
+    const char *j = "(\xE3[\x80-\x83][\x80-\xBF]|[\xE4-\xE9][\x80-\xBF][\x80-\xBF]|\xEF[\xBC-\xBF][\x80-\xBF])";
+    char pat[512];
+    snprintf(pat, sizeof pat, "%s +%s", j, j);
+    cr_assert_eq(regcomp(&re, pat, REG_EXTENDED | REG_NOSUB), 0);
+    char *bad = calloc(1, 8192), *strs_copy = strdup(strs);
+    for (char *line = strtok(strs_copy, "\n\x01"); line; line = strtok(NULL, "\n\x01"))
+        if (strncmp(line + strspn(line, " "), "gpt2-embed ", 11) != 0 && regexec(&re, line, 0, NULL, 0) == 0 &&
+            strlen(bad) + strlen(line) + 2 < 8192)
+            strcat(strcat(bad, line), "\n");
+    cr_expect_str_eq(bad, "", "msgstrs with a space between two Japanese characters");
+    cr_expect(regexec(&re, "文章 は収まりません", 0, NULL, 0) == 0, "the scan finds a stray space");
+    regfree(&re);
+    free(bad), free(strs_copy), free(strs), free(po);
+
+    run_result r = run_env(NULL, (char *[]){"--lang", "ja", "similarity", "--tokens", NULL});
+    cr_expect(strstr(r.err, "--tokens には値（A B）が必要です"), "%s", r.err);
+    run_free(&r);
+    /* the stats table: each heading ends where its numbers end (display width) */
+    char *w = write_weights("i18n-typo");
+    r = run_env(NULL, (char *[]){"--lang", "ja", "stats", "--weights", w, "--top", "0", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *head = strstr(r.out, "wte（"), *rows = head ? strstr(head, "\n") : NULL;
+    cr_assert(head && rows, "%s", r.out);
+    while (head > r.out && head[-1] != '\n')
+        head--;
+    size_t hw = text_width(head, (size_t)(rows - head));   /* heading line, display columns */
+    char *num_end = strchr(rows + 1, '\n');
+    cr_assert(num_end);
+    size_t nw = text_width(rows + 1, (size_t)(num_end - rows - 1));   /* the rows line */
+    cr_expect_eq(hw, nw, "the heading line ends at column %zu, the numbers at %zu:\n%s", hw, nw, r.out);
+    run_free(&r);
+    free(w);
 }

@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 #include <ctype.h>
 #include <dirent.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,4 +310,90 @@ Test(manual, both_pages_format_without_warnings)
     w = man_warnings(bad);
     cr_expect_str_eq(w, "", "genman's output formats cleanly: %s", w);
     free(w), free(gen), free(t), free(bad), free(dir), free(man);
+}
+
+/* The names after ".TP\n.B " in a manual's COMMANDS section (the heading given), one per
+ * line (caller frees). */
+static char *command_list(const char *page, const char *heading)
+{
+    size_t n;
+    char *man = read_file(page, &n);
+    cr_assert(man, "%s", page);
+    char *at = strstr(man, heading), *end = at ? strstr(at + 1, "\n.SH ") : NULL;
+    cr_assert(at && end, "%s has no %s", page, heading);
+    *end = '\0';
+    char *out = calloc(1, n + 1);
+    for (char *p = at; (p = strstr(p, "\n.TP\n.B ")); ) {
+        p += strlen("\n.TP\n.B ");
+        size_t w = strcspn(p, " \n");
+        strncat(out, p, w);
+        strcat(out, "\n");
+    }
+    free(man);
+    return out;
+}
+
+/* Rendered lines of text with a space between two Japanese characters (a wrapped source line
+ * joined with a space, as troff does between words): "" when there is none. Lines that show
+ * a command (examples: "gpt2-embed compare 犬が… 猫が…") are arguments, kept. */
+static char *stray_spaces(const char *page)
+{
+    run_result r = run_argv((char *[]){"/usr/bin/man", "-l", (char *)page, NULL}, NULL, 0,
+                            (char *[]){"LC_ALL=C.UTF-8", "MANWIDTH=100", "-MANPAGER", "-PAGER",
+                                       "-MANOPT", "-GROFF_SGR", NULL}, NULL);
+    cr_assert_eq(r.status, 0, "man -l %s: %s", page, r.err);
+    regex_t re;
+    /* U+3000..U+30FF (punctuation, kana), U+4E00..U+9FFF (kanji), U+FF00..U+FFEF (full width) */
+    const char *j = "(\xE3[\x80-\x83][\x80-\xBF]|[\xE4-\xE9][\x80-\xBF][\x80-\xBF]|\xEF[\xBC-\xBF][\x80-\xBF])";
+    char pat[512];
+    snprintf(pat, sizeof pat, "%s +%s", j, j);
+    cr_assert_eq(regcomp(&re, pat, REG_EXTENDED | REG_NOSUB), 0);
+    char *found = calloc(1, r.out_len + 1);
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+        const char *t = line + strspn(line, " ");
+        if (strncmp(t, "gpt2-embed ", 11) != 0 && regexec(&re, line, 0, NULL, 0) == 0)
+            strcat(strcat(found, line), "\n");
+    }
+    regfree(&re);
+    run_free(&r);
+    return found;
+}
+
+/* Issue 38: both manuals list the program's commands (the COMMANDS entries are generated from
+ * one table), and the Japanese page shows no space between two Japanese characters where
+ * its source wraps; the check finds one in a page that wraps a sentence. */
+Test(manual, both_manuals_list_every_command_and_japanese_wraps_cleanly)
+{
+    char *en = command_list(MAN, "\n.SH COMMANDS\n");
+    char *ja = command_list(G2E_SRCDIR "/doc/ja/gpt2-embed.1", "\n.SH コマンド\n");
+    cr_expect_str_eq(en, ja, "the two manuals list different commands");
+    run_result r = run_g2e("--help", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    for (char *name = strtok(en, "\n"); name; name = strtok(NULL, "\n")) {
+        char want[64];
+        snprintf(want, sizeof want, "\n  %s ", name);
+        cr_expect(strstr(r.out, want), "the manual lists %s, --help does not", name);
+    }
+    size_t in_help = 0;
+    for (const char *p = strstr(r.out, "commands:\n"); p && (p = strstr(p, "\n  ")); p += 3)
+        in_help++;
+    cr_expect_eq(in_help, 16, "%s", r.out);
+    size_t listed = 0;
+    for (const char *p = ja; (p = strchr(p, '\n')); p++)
+        listed++;
+    cr_expect_eq(listed, in_help, "%s", ja);
+    run_free(&r);
+    char *s = stray_spaces(G2E_SRCDIR "/doc/ja/gpt2-embed.1");
+    cr_expect_str_eq(s, "", "doc/ja/gpt2-embed.1 shows a space inside a Japanese sentence");
+    free(s);
+    char *dir = test_tmpdir("manja"), *bad = path_join(dir, "bad.1");
+    size_t n;
+    char *page = read_file(G2E_SRCDIR "/doc/ja/gpt2-embed.1", &n), *at = strstr(page, "\n.SH 名前\n");
+    cr_assert(at);
+    FILE *f = fopen(bad, "w");
+    fprintf(f, "%.*s\n.SH 説明\n長い文は\nここで折り返されます。%s", (int)(at - page), page, at);
+    fclose(f);
+    s = stray_spaces(bad);
+    cr_expect(strstr(s, "長い文は ここで"), "the check finds the wrapped sentence: %s", s);
+    free(s), free(page), free(bad), free(dir), free(en), free(ja);
 }

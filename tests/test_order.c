@@ -71,6 +71,34 @@ Test(order, permutation_same_bag_different_inputs)
     model_close(m);
 }
 
+/* The causal toy layer: row t of B against row t of A. Without positions a row is equal
+ * exactly where the prefixes hold the same tokens with the same token at t (2, 3, 4 here),
+ * with positions no row is (the first tokens differ and every row sees them). */
+Test(order, causal_rows_follow_the_prefixes)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    g2e_model *m = open_fixture_model(&o, "order_causal");
+    uint32_t a[5] = {5, 17, 3, 40, 9}, b[5] = {17, 5, 3, 40, 9};
+    order_cmp c;
+    g2e_err e;
+    cr_assert_eq(order_compare(m, a, 5, b, 5, &c, &e), 0, "%s", e.msg);
+    static const uint8_t prefix[5] = {0, 0, 1, 1, 1};
+    for (size_t t = 0; t < 5; t++) {
+        cr_expect_eq(c.prefix_same[t], prefix[t], "t %zu", t);
+        cr_expect_eq(c.view[ORDER_NOPOS].causal_equal[t], prefix[t], "t %zu", t);
+        cr_expect_eq(c.view[ORDER_POS].causal_equal[t], 0, "t %zu", t);
+    }
+    cr_expect_eq(c.view[ORDER_NOPOS].causal_n_equal, 3);
+    cr_expect(c.view[ORDER_NOPOS].causal_maxdiff < 1e-12);
+    cr_expect(c.view[ORDER_NOPOS].causal_gap > 1e-6);
+    cr_expect_eq(c.view[ORDER_POS].causal_n_equal, 0);
+    /* unmasked, without positions: still A's outputs permuted */
+    cr_expect_eq(c.view[ORDER_NOPOS].out_equal, 5);
+    order_free(&c);
+    model_close(m);
+}
+
 Test(order, different_multisets)
 {
     fixture_opts o;
@@ -168,7 +196,7 @@ static size_t piece_test(const char *x, const char *y, size_t *i, int *in_y, siz
         for (size_t b = 0; b < n; b++)
             ids[k][b] = (unsigned char)s[k][b];   /* the byte is the ID: equal bytes, equal IDs */
         cr_assert_eq(tokchars_spans(s[k], n, off, n, sp[k], NULL), 0);
-        t[k] = (order_text){s[k], ids[k], sp[k], n};
+        t[k] = (order_text){s[k], ids[k], sp[k], n, n};
     }
     return (size_t)order_shared_piece(&t[0], &t[1], i, in_y, j);
 }

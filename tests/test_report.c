@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define FIGURES 12
+#define FIGURES 13
 
 /* A dense fixture big enough for every section: GPT-2's vocabulary (" cat", the Japanese
  * sentences' tokens), 600 positions (cos(wpe[0], wpe[500])), width 32. */
@@ -63,38 +63,64 @@ static run_result chromium(const char *profile_tag, const char *url, const char 
     return r;
 }
 
-/* Copies page (in its directory, so relative figures resolve) with a script that records
- * each image's natural size; returns what Chromium's DOM says: "WxH WxH ..." (caller frees). */
-static char *loaded_images(const char *page, const char *tag)
+/* Copies page (in its directory, so relative figures resolve) with script added at its end,
+ * which on load writes its findings into <pre id="probe">MARK ... END</pre>; returns what
+ * Chromium's DOM (--dump-dom, with extra, an argument or NULL) says between MARK and END. */
+static char *probe(const char *page, const char *tag, const char *script, const char *mark,
+                   const char *extra)
 {
     size_t len;
     char *html = read_file(page, &len);
     cr_assert(html, "no page at %s", page);
-    static const char probe[] =
-        "<script>window.addEventListener('load', function () {"
-        " var r = []; for (var i = 0; i < document.images.length; i++) {"
-        " var im = document.images[i]; r.push(im.naturalWidth + 'x' + im.naturalHeight); }"
-        " var p = document.createElement('pre'); p.id = 'probe'; p.textContent = 'IMGS ' +"
-        " r.join(' ') + ' END'; document.body.appendChild(p); });</script>\n";
-    char *copy = malloc(strlen(page) + 16);
+    char *add = g2e_printf_alloc("<script>window.addEventListener('load', function () { %s"
+                                 " var p = document.createElement('pre'); p.id = 'probe'; p.textContent = '%s ' +"
+                                 " found + ' END'; document.body.appendChild(p); });</script>\n", script, mark);
+    cr_assert(add);
+    char *copy = malloc(strlen(page) + 16), *both = malloc(len + strlen(add) + 1), url[4200];
     sprintf(copy, "%s.probe.html", page);
-    char *both = malloc(len + sizeof probe);
     memcpy(both, html, len);
-    memcpy(both + len, probe, sizeof probe);
-    write_file(copy, both, len + sizeof probe - 1);
-    char url[4200];
+    strcpy(both + len, add);
+    write_file(copy, both, len + strlen(add));
     snprintf(url, sizeof url, "file://%s", copy);
-    run_result r = chromium(tag, url, "--dump-dom", NULL);
+    run_result r = chromium(tag, url, "--dump-dom", extra);
     cr_assert_eq(r.status, 0, "chromium: %s", r.err);
-    /* the element the probe made (the script's own text holds the same words) */
-    static const char mark[] = "<pre id=\"probe\">IMGS ";
-    char *a = strstr(r.out, mark), *b = a ? strstr(a, " END</pre>") : NULL;
+    char want[64];
+    snprintf(want, sizeof want, "<pre id=\"probe\">%s ", mark);
+    char *a = strstr(r.out, want), *b = a ? strstr(a, "END</pre>") : NULL;
     cr_assert(a && b, "the probe did not run; DOM: %.300s", r.out);
-    a += sizeof mark - 1;
-    char *sizes = strndup(a, (size_t)(b - a));
+    a += strlen(want);
+    char *out = strndup(a, b > a ? (size_t)(b - a) : 0);
+    size_t n = strlen(out);
+    if (n && out[n - 1] == ' ')
+        out[n - 1] = '\0';
     run_free(&r);
-    free(html), free(both), free(copy);
-    return sizes;
+    free(html), free(both), free(copy), free(add);
+    return out;
+}
+
+/* Every image's natural size once the page loaded: "WxH WxH ..." (caller frees). */
+static char *loaded_images(const char *page, const char *tag)
+{
+    return probe(page, tag, "var r = []; for (var i = 0; i < document.images.length; i++) {"
+                 " var im = document.images[i]; r.push(im.naturalWidth + 'x' + im.naturalHeight); }"
+                 " var found = r.join(' ');", "IMGS", NULL);
+}
+
+/* Chromium's layout of page in a narrow window (700 px): every table heading that a line
+ * break cuts between two letters of a Japanese word (kana or kanji on both sides: トーク|ン),
+ * as "heading@character" ("" when none), joined by " | ". A break at punctuation such as
+ * "wte|（トークン）" is where Japanese lines may break. */
+static char *wrapped_headings(const char *page, const char *tag)
+{
+    return probe(page, tag, "var bad = []; var jp = /[\\u3041-\\u30ff\\u4e00-\\u9fff]/;"
+                 " var ths = document.querySelectorAll('th'); for (var i = 0; i < ths.length; i++) {"
+                 " var w = document.createTreeWalker(ths[i], NodeFilter.SHOW_TEXT); var n, prev = null, top = null;"
+                 " while ((n = w.nextNode())) for (var k = 0; k < n.data.length; k++) {"
+                 " var rg = document.createRange(); rg.setStart(n, k); rg.setEnd(n, k + 1);"
+                 " var rs = rg.getClientRects(); if (!rs.length) continue; var t = Math.round(rs[0].top);"
+                 " if (top !== null && t > top + 2 && prev && jp.test(prev) && jp.test(n.data[k]))"
+                 " bad.push(ths[i].textContent + '@' + n.data[k]); top = t; prev = n.data[k]; } }"
+                 " var found = bad.join(' | ');", "WRAPPED", "--window-size=700,2000");
 }
 
 static void expect_all_loaded(const char *sizes, size_t want)
@@ -187,6 +213,71 @@ Test(report, single_file_embeds_every_figure, .timeout = 240)
 }
 
 /* The page shows the commands' numbers. */
+/* Every number of both exercises in the page at html is `exercise --format json`'s on the
+ * same weights w (issue 37: one function computes them for both). */
+static void expect_exercises_of(const char *html, const char *w)
+{
+    run_result r = run_g2e("exercise", "--format", "json", "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out), *one = cJSON_GetObjectItem(j, "exercise1");
+    cJSON *ex = cJSON_GetObjectItem(j, "exercise2");
+    cr_assert(one && ex, "%s", r.out);
+#define NUM(o, k) (cJSON_GetObjectItem(o, k) ? cJSON_GetObjectItem(o, k)->valuedouble : -99)
+    char want[300];
+    snprintf(want, sizeof want, "<th>GPT-2: 1024 positions x 768 dimensions</th><td>%.0f</td>",
+             NUM(one, "gpt2_wpe_params"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "<th>4096 positions x 4096 dimensions</th><td>%.0f</td>", NUM(one, "wpe_params"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "<th>ratio</th><td>%.4f</td>", NUM(one, "ratio"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "= %.0f</td>", NUM(one, "file_wpe_params"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "= %.0f</td>", NUM(one, "file_wte_params"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    cJSON *shape = cJSON_GetObjectItem(ex, "wpe_shape");
+    snprintf(want, sizeof want, "<th>shape of wpe</th><td>(%d, %d)</td>",
+             cJSON_GetArrayItem(shape, 0)->valueint, cJSON_GetArrayItem(shape, 1)->valueint);
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "<th>cos(wpe[0], wpe[1])</th><td>%.4f</td>", NUM(ex, "cos_pos0_pos1"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "<th>cos(wpe[0], wpe[%.0f])</th><td>%.4f</td>", NUM(ex, "far_pos"),
+             NUM(ex, "cos_pos0_far"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "<th>token ID of &quot; cat&quot;</th><td>%.0f</td>", NUM(ex, "cat_token_id"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "<th>cos(wte[cat] + wpe[0], wte[cat] + wpe[5])</th><td>%.4f</td>",
+             NUM(ex, "cos_cat_pos0_pos5"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+    snprintf(want, sizeof want, "<td>%.4f (%.0f pairs)</td>", NUM(ex, "median_random_token_pairs"),
+             NUM(ex, "random_pairs"));
+    cr_expect(strstr(html, want), "page lacks %s", want);
+#undef NUM
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+Test(report, exercises_are_exercise_json_on_a_short_wpe, .timeout = 120)
+{
+    /* 300 positions: no wpe[500], so both take the last position (the report and `exercise`
+     * had a rule each) */
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.n_vocab = 50257, o.n_ctx = 300, o.n_embd = 16;
+    char *dir = test_tmpdir("report-ex300"), *w = path_join(dir, "m.safetensors"), e[256];
+    cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
+    char *out = path_join(dir, "r.html");
+    run_result r = run_g2e("report", "-o", out, "--weights", w, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    size_t len;
+    char *html = read_file(out, &len);
+    cr_assert(html);
+    expect_exercises_of(html, w);
+    cr_expect(strstr(html, "<th>cos(wpe[0], wpe[299])</th>"));
+    free(html), free(out), free(w), free(dir);
+}
+
 Test(report, numbers_are_the_commands_numbers, .timeout = 120)
 {
     char *w = report_fixture("report-num-w"), *dir = test_tmpdir("report-num");
@@ -196,22 +287,12 @@ Test(report, numbers_are_the_commands_numbers, .timeout = 120)
     run_free(&r);
     size_t len;
     char *html = read_file(out, &len);
-    r = run_g2e("exercise", "2", "--format", "json", "--weights", w, NULL);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    cJSON *j = cJSON_Parse(r.out), *ex = cJSON_GetObjectItem(j, "exercise2");
-    cr_assert(ex, "%s", r.out);
+    expect_exercises_of(html, w);
     char want[256];
-    snprintf(want, sizeof want, "<th>cos(wpe[0], wpe[1])</th><td>%.4f</td>",
-             cJSON_GetObjectItem(ex, "cos_pos0_pos1")->valuedouble);
-    cr_expect(strstr(html, want), "page lacks %s", want);
-    snprintf(want, sizeof want, "<th>cos(wpe[0], wpe[500])</th><td>%.4f</td>",
-             cJSON_GetObjectItem(ex, "cos_pos0_pos500")->valuedouble);
-    cr_expect(strstr(html, want), "page lacks %s", want);
-    cJSON_Delete(j);
-    run_free(&r);
+    cr_expect(strstr(html, "<th>cos(wpe[0], wpe[500])</th>"));
     r = run_g2e("pca", "--skip", "1", "--format", "json", "--weights", w, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    j = cJSON_Parse(r.out);
+    cJSON *j = cJSON_Parse(r.out);
     snprintf(want, sizeof want, "<tr><td>PC1</td><td>%.5g</td><td>%.4f</td>",
              cJSON_GetArrayItem(cJSON_GetObjectItem(j, "variance"), 0)->valuedouble,
              cJSON_GetArrayItem(cJSON_GetObjectItem(j, "ratio"), 0)->valuedouble);
@@ -222,7 +303,7 @@ Test(report, numbers_are_the_commands_numbers, .timeout = 120)
     cr_expect(strstr(html, "<th>the same multiset of tokens</th><td>yes</td>"));
     r = run_g2e("compare", "犬が猫を追いかけた", "猫が犬を追いかけた", "--weights", w, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    char *says = strstr(r.out, "Self-attention sees");
+    char *says = strstr(r.out, "Self-attention without a mask sees");
     cr_assert(says, "%s", r.out);
     size_t lines = 0;
     for (char *line = strtok(says, "\n"); line; line = strtok(NULL, "\n"), lines++) {
@@ -247,6 +328,16 @@ Test(report, numbers_are_the_commands_numbers, .timeout = 120)
              "which hold %d of its 1193 characters", cJSON_GetObjectItem(cut, "chars_before")->valueint);
     cr_expect(strstr(html, want), "page lacks %s", want);
     cr_expect(!strstr(html, "built-in English text does not fit"));
+    /* issue 38: the passage around the cut, marked where count says it falls */
+    const char *snip = cJSON_GetObjectItem(cut, "snippet") ? cJSON_GetObjectItem(cut, "snippet")->valuestring : NULL;
+    cr_assert(snip, "count's cut has a snippet: %s", r.out);
+    const char *bar = strchr(snip, '|');
+    cr_assert(bar && strncmp(snip, "\xE2\x80\xA6", 3) == 0, "%s", snip);
+    char around[400];
+    snprintf(around, sizeof around, "%.*s<span class=\"cut\">\xE2\x9C\x82</span>%.12s",
+             (int)(bar - snip - 3), snip + 3, bar + 1);
+    cr_expect(strstr(html, around), "page lacks the cut as count shows it: %s", around);
+    cr_expect(strstr(html, "the rows that differ are marked"), "the order figure");
     cJSON_Delete(cj);
     run_free(&r);
     /* and the article's second point, the rotation, checked */
@@ -312,6 +403,10 @@ Test(report, japanese_page, .timeout = 120)
     char num[64];
     cr_assert(sscanf(k + strlen("<th>cos(wpe[0], wpe[1])</th><td>"), "%63[^<]", num) == 1);
     cr_expect(strstr(h, num), "the same cosine %s on the Japanese page", num);
+    /* issue 38: a Japanese heading is never broken inside a word (wte（トーク / ン）) */
+    char *wrapped = wrapped_headings(ja, "report-ja-wrap");
+    cr_expect_str_eq(wrapped, "", "headings broken over lines: %s", wrapped);
+    free(wrapped);
     free(h), free(e), free(en), free(ja), free(dir), free(w);
 }
 

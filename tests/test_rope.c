@@ -252,6 +252,50 @@ Test(rope_cli, dot_curve_csv_and_rotation_npy)
     free(npy), free(fig), free(dir);
 }
 
+/* Issue 38: --plot alone replaces the numeric output (as sinusoidal --plot does); with
+ * --format or -o both are written. */
+Test(rope_cli, plot_alone_prints_no_table)
+{
+    char *dir = test_tmpdir("rope-plot"), *fig = path_join(dir, "d.png");
+    run_result r = run_g2e("rope", "--dot-curve", "-d", "16", "--plot", fig, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(r.out_len, 0, "%s", r.out);
+    run_free(&r);
+    r = run_g2e("rope", "--rotation", "-d", "16", "--plot", fig, NULL);
+    cr_expect(r.status == 0 && r.out_len == 0, "%s", r.out);
+    run_free(&r);
+    r = run_g2e("rope", "--dot-curve", "-d", "16", "--to", "4", "--plot", fig, "--format", "csv", NULL);
+    cr_expect(r.status == 0 && strncmp(r.out, "k,mean_dot,expected\n", 20) == 0, "%s", r.out);
+    run_free(&r);
+    free(fig), free(dir);
+}
+
+/* Issue 38: the rotation's default pair is D/8, which turns 10000^(-1/4) (about 0.1) rad per
+ * position, in rope --rotation and plot rotation alike (pair 0 turns 1 rad: a tangle). */
+Test(rope_cli, rotation_defaults_to_a_pair_that_shows_the_turn)
+{
+    run_result r = run_g2e("rope", "--rotation", "-d", "64", "--len", "3", "--format", "csv", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    double x1 = 0, y1 = 0, th = pow(10000.0, -2.0 * 8 / 64);   /* pair 64/8 = 8 */
+    const char *row1 = strstr(r.out, "\n1,");
+    cr_assert(row1 && sscanf(row1 + 3, "%lf,%lf", &x1, &y1) == 2, "%s", r.out);
+    cr_expect(fabs(x1 - cos(th)) < 1e-6 && fabs(y1 - sin(th)) < 1e-6, "%g %g vs %g %g", x1, y1, cos(th), sin(th));
+    run_free(&r);
+    char *dir = test_tmpdir("rope-rotdef"), *fig = path_join(dir, "rot.png");
+    r = run_g2e("plot", "rotation", "--dim", "128", "-o", fig, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    size_t n;
+    char *png = read_file(fig, &n);
+    cr_assert(png);
+    static const char want[] = "Pair 16 of the sinusoidal PE turns by 0.1 rad per position";
+    int found = 0;
+    for (size_t i = 0; !found && i + sizeof want - 1 <= n; i++)
+        found = memcmp(png + i, want, sizeof want - 1) == 0;
+    cr_expect(found, "the figure's text names pair 16 and 0.1 rad");
+    free(png), free(fig), free(dir);
+}
+
 Test(rope_cli, schemes_table_and_errors)
 {
     run_result r = run_g2e("rope", NULL);

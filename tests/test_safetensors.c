@@ -1016,3 +1016,46 @@ Test(safetensors, every_truncation_of_a_header_is_an_error_at_its_end)
         "\"z\":{\"dtype\":\"U8\",\"shape\":[0,5],\"data_offsets\":[9,9]}}";
     check_prefixes((const uint8_t *)E, sizeof E - 1, 9, "escapes and spaces");
 }
+
+/* Issue 38: a file people pass for weights that is another kind of file is named for what it
+ * is (ST_E_FOREIGN), from its first bytes: PyTorch's zip and pickle checkpoints, GGUF, an
+ * HTML page, text (with a byte order mark, Japanese, a character cut at 512 bytes). Bytes
+ * that are none of these keep the length prefix's message. */
+Test(safetensors, other_kinds_of_files_are_named)
+{
+    static const struct { const char *bytes; size_t n; const char *kind; } CASES[] = {
+        {"PK\x03\x04\x14\x00\x00\x00\x08\x00", 10, "PyTorch checkpoint (a zip archive"},
+        {"\x80\x02\x8a\x0alZ\xfc\x9c" "F\xf9 j\xa8P\x19.", 16, "PyTorch checkpoint (a Python pickle"},
+        {"GGUF\x03\x00\x00\x00\x00\x00\x00\x00\x00", 13, "GGUF file"},
+        {"\n  <!DOCTYPE html><html><body>Not Found</body></html>", 53, "HTML page"},
+        {"<HTML><HEAD><TITLE>502</TITLE></HEAD></HTML>", 44, "HTML page"},
+        {"# gpt2-embed\n\nGPT-2 embeddings.\n", 32, "text file"},
+        {"\xEF\xBB\xBF" "犬が猫を追いかけた\n", 31, "text file"},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof *CASES; i++) {
+        st_file *f = NULL;
+        g2e_err e;
+        cr_expect_eq(st_parse_buffer(&f, (const uint8_t *)CASES[i].bytes, CASES[i].n, &e), ST_E_FOREIGN,
+                     "case %zu: %s", i, e.msg);
+        cr_expect(strstr(e.msg, CASES[i].kind) && strstr(e.msg, "not a safetensors file"), "%s", e.msg);
+        cr_expect(f == NULL);
+    }
+    /* a long text whose 512th byte falls inside a character is text too */
+    char text[700];
+    for (size_t k = 0; k + 3 <= sizeof text; k += 3)
+        memcpy(text + k, "犬", 3);
+    st_file *f = NULL;
+    g2e_err e;
+    cr_expect_eq(st_parse_buffer(&f, (const uint8_t *)text, 699, &e), ST_E_FOREIGN, "%s", e.msg);
+    /* binary noise: the length prefix's own message */
+    const uint8_t noise[16] = {0xff, 0xfe, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0, 0, 0, 0, 0, 0, 0, 0};
+    cr_expect_eq(st_parse_buffer(&f, noise, 16, &e), ST_E_HEADER_TOO_LARGE, "%s", e.msg);
+    /* the same from a file, mapped (st_open) and by its header alone (st_open_header) */
+    char *dir = test_tmpdir("st-foreign"), *p = path_join(dir, "pytorch_model.bin");
+    write_file(p, CASES[0].bytes, CASES[0].n);
+    cr_expect_eq(st_open(&f, p, &e), ST_E_FOREIGN, "%s", e.msg);
+    cr_expect(strstr(e.msg, "pytorch_model.bin: this is a PyTorch checkpoint"), "%s", e.msg);
+    cr_expect_eq(st_open_header(&f, p, &e), ST_E_FOREIGN, "%s", e.msg);
+    cr_expect(strstr(e.msg, "pytorch_model.bin: this is a PyTorch checkpoint"), "%s", e.msg);
+    free(p), free(dir);
+}

@@ -2,6 +2,7 @@
 /* test_similarity.c — cosine, the cosine matrix and by-distance against naive double loops
  * written here independently (one accumulator, textbook formula). Model-based functions
  * (nearest, stats, wpe loading) are tested on the fixtures further down. */
+#include "recipe.h"
 #include "similarity.h"
 
 #include <criterion/criterion.h>
@@ -292,31 +293,31 @@ Test(similarity, abs_percentile_nearest_rank)
     float x[10] = {-10, 1, -2, 3, -4, 5, -6, 7, -8, 9};   /* |x| = 1..10 */
     double q;
     int fb = -1;
-    cr_assert_eq(sim_abs_percentile(x, 10, 50, &q, &fb, NULL), 0);
+    cr_assert_eq(recipe_abs_percentile(x, 10, 50, &q, &fb, NULL), 0);
     cr_expect(q == 5 && fb == 0, "p50 of 1..10 by nearest rank is 5, got %g", q);
-    cr_assert_eq(sim_abs_percentile(x, 10, 99, &q, NULL, NULL), 0);
+    cr_assert_eq(recipe_abs_percentile(x, 10, 99, &q, NULL, NULL), 0);
     cr_expect(q == 10);
-    cr_assert_eq(sim_abs_percentile(x, 10, 10, &q, NULL, NULL), 0);
+    cr_assert_eq(recipe_abs_percentile(x, 10, 10, &q, NULL, NULL), 0);
     cr_expect(q == 1);
-    cr_assert_eq(sim_abs_percentile(x, 10, 100, &q, NULL, NULL), 0);
+    cr_assert_eq(recipe_abs_percentile(x, 10, 100, &q, NULL, NULL), 0);
     cr_expect(q == 10);
     /* non-finite values are left out, not sorted (NaN has no order) */
     float y[6] = {NAN, INFINITY, 2, -4, -INFINITY, 1};
-    cr_assert_eq(sim_abs_percentile(y, 6, 100, &q, &fb, NULL), 0);
+    cr_assert_eq(recipe_abs_percentile(y, 6, 100, &q, &fb, NULL), 0);
     cr_expect(q == 4 && fb == 0, "over the finite 1, 2, 4: %g", q);
     /* mostly zeros: the fallback is the largest finite |x|, and it says so */
     float z[5] = {0, 0, 0, 0, -3};
-    cr_assert_eq(sim_abs_percentile(z, 5, 50, &q, &fb, NULL), 0);
+    cr_assert_eq(recipe_abs_percentile(z, 5, 50, &q, &fb, NULL), 0);
     cr_expect(q == 3 && fb == 1);
     float zero[2] = {0, 0};
-    cr_assert_eq(sim_abs_percentile(zero, 2, 50, &q, &fb, NULL), 0);
+    cr_assert_eq(recipe_abs_percentile(zero, 2, 50, &q, &fb, NULL), 0);
     cr_expect(q == 1 && fb == 1, "all zeros: 1");
-    cr_assert_eq(sim_abs_percentile(NULL, 0, 50, &q, &fb, NULL), 0);
+    cr_assert_eq(recipe_abs_percentile(NULL, 0, 50, &q, &fb, NULL), 0);
     cr_expect(q == 1 && fb == 1, "no values: 1");
     g2e_err e;
-    cr_expect_eq(sim_abs_percentile(x, 10, 0, &q, NULL, &e), SIM_E_RANGE);
-    cr_expect_eq(sim_abs_percentile(x, 10, 100.5, &q, NULL, &e), SIM_E_RANGE);
-    cr_expect_eq(sim_abs_percentile(x, 10, NAN, &q, NULL, &e), SIM_E_RANGE);
+    cr_expect_eq(recipe_abs_percentile(x, 10, 0, &q, NULL, &e), RENDER_E_ARG);
+    cr_expect_eq(recipe_abs_percentile(x, 10, 100.5, &q, NULL, &e), RENDER_E_ARG);
+    cr_expect_eq(recipe_abs_percentile(x, 10, NAN, &q, NULL, &e), RENDER_E_ARG);
 }
 
 /* ---- sim_input_cosine and sim_extremes against naive loops over fixture_expected ---- */

@@ -223,6 +223,27 @@ Test(tokenize_cli, jsonl_matches_the_conformance_file)
     free(want);
 }
 
+/* Issue 38: IDs that end inside a character are written as they are (the bytes are the
+ * truth), with a note that says so and which bytes and ID; whole text gets no note. */
+Test(decode_cli, ids_that_end_inside_a_character_are_said)
+{
+    run_result r = run_g2e("decode", "163", "232", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(r.out_len == 2 && memcmp(r.out, "\xE7\x8A", 2) == 0);
+    cr_expect(strstr(r.err, "the IDs end inside a character: the bytes E7 8A (from ID 163 at index 0 on) "
+                            "are the first 2 of a 3-byte UTF-8 character"), "%s", r.err);
+    run_free(&r);
+    r = run_g2e("decode", "163", "232", "105", NULL);   /* 犬, whole */
+    cr_expect(r.status == 0 && strcmp(r.out, "犬") == 0 && r.err_len == 0, "%s", r.err);
+    run_free(&r);
+    r = run_g2e("decode", "232", "163", "232", "105", NULL);   /* a stray continuation byte first */
+    cr_expect(strstr(r.err, "not UTF-8 text from byte 0 on (byte 8A, from ID 232 at index 0)"), "%s", r.err);
+    run_free(&r);
+    r = run_g2e("--lang", "ja", "decode", "163", NULL);
+    cr_expect(strstr(r.err, "ID が文字の途中で終わっています: バイト E7（"), "%s", r.err);
+    run_free(&r);
+}
+
 Test(decode_cli, ids_to_exact_bytes)
 {
     run_result r = run_g2e("decode", "15496", "995", NULL);

@@ -6,7 +6,8 @@
 # for the Python module's list maker (`make python-lib`, which pip install . runs, and
 # `make install`); the others add
 # what running the tests, the benchmarks or the fuzzers needs (the Python tests: venv, pip,
-# setuptools and wheel for `pip install .`, torch, dask.distributed). The Makefile runs it before each
+# setuptools and wheel for `pip install .`, torch, dask.distributed; Jupyter's nbconvert, nbclient
+# and the python3 kernel, which execute the course's notebook doc/ja/course.ipynb). The Makefile runs it before each
 # of those targets; quiet and quick when all are present.
 #
 # It never installs when NO_INSTALL=1 is set, nor where there is no apt-get: then it names
@@ -19,7 +20,8 @@ BUILD="gcc make pkg-config binutils gettext libcjson-dev nettle-dev libutf8proc-
        libcairo2-dev libpango1.0-dev liblapacke-dev libblas-dev"
 TEST="libcriterion-dev python3 python3-numpy python3-pytest fonts-ipafont-gothic libopenblas0-serial chromium
       groff-base man-db parallel
-      python3-venv python3-pip python3-setuptools python3-wheel python3-torch python3-dask python3-distributed"
+      python3-venv python3-pip python3-setuptools python3-wheel python3-torch python3-dask python3-distributed
+      jupyter-nbconvert python3-nbclient python3-nbformat python3-ipykernel"
 # the Python module's list maker (python/gpt2embed/_pylists.c) is built against Python's headers
 PYTHON_DEV="libpython3-dev"
 BENCH="hyperfine python3 python3-numpy libopenblas0-serial"

@@ -22,6 +22,13 @@ The shared library is found in this order: ``$GPT2EMBED_LIBRARY`` (a path), the 
 this package (``pip install .``), the one ``make install`` recorded, the build tree beside
 this source tree, then the dynamic loader's search.
 
+The course (chapter 4 of the Japanese Transformer course) as result objects that show
+themselves in Jupyter, with the program's numbers, sentences and figures::
+
+    from gpt2embed import course
+    gpt2embed.set_language("ja")                    # or LANGUAGE=ja
+    course.exercises(m); course.compare("犬が猫を追いかけた", "猫が犬を追いかけた", m)
+
 Errors of the library become ``gpt2embed.Error`` (or a subclass) carrying the library's
 one-line message and ``status`` (the C enum's name, e.g. ``"E_TOKEN_ID"``); arguments
 outside their C type raise OverflowError, a NUL in a path ValueError.
@@ -32,12 +39,14 @@ from ._binding import Error, InvalidInputError, NotFoundError
 from ._encoding import (CountInfo, Encoding, TokenKeyError, Tokenizer, encoding_for_model,
                         encoding_name_for_model, get_encoding, list_encoding_names)
 from ._model import (MODELS, BatchEmbedding, Model, cosine_matrix, similarity, sinusoidal)
+from . import _study as course
+from ._study import set_language
 
 __all__ = ["get_encoding", "list_encoding_names", "encoding_for_model",
            "encoding_name_for_model", "Encoding", "CountInfo", "Model", "BatchEmbedding",
            "Tokenizer", "Error", "NotFoundError", "InvalidInputError", "TokenKeyError",
            "sinusoidal", "similarity", "cosine_matrix", "library_version", "strerror",
-           "cpu_count", "MODELS"]
+           "cpu_count", "MODELS", "course", "set_language"]
 
 
 def library_version() -> str:

@@ -49,6 +49,9 @@ void cli_verror(const char *cmd, const char *msg, va_list ap) __attribute__((for
  * cli_error's. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* What follows an invalid-UTF-8 error where --lossy is an option: _(CLI_LOSSY_HINT). */
+#define CLI_LOSSY_HINT N_(" (--lossy replaces invalid bytes with U+FFFD)")
+
 /* readin.h's readers with their message printed (one error line; NULL or -1 on failure):
  * cli_open_file = readin_open, cli_read_file = readin_file ("-" is standard input),
  * cli_read_stream = readin_stream (no message: errno is set). */

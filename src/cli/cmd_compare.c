@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_compare.c — `gpt2-embed compare TEXT_A TEXT_B`: the chapter's opening puzzle as a
  * command. Two texts with the same tokens in another order (犬が猫を追いかけた /
- * 猫が犬を追いかけた) are the same multiset of token vectors — self-attention without
- * positions cannot tell them apart — while GPT-2's inputs wte[id] + wpe[t] depend on where a
- * token stands. The numbers come from order.h, the sentences from interpret.h; this file
- * parses, prints and nothing else.
+ * 猫が犬を追いかけた) are the same multiset of token vectors — unmasked self-attention without
+ * positions cannot tell them apart, GPT-2's causal mask separates only the rows whose prefixes
+ * differ — while GPT-2's inputs wte[id] + wpe[t] depend on where a token stands. The numbers
+ * come from order.h, the sentences from interpret.h; this file parses, prints and nothing else.
  */
 #include "cli.h"
+#include "course_json.h"
 #include "embed.h"
 #include "figures.h"
 #include "i18n.h"
@@ -50,8 +51,8 @@ static const opt_cmd CMD = {
                   "the summed inputs wte[id] + wpe[t]; then the multiset view self-attention has\n"
                   "(rows of A with an equal row in B, without and with positions), a moved token at\n"
                   "its two positions, and a toy self-attention softmax(X X^T / sqrt(d)) X run on both\n"
-                  "texts (an illustration, not GPT-2's trained attention). The conclusion\n"
-                  "(distinguishable or not) follows from these numbers."),
+                  "texts, unmasked and with GPT-2's causal mask (an illustration, not GPT-2's trained\n"
+                  "attention). The conclusion (distinguishable or not) follows from these numbers."),
     .examples = N_("  gpt2-embed compare 犬が猫を追いかけた 猫が犬を追いかけた\n"
                    "  gpt2-embed compare \"the dog bites the man\" \"the man bites the dog\" -o cmp.json\n"),
     .opts = OPTS,
@@ -129,117 +130,16 @@ static void print_table(FILE *f, const side s[2], const order_cmp *c)
     }
     fprintf(f, _("\nsame multiset of tokens: %s\n"), c->same_multiset ? _("yes") : _("no"));
     fprintf(f, _("summed inputs wte + wpe: %zu of %zu positions differ\n"), c->n_differ, c->n_pos);
-    order_text t[2] = {{s[0].text, s[0].t.ids, s[0].sp, s[0].t.n}, {s[1].text, s[1].t.ids, s[1].sp, s[1].t.n}};
+    order_text t[2] = {{s[0].text, s[0].t.ids, s[0].sp, s[0].t.n, strlen(s[0].text)},
+                       {s[1].text, s[1].t.ids, s[1].sp, s[1].t.n, strlen(s[1].text)}};
     interp_order(f, c, t);
-}
-
-/* One text: {"text", "tokens": [{"id", "offset", "chars", "char_index", "char_part"}...]}. */
-static void json_side(json_w *w, const side *s)
-{
-    json_begin_object(w);
-    json_key(w, "text");
-    json_cstr(w, s->text);
-    json_key(w, "ids");
-    json_begin_array(w);
-    for (size_t t = 0; t < s->t.n; t++)
-        json_uint(w, s->t.ids[t]);
-    json_end_array(w);
-    json_key(w, "tokens");
-    json_begin_array(w);
-    for (size_t t = 0; t < s->t.n; t++) {
-        json_begin_object(w);
-        json_key(w, "id");
-        json_uint(w, s->t.ids[t]);
-        tokchars_json(w, s->text, &s->sp[t]);
-        json_end_object(w);
-    }
-    json_end_array(w);
-    json_end_object(w);
-}
-
-static void json_f64s(json_w *w, const char *key, const double *v, size_t n)
-{
-    json_key(w, key);
-    json_begin_array(w);
-    for (size_t t = 0; t < n; t++)
-        json_f64(w, v[t]);
-    json_end_array(w);
-}
-
-static const char *const VERDICTS[] = {"same_sequence", "other_tokens", "indistinguishable",
-                                         "distinguishable"};
-
-/* One view: {"rows_equal", "attention": {"perm": [...], "outputs_equal", "max_diff", "gap"}} */
-static void json_view(json_w *w, const char *key, const order_view *v, size_t n_b)
-{
-    json_key(w, key);
-    json_begin_object(w);
-    json_key(w, "rows_equal");
-    json_uint(w, v->n_equal);
-    json_key(w, "attention");
-    json_begin_object(w);
-    json_key(w, "perm");
-    json_begin_array(w);
-    for (size_t s = 0; s < n_b; s++)
-        if (v->perm[s] == ORDER_NONE)
-            json_null(w);
-        else
-            json_uint(w, v->perm[s]);
-    json_end_array(w);
-    json_key(w, "outputs_equal");
-    json_uint(w, v->out_equal);
-    json_key(w, "max_diff");
-    json_f64(w, v->out_maxdiff);
-    json_key(w, "gap");
-    json_f64(w, v->out_gap);
-    json_end_object(w);
-    json_end_object(w);
 }
 
 static void print_json(FILE *f, const side s[2], const order_cmp *c)
 {
-    json_w w;
-    json_init(&w, f);
-    json_begin_object(&w);
-    json_key(&w, "a");
-    json_side(&w, &s[0]);
-    json_key(&w, "b");
-    json_side(&w, &s[1]);
-    json_key(&w, "same_multiset");
-    json_bool(&w, c->same_multiset);
-    json_key(&w, "verdict");
-    json_cstr(&w, VERDICTS[c->verdict]);
-    json_key(&w, "views");
-    json_begin_object(&w);
-    json_view(&w, "without_positions", &c->view[ORDER_NOPOS], c->n_b);
-    json_view(&w, "with_positions", &c->view[ORDER_POS], c->n_b);
-    json_end_object(&w);
-    json_key(&w, "moved");
-    if (c->moved) {
-        json_begin_object(&w);
-        json_key(&w, "id");
-        json_uint(&w, c->moved_id);
-        json_key(&w, "pos_a");
-        json_uint(&w, c->moved_a);
-        json_key(&w, "pos_b");
-        json_uint(&w, c->moved_b);
-        json_key(&w, "input_cos");
-        json_f64(&w, c->moved_cos);
-        json_end_object(&w);
-    } else {
-        json_null(&w);
-    }
-    json_key(&w, "same_id");
-    json_begin_array(&w);
-    for (size_t t = 0; t < c->n_pos; t++)
-        json_bool(&w, c->same_id[t]);
-    json_end_array(&w);
-    json_f64s(&w, "token_cos", c->tok_cos, c->n_pos);
-    json_f64s(&w, "input_cos", c->input_cos, c->n_pos);
-    json_key(&w, "positions_differ");
-    json_uint(&w, c->n_differ);
-    json_end_object(&w);
-    fputc('\n', f);
+    order_text t[2] = {{s[0].text, s[0].t.ids, s[0].sp, s[0].t.n, strlen(s[0].text)},
+                       {s[1].text, s[1].t.ids, s[1].sp, s[1].t.n, strlen(s[1].text)}};
+    course_order_json(f, t, c, NULL);
 }
 
 /* The row labels of the figure: "t  A's token | B's token" (the characters behind each). */
@@ -256,59 +156,32 @@ static char *row_label(const side s[2], size_t t)
     return l;
 }
 
-/* The figure: per position t < min(T_a, T_b), A's input row wte[a_t] + wpe[t], B's, and
- * their difference, as colour strips with one shared range (4 x the median |x| of the two
- * inputs, as the main job's strips). 0, or -1 after printing the error. */
+/* The figure (fig_order_png): per position t < min(T_a, T_b), A's input row, B's and A - B,
+ * the rows that differ marked; labelled "t  A's token | B's token". 0, or -1 after printing
+ * the error. */
 static int draw(const compare_opts *o, const g2e_model *m, const side s[2], const order_cmp *c)
 {
-    size_t n = c->n_pos, C = m->n_embd;
-    float *x = malloc(3 * n * C * sizeof *x);
-    char **labels = calloc(n, sizeof *labels), *title = NULL;
+    size_t n = c->n_pos;
+    char **labels = calloc(n, sizeof *labels);
     int rc = -1;
-    g2e_err e;
-    g2e_clear(&e);
-    if (!x || !labels) {
-        cli_error("out of memory");
-        goto done;
-    }
-    float *xa = x, *xb = x + n * C, *d = x + 2 * n * C;
-    if (embed_rows(m, EMBED_PE_LEARNED, s[0].t.ids, n, 0, xa, NULL, NULL, &e) ||
-        embed_rows(m, EMBED_PE_LEARNED, s[1].t.ids, n, 0, xb, NULL, NULL, &e)) {
-        cli_error("%s", e.msg);
-        goto done;
-    }
-    for (size_t i = 0; i < n * C; i++)
-        d[i] = xa[i] - xb[i];
-    for (size_t t = 0; t < n; t++)
+    for (size_t t = 0; labels && t < n; t++)
         if (!(labels[t] = row_label(s, t))) {
-            cli_error("out of memory");
-            goto done;
+            for (size_t k = 0; k < t; k++)
+                free(labels[k]);
+            free(labels);
+            labels = NULL;
         }
-    double q = 4.0 * fig_abs_percentile(x, 2 * n * C, 50.0);
-    if (!(q > 0))
-        q = 1.0;   /* all-zero inputs: any range shows them */
-    /* (a translated title of any length: never through a fixed buffer) */
-    title = textfmt_printf(_("Two texts as the model's input: A, B and A - B per position "
-                             "(%zu positions, %zu differ; colours clipped at \xC2\xB1%.3g)"),
-                           n, c->n_differ, q);
-    if (!title) {
+    if (!labels) {
         cli_error("out of memory");
-        goto done;
+        return -1;
     }
-    const float *parts[3] = {xa, xb, d};
-    const char *names[3] = {_("A: wte + wpe"), _("B: wte + wpe"), _("A - B")};
-    render_strips st = {.n_rows = n, .dim = C, .n_strips = 3, .data = parts, .strip_names = names,
-                        .ops = " =", .labels = (const char *const *)labels, .title = title,
-                        .vmin = -q, .vmax = q};
     render_png png;
-    rc = fig_write(render_strips_png(&st, &png, &e), &png, &e, o->plot);
-done:
-    if (labels)
-        for (size_t t = 0; t < n; t++)
-            free(labels[t]);
+    g2e_err e;
+    rc = fig_write(fig_order_png(m, s[0].t.ids, s[1].t.ids, n, (const char *const *)labels, &png, &e),
+                   &png, &e, o->plot);
+    for (size_t t = 0; t < n; t++)
+        free(labels[t]);
     free(labels);
-    free(title);
-    free(x);
     return rc;
 }
 

@@ -85,6 +85,8 @@ typedef struct input {
     in_kind kind;
     const char *arg;     /* the TEXT or the path (argv's) */
     char name[NAME_MAX_W * 4 + 8]; /* for the table: the path, "-", or the TEXT (textfmt_fit) */
+    size_t words;        /* English words (text_english_words), when english; not for streams */
+    int english;
 } input;
 
 /* Streams and counts standard input, or a file larger than a mapping is allowed to be
@@ -104,7 +106,7 @@ static int count_stream(eng *e, const input *in, const count_opts *o, tokcount *
     g2e_err err;
     int rc = tokcount_fd(e, (unsigned)o->threads, fd, (size_t)o->ctx, r, &err);
     if (rc)
-        cli_error("%s: %s", in->kind == IN_STDIN ? "standard input" : in->arg, err.msg);
+        cli_error("%s: %s", in->kind == IN_STDIN ? _("standard input") : in->arg, err.msg);
     if (fd != STDIN_FILENO)
         close(fd);
     return rc ? -1 : 0;
@@ -112,7 +114,7 @@ static int count_stream(eng *e, const input *in, const count_opts *o, tokcount *
 
 /* Reads and counts one input (a TEXT in place, a file mapped or read, standard input or a
  * large file streamed). */
-static int count_one(eng *e, const input *in, const count_opts *o, tokcount *r)
+static int count_one(eng *e, input *in, const count_opts *o, tokcount *r)
 {
     int s = count_stream(e, in, o, r);
     if (s <= 0)
@@ -122,12 +124,14 @@ static int count_one(eng *e, const input *in, const count_opts *o, tokcount *r)
         cli_text_names_file(in->arg, 1);
     if (in->kind != IN_TEXT && cli_textin_open(&ti, in->kind == IN_STDIN ? NULL : in->arg, "text file"))
         return -1;
-    const char *name = in->kind == IN_STDIN ? "standard input" : in->kind == IN_FILE ? in->arg : "TEXT";
+    const char *name = in->kind == IN_STDIN ? _("standard input") : in->kind == IN_FILE ? in->arg : "TEXT";
     g2e_err err;
     unsigned flags = (o->lossy ? TOKCOUNT_LOSSY : 0) | (o->per_char ? TOKCOUNT_PER_CHAR : 0);
     int rc = tokcount_text(e, (unsigned)o->threads, ti.data, ti.len, (size_t)o->ctx, flags, r, &err);
     if (rc)
-        cli_error("%s: %s%s", name, err.msg, rc == TOK_E_UTF8 ? " (--lossy replaces invalid bytes with U+FFFD)" : "");
+        cli_error("%s: %s%s", name, err.msg, rc == TOK_E_UTF8 ? _(CLI_LOSSY_HINT) : "");
+    else
+        in->words = text_english_words(ti.data, ti.len, &in->english);
     cli_textin_close(&ti);
     return rc ? -1 : 0;
 }
@@ -149,7 +153,8 @@ static void print_per_char(FILE *f, const char *name, const tokcount *r, size_t 
     if (cw < out_display_width(_("char")) + 2)
         cw = out_display_width(_("char")) + 2;
     out_pad(f, _("char"), cw);
-    const char *hd[] = {_("code"), _("bytes"), _("count"), _("tokens"), _("tokens/char"), _("share")};
+    const char *hd[] = {_("code"), _("bytes"), _("count"), _("tokens"), _("tokens/char"),
+                        C_("count", "share")};
     size_t hw[] = {8, 5, 7, 9, 11, 6};
     for (size_t k = 0; k < 6; k++) {
         if (out_display_width(hd[k]) > hw[k])
@@ -229,11 +234,21 @@ static void print_table(FILE *f, const input *in, const tokcount *r, size_t n, s
                     r[i].cut_chars, r[i].line, r[i].col);
         fprintf(f, "  %s\n", r[i].snippet);
     }
+    /* English: the chapter's rule of thumb (1024 tokens are some 700-800 words), from this text */
+    for (size_t i = 0; i < n; i++)
+        if (in[i].english && in[i].words >= 20 && r[i].tokens)
+            fprintf(f, _("\n%s: %zu English words in %zu tokens (%.2f tokens per word): %zu tokens "
+                         "hold about %.0f words of such text\n"), in[i].name, in[i].words, r[i].tokens,
+                    (double)r[i].tokens / (double)in[i].words, ctx,
+                    (double)ctx * (double)in[i].words / (double)r[i].tokens);
     if (lossy)
         for (size_t i = 0; i < n; i++)
-            if (r[i].replaced)
-                fprintf(f, _("\n%s: %zu invalid UTF-8 sequence%s replaced with U+FFFD\n"), in[i].name,
-                        r[i].replaced, r[i].replaced == 1 ? "" : "s");
+            if (r[i].replaced) {
+                fprintf(f, "\n%s: ", in[i].name);
+                fprintf(f, ngettext("%zu invalid UTF-8 sequence replaced with U+FFFD\n",
+                                    "%zu invalid UTF-8 sequences replaced with U+FFFD\n", r[i].replaced),
+                        r[i].replaced);
+            }
     for (size_t i = 0; i < n; i++)
         if (r[i].cc)
             print_per_char(f, in[i].name, &r[i], top);

@@ -7,7 +7,9 @@
  * are, with no newline added, so that `decode` exactly inverts `tokenize`. Nothing is
  * written if any ID is bad. On a terminal (unless --raw) each line is shown escaped as every
  * outside text shown to a person (text.h: controls, C1, bidi controls, separators), so
- * that decoded IDs cannot drive the terminal (set its title, clear it).
+ * that decoded IDs cannot drive the terminal (set its title, clear it). Bytes that are not
+ * whole UTF-8 text (IDs that end inside a character: tokenize shows such a token as
+ * 犬 (1/3)) are written as they are, with a note on standard error saying where.
  * Deliberately left out: --lossy output conversion (a token may be part of a UTF-8
  * character; the bytes are the truth).
  */
@@ -79,6 +81,50 @@ static int read_ids(const opt_parsed *p, uint32_t **ids, size_t *n)
     return opt_usage_error(&CMD, "%s", err), EXIT_USAGE;
 }
 
+/* The length of the UTF-8 sequence lead byte c starts (2..4), or 0 when c starts none. */
+static size_t seq_len(unsigned char c)
+{
+    return c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+}
+
+/* The index of the ID whose bytes hold byte `at` of the decoded text. */
+static size_t id_at(tok_tokenizer *t, const uint32_t *ids, size_t n, size_t at)
+{
+    size_t end = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *b;
+        size_t k = 0;
+        if (tok_piece(t, ids[i], &b, &k, NULL) == 0 && (end += k) > at)
+            return i;
+    }
+    return n ? n - 1 : 0;
+}
+
+/* A note when the bytes are not whole UTF-8 text, which a reader shows as U+FFFD: the IDs
+ * end inside a character (the first bytes of it, and the IDs they come from), or a byte
+ * that no character can hold where it stands. The bytes are written as they are either way. */
+static void note_unfinished(tok_tokenizer *t, const uint32_t *ids, size_t n, const char *text, size_t len)
+{
+    size_t bad = text_validate(text, len);
+    if (bad == len)
+        return;
+    const unsigned char *u = (const unsigned char *)text;
+    size_t need = seq_len(u[bad]), have = len - bad, i = id_at(t, ids, n, bad);
+    int prefix = need && have < need;
+    for (size_t k = 1; prefix && k < have; k++)
+        prefix = (u[bad + k] & 0xC0) == 0x80;
+    char hex[16] = "";   /* "E7 8A" */
+    for (size_t k = 0, o = 0; prefix && k < have; k++)
+        o += (size_t)snprintf(hex + o, sizeof hex - o, "%s%02X", k ? " " : "", u[bad + k]);
+    if (prefix)
+        cli_note("the IDs end inside a character: the bytes %s (from ID %u at index %zu on) are the "
+                 "first %zu of a %zu-byte UTF-8 character, which a reader shows as U+FFFD; the "
+                 "token that completes it is missing", hex, ids[i], i, have, need);
+    else
+        cli_note("the bytes are not UTF-8 text from byte %zu on (byte %02X, from ID %u at index %zu), "
+                 "which a reader shows as U+FFFD", bad, u[bad], ids[i], i);
+}
+
 /* The text for a terminal: line by line, each line escaped (newlines kept); 0 or -1. */
 static int put_escaped(const char *text, size_t len)
 {
@@ -127,6 +173,7 @@ int cmd_decode(int argc, char **argv)
         cli_error("cannot write the output: %s", strerror(errno));
         goto done;
     }
+    note_unfinished(t, ids, n, text, len);
     r = EXIT_OK;
 done:
     free(ids);

@@ -158,7 +158,7 @@ static int read_input(job *j)
         return j->ids_opt.from_stdin ? stdin_ids(j) : 0;
     if (j->from_stdin || (j->file && strcmp(j->file, "-") == 0)) {
         if (!(j->text = cli_read_stream(stdin, &j->text_len)))
-            cli_error("%s: %s", "standard input", strerror(errno));
+            cli_error("%s: %s", _("standard input"), strerror(errno));
     } else if (j->file) {
         j->text = cli_read_file(j->file, "text file", &j->text_len);
     } else if ((j->text = strdup(j->text_arg)) != NULL) {
@@ -181,7 +181,7 @@ static int tokenize(job *j)
         rc = rows_tokens_text(&j->tk, j->tok, j->text, j->text_len, j->special,
                               j->lossy ? TOK_LOSSY : 0, j->bos, &e);
     if (rc)
-        cli_error("%s%s", e.msg, e.code == TOK_E_UTF8 ? " (--lossy replaces invalid bytes with U+FFFD)" : "");
+        cli_error("%s%s", e.msg, e.code == TOK_E_UTF8 ? _(CLI_LOSSY_HINT) : "");
     return rc ? -1 : 0;
 }
 
@@ -373,8 +373,8 @@ static int check(job *j, const opt_parsed *p)
     j->have_ids = opt_given(&CMD, p, "--ids");
     int sources = (j->text_arg != NULL) + (j->file != NULL) + j->have_ids + j->from_stdin;
     if (sources != 1)
-        return opt_usage_error(&CMD, sources ? "give one input: TEXT, -f FILE, - (standard input) or --ids"
-                                             : "nothing to embed: give TEXT, -f FILE, - or --ids (see gpt2-embed --help)");
+        return opt_usage_error(&CMD, sources ? N_("give one input: TEXT, -f FILE, - (standard input) or --ids")
+                                             : N_("nothing to embed: give TEXT, -f FILE, - or --ids (see gpt2-embed --help)"));
     if (j->truncate && j->window)
         return opt_usage_error(&CMD, "--truncate and --window do not go together");
     if (j->window && j->start)

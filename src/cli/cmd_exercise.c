@@ -12,7 +12,8 @@
  * `exercise 1`, `exercise 2`, `exercise 1 2` run what they name, in any format. Plain
  * `exercise` runs both when the weights are found; without them it prints exercise 1, notes
  * on stderr where it looked, says on stdout what exercise 2 needs and exits 0 (asking for 2 by
- * name exits 1 instead). --format table prints one row per number (exercise, quantity, value).
+ * name exits 1 instead, and so does a weights file named by --weights or $GPT2_EMBED_WEIGHTS
+ * that cannot be used). --format table prints one row per number (exercise, quantity, value).
  */
 #include "cli.h"
 #include "i18n.h"
@@ -22,6 +23,7 @@
 #include "interpret.h"
 #include "models.h"
 #include "out.h"
+#include "course_json.h"
 #include "exercise.h"
 
 #include <stdlib.h>
@@ -62,7 +64,9 @@ static const opt_cmd CMD = {
                   "     cos(wte[cat] + wpe[0], wte[cat] + wpe[5]). Needs the weights and the tokenizer.\n"
                   "Without 1 or 2, both (only 1, with a note, when no weights are found). JSON keys:\n"
                   "exercise1.{gpt2_wpe_params, wpe_params, ratio} and exercise2.{wpe_shape,\n"
-                  "cos_pos0_pos1, cos_pos0_pos500, cat_token_id, cos_cat_pos0_pos5}."),
+                  "cos_pos0_pos1, cos_pos0_pos500, far_pos, cos_pos0_far, cat_token_id,\n"
+                  "cos_cat_pos0_pos5, median_random_token_pairs, random_pairs}; a wpe without\n"
+                  "position 500 uses its last (far_pos), and cos_pos0_pos500 is left out."),
     .examples = N_("  gpt2-embed exercise\n"
                    "  gpt2-embed exercise 1 --ctx 2048 --dim 1024\n"
                    "  gpt2-embed exercise 2 --format json\n"),
@@ -93,7 +97,7 @@ static int compute_ex2(const g2e_model *m, tok_tokenizer *tok, ex_second *x)
 {
     g2e_err e;
     uint32_t cat;
-    if (load_single_token(tok, " cat", &cat))
+    if (load_single_token(tok, EX_CAT, &cat))
         return -1;
     if (ex_second_compute(m, cat, x, &e) == 0)
         return 0;
@@ -114,31 +118,7 @@ typedef struct ex_run {
 
 static void print_json(const ex_run *r)
 {
-    const char *sep = "";
-    printf("{");
-    if (r->one) {
-        printf("\"exercise1\": {\"gpt2_wpe_params\": %llu, \"wpe_params\": %llu, \"ratio\": ",
-               r->f.gpt2_params, r->f.params);
-        json_write_f64(stdout, r->f.ratio);
-        printf(", \"ctx\": %lld, \"dim\": %lld", (long long)r->o->ctx, (long long)r->o->dim);
-        if (r->m)
-            printf(", \"file_wpe_params\": %zu, \"file_wte_params\": %zu", r->f.file_wpe, r->f.file_wte);
-        printf("}");
-        sep = ", ";
-    }
-    if (r->two) {
-        printf("%s\"exercise2\": {\"wpe_shape\": [%zu, %zu], \"cos_pos0_pos1\": ", sep, r->x.rows,
-               r->x.cols);
-        json_write_f64(stdout, r->x.c01);
-        printf(", \"cos_pos0_pos500\": ");
-        json_write_f64(stdout, r->x.c0500);
-        printf(", \"cat_token_id\": %u, \"cos_cat_pos0_pos5\": ", r->x.cat);
-        json_write_f64(stdout, r->x.ccat);
-        printf(", \"weights\": ");
-        out_json_string(stdout, r->path, strlen(r->path));
-        printf("}");
-    }
-    printf("}\n");
+    course_exercise_json(stdout, r->one ? &r->f : NULL, r->m, r->two ? &r->x : NULL, r->path, NULL);
 }
 
 /* What exercise 2 needs, on stdout after exercise 1 (the note on stderr says where it looked). */
@@ -153,6 +133,7 @@ static void print_missing(void)
 typedef struct ex_row {
     const char *ex, *what;
     char val[64];
+    char own[48];   /* a label with a number in it (what points here) */
 } ex_row;
 
 static size_t table_rows(const ex_run *r, ex_row *row)
@@ -165,7 +146,7 @@ static size_t table_rows(const ex_run *r, ex_row *row)
         ROW("1", _("GPT-2: 1024 x 768"), "%s", thousands(r->f.gpt2_params, b));
         ROW("1", _("other model: positions x width"), "%lld x %lld = %s", (long long)r->o->ctx,
             (long long)r->o->dim, thousands(r->f.params, b));
-        ROW("1", _("ratio"), "%.4f", r->f.ratio);
+        ROW("1", C_("exercise 1", "ratio"), "%.4f", r->f.ratio);
         if (m) {
             ROW("1", _("wpe in the file"), "%zu x %zu = %s", m->n_ctx, m->n_embd, thousands(r->f.file_wpe, b));
             ROW("1", _("wte in the file"), "%zu x %zu = %s", m->n_vocab, m->n_embd, thousands(r->f.file_wte, b));
@@ -174,7 +155,8 @@ static size_t table_rows(const ex_run *r, ex_row *row)
     if (r->two) {
         ROW("2", _("wpe shape"), "(%zu, %zu)", r->x.rows, r->x.cols);
         ROW("2", "cos(wpe[0], wpe[1])", "%.4f", r->x.c01);
-        ROW("2", "cos(wpe[0], wpe[500])", "%.4f", r->x.c0500);
+        snprintf(row[n].own, sizeof row[n].own, "cos(wpe[0], wpe[%zu])", r->x.far);
+        ROW("2", row[n].own, "%.4f", r->x.c0far);
         ROW("2", _("token ID of \" cat\""), "%u", r->x.cat);
         ROW("2", "cos(wte[cat] + wpe[0], wte[cat] + wpe[5])", "%.4f", r->x.ccat);
     }
@@ -242,16 +224,24 @@ static void print_text(const ex_run *r)
         printf("(%zu, %zu)\n", r->x.rows, r->x.cols);
         label(_("cos(wpe[0], wpe[1]):"), 44);
         printf("%.4f\n", r->x.c01);
-        label(_("cos(wpe[0], wpe[500]):"), 44);
-        printf("%.4f\n", r->x.c0500);
+        char far[48];
+        snprintf(far, sizeof far, _("cos(wpe[0], wpe[%zu]):"), r->x.far);
+        label(far, 44);
+        printf("%.4f\n", r->x.c0far);
         label(_("token ID of \" cat\":"), 44);
         printf("%u\n", r->x.cat);
         label(_("cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):"), 44);
         printf("%.4f\n", r->x.ccat);
+        if (r->x.far != EX_FAR) {   /* (the report's sentence, one translation) */
+            printf(_("This model has %zu positions, so position %zu stands in for 500."), r->x.rows,
+                   r->x.far);
+            putchar('\n');
+        }
         printf("\n");
-        interp_near_far(stdout, 0, 1, r->x.c01, 500, r->x.c0500);
+        interp_near_far(stdout, 0, 1, r->x.c01, r->x.far, r->x.c0far);
         if (r->x.n_pairs)
-            interp_same_token(stdout, "\u2423cat", 0, 5, r->x.ccat, r->x.median, r->x.n_pairs);
+            interp_same_token(stdout, "\u2423cat", 0, EX_NEAR_TOKEN_POS, r->x.ccat, r->x.median,
+                              r->x.n_pairs);
     }
     if (r->missing)
         print_missing();
@@ -351,7 +341,7 @@ static int print_code(const exercise_opts *o)
     g2e_err e;
     if (load_model_lo_err(&o->lo, &m, &path, &e) != 0)
         path = NULL;   /* the code says where to put the path */
-    if (load_tokenizer(o->lo.tokenizer, &tok) || load_single_token(tok, " cat", &cat)) {
+    if (load_tokenizer(o->lo.tokenizer, &tok) || load_single_token(tok, EX_CAT, &cat)) {
         free(path), model_close(m), tok_close(tok);
         return EXIT_ERR;
     }
@@ -378,7 +368,7 @@ static int which_exercises(const opt_parsed *p, int *one, int *two)
 
 int cmd_exercise(int argc, char **argv)
 {
-    exercise_opts o = {.ctx = 4096, .dim = 4096};
+    exercise_opts o = {.ctx = EX_OTHER_CTX, .dim = EX_OTHER_DIM};
     opt_parsed p;
     ex_run run = {.o = &o};
     int r = opt_parse(&CMD, argc, argv, &o, &p);
@@ -396,13 +386,17 @@ int cmd_exercise(int argc, char **argv)
     char *path = NULL;
     int rc = EXIT_ERR, missing = 0;
     g2e_err e;
+    int named = o.lo.weights || getenv("GPT2_EMBED_WEIGHTS");   /* a file the user chose */
     if (run.two && load_model_lo_err(&o.lo, &m, &path, &e) != 0) {
+        if (named) {   /* a named file that cannot be used is an error, not a note */
+            cli_error("%s", e.msg);
+            goto done;
+        }
         missing = 1; /* exercise 1 is still printed; what 2 needs is said after it */
         run.two = 0;
     } else if (run.two && (load_tokenizer(o.lo.tokenizer, &tok) || compute_ex2(m, tok, &run.x))) {
         goto done;
-    } else if (!run.two && (o.lo.weights || getenv("GPT2_EMBED_WEIGHTS")) &&
-               load_model_lo(&o.lo, &m, &path)) {
+    } else if (!run.two && named && load_model_lo(&o.lo, &m, &path)) {
         goto done;
     }
     run.m = m;

@@ -69,7 +69,8 @@ static const opt_def DOT_OPTS[] = {
 static const opt_def ROT_OPTS[] = {
     ROW_LEN("100", N_("positions 0..N-1 (one point each)")), ROW_DIM,
     {.name = "--pair", .kind = OPT_INT, .off = offsetof(fig_opts, pair), .lo = 0, .hi = 16382,
-     .metavar = "I", .def = "0", .help = N_("the pair (2I, 2I+1) of dimensions, I < D/2")},
+     .metavar = "I", .def = "D/8", .help = N_("the pair (2I, 2I+1) of dimensions, I < D/2; the default "
+                                                 "turns about 0.1 rad per position")},
     ROW_BASE, ROW_CMAP, ROW_OUT, OPT_END,
 };
 static const opt_def WPE_OPTS[] = {
@@ -122,13 +123,14 @@ DRAW(draw_dot_curve)
 
 DRAW(draw_rotation)
 {
-    if (o->pair >= o->dim / 2) {
+    int64_t pair = opt_given(c, p, "--pair") ? o->pair : (int64_t)sin_demo_pair((size_t)o->dim);
+    if (pair >= o->dim / 2) {
         char given[24];
         snprintf(given, sizeof given, "%lld", (long long)o->pair);
         opt_range_error(c, "--pair", 0, o->dim / 2 - 1, given, 1);
         return -1;
     }
-    return fig_rotation_png((size_t)o->len, (size_t)o->dim, (size_t)o->pair, o->base,
+    return fig_rotation_png((size_t)o->len, (size_t)o->dim, (size_t)pair, o->base,
                             (render_cmap)o->cmap, W_H, png, e);
 }
 

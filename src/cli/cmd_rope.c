@@ -26,6 +26,7 @@
 
 typedef struct rope_opts {
     int check, curve, rotation, fmt;
+    int numeric;   /* 0: --plot alone, which replaces the numeric output */
     int64_t dim, max_pos, pairs, seed, from, to, samples, pair, len;
     double base;
     const char *out, *plot;
@@ -58,7 +59,8 @@ static const opt_def OPTS[] = {
     {.name = "--samples", .kind = OPT_INT, .off = offsetof(rope_opts, samples), .lo = 1,
      .hi = 1000000, .metavar = "N", .def = "100", .help = N_("--dot-curve: random vectors averaged")},
     {.name = "--pair", .kind = OPT_INT, .off = offsetof(rope_opts, pair), .lo = 0, .hi = 1 << 19,
-     .metavar = "I", .def = "0", .help = N_("--rotation: the pair i (dimensions 2i, 2i+1)")},
+     .metavar = "I", .def = "D/8", .help = N_("--rotation: the pair i (dimensions 2i, 2i+1); the default "
+                                                 "turns about 0.1 rad per position")},
     {.name = "--len", .kind = OPT_INT, .off = offsetof(rope_opts, len), .lo = 1, .hi = 1 << 24,
      .metavar = "N", .def = "64", .help = N_("--rotation: positions 0..N-1")},
     {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(rope_opts, fmt), .choices = FORMATS,
@@ -66,7 +68,8 @@ static const opt_def OPTS[] = {
     {.name = "--output", .short_name = 'o', .kind = OPT_FILE, .off = offsetof(rope_opts, out),
      .help = N_("write to FILE (atomically) instead of standard output")},
     {.name = "--plot", .kind = OPT_FILE, .off = offsetof(rope_opts, plot), .metavar = "FILE.png",
-     .help = N_("with --dot-curve or --rotation: draw it")},
+     .help = N_("with --dot-curve or --rotation: draw it; alone, it replaces the numeric output "
+                "(with --format or -o, both are written)")},
     OPT_END,
 };
 
@@ -205,7 +208,7 @@ static int emit_curve(const rope_opts *o)
         tbl_series s = {.first = (double)o->from, .col = {mean, exp_}};
         tbl t = {.cols = c, .ncols = 3, .nrow = n, .row = tbl_series_row, .user = &s,
                  .npy_first = 1, .npy_count = 2};
-        rc = table_emit(o->out, o->fmt, &t, curve_head, o);
+        rc = o->numeric ? table_emit(o->out, o->fmt, &t, curve_head, o) : 0;
         if (rc == 0 && o->plot)
             rc = study_fig_rope_dot(mean, exp_, (size_t)o->from, n, (size_t)o->dim, o->base, o->plot);
     }
@@ -249,7 +252,7 @@ static int emit_rotation(const rope_opts *o)
                              {.key = "x_2i", .width = 14, .prec = 6, .g = 1},
                              {.key = "x_2i+1", .width = 14, .prec = 6, .g = 1}};
         tbl t = {.cols = c, .ncols = 3, .nrow = n, .v = v, .npy_first = 1, .npy_count = 2};
-        rc = table_emit(o->out, o->fmt, &t, rotation_head, o);
+        rc = o->numeric ? table_emit(o->out, o->fmt, &t, rotation_head, o) : 0;
         if (rc == 0 && o->plot)
             rc = study_fig_rope_rotation(xy, n, (size_t)o->pair, pair_theta(o), (size_t)o->dim, o->plot);
     }
@@ -294,7 +297,10 @@ int cmd_rope(int argc, char **argv)
         opt_free(&p);
         return r ? opt_exit(r) : EXIT_USAGE;
     }
+    if (!opt_given(&CMD, &p, "--pair"))
+        o.pair = (int64_t)sin_demo_pair((size_t)o.dim);
     opt_free(&p);
+    o.numeric = !o.plot || given_fmt || o.out;
     int rc = o.check ? emit_check(&o) : o.curve ? emit_curve(&o) : o.rotation ? emit_rotation(&o)
                                                                                : emit_schemes(&o);
     return rc ? EXIT_ERR : EXIT_OK;

@@ -250,9 +250,9 @@ static int check(sim_opts *o, const opt_parsed *p, enum mode *mode, int *fmt)
             n++;
         }
     if (n != 1)
-        return opt_usage_error(&CMD, n ? "choose one of --pos, --tokens, --at, --matrix, --by-distance"
-                                       : "needs one of --pos A B, --tokens A B, --at TEXT P1 P2, "
-                                         "--matrix, --by-distance");
+        return opt_usage_error(&CMD, n ? N_("choose one of --pos, --tokens, --at, --matrix, --by-distance")
+                                       : N_("needs one of --pos A B, --tokens A B, --at TEXT P1 P2, "
+                                            "--matrix, --by-distance"));
     const char *const *names = mode_formats(*mode);
     int given = opt_given(&CMD, p, "--format");
     *fmt = 0;
@@ -329,10 +329,9 @@ static int pair_token(tok_tokenizer *tok, const char *text, uint32_t *id)
 static void interpret(enum mode mode, const g2e_model *m, tok_tokenizer *tok, uint32_t id,
                       long long p1, long long p2, double c)
 {
-    enum { PAIRS = 1000 };
     double med;
     size_t n;
-    if (ref_median_cosine(m, mode == M_POS, PAIRS, 0x677074322d656d62ULL, &med, &n, NULL) != 0)
+    if (ref_median_cosine(m, mode == M_POS, REF_PAIRS, REF_SEED, &med, &n, NULL) != 0)
         return;
     if (mode == M_POS) {
         interp_pair(stdout, _("positions"), c, med, n);

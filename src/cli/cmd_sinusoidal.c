@@ -16,6 +16,7 @@
  * arrays plus where the weights came from); npy is not offered there.
  */
 #include "cli.h"
+#include "course_json.h"
 #include "i18n.h"
 #include "figures.h"
 #include "load.h"
@@ -163,26 +164,13 @@ typedef struct cmp_head {
 static void compare_head(FILE *f, int fmt, const void *user)
 {
     const cmp_head *h = user;
+    if (fmt != TBL_TABLE)
+        return;   /* (JSON is course_by_distance_json's) */
     const g2e_model *m = h->m;
-    const char *name = fig_model_name(m);
-    if (fmt == TBL_TABLE) {
-        fprintf(f, _("# mean cosine of positions d apart, over positions 0..%zu\n"), h->len - 1);
-        fprintf(f, _("# learned:    wpe of %s (n_ctx %zu, n_embd %zu) from %s\n"), name, m->n_ctx,
-                m->n_embd, h->path);
-        fprintf(f, _("# sinusoidal: D = %zu, base %g\n"), m->n_embd, h->base);
-        return;
-    }
-    fputs("\"model\": ", f);
-    if (m->size_name)
-        out_json_string(f, m->size_name, strlen(m->size_name));
-    else
-        fputs("null", f);
-    fputs(", \"weights\": ", f);
-    out_json_string(f, h->path, strlen(h->path));
-    fprintf(f, ", \"n_ctx\": %zu, \"n_embd\": %zu, \"len\": %zu, \"max_distance\": %zu, \"base\": ",
-            m->n_ctx, m->n_embd, h->len, h->max_d);
-    out_f64(f, h->base);
-    fputs(",\n ", f);
+    fprintf(f, _("# mean cosine of positions d apart, over positions 0..%zu\n"), h->len - 1);
+    fprintf(f, _("# learned:    wpe of %s (n_ctx %zu, n_embd %zu) from %s\n"), fig_model_name(m),
+            m->n_ctx, m->n_embd, h->path);
+    fprintf(f, _("# sinusoidal: D = %zu, base %g\n"), m->n_embd, h->base);
 }
 
 /* The figure and the table of --compare-learned, from the two curves (M + 1 values each). */
@@ -201,6 +189,13 @@ static int show_compare(const sin_opts *o, const g2e_model *m, const char *path,
     }
     if (!o->numeric)
         return 0;
+    if (o->fmt == TBL_JSON) {   /* the course's one JSON of this comparison (course_json.h) */
+        out_file of;
+        if (out_open(&of, o->out, 0))
+            return -1;
+        course_by_distance_json(of.f, m, path, N, M, o->base, sinus, learned, NULL);
+        return out_commit(&of);
+    }
     const tbl_col c[] = {{.key = "distance", .head = _("distance"), .width = 10, .prec = -1},
                          {.key = "sinusoidal", .head = _("sinusoidal"), .width = 14, .prec = 9},
                          {.key = "learned", .head = _("learned"), .width = 14, .prec = 9}};
@@ -303,8 +298,8 @@ static int check(sin_opts *o, const opt_parsed *p)
     while (names[k] && strcmp(names[k], FORMATS[o->fmt]) != 0)
         k++;
     if (!names[k])
-        return opt_usage_error(&CMD, o->mode == M_CMP ? "--compare-learned writes table, csv or json, not npy"
-                                                      : "--format json belongs to --compare-learned (use table, csv or npy)");
+        return opt_usage_error(&CMD, o->mode == M_CMP ? N_("--compare-learned writes table, csv or json, not npy")
+                                                      : N_("--format json belongs to --compare-learned (use table, csv or npy)"));
     if (out_pick_format(&CMD, o->out, names, fmt_given, &k))
         return -1;
     o->fmt = tbl_format_of(names[k]);

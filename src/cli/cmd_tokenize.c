@@ -217,7 +217,7 @@ static int whole_to(eng *e, const tokenize_opts *o, const opt_parsed *p, FILE *f
 {
     textin in = {0};
     char *args = NULL;
-    const char *what = p->npos ? "the text" : o->file && strcmp(o->file, "-") ? o->file : "standard input";
+    const char *what = p->npos ? _("the text") : o->file && strcmp(o->file, "-") ? o->file : _("standard input");
     if (p->npos ? !(args = joined(p)) : cli_textin_open(&in, o->file, "text file") != 0) {
         if (p->npos)
             cli_error("out of memory");
@@ -244,7 +244,8 @@ static int whole_to(eng *e, const tokenize_opts *o, const opt_parsed *p, FILE *f
     else if (rc)
         cli_error("%s", err.msg);
     else if (r.n_replaced)
-        cli_note("%zu invalid UTF-8 sequence%s replaced by U+FFFD", r.n_replaced, r.n_replaced == 1 ? "" : "s");
+        cli_note(ngettext("%zu invalid UTF-8 sequence replaced by U+FFFD",
+                               "%zu invalid UTF-8 sequences replaced by U+FFFD", r.n_replaced), r.n_replaced);
     if (!rc && o->special == TOK_SPECIAL_TEXT)
         note_literals(o, toks_eot_literals(text, len));
     tok_ids_free(&r);
@@ -392,7 +393,7 @@ static int stream_text(eng *e, const tokenize_opts *o, const opt_parsed *p, eng_
     char *args = NULL;
     int fd = -1;
     eng_mem mem = {0};
-    const char *what = p->npos ? "the text" : o->file && strcmp(o->file, "-") ? o->file : "standard input";
+    const char *what = p->npos ? _("the text") : o->file && strcmp(o->file, "-") ? o->file : _("standard input");
     if (p->npos) {
         if (!(args = joined(p)))
             return cli_error("out of memory"), -1;
@@ -627,8 +628,8 @@ static int check(tokenize_opts *o, opt_parsed *p)
     if (o->lines && sources)
         return opt_usage_error(&CMD, "--lines reads standard input: give no TEXT, -f or '-'");
     if (!o->jsonl && !o->lines && sources != 1)
-        return opt_usage_error(&CMD, sources ? "give only one of TEXT, -f FILE or '-'"
-                                             : "no input: give TEXT, -f FILE or '-'");
+        return opt_usage_error(&CMD, sources ? N_("give only one of TEXT, -f FILE or '-'")
+                                             : N_("no input: give TEXT, -f FILE or '-'"));
     if (o->keep_going && !o->jsonl && !o->lines)
         return opt_usage_error(&CMD, "--keep-going applies to --jsonl and --lines only");
     if (o->keep.n && !o->jsonl)
@@ -678,7 +679,8 @@ static int jsonl_report(int rc, const toks_jsonl *j, const tokenize_opts *o, FIL
     else if (rc == TOKS_STOPPED)
         cli_error("standard input line %zu: %s", j->line, j->msg);
     else if (j->bad)
-        cli_note("%zu bad line%s written as error objects", j->bad, j->bad == 1 ? "" : "s");
+        cli_note(ngettext("%zu bad line written as an error object",
+                               "%zu bad lines written as error objects", j->bad), j->bad);
     if (rc != TOKS_E_PUT)
         note_literals(o, j->eot_text);
     return rc == TOKS_STOPPED || (!rc && j->bad) ? 1 : rc ? -1 : 0;

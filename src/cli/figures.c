@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "out.h"
+#include "recipe.h"
 #include "similarity.h"
 
 #include <stdio.h>
@@ -41,7 +42,7 @@ double fig_abs_percentile(const float *x, size_t n, double percentile)
     g2e_err err;
     double q;
     int fell_back = 0;
-    if (sim_abs_percentile(x, n, percentile, &q, &fell_back, &err)) {
+    if (recipe_abs_percentile(x, n, percentile, &q, &fell_back, &err)) {
         cli_error("%s", err.msg);
         return -1;
     }

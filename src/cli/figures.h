@@ -18,14 +18,14 @@ int fig_save(const render_png *png, const char *path);
  * success the PNG in *png goes to path (fig_save). *png is freed either way. */
 int fig_write(int rc, render_png *png, const g2e_err *err, const char *path);
 
-/* similarity.h's sim_abs_percentile, printing its note (fallback) or error: q, or -1. */
+/* recipe.h's recipe_abs_percentile, printing its note (fallback) or error: q, or -1. */
 double fig_abs_percentile(const float *x, size_t n, double percentile);
 
 /* similarity.h's sim_learned_by_distance, printing its error ("wpe: ..."): out holds
  * max_d + 1 values. */
 int fig_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double *out);
 
-/* The note when sim_abs_percentile fell back to the largest |x| (percentile, q). */
+/* The note when recipe_abs_percentile fell back to the largest |x| (percentile, q). */
 void fig_fallback_note(double percentile, double q);
 
 /* The figures of fig.h drawn and written to path (same arguments, same contracts). */

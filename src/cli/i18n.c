@@ -103,6 +103,25 @@ static void find_localedir(void)
 static const char *const ADVICE[][2] = {
     {"the special token %s at byte offset %zu is not allowed here",
      N_("the special token %s at byte offset %zu is not allowed here (use --special token or --special text)")},
+    /* a file given as weights that is something else (safetensors.c) */
+    {"this is a PyTorch checkpoint (a zip archive, as pytorch_model.bin), not a safetensors file",
+     N_("this is a PyTorch checkpoint (a zip archive, as pytorch_model.bin), not a safetensors file: get "
+        "GPT-2's safetensors with gpt2-embed download, or convert the checkpoint's directory with "
+        "transformers (GPT2Model.from_pretrained(DIR).save_pretrained(OUT) writes OUT/model.safetensors)")},
+    {"this is a PyTorch checkpoint (a Python pickle, as an older pytorch_model.bin), not a safetensors file",
+     N_("this is a PyTorch checkpoint (a Python pickle, as an older pytorch_model.bin), not a safetensors "
+        "file: get GPT-2's safetensors with gpt2-embed download, or convert the checkpoint's directory "
+        "with transformers (GPT2Model.from_pretrained(DIR).save_pretrained(OUT) writes "
+        "OUT/model.safetensors)")},
+    {"this is a GGUF file (llama.cpp's format), not a safetensors file",
+     N_("this is a GGUF file (llama.cpp's format), not a safetensors file: gpt2-embed reads safetensors; "
+        "get GPT-2's with gpt2-embed download")},
+    {"this is an HTML page (a web page saved in place of the file?), not a safetensors file",
+     N_("this is an HTML page (a web page saved in place of the file?), not a safetensors file: get the "
+        "weights with gpt2-embed download, which checks what it receives")},
+    {"this is a text file, not a safetensors file",
+     N_("this is a text file, not a safetensors file: --weights names the weights (model.safetensors); "
+        "the text to embed goes after the options, or -f FILE")},
 };
 
 /* The library translates nothing itself (err.h): its messages go through this. */

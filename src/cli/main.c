@@ -41,11 +41,40 @@ static const struct spec {
 };
 #define N_SPECS (sizeof SPECS / sizeof SPECS[0])
 
+/* The commands' entries of the manual's COMMANDS section. */
+static const struct doc {
+    const char *name, *args, *text;
+} DOCS[] = {
+#define DOC(name, args, text) {name, args, text},
+#include "commands.def"
+};
+#define N_DOCS (sizeof DOCS / sizeof DOCS[0])
+
+/* The COMMANDS section's entries, in the language of the messages. */
+static int man_commands(void)
+{
+    for (size_t i = 0; i < N_DOCS; i++) {
+        printf(".TP\n.B %s", DOCS[i].name);
+        if (*DOCS[i].args) {
+            fputs(" \\fI", stdout);
+            opt_man_text(stdout, DOCS[i].args, 0);
+            fputs("\\fR", stdout);
+        }
+        fputc('\n', stdout);
+        opt_man_text(stdout, gettext(DOCS[i].text), 1);
+        fputc('\n', stdout);
+    }
+    return fflush(stdout) ? EXIT_ERR : EXIT_OK;
+}
+
 /* Hidden, for the build and the manual check (not in --help):
  *   gpt2-embed __man            the OPTIONS sections of the manual, in troff (tools/genman.sh)
+ *   gpt2-embed __man commands   the entries of its COMMANDS section
  *   gpt2-embed __options CMD    CMD's visible option names, one per line */
 static int hidden(int argc, char **argv)
 {
+    if (strcmp(argv[1], "__man") == 0 && argc == 3 && strcmp(argv[2], "commands") == 0)
+        return man_commands();
     if (strcmp(argv[1], "__man") == 0 && argc == 2) {
         for (size_t i = 0; i < N_SPECS; i++) {
             printf(".SS %s\n", SPECS[i].name);

@@ -16,6 +16,7 @@
 #include "text.h"
 #include "textfmt.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <libintl.h>
@@ -754,6 +755,39 @@ static void troff(FILE *f, const char *s)
             fputs("\\-", f);
         else
             fputc(*s, f);
+    }
+}
+
+/* 1 if an option name starts at s (at the start of a word of text): "--pos", "-o". */
+static int option_at(const char *text, const char *s)
+{
+    int word_start = s == text || !(isalnum((unsigned char)s[-1]) || s[-1] == '-' || s[-1] == '_');
+    return word_start && s[0] == '-' &&
+           (s[1] == '-' ? isalpha((unsigned char)s[2]) : isalpha((unsigned char)s[1]) && !isalnum((unsigned char)s[2]));
+}
+
+void opt_man_text(FILE *f, const char *s, int bold_options)
+{
+    if (*s == '.' || *s == '\'')
+        fputs("\\&", f);
+    for (const char *p = s; *p;) {
+        if (bold_options && option_at(s, p)) {
+            size_t n = strspn(p, "-abcdefghijklmnopqrstuvwxyz0123456789");
+            char *name = strndup(p, n);
+            fputs("\\fB", f);
+            troff(f, name ? name : "");
+            fputs("\\fR", f);
+            free(name);
+            p += n;
+            continue;
+        }
+        if (*p == '\\')
+            fputs("\\e", f);
+        else if (*p == '-')
+            fputs("\\-", f);
+        else
+            fputc(*p, f);
+        p++;
     }
 }
 

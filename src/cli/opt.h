@@ -151,6 +151,10 @@ int opt_no_line_end(int32_t c);
  * the man page and README checks compare against this. Returns 0, or -1 on a write error. */
 int opt_man(const opt_cmd *cmd, FILE *f);
 
+/* Prose s as troff text (backslashes, '-' and a leading '.' escaped); with bold_options, an
+ * option name that starts a word (--pos, -o) is set in bold. */
+void opt_man_text(FILE *f, const char *s, int bold_options);
+
 /* Post-parse checks in the parser's wording; both print one line and return -1:
  *   opt_range_error(cmd, "--pos", 0, 1023, "-1", 2)
  *       -> "gpt2-embed similarity: --pos needs two integers in 0..1023, got '-1'"

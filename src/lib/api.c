@@ -8,6 +8,7 @@
  * the library say the same thing.
  */
 #include "status.h"
+#include "api_internal.h"
 
 #include "embed.h"
 #include "locate.h"
@@ -569,4 +570,26 @@ gpt2embed_status gpt2embed_cosine_matrix(const float *X, size_t R, size_t C, dou
 void gpt2embed_free(void *p)
 {
     free(p);
+}
+
+/* ---- for the course's calls (api_study.c, api_internal.h) ---- */
+
+const g2e_model *g2e_api_model(const gpt2embed_model *m)
+{
+    return m ? m->m : NULL;
+}
+
+const char *g2e_api_model_path(const gpt2embed_model *m)
+{
+    return m ? m->path : NULL;
+}
+
+gpt2embed_status g2e_api_fail(const g2e_err *e, int rc, gpt2embed_error *err)
+{
+    return fail(e, rc, err);
+}
+
+gpt2embed_status g2e_api_say(gpt2embed_status s, gpt2embed_error *err, const char *msg)
+{
+    return say(s, err, msg);
 }

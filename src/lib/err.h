@@ -10,6 +10,7 @@
 #ifndef G2E_ERR_H
 #define G2E_ERR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define G2E_ERR_MSG_MAX 512
@@ -31,14 +32,31 @@ int g2e_fail(g2e_err *e, int code, const char *fmt, ...)
  * zeros"), translated like g2e_fail's formats (xgettext --keyword=g2e_tr). */
 const char *g2e_tr(const char *s) __attribute__((format_arg(1)));
 
+/* A word that means different things in different places ("ratio": exercise 1's 倍率, PCA's
+ * 寄与率): the msgid with a context, as gettext's msgctxt. C_("exercise 1", "ratio") looks up
+ * "exercise 1\004ratio" through g2e_tr and gives "ratio" when there is no translation
+ * (xgettext --keyword=C_:1c,2). */
+const char *g2e_trc(const char *ctx_msgid, const char *msgid) __attribute__((format_arg(2)));
+#ifndef C_
+#define C_(ctx, s) g2e_trc(ctx "\004" s, s)
+#endif
+
 /* s (NUL-terminated: what vsnprintf left in a buffer of cap bytes) when the formatting
  * wanted `wanted` bytes: if it was cut, the cut is moved back to the start of the character
  * it fell in and "…" ends the text (room allowing). Never leaves part of a UTF-8 sequence. */
 void g2e_cut_whole(char *s, size_t cap, int wanted);
 
-/* The program's translation of the library's messages (its gettext domain), installed once
- * before any thread starts; NULL: none (English). */
+/* The host's translation of the library's messages (the program's gettext domain, the Python
+ * module's catalogue: gpt2embed_set_translator); NULL: none (English). May be called at any
+ * time: a call in flight uses the translator it found. fn must be safe to call from any
+ * thread, and what it returns must stay valid as long as the library may use it. */
 void g2e_set_translator(const char *(*fn)(const char *msgid));
+
+/* fmt formatted into a new string of the size it needs (the caller frees); NULL when out of
+ * memory. The one such helper of the tree: the library's, the rendering object's (its copy of
+ * this file) and the program's (textfmt_printf) messages and titles of any length. */
+char *g2e_vprintf_alloc(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+char *g2e_printf_alloc(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Clears e to "no error". */
 void g2e_clear(g2e_err *e);
@@ -56,8 +74,8 @@ enum {
  * no two modules' codes can be equal. */
 enum g2e_module {
     G2E_MOD_ST = 1, G2E_MOD_MODEL, G2E_MOD_TOK, G2E_MOD_UNI, G2E_MOD_SIN, G2E_MOD_LOCATE,
-    G2E_MOD_EMBED, G2E_MOD_SIM, G2E_MOD_ENG,                            /* the library */
-    G2E_MOD_DL, G2E_MOD_PCA, G2E_MOD_ROPE, G2E_MOD_ORDER, G2E_MOD_REF, /* study, download */
+    G2E_MOD_EMBED, G2E_MOD_SIM, G2E_MOD_ENG, G2E_MOD_ORDER, G2E_MOD_REF, G2E_MOD_EX, /* the library */
+    G2E_MOD_DL, G2E_MOD_PCA, G2E_MOD_ROPE,                             /* study, download */
     G2E_MOD_NPY, G2E_MOD_OFILE, G2E_MOD_READIN, G2E_MOD_TEXTIN, G2E_MOD_JSONL, /* the program */
     G2E_MOD_IDLIST, G2E_MOD_ODIR, G2E_MOD_TOKF, G2E_MOD_TOKS, G2E_MOD_RENDER,
 };

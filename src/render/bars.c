@@ -55,23 +55,69 @@ static void draw_bars(canvas *c, const axes *a, const render_bars *b)
         }
 }
 
+/* 1 when the rectangle (x, y, w, h) in pixels covers part of a bar or of the line. */
+static int covers_data(const axes *a, const render_bars *b, double x, double y, double w, double h)
+{
+    double bw = fmax(1.0, 0.8 * (ax_px(a, 1) - ax_px(a, 0)));
+    for (size_t i = 0; i < b->n; i++) {
+        double cx = ax_px(a, b->x0 + (double)i), y0 = ax_py(a, 0), y1 = ax_py(a, b->values[i]);
+        if (cx + bw / 2 > x && cx - bw / 2 < x + w && fmax(y0, y1) > y && fmin(y0, y1) < y + h)
+            return 1;
+        if (!b->line)
+            continue;
+        /* the line from point i to i + 1, sampled every few pixels (and its dots) */
+        double px = ax_px(a, b->x0 + (double)i), py = ax_py(a, b->line[i]);
+        double qx = i + 1 < b->n ? ax_px(a, b->x0 + (double)i + 1) : px;
+        double qy = i + 1 < b->n ? ax_py(a, b->line[i + 1]) : py;
+        int steps = 1 + (int)(hypot(qx - px, qy - py) / 3);
+        for (int k = 0; k <= steps; k++) {
+            double sx = px + (qx - px) * k / steps, sy = py + (qy - py) * k / steps;
+            if (sx > x - 4 && sx < x + w + 4 && sy > y - 4 && sy < y + h + 4)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* The legend in the first corner of the area where it covers no bar and no part of the line
+ * (top right, top left, middle right, middle left, bottom right above the axis, bottom
+ * left), on a white box; when every place covers data, top right. */
 static void bar_legend(canvas *c, const axes *a, const render_bars *b)
 {
     const char *names[2] = {b->bar_name, b->line ? b->line_name : NULL};
     cv_font(c, FS_TICK, 0);
-    double y = a->y + 16;
+    double tw = 0;
+    int rows = 0;
+    for (int k = 0; k < 2; k++)
+        if (names[k])
+            tw = fmax(tw, cv_text_w(c, names[k])), rows++;
+    if (!rows)
+        return;
+    double w = tw + 44, h = 20.0 * rows + 8, m = 10;
+    const double spots[][2] = {{a->x + a->w - w - m, a->y + m}, {a->x + m, a->y + m},
+                               {a->x + a->w - w - m, a->y + (a->h - h) / 2}, {a->x + m, a->y + (a->h - h) / 2},
+                               {a->x + a->w - w - m, a->y + a->h - h - 3 * m}, {a->x + m, a->y + a->h - h - 3 * m}};
+    size_t pick = 0;
+    while (pick < sizeof spots / sizeof spots[0] && covers_data(a, b, spots[pick][0], spots[pick][1], w, h))
+        pick++;
+    if (pick == sizeof spots / sizeof spots[0])
+        pick = 0;
+    double x = spots[pick][0], y = spots[pick][1];
+    cairo_set_source_rgba(c->cr, 1, 1, 1, 0.9);
+    cairo_rectangle(c->cr, x, y, w, h);
+    cairo_fill(c->cr);
+    double ty = y + 14;
     for (int k = 0; k < 2; k++) {
         if (!names[k])
             continue;
-        double rgb[3], w = cv_text_w(c, names[k]);
+        double rgb[3];
         series_rgb((size_t)k, rgb);
-        double x = a->x + a->w - w - 44;
         cairo_set_source_rgb(c->cr, rgb[0], rgb[1], rgb[2]);
-        cairo_rectangle(c->cr, x, y - 6, 22, 12);
+        cairo_rectangle(c->cr, x + 6, ty - 6, 22, 12);
         cairo_fill(c->cr);
         cairo_set_source_rgb(c->cr, 0, 0, 0);
-        cv_text(c, names[k], x + 28, y, 0, 0.5);
-        y += 20;
+        cv_text(c, names[k], x + 34, ty, 0, 0.5);
+        ty += 20;
     }
 }
 

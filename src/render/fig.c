@@ -2,6 +2,8 @@
 /* fig.c — the figures of the sinusoidal PE and of GPT-2's wpe (see fig.h). */
 #include "fig.h"
 
+#include "recipe.h"
+
 #include "similarity.h"
 #include "sinusoid.h"
 #include "sinusoid_grid.h"
@@ -102,24 +104,13 @@ int fig_by_distance_png(size_t len, size_t dim, double base, size_t max_d,
     if (max_d >= len || max_d > SIZE_MAX / sizeof(double) / 2 - 1)
         return g2e_fail(err, RENDER_E_ARG, "the largest distance (%zu) must be less than N (%zu)",
                         max_d, len);
-    size_t n = max_d + 1;
-    double *x = fig_ramp(sinusoidal ? n : 2 * n, 0, err), *own = x ? x + n : NULL;
-    int rc = !x ? G2E_ENOMEM : sinusoidal ? 0 : sin_by_distance(len, dim, base, max_d, own, err);
-    if (rc) {
-        free(x);
-        return rc;
-    }
-    char *title = textfmt_printf(_("Similarity by distance (mean cosine over positions 0..%zu)"),
-                                 len - 1);
-    char *name = textfmt_printf(_("sinusoidal (D=%zu, base %g)"), dim, base);
-    render_series s[2] = {{.name = name, .x = x, .y = sinusoidal ? sinusoidal : own, .n = n},
-                          {.name = learned_name ? learned_name : _("learned"), .x = x,
-                           .y = learned, .n = n}};
-    render_lines L = {.series = s, .n_series = learned ? 2 : 1, .title = title,
-                      .xlabel = _("distance d"), .ylabel = _("mean cosine of positions d apart"),
-                      .zero_line = 1, .width = width, .height = height};
-    rc = title && name ? render_lines_png(&L, out, err) : no_memory(err);
-    free(x), free(title), free(name);
+    double *own = sinusoidal ? NULL : malloc((max_d + 1) * sizeof *own);
+    int rc = !sinusoidal && !own ? g2e_fail(err, G2E_ENOMEM, "out of memory for %zu points", max_d + 1)
+           : own ? sin_by_distance(len, dim, base, max_d, own, err) : 0;
+    if (rc == 0)
+        rc = recipe_by_distance_png(len, dim, base, max_d, sinusoidal ? sinusoidal : own, learned,
+                                    learned_name, width, height, out, err);
+    free(own);
     return rc;
 }
 
@@ -133,22 +124,12 @@ int fig_rotation_png(size_t len, size_t dim, size_t pair, double base, render_cm
     if (len == 0 || len > 1000000 || pair >= dim / 2)
         return g2e_fail(err, RENDER_E_ARG, "plot rotation draws 1 to 1000000 positions of a pair "
                         "0..%zu (D=%zu), got N=%zu, pair %zu", dim / 2 - 1, dim, len, pair);
-    double *xyc = fig_ramp(3 * len, -2.0 * (double)len, err);   /* x, y, then the positions */
-    if (!xyc || (rc = sin_pair_points(len, dim, pair, base, xyc, xyc + len, err))) {
-        free(xyc);
-        return xyc ? rc : G2E_ENOMEM;
-    }
-    char *title = textfmt_printf(_("Pair %zu of the sinusoidal PE turns by %.4g rad per position (D=%zu, base %g)"),
-                                 pair, sin_omega(pair, dim, base), dim, base);
-    char *xl = textfmt_printf(_("PE(pos, %zu) = cos(pos\xC2\xB7\xCF\x89)"), 2 * pair + 1);
-    char *yl = textfmt_printf(_("PE(pos, %zu) = sin(pos\xC2\xB7\xCF\x89)"), 2 * pair);
-    render_scatter s = {
-        .x = xyc, .y = xyc + len, .c = xyc + 2 * len, .n = len, .cmap = cmap,
-        .connect = 1, .unit_circle = 1, .radius = len > 500 ? 2 : 4,
-        .title = title, .xlabel = xl, .ylabel = yl, .cbar_label = _("position pos"),
-        .width = width, .height = height,
-    };
-    rc = title && xl && yl ? render_scatter_png(&s, out, err) : no_memory(err);
-    free(xyc), free(title), free(xl), free(yl);
+    double *xy = malloc(2 * len * sizeof *xy);
+    if (!xy)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for %zu points", len);
+    if ((rc = sin_pair_points(len, dim, pair, base, xy, xy + len, err)) == 0)
+        rc = recipe_rotation_png(xy, xy + len, len, pair, sin_omega(pair, dim, base), dim, base,
+                                 cmap, width, height, out, err);
+    free(xy);
     return rc;
 }

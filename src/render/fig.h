@@ -63,7 +63,7 @@ char *fig_learned_legend(const g2e_model *m);
 
 /* GPT-2's wpe as a heatmap: x = position, y = dimension (0 at the bottom), colours symmetric
  * around 0 and clipped at ±q, q = the percentile-th percentile of |wpe| (similarity.h's
- * sim_abs_percentile), stated on the colour bar and in the title. *q_out and *fell_back
+ * recipe_abs_percentile), stated on the colour bar and in the title. *q_out and *fell_back
  * (each may be NULL) receive q and whether the percentile was 0 and the largest |x| used. */
 int fig_wpe_heatmap_png(const g2e_model *m, double percentile, render_cmap cmap, int width,
                         int height, double *q_out, int *fell_back, render_png *out, g2e_err *err);
@@ -77,6 +77,12 @@ int fig_wpe_cosine_png(const g2e_model *m, render_cmap cmap, int width, int heig
  * of width n_embd and the same length, on one chart. */
 int fig_wpe_by_distance_png(const g2e_model *m, size_t len, size_t max_d, double base,
                             int width, int height, render_png *out, g2e_err *err);
+
+/* The order puzzle as the model's input: per position t < n, A's row wte[a_t] + wpe[t], B's,
+ * and A - B as colour strips with one range (4 x the median |x| of the two inputs, said in
+ * the title), the rows where A and B differ marked. labels: n row labels (may be NULL). */
+int fig_order_png(const g2e_model *m, const uint32_t *a, const uint32_t *b, size_t n,
+                  const char *const *labels, render_png *out, g2e_err *err);
 
 /* ---- the study figures (stats --by-position, pca, rope, the report) ---- */
 

@@ -2,6 +2,8 @@
 /* fig_wpe.c — the figures of GPT-2's learned position embeddings (see fig.h). */
 #include "fig.h"
 
+#include "recipe.h"
+
 #include "similarity.h"
 
 #include "textfmt.h"
@@ -43,7 +45,7 @@ int fig_wpe_heatmap_png(const g2e_model *m, double percentile, render_cmap cmap,
     double q;
     int rc = sim_load_wpe(m, &wpe, err);
     if (rc == 0)
-        rc = sim_abs_percentile(wpe, m->n_ctx * m->n_embd, percentile, &q, fell_back, err);
+        rc = recipe_abs_percentile(wpe, m->n_ctx * m->n_embd, percentile, &q, fell_back, err);
     if (rc) {
         free(wpe);
         return rc;

@@ -69,7 +69,8 @@ static void draw_markers(canvas *c, const axes *a, const render_series *se, size
     cairo_set_source_rgb(c->cr, rgb[0], rgb[1], rgb[2]);
     for (size_t i = 0; i < se->n; i++)
         if (isfinite(se->x[i]) && isfinite(se->y[i])) {
-            cairo_arc(c->cr, ax_px(a, se->x[i]), ax_py(a, se->y[i]), 2.5, 0, 2 * M_PI);
+            /* a lone point (an outlier named in the legend) larger than a curve's dots */
+            cairo_arc(c->cr, ax_px(a, se->x[i]), ax_py(a, se->y[i]), se->n == 1 ? 5 : 2.5, 0, 2 * M_PI);
             cairo_fill(c->cr);
         }
 }
@@ -102,7 +103,7 @@ static void legend(canvas *c, const axes *a, const render_series *series, size_t
         cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
         cairo_set_line_width(cr, 2);
         if (series[s].n == 1) {   /* a lone point has no line: its key is a dot */
-            cairo_arc(cr, lx + 19, yy, 3, 0, 2 * M_PI);
+            cairo_arc(cr, lx + 19, yy, 5, 0, 2 * M_PI);
             cairo_fill(cr);
         } else {
             cairo_move_to(cr, lx + 8, yy);
@@ -125,6 +126,13 @@ int rw_lines_png(const render_lines *p, render_png *out, g2e_err *err)
         return rc;
     axes a = {.xmin = r[0], .xmax = r[1], .ymin = r[2], .ymax = r[3]};
     widen_range(&a.xmin, &a.xmax);
+    int dots = 0;
+    for (size_t s = 0; s < p->n_series; s++)
+        dots |= has_markers(&p->series[s], p->markers);
+    if (dots) {   /* a dot at either end of the range stands clear of the frame */
+        double pad = 0.015 * (a.xmax - a.xmin);
+        a.xmin -= pad, a.xmax += pad;
+    }
     widen_range(&a.ymin, &a.ymax);
     a.ystep = nice_step(a.ymax - a.ymin, 6);
     a.ymin = floor(a.ymin / a.ystep + 1e-9) * a.ystep;   /* a value on a tick stays the end */

@@ -180,6 +180,8 @@ typedef struct render_strips {
     const char *const *strip_names;   /* n_strips headings (may be NULL) */
     const char *ops;               /* n_strips-1 ASCII glyphs between strips, e.g. "+=" (may be NULL) */
     const char *const *labels;     /* n_rows row labels, UTF-8 (NULL: row numbers) */
+    const unsigned char *marked;   /* n_rows flags: 1 draws a mark (a dark triangle) at the right
+                                      end of the row (e.g. rows that differ), or NULL */
     const char *title;
     render_cmap cmap;
     double vmin, vmax;             /* vmin >= vmax: symmetric range ±max|v| over all strips */

@@ -8,7 +8,7 @@
 #include "render.h"
 
 /* Bumped whenever render.h's structs or this table change. */
-#define RENDER_ABI 1
+#define RENDER_ABI 2
 #define RENDER_API_SYMBOL "g2e_render_api"
 
 typedef struct render_api {

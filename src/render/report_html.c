@@ -18,7 +18,10 @@ static const char CSS[] =
     ".row>figure{flex:1 1 560px;min-width:0}"
     "figure{margin:.5em 0}figure img{max-width:min(100%,1000px);height:auto;border:1px solid #eee}"
     "figcaption{font-size:.85em;color:#555}.says{background:#f4f7fb;padding:.4em .7em;"
-    "border-left:3px solid #4a7bb7}.failed{color:#a00}code{background:#f2f2f2;padding:0 .2em}";
+    "border-left:3px solid #4a7bb7}.failed{color:#a00}code{background:#f2f2f2;padding:0 .2em}"
+    /* a heading breaks between words only, never inside a Japanese one (wte（トーク/ン）) */
+    "th{word-break:keep-all}.passage{line-height:1.8}.passage mark{background:#fde6b2}"
+    ".cut{color:#b40426;font-weight:bold;padding:0 .15em}";
 
 static void head(report_page *r)
 {

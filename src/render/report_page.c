@@ -29,13 +29,7 @@ void rp_esc(report_page *r, const char *s)
 static void vput(report_page *r, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 static void vput(report_page *r, const char *fmt, va_list ap)
 {
-    va_list aq;
-    va_copy(aq, ap);
-    int n = vsnprintf(NULL, 0, fmt, aq);
-    va_end(aq);
-    char *buf = n < 0 ? NULL : malloc((size_t)n + 1);
-    if (buf)
-        vsnprintf(buf, (size_t)n + 1, fmt, ap);
+    char *buf = g2e_vprintf_alloc(fmt, ap);
     rp_esc(r, buf ? buf : _("(out of memory)"));
     free(buf);
 }

@@ -4,12 +4,13 @@
 #include "report_page.h"
 #include "report_text.h"
 
+#include "exercise.h"
 #include "fig.h"
 #include "interpret.h"
 #include "order.h"
 #include "pcasrc.h"
-#include "reference.h"
 #include "similarity.h"
+#include "text.h"
 #include "textfmt.h"
 #include "textpos.h"
 #include "tokchars.h"
@@ -20,32 +21,26 @@
 void rp_exercise1(report_page *r)
 {
     const g2e_model *m = r->in->m;
+    ex_first f;
+    ex_first_compute(EX_OTHER_CTX, EX_OTHER_DIM, m, &f);
     rp_section(r, "exercise1", _(T_EX1_H));
     fputs("<table>\n", r->f);
-    rp_row(r, _(T_EX1_GPT2), "%d", 1024 * 768);
-    rp_row(r, _(T_EX1_BIG), "%d", 4096 * 4096);
-    rp_row(r, _(T_EX1_RATIO), "%.4f", 4096.0 * 4096.0 / (1024.0 * 768.0));
-    rp_row(r, _(T_EX1_WPE), "%zu x %zu = %zu", m->n_ctx, m->n_embd, m->n_ctx * m->n_embd);
-    rp_row(r, _(T_EX1_WTE), "%zu x %zu = %zu", m->n_vocab, m->n_embd, m->n_vocab * m->n_embd);
+    rp_row(r, _(T_EX1_GPT2), "%llu", f.gpt2_params);
+    rp_row(r, _(T_EX1_BIG), "%llu", f.params);
+    rp_row(r, C_("exercise 1", "ratio"), "%.4f", f.ratio);
+    rp_row(r, _(T_EX1_WPE), "%zu x %zu = %zu", m->n_ctx, m->n_embd, f.file_wpe);
+    rp_row(r, _(T_EX1_WTE), "%zu x %zu = %zu", m->n_vocab, m->n_embd, f.file_wte);
     fputs("</table>\n<p class=\"says\">", r->f);
-    rp_put(r, _(T_EX1_SAYS), 4096.0 * 4096.0 / (1024.0 * 768.0));
+    rp_put(r, _(T_EX1_SAYS), f.ratio);
     fputs("</p>\n</section>\n", r->f);
 }
-
-/* The numbers of exercise 2, as `exercise 2` computes them. */
-typedef struct ex2 {
-    size_t far;
-    uint32_t cat;
-    double c01, c0f, ccat, median;
-    size_t pairs;
-} ex2;
 
 /* The token ID of " cat": 0, -1 (said) when it is not one token. */
 static int cat_id(report_page *r, uint32_t *id)
 {
     tok_ids t;
     g2e_err e;
-    if (tok_encode(r->in->tok, " cat", 4, TOK_SPECIAL_TOKEN, 0, &t, NULL, &e) != 0) {
+    if (tok_encode(r->in->tok, EX_CAT, strlen(EX_CAT), TOK_SPECIAL_TOKEN, 0, &t, NULL, &e) != 0) {
         rp_say(r, "%s", e.msg);
         return -1;
     }
@@ -58,36 +53,17 @@ static int cat_id(report_page *r, uint32_t *id)
     return rc;
 }
 
-static int ex2_numbers(const g2e_model *m, ex2 *x, g2e_err *e)
-{
-    size_t D = m->n_embd;
-    float *a = malloc(4 * D * sizeof *a);
-    if (!a)
-        return g2e_fail(e, G2E_ENOMEM, "out of memory");
-    float *b = a + D, *c = b + D, *t = c + D;
-    int rc = model_wpe_row(m, 0, a, e) || model_wpe_row(m, 1, b, e) ||
-             model_wpe_row(m, x->far, c, e) || sim_cosine(a, b, D, &x->c01, e) ||
-             sim_cosine(a, c, D, &x->c0f, e) || model_wte_row(m, x->cat, t, e) ||
-             model_wpe_row(m, 5, c, e);
-    for (size_t j = 0; !rc && j < D; j++)
-        b[j] = t[j] + a[j], c[j] = t[j] + c[j];
-    if (!rc)
-        rc = sim_cosine(b, c, D, &x->ccat, e) ||
-             ref_median_cosine(m, 0, 1000, 0x677074322d656d62ULL, &x->median, &x->pairs, e);
-    free(a);
-    return rc;
-}
-
 /* interpret.c's lines for the two results of exercise 2, escaped into the page */
-static void ex2_interpretation(report_page *r, const ex2 *x)
+static void ex2_interpretation(report_page *r, const ex_second *x)
 {
     char *s = NULL;
     size_t n = 0;
     FILE *mf = open_memstream(&s, &n);
     if (!mf)
         return;
-    interp_near_far(mf, 0, 1, x->c01, x->far, x->c0f);
-    interp_same_token(mf, "\u2423cat", 0, 5, x->ccat, x->median, x->pairs);
+    interp_near_far(mf, 0, 1, x->c01, x->far, x->c0far);
+    if (x->n_pairs)
+        interp_same_token(mf, "\u2423cat", 0, EX_NEAR_TOKEN_POS, x->ccat, x->median, x->n_pairs);
     if (fclose(mf) == 0 && s) {
         for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n"))
             rp_para(r, "says", line);
@@ -98,27 +74,29 @@ static void ex2_interpretation(report_page *r, const ex2 *x)
 void rp_exercise2(report_page *r)
 {
     const g2e_model *m = r->in->m;
-    ex2 x = {.far = m->n_ctx > 500 ? 500 : m->n_ctx - 1, .median = 0, .pairs = 0};
+    ex_second x;
+    uint32_t cat;
     g2e_err e;
     rp_section(r, "exercise2", _(T_EX2_H));
-    if (m->n_ctx < 6 || cat_id(r, &x.cat) != 0) {
+    if (cat_id(r, &cat) != 0) {
         rp_failed(r, _("exercise 2 (needs 6 positions and the token \" cat\")"));
-    } else if (ex2_numbers(m, &x, &e)) {
+    } else if (ex_second_compute(m, cat, &x, &e)) {
         rp_say(r, "report: exercise 2: %s", e.msg);
         rp_failed(r, e.msg);
     } else {
         char *key = textfmt_printf(_(T_EX2_COS0F), x.far);
         fputs("<table>\n", r->f);
-        rp_row(r, _(T_EX2_SHAPE), "(%zu, %zu)", m->n_ctx, m->n_embd);
+        rp_row(r, _(T_EX2_SHAPE), "(%zu, %zu)", x.rows, x.cols);
         rp_row(r, _(T_EX2_COS01), "%.4f", x.c01);
-        rp_row(r, key ? key : "", "%.4f", x.c0f);
+        rp_row(r, key ? key : "", "%.4f", x.c0far);
         free(key);
         rp_row(r, _(T_EX2_CATID), "%u", x.cat);
         rp_row(r, _(T_EX2_CAT), "%.4f", x.ccat);
-        rp_row(r, _(T_EX2_MEDIAN), _("%.4f (%zu pairs)"), x.median, x.pairs);
+        if (x.n_pairs)
+            rp_row(r, _(T_EX2_MEDIAN), _("%.4f (%zu pairs)"), x.median, x.n_pairs);
         fputs("</table>\n", r->f);
-        if (x.far != 500)
-            rp_paraf(r, NULL, _(T_EX2_FARNOTE), m->n_ctx, x.far);
+        if (x.far != EX_FAR)
+            rp_paraf(r, NULL, _(T_EX2_FARNOTE), x.rows, x.far);
         ex2_interpretation(r, &x);
     }
     fputs("</section>\n", r->f);
@@ -267,6 +245,25 @@ static void order_interpretation(report_page *r, const order_cmp *c, const order
     free(s);
 }
 
+/* The strips of both inputs and A - B (fig_order_png), rows labelled "t  A's | B's token". */
+static void order_figure(report_page *r, char **const lab[2], const tok_ids t[2], size_t n)
+{
+    char **rows = calloc(n, sizeof *rows);
+    render_png png = {0};
+    g2e_err e;
+    int rc = rows ? 0 : g2e_fail(&e, G2E_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++)
+        if (!(rows[i] = textfmt_printf("%zu  %s | %s", i, lab[0] ? lab[0][i] : "?", lab[1] ? lab[1][i] : "?")))
+            rc = g2e_fail(&e, G2E_ENOMEM, "out of memory");
+    if (!rc)
+        rc = fig_order_png(r->in->m, t[0].ids, t[1].ids, n, (const char *const *)rows, &png, &e);
+    rp_figure(r, "order.png", _("A's and B's input rows and A - B per position; the rows that differ are marked"),
+              rc, &png, &e);
+    for (size_t i = 0; rows && i < n; i++)
+        free(rows[i]);
+    free(rows);
+}
+
 /* The spans behind both sentences' tokens, then the interpretation. */
 static void order_spans(report_page *r, const char *const S[2], const tok_ids t[2],
                         const order_cmp *c)
@@ -276,7 +273,7 @@ static void order_spans(report_page *r, const char *const S[2], const tok_ids t[
     if (sp[0] && sp[1] &&
         !tokchars_spans(S[0], strlen(S[0]), t[0].offsets, t[0].n, sp[0], &e) &&
         !tokchars_spans(S[1], strlen(S[1]), t[1].offsets, t[1].n, sp[1], &e)) {
-        order_text ot[2] = {{S[0], t[0].ids, sp[0], t[0].n}, {S[1], t[1].ids, sp[1], t[1].n}};
+        order_text ot[2] = {{S[0], t[0].ids, sp[0], t[0].n, strlen(S[0])}, {S[1], t[1].ids, sp[1], t[1].n, strlen(S[1])}};
         order_interpretation(r, c, ot);
     }
     free(sp[0]), free(sp[1]);
@@ -300,6 +297,7 @@ void rp_order(report_page *r)
                          token_labels(S[1], strlen(S[1]), &t[1])};
         order_tables(r, S, lab, t, &c);
         order_spans(r, S, t, &c);
+        order_figure(r, lab, t, c.n_pos);
         free_labels(lab[0], t[0].n), free_labels(lab[1], t[1].n);
     }
     order_free(&c);
@@ -330,16 +328,70 @@ static void limit_table(report_page *r, const size_t ntok[2], const size_t nch[2
     for (int i = 0; i < 2; i++)   /* a text over the limit: how much of it GPT-2 reads */
         if (ntok[i] > n_ctx && nch[i]) {
             fputs("<p class=\"says\">", r->f);
-            rp_esc(r, in->name[i]);
-            rp_put(r, _(T_LIMIT_CUT), n_ctx, nread[i], nch[i], 100.0 * (double)nread[i] / (double)nch[i]);
+            rp_put(r, _(T_LIMIT_CUT), in->name[i], n_ctx, nread[i], nch[i],
+                   100.0 * (double)nread[i] / (double)nch[i]);
             fputs("</p>\n", r->f);
         }
+}
+
+/* Walks n characters back (dir -1) or on (dir 1) from byte at of text[len]. */
+static size_t chars_from(const char *text, size_t len, size_t at, int dir, size_t n)
+{
+    for (; n && (dir < 0 ? at > 0 : at < len); n--)
+        do
+            at += (size_t)dir;
+        while (at > 0 && at < len && ((unsigned char)text[at] & 0xC0) == 0x80);
+    return at;
+}
+
+/* The passage of text around byte cut, where GPT-2's context ends: the text before, a mark,
+ * the text after; a character the cut falls inside is shown as its two parts, "角 (1-2/3)|
+ * 角 (3/3)" as count shows it. */
+static void cut_passage(report_page *r, const char *text, size_t len, size_t cut, size_t n_ctx)
+{
+    size_t lead = cut;
+    while (lead > 0 && lead < len && ((unsigned char)text[lead] & 0xC0) == 0x80)
+        lead--;
+    size_t k, end = lead;
+    if (lead < len) {
+        text_step(text + lead, len - lead, &k);
+        end = lead + k;
+    }
+    int inside = lead < cut && cut < end;
+    size_t from = chars_from(text, len, lead, -1, 80), to = chars_from(text, len, inside ? end : cut, 1, 40);
+    fputs("<p class=\"passage\">", r->f);
+    rp_put(r, _("Where GPT-2's %zu-token context ends in this text (the cut is marked \xE2\x9C\x82):"), n_ctx);
+    fputs("<br>", r->f);
+    char *before = strndup(text + from, lead - from), *after = inside ? strndup(text + end, to - end)
+                                                                       : strndup(text + cut, to - cut);
+    rp_put(r, "%s%s", from ? "\xE2\x80\xA6" : "", before ? before : "");
+    if (inside) {   /* its bytes 1..b before the cut, b+1..n after: "角 (1-2/3)", "角 (3/3)" */
+        char *ch = strndup(text + lead, end - lead);
+        size_t b = cut - lead, nb = end - lead;
+        fputs("<mark>", r->f);
+        if (b == 1)
+            rp_put(r, "%s (1/%zu)", ch ? ch : "?", nb);
+        else
+            rp_put(r, "%s (1-%zu/%zu)", ch ? ch : "?", b, nb);
+        fputs("</mark><span class=\"cut\">\xE2\x9C\x82</span><mark>", r->f);
+        if (b + 1 == nb)
+            rp_put(r, "%s (%zu/%zu)", ch ? ch : "?", nb, nb);
+        else
+            rp_put(r, "%s (%zu-%zu/%zu)", ch ? ch : "?", b + 1, nb, nb);
+        fputs("</mark>", r->f);
+        free(ch);
+    } else {
+        fputs("<span class=\"cut\">\xE2\x9C\x82</span>", r->f);
+    }
+    rp_put(r, "%s%s", after ? after : "", to < len ? "\xE2\x80\xA6" : "");
+    fputs("</p>\n", r->f);
+    free(before), free(after);
 }
 
 void rp_limit(report_page *r)
 {
     const report_in *in = r->in;
-    size_t ntok[2] = {0}, nch[2], nread[2] = {0};
+    size_t ntok[2] = {0}, nch[2], nread[2] = {0}, cut[2] = {0};
     rp_section(r, "limit", _(T_LIMIT_H));
     fputs("<p>", r->f);
     rp_put(r, _(T_LIMIT_INTRO), in->m->n_ctx);
@@ -357,11 +409,15 @@ void rp_limit(report_page *r)
         nch[i] = textpos_chars(in->text[i], in->len[i]);
         if (t.n > in->m->n_ctx) {   /* whole characters before the n_ctx-th token's end */
             textpos tp;
-            textpos_at(in->text[i], in->len[i], t.offsets[in->m->n_ctx], &tp);
+            cut[i] = t.offsets[in->m->n_ctx];
+            textpos_at(in->text[i], in->len[i], cut[i], &tp);
             nread[i] = tp.chr - (size_t)tp.inside;
         }
         tok_ids_free(&t);
     }
     limit_table(r, ntok, nch, nread);
+    for (int i = 0; i < 2; i++)
+        if (ntok[i] > in->m->n_ctx)
+            cut_passage(r, in->text[i], in->len[i], cut[i], in->m->n_ctx);
     fputs("</section>\n", r->f);
 }

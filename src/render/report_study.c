@@ -193,7 +193,7 @@ static void rope_schemes_table(report_page *r)
 
 void rp_rope(report_page *r)
 {
-    size_t d = r->in->m->n_embd % 2 == 0 ? r->in->m->n_embd : 768, n = 1025, pair = d / 8;
+    size_t d = r->in->m->n_embd % 2 == 0 ? r->in->m->n_embd : 768, n = 1025, pair = sin_demo_pair(d);
     enum { PATH = 64 };
     double *mean = malloc(n * sizeof *mean), *exp_ = malloc(n * sizeof *exp_), xy[2 * PATH];
     rope_relative rel;

@@ -22,7 +22,6 @@
 #define T_EX1_H N_("Exercise 1: the parameters of a position-embedding matrix")
 #define T_EX1_GPT2 N_("GPT-2: 1024 positions x 768 dimensions")
 #define T_EX1_BIG N_("4096 positions x 4096 dimensions")
-#define T_EX1_RATIO N_("ratio")
 #define T_EX1_WPE N_("this file's wpe (n_ctx x n_embd)")
 #define T_EX1_WTE N_("this file's wte (n_vocab x n_embd)")
 /* ratio */
@@ -64,8 +63,10 @@
     "%.1f%% over positions %zu..%zu.")
 #define T_ORDER_H N_("The order puzzle: 犬が猫を追いかけた / 猫が犬を追いかけた")
 #define T_ORDER_INTRO N_("The two sentences hold the same tokens in a different order. Self-attention " \
-    "sees its input rows as a set: without positions both sentences give the same multiset of " \
-    "rows; with x[t] = wte[id_t] + wpe[t] a token's row depends on where it stands.")
+    "without a mask sees its input rows as a set: without positions both sentences give the same " \
+    "multiset of rows. GPT-2's attention is causal (a row sees the rows up to it), which tells " \
+    "apart the rows whose prefixes differ; with x[t] = wte[id_t] + wpe[t] a token's row depends " \
+    "on where it stands.")
 #define T_ORDER_TOKENS N_("tokens")
 #define T_ORDER_MULTISET N_("the same multiset of tokens")
 #define T_ORDER_DIFFER N_("positions whose summed inputs differ")
@@ -86,8 +87,8 @@
 /* ratio of token counts, Japanese tokens, English tokens */
 #define T_LIMIT_SAYS N_("The Japanese text takes %.2f times as many tokens as the English one " \
     "(%zu against %zu): a context of the same length holds far less Japanese.")
-/* n_ctx, characters read, characters, their percentage; after the text's name */
-#define T_LIMIT_CUT N_(" does not fit: GPT-2 reads its first %zu tokens, which hold %zu of its %zu " \
+/* the text's name, n_ctx, characters read, characters, their percentage */
+#define T_LIMIT_CUT N_("%s does not fit: GPT-2 reads its first %zu tokens, which hold %zu of its %zu " \
     "characters (%.0f%%); the rest is cut off, or needs a second window.")
 #define T_SIN_H N_("The sinusoidal encoding (the original Transformer)")
 #define T_SIN_INTRO N_("PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), drawn as " \

@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { ST_RIGHT = 20, ST_OP_W = 26, ST_BOTTOM = 78 };
+enum { ST_RIGHT = 20, ST_MARK_W = 22, ST_OP_W = 26, ST_BOTTOM = 78 };
 
 typedef struct strip_layout {
-    int W, H, left, sw, row_h, top, gap;
+    int W, H, left, sw, row_h, top, gap, right;
     double vmin, vmax, lab_max;
 } strip_layout;
 
@@ -67,7 +67,8 @@ static int layout(const render_strips *s, canvas *m, strip_layout *L, g2e_err *e
     }
     int ns = (int)s->n_strips, fixed;
     L->left = (int)lab_w + 20;
-    fixed = L->left + ST_RIGHT + ST_OP_W * (ns - 1);
+    L->right = ST_RIGHT + (s->marked ? ST_MARK_W : 0);
+    fixed = L->left + L->right + ST_OP_W * (ns - 1);
     int need = fixed + ns * (int)s->dim;
     L->W = s->width ? s->width : (need > 1280 ? need : 1280);
     L->sw = (L->W - fixed) / ns;
@@ -165,6 +166,18 @@ int rw_strips_png(const render_strips *s, render_png *out, g2e_err *err)
             row_label(s, r, &c, L.lab_max, buf, sizeof buf);
             cv_text(&c, buf, L.left - 10, L.top + ((double)r + 0.5) * L.row_h - L.gap / 2.0, 1.0, 0.5);
         }
+    }
+    for (size_t r = 0; !rc && s->marked && r < s->n_rows; r++) {
+        if (!s->marked[r])
+            continue;   /* a triangle pointing at the row, in the margin right of the strips */
+        double x = L.W - L.right + 6, y = L.top + ((double)r + 0.5) * L.row_h - L.gap / 2.0;
+        double h = fmin(10, fmax(3, L.row_h - L.gap));
+        cairo_set_source_rgb(c.cr, 0.15, 0.15, 0.15);
+        cairo_move_to(c.cr, x, y);
+        cairo_line_to(c.cr, x + h, y - h / 2);
+        cairo_line_to(c.cr, x + h, y + h / 2);
+        cairo_close_path(c.cr);
+        cairo_fill(c.cr);
     }
     cv_title(&c, s->title, L.W / 2.0, 14, L.W - 16.0);
     if (rc || (rc = hbar(&c, &L, s->cmap))) {

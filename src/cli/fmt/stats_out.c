@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define N_(s) s   /* a message marked for xgettext, translated where it is shown */
+
 static void json_matrix(FILE *f, const char *name, const sim_stats *s, size_t top)
 {
     fprintf(f, "\"%s\": {\"rows\": %zu, \"cols\": %zu, \"norm_mean\": ", name, s->rows, s->cols);
@@ -68,25 +70,30 @@ static void table(FILE *f, const char *path, size_t n_embd, const sim_stats *s, 
     char *vp = text_escape(path, strlen(path), TEXT_ESC_BIDI);   /* shown to a person */
     fprintf(f, g2e_tr("Scale of the embeddings in %s (n_embd %zu)\n\n"), vp ? vp : "?", n_embd);
     free(vp);
+    /* each column as wide as its heading's display width, at least 14 */
+    const char *head[2] = {g2e_tr("wte (tokens)"), g2e_tr("wpe (positions)")};
+    int w[2];
+    for (int k = 0; k < 2; k++) {
+        size_t d = text_width(head[k], strlen(head[k]));
+        w[k] = d > 14 ? (int)d : 14;
+    }
     label(f, "");
-    rows_pad(f, g2e_tr("wte (tokens)"), 14, 1);
+    rows_pad(f, head[0], (size_t)w[0], 1);
     fputc(' ', f);
-    rows_pad(f, g2e_tr("wpe (positions)"), 14, 1);
+    rows_pad(f, head[1], (size_t)w[1], 1);
     fputc('\n', f);
     label(f, g2e_tr("rows"));
-    fprintf(f, "%14zu %14zu\n", s[0].rows, s[1].rows);
-    label(f, g2e_tr("mean row norm"));
-    fprintf(f, "%14.4f %14.4f\n", s[0].norm_mean, s[1].norm_mean);
-    label(f, g2e_tr("smallest row norm"));
-    fprintf(f, "%14.4f %14.4f\n", s[0].norm_min, s[1].norm_min);
-    label(f, g2e_tr("largest row norm"));
-    fprintf(f, "%14.4f %14.4f\n", s[0].norm_max, s[1].norm_max);
-    label(f, g2e_tr("mean |x|"));
-    fprintf(f, "%14.6f %14.6f\n", s[0].mean_abs, s[1].mean_abs);
-    label(f, g2e_tr("mean x"));
-    fprintf(f, "%14.6f %14.6f\n", s[0].mean, s[1].mean);
-    label(f, g2e_tr("std of x"));
-    fprintf(f, "%14.6f %14.6f\n", s[0].std, s[1].std);
+    fprintf(f, "%*zu %*zu\n", w[0], s[0].rows, w[1], s[1].rows);
+    static const char *const KEYS[] = {N_("mean row norm"), N_("smallest row norm"), N_("largest row norm"),
+                                       N_("mean |x|"), N_("mean x"), N_("std of x")};
+    for (int k = 0; k < 6; k++) {
+        double v[2];
+        for (int m = 0; m < 2; m++)
+            v[m] = k == 0 ? s[m].norm_mean : k == 1 ? s[m].norm_min : k == 2 ? s[m].norm_max
+                 : k == 3 ? s[m].mean_abs : k == 4 ? s[m].mean : s[m].std;
+        label(f, g2e_tr(KEYS[k]));
+        fprintf(f, k < 3 ? "%*.4f %*.4f\n" : "%*.6f %*.6f\n", w[0], v[0], w[1], v[1]);
+    }
     fprintf(f, g2e_tr("\nmean token norm / mean position norm = %.2f\n"), s[0].norm_mean / s[1].norm_mean);
     if (top > 0)
         table_top(f, s, top, tok);

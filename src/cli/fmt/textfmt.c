@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* textfmt.c — text fitted to a width, ordinals (see textfmt.h). */
 #include "textfmt.h"
+#include "err.h"
 #include "text.h"
 
 #include <stdarg.h>
@@ -58,18 +59,4 @@ const char *textfmt_ordinal(size_t n)
     if (n % 100 >= 11 && n % 100 <= 13)
         return "th";
     return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
-}
-
-char *textfmt_printf(const char *fmt, ...)
-{
-    va_list ap, aq;
-    va_start(ap, fmt);
-    va_copy(aq, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *s = n < 0 ? NULL : malloc((size_t)n + 1);
-    if (s)
-        vsnprintf(s, (size_t)n + 1, fmt, aq);
-    va_end(aq);
-    return s;
 }

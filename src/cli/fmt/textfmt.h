@@ -10,6 +10,8 @@
 #ifndef G2E_TEXTFMT_H
 #define G2E_TEXTFMT_H
 
+#include "err.h"
+
 #include <stddef.h>
 
 /* s[0..n) as one line of at most maxw (>= 2) display columns into buf[0..cap) (NUL-
@@ -22,7 +24,7 @@ void textfmt_fit(const char *s, size_t n, size_t maxw, int keep_end, char *buf, 
 const char *textfmt_ordinal(size_t n);
 
 /* printf into a new string of the length it needs (caller frees); NULL when out of memory
- * or when the format fails. */
-char *textfmt_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+ * or when the format fails: err.h's one such helper. */
+#define textfmt_printf g2e_printf_alloc
 
 #endif

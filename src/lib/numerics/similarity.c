@@ -353,42 +353,6 @@ int sim_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double
     return 0;
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-int sim_abs_percentile(const float *x, size_t n, double percentile, double *q, int *fell_back,
-                       g2e_err *err)
-{
-    if (!(percentile > 0.0 && percentile <= 100.0))
-        return g2e_fail(err, SIM_E_RANGE, "the percentile must be in (0, 100], got %g", percentile);
-    float *a = malloc((n ? n : 1) * sizeof *a);
-    if (!a)
-        return g2e_fail(err, G2E_ENOMEM, "out of memory for %zu values", n);
-    size_t k = 0;
-    float largest = 0;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(x[i])) {
-            a[k++] = fabsf(x[i]);
-            largest = fmaxf(largest, fabsf(x[i]));
-        }
-    qsort(a, k, sizeof *a, cmp_float);
-    /* nearest rank: the smallest value with at least percentile % of the values at or below it */
-    double r = ceil(percentile / 100.0 * (double)k);
-    size_t at = r < 1 ? 0 : (size_t)r - 1;
-    double v = k ? a[at < k ? at : k - 1] : 0;
-    free(a);
-    int fb = !(v > 0);
-    if (fb)
-        v = largest > 0 ? largest : 1;
-    *q = v;
-    if (fell_back)
-        *fell_back = fb;
-    return 0;
-}
-
 /* ---- inputs of the model and a cosine matrix's extremes (see similarity.h) ---- */
 
 /* x = wte[id] + wpe[pos] (either may be left out, < 0), tmp a scratch row. */

@@ -94,14 +94,6 @@ int sim_wpe_cosine_matrix(const g2e_model *m, size_t len, double **out, g2e_err 
 int sim_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double *mean,
                             double *sd, g2e_err *err);
 
-/* The `percentile`-th percentile (nearest rank, 0 < percentile <= 100) of |x[i]| over the
- * finite values among x[0..n): a colour range that one outlier row (GPT-2's wpe[0]) cannot
- * wash out. When that is 0 (or no value is finite) *q is the largest finite |x| instead, or
- * 1 if that is 0 too, and *fell_back (may be NULL) is set to 1 (else 0) so that the caller
- * can say so. SIM_E_RANGE for a percentile outside (0, 100]; G2E_ENOMEM. */
-int sim_abs_percentile(const float *x, size_t n, double percentile, double *q, int *fell_back,
-                       g2e_err *err);
-
 /* ---- inputs of the model and a cosine matrix's extremes (the commands' numbers) ---- */
 
 /* cos(x0, x1) of two input vectors x_k = wte[id[k]] + wpe[pos[k]] (float32 sums, as the

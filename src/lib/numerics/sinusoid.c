@@ -30,6 +30,11 @@ double sin_omega(size_t i, size_t dim, double base)
     return 1.0 / pow(base, (double)(2 * i) / (double)dim);
 }
 
+size_t sin_demo_pair(size_t dim)
+{
+    return dim / 8;
+}
+
 static double denom(size_t i, size_t dim, double base)
 {
     return pow(base, (double)(2 * i) / (double)dim);

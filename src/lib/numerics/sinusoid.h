@@ -43,6 +43,11 @@ int sin_check_params(size_t dim, double base, g2e_err *err);
 /* ω_i = base^(-2i/D) = 1 / base^(2i/D), for i < D/2. No checks (call sin_check_params). */
 double sin_omega(size_t i, size_t dim, double base);
 
+/* The pair a figure of the rotation shows best: i = D/8, which turns by base^(-1/4) per
+ * position (0.1 rad at base 10000: a full turn in about 63 positions, so 64-100 points draw
+ * the circle as a path). Pair 0 turns by 1 rad per position, a tangle of chords. */
+size_t sin_demo_pair(size_t dim);
+
 /* PE(pos, ·) into out[dim], double. Errors: SIN_E_DIM, SIN_E_BASE, SIN_E_LEN (pos >
  * SIN_MAX_POS); out unspecified after an error. */
 int sin_row_f64(uint64_t pos, size_t dim, double base, double *out, g2e_err *err);

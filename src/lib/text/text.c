@@ -69,6 +69,30 @@ size_t text_count(const char *s, size_t n)
     return c;
 }
 
+size_t text_english_words(const char *s, size_t n, int *english)
+{
+    size_t words = 0, ascii = 0, other = 0, k = 1;
+    int in_word = 0, lettered = 0;
+    for (size_t i = 0; i <= n; i += k) {   /* (i == n: a space that ends the last word) */
+        int32_t cp = i < n ? text_step(s + i, n - i, &k) : ' ';
+        int space = cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == '\f' || cp == '\v' ||
+                    cp == 0x3000 || cp == 0xA0;
+        if (space) {
+            words += in_word && lettered;
+            in_word = lettered = 0;
+            continue;
+        }
+        in_word = 1;
+        int letter = (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z');
+        lettered |= letter;
+        ascii += letter;
+        other += cp >= 0x80;
+    }
+    if (english)
+        *english = ascii > 0 && ascii >= 9 * other;
+    return words;
+}
+
 int text_cp_width(int32_t cp)
 {
     if (cp < 0 || cp > 0x10FFFF)

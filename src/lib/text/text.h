@@ -97,6 +97,12 @@ int text_validate_simd(void);
  * of ill-formed input (the length of s decoded with errors="replace"). */
 size_t text_count(const char *s, size_t n);
 
+/* The words of s[0..n) as a reader of English counts them: runs of characters between
+ * white space that hold at least one ASCII letter ("GPT-2's" is one word, "1024" none).
+ * *english (may be NULL): 1 when ASCII letters are at least 90% of the text's letters
+ * (ASCII letters and characters outside ASCII), so the count means words of English. */
+size_t text_english_words(const char *s, size_t n, int *english);
+
 /* Display width in terminal columns of code point cp: 0, 1 or 2 (controls 0). */
 int text_cp_width(int32_t cp);
 

@@ -906,6 +906,39 @@ fail:
     return rc;
 }
 
+/* A file whose length prefix makes no sense may be another kind of file that people pass for
+ * weights: its first bytes say which (ST_E_FOREIGN with the kind in the message), else 0.
+ * head: the first n bytes of the file. */
+static int foreign(const uint8_t *head, size_t n, g2e_err *err)
+{
+    const char *s = (const char *)head;
+    size_t k = 0;
+    if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+        k = 3;   /* a UTF-8 byte order mark */
+    while (k < n && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r' || s[k] == '\n'))
+        k++;
+    if (n >= 4 && memcmp(s, "PK\x03\x04", 4) == 0)
+        return g2e_fail(err, ST_E_FOREIGN, "this is a PyTorch checkpoint (a zip archive, as "
+                        "pytorch_model.bin), not a safetensors file");
+    if (n >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5)
+        return g2e_fail(err, ST_E_FOREIGN, "this is a PyTorch checkpoint (a Python pickle, as an "
+                        "older pytorch_model.bin), not a safetensors file");
+    if (n >= 4 && memcmp(s, "GGUF", 4) == 0)
+        return g2e_fail(err, ST_E_FOREIGN, "this is a GGUF file (llama.cpp's format), not a "
+                        "safetensors file");
+    if ((n - k >= 9 && strncasecmp(s + k, "<!doctype", 9) == 0) ||
+        (n - k >= 5 && strncasecmp(s + k, "<html", 5) == 0))
+        return g2e_fail(err, ST_E_FOREIGN, "this is an HTML page (a web page saved in place of the "
+                        "file?), not a safetensors file");
+    size_t m = n < 512 ? n : 512, bad = 0;
+    for (size_t i = 0; i < m; i++)
+        bad += head[i] < 0x20 && head[i] != '\t' && head[i] != '\n' && head[i] != '\r';
+    /* text: no control bytes, and valid UTF-8 but for a character cut at the end */
+    if (m >= 8 && bad == 0 && text_validate((const char *)head, m) + 4 > m)
+        return g2e_fail(err, ST_E_FOREIGN, "this is a text file, not a safetensors file");
+    return 0;
+}
+
 int st_parse_buffer(st_file **out, const uint8_t *buf, size_t len, g2e_err *err)
 {
     if (!out || (!buf && len))
@@ -917,6 +950,9 @@ int st_parse_buffer(st_file **out, const uint8_t *buf, size_t len, g2e_err *err)
     uint64_t n = 0;
     for (int i = 7; i >= 0; i--)
         n = n << 8 | buf[i];
+    int rc = n > ST_MAX_HEADER || n > len - 8 ? foreign(buf, len, err) : 0;
+    if (rc)
+        return rc;
     if (n > ST_MAX_HEADER)
         return g2e_fail(err, ST_E_HEADER_TOO_LARGE, "header length %llu is over the limit of %llu",
                         (unsigned long long)n, (unsigned long long)ST_MAX_HEADER);
@@ -925,7 +961,7 @@ int st_parse_buffer(st_file **out, const uint8_t *buf, size_t len, g2e_err *err)
                         "header length %llu runs past the end of the file (%zu bytes, room for %zu)",
                         (unsigned long long)n, len, len - 8);
     st_file *f = NULL;
-    int rc = st_parse_header(&f, buf + 8, (size_t)n, (uint64_t)(len - 8 - (size_t)n), err);
+    rc = st_parse_header(&f, buf + 8, (size_t)n, (uint64_t)(len - 8 - (size_t)n), err);
     if (rc) return rc;
     f->data = buf + 8 + n;
     for (size_t i = 0; i < f->n_tensors; i++)
@@ -1031,9 +1067,10 @@ static int open_header(st_file **out, const char *path, g2e_err *err)
     uint64_t size;
     int rc = open_regular(path, &fd, &size, err);
     if (rc) return rc;
-    uint8_t pre[8];
+    uint8_t pre[512];
     uint8_t *json = NULL;
-    if (pread_full(fd, pre, 8, 0) != 0) {
+    size_t got = size < sizeof pre ? (size_t)size : sizeof pre;
+    if (pread_full(fd, pre, got, 0) != 0) {
         rc = g2e_fail(err, ST_E_OPEN, "%s: cannot read: %s", path, strerror(errno));
         goto fail;
     }
@@ -1041,6 +1078,10 @@ static int open_header(st_file **out, const char *path, g2e_err *err)
     for (int i = 7; i >= 0; i--)
         n = n << 8 | pre[i];
     /* the same checks, in the same order and words, as st_parse_buffer */
+    if ((n > ST_MAX_HEADER || n > size - 8) && (rc = foreign(pre, got, err)) != 0) {
+        name_path(err, rc, path);
+        goto fail;
+    }
     if (n > ST_MAX_HEADER) {
         rc = g2e_fail(err, ST_E_HEADER_TOO_LARGE, "%s: header length %llu is over the limit of %llu",
                       path, (unsigned long long)n, (unsigned long long)ST_MAX_HEADER);

@@ -61,7 +61,8 @@ typedef enum st_dtype {
     X(ST_E_OPEN, IO) /* cannot open/stat/map the file */ \
     X(ST_E_NOT_FOUND, NOT_GPT2) /* st_find: no such tensor (only via helpers that report it) */ \
     X(ST_E_DTYPE_UNSUPPORTED, NOT_GPT2) /* conversion to float32 asked of a dtype other than F32/F16/BF16 */ \
-    X(ST_E_RANGE, TOKEN_ID) /* a row index outside the tensor */
+    X(ST_E_RANGE, TOKEN_ID) /* a row index outside the tensor */ \
+    X(ST_E_FOREIGN, FORMAT) /* the file is another known kind (a PyTorch checkpoint, GGUF, an HTML page, text): the message says which */
 G2E_CODES(ST, ST_CODES);
 
 typedef struct st_tensor {

@@ -71,23 +71,25 @@ static int moved_token(const g2e_model *m, const uint32_t *a, const uint32_t *b,
 }
 
 /* Y = softmax(X Xᵀ / √C) X for the n rows of X (n, C); Y (n, C) and w (n) in double. The
- * score of a pair of rows is summed over c in one order whatever the rows' places. */
-static void toy_attention(const float *X, size_t n, size_t C, double *Y, double *w)
+ * score of a pair of rows is summed over c in one order whatever the rows' places. causal:
+ * row i attends to rows 0..i only (GPT-2's mask). */
+static void toy_attention(const float *X, size_t n, size_t C, int causal, double *Y, double *w)
 {
     double k = 1.0 / sqrt((double)C);
     for (size_t i = 0; i < n; i++) {
         double mx = -INFINITY, z = 0, *y = Y + i * C;
-        for (size_t j = 0; j < n; j++) {
+        size_t nj = causal ? i + 1 : n;
+        for (size_t j = 0; j < nj; j++) {
             double s = 0;
             for (size_t c = 0; c < C; c++)
                 s += (double)X[i * C + c] * (double)X[j * C + c];
             w[j] = s * k;
             mx = w[j] > mx ? w[j] : mx;
         }
-        for (size_t j = 0; j < n; j++)
+        for (size_t j = 0; j < nj; j++)
             z += (w[j] = exp(w[j] - mx));
         memset(y, 0, C * sizeof *y);
-        for (size_t j = 0; j < n; j++)
+        for (size_t j = 0; j < nj; j++)
             for (size_t c = 0; c < C; c++)
                 y[c] += w[j] / z * (double)X[j * C + c];
     }
@@ -141,6 +143,22 @@ static void match_outputs(const double *YA, size_t na, const double *YB, size_t 
     v->out_gap = v->out_equal == nb ? 0 : gap;
 }
 
+/* The causal outputs of A and B compared row t with row t, t < n. */
+static void match_causal(const double *YA, const double *YB, size_t n, size_t C, double tol,
+                         order_view *v)
+{
+    double gap = INFINITY;
+    for (size_t t = 0; t < n; t++) {
+        double d = max_abs_diff(YB + t * C, YA + t * C, C);
+        v->causal_equal[t] = d <= tol;
+        if (d <= tol)
+            v->causal_n_equal++, v->causal_maxdiff = fmax(v->causal_maxdiff, d);
+        else
+            gap = fmin(gap, d);
+    }
+    v->causal_gap = v->causal_n_equal == n ? 0 : gap;
+}
+
 static float max_abs(const float *x, size_t n)
 {
     float m = 0;
@@ -173,15 +191,22 @@ static int one_view(const g2e_model *m, const uint32_t *a, const uint32_t *b, in
     double *y = malloc((na + nb) * C * sizeof *y), *w = malloc(nmax * sizeof *w);
     uint8_t *used = malloc(nmax);
     int rc;
-    if (!(v->perm = malloc(nb * sizeof *v->perm)) || !xa || !y || !w || !used)
+    v->perm = malloc(nb * sizeof *v->perm);
+    v->causal_equal = malloc(c->n_pos);
+    if (!v->perm || !v->causal_equal || !xa || !y || !w || !used)
         rc = g2e_fail(err, G2E_ENOMEM, "out of memory comparing %zu and %zu tokens", na, nb);
     else if ((rc = input_rows(m, a, na, with_pos, xa, err)) == 0 &&
              (rc = input_rows(m, b, nb, with_pos, xb, err)) == 0) {
         v->n_equal = equal_rows(xa, na, xb, nb, C, used);
-        toy_attention(xa, na, C, y, w);
-        toy_attention(xb, nb, C, y + na * C, w);
         double tol = ORDER_TOL * fmax(1.0, (double)max_abs(xa, (na + nb) * C));
-        match_outputs(y, na, y + na * C, nb, C, tol, used, v);
+        for (int causal = 0; causal < 2; causal++) {
+            toy_attention(xa, na, C, causal, y, w);
+            toy_attention(xb, nb, C, causal, y + na * C, w);
+            if (causal)
+                match_causal(y, y + na * C, c->n_pos, C, tol, v);
+            else
+                match_outputs(y, na, y + na * C, nb, C, tol, used, v);
+        }
     }
     free(xa), free(y), free(w), free(used);
     return rc;
@@ -205,6 +230,25 @@ static int same_multiset(const uint32_t *a, const uint32_t *b, size_t n, g2e_err
     qsort(s + n, n, sizeof *s, cmp_u32);
     *out = memcmp(s, s + n, n * sizeof *s) == 0;
     free(s);
+    return 0;
+}
+
+/* c->prefix_same from the IDs: the running difference of the two prefixes' counts. */
+static int prefix_multisets(const g2e_model *m, const uint32_t *a, const uint32_t *b, order_cmp *c,
+                            g2e_err *err)
+{
+    int *cnt = calloc(m->n_vocab, sizeof *cnt);
+    if (!cnt)
+        return g2e_fail(err, G2E_ENOMEM, "out of memory comparing %zu tokens", c->n_pos);
+    long nonzero = 0;   /* IDs whose counts differ between a[0..t] and b[0..t] */
+    for (size_t t = 0; t < c->n_pos; t++) {
+        if (a[t] != b[t]) {
+            nonzero -= cnt[a[t]] != 0, nonzero += ++cnt[a[t]] != 0;
+            nonzero -= cnt[b[t]] != 0, nonzero += --cnt[b[t]] != 0;
+        }
+        c->prefix_same[t] = a[t] == b[t] && nonzero == 0;
+    }
+    free(cnt);
     return 0;
 }
 
@@ -234,13 +278,15 @@ int order_compare(const g2e_model *m, const uint32_t *a, size_t n_a, const uint3
     c.same_id = malloc(c.n_pos);
     c.tok_cos = malloc(c.n_pos * sizeof *c.tok_cos);
     c.input_cos = malloc(c.n_pos * sizeof *c.input_cos);
-    if (!scratch || !c.same_id || !c.tok_cos || !c.input_cos) {
+    c.prefix_same = malloc(c.n_pos);
+    if (!scratch || !c.same_id || !c.tok_cos || !c.input_cos || !c.prefix_same) {
         rc = g2e_fail(err, G2E_ENOMEM, "out of memory comparing %zu and %zu tokens", n_a, n_b);
         goto done;
     }
     if ((n_a == n_b && (rc = same_multiset(a, b, n_a, err, &c.same_multiset))) ||
         (rc = by_position(m, a, b, &c, scratch, err)) ||
         (rc = moved_token(m, a, b, &c, scratch, err)) ||
+        (rc = prefix_multisets(m, a, b, &c, err)) ||
         (rc = one_view(m, a, b, ORDER_NOPOS, &c, err)) ||
         (rc = one_view(m, a, b, ORDER_POS, &c, err)))
         goto done;
@@ -260,8 +306,9 @@ void order_free(order_cmp *c)
     free(c->same_id);
     free(c->tok_cos);
     free(c->input_cos);
-    free(c->view[0].perm);
-    free(c->view[1].perm);
+    free(c->prefix_same);
+    for (int v = 0; v < 2; v++)
+        free(c->view[v].perm), free(c->view[v].causal_equal);
     memset(c, 0, sizeof *c);
 }
 

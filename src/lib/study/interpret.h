@@ -8,9 +8,11 @@
  * Reference points: 1.0 (the same vector) and the median cosine of random pairs of rows of
  * the same matrix (reference.h), which says what "unrelated" looks like in these weights.
  *
- * Lines go to f, end with '\n', and are translated (gettext); numbers are formatted with
- * the C locale's '.' whatever the language. Part of the rendering wing's program side (the
- * commands and the report both say these lines); it never prints to a stream of its own.
+ * Lines go to f, end with '\n', and are translated through the host's translator (err.h's
+ * g2e_tr: the program's gettext domain, the Python module's catalogue, or none: English);
+ * numbers are formatted with '.' whatever the language (the library never changes the
+ * locale). The commands, the report and the public course calls (gpt2embed.h) say these
+ * lines; the library never prints to a stream of its own.
  */
 #ifndef G2E_INTERPRET_H
 #define G2E_INTERPRET_H

@@ -5,11 +5,10 @@
 #include "text.h"
 #include "tokchars.h"
 
-#include <libintl.h>
 #include <stdlib.h>
 #include <math.h>
 
-#define _(s) gettext(s)
+#define _(s) g2e_tr(s)   /* the host's translation, if it installed one (err.h) */
 #define N_(s) s
 
 /* Cosines this close to 1 are "the same vector" (float32 rows summed in double). */
@@ -104,18 +103,19 @@ static void shared_piece(FILE *f, const order_text t[2])
     hex_bytes(o->text, q->cstart, q->cend, hq, sizeof hq);
     if (lp && lq && cp && cq) {
         unsigned long nb = (unsigned long)(p->end - p->start);
-        if (p->head.lo == 1)
-            fprintf(f, ngettext("%s and %s are one token, %u: both characters begin with the byte "
-                                "%s (%s = %s, %s = %s)\n",
-                                "%s and %s are one token, %u: both characters begin with the bytes "
-                                "%s (%s = %s, %s = %s)\n", nb),
-                    lp, lq, t[0].ids[i], hb, cp, hp, cq, hq);
+        /* (one byte or several: two messages, as the translator hook has no plural forms) */
+        if (p->head.lo == 1 && nb == 1)
+            fprintf(f, _("%s and %s are one token, %u: both characters begin with the byte "
+                         "%s (%s = %s, %s = %s)\n"), lp, lq, t[0].ids[i], hb, cp, hp, cq, hq);
+        else if (p->head.lo == 1)
+            fprintf(f, _("%s and %s are one token, %u: both characters begin with the bytes "
+                         "%s (%s = %s, %s = %s)\n"), lp, lq, t[0].ids[i], hb, cp, hp, cq, hq);
+        else if (nb == 1)
+            fprintf(f, _("%s and %s are one token, %u: both characters hold the byte %s at "
+                         "the same place (%s = %s, %s = %s)\n"), lp, lq, t[0].ids[i], hb, cp, hp, cq, hq);
         else
-            fprintf(f, ngettext("%s and %s are one token, %u: both characters hold the byte %s at "
-                                "the same place (%s = %s, %s = %s)\n",
-                                "%s and %s are one token, %u: both characters hold the bytes %s at "
-                                "the same place (%s = %s, %s = %s)\n", nb),
-                    lp, lq, t[0].ids[i], hb, cp, hp, cq, hq);
+            fprintf(f, _("%s and %s are one token, %u: both characters hold the bytes %s at "
+                         "the same place (%s = %s, %s = %s)\n"), lp, lq, t[0].ids[i], hb, cp, hp, cq, hq);
     }
     free(lp), free(lq), free(cp), free(cq);
 }
@@ -123,8 +123,8 @@ static void shared_piece(FILE *f, const order_text t[2])
 /* Row counts of the two views and the moved token. */
 static void multiset_lines(FILE *f, const order_cmp *c, const order_text t[2])
 {
-    fputs(_("Self-attention sees its input rows as a set (repeats counted): what matters is whether "
-            "the two texts give the same multiset of rows.\n"), f);
+    fputs(_("Self-attention without a mask sees its input rows as a set (repeats counted): what "
+            "matters is whether the two texts give the same multiset of rows.\n"), f);
     fprintf(f, _("  rows of A with an equal row in B, without positions (wte):      %zu of %zu\n"),
             c->view[ORDER_NOPOS].n_equal, c->n_a);
     fprintf(f, _("  rows of A with an equal row in B, with positions (wte + wpe):   %zu of %zu\n"),
@@ -139,7 +139,7 @@ static void multiset_lines(FILE *f, const order_cmp *c, const order_text t[2])
     free(l);
 }
 
-/* One view of the toy attention: a permutation, or how far B's outputs are from A's. */
+/* One view of the unmasked toy attention: a permutation, or how far B's outputs are from A's. */
 static void attention_line(FILE *f, const order_cmp *c, int view)
 {
     const order_view *v = &c->view[view];
@@ -158,13 +158,104 @@ static void attention_line(FILE *f, const order_cmp *c, int view)
     }
 }
 
+/* The positions t < n with flag[t] == want as "1-6, 9" into buf (cut with "…" when long). */
+static void positions(const uint8_t *flag, size_t n, int want, char *buf, size_t cap)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (size_t t = 0; t < n; t++) {
+        if ((flag[t] != 0) != want || (t > 0 && (flag[t - 1] != 0) == want))
+            continue;
+        size_t e = t;
+        while (e + 1 < n && (flag[e + 1] != 0) == want)
+            e++;
+        if (k + 48 > cap) {
+            snprintf(buf + k, cap - k, ", \xE2\x80\xA6");
+            return;
+        }
+        k += (size_t)snprintf(buf + k, cap - k, e > t ? "%s%zu-%zu" : "%s%zu", k ? ", " : "", t, e);
+    }
+}
+
+/* One view of the causal toy attention: which rows differ from A's at the same position. */
+static void causal_line(FILE *f, const order_cmp *c, int view)
+{
+    const order_view *v = &c->view[view];
+    size_t differ = c->n_pos - v->causal_n_equal;
+    char d[200], e[200];
+    positions(v->causal_equal, c->n_pos, 0, d, sizeof d);
+    positions(v->causal_equal, c->n_pos, 1, e, sizeof e);
+    fputs(view == ORDER_POS ? _("  with positions:    ") : _("  without positions: "), f);
+    if (differ == 0)
+        fprintf(f, _("all %zu rows of B's output equal A's at the same position; max difference %.1e\n"),
+                c->n_pos, v->causal_maxdiff);
+    else if (v->causal_n_equal == 0)
+        fprintf(f, _("all %zu rows of B's output differ from A's at the same position (each by at "
+                     "least %.4g)\n"), c->n_pos, v->causal_gap);
+    else
+        fprintf(f, _("%zu of %zu rows of B's output differ from A's at the same position (at %s, "
+                     "each by at least %.4g); equal at %s\n"),
+                differ, c->n_pos, d, v->causal_gap, e);
+}
+
+/* Why causal rows without positions are equal or not: a row's context is its prefix. */
+static void prefix_line(FILE *f, const order_cmp *c)
+{
+    const order_view *v = &c->view[ORDER_NOPOS];
+    size_t other = 0;   /* rows whose equality the prefixes do not explain */
+    for (size_t t = 0; t < c->n_pos; t++)
+        other += (v->causal_equal[t] != 0) != (c->prefix_same[t] != 0);
+    if (other == 0)
+        fputs(_("  without positions a causal row is equal exactly where A and B hold the same token "
+                "and, before it, the same tokens in any order: its context is its prefix, seen as a "
+                "set\n"), f);
+    else
+        fprintf(f, _("  without positions %zu causal rows are equal or differ against what their "
+                     "prefixes' tokens predict: different token IDs have the same vectors here\n"),
+                other);
+}
+
+/* The conclusion when with positions some row of A has no equal in B: what each of the
+ * three views showed, chosen by their numbers (each sentence brings its own leading space,
+ * which a language that puts none between sentences leaves out). */
+static void distinguishable(FILE *f, const order_cmp *c)
+{
+    const order_view *np = &c->view[ORDER_NOPOS], *wp = &c->view[ORDER_POS];
+    size_t causal_np = c->n_pos - np->causal_n_equal, causal_wp = c->n_pos - wp->causal_n_equal;
+    fputs(_("conclusion: distinguishable."), f);
+    if (np->out_equal == c->n_b && c->n_a == c->n_b)
+        fputs(_(" Without positions and without a mask (the chapter's simplification) attention "
+                "gives B the outputs of A permuted: it cannot tell the orders apart."), f);
+    else
+        fprintf(f, _(" Without positions and without a mask, %zu of B's %zu output rows already "
+                     "have no equal among A's."), c->n_b - np->out_equal, c->n_b);
+    if (causal_np == 0)
+        fputs(_(" GPT-2's causal mask adds nothing here: without positions every row of B equals "
+                "A's at the same place."), f);
+    else
+        fprintf(f, _(" GPT-2's causal mask already separates %zu of %zu rows without positions, "
+                     "because a row sees only the tokens up to it; the rows whose prefixes hold the "
+                     "same tokens stay equal, so the mask alone does not say where a token stands."),
+                causal_np, c->n_pos);
+    fprintf(f, _(" With wte + wpe only %zu of %zu rows of A have an equal row in B and %zu of %zu "
+                 "causal rows differ: a token's input depends on where it stands. Position "
+                 "embeddings are how GPT-2 knows where each token is.\n"),
+            wp->n_equal, c->n_a, causal_wp, c->n_pos);
+}
+
 void interp_order(FILE *f, const order_cmp *c, const order_text t[2])
 {
     multiset_lines(f, c, t);
     fputs(_("A toy self-attention, softmax(X X^T / sqrt(d)) X with identity projections, on both "
-            "texts (an illustration of the set property, not GPT-2's trained attention):\n"), f);
+            "texts (an illustration, not GPT-2's trained attention). Unmasked, each row attends to "
+            "every row, as the chapter simplifies:\n"), f);
     attention_line(f, c, ORDER_NOPOS);
     attention_line(f, c, ORDER_POS);
+    fputs(_("With GPT-2's causal mask, row t attends to rows 0..t only; B's output rows against A's "
+            "at the same position:\n"), f);
+    causal_line(f, c, ORDER_NOPOS);
+    causal_line(f, c, ORDER_POS);
+    prefix_line(f, c);
     switch (c->verdict) {
     case ORDER_SAME_SEQUENCE:
         fputs(_("conclusion: the two texts are the same token sequence; nothing tells them apart.\n"), f);
@@ -179,11 +270,7 @@ void interp_order(FILE *f, const order_cmp *c, const order_text t[2])
                 "that depends on the place, so attention gives the same outputs in another order.\n"), f);
         break;
     case ORDER_DISTINGUISHABLE:
-        fprintf(f, _("conclusion: distinguishable. Without positions the two texts are one multiset "
-                     "of input rows, which attention cannot tell apart; with wte + wpe only %zu of "
-                     "%zu rows of A have an equal row in B, because a token's input depends on "
-                     "where it stands. That is how GPT-2 tells the orders apart.\n"),
-                c->view[ORDER_POS].n_equal, c->n_a);
+        distinguishable(f, c);
         break;
     }
 }

@@ -2,17 +2,23 @@
 /* order.h — the chapter's opening puzzle in numbers: two token sequences that hold the same
  * tokens in a different order (「犬が猫を追いかけた」 / 「猫が犬を追いかけた」).
  *
- * Self-attention sees its inputs as a set: permute the input rows and its outputs are the
- * same rows permuted. So what matters is whether the two texts give the same MULTISET of
- * input vectors. This module computes, for two ID sequences A and B:
+ * Self-attention without a mask sees its inputs as a set: permute the input rows and its
+ * outputs are the same rows permuted. So what matters is whether the two texts give the same
+ * MULTISET of input vectors. This module computes, for two ID sequences A and B:
  *   - whether they are the same multiset of IDs, and the verdict derived from the numbers;
  *   - two views of the input rows, without positions (x = wte[id]) and with GPT-2's
  *     x[t] = wte[id_t] + wpe[t]: how many rows of A have a row of B equal to them bit for
  *     bit (matched one to one), and a toy self-attention layer with identity projections,
- *     Y = softmax(X Xᵀ / √d) X, run on both texts: which rows of B's output equal (within
- *     ORDER_TOL of the outputs' scale) a row of A's output, as a permutation, and by how much
- *     the others miss. The toy layer is an illustration of the set property, not GPT-2's
- *     trained attention (no weights, one head, no mask);
+ *     Y = softmax(X Xᵀ / √d) X, run on both texts twice:
+ *       unmasked (the chapter's simplification): which rows of B's output equal (within
+ *       ORDER_TOL of the outputs' scale) a row of A's output, as a permutation, and by how
+ *       much the others miss;
+ *       causal (GPT-2's mask: row t attends to rows 0..t only): which output rows t of A and
+ *       B are equal position by position. A row's context is its prefix, so without
+ *       positions row t is equal wherever A and B hold the same token at t and the same
+ *       multiset of tokens in 0..t (prefix_same), and differs elsewhere.
+ *     The toy layer illustrates what attention can and cannot see; it is not GPT-2's
+ *     trained attention (no weights, one head);
  *   - a moved token: the first token of A that stands elsewhere in B, and the cosine of its
  *     two input rows wte[id] + wpe[t] and wte[id] + wpe[s];
  *   - for every position t < min(T_a, T_b): whether the IDs agree, cos(wte[a_t], wte[b_t])
@@ -34,11 +40,9 @@
 #include "model.h"
 #include "tokchars.h"
 
-enum {
-    ORDER_E_EMPTY = G2E_BASE(ORDER),   /* one of the sequences has no tokens */
-    ORDER_CODES_END_
-};
-G2E_CODES_END(ORDER, ORDER_CODES_END_);
+/* Status codes of this module and the public status each is reported as (err.h). */
+#define ORDER_CODES(X) X(ORDER_E_EMPTY, ARG) /* one of the sequences has no tokens */
+G2E_CODES(ORDER, ORDER_CODES);
 
 /* Two outputs rows are "equal" when they differ by at most ORDER_TOL times the largest |x|
  * of the inputs (every output is a convex combination of input rows): rounding of sums taken
@@ -64,6 +68,11 @@ typedef struct order_view {
     double out_maxdiff;     /* max |Y_B[s][c] - Y_A[perm[s]][c]| over those rows (0 if none) */
     double out_gap;         /* over the other rows of B's output: the smallest max-abs distance
                                to any row of A's output (0 when every row is matched) */
+    /* the causal toy layer, compared position by position over t < n_pos: */
+    uint8_t *causal_equal;  /* (n_pos): 1 when B's output row t equals A's row t; owned */
+    size_t causal_n_equal;  /* how many are */
+    double causal_maxdiff;  /* max |Y_B[t][c] - Y_A[t][c]| over the equal rows (0 if none) */
+    double causal_gap;      /* min over the other rows of max |Y_B[t][c] - Y_A[t][c]| (0 if none) */
 } order_view;
 
 typedef struct order_cmp {
@@ -81,6 +90,8 @@ typedef struct order_cmp {
     double *tok_cos;        /* (n_pos): cos(wte[a_t], wte[b_t]), owned */
     double *input_cos;      /* (n_pos): cos(wte[a_t] + wpe[t], wte[b_t] + wpe[t]), owned */
     size_t n_differ;        /* positions whose summed input rows differ in any bit */
+    uint8_t *prefix_same;   /* (n_pos): a_t == b_t and a[0..t], b[0..t] are the same multiset
+                               of IDs (what a causal row without positions depends on); owned */
 } order_cmp;
 
 /* Compares a[n_a] and b[n_b] (IDs < n_vocab, lengths <= n_ctx) on model m. On success *out
@@ -99,6 +110,7 @@ typedef struct order_text {
     const uint32_t *ids;
     const tokchars_span *sp;
     size_t n;
+    size_t len;             /* bytes of text (for its JSON) */
 } order_text;
 
 /* A token that is a piece of one character only (a partial character, "犬 (1/3)") whose ID

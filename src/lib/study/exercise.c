@@ -8,6 +8,8 @@
 void ex_first_compute(uint64_t ctx, uint64_t dim, const g2e_model *m, ex_first *x)
 {
     x->gpt2_params = 1024ULL * 768ULL;
+    x->ctx = ctx;
+    x->dim = dim;
     x->params = (unsigned long long)(ctx * dim);
     x->ratio = (double)x->params / (double)x->gpt2_params;
     x->file_wpe = m ? m->n_ctx * m->n_embd : 0;
@@ -32,18 +34,22 @@ static int cos_rows(const g2e_model *m, long long id, size_t p, size_t q, double
 
 int ex_second_compute(const g2e_model *m, uint32_t cat, ex_second *x, g2e_err *err)
 {
+    if (m->n_ctx < EX_NEAR_TOKEN_POS + 1)
+        return g2e_fail(err, EX_E_SHORT, "exercise 2 needs at least %d positions, wpe has %zu",
+                        EX_NEAR_TOKEN_POS + 1, m->n_ctx);
     if (cat >= m->n_vocab)
         return g2e_fail(err, SIM_E_RANGE, "token ID %u of \" cat\" is outside this file's wte (%zu rows)",
                         cat, m->n_vocab);
     x->cat = cat;
     x->rows = m->n_ctx;
     x->cols = m->n_embd;
+    x->far = m->n_ctx > EX_FAR ? EX_FAR : m->n_ctx - 1;
     int rc = cos_rows(m, -1, 0, 1, &x->c01, err);
     if (rc == 0)
-        rc = cos_rows(m, -1, 0, 500, &x->c0500, err);
+        rc = cos_rows(m, -1, 0, x->far, &x->c0far, err);
     if (rc == 0)
-        rc = cos_rows(m, cat, 0, 5, &x->ccat, err);
-    if (rc == 0 && ref_median_cosine(m, 0, EX_PAIRS, EX_SEED, &x->median, &x->n_pairs, NULL) != 0)
+        rc = cos_rows(m, cat, 0, EX_NEAR_TOKEN_POS, &x->ccat, err);
+    if (rc == 0 && ref_median_cosine(m, 0, REF_PAIRS, REF_SEED, &x->median, &x->n_pairs, NULL) != 0)
         x->n_pairs = 0; /* e.g. a sparse file with almost no token rows: numbers only */
     return rc;
 }

@@ -1,0 +1,643 @@
+# SPDX-License-Identifier: MIT
+"""The course in Python: chapter 4 (position embeddings) of the Japanese Transformer course as
+result objects that hold the numbers (numpy arrays, floats) and show themselves in Jupyter
+(``_repr_html_`` for tables and sentences, ``_repr_png_`` for figures).
+
+Every number comes from the C library, computed by the same function as the program's
+command and handed over as the same JSON document the command prints with --format json
+(``gpt2embed_course_*`` in gpt2embed.h): nothing is computed again here. Figures are drawn
+by the program's rendering object (gpt2-embed-render.so, through its door
+gpt2embed_figure.h) with the program's recipes. Sentences that interpret the numbers are the
+program's too, chosen in C from the numbers.
+
+Language: ``set_language("ja")`` (or LANGUAGE / LC_ALL / LC_MESSAGES / LANG naming Japanese
+when the module is imported, as the program reads them) makes the sentences, the tables'
+headings, the figures' text and the library's error messages Japanese, from the program's
+own catalogue (gpt2-embed.mo); ``set_language("en")`` makes them English again.
+
+    import gpt2embed
+    from gpt2embed import course
+    gpt2embed.set_language("ja")
+    m = gpt2embed.Model()
+    course.exercises(m)                                # exercise 1 and 2, with what they show
+    course.compare("犬が猫を追いかけた", "猫が犬を追いかけた", m)
+    course.context(open("chapter.txt").read())        # where token 1024 ends
+    course.learned_vs_sinusoidal(m)
+    course.rotation(768)
+"""
+
+import base64
+import ctypes
+import gettext
+import html
+import json
+import atexit
+import os
+import re
+import threading
+import warnings
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from . import _binding as L
+
+__all__ = ["set_language", "language", "exercises", "compare", "context",
+           "learned_vs_sinusoidal", "rotation", "Exercises", "OrderPuzzle", "ContextCount",
+           "ByDistance", "Rotation"]
+
+# ---- the library's course calls (gpt2embed.h, "the course") ----
+
+_TRANSLATE = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_char_p)
+_SAYS = 1   # GPT2EMBED_COURSE_SAYS
+_PAIR_DEFAULT = L.SIZE_MAX
+_JSON = ctypes.POINTER(ctypes.c_char)
+
+
+def _fn(name: str, restype: Any, *argtypes: Any, err: bool = True) -> Any:
+    if not hasattr(L.lib, name):
+        raise ImportError("gpt2embed: %s has no %s (an older libgpt2embed: rebuild it with make)"
+                          % (L.lib._name, name))
+    return L.fn(name, restype, *argtypes, err=err)
+
+
+_set_translator = _fn("gpt2embed_set_translator", None, _TRANSLATE, err=False)
+_exercise = _fn("gpt2embed_course_exercise", L.I, L.P, L.P, L.U, ctypes.c_uint64,
+                ctypes.c_uint64, L.U, ctypes.POINTER(_JSON))
+_order = _fn("gpt2embed_course_order", L.I, L.P, L.P, L.CP, L.S, L.CP, L.S, L.U,
+             ctypes.POINTER(_JSON))
+_by_distance = _fn("gpt2embed_course_by_distance", L.I, L.P, L.S, L.S, ctypes.c_double, L.U,
+                   ctypes.POINTER(_JSON))
+_pair = _fn("gpt2embed_sinusoid_pair", L.I, L.S, L.S, L.S, ctypes.c_double, L.DP, L.DP, L.DP)
+_words = _fn("gpt2embed_english_words", L.S, L.CP, L.S, ctypes.POINTER(L.I), err=False)
+
+
+def _document(f: Any, *args: Any) -> Dict[str, Any]:
+    """Calls a course function that returns a JSON document; the document as a dict."""
+    out = _JSON()
+    L.call(f, *args, ctypes.byref(out))
+    try:
+        return json.loads(ctypes.string_at(out).decode("utf-8"))
+    finally:
+        L.free(out)
+
+
+# ---- language ----
+
+_lock = threading.Lock()
+_catalog: Optional[gettext.NullTranslations] = None
+_lang = "en"
+_kept: Dict[Any, Any] = {}   # translations handed to C: kept for the process's life
+
+
+def _(s: str) -> str:
+    """s, a message of this module (extracted from it into the program's catalogue), in the
+    chosen language."""
+    c = _catalog
+    return c.gettext(s) if c is not None else s
+
+
+_CONV = re.compile(r"%(?:(\d+)\$)?([-+ #0]*\d*(?:\.\d+)?)(?:hh|h|ll|l|z|j|t|L)?([diouxXeEfgGcs%])")
+
+
+def _c(msgid: str, *args: Any) -> str:
+    """One of the program's own messages (a C msgid: the same words as the program) in the
+    chosen language, its conversions (%zu, %.4f, numbered %2$s) filled from args as C's printf
+    would. tests/python checks that each msgid given here is in the program's catalogue."""
+    t = _(msgid)
+    if not args:
+        return t
+    at = [0]
+
+    def one(m: Any) -> str:
+        if m.group(3) == "%":
+            return "%"
+        k = int(m.group(1)) - 1 if m.group(1) else at[0]
+        at[0] += 0 if m.group(1) else 1
+        return ("%" + m.group(2) + ("d" if m.group(3) in "ui" else m.group(3))) % (args[k],)
+    return _CONV.sub(one, t)
+
+
+def _ctx(context: str, msgid: str) -> str:
+    """A C msgid with a context (gettext's msgctxt, C_() in the program)."""
+    key = context + "\x04" + msgid
+    t = _(key)
+    return msgid if t == key else t
+
+
+def _places(beside: str, config: str, system: Sequence[str]) -> List[str]:
+    """Where a file of the program's may be: beside the loaded library (a build tree), where
+    make install recorded it (_config.py), then the system's places."""
+    out = []
+    name = getattr(L.lib, "_name", None)
+    if name and os.sep in name:
+        out.append(os.path.join(os.path.dirname(os.path.abspath(name)), beside))
+    try:
+        from . import _config   # written by make install
+        out.append(getattr(_config, config, ""))
+    except ImportError:
+        pass
+    return [p for p in out + list(system) if p]
+
+
+def _localedirs() -> List[str]:
+    """Where the program's catalogue may be: $GPT2_EMBED_LOCALEDIR first, then _places."""
+    env = os.environ.get("GPT2_EMBED_LOCALEDIR")
+    return ([env] if env else []) + _places("locale", "LOCALEDIR",
+                                            ["/usr/local/share/locale", "/usr/share/locale"])
+
+
+def _find_catalog(lang: str) -> gettext.NullTranslations:
+    tried = []
+    for d in _localedirs():
+        mo = os.path.join(d, lang, "LC_MESSAGES", "gpt2-embed.mo")
+        tried.append(mo)
+        if os.path.exists(mo):
+            with open(mo, "rb") as f:
+                return gettext.GNUTranslations(f)
+    raise FileNotFoundError("gpt2embed: no %s catalogue of gpt2-embed; looked for %s (build it "
+                            "with make, or set GPT2_EMBED_LOCALEDIR)" % (lang, ", ".join(tried)))
+
+
+@_TRANSLATE
+def _translate_c(msgid: bytes) -> Optional[int]:
+    """The translator the C objects call (any thread; ctypes takes the GIL): the address of
+    the translation, kept alive, or None (NULL: the msgid itself)."""
+    c = _catalog
+    if c is None or msgid is None:
+        return None
+    key = (_lang, msgid)
+    buf = _kept.get(key)
+    if buf is None:
+        s = msgid.decode("utf-8", "replace")
+        t = c.gettext(s)
+        if t == s:
+            return None
+        buf = _kept.setdefault(key, ctypes.create_string_buffer(t.encode("utf-8")))
+    return ctypes.addressof(buf)
+
+
+def set_language(lang: Optional[str] = None) -> str:
+    """Chooses the language of the course's sentences, headings and figures and of the
+    library's error messages: "ja" or "en"; None: as the environment says (LANGUAGE, then the
+    first of LC_ALL, LC_MESSAGES, LANG that is set). Returns the language now in use."""
+    global _catalog, _lang
+    if lang is None:
+        lang = "ja" if _env_wants_ja() else "en"
+    if lang not in ("ja", "en"):
+        raise ValueError("set_language takes 'ja' or 'en', not %r" % (lang,))
+    with _lock:
+        catalog = _find_catalog(lang) if lang == "ja" else None
+        _catalog, _lang = catalog, lang
+        fn = _translate_c if catalog is not None else _TRANSLATE()
+        _set_translator(fn)
+        r = _render(required=False)
+        if r is not None:
+            r.gpt2embed_figure_set_translator(fn)
+    return lang
+
+
+def language() -> str:
+    """The language in use: "ja" or "en"."""
+    return _lang
+
+
+def _is_ja(v: str) -> bool:
+    return v[:2] == "ja" and (len(v) == 2 or v[2] in "_.@")
+
+
+def _env_wants_ja() -> bool:
+    for entry in os.environ.get("LANGUAGE", "").split(":"):
+        if _is_ja(entry):
+            return True
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        v = os.environ.get(var)
+        if v:
+            return _is_ja(v)
+    return False
+
+
+# ---- figures: the rendering object ----
+
+_render_lib: Any = None
+_render_tried = False
+
+
+def _render_candidates() -> List[str]:
+    """$GPT2EMBED_RENDER alone when set (a wrong path is an error, not another object)."""
+    env = os.environ.get("GPT2EMBED_RENDER")
+    return [env] if env else _places("gpt2-embed-render.so", "RENDER",
+                                     ["/usr/local/lib/gpt2-embed/gpt2-embed-render.so",
+                                      "/usr/lib/gpt2-embed/gpt2-embed-render.so"])
+
+
+def _render(required: bool = True) -> Any:
+    """The rendering object with its door's prototypes, loaded once; None (or an ImportError
+    when required) when it cannot be loaded."""
+    global _render_lib, _render_tried
+    if _render_lib is None and not _render_tried:
+        _render_tried = True
+        tried = []
+        for c in _render_candidates():
+            if not os.path.exists(c):
+                tried.append(c)
+                continue
+            try:
+                r = ctypes.CDLL(c)
+                r.gpt2embed_figure_order.argtypes = [L.FP, L.FP, L.S, L.S, ctypes.POINTER(L.CP),
+                                                     ctypes.POINTER(L.P), L.SP,
+                                                     ctypes.POINTER(L.ErrorDetail)]
+                r.gpt2embed_figure_rotation.argtypes = [L.DP, L.DP, L.S, L.S, ctypes.c_double, L.S,
+                                                        ctypes.c_double, ctypes.POINTER(L.P), L.SP,
+                                                        ctypes.POINTER(L.ErrorDetail)]
+                r.gpt2embed_figure_by_distance.argtypes = [L.S, L.S, ctypes.c_double, L.S, L.DP, L.DP,
+                                                           L.CP, ctypes.POINTER(L.P), L.SP,
+                                                           ctypes.POINTER(L.ErrorDetail)]
+                for f in (r.gpt2embed_figure_order, r.gpt2embed_figure_rotation,
+                          r.gpt2embed_figure_by_distance):
+                    f.restype = L.I
+                r.gpt2embed_figure_set_translator.argtypes = [_TRANSLATE]
+                r.gpt2embed_figure_set_translator.restype = None
+                r.gpt2embed_figure_free.argtypes = [L.P]
+                r.gpt2embed_figure_free.restype = None
+                r.gpt2embed_figure_set_translator(_translate_c if _catalog is not None else _TRANSLATE())
+                _render_lib = r
+                break
+            except (OSError, AttributeError) as e:
+                tried.append("%s (%s)" % (c, e))
+        _render_tried_list[:] = tried
+    if _render_lib is None and required:
+        raise ImportError("gpt2embed: figures need gpt2-embed-render.so (cairo, Pango); tried: " +
+                          "; ".join(_render_tried_list) + " (build it with make, or set "
+                          "GPT2EMBED_RENDER to its path)")
+    return _render_lib
+
+
+_render_tried_list: List[str] = []
+
+
+def _png(draw: Any) -> bytes:
+    """The PNG a figure call draws: draw(r) calls r.gpt2embed_figure_*(..., &png, &len, &err)."""
+    r = _render()
+    p, n = L.P(), ctypes.c_size_t()
+    e = L.ErrorDetail()
+    rc = draw(r, ctypes.byref(p), ctypes.byref(n), ctypes.byref(e))
+    if rc != 0:
+        raise L.make_error(rc, e.message.decode("utf-8", "replace"))
+    try:
+        return ctypes.string_at(p, n.value)
+    finally:
+        r.gpt2embed_figure_free(p)
+
+
+def _f64(a: Any) -> np.ndarray:
+    return np.require(a, dtype=np.float64, requirements=["C", "A"])
+
+
+# ---- showing results ----
+
+class _Shown:
+    """What every result has: the document it came from, its sentences, and Jupyter's views
+    (an HTML table with the sentences and, when the rendering object is there, the figure
+    inline; the figure alone as PNG)."""
+
+    says: List[str]
+    document: Dict[str, Any]
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes (ImportError when the rendering object is missing)."""
+        raise NotImplementedError
+
+    def _repr_png_(self) -> Optional[bytes]:
+        try:
+            return self.png()
+        except (ImportError, NotImplementedError):
+            return None
+
+    def _rows(self) -> List[List[str]]:
+        return []
+
+    def _title(self) -> str:
+        return ""
+
+    def _repr_html_(self) -> str:
+        h = ["<div class=\"gpt2embed\">"]
+        if self._title():
+            h.append("<h4>%s</h4>" % html.escape(self._title()))
+        rows = self._rows()
+        if rows:
+            h.append("<table>")
+            for k, v in rows:
+                h.append("<tr><th style=\"text-align:left\">%s</th><td style=\"text-align:left\">%s"
+                         "</td></tr>" % (html.escape(k), html.escape(v)))
+            h.append("</table>")
+        h.extend(self._extra_html())
+        for line in self.says:
+            h.append("<p style=\"background:#f4f7fb;padding:.3em .6em;border-left:3px solid "
+                     "#4a7bb7\">%s</p>" % html.escape(line.strip()))
+        png = self._repr_png_()
+        if png:
+            h.append("<img src=\"data:image/png;base64,%s\" style=\"max-width:100%%\">"
+                     % base64.b64encode(png).decode("ascii"))
+        h.append("</div>")
+        return "\n".join(h)
+
+    def _extra_html(self) -> List[str]:
+        return []
+
+    def __repr__(self) -> str:
+        rows = "\n".join("  %s: %s" % (k, v) for k, v in self._rows())
+        return "%s\n%s\n%s" % (self._title(), rows, "\n".join(self.says))
+
+
+# ---- exercises 1 and 2 ----
+
+class Exercises(_Shown):
+    """The chapter's two exercises (gpt2-embed exercise): exercise1 and exercise2 are dicts
+    with the command's JSON keys (None when not computed); says: what the numbers show."""
+
+    def __init__(self, doc: Dict[str, Any]):
+        self.document = doc
+        self.says = doc.pop("says", [])
+        self.exercise1 = doc.get("exercise1")
+        self.exercise2 = doc.get("exercise2")
+
+    def _title(self) -> str:
+        return _("The chapter's exercises")
+
+    def _rows(self) -> List[List[str]]:
+        rows = []
+        one, two = self.exercise1, self.exercise2
+        if one:
+            rows += [[_c("GPT-2: 1024 x 768"), "{:,}".format(one["gpt2_wpe_params"])],
+                     [_c("other model: positions x width"),
+                      "%d x %d = {:,}".format(one["wpe_params"]) % (one["ctx"], one["dim"])],
+                     [_ctx("exercise 1", "ratio"), "%.4f" % one["ratio"]]]
+        if two:
+            rows += [[_c("wpe shape"), "(%d, %d)" % tuple(two["wpe_shape"])],
+                     ["cos(wpe[0], wpe[1])", "%.4f" % two["cos_pos0_pos1"]],
+                     ["cos(wpe[0], wpe[%d])" % two["far_pos"], "%.4f" % two["cos_pos0_far"]],
+                     [_c("token ID of \" cat\""), "%d" % two["cat_token_id"]],
+                     ["cos(wte[cat] + wpe[0], wte[cat] + wpe[5])", "%.4f" % two["cos_cat_pos0_pos5"]]]
+        return rows
+
+
+def exercises(model: Any = None, *, ctx: int = 4096, dim: int = 4096,
+              which: Sequence[int] = (1, 2)) -> Exercises:
+    """Exercise 1 (parameters of an N x D position embedding against GPT-2's 1024 x 768) and
+    exercise 2 (cosines of learned position vectors; " cat" at positions 0 and 5) on model's
+    weights. model None: exercise 1 alone (it needs no weights)."""
+    bits = sum({1: 1, 2: 2}[w] for w in set(which))
+    if model is None:
+        bits &= 1
+        if not bits:
+            raise ValueError("exercise 2 needs a Model")
+        return Exercises(_document(_exercise, None, None, bits, L.c_uint(ctx, "ctx"),
+                                   L.c_uint(dim, "dim"), _SAYS))
+    enc = model.encoding
+    doc = model._run(lambda mp: enc._g.run(lambda tp: _document(
+        _exercise, mp, tp, bits, L.c_uint(ctx, "ctx"), L.c_uint(dim, "dim"), _SAYS)))
+    return Exercises(doc)
+
+
+# ---- the order puzzle ----
+
+def _side(d: Dict[str, Any]) -> Dict[str, Any]:
+    return {"text": d["text"], "ids": np.array(d["ids"], dtype=np.uint32), "labels": d["labels"]}
+
+
+class OrderPuzzle(_Shown):
+    """Two texts with the same tokens in another order, as the model's input sees them
+    (gpt2-embed compare): a and b ({"text", "ids", "labels"}), same_multiset, verdict, the
+    views without and with positions (unmasked toy attention: perm, -1 where none; causal
+    toy attention: causal_equal per position), same_id, token_cos, input_cos, prefix_same
+    (numpy arrays over the n_pos = min(T_a, T_b) positions), moved, says; rows_a, rows_b:
+    the input rows wte + wpe (float32, from Model.embed) that the figure draws."""
+
+    def __init__(self, doc: Dict[str, Any], model: Any):
+        self.document = doc
+        self.says = doc.pop("says", [])
+        self.a, self.b = _side(doc["a"]), _side(doc["b"])
+        self.same_multiset = bool(doc["same_multiset"])
+        self.verdict = doc["verdict"]
+        self.views = {}
+        for key, v in doc["views"].items():
+            self.views[key] = {
+                "rows_equal": v["rows_equal"],
+                "perm": np.array([-1 if p is None else p for p in v["attention"]["perm"]], dtype=np.int64),
+                "outputs_equal": v["attention"]["outputs_equal"],
+                "max_diff": v["attention"]["max_diff"], "gap": v["attention"]["gap"],
+                "causal_equal": np.array(v["causal"]["equal"], dtype=bool),
+                "causal_rows_equal": v["causal"]["rows_equal"],
+                "causal_max_diff": v["causal"]["max_diff"], "causal_gap": v["causal"]["gap"]}
+        self.moved = doc["moved"]
+        self.same_id = np.array(doc["same_id"], dtype=bool)
+        self.token_cos = np.array(doc["token_cos"], dtype=np.float64)
+        self.input_cos = np.array(doc["input_cos"], dtype=np.float64)
+        self.prefix_same = np.array(doc["prefix_same"], dtype=bool)
+        self.positions_differ = doc["positions_differ"]
+        n = len(self.token_cos)
+        self.rows_a = model.embed(self.a["ids"][:n])
+        self.rows_b = model.embed(self.b["ids"][:n])
+
+    def _title(self) -> str:
+        return "A: %s / B: %s" % (self.a["text"], self.b["text"])
+
+    def _rows(self) -> List[List[str]]:
+        return [[_c("the same multiset of tokens"), _c("yes") if self.same_multiset else _c("no")],
+                [_c("positions whose summed inputs differ"),
+                 "%d / %d" % (self.positions_differ, len(self.token_cos))]]
+
+    def _extra_html(self) -> List[str]:
+        h = ["<table><tr><th>%s</th><th>A</th><th>B</th><th>cos(wte)</th><th>cos(wte + wpe)</th></tr>"
+             % html.escape(_c("position"))]
+        for t in range(len(self.token_cos)):
+            h.append("<tr><td>%d</td><td>%s (%d)</td><td>%s (%d)</td><td>%.4f</td><td>%.4f</td></tr>"
+                     % (t, html.escape(self.a["labels"][t]), self.a["ids"][t],
+                        html.escape(self.b["labels"][t]), self.b["ids"][t], self.token_cos[t],
+                        self.input_cos[t]))
+        h.append("</table>")
+        return h
+
+    def png(self) -> bytes:
+        n, dim = self.rows_a.shape
+        labels = ["%d  %s | %s" % (t, self.a["labels"][t], self.b["labels"][t]) for t in range(n)]
+        arr = (L.CP * n)(*[s.encode("utf-8") for s in labels])
+        a = np.require(self.rows_a, np.float32, ["C", "A"])
+        b = np.require(self.rows_b, np.float32, ["C", "A"])
+        return _png(lambda r, p, ln, e: r.gpt2embed_figure_order(
+            L.ptr(a, ctypes.c_float), L.ptr(b, ctypes.c_float), n, dim, arr, p, ln, e))
+
+
+def compare(a: str, b: str, model: Any) -> OrderPuzzle:
+    """The chapter's opening puzzle for texts a and b (「犬が猫を追いかけた」 / 「猫が犬を追いかけた」)
+    on model's weights: an OrderPuzzle."""
+    if not isinstance(a, str) or not isinstance(b, str):
+        raise TypeError("compare takes two texts (str)")
+    ba, bb = a.encode("utf-8"), b.encode("utf-8")
+    enc = model.encoding
+    doc = model._run(lambda mp: enc._g.run(lambda tp: _document(
+        _order, mp, tp, ba, len(ba), bb, len(bb), _SAYS)))
+    return OrderPuzzle(doc, model)
+
+
+# ---- the context: where token 1024 ends ----
+
+class ContextCount(_Shown):
+    """A text against GPT-2's context (gpt2-embed count): n_bytes, n_chars, n_tokens, n_ctx,
+    fits, windows (n_ctx-token windows it needs), chars_per_token, cut_char (the characters
+    wholly inside the first n_ctx tokens), splits_char (token n_ctx ends inside a character),
+    words and words_in_context for an English text (None otherwise)."""
+
+    def __init__(self, text: str, info: Any, words: int, english: bool):
+        self.document = {}
+        self.says = []
+        self.text = text
+        self.n_bytes = len(text.encode("utf-8"))
+        self.n_chars, self.n_tokens, self.n_ctx = info.n_chars, info.n_tokens, info.n_ctx
+        self.fits = info.fits
+        self.windows = max(1, -(-self.n_tokens // self.n_ctx))
+        self.chars_per_token = self.n_chars / self.n_tokens if self.n_tokens else float("nan")
+        self.cut_char = info.ctx_end_char
+        self.splits_char = bool(info.ctx_end_splits_char)
+        self.words = words if english else None
+        self.words_in_context = (self.n_ctx * words / self.n_tokens
+                                 if english and words and self.n_tokens else None)
+        if not self.fits:
+            self.says.append(_c("%s does not fit: GPT-2 reads its first %zu tokens, which hold %zu "
+                                "of its %zu characters (%.0f%%); the rest is cut off, or needs a "
+                                "second window.", _c("the text"), self.n_ctx, self.cut_char,
+                                self.n_chars, 100.0 * self.cut_char / max(1, self.n_chars)))
+
+    def _title(self) -> str:
+        return _c("Where GPT-2's %zu-token context ends in this text (the cut is marked \u2702):",
+                  self.n_ctx)
+
+    def _rows(self) -> List[List[str]]:
+        rows = [[_c("bytes"), "%d" % self.n_bytes], [_c("chars"), "%d" % self.n_chars],
+                [_c("tokens"), "%d" % self.n_tokens],
+                [_c("chars/token"), "%.2f" % self.chars_per_token if self.n_tokens else "-"],
+                [_c("fits %zu", self.n_ctx), _c("yes") if self.fits else _c("no")],
+                [_c("windows"), "%d" % self.windows]]
+        if self.words is not None:
+            rows.append([_("English words"), "%d" % self.words])
+        return rows
+
+    def _extra_html(self) -> List[str]:
+        if self.fits:
+            return []
+        c = self.cut_char
+        before = self.text[max(0, c - 80):c]
+        ch = self.text[c] if self.splits_char and c < len(self.text) else ""
+        after = self.text[c + len(ch):c + len(ch) + 40]
+        cut = "<span style=\"color:#b40426;font-weight:bold\">\u2702</span>"
+        mid = ("<mark>%s</mark>%s" % (html.escape(ch), cut)) if ch else cut
+        return ["<p>\u2026%s%s%s\u2026</p>" % (html.escape(before), mid, html.escape(after))]
+
+
+def context(text: str, n_ctx: int = 1024, model: Any = None) -> ContextCount:
+    """How text stands against a context of n_ctx tokens (GPT-2's 1024): tokens, characters,
+    where token n_ctx ends, and for an English text how many words the context holds.
+    <|endoftext|> counts as the one token it is, as in gpt2-embed count."""
+    from ._encoding import get_encoding
+    enc = model.encoding if model is not None else get_encoding("gpt2")
+    info = enc.count(text, n_ctx, allowed_special="all")
+    b = text.encode("utf-8")
+    english = ctypes.c_int()
+    words = int(_words(b, len(b), ctypes.byref(english)))
+    return ContextCount(text, info, words, bool(english.value))
+
+
+# ---- learned against sinusoidal ----
+
+class ByDistance(_Shown):
+    """The mean cosine of positions d apart (gpt2-embed sinusoidal --compare-learned):
+    distance, learned (wpe) and sinusoidal (width n_embd) as float64 arrays, len, base."""
+
+    def __init__(self, doc: Dict[str, Any]):
+        self.document = doc
+        self.says = doc.pop("says", [])
+        self.distance = np.array(doc["distance"], dtype=np.int64)
+        self.learned = np.array(doc["learned"], dtype=np.float64)
+        self.sinusoidal = np.array(doc["sinusoidal"], dtype=np.float64)
+        self.len, self.base, self.n_embd = doc["len"], doc["base"], doc["n_embd"]
+        self.model = doc["model"]
+
+    def _title(self) -> str:
+        return _c("Similarity by distance (mean cosine over positions 0..%zu)", self.len - 1)
+
+    def _rows(self) -> List[List[str]]:
+        show = sorted(set([1, 2, 5, 10, 50, 100, len(self.distance) - 1]) & set(range(len(self.distance))))
+        return [["d = %d" % d, "%s %.4f, %s %.4f" % (_c("learned"), self.learned[d], _c("sinusoidal"),
+                                                   self.sinusoidal[d])] for d in show]
+
+    def png(self) -> bytes:
+        s, le = _f64(self.sinusoidal), _f64(self.learned)
+        name = _c("learned wpe (%s)", self.model or _c("unnamed model")).encode("utf-8")
+        return _png(lambda r, p, ln, e: r.gpt2embed_figure_by_distance(
+            self.len, self.n_embd, self.base, len(s) - 1, L.ptr(s, ctypes.c_double),
+            L.ptr(le, ctypes.c_double), name, p, ln, e))
+
+
+def learned_vs_sinusoidal(model: Any, length: Optional[int] = None,
+                          max_distance: Optional[int] = None, base: float = 10000.0) -> ByDistance:
+    """GPT-2's learned positions against the sinusoidal encoding of the same width: the mean
+    cosine of positions d apart over positions 0..length-1 (default: all n_ctx), d up to
+    max_distance (default length - 1)."""
+    n = L.c_uint(length if length is not None else 0, "length")
+    md = L.c_uint(max_distance if max_distance is not None else (n or model.n_ctx) - 1, "max_distance")
+    return ByDistance(model._run(lambda mp: _document(_by_distance, mp, n, md, float(base), 0)))
+
+
+# ---- the rotation ----
+
+class Rotation(_Shown):
+    """One pair (2i, 2i+1) of the sinusoidal encoding as the position grows: x = cos(p w),
+    y = sin(p w) (float64, p = 0..n-1), omega = w (radians per position), pair, dim, base."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, omega: float, pair: int, dim: int, base: float):
+        self.document = {}
+        self.says = []
+        self.x, self.y, self.omega, self.pair, self.dim, self.base = x, y, omega, pair, dim, base
+
+    def _title(self) -> str:
+        return _c("Pair %zu of the sinusoidal PE turns by %.4g rad per position (D=%zu, base %g)",
+                  self.pair, self.omega, self.dim, self.base)
+
+    def png(self) -> bytes:
+        return _png(lambda r, p, ln, e: r.gpt2embed_figure_rotation(
+            L.ptr(self.x, ctypes.c_double), L.ptr(self.y, ctypes.c_double), len(self.x),
+            self.pair, self.omega, self.dim, self.base, p, ln, e))
+
+
+def rotation(dim: int = 768, pair: Optional[int] = None, n: int = 100,
+             base: float = 10000.0) -> Rotation:
+    """Pair `pair` of the sinusoidal encoding of width dim for positions 0..n-1 (default pair
+    dim/8, which turns about 0.1 rad per position: the program's default)."""
+    n_, d = L.c_uint(n, "n"), L.c_uint(dim, "dim")
+    p = _PAIR_DEFAULT if pair is None else L.c_uint(pair, "pair")
+    x, y, w = np.empty(n_), np.empty(n_), ctypes.c_double()
+    L.call(_pair, n_, d, p, float(base), L.ptr(x, ctypes.c_double), L.ptr(y, ctypes.c_double),
+           ctypes.byref(w))
+    return Rotation(x, y, w.value, d // 8 if pair is None else p, d, float(base))
+
+
+def _from_environment() -> None:
+    """At import: Japanese when the environment asks for it, as the program does."""
+    if not _env_wants_ja():
+        return
+    try:
+        set_language("ja")
+    except FileNotFoundError as e:
+        warnings.warn("%s; the course stays in English" % e)
+
+
+@atexit.register
+def _no_translator_at_exit() -> None:
+    """The C objects must not call back into a Python that is shutting down."""
+    _set_translator(_TRANSLATE())
+    if _render_lib is not None:
+        _render_lib.gpt2embed_figure_set_translator(_TRANSLATE())
+
+
+_from_environment()

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/* api_study.c — the public door's course calls (gpt2embed.h, "the course"): the numbers of
+ * src/lib/study computed as the program's commands compute them, returned as the JSON the
+ * commands print (course_json.h), with the sentences of interpret.h when asked. Texts are
+ * tokenized through the door's own calls; errors become the public status as api.c's do. */
+#include "../gpt2embed.h"
+#include "api_internal.h"
+
+#include "course_json.h"
+#include "exercise.h"
+#include "interpret.h"
+#include "order.h"
+#include "similarity.h"
+#include "sinusoid.h"
+#include "sinusoid_grid.h"
+#include "text.h"
+#include "tokchars.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NULL_ARG(fn) g2e_api_say(GPT2EMBED_E_ARG, err, fn ": NULL argument")
+
+/* An argument outside its range: the message (a g2e_fail format, so translated as every
+ * library message is) as GPT2EMBED_E_ARG. */
+#define COURSE_ARG_FAIL(...)                                                   \
+    do {                                                                \
+        g2e_err arg_e_;                                                 \
+        return g2e_api_fail(&arg_e_, g2e_fail(&arg_e_, G2E_EINVAL, __VA_ARGS__), err); \
+    } while (0)
+
+void gpt2embed_set_translator(gpt2embed_translate_fn translate)
+{
+    g2e_set_translator(translate);
+}
+
+/* A document written by write(f, user) into a new string *out; E_NOMEM when it cannot be. */
+static gpt2embed_status to_string(void (*write)(FILE *f, const void *user), const void *user,
+                                  char **out, gpt2embed_error *err)
+{
+    size_t n = 0;
+    *out = NULL;
+    FILE *f = open_memstream(out, &n);
+    if (!f)
+        return g2e_api_say(GPT2EMBED_E_NOMEM, err, "out of memory for a JSON document");
+    write(f, user);
+    if (fclose(f) != 0 || !*out) {
+        free(*out);
+        *out = NULL;
+        return g2e_api_say(GPT2EMBED_E_NOMEM, err, "out of memory for a JSON document");
+    }
+    return GPT2EMBED_OK;
+}
+
+/* ---- the exercises ---- */
+
+typedef struct ex_doc {
+    const ex_first *one;
+    const g2e_model *m;
+    const ex_second *two;
+    const char *path, *says;
+} ex_doc;
+
+static void write_ex(FILE *f, const void *user)
+{
+    const ex_doc *d = user;
+    course_exercise_json(f, d->one, d->m, d->two, d->path, d->says);
+}
+
+static void write_ex_says(FILE *f, const void *user)
+{
+    const ex_second *x = user;
+    if (x->far != EX_FAR) {
+        fprintf(f, g2e_tr("This model has %zu positions, so position %zu stands in for 500."), x->rows, x->far);
+        fputc('\n', f);
+    }
+    interp_near_far(f, 0, 1, x->c01, x->far, x->c0far);
+    if (x->n_pairs)
+        interp_same_token(f, "\u2423cat", 0, EX_NEAR_TOKEN_POS, x->ccat, x->median, x->n_pairs);
+}
+
+/* The ID of " cat" through the door (one token, or E_ARG naming how it splits). */
+static gpt2embed_status cat_id(gpt2embed_tokenizer *t, uint32_t *id, gpt2embed_error *err)
+{
+    uint32_t *ids = NULL;
+    size_t n = 0;
+    gpt2embed_status s = gpt2embed_tokenize_ex(t, EX_CAT, strlen(EX_CAT), 0, &ids, NULL, &n, err);
+    if (s == GPT2EMBED_OK && n != 1) {
+        g2e_err e;
+        s = g2e_api_fail(&e, g2e_fail(&e, G2E_EINVAL, "\" cat\" is %zu tokens in this tokenizer, not one", n), err);
+    } else if (s == GPT2EMBED_OK) {
+        *id = ids[0];
+    }
+    gpt2embed_free(ids);
+    return s;
+}
+
+gpt2embed_status gpt2embed_course_exercise(const gpt2embed_model *m, gpt2embed_tokenizer *t,
+                                           unsigned which, uint64_t ctx, uint64_t dim,
+                                           unsigned flags, char **json, gpt2embed_error *err)
+{
+    if (!json)
+        return NULL_ARG("gpt2embed_course_exercise");
+    *json = NULL;
+    const unsigned all = GPT2EMBED_EXERCISE_1 | GPT2EMBED_EXERCISE_2;
+    if (!which || (which & ~all) || (flags & ~GPT2EMBED_COURSE_SAYS))
+        COURSE_ARG_FAIL("gpt2embed_course_exercise: which is a set of GPT2EMBED_EXERCISE_1 and _2, "
+                 "flags of GPT2EMBED_COURSE_SAYS");
+    if ((which & GPT2EMBED_EXERCISE_2) && (!m || !t))
+        COURSE_ARG_FAIL("gpt2embed_course_exercise: exercise 2 needs the weights and the tokenizer");
+    if (ctx < 1 || ctx > ((uint64_t)1 << 31) || dim < 1 || dim > ((uint64_t)1 << 31))
+        COURSE_ARG_FAIL("gpt2embed_course_exercise: ctx and dim must be 1 .. 2^31");
+    const g2e_model *gm = g2e_api_model(m);
+    ex_first one;
+    ex_second two;
+    ex_first_compute(ctx, dim, gm, &one);
+    char *says = NULL;
+    gpt2embed_status s = GPT2EMBED_OK;
+    if (which & GPT2EMBED_EXERCISE_2) {
+        uint32_t cat = 0;
+        g2e_err e;
+        int rc;
+        if ((s = cat_id(t, &cat, err)) != GPT2EMBED_OK)
+            return s;
+        if ((rc = ex_second_compute(gm, cat, &two, &e)))
+            return g2e_api_fail(&e, rc, err);
+        if ((flags & GPT2EMBED_COURSE_SAYS) && (s = to_string(write_ex_says, &two, &says, err)))
+            return s;
+    }
+    ex_doc d = {which & GPT2EMBED_EXERCISE_1 ? &one : NULL, gm,
+                which & GPT2EMBED_EXERCISE_2 ? &two : NULL, g2e_api_model_path(m),
+                (flags & GPT2EMBED_COURSE_SAYS) ? (says ? says : "") : NULL};
+    s = to_string(write_ex, &d, json, err);
+    free(says);
+    return s;
+}
+
+/* ---- the order puzzle ---- */
+
+/* One text tokenized through the door, with the characters behind each token. */
+typedef struct course_text {
+    uint32_t *ids;
+    size_t *offsets, n;
+    tokchars_span *sp;
+} course_text;
+
+static void text_free(course_text *x)
+{
+    gpt2embed_free(x->ids);
+    gpt2embed_free(x->offsets);
+    free(x->sp);
+}
+
+static gpt2embed_status text_of(gpt2embed_tokenizer *t, const char *s, size_t len, course_text *x,
+                                gpt2embed_error *err)
+{
+    memset(x, 0, sizeof *x);
+    gpt2embed_status st = gpt2embed_tokenize_ex(t, s, len, GPT2EMBED_SPECIAL_TEXT, &x->ids,
+                                                &x->offsets, &x->n, err);
+    if (st)
+        return st;
+    if (!(x->sp = malloc((x->n + 1) * sizeof *x->sp)))
+        return g2e_api_say(GPT2EMBED_E_NOMEM, err, "out of memory");
+    g2e_err e;
+    int rc = tokchars_spans(s, len, x->offsets, x->n, x->sp, &e);
+    return rc ? g2e_api_fail(&e, rc, err) : GPT2EMBED_OK;
+}
+
+typedef struct order_doc {
+    const order_text *t;
+    const order_cmp *c;
+    const char *says;
+} order_doc;
+
+static void write_order(FILE *f, const void *user)
+{
+    const order_doc *d = user;
+    course_order_json(f, d->t, d->c, d->says);
+}
+
+static void write_order_says(FILE *f, const void *user)
+{
+    const order_doc *d = user;
+    interp_order(f, d->c, d->t);
+}
+
+gpt2embed_status gpt2embed_course_order(const gpt2embed_model *m, gpt2embed_tokenizer *t,
+                                        const char *a, size_t a_len, const char *b, size_t b_len,
+                                        unsigned flags, char **json, gpt2embed_error *err)
+{
+    if (json)
+        *json = NULL;
+    if (!m || !t || !json || (a_len && !a) || (b_len && !b))
+        return NULL_ARG("gpt2embed_course_order");
+    if (flags & ~GPT2EMBED_COURSE_SAYS)
+        COURSE_ARG_FAIL("gpt2embed_course_order: unknown flags");
+    course_text x[2];
+    memset(x, 0, sizeof x);
+    order_cmp c = {0};
+    char *says = NULL;
+    g2e_err e;
+    gpt2embed_status s = text_of(t, a_len ? a : "", a_len, &x[0], err);
+    int which = 0;   /* the text that failed, named in the message as compare names it */
+    if (!s && (s = text_of(t, b_len ? b : "", b_len, &x[1], err)))
+        which = 1;
+    if (s && err) {
+        char msg[GPT2EMBED_ERROR_MAX];
+        snprintf(msg, sizeof msg, "text %c: %s", 'A' + which, err->message);
+        memcpy(err->message, msg, sizeof msg);
+    }
+    int rc = s ? 0 : order_compare(g2e_api_model(m), x[0].ids, x[0].n, x[1].ids, x[1].n, &c, &e);
+    if (!s && rc)
+        s = g2e_api_fail(&e, rc, err);
+    if (!s) {
+        order_text ot[2] = {{a_len ? a : "", x[0].ids, x[0].sp, x[0].n, a_len},
+                            {b_len ? b : "", x[1].ids, x[1].sp, x[1].n, b_len}};
+        order_doc d = {ot, &c, NULL};
+        if (!(flags & GPT2EMBED_COURSE_SAYS) || !(s = to_string(write_order_says, &d, &says, err))) {
+            d.says = says;
+            s = to_string(write_order, &d, json, err);
+        }
+    }
+    free(says);
+    order_free(&c);
+    text_free(&x[0]), text_free(&x[1]);
+    return s;
+}
+
+/* ---- learned against sinusoidal ---- */
+
+typedef struct dist_doc {
+    const g2e_model *m;
+    const char *path;
+    size_t len, max_d;
+    double base;
+    const double *sinus, *learned;
+} dist_doc;
+
+static void write_dist(FILE *f, const void *user)
+{
+    const dist_doc *d = user;
+    course_by_distance_json(f, d->m, d->path, d->len, d->max_d, d->base, d->sinus, d->learned, NULL);
+}
+
+gpt2embed_status gpt2embed_course_by_distance(const gpt2embed_model *m, size_t len, size_t max_d,
+                                              double base, unsigned flags, char **json,
+                                              gpt2embed_error *err)
+{
+    if (json)
+        *json = NULL;
+    if (!m || !json)
+        return NULL_ARG("gpt2embed_course_by_distance");
+    const g2e_model *gm = g2e_api_model(m);
+    len = len ? len : gm->n_ctx;
+    if ((flags & ~GPT2EMBED_COURSE_SAYS) || len > gm->n_ctx || max_d >= len)
+        COURSE_ARG_FAIL("gpt2embed_course_by_distance: len must be 1..%zu and max_d below it (got %zu and "
+                 "%zu), flags GPT2EMBED_COURSE_SAYS or 0", gm->n_ctx, len, max_d);
+    double *curves = malloc(2 * (max_d + 1) * sizeof *curves);
+    if (!curves)
+        return g2e_api_say(GPT2EMBED_E_NOMEM, err, "out of memory");
+    g2e_err e;
+    int rc = sim_learned_and_sinusoidal(gm, len, max_d, base, curves, curves + max_d + 1, &e);
+    gpt2embed_status s = rc ? g2e_api_fail(&e, rc, err) : GPT2EMBED_OK;
+    if (!s) {
+        dist_doc d = {gm, g2e_api_model_path(m), len, max_d, base, curves, curves + max_d + 1};
+        s = to_string(write_dist, &d, json, err);
+    }
+    free(curves);
+    return s;
+}
+
+/* ---- the rotation, words ---- */
+
+gpt2embed_status gpt2embed_sinusoid_pair(size_t n, size_t dim, size_t pair, double base,
+                                         double *x, double *y, double *omega, gpt2embed_error *err)
+{
+    if (n && (!x || !y))
+        return NULL_ARG("gpt2embed_sinusoid_pair");
+    if (n > 1000000)
+        COURSE_ARG_FAIL("gpt2embed_sinusoid_pair: at most 1000000 positions, got %zu", n);
+    g2e_err e;
+    int rc = sin_check_params(dim, base, &e);
+    if (rc)
+        return g2e_api_fail(&e, rc, err);
+    if (pair == GPT2EMBED_PAIR_DEFAULT)
+        pair = sin_demo_pair(dim);
+    if ((rc = sin_pair_points(n, dim, pair, base, x, y, &e)))
+        return g2e_api_fail(&e, rc, err);
+    if (omega)
+        *omega = sin_omega(pair, dim, base);
+    return GPT2EMBED_OK;
+}
+
+size_t gpt2embed_english_words(const char *text, size_t len, int *english)
+{
+    if (english)
+        *english = 0;
+    return text || !len ? text_english_words(text ? text : "", len, english) : 0;
+}
