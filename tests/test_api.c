@@ -879,15 +879,31 @@ Test(api, token_bytes_without_allocating)
 
 /* One tokenizer shared by 6 threads, each tokenizing every case through three calls: the
  * same IDs as tiktoken in every thread (before the pool this corrupted the heap). */
-typedef struct sharer {
+typedef struct caller {
     gpt2embed_tokenizer *t;
     const cases *k;
+    unsigned threads; /* the threads each of its calls asks for (batches) */
     size_t wrong;
-} sharer;
+} caller;
+
+/* fn on n callers (at most 8) of t at once, joined; none may have had a wrong result. */
+static void run_callers(void *(*fn)(void *), int n, gpt2embed_tokenizer *t, const cases *k, unsigned threads)
+{
+    caller c[8];
+    pthread_t th[8];
+    for (int i = 0; i < n; i++) {
+        c[i] = (caller){t, k, threads, 0};
+        cr_assert_eq(pthread_create(&th[i], NULL, fn, &c[i]), 0);
+    }
+    for (int i = 0; i < n; i++) {
+        pthread_join(th[i], NULL);
+        cr_expect_eq(c[i].wrong, 0, "%u threads, caller %d: %zu wrong results", threads, i, c[i].wrong);
+    }
+}
 
 static void *share_run(void *arg)
 {
-    sharer *s = arg;
+    caller *s = arg;
     gpt2embed_error err;
     uint32_t *buf = malloc((1 << 15) * sizeof *buf);
     for (int round = 0; round < 3; round++)
@@ -910,16 +926,7 @@ Test(api, one_tokenizer_shared_by_threads, .timeout = 120)
 {
     cases k = load_cases();
     gpt2embed_tokenizer *t = open_tok();
-    sharer s[6];
-    pthread_t th[6];
-    for (int i = 0; i < 6; i++) {
-        s[i] = (sharer){t, &k, 0};
-        cr_assert_eq(pthread_create(&th[i], NULL, share_run, &s[i]), 0);
-    }
-    for (int i = 0; i < 6; i++) {
-        pthread_join(th[i], NULL);
-        cr_expect_eq(s[i].wrong, 0, "thread %d: %zu wrong results", i, s[i].wrong);
-    }
+    run_callers(share_run, 6, t, &k, 0);
     gpt2embed_tokenizer_close(t);
     free_cases(&k);
 }
@@ -927,16 +934,9 @@ Test(api, one_tokenizer_shared_by_threads, .timeout = 120)
 /* Callers that each ask for more threads than the tokenizer keeps contexts for (64): no call
  * waits for a context while it holds others, so none waits for ever (two callers of 64 threads
  * each used to hang, every worker in the pool's wait). A hang is this test's timeout. */
-typedef struct greedy {
-    gpt2embed_tokenizer *t;
-    const cases *k;
-    unsigned threads;
-    size_t wrong;
-} greedy;
-
 static void *greedy_run(void *arg)
 {
-    greedy *g = arg;
+    caller *g = arg;
     gpt2embed_error err;
     size_t *counts = calloc(g->k->n, sizeof *counts);
     for (int round = 0; round < 3; round++) {
@@ -959,18 +959,8 @@ Test(api, callers_asking_for_many_threads_never_wait_for_each_other, .timeout = 
     cases k = load_cases();
     gpt2embed_tokenizer *t = open_tok();
     static const unsigned asks[] = {40, 64, 10000};
-    for (size_t a = 0; a < sizeof asks / sizeof *asks; a++) {
-        greedy g[4];
-        pthread_t th[4];
-        for (int i = 0; i < 4; i++) {
-            g[i] = (greedy){t, &k, asks[a], 0};
-            cr_assert_eq(pthread_create(&th[i], NULL, greedy_run, &g[i]), 0);
-        }
-        for (int i = 0; i < 4; i++) {
-            pthread_join(th[i], NULL);
-            cr_expect_eq(g[i].wrong, 0, "%u threads, caller %d: %zu wrong results", asks[a], i, g[i].wrong);
-        }
-    }
+    for (size_t a = 0; a < sizeof asks / sizeof *asks; a++)
+        run_callers(greedy_run, 4, t, &k, asks[a]);
     gpt2embed_tokenizer_close(t);
     free_cases(&k);
 }
