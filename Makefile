@@ -44,6 +44,15 @@ endif
 ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
+# One short line per step ("  CC      src/lib/api.c"), as kbuild's and automake's silent rules
+# print; V=1 shows each command whole; make -s shows neither.
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = $(if $(findstring s,$(firstword -$(MAKEFLAGS))),,printf '  %-8s %s\n' '$(1)' '$(2)';)
+endif
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ifeq ($(SANITIZE),1)
 CFLAGS  += $(SANFLAGS)
@@ -206,23 +215,23 @@ $(VERSION_H): $(CONFIG)
 
 $(B)/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 
 $(LIB_OBJ) $(PROGLIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden
 
 $(B)/gen/tok_load_nobuiltin.o: src/lib/tokenizer/tok_load.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DTOK_NO_BUILTIN $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$< (without the built-in vocabulary))$(CC) $(CPPFLAGS) -DTOK_NO_BUILTIN $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 $(B)/gen/gen_tokdata.o: tools/gen_tokdata.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 $(B)/gen_tokdata: $(TOKGEN_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
 $(TOKDATA_C): $(B)/gen_tokdata tokenizer/vocab.json tokenizer/merges.txt
 	@mkdir -p $(@D)
-	$(B)/gen_tokdata tokenizer > $@.tmp && mv $@.tmp $@
+	$(Q)$(call say,GEN,$@)$(B)/gen_tokdata tokenizer > $@.tmp && mv $@.tmp $@
 $(TOKDATA_C:.c=.o): $(TOKDATA_C)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
+	$(Q)$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
 
 # The rendering wing: position-independent, only g2e_render_api visible; it carries its own
 # copy of err.c (g2e_fail) so that it needs nothing from the program.
@@ -231,14 +240,14 @@ $(B)/src/render/%.o: CFLAGS += -fPIC -fvisibility=hidden
 $(B)/tests/pngcheck.o: CPPFLAGS += $(RENDER_CFLAGS)
 $(B)/pic/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DG2E_ERR_GETTEXT $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$< (for the rendering wing))$(CC) $(CPPFLAGS) -DG2E_ERR_GETTEXT $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
 
 $(RENDER_SO): $(RENDER_OBJ) $(B)/pic/src/lib/err.o
-	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ $(RENDER_LIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ $(RENDER_LIBS)
 
 $(LIBA): $(LIB_OBJ) $(PROGLIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)$(call say,AR,$@)ar rcs $@ $^
 
 # The version script and objcopy -G also catch what -fvisibility=hidden misses (GCC leaves
 # the resolver of a target_clones function, similarity.c's sim_dot, global).
@@ -247,10 +256,10 @@ $(B)/gpt2embed.map:
 	@printf '{\n  global: gpt2embed_*;\n  local: *;\n};\n' > $@
 
 $(PUB_SO): $(LIB_OBJ) $(B)/gpt2embed.map
-	$(CC) -shared $(LDFLAGS) -Wl,-soname,libgpt2embed.so.$(SOVERSION) -Wl,--no-undefined \
+	$(Q)$(call say,LD,$@)$(CC) -shared $(LDFLAGS) -Wl,-soname,libgpt2embed.so.$(SOVERSION) -Wl,--no-undefined \
 	    -Wl,--version-script,$(B)/gpt2embed.map -o $@ $(LIB_OBJ) $(LIB_LIBS)
-	ln -sf $(@F) $(B)/libgpt2embed.so.$(SOVERSION)
-	ln -sf libgpt2embed.so.$(SOVERSION) $(B)/libgpt2embed.so
+	$(Q)ln -sf $(@F) $(B)/libgpt2embed.so.$(SOVERSION)
+	$(Q)ln -sf libgpt2embed.so.$(SOVERSION) $(B)/libgpt2embed.so
 
 # The objects of libgpt2embed, for tests/test_api.c (every one reachable from the header).
 print-lib-objects:
@@ -258,14 +267,14 @@ print-lib-objects:
 
 $(PUB_A): $(LIB_OBJ)
 	@rm -f $@ $(B)/gpt2embed-all.o
-	$(CC) -r -nostdlib -o $(B)/gpt2embed-all.o $^
-	objcopy --localize-hidden -w -G 'gpt2embed_*' -G 'g2e_*' $(B)/gpt2embed-all.o
-	ar rcs $@ $(B)/gpt2embed-all.o
+	$(Q)$(call say,AR,$@)$(CC) -r -nostdlib -o $(B)/gpt2embed-all.o $^
+	$(Q)objcopy --localize-hidden -w -G 'gpt2embed_*' -G 'g2e_*' $(B)/gpt2embed-all.o
+	$(Q)ar rcs $@ $(B)/gpt2embed-all.o
 
 $(PC): doc/gpt2embed.pc.in $(CONFIG) | $(DEPS_OK)
 	@case '$(LIB_LIBS)' in *pkg-config-failed-for-*) \
 	  echo "make: pkg-config cannot find $(LIB_PKGS) (run make deps): $@ not written" >&2; exit 1;; esac
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	$(Q)$(call say,GEN,$@)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
 	    -e 's|@PKGDATADIR@|$(PKGDATADIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    -e 's|@LIBS_PRIVATE@|$(LIB_LIBS)|g' $< > $@
 
@@ -280,26 +289,26 @@ LIBA_HOOKS := $(B)/libgpt2embed-hooks.a
 HOOK_BIN   := $(B)/gpt2-embed-hooks
 $(B)/hooks/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DG2E_TEST_HOOKS $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$< (with the test hooks))$(CC) $(CPPFLAGS) -DG2E_TEST_HOOKS $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
 $(LIBA_HOOKS): $(filter-out $(HOOK_SRC:%.c=$(B)/%.o),$(LIB_OBJ) $(PROGLIB_OBJ)) $(HOOK_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)$(call say,AR,$@)ar rcs $@ $^
 $(HOOK_BIN): $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA_HOOKS) | $(RENDER_SO) $(MO) $(POT)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PROG_LIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PROG_LIBS)
 
 $(CLIA): $(CLI_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)$(call say,AR,$@)ar rcs $@ $^
 
 # The command objects are linked directly (every one of them is a subcommand main.c
 # lists), not picked out of $(CLIA).
 $(B)/gpt2-embed: $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA) | $(RENDER_SO) $(MO) $(POT)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PROG_LIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PROG_LIBS)
 
 # The program finds gpt2-embed-render.so beside itself: both are copied.
 gpt2-embed: $(B)/gpt2-embed $(RENDER_SO)
-	cp $(RENDER_SO) gpt2-embed-render.so
-	cp $< $@
+	$(Q)$(call say,CP,$@ gpt2-embed-render.so)cp $(RENDER_SO) gpt2-embed-render.so
+	$(Q)cp $< $@
 
 # Translations (gettext). The template is extracted from the sources at every build: every
 # cli_error/cli_note/g2e_fail/opt_usage_error format and every _()/N_() string; ja.po is
@@ -309,22 +318,21 @@ gpt2-embed: $(B)/gpt2-embed $(RENDER_SO)
 # fuzzy one; `make po-update` (tools/po-update.sh) merges the template into po/ja.po.
 $(POT): $(POT_SRC) | $(DEPS_OK)
 	@mkdir -p $(@D)
-	@echo "xgettext -> $@"
-	@xgettext $(XGETTEXT_FLAGS) -o $@ $(POT_SRC)
+	$(Q)$(call say,XGETTEXT,$@)xgettext $(XGETTEXT_FLAGS) -o $@ $(POT_SRC)
 
 $(B)/locale/%/LC_MESSAGES/gpt2-embed.mo: po/%.po | $(DEPS_OK)
 	@mkdir -p $(@D)
-	msgfmt -c -o $@ $<
+	$(Q)$(call say,MSGFMT,$<)msgfmt -c -o $@ $<
 
 po-update: $(POT)
 	tools/po-update.sh $(POT)
 
 # Tests: one Criterion binary per tests/test_<module>.c, linked with every module but main.c.
 $(B)/tests/test_%: $(B)/tests/test_%.o $(TSUP_OBJ) $(CLIA) $(LIBA_HOOKS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CRIT_LIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CRIT_LIBS)
 $(B)/tests/test_download: | $(HOOK_BIN) $(PUB_SO) $(PUB_A)
 $(FIG_TEST_BIN): $(B)/tests/%: $(B)/tests/%.o $(TSUP_OBJ) $(B)/tests/pngcheck.o $(RENDER_OBJ) $(CLIA) $(LIBA_HOOKS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(RENDER_LIBS) $(CRIT_LIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(RENDER_LIBS) $(CRIT_LIBS)
 
 TEST_CPPFLAGS = -DG2E_TEST_BIN='"$(abspath $(B))/gpt2-embed"' -DG2E_SRCDIR='"$(CURDIR)"' \
                 -DG2E_HOOK_BIN='"$(abspath $(HOOK_BIN))"' -DG2E_TEST_BUILD='"$(abspath $(B))"' \
@@ -343,7 +351,7 @@ test: $(B)/.deps-test $(B)/gpt2-embed $(HOOK_BIN) $(MO) $(POT) $(B)/mkfixture $(
 # Benchmarks link the fixture writer (tests/fixture.c, no Criterion) and the libraries.
 BSUP_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard tests/fixture.c))
 $(B)/bench/bench_%: $(B)/bench/bench_%.o $(BSUP_OBJ) $(CLIA) $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bench: $(B)/.deps-bench gpt2-embed $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
 	@bench/run.sh $(B)
@@ -351,9 +359,9 @@ bench: $(B)/.deps-bench gpt2-embed $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
 # What two threads can get on this machine, beside the tokenizer's 1T/2T ratio (bench/THREADS.md);
 # not part of `make bench` (it takes minutes and measures the machine).
 $(B)/bench/thread_ceiling: $(B)/bench/thread_ceiling.o $(CLIA) $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/bench/thread_start: $(B)/bench/thread_start.o $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The tokenizer peers bench_tokenizer.sh compares with (npm registry; into build/npm, ignored by git).
 bench-peers:
@@ -363,7 +371,7 @@ bench-peers:
 # tools/mkfixture: writes safetensors fixtures (tests/fixture.c) for shell benchmarks and
 # the downloader's local HTTP test server.
 $(B)/mkfixture: $(B)/tools/mkfixture.o $(B)/tests/fixture.o $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Fuzzing: clang's libFuzzer with ASan+UBSan, over the library compiled alone
 # (fuzz_safetensors also over the old cJSON-based header reader it compares with,
@@ -378,7 +386,7 @@ build-fuzz/fuzz_pretok build-fuzz/fuzz_tokenizer: tests/pretok_ref.c tests/preto
 FUZZ_LIB_SRC := $(LIB_SRC) $(TOKDATA_C) $(PROGLIB_SRC) src/cli/io/idlist.c src/cli/io/npy.c src/cli/io/jsonl.c
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) | $(B)/.deps-fuzz $(VERSION_H)
 	@mkdir -p $(@D)
-	clang $(CPPFLAGS) -DG2E_SRCDIR='"$(CURDIR)"' -O1 -g -fsanitize=fuzzer,address,undefined \
+	$(Q)$(call say,CCLD,$@)clang $(CPPFLAGS) -DG2E_SRCDIR='"$(CURDIR)"' -O1 -g -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=all -o $@ $< $(FUZZ_LIB_SRC) $(FUZZ_CLI) $(LDLIBS)
 
 fuzz: $(FUZZ_BIN)
@@ -395,7 +403,7 @@ fuzz: $(FUZZ_BIN)
 # library built again with -fsanitize=thread; not part of make test (TSan and ASan do not mix).
 tsan: $(TOKDATA_C) | $(B)/.deps-fuzz $(VERSION_H)
 	@mkdir -p build-tsan
-	clang $(CPPFLAGS) -O1 -g -fsanitize=thread -o build-tsan/share_tokenizer tests/tsan/share_tokenizer.c \
+	$(Q)$(call say,CCLD,build-tsan/share_tokenizer)clang $(CPPFLAGS) -O1 -g -fsanitize=thread -o build-tsan/share_tokenizer tests/tsan/share_tokenizer.c \
 	    $(LIB_SRC) $(TOKDATA_C) $(LIB_LIBS)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/share_tokenizer tests/data/tokenizer_cases.jsonl
 
@@ -455,7 +463,7 @@ $(PYLISTS): python/gpt2embed/_pylists.c | $(B)/.deps-python
 	@mkdir -p $(@D)
 	@test -f '$(PY_INC)/Python.h' || { echo "make: no Python.h in '$(PY_INC)' ($(PYTHON)'s headers;" \
 	  "Debian: apt-get install libpython3-dev)" >&2; exit 1; }
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -I'$(PY_INC)' -shared -o $@ $< $(LDFLAGS)
+	$(Q)$(call say,CCLD,$@)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -I'$(PY_INC)' -shared -o $@ $< $(LDFLAGS)
 
 # The Python module's record of where the shared library is installed.
 $(B)/python/_config.py: $(CONFIG) FORCE
