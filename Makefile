@@ -165,7 +165,7 @@ PC        := $(B)/gpt2embed.pc
 PYLISTS   := $(B)/python/_pylists.so
 
 .SECONDARY:
-.PHONY: print-lib-objects tsan all deps python-lib test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
+.PHONY: print-lib-objects tsan all deps python-lib test test-long test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
 .DEFAULT_GOAL := all
 
 # ./gpt2-embed is a copy of the default build's program (not of a BUILDDIR=... one).
@@ -174,7 +174,8 @@ all: $(if $(filter build build-san,$(B)),gpt2-embed,$(B)/gpt2-embed) $(PUB_SO) $
 help:
 	@echo "make              build ./gpt2-embed and the libraries (installs missing Debian packages first)"
 	@echo "make run          the main job: build, fetch weights if missing, embed TEXT='$(TEXT)'"
-	@echo "make test         build and run the Criterion test suite and the Python tests (pytest)"
+	@echo "make test         build and run the tests (Criterion, pytest) but the long ones, several at once"
+	@echo "make test-long    the long tests make test leaves out (GB streams, slow servers); CI runs both"
 	@echo "make SANITIZE=1 test   the same under AddressSanitizer + UBSan (in build-san/)"
 	@echo "make bench        the benchmarks under bench/ (figures in the README)"
 	@echo "make bench-peers  install the npm tokenizers make bench compares with (build/npm)"
@@ -343,10 +344,15 @@ $(B)/tests/test_%.o: | $(B)/.deps-test
 $(B)/bench/%.o: | $(B)/.deps-bench
 $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 
-# The Python tests (tests/python, pytest) run after the Criterion binaries and count in
-# the same closing "tests: N passed, N failed" line.
-test: $(B)/.deps-test $(B)/gpt2-embed $(HOOK_BIN) $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) $(PUB_SO) $(PUB_A) $(PC) $(PYLISTS)
+# tests/run.sh runs the binaries several at once, the Python tests (tests/python, pytest)
+# alongside, and closes with one "tests: N passed, N failed" line. `make test` runs every
+# test but the long ones (LongTest, tests/support.h), `make test-long` those (.ci/run both).
+TEST_NEEDS = $(B)/.deps-test $(B)/gpt2-embed $(HOOK_BIN) $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) \
+             $(PUB_SO) $(PUB_A) $(PC) $(PYLISTS)
+test: $(TEST_NEEDS)
 	@G2E_PYTEST=tests/python tests/run.sh $(B) $(TEST_BIN)
+test-long: $(TEST_NEEDS)
+	@tests/run.sh --long $(B) $(TEST_BIN)
 
 # Benchmarks link the fixture writer (tests/fixture.c, no Criterion) and the libraries.
 BSUP_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard tests/fixture.c))
