@@ -30,7 +30,8 @@ BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 PYTHON     ?= /usr/bin/python3
 # The site directory $(PYTHON) itself searches for PREFIX (tools/python-sitedir.py): the user
 # site for ~/.local, Debian's dist-packages for /usr and /usr/local, a venv's site-packages.
-PYTHONDIR  ?= $(shell $(PYTHON) tools/python-sitedir.py '$(PREFIX)')
+# Asked once, when first needed.
+PYTHONDIR  ?= $(eval PYTHONDIR := $(shell $(PYTHON) tools/python-sitedir.py '$(PREFIX)'))$(PYTHONDIR)
 
 BUILDDIR ?= build$(if $(SANITIZE),-san)
 B       := $(BUILDDIR)
@@ -450,9 +451,14 @@ INST_FILES = $(BINDIR)/gpt2-embed \
     $(patsubst po/%.po,$(LOCALEDIR)/%/LC_MESSAGES/gpt2-embed.mo,$(wildcard po/*.po)) \
     $(addprefix $(DOCDIR)/,$(notdir $(DOC_FILES))) \
     $(addprefix $(PYTHONDIR)/gpt2embed/,$(notdir $(PY_SRC)) _config.py _pylists.so)
+INST_DIRS = $(sort $(patsubst %/,%,$(dir $(INST_FILES))))
 # Directories that are the package's own: removed by uninstall when empty.
 INST_OWN_DIRS = $(PYTHONDIR)/gpt2embed/__pycache__ $(PYTHONDIR)/gpt2embed $(DOCDIR) \
     $(PKGDATADIR)/tokenizer $(PKGDATADIR) $(RENDERDIR)
+# The directories install created (those missing before it ran), one a line, which
+# uninstall also removes once empty: never one that was there before (a distribution's
+# /usr/local/include, Python's site directory), nor one a user has filled since.
+INST_DIRS_LIST = $(PKGDATADIR)/installed-dirs
 
 # What setup.py (pip install .) builds and ships inside the Python package: the shared
 # library and the module's list maker; the last lines name the files.
@@ -478,39 +484,39 @@ $(B)/python/_config.py: $(CONFIG) FORCE
 	if [ "$$(cat $@ 2>/dev/null)" != "$$(printf '%b' "$$t")" ]; then printf '%b' "$$t" > $@; fi
 
 install: $(B)/gpt2-embed $(RENDER_SO) $(MO) $(PUB_SO) $(PUB_A) $(PC) $(VERSION_H) $(B)/python/_config.py $(PYLISTS)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
-	    $(DESTDIR)$(PKGDATADIR)/tokenizer $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
-	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(PYTHONDIR)/gpt2embed
-	install -m 755 $(B)/gpt2-embed $(DESTDIR)$(BINDIR)/gpt2-embed
-	install -m 644 $(PUB_SO) $(DESTDIR)$(LIBDIR)/libgpt2embed.so.$(VERSION)
-	ln -sf libgpt2embed.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libgpt2embed.so.$(SOVERSION)
-	ln -sf libgpt2embed.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libgpt2embed.so
-	install -m 644 $(PUB_A) $(DESTDIR)$(LIBDIR)/libgpt2embed.a
-	install -m 644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/gpt2embed.pc
-	install -m 644 src/gpt2embed.h $(VERSION_H) $(DESTDIR)$(INCLUDEDIR)/
-	install -m 644 tokenizer/vocab.json tokenizer/merges.txt $(DESTDIR)$(PKGDATADIR)/tokenizer/
-	install -m 644 doc/gpt2-embed.1 $(DESTDIR)$(MANDIR)/man1/gpt2-embed.1
-	install -D -m 644 doc/ja/gpt2-embed.1 $(DESTDIR)$(MANDIR)/ja/man1/gpt2-embed.1
-	install -D -m 644 $(RENDER_SO) $(DESTDIR)$(RENDERDIR)/gpt2-embed-render.so
-	for mo in $(MO); do l=$${mo#$(B)/locale/}; l=$${l%%/*}; \
-	  install -D -m 644 $$mo $(DESTDIR)$(LOCALEDIR)/$$l/LC_MESSAGES/gpt2-embed.mo; done
-	install -m 644 completion/gpt2-embed.bash $(DESTDIR)$(BASHCOMPDIR)/gpt2-embed
-	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
-	install -m 644 $(PY_SRC) $(B)/python/_config.py $(DESTDIR)$(PYTHONDIR)/gpt2embed/
-	install -m 755 $(PYLISTS) $(DESTDIR)$(PYTHONDIR)/gpt2embed/_pylists.so
+	$(Q)new=$$(for d in $(INST_DIRS); do \
+	  while [ "$$d" != / ] && [ ! -d "$(DESTDIR)$$d" ]; do echo "$$d"; d=$$(dirname "$$d"); done; done); \
+	install -d $(addprefix $(DESTDIR),$(INST_DIRS)) && \
+	{ cat '$(DESTDIR)$(INST_DIRS_LIST)' 2>/dev/null; echo "$$new"; } | sed '/^$$/d' | sort -u > '$(DESTDIR)$(INST_DIRS_LIST).new' && \
+	mv '$(DESTDIR)$(INST_DIRS_LIST).new' '$(DESTDIR)$(INST_DIRS_LIST)'
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(BINDIR)/gpt2-embed)install -m 755 $(B)/gpt2-embed $(DESTDIR)$(BINDIR)/gpt2-embed
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(LIBDIR)/libgpt2embed.so.$(VERSION) .so.$(SOVERSION) .so .a)install -m 644 $(PUB_SO) $(DESTDIR)$(LIBDIR)/libgpt2embed.so.$(VERSION)
+	$(Q)ln -sf libgpt2embed.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libgpt2embed.so.$(SOVERSION)
+	$(Q)ln -sf libgpt2embed.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libgpt2embed.so
+	$(Q)install -m 644 $(PUB_A) $(DESTDIR)$(LIBDIR)/libgpt2embed.a
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(LIBDIR)/pkgconfig/gpt2embed.pc)install -m 644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/gpt2embed.pc
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(INCLUDEDIR)/gpt2embed.h gpt2embed_version.h)install -m 644 src/gpt2embed.h $(VERSION_H) $(DESTDIR)$(INCLUDEDIR)/
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(PKGDATADIR)/tokenizer/)install -m 644 tokenizer/vocab.json tokenizer/merges.txt $(DESTDIR)$(PKGDATADIR)/tokenizer/
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(MANDIR)/man1/gpt2-embed.1 ja/man1/gpt2-embed.1)install -m 644 doc/gpt2-embed.1 $(DESTDIR)$(MANDIR)/man1/gpt2-embed.1
+	$(Q)install -m 644 doc/ja/gpt2-embed.1 $(DESTDIR)$(MANDIR)/ja/man1/gpt2-embed.1
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(RENDERDIR)/gpt2-embed-render.so)install -m 644 $(RENDER_SO) $(DESTDIR)$(RENDERDIR)/gpt2-embed-render.so
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(LOCALEDIR)/*/LC_MESSAGES/gpt2-embed.mo)for mo in $(MO); do l=$${mo#$(B)/locale/}; l=$${l%%/*}; \
+	  install -m 644 $$mo $(DESTDIR)$(LOCALEDIR)/$$l/LC_MESSAGES/gpt2-embed.mo || exit 1; done
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(BASHCOMPDIR)/gpt2-embed)install -m 644 completion/gpt2-embed.bash $(DESTDIR)$(BASHCOMPDIR)/gpt2-embed
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(DOCDIR)/)install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(PYTHONDIR)/gpt2embed/)install -m 644 $(PY_SRC) $(B)/python/_config.py $(DESTDIR)$(PYTHONDIR)/gpt2embed/
+	$(Q)install -m 755 $(PYLISTS) $(DESTDIR)$(PYTHONDIR)/gpt2embed/_pylists.so
+	@$(PYTHON) tools/python-sitedir.py --check '$(PYTHONDIR)'
 
-# With DESTDIR, also the directories install created under the stage, once empty (so a
-# staged install + uninstall leaves the stage as it was); without, only the package's own.
+# Every file install put there, then (deepest first, once empty) the package's own
+# directories and those install created: a staged install + uninstall leaves the stage empty.
 uninstall:
-	rm -f $(addprefix $(DESTDIR),$(INST_FILES))
-	rm -rf $(DESTDIR)$(PYTHONDIR)/gpt2embed/__pycache__
-	@for d in $(addprefix $(DESTDIR),$(INST_OWN_DIRS)); do \
-	  if [ -d "$$d" ]; then rmdir --ignore-fail-on-non-empty "$$d"; fi; done
-	@if [ -n "$(DESTDIR)" ]; then \
-	  for f in $(INST_FILES); do d=$$(dirname "$$f"); \
-	    while [ "$$d" != / ] && [ "$$d" != . ]; do echo "$$d"; d=$$(dirname "$$d"); done; done | \
-	  sort -u | awk '{ print length($$0) "\t" $$0 }' | sort -rn | cut -f2- | \
-	  while read -r d; do if [ -d "$(DESTDIR)$$d" ]; then rmdir "$(DESTDIR)$$d" 2>/dev/null || true; fi; done; fi
+	$(Q)$(call say,UNINSTALL,$(DESTDIR)$(PREFIX))dirs=$$(cat '$(DESTDIR)$(INST_DIRS_LIST)' 2>/dev/null); \
+	rm -f $(addprefix $(DESTDIR),$(INST_FILES) $(INST_DIRS_LIST)) && \
+	rm -rf $(DESTDIR)$(PYTHONDIR)/gpt2embed/__pycache__ && \
+	for d in $(INST_OWN_DIRS) $$dirs; do echo "$$d"; done | sort -u | awk '{ print length($$0) "\t" $$0 }' | \
+	  sort -rn | cut -f2- | while read -r d; do \
+	    if [ -d "$(DESTDIR)$$d" ]; then rmdir "$(DESTDIR)$$d" 2>/dev/null || true; fi; done
 
 clean:
 	rm -rf build build-san build-fuzz build-tsan gpt2-embed gpt2-embed-render.so

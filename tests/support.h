@@ -28,7 +28,7 @@ struct g2e_model;
 struct g2e_model *open_fixture_model(const struct fixture_opts *o, const char *tag);
 
 /* How long run_argv lets a command run before it kills it (60 s unless a test sets more,
- * such as a whole build of the project). */
+ * such as the installation steps of test_api). */
 extern int run_timeout_s;
 
 /* Runs argv (argv[0] a path; NULL-terminated) with stdin fed from in/in_len (NULL: /dev/null),
