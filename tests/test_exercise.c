@@ -3,6 +3,7 @@
  * fixture's values (fixture_expected), and their errors. */
 #include "exercise.h"
 #include "fixture.h"
+#include "pairs_ref.h"
 #include "similarity.h"
 #include "support.h"
 
@@ -55,8 +56,13 @@ Test(exercise, second_matches_naive_cosines)
     cr_expect(fabs(x.c01 - naive_cos(p0, p1, 12)) < 1e-12);
     cr_expect(fabs(x.c0500 - naive_cos(p0, p500, 12)) < 1e-12);
     cr_expect(fabs(x.ccat - naive_cos(a, b, 12)) < 1e-12);
+    /* the median of EX_PAIRS random wte pairs drawn from EX_SEED, recomputed from the
+     * fixture's values */
     cr_expect_eq(x.n_pairs, EX_PAIRS);
-    cr_expect(x.median >= -1 && x.median <= 1);
+    double v[EX_PAIRS];
+    pairs_ref_cosines(&o, FIXTURE_WTE, EX_PAIRS, EX_SEED, v);
+    double want = pairs_ref_median(v, EX_PAIRS);
+    cr_expect(fabs(x.median - want) < 1e-12, "median %.17g, recomputed %.17g", x.median, want);
 
     cr_expect_eq(ex_second_compute(m, 4000, &x, &e), SIM_E_RANGE);
     cr_expect_str_eq(e.msg, "token ID 4000 of \" cat\" is outside this file's wte (4000 rows)");
