@@ -380,31 +380,32 @@ bench-peers:
 $(B)/mkfixture: $(B)/tools/mkfixture.o $(B)/tests/fixture.o $(LIBA)
 	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Fuzzing: clang's libFuzzer with ASan+UBSan, over the library compiled alone
-# (fuzz_safetensors also over the old cJSON-based header reader it compares with,
-# fuzz_tokenizer and fuzz_pretok, which compares every path of the pre-tokenizer, over the
-# reference pre-tokenizer).
-build-fuzz/fuzz_safetensors: FUZZ_CLI := tests/st_ref_cjson.c
-build-fuzz/fuzz_safetensors: tests/st_ref_cjson.c tests/st_ref_cjson.h
-build-fuzz/fuzz_tokenizer: FUZZ_CLI := tests/pretok_ref.c
-build-fuzz/fuzz_tokenizer: tests/pretok_ref.c tests/pretok_ref.h
-build-fuzz/fuzz_pretok: FUZZ_CLI := tests/pretok_ref.c
-build-fuzz/fuzz_pretok build-fuzz/fuzz_tokenizer: tests/pretok_ref.c tests/pretok_ref.h src/lib/tokenizer/tok_pretok_blocks.h
+# Fuzzing: clang's libFuzzer with ASan+UBSan, over the library compiled alone, once, into
+# build-fuzz/obj for every target (fuzz_safetensors also over the old cJSON-based header
+# reader it compares with, fuzz_tokenizer and fuzz_pretok, which compares every path of the
+# pre-tokenizer, over the reference pre-tokenizer). Each target runs for FUZZ_SECONDS, as
+# many at once as make -j allows; its whole output stays in build-fuzz/NAME.log.
 FUZZ_LIB_SRC := $(LIB_SRC) $(TOKDATA_C) $(PROGLIB_SRC) src/cli/io/idlist.c src/cli/io/npy.c src/cli/io/jsonl.c
-build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) | $(B)/.deps-fuzz $(VERSION_H)
+FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
+build-fuzz/obj/%.o: %.c | $(B)/.deps-fuzz $(VERSION_H)
 	@mkdir -p $(@D)
-	$(Q)$(call say,CCLD,$@)clang $(CPPFLAGS) -DG2E_SRCDIR='"$(CURDIR)"' -O1 -g -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=all -o $@ $< $(FUZZ_LIB_SRC) $(FUZZ_CLI) $(LDLIBS)
+	$(Q)$(call say,CC,$< (for fuzzing))clang $(CPPFLAGS) -DG2E_SRCDIR='"$(CURDIR)"' $(FUZZ_FLAGS) \
+	    -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+build-fuzz/fuzz_safetensors: build-fuzz/obj/tests/st_ref_cjson.o
+build-fuzz/fuzz_pretok build-fuzz/fuzz_tokenizer: build-fuzz/obj/tests/pretok_ref.o
+build-fuzz/%: build-fuzz/obj/tests/fuzz/%.o $(patsubst %.c,build-fuzz/obj/%.o,$(FUZZ_LIB_SRC))
+	$(Q)$(call say,LD,$@)clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
-fuzz: $(FUZZ_BIN)
-	@set -e; for f in $(FUZZ_BIN); do \
-	  n=$$(basename $$f); mkdir -p build-fuzz/corpus-$$n; \
-	  seeds=tests/fuzz/seeds-$${n#fuzz_}; [ -d $$seeds ] || seeds=; \
-	  echo "fuzz: $$n for $(FUZZ_SECONDS) s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 \
-	      build-fuzz/corpus-$$n $$seeds 2>&1 | tail -n 12; \
-	  test $${PIPESTATUS[0]} -eq 0 || { echo "fuzz: $$n FAILED"; exit 1; }; \
-	done
+FUZZ_RUNS := $(FUZZ_BIN:build-fuzz/%=fuzz-run-%)
+.PHONY: $(FUZZ_RUNS)
+fuzz: $(FUZZ_RUNS)
+$(FUZZ_RUNS): fuzz-run-%: build-fuzz/%
+	@n=$*; mkdir -p build-fuzz/corpus-$$n; \
+	seeds=tests/fuzz/seeds-$${n#fuzz_}; [ -d $$seeds ] || seeds=; \
+	build-fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 \
+	    build-fuzz/corpus-$$n $$seeds > build-fuzz/$$n.log 2>&1; rc=$$?; \
+	if [ $$rc -eq 0 ]; then echo "fuzz: $$n for $(FUZZ_SECONDS) s"; tail -n 12 build-fuzz/$$n.log; \
+	else echo "fuzz: $$n FAILED (exit $$rc); the end of build-fuzz/$$n.log:"; tail -n 80 build-fuzz/$$n.log; exit 1; fi
 
 # One tokenizer shared by threads under ThreadSanitizer (tests/tsan/share_tokenizer.c): the
 # library built again with -fsanitize=thread; not part of make test (TSan and ASan do not mix).
@@ -521,4 +522,4 @@ uninstall:
 clean:
 	rm -rf build build-san build-fuzz build-tsan gpt2-embed gpt2-embed-render.so
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) build-fuzz/obj -name '*.d' 2>/dev/null)
