@@ -45,17 +45,21 @@ pass=0 fail=0 skip=0 bad=""
 declare -A name_of=() want_of=() t0_of=()
 trap 'kill $(jobs -p) 2>/dev/null; exit 130' INT TERM
 
-# The number of tests BINARY lists for this run's half (Criterion's --list: "suite: N tests"
-# then one "├── name" or "└── name" line per test).
+# The number of tests a binary's --list names for this run's half (Criterion's --list:
+# "suite: N tests" then one "├── name" or "└── name" line per test).
 listed() {
-  "$1" --list 2>/dev/null | awk -v long=$long '
-    /^(├|└)── / { n = $2; l = (n ~ /__long$/); if (l == long) c++ } END { print c + 0 }'
+  awk -v long=$long '/^(├|└)── / { n = $2; l = (n ~ /__long$/); if (l == long) c++ } END { print c + 0 }'
 }
 
 start() {   # start BINARY in the background
-  local t=$1 n want
+  local t=$1 n want list
   n=$(basename "$t")$sfx
-  want=$(listed "$t")
+  if ! list=$("$t" --list 2>&1); then   # a binary that cannot even list its tests has failed
+    fail=$((fail + 1)) bad="$bad $n"
+    printf -- '---- %s: cannot list its tests:\n%s\n---- end of %s\n' "$n" "$list" "$n"
+    return
+  fi
+  want=$(listed <<<"$list")
   if [ "$want" -eq 0 ]; then return; fi
   rm -rf "${tmp:?}/$n"
   mkdir -p "$tmp/$n"
