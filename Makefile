@@ -345,9 +345,10 @@ $(B)/tests/test_%.o: | $(B)/.deps-test
 $(B)/bench/%.o: | $(B)/.deps-bench
 $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 
-# tests/run.sh runs the binaries several at once, the Python tests (tests/python, pytest)
-# alongside, and closes with one "tests: N passed, N failed" line. `make test` runs every
-# test but the long ones (LongTest, tests/support.h), `make test-long` those (.ci/run both).
+# tests/run.sh runs the binaries several at once (G2E_TEST_JOBS=N, default the CPUs), the
+# Python tests (tests/python, pytest) alongside, and closes with one "tests: N passed, N
+# failed" line. `make test` runs every test but the long ones (LongTest, tests/support.h),
+# `make test-long` those (.ci/run both).
 TEST_NEEDS = $(B)/.deps-test $(B)/gpt2-embed $(HOOK_BIN) $(MO) $(POT) $(B)/mkfixture $(TEST_BIN) \
              $(PUB_SO) $(PUB_A) $(PC) $(PYLISTS)
 test: $(TEST_NEEDS)

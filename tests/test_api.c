@@ -481,7 +481,9 @@ Test(install, at_its_prefix_then_uninstalled_leaves_the_prefix_as_it_was, .timeo
     char *cfg = read_file(G2E_TEST_BUILD "/config.stamp", NULL), *libdir = strstr(cfg, " renderdir=");
     cr_assert(libdir, "%s", cfg);
     libdir += strlen(" renderdir=");
-    *strstr(libdir, "/gpt2-embed ") = '\0';
+    char *end = strstr(libdir, "/gpt2-embed ");
+    cr_assert(end, "%s", cfg);
+    *end = '\0';
     char want[4096];
     snprintf(want, sizeof want, "%s/libgpt2embed.so.1", libdir);
     cr_expect_str_eq(py[1], want, "the module loaded another library");
