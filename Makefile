@@ -30,7 +30,8 @@ BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 PYTHON     ?= /usr/bin/python3
 # The site directory $(PYTHON) itself searches for PREFIX (tools/python-sitedir.py): the user
 # site for ~/.local, Debian's dist-packages for /usr and /usr/local, a venv's site-packages.
-PYTHONDIR  ?= $(shell $(PYTHON) tools/python-sitedir.py '$(PREFIX)')
+# Asked once, when first needed.
+PYTHONDIR  ?= $(eval PYTHONDIR := $(shell $(PYTHON) tools/python-sitedir.py '$(PREFIX)'))$(PYTHONDIR)
 
 BUILDDIR ?= build$(if $(SANITIZE),-san)
 B       := $(BUILDDIR)
@@ -43,6 +44,15 @@ WARN    += -Wno-format-truncation
 endif
 ifeq ($(WERROR),1)
 WARN    += -Werror
+endif
+# One short line per step ("  CC      src/lib/api.c"), as kbuild's and automake's silent rules
+# print; V=1 shows each command whole; make -s shows neither.
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = $(if $(findstring s,$(firstword -$(MAKEFLAGS))),,printf '  %-8s %s\n' '$(1)' '$(2)';)
 endif
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ifeq ($(SANITIZE),1)
@@ -173,7 +183,7 @@ PC        := $(B)/gpt2embed.pc
 PYLISTS   := $(B)/python/_pylists.so
 
 .SECONDARY:
-.PHONY: unicode-table print-lib-objects tsan all deps python-lib test test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
+.PHONY: unicode-table print-lib-objects tsan all deps python-lib test test-long test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
 .DEFAULT_GOAL := all
 
 # ./gpt2-embed is a copy of the default build's program (not of a BUILDDIR=... one).
@@ -182,7 +192,8 @@ all: $(if $(filter build build-san,$(B)),gpt2-embed,$(B)/gpt2-embed) $(PUB_SO) $
 help:
 	@echo "make              build ./gpt2-embed and the libraries (installs missing Debian packages first)"
 	@echo "make run          the main job: build, fetch weights if missing, embed TEXT='$(TEXT)'"
-	@echo "make test         build and run the Criterion test suite and the Python tests (pytest)"
+	@echo "make test         build and run the tests (Criterion, pytest) but the long ones, several at once"
+	@echo "make test-long    the long tests make test leaves out (GB streams, slow servers); CI runs both"
 	@echo "make SANITIZE=1 test   the same under AddressSanitizer + UBSan (in build-san/)"
 	@echo "make bench        the benchmarks under bench/ (figures in the README)"
 	@echo "make bench-peers  install the npm tokenizers make bench compares with (build/npm)"
@@ -224,23 +235,23 @@ $(VERSION_H): $(CONFIG)
 
 $(B)/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(filter-out $(addprefix -I,$(SRC_DIRS)),$(CPPFLAGS)) $(call inc_of,$<) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$<)$(CC) $(filter-out $(addprefix -I,$(SRC_DIRS)),$(CPPFLAGS)) $(call inc_of,$<) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 
 $(LIB_OBJ) $(PROGLIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden
 
 $(B)/gen/tok_load_nobuiltin.o: src/lib/tokenizer/tok_load.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DTOK_NO_BUILTIN $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$< (without the built-in vocabulary))$(CC) $(CPPFLAGS) -DTOK_NO_BUILTIN $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 $(B)/gen/gen_tokdata.o: tools/gen_tokdata.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 $(B)/gen_tokdata: $(TOKGEN_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
 $(TOKDATA_C): $(B)/gen_tokdata tokenizer/vocab.json tokenizer/merges.txt
 	@mkdir -p $(@D)
-	$(B)/gen_tokdata tokenizer > $@.tmp && mv $@.tmp $@
+	$(Q)$(call say,GEN,$@)$(B)/gen_tokdata tokenizer > $@.tmp && mv $@.tmp $@
 $(TOKDATA_C:.c=.o): $(TOKDATA_C)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
+	$(Q)$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
 
 # The rendering wing: position-independent, only g2e_render_api and its door (gpt2embed_figure_*)
 # visible; it carries its own copy of err.c (g2e_fail) so that it needs nothing from the program.
@@ -249,14 +260,14 @@ $(B)/src/render/%.o: CFLAGS += -fPIC -fvisibility=hidden
 $(B)/tests/pngcheck.o: CPPFLAGS += $(RENDER_CFLAGS)
 $(B)/pic/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DG2E_ERR_GETTEXT $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$< (for the rendering wing))$(CC) $(CPPFLAGS) -DG2E_ERR_GETTEXT $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
 
 $(RENDER_SO): $(RENDER_OBJ) $(RENDER_SO_EXTRA)
-	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ $(RENDER_LIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ $(RENDER_LIBS)
 
 $(LIBA): $(LIB_OBJ) $(PROGLIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)$(call say,AR,$@)ar rcs $@ $^
 
 # The version script and objcopy -G also catch what -fvisibility=hidden misses (GCC leaves
 # the resolver of a target_clones function, similarity.c's sim_dot, global).
@@ -265,10 +276,10 @@ $(B)/gpt2embed.map:
 	@printf '{\n  global: gpt2embed_*;\n  local: *;\n};\n' > $@
 
 $(PUB_SO): $(LIB_OBJ) $(B)/gpt2embed.map
-	$(CC) -shared $(LDFLAGS) -Wl,-soname,libgpt2embed.so.$(SOVERSION) -Wl,--no-undefined \
+	$(Q)$(call say,LD,$@)$(CC) -shared $(LDFLAGS) -Wl,-soname,libgpt2embed.so.$(SOVERSION) -Wl,--no-undefined \
 	    -Wl,--version-script,$(B)/gpt2embed.map -o $@ $(LIB_OBJ) $(LIB_LIBS)
-	ln -sf $(@F) $(B)/libgpt2embed.so.$(SOVERSION)
-	ln -sf libgpt2embed.so.$(SOVERSION) $(B)/libgpt2embed.so
+	$(Q)ln -sf $(@F) $(B)/libgpt2embed.so.$(SOVERSION)
+	$(Q)ln -sf libgpt2embed.so.$(SOVERSION) $(B)/libgpt2embed.so
 
 # The objects of libgpt2embed, for tests/test_api.c (every one reachable from the header).
 print-lib-objects:
@@ -276,14 +287,14 @@ print-lib-objects:
 
 $(PUB_A): $(LIB_OBJ)
 	@rm -f $@ $(B)/gpt2embed-all.o
-	$(CC) -r -nostdlib -o $(B)/gpt2embed-all.o $^
-	objcopy --localize-hidden -w -G 'gpt2embed_*' -G 'g2e_*' $(B)/gpt2embed-all.o
-	ar rcs $@ $(B)/gpt2embed-all.o
+	$(Q)$(call say,AR,$@)$(CC) -r -nostdlib -o $(B)/gpt2embed-all.o $^
+	$(Q)objcopy --localize-hidden -w -G 'gpt2embed_*' -G 'g2e_*' $(B)/gpt2embed-all.o
+	$(Q)ar rcs $@ $(B)/gpt2embed-all.o
 
 $(PC): doc/gpt2embed.pc.in $(CONFIG) | $(DEPS_OK)
 	@case '$(LIB_LIBS)' in *pkg-config-failed-for-*) \
 	  echo "make: pkg-config cannot find $(LIB_PKGS) (run make deps): $@ not written" >&2; exit 1;; esac
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	$(Q)$(call say,GEN,$@)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
 	    -e 's|@PKGDATADIR@|$(PKGDATADIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    -e 's|@LIBS_PRIVATE@|$(LIB_LIBS)|g' $< > $@
 
@@ -298,26 +309,26 @@ LIBA_HOOKS := $(B)/libgpt2embed-hooks.a
 HOOK_BIN   := $(B)/gpt2-embed-hooks
 $(B)/hooks/%.o: %.c $(CONFIG) | $(DEPS_OK) $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DG2E_TEST_HOOKS $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$< (with the test hooks))$(CC) $(CPPFLAGS) -DG2E_TEST_HOOKS $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
 $(LIBA_HOOKS): $(filter-out $(HOOK_SRC:%.c=$(B)/%.o),$(LIB_OBJ) $(PROGLIB_OBJ)) $(HOOK_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)$(call say,AR,$@)ar rcs $@ $^
 $(HOOK_BIN): $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA_HOOKS) | $(RENDER_SO) $(MO) $(POT)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PROG_LIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PROG_LIBS)
 
 $(CLIA): $(CLI_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)$(call say,AR,$@)ar rcs $@ $^
 
 # The command objects are linked directly (every one of them is a subcommand main.c
 # lists), not picked out of $(CLIA).
 $(B)/gpt2-embed: $(B)/src/cli/main.o $(CLI_OBJ) $(LIBA) | $(RENDER_SO) $(MO) $(POT)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PROG_LIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PROG_LIBS)
 
 # The program finds gpt2-embed-render.so beside itself: both are copied.
 gpt2-embed: $(B)/gpt2-embed $(RENDER_SO)
-	cp $(RENDER_SO) gpt2-embed-render.so
-	cp $< $@
+	$(Q)$(call say,CP,$@ gpt2-embed-render.so)cp $(RENDER_SO) gpt2-embed-render.so
+	$(Q)cp $< $@
 
 # Translations (gettext). The template is extracted from the sources at every build: every
 # cli_error/cli_note/g2e_fail/opt_usage_error format and every _()/N_() string; ja.po is
@@ -330,24 +341,23 @@ gpt2-embed: $(B)/gpt2-embed $(RENDER_SO)
 POT_PY := python/gpt2embed/_study.py
 $(POT): $(POT_SRC) $(POT_PY) | $(DEPS_OK)
 	@mkdir -p $(@D)
-	@echo "xgettext -> $@"
-	@xgettext $(XGETTEXT_FLAGS) -o $@ $(POT_SRC)
+	$(Q)$(call say,XGETTEXT,$@)xgettext $(XGETTEXT_FLAGS) -o $@ $(POT_SRC)
 	@xgettext --from-code=UTF-8 --language=Python --keyword=_ --add-comments=TRANSLATORS: \
 	    --sort-by-file --no-wrap -j -o $@ $(POT_PY)
 
 $(B)/locale/%/LC_MESSAGES/gpt2-embed.mo: po/%.po | $(DEPS_OK)
 	@mkdir -p $(@D)
-	msgfmt -c -o $@ $<
+	$(Q)$(call say,MSGFMT,$<)msgfmt -c -o $@ $<
 
 po-update: $(POT)
 	tools/po-update.sh $(POT)
 
 # Tests: one Criterion binary per tests/test_<module>.c, linked with every module but main.c.
 $(B)/tests/test_%: $(B)/tests/test_%.o $(TSUP_OBJ) $(CLIA) $(LIBA_HOOKS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CRIT_LIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CRIT_LIBS)
 $(B)/tests/test_download: | $(HOOK_BIN) $(PUB_SO) $(PUB_A)
 $(FIG_TEST_BIN): $(B)/tests/%: $(B)/tests/%.o $(TSUP_OBJ) $(B)/tests/pngcheck.o $(RENDER_OBJ) $(CLIA) $(LIBA_HOOKS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(RENDER_LIBS) $(CRIT_LIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(RENDER_LIBS) $(CRIT_LIBS)
 
 TEST_CPPFLAGS = -DG2E_TEST_BIN='"$(abspath $(B))/gpt2-embed"' -DG2E_SRCDIR='"$(CURDIR)"' \
                 -DG2E_HOOK_BIN='"$(abspath $(HOOK_BIN))"' -DG2E_TEST_BUILD='"$(abspath $(B))"' \
@@ -358,15 +368,21 @@ $(B)/tests/test_%.o: | $(B)/.deps-test
 $(B)/bench/%.o: | $(B)/.deps-bench
 $(B)/bench/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
 
-# The Python tests (tests/python, pytest) run after the Criterion binaries and count in
-# the same closing "tests: N passed, N failed" line.
-test: $(B)/.deps-test $(B)/gpt2-embed $(HOOK_BIN) $(MO) $(POT) $(B)/mkfixture $(B)/gen_unicode $(TEST_BIN) $(PUB_SO) $(PUB_A) $(PC) $(PYLISTS)
+# tests/run.sh runs the binaries several at once (G2E_TEST_JOBS=N, default the CPUs), the
+# Python tests (tests/python, pytest) alongside, and closes with one "tests: N passed, N
+# failed" line. `make test` runs every test but the long ones (LongTest, tests/support.h),
+# `make test-long` those (.ci/run both).
+TEST_NEEDS = $(B)/.deps-test $(B)/gpt2-embed $(HOOK_BIN) $(MO) $(POT) $(B)/mkfixture $(B)/gen_unicode $(TEST_BIN) \
+             $(PUB_SO) $(PUB_A) $(PC) $(PYLISTS)
+test: $(TEST_NEEDS)
 	@G2E_PYTEST=tests/python tests/run.sh $(B) $(TEST_BIN)
+test-long: $(TEST_NEEDS)
+	@tests/run.sh --long $(B) $(TEST_BIN)
 
 # Benchmarks link the fixture writer (tests/fixture.c, no Criterion) and the libraries.
 BSUP_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard tests/fixture.c))
 $(B)/bench/bench_%: $(B)/bench/bench_%.o $(BSUP_OBJ) $(CLIA) $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bench: $(B)/.deps-bench gpt2-embed $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
 	@bench/run.sh $(B)
@@ -374,7 +390,7 @@ bench: $(B)/.deps-bench gpt2-embed $(B)/gpt2-embed $(B)/mkfixture $(BENCH_BIN)
 # What two threads can get on this machine, beside the tokenizer's 1T/2T ratio (bench/THREADS.md);
 # not part of `make bench` (it takes minutes and measures the machine).
 $(B)/bench/thread_ceiling: $(B)/bench/thread_ceiling.o $(CLIA) $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The tokenizer peers bench_tokenizer.sh compares with (npm registry; into build/npm, ignored by git).
 bench-peers:
@@ -384,39 +400,40 @@ bench-peers:
 # tools/mkfixture: writes safetensors fixtures (tests/fixture.c) for shell benchmarks and
 # the downloader's local HTTP test server.
 $(B)/mkfixture: $(B)/tools/mkfixture.o $(B)/tests/fixture.o $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Fuzzing: clang's libFuzzer with ASan+UBSan, over the library compiled alone
-# (fuzz_safetensors also over the old cJSON-based header reader it compares with,
-# fuzz_tokenizer and fuzz_pretok, which compares every path of the pre-tokenizer, over the
-# reference pre-tokenizer).
-build-fuzz/fuzz_safetensors: FUZZ_CLI := tests/st_ref_cjson.c
-build-fuzz/fuzz_safetensors: tests/st_ref_cjson.c tests/st_ref_cjson.h
-build-fuzz/fuzz_tokenizer: FUZZ_CLI := tests/pretok_ref.c
-build-fuzz/fuzz_tokenizer: tests/pretok_ref.c tests/pretok_ref.h
-build-fuzz/fuzz_pretok: FUZZ_CLI := tests/pretok_ref.c
-build-fuzz/fuzz_pretok build-fuzz/fuzz_tokenizer: tests/pretok_ref.c tests/pretok_ref.h src/lib/tokenizer/tok_pretok_blocks.h
+# Fuzzing: clang's libFuzzer with ASan+UBSan, over the library compiled alone, once, into
+# build-fuzz/obj for every target (fuzz_safetensors also over the old cJSON-based header
+# reader it compares with, fuzz_tokenizer and fuzz_pretok, which compares every path of the
+# pre-tokenizer, over the reference pre-tokenizer). Each target runs for FUZZ_SECONDS, as
+# many at once as make -j allows; its whole output stays in build-fuzz/NAME.log.
 FUZZ_LIB_SRC := $(LIB_SRC) $(TOKDATA_C) $(PROGLIB_SRC) src/cli/io/idlist.c src/cli/io/npy.c src/cli/io/jsonl.c
-build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) | $(B)/.deps-fuzz $(VERSION_H)
+FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
+build-fuzz/obj/%.o: %.c | $(B)/.deps-fuzz $(VERSION_H)
 	@mkdir -p $(@D)
-	clang $(CPPFLAGS) -DG2E_SRCDIR='"$(CURDIR)"' -O1 -g -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=all -o $@ $< $(FUZZ_LIB_SRC) $(FUZZ_CLI) $(LDLIBS)
+	$(Q)$(call say,CC,$< (for fuzzing))clang $(CPPFLAGS) -DG2E_SRCDIR='"$(CURDIR)"' $(FUZZ_FLAGS) \
+	    -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+build-fuzz/fuzz_safetensors: build-fuzz/obj/tests/st_ref_cjson.o
+build-fuzz/fuzz_pretok build-fuzz/fuzz_tokenizer: build-fuzz/obj/tests/pretok_ref.o
+build-fuzz/%: build-fuzz/obj/tests/fuzz/%.o $(patsubst %.c,build-fuzz/obj/%.o,$(FUZZ_LIB_SRC))
+	$(Q)$(call say,LD,$@)clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
-fuzz: $(FUZZ_BIN)
-	@set -e; for f in $(FUZZ_BIN); do \
-	  n=$$(basename $$f); mkdir -p build-fuzz/corpus-$$n; \
-	  seeds=tests/fuzz/seeds-$${n#fuzz_}; [ -d $$seeds ] || seeds=; \
-	  echo "fuzz: $$n for $(FUZZ_SECONDS) s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 \
-	      build-fuzz/corpus-$$n $$seeds 2>&1 | tail -n 12; \
-	  test $${PIPESTATUS[0]} -eq 0 || { echo "fuzz: $$n FAILED"; exit 1; }; \
-	done
+FUZZ_RUNS := $(FUZZ_BIN:build-fuzz/%=fuzz-run-%)
+.PHONY: $(FUZZ_RUNS)
+fuzz: $(FUZZ_RUNS)
+$(FUZZ_RUNS): fuzz-run-%: build-fuzz/%
+	@n=$*; mkdir -p build-fuzz/corpus-$$n; \
+	seeds=tests/fuzz/seeds-$${n#fuzz_}; [ -d $$seeds ] || seeds=; \
+	build-fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 \
+	    build-fuzz/corpus-$$n $$seeds > build-fuzz/$$n.log 2>&1; rc=$$?; \
+	if [ $$rc -eq 0 ]; then echo "fuzz: $$n for $(FUZZ_SECONDS) s"; tail -n 12 build-fuzz/$$n.log; \
+	else echo "fuzz: $$n FAILED (exit $$rc); the end of build-fuzz/$$n.log:"; tail -n 80 build-fuzz/$$n.log; exit 1; fi
 
 # One tokenizer shared by threads under ThreadSanitizer (tests/tsan/share_tokenizer.c): the
 # library built again with -fsanitize=thread; not part of make test (TSan and ASan do not mix).
 tsan: $(TOKDATA_C) | $(B)/.deps-fuzz $(VERSION_H)
 	@mkdir -p build-tsan
-	clang $(CPPFLAGS) -O1 -g -fsanitize=thread -o build-tsan/share_tokenizer tests/tsan/share_tokenizer.c \
+	$(Q)$(call say,CCLD,build-tsan/share_tokenizer)clang $(CPPFLAGS) -O1 -g -fsanitize=thread -o build-tsan/share_tokenizer tests/tsan/share_tokenizer.c \
 	    $(LIB_SRC) $(TOKDATA_C) $(LIB_LIBS)
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/share_tokenizer tests/data/tokenizer_cases.jsonl
 
@@ -466,9 +483,14 @@ INST_FILES = $(BINDIR)/gpt2-embed \
     $(patsubst po/%.po,$(LOCALEDIR)/%/LC_MESSAGES/gpt2-embed.mo,$(wildcard po/*.po)) \
     $(addprefix $(DOCDIR)/,$(notdir $(DOC_FILES))) \
     $(addprefix $(PYTHONDIR)/gpt2embed/,$(notdir $(PY_SRC)) _config.py _pylists.so)
+INST_DIRS = $(sort $(patsubst %/,%,$(dir $(INST_FILES))))
 # Directories that are the package's own: removed by uninstall when empty.
 INST_OWN_DIRS = $(PYTHONDIR)/gpt2embed/__pycache__ $(PYTHONDIR)/gpt2embed $(DOCDIR) \
     $(PKGDATADIR)/tokenizer $(PKGDATADIR) $(RENDERDIR)
+# The directories install created (those missing before it ran), one a line, which
+# uninstall also removes once empty: never one that was there before (a distribution's
+# /usr/local/include, Python's site directory), nor one a user has filled since.
+INST_DIRS_LIST = $(PKGDATADIR)/installed-dirs
 
 # What setup.py (pip install .) builds and ships inside the Python package: the shared
 # library and the module's list maker; the last lines name the files.
@@ -485,7 +507,7 @@ $(PYLISTS): python/gpt2embed/_pylists.c | $(B)/.deps-python
 	@mkdir -p $(@D)
 	@test -f '$(PY_INC)/Python.h' || { echo "make: no Python.h in '$(PY_INC)' ($(PYTHON)'s headers;" \
 	  "Debian: apt-get install libpython3-dev)" >&2; exit 1; }
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -I'$(PY_INC)' -shared -o $@ $< $(LDFLAGS)
+	$(Q)$(call say,CCLD,$@)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -I'$(PY_INC)' -shared -o $@ $< $(LDFLAGS)
 
 # The Python module's record of where the shared library is installed.
 $(B)/python/_config.py: $(CONFIG) FORCE
@@ -494,41 +516,41 @@ $(B)/python/_config.py: $(CONFIG) FORCE
 	if [ "$$(cat $@ 2>/dev/null)" != "$$(printf '%b' "$$t")" ]; then printf '%b' "$$t" > $@; fi
 
 install: $(B)/gpt2-embed $(RENDER_SO) $(MO) $(PUB_SO) $(PUB_A) $(PC) $(VERSION_H) $(B)/python/_config.py $(PYLISTS)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
-	    $(DESTDIR)$(PKGDATADIR)/tokenizer $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
-	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(PYTHONDIR)/gpt2embed
-	install -m 755 $(B)/gpt2-embed $(DESTDIR)$(BINDIR)/gpt2-embed
-	install -m 644 $(PUB_SO) $(DESTDIR)$(LIBDIR)/libgpt2embed.so.$(VERSION)
-	ln -sf libgpt2embed.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libgpt2embed.so.$(SOVERSION)
-	ln -sf libgpt2embed.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libgpt2embed.so
-	install -m 644 $(PUB_A) $(DESTDIR)$(LIBDIR)/libgpt2embed.a
-	install -m 644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/gpt2embed.pc
-	install -m 644 src/gpt2embed.h $(VERSION_H) $(DESTDIR)$(INCLUDEDIR)/
-	install -m 644 tokenizer/vocab.json tokenizer/merges.txt $(DESTDIR)$(PKGDATADIR)/tokenizer/
-	install -m 644 doc/gpt2-embed.1 $(DESTDIR)$(MANDIR)/man1/gpt2-embed.1
-	install -D -m 644 doc/ja/gpt2-embed.1 $(DESTDIR)$(MANDIR)/ja/man1/gpt2-embed.1
-	install -D -m 644 $(RENDER_SO) $(DESTDIR)$(RENDERDIR)/gpt2-embed-render.so
-	for mo in $(MO); do l=$${mo#$(B)/locale/}; l=$${l%%/*}; \
-	  install -D -m 644 $$mo $(DESTDIR)$(LOCALEDIR)/$$l/LC_MESSAGES/gpt2-embed.mo; done
-	install -m 644 completion/gpt2-embed.bash $(DESTDIR)$(BASHCOMPDIR)/gpt2-embed
-	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
-	install -m 644 $(PY_SRC) $(B)/python/_config.py $(DESTDIR)$(PYTHONDIR)/gpt2embed/
-	install -m 755 $(PYLISTS) $(DESTDIR)$(PYTHONDIR)/gpt2embed/_pylists.so
+	$(Q)new=$$(for d in $(INST_DIRS); do \
+	  while [ "$$d" != / ] && [ ! -d "$(DESTDIR)$$d" ]; do echo "$$d"; d=$$(dirname "$$d"); done; done); \
+	install -d $(addprefix $(DESTDIR),$(INST_DIRS)) && \
+	{ cat '$(DESTDIR)$(INST_DIRS_LIST)' 2>/dev/null; echo "$$new"; } | sed '/^$$/d' | sort -u > '$(DESTDIR)$(INST_DIRS_LIST).new' && \
+	mv '$(DESTDIR)$(INST_DIRS_LIST).new' '$(DESTDIR)$(INST_DIRS_LIST)'
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(BINDIR)/gpt2-embed)install -m 755 $(B)/gpt2-embed $(DESTDIR)$(BINDIR)/gpt2-embed
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(LIBDIR)/libgpt2embed.so.$(VERSION) .so.$(SOVERSION) .so .a)install -m 644 $(PUB_SO) $(DESTDIR)$(LIBDIR)/libgpt2embed.so.$(VERSION)
+	$(Q)ln -sf libgpt2embed.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libgpt2embed.so.$(SOVERSION)
+	$(Q)ln -sf libgpt2embed.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libgpt2embed.so
+	$(Q)install -m 644 $(PUB_A) $(DESTDIR)$(LIBDIR)/libgpt2embed.a
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(LIBDIR)/pkgconfig/gpt2embed.pc)install -m 644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/gpt2embed.pc
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(INCLUDEDIR)/gpt2embed.h gpt2embed_version.h)install -m 644 src/gpt2embed.h $(VERSION_H) $(DESTDIR)$(INCLUDEDIR)/
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(PKGDATADIR)/tokenizer/)install -m 644 tokenizer/vocab.json tokenizer/merges.txt $(DESTDIR)$(PKGDATADIR)/tokenizer/
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(MANDIR)/man1/gpt2-embed.1 ja/man1/gpt2-embed.1)install -m 644 doc/gpt2-embed.1 $(DESTDIR)$(MANDIR)/man1/gpt2-embed.1
+	$(Q)install -m 644 doc/ja/gpt2-embed.1 $(DESTDIR)$(MANDIR)/ja/man1/gpt2-embed.1
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(RENDERDIR)/gpt2-embed-render.so)install -m 644 $(RENDER_SO) $(DESTDIR)$(RENDERDIR)/gpt2-embed-render.so
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(LOCALEDIR)/*/LC_MESSAGES/gpt2-embed.mo)for mo in $(MO); do l=$${mo#$(B)/locale/}; l=$${l%%/*}; \
+	  install -m 644 $$mo $(DESTDIR)$(LOCALEDIR)/$$l/LC_MESSAGES/gpt2-embed.mo || exit 1; done
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(BASHCOMPDIR)/gpt2-embed)install -m 644 completion/gpt2-embed.bash $(DESTDIR)$(BASHCOMPDIR)/gpt2-embed
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(DOCDIR)/)install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	$(Q)$(call say,INSTALL,$(DESTDIR)$(PYTHONDIR)/gpt2embed/)install -m 644 $(PY_SRC) $(B)/python/_config.py $(DESTDIR)$(PYTHONDIR)/gpt2embed/
+	$(Q)install -m 755 $(PYLISTS) $(DESTDIR)$(PYTHONDIR)/gpt2embed/_pylists.so
+	@$(PYTHON) tools/python-sitedir.py --check '$(PYTHONDIR)'
 
-# With DESTDIR, also the directories install created under the stage, once empty (so a
-# staged install + uninstall leaves the stage as it was); without, only the package's own.
+# Every file install put there, then (deepest first, once empty) the package's own
+# directories and those install created: a staged install + uninstall leaves the stage empty.
 uninstall:
-	rm -f $(addprefix $(DESTDIR),$(INST_FILES))
-	rm -rf $(DESTDIR)$(PYTHONDIR)/gpt2embed/__pycache__
-	@for d in $(addprefix $(DESTDIR),$(INST_OWN_DIRS)); do \
-	  if [ -d "$$d" ]; then rmdir --ignore-fail-on-non-empty "$$d"; fi; done
-	@if [ -n "$(DESTDIR)" ]; then \
-	  for f in $(INST_FILES); do d=$$(dirname "$$f"); \
-	    while [ "$$d" != / ] && [ "$$d" != . ]; do echo "$$d"; d=$$(dirname "$$d"); done; done | \
-	  sort -u | awk '{ print length($$0) "\t" $$0 }' | sort -rn | cut -f2- | \
-	  while read -r d; do if [ -d "$(DESTDIR)$$d" ]; then rmdir "$(DESTDIR)$$d" 2>/dev/null || true; fi; done; fi
+	$(Q)$(call say,UNINSTALL,$(DESTDIR)$(PREFIX))dirs=$$(cat '$(DESTDIR)$(INST_DIRS_LIST)' 2>/dev/null); \
+	rm -f $(addprefix $(DESTDIR),$(INST_FILES) $(INST_DIRS_LIST)) && \
+	rm -rf $(DESTDIR)$(PYTHONDIR)/gpt2embed/__pycache__ && \
+	for d in $(INST_OWN_DIRS) $$dirs; do echo "$$d"; done | sort -u | awk '{ print length($$0) "\t" $$0 }' | \
+	  sort -rn | cut -f2- | while read -r d; do \
+	    if [ -d "$(DESTDIR)$$d" ]; then rmdir "$(DESTDIR)$$d" 2>/dev/null || true; fi; done
 
 clean:
 	rm -rf build build-san build-fuzz build-tsan gpt2-embed gpt2-embed-render.so
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) build-fuzz/obj -name '*.d' 2>/dev/null)

@@ -137,13 +137,30 @@ void run_free(run_result *r)
     r->out = r->err = NULL;
 }
 
+const char *test_tmproot(void)
+{
+    static char root[4096];
+    if (!root[0]) {
+        const char *d = getenv("G2E_TEST_TMPDIR");
+        size_t n = strlen(G2E_TEST_TMP);
+        if (!d || !*d)
+            d = G2E_TEST_TMP;
+        cr_assert(strncmp(d, G2E_TEST_TMP, n) == 0 && (d[n] == '\0' || d[n] == '/') &&
+                  strlen(d) < sizeof root, "G2E_TEST_TMPDIR=%s is not under %s", d, G2E_TEST_TMP);
+        mkdir(G2E_TEST_TMP, 0755);
+        mkdir(d, 0755);
+        strcpy(root, d);
+    }
+    return root;
+}
+
 char *test_tmpdir(const char *tag)
 {
-    mkdir(G2E_TEST_TMP, 0755);
-    size_t n = strlen(G2E_TEST_TMP) + strlen(tag) + 32;
+    const char *root = test_tmproot();
+    size_t n = strlen(root) + strlen(tag) + 32;
     char *p = malloc(n);
     cr_assert(p != NULL);
-    snprintf(p, n, "%s/%s-XXXXXX", G2E_TEST_TMP, tag);
+    snprintf(p, n, "%s/%s-XXXXXX", root, tag);
     cr_assert(mkdtemp(p) != NULL, "mkdtemp %s: %s", p, strerror(errno));
     return p;
 }

@@ -16,6 +16,11 @@ typedef struct run_result {
     size_t err_len;
 } run_result;
 
+/* A long test (a gigabyte stream, a server that drips, a long loop), declared as Test is:
+ * `make test` leaves it out and `make test-long` runs it (tests/run.sh; .ci/run runs both).
+ * Criterion calls it NAME__long, which is how the runner tells the two halves apart. */
+#define LongTest(suite, name, ...) Test(suite, name##__long __VA_OPT__(,) __VA_ARGS__)
+
 struct fixture_opts;
 struct g2e_model;
 /* Writes a fixture (tests/fixture.h) into a fresh temp dir named after tag and opens it with
@@ -28,7 +33,7 @@ struct eng;
 struct eng *open_repo_eng(size_t chunk);
 
 /* How long run_argv lets a command run before it kills it (60 s unless a test sets more,
- * such as a whole build of the project). */
+ * such as the installation steps of test_api). */
 extern int run_timeout_s;
 
 /* Runs argv (argv[0] a path; NULL-terminated) with stdin fed from in/in_len (NULL: /dev/null),
@@ -40,7 +45,12 @@ run_result run_argv(char *const argv[], const char *in, size_t in_len,
 run_result run_g2e(const char *arg1, ...);
 void run_free(run_result *r);
 
-/* A fresh empty directory under the build's tmp/ for this test (caller frees the string). */
+/* Where this binary's temporary files go: $G2E_TEST_TMPDIR (tests/run.sh gives each binary
+ * its own, so binaries running at once never meet), which must lie under the build's tmp/;
+ * else the build's tmp/ itself. Created if missing. */
+const char *test_tmproot(void);
+/* A fresh empty directory (mkdtemp) named after tag under test_tmproot() for this test
+ * (caller frees the string). */
 char *test_tmpdir(const char *tag);
 /* Joins dir and name into a newly allocated path. */
 char *path_join(const char *dir, const char *name);

@@ -489,7 +489,7 @@ static double json_num(const char *out, const char *key, const char *sub)
 /* The corpus 82 times (1.09 GB): 82 times its bytes, characters and tokens (its copies'
  * tokens do not merge: test_tokenize_cli.c), the cut where the corpus's is, from the file
  * and through a pipe, in doc/corpora.md's memory bound. */
-Test(count_cli, a_text_over_1_gib_is_counted_exactly_in_bounded_memory, .timeout = 900)
+LongTest(count_cli, a_text_over_1_gib_is_counted_exactly_in_bounded_memory, .timeout = 900)
 {
     char *gz[] = {"/bin/gzip", "-dc", G2E_SRCDIR "/bench/data/corpus.txt.gz", NULL};
     run_result c = run_argv(gz, NULL, 0, NULL, NULL);

@@ -300,7 +300,7 @@ Test(download, full_file_verified_against_sha256)
     hub_layout_free(&l);
 }
 
-Test(download, full_shape_full_file)
+LongTest(download, full_shape_full_file)
 {
     hub_layout l = hub_fixture(HUB_GPT2);
     char *out;
@@ -873,7 +873,7 @@ Test(download, etag_and_content_length_when_the_hub_serves_the_file_itself)
     hub_layout_free(&l);
 }
 
-Test(download, a_stalled_transfer_times_out_and_resumes)
+LongTest(download, a_stalled_transfer_times_out_and_resumes)
 {
     hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--fault", "stall:after=20000:seconds=4", NULL};
@@ -1379,7 +1379,7 @@ Test(download, a_trickling_server_is_given_up_by_the_speed_floor)
     hub_layout_free(&l);
 }
 
-Test(download, a_server_silent_after_its_headers_is_given_up)
+LongTest(download, a_server_silent_after_its_headers_is_given_up)
 {
     hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--fault", "stall:after=0:seconds=30:times=-1", NULL};
@@ -1391,7 +1391,7 @@ Test(download, a_server_silent_after_its_headers_is_given_up)
     hub_layout_free(&l);
 }
 
-Test(download, half_of_each_range_then_silence_is_capped_by_time_lost)
+LongTest(download, half_of_each_range_then_silence_is_capped_by_time_lost)
 {
     /* every attempt stores half of what is left (MBs: progress, which resets the count of
      * attempts) and then stalls: only the time lost to failures bounds it */
@@ -1415,7 +1415,7 @@ Test(download, a_content_length_beyond_the_range_is_refused_before_the_body)
     hub_layout_free(&l);
 }
 
-Test(download, the_whole_download_has_a_deadline)
+LongTest(download, the_whole_download_has_a_deadline)
 {
     hub_layout l = hub_fixture(HUB_TINY);
     const char *args[] = {"--fault", "trickle:rate=20000:times=-1", NULL};

@@ -9,6 +9,7 @@
  * tests/pretok_ref.c: random mixtures of every kind of character the pattern tells apart
  * (millions of texts), the benchmark corpus and the conformance texts. */
 #include "pretok_ref.h"
+#include "support.h"
 #include "text.h"
 #include "tok_pretok.h"
 
@@ -349,7 +350,7 @@ static void random_texts(long count)
     }
 }
 
-Test(tok_pretok, random_texts_as_the_reference) { random_texts(1000000); } /* the fastest path */
+LongTest(tok_pretok, random_texts_as_the_reference) { random_texts(1000000); } /* the fastest path */
 Test(tok_pretok, sse2_blocks_on_random_texts_as_the_reference)
 {
     use(TOK_PRETOK_BLOCKS);
@@ -461,7 +462,7 @@ static void texts_together(long rounds, size_t (*fn)(const uint8_t *, const size
     }
 }
 
-Test(tok_pretok, texts_together_as_the_reference) { texts_together(100000, tok_pretok_texts); }
+LongTest(tok_pretok, texts_together_as_the_reference) { texts_together(100000, tok_pretok_texts); }
 Test(tok_pretok, portable_texts_together_as_the_reference) { texts_together(20000, tok_pretok_texts_portable); }
 Test(tok_pretok, sse2_texts_together_as_the_reference)
 {

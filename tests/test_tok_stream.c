@@ -103,7 +103,7 @@ static char *texts_of(const char *path, size_t *len, size_t *count)
     return all.p;
 }
 
-Test(tok_stream, ids_of_the_corpus_over_threads, .timeout = 180)
+LongTest(tok_stream, ids_of_the_corpus_over_threads, .timeout = 180)
 {
     size_t n;
     char *text = corpus(&n);
@@ -264,7 +264,7 @@ Test(tok_stream, put_ids_matches_printf)
 }
 
 /* Counts over threads: the one-thread tokens, text.h's characters and the offsets' cut. */
-Test(tok_stream, counts_over_threads_agree_with_one_thread, .timeout = 120)
+LongTest(tok_stream, counts_over_threads_agree_with_one_thread, .timeout = 120)
 {
     size_t n;
     char *text = corpus(&n);

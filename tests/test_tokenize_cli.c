@@ -646,7 +646,7 @@ static void llmc_loader_accepts(const char *path)
 /* The corpus as one document from a file: tiktoken's IDs (the published sha256) in every
  * format, on 1, 2 and 5 threads; in documents of a line each, shards that concatenate to
  * the unsharded file, pass llm.c's checks, and pack the documents as they should. */
-Test(tokenize_cli, corpus_token_files_are_tiktokens_ids, .timeout = 300)
+LongTest(tokenize_cli, corpus_token_files_are_tiktokens_ids, .timeout = 300)
 {
     char *gz[] = {"/bin/gzip", "-dc", G2E_SRCDIR "/bench/data/corpus.txt.gz", NULL};
     run_result c = run_argv(gz, NULL, 0, NULL, NULL);
@@ -813,7 +813,7 @@ static void is_repeated(const char *path, const char *one, size_t n, int reps)
     free(buf);
 }
 
-Test(tokenize_cli, a_text_over_1_gib_streams_exactly_in_bounded_memory, .timeout = 900)
+LongTest(tokenize_cli, a_text_over_1_gib_streams_exactly_in_bounded_memory, .timeout = 900)
 {
     char *gz[] = {"/bin/gzip", "-dc", G2E_SRCDIR "/bench/data/corpus.txt.gz", NULL};
     run_result c = run_argv(gz, NULL, 0, NULL, NULL);

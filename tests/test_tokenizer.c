@@ -845,7 +845,7 @@ static void threads_agree(const char *text, size_t n, tok_special sp, unsigned f
     tok_close(one);
 }
 
-Test(tokenizer_threads, corpus_split_over_threads_is_exact, .timeout = 120)
+LongTest(tokenizer_threads, corpus_split_over_threads_is_exact, .timeout = 120)
 {
     size_t n;
     char *text = corpus(&n);

@@ -9,8 +9,10 @@ PYTHONPATH.  Asked of the running Python (the Makefile's $(PYTHON)), in this ord
    /usr/lib/python3/dist-packages for /usr, /usr/local/lib/python3.X/dist-packages for
    /usr/local, a venv's site-packages for the venv's prefix.
 3. Otherwise the standard layout for P (sysconfig's posix_prefix scheme,
-   P/lib/python3.X/site-packages), which Python searches only when told (PYTHONPATH): said
-   on stderr.
+   P/lib/python3.X/site-packages), which Python searches only when told (PYTHONPATH).
+
+`python-sitedir.py --check DIR` (the last step of make install) says on stderr, once, when
+DIR is not a directory this Python searches, how to make it one.
 """
 import os
 import site
@@ -30,13 +32,22 @@ def sitedir(prefix):
     for p in sys.path:
         if p and p.endswith("-packages") and _in_lib_of(p, prefix):
             return p
-    d = sysconfig.get_path("platlib", "posix_prefix", vars={"base": prefix, "platbase": prefix})
-    sys.stderr.write("python-sitedir: %s is not on this Python's path; use "
-                     "PYTHONPATH=%s (or PYTHONDIR=...)\n" % (d, d))
-    return d
+    return sysconfig.get_path("platlib", "posix_prefix", vars={"base": prefix, "platbase": prefix})
+
+
+def check(d):
+    """A note on stderr when d is not on this Python's path (which holds the site
+    directories that exist, and PYTHONPATH's)."""
+    if os.path.realpath(d) not in (os.path.realpath(p) for p in sys.path if p):
+        sys.stderr.write("note: the Python module went to %s, which %s does not search: "
+                         "import it with PYTHONPATH=%s (or install with PYTHONDIR=...)\n"
+                         % (d, sys.executable, d))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or not sys.argv[1]:
-        sys.exit("usage: python3 tools/python-sitedir.py PREFIX")
-    print(sitedir(sys.argv[1]))
+    if len(sys.argv) == 3 and sys.argv[1] == "--check" and sys.argv[2]:
+        check(sys.argv[2])
+    elif len(sys.argv) == 2 and sys.argv[1] and not sys.argv[1].startswith("-"):
+        print(sitedir(sys.argv[1]))
+    else:
+        sys.exit("usage: python3 tools/python-sitedir.py PREFIX | --check DIR")

@@ -76,11 +76,19 @@ def test_make_install_uses_the_site_directory_python_searches(tmp_path):
     vsite = subprocess.run([vpy, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                            capture_output=True, text=True, check=True).stdout.strip()
     assert sitedir(vpy, str(venv)) == vsite           # a venv's own prefix
-    # a prefix Python does not search: the standard layout, and a note saying so
+    # a prefix Python does not search: the standard layout, and (make install's last step)
+    # a note saying so, which a directory Python searches does not get
     r = subprocess.run([py, os.path.join(SRCDIR, "tools", "python-sitedir.py"), "/opt/x"],
                        capture_output=True, text=True)
-    assert r.stdout.strip() == "/opt/x/lib/python%s/site-packages" % ver
-    assert "PYTHONPATH" in r.stderr
+    assert r.stdout.strip() == "/opt/x/lib/python%s/site-packages" % ver and r.stderr == ""
+    check = [py, os.path.join(SRCDIR, "tools", "python-sitedir.py"), "--check"]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run(check + [r.stdout.strip()], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and r.stdout == ""
+    assert r.stderr.count("PYTHONPATH=/opt/x/lib/python%s/site-packages" % ver) == 1, r.stderr
+    r = subprocess.run(check + ["/usr/lib/python3/dist-packages"], capture_output=True, text=True,
+                       env=env)
+    assert r.returncode == 0 and r.stdout == "" and r.stderr == ""
 
 
 import torch   # noqa: E402  (python3-torch: make test installs it; missing is a failure)
