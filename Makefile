@@ -76,13 +76,14 @@ LOCALEDIR := $(DATADIR)/locale
 # an arrow the page forbids is a compile error; a folder not listed here (the program's
 # wings, tests, tools) sees every folder.
 SRC_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard src/*/*.h src/*/*/*.h src/*/*.c src/*/*/*.c))))
-INC.src/lib           := $(filter src/lib%,$(SRC_DIRS))
-INC.src/lib/text      := src/lib src/lib/text
-INC.src/lib/tokenizer := src/lib src/lib/text src/lib/tokenizer
-INC.src/lib/engine    := src/lib src/lib/text src/lib/tokenizer src/lib/engine src/lib/numerics src/lib/weights
-INC.src/lib/weights   := src/lib src/lib/text src/lib/weights
-INC.src/lib/numerics  := src/lib src/lib/text src/lib/weights src/lib/numerics
-INC.src/lib/study     := src/lib src/lib/text src/lib/tokenizer src/lib/weights src/lib/numerics src/lib/study
+INC.src/common        := src/common
+INC.src/lib           := src/common $(filter src/lib%,$(SRC_DIRS))
+INC.src/lib/text      := src/common src/lib src/lib/text
+INC.src/lib/tokenizer := src/common src/lib src/lib/text src/lib/tokenizer
+INC.src/lib/engine    := src/common src/lib src/lib/tokenizer src/lib/engine src/lib/numerics src/lib/weights
+INC.src/lib/weights   := src/common src/lib src/lib/weights
+INC.src/lib/numerics  := src/common src/lib src/lib/weights src/lib/numerics
+INC.src/lib/study     := src/common src/lib src/lib/weights src/lib/numerics src/lib/study
 # The compiler's -I options for source file $(1): its folder's INC, or every folder.
 inc_of = $(addprefix -I,$(or $(INC.$(patsubst %/,%,$(dir $(1)))),$(SRC_DIRS)))
 CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc $(addprefix -I,$(SRC_DIRS)) \
@@ -102,9 +103,13 @@ endif
 
 # The library (libgpt2embed: what src/gpt2embed.h reaches), the program-only archives that keep
 # the library's rules (src/study, src/download), the program (src/cli and its io/ and fmt/).
-LIB_SRC   := $(sort $(wildcard src/lib/*.c src/lib/*/*.c))
+# The shared toolkit (src/common) is compiled into both sides: the library takes what it uses,
+# the program also what only its wings use (COMMON_PROG_SRC).
+COMMON_PROG_SRC := src/common/textfmt.c
+COMMON_LIB_SRC := $(filter-out $(COMMON_PROG_SRC),$(wildcard src/common/*.c))
+LIB_SRC   := $(sort $(COMMON_LIB_SRC) $(wildcard src/lib/*.c src/lib/*/*.c))
 PROGLIB_SRC := $(sort $(wildcard src/study/*.c src/download/*.c))
-POT_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*.h src/cli/*.def src/cli/*/*.c src/cli/*/*.h \
+POT_SRC   := $(sort $(wildcard src/common/*.c src/cli/*.c src/cli/*.h src/cli/*.def src/cli/*/*.c src/cli/*/*.h \
              src/lib/*.c src/lib/*/*.c src/study/*.c src/download/*.c src/render/*.c src/render/*.h))
 POT       := $(B)/po/gpt2-embed.pot
 MO        := $(patsubst po/%.po,$(B)/locale/%/LC_MESSAGES/gpt2-embed.mo,$(wildcard po/*.po))
@@ -115,7 +120,7 @@ XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --add-comments=TRANSLATORS: --s
     --flag=cli_error:1:c-format --flag=cli_note:1:c-format --flag=g2e_fail:3:c-format \
     --flag=opt_usage_error:2:c-format --flag=report:2:c-format --flag=rp_say:2:c-format \
     --flag=COURSE_ARG_FAIL:1:c-format
-CLI_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*/*.c))
+CLI_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*/*.c) $(COMMON_PROG_SRC))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TSUP_SRC  := $(sort $(filter-out tests/test_%.c,$(wildcard tests/*.c)))
 BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
@@ -132,14 +137,14 @@ FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 RENDER_PROG_SRC := $(sort src/render/render_load.c src/render/recipe.c \
                    $(wildcard src/render/fig*.c src/render/report*.c))
 RENDER_SRC := $(filter-out $(RENDER_PROG_SRC),$(sort $(wildcard src/render/*.c))) src/render/recipe.c
-RENDER_SO_EXTRA := $(B)/pic/src/lib/err.o $(B)/src/render/render_load.o
+RENDER_SO_EXTRA := $(B)/pic/src/common/err.o $(B)/src/render/render_load.o
 
 # The compiled-in form of tokenizer/ (the one copy of the vocabulary in the tree), generated
 # at build time by tools/gen_tokdata.c with the library's own parser (-DTOK_NO_BUILTIN).
 TOKDATA_C := $(B)/gen/tokenizer_data.c
 # The generator links the library's own objects, but tok_load built without the compiled-in form.
-TOKGEN_OBJ := $(B)/gen/gen_tokdata.o $(B)/gen/tok_load_nobuiltin.o $(B)/src/lib/err.o \
-              $(patsubst %.c,$(B)/%.o,$(wildcard src/lib/text/*.c)) \
+TOKGEN_OBJ := $(B)/gen/gen_tokdata.o $(B)/gen/tok_load_nobuiltin.o \
+              $(patsubst %.c,$(B)/%.o,$(COMMON_LIB_SRC) $(wildcard src/lib/text/*.c)) \
               $(addprefix $(B)/src/lib/tokenizer/,tokenizer.o tok_obuf.o tok_bpe.o tok_pretok.o)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(TOKDATA_C:.c=.o)
 PROGLIB_OBJ := $(PROGLIB_SRC:%.c=$(B)/%.o)

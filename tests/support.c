@@ -5,6 +5,7 @@
 #include "engine.h"
 #include "fixture.h"
 #include "model.h"
+#include "text.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -205,4 +206,12 @@ g2e_model *open_fixture_model(const fixture_opts *o, const char *tag)
     free(path);
     free(dir);
     return m;
+}
+
+size_t ref_chars(const char *s, size_t n)
+{
+    size_t c = 0, k;
+    for (size_t i = 0; i < n; i += k, c++)
+        text_step(s + i, n - i, &k);
+    return c;
 }

@@ -36,6 +36,10 @@ extern int run_timeout_s;
  * in directory cwd (NULL: current). Kills it after run_timeout_s. Aborts the test on a system failure. */
 run_result run_argv(char *const argv[], const char *in, size_t in_len,
                     char *const env[], const char *cwd);
+/* The characters of s[0..n) as Python's bytes.decode("utf-8", errors="replace") makes them:
+ * one per well-formed character and one per maximal ill-formed subpart (text_step's). */
+size_t ref_chars(const char *s, size_t n);
+
 /* Runs the built gpt2-embed with the arguments that follow (NULL-terminated). */
 run_result run_g2e(const char *arg1, ...);
 void run_free(run_result *r);
