@@ -117,6 +117,42 @@ GPT2EMBED_API gpt2embed_status gpt2embed_model_open(gpt2embed_model **out, const
                                                     const char *model_name, gpt2embed_error *err);
 GPT2EMBED_API void gpt2embed_model_close(gpt2embed_model *m);   /* accepts NULL */
 
+/* Which place gpt2embed_locate_weights found the weights in. */
+typedef enum gpt2embed_weights_from {
+    GPT2EMBED_FROM_PATH = 0,      /* the path given */
+    GPT2EMBED_FROM_ENV = 1,       /* $GPT2_EMBED_WEIGHTS */
+    GPT2EMBED_FROM_WORKDIR = 2,   /* weights/<model>.safetensors in the working directory */
+    GPT2EMBED_FROM_DATADIR = 3,   /* <data directory>/weights/<model>.safetensors (installed) */
+    GPT2EMBED_FROM_HF_CACHE = 4,  /* the Hugging Face hub cache, at the revision asked for */
+} gpt2embed_weights_from;
+
+/* Where the weights gpt2embed_model_open would open are, without opening them: path (may be
+ * NULL: then $GPT2_EMBED_WEIGHTS, weights/<model>.safetensors, the installed data directory,
+ * and the Hugging Face cache's snapshot of the model's repository at revision (NULL: "main";
+ * a branch, tag or commit), in that order). A path given, or $GPT2_EMBED_WEIGHTS set, must
+ * name a regular file: there is no falling back to the other places. On success *found is a
+ * new string (gpt2embed_free) and *from (may be NULL) says which place it is. Errors:
+ * GPT2EMBED_E_UNKNOWN_MODEL (model_name not in gpt2embed_known_models), GPT2EMBED_E_NOT_FOUND
+ * (the path or $GPT2_EMBED_WEIGHTS names no file; or nothing anywhere: the message lists
+ * every place looked), GPT2EMBED_E_ARG (an empty revision), GPT2EMBED_E_NOMEM; *found NULL. */
+GPT2EMBED_API gpt2embed_status gpt2embed_locate_weights(const char *path, const char *model_name,
+                                                        const char *revision, char **found,
+                                                        gpt2embed_weights_from *from,
+                                                        gpt2embed_error *err);
+
+/* A model the library knows by name: its Hugging Face repository and the shapes of the
+ * published checkpoint (config.json's vocab_size, n_positions, n_embd, n_layer, n_head). */
+typedef struct gpt2embed_model_info {
+    const char *name;        /* "gpt2": the model_name of gpt2embed_model_open */
+    const char *repo;        /* "openai-community/gpt2" */
+    size_t n_vocab, n_ctx, n_embd, n_layer, n_head;
+} gpt2embed_model_info;
+
+/* The catalogue: *models (may be NULL) points at the library's static array of entries, in
+ * the order messages list them (gpt2, gpt2-medium, gpt2-large, gpt2-xl, distilgpt2); returns
+ * their count. A file's shapes are checked against the file itself, never taken from here. */
+GPT2EMBED_API size_t gpt2embed_known_models(const gpt2embed_model_info **models);
+
 GPT2EMBED_API size_t gpt2embed_n_vocab(const gpt2embed_model *m);  /* wte rows: 50257; 0 if m NULL */
 GPT2EMBED_API size_t gpt2embed_n_ctx(const gpt2embed_model *m);    /* wpe rows: 1024 */
 GPT2EMBED_API size_t gpt2embed_n_embd(const gpt2embed_model *m);   /* 768, 1024, 1280, 1600 */
@@ -160,14 +196,19 @@ GPT2EMBED_API gpt2embed_status gpt2embed_table_data(const gpt2embed_model *m,
 
 /* ---- tokenizer -------------------------------------------------------------------------- */
 
-/* Opens the tokenizer: dir NULL looks in $GPT2_EMBED_TOKENIZER, the installed data, then
- * uses the copy compiled into the library. *out is the caller's (gpt2embed_tokenizer_close);
- * on error *out is NULL. */
+/* Opens the tokenizer: vocab.json + merges.txt (or OpenAI's encoder.json + vocab.bpe) in dir;
+ * dir NULL looks in $GPT2_EMBED_TOKENIZER, tokenizer/ beside the running executable, the
+ * installed data, then uses the copy compiled into the library (a place that holds a corrupt
+ * tokenizer is an error, never skipped). *out is the caller's (gpt2embed_tokenizer_close); on
+ * error *out is NULL. */
 GPT2EMBED_API gpt2embed_status gpt2embed_tokenizer_open(gpt2embed_tokenizer **out,
                                                         const char *dir, gpt2embed_error *err);
 GPT2EMBED_API void gpt2embed_tokenizer_close(gpt2embed_tokenizer *t);   /* accepts NULL */
 /* Vocabulary size, special token included (50257); 0 if t is NULL. */
 GPT2EMBED_API size_t gpt2embed_tokenizer_n_vocab(const gpt2embed_tokenizer *t);
+/* Where the vocabulary was read from: the directory (as given or found), or "built-in" for the
+ * copy compiled into the library. Valid until gpt2embed_tokenizer_close; NULL if t is NULL. */
+GPT2EMBED_API const char *gpt2embed_tokenizer_source(const gpt2embed_tokenizer *t);
 
 /* Tokenizes text[len] (UTF-8; invalid UTF-8 is GPT2EMBED_E_UTF8 naming the byte offset;
  * "<|endoftext|>" becomes ID 50256). On success *ids is a new array of *n IDs, freed with
@@ -315,6 +356,44 @@ GPT2EMBED_API gpt2embed_status gpt2embed_cosine(const float *a, const float *b, 
  * GPT2EMBED_E_ZERO_VECTOR names the first zero row. */
 GPT2EMBED_API gpt2embed_status gpt2embed_cosine_matrix(const float *X, size_t R, size_t C,
                                                        double *out, gpt2embed_error *err);
+
+/* The scale of wte or wpe (gpt2embed_table_stats). */
+typedef struct gpt2embed_stats {
+    size_t rows, cols;                      /* the table's shape */
+    double norm_mean, norm_min, norm_max;   /* over the rows' L2 norms */
+    size_t argmin, argmax;                  /* the rows of the smallest and largest norm */
+    double mean_abs;                        /* mean |x| over all elements */
+    double mean, std;                       /* over all elements (std: the population's) */
+    size_t top[10];                         /* the rows of the largest norms, largest first */
+    double top_norm[10];
+    size_t n_top;                           /* min(10, rows) */
+} gpt2embed_stats;
+
+/* The scale of wte or wpe into *out, from one pass over the table's rows (read as float32,
+ * summed in double). A table holding a NaN or an infinity gives NaN or infinite sums (its
+ * norms' minimum and maximum then describe the other rows). Errors: GPT2EMBED_E_ARG (another
+ * table value), GPT2EMBED_E_NOMEM. */
+GPT2EMBED_API gpt2embed_status gpt2embed_table_stats(const gpt2embed_model *m, gpt2embed_table which,
+                                                     gpt2embed_stats *out, gpt2embed_error *err);
+
+/* A row of wte and its cosine with a query (gpt2embed_nearest). */
+typedef struct gpt2embed_hit {
+    uint32_t id;                /* the token (row of wte) */
+    double cos;                 /* cos(query, wte[id]), accumulated in double */
+} gpt2embed_hit;
+
+#define GPT2EMBED_NO_ID UINT32_MAX  /* gpt2embed_nearest's exclude: leave no row out */
+
+/* The k rows of wte nearest by cosine to q[n_embd] (float32), best first (ties: the lower
+ * ID first), into hits[k] (the caller's); *n_hits = how many were filled (k, or fewer when
+ * fewer rows have a cosine). Row `exclude` is left out (GPT2EMBED_NO_ID: none; the query's
+ * own token, to ask for its neighbours). Rows of norm 0 or holding a NaN or an infinity have
+ * no cosine and are skipped. One pass over wte (read as float32), nothing allocated but one
+ * row. Errors: GPT2EMBED_E_ZERO_VECTOR (q is all zeros), GPT2EMBED_E_ARG (q holds a NaN or an
+ * infinity; k is 0 or more than n_vocab). */
+GPT2EMBED_API gpt2embed_status gpt2embed_nearest(const gpt2embed_model *m, const float *q, size_t k,
+                                                 uint32_t exclude, gpt2embed_hit *hits, size_t *n_hits,
+                                                 gpt2embed_error *err);
 
 /* Frees memory the library returned (IDs, offsets, decoded text). Accepts NULL. */
 GPT2EMBED_API void gpt2embed_free(void *p);

@@ -6,6 +6,7 @@
  * differ — while GPT-2's inputs wte[id] + wpe[t] depend on where a token stands. The numbers
  * come from order.h, the sentences from interpret.h; this file parses, prints and nothing else.
  */
+#include "bridge.h"
 #include "cli.h"
 #include "course_json.h"
 #include "embed.h"
@@ -209,15 +210,18 @@ static int tokenize_both(tok_tokenizer *tok, side s[2])
 
 static int run(const compare_opts *o, side s[2])
 {
+    gpt2embed_tokenizer *gt = NULL;
+    gpt2embed_model *gm = NULL;
     tok_tokenizer *tok = NULL;
-    g2e_model *m = NULL;
+    const g2e_model *m = NULL;
     order_cmp c = {0};
     out_file of = {0};
     g2e_err e;
     int rc = EXIT_ERR;
-    if (load_tokenizer(o->lo.tokenizer, &tok) || tokenize_both(tok, s) ||
-        load_model_lo(&o->lo, &m, NULL))
+    if (load_tokenizer(o->lo.tokenizer, &gt) || !(tok = bridge_take(gt)) || tokenize_both(tok, s) ||
+        load_model(&o->lo, &gm))
         goto done;
+    m = bridge_model(gm);
     if (order_compare(m, s[0].t.ids, s[0].t.n, s[1].t.ids, s[1].t.n, &c, &e)) {
         cli_error("%s", e.msg);
         goto done;
@@ -238,8 +242,9 @@ done:
         tok_ids_free(&s[k].t);
         free(s[k].sp);
     }
-    model_close(m);
-    tok_close(tok);
+    bridge_give(gt, tok);
+    gpt2embed_tokenizer_close(gt);
+    gpt2embed_model_close(gm);
     return rc;
 }
 

@@ -9,6 +9,7 @@
  * `count -f a.txt TEXT` counts TEXT as a text. No weights are needed. This file is the
  * options, the order of the inputs, the table and the messages.
  */
+#include "bridge.h"
 #include "cli.h"
 #include "i18n.h"
 #include "load.h"
@@ -318,11 +319,12 @@ int cmd_count(int argc, char **argv)
     }
     int rc = EXIT_ERR;
     tokcount *res = calloc((size_t)n, sizeof *res);
-    eng *e = NULL;
+    gpt2embed_tokenizer *t = NULL;
     out_file of = {0};
     if (!res) {
         cli_error("out of memory");
-    } else if (load_engine(o.dir, &e) == 0) {
+    } else if (load_tokenizer(o.dir, &t) == 0) {
+        eng *e = bridge_engine(t);
         long k = 0;
         while (k < n && !count_one(e, &in[k], &o, &res[k]))
             k++;
@@ -334,7 +336,7 @@ int cmd_count(int argc, char **argv)
             rc = out_commit(&of) ? EXIT_ERR : EXIT_OK;
         }
     }
-    eng_free(e);
+    gpt2embed_tokenizer_close(t);
     for (long k = 0; res && k < n; k++)
         tokcount_free(&res[k]);
     free(res);

@@ -13,6 +13,7 @@
  *
  * Deliberately left out: batching several texts (use a shell loop or the library API).
  */
+#include "bridge.h"
 #include "cli.h"
 #include "i18n.h"
 #include "embed.h"
@@ -56,8 +57,10 @@ typedef struct job {
     size_t n_stdin_ids;
     rows_tokens tk;        /* the tokens, their offsets and characters (rows_out.h) */
     embed_plan plan;       /* rows: tokens, positions, windows (embed.h) */
-    g2e_model *m;
-    char *wpath;
+    gpt2embed_model *gm;   /* the weights and the tokenizer, opened through the door */
+    gpt2embed_tokenizer *gt;
+    const g2e_model *m;
+    const char *wpath;
     tok_tokenizer *tok;
     embed_ctx ec;
     double wte_norm;       /* --pe sinusoidal: mean L2 norm of wte's rows (for the ratio) */
@@ -423,8 +426,12 @@ static int parse_args(job *j, int argc, char **argv, opt_parsed *p)
  * -1 after one error line. */
 static int prepare(job *j)
 {
-    if (read_input(j) || load_model_lo(&j->lo, &j->m, &j->wpath) ||
-        load_tokenizer(j->lo.tokenizer, &j->tok) || tokenize(j))
+    if (read_input(j) || load_model(&j->lo, &j->gm) || load_tokenizer(j->lo.tokenizer, &j->gt) ||
+        !(j->tok = bridge_take(j->gt)))
+        return -1;
+    j->m = bridge_model(j->gm);
+    j->wpath = gpt2embed_model_path(j->gm);
+    if (tokenize(j))
         return -1;
     g2e_err e;
     if (embed_check_ids(j->m, j->tk.ids, j->tk.T, &e)) {
@@ -466,9 +473,9 @@ static void job_free(job *j, opt_parsed *p)
     free(j->text);
     free(j->stdin_ids);
     rows_tokens_free(&j->tk);
-    free(j->wpath);
-    tok_close(j->tok);
-    model_close(j->m);
+    bridge_give(j->gt, j->tok);
+    gpt2embed_tokenizer_close(j->gt);
+    gpt2embed_model_close(j->gm);
 }
 
 int cmd_embed(int argc, char **argv)

@@ -15,6 +15,7 @@
  * name exits 1 instead, and so does a weights file named by --weights or $GPT2_EMBED_WEIGHTS
  * that cannot be used). --format table prints one row per number (exercise, quantity, value).
  */
+#include "bridge.h"
 #include "cli.h"
 #include "i18n.h"
 #include "json.h"
@@ -93,7 +94,7 @@ static const char *thousands(unsigned long long v, char buf[32])
 }
 
 /* Exercise 2's numbers from the open model and tokenizer (exercise.h); prints errors. */
-static int compute_ex2(const g2e_model *m, tok_tokenizer *tok, ex_second *x)
+static int compute_ex2(const g2e_model *m, gpt2embed_tokenizer *tok, ex_second *x)
 {
     g2e_err e;
     uint32_t cat;
@@ -334,20 +335,18 @@ static void print_code_hub(const exercise_opts *o)
 /* --code: the weights file the command would read (none: a placeholder) and " cat"'s ID. */
 static int print_code(const exercise_opts *o)
 {
-    g2e_model *m = NULL;
-    tok_tokenizer *tok = NULL;
-    char *path = NULL;
+    gpt2embed_model *m = NULL;
+    gpt2embed_tokenizer *tok = NULL;
     uint32_t cat;
-    g2e_err e;
-    if (load_model_lo_err(&o->lo, &m, &path, &e) != 0)
-        path = NULL;   /* the code says where to put the path */
+    gpt2embed_error e;
+    load_model_err(&o->lo, &m, &e);   /* none: the code says where to put the path */
     if (load_tokenizer(o->lo.tokenizer, &tok) || load_single_token(tok, EX_CAT, &cat)) {
-        free(path), model_close(m), tok_close(tok);
+        gpt2embed_model_close(m), gpt2embed_tokenizer_close(tok);
         return EXIT_ERR;
     }
-    print_code_local(o, path, cat);
+    print_code_local(o, gpt2embed_model_path(m), cat);
     print_code_hub(o);
-    free(path), model_close(m), tok_close(tok);
+    gpt2embed_model_close(m), gpt2embed_tokenizer_close(tok);
     return cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
 }
 
@@ -381,24 +380,26 @@ int cmd_exercise(int argc, char **argv)
     if (o.code)
         return print_code(&o);
 
-    g2e_model *m = NULL;
-    tok_tokenizer *tok = NULL;
-    char *path = NULL;
+    gpt2embed_model *gm = NULL;
+    gpt2embed_tokenizer *tok = NULL;
+    const g2e_model *m = NULL;
     int rc = EXIT_ERR, missing = 0;
-    g2e_err e;
+    gpt2embed_error e;
     int named = o.lo.weights || getenv("GPT2_EMBED_WEIGHTS");   /* a file the user chose */
-    if (run.two && load_model_lo_err(&o.lo, &m, &path, &e) != 0) {
+    if (run.two && load_model_err(&o.lo, &gm, &e) != 0) {
         if (named) {   /* a named file that cannot be used is an error, not a note */
-            cli_error("%s", e.msg);
+            cli_error("%s", e.message);
             goto done;
         }
         missing = 1; /* exercise 1 is still printed; what 2 needs is said after it */
         run.two = 0;
-    } else if (run.two && (load_tokenizer(o.lo.tokenizer, &tok) || compute_ex2(m, tok, &run.x))) {
+    } else if (run.two && (load_tokenizer(o.lo.tokenizer, &tok) || compute_ex2(bridge_model(gm), tok, &run.x))) {
         goto done;
-    } else if (!run.two && named && load_model_lo(&o.lo, &m, &path)) {
+    } else if (!run.two && named && load_model(&o.lo, &gm)) {
         goto done;
     }
+    m = bridge_model(gm);
+    const char *path = gpt2embed_model_path(gm);
     run.m = m;
     run.path = path;
     char *shown = path ? text_escape(path, strlen(path), TEXT_ESC_BIDI) : NULL;
@@ -413,15 +414,14 @@ int cmd_exercise(int argc, char **argv)
         print_text(&run);
     rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
     if (missing && by_name) {
-        cli_error("exercise 2 needs GPT-2's weights: %s", e.msg);
+        cli_error("exercise 2 needs GPT-2's weights: %s", e.message);
         rc = EXIT_ERR;
     } else if (missing) {
-        cli_note("exercise 2 needs GPT-2's weights: %s", e.msg);
+        cli_note("exercise 2 needs GPT-2's weights: %s", e.message);
     }
     free(shown);
 done:
-    free(path);
-    tok_close(tok);
-    model_close(m);
+    gpt2embed_tokenizer_close(tok);
+    gpt2embed_model_close(gm);
     return rc;
 }

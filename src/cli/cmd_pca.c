@@ -8,6 +8,7 @@
  * figures (PC1..PC4 against position, PC1 vs PC2 and PC2 vs PC3 coloured by position, the
  * cumulative explained variance) into DIR.
  */
+#include "bridge.h"
 #include "cli.h"
 #include "i18n.h"
 #include "json.h"
@@ -197,23 +198,23 @@ static int token_rows(const pca_opts *o, study_pca_src *src, uint32_t **owned)
     }
     if (!o->tokens)
         return 0;
-    tok_tokenizer *t = NULL;
-    tok_ids ti;
-    g2e_err e;
+    gpt2embed_tokenizer *t = NULL;
+    gpt2embed_error e;
+    uint32_t *ids = NULL;
+    size_t n = 0;
     if (load_tokenizer(o->lo.tokenizer, &t))
         return -1;
-    int rc = tok_encode(t, o->tokens, strlen(o->tokens), TOK_SPECIAL_TOKEN, TOK_NO_OFFSETS, &ti,
-                        NULL, &e);
-    tok_close(t);
+    gpt2embed_status rc = gpt2embed_tokenize(t, o->tokens, strlen(o->tokens), &ids, &n, &e);
+    gpt2embed_tokenizer_close(t);
     if (rc) {
-        cli_error("%s", e.msg);
+        cli_error("%s", e.message);
         return -1;
     }
-    *owned = ti.ids;
-    src->ids = ti.ids, src->n_ids = ti.n;
-    if (ti.n < 2) {
-        cli_error("--tokens gives %zu token%s; principal components need at least 2 rows", ti.n,
-                  ti.n == 1 ? "" : "s");
+    *owned = ids;
+    src->ids = ids, src->n_ids = n;
+    if (n < 2) {
+        cli_error("--tokens gives %zu token%s; principal components need at least 2 rows", n,
+                  n == 1 ? "" : "s");
         return -1;
     }
     return 0;
@@ -274,17 +275,20 @@ int cmd_pca(int argc, char **argv)
         opt_free(&p);
         return r ? opt_exit(r) : EXIT_USAGE;
     }
-    g2e_model *m = NULL;
-    char *path = NULL, *what = NULL;
+    gpt2embed_model *gm = NULL;
+    const g2e_model *m = NULL;
+    const char *path = NULL;
+    char *what = NULL;
     uint32_t *owned_ids = NULL;
     double *row_id = NULL;
     pca_result res = {0};
     int rc = EXIT_ERR;
     study_pca_src src = {.of = o.of, .len = (size_t)o.len, .dim = (size_t)o.dim, .base = o.base,
                          .skip = (size_t)o.skip};
-    if (o.of != STUDY_OF_SINUSOIDAL && load_model_lo(&o.lo, &m, &path))
+    if (o.of != STUDY_OF_SINUSOIDAL && load_model(&o.lo, &gm))
         goto done;
-    src.m = m;
+    src.m = m = bridge_model(gm);
+    path = gpt2embed_model_path(gm);
     if (o.of == STUDY_OF_WTE && token_rows(&o, &src, &owned_ids))
         goto done;
     if (!given_k) {   /* the default keeps at most the width */
@@ -310,7 +314,8 @@ int cmd_pca(int argc, char **argv)
 done:
     opt_free(&p);
     pca_free(&res);
-    free(row_id), free(owned_ids), free(path), free(what);
-    model_close(m);
+    gpt2embed_free(owned_ids);
+    free(row_id), free(what);
+    gpt2embed_model_close(gm);
     return rc;
 }

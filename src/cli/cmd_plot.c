@@ -10,6 +10,7 @@
  *
  * Deliberately left out: several figures in one call, figures of other tensors.
  */
+#include "bridge.h"
 #include "cli.h"
 #include "i18n.h"
 #include "figures.h"
@@ -207,21 +208,21 @@ static int run(const figure *fig, int argc, char **argv)
 {
     fig_opts o = {.len = 100, .dim = 128, .to = 50, .base = SIN_DEFAULT_BASE, .percentile = 99.0};
     opt_parsed p = {0};
-    g2e_model *m = NULL;
+    gpt2embed_model *m = NULL;
     render_png png = {0};
     g2e_err e;
     int r = opt_parse(&fig->cmd, argc, argv, &o, &p), rc = r < 0 ? EXIT_USAGE : EXIT_OK;
     if (r == 0) {   /* (r > 0: --help was printed) */
         if (fig->sinusoid && check_base(&fig->cmd, fig->weights ? 2 : (size_t)o.dim, o.base))
             rc = EXIT_USAGE;
-        else if (fig->weights && load_model_lo(&o.lo, &m, NULL))
+        else if (fig->weights && load_model(&o.lo, &m))
             rc = EXIT_ERR;
-        else if ((r = fig->draw(&fig->cmd, &o, &p, m, &png, &e)) < 0)
+        else if ((r = fig->draw(&fig->cmd, &o, &p, bridge_model(m), &png, &e)) < 0)
             rc = EXIT_USAGE;
         else
             rc = fig_write(r, &png, &e, o.out) ? EXIT_ERR : EXIT_OK;
     }
-    model_close(m);
+    gpt2embed_model_close(m);
     opt_free(&p);
     return rc;
 }

@@ -10,6 +10,7 @@
  *   --by-distance      mean (and spread) of cos(wpe[p], wpe[p + d]) over p, for every d
  * Everything is accumulated in double (similarity.h).
  */
+#include "bridge.h"
 #include "cli.h"
 #include "i18n.h"
 #include "json.h"
@@ -284,23 +285,16 @@ static int at_position(const char *s, const g2e_model *m, long long *out)
 }
 
 /* "3797 '␣cat'": a token as every command shows it. */
-static char *visible_piece(tok_tokenizer *tok, uint32_t id)
+static void token_label(const gpt2embed_tokenizer *tok, uint32_t id, char *buf, size_t len)
 {
-    const uint8_t *b;
-    size_t n;
-    return tok_piece(tok, id, &b, &n, NULL) == 0 ? out_piece_visible((const char *)b, n) : NULL;
-}
-
-static void token_label(tok_tokenizer *tok, uint32_t id, char *buf, size_t len)
-{
-    char *v = visible_piece(tok, id);
+    char *v = load_token_name(tok, id);
     snprintf(buf, len, "%u '%s'", id, v ? v : "?");
     free(v);
 }
 
 /* The one token of text (load_token_arg: id:N also), with a note when a word without its leading space was given and
  * the spaced form is another single token (the form it has inside a sentence). */
-static int pair_token(tok_tokenizer *tok, const char *text, uint32_t *id)
+static int pair_token(gpt2embed_tokenizer *tok, const char *text, uint32_t *id)
 {
     if (load_token_arg(tok, text, id))
         return -1;
@@ -308,17 +302,17 @@ static int pair_token(tok_tokenizer *tok, const char *text, uint32_t *id)
         return 0;   /* an ID (id:N, #N) or text:X is taken as given */
     char spaced[256];
     snprintf(spaced, sizeof spaced, " %s", text);
-    tok_ids r;
-    g2e_err e;
-    if (tok_encode(tok, spaced, strlen(spaced), TOK_SPECIAL_TOKEN, 0, &r, NULL, &e) == 0) {
-        if (r.n == 1 && r.ids[0] != *id) {
+    uint32_t *ids;
+    size_t n;
+    if (gpt2embed_tokenize(tok, spaced, strlen(spaced), &ids, &n, NULL) == GPT2EMBED_OK) {
+        if (n == 1 && ids[0] != *id) {
             char a[128], b[128];
             token_label(tok, *id, a, sizeof a);
-            token_label(tok, r.ids[0], b, sizeof b);
+            token_label(tok, ids[0], b, sizeof b);
             cli_note("'%s' has no leading space: it is token %s, the form at the start of a text; "
                      "inside a sentence the word is ' %s', token %s", text, a, text, b);
         }
-        tok_ids_free(&r);
+        gpt2embed_free(ids);
     }
     return 0;
 }
@@ -326,7 +320,7 @@ static int pair_token(tok_tokenizer *tok, const char *text, uint32_t *id)
 /* The line after a pair's cosine that says what it shows (interpret.h): beside the median of
  * random pairs of the same matrix's rows, and for --at between that and 1.0. Without a
  * reference (a sparse file with almost no non-zero rows) nothing is added. */
-static void interpret(enum mode mode, const g2e_model *m, tok_tokenizer *tok, uint32_t id,
+static void interpret(enum mode mode, const g2e_model *m, const gpt2embed_tokenizer *tok, uint32_t id,
                       long long p1, long long p2, double c)
 {
     double med;
@@ -341,14 +335,14 @@ static void interpret(enum mode mode, const g2e_model *m, tok_tokenizer *tok, ui
         interp_pair(stdout, _("tokens"), c, med, n);
         return;
     }
-    char *piece = visible_piece(tok, id);
+    char *piece = load_token_name(tok, id);
     interp_same_token(stdout, piece ? piece : "?", (size_t)p1, (size_t)p2, c, med, n);
     free(piece);
 }
 
 /* The cosine of the pair asked for (one line, or one JSON object); -2 after a usage line. */
 static int run_pair(const sim_opts *o, enum mode mode, int json, const g2e_model *m,
-                    tok_tokenizer **tok)
+                    gpt2embed_tokenizer **tok)
 {
     uint32_t ta = 0, tb = 0;
     long long p1 = o->pos[0], p2 = o->pos[1], id[2] = {-1, -1}, pos[2] = {-1, -1};
@@ -417,13 +411,16 @@ int cmd_similarity(int argc, char **argv)
     if (r)
         return opt_exit(r);
 
-    g2e_model *m = NULL;
-    tok_tokenizer *tok = NULL;
-    char *path = NULL;
+    gpt2embed_model *gm = NULL;
+    gpt2embed_tokenizer *tok = NULL;
+    const g2e_model *m = NULL;
+    const char *path = NULL;
     double *M = NULL;
     int rc = EXIT_ERR;
-    if (load_model_lo(&o.lo, &m, &path))
+    if (load_model(&o.lo, &gm))
         goto done;
+    m = bridge_model(gm);
+    path = gpt2embed_model_path(gm);
     if (mode == M_MATRIX) {
         if (wpe_matrix(m, &M) || (o.out && write_matrix(M, m->n_ctx, o.out, fmt == 1)))
             goto done;
@@ -437,8 +434,7 @@ int cmd_similarity(int argc, char **argv)
     }
 done:
     free(M);
-    free(path);
-    tok_close(tok);
-    model_close(m);
+    gpt2embed_tokenizer_close(tok);
+    gpt2embed_model_close(gm);
     return rc;
 }

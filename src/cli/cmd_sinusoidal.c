@@ -15,6 +15,7 @@
  * so the two columns share their axes. It writes table, csv or json (json: parallel
  * arrays plus where the weights came from); npy is not offered there.
  */
+#include "bridge.h"
 #include "cli.h"
 #include "course_json.h"
 #include "i18n.h"
@@ -209,12 +210,13 @@ static int show_compare(const sin_opts *o, const g2e_model *m, const char *path,
 /* --compare-learned, after the options are checked. */
 static int compare_learned(const sin_opts *o)
 {
-    g2e_model *m = NULL;
-    char *path = NULL;
+    gpt2embed_model *gm = NULL;
     double *curves = NULL;
     g2e_err err;
-    if (load_model_lo(&o->lo, &m, &path))
+    if (load_model(&o->lo, &gm))
         return EXIT_ERR;
+    const g2e_model *m = bridge_model(gm);
+    const char *path = gpt2embed_model_path(gm);
     int rc = EXIT_USAGE;
     size_t N = o->have_len ? (size_t)o->len : m->n_ctx, M = o->have_maxd ? (size_t)o->maxd : N - 1;
     if (N > m->n_ctx) {
@@ -230,8 +232,7 @@ static int compare_learned(const sin_opts *o)
         rc = EXIT_OK;
     }
     free(curves);
-    free(path);
-    model_close(m);
+    gpt2embed_model_close(gm);
     return rc;
 }
 

@@ -13,6 +13,7 @@
 #include "embed.h"
 #include "locate.h"
 #include "model.h"
+#include "models.h"
 #include "safetensors.h"
 #include "similarity.h"
 #include "sinusoid.h"
@@ -127,6 +128,34 @@ gpt2embed_status gpt2embed_model_open(gpt2embed_model **out, const char *path,
     }
     *out = w;
     return GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_locate_weights(const char *path, const char *model_name, const char *revision,
+                                          char **found, gpt2embed_weights_from *from, gpt2embed_error *err)
+{
+    if (!found)
+        return NULL_ARG("gpt2embed_locate_weights");
+    *found = NULL;
+    g2e_err e;
+    char p[4096];
+    locate_from src;
+    int rc = locate_weights_at(model_name, revision, path, p, sizeof p, &src, &e);
+    if (rc)
+        return fail(&e, rc, err);
+    if (!(*found = strdup(p)))
+        return say(GPT2EMBED_E_NOMEM, err, "out of memory");
+    if (from)
+        *from = (gpt2embed_weights_from)src;
+    return GPT2EMBED_OK;
+}
+
+size_t gpt2embed_known_models(const gpt2embed_model_info **models)
+{
+    size_t n;
+    const models_info *all = models_all(&n);
+    if (models)
+        *models = all;
+    return n;
 }
 
 void gpt2embed_model_close(gpt2embed_model *m)
@@ -248,6 +277,11 @@ void gpt2embed_tokenizer_close(gpt2embed_tokenizer *t)
 size_t gpt2embed_tokenizer_n_vocab(const gpt2embed_tokenizer *t)
 {
     return t ? tok_n_vocab(eng_tables(t->e)) : 0;
+}
+
+const char *gpt2embed_tokenizer_source(const gpt2embed_tokenizer *t)
+{
+    return t ? tok_source(eng_tables(t->e)) : NULL;
 }
 
 /* The special-token mode of flags, or -1 for unknown or contradictory flags. */
@@ -567,6 +601,30 @@ gpt2embed_status gpt2embed_cosine_matrix(const float *X, size_t R, size_t C, dou
     return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
 }
 
+gpt2embed_status gpt2embed_table_stats(const gpt2embed_model *m, gpt2embed_table which, gpt2embed_stats *out,
+                                       gpt2embed_error *err)
+{
+    if (!m || !out)
+        return NULL_ARG("gpt2embed_table_stats");
+    if (which != GPT2EMBED_WTE && which != GPT2EMBED_WPE)
+        return say(GPT2EMBED_E_ARG, err, "gpt2embed_table_stats: no such table (GPT2EMBED_WTE or GPT2EMBED_WPE)");
+    g2e_err e;
+    int rc = sim_stats_of(m->m, which == GPT2EMBED_WPE, out, &e);
+    return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_nearest(const gpt2embed_model *m, const float *q, size_t k, uint32_t exclude,
+                                   gpt2embed_hit *hits, size_t *n_hits, gpt2embed_error *err)
+{
+    if (n_hits)
+        *n_hits = 0;
+    if (!m || !q || !n_hits || (k && !hits))
+        return NULL_ARG("gpt2embed_nearest");
+    g2e_err e;
+    int rc = sim_nearest(m->m, q, k, exclude, hits, n_hits, &e);
+    return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
+}
+
 void gpt2embed_free(void *p)
 {
     free(p);
@@ -577,6 +635,11 @@ void gpt2embed_free(void *p)
 const g2e_model *g2e_api_model(const gpt2embed_model *m)
 {
     return m ? m->m : NULL;
+}
+
+eng *g2e_api_engine(const gpt2embed_tokenizer *t)
+{
+    return t ? t->e : NULL;
 }
 
 const char *g2e_api_model_path(const gpt2embed_model *m)

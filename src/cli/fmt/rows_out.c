@@ -275,9 +275,9 @@ static void csv_fields(const rows_doc *d, FILE *f, size_t w, size_t r, int part)
         rows_piece(d->tz, d->tok, t, &b, &n);
         char *vis = text_escape((const char *)b, n, TEXT_ESC_VISIBLE), *disp = rows_shown(d->tz, d->tok, t);
         fprintf(f, "%zu,%zu,%u,", position, t, d->tok->ids[t]);
-        rows_csv_field(f, vis ? vis : "", vis ? strlen(vis) : 0);
+        textfmt_csv_field(f, vis ? vis : "", vis ? strlen(vis) : 0);
         fputc(',', f);
-        rows_csv_field(f, disp ? disp : "", disp ? strlen(disp) : 0);
+        textfmt_csv_field(f, disp ? disp : "", disp ? strlen(disp) : 0);
         fputc(',', f);
         free(vis);
         free(disp);
@@ -311,36 +311,6 @@ static int write_csv(const rows_doc *d, FILE *f, float *buf, g2e_err *err)
 
 /* ---- text helpers (out.h's out_pad, out_rpad and out_csv_field are these) ---- */
 
-void rows_pad(FILE *f, const char *s, size_t width, int right)
-{
-    size_t w = text_width(s, strlen(s));
-    if (!right)
-        fputs(s, f);
-    for (; w < width; w++)
-        fputc(' ', f);
-    if (right)
-        fputs(s, f);
-}
-
-void rows_csv_field(FILE *f, const char *s, size_t n)
-{
-    int quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
-    for (size_t i = 0; i < n && !quote; i++)
-        if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
-            quote = 1;
-    if (!quote) {
-        fwrite(s, 1, n, f);
-        return;
-    }
-    fputc('"', f);
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
-            fputc('"', f);
-        fputc(s[i], f);
-    }
-    fputc('"', f);
-}
-
 /* ---- the text table ---- */
 
 static double norm(const float *v, size_t C)
@@ -361,16 +331,16 @@ static void table_head(const rows_doc *d, FILE *f, size_t w, size_t show)
         fprintf(f, g2e_tr("%swindow %zu: tokens %zu..%zu at positions 0..%zu\n"), w ? "\n" : "", w,
                 first, last - 1, last - first - 1);
     }
-    rows_pad(f, g2e_tr("pos"), 5, 1);
+    textfmt_pad(f, g2e_tr("pos"), 5, 1);
     fputc(' ', f);
-    rows_pad(f, g2e_tr("id"), 6, 1);
+    textfmt_pad(f, g2e_tr("id"), 6, 1);
     fputs("  ", f);
-    rows_pad(f, g2e_tr("piece"), 18, 0);
+    textfmt_pad(f, g2e_tr("piece"), 18, 0);
     /* TRANSLATORS: the norms of the token, position and sum vectors, headings of 8 columns */
     const char *norms[3] = {g2e_tr("|token|"), g2e_tr("|pos|"), g2e_tr("|sum|")};
     for (int k = 0; k < 3; k++) {
         fputc(' ', f);
-        rows_pad(f, norms[k], 8, 1);
+        textfmt_pad(f, norms[k], 8, 1);
     }
     fputs("  ", f);
     fprintf(f, g2e_tr("sum[0..%zu]\n"), show ? show - 1 : 0);
@@ -396,7 +366,7 @@ static int table_rows(const rows_doc *d, FILE *f, size_t w, size_t show, float *
             return -1;
         char *vis = rows_shown(d->tz, d->tok, t);
         fprintf(f, "%5zu %6u  ", position, d->tok->ids[t]);
-        rows_pad(f, vis ? vis : "?", 18, 0);
+        textfmt_pad(f, vis ? vis : "?", 18, 0);
         free(vis);
         fprintf(f, " %8.4f %8.4f %8.4f ", norm(buf, C), norm(buf + C, C), norm(buf + 2 * C, C));
         for (size_t c = 0; c < show; c++)

@@ -128,11 +128,5 @@ char *rows_pe_caveat(const g2e_model *m, double wte_norm);
 int rows_strips(const embed_ctx *ec, const embed_plan *p, const rows_tokens *tk, tok_tokenizer *tz,
                 size_t R, float *data, char **labels, size_t *n, g2e_err *err);
 
-/* ---- text helpers (the one implementation; out.h's out_pad/out_rpad/out_csv_field) ---- */
-/* s then spaces to `width` display columns (text_width), or (right = 1) spaces then s. */
-void rows_pad(FILE *f, const char *s, size_t width, int right);
-/* A CSV field (RFC 4180): quoted, with quotes doubled, if it holds ',', '"', CR or LF or
- * starts or ends with a space; as it is otherwise. */
-void rows_csv_field(FILE *f, const char *s, size_t n);
 
 #endif

@@ -3,7 +3,7 @@
  * (see st_describe.h). */
 #include "st_describe.h"
 #include "err.h"
-#include "rows_out.h"
+#include "textfmt.h"
 
 #include "json.h"
 #include "text.h"
@@ -33,7 +33,7 @@ static void shape_str(const st_tensor *t, char *buf, size_t len)
 /* A line's label (translated), padded to 10 display columns. */
 static void label(FILE *f, const char *s)
 {
-    rows_pad(f, s, 9, 0);
+    textfmt_pad(f, s, 9, 0);
     fputc(' ', f);
 }
 
@@ -72,13 +72,13 @@ int st_describe_table(FILE *f, const char *path, const st_file *st, const g2e_mo
             if (s > ws) ws = s;
         }
         fputs("  ", f);
-        rows_pad(f, g2e_tr("name"), (size_t)wn, 0);
+        textfmt_pad(f, g2e_tr("name"), (size_t)wn, 0);
         fputs("  dtype    ", f);
-        rows_pad(f, g2e_tr("shape"), (size_t)ws, 0);
+        textfmt_pad(f, g2e_tr("shape"), (size_t)ws, 0);
         fputs("  ", f);
-        rows_pad(f, g2e_tr("bytes"), 15, 1);
+        textfmt_pad(f, g2e_tr("bytes"), 15, 1);
         fputs("  ", f);
-        rows_pad(f, g2e_tr("offset"), 15, 1);
+        textfmt_pad(f, g2e_tr("offset"), 15, 1);
         fputc('\n', f);
         for (size_t i = 0; i < st->n_tensors; i++) {
             const st_tensor *t = &st->tensors[i];
@@ -100,7 +100,7 @@ int st_describe_table(FILE *f, const char *path, const st_file *st, const g2e_mo
     fprintf(f, "  n_vocab %zu\n  n_ctx   %zu\n  n_embd  %zu\n  n_layer %zu\n", m->n_vocab,
             m->n_ctx, m->n_embd, m->n_layer);
     fputs("  ", f);
-    rows_pad(f, g2e_tr("prefix"), 7, 0);
+    textfmt_pad(f, g2e_tr("prefix"), 7, 0);
     fprintf(f, " %s\n", m->prefixed ? "transformer." : g2e_tr("(none)"));
     fprintf(f, "  dtype   wte %s, wpe %s\n", st_dtype_name(m->wte->dtype),
             st_dtype_name(m->wpe->dtype));

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../gpt2embed.h"
 #include "err.h"
 #include "model.h"
 
@@ -49,10 +50,8 @@ void sim_by_distance(const double *M, size_t R, double *mean, double *sd);
 /* All rows of wpe (n_ctx, n_embd) as float32 into a new buffer the caller frees. */
 int sim_load_wpe(const g2e_model *m, float **out, g2e_err *err);
 
-typedef struct sim_hit {
-    uint32_t id;        /* row of wte */
-    double cos;         /* cosine with the query */
-} sim_hit;
+/* A row of wte and its cosine with the query: the public gpt2embed_hit itself. */
+typedef gpt2embed_hit sim_hit;
 
 /* The k rows of wte nearest to q (n_embd floats) by cosine, best first, into hits[k]; the row
  * `exclude` is skipped (pass UINT32_MAX to skip none). Streams wte once. Rows with norm 0 and
@@ -62,17 +61,8 @@ typedef struct sim_hit {
 int sim_nearest(const g2e_model *m, const float *q, size_t k, uint32_t exclude, sim_hit *hits,
                 size_t *n_hits, g2e_err *err);
 
-/* Scale of one embedding matrix (wte or wpe). */
-typedef struct sim_stats {
-    size_t rows, cols;
-    double norm_mean, norm_min, norm_max;   /* over row L2 norms */
-    size_t argmin, argmax;                   /* rows with the smallest / largest norm */
-    double mean_abs;                         /* mean |x| over all elements */
-    double mean, std;                        /* over all elements (population std) */
-    size_t top[10];                          /* rows with the largest norms, largest first */
-    double top_norm[10];
-    size_t n_top;                            /* min(10, rows) */
-} sim_stats;
+/* Scale of one embedding matrix (wte or wpe): the public gpt2embed_stats itself. */
+typedef gpt2embed_stats sim_stats;
 
 /* Stats of wte (which = 0) or wpe (which = 1), streaming the rows once. */
 int sim_stats_of(const g2e_model *m, int which, sim_stats *out, g2e_err *err);
