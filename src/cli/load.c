@@ -201,7 +201,7 @@ int load_token_arg(gpt2embed_tokenizer *t, const char *arg, uint32_t *id)
         int64_t v;
         size_t nv = gpt2embed_tokenizer_n_vocab(t);
         if (strlen(d) > 10 || opt_parse_int(d, 0, (int64_t)nv - 1, &v)) {
-            cli_error("'%s': no token has ID %s (IDs are 0..%zu)", arg, d, nv - 1);
+            cli_error("'%s': no token has ID %s (IDs are 0..%u)", arg, d, (unsigned)(nv - 1));
             return -1;
         }
         *id = (uint32_t)v;
