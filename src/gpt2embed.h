@@ -279,6 +279,54 @@ GPT2EMBED_API gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const cha
                                                size_t len, unsigned flags, size_t n_ctx,
                                                gpt2embed_count_info *out, gpt2embed_error *err);
 
+/* What gpt2embed_count_ex and gpt2embed_count_stream add to gpt2embed_count_info: the bytes,
+ * the repairs of lossy input, and where the context ends as a person finds it in the text. */
+#define GPT2EMBED_SNIPPET_MAX 256
+typedef struct gpt2embed_count_detail {
+    size_t n_bytes;             /* the text's bytes (a stream's: all it read) */
+    size_t n_replaced;          /* GPT2EMBED_LOSSY: ill-formed sequences read as U+FFFD; else 0 */
+    /* when n_tokens > n_ctx (else 0, 0 and ""): the first character not wholly inside the
+     * context, its 1-based line (lines end at '\n') and column (in characters) */
+    size_t ctx_end_line, ctx_end_column;
+    /* up to 24 characters before and 12 after ctx_end_byte, joined by '|', "…" where the text
+     * goes on, a newline as "\n", other controls and bad bytes as "\xNN"; a character the cut
+     * splits shown on both sides with its bytes on that side ("角 (1-2/3)|角 (3/3)");
+     * NUL-terminated UTF-8 */
+    char ctx_end_snippet[GPT2EMBED_SNIPPET_MAX];
+} gpt2embed_count_detail;
+
+/* gpt2embed_count on up to n_threads threads (gpt2embed_tokenize_batch's rule; a text shorter
+ * than a few chunks of 64 KB runs on one), with *detail filled too when detail is not NULL.
+ * The numbers never depend on the thread count. */
+GPT2EMBED_API gpt2embed_status gpt2embed_count_ex(gpt2embed_tokenizer *t, const char *text, size_t len,
+                                                  unsigned flags, size_t n_ctx, unsigned n_threads,
+                                                  gpt2embed_count_info *out,
+                                                  gpt2embed_count_detail *detail,
+                                                  gpt2embed_error *err);
+
+/* What one distinct character of a text costs in tokens (gpt2embed_char_costs). */
+typedef struct gpt2embed_char_cost {
+    char bytes[4];              /* the character's bytes (n_bytes of them, not NUL-terminated) */
+    uint8_t n_bytes;            /* 1..4 */
+    int32_t code_point;         /* its code point, or -1 for an ill-formed sequence (lossy) */
+    size_t first;               /* the byte offset of its first occurrence */
+    size_t count;               /* occurrences */
+    double tokens;              /* its cost in all: a token of b bytes gives 1/b to each of its
+                                   bytes, a character costs what its bytes got (犬 as three
+                                   one-byte tokens: 3 per occurrence) */
+} gpt2embed_char_cost;
+
+/* Which characters of text[len] cost the most tokens: text tokenized as gpt2embed_tokenize_ex
+ * would (flags alike) on up to n_threads threads, then every distinct character's cost. The
+ * costs of all characters add up to the number of tokens. *costs is a new array of *n rows
+ * (gpt2embed_free; NULL for an empty text), costliest first (then by cost per occurrence,
+ * then by first occurrence). Errors: the tokenizer's (E_UTF8 with err->offset ...),
+ * GPT2EMBED_E_NOMEM; then *costs is NULL and *n 0. */
+GPT2EMBED_API gpt2embed_status gpt2embed_char_costs(gpt2embed_tokenizer *t, const char *text, size_t len,
+                                                    unsigned flags, unsigned n_threads,
+                                                    gpt2embed_char_cost **costs, size_t *n,
+                                                    gpt2embed_error *err);
+
 /* Streaming: read(read_user, buf, cap) fills buf with up to cap bytes of the input and returns
  * how many (0: the end). A read that returns -1 ends the stream and is not called again:
  * GPT2EMBED_E_STOPPED when it set errno to ECANCELED (how a read callback cancels), else
@@ -299,6 +347,17 @@ GPT2EMBED_API gpt2embed_status gpt2embed_tokenize_stream(gpt2embed_tokenizer *t,
                                                          unsigned flags, unsigned n_threads,
                                                          gpt2embed_emit_fn emit, void *emit_user,
                                                          gpt2embed_error *err);
+
+/* gpt2embed_count_ex for a text of any length read through read (gpt2embed_tokenize_stream's callback
+ * and rules: -1 with errno ECANCELED cancels), strict UTF-8 with <|endoftext|> the special
+ * token (flags must be 0): memory stays bounded (the stream's, and the text up to a little
+ * past where the context ends). Offsets are from the start of the stream. Errors as
+ * gpt2embed_tokenize_stream's, and gpt2embed_count's. */
+GPT2EMBED_API gpt2embed_status gpt2embed_count_stream(gpt2embed_tokenizer *t, gpt2embed_read_fn read,
+                                                      void *read_user, unsigned flags, size_t n_ctx,
+                                                      unsigned n_threads, gpt2embed_count_info *out,
+                                                      gpt2embed_count_detail *detail,
+                                                      gpt2embed_error *err);
 
 #define GPT2EMBED_TOKEN_EOT 50256u  /* <|endoftext|>, GPT-2's only special token */
 

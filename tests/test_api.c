@@ -856,6 +856,102 @@ Test(api, stream_gives_the_ids_of_the_whole_text, .timeout = 120)
     free_cases(&k);
 }
 
+/* Line and column of the first character not wholly before byte end, by this test's own walk. */
+static void line_col(const char *text, size_t len, size_t end, size_t *line, size_t *col)
+{
+    int splits = end < len && ((unsigned char)text[end] & 0xC0) == 0x80;
+    size_t start = end;   /* the character the cut is in, or the next one */
+    while (splits && start > 0 && ((unsigned char)text[start] & 0xC0) == 0x80)
+        start--;
+    *line = 1, *col = 1;
+    for (size_t i = 0; i < start; i++)
+        if (text[i] == '\n')
+            *line += 1, *col = 1;
+        else
+            *col += ((unsigned char)text[i] & 0xC0) != 0x80;
+}
+
+/* count_ex on 1..8 threads and count_stream read a few bytes at a time give gpt2embed_count's
+ * numbers, with the bytes, the line and column of the cut and a snippet around it; a failing
+ * read is the stream's status; char_costs adds up to the tokens on any thread count. */
+Test(api, count_ex_stream_and_char_costs, .timeout = 120)
+{
+    size_t len;
+    char *text = read_file(G2E_SRCDIR "/tests/data/count_ja.txt", &len);
+    cr_assert(text);
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    static const size_t ctxs[] = {1, 7, 100, 1024, 100000};
+    for (size_t k = 0; k < sizeof ctxs / sizeof *ctxs; k++) {
+        gpt2embed_count_info want, got;
+        gpt2embed_count_detail d;
+        cr_assert_eq(gpt2embed_count(t, text, len, 0, ctxs[k], &want, &err), 0, "%s", err.message);
+        size_t line = 0, col = 0;
+        int fits = want.n_tokens <= ctxs[k];
+        if (!fits)
+            line_col(text, len, want.ctx_end_byte, &line, &col);
+        for (unsigned th = 1; th <= 8; th *= 2) {
+            cr_assert_eq(gpt2embed_count_ex(t, text, len, 0, ctxs[k], th, &got, &d, &err), 0, "%s", err.message);
+            cr_expect(memcmp(&got, &want, sizeof got) == 0, "ctx %zu, %u threads", ctxs[k], th);
+            cr_expect_eq(d.n_bytes, len);
+            cr_expect_eq(d.n_replaced, 0);
+            cr_expect_eq(d.ctx_end_line, line, "ctx %zu: line %zu, want %zu", ctxs[k], d.ctx_end_line, line);
+            cr_expect_eq(d.ctx_end_column, col, "ctx %zu: column %zu, want %zu", ctxs[k], d.ctx_end_column, col);
+            cr_expect_eq(strchr(d.ctx_end_snippet, '|') != NULL, !fits, "ctx %zu: '%s'", ctxs[k], d.ctx_end_snippet);
+            feed f = {.s = text, .n = len, .step = th};
+            gpt2embed_count_detail ds;
+            cr_assert_eq(gpt2embed_count_stream(t, feed_read, &f, 0, ctxs[k], th, &got, &ds, &err), 0, "%s",
+                         err.message);
+            cr_expect(memcmp(&got, &want, sizeof got) == 0, "stream: ctx %zu, %u threads", ctxs[k], th);
+            cr_expect(memcmp(&ds, &d, sizeof d) == 0, "stream: ctx %zu, %u threads", ctxs[k], th);
+        }
+    }
+    gpt2embed_count_info ci;
+    gpt2embed_count_detail d;
+    cr_expect_eq(gpt2embed_count_ex(t, "a\xFF" "b", 3, GPT2EMBED_LOSSY, 1, 1, &ci, &d, &err), 0);
+    cr_expect_eq(d.n_replaced, 1);
+    cr_expect_eq(d.ctx_end_line, 1);
+    feed f = {.s = text, .n = 1000, .step = 1, .fail_at_end = EIO};
+    cr_expect_eq(gpt2embed_count_stream(t, feed_read, &f, 0, 10, 2, &ci, NULL, &err), GPT2EMBED_E_IO);
+    cr_expect_eq(err.errno_value, EIO);
+    f = (feed){.s = text, .n = 1000, .step = 1, .fail_at_end = ECANCELED};
+    cr_expect_eq(gpt2embed_count_stream(t, feed_read, &f, 0, 10, 1, &ci, NULL, &err), GPT2EMBED_E_STOPPED);
+    f = (feed){.s = "ab\xFF", .n = 3, .step = 1};
+    cr_expect_eq(gpt2embed_count_stream(t, feed_read, &f, 0, 10, 1, &ci, NULL, &err), GPT2EMBED_E_UTF8);
+    cr_expect_eq(err.offset, 2);
+    cr_expect_eq(gpt2embed_count_stream(t, feed_read, &f, GPT2EMBED_LOSSY, 10, 1, &ci, NULL, &err), GPT2EMBED_E_ARG);
+    /* costs: their sum is the token count, on any thread count; a bad byte is one character */
+    gpt2embed_char_cost *c1, *c4;
+    size_t n1, n4;
+    cr_assert_eq(gpt2embed_char_costs(t, text, len, 0, 1, &c1, &n1, &err), 0, "%s", err.message);
+    cr_assert_eq(gpt2embed_char_costs(t, text, len, 0, 4, &c4, &n4, &err), 0, "%s", err.message);
+    cr_assert_eq(n1, n4);
+    cr_expect(memcmp(c1, c4, n1 * sizeof *c1) == 0);
+    double sum = 0;
+    for (size_t i = 0; i < n1; i++) {
+        sum += c1[i].tokens;
+        cr_expect(i == 0 || c1[i - 1].tokens >= c1[i].tokens, "costliest first");
+    }
+    cr_assert_eq(gpt2embed_count(t, text, len, 0, 1, &ci, &err), 0);
+    cr_expect(fabs(sum - (double)ci.n_tokens) < 1e-6, "%g vs %zu", sum, ci.n_tokens);
+    gpt2embed_free(c1), gpt2embed_free(c4);
+    cr_assert_eq(gpt2embed_char_costs(t, "\xE7\x8A\xAC", 3, 0, 1, &c1, &n1, &err), 0);
+    cr_expect_eq(n1, 1);
+    cr_expect_eq(c1[0].code_point, 0x72AC);
+    cr_expect_eq(c1[0].n_bytes, 3);
+    gpt2embed_free(c1);
+    cr_expect_eq(gpt2embed_char_costs(t, "\xFF", 1, 0, 1, &c1, &n1, &err), GPT2EMBED_E_UTF8);
+    cr_expect_null(c1);
+    cr_assert_eq(gpt2embed_char_costs(t, "\xFF", 1, GPT2EMBED_LOSSY, 1, &c1, &n1, &err), 0);
+    cr_expect_eq(c1[0].code_point, -1);
+    cr_expect_eq(c1[0].tokens, 1.0);
+    gpt2embed_free(c1);
+    cr_assert_eq(gpt2embed_char_costs(t, "", 0, 0, 1, &c1, &n1, &err), 0);
+    cr_expect_eq(n1, 0);
+    gpt2embed_tokenizer_close(t);
+    free(text);
+}
+
 Test(api, token_bytes_without_allocating)
 {
     gpt2embed_tokenizer *t = open_tok();

@@ -418,8 +418,34 @@ gpt2embed_status gpt2embed_tokenize_batch(gpt2embed_tokenizer *t, size_t n_texts
     return GPT2EMBED_OK;
 }
 
-gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
-                                 size_t n_ctx, gpt2embed_count_info *out, gpt2embed_error *err)
+/* TOKCOUNT_* flags of the public ones (checked by special_of first). */
+static unsigned count_flags(unsigned flags)
+{
+    return (flags & GPT2EMBED_LOSSY ? TOKCOUNT_LOSSY : 0) | (flags & GPT2EMBED_SPECIAL_TEXT ? TOKCOUNT_SPECIAL_TEXT : 0) |
+           (flags & GPT2EMBED_SPECIAL_ERROR ? TOKCOUNT_SPECIAL_ERROR : 0);
+}
+
+/* The public count of r (a text of len bytes against n_ctx). */
+static void count_out(const tokcount *r, size_t len, size_t n_ctx, gpt2embed_count_info *out,
+                      gpt2embed_count_detail *more)
+{
+    *out = (gpt2embed_count_info){r->tokens, r->chars, n_ctx, r->fits ? len : r->cut_byte,
+                                  r->fits ? r->chars : r->cut_chars, !r->fits && r->inside};
+    if (more) {
+        memset(more, 0, sizeof *more);
+        more->n_bytes = r->bytes;
+        more->n_replaced = r->replaced;
+        if (!r->fits) {
+            more->ctx_end_line = r->line;
+            more->ctx_end_column = r->col;
+            snprintf(more->ctx_end_snippet, sizeof more->ctx_end_snippet, "%s", r->snippet);
+        }
+    }
+}
+
+gpt2embed_status gpt2embed_count_ex(gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
+                                    size_t n_ctx, unsigned n_threads, gpt2embed_count_info *out,
+                                    gpt2embed_count_detail *more, gpt2embed_error *err)
 {
     if (!t || !out || (len && !text))
         return NULL_ARG("gpt2embed_count");
@@ -429,15 +455,42 @@ gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const char *text, size_
         return say(GPT2EMBED_E_ARG, err, "gpt2embed_count: n_ctx must be at least 1");
     g2e_err e;
     tokcount r;
-    unsigned how = (flags & GPT2EMBED_LOSSY ? TOKCOUNT_LOSSY : 0) |
-                   (flags & GPT2EMBED_SPECIAL_TEXT ? TOKCOUNT_SPECIAL_TEXT : 0) |
-                   (flags & GPT2EMBED_SPECIAL_ERROR ? TOKCOUNT_SPECIAL_ERROR : 0);
-    int rc = tokcount_text(t->e, 1, len ? text : "", len, n_ctx, how, &r, &e);
+    int rc = tokcount_text(t->e, n_threads, len ? text : "", len, n_ctx, count_flags(flags), &r, &e);
     if (rc)
         return detail(g2e_status_of(rc), err, e.msg, r.bad_offset == SIZE_MAX ? GPT2EMBED_NONE : r.bad_offset,
                       GPT2EMBED_NONE);
-    *out = (gpt2embed_count_info){r.tokens, r.chars, n_ctx, r.fits ? len : r.cut_byte,
-                                  r.fits ? r.chars : r.cut_chars, !r.fits && r.inside};
+    count_out(&r, len, n_ctx, out, more);
+    tokcount_free(&r);
+    return GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
+                                 size_t n_ctx, gpt2embed_count_info *out, gpt2embed_error *err)
+{
+    return gpt2embed_count_ex(t, text, len, flags, n_ctx, 1, out, NULL, err);
+}
+
+gpt2embed_status gpt2embed_char_costs(gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
+                                      unsigned n_threads, gpt2embed_char_cost **costs, size_t *n,
+                                      gpt2embed_error *err)
+{
+    if (costs)
+        *costs = NULL;
+    if (n)
+        *n = 0;
+    if (!t || !costs || !n || (len && !text))
+        return NULL_ARG("gpt2embed_char_costs");
+    if (special_of(flags) < 0)
+        return BAD_FLAGS("gpt2embed_char_costs");
+    g2e_err e;
+    tokcount r;
+    int rc = tokcount_text(t->e, n_threads, len ? text : "", len, 1, count_flags(flags) | TOKCOUNT_PER_CHAR, &r, &e);
+    if (rc)
+        return detail(g2e_status_of(rc), err, e.msg, r.bad_offset == SIZE_MAX ? GPT2EMBED_NONE : r.bad_offset,
+                      GPT2EMBED_NONE);
+    *costs = r.cc;   /* ownership passes to the caller */
+    *n = r.n_cc;
+    r.cc = NULL;
     tokcount_free(&r);
     return GPT2EMBED_OK;
 }
@@ -494,6 +547,33 @@ gpt2embed_status gpt2embed_tokenize_stream(gpt2embed_tokenizer *t, gpt2embed_rea
     if (err)
         err->errno_value = o.sys_errno;
     return s;
+}
+
+gpt2embed_status gpt2embed_count_stream(gpt2embed_tokenizer *t, gpt2embed_read_fn read, void *read_user,
+                                        unsigned flags, size_t n_ctx, unsigned n_threads, gpt2embed_count_info *out,
+                                        gpt2embed_count_detail *more, gpt2embed_error *err)
+{
+    if (!t || !read || !out)
+        return NULL_ARG("gpt2embed_count_stream");
+    if (flags)
+        return say(GPT2EMBED_E_ARG, err, "gpt2embed_count_stream: flags must be 0 (strict UTF-8, <|endoftext|> the "
+                                         "special token)");
+    if (!n_ctx)
+        return say(GPT2EMBED_E_ARG, err, "gpt2embed_count_stream: n_ctx must be at least 1");
+    stream_cb cb = {read, read_user, NULL, NULL, PTHREAD_MUTEX_INITIALIZER};
+    g2e_err e;
+    tokcount r;
+    int rc = tokcount_stream(t->e, n_threads, stream_read, &cb, n_ctx, &r, &e);
+    if (rc) {
+        gpt2embed_status st = detail(g2e_status_of(rc), err, e.msg,
+                                     r.bad_offset == SIZE_MAX ? GPT2EMBED_NONE : r.bad_offset, GPT2EMBED_NONE);
+        if (err)
+            err->errno_value = r.sys_errno;
+        return st;
+    }
+    count_out(&r, r.bytes, n_ctx, out, more);
+    tokcount_free(&r);
+    return GPT2EMBED_OK;
 }
 
 gpt2embed_status gpt2embed_token_bytes(const gpt2embed_tokenizer *t, uint32_t id, const uint8_t **bytes,
