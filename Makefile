@@ -94,10 +94,10 @@ INC.src/cli/fmt       := $(PROG_INC)
 # every folder (src/cli/bridge.h lends them the internal view of the door's objects). What is
 # left of moving the program onto the door is this list; bridge.c goes with its last entry.
 NOT_ON_DOOR := src/cli/bridge.c src/cli/cmd_compare.c \
-    src/cli/cmd_embed.c src/cli/cmd_exercise.c src/cli/cmd_inspect.c src/cli/cmd_pca.c \
-    src/cli/cmd_plot.c src/cli/cmd_report.c src/cli/cmd_rope.c src/cli/cmd_similarity.c \
-    src/cli/cmd_sinusoidal.c src/cli/cmd_stats.c src/cli/cmd_tokenize.c src/cli/figures.c \
-    src/cli/fmt/rows_out.c src/cli/fmt/st_describe.c src/cli/io/tokwrite.c
+    src/cli/cmd_exercise.c src/cli/cmd_inspect.c \
+    src/cli/cmd_report.c src/cli/cmd_similarity.c \
+    src/cli/cmd_tokenize.c \
+    src/cli/fmt/st_describe.c src/cli/io/tokwrite.c
 $(foreach f,$(NOT_ON_DOOR),$(eval INC.$(f) := $$(SRC_DIRS)))
 # The compiler's -I options for source file $(1): its own INC (a file of NOT_ON_DOOR), its
 # folder's, or every folder.

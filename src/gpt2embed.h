@@ -399,12 +399,81 @@ GPT2EMBED_API gpt2embed_status gpt2embed_embed_pe(const gpt2embed_model *m, cons
                                                   size_t n, size_t start, gpt2embed_pe pe,
                                                   float *out, gpt2embed_error *err);
 
+#define GPT2EMBED_SINUSOIDAL_MAX_POS ((uint64_t)1 << 53) /* positions past it are not exact */
+#define GPT2EMBED_PE_SCALE_MAX 1e6   /* the largest scale of the sinusoidal encoding */
+
+/* The embedding stage with its parts: for t < n, tok[t] = wte[ids[t]], pos[t] = P(start + t)
+ * and sum[t] = tok[t] + pos[t] (one float32 addition per element, as gpt2embed_embed_pe), into
+ * the caller's arrays of n * n_embd floats each; any of them may be NULL (all three NULL: the
+ * checks alone, nothing written). With GPT2EMBED_PE_SINUSOIDAL, P is the encoding times
+ * pe_scale, each value computed in double (the sine or cosine times pe_scale) and rounded
+ * once to float32 (numpy's np.float32(pe64 * s)); pe_scale 1.0 gives gpt2embed_sinusoidal's
+ * bits. Learned positions take pe_scale 1.0 only (wpe's rows are the weights' own). Errors
+ * as gpt2embed_embed_pe's (the IDs first, then the positions), GPT2EMBED_E_ARG for a scale
+ * that is not finite, not > 0, above GPT2EMBED_PE_SCALE_MAX or given with learned positions;
+ * then nothing useful is written. Rows are made one at a time: a caller that streams its
+ * output asks for a few rows per call. */
+GPT2EMBED_API gpt2embed_status gpt2embed_embed_ex(const gpt2embed_model *m, const uint32_t *ids, size_t n,
+                                                  size_t start, gpt2embed_pe pe, double pe_scale,
+                                                  float *sum, float *tok, float *pos,
+                                                  gpt2embed_error *err);
+
+/* Sliding windows over n_tokens tokens, for a text longer than the context: windows of at
+ * most `window` tokens starting every `stride` tokens (overlap window - stride), each
+ * embedded from position 0; window k covers tokens [k * stride, min(k * stride + window,
+ * n_tokens)) and the last one ends at the last token. *n_windows (0 for no tokens, 1 when
+ * n_tokens <= window) and *padding (may be NULL): the zero rows that bring the last window to
+ * `window` rows, so that every window is a (window, n_embd) array. GPT2EMBED_E_ARG for a
+ * stride outside 1..window, or more than 2^20 rows of padding (a window far longer than the
+ * text: the message says so). */
+GPT2EMBED_API gpt2embed_status gpt2embed_windows(size_t n_tokens, size_t window, size_t stride,
+                                                 size_t *n_windows, size_t *padding,
+                                                 gpt2embed_error *err);
+
 /* The sinusoidal encoding of positions [start, start + n), width dim (even, > 0), into
  * out[n * dim] float32: PE(p, 2i) = sin(p / base^(2i/dim)), PE(p, 2i+1) = cos(...), computed
  * in double and rounded once (base 10000 is the paper's; base must be finite and > 1).
  * GPT2EMBED_E_ARG for an odd/zero dim or a bad base, GPT2EMBED_E_CONTEXT past 2^53. */
+#define GPT2EMBED_SINUSOID_BASE 10000.0  /* the paper's base */
+#define GPT2EMBED_SINUSOID_MAX_DIM ((size_t)1 << 20)  /* the widest encoding computed */
 GPT2EMBED_API gpt2embed_status gpt2embed_sinusoidal(size_t start, size_t n, size_t dim,
                                                     double base, float *out, gpt2embed_error *err);
+
+/* The article's dot curve of the sinusoidal encoding of width dim: out[j] = PE(0)·PE(from + j)
+ * for j = 0 .. to - from (to inclusive), in double, into the caller's out[to - from + 1].
+ * Errors: GPT2EMBED_E_ARG (dim, base as gpt2embed_sinusoidal's), GPT2EMBED_E_CONTEXT (from >
+ * to, or to past 2^53), GPT2EMBED_E_TOO_LARGE ((to - from + 1) x dim above 2^32). */
+GPT2EMBED_API gpt2embed_status gpt2embed_sinusoid_dot_curve(uint64_t from, uint64_t to, size_t dim,
+                                                            double base, double *out,
+                                                            gpt2embed_error *err);
+
+/* The encoding's rotation property, measured: for every pos < n_pos, k < n_k and pair i of
+ * width dim, (PE(pos, 2i), PE(pos, 2i+1)) rotated by the angle ω_i·k (ω_i = base^(-2i/dim)) is
+ * compared with (PE(pos + k, 2i), PE(pos + k, 2i+1)); *max_err receives the largest absolute
+ * difference of any component, and *at_pos, *at_k, *at_pair (each may be NULL) where it
+ * occurred. Errors: as gpt2embed_sinusoidal's, GPT2EMBED_E_CONTEXT (n_pos or n_k 0, or pos +
+ * k past 2^53), GPT2EMBED_E_TOO_LARGE (n_pos x n_k x dim/2 above 2^32), GPT2EMBED_E_NOMEM. */
+GPT2EMBED_API gpt2embed_status gpt2embed_sinusoid_check_rotation(size_t dim, double base, uint64_t n_pos,
+                                                                 uint64_t n_k, double *max_err,
+                                                                 uint64_t *at_pos, uint64_t *at_k,
+                                                                 size_t *at_pair, gpt2embed_error *err);
+
+/* Similarity by distance: for d = 0 .. max_d, the mean over p in [0, len - d) of cos(P(p),
+ * P(p + d)) of positions 0 .. len - 1, computed from the vectors themselves (in double), so
+ * that the fixed and the learned encodings are measured the same way.
+ *   gpt2embed_sinusoid_by_distance: P the sinusoidal encoding of width dim into out[max_d + 1];
+ *     errors as gpt2embed_sinusoidal's, GPT2EMBED_E_CONTEXT (len 0, max_d >= len),
+ *     GPT2EMBED_E_TOO_LARGE (len x (max_d + 1) x dim above 2^36 steps), GPT2EMBED_E_NOMEM.
+ *   gpt2embed_wpe_by_distance: P the model's wpe rows (float32), 1 <= len <= n_ctx, into
+ *     mean[max_d + 1] and, when sd is not NULL, the population standard deviations sd[max_d +
+ *     1]; GPT2EMBED_E_ARG (len outside 1..n_ctx, max_d >= len), GPT2EMBED_E_ZERO_VECTOR (a zero
+ *     row), GPT2EMBED_E_NOMEM (it holds the len x len cosine matrix). */
+GPT2EMBED_API gpt2embed_status gpt2embed_sinusoid_by_distance(size_t len, size_t dim, double base,
+                                                              size_t max_d, double *out,
+                                                              gpt2embed_error *err);
+GPT2EMBED_API gpt2embed_status gpt2embed_wpe_by_distance(const gpt2embed_model *m, size_t len,
+                                                         size_t max_d, double *mean, double *sd,
+                                                         gpt2embed_error *err);
 
 /* cos(a, b) of two float32 vectors of length n, accumulated in double, into *out.
  * GPT2EMBED_E_ZERO_VECTOR if either is all zeros (never a silent NaN). */

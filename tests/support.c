@@ -2,6 +2,8 @@
 /* support.c — see support.h. */
 #include "support.h"
 
+#include "../src/gpt2embed.h"
+
 #include "engine.h"
 #include "fixture.h"
 #include "model.h"
@@ -192,6 +194,20 @@ eng *open_repo_eng(size_t chunk)
     if (chunk)
         eng_set_chunk(e, chunk);
     return e;
+}
+
+gpt2embed_model *open_fixture_door(const fixture_opts *o, const char *tag)
+{
+    char *dir = test_tmpdir(tag);
+    char *path = path_join(dir, "m.safetensors");
+    char e[256];
+    cr_assert_eq(fixture_write(path, o, e, sizeof e), 0, "%s", e);
+    gpt2embed_model *m = NULL;
+    gpt2embed_error err;
+    cr_assert_eq(gpt2embed_model_open(&m, path, NULL, &err), 0, "%s", err.message);
+    free(path);
+    free(dir);
+    return m;
 }
 
 g2e_model *open_fixture_model(const fixture_opts *o, const char *tag)

@@ -21,6 +21,8 @@ struct g2e_model;
 /* Writes a fixture (tests/fixture.h) into a fresh temp dir named after tag and opens it with
  * model_open; aborts the test on failure. The caller closes the model. */
 struct g2e_model *open_fixture_model(const struct fixture_opts *o, const char *tag);
+/* The same through the library's door. */
+struct gpt2embed_model *open_fixture_door(const struct fixture_opts *o, const char *tag);
 
 struct eng;
 /* The repository's tokenizer (tokenizer/) on the engine, its chunks `chunk` bytes (0: the

@@ -160,7 +160,7 @@ static char *row_label(const side s[2], size_t t)
 /* The figure (fig_order_png): per position t < min(T_a, T_b), A's input row, B's and A - B,
  * the rows that differ marked; labelled "t  A's token | B's token". 0, or -1 after printing
  * the error. */
-static int draw(const compare_opts *o, const g2e_model *m, const side s[2], const order_cmp *c)
+static int draw(const compare_opts *o, const gpt2embed_model *m, const side s[2], const order_cmp *c)
 {
     size_t n = c->n_pos;
     char **labels = calloc(n, sizeof *labels);
@@ -226,7 +226,7 @@ static int run(const compare_opts *o, side s[2])
         cli_error("%s", e.msg);
         goto done;
     }
-    if (o->plot && draw(o, m, s, &c))
+    if (o->plot && draw(o, gm, s, &c))
         goto done;
     if (out_open(&of, o->out, 0))
         goto done;

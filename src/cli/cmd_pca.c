@@ -8,14 +8,12 @@
  * figures (PC1..PC4 against position, PC1 vs PC2 and PC2 vs PC3 coloured by position, the
  * cumulative explained variance) into DIR.
  */
-#include "bridge.h"
 #include "cli.h"
 #include "i18n.h"
 #include "json.h"
 #include "load.h"
 #include "opt.h"
 #include "out.h"
-#include "sinusoid.h"
 #include "study.h"
 #include "study_fig.h"
 #include "table_out.h"
@@ -266,7 +264,7 @@ static int check(const pca_opts *o, const opt_parsed *p)
 
 int cmd_pca(int argc, char **argv)
 {
-    pca_opts o = {.k = 10, .len = 1024, .dim = 768, .base = SIN_DEFAULT_BASE};
+    pca_opts o = {.k = 10, .len = 1024, .dim = 768, .base = GPT2EMBED_SINUSOID_BASE};
     opt_parsed p;
     int r = opt_parse(&CMD, argc, argv, &o, &p);
     int given_fmt = r ? 0 : opt_given(&CMD, &p, "--format");
@@ -275,8 +273,7 @@ int cmd_pca(int argc, char **argv)
         opt_free(&p);
         return r ? opt_exit(r) : EXIT_USAGE;
     }
-    gpt2embed_model *gm = NULL;
-    const g2e_model *m = NULL;
+    gpt2embed_model *m = NULL;
     const char *path = NULL;
     char *what = NULL;
     uint32_t *owned_ids = NULL;
@@ -285,18 +282,18 @@ int cmd_pca(int argc, char **argv)
     int rc = EXIT_ERR;
     study_pca_src src = {.of = o.of, .len = (size_t)o.len, .dim = (size_t)o.dim, .base = o.base,
                          .skip = (size_t)o.skip};
-    if (o.of != STUDY_OF_SINUSOIDAL && load_model(&o.lo, &gm))
+    if (o.of != STUDY_OF_SINUSOIDAL && load_model(&o.lo, &m))
         goto done;
-    src.m = m = bridge_model(gm);
-    path = gpt2embed_model_path(gm);
+    src.m = m;
+    path = gpt2embed_model_path(m);
     if (o.of == STUDY_OF_WTE && token_rows(&o, &src, &owned_ids))
         goto done;
     if (!given_k) {   /* the default keeps at most the width */
-        size_t w = m ? m->n_embd : (size_t)o.dim;
+        size_t w = m ? gpt2embed_n_embd(m) : (size_t)o.dim;
         o.k = (int64_t)w < o.k ? (int64_t)w : o.k;
     }
     /* the figures need four components even when fewer are printed */
-    size_t width = m ? m->n_embd : (size_t)o.dim, kk = (size_t)o.k;
+    size_t width = m ? gpt2embed_n_embd(m) : (size_t)o.dim, kk = (size_t)o.k;
     if (o.plot && kk < 4)
         kk = width < 4 ? width : 4;
     if (study_pca(&src, kk, &res, &row_id))
@@ -316,6 +313,6 @@ done:
     pca_free(&res);
     gpt2embed_free(owned_ids);
     free(row_id), free(what);
-    gpt2embed_model_close(gm);
+    gpt2embed_model_close(m);
     return rc;
 }

@@ -218,7 +218,7 @@ int cmd_report(int argc, char **argv)
     for (int i = 0; i < 2; i++)   /* cli_read_file: regular files only, "-" is stdin */
         if (file[i] && !(in.text[i] = own[i] = cli_read_file(file[i], "text file", &in.len[i])))
             goto done;
-    in.m = bridge_model(m), in.tok = tok, in.weights = gpt2embed_model_path(m);
+    in.model = m, in.m = bridge_model(m), in.tok = tok, in.weights = gpt2embed_model_path(m);
     g2e_err me;   /* under ulimit -v, GLib aborts and OpenBLAS spins: said before, not met */
     if (memlimit_check(MEMLIMIT_REPORT, _("the report"), &me) != 0) {
         cli_error("%s", me.msg);

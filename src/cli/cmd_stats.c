@@ -9,7 +9,6 @@
  * are from position 100 on (published analyses of GPT-2 small report them nearly constant
  * there) compared with positions 1..99. Every format of table.h; --plot draws it.
  */
-#include "bridge.h"
 #include "cli.h"
 #include "i18n.h"
 #include "json.h"
@@ -17,7 +16,6 @@
 #include "opt.h"
 #include "out.h"
 #include "pca.h"
-#include "similarity.h"
 #include "study.h"
 #include "study_fig.h"
 #include "figures.h"
@@ -146,13 +144,12 @@ static void put_norms_head(FILE *f, int fmt, const void *user)
 /* --by-position: norms, summary, output, figure. */
 static int run_by_position(const stats_opts *o, int fmt)
 {
-    gpt2embed_model *gm = NULL;
+    gpt2embed_model *m = NULL;
     study_norms sn = {0};
     int rc = EXIT_ERR;
-    if (load_model(&o->lo, &gm) || study_wpe_norms(bridge_model(gm), &sn))
+    if (load_model(&o->lo, &m) || study_wpe_norms(m, &sn))
         goto done;
-    const g2e_model *m = bridge_model(gm);
-    const char *path = gpt2embed_model_path(gm);
+    const char *path = gpt2embed_model_path(m);
     const tbl_col COLS[] = {
         {.key = "position", .head = _("position"), .width = 10, .prec = -1},
         {.key = "norm", .head = _("norm"), .width = 14, .prec = 6, .g = 1},
@@ -177,7 +174,7 @@ static int run_by_position(const stats_opts *o, int fmt)
         rc = EXIT_ERR;
 done:
     study_norms_free(&sn);
-    gpt2embed_model_close(gm);
+    gpt2embed_model_close(m);
     return rc;
 }
 

@@ -636,6 +636,59 @@ gpt2embed_status gpt2embed_embed_pe(const gpt2embed_model *m, const uint32_t *id
     return detail(g2e_status_of(rc), err, e.msg, GPT2EMBED_NONE, rc == EMBED_E_ID ? bad : GPT2EMBED_NONE);
 }
 
+gpt2embed_status gpt2embed_embed_ex(const gpt2embed_model *m, const uint32_t *ids, size_t n, size_t start,
+                                    gpt2embed_pe pe, double pe_scale, float *sum, float *tok, float *pos,
+                                    gpt2embed_error *err)
+{
+    if (!m || (n && !ids))
+        return NULL_ARG("gpt2embed_embed_ex");
+    if (pe != GPT2EMBED_PE_LEARNED && pe != GPT2EMBED_PE_SINUSOIDAL)
+        return say(GPT2EMBED_E_ARG, err, "gpt2embed_embed_ex: unknown position encoding");
+    embed_pe ep = pe == GPT2EMBED_PE_SINUSOIDAL ? EMBED_PE_SINUSOIDAL : EMBED_PE_LEARNED;
+    g2e_err e;
+    embed_ctx c;
+    int rc = embed_check(m->m, ep, ids, n, start, &e);
+    if (rc)
+        goto fail;
+    if ((rc = embed_init(&c, m->m, ep, &e)))
+        goto fail;
+    if (pe_scale != 1.0 || ep == EMBED_PE_SINUSOIDAL)
+        rc = embed_set_pe_scale(&c, pe_scale, &e);
+    size_t C = m->m->n_embd;
+    float *row = NULL;
+    if (!rc && (sum || tok || pos) && !sum && !(row = malloc(C * sizeof *row)))
+        rc = g2e_fail(&e, G2E_ENOMEM, "out of memory");
+    for (size_t t = 0; t < n && !rc && (sum || tok || pos); t++)
+        rc = embed_row(&c, ids[t], start + t, sum ? sum + t * C : row, tok ? tok + t * C : NULL,
+                       pos ? pos + t * C : NULL, &e);
+    free(row);
+    embed_free(&c);
+    if (!rc)
+        return GPT2EMBED_OK;
+fail:;
+    size_t bad = 0; /* the index of the first bad ID, for err->index */
+    while (rc == EMBED_E_ID && bad < n && ids[bad] < m->m->n_vocab)
+        bad++;
+    return detail(g2e_status_of(rc), err, e.msg, GPT2EMBED_NONE, rc == EMBED_E_ID ? bad : GPT2EMBED_NONE);
+}
+
+gpt2embed_status gpt2embed_windows(size_t n_tokens, size_t window, size_t stride, size_t *n_windows,
+                                   size_t *padding, gpt2embed_error *err)
+{
+    if (!n_windows)
+        return NULL_ARG("gpt2embed_windows");
+    g2e_err e;
+    size_t pad = 0;
+    int rc = embed_windows(n_tokens, window, stride, n_windows, &e);
+    if (!rc)
+        rc = embed_window_padding(n_tokens, window, stride, &pad, &e);
+    if (rc)
+        return fail(&e, rc, err);
+    if (padding)
+        *padding = pad;
+    return GPT2EMBED_OK;
+}
+
 gpt2embed_status gpt2embed_embed(const gpt2embed_model *m, const uint32_t *ids, size_t n,
                                  size_t start, float *out, gpt2embed_error *err)
 {
@@ -658,6 +711,47 @@ gpt2embed_status gpt2embed_sinusoidal(size_t start, size_t n, size_t dim, double
     for (size_t i = 0; i < n && !rc; i++)
         rc = sin_table_row_f32(&tab, (uint64_t)start + i, out + i * dim, &e);
     sin_table_free(&tab);
+    return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_sinusoid_dot_curve(uint64_t from, uint64_t to, size_t dim, double base, double *out,
+                                              gpt2embed_error *err)
+{
+    if (!out)
+        return NULL_ARG("gpt2embed_sinusoid_dot_curve");
+    g2e_err e;
+    int rc = sin_dot_curve(from, to, dim, base, out, &e);
+    return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_sinusoid_check_rotation(size_t dim, double base, uint64_t n_pos, uint64_t n_k,
+                                                   double *max_err, uint64_t *at_pos, uint64_t *at_k,
+                                                   size_t *at_pair, gpt2embed_error *err)
+{
+    if (!max_err)
+        return NULL_ARG("gpt2embed_sinusoid_check_rotation");
+    g2e_err e;
+    int rc = sin_check_rotation(dim, base, n_pos, n_k, max_err, at_pos, at_k, at_pair, &e);
+    return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_sinusoid_by_distance(size_t len, size_t dim, double base, size_t max_d, double *out,
+                                                gpt2embed_error *err)
+{
+    if (!out)
+        return NULL_ARG("gpt2embed_sinusoid_by_distance");
+    g2e_err e;
+    int rc = sin_by_distance(len, dim, base, max_d, out, &e);
+    return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_wpe_by_distance(const gpt2embed_model *m, size_t len, size_t max_d, double *mean,
+                                           double *sd, gpt2embed_error *err)
+{
+    if (!m || !mean)
+        return NULL_ARG("gpt2embed_wpe_by_distance");
+    g2e_err e;
+    int rc = sim_learned_by_distance(m->m, len, max_d, mean, sd, &e);
     return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
 }
 

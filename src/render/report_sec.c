@@ -102,8 +102,8 @@ void rp_exercise2(report_page *r)
     fputs("</section>\n", r->f);
 }
 
-/* the two columns of sim_stats (wte, wpe) as rows of the scale table */
-static void scale_table(report_page *r, const sim_stats s[2])
+/* the two columns of gpt2embed_stats (wte, wpe) as rows of the scale table */
+static void scale_table(report_page *r, const gpt2embed_stats s[2])
 {
     static const char *const HEAD[] = {"", T_SCALE_COL_WTE, T_SCALE_COL_WPE};
     static const char *const KEYS[] = {T_SCALE_ROWS, T_SCALE_NORM, T_SCALE_MIN, T_SCALE_MAX,
@@ -133,7 +133,7 @@ static void scale_norms(report_page *r)
     pcasrc_norms sn;
     g2e_err e;
     render_png png = {0};
-    int rc = pcasrc_wpe_norms(r->in->m, &sn, &e);
+    int rc = pcasrc_wpe_norms(r->in->model, &sn, &e);
     if (rc == 0) {
         const pca_norm_summary *q = &sn.sum;
         fputs("<p class=\"says\">", r->f);
@@ -144,7 +144,7 @@ static void scale_norms(report_page *r)
                    q->split, sn.n - 1);
         }
         fputs("</p>\n", r->f);
-        const char *name = fig_model_name(r->in->m);
+        const char *name = fig_model_name(r->in->model);
         rc = fig_norms_png(&sn, name, &png, &e);
         pcasrc_norms_free(&sn);
     }
@@ -154,12 +154,13 @@ static void scale_norms(report_page *r)
 
 void rp_scale(report_page *r)
 {
-    sim_stats s[2];
-    g2e_err e;
+    gpt2embed_stats s[2];
+    gpt2embed_error e;
     rp_section(r, "scale", _(T_SCALE_H));
-    if (sim_stats_of(r->in->m, 0, &s[0], &e) || sim_stats_of(r->in->m, 1, &s[1], &e)) {
-        rp_say(r, "report: scale: %s", e.msg);
-        rp_failed(r, e.msg);
+    if (gpt2embed_table_stats(r->in->model, GPT2EMBED_WTE, &s[0], &e) ||
+        gpt2embed_table_stats(r->in->model, GPT2EMBED_WPE, &s[1], &e)) {
+        rp_say(r, "report: scale: %s", e.message);
+        rp_failed(r, e.message);
         fputs("</section>\n", r->f);
         return;
     }
@@ -256,7 +257,7 @@ static void order_figure(report_page *r, char **const lab[2], const tok_ids t[2]
         if (!(rows[i] = textfmt_printf("%zu  %s | %s", i, lab[0] ? lab[0][i] : "?", lab[1] ? lab[1][i] : "?")))
             rc = g2e_fail(&e, G2E_ENOMEM, "out of memory");
     if (!rc)
-        rc = fig_order_png(r->in->m, t[0].ids, t[1].ids, n, (const char *const *)rows, &png, &e);
+        rc = fig_order_png(r->in->model, t[0].ids, t[1].ids, n, (const char *const *)rows, &png, &e);
     rp_figure(r, "order.png", _("A's and B's input rows and A - B per position; the rows that differ are marked"),
               rc, &png, &e);
     for (size_t i = 0; rows && i < n; i++)

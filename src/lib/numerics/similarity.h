@@ -47,9 +47,6 @@ int sim_cosine_matrix(const float *X, size_t R, size_t C, double *out, g2e_err *
  * sd may be NULL. */
 void sim_by_distance(const double *M, size_t R, double *mean, double *sd);
 
-/* All rows of wpe (n_ctx, n_embd) as float32 into a new buffer the caller frees. */
-int sim_load_wpe(const g2e_model *m, float **out, g2e_err *err);
-
 /* A row of wte and its cosine with the query: the public gpt2embed_hit itself. */
 typedef gpt2embed_hit sim_hit;
 
