@@ -142,8 +142,8 @@ int i18n_init(int argc, char **argv, const char **bad_lang)
     int want_ja = lang && lang_ok ? strcmp(lang, "ja") == 0 : env_wants_ja();
     /* Only the messages' language depends on the locale (numbers stay "C", output is UTF-8
      * by bind_textdomain_codeset, widths come from text.c): when nothing asks for Japanese,
-     * the English msgids are printed whatever the locale, so loading it (setlocale with
-     * LANG=C.UTF-8: ~0.17M instructions, a tenth of the cold start) is skipped. */
+     * the English msgids are printed whatever the locale, so loading it (a tenth of the
+     * cold start: bench/PROGRAM.md) is skipped. */
     const char *msg = NULL;
     if (want_ja) {
         setlocale(LC_ALL, "");
