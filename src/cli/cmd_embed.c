@@ -509,7 +509,7 @@ int cmd_embed(int argc, char **argv)
         goto done;
     int plot_only = j.plot && !j.out && j.fmt == F_TABLE;
     /* npy, raw and csv hold numbers only: a scale asked for is stated beside them (without
-     * --pe-scale a data file gets no note, as before); a figure alone gets it always */
+     * --pe-scale a data file gets no note); a figure alone gets it always */
     if (j.pe == GPT2EMBED_PE_SINUSOIDAL &&
         (plot_only || (j.pe_scale_arg && j.fmt != F_TABLE && j.fmt != F_JSON))) {
         rows_doc d = doc_of(&j);
