@@ -84,12 +84,19 @@ INC.src/lib/engine    := src/common src/lib src/lib/tokenizer src/lib/engine src
 INC.src/lib/weights   := src/common src/lib src/lib/weights
 INC.src/lib/numerics  := src/common src/lib src/lib/weights src/lib/numerics
 INC.src/lib/study     := src/common src/lib src/lib/weights src/lib/numerics src/lib/study
+# The program archives keep to the library's rules and may use its modules: study the
+# numerics (the sinusoidal encoding's double matrix), download the weights' files (where the
+# Hugging Face cache is, the catalogue, the safetensors reader).
+INC.src/study         := src/common src/study src/lib/numerics
+INC.src/download      := src/common src/download src/lib/weights
 # The program's wings reach the library through src/gpt2embed.h (-Isrc, on every path) and the
 # shared toolkit; the program also uses the rendering wing and the program archives.
 PROG_INC              := src/common src/cli src/cli/io src/cli/fmt src/render src/study src/download
 INC.src/cli           := $(PROG_INC)
 INC.src/cli/io        := $(PROG_INC)
 INC.src/cli/fmt       := $(PROG_INC)
+# The rendering wing: the door, the toolkit, its own folder and the study archive.
+INC.src/render        := src/common src/render src/study
 # The program's files that do not reach the library through the door alone yet: they still see
 # every folder (src/cli/bridge.h lends them the internal view of the door's objects). What is
 # left of moving the program onto the door is this list; bridge.c goes with its last entry.
@@ -97,7 +104,7 @@ NOT_ON_DOOR := src/cli/bridge.c src/cli/cmd_compare.c \
     src/cli/cmd_exercise.c src/cli/cmd_inspect.c \
     src/cli/cmd_report.c src/cli/cmd_similarity.c \
     src/cli/cmd_tokenize.c \
-    src/cli/fmt/st_describe.c src/cli/io/tokwrite.c
+    src/cli/fmt/st_describe.c src/cli/io/tokwrite.c src/render/report_sec.c
 $(foreach f,$(NOT_ON_DOOR),$(eval INC.$(f) := $$(SRC_DIRS)))
 # The compiler's -I options for source file $(1): its own INC (a file of NOT_ON_DOOR), its
 # folder's, or every folder.

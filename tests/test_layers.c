@@ -51,8 +51,22 @@ Test(layers, a_forbidden_include_fails_to_compile)
     const char *core = "src/lib/tokenizer/tok_pretok.c";
     cr_expect_eq(probe(core, "text.h"), 0);
     cr_expect_neq(probe(core, "engine.h"), 0);
+    /* the rendering wing: the door, the toolkit and the study archive */
+    cr_expect_eq(probe("src/render/fig.c", "pcasrc.h"), 0);
+    cr_expect_eq(probe("src/render/fig.c", "gpt2embed.h"), 0);
+    cr_expect_neq(probe("src/render/fig.c", "model.h"), 0);
+    cr_expect_neq(probe("src/render/fig.c", "out.h"), 0, "the rendering wing knows nothing of the program");
+    /* the program archives: the library's modules they use, never the program or the engine */
+    cr_expect_eq(probe("src/study/pcasrc.c", "sinusoid.h"), 0);
+    cr_expect_neq(probe("src/study/pcasrc.c", "cli.h"), 0);
+    cr_expect_neq(probe("src/study/pcasrc.c", "tokenizer.h"), 0);
+    cr_expect_eq(probe("src/download/dl_local.c", "safetensors.h"), 0);
+    cr_expect_neq(probe("src/download/dl_local.c", "engine.h"), 0);
+    cr_expect_neq(probe("src/download/dl_local.c", "fig.h"), 0);
     /* the library knows nothing of the program; the toolkit nothing of either */
     cr_expect_neq(probe("src/lib/api.c", "cli.h"), 0);
+    cr_expect_neq(probe("src/lib/api.c", "pcasrc.h"), 0);
+    cr_expect_neq(probe("src/lib/api.c", "fig.h"), 0);
     cr_expect_neq(probe("src/lib/weights/model.c", "tokenizer.h"), 0);
     cr_expect_neq(probe("src/common/json.c", "model.h"), 0);
     cr_expect_neq(probe("src/common/json.c", "out.h"), 0);

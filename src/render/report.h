@@ -23,14 +23,15 @@
 #include <stdio.h>
 
 #include "gpt2embed.h"
-#include "model.h"
 #include "render.h"
-#include "tokenizer.h"
+
+struct g2e_model;
+struct tok_tokenizer;
 
 typedef struct report_in {
     const gpt2embed_model *model;      /* the weights and the tokenizer, through the door */
-    const g2e_model *m;                /* the same weights and a context of the tokenizer, as */
-    tok_tokenizer *tok;                /* the sections not on the door yet use them */
+    const struct g2e_model *m;         /* the same weights and a context of the tokenizer, as */
+    struct tok_tokenizer *tok;         /* the sections not on the door yet use them */
     const char *weights;               /* the weights' path, shown in the introduction */
     const char *text[2], *name[2];     /* the English and Japanese texts of the context-limit
                                           section (text[i] holds len[i] bytes) and their names */

@@ -7,6 +7,7 @@
 #include "exercise.h"
 #include "fig.h"
 #include "interpret.h"
+#include "model.h"
 #include "order.h"
 #include "pcasrc.h"
 #include "similarity.h"
@@ -14,6 +15,7 @@
 #include "textfmt.h"
 #include "textpos.h"
 #include "tokchars.h"
+#include "tokenizer.h"
 
 #include <stdlib.h>
 #include <string.h>

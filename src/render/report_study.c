@@ -5,11 +5,8 @@
 #include "report_text.h"
 
 #include "fig.h"
-#include "interpret.h"
 #include "pcasrc.h"
 #include "rope.h"
-#include "similarity.h"
-#include "sinusoid.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,9 +15,9 @@
 static void sin_rotation(report_page *r)
 {
     double worst;
-    g2e_err e;
-    if (sin_check_rotation(128, GPT2EMBED_SINUSOID_BASE, 100, 50, &worst, NULL, NULL, NULL, &e)) {
-        rp_failed(r, e.msg);
+    gpt2embed_error e;
+    if (gpt2embed_sinusoid_check_rotation(128, GPT2EMBED_SINUSOID_BASE, 100, 50, &worst, NULL, NULL, NULL, &e)) {
+        rp_failed(r, e.message);
         return;
     }
     /* sines and cosines of angles up to ~150 in double: differences of ~1e-13 are rounding */
@@ -34,13 +31,14 @@ void rp_sinusoidal(report_page *r)
 {
     double dot[50];
     g2e_err e;
+    gpt2embed_error de;
     render_png png;
     rp_section(r, "sinusoidal", _(T_SIN_H));
     rp_para(r, NULL, _(T_SIN_INTRO));
     int rc = fig_pe_png(100, 128, GPT2EMBED_SINUSOID_BASE, RENDER_CMAP_COOLWARM, 0, 0, &png, &e);
     rp_figure(r, "pe-heatmap.png", _("PE(pos, i), 100 positions x 128 dimensions"), rc, &png, &e);
     fputs("<div class=\"row\"><div class=\"nums\">", r->f);
-    if (sin_dot_curve(0, 49, 128, GPT2EMBED_SINUSOID_BASE, dot, &e) == 0) {
+    if (gpt2embed_sinusoid_dot_curve(0, 49, 128, GPT2EMBED_SINUSOID_BASE, dot, &de) == 0) {
         static const char *const HEAD[] = {"k", T_SIN_DOT};
         static const int KS[] = {0, 1, 2, 5, 10, 20, 30, 49};
         fputs("<table>\n", r->f);
@@ -50,7 +48,7 @@ void rp_sinusoidal(report_page *r)
         fputs("</table>\n", r->f);
         rp_para(r, "says", _(T_SIN_SAYS));
     } else {
-        rp_failed(r, e.msg);
+        rp_failed(r, de.message);
     }
     fputs("</div>\n", r->f);
     rc = fig_dot_curve_png(0, 49, 128, GPT2EMBED_SINUSOID_BASE, 0, 0, &png, &e);
