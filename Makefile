@@ -102,7 +102,7 @@ INC.src/render        := src/common src/render src/study
 # left of moving the program onto the door is this list; bridge.c goes with its last entry.
 NOT_ON_DOOR := src/cli/bridge.c \
     src/cli/cmd_inspect.c \
-    src/cli/cmd_report.c src/cli/cmd_similarity.c \
+    src/cli/cmd_report.c \
     src/cli/cmd_tokenize.c \
     src/cli/fmt/st_describe.c src/cli/io/tokwrite.c src/render/report_sec.c
 $(foreach f,$(NOT_ON_DOOR),$(eval INC.$(f) := $$(SRC_DIRS)))

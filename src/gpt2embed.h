@@ -617,6 +617,27 @@ GPT2EMBED_API gpt2embed_status gpt2embed_course_by_distance(const gpt2embed_mode
                                                             unsigned flags, char **json,
                                                             gpt2embed_error *err);
 
+/* What gpt2embed_course_pair compares. */
+#define GPT2EMBED_PAIR_POSITIONS 1u  /* cos(wpe[positions[0]], wpe[positions[1]]) */
+#define GPT2EMBED_PAIR_TOKENS 2u     /* cos(wte[tokens[0]], wte[tokens[1]]) */
+#define GPT2EMBED_PAIR_AT 3u         /* one token at two positions: cos(wte[tokens[0]] +
+                                        wpe[positions[0]], wte[tokens[0]] + wpe[positions[1]]) */
+
+/* The cosine of a pair of the model's vectors, as `gpt2-embed similarity --pos/--tokens/--at
+ * --format json` prints it: {"what": the pair in words ("cos(wte[3797 '␣cat'] + wpe[0], ...)":
+ * a token by its ID and its piece made visible), "cos": the cosine (accumulated in double;
+ * the inputs of GPT2EMBED_PAIR_AT summed in float32 as the embedding stage sums them)}. With
+ * GPT2EMBED_COURSE_SAYS, "says" places it between the median cosine of 1000 random pairs of
+ * the same matrix's rows (the course's fixed draw) and 1.0; a file too sparse for a reference
+ * says nothing. t gives the tokens' pieces (may be NULL with GPT2EMBED_PAIR_POSITIONS).
+ * Errors: GPT2EMBED_E_ARG (another kind, a position outside wpe or a token outside wte: the
+ * message names it and the table's rows), GPT2EMBED_E_ZERO_VECTOR (a vector without a
+ * cosine: the message begins with the pair), the model's errors. */
+GPT2EMBED_API gpt2embed_status gpt2embed_course_pair(const gpt2embed_model *m, const gpt2embed_tokenizer *t,
+                                                     unsigned kind, const uint32_t tokens[2],
+                                                     const size_t positions[2], unsigned flags,
+                                                     char **json, gpt2embed_error *err);
+
 /* The rotation of the sinusoidal encoding: pair i (dimensions 2i, 2i+1) of width dim as the
  * position grows, x[p] = cos(p w_i) = PE(p, 2i+1), y[p] = sin(p w_i) = PE(p, 2i), p = 0..n-1,
  * in double, into the caller's x[n] and y[n]; *omega (may be NULL) = w_i = base^(-2i/dim),

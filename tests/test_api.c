@@ -1393,6 +1393,57 @@ Test(api, course_documents_are_the_commands_json, .timeout = 60)
     cr_assert_eq(r.status, 0, "%s", r.err);
     expect_same_document(json, r.out, "sinusoidal --compare-learned");
     run_free(&r);
+    const uint32_t cat[2] = {3797, 9246};
+    const size_t pos[2] = {0, 5};
+    cr_assert_eq(gpt2embed_course_pair(m, t, GPT2EMBED_PAIR_AT, cat, pos, 0, &json, &err), 0, "%s", err.message);
+    r = run_g2e("similarity", "--at", " cat", "0", "5", "--format", "json", "--weights", fpath, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    expect_same_document(json, r.out, "similarity --at");
+    run_free(&r);
+    cr_assert_eq(gpt2embed_course_pair(m, t, GPT2EMBED_PAIR_TOKENS, cat, NULL, 0, &json, &err), 0, "%s", err.message);
+    r = run_g2e("similarity", "--tokens", " cat", "cat", "--format", "json", "--weights", fpath, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    expect_same_document(json, r.out, "similarity --tokens");
+    run_free(&r);
+    cr_assert_eq(gpt2embed_course_pair(m, NULL, GPT2EMBED_PAIR_POSITIONS, NULL, pos, 0, &json, &err), 0, "%s",
+                 err.message);
+    r = run_g2e("similarity", "--pos", "0", "5", "--format", "json", "--weights", fpath, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    expect_same_document(json, r.out, "similarity --pos");
+    run_free(&r);
+    gpt2embed_tokenizer_close(t);
+    gpt2embed_model_close(m);
+}
+
+/* A pair's cosine is the one computed here from the fixture's rows; its sentence is chosen by
+ * the number; a pair outside the tables is an error naming the table. */
+Test(api, course_pair_cosine_sentence_and_errors)
+{
+    gpt2embed_model *m = open_model(fpath);
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    char *json = NULL;
+    const uint32_t ids[2] = {7, 11};
+    const size_t pos[2] = {3, 900};
+    cr_assert_eq(gpt2embed_course_pair(m, t, GPT2EMBED_PAIR_AT, ids, pos, GPT2EMBED_COURSE_SAYS, &json, &err), 0,
+                 "%s", err.message);
+    double ab = 0, aa = 0, bb = 0;
+    for (size_t c = 0; c < C; c++) {
+        float x = fixture_expected(&f32, FIXTURE_WTE, 7, c) + fixture_expected(&f32, FIXTURE_WPE, 3, c);
+        float y = fixture_expected(&f32, FIXTURE_WTE, 7, c) + fixture_expected(&f32, FIXTURE_WPE, 900, c);
+        ab += (double)x * y, aa += (double)x * x, bb += (double)y * y;
+    }
+    char want[64];
+    snprintf(want, sizeof want, "\"cos\": %.17g", ab / sqrt(aa * bb));
+    cr_expect(strstr(json, want) != NULL, "%s in %s", want, json);
+    cr_expect(strstr(json, "\"what\": \"cos(wte[7 '(']") != NULL, "%s", json);
+    cr_expect(strstr(json, "\"says\": [\"'('") != NULL, "%s", json);
+    gpt2embed_free(json);
+    const size_t far[2] = {0, 1024};
+    cr_expect_eq(gpt2embed_course_pair(m, t, GPT2EMBED_PAIR_POSITIONS, NULL, far, 0, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect(strstr(err.message, "wpe") != NULL && json == NULL, "%s", err.message);
+    cr_expect_eq(gpt2embed_course_pair(m, t, 9, ids, pos, 0, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_course_pair(m, t, GPT2EMBED_PAIR_TOKENS, NULL, NULL, 0, &json, &err), GPT2EMBED_E_ARG);
     gpt2embed_tokenizer_close(t);
     gpt2embed_model_close(m);
 }

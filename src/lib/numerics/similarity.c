@@ -376,21 +376,6 @@ int sim_input_cosine(const g2e_model *m, const long long id[2], const long long 
     return rc;
 }
 
-void sim_extremes(const double *M, size_t R, size_t p, size_t *near, double *best, size_t *far,
-                  double *worst)
-{
-    *near = *far = p;
-    *best = -2;
-    *worst = 2;
-    for (size_t q = 0; q < R; q++) {
-        double c = M[p * R + q];
-        if (q != p && c > *best)
-            *best = c, *near = q;
-        if (q != p && c < *worst)
-            *worst = c, *far = q;
-    }
-}
-
 int sim_learned_and_sinusoidal(const g2e_model *m, size_t len, size_t max_d, double base,
                                double *sinus, double *learned, g2e_err *err)
 {

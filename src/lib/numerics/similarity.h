@@ -81,7 +81,7 @@ int sim_wpe_cosine_matrix(const g2e_model *m, size_t len, double **out, g2e_err 
 int sim_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double *mean,
                             double *sd, g2e_err *err);
 
-/* ---- inputs of the model and a cosine matrix's extremes (the commands' numbers) ---- */
+/* ---- inputs of the model (the commands' numbers) ---- */
 
 /* cos(x0, x1) of two input vectors x_k = wte[id[k]] + wpe[pos[k]] (float32 sums, as the
  * embedding stage adds them), where id[k] < 0 leaves out the token row and pos[k] < 0 the
@@ -98,10 +98,5 @@ int sim_input_cosine(const g2e_model *m, const long long id[2], const long long 
  * learned curve's prefixed "wpe: ". */
 int sim_learned_and_sinusoidal(const g2e_model *m, size_t len, size_t max_d, double base,
                                double *sinus, double *learned, g2e_err *err);
-
-/* In row p of a cosine matrix M (R, R), R >= 2: the other row most alike (*near, its cosine
- * *best) and least alike (*far, *worst); the first one on ties. */
-void sim_extremes(const double *M, size_t R, size_t p, size_t *near, double *best, size_t *far,
-                  double *worst);
 
 #endif
