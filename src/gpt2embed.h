@@ -117,6 +117,20 @@ GPT2EMBED_API gpt2embed_status gpt2embed_model_open(gpt2embed_model **out, const
                                                     const char *model_name, gpt2embed_error *err);
 GPT2EMBED_API void gpt2embed_model_close(gpt2embed_model *m);   /* accepts NULL */
 
+/* What a safetensors file holds, as `gpt2-embed inspect FILE --format json` prints it: one
+ * JSON object on one line, then a newline: {"file", "file_size", "header_len", "data_start",
+ * "data_len" (bytes, exact integers), "metadata" (the header's __metadata__, key: value),
+ * "tensors" (in storage order, each {"name", "dtype" ("F32", "BF16", "I64"...), "shape",
+ * "bytes", "offset" (in the data section), "data_offsets" [begin, end]}), "model" (the
+ * GPT-2 model in it: {"size" (a gpt2embed_known_models name, or null), "n_vocab", "n_ctx",
+ * "n_embd", "n_layer" (the blocks the file holds, 0 for embeddings only), "prefix" ("" or
+ * "transformer."), "wte", "wpe" (the tensors' names), "dtype"}; null, with "model_error"
+ * saying why, for a valid file that holds no usable GPT-2 embeddings)}. The file is checked
+ * as gpt2embed_model_open checks it; no tensor's values are read. *json is a new string
+ * (gpt2embed_free). Errors: GPT2EMBED_E_IO (cannot be opened or read), GPT2EMBED_E_FORMAT (not
+ * a valid safetensors file: the message says where), GPT2EMBED_E_NOMEM; then *json is NULL. */
+GPT2EMBED_API gpt2embed_status gpt2embed_describe_file(const char *path, char **json, gpt2embed_error *err);
+
 /* Which place gpt2embed_locate_weights found the weights in. */
 typedef enum gpt2embed_weights_from {
     GPT2EMBED_FROM_PATH = 0,      /* the path given */

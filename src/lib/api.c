@@ -11,6 +11,7 @@
 #include "api_internal.h"
 
 #include "embed.h"
+#include "describe.h"
 #include "locate.h"
 #include "model.h"
 #include "models.h"
@@ -127,6 +128,38 @@ gpt2embed_status gpt2embed_model_open(gpt2embed_model **out, const char *path,
         return fail(&e, rc, err);
     }
     *out = w;
+    return GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_describe_file(const char *path, char **json, gpt2embed_error *err)
+{
+    if (json)
+        *json = NULL;
+    if (!path || !json)
+        return NULL_ARG("gpt2embed_describe_file");
+    g2e_err e, me;
+    st_file *st = NULL, *view = NULL;
+    g2e_model *m = NULL;
+    int rc = st_open(&st, path, &e);
+    if (rc)
+        return fail(&e, rc, err);
+    /* The model view gets its own, non-owning parse of the same mapping, because
+     * model_from_st takes (and on error frees) the st_file it is given. */
+    g2e_clear(&me);
+    if (st_parse_buffer(&view, st->map, st->map_len, &me) == 0)
+        model_from_st(&m, view, &me);
+    size_t n = 0;
+    FILE *f = open_memstream(json, &n);
+    int bad = !f || st_describe_json(f, path, st, m, me.msg) != 0;
+    if (f && fclose(f) != 0)
+        bad = 1;
+    model_close(m);
+    st_close(st);
+    if (bad) {
+        free(*json);
+        *json = NULL;
+        return say(GPT2EMBED_E_NOMEM, err, "out of memory for a file's description");
+    }
     return GPT2EMBED_OK;
 }
 
