@@ -5,7 +5,6 @@
  * give is said through say() and on the page while the rest is still written. The page in
  * a browser and its numbers against the commands: test_report.c. */
 #include "fixture.h"
-#include "api_internal.h"
 #include "model.h"
 #include "pngcheck.h"
 #include "report.h"
@@ -54,11 +53,10 @@ static void sink_free(sink *s)
 static char *page(const fixture_opts *o, const char *tag, int embed, sink *s, int *failed)
 {
     gpt2embed_model *gm = open_fixture_door(o, tag);
-    tok_tokenizer *tok;
-    g2e_err e;
-    cr_assert_eq(tok_open_builtin(&tok, &e), 0, "%s", e.msg);
+    gpt2embed_tokenizer *tok;
+    cr_assert_eq(gpt2embed_tokenizer_open(&tok, NULL, NULL), 0);
     static const char en[] = "Hello world.", ja[] = "こんにちは世界。";
-    report_in in = {.model = gm, .m = g2e_api_model(gm), .tok = tok, .weights = "w.safetensors", .text = {en, ja},
+    report_in in = {.model = gm, .tokenizer = tok, .weights = "w.safetensors", .text = {en, ja},
                     .name = {"en", "ja"}, .len = {strlen(en), strlen(ja)}, .embed = embed,
                     .save = save, .say = say, .ctx = s};
     char *html = NULL;
@@ -66,7 +64,7 @@ static char *page(const fixture_opts *o, const char *tag, int embed, sink *s, in
     FILE *f = open_memstream(&html, &len);
     *failed = report_html(f, &in);
     cr_assert_eq(fclose(f), 0);
-    tok_close(tok);
+    gpt2embed_tokenizer_close(tok);
     gpt2embed_model_close(gm);
     return html;
 }

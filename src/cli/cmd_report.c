@@ -10,9 +10,7 @@
  * self-contained file, the figures embedded as data: URIs. The page itself is the rendering
  * wing's (report.h); here: the options, the files, and the messages of failed parts.
  */
-#include "bridge.h"
 #include "cli.h"
-#include "i18n.h"
 #include "figures.h"
 #include "i18n.h"
 #include "load.h"
@@ -21,7 +19,6 @@
 #include "out.h"
 #include "outdir.h"
 #include "report.h"
-#include "tokenizer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -204,8 +201,7 @@ int cmd_report(int argc, char **argv)
                EXIT_USAGE;
     int rc = EXIT_ERR;
     gpt2embed_model *m = NULL;
-    gpt2embed_tokenizer *gt = NULL;
-    tok_tokenizer *tok = NULL;
+    gpt2embed_tokenizer *tok = NULL;
     char *own[2] = {NULL, NULL};
     const char *file[2] = {o.text_en, o.text_ja};
     report_in in = {.embed = ends_with_html(o.out), .save = save_figure, .say = say,
@@ -213,12 +209,12 @@ int cmd_report(int argc, char **argv)
                     .len = {strlen(report_builtin_en), strlen(report_builtin_ja)},
                     .name = {o.text_en ? o.text_en : _("built-in English text"),
                              o.text_ja ? o.text_ja : _("built-in Japanese text")}};
-    if (load_model(&o.lo, &m) || load_tokenizer(o.lo.tokenizer, &gt) || !(tok = bridge_take(gt)))
+    if (load_model(&o.lo, &m) || load_tokenizer(o.lo.tokenizer, &tok))
         goto done;
     for (int i = 0; i < 2; i++)   /* cli_read_file: regular files only, "-" is stdin */
         if (file[i] && !(in.text[i] = own[i] = cli_read_file(file[i], "text file", &in.len[i])))
             goto done;
-    in.model = m, in.m = bridge_model(m), in.tok = tok, in.weights = gpt2embed_model_path(m);
+    in.model = m, in.tokenizer = tok, in.weights = gpt2embed_model_path(m);
     g2e_err me;   /* under ulimit -v, GLib aborts and OpenBLAS spins: said before, not met */
     if (memlimit_check(MEMLIMIT_REPORT, _("the report"), &me) != 0) {
         cli_error("%s", me.msg);
@@ -228,8 +224,7 @@ int cmd_report(int argc, char **argv)
         rc = EXIT_OK;
 done:
     free(own[0]), free(own[1]);
-    bridge_give(gt, tok);
-    gpt2embed_tokenizer_close(gt);
+    gpt2embed_tokenizer_close(tok);
     gpt2embed_model_close(m);
     return rc;
 }

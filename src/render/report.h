@@ -25,13 +25,10 @@
 #include "gpt2embed.h"
 #include "render.h"
 
-struct g2e_model;
-struct tok_tokenizer;
 
 typedef struct report_in {
-    const gpt2embed_model *model;      /* the weights and the tokenizer, through the door */
-    const struct g2e_model *m;         /* the same weights and a context of the tokenizer, as */
-    struct tok_tokenizer *tok;         /* the sections not on the door yet use them */
+    const gpt2embed_model *model;      /* the weights and the tokenizer */
+    gpt2embed_tokenizer *tokenizer;
     const char *weights;               /* the weights' path, shown in the introduction */
     const char *text[2], *name[2];     /* the English and Japanese texts of the context-limit
                                           section (text[i] holds len[i] bytes) and their names */
