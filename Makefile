@@ -73,8 +73,8 @@ RENDERDIR := $(LIBDIR)/gpt2-embed
 LOCALEDIR := $(DATADIR)/locale
 # Headers are named by their file name alone. A source folder's objects are compiled with
 # only the folders it may include on the path (INC.<folder>, doc/ARCHITECTURE.md's arrows), so
-# an arrow the page forbids is a compile error; a folder not listed here (the program's
-# wings, tests, tools) sees every folder.
+# an arrow the page forbids is a compile error (tests/test_layers.c shows it); a folder not
+# listed here (tests, tools, bench) sees every folder.
 SRC_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard src/*/*.h src/*/*/*.h src/*/*.c src/*/*/*.c))))
 INC.src/common        := src/common
 INC.src/lib           := src/common $(filter src/lib%,$(SRC_DIRS))
