@@ -83,18 +83,38 @@ RENDERDIR := $(LIBDIR)/gpt2-embed
 LOCALEDIR := $(DATADIR)/locale
 # Headers are named by their file name alone. A source folder's objects are compiled with
 # only the folders it may include on the path (INC.<folder>, doc/ARCHITECTURE.md's arrows), so
-# an arrow the page forbids is a compile error; a folder not listed here (the program's
-# wings, tests, tools) sees every folder.
+# an arrow the page forbids is a compile error (tests/test_layers.c shows it); a folder not
+# listed here (tests, tools, bench) sees every folder.
 SRC_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard src/*/*.h src/*/*/*.h src/*/*.c src/*/*/*.c))))
-INC.src/lib           := $(filter src/lib%,$(SRC_DIRS))
-INC.src/lib/text      := src/lib src/lib/text
-INC.src/lib/tokenizer := src/lib src/lib/text src/lib/tokenizer
-INC.src/lib/engine    := src/lib src/lib/text src/lib/tokenizer src/lib/engine src/lib/numerics src/lib/weights
-INC.src/lib/weights   := src/lib src/lib/text src/lib/weights
-INC.src/lib/numerics  := src/lib src/lib/text src/lib/weights src/lib/numerics
-INC.src/lib/study     := src/lib src/lib/text src/lib/tokenizer src/lib/weights src/lib/numerics src/lib/study
-# The compiler's -I options for source file $(1): its folder's INC, or every folder.
-inc_of = $(addprefix -I,$(or $(INC.$(patsubst %/,%,$(dir $(1)))),$(SRC_DIRS)))
+INC.src/common        := src/common
+INC.src/lib           := src/common $(filter src/lib%,$(SRC_DIRS))
+INC.src/lib/text      := src/common src/lib src/lib/text
+INC.src/lib/tokenizer := src/common src/lib src/lib/text src/lib/tokenizer
+INC.src/lib/engine    := src/common src/lib src/lib/tokenizer src/lib/engine src/lib/numerics src/lib/weights
+INC.src/lib/weights   := src/common src/lib src/lib/weights
+INC.src/lib/numerics  := src/common src/lib src/lib/weights src/lib/numerics
+INC.src/lib/study     := src/common src/lib src/lib/weights src/lib/numerics src/lib/study
+# The program archives keep to the library's rules and may use its modules: study the
+# numerics (the sinusoidal encoding's double matrix), download the weights' files (where the
+# Hugging Face cache is, the catalogue, the safetensors reader).
+INC.src/study         := src/common src/study src/lib/numerics
+INC.src/download      := src/common src/download src/lib/weights
+# The program's wings reach the library through src/gpt2embed.h (-Isrc, on every path) and the
+# shared toolkit; the program also uses the rendering wing and the program archives.
+PROG_INC              := src/common src/cli src/cli/io src/cli/fmt src/render src/study src/download
+INC.src/cli           := $(PROG_INC)
+INC.src/cli/io        := $(PROG_INC)
+INC.src/cli/fmt       := $(PROG_INC)
+# The rendering wing: the door, the toolkit, its own folder and the study archive.
+INC.src/render        := src/common src/render src/study
+# The program's files that do not reach the library through the door alone yet: they still see
+# every folder (src/cli/bridge.h lends them the internal view of the door's objects). What is
+# left of moving the program onto the door is this list; bridge.c goes with its last entry.
+NOT_ON_DOOR := src/cli/bridge.c src/cli/cmd_tokenize.c src/cli/io/tokwrite.c
+$(foreach f,$(NOT_ON_DOOR),$(eval INC.$(f) := $$(SRC_DIRS)))
+# The compiler's -I options for source file $(1): its own INC (a file of NOT_ON_DOOR), its
+# folder's, or every folder.
+inc_of = $(addprefix -I,$(or $(INC.$(1)),$(INC.$(patsubst %/,%,$(dir $(1)))),$(SRC_DIRS)))
 CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc $(addprefix -I,$(SRC_DIRS)) \
             -I$(B)/include -DG2E_DATADIR='"$(PKGDATADIR)"' -DG2E_RENDER_DIR='"$(RENDERDIR)"' \
             -DG2E_LOCALEDIR='"$(LOCALEDIR)"' -DG2E_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
@@ -112,9 +132,13 @@ endif
 
 # The library (libgpt2embed: what src/gpt2embed.h reaches), the program-only archives that keep
 # the library's rules (src/study, src/download), the program (src/cli and its io/ and fmt/).
-LIB_SRC   := $(sort $(wildcard src/lib/*.c src/lib/*/*.c))
+# The shared toolkit (src/common) is compiled into both sides: the library takes what it uses,
+# the program also what only its wings use (COMMON_PROG_SRC).
+COMMON_PROG_SRC := src/common/textfmt.c
+COMMON_LIB_SRC := $(filter-out $(COMMON_PROG_SRC),$(wildcard src/common/*.c))
+LIB_SRC   := $(sort $(COMMON_LIB_SRC) $(wildcard src/lib/*.c src/lib/*/*.c))
 PROGLIB_SRC := $(sort $(wildcard src/study/*.c src/download/*.c))
-POT_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*.h src/cli/*.def src/cli/*/*.c src/cli/*/*.h \
+POT_SRC   := $(sort $(wildcard src/common/*.c src/cli/*.c src/cli/*.h src/cli/*.def src/cli/*/*.c src/cli/*/*.h \
              src/lib/*.c src/lib/*/*.c src/study/*.c src/download/*.c src/render/*.c src/render/*.h))
 POT       := $(B)/po/gpt2-embed.pot
 MO        := $(patsubst po/%.po,$(B)/locale/%/LC_MESSAGES/gpt2-embed.mo,$(wildcard po/*.po))
@@ -125,7 +149,7 @@ XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --add-comments=TRANSLATORS: --s
     --flag=cli_error:1:c-format --flag=cli_note:1:c-format --flag=g2e_fail:3:c-format \
     --flag=opt_usage_error:2:c-format --flag=report:2:c-format --flag=rp_say:2:c-format \
     --flag=COURSE_ARG_FAIL:1:c-format
-CLI_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*/*.c))
+CLI_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*/*.c) $(COMMON_PROG_SRC))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TSUP_SRC  := $(sort $(filter-out tests/test_%.c,$(wildcard tests/*.c)))
 BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
@@ -142,14 +166,14 @@ FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 RENDER_PROG_SRC := $(sort src/render/render_load.c src/render/recipe.c \
                    $(wildcard src/render/fig*.c src/render/report*.c))
 RENDER_SRC := $(filter-out $(RENDER_PROG_SRC),$(sort $(wildcard src/render/*.c))) src/render/recipe.c
-RENDER_SO_EXTRA := $(B)/pic/src/lib/err.o $(B)/src/render/render_load.o
+RENDER_SO_EXTRA := $(B)/pic/src/common/err.o $(B)/src/render/render_load.o
 
 # The compiled-in form of tokenizer/ (the one copy of the vocabulary in the tree), generated
 # at build time by tools/gen_tokdata.c with the library's own parser (-DTOK_NO_BUILTIN).
 TOKDATA_C := $(B)/gen/tokenizer_data.c
 # The generator links the library's own objects, but tok_load built without the compiled-in form.
-TOKGEN_OBJ := $(B)/gen/gen_tokdata.o $(B)/gen/tok_load_nobuiltin.o $(B)/src/lib/err.o \
-              $(patsubst %.c,$(B)/%.o,$(wildcard src/lib/text/*.c)) \
+TOKGEN_OBJ := $(B)/gen/gen_tokdata.o $(B)/gen/tok_load_nobuiltin.o \
+              $(patsubst %.c,$(B)/%.o,$(COMMON_LIB_SRC) $(wildcard src/lib/text/*.c)) \
               $(addprefix $(B)/src/lib/tokenizer/,tokenizer.o tok_obuf.o tok_bpe.o tok_pretok.o)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(TOKDATA_C:.c=.o)
 PROGLIB_OBJ := $(PROGLIB_SRC:%.c=$(B)/%.o)
@@ -183,7 +207,7 @@ PC        := $(B)/gpt2embed.pc
 PYLISTS   := $(B)/python/_pylists.so
 
 .SECONDARY:
-.PHONY: unicode-table print-lib-objects tsan all deps python-lib test test-long test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
+.PHONY: unicode-table print-lib-objects print-inc tsan all deps python-lib test test-long test-c test-python bench bench-peers fuzz install uninstall weights run clean help man po-update FORCE
 .DEFAULT_GOAL := all
 
 # ./gpt2-embed is a copy of the default build's program (not of a BUILDDIR=... one).
@@ -284,6 +308,10 @@ $(PUB_SO): $(LIB_OBJ) $(B)/gpt2embed.map
 # The objects of libgpt2embed, for tests/test_api.c (every one reachable from the header).
 print-lib-objects:
 	@echo $(LIB_OBJ)
+
+# The include options source file FILE is compiled with, for tests/test_layers.c.
+print-inc:
+	@echo -Isrc -I$(B)/include $(call inc_of,$(FILE))
 
 $(PUB_A): $(LIB_OBJ)
 	@rm -f $@ $(B)/gpt2embed-all.o

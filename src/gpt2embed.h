@@ -117,6 +117,56 @@ GPT2EMBED_API gpt2embed_status gpt2embed_model_open(gpt2embed_model **out, const
                                                     const char *model_name, gpt2embed_error *err);
 GPT2EMBED_API void gpt2embed_model_close(gpt2embed_model *m);   /* accepts NULL */
 
+/* What a safetensors file holds, as `gpt2-embed inspect FILE --format json` prints it: one
+ * JSON object on one line, then a newline: {"file", "file_size", "header_len", "data_start",
+ * "data_len" (bytes, exact integers), "metadata" (the header's __metadata__, key: value),
+ * "tensors" (in storage order, each {"name", "dtype" ("F32", "BF16", "I64"...), "shape",
+ * "bytes", "offset" (in the data section), "data_offsets" [begin, end]}), "model" (the
+ * GPT-2 model in it: {"size" (a gpt2embed_known_models name, or null), "n_vocab", "n_ctx",
+ * "n_embd", "n_layer" (the blocks the file holds, 0 for embeddings only), "prefix" ("" or
+ * "transformer."), "wte", "wpe" (the tensors' names), "dtype"}; null, with "model_error"
+ * saying why, for a valid file that holds no usable GPT-2 embeddings)}. The file is checked
+ * as gpt2embed_model_open checks it; no tensor's values are read. *json is a new string
+ * (gpt2embed_free). Errors: GPT2EMBED_E_IO (cannot be opened or read), GPT2EMBED_E_FORMAT (not
+ * a valid safetensors file: the message says where), GPT2EMBED_E_NOMEM; then *json is NULL. */
+GPT2EMBED_API gpt2embed_status gpt2embed_describe_file(const char *path, char **json, gpt2embed_error *err);
+
+/* Which place gpt2embed_locate_weights found the weights in. */
+typedef enum gpt2embed_weights_from {
+    GPT2EMBED_FROM_PATH = 0,      /* the path given */
+    GPT2EMBED_FROM_ENV = 1,       /* $GPT2_EMBED_WEIGHTS */
+    GPT2EMBED_FROM_WORKDIR = 2,   /* weights/<model>.safetensors in the working directory */
+    GPT2EMBED_FROM_DATADIR = 3,   /* <data directory>/weights/<model>.safetensors (installed) */
+    GPT2EMBED_FROM_HF_CACHE = 4,  /* the Hugging Face hub cache, at the revision asked for */
+} gpt2embed_weights_from;
+
+/* Where the weights gpt2embed_model_open would open are, without opening them: path (may be
+ * NULL: then $GPT2_EMBED_WEIGHTS, weights/<model>.safetensors, the installed data directory,
+ * and the Hugging Face cache's snapshot of the model's repository at revision (NULL: "main";
+ * a branch, tag or commit), in that order). A path given, or $GPT2_EMBED_WEIGHTS set, must
+ * name a regular file: there is no falling back to the other places. On success *found is a
+ * new string (gpt2embed_free) and *from (may be NULL) says which place it is. Errors:
+ * GPT2EMBED_E_UNKNOWN_MODEL (model_name not in gpt2embed_known_models), GPT2EMBED_E_NOT_FOUND
+ * (the path or $GPT2_EMBED_WEIGHTS names no file; or nothing anywhere: the message lists
+ * every place looked), GPT2EMBED_E_ARG (an empty revision), GPT2EMBED_E_NOMEM; *found NULL. */
+GPT2EMBED_API gpt2embed_status gpt2embed_locate_weights(const char *path, const char *model_name,
+                                                        const char *revision, char **found,
+                                                        gpt2embed_weights_from *from,
+                                                        gpt2embed_error *err);
+
+/* A model the library knows by name: its Hugging Face repository and the shapes of the
+ * published checkpoint (config.json's vocab_size, n_positions, n_embd, n_layer, n_head). */
+typedef struct gpt2embed_model_info {
+    const char *name;        /* "gpt2": the model_name of gpt2embed_model_open */
+    const char *repo;        /* "openai-community/gpt2" */
+    size_t n_vocab, n_ctx, n_embd, n_layer, n_head;
+} gpt2embed_model_info;
+
+/* The catalogue: *models (may be NULL) points at the library's static array of entries, in
+ * the order messages list them (gpt2, gpt2-medium, gpt2-large, gpt2-xl, distilgpt2); returns
+ * their count. A file's shapes are checked against the file itself, never taken from here. */
+GPT2EMBED_API size_t gpt2embed_known_models(const gpt2embed_model_info **models);
+
 GPT2EMBED_API size_t gpt2embed_n_vocab(const gpt2embed_model *m);  /* wte rows: 50257; 0 if m NULL */
 GPT2EMBED_API size_t gpt2embed_n_ctx(const gpt2embed_model *m);    /* wpe rows: 1024 */
 GPT2EMBED_API size_t gpt2embed_n_embd(const gpt2embed_model *m);   /* 768, 1024, 1280, 1600 */
@@ -160,14 +210,19 @@ GPT2EMBED_API gpt2embed_status gpt2embed_table_data(const gpt2embed_model *m,
 
 /* ---- tokenizer -------------------------------------------------------------------------- */
 
-/* Opens the tokenizer: dir NULL looks in $GPT2_EMBED_TOKENIZER, the installed data, then
- * uses the copy compiled into the library. *out is the caller's (gpt2embed_tokenizer_close);
- * on error *out is NULL. */
+/* Opens the tokenizer: vocab.json + merges.txt (or OpenAI's encoder.json + vocab.bpe) in dir;
+ * dir NULL looks in $GPT2_EMBED_TOKENIZER, tokenizer/ beside the running executable, the
+ * installed data, then uses the copy compiled into the library (a place that holds a corrupt
+ * tokenizer is an error, never skipped). *out is the caller's (gpt2embed_tokenizer_close); on
+ * error *out is NULL. */
 GPT2EMBED_API gpt2embed_status gpt2embed_tokenizer_open(gpt2embed_tokenizer **out,
                                                         const char *dir, gpt2embed_error *err);
 GPT2EMBED_API void gpt2embed_tokenizer_close(gpt2embed_tokenizer *t);   /* accepts NULL */
 /* Vocabulary size, special token included (50257); 0 if t is NULL. */
 GPT2EMBED_API size_t gpt2embed_tokenizer_n_vocab(const gpt2embed_tokenizer *t);
+/* Where the vocabulary was read from: the directory (as given or found), or "built-in" for the
+ * copy compiled into the library. Valid until gpt2embed_tokenizer_close; NULL if t is NULL. */
+GPT2EMBED_API const char *gpt2embed_tokenizer_source(const gpt2embed_tokenizer *t);
 
 /* Tokenizes text[len] (UTF-8; invalid UTF-8 is GPT2EMBED_E_UTF8 naming the byte offset;
  * "<|endoftext|>" becomes ID 50256). On success *ids is a new array of *n IDs, freed with
@@ -238,6 +293,54 @@ GPT2EMBED_API gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const cha
                                                size_t len, unsigned flags, size_t n_ctx,
                                                gpt2embed_count_info *out, gpt2embed_error *err);
 
+/* What gpt2embed_count_ex and gpt2embed_count_stream add to gpt2embed_count_info: the bytes,
+ * the repairs of lossy input, and where the context ends as a person finds it in the text. */
+#define GPT2EMBED_SNIPPET_MAX 256
+typedef struct gpt2embed_count_detail {
+    size_t n_bytes;             /* the text's bytes (a stream's: all it read) */
+    size_t n_replaced;          /* GPT2EMBED_LOSSY: ill-formed sequences read as U+FFFD; else 0 */
+    /* when n_tokens > n_ctx (else 0, 0 and ""): the first character not wholly inside the
+     * context, its 1-based line (lines end at '\n') and column (in characters) */
+    size_t ctx_end_line, ctx_end_column;
+    /* up to 24 characters before and 12 after ctx_end_byte, joined by '|', "…" where the text
+     * goes on, a newline as "\n", other controls and bad bytes as "\xNN"; a character the cut
+     * splits shown on both sides with its bytes on that side ("角 (1-2/3)|角 (3/3)");
+     * NUL-terminated UTF-8 */
+    char ctx_end_snippet[GPT2EMBED_SNIPPET_MAX];
+} gpt2embed_count_detail;
+
+/* gpt2embed_count on up to n_threads threads (gpt2embed_tokenize_batch's rule; a text shorter
+ * than a few chunks of 64 KB runs on one), with *detail filled too when detail is not NULL.
+ * The numbers never depend on the thread count. */
+GPT2EMBED_API gpt2embed_status gpt2embed_count_ex(gpt2embed_tokenizer *t, const char *text, size_t len,
+                                                  unsigned flags, size_t n_ctx, unsigned n_threads,
+                                                  gpt2embed_count_info *out,
+                                                  gpt2embed_count_detail *detail,
+                                                  gpt2embed_error *err);
+
+/* What one distinct character of a text costs in tokens (gpt2embed_char_costs). */
+typedef struct gpt2embed_char_cost {
+    char bytes[4];              /* the character's bytes (n_bytes of them, not NUL-terminated) */
+    uint8_t n_bytes;            /* 1..4 */
+    int32_t code_point;         /* its code point, or -1 for an ill-formed sequence (lossy) */
+    size_t first;               /* the byte offset of its first occurrence */
+    size_t count;               /* occurrences */
+    double tokens;              /* its cost in all: a token of b bytes gives 1/b to each of its
+                                   bytes, a character costs what its bytes got (犬 as three
+                                   one-byte tokens: 3 per occurrence) */
+} gpt2embed_char_cost;
+
+/* Which characters of text[len] cost the most tokens: text tokenized as gpt2embed_tokenize_ex
+ * would (flags alike) on up to n_threads threads, then every distinct character's cost. The
+ * costs of all characters add up to the number of tokens. *costs is a new array of *n rows
+ * (gpt2embed_free; NULL for an empty text), costliest first (then by cost per occurrence,
+ * then by first occurrence). Errors: the tokenizer's (E_UTF8 with err->offset ...),
+ * GPT2EMBED_E_NOMEM; then *costs is NULL and *n 0. */
+GPT2EMBED_API gpt2embed_status gpt2embed_char_costs(gpt2embed_tokenizer *t, const char *text, size_t len,
+                                                    unsigned flags, unsigned n_threads,
+                                                    gpt2embed_char_cost **costs, size_t *n,
+                                                    gpt2embed_error *err);
+
 /* Streaming: read(read_user, buf, cap) fills buf with up to cap bytes of the input and returns
  * how many (0: the end). A read that returns -1 ends the stream and is not called again:
  * GPT2EMBED_E_STOPPED when it set errno to ECANCELED (how a read callback cancels), else
@@ -258,6 +361,17 @@ GPT2EMBED_API gpt2embed_status gpt2embed_tokenize_stream(gpt2embed_tokenizer *t,
                                                          unsigned flags, unsigned n_threads,
                                                          gpt2embed_emit_fn emit, void *emit_user,
                                                          gpt2embed_error *err);
+
+/* gpt2embed_count_ex for a text of any length read through read (gpt2embed_tokenize_stream's callback
+ * and rules: -1 with errno ECANCELED cancels), strict UTF-8 with <|endoftext|> the special
+ * token (flags must be 0): memory stays bounded (the stream's, and the text up to a little
+ * past where the context ends). Offsets are from the start of the stream. Errors as
+ * gpt2embed_tokenize_stream's, and gpt2embed_count's. */
+GPT2EMBED_API gpt2embed_status gpt2embed_count_stream(gpt2embed_tokenizer *t, gpt2embed_read_fn read,
+                                                      void *read_user, unsigned flags, size_t n_ctx,
+                                                      unsigned n_threads, gpt2embed_count_info *out,
+                                                      gpt2embed_count_detail *detail,
+                                                      gpt2embed_error *err);
 
 #define GPT2EMBED_TOKEN_EOT 50256u  /* <|endoftext|>, GPT-2's only special token */
 
@@ -299,12 +413,81 @@ GPT2EMBED_API gpt2embed_status gpt2embed_embed_pe(const gpt2embed_model *m, cons
                                                   size_t n, size_t start, gpt2embed_pe pe,
                                                   float *out, gpt2embed_error *err);
 
+#define GPT2EMBED_SINUSOIDAL_MAX_POS ((uint64_t)1 << 53) /* positions past it are not exact */
+#define GPT2EMBED_PE_SCALE_MAX 1e6   /* the largest scale of the sinusoidal encoding */
+
+/* The embedding stage with its parts: for t < n, tok[t] = wte[ids[t]], pos[t] = P(start + t)
+ * and sum[t] = tok[t] + pos[t] (one float32 addition per element, as gpt2embed_embed_pe), into
+ * the caller's arrays of n * n_embd floats each; any of them may be NULL (all three NULL: the
+ * checks alone, nothing written). With GPT2EMBED_PE_SINUSOIDAL, P is the encoding times
+ * pe_scale, each value computed in double (the sine or cosine times pe_scale) and rounded
+ * once to float32 (numpy's np.float32(pe64 * s)); pe_scale 1.0 gives gpt2embed_sinusoidal's
+ * bits. Learned positions take pe_scale 1.0 only (wpe's rows are the weights' own). Errors
+ * as gpt2embed_embed_pe's (the IDs first, then the positions), GPT2EMBED_E_ARG for a scale
+ * that is not finite, not > 0, above GPT2EMBED_PE_SCALE_MAX or given with learned positions;
+ * then nothing useful is written. Rows are made one at a time: a caller that streams its
+ * output asks for a few rows per call. */
+GPT2EMBED_API gpt2embed_status gpt2embed_embed_ex(const gpt2embed_model *m, const uint32_t *ids, size_t n,
+                                                  size_t start, gpt2embed_pe pe, double pe_scale,
+                                                  float *sum, float *tok, float *pos,
+                                                  gpt2embed_error *err);
+
+/* Sliding windows over n_tokens tokens, for a text longer than the context: windows of at
+ * most `window` tokens starting every `stride` tokens (overlap window - stride), each
+ * embedded from position 0; window k covers tokens [k * stride, min(k * stride + window,
+ * n_tokens)) and the last one ends at the last token. *n_windows (0 for no tokens, 1 when
+ * n_tokens <= window) and *padding (may be NULL): the zero rows that bring the last window to
+ * `window` rows, so that every window is a (window, n_embd) array. GPT2EMBED_E_ARG for a
+ * stride outside 1..window, or more than 2^20 rows of padding (a window far longer than the
+ * text: the message says so). */
+GPT2EMBED_API gpt2embed_status gpt2embed_windows(size_t n_tokens, size_t window, size_t stride,
+                                                 size_t *n_windows, size_t *padding,
+                                                 gpt2embed_error *err);
+
 /* The sinusoidal encoding of positions [start, start + n), width dim (even, > 0), into
  * out[n * dim] float32: PE(p, 2i) = sin(p / base^(2i/dim)), PE(p, 2i+1) = cos(...), computed
  * in double and rounded once (base 10000 is the paper's; base must be finite and > 1).
  * GPT2EMBED_E_ARG for an odd/zero dim or a bad base, GPT2EMBED_E_CONTEXT past 2^53. */
+#define GPT2EMBED_SINUSOID_BASE 10000.0  /* the paper's base */
+#define GPT2EMBED_SINUSOID_MAX_DIM ((size_t)1 << 20)  /* the widest encoding computed */
 GPT2EMBED_API gpt2embed_status gpt2embed_sinusoidal(size_t start, size_t n, size_t dim,
                                                     double base, float *out, gpt2embed_error *err);
+
+/* The article's dot curve of the sinusoidal encoding of width dim: out[j] = PE(0)·PE(from + j)
+ * for j = 0 .. to - from (to inclusive), in double, into the caller's out[to - from + 1].
+ * Errors: GPT2EMBED_E_ARG (dim, base as gpt2embed_sinusoidal's), GPT2EMBED_E_CONTEXT (from >
+ * to, or to past 2^53), GPT2EMBED_E_TOO_LARGE ((to - from + 1) x dim above 2^32). */
+GPT2EMBED_API gpt2embed_status gpt2embed_sinusoid_dot_curve(uint64_t from, uint64_t to, size_t dim,
+                                                            double base, double *out,
+                                                            gpt2embed_error *err);
+
+/* The encoding's rotation property, measured: for every pos < n_pos, k < n_k and pair i of
+ * width dim, (PE(pos, 2i), PE(pos, 2i+1)) rotated by the angle ω_i·k (ω_i = base^(-2i/dim)) is
+ * compared with (PE(pos + k, 2i), PE(pos + k, 2i+1)); *max_err receives the largest absolute
+ * difference of any component, and *at_pos, *at_k, *at_pair (each may be NULL) where it
+ * occurred. Errors: as gpt2embed_sinusoidal's, GPT2EMBED_E_CONTEXT (n_pos or n_k 0, or pos +
+ * k past 2^53), GPT2EMBED_E_TOO_LARGE (n_pos x n_k x dim/2 above 2^32), GPT2EMBED_E_NOMEM. */
+GPT2EMBED_API gpt2embed_status gpt2embed_sinusoid_check_rotation(size_t dim, double base, uint64_t n_pos,
+                                                                 uint64_t n_k, double *max_err,
+                                                                 uint64_t *at_pos, uint64_t *at_k,
+                                                                 size_t *at_pair, gpt2embed_error *err);
+
+/* Similarity by distance: for d = 0 .. max_d, the mean over p in [0, len - d) of cos(P(p),
+ * P(p + d)) of positions 0 .. len - 1, computed from the vectors themselves (in double), so
+ * that the fixed and the learned encodings are measured the same way.
+ *   gpt2embed_sinusoid_by_distance: P the sinusoidal encoding of width dim into out[max_d + 1];
+ *     errors as gpt2embed_sinusoidal's, GPT2EMBED_E_CONTEXT (len 0, max_d >= len),
+ *     GPT2EMBED_E_TOO_LARGE (len x (max_d + 1) x dim above 2^36 steps), GPT2EMBED_E_NOMEM.
+ *   gpt2embed_wpe_by_distance: P the model's wpe rows (float32), 1 <= len <= n_ctx, into
+ *     mean[max_d + 1] and, when sd is not NULL, the population standard deviations sd[max_d +
+ *     1]; GPT2EMBED_E_ARG (len outside 1..n_ctx, max_d >= len), GPT2EMBED_E_ZERO_VECTOR (a zero
+ *     row), GPT2EMBED_E_NOMEM (it holds the len x len cosine matrix). */
+GPT2EMBED_API gpt2embed_status gpt2embed_sinusoid_by_distance(size_t len, size_t dim, double base,
+                                                              size_t max_d, double *out,
+                                                              gpt2embed_error *err);
+GPT2EMBED_API gpt2embed_status gpt2embed_wpe_by_distance(const gpt2embed_model *m, size_t len,
+                                                         size_t max_d, double *mean, double *sd,
+                                                         gpt2embed_error *err);
 
 /* cos(a, b) of two float32 vectors of length n, accumulated in double, into *out.
  * GPT2EMBED_E_ZERO_VECTOR if either is all zeros (never a silent NaN). */
@@ -315,6 +498,44 @@ GPT2EMBED_API gpt2embed_status gpt2embed_cosine(const float *a, const float *b, 
  * GPT2EMBED_E_ZERO_VECTOR names the first zero row. */
 GPT2EMBED_API gpt2embed_status gpt2embed_cosine_matrix(const float *X, size_t R, size_t C,
                                                        double *out, gpt2embed_error *err);
+
+/* The scale of wte or wpe (gpt2embed_table_stats). */
+typedef struct gpt2embed_stats {
+    size_t rows, cols;                      /* the table's shape */
+    double norm_mean, norm_min, norm_max;   /* over the rows' L2 norms */
+    size_t argmin, argmax;                  /* the rows of the smallest and largest norm */
+    double mean_abs;                        /* mean |x| over all elements */
+    double mean, std;                       /* over all elements (std: the population's) */
+    size_t top[10];                         /* the rows of the largest norms, largest first */
+    double top_norm[10];
+    size_t n_top;                           /* min(10, rows) */
+} gpt2embed_stats;
+
+/* The scale of wte or wpe into *out, from one pass over the table's rows (read as float32,
+ * summed in double). A table holding a NaN or an infinity gives NaN or infinite sums (its
+ * norms' minimum and maximum then describe the other rows). Errors: GPT2EMBED_E_ARG (another
+ * table value), GPT2EMBED_E_NOMEM. */
+GPT2EMBED_API gpt2embed_status gpt2embed_table_stats(const gpt2embed_model *m, gpt2embed_table which,
+                                                     gpt2embed_stats *out, gpt2embed_error *err);
+
+/* A row of wte and its cosine with a query (gpt2embed_nearest). */
+typedef struct gpt2embed_hit {
+    uint32_t id;                /* the token (row of wte) */
+    double cos;                 /* cos(query, wte[id]), accumulated in double */
+} gpt2embed_hit;
+
+#define GPT2EMBED_NO_ID UINT32_MAX  /* gpt2embed_nearest's exclude: leave no row out */
+
+/* The k rows of wte nearest by cosine to q[n_embd] (float32), best first (ties: the lower
+ * ID first), into hits[k] (the caller's); *n_hits = how many were filled (k, or fewer when
+ * fewer rows have a cosine). Row `exclude` is left out (GPT2EMBED_NO_ID: none; the query's
+ * own token, to ask for its neighbours). Rows of norm 0 or holding a NaN or an infinity have
+ * no cosine and are skipped. One pass over wte (read as float32), nothing allocated but one
+ * row. Errors: GPT2EMBED_E_ZERO_VECTOR (q is all zeros), GPT2EMBED_E_ARG (q holds a NaN or an
+ * infinity; k is 0 or more than n_vocab). */
+GPT2EMBED_API gpt2embed_status gpt2embed_nearest(const gpt2embed_model *m, const float *q, size_t k,
+                                                 uint32_t exclude, gpt2embed_hit *hits, size_t *n_hits,
+                                                 gpt2embed_error *err);
 
 /* Frees memory the library returned (IDs, offsets, decoded text). Accepts NULL. */
 GPT2EMBED_API void gpt2embed_free(void *p);
@@ -409,6 +630,27 @@ GPT2EMBED_API gpt2embed_status gpt2embed_course_by_distance(const gpt2embed_mode
                                                             size_t max_d, double base,
                                                             unsigned flags, char **json,
                                                             gpt2embed_error *err);
+
+/* What gpt2embed_course_pair compares. */
+#define GPT2EMBED_PAIR_POSITIONS 1u  /* cos(wpe[positions[0]], wpe[positions[1]]) */
+#define GPT2EMBED_PAIR_TOKENS 2u     /* cos(wte[tokens[0]], wte[tokens[1]]) */
+#define GPT2EMBED_PAIR_AT 3u         /* one token at two positions: cos(wte[tokens[0]] +
+                                        wpe[positions[0]], wte[tokens[0]] + wpe[positions[1]]) */
+
+/* The cosine of a pair of the model's vectors, as `gpt2-embed similarity --pos/--tokens/--at
+ * --format json` prints it: {"what": the pair in words ("cos(wte[3797 '␣cat'] + wpe[0], ...)":
+ * a token by its ID and its piece made visible), "cos": the cosine (accumulated in double;
+ * the inputs of GPT2EMBED_PAIR_AT summed in float32 as the embedding stage sums them)}. With
+ * GPT2EMBED_COURSE_SAYS, "says" places it between the median cosine of 1000 random pairs of
+ * the same matrix's rows (the course's fixed draw) and 1.0; a file too sparse for a reference
+ * says nothing. t gives the tokens' pieces (may be NULL with GPT2EMBED_PAIR_POSITIONS).
+ * Errors: GPT2EMBED_E_ARG (another kind, a position outside wpe or a token outside wte: the
+ * message names it and the table's rows), GPT2EMBED_E_ZERO_VECTOR (a vector without a
+ * cosine: the message begins with the pair), the model's errors. */
+GPT2EMBED_API gpt2embed_status gpt2embed_course_pair(const gpt2embed_model *m, const gpt2embed_tokenizer *t,
+                                                     unsigned kind, const uint32_t tokens[2],
+                                                     const size_t positions[2], unsigned flags,
+                                                     char **json, gpt2embed_error *err);
 
 /* The rotation of the sinusoidal encoding: pair i (dimensions 2i, 2i+1) of width dim as the
  * position grows, x[p] = cos(p w_i) = PE(p, 2i+1), y[p] = sin(p w_i) = PE(p, 2i), p = 0..n-1,

@@ -2,9 +2,12 @@
 /* support.c — see support.h. */
 #include "support.h"
 
+#include "../src/gpt2embed.h"
+
 #include "engine.h"
 #include "fixture.h"
 #include "model.h"
+#include "text.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -210,16 +213,41 @@ eng *open_repo_eng(size_t chunk)
     return e;
 }
 
-g2e_model *open_fixture_model(const fixture_opts *o, const char *tag)
+/* The fixture o written as m.safetensors in a fresh directory named after tag (caller frees). */
+static char *fixture_file(const fixture_opts *o, const char *tag)
 {
     char *dir = test_tmpdir(tag);
     char *path = path_join(dir, "m.safetensors");
     char e[256];
     cr_assert_eq(fixture_write(path, o, e, sizeof e), 0, "%s", e);
+    free(dir);
+    return path;
+}
+
+gpt2embed_model *open_fixture_door(const fixture_opts *o, const char *tag)
+{
+    char *path = fixture_file(o, tag);
+    gpt2embed_model *m = NULL;
+    gpt2embed_error err;
+    cr_assert_eq(gpt2embed_model_open(&m, path, NULL, &err), 0, "%s", err.message);
+    free(path);
+    return m;
+}
+
+g2e_model *open_fixture_model(const fixture_opts *o, const char *tag)
+{
+    char *path = fixture_file(o, tag);
     g2e_model *m = NULL;
     g2e_err err;
     cr_assert_eq(model_open(&m, path, &err), 0, "%s", err.msg);
     free(path);
-    free(dir);
     return m;
+}
+
+size_t ref_chars(const char *s, size_t n)
+{
+    size_t c = 0, k;
+    for (size_t i = 0; i < n; i += k, c++)
+        text_step(s + i, n - i, &k);
+    return c;
 }

@@ -26,6 +26,8 @@ struct g2e_model;
 /* Writes a fixture (tests/fixture.h) into a fresh temp dir named after tag and opens it with
  * model_open; aborts the test on failure. The caller closes the model. */
 struct g2e_model *open_fixture_model(const struct fixture_opts *o, const char *tag);
+/* The same through the library's door. */
+struct gpt2embed_model *open_fixture_door(const struct fixture_opts *o, const char *tag);
 
 struct eng;
 /* The repository's tokenizer (tokenizer/) on the engine, its chunks `chunk` bytes (0: the
@@ -41,6 +43,10 @@ extern int run_timeout_s;
  * in directory cwd (NULL: current). Kills it after run_timeout_s. Aborts the test on a system failure. */
 run_result run_argv(char *const argv[], const char *in, size_t in_len,
                     char *const env[], const char *cwd);
+/* The characters of s[0..n) as Python's bytes.decode("utf-8", errors="replace") makes them:
+ * one per well-formed character and one per maximal ill-formed subpart (text_step's). */
+size_t ref_chars(const char *s, size_t n);
+
 /* Runs the built gpt2-embed with the arguments that follow (NULL-terminated). */
 run_result run_g2e(const char *arg1, ...);
 void run_free(run_result *r);

@@ -298,6 +298,194 @@ Test(api, sinusoidal_positions_and_cosines)
     gpt2embed_model_close(m);
 }
 
+/* Where the weights are, the catalogue, where the vocabulary came from: against the places
+ * this test makes and the published checkpoints' shapes. */
+Test(api, locate_the_catalogue_and_the_tokenizers_source)
+{
+    gpt2embed_error err;
+    char *found = NULL;
+    gpt2embed_weights_from from = (gpt2embed_weights_from)-1;
+    cr_assert_eq(gpt2embed_locate_weights(fpath, "gpt2", NULL, &found, &from, &err), 0, "%s", err.message);
+    cr_expect_str_eq(found, fpath);
+    cr_expect_eq(from, GPT2EMBED_FROM_PATH);
+    gpt2embed_free(found);
+    cr_expect_eq(gpt2embed_locate_weights("/nonexistent/w.safetensors", NULL, NULL, &found, NULL, &err),
+                 GPT2EMBED_E_NOT_FOUND);
+    cr_expect_null(found);
+    cr_expect_eq(gpt2embed_locate_weights(NULL, "gpt5", NULL, &found, NULL, &err), GPT2EMBED_E_UNKNOWN_MODEL);
+    cr_expect_eq(gpt2embed_locate_weights(fpath, NULL, "", &found, NULL, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_locate_weights(fpath, NULL, NULL, NULL, NULL, &err), GPT2EMBED_E_ARG);
+    const gpt2embed_model_info *all;
+    size_t n = gpt2embed_known_models(&all);
+    static const struct { const char *name; size_t n_embd, n_layer, n_head; } want[] = {
+        {"gpt2", 768, 12, 12}, {"gpt2-medium", 1024, 24, 16}, {"gpt2-large", 1280, 36, 20},
+        {"gpt2-xl", 1600, 48, 25}, {"distilgpt2", 768, 6, 12}};
+    cr_assert_eq(n, 5);
+    cr_expect_eq(gpt2embed_known_models(NULL), 5);
+    for (size_t i = 0; i < n; i++) {
+        cr_expect_str_eq(all[i].name, want[i].name);
+        cr_expect(strchr(all[i].repo, '/') != NULL, "%s", all[i].repo);
+        cr_expect(all[i].n_vocab == 50257 && all[i].n_ctx == 1024 && all[i].n_embd == want[i].n_embd &&
+                  all[i].n_layer == want[i].n_layer && all[i].n_head == want[i].n_head, "%s", all[i].name);
+    }
+    gpt2embed_tokenizer *t = open_tok();
+    cr_expect_str_eq(gpt2embed_tokenizer_source(t), "built-in");
+    gpt2embed_tokenizer_close(t);
+    cr_assert_eq(gpt2embed_tokenizer_open(&t, G2E_SRCDIR "/tokenizer", &err), 0, "%s", err.message);
+    cr_expect_str_eq(gpt2embed_tokenizer_source(t), G2E_SRCDIR "/tokenizer");
+    gpt2embed_tokenizer_close(t);
+    cr_expect_null(gpt2embed_tokenizer_source(NULL));
+}
+
+/* The parts of the embedding stage, a scale of the fixed encoding, and the windows: against
+ * the fixture's own values, numbers computed here, and the window rule written out. */
+Test(api, embed_ex_parts_scale_and_windows)
+{
+    gpt2embed_error err;
+    gpt2embed_model *m = open_model(fpath);
+    const uint32_t ids[3] = {7, 50256, 1};
+    float sum[3 * C], tok[3 * C], pos[3 * C], pe[3 * C], x[3 * C];
+    cr_assert_eq(gpt2embed_embed_ex(m, ids, 3, 1021, GPT2EMBED_PE_LEARNED, 1.0, sum, tok, pos, &err), 0, "%s",
+                 err.message);
+    cr_assert_eq(gpt2embed_embed(m, ids, 3, 1021, x, &err), 0);
+    cr_expect(memcmp(sum, x, sizeof x) == 0, "the sums are gpt2embed_embed's");
+    for (size_t t = 0; t < 3; t++)
+        for (size_t c = 0; c < C; c++) {
+            float a = fixture_expected(&f32, FIXTURE_WTE, ids[t], c), b = fixture_expected(&f32, FIXTURE_WPE, 1021 + t, c);
+            cr_expect(memcmp(&tok[t * C + c], &a, 4) == 0 && memcmp(&pos[t * C + c], &b, 4) == 0, "[%zu][%zu]", t, c);
+        }
+    cr_expect_eq(gpt2embed_embed_ex(m, ids, 3, 1022, GPT2EMBED_PE_LEARNED, 1.0, sum, NULL, NULL, &err),
+                 GPT2EMBED_E_CONTEXT);
+    const uint32_t bad[2] = {1, 50257};
+    cr_expect_eq(gpt2embed_embed_ex(m, bad, 2, 0, GPT2EMBED_PE_LEARNED, 1.0, NULL, NULL, NULL, &err),
+                 GPT2EMBED_E_TOKEN_ID, "the checks alone");
+    cr_expect_eq(err.index, 1);
+    cr_expect_eq(gpt2embed_embed_ex(m, ids, 3, 0, GPT2EMBED_PE_LEARNED, 2.0, sum, NULL, NULL, &err), GPT2EMBED_E_ARG,
+                 "no scale for learned positions");
+    /* sinusoidal times 0.5: each value in double, then rounded once */
+    cr_assert_eq(gpt2embed_embed_ex(m, ids, 3, 9, GPT2EMBED_PE_SINUSOIDAL, 0.5, sum, NULL, pos, &err), 0, "%s",
+                 err.message);
+    for (size_t t = 0; t < 3; t++)
+        for (size_t c = 0; c < C; c++) {
+            double ang = (double)(9 + t) / pow(10000.0, (double)(c & ~(size_t)1) / C);
+            float want = (float)((c % 2 ? cos(ang) : sin(ang)) * 0.5);
+            cr_expect(fabsf(pos[t * C + c] - want) <= nextafterf(fabsf(want), INFINITY) - fabsf(want), "[%zu][%zu]", t, c);
+        }
+    cr_assert_eq(gpt2embed_embed_ex(m, ids, 3, 9, GPT2EMBED_PE_SINUSOIDAL, 1.0, NULL, NULL, pe, &err), 0);
+    cr_assert_eq(gpt2embed_sinusoidal(9, 3, C, GPT2EMBED_SINUSOID_BASE, x, &err), 0);
+    cr_expect(memcmp(pe, x, sizeof x) == 0, "scale 1 is gpt2embed_sinusoidal's bits");
+    cr_expect_eq(gpt2embed_embed_ex(m, ids, 3, 0, GPT2EMBED_PE_SINUSOIDAL, 2e6, sum, NULL, NULL, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_embed_ex(m, ids, 3, 0, GPT2EMBED_PE_SINUSOIDAL, NAN, sum, NULL, NULL, &err), GPT2EMBED_E_ARG);
+    size_t nw, pad;
+    static const struct { size_t T, W, S, n, pad; } win[] = {
+        {0, 4, 4, 0, 0}, {3, 4, 4, 1, 1}, {4, 4, 4, 1, 0}, {6, 4, 3, 2, 1}, {10, 4, 2, 4, 0}, {11, 4, 2, 5, 1}};
+    for (size_t i = 0; i < sizeof win / sizeof *win; i++) {
+        cr_assert_eq(gpt2embed_windows(win[i].T, win[i].W, win[i].S, &nw, &pad, &err), 0, "%s", err.message);
+        /* the rule: window k covers [k S, min(k S + W, T)), the last ends at T */
+        size_t k = 0;
+        while (win[i].T && (k * win[i].S + win[i].W < win[i].T))
+            k++;
+        cr_expect_eq(nw, win[i].T ? k + 1 : 0, "case %zu", i);
+        cr_expect_eq(nw, win[i].n, "case %zu", i);
+        cr_expect_eq(pad, win[i].pad, "case %zu", i);
+    }
+    cr_expect_eq(gpt2embed_windows(5, 2, 3, &nw, NULL, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_windows(5, 0, 0, &nw, NULL, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_windows(3, (size_t)1 << 22, 1, &nw, NULL, &err), GPT2EMBED_E_ARG);
+    cr_expect(strstr(err.message, "padding") != NULL, "%s", err.message);
+    gpt2embed_model_close(m);
+}
+
+/* The course's curves of the encodings, the scale of a table and the nearest rows, against
+ * sums written here over the fixture's values. */
+Test(api, curves_stats_and_nearest)
+{
+    gpt2embed_error err;
+    enum { D = 16 };
+    double curve[11], ref;
+    cr_assert_eq(gpt2embed_sinusoid_dot_curve(5, 15, D, GPT2EMBED_SINUSOID_BASE, curve, &err), 0, "%s", err.message);
+    for (size_t j = 0; j <= 10; j++) {
+        ref = 0;   /* PE(0)·PE(p) = sum over pairs of cos(p w_i): sin 0 = 0, cos 0 = 1 */
+        for (size_t i = 0; i < D / 2; i++)
+            ref += cos((double)(5 + j) / pow(10000.0, (double)(2 * i) / D));
+        cr_expect(fabs(curve[j] - ref) < 1e-12, "pos %zu: %.17g vs %.17g", 5 + j, curve[j], ref);
+    }
+    cr_expect_eq(gpt2embed_sinusoid_dot_curve(6, 5, D, GPT2EMBED_SINUSOID_BASE, curve, &err), GPT2EMBED_E_CONTEXT);
+    cr_expect_eq(gpt2embed_sinusoid_dot_curve(0, 5, 7, GPT2EMBED_SINUSOID_BASE, curve, &err), GPT2EMBED_E_ARG);
+    double by[4];
+    cr_assert_eq(gpt2embed_sinusoid_by_distance(20, D, GPT2EMBED_SINUSOID_BASE, 3, by, &err), 0, "%s", err.message);
+    cr_expect(fabs(by[0] - 1.0) < 1e-12 && by[1] < 1.0, "%g %g", by[0], by[1]);
+    cr_expect_eq(gpt2embed_sinusoid_by_distance(3, D, GPT2EMBED_SINUSOID_BASE, 3, by, &err), GPT2EMBED_E_CONTEXT);
+    double worst;
+    uint64_t ap, ak;
+    size_t ai;
+    cr_assert_eq(gpt2embed_sinusoid_check_rotation(D, GPT2EMBED_SINUSOID_BASE, 64, 16, &worst, &ap, &ak, &ai, &err), 0);
+    cr_expect(worst < 1e-12 && ap < 64 && ak < 16 && ai < D / 2, "%g", worst);
+    cr_expect_eq(gpt2embed_sinusoid_check_rotation(D, GPT2EMBED_SINUSOID_BASE, 0, 16, &worst, NULL, NULL, NULL, &err),
+                 GPT2EMBED_E_CONTEXT);
+    gpt2embed_model *m = open_model(fpath);
+    double mean[4], sd[4];
+    cr_assert_eq(gpt2embed_wpe_by_distance(m, 12, 3, mean, sd, &err), 0, "%s", err.message);
+    for (size_t d = 0; d <= 3; d++) {   /* the mean over p < 12 - d of cos(wpe[p], wpe[p + d]) */
+        double sum = 0;
+        for (size_t p = 0; p + d < 12; p++) {
+            double ab = 0, aa = 0, bb = 0;
+            for (size_t c = 0; c < C; c++) {
+                double a = fixture_expected(&f32, FIXTURE_WPE, p, c), b = fixture_expected(&f32, FIXTURE_WPE, p + d, c);
+                ab += a * b, aa += a * a, bb += b * b;
+            }
+            sum += ab / sqrt(aa * bb);
+        }
+        cr_expect(fabs(mean[d] - sum / (double)(12 - d)) < 1e-12, "d=%zu", d);
+    }
+    cr_expect(fabs(mean[0] - 1.0) < 1e-12 && sd[0] < 1e-12);
+    cr_expect_eq(gpt2embed_wpe_by_distance(m, 1025, 3, mean, NULL, &err), GPT2EMBED_E_ARG);
+    gpt2embed_stats st;
+    cr_assert_eq(gpt2embed_table_stats(m, GPT2EMBED_WPE, &st, &err), 0, "%s", err.message);
+    double nsum = 0, nmax = 0, esum = 0;
+    for (size_t r = 0; r < 1024; r++) {
+        double nn = 0;
+        for (size_t c = 0; c < C; c++) {
+            double v = fixture_expected(&f32, FIXTURE_WPE, r, c);
+            nn += v * v, esum += v;
+        }
+        nsum += sqrt(nn), nmax = sqrt(nn) > nmax ? sqrt(nn) : nmax;
+    }
+    cr_expect(st.rows == 1024 && st.cols == C && st.n_top == 10);
+    cr_expect(fabs(st.norm_mean - nsum / 1024) < 1e-9 && fabs(st.norm_max - nmax) < 1e-12, "%g", st.norm_mean);
+    cr_expect(fabs(st.mean - esum / (1024.0 * C)) < 1e-12);
+    cr_expect_eq(st.top_norm[0], st.norm_max);
+    cr_expect_eq(gpt2embed_table_stats(m, (gpt2embed_table)3, &st, &err), GPT2EMBED_E_ARG);
+    /* nearest: the row itself first when not left out, then by cosine computed here */
+    float q[C];
+    gpt2embed_hit hits[3];
+    size_t nh;
+    cr_assert_eq(gpt2embed_rows(m, GPT2EMBED_WTE, 77, 1, q, &err), 0);
+    cr_assert_eq(gpt2embed_nearest(m, q, 3, GPT2EMBED_NO_ID, hits, &nh, &err), 0, "%s", err.message);
+    cr_expect(nh == 3 && hits[0].id == 77 && fabs(hits[0].cos - 1.0) < 1e-12);
+    cr_assert_eq(gpt2embed_nearest(m, q, 3, 77, hits, &nh, &err), 0);
+    cr_expect(hits[0].id != 77 && hits[0].cos >= hits[1].cos && hits[1].cos >= hits[2].cos);
+    double best = -2;
+    uint32_t best_id = 0;
+    for (uint32_t id = 0; id < 50257; id++) {
+        if (id == 77)
+            continue;
+        double ab = 0, aa = 0, bb = 0;
+        for (size_t c = 0; c < C; c++) {
+            double a = q[c], b = fixture_expected(&f32, FIXTURE_WTE, id, c);
+            ab += a * b, aa += a * a, bb += b * b;
+        }
+        if (bb > 0 && ab / sqrt(aa * bb) > best)
+            best = ab / sqrt(aa * bb), best_id = id;
+    }
+    cr_expect_eq(hits[0].id, best_id);
+    cr_expect(fabs(hits[0].cos - best) < 1e-12);
+    float zero[C] = {0};
+    cr_expect_eq(gpt2embed_nearest(m, zero, 3, GPT2EMBED_NO_ID, hits, &nh, &err), GPT2EMBED_E_ZERO_VECTOR);
+    cr_expect_eq(gpt2embed_nearest(m, q, 0, GPT2EMBED_NO_ID, hits, &nh, &err), GPT2EMBED_E_ARG);
+    gpt2embed_model_close(m);
+}
+
 /* ---- the built libraries ---- */
 
 static char *build_dir(void)
@@ -873,6 +1061,112 @@ Test(api, stream_gives_the_ids_of_the_whole_text, .timeout = 120)
     free_cases(&k);
 }
 
+/* 1 when two counts hold the same numbers (field by field: the struct has padding). */
+static int same_count(const gpt2embed_count_info *a, const gpt2embed_count_info *b)
+{
+    return a->n_tokens == b->n_tokens && a->n_chars == b->n_chars && a->n_ctx == b->n_ctx &&
+           a->ctx_end_byte == b->ctx_end_byte && a->ctx_end_char == b->ctx_end_char &&
+           a->ctx_end_splits_char == b->ctx_end_splits_char;
+}
+
+/* Line and column of the first character not wholly before byte end, by this test's own walk. */
+static void line_col(const char *text, size_t len, size_t end, size_t *line, size_t *col)
+{
+    int splits = end < len && ((unsigned char)text[end] & 0xC0) == 0x80;
+    size_t start = end;   /* the character the cut is in, or the next one */
+    while (splits && start > 0 && ((unsigned char)text[start] & 0xC0) == 0x80)
+        start--;
+    *line = 1, *col = 1;
+    for (size_t i = 0; i < start; i++)
+        if (text[i] == '\n')
+            *line += 1, *col = 1;
+        else
+            *col += ((unsigned char)text[i] & 0xC0) != 0x80;
+}
+
+/* count_ex on 1..8 threads and count_stream read a few bytes at a time give gpt2embed_count's
+ * numbers, with the bytes, the line and column of the cut and a snippet around it; a failing
+ * read is the stream's status; char_costs adds up to the tokens on any thread count. */
+Test(api, count_ex_stream_and_char_costs, .timeout = 120)
+{
+    size_t len;
+    char *text = read_file(G2E_SRCDIR "/tests/data/count_ja.txt", &len);
+    cr_assert(text);
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    static const size_t ctxs[] = {1, 7, 100, 1024, 100000};
+    for (size_t k = 0; k < sizeof ctxs / sizeof *ctxs; k++) {
+        gpt2embed_count_info want, got;
+        gpt2embed_count_detail d;
+        cr_assert_eq(gpt2embed_count(t, text, len, 0, ctxs[k], &want, &err), 0, "%s", err.message);
+        size_t line = 0, col = 0;
+        int fits = want.n_tokens <= ctxs[k];
+        if (!fits)
+            line_col(text, len, want.ctx_end_byte, &line, &col);
+        for (unsigned th = 1; th <= 8; th *= 2) {
+            cr_assert_eq(gpt2embed_count_ex(t, text, len, 0, ctxs[k], th, &got, &d, &err), 0, "%s", err.message);
+            cr_expect(same_count(&got, &want), "ctx %zu, %u threads", ctxs[k], th);
+            cr_expect_eq(d.n_bytes, len);
+            cr_expect_eq(d.n_replaced, 0);
+            cr_expect_eq(d.ctx_end_line, line, "ctx %zu: line %zu, want %zu", ctxs[k], d.ctx_end_line, line);
+            cr_expect_eq(d.ctx_end_column, col, "ctx %zu: column %zu, want %zu", ctxs[k], d.ctx_end_column, col);
+            cr_expect_eq(strchr(d.ctx_end_snippet, '|') != NULL, !fits, "ctx %zu: '%s'", ctxs[k], d.ctx_end_snippet);
+            feed f = {.s = text, .n = len, .step = th};
+            gpt2embed_count_detail ds;
+            cr_assert_eq(gpt2embed_count_stream(t, feed_read, &f, 0, ctxs[k], th, &got, &ds, &err), 0, "%s",
+                         err.message);
+            cr_expect(same_count(&got, &want), "stream: ctx %zu, %u threads", ctxs[k], th);
+            cr_expect(ds.n_bytes == d.n_bytes && ds.n_replaced == d.n_replaced && ds.ctx_end_line == d.ctx_end_line &&
+                      ds.ctx_end_column == d.ctx_end_column && !strcmp(ds.ctx_end_snippet, d.ctx_end_snippet),
+                      "stream: ctx %zu, %u threads", ctxs[k], th);
+        }
+    }
+    gpt2embed_count_info ci;
+    gpt2embed_count_detail d;
+    cr_expect_eq(gpt2embed_count_ex(t, "a\xFF" "b", 3, GPT2EMBED_LOSSY, 1, 1, &ci, &d, &err), 0);
+    cr_expect_eq(d.n_replaced, 1);
+    cr_expect_eq(d.ctx_end_line, 1);
+    feed f = {.s = text, .n = 1000, .step = 1, .fail_at_end = EIO};
+    cr_expect_eq(gpt2embed_count_stream(t, feed_read, &f, 0, 10, 2, &ci, NULL, &err), GPT2EMBED_E_IO);
+    cr_expect_eq(err.errno_value, EIO);
+    f = (feed){.s = text, .n = 1000, .step = 1, .fail_at_end = ECANCELED};
+    cr_expect_eq(gpt2embed_count_stream(t, feed_read, &f, 0, 10, 1, &ci, NULL, &err), GPT2EMBED_E_STOPPED);
+    f = (feed){.s = "ab\xFF", .n = 3, .step = 1};
+    cr_expect_eq(gpt2embed_count_stream(t, feed_read, &f, 0, 10, 1, &ci, NULL, &err), GPT2EMBED_E_UTF8);
+    cr_expect_eq(err.offset, 2);
+    cr_expect_eq(gpt2embed_count_stream(t, feed_read, &f, GPT2EMBED_LOSSY, 10, 1, &ci, NULL, &err), GPT2EMBED_E_ARG);
+    /* costs: their sum is the token count, on any thread count; a bad byte is one character */
+    gpt2embed_char_cost *c1, *c4;
+    size_t n1, n4;
+    cr_assert_eq(gpt2embed_char_costs(t, text, len, 0, 1, &c1, &n1, &err), 0, "%s", err.message);
+    cr_assert_eq(gpt2embed_char_costs(t, text, len, 0, 4, &c4, &n4, &err), 0, "%s", err.message);
+    cr_assert_eq(n1, n4);
+    cr_expect(memcmp(c1, c4, n1 * sizeof *c1) == 0);
+    double sum = 0;
+    for (size_t i = 0; i < n1; i++) {
+        sum += c1[i].tokens;
+        cr_expect(i == 0 || c1[i - 1].tokens >= c1[i].tokens, "costliest first");
+    }
+    cr_assert_eq(gpt2embed_count(t, text, len, 0, 1, &ci, &err), 0);
+    cr_expect(fabs(sum - (double)ci.n_tokens) < 1e-6, "%g vs %zu", sum, ci.n_tokens);
+    gpt2embed_free(c1), gpt2embed_free(c4);
+    cr_assert_eq(gpt2embed_char_costs(t, "\xE7\x8A\xAC", 3, 0, 1, &c1, &n1, &err), 0);
+    cr_expect_eq(n1, 1);
+    cr_expect_eq(c1[0].code_point, 0x72AC);
+    cr_expect_eq(c1[0].n_bytes, 3);
+    gpt2embed_free(c1);
+    cr_expect_eq(gpt2embed_char_costs(t, "\xFF", 1, 0, 1, &c1, &n1, &err), GPT2EMBED_E_UTF8);
+    cr_expect_null(c1);
+    cr_assert_eq(gpt2embed_char_costs(t, "\xFF", 1, GPT2EMBED_LOSSY, 1, &c1, &n1, &err), 0);
+    cr_expect_eq(c1[0].code_point, -1);
+    cr_expect_eq(c1[0].tokens, 1.0);
+    gpt2embed_free(c1);
+    cr_assert_eq(gpt2embed_char_costs(t, "", 0, 0, 1, &c1, &n1, &err), 0);
+    cr_expect_eq(n1, 0);
+    gpt2embed_tokenizer_close(t);
+    free(text);
+}
+
 Test(api, token_bytes_without_allocating)
 {
     gpt2embed_tokenizer *t = open_tok();
@@ -1106,6 +1400,58 @@ Test(api, course_documents_are_the_commands_json, .timeout = 60)
     cr_assert_eq(r.status, 0, "%s", r.err);
     expect_same_document(json, r.out, "sinusoidal --compare-learned");
     run_free(&r);
+    const uint32_t cat[2] = {3797, 9246};
+    const size_t pos[2] = {0, 5};
+    cr_assert_eq(gpt2embed_course_pair(m, t, GPT2EMBED_PAIR_AT, cat, pos, 0, &json, &err), 0, "%s", err.message);
+    r = run_g2e("similarity", "--at", " cat", "0", "5", "--format", "json", "--weights", fpath, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    expect_same_document(json, r.out, "similarity --at");
+    run_free(&r);
+    cr_assert_eq(gpt2embed_course_pair(m, t, GPT2EMBED_PAIR_TOKENS, cat, NULL, 0, &json, &err), 0, "%s", err.message);
+    r = run_g2e("similarity", "--tokens", " cat", "cat", "--format", "json", "--weights", fpath, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    expect_same_document(json, r.out, "similarity --tokens");
+    run_free(&r);
+    cr_assert_eq(gpt2embed_course_pair(m, NULL, GPT2EMBED_PAIR_POSITIONS, NULL, pos, 0, &json, &err), 0, "%s",
+                 err.message);
+    r = run_g2e("similarity", "--pos", "0", "5", "--format", "json", "--weights", fpath, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    expect_same_document(json, r.out, "similarity --pos");
+    run_free(&r);
+    gpt2embed_tokenizer_close(t);
+    gpt2embed_model_close(m);
+}
+
+/* A pair's cosine is the one computed here from the fixture's rows; its sentence is chosen by
+ * the number; a pair outside the tables is an error naming the table. */
+Test(api, course_pair_cosine_sentence_and_errors)
+{
+    gpt2embed_model *m = open_model(fpath);
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    char *json = NULL;
+    const uint32_t ids[2] = {7, 11};
+    const size_t pos[2] = {3, 900};
+    cr_assert_eq(gpt2embed_course_pair(m, t, GPT2EMBED_PAIR_AT, ids, pos, GPT2EMBED_COURSE_SAYS, &json, &err), 0,
+                 "%s", err.message);
+    double ab = 0, aa = 0, bb = 0;
+    for (size_t c = 0; c < C; c++) {
+        float x = fixture_expected(&f32, FIXTURE_WTE, 7, c) + fixture_expected(&f32, FIXTURE_WPE, 3, c);
+        float y = fixture_expected(&f32, FIXTURE_WTE, 7, c) + fixture_expected(&f32, FIXTURE_WPE, 900, c);
+        ab += (double)x * y, aa += (double)x * x, bb += (double)y * y;
+    }
+    const char *got = strstr(json, "\"cos\": ");
+    cr_assert(got, "%s", json);
+    double c = strtod(got + 7, NULL);   /* (the library sums in another order: to ~1e-16) */
+    cr_expect(fabs(c - ab / sqrt(aa * bb)) < 1e-12, "%.17g vs %.17g", c, ab / sqrt(aa * bb));
+    cr_expect(strstr(json, "\"what\": \"cos(wte[7 '(']") != NULL, "%s", json);
+    cr_expect(strstr(json, "\"says\": [\"'('") != NULL, "%s", json);
+    gpt2embed_free(json);
+    const size_t far[2] = {0, 1024};
+    cr_expect_eq(gpt2embed_course_pair(m, t, GPT2EMBED_PAIR_POSITIONS, NULL, far, 0, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect(strstr(err.message, "wpe") != NULL && json == NULL, "%s", err.message);
+    cr_expect_eq(gpt2embed_course_pair(m, t, 9, ids, pos, 0, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_course_pair(m, t, GPT2EMBED_PAIR_TOKENS, NULL, NULL, 0, &json, &err), GPT2EMBED_E_ARG);
     gpt2embed_tokenizer_close(t);
     gpt2embed_model_close(m);
 }

@@ -6,6 +6,7 @@
  * Python's fractions in test_tokchars_cli. */
 #include "charcost.h"
 #include "text.h"
+#include "support.h"
 #include "tokenizer.h"
 
 #include <criterion/criterion.h>
@@ -23,8 +24,8 @@ static charcost_row *run(const char *text, size_t len, const size_t *offs, size_
 
 static void expect_row(const charcost_row *r, const char *ch, size_t count, double tokens, size_t first)
 {
-    cr_expect_eq(r->len, strlen(ch));
-    cr_expect(memcmp(r->bytes, ch, r->len) == 0, "row for '%s' holds '%.*s'", ch, r->len, r->bytes);
+    cr_expect_eq(r->n_bytes, strlen(ch));
+    cr_expect(memcmp(r->bytes, ch, r->n_bytes) == 0, "row for '%s' holds '%.*s'", ch, r->n_bytes, r->bytes);
     cr_expect_eq(r->count, count, "'%s' count", ch);
     cr_expect_eq(r->tokens, tokens, "'%s' costs %.17g, want %.17g", ch, r->tokens, tokens);
     cr_expect_eq(r->first, first, "'%s' first at %zu", ch, r->first);
@@ -38,7 +39,7 @@ Test(charcost, byte_tokens_of_a_kanji_cost_one_each)
     charcost_row *r = run("犬が", 6, offs, 4, &n);
     cr_assert_eq(n, 2);
     expect_row(&r[0], "犬", 1, 3.0, 0);
-    cr_expect_eq(r[0].cp, 0x72AC);
+    cr_expect_eq(r[0].code_point, 0x72AC);
     expect_row(&r[1], "が", 1, 1.0, 3);
     free(r);
 }
@@ -94,7 +95,7 @@ Test(charcost, ill_formed_bytes_are_characters_of_their_own)
     charcost_row *r = run("\xFF" "a\xFF", 3, offs, 3, &n);
     cr_assert_eq(n, 2);
     expect_row(&r[0], "\xFF", 2, 2.0, 0);
-    cr_expect_eq(r[0].cp, TEXT_BAD);
+    cr_expect_eq(r[0].code_point, TEXT_BAD);
     expect_row(&r[1], "a", 1, 1.0, 1);
     free(r);
 }
@@ -143,7 +144,7 @@ Test(charcost, real_tokens_add_up)
                 cr_expect(r[i - 1].tokens >= r[i].tokens, "sorted: row %zu", i);
         }
         cr_expect(fabs(total - (double)ids.n) < 1e-9, "costs add up to %.17g, not %zu tokens", total, ids.n);
-        cr_expect_eq(count, text_count(texts[k], len));
+        cr_expect_eq(count, ref_chars(texts[k], len));
         free(r);
         tok_ids_free(&ids);
     }

@@ -10,6 +10,7 @@
  *   - tests/data/tokenizer_cases.jsonl / tokenizer_expected.jsonl (tiktoken's IDs for the
  *     tokenizer's conformance cases): their lengths are the token counts.
  */
+#include "../src/gpt2embed.h"
 #include "fixture.h"
 #include "support.h"
 
@@ -567,5 +568,54 @@ Test(count_cli, english_text_says_how_many_words_the_context_holds)
         const char *en = strstr(line, "count_en.txt");
         cr_expect(en && en < p, "only the English text: %.*s", (int)(p - line), line);
     }
+    run_free(&r);
+}
+
+/* count's JSON with --per-char and --lossy: every member read back, against the numbers the
+ * door gives (gpt2embed_count_ex, gpt2embed_char_costs) and this test's own arithmetic. */
+Test(count_cli, json_with_per_char_and_lossy_reads_back)
+{
+    const char *text = "\xFF犬が猫を追いかけた";
+    run_result r;
+    cJSON *j = run_json(&r, (const char *const[]){"--per-char", "--lossy", "--ctx", "3", "--", text, NULL});
+    const cJSON *g = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "inputs"), 0);
+    cr_assert(g != NULL, "%s", r.out);
+    gpt2embed_tokenizer *t;
+    gpt2embed_count_info c;
+    gpt2embed_count_detail d;
+    gpt2embed_char_cost *cc;
+    size_t ncc;
+    cr_assert_eq(gpt2embed_tokenizer_open(&t, NULL, NULL), 0);
+    cr_assert_eq(gpt2embed_count_ex(t, text, strlen(text), GPT2EMBED_LOSSY, 3, 2, &c, &d, NULL), 0);
+    cr_assert_eq(gpt2embed_char_costs(t, text, strlen(text), GPT2EMBED_LOSSY, 1, &cc, &ncc, NULL), 0);
+    cr_expect_str_eq(cJSON_GetObjectItem(g, "kind")->valuestring, "text");
+    cr_expect_eq(num(g, "bytes"), (double)strlen(text));
+    cr_expect_eq(num(g, "chars"), 10, "the bad byte and nine characters");
+    cr_expect_eq(num(g, "tokens"), (double)c.n_tokens);
+    cr_expect_eq(num(g, "windows"), ceil((double)c.n_tokens / 3));
+    cr_expect_eq(num(g, "replaced"), 1);
+    cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(g, "fits")));
+    const cJSON *pc = cJSON_GetObjectItem(g, "per_char");
+    cr_assert_eq(cJSON_GetArraySize(pc), 10);
+    cr_expect_eq((size_t)cJSON_GetArraySize(pc), ncc);
+    double sum = 0;
+    for (int i = 0; i < cJSON_GetArraySize(pc); i++) {
+        const cJSON *row = cJSON_GetArrayItem(pc, i);
+        sum += num(row, "tokens");
+        cr_expect_eq(num(row, "tokens"), cc[i].tokens, "row %d", i);
+        cr_expect_eq(num(row, "count"), (double)cc[i].count);
+    }
+    cr_expect(fabs(sum - (double)c.n_tokens) < 1e-9, "the costs add up to the tokens: %g", sum);
+    const cJSON *bad = cJSON_GetArrayItem(pc, 0);
+    cr_expect(cJSON_IsNull(cJSON_GetObjectItem(bad, "codepoint")) || num(bad, "codepoint") > 0);
+    const cJSON *cut = cJSON_GetObjectItem(g, "cut");
+    cr_expect_eq(num(cut, "byte"), (double)c.ctx_end_byte);
+    cr_expect_eq(num(cut, "chars_before"), (double)c.ctx_end_char);
+    cr_expect_eq(num(cut, "line"), 1);
+    cr_expect_eq(num(cut, "column"), (double)d.ctx_end_column);
+    cr_expect_str_eq(cJSON_GetObjectItem(cut, "snippet")->valuestring, d.ctx_end_snippet);
+    gpt2embed_free(cc);
+    gpt2embed_tokenizer_close(t);
+    cJSON_Delete(j);
     run_free(&r);
 }

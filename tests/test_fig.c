@@ -7,8 +7,6 @@
 #include "fig.h"
 #include "fixture.h"
 #include "pngcheck.h"
-#include "similarity.h"
-#include "sinusoid.h"
 #include "support.h"
 
 #include <criterion/criterion.h>
@@ -30,7 +28,7 @@ Test(fig, sinusoidal_recipes_refuse_what_they_cannot_draw)
     g2e_err e;
     expect_refused(fig_pe_png(32767, 4096, 1e4, RENDER_CMAP_RDBU, 0, 0, &p, &e), RENDER_E_ARG, &p,
                    &e, "the heatmap draws up to 32767 positions");
-    expect_refused(fig_pe_png(10, 7, 1e4, RENDER_CMAP_RDBU, 0, 0, &p, &e), SIN_E_DIM, &p, &e, "7");
+    expect_refused(fig_pe_png(10, 7, 1e4, RENDER_CMAP_RDBU, 0, 0, &p, &e), G2E_EINVAL, &p, &e, "7");
     expect_refused(fig_dot_curve_png(5, 4, 8, 1e4, 0, 0, &p, &e), RENDER_E_ARG, &p, &e,
                    "got 5..4");
     expect_refused(fig_by_distance_png(10, 8, 1e4, 10, NULL, NULL, NULL, 0, 0, &p, &e),
@@ -69,7 +67,7 @@ Test(fig, by_distance_computed_or_given_is_one_image)
     enum { N = 80, M = 40 };
     double s[M + 1], l[M + 1];
     g2e_err e;
-    cr_assert_eq(sin_by_distance(N, 32, 1e4, M, s, &e), 0, "%s", e.msg);
+    cr_assert_eq(gpt2embed_sinusoid_by_distance(N, 32, 1e4, M, s, NULL), 0);
     for (int d = 0; d <= M; d++)
         l[d] = 1.0 - d / 80.0;
     render_png a, b;
@@ -85,11 +83,11 @@ Test(fig, wpe_recipes_name_the_matrix_in_their_errors)
     fixture_tiny(&o);
     static const uint64_t rows[] = {0, 1, 2};   /* the other wpe rows read as zeros */
     o.sparse = 1, o.wpe_rows = rows, o.n_wpe_rows = 3, o.wte_rows = rows, o.n_wte_rows = 3;
-    g2e_model *m = open_fixture_model(&o, "fig-zero");
+    gpt2embed_model *m = open_fixture_door(&o, "fig-zero");
     render_png p;
     g2e_err e;
-    expect_refused(fig_wpe_cosine_png(m, RENDER_CMAP_RDBU, 0, 0, &p, &e), SIM_E_ZERO, &p, &e, "wpe: ");
-    expect_refused(fig_wpe_by_distance_png(m, 16, 3, 1e4, 0, 0, &p, &e), SIM_E_ZERO, &p, &e, "wpe: ");
+    expect_refused(fig_wpe_cosine_png(m, RENDER_CMAP_RDBU, 0, 0, &p, &e), G2E_EINVAL, &p, &e, "wpe: ");
+    expect_refused(fig_wpe_by_distance_png(m, 16, 3, 1e4, 0, 0, &p, &e), G2E_EINVAL, &p, &e, "wpe: ");
     expect_refused(fig_wpe_by_distance_png(m, 4, 4, 1e4, 0, 0, &p, &e), RENDER_E_ARG, &p, &e,
                    "must be less than N (4)");
     expect_refused(fig_wpe_heatmap_png(m, 0, RENDER_CMAP_RDBU, 0, 0, NULL, NULL, &p, &e),
@@ -99,7 +97,7 @@ Test(fig, wpe_recipes_name_the_matrix_in_their_errors)
     cr_assert_eq(fig_wpe_heatmap_png(m, 50, RENDER_CMAP_RDBU, 0, 0, &q, &fell, &p, &e), 0, "%s", e.msg);
     cr_expect(fell == 1 && q > 0, "13 of 16 rows are zero: the median |x| is 0, so the largest is used");
     render_png_free(&p);
-    model_close(m);
+    gpt2embed_model_close(m);
 }
 
 Test(fig, study_recipes)

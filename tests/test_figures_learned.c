@@ -56,21 +56,21 @@ static int count_colour(const png *p, const double want[3])
 
 /* The recipes of fig.h written to path as the commands write them (figures.h's fig_write:
  * -1 with the message printed when the recipe fails). */
-static int wpe_cosine(const g2e_model *m, render_cmap cmap, const char *path)
+static int wpe_cosine(const gpt2embed_model *m, render_cmap cmap, const char *path)
 {
     render_png p;
     g2e_err e;
     return fig_write(fig_wpe_cosine_png(m, cmap, 0, 0, &p, &e), &p, &e, path);
 }
 
-static int wpe_heatmap(const g2e_model *m, double pct, render_cmap cmap, const char *path, double *q)
+static int wpe_heatmap(const gpt2embed_model *m, double pct, render_cmap cmap, const char *path, double *q)
 {
     render_png p;
     g2e_err e;
     return fig_write(fig_wpe_heatmap_png(m, pct, cmap, 0, 0, q, NULL, &p, &e), &p, &e, path);
 }
 
-static int wpe_by_distance(const g2e_model *m, size_t len, size_t max_d, const char *path)
+static int wpe_by_distance(const gpt2embed_model *m, size_t len, size_t max_d, const char *path)
 {
     render_png p;
     g2e_err e;
@@ -96,11 +96,11 @@ static char *write_fixture(const fixture_opts *o, const char *dir, const char *n
     return path;
 }
 
-static g2e_model *open_path(const char *path)
+static gpt2embed_model *open_path(const char *path)
 {
-    g2e_model *m = NULL;
-    g2e_err err;
-    cr_assert_eq(model_open(&m, path, &err), 0, "%s", err.msg);
+    gpt2embed_model *m = NULL;
+    gpt2embed_error err;
+    cr_assert_eq(gpt2embed_model_open(&m, path, NULL, &err), 0, "%s", err.message);
     return m;
 }
 
@@ -157,7 +157,7 @@ Test(figures_learned, cosine_matrix_cells_diagonal_and_bar)
     fixture_opts o;
     opts(&o, C, E);
     char *w = write_fixture(&o, dir, "m.safetensors");
-    g2e_model *m = open_path(w);
+    gpt2embed_model *m = open_path(w);
     char *path = path_join(dir, "cosine.png");
     cr_assert_eq(wpe_cosine(m, RENDER_CMAP_RDBU, path), 0);
     png p = pngcheck_load(path);
@@ -191,7 +191,7 @@ Test(figures_learned, cosine_matrix_cells_diagonal_and_bar)
     expect_px(&p, L.bar_x + L.bar_w / 2, L.bar_y, plus1, "bar top");
     expect_px(&p, L.bar_x + L.bar_w / 2, L.bar_y + L.bar_h - 1, minus1, "bar bottom");
     cairo_surface_destroy(p.s);
-    model_close(m);
+    gpt2embed_model_close(m);
     free(path), free(w), free(dir);
 }
 
@@ -204,7 +204,7 @@ Test(figures_learned, wpe_heatmap_range_is_the_percentile_and_cells_match)
     fixture_opts o;
     opts(&o, C, E);
     char *w = write_fixture(&o, dir, "m.safetensors");
-    g2e_model *m = open_path(w);
+    gpt2embed_model *m = open_path(w);
     /* the percentile by nearest rank over |x|, computed here */
     double *a = malloc(C * E * sizeof *a);
     for (int pos = 0; pos < C; pos++)
@@ -253,7 +253,7 @@ Test(figures_learned, wpe_heatmap_range_is_the_percentile_and_cells_match)
     cr_expect_eq(wpe_heatmap(m, 0.0, RENDER_CMAP_RDBU, "/nonexistent.png", NULL), -1, "percentile 0");
     cr_expect_eq(wpe_heatmap(m, 100.5, RENDER_CMAP_RDBU, "/nonexistent.png", NULL), -1, "above 100");
     free(a);
-    model_close(m);
+    gpt2embed_model_close(m);
     free(w), free(dir);
 }
 
@@ -267,19 +267,19 @@ Test(figures_learned, learned_curve_matches_naive_loops)
     opts(&o, C, E);
     o.dtype = ST_BF16;   /* values as the reader widens them: fixture_expected knows */
     char *w = write_fixture(&o, dir, "m.safetensors");
-    g2e_model *m = open_path(w);
+    gpt2embed_model *m = open_path(w);
     double out[C];
-    cr_assert_eq(fig_learned_by_distance(m, C, C - 1, out), 0);
+    cr_assert_eq(gpt2embed_wpe_by_distance(m, C, C - 1, out, NULL, NULL), 0);
     for (size_t d = 0; d < C; d++)
         cr_expect(fabs(out[d] - naive_learned(&o, C, d)) < 1e-12, "d=%zu: %.17g vs %.17g", d,
                   out[d], naive_learned(&o, C, d));
     /* a prefix of the positions, fewer distances */
-    cr_assert_eq(fig_learned_by_distance(m, 10, 3, out), 0);
+    cr_assert_eq(gpt2embed_wpe_by_distance(m, 10, 3, out, NULL, NULL), 0);
     for (size_t d = 0; d <= 3; d++)
         cr_expect(fabs(out[d] - naive_learned(&o, 10, d)) < 1e-12, "len 10, d=%zu", d);
-    cr_expect_eq(fig_learned_by_distance(m, C + 1, 3, out), -1, "more positions than n_ctx");
-    cr_expect_eq(fig_learned_by_distance(m, 10, 10, out), -1, "distance not below len");
-    model_close(m);
+    cr_expect_eq(gpt2embed_wpe_by_distance(m, C + 1, 3, out, NULL, NULL), GPT2EMBED_E_ARG, "more positions than n_ctx");
+    cr_expect_eq(gpt2embed_wpe_by_distance(m, 10, 10, out, NULL, NULL), GPT2EMBED_E_ARG, "distance not below len");
+    gpt2embed_model_close(m);
     free(w), free(dir);
 }
 
@@ -556,7 +556,7 @@ Test(figures_learned, full_gpt2_shapes, .timeout = 120)
     opts(&o, 1024, 768);
     o.n_vocab = 300;
     char *w = write_fixture(&o, dir, "m.safetensors");
-    g2e_model *m = open_path(w);
+    gpt2embed_model *m = open_path(w);
     char *cos_png = path_join(dir, "cosine-1024.png");
     cr_assert_eq(wpe_cosine(m, RENDER_CMAP_RDBU, cos_png), 0);
     png p = pngcheck_load(cos_png);
@@ -602,6 +602,6 @@ Test(figures_learned, full_gpt2_shapes, .timeout = 120)
     p = pngcheck_load(bd_png);
     cr_expect(p.w == 960 && p.h == 600);
     cairo_surface_destroy(p.s);
-    model_close(m);
+    gpt2embed_model_close(m);
     free(bd_png), free(wpe_png), free(cos_png), free(w), free(dir);
 }

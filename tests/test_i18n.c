@@ -285,11 +285,11 @@ Test(i18n, localedir_of_the_build_tree)
     /* the test binary lives in build/tests/: i18n_init finds build/locale */
     char *argv[] = {"test_i18n", NULL};
     setenv("LANGUAGE", "ja", 1);
-    cr_assert_eq(i18n_init(1, argv), 0);
+    cr_assert_eq(i18n_init(1, argv, NULL), 0);
     cr_expect(strstr(i18n_localedir(), "/locale") != NULL, "%s", i18n_localedir());
     cr_expect_str_eq(i18n_lang(), "ja");
     char *argv_en[] = {"test_i18n", "--lang", "en", NULL};
-    cr_assert_eq(i18n_init(3, argv_en), 0);
+    cr_assert_eq(i18n_init(3, argv_en, NULL), 0);
     cr_expect_str_eq(i18n_lang(), "en");
 }
 

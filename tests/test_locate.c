@@ -83,7 +83,7 @@ Test(locate, explicit_path_must_exist_and_wins)
 {
     char out[4096];
     g2e_err e;
-    const char *src = NULL;
+    locate_from src = (locate_from)-1;
     cr_expect_eq(locate_weights(NULL, "nope.safetensors", out, sizeof out, NULL, &e), LOCATE_E_MISSING);
     cr_expect(strstr(e.msg, "nope.safetensors") != NULL, "%s", e.msg);
     mkdirs("weights");
@@ -91,7 +91,7 @@ Test(locate, explicit_path_must_exist_and_wins)
     write_file("mine.safetensors", "x", 1);
     cr_assert_eq(locate_weights(NULL, "mine.safetensors", out, sizeof out, &src, &e), 0, "%s", e.msg);
     cr_expect_str_eq(out, "mine.safetensors");
-    cr_expect_str_eq(src, "--weights");
+    cr_expect_eq(src, LOCATE_FROM_PATH);
     cr_expect_eq(locate_weights(NULL, "weights", out, sizeof out, NULL, &e), LOCATE_E_MISSING);
     cr_expect(strstr(e.msg, "is a directory") != NULL, "%s", e.msg);
 }
@@ -100,33 +100,33 @@ Test(locate, env_before_local_folder)
 {
     char out[4096];
     g2e_err e;
-    const char *src = NULL;
+    locate_from src = (locate_from)-1;
     mkdirs("weights");
     write_file("weights/gpt2.safetensors", "x", 1);
     write_file("env.safetensors", "x", 1);
     setenv("GPT2_EMBED_WEIGHTS", "env.safetensors", 1);
     cr_assert_eq(locate_weights("gpt2", NULL, out, sizeof out, &src, &e), 0, "%s", e.msg);
     cr_expect_str_eq(out, "env.safetensors");
-    cr_expect_str_eq(src, "$GPT2_EMBED_WEIGHTS");
+    cr_expect_eq(src, LOCATE_FROM_ENV);
     setenv("GPT2_EMBED_WEIGHTS", "missing.safetensors", 1);
     cr_expect_eq(locate_weights("gpt2", NULL, out, sizeof out, NULL, &e), LOCATE_E_MISSING);
     unsetenv("GPT2_EMBED_WEIGHTS");
     cr_assert_eq(locate_weights("gpt2", NULL, out, sizeof out, &src, &e), 0, "%s", e.msg);
     cr_expect_str_eq(out, "weights/gpt2.safetensors");
-    cr_expect_str_eq(src, "weights/");
+    cr_expect_eq(src, LOCATE_FROM_WORKDIR);
 }
 
 Test(locate, hf_cache_default_home_and_org_folder)
 {
     char out[4096], hub[4096], want[4096];
     g2e_err e;
-    const char *src = NULL;
+    locate_from src = (locate_from)-1;
     snprintf(hub, sizeof hub, "%s/.cache/huggingface/hub", dir);
     make_cache(hub, "models--openai-community--gpt2", "abc123");
     cr_assert_eq(locate_weights("gpt2", NULL, out, sizeof out, &src, &e), 0, "%s", e.msg);
     snprintf(want, sizeof want, "%s/models--openai-community--gpt2/snapshots/abc123/model.safetensors", hub);
     cr_expect_str_eq(out, want);
-    cr_expect_str_eq(src, "Hugging Face cache");
+    cr_expect_eq(src, LOCATE_FROM_HF_CACHE);
 }
 
 Test(locate, hf_cache_legacy_folder_and_env_precedence)

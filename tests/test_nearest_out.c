@@ -15,18 +15,18 @@ Test(nearest_out, json_agrees_with_numpy)
     fixture_opts o;
     fixture_tiny(&o);
     char e[256];
-    g2e_err err;
+    gpt2embed_error err;
     char *dir = test_tmpdir("nearest-out"), *w = path_join(dir, "w.safetensors"), *out = path_join(dir, "n.json");
     cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
-    g2e_model *m;
-    tok_tokenizer *tok;
-    cr_assert_eq(model_open(&m, w, &err), 0, "%s", err.msg);
-    cr_assert_eq(tok_open_builtin(&tok, &err), 0);
+    gpt2embed_model *m;
+    gpt2embed_tokenizer *tok;
+    cr_assert_eq(gpt2embed_model_open(&m, w, NULL, &err), 0, "%s", err.message);
+    cr_assert_eq(gpt2embed_tokenizer_open(&tok, NULL, &err), 0);
     float q[8];
-    cr_assert_eq(model_wte_row(m, 5, q, &err), 0);
-    sim_hit hits[6];
+    cr_assert_eq(gpt2embed_rows(m, GPT2EMBED_WTE, 5, 1, q, &err), 0);
+    gpt2embed_hit hits[6];
     size_t n;
-    cr_assert_eq(sim_nearest(m, q, 6, 5, hits, &n, &err), 0, "%s", err.msg);
+    cr_assert_eq(gpt2embed_nearest(m, q, 6, 5, hits, &n, &err), 0, "%s", err.message);
     FILE *f = fopen(out, "w");
     nearest_write(f, 1, tok, "wte[5 '&']", 0, hits, n);
     fclose(f);
@@ -34,17 +34,16 @@ Test(nearest_out, json_agrees_with_numpy)
     run_result r = run_argv((char *[]){"/usr/bin/python3", script, w, out, "5", "6", NULL}, NULL, 0, NULL, NULL);
     cr_expect(strstr(r.out, "EQUAL True") != NULL, "numpy: %s%s", r.out, r.err);
     run_free(&r);
-    tok_close(tok);
-    model_close(m);
+    gpt2embed_tokenizer_close(tok);
+    gpt2embed_model_close(m);
     free(script), free(out), free(w), free(dir);
 }
 
 Test(nearest_out, table_lines_and_the_partial_note)
 {
-    tok_tokenizer *tok;
-    g2e_err err;
-    cr_assert_eq(tok_open_builtin(&tok, &err), 0);
-    sim_hit hits[2] = {{3797, 0.5}, {163, 0.25}};   /* " cat", and 0xE7 (part of 犬) */
+    gpt2embed_tokenizer *tok;
+    cr_assert_eq(gpt2embed_tokenizer_open(&tok, NULL, NULL), 0);
+    gpt2embed_hit hits[2] = {{3797, 0.5}, {163, 0.25}};   /* " cat", and 0xE7 (part of 犬) */
     char *buf;
     size_t len;
     FILE *f = open_memstream(&buf, &len);
@@ -57,14 +56,17 @@ Test(nearest_out, table_lines_and_the_partial_note)
     cr_expect_eq(nearest_partial(tok, 163), 1);
     cr_expect_eq(nearest_partial(tok, 3797), 0);
     free(buf);
-    tok_close(tok);
+    gpt2embed_tokenizer_close(tok);
 }
 
 Test(nearest_out, queries_are_the_fixtures_rows_and_shapes_are_checked)
 {
     fixture_opts o;
     fixture_tiny(&o);
-    g2e_model *m = open_fixture_model(&o, "nearest-q");
+    char e8[256], *dir = test_tmpdir("nearest-q"), *w = path_join(dir, "w.safetensors");
+    cr_assert_eq(fixture_write(w, &o, e8, sizeof e8), 0, "%s", e8);
+    gpt2embed_model *m;
+    cr_assert_eq(gpt2embed_model_open(&m, w, NULL, NULL), 0);
     float q[8], scratch[8];
     g2e_err e;
     cr_assert_eq(nearest_query_token(m, 9, 1, 3, q, scratch, &e), 0, "%s", e.msg);
@@ -86,5 +88,6 @@ Test(nearest_out, queries_are_the_fixtures_rows_and_shapes_are_checked)
     cr_expect_eq(nearest_query_vector(&arr, "v.npy", 8, q, &e), G2E_EINVAL);
     cr_expect_str_eq(e.msg, "v.npy holds an array of 7 values (2 dimensions); a query needs 8 values, "
                             "shape (8,) or (1, 8)");
-    model_close(m);
+    gpt2embed_model_close(m);
+    free(w), free(dir);
 }

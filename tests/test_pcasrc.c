@@ -24,7 +24,7 @@ static fixture_opts small(void)
 Test(pcasrc, wpe_norms_are_the_row_norms)
 {
     fixture_opts o = small();
-    g2e_model *m = open_fixture_model(&o, "pcasrc-norms");
+    gpt2embed_model *m = open_fixture_door(&o, "pcasrc-norms");
     pcasrc_norms sn;
     g2e_err e;
     cr_assert_eq(pcasrc_wpe_norms(m, &sn, &e), 0, "%s", e.msg);
@@ -42,7 +42,7 @@ Test(pcasrc, wpe_norms_are_the_row_norms)
     pcasrc_norms_free(&sn);
     pcasrc_norms_free(&sn);   /* harmless twice */
     pcasrc_norms_free(NULL);
-    model_close(m);
+    gpt2embed_model_close(m);
 }
 
 /* rows r0..n-1 of X (n, d) double: the sum of the column variances (ddof 1), and
@@ -84,7 +84,7 @@ static void check_pca(const pca_result *r, const double *X, size_t n, size_t d)
 Test(pcasrc, wpe_without_position_0_and_its_labels)
 {
     fixture_opts o = small();
-    g2e_model *m = open_fixture_model(&o, "pcasrc-wpe");
+    gpt2embed_model *m = open_fixture_door(&o, "pcasrc-wpe");
     pcasrc_spec s = {.of = PCASRC_WPE, .m = m, .skip = 1};
     pca_result r;
     double *id;
@@ -98,13 +98,13 @@ Test(pcasrc, wpe_without_position_0_and_its_labels)
     check_pca(&r, X, 39, 6);
     cr_expect(id[0] == 1 && id[38] == 39);
     pca_free(&r), free(id);
-    model_close(m);
+    gpt2embed_model_close(m);
 }
 
 Test(pcasrc, chosen_wte_rows_keep_their_ids)
 {
     fixture_opts o = small();
-    g2e_model *m = open_fixture_model(&o, "pcasrc-wte");
+    gpt2embed_model *m = open_fixture_door(&o, "pcasrc-wte");
     static const uint32_t ids[] = {5, 9, 2, 63, 17, 30, 44, 8};
     pcasrc_spec s = {.of = PCASRC_WTE, .m = m, .ids = ids, .n_ids = 8, .skip = 3};
     pca_result r;
@@ -120,7 +120,7 @@ Test(pcasrc, chosen_wte_rows_keep_their_ids)
     for (size_t i = 0; i < 8; i++)
         cr_expect(id[i] == ids[i]);
     pca_free(&r), free(id);
-    model_close(m);
+    gpt2embed_model_close(m);
 }
 
 Test(pcasrc, sinusoidal_rows_are_the_formula)
@@ -143,7 +143,7 @@ Test(pcasrc, sinusoidal_rows_are_the_formula)
 Test(pcasrc, shapes_are_checked_in_the_commands_terms)
 {
     fixture_opts o = small();
-    g2e_model *m = open_fixture_model(&o, "pcasrc-err");
+    gpt2embed_model *m = open_fixture_door(&o, "pcasrc-err");
     pca_result r;
     double *id = (double *)&r;
     g2e_err e;
@@ -156,5 +156,5 @@ Test(pcasrc, shapes_are_checked_in_the_commands_terms)
     cr_expect_str_eq(e.msg, "--skip 40 leaves no rows of 40");
     pcasrc_spec big = {.of = PCASRC_SINUSOIDAL, .len = (size_t)1 << 40, .dim = 8, .base = 1e4};
     cr_expect_eq(pcasrc_pca(&big, 2, &r, NULL, &e), PCA_E_SHAPE);
-    model_close(m);
+    gpt2embed_model_close(m);
 }

@@ -52,12 +52,11 @@ static void sink_free(sink *s)
 /* The page for the weights at path (caller frees); *failed the parts that failed. */
 static char *page(const fixture_opts *o, const char *tag, int embed, sink *s, int *failed)
 {
-    g2e_model *m = open_fixture_model(o, tag);
-    tok_tokenizer *tok;
-    g2e_err e;
-    cr_assert_eq(tok_open_builtin(&tok, &e), 0, "%s", e.msg);
+    gpt2embed_model *gm = open_fixture_door(o, tag);
+    gpt2embed_tokenizer *tok;
+    cr_assert_eq(gpt2embed_tokenizer_open(&tok, NULL, NULL), 0);
     static const char en[] = "Hello world.", ja[] = "こんにちは世界。";
-    report_in in = {.m = m, .tok = tok, .weights = "w.safetensors", .text = {en, ja},
+    report_in in = {.model = gm, .tokenizer = tok, .weights = "w.safetensors", .text = {en, ja},
                     .name = {"en", "ja"}, .len = {strlen(en), strlen(ja)}, .embed = embed,
                     .save = save, .say = say, .ctx = s};
     char *html = NULL;
@@ -65,8 +64,8 @@ static char *page(const fixture_opts *o, const char *tag, int embed, sink *s, in
     FILE *f = open_memstream(&html, &len);
     *failed = report_html(f, &in);
     cr_assert_eq(fclose(f), 0);
-    tok_close(tok);
-    model_close(m);
+    gpt2embed_tokenizer_close(tok);
+    gpt2embed_model_close(gm);
     return html;
 }
 

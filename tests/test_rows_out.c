@@ -15,9 +15,8 @@
 
 typedef struct env {
     char *dir, *weights;
-    g2e_model *m;
-    tok_tokenizer *tz;
-    embed_ctx ec;
+    gpt2embed_model *m;
+    gpt2embed_tokenizer *tz;
 } env;
 
 static void env_open(env *v, const char *tag)
@@ -25,21 +24,25 @@ static void env_open(env *v, const char *tag)
     fixture_opts o;
     fixture_tiny(&o);   /* wte 64 x 8, wpe 16 x 8, F32 */
     char e[256];
-    g2e_err err;
+    gpt2embed_error err;
     v->dir = test_tmpdir(tag);
     v->weights = path_join(v->dir, "w.safetensors");
     cr_assert_eq(fixture_write(v->weights, &o, e, sizeof e), 0, "%s", e);
-    cr_assert_eq(model_open(&v->m, v->weights, &err), 0, "%s", err.msg);
-    cr_assert_eq(tok_open_builtin(&v->tz, &err), 0, "%s", err.msg);
-    cr_assert_eq(embed_init(&v->ec, v->m, EMBED_PE_LEARNED, &err), 0, "%s", err.msg);
+    cr_assert_eq(gpt2embed_model_open(&v->m, v->weights, NULL, &err), 0, "%s", err.message);
+    cr_assert_eq(gpt2embed_tokenizer_open(&v->tz, NULL, &err), 0, "%s", err.message);
 }
 
 static void env_close(env *v)
 {
-    embed_free(&v->ec);
-    tok_close(v->tz);
-    model_close(v->m);
+    gpt2embed_tokenizer_close(v->tz);
+    gpt2embed_model_close(v->m);
     free(v->weights), free(v->dir);
+}
+
+/* The document of v's model with learned positions. */
+static rows_doc doc(const env *v, const rows_plan *plan, const rows_tokens *tk)
+{
+    return (rows_doc){.m = v->m, .pe = GPT2EMBED_PE_LEARNED, .pe_scale = 1.0, .plan = plan, .tok = tk, .tz = v->tz};
 }
 
 /* Writes ids in fmt with the plan (T, start, window, stride) and asks numpy whether it agrees. */
@@ -55,12 +58,12 @@ static void check_format(const char *fmt_name, int fmt, const char *ids_text, si
         ids[T++] = (uint32_t)strtoul(w, NULL, 10);
     free(dup);
     rows_tokens tk;
-    embed_plan plan;
+    rows_plan plan;
     g2e_err e;
     cr_assert_eq(rows_tokens_ids(&tk, v.tz, ids, T, &e), 0, "%s", e.msg);
-    cr_assert_eq(embed_plan_make(&plan, T, start, window, stride, &e), 0, "%s", e.msg);
-    rows_doc d = {.ec = &v.ec, .plan = &plan, .tok = &tk, .tz = v.tz, .weights = v.weights,
-                  .parts = parts, .show = 4};
+    cr_assert_eq(rows_plan_make(&plan, T, start, window, stride, &e), 0, "%s", e.msg);
+    rows_doc d = doc(&v, &plan, &tk);
+    d.weights = v.weights, d.parts = parts, d.show = 4;
     char *out = path_join(v.dir, "rows.out");
     FILE *f = fopen(out, "wb");
     cr_assert(f);
@@ -92,35 +95,38 @@ Test(rows_out, csv_windows_match_numpy) { check_format("csv", ROWS_CSV, "1 2 3 4
 
 Test(rows_out, plan_follows_the_window_rule)
 {
-    embed_plan p;
+    rows_plan p;
     g2e_err e;
     /* 6 tokens, W 4, S 3: windows [0..3], [3..5] + 1 padding row */
-    cr_assert_eq(embed_plan_make(&p, 6, 0, 4, 3, &e), 0, "%s", e.msg);
+    cr_assert_eq(rows_plan_make(&p, 6, 0, 4, 3, &e), 0, "%s", e.msg);
     cr_expect_eq(p.n_windows, 2);
     cr_expect_eq(p.W, 4);
     size_t want[2][4] = {{0, 1, 2, 3}, {3, 4, 5, SIZE_MAX}};
     for (size_t w = 0; w < 2; w++)
         for (size_t r = 0; r < 4; r++) {
-            cr_expect_eq(embed_plan_token(&p, w, r), want[w][r], "window %zu row %zu", w, r);
-            cr_expect_eq(embed_plan_position(&p, w, r), r);
+            cr_expect_eq(rows_plan_token(&p, w, r), want[w][r], "window %zu row %zu", w, r);
+            cr_expect_eq(rows_plan_position(&p, w, r), r);
         }
-    cr_assert_eq(embed_plan_make(&p, 5, 7, 0, 0, &e), 0);
+    cr_assert_eq(rows_plan_make(&p, 5, 7, 0, 0, &e), 0);
     cr_expect_eq(p.n_windows, 1);
     cr_expect_eq(p.W, 5);
-    cr_expect_eq(embed_plan_position(&p, 0, 4), 11);
-    cr_expect_eq(embed_plan_token(&p, 0, 5), SIZE_MAX);
-    cr_expect_eq(embed_plan_make(&p, 5, 1, 2, 2, &e), EMBED_E_WINDOW, "windows start at 0");
-    cr_expect_eq(embed_plan_make(&p, 5, 0, 2, 3, &e), EMBED_E_WINDOW, "stride > window");
+    cr_expect_eq(rows_plan_position(&p, 0, 4), 11);
+    cr_expect_eq(rows_plan_token(&p, 0, 5), SIZE_MAX);
+    cr_expect_eq(rows_plan_make(&p, 5, 1, 2, 2, &e), G2E_EINVAL, "windows start at 0");
+    cr_expect_eq(rows_plan_make(&p, 5, 0, 2, 3, &e), G2E_EINVAL, "stride > window");
+    cr_expect_str_eq(e.msg, "windows need 1 <= stride <= window, got window 2 stride 3");
+    cr_expect_eq(rows_plan_make(&p, 3, 0, (size_t)1 << 21, 1, &e), G2E_EINVAL, "2^21 rows of padding");
 }
 
 Test(rows_out, tokens_of_a_text_match_tiktoken)
 {
-    tok_tokenizer *tz;
+    gpt2embed_tokenizer *tz;
+    gpt2embed_error de;
     g2e_err e;
-    cr_assert_eq(tok_open_builtin(&tz, &e), 0, "%s", e.msg);
+    cr_assert_eq(gpt2embed_tokenizer_open(&tz, NULL, &de), 0, "%s", de.message);
     rows_tokens tk;
     const char *text = "The cat sat";
-    cr_assert_eq(rows_tokens_text(&tk, tz, text, strlen(text), TOK_SPECIAL_TOKEN, 0, 1, &e), 0, "%s", e.msg);
+    cr_assert_eq(rows_tokens_text(&tk, tz, text, strlen(text), 0, 1, &de), 0, "%s", de.message);
     uint32_t want[4] = {50256, 464, 3797, 3332};   /* tiktoken gpt2, after <|endoftext|> */
     size_t offs[5] = {0, 0, 3, 7, 11};
     cr_assert_eq(tk.T, 4);
@@ -139,7 +145,7 @@ Test(rows_out, tokens_of_a_text_match_tiktoken)
     cr_expect(strstr(s, "\xE7\x8A\xAC") && strstr(s, "2/3"), "%s", s);
     free(s);
     rows_tokens_free(&tk);
-    tok_close(tz);
+    gpt2embed_tokenizer_close(tz);
 }
 
 Test(rows_out, table_pads_with_one_line_and_states_the_summary)
@@ -148,11 +154,12 @@ Test(rows_out, table_pads_with_one_line_and_states_the_summary)
     env_open(&v, "rows-table");
     uint32_t ids[3] = {1, 2, 3};
     rows_tokens tk;
-    embed_plan plan;
+    rows_plan plan;
     g2e_err e;
     cr_assert_eq(rows_tokens_ids(&tk, v.tz, ids, 3, &e), 0);
-    cr_assert_eq(embed_plan_make(&plan, 3, 0, 8, 8, &e), 0);
-    rows_doc d = {.ec = &v.ec, .plan = &plan, .tok = &tk, .tz = v.tz, .weights = "W", .show = 2};
+    cr_assert_eq(rows_plan_make(&plan, 3, 0, 8, 8, &e), 0);
+    rows_doc d = doc(&v, &plan, &tk);
+    d.weights = "W", d.show = 2;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -168,12 +175,13 @@ Test(rows_out, table_pads_with_one_line_and_states_the_summary)
 
 Test(rows_out, where_the_tokens_end_in_words)
 {
-    tok_tokenizer *tz;
+    gpt2embed_tokenizer *tz;
+    gpt2embed_error de;
     g2e_err e;
-    cr_assert_eq(tok_open_builtin(&tz, &e), 0);
+    cr_assert_eq(gpt2embed_tokenizer_open(&tz, NULL, &de), 0);
     rows_tokens tk;
     const char *text = "The cat\nsat";   /* The | ␣cat | ↵ | sat */
-    cr_assert_eq(rows_tokens_text(&tk, tz, text, strlen(text), TOK_SPECIAL_TOKEN, 0, 0, &e), 0);
+    cr_assert_eq(rows_tokens_text(&tk, tz, text, strlen(text), 0, 0, &de), 0);
     cr_assert_eq(tk.T, 4);
     char buf[ROWS_WHERE_MAX];
     rows_where(&tk, 2, 1, 0, buf, sizeof buf);
@@ -185,7 +193,7 @@ Test(rows_out, where_the_tokens_end_in_words)
     rows_tokens_free(&tk);
     /* issue 23: a cut inside a character says so and shows it split ("犬" is 163 232 105) */
     const char *inu = "a犬b";
-    cr_assert_eq(rows_tokens_text(&tk, tz, inu, strlen(inu), TOK_SPECIAL_TOKEN, 0, 0, &e), 0);
+    cr_assert_eq(rows_tokens_text(&tk, tz, inu, strlen(inu), 0, 0, &de), 0);
     cr_assert_eq(tk.offs[2], 2, "token 2 starts after byte 1 of 犬");
     rows_where(&tk, 2, 1, 0, buf, sizeof buf);
     cr_expect_str_eq(buf, "the 2nd token (position 1) ends inside character 2 (line 1, column 2), which the "
@@ -204,7 +212,7 @@ Test(rows_out, where_the_tokens_end_in_words)
     rows_where(&tk, 12, 11, 1, buf, sizeof buf);
     cr_expect_str_eq(buf, "kept", "IDs have no characters to point at");
     rows_tokens_free(&tk);
-    tok_close(tz);
+    gpt2embed_tokenizer_close(tz);
 }
 
 Test(rows_out, strips_rows_are_the_fixtures_values_packed_per_part)
@@ -215,14 +223,15 @@ Test(rows_out, strips_rows_are_the_fixtures_values_packed_per_part)
     fixture_tiny(&o);
     uint32_t ids[3] = {4, 9, 2};
     rows_tokens tk;
-    embed_plan plan;
+    rows_plan plan;
     g2e_err e;
     cr_assert_eq(rows_tokens_ids(&tk, v.tz, ids, 3, &e), 0);
-    cr_assert_eq(embed_plan_make(&plan, 3, 0, 5, 5, &e), 0);   /* 2 padding rows: not drawn */
+    cr_assert_eq(rows_plan_make(&plan, 3, 0, 5, 5, &e), 0);   /* 2 padding rows: not drawn */
     size_t C = 8, R = 5, n;
     float data[3 * 5 * 8];
     char *labels[5] = {0};
-    cr_assert_eq(rows_strips(&v.ec, &plan, &tk, v.tz, R, data, labels, &n, &e), 0, "%s", e.msg);
+    rows_doc d = doc(&v, &plan, &tk);
+    cr_assert_eq(rows_strips(&d, R, data, labels, &n, &e), 0, "%s", e.msg);
     cr_assert_eq(n, 3);
     for (size_t r = 0; r < n; r++)
         for (size_t c = 0; c < C; c++) {

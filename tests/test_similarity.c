@@ -231,14 +231,15 @@ Test(similarity, stats_match_naive)
     model_close(m);
 }
 
-Test(similarity, load_wpe_is_exact)
+Test(similarity, wpe_rows_are_exact)
 {
     fixture_opts o;
     fixture_tiny(&o);
     o.dtype = ST_F16;
     g2e_model *m = open_fixture_model(&o, "loadwpe");
-    float *w = NULL;
-    cr_assert_eq(sim_load_wpe(m, &w, NULL), 0);
+    float *w = malloc(o.n_ctx * o.n_embd * sizeof *w);
+    for (uint64_t p = 0; p < o.n_ctx; p++)
+        cr_assert_eq(model_wpe_row(m, p, w + p * o.n_embd, NULL), 0);
     for (uint64_t p = 0; p < o.n_ctx; p++)
         for (uint64_t c = 0; c < o.n_embd; c++)
             cr_assert_eq(w[p * o.n_embd + c], fixture_expected(&o, FIXTURE_WPE, p, c));
@@ -320,7 +321,7 @@ Test(similarity, abs_percentile_nearest_rank)
     cr_expect_eq(recipe_abs_percentile(x, 10, NAN, &q, NULL, &e), RENDER_E_ARG);
 }
 
-/* ---- sim_input_cosine and sim_extremes against naive loops over fixture_expected ---- */
+/* ---- sim_input_cosine against naive loops over fixture_expected ---- */
 
 Test(similarity, input_cosine_matches_naive_sums)
 {
@@ -351,18 +352,6 @@ Test(similarity, input_cosine_matches_naive_sums)
     cr_expect_str_eq(e.msg, "token ID 64 is outside wte, which has 64 rows");
     cr_expect_eq(sim_input_cosine(m, none, none, &got, &e), SIM_E_RANGE);
     model_close(m);
-}
-
-Test(similarity, extremes_of_a_matrix)
-{
-    /* 4 x 4, row 1: nearest 3 (0.9), farthest 0 (-0.5); ties go to the first */
-    const double M[16] = {1, -0.5, 0.2, 0.2, -0.5, 1, 0.1, 0.9, 0.2, 0.1, 1, 0.2, 0.2, 0.9, 0.2, 1};
-    size_t near, far;
-    double best, worst;
-    sim_extremes(M, 4, 1, &near, &best, &far, &worst);
-    cr_expect(near == 3 && best == 0.9 && far == 0 && worst == -0.5);
-    sim_extremes(M, 4, 2, &near, &best, &far, &worst);
-    cr_expect(near == 0 && best == 0.2 && far == 1 && worst == 0.1);
 }
 
 /* The pair of curves: by-distance of wpe against the naive mean over a cosine matrix computed

@@ -301,8 +301,21 @@ Test(simcli, matrix_file_loads_in_numpy)
     run_result r = g2e((char *[]){"similarity", "--matrix", "-o", npy, NULL});
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     cr_expect(strstr(r.out, "distance") && strstr(r.out, "nearest"), "summary: %s", r.out);
+    /* the nearest and farthest other position of position 1, as numpy finds them in the file
+     * (the first on ties) */
+    size_t near = 0, far = 0;
+    const char *head = strstr(r.out, "nearest (cos)"), *row = head ? strstr(head, "\n        1 ") : NULL;
+    cr_assert(row && sscanf(row, " 1 %zu (%*f) %zu", &near, &far) == 2, "summary: %s", r.out);
     run_free(&r);
     char code[1024];
+    snprintf(code, sizeof code,
+             "import numpy as np; m = np.load('%s').astype(np.float64)[1]; m[1] = -np.inf; n = int(np.argmax(m)); "
+             "m[1] = np.inf; print(n, int(np.argmin(m)))", npy);
+    r = run_argv((char *[]){"/usr/bin/python3", "-c", code, NULL}, NULL, 0, NULL, NULL);
+    size_t wn, wf;
+    cr_assert(r.status == 0 && sscanf(r.out, "%zu %zu", &wn, &wf) == 2, "python: %s%s", r.out, r.err);
+    cr_expect(near == wn && far == wf, "position 1: nearest %zu, farthest %zu; numpy %zu, %zu", near, far, wn, wf);
+    run_free(&r);
     snprintf(code, sizeof code,
              "import numpy as np; m = np.load('%s'); print(m.dtype, m.shape, repr(float(m[0,1])), "
              "repr(float(m[7,1000])), repr(float(m[1000,7])), repr(float(m[5,5])))", npy);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* test_sinusoid_grid.c — the PE laid out for figures (sinusoid_grid.h), against the formula
- * PE(pos, 2i) = sin(pos / base^(2i/D)), PE(pos, 2i+1) = cos(...) written out here in double. */
+/* test_sinusoid_grid.c — the PE laid out for figures (sinusoid_grid.h, and its whole matrix
+ * from the door, gpt2embed_sinusoidal), against the formula PE(pos, 2i) = sin(pos /
+ * base^(2i/D)), PE(pos, 2i+1) = cos(...) written out here in double. */
+#include "../src/gpt2embed.h"
 #include "sinusoid.h"
 #include "sinusoid_grid.h"
 
@@ -18,8 +20,8 @@ Test(sinusoid_grid, matrix_f32_is_the_formula_rounded_once)
 {
     enum { N = 300, D = 64 };
     float *z = malloc(N * D * sizeof *z);
-    g2e_err e;
-    cr_assert_eq(sin_matrix_f32(N, D, 10000.0, z, &e), 0, "%s", e.msg);
+    gpt2embed_error e;
+    cr_assert_eq(gpt2embed_sinusoidal(0, N, D, 10000.0, z, &e), 0, "%s", e.message);
     for (size_t p = 0; p < N; p++)
         for (size_t j = 0; j < D; j++) {
             double want = pe(p, j, D, 10000.0);
@@ -47,13 +49,13 @@ Test(sinusoid_grid, pair_points_lie_on_the_unit_circle_in_order)
 
 Test(sinusoid_grid, bad_parameters_are_refused_with_a_message)
 {
-    float z[4];
+    float z[16];
     double x[4], y[4];
     g2e_err e;
-    cr_expect_eq(sin_matrix_f32(0, 8, 10000.0, z, &e), SIN_E_LEN);
-    cr_expect(e.msg[0]);
-    cr_expect_eq(sin_matrix_f32(2, 7, 10000.0, z, &e), SIN_E_DIM);
-    cr_expect_eq(sin_matrix_f32(2, 2, 1.0, z, &e), SIN_E_BASE);
+    gpt2embed_error de;
+    cr_expect_eq(gpt2embed_sinusoidal(0, 2, 7, 10000.0, z, &de), GPT2EMBED_E_ARG);
+    cr_expect(strstr(de.message, "7") != NULL, "%s", de.message);
+    cr_expect_eq(gpt2embed_sinusoidal(0, 2, 2, 1.0, z, &de), GPT2EMBED_E_ARG);
     cr_expect_eq(sin_pair_points(4, 8, 4, 10000.0, x, y, &e), SIN_E_DIM);
     cr_expect_str_eq(e.msg, "pair 4 is not one of the 4 pairs of D=8");
     cr_expect_eq(sin_pair_points(4, 9, 0, 10000.0, x, y, &e), SIN_E_DIM);

@@ -16,30 +16,30 @@ Test(stats_out, json_agrees_with_numpy)
     fixture_opts o;
     fixture_tiny(&o);
     char e[256];
-    g2e_err err;
+    gpt2embed_error err;
     char *dir = test_tmpdir("stats-out"), *w = path_join(dir, "w.safetensors"), *out = path_join(dir, "s.json");
     cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
-    g2e_model *m;
-    cr_assert_eq(model_open(&m, w, &err), 0, "%s", err.msg);
-    sim_stats s[2];
+    gpt2embed_model *m;
+    cr_assert_eq(gpt2embed_model_open(&m, w, NULL, &err), 0, "%s", err.message);
+    gpt2embed_stats s[2];
     for (int k = 0; k < 2; k++) {
-        cr_assert_eq(sim_stats_of(m, k, &s[k], &err), 0, "%s", err.msg);
+        cr_assert_eq(gpt2embed_table_stats(m, k ? GPT2EMBED_WPE : GPT2EMBED_WTE, &s[k], &err), 0, "%s", err.message);
         stats_mark_undefined(&s[k]);   /* finite: unchanged */
     }
     FILE *f = fopen(out, "w");
-    stats_write(f, 1, w, m->n_embd, s, 3, NULL);
+    stats_write(f, 1, w, gpt2embed_n_embd(m), s, 3, NULL);
     fclose(f);
     char *script = path_join(G2E_SRCDIR, "tests/stats_ref.py");
     run_result r = run_argv((char *[]){"/usr/bin/python3", script, w, out, "3", NULL}, NULL, 0, NULL, NULL);
     cr_expect(strstr(r.out, "EQUAL True") != NULL, "numpy: %s%s", r.out, r.err);
     run_free(&r);
-    model_close(m);
+    gpt2embed_model_close(m);
     free(script), free(out), free(w), free(dir);
 }
 
 Test(stats_out, undefined_figures_are_marked)
 {
-    sim_stats s[2] = {{.rows = 2, .cols = 2, .norm_mean = INFINITY, .norm_min = 1, .norm_max = 2,
+    gpt2embed_stats s[2] = {{.rows = 2, .cols = 2, .norm_mean = INFINITY, .norm_min = 1, .norm_max = 2,
                        .mean = NAN, .std = 0},
                       {.rows = 2, .cols = 2, .norm_mean = 1, .norm_min = 1, .norm_max = 1, .mean_abs = 0.5,
                        .mean = 0.1, .std = 0.2}};

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* test_tokcount.c — a text against a context: counts from tok_encode and text.h computed
- * here, the cut inside a character, per-character costs, and the JSON read back by cJSON. */
+ * here, the cut inside a character, per-character costs (count's JSON: test_count_cli.c). */
 #include "text.h"
 #include "support.h"
 #include "tokcount.h"
 
-#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,7 +38,7 @@ Test(tokcount, counts_and_the_cut_agree_with_the_offsets)
                 cr_assert_eq(tokcount_text(e, th, text, n, ctx, flags, &c, &err), 0, "%s", err.msg);
                 cr_expect_eq(c.bytes, n);
                 cr_expect_eq(c.tokens, r.n);
-                cr_expect_eq(c.chars, text_count(text, n));
+                cr_expect_eq(c.chars, ref_chars(text, n));
                 cr_expect_eq(c.fits, r.n <= ctx);
                 cr_expect_eq(c.windows, (r.n + ctx - 1) / ctx);
                 if (!c.fits) {
@@ -50,7 +49,7 @@ Test(tokcount, counts_and_the_cut_agree_with_the_offsets)
                     size_t start = b;
                     while (start > 0 && ((unsigned char)text[start] & 0xC0) == 0x80)
                         start--;
-                    cr_expect_eq(c.cut_chars, text_count(text, start));
+                    cr_expect_eq(c.cut_chars, ref_chars(text, start));
                 }
                 cr_expect_eq(c.cc != NULL, (flags & TOKCOUNT_PER_CHAR) != 0);
                 double sum = 0;
@@ -80,32 +79,3 @@ Test(tokcount, invalid_input_fails_or_is_replaced)
     eng_free(t);
 }
 
-Test(tokcount, json_reads_back)
-{
-    eng *t = open_repo_eng(0);
-    tokcount c;
-    g2e_err err;
-    const char *text = "犬が猫を追いかけた";
-    cr_assert_eq(tokcount_text(t, 1, text, strlen(text), 3, TOKCOUNT_PER_CHAR, &c, &err), 0);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    tokcount_json(f, "a \"name\"", "text", &c, 1);
-    fclose(f);
-    cJSON *j = cJSON_Parse(buf);
-    cr_assert(j != NULL, "%s", buf);
-    cr_expect_str_eq(cJSON_GetObjectItem(j, "input")->valuestring, "a \"name\"");
-    cr_expect_str_eq(cJSON_GetObjectItem(j, "kind")->valuestring, "text");
-    cr_expect_eq(cJSON_GetObjectItem(j, "tokens")->valuedouble, (double)c.tokens);
-    cr_expect_eq(cJSON_GetObjectItem(j, "chars")->valuedouble, 9);
-    cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(j, "fits")));
-    cr_expect_eq(cJSON_GetObjectItem(j, "replaced")->valuedouble, 0);
-    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "per_char")), 9);
-    const cJSON *cut = cJSON_GetObjectItem(j, "cut");
-    cr_expect_eq(cJSON_GetObjectItem(cut, "byte")->valuedouble, (double)c.cut_byte);
-    cr_expect_str_eq(cJSON_GetObjectItem(cut, "snippet")->valuestring, c.snippet);
-    cJSON_Delete(j);
-    free(buf);
-    tokcount_free(&c);
-    eng_free(t);
-}

@@ -4,21 +4,19 @@
  * 猫が犬を追いかけた) are the same multiset of token vectors — unmasked self-attention without
  * positions cannot tell them apart, GPT-2's causal mask separates only the rows whose prefixes
  * differ — while GPT-2's inputs wte[id] + wpe[t] depend on where a token stands. The numbers
- * come from order.h, the sentences from interpret.h; this file parses, prints and nothing else.
+ * and the sentences are the library's course call (gpt2embed_course_order): --format json
+ * prints its document as it is, the table and the figure read the same document; this file
+ * parses, prints and nothing else.
  */
 #include "cli.h"
-#include "course_json.h"
-#include "embed.h"
 #include "figures.h"
 #include "i18n.h"
-#include "interpret.h"
 #include "load.h"
-#include "json.h"
 #include "opt.h"
-#include "order.h"
 #include "out.h"
 #include "textfmt.h"
-#include "tokchars.h"
+
+#include <cjson/cJSON.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,10 +60,11 @@ static const opt_cmd CMD = {
 };
 const opt_cmd *const cmd_compare_spec = &CMD; /* for the manual (commands.def OPTS) */
 
+/* One text of the course's document: its IDs and each token as tables show it ("犬 (1/3)"). */
 typedef struct side {
     const char *text;
-    tok_ids t;
-    tokchars_span *sp;      /* (t.n): the characters behind each token */
+    const cJSON *ids, *labels;   /* arrays of the document */
+    size_t n;
 } side;
 
 /* Column widths of the table: at least the English ones, wider for wider headings. */
@@ -79,26 +78,36 @@ static size_t wmax(size_t w, const char *s)
     return d > w ? d : w;
 }
 
+static const char *str_at(const cJSON *a, size_t i)
+{
+    const cJSON *v = cJSON_GetArrayItem(a, (int)i);
+    return cJSON_IsString(v) ? v->valuestring : "?";
+}
+
+static double num_at(const cJSON *a, size_t i)
+{
+    const cJSON *v = cJSON_GetArrayItem(a, (int)i);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
 static void table_row(FILE *f, const side *s, size_t t, const widths *w)
 {
     fputs("  ", f);
-    if (t >= s->t.n) {
+    if (t >= s->n) {
         fprintf(f, "%*s ", (int)w->id, "");
         out_pad(f, "", w->tok);
         return;
     }
-    char *p = tokchars_display_alloc(s->text, &s->sp[t]);
-    fprintf(f, "%*u ", (int)w->id, s->t.ids[t]);
-    out_pad(f, p ? p : "?", w->tok);
-    free(p);
+    fprintf(f, "%*u ", (int)w->id, (unsigned)num_at(s->ids, t));
+    out_pad(f, str_at(s->labels, t), w->tok);
 }
 
-static void print_table(FILE *f, const side s[2], const order_cmp *c)
+static void print_table(FILE *f, const side s[2], const cJSON *doc)
 {
     /* the texts as a person may see them: controls, bidi controls and separators escaped */
     char *ea = text_escape(s[0].text, strlen(s[0].text), TEXT_ESC_BIDI);
     char *eb = text_escape(s[1].text, strlen(s[1].text), TEXT_ESC_BIDI);
-    fprintf(f, _("A: %s  (%zu tokens)\nB: %s  (%zu tokens)\n\n"), ea ? ea : "?", c->n_a, eb ? eb : "?", c->n_b);
+    fprintf(f, _("A: %s  (%zu tokens)\nB: %s  (%zu tokens)\n\n"), ea ? ea : "?", s[0].n, eb ? eb : "?", s[1].n);
     free(ea);
     free(eb);
     /* headings by display width (translations are wider per byte than their columns) */
@@ -116,130 +125,127 @@ static void print_table(FILE *f, const side s[2], const order_cmp *c)
     fputs("  ", f);
     out_rpad(f, _("same"), w.same);
     fprintf(f, "  %9s  %13s\n", "cos(wte)", "cos(wte+wpe)");
-    size_t rows = c->n_a > c->n_b ? c->n_a : c->n_b;
+    const cJSON *same = cJSON_GetObjectItem(doc, "same_id"), *tc = cJSON_GetObjectItem(doc, "token_cos"),
+                *ic = cJSON_GetObjectItem(doc, "input_cos");
+    size_t rows = s[0].n > s[1].n ? s[0].n : s[1].n, n_pos = (size_t)cJSON_GetArraySize(same);
     for (size_t t = 0; t < rows; t++) {
         fprintf(f, "%*zu", (int)w.pos, t);
         table_row(f, &s[0], t, &w);
         table_row(f, &s[1], t, &w);
-        if (t < c->n_pos) {
+        if (t < n_pos) {
             fputs("  ", f);
-            out_rpad(f, c->same_id[t] ? _("yes") : _("no"), w.same);
-            fprintf(f, "  %9.4f  %13.4f", c->tok_cos[t], c->input_cos[t]);
+            out_rpad(f, cJSON_IsTrue(cJSON_GetArrayItem(same, (int)t)) ? _("yes") : _("no"), w.same);
+            fprintf(f, "  %9.4f  %13.4f", num_at(tc, t), num_at(ic, t));
         }
         fputc('\n', f);
     }
-    fprintf(f, _("\nsame multiset of tokens: %s\n"), c->same_multiset ? _("yes") : _("no"));
-    fprintf(f, _("summed inputs wte + wpe: %zu of %zu positions differ\n"), c->n_differ, c->n_pos);
-    order_text t[2] = {{s[0].text, s[0].t.ids, s[0].sp, s[0].t.n, strlen(s[0].text)},
-                       {s[1].text, s[1].t.ids, s[1].sp, s[1].t.n, strlen(s[1].text)}};
-    interp_order(f, c, t);
-}
-
-static void print_json(FILE *f, const side s[2], const order_cmp *c)
-{
-    order_text t[2] = {{s[0].text, s[0].t.ids, s[0].sp, s[0].t.n, strlen(s[0].text)},
-                       {s[1].text, s[1].t.ids, s[1].sp, s[1].t.n, strlen(s[1].text)}};
-    course_order_json(f, t, c, NULL);
+    fprintf(f, _("\nsame multiset of tokens: %s\n"),
+            cJSON_IsTrue(cJSON_GetObjectItem(doc, "same_multiset")) ? _("yes") : _("no"));
+    const cJSON *differ = cJSON_GetObjectItem(doc, "positions_differ");
+    fprintf(f, _("summed inputs wte + wpe: %zu of %zu positions differ\n"),
+            cJSON_IsNumber(differ) ? (size_t)differ->valuedouble : 0, n_pos);
+    const cJSON *line;   /* what the numbers say (the course's sentences) */
+    cJSON_ArrayForEach(line, cJSON_GetObjectItem(doc, "says"))
+        fprintf(f, "%s\n", cJSON_IsString(line) ? line->valuestring : "");
 }
 
 /* The row labels of the figure: "t  A's token | B's token" (the characters behind each). */
 static char *row_label(const side s[2], size_t t)
 {
-    char *a = tokchars_display_alloc(s[0].text, &s[0].sp[t]);
-    char *b = tokchars_display_alloc(s[1].text, &s[1].sp[t]);
-    size_t n = (a ? strlen(a) : 1) + (b ? strlen(b) : 1) + 32;
+    const char *a = str_at(s[0].labels, t), *b = str_at(s[1].labels, t);
+    size_t n = strlen(a) + strlen(b) + 32;
     char *l = malloc(n);
     if (l)
-        snprintf(l, n, "%zu  %s | %s", t, a ? a : "?", b ? b : "?");
-    free(a);
-    free(b);
+        snprintf(l, n, "%zu  %s | %s", t, a, b);
     return l;
 }
 
 /* The figure (fig_order_png): per position t < min(T_a, T_b), A's input row, B's and A - B,
  * the rows that differ marked; labelled "t  A's token | B's token". 0, or -1 after printing
  * the error. */
-static int draw(const compare_opts *o, const g2e_model *m, const side s[2], const order_cmp *c)
+static int draw(const compare_opts *o, const gpt2embed_model *m, const side s[2])
 {
-    size_t n = c->n_pos;
-    char **labels = calloc(n, sizeof *labels);
-    int rc = -1;
-    for (size_t t = 0; labels && t < n; t++)
-        if (!(labels[t] = row_label(s, t))) {
-            for (size_t k = 0; k < t; k++)
-                free(labels[k]);
-            free(labels);
-            labels = NULL;
-        }
-    if (!labels) {
-        cli_error("out of memory");
-        return -1;
+    size_t n = s[0].n < s[1].n ? s[0].n : s[1].n;
+    char **labels = calloc(n ? n : 1, sizeof *labels);
+    uint32_t *ids = malloc(2 * (n ? n : 1) * sizeof *ids);
+    int rc = -1, ok = labels && ids;
+    for (size_t t = 0; ok && t < n; t++) {
+        ids[t] = (uint32_t)num_at(s[0].ids, t);
+        ids[n + t] = (uint32_t)num_at(s[1].ids, t);
+        ok = (labels[t] = row_label(s, t)) != NULL;
     }
-    render_png png;
-    g2e_err e;
-    rc = fig_write(fig_order_png(m, s[0].t.ids, s[1].t.ids, n, (const char *const *)labels, &png, &e),
-                   &png, &e, o->plot);
-    for (size_t t = 0; t < n; t++)
+    if (!ok) {
+        cli_error("out of memory");
+    } else {
+        render_png png;
+        g2e_err e;
+        rc = fig_write(fig_order_png(m, ids, ids + n, n, (const char *const *)labels, &png, &e), &png, &e, o->plot);
+    }
+    for (size_t t = 0; labels && t < n; t++)
         free(labels[t]);
     free(labels);
+    free(ids);
     return rc;
 }
 
-/* Tokenizes both texts; prints the error and returns -1 on failure. */
-static int tokenize_both(tok_tokenizer *tok, side s[2])
+/* Each text's tokens, checked before the weights are looked for (as the comparison itself
+ * tokenizes them: <|endoftext|> as text); prints the error and returns -1 on failure. */
+static int check_texts(gpt2embed_tokenizer *tok, const side s[2])
 {
     for (int k = 0; k < 2; k++) {
-        g2e_err e;
-        size_t len = strlen(s[k].text);
-        if (tok_encode(tok, s[k].text, len, TOK_SPECIAL_TEXT, 0, &s[k].t, NULL, &e)) {
-            cli_error("text %c: %s", 'A' + k, e.msg);
+        gpt2embed_error e;
+        uint32_t *ids;
+        size_t n;
+        if (gpt2embed_tokenize_ex(tok, s[k].text, strlen(s[k].text), GPT2EMBED_SPECIAL_TEXT, &ids, NULL, &n, &e)) {
+            cli_error("text %c: %s", 'A' + k, e.message);
             return -1;
         }
-        if (!(s[k].sp = malloc((s[k].t.n + 1) * sizeof *s[k].sp))) {
-            cli_error("out of memory");
-            return -1;
-        }
-        if (tokchars_spans(s[k].text, len, s[k].t.offsets, s[k].t.n, s[k].sp, &e)) {
-            cli_error("text %c: %s", 'A' + k, e.msg);
-            return -1;
-        }
+        gpt2embed_free(ids);
     }
     return 0;
 }
 
 static int run(const compare_opts *o, side s[2])
 {
-    tok_tokenizer *tok = NULL;
-    g2e_model *m = NULL;
-    order_cmp c = {0};
+    gpt2embed_tokenizer *tok = NULL;
+    gpt2embed_model *m = NULL;
+    char *json = NULL;
+    cJSON *doc = NULL;
     out_file of = {0};
-    g2e_err e;
+    gpt2embed_error e;
     int rc = EXIT_ERR;
-    if (load_tokenizer(o->lo.tokenizer, &tok) || tokenize_both(tok, s) ||
-        load_model_lo(&o->lo, &m, NULL))
+    if (load_tokenizer(o->lo.tokenizer, &tok) || check_texts(tok, s) || load_model(&o->lo, &m))
         goto done;
-    if (order_compare(m, s[0].t.ids, s[0].t.n, s[1].t.ids, s[1].t.n, &c, &e)) {
-        cli_error("%s", e.msg);
+    if (gpt2embed_course_order(m, tok, s[0].text, strlen(s[0].text), s[1].text, strlen(s[1].text),
+                               o->fmt == 1 ? 0 : GPT2EMBED_COURSE_SAYS, &json, &e)) {
+        cli_error("%s", e.message);
         goto done;
     }
-    if (o->plot && draw(o, m, s, &c))
+    if (!(doc = cJSON_Parse(json))) {
+        cli_error("out of memory");
+        goto done;
+    }
+    for (int k = 0; k < 2; k++) {
+        const cJSON *side_k = cJSON_GetObjectItem(doc, k ? "b" : "a");
+        s[k].ids = cJSON_GetObjectItem(side_k, "ids");
+        s[k].labels = cJSON_GetObjectItem(side_k, "labels");
+        s[k].n = (size_t)cJSON_GetArraySize(s[k].ids);
+    }
+    if (o->plot && draw(o, m, s))
         goto done;
     if (out_open(&of, o->out, 0))
         goto done;
     if (o->fmt == 1)
-        print_json(of.f, s, &c);
+        fputs(json, of.f);   /* (the document ends with its newline) */
     else
-        print_table(of.f, s, &c);
+        print_table(of.f, s, doc);
     rc = out_commit(&of) ? EXIT_ERR : EXIT_OK;
 done:
     out_abort(&of);
-    order_free(&c);
-    for (int k = 0; k < 2; k++) {
-        tok_ids_free(&s[k].t);
-        free(s[k].sp);
-    }
-    model_close(m);
-    tok_close(tok);
+    cJSON_Delete(doc);
+    gpt2embed_free(json);
+    gpt2embed_tokenizer_close(tok);
+    gpt2embed_model_close(m);
     return rc;
 }
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_count.c — `gpt2-embed count`: how much of a text fits GPT-2's context.
  *
- * For each input (TEXT arguments, files, standard input) the numbers of tokcount.h: bytes,
- * characters, tokens, windows of N tokens and, when it does not fit, where the N-th token
- * ends (possibly inside a character). Every input is read and counted before anything is
+ * For each input (TEXT arguments, files, standard input) the numbers of gpt2embed_count_ex:
+ * bytes, characters, tokens, windows of N tokens and, when it does not fit, where the N-th
+ * token ends (possibly inside a character), and with --per-char gpt2embed_char_costs. Every input is read and counted before anything is
  * printed, so an error leaves stdout empty: one line on stderr, status 1. Inputs are
  * reported in the order of the arguments; -f names one file (repeat it for more), so
  * `count -f a.txt TEXT` counts TEXT as a text. No weights are needed. This file is the
@@ -11,15 +11,16 @@
  */
 #include "cli.h"
 #include "i18n.h"
+#include "json.h"
 #include "load.h"
 #include "opt.h"
 #include "out.h"
 #include "text.h"
 #include "textfmt.h"
 #include "textin.h"
-#include "tokcount.h"
 
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -89,10 +90,47 @@ typedef struct input {
     int english;
 } input;
 
+/* One input's numbers. */
+typedef struct tokcount {
+    gpt2embed_count_info c;
+    gpt2embed_count_detail d;
+    size_t windows;                /* non-overlapping windows of ctx tokens */
+    gpt2embed_char_cost *cc;       /* --per-char: (n_cc) rows, costliest first */
+    size_t n_cc;
+} tokcount;
+
+static void tokcount_free(tokcount *r)
+{
+    gpt2embed_free(r->cc);
+    memset(r, 0, sizeof *r);
+}
+
+/* 1 when the input fits the context. */
+static int fits(const tokcount *r)
+{
+    return r->c.n_tokens <= r->c.n_ctx;
+}
+
+/* The non-overlapping windows of ctx tokens the input needs (none for no tokens). */
+static size_t windows(const tokcount *r)
+{
+    return r->c.n_tokens ? (r->c.n_tokens - 1) / r->c.n_ctx + 1 : 0;
+}
+
+/* gpt2embed_read_fn over a descriptor (user: an int *): read(2), EINTR retried. */
+static ptrdiff_t read_fd(void *user, char *buf, size_t cap)
+{
+    ssize_t n;
+    do
+        n = read(*(int *)user, buf, cap);
+    while (n < 0 && errno == EINTR);
+    return n;
+}
+
 /* Streams and counts standard input, or a file larger than a mapping is allowed to be
- * (tokcount_fd: any size, in bounded memory). Returns 0, -1 after a message, or 1 when the
- * input is a file for the usual path. */
-static int count_stream(eng *e, const input *in, const count_opts *o, tokcount *r)
+ * (gpt2embed_count_stream: any size, in bounded memory). Returns 0, -1 after a message, or 1
+ * when the input is a file for the usual path. */
+static int count_stream(gpt2embed_tokenizer *t, const input *in, const count_opts *o, tokcount *r)
 {
     struct stat st;
     if (o->lossy || o->per_char || in->kind == IN_TEXT ||
@@ -103,20 +141,21 @@ static int count_stream(eng *e, const input *in, const count_opts *o, tokcount *
         return -1;
     if (in->kind == IN_STDIN)
         out_add_input("standard input", "standard input", fd);
-    g2e_err err;
-    int rc = tokcount_fd(e, (unsigned)o->threads, fd, (size_t)o->ctx, r, &err);
+    gpt2embed_error err;
+    int rc = gpt2embed_count_stream(t, read_fd, &fd, 0, (size_t)o->ctx, (unsigned)o->threads, &r->c, &r->d, &err);
     if (rc)
-        cli_error("%s: %s", in->kind == IN_STDIN ? _("standard input") : in->arg, err.msg);
+        cli_error("%s: %s", in->kind == IN_STDIN ? _("standard input") : in->arg, err.message);
     if (fd != STDIN_FILENO)
         close(fd);
+    r->windows = windows(r);
     return rc ? -1 : 0;
 }
 
 /* Reads and counts one input (a TEXT in place, a file mapped or read, standard input or a
  * large file streamed). */
-static int count_one(eng *e, input *in, const count_opts *o, tokcount *r)
+static int count_one(gpt2embed_tokenizer *t, input *in, const count_opts *o, tokcount *r)
 {
-    int s = count_stream(e, in, o, r);
+    int s = count_stream(t, in, o, r);
     if (s <= 0)
         return s;
     textin ti = {.data = in->arg, .len = in->kind == IN_TEXT ? strlen(in->arg) : 0};
@@ -125,13 +164,16 @@ static int count_one(eng *e, input *in, const count_opts *o, tokcount *r)
     if (in->kind != IN_TEXT && cli_textin_open(&ti, in->kind == IN_STDIN ? NULL : in->arg, "text file"))
         return -1;
     const char *name = in->kind == IN_STDIN ? _("standard input") : in->kind == IN_FILE ? in->arg : "TEXT";
-    g2e_err err;
-    unsigned flags = (o->lossy ? TOKCOUNT_LOSSY : 0) | (o->per_char ? TOKCOUNT_PER_CHAR : 0);
-    int rc = tokcount_text(e, (unsigned)o->threads, ti.data, ti.len, (size_t)o->ctx, flags, r, &err);
+    gpt2embed_error err;
+    unsigned flags = o->lossy ? GPT2EMBED_LOSSY : 0, threads = (unsigned)o->threads;
+    gpt2embed_status rc = gpt2embed_count_ex(t, ti.data, ti.len, flags, (size_t)o->ctx, threads, &r->c, &r->d, &err);
+    if (!rc && o->per_char)
+        rc = gpt2embed_char_costs(t, ti.data, ti.len, flags, threads, &r->cc, &r->n_cc, &err);
     if (rc)
-        cli_error("%s: %s%s", name, err.msg, rc == TOK_E_UTF8 ? _(CLI_LOSSY_HINT) : "");
+        cli_error("%s: %s%s", name, err.message, rc == GPT2EMBED_E_UTF8 ? _(CLI_LOSSY_HINT) : "");
     else
         in->words = text_english_words(ti.data, ti.len, &in->english);
+    r->windows = windows(r);
     cli_textin_close(&ti);
     return rc ? -1 : 0;
 }
@@ -142,7 +184,7 @@ static void print_per_char(FILE *f, const char *name, const tokcount *r, size_t 
     size_t n = top && top < r->n_cc ? top : r->n_cc, cw = 6;
     char vis[32], code[16];
     for (size_t i = 0; i < n; i++) {   /* escaped bytes (\xE7\x8A) are wider than a kanji */
-        text_escape_buf(vis, sizeof vis, r->cc[i].bytes, r->cc[i].len, TEXT_ESC_VISIBLE); /* ␣ ↵ \xNN */
+        text_escape_buf(vis, sizeof vis, r->cc[i].bytes, r->cc[i].n_bytes, TEXT_ESC_VISIBLE); /* ␣ ↵ \xNN */
         size_t w = out_display_width(vis) + 2;
         cw = w > cw ? w : cw;
     }
@@ -167,16 +209,16 @@ static void print_per_char(FILE *f, const char *name, const tokcount *r, size_t 
     }
     fputc('\n', f);
     for (size_t i = 0; i < n; i++) {
-        const charcost_row *c = &r->cc[i];
-        text_escape_buf(vis, sizeof vis, c->bytes, c->len, TEXT_ESC_VISIBLE);
-        if (c->cp >= 0)
-            snprintf(code, sizeof code, "U+%04X", (unsigned)c->cp);
+        const gpt2embed_char_cost *c = &r->cc[i];
+        text_escape_buf(vis, sizeof vis, c->bytes, c->n_bytes, TEXT_ESC_VISIBLE);
+        if (c->code_point >= 0)
+            snprintf(code, sizeof code, "U+%04X", (unsigned)c->code_point);
         else
             snprintf(code, sizeof code, "%s", _("invalid"));
         out_pad(f, vis, cw);
-        fprintf(f, "  %-*s  %*u  %*zu  %*.4f  %*.4f  %*.1f%%\n", (int)hw[0], code, (int)hw[1], c->len,
+        fprintf(f, "  %-*s  %*u  %*zu  %*.4f  %*.4f  %*.1f%%\n", (int)hw[0], code, (int)hw[1], c->n_bytes,
                 (int)hw[2], c->count, (int)hw[3], c->tokens, (int)hw[4], c->tokens / (double)c->count,
-                (int)hw[5] - 1, r->tokens ? 100.0 * c->tokens / (double)r->tokens : 0.0);
+                (int)hw[5] - 1, r->c.n_tokens ? 100.0 * c->tokens / (double)r->c.n_tokens : 0.0);
     }
     if (n < r->n_cc)
         fprintf(f, _("... and %zu more characters (--top 0 or --format json lists all)\n"), r->n_cc - n);
@@ -209,49 +251,111 @@ static void print_table(FILE *f, const input *in, const tokcount *r, size_t n, s
     for (size_t i = 0; i < n; i++) {
         out_pad(f, in[i].name, nw);
         char cpt[32] = "-";
-        if (r[i].tokens)
-            snprintf(cpt, sizeof cpt, "%.2f", (double)r[i].chars / (double)r[i].tokens);
+        if (r[i].c.n_tokens)
+            snprintf(cpt, sizeof cpt, "%.2f", (double)r[i].c.n_chars / (double)r[i].c.n_tokens);
         /* (translated text of any length: never through a fixed buffer) */
-        char *cut = r[i].fits ? NULL : textfmt_printf(_("line %zu, column %zu%s"), r[i].line, r[i].col,
-                                                      r[i].inside ? _(" (inside a character)") : "");
-        fprintf(f, "  %*zu  %*zu  %*zu  %*s  ", (int)widths[0], r[i].bytes, (int)widths[1], r[i].chars,
-                (int)widths[2], r[i].tokens, (int)widths[3], cpt);
-        out_rpad(f, r[i].fits ? _("yes") : _("no"), widths[4]);
+        char *cut = fits(&r[i]) ? NULL : textfmt_printf(_("line %zu, column %zu%s"), r[i].d.ctx_end_line, r[i].d.ctx_end_column,
+                                                      r[i].c.ctx_end_splits_char ? _(" (inside a character)") : "");
+        fprintf(f, "  %*zu  %*zu  %*zu  %*s  ", (int)widths[0], r[i].d.n_bytes, (int)widths[1], r[i].c.n_chars,
+                (int)widths[2], r[i].c.n_tokens, (int)widths[3], cpt);
+        out_rpad(f, fits(&r[i]) ? _("yes") : _("no"), widths[4]);
         fprintf(f, "  %*zu  %s\n", (int)widths[5], r[i].windows, cut ? cut : "-");
         free(cut);
     }
     /* where each context ends, with the text around the cut */
     for (size_t i = 0; i < n; i++) {
-        if (r[i].fits)
+        if (fits(&r[i]))
             continue;
         fprintf(f, _("\n%s: the %zu%s token ends at byte %zu, "), in[i].name, ctx, textfmt_ordinal(ctx),
-                r[i].cut_byte);
-        if (r[i].inside)
+                r[i].c.ctx_end_byte);
+        if (r[i].c.ctx_end_splits_char)
             fprintf(f, _("inside character %zu (line %zu, column %zu), which is split between "
-                         "windows\n"), r[i].cut_chars + 1, r[i].line, r[i].col);
+                         "windows\n"), r[i].c.ctx_end_char + 1, r[i].d.ctx_end_line, r[i].d.ctx_end_column);
         else
             fprintf(f, _("after character %zu; the next one is at line %zu, column %zu\n"),
-                    r[i].cut_chars, r[i].line, r[i].col);
-        fprintf(f, "  %s\n", r[i].snippet);
+                    r[i].c.ctx_end_char, r[i].d.ctx_end_line, r[i].d.ctx_end_column);
+        fprintf(f, "  %s\n", r[i].d.ctx_end_snippet);
     }
     /* English: the chapter's rule of thumb (1024 tokens are some 700-800 words), from this text */
     for (size_t i = 0; i < n; i++)
-        if (in[i].english && in[i].words >= 20 && r[i].tokens)
+        if (in[i].english && in[i].words >= 20 && r[i].c.n_tokens)
             fprintf(f, _("\n%s: %zu English words in %zu tokens (%.2f tokens per word): %zu tokens "
-                         "hold about %.0f words of such text\n"), in[i].name, in[i].words, r[i].tokens,
-                    (double)r[i].tokens / (double)in[i].words, ctx,
-                    (double)ctx * (double)in[i].words / (double)r[i].tokens);
+                         "hold about %.0f words of such text\n"), in[i].name, in[i].words, r[i].c.n_tokens,
+                    (double)r[i].c.n_tokens / (double)in[i].words, ctx,
+                    (double)ctx * (double)in[i].words / (double)r[i].c.n_tokens);
     if (lossy)
         for (size_t i = 0; i < n; i++)
-            if (r[i].replaced) {
+            if (r[i].d.n_replaced) {
                 fprintf(f, "\n%s: ", in[i].name);
                 fprintf(f, ngettext("%zu invalid UTF-8 sequence replaced with U+FFFD\n",
-                                    "%zu invalid UTF-8 sequences replaced with U+FFFD\n", r[i].replaced),
-                        r[i].replaced);
+                                    "%zu invalid UTF-8 sequences replaced with U+FFFD\n", r[i].d.n_replaced),
+                        r[i].d.n_replaced);
             }
     for (size_t i = 0; i < n; i++)
         if (r[i].cc)
             print_per_char(f, in[i].name, &r[i], top);
+}
+
+/* "per_char": every character, costliest first, through the one JSON writer. */
+static void json_per_char(FILE *f, const tokcount *r)
+{
+    json_w w;
+    json_init(&w, f);
+    json_begin_array(&w);
+    for (size_t i = 0; i < r->n_cc; i++) {
+        const gpt2embed_char_cost *c = &r->cc[i];
+        json_begin_object(&w);
+        json_key(&w, "char");
+        json_str(&w, c->bytes, c->n_bytes);
+        json_key(&w, "codepoint");
+        if (c->code_point >= 0)
+            json_uint(&w, (unsigned)c->code_point);
+        else
+            json_null(&w);
+        json_key(&w, "bytes");
+        json_uint(&w, c->n_bytes);
+        json_key(&w, "first_byte");
+        json_uint(&w, c->first);
+        json_key(&w, "count");
+        json_uint(&w, c->count);
+        json_key(&w, "tokens");
+        json_f64(&w, c->tokens);
+        json_key(&w, "tokens_per_char");
+        json_f64(&w, c->tokens / (double)c->count);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+}
+
+/* One input's object: {"input": name, "kind": kind, "bytes": B, "chars": C, "tokens": N,
+ * "chars_per_token": x (null for no tokens), "fits": b, "windows": W[, "replaced": R when
+ * lossy][, "per_char": [...]], "cut": null or {...}}. */
+static void input_json(FILE *f, const char *name, const char *kind, const tokcount *r, int lossy)
+{
+    fputs("{\"input\": ", f);
+    json_write_string(f, name, strlen(name));
+    fprintf(f, ", \"kind\": \"%s\", \"bytes\": %zu, \"chars\": %zu, \"tokens\": %zu, \"chars_per_token\": ", kind,
+            r->d.n_bytes, r->c.n_chars, r->c.n_tokens);
+    if (r->c.n_tokens) /* a display value: chars and tokens are exact */
+        fprintf(f, "%.6g", (double)r->c.n_chars / (double)r->c.n_tokens);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"fits\": %s, \"windows\": %zu", fits(r) ? "true" : "false", r->windows);
+    if (lossy)
+        fprintf(f, ", \"replaced\": %zu", r->d.n_replaced);
+    if (r->cc) {
+        fputs(", \"per_char\": ", f);
+        json_per_char(f, r);
+    }
+    if (fits(r)) {
+        fputs(", \"cut\": null}", f);
+        return;
+    }
+    fprintf(f, ",\n  \"cut\": {\"byte\": %zu, \"chars_before\": %zu, \"inside_char\": %s, \"line\": %zu, "
+               "\"column\": %zu, \"snippet\": ", r->c.ctx_end_byte, r->c.ctx_end_char,
+            r->c.ctx_end_splits_char ? "true" : "false", r->d.ctx_end_line, r->d.ctx_end_column);
+    json_write_string(f, r->d.ctx_end_snippet, strlen(r->d.ctx_end_snippet));
+    fputs("}}", f);
 }
 
 static void print_json(FILE *f, const input *in, const tokcount *r, size_t n, size_t ctx, int lossy)
@@ -260,7 +364,7 @@ static void print_json(FILE *f, const input *in, const tokcount *r, size_t n, si
     for (size_t i = 0; i < n; i++) {
         static const char *const kinds[] = {"text", "file", "stdin"};
         fputs(i ? ",\n " : "\n ", f);
-        tokcount_json(f, in[i].kind == IN_STDIN ? "-" : in[i].arg, kinds[in[i].kind], &r[i], lossy);
+        input_json(f, in[i].kind == IN_STDIN ? "-" : in[i].arg, kinds[in[i].kind], &r[i], lossy);
     }
     fputs("\n]}\n", f);
 }
@@ -318,13 +422,13 @@ int cmd_count(int argc, char **argv)
     }
     int rc = EXIT_ERR;
     tokcount *res = calloc((size_t)n, sizeof *res);
-    eng *e = NULL;
+    gpt2embed_tokenizer *t = NULL;
     out_file of = {0};
     if (!res) {
         cli_error("out of memory");
-    } else if (load_engine(o.dir, &e) == 0) {
+    } else if (load_tokenizer(o.dir, &t) == 0) {
         long k = 0;
-        while (k < n && !count_one(e, &in[k], &o, &res[k]))
+        while (k < n && !count_one(t, &in[k], &o, &res[k]))
             k++;
         if (k == n && !out_open(&of, o.out, 0)) {
             if (o.fmt == 1)
@@ -334,7 +438,7 @@ int cmd_count(int argc, char **argv)
             rc = out_commit(&of) ? EXIT_ERR : EXIT_OK;
         }
     }
-    eng_free(e);
+    gpt2embed_tokenizer_close(t);
     for (long k = 0; res && k < n; k++)
         tokcount_free(&res[k]);
     free(res);

@@ -17,7 +17,6 @@
 #include "load.h"
 #include "opt.h"
 #include "text.h"
-#include "tokenizer.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -88,13 +87,13 @@ static size_t seq_len(unsigned char c)
 }
 
 /* The index of the ID whose bytes hold byte `at` of the decoded text. */
-static size_t id_at(tok_tokenizer *t, const uint32_t *ids, size_t n, size_t at)
+static size_t id_at(const gpt2embed_tokenizer *t, const uint32_t *ids, size_t n, size_t at)
 {
     size_t end = 0;
     for (size_t i = 0; i < n; i++) {
         const uint8_t *b;
         size_t k = 0;
-        if (tok_piece(t, ids[i], &b, &k, NULL) == 0 && (end += k) > at)
+        if (gpt2embed_token_bytes(t, ids[i], &b, &k, NULL) == GPT2EMBED_OK && (end += k) > at)
             return i;
     }
     return n ? n - 1 : 0;
@@ -103,7 +102,7 @@ static size_t id_at(tok_tokenizer *t, const uint32_t *ids, size_t n, size_t at)
 /* A note when the bytes are not whole UTF-8 text, which a reader shows as U+FFFD: the IDs
  * end inside a character (the first bytes of it, and the IDs they come from), or a byte
  * that no character can hold where it stands. The bytes are written as they are either way. */
-static void note_unfinished(tok_tokenizer *t, const uint32_t *ids, size_t n, const char *text, size_t len)
+static void note_unfinished(const gpt2embed_tokenizer *t, const uint32_t *ids, size_t n, const char *text, size_t len)
 {
     size_t bad = text_validate(text, len);
     if (bad == len)
@@ -150,9 +149,8 @@ int cmd_decode(int argc, char **argv)
     uint32_t *ids = NULL;
     size_t n = 0, len;
     char *text = NULL;
-    tok_tokenizer *t = NULL;
-    g2e_err err;
-    g2e_clear(&err);
+    gpt2embed_tokenizer *t = NULL;
+    gpt2embed_error err;
     if (r) {
         opt_free(&p);
         return opt_exit(r);
@@ -164,8 +162,8 @@ int cmd_decode(int argc, char **argv)
     r = EXIT_ERR;
     if (load_tokenizer(o.lo.tokenizer, &t))
         goto done;
-    if (tok_decode(t, ids, n, &text, &len, &err)) {
-        cli_error("%s", err.msg);
+    if (gpt2embed_decode(t, ids, n, &text, &len, &err)) {
+        cli_error("%s", err.message);
         goto done;
     }
     if ((!o.raw && isatty(STDOUT_FILENO) ? put_escaped(text, len) : len && fwrite(text, 1, len, stdout) != len) ||
@@ -177,7 +175,7 @@ int cmd_decode(int argc, char **argv)
     r = EXIT_OK;
 done:
     free(ids);
-    free(text);
-    tok_close(t);
+    gpt2embed_free(text);
+    gpt2embed_tokenizer_close(t);
     return r;
 }

@@ -13,8 +13,7 @@
 #include "cli.h"
 #include "i18n.h"
 #include "download.h"
-#include "locate.h"
-#include "models.h"
+#include "gpt2embed.h"
 #include "opt.h"
 
 #include <errno.h>
@@ -111,6 +110,28 @@ typedef struct job {
     char name[256], out[4096];
 } job;
 
+/* The Hub repository of a model the library knows ("openai-community/gpt2"), or NULL. */
+static const char *repo_of(const char *model)
+{
+    const gpt2embed_model_info *all;
+    size_t n = gpt2embed_known_models(&all);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(all[i].name, model) == 0)
+            return all[i].repo;
+    return NULL;
+}
+
+/* The known models' names for a message: "gpt2, gpt2-medium, ..." (static). */
+static const char *model_names(void)
+{
+    static char names[256];
+    const gpt2embed_model_info *all;
+    size_t n = gpt2embed_known_models(&all), o = 0;
+    for (size_t i = 0; i < n && o < sizeof names; i++)
+        o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "", all[i].name);
+    return names;
+}
+
 /* The checks of combinations and names; fills j. EXIT_OK, or EXIT_USAGE after a message. */
 static int check(const download_opts *o, job *j)
 {
@@ -123,9 +144,9 @@ static int check(const download_opts *o, job *j)
                         : !*o->revision ? "--revision" : NULL;
     if (empty)
         return opt_usage_error(&CMD, "%s must not be empty", empty), EXIT_USAGE;
-    if (o->model && !locate_default_repo(o->model))
+    if (o->model && !repo_of(o->model))
         return opt_usage_error(&CMD, "unknown model '%s' (choose one of %s, or give --repo)",
-                               o->model, models_names()), EXIT_USAGE;
+                               o->model, model_names()), EXIT_USAGE;
     /* the file's name: the model's, or the repo's last part when only --repo is given */
     if (!o->model && o->repo) {
         const char *b = strrchr(o->repo, '/');
@@ -137,7 +158,7 @@ static int check(const download_opts *o, job *j)
     } else {
         snprintf(j->name, sizeof j->name, "%s", o->model ? o->model : "gpt2");
     }
-    j->repo = o->repo ? o->repo : locate_default_repo(o->model ? o->model : "gpt2");
+    j->repo = o->repo ? o->repo : repo_of(o->model ? o->model : "gpt2");
     if (snprintf(j->out, sizeof j->out, "%s/%s.safetensors", o->dir, j->name) >= (int)sizeof j->out)
         return opt_usage_error(&CMD, "--dir is too long"), EXIT_USAGE;
     return EXIT_OK;
@@ -166,7 +187,7 @@ static int in_cache(const job *j)
 {
     const download_opts *o = j->o;
     char cached[8192];
-    if (o->force || locate_hf_cache(j->repo, o->revision, cached, sizeof cached, NULL) != 0)
+    if (o->force || dl_in_cache(j->repo, o->revision, cached, sizeof cached) != 0)
         return 0;
     if (!o->quiet) {
         printf(_("%s@%s is already in the Hugging Face cache:\n  %s\n"), j->repo, o->revision, cached);
@@ -225,7 +246,7 @@ static void summary(const job *j, const dl_result *r, double el)
     }
     printf(_("\n  written to %s (%s); source sha256 %.16s...\n"), j->out, size, r->sha256);
     int default_place = strcmp(o->dir, "weights") == 0 && (!o->model || strcmp(j->name, o->model) == 0) &&
-                        locate_default_repo(j->name) != NULL;
+                        repo_of(j->name) != NULL;
     if (default_place && strcmp(j->name, "gpt2") == 0)
         printf(_("use it: gpt2-embed \"text\"   (or gpt2-embed --weights %s \"text\")\n"), j->out);
     else if (default_place)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_embed.c — the main job: `gpt2-embed [OPTIONS] TEXT`.
  *
- * Text -> token IDs (tokenizer.h, tiktoken-exact) -> x[t] = wte[id_t] + wpe[start + t]
- * (embed.h, bit-identical to numpy) -> one of five formats. The context limit comes from
+ * Text -> token IDs (gpt2embed_tokenize_ex, tiktoken-exact) -> x[t] = wte[id_t] + wpe[start + t]
+ * (gpt2embed_embed_ex, bit-identical to numpy) -> one of five formats. The context limit comes from
  * the weights (n_ctx = wpe rows): a longer input is refused with where the n_ctx-th token
  * ends, unless --truncate or --window says what to do. Position n_ctx is never read.
  *
@@ -15,14 +15,12 @@
  */
 #include "cli.h"
 #include "i18n.h"
-#include "embed.h"
 #include "figures.h"
 #include "load.h"
 #include "out.h"
 #include "render.h"
 #include "rows_out.h"
 #include "textfmt.h"
-#include "similarity.h"
 
 #include <errno.h>
 #include <math.h>
@@ -39,8 +37,8 @@ typedef struct job {
     opt_ids ids_opt;       /* --ids (IDs owned by the opt_parsed), or from_stdin */
     load_opts lo;          /* --weights, --model, --tokenizer */
     int bos, truncate, parts, lossy;
-    int special;           /* tok_special: token, text, error */
-    int pe;                /* embed_pe: learned, sinusoidal */
+    int special;           /* SPECIAL: token, text, error */
+    int pe;                /* gpt2embed_pe: learned, sinusoidal */
     const char *pe_scale_arg; /* --pe-scale: a number or "wpe" */
     int fmt;               /* enum fmt */
     uint64_t start, window, stride, show; /* OPT_INT writes int64_t: same object size and, for
@@ -55,17 +53,18 @@ typedef struct job {
     uint32_t *stdin_ids;   /* --ids -: the IDs read (owned) */
     size_t n_stdin_ids;
     rows_tokens tk;        /* the tokens, their offsets and characters (rows_out.h) */
-    embed_plan plan;       /* rows: tokens, positions, windows (embed.h) */
-    g2e_model *m;
-    char *wpath;
-    tok_tokenizer *tok;
-    embed_ctx ec;
+    rows_plan plan;        /* rows: tokens, positions, windows */
+    gpt2embed_model *m;
+    gpt2embed_tokenizer *tok;
+    const char *wpath;
+    double pe_scale;       /* --pe sinusoidal: the factor of the fixed encoding, else 1 */
     double wte_norm;       /* --pe sinusoidal: mean L2 norm of wte's rows (for the ratio) */
     double wpe_norm;       /* --pe-scale wpe: mean L2 norm of wpe's rows, else 0 */
 } job;
 
-static const char *const SPECIAL[] = {"token", "text", "error", NULL}; /* tok_special's order */
-static const char *const PE[] = {"learned", "sinusoidal", NULL};      /* embed_pe's order */
+static const char *const SPECIAL[] = {"token", "text", "error", NULL}; /* the flags of SPECIAL_FLAGS */
+static const unsigned SPECIAL_FLAGS[] = {0, GPT2EMBED_SPECIAL_TEXT, GPT2EMBED_SPECIAL_ERROR};
+static const char *const PE[] = {"learned", "sinusoidal", NULL};      /* gpt2embed_pe's order */
 
 static const opt_def OPTS[] = {
     {.name = "--file", .short_name = 'f', .kind = OPT_FILE, .flags = OPTF_STDIN,
@@ -80,15 +79,15 @@ static const opt_def OPTS[] = {
     {.name = "--lossy", .kind = OPT_FLAG, .off = offsetof(job, lossy),
      .help = N_("replace invalid UTF-8 with U+FFFD instead of failing")},
     {.name = "--start-pos", .kind = OPT_INT, .off = offsetof(job, start), .lo = 0,
-     .hi = (int64_t)SIN_MAX_POS, .metavar = "P",
+     .hi = (int64_t)GPT2EMBED_SINUSOIDAL_MAX_POS, .metavar = "P",
      .help = N_("first position P (as past_length does); P + T must fit n_ctx")},
     {.name = "--truncate", .kind = OPT_FLAG, .off = offsetof(job, truncate),
      .help = N_("keep the first n_ctx tokens of a longer input (noted on stderr)")},
     {.name = "--window", .kind = OPT_INT, .off = offsetof(job, window), .lo = 1,
-     .hi = (int64_t)SIN_MAX_POS, .metavar = "W",
+     .hi = (int64_t)GPT2EMBED_SINUSOIDAL_MAX_POS, .metavar = "W",
      .help = N_("cut the tokens into windows of W <= n_ctx tokens, each from position 0")},
     {.name = "--stride", .kind = OPT_INT, .off = offsetof(job, stride), .lo = 1,
-     .hi = (int64_t)SIN_MAX_POS, .metavar = "S",
+     .hi = (int64_t)GPT2EMBED_SINUSOIDAL_MAX_POS, .metavar = "S",
      .help = N_("--window: a window starts every S tokens (default S = W: no overlap)")},
     {.name = "--pe", .kind = OPT_CHOICE, .off = offsetof(job, pe), .choices = PE, .def = "learned",
      .help = N_("positions from wpe, or the fixed sinusoidal encoding of width n_embd (no context "
@@ -169,50 +168,64 @@ static int read_input(job *j)
     return j->text ? 0 : -1;
 }
 
-/* Text (or IDs) -> the tokens with their characters (rows_out.h). */
+/* Text (or IDs) -> the tokens with their characters (rows_out.h); the IDs checked against
+ * the vocabulary before anything is made of them. */
 static int tokenize(job *j)
 {
-    g2e_err e;
-    int rc;
-    if (!j->text)
-        rc = rows_tokens_ids(&j->tk, j->tok, j->ids_opt.from_stdin ? j->stdin_ids : j->ids_opt.v,
-                             j->ids_opt.from_stdin ? j->n_stdin_ids : j->ids_opt.n, &e);
-    else
-        rc = rows_tokens_text(&j->tk, j->tok, j->text, j->text_len, j->special,
-                              j->lossy ? TOK_LOSSY : 0, j->bos, &e);
-    if (rc)
-        cli_error("%s%s", e.msg, e.code == TOK_E_UTF8 ? _(CLI_LOSSY_HINT) : "");
-    return rc ? -1 : 0;
+    if (!j->text) {
+        g2e_err e;
+        if (rows_tokens_ids(&j->tk, j->tok, j->ids_opt.from_stdin ? j->stdin_ids : j->ids_opt.v,
+                            j->ids_opt.from_stdin ? j->n_stdin_ids : j->ids_opt.n, &e)) {
+            cli_error("%s", e.msg);
+            return -1;
+        }
+    } else {
+        gpt2embed_error e;
+        int rc = rows_tokens_text(&j->tk, j->tok, j->text, j->text_len,
+                                  SPECIAL_FLAGS[j->special] | (j->lossy ? GPT2EMBED_LOSSY : 0), j->bos, &e);
+        if (rc) {
+            cli_error("%s%s", e.message, rc == GPT2EMBED_E_UTF8 ? _(CLI_LOSSY_HINT) : "");
+            return -1;
+        }
+    }
+    size_t V = gpt2embed_n_vocab(j->m);
+    for (size_t t = 0; t < j->tk.T; t++)
+        if (j->tk.ids[t] >= V) {
+            cli_error("token ID %u at index %zu is outside the vocabulary (0..%zu)", j->tk.ids[t], t, V - 1);
+            return -1;
+        }
+    return 0;
 }
 
-/* The mean L2 norm of wte's (which 0) or wpe's (1) rows into *out; -1 after an error line. */
-static int mean_norm(const g2e_model *m, int which, double *out)
+/* The mean L2 norm of wte's or wpe's rows into *out; -1 after an error line. */
+static int mean_norm(const gpt2embed_model *m, gpt2embed_table which, double *out)
 {
-    sim_stats st;
-    g2e_err e;
-    if (sim_stats_of(m, which, &st, &e)) {
-        cli_error("%s", e.msg);
+    gpt2embed_stats st;
+    gpt2embed_error e;
+    if (gpt2embed_table_stats(m, which, &st, &e)) {
+        cli_error("%s", e.message);
         return -1;
     }
     *out = st.norm_mean;
     return 0;
 }
 
-/* --pe-scale: the factor (a number, or wpe's mean norm over sqrt(n_embd/2)) into the embed
- * context, and wte's mean norm for the statement of the ratio. -1 after an error line. */
+/* --pe-scale: the factor (a number, or wpe's mean norm over sqrt(n_embd/2)), and wte's mean
+ * norm for the statement of the ratio. -1 after an error line. */
 static int setup_pe(job *j)
 {
-    if (j->pe != EMBED_PE_SINUSOIDAL)
+    j->pe_scale = 1.0;
+    if (j->pe != GPT2EMBED_PE_SINUSOIDAL)
         return 0;
-    size_t C = j->m->n_embd;
+    size_t C = gpt2embed_n_embd(j->m);
     double s = 1.0;
     /* wte's mean norm is one pass over all of wte (about 0.1 s for gpt2): only when the
      * statement is printed (table, JSON, a figure, or a scale asked for) */
     int stated = j->fmt == F_TABLE || j->fmt == F_JSON || j->pe_scale_arg;
-    if (stated && mean_norm(j->m, 0, &j->wte_norm))
+    if (stated && mean_norm(j->m, GPT2EMBED_WTE, &j->wte_norm))
         return -1;
     if (j->pe_scale_arg && strcmp(j->pe_scale_arg, "wpe") == 0) {
-        if (mean_norm(j->m, 1, &j->wpe_norm))
+        if (mean_norm(j->m, GPT2EMBED_WPE, &j->wpe_norm))
             return -1;
         s = j->wpe_norm / sqrt((double)C / 2.0);
         if (!(s > 0)) {
@@ -222,11 +235,12 @@ static int setup_pe(job *j)
     } else if (j->pe_scale_arg) {
         s = strtod(j->pe_scale_arg, NULL);   /* checked in check() */
     }
-    g2e_err e;
-    if (embed_set_pe_scale(&j->ec, s, &e)) {
-        cli_error("--pe-scale %s: %s", j->pe_scale_arg, e.msg);
+    gpt2embed_error e;   /* the checks alone: no IDs, no rows */
+    if (gpt2embed_embed_ex(j->m, NULL, 0, 0, GPT2EMBED_PE_SINUSOIDAL, s, NULL, NULL, NULL, &e)) {
+        cli_error("--pe-scale %s: %s", j->pe_scale_arg, e.message);
         return -1;
     }
+    j->pe_scale = s;
     return 0;
 }
 
@@ -234,7 +248,7 @@ static int setup_pe(job *j)
 static int make_plan(job *j, size_t T)
 {
     g2e_err e;
-    if (embed_plan_make(&j->plan, T, (size_t)j->start, (size_t)j->window, (size_t)j->stride, &e)) {
+    if (rows_plan_make(&j->plan, T, (size_t)j->start, (size_t)j->window, (size_t)j->stride, &e)) {
         cli_error("%s", e.msg);
         return -1;
     }
@@ -244,8 +258,9 @@ static int make_plan(job *j, size_t T)
 /* The context limit: refuse (with where the n_ctx-th token ends), truncate, or plan windows. */
 static int fit_context(job *j)
 {
-    size_t ctx = embed_max_positions(j->m, j->pe), T = j->tk.T;
-    if (j->window && j->pe == EMBED_PE_LEARNED && j->window > ctx) {
+    size_t ctx = j->pe == GPT2EMBED_PE_SINUSOIDAL ? (size_t)GPT2EMBED_SINUSOIDAL_MAX_POS : gpt2embed_n_ctx(j->m),
+           T = j->tk.T;
+    if (j->window && j->pe == GPT2EMBED_PE_LEARNED && j->window > ctx) {
         cli_error("--window %llu is larger than the context: wpe has %zu rows", (unsigned long long)j->window, ctx);
         return -1;
     }
@@ -257,7 +272,7 @@ static int fit_context(job *j)
             cli_note("the input has %zu tokens; --truncate keeps the first %zu%s", T, fit, where);
             return make_plan(j, fit);
         }
-        if (j->pe == EMBED_PE_SINUSOIDAL) {   /* its limit is exactness, not a table's rows */
+        if (j->pe == GPT2EMBED_PE_SINUSOIDAL) {   /* its limit is exactness, not a table's rows */
             cli_error("%zu tokens from --start-pos %llu reach position %llu, but the sinusoidal encoding is "
                       "exact only for positions 0..%zu (2^53 - 1)", T, (unsigned long long)j->start,
                       (unsigned long long)j->start + T - 1, ctx - 1);
@@ -283,10 +298,18 @@ static int fit_context(job *j)
     return make_plan(j, T);
 }
 
+/* The document's description of j's rows (rows_out.h). */
+static rows_doc doc_of(const job *j)
+{
+    return (rows_doc){.m = j->m, .pe = (gpt2embed_pe)j->pe, .pe_scale = j->pe_scale, .plan = &j->plan,
+                      .tok = &j->tk, .tz = j->tok, .weights = j->wpath, .parts = j->parts,
+                      .show = (size_t)j->show, .wte_norm = j->wte_norm, .wpe_norm = j->wpe_norm};
+}
+
 /* The strips figure for the first window (at most 4096 tokens). */
 static int draw(const job *j)
 {
-    size_t C = j->m->n_embd, R = j->plan.W < 4096 ? j->plan.W : 4096, n = 0;
+    size_t C = gpt2embed_n_embd(j->m), R = j->plan.W < 4096 ? j->plan.W : 4096, n = 0;
     if (R == 0) {
         cli_error("--plot: no tokens to draw");
         return -1;
@@ -295,7 +318,8 @@ static int draw(const job *j)
     char **labels = calloc(R, sizeof *labels);
     int rc = -1;
     g2e_err e;
-    if (!data || !labels || rows_strips(&j->ec, &j->plan, &j->tk, j->tok, R, data, labels, &n, &e)) {
+    rows_doc d = doc_of(j);
+    if (!data || !labels || rows_strips(&d, R, data, labels, &n, &e)) {
         cli_error("%s", data && labels ? e.msg : "out of memory");
         goto done;
     }
@@ -310,7 +334,7 @@ static int draw(const job *j)
         goto done;
     q *= 4.0;
     char *title = textfmt_printf(_("GPT-2 embedding step: token + position = input (%s, n_embd %zu; colours clipped at \xC2\xB1%.3g = 4 x median |x|)"),
-                                 j->m->size_name ? j->m->size_name : _("model"), C, q);
+                                 gpt2embed_model_name(j->m) ? gpt2embed_model_name(j->m) : _("model"), C, q);
     if (!title) {
         cli_error("out of memory");
         goto done;
@@ -386,20 +410,20 @@ static int check(job *j, const opt_parsed *p)
     if (j->stride > j->window)
         return opt_usage_error(&CMD, "--stride %llu is larger than --window %llu: tokens would be skipped",
                                (unsigned long long)j->stride, (unsigned long long)j->window);
-    if (j->have_ids && (j->bos || j->lossy || j->special != TOK_SPECIAL_TOKEN))
+    if (j->have_ids && (j->bos || j->lossy || j->special != 0))
         return opt_usage_error(&CMD, "--bos, --lossy and --special apply to text, not to --ids (add 50256 "
                                      "to the IDs for <|endoftext|>)");
     if (out_pick_format(&CMD, j->out, FMT_NAMES, opt_given(&CMD, p, "--format"), &j->fmt))
         return -1;
-    if (j->pe_scale_arg && j->pe != EMBED_PE_SINUSOIDAL)
+    if (j->pe_scale_arg && j->pe != GPT2EMBED_PE_SINUSOIDAL)
         return opt_usage_error(&CMD, "--pe-scale scales the fixed encoding: add --pe sinusoidal (wpe's "
                                      "rows are used as trained)");
     if (j->pe_scale_arg && strcmp(j->pe_scale_arg, "wpe") != 0) {
         char *end;
         double s = strtod(j->pe_scale_arg, &end);
-        if (end == j->pe_scale_arg || *end || !isfinite(s) || !(s > 0) || s > EMBED_MAX_PE_SCALE)
+        if (end == j->pe_scale_arg || *end || !isfinite(s) || !(s > 0) || s > GPT2EMBED_PE_SCALE_MAX)
             return opt_usage_error(&CMD, "--pe-scale needs a number greater than 0 and at most %g, or "
-                                         "'wpe', got '%s'", EMBED_MAX_PE_SCALE, j->pe_scale_arg);
+                                         "'wpe', got '%s'", GPT2EMBED_PE_SCALE_MAX, j->pe_scale_arg);
     }
     if (j->fmt == F_TABLE && j->parts)
         return opt_usage_error(&CMD, "--parts goes with json, npy, csv or raw (the table shows the norms "
@@ -423,16 +447,15 @@ static int parse_args(job *j, int argc, char **argv, opt_parsed *p)
  * -1 after one error line. */
 static int prepare(job *j)
 {
-    if (read_input(j) || load_model_lo(&j->lo, &j->m, &j->wpath) ||
-        load_tokenizer(j->lo.tokenizer, &j->tok) || tokenize(j))
+    if (read_input(j) || load_model(&j->lo, &j->m) || load_tokenizer(j->lo.tokenizer, &j->tok))
         return -1;
-    g2e_err e;
-    if (embed_check_ids(j->m, j->tk.ids, j->tk.T, &e)) {
-        cli_error("%s", e.msg);
+    j->wpath = gpt2embed_model_path(j->m);
+    if (tokenize(j))
         return -1;
-    }
-    if (embed_init(&j->ec, j->m, j->pe, &e)) {
-        cli_error("--pe sinusoidal: %s", e.msg);
+    gpt2embed_error e;   /* the encoding's own checks (an odd width has no pairs) */
+    if (j->pe == GPT2EMBED_PE_SINUSOIDAL &&
+        gpt2embed_embed_ex(j->m, NULL, 0, 0, GPT2EMBED_PE_SINUSOIDAL, 1.0, NULL, NULL, NULL, &e)) {
+        cli_error("--pe sinusoidal: %s", e.message);
         return -1;
     }
     if (setup_pe(j))
@@ -443,9 +466,7 @@ static int prepare(job *j)
 /* Writes the data in j->fmt to -o (or standard output), atomically; -1 after one error line. */
 static int write_output(const job *j)
 {
-    rows_doc d = {.ec = &j->ec, .plan = &j->plan, .tok = &j->tk, .tz = j->tok, .weights = j->wpath,
-                  .parts = j->parts, .show = (size_t)j->show, .wte_norm = j->wte_norm,
-                  .wpe_norm = j->wpe_norm};
+    rows_doc d = doc_of(j);
     out_file o = {0};
     g2e_err e;
     if (out_open(&o, j->out, j->fmt == F_NPY || j->fmt == F_RAW))
@@ -461,14 +482,12 @@ static int write_output(const job *j)
 static void job_free(job *j, opt_parsed *p)
 {
     opt_free(p);
-    embed_free(&j->ec);
     free(j->joined);
     free(j->text);
     free(j->stdin_ids);
     rows_tokens_free(&j->tk);
-    free(j->wpath);
-    tok_close(j->tok);
-    model_close(j->m);
+    gpt2embed_tokenizer_close(j->tok);
+    gpt2embed_model_close(j->m);
 }
 
 int cmd_embed(int argc, char **argv)
@@ -490,10 +509,10 @@ int cmd_embed(int argc, char **argv)
         goto done;
     int plot_only = j.plot && !j.out && j.fmt == F_TABLE;
     /* npy, raw and csv hold numbers only: a scale asked for is stated beside them (without
-     * --pe-scale a data file gets no note, as before); a figure alone gets it always */
-    if (j.pe == EMBED_PE_SINUSOIDAL &&
+     * --pe-scale a data file gets no note); a figure alone gets it always */
+    if (j.pe == GPT2EMBED_PE_SINUSOIDAL &&
         (plot_only || (j.pe_scale_arg && j.fmt != F_TABLE && j.fmt != F_JSON))) {
-        rows_doc d = {.ec = &j.ec, .wte_norm = j.wte_norm, .wpe_norm = j.wpe_norm};
+        rows_doc d = doc_of(&j);
         char *st = rows_pe_statement(&d);
         cli_note("%s", st ? st : _("(out of memory)"));
         free(st);

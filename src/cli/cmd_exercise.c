@@ -14,20 +14,27 @@
  * on stderr where it looked, says on stdout what exercise 2 needs and exits 0 (asking for 2 by
  * name exits 1 instead, and so does a weights file named by --weights or $GPT2_EMBED_WEIGHTS
  * that cannot be used). --format table prints one row per number (exercise, quantity, value).
+ *
+ * The numbers and the sentences after them are the library's course call
+ * (gpt2embed_course_exercise): --format json prints its document as it is, the text and the
+ * table read the same document, so every format shows one computation.
  */
 #include "cli.h"
 #include "i18n.h"
 #include "json.h"
 #include "load.h"
 #include "opt.h"
-#include "interpret.h"
-#include "models.h"
 #include "out.h"
-#include "course_json.h"
-#include "exercise.h"
+
+#include <cjson/cJSON.h>
 
 #include <stdlib.h>
 #include <string.h>
+
+#define OTHER_CTX 4096   /* exercise 1's other model, by default (the chapter's) */
+#define OTHER_DIM 4096
+#define FAR_POS 500      /* exercise 2's far position, the chapter's */
+#define CAT " cat"       /* the token exercise 2 places at two positions */
 
 typedef struct exercise_opts {
     load_opts lo;
@@ -92,33 +99,65 @@ static const char *thousands(unsigned long long v, char buf[32])
     return buf;
 }
 
-/* Exercise 2's numbers from the open model and tokenizer (exercise.h); prints errors. */
-static int compute_ex2(const g2e_model *m, tok_tokenizer *tok, ex_second *x)
-{
-    g2e_err e;
+/* The numbers of the exercises, read back from the course's document. */
+typedef struct ex_first {
+    unsigned long long gpt2_params, params, file_wpe, file_wte;   /* file_*: 0 without weights */
+    double ratio;
+} ex_first;
+
+typedef struct ex_second {
+    size_t rows, cols, far, n_pairs;
+    double c01, c0far, ccat;
     uint32_t cat;
-    if (load_single_token(tok, EX_CAT, &cat))
-        return -1;
-    if (ex_second_compute(m, cat, x, &e) == 0)
-        return 0;
-    cli_error("%s", e.msg);
-    return -1;
-}
+} ex_second;
 
 typedef struct ex_run {
     const exercise_opts *o;
     int one, two;           /* which exercises to print */
-    const g2e_model *m;     /* NULL: no weights (exercise 1 alone) */
-    const char *path;       /* the weights file, with m */
-    const char *shown;      /* the same escaped for a person (text.h) */
+    const gpt2embed_model *m; /* NULL: no weights (exercise 1 alone) */
+    const char *shown;      /* the weights file escaped for a person (text.h) */
     int missing;            /* 1: exercise 2 was asked for implicitly and no weights were found */
+    char *json;             /* the course's document (with its sentences unless --format json) */
+    cJSON *doc;             /* the same, read back */
     ex_first f;
     ex_second x;
 } ex_run;
 
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = key ? cJSON_GetObjectItem(o, key) : o;
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* The course's document for r's exercises into r->json and, read back, r->f and r->x;
+ * prints the error and returns -1 when it cannot be had. */
+static int compute(ex_run *r, gpt2embed_tokenizer *tok)
+{
+    gpt2embed_error e;
+    unsigned which = (r->one || !r->two ? GPT2EMBED_EXERCISE_1 : 0) | (r->two ? GPT2EMBED_EXERCISE_2 : 0);
+    if (gpt2embed_course_exercise(r->m, tok, which, (uint64_t)r->o->ctx, (uint64_t)r->o->dim,
+                                  r->o->fmt == 1 ? 0 : GPT2EMBED_COURSE_SAYS, &r->json, &e)) {
+        cli_error("%s", e.message);
+        return -1;
+    }
+    if (!(r->doc = cJSON_Parse(r->json))) {
+        cli_error("out of memory");
+        return -1;
+    }
+    const cJSON *one = cJSON_GetObjectItem(r->doc, "exercise1"), *two = cJSON_GetObjectItem(r->doc, "exercise2");
+    const cJSON *shape = cJSON_GetObjectItem(two, "wpe_shape");
+    r->f = (ex_first){(unsigned long long)num(one, "gpt2_wpe_params"), (unsigned long long)num(one, "wpe_params"),
+                      (unsigned long long)num(one, "file_wpe_params"), (unsigned long long)num(one, "file_wte_params"),
+                      num(one, "ratio")};
+    r->x = (ex_second){(size_t)num(cJSON_GetArrayItem(shape, 0), NULL), (size_t)num(cJSON_GetArrayItem(shape, 1), NULL),
+                       (size_t)num(two, "far_pos"), (size_t)num(two, "random_pairs"), num(two, "cos_pos0_pos1"),
+                       num(two, "cos_pos0_far"), num(two, "cos_cat_pos0_pos5"), (uint32_t)num(two, "cat_token_id")};
+    return 0;
+}
+
 static void print_json(const ex_run *r)
 {
-    course_exercise_json(stdout, r->one ? &r->f : NULL, r->m, r->two ? &r->x : NULL, r->path, NULL);
+    fputs(r->json, stdout);   /* (the document ends with its newline) */
 }
 
 /* What exercise 2 needs, on stdout after exercise 1 (the note on stderr says where it looked). */
@@ -140,7 +179,7 @@ static size_t table_rows(const ex_run *r, ex_row *row)
 {
     size_t n = 0;
     char b[32];
-    const g2e_model *m = r->m;
+    const gpt2embed_model *m = r->m;
 #define ROW(e, w, ...) (row[n].ex = (e), row[n].what = (w), snprintf(row[n].val, sizeof row[n].val, __VA_ARGS__), n++)
     if (r->one) {
         ROW("1", _("GPT-2: 1024 x 768"), "%s", thousands(r->f.gpt2_params, b));
@@ -148,8 +187,10 @@ static size_t table_rows(const ex_run *r, ex_row *row)
             (long long)r->o->dim, thousands(r->f.params, b));
         ROW("1", C_("exercise 1", "ratio"), "%.4f", r->f.ratio);
         if (m) {
-            ROW("1", _("wpe in the file"), "%zu x %zu = %s", m->n_ctx, m->n_embd, thousands(r->f.file_wpe, b));
-            ROW("1", _("wte in the file"), "%zu x %zu = %s", m->n_vocab, m->n_embd, thousands(r->f.file_wte, b));
+            ROW("1", _("wpe in the file"), "%zu x %zu = %s", gpt2embed_n_ctx(m), gpt2embed_n_embd(m),
+                thousands(r->f.file_wpe, b));
+            ROW("1", _("wte in the file"), "%zu x %zu = %s", gpt2embed_n_vocab(m), gpt2embed_n_embd(m),
+                thousands(r->f.file_wte, b));
         }
     }
     if (r->two) {
@@ -201,7 +242,7 @@ static void print_text(const ex_run *r)
 {
     double ratio = r->f.ratio;
     char b1[32], b2[32], b3[32];
-    const g2e_model *m = r->m;
+    const gpt2embed_model *m = r->m;
     if (r->one) {
         fputs(_("Exercise 1: parameters of a position-embedding matrix (positions x width)\n"), stdout);
         char other[64];
@@ -213,8 +254,9 @@ static void print_text(const ex_run *r)
         label(_("ratio:"), 14);
         printf(_("%.4f (%.1fx as many parameters)\n"), ratio, ratio);
         if (m)
-            printf(_("  in %s: wpe %zu x %zu = %s, wte %zu x %zu = %s\n"), r->shown, m->n_ctx, m->n_embd,
-                   thousands(r->f.file_wpe, b1), m->n_vocab, m->n_embd, thousands(r->f.file_wte, b3));
+            printf(_("  in %s: wpe %zu x %zu = %s, wte %zu x %zu = %s\n"), r->shown, gpt2embed_n_ctx(m),
+                   gpt2embed_n_embd(m), thousands(r->f.file_wpe, b1), gpt2embed_n_vocab(m), gpt2embed_n_embd(m),
+                   thousands(r->f.file_wte, b3));
     }
     if (r->two) {
         if (r->one)
@@ -232,16 +274,15 @@ static void print_text(const ex_run *r)
         printf("%u\n", r->x.cat);
         label(_("cos(wte[cat] + wpe[0], wte[cat] + wpe[5]):"), 44);
         printf("%.4f\n", r->x.ccat);
-        if (r->x.far != EX_FAR) {   /* (the report's sentence, one translation) */
-            printf(_("This model has %zu positions, so position %zu stands in for 500."), r->x.rows,
-                   r->x.far);
-            putchar('\n');
-        }
+        /* what the numbers say (the course's sentences): a model without position 500 first
+         * says which position stands in for it; then a blank line and the rest */
+        const cJSON *says = cJSON_GetObjectItem(r->doc, "says");
+        int i = 0, n = cJSON_GetArraySize(says);
+        if (r->x.far != FAR_POS && n)
+            printf("%s\n", cJSON_GetArrayItem(says, i++)->valuestring);
         printf("\n");
-        interp_near_far(stdout, 0, 1, r->x.c01, r->x.far, r->x.c0far);
-        if (r->x.n_pairs)
-            interp_same_token(stdout, "\u2423cat", 0, EX_NEAR_TOKEN_POS, r->x.ccat, r->x.median,
-                              r->x.n_pairs);
+        for (; i < n; i++)
+            printf("%s\n", cJSON_GetArrayItem(says, i)->valuestring);
     }
     if (r->missing)
         print_missing();
@@ -306,8 +347,11 @@ static void print_code_local(const exercise_opts *o, const char *path, long long
  * that runs only when called (its numbers differ from a local file of another revision). */
 static void print_code_hub(const exercise_opts *o)
 {
-    const models_info *mi = models_find(o->lo.model ? o->lo.model : "gpt2");
-    const char *repo = mi ? mi->repo : "openai-community/gpt2";
+    const gpt2embed_model_info *all;
+    const char *repo = "openai-community/gpt2", *name = o->lo.model ? o->lo.model : "gpt2";
+    for (size_t i = 0, n = gpt2embed_known_models(&all); i < n; i++)
+        if (strcmp(all[i].name, name) == 0)
+            repo = all[i].repo;
     printf("\n\n");
     comment("", _("alternative: the Hub's copy with Hugging Face transformers (PyTorch); call hub()."));
     comment("", _("Its numbers are those of the Hub's file, which may differ from a local file."));
@@ -334,20 +378,18 @@ static void print_code_hub(const exercise_opts *o)
 /* --code: the weights file the command would read (none: a placeholder) and " cat"'s ID. */
 static int print_code(const exercise_opts *o)
 {
-    g2e_model *m = NULL;
-    tok_tokenizer *tok = NULL;
-    char *path = NULL;
+    gpt2embed_model *m = NULL;
+    gpt2embed_tokenizer *tok = NULL;
     uint32_t cat;
-    g2e_err e;
-    if (load_model_lo_err(&o->lo, &m, &path, &e) != 0)
-        path = NULL;   /* the code says where to put the path */
-    if (load_tokenizer(o->lo.tokenizer, &tok) || load_single_token(tok, EX_CAT, &cat)) {
-        free(path), model_close(m), tok_close(tok);
+    gpt2embed_error e;
+    load_model_err(&o->lo, &m, &e);   /* none: the code says where to put the path */
+    if (load_tokenizer(o->lo.tokenizer, &tok) || load_single_token(tok, CAT, &cat)) {
+        gpt2embed_model_close(m), gpt2embed_tokenizer_close(tok);
         return EXIT_ERR;
     }
-    print_code_local(o, path, cat);
+    print_code_local(o, gpt2embed_model_path(m), cat);
     print_code_hub(o);
-    free(path), model_close(m), tok_close(tok);
+    gpt2embed_model_close(m), gpt2embed_tokenizer_close(tok);
     return cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
 }
 
@@ -368,7 +410,7 @@ static int which_exercises(const opt_parsed *p, int *one, int *two)
 
 int cmd_exercise(int argc, char **argv)
 {
-    exercise_opts o = {.ctx = EX_OTHER_CTX, .dim = EX_OTHER_DIM};
+    exercise_opts o = {.ctx = OTHER_CTX, .dim = OTHER_DIM};
     opt_parsed p;
     ex_run run = {.o = &o};
     int r = opt_parse(&CMD, argc, argv, &o, &p);
@@ -381,30 +423,32 @@ int cmd_exercise(int argc, char **argv)
     if (o.code)
         return print_code(&o);
 
-    g2e_model *m = NULL;
-    tok_tokenizer *tok = NULL;
-    char *path = NULL;
+    gpt2embed_model *m = NULL;
+    gpt2embed_tokenizer *tok = NULL;
     int rc = EXIT_ERR, missing = 0;
-    g2e_err e;
+    uint32_t cat;
+    gpt2embed_error e;
+    char *shown = NULL;
     int named = o.lo.weights || getenv("GPT2_EMBED_WEIGHTS");   /* a file the user chose */
-    if (run.two && load_model_lo_err(&o.lo, &m, &path, &e) != 0) {
+    if (run.two && load_model_err(&o.lo, &m, &e) != 0) {
         if (named) {   /* a named file that cannot be used is an error, not a note */
-            cli_error("%s", e.msg);
+            cli_error("%s", e.message);
             goto done;
         }
         missing = 1; /* exercise 1 is still printed; what 2 needs is said after it */
         run.two = 0;
-    } else if (run.two && (load_tokenizer(o.lo.tokenizer, &tok) || compute_ex2(m, tok, &run.x))) {
+    } else if (run.two && (load_tokenizer(o.lo.tokenizer, &tok) || load_single_token(tok, CAT, &cat))) {
         goto done;
-    } else if (!run.two && named && load_model_lo(&o.lo, &m, &path)) {
+    } else if (!run.two && named && load_model(&o.lo, &m)) {
         goto done;
     }
     run.m = m;
-    run.path = path;
-    char *shown = path ? text_escape(path, strlen(path), TEXT_ESC_BIDI) : NULL;
+    const char *path = gpt2embed_model_path(m);
+    shown = path ? text_escape(path, strlen(path), TEXT_ESC_BIDI) : NULL;
     run.shown = shown ? shown : "?";
     run.missing = missing && !by_name;
-    ex_first_compute((uint64_t)o.ctx, (uint64_t)o.dim, m, &run.f);
+    if (compute(&run, tok))
+        goto done;
     if ((run.one || run.two) && o.fmt == 1)
         print_json(&run);
     else if ((run.one || run.two) && o.fmt == 2)
@@ -413,15 +457,16 @@ int cmd_exercise(int argc, char **argv)
         print_text(&run);
     rc = cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
     if (missing && by_name) {
-        cli_error("exercise 2 needs GPT-2's weights: %s", e.msg);
+        cli_error("exercise 2 needs GPT-2's weights: %s", e.message);
         rc = EXIT_ERR;
     } else if (missing) {
-        cli_note("exercise 2 needs GPT-2's weights: %s", e.msg);
+        cli_note("exercise 2 needs GPT-2's weights: %s", e.message);
     }
-    free(shown);
 done:
-    free(path);
-    tok_close(tok);
-    model_close(m);
+    free(shown);
+    cJSON_Delete(run.doc);
+    gpt2embed_free(run.json);
+    gpt2embed_tokenizer_close(tok);
+    gpt2embed_model_close(m);
     return rc;
 }

@@ -6,14 +6,16 @@
  * completely, so a broken file leaves stdout empty: one line on stderr, exit status 1.
  * A valid safetensors file that holds no usable GPT-2 embedding (no wte, an I32 wte, ...)
  * is still described, with the reason under "model", and exits 0: inspect is how a user
- * finds out what is in such a file. Deliberately left out: reading any tensor's values.
+ * finds out what is in such a file. The description is the library's
+ * (gpt2embed_describe_file): --format json prints its document as it is, the table reads it.
+ * Deliberately left out: reading any tensor's values.
  */
 #include "cli.h"
-#include "model.h"
+#include "gpt2embed.h"
 #include "opt.h"
-#include "safetensors.h"
 #include "st_describe.h"
 
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,18 +48,17 @@ static const opt_cmd CMD = {
 const opt_cmd *const cmd_inspect_spec = &CMD;
 
 /* The description, built in memory (so a failure prints nothing) then written out. */
-static int print_description(const char *path, st_file *st, g2e_model *m, const char *merr,
-                             int as_json)
+static int print_description(const char *json, int as_json)
 {
-    char *out = as_json ? st_describe_json(path, st, m, merr) : st_describe_text(path, st, m, merr);
-    if (!out) {
+    cJSON *doc = as_json ? NULL : cJSON_Parse(json);
+    char *table = doc ? st_describe_text(doc) : NULL;
+    cJSON_Delete(doc);
+    if (!as_json && !table) {
         cli_error("inspect: out of memory");
         return -1;
     }
-    fputs(out, stdout);
-    if (as_json)
-        fputc('\n', stdout);
-    free(out);
+    fputs(as_json ? json : table, stdout);
+    free(table);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         cli_error("inspect: cannot write the output");
         return -1;
@@ -74,27 +75,13 @@ int cmd_inspect(int argc, char **argv)
     opt_free(&p); /* the path points into argv, not into p */
     if (r)
         return opt_exit(r);
-
+    char *json = NULL;
+    gpt2embed_error err;
     int status = EXIT_ERR;
-    st_file *st = NULL;
-    g2e_model *m = NULL;
-    g2e_err err, merr;
-    g2e_clear(&err);
-    g2e_clear(&merr);
-
-    if (st_open(&st, path, &err)) {
-        cli_error("%s", err.msg);
-        goto done;
-    }
-    /* The model view gets its own, non-owning parse of the same mapping, because
-     * model_from_st takes (and on error frees) the st_file it is given. */
-    st_file *view = NULL;
-    if (st_parse_buffer(&view, st->map, st->map_len, &merr) == 0)
-        model_from_st(&m, view, &merr);
-    if (print_description(path, st, m, merr.msg, o.fmt == 1) == 0)
+    if (gpt2embed_describe_file(path, &json, &err))
+        cli_error("%s", err.message);
+    else if (print_description(json, o.fmt == 1) == 0)
         status = EXIT_OK;
-done:
-    model_close(m);
-    st_close(st);
+    gpt2embed_free(json);
     return status;
 }

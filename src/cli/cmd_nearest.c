@@ -18,7 +18,6 @@
 #include "npy.h"
 #include "out.h"
 #include "nearest_out.h"
-#include "similarity.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,15 +70,15 @@ typedef struct nq_query {
 } nq_query;
 
 /* The query vector from --vector, TOKEN or --id (+ --pos). Prints and returns -1 on error. */
-static int make_query(const nearest_opts *o, const char *text, int have_pos, g2e_model *m,
-                      tok_tokenizer *tok, nq_query *qu)
+static int make_query(const nearest_opts *o, const char *text, int have_pos, const gpt2embed_model *m,
+                      gpt2embed_tokenizer *tok, nq_query *qu)
 {
     g2e_err e;
     if (o->vector) {
         int rc = npy_read_file(o->vector, &qu->arr, &e);
         if (rc == 0) {
             out_add_input("vector file", o->vector, -1);
-            rc = nearest_query_vector(&qu->arr, o->vector, m->n_embd, qu->q, &e);
+            rc = nearest_query_vector(&qu->arr, o->vector, gpt2embed_n_embd(m), qu->q, &e);
         }
         if (rc)
             cli_error("%s", e.msg);
@@ -95,15 +94,11 @@ static int make_query(const nearest_opts *o, const char *text, int have_pos, g2e
 }
 
 /* Describes the query once, then one line (or object) per hit. */
-static int print_hits(const nearest_opts *o, int have_pos, tok_tokenizer *tok, uint32_t qid,
-                      const sim_hit *hits, size_t n)
+static int print_hits(const nearest_opts *o, int have_pos, const gpt2embed_tokenizer *tok, uint32_t qid,
+                      const gpt2embed_hit *hits, size_t n)
 {
     char query[512];
-    const uint8_t *b;
-    size_t bl;
-    char *qv = NULL;
-    if (!o->vector && tok_piece(tok, qid, &b, &bl, NULL) == 0)
-        qv = out_piece_visible((const char *)b, bl);
+    char *qv = o->vector ? NULL : load_token_name(tok, qid);
     if (o->vector) {
         char *vv = text_escape(o->vector, strlen(o->vector), TEXT_ESC_BIDI);   /* shown to a person */
         snprintf(query, sizeof query, "the vector in %s", vv ? vv : "?");
@@ -120,15 +115,15 @@ static int print_hits(const nearest_opts *o, int have_pos, tok_tokenizer *tok, u
 
 static int run(const nearest_opts *o, const char *text, int have_pos)
 {
-    g2e_model *m = NULL;
-    tok_tokenizer *tok = NULL;
+    gpt2embed_model *m = NULL;
+    gpt2embed_tokenizer *tok = NULL;
     nq_query qu = {0};
-    sim_hit *hits = NULL;
-    g2e_err e;
+    gpt2embed_hit *hits = NULL;
+    gpt2embed_error e;
     int rc = EXIT_ERR;
-    if (load_model_lo(&o->lo, &m, NULL) || load_tokenizer(o->lo.tokenizer, &tok))
+    if (load_model(&o->lo, &m) || load_tokenizer(o->lo.tokenizer, &tok))
         goto done;
-    size_t C = m->n_embd, k = (size_t)o->k;
+    size_t C = gpt2embed_n_embd(m), k = (size_t)o->k;
     qu.q = calloc(C, sizeof *qu.q);
     qu.p = calloc(C, sizeof *qu.p);
     hits = calloc(k, sizeof *hits);
@@ -136,16 +131,16 @@ static int run(const nearest_opts *o, const char *text, int have_pos)
         cli_error("out of memory");
         goto done;
     }
-    if (k > m->n_vocab) {
-        cli_error("-k %zu is more than the %zu rows of wte", k, m->n_vocab);
+    if (k > gpt2embed_n_vocab(m)) {
+        cli_error("-k %zu is more than the %zu rows of wte", k, gpt2embed_n_vocab(m));
         goto done;
     }
     if (make_query(o, text, have_pos, m, tok, &qu))
         goto done;
     size_t n = 0;
-    uint32_t exclude = (o->vector || have_pos) ? UINT32_MAX : qu.id;
-    if (sim_nearest(m, qu.q, k, exclude, hits, &n, &e)) {
-        cli_error("%s", e.msg);
+    uint32_t exclude = (o->vector || have_pos) ? GPT2EMBED_NO_ID : qu.id;
+    if (gpt2embed_nearest(m, qu.q, k, exclude, hits, &n, &e)) {
+        cli_error("%s", e.message);
         goto done;
     }
     rc = print_hits(o, have_pos, tok, qu.id, hits, n) ? EXIT_ERR : EXIT_OK;
@@ -154,8 +149,8 @@ done:
     free(hits);
     free(qu.q);
     free(qu.p);
-    tok_close(tok);
-    model_close(m);
+    gpt2embed_tokenizer_close(tok);
+    gpt2embed_model_close(m);
     return rc;
 }
 

@@ -14,7 +14,6 @@
 #include "load.h"
 #include "opt.h"
 #include "out.h"
-#include "sinusoid.h"
 #include "study.h"
 #include "study_fig.h"
 #include "table_out.h"
@@ -197,23 +196,23 @@ static int token_rows(const pca_opts *o, study_pca_src *src, uint32_t **owned)
     }
     if (!o->tokens)
         return 0;
-    tok_tokenizer *t = NULL;
-    tok_ids ti;
-    g2e_err e;
+    gpt2embed_tokenizer *t = NULL;
+    gpt2embed_error e;
+    uint32_t *ids = NULL;
+    size_t n = 0;
     if (load_tokenizer(o->lo.tokenizer, &t))
         return -1;
-    int rc = tok_encode(t, o->tokens, strlen(o->tokens), TOK_SPECIAL_TOKEN, TOK_NO_OFFSETS, &ti,
-                        NULL, &e);
-    tok_close(t);
+    gpt2embed_status rc = gpt2embed_tokenize(t, o->tokens, strlen(o->tokens), &ids, &n, &e);
+    gpt2embed_tokenizer_close(t);
     if (rc) {
-        cli_error("%s", e.msg);
+        cli_error("%s", e.message);
         return -1;
     }
-    *owned = ti.ids;
-    src->ids = ti.ids, src->n_ids = ti.n;
-    if (ti.n < 2) {
-        cli_error("--tokens gives %zu token%s; principal components need at least 2 rows", ti.n,
-                  ti.n == 1 ? "" : "s");
+    *owned = ids;
+    src->ids = ids, src->n_ids = n;
+    if (n < 2) {
+        cli_error("--tokens gives %zu token%s; principal components need at least 2 rows", n,
+                  n == 1 ? "" : "s");
         return -1;
     }
     return 0;
@@ -265,7 +264,7 @@ static int check(const pca_opts *o, const opt_parsed *p)
 
 int cmd_pca(int argc, char **argv)
 {
-    pca_opts o = {.k = 10, .len = 1024, .dim = 768, .base = SIN_DEFAULT_BASE};
+    pca_opts o = {.k = 10, .len = 1024, .dim = 768, .base = GPT2EMBED_SINUSOID_BASE};
     opt_parsed p;
     int r = opt_parse(&CMD, argc, argv, &o, &p);
     int given_fmt = r ? 0 : opt_given(&CMD, &p, "--format");
@@ -274,25 +273,27 @@ int cmd_pca(int argc, char **argv)
         opt_free(&p);
         return r ? opt_exit(r) : EXIT_USAGE;
     }
-    g2e_model *m = NULL;
-    char *path = NULL, *what = NULL;
+    gpt2embed_model *m = NULL;
+    const char *path = NULL;
+    char *what = NULL;
     uint32_t *owned_ids = NULL;
     double *row_id = NULL;
     pca_result res = {0};
     int rc = EXIT_ERR;
     study_pca_src src = {.of = o.of, .len = (size_t)o.len, .dim = (size_t)o.dim, .base = o.base,
                          .skip = (size_t)o.skip};
-    if (o.of != STUDY_OF_SINUSOIDAL && load_model_lo(&o.lo, &m, &path))
+    if (o.of != STUDY_OF_SINUSOIDAL && load_model(&o.lo, &m))
         goto done;
     src.m = m;
+    path = gpt2embed_model_path(m);
     if (o.of == STUDY_OF_WTE && token_rows(&o, &src, &owned_ids))
         goto done;
     if (!given_k) {   /* the default keeps at most the width */
-        size_t w = m ? m->n_embd : (size_t)o.dim;
+        size_t w = m ? gpt2embed_n_embd(m) : (size_t)o.dim;
         o.k = (int64_t)w < o.k ? (int64_t)w : o.k;
     }
     /* the figures need four components even when fewer are printed */
-    size_t width = m ? m->n_embd : (size_t)o.dim, kk = (size_t)o.k;
+    size_t width = m ? gpt2embed_n_embd(m) : (size_t)o.dim, kk = (size_t)o.k;
     if (o.plot && kk < 4)
         kk = width < 4 ? width : 4;
     if (study_pca(&src, kk, &res, &row_id))
@@ -310,7 +311,8 @@ int cmd_pca(int argc, char **argv)
 done:
     opt_free(&p);
     pca_free(&res);
-    free(row_id), free(owned_ids), free(path), free(what);
-    model_close(m);
+    gpt2embed_free(owned_ids);
+    free(row_id), free(what);
+    gpt2embed_model_close(m);
     return rc;
 }

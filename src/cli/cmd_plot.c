@@ -14,10 +14,8 @@
 #include "i18n.h"
 #include "figures.h"
 #include "load.h"
-#include "model.h"
 #include "opt.h"
 #include "render.h"
-#include "sinusoid.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,9 +59,9 @@ static const opt_def PE_OPTS[] = {
 static const opt_def DOT_OPTS[] = {
     ROW_DIM,
     {.name = "--from", .kind = OPT_INT, .off = offsetof(fig_opts, from), .lo = 0,
-     .hi = (int64_t)SIN_MAX_POS, .metavar = "P", .def = "0", .help = N_("first position")},
+     .hi = (int64_t)GPT2EMBED_SINUSOIDAL_MAX_POS, .metavar = "P", .def = "0", .help = N_("first position")},
     {.name = "--to", .kind = OPT_INT, .off = offsetof(fig_opts, to), .lo = 0,
-     .hi = (int64_t)SIN_MAX_POS, .metavar = "Q", .def = "50", .help = N_("last position")},
+     .hi = (int64_t)GPT2EMBED_SINUSOIDAL_MAX_POS, .metavar = "Q", .def = "50", .help = N_("last position")},
     ROW_BASE, ROW_OUT, OPT_END,
 };
 static const opt_def ROT_OPTS[] = {
@@ -93,15 +91,15 @@ static const opt_def BYD_OPTS[] = {
  * the PNG in *png, or the recipe's status and message in *e. m: the weights, if it needs them. */
 #define UNUSED __attribute__((unused))
 #define DRAW(name) static int name(UNUSED const opt_cmd *c, const fig_opts *o,                   \
-                                   UNUSED const opt_parsed *p, UNUSED const g2e_model *m,        \
+                                   UNUSED const opt_parsed *p, UNUSED const gpt2embed_model *m,      \
                                    render_png *png, g2e_err *e)
 
 /* -1 (printed) when D or the base is not a sinusoidal PE's */
 static int check_base(const opt_cmd *c, size_t dim, double base)
 {
-    g2e_err err;
-    if (sin_check_params(dim, base, &err))
-        return opt_usage_error(c, "%s", err.msg), -1;
+    gpt2embed_error err;   /* the encoding's own checks: gpt2embed_sinusoidal of no rows */
+    if (gpt2embed_sinusoidal(0, 0, dim, base, NULL, &err))
+        return opt_usage_error(c, "%s", err.message), -1;
     return 0;
 }
 
@@ -123,7 +121,8 @@ DRAW(draw_dot_curve)
 
 DRAW(draw_rotation)
 {
-    int64_t pair = opt_given(c, p, "--pair") ? o->pair : (int64_t)sin_demo_pair((size_t)o->dim);
+    /* by default D/8, gpt2embed_sinusoid_pair's (GPT2EMBED_PAIR_DEFAULT) */
+    int64_t pair = opt_given(c, p, "--pair") ? o->pair : o->dim / 8;
     if (pair >= o->dim / 2) {
         char given[24];
         snprintf(given, sizeof given, "%lld", (long long)o->pair);
@@ -153,11 +152,10 @@ DRAW(draw_cosine)
 
 DRAW(draw_by_distance)
 {
-    size_t len = opt_given(c, p, "--len") ? (size_t)o->len : m->n_ctx;
+    size_t n_ctx = gpt2embed_n_ctx(m), len = opt_given(c, p, "--len") ? (size_t)o->len : n_ctx;
     size_t max_d = opt_given(c, p, "--max-distance") ? (size_t)o->max_d : len - 1;
-    if (len > m->n_ctx)
-        return opt_usage_error(c, "--len %zu is more than the model's %zu positions", len,
-                               m->n_ctx), -1;
+    if (len > n_ctx)
+        return opt_usage_error(c, "--len %zu is more than the model's %zu positions", len, n_ctx), -1;
     if (max_d >= len)
         return opt_usage_error(c, "--max-distance (%zu) must be less than the length (%zu)",
                                max_d, len), -1;
@@ -166,7 +164,7 @@ DRAW(draw_by_distance)
 
 typedef struct figure {
     opt_cmd cmd;
-    int (*draw)(const opt_cmd *c, const fig_opts *o, const opt_parsed *p, const g2e_model *m,
+    int (*draw)(const opt_cmd *c, const fig_opts *o, const opt_parsed *p, const gpt2embed_model *m,
                 render_png *png, g2e_err *e);
     int weights;                   /* 1: drawn from GPT-2's weights (found as load.h does) */
     int sinusoid;                  /* 1: --base (and --dim, without weights) checked first */
@@ -205,23 +203,23 @@ static const figure FIGURES[] = {
 /* Parses the figure's options, finds the weights if it needs them, draws and writes. */
 static int run(const figure *fig, int argc, char **argv)
 {
-    fig_opts o = {.len = 100, .dim = 128, .to = 50, .base = SIN_DEFAULT_BASE, .percentile = 99.0};
+    fig_opts o = {.len = 100, .dim = 128, .to = 50, .base = GPT2EMBED_SINUSOID_BASE, .percentile = 99.0};
     opt_parsed p = {0};
-    g2e_model *m = NULL;
+    gpt2embed_model *m = NULL;
     render_png png = {0};
     g2e_err e;
     int r = opt_parse(&fig->cmd, argc, argv, &o, &p), rc = r < 0 ? EXIT_USAGE : EXIT_OK;
     if (r == 0) {   /* (r > 0: --help was printed) */
         if (fig->sinusoid && check_base(&fig->cmd, fig->weights ? 2 : (size_t)o.dim, o.base))
             rc = EXIT_USAGE;
-        else if (fig->weights && load_model_lo(&o.lo, &m, NULL))
+        else if (fig->weights && load_model(&o.lo, &m))
             rc = EXIT_ERR;
         else if ((r = fig->draw(&fig->cmd, &o, &p, m, &png, &e)) < 0)
             rc = EXIT_USAGE;
         else
             rc = fig_write(r, &png, &e, o.out) ? EXIT_ERR : EXIT_OK;
     }
-    model_close(m);
+    gpt2embed_model_close(m);
     opt_free(&p);
     return rc;
 }

@@ -11,7 +11,6 @@
  * wing's (report.h); here: the options, the files, and the messages of failed parts.
  */
 #include "cli.h"
-#include "i18n.h"
 #include "figures.h"
 #include "i18n.h"
 #include "load.h"
@@ -20,7 +19,6 @@
 #include "out.h"
 #include "outdir.h"
 #include "report.h"
-#include "tokenizer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -202,21 +200,21 @@ int cmd_report(int argc, char **argv)
         return opt_usage_error(&CMD, "-o DIR or -o FILE.html is required (where the report goes)"),
                EXIT_USAGE;
     int rc = EXIT_ERR;
-    g2e_model *m = NULL;
-    tok_tokenizer *tok = NULL;
-    char *path = NULL, *own[2] = {NULL, NULL};
+    gpt2embed_model *m = NULL;
+    gpt2embed_tokenizer *tok = NULL;
+    char *own[2] = {NULL, NULL};
     const char *file[2] = {o.text_en, o.text_ja};
     report_in in = {.embed = ends_with_html(o.out), .save = save_figure, .say = say,
                     .text = {report_builtin_en, report_builtin_ja},
                     .len = {strlen(report_builtin_en), strlen(report_builtin_ja)},
                     .name = {o.text_en ? o.text_en : _("built-in English text"),
                              o.text_ja ? o.text_ja : _("built-in Japanese text")}};
-    if (load_model(o.lo.weights, o.lo.model, &m, &path) || load_tokenizer(o.lo.tokenizer, &tok))
+    if (load_model(&o.lo, &m) || load_tokenizer(o.lo.tokenizer, &tok))
         goto done;
     for (int i = 0; i < 2; i++)   /* cli_read_file: regular files only, "-" is stdin */
         if (file[i] && !(in.text[i] = own[i] = cli_read_file(file[i], "text file", &in.len[i])))
             goto done;
-    in.m = m, in.tok = tok, in.weights = path;
+    in.model = m, in.tokenizer = tok, in.weights = gpt2embed_model_path(m);
     g2e_err me;   /* under ulimit -v, GLib aborts and OpenBLAS spins: said before, not met */
     if (memlimit_check(MEMLIMIT_REPORT, _("the report"), &me) != 0) {
         cli_error("%s", me.msg);
@@ -225,8 +223,8 @@ int cmd_report(int argc, char **argv)
     if ((in.embed ? write_file_page(o.out, &in) : write_dir_page(o.out, &in)) == 0)
         rc = EXIT_OK;
 done:
-    free(own[0]), free(own[1]), free(path);
-    tok_close(tok);
-    model_close(m);
+    free(own[0]), free(own[1]);
+    gpt2embed_tokenizer_close(tok);
+    gpt2embed_model_close(m);
     return rc;
 }

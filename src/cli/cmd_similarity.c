@@ -8,18 +8,19 @@
  *                      csv) and a summary on stdout: mean and spread by distance, and the
  *                      nearest and farthest position of a few positions
  *   --by-distance      mean (and spread) of cos(wpe[p], wpe[p + d]) over p, for every d
- * Everything is accumulated in double (similarity.h).
+ * Everything is accumulated in double (the library's: gpt2embed_cosine_matrix,
+ * gpt2embed_wpe_by_distance, and for a pair gpt2embed_course_pair, whose document --format
+ * json prints and whose sentences follow the text).
  */
 #include "cli.h"
 #include "i18n.h"
 #include "json.h"
 #include "load.h"
 #include "opt.h"
-#include "interpret.h"
 #include "out.h"
-#include "reference.h"
-#include "similarity.h"
 #include "table_out.h"
+
+#include <cjson/cJSON.h>
 
 #include <libintl.h>
 #include <math.h>
@@ -93,12 +94,58 @@ const opt_cmd *const cmd_similarity_spec = &CMD;
 
 enum mode { M_NONE, M_POS, M_TOKENS, M_AT, M_MATRIX, M_DIST };
 
-/* The cosine matrix of wpe (similarity.h); prints errors. *out (R x R) is the caller's to free. */
-static int wpe_matrix(const g2e_model *m, double **out)
+/* The cosine matrix of wpe's rows (gpt2embed_cosine_matrix); prints errors. *out (R x R) is
+ * the caller's to free. */
+static int wpe_matrix(const gpt2embed_model *m, double **out)
 {
-    g2e_err e;
-    if (sim_wpe_cosine_matrix(m, m->n_ctx, out, &e)) {
-        cli_error("wpe: %s", e.msg);
+    size_t R = gpt2embed_n_ctx(m), C = gpt2embed_n_embd(m);
+    float *wpe = malloc(R * C * sizeof *wpe);
+    gpt2embed_error e;
+    *out = malloc(R * R * sizeof **out);
+    int rc = -1;
+    if (!wpe || !*out)
+        cli_error("out of memory for a %zu x %zu matrix", R, R);
+    else if (gpt2embed_rows(m, GPT2EMBED_WPE, 0, R, wpe, &e) || gpt2embed_cosine_matrix(wpe, R, C, *out, &e))
+        cli_error("wpe: %s", e.message);
+    else
+        rc = 0;
+    free(wpe);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* In row p of a cosine matrix M (R, R), R >= 2: the other row most alike (*near, its cosine
+ * *best) and least alike (*far, *worst); the first one on ties. */
+static void row_extremes(const double *M, size_t R, size_t p, size_t *near, double *best, size_t *far,
+                         double *worst)
+{
+    *near = *far = p;
+    *best = -2;
+    *worst = 2;
+    for (size_t q = 0; q < R; q++) {
+        double c = M[p * R + q];
+        if (q != p && c > *best)
+            *best = c, *near = q;
+        if (q != p && c < *worst)
+            *worst = c, *far = q;
+    }
+}
+
+/* The mean and spread of cos(wpe[p], wpe[p + d]) for d = 0..R-1 into new arrays *mean, *sd
+ * (gpt2embed_wpe_by_distance); prints errors. */
+static int by_distance_curve(const gpt2embed_model *m, size_t R, double **mean, double **sd)
+{
+    gpt2embed_error e;
+    *mean = malloc(R * sizeof **mean), *sd = malloc(R * sizeof **sd);
+    if (!*mean || !*sd) {
+        cli_error("out of memory");
+        return -1;
+    }
+    if (gpt2embed_wpe_by_distance(m, R, R - 1, *mean, *sd, &e)) {
+        cli_error("wpe: %s", e.message);
         return -1;
     }
     return 0;
@@ -139,26 +186,26 @@ static void extremes(const double *M, size_t R)
         double best, worst;
         if (p >= R || (k > 0 && p <= picks[k - 1]))
             continue;
-        sim_extremes(M, R, p, &near, &best, &far, &worst);
+        row_extremes(M, R, p, &near, &best, &far, &worst);
         printf("%9zu %9zu (%6.3f) %9zu (%6.3f)\n", p, near, best, far, worst);
     }
 }
 
 /* The summary on stdout: mean and spread at distances 1, 2, 4, ..., R - 1, then extremes(). */
-static int matrix_summary(const double *M, size_t R, const char *path, const char *saved)
+static int matrix_summary(const gpt2embed_model *m, const double *M, size_t R, const char *path,
+                          const char *saved)
 {
-    double *mean = malloc(R * sizeof *mean), *sd = malloc(R * sizeof *sd), *v = NULL;
+    double *mean = NULL, *sd = NULL, *v = NULL;
     size_t d[70], n = 0;
     for (size_t k = 1; k < R; k *= 2) {
         d[n++] = k;
         if (k * 2 >= R && k != R - 1)
             d[n++] = R - 1;
     }
-    if (mean && sd)
-        sim_by_distance(M, R, mean, sd);
-    if (!mean || !sd || !(v = dist_rows(mean, sd, R, d, n))) {
+    if (by_distance_curve(m, R, &mean, &sd) || !(v = dist_rows(mean, sd, R, d, n))) {
+        if (mean && sd && !v)
+            cli_error("out of memory");
         free(mean), free(sd);
-        cli_error("out of memory");
         return -1;
     }
     char *vp = text_escape(path, strlen(path), TEXT_ESC_BIDI), *vs = saved ? text_escape(saved, strlen(saved), TEXT_ESC_BIDI) : NULL;
@@ -200,20 +247,17 @@ static void by_distance_head(FILE *f, int fmt, const void *user)
 }
 
 /* --by-distance: d = 0..maxd in fmt (TBL_TABLE, TBL_CSV or TBL_JSON). */
-static int by_distance(const g2e_model *m, uint64_t maxd, int fmt, const char *outpath,
+static int by_distance(const gpt2embed_model *m, uint64_t maxd, int fmt, const char *outpath,
                        const char *path)
 {
-    double *M = NULL, *v = NULL;
-    size_t R = m->n_ctx, n = (maxd >= R ? R - 1 : (size_t)maxd) + 1;
-    if (wpe_matrix(m, &M))
-        return -1;
-    double *mean = malloc(R * sizeof *mean), *sd = malloc(R * sizeof *sd);
+    double *mean = NULL, *sd = NULL, *v = NULL;
+    size_t R = gpt2embed_n_ctx(m), n = (maxd >= R ? R - 1 : (size_t)maxd) + 1;
     int rc = -1;
-    if (mean && sd) {
-        sim_by_distance(M, R, mean, sd);
-        v = dist_rows(mean, sd, R, NULL, n);
+    if (by_distance_curve(m, R, &mean, &sd)) {
+        free(mean), free(sd);
+        return -1;
     }
-    if (v) {
+    if ((v = dist_rows(mean, sd, R, NULL, n)) != NULL) {
         const tbl_col c[] = {{.key = "distance", .head = _("distance"), .width = 9, .prec = -1},
                              {.key = "mean_cos", .jkey = "mean", .head = _("mean"), .width = 12, .prec = 6},
                              {.key = "std_cos", .jkey = "std", .head = _("std"), .width = 12, .prec = 6},
@@ -224,7 +268,7 @@ static int by_distance(const g2e_model *m, uint64_t maxd, int fmt, const char *o
     } else {
         cli_error("out of memory");
     }
-    free(mean), free(sd), free(M), free(v);
+    free(mean), free(sd), free(v);
     return rc;
 }
 
@@ -273,34 +317,27 @@ static int check(sim_opts *o, const opt_parsed *p, enum mode *mode, int *fmt)
 }
 
 /* One of the --at positions against the model's context; -1 after a usage line. */
-static int at_position(const char *s, const g2e_model *m, long long *out)
+static int at_position(const char *s, const gpt2embed_model *m, size_t *out)
 {
     int64_t v;
-    if (opt_parse_int(s, 0, (int64_t)m->n_ctx - 1, &v))
-        return opt_usage_error(&CMD, "--at needs TEXT and two positions in 0..%zu, got '%s'",
-                               m->n_ctx - 1, s);
-    *out = v;
+    size_t n_ctx = gpt2embed_n_ctx(m);
+    if (opt_parse_int(s, 0, (int64_t)n_ctx - 1, &v))
+        return opt_usage_error(&CMD, "--at needs TEXT and two positions in 0..%zu, got '%s'", n_ctx - 1, s);
+    *out = (size_t)v;
     return 0;
 }
 
 /* "3797 '␣cat'": a token as every command shows it. */
-static char *visible_piece(tok_tokenizer *tok, uint32_t id)
+static void token_label(const gpt2embed_tokenizer *tok, uint32_t id, char *buf, size_t len)
 {
-    const uint8_t *b;
-    size_t n;
-    return tok_piece(tok, id, &b, &n, NULL) == 0 ? out_piece_visible((const char *)b, n) : NULL;
-}
-
-static void token_label(tok_tokenizer *tok, uint32_t id, char *buf, size_t len)
-{
-    char *v = visible_piece(tok, id);
+    char *v = load_token_name(tok, id);
     snprintf(buf, len, "%u '%s'", id, v ? v : "?");
     free(v);
 }
 
 /* The one token of text (load_token_arg: id:N also), with a note when a word without its leading space was given and
  * the spaced form is another single token (the form it has inside a sentence). */
-static int pair_token(tok_tokenizer *tok, const char *text, uint32_t *id)
+static int pair_token(gpt2embed_tokenizer *tok, const char *text, uint32_t *id)
 {
     if (load_token_arg(tok, text, id))
         return -1;
@@ -308,100 +345,65 @@ static int pair_token(tok_tokenizer *tok, const char *text, uint32_t *id)
         return 0;   /* an ID (id:N, #N) or text:X is taken as given */
     char spaced[256];
     snprintf(spaced, sizeof spaced, " %s", text);
-    tok_ids r;
-    g2e_err e;
-    if (tok_encode(tok, spaced, strlen(spaced), TOK_SPECIAL_TOKEN, 0, &r, NULL, &e) == 0) {
-        if (r.n == 1 && r.ids[0] != *id) {
+    uint32_t *ids;
+    size_t n;
+    if (gpt2embed_tokenize(tok, spaced, strlen(spaced), &ids, &n, NULL) == GPT2EMBED_OK) {
+        if (n == 1 && ids[0] != *id) {
             char a[128], b[128];
             token_label(tok, *id, a, sizeof a);
-            token_label(tok, r.ids[0], b, sizeof b);
+            token_label(tok, ids[0], b, sizeof b);
             cli_note("'%s' has no leading space: it is token %s, the form at the start of a text; "
                      "inside a sentence the word is ' %s', token %s", text, a, text, b);
         }
-        tok_ids_free(&r);
+        gpt2embed_free(ids);
     }
     return 0;
 }
 
-/* The line after a pair's cosine that says what it shows (interpret.h): beside the median of
- * random pairs of the same matrix's rows, and for --at between that and 1.0. Without a
- * reference (a sparse file with almost no non-zero rows) nothing is added. */
-static void interpret(enum mode mode, const g2e_model *m, tok_tokenizer *tok, uint32_t id,
-                      long long p1, long long p2, double c)
+/* The cosine of the pair asked for (one line and what it shows, or one JSON object:
+ * gpt2embed_course_pair's document); -2 after a usage line. */
+static int run_pair(const sim_opts *o, enum mode mode, int json, const gpt2embed_model *m,
+                    gpt2embed_tokenizer **tok)
 {
-    double med;
-    size_t n;
-    if (ref_median_cosine(m, mode == M_POS, REF_PAIRS, REF_SEED, &med, &n, NULL) != 0)
-        return;
-    if (mode == M_POS) {
-        interp_pair(stdout, _("positions"), c, med, n);
-        return;
-    }
-    if (mode == M_TOKENS) {
-        interp_pair(stdout, _("tokens"), c, med, n);
-        return;
-    }
-    char *piece = visible_piece(tok, id);
-    interp_same_token(stdout, piece ? piece : "?", (size_t)p1, (size_t)p2, c, med, n);
-    free(piece);
-}
-
-/* The cosine of the pair asked for (one line, or one JSON object); -2 after a usage line. */
-static int run_pair(const sim_opts *o, enum mode mode, int json, const g2e_model *m,
-                    tok_tokenizer **tok)
-{
-    uint32_t ta = 0, tb = 0;
-    long long p1 = o->pos[0], p2 = o->pos[1], id[2] = {-1, -1}, pos[2] = {-1, -1};
-    char what[600], la[128], lb[128];
+    uint32_t id[2] = {0, 0};
+    size_t pos[2] = {(size_t)o->pos[0], (size_t)o->pos[1]};
+    unsigned kind = mode == M_POS ? GPT2EMBED_PAIR_POSITIONS : mode == M_AT ? GPT2EMBED_PAIR_AT
+                                                                               : GPT2EMBED_PAIR_TOKENS;
     if (mode == M_POS) {
         for (int k = 0; k < 2; k++)
-            if ((uint64_t)o->pos[k] >= m->n_ctx) {
+            if ((uint64_t)o->pos[k] >= gpt2embed_n_ctx(m)) {
                 char given[24];
                 snprintf(given, sizeof given, "%lld", (long long)o->pos[k]);
-                opt_range_error(&CMD, "--pos", 0, (int64_t)m->n_ctx - 1, given, 2);
+                opt_range_error(&CMD, "--pos", 0, (int64_t)gpt2embed_n_ctx(m) - 1, given, 2);
                 return -2;
             }
-        pos[0] = p1, pos[1] = p2;
-        snprintf(what, sizeof what, "cos(wpe[%lld], wpe[%lld])", p1, p2);
-    } else if (mode == M_AT && (at_position(o->at[1], m, &p1) || at_position(o->at[2], m, &p2))) {
+    } else if (mode == M_AT && (at_position(o->at[1], m, &pos[0]) || at_position(o->at[2], m, &pos[1]))) {
         return -2;
-    } else {
-        if (load_tokenizer(o->lo.tokenizer, tok) ||
-            pair_token(*tok, mode == M_AT ? o->at[0] : o->tokens[0], &ta))
-            return -1;
-        token_label(*tok, ta, la, sizeof la);
-        id[0] = id[1] = ta;
-        if (mode == M_TOKENS) {
-            if (pair_token(*tok, o->tokens[1], &tb))
-                return -1;
-            id[1] = tb;
-            token_label(*tok, tb, lb, sizeof lb);
-            snprintf(what, sizeof what, "cos(wte[%s], wte[%s])", la, lb);
-        } else {
-            pos[0] = p1, pos[1] = p2;
-            snprintf(what, sizeof what, "cos(wte[%s] + wpe[%lld], wte[%s] + wpe[%lld])", la, p1, la, p2);
-        }
-    }
-    double c;
-    g2e_err e;
-    if (sim_input_cosine(m, id, pos, &c, &e)) {
-        if (e.code == SIM_E_ZERO || e.code == SIM_E_NONFINITE)
-            cli_error("%s: %s", what, e.msg);
-        else
-            cli_error("%s", e.msg);
+    } else if (load_tokenizer(o->lo.tokenizer, tok) ||
+               pair_token(*tok, mode == M_AT ? o->at[0] : o->tokens[0], &id[0]) ||
+               (mode == M_TOKENS && pair_token(*tok, o->tokens[1], &id[1]))) {
         return -1;
     }
-    if (json) {
-        printf("{\"what\": ");
-        out_json_string(stdout, what, strlen(what));
-        printf(", \"cos\": ");
-        json_write_f64(stdout, c);
-        printf("}\n");
+    char *doc = NULL;
+    gpt2embed_error e;
+    cJSON *j = NULL;
+    int rc = -1;
+    if (gpt2embed_course_pair(m, *tok, kind, id, pos, json ? 0 : GPT2EMBED_COURSE_SAYS, &doc, &e)) {
+        cli_error("%s", e.message);
+    } else if (json) {
+        rc = fputs(doc, stdout) == EOF ? -1 : 0;
+    } else if ((j = cJSON_Parse(doc)) != NULL) {
+        const cJSON *what = cJSON_GetObjectItem(j, "what"), *c = cJSON_GetObjectItem(j, "cos"), *line;
+        printf("%s = %.6f\n", cJSON_IsString(what) ? what->valuestring : "?", cJSON_IsNumber(c) ? c->valuedouble : 0);
+        cJSON_ArrayForEach(line, cJSON_GetObjectItem(j, "says"))
+            printf("%s\n", cJSON_IsString(line) ? line->valuestring : "");
+        rc = 0;
     } else {
-        printf("%s = %.6f\n", what, c);
-        interpret(mode, m, tok ? *tok : NULL, ta, p1, p2, c);
+        cli_error("out of memory");
     }
-    return cli_flush_stdout() == 0 ? 0 : -1;
+    cJSON_Delete(j);
+    gpt2embed_free(doc);
+    return rc == 0 && cli_flush_stdout() == 0 ? 0 : -1;
 }
 
 int cmd_similarity(int argc, char **argv)
@@ -417,17 +419,19 @@ int cmd_similarity(int argc, char **argv)
     if (r)
         return opt_exit(r);
 
-    g2e_model *m = NULL;
-    tok_tokenizer *tok = NULL;
-    char *path = NULL;
+    gpt2embed_model *m = NULL;
+    gpt2embed_tokenizer *tok = NULL;
+    const char *path = NULL;
     double *M = NULL;
     int rc = EXIT_ERR;
-    if (load_model_lo(&o.lo, &m, &path))
+    if (load_model(&o.lo, &m))
         goto done;
+    path = gpt2embed_model_path(m);
     if (mode == M_MATRIX) {
-        if (wpe_matrix(m, &M) || (o.out && write_matrix(M, m->n_ctx, o.out, fmt == 1)))
+        size_t R = gpt2embed_n_ctx(m);
+        if (wpe_matrix(m, &M) || (o.out && write_matrix(M, R, o.out, fmt == 1)))
             goto done;
-        rc = matrix_summary(M, m->n_ctx, path, o.out) == 0 && cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
+        rc = matrix_summary(m, M, R, path, o.out) == 0 && cli_flush_stdout() == 0 ? EXIT_OK : EXIT_ERR;
     } else if (mode == M_DIST) {
         rc = by_distance(m, (uint64_t)o.maxd, tbl_format_of(mode_formats(mode)[fmt]), o.out, path)
                  ? EXIT_ERR : EXIT_OK;
@@ -437,8 +441,7 @@ int cmd_similarity(int argc, char **argv)
     }
 done:
     free(M);
-    free(path);
-    tok_close(tok);
-    model_close(m);
+    gpt2embed_tokenizer_close(tok);
+    gpt2embed_model_close(m);
     return rc;
 }

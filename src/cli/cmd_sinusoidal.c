@@ -10,21 +10,17 @@
  * holds them rounded to float32 (a 1-D array indexed from --from, resp. distance 0).
  *
  * --compare-learned is the one mode that reads weights: GPT-2's wpe gives the learned
- * by-distance curve (figures.c's fig_learned_by_distance, the same numbers the figure
- * draws), and the sinusoidal curve is computed with D = n_embd over the same positions,
- * so the two columns share their axes. It writes table, csv or json (json: parallel
- * arrays plus where the weights came from); npy is not offered there.
+ * by-distance curve (gpt2embed_wpe_by_distance, the same numbers the figure draws), and the
+ * sinusoidal curve is computed with D = n_embd over the same positions, so the two columns
+ * share their axes. It writes table, csv or json (json: the course's document,
+ * gpt2embed_course_by_distance); npy is not offered there.
  */
 #include "cli.h"
-#include "course_json.h"
 #include "i18n.h"
 #include "figures.h"
 #include "load.h"
 #include "opt.h"
-#include "model.h"
 #include "out.h"
-#include "similarity.h"
-#include "sinusoid.h"
 #include "table_out.h"
 
 #include <math.h>
@@ -60,21 +56,21 @@ static const opt_def OPTS[] = {
      .help = N_("mode: the --by-distance curve of GPT-2's learned wpe (from the weights) next to "
                 "the sinusoidal one of the same width D = n_embd, over positions 0..N-1 (default "
                 "N = n_ctx), d = 0..M (default N-1)")},
-    {.name = "--len", .kind = OPT_INT, .off = offsetof(sin_opts, len), .lo = 1, .hi = (int64_t)SIN_MAX_POS,
+    {.name = "--len", .kind = OPT_INT, .off = offsetof(sin_opts, len), .lo = 1, .hi = (int64_t)GPT2EMBED_SINUSOIDAL_MAX_POS,
      .help = N_("number of positions (matrix, by-distance, rotation grid)")},
-    {.name = "--dim", .kind = OPT_INT, .off = offsetof(sin_opts, dim), .lo = 1, .hi = SIN_MAX_DIM,
+    {.name = "--dim", .kind = OPT_INT, .off = offsetof(sin_opts, dim), .lo = 1, .hi = GPT2EMBED_SINUSOID_MAX_DIM,
      .metavar = "D", .help = N_("model width, even and positive")},
     {.name = "--base", .kind = OPT_REAL, .off = offsetof(sin_opts, base), .metavar = "B",
      .def = "10000", .help = N_("the base of the wavelengths, greater than 1")},
     {.name = "--from", .kind = OPT_INT, .off = offsetof(sin_opts, from), .lo = 0,
-     .hi = (int64_t)SIN_MAX_POS, .metavar = "P", .help = N_("--dot-curve: first position")},
+     .hi = (int64_t)GPT2EMBED_SINUSOIDAL_MAX_POS, .metavar = "P", .help = N_("--dot-curve: first position")},
     {.name = "--to", .kind = OPT_INT, .off = offsetof(sin_opts, to), .lo = 0,
-     .hi = (int64_t)SIN_MAX_POS, .metavar = "Q", .help = N_("--dot-curve: last position")},
+     .hi = (int64_t)GPT2EMBED_SINUSOIDAL_MAX_POS, .metavar = "Q", .help = N_("--dot-curve: last position")},
     {.name = "--max-distance", .kind = OPT_INT, .off = offsetof(sin_opts, maxd), .lo = 0,
-     .hi = (int64_t)SIN_MAX_POS, .metavar = "M", .help = N_("--by-distance, --compare-learned: "
+     .hi = (int64_t)GPT2EMBED_SINUSOIDAL_MAX_POS, .metavar = "M", .help = N_("--by-distance, --compare-learned: "
                                                             "the largest distance")},
     {.name = "--max-k", .kind = OPT_INT, .off = offsetof(sin_opts, maxk), .lo = 1,
-     .hi = (int64_t)SIN_MAX_POS, .metavar = "K", .help = N_("--check-rotation: shifts k < K")},
+     .hi = (int64_t)GPT2EMBED_SINUSOIDAL_MAX_POS, .metavar = "K", .help = N_("--check-rotation: shifts k < K")},
     {.name = "--format", .kind = OPT_CHOICE, .off = offsetof(sin_opts, fmt), .choices = FORMATS,
      .help = N_("table (default), csv, npy (float32; never to a terminal); with --compare-learned: "
                 "table, csv or json; -o FILE's extension picks it when not given")},
@@ -114,32 +110,41 @@ static const opt_cmd CMD = {
 const opt_cmd *const cmd_sinusoidal_spec = &CMD;
 
 typedef struct mat_rows {
-    sin_table tab;
-    float *row;
+    size_t dim;
+    double base;
+    size_t first, n;   /* the rows held: [first, first + n) */
+    size_t block;      /* rows made by one call of the door: 256, fewer for a wide matrix */
+    float *rows;       /* (block, dim) */
+    size_t len;
 } mat_rows;
 
-/* Row p of the matrix: p, then PE(p) rounded to float32. */
+/* Row p of the matrix: p, then PE(p) rounded to float32 (gpt2embed_sinusoidal, a block of
+ * rows at a time). */
 static int mat_row(void *user, size_t p, double *out, g2e_err *err)
 {
     mat_rows *m = user;
-    int rc = sin_table_row_f32(&m->tab, p, m->row, err);
+    if (!(m->n && p >= m->first && p < m->first + m->n)) {
+        size_t n = m->len - p < m->block ? m->len - p : m->block;
+        gpt2embed_error e;
+        m->n = 0;
+        if (gpt2embed_sinusoidal(p, n, m->dim, m->base, m->rows, &e))
+            return g2e_fail(err, G2E_EINVAL, "%s", e.message);
+        m->first = p, m->n = n;
+    }
+    const float *row = m->rows + (p - m->first) * m->dim;
     out[0] = (double)p;
-    for (size_t j = 0; rc == 0 && j < m->tab.dim; j++)
-        out[1 + j] = m->row[j];
-    return rc;
+    for (size_t j = 0; j < m->dim; j++)
+        out[1 + j] = row[j];
+    return 0;
 }
 
 /* The (len, dim) matrix, streamed row by row: float32 values in every format. */
 static int write_matrix(const char *path, int fmt, size_t len, size_t dim, double base)
 {
-    mat_rows m = {0};
-    g2e_err err;
-    if (sin_table_init(&m.tab, dim, base, &err)) {
-        cli_error("%s", err.msg);
-        return -1;
-    }
+    size_t block = ((size_t)1 << 20) / dim;   /* at most 4 MB of rows, at least one */
+    mat_rows m = {.dim = dim, .base = base, .len = len, .block = block < 1 ? 1 : block > 256 ? 256 : block};
     int rc = -1;
-    if (!(m.row = malloc(dim * sizeof *m.row))) {
+    if (!(m.rows = malloc(m.block * dim * sizeof *m.rows))) {
         cli_error("out of memory for a row of %zu", dim);
     } else {
         const tbl_col c[] = {{.key = "pos", .head = _("pos"), .width = 8, .prec = -1},
@@ -148,14 +153,12 @@ static int write_matrix(const char *path, int fmt, size_t len, size_t dim, doubl
                  .npy_count = dim};
         rc = table_emit(path, fmt, &t, NULL, NULL);
     }
-    free(m.row);
-    sin_table_free(&m.tab);
+    free(m.rows);
     return rc;
 }
 
 typedef struct cmp_head {
-    const g2e_model *m;
-    const char *path;
+    const gpt2embed_model *m;
     size_t len, max_d;
     double base;
 } cmp_head;
@@ -165,21 +168,21 @@ static void compare_head(FILE *f, int fmt, const void *user)
 {
     const cmp_head *h = user;
     if (fmt != TBL_TABLE)
-        return;   /* (JSON is course_by_distance_json's) */
-    const g2e_model *m = h->m;
+        return;   /* (JSON is the course's document) */
+    const gpt2embed_model *m = h->m;
     fprintf(f, _("# mean cosine of positions d apart, over positions 0..%zu\n"), h->len - 1);
     fprintf(f, _("# learned:    wpe of %s (n_ctx %zu, n_embd %zu) from %s\n"), fig_model_name(m),
-            m->n_ctx, m->n_embd, h->path);
-    fprintf(f, _("# sinusoidal: D = %zu, base %g\n"), m->n_embd, h->base);
+            gpt2embed_n_ctx(m), gpt2embed_n_embd(m), gpt2embed_model_path(m));
+    fprintf(f, _("# sinusoidal: D = %zu, base %g\n"), gpt2embed_n_embd(m), h->base);
 }
 
 /* The figure and the table of --compare-learned, from the two curves (M + 1 values each). */
-static int show_compare(const sin_opts *o, const g2e_model *m, const char *path, size_t N,
-                        size_t M, const double *sinus, const double *learned)
+static int show_compare(const sin_opts *o, const gpt2embed_model *m, size_t N, size_t M, const double *sinus,
+                        const double *learned)
 {
     if (o->plot) {
         char *legend = fig_learned_legend(m);
-        int bad = !legend || fig_by_distance_curves(N, m->n_embd, o->base, M, sinus, learned, legend,
+        int bad = !legend || fig_by_distance_curves(N, gpt2embed_n_embd(m), o->base, M, sinus, learned, legend,
                                                     o->plot, (int)o->width, (int)o->height);
         if (!legend)
             cli_error("out of memory");
@@ -189,12 +192,21 @@ static int show_compare(const sin_opts *o, const g2e_model *m, const char *path,
     }
     if (!o->numeric)
         return 0;
-    if (o->fmt == TBL_JSON) {   /* the course's one JSON of this comparison (course_json.h) */
+    if (o->fmt == TBL_JSON) {   /* the course's one JSON of this comparison */
+        char *json;
+        gpt2embed_error e;
         out_file of;
-        if (out_open(&of, o->out, 0))
+        if (gpt2embed_course_by_distance(m, N, M, o->base, 0, &json, &e)) {
+            cli_error("%s", e.message);
             return -1;
-        course_by_distance_json(of.f, m, path, N, M, o->base, sinus, learned, NULL);
-        return out_commit(&of);
+        }
+        int rc = out_open(&of, o->out, 0);
+        if (!rc) {
+            fputs(json, of.f);   /* (the document ends with its newline) */
+            rc = out_commit(&of);
+        }
+        gpt2embed_free(json);
+        return rc;
     }
     const tbl_col c[] = {{.key = "distance", .head = _("distance"), .width = 10, .prec = -1},
                          {.key = "sinusoidal", .head = _("sinusoidal"), .width = 14, .prec = 9},
@@ -202,36 +214,36 @@ static int show_compare(const sin_opts *o, const g2e_model *m, const char *path,
     tbl_series s = {.col = {sinus, learned}};
     tbl t = {.cols = c, .ncols = 3, .nrow = M + 1, .row = tbl_series_row, .user = &s, .sep = "  ",
              .json_sep = ",\n "};
-    cmp_head h = {m, path, N, M, o->base};
+    cmp_head h = {m, N, M, o->base};
     return table_emit(o->out, o->fmt, &t, compare_head, &h);
 }
 
 /* --compare-learned, after the options are checked. */
 static int compare_learned(const sin_opts *o)
 {
-    g2e_model *m = NULL;
-    char *path = NULL;
+    gpt2embed_model *m = NULL;
     double *curves = NULL;
-    g2e_err err;
-    if (load_model_lo(&o->lo, &m, &path))
+    gpt2embed_error err;
+    if (load_model(&o->lo, &m))
         return EXIT_ERR;
     int rc = EXIT_USAGE;
-    size_t N = o->have_len ? (size_t)o->len : m->n_ctx, M = o->have_maxd ? (size_t)o->maxd : N - 1;
-    if (N > m->n_ctx) {
-        cli_error("--len %zu is more than the model's %zu positions (wpe has n_ctx rows)", N,
-                  m->n_ctx);
+    size_t n_ctx = gpt2embed_n_ctx(m), C = gpt2embed_n_embd(m);
+    size_t N = o->have_len ? (size_t)o->len : n_ctx, M = o->have_maxd ? (size_t)o->maxd : N - 1;
+    if (N > n_ctx) {
+        cli_error("--len %zu is more than the model's %zu positions (wpe has n_ctx rows)", N, n_ctx);
     } else if (M >= N) {
         cli_error("--max-distance (%zu) must be less than the length (%zu)", M, N);
     } else if (rc = EXIT_ERR, !(curves = malloc(2 * (M + 1) * sizeof *curves))) {
         cli_error("out of memory for %zu values", M + 1);
-    } else if (sim_learned_and_sinusoidal(m, N, M, o->base, curves, curves + M + 1, &err)) {
-        cli_error("%s", err.msg);
-    } else if (show_compare(o, m, path, N, M, curves, curves + M + 1) == 0) {
+    } else if (gpt2embed_sinusoid_by_distance(N, C, o->base, M, curves, &err)) {
+        cli_error("%s", err.message);
+    } else if (gpt2embed_wpe_by_distance(m, N, M, curves + M + 1, NULL, &err)) {
+        cli_error("wpe: %s", err.message);
+    } else if (show_compare(o, m, N, M, curves, curves + M + 1) == 0) {
         rc = EXIT_OK;
     }
     free(curves);
-    free(path);
-    model_close(m);
+    gpt2embed_model_close(m);
     return rc;
 }
 
@@ -277,10 +289,9 @@ static int check(sin_opts *o, const opt_parsed *p)
     if (check_mode(o, p))
         return -1;
     int fmt_given = opt_given(&CMD, p, "--format");
-    g2e_err err;
-    g2e_clear(&err);
-    if (sin_check_params(o->mode == M_CMP ? 2 : (size_t)o->dim, o->base, &err))
-        return opt_usage_error(&CMD, "%s", err.msg);
+    gpt2embed_error err;   /* the encoding's own checks: gpt2embed_sinusoidal of no rows */
+    if (gpt2embed_sinusoidal(0, 0, o->mode == M_CMP ? 2 : (size_t)o->dim, o->base, NULL, &err))
+        return opt_usage_error(&CMD, "%s", err.message);
     if (o->mode == M_ROT && (o->plot || fmt_given || o->out))
         return opt_usage_error(&CMD, "--check-rotation prints one line; it takes no --plot, --format or -o");
     if (o->mode == M_DOT && o->from > o->to)
@@ -315,9 +326,9 @@ static int run_rotation(const sin_opts *o)
     double worst;
     uint64_t wp, wk;
     size_t wi;
-    g2e_err err;
-    if (sin_check_rotation((size_t)dim, o->base, n_pos, max_k, &worst, &wp, &wk, &wi, &err)) {
-        cli_error("%s", err.msg);
+    gpt2embed_error err;
+    if (gpt2embed_sinusoid_check_rotation((size_t)dim, o->base, n_pos, max_k, &worst, &wp, &wk, &wi, &err)) {
+        cli_error("%s", err.message);
         return EXIT_ERR;
     }
     int ok = worst < 1e-9;
@@ -353,7 +364,7 @@ static int run_numeric(const sin_opts *o)
     int dot = o->mode == M_DOT;
     size_t n = dot ? (size_t)(o->to - o->from) + 1 : (size_t)o->maxd + 1;
     double *curve = NULL;
-    g2e_err err;
+    gpt2embed_error err;
     if (n > ((size_t)1 << 28)) {
         cli_error("%zu points is more than this command computes at once (2^28)", n);
         return EXIT_ERR;
@@ -362,10 +373,12 @@ static int run_numeric(const sin_opts *o)
         cli_error("out of memory for %zu values", n);
         return EXIT_ERR;
     }
-    int rc = dot ? sin_dot_curve((uint64_t)o->from, (uint64_t)o->to, (size_t)o->dim, o->base, curve, &err)
-                 : sin_by_distance((size_t)o->len, (size_t)o->dim, o->base, (size_t)o->maxd, curve, &err);
+    int rc = dot ? gpt2embed_sinusoid_dot_curve((uint64_t)o->from, (uint64_t)o->to, (size_t)o->dim, o->base,
+                                                curve, &err)
+                 : gpt2embed_sinusoid_by_distance((size_t)o->len, (size_t)o->dim, o->base, (size_t)o->maxd, curve,
+                                                  &err);
     if (rc) {
-        cli_error("%s", err.msg);
+        cli_error("%s", err.message);
     } else {   /* the index column, then the values (npy: the values alone) */
         const tbl_col c[] = {{.key = dot ? "pos" : "distance", .head = dot ? _("pos") : _("distance"),
                               .width = 10, .prec = -1},
@@ -382,7 +395,7 @@ static int run_numeric(const sin_opts *o)
 
 int cmd_sinusoidal(int argc, char **argv)
 {
-    sin_opts o = {.base = SIN_DEFAULT_BASE, .to = 50, .maxk = 64};
+    sin_opts o = {.base = GPT2EMBED_SINUSOID_BASE, .to = 50, .maxk = 64};
     opt_parsed p;
     int r = opt_parse(&CMD, argc, argv, &o, &p);
     if (r == 0 && check(&o, &p))

@@ -16,7 +16,6 @@
 #include "opt.h"
 #include "out.h"
 #include "pca.h"
-#include "similarity.h"
 #include "study.h"
 #include "study_fig.h"
 #include "figures.h"
@@ -72,31 +71,28 @@ const opt_cmd *const cmd_stats_spec = &CMD;
 /* The whole-matrix statistics (the command without --by-position). */
 static int run_scale(const stats_opts *o, int json)
 {
-    g2e_model *m = NULL;
-    tok_tokenizer *tok = NULL;
-    char *path = NULL;
+    gpt2embed_model *m = NULL;
+    gpt2embed_tokenizer *tok = NULL;
     int rc = EXIT_ERR;
-    sim_stats s[2];
-    g2e_err e;
+    gpt2embed_stats s[2];
+    gpt2embed_error e;
     out_file of = {0};
-    if (load_model_lo(&o->lo, &m, &path) ||
-        (!json && o->top > 0 && load_tokenizer(o->lo.tokenizer, &tok)))
+    if (load_model(&o->lo, &m) || (!json && o->top > 0 && load_tokenizer(o->lo.tokenizer, &tok)))
         goto done;
     for (int w = 0; w < 2; w++) {
-        if (sim_stats_of(m, w, &s[w], &e)) {
-            cli_error("%s", e.msg);
+        if (gpt2embed_table_stats(m, w ? GPT2EMBED_WPE : GPT2EMBED_WTE, &s[w], &e)) {
+            cli_error("%s", e.message);
             goto done;
         }
         stats_mark_undefined(&s[w]);
     }
     if (out_open(&of, o->out, 0))
         goto done;
-    stats_write(of.f, json, path, m->n_embd, s, (size_t)o->top, tok);
+    stats_write(of.f, json, gpt2embed_model_path(m), gpt2embed_n_embd(m), s, (size_t)o->top, tok);
     rc = out_commit(&of) ? EXIT_ERR : EXIT_OK;
 done:
-    free(path);
-    tok_close(tok);
-    model_close(m);
+    gpt2embed_tokenizer_close(tok);
+    gpt2embed_model_close(m);
     return rc;
 }
 
@@ -148,12 +144,12 @@ static void put_norms_head(FILE *f, int fmt, const void *user)
 /* --by-position: norms, summary, output, figure. */
 static int run_by_position(const stats_opts *o, int fmt)
 {
-    g2e_model *m = NULL;
-    char *path = NULL;
+    gpt2embed_model *m = NULL;
     study_norms sn = {0};
     int rc = EXIT_ERR;
-    if (load_model_lo(&o->lo, &m, &path) || study_wpe_norms(m, &sn))
+    if (load_model(&o->lo, &m) || study_wpe_norms(m, &sn))
         goto done;
+    const char *path = gpt2embed_model_path(m);
     const tbl_col COLS[] = {
         {.key = "position", .head = _("position"), .width = 10, .prec = -1},
         {.key = "norm", .head = _("norm"), .width = 14, .prec = 6, .g = 1},
@@ -178,8 +174,7 @@ static int run_by_position(const stats_opts *o, int fmt)
         rc = EXIT_ERR;
 done:
     study_norms_free(&sn);
-    free(path);
-    model_close(m);
+    gpt2embed_model_close(m);
     return rc;
 }
 

@@ -20,6 +20,7 @@
  * This file is the options, their checks, the table format, the sinks and the messages.
  */
 #define _GNU_SOURCE /* memmem */
+#include "bridge.h"
 #include "cli.h"
 #include "download.h"
 #include "i18n.h"
@@ -731,10 +732,13 @@ int cmd_tokenize(int argc, char **argv)
         opt_free(&p);
         return r ? opt_exit(r) : EXIT_USAGE;
     }
+    gpt2embed_tokenizer *t = NULL;
     eng *e = NULL;
     out_file of = {0};
     int rc = -1;
-    if (load_engine(o.dir, &e) == 0 && FMT_BINARY(o.fmt)) {
+    if (load_tokenizer(o.dir, &t) == 0)
+        e = bridge_engine(t);
+    if (e && FMT_BINARY(o.fmt)) {
         rc = binary_to(e, &o, &p);
     } else if (e && out_open(&of, o.out, 0) == 0) {
         rc = o.jsonl || o.lines ? jsonl_to(e, &o, of.f) : streams(&o, &p) ? ids_stream_to(e, &o, &p, of.f) : whole_to(e, &o, &p, of.f);
@@ -745,7 +749,7 @@ int cmd_tokenize(int argc, char **argv)
             out_abort(&of);
     }
     free(o.sep);
-    eng_free(e);
+    gpt2embed_tokenizer_close(t);
     opt_free(&p);
     return rc == 0 ? EXIT_OK : EXIT_ERR;
 }

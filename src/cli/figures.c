@@ -5,7 +5,6 @@
 #include "cli.h"
 #include "out.h"
 #include "recipe.h"
-#include "similarity.h"
 
 #include <stdio.h>
 
@@ -49,14 +48,4 @@ double fig_abs_percentile(const float *x, size_t n, double percentile)
     if (fell_back)
         fig_fallback_note(percentile, q);
     return q;
-}
-
-int fig_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double *out)
-{
-    g2e_err err;
-    if (sim_learned_by_distance(m, len, max_d, out, NULL, &err)) {
-        cli_error("wpe: %s", err.msg);
-        return -1;
-    }
-    return 0;
 }

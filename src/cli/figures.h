@@ -21,10 +21,6 @@ int fig_write(int rc, render_png *png, const g2e_err *err, const char *path);
 /* recipe.h's recipe_abs_percentile, printing its note (fallback) or error: q, or -1. */
 double fig_abs_percentile(const float *x, size_t n, double percentile);
 
-/* similarity.h's sim_learned_by_distance, printing its error ("wpe: ..."): out holds
- * max_d + 1 values. */
-int fig_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double *out);
-
 /* The note when recipe_abs_percentile fell back to the largest |x| (percentile, q). */
 void fig_fallback_note(double percentile, double q);
 

@@ -4,7 +4,7 @@
 
 #include "err.h"
 
-#include "cli.h"
+#include "gpt2embed.h"
 
 #include <limits.h>
 #include <langinfo.h>
@@ -133,7 +133,7 @@ static const char *library_tr(const char *msgid)
     return dgettext(G2E_TEXTDOMAIN, msgid);
 }
 
-int i18n_init(int argc, char **argv)
+int i18n_init(int argc, char **argv, const char **bad_lang)
 {
     const char *lang = scan_lang(argc, argv);
     int lang_ok = !lang || strcmp(lang, "ja") == 0 || strcmp(lang, "en") == 0;
@@ -142,8 +142,8 @@ int i18n_init(int argc, char **argv)
     int want_ja = lang && lang_ok ? strcmp(lang, "ja") == 0 : env_wants_ja();
     /* Only the messages' language depends on the locale (numbers stay "C", output is UTF-8
      * by bind_textdomain_codeset, widths come from text.c): when nothing asks for Japanese,
-     * the English msgids are printed whatever the locale, so loading it (setlocale with
-     * LANG=C.UTF-8: ~0.17M instructions, a tenth of the cold start) is skipped. */
+     * the English msgids are printed whatever the locale, so loading it (a tenth of the
+     * cold start: bench/PROGRAM.md) is skipped. */
     const char *msg = NULL;
     if (want_ja) {
         setlocale(LC_ALL, "");
@@ -166,12 +166,12 @@ int i18n_init(int argc, char **argv)
     bindtextdomain(G2E_TEXTDOMAIN, localedir);
     bind_textdomain_codeset(G2E_TEXTDOMAIN, "UTF-8");
     textdomain(G2E_TEXTDOMAIN);
-    g2e_set_translator(library_tr); /* the library's messages in the program's language */
-    if (!lang_ok) {
-        cli_error("--lang needs one of ja or en, got '%s'", lang);
-        return -1;
-    }
-    return 0;
+    /* the library's messages, and the toolkit's the program formats, in the program's language */
+    gpt2embed_set_translator(library_tr);
+    g2e_set_translator(library_tr);
+    if (!lang_ok && bad_lang)
+        *bad_lang = lang;
+    return lang_ok ? 0 : -1;
 }
 
 const char *i18n_lang(void)

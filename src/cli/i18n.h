@@ -42,11 +42,12 @@
 #define N_(s) s
 #endif
 
-/* Sets locale, catalogue and language as described above. argv is read, not changed
- * (main.c and opt.c take --lang out / skip it). Returns 0, or -1 after printing one line
- * when --lang names a language other than ja or en (the caller exits with EXIT_USAGE).
- * A missing value after a final --lang is left for the parser to report. */
-int i18n_init(int argc, char **argv);
+/* Sets locale, catalogue and language as described above, and installs the translation of
+ * the library's messages (gpt2embed_set_translator). argv is read, not changed (main.c and
+ * opt.c take --lang out / skip it). Returns 0, or -1 when --lang names a language other than
+ * ja or en (*bad_lang, if bad_lang is not NULL, is that name: the caller says so and exits
+ * with EXIT_USAGE). A missing value after a final --lang is left for the parser to report. */
+int i18n_init(int argc, char **argv, const char **bad_lang);
 
 /* The language messages are shown in after i18n_init: "ja" or "en". */
 const char *i18n_lang(void);

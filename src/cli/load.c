@@ -1,31 +1,53 @@
 /* SPDX-License-Identifier: MIT */
-/* load.c — weights and tokenizer for the commands (see load.h). */
+/* load.c — weights and tokenizer for the commands, through the door (see load.h). */
 #include "load.h"
 
 #include "cli.h"
 #include "i18n.h"
-#include "locate.h"
-#include "models.h"
 #include "out.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int load_model_err(const char *weights, const char *model_name, g2e_model **m, char **path,
-                   g2e_err *e)
+/* 1 when the environment variable name is set and not empty. */
+static int getenv_nonempty(const char *name)
 {
-    load_opts lo = {.weights = weights, .model = model_name};
-    return load_model_lo_err(&lo, m, path, e);
+    const char *v = getenv(name);
+    return v && *v;
 }
 
-int load_model_lo(const load_opts *lo, g2e_model **m, char **path)
+/* Fills *e with status s and the formatted message (already translated by the caller). */
+static void set_error(gpt2embed_error *e, gpt2embed_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_error(gpt2embed_error *e, gpt2embed_status s, const char *fmt, ...)
 {
-    g2e_err e;
-    if (load_model_lo_err(lo, m, path, &e) != 0) {
-        cli_error("%s", e.msg);
-        return -1;
-    }
-    return 0;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g2e_vprintf_alloc(fmt, ap);
+    va_end(ap);
+    *e = (gpt2embed_error){.status = s, .offset = GPT2EMBED_NONE, .index = GPT2EMBED_NONE};
+    int n = snprintf(e->message, sizeof e->message, "%s", msg ? msg : "out of memory");
+    g2e_cut_whole(e->message, sizeof e->message, n);
+    free(msg);
+}
+
+/* The catalogue's entry called name, or NULL. */
+static const gpt2embed_model_info *known(const char *name)
+{
+    const gpt2embed_model_info *all;
+    size_t n = gpt2embed_known_models(&all);
+    for (size_t i = 0; name && i < n; i++)
+        if (strcmp(all[i].name, name) == 0)
+            return &all[i];
+    return NULL;
+}
+
+/* The option or variable that named the file, for messages; NULL when a --model name found it. */
+static const char *named_by(gpt2embed_weights_from from)
+{
+    return from == GPT2EMBED_FROM_PATH ? "--weights" : from == GPT2EMBED_FROM_ENV ? "$GPT2_EMBED_WEIGHTS" : NULL;
 }
 
 /* A --model name whose tables are not the file's shapes: an error (-1) when the name is what
@@ -33,101 +55,96 @@ int load_model_lo(const load_opts *lo, g2e_model **m, char **path)
  * note naming both (1) when the user named the file too (--weights, $GPT2_EMBED_WEIGHTS:
  * their file wins, and the note says it is not that model). 0 when the shapes agree or no
  * --model was given. */
-static int check_named_model(const load_opts *lo, const g2e_model *m, const char *path,
-                             const char *src, g2e_err *e)
+static int check_named_model(const load_opts *lo, const gpt2embed_model *m, gpt2embed_weights_from from,
+                             gpt2embed_error *e)
 {
-    const models_info *mi = lo->model ? models_find(lo->model) : NULL;
-    if (!mi || (mi->n_vocab == m->n_vocab && mi->n_ctx == m->n_ctx && mi->n_embd == m->n_embd))
+    const gpt2embed_model_info *mi = lo->model ? known(lo->model) : NULL;
+    size_t V = gpt2embed_n_vocab(m), N = gpt2embed_n_ctx(m), C = gpt2embed_n_embd(m);
+    const char *path = gpt2embed_model_path(m), *by = named_by(from);
+    if (!mi || (mi->n_vocab == V && mi->n_ctx == N && mi->n_embd == C))
         return 0;
-    if (src && (strcmp(src, "--weights") == 0 || strcmp(src, "$GPT2_EMBED_WEIGHTS") == 0)) {
+    if (by) {
         cli_note("--model %s is not used: the weights come from %s (%s: %zu tokens x %zu dimensions with "
                  "%zu positions, not the %zu x %zu with %zu of --model %s)",
-                 mi->name, src, path, m->n_vocab, m->n_embd, m->n_ctx, mi->n_vocab, mi->n_embd, mi->n_ctx,
-                 mi->name);
+                 mi->name, by, path, V, C, N, mi->n_vocab, mi->n_embd, mi->n_ctx, mi->name);
         return 1;
     }
-    g2e_fail(e, MODEL_E_SHAPE, "%s (%s) is %zu tokens x %zu dimensions with %zu positions, "
-                    "not the %zu x %zu with %zu of --model %s",
-                    path, src ? src : "?", m->n_vocab, m->n_embd, m->n_ctx, mi->n_vocab, mi->n_embd,
-                    mi->n_ctx, mi->name);
+    static const char *const FROM[] = {"--weights", "$GPT2_EMBED_WEIGHTS", "weights/", "installed data directory",
+                                       "Hugging Face cache"};
+    set_error(e, GPT2EMBED_E_NOT_GPT2,
+              _("%s (%s) is %zu tokens x %zu dimensions with %zu positions, not the %zu x %zu with %zu of --model %s"),
+              path, (unsigned)from < 5 ? FROM[from] : "?", V, C, N, mi->n_vocab, mi->n_embd, mi->n_ctx, mi->name);
     return -1;
 }
 
-int load_model_lo_err(const load_opts *lo, g2e_model **m, char **path, g2e_err *e)
+/* The bytes of wte or wpe in the file's mapping, guarded against the file shrinking under us. */
+static void guard_table(const gpt2embed_model *m, gpt2embed_table which)
 {
-    char p[4096];
-    const char *src = NULL;
-    int rc = locate_weights_at(lo->model, lo->revision, lo->weights, p, sizeof p, &src, e);
-    if (rc != 0) {
+    const void *data;
+    size_t rows, cols;
+    gpt2embed_dtype dt;
+    if (gpt2embed_table_data(m, which, &data, &rows, &cols, &dt, NULL) == GPT2EMBED_OK)
+        out_guard_mapping(data, rows * cols * (dt == GPT2EMBED_F32 ? 4 : 2), gpt2embed_model_path(m),
+                          "weights file");
+}
+
+int load_model_err(const load_opts *lo, gpt2embed_model **m, gpt2embed_error *e)
+{
+    char *p = NULL;
+    gpt2embed_weights_from from;
+    *m = NULL;
+    if (gpt2embed_locate_weights(lo->weights, lo->model, lo->revision, &p, &from, e)) {
         /* the library names no option: the program says which of its own would help */
-        char why[sizeof e->msg];
-        memcpy(why, e->msg, sizeof why);
-        if (rc == LOCATE_E_MISSING && lo->weights)
-            g2e_fail(e, rc, _("--weights %s"), why);
-        else if (rc == LOCATE_E_NOT_FOUND)
-            g2e_fail(e, rc, _("%s; give --weights FILE, or get them with: gpt2-embed download --model %s"),
-                     why, lo->model ? lo->model : "gpt2");
+        if (e->status == GPT2EMBED_E_NOT_FOUND && lo->weights) {
+            set_error(e, e->status, _("--weights %s"), e->message);
+        } else if (e->status == GPT2EMBED_E_NOT_FOUND && !getenv_nonempty("GPT2_EMBED_WEIGHTS")) {
+            set_error(e, e->status, _("%s; give --weights FILE, or get them with: gpt2-embed download --model %s"),
+                      e->message, lo->model ? lo->model : "gpt2");
+        }
         return -1;
     }
-    if (model_open(m, p, e) != 0)
+    gpt2embed_status s = gpt2embed_model_open(m, p, NULL, e);
+    free(p);
+    if (s)
         return -1;
-    int named = check_named_model(lo, *m, p, src, e);
+    int named = check_named_model(lo, *m, from, e);
     if (named < 0) {
-        model_close(*m);
+        gpt2embed_model_close(*m);
         *m = NULL;
         return -1;
     }
     /* a named file wins over --model: say so rather than answer for another model (once:
      * a --model whose shapes differ was said above, with both shapes) */
-    if (!named && lo->model && src && (strcmp(src, "--weights") == 0 || strcmp(src, "$GPT2_EMBED_WEIGHTS") == 0))
-        cli_note("--model %s is not used: the weights come from %s (%s)", lo->model, src, p);
-    out_add_input("weights", p, -1);
+    if (!named && lo->model && named_by(from))
+        cli_note("--model %s is not used: the weights come from %s (%s)", lo->model, named_by(from),
+                 gpt2embed_model_path(*m));
+    out_add_input("weights", gpt2embed_model_path(*m), -1);
     /* rows are read from the mapping: a file truncated meanwhile is reported, not a crash */
-    const st_tensor *ts[2] = {(*m)->wte, (*m)->wpe};
-    for (int k = 0; k < 2; k++)
-        out_guard_mapping(ts[k]->bytes, (size_t)st_tensor_nbytes(ts[k]), p, "weights file");
-    if (path && !(*path = strdup(p))) {
-        model_close(*m);
-        *m = NULL;
-        g2e_fail(e, G2E_ENOMEM, "out of memory");
+    guard_table(*m, GPT2EMBED_WTE);
+    guard_table(*m, GPT2EMBED_WPE);
+    return 0;
+}
+
+int load_model(const load_opts *lo, gpt2embed_model **m)
+{
+    gpt2embed_error e;
+    if (load_model_err(lo, m, &e) != 0) {
+        cli_error("%s", e.message);
         return -1;
     }
     return 0;
 }
 
-int load_model(const char *weights, const char *model_name, g2e_model **m, char **path)
+int load_tokenizer(const char *dir, gpt2embed_tokenizer **t)
 {
-    g2e_err e;
-    if (load_model_err(weights, model_name, m, path, &e) != 0) {
-        cli_error("%s", e.msg);
+    gpt2embed_error e;
+    if (gpt2embed_tokenizer_open(t, dir, &e) != GPT2EMBED_OK) {
+        cli_error("%s", e.message);
         return -1;
     }
-    return 0;
-}
-
-int load_engine(const char *dir, eng **e)
-{
-    tok_tokenizer *t;
-    g2e_err err;
-    if (load_tokenizer(dir, &t))
-        return -1;
-    if (eng_new(e, t, &err)) { /* (t is closed) */
-        cli_error("%s", err.msg);
-        return -1;
-    }
-    return 0;
-}
-
-int load_tokenizer(const char *dir, tok_tokenizer **t)
-{
-    g2e_err e;
-    if (tok_locate(dir, t, &e) != 0) {
-        cli_error("%s", e.msg);
-        return -1;
-    }
-    /* whichever spelling the directory has (tokenizer.h); built-in data has no files */
+    /* whichever spelling the directory has (gpt2embed.h); built-in data has no files */
     static const char *const FILES[] = {"vocab.json", "merges.txt", "encoder.json", "vocab.bpe"};
-    const char *src = tok_source(*t);
+    const char *src = gpt2embed_tokenizer_source(*t);
     for (size_t i = 0; strcmp(src, "built-in") != 0 && i < sizeof FILES / sizeof FILES[0]; i++) {
         char p[4096];
         if ((size_t)snprintf(p, sizeof p, "%s/%s", src, FILES[i]) < sizeof p)
@@ -136,41 +153,37 @@ int load_tokenizer(const char *dir, tok_tokenizer **t)
     return 0;
 }
 
-int load_single_token(tok_tokenizer *t, const char *text, uint32_t *id)
+int load_single_token(gpt2embed_tokenizer *t, const char *text, uint32_t *id)
 {
-    tok_ids r;
-    g2e_err e;
-    if (tok_encode(t, text, strlen(text), TOK_SPECIAL_TOKEN, 0, &r, NULL, &e) != 0) {
-        cli_error("%s", e.msg);
+    uint32_t *ids = NULL;
+    size_t n = 0;
+    gpt2embed_error e;
+    if (gpt2embed_tokenize(t, text, strlen(text), &ids, &n, &e) != GPT2EMBED_OK) {
+        cli_error("%s", e.message);
         return -1;
     }
-    if (r.n == 1) {
-        *id = r.ids[0];
-        tok_ids_free(&r);
+    if (n == 1) {
+        *id = ids[0];
+        gpt2embed_free(ids);
         return 0;
     }
     /* Show how the text splits, so the user can pick one of its tokens. */
     char shown[1024];
     size_t o = 0;
-    for (size_t i = 0; i < r.n && o + 64 < sizeof shown; i++) {
-        const uint8_t *b;
-        size_t n;
-        char *v = NULL;
-        if (tok_piece(t, r.ids[i], &b, &n, NULL) == 0)
-            v = out_piece_visible((const char *)b, n);
-        o += (size_t)snprintf(shown + o, sizeof shown - o, "%s%u '%.40s'", i ? ", " : "", r.ids[i],
-                              v ? v : "?");
+    for (size_t i = 0; i < n && o + 64 < sizeof shown; i++) {
+        char *v = load_token_name(t, ids[i]);
+        o += (size_t)snprintf(shown + o, sizeof shown - o, "%s%u '%.40s'", i ? ", " : "", ids[i], v ? v : "?");
         free(v);
     }
     shown[o] = '\0';
     char *vis = out_piece_visible(text, strlen(text));
-    if (r.n)   /* one line: the pieces, and how to give one of them (load_token_arg's id:N) */
+    if (n)   /* one line: the pieces, and how to give one of them (load_token_arg's id:N) */
         cli_error("'%s' is %zu tokens, not one: %s (give one of them by its ID, e.g. id:%u)",
-                  vis ? vis : text, r.n, shown, r.ids[0]);
+                  vis ? vis : text, n, shown, ids[0]);
     else
         cli_error("'%s' is 0 tokens, not one: (empty)", vis ? vis : text);
     free(vis);
-    tok_ids_free(&r);
+    gpt2embed_free(ids);
     return -1;
 }
 
@@ -181,13 +194,14 @@ static const char *id_syntax(const char *s)
     return d && *d && strspn(d, "0123456789") == strlen(d) ? d : NULL;
 }
 
-int load_token_arg(tok_tokenizer *t, const char *arg, uint32_t *id)
+int load_token_arg(gpt2embed_tokenizer *t, const char *arg, uint32_t *id)
 {
     const char *d = id_syntax(arg);
     if (d) {
         int64_t v;
-        if (strlen(d) > 10 || opt_parse_int(d, 0, (int64_t)tok_n_vocab(t) - 1, &v)) {
-            cli_error("'%s': no token has ID %s (IDs are 0..%u)", arg, d, tok_n_vocab(t) - 1);
+        size_t nv = gpt2embed_tokenizer_n_vocab(t);
+        if (strlen(d) > 10 || opt_parse_int(d, 0, (int64_t)nv - 1, &v)) {
+            cli_error("'%s': no token has ID %s (IDs are 0..%u)", arg, d, (unsigned)(nv - 1));
             return -1;
         }
         *id = (uint32_t)v;
@@ -205,9 +219,10 @@ int load_token_arg(tok_tokenizer *t, const char *arg, uint32_t *id)
     return 0;
 }
 
-char *load_token_name(tok_tokenizer *t, uint32_t id)
+char *load_token_name(const gpt2embed_tokenizer *t, uint32_t id)
 {
     const uint8_t *b;
     size_t n;
-    return tok_piece(t, id, &b, &n, NULL) == 0 ? out_piece_visible((const char *)b, n) : NULL;
+    return gpt2embed_token_bytes(t, id, &b, &n, NULL) == GPT2EMBED_OK ? out_piece_visible((const char *)b, n)
+                                                                       : NULL;
 }

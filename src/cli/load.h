@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* load.h — opening the weights and the tokenizer for a command, with the messages a user
- * needs when they are missing (program wing: prints one line on failure). */
+/* load.h — opening the weights and the tokenizer for a command through the library's door
+ * (gpt2embed.h), with the messages a user needs when they are missing (program wing: prints
+ * one line on failure), and naming one token on the command line. */
 #ifndef G2E_LOAD_H
 #define G2E_LOAD_H
 
-#include "model.h"
+#include "gpt2embed.h"
 #include "opt.h"
-#include "engine.h"
-#include "tokenizer.h"
 
 #include <stddef.h>
 
@@ -36,32 +35,24 @@ typedef struct load_opts {
      .help = N_("vocab.json + merges.txt in DIR (else $GPT2_EMBED_TOKENIZER, tokenizer/ beside the " \
                 "program, the installed data, the built-in copy)")}
 
-/* Finds (locate.h: --weights, $GPT2_EMBED_WEIGHTS, weights/, installed, HF cache) and opens
- * the weights of model_name (NULL: gpt2). On success *m is owned by the caller and, if
- * path is non-NULL, *path receives a new string (caller frees) naming the file. On failure
- * prints one line (where it looked, how to download) and returns -1. */
-int load_model(const char *weights, const char *model_name, g2e_model **m, char **path);
-
-/* load_model with every option of lo (its --revision too). */
-int load_model_lo(const load_opts *lo, g2e_model **m, char **path);
-int load_model_lo_err(const load_opts *lo, g2e_model **m, char **path, g2e_err *e);
+/* Finds (gpt2embed_locate_weights: --weights, $GPT2_EMBED_WEIGHTS, weights/, installed, the
+ * Hugging Face cache at --revision) and opens the weights of lo->model (NULL: gpt2). The file
+ * is registered as an input (out.h) and its mapping guarded. On success *m is the caller's
+ * (gpt2embed_model_close; gpt2embed_model_path names the file). On failure prints one line
+ * (where it looked, how to download) and returns -1. */
+int load_model(const load_opts *lo, gpt2embed_model **m);
 
 /* load_model without the message: on failure it is in *e (for a command that can go on
  * without the weights and says so its own way). */
-int load_model_err(const char *weights, const char *model_name, g2e_model **m, char **path,
-                   g2e_err *e);
+int load_model_err(const load_opts *lo, gpt2embed_model **m, gpt2embed_error *e);
 
-/* Finds and opens the tokenizer (tokenizer.h's order, dir = --tokenizer or NULL). Prints one
- * line and returns -1 on failure. */
-int load_tokenizer(const char *dir, tok_tokenizer **t);
-
-/* load_tokenizer, shared by the engine's threads (engine.h): for the commands that take
- * --threads. Prints one line and returns -1 on failure; eng_free releases it. */
-int load_engine(const char *dir, eng **e);
+/* Opens the tokenizer (gpt2embed_tokenizer_open's order, dir = --tokenizer or NULL) and
+ * registers its files as inputs. Prints one line and returns -1 on failure. */
+int load_tokenizer(const char *dir, gpt2embed_tokenizer **t);
 
 /* The one token of text (e.g. " cat"): prints an error showing its tokens and returns -1
  * when text is not exactly one token. */
-int load_single_token(tok_tokenizer *t, const char *text, uint32_t *id);
+int load_single_token(gpt2embed_tokenizer *t, const char *text, uint32_t *id);
 
 /* A token as the user names it wherever one token is asked for (similarity --at/--tokens,
  * nearest): "id:N" (or "#N", which a shell takes for a comment unless quoted) is the token
@@ -69,9 +60,10 @@ int load_single_token(tok_tokenizer *t, const char *text, uint32_t *id);
  * the text X whatever it looks like. Anything else is a text that must be one token
  * (load_single_token). A text of digits gets a note naming the token it is and how to give
  * the ID instead; a text of several tokens, how to give one of them by ID. */
-int load_token_arg(tok_tokenizer *t, const char *arg, uint32_t *id);
+int load_token_arg(gpt2embed_tokenizer *t, const char *arg, uint32_t *id);
 
-/* The piece of token id as tables show it ('␣cat'); a new string, NULL if out of memory. */
-char *load_token_name(tok_tokenizer *t, uint32_t id);
+/* The piece of token id as tables show it ('␣cat'); a new string, NULL if out of memory or
+ * for an ID outside the vocabulary. */
+char *load_token_name(const gpt2embed_tokenizer *t, uint32_t id);
 
 #endif

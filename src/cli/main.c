@@ -241,8 +241,11 @@ int main(int argc, char **argv)
 {
     cli_start();
     /* before anything is printed, so even usage errors are in the chosen language */
-    if (i18n_init(argc, argv) != 0)
+    const char *bad_lang = NULL;
+    if (i18n_init(argc, argv, &bad_lang) != 0) {
+        cli_error("--lang needs one of ja or en, got '%s'", bad_lang);
         return EXIT_USAGE;
+    }
     argc = strip_lang(argc, argv);
     if (argc < 0)
         return EXIT_USAGE;

@@ -10,8 +10,8 @@
 #include <stddef.h>
 
 #include "cli.h"
-#include "interpret.h"
 #include "pcasrc.h"
+#include "rope.h"
 
 typedef pcasrc_norms study_norms;
 typedef pcasrc_spec study_pca_src;
@@ -19,8 +19,8 @@ typedef pcasrc_spec study_pca_src;
 #define STUDY_NORM_SPLIT PCASRC_NORM_SPLIT
 enum { STUDY_OF_WPE = PCASRC_WPE, STUDY_OF_WTE = PCASRC_WTE, STUDY_OF_SINUSOIDAL = PCASRC_SINUSOIDAL };
 #define STUDY_OF_NAMES PCASRC_NAMES
-#define study_schemes interp_schemes
-#define STUDY_N_SCHEME_ROWS INTERP_N_SCHEME_ROWS
+#define study_schemes rope_schemes
+#define STUDY_N_SCHEME_ROWS ROPE_N_SCHEME_ROWS
 
 /* rc of a library call: 0, or -1 after printing e's message. */
 static inline int study_said(int rc, const g2e_err *e)
@@ -31,7 +31,7 @@ static inline int study_said(int rc, const g2e_err *e)
     return -1;
 }
 /* pcasrc_wpe_norms and pcasrc_pca, printing their error. */
-static inline int study_wpe_norms(const g2e_model *m, study_norms *out)
+static inline int study_wpe_norms(const gpt2embed_model *m, study_norms *out)
 {
     g2e_err e;
     return study_said(pcasrc_wpe_norms(m, out, &e), &e);

@@ -483,3 +483,8 @@ int dl_cache_link(dl_ctx *c, g2e_err *err)
         return rc;
     return write_atomic(ref, c->commit, err);
 }
+
+int dl_in_cache(const char *repo, const char *revision, char *out, size_t cap)
+{
+    return locate_hf_cache(repo, revision, out, cap, NULL) == 0 ? 0 : -1;
+}

@@ -291,6 +291,11 @@ dl_local_state dl_local_check(const char *path, const char *repo, const char *re
  * left as they are) when the file cannot be opened. */
 int dl_local_describe(const char *path, char *wte, char *wpe, size_t cap);
 
+/* The file of repo at revision (NULL: main) in the Hugging Face cache, as the library finds
+ * weights there (gpt2embed_locate_weights' last place), into out[cap]: 0 when it is there, -1
+ * when not. */
+int dl_in_cache(const char *repo, const char *revision, char *out, size_t cap);
+
 /* mkdir -p path (0755); an existing component is taken as it is. 0, or -1 with errno. */
 int dl_mkdirs(const char *path);
 

@@ -11,8 +11,10 @@
 #include "api_internal.h"
 
 #include "embed.h"
+#include "describe.h"
 #include "locate.h"
 #include "model.h"
+#include "models.h"
 #include "safetensors.h"
 #include "similarity.h"
 #include "sinusoid.h"
@@ -127,6 +129,66 @@ gpt2embed_status gpt2embed_model_open(gpt2embed_model **out, const char *path,
     }
     *out = w;
     return GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_describe_file(const char *path, char **json, gpt2embed_error *err)
+{
+    if (json)
+        *json = NULL;
+    if (!path || !json)
+        return NULL_ARG("gpt2embed_describe_file");
+    g2e_err e, me;
+    st_file *st = NULL, *view = NULL;
+    g2e_model *m = NULL;
+    int rc = st_open(&st, path, &e);
+    if (rc)
+        return fail(&e, rc, err);
+    /* The model view gets its own, non-owning parse of the same mapping, because
+     * model_from_st takes (and on error frees) the st_file it is given. */
+    g2e_clear(&me);
+    if (st_parse_buffer(&view, st->map, st->map_len, &me) == 0)
+        model_from_st(&m, view, &me);
+    size_t n = 0;
+    FILE *f = open_memstream(json, &n);
+    int bad = !f || st_describe_json(f, path, st, m, me.msg) != 0;
+    if (f && fclose(f) != 0)
+        bad = 1;
+    model_close(m);
+    st_close(st);
+    if (bad) {
+        free(*json);
+        *json = NULL;
+        return say(GPT2EMBED_E_NOMEM, err, "out of memory for a file's description");
+    }
+    return GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_locate_weights(const char *path, const char *model_name, const char *revision,
+                                          char **found, gpt2embed_weights_from *from, gpt2embed_error *err)
+{
+    if (!found)
+        return NULL_ARG("gpt2embed_locate_weights");
+    *found = NULL;
+    g2e_err e;
+    char p[4096];
+    locate_from src;
+    int rc = locate_weights_at(model_name, revision, path, p, sizeof p, &src, &e);
+    if (rc)
+        return fail(&e, rc, err);
+    if (!(*found = strdup(p)))
+        return say(GPT2EMBED_E_NOMEM, err, "out of memory");
+    if (from)
+        *from = (gpt2embed_weights_from)src;
+    return GPT2EMBED_OK;
+}
+
+size_t gpt2embed_known_models(const gpt2embed_model_info **models)
+{
+    size_t n;
+    const models_info *all = models_all(&n);
+    if (models)
+        *models = all;
+    return n;
 }
 
 void gpt2embed_model_close(gpt2embed_model *m)
@@ -248,6 +310,11 @@ void gpt2embed_tokenizer_close(gpt2embed_tokenizer *t)
 size_t gpt2embed_tokenizer_n_vocab(const gpt2embed_tokenizer *t)
 {
     return t ? tok_n_vocab(eng_tables(t->e)) : 0;
+}
+
+const char *gpt2embed_tokenizer_source(const gpt2embed_tokenizer *t)
+{
+    return t ? tok_source(eng_tables(t->e)) : NULL;
 }
 
 /* The special-token mode of flags, or -1 for unknown or contradictory flags. */
@@ -384,8 +451,34 @@ gpt2embed_status gpt2embed_tokenize_batch(gpt2embed_tokenizer *t, size_t n_texts
     return GPT2EMBED_OK;
 }
 
-gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
-                                 size_t n_ctx, gpt2embed_count_info *out, gpt2embed_error *err)
+/* TOKCOUNT_* flags of the public ones (checked by special_of first). */
+static unsigned count_flags(unsigned flags)
+{
+    return (flags & GPT2EMBED_LOSSY ? TOKCOUNT_LOSSY : 0) | (flags & GPT2EMBED_SPECIAL_TEXT ? TOKCOUNT_SPECIAL_TEXT : 0) |
+           (flags & GPT2EMBED_SPECIAL_ERROR ? TOKCOUNT_SPECIAL_ERROR : 0);
+}
+
+/* The public count of r (a text of len bytes against n_ctx). */
+static void count_out(const tokcount *r, size_t len, size_t n_ctx, gpt2embed_count_info *out,
+                      gpt2embed_count_detail *more)
+{
+    *out = (gpt2embed_count_info){r->tokens, r->chars, n_ctx, r->fits ? len : r->cut_byte,
+                                  r->fits ? r->chars : r->cut_chars, !r->fits && r->inside};
+    if (more) {
+        memset(more, 0, sizeof *more);
+        more->n_bytes = r->bytes;
+        more->n_replaced = r->replaced;
+        if (!r->fits) {
+            more->ctx_end_line = r->line;
+            more->ctx_end_column = r->col;
+            snprintf(more->ctx_end_snippet, sizeof more->ctx_end_snippet, "%s", r->snippet);
+        }
+    }
+}
+
+gpt2embed_status gpt2embed_count_ex(gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
+                                    size_t n_ctx, unsigned n_threads, gpt2embed_count_info *out,
+                                    gpt2embed_count_detail *more, gpt2embed_error *err)
 {
     if (!t || !out || (len && !text))
         return NULL_ARG("gpt2embed_count");
@@ -395,15 +488,42 @@ gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const char *text, size_
         return say(GPT2EMBED_E_ARG, err, "gpt2embed_count: n_ctx must be at least 1");
     g2e_err e;
     tokcount r;
-    unsigned how = (flags & GPT2EMBED_LOSSY ? TOKCOUNT_LOSSY : 0) |
-                   (flags & GPT2EMBED_SPECIAL_TEXT ? TOKCOUNT_SPECIAL_TEXT : 0) |
-                   (flags & GPT2EMBED_SPECIAL_ERROR ? TOKCOUNT_SPECIAL_ERROR : 0);
-    int rc = tokcount_text(t->e, 1, len ? text : "", len, n_ctx, how, &r, &e);
+    int rc = tokcount_text(t->e, n_threads, len ? text : "", len, n_ctx, count_flags(flags), &r, &e);
     if (rc)
         return detail(g2e_status_of(rc), err, e.msg, r.bad_offset == SIZE_MAX ? GPT2EMBED_NONE : r.bad_offset,
                       GPT2EMBED_NONE);
-    *out = (gpt2embed_count_info){r.tokens, r.chars, n_ctx, r.fits ? len : r.cut_byte,
-                                  r.fits ? r.chars : r.cut_chars, !r.fits && r.inside};
+    count_out(&r, len, n_ctx, out, more);
+    tokcount_free(&r);
+    return GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
+                                 size_t n_ctx, gpt2embed_count_info *out, gpt2embed_error *err)
+{
+    return gpt2embed_count_ex(t, text, len, flags, n_ctx, 1, out, NULL, err);
+}
+
+gpt2embed_status gpt2embed_char_costs(gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
+                                      unsigned n_threads, gpt2embed_char_cost **costs, size_t *n,
+                                      gpt2embed_error *err)
+{
+    if (costs)
+        *costs = NULL;
+    if (n)
+        *n = 0;
+    if (!t || !costs || !n || (len && !text))
+        return NULL_ARG("gpt2embed_char_costs");
+    if (special_of(flags) < 0)
+        return BAD_FLAGS("gpt2embed_char_costs");
+    g2e_err e;
+    tokcount r;
+    int rc = tokcount_text(t->e, n_threads, len ? text : "", len, 1, count_flags(flags) | TOKCOUNT_PER_CHAR, &r, &e);
+    if (rc)
+        return detail(g2e_status_of(rc), err, e.msg, r.bad_offset == SIZE_MAX ? GPT2EMBED_NONE : r.bad_offset,
+                      GPT2EMBED_NONE);
+    *costs = r.cc;   /* ownership passes to the caller */
+    *n = r.n_cc;
+    r.cc = NULL;
     tokcount_free(&r);
     return GPT2EMBED_OK;
 }
@@ -460,6 +580,33 @@ gpt2embed_status gpt2embed_tokenize_stream(gpt2embed_tokenizer *t, gpt2embed_rea
     if (err)
         err->errno_value = o.sys_errno;
     return s;
+}
+
+gpt2embed_status gpt2embed_count_stream(gpt2embed_tokenizer *t, gpt2embed_read_fn read, void *read_user,
+                                        unsigned flags, size_t n_ctx, unsigned n_threads, gpt2embed_count_info *out,
+                                        gpt2embed_count_detail *more, gpt2embed_error *err)
+{
+    if (!t || !read || !out)
+        return NULL_ARG("gpt2embed_count_stream");
+    if (flags)
+        return say(GPT2EMBED_E_ARG, err, "gpt2embed_count_stream: flags must be 0 (strict UTF-8, <|endoftext|> the "
+                                         "special token)");
+    if (!n_ctx)
+        return say(GPT2EMBED_E_ARG, err, "gpt2embed_count_stream: n_ctx must be at least 1");
+    stream_cb cb = {read, read_user, NULL, NULL, PTHREAD_MUTEX_INITIALIZER};
+    g2e_err e;
+    tokcount r;
+    int rc = tokcount_stream(t->e, n_threads, stream_read, &cb, n_ctx, &r, &e);
+    if (rc) {
+        gpt2embed_status st = detail(g2e_status_of(rc), err, e.msg,
+                                     r.bad_offset == SIZE_MAX ? GPT2EMBED_NONE : r.bad_offset, GPT2EMBED_NONE);
+        if (err)
+            err->errno_value = r.sys_errno;
+        return st;
+    }
+    count_out(&r, r.bytes, n_ctx, out, more);
+    tokcount_free(&r);
+    return GPT2EMBED_OK;
 }
 
 gpt2embed_status gpt2embed_token_bytes(const gpt2embed_tokenizer *t, uint32_t id, const uint8_t **bytes,
@@ -522,6 +669,59 @@ gpt2embed_status gpt2embed_embed_pe(const gpt2embed_model *m, const uint32_t *id
     return detail(g2e_status_of(rc), err, e.msg, GPT2EMBED_NONE, rc == EMBED_E_ID ? bad : GPT2EMBED_NONE);
 }
 
+gpt2embed_status gpt2embed_embed_ex(const gpt2embed_model *m, const uint32_t *ids, size_t n, size_t start,
+                                    gpt2embed_pe pe, double pe_scale, float *sum, float *tok, float *pos,
+                                    gpt2embed_error *err)
+{
+    if (!m || (n && !ids))
+        return NULL_ARG("gpt2embed_embed_ex");
+    if (pe != GPT2EMBED_PE_LEARNED && pe != GPT2EMBED_PE_SINUSOIDAL)
+        return say(GPT2EMBED_E_ARG, err, "gpt2embed_embed_ex: unknown position encoding");
+    embed_pe ep = pe == GPT2EMBED_PE_SINUSOIDAL ? EMBED_PE_SINUSOIDAL : EMBED_PE_LEARNED;
+    g2e_err e;
+    embed_ctx c;
+    int rc = embed_check(m->m, ep, ids, n, start, &e);
+    if (rc)
+        goto fail;
+    if ((rc = embed_init(&c, m->m, ep, &e)))
+        goto fail;
+    if (pe_scale != 1.0 || ep == EMBED_PE_SINUSOIDAL)
+        rc = embed_set_pe_scale(&c, pe_scale, &e);
+    size_t C = m->m->n_embd;
+    float *row = NULL;
+    if (!rc && (sum || tok || pos) && !sum && !(row = malloc(C * sizeof *row)))
+        rc = g2e_fail(&e, G2E_ENOMEM, "out of memory");
+    for (size_t t = 0; t < n && !rc && (sum || tok || pos); t++)
+        rc = embed_row(&c, ids[t], start + t, sum ? sum + t * C : row, tok ? tok + t * C : NULL,
+                       pos ? pos + t * C : NULL, &e);
+    free(row);
+    embed_free(&c);
+    if (!rc)
+        return GPT2EMBED_OK;
+fail:;
+    size_t bad = 0; /* the index of the first bad ID, for err->index */
+    while (rc == EMBED_E_ID && bad < n && ids[bad] < m->m->n_vocab)
+        bad++;
+    return detail(g2e_status_of(rc), err, e.msg, GPT2EMBED_NONE, rc == EMBED_E_ID ? bad : GPT2EMBED_NONE);
+}
+
+gpt2embed_status gpt2embed_windows(size_t n_tokens, size_t window, size_t stride, size_t *n_windows,
+                                   size_t *padding, gpt2embed_error *err)
+{
+    if (!n_windows)
+        return NULL_ARG("gpt2embed_windows");
+    g2e_err e;
+    size_t pad = 0;
+    int rc = embed_windows(n_tokens, window, stride, n_windows, &e);
+    if (!rc)
+        rc = embed_window_padding(n_tokens, window, stride, &pad, &e);
+    if (rc)
+        return fail(&e, rc, err);
+    if (padding)
+        *padding = pad;
+    return GPT2EMBED_OK;
+}
+
 gpt2embed_status gpt2embed_embed(const gpt2embed_model *m, const uint32_t *ids, size_t n,
                                  size_t start, float *out, gpt2embed_error *err)
 {
@@ -547,6 +747,47 @@ gpt2embed_status gpt2embed_sinusoidal(size_t start, size_t n, size_t dim, double
     return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
 }
 
+gpt2embed_status gpt2embed_sinusoid_dot_curve(uint64_t from, uint64_t to, size_t dim, double base, double *out,
+                                              gpt2embed_error *err)
+{
+    if (!out)
+        return NULL_ARG("gpt2embed_sinusoid_dot_curve");
+    g2e_err e;
+    int rc = sin_dot_curve(from, to, dim, base, out, &e);
+    return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_sinusoid_check_rotation(size_t dim, double base, uint64_t n_pos, uint64_t n_k,
+                                                   double *max_err, uint64_t *at_pos, uint64_t *at_k,
+                                                   size_t *at_pair, gpt2embed_error *err)
+{
+    if (!max_err)
+        return NULL_ARG("gpt2embed_sinusoid_check_rotation");
+    g2e_err e;
+    int rc = sin_check_rotation(dim, base, n_pos, n_k, max_err, at_pos, at_k, at_pair, &e);
+    return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_sinusoid_by_distance(size_t len, size_t dim, double base, size_t max_d, double *out,
+                                                gpt2embed_error *err)
+{
+    if (!out)
+        return NULL_ARG("gpt2embed_sinusoid_by_distance");
+    g2e_err e;
+    int rc = sin_by_distance(len, dim, base, max_d, out, &e);
+    return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_wpe_by_distance(const gpt2embed_model *m, size_t len, size_t max_d, double *mean,
+                                           double *sd, gpt2embed_error *err)
+{
+    if (!m || !mean)
+        return NULL_ARG("gpt2embed_wpe_by_distance");
+    g2e_err e;
+    int rc = sim_learned_by_distance(m->m, len, max_d, mean, sd, &e);
+    return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
+}
+
 gpt2embed_status gpt2embed_cosine(const float *a, const float *b, size_t n, double *out,
                                   gpt2embed_error *err)
 {
@@ -567,6 +808,30 @@ gpt2embed_status gpt2embed_cosine_matrix(const float *X, size_t R, size_t C, dou
     return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
 }
 
+gpt2embed_status gpt2embed_table_stats(const gpt2embed_model *m, gpt2embed_table which, gpt2embed_stats *out,
+                                       gpt2embed_error *err)
+{
+    if (!m || !out)
+        return NULL_ARG("gpt2embed_table_stats");
+    if (which != GPT2EMBED_WTE && which != GPT2EMBED_WPE)
+        return say(GPT2EMBED_E_ARG, err, "gpt2embed_table_stats: no such table (GPT2EMBED_WTE or GPT2EMBED_WPE)");
+    g2e_err e;
+    int rc = sim_stats_of(m->m, which == GPT2EMBED_WPE, out, &e);
+    return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_nearest(const gpt2embed_model *m, const float *q, size_t k, uint32_t exclude,
+                                   gpt2embed_hit *hits, size_t *n_hits, gpt2embed_error *err)
+{
+    if (n_hits)
+        *n_hits = 0;
+    if (!m || !q || !n_hits || (k && !hits))
+        return NULL_ARG("gpt2embed_nearest");
+    g2e_err e;
+    int rc = sim_nearest(m->m, q, k, exclude, hits, n_hits, &e);
+    return rc ? fail(&e, rc, err) : GPT2EMBED_OK;
+}
+
 void gpt2embed_free(void *p)
 {
     free(p);
@@ -577,6 +842,11 @@ void gpt2embed_free(void *p)
 const g2e_model *g2e_api_model(const gpt2embed_model *m)
 {
     return m ? m->m : NULL;
+}
+
+eng *g2e_api_engine(const gpt2embed_tokenizer *t)
+{
+    return t ? t->e : NULL;
 }
 
 const char *g2e_api_model_path(const gpt2embed_model *m)

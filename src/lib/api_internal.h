@@ -11,6 +11,8 @@
 
 const g2e_model *g2e_api_model(const gpt2embed_model *m);   /* NULL for NULL */
 const char *g2e_api_model_path(const gpt2embed_model *m);  /* the file that was opened */
+struct eng;
+struct eng *g2e_api_engine(const gpt2embed_tokenizer *t); /* its engine; NULL for NULL */
 /* err filled from the module's record: the public status of rc, e's message; returns it. */
 gpt2embed_status g2e_api_fail(const g2e_err *e, int rc, gpt2embed_error *err);
 /* err filled with status s and msg (no offset, no index); returns s. */

@@ -9,7 +9,9 @@
 #include "course_json.h"
 #include "exercise.h"
 #include "interpret.h"
+#include "json.h"
 #include "order.h"
+#include "reference.h"
 #include "similarity.h"
 #include "sinusoid.h"
 #include "sinusoid_grid.h"
@@ -267,6 +269,127 @@ gpt2embed_status gpt2embed_course_by_distance(const gpt2embed_model *m, size_t l
         s = to_string(write_dist, &d, json, err);
     }
     free(curves);
+    return s;
+}
+
+/* ---- a pair of the model's vectors ---- */
+
+/* "3797 '␣cat'": a token as every command shows it, into buf[cap]. */
+static void token_label(const gpt2embed_tokenizer *t, uint32_t id, char *buf, size_t cap)
+{
+    const uint8_t *b;
+    size_t n;
+    char *v = t && gpt2embed_token_bytes(t, id, &b, &n, NULL) == GPT2EMBED_OK
+                  ? text_escape((const char *)b, n, TEXT_ESC_VISIBLE) : NULL;
+    snprintf(buf, cap, "%u '%s'", id, v ? v : "?");
+    free(v);
+}
+
+typedef struct pair_doc {
+    const char *what;
+    double c;
+    const char *says;
+} pair_doc;
+
+static void write_pair(FILE *f, const void *user)
+{
+    const pair_doc *d = user;
+    json_w w;
+    json_init(&w, f);
+    json_begin_object(&w);
+    json_key(&w, "what");
+    json_cstr(&w, d->what);
+    json_key(&w, "cos");
+    json_f64(&w, d->c);
+    if (d->says) {
+        json_key(&w, "says");
+        course_says_json(&w, d->says);
+    }
+    json_end_object(&w);
+    fputc('\n', f);
+}
+
+typedef struct pair_says {
+    const g2e_model *m;
+    unsigned kind;
+    const char *piece;      /* GPT2EMBED_PAIR_AT: the token as tables show it */
+    size_t p1, p2;
+    double c;
+} pair_says;
+
+/* The line after a pair's cosine: beside the median of random pairs of the same matrix's
+ * rows, and for one token at two positions between that and 1.0 (nothing without a
+ * reference). */
+static void write_pair_says(FILE *f, const void *user)
+{
+    const pair_says *p = user;
+    double med;
+    size_t n;
+    if (ref_median_cosine(p->m, p->kind == GPT2EMBED_PAIR_POSITIONS, REF_PAIRS, REF_SEED, &med, &n, NULL) != 0)
+        return;
+    if (p->kind == GPT2EMBED_PAIR_AT)
+        interp_same_token(f, p->piece, p->p1, p->p2, p->c, med, n);
+    else
+        interp_pair(f, p->kind == GPT2EMBED_PAIR_POSITIONS ? g2e_tr("positions") : g2e_tr("tokens"), p->c, med, n);
+}
+
+gpt2embed_status gpt2embed_course_pair(const gpt2embed_model *m, const gpt2embed_tokenizer *t, unsigned kind,
+                                       const uint32_t tokens[2], const size_t positions[2], unsigned flags,
+                                       char **json, gpt2embed_error *err)
+{
+    if (json)
+        *json = NULL;
+    int at = kind == GPT2EMBED_PAIR_AT, by_pos = kind == GPT2EMBED_PAIR_POSITIONS;
+    if (!m || !json || (!by_pos && !tokens) || (kind != GPT2EMBED_PAIR_TOKENS && !positions))
+        return NULL_ARG("gpt2embed_course_pair");
+    if ((kind < GPT2EMBED_PAIR_POSITIONS || kind > GPT2EMBED_PAIR_AT) || (flags & ~GPT2EMBED_COURSE_SAYS))
+        COURSE_ARG_FAIL("gpt2embed_course_pair: kind is GPT2EMBED_PAIR_POSITIONS, _TOKENS or _AT, flags "
+                        "GPT2EMBED_COURSE_SAYS or 0");
+    const g2e_model *gm = g2e_api_model(m);
+    long long id[2] = {-1, -1}, pos[2] = {-1, -1};
+    char what[600], la[160], lb[160];
+    if (by_pos) {
+        pos[0] = (long long)positions[0], pos[1] = (long long)positions[1];
+        snprintf(what, sizeof what, "cos(wpe[%zu], wpe[%zu])", positions[0], positions[1]);
+    } else {
+        id[0] = tokens[0], id[1] = at ? tokens[0] : tokens[1];
+        token_label(t, tokens[0], la, sizeof la);
+        token_label(t, (uint32_t)id[1], lb, sizeof lb);
+        if (at) {
+            pos[0] = (long long)positions[0], pos[1] = (long long)positions[1];
+            snprintf(what, sizeof what, "cos(wte[%s] + wpe[%zu], wte[%s] + wpe[%zu])", la, positions[0], la,
+                     positions[1]);
+        } else {
+            snprintf(what, sizeof what, "cos(wte[%s], wte[%s])", la, lb);
+        }
+    }
+    double c;
+    g2e_err e;
+    int rc = sim_input_cosine(gm, id, pos, &c, &e);
+    if (rc == SIM_E_ZERO || rc == SIM_E_NONFINITE) {   /* which pair has no cosine */
+        g2e_err why = e;
+        g2e_fail(&e, rc, "%s: %s", what, why.msg);
+    }
+    if (rc)
+        return g2e_api_fail(&e, rc, err);
+    char *says = NULL, piece[160] = "?";
+    gpt2embed_status s = GPT2EMBED_OK;
+    if (flags & GPT2EMBED_COURSE_SAYS) {
+        const uint8_t *b;
+        size_t n;
+        char *v = at && t && gpt2embed_token_bytes(t, tokens[0], &b, &n, NULL) == GPT2EMBED_OK
+                      ? text_escape((const char *)b, n, TEXT_ESC_VISIBLE) : NULL;
+        if (v)
+            snprintf(piece, sizeof piece, "%s", v);
+        free(v);
+        pair_says p = {gm, kind, piece, at ? positions[0] : 0, at ? positions[1] : 0, c};
+        s = to_string(write_pair_says, &p, &says, err);
+    }
+    if (!s) {
+        pair_doc d = {what, c, (flags & GPT2EMBED_COURSE_SAYS) ? (says ? says : "") : NULL};
+        s = to_string(write_pair, &d, json, err);
+    }
+    free(says);
     return s;
 }
 

@@ -4,10 +4,6 @@
 
 #include "recipe.h"
 
-#include "similarity.h"
-#include "sinusoid.h"
-#include "sinusoid_grid.h"
-
 #include "textfmt.h"
 
 #include <stdio.h>
@@ -21,11 +17,24 @@ static int no_memory(g2e_err *err)
     return g2e_fail(err, G2E_ENOMEM, "out of memory for a figure's text");
 }
 
+/* The door's error as a figure's: its message, G2E_ENOMEM or G2E_EINVAL. */
+int fig_door_fail(g2e_err *err, const gpt2embed_error *e)
+{
+    return g2e_fail(err, e->status == GPT2EMBED_E_NOMEM ? G2E_ENOMEM : G2E_EINVAL, "%s", e->message);
+}
+
+/* The sinusoidal encoding's own checks of dim and base (gpt2embed_sinusoidal of no rows). */
+static int check_params(size_t dim, double base, g2e_err *err)
+{
+    gpt2embed_error e;
+    return gpt2embed_sinusoidal(0, 0, dim, base, NULL, &e) ? fig_door_fail(err, &e) : 0;
+}
+
 int fig_pe_png(size_t len, size_t dim, double base, render_cmap cmap, int width, int height,
                render_png *out, g2e_err *err)
 {
     memset(out, 0, sizeof *out);
-    int rc = sin_check_params(dim, base, err);
+    int rc = check_params(dim, base, err);
     if (rc)
         return rc;
     if (len == 0 || len > RENDER_MAX_SIDE || dim > RENDER_MAX_SIDE || len > FIG_MAX_CELLS / dim)
@@ -35,9 +44,10 @@ int fig_pe_png(size_t len, size_t dim, double base, render_cmap cmap, int width,
     float *z = malloc(len * dim * sizeof *z);
     if (!z)
         return g2e_fail(err, G2E_ENOMEM, "out of memory for a %zu x %zu matrix", len, dim);
-    if ((rc = sin_matrix_f32(len, dim, base, z, err))) {
+    gpt2embed_error e;
+    if (gpt2embed_sinusoidal(0, len, dim, base, z, &e)) {
         free(z);
-        return rc;
+        return fig_door_fail(err, &e);
     }
     char *title = textfmt_printf(_("Sinusoidal positional encoding (N=%zu, D=%zu, base %g)"), len,
                                  dim, base);
@@ -79,7 +89,8 @@ int fig_dot_curve_png(uint64_t from, uint64_t to, size_t dim, double base, int w
     if (!x)
         return G2E_ENOMEM;
     double *y = x + n;
-    int rc = sin_dot_curve(from, to, dim, base, y, err);
+    gpt2embed_error e;
+    int rc = gpt2embed_sinusoid_dot_curve(from, to, dim, base, y, &e) ? fig_door_fail(err, &e) : 0;
     for (size_t i = 0; i < n; i++)
         x[i] = (double)(from + i);
     char *title = textfmt_printf(_("Dot product PE(0)\xC2\xB7PE(pos) (D=%zu, base %g)"), dim, base);
@@ -105,8 +116,9 @@ int fig_by_distance_png(size_t len, size_t dim, double base, size_t max_d,
         return g2e_fail(err, RENDER_E_ARG, "the largest distance (%zu) must be less than N (%zu)",
                         max_d, len);
     double *own = sinusoidal ? NULL : malloc((max_d + 1) * sizeof *own);
+    gpt2embed_error e;
     int rc = !sinusoidal && !own ? g2e_fail(err, G2E_ENOMEM, "out of memory for %zu points", max_d + 1)
-           : own ? sin_by_distance(len, dim, base, max_d, own, err) : 0;
+           : own && gpt2embed_sinusoid_by_distance(len, dim, base, max_d, own, &e) ? fig_door_fail(err, &e) : 0;
     if (rc == 0)
         rc = recipe_by_distance_png(len, dim, base, max_d, sinusoidal ? sinusoidal : own, learned,
                                     learned_name, width, height, out, err);
@@ -118,7 +130,7 @@ int fig_rotation_png(size_t len, size_t dim, size_t pair, double base, render_cm
                      int width, int height, render_png *out, g2e_err *err)
 {
     memset(out, 0, sizeof *out);
-    int rc = sin_check_params(dim, base, err);
+    int rc = check_params(dim, base, err);
     if (rc)
         return rc;
     if (len == 0 || len > 1000000 || pair >= dim / 2)
@@ -127,9 +139,12 @@ int fig_rotation_png(size_t len, size_t dim, size_t pair, double base, render_cm
     double *xy = malloc(2 * len * sizeof *xy);
     if (!xy)
         return g2e_fail(err, G2E_ENOMEM, "out of memory for %zu points", len);
-    if ((rc = sin_pair_points(len, dim, pair, base, xy, xy + len, err)) == 0)
-        rc = recipe_rotation_png(xy, xy + len, len, pair, sin_omega(pair, dim, base), dim, base,
-                                 cmap, width, height, out, err);
+    double omega;
+    gpt2embed_error e;
+    if (gpt2embed_sinusoid_pair(len, dim, pair, base, xy, xy + len, &omega, &e))
+        rc = fig_door_fail(err, &e);
+    else
+        rc = recipe_rotation_png(xy, xy + len, len, pair, omega, dim, base, cmap, width, height, out, err);
     free(xy);
     return rc;
 }

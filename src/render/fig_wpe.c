@@ -4,8 +4,6 @@
 
 #include "recipe.h"
 
-#include "similarity.h"
-
 #include "textfmt.h"
 
 #include <stdio.h>
@@ -14,14 +12,31 @@
 
 #define _(s) g2e_tr(s)
 
-const char *fig_model_name(const g2e_model *m)
+const char *fig_model_name(const gpt2embed_model *m)
 {
-    return m->size_name ? m->size_name : _("unnamed model");
+    const char *name = gpt2embed_model_name(m);
+    return name ? name : _("unnamed model");
 }
 
-char *fig_learned_legend(const g2e_model *m)
+char *fig_learned_legend(const gpt2embed_model *m)
 {
     return textfmt_printf(_("learned wpe (%s)"), fig_model_name(m));
+}
+
+/* wpe's first n rows as float32 in a new array, or NULL with err filled. */
+static float *load_wpe(const gpt2embed_model *m, size_t n, g2e_err *err)
+{
+    size_t C = gpt2embed_n_embd(m);
+    float *w = malloc((n ? n : 1) * C * sizeof *w);
+    gpt2embed_error e;
+    if (!w)
+        g2e_fail(err, G2E_ENOMEM, "out of memory for %zu values", n * C);
+    else if (gpt2embed_rows(m, GPT2EMBED_WPE, 0, n, w, &e)) {
+        fig_door_fail(err, &e);
+        free(w);
+        w = NULL;
+    }
+    return w;
 }
 
 /* err's message as "wpe: MESSAGE" (the library's message names no matrix). */
@@ -31,30 +46,31 @@ static int wpe_fail(g2e_err *err, int rc)
     return g2e_fail(err, rc, "wpe: %s", e.msg);
 }
 
-int fig_wpe_heatmap_png(const g2e_model *m, double percentile, render_cmap cmap, int width,
+int fig_wpe_heatmap_png(const gpt2embed_model *m, double percentile, render_cmap cmap, int width,
                         int height, double *q_out, int *fell_back, render_png *out, g2e_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (m->n_ctx > RENDER_MAX_SIDE || m->n_embd > RENDER_MAX_SIDE)
+    size_t N = gpt2embed_n_ctx(m), C = gpt2embed_n_embd(m);
+    if (N > RENDER_MAX_SIDE || C > RENDER_MAX_SIDE)
         return g2e_fail(err, RENDER_E_ARG, "a heatmap draws up to %d positions and dimensions, "
-                        "wpe is %zu x %zu", RENDER_MAX_SIDE, m->n_ctx, m->n_embd);
-    if (m->n_ctx > FIG_MAX_CELLS / m->n_embd)
+                        "wpe is %zu x %zu", RENDER_MAX_SIDE, N, C);
+    if (N > FIG_MAX_CELLS / C)
         return g2e_fail(err, RENDER_E_ARG, "wpe (%zu x %zu) is larger than the figures handle "
-                        "(%zu values)", m->n_ctx, m->n_embd, FIG_MAX_CELLS);
-    float *wpe = NULL;
+                        "(%zu values)", N, C, FIG_MAX_CELLS);
     double q;
-    int rc = sim_load_wpe(m, &wpe, err);
-    if (rc == 0)
-        rc = recipe_abs_percentile(wpe, m->n_ctx * m->n_embd, percentile, &q, fell_back, err);
-    if (rc) {
+    int rc;
+    float *wpe = load_wpe(m, N, err);
+    if (!wpe)
+        return err->code;
+    if ((rc = recipe_abs_percentile(wpe, N * C, percentile, &q, fell_back, err))) {
         free(wpe);
         return rc;
     }
     char *title = textfmt_printf(_("Learned position embeddings wpe of %s (%zu positions x %zu dims)"),
-                                 fig_model_name(m), m->n_ctx, m->n_embd);
+                                 fig_model_name(m), N, C);
     char *bar = textfmt_printf(_("wpe value (clipped at \xC2\xB1%.3g = p%g of |x|)"), q, percentile);
     render_heatmap h = {
-        .z = wpe, .nx = m->n_ctx, .ny = m->n_embd, .x_stride = m->n_embd, .y_stride = 1,
+        .z = wpe, .nx = N, .ny = C, .x_stride = C, .y_stride = 1,
         .vmin = -q, .vmax = q, .cmap = cmap, .origin_top = 0,
         .title = title, .xlabel = _("token position"), .ylabel = _("dimension index"),
         .cbar_label = bar, .width = width, .height = height,
@@ -67,18 +83,25 @@ int fig_wpe_heatmap_png(const g2e_model *m, double percentile, render_cmap cmap,
     return rc;
 }
 
-int fig_wpe_cosine_png(const g2e_model *m, render_cmap cmap, int width, int height,
+int fig_wpe_cosine_png(const gpt2embed_model *m, render_cmap cmap, int width, int height,
                        render_png *out, g2e_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (m->n_ctx > RENDER_MAX_SIDE)
+    size_t R = gpt2embed_n_ctx(m);
+    if (R > RENDER_MAX_SIDE)
         return g2e_fail(err, RENDER_E_ARG, "a heatmap draws up to %d positions, wpe has %zu",
-                        RENDER_MAX_SIDE, m->n_ctx);
-    size_t R = m->n_ctx;
-    double *M = NULL;
-    int rc = sim_wpe_cosine_matrix(m, R, &M, err);
-    if (rc)
+                        RENDER_MAX_SIDE, R);
+    double *M = malloc(R * R * sizeof *M);
+    float *wpe = M ? load_wpe(m, R, err) : NULL;
+    gpt2embed_error e;
+    int rc = !M ? g2e_fail(err, G2E_ENOMEM, "out of memory for a %zu x %zu matrix", R, R)
+           : !wpe ? err->code
+           : gpt2embed_cosine_matrix(wpe, R, gpt2embed_n_embd(m), M, &e) ? fig_door_fail(err, &e) : 0;
+    free(wpe);
+    if (rc) {
+        free(M);
         return wpe_fail(err, rc);
+    }
     float *z = malloc(R * R * sizeof *z);
     for (size_t i = 0; z && i < R * R; i++)
         z[i] = (float)M[i];
@@ -99,7 +122,7 @@ int fig_wpe_cosine_png(const g2e_model *m, render_cmap cmap, int width, int heig
     return rc;
 }
 
-int fig_wpe_by_distance_png(const g2e_model *m, size_t len, size_t max_d, double base,
+int fig_wpe_by_distance_png(const gpt2embed_model *m, size_t len, size_t max_d, double base,
                             int width, int height, render_png *out, g2e_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -109,13 +132,14 @@ int fig_wpe_by_distance_png(const g2e_model *m, size_t len, size_t max_d, double
     double *learned = malloc((max_d + 1) * sizeof *learned);
     if (!learned)
         return g2e_fail(err, G2E_ENOMEM, "out of memory for %zu points", max_d + 1);
-    int rc = sim_learned_by_distance(m, len, max_d, learned, NULL, err);
+    gpt2embed_error e;
+    int rc = gpt2embed_wpe_by_distance(m, len, max_d, learned, NULL, &e) ? fig_door_fail(err, &e) : 0;
     if (rc) {
         free(learned);
         return wpe_fail(err, rc);
     }
     char *legend = fig_learned_legend(m);
-    rc = legend ? fig_by_distance_png(len, m->n_embd, base, max_d, NULL, learned, legend, width,
+    rc = legend ? fig_by_distance_png(len, gpt2embed_n_embd(m), base, max_d, NULL, learned, legend, width,
                                       height, out, err)
                 : g2e_fail(err, G2E_ENOMEM, "out of memory for a figure's text");
     free(learned), free(legend);

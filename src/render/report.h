@@ -22,13 +22,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "model.h"
+#include "gpt2embed.h"
 #include "render.h"
-#include "tokenizer.h"
+
 
 typedef struct report_in {
-    const g2e_model *m;
-    tok_tokenizer *tok;
+    const gpt2embed_model *model;      /* the weights and the tokenizer */
+    gpt2embed_tokenizer *tokenizer;
     const char *weights;               /* the weights' path, shown in the introduction */
     const char *text[2], *name[2];     /* the English and Japanese texts of the context-limit
                                           section (text[i] holds len[i] bytes) and their names */

@@ -25,7 +25,7 @@ static const char CSS[] =
 
 static void head(report_page *r)
 {
-    const g2e_model *m = r->in->m;
+    const gpt2embed_model *m = r->in->model;
     const char *name = fig_model_name(m);
     /* TRANSLATORS: the page's language code for <html lang>: "ja" in Japanese */
     fprintf(r->f, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n<title>", _("en"));
@@ -33,7 +33,8 @@ static void head(report_page *r)
     fprintf(r->f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", CSS);
     rp_esc(r, _(T_TITLE));
     fputs("</h1>\n<p>", r->f);
-    rp_put(r, _(T_INTRO), G2E_VERSION, r->in->weights, name, m->n_vocab, m->n_ctx, m->n_embd);
+    rp_put(r, _(T_INTRO), G2E_VERSION, r->in->weights, name, gpt2embed_n_vocab(m), gpt2embed_n_ctx(m),
+           gpt2embed_n_embd(m));
     fputs("</p>\n<nav><b>", r->f);
     rp_esc(r, _(T_CONTENTS));
     fputs("</b>: ", r->f);

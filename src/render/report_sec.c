@@ -1,109 +1,116 @@
 /* SPDX-License-Identifier: MIT */
 /* report_sec.c — the report's sections on the chapter itself: both exercises, the scale of
- * token and position vectors, the order puzzle and the context limit (see report.h). */
+ * token and position vectors, the order puzzle and the context limit (see report.h). The
+ * exercises and the order puzzle are the library's course documents (gpt2embed_course_*),
+ * read back here: the numbers and sentences are those `exercise` and `compare` print. */
 #include "report_page.h"
 #include "report_text.h"
 
-#include "exercise.h"
 #include "fig.h"
-#include "interpret.h"
-#include "order.h"
 #include "pcasrc.h"
-#include "similarity.h"
 #include "text.h"
 #include "textfmt.h"
 #include "textpos.h"
-#include "tokchars.h"
 
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define OTHER_SIDE 4096   /* exercise 1's other model: 4096 positions x 4096 wide */
+#define FAR_POS 500       /* exercise 2's far position */
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = key ? cJSON_GetObjectItem(o, key) : o;
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* The course's exercise document (which: GPT2EMBED_EXERCISE_*), parsed; NULL after saying why
+ * (error: the library's message). */
+static cJSON *exercise_doc(report_page *r, unsigned which, gpt2embed_error *e)
+{
+    char *json = NULL;
+    cJSON *doc = NULL;
+    if (gpt2embed_course_exercise(r->in->model, r->in->tokenizer, which, OTHER_SIDE, OTHER_SIDE,
+                                  GPT2EMBED_COURSE_SAYS, &json, e) == GPT2EMBED_OK &&
+        !(doc = cJSON_Parse(json)))
+        snprintf(e->message, sizeof e->message, "out of memory");
+    gpt2embed_free(json);
+    return doc;
+}
+
 void rp_exercise1(report_page *r)
 {
-    const g2e_model *m = r->in->m;
-    ex_first f;
-    ex_first_compute(EX_OTHER_CTX, EX_OTHER_DIM, m, &f);
+    const gpt2embed_model *m = r->in->model;
+    gpt2embed_error e;
+    cJSON *doc = exercise_doc(r, GPT2EMBED_EXERCISE_1, &e);
+    const cJSON *f = cJSON_GetObjectItem(doc, "exercise1");
     rp_section(r, "exercise1", _(T_EX1_H));
-    fputs("<table>\n", r->f);
-    rp_row(r, _(T_EX1_GPT2), "%llu", f.gpt2_params);
-    rp_row(r, _(T_EX1_BIG), "%llu", f.params);
-    rp_row(r, C_("exercise 1", "ratio"), "%.4f", f.ratio);
-    rp_row(r, _(T_EX1_WPE), "%zu x %zu = %zu", m->n_ctx, m->n_embd, f.file_wpe);
-    rp_row(r, _(T_EX1_WTE), "%zu x %zu = %zu", m->n_vocab, m->n_embd, f.file_wte);
-    fputs("</table>\n<p class=\"says\">", r->f);
-    rp_put(r, _(T_EX1_SAYS), f.ratio);
-    fputs("</p>\n</section>\n", r->f);
-}
-
-/* The token ID of " cat": 0, -1 (said) when it is not one token. */
-static int cat_id(report_page *r, uint32_t *id)
-{
-    tok_ids t;
-    g2e_err e;
-    if (tok_encode(r->in->tok, EX_CAT, strlen(EX_CAT), TOK_SPECIAL_TOKEN, 0, &t, NULL, &e) != 0) {
-        rp_say(r, "%s", e.msg);
-        return -1;
-    }
-    int rc = t.n == 1 ? 0 : -1;
-    if (rc == 0)
-        *id = t.ids[0];
-    else
-        rp_say(r, "report: exercise 2: \" cat\" is %zu tokens in this tokenizer, not one", t.n);
-    tok_ids_free(&t);
-    return rc;
-}
-
-/* interpret.c's lines for the two results of exercise 2, escaped into the page */
-static void ex2_interpretation(report_page *r, const ex_second *x)
-{
-    char *s = NULL;
-    size_t n = 0;
-    FILE *mf = open_memstream(&s, &n);
-    if (!mf)
+    if (!doc) {
+        rp_say(r, "report: exercise 1: %s", e.message);
+        rp_failed(r, e.message);
+        fputs("</section>\n", r->f);
         return;
-    interp_near_far(mf, 0, 1, x->c01, x->far, x->c0far);
-    if (x->n_pairs)
-        interp_same_token(mf, "\u2423cat", 0, EX_NEAR_TOKEN_POS, x->ccat, x->median, x->n_pairs);
-    if (fclose(mf) == 0 && s) {
-        for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n"))
-            rp_para(r, "says", line);
     }
-    free(s);
+    double ratio = num(f, "ratio");
+    fputs("<table>\n", r->f);
+    rp_row(r, _(T_EX1_GPT2), "%llu", (unsigned long long)num(f, "gpt2_wpe_params"));
+    rp_row(r, _(T_EX1_BIG), "%llu", (unsigned long long)num(f, "wpe_params"));
+    rp_row(r, C_("exercise 1", "ratio"), "%.4f", ratio);
+    rp_row(r, _(T_EX1_WPE), "%zu x %zu = %zu", gpt2embed_n_ctx(m), gpt2embed_n_embd(m),
+           (size_t)num(f, "file_wpe_params"));
+    rp_row(r, _(T_EX1_WTE), "%zu x %zu = %zu", gpt2embed_n_vocab(m), gpt2embed_n_embd(m),
+           (size_t)num(f, "file_wte_params"));
+    fputs("</table>\n<p class=\"says\">", r->f);
+    rp_put(r, _(T_EX1_SAYS), ratio);
+    fputs("</p>\n</section>\n", r->f);
+    cJSON_Delete(doc);
+}
+
+/* The document's sentences from the first-th on, each a paragraph of the page. */
+static void says(report_page *r, const cJSON *doc, int first)
+{
+    const cJSON *lines = cJSON_GetObjectItem(doc, "says");
+    for (int i = first; i < cJSON_GetArraySize(lines); i++) {
+        const cJSON *l = cJSON_GetArrayItem(lines, i);
+        if (cJSON_IsString(l))
+            rp_para(r, "says", l->valuestring);
+    }
 }
 
 void rp_exercise2(report_page *r)
 {
-    const g2e_model *m = r->in->m;
-    ex_second x;
-    uint32_t cat;
-    g2e_err e;
+    gpt2embed_error e;
     rp_section(r, "exercise2", _(T_EX2_H));
-    if (cat_id(r, &cat) != 0) {
-        rp_failed(r, _("exercise 2 (needs 6 positions and the token \" cat\")"));
-    } else if (ex_second_compute(m, cat, &x, &e)) {
-        rp_say(r, "report: exercise 2: %s", e.msg);
-        rp_failed(r, e.msg);
+    cJSON *doc = exercise_doc(r, GPT2EMBED_EXERCISE_2, &e);
+    const cJSON *x = cJSON_GetObjectItem(doc, "exercise2"), *shape = cJSON_GetObjectItem(x, "wpe_shape");
+    if (!doc) {
+        rp_say(r, "report: exercise 2: %s", e.message);
+        rp_failed(r, e.message);
     } else {
-        char *key = textfmt_printf(_(T_EX2_COS0F), x.far);
+        size_t rows = (size_t)num(cJSON_GetArrayItem(shape, 0), NULL), far = (size_t)num(x, "far_pos");
+        char *key = textfmt_printf(_(T_EX2_COS0F), far);
         fputs("<table>\n", r->f);
-        rp_row(r, _(T_EX2_SHAPE), "(%zu, %zu)", x.rows, x.cols);
-        rp_row(r, _(T_EX2_COS01), "%.4f", x.c01);
-        rp_row(r, key ? key : "", "%.4f", x.c0far);
+        rp_row(r, _(T_EX2_SHAPE), "(%zu, %zu)", rows, (size_t)num(cJSON_GetArrayItem(shape, 1), NULL));
+        rp_row(r, _(T_EX2_COS01), "%.4f", num(x, "cos_pos0_pos1"));
+        rp_row(r, key ? key : "", "%.4f", num(x, "cos_pos0_far"));
         free(key);
-        rp_row(r, _(T_EX2_CATID), "%u", x.cat);
-        rp_row(r, _(T_EX2_CAT), "%.4f", x.ccat);
-        if (x.n_pairs)
-            rp_row(r, _(T_EX2_MEDIAN), _("%.4f (%zu pairs)"), x.median, x.n_pairs);
+        rp_row(r, _(T_EX2_CATID), "%u", (unsigned)num(x, "cat_token_id"));
+        rp_row(r, _(T_EX2_CAT), "%.4f", num(x, "cos_cat_pos0_pos5"));
+        if (num(x, "random_pairs"))
+            rp_row(r, _(T_EX2_MEDIAN), _("%.4f (%zu pairs)"), num(x, "median_random_token_pairs"),
+                   (size_t)num(x, "random_pairs"));
         fputs("</table>\n", r->f);
-        if (x.far != EX_FAR)
-            rp_paraf(r, NULL, _(T_EX2_FARNOTE), x.rows, x.far);
-        ex2_interpretation(r, &x);
+        if (far != FAR_POS)   /* (the document's first sentence: the page says it in its place) */
+            rp_paraf(r, NULL, _(T_EX2_FARNOTE), rows, far);
+        says(r, doc, far != FAR_POS);
     }
+    cJSON_Delete(doc);
     fputs("</section>\n", r->f);
 }
 
-/* the two columns of sim_stats (wte, wpe) as rows of the scale table */
-static void scale_table(report_page *r, const sim_stats s[2])
+/* the two columns of gpt2embed_stats (wte, wpe) as rows of the scale table */
+static void scale_table(report_page *r, const gpt2embed_stats s[2])
 {
     static const char *const HEAD[] = {"", T_SCALE_COL_WTE, T_SCALE_COL_WPE};
     static const char *const KEYS[] = {T_SCALE_ROWS, T_SCALE_NORM, T_SCALE_MIN, T_SCALE_MAX,
@@ -133,7 +140,7 @@ static void scale_norms(report_page *r)
     pcasrc_norms sn;
     g2e_err e;
     render_png png = {0};
-    int rc = pcasrc_wpe_norms(r->in->m, &sn, &e);
+    int rc = pcasrc_wpe_norms(r->in->model, &sn, &e);
     if (rc == 0) {
         const pca_norm_summary *q = &sn.sum;
         fputs("<p class=\"says\">", r->f);
@@ -144,7 +151,7 @@ static void scale_norms(report_page *r)
                    q->split, sn.n - 1);
         }
         fputs("</p>\n", r->f);
-        const char *name = fig_model_name(r->in->m);
+        const char *name = fig_model_name(r->in->model);
         rc = fig_norms_png(&sn, name, &png, &e);
         pcasrc_norms_free(&sn);
     }
@@ -154,12 +161,13 @@ static void scale_norms(report_page *r)
 
 void rp_scale(report_page *r)
 {
-    sim_stats s[2];
-    g2e_err e;
+    gpt2embed_stats s[2];
+    gpt2embed_error e;
     rp_section(r, "scale", _(T_SCALE_H));
-    if (sim_stats_of(r->in->m, 0, &s[0], &e) || sim_stats_of(r->in->m, 1, &s[1], &e)) {
-        rp_say(r, "report: scale: %s", e.msg);
-        rp_failed(r, e.msg);
+    if (gpt2embed_table_stats(r->in->model, GPT2EMBED_WTE, &s[0], &e) ||
+        gpt2embed_table_stats(r->in->model, GPT2EMBED_WPE, &s[1], &e)) {
+        rp_say(r, "report: scale: %s", e.message);
+        rp_failed(r, e.message);
         fputs("</section>\n", r->f);
         return;
     }
@@ -168,147 +176,111 @@ void rp_scale(report_page *r)
     fputs("</div>\n</section>\n", r->f);
 }
 
-/* Each token of text as the characters behind it ("犬 (1/3)", tokchars.h) into a new array
- * of strings (caller frees each and the array); NULL when out of memory or on bad offsets. */
-static char **token_labels(const char *text, size_t len, const tok_ids *t)
+/* <tr><th>sentence</th><td>its pieces</td></tr>, from a text of the course's document */
+static void sentence_row(report_page *r, const cJSON *side)
 {
-    tokchars_span *sp = malloc((t->n ? t->n : 1) * sizeof *sp);
-    char **lab = calloc(t->n ? t->n : 1, sizeof *lab);
-    int ok = sp && lab && tokchars_spans(text, len, t->offsets, t->n, sp, NULL) == 0;
-    for (size_t i = 0; ok && i < t->n; i++)
-        ok = (lab[i] = tokchars_display_alloc(text, &sp[i])) != NULL;
-    free(sp);
-    if (!ok && lab) {
-        for (size_t i = 0; i < t->n; i++)
-            free(lab[i]);
-        free(lab);
-        lab = NULL;
-    }
-    return lab;
-}
-
-static void free_labels(char **lab, size_t n)
-{
-    for (size_t i = 0; lab && i < n; i++)
-        free(lab[i]);
-    free(lab);
-}
-
-/* <tr><th>sentence</th><td>its pieces</td></tr> */
-static void sentence_row(report_page *r, const char *text, char *const *lab, const tok_ids *t)
-{
+    const cJSON *ids = cJSON_GetObjectItem(side, "ids"), *lab = cJSON_GetObjectItem(side, "labels"),
+                *text = cJSON_GetObjectItem(side, "text");
     fputs("<tr><th>", r->f);
-    rp_esc(r, text);
+    rp_esc(r, cJSON_IsString(text) ? text->valuestring : "");
     fputs("</th><td>", r->f);
-    for (size_t i = 0; i < t->n; i++) {
+    for (int i = 0; i < cJSON_GetArraySize(ids); i++) {
+        const cJSON *l = cJSON_GetArrayItem(lab, i);
         fprintf(r->f, "%s<code>", i ? " " : "");
-        rp_put(r, "%s (%u)", lab ? lab[i] : "?", t->ids[i]);
+        rp_put(r, "%s (%u)", cJSON_IsString(l) ? l->valuestring : "?", (unsigned)num(cJSON_GetArrayItem(ids, i), NULL));
         fputs("</code>", r->f);
     }
     fputs("</td></tr>\n", r->f);
 }
 
-static void order_tables(report_page *r, const char *const s[2], char **const lab[2],
-                         const tok_ids t[2], const order_cmp *c)
+/* Token i of a text as "犬 (1/3) (163)" into the page. */
+static void token_cell(report_page *r, const cJSON *side, int i)
+{
+    const cJSON *l = cJSON_GetArrayItem(cJSON_GetObjectItem(side, "labels"), i);
+    rp_put(r, "%s (%u)", cJSON_IsString(l) ? l->valuestring : "?",
+           (unsigned)num(cJSON_GetArrayItem(cJSON_GetObjectItem(side, "ids"), i), NULL));
+}
+
+static void order_tables(report_page *r, const cJSON *doc, const cJSON *side[2], size_t n_pos)
 {
     fputs("<table>\n", r->f);
-    sentence_row(r, s[0], lab[0], &t[0]);
-    sentence_row(r, s[1], lab[1], &t[1]);
-    rp_row(r, _(T_ORDER_MULTISET), "%s", c->same_multiset ? _(T_YES) : _(T_NO));
-    rp_row(r, _(T_ORDER_DIFFER), "%zu / %zu", c->n_differ, c->n_pos);
+    sentence_row(r, side[0]);
+    sentence_row(r, side[1]);
+    rp_row(r, _(T_ORDER_MULTISET), "%s", cJSON_IsTrue(cJSON_GetObjectItem(doc, "same_multiset")) ? _(T_YES) : _(T_NO));
+    rp_row(r, _(T_ORDER_DIFFER), "%zu / %zu", (size_t)num(doc, "positions_differ"), n_pos);
     static const char *const HEAD[] = {T_ORDER_POS, "A", "B", "cos(wte)", "cos(wte + wpe)"};
     fputs("</table>\n<table class=\"small\">", r->f);
     rp_header_row(r, HEAD, 5);
-    for (size_t i = 0; i < c->n_pos; i++) {
+    const cJSON *tc = cJSON_GetObjectItem(doc, "token_cos"), *ic = cJSON_GetObjectItem(doc, "input_cos");
+    for (size_t i = 0; i < n_pos; i++) {
         fprintf(r->f, "<tr><td>%zu</td><td>", i);
-        rp_put(r, "%s (%u)", lab[0] ? lab[0][i] : "?", t[0].ids[i]);
+        token_cell(r, side[0], (int)i);
         fputs("</td><td>", r->f);
-        rp_put(r, "%s (%u)", lab[1] ? lab[1][i] : "?", t[1].ids[i]);
-        fprintf(r->f, "</td><td>%.4f</td><td>%.4f</td></tr>\n", c->tok_cos[i], c->input_cos[i]);
+        token_cell(r, side[1], (int)i);
+        fprintf(r->f, "</td><td>%.4f</td><td>%.4f</td></tr>\n", num(cJSON_GetArrayItem(tc, (int)i), NULL),
+                num(cJSON_GetArrayItem(ic, (int)i), NULL));
     }
     fputs("</table>\n", r->f);
 }
 
-/* interpret.c's lines for the order puzzle (the same as `compare` prints), escaped */
-static void order_interpretation(report_page *r, const order_cmp *c, const order_text t[2])
-{
-    char *s = NULL;
-    size_t n = 0;
-    FILE *mf = open_memstream(&s, &n);
-    if (!mf)
-        return;
-    interp_order(mf, c, t);
-    if (fclose(mf) == 0 && s) {
-        for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n"))
-            rp_para(r, "says", line);
-    }
-    free(s);
-}
-
 /* The strips of both inputs and A - B (fig_order_png), rows labelled "t  A's | B's token". */
-static void order_figure(report_page *r, char **const lab[2], const tok_ids t[2], size_t n)
+static void order_figure(report_page *r, const cJSON *side[2], size_t n)
 {
-    char **rows = calloc(n, sizeof *rows);
+    char **rows = calloc(n ? n : 1, sizeof *rows);
+    uint32_t *ids = malloc(2 * (n ? n : 1) * sizeof *ids);
     render_png png = {0};
     g2e_err e;
-    int rc = rows ? 0 : g2e_fail(&e, G2E_ENOMEM, "out of memory");
-    for (size_t i = 0; !rc && i < n; i++)
-        if (!(rows[i] = textfmt_printf("%zu  %s | %s", i, lab[0] ? lab[0][i] : "?", lab[1] ? lab[1][i] : "?")))
+    int rc = rows && ids ? 0 : g2e_fail(&e, G2E_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) {
+        const cJSON *la = cJSON_GetArrayItem(cJSON_GetObjectItem(side[0], "labels"), (int)i),
+                    *lb = cJSON_GetArrayItem(cJSON_GetObjectItem(side[1], "labels"), (int)i);
+        ids[i] = (uint32_t)num(cJSON_GetArrayItem(cJSON_GetObjectItem(side[0], "ids"), (int)i), NULL);
+        ids[n + i] = (uint32_t)num(cJSON_GetArrayItem(cJSON_GetObjectItem(side[1], "ids"), (int)i), NULL);
+        if (!(rows[i] = textfmt_printf("%zu  %s | %s", i, cJSON_IsString(la) ? la->valuestring : "?",
+                                       cJSON_IsString(lb) ? lb->valuestring : "?")))
             rc = g2e_fail(&e, G2E_ENOMEM, "out of memory");
+    }
     if (!rc)
-        rc = fig_order_png(r->in->m, t[0].ids, t[1].ids, n, (const char *const *)rows, &png, &e);
+        rc = fig_order_png(r->in->model, ids, ids + n, n, (const char *const *)rows, &png, &e);
     rp_figure(r, "order.png", _("A's and B's input rows and A - B per position; the rows that differ are marked"),
               rc, &png, &e);
     for (size_t i = 0; rows && i < n; i++)
         free(rows[i]);
     free(rows);
-}
-
-/* The spans behind both sentences' tokens, then the interpretation. */
-static void order_spans(report_page *r, const char *const S[2], const tok_ids t[2],
-                        const order_cmp *c)
-{
-    tokchars_span *sp[2] = {malloc((t[0].n + 1) * sizeof *sp[0]), malloc((t[1].n + 1) * sizeof *sp[1])};
-    g2e_err e;
-    if (sp[0] && sp[1] &&
-        !tokchars_spans(S[0], strlen(S[0]), t[0].offsets, t[0].n, sp[0], &e) &&
-        !tokchars_spans(S[1], strlen(S[1]), t[1].offsets, t[1].n, sp[1], &e)) {
-        order_text ot[2] = {{S[0], t[0].ids, sp[0], t[0].n, strlen(S[0])}, {S[1], t[1].ids, sp[1], t[1].n, strlen(S[1])}};
-        order_interpretation(r, c, ot);
-    }
-    free(sp[0]), free(sp[1]);
+    free(ids);
 }
 
 void rp_order(report_page *r)
 {
     static const char *const S[2] = {"犬が猫を追いかけた", "猫が犬を追いかけた"};
-    tok_ids t[2] = {{0}, {0}};
-    order_cmp c = {0};
-    g2e_err e;
+    char *json = NULL;
+    cJSON *doc = NULL;
+    gpt2embed_error e;
     rp_section(r, "order", _(T_ORDER_H));
     rp_para(r, NULL, _(T_ORDER_INTRO));
-    if (tok_encode(r->in->tok, S[0], strlen(S[0]), TOK_SPECIAL_TEXT, 0, &t[0], NULL, &e) ||
-        tok_encode(r->in->tok, S[1], strlen(S[1]), TOK_SPECIAL_TEXT, 0, &t[1], NULL, &e) ||
-        order_compare(r->in->m, t[0].ids, t[0].n, t[1].ids, t[1].n, &c, &e)) {
-        rp_say(r, "report: order: %s", e.msg);
-        rp_failed(r, e.msg);
+    if (gpt2embed_course_order(r->in->model, r->in->tokenizer, S[0], strlen(S[0]), S[1], strlen(S[1]),
+                               GPT2EMBED_COURSE_SAYS, &json, &e) == GPT2EMBED_OK &&
+        !(doc = cJSON_Parse(json)))
+        snprintf(e.message, sizeof e.message, "out of memory");
+    if (!doc) {
+        rp_say(r, "report: order: %s", e.message);
+        rp_failed(r, e.message);
     } else {
-        char **lab[2] = {token_labels(S[0], strlen(S[0]), &t[0]),
-                         token_labels(S[1], strlen(S[1]), &t[1])};
-        order_tables(r, S, lab, t, &c);
-        order_spans(r, S, t, &c);
-        order_figure(r, lab, t, c.n_pos);
-        free_labels(lab[0], t[0].n), free_labels(lab[1], t[1].n);
+        const cJSON *side[2] = {cJSON_GetObjectItem(doc, "a"), cJSON_GetObjectItem(doc, "b")};
+        size_t n_pos = (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(doc, "same_id"));
+        order_tables(r, doc, side, n_pos);
+        says(r, doc, 0);
+        order_figure(r, side, n_pos);
     }
-    order_free(&c);
-    tok_ids_free(&t[0]), tok_ids_free(&t[1]);
+    cJSON_Delete(doc);
+    gpt2embed_free(json);
     fputs("</section>\n", r->f);
 }
 
 static void limit_table(report_page *r, const size_t ntok[2], const size_t nch[2], const size_t nread[2])
 {
     const report_in *in = r->in;
-    size_t n_ctx = in->m->n_ctx;
+    size_t n_ctx = gpt2embed_n_ctx(in->model);
     static const char *const COLS[] = {T_LIMIT_TEXT, T_LIMIT_BYTES, T_LIMIT_CHARS, T_LIMIT_TOKENS,
                                        T_LIMIT_CPT, T_LIMIT_FITS, T_LIMIT_CAP};
     fputs("<table>\n", r->f);
@@ -394,30 +366,33 @@ void rp_limit(report_page *r)
     size_t ntok[2] = {0}, nch[2], nread[2] = {0}, cut[2] = {0};
     rp_section(r, "limit", _(T_LIMIT_H));
     fputs("<p>", r->f);
-    rp_put(r, _(T_LIMIT_INTRO), in->m->n_ctx);
+    size_t n_ctx = gpt2embed_n_ctx(in->model);
+    rp_put(r, _(T_LIMIT_INTRO), n_ctx);
     fputs("</p>\n", r->f);
     for (int i = 0; i < 2; i++) {
-        tok_ids t;
-        g2e_err e;
-        if (tok_encode(in->tok, in->text[i], in->len[i], TOK_SPECIAL_TEXT, TOK_LOSSY, &t, NULL, &e)) {
-            rp_say(r, "report: %s: %s", in->name[i], e.msg);
-            rp_failed(r, e.msg);
+        uint32_t *ids;
+        size_t *offs;
+        gpt2embed_error e;
+        if (gpt2embed_tokenize_ex(in->tokenizer, in->text[i], in->len[i], GPT2EMBED_SPECIAL_TEXT | GPT2EMBED_LOSSY,
+                                  &ids, &offs, &ntok[i], &e)) {
+            rp_say(r, "report: %s: %s", in->name[i], e.message);
+            rp_failed(r, e.message);
             fputs("</section>\n", r->f);
             return;
         }
-        ntok[i] = t.n;
         nch[i] = textpos_chars(in->text[i], in->len[i]);
-        if (t.n > in->m->n_ctx) {   /* whole characters before the n_ctx-th token's end */
+        if (ntok[i] > n_ctx) {   /* whole characters before the n_ctx-th token's end */
             textpos tp;
-            cut[i] = t.offsets[in->m->n_ctx];
+            cut[i] = offs[n_ctx];
             textpos_at(in->text[i], in->len[i], cut[i], &tp);
             nread[i] = tp.chr - (size_t)tp.inside;
         }
-        tok_ids_free(&t);
+        gpt2embed_free(ids);
+        gpt2embed_free(offs);
     }
     limit_table(r, ntok, nch, nread);
     for (int i = 0; i < 2; i++)
-        if (ntok[i] > in->m->n_ctx)
-            cut_passage(r, in->text[i], in->len[i], cut[i], in->m->n_ctx);
+        if (ntok[i] > n_ctx)
+            cut_passage(r, in->text[i], in->len[i], cut[i], n_ctx);
     fputs("</section>\n", r->f);
 }

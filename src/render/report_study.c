@@ -5,11 +5,8 @@
 #include "report_text.h"
 
 #include "fig.h"
-#include "interpret.h"
 #include "pcasrc.h"
 #include "rope.h"
-#include "similarity.h"
-#include "sinusoid.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,9 +15,9 @@
 static void sin_rotation(report_page *r)
 {
     double worst;
-    g2e_err e;
-    if (sin_check_rotation(128, SIN_DEFAULT_BASE, 100, 50, &worst, NULL, NULL, NULL, &e)) {
-        rp_failed(r, e.msg);
+    gpt2embed_error e;
+    if (gpt2embed_sinusoid_check_rotation(128, GPT2EMBED_SINUSOID_BASE, 100, 50, &worst, NULL, NULL, NULL, &e)) {
+        rp_failed(r, e.message);
         return;
     }
     /* sines and cosines of angles up to ~150 in double: differences of ~1e-13 are rounding */
@@ -34,13 +31,14 @@ void rp_sinusoidal(report_page *r)
 {
     double dot[50];
     g2e_err e;
+    gpt2embed_error de;
     render_png png;
     rp_section(r, "sinusoidal", _(T_SIN_H));
     rp_para(r, NULL, _(T_SIN_INTRO));
-    int rc = fig_pe_png(100, 128, SIN_DEFAULT_BASE, RENDER_CMAP_COOLWARM, 0, 0, &png, &e);
+    int rc = fig_pe_png(100, 128, GPT2EMBED_SINUSOID_BASE, RENDER_CMAP_COOLWARM, 0, 0, &png, &e);
     rp_figure(r, "pe-heatmap.png", _("PE(pos, i), 100 positions x 128 dimensions"), rc, &png, &e);
     fputs("<div class=\"row\"><div class=\"nums\">", r->f);
-    if (sin_dot_curve(0, 49, 128, SIN_DEFAULT_BASE, dot, &e) == 0) {
+    if (gpt2embed_sinusoid_dot_curve(0, 49, 128, GPT2EMBED_SINUSOID_BASE, dot, &de) == 0) {
         static const char *const HEAD[] = {"k", T_SIN_DOT};
         static const int KS[] = {0, 1, 2, 5, 10, 20, 30, 49};
         fputs("<table>\n", r->f);
@@ -50,10 +48,10 @@ void rp_sinusoidal(report_page *r)
         fputs("</table>\n", r->f);
         rp_para(r, "says", _(T_SIN_SAYS));
     } else {
-        rp_failed(r, e.msg);
+        rp_failed(r, de.message);
     }
     fputs("</div>\n", r->f);
-    rc = fig_dot_curve_png(0, 49, 128, SIN_DEFAULT_BASE, 0, 0, &png, &e);
+    rc = fig_dot_curve_png(0, 49, 128, GPT2EMBED_SINUSOID_BASE, 0, 0, &png, &e);
     rp_figure(r, "pe-dot.png", _("PE(0)·PE(pos), d = 128"), rc, &png, &e);
     fputs("</div>\n", r->f);
     sin_rotation(r);
@@ -68,7 +66,7 @@ static void wpe_distance_table(report_page *r, const double *l, const double *s)
     fputs("<table>\n", r->f);
     rp_header_row(r, HEAD, 3);
     for (int i = 0; i < 8; i++)
-        if (DS[i] < r->in->m->n_ctx)
+        if (DS[i] < gpt2embed_n_ctx(r->in->model))
             fprintf(r->f, "<tr><td>%zu</td><td>%.4f</td><td>%.4f</td></tr>\n", DS[i], l[DS[i]],
                     s[DS[i]]);
     fputs("</table>\n", r->f);
@@ -78,13 +76,14 @@ static void wpe_distance_table(report_page *r, const double *l, const double *s)
 /* the by-distance table and chart (both curves over every position) */
 static void wpe_by_distance(report_page *r)
 {
-    const g2e_model *m = r->in->m;
-    size_t n = m->n_ctx;
+    const gpt2embed_model *m = r->in->model;
+    size_t n = gpt2embed_n_ctx(m), C = gpt2embed_n_embd(m);
     double *l = malloc(n * sizeof *l), *s = malloc(n * sizeof *s);
     g2e_err e;
-    if (!l || !s || m->n_embd % 2 || sim_learned_by_distance(m, n, n - 1, l, NULL, &e) ||
-        sin_by_distance(n, m->n_embd, SIN_DEFAULT_BASE, n - 1, s, &e)) {
-        const char *why = !l || !s ? _("out of memory") : m->n_embd % 2 ? _("odd n_embd") : e.msg;
+    gpt2embed_error de;
+    if (!l || !s || C % 2 || gpt2embed_wpe_by_distance(m, n, n - 1, l, NULL, &de) ||
+        gpt2embed_sinusoid_by_distance(n, C, GPT2EMBED_SINUSOID_BASE, n - 1, s, &de)) {
+        const char *why = !l || !s ? _("out of memory") : C % 2 ? _("odd n_embd") : de.message;
         rp_say(r, "report: similarity by distance: %s", why);
         rp_failed(r, why);
         fputs("</div>\n", r->f);
@@ -93,7 +92,7 @@ static void wpe_by_distance(report_page *r)
         fputs("</div>\n", r->f);
         char *legend = fig_learned_legend(m);
         render_png png;
-        int rc = legend ? fig_by_distance_png(n, m->n_embd, SIN_DEFAULT_BASE, n - 1, s, l, legend, 0,
+        int rc = legend ? fig_by_distance_png(n, C, GPT2EMBED_SINUSOID_BASE, n - 1, s, l, legend, 0,
                                               0, &png, &e)
                         : g2e_fail(&e, G2E_ENOMEM, "out of memory for a figure's text");
         free(legend);
@@ -105,7 +104,7 @@ static void wpe_by_distance(report_page *r)
 
 void rp_wpe(report_page *r)
 {
-    const g2e_model *m = r->in->m;
+    const gpt2embed_model *m = r->in->model;
     render_png png;
     g2e_err e;
     rp_section(r, "wpe", _(T_WPE_H));
@@ -140,16 +139,16 @@ static void pca_table(report_page *r, const pca_result *res)
 
 void rp_pca(report_page *r)
 {
-    const g2e_model *m = r->in->m;
+    const gpt2embed_model *m = r->in->model;
     pca_result res;
     render_png png;
     g2e_err e;
     /* position 0 left out: GPT-2's outlier row would be a component of its own */
     pcasrc_spec src = {.of = PCASRC_WPE, .m = m, .skip = 1};
-    size_t k = m->n_embd < 4 ? m->n_embd : 4;
+    size_t C = gpt2embed_n_embd(m), N = gpt2embed_n_ctx(m), k = C < 4 ? C : 4;
     rp_section(r, "helix", _(T_PCA_H));
     fputs("<p>", r->f);
-    rp_put(r, _(T_PCA_INTRO), m->n_ctx - 1, m->n_embd, m->n_ctx - 1);
+    rp_put(r, _(T_PCA_INTRO), N - 1, C, N - 1);
     fputs("</p>\n", r->f);
     if (pcasrc_pca(&src, k, &res, NULL, &e)) {
         rp_say(r, "%s", e.msg);
@@ -179,11 +178,11 @@ void rp_pca(report_page *r)
 static void rope_schemes_table(report_page *r)
 {
     fputs("<table class=\"schemes\">\n", r->f);
-    for (size_t i = 0; i < INTERP_N_SCHEME_ROWS; i++) {
+    for (size_t i = 0; i < ROPE_N_SCHEME_ROWS; i++) {
         fputs("<tr>", r->f);
         for (size_t c = 0; c < 4; c++) {
             fputs(i == 0 || c == 0 ? "<th>" : "<td>", r->f);
-            rp_esc(r, g2e_tr(interp_schemes[i][c]));
+            rp_esc(r, g2e_tr(rope_schemes[i][c]));
             fputs(i == 0 || c == 0 ? "</th>" : "</td>", r->f);
         }
         fputs("</tr>\n", r->f);
@@ -193,7 +192,7 @@ static void rope_schemes_table(report_page *r)
 
 void rp_rope(report_page *r)
 {
-    size_t d = r->in->m->n_embd % 2 == 0 ? r->in->m->n_embd : 768, n = 1025, pair = sin_demo_pair(d);
+    size_t C = gpt2embed_n_embd(r->in->model), d = C % 2 == 0 ? C : 768, n = 1025, pair = d / 8;
     enum { PATH = 64 };
     double *mean = malloc(n * sizeof *mean), *exp_ = malloc(n * sizeof *exp_), xy[2 * PATH];
     rope_relative rel;
@@ -201,19 +200,19 @@ void rp_rope(report_page *r)
     rp_section(r, "rope", _(T_ROPE_H));
     rp_para(r, NULL, _(T_ROPE_INTRO));
     rope_schemes_table(r);
-    if (!mean || !exp_ || rope_check_relative(d, SIN_DEFAULT_BASE, 4096, 2000, 1, &rel, &e) ||
-        rope_dot_curve(d, SIN_DEFAULT_BASE, 0, n - 1, 16, 1, mean, exp_, &e) ||
-        rope_pair_path(d, SIN_DEFAULT_BASE, pair, 1, 0, PATH, xy, &e)) {
+    if (!mean || !exp_ || rope_check_relative(d, GPT2EMBED_SINUSOID_BASE, 4096, 2000, 1, &rel, &e) ||
+        rope_dot_curve(d, GPT2EMBED_SINUSOID_BASE, 0, n - 1, 16, 1, mean, exp_, &e) ||
+        rope_pair_path(d, GPT2EMBED_SINUSOID_BASE, pair, 1, 0, PATH, xy, &e)) {
         rp_failed(r, mean && exp_ ? e.msg : _("out of memory"));
     } else {
         fputs("<p>", r->f);
         rp_put(r, _(T_ROPE_CHECK), d, rel.pairs, 4096ULL, rel.max_dev);
         fputs("</p>\n", r->f);
         rp_para(r, "says", _(T_ROPE_SAYS));
-        double theta = pow(SIN_DEFAULT_BASE, -2.0 * (double)pair / (double)d);
+        double theta = pow(GPT2EMBED_SINUSOID_BASE, -2.0 * (double)pair / (double)d);
         render_png png;
         fputs("<div class=\"row\">", r->f);
-        int rc = fig_rope_dot_png(mean, exp_, 0, n, d, SIN_DEFAULT_BASE, &png, &e);
+        int rc = fig_rope_dot_png(mean, exp_, 0, n, d, GPT2EMBED_SINUSOID_BASE, &png, &e);
         rp_figure(r, "rope-dot.png", _(T_ROPE_DOT), rc, &png, &e);
         rc = fig_rope_rotation_png(xy, PATH, pair, theta, d, &png, &e);
         rp_figure(r, "rope-rotation.png", _("one RoPE pair as the position grows"), rc, &png, &e);

@@ -10,8 +10,8 @@
  * The headers of liblapacke-dev and libblas-dev still give the prototypes at build time
  * (the table below takes its types from them, so a mismatch does not compile); at run time
  * liblapacke.so.3 (Debian package liblapacke) and libblas.so.3 (libopenblas0-serial, or the
- * reference libblas3) must be installed. They are the same files the program used to link,
- * reached through the same names, so the results are the same bit for bit.
+ * reference libblas3) must be installed: the same libraries a program linking them would
+ * use, reached through the same names, so the results are the same bit for bit.
  */
 #ifndef G2E_LAPACK_DL_H
 #define G2E_LAPACK_DL_H

@@ -12,13 +12,13 @@
  * BLAS and LAPACK are whatever Debian's liblapack.so.3 / libblas.so.3 resolve to (the
  * alternatives system), loaded with dlopen on the first computation (lapack_dl.h), so
  * that no other command maps them; tools/install-deps.sh installs the single-threaded
- * OpenBLAS, which makes this about 6x faster than the reference implementation (bench/bench_pca.sh) and has
- * no threads whose scheduling could change a summation order.
+ * OpenBLAS, which is faster than the reference implementation (bench/PROGRAM.md) and has no
+ * threads whose scheduling could change a summation order.
  *
  * Why the covariance and not dgesdd on the centred matrix: for 1024 × 768 the covariance
  * route costs one dsyrk (~0.3 GFLOP) and one d × d tridiagonalisation; dgesdd bidiagonalises
- * the whole 1024 × 768 matrix and forms singular vectors, measured ~6× slower here (OpenBLAS:
- * 255 ms against ~45 ms; reference BLAS 1.9 s against ~0.3 s). The price is accuracy of the
+ * the whole 1024 × 768 matrix and forms singular vectors, several times slower
+ * (bench/PROGRAM.md). The price is accuracy of the
  * smallest components: an eigenvalue of C is good to about ε·d·λ_max in absolute terms
  * (forming C squares the condition number), so a component whose variance is below
  * `floor` (= ε·d·λ_max, reported) is rounding noise, whereas the SVD would resolve

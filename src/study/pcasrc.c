@@ -2,7 +2,6 @@
 /* pcasrc.c — the study commands' matrices and their PCA (see pcasrc.h). */
 #include "pcasrc.h"
 
-#include "similarity.h"
 #include "sinusoid.h"
 
 #include <stdlib.h>
@@ -16,18 +15,34 @@ void pcasrc_norms_free(pcasrc_norms *sn)
     }
 }
 
-int pcasrc_wpe_norms(const g2e_model *m, pcasrc_norms *out, g2e_err *err)
+/* rows [first, first + n) of table which of m as float32 into a new array *out. */
+static int load_rows(const gpt2embed_model *m, gpt2embed_table which, size_t first, size_t n, float **out,
+                     g2e_err *err)
+{
+    size_t C = gpt2embed_n_embd(m);
+    gpt2embed_error e;
+    if (!(*out = malloc((n ? n : 1) * C * sizeof **out)))
+        return g2e_fail(err, G2E_ENOMEM, "out of memory for %zu values", n * C);
+    if (gpt2embed_rows(m, which, first, n, *out, &e) == GPT2EMBED_OK)
+        return 0;
+    free(*out);
+    *out = NULL;
+    return g2e_fail(err, G2E_EINVAL, "%s", e.message);
+}
+
+int pcasrc_wpe_norms(const gpt2embed_model *m, pcasrc_norms *out, g2e_err *err)
 {
     memset(out, 0, sizeof *out);
     float *wpe = NULL;
-    int rc = sim_load_wpe(m, &wpe, err);
+    size_t N = gpt2embed_n_ctx(m), C = gpt2embed_n_embd(m);
+    int rc = load_rows(m, GPT2EMBED_WPE, 0, N, &wpe, err);
     if (rc)
         return rc;
-    out->n = m->n_ctx;
+    out->n = N;
     if (!(out->norm = malloc(out->n * sizeof *out->norm)))
         rc = g2e_fail(err, G2E_ENOMEM, "out of memory for %zu norms", out->n);
     else
-        pca_row_norms(wpe, m->n_ctx, m->n_embd, out->norm);
+        pca_row_norms(wpe, N, C, out->norm);
     free(wpe);
     if (rc == 0)
         rc = pca_norm_summarise(out->norm, out->n, PCASRC_NORM_SPLIT, &out->sum, err);
@@ -49,17 +64,26 @@ static int rows(const pcasrc_spec *s, float **xf, double **xd, size_t *n, size_t
             return g2e_fail(e, G2E_ENOMEM, "out of memory");
         return sin_matrix_f64(s->len, s->dim, s->base, *xd, e);
     }
+    *d = gpt2embed_n_embd(s->m);
     if (s->of == PCASRC_WPE) {
-        *n = s->m->n_ctx, *d = s->m->n_embd;
-        return sim_load_wpe(s->m, xf, e);
+        *n = gpt2embed_n_ctx(s->m);
+        return load_rows(s->m, GPT2EMBED_WPE, 0, *n, xf, e);
     }
-    *n = s->n_ids ? s->n_ids : s->m->n_vocab, *d = s->m->n_embd;
+    if (!s->n_ids) {
+        *n = gpt2embed_n_vocab(s->m);
+        return load_rows(s->m, GPT2EMBED_WTE, 0, *n, xf, e);
+    }
+    *n = s->n_ids;
     if (!(*xf = malloc(*n * *d * sizeof **xf)))
         return g2e_fail(e, G2E_ENOMEM, "out of memory for %zu rows of wte", *n);
+    size_t V = gpt2embed_n_vocab(s->m);
     for (size_t i = 0; i < *n; i++) {
-        int rc = model_wte_row(s->m, s->n_ids ? s->ids[i] : i, *xf + i * *d, e);
-        if (rc)
-            return rc;
+        gpt2embed_error ge;
+        if (s->ids[i] >= V)
+            return g2e_fail(e, G2E_EINVAL, "token id %llu is out of range (n_vocab %zu: 0..%zu)",
+                            (unsigned long long)s->ids[i], V, V - 1);
+        if (gpt2embed_rows(s->m, GPT2EMBED_WTE, s->ids[i], 1, *xf + i * *d, &ge))
+            return g2e_fail(e, G2E_EINVAL, "%s", ge.message);
     }
     return 0;
 }

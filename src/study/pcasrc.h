@@ -4,12 +4,14 @@
  *
  * What `pca`, `stats --by-position`, `rope` and the report share: each asks for the rows of
  * one source and gets exactly the same numbers, so a number on the report's page is the
- * number the command prints. The arithmetic is pca.h's, similarity.h's and sinusoid.h's;
- * this module only gathers the rows and checks the shapes with messages in the commands'
- * terms (--keep, --skip).
+ * number the command prints. The rows come through the library's door (gpt2embed_rows) and
+ * the sinusoidal encoding's double matrix from its numerics (sinusoid.h); the arithmetic is
+ * pca.h's; this module only gathers the rows and checks the shapes with messages in the
+ * commands' terms (--keep, --skip).
  *
- * Errors: a status (PCA_E_SHAPE, G2E_ENOMEM, or what the module underneath returned) and a
- * message in err; what an output parameter held is freed and zeroed.
+ * Errors: a status (PCA_E_SHAPE, G2E_ENOMEM, G2E_EINVAL with the door's message, or what the
+ * module underneath returned) and a message in err; what an output parameter held is freed
+ * and zeroed.
  * Deliberately left out: printing, formats, figures.
  */
 #ifndef G2E_PCASRC_H
@@ -19,7 +21,7 @@
 #include <stdint.h>
 
 #include "err.h"
-#include "model.h"
+#include "gpt2embed.h"
 #include "pca.h"
 
 /* Published analyses of GPT-2 small see flat wpe norms after about this position. */
@@ -33,7 +35,7 @@ typedef struct pcasrc_norms {
 } pcasrc_norms;
 
 /* wpe's row norms of m into *out (pcasrc_norms_free). */
-int pcasrc_wpe_norms(const g2e_model *m, pcasrc_norms *out, g2e_err *err);
+int pcasrc_wpe_norms(const gpt2embed_model *m, pcasrc_norms *out, g2e_err *err);
 /* Frees out->norm and zeroes *out; accepts NULL. */
 void pcasrc_norms_free(pcasrc_norms *sn);
 
@@ -42,7 +44,7 @@ enum { PCASRC_WPE = 0, PCASRC_WTE, PCASRC_SINUSOIDAL };
 
 typedef struct pcasrc_spec {
     int of;                    /* PCASRC_* */
-    const g2e_model *m;        /* wpe, wte (NULL for sinusoidal) */
+    const gpt2embed_model *m;  /* wpe, wte (NULL for sinusoidal) */
     const uint32_t *ids;       /* wte: these rows (n_ids > 0), else every row */
     size_t n_ids;
     size_t len, dim;           /* sinusoidal: the (len, dim) matrix */

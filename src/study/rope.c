@@ -2,6 +2,7 @@
 /* rope.c — RoFormer's rotary encoding and the two measurements of rope.h. The frequencies
  * are sinusoid.c's table (one place computes base^(2i/d)); everything is double. */
 #include "rope.h"
+#include "sinusoid.h"
 
 #include <float.h>
 
@@ -23,25 +24,32 @@ int rope_init(rope_table *t, size_t dim, double base, g2e_err *err)
     int rc = params(dim, base, err);
     if (rc)
         return rc;
-    return sin_table_init(&t->tab, dim, base, err);
+    sin_table tab;
+    if ((rc = sin_table_init(&tab, dim, base, err)))
+        return rc;
+    t->dim = tab.dim;
+    t->div = tab.div;   /* (the table's own array: rope_free frees it) */
+    return 0;
 }
 
 void rope_free(rope_table *t)
 {
-    if (t)
-        sin_table_free(&t->tab);
+    if (t) {
+        free(t->div);
+        memset(t, 0, sizeof *t);
+    }
 }
 
 double rope_theta(const rope_table *t, size_t i)
 {
-    return 1.0 / t->tab.div[i];
+    return 1.0 / t->div[i];
 }
 
 void rope_apply(const rope_table *t, uint64_t pos, const double *x, double *out)
 {
     double p = (double)pos;
-    for (size_t i = 0; i < t->tab.dim / 2; i++) {
-        double a = p / t->tab.div[i], c = cos(a), s = sin(a);
+    for (size_t i = 0; i < t->dim / 2; i++) {
+        double a = p / t->div[i], c = cos(a), s = sin(a);
         double u = x[2 * i], v = x[2 * i + 1];
         out[2 * i] = u * c - v * s;
         out[2 * i + 1] = u * s + v * c;
@@ -179,7 +187,7 @@ int rope_dot_curve(size_t dim, double base, uint64_t from, uint64_t to, size_t n
         if (expected) {
             double e = 0, kk = (double)(from + j);
             for (size_t i = 0; i < dim / 2; i++)
-                e += cos(kk / t.tab.div[i]);
+                e += cos(kk / t.div[i]);
             expected[j] = 2.0 * e / (double)dim;
         }
     }
@@ -202,7 +210,7 @@ int rope_pair_path(size_t dim, double base, size_t pair, double x0, double y0, u
     rope_table t;
     if ((rc = rope_init(&t, dim, base, err)))
         return rc;
-    double div = t.tab.div[pair];
+    double div = t.div[pair];
     rope_free(&t);
     for (uint64_t p = 0; p < n_pos; p++) {
         double a = (double)p / div, c = cos(a), s = sin(a);
@@ -221,3 +229,20 @@ int rope_relative_holds(const rope_relative *r, uint64_t max_pos)
 {
     return r->max_dev <= rope_rounding_bound(max_pos);
 }
+
+#ifndef N_
+#define N_(s) s
+#endif
+
+/* The three schemes, as the chapter names them (rows: property; columns: scheme). */
+const char *const rope_schemes[ROPE_N_SCHEME_ROWS][4] = {
+    {"", N_("learned absolute (GPT-2)"), N_("sinusoidal absolute"), N_("rotary relative (RoPE)")},
+    {N_("how it enters"), N_("added to the token vector"), N_("added to the token vector"),
+     N_("multiplies (rotates) q and k in every attention layer")},
+    {N_("parameters"), N_("n_ctx x d (GPT-2: 1024 x 768 = 786,432)"), N_("none (a formula)"), N_("none (a formula)")},
+    {N_("hard length limit"), N_("yes: n_ctx rows (1024)"), N_("no (positions never trained on are untested)"),
+     N_("no (quality past the trained length is not promised)")},
+    {N_("score q.k depends on"), N_("both absolute positions (whatever was learned)"),
+     N_("both: PE(m).PE(n) alone depends on m - n, the token cross terms do not"),
+     N_("only m - n: <R(m)q, R(n)k> = <R(m-n)q, k>")},
+};

@@ -27,10 +27,9 @@
 #include <stdint.h>
 
 #include "err.h"
-#include "sinusoid.h"
 
 enum {
-    ROPE_E_DIM = G2E_BASE(ROPE),  /* d zero or odd, or beyond SIN_MAX_DIM */
+    ROPE_E_DIM = G2E_BASE(ROPE),  /* d zero or odd, or beyond the sinusoidal encoding's widest (2^20) */
     ROPE_E_BASE,        /* base not finite or not > 1 */
     ROPE_E_LEN,         /* an empty range, or a position beyond ROPE_MAX_POS */
     ROPE_E_SIZE,        /* the work asked for exceeds the stated limit */
@@ -43,9 +42,11 @@ G2E_CODES_END(ROPE, ROPE_CODES_END_);
 /* Most rotations one call of the checks may do (d/2 pairs each): about a minute. */
 #define ROPE_MAX_WORK ((double)((uint64_t)1 << 32))
 
-/* The frequencies for width d and a base, computed once. Owns tab.div (rope_free). */
+/* The frequencies for width d and a base, computed once (the sinusoidal encoding's own
+ * denominators base^(2i/d)). Owns div (rope_free). */
 typedef struct rope_table {
-    sin_table tab;
+    size_t dim;
+    double *div;   /* (dim/2,) */
 } rope_table;
 
 /* Errors: ROPE_E_DIM, ROPE_E_BASE, G2E_ENOMEM; *t zeroed on error. */
@@ -97,5 +98,12 @@ int rope_dot_curve(size_t dim, double base, uint64_t from, uint64_t to, size_t n
  * Errors: ROPE_E_DIM (pair >= d/2 too), ROPE_E_BASE, ROPE_E_LEN (n_pos 0 or > ROPE_MAX_POS). */
 int rope_pair_path(size_t dim, double base, size_t pair, double x0, double y0, uint64_t n_pos,
                    double *xy, g2e_err *err);
+
+/* The three position schemes the chapter names, for `rope` and the report: row 0 the names
+ * (column 0 empty), then how each enters, its parameters, its length limit, and what the
+ * attention score depends on (column 0 the property). English msgids: show them through
+ * gettext (an empty cell stays empty). */
+#define ROPE_N_SCHEME_ROWS 5
+extern const char *const rope_schemes[ROPE_N_SCHEME_ROWS][4];
 
 #endif

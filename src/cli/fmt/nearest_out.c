@@ -4,24 +4,25 @@
 
 #include "json.h"
 #include "text.h"
-#include "rows_out.h"
+#include "i18n.h"
+#include "textfmt.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int nearest_partial(tok_tokenizer *tok, uint32_t id)
+int nearest_partial(const gpt2embed_tokenizer *tok, uint32_t id)
 {
     const uint8_t *b;
     size_t n;
-    return tok_piece(tok, id, &b, &n, NULL) == 0 && text_validate((const char *)b, n) != n;
+    return gpt2embed_token_bytes(tok, id, &b, &n, NULL) == GPT2EMBED_OK && text_validate((const char *)b, n) != n;
 }
 
 /* One hit: a table line or a JSON object. */
-static void put_hit(FILE *f, tok_tokenizer *tok, const sim_hit *h, size_t i, int json)
+static void put_hit(FILE *f, const gpt2embed_tokenizer *tok, const gpt2embed_hit *h, size_t i, int json)
 {
     const uint8_t *b;
     size_t bl;
-    int have = tok_piece(tok, h->id, &b, &bl, NULL) == 0;
+    int have = gpt2embed_token_bytes(tok, h->id, &b, &bl, NULL) == GPT2EMBED_OK;
     char *vis = have ? text_escape((const char *)b, bl, TEXT_ESC_VISIBLE) : NULL;
     if (json) {
         fprintf(f, "%s{\"rank\": %zu, \"id\": %u, \"piece\": ", i ? ", " : "", i + 1, h->id);
@@ -39,14 +40,14 @@ static void put_hit(FILE *f, tok_tokenizer *tok, const sim_hit *h, size_t i, int
         fprintf(f, "}");
     } else {
         fprintf(f, "%5zu %7u  ", i + 1, h->id);
-        rows_pad(f, vis ? vis : "?", 24, 0);
+        textfmt_pad(f, vis ? vis : "?", 24, 0);
         fprintf(f, " %.4f\n", h->cos);
     }
     free(vis);
 }
 
-void nearest_write(FILE *f, int json, tok_tokenizer *tok, const char *query, int partial,
-                   const sim_hit *hits, size_t n)
+void nearest_write(FILE *f, int json, const gpt2embed_tokenizer *tok, const char *query, int partial,
+                   const gpt2embed_hit *hits, size_t n)
 {
     if (json) {
         fprintf(f, "{\"query\": ");
@@ -54,13 +55,13 @@ void nearest_write(FILE *f, int json, tok_tokenizer *tok, const char *query, int
         fprintf(f, ", \"k\": %zu, \"nearest\": [", n);
     } else {
         /* (the query's description stays English: JSON carries it too) */
-        fprintf(f, g2e_tr("nearest wte rows to %s by cosine:\n"), query);
-        rows_pad(f, g2e_tr("rank"), 5, 1);
+        fprintf(f, _("nearest wte rows to %s by cosine:\n"), query);
+        textfmt_pad(f, _("rank"), 5, 1);
         fputc(' ', f);
-        rows_pad(f, g2e_tr("id"), 7, 1);
+        textfmt_pad(f, _("id"), 7, 1);
         fputs("  ", f);
-        rows_pad(f, g2e_tr("piece"), 24, 0);
-        fprintf(f, " %s\n", g2e_tr("cosine"));
+        textfmt_pad(f, _("piece"), 24, 0);
+        fprintf(f, " %s\n", _("cosine"));
     }
     for (size_t i = 0; i < n; i++) {
         put_hit(f, tok, &hits[i], i, json);
@@ -69,7 +70,7 @@ void nearest_write(FILE *f, int json, tok_tokenizer *tok, const char *query, int
     if (json)
         fprintf(f, "]}\n");
     else if (partial)
-        fputs(g2e_tr("\\xNN: a byte of a UTF-8 character that the token holds only part of; a piece shown alone "
+        fputs(_("\\xNN: a byte of a UTF-8 character that the token holds only part of; a piece shown alone "
                 "has no text around it to say which character (gpt2-embed TEXT shows it, e.g. 犬 (1/3))\n"), f);
 }
 
@@ -83,20 +84,23 @@ int nearest_query_vector(const npy_array *arr, const char *path, size_t C, float
     return 0;
 }
 
-int nearest_query_token(const g2e_model *m, uint32_t id, int have_pos, uint64_t pos, float *q,
+int nearest_query_token(const gpt2embed_model *m, uint32_t id, int have_pos, uint64_t pos, float *q,
                         float *scratch, g2e_err *err)
 {
-    if (id >= m->n_vocab)
-        return g2e_fail(err, G2E_EINVAL, "token ID %u is outside the vocabulary (0..%zu)", id, m->n_vocab - 1);
-    int rc = model_wte_row(m, id, q, err);
-    if (rc || !have_pos)
-        return rc;
-    if (pos >= m->n_ctx)
+    size_t V = gpt2embed_n_vocab(m), N = gpt2embed_n_ctx(m), C = gpt2embed_n_embd(m);
+    gpt2embed_error e;
+    if (id >= V)
+        return g2e_fail(err, G2E_EINVAL, "token ID %u is outside the vocabulary (0..%zu)", id, V - 1);
+    if (gpt2embed_rows(m, GPT2EMBED_WTE, id, 1, q, &e))
+        return g2e_fail(err, G2E_EINVAL, "%s", e.message);
+    if (!have_pos)
+        return 0;
+    if (pos >= N)
         return g2e_fail(err, G2E_EINVAL, "position %llu is outside wpe, which has %zu rows (0..%zu)",
-                        (unsigned long long)pos, m->n_ctx, m->n_ctx - 1);
-    if ((rc = model_wpe_row(m, (size_t)pos, scratch, err)) != 0)
-        return rc;
-    for (size_t c = 0; c < m->n_embd; c++)
+                        (unsigned long long)pos, N, N - 1);
+    if (gpt2embed_rows(m, GPT2EMBED_WPE, (size_t)pos, 1, scratch, &e))
+        return g2e_fail(err, G2E_EINVAL, "%s", e.message);
+    for (size_t c = 0; c < C; c++)
         q[c] = q[c] + scratch[c];
     return 0;
 }

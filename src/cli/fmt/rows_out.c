@@ -6,7 +6,6 @@
 
 #include "json.h"
 #include "text.h"
-#include "similarity.h"
 #include "textpos.h"
 
 #include <math.h>
@@ -42,42 +41,47 @@ static int nomem(g2e_err *err)
     return g2e_fail(err, G2E_ENOMEM, "out of memory");
 }
 
-int rows_tokens_text(rows_tokens *r, tok_tokenizer *t, const char *text, size_t len,
-                     tok_special special, unsigned flags, int bos, g2e_err *err)
+int rows_tokens_text(rows_tokens *r, gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
+                     int bos, gpt2embed_error *err)
 {
     memset(r, 0, sizeof *r);
     r->text = text;
     r->text_len = len;
-    tok_ids ti;
-    int rc = tok_encode(t, text, len, special, flags, &ti, NULL, err);
-    if (rc)
-        return rc;
+    uint32_t *ids;
+    size_t *offs, n;
+    gpt2embed_status s = gpt2embed_tokenize_ex(t, text, len, flags, &ids, &offs, &n, err);
+    if (s)
+        return s;
     size_t extra = bos ? 1 : 0;
-    r->ids = malloc((ti.n + extra + 1) * sizeof *r->ids);
-    r->offs = malloc((ti.n + extra + 1) * sizeof *r->offs);
-    if (!r->ids || !r->offs) {
-        tok_ids_free(&ti);
-        return nomem(err);
+    r->ids = malloc((n + extra + 1) * sizeof *r->ids);
+    r->offs = malloc((n + extra + 1) * sizeof *r->offs);
+    r->spans = malloc((n + extra + 1) * sizeof *r->spans);
+    g2e_err e;
+    int rc = r->ids && r->offs && r->spans ? 0 : nomem(&e);
+    if (!rc) {
+        if (extra) {
+            r->ids[0] = GPT2EMBED_TOKEN_EOT;
+            r->offs[0] = 0;
+        }
+        if (n)
+            memcpy(r->ids + extra, ids, n * sizeof *ids);
+        memcpy(r->offs + extra, offs, (n + 1) * sizeof *offs);
+        r->T = n + extra;
+        rc = tokchars_spans(text, len, r->offs, r->T, r->spans, &e);
     }
-    if (extra) {
-        r->ids[0] = TOK_ENDOFTEXT;
-        r->offs[0] = 0;
-    }
-    if (ti.n)
-        memcpy(r->ids + extra, ti.ids, ti.n * sizeof *ti.ids);
-    for (size_t i = 0; i <= ti.n; i++)
-        r->offs[i + extra] = ti.offsets ? ti.offsets[i] : 0;
-    r->T = ti.n + extra;
-    tok_ids_free(&ti);
-    r->spans = malloc((r->T ? r->T : 1) * sizeof *r->spans);
-    if (!r->spans)
-        return nomem(err);
-    return tokchars_spans(text, len, r->offs, r->T, r->spans, err);
+    gpt2embed_free(ids);
+    gpt2embed_free(offs);
+    if (rc && err)
+        *err = (gpt2embed_error){.status = rc == G2E_ENOMEM ? GPT2EMBED_E_NOMEM : GPT2EMBED_E_INTERNAL,
+                                 .offset = GPT2EMBED_NONE, .index = GPT2EMBED_NONE};
+    if (rc && err)
+        snprintf(err->message, sizeof err->message, "%s", e.msg);
+    return rc ? (rc == G2E_ENOMEM ? GPT2EMBED_E_NOMEM : GPT2EMBED_E_INTERNAL) : 0;
 }
 
 /* IDs: the characters behind the tokens are those of the IDs' bytes one after another (what
  * `decode` gives), so that "163 232 105" shows 犬 (1/3), 犬 (2/3), 犬 (3/3) too. */
-int rows_tokens_ids(rows_tokens *r, tok_tokenizer *t, const uint32_t *ids, size_t T, g2e_err *err)
+int rows_tokens_ids(rows_tokens *r, const gpt2embed_tokenizer *t, const uint32_t *ids, size_t T, g2e_err *err)
 {
     memset(r, 0, sizeof *r);
     r->from_ids = 1;
@@ -92,7 +96,7 @@ int rows_tokens_ids(rows_tokens *r, tok_tokenizer *t, const uint32_t *ids, size_
     size_t n;
     for (size_t i = 0; offs && i < T; i++) {
         offs[i] = len;
-        len += tok_piece(t, ids[i], &b, &n, NULL) == 0 ? n : 0;
+        len += gpt2embed_token_bytes(t, ids[i], &b, &n, NULL) == GPT2EMBED_OK ? n : 0;
     }
     r->ids_text = offs ? malloc(len + 1) : NULL;
     r->spans = malloc((T ? T : 1) * sizeof *r->spans);
@@ -100,7 +104,7 @@ int rows_tokens_ids(rows_tokens *r, tok_tokenizer *t, const uint32_t *ids, size_
     if (r->ids_text && r->spans) {
         offs[T] = len;
         for (size_t i = 0; i < T; i++)
-            if (tok_piece(t, ids[i], &b, &n, NULL) == 0)
+            if (gpt2embed_token_bytes(t, ids[i], &b, &n, NULL) == GPT2EMBED_OK)
                 memcpy(r->ids_text + offs[i], b, n);
         r->ids_text[len] = '\0';
         r->text = r->ids_text;
@@ -124,15 +128,15 @@ void rows_tokens_free(rows_tokens *r)
     memset(r, 0, sizeof *r);
 }
 
-void rows_piece(tok_tokenizer *t, const rows_tokens *r, size_t i, const uint8_t **b, size_t *n)
+void rows_piece(const gpt2embed_tokenizer *t, const rows_tokens *r, size_t i, const uint8_t **b, size_t *n)
 {
-    if (tok_piece(t, r->ids[i], b, n, NULL) != 0) {
+    if (gpt2embed_token_bytes(t, r->ids[i], b, n, NULL) != GPT2EMBED_OK) {
         *b = (const uint8_t *)"";
         *n = 0;
     }
 }
 
-char *rows_shown(tok_tokenizer *t, const rows_tokens *r, size_t i)
+char *rows_shown(const gpt2embed_tokenizer *t, const rows_tokens *r, size_t i)
 {
     if (r->spans && (r->spans[i].head.n || r->spans[i].tail.n))
         return tokchars_display_alloc(r->text, &r->spans[i]);
@@ -142,33 +146,98 @@ char *rows_shown(tok_tokenizer *t, const rows_tokens *r, size_t i)
     return text_escape((const char *)b, n, TEXT_ESC_VISIBLE);
 }
 
-/* ---- 3. the document ---- */
+/* ---- the plan ---- */
 
-/* One row's three vectors (token, position, sum) into buf; an error names the row. */
-static int get_row(const rows_doc *d, size_t w, size_t r, float *buf, int *pad, g2e_err *err)
+int rows_plan_make(rows_plan *p, size_t T, size_t start, size_t window, size_t stride, g2e_err *err)
 {
-    g2e_err e;
-    if (embed_plan_row(d->ec, d->plan, d->tok->ids, w, r, buf, pad, &e) == 0)
+    *p = (rows_plan){.T = T, .start = start, .window = window, .stride = stride, .n_windows = 1, .W = T};
+    if (!window)
         return 0;
-    return g2e_fail(err, e.code, "internal error: row %zu could not be read",
-                    embed_plan_token(d->plan, w, r));
+    if (start)
+        return g2e_fail(err, G2E_EINVAL, "windows start at position 0, not %zu", start);
+    gpt2embed_error e;
+    if (gpt2embed_windows(T, window, stride, &p->n_windows, NULL, &e))
+        return g2e_fail(err, G2E_EINVAL, "%s", e.message);
+    p->W = window;
+    return 0;
 }
 
-static int write_binary(const rows_doc *d, FILE *f, int npy, float *buf, g2e_err *err)
+size_t rows_plan_token(const rows_plan *p, size_t w, size_t r)
 {
-    const embed_plan *p = d->plan;
-    size_t C = d->ec->m->n_embd, shape[4], nd = 0;
+    size_t t = p->window ? w * p->stride + r : r;
+    return t < p->T ? t : SIZE_MAX;
+}
+
+size_t rows_plan_position(const rows_plan *p, size_t w, size_t r)
+{
+    (void)w;
+    return p->window ? r : p->start + r;
+}
+
+/* ---- 3. the document ---- */
+
+enum { BLOCK = 64 };   /* rows made by one call of the door */
+
+/* The rows being written: the token, position and sum rows of window w, rows [r0, r0 + nb),
+ * made by one gpt2embed_embed_ex (consecutive tokens at consecutive positions), and the
+ * three vectors of the row asked for last. */
+typedef struct maker {
+    const rows_doc *d;
+    size_t C, w, r0, nb;
+    float *blk;              /* (3, BLOCK, C): token, position, sum rows */
+    float *buf;              /* (3, C): the row asked for */
+} maker;
+
+static int maker_init(maker *k, const rows_doc *d, g2e_err *err)
+{
+    *k = (maker){.d = d, .C = gpt2embed_n_embd(d->m)};
+    k->blk = malloc(3 * (BLOCK + 1) * k->C * sizeof *k->blk);
+    k->buf = k->blk ? k->blk + 3 * BLOCK * k->C : NULL;
+    return k->blk ? 0 : nomem(err);
+}
+
+/* k->buf = token, position and sum rows of window w, row r; zeros and *pad = 1 for a padding
+ * row. An error names the row. */
+static int get_row(maker *k, size_t w, size_t r, int *pad, g2e_err *err)
+{
+    const rows_plan *p = k->d->plan;
+    size_t C = k->C, t = rows_plan_token(p, w, r);
+    *pad = t == SIZE_MAX;
+    if (*pad) {
+        memset(k->buf, 0, 3 * C * sizeof *k->buf);
+        return 0;
+    }
+    if (!(k->nb && k->w == w && r >= k->r0 && r < k->r0 + k->nb)) {
+        size_t n = p->W - r < BLOCK ? p->W - r : BLOCK;
+        n = n < p->T - t ? n : p->T - t;
+        gpt2embed_error e;
+        float *tok = k->blk, *pos = tok + BLOCK * C, *sum = pos + BLOCK * C;
+        k->nb = 0;
+        if (gpt2embed_embed_ex(k->d->m, k->d->tok->ids + t, n, rows_plan_position(p, w, r), k->d->pe,
+                               k->d->pe_scale, sum, tok, pos, &e))   /* (the IDs and positions were checked) */
+            return g2e_fail(err, G2E_EINVAL, "internal error: row %zu could not be read", t);
+        k->w = w, k->r0 = r, k->nb = n;
+    }
+    for (int part = 0; part < 3; part++)
+        memcpy(k->buf + (size_t)part * C, k->blk + ((size_t)part * BLOCK + (r - k->r0)) * C, C * sizeof *k->buf);
+    return 0;
+}
+
+static int write_binary(const rows_doc *d, FILE *f, int npy, maker *k, g2e_err *err)
+{
+    const rows_plan *p = d->plan;
+    size_t C = k->C, shape[4], nd = 0;
     if (d->parts) shape[nd++] = 3;
     if (p->window) shape[nd++] = p->n_windows;
     shape[nd++] = p->W;
     shape[nd++] = C;
     rows_out ro;
     int rc = rows_out_begin(&ro, f, npy, shape, (int)nd, err), pad;
-    for (int k = d->parts ? 0 : 2; k < 3 && rc == 0; k++)
+    for (int part = d->parts ? 0 : 2; part < 3 && rc == 0; part++)
         for (size_t w = 0; w < p->n_windows && rc == 0; w++)
             for (size_t r = 0; r < p->W && rc == 0; r++)
-                if (!(rc = embed_plan_row(d->ec, p, d->tok->ids, w, r, buf, &pad, err)))
-                    rc = rows_out_put(&ro, buf + (size_t)k * C, C, err);
+                if (!(rc = get_row(k, w, r, &pad, err)))
+                    rc = rows_out_put(&ro, k->buf + (size_t)part * C, C, err);
     return rc ? rc : rows_out_end(&ro, err);
 }
 
@@ -184,19 +253,20 @@ static void json_vec(FILE *f, const float *v, size_t C)
 
 static void json_head(const rows_doc *d, FILE *f)
 {
-    const g2e_model *m = d->ec->m;
-    size_t C = m->n_embd;
-    fprintf(f, "{\"model\": {\"name\": \"%s\", \"weights\": ", m->size_name ? m->size_name : "unknown");
+    const gpt2embed_model *m = d->m;
+    size_t C = gpt2embed_n_embd(m);
+    const char *name = gpt2embed_model_name(m);
+    fprintf(f, "{\"model\": {\"name\": \"%s\", \"weights\": ", name ? name : "unknown");
     json_write_string(f, d->weights, strlen(d->weights));
     fprintf(f, ", \"n_vocab\": %zu, \"n_ctx\": %zu, \"n_embd\": %zu, \"dtype\": \"%s\"}, \"pe\": \"%s\", "
-               "\"n_tokens\": %zu, \"start_pos\": %zu", m->n_vocab, m->n_ctx, C,
-            st_dtype_name(m->wte->dtype), d->ec->pe == EMBED_PE_LEARNED ? "learned" : "sinusoidal",
-            d->plan->T, d->plan->start);
-    if (d->ec->pe == EMBED_PE_SINUSOIDAL) {   /* the scale, as the table's summary states it */
+               "\"n_tokens\": %zu, \"start_pos\": %zu", gpt2embed_n_vocab(m), gpt2embed_n_ctx(m), C,
+            gpt2embed_dtype_name(gpt2embed_table_dtype(m, GPT2EMBED_WTE)),
+            d->pe == GPT2EMBED_PE_LEARNED ? "learned" : "sinusoidal", d->plan->T, d->plan->start);
+    if (d->pe == GPT2EMBED_PE_SINUSOIDAL) {   /* the scale, as the table's summary states it */
         fputs(", \"pe_scale\": ", f);
-        json_write_f64(f, d->ec->pe_scale);
+        json_write_f64(f, d->pe_scale);
         fputs(", \"pe_norm\": ", f);
-        json_write_f64(f, d->ec->pe_scale * sqrt((double)C / 2.0));
+        json_write_f64(f, d->pe_scale * sqrt((double)C / 2.0));
         fputs(", \"wte_norm_mean\": ", f);
         json_write_f64(f, d->wte_norm);
         if (d->wpe_norm > 0) {
@@ -213,7 +283,7 @@ static void json_head(const rows_doc *d, FILE *f)
 /* One token object of the JSON document (buf: its three vectors). */
 static void json_token(const rows_doc *d, FILE *f, size_t t, const float *buf)
 {
-    size_t C = d->ec->m->n_embd;
+    size_t C = gpt2embed_n_embd(d->m);
     const uint8_t *b;
     size_t n;
     rows_piece(d->tz, d->tok, t, &b, &n);
@@ -234,23 +304,23 @@ static void json_token(const rows_doc *d, FILE *f, size_t t, const float *buf)
     }
 }
 
-static int write_json(const rows_doc *d, FILE *f, float *buf, g2e_err *err)
+static int write_json(const rows_doc *d, FILE *f, maker *k, g2e_err *err)
 {
-    const embed_plan *p = d->plan;
+    const rows_plan *p = d->plan;
     json_head(d, f);
     for (size_t w = 0; w < p->n_windows; w++) {
         if (p->window)
             fprintf(f, "%s{\"window\": %zu, \"tokens\": [", w ? ", " : "", w);
         for (size_t r = 0; r < p->W; r++) {
             int pad;
-            if (get_row(d, w, r, buf, &pad, err))
+            if (get_row(k, w, r, &pad, err))
                 return -1;
-            fprintf(f, "%s{\"pos\": %zu, ", r ? ", " : "", embed_plan_position(p, w, r));
+            fprintf(f, "%s{\"pos\": %zu, ", r ? ", " : "", rows_plan_position(p, w, r));
             if (pad) {
                 fprintf(f, "\"padding\": true, \"vector\": ");
-                json_vec(f, buf, d->ec->m->n_embd);
+                json_vec(f, k->buf, k->C);
             } else {
-                json_token(d, f, embed_plan_token(p, w, r), buf);
+                json_token(d, f, rows_plan_token(p, w, r), k->buf);
             }
             fputc('}', f);
         }
@@ -265,7 +335,7 @@ static int write_json(const rows_doc *d, FILE *f, float *buf, g2e_err *err)
 static void csv_fields(const rows_doc *d, FILE *f, size_t w, size_t r, int part)
 {
     static const char *const PART[3] = {"token", "position", "sum"};
-    size_t t = embed_plan_token(d->plan, w, r), position = embed_plan_position(d->plan, w, r);
+    size_t t = rows_plan_token(d->plan, w, r), position = rows_plan_position(d->plan, w, r);
     if (d->plan->window) fprintf(f, "%zu,", w);
     if (t == SIZE_MAX) {
         fprintf(f, "%zu,,,(padding),,", position);
@@ -275,9 +345,9 @@ static void csv_fields(const rows_doc *d, FILE *f, size_t w, size_t r, int part)
         rows_piece(d->tz, d->tok, t, &b, &n);
         char *vis = text_escape((const char *)b, n, TEXT_ESC_VISIBLE), *disp = rows_shown(d->tz, d->tok, t);
         fprintf(f, "%zu,%zu,%u,", position, t, d->tok->ids[t]);
-        rows_csv_field(f, vis ? vis : "", vis ? strlen(vis) : 0);
+        textfmt_csv_field(f, vis ? vis : "", vis ? strlen(vis) : 0);
         fputc(',', f);
-        rows_csv_field(f, disp ? disp : "", disp ? strlen(disp) : 0);
+        textfmt_csv_field(f, disp ? disp : "", disp ? strlen(disp) : 0);
         fputc(',', f);
         free(vis);
         free(disp);
@@ -285,9 +355,9 @@ static void csv_fields(const rows_doc *d, FILE *f, size_t w, size_t r, int part)
     if (d->parts) fprintf(f, "%s,", PART[part]);
 }
 
-static int write_csv(const rows_doc *d, FILE *f, float *buf, g2e_err *err)
+static int write_csv(const rows_doc *d, FILE *f, maker *k, g2e_err *err)
 {
-    size_t C = d->ec->m->n_embd;
+    size_t C = k->C;
     if (d->plan->window) fputs("window,", f);
     fputs("pos,index,id,piece,display,", f);
     if (d->parts) fputs("part,", f);
@@ -296,49 +366,17 @@ static int write_csv(const rows_doc *d, FILE *f, float *buf, g2e_err *err)
     for (size_t w = 0; w < d->plan->n_windows; w++)
         for (size_t r = 0; r < d->plan->W; r++) {
             int pad;
-            if (get_row(d, w, r, buf, &pad, err))
+            if (get_row(k, w, r, &pad, err))
                 return -1;
-            for (int k = d->parts ? 0 : 2; k < 3; k++) {
-                csv_fields(d, f, w, r, k);
+            for (int part = d->parts ? 0 : 2; part < 3; part++) {
+                csv_fields(d, f, w, r, part);
                 for (size_t c = 0; c < C; c++) {
-                    fprintf(f, "%.9g", (double)buf[(size_t)k * C + c]);
+                    fprintf(f, "%.9g", (double)k->buf[(size_t)part * C + c]);
                     fputc(c + 1 < C ? ',' : '\n', f);
                 }
             }
         }
     return 0;
-}
-
-/* ---- text helpers (out.h's out_pad, out_rpad and out_csv_field are these) ---- */
-
-void rows_pad(FILE *f, const char *s, size_t width, int right)
-{
-    size_t w = text_width(s, strlen(s));
-    if (!right)
-        fputs(s, f);
-    for (; w < width; w++)
-        fputc(' ', f);
-    if (right)
-        fputs(s, f);
-}
-
-void rows_csv_field(FILE *f, const char *s, size_t n)
-{
-    int quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
-    for (size_t i = 0; i < n && !quote; i++)
-        if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
-            quote = 1;
-    if (!quote) {
-        fwrite(s, 1, n, f);
-        return;
-    }
-    fputc('"', f);
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
-            fputc('"', f);
-        fputc(s[i], f);
-    }
-    fputc('"', f);
 }
 
 /* ---- the text table ---- */
@@ -355,33 +393,34 @@ static double norm(const float *v, size_t C)
  * wider per byte). */
 static void table_head(const rows_doc *d, FILE *f, size_t w, size_t show)
 {
-    const embed_plan *p = d->plan;
+    const rows_plan *p = d->plan;
     if (p->window) {
         size_t first = w * p->stride, last = first + p->W < p->T ? first + p->W : p->T;
         fprintf(f, g2e_tr("%swindow %zu: tokens %zu..%zu at positions 0..%zu\n"), w ? "\n" : "", w,
                 first, last - 1, last - first - 1);
     }
-    rows_pad(f, g2e_tr("pos"), 5, 1);
+    textfmt_pad(f, g2e_tr("pos"), 5, 1);
     fputc(' ', f);
-    rows_pad(f, g2e_tr("id"), 6, 1);
+    textfmt_pad(f, g2e_tr("id"), 6, 1);
     fputs("  ", f);
-    rows_pad(f, g2e_tr("piece"), 18, 0);
+    textfmt_pad(f, g2e_tr("piece"), 18, 0);
     /* TRANSLATORS: the norms of the token, position and sum vectors, headings of 8 columns */
     const char *norms[3] = {g2e_tr("|token|"), g2e_tr("|pos|"), g2e_tr("|sum|")};
     for (int k = 0; k < 3; k++) {
         fputc(' ', f);
-        rows_pad(f, norms[k], 8, 1);
+        textfmt_pad(f, norms[k], 8, 1);
     }
     fputs("  ", f);
     fprintf(f, g2e_tr("sum[0..%zu]\n"), show ? show - 1 : 0);
 }
 
 /* The rows of window w; the rest of the last window (padding) as one line. */
-static int table_rows(const rows_doc *d, FILE *f, size_t w, size_t show, float *buf, g2e_err *err)
+static int table_rows(const rows_doc *d, FILE *f, size_t w, size_t show, maker *k, g2e_err *err)
 {
-    size_t C = d->ec->m->n_embd, R = d->plan->W;
+    size_t C = k->C, R = d->plan->W;
+    const float *buf = k->buf;
     for (size_t r = 0; r < R; r++) {
-        size_t t = embed_plan_token(d->plan, w, r), position = embed_plan_position(d->plan, w, r);
+        size_t t = rows_plan_token(d->plan, w, r), position = rows_plan_position(d->plan, w, r);
         int pad;
         if (t == SIZE_MAX) {
             if (R - r == 1)
@@ -392,11 +431,11 @@ static int table_rows(const rows_doc *d, FILE *f, size_t w, size_t show, float *
                         "output)\n"), "", "", R - r, position, R - 1);
             break;
         }
-        if (get_row(d, w, r, buf, &pad, err))
+        if (get_row(k, w, r, &pad, err))
             return -1;
         char *vis = rows_shown(d->tz, d->tok, t);
         fprintf(f, "%5zu %6u  ", position, d->tok->ids[t]);
-        rows_pad(f, vis ? vis : "?", 18, 0);
+        textfmt_pad(f, vis ? vis : "?", 18, 0);
         free(vis);
         fprintf(f, " %8.4f %8.4f %8.4f ", norm(buf, C), norm(buf + C, C), norm(buf + 2 * C, C));
         for (size_t c = 0; c < show; c++)
@@ -408,15 +447,16 @@ static int table_rows(const rows_doc *d, FILE *f, size_t w, size_t show, float *
 
 static void table_summary(const rows_doc *d, FILE *f)
 {
-    const embed_plan *p = d->plan;
-    const g2e_model *m = d->ec->m;
-    int learned = d->ec->pe == EMBED_PE_LEARNED;
+    const rows_plan *p = d->plan;
+    const gpt2embed_model *m = d->m;
+    const char *name = gpt2embed_model_name(m);
+    int learned = d->pe == GPT2EMBED_PE_LEARNED;
     size_t used = p->window ? (p->T < p->W ? p->T : p->W) : p->T;
     char *vw = text_escape(d->weights, strlen(d->weights), TEXT_ESC_BIDI);   /* shown to a person */
     /* one token, one window: the singular (two messages; g2e_tr has no plural forms) */
     fprintf(f, p->T == 1 ? g2e_tr("model %s (%s): n_embd %zu, %s positions; %zu token")
                          : g2e_tr("model %s (%s): n_embd %zu, %s positions; %zu tokens"),
-            m->size_name ? m->size_name : g2e_tr("unknown"), vw ? vw : "?", m->n_embd,
+            name ? name : g2e_tr("unknown"), vw ? vw : "?", gpt2embed_n_embd(m),
             learned ? g2e_tr("learned") : g2e_tr("sinusoidal"), p->T);
     free(vw);
     if (p->window)
@@ -424,7 +464,7 @@ static void table_summary(const rows_doc *d, FILE *f)
                                      : g2e_tr(" in %zu windows of %zu (stride %llu)"),
                 p->n_windows, p->W, (unsigned long long)p->stride);
     if (learned)
-        fprintf(f, g2e_tr(", %zu of %zu positions used\n"), p->start + used, m->n_ctx);
+        fprintf(f, g2e_tr(", %zu of %zu positions used\n"), p->start + used, gpt2embed_n_ctx(m));
     else
         fprintf(f, g2e_tr(", positions %llu..%llu\n"), (unsigned long long)p->start,
                 (unsigned long long)(p->start + used - (used ? 1 : 0)));
@@ -435,12 +475,12 @@ static void table_summary(const rows_doc *d, FILE *f)
     }
 }
 
-static int write_table(const rows_doc *d, FILE *f, float *buf, g2e_err *err)
+static int write_table(const rows_doc *d, FILE *f, maker *k, g2e_err *err)
 {
-    size_t C = d->ec->m->n_embd, show = d->show < C ? d->show : C;
+    size_t show = d->show < k->C ? d->show : k->C;
     for (size_t w = 0; w < d->plan->n_windows; w++) {
         table_head(d, f, w, show);
-        if (table_rows(d, f, w, show, buf, err))
+        if (table_rows(d, f, w, show, k, err))
             return -1;
     }
     table_summary(d, f);
@@ -449,8 +489,8 @@ static int write_table(const rows_doc *d, FILE *f, float *buf, g2e_err *err)
 
 char *rows_pe_statement(const rows_doc *d)
 {
-    size_t C = d->ec->m->n_embd;
-    double s = d->ec->pe_scale, pe = s * sqrt((double)C / 2.0);
+    size_t C = gpt2embed_n_embd(d->m);
+    double s = d->pe_scale, pe = s * sqrt((double)C / 2.0);
     char *a, *b;
     if (s != 1.0 && d->wpe_norm > 0)
         a = textfmt_printf(g2e_tr("sinusoidal positions scaled by %.6g (--pe-scale wpe: mean |wpe| %.4f / "
@@ -475,18 +515,18 @@ char *rows_pe_statement(const rows_doc *d)
 
 int rows_write(FILE *f, int fmt, const rows_doc *d, g2e_err *err)
 {
-    float *buf = malloc(3 * d->ec->m->n_embd * sizeof *buf);
-    if (!buf)
-        return nomem(err);
+    maker k;
+    if (maker_init(&k, d, err))
+        return G2E_ENOMEM;
     int rc;
     switch (fmt) {
-    case ROWS_NPY: rc = write_binary(d, f, 1, buf, err); break;
-    case ROWS_RAW: rc = write_binary(d, f, 0, buf, err); break;
-    case ROWS_JSON: rc = write_json(d, f, buf, err); break;
-    case ROWS_CSV: rc = write_csv(d, f, buf, err); break;
-    default: rc = write_table(d, f, buf, err); break;
+    case ROWS_NPY: rc = write_binary(d, f, 1, &k, err); break;
+    case ROWS_RAW: rc = write_binary(d, f, 0, &k, err); break;
+    case ROWS_JSON: rc = write_json(d, f, &k, err); break;
+    case ROWS_CSV: rc = write_csv(d, f, &k, err); break;
+    default: rc = write_table(d, f, &k, err); break;
     }
-    free(buf);
+    free(k.blk);
     return rc;
 }
 
@@ -532,12 +572,12 @@ void rows_where(const rows_tokens *r, size_t n, size_t last, int upto, char *buf
 
 /* The fixed encoding's rows have norm exactly sqrt(n_embd / 2) (sin^2 + cos^2 = 1 in each of
  * n_embd/2 pairs). */
-char *rows_pe_caveat(const g2e_model *m, double wte_norm)
+char *rows_pe_caveat(const gpt2embed_model *m, double wte_norm)
 {
-    size_t C = m->n_embd;
+    size_t C = gpt2embed_n_embd(m);
     double pe = sqrt((double)C / 2.0), tok = wte_norm;
-    sim_stats st;
-    if (tok <= 0 && sim_stats_of(m, 0, &st, NULL) == 0)
+    gpt2embed_stats st;
+    if (tok <= 0 && gpt2embed_table_stats(m, GPT2EMBED_WTE, &st, NULL) == GPT2EMBED_OK)
         tok = st.norm_mean;
     if (tok > 0 && pe / tok >= 2.0)   /* the chapter's warning: position swamps meaning */
         return textfmt_printf(g2e_tr("its vectors (norm sqrt(%zu/2) = %.1f) are %.1f times as long as this model's "
@@ -551,31 +591,30 @@ char *rows_pe_caveat(const g2e_model *m, double wte_norm)
                               "zero); --pe-scale wpe scales them to wpe's size"), C, pe);
 }
 
-int rows_strips(const embed_ctx *ec, const embed_plan *p, const rows_tokens *tk, tok_tokenizer *tz,
-                size_t R, float *data, char **labels, size_t *n, g2e_err *err)
+int rows_strips(const rows_doc *d, size_t R, float *data, char **labels, size_t *n, g2e_err *err)
 {
-    size_t C = ec->m->n_embd;
-    float *buf = malloc(3 * C * sizeof *buf);
-    int pad = 0, rc = buf ? 0 : nomem(err);
+    maker k;
+    if (maker_init(&k, d, err))
+        return G2E_ENOMEM;
+    size_t C = k.C;
+    int pad = 0, rc = 0;
     for (*n = 0; rc == 0 && *n < R; ++*n) {
-        size_t r = *n, t = embed_plan_token(p, 0, r);
-        if (embed_plan_row(ec, p, tk->ids, 0, r, buf, &pad, NULL)) {
-            rc = g2e_fail(err, EMBED_E_ID, "internal error: row %zu could not be read", t);
+        size_t r = *n, t = rows_plan_token(d->plan, 0, r);
+        if ((rc = get_row(&k, 0, r, &pad, err)) != 0)
             break;
-        }
         if (pad)
             break;
-        for (int k = 0; k < 3; k++)
-            memcpy(data + (size_t)k * R * C + r * C, buf + (size_t)k * C, C * sizeof *buf);
-        char *vis = rows_shown(tz, tk, t);
+        for (int part = 0; part < 3; part++)
+            memcpy(data + (size_t)part * R * C + r * C, k.buf + (size_t)part * C, C * sizeof *k.buf);
+        char *vis = rows_shown(d->tz, d->tok, t);
         size_t ll = (vis ? strlen(vis) : 0) + 32;
         if ((labels[r] = malloc(ll)) != NULL)
-            snprintf(labels[r], ll, "%zu %s", embed_plan_position(p, 0, r), vis ? vis : "?");
+            snprintf(labels[r], ll, "%zu %s", rows_plan_position(d->plan, 0, r), vis ? vis : "?");
         free(vis);
         if (!labels[r])
             rc = nomem(err);
     }
-    free(buf);
+    free(k.blk);
     if (rc)
         return rc;
     /* Pack the n filled rows of each part together (a strip reads (n, C) per part). */

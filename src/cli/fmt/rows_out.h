@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* rows_out.h — embedding rows written out, one row at a time: what `gpt2-embed` (the main
- * job) writes, for every caller that has token IDs and an embed_ctx.
+ * job) writes, for every caller that has token IDs and a model (gpt2embed.h).
  *
  * Three layers, each usable alone:
  *   1. rows_out_*: a matrix streamed row by row as npy (npy.h's header, float32, C order)
@@ -9,8 +9,8 @@
  *      token in the text, and the characters behind each token (tokchars.h), from a text
  *      (tokenized, optionally after <|endoftext|>) or from IDs (whose pieces, one after
  *      another, then stand in for the text, as `decode` gives it).
- *   3. rows_write: the whole document in one of five formats, from tokens + embed_plan
- *      (embed.h: windows, start position, padding) + embed_ctx:
+ *   3. rows_write: the whole document in one of five formats, from tokens + rows_plan
+ *      (windows, start position, padding: gpt2embed_windows) + the model and its positions:
  *        ROWS_TABLE  the aligned text table (norms, the first `show` components), a
  *                    padding line, the summary line and, for sinusoidal positions, the
  *                    scale statement (headings translated, g2e_tr);
@@ -21,21 +21,21 @@
  *        ROWS_CSV    a header, then one line per row (and part): window, pos, index, id,
  *                    piece, display, part, c0..c(C-1) at "%.9g";
  *        ROWS_RAW    the npy's data without the header.
- *      Rows are made as they are written (embed_row): nothing of size T * C is held.
+ *      Rows are made as they are written, a few at a time (gpt2embed_embed_ex): nothing of
+ *      size T * C is held.
  *
- * Errors: 0 or a status (G2E_ENOMEM, npy.h's, embed.h's), message in *err. A failing FILE
+ * Errors: 0 or a status (G2E_ENOMEM, npy.h's, G2E_EINVAL for the door's), message in *err. A failing FILE
  * is the caller's to detect (ferror; the program's out_commit reports it).
  * Deliberately left out: opening files (outfile.h), figures (the rendering wing).
  */
 #ifndef G2E_ROWS_OUT_H
 #define G2E_ROWS_OUT_H
 
-#include "embed.h"
 #include "err.h"
+#include "gpt2embed.h"
 #include "npy.h"
 #include "textpos.h"
 #include "tokchars.h"
-#include "tokenizer.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -69,30 +69,51 @@ typedef struct rows_tokens {
     int from_ids;
 } rows_tokens;
 
-/* Tokenizes text[0..len) (tok_encode's special and flags), with <|endoftext|> first when bos.
- * text must outlive *r. Errors: tok_encode's (code and message as it gives them), the
- * characters' (tokchars_spans), G2E_ENOMEM. On error *r needs rows_tokens_free. */
-int rows_tokens_text(rows_tokens *r, tok_tokenizer *t, const char *text, size_t len,
-                     tok_special special, unsigned flags, int bos, g2e_err *err);
-/* Copies ids[0..T) (not checked against n_vocab: embed_check_ids does that). G2E_ENOMEM. */
-int rows_tokens_ids(rows_tokens *r, tok_tokenizer *t, const uint32_t *ids, size_t T, g2e_err *err);
+/* Tokenizes text[0..len) (gpt2embed_tokenize_ex's flags), with <|endoftext|> first when bos.
+ * text must outlive *r. Returns 0 or the door's status, with its error in *err (the
+ * characters' as G2E_EINVAL: GPT2EMBED_E_INTERNAL, an out of memory: GPT2EMBED_E_NOMEM). On
+ * error *r needs rows_tokens_free. */
+int rows_tokens_text(rows_tokens *r, gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
+                     int bos, gpt2embed_error *err);
+/* Copies ids[0..T) (not checked against n_vocab: the caller does that). G2E_ENOMEM. */
+int rows_tokens_ids(rows_tokens *r, const gpt2embed_tokenizer *t, const uint32_t *ids, size_t T, g2e_err *err);
 /* Frees what *r owns; accepts a zeroed one. */
 void rows_tokens_free(rows_tokens *r);
 /* Token i's piece (bytes; "" for an ID without one). */
-void rows_piece(tok_tokenizer *t, const rows_tokens *r, size_t i, const uint8_t **b, size_t *n);
+void rows_piece(const gpt2embed_tokenizer *t, const rows_tokens *r, size_t i, const uint8_t **b, size_t *n);
 /* How token i is shown on one line (caller frees; NULL if out of memory): the character and
  * its share when the token holds part of one ("犬 (1/3)"), else the piece made visible
  * (text.h's TEXT_ESC_VISIBLE). */
-char *rows_shown(tok_tokenizer *t, const rows_tokens *r, size_t i);
+char *rows_shown(const gpt2embed_tokenizer *t, const rows_tokens *r, size_t i);
+
+/* Which token and position each output row is: T tokens from position start (one window of
+ * W = T rows), or windows of W = window rows starting every stride tokens, each from
+ * position 0, the last padded with zero rows to W (gpt2embed_windows). */
+typedef struct rows_plan {
+    size_t T, start;
+    size_t window, stride;   /* 0: no windows */
+    size_t n_windows, W;     /* the windows (1 without); rows per window */
+} rows_plan;
+
+/* Fills *p; with window > 0, start must be 0 and 1 <= stride <= window (and
+ * gpt2embed_windows' limit on padding): G2E_EINVAL with the door's message. Positions are
+ * checked when the rows are made. */
+int rows_plan_make(rows_plan *p, size_t T, size_t start, size_t window, size_t stride, g2e_err *err);
+/* The token index of window w, row r, or SIZE_MAX for a padding row. */
+size_t rows_plan_token(const rows_plan *p, size_t w, size_t r);
+/* The position of window w, row r (r with windows, start + r without). */
+size_t rows_plan_position(const rows_plan *p, size_t w, size_t r);
 
 /* ---- 3. the document ---- */
 enum { ROWS_TABLE, ROWS_JSON, ROWS_NPY, ROWS_CSV, ROWS_RAW };
 
 typedef struct rows_doc {
-    const embed_ctx *ec;        /* model and positions */
-    const embed_plan *plan;     /* which token and position each row is */
+    const gpt2embed_model *m;
+    gpt2embed_pe pe;            /* the positions: learned, or sinusoidal times pe_scale */
+    double pe_scale;            /* 1.0 for learned positions */
+    const rows_plan *plan;      /* which token and position each row is */
     const rows_tokens *tok;
-    tok_tokenizer *tz;          /* the pieces */
+    const gpt2embed_tokenizer *tz; /* the pieces */
     const char *weights;        /* the weights' path, as JSON and the table name it */
     int parts;                  /* token and position vectors too (not for ROWS_TABLE) */
     size_t show;                /* ROWS_TABLE: components of each sum shown */
@@ -121,18 +142,11 @@ void rows_where(const rows_tokens *r, size_t n, size_t last, int upto, char *buf
  * vectors (wte_norm: their mean norm, 0 to compute it here), and that --pe-scale wpe scales
  * it, for the over-limit message (translated, no newline): a new string (caller frees), NULL
  * when out of memory. */
-char *rows_pe_caveat(const g2e_model *m, double wte_norm);
-/* The first window's first rows (at most R, up to the first padding row) for a strips figure:
- * data (3 * R * n_embd floats) receives token, position and sum rows, packed as (3, n, C);
- * labels[r] a new string "POSITION PIECE" (caller frees each). *n: the rows filled. */
-int rows_strips(const embed_ctx *ec, const embed_plan *p, const rows_tokens *tk, tok_tokenizer *tz,
-                size_t R, float *data, char **labels, size_t *n, g2e_err *err);
+char *rows_pe_caveat(const gpt2embed_model *m, double wte_norm);
+/* The first window's first rows (at most R, up to the first padding row) of d for a strips
+ * figure: data (3 * R * n_embd floats) receives token, position and sum rows, packed as
+ * (3, n, C); labels[r] a new string "POSITION PIECE" (caller frees each). *n: the rows filled. */
+int rows_strips(const rows_doc *d, size_t R, float *data, char **labels, size_t *n, g2e_err *err);
 
-/* ---- text helpers (the one implementation; out.h's out_pad/out_rpad/out_csv_field) ---- */
-/* s then spaces to `width` display columns (text_width), or (right = 1) spaces then s. */
-void rows_pad(FILE *f, const char *s, size_t width, int right);
-/* A CSV field (RFC 4180): quoted, with quotes doubled, if it holds ',', '"', CR or LF or
- * starts or ends with a space; as it is otherwise. */
-void rows_csv_field(FILE *f, const char *s, size_t n);
 
 #endif

@@ -3,7 +3,7 @@
 #include "stats_out.h"
 
 #include "json.h"
-#include "rows_out.h"
+#include "textfmt.h"
 #include "text.h"
 
 #include <math.h>
@@ -12,7 +12,7 @@
 
 #define N_(s) s   /* a message marked for xgettext, translated where it is shown */
 
-static void json_matrix(FILE *f, const char *name, const sim_stats *s, size_t top)
+static void json_matrix(FILE *f, const char *name, const gpt2embed_stats *s, size_t top)
 {
     fprintf(f, "\"%s\": {\"rows\": %zu, \"cols\": %zu, \"norm_mean\": ", name, s->rows, s->cols);
     json_write_f64(f, s->norm_mean);
@@ -35,7 +35,7 @@ static void json_matrix(FILE *f, const char *name, const sim_stats *s, size_t to
     fprintf(f, "]}");
 }
 
-static void table_top(FILE *f, const sim_stats *s, size_t top, tok_tokenizer *tok)
+static void table_top(FILE *f, const gpt2embed_stats *s, size_t top, const gpt2embed_tokenizer *tok)
 {
     /* TRANSLATORS: between the items of a list on one line ("、" in Japanese) */
     const char *sep = g2e_tr(", ");
@@ -44,7 +44,7 @@ static void table_top(FILE *f, const sim_stats *s, size_t top, tok_tokenizer *to
         const uint8_t *b;
         size_t n;
         char *vis = NULL;
-        if (tok_piece(tok, (uint32_t)s[0].top[i], &b, &n, NULL) == 0)
+        if (gpt2embed_token_bytes(tok, (uint32_t)s[0].top[i], &b, &n, NULL) == GPT2EMBED_OK)
             vis = text_escape((const char *)b, n, TEXT_ESC_VISIBLE);
         fprintf(f, "%s%zu '%s' (%.3f)", i ? sep : " ", s[0].top[i], vis ? vis : "?", s[0].top_norm[i]);
         free(vis);
@@ -60,12 +60,12 @@ static void table_top(FILE *f, const sim_stats *s, size_t top, tok_tokenizer *to
 /* A row label padded by display width (translated labels are wider per byte). */
 static void label(FILE *f, const char *s)
 {
-    rows_pad(f, s, 22, 0);
+    textfmt_pad(f, s, 22, 0);
     fputc(' ', f);
 }
 
-static void table(FILE *f, const char *path, size_t n_embd, const sim_stats *s, size_t top,
-                  tok_tokenizer *tok)
+static void table(FILE *f, const char *path, size_t n_embd, const gpt2embed_stats *s, size_t top,
+                  const gpt2embed_tokenizer *tok)
 {
     char *vp = text_escape(path, strlen(path), TEXT_ESC_BIDI);   /* shown to a person */
     fprintf(f, g2e_tr("Scale of the embeddings in %s (n_embd %zu)\n\n"), vp ? vp : "?", n_embd);
@@ -78,9 +78,9 @@ static void table(FILE *f, const char *path, size_t n_embd, const sim_stats *s, 
         w[k] = d > 14 ? (int)d : 14;
     }
     label(f, "");
-    rows_pad(f, head[0], (size_t)w[0], 1);
+    textfmt_pad(f, head[0], (size_t)w[0], 1);
     fputc(' ', f);
-    rows_pad(f, head[1], (size_t)w[1], 1);
+    textfmt_pad(f, head[1], (size_t)w[1], 1);
     fputc('\n', f);
     label(f, g2e_tr("rows"));
     fprintf(f, "%*zu %*zu\n", w[0], s[0].rows, w[1], s[1].rows);
@@ -100,12 +100,12 @@ static void table(FILE *f, const char *path, size_t n_embd, const sim_stats *s, 
 }
 
 /* 1 when the matrix holds a NaN or an infinity (its sums are then not finite). */
-static int undefined(const sim_stats *s)
+static int undefined(const gpt2embed_stats *s)
 {
     return !isfinite(s->norm_mean) || !isfinite(s->mean) || !isfinite(s->mean_abs);
 }
 
-static void undefined_note(FILE *f, const sim_stats *s)
+static void undefined_note(FILE *f, const gpt2embed_stats *s)
 {
     for (int w = 0; w < 2; w++)
         if (isnan(s[w].std))
@@ -113,7 +113,7 @@ static void undefined_note(FILE *f, const sim_stats *s)
                        "here, null in JSON)\n", w ? "wpe" : "wte");
 }
 
-void stats_mark_undefined(sim_stats *s)
+void stats_mark_undefined(gpt2embed_stats *s)
 {
     /* A NaN or an infinity makes the sums non-finite; the library then still gives std 0 and
      * the min/max over the other rows, which must not read as results. */
@@ -123,8 +123,8 @@ void stats_mark_undefined(sim_stats *s)
     }
 }
 
-void stats_write(FILE *f, int json, const char *path, size_t n_embd, const sim_stats s[2],
-                 size_t top, tok_tokenizer *tok)
+void stats_write(FILE *f, int json, const char *path, size_t n_embd, const gpt2embed_stats s[2],
+                 size_t top, const gpt2embed_tokenizer *tok)
 {
     if (!json) {
         table(f, path, n_embd, s, top, tok);

@@ -78,9 +78,8 @@ static int u_escape(jp *p, size_t esc, char **o, int lossy)
  * word, then byte by byte near the end; each step stores its bytes whole at the output
  * before looking at them (the caller gives 16 bytes of room past the run). Bytes >= 0x80
  * are only noted (*high), not decoded here: a string that holds any is checked as UTF-8
- * once it is decoded, by text_validate (32 bytes a step with AVX2). Decoding them here one
- * character at a time, as before, cost 9.3 M instructions and 44 k mispredicted branches
- * more on the benchmark corpus's JSON lines (callgrind) than that check. */
+ * once it is decoded, by text_validate (32 bytes a step with AVX2), which costs less than
+ * decoding them here one character at a time (bench/PROGRAM.md). */
 
 /* Copies the run at s[i..n) to *po and returns where it ends: at the first '"', '\\' or
  * control byte, or n; *po moves as far; *high is non-zero after a run with a byte >= 0x80. */

@@ -13,10 +13,8 @@
  *
  * Why not cJSON for the line (it still checks the other members' values): its strings end
  * at a NUL and it refuses the lone surrogates that --lossy must replace; and this is the hot
- * path of `tokenize --jsonl`. On the benchmark corpus as JSON lines (18.2 MB, 328,485
- * lines) reading every "text" costs about 78 M instructions here (jsonl_usual_lines, the
- * UTF-8 check included; the first version took 149 M, and the tokenizer's check of the
- * same texts 16 M more) against 756 M with cJSON_ParseWithLength (callgrind).
+ * path of `tokenize --jsonl`, where it reads every "text" in about a tenth of the
+ * instructions cJSON_ParseWithLength takes (bench/PROGRAM.md).
  *
  * Status codes: JSONL_E_SYNTAX, G2E_ENOMEM. Errors carry a fixed English reason (the
  * text of tokenize --jsonl's messages and error objects) and the byte offset in the line

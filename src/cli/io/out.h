@@ -14,8 +14,8 @@
 
 #include "json.h"
 #include "outfile.h"
-#include "rows_out.h"
 #include "text.h"
+#include "textfmt.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -58,10 +58,10 @@ void out_f64(FILE *f, double v);   /* "%.17g": round-trips any double */
  * of memory. */
 #define out_piece_visible(s, n) text_escape((s), (n), TEXT_ESC_VISIBLE)
 #define out_display_width(s) text_width((s), strlen(s))   /* terminal columns (text.h) */
-#define out_pad(f, s, width) rows_pad((f), (s), (width), 0)    /* s, then spaces to width */
-#define out_rpad(f, s, width) rows_pad((f), (s), (width), 1)   /* spaces, then s */
+#define out_pad(f, s, width) textfmt_pad((f), (s), (width), 0)    /* s, then spaces to width */
+#define out_rpad(f, s, width) textfmt_pad((f), (s), (width), 1)   /* spaces, then s */
 #define out_json_string(f, s, n) json_write_string((f), (s), (n))   /* json.h's escaping */
-#define out_csv_field(f, s, n) rows_csv_field((f), (s), (n))        /* RFC 4180 */
+#define out_csv_field(f, s, n) textfmt_csv_field((f), (s), (n))        /* RFC 4180 */
 
 /* ---- the format from -o's file name ---- */
 

@@ -4,13 +4,10 @@
  * Why a regular file of TEXTIN_HUGE_MIN (64 KB) or more is read into huge pages rather
  * than mapped: a file's mapping is made of 4 KB pages, and every one the process touches
  * first costs a fault or, on VMs that shadow the guest's page tables, a trap to the host
- * even once mapped (about 4 us each on the 2-vCPU VM of bench/TOKENIZER_SIMD.md, round
- * 13: the UTF-8 check's first pass over the mapped corpus took 9-11 ms, its second 0.7).
- * Read into memory advised to 2 MB pages, the 13 MB corpus takes 4 ms (the copy and the
- * zeroed pages) and the check then 0.7 ms. `tokenize --format ids -f corpus`, CPU time,
- * 31 alternating rounds: 0.936x on one thread, 0.919x on two; 0.88-0.95x for files of
- * 64 KB to 4 MB (21 rounds each). Peak RSS of the corpus: 1.2-1.6 MB more (the last huge
- * page's rounding). Where the memory cannot be had, the file is mapped as before. The copy
+ * even once mapped; read into memory advised to 2 MB pages, the text costs a copy and a few
+ * faults, and tokenizing a large file takes less CPU time for a little more memory (the
+ * last huge page's rounding; the figures: bench/PROGRAM.md). Where the memory cannot be
+ * had, the file is mapped. The copy
  * also holds the text as it was read: another program truncating the file cannot pull it
  * away. Above TEXTIN_HUGE_MAX (256 MB) the file is mapped all the same: its pages then stay
  * the page cache's, which the kernel can drop under memory pressure, where a copy would be
@@ -125,9 +122,9 @@ int textin_fd(textin *in, int fd, const char *name, g2e_err *err)
         rc = 0;
         /* the page cache's pages, no copy, mapped as they are first read: a fault maps the
          * pages around it (large folios at a time where the file has them), and the threads
-         * that read a large text take its faults in parallel. MAP_POPULATE mapped all 13 MB
-         * of the corpus in the calling thread before any work began: 1.1-4.9 ms, against
-         * 0.7-1.0 ms of faults in all (bench/THREADS.md, "the serial start"). */
+         * that read a large text take its faults in parallel, where MAP_POPULATE would map
+         * it all in the calling thread before any work began, which takes longer
+         * (bench/PROGRAM.md). */
         size_t skip = (size_t)at % (size_t)sysconf(_SC_PAGESIZE); /* (mappings start on a page) */
         char *m = mmap(NULL, skip + n, PROT_READ, MAP_PRIVATE, fd, at - (off_t)skip);
         if (m == MAP_FAILED)

@@ -349,8 +349,8 @@ int toks_write_ids(eng *e, unsigned threads, const char *text, size_t len, tok_s
     tok_special sp = special;
     if (!text && len)
         return g2e_fail(err, G2E_EINVAL, "tok_encode: NULL text with length %zu", len);
-    /* the IDs' text table from 64 KB of text (0.8 M instructions for GPT-2's: it pays from
-     * ~20k IDs; without it, divisions) */
+    /* the IDs' text table from 64 KB of text, where it pays for its making (bench/PROGRAM.md);
+     * without it, divisions */
     if (streamable(e, threads, text ? text : "", len, &sp, len >= (64u << 10) ? &idt : NULL)) {
         chunks c = {.special = sp, .flags = TOK_VALID_UTF8, .idt = &idt, .write = write, .user = user};
         rc = len ? chunks_run(e, threads, text, len, &c) : (c.werr = write(user, "\n", 1)) ? TOKS_E_WRITE : 0;
@@ -660,7 +660,7 @@ static int jb_usual(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const js
     if (!p->o->put && !p->pre.n) {
         /* the plain answers, {"ids":[...]}, straight on up to a refused text: room made once,
          * the line and position counted in locals, no test of kept members or put per line
-         * (jb_ids): 10.6 M fewer instructions on the corpus's 328,485 lines, of 731 M */
+         * (jb_ids; bench/PROGRAM.md) */
         if (bb_room(&p->out, k * 11 + ID_ROOM(p->ids.n)))
             return -1;
         char *o = p->out.p + p->out.n;

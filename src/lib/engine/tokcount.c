@@ -2,7 +2,6 @@
 /* tokcount.c — a text against a context (see tokcount.h). */
 #include "tokcount.h"
 #include "embed.h"
-#include "json.h"
 #include "bytebuf.h"
 
 #include <errno.h>
@@ -114,17 +113,26 @@ static int tc_put(void *user, const uint32_t *ids, size_t n, const size_t *start
     return c->keep.oom; /* (out of memory: the run stops) */
 }
 
-int tokcount_fd(eng *e, unsigned threads, int fd, size_t ctx, tokcount *r, g2e_err *err)
+int tokcount_stream(eng *e, unsigned threads, eng_read_fn read, void *user, size_t ctx, tokcount *r,
+                    g2e_err *err)
 {
     memset(r, 0, sizeof *r);
+    r->bad_offset = SIZE_MAX;
     tc_stream c = {.t = eng_tables(e), .ctx = ctx};
-    eng_text o = {.special = TOK_SPECIAL_TOKEN, .read = eng_read_fd, .read_user = &fd, .put = tc_put,
+    eng_text o = {.special = TOK_SPECIAL_TOKEN, .read = read, .read_user = user, .put = tc_put,
                   .text = tc_text, .user = &c};
     int rc = eng_stream(e, threads, &o);
     if (rc == ENG_STOPPED || rc == G2E_ENOMEM) /* (tc_put stops only when out of memory) */
         rc = g2e_fail(err, G2E_ENOMEM, "out of memory counting %llu bytes", (unsigned long long)c.bytes);
     else if (rc)
         rc = g2e_fail(err, rc, "%s", o.msg);
+    if (rc) {
+        size_t bad = o.bad_offset == UINT64_MAX ? SIZE_MAX : (size_t)o.bad_offset;
+        int sys = o.sys_errno;
+        bb_free(&c.keep);
+        r->bad_offset = bad, r->sys_errno = sys;
+        return rc;
+    }
     r->bytes = (size_t)c.bytes, r->chars = (size_t)c.chars, r->tokens = (size_t)c.tokens;
     r->fits = r->tokens <= ctx;
     if (!rc)
@@ -141,63 +149,4 @@ void tokcount_free(tokcount *r)
 {
     free(r->cc);
     memset(r, 0, sizeof *r);
-}
-
-/* "per_char": every character, costliest first, through the one JSON writer. */
-static void json_per_char(FILE *f, const tokcount *r)
-{
-    json_w w;
-    json_init(&w, f);
-    json_begin_array(&w);
-    for (size_t i = 0; i < r->n_cc; i++) {
-        const charcost_row *c = &r->cc[i];
-        json_begin_object(&w);
-        json_key(&w, "char");
-        json_str(&w, c->bytes, c->len);
-        json_key(&w, "codepoint");
-        if (c->cp >= 0)
-            json_uint(&w, (unsigned)c->cp);
-        else
-            json_null(&w);
-        json_key(&w, "bytes");
-        json_uint(&w, c->len);
-        json_key(&w, "first_byte");
-        json_uint(&w, c->first);
-        json_key(&w, "count");
-        json_uint(&w, c->count);
-        json_key(&w, "tokens");
-        json_f64(&w, c->tokens);
-        json_key(&w, "tokens_per_char");
-        json_f64(&w, c->tokens / (double)c->count);
-        json_end_object(&w);
-    }
-    json_end_array(&w);
-}
-
-void tokcount_json(FILE *f, const char *name, const char *kind, const tokcount *r, int lossy)
-{
-    fputs("{\"input\": ", f);
-    json_write_string(f, name, strlen(name));
-    fprintf(f, ", \"kind\": \"%s\", \"bytes\": %zu, \"chars\": %zu, \"tokens\": %zu, \"chars_per_token\": ", kind, r->bytes,
-            r->chars, r->tokens);
-    if (r->tokens) /* a display value: chars and tokens are exact */
-        fprintf(f, "%.6g", (double)r->chars / (double)r->tokens);
-    else
-        fputs("null", f);
-    fprintf(f, ", \"fits\": %s, \"windows\": %zu", r->fits ? "true" : "false", r->windows);
-    if (lossy)
-        fprintf(f, ", \"replaced\": %zu", r->replaced);
-    if (r->cc) {
-        fputs(", \"per_char\": ", f);
-        json_per_char(f, r);
-    }
-    if (r->fits) {
-        fputs(", \"cut\": null}", f);
-        return;
-    }
-    fprintf(f, ",\n  \"cut\": {\"byte\": %zu, \"chars_before\": %zu, \"inside_char\": %s, \"line\": %zu, "
-               "\"column\": %zu, \"snippet\": ", r->cut_byte, r->cut_chars, r->inside ? "true" : "false",
-            r->line, r->col);
-    json_write_string(f, r->snippet, strlen(r->snippet));
-    fputs("}}", f);
 }

@@ -13,8 +13,8 @@
  * counted on the engine's threads by eng_count, the rest by eng_encode (with offsets).
  *
  * Status codes: tokenizer.h's (TOK_E_UTF8 for invalid input without TOKCOUNT_LOSSY),
- * embed.h's for ctx, G2E_ENOMEM. Deliberately left out: names of inputs and tables (the
- * program's), overlapping windows (embed.h).
+ * embed.h's for ctx, G2E_ENOMEM. Deliberately left out: names of inputs, tables and JSON
+ * (the program's, over the public gpt2embed_count_ex), overlapping windows (embed.h).
  */
 #ifndef G2E_TOKCOUNT_H
 #define G2E_TOKCOUNT_H
@@ -23,7 +23,6 @@
 #include "textpos.h"
 #include "engine.h"
 
-#include <stdio.h>
 
 #define TOKCOUNT_LOSSY 1u    /* replace ill-formed UTF-8 with U+FFFD instead of failing */
 #define TOKCOUNT_PER_CHAR 2u /* also fill cc / n_cc */
@@ -41,6 +40,7 @@ typedef struct tokcount {
     charcost_row *cc;             /* TOKCOUNT_PER_CHAR: (n_cc) rows, costliest first (owned) */
     size_t n_cc;
     size_t bad_offset;            /* on TOK_E_UTF8 / TOK_E_SPECIAL: the byte, else SIZE_MAX */
+    int sys_errno;                /* tokcount_stream's failed read: its errno */
 } tokcount;
 
 /* Counts text[0..len) against a context of ctx tokens into *r (tokcount_free releases it;
@@ -50,15 +50,11 @@ int tokcount_text(eng *e, unsigned threads, const char *text, size_t len, size_t
                   g2e_err *err);
 void tokcount_free(tokcount *r);
 
-/* The same, strict (no flags), for the text read from fd to its end as it comes
- * (eng_stream): memory is the stream's and the text up to a little past
- * the ctx-th token (for the cut's line, column and snippet), whatever the input's length.
- * Errors: tokcount_text's, ENG_E_READ, ENG_E_LONG (engine.h). */
-int tokcount_fd(eng *e, unsigned threads, int fd, size_t ctx, tokcount *r, g2e_err *err);
-
-/* One input's object of `count --format json` onto f: {"input": name, "kind": kind,
- * "bytes": B, "chars": C, "tokens": N, "chars_per_token": x (null for no tokens), "fits": b,
- * "windows": W[, "replaced": R when lossy][, "per_char": [...]], "cut": null or {...}}. */
-void tokcount_json(FILE *f, const char *name, const char *kind, const tokcount *r, int lossy);
+/* The same, strict (no flags), for the text read through read(user, ...) to its end as it
+ * comes (eng_stream): memory is the stream's and the text up to a little past the ctx-th
+ * token (for the cut's line, column and snippet), whatever the input's length. Errors:
+ * tokcount_text's, ENG_E_READ and ENG_CANCELED (r->sys_errno), ENG_E_LONG (engine.h). */
+int tokcount_stream(eng *e, unsigned threads, eng_read_fn read, void *user, size_t ctx, tokcount *r,
+                    g2e_err *err);
 
 #endif

@@ -8,12 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t embed_max_positions(const g2e_model *m, embed_pe pe)
+/* The number of positions the scheme allows: n_ctx for learned, SIN_MAX_POS for sinusoidal
+ * (the encoding's exactness bound, 2^53). */
+static size_t max_positions(const g2e_model *m, embed_pe pe)
 {
     return pe == EMBED_PE_SINUSOIDAL ? (size_t)SIN_MAX_POS : m->n_ctx;
 }
 
-int embed_check_ids(const g2e_model *m, const uint32_t *ids, size_t T, g2e_err *err)
+/* Every ID against n_vocab (EMBED_E_ID names the first bad one and its index). */
+static int check_ids(const g2e_model *m, const uint32_t *ids, size_t T, g2e_err *err)
 {
     for (size_t t = 0; t < T; t++)
         if (ids[t] >= m->n_vocab)
@@ -25,10 +28,10 @@ int embed_check_ids(const g2e_model *m, const uint32_t *ids, size_t T, g2e_err *
 int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
                 g2e_err *err)
 {
-    int rc = embed_check_ids(m, ids, T, err);
+    int rc = check_ids(m, ids, T, err);
     if (rc)
         return rc;
-    size_t max = embed_max_positions(m, pe);
+    size_t max = max_positions(m, pe);
     if (start > max || T > max - start) {
         if (pe == EMBED_PE_SINUSOIDAL)
             return g2e_fail(err, EMBED_E_CONTEXT,
@@ -169,45 +172,4 @@ int embed_window_padding(size_t T, size_t W, size_t S, size_t *padding, g2e_err 
                         W, T, pad, EMBED_MAX_PADDING);
     *padding = pad;
     return 0;
-}
-
-int embed_plan_make(embed_plan *p, size_t T, size_t start, size_t window, size_t stride,
-                    g2e_err *err)
-{
-    *p = (embed_plan){.T = T, .start = start, .window = window, .stride = stride,
-                      .n_windows = 1, .W = T};
-    if (!window)
-        return 0;
-    if (start)
-        return g2e_fail(err, EMBED_E_WINDOW, "windows start at position 0, not %zu", start);
-    size_t pad;
-    int rc = embed_windows(T, window, stride, &p->n_windows, err);
-    if (!rc)
-        rc = embed_window_padding(T, window, stride, &pad, err);
-    p->W = window;
-    return rc;
-}
-
-size_t embed_plan_token(const embed_plan *p, size_t w, size_t r)
-{
-    size_t t = p->window ? w * p->stride + r : r;
-    return t < p->T ? t : SIZE_MAX;
-}
-
-size_t embed_plan_position(const embed_plan *p, size_t w, size_t r)
-{
-    (void)w;
-    return p->window ? r : p->start + r;
-}
-
-int embed_plan_row(const embed_ctx *c, const embed_plan *p, const uint32_t *ids, size_t w,
-                   size_t r, float *buf, int *padding, g2e_err *err)
-{
-    size_t C = c->m->n_embd, t = embed_plan_token(p, w, r);
-    *padding = t == SIZE_MAX;
-    if (*padding) {
-        memset(buf, 0, 3 * C * sizeof *buf);
-        return 0;
-    }
-    return embed_row(c, ids[t], embed_plan_position(p, w, r), buf + 2 * C, buf, buf + C, err);
 }

@@ -36,13 +36,6 @@ typedef enum embed_pe {
     EMBED_PE_SINUSOIDAL,    /* PE(pos, 2i) = sin(pos / 10000^(2i/D)), PE(pos, 2i+1) = cos(...) */
 } embed_pe;
 
-/* The number of positions the scheme allows: n_ctx for learned, SIN_MAX_POS for sinusoidal
- * (the encoding's exactness bound, 2^53). */
-size_t embed_max_positions(const g2e_model *m, embed_pe pe);
-
-/* Checks every ID against n_vocab (EMBED_E_ID names the first bad one and its index). */
-int embed_check_ids(const g2e_model *m, const uint32_t *ids, size_t T, g2e_err *err);
-
 /* Checks every ID against n_vocab and that positions [start, start + T) exist; on error the
  * message gives the offending index/ID or the numbers (T, start, n_ctx). */
 int embed_check(const g2e_model *m, embed_pe pe, const uint32_t *ids, size_t T, size_t start,
@@ -99,27 +92,5 @@ int embed_window_padding(size_t T, size_t W, size_t S, size_t *padding, g2e_err 
  * (overlap W - S), the last one ending at T. *n_windows receives their count (1 when
  * T <= W; 0 when T == 0). Window k covers tokens [k*S, min(k*S + W, T)). */
 int embed_windows(size_t T, size_t W, size_t S, size_t *n_windows, g2e_err *err);
-
-/* Which token and position each output row is: T tokens from position start (one window of
- * W = T rows), or windows of W = window rows starting every stride tokens, each from
- * position 0, the last padded with zero rows to W (embed_windows, embed_window_padding). */
-typedef struct embed_plan {
-    size_t T, start;
-    size_t window, stride;   /* 0: no windows */
-    size_t n_windows, W;     /* the windows (1 without); rows per window */
-} embed_plan;
-
-/* Fills *p; with window > 0, start must be 0 and 1 <= stride <= window (EMBED_E_WINDOW, and
- * embed_window_padding's limit). Positions are not checked here (embed_row checks them). */
-int embed_plan_make(embed_plan *p, size_t T, size_t start, size_t window, size_t stride,
-                    g2e_err *err);
-/* The token index of window w, row r, or SIZE_MAX for a padding row. */
-size_t embed_plan_token(const embed_plan *p, size_t w, size_t r);
-/* The position of window w, row r (r with windows, start + r without). */
-size_t embed_plan_position(const embed_plan *p, size_t w, size_t r);
-/* buf (3 * n_embd floats) = token, position and sum rows of window w, row r; zeros and
- * *padding = 1 for a padding row, else *padding = 0. Errors: embed_row's. */
-int embed_plan_row(const embed_ctx *c, const embed_plan *p, const uint32_t *ids, size_t w,
-                   size_t r, float *buf, int *padding, g2e_err *err);
 
 #endif

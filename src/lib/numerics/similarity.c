@@ -167,22 +167,6 @@ void sim_by_distance(const double *M, size_t R, double *mean, double *sd)
     }
 }
 
-int sim_load_wpe(const g2e_model *m, float **out, g2e_err *err)
-{
-    float *buf = malloc(m->n_ctx * m->n_embd * sizeof *buf);
-    if (!buf)
-        return g2e_fail(err, G2E_ENOMEM, "out of memory for wpe (%zu x %zu)", m->n_ctx, m->n_embd);
-    for (size_t p = 0; p < m->n_ctx; p++) {
-        int rc = model_wpe_row(m, p, buf + p * m->n_embd, err);
-        if (rc) {
-            free(buf);
-            return rc;
-        }
-    }
-    *out = buf;
-    return 0;
-}
-
 /* Keeps hits[0..*n) sorted by descending cosine (ties: lower ID first); inserts h if it
  * belongs among the best k. */
 static void top_insert(sim_hit *hits, size_t *n, size_t k, sim_hit h)
@@ -390,21 +374,6 @@ int sim_input_cosine(const g2e_model *m, const long long id[2], const long long 
         rc = sim_cosine(a, b, C, out, err);
     free(a);
     return rc;
-}
-
-void sim_extremes(const double *M, size_t R, size_t p, size_t *near, double *best, size_t *far,
-                  double *worst)
-{
-    *near = *far = p;
-    *best = -2;
-    *worst = 2;
-    for (size_t q = 0; q < R; q++) {
-        double c = M[p * R + q];
-        if (q != p && c > *best)
-            *best = c, *near = q;
-        if (q != p && c < *worst)
-            *worst = c, *far = q;
-    }
 }
 
 int sim_learned_and_sinusoidal(const g2e_model *m, size_t len, size_t max_d, double base,

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../gpt2embed.h"
 #include "err.h"
 #include "model.h"
 
@@ -46,13 +47,8 @@ int sim_cosine_matrix(const float *X, size_t R, size_t C, double *out, g2e_err *
  * sd may be NULL. */
 void sim_by_distance(const double *M, size_t R, double *mean, double *sd);
 
-/* All rows of wpe (n_ctx, n_embd) as float32 into a new buffer the caller frees. */
-int sim_load_wpe(const g2e_model *m, float **out, g2e_err *err);
-
-typedef struct sim_hit {
-    uint32_t id;        /* row of wte */
-    double cos;         /* cosine with the query */
-} sim_hit;
+/* A row of wte and its cosine with the query: the public gpt2embed_hit itself. */
+typedef gpt2embed_hit sim_hit;
 
 /* The k rows of wte nearest to q (n_embd floats) by cosine, best first, into hits[k]; the row
  * `exclude` is skipped (pass UINT32_MAX to skip none). Streams wte once. Rows with norm 0 and
@@ -62,17 +58,8 @@ typedef struct sim_hit {
 int sim_nearest(const g2e_model *m, const float *q, size_t k, uint32_t exclude, sim_hit *hits,
                 size_t *n_hits, g2e_err *err);
 
-/* Scale of one embedding matrix (wte or wpe). */
-typedef struct sim_stats {
-    size_t rows, cols;
-    double norm_mean, norm_min, norm_max;   /* over row L2 norms */
-    size_t argmin, argmax;                   /* rows with the smallest / largest norm */
-    double mean_abs;                         /* mean |x| over all elements */
-    double mean, std;                        /* over all elements (population std) */
-    size_t top[10];                          /* rows with the largest norms, largest first */
-    double top_norm[10];
-    size_t n_top;                            /* min(10, rows) */
-} sim_stats;
+/* Scale of one embedding matrix (wte or wpe): the public gpt2embed_stats itself. */
+typedef gpt2embed_stats sim_stats;
 
 /* Stats of wte (which = 0) or wpe (which = 1), streaming the rows once. */
 int sim_stats_of(const g2e_model *m, int which, sim_stats *out, g2e_err *err);
@@ -94,7 +81,7 @@ int sim_wpe_cosine_matrix(const g2e_model *m, size_t len, double **out, g2e_err 
 int sim_learned_by_distance(const g2e_model *m, size_t len, size_t max_d, double *mean,
                             double *sd, g2e_err *err);
 
-/* ---- inputs of the model and a cosine matrix's extremes (the commands' numbers) ---- */
+/* ---- inputs of the model (the commands' numbers) ---- */
 
 /* cos(x0, x1) of two input vectors x_k = wte[id[k]] + wpe[pos[k]] (float32 sums, as the
  * embedding stage adds them), where id[k] < 0 leaves out the token row and pos[k] < 0 the
@@ -111,10 +98,5 @@ int sim_input_cosine(const g2e_model *m, const long long id[2], const long long 
  * learned curve's prefixed "wpe: ". */
 int sim_learned_and_sinusoidal(const g2e_model *m, size_t len, size_t max_d, double base,
                                double *sinus, double *learned, g2e_err *err);
-
-/* In row p of a cosine matrix M (R, R), R >= 2: the other row most alike (*near, its cosine
- * *best) and least alike (*far, *worst); the first one on ties. */
-void sim_extremes(const double *M, size_t R, size_t p, size_t *near, double *best, size_t *far,
-                  double *worst);
 
 #endif

@@ -63,19 +63,6 @@ void interp_pair(FILE *f, const char *what, double c, double median, size_t n_pa
                 c, n_pairs, what, median);
 }
 
-/* The three schemes, as the chapter names them (rows: property; columns: scheme). */
-const char *const interp_schemes[INTERP_N_SCHEME_ROWS][4] = {
-    {"", N_("learned absolute (GPT-2)"), N_("sinusoidal absolute"), N_("rotary relative (RoPE)")},
-    {N_("how it enters"), N_("added to the token vector"), N_("added to the token vector"),
-     N_("multiplies (rotates) q and k in every attention layer")},
-    {N_("parameters"), N_("n_ctx x d (GPT-2: 1024 x 768 = 786,432)"), N_("none (a formula)"), N_("none (a formula)")},
-    {N_("hard length limit"), N_("yes: n_ctx rows (1024)"), N_("no (positions never trained on are untested)"),
-     N_("no (quality past the trained length is not promised)")},
-    {N_("score q.k depends on"), N_("both absolute positions (whatever was learned)"),
-     N_("both: PE(m).PE(n) alone depends on m - n, the token cross terms do not"),
-     N_("only m - n: <R(m)q, R(n)k> = <R(m-n)q, k>")},
-};
-
 /* The bytes of text[a, b) as "E7 8A AC" into dst (cap >= 3 * (b - a) + 1). */
 static void hex_bytes(const char *text, size_t a, size_t b, char *dst, size_t cap)
 {

@@ -42,11 +42,4 @@ void interp_pair(FILE *f, const char *what, double c, double median, size_t n_pa
  * two texts with their tokens. Used by `compare` and by the report's order section. */
 void interp_order(FILE *f, const order_cmp *c, const order_text t[2]);
 
-/* The three position schemes the chapter names, for `rope` and the report: row 0 the names
- * (column 0 empty), then how each enters, its parameters, its length limit, and what the
- * attention score depends on (column 0 the property). English msgids: show them through
- * gettext (an empty cell stays empty). */
-#define INTERP_N_SCHEME_ROWS 5
-extern const char *const interp_schemes[INTERP_N_SCHEME_ROWS][4];
-
 #endif

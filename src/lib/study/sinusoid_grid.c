@@ -6,18 +6,6 @@
 
 #include <stdlib.h>
 
-int sin_matrix_f32(size_t len, size_t dim, double base, float *out, g2e_err *err)
-{
-    if (len == 0)
-        return g2e_fail(err, SIN_E_LEN, "the length N must be positive");
-    sin_table tab;   /* checks D and the base */
-    int rc = sin_table_init(&tab, dim, base, err);
-    for (size_t p = 0; p < len && rc == 0; p++)
-        rc = sin_table_row_f32(&tab, p, out + p * dim, err);
-    sin_table_free(&tab);
-    return rc;
-}
-
 int sin_pair_points(size_t len, size_t dim, size_t pair, double base, double *x, double *y,
                     g2e_err *err)
 {

@@ -39,7 +39,7 @@ static int cc_grow(cc_map *m)
     if (!slot)
         return -1;
     for (size_t r = 0; r < m->n; r++) {
-        size_t h = hash_of(key_of(m->rows[r].bytes, m->rows[r].len)) & (cap - 1);
+        size_t h = hash_of(key_of(m->rows[r].bytes, m->rows[r].n_bytes)) & (cap - 1);
         while (slot[h])
             h = (h + 1) & (cap - 1);
         slot[h] = r + 1;
@@ -59,7 +59,7 @@ static int cc_add(cc_map *m, const char *text, size_t pos, size_t k, int32_t cp,
     size_t h = hash_of(key) & (m->cap - 1);
     for (; m->slot[h]; h = (h + 1) & (m->cap - 1)) {
         charcost_row *r = &m->rows[m->slot[h] - 1];
-        if (key_of(r->bytes, r->len) == key) {
+        if (key_of(r->bytes, r->n_bytes) == key) {
             r->count++;
             r->tokens += c;
             return 0;
@@ -76,8 +76,8 @@ static int cc_add(cc_map *m, const char *text, size_t pos, size_t k, int32_t cp,
     charcost_row *r = &m->rows[m->n];
     memset(r, 0, sizeof *r);
     memcpy(r->bytes, text + pos, k);
-    r->len = (uint8_t)k;
-    r->cp = cp;
+    r->n_bytes = (uint8_t)k;
+    r->code_point = cp;
     r->first = pos;
     r->count = 1;
     r->tokens = c;

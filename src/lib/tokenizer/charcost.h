@@ -20,19 +20,16 @@
 #ifndef G2E_CHARCOST_H
 #define G2E_CHARCOST_H
 
+#include "../../gpt2embed.h"
 #include "err.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct charcost_row {
-    char bytes[4];      /* the character's bytes (len of them) */
-    uint8_t len;        /* 1..4 */
-    int32_t cp;         /* its code point, or -1 for an ill-formed subpart */
-    size_t first;       /* byte offset of its first occurrence */
-    size_t count;       /* occurrences */
-    double tokens;      /* total cost in tokens */
-} charcost_row;
+/* A row: the character's bytes (n_bytes of them), its code point (-1 for an ill-formed
+ * subpart), the byte offset of its first occurrence, how often it occurs, its total cost in
+ * tokens. The public gpt2embed_char_cost itself (gpt2embed_char_costs hands these rows out). */
+typedef gpt2embed_char_cost charcost_row;
 
 /* The cost of every distinct character of text[0..len) given its n tokens, token i being
  * text[offsets[i], offsets[i + 1]) (n + 1 offsets, as tok_ids has). *rows receives a new

@@ -204,16 +204,16 @@ int locate_hf_cache(const char *repo, const char *revision, char *out, size_t ou
 }
 
 int locate_weights(const char *model, const char *explicit_path, char *out, size_t outlen,
-                   const char **source, g2e_err *err)
+                   locate_from *source, g2e_err *err)
 {
     return locate_weights_at(model, NULL, explicit_path, out, outlen, source, err);
 }
 
 int locate_weights_at(const char *model, const char *revision, const char *explicit_path,
-                      char *out, size_t outlen, const char **source, g2e_err *err)
+                      char *out, size_t outlen, locate_from *source, g2e_err *err)
 {
     if (revision && !*revision)   /* not taken as main: an empty name names nothing */
-        return g2e_fail(err, LOCATE_E_MISSING, "the revision is empty (give a branch, tag or commit, "
+        return g2e_fail(err, G2E_EINVAL, "the revision is empty (give a branch, tag or commit, "
                         "or leave the option out for main)");
     if (!revision)
         revision = "main";
@@ -223,13 +223,13 @@ int locate_weights_at(const char *model, const char *revision, const char *expli
     if (!repo)
         return g2e_fail(err, LOCATE_E_UNKNOWN_MODEL,
                         "unknown model '%s' (known: %s)", model, models_names());
-    const char *src = NULL;
+    locate_from src;
     int rc;
     if (explicit_path) {
         if (!is_file(explicit_path))
             return g2e_fail(err, LOCATE_E_MISSING, "%s: %s", explicit_path,
                             why_not_file(explicit_path));
-        src = "--weights";
+        src = LOCATE_FROM_PATH;
         rc = fmt_path(out, outlen, err, "%s", explicit_path);
         goto done;
     }
@@ -237,27 +237,27 @@ int locate_weights_at(const char *model, const char *revision, const char *expli
     if (env && *env) {
         if (!is_file(env))
             return g2e_fail(err, LOCATE_E_MISSING, "$GPT2_EMBED_WEIGHTS=%s: %s", env, why_not_file(env));
-        src = "$GPT2_EMBED_WEIGHTS";
+        src = LOCATE_FROM_ENV;
         rc = fmt_path(out, outlen, err, "%s", env);
         goto done;
     }
     char local[4096], installed[4096], cache[4096];
     snprintf(local, sizeof local, "weights/%s.safetensors", model);
     if (is_file(local)) {
-        src = "weights/";
+        src = LOCATE_FROM_WORKDIR;
         rc = fmt_path(out, outlen, err, "%s", local);
         goto done;
     }
     snprintf(installed, sizeof installed, "%s/weights/%s.safetensors", G2E_DATADIR, model);
     if (is_file(installed)) {
-        src = "installed data directory";
+        src = LOCATE_FROM_DATADIR;
         rc = fmt_path(out, outlen, err, "%s", installed);
         goto done;
     }
     g2e_err cerr;
     g2e_clear(&cerr);
     if (locate_hf_cache(repo, revision, cache, sizeof cache, &cerr) == 0) {
-        src = "Hugging Face cache";
+        src = LOCATE_FROM_HF_CACHE;
         rc = fmt_path(out, outlen, err, "%s", cache);
         goto done;
     }

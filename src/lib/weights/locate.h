@@ -33,18 +33,26 @@ G2E_CODES(LOCATE, LOCATE_CODES);
  * or NULL for an unknown name (the catalogue: models.h). */
 const char *locate_default_repo(const char *model);
 
+/* Which step of the order above found the file (the public gpt2embed_weights_from's values). */
+typedef enum locate_from {
+    LOCATE_FROM_PATH = 0,      /* 1: the explicit path */
+    LOCATE_FROM_ENV = 1,       /* 2: $GPT2_EMBED_WEIGHTS */
+    LOCATE_FROM_WORKDIR = 2,   /* 3: weights/ in the working directory */
+    LOCATE_FROM_DATADIR = 3,   /* 4: the installed data directory */
+    LOCATE_FROM_HF_CACHE = 4,  /* 5: the Hugging Face cache */
+} locate_from;
+
 /* Finds the weights of model (NULL means "gpt2") following the order above; explicit may be
- * NULL. On success writes the path into out[outlen] and, if source is non-NULL, a static
- * description of where it came from ("--weights", "$GPT2_EMBED_WEIGHTS", "weights/",
- * "installed data directory", "Hugging Face cache"). On LOCATE_E_NOT_FOUND the message
- * lists every place looked; the messages name no option or command of the program (a
- * caller adds its own advice: the program names --weights and its download command). */
+ * NULL. On success writes the path into out[outlen] and, if source is non-NULL, which step
+ * found it. On LOCATE_E_NOT_FOUND the message lists every place looked; the messages name no
+ * option or command of the program (a caller adds its own advice: the program names
+ * --weights and its download command). */
 int locate_weights(const char *model, const char *explicit_path, char *out, size_t outlen,
-                   const char **source, g2e_err *err);
+                   locate_from *source, g2e_err *err);
 
 /* locate_weights with the revision (NULL: "main") looked for in the Hugging Face cache. */
 int locate_weights_at(const char *model, const char *revision, const char *explicit_path,
-                      char *out, size_t outlen, const char **source, g2e_err *err);
+                      char *out, size_t outlen, locate_from *source, g2e_err *err);
 
 /* Only step 5: the file of repo at revision (NULL: "main") in the Hugging Face cache.
  * Returns 0 and fills out when it exists as a regular file, LOCATE_E_NOT_FOUND otherwise

@@ -14,17 +14,14 @@
 #ifndef G2E_MODELS_H
 #define G2E_MODELS_H
 
+#include "../../gpt2embed.h"
+
 #include <stddef.h>
 
-typedef struct models_info {
-    const char *name;     /* "gpt2", the --model name */
-    const char *repo;     /* "openai-community/gpt2", the Hub repository */
-    size_t n_vocab;       /* rows of wte (50257) */
-    size_t n_ctx;         /* rows of wpe: the context length (1024) */
-    size_t n_embd;        /* the width of every vector */
-    size_t n_layer;       /* transformer blocks */
-    size_t n_head;        /* attention heads per block */
-} models_info;
+/* An entry: name ("gpt2", the --model name), repo (the Hub repository), n_vocab (rows of
+ * wte), n_ctx (rows of wpe), n_embd, n_layer (transformer blocks), n_head. The public
+ * struct itself: gpt2embed_known_models hands out this very catalogue. */
+typedef gpt2embed_model_info models_info;
 
 /* The catalogue, in the order messages list it; *n receives its length. Static data. */
 const models_info *models_all(size_t *n);

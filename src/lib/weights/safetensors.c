@@ -90,11 +90,6 @@ uint64_t st_tensor_numel(const st_tensor *t)
     return n;
 }
 
-uint64_t st_tensor_nbytes(const st_tensor *t)
-{
-    return st_tensor_numel(t) * st_dtype_size(t->dtype);
-}
-
 /* Tensor names may hold any character through JSON escapes ("a\\nb"), and messages must
  * stay one line: control bytes in a message become '?'. */
 static void one_line(g2e_err *err)

@@ -144,7 +144,6 @@ const char *st_dtype_name(st_dtype d);   /* "F32", ...; "?" outside the enum */
 /* The dtype named s (exact, case-sensitive, as in the header), or -1. */
 int st_dtype_from_name(const char *s);
 size_t st_dtype_size(st_dtype d);        /* bytes per element (1 for BOOL/U8/F8) */
-uint64_t st_tensor_nbytes(const st_tensor *t);
 uint64_t st_tensor_numel(const st_tensor *t);
 
 /* Copies row `row` of a 2-D tensor t of f (t must come from f: st_find or f->tensors)

@@ -60,3 +60,33 @@ const char *textfmt_ordinal(size_t n)
         return "th";
     return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
 }
+
+void textfmt_pad(FILE *f, const char *s, size_t width, int right)
+{
+    size_t w = text_width(s, strlen(s));
+    if (!right)
+        fputs(s, f);
+    for (; w < width; w++)
+        fputc(' ', f);
+    if (right)
+        fputs(s, f);
+}
+
+void textfmt_csv_field(FILE *f, const char *s, size_t n)
+{
+    int quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
+    for (size_t i = 0; i < n && !quote; i++)
+        if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
+            quote = 1;
+    if (!quote) {
+        fwrite(s, 1, n, f);
+        return;
+    }
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            fputc('"', f);
+        fputc(s[i], f);
+    }
+    fputc('"', f);
+}

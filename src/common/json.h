@@ -17,7 +17,7 @@
  *   "offset", or a command's "bytes" array);
  *   everything else (valid UTF-8, 犬 included) as it is.
  *
- * Numbers: json_f32 writes "%.9g" (reads back to the same float32), json_f64 "%.17g";
+ * Numbers: json_write_f32 writes "%.9g" (reads back to the same float32), json_f64 "%.17g";
  * negative zero as -0.0 (a bare -0 is read as the integer 0 by Python and others);
  * NaN and ±Inf are written as null — never as the bare nan/inf that no JSON reader
  * accepts. Integers exactly.
@@ -60,14 +60,10 @@ void json_key(json_w *w, const char *key);
 /* Values. */
 void json_str(json_w *w, const char *s, size_t n);
 void json_cstr(json_w *w, const char *s);   /* NULL writes null */
-void json_f32(json_w *w, float v);
 void json_f64(json_w *w, double v);
-void json_int(json_w *w, long long v);
 void json_uint(json_w *w, unsigned long long v);
 void json_bool(json_w *w, int v);
 void json_null(json_w *w);
-/* An array of float32 values, [v0, v1, ...] with json_f32's rules. */
-void json_f32_array(json_w *w, const float *v, size_t n);
 
 /* Continues an object whose opening brace (and `members` members, 0 or more) the caller
  * wrote by hand on f: the next json_key writes its ", " as needed; the caller closes the

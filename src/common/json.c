@@ -180,22 +180,10 @@ void json_cstr(json_w *w, const char *s)
         json_write_string(w->f, s, strlen(s));
 }
 
-void json_f32(json_w *w, float v)
-{
-    if (before_value(w))
-        json_write_f32(w->f, v);
-}
-
 void json_f64(json_w *w, double v)
 {
     if (before_value(w))
         json_write_f64(w->f, v);
-}
-
-void json_int(json_w *w, long long v)
-{
-    if (before_value(w))
-        fprintf(w->f, "%lld", v);
 }
 
 void json_uint(json_w *w, unsigned long long v)
@@ -214,20 +202,6 @@ void json_null(json_w *w)
 {
     if (before_value(w))
         fputs("null", w->f);
-}
-
-void json_f32_array(json_w *w, const float *v, size_t n)
-{
-    json_begin_array(w);
-    if (w->err)
-        return;
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            fputs(", ", w->f);
-        json_write_f32(w->f, v[i]);
-    }
-    w->n[w->depth] = n > 0;
-    json_end_array(w);
 }
 
 void json_resume_object(json_w *w, FILE *f, int members)

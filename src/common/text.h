@@ -13,7 +13,8 @@
  * and other zero-width characters 0); it is the width terminals that follow Unicode
  * use, not a promise about every terminal.
  *
- * The library never prints: escaping writes into the caller's buffer or a new string.
+ * Part of the shared toolkit (src/common), compiled into the library and the program: it
+ * never prints; escaping writes into the caller's buffer or a new string.
  *
  * Deliberately left out: normalisation, grapheme clusters (a flag emoji counts as its
  * code points' widths), encodings other than UTF-8, line breaking.
@@ -92,10 +93,6 @@ size_t text_validate(const char *s, size_t n);
 size_t text_validate_scalar(const char *s, size_t n);
 /* 1 when text_validate uses AVX2 on this CPU, else 0. */
 int text_validate_simd(void);
-
-/* Number of characters in s[0..n): well-formed characters plus one per maximal subpart
- * of ill-formed input (the length of s decoded with errors="replace"). */
-size_t text_count(const char *s, size_t n);
 
 /* The words of s[0..n) as a reader of English counts them: runs of characters between
  * white space that hold at least one ASCII letter ("GPT-2's" is one word, "1024" none).

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* bytebuf.h — a growable byte buffer for the hot paths of jsonl.c and the engine's stream.
+/* bytebuf.h — a growable byte buffer (shared toolkit: the engine's stream, the program's JSON
+ * Lines reader and token writers).
  *
  * p[0..n) holds the bytes (not NUL-terminated), cap is the allocation. A failed growth
  * sets oom and makes every later put a no-op, so a caller checks once at the end instead
- * of after every put. Zero-initialise to start; bb_free releases. Internal to the library.
+ * of after every put. Zero-initialise to start; bb_free releases.
  */
 #ifndef G2E_BYTEBUF_H
 #define G2E_BYTEBUF_H

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* err.h — the one error record every library call fills.
+/* err.h — the one error record, in the shared toolkit (src/common: compiled into the library,
+ * its rendering object and the program alike).
  *
- * Library functions return 0 on success or a module-specific non-zero status
- * code (each module's header lists its codes), and write a one-line,
- * human-readable message into a caller-owned g2e_err. The library never prints
- * or exits: the program decides what to do with the message. A NULL g2e_err is
- * accepted everywhere and simply receives nothing.
+ * Internal functions on both sides of the door return 0 on success or a module-specific
+ * non-zero status code (each module's header lists its codes), and write a one-line,
+ * human-readable message into a caller-owned g2e_err. The library never prints or exits:
+ * the program decides what to do with the message (the public door turns the record into
+ * a gpt2embed_error). A NULL g2e_err is accepted everywhere and simply receives nothing.
  */
 #ifndef G2E_ERR_H
 #define G2E_ERR_H

@@ -61,14 +61,6 @@ size_t text_validate_scalar(const char *str, size_t n)
     return n;
 }
 
-size_t text_count(const char *s, size_t n)
-{
-    size_t c = 0, k;
-    for (size_t i = 0; i < n; i += k, c++)
-        text_step(s + i, n - i, &k);
-    return c;
-}
-
 size_t text_english_words(const char *s, size_t n, int *english)
 {
     size_t words = 0, ascii = 0, other = 0, k = 1;

@@ -26,8 +26,10 @@
  *                                   ([] when the token starts and ends on character
  *                                   boundaries; at most two entries)
  *
+ * In the shared toolkit (src/common): it needs only the text and byte offsets, which the
+ * library computes and the program gets through the door (gpt2embed_tokenize_ex's offsets).
  * Deliberately left out: grapheme clusters (a character is a code point), tokenization
- * itself (offsets come from tokenizer.h: offsets[i], offsets[i + 1]).
+ * itself (offsets[i], offsets[i + 1] come from the tokenizer).
  */
 #ifndef G2E_TOKCHARS_H
 #define G2E_TOKCHARS_H
