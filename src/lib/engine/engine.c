@@ -99,11 +99,12 @@ void eng_give(eng *e, tok_tokenizer *c)
     unsigned k = 0;
     while (k < e->made && e->kept[k] != c)
         k++;
-    if (k < e->made)
+    int spare = k == e->made; /* decided under mu: another call may make a context after it */
+    if (!spare)
         e->idle[e->n_idle++] = k;
     pthread_mutex_unlock(&e->mu);
-    if (k == e->made)
-        tok_close(c); /* a spare */
+    if (spare)
+        tok_close(c);
 }
 
 /* Up to `want` contexts at once, never waiting: the first as eng_take gives it, the others
