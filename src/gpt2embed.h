@@ -78,8 +78,8 @@ typedef enum gpt2embed_status {
     GPT2EMBED_E_TOO_LARGE,      /* a size that does not fit in memory */
     GPT2EMBED_E_INTERNAL,       /* a failure the library could not classify (a bug: report it) */
     GPT2EMBED_E_BUFFER,         /* the caller's buffer is too small; the size needed was stored */
-    GPT2EMBED_E_STOPPED,        /* a callback asked to stop (emit returned non-zero, or read
-                                   returned -1 with errno ECANCELED) */
+    GPT2EMBED_E_STOPPED,        /* a callback asked to stop (emit or a pipeline's hand returned
+                                   non-zero, or read returned -1 with errno ECANCELED) */
 } gpt2embed_status;
 
 #define GPT2EMBED_NONE ((size_t)-1)   /* no offset / no index */

@@ -999,18 +999,28 @@ static int sink_emit_on(void *u, const uint32_t *ids, size_t n)
     return s->stop_after && s->n >= s->stop_after;
 }
 
+/* The conformance texts one after another, again and again until at least `least` bytes
+ * (a new buffer; *total its length). */
+static char *joined_cases(const cases *k, size_t least, size_t *total)
+{
+    size_t n = 0, cap = least + (1u << 20);
+    char *all = malloc(cap);
+    while (n < least)
+        for (size_t i = 0; i < k->n && n + k->len[i] < cap; i++) {
+            memcpy(all + n, k->text[i], k->len[i]);
+            n += k->len[i];
+        }
+    *total = n;
+    return all;
+}
+
 /* About 3 MB (several chunks) of every conformance text one after another, read a few bytes
  * at a time: the same IDs as the whole text at once, on 1 to 3 threads. */
 Test(api, stream_gives_the_ids_of_the_whole_text, .timeout = 120)
 {
     cases k = load_cases();
-    size_t total = 0, cap = 4u << 20;
-    char *all = malloc(cap);
-    for (size_t rep = 0; total < (3u << 20); rep++)
-        for (size_t i = 0; i < k.n && total + k.len[i] < cap; i++) {
-            memcpy(all + total, k.text[i], k.len[i]);
-            total += k.len[i];
-        }
+    size_t total;
+    char *all = joined_cases(&k, 3u << 20, &total);
     gpt2embed_tokenizer *t = open_tok();
     gpt2embed_error err;
     uint32_t *want;
@@ -1807,13 +1817,8 @@ Test(api, cuts_and_a_whole_text_on_threads, .timeout = 120)
     cases c = load_cases();
     gpt2embed_tokenizer *t = open_tok();
     gpt2embed_error err;
-    size_t total = 0, cap = 3u << 20;
-    char *all = malloc(cap);
-    for (size_t rep = 0; total < (2u << 20); rep++)
-        for (size_t i = 0; i < c.n && total + c.len[i] < cap; i++) {
-            memcpy(all + total, c.text[i], c.len[i]);
-            total += c.len[i];
-        }
+    size_t total;
+    char *all = joined_cases(&c, 2u << 20, &total);
     uint32_t *want;
     size_t *want_off, n_want;
     cr_assert_eq(gpt2embed_tokenize_ex(t, all, total, 0, &want, &want_off, &n_want, &err), 0, "%s", err.message);
@@ -1864,8 +1869,7 @@ Test(api, cuts_and_a_whole_text_on_threads, .timeout = 120)
 /* The conformance texts as documents between separators, read as a stream: each document's
  * IDs are tiktoken's for that text; the totals and the literals read as text add up. */
 typedef struct docs_sink {
-    uint32_t *ids;
-    size_t n, cap;
+    sink s;
     size_t starts[4096], n_starts;
     uint64_t progress_calls;
 } docs_sink;
@@ -1874,15 +1878,8 @@ static int docs_emit(void *u, const uint32_t *ids, size_t n, const size_t *start
 {
     docs_sink *d = u;
     for (size_t i = 0; i < n_starts && d->n_starts < 4096; i++)
-        d->starts[d->n_starts++] = d->n + starts[i];
-    if (d->n + n > d->cap) {
-        while (d->n + n > d->cap)
-            d->cap = d->cap ? 2 * d->cap : 4096;
-        d->ids = realloc(d->ids, d->cap * sizeof *d->ids);
-    }
-    memcpy(d->ids + d->n, ids, n * sizeof *ids);
-    d->n += n;
-    return 0;
+        d->starts[d->n_starts++] = d->s.n + starts[i];
+    return sink_emit_on(&d->s, ids, n);
 }
 
 static void docs_progress(void *u, uint64_t bytes, uint64_t tokens)
@@ -1922,17 +1919,17 @@ Test(api, stream_ex_cuts_documents_at_a_separator, .timeout = 120)
         cr_expect_eq(o.n_docs, reps * c.n);
         cr_expect_eq(d.n_starts, reps * c.n > 4096 ? 4096 : reps * c.n);
         cr_expect_eq(o.n_bytes, len);
-        cr_expect_eq(o.n_tokens, d.n);
+        cr_expect_eq(o.n_tokens, d.s.n);
         cr_expect_eq(o.n_eot_text, reps * lits, "%u threads", th);
         cr_expect_gt(d.progress_calls, 0);
         size_t wrong = 0;
         for (size_t k = 0; k < d.n_starts && (k + 1 < d.n_starts || d.n_starts == o.n_docs); k++) {
-            size_t i = k % c.n, end = k + 1 < d.n_starts ? d.starts[k + 1] : d.n;
+            size_t i = k % c.n, end = k + 1 < d.n_starts ? d.starts[k + 1] : d.s.n;
             wrong += end - d.starts[k] != c.n_ids[i] ||
-                     memcmp(d.ids + d.starts[k], c.ids[i], c.n_ids[i] * sizeof *d.ids) != 0;
+                     memcmp(d.s.ids + d.starts[k], c.ids[i], c.n_ids[i] * sizeof *d.s.ids) != 0;
         }
         cr_expect_eq(wrong, 0, "%u threads: documents that are not tiktoken's IDs of their text", th);
-        free(d.ids);
+        free(d.s.ids);
     }
     gpt2embed_stream_opts o = {.read = feed_read_on, .emit = docs_emit, .separator_len = 2};
     cr_expect_eq(gpt2embed_tokenize_stream_ex(t, &o, NULL), GPT2EMBED_E_ARG);

@@ -88,13 +88,17 @@ void gpt2embed_worker_expect(gpt2embed_worker *w, size_t bytes)
         tok_caches_huge(member(w)->t, bytes);
 }
 
-/* The tokenizer's arguments of public flags; -1 when they are unknown. */
-static int worker_flags(unsigned flags, tok_special *sp, unsigned *tf)
+/* w's member with its IDs emptied, and the tokenizer's arguments of public flags; NULL when
+ * the flags are unknown. */
+static eng_member *worker_start(gpt2embed_worker *w, unsigned flags, tok_special *sp, unsigned *tf)
 {
     int s = g2e_api_special(flags);
     *sp = (tok_special)s;
     *tf = TOK_NO_OFFSETS | (flags & GPT2EMBED_LOSSY ? TOK_LOSSY : 0);
-    return s < 0 ? -1 : 0;
+    if (s < 0)
+        return NULL;
+    member(w)->ids.n = 0;
+    return member(w);
 }
 
 #define WORKER_BAD_FLAGS(fn) \
@@ -111,10 +115,9 @@ gpt2embed_status gpt2embed_worker_tokenize(gpt2embed_worker *w, const char *text
         return g2e_api_say(GPT2EMBED_E_ARG, err, "gpt2embed_worker_tokenize: NULL argument");
     tok_special sp;
     unsigned tf;
-    if (worker_flags(flags, &sp, &tf))
+    eng_member *m = worker_start(w, flags, &sp, &tf);
+    if (!m)
         return WORKER_BAD_FLAGS("gpt2embed_worker_tokenize");
-    eng_member *m = member(w);
-    m->ids.n = 0;
     g2e_err e;
     /* room once for the most a text can give: never grown by copies (eng_chunk_ids_room) */
     int rc = tok_ob_grow(&m->ids, eng_chunk_ids_room(len));
@@ -146,10 +149,9 @@ gpt2embed_status gpt2embed_worker_tokenize_many(gpt2embed_worker *w, const char 
                                   GPT2EMBED_NONE, k);
     tok_special sp;
     unsigned tf;
-    if (worker_flags(flags, &sp, &tf))
+    eng_member *m = worker_start(w, flags, &sp, &tf);
+    if (!m)
         return WORKER_BAD_FLAGS("gpt2embed_worker_tokenize_many");
-    eng_member *m = member(w);
-    m->ids.n = 0;
     enum { BATCH = 64 };
     int rcs[BATCH];
     /* in batches of texts (rcs on the stack), IDs appended one batch after another */
