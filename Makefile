@@ -107,13 +107,7 @@ INC.src/cli/io        := $(PROG_INC)
 INC.src/cli/fmt       := $(PROG_INC)
 # The rendering wing: the door, the toolkit, its own folder and the study archive.
 INC.src/render        := src/common src/render src/study
-# The program's files that do not reach the library through the door alone yet: they still see
-# every folder (src/cli/bridge.h lends them the internal view of the door's objects). What is
-# left of moving the program onto the door is this list; bridge.c goes with its last entry.
-NOT_ON_DOOR := src/cli/bridge.c src/cli/cmd_tokenize.c src/cli/io/tokwrite.c
-$(foreach f,$(NOT_ON_DOOR),$(eval INC.$(f) := $$(SRC_DIRS)))
-# The compiler's -I options for source file $(1): its own INC (a file of NOT_ON_DOOR), its
-# folder's, or every folder.
+# The compiler's -I options for source file $(1): its own INC, its folder's, or every folder.
 inc_of = $(addprefix -I,$(or $(INC.$(1)),$(INC.$(patsubst %/,%,$(dir $(1)))),$(SRC_DIRS)))
 CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc $(addprefix -I,$(SRC_DIRS)) \
             -I$(B)/include -DG2E_DATADIR='"$(PKGDATADIR)"' -DG2E_RENDER_DIR='"$(RENDERDIR)"' \

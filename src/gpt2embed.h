@@ -78,8 +78,8 @@ typedef enum gpt2embed_status {
     GPT2EMBED_E_TOO_LARGE,      /* a size that does not fit in memory */
     GPT2EMBED_E_INTERNAL,       /* a failure the library could not classify (a bug: report it) */
     GPT2EMBED_E_BUFFER,         /* the caller's buffer is too small; the size needed was stored */
-    GPT2EMBED_E_STOPPED,        /* a callback asked to stop (emit returned non-zero, or read
-                                   returned -1 with errno ECANCELED) */
+    GPT2EMBED_E_STOPPED,        /* a callback asked to stop (emit or a pipeline's hand returned
+                                   non-zero, or read returned -1 with errno ECANCELED) */
 } gpt2embed_status;
 
 #define GPT2EMBED_NONE ((size_t)-1)   /* no offset / no index */
@@ -372,6 +372,150 @@ GPT2EMBED_API gpt2embed_status gpt2embed_count_stream(gpt2embed_tokenizer *t, gp
                                                       unsigned n_threads, gpt2embed_count_info *out,
                                                       gpt2embed_count_detail *detail,
                                                       gpt2embed_error *err);
+
+/* ---- the stream with its options: documents, progress, totals ----
+ *
+ * gpt2embed_tokenize_stream with more to say: documents cut at a separator, the IDs handed
+ * on with where each document starts, a progress callback, and totals. The input is read
+ * and cut as gpt2embed_tokenize_stream reads it (its memory bound, its rules for read, its
+ * errors); gpt2embed_tokenize_stream is this call with no separator.
+ *
+ * Documents: the whole input is one; with a separator (separator_len > 0) the pieces between
+ * its occurrences (found left to right, not overlapping, removed from the text) are, each
+ * tokenized alone; a separator that ends the input starts no document; an empty input is one
+ * empty document. emit(emit_user, ids, n, starts, n_starts) receives the IDs in input order:
+ * ids[0..n) follow the ones before, and a document starts before ids[starts[i]] for each
+ * i < n_starts (increasing; starts[i] may be n: the next call's first ID starts it); the
+ * arrays are valid during the call only; a non-zero return stops the run (E_STOPPED). read,
+ * emit and progress are never called at the same time; with n_threads > 1 they may be
+ * called from the threads the call starts. A callback may call the library on the same
+ * tokenizer (re-entry is safe: nothing waits for a context). */
+typedef int (*gpt2embed_docs_fn)(void *emit_user, const uint32_t *ids, size_t n, const size_t *starts,
+                                 size_t n_starts);
+
+typedef struct gpt2embed_stream_opts {
+    /* in */
+    gpt2embed_read_fn read;       /* the input (gpt2embed_tokenize_stream's callback) */
+    void *read_user;
+    unsigned flags;               /* GPT2EMBED_SPECIAL_TEXT / _ERROR, GPT2EMBED_LOSSY */
+    unsigned n_threads;           /* as gpt2embed_tokenize_batch's */
+    const char *separator;        /* documents' separator, or NULL (one document) */
+    size_t separator_len;
+    gpt2embed_docs_fn emit;
+    void *emit_user;
+    /* after each piece handed on: the input's bytes and the tokens so far; or NULL */
+    void (*progress)(void *progress_user, uint64_t bytes, uint64_t tokens);
+    void *progress_user;
+    /* out (set on success, and as far as the run got on an error) */
+    uint64_t n_bytes, n_tokens, n_docs;
+    uint64_t n_eot_text;          /* GPT2EMBED_SPECIAL_TEXT: "<|endoftext|>" read as ordinary text
+                                     inside the documents (not overlapping a separator); else 0 */
+} gpt2embed_stream_opts;
+
+/* Tokenizes o's input to its end. Errors: gpt2embed_tokenize_stream's, GPT2EMBED_E_ARG (NULL
+ * read or emit, separator_len > 0 with a NULL separator), GPT2EMBED_E_TOO_LARGE (more than
+ * 64 MiB without a place to cut). */
+GPT2EMBED_API gpt2embed_status gpt2embed_tokenize_stream_ex(gpt2embed_tokenizer *t, gpt2embed_stream_opts *o,
+                                                            gpt2embed_error *err);
+
+/* ---- a large text on threads, whole ---- */
+
+/* gpt2embed_tokenize_ex with a thread count and what a lossy reading repaired: a text of a
+ * megabyte or more is cut at safe cuts (gpt2embed_text_cuts) into chunks that n_threads
+ * threads tokenize (gpt2embed_tokenize_batch's rule), the IDs and offsets exactly those of
+ * the text tokenized whole on one thread. *n_replaced (may be NULL): with GPT2EMBED_LOSSY the
+ * ill-formed sequences read as U+FFFD, else 0. Errors and ownership as gpt2embed_tokenize_ex's;
+ * gpt2embed_tokenize_ex is this call on one thread. */
+GPT2EMBED_API gpt2embed_status gpt2embed_tokenize_threads(gpt2embed_tokenizer *t, const char *text, size_t len,
+                                                          unsigned flags, unsigned n_threads, uint32_t **ids,
+                                                          size_t **offsets, size_t *n, size_t *n_replaced,
+                                                          gpt2embed_error *err);
+
+/* Where text[len] may be cut so that its pieces, tokenized alone, give exactly the IDs of
+ * the whole (a whitespace character after a non-whitespace one: GPT-2's pre-tokenizer always
+ * cuts there), in chunks of about chunk_bytes (0: GPT2EMBED_CHUNK), smaller towards the end
+ * when n_threads > 1 so that threads finish together. *cuts is a new array (gpt2embed_free) of
+ * *n_chunks + 1 offsets, chunk k being text[(*cuts)[k] .. (*cuts)[k + 1]), (*cuts)[0] == 0 and
+ * (*cuts)[*n_chunks] == len (an empty text: one empty chunk). Only the whitespace of valid
+ * UTF-8 is looked for: invalid input still gets cuts, and its chunks fail as the whole would.
+ * Errors: GPT2EMBED_E_ARG (NULL text with len > 0, NULL cuts or n_chunks), GPT2EMBED_E_NOMEM. */
+#define GPT2EMBED_CHUNK ((size_t)64 << 10)
+GPT2EMBED_API gpt2embed_status gpt2embed_text_cuts(const char *text, size_t len, size_t chunk_bytes,
+                                                   unsigned n_threads, size_t **cuts, size_t *n_chunks,
+                                                   gpt2embed_error *err);
+
+/* ---- an ordered pipeline of the caller's items over one tokenizer ----
+ *
+ * What the program's writers run on: items taken one at a time in order (take), worked on by
+ * several threads at once (work, each with a worker: a tokenizer context of its own), and
+ * handed on strictly in order (hand), each as soon as the ones before it are, so output can
+ * be written while later items are still being worked on. Memory stays bounded: at most
+ * n_slots items are in flight, each in a slot of slot_size bytes that the call allocates
+ * (zeroed, aligned to 128 bytes, reused for items k, k + n_slots, ...: what a slot's buffers
+ * grew to stays for the next item). */
+typedef struct gpt2embed_worker gpt2embed_worker;
+
+typedef struct gpt2embed_pipeline {
+    /* in */
+    void *user;
+    size_t slot_size;             /* bytes of a slot, or 0 (no slots: slot is NULL) */
+    /* makes item k in slot (one call at a time, in order k = 0, 1, ...; it may block, e.g.
+     * on a read): 0, or non-zero when there is no item k (the end of the input, or an error
+     * the caller keeps: items before k are still worked on and handed on) */
+    int (*take)(void *user, size_t k, void *slot);
+    /* works on item k (on any of the run's threads, several items at once) */
+    void (*work)(void *user, size_t k, void *slot, gpt2embed_worker *w);
+    /* hands item k on (one call at a time, in order): 0, or non-zero to stop the run: no
+     * later item is handed on, and the call returns GPT2EMBED_E_STOPPED; may be NULL */
+    int (*hand)(void *user, size_t k, void *slot);
+    /* each slot once when the run ends (free what its buffers hold), or NULL */
+    void (*release)(void *user, void *slot);
+    /* out: set before the first take */
+    size_t n_slots;               /* items in flight at most: 4 per thread, 1 on one thread */
+    unsigned n_threads;           /* the threads the run has (gpt2embed_threads_for, or fewer
+                                     when the tokenizer's contexts are busy: never waits) */
+} gpt2embed_pipeline;
+
+/* Runs p's items 0 .. n_items - 1 (GPT2EMBED_NONE: until take says there are no more) on up
+ * to n_threads threads (gpt2embed_threads_for(n_threads, n_items); the calling thread is one
+ * of them), and returns when every item taken is handed on (or the run stopped). take and
+ * hand are never called at the same time as themselves, but take, work and hand may run at
+ * once on different threads. The callbacks may call the library on the same tokenizer,
+ * a pipeline included (nothing waits for a context); they must not return by longjmp.
+ * Errors: GPT2EMBED_E_ARG (NULL t, p, take or work), GPT2EMBED_E_STOPPED (hand returned
+ * non-zero: err->index is the item), GPT2EMBED_E_NOMEM (nothing run). */
+GPT2EMBED_API gpt2embed_status gpt2embed_pipeline_run(gpt2embed_tokenizer *t, gpt2embed_pipeline *p,
+                                                      size_t n_items, unsigned n_threads, gpt2embed_error *err);
+
+/* Which worker of the run w is: 0 (the calling thread) .. n_threads - 1. */
+GPT2EMBED_API unsigned gpt2embed_worker_index(const gpt2embed_worker *w);
+
+/* Tells w's context that the run tokenizes an input of about `bytes` bytes in all
+ * (GPT2EMBED_NONE: unbounded): from a megabyte on, its caches are made large enough for a
+ * whole corpus's vocabulary once, instead of growing as they fill. The IDs never change. */
+GPT2EMBED_API void gpt2embed_worker_expect(gpt2embed_worker *w, size_t bytes);
+
+/* text[len] tokenized on w's context, as gpt2embed_tokenize_ex would (flags alike, no
+ * offsets): *ids points at w's own array of *n IDs, valid until w's next tokenize call or the
+ * end of the work call (copy what must outlive it). Errors as gpt2embed_tokenize_ex's (then
+ * *ids is NULL and *n 0). */
+GPT2EMBED_API gpt2embed_status gpt2embed_worker_tokenize(gpt2embed_worker *w, const char *text, size_t len,
+                                                         unsigned flags, const uint32_t **ids, size_t *n,
+                                                         gpt2embed_error *err);
+
+/* n_texts texts one after another in one buffer, text k being text[ends[k - 1] .. ends[k])
+ * (ends[-1] is 0; ends never decrease), each tokenized alone as gpt2embed_worker_tokenize
+ * would, at the per-text cost of small batches (JSON Lines' texts): their IDs one text after
+ * another in w's array *ids (valid as gpt2embed_worker_tokenize's), counts[k] text k's
+ * count, and statuses[k] (may be NULL) its status (GPT2EMBED_OK, or the text's error: then
+ * counts[k] is 0; tokenize that text alone for its message). The bytes after a text are read
+ * (all lie inside text[0 .. ends[n_texts - 1])). Errors: GPT2EMBED_E_ARG, GPT2EMBED_E_NOMEM;
+ * a bad text is not the call's error: with statuses NULL, the call fails with the first bad
+ * text's status (err->index names it; tokenize it alone for its message). */
+GPT2EMBED_API gpt2embed_status gpt2embed_worker_tokenize_many(gpt2embed_worker *w, const char *text,
+                                                              const size_t *ends, size_t n_texts, unsigned flags,
+                                                              const uint32_t **ids, size_t *counts,
+                                                              gpt2embed_status *statuses, gpt2embed_error *err);
 
 #define GPT2EMBED_TOKEN_EOT 50256u  /* <|endoftext|>, GPT-2's only special token */
 

@@ -5,6 +5,7 @@
  * `make install` / `make uninstall` of the build under test (never rebuilt) at its real
  * PREFIX, with pkg-config, the example built shared and static, the Python module and the
  * program from the installed tree, and DESTDIR staging (tests/install_check.sh). */
+#define _GNU_SOURCE /* memmem */
 #include "../src/gpt2embed.h"
 #include "fixture.h"
 #include "support.h"
@@ -998,18 +999,28 @@ static int sink_emit_on(void *u, const uint32_t *ids, size_t n)
     return s->stop_after && s->n >= s->stop_after;
 }
 
+/* The conformance texts one after another, again and again until at least `least` bytes
+ * (a new buffer; *total its length). */
+static char *joined_cases(const cases *k, size_t least, size_t *total)
+{
+    size_t n = 0, cap = least + (1u << 20);
+    char *all = malloc(cap);
+    while (n < least)
+        for (size_t i = 0; i < k->n && n + k->len[i] < cap; i++) {
+            memcpy(all + n, k->text[i], k->len[i]);
+            n += k->len[i];
+        }
+    *total = n;
+    return all;
+}
+
 /* About 3 MB (several chunks) of every conformance text one after another, read a few bytes
  * at a time: the same IDs as the whole text at once, on 1 to 3 threads. */
 Test(api, stream_gives_the_ids_of_the_whole_text, .timeout = 120)
 {
     cases k = load_cases();
-    size_t total = 0, cap = 4u << 20;
-    char *all = malloc(cap);
-    for (size_t rep = 0; total < (3u << 20); rep++)
-        for (size_t i = 0; i < k.n && total + k.len[i] < cap; i++) {
-            memcpy(all + total, k.text[i], k.len[i]);
-            total += k.len[i];
-        }
+    size_t total;
+    char *all = joined_cases(&k, 3u << 20, &total);
     gpt2embed_tokenizer *t = open_tok();
     gpt2embed_error err;
     uint32_t *want;
@@ -1588,4 +1599,341 @@ Test(api, the_rendering_objects_door_draws_from_arrays)
     cr_expect(png == NULL && len == 0 && strstr(err.message, "1 to 1000000"), "%s", err.message);
     cr_expect_eq(rot(x, y, 64, 16, w, 128, 10000.0, NULL, &len, &err), GPT2EMBED_E_ARG);
     free(b);   /* (the object stays loaded, as a host keeps it: its fonts' caches live in it) */
+}
+
+/* ---- the ordered pipeline, its workers, the cuts and the stream's documents ---- */
+
+/* A pipeline over the conformance texts: item k is text k, tokenized by a worker and copied
+ * into its slot, handed on in order and checked there against tiktoken's IDs. */
+typedef struct pslot {
+    size_t k;
+    uint32_t *ids;
+    size_t n;
+    gpt2embed_status st;
+} pslot;
+
+typedef struct pjob {
+    const cases *c;
+    size_t next_hand, wrong, taken, stop_at, end_at;
+    unsigned most_worker;
+    atomic_int in_take, in_hand, overlapped;
+} pjob;
+
+static int pj_take(void *u, size_t k, void *slot)
+{
+    pjob *j = u;
+    if (atomic_fetch_add(&j->in_take, 1))
+        atomic_store(&j->overlapped, 1);
+    pslot *s = slot;
+    int end = k == j->end_at;
+    if (!end)
+        s->k = k % j->c->n, j->taken++;
+    atomic_fetch_sub(&j->in_take, 1);
+    return end;
+}
+
+static void pj_work(void *u, size_t k, void *slot, gpt2embed_worker *w)
+{
+    pjob *j = u;
+    pslot *s = slot;
+    const uint32_t *ids;
+    (void)k;
+    s->st = gpt2embed_worker_tokenize(w, j->c->text[s->k], j->c->len[s->k], GPT2EMBED_SPECIAL_TEXT, &ids, &s->n, NULL);
+    s->ids = realloc(s->ids, (s->n ? s->n : 1) * sizeof *ids);
+    memcpy(s->ids, ids, s->n * sizeof *ids);
+    unsigned wi = gpt2embed_worker_index(w);
+    if (wi > j->most_worker) /* (a race between workers only loses a larger index) */
+        j->most_worker = wi;
+}
+
+static int pj_hand(void *u, size_t k, void *slot)
+{
+    pjob *j = u;
+    pslot *s = slot;
+    if (atomic_fetch_add(&j->in_hand, 1))
+        atomic_store(&j->overlapped, 1);
+    j->wrong += k != j->next_hand++ || s->st || s->n != j->c->n_ids[s->k] ||
+                memcmp(s->ids, j->c->ids[s->k], s->n * sizeof *s->ids) != 0;
+    atomic_fetch_sub(&j->in_hand, 1);
+    return k == j->stop_at;
+}
+
+static void pj_release(void *u, void *slot)
+{
+    (void)u;
+    free(((pslot *)slot)->ids);
+}
+
+static gpt2embed_status pj_run(gpt2embed_tokenizer *t, pjob *j, size_t items, unsigned threads,
+                               gpt2embed_pipeline *p, gpt2embed_error *err)
+{
+    *p = (gpt2embed_pipeline){.user = j, .slot_size = sizeof(pslot), .take = pj_take, .work = pj_work,
+                              .hand = pj_hand, .release = pj_release};
+    return gpt2embed_pipeline_run(t, p, items, threads, err);
+}
+
+Test(api, pipeline_hands_every_item_in_order_on_any_thread_count, .timeout = 240)
+{
+    cases c = load_cases();
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    gpt2embed_pipeline p;
+    static const unsigned threads[] = {1, 2, 64, 10000};
+    for (size_t i = 0; i < 4; i++) {
+        size_t items = 3 * c.n; /* (every text three times: more items than 64 threads' slots) */
+        pjob j = {.c = &c, .stop_at = SIZE_MAX, .end_at = SIZE_MAX};
+        cr_assert_eq(pj_run(t, &j, items, threads[i], &p, &err), GPT2EMBED_OK, "%s", err.message);
+        cr_expect_eq(j.next_hand, items, "%u threads", threads[i]);
+        cr_expect_eq(j.wrong, 0, "%u threads: items out of order or not tiktoken's IDs", threads[i]);
+        cr_expect_eq(atomic_load(&j.overlapped), 0, "%u threads: take or hand ran twice at once", threads[i]);
+        cr_expect_eq(p.n_threads, gpt2embed_threads_for(threads[i], items), "%u threads", threads[i]);
+        cr_expect_eq(p.n_slots, p.n_threads > 1 ? 4 * (size_t)p.n_threads : 1);
+        cr_expect_lt(j.most_worker, p.n_threads);
+    }
+    /* no items: nothing taken or handed; the end told by take; a hand that stops the run */
+    pjob j = {.c = &c, .stop_at = SIZE_MAX, .end_at = SIZE_MAX};
+    cr_expect_eq(pj_run(t, &j, 0, 4, &p, &err), GPT2EMBED_OK);
+    cr_expect_eq(j.taken + j.next_hand, 0);
+    for (unsigned th = 1; th <= 3; th++) {
+        j = (pjob){.c = &c, .stop_at = SIZE_MAX, .end_at = 7};
+        cr_expect_eq(pj_run(t, &j, GPT2EMBED_NONE, th, &p, &err), GPT2EMBED_OK);
+        cr_expect_eq(j.next_hand, 7, "%u threads: the items before the end, all of them", th);
+        cr_expect_eq(j.wrong, 0);
+        j = (pjob){.c = &c, .stop_at = 5, .end_at = SIZE_MAX};
+        err.index = 0;
+        cr_expect_eq(pj_run(t, &j, c.n, th, &p, &err), GPT2EMBED_E_STOPPED);
+        cr_expect_eq(err.index, 5);
+        cr_expect_eq(j.next_hand, 6, "%u threads: nothing handed on after the stop", th);
+    }
+    cr_expect_eq(gpt2embed_pipeline_run(t, NULL, 1, 1, &err), GPT2EMBED_E_ARG);
+    p = (gpt2embed_pipeline){.take = pj_take};
+    cr_expect_eq(gpt2embed_pipeline_run(t, &p, 1, 1, &err), GPT2EMBED_E_ARG);
+    gpt2embed_tokenizer_close(t);
+    free_cases(&c);
+}
+
+/* Callers at once, each a pipeline of 64 threads on one tokenizer: none waits for another. */
+typedef struct pcaller {
+    gpt2embed_tokenizer *t;
+    const cases *c;
+    size_t wrong;
+} pcaller;
+
+static void *pipe_caller(void *arg)
+{
+    pcaller *pc = arg;
+    for (int round = 0; round < 3; round++) {
+        pjob j = {.c = pc->c, .stop_at = SIZE_MAX, .end_at = SIZE_MAX};
+        gpt2embed_pipeline p;
+        pc->wrong += pj_run(pc->t, &j, 2 * pc->c->n, 64, &p, NULL) != GPT2EMBED_OK || j.wrong ||
+                     j.next_hand != 2 * pc->c->n;
+    }
+    return NULL;
+}
+
+Test(api, pipelines_of_many_threads_share_a_tokenizer, .timeout = 240)
+{
+    cases c = load_cases();
+    gpt2embed_tokenizer *t = open_tok();
+    pthread_t th[4];
+    pcaller pc[4];
+    for (int i = 0; i < 4; i++) {
+        pc[i] = (pcaller){t, &c, 0};
+        cr_assert_eq(pthread_create(&th[i], NULL, pipe_caller, &pc[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        cr_expect_eq(pc[i].wrong, 0, "caller %d", i);
+    }
+    gpt2embed_tokenizer_close(t);
+    free_cases(&c);
+}
+
+/* The conformance texts one after another in one buffer, tokenized in one call per batch on
+ * a worker: each text's IDs are tiktoken's; a bad text is its own status, not the call's. */
+typedef struct many_job {
+    const cases *c;
+    char *all;
+    size_t *ends;
+    size_t wrong;
+} many_job;
+
+static int mj_take(void *u, size_t k, void *slot)
+{
+    (void)u, (void)k, (void)slot;
+    return 0;
+}
+
+static void mj_work(void *u, size_t k, void *slot, gpt2embed_worker *w)
+{
+    many_job *m = u;
+    (void)k, (void)slot;
+    const uint32_t *ids;
+    size_t n = m->c->n, *counts = malloc(n * sizeof *counts);
+    gpt2embed_status *st = malloc(n * sizeof *st);
+    if (gpt2embed_worker_tokenize_many(w, m->all, m->ends, n, GPT2EMBED_SPECIAL_TEXT, &ids, counts, st, NULL)) {
+        m->wrong++;
+    } else {
+        for (size_t i = 0, at = 0; i < n; at += counts[i++])
+            m->wrong += st[i] != (i == 3 ? GPT2EMBED_E_UTF8 : GPT2EMBED_OK) ||
+                        (i != 3 && (counts[i] != m->c->n_ids[i] ||
+                                    memcmp(ids + at, m->c->ids[i], counts[i] * sizeof *ids) != 0));
+        m->wrong += gpt2embed_worker_tokenize_many(w, m->all, m->ends, n, 0, &ids, counts, NULL, NULL) !=
+                    GPT2EMBED_E_UTF8;
+    }
+    free(counts);
+    free(st);
+}
+
+Test(api, a_worker_tokenizes_many_texts_in_one_call)
+{
+    cases c = load_cases();
+    gpt2embed_tokenizer *t = open_tok();
+    many_job m = {.c = &c, .ends = malloc(c.n * sizeof(size_t))};
+    size_t total = 0;
+    for (size_t i = 0; i < c.n; i++)
+        total += c.len[i] + (i == 3);
+    m.all = malloc(total + 1);
+    for (size_t i = 0, at = 0; i < c.n; i++) {
+        memcpy(m.all + at, c.text[i], c.len[i]);
+        at += c.len[i];
+        if (i == 3) /* text 3 ends in a lone continuation byte */
+            m.all[at++] = '\x80';
+        m.ends[i] = at;
+    }
+    gpt2embed_pipeline p = {.user = &m, .take = mj_take, .work = mj_work};
+    cr_assert_eq(gpt2embed_pipeline_run(t, &p, 1, 1, NULL), GPT2EMBED_OK);
+    cr_expect_eq(m.wrong, 0);
+    free(m.all);
+    free(m.ends);
+    gpt2embed_tokenizer_close(t);
+    free_cases(&c);
+}
+
+/* Chunks cut at gpt2embed_text_cuts's places, tokenized alone, give the whole text's IDs;
+ * the whole text on threads gives tokenize_ex's IDs and offsets. */
+Test(api, cuts_and_a_whole_text_on_threads, .timeout = 120)
+{
+    cases c = load_cases();
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    size_t total;
+    char *all = joined_cases(&c, 2u << 20, &total);
+    uint32_t *want;
+    size_t *want_off, n_want;
+    cr_assert_eq(gpt2embed_tokenize_ex(t, all, total, 0, &want, &want_off, &n_want, &err), 0, "%s", err.message);
+    static const size_t chunks[] = {0, 4096, 1};
+    for (size_t ci = 0; ci < 3; ci++) {
+        size_t *cut, m, got = 0, bad = 0;
+        cr_assert_eq(gpt2embed_text_cuts(all, total, chunks[ci], 2, &cut, &m, &err), 0);
+        cr_expect_eq(cut[0], 0);
+        cr_expect_eq(cut[m], total);
+        cr_expect_gt(m, chunks[ci] == 0 ? 20 : 400);
+        for (size_t k = 0; k < m; k++) {
+            uint32_t *ids;
+            size_t n;
+            cr_assert_eq(gpt2embed_tokenize_ex(t, all + cut[k], cut[k + 1] - cut[k], 0, &ids, NULL, &n, &err), 0);
+            bad += got + n > n_want || memcmp(ids, want + got, n * sizeof *ids) != 0;
+            got += n;
+            gpt2embed_free(ids);
+        }
+        cr_expect_eq(got, n_want, "chunks of %zu", chunks[ci]);
+        cr_expect_eq(bad, 0, "chunks of %zu", chunks[ci]);
+        gpt2embed_free(cut);
+    }
+    size_t *cut, m;
+    cr_expect_eq(gpt2embed_text_cuts("", 0, 0, 1, &cut, &m, &err), 0);
+    cr_expect(m == 1 && cut[0] == 0 && cut[1] == 0);
+    gpt2embed_free(cut);
+    cr_expect_eq(gpt2embed_text_cuts(NULL, 5, 0, 1, &cut, &m, &err), GPT2EMBED_E_ARG);
+    for (unsigned th = 1; th <= 3; th++) {
+        uint32_t *ids;
+        size_t *off, n, rep = 9;
+        cr_assert_eq(gpt2embed_tokenize_threads(t, all, total, 0, th, &ids, &off, &n, &rep, &err), 0);
+        cr_expect(n == n_want && !memcmp(ids, want, n * sizeof *ids) && !memcmp(off, want_off, (n + 1) * sizeof *off),
+                  "%u threads", th);
+        cr_expect_eq(rep, 0);
+        gpt2embed_free(ids), gpt2embed_free(off);
+    }
+    uint32_t *ids;
+    size_t n, rep;
+    cr_expect_eq(gpt2embed_tokenize_threads(t, "a\xff\xfe b", 5, GPT2EMBED_LOSSY, 2, &ids, NULL, &n, &rep, &err), 0);
+    cr_expect_eq(rep, 2, "two ill-formed bytes, two U+FFFD (Python's errors=\"replace\")");
+    gpt2embed_free(ids);
+    gpt2embed_free(want), gpt2embed_free(want_off);
+    free(all);
+    gpt2embed_tokenizer_close(t);
+    free_cases(&c);
+}
+
+/* The conformance texts as documents between separators, read as a stream: each document's
+ * IDs are tiktoken's for that text; the totals and the literals read as text add up. */
+typedef struct docs_sink {
+    sink s;
+    size_t starts[4096], n_starts;
+    uint64_t progress_calls;
+} docs_sink;
+
+static int docs_emit(void *u, const uint32_t *ids, size_t n, const size_t *starts, size_t n_starts)
+{
+    docs_sink *d = u;
+    for (size_t i = 0; i < n_starts && d->n_starts < 4096; i++)
+        d->starts[d->n_starts++] = d->s.n + starts[i];
+    return sink_emit_on(&d->s, ids, n);
+}
+
+static void docs_progress(void *u, uint64_t bytes, uint64_t tokens)
+{
+    (void)bytes, (void)tokens;
+    ((docs_sink *)u)->progress_calls++;
+}
+
+Test(api, stream_ex_cuts_documents_at_a_separator, .timeout = 120)
+{
+    cases c = load_cases();
+    gpt2embed_tokenizer *t = open_tok();
+    static const char SEP[] = "\n\x1e\n";
+    size_t total = 0, lits = 0, reps = 40;
+    for (size_t i = 0; i < c.n; i++) {
+        total += c.len[i] + 3;
+        for (const char *q = c.text[i], *e = q + c.len[i]; (q = memmem(q, (size_t)(e - q), "<|endoftext|>", 13)); q += 13)
+            lits++;
+    }
+    char *all = malloc(total * reps), *w = all;
+    for (size_t r = 0; r < reps; r++)
+        for (size_t i = 0; i < c.n; i++) {
+            memcpy(w, c.text[i], c.len[i]);
+            w += c.len[i];
+            if (r + 1 < reps || i + 1 < c.n)
+                memcpy(w, SEP, 3), w += 3;
+        }
+    size_t len = (size_t)(w - all);
+    for (unsigned th = 1; th <= 3; th += 2) {
+        feed f = {.s = all, .n = len, .step = th};
+        docs_sink d = {0};
+        gpt2embed_stream_opts o = {.read = feed_read_on, .read_user = &f, .flags = GPT2EMBED_SPECIAL_TEXT,
+                                   .n_threads = th, .separator = SEP, .separator_len = 3, .emit = docs_emit,
+                                   .emit_user = &d, .progress = docs_progress, .progress_user = &d};
+        gpt2embed_error err;
+        cr_assert_eq(gpt2embed_tokenize_stream_ex(t, &o, &err), GPT2EMBED_OK, "%s", err.message);
+        cr_expect_eq(o.n_docs, reps * c.n);
+        cr_expect_eq(d.n_starts, reps * c.n > 4096 ? 4096 : reps * c.n);
+        cr_expect_eq(o.n_bytes, len);
+        cr_expect_eq(o.n_tokens, d.s.n);
+        cr_expect_eq(o.n_eot_text, reps * lits, "%u threads", th);
+        cr_expect_gt(d.progress_calls, 0);
+        size_t wrong = 0;
+        for (size_t k = 0; k < d.n_starts && (k + 1 < d.n_starts || d.n_starts == o.n_docs); k++) {
+            size_t i = k % c.n, end = k + 1 < d.n_starts ? d.starts[k + 1] : d.s.n;
+            wrong += end - d.starts[k] != c.n_ids[i] ||
+                     memcmp(d.s.ids + d.starts[k], c.ids[i], c.n_ids[i] * sizeof *d.s.ids) != 0;
+        }
+        cr_expect_eq(wrong, 0, "%u threads: documents that are not tiktoken's IDs of their text", th);
+        free(d.s.ids);
+    }
+    gpt2embed_stream_opts o = {.read = feed_read_on, .emit = docs_emit, .separator_len = 2};
+    cr_expect_eq(gpt2embed_tokenize_stream_ex(t, &o, NULL), GPT2EMBED_E_ARG);
+    free(all);
+    gpt2embed_tokenizer_close(t);
+    free_cases(&c);
 }

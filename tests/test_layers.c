@@ -47,6 +47,15 @@ Test(layers, a_forbidden_include_fails_to_compile)
     cr_expect_neq(probe(prog, "tokenizer.h"), 0);
     cr_expect_neq(probe(prog, "model.h"), 0);
     cr_expect_neq(probe(prog, "api_internal.h"), 0);
+    /* the token writers too: the door, the toolkit's reader, never the engine or the core */
+    static const char *const writers[] = {"src/cli/cmd_tokenize.c", "src/cli/io/tokwrite.c"};
+    for (size_t i = 0; i < 2; i++) {
+        cr_expect_eq(probe(writers[i], "gpt2embed.h"), 0, "%s", writers[i]);
+        cr_expect_eq(probe(writers[i], "rdbuf.h"), 0, "%s", writers[i]);
+        cr_expect_neq(probe(writers[i], "engine.h"), 0, "%s reaches the engine only through the door", writers[i]);
+        cr_expect_neq(probe(writers[i], "tok_internal.h"), 0, "%s", writers[i]);
+        cr_expect_neq(probe(writers[i], "tokenizer.h"), 0, "%s", writers[i]);
+    }
     /* the tokenizer's core knows nothing of the engine that runs it on threads */
     const char *core = "src/lib/tokenizer/tok_pretok.c";
     cr_expect_eq(probe(core, "text.h"), 0);

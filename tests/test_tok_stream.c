@@ -49,6 +49,22 @@ static char *printf_ids(const char *text, size_t len, tok_special sp, unsigned f
     return s;
 }
 
+/* The door's tokenizer over the repository's vocabulary. */
+static gpt2embed_tokenizer *open_door(void)
+{
+    gpt2embed_tokenizer *t;
+    gpt2embed_error e;
+    cr_assert_eq(gpt2embed_tokenizer_open(&t, G2E_SRCDIR "/tokenizer", &e), GPT2EMBED_OK, "%s", e.message);
+    return t;
+}
+
+/* The public flags of a special-token treatment and TOK_LOSSY. */
+static unsigned pub_flags(tok_special sp, unsigned flags)
+{
+    return (sp == TOK_SPECIAL_TEXT ? GPT2EMBED_SPECIAL_TEXT : sp == TOK_SPECIAL_ERROR ? GPT2EMBED_SPECIAL_ERROR : 0) |
+           (flags & TOK_LOSSY ? GPT2EMBED_LOSSY : 0);
+}
+
 /* toks_write_ids over threads (chunks of `chunk` bytes, 0: the default) gives the one-thread
  * text. */
 static void ids_agree(const char *text, size_t len, tok_special sp, unsigned flags, size_t chunk, const char *what)
@@ -57,18 +73,18 @@ static void ids_agree(const char *text, size_t len, tok_special sp, unsigned fla
     char *want = printf_ids(text, len, sp, flags, &wn);
     static const unsigned counts[] = {1, 2, 3, 5, 64};
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
-        eng *e = open_repo_eng(chunk);
+        gpt2embed_tokenizer *e = open_door();
         for (int again = 0; again < 2; again++) { /* the second time with warm caches */
             bytebuf b = {0};
             size_t rep = 99;
             g2e_err err;
-            cr_assert_eq(toks_write_ids(e, counts[c], text, len, sp, flags, to_buf, &b, &rep, &err), 0, "%s: %s",
+            cr_assert_eq(toks_write_ids(e, counts[c], chunk, text, len, pub_flags(sp, flags), to_buf, &b, &rep, &err), 0, "%s: %s",
                          what, err.msg);
             cr_assert(b.n == wn && memcmp(b.p, want, wn) == 0, "%s, %u threads: the IDs differ (%zu bytes, want %zu)",
                       what, counts[c], b.n, wn);
             bb_free(&b);
         }
-        eng_free(e);
+        gpt2embed_tokenizer_close(e);
     }
     free(want);
 }
@@ -200,23 +216,23 @@ Test(tok_stream, errors_write_nothing_and_name_the_whole_texts_offset)
     for (size_t i = 0; i < n; i++)
         text[i] = i % 7 == 6 ? ' ' : 'a';
     text[2500001] = '\xFF';
-    eng *t = open_repo_eng(0);
+    gpt2embed_tokenizer *t = open_door();
     bytebuf b = {0};
     size_t rep;
     g2e_err err;
-    cr_expect_eq(toks_write_ids(t, 4, text, n, TOK_SPECIAL_TOKEN, 0, to_buf, &b, &rep, &err), TOK_E_UTF8);
+    cr_expect_eq(toks_write_ids(t, 4, 0, text, n, pub_flags(TOK_SPECIAL_TOKEN, 0), to_buf, &b, &rep, &err), TOKS_E_TEXT);
     cr_expect_str_eq(err.msg, "invalid UTF-8 at byte offset 2500001 (byte 0xFF)");
     cr_expect_eq(b.n, 0);
-    cr_expect_eq(toks_write_ids(t, 4, text, n, TOK_SPECIAL_TOKEN, TOK_LOSSY, to_buf, &b, &rep, &err), 0);
+    cr_expect_eq(toks_write_ids(t, 4, 0, text, n, pub_flags(TOK_SPECIAL_TOKEN, TOK_LOSSY), to_buf, &b, &rep, &err), 0);
     cr_expect_eq(rep, 1);
     b.n = 0;
     text[2500001] = 'a';
     memcpy(text + 2000000, "<|endoftext|>", 13);
-    cr_expect_eq(toks_write_ids(t, 4, text, n, TOK_SPECIAL_ERROR, 0, to_buf, &b, &rep, &err), TOK_E_SPECIAL);
+    cr_expect_eq(toks_write_ids(t, 4, 0, text, n, pub_flags(TOK_SPECIAL_ERROR, 0), to_buf, &b, &rep, &err), TOKS_E_TEXT);
     cr_expect(strstr(err.msg, "at byte offset 2000000") != NULL, "%s", err.msg);
     cr_expect_eq(b.n, 0);
     bb_free(&b);
-    eng_free(t);
+    gpt2embed_tokenizer_close(t);
     free(text);
 }
 
@@ -228,12 +244,12 @@ static int refuse(void *user, const void *p, size_t n)
 
 Test(tok_stream, a_failed_write_is_reported)
 {
-    eng *t = open_repo_eng(0);
+    gpt2embed_tokenizer *t = open_door();
     size_t rep;
     g2e_err err;
-    cr_expect_eq(toks_write_ids(t, 1, "Hello world", 11, TOK_SPECIAL_TOKEN, 0, refuse, NULL, &rep, &err), TOKS_E_WRITE);
+    cr_expect_eq(toks_write_ids(t, 1, 0, "Hello world", 11, pub_flags(TOK_SPECIAL_TOKEN, 0), refuse, NULL, &rep, &err), TOKS_E_WRITE);
     cr_expect_str_eq(err.msg, "cannot write the output: Broken pipe");
-    eng_free(t);
+    gpt2embed_tokenizer_close(t);
 }
 
 Test(tok_stream, put_ids_matches_printf)
@@ -320,11 +336,11 @@ static int jsonl_run(const char *in, size_t n, unsigned threads, toks_jsonl *j, 
     FILE *f = tmpfile();
     cr_assert(f && fwrite(in, 1, n, f) == n && fflush(f) == 0);
     rewind(f);
-    eng *t = open_repo_eng(0);
+    gpt2embed_tokenizer *t = open_door();
     memset(s, 0, sizeof *s);
     j->write = sink_write, j->flush = sink_flush, j->user = s;
     int rc = toks_jsonl_run(t, threads, fileno(f), j);
-    eng_free(t);
+    gpt2embed_tokenizer_close(t);
     fclose(f);
     return rc;
 }
@@ -344,7 +360,7 @@ Test(tok_stream, jsonl_gives_tiktokens_ids_over_threads_and_blocks, .timeout = 1
     }
     static const unsigned th[] = {1, 2, 5};
     for (size_t k = 0; k < 3; k++) {
-        toks_jsonl j = {.special = TOK_SPECIAL_TEXT};
+        toks_jsonl j = {.special = GPT2EMBED_SPECIAL_TEXT};
         sink s;
         cr_assert_eq(jsonl_run(big, n * reps, th[k], &j, &s), 0, "%s", j.msg);
         cr_expect(s.b.n == en * reps && memcmp(s.b.p, bigwant, s.b.n) == 0, "%u threads: output differs", th[k]);
@@ -359,14 +375,14 @@ Test(tok_stream, jsonl_stops_at_a_bad_line_or_keeps_going)
 {
     const char in[] = "{\"text\": \"a\"}\n\n  \n{\"text\": \"b\", \"text\": \"c\"}\n{\"text\": \"<|endoftext|>\"}\n"
                       "{\"text\": \"d\"}";
-    toks_jsonl j = {.special = TOK_SPECIAL_ERROR};
+    toks_jsonl j = {.special = GPT2EMBED_SPECIAL_ERROR};
     sink s;
     cr_assert_eq(jsonl_run(in, sizeof in - 1, 2, &j, &s), TOKS_STOPPED);
     cr_expect_eq(j.line, 2, "a blank line is a bad line (no row is lost)");
     cr_expect_str_eq(j.msg, "a blank line: expected a JSON object {\"text\": \"...\"}");
     cr_expect(s.b.n == 13 && memcmp(s.b.p, "{\"ids\":[64]}\n", 13) == 0, "only the lines before it");
     bb_free(&s.b);
-    j = (toks_jsonl){.special = TOK_SPECIAL_ERROR, .keep_going = 1};
+    j = (toks_jsonl){.special = GPT2EMBED_SPECIAL_ERROR, .keep_going = 1};
     cr_assert_eq(jsonl_run(in, sizeof in - 1, 2, &j, &s), 0);
     cr_expect_eq(j.bad, 4);
     cr_expect_eq(j.lines, 6, "a last line without its newline counts");
@@ -382,7 +398,7 @@ Test(tok_stream, jsonl_stops_at_a_bad_line_or_keeps_going)
 
 Test(tok_stream, jsonl_reports_write_and_read_errors)
 {
-    eng *t = open_repo_eng(0);
+    gpt2embed_tokenizer *t = open_door();
     int p[2];
     cr_assert_eq(pipe(p), 0);
     cr_assert_eq(write(p[1], "{\"text\": \"a\"}\n", 14), 14);
@@ -394,7 +410,7 @@ Test(tok_stream, jsonl_reports_write_and_read_errors)
     j = (toks_jsonl){.write = refuse};
     cr_expect_eq(toks_jsonl_run(t, 1, -1, &j), TOKS_E_READ);
     cr_expect_eq(j.sys_errno, EBADF);
-    eng_free(t);
+    gpt2embed_tokenizer_close(t);
 }
 
 typedef struct counted {
@@ -422,22 +438,22 @@ Test(tok_stream, ids_are_written_chunk_by_chunk_and_a_failed_write_stops_them, .
     size_t wn;
     char *want = printf_ids(text, n, TOK_SPECIAL_TOKEN, 0, &wn);
     for (unsigned th = 1; th <= 3; th += 2) {
-        eng *t = open_repo_eng(0);
+        gpt2embed_tokenizer *t = open_door();
         counted c = {0};
         size_t rep;
         g2e_err err;
-        cr_assert_eq(toks_write_ids(t, th, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), 0, "%s",
+        cr_assert_eq(toks_write_ids(t, th, 0, text, n, pub_flags(TOK_SPECIAL_TOKEN, 0), count_write, &c, &rep, &err), 0, "%s",
                      err.msg);
         cr_expect(c.b.n == wn && memcmp(c.b.p, want, wn) == 0, "%u threads: the IDs differ", th);
         cr_expect_geq(c.writes, 16, "%u threads: one write per 128 KB chunk (%d)", th, c.writes);
         bb_free(&c.b);
         c = (counted){.fail_at = 3};
-        cr_expect_eq(toks_write_ids(t, th, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), TOKS_E_WRITE);
+        cr_expect_eq(toks_write_ids(t, th, 0, text, n, pub_flags(TOK_SPECIAL_TOKEN, 0), count_write, &c, &rep, &err), TOKS_E_WRITE);
         cr_expect_str_eq(err.msg, "cannot write the output: No space left on device");
         cr_expect_eq(c.writes, 3, "%u threads: nothing written after the failed write", th);
         cr_expect(c.b.n > 0 && c.b.n < wn && memcmp(c.b.p, want, c.b.n) == 0, "the two chunks before it, in order");
         bb_free(&c.b);
-        eng_free(t);
+        gpt2embed_tokenizer_close(t);
     }
     free(want);
     free(text);
@@ -449,7 +465,7 @@ Test(tok_stream, jsonl_checks_raw_bytes_and_trusts_escapes)
 {
     const char in[] = "{\"text\": \"\\u00e9t\\u00e9 \\u72ac\"}\n{\"text\": \"\xC3\xA9t\xC3\xA9 \xE7\x8A\xAC\"}\n"
                       "{\"text\": \"ok \xE6\x97\"}\n";
-    toks_jsonl j = {.special = TOK_SPECIAL_TOKEN};
+    toks_jsonl j = {.special = 0};
     sink s;
     cr_assert_eq(jsonl_run(in, sizeof in - 1, 1, &j, &s), TOKS_STOPPED);
     cr_expect_eq(j.line, 3);
@@ -468,12 +484,12 @@ Test(tok_stream, jsonl_checks_raw_bytes_and_trusts_escapes)
     free(want);
     /* the special token in a checked line: the token, or ordinary text */
     const char sp[] = "{\"text\": \"a<|endoftext|>b\"}\n";
-    j = (toks_jsonl){.special = TOK_SPECIAL_TOKEN};
+    j = (toks_jsonl){.special = 0};
     cr_assert_eq(jsonl_run(sp, sizeof sp - 1, 1, &j, &s), 0);
     bb_put(&s.b, "", 1);
     cr_expect_str_eq(s.b.p, "{\"ids\":[64,50256,65]}\n");
     bb_free(&s.b);
-    j = (toks_jsonl){.special = TOK_SPECIAL_TEXT};
+    j = (toks_jsonl){.special = GPT2EMBED_SPECIAL_TEXT};
     cr_assert_eq(jsonl_run(sp, sizeof sp - 1, 1, &j, &s), 0);
     bb_put(&s.b, "", 1);
     cr_expect_str_eq(s.b.p, "{\"ids\":[64,27,91,437,1659,5239,91,29,65]}\n");
@@ -492,19 +508,19 @@ Test(tok_stream, the_check_before_writing_sees_across_its_ranges, .timeout = 120
         memcpy(text + i, "\xE6\x97\xA5", 3); /* 日, so that 128 KB falls inside a character */
     for (size_t i = n / 3 * 3; i < n; i++)
         text[i] = ' ';
-    eng *t = open_repo_eng(0);
+    gpt2embed_tokenizer *t = open_door();
     tok_tokenizer *one = open_repo();
     size_t rep;
     g2e_err err;
     counted c = {0};
-    cr_assert_eq(toks_write_ids(t, 3, text, n, TOK_SPECIAL_ERROR, 0, count_write, &c, &rep, &err), 0, "%s", err.msg);
+    cr_assert_eq(toks_write_ids(t, 3, 0, text, n, pub_flags(TOK_SPECIAL_ERROR, 0), count_write, &c, &rep, &err), 0, "%s", err.msg);
     bb_free(&c.b);
     for (size_t at = 5 * edge - 14; at <= 5 * edge + 2; at++) {
         char keep[16];
         memcpy(keep, text + at, 16);
         text[at] = '\xFF';
         c = (counted){0};
-        cr_expect_eq(toks_write_ids(t, 3, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), TOK_E_UTF8);
+        cr_expect_eq(toks_write_ids(t, 3, 0, text, n, pub_flags(TOK_SPECIAL_TOKEN, 0), count_write, &c, &rep, &err), TOKS_E_TEXT);
         tok_ids r;
         g2e_err want;
         cr_assert_eq(tok_encode(one, text, n, TOK_SPECIAL_TOKEN, 0, &r, NULL, &want), TOK_E_UTF8);
@@ -513,7 +529,7 @@ Test(tok_stream, the_check_before_writing_sees_across_its_ranges, .timeout = 120
         memcpy(text + at, keep, 16);
         size_t sp = at / 3 * 3; /* 15 bytes in the place of 5 characters: still valid */
         memcpy(text + sp, "<|endoftext|>  ", 15);
-        cr_expect_eq(toks_write_ids(t, 3, text, n, TOK_SPECIAL_ERROR, 0, count_write, &c, &rep, &err), TOK_E_SPECIAL,
+        cr_expect_eq(toks_write_ids(t, 3, 0, text, n, pub_flags(TOK_SPECIAL_ERROR, 0), count_write, &c, &rep, &err), TOKS_E_TEXT,
                      "special token at %zu", sp);
         cr_expect_eq(c.writes, 0, "nothing written (special token at %zu)", sp);
         char off[48];
@@ -522,7 +538,7 @@ Test(tok_stream, the_check_before_writing_sees_across_its_ranges, .timeout = 120
         if (at % 4 == 0) { /* the token itself: as on one thread */
             size_t wn;
             char *w = printf_ids(text, n, TOK_SPECIAL_TOKEN, 0, &wn);
-            cr_expect_eq(toks_write_ids(t, 3, text, n, TOK_SPECIAL_TOKEN, 0, count_write, &c, &rep, &err), 0);
+            cr_expect_eq(toks_write_ids(t, 3, 0, text, n, pub_flags(TOK_SPECIAL_TOKEN, 0), count_write, &c, &rep, &err), 0);
             cr_expect(c.b.n == wn && memcmp(c.b.p, w, wn) == 0, "special token at %zu: the IDs differ", at);
             free(w);
         }
@@ -530,7 +546,7 @@ Test(tok_stream, the_check_before_writing_sees_across_its_ranges, .timeout = 120
             memcpy(text + i, "\xE6\x97\xA5", 3);
         bb_free(&c.b);
     }
-    eng_free(t);
+    gpt2embed_tokenizer_close(t);
     tok_close(one);
     free(text);
 }
@@ -547,12 +563,12 @@ Test(tok_stream, jsonl_bad_line_among_many_shares_over_threads, .timeout = 60)
         int n = snprintf(line, sizeof line, k == bad ? "{\"text\": \"line %zu\", oops}\n" : "{\"text\": \"line %zu of many\"}\n", k);
         bb_put(&in, line, (size_t)n);
     }
-    toks_jsonl j = {.special = TOK_SPECIAL_TOKEN};
+    toks_jsonl j = {.special = 0};
     sink one;
     cr_assert_eq(jsonl_run(in.p, in.n, 1, &j, &one), TOKS_STOPPED);
     cr_expect_eq(j.line, bad);
     for (unsigned th = 2; th <= 5; th += 3) {
-        j = (toks_jsonl){.special = TOK_SPECIAL_TOKEN};
+        j = (toks_jsonl){.special = 0};
         sink s;
         cr_assert_eq(jsonl_run(in.p, in.n, th, &j, &s), TOKS_STOPPED);
         cr_expect_eq(j.line, bad, "%u threads", th);
@@ -563,7 +579,7 @@ Test(tok_stream, jsonl_bad_line_among_many_shares_over_threads, .timeout = 60)
             lines_out += s.b.p[i] == '\n';
         cr_expect_eq(lines_out, bad - 1);
         bb_free(&s.b);
-        j = (toks_jsonl){.special = TOK_SPECIAL_TOKEN, .keep_going = 1};
+        j = (toks_jsonl){.special = 0, .keep_going = 1};
         cr_assert_eq(jsonl_run(in.p, in.n, th, &j, &s), 0);
         cr_expect_eq(j.bad, 1);
         cr_expect_eq(j.lines, nlines);
@@ -636,7 +652,7 @@ Test(tok_stream, plain_lines_answer_each_line_as_tokenized_alone, .timeout = 120
         }
         cr_assert(clean ? !first_bad : first_bad != 0, "round %d: bad lines as planned", round);
         for (unsigned th = 1; th <= 2; th++) {
-            toks_jsonl j = {.special = special, .plain = 1, .keep_going = 1};
+            toks_jsonl j = {.special = pub_flags(special, 0), .plain = 1, .keep_going = 1};
             sink s;
             cr_assert_eq(jsonl_run(in.p, in.n, th, &j, &s), 0, "%s", j.msg);
             cr_expect_eq(j.lines, nlines, "round %d, %u threads", round, th);
@@ -645,7 +661,7 @@ Test(tok_stream, plain_lines_answer_each_line_as_tokenized_alone, .timeout = 120
             bb_free(&s.b);
             if (clean)
                 continue;
-            j = (toks_jsonl){.special = special, .plain = 1};
+            j = (toks_jsonl){.special = pub_flags(special, 0), .plain = 1};
             cr_assert_eq(jsonl_run(in.p, in.n, th, &j, &s), TOKS_STOPPED);
             cr_expect_eq(j.line, first_bad, "round %d, %u threads", round, th);
             cr_expect_str_eq(j.msg, first_msg);
@@ -769,7 +785,7 @@ Test(tok_stream, jsonl_raw_utf8_valid_and_not_agrees_with_a_checked_reference, .
             bytebuf want = {0};
             jsonl_reference(in.p, in.n, lossy, &want);
             for (unsigned th = 1; th <= 2; th++) {
-                toks_jsonl j = {.special = TOK_SPECIAL_TOKEN, .lossy = lossy, .keep_going = 1};
+                toks_jsonl j = {.special = 0, .lossy = lossy, .keep_going = 1};
                 sink s;
                 cr_assert_eq(jsonl_run(in.p, in.n, th, &j, &s), 0, "%s", j.msg);
                 cr_assert(s.b.n == want.n && memcmp(s.b.p, want.p, want.n) == 0,
@@ -849,8 +865,8 @@ static void text_run_agrees(const char *text, size_t len, const char *sep, tok_s
         for (size_t s = 0; s < 4; s++) {
             eng *t = open_repo_eng(splits[s]);
             collect got = {0};
-            eng_mem mem = {text, len};
-            eng_text o = {.special = sp, .sep = sep, .sep_len = sep ? strlen(sep) : 0, .read = eng_read_mem,
+            rd_mem mem = {text, len};
+            eng_text o = {.special = sp, .sep = sep, .sep_len = sep ? strlen(sep) : 0, .read = rd_read_mem,
                           .read_user = &mem, .put = collect_put, .user = &got};
             cr_assert_eq(eng_stream(t, counts[c], &o), 0, "%s: %s", what, o.msg);
             cr_assert(got.n == want.n && (!want.n || !memcmp(got.ids, want.ids, want.n * sizeof *want.ids)),
@@ -929,7 +945,7 @@ Test(tok_stream, text_run_reads_a_pipe, .timeout = 120)
     close(fd[1]);
     eng *t = open_repo_eng(0);
     collect got = {0};
-    eng_text o = {.special = TOK_SPECIAL_TEXT, .read = eng_read_fd, .read_user = &fd[0], .put = collect_put,
+    eng_text o = {.special = GPT2EMBED_SPECIAL_TEXT, .read = rd_read_fd, .read_user = &fd[0], .put = collect_put,
                   .user = &got};
     cr_assert_eq(eng_stream(t, 3, &o), 0, "%s", o.msg);
     close(fd[0]);
@@ -951,8 +967,8 @@ Test(tok_stream, text_run_errors_name_the_inputs_offset)
     text[700001] = '\xFF';
     eng *t = open_repo_eng(4096);
     collect got = {0};
-    eng_mem mem = {text, n};
-    eng_text o = {.special = TOK_SPECIAL_TEXT, .read = eng_read_mem, .read_user = &mem, .put = collect_put,
+    rd_mem mem = {text, n};
+    eng_text o = {.special = GPT2EMBED_SPECIAL_TEXT, .read = rd_read_mem, .read_user = &mem, .put = collect_put,
                   .user = &got};
     cr_assert_eq(eng_stream(t, 3, &o), TOK_E_UTF8);
     cr_expect_str_eq(o.msg, "invalid UTF-8 at byte offset 700001 (byte 0xFF)");
@@ -961,15 +977,15 @@ Test(tok_stream, text_run_errors_name_the_inputs_offset)
               (unsigned long long)o.bytes);
     text[700001] = 'a';
     memcpy(text + 800000, "<|endoftext|>", 13);
-    mem = (eng_mem){text, n};
-    o = (eng_text){.special = TOK_SPECIAL_ERROR, .read = eng_read_mem, .read_user = &mem, .put = collect_put,
+    mem = (rd_mem){text, n};
+    o = (eng_text){.special = GPT2EMBED_SPECIAL_ERROR, .read = rd_read_mem, .read_user = &mem, .put = collect_put,
                    .user = &got};
     cr_assert_eq(eng_stream(t, 3, &o), TOK_E_SPECIAL);
     cr_expect(strstr(o.msg, "at byte offset 800000 ") != NULL, "%s", o.msg);
     cr_expect_eq(o.bad_offset, 800000);
     collect fail = {.fail_at = 3};
-    mem = (eng_mem){text, n};
-    o = (eng_text){.special = TOK_SPECIAL_TEXT, .read = eng_read_mem, .read_user = &mem, .put = collect_put,
+    mem = (rd_mem){text, n};
+    o = (eng_text){.special = GPT2EMBED_SPECIAL_TEXT, .read = rd_read_mem, .read_user = &mem, .put = collect_put,
                    .user = &fail};
     cr_assert_eq(eng_stream(t, 3, &o), ENG_STOPPED);
     free(got.ids), free(got.starts), free(fail.ids), free(fail.starts);

@@ -4,8 +4,8 @@
  * The table, JSON and --format ids of a TEXT or a file of at most 1 GiB: the text mapped and
  * checked whole before anything is written, so bad UTF-8 or a refused special token leaves
  * the output empty; large texts over --threads, their IDs formatted in the threads
- * (engine.h). The token files (npy, u16, u32, llmc: tokfile.h), --format ids from
- * standard input, of a larger file or with --doc-sep: streamed (eng_stream: any size,
+ * (the library's pipeline, tokwrite.h). The token files (npy, u16, u32, llmc: tokfile.h), --format ids from
+ * standard input, of a larger file or with --doc-sep: streamed (gpt2embed_tokenize_stream_ex: any size,
  * bounded memory), documents cut at --doc-sep, a progress line on a terminal; an error there
  * removes a file output, a pipe keeps what came before.
  * --jsonl and --lines stream (tokwrite.h): blocks of lines as they come, flushed when the
@@ -20,15 +20,15 @@
  * This file is the options, their checks, the table format, the sinks and the messages.
  */
 #define _GNU_SOURCE /* memmem */
-#include "bridge.h"
+#include "gpt2embed.h"
 #include "cli.h"
 #include "download.h"
 #include "i18n.h"
 #include "load.h"
 #include "opt.h"
 #include "out.h"
+#include "rdbuf.h"
 #include "textin.h"
-#include "engine.h"
 #include "tokwrite.h"
 #include "tokchars.h"
 #include "tokfile.h"
@@ -56,6 +56,13 @@ static const char *const JSONL_FORMATS[] = {"jsonl", "npy", "u16", "u32", "llmc"
 enum { FMT_TABLE, FMT_IDS, FMT_JSON, FMT_NPY, FMT_U16, FMT_U32, FMT_LLMC };
 #define FMT_BINARY(f) ((f) >= FMT_NPY)
 static const char *const SPECIALS[] = {"token", "text", "error", NULL};
+enum { SP_TOKEN, SP_TEXT, SP_ERROR };
+/* The library's flags of --special and --lossy. */
+static unsigned flags_of(const tokenize_opts *o)
+{
+    static const unsigned SP[] = {0, GPT2EMBED_SPECIAL_TEXT, GPT2EMBED_SPECIAL_ERROR};
+    return SP[o->special] | (o->lossy ? GPT2EMBED_LOSSY : 0);
+}
 static const char *const EOTS[] = {"before", "after", "none", NULL}; /* tokfile.h's TOKF_EOT_* order */
 
 static const opt_def OPTS[] = {
@@ -144,7 +151,7 @@ const opt_cmd *const cmd_tokenize_spec = &CMD; /* for the manual (commands.def O
 /* pos, id, the piece made visible (out_piece_visible) or, for a token holding part of a
  * character, that character and its share (犬 (1/3), tokchars.h), padded to 22 display
  * columns, byte range. Returns 0 or -1 (out of memory). */
-static int format_table(FILE *f, const tok_tokenizer *t, const char *text, size_t len, const tok_ids *r)
+static int format_table(FILE *f, const gpt2embed_tokenizer *t, const char *text, size_t len, const toks_ids *r)
 {
     tokchars_span *sp = toks_spans(text, len, r);
     if (!sp)
@@ -157,9 +164,9 @@ static int format_table(FILE *f, const tok_tokenizer *t, const char *text, size_
     fprintf(f, "  %s\n", _("bytes"));
     int rc = 0;
     for (size_t i = 0; i < r->n && !rc; i++) {
-        const uint8_t *p;
-        size_t pl;
-        tok_piece(t, r->ids[i], &p, &pl, NULL);
+        const uint8_t *p = NULL;
+        size_t pl = 0;
+        gpt2embed_token_bytes(t, r->ids[i], &p, &pl, NULL); /* (the tokenizer's own IDs) */
         char *v = sp[i].head.n || sp[i].tail.n ? tokchars_display_alloc(text, &sp[i])
                                                 : out_piece_visible((const char *)p, pl);
         rc = v ? 0 : -1;
@@ -214,7 +221,7 @@ static void note_literals(const tokenize_opts *o, uint64_t n)
 }
 
 /* One whole text (TEXT, FILE or stdin) onto f. Returns 0 or -1 (a message printed). */
-static int whole_to(eng *e, const tokenize_opts *o, const opt_parsed *p, FILE *f)
+static int whole_to(gpt2embed_tokenizer *t, const tokenize_opts *o, const opt_parsed *p, FILE *f)
 {
     textin in = {0};
     char *args = NULL;
@@ -226,36 +233,40 @@ static int whole_to(eng *e, const tokenize_opts *o, const opt_parsed *p, FILE *f
     }
     const char *text = args ? args : in.data;
     size_t len = args ? strlen(args) : in.len;
-    unsigned flags = o->lossy ? TOK_LOSSY : 0;
-    tok_ids r = {0};
+    toks_ids r = {0};
     g2e_err err;
     int rc;
     if (o->fmt == FMT_IDS) {
-        rc = toks_write_ids(e, (unsigned)o->threads, text, len, (tok_special)o->special, flags, write_file, f,
-                            &r.n_replaced, &err);
-    } else if (!(rc = eng_encode(e, (unsigned)o->threads, text, len, (tok_special)o->special, flags, &r, NULL,
-                                 &err))) {
-        /* (a write error is out_commit's to report) */
-        const tok_tokenizer *t = eng_tables(e);
-        int w = o->fmt == FMT_JSON ? toks_write_json(f, t, text, len, &r) : format_table(f, t, text, len, &r);
-        rc = w && w != G2E_EIO ? g2e_fail(&err, G2E_ENOMEM, "out of memory formatting the output") : 0;
+        rc = toks_write_ids(t, (unsigned)o->threads, 0, text, len, flags_of(o), write_file, f, &r.n_replaced, &err);
+    } else {
+        gpt2embed_error e;
+        gpt2embed_status st = gpt2embed_tokenize_threads(t, text, len, flags_of(o), (unsigned)o->threads, &r.ids,
+                                                         &r.offsets, &r.n, &r.n_replaced, &e);
+        rc = st == GPT2EMBED_E_UTF8 || st == GPT2EMBED_E_SPECIAL ? TOKS_E_TEXT : st ? G2E_ENOMEM : 0;
+        if (rc) {
+            g2e_fail(&err, rc, "%s", e.message);
+        } else { /* (a write error is out_commit's to report) */
+            int w = o->fmt == FMT_JSON ? toks_write_json(f, t, text, len, &r) : format_table(f, t, text, len, &r);
+            rc = w && w != G2E_EIO ? g2e_fail(&err, G2E_ENOMEM, "out of memory formatting the output") : 0;
+        }
     }
-    if (G2E_MODULE_OF(rc) == G2E_MOD_TOK) /* the tokenizer's: the input named */
+    if (rc == TOKS_E_TEXT) /* the tokenizer's: the input named */
         cli_error("%s: %s", what, err.msg);
     else if (rc)
         cli_error("%s", err.msg);
     else if (r.n_replaced)
         cli_note(ngettext("%zu invalid UTF-8 sequence replaced by U+FFFD",
                                "%zu invalid UTF-8 sequences replaced by U+FFFD", r.n_replaced), r.n_replaced);
-    if (!rc && o->special == TOK_SPECIAL_TEXT)
+    if (!rc && o->special == SP_TEXT)
         note_literals(o, toks_eot_literals(text, len));
-    tok_ids_free(&r);
+    gpt2embed_free(r.ids);
+    gpt2embed_free(r.offsets);
     cli_textin_close(&in);
     free(args);
     return rc ? -1 : 0;
 }
 
-/* ---- the stream: plain text of any length, in documents (engine.h's eng_stream) ---- */
+/* ---- the stream: plain text of any length, in documents (gpt2embed_tokenize_stream_ex) ---- */
 
 /* --format ids over the stream: a line of IDs per document. */
 typedef struct ids_sink {
@@ -319,87 +330,24 @@ static void on_progress(void *user, uint64_t bytes, uint64_t tokens)
         progress_draw(g, bytes, tokens, 0);
 }
 
-/* <|endoftext|> read as ordinary text in a stream, counted in its text as it is handed on
- * (eng_text.text, in order): the occurrences inside the documents, not those overlapping a
- * separator (found left to right, not overlapping, as the stream finds them). The last
- * sep_len + 12 bytes of a stretch wait for the next one, so that whatever starts before
- * them is seen whole. */
-typedef struct lit_scan {
-    const char *sep;
-    size_t sep_len;
-    bytebuf b;    /* the bytes not yet decided, then the new stretch */
-    uint64_t n;
-} lit_scan;
-
-#define LIT TOK_ENDOFTEXT_TEXT
-#define LIT_LEN (sizeof LIT - 1)
-
-/* Counts the occurrences that start in b[0..lim) (all of b when last) and keeps the rest. */
-static void lit_decide(lit_scan *c, int last)
+/* The text (TEXT, FILE or stdin) through gpt2embed_tokenize_stream_ex into put. Returns 0,
+ * or -1 after a message (the sink's failure, GPT2EMBED_E_STOPPED, is the caller's to report:
+ * returns 1). */
+static int stream_text(gpt2embed_tokenizer *t, const tokenize_opts *o, const opt_parsed *p, gpt2embed_docs_fn put,
+                       void *user)
 {
-    const char *s = c->b.p ? c->b.p : "";
-    size_t m = c->b.n, keep = c->sep_len + LIT_LEN - 1, lim = last ? m : m > keep ? m - keep : 0, pos = 0;
-    const char *sep = NULL;
-    int sought = !c->sep_len; /* sep: the first separator from pos on (NULL: none) */
-    while (pos < lim) {
-        const char *lit = memmem(s + pos, m - pos, LIT, LIT_LEN);
-        if (!sought || (sep && sep < s + pos))
-            sep = memmem(s + pos, m - pos, c->sep, c->sep_len), sought = 1;
-        if (lit && (size_t)(lit - s) < lim && (!sep || lit + LIT_LEN <= sep)) /* inside a document */
-            c->n++, pos = (size_t)(lit - s) + LIT_LEN;
-        else if (sep && (size_t)(sep - s) < lim) /* a separator (and whatever overlaps it) */
-            pos = (size_t)(sep - s) + c->sep_len;
-        else
-            break;
-    }
-    size_t from = pos > lim ? pos : lim;
-    memmove(c->b.p, s + from, m - from);
-    c->b.n = m - from;
-}
-
-static void lit_text(void *user, const char *s, size_t n)
-{
-    lit_scan *c = user;
-    bb_put(&c->b, s, n);
-    if (!c->b.oom)
-        lit_decide(c, 0);
-}
-
-/* The sink and the literals' scan together (eng_text has one user for both). */
-typedef struct stream_sink {
-    eng_ids_fn put;
-    void *user;
-    lit_scan lits;
-} stream_sink;
-
-static int stream_put(void *user, const uint32_t *ids, size_t n, const size_t *starts, size_t n_starts)
-{
-    stream_sink *k = user;
-    return k->put(k->user, ids, n, starts, n_starts);
-}
-
-static void stream_text_seen(void *user, const char *s, size_t n)
-{
-    lit_text(&((stream_sink *)user)->lits, s, n);
-}
-
-/* The text (TEXT, FILE or stdin) through eng_stream into put. Returns 0, or -1 after a
- * message (the sink's failure, ENG_STOPPED, is the caller's to report: returns 1). */
-static int stream_text(eng *e, const tokenize_opts *o, const opt_parsed *p, eng_ids_fn put, void *user)
-{
-    stream_sink k = {.put = put, .user = user, .lits = {.sep = o->sep, .sep_len = o->sep_len}};
-    eng_text x = {.special = (tok_special)o->special, .sep = o->sep, .sep_len = o->sep_len, .put = stream_put,
-                  .user = &k, .text = o->special == TOK_SPECIAL_TEXT ? stream_text_seen : NULL};
+    gpt2embed_stream_opts x = {.flags = flags_of(o), .n_threads = (unsigned)o->threads, .separator = o->sep,
+                               .separator_len = o->sep_len, .emit = put, .emit_user = user};
     progress g = {.after = o->progress_after};
     char *args = NULL;
     int fd = -1;
-    eng_mem mem = {0};
+    rd_mem mem = {0};
     const char *what = p->npos ? _("the text") : o->file && strcmp(o->file, "-") ? o->file : _("standard input");
     if (p->npos) {
         if (!(args = joined(p)))
             return cli_error("out of memory"), -1;
-        mem = (eng_mem){args, strlen(args)};
-        x.read = eng_read_mem, x.read_user = &mem;
+        mem = (rd_mem){args, strlen(args)};
+        x.read = rd_read_mem, x.read_user = &mem;
     } else if (o->file && strcmp(o->file, "-")) {
         if ((fd = cli_open_stream(o->file, "text file")) < 0)
             return -1;
@@ -408,48 +356,42 @@ static int stream_text(eng *e, const tokenize_opts *o, const opt_parsed *p, eng_
         out_add_input("standard input", "standard input", fd);
     }
     if (!args)
-        x.read = eng_read_fd, x.read_user = &fd;
+        x.read = rd_read_fd, x.read_user = &fd;
     struct stat st;
     g.total = args ? mem.left : fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
     if (!o->quiet && isatty(STDERR_FILENO)) {
         dl_meter_init(&g.m, 1, "", "", "");
         x.progress = on_progress, x.progress_user = &g;
     }
-    int rc = eng_stream(e, (unsigned)o->threads, &x);
+    gpt2embed_error err;
+    gpt2embed_status rc = gpt2embed_tokenize_stream_ex(t, &x, &err);
     if (g.drawn) { /* completed, then the line ended */
         char nl[8];
         if (!rc)
-            progress_draw(&g, x.bytes, x.tokens, 1);
+            progress_draw(&g, x.n_bytes, x.n_tokens, 1);
         fputs(dl_meter_close(&g.m, nl, sizeof nl) ? nl : "", stderr);
     }
-    if (G2E_MODULE_OF(rc) == G2E_MOD_TOK) /* the tokenizer's: the input named */
-        cli_error("%s: %s", what, x.msg);
-    else if (rc == ENG_E_READ)
-        cli_error("cannot read %s: %s", what, strerror(x.sys_errno));
-    else if (rc == ENG_E_LONG)
-        cli_error("%s: %s", what, x.msg);
-    else if (rc && rc != ENG_STOPPED)
+    if (rc == GPT2EMBED_E_UTF8 || rc == GPT2EMBED_E_SPECIAL || rc == GPT2EMBED_E_TOO_LARGE) /* the input named */
+        cli_error("%s: %s", what, err.message);
+    else if (rc == GPT2EMBED_E_IO)
+        cli_error("cannot read %s: %s", what, strerror(err.errno_value));
+    else if (rc && rc != GPT2EMBED_E_STOPPED)
         cli_error("out of memory tokenizing %s", what);
-    if (!rc && x.text) {
-        lit_decide(&k.lits, 1);
-        if (k.lits.b.oom)
-            cli_error("out of memory tokenizing %s", what), rc = G2E_ENOMEM;
-        else
-            note_literals(o, k.lits.n);
-    }
-    bb_free(&k.lits.b);
+    if (!rc && o->special == SP_TEXT)
+        note_literals(o, x.n_eot_text);
     if (fd > STDIN_FILENO)
         close(fd);
     free(args);
-    return rc == ENG_STOPPED ? 1 : rc ? -1 : 0;
+    return rc == GPT2EMBED_E_STOPPED ? 1 : rc ? -1 : 0;
 }
 
 /* --format ids (with --doc-sep) over the stream onto f. Returns 0 or -1. */
-static int ids_stream_to(eng *e, const tokenize_opts *o, const opt_parsed *p, FILE *f)
+static int ids_stream_to(gpt2embed_tokenizer *t, const tokenize_opts *o, const opt_parsed *p, FILE *f)
 {
     ids_sink k = {.f = f};
-    toks_idtext_init(&k.idt, tok_n_vocab(eng_tables(e)), ' '); /* (without it, IDs are converted one by one) */
-    int rc = stream_text(e, o, p, ids_put, &k);
+    /* (without it, IDs are converted one by one) */
+    toks_idtext_init(&k.idt, (uint32_t)gpt2embed_tokenizer_n_vocab(t), ' ');
+    int rc = stream_text(t, o, p, ids_put, &k);
     if (!rc && k.docs && (k.werr = write_file(f, "\n", 1)))
         rc = 1;
     if (rc > 0)
@@ -484,16 +426,16 @@ static int remove_stale(tokf *w)
     return 0;
 }
 
-static int jsonl_bin(eng *e, const tokenize_opts *o, tokf *w);
+static int jsonl_bin(gpt2embed_tokenizer *t, const tokenize_opts *o, tokf *w);
 
 /* npy, u16, u32, llmc: the text in documents (or --jsonl's lines) into files (tokfile.h).
  * A failure removes the file being written and names the last complete shard; a fatal
  * signal removes the temporaries. Returns 0 or -1. */
-static int binary_to(eng *e, const tokenize_opts *o, const opt_parsed *p)
+static int binary_to(gpt2embed_tokenizer *t, const tokenize_opts *o, const opt_parsed *p)
 {
     static const int TF[] = {TOKF_NPY, TOKF_U16, TOKF_U32, TOKF_LLMC};
     int docs = o->sep || o->jsonl || o->lines;
-    tokf_opts to = {.fmt = TF[o->fmt - FMT_NPY], .n_vocab = tok_n_vocab(eng_tables(e)), .eot = TOK_ENDOFTEXT, .eot_at = o->eot,
+    tokf_opts to = {.fmt = TF[o->fmt - FMT_NPY], .n_vocab = (uint32_t)gpt2embed_tokenizer_n_vocab(t), .eot = GPT2EMBED_TOKEN_EOT, .eot_at = o->eot,
                     .shard = (uint64_t)o->shard, .shard_min = (uint64_t)o->shard_min};
     if (o->eot < 0) /* the default: llm.c's before each document; nanoGPT's after, or none for one text */
         to.eot_at = to.fmt == TOKF_LLMC ? TOKF_EOT_BEFORE : docs ? TOKF_EOT_AFTER : TOKF_EOT_NONE;
@@ -506,7 +448,7 @@ static int binary_to(eng *e, const tokenize_opts *o, const opt_parsed *p)
     ofile_catch_signals(1);
     if (o->shard)
         w.on_file = note_shard;
-    int rc = o->jsonl || o->lines ? jsonl_bin(e, o, &w) : stream_text(e, o, p, tokf_ids, &w);
+    int rc = o->jsonl || o->lines ? jsonl_bin(t, o, &w) : stream_text(t, o, p, tokf_ids, &w);
     int sink = rc == 1; /* tokf's own failure: its message */
     if (!rc && tokf_finish(&w, &w.err))
         sink = 1;
@@ -594,7 +536,7 @@ static int check_formats(tokenize_opts *o)
         return opt_usage_error(&CMD, "--max-line applies to --jsonl and --lines");
     o->special_default = o->special < 0;
     if (o->special < 0) /* the training scripts' encode_ordinary for training data */
-        o->special = bin || o->jsonl || o->lines ? TOK_SPECIAL_TEXT : TOK_SPECIAL_TOKEN;
+        o->special = bin || o->jsonl || o->lines ? SP_TEXT : SP_TOKEN;
     if (o->doc_sep && (o->jsonl || o->lines || (!bin && o->fmt != FMT_IDS)))
         return opt_usage_error(&CMD, "--doc-sep applies to --format ids, npy, u16, u32 and llmc "
                                      "(with --jsonl each line is a document)");
@@ -688,27 +630,27 @@ static int jsonl_report(int rc, const toks_jsonl *j, const tokenize_opts *o, FIL
 }
 
 /* --jsonl onto f. Returns 0, 1 (a bad line: every line before it written) or -1. */
-static int jsonl_to(eng *e, const tokenize_opts *o, FILE *f)
+static int jsonl_to(gpt2embed_tokenizer *t, const tokenize_opts *o, FILE *f)
 {
-    toks_jsonl j = {.special = (tok_special)o->special, .lossy = o->lossy, .keep_going = o->keep_going,
+    toks_jsonl j = {.special = flags_of(o) & ~GPT2EMBED_LOSSY, .lossy = o->lossy, .keep_going = o->keep_going,
                     .plain = o->lines, .keep = o->keep.v, .n_keep = o->keep.n, .max_line = (size_t)o->max_line,
                     .write = write_file, .flush = is_stream(f) ? flush_file : NULL, .user = f};
-    return jsonl_report(toks_jsonl_run(e, (unsigned)o->threads, STDIN_FILENO, &j), &j, o, f);
+    return jsonl_report(toks_jsonl_run(t, (unsigned)o->threads, STDIN_FILENO, &j), &j, o, f);
 }
 
 /* --jsonl into token files: each line a document. Returns 0, 1 (tokf's failure: w->err) or
  * -1 (a message printed). */
-static int jsonl_bin(eng *e, const tokenize_opts *o, tokf *w)
+static int jsonl_bin(gpt2embed_tokenizer *t, const tokenize_opts *o, tokf *w)
 {
-    toks_jsonl j = {.special = (tok_special)o->special, .lossy = o->lossy, .plain = o->lines, .put = tokf_ids,
+    toks_jsonl j = {.special = flags_of(o) & ~GPT2EMBED_LOSSY, .lossy = o->lossy, .plain = o->lines, .put = tokf_ids,
                     .user = w, .max_line = (size_t)o->max_line};
     out_add_input("standard input", "standard input", STDIN_FILENO);
-    int rc = toks_jsonl_run(e, (unsigned)o->threads, STDIN_FILENO, &j);
+    int rc = toks_jsonl_run(t, (unsigned)o->threads, STDIN_FILENO, &j);
     return rc == TOKS_E_PUT ? 1 : jsonl_report(rc, &j, o, NULL) ? -1 : 0;
 }
 
 /* 1 if --format ids reads the text as a stream (any size, bounded memory): with --doc-sep,
- * from standard input, or from a file too large to map; not with --lossy (tok_encode
+ * from standard input, or from a file too large to map; not with --lossy (the library
  * repairs a whole text). The table and JSON describe every token: they read the text whole
  * (at most 1 GiB). */
 static int streams(const tokenize_opts *o, const opt_parsed *p)
@@ -733,15 +675,14 @@ int cmd_tokenize(int argc, char **argv)
         return r ? opt_exit(r) : EXIT_USAGE;
     }
     gpt2embed_tokenizer *t = NULL;
-    eng *e = NULL;
     out_file of = {0};
     int rc = -1;
-    if (load_tokenizer(o.dir, &t) == 0)
-        e = bridge_engine(t);
-    if (e && FMT_BINARY(o.fmt)) {
-        rc = binary_to(e, &o, &p);
-    } else if (e && out_open(&of, o.out, 0) == 0) {
-        rc = o.jsonl || o.lines ? jsonl_to(e, &o, of.f) : streams(&o, &p) ? ids_stream_to(e, &o, &p, of.f) : whole_to(e, &o, &p, of.f);
+    if (load_tokenizer(o.dir, &t) != 0)
+        t = NULL;
+    if (t && FMT_BINARY(o.fmt)) {
+        rc = binary_to(t, &o, &p);
+    } else if (t && out_open(&of, o.out, 0) == 0) {
+        rc = o.jsonl || o.lines ? jsonl_to(t, &o, of.f) : streams(&o, &p) ? ids_stream_to(t, &o, &p, of.f) : whole_to(t, &o, &p, of.f);
         /* a stopped --jsonl keeps the lines before the bad one, in a file too */
         if (rc >= 0 && out_commit(&of))
             rc = -1;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* text.c — UTF-8 validation, width and terminal escaping (see text.h). The decoder
  * itself is text_step, inline in the header so the tokenizer's hot loops can use it. */
+#define _GNU_SOURCE /* memmem */
 #include "text.h"
 
 #ifdef __SSE2__
@@ -59,6 +60,14 @@ size_t text_validate_scalar(const char *str, size_t n)
         i += k;
     }
     return n;
+}
+
+size_t text_occurrences(const char *s, size_t n, const char *w, size_t wn)
+{
+    size_t c = 0;
+    for (const char *e = s + n; s && (size_t)(e - s) >= wn && (s = memmem(s, (size_t)(e - s), w, wn)); s += wn)
+        c++;
+    return c;
 }
 
 size_t text_english_words(const char *s, size_t n, int *english)

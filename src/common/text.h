@@ -25,7 +25,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TEXT_BAD (-1)   /* text_step's result for an ill-formed sequence */
+#define TEXT_BAD (-1)
+
+/* How many times w[0..wn) (wn > 0) occurs in s[0..n), found left to right, not overlapping
+ * (s may be NULL when n is 0). */
+size_t text_occurrences(const char *s, size_t n, const char *w, size_t wn);   /* text_step's result for an ill-formed sequence */
 
 /* 1 for the four bytes JSON (RFC 8259) calls white space: space, tab, LF, CR; the ID-list
  * grammar, the JSON Lines reader and the safetensors header reader all skip exactly these. */

@@ -388,8 +388,9 @@ gpt2embed_status gpt2embed_tokenize_into(gpt2embed_tokenizer *t, const char *tex
     return GPT2EMBED_OK;
 }
 
-gpt2embed_status gpt2embed_tokenize_ex(gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
-                                       uint32_t **ids, size_t **offsets, size_t *n, gpt2embed_error *err)
+gpt2embed_status gpt2embed_tokenize_threads(gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
+                                            unsigned n_threads, uint32_t **ids, size_t **offsets, size_t *n,
+                                            size_t *n_replaced, gpt2embed_error *err)
 {
     if (ids)
         *ids = NULL;
@@ -397,26 +398,32 @@ gpt2embed_status gpt2embed_tokenize_ex(gpt2embed_tokenizer *t, const char *text,
         *offsets = NULL;
     if (n)
         *n = 0;
+    if (n_replaced)
+        *n_replaced = 0;
     if (!t || !ids || !n || (len && !text))
         return NULL_ARG("gpt2embed_tokenize");
     if (special_of(flags) < 0)
         return BAD_FLAGS("gpt2embed_tokenize");
-    tok_tokenizer *c = eng_take(t->e);
-    if (!c)
-        return say(GPT2EMBED_E_NOMEM, err, "out of memory");
     unsigned tf = (flags & GPT2EMBED_LOSSY ? TOK_LOSSY : 0) | (offsets ? 0 : TOK_NO_OFFSETS);
     g2e_err e;
     tok_ids r;
     size_t bad = GPT2EMBED_NONE;
-    int rc = tok_encode(c, len ? text : "", len, (tok_special)special_of(flags), tf, &r, &bad, &e);
-    eng_give(t->e, c);
+    int rc = eng_encode(t->e, n_threads, len ? text : "", len, (tok_special)special_of(flags), tf, &r, &bad, &e);
     if (rc)
         return text_fail(&e, rc, bad, err);
     *ids = r.ids;   /* ownership passes to the caller */
     if (offsets)
         *offsets = r.offsets;
     *n = r.n;
+    if (n_replaced)
+        *n_replaced = r.n_replaced;
     return GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_tokenize_ex(gpt2embed_tokenizer *t, const char *text, size_t len, unsigned flags,
+                                       uint32_t **ids, size_t **offsets, size_t *n, gpt2embed_error *err)
+{
+    return gpt2embed_tokenize_threads(t, text, len, flags, 1, ids, offsets, n, NULL, err);
 }
 
 gpt2embed_status gpt2embed_tokenize(gpt2embed_tokenizer *t, const char *text, size_t len, uint32_t **ids,
@@ -533,8 +540,10 @@ gpt2embed_status gpt2embed_char_costs(gpt2embed_tokenizer *t, const char *text, 
 typedef struct stream_cb {
     gpt2embed_read_fn read;
     void *read_user;
-    gpt2embed_emit_fn emit;
+    gpt2embed_docs_fn emit;
     void *emit_user;
+    void (*progress)(void *progress_user, uint64_t bytes, uint64_t tokens);
+    void *progress_user;
     pthread_mutex_t one;
 } stream_cb;
 
@@ -552,34 +561,67 @@ static ssize_t stream_read(void *user, char *buf, size_t cap)
 static int stream_put(void *user, const uint32_t *ids, size_t n, const size_t *starts, size_t n_starts)
 {
     stream_cb *s = user;
-    (void)starts, (void)n_starts;
-    if (!n)
-        return 0;
     pthread_mutex_lock(&s->one);
-    int stop = s->emit(s->emit_user, ids, n);
+    int stop = s->emit(s->emit_user, ids, n, starts, n_starts);
     pthread_mutex_unlock(&s->one);
     return stop;
+}
+
+static void stream_progress(void *user, uint64_t bytes, uint64_t tokens)
+{
+    stream_cb *s = user;
+    pthread_mutex_lock(&s->one);
+    s->progress(s->progress_user, bytes, tokens);
+    pthread_mutex_unlock(&s->one);
+}
+
+gpt2embed_status gpt2embed_tokenize_stream_ex(gpt2embed_tokenizer *t, gpt2embed_stream_opts *o, gpt2embed_error *err)
+{
+    if (!t || !o || !o->read || !o->emit || (o->separator_len && !o->separator))
+        return NULL_ARG("gpt2embed_tokenize_stream");
+    o->n_bytes = o->n_tokens = o->n_docs = o->n_eot_text = 0;
+    if (special_of(o->flags) < 0)
+        return BAD_FLAGS("gpt2embed_tokenize_stream");
+    stream_cb cb = {o->read, o->read_user, o->emit, o->emit_user, o->progress, o->progress_user,
+                    PTHREAD_MUTEX_INITIALIZER};
+    eng_text x = {.special = (tok_special)special_of(o->flags), .flags = o->flags & GPT2EMBED_LOSSY ? TOK_LOSSY : 0,
+                  .sep = o->separator_len ? o->separator : NULL, .sep_len = o->separator_len,
+                  .read = stream_read, .read_user = &cb, .put = stream_put, .user = &cb,
+                  .progress = o->progress ? stream_progress : NULL, .progress_user = &cb};
+    int rc = eng_stream(t->e, o->n_threads, &x);
+    o->n_bytes = x.bytes, o->n_tokens = x.tokens, o->n_docs = x.docs, o->n_eot_text = x.eot_text;
+    if (!rc)
+        return GPT2EMBED_OK;
+    gpt2embed_status s = detail(g2e_status_of(rc), err, rc == G2E_ENOMEM ? "out of memory" : x.msg,
+                                x.bad_offset == UINT64_MAX ? GPT2EMBED_NONE : (size_t)x.bad_offset, GPT2EMBED_NONE);
+    if (err)
+        err->errno_value = x.sys_errno;
+    return s;
+}
+
+/* gpt2embed_tokenize_stream's emit, called with a document's pieces (one document). */
+typedef struct emit_ids {
+    gpt2embed_emit_fn emit;
+    void *user;
+} emit_ids;
+
+static int emit_pieces(void *user, const uint32_t *ids, size_t n, const size_t *starts, size_t n_starts)
+{
+    emit_ids *e = user;
+    (void)starts, (void)n_starts;
+    return n ? e->emit(e->user, ids, n) : 0;
 }
 
 gpt2embed_status gpt2embed_tokenize_stream(gpt2embed_tokenizer *t, gpt2embed_read_fn read, void *read_user,
                                            unsigned flags, unsigned n_threads, gpt2embed_emit_fn emit,
                                            void *emit_user, gpt2embed_error *err)
 {
-    if (!t || !read || !emit)
+    if (!emit)
         return NULL_ARG("gpt2embed_tokenize_stream");
-    if (special_of(flags) < 0)
-        return BAD_FLAGS("gpt2embed_tokenize_stream");
-    stream_cb cb = {read, read_user, emit, emit_user, PTHREAD_MUTEX_INITIALIZER};
-    eng_text o = {.special = (tok_special)special_of(flags), .flags = flags & GPT2EMBED_LOSSY ? TOK_LOSSY : 0,
-                  .read = stream_read, .read_user = &cb, .put = stream_put, .user = &cb};
-    int rc = eng_stream(t->e, n_threads, &o);
-    if (!rc)
-        return GPT2EMBED_OK;
-    gpt2embed_status s = detail(g2e_status_of(rc), err, rc == G2E_ENOMEM ? "out of memory" : o.msg,
-                                o.bad_offset == UINT64_MAX ? GPT2EMBED_NONE : (size_t)o.bad_offset, GPT2EMBED_NONE);
-    if (err)
-        err->errno_value = o.sys_errno;
-    return s;
+    emit_ids e = {emit, emit_user};
+    gpt2embed_stream_opts o = {.read = read, .read_user = read_user, .flags = flags, .n_threads = n_threads,
+                               .emit = emit_pieces, .emit_user = &e};
+    return gpt2embed_tokenize_stream_ex(t, &o, err);
 }
 
 gpt2embed_status gpt2embed_count_stream(gpt2embed_tokenizer *t, gpt2embed_read_fn read, void *read_user,
@@ -593,7 +635,7 @@ gpt2embed_status gpt2embed_count_stream(gpt2embed_tokenizer *t, gpt2embed_read_f
                                          "special token)");
     if (!n_ctx)
         return say(GPT2EMBED_E_ARG, err, "gpt2embed_count_stream: n_ctx must be at least 1");
-    stream_cb cb = {read, read_user, NULL, NULL, PTHREAD_MUTEX_INITIALIZER};
+    stream_cb cb = {.read = read, .read_user = read_user, .one = PTHREAD_MUTEX_INITIALIZER};
     g2e_err e;
     tokcount r;
     int rc = tokcount_stream(t->e, n_threads, stream_read, &cb, n_ctx, &r, &e);
@@ -844,6 +886,11 @@ const g2e_model *g2e_api_model(const gpt2embed_model *m)
     return m ? m->m : NULL;
 }
 
+int g2e_api_special(unsigned flags)
+{
+    return special_of(flags);
+}
+
 eng *g2e_api_engine(const gpt2embed_tokenizer *t)
 {
     return t ? t->e : NULL;
@@ -857,6 +904,12 @@ const char *g2e_api_model_path(const gpt2embed_model *m)
 gpt2embed_status g2e_api_fail(const g2e_err *e, int rc, gpt2embed_error *err)
 {
     return fail(e, rc, err);
+}
+
+gpt2embed_status g2e_api_detail(gpt2embed_status s, gpt2embed_error *err, const char *msg, size_t offset,
+                                size_t index)
+{
+    return detail(s, err, msg, offset, index);
 }
 
 gpt2embed_status g2e_api_say(gpt2embed_status s, gpt2embed_error *err, const char *msg)

@@ -5,6 +5,7 @@
 #include "tokwrite.h"
 #include "json.h"
 #include "jsonl.h"
+#include "rdbuf.h"
 #include "tokchars.h"
 
 #include <errno.h>
@@ -15,8 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CHUNK ENG_CHUNK
-#define CHUNK_BIG ENG_CHUNK_BIG
+#define CHUNK GPT2EMBED_CHUNK
+#define CHUNK_BIG ((size_t)1 << 20) /* a chunk past this is a long run with no place to cut */
+#define HUGE ((size_t)1 << 20)      /* a text this large is checked on several threads */
+#define SLOT_ALIGN 128              /* two slots worked on at once share no cache line pair */
 
 /* ------------------------------------------------------------ IDs as decimal text */
 
@@ -160,100 +163,93 @@ void toks_put_ids(bytebuf *b, const toks_idtext *d, const uint32_t *ids, size_t 
 
 /* ------------------------------------------------------------ IDs as text over threads */
 
-/* The text's chunks (eng_cuts) go through the engine's queue: taken in turn, each tokenized
- * and made into text in the same thread, written in order. */
+/* The text's chunks (gpt2embed_text_cuts) go through the pipeline: taken in turn, each
+ * tokenized and made into text in the same thread, written in order. */
 /* One chunk in flight: its IDs as text, its status. */
 typedef struct slot {
-    _Alignas(TOK_LINE_PAIR) bytebuf out; /* (slots worked on at once by two threads share no line) */
+    _Alignas(SLOT_ALIGN) bytebuf out;
     int rc;
-} slot;
+} idslot;
 
 typedef struct chunks chunks;
 struct chunks {
     const char *s;
     size_t *cut, m;       /* chunk k is s[cut[k] .. cut[k + 1]) */
-    tok_special special;
     unsigned flags;
     const toks_idtext *idt;
     toks_write_fn write;
     void *user;
-    int werr;
+    const gpt2embed_pipeline *pipe; /* (its n_slots) */
+    int werr, rc;         /* rc: why hand stopped the run */
 };
 
 /* A chunk's IDs as text: a space before every chunk but the first (a chunk is never empty
  * of tokens), "\n" after the last. */
-static void ids_work(chunks *c, slot *sl, const obuf *o, size_t k)
+static void ids_work(chunks *c, idslot *sl, const uint32_t *ids, size_t n, size_t k)
 {
     if (k)
         bb_put(&sl->out, " ", 1);
-    toks_put_ids(&sl->out, c->idt, o->ids, o->n, ' ');
+    toks_put_ids(&sl->out, c->idt, ids, n, ' ');
     if (k + 1 == c->m)
         bb_put(&sl->out, "\n", 1);
 }
 
-/* A finished chunk written, in order. */
-static int ids_write(chunks *c, const slot *sl)
+static int chunk_take(void *user, size_t k, void *slot)
 {
-    return (c->werr = c->write(c->user, sl->out.p, sl->out.n)) ? TOKS_E_WRITE : 0;
-}
-
-static int chunk_take(eng_queue *q, size_t k)
-{
-    (void)q, (void)k; /* the cuts are made: chunk k is there */
+    (void)user, (void)k, (void)slot; /* the cuts are made: chunk k is there */
     return 0;
 }
 
-static void chunk_start(eng_queue *q, tok_tokenizer *t)
+static void chunk_work(void *user, size_t k, void *slt, gpt2embed_worker *w)
 {
-    chunks *c = q->job;
-    tok_caches_huge(t, c->cut[c->m]); /* the whole text's size (chunks are smaller) */
-}
-
-static void chunk_work(eng_queue *q, size_t k, eng_member *w)
-{
-    chunks *c = q->job;
-    slot *sl = eng_slot(q, k);
+    chunks *c = user;
+    idslot *sl = slt;
     size_t len = c->cut[k + 1] - c->cut[k];
-    obuf *o = &w->ids; /* (made into text in this thread: the thread's own IDs) */
-    o->n = 0;
+    const uint32_t *ids;
+    size_t n;
+    gpt2embed_worker_expect(w, c->cut[c->m]); /* the whole text's size (chunks are smaller) */
     sl->out.n = 0;
-    /* room once for the most a chunk can give (chunk_ids_room; an ID and its separator at
-     * most 8 bytes): never grown by copies, only touched pages faulted in */
-    sl->rc = tok_ob_grow(o, eng_chunk_ids_room(len));
+    /* room once for the most a chunk can give (an ID and its separator at most 8 bytes):
+     * never grown by copies, only touched pages faulted in */
+    sl->rc = bb_room(&sl->out, (len > CHUNK_BIG ? 2 * len : 8 * len) + 64) ? G2E_ENOMEM : 0;
+    if (!sl->rc && gpt2embed_worker_tokenize(w, c->s + c->cut[k], len, c->flags, &ids, &n, NULL))
+        sl->rc = TOKS_E_TEXT; /* (the caller tokenizes the whole text again for the message) */
     if (!sl->rc)
-        sl->rc = bb_room(&sl->out, (len > CHUNK_BIG ? 2 * len : 8 * len) + 64) ? G2E_ENOMEM : 0;
-    sl->rc = sl->rc ? sl->rc : tok_encode_append(w->t, c->s + c->cut[k], len, c->special, c->flags, o, NULL);
-    if (!sl->rc)
-        ids_work(c, sl, o, k);
+        ids_work(c, sl, ids, n, k);
 }
 
-static int chunk_hand(eng_queue *q, size_t k)
+static int chunk_hand(void *user, size_t k, void *slt)
 {
-    chunks *c = q->job;
-    slot *sl = eng_slot(q, k);
-    int rc = sl->rc ? sl->rc : sl->out.oom ? G2E_ENOMEM : ids_write(c, sl);
-    if (k + q->nslot >= c->m) { /* no later chunk has this slot: freed now, while the others
-                                 * still work, rather than all of them after the last */
+    chunks *c = user;
+    idslot *sl = slt;
+    int rc = sl->rc ? sl->rc : sl->out.oom ? G2E_ENOMEM : (c->werr = c->write(c->user, sl->out.p, sl->out.n)) ? TOKS_E_WRITE : 0;
+    if (k + c->pipe->n_slots >= c->m) { /* no later chunk has this slot: freed now, while the others
+                                   * still work, rather than all of them after the last */
         bb_free(&sl->out);
     }
-    return rc;
+    return c->rc = rc;
 }
-/* Cuts s[0..n) (eng_cuts) and runs the chunks on up to `threads` members. Returns 0, the
- * first failing chunk's code (the caller tokenizes the whole text again for the exact
- * message), or G2E_ENOMEM. */
-static int chunks_run(eng *e, unsigned threads, const char *s, size_t n, chunks *c)
+
+static void chunk_release(void *user, void *slt)
 {
-    if (!(c->cut = eng_cuts(s, n, eng_chunk(e), g2e_threads_for(threads, SIZE_MAX), &c->m)))
+    (void)user;
+    bb_free(&((idslot *)slt)->out);
+}
+
+/* Cuts s[0..n) and runs the chunks on up to `threads` workers. Returns 0, the first failing
+ * chunk's code (TOKS_E_TEXT: the caller tokenizes the whole text again for the exact message;
+ * TOKS_E_WRITE), or G2E_ENOMEM. */
+static int chunks_run(gpt2embed_tokenizer *t, unsigned threads, size_t chunk, const char *s, size_t n, chunks *c)
+{
+    if (gpt2embed_text_cuts(s, n, chunk, threads, &c->cut, &c->m, NULL))
         return G2E_ENOMEM;
     c->s = s;
-    eng_queue q = {.slot_size = sizeof(slot), .take = chunk_take, .work = chunk_work, .hand = chunk_hand,
-                   .start = chunk_start, .job = c};
-    int rc = eng_run(e, &q, threads, c->m);
-    for (size_t k = 0; q.slot && k < q.nslot; k++)
-        bb_free(&((slot *)eng_slot(&q, k))->out);
-    free(q.slot);
-    free(c->cut);
-    return rc;
+    gpt2embed_pipeline p = {.user = c, .slot_size = sizeof(idslot), .take = chunk_take, .work = chunk_work,
+                            .hand = chunk_hand, .release = chunk_release};
+    c->pipe = &p;
+    gpt2embed_status st = gpt2embed_pipeline_run(t, &p, c->m, threads, NULL);
+    gpt2embed_free(c->cut);
+    return st == GPT2EMBED_E_STOPPED ? c->rc : st ? G2E_ENOMEM : 0;
 }
 
 static int write_err(g2e_err *err, int e)
@@ -261,28 +257,30 @@ static int write_err(g2e_err *err, int e)
     return g2e_fail(err, TOKS_E_WRITE, "cannot write the output: %s", strerror(e ? e : EIO));
 }
 
+#define EOT_TEXT "<|endoftext|>"
+#define EOT_LEN (sizeof EOT_TEXT - 1)
+
 static const char *find_special(const char *s, size_t n)
 {
-    return memmem(s, n, TOK_ENDOFTEXT_TEXT, sizeof TOK_ENDOFTEXT_TEXT - 1);
+    return memmem(s, n, EOT_TEXT, EOT_LEN);
 }
 
-
 /* The check before the first write, spread over the threads for a large text: ranges of
- * `part` bytes (eng_each), each starting and ending at a byte that is no UTF-8
- * continuation byte (moved on by at most 3). The ranges tile the text, so it is valid
- * exactly when they all are: a valid text's characters start at such bytes (no more than
- * 3 continuation bytes follow each other), so each range of it is whole characters, and
- * valid ranges concatenate to a valid text. A special token is looked for from every
+ * `part` bytes (a pipeline's items, in any order), each starting and ending at a byte that
+ * is no UTF-8 continuation byte (moved on by at most 3). The ranges tile the text, so it is
+ * valid exactly when they all are: a valid text's characters start at such bytes (no more
+ * than 3 continuation bytes follow each other), so each range of it is whole characters,
+ * and valid ranges concatenate to a valid text. A special token is looked for from every
  * start in a range (the search runs on into the next range by the token's length). */
 typedef struct precheck {
     const char *s;
     size_t n, part;
     int find;                 /* look for <|endoftext|> too */
     atomic_int bad, special;
-    toks_idtext *idt;         /* the IDs' text, made by the calling thread (member 0) while
+    toks_idtext *idt;         /* the IDs' text, made by the calling thread (worker 0) while
                                  the others begin the check (NULL: not wanted) */
     uint32_t n_vocab;
-    int idt_made;             /* (member 0's) */
+    int idt_made;             /* (worker 0's) */
 } precheck;
 
 static size_t char_start(const char *s, size_t n, size_t at)
@@ -292,83 +290,112 @@ static size_t char_start(const char *s, size_t n, size_t at)
     return at < n ? at : n;
 }
 
-static void precheck_item(void *job, size_t k, eng_member *w)
+static int precheck_take(void *job, size_t k, void *slot)
+{
+    (void)slot;
+    return atomic_load(&((precheck *)job)->bad) || k * ((precheck *)job)->part >= ((precheck *)job)->n;
+}
+
+static void precheck_item(void *job, size_t k, void *slot, gpt2embed_worker *w)
 {
     precheck *c = job;
-    if (c->idt && w->k == 0 && !c->idt_made) {
+    (void)slot;
+    if (c->idt && gpt2embed_worker_index(w) == 0 && !c->idt_made) {
         toks_idtext_init(c->idt, c->n_vocab, ' ');
         c->idt_made = 1;
     }
     if (atomic_load(&c->bad))
         return;
     size_t a = char_start(c->s, c->n, k * c->part), b = char_start(c->s, c->n, (k + 1) * c->part);
-    if (tok_utf8_check(c->s + a, b - a) < b - a)
+    if (text_validate(c->s + a, b - a) < b - a)
         atomic_store(&c->bad, 1);
-    size_t e = b + sizeof TOK_ENDOFTEXT_TEXT - 2 < c->n ? b + sizeof TOK_ENDOFTEXT_TEXT - 2 : c->n;
+    size_t e = b + EOT_LEN - 1 < c->n ? b + EOT_LEN - 1 : c->n;
     if (c->find && !atomic_load(&c->special) && find_special(c->s + a, e - a))
         atomic_store(&c->special, 1);
 }
 
+/* 1 if t has the special token (an <|endoftext|> in a text is then ID 50256). */
+static int has_special(gpt2embed_tokenizer *t)
+{
+    uint32_t id;
+    size_t n;
+    return gpt2embed_tokenize_into(t, EOT_TEXT, EOT_LEN, 0, &id, NULL, 1, &n, NULL) == GPT2EMBED_OK && n == 1;
+}
+
 /* Whether the text can be written chunk by chunk: known before any output to tokenize
  * (valid UTF-8; no special token refused), so that an error still writes nothing. Sets
- * *sp to the treatment the chunks need (ordinary text when no special token occurs). Makes
+ * *flags to what the chunks need (<|endoftext|> ordinary text when none occurs). Makes
  * *idt (toks_idtext_init with ' ') first when idt is not NULL: in this thread while the
  * others begin the check of a large text (0.7 ms for GPT-2's table, most of it page faults). */
-static int streamable(eng *e, unsigned threads, const char *text, size_t len, tok_special *sp, toks_idtext *idt)
+static int streamable(gpt2embed_tokenizer *t, unsigned threads, const char *text, size_t len, unsigned *flags,
+                      toks_idtext *idt)
 {
     int bad, special;
-    const tok_tokenizer *t = eng_tables(e);
-    precheck c = {.s = text, .n = len, .part = CHUNK, .find = *sp != TOK_SPECIAL_TEXT, .idt = idt,
-                  .n_vocab = tok_n_vocab(t)};
+    uint32_t n_vocab = (uint32_t)gpt2embed_tokenizer_n_vocab(t);
+    precheck c = {.s = text, .n = len, .part = CHUNK, .find = !(*flags & GPT2EMBED_SPECIAL_TEXT), .idt = idt,
+                  .n_vocab = n_vocab};
     atomic_init(&c.bad, 0);
     atomic_init(&c.special, 0);
-    if (g2e_threads_for(threads, SIZE_MAX) > 1 && len >= TOK_HUGE_MIN &&
-        eng_each(e, threads, (len + CHUNK - 1) / CHUNK, &c, precheck_item)) {
-        if (idt && !c.idt_made) /* (member 0 took no range) */
-            toks_idtext_init(idt, tok_n_vocab(t), ' ');
+    gpt2embed_pipeline p = {.user = &c, .take = precheck_take, .work = precheck_item};
+    if (gpt2embed_threads_for(threads, SIZE_MAX) > 1 && len >= HUGE &&
+        gpt2embed_pipeline_run(t, &p, (len + CHUNK - 1) / CHUNK, threads, NULL) == GPT2EMBED_OK) {
+        if (idt && !c.idt_made) /* (worker 0 took no range) */
+            toks_idtext_init(idt, n_vocab, ' ');
         bad = atomic_load(&c.bad), special = atomic_load(&c.special);
     } else {
         if (idt)
-            toks_idtext_init(idt, tok_n_vocab(t), ' ');
-        bad = tok_utf8_check(text, len) < len;
-        special = !bad && *sp != TOK_SPECIAL_TEXT && find_special(text, len);
+            toks_idtext_init(idt, n_vocab, ' ');
+        bad = text_validate(text, len) < len;
+        special = !bad && c.find && find_special(text, len);
     }
     if (bad)
-        return 0; /* tok_encode's message, or its lossy reading */
+        return 0; /* the tokenizer's message, or its lossy reading */
     if (!special)
-        return *sp = TOK_SPECIAL_TEXT, 1;
-    return *sp == TOK_SPECIAL_TOKEN && t->special_id != NONE;
+        return *flags = (*flags & ~GPT2EMBED_SPECIAL_ERROR) | GPT2EMBED_SPECIAL_TEXT, 1;
+    return !(*flags & GPT2EMBED_SPECIAL_ERROR) && has_special(t);
 }
 
-int toks_write_ids(eng *e, unsigned threads, const char *text, size_t len, tok_special special, unsigned flags,
-                   toks_write_fn write, void *user, size_t *n_replaced, g2e_err *err)
+/* A failed tokenization's record: TOKS_E_TEXT for the text's own fault, with its message. */
+static int text_err(g2e_err *err, gpt2embed_status st, const gpt2embed_error *e)
+{
+    int code = st == GPT2EMBED_E_UTF8 || st == GPT2EMBED_E_SPECIAL ? TOKS_E_TEXT : G2E_ENOMEM;
+    return g2e_fail(err, code, "%s", e->message);
+}
+
+int toks_write_ids(gpt2embed_tokenizer *t, unsigned threads, size_t chunk, const char *text, size_t len,
+                   unsigned flags, toks_write_fn write, void *user, size_t *n_replaced, g2e_err *err)
 {
     toks_idtext idt = {0};
     int rc = 0;
     *n_replaced = 0;
-    tok_special sp = special;
+    unsigned cf = flags;
     if (!text && len)
-        return g2e_fail(err, G2E_EINVAL, "tok_encode: NULL text with length %zu", len);
+        return g2e_fail(err, G2E_EINVAL, "toks_write_ids: NULL text with length %zu", len);
     /* the IDs' text table from 64 KB of text, where it pays for its making (bench/PROGRAM.md);
      * without it, divisions */
-    if (streamable(e, threads, text ? text : "", len, &sp, len >= (64u << 10) ? &idt : NULL)) {
-        chunks c = {.special = sp, .flags = TOK_VALID_UTF8, .idt = &idt, .write = write, .user = user};
-        rc = len ? chunks_run(e, threads, text, len, &c) : (c.werr = write(user, "\n", 1)) ? TOKS_E_WRITE : 0;
+    if (streamable(t, threads, text ? text : "", len, &cf, len >= (64u << 10) ? &idt : NULL)) {
+        chunks c = {.flags = cf, .idt = &idt, .write = write, .user = user};
+        rc = len ? chunks_run(t, threads, chunk, text, len, &c) : (c.werr = write(user, "\n", 1)) ? TOKS_E_WRITE : 0;
         if (rc == TOKS_E_WRITE)
             rc = write_err(err, c.werr);
         else if (rc)
             rc = g2e_fail(err, G2E_ENOMEM, "out of memory tokenizing %zu bytes", len);
     } else {
-        /* an error (nothing written), or lossy input: tok_encode on the whole text */
-        tok_ids r;
-        if (!(rc = eng_encode(e, threads, text, len, special, flags | TOK_NO_OFFSETS, &r, NULL, err))) {
+        /* an error (nothing written), or lossy input: the whole text at once */
+        uint32_t *ids;
+        size_t n;
+        gpt2embed_error e;
+        gpt2embed_status st = gpt2embed_tokenize_threads(t, text, len, flags, threads, &ids, NULL, &n, n_replaced, &e);
+        if (st) {
+            rc = text_err(err, st, &e);
+        } else {
             bytebuf b = {0};
             int werr = 0;
-            for (size_t i = 0; i < r.n && !werr && !b.oom; i += 65536) {
+            for (size_t i = 0; i < n && !werr && !b.oom; i += 65536) {
                 b.n = 0;
                 if (i)
                     bb_put(&b, " ", 1);
-                toks_put_ids(&b, &idt, r.ids + i, r.n - i < 65536 ? r.n - i : 65536, ' ');
+                toks_put_ids(&b, &idt, ids + i, n - i < 65536 ? n - i : 65536, ' ');
                 werr = b.oom ? 0 : write(user, b.p, b.n);
             }
             werr = werr || b.oom ? werr : write(user, "\n", 1);
@@ -376,9 +403,8 @@ int toks_write_ids(eng *e, unsigned threads, const char *text, size_t len, tok_s
                 rc = g2e_fail(err, G2E_ENOMEM, "out of memory formatting the output");
             else if (werr)
                 rc = write_err(err, werr);
-            *n_replaced = r.n_replaced;
             bb_free(&b);
-            tok_ids_free(&r);
+            gpt2embed_free(ids);
         }
     }
     toks_idtext_free(&idt);
@@ -394,7 +420,7 @@ static void bb_spill(bytebuf *b, FILE *f, size_t at_least)
         b->n = 0;
 }
 
-tokchars_span *toks_spans(const char *text, size_t len, const tok_ids *r)
+tokchars_span *toks_spans(const char *text, size_t len, const toks_ids *r)
 {
     tokchars_span *sp = malloc((r->n ? r->n : 1) * sizeof *sp);
     if (sp && tokchars_spans(text, len, r->offsets, r->n, sp, NULL)) {
@@ -406,7 +432,7 @@ tokchars_span *toks_spans(const char *text, size_t len, const tok_ids *r)
 
 /* "tokens": one object per token with its ID and tokchars_json's members, written by the one
  * JSON writer straight onto f. */
-static int json_tokens(FILE *f, const char *text, size_t len, const tok_ids *r)
+static int json_tokens(FILE *f, const char *text, size_t len, const toks_ids *r)
 {
     tokchars_span *sp = toks_spans(text, len, r);
     if (!sp)
@@ -426,7 +452,7 @@ static int json_tokens(FILE *f, const char *text, size_t len, const tok_ids *r)
     return 0;
 }
 
-int toks_write_json(FILE *f, const tok_tokenizer *t, const char *text, size_t len, const tok_ids *r)
+int toks_write_json(FILE *f, const gpt2embed_tokenizer *t, const char *text, size_t len, const toks_ids *r)
 {
     bytebuf b = {0};
     int rc = 0;
@@ -444,9 +470,9 @@ int toks_write_json(FILE *f, const tok_tokenizer *t, const char *text, size_t le
     }
     bb_str(&b, "],\"pieces\":[");
     for (size_t i = 0; i < r->n && !b.oom; i++, bb_spill(&b, f, 1 << 18)) {
-        const uint8_t *p;
-        size_t pl;
-        tok_piece(t, r->ids[i], &p, &pl, NULL);
+        const uint8_t *p = NULL;
+        size_t pl = 0;
+        gpt2embed_token_bytes(t, r->ids[i], &p, &pl, NULL); /* (the tokenizer's own IDs) */
         char *lit = json_string_alloc((const char *)p, pl);
         b.oom |= !lit;
         if (i)
@@ -479,9 +505,9 @@ typedef struct jpart {
     size_t lines;     /* how many (a last one without its newline counts) */
     bytebuf in, text, key, out;
     bytebuf pre;      /* o->keep: the line's kept members, "\"id\":7," (empty otherwise) */
-    obuf ids;
-    obuf bin;         /* o->put: the lines' IDs one after another */
-    size_t *starts, n_starts, cap_starts; /* o->put: where each line's IDs start in bin */
+    gpt2embed_tokenizer *tk; /* (a refused line tokenized again for its message) */
+    bytebuf bin;      /* o->put: the lines' IDs one after another (uint32_t) */
+    bytebuf starts;   /* o->put: where each line's IDs start in bin (size_t) */
     size_t bad;       /* bad lines written as error objects */
     size_t lits;      /* <|endoftext|> read as text in its answered lines (special TEXT) */
     int too_long;     /* the share is one line too long to hold (n 0): a bad line */
@@ -494,16 +520,6 @@ static size_t count_lines(const char *s, size_t n)
 {
     size_t c = 0;
     for (const char *q = s, *e = s + n; (q = memchr(q, '\n', (size_t)(e - q))); q++)
-        c++;
-    return c;
-}
-
-size_t toks_eot_literals(const char *s, size_t n)
-{
-    static const size_t L = sizeof TOK_ENDOFTEXT_TEXT - 1;
-    size_t c = 0;
-    for (const char *e = s + n; s && (size_t)(e - s) >= L && (s = memmem(s, (size_t)(e - s), TOK_ENDOFTEXT_TEXT, L));
-         s += L)
         c++;
     return c;
 }
@@ -532,13 +548,10 @@ static void jb_bad(jpart *p, size_t line, const char *msg)
 /* The answer {"ids":[...]} for ids[0..k). 0, or -1 when out of memory. */
 static int jb_put(jpart *p, const uint32_t *ids, size_t k)
 {
-    if (eng_push_start(&p->starts, &p->n_starts, &p->cap_starts, 256, p->bin.n))
-        return -1;
-    if (k && tok_ob_grow(&p->bin, k))
-        return -1;
-    memcpy(p->bin.ids + p->bin.n, ids, k * sizeof *ids);
-    p->bin.n += k;
-    return 0;
+    size_t at = p->bin.n / sizeof *ids;
+    bb_put(&p->starts, &at, sizeof at);
+    bb_put(&p->bin, ids, k * sizeof *ids);
+    return p->starts.oom || p->bin.oom ? -1 : 0;
 }
 
 /* The end of an answer at o, after its '{' and kept members: "ids":[...]} and the newline;
@@ -567,24 +580,37 @@ static inline __attribute__((always_inline)) int jb_ids(jpart *p, const toks_idt
     return 0;
 }
 
-/* Line `line`'s text[0..n): tokenized (checked as UTF-8 only when it may be invalid) into
- * ids, which is emptied first, and answered. 0, or -1 when out of memory. */
-static int jb_text(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const char *text, size_t n, int maybe_invalid,
-                   size_t line, unsigned flags, obuf *ids)
+/* A refused line's message: its text tokenized again on its own (not on the worker, whose
+ * IDs still hold the lines after it). 0, or -1 when out of memory. */
+static int jb_refused(jpart *p, const char *text, size_t n, size_t line, unsigned flags)
 {
-    g2e_err err;
-    ids->n = 0;
-    int rc = tok_encode_append(t, n ? text : "", n, p->o->special, flags | (maybe_invalid ? 0 : TOK_VALID_UTF8), ids,
-                               &err);
-    if (rc == G2E_ENOMEM)
+    gpt2embed_error err;
+    size_t count;
+    gpt2embed_status st = gpt2embed_tokenize_into(p->tk, n ? text : "", n, flags, NULL, NULL, 0, &count, &err);
+    if (st == GPT2EMBED_E_NOMEM)
         return -1;
-    if (rc) {
-        jb_bad(p, line, err.msg);
+    jb_bad(p, line, st && st != GPT2EMBED_E_BUFFER ? err.message : "refused by the tokenizer");
+    return 0;
+}
+
+/* Line `line`'s text[0..n): tokenized on the worker and answered. 0, or -1 when out of
+ * memory. */
+static int jb_text(jpart *p, gpt2embed_worker *w, const toks_idtext *idt, const char *text, size_t n, size_t line,
+                   unsigned flags)
+{
+    gpt2embed_error err;
+    const uint32_t *ids;
+    size_t k;
+    gpt2embed_status st = gpt2embed_worker_tokenize(w, n ? text : "", n, flags, &ids, &k, &err);
+    if (st == GPT2EMBED_E_NOMEM)
+        return -1;
+    if (st) {
+        jb_bad(p, line, err.message);
         return 0;
     }
-    if (p->o->special == TOK_SPECIAL_TEXT)
+    if (p->o->special & GPT2EMBED_SPECIAL_TEXT)
         p->lits += toks_eot_literals(text, n);
-    return jb_ids(p, idt, ids->ids, ids->n);
+    return jb_ids(p, idt, ids, k);
 }
 
 /* o->keep: the line's kept members into p->pre ("name":raw-value, in --keep's order; null
@@ -615,7 +641,7 @@ static int jb_keep(jpart *p, const char *s, size_t len)
 /* Any line at s[0..n) (n: to the share's end): parsed (a blank line is a bad line: every
  * input line has its answer), or taken as it is (o->plain), tokenized, formatted; *len its
  * length without the newline. 0, or -1 when out of memory. */
-static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t line, size_t *len, unsigned flags)
+static int jb_line(jpart *p, gpt2embed_worker *w, const char *s, size_t n, size_t line, size_t *len, unsigned flags)
 {
     jsonl_error je;
     int maybe_invalid = 1, rc = 0;
@@ -623,7 +649,7 @@ static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t l
     if (p->o->plain) {
         const char *nl = memchr(s, '\n', n);
         *len = nl ? (size_t)(nl - s) : n;
-        return jb_text(p, t, p->idt, s, *len, 1, line, flags, &p->ids);
+        return jb_text(p, w, p->idt, s, *len, line, flags);
     }
     rc = jsonl_line(s, n, p->o->lossy ? JSONL_LOSSY : 0, &p->text, &p->key, &je, len, &maybe_invalid);
     int blank = rc == JSONL_BLANK; /* (the same number as G2E_ENOMEM) */
@@ -633,7 +659,7 @@ static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t l
         jb_bad(p, line, "a blank line: expected a JSON object {\"text\": \"...\"}");
     else if (rc)
         jb_bad(p, line, je.why);
-    return rc ? 0 : jb_text(p, t, p->idt, p->text.p, p->text.n, maybe_invalid, line, flags, &p->ids);
+    return rc ? 0 : jb_text(p, w, p->idt, p->text.p, p->text.n, line, flags);
 }
 
 #define JB_BATCH 64 /* usual lines read in one call (jsonl_usual_lines) */
@@ -642,32 +668,32 @@ static int jb_line(jpart *p, tok_tokenizer *t, const char *s, size_t n, size_t l
  * (tok_encode_joined), then answered in order up to a stop; *line and *pos move past those
  * answered. A text the tokenizer refuses is tokenized alone again (jb_text), for its
  * message. 0, or -1 when out of memory. */
-static int jb_usual(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const jsonl_span *sp, size_t k, size_t *line,
-                    size_t *pos, unsigned flags)
+static int jb_usual(jpart *p, gpt2embed_worker *w, const toks_idtext *idt, const jsonl_span *sp, size_t k,
+                    size_t *line, size_t *pos, unsigned flags)
 {
     size_t ends[JB_BATCH], counts[JB_BATCH];
-    int rcs[JB_BATCH], check = 0;
-    for (size_t i = 0; i < k; i++) { /* (sp[0].at is 0, and each text follows the one before) */
+    gpt2embed_status rcs[JB_BATCH];
+    for (size_t i = 0; i < k; i++) /* (sp[0].at is 0, and each text follows the one before) */
         ends[i] = sp[i].at + sp[i].n;
-        check |= sp[i].maybe_invalid;
-    }
     const char *text = p->text.p ? p->text.p : "";
-    p->ids.n = 0;
-    if (tok_encode_joined(t, text, ends, k, p->o->special, flags | (check ? 0 : TOK_VALID_UTF8), &p->ids, counts,
-                          rcs))
+    const uint32_t *all;
+    if (gpt2embed_worker_tokenize_many(w, text, ends, k, flags, &all, counts, rcs, NULL))
         return -1;
     size_t i = 0, at = 0;
     if (!p->o->put && !p->pre.n) {
         /* the plain answers, {"ids":[...]}, straight on up to a refused text: room made once,
          * the line and position counted in locals, no test of kept members or put per line
          * (jb_ids; bench/PROGRAM.md) */
-        if (bb_room(&p->out, k * 11 + ID_ROOM(p->ids.n)))
+        size_t total = 0;
+        for (size_t j = 0; j < k; j++)
+            total += counts[j];
+        if (bb_room(&p->out, k * 11 + ID_ROOM(total)))
             return -1;
         char *o = p->out.p + p->out.n;
         size_t ln = *line, ps = *pos;
         for (; i < k && !rcs[i]; at += counts[i++]) {
             *o = '{';
-            o = put_answer(o + 1, idt, p->ids.ids + at, counts[i]);
+            o = put_answer(o + 1, idt, all + at, counts[i]);
             ln++, ps += sp[i].len + 1;
         }
         p->out.n = (size_t)(o - p->out.p);
@@ -676,13 +702,10 @@ static int jb_usual(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const js
     for (; i < k && !p->stopped; at += counts[i++]) {
         ++*line;
         int rc;
-        if (rcs[i]) { /* alone again (into other IDs: p->ids holds the next lines'), for its message */
-            obuf alone = {0};
-            rc = jb_text(p, t, idt, text + sp[i].at, sp[i].n, 1, *line, flags, &alone);
-            free(alone.ids);
-        } else {
-            rc = jb_ids(p, idt, p->ids.ids + at, counts[i]);
-        }
+        if (rcs[i]) /* alone again, for its message */
+            rc = jb_refused(p, text + sp[i].at, sp[i].n, *line, flags);
+        else
+            rc = jb_ids(p, idt, all + at, counts[i]);
         if (rc)
             return -1;
         *pos += sp[i].len + 1;
@@ -690,7 +713,7 @@ static int jb_usual(jpart *p, tok_tokenizer *t, const toks_idtext *idt, const js
     /* the literals read as text in the lines answered here (the refused ones counted alone);
      * one search of the batch first, which finds none in nearly every batch */
     size_t total = k ? sp[k - 1].at + sp[k - 1].n : 0;
-    if (p->o->special == TOK_SPECIAL_TEXT && toks_eot_literals(text, total))
+    if ((p->o->special & GPT2EMBED_SPECIAL_TEXT) && toks_eot_literals(text, total))
         for (size_t j = 0; j < i; j++)
             p->lits += rcs[j] ? 0 : toks_eot_literals(text + sp[j].at, sp[j].n);
     return 0;
@@ -717,14 +740,14 @@ static size_t plain_lines(const char *s, size_t n, bytebuf *text, jsonl_span *sp
 }
 
 /* A share: its lines in turn, the usual ones JB_BATCH at a time, any other one alone. */
-static void jb_run(jpart *p, tok_tokenizer *t)
+static void jb_run(jpart *p, gpt2embed_worker *w)
 {
-    unsigned flags = TOK_NO_OFFSETS | (p->o->lossy ? TOK_LOSSY : 0), jf = p->o->lossy ? JSONL_LOSSY : 0;
+    unsigned flags = p->o->special | (p->o->lossy ? GPT2EMBED_LOSSY : 0), jf = p->o->lossy ? JSONL_LOSSY : 0;
     size_t line = p->line0, pos = 0;
     jsonl_span sp[JB_BATCH];
     const toks_idtext idt = *p->idt; /* (a local: the stores of the output cannot alias it) */
     p->out.n = 0;
-    p->bin.n = p->n_starts = 0;
+    p->bin.n = p->starts.n = 0;
     p->bad = p->lits = 0, p->stopped = p->oom = 0;
     if (p->too_long) { /* (its kept members: null, as for a line that is no JSON object) */
         static const char *const UNIT[] = {"bytes", "KiB", "MiB", "GiB"};
@@ -750,11 +773,11 @@ static void jb_run(jpart *p, tok_tokenizer *t)
             k = jsonl_usual_lines(p->s + pos, p->n - pos, jf, &p->text, sp, JB_BATCH, &used);
         if (p->text.oom)
             goto oom;
-        if (k && jb_usual(p, t, &idt, sp, k, &line, &pos, flags))
+        if (k && jb_usual(p, w, &idt, sp, k, &line, &pos, flags))
             goto oom;
         if (k < JB_BATCH && pos < p->n && !p->stopped) { /* a line of another kind */
             size_t len;
-            if (jb_line(p, t, p->s + pos, p->n - pos, ++line, &len, flags))
+            if (jb_line(p, w, p->s + pos, p->n - pos, ++line, &len, flags))
                 goto oom;
             pos += len + 1;
         }
@@ -770,27 +793,29 @@ oom:
 /* The run: the queue of shares, and the reader that cuts them from the input (take: one
  * thread at a time). */
 typedef struct jrun {
-    const tok_tokenizer *t; /* the tables */
+    gpt2embed_tokenizer *t;
+    const gpt2embed_pipeline *pipe; /* (its n_slots) */
     toks_jsonl *o;
     toks_idtext idt;
     size_t share;     /* bytes of lines per share, about */
-    size_t input_size; /* the first take's, or SIZE_MAX when the input goes on (tok_caches_huge) */
+    size_t input_size; /* the first take's, or SIZE_MAX when the input goes on (gpt2embed_worker_expect) */
     int fd;
-    eng_reader in;
+    rdbuf in;
     int regular;
     size_t lines;     /* newlines taken (and a last line without one) */
     size_t scanned;   /* bytes after in.off known to hold no newline (searched once only) */
     int rc;           /* TOKS_E_READ or G2E_ENOMEM, for after the shares before it */
+    int hand_rc;      /* why jr_hand stopped the run */
 } jrun;
 
-/* Reads more input after what is held (eng_reader_more): 0; 2 when the unfinished line has
- * reached o->max_line bytes; or 1 with j->rc set. */
+/* Reads more input after what is held (rd_more): 0; 2 when the unfinished line has reached
+ * o->max_line bytes; or 1 with j->rc set. */
 static int jr_read(jrun *j)
 {
-    int rc = eng_reader_more(&j->in, j->o->max_line);
-    if (rc == ENG_E_LONG)
+    int rc = rd_more(&j->in, j->o->max_line);
+    if (rc == RD_FULL)
         return 2;
-    if (rc == ENG_E_READ)
+    if (rc == RD_FAIL || rc == RD_CANCELED)
         j->o->sys_errno = j->in.sys_errno, rc = TOKS_E_READ;
     else if (rc) /* no memory to grow the buffer */
         j->o->line = 0, j->o->pending = j->in.have, rc = G2E_ENOMEM;
@@ -803,11 +828,11 @@ static int jr_skip_line(jrun *j)
 {
     for (;;) {
         j->in.off = j->in.have = j->scanned = 0;
-        int rc = eng_reader_more(&j->in, j->o->max_line);
-        if (rc == ENG_E_READ)
+        int rc = rd_more(&j->in, j->o->max_line);
+        if (rc == RD_FAIL || rc == RD_CANCELED)
             j->o->sys_errno = j->in.sys_errno;
         if (rc)
-            return j->rc = rc == ENG_E_READ ? TOKS_E_READ : G2E_ENOMEM, 1;
+            return j->rc = rc == G2E_ENOMEM ? G2E_ENOMEM : TOKS_E_READ, 1;
         const char *nl = memchr(j->in.buf, '\n', j->in.have);
         if (nl || j->in.eof) {
             j->in.off = nl ? (size_t)(nl - j->in.buf) + 1 : j->in.have;
@@ -835,10 +860,11 @@ static size_t jr_cut(jrun *j, const char *s, size_t n)
 /* Makes share k: complete lines only, as many as there are up to j->share bytes; more is
  * read first when it is there (a file) or has arrived already (a pipe: lines are never
  * held back waiting for more). 0, or 1 at the end of the input or on an error (j->rc). */
-static int jr_take(eng_queue *q, size_t k)
+static int jr_take(void *job, size_t k, void *slot)
 {
-    jrun *j = q->job;
-    jpart *p = eng_slot(q, k);
+    jrun *j = job;
+    jpart *p = slot;
+    size_t nslot = j->pipe->n_slots;
     for (;;) {
         const char *s = j->in.buf + j->in.off;
         size_t n = j->in.have - j->in.off, end = jr_cut(j, s, n);
@@ -854,7 +880,7 @@ static int jr_take(eng_queue *q, size_t k)
                 if (k == 0)
                     j->input_size = SIZE_MAX;
                 p->o = j->o, p->idt = &j->idt, p->line0 = j->lines, p->s = "", p->n = 0, p->too_long = 1;
-                j->lines += q->nslot > 1; /* (on one thread the share counts its own) */
+                j->lines += nslot > 1; /* (on one thread the share counts its own) */
                 return 0;
             }
             continue;
@@ -862,12 +888,12 @@ static int jr_take(eng_queue *q, size_t k)
         if (!end)
             return 1;
         if (k == 0 && (end >= TOKS_JSONL_PART_MIN || !j->in.eof)) /* a large input: read-only from here on */
-            toks_idtext_init(&j->idt, tok_n_vocab(j->t), ',');
+            toks_idtext_init(&j->idt, (uint32_t)gpt2embed_tokenizer_n_vocab(j->t), ',');
         if (k == 0) /* the input's size as far as the first take tells (a batch of lines is smaller) */
             j->input_size = j->in.eof ? end : SIZE_MAX;
-        p->o = j->o, p->idt = &j->idt, p->line0 = j->lines, p->n = end, p->too_long = 0;
+        p->o = j->o, p->tk = j->t, p->idt = &j->idt, p->line0 = j->lines, p->n = end, p->too_long = 0;
         j->scanned = 0;
-        if (q->nslot == 1) {
+        if (nslot == 1) {
             p->s = s; /* one thread: handed on before the next take touches the buffer */
         } else {
             p->in.n = 0;
@@ -878,30 +904,29 @@ static int jr_take(eng_queue *q, size_t k)
             }
             p->s = p->in.p;
         }
-        if (q->nslot > 1) /* (on one thread the share counts its own, before the next take) */
+        if (nslot > 1) /* (on one thread the share counts its own, before the next take) */
             j->lines += count_lines(s, end) + (s[end - 1] != '\n'); /* (a last line without its newline) */
         j->in.off += end;
         return 0;
     }
 }
 
-static void jr_work(eng_queue *q, size_t k, eng_member *w)
+static void jr_work(void *job, size_t k, void *slot, gpt2embed_worker *w)
 {
-    jrun *j = q->job;
-    tok_tokenizer *t = w->t;
-    tok_caches_huge(t, j->input_size);
-    jb_run(eng_slot(q, k), t);
+    jrun *j = job;
+    (void)k;
+    gpt2embed_worker_expect(w, j->input_size);
+    jb_run(slot, w);
 }
 
 /* Writes share k and says how it ended; flushes when asked (pipes). */
-static int jr_hand(eng_queue *q, size_t k)
+static int jr_hand_share(jrun *j, jpart *p)
 {
-    jrun *j = q->job;
-    jpart *p = eng_slot(q, k);
+    size_t nslot = j->pipe->n_slots;
     int rc = 0;
     j->o->bad += p->bad;
     j->o->eot_text += p->lits;
-    if (q->nslot == 1)
+    if (nslot == 1)
         j->lines += p->lines;
     if (p->oom) {
         j->o->line = p->line0 + 1;
@@ -909,7 +934,8 @@ static int jr_hand(eng_queue *q, size_t k)
     }
     if (p->out.n && (j->o->sys_errno = j->o->write(j->o->user, p->out.p, p->out.n)))
         return TOKS_E_WRITE;
-    if (p->n_starts && j->o->put(j->o->user, p->bin.ids, p->bin.n, p->starts, p->n_starts))
+    if (p->starts.n && j->o->put(j->o->user, (const uint32_t *)(void *)p->bin.p, p->bin.n / sizeof(uint32_t),
+                                 (const size_t *)(void *)p->starts.p, p->starts.n / sizeof(size_t)))
         return TOKS_E_PUT;
     if (p->stopped) {
         j->o->line = p->stop_line;
@@ -924,15 +950,30 @@ static int jr_hand(eng_queue *q, size_t k)
     return rc;
 }
 
-int toks_jsonl_run(eng *e, unsigned threads, int fd, toks_jsonl *o)
+static int jr_hand(void *job, size_t k, void *slot)
+{
+    jrun *j = job;
+    (void)k;
+    return j->hand_rc = jr_hand_share(j, slot);
+}
+
+static void jr_release(void *job, void *slot)
+{
+    jpart *p = slot;
+    (void)job;
+    bb_free(&p->in), bb_free(&p->text), bb_free(&p->key), bb_free(&p->out), bb_free(&p->pre);
+    bb_free(&p->bin), bb_free(&p->starts);
+}
+
+int toks_jsonl_run(gpt2embed_tokenizer *t, unsigned threads, int fd, toks_jsonl *o)
 {
     o->lines = o->bad = o->line = o->pending = o->eot_text = 0;
     o->sys_errno = 0;
     o->msg[0] = '\0';
     o->max_line = o->max_line ? o->max_line : TOKS_JSONL_MAX_LINE;
-    threads = g2e_threads_for(threads, TOKS_JSONL_PARTS);
-    jrun j = {.t = eng_tables(e), .o = o, .fd = fd,
-              .in = {.read = eng_read_fd, .cap = o->max_line < (1 << 17) ? o->max_line : 1 << 17}};
+    threads = gpt2embed_threads_for(threads, TOKS_JSONL_PARTS);
+    jrun j = {.t = t, .o = o, .fd = fd,
+              .in = {.read = rd_read_fd, .cap = o->max_line < (1 << 17) ? o->max_line : 1 << 17}};
     j.in.user = &j.fd;
     struct stat st;
     j.regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
@@ -949,18 +990,16 @@ int toks_jsonl_run(eng *e, unsigned threads, int fd, toks_jsonl *o)
      * tokenizer's tables (1 MB shares: 3 % more CPU time in 81 alternating runs); more: 128 KB
      * copied into the slots, taken in turn (a thread with easy lines takes more) */
     j.share = threads > 1 && j.in.cap >= (size_t)128 << 10 ? (size_t)128 << 10 : j.in.cap;
-    eng_queue q = {.slot_size = sizeof(jpart), .take = jr_take, .work = jr_work, .hand = jr_hand, .job = &j};
-    int rc = !j.in.buf ? G2E_ENOMEM : j.rc ? j.rc : eng_run(e, &q, threads, SIZE_MAX);
+    gpt2embed_pipeline p = {.user = &j, .slot_size = sizeof(jpart), .take = jr_take, .work = jr_work,
+                            .hand = jr_hand, .release = jr_release};
+    j.pipe = &p;
+    int rc = !j.in.buf ? G2E_ENOMEM : j.rc;
+    if (!rc) {
+        gpt2embed_status ps = gpt2embed_pipeline_run(t, &p, GPT2EMBED_NONE, threads, NULL);
+        rc = ps == GPT2EMBED_E_STOPPED ? j.hand_rc : ps ? G2E_ENOMEM : 0;
+    }
     rc = rc ? rc : j.rc;
     o->lines = j.lines;
-    for (size_t k = 0; q.slot && k < q.nslot; k++) {
-        jpart *p = eng_slot(&q, k);
-        bb_free(&p->in), bb_free(&p->text), bb_free(&p->key), bb_free(&p->out), bb_free(&p->pre);
-        free(p->ids.ids);
-        free(p->bin.ids);
-        free(p->starts);
-    }
-    free(q.slot);
     free(j.in.buf);
     toks_idtext_free(&j.idt);
     return rc;

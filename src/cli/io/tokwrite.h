@@ -2,20 +2,21 @@
 /* tokwrite.h — the program's token writers: IDs as decimal text, large texts over threads
  * with their output formatted in the threads, `tokenize --format json`, and JSON Lines.
  *
- * Everything here gives exactly what tok_encode gives on one thread; only the work is
- * spread, on the library's engine (engine.h) over its chunks. For IDs as text the threads
+ * Everything here gives exactly what gpt2embed_tokenize_ex gives on one thread; only the work is
+ * spread, on the library's ordered pipeline (gpt2embed_pipeline_run) over the text's safe
+ * cuts (gpt2embed_text_cuts). For IDs as text the threads
  * take the chunks in turn; each is tokenized and, in the same thread,
  * turned into decimal IDs in a slot; the chunks are handed on in order as they finish, and
  * their slots reused, so that memory is a few chunks per thread however long the text and
  * nothing is allocated or freed in the steady state.
  * Output goes through a write callback, in order; what can make a text fail (bad UTF-8, a
  * refused special token) is checked before the first write, so that such an error writes
- * nothing and gives tok_encode's own message (only running out of memory or a failed
+ * nothing and gives the tokenizer's own message (only running out of memory or a failed
  * write can stop the output part way).
  *
  * JSON Lines (toks_jsonl): input read from a descriptor as it comes (memory bounded by the
  * longest line) and cut into shares of complete lines (1 MB on one thread, 128 KB on more),
- * which the threads take in turn through the engine's queue: each line's text parsed
+ * which the threads take in turn through the pipeline: each line's text parsed
  * (jsonl.h), tokenized and formatted one after the other in buffers kept for the run, and
  * the shares written in order, one answer per line (a blank or malformed line is a bad
  * line: an error, or with keep_going an error object in its place), each as soon as the
@@ -25,18 +26,21 @@
  * length; a line of max_line bytes or more is a bad line in its place (its bytes read and
  * dropped, never held), so the rows stay aligned with the input's lines.
  *
- * Threads: up to the count given (g2e_threads_for), on the engine's contexts. Nothing here
+ * Threads: up to the count given (gpt2embed_threads_for), on the pipeline's workers. Nothing here
  * prints: errors are codes plus a message in a g2e_err, and for JSON Lines the line number;
  * the commands word them.
- * Status codes: TOKS_* (below), tokenizer.h's, engine.h's, G2E_ENOMEM.
- * Deliberately left out: offsets in the threaded paths (tok_encode gives them), members
+ * Status codes: TOKS_* (below), G2E_ENOMEM.
+ * Deliberately left out: offsets in the threaded paths (gpt2embed_tokenize_threads gives them), members
  * other than those asked for in the output.
  */
 #ifndef G2E_TOKWRITE_H
 #define G2E_TOKWRITE_H
 
+#include "gpt2embed.h"
+
 #include "bytebuf.h"
-#include "engine.h"
+#include "err.h"
+#include "text.h"
 
 #include <stdio.h>
 
@@ -45,6 +49,8 @@ enum {
     TOKS_E_READ,         /* read(2) on the JSON Lines input failed (toks_jsonl.sys_errno) */
     TOKS_STOPPED,        /* toks_jsonl: a bad line ended the run; every earlier line was written */
     TOKS_E_PUT,          /* toks_jsonl: the IDs callback failed (its own message is the caller's) */
+    TOKS_E_TEXT,         /* the text is refused (bad UTF-8, a refused special token): the
+                            tokenizer's message, with the byte offset */
     TOKS_CODES_END_
 };
 G2E_CODES_END(TOKS, TOKS_CODES_END_);
@@ -80,23 +86,31 @@ void toks_put_u64(bytebuf *b, uint64_t v);
 
 /* ---- whole texts ---- */
 
-/* Tokenizes text[0..len) as tok_encode(t, ..., special, flags | TOK_NO_OFFSETS) and writes
- * its IDs in decimal separated by single spaces, then "\n", through write, chunk by chunk
- * (nothing is written when the text is invalid or holds a refused special token; lossy
- * input that needs repairs is tokenized whole first). *n_replaced: as tok_ids.n_replaced.
- * Returns 0, tok_encode's code and message, TOKS_E_WRITE, or G2E_ENOMEM. */
-int toks_write_ids(eng *e, unsigned threads, const char *text, size_t len, tok_special special, unsigned flags,
-                   toks_write_fn write, void *user, size_t *n_replaced, g2e_err *err);
+/* A whole text's tokens (gpt2embed_tokenize_threads's arrays: gpt2embed_free). */
+typedef struct toks_ids {
+    uint32_t *ids;
+    size_t *offsets;      /* n + 1 of them */
+    size_t n, n_replaced;
+} toks_ids;
+
+/* Tokenizes text[0..len) as gpt2embed_tokenize_ex(t, ..., flags) and writes its IDs in decimal
+ * separated by single spaces, then "\n", through write, chunk by chunk (chunks of about
+ * `chunk` bytes, 0: GPT2EMBED_CHUNK, cut by gpt2embed_text_cuts, on the pipeline's threads;
+ * nothing is written when the text is invalid or holds a refused special token; lossy input
+ * that needs repairs is tokenized whole first). *n_replaced: the lossy repairs. Returns 0,
+ * TOKS_E_TEXT (the tokenizer's message), TOKS_E_WRITE, or G2E_ENOMEM. */
+int toks_write_ids(gpt2embed_tokenizer *t, unsigned threads, size_t chunk, const char *text, size_t len,
+                   unsigned flags, toks_write_fn write, void *user, size_t *n_replaced, g2e_err *err);
 
 /* The spans of r's tokens in text[0..len) (tokchars.h; r with offsets) in a new array the
  * caller frees, or NULL when out of memory. */
-struct tokchars_span *toks_spans(const char *text, size_t len, const tok_ids *r);
+struct tokchars_span *toks_spans(const char *text, size_t len, const toks_ids *r);
 
 /* `tokenize --format json`'s object for text[0..len) and its tokens r (with offsets) onto f,
  * then "\n": {"n_tokens":N,"ids":[...],"offsets":[[s,e],...],"pieces":["...",...],
  * "tokens":[{"id": ..., tokchars.h's members}, ...]}. Returns 0, G2E_ENOMEM or G2E_EIO
  * (ferror(f); errno is the stream's). */
-int toks_write_json(FILE *f, const tok_tokenizer *t, const char *text, size_t len, const tok_ids *r);
+int toks_write_json(FILE *f, const gpt2embed_tokenizer *t, const char *text, size_t len, const toks_ids *r);
 
 /* ---- JSON Lines ---- */
 
@@ -107,40 +121,43 @@ int toks_write_json(FILE *f, const tok_tokenizer *t, const char *text, size_t le
 
 typedef struct toks_jsonl {
     /* in: how */
-    tok_special special;
-    int lossy;            /* TOK_LOSSY for the texts, JSONL_LOSSY for their escapes */
+    unsigned special;     /* 0 (<|endoftext|> the token), GPT2EMBED_SPECIAL_TEXT or _ERROR */
+    int lossy;            /* GPT2EMBED_LOSSY for the texts, JSONL_LOSSY for their escapes */
     int keep_going;       /* a bad line becomes {"error": "...", "line": N} and the run goes on */
     int plain;            /* the lines are plain text, each a document (not JSON) */
     const char *const *keep; /* members copied from each line into its answer, before "ids" (raw
                                 JSON, null when missing), at most TOKS_JSONL_KEEP_MAX */
     size_t n_keep;
     toks_write_fn write;  /* the output, in input order */
-    /* or, when non-NULL, each good line's IDs as a document (eng_ids_fn; keep_going
+    /* or, when non-NULL, each good line's IDs as a document (gpt2embed_docs_fn; keep_going
      * is then not offered: a bad line stops the run); write is not called */
-    int (*put)(void *user, const uint32_t *ids, size_t n, const size_t *starts, size_t n_starts);
+    gpt2embed_docs_fn put;
     int (*flush)(void *user); /* called after every block when non-NULL: 0 or an errno value */
     void *user;
     size_t max_line;      /* bytes a line must stay below, its newline excluded (0: TOKS_JSONL_MAX_LINE) */
     /* out: what happened */
     size_t lines;         /* lines read */
-    size_t eot_text;      /* special TOK_SPECIAL_TEXT: <|endoftext|> read as ordinary text in
+    size_t eot_text;      /* GPT2EMBED_SPECIAL_TEXT: <|endoftext|> read as ordinary text in
                              the lines answered (toks_eot_literals) */
     size_t bad;           /* bad lines written as error objects (keep_going) */
     size_t line;          /* TOKS_STOPPED: the bad line; G2E_ENOMEM: the line being worked on,
                              or 0 when reading a line of `pending` bytes */
     size_t pending;       /* bytes of the unfinished line held when reading failed */
     int sys_errno;        /* TOKS_E_READ / TOKS_E_WRITE: errno */
-    char msg[G2E_ERR_MSG_MAX]; /* TOKS_STOPPED: why the line is bad (tok_encode's or jsonl.h's) */
+    char msg[G2E_ERR_MSG_MAX]; /* TOKS_STOPPED: why the line is bad (the tokenizer's or jsonl.h's) */
 } toks_jsonl;
 
 /* How many times "<|endoftext|>" occurs in s[0..n) (non-overlapping): what --special text
  * reads as ordinary text and the commands report. */
-size_t toks_eot_literals(const char *s, size_t n);
+static inline size_t toks_eot_literals(const char *s, size_t n)
+{
+    return text_occurrences(s, n, "<|endoftext|>", 13);
+}
 
 /* Reads JSON lines from fd to its end and writes one {"ids":[...]} line per input line (a
  * blank line is a bad line), or hands its IDs to put. Returns 0 (every line good or, with keep_going, reported
  * in the output: j->bad), TOKS_STOPPED (j->line, j->msg; the lines before it written and
  * flushed), TOKS_E_READ, TOKS_E_WRITE, TOKS_E_PUT, or G2E_ENOMEM (j->line, j->pending). */
-int toks_jsonl_run(eng *e, unsigned threads, int fd, toks_jsonl *j);
+int toks_jsonl_run(gpt2embed_tokenizer *t, unsigned threads, int fd, toks_jsonl *j);
 
 #endif

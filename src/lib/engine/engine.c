@@ -269,6 +269,7 @@ int eng_run(eng *e, eng_queue *q, unsigned threads, size_t m)
     if (!n)
         return G2E_ENOMEM;
     q->nslot = n > 1 ? (size_t)n * ENG_SLOTS : 1;
+    q->members = n;
     q->done = calloc(q->nslot, 1);
     /* slots worked on at once by two threads share no line */
     q->slot_size = (q->slot_size + TOK_LINE_PAIR - 1) & ~(size_t)(TOK_LINE_PAIR - 1);
@@ -418,48 +419,8 @@ size_t *eng_cuts(const char *s, size_t n, size_t size, unsigned threads, size_t 
 
 int eng_reader_more(eng_reader *r, size_t max)
 {
-    if (r->off) {
-        memmove(r->buf, r->buf + r->off, r->have - r->off);
-        r->have -= r->off;
-        r->off = 0;
-    }
-    if (r->have == r->cap) { /* full: what is held has no place to cut, or no line end */
-        if (r->cap >= max)
-            return ENG_E_LONG;
-        size_t cap = r->cap > max / 2 ? max : r->cap * 2;
-        char *nb = realloc(r->buf, cap);
-        if (!nb)
-            return G2E_ENOMEM;
-        r->buf = nb, r->cap = cap;
-    }
-    size_t want = r->cap - r->have;
-    ssize_t k = r->read(r->user, r->buf + r->have, want);
-    if (k < 0 || (size_t)k > want) {
-        r->sys_errno = k < 0 ? errno : EINVAL;
-        r->eof = 1; /* (never called again) */
-        return k < 0 && errno == ECANCELED ? ENG_CANCELED : ENG_E_READ;
-    }
-    r->eof = k == 0;
-    r->have += (size_t)k;
-    return 0;
-}
-
-ssize_t eng_read_fd(void *user, char *buf, size_t cap)
-{
-    ssize_t k;
-    do
-        k = read(*(const int *)user, buf, cap);
-    while (k < 0 && errno == EINTR);
-    return k;
-}
-
-ssize_t eng_read_mem(void *user, char *buf, size_t cap)
-{
-    eng_mem *m = user;
-    size_t k = cap < m->left ? cap : m->left;
-    memcpy(buf, m->p, k);
-    m->p += k, m->left -= k;
-    return (ssize_t)k;
+    int rc = rd_more(r, max);
+    return rc == RD_FULL ? ENG_E_LONG : rc == RD_FAIL ? ENG_E_READ : rc == RD_CANCELED ? ENG_CANCELED : rc;
 }
 
 int eng_push_start(size_t **a, size_t *n, size_t *cap, size_t first, size_t v)

@@ -39,6 +39,7 @@
 #define G2E_ENGINE_H
 
 #include "cpus.h"
+#include "rdbuf.h"
 #include "tok_internal.h"
 
 #include <pthread.h>
@@ -113,6 +114,7 @@ struct eng_queue {
     /* set by eng_run before the first take, and left for the caller after it returns: free
      * what the slots hold, then free(slot) */
     size_t nslot; /* items in flight: ENG_SLOTS per member, or 1 on one member */
+    unsigned members; /* the members the run has */
     void *slot;   /* (nslot * slot_size) zeroed bytes aligned to TOK_LINE_PAIR, or NULL */
     /* the engine's */
     unsigned char *done;
@@ -150,36 +152,15 @@ size_t *eng_cuts(const char *s, size_t n, size_t size, unsigned threads, size_t 
 /* IDs room to reserve once for a chunk of len bytes (tok_ob_grow). */
 size_t eng_chunk_ids_room(size_t len);
 
-/* ---- the input, read in pieces ---- */
+/* ---- the input, read in pieces (rdbuf.h) ---- */
 
-/* Fills buf with up to cap bytes: how many (0: the end), or -1 with errno set. */
-typedef ssize_t (*eng_read_fn)(void *user, char *buf, size_t cap);
+typedef rd_fn eng_read_fn;
+typedef rdbuf eng_reader;
 
-/* An input read into one buffer as it is needed: buf[off..have) is what has been read and
- * not yet taken (the taker moves off). The caller sets read and user, buf as a malloc'd
- * block of cap bytes (off and have 0), and frees buf after. */
-typedef struct eng_reader {
-    eng_read_fn read;
-    void *user;
-    int eof;            /* the last read returned nothing */
-    char *buf;
-    size_t cap, off, have;
-    int sys_errno;      /* a failed read's errno */
-} eng_reader;
-
-/* Reads more after what is held: the held bytes moved to the front first, the buffer
- * doubled when it is full (to at most max bytes), then one read. 0; ENG_E_LONG (the buffer
- * is max bytes and full); G2E_ENOMEM; ENG_E_READ or ENG_CANCELED (r->sys_errno set; a read
- * that returned -1 is never called again). */
+/* rd_more with the engine's codes: 0; ENG_E_LONG (the buffer is max bytes and full);
+ * G2E_ENOMEM; ENG_E_READ or ENG_CANCELED (r->sys_errno set; a read that returned -1 is never
+ * called again). */
 int eng_reader_more(eng_reader *r, size_t max);
-/* eng_read_fn over a descriptor (user: an int *): read(2), EINTR retried. */
-ssize_t eng_read_fd(void *user, char *buf, size_t cap);
-/* eng_read_fn over a text in memory (user: an eng_mem, moved on as it is read). */
-typedef struct eng_mem {
-    const char *p;
-    size_t left;
-} eng_mem;
-ssize_t eng_read_mem(void *user, char *buf, size_t cap);
 
 /* ---- jobs ---- */
 
@@ -258,6 +239,8 @@ typedef struct eng_text {
     void *progress_user;
     /* out */
     uint64_t bytes, tokens, docs;
+    uint64_t eot_text;        /* special TOK_SPECIAL_TEXT: <|endoftext|> read as ordinary text
+                                 inside the documents (not overlapping a separator) */
     uint64_t bad_offset;      /* TOK_E_UTF8, TOK_E_SPECIAL: the byte in the input, else UINT64_MAX */
     int sys_errno;            /* ENG_E_READ, ENG_CANCELED */
     char msg[G2E_ERR_MSG_MAX]; /* the failure's message (for every code but G2E_ENOMEM) */

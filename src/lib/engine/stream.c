@@ -4,6 +4,7 @@
 #include "engine.h"
 
 #include "bytebuf.h"
+#include "text.h"
 #include "tok_pretok.h"
 
 #include <stdio.h>
@@ -18,6 +19,7 @@ typedef struct tchunk {
     int first, last;      /* the input's first / last chunk */
     obuf ids;
     size_t *starts, n_starts, cap_starts;
+    uint64_t lits;        /* special TOK_SPECIAL_TEXT: <|endoftext|> read as text in its documents */
     int rc;
     uint64_t bad;         /* TOK_E_UTF8, TOK_E_SPECIAL: the byte in the input */
     char msg[G2E_ERR_MSG_MAX];
@@ -109,6 +111,8 @@ static int tc_piece(tchunk *c, tok_tokenizer *t, const eng_text *o, size_t a, si
 {
     g2e_err err;
     int rc = tok_encode_append(t, c->in.p + a, b - a, o->special, o->flags | TOK_NO_OFFSETS, &c->ids, &err);
+    if (!rc && o->special == TOK_SPECIAL_TEXT) /* (a chunk's cuts never split one: it holds no space) */
+        c->lits += text_occurrences(c->in.p + a, b - a, TOK_ENDOFTEXT_TEXT, sizeof TOK_ENDOFTEXT_TEXT - 1);
     if (rc == TOK_E_UTF8) {
         size_t bad = a + tok_utf8_check(c->in.p + a, b - a);
         c->bad = c->base + bad;
@@ -133,6 +137,7 @@ static void tr_work(eng_queue *q, size_t k, eng_member *w)
     tok_caches_huge(w->t, r->input_size);
     size_t n = c->in.n, at = 0;
     c->ids.n = c->n_starts = 0;
+    c->lits = 0;
     c->rc = tok_ob_grow(&c->ids, eng_chunk_ids_room(n));
     if (!c->rc && c->first && tc_start(c))
         c->rc = G2E_ENOMEM;
@@ -168,6 +173,7 @@ static int tr_hand(eng_queue *q, size_t k)
     o->bytes += c->in.n;
     o->tokens += c->ids.n;
     o->docs += c->n_starts;
+    o->eot_text += c->lits;
     if (o->progress)
         o->progress(o->progress_user, o->bytes, o->tokens);
     return 0;
@@ -175,7 +181,7 @@ static int tr_hand(eng_queue *q, size_t k)
 
 int eng_stream(eng *e, unsigned threads, eng_text *o)
 {
-    o->bytes = o->tokens = o->docs = 0;
+    o->bytes = o->tokens = o->docs = o->eot_text = 0;
     o->bad_offset = UINT64_MAX;
     o->sys_errno = 0;
     o->msg[0] = '\0';
