@@ -4,8 +4,9 @@
  * Eight threads call gpt2embed_tokenize_into, gpt2embed_tokenize_ex, gpt2embed_count,
  * gpt2embed_tokenize_batch (2 and 64 threads of its own: eight callers of 64 take every
  * context the tokenizer keeps, and spare ones) and gpt2embed_tokenize_stream (2 and 64
- * threads, its emit callback tokenizing on the same tokenizer) on one gpt2embed_tokenizer at
- * once, on every conformance text, and compare with the first thread's results; ThreadSanitizer reports any race and the exit status is non-zero
+ * threads, its emit callback tokenizing on the same tokenizer), gpt2embed_tokenize_stream_ex
+ * (documents at a separator) and gpt2embed_pipeline_run (2 and 64 threads, its workers
+ * tokenizing, its hand summing in order) on one gpt2embed_tokenizer at once, on every conformance text, and compare with the first thread's results; ThreadSanitizer reports any race and the exit status is non-zero
  * (halt_on_error). Not part of `make test`: the library is built again with
  * -fsanitize=thread, which cannot be mixed with the ASan build.
  */
@@ -85,6 +86,45 @@ static int reenter_emit(void *u, const uint32_t *ids, size_t n)
     return count_emit(u, ids, n);
 }
 
+static int docs_emit(void *u, const uint32_t *ids, size_t n, const size_t *starts, size_t n_starts)
+{
+    (void)starts;
+    *(size_t *)u += n_starts;
+    return count_emit(u, ids, n);
+}
+
+/* the pipeline's item k: text k's IDs counted and summed by a worker, added up in order */
+typedef struct pslot {
+    size_t k, sum;
+} pslot;
+
+static int p_take(void *u, size_t k, void *slot)
+{
+    (void)u;
+    ((pslot *)slot)->k = k;
+    return 0;
+}
+
+static void p_work(void *u, size_t k, void *slot, gpt2embed_worker *w)
+{
+    (void)u, (void)k;
+    pslot *sl = slot;
+    const uint32_t *ids;
+    size_t n;
+    gpt2embed_error err;
+    sl->sum = 0;
+    if (!gpt2embed_worker_tokenize(w, texts[sl->k], lens[sl->k], GPT2EMBED_LOSSY, &ids, &n, &err))
+        for (size_t i = 0; i < n; i++)
+            sl->sum += ids[i];
+}
+
+static int p_hand(void *u, size_t k, void *slot)
+{
+    (void)k;
+    *(size_t *)u += ((pslot *)slot)->sum;
+    return 0;
+}
+
 static size_t results[THREADS];
 
 static void *run(void *arg)
@@ -122,6 +162,21 @@ static void *run(void *arg)
         if (!gpt2embed_tokenize_stream(tok, rd, &f, GPT2EMBED_LOSSY, deep ? 64 : 2, deep ? reenter_emit : count_emit,
                                        &got, &err))
             sum += got;
+    }
+    for (unsigned th = 2; th <= 64; th *= 32) {
+        size_t got = 0;
+        gpt2embed_pipeline pl = {.user = &got, .slot_size = sizeof(pslot), .take = p_take, .work = p_work,
+                                 .hand = p_hand};
+        if (!gpt2embed_pipeline_run(tok, &pl, n_texts, th, &err))
+            sum += got;
+    }
+    for (size_t i = 0; i < n_texts; i += 101) {
+        feed f = {texts[i], lens[i], 0};
+        size_t got = 0;
+        gpt2embed_stream_opts o = {.read = rd, .read_user = &f, .flags = GPT2EMBED_LOSSY, .n_threads = 2 + i % 3,
+                                   .separator = " ", .separator_len = 1, .emit = docs_emit, .emit_user = &got};
+        if (!gpt2embed_tokenize_stream_ex(tok, &o, &err))
+            sum += got + o.n_docs;
     }
     free(buf);
     results[me] = sum;
