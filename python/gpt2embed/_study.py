@@ -768,13 +768,13 @@ class PCA(_Shown):
 
 
 def pca(model: Any = None, *, of: str = "wpe", ids: Optional[Sequence[int]] = None,
-        text: Optional[str] = None, skip: int = 0, k: int = 10, length: int = 1024,
+        text: Optional[str] = None, skip: int = 0, k: Optional[int] = None, length: int = 1024,
         dim: int = 768, base: float = 10000.0) -> PCA:
     """The principal components of model's wpe (of="wpe"; skip=1 leaves out GPT-2's outlier
     position 0), of wte rows (of="wte": the rows of ids, or of text's tokens, or every row),
     or of the sinusoidal encoding (of="sinusoidal": positions skip..length-1 of width dim;
-    no model needed), keeping k components (at most the width), as gpt2-embed pca computes
-    them (LAPACK, in double)."""
+    no model needed), keeping k components (at most the width; default 10, or the width when
+    it is less), as gpt2-embed pca computes them (LAPACK, in double)."""
     if of not in _PCA_OF:
         raise ValueError("of is 'wpe', 'wte' or 'sinusoidal', not %r" % (of,))
     if of != "sinusoidal" and model is None:
@@ -785,6 +785,9 @@ def pca(model: Any = None, *, of: str = "wpe", ids: Optional[Sequence[int]] = No
         raise ValueError("give the rows with ids or with text, not both")
     if text is not None:
         ids = model.encoding.encode(text, allowed_special="all")
+    if ids is not None and len(ids) < 2:   # (no IDs would mean every row of wte)
+        raise ValueError("%s gives %d token%s; principal components need at least 2 rows"
+                         % ("text" if text is not None else "ids", len(ids), "" if len(ids) == 1 else "s"))
     id_arr = np.ascontiguousarray(np.asarray(ids if ids is not None else [], dtype=np.int64))
     if id_arr.size and (id_arr.min() < 0 or id_arr.max() > 0xFFFFFFFF):
         raise ValueError("token IDs are 0 .. 2^32-1")
@@ -793,6 +796,8 @@ def pca(model: Any = None, *, of: str = "wpe", ids: Optional[Sequence[int]] = No
                      id_arr.size, L.c_uint(length, "length"), L.c_uint(dim, "dim"), float(base),
                      L.c_uint(skip, "skip"))
     out = ctypes.POINTER(_PcaResult)()
+    if k is None:
+        k = min(10, dim if of == "sinusoidal" else model.n_embd)
     kk = L.c_uint(k, "k")
 
     def run(mp: Any) -> PCA:
