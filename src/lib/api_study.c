@@ -398,6 +398,27 @@ gpt2embed_status gpt2embed_course_pair(const gpt2embed_model *m, const gpt2embed
 
 /* ---- the rotation, words ---- */
 
+/* One pair (2i, 2i+1) as the position grows, p = 0..n-1: the sinusoidal encoding's
+ * (cos, sin) (rope 0), or (x0, y0) rotated as RoPE turns it (rope 1); the angle per position
+ * into *angle (may be NULL). pair GPT2EMBED_PAIR_DEFAULT: the pair the figures show. */
+static gpt2embed_status pair_path(int rope, size_t n, size_t dim, size_t pair, double base, double x0,
+                                  double y0, double *x, double *y, double *angle, gpt2embed_error *err)
+{
+    g2e_err e;
+    int rc = sin_check_params(dim, base, &e);
+    if (rc)
+        return g2e_api_fail(&e, rc, err);
+    if (pair == GPT2EMBED_PAIR_DEFAULT)
+        pair = sin_demo_pair(dim);
+    rc = rope ? rope_pair_path(dim, base, pair, x0, y0, n, x, y, &e)
+              : sin_pair_points(n, dim, pair, base, x, y, &e);
+    if (rc)
+        return g2e_api_fail(&e, rc, err);
+    if (angle)
+        *angle = sin_omega(pair, dim, base);
+    return GPT2EMBED_OK;
+}
+
 gpt2embed_status gpt2embed_sinusoid_pair(size_t n, size_t dim, size_t pair, double base,
                                          double *x, double *y, double *omega, gpt2embed_error *err)
 {
@@ -405,17 +426,7 @@ gpt2embed_status gpt2embed_sinusoid_pair(size_t n, size_t dim, size_t pair, doub
         return NULL_ARG("gpt2embed_sinusoid_pair");
     if (n > 1000000)
         COURSE_ARG_FAIL("gpt2embed_sinusoid_pair: at most 1000000 positions, got %zu", n);
-    g2e_err e;
-    int rc = sin_check_params(dim, base, &e);
-    if (rc)
-        return g2e_api_fail(&e, rc, err);
-    if (pair == GPT2EMBED_PAIR_DEFAULT)
-        pair = sin_demo_pair(dim);
-    if ((rc = sin_pair_points(n, dim, pair, base, x, y, &e)))
-        return g2e_api_fail(&e, rc, err);
-    if (omega)
-        *omega = sin_omega(pair, dim, base);
-    return GPT2EMBED_OK;
+    return pair_path(0, n, dim, pair, base, 1.0, 0.0, x, y, omega, err);
 }
 
 size_t gpt2embed_english_words(const char *text, size_t len, int *english)
@@ -526,17 +537,7 @@ gpt2embed_status gpt2embed_rope_rotation(size_t dim, double base, size_t pair, d
 {
     if (!x || !y)
         return NULL_ARG("gpt2embed_rope_rotation");
-    g2e_err e;
-    int rc = sin_check_params(dim, base, &e);
-    if (rc)
-        return g2e_api_fail(&e, rc, err);
-    if (pair == GPT2EMBED_PAIR_DEFAULT)
-        pair = sin_demo_pair(dim);
-    if ((rc = rope_pair_path(dim, base, pair, x0, y0, n, x, y, &e)))
-        return g2e_api_fail(&e, rc, err);
-    if (theta)
-        *theta = sin_omega(pair, dim, base);
-    return GPT2EMBED_OK;
+    return pair_path(1, n, dim, pair, base, x0, y0, x, y, theta, err);
 }
 
 const char *gpt2embed_rope_scheme(size_t row, size_t col)
