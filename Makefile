@@ -62,12 +62,12 @@ endif
 
 # Libraries through pkg-config, asked once and only when a recipe needs them (after
 # tools/install-deps.sh has run). The library needs cJSON, nettle (SHA-256) and utf8proc
-# (text.c, unicode.c); the program nothing more (libcurl, LAPACKE/BLAS for pca and the
+# (text.c, unicode.c); the program nothing more (libcurl, LAPACKE/BLAS for the PCA and the
 # rendering wing are loaded with dlopen when needed: curl_dl.h, lapack_dl.h, render_load.c;
 # HDR_PKGS only give header paths, nothing is linked); the rendering wing alone links cairo,
 # Pango and fontconfig (gpt2-embed-render.so, and the figure tests that link its objects).
 LIB_PKGS := libcjson libutf8proc
-# The program-only archives (src/study, src/download) and the program add nettle (SHA-256).
+# The program-only archive (src/download) and the program add nettle (SHA-256).
 PROGLIB_PKGS := libcjson nettle libutf8proc
 HDR_PKGS := lapacke blas
 RENDER_PKGS := pangocairo fontconfig
@@ -94,19 +94,17 @@ INC.src/lib/engine    := src/common src/lib src/lib/tokenizer src/lib/engine src
 INC.src/lib/weights   := src/common src/lib src/lib/weights
 INC.src/lib/numerics  := src/common src/lib src/lib/weights src/lib/numerics
 INC.src/lib/study     := src/common src/lib src/lib/weights src/lib/numerics src/lib/study
-# The program archives keep to the library's rules and may use its modules: study the
-# numerics (the sinusoidal encoding's double matrix), download the weights' files (where the
-# Hugging Face cache is, the catalogue, the safetensors reader).
-INC.src/study         := src/common src/study src/lib/numerics
+# The program archive keeps to the library's rules and may use its modules: download the
+# weights' files (where the Hugging Face cache is, the catalogue, the safetensors reader).
 INC.src/download      := src/common src/download src/lib/weights
 # The program's wings reach the library through src/gpt2embed.h (-Isrc, on every path) and the
 # shared toolkit; the program also uses the rendering wing and the program archives.
-PROG_INC              := src/common src/cli src/cli/io src/cli/fmt src/render src/study src/download
+PROG_INC              := src/common src/cli src/cli/io src/cli/fmt src/render src/download
 INC.src/cli           := $(PROG_INC)
 INC.src/cli/io        := $(PROG_INC)
 INC.src/cli/fmt       := $(PROG_INC)
-# The rendering wing: the door, the toolkit, its own folder and the study archive.
-INC.src/render        := src/common src/render src/study
+# The rendering wing: the door, the toolkit and its own folder.
+INC.src/render        := src/common src/render
 # The compiler's -I options for source file $(1): its own INC, its folder's, or every folder.
 inc_of = $(addprefix -I,$(or $(INC.$(1)),$(INC.$(patsubst %/,%,$(dir $(1)))),$(SRC_DIRS)))
 CPPFLAGS += -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc $(addprefix -I,$(SRC_DIRS)) \
@@ -125,15 +123,15 @@ PROG_LIBS = $(eval PROG_LIBS := $(call pkg,--libs,$(PROGLIB_PKGS)) -lm -lpthread
 endif
 
 # The library (libgpt2embed: what src/gpt2embed.h reaches), the program-only archives that keep
-# the library's rules (src/study, src/download), the program (src/cli and its io/ and fmt/).
+# the library's rules (src/download), the program (src/cli and its io/ and fmt/).
 # The shared toolkit (src/common) is compiled into both sides: the library takes what it uses,
 # the program also what only its wings use (COMMON_PROG_SRC).
 COMMON_PROG_SRC := src/common/textfmt.c
 COMMON_LIB_SRC := $(filter-out $(COMMON_PROG_SRC),$(wildcard src/common/*.c))
 LIB_SRC   := $(sort $(COMMON_LIB_SRC) $(wildcard src/lib/*.c src/lib/*/*.c))
-PROGLIB_SRC := $(sort $(wildcard src/study/*.c src/download/*.c))
+PROGLIB_SRC := $(sort $(wildcard src/download/*.c))
 POT_SRC   := $(sort $(wildcard src/common/*.c src/cli/*.c src/cli/*.h src/cli/*.def src/cli/*/*.c src/cli/*/*.h \
-             src/lib/*.c src/lib/*/*.c src/study/*.c src/download/*.c src/render/*.c src/render/*.h))
+             src/lib/*.c src/lib/*/*.c src/download/*.c src/render/*.c src/render/*.h))
 POT       := $(B)/po/gpt2-embed.pot
 MO        := $(patsubst po/%.po,$(B)/locale/%/LC_MESSAGES/gpt2-embed.mo,$(wildcard po/*.po))
 XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --add-comments=TRANSLATORS: --sort-by-file \
@@ -184,7 +182,7 @@ BENCH_BIN := $(BENCH_SRC:%.c=$(B)/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 # Three builds of the one set of library objects (-fPIC, -fvisibility=hidden: only what
 # src/gpt2embed.h marks GPT2EMBED_API is exported):
-#   LIBA      the plain archive of those objects and of src/study and src/download, which the
+#   LIBA      the plain archive of those objects and of src/download, which the
 #             program, tests, benchmarks and tools link (they call internal functions);
 #   PUB_SO    libgpt2embed.so.$(VERSION) (soname libgpt2embed.so.$(SOVERSION)): gpt2embed_* only;
 #   PUB_A     libgpt2embed.a: all objects joined by `ld -r` into one, whose hidden symbols

@@ -80,6 +80,8 @@ typedef enum gpt2embed_status {
     GPT2EMBED_E_BUFFER,         /* the caller's buffer is too small; the size needed was stored */
     GPT2EMBED_E_STOPPED,        /* a callback asked to stop (emit or a pipeline's hand returned
                                    non-zero, or read returned -1 with errno ECANCELED) */
+    GPT2EMBED_E_UNAVAILABLE,    /* a system library the call loads cannot be loaded (LAPACK for
+                                   gpt2embed_pca): the message names it and its Debian package */
 } gpt2embed_status;
 
 #define GPT2EMBED_NONE ((size_t)-1)   /* no offset / no index */
@@ -811,6 +813,132 @@ GPT2EMBED_API gpt2embed_status gpt2embed_sinusoid_pair(size_t n, size_t dim, siz
  * ASCII letter; *english (may be NULL) 1 when ASCII letters are at least 90% of the letters.
  * With gpt2embed_count's tokens, how many words a context holds (`count` says it). */
 GPT2EMBED_API size_t gpt2embed_english_words(const char *text, size_t len, int *english);
+
+/* ---- principal components of wpe, and RoPE (pca, stats --by-position, rope) -------------
+ *
+ * The numbers of the program's `pca`, `stats --by-position` and `rope` commands and of the
+ * report's sections on them, computed here once: the program prints these structs and
+ * arrays, the Python module (gpt2embed.course.pca, .wpe_norms, .rope) hands them over as
+ * numpy arrays. Everything is double. Threads: as the rest of the library; the calls start
+ * no thread (gpt2embed_pca's BLAS is whatever libblas.so.3 is: Debian's single-threaded
+ * OpenBLAS by default). */
+
+/* Whose rows gpt2embed_pca takes apart (gpt2embed_pca_source.of). */
+#define GPT2EMBED_PCA_WPE 0         /* the model's wpe: positions skip .. n_ctx - 1 */
+#define GPT2EMBED_PCA_WTE 1         /* wte: rows ids[0 .. n_ids), or every row when n_ids is 0 */
+#define GPT2EMBED_PCA_SINUSOIDAL 2  /* the sinusoidal encoding: positions skip .. len - 1 of
+                                       width dim (even), base (> 1; 10000 the paper's) */
+
+typedef struct gpt2embed_pca_source {
+    int of;                   /* GPT2EMBED_PCA_* */
+    const uint32_t *ids;      /* GPT2EMBED_PCA_WTE: the rows, in this order (read during the call) */
+    size_t n_ids;
+    size_t len, dim;          /* GPT2EMBED_PCA_SINUSOIDAL: the (len, dim) matrix */
+    double base;
+    size_t skip;              /* WPE, SINUSOIDAL: leave out positions 0 .. skip - 1 (1: without
+                                 GPT-2's outlier position 0) */
+} gpt2embed_pca_source;
+
+/* Principal components of n rows of width d: the rows centred (column means subtracted),
+ * their covariance C = Xc^T Xc / (n - 1) (numpy.cov's, ddof 1) taken apart with LAPACK. */
+typedef struct gpt2embed_pca_result {
+    size_t n, d, k;           /* rows, width, components kept */
+    double *row_id;           /* (n,) each row's position (WPE, SINUSOIDAL) or token ID (WTE) */
+    double *mean;             /* (d,) the column means subtracted */
+    double *variance;         /* (d,) the eigenvalues of C, largest first: the variance along
+                                 each component (those below floor are rounding noise and may
+                                 be slightly negative) */
+    double *ratio;            /* (d,) variance / total: each component's share (0 if total is 0) */
+    double *cumulative;       /* (d,) the running sum of ratio */
+    double total;             /* trace(C), the total variance */
+    double floor;             /* eps * d * the largest |variance|: below it is rounding noise */
+    size_t n_signal;          /* leading components above floor (n centred rows have at most n - 1) */
+    double *components;       /* (k, d) row-major: unit vectors, largest variance first, each
+                                 signed so that its entry of largest magnitude is positive */
+    double *proj;             /* (n, k) row-major: (row - mean) . component */
+} gpt2embed_pca_result;
+
+/* The principal components of src's rows, keeping k (0 .. d) components and the rows'
+ * projections on them, into *out (the library's: gpt2embed_pca_free). m: the model (NULL for
+ * GPT2EMBED_PCA_SINUSOIDAL). LAPACKE and BLAS (liblapacke.so.3, libblas.so.3) are loaded on
+ * the first call and stay loaded. Errors (*out NULL): GPT2EMBED_E_ARG (an unknown source, k >
+ * d, fewer than 2 rows left after skip (the message names the rows), a width or size past the limits: 2^14 columns, 2^28
+ * values; a NaN or an infinity in the rows: the message names the row and column),
+ * GPT2EMBED_E_TOKEN_ID (an ID >= n_vocab: err.index is its index in ids), GPT2EMBED_E_UNAVAILABLE
+ * (LAPACKE or BLAS cannot be loaded: the message names the Debian package),
+ * GPT2EMBED_E_NOMEM (also when the address-space limit, ulimit -v, leaves BLAS no room:
+ * checked first, since OpenBLAS would otherwise spin for ever); a LAPACK routine that reports
+ * a failure is GPT2EMBED_E_ARG naming the routine. */
+GPT2EMBED_API gpt2embed_status gpt2embed_pca(const gpt2embed_model *m, const gpt2embed_pca_source *src,
+                                             size_t k, gpt2embed_pca_result **out, gpt2embed_error *err);
+GPT2EMBED_API void gpt2embed_pca_free(gpt2embed_pca_result *p);   /* accepts NULL */
+
+/* What a reader looks for in the norms of wpe's rows (gpt2embed_wpe_norms): row 0 against
+ * the median of rows 1..n-1, the largest and smallest of those, and the spread (mean and
+ * coefficient of variation, the population's) of rows 1..split-1 against rows split..n-1
+ * (0 where a range is empty). */
+#define GPT2EMBED_NORM_SPLIT 100   /* published analyses of GPT-2 small see flat norms after it */
+typedef struct gpt2embed_norm_summary {
+    size_t n, split;
+    double first, median, first_vs_median;  /* norms[0], median of norms[1..n-1], their ratio */
+    size_t argmax, argmin;                  /* over rows 1..n-1 */
+    double max, min;
+    double mean_early, cv_early;            /* rows 1 .. split - 1 */
+    double mean_late, cv_late;              /* rows split .. n - 1 */
+} gpt2embed_norm_summary;
+
+/* The L2 norm of every wpe row (float32 rows, summed in double) into norms[n_ctx] (the
+ * caller's), and their summary (split at GPT2EMBED_NORM_SPLIT) into *summary (may be NULL).
+ * Errors: GPT2EMBED_E_ARG (NULL m or norms; a wpe of fewer than 2 rows), GPT2EMBED_E_NOMEM. */
+GPT2EMBED_API gpt2embed_status gpt2embed_wpe_norms(const gpt2embed_model *m, double *norms,
+                                                   gpt2embed_norm_summary *summary,
+                                                   gpt2embed_error *err);
+
+/* RoPE, the rotary position encoding of RoFormer: a query or key x of even width dim is not
+ * added to a position vector; each pair (x[2i], x[2i+1]) is rotated by pos * theta_i,
+ * theta_i = base^(-2i/dim) (the sinusoidal encoding's frequencies). Since rotations compose,
+ * <R(m)q, R(n)k> = <R(m-n)q, k>. Random unit vectors come from a seeded splitmix64
+ * generator: the same numbers on every platform. Errors of every RoPE call: GPT2EMBED_E_ARG
+ * (dim zero, odd or past 2^20; base not finite or not > 1; an empty range or no samples;
+ * positions past 2^53; a pair past dim/2), GPT2EMBED_E_TOO_LARGE (more than 2^32 rotations
+ * asked), GPT2EMBED_E_NOMEM. */
+
+/* The relative check (rope --check-relative): n_pairs random unit q, k with positions m, n
+ * uniform in 0..max_pos. */
+typedef struct gpt2embed_rope_check {
+    size_t pairs;             /* how many (q, k, m, n) were tried */
+    double max_dev;           /* the largest |<R(m)q, R(n)k> - <R(m-n)q, k>| */
+    uint64_t at_m, at_n;      /* where it occurred */
+    double mean_dev;          /* the mean deviation */
+    double rounding_bound;    /* what rounding the angles explains: 16 eps (max_pos + 1) */
+    int relative;             /* 1: max_dev <= rounding_bound, the score depends on m - n alone */
+} gpt2embed_rope_check;
+GPT2EMBED_API gpt2embed_status gpt2embed_rope_check_relative(size_t dim, double base, uint64_t max_pos,
+                                                             size_t n_pairs, uint64_t seed,
+                                                             gpt2embed_rope_check *out,
+                                                             gpt2embed_error *err);
+
+/* The dot curve (rope --dot-curve), k = from .. to inclusive into the caller's mean[to - from
+ * + 1]: the mean over n_samples random unit q of <R(0)q, R(k)q>, by rotating; expected (may
+ * be NULL) its expectation over all directions, (2/dim) sum_i cos(k theta_i). */
+GPT2EMBED_API gpt2embed_status gpt2embed_rope_dot_curve(size_t dim, double base, uint64_t from, uint64_t to,
+                                                        size_t n_samples, uint64_t seed, double *mean,
+                                                        double *expected, gpt2embed_error *err);
+
+/* One pair's path (rope --rotation): the pair (x0, y0) of pair index `pair` (GPT2EMBED_PAIR_DEFAULT:
+ * dim/8, which turns about 0.1 rad per position at base 10000) rotated by pos * theta_pair for
+ * pos = 0 .. n - 1 into the caller's x[n], y[n]; *theta (may be NULL) = theta_pair. n 1..2^53. */
+GPT2EMBED_API gpt2embed_status gpt2embed_rope_rotation(size_t dim, double base, size_t pair, double x0,
+                                                       double y0, size_t n, double *x, double *y,
+                                                       double *theta, gpt2embed_error *err);
+
+/* The three position schemes the chapter names (rope without a mode): a table of
+ * GPT2EMBED_ROPE_SCHEME_ROWS x 4 cells; row 0 the names (column 0 empty), then how each enters,
+ * its parameters, its length limit and what the attention score depends on (column 0 the
+ * property). The cell's English text, a msgid of the catalogue gpt2-embed (a host shows it
+ * translated; "" stays ""); NULL outside the table. A static string. */
+#define GPT2EMBED_ROPE_SCHEME_ROWS 5
+GPT2EMBED_API const char *gpt2embed_rope_scheme(size_t row, size_t col);
 
 #ifdef __cplusplus
 }

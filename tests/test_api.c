@@ -1937,3 +1937,207 @@ Test(api, stream_ex_cuts_documents_at_a_separator, .timeout = 120)
     gpt2embed_tokenizer_close(t);
     free_cases(&c);
 }
+
+/* ---- principal components, wpe's norms, RoPE ---- */
+
+/* The sum of the column variances (ddof 1) of X (n, d): what the variances must add up to,
+ * computed here from the definition. */
+static double total_variance(const double *X, size_t n, size_t d)
+{
+    double t = 0;
+    for (size_t j = 0; j < d; j++) {
+        double mean = 0, ss = 0;
+        for (size_t i = 0; i < n; i++)
+            mean += X[i * d + j];
+        mean /= (double)n;
+        for (size_t i = 0; i < n; i++)
+            ss += (X[i * d + j] - mean) * (X[i * d + j] - mean);
+        t += ss / (double)(n - 1);
+    }
+    return t;
+}
+
+/* A result checked against its definition: variances summing to the total, unit
+ * components, projections the centred rows dotted with the components, shares that run. */
+static void check_pca_result(const gpt2embed_pca_result *r, const double *X, size_t n, size_t d)
+{
+    cr_assert_eq(r->n, n);
+    cr_assert_eq(r->d, d);
+    double sum = 0, want = total_variance(X, n, d);
+    for (size_t i = 0; i < d; i++) {
+        sum += r->variance[i];
+        cr_expect(i == 0 || r->variance[i] <= r->variance[i - 1], "variances descend");
+        cr_expect(fabs(r->cumulative[i] - (i ? r->cumulative[i - 1] : 0) - r->ratio[i]) < 1e-15);
+    }
+    cr_expect(fabs(sum - want) < 1e-9 * want, "variance %.12g, want %.12g", sum, want);
+    cr_expect(fabs(r->total - want) < 1e-9 * want);
+    for (size_t j = 0; j < r->k; j++) {
+        double nn = 0;
+        for (size_t c = 0; c < d; c++)
+            nn += r->components[j * d + c] * r->components[j * d + c];
+        cr_expect(fabs(nn - 1) < 1e-12, "component %zu is a unit vector", j);
+    }
+    for (size_t i = 0; i < n; i += 7)
+        for (size_t j = 0; j < r->k; j++) {
+            double p = 0;
+            for (size_t c = 0; c < d; c++) {
+                double mean = 0;
+                for (size_t q = 0; q < n; q++)
+                    mean += X[q * d + c];
+                p += (X[i * d + c] - mean / (double)n) * r->components[j * d + c];
+            }
+            cr_expect(fabs(p - r->proj[i * r->k + j]) < 1e-9, "projection of row %zu on %zu", i, j);
+        }
+}
+
+static fixture_opts small_fixture(void)
+{
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.n_ctx = 40, o.n_embd = 6, o.n_vocab = 64;
+    return o;
+}
+
+Test(api, pca_of_wpe_wte_rows_and_the_sinusoidal_pe)
+{
+    fixture_opts o = small_fixture();
+    gpt2embed_model *m = open_fixture_door(&o, "api-pca");
+    gpt2embed_pca_result *r = NULL;
+    gpt2embed_error err;
+    gpt2embed_pca_source s = {.of = GPT2EMBED_PCA_WPE, .skip = 1};
+    cr_assert_eq(gpt2embed_pca(m, &s, 6, &r, &err), GPT2EMBED_OK, "%s", err.message);
+    double X[40 * 6];
+    for (size_t p = 1; p < 40; p++)
+        for (size_t j = 0; j < 6; j++)
+            X[(p - 1) * 6 + j] = fixture_expected(&o, FIXTURE_WPE, p, j);
+    check_pca_result(r, X, 39, 6);
+    cr_expect(r->row_id[0] == 1 && r->row_id[38] == 39);
+    cr_expect_eq(r->n_signal, 6);
+    gpt2embed_pca_free(r);
+    static const uint32_t ids[] = {5, 9, 2, 63, 17, 30, 44, 8};
+    s = (gpt2embed_pca_source){.of = GPT2EMBED_PCA_WTE, .ids = ids, .n_ids = 8, .skip = 3};
+    cr_assert_eq(gpt2embed_pca(m, &s, 2, &r, &err), GPT2EMBED_OK, "%s", err.message);
+    for (size_t i = 0; i < 8; i++)
+        for (size_t j = 0; j < 6; j++)
+            X[i * 6 + j] = fixture_expected(&o, FIXTURE_WTE, ids[i], j);
+    check_pca_result(r, X, 8, 6);   /* skip is not applied to wte */
+    for (size_t i = 0; i < 8; i++)
+        cr_expect(r->row_id[i] == ids[i]);
+    gpt2embed_pca_free(r);
+    enum { N = 50, D = 8 };
+    s = (gpt2embed_pca_source){.of = GPT2EMBED_PCA_SINUSOIDAL, .len = N, .dim = D, .base = 100.0, .skip = 2};
+    cr_assert_eq(gpt2embed_pca(NULL, &s, D, &r, &err), GPT2EMBED_OK, "%s", err.message);
+    double S[(N - 2) * D];
+    for (size_t p = 2; p < N; p++)
+        for (size_t j = 0; j < D; j++) {
+            double w = (double)p / pow(100.0, (double)(j - j % 2) / D);
+            S[(p - 2) * D + j] = j % 2 ? cos(w) : sin(w);
+        }
+    check_pca_result(r, S, N - 2, D);
+    gpt2embed_pca_free(r);
+    gpt2embed_pca_free(NULL);
+    gpt2embed_model_close(m);
+}
+
+Test(api, pca_edges)
+{
+    fixture_opts o = small_fixture();
+    gpt2embed_model *m = open_fixture_door(&o, "api-pca-edges");
+    gpt2embed_pca_result *r = (gpt2embed_pca_result *)&o;   /* cleared by every failing call */
+    gpt2embed_error err;
+    /* k past the rank: 3 rows, centred, have 2 components; the others are at the floor */
+    static const uint32_t three[] = {1, 2, 3}, bad[] = {4, 64, 5};
+    gpt2embed_pca_source s = {.of = GPT2EMBED_PCA_WTE, .ids = three, .n_ids = 3};
+    cr_assert_eq(gpt2embed_pca(m, &s, 6, &r, &err), GPT2EMBED_OK, "%s", err.message);
+    cr_expect_eq(r->n_signal, 2);
+    for (size_t i = 2; i < 6; i++)
+        cr_expect(fabs(r->variance[i]) <= r->floor, "variance %zu: %g above %g", i, r->variance[i], r->floor);
+    gpt2embed_pca_free(r);
+    struct { gpt2embed_pca_source s; size_t k; gpt2embed_status st; const char *msg; } pca_cases[] = {
+        {{.of = GPT2EMBED_PCA_WPE}, 7, GPT2EMBED_E_ARG, "7 components asked of 6 columns"},
+        {{.of = GPT2EMBED_PCA_WPE, .skip = 40}, 2, GPT2EMBED_E_ARG, "leaves no rows of 40"},
+        {{.of = GPT2EMBED_PCA_WPE, .skip = 39}, 2, GPT2EMBED_E_ARG, "at least 2 rows, got 1"},
+        {{.of = GPT2EMBED_PCA_WTE, .ids = three, .n_ids = 1}, 1, GPT2EMBED_E_ARG, "at least 2 rows, got 1"},
+        {{.of = GPT2EMBED_PCA_WTE, .ids = bad, .n_ids = 3}, 1, GPT2EMBED_E_TOKEN_ID, "token id 64"},
+        {{.of = GPT2EMBED_PCA_SINUSOIDAL, .len = 1, .dim = 8, .base = 1e4}, 1, GPT2EMBED_E_ARG, "got 1"},
+        {{.of = GPT2EMBED_PCA_SINUSOIDAL, .len = 0, .dim = 8, .base = 1e4}, 1, GPT2EMBED_E_ARG, "0 x 8"},
+        {{.of = GPT2EMBED_PCA_SINUSOIDAL, .len = (size_t)1 << 40, .dim = 8, .base = 1e4}, 1, GPT2EMBED_E_ARG, "too large"},
+        {{.of = GPT2EMBED_PCA_SINUSOIDAL, .len = 10, .dim = 7, .base = 1e4}, 1, GPT2EMBED_E_ARG, ""},
+        {{.of = 3}, 1, GPT2EMBED_E_ARG, "_WPE, _WTE or _SINUSOIDAL, not 3"},
+    };
+    for (size_t i = 0; i < sizeof pca_cases / sizeof pca_cases[0]; i++) {
+        r = (gpt2embed_pca_result *)&o;
+        cr_expect_eq(gpt2embed_pca(m, &pca_cases[i].s, pca_cases[i].k, &r, &err), pca_cases[i].st, "case %zu: %s", i, err.message);
+        cr_expect(r == NULL, "case %zu leaves nothing behind", i);
+        cr_expect(strstr(err.message, pca_cases[i].msg), "case %zu: %s", i, err.message);
+    }
+    cr_expect_eq(err.status, GPT2EMBED_E_ARG);
+    s = (gpt2embed_pca_source){.of = GPT2EMBED_PCA_WTE, .ids = bad, .n_ids = 3};
+    cr_expect_eq(gpt2embed_pca(m, &s, 1, &r, &err), GPT2EMBED_E_TOKEN_ID);
+    cr_expect_eq(err.index, 1, "the index of the bad ID");
+    cr_expect_eq(gpt2embed_pca(NULL, &s, 1, &r, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_pca(m, NULL, 1, &r, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_pca(m, &s, 1, NULL, &err), GPT2EMBED_E_ARG);
+    gpt2embed_model_close(m);
+}
+
+Test(api, wpe_norms_are_the_row_norms)
+{
+    fixture_opts o = small_fixture();
+    gpt2embed_model *m = open_fixture_door(&o, "api-norms");
+    double norms[40];
+    gpt2embed_norm_summary s;
+    gpt2embed_error err;
+    cr_assert_eq(gpt2embed_wpe_norms(m, norms, &s, &err), GPT2EMBED_OK, "%s", err.message);
+    for (size_t p = 0; p < 40; p++) {
+        double q = 0;
+        for (size_t j = 0; j < o.n_embd; j++) {
+            double v = fixture_expected(&o, FIXTURE_WPE, p, j);
+            q += v * v;
+        }
+        cr_expect(fabs(norms[p] - sqrt(q)) < 1e-12 * sqrt(q), "row %zu", p);
+    }
+    cr_expect(s.first == norms[0] && s.n == 40);
+    cr_expect_eq(s.split, 40, "the split clamped to n");
+    cr_expect_eq(gpt2embed_wpe_norms(m, norms, NULL, &err), GPT2EMBED_OK);
+    cr_expect_eq(gpt2embed_wpe_norms(m, NULL, &s, &err), GPT2EMBED_E_ARG);
+    gpt2embed_model_close(m);
+}
+
+Test(api, rope_calls_and_their_edges)
+{
+    gpt2embed_error err;
+    double x[30], y[30], th, mean[11], expd[11];
+    /* pair 5 of width 64 turns by 10000^(-10/64) per position: written here */
+    cr_assert_eq(gpt2embed_rope_rotation(64, 1e4, 5, 1, 0, 30, x, y, &th, &err), GPT2EMBED_OK, "%s", err.message);
+    double want = pow(1e4, -10.0 / 64);
+    cr_expect(fabs(th - want) < 1e-15);
+    for (int p = 0; p < 30; p++)
+        cr_expect(fabs(x[p] - cos(p * want)) < 1e-13 && fabs(y[p] - sin(p * want)) < 1e-13, "pos %d", p);
+    cr_assert_eq(gpt2embed_rope_rotation(64, 1e4, GPT2EMBED_PAIR_DEFAULT, 1, 0, 2, x, y, &th, &err), 0);
+    cr_expect(fabs(th - pow(1e4, -16.0 / 64)) < 1e-15, "the default pair is dim/8");
+    cr_expect_eq(gpt2embed_rope_rotation(64, 1e4, 32, 1, 0, 2, x, y, &th, &err), GPT2EMBED_E_ARG);
+    cr_expect(strstr(err.message, "pair 32 does not exist in width 64 (pairs 0..31)"), "%s", err.message);
+    cr_expect_eq(gpt2embed_rope_rotation(63, 1e4, 1, 1, 0, 2, x, y, &th, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_rope_rotation(64, 1e4, 1, 1, 0, 0, x, y, &th, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_rope_rotation(64, 1e4, 1, 1, 0, 2, NULL, y, &th, &err), GPT2EMBED_E_ARG);
+    cr_assert_eq(gpt2embed_rope_dot_curve(64, 1e4, 0, 10, 5, 1, mean, expd, &err), GPT2EMBED_OK);
+    for (int k = 0; k <= 10; k++) {
+        double e = 0;
+        for (int i = 0; i < 32; i++)
+            e += cos(k * pow(1e4, -2.0 * i / 64));
+        cr_expect(fabs(expd[k] - e / 32) < 1e-13, "k %d", k);
+    }
+    cr_expect(fabs(mean[0] - 1) < 1e-13, "<q, q> of unit vectors");
+    cr_expect_eq(gpt2embed_rope_dot_curve(64, 1e4, 5, 4, 5, 1, mean, NULL, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_rope_dot_curve(768, 1e4, 0, 1000000, 1000, 1, mean, NULL, &err), GPT2EMBED_E_TOO_LARGE);
+    gpt2embed_rope_check c;
+    cr_assert_eq(gpt2embed_rope_check_relative(64, 1e4, 4096, 100, 1, &c, &err), GPT2EMBED_OK);
+    cr_expect(c.pairs == 100 && c.relative == (c.max_dev <= c.rounding_bound) && c.relative);
+    cr_expect(c.rounding_bound == 16 * 0x1p-52 * 4097.0);
+    cr_expect_eq(gpt2embed_rope_check_relative(64, 1e4, 4096, 0, 1, &c, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_rope_check_relative(64, 1.0, 4096, 1, 1, &c, &err), GPT2EMBED_E_ARG);
+    cr_expect_str_eq(gpt2embed_rope_scheme(0, 3), "rotary relative (RoPE)");
+    cr_expect_str_eq(gpt2embed_rope_scheme(0, 0), "");
+    cr_expect(gpt2embed_rope_scheme(GPT2EMBED_ROPE_SCHEME_ROWS, 0) == NULL && gpt2embed_rope_scheme(0, 4) == NULL);
+}

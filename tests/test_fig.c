@@ -5,6 +5,7 @@
  * or is given it. The pixels of these figures are checked in test_plot.c and
  * test_figures_learned.c; PNGs are decoded back with cairo (pngcheck) and kept in build/tmp. */
 #include "fig.h"
+#include "recipe.h"
 #include "fixture.h"
 #include "pngcheck.h"
 #include "support.h"
@@ -102,19 +103,28 @@ Test(fig, wpe_recipes_name_the_matrix_in_their_errors)
 
 Test(fig, study_recipes)
 {
-    double mean[10], y[20];
+    double mean[10], x[10], y[10], proj[10 * 2], ratio[2] = {0.7, 0.3}, norms[3] = {3, 1, 1};
     for (int i = 0; i < 10; i++)
-        mean[i] = 1.0 / (i + 1), y[2 * i] = i, y[2 * i + 1] = -i;
+        mean[i] = 1.0 / (i + 1), x[i] = i, y[i] = -i, proj[2 * i] = i, proj[2 * i + 1] = -i;
     render_png p;
     g2e_err e;
-    cr_assert_eq(fig_rope_dot_png(mean, NULL, 3, 10, 8, 1e4, &p, &e), 0, "%s", e.msg);
+    cr_assert_eq(recipe_rope_dot_png(mean, NULL, 3, 10, 8, 1e4, &p, &e), 0, "%s", e.msg);
     render_png_free(&p);
-    cr_assert_eq(fig_rope_rotation_png(y, 10, 1, 0.1, 8, &p, &e), 0, "%s", e.msg);
+    cr_assert_eq(recipe_rope_rotation_png(x, y, 10, 1, 0.1, 8, &p, &e), 0, "%s", e.msg);
     render_png_free(&p);
-    pca_result none = {0};
-    expect_refused(fig_pca_lines_png(&none, 0, "x", &p, &e), RENDER_E_ARG, &p, &e,
-                   "no component to draw");
-    double *r = fig_ramp(5, 2.5, &e);
+    cr_assert_eq(recipe_pca_scatter_png(proj, 10, 2, ratio, 1, 0, 1, "x", &p, &e), 0, "%s", e.msg);
+    render_png_free(&p);
+    cr_assert_eq(recipe_norms_png(norms, 3, 3.0, "m", &p, &e), 0, "%s", e.msg);
+    render_png_free(&p);
+    expect_refused(recipe_pca_lines_png(proj, 10, 0, ratio, 0, "x", &p, &e), RENDER_E_ARG, &p, &e,
+                   "at least one component");
+    expect_refused(recipe_pca_scatter_png(proj, 10, 2, ratio, 0, 0, 2, "x", &p, &e), RENDER_E_ARG, &p,
+                   &e, "two different ones of the 2 kept");
+    expect_refused(recipe_pca_variance_png(ratio, 0, "x", &p, &e), RENDER_E_ARG, &p, &e,
+                   "at least one component");
+    expect_refused(recipe_norms_png(norms, 1, 3.0, "m", &p, &e), RENDER_E_ARG, &p, &e, "2 to");
+    expect_refused(recipe_rope_rotation_png(x, y, 0, 1, 0.1, 8, &p, &e), RENDER_E_ARG, &p, &e, "1 to");
+    double *r = recipe_ramp(5, 2.5, &e);
     cr_assert(r);
     cr_expect(r[0] == 2.5 && r[4] == 6.5);
     free(r);

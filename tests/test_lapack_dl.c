@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "lapack_dl.h"
 #include "pca.h"
+#include "gpt2embed.h"
 
 #include <criterion/criterion.h>
 #include <dlfcn.h>
@@ -129,4 +130,23 @@ Test(lapack_dl, pca_without_blas_is_a_library_error_and_leaves_nothing)
     /* input errors are still reported as such, before any library is needed */
     X[0] = NAN;
     cr_expect_eq(pca_compute(X, 3, 2, 1, &r, &e), PCA_E_VALUE);
+}
+
+/* Through the public door: GPT2EMBED_E_UNAVAILABLE with the package named, *out NULL, and a
+ * later call works once the library is there. */
+Test(lapack_dl, the_doors_pca_without_lapacke_is_unavailable)
+{
+    refuse = "liblapacke.so.3";
+    gpt2embed_pca_source s = {.of = GPT2EMBED_PCA_SINUSOIDAL, .len = 20, .dim = 4, .base = 1e4};
+    gpt2embed_pca_result *r = (gpt2embed_pca_result *)&s;
+    gpt2embed_error err;
+    cr_assert_eq(gpt2embed_pca(NULL, &s, 2, &r, &err), GPT2EMBED_E_UNAVAILABLE);
+    cr_expect(r == NULL);
+    cr_expect(strstr(err.message, "liblapacke.so.3") && strstr(err.message, "apt-get install liblapacke"),
+              "%s", err.message);
+    cr_expect(strchr(err.message, '\n') == NULL);
+    cr_expect_str_eq(gpt2embed_strerror(GPT2EMBED_E_UNAVAILABLE), "a system library it needs cannot be loaded");
+    refuse = NULL;
+    cr_assert_eq(gpt2embed_pca(NULL, &s, 2, &r, &err), GPT2EMBED_OK, "%s", err.message);
+    gpt2embed_pca_free(r);
 }

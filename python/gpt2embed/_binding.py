@@ -15,7 +15,7 @@ import numpy as np
 # ---- the status enum (src/gpt2embed.h), in order ----
 STATUS = ["OK", "E_NOMEM", "E_IO", "E_ARG", "E_NOT_FOUND", "E_UNKNOWN_MODEL", "E_FORMAT",
           "E_NOT_GPT2", "E_UTF8", "E_SPECIAL", "E_TOKEN_ID", "E_CONTEXT", "E_ZERO_VECTOR",
-          "E_TOO_LARGE", "E_INTERNAL", "E_BUFFER", "E_STOPPED"]
+          "E_TOO_LARGE", "E_INTERNAL", "E_BUFFER", "E_STOPPED", "E_UNAVAILABLE"]
 
 
 class Error(Exception):

@@ -24,6 +24,9 @@ own catalogue (gpt2-embed.mo); ``set_language("en")`` makes them English again.
     course.context(open("chapter.txt").read())        # where token 1024 ends
     course.learned_vs_sinusoidal(m)
     course.rotation(768)
+    course.pca(m, skip=1)                              # the principal components of wpe
+    course.wpe_norms(m)                                # |wpe[p]| against p
+    course.rope(768)                                   # RoPE: the schemes, its check, its curves
 """
 
 import base64
@@ -43,8 +46,8 @@ import numpy as np
 from . import _binding as L
 
 __all__ = ["set_language", "language", "exercises", "compare", "context",
-           "learned_vs_sinusoidal", "rotation", "Exercises", "OrderPuzzle", "ContextCount",
-           "ByDistance", "Rotation"]
+           "learned_vs_sinusoidal", "rotation", "pca", "wpe_norms", "rope", "Exercises",
+           "OrderPuzzle", "ContextCount", "ByDistance", "Rotation", "PCA", "WpeNorms", "Rope"]
 
 # ---- the library's course calls (gpt2embed.h, "the course") ----
 
@@ -70,6 +73,48 @@ _by_distance = _fn("gpt2embed_course_by_distance", L.I, L.P, L.S, L.S, ctypes.c_
                    ctypes.POINTER(_JSON))
 _pair = _fn("gpt2embed_sinusoid_pair", L.I, L.S, L.S, L.S, ctypes.c_double, L.DP, L.DP, L.DP)
 _words = _fn("gpt2embed_english_words", L.S, L.CP, L.S, ctypes.POINTER(L.I), err=False)
+
+
+class _PcaSource(ctypes.Structure):
+    _fields_ = [("of", L.I), ("ids", ctypes.POINTER(ctypes.c_uint32)), ("n_ids", L.S),
+                ("len", L.S), ("dim", L.S), ("base", ctypes.c_double), ("skip", L.S)]
+
+
+class _PcaResult(ctypes.Structure):
+    _fields_ = [("n", L.S), ("d", L.S), ("k", L.S), ("row_id", L.DP), ("mean", L.DP),
+                ("variance", L.DP), ("ratio", L.DP), ("cumulative", L.DP),
+                ("total", ctypes.c_double), ("floor", ctypes.c_double), ("n_signal", L.S),
+                ("components", L.DP), ("proj", L.DP)]
+
+
+class _NormSummary(ctypes.Structure):
+    _fields_ = [("n", L.S), ("split", L.S), ("first", ctypes.c_double),
+                ("median", ctypes.c_double), ("first_vs_median", ctypes.c_double),
+                ("argmax", L.S), ("argmin", L.S), ("max", ctypes.c_double),
+                ("min", ctypes.c_double), ("mean_early", ctypes.c_double),
+                ("cv_early", ctypes.c_double), ("mean_late", ctypes.c_double),
+                ("cv_late", ctypes.c_double)]
+
+
+class _RopeCheck(ctypes.Structure):
+    _fields_ = [("pairs", L.S), ("max_dev", ctypes.c_double), ("at_m", ctypes.c_uint64),
+                ("at_n", ctypes.c_uint64), ("mean_dev", ctypes.c_double),
+                ("rounding_bound", ctypes.c_double), ("relative", L.I)]
+
+
+_pca = _fn("gpt2embed_pca", L.I, L.P, ctypes.POINTER(_PcaSource), L.S,
+           ctypes.POINTER(ctypes.POINTER(_PcaResult)))
+_pca_free = _fn("gpt2embed_pca_free", None, ctypes.POINTER(_PcaResult), err=False)
+_wpe_norms = _fn("gpt2embed_wpe_norms", L.I, L.P, L.DP, ctypes.POINTER(_NormSummary))
+_rope_check = _fn("gpt2embed_rope_check_relative", L.I, L.S, ctypes.c_double, ctypes.c_uint64, L.S,
+                  ctypes.c_uint64, ctypes.POINTER(_RopeCheck))
+_rope_curve = _fn("gpt2embed_rope_dot_curve", L.I, L.S, ctypes.c_double, ctypes.c_uint64,
+                  ctypes.c_uint64, L.S, ctypes.c_uint64, L.DP, L.DP)
+_rope_rotation = _fn("gpt2embed_rope_rotation", L.I, L.S, ctypes.c_double, L.S, ctypes.c_double,
+                     ctypes.c_double, L.S, L.DP, L.DP, L.DP)
+_rope_scheme = _fn("gpt2embed_rope_scheme", L.CP, L.S, L.S, err=False)
+_ROPE_SCHEME_ROWS = 5
+_PCA_OF = {"wpe": 0, "wte": 1, "sinusoidal": 2}
 
 
 def _document(f: Any, *args: Any) -> Dict[str, Any]:
@@ -255,6 +300,18 @@ def _render(required: bool = True) -> Any:
                                                            ctypes.POINTER(L.ErrorDetail)]
                 for f in (r.gpt2embed_figure_order, r.gpt2embed_figure_rotation,
                           r.gpt2embed_figure_by_distance):
+                    f.restype = L.I
+                D, SZ = ctypes.c_double, L.S
+                errp = ctypes.POINTER(L.ErrorDetail)
+                for name, args in (
+                        ("pca_components", [L.DP, SZ, SZ, L.DP, SZ, L.CP]),
+                        ("pca_scatter", [L.DP, SZ, SZ, L.DP, SZ, SZ, SZ, L.CP]),
+                        ("pca_variance", [L.DP, SZ, L.CP]),
+                        ("wpe_norms", [L.DP, SZ, D, L.CP]),
+                        ("rope_dot", [L.DP, L.DP, SZ, SZ, SZ, D]),
+                        ("rope_rotation", [L.DP, L.DP, SZ, SZ, D, SZ])):
+                    f = getattr(r, "gpt2embed_figure_" + name)
+                    f.argtypes = args + [ctypes.POINTER(L.P), L.SP, errp]
                     f.restype = L.I
                 r.gpt2embed_figure_set_translator.argtypes = [_TRANSLATE]
                 r.gpt2embed_figure_set_translator.restype = None
@@ -620,6 +677,270 @@ def rotation(dim: int = 768, pair: Optional[int] = None, n: int = 100,
     L.call(_pair, n_, d, p, float(base), L.ptr(x, ctypes.c_double), L.ptr(y, ctypes.c_double),
            ctypes.byref(w))
     return Rotation(x, y, w.value, d // 8 if pair is None else p, d, float(base))
+
+
+# ---- principal components of wpe (or of wte rows, or of the sinusoidal PE) ----
+
+def _arr(p: Any, *shape: int) -> np.ndarray:
+    """A copy of the C array p of the given shape (float64)."""
+    n = int(np.prod(shape)) if shape else 0
+    if n == 0:
+        return np.zeros(shape, dtype=np.float64)
+    return np.ctypeslib.as_array(p, shape=(n,)).reshape(shape).copy()
+
+
+def _img(png: bytes) -> str:
+    return ("<img src=\"data:image/png;base64,%s\" style=\"max-width:100%%\">"
+            % base64.b64encode(png).decode("ascii"))
+
+
+class PCA(_Shown):
+    """Principal components of the centred rows (gpt2-embed pca): n rows of width d, k kept.
+    row_id (each row's position, or token ID for wte), mean (d,), variance (d,: the
+    eigenvalues of the covariance, largest first), ratio and cumulative (d,: the share of the
+    total variance and its running sum), total, floor (variances below it are rounding noise),
+    n_signal (components above the floor), components (k, d: unit vectors) and proj (n, k:
+    each centred row on each component), float64 numpy arrays; of, source. document: what
+    `gpt2-embed pca --format json` prints. Figures: png() PC1..PC4 against position,
+    png("variance"), png("pc1-pc2"), png("pc2-pc3")."""
+
+    def __init__(self, r: _PcaResult, of: str, source: str, skip: int, what: str):
+        n, d, k = r.n, r.d, r.k
+        self.n, self.d, self.k = n, d, k
+        self.row_id = _arr(r.row_id, n)
+        self.mean, self.variance = _arr(r.mean, d), _arr(r.variance, d)
+        self.ratio, self.cumulative = _arr(r.ratio, d), _arr(r.cumulative, d)
+        self.total, self.floor, self.n_signal = r.total, r.floor, r.n_signal
+        self.components, self.proj = _arr(r.components, k, d), _arr(r.proj, n, k)
+        self.of, self.source, self.first, self.what = of, source, skip, what
+        self.document = {"of": of, "source": source, "rows": n, "cols": d,
+                         "total_variance": self.total, "floor": self.floor,
+                         "component": list(range(1, d + 1)), "variance": self.variance.tolist(),
+                         "ratio": self.ratio.tolist(), "cumulative": self.cumulative.tolist()}
+        self.says = [_c("total variance %.6g; variances below %.3g are rounding noise\n",
+                        self.total, self.floor).strip()]
+        shown = self._shown()
+        if d >= 2:
+            self.says.append(_c("PC1 and PC2 explain %.2f%%; the first %zu explain %.2f%%\n",
+                                100 * self.cumulative[1], shown,
+                                100 * self.cumulative[shown - 1]).strip())
+
+    def _shown(self) -> int:
+        """Rows of the table: the first k, stopping at the rounding-noise floor."""
+        kk = max(1, min(self.k, self.d))
+        return self.n_signal if 1 <= self.n_signal < kk else kk
+
+    def _title(self) -> str:
+        return _c("Principal components of %s (%zu rows x %zu columns, centred)%s%s\n", self.what,
+                  self.n, self.d, "", "").strip()
+
+    def _extra_html(self) -> List[str]:
+        h = ["<table><tr>%s</tr>" % "".join("<th>%s</th>" % html.escape(_c(c)) for c in
+                                            ("component", "variance", "ratio", "cumulative"))]
+        for i in range(self._shown()):
+            h.append("<tr><td>%d</td><td>%.6g</td><td>%.6g</td><td>%.6g</td></tr>"
+                     % (i + 1, self.variance[i], self.ratio[i], self.cumulative[i]))
+        h.append("</table>")
+        try:
+            h += [_img(self.png(w)) for w in ("variance", "pc1-pc2", "pc2-pc3")
+                  if w == "variance" or self.k >= int(w[-1])]
+        except ImportError:
+            pass
+        return h
+
+    def png(self, which: str = "components") -> bytes:
+        """A figure as PNG bytes: "components" (PC1..PC4 against position), "variance",
+        "pc1-pc2" or "pc2-pc3" (ImportError when the rendering object is missing)."""
+        proj, ratio = _f64(self.proj), _f64(self.ratio)
+        what = self.what.encode("utf-8")
+        pp, rp = L.ptr(proj, ctypes.c_double), L.ptr(ratio, ctypes.c_double)
+        if which == "components":
+            return _png(lambda r, p, ln, e: r.gpt2embed_figure_pca_components(
+                pp, self.n, self.k, rp, self.first, what, p, ln, e))
+        if which == "variance":
+            return _png(lambda r, p, ln, e: r.gpt2embed_figure_pca_variance(rp, self.d, what, p, ln, e))
+        pairs = {"pc1-pc2": (0, 1), "pc2-pc3": (1, 2)}
+        if which not in pairs:
+            raise ValueError("png takes 'components', 'variance', 'pc1-pc2' or 'pc2-pc3', not %r" % (which,))
+        a, b = pairs[which]
+        return _png(lambda r, p, ln, e: r.gpt2embed_figure_pca_scatter(
+            pp, self.n, self.k, rp, self.first, a, b, what, p, ln, e))
+
+
+def pca(model: Any = None, *, of: str = "wpe", ids: Optional[Sequence[int]] = None,
+        text: Optional[str] = None, skip: int = 0, k: Optional[int] = None, length: int = 1024,
+        dim: int = 768, base: float = 10000.0) -> PCA:
+    """The principal components of model's wpe (of="wpe"; skip=1 leaves out GPT-2's outlier
+    position 0), of wte rows (of="wte": the rows of ids, or of text's tokens, or every row),
+    or of the sinusoidal encoding (of="sinusoidal": positions skip..length-1 of width dim;
+    no model needed), keeping k components (at most the width; default 10, or the width when
+    it is less), as gpt2-embed pca computes them (LAPACK, in double)."""
+    if of not in _PCA_OF:
+        raise ValueError("of is 'wpe', 'wte' or 'sinusoidal', not %r" % (of,))
+    if of != "sinusoidal" and model is None:
+        raise ValueError("pca of %s needs a Model" % of)
+    if (ids is not None or text is not None) and of != "wte":
+        raise ValueError("ids and text choose wte rows: pass of='wte'")
+    if ids is not None and text is not None:
+        raise ValueError("give the rows with ids or with text, not both")
+    if text is not None:
+        ids = model.encoding.encode(text, allowed_special="all")
+    if ids is not None and len(ids) < 2:   # (no IDs would mean every row of wte)
+        raise ValueError("%s gives %d token%s; principal components need at least 2 rows"
+                         % ("text" if text is not None else "ids", len(ids), "" if len(ids) == 1 else "s"))
+    id_arr = np.ascontiguousarray(np.asarray(ids if ids is not None else [], dtype=np.int64))
+    if id_arr.size and (id_arr.min() < 0 or id_arr.max() > 0xFFFFFFFF):
+        raise ValueError("token IDs are 0 .. 2^32-1")
+    id_arr = id_arr.astype(np.uint32)
+    src = _PcaSource(_PCA_OF[of], id_arr.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32)),
+                     id_arr.size, L.c_uint(length, "length"), L.c_uint(dim, "dim"), float(base),
+                     L.c_uint(skip, "skip"))
+    out = ctypes.POINTER(_PcaResult)()
+    if k is None:
+        k = min(10, dim if of == "sinusoidal" else model.n_embd)
+    kk = L.c_uint(k, "k")
+
+    def run(mp: Any) -> PCA:
+        L.call(_pca, mp, ctypes.byref(src), kk, ctypes.byref(out))
+        try:
+            what = (_c("the sinusoidal PE (base %g)", float(base)) if of == "sinusoidal" else of)
+            return PCA(out.contents, of, model.path if model is not None else "", skip if of != "wte" else 0,
+                       what)
+        finally:
+            _pca_free(out)
+    return run(None) if of == "sinusoidal" else model._run(run)
+
+
+class WpeNorms(_Shown):
+    """The norm of every wpe row against its position (gpt2-embed stats --by-position): norms
+    (n_ctx,) float64, and the summary: first (position 0), median (of positions 1..), first_vs_median,
+    argmin/min and argmax/max over positions 1.., split, mean_early/cv_early (positions
+    1..split-1) and mean_late/cv_late (split..)."""
+
+    def __init__(self, norms: np.ndarray, s: _NormSummary, model: str):
+        self.document = {}
+        self.norms, self.model = norms, model
+        for f, _t in _NormSummary._fields_:
+            setattr(self, f, getattr(s, f))
+        n = len(norms)
+        self.says = [_c("position 0: norm %.4f = %.2f x the median of positions 1..%zu (%.4f)\n",
+                        self.first, self.first_vs_median, n - 1, self.median).strip()]
+        if 1 < self.split < n:
+            self.says.append(_c("spread (std / mean): %.2f%% over positions 1..%zu, %.2f%% over %zu..%zu\n",
+                                100 * self.cv_early, self.split - 1, 100 * self.cv_late,
+                                self.split, n - 1).strip())
+
+    def _title(self) -> str:
+        return _c("Norm of every wpe row against its position (%s, %zu positions)\n", self.model,
+                  len(self.norms)).strip()
+
+    def png(self) -> bytes:
+        nm, name = _f64(self.norms), self.model.encode("utf-8")
+        return _png(lambda r, p, ln, e: r.gpt2embed_figure_wpe_norms(
+            L.ptr(nm, ctypes.c_double), len(nm), self.first_vs_median, name, p, ln, e))
+
+
+def wpe_norms(model: Any) -> WpeNorms:
+    """The norm of every row of model's wpe, and what a reader looks for in them."""
+    norms = np.empty(model.n_ctx)
+    s = _NormSummary()
+    model._run(lambda mp: L.call(_wpe_norms, mp, L.ptr(norms, ctypes.c_double), ctypes.byref(s)))
+    return WpeNorms(norms, s, model.name or _c("unnamed model"))
+
+
+# ---- RoPE ----
+
+class Rope(_Shown):
+    """The rotary position encoding (gpt2-embed rope) for width dim and base: schemes (the
+    chapter's three position schemes, rows of text in the chosen language); the relative
+    check (check: pairs, max_dev, at_m, at_n, mean_dev, rounding_bound, relative, over
+    positions 0..max_pos); the dot curve (k, mean, expected: float64 arrays); one pair's path
+    (pair, theta, x, y). png() the dot curve, png("rotation") the pair's path."""
+
+    def __init__(self, dim: int, base: float, max_pos: int, seed: int, samples: int,
+                 check: Dict[str, Any], k: np.ndarray, mean: np.ndarray, expected: np.ndarray,
+                 pair: int, theta: float, x: np.ndarray, y: np.ndarray):
+        self.document = {}
+        self.dim, self.base, self.max_pos, self.seed, self.samples = dim, base, max_pos, seed, samples
+        self.check, self.k, self.mean, self.expected = check, k, mean, expected
+        self.pair, self.theta, self.x, self.y = pair, theta, x, y
+        cells = [[(_rope_scheme(r, c) or b"").decode("utf-8") for c in range(4)]
+                 for r in range(_ROPE_SCHEME_ROWS)]
+        self.schemes = [[_(v) if v else "" for v in row] for row in cells]
+        self.says = [self._check_says()]
+
+    def _check_says(self) -> str:
+        c = self.check
+        if c["relative"]:
+            return _c("the score depends on m - n alone, up to rounding of the angles (within %.3g "
+                      "for positions up to %lld)\n", c["rounding_bound"], self.max_pos).strip()
+        return _c("the score does not depend on m - n alone here: the largest deviation exceeds "
+                  "what rounding the angles explains (%.3g)\n", c["rounding_bound"]).strip()
+
+    def _title(self) -> str:
+        return _c("The three position schemes the chapter names\n").strip()
+
+    def _rows(self) -> List[List[str]]:
+        c = self.check
+        return [["|<R(m)q, R(n)k> - <R(m-n)q, k>|", "%.3g (m = %d, n = %d)" % (c["max_dev"], c["at_m"], c["at_n"])]]
+
+    def _extra_html(self) -> List[str]:
+        h = ["<table>"]
+        for r, row in enumerate(self.schemes):
+            h.append("<tr>%s</tr>" % "".join(
+                ("<th>%s</th>" if r == 0 or c == 0 else "<td>%s</td>") % html.escape(v)
+                for c, v in enumerate(row)))
+        h.append("</table>")
+        try:
+            h.append(_img(self.png("rotation")))
+        except ImportError:
+            pass
+        return h
+
+    def png(self, which: str = "dot") -> bytes:
+        """"dot": the mean <R(0)q, R(k)q> against k with its expectation; "rotation": the pair's path."""
+        if which == "dot":
+            m, e = _f64(self.mean), _f64(self.expected)
+            return _png(lambda r, p, ln, er: r.gpt2embed_figure_rope_dot(
+                L.ptr(m, ctypes.c_double), L.ptr(e, ctypes.c_double), int(self.k[0]), len(m),
+                self.dim, self.base, p, ln, er))
+        if which != "rotation":
+            raise ValueError("png takes 'dot' or 'rotation', not %r" % (which,))
+        return _png(lambda r, p, ln, er: r.gpt2embed_figure_rope_rotation(
+            L.ptr(self.x, ctypes.c_double), L.ptr(self.y, ctypes.c_double), len(self.x), self.pair,
+            self.theta, self.dim, p, ln, er))
+
+
+def rope(dim: int = 768, base: float = 10000.0, *, max_pos: int = 4096, pairs: int = 10000,
+         seed: int = 1, start: int = 0, to: int = 512, samples: int = 100,
+         pair: Optional[int] = None, n: int = 64) -> Rope:
+    """RoPE for queries and keys of width dim (even): the relative check over `pairs` random
+    unit q, k with positions in 0..max_pos, the dot curve for offsets start..to averaged over
+    `samples` random unit q, and pair `pair`'s path over positions 0..n-1 (default pair dim/8,
+    about 0.1 rad per position), as gpt2-embed rope computes them (the same seeds)."""
+    d, b = L.c_uint(dim, "dim"), float(base)
+    c = _RopeCheck()
+    L.call(_rope_check, d, b, L.c_uint(max_pos, "max_pos"), L.c_uint(pairs, "pairs"),
+           L.c_uint(seed, "seed"), ctypes.byref(c))
+    check = {f: getattr(c, f) for f, _t in _RopeCheck._fields_}
+    check["relative"] = bool(check["relative"])
+    lo, hi = L.c_uint(start, "start"), L.c_uint(to, "to")
+    if lo > hi:
+        raise ValueError("start %d is after to %d" % (lo, hi))
+    if hi - lo >= 10 ** 7:
+        raise ValueError("at most 10^7 offsets")
+    mean, expected = np.empty(hi - lo + 1), np.empty(hi - lo + 1)
+    L.call(_rope_curve, d, b, lo, hi, L.c_uint(samples, "samples"), L.c_uint(seed, "seed"),
+           L.ptr(mean, ctypes.c_double), L.ptr(expected, ctypes.c_double))
+    nn = L.c_uint(n, "n")
+    if nn > 10 ** 7:
+        raise ValueError("at most 10^7 positions")
+    x, y, th = np.empty(nn), np.empty(nn), ctypes.c_double()
+    p = _PAIR_DEFAULT if pair is None else L.c_uint(pair, "pair")
+    L.call(_rope_rotation, d, b, p, 1.0, 0.0, nn, L.ptr(x, ctypes.c_double),
+           L.ptr(y, ctypes.c_double), ctypes.byref(th))
+    return Rope(d, b, max_pos, seed, samples, check, np.arange(lo, hi + 1), mean, expected,
+                d // 8 if pair is None else p, th.value, x, y)
 
 
 def _from_environment() -> None:

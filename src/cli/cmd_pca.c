@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_pca.c — `gpt2-embed pca`: principal components of GPT-2's wpe (by default), of chosen
- * wte rows, or of the sinusoidal PE (pca.h: centred, covariance, LAPACK, double).
+ * wte rows, or of the sinusoidal PE (gpt2embed_pca: centred, covariance, LAPACK, double).
  *
  * Outputs: the explained variance of every component (default; the table shows the first
  * K), the projections of every row on the first K components (--proj), or the components
@@ -34,7 +34,7 @@ typedef struct pca_opts {
     const char *tokens, *out, *plot;
 } pca_opts;
 
-static const char *const OFS[] = STUDY_OF_NAMES;
+static const char *const OFS[] = STUDY_OF_NAMES;   /* indexed by GPT2EMBED_PCA_* */
 static const char *const FORMATS[] = {"table", "json", "csv", "npy", NULL};
 
 static const opt_def OPTS[] = {
@@ -93,25 +93,25 @@ const opt_cmd *const cmd_pca_spec = &CMD;
 /* What the components are of, in words (a new string, caller frees; NULL: out of memory). */
 static char *source_name(const pca_opts *o)
 {
-    if (o->of == STUDY_OF_SINUSOIDAL)
+    if (o->of == GPT2EMBED_PCA_SINUSOIDAL)
         return textfmt_printf(_("the sinusoidal PE (base %g)"), o->base);
-    return strdup(o->of == STUDY_OF_WPE ? "wpe" : "wte");
+    return strdup(o->of == GPT2EMBED_PCA_WPE ? "wpe" : "wte");
 }
 
 /* What the variance output says above its columns. */
 typedef struct var_head {
     const pca_opts *o;
-    const pca_result *r;
+    const gpt2embed_pca_result *r;
     const char *what, *path;
     size_t nrow, real;       /* rows the table shows; components above the noise floor */
     int capped;              /* 1: the table stops at the floor */
-    const double *v;         /* pca_variance_rows */
+    const double *v;         /* the rows: component, variance, ratio, cumulative */
 } var_head;
 
 static void variance_head(FILE *f, int fmt, const void *user)
 {
     const var_head *h = user;
-    const pca_result *r = h->r;
+    const gpt2embed_pca_result *r = h->r;
     size_t d = r->d, k = (size_t)h->o->k < d ? (size_t)h->o->k : d;
     if (fmt == TBL_JSON) {
         fprintf(f, "\"of\": \"%s\", \"source\": ", OFS[h->o->of]);
@@ -140,17 +140,19 @@ static void variance_head(FILE *f, int fmt, const void *user)
 
 /* The explained-variance output: all d components (the table shows the first k, and stops at
  * the rounding-noise floor: rows of noise would read as components that explain nothing). */
-static int emit_variance(const pca_opts *o, const pca_result *r, const char *what, const char *path)
+static int emit_variance(const pca_opts *o, const gpt2embed_pca_result *r, const char *what, const char *path)
 {
     size_t d = r->d, nrow = o->fmt == TBL_TABLE && (size_t)o->k < d ? (size_t)o->k : d;
-    size_t real = pca_signal_count(r);
+    size_t real = r->n_signal;
     int capped = o->fmt == TBL_TABLE && real >= 1 && real < nrow;
     double *v = malloc(d * 4 * sizeof *v);
     if (!v) {
         cli_error("out of memory");
         return -1;
     }
-    pca_variance_rows(r, v);
+    for (size_t i = 0; i < d; i++)
+        v[4 * i] = (double)(i + 1), v[4 * i + 1] = r->variance[i], v[4 * i + 2] = r->ratio[i],
+        v[4 * i + 3] = r->cumulative[i];
     var_head h = {o, r, what, path, capped ? real : nrow, real, capped, v};
     const tbl_col c[] = {{.key = "component", .head = _("component"), .width = 10, .prec = -1},
                          {.key = "variance", .head = _("variance"), .width = 14, .prec = 6, .g = 1},
@@ -163,7 +165,7 @@ static int emit_variance(const pca_opts *o, const pca_result *r, const char *wha
 }
 
 /* --proj (rows x k, with each row's position or ID first) or --components (d x k). */
-static int emit_matrix(const pca_opts *o, const pca_result *r, const double *row_id)
+static int emit_matrix(const pca_opts *o, const gpt2embed_pca_result *r)
 {
     size_t k = (size_t)o->k, n = o->proj ? r->n : r->d, nc = k + 1;
     double *v = malloc(n * nc * sizeof *v);
@@ -172,12 +174,12 @@ static int emit_matrix(const pca_opts *o, const pca_result *r, const double *row
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        v[i * nc] = o->proj ? row_id[i] : (double)i;
+        v[i * nc] = o->proj ? r->row_id[i] : (double)i;
         for (size_t j = 0; j < k; j++)
             v[i * nc + 1 + j] = o->proj ? r->proj[i * r->k + j] : r->components[j * r->d + i];
     }
-    const tbl_col c[] = {{.key = o->proj ? (o->of == STUDY_OF_WTE ? "id" : "position") : "dimension",
-                          .head = o->proj ? (o->of == STUDY_OF_WTE ? _("id") : _("position")) : _("dimension"),
+    const tbl_col c[] = {{.key = o->proj ? (o->of == GPT2EMBED_PCA_WTE ? "id" : "position") : "dimension",
+                          .head = o->proj ? (o->of == GPT2EMBED_PCA_WTE ? _("id") : _("position")) : _("dimension"),
                           .width = 10, .prec = -1},
                          {.key = "pc", .width = 14, .prec = 6, .g = 1, .count = k, .from = 1}};
     tbl t = {.cols = c, .ncols = 2, .nrow = n, .v = v, .npy_first = 1, .npy_count = k};
@@ -187,7 +189,7 @@ static int emit_matrix(const pca_opts *o, const pca_result *r, const double *row
 }
 
 /* The token rows of --tokens (tokenized) or --ids, into src. */
-static int token_rows(const pca_opts *o, study_pca_src *src, uint32_t **owned)
+static int token_rows(const pca_opts *o, gpt2embed_pca_source *src, uint32_t **owned)
 {
     *owned = NULL;
     if (o->ids.n) {
@@ -219,7 +221,7 @@ static int token_rows(const pca_opts *o, study_pca_src *src, uint32_t **owned)
 }
 
 /* The four figures into dir (created if missing). */
-static int plot_all(const char *dir, const pca_result *r, size_t first, const char *what)
+static int plot_all(const char *dir, const gpt2embed_pca_result *r, size_t first, const char *what)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         cli_error("cannot create the directory %s: %s", dir, strerror(errno));
@@ -246,18 +248,18 @@ static int check(const pca_opts *o, const opt_parsed *p)
 {
     if (o->proj && o->comps)
         return opt_usage_error(&CMD, "--proj and --components are two different outputs; pick one");
-    if ((o->ids.n || o->ids.from_stdin || o->tokens) && o->of != STUDY_OF_WTE)
+    if ((o->ids.n || o->ids.from_stdin || o->tokens) && o->of != GPT2EMBED_PCA_WTE)
         return opt_usage_error(&CMD, "--ids and --tokens choose wte rows: add --of wte");
     if (o->ids.from_stdin || (o->ids.n && o->tokens))
         return opt_usage_error(&CMD, "give the rows with --ids ID... or with --tokens TEXT");
     int sin_opt = opt_given(&CMD, p, "--len") || opt_given(&CMD, p, "--dim") ||
                   opt_given(&CMD, p, "--base");
-    if (sin_opt && o->of != STUDY_OF_SINUSOIDAL)
+    if (sin_opt && o->of != GPT2EMBED_PCA_SINUSOIDAL)
         return opt_usage_error(&CMD, "--len, --dim and --base describe --of sinusoidal");
-    if (o->skip && o->of == STUDY_OF_WTE)
+    if (o->skip && o->of == GPT2EMBED_PCA_WTE)
         return opt_usage_error(&CMD, "--skip leaves out positions (wpe, sinusoidal); choose wte rows "
                                      "with --ids");
-    if (o->of == STUDY_OF_SINUSOIDAL && o->dim % 2)
+    if (o->of == GPT2EMBED_PCA_SINUSOIDAL && o->dim % 2)
         return opt_usage_error(&CMD, "--dim must be even (sin/cos pairs), got %lld", (long long)o->dim);
     return 0;
 }
@@ -277,42 +279,49 @@ int cmd_pca(int argc, char **argv)
     const char *path = NULL;
     char *what = NULL;
     uint32_t *owned_ids = NULL;
-    double *row_id = NULL;
-    pca_result res = {0};
+    gpt2embed_pca_result *res = NULL;
+    gpt2embed_error e;
     int rc = EXIT_ERR;
-    study_pca_src src = {.of = o.of, .len = (size_t)o.len, .dim = (size_t)o.dim, .base = o.base,
-                         .skip = (size_t)o.skip};
-    if (o.of != STUDY_OF_SINUSOIDAL && load_model(&o.lo, &m))
+    gpt2embed_pca_source src = {.of = o.of, .len = (size_t)o.len, .dim = (size_t)o.dim,
+                                .base = o.base, .skip = (size_t)o.skip};
+    if (o.of != GPT2EMBED_PCA_SINUSOIDAL && load_model(&o.lo, &m))
         goto done;
-    src.m = m;
     path = gpt2embed_model_path(m);
-    if (o.of == STUDY_OF_WTE && token_rows(&o, &src, &owned_ids))
+    if (o.of == GPT2EMBED_PCA_WTE && token_rows(&o, &src, &owned_ids))
         goto done;
-    if (!given_k) {   /* the default keeps at most the width */
-        size_t w = m ? gpt2embed_n_embd(m) : (size_t)o.dim;
-        o.k = (int64_t)w < o.k ? (int64_t)w : o.k;
+    size_t width = m ? gpt2embed_n_embd(m) : (size_t)o.dim;
+    size_t rows = o.of == GPT2EMBED_PCA_WPE ? gpt2embed_n_ctx(m) : (size_t)o.len;
+    if (!given_k)   /* the default keeps at most the width */
+        o.k = (int64_t)width < o.k ? (int64_t)width : o.k;
+    if ((size_t)o.k > width) {
+        cli_error("--keep (-k) %zu is more components than the %zu columns", (size_t)o.k, width);
+        goto done;
+    }
+    if (o.of != GPT2EMBED_PCA_WTE && (size_t)o.skip >= rows) {
+        cli_error("--skip %zu leaves no rows of %zu", (size_t)o.skip, rows);
+        goto done;
     }
     /* the figures need four components even when fewer are printed */
-    size_t width = m ? gpt2embed_n_embd(m) : (size_t)o.dim, kk = (size_t)o.k;
+    size_t kk = (size_t)o.k;
     if (o.plot && kk < 4)
         kk = width < 4 ? width : 4;
-    if (study_pca(&src, kk, &res, &row_id))
+    if (study_said(gpt2embed_pca(m, &src, kk, &res, &e), &e))
         goto done;
     if (!(what = source_name(&o))) {
         cli_error("out of memory");
         goto done;
     }
     if (o.proj || o.comps)
-        rc = emit_matrix(&o, &res, row_id) ? EXIT_ERR : EXIT_OK;
+        rc = emit_matrix(&o, res) ? EXIT_ERR : EXIT_OK;
     else
-        rc = emit_variance(&o, &res, what, path) ? EXIT_ERR : EXIT_OK;
-    if (rc == EXIT_OK && o.plot && plot_all(o.plot, &res, (size_t)o.skip, what))
+        rc = emit_variance(&o, res, what, path) ? EXIT_ERR : EXIT_OK;
+    if (rc == EXIT_OK && o.plot && plot_all(o.plot, res, (size_t)o.skip, what))
         rc = EXIT_ERR;
 done:
     opt_free(&p);
-    pca_free(&res);
+    gpt2embed_pca_free(res);
     gpt2embed_free(owned_ids);
-    free(row_id), free(what);
+    free(what);
     gpt2embed_model_close(m);
     return rc;
 }

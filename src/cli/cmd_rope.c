@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd_rope.c — `gpt2-embed rope`: the rotary position encoding of RoFormer (rope.h) beside
- * the two additive encodings the chapter names.
+/* cmd_rope.c — `gpt2-embed rope`: the rotary position encoding of RoFormer (gpt2embed_rope_*)
+ * beside the two additive encodings the chapter names.
  *
  * Without a mode: the table that contrasts learned absolute (GPT-2's wpe), sinusoidal
  * absolute and rotary relative positions, and the frequencies for -d and --base.
@@ -14,7 +14,6 @@
 #include "json.h"
 #include "opt.h"
 #include "out.h"
-#include "rope.h"
 #include "study.h"
 #include "study_fig.h"
 #include "table_out.h"
@@ -90,8 +89,8 @@ static const opt_cmd CMD = {
 };
 const opt_cmd *const cmd_rope_spec = &CMD;
 
-#define SCHEMES study_schemes
-#define N_SCHEMES STUDY_N_SCHEME_ROWS
+#define SCHEME(r, c) gpt2embed_rope_scheme(r, c)
+#define N_SCHEMES GPT2EMBED_ROPE_SCHEME_ROWS
 
 static int emit_schemes(const rope_opts *o)
 {
@@ -105,11 +104,11 @@ static int emit_schemes(const rope_opts *o)
         fputs("{\"schemes\": [", f);
         for (size_t c = 1; c < 4; c++) {
             fprintf(f, "%s{\"name\": ", c > 1 ? ", " : "");
-            json_write_string(f, SCHEMES[0][c], strlen(SCHEMES[0][c]));
+            json_write_string(f, SCHEME(0, c), strlen(SCHEME(0, c)));
             for (size_t r = 1; r < N_SCHEMES; r++) {
                 fprintf(f, ", \"%s\": ", r == 1 ? "enters" : r == 2 ? "parameters"
                                          : r == 3 ? "length_limit" : "score_depends_on");
-                json_write_string(f, SCHEMES[r][c], strlen(SCHEMES[r][c]));
+                json_write_string(f, SCHEME(r, c), strlen(SCHEME(r, c)));
             }
             fputc('}', f);
         }
@@ -120,12 +119,12 @@ static int emit_schemes(const rope_opts *o)
         fputs("}\n", f);
     } else {
         fputs(_("The three position schemes the chapter names\n"), f);
-        for (size_t r = 1; r < N_SCHEMES; r++) {   /* the text in the chosen language (N_ in study.c) */
-            fprintf(f, "\n%s\n", gettext(SCHEMES[r][0]));
+        for (size_t r = 1; r < N_SCHEMES; r++) {   /* the text in the chosen language (msgids of the library's) */
+            fprintf(f, "\n%s\n", gettext(SCHEME(r, 0)));
             for (size_t c = 1; c < 4; c++) {
                 fputs("  ", f);
-                out_pad(f, gettext(SCHEMES[0][c]), 26);
-                fprintf(f, " %s\n", gettext(SCHEMES[r][c]));
+                out_pad(f, gettext(SCHEME(0, c)), 26);
+                fprintf(f, " %s\n", gettext(SCHEME(r, c)));
             }
         }
         fprintf(f, _("\nRoPE with d = %zu, base %g: %zu pairs; pair 0 turns 1 radian per position "
@@ -137,13 +136,11 @@ static int emit_schemes(const rope_opts *o)
 
 static int emit_check(const rope_opts *o)
 {
-    rope_relative r;
-    g2e_err e;
-    if (rope_check_relative((size_t)o->dim, o->base, (uint64_t)o->max_pos, (size_t)o->pairs,
-                            (uint64_t)o->seed, &r, &e)) {
-        cli_error("%s", e.msg);
+    gpt2embed_rope_check r;
+    gpt2embed_error e;
+    if (study_said(gpt2embed_rope_check_relative((size_t)o->dim, o->base, (uint64_t)o->max_pos,
+                                                 (size_t)o->pairs, (uint64_t)o->seed, &r, &e), &e))
         return -1;
-    }
     out_file of;
     if (out_open(&of, o->out, 0))
         return -1;
@@ -157,8 +154,8 @@ static int emit_check(const rope_opts *o)
                 (unsigned long long)r.at_m, (unsigned long long)r.at_n);
         json_write_f64(of.f, r.mean_dev);
         fputs(", \"rounding_bound\": ", of.f);
-        json_write_f64(of.f, rope_rounding_bound((uint64_t)o->max_pos));
-        fprintf(of.f, ", \"relative\": %s}\n", rope_relative_holds(&r, (uint64_t)o->max_pos) ? "true" : "false");
+        json_write_f64(of.f, r.rounding_bound);
+        fprintf(of.f, ", \"relative\": %s}\n", r.relative ? "true" : "false");
     } else {
         fprintf(of.f, _("RoPE relative check: d = %lld, base %g, %zu random unit q, k with positions "
                         "m, n in 0..%lld (seed %lld)\n"), (long long)o->dim, o->base, r.pairs,
@@ -166,8 +163,8 @@ static int emit_check(const rope_opts *o)
         fprintf(of.f, _("largest |<R(m)q, R(n)k> - <R(m-n)q, k>| = %.3g (at m = %llu, n = %llu); "
                         "mean %.3g\n"), r.max_dev, (unsigned long long)r.at_m,
                 (unsigned long long)r.at_n, r.mean_dev);
-        double bound = rope_rounding_bound((uint64_t)o->max_pos);
-        if (rope_relative_holds(&r, (uint64_t)o->max_pos))
+        double bound = r.rounding_bound;
+        if (r.relative)
             fprintf(of.f, _("the score depends on m - n alone, up to rounding of the angles "
                             "(within %.3g for positions up to %lld)\n"), bound, (long long)o->max_pos);
         else
@@ -194,14 +191,13 @@ static int emit_curve(const rope_opts *o)
 {
     size_t n = (size_t)(o->to - o->from) + 1;
     double *mean = malloc(n * sizeof *mean), *exp_ = malloc(n * sizeof *exp_);
-    g2e_err e;
+    gpt2embed_error e;
     int rc = -1;
     if (!mean || !exp_) {
         cli_error("out of memory for %zu offsets", n);
-    } else if (rope_dot_curve((size_t)o->dim, o->base, (uint64_t)o->from, (uint64_t)o->to,
-                              (size_t)o->samples, (uint64_t)o->seed, mean, exp_, &e)) {
-        cli_error("%s", e.msg);
-    } else {
+    } else if (!study_said(gpt2embed_rope_dot_curve((size_t)o->dim, o->base, (uint64_t)o->from,
+                                                    (uint64_t)o->to, (size_t)o->samples,
+                                                    (uint64_t)o->seed, mean, exp_, &e), &e)) {
         const tbl_col c[] = {{.key = "k", .width = 10, .prec = -1},
                              {.key = "mean_dot", .head = _("mean_dot"), .width = 14, .prec = 6, .g = 1},
                              {.key = "expected", .head = _("expected"), .width = 14, .prec = 6, .g = 1}};
@@ -216,45 +212,46 @@ static int emit_curve(const rope_opts *o)
     return rc;
 }
 
-static double pair_theta(const rope_opts *o)
-{
-    return pow(o->base, -2.0 * (double)o->pair / (double)o->dim);
-}
+typedef struct rotation_info {
+    const rope_opts *o;
+    double theta;
+} rotation_info;
 
 static void rotation_head(FILE *f, int fmt, const void *user)
 {
-    const rope_opts *o = user;
+    const rotation_info *ri = user;
+    const rope_opts *o = ri->o;
     long long i = (long long)o->pair;
     if (fmt == TBL_JSON)
         fprintf(f, "\"dim\": %lld, \"base\": %.17g, \"pair\": %lld, \"theta\": %.17g, ",
-                (long long)o->dim, o->base, i, pair_theta(o));
+                (long long)o->dim, o->base, i, ri->theta);
     else
         fprintf(f, _("RoPE pair %lld (dimensions %lld, %lld) of the unit vector e_%lld as the position "
                      "grows: turned by pos x theta, theta = %.6g rad per position\n\n"),
-                i, 2 * i, 2 * i + 1, 2 * i, pair_theta(o));
+                i, 2 * i, 2 * i + 1, 2 * i, ri->theta);
 }
 
 static int emit_rotation(const rope_opts *o)
 {
     size_t n = (size_t)o->len;
     double *xy = malloc(2 * n * sizeof *xy), *v = malloc(3 * n * sizeof *v);
-    g2e_err e;
+    gpt2embed_error e;
+    rotation_info ri = {o, 0};
     int rc = -1;
     /* the unit vector (1, 0) in the pair: its path is (cos pos·θ_i, sin pos·θ_i) */
     if (!xy || !v) {
         cli_error("out of memory for %zu positions", n);
-    } else if (rope_pair_path((size_t)o->dim, o->base, (size_t)o->pair, 1.0, 0.0, n, xy, &e)) {
-        cli_error("%s", e.msg);
-    } else {
+    } else if (!study_said(gpt2embed_rope_rotation((size_t)o->dim, o->base, (size_t)o->pair, 1.0, 0.0, n,
+                                                   xy, xy + n, &ri.theta, &e), &e)) {
         for (size_t p = 0; p < n; p++)
-            v[3 * p] = (double)p, v[3 * p + 1] = xy[2 * p], v[3 * p + 2] = xy[2 * p + 1];
+            v[3 * p] = (double)p, v[3 * p + 1] = xy[p], v[3 * p + 2] = xy[n + p];
         const tbl_col c[] = {{.key = "position", .head = _("position"), .width = 10, .prec = -1},
                              {.key = "x_2i", .width = 14, .prec = 6, .g = 1},
                              {.key = "x_2i+1", .width = 14, .prec = 6, .g = 1}};
         tbl t = {.cols = c, .ncols = 3, .nrow = n, .v = v, .npy_first = 1, .npy_count = 2};
-        rc = o->numeric ? table_emit(o->out, o->fmt, &t, rotation_head, o) : 0;
+        rc = o->numeric ? table_emit(o->out, o->fmt, &t, rotation_head, &ri) : 0;
         if (rc == 0 && o->plot)
-            rc = study_fig_rope_rotation(xy, n, (size_t)o->pair, pair_theta(o), (size_t)o->dim, o->plot);
+            rc = study_fig_rope_rotation(xy, xy + n, n, (size_t)o->pair, ri.theta, (size_t)o->dim, o->plot);
     }
     free(xy), free(v);
     return rc;

@@ -4,7 +4,7 @@
  * (mean, min, max), mean |x|, mean and spread of the elements, and the rows with the
  * largest norms (GPT-2's position 0 is an outlier). Streams each matrix once.
  *
- * --by-position: the norm of every wpe row against its position (pca.h's row norms), with
+ * --by-position: the norm of every wpe row against its position (gpt2embed_wpe_norms), with
  * the summary a reader looks for: position 0 against the median, and how flat the norms
  * are from position 100 on (published analyses of GPT-2 small report them nearly constant
  * there) compared with positions 1..99. Every format of table.h; --plot draws it.
@@ -15,7 +15,6 @@
 #include "load.h"
 #include "opt.h"
 #include "out.h"
-#include "pca.h"
 #include "study.h"
 #include "study_fig.h"
 #include "figures.h"
@@ -112,7 +111,7 @@ static void put_member(FILE *f, const char *lead, double v)
 static void put_norms_head(FILE *f, int fmt, const void *user)
 {
     const norms_head *h = user;
-    const pca_norm_summary *s = &h->sn->sum;
+    const gpt2embed_norm_summary *s = &h->sn->sum;
     size_t n = h->sn->n;
     if (fmt == TBL_JSON) {
         fputs("\"weights\": ", f);
@@ -170,7 +169,7 @@ static int run_by_position(const stats_opts *o, int fmt)
     rc = table_emit(o->out, fmt, &t, put_norms_head, &h) ? EXIT_ERR : EXIT_OK;
     free(v);
     const char *name = fig_model_name(m);
-    if (rc == EXIT_OK && o->plot && study_fig_norms(&sn, name, o->plot))
+    if (rc == EXIT_OK && o->plot && study_fig_norms(sn.norm, sn.n, sn.sum.first_vs_median, name, o->plot))
         rc = EXIT_ERR;
 done:
     study_norms_free(&sn);

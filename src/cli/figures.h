@@ -10,6 +10,7 @@
 #define G2E_FIGURES_H
 
 #include "fig.h"
+#include "recipe.h"
 
 /* Writes png to path atomically (png stays the caller's). 0, or -1 (printed). */
 int fig_save(const render_png *png, const char *path);
@@ -56,34 +57,36 @@ static inline int fig_by_distance(size_t len, size_t dim, double base, size_t ma
     return fig_by_distance_curves(len, dim, base, max_d, NULL, learned, learned_name, path,
                                   width, height);
 }
-/* the study figures (stats --by-position, pca, rope) */
-static inline int study_fig_norms(const pcasrc_norms *sn, const char *model, const char *path)
+/* the study figures (stats --by-position, pca, rope): recipe.h's, from the arrays of
+ * gpt2embed_wpe_norms, gpt2embed_pca and gpt2embed_rope_* */
+static inline int study_fig_norms(const double *norms, size_t n, double first_vs_median,
+                                  const char *model, const char *path)
 {
-    FIG_WRITE(path, fig_norms_png(sn, model, &png_, &err_));
+    FIG_WRITE(path, recipe_norms_png(norms, n, first_vs_median, model, &png_, &err_));
 }
-static inline int study_fig_pca_lines(const pca_result *r, size_t first, const char *what,
+static inline int study_fig_pca_lines(const gpt2embed_pca_result *r, size_t first, const char *what,
                                       const char *path)
 {
-    FIG_WRITE(path, fig_pca_lines_png(r, first, what, &png_, &err_));
+    FIG_WRITE(path, recipe_pca_lines_png(r->proj, r->n, r->k, r->ratio, first, what, &png_, &err_));
 }
-static inline int study_fig_pca_scatter(const pca_result *r, size_t first, size_t a, size_t b,
+static inline int study_fig_pca_scatter(const gpt2embed_pca_result *r, size_t first, size_t a, size_t b,
                                         const char *what, const char *path)
 {
-    FIG_WRITE(path, fig_pca_scatter_png(r, first, a, b, what, &png_, &err_));
+    FIG_WRITE(path, recipe_pca_scatter_png(r->proj, r->n, r->k, r->ratio, first, a, b, what, &png_, &err_));
 }
-static inline int study_fig_pca_variance(const pca_result *r, const char *what, const char *path)
+static inline int study_fig_pca_variance(const gpt2embed_pca_result *r, const char *what, const char *path)
 {
-    FIG_WRITE(path, fig_pca_variance_png(r, what, &png_, &err_));
+    FIG_WRITE(path, recipe_pca_variance_png(r->ratio, r->d, what, &png_, &err_));
 }
 static inline int study_fig_rope_dot(const double *mean, const double *expected, size_t from,
                                      size_t n, size_t dim, double base, const char *path)
 {
-    FIG_WRITE(path, fig_rope_dot_png(mean, expected, from, n, dim, base, &png_, &err_));
+    FIG_WRITE(path, recipe_rope_dot_png(mean, expected, from, n, dim, base, &png_, &err_));
 }
-static inline int study_fig_rope_rotation(const double *xy, size_t n, size_t pair, double theta,
-                                          size_t dim, const char *path)
+static inline int study_fig_rope_rotation(const double *x, const double *y, size_t n, size_t pair,
+                                          double theta, size_t dim, const char *path)
 {
-    FIG_WRITE(path, fig_rope_rotation_png(xy, n, pair, theta, dim, &png_, &err_));
+    FIG_WRITE(path, recipe_rope_rotation_png(x, y, n, pair, theta, dim, &png_, &err_));
 }
 
 #endif

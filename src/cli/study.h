@@ -1,45 +1,59 @@
 /* SPDX-License-Identifier: MIT */
-/* study.h — what the study commands (stats --by-position, pca, rope) share: the library's
- * numbers (pcasrc.h) with their errors printed, and the names the
- * commands use for them. Each function prints one line via cli_error on failure and returns
- * -1; strings it returns are the caller's (free).
+/* study.h — what the study commands (stats --by-position, pca, rope) share: the door's
+ * numbers (gpt2embed_wpe_norms, gpt2embed_pca, gpt2embed_rope_*) with their errors printed,
+ * and the names the commands use for them. Each function prints one line via cli_error on
+ * failure and returns -1.
  */
 #ifndef G2E_STUDY_H
 #define G2E_STUDY_H
 
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
-#include "pcasrc.h"
-#include "rope.h"
+#include "gpt2embed.h"
 
-typedef pcasrc_norms study_norms;
-typedef pcasrc_spec study_pca_src;
-#define study_norms_free pcasrc_norms_free
-#define STUDY_NORM_SPLIT PCASRC_NORM_SPLIT
-enum { STUDY_OF_WPE = PCASRC_WPE, STUDY_OF_WTE = PCASRC_WTE, STUDY_OF_SINUSOIDAL = PCASRC_SINUSOIDAL };
-#define STUDY_OF_NAMES PCASRC_NAMES
-#define study_schemes rope_schemes
-#define STUDY_N_SCHEME_ROWS ROPE_N_SCHEME_ROWS
+/* pca --of: the names of GPT2EMBED_PCA_WPE, _WTE, _SINUSOIDAL, in that order */
+#define STUDY_OF_NAMES {"wpe", "wte", "sinusoidal", NULL}
 
-/* rc of a library call: 0, or -1 after printing e's message. */
-static inline int study_said(int rc, const g2e_err *e)
+/* The status of a door's call: 0, or -1 after printing e's message. */
+static inline int study_said(gpt2embed_status s, const gpt2embed_error *e)
 {
-    if (rc == 0)
+    if (s == GPT2EMBED_OK)
         return 0;
-    cli_error("%s", e->msg);
+    cli_error("%s", e->message);
     return -1;
 }
-/* pcasrc_wpe_norms and pcasrc_pca, printing their error. */
+
+/* The norm of every wpe row and their summary. */
+typedef struct study_norms {
+    size_t n;
+    double *norm;             /* (n,) owned */
+    gpt2embed_norm_summary sum;
+} study_norms;
+
+static inline void study_norms_free(study_norms *sn)
+{
+    free(sn->norm);
+    memset(sn, 0, sizeof *sn);
+}
+
+/* gpt2embed_wpe_norms of m into *out (study_norms_free). */
 static inline int study_wpe_norms(const gpt2embed_model *m, study_norms *out)
 {
-    g2e_err e;
-    return study_said(pcasrc_wpe_norms(m, out, &e), &e);
-}
-static inline int study_pca(const study_pca_src *s, size_t k, pca_result *r, double **row_id)
-{
-    g2e_err e;
-    return study_said(pcasrc_pca(s, k, r, row_id, &e), &e);
+    gpt2embed_error e;
+    memset(out, 0, sizeof *out);
+    out->n = gpt2embed_n_ctx(m);
+    if (!(out->norm = malloc((out->n ? out->n : 1) * sizeof *out->norm))) {
+        cli_error("out of memory for %zu norms", out->n);
+        return -1;
+    }
+    if (study_said(gpt2embed_wpe_norms(m, out->norm, &out->sum, &e), &e)) {
+        study_norms_free(out);
+        return -1;
+    }
+    return 0;
 }
 
 #endif

@@ -76,7 +76,7 @@ enum {
 enum g2e_module {
     G2E_MOD_ST = 1, G2E_MOD_MODEL, G2E_MOD_TOK, G2E_MOD_UNI, G2E_MOD_SIN, G2E_MOD_LOCATE,
     G2E_MOD_EMBED, G2E_MOD_SIM, G2E_MOD_ENG, G2E_MOD_ORDER, G2E_MOD_REF, G2E_MOD_EX, /* the library */
-    G2E_MOD_DL, G2E_MOD_PCA, G2E_MOD_ROPE,                             /* study, download */
+    G2E_MOD_DL, G2E_MOD_PCA, G2E_MOD_ROPE,                 /* download; PCA and RoPE (library) */
     G2E_MOD_NPY, G2E_MOD_OFILE, G2E_MOD_READIN, G2E_MOD_TEXTIN, G2E_MOD_JSONL, /* the program */
     G2E_MOD_IDLIST, G2E_MOD_ODIR, G2E_MOD_TOKF, G2E_MOD_TOKS, G2E_MOD_RENDER,
 };

@@ -95,6 +95,7 @@ const char *gpt2embed_strerror(gpt2embed_status s)
     case GPT2EMBED_E_INTERNAL: return "internal error";
     case GPT2EMBED_E_BUFFER: return "buffer too small";
     case GPT2EMBED_E_STOPPED: return "stopped by a callback";
+    case GPT2EMBED_E_UNAVAILABLE: return "a system library it needs cannot be loaded";
     }
     return "unknown status";
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* api_study.c — the public door's course calls (gpt2embed.h, "the course"): the numbers of
  * src/lib/study computed as the program's commands compute them, returned as the JSON the
- * commands print (course_json.h), with the sentences of interpret.h when asked. Texts are
+ * commands print (course_json.h), with the sentences of interpret.h when asked; and the
+ * principal components, wpe's norms and RoPE as structs and arrays (pca.h, pcasrc.h, rope.h). Texts are
  * tokenized through the door's own calls; errors become the public status as api.c's do. */
 #include "../gpt2embed.h"
 #include "api_internal.h"
@@ -11,7 +12,9 @@
 #include "interpret.h"
 #include "json.h"
 #include "order.h"
+#include "pcasrc.h"
 #include "reference.h"
+#include "rope.h"
 #include "similarity.h"
 #include "sinusoid.h"
 #include "sinusoid_grid.h"
@@ -395,6 +398,27 @@ gpt2embed_status gpt2embed_course_pair(const gpt2embed_model *m, const gpt2embed
 
 /* ---- the rotation, words ---- */
 
+/* One pair (2i, 2i+1) as the position grows, p = 0..n-1: the sinusoidal encoding's
+ * (cos, sin) (rope 0), or (x0, y0) rotated as RoPE turns it (rope 1); the angle per position
+ * into *angle (may be NULL). pair GPT2EMBED_PAIR_DEFAULT: the pair the figures show. */
+static gpt2embed_status pair_path(int rope, size_t n, size_t dim, size_t pair, double base, double x0,
+                                  double y0, double *x, double *y, double *angle, gpt2embed_error *err)
+{
+    g2e_err e;
+    int rc = sin_check_params(dim, base, &e);
+    if (rc)
+        return g2e_api_fail(&e, rc, err);
+    if (pair == GPT2EMBED_PAIR_DEFAULT)
+        pair = sin_demo_pair(dim);
+    rc = rope ? rope_pair_path(dim, base, pair, x0, y0, n, x, y, &e)
+              : sin_pair_points(n, dim, pair, base, x, y, &e);
+    if (rc)
+        return g2e_api_fail(&e, rc, err);
+    if (angle)
+        *angle = sin_omega(pair, dim, base);
+    return GPT2EMBED_OK;
+}
+
 gpt2embed_status gpt2embed_sinusoid_pair(size_t n, size_t dim, size_t pair, double base,
                                          double *x, double *y, double *omega, gpt2embed_error *err)
 {
@@ -402,17 +426,7 @@ gpt2embed_status gpt2embed_sinusoid_pair(size_t n, size_t dim, size_t pair, doub
         return NULL_ARG("gpt2embed_sinusoid_pair");
     if (n > 1000000)
         COURSE_ARG_FAIL("gpt2embed_sinusoid_pair: at most 1000000 positions, got %zu", n);
-    g2e_err e;
-    int rc = sin_check_params(dim, base, &e);
-    if (rc)
-        return g2e_api_fail(&e, rc, err);
-    if (pair == GPT2EMBED_PAIR_DEFAULT)
-        pair = sin_demo_pair(dim);
-    if ((rc = sin_pair_points(n, dim, pair, base, x, y, &e)))
-        return g2e_api_fail(&e, rc, err);
-    if (omega)
-        *omega = sin_omega(pair, dim, base);
-    return GPT2EMBED_OK;
+    return pair_path(0, n, dim, pair, base, 1.0, 0.0, x, y, omega, err);
 }
 
 size_t gpt2embed_english_words(const char *text, size_t len, int *english)
@@ -420,4 +434,113 @@ size_t gpt2embed_english_words(const char *text, size_t len, int *english)
     if (english)
         *english = 0;
     return text || !len ? text_english_words(text ? text : "", len, english) : 0;
+}
+
+/* ---- principal components, wpe's norms ---- */
+
+void gpt2embed_pca_free(gpt2embed_pca_result *p)
+{
+    if (!p)
+        return;
+    free(p->row_id), free(p->mean), free(p->variance), free(p->ratio);
+    free(p->components), free(p->proj);   /* (cumulative shares ratio's block) */
+    free(p);
+}
+
+gpt2embed_status gpt2embed_pca(const gpt2embed_model *m, const gpt2embed_pca_source *src, size_t k,
+                               gpt2embed_pca_result **out, gpt2embed_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!src || !out || (src->of != GPT2EMBED_PCA_SINUSOIDAL && !m) || (src->n_ids && !src->ids))
+        return NULL_ARG("gpt2embed_pca");
+    if (src->of != GPT2EMBED_PCA_WPE && src->of != GPT2EMBED_PCA_WTE && src->of != GPT2EMBED_PCA_SINUSOIDAL)
+        COURSE_ARG_FAIL("gpt2embed_pca: the source is GPT2EMBED_PCA_WPE, _WTE or _SINUSOIDAL, not %d", src->of);
+    pcasrc_spec spec = {.of = src->of, .m = src->of == GPT2EMBED_PCA_SINUSOIDAL ? NULL : g2e_api_model(m),
+                        .ids = src->ids, .n_ids = src->n_ids, .len = src->len, .dim = src->dim,
+                        .base = src->base, .skip = src->skip};
+    pca_result r;
+    double *row_id = NULL;
+    size_t bad = GPT2EMBED_NONE;
+    g2e_err e;
+    int rc = pcasrc_pca(&spec, k, &r, &row_id, &bad, &e);
+    if (rc) {
+        gpt2embed_status s = g2e_api_fail(&e, rc, err);
+        if (err && s == GPT2EMBED_E_TOKEN_ID)
+            err->index = bad;
+        return s;
+    }
+    gpt2embed_pca_result *p = calloc(1, sizeof *p);
+    double *ratio = malloc(2 * r.d * sizeof *ratio);
+    if (!p || !ratio) {
+        free(p), free(ratio), free(row_id);
+        pca_free(&r);
+        return g2e_api_say(GPT2EMBED_E_NOMEM, err, "out of memory for principal components");
+    }
+    *p = (gpt2embed_pca_result){.n = r.n, .d = r.d, .k = r.k, .row_id = row_id, .mean = r.mean,
+                         .variance = r.variance, .ratio = ratio, .cumulative = ratio + r.d,
+                         .total = r.total, .floor = r.floor, .n_signal = pca_signal_count(&r),
+                         .components = r.components, .proj = r.proj};
+    double cum = 0;
+    for (size_t i = 0; i < r.d; i++) {
+        ratio[i] = pca_ratio(&r, i);
+        p->cumulative[i] = (cum += ratio[i]);
+    }
+    *out = p;   /* the arrays pass from r to p */
+    return GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_wpe_norms(const gpt2embed_model *m, double *norms,
+                                     gpt2embed_norm_summary *summary, gpt2embed_error *err)
+{
+    if (!m || !norms)
+        return NULL_ARG("gpt2embed_wpe_norms");
+    pcasrc_norms sn;
+    g2e_err e;
+    int rc = pcasrc_wpe_norms(g2e_api_model(m), &sn, &e);
+    if (rc)
+        return g2e_api_fail(&e, rc, err);
+    memcpy(norms, sn.norm, sn.n * sizeof *norms);
+    if (summary)
+        *summary = sn.sum;
+    pcasrc_norms_free(&sn);
+    return GPT2EMBED_OK;
+}
+
+/* ---- RoPE ---- */
+
+gpt2embed_status gpt2embed_rope_check_relative(size_t dim, double base, uint64_t max_pos, size_t n_pairs,
+                                               uint64_t seed, gpt2embed_rope_check *out,
+                                               gpt2embed_error *err)
+{
+    if (!out)
+        return NULL_ARG("gpt2embed_rope_check_relative");
+    g2e_err e;
+    int rc = rope_check_relative(dim, base, max_pos, n_pairs, seed, out, &e);
+    return rc ? g2e_api_fail(&e, rc, err) : GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_rope_dot_curve(size_t dim, double base, uint64_t from, uint64_t to,
+                                          size_t n_samples, uint64_t seed, double *mean,
+                                          double *expected, gpt2embed_error *err)
+{
+    if (!mean)
+        return NULL_ARG("gpt2embed_rope_dot_curve");
+    g2e_err e;
+    int rc = rope_dot_curve(dim, base, from, to, n_samples, seed, mean, expected, &e);
+    return rc ? g2e_api_fail(&e, rc, err) : GPT2EMBED_OK;
+}
+
+gpt2embed_status gpt2embed_rope_rotation(size_t dim, double base, size_t pair, double x0, double y0,
+                                         size_t n, double *x, double *y, double *theta,
+                                         gpt2embed_error *err)
+{
+    if (!x || !y)
+        return NULL_ARG("gpt2embed_rope_rotation");
+    return pair_path(1, n, dim, pair, base, x0, y0, x, y, theta, err);
+}
+
+const char *gpt2embed_rope_scheme(size_t row, size_t col)
+{
+    return row < ROPE_N_SCHEME_ROWS && col < 4 ? rope_schemes[row][col] : NULL;
 }

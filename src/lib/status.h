@@ -18,6 +18,8 @@
 #include "engine.h"
 #include "exercise.h"
 #include "order.h"
+#include "pca.h"
+#include "rope.h"
 #include "reference.h"
 #include "tokenizer.h"
 #include "unicode.h"
@@ -26,7 +28,8 @@
 
 #define G2E_LIB_CODES(X)                                                                      \
     G2E_COMMON_CODES(X) ST_CODES(X) MODEL_CODES(X) TOK_CODES(X) UNI_CODES(X) SIN_CODES(X)    \
-    LOCATE_CODES(X) EMBED_CODES(X) SIM_CODES(X) ENG_CODES(X) ORDER_CODES(X) EX_CODES(X) REF_CODES(X)
+    LOCATE_CODES(X) EMBED_CODES(X) SIM_CODES(X) ENG_CODES(X) ORDER_CODES(X) EX_CODES(X) REF_CODES(X) \
+    PCA_CODES(X) ROPE_CODES(X)
 
 /* The public status of a library code: GPT2EMBED_OK for 0, GPT2EMBED_E_INTERNAL for a code
  * no list holds (a bug). */

@@ -93,3 +93,58 @@ gpt2embed_status gpt2embed_figure_by_distance(size_t len, size_t dim, double bas
     int rc = recipe_by_distance_png(len, dim, base, max_d, sinusoidal, learned, learned_name, 0, 0, &p, &e);
     return done(rc, &p, &e, png, len_out, err);
 }
+
+/* The door's calls that run one recipe: the outputs checked, the recipe's result handed over. */
+#define FIGURE_CALL(fn, recipe_call)                 \
+    if (no_out(png, len, err, fn))                   \
+        return GPT2EMBED_E_ARG;                      \
+    render_png p;                                    \
+    g2e_err e;                                       \
+    int rc = recipe_call;                            \
+    return done(rc, &p, &e, png, len, err)
+
+gpt2embed_status gpt2embed_figure_pca_components(const double *proj, size_t n, size_t k,
+                                                 const double *ratio, size_t first, const char *what,
+                                                 unsigned char **png, size_t *len, gpt2embed_error *err)
+{
+    FIGURE_CALL("gpt2embed_figure_pca_components",
+                recipe_pca_lines_png(proj, n, k, ratio, first, what, &p, &e));
+}
+
+gpt2embed_status gpt2embed_figure_pca_scatter(const double *proj, size_t n, size_t k, const double *ratio,
+                                              size_t first, size_t a, size_t b, const char *what,
+                                              unsigned char **png, size_t *len, gpt2embed_error *err)
+{
+    FIGURE_CALL("gpt2embed_figure_pca_scatter",
+                recipe_pca_scatter_png(proj, n, k, ratio, first, a, b, what, &p, &e));
+}
+
+gpt2embed_status gpt2embed_figure_pca_variance(const double *ratio, size_t d, const char *what,
+                                               unsigned char **png, size_t *len, gpt2embed_error *err)
+{
+    FIGURE_CALL("gpt2embed_figure_pca_variance", recipe_pca_variance_png(ratio, d, what, &p, &e));
+}
+
+gpt2embed_status gpt2embed_figure_wpe_norms(const double *norms, size_t n, double first_vs_median,
+                                            const char *model, unsigned char **png, size_t *len,
+                                            gpt2embed_error *err)
+{
+    FIGURE_CALL("gpt2embed_figure_wpe_norms",
+                recipe_norms_png(norms, n, first_vs_median, model, &p, &e));
+}
+
+gpt2embed_status gpt2embed_figure_rope_dot(const double *mean, const double *expected, size_t from,
+                                           size_t n, size_t dim, double base, unsigned char **png,
+                                           size_t *len, gpt2embed_error *err)
+{
+    FIGURE_CALL("gpt2embed_figure_rope_dot",
+                recipe_rope_dot_png(mean, expected, from, n, dim, base, &p, &e));
+}
+
+gpt2embed_status gpt2embed_figure_rope_rotation(const double *x, const double *y, size_t n, size_t pair,
+                                                double theta, size_t dim, unsigned char **png,
+                                                size_t *len, gpt2embed_error *err)
+{
+    FIGURE_CALL("gpt2embed_figure_rope_rotation",
+                recipe_rope_rotation_png(x, y, n, pair, theta, dim, &p, &e));
+}

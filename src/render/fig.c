@@ -65,18 +65,6 @@ int fig_pe_png(size_t len, size_t dim, double base, render_cmap cmap, int width,
     return rc;
 }
 
-double *fig_ramp(size_t n, double from, g2e_err *err)
-{
-    double *x = malloc((n ? n : 1) * sizeof *x);
-    if (!x) {
-        g2e_fail(err, G2E_ENOMEM, "out of memory for %zu points", n);
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++)
-        x[i] = from + (double)i;
-    return x;
-}
-
 int fig_dot_curve_png(uint64_t from, uint64_t to, size_t dim, double base, int width, int height,
                       render_png *out, g2e_err *err)
 {
@@ -85,7 +73,7 @@ int fig_dot_curve_png(uint64_t from, uint64_t to, size_t dim, double base, int w
         return g2e_fail(err, RENDER_E_ARG, "the dot curve draws 1 to 10000000 positions, got %llu..%llu",
                         (unsigned long long)from, (unsigned long long)to);
     size_t n = (size_t)(to - from) + 1;
-    double *x = fig_ramp(2 * n, 0, err);
+    double *x = recipe_ramp(2 * n, 0, err);
     if (!x)
         return G2E_ENOMEM;
     double *y = x + n;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fig.h — the figures of gpt2-embed: each one a recipe that asks the library for its numbers
- * (through its door, gpt2embed.h, and the study archive: pcasrc.h, rope.h) and composes them
+ * (through its door, gpt2embed.h) and composes them
  * into one of render.h's charts, so that a figure looks the same whichever command (or the
  * report) draws it.
  *
@@ -20,8 +20,6 @@
 #include <stdint.h>
 
 #include "gpt2embed.h"
-#include "pca.h"
-#include "pcasrc.h"
 #include "render.h"
 
 /* Largest N*D the PE heatmap computes (floats held at once: 256 MB). */
@@ -50,10 +48,6 @@ int fig_rotation_png(size_t len, size_t dim, size_t pair, double base, render_cm
 
 /* The door's error *e as a figure's error in err: its message, G2E_ENOMEM or G2E_EINVAL. */
 int fig_door_fail(g2e_err *err, const gpt2embed_error *e);
-
-/* from, from + 1, ..., from + n - 1 (an x axis) in a new array of at least one element
- * (caller frees); NULL with G2E_ENOMEM in err when out of memory. */
-double *fig_ramp(size_t n, double from, g2e_err *err);
 
 /* ---- from GPT-2's weights ---- */
 
@@ -87,31 +81,5 @@ int fig_wpe_by_distance_png(const gpt2embed_model *m, size_t len, size_t max_d, 
  * the title), the rows where A and B differ marked. labels: n row labels (may be NULL). */
 int fig_order_png(const gpt2embed_model *m, const uint32_t *a, const uint32_t *b, size_t n,
                   const char *const *labels, render_png *out, g2e_err *err);
-
-/* ---- the study figures (stats --by-position, pca, rope, the report) ---- */
-
-/* The norm of every wpe row against position, position 0 marked as its own point. */
-int fig_norms_png(const pcasrc_norms *sn, const char *model, render_png *out, g2e_err *err);
-
-/* PC1..PC4 (at most k) of the projections against the position (row i is position
- * first + i). */
-int fig_pca_lines_png(const pca_result *r, size_t first, const char *what, render_png *out,
-                      g2e_err *err);
-
-/* PC a+1 against PC b+1 (a, b < k), each point coloured by its position (first + i). */
-int fig_pca_scatter_png(const pca_result *r, size_t first, size_t a, size_t b, const char *what,
-                        render_png *out, g2e_err *err);
-
-/* The share of the variance of the first min(d, 64) components (bars) and the running sum
- * (line), on [0, 1]. */
-int fig_pca_variance_png(const pca_result *r, const char *what, render_png *out, g2e_err *err);
-
-/* The RoPE dot curve: k = from .. from+n-1, the sample mean and (may be NULL) the expectation. */
-int fig_rope_dot_png(const double *mean, const double *expected, size_t from, size_t n,
-                     size_t dim, double base, render_png *out, g2e_err *err);
-
-/* One RoPE pair's path as the position grows: xy[2n] (x, y interleaved), pair, its θ. */
-int fig_rope_rotation_png(const double *xy, size_t n, size_t pair, double theta, size_t dim,
-                          render_png *out, g2e_err *err);
 
 #endif

@@ -63,6 +63,52 @@ GPT2EMBED_API gpt2embed_status gpt2embed_figure_by_distance(size_t len, size_t d
                                                             unsigned char **png, size_t *len_out,
                                                             gpt2embed_error *err);
 
+/* ---- principal components, wpe's norms, RoPE (from gpt2embed_pca, gpt2embed_wpe_norms and
+ * gpt2embed_rope_*; the figures of pca --plot, stats --by-position --plot, rope --plot) ---- */
+
+/* PC1..PC4 (at most k) against the position: proj (n, k) row-major (gpt2embed_pca_result's
+ * proj), ratio[k] each component's share (legend), row i at position first + i; what names
+ * the rows in the title ("wpe[1:]"). n 1..10^6, k >= 1. */
+GPT2EMBED_API gpt2embed_status gpt2embed_figure_pca_components(const double *proj, size_t n, size_t k,
+                                                               const double *ratio, size_t first,
+                                                               const char *what, unsigned char **png,
+                                                               size_t *len, gpt2embed_error *err);
+
+/* Component b+1 against component a+1 (a != b, both < k) of proj (n, k), each point coloured
+ * by its position first + i. */
+GPT2EMBED_API gpt2embed_status gpt2embed_figure_pca_scatter(const double *proj, size_t n, size_t k,
+                                                            const double *ratio, size_t first, size_t a,
+                                                            size_t b, const char *what,
+                                                            unsigned char **png, size_t *len,
+                                                            gpt2embed_error *err);
+
+/* The share of the variance of the first min(d, 64) components, ratio[d] (bars), and the
+ * running sum (line). d >= 1. */
+GPT2EMBED_API gpt2embed_status gpt2embed_figure_pca_variance(const double *ratio, size_t d, const char *what,
+                                                             unsigned char **png, size_t *len,
+                                                             gpt2embed_error *err);
+
+/* The norm of every wpe row against position: norms[n] (n 2..10^6), position 0 its own point
+ * labelled first_vs_median (gpt2embed_norm_summary's); model names the weights. */
+GPT2EMBED_API gpt2embed_status gpt2embed_figure_wpe_norms(const double *norms, size_t n,
+                                                          double first_vs_median, const char *model,
+                                                          unsigned char **png, size_t *len,
+                                                          gpt2embed_error *err);
+
+/* The RoPE dot curve: offsets from .. from + n - 1, the sample mean[n] and (may be NULL) the
+ * expectation[n]; dim and base label it. n 1..10^6. */
+GPT2EMBED_API gpt2embed_status gpt2embed_figure_rope_dot(const double *mean, const double *expected,
+                                                         size_t from, size_t n, size_t dim, double base,
+                                                         unsigned char **png, size_t *len,
+                                                         gpt2embed_error *err);
+
+/* One RoPE pair's path: (x[p], y[p]), p < n (gpt2embed_rope_rotation's), pair, its theta and
+ * dim label it. n 1..10^6. */
+GPT2EMBED_API gpt2embed_status gpt2embed_figure_rope_rotation(const double *x, const double *y, size_t n,
+                                                              size_t pair, double theta, size_t dim,
+                                                              unsigned char **png, size_t *len,
+                                                              gpt2embed_error *err);
+
 #ifdef __cplusplus
 }
 #endif

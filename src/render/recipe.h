@@ -46,4 +46,40 @@ int recipe_by_distance_png(size_t len, size_t dim, double base, size_t max_d,
                            const char *learned_name, int width, int height, render_png *out,
                            g2e_err *err);
 
+/* from, from + 1, ..., from + n - 1 (an x axis) in a new array of at least one element
+ * (caller frees); NULL with G2E_ENOMEM in err when out of memory. */
+double *recipe_ramp(size_t n, double from, g2e_err *err);
+
+/* ---- principal components, wpe's norms, RoPE (gpt2embed_pca, gpt2embed_wpe_norms,
+ * gpt2embed_rope_*: the arrays they return) ---- */
+
+/* The norm of every wpe row against position, norms[n] (n >= 2), position 0 its own point
+ * labelled with first_vs_median; model names the weights in the title. */
+int recipe_norms_png(const double *norms, size_t n, double first_vs_median, const char *model,
+                     render_png *out, g2e_err *err);
+
+/* PC1..PC4 (at most k) of the projections proj (n, k) row-major against the position (row i
+ * is position first + i); ratio[k]: each component's share of the variance (legend). what
+ * names the rows ("wpe"). */
+int recipe_pca_lines_png(const double *proj, size_t n, size_t k, const double *ratio, size_t first,
+                         const char *what, render_png *out, g2e_err *err);
+
+/* PC a+1 against PC b+1 (a, b < k) of proj (n, k), each point coloured by its position
+ * (first + i). */
+int recipe_pca_scatter_png(const double *proj, size_t n, size_t k, const double *ratio, size_t first,
+                           size_t a, size_t b, const char *what, render_png *out, g2e_err *err);
+
+/* The share of the variance of the first min(d, 64) components, ratio[d] (bars), and the
+ * running sum (line), on [0, 1]. */
+int recipe_pca_variance_png(const double *ratio, size_t d, const char *what, render_png *out,
+                            g2e_err *err);
+
+/* The RoPE dot curve: k = from .. from+n-1, the sample mean and (may be NULL) the expectation. */
+int recipe_rope_dot_png(const double *mean, const double *expected, size_t from, size_t n,
+                        size_t dim, double base, render_png *out, g2e_err *err);
+
+/* One RoPE pair's path as the position grows: (x[p], y[p]), p < n, the pair, its theta. */
+int recipe_rope_rotation_png(const double *x, const double *y, size_t n, size_t pair, double theta,
+                             size_t dim, render_png *out, g2e_err *err);
+
 #endif

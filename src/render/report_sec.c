@@ -7,7 +7,7 @@
 #include "report_text.h"
 
 #include "fig.h"
-#include "pcasrc.h"
+#include "recipe.h"
 #include "text.h"
 #include "textfmt.h"
 #include "textpos.h"
@@ -137,24 +137,28 @@ static void scale_table(report_page *r, const gpt2embed_stats s[2])
 /* what the norms of wpe's rows say, and their figure */
 static void scale_norms(report_page *r)
 {
-    pcasrc_norms sn;
+    size_t n = gpt2embed_n_ctx(r->in->model);
+    double *norm = malloc((n ? n : 1) * sizeof *norm);
+    gpt2embed_norm_summary sum;
+    gpt2embed_error ge;
     g2e_err e;
     render_png png = {0};
-    int rc = pcasrc_wpe_norms(r->in->model, &sn, &e);
+    int rc = !norm ? g2e_fail(&e, G2E_ENOMEM, "out of memory for %zu norms", n)
+           : gpt2embed_wpe_norms(r->in->model, norm, &sum, &ge) ? fig_door_fail(&e, &ge) : 0;
     if (rc == 0) {
-        const pca_norm_summary *q = &sn.sum;
+        const gpt2embed_norm_summary *q = &sum;
         fputs("<p class=\"says\">", r->f);
         rp_put(r, _(T_NORMS_SAYS), q->first, q->first_vs_median, q->median);
-        if (q->split > 1 && q->split < sn.n) {
+        if (q->split > 1 && q->split < n) {
             fputs(" ", r->f);
             rp_put(r, _(T_NORMS_SPREAD), 100 * q->cv_early, q->split - 1, 100 * q->cv_late,
-                   q->split, sn.n - 1);
+                   q->split, n - 1);
         }
         fputs("</p>\n", r->f);
         const char *name = fig_model_name(r->in->model);
-        rc = fig_norms_png(&sn, name, &png, &e);
-        pcasrc_norms_free(&sn);
+        rc = recipe_norms_png(norm, n, q->first_vs_median, name, &png, &e);
     }
+    free(norm);
     fputs("</div>\n", r->f);
     rp_figure(r, "norms.png", _("|wpe[p]| against position p"), rc, &png, &e);
 }

@@ -5,8 +5,7 @@
 #include "report_text.h"
 
 #include "fig.h"
-#include "pcasrc.h"
-#include "rope.h"
+#include "recipe.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -120,17 +119,17 @@ void rp_wpe(report_page *r)
 }
 
 /* the variance table of the components */
-static void pca_table(report_page *r, const pca_result *res)
+static void pca_table(report_page *r, const gpt2embed_pca_result *res)
 {
     static const char *const COLS[] = {T_PCA_COMP, T_PCA_VAR, T_PCA_RATIO, T_PCA_CUM};
     fputs("<div class=\"row\"><div class=\"nums\"><table>\n", r->f);
     rp_header_row(r, COLS, 4);
-    double cum = 0, at2 = 0, at4 = 0;
+    double at2 = 0, at4 = 0;
     for (size_t i = 0; i < res->d && i < 10; i++) {
-        cum += pca_ratio(res, i);
+        double cum = res->cumulative[i];
         at2 = i < 2 ? cum : at2, at4 = i < 4 ? cum : at4;
         fprintf(r->f, "<tr><td>PC%zu</td><td>%.5g</td><td>%.4f</td><td>%.4f</td></tr>\n", i + 1,
-                res->variance[i], pca_ratio(res, i), cum);
+                res->variance[i], res->ratio[i], cum);
     }
     fputs("</table>\n<p class=\"says\">", r->f);
     rp_put(r, _(T_PCA_SAYS), 100 * at2, 100 * at4);
@@ -140,49 +139,50 @@ static void pca_table(report_page *r, const pca_result *res)
 void rp_pca(report_page *r)
 {
     const gpt2embed_model *m = r->in->model;
-    pca_result res;
+    gpt2embed_pca_result *res = NULL;
     render_png png;
+    gpt2embed_error ge;
     g2e_err e;
     /* position 0 left out: GPT-2's outlier row would be a component of its own */
-    pcasrc_spec src = {.of = PCASRC_WPE, .m = m, .skip = 1};
+    gpt2embed_pca_source src = {.of = GPT2EMBED_PCA_WPE, .skip = 1};
     size_t C = gpt2embed_n_embd(m), N = gpt2embed_n_ctx(m), k = C < 4 ? C : 4;
     rp_section(r, "helix", _(T_PCA_H));
     fputs("<p>", r->f);
     rp_put(r, _(T_PCA_INTRO), N - 1, C, N - 1);
     fputs("</p>\n", r->f);
-    if (pcasrc_pca(&src, k, &res, NULL, &e)) {
-        rp_say(r, "%s", e.msg);
+    if (gpt2embed_pca(m, &src, k, &res, &ge)) {
+        rp_say(r, "%s", ge.message);
         rp_failed(r, _("principal components of wpe"));
         fputs("</section>\n", r->f);
         return;
     }
-    pca_table(r, &res);
-    int rc = fig_pca_variance_png(&res, "wpe[1:]", &png, &e);
+    pca_table(r, res);
+    int rc = recipe_pca_variance_png(res->ratio, res->d, "wpe[1:]", &png, &e);
     rp_figure(r, "pca-variance.png", _("explained variance of wpe's components"), rc, &png, &e);
     fputs("</div>\n<div class=\"row\">", r->f);
-    rc = fig_pca_lines_png(&res, 1, "wpe[1:]", &png, &e);
+    rc = recipe_pca_lines_png(res->proj, res->n, res->k, res->ratio, 1, "wpe[1:]", &png, &e);
     rp_figure(r, "pca-components.png", _("PC1..PC4 of wpe against position"), rc, &png, &e);
     fputs("</div>\n<div class=\"row\">", r->f);
     if (k >= 2) {
-        rc = fig_pca_scatter_png(&res, 1, 0, 1, "wpe[1:]", &png, &e);
+        rc = recipe_pca_scatter_png(res->proj, res->n, res->k, res->ratio, 1, 0, 1, "wpe[1:]", &png, &e);
         rp_figure(r, "pca-pc1-pc2.png", _("PC2 against PC1, coloured by position"), rc, &png, &e);
     }
     if (k >= 3) {
-        rc = fig_pca_scatter_png(&res, 1, 1, 2, "wpe[1:]", &png, &e);
+        rc = recipe_pca_scatter_png(res->proj, res->n, res->k, res->ratio, 1, 1, 2, "wpe[1:]", &png, &e);
         rp_figure(r, "pca-pc2-pc3.png", _("PC3 against PC2, coloured by position"), rc, &png, &e);
     }
     fputs("</div>\n</section>\n", r->f);
-    pca_free(&res);
+    gpt2embed_pca_free(res);
 }
 
 static void rope_schemes_table(report_page *r)
 {
     fputs("<table class=\"schemes\">\n", r->f);
-    for (size_t i = 0; i < ROPE_N_SCHEME_ROWS; i++) {
+    for (size_t i = 0; i < GPT2EMBED_ROPE_SCHEME_ROWS; i++) {
         fputs("<tr>", r->f);
         for (size_t c = 0; c < 4; c++) {
             fputs(i == 0 || c == 0 ? "<th>" : "<td>", r->f);
-            rp_esc(r, g2e_tr(rope_schemes[i][c]));
+            rp_esc(r, g2e_tr(gpt2embed_rope_scheme(i, c)));
             fputs(i == 0 || c == 0 ? "</th>" : "</td>", r->f);
         }
         fputs("</tr>\n", r->f);
@@ -194,27 +194,27 @@ void rp_rope(report_page *r)
 {
     size_t C = gpt2embed_n_embd(r->in->model), d = C % 2 == 0 ? C : 768, n = 1025, pair = d / 8;
     enum { PATH = 64 };
-    double *mean = malloc(n * sizeof *mean), *exp_ = malloc(n * sizeof *exp_), xy[2 * PATH];
-    rope_relative rel;
+    double *mean = malloc(n * sizeof *mean), *exp_ = malloc(n * sizeof *exp_), x[PATH], y[PATH], theta;
+    gpt2embed_rope_check rel;
+    gpt2embed_error ge;
     g2e_err e;
     rp_section(r, "rope", _(T_ROPE_H));
     rp_para(r, NULL, _(T_ROPE_INTRO));
     rope_schemes_table(r);
-    if (!mean || !exp_ || rope_check_relative(d, GPT2EMBED_SINUSOID_BASE, 4096, 2000, 1, &rel, &e) ||
-        rope_dot_curve(d, GPT2EMBED_SINUSOID_BASE, 0, n - 1, 16, 1, mean, exp_, &e) ||
-        rope_pair_path(d, GPT2EMBED_SINUSOID_BASE, pair, 1, 0, PATH, xy, &e)) {
-        rp_failed(r, mean && exp_ ? e.msg : _("out of memory"));
+    if (!mean || !exp_ || gpt2embed_rope_check_relative(d, GPT2EMBED_SINUSOID_BASE, 4096, 2000, 1, &rel, &ge) ||
+        gpt2embed_rope_dot_curve(d, GPT2EMBED_SINUSOID_BASE, 0, n - 1, 16, 1, mean, exp_, &ge) ||
+        gpt2embed_rope_rotation(d, GPT2EMBED_SINUSOID_BASE, pair, 1, 0, PATH, x, y, &theta, &ge)) {
+        rp_failed(r, mean && exp_ ? ge.message : _("out of memory"));
     } else {
         fputs("<p>", r->f);
         rp_put(r, _(T_ROPE_CHECK), d, rel.pairs, 4096ULL, rel.max_dev);
         fputs("</p>\n", r->f);
         rp_para(r, "says", _(T_ROPE_SAYS));
-        double theta = pow(GPT2EMBED_SINUSOID_BASE, -2.0 * (double)pair / (double)d);
         render_png png;
         fputs("<div class=\"row\">", r->f);
-        int rc = fig_rope_dot_png(mean, exp_, 0, n, d, GPT2EMBED_SINUSOID_BASE, &png, &e);
+        int rc = recipe_rope_dot_png(mean, exp_, 0, n, d, GPT2EMBED_SINUSOID_BASE, &png, &e);
         rp_figure(r, "rope-dot.png", _(T_ROPE_DOT), rc, &png, &e);
-        rc = fig_rope_rotation_png(xy, PATH, pair, theta, d, &png, &e);
+        rc = recipe_rope_rotation_png(x, y, PATH, pair, theta, d, &png, &e);
         rp_figure(r, "rope-rotation.png", _("one RoPE pair as the position grows"), rc, &png, &e);
         fputs("</div>\n", r->f);
     }

@@ -191,3 +191,125 @@ def test_every_program_message_the_module_shows_is_in_the_catalogue():
     assert len(used) > 15
     missing = sorted(u for u in used if u not in ids)
     assert not missing, missing
+
+
+# ---- principal components, wpe's norms, RoPE ----
+
+def test_pca_is_the_programs_json_and_numpys_eigendecomposition(model, fixtures):
+    p = course.pca(model, k=4, skip=1)
+    prog = json.loads(run_program("pca", "--skip", "1", "-k", "4", "--format", "json", "--weights",
+                                  fixtures["F32"]).stdout)
+    assert p.document == prog
+    # numpy: the covariance of the centred wpe[1:] (ddof 1) taken apart by eigh
+    X = read_safetensors(fixtures["F32"], "wpe.weight").astype(np.float64)[1:]
+    Xc = X - X.mean(axis=0)
+    w, V = np.linalg.eigh(np.cov(Xc, rowvar=False))
+    w, V = w[::-1], V[:, ::-1]
+    assert p.n == 1023 and p.d == 8 and p.k == 4
+    assert np.allclose(p.variance, w, rtol=1e-10, atol=1e-14)
+    assert np.allclose(p.mean, X.mean(axis=0), rtol=0, atol=1e-12)
+    assert abs(p.total - np.trace(np.cov(Xc, rowvar=False))) < 1e-10
+    assert np.allclose(p.ratio, w / w.sum(), atol=1e-12) and np.allclose(p.cumulative, np.cumsum(w / w.sum()))
+    for j in range(4):   # the sign convention: the entry of largest magnitude is positive
+        v = V[:, j] * np.sign(V[np.argmax(np.abs(V[:, j])), j])
+        assert np.allclose(p.components[j], v, atol=1e-9)
+    assert np.allclose(p.proj, Xc @ p.components.T, atol=1e-9)
+    assert p.row_id[0] == 1 and p.row_id[-1] == 1023
+    assert p.says[0].startswith("total variance") and "PC1 and PC2 explain %.2f%%" % (100 * p.cumulative[1]) in p.says[1]
+
+
+def test_pca_of_wte_rows_and_of_the_sinusoidal_pe(model, fixtures):
+    ids = [5, 9, 2, 63, 17, 30, 44, 8]
+    p = course.pca(model, of="wte", ids=ids, k=2)
+    wte = read_safetensors(fixtures["F32"], "wte.weight").astype(np.float64)[ids]
+    w = np.linalg.eigvalsh(np.cov(wte - wte.mean(axis=0), rowvar=False))[::-1]
+    assert np.allclose(p.variance, w, rtol=1e-9, atol=1e-12)
+    assert list(p.row_id) == ids
+    assert list(course.pca(model, of="wte", text=" cat dog", k=1).row_id) == [3797, 3290]
+    n, d = 50, 8
+    s = course.pca(None, of="sinusoidal", length=n, dim=d, base=100.0, skip=2, k=d)
+    pos = np.arange(2, n)[:, None]
+    i = np.arange(d // 2)
+    ang = pos / 100.0 ** (2 * i / d)
+    X = np.empty((n - 2, d))
+    X[:, 0::2], X[:, 1::2] = np.sin(ang), np.cos(ang)
+    w = np.linalg.eigvalsh(np.cov(X, rowvar=False))[::-1]
+    assert np.allclose(s.variance, w, rtol=1e-9, atol=1e-14)
+    prog = json.loads(run_program("pca", "--of", "sinusoidal", "--len", "50", "--dim", "8", "--base", "100",
+                                  "--skip", "2", "-k", "8", "--format", "json").stdout)
+    assert s.document["variance"] == prog["variance"]
+
+
+def test_pca_edges(model):
+    # k larger than the rank: 3 rows have rank 2 once centred; the rest is at the noise floor
+    p = course.pca(model, of="wte", ids=[1, 2, 3], k=8)
+    assert p.n_signal == 2 and p.k == 8 and np.all(np.abs(p.variance[2:]) <= p.floor)
+    assert len(p._extra_html()) >= 3   # the table stops at the floor: 2 rows
+    assert p._repr_html_().count("<tr><td>") == 2
+    with pytest.raises(g.InvalidInputError, match="9 components asked of 8 columns"):
+        course.pca(model, k=9)
+    for rows in ({"ids": [7]}, {"ids": []}, {"text": ""}, {"text": " cat"}):
+        with pytest.raises(ValueError, match="principal components need at least 2 rows"):
+            course.pca(model, of="wte", **rows)
+    # one row reaches the library from C: its message (test_api.c); here two equal rows
+    assert course.pca(model, of="wte", ids=[7, 7], k=1).n_signal == 0
+    with pytest.raises(g.InvalidInputError, match="leaves no rows of 1024"):
+        course.pca(model, skip=1024)
+    with pytest.raises(g.Error) as e:
+        course.pca(model, of="wte", ids=[1, 50257, 2])
+    assert e.value.status == "E_TOKEN_ID" and e.value.index == 1
+    with pytest.raises(ValueError):
+        course.pca(model, of="wpe", ids=[1, 2])
+
+
+def test_wpe_norms_are_numpys(model, fixtures):
+    n = course.wpe_norms(model)
+    wpe = read_safetensors(fixtures["F32"], "wpe.weight").astype(np.float64)
+    want = np.sqrt((wpe ** 2).sum(axis=1))
+    assert np.allclose(n.norms, want, rtol=1e-13)
+    assert n.median == np.median(want[1:]) and n.first == n.norms[0]
+    assert n.argmax == 1 + int(np.argmax(want[1:]))
+    prog = json.loads(run_program("stats", "--by-position", "--format", "json", "--weights", fixtures["F32"]).stdout)
+    assert prog["norm"] == n.norms.tolist() and prog["cv_from_split"] == n.cv_late
+
+
+def test_rope_is_numpys_rotation_and_the_programs(model):
+    r = course.rope(64, max_pos=1000, pairs=200, seed=3, start=0, to=40, samples=20, pair=5, n=30)
+    theta = 10000.0 ** (-2 * 5 / 64)
+    p = np.arange(30)
+    assert abs(r.theta - theta) < 1e-15
+    assert np.allclose(r.x, np.cos(p * theta), atol=1e-13) and np.allclose(r.y, np.sin(p * theta), atol=1e-13)
+    # the expectation in numpy: (2/d) sum_i cos(k theta_i)
+    th = 10000.0 ** (-2 * np.arange(32) / 64)
+    assert np.allclose(r.expected, (2 / 64) * np.cos(np.outer(r.k, th)).sum(axis=1), atol=1e-12)
+    assert r.mean[0] == pytest.approx(1.0, abs=1e-12)
+    prog = json.loads(run_program("rope", "--dot-curve", "-d", "64", "--to", "40", "--samples", "20",
+                                  "--seed", "3", "--format", "json").stdout)
+    assert prog["mean_dot"] == r.mean.tolist() and prog["expected"] == r.expected.tolist()
+    prog = json.loads(run_program("rope", "--check-relative", "-d", "64", "--max-pos", "1000", "--pairs",
+                                  "200", "--seed", "3", "--format", "json").stdout)
+    assert prog["max_deviation"] == r.check["max_dev"] and prog["relative"] == r.check["relative"]
+    assert r.check["relative"] and "depends on m - n alone" in r.says[0]
+    # the sentence follows the check: numbers that say the opposite get the opposite sentence
+    r.check = dict(r.check, relative=False)
+    assert "does not depend on m - n alone" in r._check_says()
+    assert r.schemes[0][3] == "rotary relative (RoPE)" and r.schemes[0][0] == ""
+    with pytest.raises(g.InvalidInputError, match="pair 32 does not exist in width 64"):
+        course.rope(64, pairs=1, to=1, samples=1, pair=32)
+    with pytest.raises(g.InvalidInputError):
+        course.rope(63)
+
+
+def test_pca_and_rope_show_themselves_in_japanese(model):
+    course.set_language("ja")
+    p = course.pca(model, k=3, skip=1)
+    h = p._repr_html_()
+    assert "主成分" in p._title() and h.count("data:image/png;base64,") == 4
+    for w in ("components", "variance", "pc1-pc2", "pc2-pc3"):
+        assert p.png(w).startswith(PNG)
+    r = course.rope(64, pairs=10, to=8, samples=2)
+    assert r.png().startswith(PNG) and r.png("rotation").startswith(PNG)
+    assert "トークンベクトルに足す" in r._repr_html_()
+    assert course.wpe_norms(model).png().startswith(PNG)
+    with pytest.raises(g.InvalidInputError, match="成分"):
+        course.pca(model, k=9)

@@ -27,15 +27,15 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "gpt2embed.h"
 
-enum {
-    ROPE_E_DIM = G2E_BASE(ROPE),  /* d zero or odd, or beyond the sinusoidal encoding's widest (2^20) */
-    ROPE_E_BASE,        /* base not finite or not > 1 */
-    ROPE_E_LEN,         /* an empty range, or a position beyond ROPE_MAX_POS */
-    ROPE_E_SIZE,        /* the work asked for exceeds the stated limit */
-    ROPE_CODES_END_
-};
-G2E_CODES_END(ROPE, ROPE_CODES_END_);
+/* Status codes of this module and the public status each is reported as (err.h). */
+#define ROPE_CODES(X) \
+    X(ROPE_E_DIM, ARG) /* d zero or odd, beyond the sinusoidal encoding's widest (2^20), or a pair past d/2 */ \
+    X(ROPE_E_BASE, ARG) /* base not finite or not > 1 */ \
+    X(ROPE_E_LEN, ARG) /* an empty range, no samples, or a position beyond ROPE_MAX_POS */ \
+    X(ROPE_E_SIZE, TOO_LARGE) /* the work asked for exceeds the stated limit */
+G2E_CODES(ROPE, ROPE_CODES);
 
 /* Positions are converted to double exactly up to 2^53. */
 #define ROPE_MAX_POS ((uint64_t)1 << 53)
@@ -64,15 +64,12 @@ void rope_apply(const rope_table *t, uint64_t pos, const double *x, double *out)
 uint64_t rope_rand_next(uint64_t *state);
 void rope_rand_unit(uint64_t *state, size_t d, double *out);
 
-typedef struct rope_relative {
-    size_t pairs;          /* how many (q, k, m, n) were tried */
-    double max_dev;        /* largest |⟨R(m)q, R(n)k⟩ − ⟨R(m−n)q, k⟩| (or ⟨q, R(n−m)k⟩ for n > m) */
-    uint64_t at_m, at_n;   /* the positions where it occurred */
-    double mean_dev;       /* mean deviation over all pairs */
-} rope_relative;
+/* The relative check's result (the public gpt2embed_rope_check, gpt2embed.h). */
+typedef gpt2embed_rope_check rope_relative;
 
 /* The relative check: n_pairs random unit q, k and positions m, n uniform in [0, max_pos]
- * (seeded). Errors: ROPE_E_DIM, ROPE_E_BASE, ROPE_E_LEN (n_pairs 0, max_pos > ROPE_MAX_POS),
+ * (seeded); out->rounding_bound and out->relative as rope_rounding_bound and
+ * rope_relative_holds say. Errors: ROPE_E_DIM, ROPE_E_BASE, ROPE_E_LEN (n_pairs 0, max_pos > ROPE_MAX_POS),
  * ROPE_E_SIZE (n_pairs · d/2 · 3 rotations > ROPE_MAX_WORK), G2E_ENOMEM. */
 int rope_check_relative(size_t dim, double base, uint64_t max_pos, size_t n_pairs, uint64_t seed,
                         rope_relative *out, g2e_err *err);
@@ -94,10 +91,10 @@ int rope_dot_curve(size_t dim, double base, uint64_t from, uint64_t to, size_t n
                    uint64_t seed, double *mean, double *expected, g2e_err *err);
 
 /* One pair's path as the position grows: the pair (x0, y0) of pair index `pair` rotated by
- * pos·θ_pair for pos = 0 .. n_pos−1, into xy[2·n_pos] (x, y interleaved, the caller's).
+ * pos·θ_pair for pos = 0 .. n_pos−1, into x[n_pos] and y[n_pos] (the caller's).
  * Errors: ROPE_E_DIM (pair >= d/2 too), ROPE_E_BASE, ROPE_E_LEN (n_pos 0 or > ROPE_MAX_POS). */
 int rope_pair_path(size_t dim, double base, size_t pair, double x0, double y0, uint64_t n_pos,
-                   double *xy, g2e_err *err);
+                   double *x, double *y, g2e_err *err);
 
 /* The three position schemes the chapter names, for `rope` and the report: row 0 the names
  * (column 0 empty), then how each enters, its parameters, its length limit, and what the

@@ -40,15 +40,15 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "gpt2embed.h"
 
-enum {
-    PCA_E_SHAPE = G2E_BASE(PCA), /* n < 2, d == 0, k > d, or n·d / d·d overflows */
-    PCA_E_VALUE,        /* a NaN or infinity in the input (msg: row and column) */
-    PCA_E_LAPACK,       /* a LAPACK routine reported failure (msg: which, info) */
-    PCA_E_LIBRARY,      /* LAPACKE or BLAS cannot be loaded (msg: which .so, which package) */
-    PCA_CODES_END_
-};
-G2E_CODES_END(PCA, PCA_CODES_END_);
+/* Status codes of this module and the public status each is reported as (err.h). */
+#define PCA_CODES(X) \
+    X(PCA_E_SHAPE, ARG) /* n < 2, d == 0, k > d, or n·d / d·d overflows */ \
+    X(PCA_E_VALUE, ARG) /* a NaN or infinity in the input (msg: row and column) */ \
+    X(PCA_E_LAPACK, ARG) /* a LAPACK routine reported failure (msg: which, info): a matrix it cannot take apart */ \
+    X(PCA_E_LIBRARY, UNAVAILABLE) /* LAPACKE or BLAS cannot be loaded (msg: which .so, which package) */
+G2E_CODES(PCA, PCA_CODES);
 
 /* Largest n·d accepted (2^28 doubles = 2 GB for the centred copy). */
 #define PCA_MAX_CELLS ((size_t)1 << 28)
@@ -95,18 +95,8 @@ void pca_variance_rows(const pca_result *r, double *v);
  * (the caller's): for wpe, the norm of each position vector against its position. */
 void pca_row_norms(const float *X, size_t n, size_t d, double *norms);
 
-/* What a reader looks for in those norms: row 0 against the median of rows 1..n-1, and the
- * spread (coefficient of variation, population) of rows [1, split) against rows [split, n). */
-typedef struct pca_norm_summary {
-    size_t n, split;
-    double first;                 /* norms[0]                                            */
-    double median;                /* median of norms[1..n-1] (mean of the middle two)     */
-    double first_vs_median;       /* first / median (0 if the median is 0)                */
-    size_t argmax, argmin;        /* over rows 1..n-1                                     */
-    double max, min;
-    double mean_early, cv_early;  /* rows 1..split-1 (0 if there are none)                */
-    double mean_late, cv_late;    /* rows split..n-1 (0 if there are none)                */
-} pca_norm_summary;
+/* What a reader looks for in those norms (the public gpt2embed_norm_summary, gpt2embed.h). */
+typedef gpt2embed_norm_summary pca_norm_summary;
 
 /* Fills *out for norms[n] with the given split (clamped to [1, n]). PCA_E_SHAPE if n < 2,
  * G2E_ENOMEM. */

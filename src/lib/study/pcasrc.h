@@ -22,10 +22,11 @@
 
 #include "err.h"
 #include "gpt2embed.h"
+#include "model.h"
 #include "pca.h"
 
 /* Published analyses of GPT-2 small see flat wpe norms after about this position. */
-#define PCASRC_NORM_SPLIT 100
+#define PCASRC_NORM_SPLIT GPT2EMBED_NORM_SPLIT
 
 /* The norm of every wpe row and their summary (split at PCASRC_NORM_SPLIT). */
 typedef struct pcasrc_norms {
@@ -35,16 +36,16 @@ typedef struct pcasrc_norms {
 } pcasrc_norms;
 
 /* wpe's row norms of m into *out (pcasrc_norms_free). */
-int pcasrc_wpe_norms(const gpt2embed_model *m, pcasrc_norms *out, g2e_err *err);
+int pcasrc_wpe_norms(const g2e_model *m, pcasrc_norms *out, g2e_err *err);
 /* Frees out->norm and zeroes *out; accepts NULL. */
 void pcasrc_norms_free(pcasrc_norms *sn);
 
-enum { PCASRC_WPE = 0, PCASRC_WTE, PCASRC_SINUSOIDAL };
-#define PCASRC_NAMES {"wpe", "wte", "sinusoidal", NULL}
+enum { PCASRC_WPE = GPT2EMBED_PCA_WPE, PCASRC_WTE = GPT2EMBED_PCA_WTE,
+       PCASRC_SINUSOIDAL = GPT2EMBED_PCA_SINUSOIDAL };
 
 typedef struct pcasrc_spec {
     int of;                    /* PCASRC_* */
-    const gpt2embed_model *m;  /* wpe, wte (NULL for sinusoidal) */
+    const g2e_model *m;        /* wpe, wte (NULL for sinusoidal) */
     const uint32_t *ids;       /* wte: these rows (n_ids > 0), else every row */
     size_t n_ids;
     size_t len, dim;           /* sinusoidal: the (len, dim) matrix */
@@ -54,7 +55,9 @@ typedef struct pcasrc_spec {
 } pcasrc_spec;
 
 /* The PCA of the source's rows keeping k components (k <= the width). row_id (may be NULL)
- * receives a new array of each row's label (caller frees): position, or token ID. */
-int pcasrc_pca(const pcasrc_spec *s, size_t k, pca_result *r, double **row_id, g2e_err *err);
+ * receives a new array of each row's label (caller frees): position, or token ID. An ID past
+ * wte is MODEL_E_RANGE with *bad_index (may be NULL) its index in ids. */
+int pcasrc_pca(const pcasrc_spec *s, size_t k, pca_result *r, double **row_id, size_t *bad_index,
+               g2e_err *err);
 
 #endif

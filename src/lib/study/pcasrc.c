@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* pcasrc.c — the study commands' matrices and their PCA (see pcasrc.h). */
+/* pcasrc.c — the matrices gpt2embed_pca takes apart, and wpe's row norms (see pcasrc.h). */
 #include "pcasrc.h"
 
 #include "sinusoid.h"
@@ -15,27 +15,30 @@ void pcasrc_norms_free(pcasrc_norms *sn)
     }
 }
 
-/* rows [first, first + n) of table which of m as float32 into a new array *out. */
-static int load_rows(const gpt2embed_model *m, gpt2embed_table which, size_t first, size_t n, float **out,
-                     g2e_err *err)
+/* rows [first, first + n) of wte (wte 1) or wpe of m as float32 into a new array *out. */
+static int load_rows(const g2e_model *m, int wte, size_t first, size_t n, float **out, g2e_err *err)
 {
-    size_t C = gpt2embed_n_embd(m);
-    gpt2embed_error e;
+    size_t C = m->n_embd;
     if (!(*out = malloc((n ? n : 1) * C * sizeof **out)))
         return g2e_fail(err, G2E_ENOMEM, "out of memory for %zu values", n * C);
-    if (gpt2embed_rows(m, which, first, n, *out, &e) == GPT2EMBED_OK)
-        return 0;
-    free(*out);
-    *out = NULL;
-    return g2e_fail(err, G2E_EINVAL, "%s", e.message);
+    for (size_t i = 0; i < n; i++) {
+        int rc = wte ? model_wte_row(m, first + i, *out + i * C, err)
+                     : model_wpe_row(m, first + i, *out + i * C, err);
+        if (rc) {
+            free(*out);
+            *out = NULL;
+            return rc;
+        }
+    }
+    return 0;
 }
 
-int pcasrc_wpe_norms(const gpt2embed_model *m, pcasrc_norms *out, g2e_err *err)
+int pcasrc_wpe_norms(const g2e_model *m, pcasrc_norms *out, g2e_err *err)
 {
     memset(out, 0, sizeof *out);
     float *wpe = NULL;
-    size_t N = gpt2embed_n_ctx(m), C = gpt2embed_n_embd(m);
-    int rc = load_rows(m, GPT2EMBED_WPE, 0, N, &wpe, err);
+    size_t N = m->n_ctx, C = m->n_embd;
+    int rc = load_rows(m, 0, 0, N, &wpe, err);
     if (rc)
         return rc;
     out->n = N;
@@ -52,7 +55,8 @@ int pcasrc_wpe_norms(const gpt2embed_model *m, pcasrc_norms *out, g2e_err *err)
 }
 
 /* The rows as float32 (wpe, wte) or double (sinusoidal) into a new buffer. */
-static int rows(const pcasrc_spec *s, float **xf, double **xd, size_t *n, size_t *d, g2e_err *e)
+static int rows(const pcasrc_spec *s, float **xf, double **xd, size_t *n, size_t *d, size_t *bad,
+                g2e_err *e)
 {
     *xf = NULL, *xd = NULL;
     if (s->of == PCASRC_SINUSOIDAL) {
@@ -64,44 +68,47 @@ static int rows(const pcasrc_spec *s, float **xf, double **xd, size_t *n, size_t
             return g2e_fail(e, G2E_ENOMEM, "out of memory");
         return sin_matrix_f64(s->len, s->dim, s->base, *xd, e);
     }
-    *d = gpt2embed_n_embd(s->m);
+    *d = s->m->n_embd;
     if (s->of == PCASRC_WPE) {
-        *n = gpt2embed_n_ctx(s->m);
-        return load_rows(s->m, GPT2EMBED_WPE, 0, *n, xf, e);
+        *n = s->m->n_ctx;
+        return load_rows(s->m, 0, 0, *n, xf, e);
     }
     if (!s->n_ids) {
-        *n = gpt2embed_n_vocab(s->m);
-        return load_rows(s->m, GPT2EMBED_WTE, 0, *n, xf, e);
+        *n = s->m->n_vocab;
+        return load_rows(s->m, 1, 0, *n, xf, e);
     }
     *n = s->n_ids;
+    if (*n > PCA_MAX_CELLS / *d)
+        return g2e_fail(e, PCA_E_SHAPE, "%zu rows of %zu are more than %zu values", *n, *d, PCA_MAX_CELLS);
     if (!(*xf = malloc(*n * *d * sizeof **xf)))
         return g2e_fail(e, G2E_ENOMEM, "out of memory for %zu rows of wte", *n);
-    size_t V = gpt2embed_n_vocab(s->m);
     for (size_t i = 0; i < *n; i++) {
-        gpt2embed_error ge;
-        if (s->ids[i] >= V)
-            return g2e_fail(e, G2E_EINVAL, "token id %llu is out of range (n_vocab %zu: 0..%zu)",
-                            (unsigned long long)s->ids[i], V, V - 1);
-        if (gpt2embed_rows(s->m, GPT2EMBED_WTE, s->ids[i], 1, *xf + i * *d, &ge))
-            return g2e_fail(e, G2E_EINVAL, "%s", ge.message);
+        int rc = model_wte_row(s->m, s->ids[i], *xf + i * *d, e);
+        if (rc) {
+            *bad = i;
+            return rc;
+        }
     }
     return 0;
 }
 
-int pcasrc_pca(const pcasrc_spec *s, size_t k, pca_result *r, double **row_id, g2e_err *e)
+int pcasrc_pca(const pcasrc_spec *s, size_t k, pca_result *r, double **row_id, size_t *bad_index,
+               g2e_err *e)
 {
     float *xf;
     double *xd;
-    size_t n = 0, d = 0;
+    size_t n = 0, d = 0, bad = (size_t)-1;
     memset(r, 0, sizeof *r);
     if (row_id)
         *row_id = NULL;
-    int rc = rows(s, &xf, &xd, &n, &d, e);
+    int rc = rows(s, &xf, &xd, &n, &d, &bad, e);
+    if (bad_index)
+        *bad_index = bad;
     size_t skip = s->of == PCASRC_WTE ? 0 : s->skip;
     if (rc == 0 && k > d)
-        rc = g2e_fail(e, PCA_E_SHAPE, "--keep (-k) %zu is more components than the %zu columns", k, d);
+        rc = g2e_fail(e, PCA_E_SHAPE, "%zu components asked of %zu columns", k, d);
     if (rc == 0 && skip >= n)
-        rc = g2e_fail(e, PCA_E_SHAPE, "--skip %zu leaves no rows of %zu", skip, n);
+        rc = g2e_fail(e, PCA_E_SHAPE, "skipping %zu positions leaves no rows of %zu", skip, n);
     if (rc == 0)
         rc = xd ? pca_compute(xd + skip * d, n - skip, d, k, r, e)
                 : pca_compute_f32(xf + skip * d, n - skip, d, k, r, e);

@@ -145,6 +145,8 @@ int rope_check_relative(size_t dim, double base, uint64_t max_pos, size_t n_pair
     }
     out->pairs = n_pairs;
     out->mean_dev = sum / (double)n_pairs;
+    out->rounding_bound = rope_rounding_bound(max_pos);
+    out->relative = rope_relative_holds(out, max_pos);
     free(q);
     rope_free(&t);
     return 0;
@@ -197,7 +199,7 @@ int rope_dot_curve(size_t dim, double base, uint64_t from, uint64_t to, size_t n
 }
 
 int rope_pair_path(size_t dim, double base, size_t pair, double x0, double y0, uint64_t n_pos,
-                   double *xy, g2e_err *err)
+                   double *x, double *y, g2e_err *err)
 {
     int rc = params(dim, base, err);
     if (rc)
@@ -214,8 +216,8 @@ int rope_pair_path(size_t dim, double base, size_t pair, double x0, double y0, u
     rope_free(&t);
     for (uint64_t p = 0; p < n_pos; p++) {
         double a = (double)p / div, c = cos(a), s = sin(a);
-        xy[2 * p] = x0 * c - y0 * s;
-        xy[2 * p + 1] = x0 * s + y0 * c;
+        x[p] = x0 * c - y0 * s;
+        y[p] = x0 * s + y0 * c;
     }
     return 0;
 }
