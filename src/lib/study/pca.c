@@ -273,20 +273,8 @@ done:
     return rc;
 }
 
-int pca_compute(const double *X, size_t n, size_t d, size_t k, pca_result *out, g2e_err *err)
-{
-    memset(out, 0, sizeof *out);
-    int rc = check_shape(n, d, k, err);
-    if (rc)
-        return rc;
-    double *Xc = malloc(n * d * sizeof *Xc);
-    if (!Xc)
-        return g2e_fail(err, G2E_ENOMEM, "out of memory for a %zu x %zu matrix", n, d);
-    memcpy(Xc, X, n * d * sizeof *Xc);
-    return run(Xc, n, d, k, out, err);
-}
-
-int pca_compute_f32(const float *X, size_t n, size_t d, size_t k, pca_result *out, g2e_err *err)
+/* PCA of X (n, d) given as doubles (X) or floats (Xf), copied to the matrix run centres. */
+static int compute(const double *X, const float *Xf, size_t n, size_t d, size_t k, pca_result *out, g2e_err *err)
 {
     memset(out, 0, sizeof *out);
     int rc = check_shape(n, d, k, err);
@@ -296,6 +284,16 @@ int pca_compute_f32(const float *X, size_t n, size_t d, size_t k, pca_result *ou
     if (!Xc)
         return g2e_fail(err, G2E_ENOMEM, "out of memory for a %zu x %zu matrix", n, d);
     for (size_t i = 0; i < n * d; i++)
-        Xc[i] = X[i];
+        Xc[i] = X ? X[i] : Xf[i];
     return run(Xc, n, d, k, out, err);
+}
+
+int pca_compute(const double *X, size_t n, size_t d, size_t k, pca_result *out, g2e_err *err)
+{
+    return compute(X, NULL, n, d, k, out, err);
+}
+
+int pca_compute_f32(const float *X, size_t n, size_t d, size_t k, pca_result *out, g2e_err *err)
+{
+    return compute(NULL, X, n, d, k, out, err);
 }
