@@ -2160,6 +2160,33 @@ Test(api, wpe_norms_are_the_row_norms)
     cr_expect_eq(s.split, 40, "the split clamped to n");
     cr_expect_eq(gpt2embed_wpe_norms(m, norms, NULL, &err), GPT2EMBED_OK);
     cr_expect_eq(gpt2embed_wpe_norms(m, NULL, &s, &err), GPT2EMBED_E_ARG);
+    /* the document: the same norms and summary, read back bit for bit, and the norms over
+     * the median */
+    char *json = (char *)"unset";
+    cr_assert_eq(gpt2embed_wpe_norms_json(m, &json, &err), GPT2EMBED_OK, "%s", err.message);
+    cJSON *d = cJSON_Parse(json);
+    cr_assert(d, "%s", json);
+    cJSON *nm = cJSON_GetObjectItem(d, "norm"), *vm = cJSON_GetObjectItem(d, "vs_median"),
+          *pos = cJSON_GetObjectItem(d, "position");
+    cr_assert_eq(cJSON_GetArraySize(nm), 40);
+    cr_assert(cJSON_GetArraySize(vm) == 40 && cJSON_GetArraySize(pos) == 40);
+    for (int p = 0; p < 40; p++) {
+        cr_expect(cJSON_GetArrayItem(nm, p)->valuedouble == norms[p], "norm %d", p);
+        cr_expect(cJSON_GetArrayItem(vm, p)->valuedouble == norms[p] / s.median, "vs_median %d", p);
+        cr_expect(cJSON_GetArrayItem(pos, p)->valuedouble == p);
+    }
+    cr_expect(cJSON_GetObjectItem(d, "positions")->valuedouble == 40);
+    cr_expect(cJSON_GetObjectItem(d, "split")->valuedouble == 40);
+    cr_expect(cJSON_GetObjectItem(d, "median_norm_1_on")->valuedouble == s.median);
+    cr_expect(cJSON_GetObjectItem(d, "norm_0_vs_median")->valuedouble == s.first_vs_median);
+    cr_expect_str_eq(cJSON_GetObjectItem(d, "weights")->valuestring, gpt2embed_model_path(m));
+    cr_expect_eq(json[strlen(json) - 1], '\n');
+    cJSON_Delete(d);
+    gpt2embed_free(json);
+    cr_expect_eq(gpt2embed_wpe_norms_json(m, NULL, &err), GPT2EMBED_E_ARG);
+    json = (char *)"unset";
+    cr_expect_eq(gpt2embed_wpe_norms_json(NULL, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect_null(json);
     gpt2embed_model_close(m);
 }
 
