@@ -492,7 +492,7 @@ run: gpt2-embed $(PUB_SO)   # and the shared library python/gpt2embed loads (REA
 # What `make install` puts where (uninstall removes exactly these, never a directory a user
 # may have filled, such as $(PKGDATADIR)/weights).
 PY_SRC    := $(sort $(wildcard python/gpt2embed/*.py)) python/gpt2embed/py.typed
-DOC_FILES := LICENSE THIRD_PARTY.md README.md doc/examples/embed.c
+DOC_FILES := LICENSE THIRD_PARTY.md README.md doc/examples/embed.c doc/examples/pipeline.c
 INST_FILES = $(BINDIR)/gpt2-embed \
     $(LIBDIR)/libgpt2embed.so.$(VERSION) $(LIBDIR)/libgpt2embed.so.$(SOVERSION) \
     $(LIBDIR)/libgpt2embed.so $(LIBDIR)/libgpt2embed.a $(LIBDIR)/pkgconfig/gpt2embed.pc \

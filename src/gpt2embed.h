@@ -894,6 +894,16 @@ GPT2EMBED_API gpt2embed_status gpt2embed_wpe_norms(const gpt2embed_model *m, dou
                                                    gpt2embed_norm_summary *summary,
                                                    gpt2embed_error *err);
 
+/* The norms and their summary as `gpt2-embed stats --by-position --format json` prints them
+ * (the program prints this document): {"weights" (the file), "positions" (n_ctx), "norm_0",
+ * "median_norm_1_on", "norm_0_vs_median", "split", "mean_before_split", "cv_before_split",
+ * "mean_from_split", "cv_from_split" (the summary's), then per position "position", "norm"
+ * and "vs_median" (the norm over the median; 0 when the median is 0)}. Numbers and *json as
+ * the course's documents' (%.17g; a new string, gpt2embed_free; NULL on error). Errors:
+ * gpt2embed_wpe_norms's (GPT2EMBED_E_ARG for a NULL m or json). */
+GPT2EMBED_API gpt2embed_status gpt2embed_wpe_norms_json(const gpt2embed_model *m, char **json,
+                                                        gpt2embed_error *err);
+
 /* RoPE, the rotary position encoding of RoFormer: a query or key x of even width dim is not
  * added to a position vector; each pair (x[2i], x[2i+1]) is rotated by pos * theta_i,
  * theta_i = base^(-2i/dim) (the sinusoidal encoding's frequencies). Since rotations compose,

@@ -10,7 +10,8 @@
 #       an empty tmpfs holding only what a distribution puts there (bin/, include/, lib/,
 #       share/man/, Python's site directory) and a user's own file: make install at the real
 #       paths; every file there; the example doc/examples/embed.c built with pkg-config,
-#       shared and --static, run on weights W ("example: " lines); Python importing the
+#       shared and --static, run on weights W ("example: " lines), and doc/examples/pipeline.c
+#       likewise on WORK/pipeline-in.txt (its outputs in WORK/pipeline-*); Python importing the
 #       module with no PYTHONPATH ("python: " lines); the installed program, its Japanese
 #       catalogue and its drawing object; make uninstall leaves PREFIX exactly as it was.
 #       Then again with a site directory Python does not search, whose note make install
@@ -70,7 +71,8 @@ FILES="bin/gpt2-embed lib/libgpt2embed.so.1 lib/libgpt2embed.so lib/libgpt2embed
        share/man/man1/gpt2-embed.1 share/man/ja/man1/gpt2-embed.1
        share/bash-completion/completions/gpt2-embed share/locale/ja/LC_MESSAGES/gpt2-embed.mo
        lib/gpt2-embed/gpt2-embed-render.so
-       share/doc/gpt2-embed/LICENSE share/doc/gpt2-embed/THIRD_PARTY.md"
+       share/doc/gpt2-embed/LICENSE share/doc/gpt2-embed/THIRD_PARTY.md
+       share/doc/gpt2-embed/embed.c share/doc/gpt2-embed/pipeline.c"
 # The sanitizer runtimes a sanitized library needs preloaded into Python, and the flags a
 # program linking a sanitized archive needs.
 asan_preload() { ldd "$1" 2>/dev/null | awk '/lib(asan|ubsan)\.so/ {printf "%s%s", s, $3; s = ":"}'; }
@@ -128,6 +130,23 @@ print(next((p for p in site.getsitepackages() if p.startswith(sys.argv[1] + "/")
     fail "ex-static failed"
   cmp -s "$work/shared.txt" "$work/static.txt" || fail "shared and static outputs differ"
   sed 's/^/example: /' "$work/shared.txt"
+
+  # the pipeline example, built the same two ways, on the lines of WORK/pipeline-in.txt on 1
+  # and 3 threads (WORK/pipeline-1.txt, -3.txt), and on a line of bad UTF-8 after two good
+  # ones (WORK/pipeline-bad.{out,err,status})
+  [ -f "$work/pipeline-in.txt" ] || fail "no $work/pipeline-in.txt: the test writes the pipeline's input"
+  cc -std=c11 -Wall -Werror $(sanflags) "$src/doc/examples/pipeline.c" $(pkg-config --cflags --libs gpt2embed) \
+     -o "$work/pl-shared" || fail "pipeline: shared build failed"
+  cc -std=c11 -Wall -Werror $(sanflags) "$src/doc/examples/pipeline.c" \
+     $(pkg-config --static --cflags --libs gpt2embed | sed 's/-lgpt2embed\b/-l:libgpt2embed.a/') \
+     -o "$work/pl-static" || fail "pipeline: static build failed"
+  LD_LIBRARY_PATH="$prefix/lib" "$work/pl-shared" 1 < "$work/pipeline-in.txt" > "$work/pipeline-1.txt" ||
+    fail "pipeline on 1 thread failed"
+  env -u LD_LIBRARY_PATH "$work/pl-static" 3 < "$work/pipeline-in.txt" > "$work/pipeline-3.txt" ||
+    fail "pipeline on 3 threads failed"
+  printf 'Hello world\nThe dog\nbad \377 byte\nnot reached\n' |
+    LD_LIBRARY_PATH="$prefix/lib" "$work/pl-shared" 2 > "$work/pipeline-bad.out" 2> "$work/pipeline-bad.err"
+  echo $? > "$work/pipeline-bad.status"
 
   # Python from anywhere, as a user starts it: no PYTHONPATH, no GPT2EMBED_LIBRARY
   (cd / && env -u GPT2EMBED_LIBRARY -u PYTHONPATH PYTHONDONTWRITEBYTECODE=1 \

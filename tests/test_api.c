@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define C 8
 static fixture_opts big, f32;
@@ -604,6 +605,62 @@ Test(symbols, a_user_program_may_use_our_internal_names)
     free(b);
 }
 
+#include <cjson/cJSON.h>
+#include <pthread.h>
+
+/* The 1,019 conformance texts and tiktoken's IDs for them (encode_ordinary). */
+typedef struct cases {
+    size_t n;
+    char **text;
+    size_t *len;
+    uint32_t **ids;
+    size_t *n_ids;
+} cases;
+
+static cases load_cases(void)
+{
+    size_t lc, le;
+    char *c = read_file(G2E_SRCDIR "/tests/data/tokenizer_cases.jsonl", &lc);
+    char *e = read_file(G2E_SRCDIR "/tests/data/tokenizer_expected.jsonl", &le);
+    cr_assert(c && e);
+    cases k = {0};
+    k.text = calloc(2048, sizeof *k.text);
+    k.len = calloc(2048, sizeof *k.len);
+    k.ids = calloc(2048, sizeof *k.ids);
+    k.n_ids = calloc(2048, sizeof *k.n_ids);
+    char *sc = NULL, *se = NULL;
+    for (char *a = strtok_r(c, "\n", &sc), *b = strtok_r(e, "\n", &se); a && b;
+         a = strtok_r(NULL, "\n", &sc), b = strtok_r(NULL, "\n", &se), k.n++) {
+        cJSON *ja = cJSON_Parse(a), *jb = cJSON_Parse(b);
+        cr_assert(ja && jb && k.n < 2048);
+        k.text[k.n] = strdup(cJSON_GetObjectItem(ja, "text")->valuestring);
+        k.len[k.n] = strlen(k.text[k.n]);
+        cJSON *ids = cJSON_GetObjectItem(jb, "ids");
+        k.n_ids[k.n] = (size_t)cJSON_GetArraySize(ids);
+        k.ids[k.n] = malloc((k.n_ids[k.n] + 1) * sizeof **k.ids);
+        for (size_t i = 0; i < k.n_ids[k.n]; i++)
+            k.ids[k.n][i] = (uint32_t)cJSON_GetArrayItem(ids, (int)i)->valuedouble;
+        cJSON_Delete(ja);
+        cJSON_Delete(jb);
+    }
+    cr_assert_eq(k.n, 1019);
+    free(c);
+    free(e);
+    return k;
+}
+
+static void free_cases(cases *k)
+{
+    for (size_t i = 0; i < k->n; i++) {
+        free(k->text[i]);
+        free(k->ids[i]);
+    }
+    free(k->text);
+    free(k->len);
+    free(k->ids);
+    free(k->n_ids);
+}
+
 /* ---- installation (tests/install_check.sh) ----
  * The build under test installed as it is (nothing compiled again: install_check.sh fails
  * if make install rebuilt anything), at its real PREFIX in a private mount namespace, and
@@ -632,6 +689,49 @@ static char **tagged(char *out, const char *tag, size_t *n)
     return v;
 }
 
+/* doc/examples/pipeline.c as install_check.sh ran it on the lines it was given (k's texts
+ * without a newline, in order): on 1 and on 3 threads, each line's IDs are tiktoken's for
+ * that text; on a line of bad UTF-8 after two good ones, their IDs, then a message naming
+ * line 3 and the byte's offset in it, and status 1. */
+static void pipeline_example_gives_tiktokens_ids(const cases *k, const char *work)
+{
+    size_t cap = 1 << 20, n = 0;
+    char *want = malloc(cap);
+    for (size_t i = 0; i < k->n; i++) {
+        if (memchr(k->text[i], '\n', k->len[i]))
+            continue;
+        if (n + 11 * k->n_ids[i] + 1 > cap)
+            want = realloc(want, cap = 2 * (n + 11 * k->n_ids[i] + 1));
+        for (size_t j = 0; j < k->n_ids[i]; j++)
+            n += (size_t)sprintf(want + n, "%s%u", j ? " " : "", (unsigned)k->ids[i][j]);
+        want[n++] = '\n';
+    }
+    static const char *const outs[] = {"pipeline-1.txt", "pipeline-3.txt"};
+    for (size_t o = 0; o < 2; o++) {
+        char *path = path_join(work, outs[o]);
+        size_t got_n;
+        char *got = read_file(path, &got_n);
+        cr_assert(got, "%s", path);
+        size_t at = 0;
+        while (at < n && at < got_n && got[at] == want[at])
+            at++;
+        cr_expect(got_n == n && at == n, "%s differs from tiktoken's IDs at byte %zu: ...%.60s", outs[o], at,
+                  got + (at > 20 ? at - 20 : 0));
+        free(got);
+        free(path);
+    }
+    free(want);
+    char *p_out = path_join(work, "pipeline-bad.out"), *p_err = path_join(work, "pipeline-bad.err"),
+         *p_st = path_join(work, "pipeline-bad.status");
+    char *out = read_file(p_out, NULL), *err = read_file(p_err, NULL), *st = read_file(p_st, NULL);
+    cr_assert(out && err && st);
+    cr_expect_str_eq(out, "15496 995\n464 3290\n");
+    cr_expect_str_eq(err, "pipeline: line 3: invalid UTF-8 at byte offset 4 (byte 0xFF) "
+                          "(text is not valid UTF-8)\n");
+    cr_expect_str_eq(st, "1\n");
+    free(out), free(err), free(st), free(p_out), free(p_err), free(p_st);
+}
+
 /* make install at the real PREFIX (a tmpfs over it, holding what a distribution puts there):
  * every file; the example built with pkg-config shared and --static giving the fixture's
  * sums; Python importing the module with no PYTHONPATH, loading the installed library and
@@ -642,8 +742,23 @@ static char **tagged(char *out, const char *tag, size_t *n)
 Test(install, at_its_prefix_then_uninstalled_leaves_the_prefix_as_it_was, .timeout = 300)
 {
     char *b = build_dir(), *work = path_join(dir, "place");
+    /* the pipeline example's input: the conformance texts without a newline, a line each */
+    cases cs = load_cases();
+    char *in_path = path_join(work, "pipeline-in.txt");
+    mkdir(work, 0755);
+    FILE *in = fopen(in_path, "w");
+    cr_assert(in, "%s", in_path);
+    size_t lines = 0;
+    for (size_t i = 0; i < cs.n; i++)
+        if (!memchr(cs.text[i], '\n', cs.len[i]))
+            fprintf(in, "%s\n", cs.text[i]), lines++;
+    cr_assert_eq(fclose(in), 0);
+    cr_assert_gt(lines, 800);
     run_result r = step("place", G2E_SRCDIR, b, work, wpath);
     cr_assert_eq(r.status, 0, "install_check.sh place: %s", r.err);
+    pipeline_example_gives_tiktokens_ids(&cs, work);
+    free_cases(&cs);
+    free(in_path);
     char *copy = strdup(r.out);
     size_t n;
     /* "t id x[t][0] x[t][C-1]" per token, compared with the fixture sums */
@@ -722,62 +837,6 @@ Test(install, destdir_stage_ends_empty_and_a_prefix_change_recompiles, .timeout 
 }
 
 /* ---- the tokenizer calls of 0.3.0: into a buffer, batches, counts, streams, threads ---- */
-
-#include <cjson/cJSON.h>
-#include <pthread.h>
-
-/* The 1,019 conformance texts and tiktoken's IDs for them (encode_ordinary). */
-typedef struct cases {
-    size_t n;
-    char **text;
-    size_t *len;
-    uint32_t **ids;
-    size_t *n_ids;
-} cases;
-
-static cases load_cases(void)
-{
-    size_t lc, le;
-    char *c = read_file(G2E_SRCDIR "/tests/data/tokenizer_cases.jsonl", &lc);
-    char *e = read_file(G2E_SRCDIR "/tests/data/tokenizer_expected.jsonl", &le);
-    cr_assert(c && e);
-    cases k = {0};
-    k.text = calloc(2048, sizeof *k.text);
-    k.len = calloc(2048, sizeof *k.len);
-    k.ids = calloc(2048, sizeof *k.ids);
-    k.n_ids = calloc(2048, sizeof *k.n_ids);
-    char *sc = NULL, *se = NULL;
-    for (char *a = strtok_r(c, "\n", &sc), *b = strtok_r(e, "\n", &se); a && b;
-         a = strtok_r(NULL, "\n", &sc), b = strtok_r(NULL, "\n", &se), k.n++) {
-        cJSON *ja = cJSON_Parse(a), *jb = cJSON_Parse(b);
-        cr_assert(ja && jb && k.n < 2048);
-        k.text[k.n] = strdup(cJSON_GetObjectItem(ja, "text")->valuestring);
-        k.len[k.n] = strlen(k.text[k.n]);
-        cJSON *ids = cJSON_GetObjectItem(jb, "ids");
-        k.n_ids[k.n] = (size_t)cJSON_GetArraySize(ids);
-        k.ids[k.n] = malloc((k.n_ids[k.n] + 1) * sizeof **k.ids);
-        for (size_t i = 0; i < k.n_ids[k.n]; i++)
-            k.ids[k.n][i] = (uint32_t)cJSON_GetArrayItem(ids, (int)i)->valuedouble;
-        cJSON_Delete(ja);
-        cJSON_Delete(jb);
-    }
-    cr_assert_eq(k.n, 1019);
-    free(c);
-    free(e);
-    return k;
-}
-
-static void free_cases(cases *k)
-{
-    for (size_t i = 0; i < k->n; i++) {
-        free(k->text[i]);
-        free(k->ids[i]);
-    }
-    free(k->text);
-    free(k->len);
-    free(k->ids);
-    free(k->n_ids);
-}
 
 Test(api, tokenize_into_gives_tiktokens_ids_and_asks_for_room)
 {
@@ -2101,6 +2160,33 @@ Test(api, wpe_norms_are_the_row_norms)
     cr_expect_eq(s.split, 40, "the split clamped to n");
     cr_expect_eq(gpt2embed_wpe_norms(m, norms, NULL, &err), GPT2EMBED_OK);
     cr_expect_eq(gpt2embed_wpe_norms(m, NULL, &s, &err), GPT2EMBED_E_ARG);
+    /* the document: the same norms and summary, read back bit for bit, and the norms over
+     * the median */
+    char *json = (char *)"unset";
+    cr_assert_eq(gpt2embed_wpe_norms_json(m, &json, &err), GPT2EMBED_OK, "%s", err.message);
+    cJSON *d = cJSON_Parse(json);
+    cr_assert(d, "%s", json);
+    cJSON *nm = cJSON_GetObjectItem(d, "norm"), *vm = cJSON_GetObjectItem(d, "vs_median"),
+          *pos = cJSON_GetObjectItem(d, "position");
+    cr_assert_eq(cJSON_GetArraySize(nm), 40);
+    cr_assert(cJSON_GetArraySize(vm) == 40 && cJSON_GetArraySize(pos) == 40);
+    for (int p = 0; p < 40; p++) {
+        cr_expect(cJSON_GetArrayItem(nm, p)->valuedouble == norms[p], "norm %d", p);
+        cr_expect(cJSON_GetArrayItem(vm, p)->valuedouble == norms[p] / s.median, "vs_median %d", p);
+        cr_expect(cJSON_GetArrayItem(pos, p)->valuedouble == p);
+    }
+    cr_expect(cJSON_GetObjectItem(d, "positions")->valuedouble == 40);
+    cr_expect(cJSON_GetObjectItem(d, "split")->valuedouble == 40);
+    cr_expect(cJSON_GetObjectItem(d, "median_norm_1_on")->valuedouble == s.median);
+    cr_expect(cJSON_GetObjectItem(d, "norm_0_vs_median")->valuedouble == s.first_vs_median);
+    cr_expect_str_eq(cJSON_GetObjectItem(d, "weights")->valuestring, gpt2embed_model_path(m));
+    cr_expect_eq(json[strlen(json) - 1], '\n');
+    cJSON_Delete(d);
+    gpt2embed_free(json);
+    cr_expect_eq(gpt2embed_wpe_norms_json(m, NULL, &err), GPT2EMBED_E_ARG);
+    json = (char *)"unset";
+    cr_expect_eq(gpt2embed_wpe_norms_json(NULL, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect_null(json);
     gpt2embed_model_close(m);
 }
 

@@ -7,6 +7,8 @@
 #include "jsonl.h"
 #include "support.h"
 
+#include <cjson/cJSON.h>
+
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -497,6 +499,157 @@ Test(tokenize_cli, corpus_ids_are_tiktokens_on_any_thread_count, .timeout = 120)
     free(path);
     free(ids);
     free(dir);
+}
+
+/* ---- one whole text on threads (gpt2embed_tokenize_threads): --format json and the table ---- */
+
+/* The known IDs of a text made of conformance texts joined by "\n\n": only texts that start
+ * and end with a printable ASCII character other than a space are taken, so no piece of
+ * GPT-2's pre-tokenizer crosses a join: the last piece of a text ends before the newline
+ * (no piece but whitespace takes a newline), the first of the next starts after it (only a
+ * space joins a word's piece), and "\n\n" before non-whitespace is two pieces "\n" (its
+ * lookahead leaves the last whitespace character alone), each tiktoken's 198, as in the
+ * conformance case "Hello\n\nworld\n" = 15496 198 198 6894 198. So the whole text's IDs are
+ * each text's conformance IDs with 198 198 between, and a token starts where each text does. */
+typedef struct joined {
+    char *text;
+    size_t len;
+    uint32_t *ids;
+    size_t n;
+    size_t *starts;   /* the index of each text's first token, and its byte offset */
+    size_t *at;
+    size_t n_parts;
+} joined;
+
+static int printable(unsigned char c) { return c > 0x20 && c < 0x7F; }
+
+static joined joined_conformance(size_t least)
+{
+    char *c = read_file(G2E_SRCDIR "/tests/data/tokenizer_cases.jsonl", NULL);
+    char *e = read_file(G2E_SRCDIR "/tests/data/tokenizer_expected.jsonl", NULL);
+    cr_assert(c && e);
+    char *text[1100];
+    cJSON *ids[1100];
+    size_t k = 0;
+    char *sc = NULL, *se = NULL;
+    cJSON *keep[2200];
+    size_t nk = 0;
+    for (char *a = strtok_r(c, "\n", &sc), *b = strtok_r(e, "\n", &se); a && b && k < 1100;
+         a = strtok_r(NULL, "\n", &sc), b = strtok_r(NULL, "\n", &se)) {
+        cJSON *ja = cJSON_Parse(a), *jb = cJSON_Parse(b);
+        cr_assert(ja && jb);
+        keep[nk++] = ja, keep[nk++] = jb;
+        char *t = cJSON_GetObjectItem(ja, "text")->valuestring;
+        size_t tl = strlen(t);
+        if (tl && printable((unsigned char)t[0]) && printable((unsigned char)t[tl - 1]))
+            text[k] = t, ids[k++] = cJSON_GetObjectItem(jb, "ids");
+    }
+    cr_assert_gt(k, 150, "conformance texts that start and end with printable ASCII: %zu", k);
+    size_t room = least + (1u << 20); /* the last part may pass least */
+    joined j = {.text = malloc(room), .ids = malloc(room * sizeof *j.ids), .starts = malloc(room / 2 * sizeof(size_t)),
+                .at = malloc(room / 2 * sizeof(size_t))};
+    for (size_t i = 0; j.len < least; i = (i + 1) % k) {
+        size_t tl = strlen(text[i]);
+        size_t m = (size_t)cJSON_GetArraySize(ids[i]);
+        if (j.n_parts) {
+            memcpy(j.text + j.len, "\n\n", 2), j.len += 2;
+            j.ids[j.n++] = 198, j.ids[j.n++] = 198;
+        }
+        j.starts[j.n_parts] = j.n, j.at[j.n_parts++] = j.len;
+        memcpy(j.text + j.len, text[i], tl), j.len += tl;
+        for (size_t t = 0; t < m; t++)
+            j.ids[j.n++] = (uint32_t)cJSON_GetArrayItem(ids[i], (int)t)->valuedouble;
+    }
+    for (size_t i = 0; i < nk; i++)
+        cJSON_Delete(keep[i]);
+    free(c), free(e);
+    return j;
+}
+
+/* The numbers of a JSON array of numbers (pairs flattened) after key in s: how many. */
+static size_t json_numbers(const char *s, const char *key, size_t *v, size_t cap)
+{
+    const char *p = strstr(s, key);
+    cr_assert(p, "no %s", key);
+    p += strlen(key);
+    size_t n = 0;
+    int depth = 1;
+    while (depth > 0 && *p) {
+        if (*p >= '0' && *p <= '9') {
+            char *end;
+            unsigned long long x = strtoull(p, &end, 10);
+            cr_assert_lt(n, cap);
+            v[n++] = (size_t)x, p = end;
+        } else {
+            depth += *p == '[' ? 1 : *p == ']' ? -1 : 0;
+            p++;
+        }
+    }
+    return n;
+}
+
+/* tokenize --format json and the table of a 2.5 MB text (about 40 chunks of the threaded
+ * path) on 2 threads: byte for byte what one thread writes; the IDs tiktoken's (known part
+ * by part, joined_conformance); the offsets contiguous from 0 to the end, a token starting
+ * at every part's first byte; the table's IDs and byte ranges the same. */
+Test(tokenize_cli, whole_text_on_threads_is_tiktokens_and_one_threads, .timeout = 240)
+{
+    joined j = joined_conformance((size_t)5 << 19);
+    char *dir = test_tmpdir("tokcli-whole-threads");
+    char *path = path_join(dir, "text.txt");
+    write_file(path, j.text, j.len);
+    static const char *const fmts[] = {"json", "table"};
+    char *out[2][2];
+    size_t out_n[2][2];
+    for (int f = 0; f < 2; f++)
+        for (int th = 0; th < 2; th++) {
+            char name[32];
+            snprintf(name, sizeof name, "out-%s-%d", fmts[f], th + 1);
+            char *o = path_join(dir, name);
+            run_result r = run_g2e("tokenize", "--special", "text", "--format", fmts[f], "--threads",
+                                   th ? "2" : "1", "-f", path, "-o", o, NULL);
+            cr_assert_eq(r.status, 0, "%s, %d threads: %s", fmts[f], th + 1, r.err);
+            run_free(&r);
+            out[f][th] = read_file(o, &out_n[f][th]);
+            cr_assert(out[f][th]);
+            free(o);
+        }
+    for (int f = 0; f < 2; f++)
+        cr_expect(out_n[f][0] == out_n[f][1] && memcmp(out[f][0], out[f][1], out_n[f][0]) == 0,
+                  "--format %s on 2 threads differs from 1 thread", fmts[f]);
+    /* the JSON's IDs and offsets */
+    size_t *v = malloc(2 * (j.n + 1) * sizeof *v);
+    size_t n = json_numbers(out[0][1], "\"ids\":[", v, j.n + 1);
+    cr_assert_eq(n, j.n, "%zu IDs, tiktoken's %zu", n, j.n);
+    size_t bad = 0;
+    while (bad < n && v[bad] == j.ids[bad])
+        bad++;
+    cr_assert_eq(bad, n, "ID %zu is %zu, tiktoken's %u", bad, v[bad], j.ids[bad]);
+    n = json_numbers(out[0][1], "\"offsets\":[", v, 2 * (j.n + 1));
+    cr_assert_eq(n, 2 * j.n);
+    cr_expect(v[0] == 0 && v[2 * j.n - 1] == j.len);
+    for (size_t t = 1; t < j.n; t++)
+        cr_assert_eq(v[2 * t], v[2 * t - 1], "token %zu does not start where %zu ends", t, t - 1);
+    for (size_t p = 0; p < j.n_parts; p++)
+        cr_assert_eq(v[2 * j.starts[p]], j.at[p], "part %zu's first token", p);
+    /* the table: a heading, then "pos id piece a..b" a token */
+    size_t t = 0;
+    char *save = NULL;
+    for (char *l = strtok_r(out[1][1], "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (l == out[1][1])
+            continue; /* the heading */
+        size_t pos, a, b;
+        unsigned id;
+        char *last = strrchr(l, ' ');
+        cr_assert(last && sscanf(l, "%zu %u", &pos, &id) == 2 && sscanf(last + 1, "%zu..%zu", &a, &b) == 2, "%s", l);
+        cr_assert(t < j.n && pos == t && id == j.ids[t] && a == v[2 * t] && b == v[2 * t + 1], "table row %zu: %s", t, l);
+        t++;
+    }
+    cr_expect_eq(t, j.n, "table rows");
+    for (int f = 0; f < 2; f++)
+        free(out[f][0]), free(out[f][1]);
+    free(v), free(path), free(dir);
+    free(j.text), free(j.ids), free(j.starts), free(j.at);
 }
 
 Test(tokenize_cli, output_file_and_its_extension)

@@ -106,6 +106,7 @@ _pca = _fn("gpt2embed_pca", L.I, L.P, ctypes.POINTER(_PcaSource), L.S,
            ctypes.POINTER(ctypes.POINTER(_PcaResult)))
 _pca_free = _fn("gpt2embed_pca_free", None, ctypes.POINTER(_PcaResult), err=False)
 _wpe_norms = _fn("gpt2embed_wpe_norms", L.I, L.P, L.DP, ctypes.POINTER(_NormSummary))
+_wpe_norms_json = _fn("gpt2embed_wpe_norms_json", L.I, L.P, ctypes.POINTER(_JSON))
 _rope_check = _fn("gpt2embed_rope_check_relative", L.I, L.S, ctypes.c_double, ctypes.c_uint64, L.S,
                   ctypes.c_uint64, ctypes.POINTER(_RopeCheck))
 _rope_curve = _fn("gpt2embed_rope_dot_curve", L.I, L.S, ctypes.c_double, ctypes.c_uint64,
@@ -815,10 +816,11 @@ class WpeNorms(_Shown):
     """The norm of every wpe row against its position (gpt2-embed stats --by-position): norms
     (n_ctx,) float64, and the summary: first (position 0), median (of positions 1..), first_vs_median,
     argmin/min and argmax/max over positions 1.., split, mean_early/cv_early (positions
-    1..split-1) and mean_late/cv_late (split..)."""
+    1..split-1) and mean_late/cv_late (split..). document: what `gpt2-embed stats
+    --by-position --format json` prints."""
 
-    def __init__(self, norms: np.ndarray, s: _NormSummary, model: str):
-        self.document = {}
+    def __init__(self, norms: np.ndarray, s: _NormSummary, model: str, doc: Dict[str, Any]):
+        self.document = doc
         self.norms, self.model = norms, model
         for f, _t in _NormSummary._fields_:
             setattr(self, f, getattr(s, f))
@@ -844,8 +846,9 @@ def wpe_norms(model: Any) -> WpeNorms:
     """The norm of every row of model's wpe, and what a reader looks for in them."""
     norms = np.empty(model.n_ctx)
     s = _NormSummary()
-    model._run(lambda mp: L.call(_wpe_norms, mp, L.ptr(norms, ctypes.c_double), ctypes.byref(s)))
-    return WpeNorms(norms, s, model.name or _c("unnamed model"))
+    doc = model._run(lambda mp: (L.call(_wpe_norms, mp, L.ptr(norms, ctypes.c_double), ctypes.byref(s)),
+                                 _document(_wpe_norms_json, mp))[1])
+    return WpeNorms(norms, s, model.name or _c("unnamed model"), doc)
 
 
 # ---- RoPE ----

@@ -11,7 +11,6 @@
  */
 #include "cli.h"
 #include "i18n.h"
-#include "json.h"
 #include "load.h"
 #include "opt.h"
 #include "out.h"
@@ -95,38 +94,18 @@ done:
     return rc;
 }
 
-/* What goes above the norms: the summary, as JSON members (each followed by ", ") or as
- * lines of text above the table; nothing for csv and npy. */
+/* What goes above the norms in the table: the summary, as lines of text (nothing for csv
+ * and npy; JSON is the library's document, gpt2embed_wpe_norms_json). */
 typedef struct norms_head {
     const study_norms *sn;
     const char *path;
 } norms_head;
-
-static void put_member(FILE *f, const char *lead, double v)
-{
-    fputs(lead, f);
-    json_write_f64(f, v);
-}
 
 static void put_norms_head(FILE *f, int fmt, const void *user)
 {
     const norms_head *h = user;
     const gpt2embed_norm_summary *s = &h->sn->sum;
     size_t n = h->sn->n;
-    if (fmt == TBL_JSON) {
-        fputs("\"weights\": ", f);
-        json_write_string(f, h->path, strlen(h->path));
-        fprintf(f, ", \"positions\": %zu", n);
-        put_member(f, ", \"norm_0\": ", s->first);
-        put_member(f, ", \"median_norm_1_on\": ", s->median);
-        put_member(f, ", \"norm_0_vs_median\": ", s->first_vs_median);
-        fprintf(f, ", \"split\": %zu", s->split);
-        put_member(f, ", \"mean_before_split\": ", s->mean_early);
-        put_member(f, ", \"cv_before_split\": ", s->cv_early);
-        put_member(f, ", \"mean_from_split\": ", s->mean_late);
-        put_member(f, ", \"cv_from_split\": ", s->cv_late);
-        fputs(", ", f);
-    }
     if (fmt != TBL_TABLE)
         return;
     fprintf(f, _("Norm of every wpe row against its position (%s, %zu positions)\n"), h->path, n);
@@ -138,6 +117,25 @@ static void put_norms_head(FILE *f, int fmt, const void *user)
         fprintf(f, _("spread (std / mean): %.2f%% over positions 1..%zu, %.2f%% over %zu..%zu\n"),
                 100 * s->cv_early, s->split - 1, 100 * s->cv_late, s->split, n - 1);
     fputc('\n', f);
+}
+
+/* --format json: the library's document (gpt2embed_wpe_norms_json). 0 or -1 (said). */
+static int emit_json(const gpt2embed_model *m, const char *out)
+{
+    char *json;
+    gpt2embed_error e;
+    out_file of;
+    if (gpt2embed_wpe_norms_json(m, &json, &e)) {
+        cli_error("%s", e.message);
+        return -1;
+    }
+    int rc = out_open(&of, out, 0);
+    if (!rc) {
+        fputs(json, of.f);   /* (the document ends with its newline) */
+        rc = out_commit(&of);
+    }
+    gpt2embed_free(json);
+    return rc;
 }
 
 /* --by-position: norms, summary, output, figure. */
@@ -166,7 +164,8 @@ static int run_by_position(const stats_opts *o, int fmt)
     }
     tbl t = {.cols = COLS, .ncols = 3, .nrow = sn.n, .v = v, .npy_first = 1, .npy_count = 1};
     norms_head h = {&sn, path};
-    rc = table_emit(o->out, fmt, &t, put_norms_head, &h) ? EXIT_ERR : EXIT_OK;
+    rc = (fmt == TBL_JSON ? emit_json(m, o->out) : table_emit(o->out, fmt, &t, put_norms_head, &h)) ? EXIT_ERR
+                                                                                                    : EXIT_OK;
     free(v);
     const char *name = fig_model_name(m);
     if (rc == EXIT_OK && o->plot && study_fig_norms(sn.norm, sn.n, sn.sum.first_vs_median, name, o->plot))

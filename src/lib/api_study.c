@@ -507,6 +507,71 @@ gpt2embed_status gpt2embed_wpe_norms(const gpt2embed_model *m, double *norms,
     return GPT2EMBED_OK;
 }
 
+typedef struct norms_doc {
+    const char *path;
+    const pcasrc_norms *sn;
+} norms_doc;
+
+static void write_norms(FILE *f, const void *user)
+{
+    const norms_doc *d = user;
+    const gpt2embed_norm_summary *s = &d->sn->sum;
+    size_t n = d->sn->n;
+    json_w w;
+    json_init(&w, f);
+    json_begin_object(&w);
+    json_key(&w, "weights");
+    json_cstr(&w, d->path);
+    json_key(&w, "positions");
+    json_uint(&w, n);
+    static const char *const KEYS[] = {"norm_0", "median_norm_1_on", "norm_0_vs_median", "split",
+                                       "mean_before_split", "cv_before_split", "mean_from_split",
+                                       "cv_from_split"};
+    const double v[] = {s->first, s->median, s->first_vs_median, 0, s->mean_early, s->cv_early,
+                        s->mean_late, s->cv_late};
+    for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++) {
+        json_key(&w, KEYS[i]);
+        if (i == 3)
+            json_uint(&w, s->split);
+        else
+            json_f64(&w, v[i]);
+    }
+    json_key(&w, "position");
+    json_begin_array(&w);
+    for (size_t p = 0; p < n; p++)
+        json_uint(&w, p);
+    json_end_array(&w);
+    json_key(&w, "norm");
+    json_begin_array(&w);
+    for (size_t p = 0; p < n; p++)
+        json_f64(&w, d->sn->norm[p]);
+    json_end_array(&w);
+    json_key(&w, "vs_median");
+    json_begin_array(&w);
+    for (size_t p = 0; p < n; p++)
+        json_f64(&w, s->median > 0 ? d->sn->norm[p] / s->median : 0);
+    json_end_array(&w);
+    json_end_object(&w);
+    fputc('\n', f);
+}
+
+gpt2embed_status gpt2embed_wpe_norms_json(const gpt2embed_model *m, char **json, gpt2embed_error *err)
+{
+    if (json)
+        *json = NULL;
+    if (!m || !json)
+        return NULL_ARG("gpt2embed_wpe_norms_json");
+    pcasrc_norms sn;
+    g2e_err e;
+    int rc = pcasrc_wpe_norms(g2e_api_model(m), &sn, &e);
+    if (rc)
+        return g2e_api_fail(&e, rc, err);
+    norms_doc d = {g2e_api_model_path(m), &sn};
+    gpt2embed_status s = to_string(write_norms, &d, json, err);
+    pcasrc_norms_free(&sn);
+    return s;
+}
+
 /* ---- RoPE ---- */
 
 gpt2embed_status gpt2embed_rope_check_relative(size_t dim, double base, uint64_t max_pos, size_t n_pairs,

@@ -271,6 +271,15 @@ def test_wpe_norms_are_numpys(model, fixtures):
     assert n.argmax == 1 + int(np.argmax(want[1:]))
     prog = json.loads(run_program("stats", "--by-position", "--format", "json", "--weights", fixtures["F32"]).stdout)
     assert prog["norm"] == n.norms.tolist() and prog["cv_from_split"] == n.cv_late
+    # .document is the program's document, and its numbers are numpy's
+    assert n.document == prog
+    doc = n.document
+    assert doc["weights"] == fixtures["F32"] and doc["positions"] == 1024 and doc["position"] == list(range(1024))
+    assert np.allclose(doc["norm"], want, rtol=1e-13) and doc["norm_0"] == doc["norm"][0]
+    assert doc["median_norm_1_on"] == np.median(doc["norm"][1:])
+    assert np.allclose(doc["vs_median"], want / np.median(want[1:]), rtol=1e-13)
+    assert doc["split"] == 100 and np.isclose(doc["mean_from_split"], want[100:].mean(), rtol=1e-13)
+    assert np.isclose(doc["cv_before_split"], want[1:100].std() / want[1:100].mean(), rtol=1e-12)
 
 
 def test_rope_is_numpys_rotation_and_the_programs(model):
