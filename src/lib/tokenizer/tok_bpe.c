@@ -115,9 +115,9 @@ static inline int joined(const tok_tokenizer *t, uint8_t a, uint8_t b)
     return (int)(t->joins[ab >> 6] >> (ab & 63) & 1);
 }
 
-/* The smaller of two keys, without a branch, in general registers: a vector search (which
- * the compiler would otherwise make of the scan's) waits on the keys the last merge stored,
- * which do not forward to a 16-byte load. */
+/* The smaller of two keys, without a branch, in general registers: the compiler would
+ * otherwise make the scan's search a vector one, whose 16-byte loads wait on the keys the
+ * last merge stored one at a time (a store does not forward to a wider load). */
 static inline int32_t key_min(int32_t a, int32_t b)
 {
     __asm__("" : "+r"(a));
