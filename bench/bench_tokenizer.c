@@ -9,6 +9,7 @@
  * CPU time is the steadier measure of the code itself. Medians of RUNS runs.
  * Left out: the cold start of the whole process and tiktoken (bench_tokenizer.sh).
  */
+#include "tok_internal.h"
 #include "tok_pretok.h"
 #include "engine.h"
 #include "tokenizer.h"
@@ -308,6 +309,85 @@ static int round_once(const char *text, size_t len)
     return 0;
 }
 
+/* `bench_tokenizer --bpe [--once]`: BPE alone on the corpus's distinct pieces that are not
+ * tokens (n >= 2, not in the vocabulary), in the order they first occur, each handed to
+ * tok_bpe as the piece cache hands it (IDs copied for pieces of up to CACHE_KEY bytes): a
+ * fresh tokenizer each run (empty pair memo and part cache, as on a first encode), median
+ * CPU nanoseconds a piece of RUNS runs, and a checksum of the IDs. --once: one run, for
+ * valgrind --toggle-collect=tok_bpe. */
+static int bpe_alone(const char *text, size_t len, int runs)
+{
+    g2e_err err;
+    tok_tokenizer *t;
+    if (tok_open_builtin(&t, &err)) {
+        fprintf(stderr, "bench_tokenizer: %s\n", err.msg);
+        return 1;
+    }
+    const uint8_t *s = (const uint8_t *)text;
+    size_t cap = 1 << 18, np = 0, bytes = 0;
+    uint64_t *set = calloc(cap, sizeof *set); /* offset << 24 | length + 1, open addressing */
+    uint64_t *pieces = malloc(cap / 2 * sizeof *pieces);
+    uint32_t lens[256];
+    for (size_t pos = 0; set && pieces && pos < len;) {
+        size_t m = tok_pretok(s, len, pos, lens, 256);
+        for (size_t k = 0; k < m; pos += lens[k++]) {
+            size_t n = lens[k];
+            if (n < 2 || n >= 1 << 24 || (n <= t->max_len && vocab_find(t, s + pos, n) != NONE))
+                continue;
+            uint64_t h = 1469598103934665603ull;
+            for (size_t i = 0; i < n; i++)
+                h = (h ^ s[pos + i]) * 1099511628211ull;
+            size_t i = h & (cap - 1);
+            for (; set[i]; i = (i + 1) & (cap - 1))
+                if ((set[i] & 0xFFFFFF) == n + 1 && memcmp(s + (set[i] >> 24), s + pos, n) == 0)
+                    break;
+            if (set[i] || np == cap / 2)
+                continue;
+            set[i] = (uint64_t)pos << 24 | (n + 1);
+            pieces[np++] = set[i];
+            bytes += n;
+        }
+    }
+    tok_close(t);
+    double c[RUNS];
+    uint64_t sum = 0;
+    size_t nids = 0;
+    int rc = !set || !pieces;
+    for (int r = 0; r < runs && !rc; r++) {
+        if (tok_open_builtin(&t, &err)) {
+            fprintf(stderr, "bench_tokenizer: %s\n", err.msg);
+            rc = 1;
+            break;
+        }
+        obuf o = {0};
+        uint32_t tmp[CACHE_KEY];
+        size_t tn;
+        double c0 = now(CLOCK_THREAD_CPUTIME_ID);
+        for (size_t k = 0; k < np && !rc; k++) {
+            size_t at = (size_t)(pieces[k] >> 24), n = (pieces[k] & 0xFFFFFF) - 1;
+            rc = tok_bpe(t, s + at, n, &o, 0, n <= CACHE_KEY ? tmp : NULL, n <= CACHE_KEY ? &tn : NULL);
+        }
+        c[r] = now(CLOCK_THREAD_CPUTIME_ID) - c0;
+        sum = 0;
+        for (size_t k = 0; k < o.n; k++)
+            sum = (sum ^ o.ids[k]) * 1099511628211ull;
+        nids = o.n;
+        free(o.ids);
+        free(o.off);
+        tok_close(t);
+    }
+    free(set);
+    free(pieces);
+    if (rc)
+        return 1;
+    qsort(c, (size_t)runs, sizeof c[0], cmp_d);
+    printf("BPE alone: %zu distinct pieces that are not tokens (%zu bytes) -> %zu IDs, checksum %016llx\n", np,
+           bytes, nids, (unsigned long long)sum);
+    printf("  CPU %.1f ns a piece (median of %d runs, fresh tokenizer each; min %.1f, max %.1f)\n",
+           c[runs / 2] * 1e9 / (double)np, runs, c[0] * 1e9 / (double)np, c[runs - 1] * 1e9 / (double)np);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     size_t len;
@@ -320,6 +400,11 @@ int main(int argc, char **argv)
         pretok_paths(text, len);
         free(text);
         return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "--bpe") == 0) {
+        int rc = bpe_alone(text, len, argc > 2 && strcmp(argv[2], "--once") == 0 ? 1 : RUNS);
+        free(text);
+        return rc;
     }
     if (argc > 1 && strcmp(argv[1], "--round") == 0) {
         int rc = round_once(text, len);

@@ -115,42 +115,59 @@ static inline int joined(const tok_tokenizer *t, uint8_t a, uint8_t b)
     return (int)(t->joins[ab >> 6] >> (ab & 63) & 1);
 }
 
+/* The smaller of two keys, without a branch, in general registers: the compiler would
+ * otherwise make the scan's search a vector one, whose 16-byte loads wait on the keys the
+ * last merge stored one at a time (a store does not forward to a wider load). */
+static inline int32_t key_min(int32_t a, int32_t b)
+{
+    __asm__("" : "+r"(a));
+    return a < b ? a : b;
+}
+
+#define KEY_BLOCK 8
+
 /* BPE of a short piece (2 <= n <= SMALL_PIECE) the way tiktoken does it: each step a
  * search of all pairs for the leftmost lowest rank. Parts are linked by `nx` (no moving of
  * arrays). Pair i (part i and the part after it) has the key rank << 6 | i, KEY_NONE when
  * it is no token or part i was absorbed: the smallest key is then tiktoken's leftmost
- * lowest pair, found by two running minima without a branch per pair, whose outcome is
- * random and would be mispredicted (ranks < MAX_VOCAB < 2^25, so keys fit int32). With cut,
- * the piece's parts between places where no merge can join (tok_bpe) are done one after
- * the other, each search looking at its part's pairs only. Writes the token IDs to ids and
- * their starts to starts; returns the count. */
-static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, int cut, uint32_t *ids, uint8_t *starts)
+ * lowest pair, found by running minima over whole blocks of keys without a branch per pair,
+ * whose outcome is random and would be mispredicted (ranks < MAX_VOCAB < 2^25, so keys fit
+ * int32). With cut, the piece's parts between places where no merge can join (tok_bpe) are
+ * done one after the other, each search looking at its part's pairs only; a part of one
+ * byte is its byte's token and is not looked at. Writes the token IDs to ids and to dup
+ * (which may be ids), their starts plus base to off unless it is NULL; returns the count. */
+static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, int cut, uint32_t *ids, uint32_t *dup,
+                        size_t *off, size_t base)
 {
     uint8_t nx[SMALL_PIECE + 1], pv[SMALL_PIECE];
     uint32_t pid[SMALL_PIECE];
-    int32_t key[SMALL_PIECE]; /* n - 1 keys, padded to even */
+    /* a part's keys, then KEY_NONE up to its search's last block: the pair across the cut
+     * (which no token holds) or the last part's, and the padding */
+    int32_t key[SMALL_PIECE + KEY_BLOCK];
     const uint32_t *pair2p1 = t->pair2p1, *byte_id = t->byte_id;
     uint64_t cuts = 0; /* bit i: no merge joins byte i and byte i + 1 (a 2-byte token's pair never) */
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i + 1 < n; i++) {
         nx[i] = (uint8_t)(i + 1);
         pv[i] = (uint8_t)(i - 1); /* pv[0] is never read */
         pid[i] = byte_id[p[i]];
+        cuts |= (uint64_t)!joined(t, p[i], p[i + 1]) << i;
     }
-    if (cut)
-        for (size_t i = 0; i + 1 < n; i++)
-            cuts |= (uint64_t)!joined(t, p[i], p[i + 1]) << i;
+    nx[n - 1] = (uint8_t)n;
+    pv[n - 1] = (uint8_t)(n - 2);
+    pid[n - 1] = byte_id[p[n - 1]];
+    if (!cut)
+        cuts = 0;
     int cached = cuts != 0; /* a whole piece was looked for in the piece cache already */
-    /* one part [lo, hi) after another: its pairs are keys lo .. hi - 2, and key hi - 1 (the
-     * pair across the cut, which no token holds, or the last part's) is KEY_NONE and never
-     * recomputed; the search takes an even count of keys from lo, that one included when the
-     * count is odd */
-    size_t lo = 0, hi = cuts ? (size_t)__builtin_ctzll(cuts) + 1 : n;
-    for (;;) {
+    /* bit i of ends: a part ends at byte i; of firsts: one of two bytes or more begins there */
+    uint64_t ends = cuts | (uint64_t)1 << (n - 1), firsts = (cuts << 1 | 1) & ~ends;
+    while (firsts) {
+        size_t lo = (size_t)__builtin_ctzll(firsts), hi = (size_t)__builtin_ctzll(ends >> lo) + lo + 1;
+        firsts &= firsts - 1;
         part_entry *pe = NULL;
         uint64_t pk = 0;
         size_t len = hi - lo;
-        if (cached && len >= 2 && len <= PART_KEY) {
-            memcpy(&pk, p + lo, len);
+        if (cached && len <= PART_KEY) {
+            pk = head_word(p + lo, len); /* the bytes, zero-padded */
             pe = &t->parts[((pk ^ len) * 0x9E3779B97F4A7C15ull) >> 53 & (PART_SLOTS - 1)];
             if (pe->len == len && pe->key == pk) { /* the part's tokens, linked as merges would */
                 for (size_t k = 0; k < pe->n; k++) {
@@ -158,21 +175,24 @@ static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, int cut, u
                     pid[at] = pe->ids[k];
                     nx[at] = (uint8_t)(k + 1 < pe->n ? lo + pe->starts[k + 1] : hi);
                 }
-                goto next_part;
+                continue;
             }
         }
         for (size_t i = lo; i + 1 < hi; i++) {
             uint32_t r = pair2p1[p[i] << 8 | p[i + 1]];
             key[i] = r ? (int32_t)((r - 1) << 6 | i) : KEY_NONE;
         }
-        key[hi - 1] = KEY_NONE;
-        for (size_t nk = len & ~(size_t)1;;) {
-            int32_t b0 = KEY_NONE, b1 = KEY_NONE;
-            for (size_t i = lo; i < lo + nk; i += 2) {
-                b0 = key[i] < b0 ? key[i] : b0;
-                b1 = key[i + 1] < b1 ? key[i + 1] : b1;
+        for (size_t k = 0; k < KEY_BLOCK; k++)
+            key[hi - 1 + k] = KEY_NONE;
+        for (size_t end = lo + ((len - 1 + KEY_BLOCK - 1) & ~(size_t)(KEY_BLOCK - 1));;) {
+            int32_t b0 = KEY_NONE, b1 = KEY_NONE, b2 = KEY_NONE, b3 = KEY_NONE;
+            for (size_t i = lo; i < end; i += KEY_BLOCK) {
+                b0 = key_min(key_min(key[i], key[i + 4]), b0);
+                b1 = key_min(key_min(key[i + 1], key[i + 5]), b1);
+                b2 = key_min(key_min(key[i + 2], key[i + 6]), b2);
+                b3 = key_min(key_min(key[i + 3], key[i + 7]), b3);
             }
-            int32_t best = b0 < b1 ? b0 : b1;
+            int32_t best = key_min(key_min(b0, b1), key_min(b2, b3));
             if (best == KEY_NONE)
                 break;
             /* part bi absorbs the part j after it */
@@ -210,18 +230,13 @@ static size_t bpe_small(tok_tokenizer *t, const uint8_t *p, size_t n, int cut, u
             if (e.n <= PART_IDS)
                 *pe = e;
         }
-    next_part:
-        if (hi >= n)
-            break;
-        lo = hi;
-        cuts &= cuts - 1;
-        hi = cuts ? (size_t)__builtin_ctzll(cuts) + 1 : n;
     }
     size_t m = 0;
-    for (size_t i = 0; i < n; i = nx[i]) {
-        ids[m] = pid[i];
-        starts[m++] = (uint8_t)i;
-    }
+    for (size_t i = 0; i < n; i = nx[i], m++)
+        ids[m] = dup[m] = pid[i];
+    if (off)
+        for (size_t i = 0, k = 0; i < n; i = nx[i])
+            off[k++] = base + i;
     return m;
 }
 
@@ -366,23 +381,18 @@ done:
     return rc;
 }
 
-/* bpe_small, appending to o (and copying the IDs to tmp_ids when asked). */
+/* bpe_small, appending to o (and copying the IDs to tmp_ids when asked): o has room made
+ * for n IDs, as many as the piece has bytes, which bpe_small writes in place. */
 static int bpe_scan(tok_tokenizer *t, const uint8_t *p, size_t n, obuf *o, size_t base, uint32_t *tmp_ids,
                     size_t *tmp_n)
 {
-    uint32_t ids[SMALL_PIECE];
-    uint8_t starts[SMALL_PIECE];
-    size_t m = bpe_small(t, p, n, !(t->bpe_path & TOK_BPE_WHOLE), ids, starts);
-    int rc = tok_ob_grow(o, m);
+    int rc = tok_ob_grow(o, n);
     if (rc)
         return rc;
-    for (size_t k = 0; k < m; k++) {
-        if (o->keep_off)
-            o->off[o->n] = base + starts[k];
-        o->ids[o->n++] = ids[k];
-    }
-    if (tmp_ids)
-        memcpy(tmp_ids, ids, m * sizeof *ids);
+    uint32_t *ids = o->ids + o->n;
+    size_t m = bpe_small(t, p, n, !(t->bpe_path & TOK_BPE_WHOLE), ids, tmp_ids ? tmp_ids : ids,
+                         o->keep_off ? o->off + o->n : NULL, base);
+    o->n += m;
     if (tmp_n)
         *tmp_n = m;
     return 0;
