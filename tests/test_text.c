@@ -245,3 +245,65 @@ Test(text, escape_buf_truncates_at_whole_escapes)
     text_escape_buf(four, sizeof four, "a犬", strlen("a犬"), 0);
     cr_expect_str_eq(four, "a");
 }
+
+/* The words and the English verdict by their definition (text.h), decoded by utf8proc:
+ * runs between white space (ASCII's six, U+00A0, U+3000) holding an ASCII letter; ASCII
+ * letters against characters from U+0080 (an ill-formed byte is neither). */
+static size_t words_ref(const char *s, size_t n, int *english)
+{
+    size_t words = 0, ascii = 0, other = 0;
+    int lettered = 0;
+    for (size_t i = 0; i < n;) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(n - i), &cp);
+        if (k <= 0 || (cp >= 0xD800 && cp <= 0xDFFF)) {
+            i++;
+            continue;
+        }
+        i += (size_t)k;
+        if (cp == ' ' || (cp >= '\t' && cp <= '\r') || cp == 0xA0 || cp == 0x3000) {
+            words += lettered;
+            lettered = 0;
+        } else if ((cp | 0x20) >= 'a' && (cp | 0x20) <= 'z') {
+            lettered = 1;
+            ascii++;
+        } else {
+            other += cp >= 0x80;
+        }
+    }
+    *english = ascii > 0 && ascii >= 9 * other;
+    return words + lettered;
+}
+
+Test(text, english_words_by_their_definition)
+{
+    static const char *const PARTS[] = {"word", "GPT-2's", "1024", " ", "  ", "\t", "\n", "\r\n", "\v", "\f",
+                                        "\xc2\xa0", "\xe3\x80\x80", "\xe7\x8a\xac", "\xc3\xa9", "\xff", "\xe3\x80",
+                                        "\xf0\x9f\x98\x80", "x", "-", "\x00", "\xed\xa0\x80", "Z"};
+    const size_t np = sizeof PARTS / sizeof *PARTS;
+    char buf[4096];
+    unsigned seed = 12345;
+    for (int round = 0; round < 50000; round++) {
+        /* short texts of any parts; long ones (the 64-byte blocks' path) mostly ASCII, with
+         * parts from U+0080 crossing blocks' ends now and then */
+        int long_one = round % 2, most = long_one ? 600 : 40;
+        size_t n = 0;
+        for (int k = (int)((seed = seed * 1103515245u + 12345u) >> 16) % most; k-- > 0;) {
+            unsigned r = (seed = seed * 1103515245u + 12345u) >> 16;
+            const char *p = long_one && r % 16 ? PARTS[r % 10 < 5 ? 0 : r % 10 < 8 ? 3 : r % 10 < 9 ? 2 : 6]
+                                               : PARTS[r % np];
+            size_t pn = *p ? strlen(p) : 1; /* "\x00": one NUL byte */
+            memcpy(buf + n, p, pn);
+            n += pn;
+        }
+        int en = -1, en_ref = -1;
+        size_t w = text_english_words(buf, n, &en), w_ref = words_ref(buf, n, &en_ref);
+        cr_assert_eq(w, w_ref, "round %d: %zu words, the definition says %zu", round, w, w_ref);
+        cr_assert_eq(en, en_ref, "round %d: english %d, the definition says %d", round, en, en_ref);
+    }
+    int en;
+    cr_expect_eq(text_english_words("The dog\xc2\xa0" "chased\xe3\x80\x80the cat", 25, &en), 5);
+    cr_expect_eq(en, 1); /* 16 letters; U+00A0 and U+3000 are white space, not letters */
+    cr_expect_eq(text_english_words("the dog \xe7\x8a\xac\xe3\x81\x8c", 14, &en), 2);
+    cr_expect_eq(en, 0); /* 6 letters against 2 characters from U+0080: under 9 to 1 */
+}
