@@ -124,18 +124,7 @@ static int emit_json(const gpt2embed_model *m, const char *out)
 {
     char *json;
     gpt2embed_error e;
-    out_file of;
-    if (gpt2embed_wpe_norms_json(m, &json, &e)) {
-        cli_error("%s", e.message);
-        return -1;
-    }
-    int rc = out_open(&of, out, 0);
-    if (!rc) {
-        fputs(json, of.f);   /* (the document ends with its newline) */
-        rc = out_commit(&of);
-    }
-    gpt2embed_free(json);
-    return rc;
+    return study_print_doc(gpt2embed_wpe_norms_json(m, &json, &e), &json, &e, out);
 }
 
 /* --by-position: norms, summary, output, figure. */

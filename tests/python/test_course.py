@@ -237,7 +237,13 @@ def test_pca_of_wte_rows_and_of_the_sinusoidal_pe(model, fixtures):
     assert np.allclose(s.variance, w, rtol=1e-9, atol=1e-14)
     prog = json.loads(run_program("pca", "--of", "sinusoidal", "--len", "50", "--dim", "8", "--base", "100",
                                   "--skip", "2", "-k", "8", "--format", "json").stdout)
-    assert s.document["variance"] == prog["variance"]
+    assert s.document == prog and prog["source"] == "" and prog["rows"] == n - 2
+    # a model passed beside of="sinusoidal" is not the source: the same document
+    assert course.pca(model, of="sinusoidal", length=n, dim=d, base=100.0, skip=2, k=d).document == prog
+    prog = json.loads(run_program("pca", "--of", "wte", "--ids", ",".join(map(str, ids)), "-k", "2",
+                                  "--format", "json", "--weights", fixtures["F32"]).stdout)
+    assert p.document == prog and prog["of"] == "wte" and prog["source"] == fixtures["F32"]
+    assert prog["variance"] == p.variance.tolist() and prog["cumulative"] == p.cumulative.tolist()
 
 
 def test_pca_edges(model):
@@ -305,6 +311,21 @@ def test_rope_is_numpys_rotation_and_the_programs(model):
     assert r.schemes[0][3] == "rotary relative (RoPE)" and r.schemes[0][0] == ""
     with pytest.raises(g.InvalidInputError, match="pair 32 does not exist in width 64"):
         course.rope(64, pairs=1, to=1, samples=1, pair=32)
+    # .document: the program's document of each mode for the same parameters
+    common = ("-d", "64", "--format", "json")
+    modes = {"schemes": (), "check_relative": ("--check-relative", "--max-pos", "1000", "--pairs", "200", "--seed", "3"),
+             "dot_curve": ("--dot-curve", "--to", "40", "--samples", "20", "--seed", "3"),
+             "rotation": ("--rotation", "--pair", "5", "--len", "30")}
+    assert list(r.document) == list(modes)
+    for key, args in modes.items():
+        assert r.document[key] == json.loads(run_program("rope", *args, *common).stdout), key
+    assert r.document["rotation"]["x_2i"] == r.x.tolist() and r.document["dot_curve"]["k"] == r.k.tolist()
+    # the default pair is the program's (dim/8) and its document says which
+    r2 = course.rope(64, base=500.0, pairs=5, to=3, samples=2, n=4)
+    prog = json.loads(run_program("rope", "--rotation", "-d", "64", "--base", "500", "--len", "4", "--format",
+                                  "json").stdout)
+    assert r2.pair == 8 and r2.document["rotation"] == prog and prog["pair"] == 8
+    assert r2.document["schemes"]["base"] == 500.0 and r2.document["schemes"]["dim"] == 64
     with pytest.raises(g.InvalidInputError):
         course.rope(63)
 
