@@ -892,7 +892,9 @@ GPT2EMBED_API gpt2embed_status gpt2embed_pca_json(const gpt2embed_pca_result *r,
 #define GPT2EMBED_NORM_SPLIT 100   /* published analyses of GPT-2 small see flat norms after it */
 typedef struct gpt2embed_norm_summary {
     size_t n, split;
-    double first, median, first_vs_median;  /* norms[0], median of norms[1..n-1], their ratio */
+    double first, median, first_vs_median;  /* norms[0], median of norms[1..n-1], their ratio
+                                               (NaN when the median is 0: at least half of rows
+                                               1..n-1 are zero vectors, and no ratio is defined) */
     size_t argmax, argmin;                  /* over rows 1..n-1 */
     double max, min;
     double mean_early, cv_early;            /* rows 1 .. split - 1 */
@@ -910,7 +912,7 @@ GPT2EMBED_API gpt2embed_status gpt2embed_wpe_norms(const gpt2embed_model *m, dou
  * (the program prints this document): {"weights" (the file), "positions" (n_ctx), "norm_0",
  * "median_norm_1_on", "norm_0_vs_median", "split", "mean_before_split", "cv_before_split",
  * "mean_from_split", "cv_from_split" (the summary's), then per position "position", "norm"
- * and "vs_median" (the norm over the median; 0 when the median is 0)}. Numbers and *json as
+ * and "vs_median" (the norm over the median)}; the ratios are null when the median is 0. Numbers and *json as
  * the course's documents' (%.17g; a new string, gpt2embed_free; NULL on error). Errors:
  * gpt2embed_wpe_norms's (GPT2EMBED_E_ARG for a NULL m or json). */
 GPT2EMBED_API gpt2embed_status gpt2embed_wpe_norms_json(const gpt2embed_model *m, char **json,

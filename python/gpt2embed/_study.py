@@ -812,7 +812,8 @@ def pca(model: Any = None, *, of: str = "wpe", ids: Optional[Sequence[int]] = No
 
 class WpeNorms(_Shown):
     """The norm of every wpe row against its position (gpt2-embed stats --by-position): norms
-    (n_ctx,) float64, and the summary: first (position 0), median (of positions 1..), first_vs_median,
+    (n_ctx,) float64, and the summary: first (position 0), median (of positions 1..), first_vs_median
+    (their ratio; NaN when the median is 0, and the sentence then says so),
     argmin/min and argmax/max over positions 1.., split, mean_early/cv_early (positions
     1..split-1) and mean_late/cv_late (split..). document: what `gpt2-embed stats
     --by-position --format json` prints."""
@@ -823,8 +824,12 @@ class WpeNorms(_Shown):
         for f, _t in _NormSummary._fields_:
             setattr(self, f, getattr(s, f))
         n = len(norms)
-        self.says = [_c("position 0: norm %.4f = %.2f x the median of positions 1..%zu (%.4f)\n",
-                        self.first, self.first_vs_median, n - 1, self.median).strip()]
+        if np.isnan(self.first_vs_median):   # the median is 0: no ratio to it
+            self.says = [_c("position 0: norm %.4f; the median of positions 1..%zu is 0 (at least half of "
+                            "them are zero vectors), so no ratio to it is defined\n", self.first, n - 1).strip()]
+        else:
+            self.says = [_c("position 0: norm %.4f = %.2f x the median of positions 1..%zu (%.4f)\n",
+                            self.first, self.first_vs_median, n - 1, self.median).strip()]
         if 1 < self.split < n:
             self.says.append(_c("spread (std / mean): %.2f%% over positions 1..%zu, %.2f%% over %zu..%zu\n",
                                 100 * self.cv_early, self.split - 1, 100 * self.cv_late,

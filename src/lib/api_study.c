@@ -592,7 +592,7 @@ static void write_norms(FILE *f, const void *user)
     json_key(&w, "vs_median");
     json_begin_array(&w);
     for (size_t p = 0; p < n; p++)
-        json_f64(&w, s->median > 0 ? d->sn->norm[p] / s->median : 0);
+        json_f64(&w, s->median > 0 ? d->sn->norm[p] / s->median : NAN);   /* NaN: null */
     json_end_array(&w);
     json_end_object(&w);
     fputc('\n', f);

@@ -288,6 +288,31 @@ def test_wpe_norms_are_numpys(model, fixtures):
     assert np.isclose(doc["cv_before_split"], want[1:100].std() / want[1:100].mean(), rtol=1e-12)
 
 
+def test_wpe_norms_say_position_0_against_the_median_only_when_it_is_positive(model, fixtures):
+    # the "gpt2" fixture writes wpe rows 0, 1 and 1023 only: the median of positions 1.. is 0
+    # (numpy's, from the file), and no ratio to it is said; the full fixture's median is positive
+    zero = g.Model(fixtures["gpt2"])
+    try:
+        wpe = read_safetensors(fixtures["gpt2"], "wpe.weight").astype(np.float64)
+        assert np.median(np.sqrt((wpe ** 2).sum(axis=1))[1:]) == 0
+        for lang in ("en", "ja"):
+            course.set_language(lang)
+            z, p = course.wpe_norms(zero), course.wpe_norms(model)
+            assert np.isnan(z.first_vs_median) and z.median == 0 and z.first > 0
+            assert p.first_vs_median == p.first / p.median and p.median > 0
+            no_ratio = {"en": "so no ratio to it is defined", "ja": "中央値との比は定まりません"}[lang]
+            ratio = {"en": "%.2f x the median" % p.first_vs_median, "ja": "の %.2f 倍" % p.first_vs_median}[lang]
+            assert no_ratio in z.says[0] and "%.4f" % z.first in z.says[0] and " x the median" not in z.says[0]
+            assert ratio in p.says[0] and no_ratio not in p.says[0]
+            assert z.png().startswith(PNG)
+        prog = json.loads(run_program("stats", "--by-position", "--format", "json", "--weights",
+                                      fixtures["gpt2"]).stdout)
+        assert z.document == prog and prog["norm_0_vs_median"] is None
+        assert set(prog["vs_median"]) == {None}
+    finally:
+        zero.close()
+
+
 def test_rope_is_numpys_rotation_and_the_programs(model):
     r = course.rope(64, max_pos=1000, pairs=200, seed=3, start=0, to=40, samples=20, pair=5, n=30)
     theta = 10000.0 ** (-2 * 5 / 64)
