@@ -873,6 +873,18 @@ GPT2EMBED_API gpt2embed_status gpt2embed_pca(const gpt2embed_model *m, const gpt
                                              size_t k, gpt2embed_pca_result **out, gpt2embed_error *err);
 GPT2EMBED_API void gpt2embed_pca_free(gpt2embed_pca_result *p);   /* accepts NULL */
 
+/* The explained variance of r as `gpt2-embed pca --format json` prints it (the program prints
+ * this document): {"of" ("wpe", "wte" or "sinusoidal"), "source" (m's file; "" for the
+ * sinusoidal PE), "rows" (n), "cols" (d), "total_variance", "floor", then per component of all
+ * d "component" (1..d), "variance", "ratio", "cumulative"}, written from r itself (the same
+ * doubles, %.17g: they read back bit for bit). m and src: what r was computed from (m may be
+ * NULL for GPT2EMBED_PCA_SINUSOIDAL). *json: a new string ending in a newline (gpt2embed_free;
+ * NULL on error). Errors: GPT2EMBED_E_ARG (a NULL r, src, json, arrays of r, or m when src
+ * needs it; an unknown source), GPT2EMBED_E_NOMEM. */
+GPT2EMBED_API gpt2embed_status gpt2embed_pca_json(const gpt2embed_pca_result *r, const gpt2embed_model *m,
+                                                  const gpt2embed_pca_source *src, char **json,
+                                                  gpt2embed_error *err);
+
 /* What a reader looks for in the norms of wpe's rows (gpt2embed_wpe_norms): row 0 against
  * the median of rows 1..n-1, the largest and smallest of those, and the spread (mean and
  * coefficient of variation, the population's) of rows 1..split-1 against rows split..n-1
@@ -880,7 +892,9 @@ GPT2EMBED_API void gpt2embed_pca_free(gpt2embed_pca_result *p);   /* accepts NUL
 #define GPT2EMBED_NORM_SPLIT 100   /* published analyses of GPT-2 small see flat norms after it */
 typedef struct gpt2embed_norm_summary {
     size_t n, split;
-    double first, median, first_vs_median;  /* norms[0], median of norms[1..n-1], their ratio */
+    double first, median, first_vs_median;  /* norms[0], median of norms[1..n-1], their ratio
+                                               (NaN when the median is 0: at least half of rows
+                                               1..n-1 are zero vectors, and no ratio is defined) */
     size_t argmax, argmin;                  /* over rows 1..n-1 */
     double max, min;
     double mean_early, cv_early;            /* rows 1 .. split - 1 */
@@ -898,7 +912,7 @@ GPT2EMBED_API gpt2embed_status gpt2embed_wpe_norms(const gpt2embed_model *m, dou
  * (the program prints this document): {"weights" (the file), "positions" (n_ctx), "norm_0",
  * "median_norm_1_on", "norm_0_vs_median", "split", "mean_before_split", "cv_before_split",
  * "mean_from_split", "cv_from_split" (the summary's), then per position "position", "norm"
- * and "vs_median" (the norm over the median; 0 when the median is 0)}. Numbers and *json as
+ * and "vs_median" (the norm over the median)}; the ratios are null when the median is 0. Numbers and *json as
  * the course's documents' (%.17g; a new string, gpt2embed_free; NULL on error). Errors:
  * gpt2embed_wpe_norms's (GPT2EMBED_E_ARG for a NULL m or json). */
 GPT2EMBED_API gpt2embed_status gpt2embed_wpe_norms_json(const gpt2embed_model *m, char **json,
@@ -949,6 +963,46 @@ GPT2EMBED_API gpt2embed_status gpt2embed_rope_rotation(size_t dim, double base, 
  * translated; "" stays ""); NULL outside the table. A static string. */
 #define GPT2EMBED_ROPE_SCHEME_ROWS 5
 GPT2EMBED_API const char *gpt2embed_rope_scheme(size_t row, size_t col);
+
+/* The four things `gpt2-embed rope` shows (gpt2embed_rope_params.mode). */
+#define GPT2EMBED_ROPE_SCHEMES 0          /* rope without a mode: the schemes, dim, base */
+#define GPT2EMBED_ROPE_CHECK_RELATIVE 1   /* rope --check-relative */
+#define GPT2EMBED_ROPE_DOT_CURVE 2        /* rope --dot-curve */
+#define GPT2EMBED_ROPE_ROTATION 3         /* rope --rotation */
+
+/* What one of them is computed over; a mode reads only its own members (the program's
+ * options of the same names; every mode reads dim and base). */
+typedef struct gpt2embed_rope_params {
+    int mode;                 /* GPT2EMBED_ROPE_* */
+    size_t dim;               /* the width of q and k (even) */
+    double base;              /* theta_i = base^(-2i/dim) */
+    uint64_t max_pos;         /* CHECK_RELATIVE: positions m, n in 0..max_pos */
+    size_t pairs;             /* CHECK_RELATIVE: how many (q, k, m, n) */
+    uint64_t seed;            /* CHECK_RELATIVE, DOT_CURVE: the random generator's seed */
+    uint64_t from, to;        /* DOT_CURVE: offsets from..to */
+    size_t samples;           /* DOT_CURVE: random unit q averaged */
+    size_t pair;              /* ROTATION: the pair (GPT2EMBED_PAIR_DEFAULT: dim/8) */
+    size_t len;               /* ROTATION: positions 0..len-1 */
+} gpt2embed_rope_params;
+
+/* The mode's numbers (the calls above, with the unit vector (1, 0) for ROTATION) as
+ * `gpt2-embed rope [--check-relative | --dot-curve | --rotation] --format json` prints them
+ * (the program prints this document):
+ *   SCHEMES: {"schemes": [{"name", "enters", "parameters", "length_limit",
+ *            "score_depends_on"} for learned absolute, sinusoidal absolute, rotary relative
+ *            (gpt2embed_rope_scheme's English cells)], "dim", "base", "longest_wavelength"
+ *            (2 pi base^((dim-2)/dim), the slowest pair's, in positions)};
+ *   CHECK_RELATIVE: {"dim", "base", "max_pos", "pairs", "seed", "max_deviation", "at_m",
+ *            "at_n", "mean_deviation", "rounding_bound", "relative" (true/false)}
+ *            (gpt2embed_rope_check's);
+ *   DOT_CURVE: {"dim", "base", "samples", "seed", "k" (from..to), "mean_dot", "expected"};
+ *   ROTATION: {"dim", "base", "pair" (the pair taken), "theta", "position" (0..len-1),
+ *            "x_2i", "x_2i+1"}.
+ * Doubles as %.17g (they read back bit for bit). *json: a new string ending in a newline
+ * (gpt2embed_free; NULL on error). Errors: GPT2EMBED_E_ARG (NULL p or json, an unknown mode),
+ * the mode's call's, GPT2EMBED_E_NOMEM. */
+GPT2EMBED_API gpt2embed_status gpt2embed_rope_json(const gpt2embed_rope_params *p, char **json,
+                                                   gpt2embed_error *err);
 
 #ifdef __cplusplus
 }

@@ -2098,6 +2098,99 @@ Test(api, pca_of_wpe_wte_rows_and_the_sinusoidal_pe)
     gpt2embed_model_close(m);
 }
 
+/* The number array `key` of document d is v[0..n) bit for bit. */
+static void expect_f64s(const cJSON *d, const char *key, const double *v, size_t n)
+{
+    const cJSON *a = cJSON_GetObjectItem(d, key);
+    cr_assert_eq((size_t)cJSON_GetArraySize(a), n, "%s", key);
+    for (size_t i = 0; i < n; i++)
+        cr_expect(cJSON_GetArrayItem(a, (int)i)->valuedouble == v[i], "%s[%zu]", key, i);
+}
+
+/* The array `key` of document d is first, first + 1, ... (n of them). */
+static void expect_count(const cJSON *d, const char *key, double first, size_t n)
+{
+    const cJSON *a = cJSON_GetObjectItem(d, key);
+    cr_assert_eq((size_t)cJSON_GetArraySize(a), n, "%s", key);
+    for (size_t i = 0; i < n; i++)
+        cr_expect(cJSON_GetArrayItem(a, (int)i)->valuedouble == first + (double)i, "%s[%zu]", key, i);
+}
+
+static double num(const cJSON *d, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(d, key);
+    cr_assert(cJSON_IsNumber(v), "%s is a number", key);
+    return v->valuedouble;
+}
+
+/* A document: parsed, one line ending in its newline. */
+static cJSON *parse_doc(const char *json)
+{
+    cJSON *d = cJSON_Parse(json);
+    cr_assert(d, "%s", json);
+    cr_expect(json[strlen(json) - 1] == '\n' && !memchr(json, '\n', strlen(json) - 1), "one line");
+    return d;
+}
+
+Test(api, pca_json_is_the_result_read_back)
+{
+    fixture_opts o = small_fixture();
+    gpt2embed_model *m = open_fixture_door(&o, "api-pca-json");
+    gpt2embed_pca_result *r = NULL;
+    gpt2embed_error err;
+    static const uint32_t ids[] = {5, 9, 2, 63, 17, 30, 44, 8};
+    const gpt2embed_pca_source srcs[] = {
+        {.of = GPT2EMBED_PCA_WPE, .skip = 1},
+        {.of = GPT2EMBED_PCA_WTE, .ids = ids, .n_ids = 8},
+        {.of = GPT2EMBED_PCA_SINUSOIDAL, .len = 50, .dim = 8, .base = 100.0, .skip = 2},
+    };
+    const char *of[] = {"wpe", "wte", "sinusoidal"};
+    for (size_t c = 0; c < 3; c++) {
+        cr_assert_eq(gpt2embed_pca(c == 2 ? NULL : m, &srcs[c], 2, &r, &err), GPT2EMBED_OK, "%s", err.message);
+        char *json = (char *)"unset";
+        /* the sinusoidal PE's source is "" with or without a model */
+        cr_assert_eq(gpt2embed_pca_json(r, m, &srcs[c], &json, &err), GPT2EMBED_OK, "%s", err.message);
+        cJSON *d = parse_doc(json);
+        cr_expect_str_eq(cJSON_GetObjectItem(d, "of")->valuestring, of[c]);
+        cr_expect_str_eq(cJSON_GetObjectItem(d, "source")->valuestring, c == 2 ? "" : gpt2embed_model_path(m));
+        cr_expect(num(d, "rows") == (double)r->n && num(d, "cols") == (double)r->d, "case %zu", c);
+        cr_expect(num(d, "total_variance") == r->total && num(d, "floor") == r->floor, "case %zu", c);
+        expect_count(d, "component", 1, r->d);
+        expect_f64s(d, "variance", r->variance, r->d);
+        expect_f64s(d, "ratio", r->ratio, r->d);
+        expect_f64s(d, "cumulative", r->cumulative, r->d);
+        cr_expect_eq(cJSON_GetArraySize(d), 10, "no other members");
+        cJSON_Delete(d);
+        gpt2embed_free(json);
+        if (c == 2) {
+            cr_assert_eq(gpt2embed_pca_json(r, NULL, &srcs[c], &json, &err), GPT2EMBED_OK, "%s", err.message);
+            cr_expect(strstr(json, "\"source\": \"\""), "%s", json);
+            gpt2embed_free(json);
+        } else {
+            json = (char *)"unset";
+            cr_expect_eq(gpt2embed_pca_json(r, NULL, &srcs[c], &json, &err), GPT2EMBED_E_ARG, "wpe, wte need m");
+            cr_expect_null(json);
+        }
+        gpt2embed_pca_free(r);
+    }
+    cr_assert_eq(gpt2embed_pca(m, &srcs[0], 1, &r, &err), GPT2EMBED_OK);
+    char *json = (char *)"unset";
+    gpt2embed_pca_source bad = {.of = 3};
+    cr_expect_eq(gpt2embed_pca_json(r, m, &bad, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect(strstr(err.message, "not 3"), "%s", err.message);
+    cr_expect_null(json);
+    bad.of = -1;
+    cr_expect_eq(gpt2embed_pca_json(r, m, &bad, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_pca_json(NULL, m, &srcs[0], &json, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_pca_json(r, m, NULL, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect_eq(gpt2embed_pca_json(r, m, &srcs[0], NULL, &err), GPT2EMBED_E_ARG);
+    gpt2embed_pca_result hollow = *r;
+    hollow.variance = NULL;
+    cr_expect_eq(gpt2embed_pca_json(&hollow, m, &srcs[0], &json, &err), GPT2EMBED_E_ARG);
+    gpt2embed_pca_free(r);
+    gpt2embed_model_close(m);
+}
+
 Test(api, pca_edges)
 {
     fixture_opts o = small_fixture();
@@ -2226,4 +2319,104 @@ Test(api, rope_calls_and_their_edges)
     cr_expect_str_eq(gpt2embed_rope_scheme(0, 3), "rotary relative (RoPE)");
     cr_expect_str_eq(gpt2embed_rope_scheme(0, 0), "");
     cr_expect(gpt2embed_rope_scheme(GPT2EMBED_ROPE_SCHEME_ROWS, 0) == NULL && gpt2embed_rope_scheme(0, 4) == NULL);
+}
+
+/* gpt2embed_rope_json of p: the parsed document (the caller deletes it). */
+static cJSON *rope_doc(const gpt2embed_rope_params *p)
+{
+    char *json = NULL;
+    gpt2embed_error err;
+    cr_assert_eq(gpt2embed_rope_json(p, &json, &err), GPT2EMBED_OK, "mode %d: %s", p->mode, err.message);
+    cJSON *d = parse_doc(json);
+    gpt2embed_free(json);
+    cr_expect(num(d, "dim") == (double)p->dim && num(d, "base") == p->base);
+    return d;
+}
+
+Test(api, rope_json_is_the_numeric_calls_read_back)
+{
+    gpt2embed_error err;
+    gpt2embed_rope_params p = {.dim = 64, .base = 500.0, .max_pos = 1000, .pairs = 200, .seed = 3,
+                               .from = 5, .to = 40, .samples = 20, .pair = GPT2EMBED_PAIR_DEFAULT, .len = 30};
+    /* no mode: the schemes' English cells, and the slowest pair's wavelength */
+    p.mode = GPT2EMBED_ROPE_SCHEMES;
+    cJSON *d = rope_doc(&p);
+    const cJSON *sc = cJSON_GetObjectItem(d, "schemes");
+    static const char *const ROWS[] = {"name", "enters", "parameters", "length_limit", "score_depends_on"};
+    cr_assert_eq(cJSON_GetArraySize(sc), 3);
+    for (int c = 0; c < 3; c++)
+        for (size_t r = 0; r < GPT2EMBED_ROPE_SCHEME_ROWS; r++)
+            cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(sc, c), ROWS[r])->valuestring,
+                             gpt2embed_rope_scheme(r, (size_t)c + 1));
+    double lam = num(d, "longest_wavelength"), th_slow;
+    double x[30], y[30];
+    cr_assert_eq(gpt2embed_rope_rotation(64, 500.0, 31, 1, 0, 1, x, y, &th_slow, &err), GPT2EMBED_OK);
+    cr_expect(fabs(lam - 2 * M_PI / th_slow) < 1e-12 * lam, "2 pi / theta_31: %.17g against %.17g", lam,
+              2 * M_PI / th_slow);
+    cJSON_Delete(d);
+    /* the check: gpt2embed_rope_check_relative's struct, member by member */
+    p.mode = GPT2EMBED_ROPE_CHECK_RELATIVE;
+    d = rope_doc(&p);
+    gpt2embed_rope_check c;
+    cr_assert_eq(gpt2embed_rope_check_relative(64, 500.0, 1000, 200, 3, &c, &err), GPT2EMBED_OK);
+    cr_expect(num(d, "max_pos") == 1000 && num(d, "pairs") == (double)c.pairs && num(d, "seed") == 3);
+    cr_expect(num(d, "max_deviation") == c.max_dev && num(d, "mean_deviation") == c.mean_dev);
+    cr_expect(num(d, "at_m") == (double)c.at_m && num(d, "at_n") == (double)c.at_n);
+    cr_expect(num(d, "rounding_bound") == c.rounding_bound);
+    cr_expect(cJSON_IsBool(cJSON_GetObjectItem(d, "relative")) &&
+              cJSON_IsTrue(cJSON_GetObjectItem(d, "relative")) == (c.relative != 0));
+    cJSON_Delete(d);
+    /* the dot curve: offsets 5..40 */
+    p.mode = GPT2EMBED_ROPE_DOT_CURVE;
+    d = rope_doc(&p);
+    double mean[36], expd[36];
+    cr_assert_eq(gpt2embed_rope_dot_curve(64, 500.0, 5, 40, 20, 3, mean, expd, &err), GPT2EMBED_OK);
+    cr_expect(num(d, "samples") == 20 && num(d, "seed") == 3);
+    expect_count(d, "k", 5, 36);
+    expect_f64s(d, "mean_dot", mean, 36);
+    expect_f64s(d, "expected", expd, 36);
+    cJSON_Delete(d);
+    /* the rotation: the default pair is dim/8, and the document names it */
+    p.mode = GPT2EMBED_ROPE_ROTATION;
+    for (int k = 0; k < 2; k++) {
+        d = rope_doc(&p);
+        double th;
+        cr_assert_eq(gpt2embed_rope_rotation(64, 500.0, k ? 3 : 8, 1, 0, 30, x, y, &th, &err), GPT2EMBED_OK);
+        cr_expect(num(d, "pair") == (k ? 3 : 8) && num(d, "theta") == th);
+        expect_count(d, "position", 0, 30);
+        expect_f64s(d, "x_2i", x, 30);
+        expect_f64s(d, "x_2i+1", y, 30);
+        cJSON_Delete(d);
+        p.pair = 3;
+    }
+    /* errors: the mode's call's, before anything is allocated; NULL arguments */
+    struct { gpt2embed_rope_params p; gpt2embed_status st; const char *msg; } rope_cases[] = {
+        {{.mode = 4, .dim = 64, .base = 1e4}, GPT2EMBED_E_ARG, "not 4"},
+        {{.mode = -1, .dim = 64, .base = 1e4}, GPT2EMBED_E_ARG, "not -1"},
+        {{.mode = GPT2EMBED_ROPE_SCHEMES, .dim = 63, .base = 1e4}, GPT2EMBED_E_ARG, "even"},
+        {{.mode = GPT2EMBED_ROPE_SCHEMES, .dim = 64, .base = 1.0}, GPT2EMBED_E_ARG, "base"},
+        {{.mode = GPT2EMBED_ROPE_CHECK_RELATIVE, .dim = 64, .base = 1e4, .max_pos = 10}, GPT2EMBED_E_ARG, ""},
+        {{.mode = GPT2EMBED_ROPE_DOT_CURVE, .dim = 64, .base = 1e4, .from = 5, .to = 4, .samples = 1},
+         GPT2EMBED_E_ARG, "from <= to"},
+        {{.mode = GPT2EMBED_ROPE_DOT_CURVE, .dim = 64, .base = 1e4, .to = UINT64_MAX / 2, .samples = 1},
+         GPT2EMBED_E_ARG, "2^53"},
+        {{.mode = GPT2EMBED_ROPE_DOT_CURVE, .dim = 768, .base = 1e4, .to = 1000000, .samples = 1000},
+         GPT2EMBED_E_TOO_LARGE, "2^32 rotations"},
+        {{.mode = GPT2EMBED_ROPE_ROTATION, .dim = 64, .base = 1e4, .pair = 32, .len = 2}, GPT2EMBED_E_ARG,
+         "pair 32 does not exist"},
+        {{.mode = GPT2EMBED_ROPE_ROTATION, .dim = 64, .base = 1e4, .pair = 1, .len = 0}, GPT2EMBED_E_ARG, "1..2^53"},
+        {{.mode = GPT2EMBED_ROPE_ROTATION, .dim = 64, .base = 1e4, .pair = 1, .len = SIZE_MAX}, GPT2EMBED_E_ARG,
+         "1..2^53"},
+    };
+    for (size_t i = 0; i < sizeof rope_cases / sizeof rope_cases[0]; i++) {
+        char *json = (char *)"unset";
+        cr_expect_eq(gpt2embed_rope_json(&rope_cases[i].p, &json, &err), rope_cases[i].st, "case %zu: %s", i,
+                     err.message);
+        cr_expect_null(json, "case %zu", i);
+        cr_expect(strstr(err.message, rope_cases[i].msg), "case %zu: %s", i, err.message);
+    }
+    char *json = (char *)"unset";
+    cr_expect_eq(gpt2embed_rope_json(NULL, &json, &err), GPT2EMBED_E_ARG);
+    cr_expect_null(json);
+    cr_expect_eq(gpt2embed_rope_json(&p, NULL, &err), GPT2EMBED_E_ARG);
 }

@@ -346,6 +346,36 @@ Test(report, numbers_are_the_commands_numbers, .timeout = 120)
     free(html), free(out), free(dir), free(w);
 }
 
+/* What the page says of position 0 follows the median of the other positions: a ratio when
+ * it is positive (the fixture: every row written), none when it is 0 (only rows 0..k written,
+ * k below half of them: the rest read as zero vectors), in English and Japanese. */
+Test(report, position_0_has_a_ratio_to_the_median_only_when_there_is_one, .timeout = 180)
+{
+    char *full = report_fixture("report-median-full"), *dir = test_tmpdir("report-median");
+    fixture_opts o;
+    fixture_tiny(&o);
+    o.n_vocab = 50257, o.n_ctx = 600, o.n_embd = 32, o.sparse = 1;
+    static const uint64_t rows[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+    o.wpe_rows = rows, o.n_wpe_rows = 10;
+    char *zero = path_join(dir, "zero.safetensors"), *out = path_join(dir, "r.html"), e[256];
+    cr_assert_eq(fixture_write(zero, &o, e, sizeof e), 0, "%s", e);
+    for (int z = 0; z < 2; z++)
+        for (int ja = 0; ja < 2; ja++) {
+            run_result r = ja ? run_g2e("--lang", "ja", "report", "-o", out, "--weights", z ? zero : full, NULL)
+                              : run_g2e("report", "-o", out, "--weights", z ? zero : full, NULL);
+            cr_assert_eq(r.status, 0, "%s", r.err);
+            run_free(&r);
+            size_t len;
+            char *html = read_file(out, &len);
+            const char *none = ja ? "中央値との比は定まりません" : "so no ratio to the median is defined";
+            const char *ratio = ja ? "倍です" : "times the median of the other positions";
+            cr_expect((strstr(html, none) != NULL) == z, "zero median %d, ja %d", z, ja);
+            cr_expect((strstr(html, ratio) != NULL) == !z, "zero median %d, ja %d", z, ja);
+            free(html);
+        }
+    free(full), free(zero), free(out), free(dir);
+}
+
 Test(report, errors)
 {
     run_result r = run_g2e("report", NULL);

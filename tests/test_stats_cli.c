@@ -180,3 +180,72 @@ Test(stats_cli, non_finite_values_make_the_matrix_figures_undefined)
     run_free(&r);
     free(w);
 }
+
+/* Two sparse fixtures that differ in one row: with rows 0..k written, rows k+1..199 read as
+ * zero vectors, so the median of positions 1..199 (their 100th smallest norm) is 0 for k = 99
+ * and positive for k = 100. What the program says about position 0 follows: a ratio to the
+ * median only when there is one (text, Japanese, JSON, CSV). */
+Test(stats_cli, position_0_against_a_zero_median_and_a_positive_one)
+{
+    static uint64_t rows[101];
+    for (uint64_t i = 0; i < 101; i++)
+        rows[i] = i;
+    for (int k = 99; k <= 100; k++) {
+        fixture_opts o;
+        fixture_tiny(&o);
+        o.n_ctx = 200;
+        o.sparse = 1;
+        o.wpe_rows = rows, o.n_wpe_rows = (size_t)k + 1;
+        char tag[32], e[256];
+        snprintf(tag, sizeof tag, "stats-median-%d", k);
+        char *dir = test_tmpdir(tag), *w = path_join(dir, "m.safetensors");
+        cr_assert_eq(fixture_write(w, &o, e, sizeof e), 0, "%s", e);
+        double norm0 = expected_norm(&o, 0), median = k == 99 ? 0 : expected_norm(&o, 100);
+        for (uint64_t p = 1; p <= 100 && k == 100; p++)   /* the median: the smallest written norm */
+            median = fmin(median, expected_norm(&o, p));
+        char want[256];
+        run_result r = run_g2e("stats", "--by-position", "--weights", w, NULL);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        if (k == 99) {
+            snprintf(want, sizeof want, "position 0: norm %.4f; the median of positions 1..199 is 0 "
+                     "(at least half of them are zero vectors), so no ratio to it is defined\n", norm0);
+            cr_expect(!strstr(r.out, "x the median"), "%s", r.out);
+        } else {
+            cr_assert(median > 0);
+            snprintf(want, sizeof want, "position 0: norm %.4f = %.2f x the median of positions 1..199 "
+                     "(%.4f)\n", norm0, norm0 / median, median);
+            cr_expect(!strstr(r.out, "no ratio"), "%s", r.out);
+        }
+        cr_expect(strstr(r.out, want), "k %d: want %s in %s", k, want, r.out);
+        run_free(&r);
+        r = run_g2e("--lang", "ja", "stats", "--by-position", "--weights", w, NULL);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        cr_expect((strstr(r.out, "中央値との比は定まりません") != NULL) == (k == 99), "%s", r.out);
+        cr_expect((strstr(r.out, "の中央値（") != NULL) == (k == 100), "%s", r.out);
+        run_free(&r);
+        r = run_g2e("stats", "--by-position", "--format", "json", "--weights", w, NULL);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        cJSON *j = cJSON_Parse(r.out);
+        cr_assert(j, "%s", r.out);
+        const cJSON *ratio = cJSON_GetObjectItem(j, "norm_0_vs_median"), *vs = cJSON_GetObjectItem(j, "vs_median");
+        cr_assert_eq(cJSON_GetArraySize(vs), 200);
+        if (k == 99) {
+            cr_expect(cJSON_IsNull(ratio), "no ratio: null");
+            for (int p = 0; p < 200; p++)
+                cr_expect(cJSON_IsNull(cJSON_GetArrayItem(vs, p)), "vs_median[%d] null", p);
+        } else {
+            cr_expect(cJSON_IsNumber(ratio) && fabs(ratio->valuedouble - norm0 / median) < 1e-12 * norm0 / median);
+            cr_expect(fabs(cJSON_GetArrayItem(vs, 0)->valuedouble - norm0 / median) < 1e-12 * norm0 / median);
+            cr_expect(cJSON_GetArrayItem(vs, 150)->valuedouble == 0, "a zero row is 0 x the median");
+        }
+        cJSON_Delete(j);
+        run_free(&r);
+        r = run_g2e("stats", "--by-position", "--format", "csv", "--weights", w, NULL);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        const char *row0 = strchr(r.out, '\n');   /* "0,<norm>,<vs_median>\n" */
+        cr_assert(row0 && strchr(row0 + 1, '\n'));
+        cr_expect((strncmp(strchr(row0 + 1, '\n') - 4, ",nan", 4) == 0) == (k == 99), "row 0: %s", row0 + 1);
+        run_free(&r);
+        free(w), free(dir);
+    }
+}

@@ -96,24 +96,25 @@ class _NormSummary(ctypes.Structure):
                 ("cv_late", ctypes.c_double)]
 
 
-class _RopeCheck(ctypes.Structure):
-    _fields_ = [("pairs", L.S), ("max_dev", ctypes.c_double), ("at_m", ctypes.c_uint64),
-                ("at_n", ctypes.c_uint64), ("mean_dev", ctypes.c_double),
-                ("rounding_bound", ctypes.c_double), ("relative", L.I)]
-
-
 _pca = _fn("gpt2embed_pca", L.I, L.P, ctypes.POINTER(_PcaSource), L.S,
            ctypes.POINTER(ctypes.POINTER(_PcaResult)))
 _pca_free = _fn("gpt2embed_pca_free", None, ctypes.POINTER(_PcaResult), err=False)
+_pca_json = _fn("gpt2embed_pca_json", L.I, ctypes.POINTER(_PcaResult), L.P, ctypes.POINTER(_PcaSource),
+                ctypes.POINTER(_JSON))
 _wpe_norms = _fn("gpt2embed_wpe_norms", L.I, L.P, L.DP, ctypes.POINTER(_NormSummary))
 _wpe_norms_json = _fn("gpt2embed_wpe_norms_json", L.I, L.P, ctypes.POINTER(_JSON))
-_rope_check = _fn("gpt2embed_rope_check_relative", L.I, L.S, ctypes.c_double, ctypes.c_uint64, L.S,
-                  ctypes.c_uint64, ctypes.POINTER(_RopeCheck))
-_rope_curve = _fn("gpt2embed_rope_dot_curve", L.I, L.S, ctypes.c_double, ctypes.c_uint64,
-                  ctypes.c_uint64, L.S, ctypes.c_uint64, L.DP, L.DP)
-_rope_rotation = _fn("gpt2embed_rope_rotation", L.I, L.S, ctypes.c_double, L.S, ctypes.c_double,
-                     ctypes.c_double, L.S, L.DP, L.DP, L.DP)
 _rope_scheme = _fn("gpt2embed_rope_scheme", L.CP, L.S, L.S, err=False)
+
+
+class _RopeParams(ctypes.Structure):
+    _fields_ = [("mode", L.I), ("dim", L.S), ("base", ctypes.c_double), ("max_pos", ctypes.c_uint64),
+                ("pairs", L.S), ("seed", ctypes.c_uint64), ("start", ctypes.c_uint64),
+                ("to", ctypes.c_uint64), ("samples", L.S), ("pair", L.S), ("len", L.S)]
+
+
+_rope_json = _fn("gpt2embed_rope_json", L.I, ctypes.POINTER(_RopeParams), ctypes.POINTER(_JSON))
+# Rope.document's keys, in the order of GPT2EMBED_ROPE_SCHEMES .. _ROTATION
+_ROPE_MODES = ("schemes", "check_relative", "dot_curve", "rotation")
 _ROPE_SCHEME_ROWS = 5
 _PCA_OF = {"wpe": 0, "wte": 1, "sinusoidal": 2}
 
@@ -705,7 +706,7 @@ class PCA(_Shown):
     `gpt2-embed pca --format json` prints. Figures: png() PC1..PC4 against position,
     png("variance"), png("pc1-pc2"), png("pc2-pc3")."""
 
-    def __init__(self, r: _PcaResult, of: str, source: str, skip: int, what: str):
+    def __init__(self, r: _PcaResult, of: str, source: str, skip: int, what: str, doc: Dict[str, Any]):
         n, d, k = r.n, r.d, r.k
         self.n, self.d, self.k = n, d, k
         self.row_id = _arr(r.row_id, n)
@@ -714,10 +715,7 @@ class PCA(_Shown):
         self.total, self.floor, self.n_signal = r.total, r.floor, r.n_signal
         self.components, self.proj = _arr(r.components, k, d), _arr(r.proj, n, k)
         self.of, self.source, self.first, self.what = of, source, skip, what
-        self.document = {"of": of, "source": source, "rows": n, "cols": d,
-                         "total_variance": self.total, "floor": self.floor,
-                         "component": list(range(1, d + 1)), "variance": self.variance.tolist(),
-                         "ratio": self.ratio.tolist(), "cumulative": self.cumulative.tolist()}
+        self.document = doc
         self.says = [_c("total variance %.6g; variances below %.3g are rounding noise\n",
                         self.total, self.floor).strip()]
         shown = self._shown()
@@ -805,8 +803,8 @@ def pca(model: Any = None, *, of: str = "wpe", ids: Optional[Sequence[int]] = No
         L.call(_pca, mp, ctypes.byref(src), kk, ctypes.byref(out))
         try:
             what = (_c("the sinusoidal PE (base %g)", float(base)) if of == "sinusoidal" else of)
-            return PCA(out.contents, of, model.path if model is not None else "", skip if of != "wte" else 0,
-                       what)
+            doc = _document(_pca_json, out, mp, ctypes.byref(src))
+            return PCA(out.contents, of, doc["source"], skip if of != "wte" else 0, what, doc)
         finally:
             _pca_free(out)
     return run(None) if of == "sinusoidal" else model._run(run)
@@ -814,7 +812,8 @@ def pca(model: Any = None, *, of: str = "wpe", ids: Optional[Sequence[int]] = No
 
 class WpeNorms(_Shown):
     """The norm of every wpe row against its position (gpt2-embed stats --by-position): norms
-    (n_ctx,) float64, and the summary: first (position 0), median (of positions 1..), first_vs_median,
+    (n_ctx,) float64, and the summary: first (position 0), median (of positions 1..), first_vs_median
+    (their ratio; NaN when the median is 0, and the sentence then says so),
     argmin/min and argmax/max over positions 1.., split, mean_early/cv_early (positions
     1..split-1) and mean_late/cv_late (split..). document: what `gpt2-embed stats
     --by-position --format json` prints."""
@@ -825,8 +824,12 @@ class WpeNorms(_Shown):
         for f, _t in _NormSummary._fields_:
             setattr(self, f, getattr(s, f))
         n = len(norms)
-        self.says = [_c("position 0: norm %.4f = %.2f x the median of positions 1..%zu (%.4f)\n",
-                        self.first, self.first_vs_median, n - 1, self.median).strip()]
+        if np.isnan(self.first_vs_median):   # the median is 0: no ratio to it
+            self.says = [_c("position 0: norm %.4f; the median of positions 1..%zu is 0 (at least half of "
+                            "them are zero vectors), so no ratio to it is defined\n", self.first, n - 1).strip()]
+        else:
+            self.says = [_c("position 0: norm %.4f = %.2f x the median of positions 1..%zu (%.4f)\n",
+                            self.first, self.first_vs_median, n - 1, self.median).strip()]
         if 1 < self.split < n:
             self.says.append(_c("spread (std / mean): %.2f%% over positions 1..%zu, %.2f%% over %zu..%zu\n",
                                 100 * self.cv_early, self.split - 1, 100 * self.cv_late,
@@ -858,12 +861,15 @@ class Rope(_Shown):
     chapter's three position schemes, rows of text in the chosen language); the relative
     check (check: pairs, max_dev, at_m, at_n, mean_dev, rounding_bound, relative, over
     positions 0..max_pos); the dot curve (k, mean, expected: float64 arrays); one pair's path
-    (pair, theta, x, y). png() the dot curve, png("rotation") the pair's path."""
+    (pair, theta, x, y). png() the dot curve, png("rotation") the pair's path. document: the
+    program's four documents for these parameters, {"schemes": what `gpt2-embed rope --format
+    json` prints, "check_relative": ... `rope --check-relative`, "dot_curve": ... `rope
+    --dot-curve`, "rotation": ... `rope --rotation`}."""
 
     def __init__(self, dim: int, base: float, max_pos: int, seed: int, samples: int,
                  check: Dict[str, Any], k: np.ndarray, mean: np.ndarray, expected: np.ndarray,
-                 pair: int, theta: float, x: np.ndarray, y: np.ndarray):
-        self.document = {}
+                 pair: int, theta: float, x: np.ndarray, y: np.ndarray, doc: Dict[str, Any]):
+        self.document = doc
         self.dim, self.base, self.max_pos, self.seed, self.samples = dim, base, max_pos, seed, samples
         self.check, self.k, self.mean, self.expected = check, k, mean, expected
         self.pair, self.theta, self.x, self.y = pair, theta, x, y
@@ -922,28 +928,30 @@ def rope(dim: int = 768, base: float = 10000.0, *, max_pos: int = 4096, pairs: i
     `samples` random unit q, and pair `pair`'s path over positions 0..n-1 (default pair dim/8,
     about 0.1 rad per position), as gpt2-embed rope computes them (the same seeds)."""
     d, b = L.c_uint(dim, "dim"), float(base)
-    c = _RopeCheck()
-    L.call(_rope_check, d, b, L.c_uint(max_pos, "max_pos"), L.c_uint(pairs, "pairs"),
-           L.c_uint(seed, "seed"), ctypes.byref(c))
-    check = {f: getattr(c, f) for f, _t in _RopeCheck._fields_}
-    check["relative"] = bool(check["relative"])
     lo, hi = L.c_uint(start, "start"), L.c_uint(to, "to")
     if lo > hi:
         raise ValueError("start %d is after to %d" % (lo, hi))
     if hi - lo >= 10 ** 7:
         raise ValueError("at most 10^7 offsets")
-    mean, expected = np.empty(hi - lo + 1), np.empty(hi - lo + 1)
-    L.call(_rope_curve, d, b, lo, hi, L.c_uint(samples, "samples"), L.c_uint(seed, "seed"),
-           L.ptr(mean, ctypes.c_double), L.ptr(expected, ctypes.c_double))
     nn = L.c_uint(n, "n")
     if nn > 10 ** 7:
         raise ValueError("at most 10^7 positions")
-    x, y, th = np.empty(nn), np.empty(nn), ctypes.c_double()
-    p = _PAIR_DEFAULT if pair is None else L.c_uint(pair, "pair")
-    L.call(_rope_rotation, d, b, p, 1.0, 0.0, nn, L.ptr(x, ctypes.c_double),
-           L.ptr(y, ctypes.c_double), ctypes.byref(th))
-    return Rope(d, b, max_pos, seed, samples, check, np.arange(lo, hi + 1), mean, expected,
-                d // 8 if pair is None else p, th.value, x, y)
+    prm = _RopeParams(0, d, b, L.c_uint(max_pos, "max_pos"), L.c_uint(pairs, "pairs"),
+                      L.c_uint(seed, "seed"), lo, hi, L.c_uint(samples, "samples"),
+                      _PAIR_DEFAULT if pair is None else L.c_uint(pair, "pair"), nn)
+    doc: Dict[str, Any] = {}
+    for mode in (1, 2, 3, 0):   # (a bad argument reported by the mode that reads it first)
+        prm.mode = mode
+        doc[_ROPE_MODES[mode]] = _document(_rope_json, ctypes.byref(prm))
+    doc = {key: doc[key] for key in _ROPE_MODES}
+    # the numbers are the documents' (%.17g: the library's doubles, bit for bit)
+    c, cur, rot = doc["check_relative"], doc["dot_curve"], doc["rotation"]
+    check = {"pairs": c["pairs"], "max_dev": c["max_deviation"], "at_m": c["at_m"], "at_n": c["at_n"],
+             "mean_dev": c["mean_deviation"], "rounding_bound": c["rounding_bound"],
+             "relative": c["relative"]}
+    f64 = lambda v: np.array(v, dtype=np.float64)   # noqa: E731
+    return Rope(d, b, max_pos, seed, samples, check, np.arange(lo, hi + 1), f64(cur["mean_dot"]),
+                f64(cur["expected"]), rot["pair"], rot["theta"], f64(rot["x_2i"]), f64(rot["x_2i+1"]), doc)
 
 
 def _from_environment() -> None:

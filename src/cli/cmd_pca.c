@@ -10,7 +10,6 @@
  */
 #include "cli.h"
 #include "i18n.h"
-#include "json.h"
 #include "load.h"
 #include "opt.h"
 #include "out.h"
@@ -113,16 +112,7 @@ static void variance_head(FILE *f, int fmt, const void *user)
     const var_head *h = user;
     const gpt2embed_pca_result *r = h->r;
     size_t d = r->d, k = (size_t)h->o->k < d ? (size_t)h->o->k : d;
-    if (fmt == TBL_JSON) {
-        fprintf(f, "\"of\": \"%s\", \"source\": ", OFS[h->o->of]);
-        json_write_string(f, h->path ? h->path : "", h->path ? strlen(h->path) : 0);
-        fprintf(f, ", \"rows\": %zu, \"cols\": %zu, \"total_variance\": ", r->n, d);
-        json_write_f64(f, r->total);
-        fputs(", \"floor\": ", f);
-        json_write_f64(f, r->floor);
-        fputs(", ", f);
-        return;
-    }
+    (void)fmt;   /* TBL_TABLE: JSON is the library's document (gpt2embed_pca_json) */
     char *vp = h->path ? text_escape(h->path, strlen(h->path), TEXT_ESC_BIDI) : NULL;   /* for a person */
     fprintf(f, _("Principal components of %s (%zu rows x %zu columns, centred)%s%s\n"), h->what, r->n,
             d, h->path ? _(" in ") : "", h->path ? (vp ? vp : "?") : "");
@@ -139,9 +129,16 @@ static void variance_head(FILE *f, int fmt, const void *user)
 }
 
 /* The explained-variance output: all d components (the table shows the first k, and stops at
- * the rounding-noise floor: rows of noise would read as components that explain nothing). */
-static int emit_variance(const pca_opts *o, const gpt2embed_pca_result *r, const char *what, const char *path)
+ * the rounding-noise floor: rows of noise would read as components that explain nothing);
+ * JSON is the library's document of r (gpt2embed_pca_json). */
+static int emit_variance(const pca_opts *o, const gpt2embed_pca_result *r, const gpt2embed_model *m,
+                         const gpt2embed_pca_source *src, const char *what, const char *path)
 {
+    if (o->fmt == TBL_JSON) {
+        char *json;
+        gpt2embed_error e;
+        return study_print_doc(gpt2embed_pca_json(r, m, src, &json, &e), &json, &e, o->out);
+    }
     size_t d = r->d, nrow = o->fmt == TBL_TABLE && (size_t)o->k < d ? (size_t)o->k : d;
     size_t real = r->n_signal;
     int capped = o->fmt == TBL_TABLE && real >= 1 && real < nrow;
@@ -314,7 +311,7 @@ int cmd_pca(int argc, char **argv)
     if (o.proj || o.comps)
         rc = emit_matrix(&o, res) ? EXIT_ERR : EXIT_OK;
     else
-        rc = emit_variance(&o, res, what, path) ? EXIT_ERR : EXIT_OK;
+        rc = emit_variance(&o, res, m, &src, what, path) ? EXIT_ERR : EXIT_OK;
     if (rc == EXIT_OK && o.plot && plot_all(o.plot, res, (size_t)o.skip, what))
         rc = EXIT_ERR;
 done:

@@ -11,7 +11,6 @@
  */
 #include "cli.h"
 #include "i18n.h"
-#include "json.h"
 #include "opt.h"
 #include "out.h"
 #include "study.h"
@@ -92,6 +91,19 @@ const opt_cmd *const cmd_rope_spec = &CMD;
 #define SCHEME(r, c) gpt2embed_rope_scheme(r, c)
 #define N_SCHEMES GPT2EMBED_ROPE_SCHEME_ROWS
 
+/* --format json, every mode: the library's document (gpt2embed_rope_json). */
+static int emit_doc(const rope_opts *o, int mode)
+{
+    gpt2embed_rope_params p = {.mode = mode, .dim = (size_t)o->dim, .base = o->base,
+                               .max_pos = (uint64_t)o->max_pos, .pairs = (size_t)o->pairs,
+                               .seed = (uint64_t)o->seed, .from = (uint64_t)o->from,
+                               .to = (uint64_t)o->to, .samples = (size_t)o->samples,
+                               .pair = (size_t)o->pair, .len = (size_t)o->len};
+    char *json;
+    gpt2embed_error e;
+    return study_print_doc(gpt2embed_rope_json(&p, &json, &e), &json, &e, o->out);
+}
+
 static int emit_schemes(const rope_opts *o)
 {
     out_file of;
@@ -100,37 +112,18 @@ static int emit_schemes(const rope_opts *o)
     FILE *f = of.f;
     size_t d = (size_t)o->dim;
     double lam_max = 2 * 3.141592653589793 * pow(o->base, (double)(d - 2) / (double)d);
-    if (o->fmt == TBL_JSON) {
-        fputs("{\"schemes\": [", f);
+    fputs(_("The three position schemes the chapter names\n"), f);
+    for (size_t r = 1; r < N_SCHEMES; r++) {   /* the text in the chosen language (msgids of the library's) */
+        fprintf(f, "\n%s\n", gettext(SCHEME(r, 0)));
         for (size_t c = 1; c < 4; c++) {
-            fprintf(f, "%s{\"name\": ", c > 1 ? ", " : "");
-            json_write_string(f, SCHEME(0, c), strlen(SCHEME(0, c)));
-            for (size_t r = 1; r < N_SCHEMES; r++) {
-                fprintf(f, ", \"%s\": ", r == 1 ? "enters" : r == 2 ? "parameters"
-                                         : r == 3 ? "length_limit" : "score_depends_on");
-                json_write_string(f, SCHEME(r, c), strlen(SCHEME(r, c)));
-            }
-            fputc('}', f);
+            fputs("  ", f);
+            out_pad(f, gettext(SCHEME(0, c)), 26);
+            fprintf(f, " %s\n", gettext(SCHEME(r, c)));
         }
-        fprintf(f, "], \"dim\": %zu, \"base\": ", d);
-        json_write_f64(f, o->base);
-        fputs(", \"longest_wavelength\": ", f);
-        json_write_f64(f, lam_max);
-        fputs("}\n", f);
-    } else {
-        fputs(_("The three position schemes the chapter names\n"), f);
-        for (size_t r = 1; r < N_SCHEMES; r++) {   /* the text in the chosen language (msgids of the library's) */
-            fprintf(f, "\n%s\n", gettext(SCHEME(r, 0)));
-            for (size_t c = 1; c < 4; c++) {
-                fputs("  ", f);
-                out_pad(f, gettext(SCHEME(0, c)), 26);
-                fprintf(f, " %s\n", gettext(SCHEME(r, c)));
-            }
-        }
-        fprintf(f, _("\nRoPE with d = %zu, base %g: %zu pairs; pair 0 turns 1 radian per position "
-                     "(wavelength 2*pi = 6.28), pair %zu the slowest (wavelength %.4g positions).\n"),
-                d, o->base, d / 2, d / 2 - 1, lam_max);
     }
+    fprintf(f, _("\nRoPE with d = %zu, base %g: %zu pairs; pair 0 turns 1 radian per position "
+                 "(wavelength 2*pi = 6.28), pair %zu the slowest (wavelength %.4g positions).\n"),
+            d, o->base, d / 2, d / 2 - 1, lam_max);
     return out_commit(&of);
 }
 
@@ -144,44 +137,27 @@ static int emit_check(const rope_opts *o)
     out_file of;
     if (out_open(&of, o->out, 0))
         return -1;
-    if (o->fmt == TBL_JSON) {
-        fprintf(of.f, "{\"dim\": %lld, \"base\": ", (long long)o->dim);
-        json_write_f64(of.f, o->base);
-        fprintf(of.f, ", \"max_pos\": %lld, \"pairs\": %zu, \"seed\": %lld, \"max_deviation\": ",
-                (long long)o->max_pos, r.pairs, (long long)o->seed);
-        json_write_f64(of.f, r.max_dev);
-        fprintf(of.f, ", \"at_m\": %llu, \"at_n\": %llu, \"mean_deviation\": ",
-                (unsigned long long)r.at_m, (unsigned long long)r.at_n);
-        json_write_f64(of.f, r.mean_dev);
-        fputs(", \"rounding_bound\": ", of.f);
-        json_write_f64(of.f, r.rounding_bound);
-        fprintf(of.f, ", \"relative\": %s}\n", r.relative ? "true" : "false");
-    } else {
-        fprintf(of.f, _("RoPE relative check: d = %lld, base %g, %zu random unit q, k with positions "
-                        "m, n in 0..%lld (seed %lld)\n"), (long long)o->dim, o->base, r.pairs,
-                (long long)o->max_pos, (long long)o->seed);
-        fprintf(of.f, _("largest |<R(m)q, R(n)k> - <R(m-n)q, k>| = %.3g (at m = %llu, n = %llu); "
-                        "mean %.3g\n"), r.max_dev, (unsigned long long)r.at_m,
-                (unsigned long long)r.at_n, r.mean_dev);
-        double bound = r.rounding_bound;
-        if (r.relative)
-            fprintf(of.f, _("the score depends on m - n alone, up to rounding of the angles "
-                            "(within %.3g for positions up to %lld)\n"), bound, (long long)o->max_pos);
-        else
-            fprintf(of.f, _("the score does not depend on m - n alone here: the largest deviation "
-                            "exceeds what rounding the angles explains (%.3g)\n"), bound);
-    }
+    fprintf(of.f, _("RoPE relative check: d = %lld, base %g, %zu random unit q, k with positions "
+                    "m, n in 0..%lld (seed %lld)\n"), (long long)o->dim, o->base, r.pairs,
+            (long long)o->max_pos, (long long)o->seed);
+    fprintf(of.f, _("largest |<R(m)q, R(n)k> - <R(m-n)q, k>| = %.3g (at m = %llu, n = %llu); "
+                    "mean %.3g\n"), r.max_dev, (unsigned long long)r.at_m,
+            (unsigned long long)r.at_n, r.mean_dev);
+    double bound = r.rounding_bound;
+    if (r.relative)
+        fprintf(of.f, _("the score depends on m - n alone, up to rounding of the angles "
+                        "(within %.3g for positions up to %lld)\n"), bound, (long long)o->max_pos);
+    else
+        fprintf(of.f, _("the score does not depend on m - n alone here: the largest deviation "
+                        "exceeds what rounding the angles explains (%.3g)\n"), bound);
     return out_commit(&of);
 }
 
-/* The parameters above the curve: JSON members, or a line of text. */
+/* The parameters above the curve's table (JSON is emit_doc's). */
 static void curve_head(FILE *f, int fmt, const void *user)
 {
     const rope_opts *o = user;
-    if (fmt == TBL_JSON)
-        fprintf(f, "\"dim\": %lld, \"base\": %.17g, \"samples\": %lld, \"seed\": %lld, ",
-                (long long)o->dim, o->base, (long long)o->samples, (long long)o->seed);
-    else
+    if (fmt == TBL_TABLE)
         fprintf(f, _("RoPE dot curve: mean <R(0)q, R(k)q> over %lld random unit q (d = %lld, base %g); "
                      "expected = (2/d) sum_i cos(k theta_i) = (2/d) PE(0).PE(k)\n\n"),
                 (long long)o->samples, (long long)o->dim, o->base);
@@ -222,10 +198,7 @@ static void rotation_head(FILE *f, int fmt, const void *user)
     const rotation_info *ri = user;
     const rope_opts *o = ri->o;
     long long i = (long long)o->pair;
-    if (fmt == TBL_JSON)
-        fprintf(f, "\"dim\": %lld, \"base\": %.17g, \"pair\": %lld, \"theta\": %.17g, ",
-                (long long)o->dim, o->base, i, ri->theta);
-    else
+    if (fmt == TBL_TABLE)
         fprintf(f, _("RoPE pair %lld (dimensions %lld, %lld) of the unit vector e_%lld as the position "
                      "grows: turned by pos x theta, theta = %.6g rad per position\n\n"),
                 i, 2 * i, 2 * i + 1, 2 * i, ri->theta);
@@ -298,7 +271,16 @@ int cmd_rope(int argc, char **argv)
         o.pair = o.dim / 8;   /* the pair the sinusoidal figures show (GPT2EMBED_PAIR_DEFAULT) */
     opt_free(&p);
     o.numeric = !o.plot || given_fmt || o.out;
-    int rc = o.check ? emit_check(&o) : o.curve ? emit_curve(&o) : o.rotation ? emit_rotation(&o)
-                                                                               : emit_schemes(&o);
+    int mode = o.check ? GPT2EMBED_ROPE_CHECK_RELATIVE : o.curve ? GPT2EMBED_ROPE_DOT_CURVE
+             : o.rotation ? GPT2EMBED_ROPE_ROTATION : GPT2EMBED_ROPE_SCHEMES;
+    int rc = 0;
+    if (o.numeric && o.fmt == TBL_JSON) {   /* then the figure alone, if asked */
+        rc = emit_doc(&o, mode);
+        o.numeric = 0;
+        if (rc || !o.plot)
+            return rc ? EXIT_ERR : EXIT_OK;
+    }
+    rc = o.check ? emit_check(&o) : o.curve ? emit_curve(&o) : o.rotation ? emit_rotation(&o)
+                                                                          : emit_schemes(&o);
     return rc ? EXIT_ERR : EXIT_OK;
 }

@@ -109,8 +109,12 @@ static void put_norms_head(FILE *f, int fmt, const void *user)
     if (fmt != TBL_TABLE)
         return;
     fprintf(f, _("Norm of every wpe row against its position (%s, %zu positions)\n"), h->path, n);
-    fprintf(f, _("position 0: norm %.4f = %.2f x the median of positions 1..%zu (%.4f)\n"),
-            s->first, s->first_vs_median, n - 1, s->median);
+    if (isnan(s->first_vs_median))   /* the median is 0: a ratio to it would say nothing true */
+        fprintf(f, _("position 0: norm %.4f; the median of positions 1..%zu is 0 (at least half of "
+                     "them are zero vectors), so no ratio to it is defined\n"), s->first, n - 1);
+    else
+        fprintf(f, _("position 0: norm %.4f = %.2f x the median of positions 1..%zu (%.4f)\n"),
+                s->first, s->first_vs_median, n - 1, s->median);
     fprintf(f, _("positions 1..%zu: smallest %.4f (position %zu), largest %.4f (position %zu)\n"),
             n - 1, s->min, s->argmin, s->max, s->argmax);
     if (s->split > 1 && s->split < n)
@@ -124,18 +128,7 @@ static int emit_json(const gpt2embed_model *m, const char *out)
 {
     char *json;
     gpt2embed_error e;
-    out_file of;
-    if (gpt2embed_wpe_norms_json(m, &json, &e)) {
-        cli_error("%s", e.message);
-        return -1;
-    }
-    int rc = out_open(&of, out, 0);
-    if (!rc) {
-        fputs(json, of.f);   /* (the document ends with its newline) */
-        rc = out_commit(&of);
-    }
-    gpt2embed_free(json);
-    return rc;
+    return study_print_doc(gpt2embed_wpe_norms_json(m, &json, &e), &json, &e, out);
 }
 
 /* --by-position: norms, summary, output, figure. */
@@ -160,7 +153,7 @@ static int run_by_position(const stats_opts *o, int fmt)
     for (size_t p = 0; p < sn.n; p++) {
         v[3 * p] = (double)p;
         v[3 * p + 1] = sn.norm[p];
-        v[3 * p + 2] = sn.sum.median > 0 ? sn.norm[p] / sn.sum.median : 0;
+        v[3 * p + 2] = sn.sum.median > 0 ? sn.norm[p] / sn.sum.median : NAN;   /* no ratio to 0 */
     }
     tbl t = {.cols = COLS, .ncols = 3, .nrow = sn.n, .v = v, .npy_first = 1, .npy_count = 1};
     norms_head h = {&sn, path};

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "gpt2embed.h"
+#include "out.h"
 
 /* pca --of: the names of GPT2EMBED_PCA_WPE, _WTE, _SINUSOIDAL, in that order */
 #define STUDY_OF_NAMES {"wpe", "wte", "sinusoidal", NULL}
@@ -24,6 +25,20 @@ static inline int study_said(gpt2embed_status s, const gpt2embed_error *e)
         return 0;
     cli_error("%s", e->message);
     return -1;
+}
+
+/* A document of the library's (gpt2embed_*_json: its status s, *json and e) to out (NULL:
+ * standard output, else the file, atomically); frees *json. 0, or -1 after printing the error. */
+static inline int study_print_doc(gpt2embed_status s, char **json, const gpt2embed_error *e, const char *out)
+{
+    out_file of;
+    int rc = study_said(s, e);
+    if (!rc && !(rc = out_open(&of, out, 0))) {
+        fputs(*json, of.f);   /* (the document ends with its newline) */
+        rc = out_commit(&of);
+    }
+    gpt2embed_free(*json);
+    return rc;
 }
 
 /* The norm of every wpe row and their summary. */

@@ -21,6 +21,8 @@
 #include "text.h"
 #include "tokchars.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,6 +492,55 @@ gpt2embed_status gpt2embed_pca(const gpt2embed_model *m, const gpt2embed_pca_sou
     return GPT2EMBED_OK;
 }
 
+typedef struct pca_doc {
+    const gpt2embed_pca_result *r;
+    const char *of, *source;
+} pca_doc;
+
+static void write_pca(FILE *f, const void *user)
+{
+    const pca_doc *d = user;
+    const gpt2embed_pca_result *r = d->r;
+    json_w w;
+    json_init(&w, f);
+    json_begin_object(&w);
+    json_key(&w, "of");
+    json_cstr(&w, d->of);
+    json_key(&w, "source");
+    json_cstr(&w, d->source);
+    json_key(&w, "rows");
+    json_uint(&w, r->n);
+    json_key(&w, "cols");
+    json_uint(&w, r->d);
+    json_key(&w, "total_variance");
+    json_f64(&w, r->total);
+    json_key(&w, "floor");
+    json_f64(&w, r->floor);
+    course_count_json(&w, "component", 1, r->d);
+    course_f64s_json(&w, "variance", r->variance, r->d);
+    course_f64s_json(&w, "ratio", r->ratio, r->d);
+    course_f64s_json(&w, "cumulative", r->cumulative, r->d);
+    json_end_object(&w);
+    fputc('\n', f);
+}
+
+gpt2embed_status gpt2embed_pca_json(const gpt2embed_pca_result *r, const gpt2embed_model *m,
+                                    const gpt2embed_pca_source *src, char **json, gpt2embed_error *err)
+{
+    if (json)
+        *json = NULL;
+    if (!r || !src || !json || (src->of != GPT2EMBED_PCA_SINUSOIDAL && !m) ||
+        (r->d && (!r->variance || !r->ratio || !r->cumulative)))
+        return NULL_ARG("gpt2embed_pca_json");
+    static const char *const OF[] = {"wpe", "wte", "sinusoidal"};   /* GPT2EMBED_PCA_* */
+    if (src->of < 0 || src->of > GPT2EMBED_PCA_SINUSOIDAL)
+        COURSE_ARG_FAIL("gpt2embed_pca_json: the source is GPT2EMBED_PCA_WPE, _WTE or _SINUSOIDAL, not %d",
+                        src->of);
+    const char *path = src->of == GPT2EMBED_PCA_SINUSOIDAL ? NULL : g2e_api_model_path(m);
+    pca_doc d = {r, OF[src->of], path ? path : ""};
+    return to_string(write_pca, &d, json, err);
+}
+
 gpt2embed_status gpt2embed_wpe_norms(const gpt2embed_model *m, double *norms,
                                      gpt2embed_norm_summary *summary, gpt2embed_error *err)
 {
@@ -536,20 +587,12 @@ static void write_norms(FILE *f, const void *user)
         else
             json_f64(&w, v[i]);
     }
-    json_key(&w, "position");
-    json_begin_array(&w);
-    for (size_t p = 0; p < n; p++)
-        json_uint(&w, p);
-    json_end_array(&w);
-    json_key(&w, "norm");
-    json_begin_array(&w);
-    for (size_t p = 0; p < n; p++)
-        json_f64(&w, d->sn->norm[p]);
-    json_end_array(&w);
+    course_count_json(&w, "position", 0, n);
+    course_f64s_json(&w, "norm", d->sn->norm, n);
     json_key(&w, "vs_median");
     json_begin_array(&w);
     for (size_t p = 0; p < n; p++)
-        json_f64(&w, s->median > 0 ? d->sn->norm[p] / s->median : 0);
+        json_f64(&w, s->median > 0 ? d->sn->norm[p] / s->median : NAN);   /* NaN: null */
     json_end_array(&w);
     json_end_object(&w);
     fputc('\n', f);
@@ -608,4 +651,134 @@ gpt2embed_status gpt2embed_rope_rotation(size_t dim, double base, size_t pair, d
 const char *gpt2embed_rope_scheme(size_t row, size_t col)
 {
     return row < ROPE_N_SCHEME_ROWS && col < 4 ? rope_schemes[row][col] : NULL;
+}
+
+/* The mode's numbers, computed for the document. */
+typedef struct rope_doc {
+    const gpt2embed_rope_params *p;
+    gpt2embed_rope_check check;
+    size_t n;                 /* DOT_CURVE: offsets; ROTATION: positions */
+    double *a, *b;            /* DOT_CURVE: mean, expected; ROTATION: x, y */
+    size_t pair;              /* ROTATION: the pair taken */
+    double theta;
+} rope_doc;
+
+static void write_rope(FILE *f, const void *user)
+{
+    const rope_doc *d = user;
+    const gpt2embed_rope_params *p = d->p;
+    json_w w;
+    json_init(&w, f);
+    json_begin_object(&w);
+    if (p->mode == GPT2EMBED_ROPE_SCHEMES) {
+        static const char *const ROWS[] = {"name", "enters", "parameters", "length_limit",
+                                           "score_depends_on"};
+        json_key(&w, "schemes");
+        json_begin_array(&w);
+        for (size_t c = 1; c < 4; c++) {
+            json_begin_object(&w);
+            for (size_t r = 0; r < ROPE_N_SCHEME_ROWS; r++) {
+                json_key(&w, ROWS[r]);
+                json_cstr(&w, rope_schemes[r][c]);
+            }
+            json_end_object(&w);
+        }
+        json_end_array(&w);
+    }
+    json_key(&w, "dim");
+    json_uint(&w, p->dim);
+    json_key(&w, "base");
+    json_f64(&w, p->base);
+    if (p->mode == GPT2EMBED_ROPE_SCHEMES) {
+        json_key(&w, "longest_wavelength");
+        json_f64(&w, 2 * 3.141592653589793 * pow(p->base, (double)(p->dim - 2) / (double)p->dim));
+    } else if (p->mode == GPT2EMBED_ROPE_CHECK_RELATIVE) {
+        const gpt2embed_rope_check *c = &d->check;
+        json_key(&w, "max_pos");
+        json_uint(&w, p->max_pos);
+        json_key(&w, "pairs");
+        json_uint(&w, c->pairs);
+        json_key(&w, "seed");
+        json_uint(&w, p->seed);
+        json_key(&w, "max_deviation");
+        json_f64(&w, c->max_dev);
+        json_key(&w, "at_m");
+        json_uint(&w, c->at_m);
+        json_key(&w, "at_n");
+        json_uint(&w, c->at_n);
+        json_key(&w, "mean_deviation");
+        json_f64(&w, c->mean_dev);
+        json_key(&w, "rounding_bound");
+        json_f64(&w, c->rounding_bound);
+        json_key(&w, "relative");
+        json_bool(&w, c->relative);
+    } else if (p->mode == GPT2EMBED_ROPE_DOT_CURVE) {
+        json_key(&w, "samples");
+        json_uint(&w, p->samples);
+        json_key(&w, "seed");
+        json_uint(&w, p->seed);
+        course_count_json(&w, "k", p->from, d->n);
+        course_f64s_json(&w, "mean_dot", d->a, d->n);
+        course_f64s_json(&w, "expected", d->b, d->n);
+    } else {
+        json_key(&w, "pair");
+        json_uint(&w, d->pair);
+        json_key(&w, "theta");
+        json_f64(&w, d->theta);
+        course_count_json(&w, "position", 0, d->n);
+        course_f64s_json(&w, "x_2i", d->a, d->n);
+        course_f64s_json(&w, "x_2i+1", d->b, d->n);
+    }
+    json_end_object(&w);
+    fputc('\n', f);
+}
+
+/* d's numbers for its mode (d->a, d->b: the caller frees them). */
+static gpt2embed_status rope_compute(rope_doc *d, gpt2embed_error *err)
+{
+    const gpt2embed_rope_params *p = d->p;
+    g2e_err e;
+    int rc;
+    if (p->mode == GPT2EMBED_ROPE_SCHEMES) {
+        rc = sin_check_params(p->dim, p->base, &e);
+        return rc ? g2e_api_fail(&e, rc, err) : GPT2EMBED_OK;
+    }
+    if (p->mode == GPT2EMBED_ROPE_CHECK_RELATIVE)
+        return gpt2embed_rope_check_relative(p->dim, p->base, p->max_pos, p->pairs, p->seed, &d->check, err);
+    if (p->mode == GPT2EMBED_ROPE_DOT_CURVE) {
+        if ((rc = rope_dot_curve_check(p->dim, p->base, p->from, p->to, p->samples, &e)))
+            return g2e_api_fail(&e, rc, err);
+        d->n = (size_t)(p->to - p->from) + 1;   /* at most 2^32 (checked) */
+    } else {
+        d->pair = p->pair == GPT2EMBED_PAIR_DEFAULT ? sin_demo_pair(p->dim) : p->pair;
+        if (p->len == 0 || p->len > ROPE_MAX_POS)   /* its message, before the arrays */
+            return gpt2embed_rope_rotation(p->dim, p->base, d->pair, 1.0, 0.0, p->len, &d->theta,
+                                           &d->theta, NULL, err);
+        d->n = p->len;
+    }
+    d->a = d->n <= SIZE_MAX / (2 * sizeof *d->a) ? malloc(2 * d->n * sizeof *d->a) : NULL;
+    if (!d->a)
+        return g2e_api_fail(&e, g2e_fail(&e, G2E_ENOMEM, "out of memory for a curve of %zu points", d->n), err);
+    d->b = d->a + d->n;
+    if (p->mode == GPT2EMBED_ROPE_DOT_CURVE)
+        return gpt2embed_rope_dot_curve(p->dim, p->base, p->from, p->to, p->samples, p->seed, d->a,
+                                        d->b, err);
+    return gpt2embed_rope_rotation(p->dim, p->base, d->pair, 1.0, 0.0, d->n, d->a, d->b, &d->theta, err);
+}
+
+gpt2embed_status gpt2embed_rope_json(const gpt2embed_rope_params *p, char **json, gpt2embed_error *err)
+{
+    if (json)
+        *json = NULL;
+    if (!p || !json)
+        return NULL_ARG("gpt2embed_rope_json");
+    if (p->mode < GPT2EMBED_ROPE_SCHEMES || p->mode > GPT2EMBED_ROPE_ROTATION)
+        COURSE_ARG_FAIL("gpt2embed_rope_json: the mode is GPT2EMBED_ROPE_SCHEMES, _CHECK_RELATIVE, "
+                        "_DOT_CURVE or _ROTATION, not %d", p->mode);
+    rope_doc d = {.p = p};
+    gpt2embed_status s = rope_compute(&d, err);
+    if (s == GPT2EMBED_OK)
+        s = to_string(write_rope, &d, json, err);
+    free(d.a);
+    return s;
 }

@@ -89,7 +89,8 @@ GPT2EMBED_API gpt2embed_status gpt2embed_figure_pca_variance(const double *ratio
                                                              gpt2embed_error *err);
 
 /* The norm of every wpe row against position: norms[n] (n 2..10^6), position 0 its own point
- * labelled first_vs_median (gpt2embed_norm_summary's); model names the weights. */
+ * labelled first_vs_median (gpt2embed_norm_summary's; NaN: the label says the median is 0);
+ * model names the weights. */
 GPT2EMBED_API gpt2embed_status gpt2embed_figure_wpe_norms(const double *norms, size_t n,
                                                           double first_vs_median, const char *model,
                                                           unsigned char **png, size_t *len,

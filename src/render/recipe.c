@@ -172,7 +172,8 @@ int recipe_norms_png(const double *norms, size_t n, double first_vs_median, cons
     if (!x)
         return G2E_ENOMEM;
     char *title = g2e_printf_alloc(_("Norm of each position vector wpe[p] (%s)"), model ? model : "");
-    char *zero = g2e_printf_alloc(_("position 0 (%.2f x the median)"), first_vs_median);
+    char *zero = isnan(first_vs_median) ? g2e_printf_alloc("%s", _("position 0 (the median is 0)"))
+                                        : g2e_printf_alloc(_("position 0 (%.2f x the median)"), first_vs_median);
     int rc = title && zero ? 0 : no_memory(err);
     if (!rc) {
         render_series s[2] = {

@@ -54,7 +54,7 @@ double *recipe_ramp(size_t n, double from, g2e_err *err);
  * gpt2embed_rope_*: the arrays they return) ---- */
 
 /* The norm of every wpe row against position, norms[n] (n >= 2), position 0 its own point
- * labelled with first_vs_median; model names the weights in the title. */
+ * labelled with first_vs_median (NaN: says the median is 0); model names the weights in the title. */
 int recipe_norms_png(const double *norms, size_t n, double first_vs_median, const char *model,
                      render_png *out, g2e_err *err);
 

@@ -13,6 +13,7 @@
 #include "textpos.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,7 +149,10 @@ static void scale_norms(report_page *r)
     if (rc == 0) {
         const gpt2embed_norm_summary *q = &sum;
         fputs("<p class=\"says\">", r->f);
-        rp_put(r, _(T_NORMS_SAYS), q->first, q->first_vs_median, q->median);
+        if (isnan(q->first_vs_median))   /* the median is 0 */
+            rp_put(r, _(T_NORMS_SAYS_NO_MEDIAN), q->first);
+        else
+            rp_put(r, _(T_NORMS_SAYS), q->first, q->first_vs_median, q->median);
         if (q->split > 1 && q->split < n) {
             fputs(" ", r->f);
             rp_put(r, _(T_NORMS_SPREAD), 100 * q->cv_early, q->split - 1, 100 * q->cv_late,

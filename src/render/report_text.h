@@ -58,6 +58,9 @@
 /* norm 0, its ratio to the median, median */
 #define T_NORMS_SAYS N_("Position 0 has norm %.3f, %.2f times the median of the other positions " \
     "(%.3f).")
+/* norm 0, when the median is 0 (no ratio) */
+#define T_NORMS_SAYS_NO_MEDIAN N_("Position 0 has norm %.3f; at least half of the other positions are " \
+    "zero vectors (their median norm is 0), so no ratio to the median is defined.")
 /* cv before, split-1, cv after, split, n-1 */
 #define T_NORMS_SPREAD N_("The norms spread by %.1f%% (std / mean) over positions 1..%zu and by " \
     "%.1f%% over positions %zu..%zu.")

@@ -237,7 +237,13 @@ def test_pca_of_wte_rows_and_of_the_sinusoidal_pe(model, fixtures):
     assert np.allclose(s.variance, w, rtol=1e-9, atol=1e-14)
     prog = json.loads(run_program("pca", "--of", "sinusoidal", "--len", "50", "--dim", "8", "--base", "100",
                                   "--skip", "2", "-k", "8", "--format", "json").stdout)
-    assert s.document["variance"] == prog["variance"]
+    assert s.document == prog and prog["source"] == "" and prog["rows"] == n - 2
+    # a model passed beside of="sinusoidal" is not the source: the same document
+    assert course.pca(model, of="sinusoidal", length=n, dim=d, base=100.0, skip=2, k=d).document == prog
+    prog = json.loads(run_program("pca", "--of", "wte", "--ids", ",".join(map(str, ids)), "-k", "2",
+                                  "--format", "json", "--weights", fixtures["F32"]).stdout)
+    assert p.document == prog and prog["of"] == "wte" and prog["source"] == fixtures["F32"]
+    assert prog["variance"] == p.variance.tolist() and prog["cumulative"] == p.cumulative.tolist()
 
 
 def test_pca_edges(model):
@@ -282,6 +288,31 @@ def test_wpe_norms_are_numpys(model, fixtures):
     assert np.isclose(doc["cv_before_split"], want[1:100].std() / want[1:100].mean(), rtol=1e-12)
 
 
+def test_wpe_norms_say_position_0_against_the_median_only_when_it_is_positive(model, fixtures):
+    # the "gpt2" fixture writes wpe rows 0, 1 and 1023 only: the median of positions 1.. is 0
+    # (numpy's, from the file), and no ratio to it is said; the full fixture's median is positive
+    zero = g.Model(fixtures["gpt2"])
+    try:
+        wpe = read_safetensors(fixtures["gpt2"], "wpe.weight").astype(np.float64)
+        assert np.median(np.sqrt((wpe ** 2).sum(axis=1))[1:]) == 0
+        for lang in ("en", "ja"):
+            course.set_language(lang)
+            z, p = course.wpe_norms(zero), course.wpe_norms(model)
+            assert np.isnan(z.first_vs_median) and z.median == 0 and z.first > 0
+            assert p.first_vs_median == p.first / p.median and p.median > 0
+            no_ratio = {"en": "so no ratio to it is defined", "ja": "中央値との比は定まりません"}[lang]
+            ratio = {"en": "%.2f x the median" % p.first_vs_median, "ja": "の %.2f 倍" % p.first_vs_median}[lang]
+            assert no_ratio in z.says[0] and "%.4f" % z.first in z.says[0] and " x the median" not in z.says[0]
+            assert ratio in p.says[0] and no_ratio not in p.says[0]
+            assert z.png().startswith(PNG)
+        prog = json.loads(run_program("stats", "--by-position", "--format", "json", "--weights",
+                                      fixtures["gpt2"]).stdout)
+        assert z.document == prog and prog["norm_0_vs_median"] is None
+        assert set(prog["vs_median"]) == {None}
+    finally:
+        zero.close()
+
+
 def test_rope_is_numpys_rotation_and_the_programs(model):
     r = course.rope(64, max_pos=1000, pairs=200, seed=3, start=0, to=40, samples=20, pair=5, n=30)
     theta = 10000.0 ** (-2 * 5 / 64)
@@ -305,6 +336,21 @@ def test_rope_is_numpys_rotation_and_the_programs(model):
     assert r.schemes[0][3] == "rotary relative (RoPE)" and r.schemes[0][0] == ""
     with pytest.raises(g.InvalidInputError, match="pair 32 does not exist in width 64"):
         course.rope(64, pairs=1, to=1, samples=1, pair=32)
+    # .document: the program's document of each mode for the same parameters
+    common = ("-d", "64", "--format", "json")
+    modes = {"schemes": (), "check_relative": ("--check-relative", "--max-pos", "1000", "--pairs", "200", "--seed", "3"),
+             "dot_curve": ("--dot-curve", "--to", "40", "--samples", "20", "--seed", "3"),
+             "rotation": ("--rotation", "--pair", "5", "--len", "30")}
+    assert list(r.document) == list(modes)
+    for key, args in modes.items():
+        assert r.document[key] == json.loads(run_program("rope", *args, *common).stdout), key
+    assert r.document["rotation"]["x_2i"] == r.x.tolist() and r.document["dot_curve"]["k"] == r.k.tolist()
+    # the default pair is the program's (dim/8) and its document says which
+    r2 = course.rope(64, base=500.0, pairs=5, to=3, samples=2, n=4)
+    prog = json.loads(run_program("rope", "--rotation", "-d", "64", "--base", "500", "--len", "4", "--format",
+                                  "json").stdout)
+    assert r2.pair == 8 and r2.document["rotation"] == prog and prog["pair"] == 8
+    assert r2.document["schemes"]["base"] == 500.0 and r2.document["schemes"]["dim"] == 64
     with pytest.raises(g.InvalidInputError):
         course.rope(63)
 

@@ -123,12 +123,21 @@ static void order_side(json_w *w, const order_text *t)
     json_end_object(w);
 }
 
-static void f64s(json_w *w, const char *key, const double *v, size_t n)
+void course_f64s_json(json_w *w, const char *key, const double *v, size_t n)
 {
     json_key(w, key);
     json_begin_array(w);
     for (size_t t = 0; t < n; t++)
         json_f64(w, v[t]);
+    json_end_array(w);
+}
+
+void course_count_json(json_w *w, const char *key, uint64_t first, size_t n)
+{
+    json_key(w, key);
+    json_begin_array(w);
+    for (size_t t = 0; t < n; t++)
+        json_uint(w, first + t);
     json_end_array(w);
 }
 
@@ -216,8 +225,8 @@ void course_order_json(FILE *f, const order_text t[2], const order_cmp *c, const
         json_null(&w);
     }
     flags(&w, "same_id", c->same_id, c->n_pos);
-    f64s(&w, "token_cos", c->tok_cos, c->n_pos);
-    f64s(&w, "input_cos", c->input_cos, c->n_pos);
+    course_f64s_json(&w, "token_cos", c->tok_cos, c->n_pos);
+    course_f64s_json(&w, "input_cos", c->input_cos, c->n_pos);
     json_key(&w, "positions_differ");
     json_uint(&w, c->n_differ);
     flags(&w, "prefix_same", c->prefix_same, c->n_pos);
@@ -247,13 +256,9 @@ void course_by_distance_json(FILE *f, const g2e_model *m, const char *path, size
     json_uint(&w, max_d);
     json_key(&w, "base");
     json_f64(&w, base);
-    json_key(&w, "distance");
-    json_begin_array(&w);
-    for (size_t d = 0; d <= max_d; d++)
-        json_uint(&w, d);
-    json_end_array(&w);
-    f64s(&w, "sinusoidal", sinusoidal, max_d + 1);
-    f64s(&w, "learned", learned, max_d + 1);
+    course_count_json(&w, "distance", 0, max_d + 1);
+    course_f64s_json(&w, "sinusoidal", sinusoidal, max_d + 1);
+    course_f64s_json(&w, "learned", learned, max_d + 1);
     says_last(&w, says);
     json_end_object(&w);
     fputc('\n', f);

@@ -14,6 +14,7 @@
 #ifndef G2E_COURSE_JSON_H
 #define G2E_COURSE_JSON_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "exercise.h"
@@ -40,5 +41,10 @@ void course_by_distance_json(FILE *f, const g2e_model *m, const char *path, size
 /* The lines of text as a JSON array of strings (after a key). */
 struct json_w;
 void course_says_json(struct json_w *w, const char *says);
+
+/* A member key: [v[0], ..., v[n-1]] (doubles as json_f64), and key: [first, ..., first+n-1]
+ * (a table's index column), for the documents written elsewhere (api_study.c). */
+void course_f64s_json(struct json_w *w, const char *key, const double *v, size_t n);
+void course_count_json(struct json_w *w, const char *key, uint64_t first, size_t n);
 
 #endif

@@ -97,7 +97,8 @@ int pca_norm_summarise(const double *norms, size_t n, size_t split, pca_norm_sum
     out->n = n;
     out->split = split < 1 ? 1 : split > n ? n : split;
     out->first = norms[0];
-    out->first_vs_median = out->median > 0 ? norms[0] / out->median : 0;
+    /* a median of 0 (at least half the rows are zero vectors) leaves the ratio undefined */
+    out->first_vs_median = out->median > 0 ? norms[0] / out->median : NAN;
     out->argmax = out->argmin = 1;
     for (size_t i = 2; i < n; i++) {
         if (norms[i] > norms[out->argmax])

@@ -152,8 +152,8 @@ int rope_check_relative(size_t dim, double base, uint64_t max_pos, size_t n_pair
     return 0;
 }
 
-int rope_dot_curve(size_t dim, double base, uint64_t from, uint64_t to, size_t n_samples,
-                   uint64_t seed, double *mean, double *expected, g2e_err *err)
+int rope_dot_curve_check(size_t dim, double base, uint64_t from, uint64_t to, size_t n_samples,
+                         g2e_err *err)
 {
     int rc = params(dim, base, err);
     if (rc)
@@ -165,6 +165,15 @@ int rope_dot_curve(size_t dim, double base, uint64_t from, uint64_t to, size_t n
     if ((double)n_samples * points * (double)(dim / 2) > ROPE_MAX_WORK)
         return g2e_fail(err, ROPE_E_SIZE, "%zu samples x %.0f offsets x %zu pairs is more than "
                         "2^32 rotations", n_samples, points, dim / 2);
+    return 0;
+}
+
+int rope_dot_curve(size_t dim, double base, uint64_t from, uint64_t to, size_t n_samples,
+                   uint64_t seed, double *mean, double *expected, g2e_err *err)
+{
+    int rc = rope_dot_curve_check(dim, base, from, to, n_samples, err);
+    if (rc)
+        return rc;
     rope_table t;
     if ((rc = rope_init(&t, dim, base, err)))
         return rc;

@@ -89,6 +89,10 @@ int rope_relative_holds(const rope_relative *r, uint64_t max_pos);
  * n_samples 0), ROPE_E_SIZE (samples · points · d/2 > ROPE_MAX_WORK), G2E_ENOMEM. */
 int rope_dot_curve(size_t dim, double base, uint64_t from, uint64_t to, size_t n_samples,
                    uint64_t seed, double *mean, double *expected, g2e_err *err);
+/* rope_dot_curve's checks of its arguments alone (0 or its error): to - from + 1 values
+ * are then at most 2^32, which a caller allocating the arrays relies on. */
+int rope_dot_curve_check(size_t dim, double base, uint64_t from, uint64_t to, size_t n_samples,
+                         g2e_err *err);
 
 /* One pair's path as the position grows: the pair (x0, y0) of pair index `pair` rotated by
  * pos·θ_pair for pos = 0 .. n_pos−1, into x[n_pos] and y[n_pos] (the caller's).
