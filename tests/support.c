@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* support.c — see support.h. */
+#define _GNU_SOURCE /* memfd_create */
 #include "support.h"
 
 #include "../src/gpt2embed.h"
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -183,6 +185,21 @@ void write_file(const char *path, const void *data, size_t len)
     cr_assert(f != NULL, "open %s: %s", path, strerror(errno));
     cr_assert(len == 0 || fwrite(data, 1, len, f) == len, "write %s", path);
     cr_assert(fclose(f) == 0, "close %s", path);
+}
+
+char *mem_file(const void *data, size_t len, int reps)
+{
+    int fd = memfd_create("g2e-test", 0); /* not close-on-exec: the programs started inherit it */
+    cr_assert(fd >= 0, "memfd_create: %s", strerror(errno));
+    for (int k = 0; k < reps; k++)
+        for (size_t done = 0; done < len;) {
+            ssize_t w = write(fd, (const char *)data + done, len - done);
+            cr_assert(w > 0 || (w < 0 && errno == EINTR), "write to memory file: %s", strerror(errno));
+            done += w > 0 ? (size_t)w : 0;
+        }
+    char name[32];
+    snprintf(name, sizeof name, "/dev/fd/%d", fd);
+    return strdup(name);
 }
 
 char *read_file(const char *path, size_t *len)

@@ -64,5 +64,10 @@ char *path_join(const char *dir, const char *name);
 void write_file(const char *path, const void *data, size_t len);
 /* Reads a whole file (NULL if it cannot be opened); *len receives its size. */
 char *read_file(const char *path, size_t *len);
+/* A file that lives in memory (memfd_create), holding len bytes of data reps times over:
+ * for the tests of texts over 1 GiB, which then need memory but no free disk. Its name,
+ * "/dev/fd/N", opens it from this test and from the programs run_argv starts (they inherit
+ * N). Caller frees the name; the file goes when the test's process ends. */
+char *mem_file(const void *data, size_t len, int reps);
 
 #endif

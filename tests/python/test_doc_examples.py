@@ -240,6 +240,7 @@ class Workbench:
         os.symlink(PROGRAM, os.path.join(self.bin, "gpt2-embed"))
         self.hub = None
         self.n = 0
+        self.last = None
 
     def endpoint(self):
         if self.hub is None:
@@ -256,10 +257,16 @@ class Workbench:
             self.hub.stdin.close()
             self.hub.wait(timeout=30)
 
+    def discard(self):
+        """Removes the last block's directory (one that downloaded holds 151 MB of weights)."""
+        if self.last:
+            shutil.rmtree(self.last, ignore_errors=True)
+            self.last = None
+
     def directory(self, hub):
         """A new directory for one block, and the environment it runs with."""
         self.n += 1
-        d = os.path.join(self.root, "run%03d" % self.n)
+        d = self.last = os.path.join(self.root, "run%03d" % self.n)
         shutil.copytree(self.samples, d, ignore=lambda _d, names: [n for n in names if n == "big.txt"])
         os.symlink(os.path.join(self.samples, "big.txt"), os.path.join(d, "big.txt"))
         os.makedirs(os.path.join(d, "tests"))
@@ -350,6 +357,7 @@ def test_block_runs_as_shown(block, bench):
                 pytest.fail("%s: $ %s\nprints otherwise than shown:\n%s\n(after a change on purpose: "
                             "python3 tests/python/test_doc_examples.py --update %s)"
                             % (block.id, cmd, diff, block.page))
+    bench.discard()   # a block that ran as shown leaves nothing behind; a failing one's stays
 
 
 def test_the_wildcard_matches_only_what_it_should():
