@@ -301,6 +301,8 @@ GPT2EMBED_API gpt2embed_status gpt2embed_count(gpt2embed_tokenizer *t, const cha
 typedef struct gpt2embed_count_detail {
     size_t n_bytes;             /* the text's bytes (a stream's: all it read) */
     size_t n_replaced;          /* GPT2EMBED_LOSSY: ill-formed sequences read as U+FFFD; else 0 */
+    size_t n_words;             /* its words, as gpt2embed_english_words counts them */
+    int english;                /* gpt2embed_english_words's *english: 1 when they are English */
     /* when n_tokens > n_ctx (else 0, 0 and ""): the first character not wholly inside the
      * context, its 1-based line (lines end at '\n') and column (in characters) */
     size_t ctx_end_line, ctx_end_column;
@@ -811,7 +813,9 @@ GPT2EMBED_API gpt2embed_status gpt2embed_sinusoid_pair(size_t n, size_t dim, siz
 
 /* Words of text[len] as a reader of English counts them: runs between white space holding an
  * ASCII letter; *english (may be NULL) 1 when ASCII letters are at least 90% of the letters.
- * With gpt2embed_count's tokens, how many words a context holds (`count` says it). */
+ * With gpt2embed_count's tokens, how many words a context holds (`count` says it).
+ * gpt2embed_count_ex and gpt2embed_count_stream give the same in their detail, counted on
+ * their threads as they read. */
 GPT2EMBED_API size_t gpt2embed_english_words(const char *text, size_t len, int *english);
 
 /* ---- principal components of wpe, and RoPE (pca, stats --by-position, rope) -------------

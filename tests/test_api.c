@@ -1154,6 +1154,46 @@ static void line_col(const char *text, size_t len, size_t end, size_t *line, siz
             *col += ((unsigned char)text[i] & 0xC0) != 0x80;
 }
 
+/* The English words count_ex and count_stream give in their detail, counted in the chunks
+ * of the threads and the stretches of a stream, are gpt2embed_english_words's of the whole
+ * text (test_text.c checks that against the definition): an English text of 2 MB, and the
+ * same with a Japanese text after every copy, where the verdict turns. */
+Test(api, count_detail_words_over_threads_and_streams_are_the_whole_texts, .timeout = 120)
+{
+    size_t en_n, ja_n;
+    char *en = read_file(G2E_SRCDIR "/tests/data/count_en.txt", &en_n), *ja = read_file(G2E_SRCDIR "/tests/data/count_ja.txt", &ja_n);
+    cr_assert(en && ja);
+    size_t reps = (2u << 20) / en_n + 1;
+    char *text = malloc(reps * (en_n + ja_n));
+    gpt2embed_tokenizer *t = open_tok();
+    gpt2embed_error err;
+    for (int mixed = 0; mixed < 2; mixed++) {
+        size_t len = 0;
+        for (size_t k = 0; k < reps; k++) {
+            memcpy(text + len, en, en_n), len += en_n;
+            if (mixed)
+                memcpy(text + len, ja, ja_n), len += ja_n;
+        }
+        int english = -1;
+        size_t words = gpt2embed_english_words(text, len, &english);
+        cr_assert(words > reps);
+        cr_assert_eq(english, !mixed);
+        for (unsigned th = 1; th <= 4; th *= 2) {
+            gpt2embed_count_info ci;
+            gpt2embed_count_detail d, ds;
+            cr_assert_eq(gpt2embed_count_ex(t, text, len, 0, 1024, th, &ci, &d, &err), 0, "%s", err.message);
+            cr_expect(d.n_words == words && d.english == english, "%s, %u threads: %zu words (english %d), want %zu (%d)",
+                      mixed ? "mixed" : "English", th, d.n_words, d.english, words, english);
+            feed f = {.s = text, .n = len, .step = 4093 * th};
+            cr_assert_eq(gpt2embed_count_stream(t, feed_read, &f, 0, 1024, th, &ci, &ds, &err), 0, "%s", err.message);
+            cr_expect(ds.n_words == words && ds.english == english, "stream, %s, %u threads: %zu words (english %d), want %zu (%d)",
+                      mixed ? "mixed" : "English", th, ds.n_words, ds.english, words, english);
+        }
+    }
+    gpt2embed_tokenizer_close(t);
+    free(text), free(en), free(ja);
+}
+
 /* count_ex on 1..8 threads and count_stream read a few bytes at a time give gpt2embed_count's
  * numbers, with the bytes, the line and column of the cut and a snippet around it; a failing
  * read is the stream's status; char_costs adds up to the tokens on any thread count. */

@@ -537,7 +537,7 @@ LongTest(count_cli, a_text_over_1_gib_is_counted_exactly_in_bounded_memory, .tim
 /* Issue 38: an English text also says how many words its tokens hold and so how many words
  * the context holds (the chapter's "700-800 words"), from numbers made here: words counted
  * by Python (runs between white space with an ASCII letter), tokens from tiktoken's expected
- * file. A Japanese text gets no such line. */
+ * file. A Japanese text gets no such line. Standard input too. */
 Test(count_cli, english_text_says_how_many_words_the_context_holds)
 {
     run_result r = run_argv((char *[]){"/usr/bin/python3", "-c",
@@ -565,6 +565,15 @@ Test(count_cli, english_text_says_how_many_words_the_context_holds)
         cr_expect(en && en < p, "only the English text: %.*s", (int)(p - line), line);
     }
     run_free(&r);
+    /* standard input is streamed (counted as it is read): the same sentence */
+    size_t n;
+    char *text = read_file(DATA "count_en.txt", &n);
+    r = run_argv((char *[]){G2E_TEST_BIN, "count", "-", NULL}, text, n, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    snprintf(want, sizeof want, "-: %ld English words in %.0f tokens", words, tokens);
+    cr_expect(strstr(r.out, want), "want %s in %s", want, r.out);
+    run_free(&r);
+    free(text);
 }
 
 /* count's JSON with --per-char and --lossy: every member read back, against the numbers the

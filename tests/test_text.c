@@ -282,17 +282,19 @@ Test(text, english_words_by_their_definition)
                                         "\xf0\x9f\x98\x80", "x", "-", "\x00", "\xed\xa0\x80", "Z"};
     const size_t np = sizeof PARTS / sizeof *PARTS;
     char buf[4096];
+    size_t at[700]; /* where each part starts: character boundaries, where stretches may end */
     unsigned seed = 12345;
     for (int round = 0; round < 50000; round++) {
         /* short texts of any parts; long ones (the 64-byte blocks' path) mostly ASCII, with
          * parts from U+0080 crossing blocks' ends now and then */
         int long_one = round % 2, most = long_one ? 600 : 40;
-        size_t n = 0;
+        size_t n = 0, n_parts = 0;
         for (int k = (int)((seed = seed * 1103515245u + 12345u) >> 16) % most; k-- > 0;) {
             unsigned r = (seed = seed * 1103515245u + 12345u) >> 16;
             const char *p = long_one && r % 16 ? PARTS[r % 10 < 5 ? 0 : r % 10 < 8 ? 3 : r % 10 < 9 ? 2 : 6]
                                                : PARTS[r % np];
             size_t pn = *p ? strlen(p) : 1; /* "\x00": one NUL byte */
+            at[n_parts++] = n;
             memcpy(buf + n, p, pn);
             n += pn;
         }
@@ -300,6 +302,24 @@ Test(text, english_words_by_their_definition)
         size_t w = text_english_words(buf, n, &en), w_ref = words_ref(buf, n, &en_ref);
         cr_assert_eq(w, w_ref, "round %d: %zu words, the definition says %zu", round, w, w_ref);
         cr_assert_eq(en, en_ref, "round %d: english %d, the definition says %d", round, en, en_ref);
+        /* the same text in up to 5 stretches (some empty), counted apart and joined in order,
+         * as the threads' chunks and a stream's reads are */
+        size_t cut[6] = {0}, nc = 1;
+        for (int k = ((seed = seed * 1103515245u + 12345u) >> 16) % 5; k-- > 0 && n_parts;) {
+            size_t c = at[((seed = seed * 1103515245u + 12345u) >> 16) % n_parts];
+            cut[nc] = c > cut[nc - 1] ? c : cut[nc - 1];
+            nc++;
+        }
+        cut[nc] = n;
+        text_words all = {0};
+        for (size_t k = 0; k < nc; k++) {
+            text_words part;
+            text_words_count(buf + cut[k], cut[k + 1] - cut[k], &part);
+            text_words_join(&all, &part);
+        }
+        cr_assert_eq(all.words, w_ref, "round %d: %zu words in %zu stretches, the definition says %zu", round,
+                     all.words, nc, w_ref);
+        cr_assert_eq(text_words_english(&all), en_ref, "round %d: english in %zu stretches", round, nc);
     }
     int en;
     cr_expect_eq(text_english_words("The dog\xc2\xa0" "chased\xe3\x80\x80the cat", 25, &en), 5);

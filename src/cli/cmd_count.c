@@ -86,8 +86,6 @@ typedef struct input {
     in_kind kind;
     const char *arg;     /* the TEXT or the path (argv's) */
     char name[NAME_MAX_W * 4 + 8]; /* for the table: the path, "-", or the TEXT (textfmt_fit) */
-    size_t words;        /* English words (text_english_words), when english; not for streams */
-    int english;
 } input;
 
 /* One input's numbers. */
@@ -171,8 +169,6 @@ static int count_one(gpt2embed_tokenizer *t, input *in, const count_opts *o, tok
         rc = gpt2embed_char_costs(t, ti.data, ti.len, flags, threads, &r->cc, &r->n_cc, &err);
     if (rc)
         cli_error("%s: %s%s", name, err.message, rc == GPT2EMBED_E_UTF8 ? _(CLI_LOSSY_HINT) : "");
-    else
-        in->words = text_english_words(ti.data, ti.len, &in->english);
     r->windows = windows(r);
     cli_textin_close(&ti);
     return rc ? -1 : 0;
@@ -278,11 +274,11 @@ static void print_table(FILE *f, const input *in, const tokcount *r, size_t n, s
     }
     /* English: the chapter's rule of thumb (1024 tokens are some 700-800 words), from this text */
     for (size_t i = 0; i < n; i++)
-        if (in[i].english && in[i].words >= 20 && r[i].c.n_tokens)
+        if (r[i].d.english && r[i].d.n_words >= 20 && r[i].c.n_tokens)
             fprintf(f, _("\n%s: %zu English words in %zu tokens (%.2f tokens per word): %zu tokens "
-                         "hold about %.0f words of such text\n"), in[i].name, in[i].words, r[i].c.n_tokens,
-                    (double)r[i].c.n_tokens / (double)in[i].words, ctx,
-                    (double)ctx * (double)in[i].words / (double)r[i].c.n_tokens);
+                         "hold about %.0f words of such text\n"), in[i].name, r[i].d.n_words, r[i].c.n_tokens,
+                    (double)r[i].c.n_tokens / (double)r[i].d.n_words, ctx,
+                    (double)ctx * (double)r[i].d.n_words / (double)r[i].c.n_tokens);
     if (lossy)
         for (size_t i = 0; i < n; i++)
             if (r[i].d.n_replaced) {

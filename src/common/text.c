@@ -88,11 +88,11 @@ static const uint8_t ascii_class[128] = {
  * classified by the table, without a branch on what it is (a word ends at about every sixth
  * byte of English, at random to a predictor); a character from U+0080 is decoded (U+00A0 and
  * U+3000 are white space). Reads s[0..n) from its start to the first character that begins
- * at or after `upto`; returns where that is. */
-static size_t words_scalar(const uint8_t *s, size_t n, size_t upto, size_t *words, size_t *ascii, size_t *other,
-                           unsigned *after_space)
+ * at or after `upto`; returns where that is. w->lead is set by the first letter-or-space
+ * while w->any is 0. */
+static size_t words_scalar(const uint8_t *s, size_t n, size_t upto, text_words *w)
 {
-    unsigned st = *after_space;
+    unsigned st = w->after_space, any = w->any, lead = w->lead;
     size_t k, i;
     for (i = 0; i < upto; i += k) {
         unsigned c;
@@ -102,22 +102,24 @@ static size_t words_scalar(const uint8_t *s, size_t n, size_t upto, size_t *word
         } else {
             int32_t cp = text_step((const char *)s + i, n - i, &k);
             c = cp == 0x3000 || cp == 0xA0 ? 2u : 0u;
-            *other += cp >= 0x80 && !c; /* a letter-like character; white space is none */
+            w->other += cp >= 0x80 && !c; /* a letter-like character; white space is none */
         }
         unsigned space = c >> 1, letter = c & 1;
-        *words += st & letter;
-        *ascii += letter;
+        w->words += st & letter;
+        w->ascii += letter;
+        lead |= (any ^ 1u) & letter;
+        any |= c != 0;
         st = space | (st & !letter);
     }
-    *after_space = st;
+    w->after_space = (unsigned char)st, w->any = (unsigned char)any, w->lead = (unsigned char)lead;
     return i;
 }
 
-size_t text_english_words(const char *str, size_t n, int *english)
+void text_words_count(const char *str, size_t n, text_words *w)
 {
     const uint8_t *s = (const uint8_t *)str;
-    size_t words = 0, ascii = 0, other = 0, i = 0;
-    unsigned after_space = 1;
+    size_t i = 0;
+    *w = (text_words){.after_space = 1};
 #ifdef __SSE2__
     /* 64 ASCII bytes at a time, as bit masks of letters L and white space S: with N the
      * bytes that are neither, N + (S << 1) + after_space carries from each space (and from
@@ -139,21 +141,48 @@ size_t text_english_words(const char *str, size_t n, int *english)
             L |= (uint64_t)(unsigned)_mm_movemask_epi8(lt) << (16 * q);
         }
         if (hi) {
-            i += words_scalar(s + i, n - i, 64, &words, &ascii, &other, &after_space);
+            i += words_scalar(s + i, n - i, 64, w);
             continue;
         }
-        uint64_t N = ~(L | S), first = (N + (S << 1) + after_space) & ~N;
-        words += (size_t)__builtin_popcountll(first & L);
-        ascii += (size_t)__builtin_popcountll(L);
-        if (L | S)
-            after_space = (unsigned)(S >> (63 - __builtin_clzll(L | S)) & 1);
+        uint64_t N = ~(L | S), first = (N + (S << 1) + w->after_space) & ~N;
+        w->words += (size_t)__builtin_popcountll(first & L);
+        w->ascii += (size_t)__builtin_popcountll(L);
+        if (L | S) {
+            if (!w->any) /* the lowest of L | S is the stretch's first letter-or-space */
+                w->lead = (L & (L | S) & -(L | S)) != 0, w->any = 1;
+            w->after_space = (unsigned char)(S >> (63 - __builtin_clzll(L | S)) & 1);
+        }
         i += 64;
     }
 #endif
-    words_scalar(s + i, n - i, n - i, &words, &ascii, &other, &after_space);
+    words_scalar(s + i, n - i, n - i, w);
+}
+
+void text_words_join(text_words *a, const text_words *b)
+{
+    /* b counted its leading letter as a start; it is none if a ended inside a word */
+    a->words += b->words - (size_t)(a->any && !a->after_space && b->lead);
+    a->ascii += b->ascii;
+    a->other += b->other;
+    if (!a->any)
+        a->lead = b->lead;
+    if (b->any)
+        a->after_space = b->after_space;
+    a->any |= b->any;
+}
+
+int text_words_english(const text_words *w)
+{
+    return w->ascii > 0 && w->ascii >= 9 * w->other;
+}
+
+size_t text_english_words(const char *s, size_t n, int *english)
+{
+    text_words w;
+    text_words_count(s, n, &w);
     if (english)
-        *english = ascii > 0 && ascii >= 9 * other;
-    return words;
+        *english = text_words_english(&w);
+    return w.words;
 }
 
 int text_cp_width(int32_t cp)

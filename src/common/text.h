@@ -104,6 +104,22 @@ int text_validate_simd(void);
  * (ASCII letters and characters outside ASCII), so the count means words of English. */
 size_t text_english_words(const char *s, size_t n, int *english);
 
+/* The same counted in stretches (the chunks of threads, the reads of a stream): a text cut
+ * at character boundaries, each stretch counted by text_words_count and joined in order by
+ * text_words_join, gives exactly text_english_words's numbers. */
+typedef struct text_words {
+    size_t words;          /* word starts, counting the first letter as one */
+    size_t ascii, other;   /* letters: ASCII, and characters from U+0080 but white space */
+    unsigned char any;     /* the stretch holds a letter or a white space */
+    unsigned char lead;    /* its first letter-or-space is a letter (a start only after a space) */
+    unsigned char after_space; /* its last letter-or-space is a space */
+} text_words;
+/* A zeroed text_words is the empty stretch. */
+void text_words_count(const char *s, size_t n, text_words *w);
+void text_words_join(text_words *a, const text_words *b); /* a = a then b */
+/* 1 when ASCII letters are at least 90% of the letters (text_english_words's *english). */
+int text_words_english(const text_words *w);
+
 /* Display width in terminal columns of code point cp: 0, 1 or 2 (controls 0). */
 int text_cp_width(int32_t cp);
 

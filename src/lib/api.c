@@ -476,6 +476,8 @@ static void count_out(const tokcount *r, size_t len, size_t n_ctx, gpt2embed_cou
         memset(more, 0, sizeof *more);
         more->n_bytes = r->bytes;
         more->n_replaced = r->replaced;
+        more->n_words = r->words.words;
+        more->english = text_words_english(&r->words);
         if (!r->fits) {
             more->ctx_end_line = r->line;
             more->ctx_end_column = r->col;

@@ -40,6 +40,7 @@
 
 #include "cpus.h"
 #include "rdbuf.h"
+#include "text.h"
 #include "tok_internal.h"
 
 #include <pthread.h>
@@ -188,10 +189,11 @@ int eng_encode(eng *e, unsigned threads, const char *text, size_t len, tok_speci
                tok_ids *out, size_t *bad_offset, g2e_err *err);
 
 /* The counts of a text from one pass on up to `threads` members (strict UTF-8,
- * <|endoftext|> as the special token): tokens; characters (code points); and, when tokens >
- * ctx, cut: the byte where the first ctx tokens end. */
+ * <|endoftext|> as the special token): tokens; characters (code points); its English words
+ * (text.h); and, when tokens > ctx, cut: the byte where the first ctx tokens end. */
 typedef struct eng_counts {
     size_t tokens, chars, cut;
+    text_words words;
 } eng_counts;
 int eng_count(eng *e, unsigned threads, const char *text, size_t len, size_t ctx, eng_counts *c, g2e_err *err);
 

@@ -302,6 +302,7 @@ typedef struct counting {
     const size_t *cut;
     size_t m;
     size_t *tokens, *chars; /* (m,) each chunk's */
+    text_words *words;      /* (m,) each chunk's, joined in order after */
     atomic_int failed;      /* a chunk failed: the members stop */
 } counting;
 
@@ -321,6 +322,7 @@ static void count_item(void *job, size_t k, eng_member *w)
     }
     c->tokens[k] = w->ids.n;
     c->chars[k] = textpos_chars_valid(c->s + c->cut[k], len); /* (checked by the tokenizer) */
+    text_words_count(c->s + c->cut[k], len, &c->words[k]);
 }
 
 /* Bytes of the first n tokens of ids (strict input: the tokens' bytes are the text's). */
@@ -347,8 +349,9 @@ static int count_chunks(eng *e, unsigned threads, const char *text, size_t len, 
     c.cut = cut;
     c.tokens = malloc(c.m * sizeof *c.tokens);
     c.chars = malloc(c.m * sizeof *c.chars);
+    c.words = malloc(c.m * sizeof *c.words);
     atomic_init(&c.failed, 0);
-    int rc = c.tokens && c.chars && eng_each(e, threads, c.m, &c, count_item) ? 0 : G2E_ENOMEM;
+    int rc = c.tokens && c.chars && c.words && eng_each(e, threads, c.m, &c, count_item) ? 0 : G2E_ENOMEM;
     rc = rc ? rc : atomic_load(&c.failed) ? 1 : 0;
     tok_tokenizer *t = rc ? NULL : eng_take(e);
     for (size_t k = 0; !rc && k < c.m; k++) {
@@ -362,10 +365,12 @@ static int count_chunks(eng *e, unsigned threads, const char *text, size_t len, 
         }
         r->tokens += c.tokens[k];
         r->chars += c.chars[k];
+        text_words_join(&r->words, &c.words[k]);
     }
     eng_give(e, t);
     free(c.tokens);
     free(c.chars);
+    free(c.words);
     free(cut);
     return rc;
 }
@@ -386,6 +391,7 @@ int eng_count(eng *e, unsigned threads, const char *text, size_t len, size_t ctx
     if (!rc) {
         r->tokens = ids.n;
         r->chars = textpos_chars_valid(text, len); /* tok_encode has just checked the UTF-8 */
+        text_words_count(text, len, &r->words);
         r->cut = ids.n > ctx ? piece_bytes(t, ids.ids, ctx) : 0;
         tok_ids_free(&ids);
     }

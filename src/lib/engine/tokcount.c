@@ -35,6 +35,7 @@ static int count_offsets(eng *e, unsigned threads, const char *text, size_t len,
     if (rc)
         return rc;
     r->chars = flags & TOKCOUNT_LOSSY ? textpos_chars(text, len) : textpos_chars_valid(text, len);
+    text_words_count(text, len, &r->words);
     r->tokens = ids.n;
     r->replaced = ids.n_replaced;
     if (flags & TOKCOUNT_PER_CHAR)
@@ -54,7 +55,7 @@ int tokcount_text(eng *e, unsigned threads, const char *text, size_t len, size_t
     if (flags & (TOKCOUNT_LOSSY | TOKCOUNT_PER_CHAR | TOKCOUNT_SPECIAL_TEXT | TOKCOUNT_SPECIAL_ERROR)) {
         rc = count_offsets(e, threads, text, len, ctx, flags, r, err);
     } else if (!(rc = eng_count(e, threads, text, len, ctx, &c, err))) {
-        r->tokens = c.tokens, r->chars = c.chars, r->cut_byte = c.cut;
+        r->tokens = c.tokens, r->chars = c.chars, r->cut_byte = c.cut, r->words = c.words;
     } else if (rc == TOK_E_UTF8) { /* the threads' count gives no offset: tok_encode finds it */
         count_offsets(e, 1, text, len, ctx, flags, r, err);
     }
@@ -80,6 +81,7 @@ typedef struct tc_stream {
     const tok_tokenizer *t; /* the tables */
     size_t ctx;
     uint64_t tokens, bytes, base, chars; /* base: the offset of the stretch being handed */
+    text_words words;
     uint64_t cut;      /* where the ctx-th token ends (once tokens > ctx) */
     int cut_known;
     bytebuf keep;      /* the text from its start to KEEP_AFTER bytes past the cut */
@@ -91,6 +93,9 @@ static void tc_text(void *user, const char *s, size_t n)
     c->base = c->bytes;
     c->bytes += n;
     c->chars += textpos_chars_valid(s, n); /* (checked by the tokenizer before it is handed on) */
+    text_words w;
+    text_words_count(s, n, &w);
+    text_words_join(&c->words, &w);
     if (!c->cut_known || c->keep.n < c->cut + KEEP_AFTER)
         bb_put(&c->keep, s, n); /* (memory: the text of the first ctx tokens, and a stretch) */
 }
@@ -133,7 +138,7 @@ int tokcount_stream(eng *e, unsigned threads, eng_read_fn read, void *user, size
         r->bad_offset = bad, r->sys_errno = sys;
         return rc;
     }
-    r->bytes = (size_t)c.bytes, r->chars = (size_t)c.chars, r->tokens = (size_t)c.tokens;
+    r->bytes = (size_t)c.bytes, r->chars = (size_t)c.chars, r->tokens = (size_t)c.tokens, r->words = c.words;
     r->fits = r->tokens <= ctx;
     if (!rc)
         rc = embed_windows(r->tokens, ctx, ctx, &r->windows, err);

@@ -31,6 +31,7 @@
 
 typedef struct tokcount {
     size_t bytes, chars, tokens, windows, replaced;
+    text_words words;             /* English words (text.h; lossy: of the input as it is) */
     int fits;                     /* tokens <= ctx */
     /* the cut, when !fits */
     size_t cut_byte, cut_chars;   /* byte offset; characters wholly before it */
