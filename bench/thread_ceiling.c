@@ -327,22 +327,27 @@ static int discard(void *user, const void *p, size_t n)
  * failure (ids: the corpus's count when the call succeeded and wrote). */
 static uint64_t stream_run(int ids, unsigned threads)
 {
-    tok_tokenizer *t;
-    eng *e;
     g2e_err err;
-    if (tok_open_builtin(&t, &err) || eng_new(&e, t, &err))
-        return 0;
     uint64_t got = 0;
-    if (ids) {
+    if (ids) { /* the program's writer, on the door */
+        gpt2embed_tokenizer *pt;
+        gpt2embed_error perr;
         size_t bytes = 0, rep;
-        if (toks_write_ids(e, threads, corpus, corpus_len, TOK_SPECIAL_TEXT, 0, discard, &bytes, &rep, &err) == 0 &&
+        if (gpt2embed_tokenizer_open(&pt, NULL, &perr) == 0 &&
+            toks_write_ids(pt, threads, 0, corpus, corpus_len, GPT2EMBED_SPECIAL_TEXT, discard, &bytes, &rep, &err) ==
+                0 &&
             bytes)
             got = CORPUS_TOKENS;
-    } else {
-        eng_counts c;
-        if (eng_count(e, threads, corpus, corpus_len, 0, &c, &err) == 0)
-            got = c.tokens;
+        gpt2embed_tokenizer_close(pt);
+        return got;
     }
+    tok_tokenizer *t;
+    eng *e;
+    if (tok_open_builtin(&t, &err) || eng_new(&e, t, &err))
+        return 0;
+    eng_counts c;
+    if (eng_count(e, threads, corpus, corpus_len, 0, 0, &c, &err) == 0)
+        got = c.tokens;
     eng_free(e);
     return got;
 }
