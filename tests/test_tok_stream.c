@@ -279,7 +279,7 @@ Test(tok_stream, put_ids_matches_printf)
     bb_free(&b);
 }
 
-/* Counts over threads: the one-thread tokens, text.h's characters and the offsets' cut. */
+/* Counts over threads: the one-thread tokens, text.h's characters and words, and the offsets' cut. */
 LongTest(tok_stream, counts_over_threads_agree_with_one_thread, .timeout = 120)
 {
     size_t n;
@@ -289,6 +289,8 @@ LongTest(tok_stream, counts_over_threads_agree_with_one_thread, .timeout = 120)
     g2e_err err;
     cr_assert_eq(tok_encode(one, text, n, TOK_SPECIAL_TOKEN, 0, &r, NULL, &err), 0);
     size_t chars = ref_chars(text, n);
+    int english;
+    size_t words = text_english_words(text, n, &english); /* (test_text.c: by the definition) */
     static const size_t ctxs[] = {1, 1024, 1000000, 2547086, 4999999, 5094172, 5094173, 99999999};
     static const unsigned threads[] = {1, 2, 3, 5};
     static const size_t splits[] = {0, 3000}; /* 64 KB chunks; 3 KB (4,400 of them) */
@@ -298,9 +300,14 @@ LongTest(tok_stream, counts_over_threads_agree_with_one_thread, .timeout = 120)
             eng *t = open_repo_eng(splits[si]);
             for (size_t k = 0; k < sizeof ctxs / sizeof ctxs[0]; k++) {
                 eng_counts c;
-                cr_assert_eq(eng_count(t, th, text, n, ctxs[k], &c, &err), 0);
+                int w = k % 2; /* the words only when asked for */
+                cr_assert_eq(eng_count(t, th, text, n, ctxs[k], w, &c, &err), 0);
                 cr_expect_eq(c.tokens, r.n);
                 cr_expect_eq(c.chars, chars);
+                cr_expect(w ? c.words.words == words && text_words_english(&c.words) == english
+                            : c.words.words == 0 && c.words.ascii == 0,
+                          "words %d: %zu, want %zu; %u threads, split %zu", w, c.words.words, w ? words : 0, th,
+                          splits[si]);
                 cr_expect_eq(c.cut, ctxs[k] < r.n ? r.offsets[ctxs[k]] : 0, "ctx %zu, %u threads, split %zu",
                              ctxs[k], th, splits[si]);
             }

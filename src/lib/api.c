@@ -498,7 +498,8 @@ gpt2embed_status gpt2embed_count_ex(gpt2embed_tokenizer *t, const char *text, si
         return say(GPT2EMBED_E_ARG, err, "gpt2embed_count: n_ctx must be at least 1");
     g2e_err e;
     tokcount r;
-    int rc = tokcount_text(t->e, n_threads, len ? text : "", len, n_ctx, count_flags(flags), &r, &e);
+    unsigned tf = count_flags(flags) | (more ? TOKCOUNT_WORDS : 0); /* (the words are detail's) */
+    int rc = tokcount_text(t->e, n_threads, len ? text : "", len, n_ctx, tf, &r, &e);
     if (rc)
         return detail(g2e_status_of(rc), err, e.msg, r.bad_offset == SIZE_MAX ? GPT2EMBED_NONE : r.bad_offset,
                       GPT2EMBED_NONE);
@@ -641,7 +642,7 @@ gpt2embed_status gpt2embed_count_stream(gpt2embed_tokenizer *t, gpt2embed_read_f
     stream_cb cb = {.read = read, .read_user = read_user, .one = PTHREAD_MUTEX_INITIALIZER};
     g2e_err e;
     tokcount r;
-    int rc = tokcount_stream(t->e, n_threads, stream_read, &cb, n_ctx, &r, &e);
+    int rc = tokcount_stream(t->e, n_threads, stream_read, &cb, n_ctx, more ? TOKCOUNT_WORDS : 0, &r, &e);
     if (rc) {
         gpt2embed_status st = detail(g2e_status_of(rc), err, e.msg,
                                      r.bad_offset == SIZE_MAX ? GPT2EMBED_NONE : r.bad_offset, GPT2EMBED_NONE);

@@ -189,13 +189,15 @@ int eng_encode(eng *e, unsigned threads, const char *text, size_t len, tok_speci
                tok_ids *out, size_t *bad_offset, g2e_err *err);
 
 /* The counts of a text from one pass on up to `threads` members (strict UTF-8,
- * <|endoftext|> as the special token): tokens; characters (code points); its English words
- * (text.h); and, when tokens > ctx, cut: the byte where the first ctx tokens end. */
+ * <|endoftext|> as the special token): tokens; characters (code points); with `words`, its
+ * English words (text.h; else zero); and, when tokens > ctx, cut: the byte where the first
+ * ctx tokens end. */
 typedef struct eng_counts {
     size_t tokens, chars, cut;
     text_words words;
 } eng_counts;
-int eng_count(eng *e, unsigned threads, const char *text, size_t len, size_t ctx, eng_counts *c, g2e_err *err);
+int eng_count(eng *e, unsigned threads, const char *text, size_t len, size_t ctx, int words, eng_counts *c,
+              g2e_err *err);
 
 /* ---- a text of any length read as it comes, in documents ----
  *

@@ -302,7 +302,7 @@ typedef struct counting {
     const size_t *cut;
     size_t m;
     size_t *tokens, *chars; /* (m,) each chunk's */
-    text_words *words;      /* (m,) each chunk's, joined in order after */
+    text_words *words;      /* (m,) each chunk's, joined in order after; NULL: not asked for */
     atomic_int failed;      /* a chunk failed: the members stop */
 } counting;
 
@@ -322,7 +322,8 @@ static void count_item(void *job, size_t k, eng_member *w)
     }
     c->tokens[k] = w->ids.n;
     c->chars[k] = textpos_chars_valid(c->s + c->cut[k], len); /* (checked by the tokenizer) */
-    text_words_count(c->s + c->cut[k], len, &c->words[k]);
+    if (c->words)
+        text_words_count(c->s + c->cut[k], len, &c->words[k]);
 }
 
 /* Bytes of the first n tokens of ids (strict input: the tokens' bytes are the text's). */
@@ -340,7 +341,8 @@ static size_t piece_bytes(const tok_tokenizer *t, const uint32_t *ids, size_t n)
 
 /* Counts text[0..len) into r: 0, 1 when a chunk failed (the caller takes the whole text for
  * the message), or G2E_ENOMEM. */
-static int count_chunks(eng *e, unsigned threads, const char *text, size_t len, size_t ctx, eng_counts *r)
+static int count_chunks(eng *e, unsigned threads, const char *text, size_t len, size_t ctx, int words,
+                        eng_counts *r)
 {
     counting c = {.s = text};
     size_t *cut = eng_cuts(text, len, eng_chunk(e), g2e_threads_for(threads, SIZE_MAX), &c.m);
@@ -349,9 +351,9 @@ static int count_chunks(eng *e, unsigned threads, const char *text, size_t len, 
     c.cut = cut;
     c.tokens = malloc(c.m * sizeof *c.tokens);
     c.chars = malloc(c.m * sizeof *c.chars);
-    c.words = malloc(c.m * sizeof *c.words);
+    c.words = words ? malloc(c.m * sizeof *c.words) : NULL;
     atomic_init(&c.failed, 0);
-    int rc = c.tokens && c.chars && c.words && eng_each(e, threads, c.m, &c, count_item) ? 0 : G2E_ENOMEM;
+    int rc = c.tokens && c.chars && (c.words || !words) && eng_each(e, threads, c.m, &c, count_item) ? 0 : G2E_ENOMEM;
     rc = rc ? rc : atomic_load(&c.failed) ? 1 : 0;
     tok_tokenizer *t = rc ? NULL : eng_take(e);
     for (size_t k = 0; !rc && k < c.m; k++) {
@@ -365,7 +367,8 @@ static int count_chunks(eng *e, unsigned threads, const char *text, size_t len, 
         }
         r->tokens += c.tokens[k];
         r->chars += c.chars[k];
-        text_words_join(&r->words, &c.words[k]);
+        if (words)
+            text_words_join(&r->words, &c.words[k]);
     }
     eng_give(e, t);
     free(c.tokens);
@@ -375,10 +378,11 @@ static int count_chunks(eng *e, unsigned threads, const char *text, size_t len, 
     return rc;
 }
 
-int eng_count(eng *e, unsigned threads, const char *text, size_t len, size_t ctx, eng_counts *r, g2e_err *err)
+int eng_count(eng *e, unsigned threads, const char *text, size_t len, size_t ctx, int words, eng_counts *r,
+              g2e_err *err)
 {
     memset(r, 0, sizeof *r);
-    int rc = len && text ? count_chunks(e, threads, text, len, ctx, r) : 0;
+    int rc = len && text ? count_chunks(e, threads, text, len, ctx, words, r) : 0;
     if (rc != 1)
         return rc ? g2e_fail(err, rc, "out of memory counting %llu bytes", (unsigned long long)len) : 0;
     /* a chunk failed: tok_encode on the whole text gives the message (or runs out of memory) */
@@ -391,7 +395,8 @@ int eng_count(eng *e, unsigned threads, const char *text, size_t len, size_t ctx
     if (!rc) {
         r->tokens = ids.n;
         r->chars = textpos_chars_valid(text, len); /* tok_encode has just checked the UTF-8 */
-        text_words_count(text, len, &r->words);
+        if (words)
+            text_words_count(text, len, &r->words);
         r->cut = ids.n > ctx ? piece_bytes(t, ids.ids, ctx) : 0;
         tok_ids_free(&ids);
     }

@@ -35,7 +35,8 @@ static int count_offsets(eng *e, unsigned threads, const char *text, size_t len,
     if (rc)
         return rc;
     r->chars = flags & TOKCOUNT_LOSSY ? textpos_chars(text, len) : textpos_chars_valid(text, len);
-    text_words_count(text, len, &r->words);
+    if (flags & TOKCOUNT_WORDS)
+        text_words_count(text, len, &r->words);
     r->tokens = ids.n;
     r->replaced = ids.n_replaced;
     if (flags & TOKCOUNT_PER_CHAR)
@@ -54,7 +55,7 @@ int tokcount_text(eng *e, unsigned threads, const char *text, size_t len, size_t
     int rc;
     if (flags & (TOKCOUNT_LOSSY | TOKCOUNT_PER_CHAR | TOKCOUNT_SPECIAL_TEXT | TOKCOUNT_SPECIAL_ERROR)) {
         rc = count_offsets(e, threads, text, len, ctx, flags, r, err);
-    } else if (!(rc = eng_count(e, threads, text, len, ctx, &c, err))) {
+    } else if (!(rc = eng_count(e, threads, text, len, ctx, !!(flags & TOKCOUNT_WORDS), &c, err))) {
         r->tokens = c.tokens, r->chars = c.chars, r->cut_byte = c.cut, r->words = c.words;
     } else if (rc == TOK_E_UTF8) { /* the threads' count gives no offset: tok_encode finds it */
         count_offsets(e, 1, text, len, ctx, flags, r, err);
@@ -81,6 +82,7 @@ typedef struct tc_stream {
     const tok_tokenizer *t; /* the tables */
     size_t ctx;
     uint64_t tokens, bytes, base, chars; /* base: the offset of the stretch being handed */
+    int count_words;
     text_words words;
     uint64_t cut;      /* where the ctx-th token ends (once tokens > ctx) */
     int cut_known;
@@ -93,9 +95,11 @@ static void tc_text(void *user, const char *s, size_t n)
     c->base = c->bytes;
     c->bytes += n;
     c->chars += textpos_chars_valid(s, n); /* (checked by the tokenizer before it is handed on) */
-    text_words w;
-    text_words_count(s, n, &w);
-    text_words_join(&c->words, &w);
+    if (c->count_words) {
+        text_words w;
+        text_words_count(s, n, &w);
+        text_words_join(&c->words, &w);
+    }
     if (!c->cut_known || c->keep.n < c->cut + KEEP_AFTER)
         bb_put(&c->keep, s, n); /* (memory: the text of the first ctx tokens, and a stretch) */
 }
@@ -118,12 +122,12 @@ static int tc_put(void *user, const uint32_t *ids, size_t n, const size_t *start
     return c->keep.oom; /* (out of memory: the run stops) */
 }
 
-int tokcount_stream(eng *e, unsigned threads, eng_read_fn read, void *user, size_t ctx, tokcount *r,
-                    g2e_err *err)
+int tokcount_stream(eng *e, unsigned threads, eng_read_fn read, void *user, size_t ctx, unsigned flags,
+                    tokcount *r, g2e_err *err)
 {
     memset(r, 0, sizeof *r);
     r->bad_offset = SIZE_MAX;
-    tc_stream c = {.t = eng_tables(e), .ctx = ctx};
+    tc_stream c = {.t = eng_tables(e), .ctx = ctx, .count_words = !!(flags & TOKCOUNT_WORDS)};
     eng_text o = {.special = TOK_SPECIAL_TOKEN, .read = read, .read_user = user, .put = tc_put,
                   .text = tc_text, .user = &c};
     int rc = eng_stream(e, threads, &o);

@@ -28,10 +28,11 @@
 #define TOKCOUNT_PER_CHAR 2u /* also fill cc / n_cc */
 #define TOKCOUNT_SPECIAL_TEXT 4u  /* <|endoftext|> is text (tok_encode's TOK_SPECIAL_TEXT) */
 #define TOKCOUNT_SPECIAL_ERROR 8u /* <|endoftext|> is refused (TOK_SPECIAL_ERROR: TOK_E_SPECIAL) */
+#define TOKCOUNT_WORDS 16u        /* also count the English words (else r->words is zero) */
 
 typedef struct tokcount {
     size_t bytes, chars, tokens, windows, replaced;
-    text_words words;             /* English words (text.h; lossy: of the input as it is) */
+    text_words words;             /* TOKCOUNT_WORDS: English words (text.h; lossy: of the input as it is) */
     int fits;                     /* tokens <= ctx */
     /* the cut, when !fits */
     size_t cut_byte, cut_chars;   /* byte offset; characters wholly before it */
@@ -51,11 +52,11 @@ int tokcount_text(eng *e, unsigned threads, const char *text, size_t len, size_t
                   g2e_err *err);
 void tokcount_free(tokcount *r);
 
-/* The same, strict (no flags), for the text read through read(user, ...) to its end as it
+/* The same, strict (flags: TOKCOUNT_WORDS or 0), for the text read through read(user, ...) to its end as it
  * comes (eng_stream): memory is the stream's and the text up to a little past the ctx-th
  * token (for the cut's line, column and snippet), whatever the input's length. Errors:
  * tokcount_text's, ENG_E_READ and ENG_CANCELED (r->sys_errno), ENG_E_LONG (engine.h). */
-int tokcount_stream(eng *e, unsigned threads, eng_read_fn read, void *user, size_t ctx, tokcount *r,
-                    g2e_err *err);
+int tokcount_stream(eng *e, unsigned threads, eng_read_fn read, void *user, size_t ctx, unsigned flags,
+                    tokcount *r, g2e_err *err);
 
 #endif
