@@ -513,10 +513,13 @@ INST_OWN_DIRS = $(PYTHONDIR)/gpt2embed/__pycache__ $(PYTHONDIR)/gpt2embed $(DOCD
 INST_DIRS_LIST = $(PKGDATADIR)/installed-dirs
 
 # What setup.py (pip install .) builds and ships inside the Python package: the shared
-# library and the module's list maker; the last lines name the files.
-python-lib: $(PUB_SO) $(PYLISTS)
+# library, the module's list maker, the rendering object (figures) and the catalogues
+# (locale/LANG/LC_MESSAGES/gpt2-embed.mo: Japanese); the last lines name them.
+python-lib: $(PUB_SO) $(PYLISTS) $(RENDER_SO) $(MO)
 	@echo "python-lib: $(abspath $(PUB_SO))"
 	@echo "python-lib-pylists: $(abspath $(PYLISTS))"
+	@echo "python-lib-render: $(abspath $(RENDER_SO))"
+	@echo "python-lib-locale: $(abspath $(B)/locale)"
 
 # The Python module's list maker (python/gpt2embed/_pylists.c: why, at its top), built against
 # $(PYTHON)'s headers with CPython's stable ABI; nothing is linked (the interpreter has the

@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: MIT
 """The build step of `pip install .` (pyproject.toml holds the metadata).
 
-build_py runs `make python-lib` in this source tree (the shared library, and the module's
-list maker built against this Python's headers; make checks its Debian build dependencies
-first, tools/install-deps.sh) and copies both into the package, as gpt2embed/libgpt2embed.so
-and gpt2embed/_pylists.so, where the module looks first.  The wheel is marked as
+build_py runs `make python-lib` in this source tree (the shared library, the module's list
+maker built against this Python's headers, the rendering object and the message catalogues;
+make checks its Debian build dependencies first, tools/install-deps.sh) and copies them into
+the package, as gpt2embed/libgpt2embed.so, gpt2embed/_pylists.so,
+gpt2embed/gpt2-embed-render.so (the course's figures) and gpt2embed/locale/ (Japanese),
+where the module looks first.  The wheel is marked as
 platform-specific (it carries native code).  No network is used.
 
 Environment: GPT2EMBED_MAKE_ARGS adds make arguments (e.g. "BUILDDIR=build-san SANITIZE=1"
@@ -34,8 +36,11 @@ def _version():
     return m.group(1)
 
 
+_MADE = ("python-lib", "python-lib-pylists", "python-lib-render", "python-lib-locale")
+
+
 def _make_library():
-    """Runs make python-lib; returns the paths of the built shared library and list maker."""
+    """Runs make python-lib; returns the paths it names (_MADE's keys)."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
     cmd = ["make", "-C", ROOT, "--no-print-directory",
@@ -49,22 +54,28 @@ def _make_library():
     named = {}
     for line in r.stdout.splitlines():
         key, sep, path = line.partition(": ")
-        if sep and key in ("python-lib", "python-lib-pylists"):
+        if sep and key in _MADE:
             named[key] = path
-    if len(named) != 2:
-        raise RuntimeError("setup.py: make python-lib did not name the library and list maker")
-    return named["python-lib"], named["python-lib-pylists"]
+    if len(named) != len(_MADE):
+        raise RuntimeError("setup.py: make python-lib did not name %s" % ", ".join(k for k in _MADE if k not in named))
+    return named
 
 
 class BuildPyWithLibrary(build_py):
     def run(self):
         super().run()
-        lib, pylists = _make_library()
-        for src, name in ((lib, "libgpt2embed.so"), (pylists, "_pylists.so")):
-            dest = os.path.join(self.build_lib, "gpt2embed", name)
-            os.makedirs(os.path.dirname(dest), exist_ok=True)
-            shutil.copyfile(src, dest)
+        made = _make_library()
+        pkg = os.path.join(self.build_lib, "gpt2embed")
+        os.makedirs(pkg, exist_ok=True)
+        for key, name in (("python-lib", "libgpt2embed.so"), ("python-lib-pylists", "_pylists.so"),
+                          ("python-lib-render", "gpt2-embed-render.so")):
+            dest = os.path.join(pkg, name)
+            shutil.copyfile(made[key], dest)
             os.chmod(dest, 0o755)
+        for mo in glob.glob(os.path.join(made["python-lib-locale"], "*", "LC_MESSAGES", "gpt2-embed.mo")):
+            dest = os.path.join(pkg, "locale", os.path.relpath(mo, made["python-lib-locale"]))
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            shutil.copyfile(mo, dest)
 
 
 def _bdist_wheel():

@@ -35,7 +35,8 @@ def test_pip_install_into_a_fresh_venv_then_import_from_anywhere(tmp_path):
     # --system-site-packages: Debian's numpy (the one dependency) without a network
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     py = str(venv / "bin" / "python")
-    env = {k: v for k, v in os.environ.items() if k not in ("GPT2EMBED_LIBRARY", "PYTHONPATH")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GPT2EMBED_LIBRARY", "PYTHONPATH", "GPT2EMBED_RENDER", "GPT2_EMBED_LOCALEDIR")}
     env["GPT2EMBED_MAKE_ARGS"] = _make_args()
     r = subprocess.run([py, "-m", "pip", "install", "--no-build-isolation", "--no-index",
                         "--no-cache-dir", "-q", SRCDIR], env=env, capture_output=True, text=True,
@@ -54,6 +55,21 @@ def test_pip_install_into_a_fresh_venv_then_import_from_anywhere(tmp_path):
     assert pylists == os.path.join(pkg, "_pylists.so")
     assert batch == "[[15496, 995], []]"
     assert os.path.exists(os.path.join(pkg, "py.typed"))
+    # the course's figures and Japanese from the package alone: the rendering object and the
+    # catalogue it ships are the ones found first, wherever else a make install put others
+    code = ("import gpt2embed, os; from gpt2embed import course, _study; "
+            "png = course.rotation(dim=64)._repr_png_(); print(png[:8] == b'\\x89PNG\\r\\n\\x1a\\n', len(png)); "
+            "print(_study._render_lib._name); gpt2embed.set_language('ja'); "
+            "print([d for d in _study._localedirs() "
+            "       if os.path.exists(os.path.join(d, 'ja', 'LC_MESSAGES', 'gpt2-embed.mo'))][0]); "
+            "print(_study._('standard input'))")
+    r = subprocess.run([py, "-c", code], env=env, capture_output=True, text=True, cwd="/")
+    assert r.returncode == 0, r.stderr
+    png, render, locale, ja = r.stdout.strip().split("\n")
+    assert png.startswith("True ") and int(png.split()[1]) > 1000, png
+    assert render == os.path.join(pkg, "gpt2-embed-render.so")
+    assert locale == os.path.join(pkg, "locale")
+    assert ja == "標準入力"
     # nothing of the build was left in the source tree
     assert not os.path.exists(os.path.join(SRCDIR, "python", "gpt2embed.egg-info"))
 
