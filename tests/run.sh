@@ -43,7 +43,7 @@ times="$tmp/durations$sfx"
 touch "$times"
 
 pass=0 fail=0 skip=0 bad=""
-declare -A name_of=() want_of=() t0_of=() dir_of=()
+declare -A name_of=() want_of=() t0_of=()
 trap 'kill $(jobs -p) 2>/dev/null; exit 130' INT TERM
 
 # The number of tests a binary's --list names for this run's half (Criterion's --list:
@@ -65,7 +65,7 @@ start() {   # start BINARY in the background
   rm -rf "${tmp:?}/$n"
   mkdir -p "$tmp/$n"
   G2E_TEST_TMPDIR="$tmp/$n" "$t" --jobs "$cjobs" --filter "$filter" --verbose >"$tmp/$n.log" 2>&1 &
-  name_of[$!]=$n want_of[$!]=$want t0_of[$!]=$(date +%s%N) dir_of[$!]=$tmp/$n
+  name_of[$!]=$n want_of[$!]=$want t0_of[$!]=$(date +%s%N)
 }
 
 start_pytest() {
@@ -78,7 +78,7 @@ start_pytest() {
      LD_PRELOAD="${pre#:}" ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
      PYTHONDONTWRITEBYTECODE=1 exec /usr/bin/python3 -m pytest -q -p no:cacheprovider -rfEs \
      --basetemp="$tmp/pytest" "$G2E_PYTEST") >"$tmp/pytest$sfx.log" 2>&1 &
-  name_of[$!]=pytest$sfx want_of[$!]=pytest t0_of[$!]=$(date +%s%N) dir_of[$!]=$tmp/pytest
+  name_of[$!]=pytest$sfx want_of[$!]=pytest t0_of[$!]=$(date +%s%N)
 }
 
 skipped() { grep '^\[SKIP\] ' "$1" | grep -v ': Test is disabled$'; }
@@ -117,7 +117,7 @@ finish() {
   fi
   pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
   if [ "$f" -eq 0 ]; then
-    rm -rf "${dir_of[$1]:?}"
+    rm -rf "${tmp:?}/$n"   # (pytest runs only without --long: its n is its directory's name)
     if [ "$s" = 0 ]; then
       printf '  ok   %-24s %4d passed %7s s\n' "$n" "$p" "$secs"
     else
